@@ -1,0 +1,8 @@
+/* Subcommands: `shmwatch NAME ...` dispatches to cmd_NAME(argc, argv) with
+ * argv[0] = NAME. Each returns the process exit status. */
+#ifndef SHMWATCH_COMMANDS_H
+#define SHMWATCH_COMMANDS_H
+
+int cmd_plan(int argc, char **argv);
+
+#endif

@@ -1,0 +1,33 @@
+/* The command line of the snapshot and dashboard modes (DESIGN.md). */
+#ifndef SHMWATCH_OPTIONS_H
+#define SHMWATCH_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum run_mode { MODE_DASHBOARD, MODE_ONCE, MODE_JSON, MODE_PROMETHEUS, MODE_HELP, MODE_VERSION };
+
+struct options {
+    enum run_mode mode;
+    double interval;        /* seconds between snapshots (streams) or scans (dashboard) */
+    bool interval_set;
+    long long count;        /* snapshots to print; 0 = forever */
+    bool count_set;
+    const char **mounts;    /* --mount, repeatable */
+    size_t nmounts;
+    pid_t pid;              /* --pid: watch this process's namespaces */
+    const char *config;
+    const char *theme;
+    const char *prometheus_file;
+    const char *log_file;
+    bool no_color, ascii, read_only, demo;
+};
+
+/* Parses argv; returns 0, or 2 with a one-line message in err (malloc'd). */
+int options_parse(int argc, char **argv, struct options *o, char **err);
+void options_free(struct options *o);
+/* The --help text. */
+const char *options_usage(void);
+
+#endif

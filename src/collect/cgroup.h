@@ -1,0 +1,95 @@
+/* The memory cgroup of the watched process, v1 or v2, with the figures the
+ * budget needs. Every path is read below a root directory so that tests
+ * hand the reader fixture trees. */
+#ifndef SHMWATCH_CGROUP_H
+#define SHMWATCH_CGROUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/warn.h"
+
+struct cgroup_info {
+    bool present;        /* false: no memory controller found (no cgroup) */
+    int version;         /* 1 or 2 */
+    char *path;          /* cgroup path as /proc/PID/cgroup names it, e.g. "/docker/abc" */
+    char *dir;           /* the directory that was read, below root */
+    bool has_limit;      /* false: unlimited */
+    uint64_t limit;      /* memory.max / memory.limit_in_bytes, or a tighter hierarchical limit */
+    bool limit_inherited; /* the limit was set on an ancestor, not on the cgroup itself */
+    uint64_t usage;      /* memory.current / memory.usage_in_bytes */
+    bool has_peak;
+    uint64_t peak;       /* memory.peak / memory.max_usage_in_bytes */
+    uint64_t anon;       /* v2 anon; v1 rss (total_rss when hierarchical) */
+    uint64_t shmem;      /* v2 shmem; v1 shmem (total_shmem) */
+    uint64_t file;       /* v2 file; v1 cache (total_cache) */
+};
+
+/* root: "" for the real system, or a fixture directory.
+ * cgroup_file: e.g. "/proc/self/cgroup" or "/proc/1234/cgroup" (below root).
+ * mountinfo_file: e.g. "/proc/self/mountinfo" (below root): where the
+ * cgroup hierarchies are mounted, as this process sees them.
+ * Returns 0 (info->present may be false) or -errno when nothing was readable;
+ * problems are also described in w. */
+int cgroup_collect(const char *root, const char *cgroup_file, const char *mountinfo_file,
+                   struct cgroup_info *info, struct warnings *w);
+
+/* As cgroup_collect, for a process in another mount namespace: the mount
+ * points named in mountinfo_file are reached below root + fs_root, e.g.
+ * fs_root "/proc/1234/root" when watching pid 1234 from the host.
+ * cgroup_collect is this with fs_root "". */
+int cgroup_collect_at(const char *root, const char *cgroup_file, const char *mountinfo_file,
+                      const char *fs_root, struct cgroup_info *info, struct warnings *w);
+
+void cgroup_free(struct cgroup_info *info);
+
+/* --- Pure parsers, exposed for the unit tests --------------------------- */
+
+/* One line of /proc/PID/cgroup: "hierarchy-id:controller,list:/path".
+ * v2 is "0::/path". Parsed in place; the strings point into the line. */
+struct cgroup_line {
+    unsigned id;
+    char *controllers; /* "" for v2 */
+    char *path;
+};
+bool cgroup_parse_line(char *line, struct cgroup_line *out);
+
+/* True when the comma-separated list (controllers, mount options) holds name. */
+bool cgroup_list_has(const char *list, const char *name);
+
+/* The parts of a mountinfo line the cgroup reader needs. Parsed in place;
+ * root and mountpoint are unescaped (\040 -> space). */
+struct cgroup_mount {
+    char *root;       /* root of the mount within the hierarchy, e.g. "/docker/abc" */
+    char *mountpoint; /* e.g. "/sys/fs/cgroup/memory" */
+    char *fstype;     /* "cgroup" (v1) or "cgroup2" */
+    char *super_opts; /* v1: holds the controllers, e.g. "rw,memory" */
+};
+bool cgroup_parse_mount_line(char *line, struct cgroup_mount *m);
+
+/* The part of path below a mount whose root is mount_root ("" when path is
+ * the mount root itself), or NULL when path is not below it. */
+const char *cgroup_relative(const char *path, const char *mount_root);
+
+/* v1 reads "no limit" back as LONG_MAX rounded down to the page size
+ * (9223372036854771712 with 4 KiB pages); any value that high is unlimited. */
+bool cgroup_v1_unlimited(uint64_t v);
+
+/* The text of memory.max or memory.limit_in_bytes: "max", or a number of
+ * bytes (the v1 sentinel counts as unlimited). False on junk. */
+bool cgroup_parse_limit(const char *text, bool *limited, uint64_t *limit);
+
+/* Looks key up in a flat-keyed file ("key value" lines, e.g. memory.stat). */
+bool cgroup_stat_get(const char *text, const char *key, uint64_t *out);
+
+/* The memory.stat figures: v2 anon/file/shmem; v1 total_rss/total_cache/
+ * total_shmem (rss/cache/shmem when the total_* keys are missing) and
+ * hierarchical_memory_limit. */
+struct cgroup_stat {
+    uint64_t anon, file, shmem;
+    bool has_hier_limit;
+    uint64_t hier_limit; /* v1 only; never the unlimited sentinel */
+};
+void cgroup_parse_stat(const char *text, int version, struct cgroup_stat *st);
+
+#endif

@@ -1,0 +1,267 @@
+#include "collect/holders.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "util/buf.h"
+#include "util/fileio.h"
+#include "util/inomap.h"
+#include "util/xalloc.h"
+
+static const char deleted_suffix[] = " (deleted)";
+
+bool strip_deleted(char *path)
+{
+    size_t n = strlen(path), k = sizeof(deleted_suffix) - 1;
+    if (n >= k && strcmp(path + n - k, deleted_suffix) == 0) {
+        path[n - k] = '\0';
+        return true;
+    }
+    return false;
+}
+
+static bool parse_hex(char **cur, char stop, uint64_t *out)
+{
+    char *s = *cur, *end;
+    if (!*s)
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 16);
+    if (errno || end == s || *end != stop)
+        return false;
+    *out = v;
+    *cur = end + 1;
+    return true;
+}
+
+bool maps_parse_line(char *line, struct maps_entry *e)
+{
+    /* 7f2c3c000000-7f2c3c100000 rw-s 00000000 00:1a 12345   /dev/shm/torch_1_2 (deleted) */
+    char *cur = line;
+    uint64_t maj, min;
+    if (!parse_hex(&cur, '-', &e->start) || !parse_hex(&cur, ' ', &e->end))
+        return false;
+    char *sp = strchr(cur, ' '); /* permissions */
+    if (!sp || e->end < e->start)
+        return false;
+    cur = sp + 1;
+    if (!parse_hex(&cur, ' ', &e->offset) || !parse_hex(&cur, ':', &maj) ||
+        !parse_hex(&cur, ' ', &min))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long ino = strtoull(cur, &end, 10);
+    if (errno || end == cur || (*end != ' ' && *end != '\0'))
+        return false;
+    e->major = (unsigned)maj;
+    e->minor = (unsigned)min;
+    e->inode = ino;
+    while (*end == ' ')
+        end++;
+    e->path = end;
+    e->deleted = strip_deleted(e->path);
+    return true;
+}
+
+size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap)
+{
+    size_t n = 0;
+    int fd = dup(proc_dirfd);
+    if (fd < 0)
+        return 0;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return 0;
+    }
+    rewinddir(d);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *s = de->d_name;
+        if (*s < '1' || *s > '9')
+            continue;
+        long v = 0;
+        for (; *s >= '0' && *s <= '9' && v < 100000000; s++)
+            v = v * 10 + (*s - '0');
+        if (*s)
+            continue;
+        xgrow((void **)pids, cap, n + 1, sizeof(**pids));
+        (*pids)[n++] = (pid_t)v;
+    }
+    closedir(d);
+    return n;
+}
+
+/* State shared by the per-process readers of one scan. */
+struct holder_scan {
+    const dev_t *devs;
+    size_t ndevs;
+    struct holder_list *out;
+    struct warnings *w;
+    struct inomap mine; /* (dev, ino) -> first holder index of the current pid */
+    struct buf text;
+    char link[4096];
+};
+
+static bool watched(const struct holder_scan *hs, dev_t dev)
+{
+    for (size_t i = 0; i < hs->ndevs; i++)
+        if (hs->devs[i] == dev)
+            return true;
+    return false;
+}
+
+static void note_error(struct holder_scan *hs, int err)
+{
+    if (err == ENOENT || err == ESRCH)
+        hs->w->vanished++;
+    else if (err == EACCES || err == EPERM)
+        hs->w->denied++;
+}
+
+static void fill_stat(struct shm_holder *h, const struct stat *st)
+{
+    h->stat_ok = true;
+    h->size = (uint64_t)st->st_size;
+    h->alloc = (uint64_t)st->st_blocks * 512u;
+    h->uid = st->st_uid;
+    h->mtime = (int64_t)st->st_mtim.tv_sec;
+}
+
+static void scan_fds(struct holder_scan *hs, int piddir, pid_t pid)
+{
+    int fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fddir < 0) {
+        note_error(hs, errno);
+        return;
+    }
+    DIR *d = fdopendir(fddir);
+    if (!d) {
+        close(fddir);
+        return;
+    }
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        struct stat st;
+        if (fstatat(fddir, de->d_name, &st, 0) != 0 || !watched(hs, st.st_dev))
+            continue;
+        struct shm_holder *h = VEC_PUSH(hs->out->items, hs->out->n, hs->out->cap);
+        h->pid = pid;
+        h->fd = atoi(de->d_name);
+        h->dev = st.st_dev;
+        h->ino = st.st_ino;
+        fill_stat(h, &st);
+        ssize_t n = readlinkat(fddir, de->d_name, hs->link, sizeof(hs->link) - 1);
+        hs->link[n > 0 ? n : 0] = '\0';
+        h->deleted = strip_deleted(hs->link) || st.st_nlink == 0;
+        h->path = xstrdup(hs->link);
+        size_t first;
+        if (!inomap_get(&hs->mine, st.st_dev, st.st_ino, &first)) /* keep the first */
+            inomap_put(&hs->mine, st.st_dev, st.st_ino, hs->out->n - 1);
+    }
+    closedir(d);
+}
+
+static void scan_maps(struct holder_scan *hs, int piddir, pid_t pid)
+{
+    int rc = read_file_at(piddir, "maps", &hs->text, 256u << 20);
+    if (rc < 0) {
+        note_error(hs, -rc);
+        return;
+    }
+    char *cur = hs->text.data, *line;
+    while ((line = next_line(&cur))) {
+        /* Cheap rejection first: anonymous and regular-disk mappings are the
+         * vast majority; only lines whose device is watched get parsed. */
+        struct maps_entry e;
+        if (!maps_parse_line(line, &e) || e.inode == 0)
+            continue;
+        dev_t dev = makedev(e.major, e.minor);
+        if (!watched(hs, dev))
+            continue;
+        uint64_t reach = e.offset + (e.end - e.start);
+        size_t idx;
+        if (inomap_get(&hs->mine, dev, (ino_t)e.inode, &idx)) {
+            /* Known to this process already (an fd, or an earlier mapping):
+             * the first record of the inode carries the mapping for all. */
+            struct shm_holder *h = &hs->out->items[idx];
+            h->mapped = true;
+            if (reach > h->map_bytes)
+                h->map_bytes = reach;
+            continue;
+        }
+        struct shm_holder *h = VEC_PUSH(hs->out->items, hs->out->n, hs->out->cap);
+        h->pid = pid;
+        h->fd = -1;
+        h->mapped = true;
+        h->dev = dev;
+        h->ino = (ino_t)e.inode;
+        h->path = xstrdup(e.path);
+        h->deleted = e.deleted;
+        h->map_bytes = reach;
+        /* map_files/ gives the inode's real size and allocation (root only). */
+        char mf[64];
+        snprintf(mf, sizeof(mf), "map_files/%" PRIx64 "-%" PRIx64, e.start, e.end);
+        struct stat st;
+        if (fstatat(piddir, mf, &st, 0) == 0 && st.st_ino == (ino_t)e.inode)
+            fill_stat(h, &st);
+        inomap_put(&hs->mine, dev, (ino_t)e.inode, hs->out->n - 1);
+    }
+}
+
+void holders_collect(const char *proc_dir, const dev_t *devs, size_t ndevs,
+                     struct holder_list *out, struct warnings *w)
+{
+    if (ndevs == 0)
+        return;
+    int proc = open(proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (proc < 0) {
+        warn_add(w, "cannot open %s: %s", proc_dir, strerror(errno));
+        return;
+    }
+    struct holder_scan hs = {.devs = devs, .ndevs = ndevs, .out = out, .w = w};
+    inomap_init(&hs.mine);
+    buf_init(&hs.text);
+    pid_t *pids = NULL;
+    size_t cap = 0, npids = proc_list_pids(proc, &pids, &cap);
+    size_t denied0 = w->denied;
+    for (size_t i = 0; i < npids; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "%d", (int)pids[i]);
+        int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (piddir < 0) {
+            note_error(&hs, errno);
+            continue;
+        }
+        inomap_clear(&hs.mine);
+        scan_fds(&hs, piddir, pids[i]);
+        scan_maps(&hs, piddir, pids[i]);
+        close(piddir);
+    }
+    if (w->denied > denied0)
+        warn_add(w, "%zu processes' fds or maps could not be read (permission denied): "
+                    "run as root to see other users' holders",
+                 w->denied - denied0);
+    free(pids);
+    buf_free(&hs.text);
+    inomap_free(&hs.mine);
+    close(proc);
+}
+
+void holders_free(struct holder_list *hl)
+{
+    for (size_t i = 0; i < hl->n; i++)
+        free(hl->items[i].path);
+    free(hl->items);
+    memset(hl, 0, sizeof(*hl));
+}

@@ -1,0 +1,61 @@
+/* Who holds shm inodes: every /proc/PID/fd entry whose target lies on a
+ * watched device, and every /proc/PID/maps line on such a device. Matching
+ * is by device number, never by path text, so unlinked ("(deleted)")
+ * segments are found just as named ones are. */
+#ifndef SHMWATCH_HOLDERS_H
+#define SHMWATCH_HOLDERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/warn.h"
+
+struct shm_holder {
+    pid_t pid;
+    int fd;          /* -1: the inode is only mapped by this process */
+    bool mapped;     /* the process maps the inode (maps) */
+    dev_t dev;
+    ino_t ino;
+    char *path;      /* link or maps target text, " (deleted)" removed */
+    bool deleted;
+    bool stat_ok;    /* size, alloc, uid, mtime come from a stat of the inode */
+    uint64_t size, alloc;
+    uid_t uid;
+    int64_t mtime;
+    uint64_t map_bytes; /* highest mapped offset+length seen in maps */
+};
+
+struct holder_list {
+    struct shm_holder *items;
+    size_t n, cap;
+};
+
+/* One parsed /proc/PID/maps line; path points into the line ("" if none). */
+struct maps_entry {
+    uint64_t start, end, offset;
+    unsigned major, minor;
+    uint64_t inode;
+    char *path;
+    bool deleted;
+};
+
+/* Parses a maps line in place. Returns false for a malformed line. */
+bool maps_parse_line(char *line, struct maps_entry *e);
+
+/* Splits " (deleted)" off a link or maps target in place; true if it was there. */
+bool strip_deleted(char *path);
+
+/* The pids worth scanning in proc_dir (numeric entries), into *pids. */
+size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap);
+
+/* Scans every process under proc_dir ("/proc") for holders of the given
+ * devices, appending to out. Processes that vanish or refuse are counted in
+ * w, never fatal. */
+void holders_collect(const char *proc_dir, const dev_t *devs, size_t ndevs,
+                     struct holder_list *out, struct warnings *w);
+
+void holders_free(struct holder_list *hl);
+
+#endif

@@ -1,0 +1,214 @@
+#include "collect/mounts.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+
+#include "util/buf.h"
+#include "util/fileio.h"
+#include "util/xalloc.h"
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape_octal(char *s)
+{
+    char *d = s;
+    while (*s) {
+        if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+            s[3] >= '0' && s[3] <= '7') {
+            *d++ = (char)(((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
+            s += 4;
+        } else {
+            *d++ = *s++;
+        }
+    }
+    *d = '\0';
+}
+
+static char *next_field(char **cursor)
+{
+    char *s = *cursor;
+    while (*s == ' ')
+        s++;
+    if (!*s)
+        return NULL;
+    char *end = strchr(s, ' ');
+    if (end) {
+        *end = '\0';
+        *cursor = end + 1;
+    } else {
+        *cursor = s + strlen(s);
+    }
+    return s;
+}
+
+bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
+{
+    /* 36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue */
+    char *cur = line;
+    char *id = next_field(&cur), *parent = next_field(&cur), *devno = next_field(&cur);
+    char *root = next_field(&cur), *mp = next_field(&cur), *opts = next_field(&cur);
+    if (!id || !parent || !devno || !root || !mp || !opts)
+        return false;
+    if (sscanf(devno, "%u:%u", &e->major, &e->minor) != 2)
+        return false;
+    char *f;
+    while ((f = next_field(&cur)) && strcmp(f, "-") != 0)
+        ; /* optional fields */
+    if (!f)
+        return false;
+    char *fstype = next_field(&cur), *source = next_field(&cur);
+    if (!fstype || !source)
+        return false;
+    unescape_octal(root);
+    unescape_octal(mp);
+    unescape_octal(source);
+    e->root = root;
+    e->mountpoint = mp;
+    e->fstype = fstype;
+    e->source = source;
+    e->options = opts;
+    return true;
+}
+
+static bool is_default_shm_path(const char *mp)
+{
+    return strcmp(mp, "/dev/shm") == 0 || strcmp(mp, "/run/shm") == 0;
+}
+
+static void statfs_mount(struct shm_mount *m)
+{
+    struct statvfs sv;
+    if (statvfs(m->access, &sv) != 0) {
+        m->stat_ok = false;
+        return;
+    }
+    uint64_t frsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
+    m->size = (uint64_t)sv.f_blocks * frsize;
+    m->avail = (uint64_t)sv.f_bavail * frsize;
+    m->used = ((uint64_t)sv.f_blocks - (uint64_t)sv.f_bfree) * frsize;
+    m->stat_ok = true;
+}
+
+void mounts_refresh(struct mount_list *ml)
+{
+    for (size_t i = 0; i < ml->n; i++)
+        statfs_mount(&ml->items[i]);
+}
+
+long mounts_find_dev(const struct mount_list *ml, dev_t dev)
+{
+    for (size_t i = 0; i < ml->n; i++)
+        if (ml->items[i].dev == dev)
+            return (long)i;
+    return -1;
+}
+
+static void add_mount(struct mount_list *ml, const char *path, const char *prefix,
+                      const char *fstype, dev_t dev)
+{
+    struct shm_mount *m = VEC_PUSH(ml->items, ml->n, ml->cap);
+    m->path = xstrdup(path);
+    struct buf b;
+    buf_init(&b);
+    buf_printf(&b, "%s%s", prefix, path);
+    m->access = buf_steal(&b);
+    m->fstype = xstrdup(fstype);
+    m->dev = dev;
+    statfs_mount(m);
+}
+
+/* Finds the mountinfo entry for an exact mount point; the last one wins
+ * because a later mount on the same point hides the earlier ones. */
+static bool lookup_mountpoint(char *text, const char *mp, struct mountinfo_entry *found,
+                              struct buf *fstype)
+{
+    bool ok = false;
+    struct buf copy;
+    buf_init(&copy);
+    buf_adds(&copy, text);
+    char *cur = copy.data, *line;
+    while ((line = next_line(&cur))) {
+        struct mountinfo_entry e;
+        if (mountinfo_parse_line(line, &e) && strcmp(e.mountpoint, mp) == 0) {
+            *found = e;
+            buf_reset(fstype);
+            buf_adds(fstype, e.fstype);
+            ok = true;
+        }
+    }
+    buf_free(&copy);
+    return ok;
+}
+
+int mounts_collect(const char *mountinfo_path, const char *root_prefix,
+                   const char *const *extra, size_t nextra, struct mount_list *out,
+                   struct warnings *w)
+{
+    struct buf text;
+    buf_init(&text);
+    int rc = read_file(mountinfo_path, &text, 4u << 20);
+    if (rc < 0) {
+        warn_add(w, "cannot read %s: %s", mountinfo_path, strerror(-rc));
+        buf_free(&text);
+        return rc;
+    }
+
+    if (nextra > 0) {
+        struct buf fstype;
+        buf_init(&fstype);
+        for (size_t i = 0; i < nextra; i++) {
+            struct mountinfo_entry e;
+            struct buf acc;
+            buf_init(&acc);
+            buf_printf(&acc, "%s%s", root_prefix, extra[i]);
+            struct stat st;
+            if (stat(acc.data, &st) != 0 || !S_ISDIR(st.st_mode)) {
+                warn_add(w, "--mount %s: %s", extra[i],
+                         errno ? strerror(errno) : "not a directory");
+                buf_free(&acc);
+                continue;
+            }
+            bool known = lookup_mountpoint(text.data, extra[i], &e, &fstype);
+            if (mounts_find_dev(out, st.st_dev) < 0)
+                add_mount(out, extra[i], root_prefix, known ? fstype.data : "?", st.st_dev);
+            buf_free(&acc);
+        }
+        buf_free(&fstype);
+        buf_free(&text);
+        return 0;
+    }
+
+    /* Default: the last tmpfs entry for each standard shm path. */
+    const char *const standard[] = {"/dev/shm", "/run/shm"};
+    struct buf fstype;
+    buf_init(&fstype);
+    for (size_t i = 0; i < 2; i++) {
+        struct mountinfo_entry e;
+        if (!lookup_mountpoint(text.data, standard[i], &e, &fstype))
+            continue;
+        if (strcmp(fstype.data, "tmpfs") != 0 || !is_default_shm_path(standard[i]))
+            continue;
+        dev_t dev = makedev(e.major, e.minor);
+        if (mounts_find_dev(out, dev) >= 0)
+            continue; /* /run/shm bound onto /dev/shm: one mount, listed once */
+        add_mount(out, standard[i], root_prefix, "tmpfs", dev);
+    }
+    buf_free(&fstype);
+    buf_free(&text);
+    return 0;
+}
+
+void mounts_free(struct mount_list *ml)
+{
+    for (size_t i = 0; i < ml->n; i++) {
+        free(ml->items[i].path);
+        free(ml->items[i].access);
+        free(ml->items[i].fstype);
+    }
+    free(ml->items);
+    memset(ml, 0, sizeof(*ml));
+}

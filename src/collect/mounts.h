@@ -1,0 +1,57 @@
+/* The shm mounts to watch: every tmpfs at /dev/shm or /run/shm in a
+ * mountinfo file, plus the ones the user names, with their statvfs figures. */
+#ifndef SHMWATCH_MOUNTS_H
+#define SHMWATCH_MOUNTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/warn.h"
+
+struct shm_mount {
+    char *path;   /* mount point as the watched process sees it */
+    char *access; /* where this process reaches it: path, or /proc/PID/root + path */
+    char *fstype; /* "tmpfs" normally; "?" when the user named a path not in mountinfo */
+    dev_t dev;
+    bool stat_ok; /* size, used, avail are valid */
+    uint64_t size, used, avail;
+};
+
+struct mount_list {
+    struct shm_mount *items;
+    size_t n, cap;
+};
+
+/* One parsed line of /proc/PID/mountinfo; the strings point into the line. */
+struct mountinfo_entry {
+    unsigned major, minor;
+    char *root;       /* root of the mount within its filesystem */
+    char *mountpoint; /* unescaped (\040 -> space) */
+    char *fstype;
+    char *source;
+    char *options;    /* per-mount options */
+};
+
+/* Parses one mountinfo line in place. Returns false for a malformed line. */
+bool mountinfo_parse_line(char *line, struct mountinfo_entry *e);
+
+/* Collects the shm mounts: tmpfs mounts at /dev/shm or /run/shm in the
+ * mountinfo file, or, when extra paths are given, exactly those paths.
+ * root_prefix ("" or "/proc/PID/root") is prefixed to every mount point to
+ * reach it. Mounts sharing one device are listed once (the first name wins,
+ * and a mount point stacked over another keeps only the top one). */
+int mounts_collect(const char *mountinfo_path, const char *root_prefix,
+                   const char *const *extra, size_t nextra, struct mount_list *out,
+                   struct warnings *w);
+
+/* Refreshes size/used/avail with statvfs only: the cheap, frequent poll. */
+void mounts_refresh(struct mount_list *ml);
+
+/* Index of the mount with this device, or -1. */
+long mounts_find_dev(const struct mount_list *ml, dev_t dev);
+
+void mounts_free(struct mount_list *ml);
+
+#endif

@@ -1,0 +1,56 @@
+/* The process table: what shmwatch needs to know about each process. The
+ * table comes through a seam (struct proc_source) so that tests hand the
+ * model a fake table; the real one is read with libproc2. */
+#ifndef SHMWATCH_PROCS_H
+#define SHMWATCH_PROCS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/warn.h"
+
+struct proc {
+    pid_t pid, ppid, pgid, sid;
+    char state;              /* R S D Z T ... */
+    char comm[16];
+    char *cmdline;           /* arguments joined by spaces; comm in brackets if empty */
+    char *exe;               /* NULL when unreadable */
+    uid_t uid;               /* effective uid */
+    unsigned long long start_ticks; /* start time since boot, clock ticks: pid identity */
+    uint64_t rss_anon, rss_shmem;   /* bytes */
+    pid_t nspid;             /* pid in the innermost pid namespace (== pid when none) */
+    unsigned long pidns;     /* pid namespace inode, 0 if unknown */
+    bool kernel_thread;
+};
+
+struct proc_list {
+    struct proc *items;
+    size_t n, cap;
+};
+
+struct meminfo {
+    uint64_t total, available, shmem; /* bytes */
+};
+
+struct proc_source {
+    /* Fills out with every process; returns 0 or -errno. */
+    int (*read)(void *ctx, struct proc_list *out, struct warnings *w);
+    /* Fills mi; returns 0 or -errno. */
+    int (*meminfo)(void *ctx, struct meminfo *mi);
+    void *ctx;
+};
+
+/* The real table through libproc2. */
+extern const struct proc_source procs_libproc2;
+
+/* Looks a pid up (the list is sorted by pid). */
+const struct proc *procs_find(const struct proc_list *pl, pid_t pid);
+void procs_sort(struct proc_list *pl);
+void procs_free(struct proc_list *pl);
+
+/* Parses the NSpid line of a /proc/PID/status text: the innermost pid. */
+bool status_parse_nspid(const char *status, pid_t *nspid);
+
+#endif

@@ -1,0 +1,81 @@
+#include "collect/scan.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+int scan_run(const struct scan_opts *o, struct scan *s)
+{
+    memset(s, 0, sizeof(*s));
+    warn_init(&s->warn);
+    s->target_pid = o->target_pid;
+    clock_gettime(CLOCK_REALTIME, &s->time);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+
+    const char *proc = o->proc_dir ? o->proc_dir : "/proc";
+    char mountinfo[128], prefix[128], cgroup_file[128], self_mountinfo[128];
+    snprintf(self_mountinfo, sizeof(self_mountinfo), "%s/self/mountinfo", proc);
+    if (o->target_pid > 0) {
+        snprintf(mountinfo, sizeof(mountinfo), "%s/%d/mountinfo", proc, (int)o->target_pid);
+        snprintf(prefix, sizeof(prefix), "%s/%d/root", proc, (int)o->target_pid);
+        snprintf(cgroup_file, sizeof(cgroup_file), "%s/%d/cgroup", proc, (int)o->target_pid);
+    } else {
+        snprintf(mountinfo, sizeof(mountinfo), "%s", self_mountinfo);
+        prefix[0] = '\0';
+        snprintf(cgroup_file, sizeof(cgroup_file), "%s/self/cgroup", proc);
+    }
+
+    int rc = mounts_collect(mountinfo, prefix, o->mounts, o->nmounts, &s->mounts, &s->warn);
+    if (rc < 0 && o->target_pid > 0)
+        return rc; /* the watched process is gone or not ours to read */
+    files_collect(&s->mounts, &s->files, &s->warn);
+
+    const struct proc_source *src = o->procs ? o->procs : &procs_libproc2;
+    src->read(src->ctx, &s->procs, &s->warn);
+    if (src->meminfo(src->ctx, &s->mem) < 0)
+        warn_add(&s->warn, "cannot read meminfo");
+
+    if (!o->skip_holders) {
+        dev_t *devs = xcalloc(s->mounts.n, sizeof(*devs));
+        for (size_t i = 0; i < s->mounts.n; i++)
+            devs[i] = s->mounts.items[i].dev;
+        holders_collect(proc, devs, s->mounts.n, &s->holders, &s->warn);
+        free(devs);
+        s->holders_scanned = true;
+        if (s->warn.vanished)
+            warn_add(&s->warn, "%zu processes exited while being read", s->warn.vanished);
+    }
+
+    char sysv_path[128];
+    snprintf(sysv_path, sizeof(sysv_path), "%s/sysvipc/shm", proc);
+    rc = sysv_collect(sysv_path, &s->sysv);
+    if (rc < 0 && rc != -ENOENT)
+        warn_add(&s->warn, "cannot read %s: %s", sysv_path, strerror(-rc));
+
+    cgroup_collect("", cgroup_file, self_mountinfo, &s->cgroup, &s->warn);
+
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    s->duration_s = elapsed(&t0, &t1);
+    return 0;
+}
+
+void scan_free(struct scan *s)
+{
+    mounts_free(&s->mounts);
+    files_free(&s->files);
+    holders_free(&s->holders);
+    procs_free(&s->procs);
+    sysv_free(&s->sysv);
+    cgroup_free(&s->cgroup);
+    warn_free(&s->warn);
+}

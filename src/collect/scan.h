@@ -1,0 +1,47 @@
+/* One complete reading of the system: mounts, named files, holders, the
+ * process table, SysV segments, meminfo and the memory cgroup. Plain data
+ * for the model; nothing here interprets it. */
+#ifndef SHMWATCH_SCAN_H
+#define SHMWATCH_SCAN_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "collect/cgroup.h"
+#include "collect/files.h"
+#include "collect/holders.h"
+#include "collect/mounts.h"
+#include "collect/procs.h"
+#include "collect/sysv.h"
+#include "util/warn.h"
+
+struct scan_opts {
+    const char *proc_dir;           /* "/proc" */
+    pid_t target_pid;               /* 0: this process's world; else watch PID's namespaces */
+    const char *const *mounts;      /* --mount paths (as the target sees them), or NULL */
+    size_t nmounts;
+    const struct proc_source *procs; /* NULL: libproc2 */
+    bool skip_holders;              /* gauges only: no /proc fd and maps walk */
+};
+
+struct scan {
+    struct timespec time;       /* wall clock when the scan started */
+    double duration_s;          /* how long the scan took */
+    struct mount_list mounts;
+    struct file_list files;
+    struct holder_list holders;
+    struct proc_list procs;
+    struct sysv_list sysv;
+    struct meminfo mem;
+    struct cgroup_info cgroup;
+    struct warnings warn;
+    bool holders_scanned;
+    pid_t target_pid;
+};
+
+/* Fills s; returns 0, or -errno when nothing useful could be read (no mount
+ * found at all is not an error: the lists are simply empty). */
+int scan_run(const struct scan_opts *opts, struct scan *s);
+void scan_free(struct scan *s);
+
+#endif

@@ -1,0 +1,151 @@
+/* shmwatch: watch POSIX shared memory (/dev/shm) the way PyTorch's DataLoader
+ * uses it. main parses the command line and runs one mode: a snapshot (text,
+ * JSON, Prometheus), a stream of them, a subcommand, or the dashboard. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "collect/scan.h"
+#include "model/model.h"
+#include "report/report.h"
+#include "util/buf.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+struct subcommand {
+    const char *name;
+    int (*run)(int argc, char **argv);
+};
+
+static const struct subcommand subcommands[] = {
+    {"plan", cmd_plan},
+};
+
+/* One scan and model, written in the chosen format into out. */
+static int snapshot(const struct options *o, struct buf *out)
+{
+    struct scan_opts so = {
+        .proc_dir = "/proc",
+        .target_pid = o->pid,
+        .mounts = o->mounts,
+        .nmounts = o->nmounts,
+    };
+    struct scan s;
+    int rc = scan_run(&so, &s);
+    if (rc < 0) {
+        fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)o->pid, strerror(-rc));
+        scan_free(&s);
+        return 1;
+    }
+    struct model_opts mo;
+    model_opts_default(&mo);
+    struct model m;
+    model_build(&s, &mo, &m);
+    if (o->mode == MODE_JSON) {
+        report_json(out, &m);
+        buf_addc(out, '\n');
+    } else {
+        struct text_opts to = {.ascii = o->ascii};
+        report_text(out, &m, &to);
+    }
+    model_free(&m);
+    scan_free(&s);
+    return 0;
+}
+
+/* Writes all of b to stdout; false when the reader has gone. */
+static bool emit(const struct buf *b)
+{
+    if (fwrite(b->data, 1, b->len, stdout) != b->len || fflush(stdout) != 0)
+        return false;
+    return true;
+}
+
+static void sleep_interval(double s)
+{
+    struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+    while (!stop_requested && nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static int run_snapshots(const struct options *o)
+{
+    struct buf out;
+    buf_init(&out);
+    int rc = 0;
+    for (long long i = 0; !stop_requested && (o->count == 0 || i < o->count); i++) {
+        if (i > 0)
+            sleep_interval(o->interval);
+        if (stop_requested)
+            break;
+        buf_reset(&out);
+        rc = snapshot(o, &out);
+        if (rc)
+            break;
+        if (!emit(&out))
+            break; /* the reader closed the pipe: a normal end for a stream */
+    }
+    buf_free(&out);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+        for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+            if (strcmp(argv[1], subcommands[i].name) == 0)
+                return subcommands[i].run(argc - 1, argv + 1);
+    }
+    struct options o;
+    char *err = NULL;
+    if (options_parse(argc, argv, &o, &err) != 0) {
+        fprintf(stderr, "shmwatch: %s\n", err);
+        free(err);
+        options_free(&o);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa = {.sa_handler = on_stop};
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+
+    int rc = 0;
+    switch (o.mode) {
+    case MODE_HELP:
+        fputs(options_usage(), stdout);
+        break;
+    case MODE_VERSION:
+        printf("shmwatch %s\n", SHMWATCH_VERSION);
+        break;
+    case MODE_ONCE:
+    case MODE_JSON:
+        rc = run_snapshots(&o);
+        break;
+    case MODE_PROMETHEUS:
+    case MODE_DASHBOARD:
+        if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+            fputs("shmwatch: the dashboard needs a terminal; use --once or --json for a "
+                  "snapshot\n",
+                  stderr);
+            rc = 2;
+            break;
+        }
+        fputs("shmwatch: the dashboard is not built yet; use --once or --json\n", stderr);
+        rc = 1;
+        break;
+    }
+    options_free(&o);
+    return rc;
+}

@@ -1,0 +1,66 @@
+/* The memory budget: the container's limit against app memory and shm, the
+ * verdict and plain-sentence advice. Pure arithmetic, no I/O. */
+#ifndef SHMWATCH_BUDGET_H
+#define SHMWATCH_BUDGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collect/cgroup.h"
+
+enum verdict { VERDICT_OK, VERDICT_WARN, VERDICT_CRITICAL };
+enum limit_source { LIMIT_CGROUP, LIMIT_MEMTOTAL };
+
+struct budget_input {
+    const struct cgroup_info *cg; /* may be NULL or !present */
+    uint64_t mem_total;           /* MemTotal, bytes */
+    uint64_t shm_size;            /* size of the primary shm mount (0 if none) */
+    uint64_t shm_used;
+    uint64_t shm_avail;
+    uint64_t pending;             /* apparent minus allocated bytes of live segments */
+    uint64_t rss_anon_sum;        /* RssAnon summed over the watched processes (fallback app) */
+    bool workers_present;         /* DataLoader workers exist */
+    uint64_t peak_shm;            /* observed peak shm used (0: use shm_used) */
+    uint64_t peak_app;            /* observed peak app bytes (0: use the current app) */
+    double warn_pct, crit_pct;    /* fill thresholds, percent (defaults 80, 95) */
+};
+
+struct budget {
+    uint64_t limit;
+    enum limit_source limit_source;
+    uint64_t shm_size, shm_used, app, headroom;
+    uint64_t shm_effective;       /* more shm writable before ENOSPC or the limit */
+    enum verdict verdict;
+    char **advice;                /* most important first */
+    size_t nadvice;
+    uint64_t rec_shm_size;        /* recommended --shm-size (0: no shm use seen yet) */
+    uint64_t rec_memory;          /* recommended -m */
+    uint64_t peak_shm, peak_app;  /* the figures the recommendation was made from */
+};
+
+/* Fills out from in:
+ *   app       = cgroup anon when a memory cgroup is present, else rss_anon_sum;
+ *   limit     = the cgroup limit when there is one (and it is below MemTotal),
+ *               else MemTotal (limit_source says which);
+ *   headroom  = limit - app - shm_used (0 at the least);
+ *   shm_effective = min(shm_avail, headroom).
+ * Advice, most important first: the OOM killer firing before /dev/shm fills,
+ * Docker's 64 MiB default with DataLoader workers, fill and memory
+ * thresholds, pending bytes that can end in SIGBUS, the MemTotal fallback,
+ * and the recommended --shm-size and -m with their arithmetic. */
+void budget_compute(const struct budget_input *in, struct budget *out);
+void budget_free(struct budget *b);
+const char *verdict_name(enum verdict v);
+
+/* A recommended size rounded up: to a whole MiB up to 1 GiB, a whole GiB above. */
+uint64_t budget_round_up(uint64_t bytes);
+
+/* x * num / den rounded up; UINT64_MAX when it does not fit. */
+uint64_t budget_scale_up(uint64_t x, uint64_t num, uint64_t den);
+
+/* A size as docker's flags take it: "2g" for whole GiB, else "276m" (rounded up
+ * to whole MiB). */
+const char *budget_flag_size(char *dst, size_t n, uint64_t bytes);
+
+#endif

@@ -1,0 +1,294 @@
+#include "model/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/inomap.h"
+#include "util/xalloc.h"
+
+void model_opts_default(struct model_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->warn_pct = 80;
+    o->crit_pct = 95;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* The name of an unlinked segment, from a holder's link or maps text: the
+ * path below the mount when it starts with the mount's path, else its last
+ * component. */
+static char *hidden_name(const char *path, const char *mount_path)
+{
+    size_t n = strlen(mount_path);
+    if (strncmp(path, mount_path, n) == 0 && path[n] == '/' && path[n + 1])
+        return xstrdup(path + n + 1);
+    return xstrdup(base_name(path));
+}
+
+static void add_holder(struct segment *sg, const struct shm_holder *h)
+{
+    /* A mapping-only record of a pid that also has an fd to the inode is
+     * folded into that fd's entry. */
+    for (size_t i = 0; i < sg->nholders; i++) {
+        struct seg_holder *x = &sg->holders[i];
+        if (x->pid == h->pid && (h->fd < 0 || x->fd < 0) && !(h->fd >= 0 && x->fd >= 0)) {
+            if (h->fd >= 0)
+                x->fd = h->fd;
+            x->mapped = x->mapped || h->mapped;
+            return;
+        }
+    }
+    struct seg_holder *x = VEC_PUSH(sg->holders, sg->nholders, sg->holders_cap);
+    x->pid = h->pid;
+    x->fd = h->fd;
+    x->mapped = h->mapped;
+}
+
+static struct segment *segment_from_holder(struct model *m, const struct shm_holder *h, long mount)
+{
+    struct segment *sg = VEC_PUSH(m->segs, m->nsegs, m->segs_cap);
+    sg->mount = (size_t)mount;
+    sg->name = hidden_name(h->path, m->scan->mounts.items[mount].path);
+    sg->dev = h->dev;
+    sg->ino = h->ino;
+    sg->type = FT_REGULAR;
+    sg->state = h->deleted ? SEG_HIDDEN : SEG_IN_USE;
+    if (h->stat_ok) {
+        sg->size = h->size;
+        sg->alloc = h->alloc;
+        sg->alloc_known = true;
+        sg->uid = h->uid;
+        sg->mtime = h->mtime;
+    } else {
+        sg->size = h->map_bytes;
+        sg->alloc = h->map_bytes;
+        sg->alloc_known = false;
+    }
+    return sg;
+}
+
+static void join(struct model *m, struct inomap *idx)
+{
+    const struct scan *s = m->scan;
+    for (size_t i = 0; i < s->files.n; i++) {
+        const struct shm_file *f = &s->files.items[i];
+        struct segment *sg = VEC_PUSH(m->segs, m->nsegs, m->segs_cap);
+        sg->mount = f->mount;
+        sg->name = xstrdup(f->name);
+        sg->dev = f->dev;
+        sg->ino = f->ino;
+        sg->type = f->type;
+        sg->size = f->size;
+        sg->alloc = f->alloc;
+        sg->alloc_known = true;
+        sg->uid = f->uid;
+        sg->mtime = f->mtime;
+        sg->state = SEG_UNHELD;
+        inomap_put(idx, f->dev, f->ino, m->nsegs - 1);
+    }
+    for (size_t i = 0; i < s->holders.n; i++) {
+        const struct shm_holder *h = &s->holders.items[i];
+        size_t k;
+        if (!inomap_get(idx, h->dev, h->ino, &k)) {
+            long mount = mounts_find_dev(&s->mounts, h->dev);
+            if (mount < 0)
+                continue;
+            segment_from_holder(m, h, mount);
+            k = m->nsegs - 1;
+            inomap_put(idx, h->dev, h->ino, k);
+        }
+        struct segment *sg = &m->segs[k];
+        if (sg->state == SEG_UNHELD)
+            sg->state = SEG_IN_USE;
+        if (!sg->alloc_known && h->stat_ok) {
+            sg->size = h->size;
+            sg->alloc = h->alloc;
+            sg->uid = h->uid;
+            sg->mtime = h->mtime;
+            sg->alloc_known = true;
+        }
+        add_holder(sg, h);
+    }
+}
+
+/* The process that a pid in a segment name means: in --pid mode names carry
+ * pids of the watched pid namespace, mapped to ours through NSpid. */
+static const struct proc *creator_proc(const struct scan *s, pid_t named, unsigned long pidns)
+{
+    if (!pidns)
+        return procs_find(&s->procs, named);
+    for (size_t i = 0; i < s->procs.n; i++)
+        if (s->procs.items[i].pidns == pidns && s->procs.items[i].nspid == named)
+            return &s->procs.items[i];
+    return NULL;
+}
+
+static unsigned long target_pidns(const struct scan *s)
+{
+    if (s->target_pid <= 0)
+        return 0;
+    const struct proc *t = procs_find(&s->procs, s->target_pid);
+    return t ? t->pidns : 0;
+}
+
+static void classify(struct model *m)
+{
+    unsigned long pidns = target_pidns(m->scan);
+    for (size_t i = 0; i < m->nsegs; i++) {
+        struct segment *sg = &m->segs[i];
+        const char *base = base_name(sg->name);
+        sg->kind = kind_of_name(base);
+        pid_t named;
+        if (name_creator_pid(base, &named)) {
+            const struct proc *p = creator_proc(m->scan, named, pidns);
+            sg->has_creator = true;
+            sg->creator_pid = p ? p->pid : named;
+            sg->creator_alive = p && p->state != 'Z';
+        }
+        /* Only a regular file, held by nobody, whose owner is provably dead
+         * is garbage: anything else with no holder is merely unheld. */
+        if (sg->state == SEG_UNHELD && sg->type == FT_REGULAR && sg->has_creator &&
+            !sg->creator_alive && m->scan->holders_scanned)
+            sg->state = SEG_ORPHAN;
+    }
+}
+
+static void figures(struct model *m)
+{
+    const struct scan *s = m->scan;
+    m->mounts = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*m->mounts));
+    struct totals *t = &m->totals;
+    for (size_t i = 0; i < m->nsegs; i++) {
+        const struct segment *sg = &m->segs[i];
+        struct mount_figures *f = &m->mounts[sg->mount];
+        f->nsegments++;
+        t->segments++;
+        if (sg->state == SEG_HIDDEN) {
+            f->hidden += sg->alloc;
+            t->hidden++;
+            t->hidden_bytes += sg->alloc;
+        } else {
+            f->named += sg->alloc;
+        }
+        if (sg->state == SEG_ORPHAN) {
+            f->orphan += sg->alloc;
+            t->orphans++;
+            t->orphan_bytes += sg->alloc;
+        }
+        if (sg->state == SEG_UNHELD)
+            t->unheld++;
+        if (sg->state == SEG_IN_USE)
+            t->in_use++;
+        if ((sg->state == SEG_IN_USE || sg->state == SEG_HIDDEN) && sg->size > sg->alloc &&
+            sg->alloc_known)
+            f->pending += sg->size - sg->alloc;
+    }
+    for (size_t i = 0; i < s->mounts.n; i++) {
+        struct mount_figures *f = &m->mounts[i];
+        uint64_t used = s->mounts.items[i].used, seen = f->named + f->hidden;
+        f->unattributed = used > seen ? used - seen : 0;
+    }
+}
+
+static int cmp_seg(const void *a, const void *b)
+{
+    const struct segment *x = a, *y = b;
+    if (x->mount != y->mount)
+        return x->mount < y->mount ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    return (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+static void budget(struct model *m, const struct model_opts *o)
+{
+    const struct scan *s = m->scan;
+    struct budget_input in = {
+        .cg = &s->cgroup,
+        .mem_total = s->mem.total,
+        .warn_pct = o->warn_pct,
+        .crit_pct = o->crit_pct,
+        .peak_shm = o->peak_shm,
+        .peak_app = o->peak_app,
+    };
+    if (s->mounts.n) {
+        const struct shm_mount *mt = &s->mounts.items[0];
+        in.shm_size = mt->size;
+        in.shm_used = mt->used;
+        in.shm_avail = mt->avail;
+        in.pending = m->mounts[0].pending;
+    }
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const struct mproc *mp = &m->procs[i];
+        if (mp->role == ROLE_WORKER)
+            in.workers_present = true;
+        if (mp->role != ROLE_ZOMBIE)
+            in.rss_anon_sum += s->procs.items[mp->proc].rss_anon;
+    }
+    budget_compute(&in, &m->budget);
+}
+
+void model_build(const struct scan *s, const struct model_opts *o, struct model *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->scan = s;
+    m->now = (int64_t)s->time.tv_sec;
+    struct inomap idx;
+    inomap_init(&idx);
+    join(m, &idx);
+    inomap_free(&idx);
+    if (m->nsegs > 1)
+        qsort(m->segs, m->nsegs, sizeof(*m->segs), cmp_seg);
+    classify(m);
+    figures(m);
+    roles_assign(m);
+    budget(m, o);
+}
+
+void model_free(struct model *m)
+{
+    for (size_t i = 0; i < m->nsegs; i++) {
+        free(m->segs[i].name);
+        free(m->segs[i].holders);
+    }
+    free(m->segs);
+    free(m->procs);
+    for (size_t i = 0; i < m->ngroups; i++) {
+        free(m->groups[i].workers);
+        free(m->groups[i].managers);
+    }
+    free(m->groups);
+    free(m->mounts);
+    budget_free(&m->budget);
+    memset(m, 0, sizeof(*m));
+}
+
+const struct mproc *model_find_proc(const struct model *m, pid_t pid)
+{
+    size_t lo = 0, hi = m->nprocs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        pid_t p = m->scan->procs.items[m->procs[mid].proc].pid;
+        if (p == pid)
+            return &m->procs[mid];
+        if (p < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+const struct group *model_find_group(const struct model *m, pid_t main_pid)
+{
+    for (size_t i = 0; i < m->ngroups; i++)
+        if (m->groups[i].main_pid == main_pid)
+            return &m->groups[i];
+    return NULL;
+}

@@ -1,0 +1,117 @@
+/* The model: a scan interpreted. Segments joined to their holders (by
+ * device and inode), their states and kinds, process roles and DataLoader
+ * groups, per-mount byte figures and the memory budget. Pure functions of
+ * the scan; no I/O. */
+#ifndef SHMWATCH_MODEL_H
+#define SHMWATCH_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collect/scan.h"
+#include "model/budget.h"
+
+enum seg_state { SEG_IN_USE, SEG_HIDDEN, SEG_ORPHAN, SEG_UNHELD };
+enum seg_kind { KIND_TORCH, KIND_OMP, KIND_SEM, KIND_OTHER };
+enum proc_role {
+    ROLE_NONE, ROLE_MAIN, ROLE_WORKER, ROLE_SHM_MANAGER, ROLE_ORPHAN_WORKER, ROLE_ZOMBIE,
+    ROLE_HOLDER,
+};
+
+struct seg_holder {
+    pid_t pid;
+    int fd;      /* -1: mapped only */
+    bool mapped;
+};
+
+struct segment {
+    size_t mount;
+    char *name;          /* relative to the mount */
+    dev_t dev;
+    ino_t ino;
+    enum file_type type;
+    uint64_t size, alloc;
+    bool alloc_known;    /* false: a mapping's length stands in for the allocation */
+    uid_t uid;
+    int64_t mtime;
+    enum seg_state state;
+    enum seg_kind kind;
+    bool has_creator;    /* the name carries a creator pid */
+    pid_t creator_pid;   /* as a pid of this machine when it could be mapped */
+    bool creator_alive;
+    struct seg_holder *holders;
+    size_t nholders, holders_cap;
+    pid_t group;         /* main pid of its DataLoader group, 0 for none */
+};
+
+struct mproc {
+    size_t proc;         /* index into scan->procs */
+    enum proc_role role;
+    pid_t group;         /* 0 for none */
+    uint64_t shm_bytes;  /* allocation of the segments it holds */
+    size_t nsegments;
+};
+
+struct group {
+    pid_t main_pid;
+    size_t main_proc;    /* index into scan->procs */
+    pid_t *workers;
+    size_t nworkers, workers_cap;
+    pid_t *managers;
+    size_t nmanagers, managers_cap;
+    size_t nsegments;
+    uint64_t shm_bytes;
+};
+
+struct mount_figures {
+    uint64_t named, hidden, orphan, unattributed, pending;
+    size_t nsegments;
+};
+
+struct totals {
+    size_t segments, hidden, orphans, unheld, in_use, zombies, orphan_workers;
+    uint64_t hidden_bytes, orphan_bytes;
+};
+
+struct model_opts {
+    double warn_pct, crit_pct; /* fill thresholds for the verdict */
+    uint64_t peak_shm, peak_app; /* observed peaks (0: use the current figures) */
+};
+
+struct model {
+    const struct scan *scan;
+    int64_t now;
+    struct segment *segs;
+    size_t nsegs, segs_cap;
+    struct mproc *procs;      /* interesting processes only, sorted by pid */
+    size_t nprocs, procs_cap;
+    struct group *groups;     /* sorted by main pid */
+    size_t ngroups, groups_cap;
+    struct mount_figures *mounts; /* one per scan->mounts item */
+    struct totals totals;
+    struct budget budget;
+};
+
+void model_opts_default(struct model_opts *o);
+void model_build(const struct scan *s, const struct model_opts *o, struct model *m);
+void model_free(struct model *m);
+
+/* The model's entry for a pid, or NULL when the process is not interesting. */
+const struct mproc *model_find_proc(const struct model *m, pid_t pid);
+const struct group *model_find_group(const struct model *m, pid_t main_pid);
+
+const char *seg_state_name(enum seg_state s);
+const char *seg_kind_name(enum seg_kind k);
+const char *proc_role_name(enum proc_role r);
+
+/* kind.c: classification by name alone. */
+enum seg_kind kind_of_name(const char *basename);
+/* The creator pid a name carries (torch_<pid>_<n>[_<k>], __KMP_REGISTERED_LIB_<pid>[_<uid>]). */
+bool name_creator_pid(const char *basename, pid_t *pid);
+
+/* roles.c: process roles and DataLoader groups over a model whose segments
+ * are already joined. */
+void roles_assign(struct model *m);
+
+#endif

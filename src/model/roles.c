@@ -1,0 +1,258 @@
+/* Process roles and DataLoader groups.
+ *
+ * A DataLoader is a main process whose workers are its children. torch >= 2.5
+ * names workers (pt_data_worker, pt_multiprocess, pt_thread_data_); older
+ * releases (Debian's 1.13) do not, so a worker is also recognised as a child
+ * running the same executable as its parent that shows torch evidence: it
+ * created or holds torch segments, or it started a torch_shm_manager. The
+ * topmost process of such a chain is the main (so a launcher that runs the
+ * same interpreter is not mistaken for one). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "util/xalloc.h"
+
+static const char *const worker_comms[] = {"pt_data_worker", "pt_multiprocess",
+                                           "pt_thread_data_"};
+static const char manager_comm[] = "torch_shm_manag";
+
+const char *proc_role_name(enum proc_role r)
+{
+    switch (r) {
+    case ROLE_MAIN: return "main";
+    case ROLE_WORKER: return "worker";
+    case ROLE_SHM_MANAGER: return "shm_manager";
+    case ROLE_ORPHAN_WORKER: return "orphan_worker";
+    case ROLE_ZOMBIE: return "zombie";
+    case ROLE_HOLDER: return "holder";
+    default: return "none";
+    }
+}
+
+static bool is_worker_comm(const char *comm)
+{
+    for (size_t i = 0; i < sizeof(worker_comms) / sizeof(worker_comms[0]); i++)
+        if (strcmp(comm, worker_comms[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool same_program(const struct proc *a, const struct proc *b)
+{
+    if (a->exe && b->exe)
+        return strcmp(a->exe, b->exe) == 0;
+    return strcmp(a->comm, b->comm) == 0;
+}
+
+/* Per-process facts gathered once, indexed like scan->procs. */
+struct facts {
+    bool evidence;  /* torch evidence */
+    bool candidate; /* looks like a worker of its parent */
+    bool has_candidate_child;
+    enum proc_role role;
+    pid_t group;
+};
+
+static long index_of(const struct proc_list *pl, pid_t pid)
+{
+    const struct proc *p = procs_find(pl, pid);
+    return p ? (long)(p - pl->items) : -1;
+}
+
+static void gather_evidence(const struct model *m, struct facts *f)
+{
+    const struct proc_list *pl = &m->scan->procs;
+    for (size_t i = 0; i < m->nsegs; i++) {
+        const struct segment *sg = &m->segs[i];
+        if (sg->kind != KIND_TORCH)
+            continue;
+        long c = sg->creator_alive ? index_of(pl, sg->creator_pid) : -1;
+        if (c >= 0)
+            f[c].evidence = true;
+        for (size_t h = 0; h < sg->nholders; h++) {
+            long k = index_of(pl, sg->holders[h].pid);
+            if (k >= 0)
+                f[k].evidence = true;
+        }
+    }
+    for (size_t i = 0; i < pl->n; i++) {
+        if (strcmp(pl->items[i].comm, manager_comm) != 0)
+            continue;
+        long parent = index_of(pl, pl->items[i].ppid);
+        if (parent >= 0)
+            f[parent].evidence = true;
+    }
+}
+
+/* The original main of an orphan is gone: its process group leader (the
+ * main, for a job started from a shell) no longer exists. */
+static bool leader_gone(const struct proc_list *pl, const struct proc *p)
+{
+    if (p->pgid == p->pid || p->pgid <= 0)
+        return false;
+    const struct proc *leader = procs_find(pl, p->pgid);
+    return !leader || leader->state == 'Z';
+}
+
+static void assign(const struct model *m, struct facts *f)
+{
+    const struct proc_list *pl = &m->scan->procs;
+    for (size_t i = 0; i < pl->n; i++) {
+        const struct proc *p = &pl->items[i];
+        long parent = index_of(pl, p->ppid);
+        if (p->state == 'Z') {
+            f[i].role = ROLE_ZOMBIE;
+        } else if (strcmp(p->comm, manager_comm) == 0) {
+            f[i].role = ROLE_SHM_MANAGER;
+        } else if (parent >= 0 && p->ppid > 1 &&
+                   (is_worker_comm(p->comm) ||
+                    (f[i].evidence && same_program(p, &pl->items[parent])))) {
+            f[i].candidate = true;
+            f[parent].has_candidate_child = true;
+        }
+    }
+    for (size_t i = 0; i < pl->n; i++) {
+        const struct proc *p = &pl->items[i];
+        if (f[i].candidate && !f[i].has_candidate_child) {
+            f[i].role = ROLE_WORKER;
+            long parent = index_of(pl, p->ppid);
+            f[parent].role = ROLE_MAIN;
+        }
+    }
+    for (size_t i = 0; i < pl->n; i++) {
+        const struct proc *p = &pl->items[i];
+        if (f[i].role != ROLE_NONE || f[i].candidate)
+            continue;
+        if ((f[i].evidence || is_worker_comm(p->comm)) && leader_gone(pl, p))
+            f[i].role = ROLE_ORPHAN_WORKER;
+    }
+}
+
+static struct group *group_for(struct model *m, pid_t main_pid, size_t main_proc)
+{
+    for (size_t i = 0; i < m->ngroups; i++)
+        if (m->groups[i].main_pid == main_pid)
+            return &m->groups[i];
+    struct group *g = VEC_PUSH(m->groups, m->ngroups, m->groups_cap);
+    g->main_pid = main_pid;
+    g->main_proc = main_proc;
+    return g;
+}
+
+static void build_groups(struct model *m, struct facts *f)
+{
+    const struct proc_list *pl = &m->scan->procs;
+    for (size_t i = 0; i < pl->n; i++)
+        if (f[i].role == ROLE_MAIN) {
+            f[i].group = pl->items[i].pid;
+            group_for(m, pl->items[i].pid, i);
+        }
+    for (size_t i = 0; i < pl->n; i++) {
+        const struct proc *p = &pl->items[i];
+        long parent = index_of(pl, p->ppid);
+        if (f[i].role == ROLE_WORKER && parent >= 0) {
+            f[i].group = f[parent].group;
+            struct group *g = group_for(m, f[i].group, (size_t)parent);
+            *(pid_t *)VEC_PUSH(g->workers, g->nworkers, g->workers_cap) = p->pid;
+        }
+    }
+    /* Managers join the group of the process that started them. */
+    for (size_t i = 0; i < pl->n; i++) {
+        const struct proc *p = &pl->items[i];
+        long parent = index_of(pl, p->ppid);
+        if (f[i].role != ROLE_SHM_MANAGER || parent < 0 || !f[parent].group)
+            continue;
+        f[i].group = f[parent].group;
+        struct group *g = group_for(m, f[i].group, 0);
+        *(pid_t *)VEC_PUSH(g->managers, g->nmanagers, g->managers_cap) = p->pid;
+    }
+}
+
+static void attach_segments(struct model *m, struct facts *f)
+{
+    const struct proc_list *pl = &m->scan->procs;
+    for (size_t i = 0; i < m->nsegs; i++) {
+        struct segment *sg = &m->segs[i];
+        long c = sg->creator_alive ? index_of(pl, sg->creator_pid) : -1;
+        if (c >= 0 && f[c].group)
+            sg->group = f[c].group;
+        for (size_t h = 0; h < sg->nholders && !sg->group; h++) {
+            long k = index_of(pl, sg->holders[h].pid);
+            if (k >= 0 && f[k].group)
+                sg->group = f[k].group;
+        }
+        for (size_t h = 0; h < sg->nholders; h++) {
+            long k = index_of(pl, sg->holders[h].pid);
+            if (k >= 0 && f[k].role == ROLE_NONE)
+                f[k].role = ROLE_HOLDER;
+        }
+        if (sg->group) {
+            struct group *g = group_for(m, sg->group, 0);
+            g->nsegments++;
+            g->shm_bytes += sg->alloc;
+        }
+    }
+}
+
+/* Holder pids of a segment, each once (a pid may hold it by several fds). */
+static bool first_of_pid(const struct segment *sg, size_t h)
+{
+    for (size_t j = 0; j < h; j++)
+        if (sg->holders[j].pid == sg->holders[h].pid)
+            return false;
+    return true;
+}
+
+static void list_procs(struct model *m, const struct facts *f)
+{
+    const struct proc_list *pl = &m->scan->procs;
+    long *slot = xmalloc(sizeof(long) * (pl->n ? pl->n : 1));
+    for (size_t i = 0; i < pl->n; i++) {
+        slot[i] = -1;
+        if (f[i].role == ROLE_NONE)
+            continue;
+        struct mproc *mp = VEC_PUSH(m->procs, m->nprocs, m->procs_cap);
+        mp->proc = i;
+        mp->role = f[i].role;
+        mp->group = f[i].group;
+        slot[i] = (long)m->nprocs - 1;
+    }
+    for (size_t i = 0; i < m->nsegs; i++) {
+        const struct segment *sg = &m->segs[i];
+        for (size_t h = 0; h < sg->nholders; h++) {
+            long k = index_of(pl, sg->holders[h].pid);
+            if (k < 0 || slot[k] < 0 || !first_of_pid(sg, h))
+                continue;
+            m->procs[slot[k]].shm_bytes += sg->alloc;
+            m->procs[slot[k]].nsegments++;
+        }
+    }
+    for (size_t i = 0; i < m->nprocs; i++) {
+        if (m->procs[i].role == ROLE_ZOMBIE)
+            m->totals.zombies++;
+        if (m->procs[i].role == ROLE_ORPHAN_WORKER)
+            m->totals.orphan_workers++;
+    }
+    free(slot);
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+    pid_t x = ((const struct group *)a)->main_pid, y = ((const struct group *)b)->main_pid;
+    return (x > y) - (x < y);
+}
+
+void roles_assign(struct model *m)
+{
+    size_t n = m->scan->procs.n;
+    struct facts *f = xcalloc(n ? n : 1, sizeof(*f));
+    gather_evidence(m, f);
+    assign(m, f);
+    build_groups(m, f);
+    attach_segments(m, f);
+    list_procs(m, f);
+    if (m->ngroups > 1)
+        qsort(m->groups, m->ngroups, sizeof(*m->groups), cmp_group);
+    free(f);
+}

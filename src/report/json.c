@@ -1,0 +1,254 @@
+/* The JSON snapshot, schema 1 (DESIGN.md). Every field of the schema is
+ * always present; fields beyond it are additions scripts may ignore. */
+#include <string.h>
+
+#include "report/jsonw.h"
+#include "report/report.h"
+
+void format_rfc3339(char *dst, size_t n, time_t t)
+{
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(dst, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+double mount_used_pct(const struct shm_mount *mt)
+{
+    return mt->size ? 100.0 * (double)mt->used / (double)mt->size : 0.0;
+}
+
+static void mounts(struct jsonw *w, const struct model *m)
+{
+    const struct mount_list *ml = &m->scan->mounts;
+    jw_arr(w, "mounts");
+    for (size_t i = 0; i < ml->n; i++) {
+        const struct shm_mount *mt = &ml->items[i];
+        const struct mount_figures *f = &m->mounts[i];
+        jw_obj(w, NULL);
+        jw_str(w, "path", mt->path);
+        jw_u64(w, "size_bytes", mt->size);
+        jw_u64(w, "used_bytes", mt->used);
+        jw_u64(w, "avail_bytes", mt->avail);
+        jw_dbl(w, "used_pct", mount_used_pct(mt));
+        jw_u64(w, "named_bytes", f->named);
+        jw_u64(w, "hidden_bytes", f->hidden);
+        jw_u64(w, "orphan_bytes", f->orphan);
+        jw_u64(w, "unattributed_bytes", f->unattributed);
+        jw_u64(w, "pending_bytes", f->pending);
+        jw_str(w, "fstype", mt->fstype);
+        jw_u64(w, "segments", f->nsegments);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+static void segments(struct jsonw *w, const struct model *m)
+{
+    jw_arr(w, "segments");
+    for (size_t i = 0; i < m->nsegs; i++) {
+        const struct segment *sg = &m->segs[i];
+        jw_obj(w, NULL);
+        jw_str(w, "mount", m->scan->mounts.items[sg->mount].path);
+        jw_str(w, "name", sg->name);
+        jw_u64(w, "inode", (uint64_t)sg->ino);
+        jw_u64(w, "size_bytes", sg->size);
+        jw_u64(w, "alloc_bytes", sg->alloc);
+        jw_u64(w, "uid", sg->uid);
+        jw_i64(w, "age_s", m->now > sg->mtime && sg->mtime ? m->now - sg->mtime : 0);
+        jw_str(w, "state", seg_state_name(sg->state));
+        jw_str(w, "kind", seg_kind_name(sg->kind));
+        if (sg->has_creator) {
+            jw_i64(w, "creator_pid", sg->creator_pid);
+            jw_bool(w, "creator_alive", sg->creator_alive);
+        } else {
+            jw_null(w, "creator_pid");
+            jw_null(w, "creator_alive");
+        }
+        jw_arr(w, "holders");
+        for (size_t h = 0; h < sg->nholders; h++) {
+            jw_obj(w, NULL);
+            jw_i64(w, "pid", sg->holders[h].pid);
+            if (sg->holders[h].fd >= 0)
+                jw_i64(w, "fd", sg->holders[h].fd);
+            else
+                jw_null(w, "fd");
+            jw_bool(w, "mapped", sg->holders[h].mapped);
+            jw_obj_end(w);
+        }
+        jw_arr_end(w);
+        if (sg->group)
+            jw_i64(w, "group", sg->group);
+        else
+            jw_null(w, "group");
+        jw_str(w, "type", file_type_name(sg->type));
+        jw_bool(w, "alloc_exact", sg->alloc_known);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+static void processes(struct jsonw *w, const struct model *m)
+{
+    jw_arr(w, "processes");
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const struct mproc *mp = &m->procs[i];
+        const struct proc *p = &m->scan->procs.items[mp->proc];
+        char state[2] = {p->state, '\0'};
+        jw_obj(w, NULL);
+        jw_i64(w, "pid", p->pid);
+        jw_i64(w, "ppid", p->ppid);
+        jw_str(w, "state", state);
+        jw_str(w, "comm", p->comm);
+        jw_str(w, "cmdline", p->cmdline);
+        jw_u64(w, "uid", p->uid);
+        jw_str(w, "role", proc_role_name(mp->role));
+        if (mp->group)
+            jw_i64(w, "group", mp->group);
+        else
+            jw_null(w, "group");
+        jw_u64(w, "rss_anon_bytes", p->rss_anon);
+        jw_u64(w, "shm_bytes", mp->shm_bytes);
+        jw_u64(w, "segments", mp->nsegments);
+        jw_i64(w, "pgid", p->pgid);
+        jw_i64(w, "nspid", p->nspid);
+        jw_u64(w, "start_ticks", p->start_ticks);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+static void groups(struct jsonw *w, const struct model *m)
+{
+    jw_arr(w, "groups");
+    for (size_t i = 0; i < m->ngroups; i++) {
+        const struct group *g = &m->groups[i];
+        jw_obj(w, NULL);
+        jw_i64(w, "main_pid", g->main_pid);
+        jw_str(w, "cmdline", m->scan->procs.items[g->main_proc].cmdline);
+        jw_arr(w, "workers");
+        for (size_t k = 0; k < g->nworkers; k++)
+            jw_i64(w, NULL, g->workers[k]);
+        jw_arr_end(w);
+        jw_arr(w, "shm_managers");
+        for (size_t k = 0; k < g->nmanagers; k++)
+            jw_i64(w, NULL, g->managers[k]);
+        jw_arr_end(w);
+        jw_u64(w, "segments", g->nsegments);
+        jw_u64(w, "shm_bytes", g->shm_bytes);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+static void cgroup(struct jsonw *w, const struct cgroup_info *cg)
+{
+    if (!cg->present) {
+        jw_null(w, "cgroup");
+        return;
+    }
+    jw_obj(w, "cgroup");
+    jw_i64(w, "version", cg->version);
+    jw_str(w, "path", cg->path ? cg->path : "");
+    if (cg->has_limit)
+        jw_u64(w, "limit_bytes", cg->limit);
+    else
+        jw_null(w, "limit_bytes");
+    jw_u64(w, "usage_bytes", cg->usage);
+    if (cg->has_peak)
+        jw_u64(w, "peak_bytes", cg->peak);
+    else
+        jw_null(w, "peak_bytes");
+    jw_u64(w, "anon_bytes", cg->anon);
+    jw_u64(w, "shmem_bytes", cg->shmem);
+    jw_u64(w, "file_bytes", cg->file);
+    jw_obj_end(w);
+}
+
+static void budget(struct jsonw *w, const struct budget *b)
+{
+    jw_obj(w, "budget");
+    jw_u64(w, "limit_bytes", b->limit);
+    jw_str(w, "limit_source", b->limit_source == LIMIT_CGROUP ? "cgroup" : "memtotal");
+    jw_u64(w, "shm_size_bytes", b->shm_size);
+    jw_u64(w, "shm_used_bytes", b->shm_used);
+    jw_u64(w, "app_bytes", b->app);
+    jw_u64(w, "headroom_bytes", b->headroom);
+    jw_u64(w, "shm_effective_bytes", b->shm_effective);
+    jw_str(w, "verdict", verdict_name(b->verdict));
+    jw_arr(w, "advice");
+    for (size_t i = 0; i < b->nadvice; i++)
+        jw_str(w, NULL, b->advice[i]);
+    jw_arr_end(w);
+    jw_u64(w, "recommended_shm_size_bytes", b->rec_shm_size);
+    jw_u64(w, "recommended_memory_bytes", b->rec_memory);
+    jw_obj_end(w);
+}
+
+static void totals(struct jsonw *w, const struct totals *t)
+{
+    jw_obj(w, "totals");
+    jw_u64(w, "segments", t->segments);
+    jw_u64(w, "hidden", t->hidden);
+    jw_u64(w, "hidden_bytes", t->hidden_bytes);
+    jw_u64(w, "orphans", t->orphans);
+    jw_u64(w, "orphan_bytes", t->orphan_bytes);
+    jw_u64(w, "zombies", t->zombies);
+    jw_u64(w, "orphan_workers", t->orphan_workers);
+    jw_u64(w, "in_use", t->in_use);
+    jw_u64(w, "unheld", t->unheld);
+    jw_obj_end(w);
+}
+
+static void sysv(struct jsonw *w, const struct sysv_list *sl)
+{
+    jw_arr(w, "sysv");
+    for (size_t i = 0; i < sl->n; i++) {
+        const struct sysv_seg *s = &sl->items[i];
+        jw_obj(w, NULL);
+        jw_i64(w, "key", s->key);
+        jw_i64(w, "shmid", s->shmid);
+        jw_u64(w, "size_bytes", s->size);
+        jw_u64(w, "rss_bytes", s->rss);
+        jw_u64(w, "nattch", s->nattch);
+        jw_i64(w, "cpid", s->cpid);
+        jw_i64(w, "lpid", s->lpid);
+        jw_u64(w, "uid", s->uid);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+void report_json(struct buf *out, const struct model *m)
+{
+    const struct scan *s = m->scan;
+    struct jsonw w;
+    jw_init(&w, out);
+    char when[32];
+    format_rfc3339(when, sizeof(when), s->time.tv_sec);
+    jw_obj(&w, NULL);
+    jw_i64(&w, "schema", SNAPSHOT_SCHEMA);
+    jw_str(&w, "time", when);
+    mounts(&w, m);
+    segments(&w, m);
+    processes(&w, m);
+    groups(&w, m);
+    cgroup(&w, &s->cgroup);
+    budget(&w, &m->budget);
+    totals(&w, &m->totals);
+    jw_arr(&w, "warnings");
+    for (size_t i = 0; i < s->warn.n; i++)
+        jw_str(&w, NULL, s->warn.msg[i]);
+    jw_arr_end(&w);
+    sysv(&w, &s->sysv);
+    jw_obj(&w, "scan");
+    jw_dbl(&w, "duration_s", s->duration_s);
+    jw_bool(&w, "holders_scanned", s->holders_scanned);
+    jw_u64(&w, "vanished", s->warn.vanished);
+    jw_u64(&w, "denied", s->warn.denied);
+    if (s->target_pid > 0)
+        jw_i64(&w, "target_pid", s->target_pid);
+    else
+        jw_null(&w, "target_pid");
+    jw_obj_end(&w);
+    jw_obj_end(&w);
+}

@@ -1,0 +1,28 @@
+/* Writers of a model for people and programs: JSON (schema 1, DESIGN.md),
+ * a plain-text report and the Prometheus text format. */
+#ifndef SHMWATCH_REPORT_H
+#define SHMWATCH_REPORT_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "model/model.h"
+#include "util/buf.h"
+
+#define SNAPSHOT_SCHEMA 1
+
+/* One JSON object on one line, no trailing newline. */
+void report_json(struct buf *out, const struct model *m);
+
+struct text_opts {
+    bool ascii; /* no UTF-8 bar characters or names beyond ASCII */
+};
+void report_text(struct buf *out, const struct model *m, const struct text_opts *o);
+
+/* "2026-11-29T10:40:00Z" */
+void format_rfc3339(char *dst, size_t n, time_t t);
+
+/* Percentage used of a mount, 0 when its size is unknown. */
+double mount_used_pct(const struct shm_mount *mt);
+
+#endif

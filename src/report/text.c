@@ -1,0 +1,210 @@
+/* The plain-text snapshot (--once): what a person reads in a terminal or a
+ * log. Every name is passed through esc_term: no raw control byte leaves. */
+#include <string.h>
+
+#include "report/report.h"
+#include "util/escape.h"
+#include "util/units.h"
+
+struct text {
+    struct buf *out;
+    const struct model *m;
+    const struct text_opts *o;
+};
+
+static const char *sz(char *dst, uint64_t v)
+{
+    return fmt_size(dst, 16, v);
+}
+
+static void name(struct text *t, const char *s)
+{
+    esc_term(t->out, s, t->o->ascii);
+}
+
+static void bar(struct text *t, double pct, int width)
+{
+    int full = (int)(pct / 100.0 * width + 0.5);
+    if (full > width)
+        full = width;
+    buf_addc(t->out, '[');
+    for (int i = 0; i < width; i++)
+        buf_addc(t->out, i < full ? '#' : '.');
+    buf_addc(t->out, ']');
+}
+
+static void mounts(struct text *t)
+{
+    const struct mount_list *ml = &t->m->scan->mounts;
+    char a[16], b[16], c[16], d[16], e[16], f[16], g[16];
+    buf_adds(t->out, "MOUNTS\n");
+    if (ml->n == 0)
+        buf_adds(t->out, "  no shm mount found (use --mount PATH)\n");
+    for (size_t i = 0; i < ml->n; i++) {
+        const struct shm_mount *mt = &ml->items[i];
+        const struct mount_figures *fg = &t->m->mounts[i];
+        double pct = mount_used_pct(mt);
+        buf_adds(t->out, "  ");
+        name(t, mt->path);
+        buf_adds(t->out, "  ");
+        bar(t, pct, 20);
+        buf_printf(t->out, " %5.1f%%  %s of %s used, %s free\n", pct, sz(a, mt->used),
+                   sz(b, mt->size), sz(c, mt->avail));
+        buf_printf(t->out,
+                   "    named %s, hidden %s, orphan %s, unattributed %s, pending %s; "
+                   "%zu segments\n",
+                   sz(d, fg->named), sz(e, fg->hidden), sz(f, fg->orphan),
+                   sz(g, fg->unattributed), sz(a, fg->pending), fg->nsegments);
+    }
+}
+
+static void budget(struct text *t)
+{
+    const struct budget *b = &t->m->budget;
+    char a[16], c[16], d[16], e[16], f[16], g[16];
+    buf_adds(t->out, "\nBUDGET\n");
+    buf_printf(t->out,
+               "  limit %s (%s), app %s, shm %s of %s, headroom %s, shm still writable %s\n",
+               sz(a, b->limit), b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal",
+               sz(c, b->app), sz(d, b->shm_used), sz(e, b->shm_size), sz(f, b->headroom),
+               sz(g, b->shm_effective));
+    buf_printf(t->out, "  verdict: %s\n", verdict_name(b->verdict));
+    for (size_t i = 0; i < b->nadvice; i++)
+        buf_printf(t->out, "  - %s\n", b->advice[i]);
+}
+
+static void holders(struct text *t, const struct segment *sg)
+{
+    if (!sg->nholders)
+        return;
+    buf_adds(t->out, "  held by");
+    for (size_t h = 0; h < sg->nholders && h < 6; h++) {
+        const struct seg_holder *x = &sg->holders[h];
+        buf_printf(t->out, " %d", (int)x->pid);
+        if (x->fd >= 0)
+            buf_printf(t->out, "(fd %d%s)", x->fd, x->mapped ? ",map" : "");
+        else
+            buf_adds(t->out, "(map)");
+    }
+    if (sg->nholders > 6)
+        buf_printf(t->out, " +%zu more", sg->nholders - 6);
+}
+
+static void segment_line(struct text *t, const struct segment *sg, const char *indent)
+{
+    char a[16], b[16], c[24];
+    buf_adds(t->out, indent);
+    name(t, sg->name);
+    buf_printf(t->out, "  %s %s  %s alloc %s%s", seg_state_name(sg->state),
+               seg_kind_name(sg->kind), sz(a, sg->size), sz(b, sg->alloc),
+               sg->alloc_known ? "" : "?");
+    if (sg->type != FT_REGULAR)
+        buf_printf(t->out, "  [%s]", file_type_name(sg->type));
+    if (sg->has_creator)
+        buf_printf(t->out, "  creator %d%s", (int)sg->creator_pid,
+                   sg->creator_alive ? "" : " (dead)");
+    holders(t, sg);
+    if (sg->mtime && t->m->now > sg->mtime)
+        buf_printf(t->out, "  age %s", fmt_duration(c, sizeof(c), (double)(t->m->now - sg->mtime)));
+    buf_addc(t->out, '\n');
+}
+
+static void proc_line(struct text *t, const struct mproc *mp, const char *indent)
+{
+    const struct proc *p = &t->m->scan->procs.items[mp->proc];
+    char a[16];
+    buf_printf(t->out, "%s%-13s %d  ", indent, proc_role_name(mp->role), (int)p->pid);
+    name(t, p->comm);
+    buf_printf(t->out, "  state %c  ppid %d", p->state, (int)p->ppid);
+    if (mp->nsegments)
+        buf_printf(t->out, "  holds %zu segments, %s", mp->nsegments, sz(a, mp->shm_bytes));
+    buf_addc(t->out, '\n');
+}
+
+static void groups(struct text *t)
+{
+    const struct model *m = t->m;
+    char a[16];
+    buf_adds(t->out, "\nDATALOADER GROUPS\n");
+    if (!m->ngroups)
+        buf_adds(t->out, "  none\n");
+    for (size_t i = 0; i < m->ngroups; i++) {
+        const struct group *g = &m->groups[i];
+        buf_printf(t->out, "  main %d  ", (int)g->main_pid);
+        name(t, m->scan->procs.items[g->main_proc].cmdline);
+        buf_printf(t->out, "\n    %zu workers, %zu shm managers, %zu segments, %s\n",
+                   g->nworkers, g->nmanagers, g->nsegments, sz(a, g->shm_bytes));
+        for (size_t k = 0; k < m->nprocs; k++)
+            if (m->procs[k].group == g->main_pid)
+                proc_line(t, &m->procs[k], "    ");
+        for (size_t k = 0; k < m->nsegs; k++)
+            if (m->segs[k].group == g->main_pid)
+                segment_line(t, &m->segs[k], "      ");
+    }
+}
+
+static void segments_where(struct text *t, const char *title, enum seg_state state)
+{
+    bool any = false;
+    for (size_t k = 0; k < t->m->nsegs; k++) {
+        const struct segment *sg = &t->m->segs[k];
+        if (sg->group || sg->state != state)
+            continue;
+        if (!any)
+            buf_printf(t->out, "\n%s\n", title);
+        any = true;
+        segment_line(t, sg, "  ");
+    }
+}
+
+static void other_procs(struct text *t)
+{
+    bool any = false;
+    for (size_t k = 0; k < t->m->nprocs; k++) {
+        if (t->m->procs[k].group)
+            continue;
+        if (!any)
+            buf_adds(t->out, "\nOTHER PROCESSES (holders, zombies, orphaned workers)\n");
+        any = true;
+        proc_line(t, &t->m->procs[k], "  ");
+    }
+}
+
+static void sysv(struct text *t)
+{
+    const struct sysv_list *sl = &t->m->scan->sysv;
+    char a[16];
+    if (!sl->n)
+        return;
+    buf_adds(t->out, "\nSYSV SHARED MEMORY\n");
+    for (size_t i = 0; i < sl->n; i++)
+        buf_printf(t->out, "  shmid %d key 0x%llx  %s  attached %lu  creator %d\n",
+                   sl->items[i].shmid, (unsigned long long)sl->items[i].key,
+                   sz(a, sl->items[i].size), sl->items[i].nattch, (int)sl->items[i].cpid);
+}
+
+void report_text(struct buf *out, const struct model *m, const struct text_opts *o)
+{
+    struct text t = {.out = out, .m = m, .o = o};
+    char when[32];
+    format_rfc3339(when, sizeof(when), m->scan->time.tv_sec);
+    buf_printf(out, "shmwatch %s  %s\n\n", SHMWATCH_VERSION, when);
+    mounts(&t);
+    budget(&t);
+    groups(&t);
+    segments_where(&t, "HIDDEN (deleted but held, outside any DataLoader group)", SEG_HIDDEN);
+    segments_where(&t, "IN USE (outside any DataLoader group)", SEG_IN_USE);
+    segments_where(&t, "ORPHANS (held by nobody, creator dead: safe to remove)", SEG_ORPHAN);
+    segments_where(&t, "UNHELD (held by nobody, owner unknown)", SEG_UNHELD);
+    other_procs(&t);
+    sysv(&t);
+    const struct warnings *w = &m->scan->warn;
+    if (w->n) {
+        buf_adds(out, "\nWARNINGS\n");
+        for (size_t i = 0; i < w->n; i++) {
+            buf_adds(out, "  ");
+            esc_term(out, w->msg[i], o->ascii);
+            buf_addc(out, '\n');
+        }
+    }
+}

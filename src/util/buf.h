@@ -1,0 +1,25 @@
+/* A growable byte buffer that is always NUL-terminated. */
+#ifndef SHMWATCH_BUF_H
+#define SHMWATCH_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct buf {
+    char *data;
+    size_t len;
+    size_t cap;
+};
+
+void buf_init(struct buf *b);
+void buf_free(struct buf *b);
+void buf_reset(struct buf *b);
+void buf_add(struct buf *b, const void *data, size_t n);
+void buf_adds(struct buf *b, const char *s);
+void buf_addc(struct buf *b, char c);
+void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+/* Hands the string to the caller and leaves the buffer empty. */
+char *buf_steal(struct buf *b);
+
+#endif

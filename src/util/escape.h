@@ -1,0 +1,24 @@
+/* Making arbitrary bytes safe: segment names may hold newlines, escape
+ * sequences and invalid UTF-8, and must never reach a terminal or a JSON
+ * document raw. */
+#ifndef SHMWATCH_ESCAPE_H
+#define SHMWATCH_ESCAPE_H
+
+#include <stddef.h>
+
+#include "util/buf.h"
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if the
+ * bytes there are not valid UTF-8 (overlong, surrogate, truncated...). */
+size_t utf8_valid_len(const unsigned char *s, size_t n);
+
+/* Appends s as a JSON string literal, quotes included: control characters
+ * escaped, invalid UTF-8 replaced by U+FFFD. */
+void esc_json(struct buf *out, const char *s);
+
+/* Appends s for display on a terminal: control bytes as \n, \t, \e, \xNN,
+ * invalid UTF-8 bytes as \xNN, a backslash as \\; valid printable UTF-8 as is.
+ * With ascii set, every non-ASCII character is also written as \u{...}. */
+void esc_term(struct buf *out, const char *s, int ascii);
+
+#endif

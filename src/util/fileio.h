@@ -1,0 +1,22 @@
+/* Bounded reads of small files relative to a directory fd, the way /proc
+ * must be read: a file that vanishes is an answer, not a crash. */
+#ifndef SHMWATCH_FILEIO_H
+#define SHMWATCH_FILEIO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "util/buf.h"
+
+/* Reads all of dirfd/path into out (replacing its content), at most max bytes.
+ * Returns 0 or -errno. */
+int read_file_at(int dirfd, const char *path, struct buf *out, size_t max);
+
+/* Reads a whole file by absolute or relative path (AT_FDCWD). */
+int read_file(const char *path, struct buf *out, size_t max);
+
+/* Next line of text in *cursor (newline removed, NUL written in its place);
+ * NULL at the end. The text is modified in place. */
+char *next_line(char **cursor);
+
+#endif

@@ -1,0 +1,121 @@
+#include "util/units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+bool parse_int(const char *s, long long min, long long max, long long *out)
+{
+    if (!s || !*s || isspace((unsigned char)*s))
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_number(const char *s, double *num, const char **rest)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return false;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !isfinite(v) || v < 0)
+        return false;
+    *num = v;
+    *rest = end;
+    return true;
+}
+
+bool parse_size(const char *s, uint64_t *out)
+{
+    double v;
+    const char *u;
+    if (!parse_number(s, &v, &u))
+        return false;
+    static const struct {
+        const char *suffix;
+        double mult;
+    } units[] = {
+        {"", 1.0},         {"b", 1.0},
+        {"k", 1024.0},     {"kb", 1024.0},     {"ki", 1024.0},     {"kib", 1024.0},
+        {"m", 1048576.0},  {"mb", 1048576.0},  {"mi", 1048576.0},  {"mib", 1048576.0},
+        {"g", 1073741824.0}, {"gb", 1073741824.0}, {"gi", 1073741824.0}, {"gib", 1073741824.0},
+        {"t", 1099511627776.0}, {"tb", 1099511627776.0}, {"ti", 1099511627776.0},
+        {"tib", 1099511627776.0},
+    };
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (strcasecmp(u, units[i].suffix) == 0) {
+            double bytes = v * units[i].mult;
+            if (bytes >= 18446744073709551615.0)
+                return false;
+            *out = (uint64_t)(bytes + 0.5);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool parse_duration(const char *s, double *out_seconds)
+{
+    double v;
+    const char *u;
+    if (!parse_number(s, &v, &u))
+        return false;
+    double mult;
+    if (*u == '\0' || strcmp(u, "s") == 0)
+        mult = 1;
+    else if (strcmp(u, "ms") == 0)
+        mult = 0.001;
+    else if (strcmp(u, "m") == 0 || strcmp(u, "min") == 0)
+        mult = 60;
+    else if (strcmp(u, "h") == 0)
+        mult = 3600;
+    else if (strcmp(u, "d") == 0)
+        mult = 86400;
+    else
+        return false;
+    *out_seconds = v * mult;
+    return true;
+}
+
+const char *fmt_size(char *dst, size_t n, uint64_t bytes)
+{
+    static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024) {
+        snprintf(dst, n, "%llu B", (unsigned long long)bytes);
+        return dst;
+    }
+    double v = (double)bytes;
+    size_t i = 0;
+    while (v >= 1024.0 && i + 1 < sizeof(names) / sizeof(names[0])) {
+        v /= 1024.0;
+        i++;
+    }
+    snprintf(dst, n, v >= 100.0 ? "%.0f %s" : "%.1f %s", v, names[i]);
+    return dst;
+}
+
+const char *fmt_duration(char *dst, size_t n, double seconds)
+{
+    if (!(seconds >= 0))
+        seconds = 0;
+    unsigned long long s = (unsigned long long)seconds;
+    if (s < 60)
+        snprintf(dst, n, "%llus", s);
+    else if (s < 3600)
+        snprintf(dst, n, "%llum%02llus", s / 60, s % 60);
+    else if (s < 86400)
+        snprintf(dst, n, "%lluh%02llum", s / 3600, (s % 3600) / 60);
+    else
+        snprintf(dst, n, "%llud%lluh", s / 86400, (s % 86400) / 3600);
+    return dst;
+}

@@ -1,0 +1,25 @@
+/* Sizes and durations, parsed from users and printed for them. */
+#ifndef SHMWATCH_UNITS_H
+#define SHMWATCH_UNITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* "64m", "64MiB", "2G", "1.5g", "536870912", "512k" (powers of 1024, as Docker
+ * and Kubernetes' Mi/Gi read them). Returns false on junk, negatives, overflow. */
+bool parse_size(const char *s, uint64_t *out);
+
+/* "10m", "30s", "2h", "1d", "90" (seconds). */
+bool parse_duration(const char *s, double *out_seconds);
+
+/* Strict decimal integer in [min, max]. */
+bool parse_int(const char *s, long long min, long long max, long long *out);
+
+/* "1.5 GiB", "64.0 MiB", "512 B" into dst. */
+const char *fmt_size(char *dst, size_t n, uint64_t bytes);
+
+/* "3s", "4m05s", "2h10m", "3d4h" into dst. */
+const char *fmt_duration(char *dst, size_t n, double seconds);
+
+#endif

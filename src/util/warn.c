@@ -1,0 +1,40 @@
+#include "util/warn.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+void warn_init(struct warnings *w)
+{
+    memset(w, 0, sizeof(*w));
+}
+
+void warn_free(struct warnings *w)
+{
+    for (size_t i = 0; i < w->n; i++)
+        free(w->msg[i]);
+    free(w->msg);
+    warn_init(w);
+}
+
+void warn_add(struct warnings *w, const char *fmt, ...)
+{
+    struct buf b;
+    buf_init(&b);
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    char *s = buf_steal(&b);
+    for (size_t i = 0; i < w->n; i++) {
+        if (strcmp(w->msg[i], s) == 0) {
+            free(s);
+            return;
+        }
+    }
+    xgrow((void **)&w->msg, &w->cap, w->n + 1, sizeof(*w->msg));
+    w->msg[w->n++] = s;
+}

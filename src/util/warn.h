@@ -1,0 +1,19 @@
+/* What a scan could not read, and why: collected, never fatal. */
+#ifndef SHMWATCH_WARN_H
+#define SHMWATCH_WARN_H
+
+#include <stddef.h>
+
+struct warnings {
+    char **msg;
+    size_t n, cap;
+    size_t vanished; /* processes that exited while being read */
+    size_t denied;   /* /proc entries refused (EACCES/EPERM) */
+};
+
+void warn_init(struct warnings *w);
+void warn_free(struct warnings *w);
+/* Adds a message unless the same text is already there. */
+void warn_add(struct warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,22 @@
+/* Allocation that never returns NULL: running out of memory ends the program
+ * with a message, so callers need no error path for it. */
+#ifndef SHMWATCH_XALLOC_H
+#define SHMWATCH_XALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Grow *items (of *cap elements of elem bytes) so that index `need` fits. */
+void xgrow(void **items, size_t *cap, size_t need, size_t elem);
+
+/* Append one element to a (items, n, cap) triple; returns the new element, zeroed. */
+#define VEC_PUSH(items, n, cap)                                                                    \
+    (xgrow((void **)&(items), &(cap), (n) + 1, sizeof(*(items))),                                  \
+     memset(&(items)[(n)], 0, sizeof(*(items))), &(items)[(n)++])
+
+#endif

@@ -1,0 +1,81 @@
+#include "testutil.h"
+#include "util/escape.h"
+
+static char *json_of(const char *s)
+{
+    struct buf b;
+    buf_init(&b);
+    esc_json(&b, s);
+    return buf_steal(&b);
+}
+
+static char *term_of(const char *s, int ascii)
+{
+    struct buf b;
+    buf_init(&b);
+    esc_term(&b, s, ascii);
+    return buf_steal(&b);
+}
+
+static void test_json_plain_and_quotes(void **state)
+{
+    (void)state;
+    char *s = json_of("torch_1_2 \"q\" \\");
+    assert_string_equal(s, "\"torch_1_2 \\\"q\\\" \\\\\"");
+    free(s);
+}
+
+static void test_json_controls(void **state)
+{
+    (void)state;
+    char *s = json_of("a\nb\tc\x1b[31m\x7f");
+    assert_string_equal(s, "\"a\\nb\\tc\\u001b[31m\\u007f\"");
+    free(s);
+}
+
+static void test_json_invalid_utf8(void **state)
+{
+    (void)state;
+    char *s = json_of("x\xff\xfey\xc3\xa9\xe2\x82");
+    assert_string_equal(s, "\"x\\ufffd\\ufffdy\xc3\xa9\\ufffd\\ufffd\"");
+    free(s);
+    s = json_of("\xc0\xaf\xed\xa0\x80"); /* overlong '/', a surrogate */
+    assert_string_equal(s, "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"");
+    free(s);
+}
+
+static void test_term(void **state)
+{
+    (void)state;
+    char *s = term_of("evil\x1b[2J\n\xff name\\", 0);
+    assert_string_equal(s, "evil\\e[2J\\n\\xff name\\\\");
+    free(s);
+    s = term_of("caf\xc3\xa9 \xc2\x9b", 0); /* U+009B is a C1 CSI */
+    assert_string_equal(s, "caf\xc3\xa9 \\u{9b}");
+    free(s);
+    s = term_of("caf\xc3\xa9", 1);
+    assert_string_equal(s, "caf\\u{e9}");
+    free(s);
+}
+
+static void test_utf8_valid_len(void **state)
+{
+    (void)state;
+    assert_int_equal(utf8_valid_len((const unsigned char *)"a", 1), 1);
+    assert_int_equal(utf8_valid_len((const unsigned char *)"\xe2\x82\xac", 3), 3);
+    assert_int_equal(utf8_valid_len((const unsigned char *)"\xe2\x82\xac", 2), 0);
+    assert_int_equal(utf8_valid_len((const unsigned char *)"\xf4\x90\x80\x80", 4), 0);
+    assert_int_equal(utf8_valid_len((const unsigned char *)"\xf0\x9f\x98\x80", 4), 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_plain_and_quotes),
+        cmocka_unit_test(test_json_controls),
+        cmocka_unit_test(test_json_invalid_utf8),
+        cmocka_unit_test(test_term),
+        cmocka_unit_test(test_utf8_valid_len),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

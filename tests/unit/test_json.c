@@ -1,0 +1,117 @@
+/* The JSON and text reports of the shared scene: every schema field is
+ * there, hostile names are escaped, the text carries no raw control byte. */
+#include "testutil.h"
+#include "fake_scene.h"
+#include "model/model.h"
+#include "report/report.h"
+
+struct fixture {
+    struct scan *s;
+    struct model m;
+    struct buf out;
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    f->s = fake_scene();
+    struct model_opts o;
+    model_opts_default(&o);
+    model_build(f->s, &o, &f->m);
+    buf_init(&f->out);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    model_free(&f->m);
+    scan_free(f->s);
+    free(f->s);
+    buf_free(&f->out);
+    free(f);
+    return 0;
+}
+
+static void test_schema_fields(void **state)
+{
+    struct fixture *f = *state;
+    report_json(&f->out, &f->m);
+    const char *j = f->out.data;
+    static const char *const keys[] = {
+        "\"schema\":1,", "\"time\":\"1970-01-01T00:26:40Z\"", "\"mounts\":[",
+        "\"path\":\"/dev/shm\"", "\"size_bytes\":67108864", "\"used_bytes\":41943040",
+        "\"avail_bytes\":", "\"used_pct\":62.5", "\"named_bytes\":", "\"hidden_bytes\":8388608",
+        "\"orphan_bytes\":2101248", "\"unattributed_bytes\":", "\"pending_bytes\":2097152",
+        "\"segments\":[", "\"inode\":", "\"alloc_bytes\":", "\"uid\":1000", "\"age_s\":600",
+        "\"state\":\"hidden\"", "\"kind\":\"omp\"", "\"creator_pid\":null",
+        "\"creator_alive\":false", "\"holders\":[{\"pid\":10,\"fd\":5,\"mapped\":true}]",
+        "{\"pid\":40,\"fd\":null,\"mapped\":true}", "\"group\":10", "\"processes\":[",
+        "\"role\":\"orphan_worker\"", "\"role\":\"shm_manager\"", "\"comm\":\"torch_shm_manag\"",
+        "\"rss_anon_bytes\":10485760", "\"groups\":[{\"main_pid\":10,",
+        "\"workers\":[11,12]", "\"shm_managers\":[13]", "\"cgroup\":null", "\"budget\":{",
+        "\"limit_source\":\"memtotal\"", "\"verdict\":", "\"advice\":[", "\"totals\":{",
+        "\"orphans\":2", "\"zombies\":1", "\"orphan_workers\":1", "\"warnings\":[]",
+        "\"shm_effective_bytes\":", "\"headroom_bytes\":", "\"app_bytes\":",
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (!strstr(j, keys[i]))
+            fail_msg("JSON lacks %s in %s", keys[i], j);
+    assert_null(strchr(j, '\n'));
+}
+
+static void test_hostile_name_escaped(void **state)
+{
+    struct fixture *f = *state;
+    free(f->s->files.items[0].name);
+    /* Rebuild with a name full of control bytes and invalid UTF-8. */
+    model_free(&f->m);
+    for (size_t i = 0; i < f->s->files.n; i++) {
+        if (f->s->files.items[i].ino == 9) {
+            free(f->s->files.items[i].name);
+            f->s->files.items[i].name = strdup("evil\x1b[31m\xff\t\"x\"");
+        }
+    }
+    f->s->files.items[0].name = strdup("torch_11_100");
+    struct model_opts o;
+    model_opts_default(&o);
+    model_build(f->s, &o, &f->m);
+    report_json(&f->out, &f->m);
+    assert_non_null(strstr(f->out.data, "\"name\":\"evil\\u001b[31m\\ufffd\\t\\\"x\\\"\""));
+    for (const char *p = f->out.data; *p; p++)
+        assert_true((unsigned char)*p >= 0x20);
+
+    buf_reset(&f->out);
+    struct text_opts to = {.ascii = false};
+    report_text(&f->out, &f->m, &to);
+    assert_non_null(strstr(f->out.data, "evil\\e[31m\\xff\\t\"x\""));
+    for (const char *p = f->out.data; *p; p++)
+        assert_true((unsigned char)*p >= 0x20 || *p == '\n');
+}
+
+static void test_text_sections(void **state)
+{
+    struct fixture *f = *state;
+    struct text_opts to = {.ascii = true};
+    report_text(&f->out, &f->m, &to);
+    const char *t = f->out.data;
+    assert_non_null(strstr(t, "/dev/shm  [#############.......]  62.5%  40.0 MiB of 64.0 MiB"));
+    assert_non_null(strstr(t, "main 10  " "/usr/bin/python3.11"));
+    assert_non_null(strstr(t, "2 workers, 1 shm managers, 3 segments, 11.0 MiB"));
+    assert_non_null(strstr(t, "ORPHANS"));
+    assert_non_null(strstr(t, "torch_999_1  orphan torch"));
+    assert_non_null(strstr(t, "orphan_worker 20"));
+    assert_non_null(strstr(t, "zombie        30"));
+    assert_non_null(strstr(t, "my segment\\n1"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_schema_fields, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_name_escaped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_text_sections, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,197 @@
+/* The model over a scan built in memory: states, kinds, byte figures, roles
+ * and DataLoader groups. */
+#include <sys/sysmacros.h>
+
+#include "testutil.h"
+#include "model/model.h"
+#include "fake_scene.h"
+
+static const struct segment *seg(const struct model *m, const char *name)
+{
+    for (size_t i = 0; i < m->nsegs; i++)
+        if (strcmp(m->segs[i].name, name) == 0)
+            return &m->segs[i];
+    fail_msg("no segment %s", name);
+    return NULL;
+}
+
+static int setup(void **state)
+{
+    struct scan *s = fake_scene();
+    struct model *m = calloc(1, sizeof(*m));
+    struct model_opts o;
+    model_opts_default(&o);
+    model_build(s, &o, m);
+    *state = m;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct model *m = *state;
+    struct scan *s = (struct scan *)m->scan;
+    model_free(m);
+    scan_free(s);
+    free(s);
+    free(m);
+    return 0;
+}
+
+static void test_states(void **state)
+{
+    const struct model *m = *state;
+    assert_int_equal(m->nsegs, 10);
+    assert_int_equal(seg(m, "torch_11_100")->state, SEG_IN_USE);
+    assert_int_equal(seg(m, "torch_12_7_1")->state, SEG_HIDDEN);
+    assert_int_equal(seg(m, "torch_999_1")->state, SEG_ORPHAN);
+    assert_int_equal(seg(m, "torch_12_2")->state, SEG_UNHELD);
+    assert_int_equal(seg(m, "torch_1_2_3")->state, SEG_UNHELD);
+    assert_int_equal(seg(m, "__KMP_REGISTERED_LIB_888_0")->state, SEG_ORPHAN);
+    assert_int_equal(seg(m, "sem.mp-abc")->state, SEG_UNHELD);
+    assert_int_equal(seg(m, "torch_20_1")->state, SEG_IN_USE);
+    assert_int_equal(seg(m, "torch_40_1")->state, SEG_HIDDEN);
+}
+
+static void test_kinds_and_creators(void **state)
+{
+    const struct model *m = *state;
+    const struct segment *s = seg(m, "torch_12_7_1");
+    assert_int_equal(s->kind, KIND_TORCH);
+    assert_true(s->has_creator);
+    assert_int_equal(s->creator_pid, 12);
+    assert_true(s->creator_alive);
+    s = seg(m, "torch_999_1");
+    assert_int_equal(s->creator_pid, 999);
+    assert_false(s->creator_alive);
+    assert_int_equal(seg(m, "__KMP_REGISTERED_LIB_888_0")->kind, KIND_OMP);
+    assert_int_equal(seg(m, "sem.mp-abc")->kind, KIND_SEM);
+    assert_false(seg(m, "sem.mp-abc")->has_creator);
+    assert_int_equal(seg(m, "my segment\n1")->kind, KIND_OTHER);
+}
+
+static void test_kind_names(void **state)
+{
+    (void)state;
+    pid_t p;
+    assert_int_equal(kind_of_name("torch_1_2"), KIND_TORCH);
+    assert_int_equal(kind_of_name("torch_1_2_3"), KIND_TORCH);
+    assert_int_equal(kind_of_name("torch_1_2_3_4"), KIND_OTHER);
+    assert_int_equal(kind_of_name("torch_1_"), KIND_OTHER);
+    assert_int_equal(kind_of_name("torch_a_2"), KIND_OTHER);
+    assert_int_equal(kind_of_name("torch_1_2\n"), KIND_OTHER);
+    assert_int_equal(kind_of_name("xtorch_1_2"), KIND_OTHER);
+    assert_true(name_creator_pid("torch_4321_7_2", &p));
+    assert_int_equal(p, 4321);
+    assert_true(name_creator_pid("__KMP_REGISTERED_LIB_77", &p));
+    assert_int_equal(p, 77);
+    assert_false(name_creator_pid("__KMP_REGISTERED_LIB_x", &p));
+    assert_false(name_creator_pid("torch_0_1", &p));
+}
+
+static void test_holders_joined(void **state)
+{
+    const struct model *m = *state;
+    const struct segment *s = seg(m, "torch_11_100");
+    /* pid 10's fd record and its mapping-only record fold into one. */
+    assert_int_equal(s->nholders, 1);
+    assert_int_equal(s->holders[0].pid, 10);
+    assert_int_equal(s->holders[0].fd, 5);
+    assert_true(s->holders[0].mapped);
+    s = seg(m, "torch_12_7_1");
+    assert_int_equal(s->nholders, 2);
+    assert_int_equal(s->size, 8 * MiB);
+    assert_int_equal(s->alloc, 6 * MiB);
+    s = seg(m, "torch_40_1");
+    assert_false(s->alloc_known);
+    assert_int_equal(s->alloc, 2 * MiB);
+}
+
+static void test_figures(void **state)
+{
+    const struct model *m = *state;
+    const struct mount_figures *f = &m->mounts[0];
+    uint64_t named = 4 * MiB + 2 * MiB + 1 * MiB + 0 + 4096 + 4096 + 1 * MiB + 1 * MiB;
+    assert_int_equal(f->named, named);
+    assert_int_equal(f->hidden, 6 * MiB + 2 * MiB);
+    assert_int_equal(f->orphan, 2 * MiB + 4096);
+    assert_int_equal(f->unattributed, 40 * MiB - named - 8 * MiB);
+    assert_int_equal(f->pending, 2 * MiB);
+    assert_int_equal(m->totals.hidden, 2);
+    assert_int_equal(m->totals.orphans, 2);
+    assert_int_equal(m->totals.orphan_bytes, 2 * MiB + 4096);
+}
+
+static const struct mproc *proc(const struct model *m, pid_t pid)
+{
+    const struct mproc *p = model_find_proc(m, pid);
+    if (!p)
+        fail_msg("pid %d is not in the model", (int)pid);
+    return p;
+}
+
+static void test_roles(void **state)
+{
+    const struct model *m = *state;
+    assert_null(model_find_proc(m, 5)); /* the launcher is not a main */
+    assert_int_equal(proc(m, 10)->role, ROLE_MAIN);
+    assert_int_equal(proc(m, 11)->role, ROLE_WORKER);
+    assert_int_equal(proc(m, 12)->role, ROLE_WORKER);
+    assert_int_equal(proc(m, 13)->role, ROLE_SHM_MANAGER);
+    assert_int_equal(proc(m, 20)->role, ROLE_ORPHAN_WORKER);
+    assert_int_equal(proc(m, 30)->role, ROLE_ZOMBIE);
+    assert_int_equal(proc(m, 40)->role, ROLE_HOLDER);
+    assert_int_equal(m->totals.zombies, 1);
+    assert_int_equal(m->totals.orphan_workers, 1);
+    assert_int_equal(proc(m, 10)->nsegments, 2);
+    assert_int_equal(proc(m, 10)->shm_bytes, 10 * MiB);
+}
+
+static void test_groups(void **state)
+{
+    const struct model *m = *state;
+    assert_int_equal(m->ngroups, 1);
+    const struct group *g = model_find_group(m, 10);
+    assert_non_null(g);
+    assert_int_equal(g->nworkers, 2);
+    assert_int_equal(g->workers[0], 11);
+    assert_int_equal(g->workers[1], 12);
+    assert_int_equal(g->nmanagers, 1);
+    assert_int_equal(g->managers[0], 13);
+    /* torch_11_100, torch_12_7_1 and the unheld torch_12_2 (creator 12). */
+    assert_int_equal(g->nsegments, 3);
+    assert_int_equal(g->shm_bytes, 4 * MiB + 6 * MiB + 1 * MiB);
+    assert_int_equal(seg(m, "torch_12_7_1")->group, 10);
+    assert_int_equal(seg(m, "torch_999_1")->group, 0);
+    assert_int_equal(proc(m, 13)->group, 10);
+    assert_int_equal(proc(m, 20)->group, 0);
+}
+
+static void test_without_holder_scan_nothing_is_orphan(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene();
+    s->holders_scanned = false;
+    struct model m;
+    struct model_opts o;
+    model_opts_default(&o);
+    model_build(s, &o, &m);
+    assert_int_equal(m.totals.orphans, 0);
+    model_free(&m);
+    scan_free(s);
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_states, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kinds_and_creators, setup, teardown),
+        cmocka_unit_test(test_kind_names),
+        cmocka_unit_test_setup_teardown(test_holders_joined, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_figures, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_roles, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_groups, setup, teardown),
+        cmocka_unit_test(test_without_holder_scan_nothing_is_orphan),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
