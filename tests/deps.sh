@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what shmwatch needs to build and to run every test, on Debian 12,
+# as root. Packages already present are left alone, so this is quick to rerun.
+set -euo pipefail
+
+packages=(
+  gcc pkg-config meson ninja-build          # build
+  libncurses-dev libproc2-dev libyaml-dev   # the program's libraries
+  libcmocka-dev                             # unit tests
+  util-linux procps psmisc lsof tmux ncurses-bin   # integration tests: unshare, setpriv, tmux
+  python3 python3-torch                     # the real PyTorch DataLoader tests
+  prometheus                                # promtool checks the metrics
+  valgrind                                  # instruction counts in the benchmark
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "tests/deps.sh: missing packages: ${missing[*]}; run this as root (or sudo) to install them" >&2
+  exit 1
+fi
+echo "tests/deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
