@@ -1,0 +1,211 @@
+#include "config/yamlfile.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/escape.h"
+#include "util/fileio.h"
+#include "util/xalloc.h"
+
+/* Config and theme files are small; anything bigger is a mistake. */
+#define YAMLFILE_MAX (1u << 20)
+
+static char *mark_error(const char *path, size_t line, size_t column, const char *msg)
+{
+    struct buf b;
+    buf_init(&b);
+    buf_printf(&b, "%s:%zu:%zu: %s", path, line + 1, column + 1, msg);
+    return buf_steal(&b);
+}
+
+/* The reader reports a byte offset, not a mark: count lines up to it. */
+static void offset_to_mark(const struct buf *text, size_t offset, size_t *line, size_t *column)
+{
+    *line = 0;
+    *column = 0;
+    for (size_t i = 0; i < offset && i < text->len; i++) {
+        if (text->data[i] == '\n') {
+            (*line)++;
+            *column = 0;
+        } else {
+            (*column)++;
+        }
+    }
+}
+
+static char *parser_error(const char *path, const yaml_parser_t *p, const struct buf *text)
+{
+    struct buf msg;
+    buf_init(&msg);
+    size_t line = p->problem_mark.line, column = p->problem_mark.column;
+    if (p->error == YAML_READER_ERROR) {
+        offset_to_mark(text, p->problem_offset, &line, &column);
+        buf_adds(&msg, p->problem ? p->problem : "unreadable text");
+    } else if (p->error == YAML_MEMORY_ERROR) {
+        buf_adds(&msg, "out of memory");
+    } else {
+        buf_adds(&msg, p->problem ? p->problem : "malformed YAML");
+        if (p->context)
+            buf_printf(&msg, " (%s at %zu:%zu)", p->context, p->context_mark.line + 1,
+                       p->context_mark.column + 1);
+    }
+    char *e = mark_error(path, line, column, msg.data);
+    buf_free(&msg);
+    return e;
+}
+
+int yamlfile_load(struct yamlfile *f, const char *path, char **err)
+{
+    memset(f, 0, sizeof(*f));
+    f->path = path;
+    struct buf text;
+    buf_init(&text);
+    int rc = read_file(path, &text, YAMLFILE_MAX);
+    if (rc == 0 && text.len >= YAMLFILE_MAX)
+        rc = -EFBIG;
+    if (rc < 0) {
+        struct buf b;
+        buf_init(&b);
+        buf_printf(&b, "%s: %s", path, strerror(-rc));
+        *err = buf_steal(&b);
+        buf_free(&text);
+        return rc;
+    }
+
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p)) {
+        buf_free(&text);
+        *err = mark_error(path, 0, 0, "out of memory");
+        return -ENOMEM;
+    }
+    yaml_parser_set_input_string(&p, (const unsigned char *)text.data, text.len);
+    rc = 0;
+    if (!yaml_parser_load(&p, &f->doc)) {
+        *err = parser_error(path, &p, &text);
+        rc = -EINVAL;
+    } else {
+        f->loaded = true;
+        /* A second document would be silently ignored: refuse it. */
+        yaml_document_t next;
+        if (!yaml_parser_load(&p, &next)) {
+            *err = parser_error(path, &p, &text);
+            rc = -EINVAL;
+        } else {
+            if (yaml_document_get_root_node(&next)) {
+                *err = mark_error(path, next.start_mark.line, next.start_mark.column,
+                                  "expected one YAML document, found a second one");
+                rc = -EINVAL;
+            }
+            yaml_document_delete(&next);
+        }
+    }
+    yaml_parser_delete(&p);
+    buf_free(&text);
+    if (rc)
+        yamlfile_free(f);
+    return rc;
+}
+
+void yamlfile_free(struct yamlfile *f)
+{
+    if (f->loaded)
+        yaml_document_delete(&f->doc);
+    f->loaded = false;
+}
+
+yaml_node_t *yamlfile_root(struct yamlfile *f)
+{
+    return f->loaded ? yaml_document_get_root_node(&f->doc) : NULL;
+}
+
+yaml_node_t *yamlfile_node(struct yamlfile *f, int index)
+{
+    return yaml_document_get_node(&f->doc, index);
+}
+
+char *yamlfile_error(const struct yamlfile *f, const yaml_node_t *node, const char *fmt, ...)
+{
+    struct buf msg;
+    buf_init(&msg);
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    size_t line = node ? node->start_mark.line : 0;
+    size_t column = node ? node->start_mark.column : 0;
+    char *e = mark_error(f->path, line, column, msg.data);
+    buf_free(&msg);
+    return e;
+}
+
+int yamlfile_check_mapping(struct yamlfile *f, yaml_node_t *node, const char *what, char **err)
+{
+    if (node->type != YAML_MAPPING_NODE) {
+        *err = yamlfile_error(f, node, "%s: expected a mapping of keys to values, got %s", what,
+                              yamlfile_kind(node));
+        return -EINVAL;
+    }
+    for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *key = yamlfile_node(f, p->key);
+        const char *k = yamlfile_scalar(key);
+        if (!k || yamlfile_is_null(key)) {
+            *err =
+                yamlfile_error(f, key, "%s: expected a key name, got %s", what, yamlfile_kind(key));
+            return -EINVAL;
+        }
+        for (yaml_node_pair_t *q = node->data.mapping.pairs.start; q < p; q++) {
+            const char *prev = yamlfile_scalar(yamlfile_node(f, q->key));
+            if (prev && strcmp(prev, k) == 0) {
+                struct buf b;
+                buf_init(&b);
+                yamlfile_quote(&b, k);
+                *err = yamlfile_error(f, key, "duplicate key %s", b.data);
+                buf_free(&b);
+                return -EINVAL;
+            }
+        }
+    }
+    return 0;
+}
+
+bool yamlfile_is_null(const yaml_node_t *node)
+{
+    if (!node || node->type != YAML_SCALAR_NODE)
+        return node == NULL;
+    if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return false;
+    const char *v = (const char *)node->data.scalar.value;
+    return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL");
+}
+
+const char *yamlfile_scalar(const yaml_node_t *node)
+{
+    if (!node || node->type != YAML_SCALAR_NODE)
+        return NULL;
+    return (const char *)node->data.scalar.value;
+}
+
+const char *yamlfile_kind(const yaml_node_t *node)
+{
+    if (!node)
+        return "nothing";
+    switch (node->type) {
+    case YAML_MAPPING_NODE:
+        return "a mapping";
+    case YAML_SEQUENCE_NODE:
+        return "a list";
+    default:
+        return yamlfile_is_null(node) ? "null" : "a string";
+    }
+}
+
+void yamlfile_quote(struct buf *b, const char *s)
+{
+    buf_addc(b, '\'');
+    esc_term(b, s, 0);
+    buf_addc(b, '\'');
+}

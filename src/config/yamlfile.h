@@ -1,0 +1,50 @@
+/* A YAML file loaded whole as one libyaml document, and error messages that
+ * point into it as "file:line:column: message" (1-based, as editors count).
+ * Internal to src/config: the rest of the program never sees libyaml. */
+#ifndef SHMWATCH_YAMLFILE_H
+#define SHMWATCH_YAMLFILE_H
+
+#include <stdbool.h>
+
+#include <yaml.h>
+
+#include "util/buf.h"
+
+struct yamlfile {
+    const char *path; /* borrowed: must outlive the yamlfile */
+    yaml_document_t doc;
+    bool loaded;
+};
+
+/* Reads and parses path (one document at most; an empty file is an empty
+ * document). Returns 0, -EINVAL with *err = "file:line:column: problem" for
+ * malformed YAML, or -errno with *err = "file: strerror" when unreadable. */
+int yamlfile_load(struct yamlfile *f, const char *path, char **err);
+void yamlfile_free(struct yamlfile *f);
+
+/* The top node, or NULL for an empty document. */
+yaml_node_t *yamlfile_root(struct yamlfile *f);
+yaml_node_t *yamlfile_node(struct yamlfile *f, int index);
+
+/* "file:line:column: " + the formatted message, malloc'd; line and column
+ * are those where node starts (1:1 when node is NULL). */
+char *yamlfile_error(const struct yamlfile *f, const yaml_node_t *node, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Checks that node is a mapping whose keys are scalars and unique; what
+ * names the mapping in messages (e.g. "the file", "colors"). */
+int yamlfile_check_mapping(struct yamlfile *f, yaml_node_t *node, const char *what, char **err);
+
+/* true for an absent value: a plain "", "~", "null", "Null" or "NULL". */
+bool yamlfile_is_null(const yaml_node_t *node);
+
+/* The text of a scalar node (NUL-terminated by libyaml), NULL otherwise. */
+const char *yamlfile_scalar(const yaml_node_t *node);
+
+/* "a mapping", "a list", "null" or "a string": what a value was, for messages. */
+const char *yamlfile_kind(const yaml_node_t *node);
+
+/* Appends s quoted for a one-line message: 'text', control bytes escaped. */
+void yamlfile_quote(struct buf *b, const char *s);
+
+#endif
