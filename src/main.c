@@ -56,6 +56,8 @@ static int snapshot(const struct options *o, struct buf *out)
     if (o->mode == MODE_JSON) {
         report_json(out, &m);
         buf_addc(out, '\n');
+    } else if (o->mode == MODE_PROMETHEUS) {
+        report_prometheus(out, &m);
     } else {
         struct text_opts to = {.ascii = o->ascii};
         report_text(out, &m, &to);
@@ -65,9 +67,33 @@ static int snapshot(const struct options *o, struct buf *out)
     return 0;
 }
 
-/* Writes all of b to stdout; false when the reader has gone. */
-static bool emit(const struct buf *b)
+/* Replaces path with b's content atomically: a reader sees the old file or
+ * the new one, never half of either. */
+static bool write_atomically(const char *path, const struct buf *b)
 {
+    struct buf tmp;
+    buf_init(&tmp);
+    buf_printf(&tmp, "%s.tmp.%d", path, (int)getpid());
+    FILE *f = fopen(tmp.data, "w");
+    bool ok = f && fwrite(b->data, 1, b->len, f) == b->len;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (ok && rename(tmp.data, path) != 0)
+        ok = false;
+    if (!ok) {
+        fprintf(stderr, "shmwatch: cannot write %s: %s\n", path, strerror(errno));
+        unlink(tmp.data);
+    }
+    buf_free(&tmp);
+    return ok;
+}
+
+/* Writes all of b to stdout, or to the --prometheus-file; false when the
+ * reader has gone or the file cannot be written. */
+static bool emit(const struct options *o, const struct buf *b)
+{
+    if (o->prometheus_file)
+        return write_atomically(o->prometheus_file, b);
     if (fwrite(b->data, 1, b->len, stdout) != b->len || fflush(stdout) != 0)
         return false;
     return true;
@@ -94,8 +120,11 @@ static int run_snapshots(const struct options *o)
         rc = snapshot(o, &out);
         if (rc)
             break;
-        if (!emit(&out))
-            break; /* the reader closed the pipe: a normal end for a stream */
+        if (!emit(o, &out)) {
+            if (o->prometheus_file)
+                rc = 1;
+            break; /* else the reader closed the pipe: a normal end for a stream */
+        }
     }
     buf_free(&out);
     return rc;
@@ -131,9 +160,9 @@ int main(int argc, char **argv)
         break;
     case MODE_ONCE:
     case MODE_JSON:
+    case MODE_PROMETHEUS:
         rc = run_snapshots(&o);
         break;
-    case MODE_PROMETHEUS:
     case MODE_DASHBOARD:
         if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
             fputs("shmwatch: the dashboard needs a terminal; use --once or --json for a "

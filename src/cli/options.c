@@ -27,6 +27,7 @@ static const char usage[] =
     "  --json                 print a JSON snapshot (schema 1) and exit\n"
     "  --prometheus           print Prometheus metrics and exit\n"
     "  --prometheus-file PATH write metrics to PATH atomically every --interval\n"
+    "                         (default 15 s) until stopped or --count is reached\n"
     "  --interval S           seconds between snapshots (with --json/--prometheus-file)\n"
     "                         or between holder scans (dashboard; default 2)\n"
     "  --count N              number of snapshots with --interval (0 = forever)\n"
@@ -155,6 +156,14 @@ int options_parse(int argc, char **argv, struct options *o, char **err)
         return fail(err, "unexpected argument '%s' (see --help)", argv[optind]);
     if (o->count_set && !o->interval_set && o->count != 1)
         return fail(err, "%s", "--count needs --interval");
+    if (o->prometheus_file) {
+        if (o->mode != MODE_DASHBOARD && o->mode != MODE_PROMETHEUS)
+            return fail(err, "%s", "--prometheus-file goes with Prometheus output only");
+        o->mode = MODE_PROMETHEUS;
+        if (!o->interval_set)
+            o->interval = 15;
+        o->interval_set = true;
+    }
     if (o->interval_set && o->mode != MODE_DASHBOARD && !o->count_set)
         o->count = 0;
     return 0;

@@ -19,6 +19,9 @@ struct text_opts {
 };
 void report_text(struct buf *out, const struct model *m, const struct text_opts *o);
 
+/* The Prometheus text exposition format. */
+void report_prometheus(struct buf *out, const struct model *m);
+
 /* "2026-11-29T10:40:00Z" */
 void format_rfc3339(char *dst, size_t n, time_t t);
 

@@ -1,0 +1,156 @@
+/* The Prometheus text exposition format (version 0.0.4), for node_exporter's
+ * textfile collector. Base units, HELP and TYPE for every family, labels of
+ * low cardinality: mount, state, kind, and main_pid for at most
+ * PROM_MAX_GROUPS groups. */
+#include <string.h>
+
+#include "report/report.h"
+#include "util/escape.h"
+
+#define PROM_MAX_GROUPS 20
+
+static void family(struct buf *o, const char *name, const char *type, const char *help)
+{
+    buf_printf(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Label values: backslash, quote and newline escaped; bytes that are not
+ * valid UTF-8 replaced by '?', as the format requires UTF-8. */
+static void label_value(struct buf *o, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        if (p[i] == '\\' || p[i] == '"') {
+            buf_addc(o, '\\');
+            buf_addc(o, (char)p[i++]);
+        } else if (p[i] == '\n') {
+            buf_adds(o, "\\n");
+            i++;
+        } else {
+            size_t len = utf8_valid_len(p + i, n - i);
+            if (len == 0 || p[i] < 0x20) {
+                buf_addc(o, '?');
+                i++;
+            } else {
+                buf_add(o, p + i, len);
+                i += len;
+            }
+        }
+    }
+}
+
+static void sample_mount(struct buf *o, const char *name, const char *mount, uint64_t v)
+{
+    buf_printf(o, "%s{mount=\"", name);
+    label_value(o, mount);
+    buf_printf(o, "\"} %llu\n", (unsigned long long)v);
+}
+
+static void mount_family(struct buf *o, const struct model *m, const char *name, const char *help,
+                         int which)
+{
+    family(o, name, "gauge", help);
+    for (size_t i = 0; i < m->scan->mounts.n; i++) {
+        const struct shm_mount *mt = &m->scan->mounts.items[i];
+        const struct mount_figures *f = &m->mounts[i];
+        const uint64_t v[] = {mt->size, mt->used, mt->avail, f->named, f->hidden,
+                              f->orphan, f->unattributed, f->pending};
+        sample_mount(o, name, mt->path, v[which]);
+    }
+}
+
+static void segments(struct buf *o, const struct model *m)
+{
+    static const enum seg_state states[] = {SEG_IN_USE, SEG_HIDDEN, SEG_ORPHAN, SEG_UNHELD};
+    static const enum seg_kind kinds[] = {KIND_TORCH, KIND_OMP, KIND_SEM, KIND_OTHER};
+    family(o, "shmwatch_segments", "gauge", "Segments by mount, state and kind.");
+    for (size_t i = 0; i < m->scan->mounts.n; i++) {
+        for (size_t s = 0; s < 4; s++) {
+            for (size_t k = 0; k < 4; k++) {
+                size_t count = 0;
+                for (size_t j = 0; j < m->nsegs; j++)
+                    count += m->segs[j].mount == i && m->segs[j].state == states[s] &&
+                             m->segs[j].kind == kinds[k];
+                buf_adds(o, "shmwatch_segments{mount=\"");
+                label_value(o, m->scan->mounts.items[i].path);
+                buf_printf(o, "\",state=\"%s\",kind=\"%s\"} %zu\n", seg_state_name(states[s]),
+                           seg_kind_name(kinds[k]), count);
+            }
+        }
+    }
+}
+
+static void groups(struct buf *o, const struct model *m)
+{
+    size_t shown = m->ngroups < PROM_MAX_GROUPS ? m->ngroups : PROM_MAX_GROUPS;
+    family(o, "shmwatch_groups", "gauge", "DataLoader groups (main process with workers).");
+    buf_printf(o, "shmwatch_groups %zu\n", m->ngroups);
+    family(o, "shmwatch_group_shm_bytes", "gauge",
+           "Shared memory allocated by the segments of a DataLoader group.");
+    for (size_t i = 0; i < shown; i++)
+        buf_printf(o, "shmwatch_group_shm_bytes{main_pid=\"%d\"} %llu\n",
+                   (int)m->groups[i].main_pid, (unsigned long long)m->groups[i].shm_bytes);
+    family(o, "shmwatch_group_workers", "gauge", "Live workers of a DataLoader group.");
+    for (size_t i = 0; i < shown; i++)
+        buf_printf(o, "shmwatch_group_workers{main_pid=\"%d\"} %zu\n",
+                   (int)m->groups[i].main_pid, m->groups[i].nworkers);
+}
+
+static void gauge(struct buf *o, const char *name, const char *help, double v)
+{
+    family(o, name, "gauge", help);
+    buf_printf(o, "%s %.17g\n", name, v);
+}
+
+void report_prometheus(struct buf *o, const struct model *m)
+{
+    mount_family(o, m, "shmwatch_mount_size_bytes", "Size of the shm mount.", 0);
+    mount_family(o, m, "shmwatch_mount_used_bytes", "Bytes used on the shm mount (statfs).", 1);
+    mount_family(o, m, "shmwatch_mount_avail_bytes", "Bytes still free on the shm mount.", 2);
+    mount_family(o, m, "shmwatch_mount_named_bytes",
+                 "Bytes allocated by files with a name in the mount.", 3);
+    mount_family(o, m, "shmwatch_mount_hidden_bytes",
+                 "Bytes allocated by unlinked segments still held by a process.", 4);
+    mount_family(o, m, "shmwatch_mount_orphan_bytes",
+                 "Bytes allocated by orphaned segments (held by nobody, creator dead).", 5);
+    mount_family(o, m, "shmwatch_mount_unattributed_bytes",
+                 "Bytes used that the scan could not attribute to a segment.", 6);
+    mount_family(o, m, "shmwatch_mount_pending_bytes",
+                 "Apparent minus allocated bytes of live segments: writes still to come.", 7);
+    segments(o, m);
+    groups(o, m);
+
+    const struct cgroup_info *cg = &m->scan->cgroup;
+    if (cg->present) {
+        if (cg->has_limit)
+            gauge(o, "shmwatch_cgroup_limit_bytes", "Memory limit of the watched cgroup.",
+                  (double)cg->limit);
+        gauge(o, "shmwatch_cgroup_usage_bytes", "Memory charged to the watched cgroup.",
+              (double)cg->usage);
+        gauge(o, "shmwatch_cgroup_shmem_bytes", "Shared memory charged to the watched cgroup.",
+              (double)cg->shmem);
+        gauge(o, "shmwatch_cgroup_anon_bytes", "Anonymous memory of the watched cgroup.",
+              (double)cg->anon);
+    }
+    const struct budget *b = &m->budget;
+    gauge(o, "shmwatch_budget_limit_bytes", "Memory limit the budget uses (cgroup or MemTotal).",
+          (double)b->limit);
+    gauge(o, "shmwatch_budget_headroom_bytes", "Limit minus app memory minus shm used.",
+          (double)b->headroom);
+    gauge(o, "shmwatch_budget_shm_effective_bytes",
+          "Shm that can still be written before ENOSPC or the memory limit.",
+          (double)b->shm_effective);
+    gauge(o, "shmwatch_budget_verdict", "Budget verdict: 0 ok, 1 warn, 2 critical.",
+          (double)b->verdict);
+    gauge(o, "shmwatch_zombies", "Zombie processes.", (double)m->totals.zombies);
+    gauge(o, "shmwatch_orphan_workers", "DataLoader workers whose main process is gone.",
+          (double)m->totals.orphan_workers);
+    gauge(o, "shmwatch_scan_duration_seconds", "How long the last scan took.",
+          m->scan->duration_s);
+    gauge(o, "shmwatch_scan_warnings", "Things the last scan could not read.",
+          (double)m->scan->warn.n);
+    gauge(o, "shmwatch_scan_denied_processes",
+          "Processes whose fds or maps could not be read (permission).",
+          (double)m->scan->warn.denied);
+}
