@@ -1,0 +1,446 @@
+/* The memory cgroup of the watched process.
+ *
+ * /proc/PID/cgroup names the cgroup in each hierarchy: "N:memory:/path" on
+ * v1, "0::/path" on v2; a hybrid host has both, and memory lives in the v1
+ * line when one names it. mountinfo says where that hierarchy is mounted and
+ * which part of it the mount shows (its root): a container without a cgroup
+ * namespace sees the host's path in /proc/PID/cgroup but has only its own
+ * subtree mounted, so the mount root is subtracted from the path. */
+#include "collect/cgroup.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/fileio.h"
+#include "util/xalloc.h"
+
+enum { SMALL_MAX = 1 << 16, MOUNTINFO_MAX = 1 << 24 };
+
+/* --- Pure parsers ------------------------------------------------------- */
+
+bool cgroup_parse_line(char *line, struct cgroup_line *out)
+{
+    char *c1 = strchr(line, ':');
+    if (!c1 || c1 == line)
+        return false;
+    char *c2 = strchr(c1 + 1, ':');
+    if (!c2)
+        return false;
+    *c1 = *c2 = '\0';
+    char *end;
+    errno = 0;
+    unsigned long id = strtoul(line, &end, 10);
+    if (errno || *end || !isdigit((unsigned char)line[0]) || id > UINT_MAX)
+        return false;
+    if (c2[1] != '/')
+        return false;
+    out->id = (unsigned)id;
+    out->controllers = c1 + 1;
+    out->path = c2 + 1;
+    return true;
+}
+
+bool cgroup_list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p = comma ? comma + 1 : NULL;
+    }
+    return false;
+}
+
+/* Undoes the octal escapes mountinfo uses for space, tab, newline, backslash. */
+static void unescape_octal(char *s)
+{
+    char *w = s;
+    for (char *r = s; *r; r++) {
+        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+            r[3] >= '0' && r[3] <= '7') {
+            *w++ = (char)(((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
+            r += 3;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+}
+
+/* "36 25 0:31 /root /mnt rw,relatime shared:1 - cgroup cgroup rw,memory" */
+bool cgroup_parse_mount_line(char *line, struct cgroup_mount *m)
+{
+    char *field[6];
+    char *save = NULL;
+    for (size_t i = 0; i < 6; i++) {
+        field[i] = strtok_r(i == 0 ? line : NULL, " ", &save);
+        if (!field[i])
+            return false;
+    }
+    char *tok;
+    /* Optional fields until the lone "-". */
+    while ((tok = strtok_r(NULL, " ", &save)) && strcmp(tok, "-") != 0)
+        ;
+    if (!tok)
+        return false;
+    char *fstype = strtok_r(NULL, " ", &save);
+    char *source = strtok_r(NULL, " ", &save);
+    char *opts = strtok_r(NULL, " ", &save);
+    if (!fstype || !source)
+        return false;
+    m->root = field[3];
+    m->mountpoint = field[4];
+    m->fstype = fstype;
+    m->super_opts = opts ? opts : "";
+    unescape_octal(m->root);
+    unescape_octal(m->mountpoint);
+    return m->root[0] == '/' && m->mountpoint[0] == '/';
+}
+
+const char *cgroup_relative(const char *path, const char *mount_root)
+{
+    if (strcmp(mount_root, "/") == 0)
+        return strcmp(path, "/") == 0 ? "" : path;
+    size_t n = strlen(mount_root);
+    while (n > 1 && mount_root[n - 1] == '/')
+        n--;
+    if (strncmp(path, mount_root, n) != 0)
+        return NULL;
+    if (path[n] == '\0' || strcmp(path + n, "/") == 0)
+        return "";
+    return path[n] == '/' ? path + n : NULL;
+}
+
+bool cgroup_v1_unlimited(uint64_t v)
+{
+    /* LONG_MAX rounded down to 64 KiB covers every page size up to 64 KiB. */
+    return v >= ((uint64_t)INT64_MAX & ~(uint64_t)0xffff);
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return false;
+    while (*end == ' ' || *end == '\t' || *end == '\n')
+        end++;
+    if (*end)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cgroup_parse_limit(const char *text, bool *limited, uint64_t *limit)
+{
+    size_t n = strcspn(text, "\n");
+    if (n == 3 && strncmp(text, "max", 3) == 0) {
+        *limited = false;
+        *limit = 0;
+        return true;
+    }
+    uint64_t v;
+    if (!parse_u64(text, &v))
+        return false;
+    *limited = !cgroup_v1_unlimited(v);
+    *limit = *limited ? v : 0;
+    return true;
+}
+
+bool cgroup_stat_get(const char *text, const char *key, uint64_t *out)
+{
+    size_t klen = strlen(key);
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        if (strncmp(p, key, klen) == 0 && p[klen] == ' ') {
+            char num[32];
+            size_t len = nl ? (size_t)(nl - (p + klen)) : strlen(p + klen);
+            if (len >= sizeof(num))
+                return false;
+            memcpy(num, p + klen, len);
+            num[len] = '\0';
+            return parse_u64(num, out);
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    return false;
+}
+
+void cgroup_parse_stat(const char *text, int version, struct cgroup_stat *st)
+{
+    memset(st, 0, sizeof(*st));
+    if (version == 2) {
+        cgroup_stat_get(text, "anon", &st->anon);
+        cgroup_stat_get(text, "file", &st->file);
+        cgroup_stat_get(text, "shmem", &st->shmem);
+        return;
+    }
+    if (!cgroup_stat_get(text, "total_rss", &st->anon))
+        cgroup_stat_get(text, "rss", &st->anon);
+    if (!cgroup_stat_get(text, "total_cache", &st->file))
+        cgroup_stat_get(text, "cache", &st->file);
+    if (!cgroup_stat_get(text, "total_shmem", &st->shmem))
+        cgroup_stat_get(text, "shmem", &st->shmem);
+    uint64_t h;
+    if (cgroup_stat_get(text, "hierarchical_memory_limit", &h) && !cgroup_v1_unlimited(h)) {
+        st->has_hier_limit = true;
+        st->hier_limit = h;
+    }
+}
+
+/* --- Reading the files --------------------------------------------------- */
+
+struct reader {
+    const char *base; /* root + fs_root: prefix of every mount point */
+    struct buf path, text;
+    struct warnings *w;
+};
+
+/* Reads base + dir + name (name starts with '/') into r->text. */
+static int read_in(struct reader *r, const char *dir, const char *name)
+{
+    buf_reset(&r->path);
+    buf_printf(&r->path, "%s%s%s", r->base, dir, name);
+    return read_file(r->path.data, &r->text, SMALL_MAX);
+}
+
+/* A number file; a missing or unparsable one is a warning. */
+static bool read_number(struct reader *r, const char *dir, const char *name, uint64_t *out)
+{
+    int rc = read_in(r, dir, name);
+    if (rc < 0) {
+        warn_add(r->w, "cannot read %s: %s", r->path.data, strerror(-rc));
+        return false;
+    }
+    if (!parse_u64(r->text.data, out)) {
+        warn_add(r->w, "%s does not hold a number", r->path.data);
+        return false;
+    }
+    return true;
+}
+
+static void read_stat(struct reader *r, const char *dir, struct cgroup_info *info,
+                      struct cgroup_stat *st)
+{
+    int rc = read_in(r, dir, "/memory.stat");
+    if (rc < 0) {
+        warn_add(r->w, "cannot read %s: %s", r->path.data, strerror(-rc));
+        memset(st, 0, sizeof(*st));
+        return;
+    }
+    cgroup_parse_stat(r->text.data, info->version, st);
+    info->anon = st->anon;
+    info->file = st->file;
+    info->shmem = st->shmem;
+}
+
+static bool read_v1(struct reader *r, const char *dir, struct cgroup_info *info)
+{
+    info->version = 1;
+    if (!read_number(r, dir, "/memory.usage_in_bytes", &info->usage))
+        return false;
+    int rc = read_in(r, dir, "/memory.limit_in_bytes");
+    if (rc < 0 || !cgroup_parse_limit(r->text.data, &info->has_limit, &info->limit))
+        warn_add(r->w, "cannot read the limit in %s", r->path.data);
+    uint64_t v;
+    if (read_in(r, dir, "/memory.max_usage_in_bytes") == 0 && parse_u64(r->text.data, &v)) {
+        info->has_peak = true;
+        info->peak = v;
+    }
+    struct cgroup_stat st;
+    read_stat(r, dir, info, &st);
+    if (st.has_hier_limit && (!info->has_limit || st.hier_limit < info->limit)) {
+        info->has_limit = true;
+        info->limit = st.hier_limit;
+        info->limit_inherited = true;
+    }
+    return true;
+}
+
+/* v2: the tightest memory.max from the cgroup up to the mount's root (the
+ * ancestors above it are not visible, and limit it only through it). */
+static void read_v2_limit(struct reader *r, const char *mountpoint, const char *rel,
+                          struct cgroup_info *info)
+{
+    struct buf dir;
+    buf_init(&dir);
+    buf_printf(&dir, "%s%s", mountpoint, rel);
+    size_t floor = strlen(mountpoint);
+    bool leaf = true;
+    for (;;) {
+        bool limited;
+        uint64_t v;
+        if (read_in(r, dir.data, "/memory.max") == 0 &&
+            cgroup_parse_limit(r->text.data, &limited, &v) && limited &&
+            (!info->has_limit || v < info->limit)) {
+            info->has_limit = true;
+            info->limit = v;
+            info->limit_inherited = !leaf;
+        }
+        char *slash = strrchr(dir.data, '/');
+        if (dir.len <= floor || !slash || (size_t)(slash - dir.data) < floor)
+            break;
+        *slash = '\0';
+        dir.len = (size_t)(slash - dir.data);
+        leaf = false;
+    }
+    buf_free(&dir);
+}
+
+static bool read_v2(struct reader *r, const char *mountpoint, const char *rel,
+                    const char *dir, struct cgroup_info *info)
+{
+    info->version = 2;
+    int rc = read_in(r, dir, "/memory.current");
+    if (rc == -ENOENT)
+        return false; /* no memory controller here, or the root cgroup */
+    if (rc < 0 || !parse_u64(r->text.data, &info->usage)) {
+        warn_add(r->w, "cannot read %s: %s", r->path.data, rc < 0 ? strerror(-rc) : "junk");
+        return false;
+    }
+    read_v2_limit(r, mountpoint, rel, info);
+    uint64_t v;
+    if (read_in(r, dir, "/memory.peak") == 0 && parse_u64(r->text.data, &v)) {
+        info->has_peak = true;
+        info->peak = v;
+    }
+    struct cgroup_stat st;
+    read_stat(r, dir, info, &st);
+    return true;
+}
+
+/* The mount of this hierarchy whose root is the longest prefix of path. */
+static bool find_mount(const char *mountinfo, int version, const char *path,
+                       char **mountpoint, char **rel)
+{
+    char *copy = xstrdup(mountinfo), *cursor = copy, *line;
+    size_t best = 0;
+    bool found = false;
+    while ((line = next_line(&cursor))) {
+        struct cgroup_mount m;
+        if (!cgroup_parse_mount_line(line, &m))
+            continue;
+        if (version == 1 ? strcmp(m.fstype, "cgroup") != 0 || !cgroup_list_has(m.super_opts, "memory")
+                         : strcmp(m.fstype, "cgroup2") != 0)
+            continue;
+        const char *r = cgroup_relative(path, m.root);
+        size_t len = strlen(m.root);
+        if (!r || (found && len <= best))
+            continue;
+        free(*mountpoint);
+        free(*rel);
+        *mountpoint = xstrdup(strcmp(m.mountpoint, "/") == 0 ? "" : m.mountpoint);
+        *rel = xstrdup(r);
+        best = len;
+        found = true;
+    }
+    free(copy);
+    return found;
+}
+
+static bool try_hierarchy(struct reader *r, const char *fs_root, const char *mountinfo,
+                          int version, const char *path, struct cgroup_info *info)
+{
+    char *mountpoint = NULL, *rel = NULL;
+    if (!find_mount(mountinfo, version, path, &mountpoint, &rel)) {
+        warn_add(r->w, "the cgroup %s is not mounted where this process can read it", path);
+        return false;
+    }
+    struct buf dir;
+    buf_init(&dir);
+    buf_printf(&dir, "%s%s", mountpoint, rel);
+    struct cgroup_info tmp = {0};
+    bool ok = version == 1 ? read_v1(r, dir.data, &tmp) : read_v2(r, mountpoint, rel, dir.data, &tmp);
+    if (ok) {
+        *info = tmp;
+        info->present = true;
+        info->path = xstrdup(path);
+        buf_reset(&r->path);
+        buf_printf(&r->path, "%s%s", fs_root, dir.data);
+        info->dir = xstrdup(r->path.data[0] ? r->path.data : "/");
+    }
+    buf_free(&dir);
+    free(mountpoint);
+    free(rel);
+    return ok;
+}
+
+int cgroup_collect_at(const char *root, const char *cgroup_file, const char *mountinfo_file,
+                      const char *fs_root, struct cgroup_info *info, struct warnings *w)
+{
+    memset(info, 0, sizeof(*info));
+    struct reader r = {.w = w};
+    buf_init(&r.path);
+    buf_init(&r.text);
+    struct buf base, cg, mi;
+    buf_init(&base);
+    buf_init(&cg);
+    buf_init(&mi);
+    buf_printf(&base, "%s%s", root, fs_root);
+    r.base = base.data;
+
+    char *v1_path = NULL, *v2_path = NULL;
+    buf_printf(&r.path, "%s%s", root, cgroup_file);
+    int rc = read_file(r.path.data, &cg, SMALL_MAX);
+    if (rc < 0) {
+        warn_add(w, "cannot read %s: %s", r.path.data, strerror(-rc));
+        goto out;
+    }
+    buf_reset(&r.path);
+    buf_printf(&r.path, "%s%s", root, mountinfo_file);
+    rc = read_file(r.path.data, &mi, MOUNTINFO_MAX);
+    if (rc < 0) {
+        warn_add(w, "cannot read %s: %s", r.path.data, strerror(-rc));
+        goto out;
+    }
+    char *cursor = cg.data, *line;
+    while ((line = next_line(&cursor))) {
+        struct cgroup_line l;
+        if (!cgroup_parse_line(line, &l))
+            continue;
+        if (l.id == 0 && l.controllers[0] == '\0' && !v2_path)
+            v2_path = xstrdup(l.path);
+        else if (cgroup_list_has(l.controllers, "memory") && !v1_path)
+            v1_path = xstrdup(l.path);
+    }
+    /* The memory controller is bound to one hierarchy: v1 when a line names it. */
+    if (v1_path && try_hierarchy(&r, fs_root, mi.data, 1, v1_path, info))
+        goto out;
+    if (v2_path && !v1_path)
+        try_hierarchy(&r, fs_root, mi.data, 2, v2_path, info);
+    if (!v1_path && !v2_path)
+        warn_add(w, "%s%s names no cgroup: the memory limit is unknown", root, cgroup_file);
+out:
+    free(v1_path);
+    free(v2_path);
+    buf_free(&base);
+    buf_free(&cg);
+    buf_free(&mi);
+    buf_free(&r.path);
+    buf_free(&r.text);
+    return rc < 0 ? rc : 0;
+}
+
+int cgroup_collect(const char *root, const char *cgroup_file, const char *mountinfo_file,
+                   struct cgroup_info *info, struct warnings *w)
+{
+    return cgroup_collect_at(root, cgroup_file, mountinfo_file, "", info, w);
+}
+
+void cgroup_free(struct cgroup_info *info)
+{
+    free(info->path);
+    free(info->dir);
+    memset(info, 0, sizeof(*info));
+}

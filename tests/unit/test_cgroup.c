@@ -1,0 +1,424 @@
+/* The cgroup reader: its line parsers, and every layout in
+ * tests/fixtures/cgroup read end to end. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect/cgroup.h"
+
+#define HYBRID_ID "9488ab73805b3d4b09cca9bfc090d0cd"
+#define DOCKER_V2_ID "8c1f5e0b7a3d49e2a6f4c9d1b0e87a5f3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f"
+#define DOCKER_V1_ID "4f1a7c8e2b9d06e35c71a8f2d4b69e0c13a57f8e2d9b4c6a0f1e3d5c7b9a2e4f"
+
+static char *fixture(const char *name)
+{
+    const char *base = getenv("FIXTURES");
+    assert_non_null(base);
+    size_t n = strlen(base) + strlen(name) + 16;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/cgroup/%s", base, name);
+    return p;
+}
+
+/* Reads a fixture tree as /proc/self would be read. */
+static int collect(const char *name, struct cgroup_info *info, struct warnings *w)
+{
+    char *root = fixture(name);
+    warn_init(w);
+    int rc = cgroup_collect(root, "/proc/self/cgroup", "/proc/self/mountinfo", info, w);
+    free(root);
+    return rc;
+}
+
+/* --- Parsers ------------------------------------------------------------- */
+
+static void test_parse_line(void **state)
+{
+    (void)state;
+    struct cgroup_line l;
+    char v1[] = "4:memory:/jobs/abc";
+    assert_true(cgroup_parse_line(v1, &l));
+    assert_int_equal(l.id, 4);
+    assert_string_equal(l.controllers, "memory");
+    assert_string_equal(l.path, "/jobs/abc");
+
+    char v2[] = "0::/";
+    assert_true(cgroup_parse_line(v2, &l));
+    assert_int_equal(l.id, 0);
+    assert_string_equal(l.controllers, "");
+    assert_string_equal(l.path, "/");
+
+    /* A path may itself hold colons. */
+    char colon[] = "8:cpu,cpuacct:/kubepods/pod1:x";
+    assert_true(cgroup_parse_line(colon, &l));
+    assert_string_equal(l.controllers, "cpu,cpuacct");
+    assert_string_equal(l.path, "/kubepods/pod1:x");
+
+    char bad1[] = "garbage", bad2[] = "x:memory:/a", bad3[] = "4:memory:", bad4[] = ":memory:/";
+    assert_false(cgroup_parse_line(bad1, &l));
+    assert_false(cgroup_parse_line(bad2, &l));
+    assert_false(cgroup_parse_line(bad3, &l));
+    assert_false(cgroup_parse_line(bad4, &l));
+}
+
+static void test_list_has(void **state)
+{
+    (void)state;
+    assert_true(cgroup_list_has("rw,memory", "memory"));
+    assert_true(cgroup_list_has("memory", "memory"));
+    assert_true(cgroup_list_has("rw,cpu,cpuacct", "cpu"));
+    assert_false(cgroup_list_has("rw,cpuacct", "cpu"));
+    assert_false(cgroup_list_has("rw,nsdelegate,memory_recursiveprot", "memory"));
+    assert_false(cgroup_list_has("", "memory"));
+}
+
+static void test_parse_mount_line(void **state)
+{
+    (void)state;
+    struct cgroup_mount m;
+    char v1[] = "416 407 0:33 /docker/abc /sys/fs/cgroup/memory ro,nosuid master:17 - cgroup "
+                "cgroup rw,memory";
+    assert_true(cgroup_parse_mount_line(v1, &m));
+    assert_string_equal(m.root, "/docker/abc");
+    assert_string_equal(m.mountpoint, "/sys/fs/cgroup/memory");
+    assert_string_equal(m.fstype, "cgroup");
+    assert_string_equal(m.super_opts, "rw,memory");
+
+    char v2[] = "32 23 0:27 / /sys/fs/cgroup rw shared:4 shared:9 - cgroup2 cgroup2 "
+                "rw,nsdelegate";
+    assert_true(cgroup_parse_mount_line(v2, &m));
+    assert_string_equal(m.root, "/");
+    assert_string_equal(m.fstype, "cgroup2");
+
+    char esc[] = "40 31 0:37 /a\\040b /mnt/my\\040cgroups rw - cgroup2 none rw";
+    assert_true(cgroup_parse_mount_line(esc, &m));
+    assert_string_equal(m.root, "/a b");
+    assert_string_equal(m.mountpoint, "/mnt/my cgroups");
+
+    char nodash[] = "40 31 0:37 / /sys/fs/cgroup rw cgroup2 none rw";
+    char shortl[] = "40 31 0:37 /";
+    assert_false(cgroup_parse_mount_line(nodash, &m));
+    assert_false(cgroup_parse_mount_line(shortl, &m));
+}
+
+static void test_relative(void **state)
+{
+    (void)state;
+    assert_string_equal(cgroup_relative("/docker/abc", "/docker/abc"), "");
+    assert_string_equal(cgroup_relative("/docker/abc/", "/docker/abc"), "");
+    assert_string_equal(cgroup_relative("/docker/abc/sub", "/docker/abc"), "/sub");
+    assert_string_equal(cgroup_relative("/docker/abc/sub", "/docker/abc/"), "/sub");
+    assert_null(cgroup_relative("/docker/abcd", "/docker/abc"));
+    assert_null(cgroup_relative("/", "/docker/abc"));
+    assert_string_equal(cgroup_relative("/a/b", "/"), "/a/b");
+    assert_string_equal(cgroup_relative("/", "/"), "");
+}
+
+static void test_limits(void **state)
+{
+    (void)state;
+    /* LONG_MAX rounded down to 4 KiB, 16 KiB and 64 KiB pages. */
+    assert_true(cgroup_v1_unlimited(9223372036854771712ULL));
+    assert_true(cgroup_v1_unlimited(9223372036854759424ULL));
+    assert_true(cgroup_v1_unlimited(9223372036854710272ULL));
+    assert_true(cgroup_v1_unlimited(9223372036854775807ULL));
+    assert_false(cgroup_v1_unlimited(1073741824ULL));
+    assert_false(cgroup_v1_unlimited(9223372036854644736ULL)); /* 128 KiB below */
+
+    bool limited = true;
+    uint64_t v = 1;
+    assert_true(cgroup_parse_limit("max\n", &limited, &v));
+    assert_false(limited);
+    assert_true(cgroup_parse_limit("536870912\n", &limited, &v));
+    assert_true(limited);
+    assert_int_equal(v, 536870912);
+    assert_true(cgroup_parse_limit("9223372036854771712\n", &limited, &v));
+    assert_false(limited);
+    assert_false(cgroup_parse_limit("", &limited, &v));
+    assert_false(cgroup_parse_limit("-1\n", &limited, &v));
+    assert_false(cgroup_parse_limit("512M\n", &limited, &v));
+    assert_false(cgroup_parse_limit("maximal\n", &limited, &v));
+}
+
+static void test_stat(void **state)
+{
+    (void)state;
+    uint64_t v = 0;
+    const char *t = "file_mapped 5\nfile 7\nanon_thp 0\nanon 9\n";
+    assert_true(cgroup_stat_get(t, "file", &v));
+    assert_int_equal(v, 7);
+    assert_true(cgroup_stat_get(t, "anon", &v));
+    assert_int_equal(v, 9);
+    assert_false(cgroup_stat_get(t, "shmem", &v));
+    assert_false(cgroup_stat_get("anon x\n", "anon", &v));
+
+    struct cgroup_stat st;
+    cgroup_parse_stat("anon 1\nfile 2\nshmem 3\n", 2, &st);
+    assert_int_equal(st.anon, 1);
+    assert_int_equal(st.file, 2);
+    assert_int_equal(st.shmem, 3);
+    assert_false(st.has_hier_limit);
+
+    /* v1 prefers the hierarchical total_* keys. */
+    cgroup_parse_stat("cache 2\nrss 1\nshmem 3\nhierarchical_memory_limit 100\n"
+                      "total_cache 20\ntotal_rss 10\ntotal_shmem 30\n",
+                      1, &st);
+    assert_int_equal(st.anon, 10);
+    assert_int_equal(st.file, 20);
+    assert_int_equal(st.shmem, 30);
+    assert_true(st.has_hier_limit);
+    assert_int_equal(st.hier_limit, 100);
+
+    cgroup_parse_stat("cache 2\nrss 1\nshmem 3\nhierarchical_memory_limit 9223372036854771712\n",
+                      1, &st);
+    assert_int_equal(st.anon, 1);
+    assert_int_equal(st.file, 2);
+    assert_int_equal(st.shmem, 3);
+    assert_false(st.has_hier_limit);
+}
+
+/* --- Fixture trees ---------------------------------------------------------- */
+
+static void test_hybrid(void **state)
+{
+    (void)state;
+    struct cgroup_info c;
+    struct warnings w;
+    assert_int_equal(collect("hybrid", &c, &w), 0);
+    assert_true(c.present);
+    assert_int_equal(c.version, 1);
+    assert_string_equal(c.path, "/jobs/" HYBRID_ID);
+    assert_string_equal(c.dir, "/sys/fs/cgroup/memory/jobs/" HYBRID_ID);
+    assert_false(c.has_limit);
+    assert_false(c.limit_inherited);
+    assert_int_equal(c.usage, 47927296);
+    assert_true(c.has_peak);
+    assert_int_equal(c.peak, 55312384);
+    assert_int_equal(c.anon, 1986560);
+    assert_int_equal(c.file, 43741184);
+    assert_int_equal(c.shmem, 0);
+    assert_int_equal(w.n, 0);
+    cgroup_free(&c);
+    warn_free(&w);
+}
+
+static void test_v1(void **state)
+{
+    (void)state;
+    struct cgroup_info c;
+    struct warnings w;
+    assert_int_equal(collect("v1", &c, &w), 0);
+    assert_true(c.present);
+    assert_int_equal(c.version, 1);
+    assert_string_equal(c.path, "/jobs/" HYBRID_ID "/train/loader");
+    assert_string_equal(c.dir, "/sys/fs/cgroup/memory/jobs/" HYBRID_ID "/train/loader");
+    /* memory.limit_in_bytes is the sentinel; the parent's 1 GiB applies. */
+    assert_true(c.has_limit);
+    assert_int_equal(c.limit, 1073741824);
+    assert_true(c.limit_inherited);
+    assert_int_equal(c.usage, 151433216);
+    assert_true(c.has_peak);
+    assert_int_equal(c.peak, 151498752);
+    assert_int_equal(c.anon, 107917312);
+    assert_int_equal(c.file, 42004480);
+    assert_int_equal(c.shmem, 41943040); /* the 40 MiB written to /dev/shm */
+    assert_int_equal(w.n, 0);
+    cgroup_free(&c);
+    warn_free(&w);
+}
+
+static void test_v2(void **state)
+{
+    (void)state;
+    struct cgroup_info c;
+    struct warnings w;
+    assert_int_equal(collect("v2", &c, &w), 0);
+    assert_true(c.present);
+    assert_int_equal(c.version, 2);
+    assert_string_equal(c.path, "/user.slice/user-1000.slice/user@1000.service/app.slice/train.scope");
+    assert_string_equal(c.dir, "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/"
+                               "app.slice/train.scope");
+    /* The scope says max; user-1000.slice caps it at 6 GiB. */
+    assert_true(c.has_limit);
+    assert_int_equal(c.limit, 6442450944ULL);
+    assert_true(c.limit_inherited);
+    assert_int_equal(c.usage, 3993300992ULL);
+    assert_true(c.has_peak);
+    assert_int_equal(c.peak, 4127195136ULL);
+    assert_int_equal(c.anon, 1326931968ULL);
+    assert_int_equal(c.file, 2617835520ULL);
+    assert_int_equal(c.shmem, 1073741824ULL);
+    assert_int_equal(w.n, 0);
+    cgroup_free(&c);
+    warn_free(&w);
+}
+
+static void check_docker_v2(const struct cgroup_info *c)
+{
+    assert_true(c->present);
+    assert_int_equal(c->version, 2);
+    assert_true(c->has_limit);
+    assert_int_equal(c->limit, 536870912);
+    assert_false(c->limit_inherited);
+    assert_int_equal(c->usage, 187949056);
+    assert_false(c->has_peak);
+    assert_int_equal(c->anon, 98304000);
+    assert_int_equal(c->file, 84934656);
+    assert_int_equal(c->shmem, 67108864);
+}
+
+static void test_namespaced(void **state)
+{
+    (void)state;
+    struct cgroup_info c;
+    struct warnings w;
+    assert_int_equal(collect("namespaced", &c, &w), 0);
+    check_docker_v2(&c);
+    assert_string_equal(c.path, "/");
+    assert_string_equal(c.dir, "/sys/fs/cgroup");
+    assert_int_equal(w.n, 0);
+    cgroup_free(&c);
+    warn_free(&w);
+}
+
+/* The same container from the host: the host's path, its mount root
+ * subtracted, the files reached through /proc/PID/root. */
+static void test_namespaced_from_host(void **state)
+{
+    (void)state;
+    char *root = fixture("namespaced");
+    struct cgroup_info c;
+    struct warnings w;
+    warn_init(&w);
+    assert_int_equal(cgroup_collect_at(root, "/proc/4242/cgroup", "/proc/4242/mountinfo",
+                                       "/proc/4242/root", &c, &w),
+                     0);
+    check_docker_v2(&c);
+    assert_string_equal(c.path, "/system.slice/docker-" DOCKER_V2_ID ".scope");
+    assert_string_equal(c.dir, "/proc/4242/root/sys/fs/cgroup");
+    assert_int_equal(w.n, 0);
+    cgroup_free(&c);
+    warn_free(&w);
+    free(root);
+}
+
+static void test_nocontroller(void **state)
+{
+    (void)state;
+    struct cgroup_info c;
+    struct warnings w;
+    assert_int_equal(collect("nocontroller", &c, &w), 0);
+    assert_false(c.present);
+    assert_null(c.path);
+    assert_false(c.has_limit);
+    assert_int_equal(w.n, 0);
+    cgroup_free(&c);
+    warn_free(&w);
+}
+
+static void test_container_hostpath(void **state)
+{
+    (void)state;
+    struct cgroup_info c;
+    struct warnings w;
+    assert_int_equal(collect("container-hostpath", &c, &w), 0);
+    assert_true(c.present);
+    assert_int_equal(c.version, 1);
+    assert_string_equal(c.path, "/docker/" DOCKER_V1_ID);
+    /* The mount's root is /docker/<id>: the directory is the mount itself. */
+    assert_string_equal(c.dir, "/sys/fs/cgroup/memory");
+    assert_true(c.has_limit);
+    assert_int_equal(c.limit, 8589934592ULL);
+    assert_false(c.limit_inherited);
+    assert_int_equal(c.usage, 3390173184ULL);
+    assert_true(c.has_peak);
+    assert_int_equal(c.peak, 5012127744ULL);
+    assert_int_equal(c.anon, 1720320000ULL);
+    assert_int_equal(c.file, 1640484864ULL);
+    assert_int_equal(c.shmem, 1342177280ULL);
+    assert_int_equal(w.n, 0);
+    cgroup_free(&c);
+    warn_free(&w);
+}
+
+static void test_missing_files(void **state)
+{
+    (void)state;
+    struct cgroup_info c;
+    struct warnings w;
+    assert_int_equal(collect("no-such-tree", &c, &w), -ENOENT);
+    assert_false(c.present);
+    assert_int_equal(w.n, 1);
+    assert_non_null(strstr(w.msg[0], "cannot read"));
+    cgroup_free(&c);
+    warn_free(&w);
+}
+
+/* A v1 memory line whose hierarchy is not mounted: no cgroup, and a warning. */
+static void test_unmounted(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/shmwatch-cgroup-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof(path), "%s/proc", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof(path), "%s/proc/cgroup", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("4:memory:/x\n0::/\n", f);
+    fclose(f);
+    snprintf(path, sizeof(path), "%s/proc/mountinfo", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("22 27 0:21 / /proc rw - proc proc rw\n", f);
+    fclose(f);
+
+    struct cgroup_info c;
+    struct warnings w;
+    warn_init(&w);
+    assert_int_equal(cgroup_collect(dir, "/proc/cgroup", "/proc/mountinfo", &c, &w), 0);
+    assert_false(c.present);
+    assert_int_equal(w.n, 1);
+    assert_non_null(strstr(w.msg[0], "not mounted"));
+    cgroup_free(&c);
+    warn_free(&w);
+
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/proc/cgroup", dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/proc", dir);
+    rmdir(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_line),
+        cmocka_unit_test(test_list_has),
+        cmocka_unit_test(test_parse_mount_line),
+        cmocka_unit_test(test_relative),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_stat),
+        cmocka_unit_test(test_hybrid),
+        cmocka_unit_test(test_v1),
+        cmocka_unit_test(test_v2),
+        cmocka_unit_test(test_namespaced),
+        cmocka_unit_test(test_namespaced_from_host),
+        cmocka_unit_test(test_nocontroller),
+        cmocka_unit_test(test_container_hostpath),
+        cmocka_unit_test(test_missing_files),
+        cmocka_unit_test(test_unmounted),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
