@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Processes that exit mid-scan and /proc entries we may not read are normal:
+# every snapshot stays valid JSON, exits 0, and says what it could not read.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+need setpriv
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+
+scene_start --workers 2 --per-worker 4 --churn
+for i in $(seq 1 25); do
+    "$SHMWATCH" --json >"$SHMTEST_TMP/race.$i.json" || fail "snapshot $i exited $?"
+    json_check "$SHMTEST_TMP/race.$i.json" "j['totals']['hidden'] == 6 and len(j['groups']) == 1" \
+        "snapshot $i is valid and complete despite churn" >/dev/null
+done
+ok "25 snapshots during process churn: valid JSON, complete"
+
+# As nobody, root's processes cannot be read: a warning, exit 0, valid JSON.
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$SHMWATCH" --json >"$SHMTEST_TMP/nobody.json" ||
+    fail "shmwatch as nobody exited $?"
+json_check "$SHMTEST_TMP/nobody.json" "any('permission denied' in w for w in j['warnings']) and j['scan']['denied'] > 0" \
+    "unreadable /proc entries are reported as warnings"
+json_check "$SHMTEST_TMP/nobody.json" "j['totals']['orphans'] == 0 and sorted(s['state'] for s in j['segments'] if s['name'] in [m['name'] for m in man['segments'] if m['mode'] == 'named']) == ['unheld', 'unheld']" \
+    "as nobody, root's held segments look unheld (never orphans): their creators live"
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$SHMWATCH" --once >/dev/null ||
+    fail "shmwatch --once as nobody exited $?"
+ok "text snapshot as nobody"
+
+# --json stream: NDJSON, one object per line.
+"$SHMWATCH" --json --interval 0.1 --count 3 >"$SHMTEST_TMP/stream.ndjson" || fail "stream exited $?"
+assert_eq "$(wc -l <"$SHMTEST_TMP/stream.ndjson")" 3 "--count 3 gives three lines"
+/usr/bin/python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$SHMTEST_TMP/stream.ndjson" ||
+    fail "a stream line is not valid JSON"
+ok "each stream line is one JSON object"
+scene_stop
