@@ -63,4 +63,8 @@ uint64_t budget_scale_up(uint64_t x, uint64_t num, uint64_t den);
  * to whole MiB). */
 const char *budget_flag_size(char *dst, size_t n, uint64_t bytes);
 
+/* A size for a line of arithmetic, precise enough to follow: "512 B",
+ * "183.8 MiB", "1.17 GiB". */
+const char *budget_fmt_step(char *dst, size_t n, uint64_t bytes);
+
 #endif

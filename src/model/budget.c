@@ -1,0 +1,268 @@
+/* The memory budget. A tmpfs page is charged to the memory cgroup of the
+ * process that first wrote it, so /dev/shm and the application share one
+ * limit: whichever runs out first decides how a DataLoader dies, with
+ * "No space left on device" / SIGBUS (the tmpfs is full) or an OOM kill
+ * (the limit is reached). */
+#include "model/budget.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+#define MiB (UINT64_C(1) << 20)
+#define GiB (UINT64_C(1) << 30)
+#define DOCKER_DEFAULT_SHM (64 * MiB)
+
+enum { MAX_NOTES = 12 };
+
+struct notes {
+    char *text[MAX_NOTES];
+    enum verdict sev[MAX_NOTES]; /* VERDICT_OK: information only */
+    size_t n;
+};
+
+__attribute__((format(printf, 3, 4))) static void note(struct notes *ns, enum verdict sev,
+                                                       const char *fmt, ...)
+{
+    if (ns->n == MAX_NOTES)
+        return;
+    struct buf b;
+    buf_init(&b);
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    ns->sev[ns->n] = sev;
+    ns->text[ns->n++] = buf_steal(&b);
+}
+
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : 0;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+uint64_t budget_scale_up(uint64_t x, uint64_t num, uint64_t den)
+{
+    uint64_t p;
+    if (den == 0 || __builtin_mul_overflow(x, num, &p))
+        return UINT64_MAX;
+    return p / den + (p % den != 0);
+}
+
+uint64_t budget_round_up(uint64_t bytes)
+{
+    uint64_t unit = bytes <= GiB ? MiB : GiB;
+    uint64_t r = budget_scale_up(bytes, 1, unit);
+    return r > UINT64_MAX / unit ? UINT64_MAX : r * unit;
+}
+
+const char *budget_flag_size(char *dst, size_t n, uint64_t bytes)
+{
+    if (bytes >= GiB && bytes % GiB == 0)
+        snprintf(dst, n, "%llug", (unsigned long long)(bytes / GiB));
+    else
+        snprintf(dst, n, "%llum", (unsigned long long)budget_scale_up(bytes, 1, MiB));
+    return dst;
+}
+
+const char *budget_fmt_step(char *dst, size_t n, uint64_t bytes)
+{
+    if (bytes < MiB / 8)
+        return fmt_size(dst, n, bytes);
+    if (bytes < GiB)
+        snprintf(dst, n, "%.1f MiB", (double)bytes / (double)MiB);
+    else
+        snprintf(dst, n, "%.2f GiB", (double)bytes / (double)GiB);
+    return dst;
+}
+
+static const char *unit_word(uint64_t rounded)
+{
+    return rounded > GiB ? "GiB" : "MiB";
+}
+
+/* Human sizes for sentences; each call uses the next of a few buffers. */
+struct sizes {
+    char s[8][32];
+    int next;
+};
+
+static const char *sz(struct sizes *z, uint64_t v)
+{
+    char *d = z->s[z->next++ % 8];
+    return fmt_size(d, sizeof(z->s[0]), v);
+}
+
+static const char *step(struct sizes *z, uint64_t v)
+{
+    char *d = z->s[z->next++ % 8];
+    return budget_fmt_step(d, sizeof(z->s[0]), v);
+}
+
+static void choose_limit(const struct budget_input *in, const struct cgroup_info *cg,
+                         struct budget *out, struct notes *ns, struct sizes *z)
+{
+    if (cg && cg->has_limit && (in->mem_total == 0 || cg->limit <= in->mem_total)) {
+        out->limit = cg->limit;
+        out->limit_source = LIMIT_CGROUP;
+        return;
+    }
+    out->limit = in->mem_total;
+    out->limit_source = LIMIT_MEMTOTAL;
+    if (cg && cg->has_limit)
+        note(ns, VERDICT_OK,
+             "The memory cgroup's limit (%s) is above the machine's memory: the budget counts "
+             "against MemTotal (%s).",
+             sz(z, cg->limit), sz(z, in->mem_total));
+    else if (cg)
+        note(ns, VERDICT_OK,
+             "The memory cgroup %s has no limit: the budget counts against the machine's "
+             "memory (MemTotal %s).",
+             cg->path ? cg->path : "", sz(z, in->mem_total));
+    else
+        note(ns, VERDICT_OK,
+             "No memory cgroup was found: the budget counts against the machine's memory "
+             "(MemTotal %s).",
+             sz(z, in->mem_total));
+}
+
+static void check_shm(const struct budget_input *in, const struct budget *b, double warn_pct,
+                      double crit_pct, struct notes *ns, struct sizes *z)
+{
+    const char *against = b->limit_source == LIMIT_CGROUP ? "memory limit" : "machine's memory";
+    uint64_t room = sub0(b->limit, b->app);
+    if (b->shm_size > 0 && b->limit > 0 && b->shm_size > room)
+        note(ns, VERDICT_WARN,
+             "/dev/shm (%s) is larger than the memory left for it under the %s (%s - %s of "
+             "app = %s): the OOM killer fires while %s of /dev/shm are still free, so expect "
+             "an OOM kill rather than \"No space left on device\".",
+             sz(z, b->shm_size), against, sz(z, b->limit), sz(z, b->app), sz(z, room),
+             sz(z, b->shm_size - room));
+    if (b->shm_size == DOCKER_DEFAULT_SHM && in->workers_present)
+        note(ns, VERDICT_WARN,
+             "/dev/shm is 64 MiB, Docker's default, and DataLoader workers are running: a few "
+             "batches in flight fill it, and then workers die with \"Bus error\" or \"No space "
+             "left on device\". Give the container a larger --shm-size (see the recommendation, "
+             "or run shmwatch plan).");
+    if (b->shm_size > 0) {
+        double pct = (double)b->shm_used * 100.0 / (double)b->shm_size;
+        if (pct >= crit_pct)
+            note(ns, VERDICT_CRITICAL,
+                 "/dev/shm is %.1f%% full (%s of %s; critical at %.0f%%): the next writes fail "
+                 "with \"No space left on device\" or a Bus error.",
+                 pct, sz(z, b->shm_used), sz(z, b->shm_size), crit_pct);
+        else if (pct >= warn_pct)
+            note(ns, VERDICT_WARN, "/dev/shm is %.1f%% full (%s of %s; warning at %.0f%%).", pct,
+                 sz(z, b->shm_used), sz(z, b->shm_size), warn_pct);
+    }
+    if (in->pending > 0 && in->pending > in->shm_avail)
+        note(ns, VERDICT_CRITICAL,
+             "Live segments have %s reserved but not yet written, more than the %s free on "
+             "/dev/shm: when they are written, the writing process dies with SIGBUS "
+             "(\"Bus error\").",
+             sz(z, in->pending), sz(z, in->shm_avail));
+    else if (in->pending > 0 && b->limit_source == LIMIT_CGROUP && in->pending > b->headroom)
+        note(ns, VERDICT_CRITICAL,
+             "Live segments have %s reserved but not yet written, more than the %s left under "
+             "the memory limit: writing them triggers the OOM killer.",
+             sz(z, in->pending), sz(z, b->headroom));
+}
+
+static void check_memory(const struct budget *b, double warn_pct, double crit_pct,
+                         struct notes *ns, struct sizes *z)
+{
+    if (b->limit_source != LIMIT_CGROUP || b->limit == 0)
+        return;
+    uint64_t used = add_sat(b->app, b->shm_used);
+    double pct = (double)used * 100.0 / (double)b->limit;
+    if (pct >= crit_pct)
+        note(ns, VERDICT_CRITICAL,
+             "The application and /dev/shm together use %.1f%% of the memory limit (%s + %s of "
+             "%s; critical at %.0f%%): the OOM killer is close.",
+             pct, sz(z, b->app), sz(z, b->shm_used), sz(z, b->limit), crit_pct);
+    else if (pct >= warn_pct)
+        note(ns, VERDICT_WARN,
+             "The application and /dev/shm together use %.1f%% of the memory limit (%s + %s of "
+             "%s; warning at %.0f%%).",
+             pct, sz(z, b->app), sz(z, b->shm_used), sz(z, b->limit), warn_pct);
+}
+
+static void recommend(const struct budget_input *in, struct budget *b, struct notes *ns,
+                      struct sizes *z)
+{
+    b->peak_shm = in->peak_shm > b->shm_used ? in->peak_shm : b->shm_used;
+    b->peak_app = in->peak_app > b->app ? in->peak_app : b->app;
+    if (b->peak_shm == 0)
+        return;
+    uint64_t shm15 = budget_scale_up(b->peak_shm, 3, 2);
+    b->rec_shm_size = budget_round_up(shm15);
+    uint64_t sum = add_sat(b->peak_app, b->rec_shm_size);
+    uint64_t mem12 = budget_scale_up(sum, 6, 5);
+    b->rec_memory = budget_round_up(mem12);
+    char f1[32], f2[32];
+    note(ns, VERDICT_OK,
+         "Recommended: --shm-size=%s (peak shm %s x 1.5 = %s, rounded up to a whole %s) and "
+         "-m %s ((app peak %s + shm %s) x 1.2 = %s, rounded up to a whole %s).",
+         budget_flag_size(f1, sizeof(f1), b->rec_shm_size), step(z, b->peak_shm),
+         step(z, shm15), unit_word(b->rec_shm_size), budget_flag_size(f2, sizeof(f2), b->rec_memory),
+         step(z, b->peak_app), step(z, b->rec_shm_size), step(z, mem12), unit_word(b->rec_memory));
+}
+
+void budget_compute(const struct budget_input *in, struct budget *out)
+{
+    memset(out, 0, sizeof(*out));
+    const struct cgroup_info *cg = in->cg && in->cg->present ? in->cg : NULL;
+    double warn_pct = in->warn_pct > 0 ? in->warn_pct : 80.0;
+    double crit_pct = in->crit_pct > 0 ? in->crit_pct : 95.0;
+    struct notes ns = {0};
+    struct sizes z = {0};
+
+    out->shm_size = in->shm_size;
+    out->shm_used = in->shm_used;
+    out->app = cg ? cg->anon : in->rss_anon_sum;
+    choose_limit(in, cg, out, &ns, &z);
+    out->headroom = sub0(sub0(out->limit, out->app), out->shm_used);
+    out->shm_effective = in->shm_avail < out->headroom ? in->shm_avail : out->headroom;
+
+    check_shm(in, out, warn_pct, crit_pct, &ns, &z);
+    check_memory(out, warn_pct, crit_pct, &ns, &z);
+    recommend(in, out, &ns, &z);
+
+    /* Most important first: critical, then warnings, then information. */
+    out->advice = ns.n ? xcalloc(ns.n, sizeof(*out->advice)) : NULL;
+    for (int sev = VERDICT_CRITICAL; sev >= VERDICT_OK; sev--)
+        for (size_t i = 0; i < ns.n; i++)
+            if ((int)ns.sev[i] == sev)
+                out->advice[out->nadvice++] = ns.text[i];
+    for (size_t i = 0; i < ns.n; i++)
+        if (ns.sev[i] > out->verdict)
+            out->verdict = ns.sev[i];
+}
+
+void budget_free(struct budget *b)
+{
+    for (size_t i = 0; i < b->nadvice; i++)
+        free(b->advice[i]);
+    free(b->advice);
+    memset(b, 0, sizeof(*b));
+}
+
+const char *verdict_name(enum verdict v)
+{
+    switch (v) {
+    case VERDICT_WARN: return "warn";
+    case VERDICT_CRITICAL: return "critical";
+    default: return "ok";
+    }
+}

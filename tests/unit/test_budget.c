@@ -1,0 +1,391 @@
+/* The budget model: which limit applies, the derived figures, and every
+ * verdict and advice rule. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "model/budget.h"
+
+#define MiB (UINT64_C(1) << 20)
+#define GiB (UINT64_C(1) << 30)
+
+/* Index of the first advice sentence containing s, or -1. */
+static int advice_with(const struct budget *b, const char *s)
+{
+    for (size_t i = 0; i < b->nadvice; i++)
+        if (strstr(b->advice[i], s))
+            return (int)i;
+    return -1;
+}
+
+/* A quiet container: 8 GiB limit, 1 GiB app, 2 GiB /dev/shm with 100 MiB used. */
+static struct cgroup_info container(void)
+{
+    struct cgroup_info cg = {
+        .present = true, .version = 2, .path = "/", .has_limit = true, .limit = 8 * GiB,
+        .anon = 1 * GiB, .shmem = 100 * MiB,
+    };
+    return cg;
+}
+
+static struct budget_input input(const struct cgroup_info *cg)
+{
+    struct budget_input in = {
+        .cg = cg, .mem_total = 32 * GiB, .shm_size = 2 * GiB, .shm_used = 100 * MiB,
+        .shm_avail = 2 * GiB - 100 * MiB, .rss_anon_sum = 700 * MiB,
+    };
+    return in;
+}
+
+static void test_helpers(void **state)
+{
+    (void)state;
+    assert_int_equal(budget_scale_up(10, 3, 2), 15);
+    assert_int_equal(budget_scale_up(11, 3, 2), 17); /* 16.5 up */
+    assert_int_equal(budget_scale_up(UINT64_MAX / 2, 3, 2), UINT64_MAX);
+    assert_int_equal(budget_round_up(1), MiB);
+    assert_int_equal(budget_round_up(60 * MiB), 60 * MiB);
+    assert_int_equal(budget_round_up(60 * MiB + 1), 61 * MiB);
+    assert_int_equal(budget_round_up(GiB), GiB);
+    assert_int_equal(budget_round_up(GiB + 1), 2 * GiB);
+    assert_int_equal(budget_round_up(UINT64_MAX - 5), UINT64_MAX);
+    char f[32];
+    assert_string_equal(budget_flag_size(f, sizeof(f), 2 * GiB), "2g");
+    assert_string_equal(budget_flag_size(f, sizeof(f), 276 * MiB), "276m");
+    assert_string_equal(budget_flag_size(f, sizeof(f), GiB + MiB), "1025m");
+    assert_string_equal(verdict_name(VERDICT_OK), "ok");
+    assert_string_equal(verdict_name(VERDICT_WARN), "warn");
+    assert_string_equal(verdict_name(VERDICT_CRITICAL), "critical");
+    assert_string_equal(budget_fmt_step(f, sizeof(f), 512), "512 B");
+    assert_string_equal(budget_fmt_step(f, sizeof(f), 192675840), "183.8 MiB");
+    assert_string_equal(budget_fmt_step(f, sizeof(f), 1200 * MiB), "1.17 GiB");
+}
+
+static void test_cgroup_figures(void **state)
+{
+    (void)state;
+    struct cgroup_info cg = container();
+    struct budget_input in = input(&cg);
+    struct budget b;
+    budget_compute(&in, &b);
+    assert_int_equal(b.limit_source, LIMIT_CGROUP);
+    assert_int_equal(b.limit, 8 * GiB);
+    assert_int_equal(b.app, 1 * GiB); /* cgroup anon, not the RssAnon sum */
+    assert_int_equal(b.shm_size, 2 * GiB);
+    assert_int_equal(b.shm_used, 100 * MiB);
+    assert_int_equal(b.headroom, 8 * GiB - 1 * GiB - 100 * MiB);
+    /* /dev/shm runs out before the limit. */
+    assert_int_equal(b.shm_effective, 2 * GiB - 100 * MiB);
+    assert_int_equal(b.verdict, VERDICT_OK);
+    assert_int_equal(advice_with(&b, "MemTotal"), -1);
+    budget_free(&b);
+
+    /* A tight limit: the headroom is what can still be written. */
+    cg.limit = 1200 * MiB;
+    budget_compute(&in, &b);
+    assert_int_equal(b.headroom, 1200 * MiB - 1024 * MiB - 100 * MiB);
+    assert_int_equal(b.shm_effective, 76 * MiB);
+    budget_free(&b);
+
+    /* Headroom never goes below zero. */
+    cg.limit = 512 * MiB;
+    budget_compute(&in, &b);
+    assert_int_equal(b.headroom, 0);
+    assert_int_equal(b.shm_effective, 0);
+    budget_free(&b);
+}
+
+static void test_memtotal_fallback(void **state)
+{
+    (void)state;
+    struct budget_input in = input(NULL);
+    struct budget b;
+    budget_compute(&in, &b);
+    assert_int_equal(b.limit_source, LIMIT_MEMTOTAL);
+    assert_int_equal(b.limit, 32 * GiB);
+    assert_int_equal(b.app, 700 * MiB);
+    assert_int_equal(b.headroom, 32 * GiB - 800 * MiB);
+    assert_true(advice_with(&b, "No memory cgroup was found") >= 0);
+    assert_true(advice_with(&b, "MemTotal 32.0 GiB") >= 0);
+    assert_int_equal(b.verdict, VERDICT_OK);
+    budget_free(&b);
+
+    /* A cgroup that is present but not present-flagged counts as none. */
+    struct cgroup_info absent = {0};
+    in.cg = &absent;
+    budget_compute(&in, &b);
+    assert_int_equal(b.limit_source, LIMIT_MEMTOTAL);
+    assert_int_equal(b.app, 700 * MiB);
+    budget_free(&b);
+
+    /* An unlimited cgroup: MemTotal, but the cgroup's anon is the app. */
+    struct cgroup_info cg = container();
+    cg.has_limit = false;
+    cg.path = "/user.slice";
+    in.cg = &cg;
+    budget_compute(&in, &b);
+    assert_int_equal(b.limit_source, LIMIT_MEMTOTAL);
+    assert_int_equal(b.limit, 32 * GiB);
+    assert_int_equal(b.app, 1 * GiB);
+    assert_true(advice_with(&b, "/user.slice has no limit") >= 0);
+    budget_free(&b);
+
+    /* A limit above the machine's memory is not the binding one. */
+    cg.has_limit = true;
+    cg.limit = 64 * GiB;
+    budget_compute(&in, &b);
+    assert_int_equal(b.limit_source, LIMIT_MEMTOTAL);
+    assert_int_equal(b.limit, 32 * GiB);
+    assert_true(advice_with(&b, "above the machine's memory") >= 0);
+    budget_free(&b);
+}
+
+static void test_oom_first(void **state)
+{
+    (void)state;
+    /* 512 MiB limit, 480 MiB app: only 32 MiB left for a 64 MiB /dev/shm. */
+    struct cgroup_info cg = container();
+    cg.limit = 512 * MiB;
+    cg.anon = 480 * MiB;
+    struct budget_input in = input(&cg);
+    in.shm_size = 64 * MiB;
+    in.shm_used = 0;
+    in.shm_avail = 64 * MiB;
+    struct budget b;
+    budget_compute(&in, &b);
+    int i = advice_with(&b, "OOM killer fires while 32.0 MiB of /dev/shm are still free");
+    assert_true(i >= 0);
+    assert_non_null(strstr(b.advice[i], "512 MiB - 480 MiB of app = 32.0 MiB"));
+    assert_int_equal(b.verdict, VERDICT_WARN);
+    assert_int_equal(b.shm_effective, 32 * MiB);
+    budget_free(&b);
+
+    /* Enough room: no such advice. */
+    cg.limit = 1 * GiB;
+    budget_compute(&in, &b);
+    assert_int_equal(advice_with(&b, "OOM killer fires"), -1);
+    assert_int_equal(b.verdict, VERDICT_OK);
+    budget_free(&b);
+}
+
+static void test_docker_default(void **state)
+{
+    (void)state;
+    struct cgroup_info cg = container();
+    struct budget_input in = input(&cg);
+    in.shm_size = 64 * MiB;
+    in.shm_used = 8 * MiB;
+    in.shm_avail = 56 * MiB;
+    in.workers_present = true;
+    struct budget b;
+    budget_compute(&in, &b);
+    assert_true(advice_with(&b, "Docker's default") >= 0);
+    assert_int_equal(b.verdict, VERDICT_WARN);
+    budget_free(&b);
+
+    in.workers_present = false;
+    budget_compute(&in, &b);
+    assert_int_equal(advice_with(&b, "Docker's default"), -1);
+    assert_int_equal(b.verdict, VERDICT_OK);
+    budget_free(&b);
+
+    /* Any other size with workers is fine. */
+    in.workers_present = true;
+    in.shm_size = 65 * MiB;
+    budget_compute(&in, &b);
+    assert_int_equal(advice_with(&b, "Docker's default"), -1);
+    budget_free(&b);
+}
+
+static void fill(struct budget_input *in, uint64_t used)
+{
+    in->shm_size = 100 * MiB;
+    in->shm_used = used;
+    in->shm_avail = 100 * MiB - used;
+}
+
+static void test_fill_thresholds(void **state)
+{
+    (void)state;
+    struct cgroup_info cg = container();
+    struct budget_input in = input(&cg);
+    struct budget b;
+
+    fill(&in, 79 * MiB);
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_OK);
+    assert_int_equal(advice_with(&b, "% full"), -1);
+    budget_free(&b);
+
+    fill(&in, 80 * MiB);
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_WARN);
+    assert_true(advice_with(&b, "/dev/shm is 80.0% full (80.0 MiB of 100 MiB; warning at 80%)") >= 0);
+    budget_free(&b);
+
+    fill(&in, 96 * MiB);
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_CRITICAL);
+    assert_true(advice_with(&b, "96.0% full (96.0 MiB of 100 MiB; critical at 95%)") >= 0);
+    budget_free(&b);
+
+    /* Thresholds from the configuration. */
+    in.warn_pct = 50;
+    in.crit_pct = 70;
+    fill(&in, 60 * MiB);
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_WARN);
+    assert_true(advice_with(&b, "warning at 50%") >= 0);
+    budget_free(&b);
+    fill(&in, 70 * MiB);
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_CRITICAL);
+    budget_free(&b);
+}
+
+static void test_pending(void **state)
+{
+    (void)state;
+    struct cgroup_info cg = container();
+    struct budget_input in = input(&cg);
+    fill(&in, 50 * MiB);
+    in.pending = 60 * MiB; /* more than the 50 MiB free */
+    struct budget b;
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_CRITICAL);
+    int i = advice_with(&b, "SIGBUS");
+    assert_true(i >= 0);
+    assert_non_null(strstr(b.advice[i], "60.0 MiB reserved but not yet written, more than the "
+                                        "50.0 MiB free"));
+    budget_free(&b);
+
+    in.pending = 40 * MiB;
+    budget_compute(&in, &b);
+    assert_int_equal(advice_with(&b, "SIGBUS"), -1);
+    assert_int_equal(b.verdict, VERDICT_OK);
+    budget_free(&b);
+
+    /* Room on /dev/shm but not under the limit: the OOM killer instead. */
+    cg.limit = 1 * GiB + 80 * MiB; /* headroom 30 MiB */
+    budget_compute(&in, &b);
+    assert_int_equal(b.headroom, 30 * MiB);
+    assert_int_equal(advice_with(&b, "SIGBUS"), -1);
+    assert_true(advice_with(&b, "writing them triggers the OOM killer") >= 0);
+    assert_int_equal(b.verdict, VERDICT_CRITICAL);
+    budget_free(&b);
+}
+
+static void test_memory_thresholds(void **state)
+{
+    (void)state;
+    struct cgroup_info cg = container();
+    cg.limit = 1200 * MiB; /* app 1 GiB + shm 100 MiB = 93.7 % */
+    struct budget_input in = input(&cg);
+    struct budget b;
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_WARN);
+    assert_true(advice_with(&b, "together use 93.7% of the memory limit") >= 0);
+    budget_free(&b);
+
+    cg.limit = 1150 * MiB; /* 97.7 % */
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_CRITICAL);
+    assert_true(advice_with(&b, "the OOM killer is close") >= 0);
+    budget_free(&b);
+
+    /* Not applied against MemTotal, where the app figure is partial. */
+    in.cg = NULL;
+    in.mem_total = 850 * MiB;
+    budget_compute(&in, &b);
+    assert_int_equal(advice_with(&b, "together use"), -1);
+    budget_free(&b);
+}
+
+static void test_recommendation(void **state)
+{
+    (void)state;
+    struct cgroup_info cg = container();
+    struct budget_input in = input(&cg);
+    in.peak_shm = 800 * MiB; /* x 1.5 = 1200 MiB: above 1 GiB, so whole GiB */
+    in.peak_app = 3 * GiB;
+    struct budget b;
+    budget_compute(&in, &b);
+    assert_int_equal(b.peak_shm, 800 * MiB);
+    assert_int_equal(b.peak_app, 3 * GiB);
+    assert_int_equal(b.rec_shm_size, 2 * GiB);
+    assert_int_equal(b.rec_memory, 6 * GiB); /* (3 + 2) x 1.2 = 6 */
+    int i = advice_with(&b, "Recommended: --shm-size=2g");
+    assert_true(i >= 0);
+    assert_string_equal(b.advice[i],
+                        "Recommended: --shm-size=2g (peak shm 800.0 MiB x 1.5 = 1.17 GiB, rounded "
+                        "up to a whole GiB) and -m 6g ((app peak 3.00 GiB + shm 2.00 GiB) x 1.2 = "
+                        "6.00 GiB, rounded up to a whole GiB).");
+    budget_free(&b);
+
+    /* Small figures round to whole MiB; without peaks the current use counts. */
+    in.peak_shm = 0;
+    in.peak_app = 0;
+    cg.anon = 100 * MiB;
+    in.shm_used = 40 * MiB;
+    budget_compute(&in, &b);
+    assert_int_equal(b.rec_shm_size, 60 * MiB);
+    assert_int_equal(b.rec_memory, 192 * MiB); /* (100 + 60) x 1.2 */
+    assert_true(advice_with(&b, "--shm-size=60m") >= 0);
+    assert_true(advice_with(&b, "-m 192m") >= 0);
+    budget_free(&b);
+
+    /* A peak below the current use is stale: the current use wins. */
+    in.peak_shm = 10 * MiB;
+    in.shm_used = 41943041; /* 40 MiB + 1 byte: x 1.5 rounds up to 61 MiB */
+    budget_compute(&in, &b);
+    assert_int_equal(b.peak_shm, 41943041);
+    assert_int_equal(b.rec_shm_size, 61 * MiB);
+    budget_free(&b);
+
+    /* Nothing in /dev/shm yet: nothing to recommend. */
+    in.peak_shm = 0;
+    in.shm_used = 0;
+    budget_compute(&in, &b);
+    assert_int_equal(b.rec_shm_size, 0);
+    assert_int_equal(b.rec_memory, 0);
+    assert_int_equal(advice_with(&b, "Recommended"), -1);
+    budget_free(&b);
+}
+
+static void test_order(void **state)
+{
+    (void)state;
+    /* Docker default (warn), full (critical), recommendation (info). */
+    struct cgroup_info cg = container();
+    struct budget_input in = input(&cg);
+    in.shm_size = 64 * MiB;
+    in.shm_used = 63 * MiB;
+    in.shm_avail = 1 * MiB;
+    in.workers_present = true;
+    struct budget b;
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_CRITICAL);
+    assert_int_equal(b.nadvice, 3);
+    assert_non_null(strstr(b.advice[0], "% full"));
+    assert_non_null(strstr(b.advice[1], "Docker's default"));
+    assert_non_null(strstr(b.advice[2], "Recommended"));
+    budget_free(&b);
+    assert_null(b.advice);
+    assert_int_equal(b.nadvice, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_helpers),          cmocka_unit_test(test_cgroup_figures),
+        cmocka_unit_test(test_memtotal_fallback), cmocka_unit_test(test_oom_first),
+        cmocka_unit_test(test_docker_default),   cmocka_unit_test(test_fill_thresholds),
+        cmocka_unit_test(test_pending),          cmocka_unit_test(test_memory_thresholds),
+        cmocka_unit_test(test_recommendation),   cmocka_unit_test(test_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
