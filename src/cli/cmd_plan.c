@@ -1,0 +1,376 @@
+/* shmwatch plan: how much /dev/shm a DataLoader needs, every step of the
+ * arithmetic shown (model/plan.c does the arithmetic). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "model/budget.h"
+#include "model/plan.h"
+#include "util/buf.h"
+#include "util/units.h"
+
+static const char usage[] =
+    "Usage: shmwatch plan --batch-size N --sample-shape SHAPE[,SHAPE...] --workers N\n"
+    "                     [--dtype TYPE] [--prefetch-factor N] [--memory SIZE]\n"
+    "                     [--shm-size SIZE] [--json]\n"
+    "\n"
+    "Computes how much shared memory (/dev/shm) a PyTorch DataLoader needs at its\n"
+    "busiest, the --shm-size to give its container, and whether it fits the\n"
+    "container's --memory (-m) and --shm-size.\n"
+    "\n"
+    "  -b, --batch-size N        samples per batch (DataLoader batch_size)\n"
+    "  -s, --sample-shape SHAPE  the tensors of one sample, separated by commas,\n"
+    "                            dimensions by 'x': 3x224x224,1 is an image and a\n"
+    "                            label; 1:int64 gives one tensor its own dtype\n"
+    "  -d, --dtype TYPE          float32 (default), float64, float16, bfloat16,\n"
+    "                            uint8, int8, int16, int32, int64, bool\n"
+    "  -w, --workers N           DataLoader num_workers\n"
+    "  -p, --prefetch-factor N   batches each worker prepares ahead (default 2)\n"
+    "  -m, --memory SIZE         the container's memory limit (docker -m), e.g. 8g\n"
+    "      --shm-size SIZE       the container's /dev/shm size, e.g. 2g\n"
+    "      --json                print the figures as JSON\n"
+    "  -h, --help                print this help\n"
+    "\n"
+    "Sizes take k, m, g, t (powers of 1024, as docker reads them).\n"
+    "Exit status: 0 computed (whether or not it fits), 2 bad input.\n";
+
+enum { OPT_SHM_SIZE = 256, OPT_JSON };
+
+static const struct option longopts[] = {
+    {"batch-size", required_argument, NULL, 'b'},
+    {"sample-shape", required_argument, NULL, 's'},
+    {"dtype", required_argument, NULL, 'd'},
+    {"workers", required_argument, NULL, 'w'},
+    {"prefetch-factor", required_argument, NULL, 'p'},
+    {"memory", required_argument, NULL, 'm'},
+    {"shm-size", required_argument, NULL, OPT_SHM_SIZE},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+    fputs("shmwatch plan: ", stderr);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (see shmwatch plan --help)\n", stderr);
+    return 2;
+}
+
+/* "19,267,584" */
+static const char *grouped(char *dst, size_t n, uint64_t v)
+{
+    char digits[32];
+    int len = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+    size_t o = 0;
+    for (int i = 0; i < len && o + 2 < n; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            dst[o++] = ',';
+        dst[o++] = digits[i];
+    }
+    dst[o] = '\0';
+    return dst;
+}
+
+/* Rotating buffers so that one printf can show several figures. */
+static char bufs[12][40];
+static int nextbuf;
+
+static const char *G(uint64_t v)
+{
+    char *d = bufs[nextbuf++ % 12];
+    return grouped(d, sizeof(bufs[0]), v);
+}
+
+static const char *H(uint64_t v)
+{
+    char *d = bufs[nextbuf++ % 12];
+    return fmt_size(d, sizeof(bufs[0]), v);
+}
+
+static const char *S(uint64_t v)
+{
+    char *d = bufs[nextbuf++ % 12];
+    return budget_fmt_step(d, sizeof(bufs[0]), v);
+}
+
+static const char *F(uint64_t v)
+{
+    char *d = bufs[nextbuf++ % 12];
+    return budget_flag_size(d, sizeof(bufs[0]), v);
+}
+
+static void shape_text(struct buf *b, const struct plan_tensor *t, const char *sep)
+{
+    for (size_t d = 0; d < t->ndims; d++)
+        buf_printf(b, "%s%llu", d ? sep : "", (unsigned long long)t->dims[d]);
+}
+
+static void text_samples(struct buf *b, const struct plan_input *in, const struct plan_result *r)
+{
+    buf_adds(b, "1. One sample\n");
+    for (size_t i = 0; i < in->ntensors; i++) {
+        const struct plan_tensor *t = &in->tensors[i];
+        const struct plan_tensor_result *tr = &r->t[i];
+        buf_printf(b, "   tensor %zu: ", i + 1);
+        shape_text(b, t, " x ");
+        if (t->ndims > 1)
+            buf_printf(b, " = %s values", G(tr->elems));
+        else
+            buf_printf(b, " value%s", tr->elems == 1 ? "" : "s");
+        buf_printf(b, " x %u byte%s (%s) = %s bytes\n", t->elem_size, t->elem_size == 1 ? "" : "s",
+                   t->dtype, G(tr->sample_bytes));
+    }
+    if (in->ntensors > 1)
+        buf_printf(b, "   one sample = %s bytes (%s)\n", G(r->sample_bytes), H(r->sample_bytes));
+
+    buf_printf(b, "\n2. One batch (--batch-size %llu)\n", (unsigned long long)in->batch_size);
+    buf_adds(b, "   A worker stacks the samples of a batch into one tensor per field, each in\n"
+                "   its own shared-memory segment; /dev/shm hands out whole pages of ");
+    buf_printf(b, "%s bytes.\n", G(r->page_size));
+    for (size_t i = 0; i < in->ntensors; i++) {
+        const struct plan_tensor_result *tr = &r->t[i];
+        buf_printf(b, "   tensor %zu: %llu x %s bytes = %s bytes", i + 1,
+                   (unsigned long long)in->batch_size, G(tr->sample_bytes), G(tr->batch_bytes));
+        if (tr->batch_shm_bytes != tr->batch_bytes)
+            buf_printf(b, ", taking %s bytes in whole pages", G(tr->batch_shm_bytes));
+        buf_printf(b, " (%s)\n", H(tr->batch_shm_bytes));
+    }
+    buf_printf(b, "   one batch = %s bytes of data", G(r->batch_bytes));
+    if (r->batch_shm_bytes != r->batch_bytes)
+        buf_printf(b, ", %s bytes in /dev/shm", G(r->batch_shm_bytes));
+    buf_printf(b, " (%s)\n", H(r->batch_shm_bytes));
+}
+
+static void text_peak(struct buf *b, const struct plan_input *in, const struct plan_result *r)
+{
+    if (in->workers == 0) {
+        buf_adds(b, "\n3. With --workers 0 the main process loads every batch itself: nothing\n"
+                    "   passes through /dev/shm, and Docker's default of 64 MiB is enough.\n");
+        return;
+    }
+    buf_adds(b, "\n3. Batches in /dev/shm at the busiest moment\n");
+    buf_printf(b, "   %llu worker%s x %llu batches prepared ahead by each (--prefetch-factor) = %s\n",
+               (unsigned long long)in->workers, in->workers == 1 ? "" : "s",
+               (unsigned long long)r->prefetch, G(r->prefetched));
+    buf_printf(b, "   + %llu held by the main process: the batch the training step is using,\n"
+                  "     and the next one while it is received or copied to pinned memory\n",
+               (unsigned long long)r->held);
+    buf_printf(b, "   = %s batches\n", G(r->batches));
+    buf_adds(b, "\n4. Peak /dev/shm use\n");
+    buf_printf(b, "   %s batches x %s bytes = %s bytes (%s)\n", G(r->batches), G(r->batch_shm_bytes),
+               G(r->shm_peak), S(r->shm_peak));
+    buf_adds(b, "\n5. Recommended --shm-size\n");
+    buf_printf(b, "   %s x 1.5 (a safety margin) = %s, rounded up to a whole %s: --shm-size=%s\n",
+               S(r->shm_peak), S(r->shm_margin), r->rec_shm_size > (UINT64_C(1) << 30) ? "GiB" : "MiB",
+               F(r->rec_shm_size));
+    if (r->rec_shm_size > (UINT64_C(64) << 20))
+        buf_adds(b, "   Docker's default of 64 MiB is too small for this loader.\n");
+    else
+        buf_adds(b, "   Docker's default of 64 MiB is enough for this loader.\n");
+}
+
+static void text_limits(struct buf *b, const struct plan_input *in, const struct plan_result *r)
+{
+    int step = in->workers ? 6 : 4;
+    if (in->has_shm_size) {
+        buf_printf(b, "\n%d. Against --shm-size %s\n", step++, F(in->shm_size));
+        if (r->shm_fits)
+            buf_printf(b, "   fits: the peak (%s) is within %s, with %s to spare.\n", S(r->shm_peak),
+                       S(in->shm_size), S(in->shm_size - r->shm_peak));
+        else
+            buf_printf(b, "   does not fit: the peak (%s) is %s more than %s; workers would die with\n"
+                          "   \"Bus error\" or \"No space left on device\".\n",
+                       S(r->shm_peak), S(r->shm_peak - in->shm_size), S(in->shm_size));
+    }
+    if (!in->has_memory)
+        return;
+    buf_printf(b, "\n%d. Against --memory %s\n", step, F(in->memory));
+    buf_adds(b, "   Pages in /dev/shm are charged to the container's memory, so -m must hold\n"
+                "   the training process, its workers and /dev/shm together.\n");
+    if (!r->memory_fits) {
+        buf_printf(b, "   does not fit: the peak /dev/shm use (%s) alone reaches the %s limit;\n"
+                      "   the OOM killer ends the job first.\n",
+                   S(r->shm_peak), S(in->memory));
+        return;
+    }
+    buf_printf(b, "   at the peak: %s - %s of shm = %s left for everything else.\n", S(in->memory),
+               S(r->shm_peak), S(r->app_room_peak));
+    const char *which = in->has_shm_size ? "its" : "the recommended";
+    if (r->shm_not_below_memory)
+        buf_printf(b, "   %s /dev/shm size (%s) is not below -m: /dev/shm can never fill, the\n"
+                      "   OOM killer fires first. Keep --shm-size well below -m.\n",
+                   in->has_shm_size ? "The" : "The recommended", S(r->planned_shm));
+    else if (r->planned_shm > 0)
+        buf_printf(b, "   if /dev/shm filled up to %s size (%s): %s - %s = %s left.\n", which,
+                   S(r->planned_shm), S(in->memory), S(r->planned_shm), S(r->app_room_full));
+}
+
+static void print_text(struct buf *b, const struct plan_input *in, const struct plan_result *r)
+{
+    buf_adds(b, "How much /dev/shm this DataLoader needs\n\n");
+    text_samples(b, in, r);
+    text_peak(b, in, r);
+    text_limits(b, in, r);
+    if (r->verdict == PLAN_FITS)
+        buf_adds(b, "\nVerdict: fits.\n");
+    else if (r->verdict == PLAN_DOES_NOT_FIT)
+        buf_adds(b, "\nVerdict: does not fit.\n");
+}
+
+static void json_opt(struct buf *b, const char *key, bool has, uint64_t v)
+{
+    if (has)
+        buf_printf(b, ",\"%s\":%llu", key, (unsigned long long)v);
+    else
+        buf_printf(b, ",\"%s\":null", key);
+}
+
+static void json_bool(struct buf *b, const char *key, bool has, bool v)
+{
+    buf_printf(b, ",\"%s\":%s", key, has ? (v ? "true" : "false") : "null");
+}
+
+static void print_json(struct buf *b, const struct plan_input *in, const struct plan_result *r)
+{
+    buf_printf(b, "{\"batch_size\":%llu,\"workers\":%llu,\"prefetch_factor\":%llu,\"page_size\":%llu",
+               (unsigned long long)in->batch_size, (unsigned long long)in->workers,
+               (unsigned long long)r->prefetch, (unsigned long long)r->page_size);
+    buf_adds(b, ",\"tensors\":[");
+    for (size_t i = 0; i < in->ntensors; i++) {
+        const struct plan_tensor *t = &in->tensors[i];
+        const struct plan_tensor_result *tr = &r->t[i];
+        buf_printf(b, "%s{\"shape\":[", i ? "," : "");
+        shape_text(b, t, ",");
+        buf_printf(b, "],\"dtype\":\"%s\",\"dtype_bytes\":%u,\"sample_bytes\":%llu,"
+                      "\"batch_bytes\":%llu,\"batch_shm_bytes\":%llu}",
+                   t->dtype, t->elem_size, (unsigned long long)tr->sample_bytes,
+                   (unsigned long long)tr->batch_bytes, (unsigned long long)tr->batch_shm_bytes);
+    }
+    buf_printf(b, "],\"sample_bytes\":%llu,\"batch_bytes\":%llu,\"batch_shm_bytes\":%llu,"
+                  "\"prefetched_batches\":%llu,\"held_batches\":%llu,\"batches_in_shm\":%llu,"
+                  "\"shm_peak_bytes\":%llu,\"recommended_shm_size_bytes\":%llu,"
+                  "\"recommended_shm_size\":%s%s%s",
+               (unsigned long long)r->sample_bytes, (unsigned long long)r->batch_bytes,
+               (unsigned long long)r->batch_shm_bytes, (unsigned long long)r->prefetched,
+               (unsigned long long)r->held, (unsigned long long)r->batches,
+               (unsigned long long)r->shm_peak, (unsigned long long)r->rec_shm_size,
+               r->rec_shm_size ? "\"" : "", r->rec_shm_size ? F(r->rec_shm_size) : "null",
+               r->rec_shm_size ? "\"" : "");
+    json_opt(b, "memory_bytes", in->has_memory, in->memory);
+    json_opt(b, "shm_size_bytes", in->has_shm_size, in->shm_size);
+    json_bool(b, "shm_fits", in->has_shm_size, r->shm_fits);
+    json_bool(b, "memory_fits", in->has_memory, r->memory_fits);
+    json_opt(b, "app_room_at_peak_bytes", in->has_memory && r->memory_fits, r->app_room_peak);
+    json_opt(b, "app_room_shm_full_bytes", in->has_memory && r->memory_fits, r->app_room_full);
+    buf_printf(b, ",\"verdict\":\"%s\"}\n", plan_verdict_name(r->verdict));
+}
+
+/* Parses a count flag; false (and an error printed) on junk. */
+static bool count_arg(const char *flag, const char *arg, long long min, uint64_t *out)
+{
+    long long v;
+    if (!parse_int(arg, min, 1LL << 40, &v)) {
+        fprintf(stderr, "shmwatch plan: %s needs a whole number of at least %lld, not '%s'\n",
+                flag, min, arg);
+        return false;
+    }
+    *out = (uint64_t)v;
+    return true;
+}
+
+static bool size_arg(const char *flag, const char *arg, uint64_t *out)
+{
+    if (!parse_size(arg, out) || *out == 0) {
+        fprintf(stderr, "shmwatch plan: %s needs a size above 0 such as 512m or 8g, not '%s'\n",
+                flag, arg);
+        return false;
+    }
+    return true;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    struct plan_input in = {0};
+    const char *shape = NULL, *dtype = "float32";
+    bool json = false, have_batch = false, have_workers = false;
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":b:s:d:w:p:m:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            if (!count_arg("--batch-size", optarg, 1, &in.batch_size))
+                return 2;
+            have_batch = true;
+            break;
+        case 's': shape = optarg; break;
+        case 'd': dtype = optarg; break;
+        case 'w':
+            if (!count_arg("--workers", optarg, 0, &in.workers))
+                return 2;
+            have_workers = true;
+            break;
+        case 'p':
+            if (!count_arg("--prefetch-factor", optarg, 1, &in.prefetch))
+                return 2;
+            break;
+        case 'm':
+            if (!size_arg("--memory", optarg, &in.memory))
+                return 2;
+            in.has_memory = true;
+            break;
+        case OPT_SHM_SIZE:
+            if (!size_arg("--shm-size", optarg, &in.shm_size))
+                return 2;
+            in.has_shm_size = true;
+            break;
+        case OPT_JSON: json = true; break;
+        case 'h': fputs(usage, stdout); return 0;
+        case ':': return usage_error("%s needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (!have_batch)
+        return usage_error("%s is required", "--batch-size");
+    if (!shape)
+        return usage_error("%s is required", "--sample-shape");
+    if (!have_workers)
+        return usage_error("%s is required", "--workers");
+    const char *canon;
+    unsigned size;
+    if (!plan_dtype(dtype, &canon, &size)) {
+        fprintf(stderr, "shmwatch plan: unknown dtype '%s' (known: float32, float64, float16, "
+                        "bfloat16, uint8, int8, int16, int32, int64, bool)\n", dtype);
+        return 2;
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    in.page_size = page > 0 ? (uint64_t)page : 0;
+
+    char *cause = NULL;
+    struct plan_result r;
+    if (plan_parse_shapes(shape, dtype, &in, &cause) < 0 || plan_compute(&in, &r, &cause) < 0) {
+        fprintf(stderr, "shmwatch plan: %s\n", cause ? cause : "bad input");
+        free(cause);
+        return 2;
+    }
+    struct buf out;
+    buf_init(&out);
+    if (json)
+        print_json(&out, &in, &r);
+    else
+        print_text(&out, &in, &r);
+    int rc = fwrite(out.data, 1, out.len, stdout) == out.len && fflush(stdout) == 0 ? 0 : 1;
+    buf_free(&out);
+    return rc;
+}
