@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/settings.h"
 #include "collect/scan.h"
 #include "model/model.h"
 #include "report/report.h"
@@ -34,13 +35,13 @@ static const struct subcommand subcommands[] = {
 };
 
 /* One scan and model, written in the chosen format into out. */
-static int snapshot(const struct options *o, struct buf *out)
+static int snapshot(const struct options *o, const struct config *cfg, struct buf *out)
 {
     struct scan_opts so = {
         .proc_dir = "/proc",
         .target_pid = o->pid,
-        .mounts = o->mounts,
-        .nmounts = o->nmounts,
+        .mounts = (const char *const *)cfg->mounts.item,
+        .nmounts = cfg->mounts.n,
     };
     struct scan s;
     int rc = scan_run(&so, &s);
@@ -51,6 +52,8 @@ static int snapshot(const struct options *o, struct buf *out)
     }
     struct model_opts mo;
     model_opts_default(&mo);
+    mo.warn_pct = cfg->warn_pct;
+    mo.crit_pct = cfg->crit_pct;
     struct model m;
     model_build(&s, &mo, &m);
     if (o->mode == MODE_JSON) {
@@ -59,7 +62,7 @@ static int snapshot(const struct options *o, struct buf *out)
     } else if (o->mode == MODE_PROMETHEUS) {
         report_prometheus(out, &m);
     } else {
-        struct text_opts to = {.ascii = o->ascii};
+        struct text_opts to = {.ascii = cfg->ascii};
         report_text(out, &m, &to);
     }
     model_free(&m);
@@ -106,7 +109,7 @@ static void sleep_interval(double s)
         ;
 }
 
-static int run_snapshots(const struct options *o)
+static int run_snapshots(const struct options *o, const struct config *cfg)
 {
     struct buf out;
     buf_init(&out);
@@ -117,7 +120,7 @@ static int run_snapshots(const struct options *o)
         if (stop_requested)
             break;
         buf_reset(&out);
-        rc = snapshot(o, &out);
+        rc = snapshot(o, cfg, &out);
         if (rc)
             break;
         if (!emit(o, &out)) {
@@ -145,6 +148,14 @@ int main(int argc, char **argv)
         options_free(&o);
         return 2;
     }
+    struct config cfg;
+    if (o.mode != MODE_HELP && o.mode != MODE_VERSION && settings_load(&o, &cfg, &err) != 0) {
+        fprintf(stderr, "shmwatch: %s\n", err);
+        free(err);
+        config_free(&cfg);
+        options_free(&o);
+        return 2;
+    }
     signal(SIGPIPE, SIG_IGN);
     struct sigaction sa = {.sa_handler = on_stop};
     sigaction(SIGTERM, &sa, NULL);
@@ -161,7 +172,7 @@ int main(int argc, char **argv)
     case MODE_ONCE:
     case MODE_JSON:
     case MODE_PROMETHEUS:
-        rc = run_snapshots(&o);
+        rc = run_snapshots(&o, &cfg);
         break;
     case MODE_DASHBOARD:
         if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -175,6 +186,8 @@ int main(int argc, char **argv)
         rc = 1;
         break;
     }
+    if (o.mode != MODE_HELP && o.mode != MODE_VERSION)
+        config_free(&cfg);
     options_free(&o);
     return rc;
 }
