@@ -149,12 +149,22 @@ static void check_shm(const struct budget_input *in, const struct budget *b, dou
              "an OOM kill rather than \"No space left on device\".",
              sz(z, b->shm_size), against, sz(z, b->limit), sz(z, b->app), sz(z, room),
              sz(z, b->shm_size - room));
-    if (b->shm_size == DOCKER_DEFAULT_SHM && in->workers_present)
-        note(ns, VERDICT_WARN,
-             "/dev/shm is 64 MiB, Docker's default, and DataLoader workers are running: a few "
-             "batches in flight fill it, and then workers die with \"Bus error\" or \"No space "
-             "left on device\". Give the container a larger --shm-size (see the recommendation, "
-             "or run shmwatch plan).");
+    if (b->shm_size == DOCKER_DEFAULT_SHM && in->workers_present) {
+        char f[32];
+        if (b->rec_shm_size > DOCKER_DEFAULT_SHM)
+            note(ns, VERDICT_WARN,
+                 "/dev/shm is 64 MiB, Docker's default, and DataLoader workers are running: "
+                 "their peak so far (%s) needs --shm-size=%s with a safety margin; when /dev/shm "
+                 "fills, workers die with \"Bus error\" or \"No space left on device\".",
+                 sz(z, b->peak_shm), budget_flag_size(f, sizeof(f), b->rec_shm_size));
+        else
+            note(ns, VERDICT_WARN,
+                 "/dev/shm is 64 MiB, Docker's default, and DataLoader workers are running: a "
+                 "few batches in flight fill it, and then workers die with \"Bus error\" or "
+                 "\"No space left on device\". The peak so far (%s) fits; before raising the "
+                 "batch size, workers or prefetch factor, check the need with shmwatch plan.",
+                 sz(z, b->peak_shm));
+    }
     if (b->shm_size > 0) {
         double pct = (double)b->shm_used * 100.0 / (double)b->shm_size;
         if (pct >= crit_pct)
@@ -207,16 +217,21 @@ static void recommend(const struct budget_input *in, struct budget *b, struct no
         return;
     uint64_t shm15 = budget_scale_up(b->peak_shm, 3, 2);
     b->rec_shm_size = budget_round_up(shm15);
+    bool floored = b->rec_shm_size < DOCKER_DEFAULT_SHM;
+    if (floored)
+        b->rec_shm_size = DOCKER_DEFAULT_SHM;
     uint64_t sum = add_sat(b->peak_app, b->rec_shm_size);
     uint64_t mem12 = budget_scale_up(sum, 6, 5);
     b->rec_memory = budget_round_up(mem12);
     char f1[32], f2[32];
     note(ns, VERDICT_OK,
-         "Recommended: --shm-size=%s (peak shm %s x 1.5 = %s, rounded up to a whole %s) and "
+         "Recommended: --shm-size=%s (peak shm %s x 1.5 = %s, rounded up to a whole %s%s) and "
          "-m %s ((app peak %s + shm %s) x 1.2 = %s, rounded up to a whole %s).",
          budget_flag_size(f1, sizeof(f1), b->rec_shm_size), step(z, b->peak_shm),
-         step(z, shm15), unit_word(b->rec_shm_size), budget_flag_size(f2, sizeof(f2), b->rec_memory),
-         step(z, b->peak_app), step(z, b->rec_shm_size), step(z, mem12), unit_word(b->rec_memory));
+         step(z, shm15), unit_word(b->rec_shm_size),
+         floored ? ", and no less than Docker's default 64 MiB" : "",
+         budget_flag_size(f2, sizeof(f2), b->rec_memory), step(z, b->peak_app),
+         step(z, b->rec_shm_size), step(z, mem12), unit_word(b->rec_memory));
 }
 
 void budget_compute(const struct budget_input *in, struct budget *out)
@@ -235,9 +250,9 @@ void budget_compute(const struct budget_input *in, struct budget *out)
     out->headroom = sub0(sub0(out->limit, out->app), out->shm_used);
     out->shm_effective = in->shm_avail < out->headroom ? in->shm_avail : out->headroom;
 
+    recommend(in, out, &ns, &z); /* information, listed last; check_shm refers to it */
     check_shm(in, out, warn_pct, crit_pct, &ns, &z);
     check_memory(out, warn_pct, crit_pct, &ns, &z);
-    recommend(in, out, &ns, &z);
 
     /* Most important first: critical, then warnings, then information. */
     out->advice = ns.n ? xcalloc(ns.n, sizeof(*out->advice)) : NULL;

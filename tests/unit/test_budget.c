@@ -183,13 +183,25 @@ static void test_docker_default(void **state)
     in.workers_present = true;
     struct budget b;
     budget_compute(&in, &b);
-    assert_true(advice_with(&b, "Docker's default") >= 0);
+    int i = advice_with(&b, "Docker's default, and DataLoader workers are running");
+    assert_true(i >= 0);
+    assert_non_null(strstr(b.advice[i], "The peak so far (8.0 MiB) fits"));
     assert_int_equal(b.verdict, VERDICT_WARN);
     budget_free(&b);
 
+    /* A peak beyond 64 MiB / 1.5: the advice names the size to use. */
+    in.peak_shm = 50 * MiB;
+    budget_compute(&in, &b);
+    i = advice_with(&b, "Docker's default, and DataLoader workers are running");
+    assert_true(i >= 0);
+    assert_non_null(strstr(b.advice[i], "their peak so far (50.0 MiB) needs --shm-size=75m"));
+    assert_int_equal(b.verdict, VERDICT_WARN);
+    budget_free(&b);
+
+    in.peak_shm = 0;
     in.workers_present = false;
     budget_compute(&in, &b);
-    assert_int_equal(advice_with(&b, "Docker's default"), -1);
+    assert_int_equal(advice_with(&b, "Docker's default, and"), -1);
     assert_int_equal(b.verdict, VERDICT_OK);
     budget_free(&b);
 
@@ -197,7 +209,7 @@ static void test_docker_default(void **state)
     in.workers_present = true;
     in.shm_size = 65 * MiB;
     budget_compute(&in, &b);
-    assert_int_equal(advice_with(&b, "Docker's default"), -1);
+    assert_int_equal(advice_with(&b, "Docker's default, and"), -1);
     budget_free(&b);
 }
 
@@ -330,20 +342,31 @@ static void test_recommendation(void **state)
     in.peak_shm = 0;
     in.peak_app = 0;
     cg.anon = 100 * MiB;
-    in.shm_used = 40 * MiB;
+    in.shm_used = 100 * MiB;
     budget_compute(&in, &b);
-    assert_int_equal(b.rec_shm_size, 60 * MiB);
-    assert_int_equal(b.rec_memory, 192 * MiB); /* (100 + 60) x 1.2 */
-    assert_true(advice_with(&b, "--shm-size=60m") >= 0);
-    assert_true(advice_with(&b, "-m 192m") >= 0);
+    assert_int_equal(b.rec_shm_size, 150 * MiB);
+    assert_int_equal(b.rec_memory, 300 * MiB); /* (100 + 150) x 1.2 */
+    assert_true(advice_with(&b, "--shm-size=150m") >= 0);
+    assert_true(advice_with(&b, "-m 300m") >= 0);
+    assert_int_equal(advice_with(&b, "no less than"), -1);
     budget_free(&b);
 
     /* A peak below the current use is stale: the current use wins. */
     in.peak_shm = 10 * MiB;
-    in.shm_used = 41943041; /* 40 MiB + 1 byte: x 1.5 rounds up to 61 MiB */
+    in.shm_used = 100 * MiB + 1; /* x 1.5 rounds up to 151 MiB */
     budget_compute(&in, &b);
-    assert_int_equal(b.peak_shm, 41943041);
-    assert_int_equal(b.rec_shm_size, 61 * MiB);
+    assert_int_equal(b.peak_shm, 100 * MiB + 1);
+    assert_int_equal(b.rec_shm_size, 151 * MiB);
+    budget_free(&b);
+
+    /* Never below Docker's default: 40 MiB x 1.5 = 60 MiB becomes 64 MiB. */
+    in.peak_shm = 0;
+    in.shm_used = 40 * MiB;
+    budget_compute(&in, &b);
+    assert_int_equal(b.rec_shm_size, 64 * MiB);
+    assert_int_equal(b.rec_memory, 197 * MiB); /* (100 + 64) x 1.2 = 196.8 */
+    assert_true(advice_with(&b, "= 60.0 MiB, rounded up to a whole MiB, and no less than "
+                                "Docker's default 64 MiB) and -m 197m") >= 0);
     budget_free(&b);
 
     /* Nothing in /dev/shm yet: nothing to recommend. */
