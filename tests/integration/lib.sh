@@ -1,0 +1,344 @@
+# Shell helpers for shmwatch's integration tests (bash; source it, do not run it).
+#
+#   . "$(dirname "$0")/lib.sh"
+#   need_root; need_unshare
+#   [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+#   scene_start --workers 2 --orphans 3      # exports MANIFEST, SCENE_PID
+#   "$SHMWATCH" --json >"$SHMTEST_TMP/snap.json"
+#   json_check "$SHMTEST_TMP/snap.json" 'len(j["segments"]) == 11' "every segment listed"
+#
+# Environment from tests/meson.build: SHMWATCH, SHMSCENE, SRCDIR, FIXTURES.
+# Exit status follows meson: 0 pass, 1 fail, 77 skip. With CI=true a missing
+# requirement fails instead of skipping. Everything here is bounded in time; cleanup
+# runs on exit (add your own with on_exit, not with trap ... EXIT).
+
+LIB_SCRIPT=$(basename "$0")
+SHMTEST_TMP=${SHMTEST_TMP:-}
+_LIB_SCENES=()
+_LIB_ON_EXIT=()
+_LIB_NSCENE=0
+_LIB_OWN_TMP=
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+ok() {
+    echo "ok - $*"
+}
+
+_lib_missing() { # WHAT
+    if [ "${CI:-}" = true ]; then
+        echo "FAIL: $LIB_SCRIPT: needs $1 (CI=true: a missing requirement is a failure)" >&2
+        exit 1
+    fi
+    echo "SKIP: $LIB_SCRIPT: needs $1" >&2
+    exit 77
+}
+
+# need CMD...: every command must exist (names or paths).
+need() {
+    local c
+    for c in "$@"; do
+        command -v "$c" >/dev/null 2>&1 || _lib_missing "$c"
+    done
+}
+
+need_root() {
+    [ "$(id -u)" -eq 0 ] || _lib_missing "root"
+}
+
+# A private mount namespace in which tmpfs can be mounted on /dev/shm.
+need_unshare() {
+    need unshare mount timeout
+    unshare -m --propagation private true >/dev/null 2>&1 ||
+        _lib_missing "a private mount namespace (unshare -m)"
+    unshare -m --propagation private mount -t tmpfs -o size=1m tmpfs /dev/shm >/dev/null 2>&1 ||
+        _lib_missing "tmpfs mounts in a private mount namespace"
+}
+
+# in_shm_ns SIZE SCRIPT [ARGS]: runs bash SCRIPT in a private mount namespace with a
+# fresh tmpfs of SIZE on /dev/shm and a private tmpfs on /tmp/shmwatch-test (exported
+# as SHMTEST_TMP, mode 1777); IN_SHM_NS=1 tells the script where it is. Bounded by
+# SHM_NS_TIMEOUT seconds (default 540, under meson's 600). Returns its exit status.
+in_shm_ns() {
+    local size=$1 rc=0
+    shift
+    timeout --kill-after=10 "${SHM_NS_TIMEOUT:-540}" \
+        unshare -m --propagation private bash -c '
+            set -e
+            mount -t tmpfs -o "size=$1,mode=1777" tmpfs /dev/shm
+            mkdir -p /tmp/shmwatch-test
+            mount -t tmpfs -o size=64m,mode=1777 tmpfs /tmp/shmwatch-test
+            shift
+            export IN_SHM_NS=1 SHMTEST_TMP=/tmp/shmwatch-test
+            exec bash "$@"' in_shm_ns "$size" "$@" || rc=$?
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        echo "FAIL: $LIB_SCRIPT: timed out after ${SHM_NS_TIMEOUT:-540} s" >&2
+    fi
+    return "$rc"
+}
+
+# on_exit CMD: run CMD (eval'd) when the script exits, last registered first.
+on_exit() {
+    _LIB_ON_EXIT+=("$1")
+}
+
+_lib_tmp() {
+    if [ -z "$SHMTEST_TMP" ] || [ ! -d "$SHMTEST_TMP" ] || [ ! -w "$SHMTEST_TMP" ]; then
+        SHMTEST_TMP=$(mktemp -d /tmp/shmwatch-test.XXXXXX) || fail "mktemp failed"
+        chmod 1777 "$SHMTEST_TMP"
+        _LIB_OWN_TMP=$SHMTEST_TMP
+    fi
+    export SHMTEST_TMP
+}
+
+assert_eq() { # ACTUAL EXPECTED MSG
+    if [ "$1" = "$2" ]; then
+        ok "$3"
+    else
+        fail "$3: got '$1', expected '$2'"
+    fi
+}
+
+# wait_for CMD TIMEOUT_S: polls CMD (eval'd) every 20 ms; returns 0 as soon as it
+# succeeds, 1 when TIMEOUT_S (may be fractional, default 10) passes first.
+wait_for() {
+    local cmd=$1 now deadline
+    deadline=$(($(date +%s%N) + $(awk -v t="${2:-10}" 'BEGIN { printf "%d", t * 1e9 }')))
+    while :; do
+        eval "$cmd" && return 0
+        now=$(date +%s%N)
+        [ "$now" -lt "$deadline" ] || return 1
+        sleep 0.02
+    done
+}
+
+# json_check JSONFILE PYEXPR MSG: evaluates PYEXPR with /usr/bin/python3, where j is
+# the parsed JSON, man the parsed $MANIFEST (or None), env os.environ and page the page
+# size. Prints "ok - MSG", or fails with MSG and the values that made PYEXPR false: the
+# operands of a failed comparison, the failed clause of an `and`, the first elements
+# that break an all(... for ...).
+json_check() {
+    [ $# -eq 3 ] || fail "json_check needs JSONFILE PYEXPR MSG"
+    /usr/bin/python3 - "$@" <<'PY' || exit 1
+import ast, json, os, sys
+
+path, expr, msg = sys.argv[1:4]
+
+
+def short(v):
+    r = repr(v)
+    return r if len(r) <= 400 else r[:400] + "..."
+
+
+def load_manifest(p):
+    if not p or not os.path.exists(p):
+        return None
+    m = {"main": None, "workers": [], "stuck": [], "orphan_creator": [], "churn": [],
+         "zombies": [], "segments": []}
+    keys = {"worker": "workers", "stuck": "stuck", "orphan_creator": "orphan_creator",
+            "churn": "churn", "zombie": "zombies"}
+    with open(p) as f:
+        for line in f:
+            w = line.split()
+            if not w:
+                continue
+            if w[0] == "main":
+                m["main"] = int(w[1])
+            elif w[0] in keys:
+                m[keys[w[0]]].append(int(w[1]))
+            elif w[0] == "segment":
+                raw = bytes.fromhex(w[5])
+                m["segments"].append({"mode": w[1], "creator": int(w[2]), "size": int(w[3]),
+                                      "touched": int(w[4]), "raw": raw,
+                                      "name": raw.decode("utf-8", "replace")})
+    return m
+
+
+def fail(lines):
+    print("FAIL: " + msg, file=sys.stderr)
+    for l in lines:
+        print("  " + l, file=sys.stderr)
+    sys.exit(1)
+
+
+try:
+    with open(path, "rb") as f:
+        data = f.read()
+except OSError as e:
+    fail([f"cannot read {path}: {e.strerror}"])
+try:
+    j = json.loads(data)
+except ValueError as e:
+    fail([f"{path} is not valid JSON: {e}"])
+
+ns = {"j": j, "man": load_manifest(os.environ.get("MANIFEST")), "env": os.environ,
+      "page": os.sysconf("SC_PAGE_SIZE")}
+tree = ast.parse(expr, mode="eval")
+
+
+def src(node):
+    return ast.get_source_segment(expr, node) or ast.dump(node)
+
+
+def ev(node, env):
+    return eval(compile(ast.Expression(node), "<check>", "eval"), env)
+
+
+def explain(node, env, depth=0):
+    if depth > 6:
+        return [f"{src(node)} = {short(ev(node, env))}"]
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        for v in node.values:
+            if not ev(v, env):
+                return explain(v, env, depth + 1)
+    if isinstance(node, ast.Compare):
+        return [f"{src(n)} = {short(ev(n, env))}" for n in [node.left] + node.comparators
+                if not isinstance(n, ast.Constant)]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return [f"{src(node.operand)} = {short(ev(node.operand, env))}"]
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "all" and len(node.args) == 1
+            and isinstance(node.args[0], ast.GeneratorExp)):
+        g = node.args[0]
+        names = sorted({n.id for c in g.generators for n in ast.walk(c.target)
+                        if isinstance(n, ast.Name)})
+        gens = [ast.comprehension(c.target, c.iter, list(c.ifs), c.is_async)
+                for c in g.generators]
+        gens[-1].ifs.append(ast.UnaryOp(ast.Not(), g.elt))
+        probe = ast.ListComp(ast.Dict([ast.Constant(n) for n in names],
+                                      [ast.Name(n, ast.Load()) for n in names]), gens)
+        bad = ev(ast.fix_missing_locations(probe), env)
+        out = [f"{len(bad)} element(s) fail {src(g.elt)}"]
+        for b in bad[:3]:
+            out.append("where " + ", ".join(f"{k} = {short(v)}" for k, v in b.items()))
+            out += ["  " + l for l in explain(g.elt, {**env, **b}, depth + 1)]
+        return out
+    return [f"{src(node)} = {short(ev(node, env))}"]
+
+
+try:
+    result = ev(tree.body, ns)
+except Exception as e:
+    fail([f"{expr}: {type(e).__name__}: {e}"])
+if result:
+    print("ok - " + msg)
+    sys.exit(0)
+try:
+    fail(explain(tree.body, ns))
+except SystemExit:
+    raise
+except Exception as e:
+    fail([f"{expr} is false ({type(e).__name__} while explaining: {e})"])
+PY
+}
+
+# manifest_pids KEY: the pids of the manifest lines "KEY PID" (main, worker, stuck,
+# orphan_creator, churn, zombie).
+manifest_pids() {
+    awk -v k="$1" '$1 == k { print $2 }' "${MANIFEST:?no scene started}"
+}
+
+# manifest_segments [MODE]: "mode creator size touched hexname" lines, all or of MODE.
+manifest_segments() {
+    awk -v m="${1:-}" '$1 == "segment" && (m == "" || $2 == m) { print $2, $3, $4, $5, $6 }' \
+        "${MANIFEST:?no scene started}"
+}
+
+# unhex HEX: writes the bytes HEX encodes (no newline added).
+unhex() {
+    local hex=$1 out="" i
+    for ((i = 0; i < ${#hex}; i += 2)); do
+        out+="\\x${hex:i:2}"
+    done
+    printf '%b' "$out"
+}
+
+# fs_used_bytes PATH: used bytes of the file system at PATH, as statvfs (df) sees it.
+fs_used_bytes() {
+    stat -f -c '%b %f %S' "$1" | awk '{ printf "%d\n", ($1 - $2) * $3 }'
+}
+
+# scene_start ARGS...: starts $SHMSCENE ARGS with --manifest in the background, waits
+# (at most 30 s) for "ready", exports MANIFEST, SCENE_PID and SCENE_LOG. SCENE_PREFIX
+# (e.g. "setpriv --reuid=nobody --regid=nogroup --clear-groups") runs it as someone else.
+scene_start() {
+    [ -n "${SHMSCENE:-}" ] || fail "SHMSCENE is not set (run the test through meson test)"
+    _lib_tmp
+    _LIB_NSCENE=$((_LIB_NSCENE + 1))
+    MANIFEST=$SHMTEST_TMP/scene.$$.$_LIB_NSCENE.manifest
+    SCENE_LOG=$SHMTEST_TMP/scene.$$.$_LIB_NSCENE.log
+    rm -f "$MANIFEST"
+    # shellcheck disable=SC2086 # SCENE_PREFIX is a command line
+    ${SCENE_PREFIX:-} "$SHMSCENE" --manifest "$MANIFEST" "$@" </dev/null >"$SCENE_LOG" 2>&1 &
+    SCENE_PID=$!
+    _LIB_SCENES+=("$SCENE_PID:$MANIFEST")
+    export MANIFEST SCENE_PID SCENE_LOG
+    if ! wait_for '[ -f "$MANIFEST" ] && [ "$(tail -n 1 "$MANIFEST")" = ready ] ||
+            ! kill -0 "$SCENE_PID" 2>/dev/null || _lib_zombie "$SCENE_PID"' 30 ||
+        [ ! -f "$MANIFEST" ]; then
+        local log
+        log=$(head -c 2000 "$SCENE_LOG")
+        scene_stop "$SCENE_PID"
+        fail "shmscene $* did not become ready within 30 s: ${log:-no output}"
+    fi
+}
+
+_lib_zombie() { # PID: true when PID has exited (state Z) or is gone
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+    stat=${stat##*) }
+    [ "${stat%% *}" = Z ]
+}
+
+_lib_is_scene_proc() { # PID: a live process running the shmscene binary
+    local exe
+    exe=$(readlink "/proc/$1/exe" 2>/dev/null) || return 1
+    [ "$exe" = "$(readlink -f "$SHMSCENE")" ] && ! _lib_zombie "$1"
+}
+
+# scene_stop [PID]: SIGTERM to the scene's main (all started scenes by default), SIGKILL
+# after 10 s, reaped; then any worker or stuck worker of it still alive (main was killed
+# by the test) is SIGKILLed. Sets SCENE_RC to main's exit status.
+scene_stop() {
+    local entry pid manifest p i keep=()
+    for entry in "${_LIB_SCENES[@]}"; do
+        pid=${entry%%:*}
+        manifest=${entry#*:}
+        if [ -n "${1:-}" ] && [ "$1" != "$pid" ]; then
+            keep+=("$entry")
+            continue
+        fi
+        kill -TERM "$pid" 2>/dev/null
+        wait_for "_lib_zombie $pid" 10 || kill -KILL "$pid" 2>/dev/null
+        SCENE_RC=0
+        wait "$pid" 2>/dev/null || SCENE_RC=$?
+        [ -f "$manifest" ] || continue
+        for p in $(awk '$1 == "worker" || $1 == "stuck" || $1 == "churn" { print $2 }' "$manifest"); do
+            _lib_is_scene_proc "$p" && kill -KILL "$p" 2>/dev/null
+        done
+        for p in $(awk '$1 == "worker" || $1 == "stuck" || $1 == "churn" { print $2 }' "$manifest"); do
+            for ((i = 0; i < 250; i++)); do
+                _lib_is_scene_proc "$p" || break
+                sleep 0.02
+            done
+        done
+    done
+    _LIB_SCENES=("${keep[@]}")
+}
+
+_lib_exit() {
+    local rc=$? i
+    for ((i = ${#_LIB_ON_EXIT[@]} - 1; i >= 0; i--)); do
+        eval "${_LIB_ON_EXIT[i]}" || true
+    done
+    [ ${#_LIB_SCENES[@]} -eq 0 ] || scene_stop
+    [ -z "$_LIB_OWN_TMP" ] || rm -rf "$_LIB_OWN_TMP"
+    exit "$rc"
+}
+
+trap _lib_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
