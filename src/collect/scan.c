@@ -6,11 +6,30 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/fileio.h"
 #include "util/xalloc.h"
 
 static double elapsed(const struct timespec *a, const struct timespec *b)
 {
     return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* The first line of ROOT/etc/hostname: how a container names itself. */
+static char *read_hostname(const char *root)
+{
+    struct buf path, text;
+    buf_init(&path);
+    buf_init(&text);
+    buf_printf(&path, "%s/etc/hostname", root);
+    char *name = NULL;
+    if (read_file(path.data, &text, 256) == 0) {
+        char *cur = text.data, *line = next_line(&cur);
+        if (line && *line)
+            name = xstrdup(line);
+    }
+    buf_free(&path);
+    buf_free(&text);
+    return name;
 }
 
 int scan_run(const struct scan_opts *o, struct scan *s)
@@ -38,6 +57,8 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     int rc = mounts_collect(mountinfo, prefix, o->mounts, o->nmounts, &s->mounts, &s->warn);
     if (rc < 0 && o->target_pid > 0)
         return rc; /* the watched process is gone or not ours to read */
+    if (o->target_pid > 0)
+        s->target_host = read_hostname(prefix);
     files_collect(&s->mounts, &s->files, &s->warn);
 
     const struct proc_source *src = o->procs ? o->procs : &procs_libproc2;
@@ -78,4 +99,6 @@ void scan_free(struct scan *s)
     sysv_free(&s->sysv);
     cgroup_free(&s->cgroup);
     warn_free(&s->warn);
+    free(s->target_host);
+    s->target_host = NULL;
 }

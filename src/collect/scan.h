@@ -37,6 +37,7 @@ struct scan {
     struct warnings warn;
     bool holders_scanned;
     pid_t target_pid;
+    char *target_host; /* the watched process's /etc/hostname, or NULL */
 };
 
 /* Fills s; returns 0, or -errno when nothing useful could be read (no mount

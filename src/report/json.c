@@ -249,6 +249,7 @@ void report_json(struct buf *out, const struct model *m)
         jw_i64(&w, "target_pid", s->target_pid);
     else
         jw_null(&w, "target_pid");
+    jw_str(&w, "target_host", s->target_host);
     jw_obj_end(&w);
     jw_obj_end(&w);
 }

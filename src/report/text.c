@@ -188,7 +188,21 @@ void report_text(struct buf *out, const struct model *m, const struct text_opts 
     struct text t = {.out = out, .m = m, .o = o};
     char when[32];
     format_rfc3339(when, sizeof(when), m->scan->time.tv_sec);
-    buf_printf(out, "shmwatch %s  %s\n\n", SHMWATCH_VERSION, when);
+    buf_printf(out, "shmwatch %s  %s\n", SHMWATCH_VERSION, when);
+    const struct scan *s = m->scan;
+    if (s->target_pid > 0) {
+        buf_printf(out, "watching pid %d", (int)s->target_pid);
+        if (s->target_host) {
+            buf_adds(out, "  host ");
+            esc_term(out, s->target_host, o->ascii);
+        }
+        if (s->cgroup.present && s->cgroup.path) {
+            buf_adds(out, "  cgroup ");
+            esc_term(out, s->cgroup.path, o->ascii);
+        }
+        buf_addc(out, '\n');
+    }
+    buf_addc(out, '\n');
     mounts(&t);
     budget(&t);
     groups(&t);
