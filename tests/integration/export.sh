@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Streams and exports: NDJSON that ends cleanly when its reader goes or on
+# SIGTERM, Prometheus text that promtool accepts, and a --prometheus-file that
+# a reader never sees half-written.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+need promtool timeout
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+
+scene_start --workers 2 --per-worker 4 --orphans 2 --evil
+
+# NDJSON: the reader leaves after one line; shmwatch must end by itself, status 0.
+timeout 10 bash -c '"$1" --json --interval 0.1 --count 0 | head -n 1 >"$2"; exit "${PIPESTATUS[0]}"' \
+    _ "$SHMWATCH" "$SHMTEST_TMP/one.json"
+rc=$?
+[ "$rc" -ne 124 ] || fail "shmwatch kept running after its reader closed the pipe"
+assert_eq "$rc" 0 "a closed pipe ends the stream with status 0"
+json_check "$SHMTEST_TMP/one.json" "j['schema'] == 1" "the line read is a whole JSON object"
+
+# SIGTERM ends a stream cleanly, after whole lines only.
+"$SHMWATCH" --json --interval 0.2 >"$SHMTEST_TMP/stream.ndjson" &
+pid=$!
+wait_for '[ "$(wc -l <"$SHMTEST_TMP/stream.ndjson")" -ge 2 ]' 10 || fail "the stream wrote nothing"
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+assert_eq "$rc" 0 "SIGTERM ends the stream with status 0"
+/usr/bin/python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$SHMTEST_TMP/stream.ndjson" ||
+    fail "a line of the stream is not JSON"
+ok "every streamed line is a JSON object"
+
+# Prometheus: promtool's linter accepts the exposition; the figures are right.
+"$SHMWATCH" --prometheus >"$SHMTEST_TMP/metrics.prom" || fail "--prometheus exited $?"
+promtool check metrics <"$SHMTEST_TMP/metrics.prom" || fail "promtool rejects the metrics"
+ok "promtool check metrics accepts the output"
+grep -q '^shmwatch_mount_size_bytes{mount="/dev/shm"} 67108864$' "$SHMTEST_TMP/metrics.prom" ||
+    fail "mount size metric missing"
+grep -q '^shmwatch_segments{mount="/dev/shm",state="orphan",kind="torch"} 2$' "$SHMTEST_TMP/metrics.prom" ||
+    fail "orphan segment count missing"
+grep -q '^shmwatch_segments{mount="/dev/shm",state="hidden",kind="torch"} 6$' "$SHMTEST_TMP/metrics.prom" ||
+    fail "hidden segment count missing"
+grep -q "^shmwatch_group_workers{main_pid=\"$(manifest_pids main)\"} 2$" "$SHMTEST_TMP/metrics.prom" ||
+    fail "group workers metric missing"
+ok "metrics carry the scene's figures"
+
+# --prometheus-file: written atomically; a reader looping meanwhile only ever
+# sees complete files (the last line is always the last metric).
+out=$SHMTEST_TMP/textfile/shmwatch.prom
+mkdir -p "$(dirname "$out")"
+"$SHMWATCH" --prometheus-file "$out" --interval 0.05 --count 60 &
+writer=$!
+reads=0
+torn=0
+while kill -0 "$writer" 2>/dev/null; do
+    if [ -f "$out" ]; then
+        last=$(tail -n 1 "$out")
+        reads=$((reads + 1))
+        case "$last" in shmwatch_scan_denied_processes\ *) ;; *) torn=$((torn + 1)) ;; esac
+    fi
+done
+wait "$writer" || fail "--prometheus-file exited $?"
+[ "$reads" -gt 10 ] || fail "the reader only managed $reads reads"
+assert_eq "$torn" 0 "a reader looping over $reads reads never saw a half-written file"
+promtool check metrics <"$out" || fail "promtool rejects the file"
+ok "the textfile passes promtool"
+[ -z "$(ls "$(dirname "$out")" | grep -v '^shmwatch.prom$')" ] || fail "temporary files were left behind"
+ok "no temporary file left behind"
+scene_stop
