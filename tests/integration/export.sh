@@ -66,4 +66,9 @@ promtool check metrics <"$out" || fail "promtool rejects the file"
 ok "the textfile passes promtool"
 [ -z "$(ls "$(dirname "$out")" | grep -v '^shmwatch.prom$')" ] || fail "temporary files were left behind"
 ok "no temporary file left behind"
+
+# The alert rules shipped for the guide load in Prometheus.
+promtool check rules "$SRCDIR/config/deploy/prometheus-alerts.yaml" >/dev/null ||
+    fail "promtool rejects config/deploy/prometheus-alerts.yaml"
+ok "the example alert rules pass promtool check rules"
 scene_stop
