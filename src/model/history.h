@@ -1,0 +1,68 @@
+/* Fill history of each shm mount: a ring of (time, used, size) samples per
+ * mount, and what the dashboard derives from it: the fill rate, the peak,
+ * the time until the mount is full while it is rising, and the cells of a
+ * sparkline. Pure: the caller supplies every sample and its time. */
+#ifndef SHMWATCH_HISTORY_H
+#define SHMWATCH_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct history_sample {
+    double t;      /* seconds on any monotonic clock */
+    uint64_t used; /* bytes */
+    uint64_t size; /* bytes; 0 when unknown */
+};
+
+struct history_series {
+    char *key;                   /* the mount's path */
+    struct history_sample *ring; /* capacity items */
+    size_t capacity;
+    size_t start, count;         /* oldest item and number of items */
+    uint64_t peak;               /* highest used ever added */
+    double peak_t;
+};
+
+struct history {
+    size_t capacity; /* samples kept per series */
+    struct history_series *series;
+    size_t n, cap;
+};
+
+/* capacity: samples kept per mount (e.g. 10 minutes at 2 per second). */
+void history_init(struct history *h, size_t capacity);
+void history_free(struct history *h);
+
+/* Appends a sample to the series of key (created on first use). A sample
+ * not later than the newest one replaces it, so time never runs backwards. */
+struct history_series *history_add(struct history *h, const char *key, double t, uint64_t used,
+                                   uint64_t size);
+
+const struct history_series *history_find(const struct history *h, const char *key);
+
+/* The i-th sample, 0 the oldest; NULL past the end. */
+const struct history_sample *history_at(const struct history_series *s, size_t i);
+const struct history_sample *history_last(const struct history_series *s);
+
+/* Fill rate in bytes per second (negative when falling): the least-squares
+ * slope of used over the samples of the last window_s seconds. False when
+ * fewer than two samples, or no time, lie in the window. */
+bool history_rate(const struct history_series *s, double window_s, double *bytes_per_s);
+
+/* Seconds until used reaches size at the rate over window_s; false unless
+ * the mount is rising by at least min_rate bytes per second. 0 when full. */
+bool history_time_to_full(const struct history_series *s, double window_s, double min_rate,
+                          double *seconds);
+
+/* Sparkline cells over [t_end - span_s, t_end], oldest first: the highest
+ * fill fraction (used / size, 0..1) sampled in each cell; a cell without a
+ * sample repeats the value before it; -1 before the first sample. */
+void history_sparkline(const struct history_series *s, double t_end, double span_s,
+                       double *cells, size_t ncells);
+
+/* A fraction 0..1 as one of levels steps, 0..levels-1, rounded up: 0 only
+ * for an empty mount, so any use shows. */
+int history_level(double fraction, int levels);
+
+#endif
