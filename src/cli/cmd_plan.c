@@ -183,7 +183,12 @@ static void text_limits(struct buf *b, const struct plan_input *in, const struct
     int step = in->workers ? 6 : 4;
     if (in->has_shm_size) {
         buf_printf(b, "\n%d. Against --shm-size %s\n", step++, F(in->shm_size));
-        if (r->shm_fits)
+        if (r->shm_fits && in->shm_size < r->rec_shm_size)
+            buf_printf(b, "   fits, but tightly: the peak (%s) is within %s with %s to spare, less\n"
+                          "   than the 1.5 x margin of --shm-size=%s.\n",
+                       S(r->shm_peak), S(in->shm_size), S(in->shm_size - r->shm_peak),
+                       F(r->rec_shm_size));
+        else if (r->shm_fits)
             buf_printf(b, "   fits: the peak (%s) is within %s, with %s to spare.\n", S(r->shm_peak),
                        S(in->shm_size), S(in->shm_size - r->shm_peak));
         else
