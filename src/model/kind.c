@@ -1,36 +1,41 @@
+#include <stdint.h>
 #include <string.h>
 
 #include "model/model.h"
 
-/* Reads [0-9]+ at *s, advancing; false if there is no digit or it overflows. */
-static bool read_uint(const char **s, unsigned long *out)
+/* Reads [0-9]+ at *s, advancing; false if there is no digit or the value
+ * exceeds max. */
+static bool read_uint(const char **s, uint64_t max, uint64_t *out)
 {
     const char *p = *s;
-    unsigned long v = 0;
+    uint64_t v = 0;
     if (*p < '0' || *p > '9')
         return false;
     while (*p >= '0' && *p <= '9') {
-        if (v > 100000000ul)
+        unsigned d = (unsigned)(*p++ - '0');
+        if (v > (max - d) / 10)
             return false;
-        v = v * 10 + (unsigned long)(*p++ - '0');
+        v = v * 10 + d;
     }
     *s = p;
     *out = v;
     return true;
 }
 
-/* ^torch_([0-9]+)_([0-9]+)(_([0-9]+))?$ */
+/* ^torch_([0-9]+)_([0-9]+)(_([0-9]+))?$. The first number is a pid; the
+ * others are counters or, since torch 1.x, a random 32-bit number
+ * (torch_6418_3996645901_5), so they may take all of 64 bits. */
 static bool parse_torch(const char *name, pid_t *pid)
 {
     if (strncmp(name, "torch_", 6) != 0)
         return false;
     const char *s = name + 6;
-    unsigned long p, n;
-    if (!read_uint(&s, &p) || *s++ != '_' || !read_uint(&s, &n))
+    uint64_t p, n;
+    if (!read_uint(&s, INT32_MAX, &p) || *s++ != '_' || !read_uint(&s, UINT64_MAX, &n))
         return false;
     if (*s == '_') {
         s++;
-        if (!read_uint(&s, &n))
+        if (!read_uint(&s, UINT64_MAX, &n))
             return false;
     }
     if (*s != '\0')
@@ -46,10 +51,10 @@ static bool parse_omp(const char *name, pid_t *pid)
     if (strncmp(name, prefix, sizeof(prefix) - 1) != 0)
         return false;
     const char *s = name + sizeof(prefix) - 1;
-    unsigned long p, uid;
-    if (!read_uint(&s, &p))
+    uint64_t p, uid;
+    if (!read_uint(&s, INT32_MAX, &p))
         return false;
-    if (*s == '_' && (s++, !read_uint(&s, &uid)))
+    if (*s == '_' && (s++, !read_uint(&s, UINT32_MAX, &uid)))
         return false;
     if (*s != '\0')
         return false;

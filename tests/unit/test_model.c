@@ -80,6 +80,13 @@ static void test_kind_names(void **state)
     assert_int_equal(kind_of_name("torch_a_2"), KIND_OTHER);
     assert_int_equal(kind_of_name("torch_1_2\n"), KIND_OTHER);
     assert_int_equal(kind_of_name("xtorch_1_2"), KIND_OTHER);
+    /* torch 1.13: torch_<pid>_<random u32>_<counter> */
+    assert_int_equal(kind_of_name("torch_18607_2457419449_0"), KIND_TORCH);
+    assert_int_equal(kind_of_name("torch_1_4294967295_12"), KIND_TORCH);
+    assert_int_equal(kind_of_name("torch_1_18446744073709551616"), KIND_OTHER);
+    assert_int_equal(kind_of_name("torch_2147483648_1"), KIND_OTHER);
+    assert_true(name_creator_pid("torch_6420_3996645901_5", &p));
+    assert_int_equal(p, 6420);
     assert_true(name_creator_pid("torch_4321_7_2", &p));
     assert_int_equal(p, 4321);
     assert_true(name_creator_pid("__KMP_REGISTERED_LIB_77", &p));
