@@ -32,6 +32,8 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
     {"plan", cmd_plan},
+    {"clean", cmd_clean},
+    {"reap", cmd_reap},
 };
 
 /* One scan and model, written in the chosen format into out. */

@@ -4,5 +4,7 @@
 #define SHMWATCH_COMMANDS_H
 
 int cmd_plan(int argc, char **argv);
+int cmd_clean(int argc, char **argv);
+int cmd_reap(int argc, char **argv);
 
 #endif

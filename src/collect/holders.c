@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "collect/mounts.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 #include "util/inomap.h"
@@ -264,4 +265,166 @@ void holders_free(struct holder_list *hl)
         free(hl->items[i].path);
     free(hl->items);
     memset(hl, 0, sizeof(*hl));
+}
+
+/* State of one holders_find_inodes pass. */
+struct inode_search {
+    struct inode_query *q;
+    struct inomap idx;   /* (dev, ino) -> query index */
+    size_t open;         /* queries still without a holder */
+    dev_t devs[8];       /* the devices searched (distinct) */
+    size_t ndevs;
+    bool many_devs;      /* more than fit: every blind process counts as reaching them */
+    struct holder_blind *blind;
+    struct buf text;
+};
+
+static void found(struct inode_search *is, dev_t dev, ino_t ino, pid_t pid, int fd)
+{
+    size_t k;
+    if (!inomap_get(&is->idx, dev, ino, &k) || is->q[k].pid)
+        return;
+    is->q[k].pid = pid;
+    is->q[k].fd = fd;
+    is->open--;
+}
+
+/* Does the process see one of the searched devices among its mounts? An
+ * unreadable mountinfo counts as yes. */
+static bool reaches(struct inode_search *is, int piddir)
+{
+    if (is->many_devs || read_file_at(piddir, "mountinfo", &is->text, 4u << 20) < 0)
+        return true;
+    char *cur = is->text.data, *line;
+    while ((line = next_line(&cur))) {
+        struct mountinfo_entry e;
+        if (!mountinfo_parse_line(line, &e))
+            return true;
+        for (size_t i = 0; i < is->ndevs; i++)
+            if (makedev(e.major, e.minor) == is->devs[i])
+                return true;
+    }
+    return false;
+}
+
+static void blind_add(struct inode_search *is, int piddir)
+{
+    struct holder_blind *b = is->blind;
+    struct stat st;
+    b->denied++;
+    if (!reaches(is, piddir)) {
+        b->unreachable++;
+        return;
+    }
+    if (fstat(piddir, &st) != 0) {
+        b->more_uids = true;
+        return;
+    }
+    for (size_t i = 0; i < b->nuids; i++)
+        if (b->uids[i] == st.st_uid)
+            return;
+    if (b->nuids < sizeof(b->uids) / sizeof(b->uids[0]))
+        b->uids[b->nuids++] = st.st_uid;
+    else
+        b->more_uids = true;
+}
+
+/* Returns false when the process's fds could not be read for lack of rights. */
+static bool search_fds(struct inode_search *is, int piddir, pid_t pid)
+{
+    int fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fddir < 0)
+        return errno != EACCES && errno != EPERM;
+    DIR *d = fdopendir(fddir);
+    if (!d) {
+        close(fddir);
+        return true;
+    }
+    struct dirent *de;
+    bool ok = true;
+    while (is->open && (de = readdir(d))) {
+        struct stat st;
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        if (fstatat(fddir, de->d_name, &st, 0) == 0)
+            found(is, st.st_dev, st.st_ino, pid, atoi(de->d_name));
+        else if (errno == EACCES || errno == EPERM)
+            ok = false; /* the list is readable, its targets are not */
+    }
+    closedir(d);
+    return ok;
+}
+
+static bool search_maps(struct inode_search *is, int piddir, pid_t pid)
+{
+    int rc = read_file_at(piddir, "maps", &is->text, 256u << 20);
+    if (rc < 0)
+        return rc != -EACCES && rc != -EPERM;
+    char *cur = is->text.data, *line;
+    while (is->open && (line = next_line(&cur))) {
+        struct maps_entry e;
+        if (maps_parse_line(line, &e) && e.inode)
+            found(is, makedev(e.major, e.minor), (ino_t)e.inode, pid, -1);
+    }
+    return true;
+}
+
+int holders_find_inodes(const char *proc_dir, struct inode_query *q, size_t n, pid_t skip_pid,
+                        struct holder_blind *blind)
+{
+    memset(blind, 0, sizeof(*blind));
+    struct inode_search is = {.q = q, .blind = blind};
+    inomap_init(&is.idx);
+    for (size_t i = 0; i < n; i++) {
+        q[i].pid = 0;
+        q[i].fd = -1;
+        size_t k;
+        if (!inomap_get(&is.idx, q[i].dev, q[i].ino, &k)) {
+            inomap_put(&is.idx, q[i].dev, q[i].ino, i);
+            is.open++;
+        }
+        bool known = false;
+        for (size_t d = 0; d < is.ndevs; d++)
+            known = known || is.devs[d] == q[i].dev;
+        if (!known && is.ndevs < sizeof(is.devs) / sizeof(is.devs[0]))
+            is.devs[is.ndevs++] = q[i].dev;
+        else if (!known)
+            is.many_devs = true;
+    }
+    int proc = open(proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (proc < 0) {
+        int err = errno;
+        inomap_free(&is.idx);
+        return -err;
+    }
+    buf_init(&is.text);
+    pid_t *pids = NULL;
+    size_t cap = 0, npids = proc_list_pids(proc, &pids, &cap);
+    for (size_t i = 0; i < npids && is.open; i++) {
+        if (pids[i] == skip_pid)
+            continue;
+        char name[16];
+        snprintf(name, sizeof(name), "%d", (int)pids[i]);
+        int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (piddir < 0)
+            continue; /* exited: holds nothing any more */
+        bool fds_ok = search_fds(&is, piddir, pids[i]);
+        bool maps_ok = !is.open || search_maps(&is, piddir, pids[i]);
+        if (!fds_ok || !maps_ok)
+            blind_add(&is, piddir);
+        close(piddir);
+    }
+    /* Several queries for one inode share the first one's answer. */
+    for (size_t i = 0; i < n; i++) {
+        size_t k;
+        if (inomap_get(&is.idx, q[i].dev, q[i].ino, &k) && k != i) {
+            q[i].pid = q[k].pid;
+            q[i].fd = q[k].fd;
+        }
+    }
+    free(pids);
+    buf_free(&is.text);
+    inomap_free(&is.idx);
+    close(proc);
+    return 0;
 }

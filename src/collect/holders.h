@@ -58,4 +58,31 @@ void holders_collect(const char *proc_dir, const dev_t *devs, size_t ndevs,
 
 void holders_free(struct holder_list *hl);
 
+/* One inode asked about by holders_find_inodes, and the first holder found. */
+struct inode_query {
+    dev_t dev;
+    ino_t ino;
+    pid_t pid;       /* out: a process that holds it, 0 for none */
+    int fd;          /* out: its fd, or -1 when it only maps the inode */
+};
+
+/* What a holder search could not see: processes whose fds or maps could
+ * not be read. Those whose mount namespace shows none of the searched
+ * devices (their mountinfo lists no such mount) cannot open the files by
+ * name and are only counted; the owners of the others are kept. */
+struct holder_blind {
+    size_t denied;      /* processes not fully read */
+    size_t unreachable; /* of those, ones whose mounts do not include the devices */
+    uid_t uids[8];      /* owners (as /proc/PID shows) of the others, distinct */
+    size_t nuids;
+    bool more_uids;     /* more owners than fit in uids */
+};
+
+/* The check right before an unlink: one pass over proc_dir that looks for
+ * exactly these inodes in every process's fds and maps (skip_pid, the
+ * caller, excepted), stopping early once each is found held. Returns 0, or
+ * -errno when proc_dir cannot be opened. */
+int holders_find_inodes(const char *proc_dir, struct inode_query *q, size_t n, pid_t skip_pid,
+                        struct holder_blind *blind);
+
 #endif

@@ -1,0 +1,181 @@
+#include "act/actplan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+void clean_policy_default(struct clean_policy *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->min_age_s = 600;
+}
+
+static double age_of(const struct model *m, const struct segment *sg)
+{
+    return sg->mtime && m->now > sg->mtime ? (double)(m->now - sg->mtime) : 0;
+}
+
+char *actplan_segment_why(const struct model *m, const struct segment *sg)
+{
+    struct buf b;
+    buf_init(&b);
+    char age[32];
+    fmt_duration(age, sizeof(age), age_of(m, sg));
+    if (sg->state == SEG_ORPHAN)
+        buf_printf(&b, "orphan: held by nobody, its creator pid %d is gone", (int)sg->creator_pid);
+    else if (sg->state == SEG_UNHELD)
+        buf_printf(&b, "unheld: held by nobody for %s, owner unknown", age);
+    else
+        buf_printf(&b, "%s", seg_state_name(sg->state));
+    return buf_steal(&b);
+}
+
+static const char *type_refusal(enum file_type t)
+{
+    switch (t) {
+    case FT_REGULAR: return NULL;
+    case FT_SYMLINK: return "a symbolic link (never followed or removed)";
+    case FT_DIR: return "a directory (never removed)";
+    case FT_FIFO: return "a FIFO (never removed)";
+    case FT_SOCKET: return "a socket (never removed)";
+    default: return "not a regular file (never removed)";
+    }
+}
+
+static void push(const struct model *m, const struct segment *sg, struct unlink_plan *out)
+{
+    const struct shm_mount *mt = &m->scan->mounts.items[sg->mount];
+    struct unlink_target *t = VEC_PUSH(out->items, out->n, out->cap);
+    t->mount = xstrdup(mt->path);
+    t->mount_dir = xstrdup(mt->access);
+    t->name = xstrdup(sg->name);
+    t->dev = sg->dev;
+    t->ino = sg->ino;
+    t->uid = sg->uid;
+    t->size = sg->size;
+    t->alloc = sg->alloc;
+    t->mtime = sg->mtime;
+    t->state = sg->state;
+    t->type = sg->type;
+    t->why = actplan_segment_why(m, sg);
+    t->refuse = type_refusal(sg->type);
+    if (!t->refuse) {
+        out->ntry++;
+        out->bytes += sg->alloc;
+    }
+}
+
+static bool in_mount(const struct model *m, const struct segment *sg, const char *mount)
+{
+    return !mount || strcmp(m->scan->mounts.items[sg->mount].path, mount) == 0;
+}
+
+void actplan_clean(const struct model *m, const struct clean_policy *pol, struct unlink_plan *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < m->nsegs; i++) {
+        const struct segment *sg = &m->segs[i];
+        if (!in_mount(m, sg, pol->mount))
+            continue;
+        bool dead_creator = sg->has_creator && !sg->creator_alive;
+        if (sg->state == SEG_ORPHAN) {
+            push(m, sg, out);
+        } else if (sg->state == SEG_UNHELD) {
+            /* A torch-named entry of a dead creator that is not a regular
+             * file looks like an orphan: shown, refused. */
+            if (pol->all_unheld && age_of(m, sg) >= pol->min_age_s)
+                push(m, sg, out);
+            else if (dead_creator && sg->type != FT_REGULAR)
+                push(m, sg, out);
+            else if (pol->all_unheld)
+                out->young++;
+        } else if (sg->state == SEG_IN_USE && dead_creator) {
+            out->held++;
+        }
+    }
+}
+
+bool actplan_add_segment(const struct model *m, size_t seg, const struct clean_policy *pol,
+                         struct unlink_plan *out, char *why, size_t n)
+{
+    if (seg >= m->nsegs) {
+        snprintf(why, n, "no such segment");
+        return false;
+    }
+    const struct segment *sg = &m->segs[seg];
+    char age[32], min[32];
+    switch (sg->state) {
+    case SEG_ORPHAN:
+        break;
+    case SEG_UNHELD:
+        if (!pol->all_unheld) {
+            snprintf(why, n, "unheld, but its owner is unknown: it may be a persistent "
+                             "segment (remove unheld segments with U)");
+            return false;
+        }
+        if (age_of(m, sg) < pol->min_age_s) {
+            fmt_duration(age, sizeof(age), age_of(m, sg));
+            fmt_duration(min, sizeof(min), pol->min_age_s);
+            snprintf(why, n, "unheld for only %s, younger than the minimum age %s", age, min);
+            return false;
+        }
+        break;
+    case SEG_IN_USE:
+        snprintf(why, n, "in use: %zu holder%s", sg->nholders, sg->nholders == 1 ? "" : "s");
+        return false;
+    case SEG_HIDDEN:
+        snprintf(why, n, "hidden: it has no name left to remove; it is freed when its "
+                         "holders exit");
+        return false;
+    }
+    push(m, sg, out);
+    return true;
+}
+
+bool actplan_proc(const struct model *m, pid_t pid, struct signal_target *t)
+{
+    const struct proc *p = procs_find(&m->scan->procs, pid);
+    if (!p)
+        return false;
+    const struct mproc *mp = model_find_proc(m, pid);
+    signal_target_from_proc(t, p, mp ? mp->role : ROLE_NONE);
+    return true;
+}
+
+static char *role_why(const struct model *m, const struct proc *p, enum proc_role role)
+{
+    struct buf b;
+    buf_init(&b);
+    const struct proc *parent = procs_find(&m->scan->procs, p->ppid);
+    switch (role) {
+    case ROLE_ORPHAN_WORKER:
+        buf_printf(&b, "orphaned worker: the leader of its process group (pid %d) is gone",
+                   (int)p->pgid);
+        break;
+    case ROLE_SHM_MANAGER:
+        buf_printf(&b, "torch_shm_manager");
+        break;
+    case ROLE_ZOMBIE:
+        buf_printf(&b, "zombie: already dead, waiting for its parent pid %d (%s) to reap it",
+                   (int)p->ppid, parent ? parent->comm : "?");
+        break;
+    default:
+        buf_printf(&b, "%s", proc_role_name(role));
+    }
+    return buf_steal(&b);
+}
+
+void actplan_role(const struct model *m, enum proc_role role, struct signal_plan *out)
+{
+    for (size_t i = 0; i < m->nprocs; i++) {
+        if (m->procs[i].role != role)
+            continue;
+        const struct proc *p = &m->scan->procs.items[m->procs[i].proc];
+        struct signal_target *t = VEC_PUSH(out->items, out->n, out->cap);
+        signal_target_from_proc(t, p, role);
+        t->why = role_why(m, p, role);
+    }
+}

@@ -1,0 +1,43 @@
+/* What an action would touch, chosen from the model: the segments `clean`
+ * (or the dashboard's d, D and U) removes and the processes `reap` (or K)
+ * ends. Pure functions of the model; the checks against the live system
+ * happen when acting (unlink.c, signal.c, reap.c). */
+#ifndef SHMWATCH_ACTPLAN_H
+#define SHMWATCH_ACTPLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "act/signal.h"
+#include "act/unlink.h"
+#include "model/model.h"
+
+struct clean_policy {
+    bool all_unheld;   /* also unheld segments at least min_age_s old */
+    double min_age_s;  /* default 600 */
+    const char *mount; /* only this mount point; NULL: every watched mount */
+};
+
+void clean_policy_default(struct clean_policy *p);
+
+/* Every orphan (and, by policy, old unheld) named segment. Entries that are
+ * not regular files are listed with a refusal: never touched, reported. */
+void actplan_clean(const struct model *m, const struct clean_policy *pol, struct unlink_plan *out);
+
+/* One segment the user picked (dashboard). Orphans always qualify, unheld
+ * ones only if pol->all_unheld and old enough; anything else returns false
+ * with the reason in why and adds nothing. */
+bool actplan_add_segment(const struct model *m, size_t seg, const struct clean_policy *pol,
+                         struct unlink_plan *out, char *why, size_t n);
+
+/* Why segment sg would be removed (malloc'd sentence). */
+char *actplan_segment_why(const struct model *m, const struct segment *sg);
+
+/* The processes of the model with a role reap acts on: orphaned workers,
+ * shm managers (candidates: reap.c decides which are stuck) and zombies. */
+void actplan_role(const struct model *m, enum proc_role role, struct signal_plan *out);
+
+/* A target for process pid of the model; false when the scan does not know it. */
+bool actplan_proc(const struct model *m, pid_t pid, struct signal_target *t);
+
+#endif

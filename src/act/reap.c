@@ -1,0 +1,157 @@
+#include "act/reap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "act/actplan.h"
+#include "act/shmmgr.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+static bool in_plan(const struct signal_plan *p, pid_t pid)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->items[i].pid == pid)
+            return true;
+    return false;
+}
+
+static void pid_list(struct buf *b, const pid_t *pids, size_t n, bool more)
+{
+    for (size_t i = 0; i < n; i++)
+        buf_printf(b, "%s%d", i ? ", " : "", (int)pids[i]);
+    if (more)
+        buf_adds(b, ", ...");
+}
+
+/* Decides whether manager t is stuck; *waits: it has clients that this reap
+ * ends first. Sets t->why either way. */
+static bool manager_stuck(const char *proc_dir, const struct reap_plan *p,
+                          struct signal_target *t, bool *waits)
+{
+    struct shmmgr_clients c;
+    struct buf b;
+    buf_init(&b);
+    bool stuck = false;
+    *waits = false;
+    int rc = shmmgr_clients(proc_dir, t->pid, &c);
+    if (rc < 0) {
+        buf_printf(&b, "torch_shm_manager whose clients cannot be examined (%s): left alone",
+                   strerror(-rc));
+    } else if (!c.complete) {
+        buf_printf(&b, "torch_shm_manager whose clients cannot all be seen (%s): left alone",
+                   c.why);
+    } else {
+        size_t outside = 0;
+        for (size_t i = 0; i < c.n; i++)
+            if (!in_plan(&p->workers, c.pids[i]))
+                outside++;
+        if (outside || c.more) {
+            buf_adds(&b, "torch_shm_manager serving live clients (pids ");
+            pid_list(&b, c.pids, c.n, c.more);
+            buf_adds(&b, ")");
+        } else if (c.n) {
+            stuck = *waits = true;
+            buf_adds(&b, "stuck torch_shm_manager: its only clients are orphaned workers (");
+            pid_list(&b, c.pids, c.n, false);
+            buf_adds(&b, "), ended first; it is given a moment to exit by itself and unlink "
+                         "its segments");
+        } else {
+            stuck = true;
+            buf_adds(&b, "stuck torch_shm_manager: no client left, yet it has not exited");
+        }
+    }
+    free(t->why);
+    t->why = buf_steal(&b);
+    return stuck;
+}
+
+void reap_plan_build(const struct model *m, const char *proc_dir, struct reap_plan *p)
+{
+    memset(p, 0, sizeof(*p));
+    actplan_role(m, ROLE_ORPHAN_WORKER, &p->workers);
+    struct signal_plan managers = {0};
+    actplan_role(m, ROLE_SHM_MANAGER, &managers);
+    for (size_t i = 0; i < managers.n; i++) {
+        bool waits;
+        struct signal_target *t = &managers.items[i];
+        struct signal_plan *dst = manager_stuck(proc_dir, p, t, &waits) ? &p->managers
+                                                                         : &p->serving;
+        if (dst == &p->managers) {
+            p->manager_waits = xrealloc(p->manager_waits, (p->managers.n + 1) * sizeof(bool));
+            p->manager_waits[p->managers.n] = waits;
+        }
+        *(struct signal_target *)VEC_PUSH(dst->items, dst->n, dst->cap) = *t;
+    }
+    free(managers.items); /* the strings moved into p */
+    actplan_role(m, ROLE_ZOMBIE, &p->zombies);
+    for (size_t i = 0; i < p->zombies.n; i++) {
+        struct signal_target *z = &p->zombies.items[i];
+        if (in_plan(&p->workers, z->ppid) || in_plan(&p->managers, z->ppid)) {
+            struct buf b;
+            buf_init(&b);
+            buf_printf(&b, "%s; its parent is ended by this reap, then init reaps it", z->why);
+            free(z->why);
+            z->why = buf_steal(&b);
+        }
+    }
+}
+
+size_t reap_plan_count(const struct reap_plan *p)
+{
+    return p->workers.n + p->managers.n + p->zombies.n;
+}
+
+void reap_run(const struct signal_opts *o, struct reap_plan *p, struct reap_results *r,
+              reap_step_fn step, void *ctx)
+{
+    r->workers = xcalloc(p->workers.n + 1, sizeof(*r->workers));
+    r->managers = xcalloc(p->managers.n + 1, sizeof(*r->managers));
+    r->zombies = xcalloc(p->zombies.n + 1, sizeof(*r->zombies));
+    signal_end(o, p->workers.items, p->workers.n, r->workers);
+    for (size_t i = 0; step && i < p->workers.n; i++)
+        step(ctx, &p->workers.items[i], &r->workers[i]);
+    for (size_t i = 0; i < p->managers.n; i++) {
+        struct signal_target *t = &p->managers.items[i];
+        struct signal_result *res = &r->managers[i];
+        double grace = p->manager_waits[i] && !o->dry_run ? SHMMGR_GRACE_S : 0;
+        if (!signal_wait_exit(o, t, grace, res)) {
+            /* Still there: look again, a client may have connected since. */
+            struct reap_plan now = {.workers = p->workers};
+            char *why = t->why;
+            bool waits;
+            t->why = NULL;
+            if (!manager_stuck(o->proc_dir, &now, t, &waits))
+                t->refuse = "no longer stuck: it serves a live client again";
+            free(t->why);
+            t->why = why;
+            signal_end(o, t, 1, res);
+        }
+        if (step)
+            step(ctx, t, res);
+    }
+    for (size_t i = 0; i < p->zombies.n; i++) {
+        signal_zombie(o, &p->zombies.items[i], &r->zombies[i]);
+        if (step)
+            step(ctx, &p->zombies.items[i], &r->zombies[i]);
+    }
+}
+
+void reap_results_free(struct reap_results *r)
+{
+    free(r->workers);
+    free(r->managers);
+    free(r->zombies);
+    memset(r, 0, sizeof(*r));
+}
+
+void reap_plan_free(struct reap_plan *p)
+{
+    signal_plan_free(&p->workers);
+    signal_plan_free(&p->managers);
+    signal_plan_free(&p->zombies);
+    signal_plan_free(&p->serving);
+    free(p->manager_waits);
+    memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,51 @@
+/* `reap` and the dashboard's K: ending orphaned DataLoader workers and
+ * stuck torch_shm_managers, and helping zombies get reaped.
+ *
+ * The rule for a stuck manager: it is a torch_shm_manager none of whose
+ * connected clients is alive, other than orphaned workers this same reap
+ * ends first (a forked worker inherits its main's connection, so one
+ * surviving worker keeps the manager waiting forever). A manager that loses
+ * its last client exits by itself within 2 s and unlinks its segments, so
+ * one that had clients until this reap is given SHMMGR_GRACE_S to do that
+ * before it is signalled; one whose clients cannot all be seen is left
+ * alone. A zombie's parent gets SIGCHLD; the parent itself is ended only
+ * when it is one of the processes above. */
+#ifndef SHMWATCH_REAP_H
+#define SHMWATCH_REAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "act/signal.h"
+#include "model/model.h"
+
+struct reap_plan {
+    struct signal_plan workers;  /* orphaned workers */
+    struct signal_plan managers; /* stuck shm managers */
+    bool *manager_waits;         /* per manager: it had clients among the workers */
+    struct signal_plan zombies;
+    struct signal_plan serving;  /* managers left alone; why says why */
+};
+
+/* Chooses the targets from the model, examining each manager's clients now. */
+void reap_plan_build(const struct model *m, const char *proc_dir, struct reap_plan *p);
+
+/* Number of processes the plan acts on. */
+size_t reap_plan_count(const struct reap_plan *p);
+
+/* Called after each target is done (for progress). */
+typedef void (*reap_step_fn)(void *ctx, const struct signal_target *t,
+                             const struct signal_result *r);
+
+struct reap_results {
+    struct signal_result *workers, *managers, *zombies; /* one per plan item */
+};
+
+/* Workers first (together), then managers, then zombies. */
+void reap_run(const struct signal_opts *o, struct reap_plan *p, struct reap_results *r,
+              reap_step_fn step, void *ctx);
+
+void reap_results_free(struct reap_results *r);
+void reap_plan_free(struct reap_plan *p);
+
+#endif

@@ -1,0 +1,212 @@
+#include "act/shmmgr.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "collect/holders.h"
+#include "util/xalloc.h"
+
+bool shmmgr_socket_inode(const char *link, unsigned long *ino)
+{
+    if (strncmp(link, "socket:[", 8) != 0)
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(link + 8, &end, 10);
+    if (errno || end == link + 8 || strcmp(end, "]") != 0)
+        return false;
+    *ino = v;
+    return true;
+}
+
+struct inos {
+    unsigned long *v;
+    size_t n, cap;
+};
+
+static bool has(const struct inos *s, unsigned long ino)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i] == ino)
+            return true;
+    return false;
+}
+
+/* Calls fn(ino, arg) for each socket fd of the process dir piddir.
+ * Returns 0 or -errno. */
+static int each_socket(int piddir, void (*fn)(unsigned long, void *), void *arg)
+{
+    int fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fddir < 0)
+        return -errno;
+    DIR *d = fdopendir(fddir);
+    if (!d) {
+        int err = errno;
+        close(fddir);
+        return -err;
+    }
+    struct dirent *de;
+    char link[64];
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        ssize_t n = readlinkat(fddir, de->d_name, link, sizeof(link) - 1);
+        unsigned long ino;
+        if (n <= 0)
+            continue;
+        link[n] = '\0';
+        if (shmmgr_socket_inode(link, &ino))
+            fn(ino, arg);
+    }
+    closedir(d);
+    return 0;
+}
+
+static void add_ino(unsigned long ino, void *arg)
+{
+    struct inos *s = arg;
+    if (!has(s, ino))
+        *(unsigned long *)VEC_PUSH(s->v, s->n, s->cap) = ino;
+}
+
+/* The peers of the sockets in mine, from one sock_diag dump of every unix
+ * socket. Returns 0 or -errno. */
+static int peers_of(const struct inos *mine, struct inos *peers)
+{
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    if (fd < 0)
+        return -errno;
+    struct {
+        struct nlmsghdr nlh;
+        struct unix_diag_req req;
+    } msg = {
+        .nlh = {.nlmsg_len = sizeof(msg), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+                .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
+        .req = {.sdiag_family = AF_UNIX, .udiag_states = ~0u, .udiag_show = UDIAG_SHOW_PEER},
+    };
+    struct sockaddr_nl nl = {.nl_family = AF_NETLINK};
+    if (sendto(fd, &msg, sizeof(msg), 0, (struct sockaddr *)&nl, sizeof(nl)) < 0) {
+        int err = errno;
+        close(fd);
+        return -err;
+    }
+    static char buf[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
+    int rc = 0;
+    for (bool done = false; !done;) {
+        ssize_t len = recv(fd, buf, sizeof(buf), 0);
+        if (len < 0 && errno == EINTR)
+            continue;
+        if (len <= 0) {
+            rc = len < 0 ? -errno : -EIO;
+            break;
+        }
+        for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)len);
+             h = NLMSG_NEXT(h, len)) {
+            if (h->nlmsg_type == NLMSG_DONE) {
+                done = true;
+                break;
+            }
+            if (h->nlmsg_type == NLMSG_ERROR) {
+                const struct nlmsgerr *e = NLMSG_DATA(h);
+                rc = e->error ? e->error : -EIO;
+                done = true;
+                break;
+            }
+            const struct unix_diag_msg *d = NLMSG_DATA(h);
+            if (!has(mine, d->udiag_ino))
+                continue;
+            int alen = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*d)));
+            for (struct rtattr *a = (struct rtattr *)(d + 1); RTA_OK(a, alen);
+                 a = RTA_NEXT(a, alen))
+                if (a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= sizeof(uint32_t)) {
+                    uint32_t peer;
+                    memcpy(&peer, RTA_DATA(a), sizeof(peer));
+                    if (peer)
+                        add_ino(peer, peers);
+                }
+        }
+    }
+    close(fd);
+    return rc;
+}
+
+struct client_walk {
+    const struct inos *peers;
+    bool hit;
+};
+
+static void match_peer(unsigned long ino, void *arg)
+{
+    struct client_walk *w = arg;
+    if (has(w->peers, ino))
+        w->hit = true;
+}
+
+int shmmgr_clients(const char *proc_dir, pid_t mgr, struct shmmgr_clients *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->complete = true;
+    int proc = open(proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (proc < 0)
+        return -errno;
+    char name[16];
+    snprintf(name, sizeof(name), "%d", (int)mgr);
+    int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct inos mine = {0}, peers = {0};
+    int rc = piddir < 0 ? -errno : each_socket(piddir, add_ino, &mine);
+    if (piddir >= 0)
+        close(piddir);
+    if (rc < 0) {
+        close(proc);
+        return rc;
+    }
+    out->sockets = mine.n;
+    if (mine.n && (rc = peers_of(&mine, &peers)) < 0) {
+        out->complete = false;
+        snprintf(out->why, sizeof(out->why), "the kernel's socket table (sock_diag) could not "
+                 "be read: %s", strerror(-rc));
+    }
+    out->connections = peers.n;
+    pid_t *pids = NULL;
+    size_t cap = 0, npids = peers.n ? proc_list_pids(proc, &pids, &cap) : 0;
+    size_t denied = 0;
+    for (size_t i = 0; i < npids; i++) {
+        if (pids[i] == mgr)
+            continue;
+        snprintf(name, sizeof(name), "%d", (int)pids[i]);
+        int pd = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (pd < 0)
+            continue;
+        struct client_walk w = {.peers = &peers};
+        int r = each_socket(pd, match_peer, &w);
+        close(pd);
+        if (r == -EACCES || r == -EPERM)
+            denied++;
+        if (!w.hit)
+            continue;
+        if (out->n < SHMMGR_MAX_CLIENTS)
+            out->pids[out->n++] = pids[i];
+        else
+            out->more = true;
+    }
+    if (denied && out->n == 0 && out->complete) {
+        out->complete = false;
+        snprintf(out->why, sizeof(out->why), "%zu processes' fds could not be read, and one of "
+                 "them may be a client", denied);
+    }
+    free(pids);
+    free(mine.v);
+    free(peers.v);
+    close(proc);
+    return 0;
+}

@@ -1,0 +1,432 @@
+#include "act/signal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "act/actlog.h"
+#include "act/procid.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+#define NO_PIDFD (-2) /* the kernel has no pidfds: kill() right after the check */
+
+static const struct {
+    int sig;
+    const char *name;
+} sig_names[] = {
+    {SIGTERM, "TERM"}, {SIGKILL, "KILL"}, {SIGINT, "INT"},   {SIGHUP, "HUP"},
+    {SIGCHLD, "CHLD"}, {SIGCONT, "CONT"}, {SIGSTOP, "STOP"}, {SIGQUIT, "QUIT"},
+    {SIGUSR1, "USR1"}, {SIGUSR2, "USR2"},
+};
+
+const char *signal_name(int sig)
+{
+    static char other[16];
+    for (size_t i = 0; i < sizeof(sig_names) / sizeof(sig_names[0]); i++)
+        if (sig_names[i].sig == sig)
+            return sig_names[i].name;
+    snprintf(other, sizeof(other), "SIG%d", sig);
+    return other;
+}
+
+int signal_from_name(const char *name)
+{
+    if (strncmp(name, "SIG", 3) == 0)
+        name += 3;
+    for (size_t i = 0; i < sizeof(sig_names) / sizeof(sig_names[0]); i++)
+        if (strcmp(sig_names[i].name, name) == 0)
+            return sig_names[i].sig;
+    return 0;
+}
+
+const char *signal_outcome_name(enum signal_outcome o)
+{
+    static const char *const names[] = {"ended", "killed", "exited", "sent", "would signal",
+                                        "gone", "zombie", "reaped", "refused", "survived",
+                                        "failed"};
+    return (size_t)o < sizeof(names) / sizeof(names[0]) ? names[o] : "?";
+}
+
+void signal_opts_default(struct signal_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->proc_dir = "/proc";
+    o->uid = geteuid();
+    o->timeout_s = 5;
+    o->kill_wait_s = 2;
+}
+
+static void say(struct signal_result *res, enum signal_outcome oc, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void say(struct signal_result *res, enum signal_outcome oc, int err, const char *fmt, ...)
+{
+    res->outcome = oc;
+    res->err = err;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+    va_end(ap);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void nap(double s)
+{
+    struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static void log_line(const struct signal_opts *o, pid_t pid, const char *comm, uid_t uid,
+                     const char *action, const char *result, const char *detail)
+{
+    if (!o->log || o->dry_run)
+        return;
+    char target[64];
+    snprintf(target, sizeof(target), "pid %d (%s)", (int)pid, comm);
+    struct actlog_entry e = {.action = action, .target = target, .owner = (long long)uid,
+                             .result = result, .detail = detail};
+    actlog_write(o->log, &e);
+}
+
+/* Checks that (pid, start_ticks) is still the same process and that the
+ * caller may signal it, and takes a pidfd on it. Returns the pidfd, or
+ * NO_PIDFD (signal with kill() at once), or -1 with res filled in. */
+static int take(const struct signal_opts *o, int proc, pid_t pid, unsigned long long start,
+                struct procid *now, struct signal_result *res)
+{
+    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pfd < 0 && errno == ESRCH) {
+        say(res, SIGNAL_GONE, ESRCH, "already exited");
+        return -1;
+    }
+    if (pfd < 0 && errno != ENOSYS) {
+        say(res, SIGNAL_FAILED, errno, "cannot take hold of it: %s", strerror(errno));
+        return -1;
+    }
+    if (pfd < 0)
+        pfd = NO_PIDFD;
+    /* Read after the pidfd was taken: if this is the process scanned, the
+     * pidfd holds that same process. */
+    int rc = procid_read(proc, pid, now);
+    if (rc < 0 || !procid_same(pid, start, now)) {
+        if (pfd >= 0)
+            close(pfd);
+        if (rc == -ESRCH)
+            say(res, SIGNAL_GONE, ESRCH, "already exited");
+        else if (rc < 0)
+            say(res, SIGNAL_FAILED, -rc, "cannot read it: %s", strerror(-rc));
+        else
+            say(res, SIGNAL_REFUSED, ESRCH,
+                "pid %d is now a different process (%s, started after the scan): not "
+                "signalled",
+                (int)pid, now->comm);
+        return -1;
+    }
+    if (!procid_may_signal(o->uid, now)) {
+        if (pfd >= 0)
+            close(pfd);
+        say(res, SIGNAL_REFUSED, EPERM,
+            "owned by uid %lu, not by you (uid %lu): only its owner or root may signal it",
+            (unsigned long)now->euid, (unsigned long)o->uid);
+        return -1;
+    }
+    return pfd;
+}
+
+static int deliver(int pfd, pid_t pid, int sig)
+{
+    if (pfd >= 0)
+        return (int)syscall(SYS_pidfd_send_signal, pfd, sig, NULL, 0);
+    return kill(pid, sig);
+}
+
+/* Has the process behind pfd (or, without pidfds, (pid, start)) exited? */
+static bool exited(int proc, int pfd, pid_t pid, unsigned long long start)
+{
+    if (pfd >= 0) {
+        struct pollfd p = {.fd = pfd, .events = POLLIN};
+        return poll(&p, 1, 0) > 0;
+    }
+    struct procid now;
+    return procid_read(proc, pid, &now) < 0 || !procid_same(pid, start, &now) ||
+           now.state == 'Z' || now.state == 'X';
+}
+
+/* Waits until every live entry of fds has exited or the deadline passes;
+ * marks exits in gone[] with their time. */
+static void wait_exits(int proc, const int *fds, const struct signal_target *t, size_t n,
+                       bool *live, double *ended, double deadline)
+{
+    for (;;) {
+        size_t left = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!live[i])
+                continue;
+            if (exited(proc, fds[i], t[i].pid, t[i].start_ticks)) {
+                live[i] = false;
+                ended[i] = now_s();
+            } else {
+                left++;
+            }
+        }
+        double rest = deadline - now_s();
+        if (left == 0 || rest <= 0)
+            return;
+        nap(rest < 0.02 ? rest : 0.02);
+    }
+}
+
+static void open_targets(const struct signal_opts *o, int proc, const struct signal_target *t,
+                         size_t n, struct signal_result *res, int *fds, bool *live)
+{
+    for (size_t i = 0; i < n; i++) {
+        memset(&res[i], 0, sizeof(res[i]));
+        fds[i] = -1;
+        live[i] = false;
+        struct procid now;
+        if (t[i].refuse) {
+            say(&res[i], SIGNAL_REFUSED, EPERM, "%s", t[i].refuse);
+        } else if ((fds[i] = take(o, proc, t[i].pid, t[i].start_ticks, &now, &res[i])) != -1) {
+            if (now.state == 'Z') {
+                say(&res[i], SIGNAL_GONE, 0, "already exited (a zombie waiting for its parent)");
+            } else if (o->dry_run) {
+                say(&res[i], SIGNAL_WOULD, 0, "every check passed");
+            } else if (deliver(fds[i], t[i].pid, SIGTERM) != 0) {
+                say(&res[i], errno == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, errno,
+                    "SIGTERM failed: %s", strerror(errno));
+            } else {
+                live[i] = true;
+                continue;
+            }
+            if (fds[i] >= 0)
+                close(fds[i]);
+            fds[i] = -1;
+        }
+        if (res[i].outcome == SIGNAL_REFUSED || res[i].outcome == SIGNAL_FAILED)
+            log_line(o, t[i].pid, t[i].comm, t[i].uid, "signal TERM",
+                     signal_outcome_name(res[i].outcome), res[i].reason);
+    }
+}
+
+void signal_end(const struct signal_opts *o, const struct signal_target *t, size_t n,
+                struct signal_result *res)
+{
+    int proc = open(o->proc_dir ? o->proc_dir : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int *fds = xcalloc(n ? n : 1, sizeof(*fds));
+    bool *live = xcalloc(n ? n : 1, sizeof(*live)), *killed = xcalloc(n ? n : 1, 1);
+    double *ended = xcalloc(n ? n : 1, sizeof(*ended));
+    open_targets(o, proc, t, n, res, fds, live);
+    double t0 = now_s();
+    wait_exits(proc, fds, t, n, live, ended, t0 + o->timeout_s);
+    for (size_t i = 0; i < n; i++) {
+        if (!live[i])
+            continue;
+        /* Without a pidfd the identity is checked again right before SIGKILL. */
+        struct procid now;
+        if (fds[i] == NO_PIDFD && (procid_read(proc, t[i].pid, &now) < 0 ||
+                                   !procid_same(t[i].pid, t[i].start_ticks, &now))) {
+            live[i] = false;
+            ended[i] = now_s();
+            continue;
+        }
+        if (deliver(fds[i], t[i].pid, SIGKILL) == 0)
+            killed[i] = true;
+    }
+    wait_exits(proc, fds, t, n, live, ended, now_s() + o->kill_wait_s);
+    for (size_t i = 0; i < n; i++) {
+        if (fds[i] == -1)
+            continue;
+        res[i].waited_s = ended[i] > 0 ? ended[i] - t0 : now_s() - t0;
+        if (live[i]) {
+            struct procid now;
+            char state = procid_read(proc, t[i].pid, &now) == 0 ? now.state : '?';
+            say(&res[i], SIGNAL_SURVIVED, EBUSY,
+                "still alive %.1f s after SIGKILL (state %c%s)", o->kill_wait_s, state,
+                state == 'D' ? ": uninterruptible sleep, waiting on the kernel or a device" : "");
+        } else if (killed[i]) {
+            say(&res[i], SIGNAL_KILLED, 0,
+                "ignored SIGTERM for %.1f s; ended by SIGKILL after %.1f s", o->timeout_s,
+                res[i].waited_s);
+        } else {
+            say(&res[i], SIGNAL_ENDED, 0, "ended by SIGTERM after %.1f s", res[i].waited_s);
+        }
+        log_line(o, t[i].pid, t[i].comm, t[i].uid, killed[i] ? "signal TERM,KILL" : "signal TERM",
+                 signal_outcome_name(res[i].outcome), res[i].reason);
+        if (fds[i] >= 0)
+            close(fds[i]);
+    }
+    if (proc >= 0)
+        close(proc);
+    free(fds);
+    free(live);
+    free(killed);
+    free(ended);
+}
+
+bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t, double wait_s,
+                      struct signal_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    int proc = open(o->proc_dir ? o->proc_dir : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct procid now;
+    struct signal_opts check = *o;
+    check.uid = 0; /* waiting needs no right to signal */
+    int pfd = take(&check, proc, t->pid, t->start_ticks, &now, res);
+    bool done = true;
+    if (pfd != -1) {
+        bool live = now.state != 'Z';
+        double ended = now_s(), t0 = ended;
+        if (live)
+            wait_exits(proc, &pfd, t, 1, &live, &ended, t0 + wait_s);
+        if (pfd >= 0)
+            close(pfd);
+        done = !live;
+        if (done) {
+            say(res, SIGNAL_SELF, 0, "exited on its own after %.1f s", ended - t0);
+            log_line(o, t->pid, t->comm, t->uid, "wait", "exited", res->reason);
+        }
+    }
+    if (proc >= 0)
+        close(proc);
+    return done;
+}
+
+void signal_send(const struct signal_opts *o, const struct signal_target *t, int sig,
+                 struct signal_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    int proc = open(o->proc_dir ? o->proc_dir : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct procid now;
+    char action[32];
+    snprintf(action, sizeof(action), "signal %s", signal_name(sig));
+    int pfd = t->refuse ? -1 : take(o, proc, t->pid, t->start_ticks, &now, res);
+    if (t->refuse)
+        say(res, SIGNAL_REFUSED, EPERM, "%s", t->refuse);
+    if (pfd != -1) {
+        if (o->dry_run)
+            say(res, SIGNAL_WOULD, 0, "every check passed");
+        else if (deliver(pfd, t->pid, sig) != 0)
+            say(res, errno == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, errno, "SIG%s failed: %s",
+                signal_name(sig), strerror(errno));
+        else
+            say(res, SIGNAL_SENT, 0, "SIG%s delivered", signal_name(sig));
+        if (pfd >= 0)
+            close(pfd);
+    }
+    log_line(o, t->pid, t->comm, t->uid, action, signal_outcome_name(res->outcome), res->reason);
+    if (proc >= 0)
+        close(proc);
+}
+
+/* Waits up to wait_s for the zombie (pid, start) to be reaped. */
+static bool reaped_within(int proc, pid_t pid, unsigned long long start, double wait_s)
+{
+    double deadline = now_s() + wait_s;
+    for (;;) {
+        struct procid now;
+        if (procid_read(proc, pid, &now) < 0 || !procid_same(pid, start, &now))
+            return true;
+        if (now_s() >= deadline)
+            return false;
+        nap(0.02);
+    }
+}
+
+void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
+                   struct signal_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    int proc = open(o->proc_dir ? o->proc_dir : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct procid z, parent, again;
+    int rc = procid_read(proc, t->pid, &z);
+    if (rc < 0 || !procid_same(t->pid, t->start_ticks, &z)) {
+        say(res, SIGNAL_REAPED, 0, "already reaped by its parent");
+        goto out;
+    }
+    if (z.state != 'Z') {
+        say(res, SIGNAL_REFUSED, EINVAL, "not a zombie (state %c)", z.state);
+        goto out;
+    }
+    res->parent = z.ppid;
+    if (procid_read(proc, z.ppid, &parent) < 0) {
+        say(res, SIGNAL_ZOMBIE, 0, "already dead (a zombie); its parent pid %d is gone too",
+            (int)z.ppid);
+        goto out;
+    }
+    snprintf(res->parent_comm, sizeof(res->parent_comm), "%s", parent.comm);
+    if (o->dry_run) {
+        say(res, SIGNAL_WOULD, 0,
+            "already dead (a zombie): would send SIGCHLD to its parent pid %d (%s) so that it "
+            "reaps it",
+            (int)parent.pid, parent.comm);
+        goto out;
+    }
+    struct signal_result pres = {0};
+    int pfd = take(o, proc, parent.pid, parent.start_ticks, &again, &pres);
+    if (pfd == -1) {
+        say(res, pres.outcome == SIGNAL_REFUSED ? SIGNAL_REFUSED : SIGNAL_ZOMBIE, pres.err,
+            "already dead (a zombie), only its parent pid %d (%s) can reap it; SIGCHLD not "
+            "sent: %s",
+            (int)parent.pid, parent.comm, pres.reason);
+        goto out;
+    }
+    if (deliver(pfd, parent.pid, SIGCHLD) == 0)
+        res->parent_nudged = true;
+    if (pfd >= 0)
+        close(pfd);
+    log_line(o, parent.pid, parent.comm, parent.euid, "signal CHLD",
+             res->parent_nudged ? "sent" : "failed", "asked to reap its zombie child");
+    if (reaped_within(proc, t->pid, t->start_ticks, 1.0))
+        say(res, SIGNAL_REAPED, 0,
+            "was a zombie; its parent pid %d (%s) reaped it after SIGCHLD", (int)parent.pid,
+            parent.comm);
+    else
+        say(res, SIGNAL_ZOMBIE, 0,
+            "already dead (a zombie): it holds no memory and cannot be killed. Its parent pid "
+            "%d (%s) was sent SIGCHLD but does not reap it; ending that parent would hand the "
+            "zombie to init, which reaps it",
+            (int)parent.pid, parent.comm);
+out:
+    if (res->outcome == SIGNAL_REFUSED)
+        log_line(o, t->pid, t->comm, t->uid, "signal CHLD", "refused", res->reason);
+    if (proc >= 0)
+        close(proc);
+}
+
+void signal_target_from_proc(struct signal_target *t, const struct proc *p, enum proc_role role)
+{
+    memset(t, 0, sizeof(*t));
+    t->pid = p->pid;
+    t->ppid = p->ppid;
+    t->start_ticks = p->start_ticks;
+    t->uid = p->uid;
+    snprintf(t->comm, sizeof(t->comm), "%s", p->comm);
+    t->cmdline = xstrdup(p->cmdline ? p->cmdline : "");
+    t->role = role;
+}
+
+void signal_plan_free(struct signal_plan *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->items[i].cmdline);
+        free(p->items[i].why);
+    }
+    free(p->items);
+    memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,369 @@
+#include "act/unlink.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "act/actlog.h"
+#include "act/procid.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+const char *unlink_outcome_name(enum unlink_outcome o)
+{
+    switch (o) {
+    case UNLINK_REMOVED: return "removed";
+    case UNLINK_WOULD: return "would remove";
+    case UNLINK_GONE: return "gone";
+    case UNLINK_REFUSED: return "refused";
+    default: return "failed";
+    }
+}
+
+static void say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)
+{
+    res->outcome = o;
+    res->err = err;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+    va_end(ap);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *type_words(mode_t m)
+{
+    if (S_ISLNK(m))
+        return "a symbolic link (never followed or removed)";
+    if (S_ISDIR(m))
+        return "a directory (never removed)";
+    if (S_ISFIFO(m))
+        return "a FIFO (never removed)";
+    if (S_ISSOCK(m))
+        return "a socket (never removed)";
+    return "not a regular file (never removed)";
+}
+
+bool unlink_blind_ok(const struct holder_blind *b, uid_t caller, uid_t owner, mode_t mode,
+                     char *why, size_t n)
+{
+    if (b->nuids == 0 && !b->more_uids)
+        return true; /* every process was read, or the unread ones cannot reach the mount */
+    bool others_may_open = (mode & 0066) != 0;
+    for (size_t i = 0; i < b->nuids; i++) {
+        uid_t u = b->uids[i];
+        if (caller != 0 && u == 0)
+            continue; /* root's processes: beyond an ordinary user's sight */
+        if (caller == 0 || u == owner || u == caller || others_may_open) {
+            snprintf(why, n, "a process of uid %lu that can reach this mount could not be "
+                             "searched%s",
+                     (unsigned long)u, caller ? "; run as root to check every process" : "");
+            return false;
+        }
+    }
+    if (b->more_uids && (caller == 0 || others_may_open)) {
+        snprintf(why, n, "processes of several users that can reach this mount could not be "
+                         "searched");
+        return false;
+    }
+    return true;
+}
+
+/* Opens the directory that holds the name's last component, walking down
+ * from the mount without following any link; *base is that component. */
+static int open_parent(int mountfd, const char *name, const char **base, int *err)
+{
+    int dir = dup(mountfd);
+    const char *p = name;
+    for (;;) {
+        const char *slash = strchr(p, '/');
+        size_t len = slash ? (size_t)(slash - p) : strlen(p);
+        if (len == 0 || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.')) {
+            close(dir);
+            *err = EINVAL;
+            return -1;
+        }
+        if (!slash) {
+            *base = p;
+            return dir;
+        }
+        char *comp = xstrndup(p, len);
+        int sub = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        *err = errno;
+        free(comp);
+        close(dir);
+        if (sub < 0)
+            return -1;
+        dir = sub;
+        p = slash + 1;
+    }
+}
+
+static void probe(struct unlink_run *r)
+{
+    struct unlink_plan *p = r->plan;
+    size_t from = r->next;
+    for (size_t i = from; i < p->n; i++) {
+        r->q[i].dev = p->items[i].dev;
+        r->q[i].ino = p->items[i].ino;
+    }
+    int rc = holders_find_inodes(r->o.proc_dir, r->q + from, p->n - from, getpid(), &r->blind);
+    if (rc < 0) {
+        /* No process table: nothing can be proven free. */
+        r->blind.denied = (size_t)-1;
+        r->blind.nuids = 0;
+        r->blind.more_uids = true;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &r->probed);
+    r->probe_valid = true;
+}
+
+static bool probe_fresh(const struct unlink_run *r)
+{
+    if (!r->probe_valid)
+        return false;
+    double t = (double)r->probed.tv_sec + (double)r->probed.tv_nsec / 1e9;
+    return now_s() - t <= UNLINK_PROBE_MAX_AGE_S;
+}
+
+static void held_reason(struct unlink_run *r, const struct inode_query *q,
+                        struct unlink_result *res)
+{
+    struct procid who;
+    int proc = open(r->o.proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    bool named = proc >= 0 && procid_read(proc, q->pid, &who) == 0;
+    if (proc >= 0)
+        close(proc);
+    char fd[32] = "maps it";
+    if (q->fd >= 0)
+        snprintf(fd, sizeof(fd), "holds it open (fd %d)", q->fd);
+    res->holder = q->pid;
+    say(res, UNLINK_REFUSED, EBUSY, "in use: pid %d (%s, uid %lu) %s", (int)q->pid,
+        named ? who.comm : "?", named ? (unsigned long)who.euid : 0ul, fd);
+}
+
+/* The checks and the unlinkat of one item, given its directory. */
+static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
+                      struct unlink_result *res)
+{
+    const struct unlink_target *t = &r->plan->items[i];
+    struct stat st;
+    if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT)
+            say(res, UNLINK_GONE, ENOENT, "already gone");
+        else
+            say(res, UNLINK_FAILED, errno, "cannot examine it: %s", strerror(errno));
+        return;
+    }
+    res->alloc = (uint64_t)st.st_blocks * 512u;
+    if (!S_ISREG(st.st_mode)) {
+        say(res, UNLINK_REFUSED, EPERM, "%s", type_words(st.st_mode));
+        return;
+    }
+    if (st.st_dev != t->dev || st.st_ino != t->ino) {
+        say(res, UNLINK_REFUSED, ESTALE, "replaced since the scan (inode %llu, scanned %llu)",
+            (unsigned long long)st.st_ino, (unsigned long long)t->ino);
+        return;
+    }
+    if (r->o.uid != 0 && st.st_uid != r->o.uid) {
+        say(res, UNLINK_REFUSED, EPERM,
+            "owned by uid %lu, not by you (uid %lu): only its owner or root may remove it",
+            (unsigned long)st.st_uid, (unsigned long)r->o.uid);
+        return;
+    }
+    /* Pin the inode: what is checked below and what is removed are one file. */
+    int pin = openat(dir, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (pin < 0 && (errno == EACCES || errno == EPERM))
+        pin = openat(dir, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (pin < 0) {
+        say(res, errno == ENOENT ? UNLINK_GONE : UNLINK_REFUSED, errno,
+            errno == ENOENT ? "already gone" : "cannot open it to check it: %s",
+            strerror(errno));
+        return;
+    }
+    struct stat pst;
+    if (fstat(pin, &pst) != 0 || !S_ISREG(pst.st_mode) || pst.st_dev != t->dev ||
+        pst.st_ino != t->ino) {
+        close(pin);
+        say(res, UNLINK_REFUSED, ESTALE, "changed while being checked");
+        return;
+    }
+    if (!probe_fresh(r))
+        probe(r);
+    if (r->q[i].pid) {
+        close(pin);
+        held_reason(r, &r->q[i], res);
+        return;
+    }
+    char why[200];
+    if (!unlink_blind_ok(&r->blind, r->o.uid, pst.st_uid, pst.st_mode, why, sizeof(why))) {
+        close(pin);
+        say(res, UNLINK_REFUSED, EACCES, "cannot prove it unused: %s", why);
+        return;
+    }
+    if (r->o.dry_run) {
+        close(pin);
+        say(res, UNLINK_WOULD, 0, "every check passed");
+        return;
+    }
+    struct statvfs before, after;
+    bool measured = fstatvfs(dir, &before) == 0;
+    if (unlinkat(dir, base, 0) != 0) {
+        int err = errno;
+        close(pin);
+        say(res, err == ENOENT ? UNLINK_GONE : UNLINK_FAILED, err,
+            err == ENOENT ? "already gone" : "unlink failed: %s", strerror(err));
+        return;
+    }
+    bool ours = fstat(pin, &pst) == 0 && pst.st_nlink == 0;
+    close(pin); /* the last reference: tmpfs frees the pages now */
+    if (measured && fstatvfs(dir, &after) == 0) {
+        uint64_t u0 = (uint64_t)(before.f_blocks - before.f_bfree) * before.f_frsize;
+        uint64_t u1 = (uint64_t)(after.f_blocks - after.f_bfree) * after.f_frsize;
+        res->freed = u0 > u1 ? u0 - u1 : 0;
+    }
+    if (!ours)
+        say(res, UNLINK_REMOVED, 0, "the name was removed but another name keeps the file");
+    else if (res->freed == 0 && res->alloc > 0)
+        say(res, UNLINK_REMOVED, 0, "removed, but the mount's use did not fall: a process "
+                                    "this search could not see may still hold it");
+    else
+        say(res, UNLINK_REMOVED, 0, "%s", t->why ? t->why : "removed");
+}
+
+static void log_result(struct unlink_run *r, const struct unlink_target *t,
+                       const struct unlink_result *res)
+{
+    if (!r->o.log || r->o.dry_run)
+        return;
+    char *path = xmalloc(strlen(t->mount) + strlen(t->name) + 2);
+    sprintf(path, "%s/%s", t->mount, t->name);
+    struct actlog_entry e = {
+        .action = "unlink",
+        .target = path,
+        .owner = (long long)t->uid,
+        .bytes = res->outcome == UNLINK_REMOVED ? res->freed : t->alloc,
+        .result = unlink_outcome_name(res->outcome),
+        .detail = res->reason,
+    };
+    actlog_write(r->o.log, &e);
+    free(path);
+}
+
+static void pause_for_tests(struct unlink_run *r)
+{
+    if (r->paused)
+        return;
+    r->paused = true;
+    const char *v = getenv(UNLINK_TEST_PAUSE_ENV);
+    double s;
+    if (!v || !parse_duration(v, &s) || s <= 0)
+        return;
+    struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+    r->probe_valid = false;
+}
+
+void unlink_begin(struct unlink_run *r, struct unlink_plan *p, const struct unlink_opts *o)
+{
+    memset(r, 0, sizeof(*r));
+    r->o = *o;
+    if (!r->o.proc_dir)
+        r->o.proc_dir = "/proc";
+    r->plan = p;
+    r->q = xcalloc(p->n ? p->n : 1, sizeof(*r->q));
+}
+
+bool unlink_step(struct unlink_run *r, struct unlink_result *res, size_t *index)
+{
+    if (r->next >= r->plan->n)
+        return false;
+    size_t i = r->next;
+    const struct unlink_target *t = &r->plan->items[i];
+    memset(res, 0, sizeof(*res));
+    *index = i;
+    if (t->refuse) {
+        say(res, UNLINK_REFUSED, EPERM, "%s", t->refuse);
+    } else {
+        pause_for_tests(r);
+        int err = 0;
+        int mountfd = open(t->mount_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat mst;
+        if (mountfd < 0) {
+            say(res, UNLINK_FAILED, errno, "cannot open the mount %s: %s", t->mount,
+                strerror(errno));
+        } else if (fstat(mountfd, &mst) != 0 || mst.st_dev != t->dev) {
+            say(res, UNLINK_REFUSED, ESTALE, "the mount at %s is no longer the one scanned",
+                t->mount);
+        } else {
+            const char *base;
+            int dir = open_parent(mountfd, t->name, &base, &err);
+            if (dir < 0)
+                say(res, UNLINK_REFUSED, err,
+                    "a directory on its path is a link, changed or is gone (%s)",
+                    strerror(err));
+            else {
+                unlink_in(r, i, dir, base, res);
+                close(dir);
+            }
+        }
+        if (mountfd >= 0)
+            close(mountfd);
+    }
+    switch (res->outcome) {
+    case UNLINK_REMOVED:
+        r->removed++;
+        r->freed += res->freed;
+        r->removed_alloc += res->alloc;
+        break;
+    case UNLINK_WOULD:
+        r->would++;
+        r->removed_alloc += res->alloc;
+        break;
+    case UNLINK_GONE: r->gone++; break;
+    case UNLINK_REFUSED: r->refused++; break;
+    case UNLINK_FAILED: r->failed++; break;
+    }
+    log_result(r, t, res);
+    r->next++;
+    return true;
+}
+
+void unlink_invalidate(struct unlink_run *r)
+{
+    r->probe_valid = false;
+}
+
+void unlink_end(struct unlink_run *r)
+{
+    free(r->q);
+    r->q = NULL;
+}
+
+void unlink_plan_free(struct unlink_plan *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->items[i].mount);
+        free(p->items[i].mount_dir);
+        free(p->items[i].name);
+        free(p->items[i].why);
+    }
+    free(p->items);
+    memset(p, 0, sizeof(*p));
+}

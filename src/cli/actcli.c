@@ -1,0 +1,63 @@
+#include "cli/actcli.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int actcli_scan(struct actcli *a, const char *const *mounts, size_t nmounts)
+{
+    a->log.fd = -1;
+    struct scan_opts so = {.proc_dir = "/proc", .mounts = mounts, .nmounts = nmounts};
+    int rc = scan_run(&so, &a->scan);
+    if (rc < 0) {
+        fprintf(stderr, "shmwatch %s: scan failed: %s\n", a->cmd, strerror(-rc));
+        return 1;
+    }
+    for (size_t i = 0; i < a->scan.warn.n; i++)
+        fprintf(stderr, "shmwatch %s: note: %s\n", a->cmd, a->scan.warn.msg[i]);
+    struct model_opts mo;
+    model_opts_default(&mo);
+    model_build(&a->scan, &mo, &a->model);
+    return 0;
+}
+
+enum actcli_mode actcli_decide(const struct actcli *a, bool dry_run, bool yes,
+                               const char *question, bool *declined)
+{
+    *declined = false;
+    if (dry_run)
+        return ACTCLI_DRY;
+    if (yes)
+        return ACTCLI_ACT;
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        printf("Not a terminal and no --yes: nothing is changed (a dry run follows).\n");
+        return ACTCLI_DRY;
+    }
+    printf("%s [y/N] ", question);
+    fflush(stdout);
+    char answer[32];
+    if (!fgets(answer, sizeof(answer), stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
+        printf("Nothing done.\n");
+        *declined = true;
+        return ACTCLI_DRY;
+    }
+    (void)a;
+    return ACTCLI_ACT;
+}
+
+void actcli_open_log(struct actcli *a, const char *path)
+{
+    if (actlog_open(&a->log, path) < 0)
+        fprintf(stderr,
+                "shmwatch %s: note: cannot write the action log %s: %s; actions are not "
+                "logged\n",
+                a->cmd, a->log.path ? a->log.path : "($XDG_STATE_HOME and $HOME unset)",
+                strerror(a->log.err));
+}
+
+void actcli_free(struct actcli *a)
+{
+    actlog_close(&a->log);
+    model_free(&a->model);
+    scan_free(&a->scan);
+}

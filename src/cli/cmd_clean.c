@@ -1,0 +1,228 @@
+/* shmwatch clean: removes orphan segments (and, when asked, old unheld ones),
+ * each proven unused right before its unlink. Prints the plan, every action
+ * and a total. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "act/actplan.h"
+#include "act/unlink.h"
+#include "cli/actcli.h"
+#include "cli/commands.h"
+#include "util/buf.h"
+#include "util/escape.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+static const char usage[] =
+    "Usage: shmwatch clean [--dry-run] [--yes] [--all-unheld] [--min-age DUR]\n"
+    "                      [--mount PATH] [--log FILE]\n"
+    "\n"
+    "Removes orphan shared-memory segments: named, held by nobody, and left by a\n"
+    "creator that is gone (a killed PyTorch job's torch_* files). Right before each\n"
+    "unlink it checks again that the name is the same regular file that was scanned,\n"
+    "that you own it (unless root) and that no process holds it open or mapped.\n"
+    "Symbolic links, directories and FIFOs are never followed or removed.\n"
+    "\n"
+    "  -n, --dry-run      check everything, remove nothing\n"
+    "  -y, --yes          do not ask\n"
+    "      --all-unheld   also remove unheld segments (owner unknown) that are\n"
+    "                     older than --min-age\n"
+    "      --min-age DUR  minimum age of an unheld segment (default 10m)\n"
+    "      --mount PATH   only this mount (repeatable; default /dev/shm, /run/shm)\n"
+    "      --log FILE     action log (default $XDG_STATE_HOME/shmwatch/actions.log)\n"
+    "  -h, --help         print this help\n"
+    "\n"
+    "Without --yes it asks on a terminal; without a terminal it only shows the plan.\n"
+    "Exit status: 0 everything asked was done, 3 something was refused or failed,\n"
+    "2 usage error, 1 the scan failed.\n";
+
+enum { OPT_ALL_UNHELD = 256, OPT_MIN_AGE, OPT_MOUNT, OPT_LOG };
+
+static const struct option longopts[] = {
+    {"dry-run", no_argument, NULL, 'n'},
+    {"yes", no_argument, NULL, 'y'},
+    {"all-unheld", no_argument, NULL, OPT_ALL_UNHELD},
+    {"min-age", required_argument, NULL, OPT_MIN_AGE},
+    {"mount", required_argument, NULL, OPT_MOUNT},
+    {"log", required_argument, NULL, OPT_LOG},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "shmwatch clean: %s%s%s (see shmwatch clean --help)\n", what,
+            arg ? " " : "", arg ? arg : "");
+    return 2;
+}
+
+static const char *H(char *b, uint64_t v)
+{
+    return fmt_size(b, 32, v);
+}
+
+static void put_path(struct buf *out, const struct unlink_target *t)
+{
+    esc_term(out, t->mount, 0);
+    buf_addc(out, '/');
+    esc_term(out, t->name, 0);
+}
+
+static void print_plan(const struct unlink_plan *p, const struct clean_policy *pol)
+{
+    char b1[32];
+    struct buf out;
+    buf_init(&out);
+    if (p->n == 0) {
+        buf_printf(&out, "Nothing to clean: no orphan%s segments.\n",
+                   pol->all_unheld ? " or old unheld" : "");
+    } else {
+        buf_printf(&out, "%zu segment%s to remove, %s allocated:\n", p->ntry,
+                   p->ntry == 1 ? "" : "s", H(b1, p->bytes));
+        for (size_t i = 0; i < p->n; i++) {
+            const struct unlink_target *t = &p->items[i];
+            buf_adds(&out, "  ");
+            put_path(&out, t);
+            if (t->refuse)
+                buf_printf(&out, "  (will be refused: %s)\n", t->refuse);
+            else
+                buf_printf(&out, "  %s  %s\n", H(b1, t->alloc), t->why);
+        }
+    }
+    if (p->held)
+        buf_printf(&out, "Kept: %zu segment%s of a dead creator that a live process still "
+                         "holds.\n",
+                   p->held, p->held == 1 ? "" : "s");
+    if (p->young) {
+        char age[32];
+        fmt_duration(age, sizeof(age), pol->min_age_s);
+        buf_printf(&out, "Kept: %zu unheld segment%s younger than %s.\n", p->young,
+                   p->young == 1 ? "" : "s", age);
+    }
+    fwrite(out.data, 1, out.len, stdout);
+    buf_free(&out);
+}
+
+static void print_result(const struct unlink_target *t, const struct unlink_result *r)
+{
+    char b1[32];
+    struct buf out;
+    buf_init(&out);
+    buf_printf(&out, "%-12s ", unlink_outcome_name(r->outcome));
+    put_path(&out, t);
+    if (r->outcome == UNLINK_REMOVED)
+        buf_printf(&out, "  %s freed", H(b1, r->freed));
+    if (r->outcome != UNLINK_REMOVED || strncmp(r->reason, "removed,", 8) == 0 ||
+        strncmp(r->reason, "the name", 8) == 0)
+        buf_printf(&out, "  %s", r->reason);
+    buf_addc(&out, '\n');
+    fwrite(out.data, 1, out.len, stdout);
+    buf_free(&out);
+}
+
+/* Used bytes of each distinct mount of the plan, by index of first item. */
+static uint64_t used_of(const char *dir)
+{
+    struct statvfs sv;
+    if (statvfs(dir, &sv) != 0)
+        return 0;
+    return (uint64_t)(sv.f_blocks - sv.f_bfree) * sv.f_frsize;
+}
+
+static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
+{
+    const char *mdir = plan->n ? plan->items[0].mount_dir : NULL;
+    uint64_t before = mdir ? used_of(mdir) : 0;
+    struct unlink_opts uo = {.proc_dir = "/proc", .uid = geteuid(), .dry_run = dry,
+                             .log = &a->log};
+    struct unlink_run r;
+    struct unlink_result res;
+    size_t idx;
+    unlink_begin(&r, plan, &uo);
+    while (unlink_step(&r, &res, &idx)) {
+        print_result(&plan->items[idx], &res);
+        fflush(stdout);
+    }
+    char b1[32], b2[32], b3[32];
+    if (dry) {
+        printf("Total: would remove %zu (%s); %zu refused, %zu already gone.\n", r.would,
+               H(b1, r.removed_alloc), r.refused, r.gone);
+    } else {
+        uint64_t after = mdir ? used_of(mdir) : 0;
+        printf("Total: %zu removed, %s freed; %zu refused, %zu failed, %zu already gone.\n",
+               r.removed, H(b1, r.freed), r.refused, r.failed, r.gone);
+        if (mdir)
+            printf("%s used: %s -> %s\n", plan->items[0].mount, H(b2, before), H(b3, after));
+    }
+    int rc = r.refused || r.failed ? 3 : 0;
+    unlink_end(&r);
+    return rc;
+}
+
+int cmd_clean(int argc, char **argv)
+{
+    bool dry = false, yes = false;
+    struct clean_policy pol;
+    clean_policy_default(&pol);
+    const char *log = NULL;
+    const char **mounts = NULL;
+    size_t nmounts = 0, mcap = 0;
+    int c, rc = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":nyh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'n': dry = true; break;
+        case 'y': yes = true; break;
+        case OPT_ALL_UNHELD: pol.all_unheld = true; break;
+        case OPT_MIN_AGE:
+            if (!parse_duration(optarg, &pol.min_age_s))
+                rc = usage_error("--min-age: expected a duration such as 10m, 1h or 90, got",
+                                 optarg);
+            break;
+        case OPT_MOUNT:
+            if (optarg[0] != '/')
+                rc = usage_error("--mount needs an absolute path, got", optarg);
+            *(const char **)VEC_PUSH(mounts, nmounts, mcap) = optarg;
+            break;
+        case OPT_LOG: log = optarg; break;
+        case 'h': fputs(usage, stdout); free(mounts); return 0;
+        case ':': rc = usage_error(argv[optind - 1], "needs a value"); break;
+        default: rc = usage_error("unknown option", argv[optind - 1]); break;
+        }
+        if (rc) {
+            free(mounts);
+            return rc;
+        }
+    }
+    if (optind < argc) {
+        free(mounts);
+        return usage_error("unexpected argument", argv[optind]);
+    }
+    struct actcli a = {.cmd = "clean"};
+    if (actcli_scan(&a, mounts, nmounts) != 0) {
+        free(mounts);
+        return 1;
+    }
+    struct unlink_plan plan;
+    actplan_clean(&a.model, &pol, &plan);
+    print_plan(&plan, &pol);
+    if (plan.n) {
+        bool declined;
+        enum actcli_mode mode =
+            actcli_decide(&a, dry, yes, plan.ntry ? "Remove them?" : "Report them?", &declined);
+        if (!declined) {
+            if (mode == ACTCLI_ACT)
+                actcli_open_log(&a, log);
+            fflush(stdout);
+            rc = run(&a, &plan, mode == ACTCLI_DRY);
+        }
+    }
+    unlink_plan_free(&plan);
+    actcli_free(&a);
+    free(mounts);
+    return rc;
+}

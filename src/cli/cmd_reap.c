@@ -1,0 +1,167 @@
+/* shmwatch reap: ends orphaned DataLoader workers and stuck
+ * torch_shm_managers (SIGTERM, then SIGKILL after --timeout), and nudges
+ * the parents of zombies. Each process is re-identified (pid and start
+ * time) right before each signal. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "act/reap.h"
+#include "cli/actcli.h"
+#include "cli/commands.h"
+#include "util/buf.h"
+#include "util/escape.h"
+#include "util/units.h"
+
+static const char usage[] =
+    "Usage: shmwatch reap [--dry-run] [--yes] [--timeout S] [--log FILE]\n"
+    "\n"
+    "Ends what a crashed PyTorch job leaves running: orphaned DataLoader workers\n"
+    "(their job's main process is gone) and stuck torch_shm_managers (no live\n"
+    "client left). Each gets SIGTERM, then SIGKILL if it is still alive after the\n"
+    "timeout. A zombie is already dead: its parent is named and sent SIGCHLD.\n"
+    "Processes are checked to be the same ones that were scanned (pid and start\n"
+    "time) and yours (unless you are root) right before every signal.\n"
+    "\n"
+    "  -n, --dry-run    check everything, signal nothing\n"
+    "  -y, --yes        do not ask\n"
+    "  -t, --timeout S  seconds from SIGTERM to SIGKILL (default 5)\n"
+    "      --log FILE   action log (default $XDG_STATE_HOME/shmwatch/actions.log)\n"
+    "  -h, --help       print this help\n"
+    "\n"
+    "Without --yes it asks on a terminal; without a terminal it only shows the plan.\n"
+    "Exit status: 0 everything asked was done, 3 something was refused or could not\n"
+    "be ended, 2 usage error, 1 the scan failed.\n";
+
+enum { OPT_LOG = 256 };
+
+static const struct option longopts[] = {
+    {"dry-run", no_argument, NULL, 'n'},
+    {"yes", no_argument, NULL, 'y'},
+    {"timeout", required_argument, NULL, 't'},
+    {"log", required_argument, NULL, OPT_LOG},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "shmwatch reap: %s%s%s (see shmwatch reap --help)\n", what, arg ? " " : "",
+            arg ? arg : "");
+    return 2;
+}
+
+static void put_target(struct buf *out, const struct signal_target *t)
+{
+    buf_printf(out, "pid %d (", (int)t->pid);
+    esc_term(out, t->comm, 0);
+    buf_adds(out, ")");
+}
+
+static void print_section(struct buf *out, const char *title, const struct signal_plan *p)
+{
+    if (!p->n)
+        return;
+    buf_printf(out, "%s:\n", title);
+    for (size_t i = 0; i < p->n; i++) {
+        buf_adds(out, "  ");
+        put_target(out, &p->items[i]);
+        buf_printf(out, " uid %lu  %s\n    ", (unsigned long)p->items[i].uid, p->items[i].why);
+        esc_term(out, p->items[i].cmdline, 0);
+        buf_addc(out, '\n');
+    }
+}
+
+static void print_plan(const struct reap_plan *p)
+{
+    struct buf out;
+    buf_init(&out);
+    if (reap_plan_count(p) == 0)
+        buf_adds(&out, "Nothing to reap: no orphaned workers, stuck shm managers or zombies.\n");
+    print_section(&out, "Orphaned workers to end (SIGTERM, then SIGKILL)", &p->workers);
+    print_section(&out, "Stuck shm managers to end", &p->managers);
+    print_section(&out, "Zombies (already dead; their parents get SIGCHLD)", &p->zombies);
+    print_section(&out, "Left alone", &p->serving);
+    fwrite(out.data, 1, out.len, stdout);
+    buf_free(&out);
+}
+
+struct tally {
+    size_t done, refused, other;
+};
+
+static void on_step(void *ctx, const struct signal_target *t, const struct signal_result *r)
+{
+    struct tally *n = ctx;
+    struct buf out;
+    buf_init(&out);
+    buf_printf(&out, "%-12s ", signal_outcome_name(r->outcome));
+    put_target(&out, t);
+    buf_printf(&out, "  %s\n", r->reason);
+    fwrite(out.data, 1, out.len, stdout);
+    fflush(stdout);
+    buf_free(&out);
+    switch (r->outcome) {
+    case SIGNAL_REFUSED:
+    case SIGNAL_FAILED:
+    case SIGNAL_SURVIVED: n->refused++; break;
+    case SIGNAL_ZOMBIE: n->other++; break;
+    default: n->done++; break;
+    }
+}
+
+int cmd_reap(int argc, char **argv)
+{
+    struct signal_opts so;
+    signal_opts_default(&so);
+    bool yes = false;
+    const char *log = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":nyt:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'n': so.dry_run = true; break;
+        case 'y': yes = true; break;
+        case 't':
+            if (!parse_duration(optarg, &so.timeout_s) || so.timeout_s > 3600)
+                return usage_error("--timeout: expected seconds (at most 3600), got", optarg);
+            break;
+        case OPT_LOG: log = optarg; break;
+        case 'h': fputs(usage, stdout); return 0;
+        case ':': return usage_error(argv[optind - 1], "needs a value");
+        default: return usage_error("unknown option", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument", argv[optind]);
+    struct actcli a = {.cmd = "reap"};
+    if (actcli_scan(&a, NULL, 0) != 0)
+        return 1;
+    struct reap_plan plan;
+    reap_plan_build(&a.model, "/proc", &plan);
+    print_plan(&plan);
+    int rc = 0;
+    if (reap_plan_count(&plan)) {
+        bool declined;
+        enum actcli_mode mode = actcli_decide(&a, so.dry_run, yes, "Proceed?", &declined);
+        if (!declined) {
+            so.dry_run = mode == ACTCLI_DRY;
+            if (!so.dry_run)
+                actcli_open_log(&a, log);
+            so.log = &a.log;
+            fflush(stdout);
+            struct tally n = {0};
+            struct reap_results res;
+            reap_run(&so, &plan, &res, on_step, &n);
+            printf("Total: %zu done, %zu refused or not ended, %zu still zombies.\n", n.done,
+                   n.refused, n.other);
+            reap_results_free(&res);
+            rc = n.refused ? 3 : 0;
+        }
+    }
+    reap_plan_free(&plan);
+    actcli_free(&a);
+    return rc;
+}

@@ -1,0 +1,223 @@
+/* act/actplan.c on the shared fake scene, and the action log's format. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "fake_scene.h"
+#include "act/actlog.h"
+#include "act/actplan.h"
+#include "util/buf.h"
+#include "util/fileio.h"
+
+static const struct unlink_target *find(const struct unlink_plan *p, const char *name)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (strcmp(p->items[i].name, name) == 0)
+            return &p->items[i];
+    return NULL;
+}
+
+static void with_model(void (*fn)(const struct model *m))
+{
+    struct scan *s = fake_scene();
+    struct model_opts o;
+    model_opts_default(&o);
+    struct model m;
+    model_build(s, &o, &m);
+    fn(&m);
+    model_free(&m);
+    scan_free(s);
+    free(s);
+}
+
+static void orphans_only(const struct model *m)
+{
+    struct clean_policy pol;
+    clean_policy_default(&pol);
+    struct unlink_plan p;
+    actplan_clean(m, &pol, &p);
+    /* The two orphans, and the symlink of a dead creator listed as refused. */
+    assert_int_equal(p.n, 3);
+    assert_int_equal(p.ntry, 2);
+    const struct unlink_target *t = find(&p, "torch_999_1");
+    assert_non_null(t);
+    assert_null(t->refuse);
+    assert_int_equal(t->alloc, 2 * MiB);
+    assert_string_equal(t->mount_dir, "/dev/shm");
+    assert_non_null(strstr(t->why, "999"));
+    assert_non_null(find(&p, "__KMP_REGISTERED_LIB_888_0"));
+    t = find(&p, "torch_1_2_3");
+    assert_non_null(t);
+    assert_non_null(t->refuse);
+    assert_non_null(strstr(t->refuse, "symbolic link"));
+    assert_int_equal(p.bytes, 2 * MiB + 4096);
+    /* Never anything in use or hidden. */
+    assert_null(find(&p, "torch_11_100"));
+    assert_null(find(&p, "torch_12_7_1"));
+    assert_null(find(&p, "torch_12_2"));
+    unlink_plan_free(&p);
+}
+
+static void with_unheld(const struct model *m)
+{
+    struct clean_policy pol;
+    clean_policy_default(&pol);
+    pol.all_unheld = true;
+    pol.min_age_s = 600; /* the scene's files are exactly 600 s old */
+    struct unlink_plan p;
+    actplan_clean(m, &pol, &p);
+    assert_non_null(find(&p, "torch_12_2"));
+    assert_non_null(find(&p, "sem.mp-abc"));
+    assert_int_equal(p.young, 0);
+    unlink_plan_free(&p);
+    pol.min_age_s = 601;
+    actplan_clean(m, &pol, &p);
+    assert_null(find(&p, "torch_12_2"));
+    assert_null(find(&p, "sem.mp-abc"));
+    assert_int_equal(p.young, 2);
+    assert_non_null(find(&p, "torch_999_1")); /* orphans regardless of age */
+    unlink_plan_free(&p);
+    pol.mount = "/run/shm";
+    actplan_clean(m, &pol, &p);
+    assert_int_equal(p.n, 0);
+    unlink_plan_free(&p);
+}
+
+static void single_choices(const struct model *m)
+{
+    struct clean_policy pol;
+    clean_policy_default(&pol);
+    struct unlink_plan p = {0};
+    char why[200];
+    for (size_t i = 0; i < m->nsegs; i++) {
+        const struct segment *sg = &m->segs[i];
+        bool ok = actplan_add_segment(m, i, &pol, &p, why, sizeof(why));
+        assert_int_equal(ok, sg->state == SEG_ORPHAN);
+        if (sg->state == SEG_IN_USE)
+            assert_non_null(strstr(why, "in use"));
+        if (sg->state == SEG_HIDDEN)
+            assert_non_null(strstr(why, "no name"));
+        if (sg->state == SEG_UNHELD)
+            assert_non_null(strstr(why, "owner is unknown"));
+    }
+    assert_int_equal(p.n, 2);
+    assert_false(actplan_add_segment(m, m->nsegs, &pol, &p, why, sizeof(why)));
+    unlink_plan_free(&p);
+}
+
+static void roles(const struct model *m)
+{
+    struct signal_plan w = {0}, z = {0}, mg = {0};
+    actplan_role(m, ROLE_ORPHAN_WORKER, &w);
+    actplan_role(m, ROLE_ZOMBIE, &z);
+    actplan_role(m, ROLE_SHM_MANAGER, &mg);
+    assert_int_equal(w.n, 1);
+    assert_int_equal(w.items[0].pid, 20);
+    assert_non_null(strstr(w.items[0].why, "19"));
+    assert_int_equal(z.n, 1);
+    assert_int_equal(z.items[0].pid, 30);
+    assert_non_null(strstr(z.items[0].why, "parent pid 10"));
+    assert_int_equal(mg.n, 1);
+    assert_int_equal(mg.items[0].pid, 13);
+    struct signal_target t;
+    assert_true(actplan_proc(m, 40, &t));
+    assert_int_equal(t.role, ROLE_HOLDER);
+    free(t.cmdline);
+    assert_false(actplan_proc(m, 4242, &t));
+    signal_plan_free(&w);
+    signal_plan_free(&z);
+    signal_plan_free(&mg);
+}
+
+static void test_clean_orphans(void **state)
+{
+    (void)state;
+    with_model(orphans_only);
+}
+
+static void test_clean_unheld(void **state)
+{
+    (void)state;
+    with_model(with_unheld);
+}
+
+static void test_single_choices(void **state)
+{
+    (void)state;
+    with_model(single_choices);
+}
+
+static void test_roles(void **state)
+{
+    (void)state;
+    with_model(roles);
+}
+
+static void test_log(void **state)
+{
+    (void)state;
+    char *p = actlog_default_path("/state", "/home/u");
+    assert_string_equal(p, "/state/shmwatch/actions.log");
+    free(p);
+    p = actlog_default_path("relative", "/home/u");
+    assert_string_equal(p, "/home/u/.local/state/shmwatch/actions.log");
+    free(p);
+    assert_null(actlog_default_path(NULL, NULL));
+
+    char dir[] = "/tmp/shmwatch-log.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof(path), "%s/a.log", dir);
+    struct actlog log;
+    assert_int_equal(actlog_open(&log, path), 0);
+    struct actlog_entry e = {.time = 86400, .action = "unlink", .target = "/dev/shm/x\ny\tz",
+                             .owner = 1000, .bytes = 4096, .result = "removed",
+                             .detail = "orphan"};
+    actlog_write(&log, &e);
+    e.result = "refused";
+    e.owner = -1;
+    actlog_write(&log, &e);
+    assert_non_null(strstr(actlog_recent(&log, 0), "\trefused\t"));
+    assert_non_null(strstr(actlog_recent(&log, 1), "\tremoved\t"));
+    assert_null(actlog_recent(&log, 2));
+    actlog_close(&log);
+    struct buf text;
+    buf_init(&text);
+    assert_int_equal(read_file(path, &text, 4096), 0);
+    /* Two lines; the name's newline and tab are escaped, so 7 fields each. */
+    char *cur = text.data, *line;
+    int n = 0;
+    while ((line = next_line(&cur))) {
+        n++;
+        int tabs = 0;
+        for (char *c = line; *c; c++)
+            tabs += *c == '\t';
+        assert_int_equal(tabs, 6);
+        assert_non_null(strstr(line, "\t/dev/shm/x\\ny\\tz\t"));
+        assert_non_null(strstr(line, n == 1 ? "owner=1000\tbytes=4096" : "owner=?"));
+    }
+    assert_int_equal(n, 2);
+    buf_free(&text);
+    unlink(path);
+    rmdir(dir);
+    /* An unwritable place: disabled, with the reason, and still a no-op to write. */
+    assert_true(actlog_open(&log, "/nonexistent-dir/a.log") < 0);
+    assert_int_equal(log.fd, -1);
+    assert_true(log.err != 0);
+    actlog_write(&log, &e);
+    assert_non_null(actlog_recent(&log, 0));
+    actlog_close(&log);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clean_orphans),
+        cmocka_unit_test(test_clean_unheld),
+        cmocka_unit_test(test_single_choices),
+        cmocka_unit_test(test_roles),
+        cmocka_unit_test(test_log),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,362 @@
+/* act/unlink.c on a scratch directory standing in for a mount, with a fake
+ * /proc tree whose fd links and maps lines point at the scratch files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "act/actlog.h"
+#include "act/unlink.h"
+#include "util/buf.h"
+#include "util/fileio.h"
+#include "util/xalloc.h"
+
+struct fx {
+    char root[64], mnt[96], proc[96];
+    struct unlink_plan plan;
+};
+
+static void path_of(const struct fx *f, const char *name, char *out, size_t n)
+{
+    snprintf(out, n, "%s/%s", f->mnt, name);
+}
+
+static void make_file(const struct fx *f, const char *name, size_t bytes)
+{
+    char p[256];
+    path_of(f, name, p, sizeof(p));
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    char block[4096] = {1};
+    for (size_t done = 0; done < bytes; done += sizeof(block))
+        assert_int_equal(write(fd, block, sizeof(block)), (ssize_t)sizeof(block));
+    close(fd);
+}
+
+static void put_text(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* Appends a target for mnt/name as a scan would have seen it now. */
+static struct unlink_target *add_target(struct fx *f, const char *name)
+{
+    char p[256];
+    path_of(f, name, p, sizeof(p));
+    struct stat st, mst;
+    assert_int_equal(lstat(p, &st), 0);
+    assert_int_equal(stat(f->mnt, &mst), 0);
+    struct unlink_target *t = VEC_PUSH(f->plan.items, f->plan.n, f->plan.cap);
+    t->mount = xstrdup(f->mnt);
+    t->mount_dir = xstrdup(f->mnt);
+    t->name = xstrdup(name);
+    t->dev = mst.st_dev;
+    t->ino = st.st_ino;
+    t->uid = st.st_uid;
+    t->alloc = (uint64_t)st.st_blocks * 512u;
+    t->type = S_ISREG(st.st_mode) ? FT_REGULAR : FT_OTHER;
+    t->why = xstrdup("test");
+    return t;
+}
+
+static int setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof(*f));
+    snprintf(f->root, sizeof(f->root), "/tmp/shmwatch-unlink.XXXXXX");
+    assert_non_null(mkdtemp(f->root));
+    snprintf(f->mnt, sizeof(f->mnt), "%s/mnt", f->root);
+    snprintf(f->proc, sizeof(f->proc), "%s/proc", f->root);
+    assert_int_equal(mkdir(f->mnt, 0755), 0);
+    assert_int_equal(mkdir(f->proc, 0755), 0);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
+    assert_int_equal(system(cmd), 0);
+    unlink_plan_free(&f->plan);
+    free(f);
+    return 0;
+}
+
+/* Fake process PID holding mnt/name by fd FD (a link, as /proc shows it). */
+static void fake_fd_holder(const struct fx *f, int pid, int fd, const char *name)
+{
+    char d[256], target[256];
+    snprintf(d, sizeof(d), "%s/%d", f->proc, pid);
+    mkdir(d, 0755);
+    snprintf(d, sizeof(d), "%s/%d/fd", f->proc, pid);
+    mkdir(d, 0755);
+    snprintf(d, sizeof(d), "%s/%d/fd/%d", f->proc, pid, fd);
+    path_of(f, name, target, sizeof(target));
+    assert_int_equal(symlink(target, d), 0);
+}
+
+/* Fake process PID mapping mnt/name (a maps line with its device and inode). */
+static void fake_map_holder(const struct fx *f, int pid, const char *name)
+{
+    char d[256], p[256], line[512];
+    snprintf(d, sizeof(d), "%s/%d", f->proc, pid);
+    mkdir(d, 0755);
+    snprintf(d, sizeof(d), "%s/%d/fd", f->proc, pid);
+    mkdir(d, 0755);
+    path_of(f, name, p, sizeof(p));
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    snprintf(line, sizeof(line),
+             "00400000-00452000 r-xp 00000000 08:01 77 /usr/bin/cat\n"
+             "7f0000000000-7f0000100000 rw-s 00000000 %02x:%02x %llu %s\n",
+             major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino, p);
+    snprintf(d, sizeof(d), "%s/%d/maps", f->proc, pid);
+    put_text(d, line);
+}
+
+static bool exists(const struct fx *f, const char *name)
+{
+    char p[256];
+    struct stat st;
+    path_of(f, name, p, sizeof(p));
+    return lstat(p, &st) == 0;
+}
+
+static void run_all(struct fx *f, struct unlink_result *res, bool dry, uid_t uid,
+                    struct actlog *log)
+{
+    struct unlink_opts o = {.proc_dir = f->proc, .uid = uid, .dry_run = dry, .log = log};
+    struct unlink_run r;
+    size_t idx, k = 0;
+    unlink_begin(&r, &f->plan, &o);
+    while (unlink_step(&r, &res[k], &idx)) {
+        assert_int_equal(idx, k);
+        k++;
+    }
+    assert_int_equal(k, f->plan.n);
+    unlink_end(&r);
+}
+
+static void test_removes_orphan_keeps_held(void **state)
+{
+    struct fx *f = *state;
+    make_file(f, "torch_1_1", 8192);
+    make_file(f, "held_fd", 4096);
+    make_file(f, "held_map", 4096);
+    fake_fd_holder(f, 100, 7, "held_fd");
+    fake_map_holder(f, 101, "held_map");
+    add_target(f, "torch_1_1");
+    add_target(f, "held_fd");
+    add_target(f, "held_map");
+    struct unlink_result res[3];
+    char logpath[160];
+    snprintf(logpath, sizeof(logpath), "%s/actions.log", f->root);
+    struct actlog log;
+    assert_int_equal(actlog_open(&log, logpath), 0);
+    run_all(f, res, false, geteuid(), &log);
+    assert_int_equal(res[0].outcome, UNLINK_REMOVED);
+    assert_false(exists(f, "torch_1_1"));
+    assert_int_equal(res[0].alloc, 8192);
+    assert_int_equal(res[1].outcome, UNLINK_REFUSED);
+    assert_int_equal(res[1].holder, 100);
+    assert_non_null(strstr(res[1].reason, "fd 7"));
+    assert_true(exists(f, "held_fd"));
+    assert_int_equal(res[2].outcome, UNLINK_REFUSED);
+    assert_int_equal(res[2].holder, 101);
+    assert_non_null(strstr(res[2].reason, "maps it"));
+    assert_true(exists(f, "held_map"));
+    actlog_close(&log);
+    /* One line per item, tab-separated, the result in field 6. */
+    struct buf text;
+    buf_init(&text);
+    assert_int_equal(read_file(logpath, &text, 1 << 16), 0);
+    char *cur = text.data, *line;
+    int lines = 0;
+    while ((line = next_line(&cur))) {
+        lines++;
+        assert_non_null(strstr(line, "\tunlink\t"));
+        assert_non_null(strstr(line, lines == 1 ? "\tremoved\t" : "\trefused\t"));
+    }
+    assert_int_equal(lines, 3);
+    buf_free(&text);
+}
+
+static void test_never_follows_or_removes_special(void **state)
+{
+    struct fx *f = *state;
+    char outside[160], p[256];
+    snprintf(outside, sizeof(outside), "%s/outside", f->root);
+    put_text(outside, "precious\n");
+    path_of(f, "torch_1_2_3", p, sizeof(p));
+    assert_int_equal(symlink(outside, p), 0);
+    path_of(f, "torch_dir_1", p, sizeof(p));
+    assert_int_equal(mkdir(p, 0700), 0);
+    path_of(f, "torch_fifo_2", p, sizeof(p));
+    assert_int_equal(mkfifo(p, 0600), 0);
+    add_target(f, "torch_1_2_3")->type = FT_REGULAR; /* as if the scan had been fooled */
+    add_target(f, "torch_dir_1")->type = FT_REGULAR;
+    add_target(f, "torch_fifo_2")->type = FT_REGULAR;
+    struct unlink_result res[3];
+    run_all(f, res, false, geteuid(), NULL);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(res[i].outcome, UNLINK_REFUSED);
+    assert_non_null(strstr(res[0].reason, "symbolic link"));
+    assert_non_null(strstr(res[1].reason, "directory"));
+    assert_non_null(strstr(res[2].reason, "FIFO"));
+    assert_true(exists(f, "torch_1_2_3"));
+    assert_true(exists(f, "torch_dir_1"));
+    assert_true(exists(f, "torch_fifo_2"));
+    struct stat st;
+    assert_int_equal(stat(outside, &st), 0);
+    assert_int_equal(st.st_size, 9);
+}
+
+static void test_replaced_gone_owner_dry(void **state)
+{
+    struct fx *f = *state;
+    char p[256];
+    make_file(f, "replaced", 4096);
+    make_file(f, "gone", 4096);
+    make_file(f, "not_mine", 4096);
+    make_file(f, "dry", 4096);
+    add_target(f, "replaced");
+    add_target(f, "gone");
+    add_target(f, "not_mine");
+    struct unlink_result res[4];
+    /* A new file under the old name: a different inode. Keep the old one
+     * open so that its inode number cannot be reused. */
+    path_of(f, "replaced", p, sizeof(p));
+    int keep = open(p, O_RDONLY);
+    assert_int_equal(unlink(p), 0);
+    make_file(f, "replaced", 4096);
+    path_of(f, "gone", p, sizeof(p));
+    assert_int_equal(unlink(p), 0);
+    /* Another caller: the files are not theirs. */
+    uid_t other = geteuid() + 1;
+    run_all(f, res, false, other, NULL);
+    close(keep);
+    assert_int_equal(res[0].outcome, UNLINK_REFUSED);
+    assert_int_equal(res[0].err, ESTALE);
+    assert_true(exists(f, "replaced"));
+    assert_int_equal(res[1].outcome, UNLINK_GONE);
+    assert_int_equal(res[2].outcome, UNLINK_REFUSED);
+    assert_int_equal(res[2].err, EPERM);
+    assert_non_null(strstr(res[2].reason, "not by you"));
+    assert_true(exists(f, "not_mine"));
+    /* A dry run checks and removes nothing. */
+    unlink_plan_free(&f->plan);
+    add_target(f, "dry");
+    run_all(f, res, true, geteuid(), NULL);
+    assert_int_equal(res[0].outcome, UNLINK_WOULD);
+    assert_true(exists(f, "dry"));
+}
+
+static void test_nested_and_planned_refusal(void **state)
+{
+    struct fx *f = *state;
+    char p[256], q[256];
+    path_of(f, "sub", p, sizeof(p));
+    assert_int_equal(mkdir(p, 0700), 0);
+    make_file(f, "sub/inner", 4096);
+    make_file(f, "sub/other", 4096);
+    path_of(f, "lnk", q, sizeof(q));
+    assert_int_equal(symlink(p, q), 0);
+    add_target(f, "sub/inner");
+    add_target(f, "lnk/other"); /* the scan never lists this, but a walk must not follow it */
+    add_target(f, "sub/other")->refuse = "refused when planning";
+    struct unlink_result res[3];
+    run_all(f, res, false, geteuid(), NULL);
+    assert_int_equal(res[0].outcome, UNLINK_REMOVED);
+    assert_false(exists(f, "sub/inner"));
+    assert_int_equal(res[1].outcome, UNLINK_REFUSED);
+    assert_true(exists(f, "sub/other"));
+    assert_int_equal(res[2].outcome, UNLINK_REFUSED);
+    assert_string_equal(res[2].reason, "refused when planning");
+}
+
+static void test_mount_changed(void **state)
+{
+    struct fx *f = *state;
+    make_file(f, "x", 4096);
+    struct unlink_target *t = add_target(f, "x");
+    t->dev = makedev(0, 9999); /* another device than the directory's */
+    struct unlink_result res[1];
+    run_all(f, res, false, geteuid(), NULL);
+    assert_int_equal(res[0].outcome, UNLINK_REFUSED);
+    assert_non_null(strstr(res[0].reason, "no longer the one scanned"));
+    assert_true(exists(f, "x"));
+}
+
+static void test_find_inodes(void **state)
+{
+    struct fx *f = *state;
+    make_file(f, "a", 4096);
+    make_file(f, "b", 4096);
+    make_file(f, "c", 4096);
+    fake_fd_holder(f, 200, 3, "a");
+    fake_map_holder(f, 201, "b");
+    struct inode_query q[4];
+    const char *names[] = {"a", "b", "c", "a"};
+    for (int i = 0; i < 4; i++) {
+        char p[256];
+        struct stat st;
+        path_of(f, names[i], p, sizeof(p));
+        assert_int_equal(stat(p, &st), 0);
+        q[i].dev = st.st_dev;
+        q[i].ino = st.st_ino;
+    }
+    struct holder_blind blind;
+    assert_int_equal(holders_find_inodes(f->proc, q, 4, 0, &blind), 0);
+    assert_int_equal(q[0].pid, 200);
+    assert_int_equal(q[0].fd, 3);
+    assert_int_equal(q[1].pid, 201);
+    assert_int_equal(q[1].fd, -1);
+    assert_int_equal(q[2].pid, 0);
+    assert_int_equal(q[3].pid, 200); /* a repeated query shares the answer */
+    assert_int_equal(blind.denied, 0);
+    /* The caller's own pid is never a holder. */
+    assert_int_equal(holders_find_inodes(f->proc, q, 1, 200, &blind), 0);
+    assert_int_equal(q[0].pid, 0);
+    assert_int_equal(holders_find_inodes("/nonexistent/proc", q, 1, 0, &blind), -ENOENT);
+}
+
+static void test_blind_rules(void **state)
+{
+    (void)state;
+    char why[200];
+    struct holder_blind none = {.denied = 3, .unreachable = 3};
+    assert_true(unlink_blind_ok(&none, 0, 0, 0600, why, sizeof(why)));
+    struct holder_blind rootp = {.denied = 1, .uids = {0}, .nuids = 1};
+    assert_false(unlink_blind_ok(&rootp, 0, 0, 0600, why, sizeof(why))); /* root sees all */
+    assert_non_null(strstr(why, "uid 0"));
+    assert_true(unlink_blind_ok(&rootp, 1000, 1000, 0600, why, sizeof(why)));
+    struct holder_blind other = {.denied = 1, .uids = {1001}, .nuids = 1};
+    assert_true(unlink_blind_ok(&other, 1000, 1000, 0600, why, sizeof(why)));
+    assert_false(unlink_blind_ok(&other, 1000, 1000, 0644, why, sizeof(why)));
+    struct holder_blind own = {.denied = 1, .uids = {1000}, .nuids = 1};
+    assert_false(unlink_blind_ok(&own, 1000, 1000, 0600, why, sizeof(why)));
+    struct holder_blind many = {.denied = 20, .nuids = 0, .more_uids = true};
+    assert_false(unlink_blind_ok(&many, 1000, 1000, 0666, why, sizeof(why)));
+    assert_true(unlink_blind_ok(&many, 1000, 1000, 0600, why, sizeof(why)));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_removes_orphan_keeps_held, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_never_follows_or_removes_special, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replaced_gone_owner_dry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nested_and_planned_refusal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mount_changed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_find_inodes, setup, teardown),
+        cmocka_unit_test(test_blind_rules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
