@@ -372,10 +372,14 @@ def main(argv=None):
     done_batches = len(held)
     done_bytes = info["total_bytes"]
     if a.iterate_all:
+        # Like a training loop, b keeps the batch in use alive while next()
+        # receives the following one (the "+2 held by the main process" of
+        # shmwatch plan), so the peak is that of a real job.
+        b = None
         for b in it:
             done_batches += 1
             done_bytes += batch_stats(b)[0]
-            del b
+        del b
     del held
     if not a.stuck_worker:
         del it  # shuts the workers down (with a stuck worker this waits 5 s)

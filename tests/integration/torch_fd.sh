@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The real PyTorch DataLoader with the file_descriptor sharing strategy (the
+# Linux default), forked and spawned workers: while the main process holds
+# batches, every segment is unlinked and only /proc knows it. shmwatch must
+# find each one, as a hidden torch segment made by a worker, count exactly the
+# mount's used bytes, and group the main process with all of its workers.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/torch_lib.sh"
+torch_need
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+
+# check_held NAME: the snapshot NAME.json of a job holding batches.
+check_held() {
+    local f=$SHMTEST_TMP/$1.json
+    local T="[s for s in j['segments'] if s['kind'] == 'torch']"
+    json_check "$f" "[sorted(g['workers']) for g in j['groups'] if g['main_pid'] == $MAIN] == [sorted($WORKERS)] and all(g['main_pid'] not in $WORKERS for g in j['groups'])" \
+        "$1: one group: main $MAIN with its workers $WORKERS"
+    json_check "$f" "[(p['role'], p['group']) for p in j['processes'] if p['pid'] == $MAIN] == [('main', $MAIN)] and all([(p['role'], p['group']) for p in j['processes'] if p['pid'] == w] == [('worker', $MAIN)] for w in $WORKERS)" \
+        "$1: roles main and worker, all in the group"
+    json_check "$f" "len($T) >= 2 * $HELD and all(s['state'] == 'hidden' and s['name'].startswith('torch_') and s['creator_pid'] in $WORKERS and s['creator_alive'] and s['group'] == $MAIN for s in $T)" \
+        "$1: every torch segment is hidden, made by a live worker, in the group"
+    json_check "$f" "not [s['name'] for s in j['segments'] if s['name'].startswith('torch_') and s['kind'] != 'torch']" \
+        "$1: every torch_* name is of kind torch"
+    json_check "$f" "all(len({h['pid'] for h in s['holders']}) == 1 and ((h['pid'] == $MAIN and h['fd'] is not None and h['mapped']) or (h['pid'] == s['creator_pid'] and h['fd'] is not None and not h['mapped'])) for s in $T for h in s['holders'])" \
+        "$1: each segment is held by the main (fd and mapping) or, not yet received, by its worker (fd only)"
+    json_check "$f" "sum(s['size_bytes'] for s in $T if any(h['pid'] == $MAIN for h in s['holders'])) >= $HELD_BYTES" \
+        "$1: the main holds at least the $HELD_BYTES bytes of its $HELD batches"
+    json_check "$f" "all(0 <= s['alloc_bytes'] - s['size_bytes'] < page and s['alloc_exact'] for s in $T)" \
+        "$1: each segment's allocation is its size rounded up to a page"
+    json_check "$f" "abs(j['mounts'][0]['used_bytes'] - sum(s['alloc_bytes'] for s in j['segments'])) <= page * len(j['segments'])" \
+        "$1: the segments' bytes are the mount's used bytes, within a page per segment"
+    json_check "$f" "j['mounts'][0]['hidden_bytes'] == sum(s['alloc_bytes'] for s in j['segments'] if s['state'] == 'hidden') and j['totals']['hidden'] == sum(s['state'] == 'hidden' for s in j['segments'])" \
+        "$1: hidden bytes and count add up"
+    json_check "$f" "j['mounts'][0]['unattributed_bytes'] <= 4 * page and j['mounts'][0]['orphan_bytes'] == 0" \
+        "$1: nothing unattributed, no orphans"
+    grep -q "^  main $MAIN " "$SHMTEST_TMP/$1.txt" || fail "$1: the text report names main $MAIN"
+    [ "$(grep -cE "^    worker +[0-9]+ +python3" "$SHMTEST_TMP/$1.txt")" -eq "$(echo "$WORKER_PIDS" | wc -w)" ] ||
+        fail "$1: the text report lists every worker"
+    ok "$1: the text report shows the group"
+}
+
+# finish NAME: release the job; it must finish normally and free the mount.
+finish() {
+    torch_release
+    torch_wait_exit 60
+    assert_eq "$TORCH_RC" 0 "$1: the job finishes normally"
+    # shellcheck disable=SC2086 # a list of pids
+    wait_for "gone $WORKER_PIDS" 15 || fail "$1: workers still running after the job"
+    wait_for '[ "$(fs_used_bytes /dev/shm)" -eq 0 ]' 10 ||
+        fail "$1: $(fs_used_bytes /dev/shm) bytes still used after the job"
+    ok "$1: the mount is empty once the job is gone"
+}
+
+# Forked workers: the default start method on Linux.
+torch_start --strategy file_descriptor --start-method fork --workers 3 --hold-batches 3
+torch_settle
+snap fork
+check_held fork
+finish fork
+
+# Spawned workers: another command line, a resource tracker beside them, and
+# named semaphores (sem.mp-*) in the mount.
+torch_start --strategy file_descriptor --start-method spawn --workers 2 --hold-batches 2
+torch_settle
+snap spawn
+check_held spawn
+json_check "$SHMTEST_TMP/spawn.json" "all(s['state'] == 'in_use' and s['group'] == $MAIN for s in j['segments'] if s['kind'] == 'sem')" \
+    "spawn: the named semaphores are in use by the group"
+finish spawn

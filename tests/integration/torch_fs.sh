@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The real PyTorch DataLoader with the file_system sharing strategy: segments
+# keep their names in /dev/shm, the main process maps the batches it received
+# (no fd), and every worker starts its own torch_shm_manager in a session of
+# its own. shmwatch must show the named segments in use, the prefetched ones
+# as unheld (their creator lives: not orphans), and each manager in the job's
+# group.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/torch_lib.sh"
+torch_need
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+
+torch_start --strategy file_system --start-method fork --workers 3 --hold-batches 2
+torch_settle 3
+# shellcheck disable=SC2086 # a list of pids
+MANAGERS=$(pylist $(managers_of $WORKER_PIDS))
+snap fs
+f=$SHMTEST_TMP/fs.json
+T="[s for s in j['segments'] if s['kind'] == 'torch']"
+H="[s for s in $T if any(h['pid'] == $MAIN for h in s['holders'])]"
+
+json_check "$f" "len($MANAGERS) == 3 and all(p['ppid'] in $WORKERS and p['pgid'] == p['pid'] for p in j['processes'] if p['pid'] in $MANAGERS)" \
+    "one torch_shm_manager per worker, each leading its own session"
+json_check "$f" "[sorted(g['workers']) for g in j['groups'] if g['main_pid'] == $MAIN] == [sorted($WORKERS)] and [sorted(g['shm_managers']) for g in j['groups'] if g['main_pid'] == $MAIN] == [$MANAGERS]" \
+    "the group: main $MAIN, workers $WORKERS, shm managers $MANAGERS"
+json_check "$f" "all([(p['role'], p['group'], p['comm']) for p in j['processes'] if p['pid'] == m] == [('shm_manager', $MAIN, 'torch_shm_manag')] for m in $MANAGERS)" \
+    "each manager: role shm_manager, in the main's group"
+json_check "$f" "[(p['role'], p['group']) for p in j['processes'] if p['pid'] == $MAIN] == [('main', $MAIN)] and all([(p['role'], p['group']) for p in j['processes'] if p['pid'] == w] == [('worker', $MAIN)] for w in $WORKERS)" \
+    "roles main and worker"
+json_check "$f" "len($H) >= 2 * $HELD and all(s['state'] == 'in_use' and [(h['pid'], h['fd'], h['mapped']) for h in s['holders']] == [($MAIN, None, True)] for s in $H)" \
+    "the received batches: named, in use, mapped by the main without an fd"
+json_check "$f" "sum(s['size_bytes'] for s in $H) >= $HELD_BYTES" \
+    "the main maps at least the $HELD_BYTES bytes of its $HELD batches"
+json_check "$f" "all(s['creator_pid'] in $WORKERS and s['creator_alive'] and s['group'] == $MAIN for s in $T)" \
+    "every torch segment names its live worker and belongs to the group"
+json_check "$f" "all(s['state'] == 'unheld' for s in $T if not s['holders']) and j['totals']['orphans'] == 0" \
+    "prefetched batches nobody maps yet are unheld, never orphans: their creator lives"
+json_check "$f" "sorted(s['name'] for s in $T) == sorted(n for n in __import__('os').listdir('/dev/shm') if n.startswith('torch_'))" \
+    "every torch file in /dev/shm is listed"
+json_check "$f" "abs(j['mounts'][0]['used_bytes'] - sum(s['alloc_bytes'] for s in j['segments'])) <= page * len(j['segments']) and j['mounts'][0]['unattributed_bytes'] <= 4 * page" \
+    "the segments' bytes are the mount's used bytes, within a page per segment"
+json_check "$f" "j['mounts'][0]['named_bytes'] == sum(s['alloc_bytes'] for s in j['segments'] if s['state'] in ('in_use', 'unheld', 'orphan'))" \
+    "named bytes add up"
+grep -qE "^    shm_manager +[0-9]+ +torch_shm_manag" "$SHMTEST_TMP/fs.txt" ||
+    fail "the text report lists the shm managers in the group"
+grep -q "3 workers, 3 shm managers" "$SHMTEST_TMP/fs.txt" || fail "text: $(grep workers, "$SHMTEST_TMP/fs.txt")"
+ok "the text report shows the managers in the group"
+
+# A normal end: the managers unlink what is left and exit by themselves.
+torch_release
+torch_wait_exit 60
+assert_eq "$TORCH_RC" 0 "the job finishes normally"
+wait_for '! ls /dev/shm | grep -q "^torch_"' 15 || fail "torch files left 15 s after a normal exit: $(ls /dev/shm)"
+ok "the managers remove every torch file after a normal exit"

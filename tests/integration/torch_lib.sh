@@ -1,0 +1,161 @@
+# Helpers for the tests that run the real PyTorch DataLoader (Debian's
+# python3-torch, /usr/bin/python3) through tests/torch/workload.py. Source it
+# after lib.sh:
+#
+#   . "$(dirname "$0")/lib.sh"
+#   . "$(dirname "$0")/torch_lib.sh"
+#   torch_need
+#   [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+#   torch_start --strategy file_system --workers 3 --hold-batches 2
+#   torch_settle
+#   snap fs                  # $SHMTEST_TMP/fs.json and fs.txt
+#   json_check "$SHMTEST_TMP/fs.json" "j['groups'][0]['main_pid'] == $MAIN" "..."
+#
+# The job is started the way an interactive shell starts it: in its own
+# process group, whose leader is the main process. Its stdin is a FIFO this
+# script holds open: torch_release closes it, and the workload goes on
+# (--iterate-all) or exits. Every process of the job is killed when the test
+# exits, including torch_shm_managers reparented away from their workers
+# (found by their mount namespace, which is the test's private one).
+
+PY=/usr/bin/python3
+WORKLOAD=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/torch/workload.py
+_TORCH_N=0
+
+# torch_need: root, a private mount namespace, python3 with torch, setsid, pgrep.
+torch_need() {
+    need_root
+    need_unshare
+    need "$PY" setsid pgrep stat
+    [ -f "$WORKLOAD" ] || fail "no workload at $WORKLOAD"
+    "$PY" -c 'import torch' >/dev/null 2>&1 || _lib_missing "python3-torch (import torch failed)"
+}
+
+# torch_start ARGS...: starts the workload with ARGS, waits (at most 60 s) for
+# its READY line and sets MAIN (its pid), WORKERS (python list), WORKER_PIDS
+# (space separated), STUCK (the stuck worker's pid or None), HELD and
+# HELD_BYTES (batches the main holds, their tensor bytes), READY_JSON (a file)
+# and TORCH_OUT, TORCH_ERR (its stdout and stderr files).
+torch_start() {
+    _lib_tmp
+    _TORCH_N=$((_TORCH_N + 1))
+    local base=$SHMTEST_TMP/torch.$_TORCH_N
+    TORCH_OUT=$base.out
+    TORCH_ERR=$base.err
+    READY_JSON=$base.ready.json
+    rm -f "$base.in"
+    mkfifo "$base.in" || fail "mkfifo failed"
+    exec {TORCH_IN}<>"$base.in"
+    [ "$_TORCH_N" -gt 1 ] || on_exit 'torch_cleanup; [ "$rc" -eq 0 ] || torch_dump'
+    setsid "$PY" "$WORKLOAD" "$@" <"$base.in" >"$TORCH_OUT" 2>"$TORCH_ERR" {TORCH_IN}>&- &
+    TORCH_PID=$!
+    if ! wait_for 'grep -q "^READY " "$TORCH_OUT" || _lib_zombie "$TORCH_PID"' 60 ||
+        ! grep -q '^READY ' "$TORCH_OUT"; then
+        fail "workload $* did not print READY: $(tail -n 5 "$TORCH_ERR")"
+    fi
+    sed -n 's/^READY //p' "$TORCH_OUT" >"$READY_JSON"
+    eval "$("$PY" - "$READY_JSON" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("MAIN=%d" % r["main_pid"])
+print("WORKERS='%s'" % json.dumps(r["worker_pids"]))
+print("WORKER_PIDS='%s'" % " ".join(map(str, r["worker_pids"])))
+print("STUCK=%s" % (r["stuck_worker_pid"] or "None"))
+print("HELD=%d" % r["batches_held"])
+print("HELD_BYTES=%d" % r["total_bytes"])
+PY
+)"
+    [ "$MAIN" = "$TORCH_PID" ] || fail "the main process $MAIN is not the started one ($TORCH_PID)"
+    [ "$(ps -o pgid= -p "$MAIN" | tr -d ' ')" = "$MAIN" ] ||
+        fail "the main process $MAIN does not lead its process group"
+}
+
+# torch_release: closes the job's stdin (it goes on after READY).
+torch_release() {
+    exec {TORCH_IN}>&-
+}
+
+# torch_wait_exit [TIMEOUT]: waits for the main process to exit; sets TORCH_RC.
+torch_wait_exit() {
+    wait_for "_lib_zombie $TORCH_PID" "${1:-60}" || fail "the job did not exit within ${1:-60} s"
+    TORCH_RC=0
+    wait "$TORCH_PID" 2>/dev/null || TORCH_RC=$?
+}
+
+# managers_of PID...: the torch_shm_managers whose parent is one of PIDs.
+managers_of() {
+    local p
+    for p; do pgrep -x -P "$p" torch_shm_manag; done | sort -n
+}
+
+# pylist WORD...: the words as a Python list of ints.
+pylist() {
+    local IFS=,
+    echo "[$*]"
+}
+
+# gone PID...: true when every PID has exited (gone or a zombie).
+gone() {
+    local p
+    for p; do _lib_zombie "$p" || return 1; done
+}
+
+# torch_settle [WORKERS_WITH_MANAGERS]: waits (at most 15 s) until the job is
+# quiet: the mount's used bytes unchanged for 0.3 s and, with an argument, that
+# many torch_shm_managers started by the workers.
+torch_settle() {
+    local want=${1:-0} last=-1 now same=0 i
+    for ((i = 0; i < 150; i++)); do
+        now=$(fs_used_bytes /dev/shm)
+        if [ "$now" = "$last" ]; then same=$((same + 1)); else same=0; fi
+        last=$now
+        # shellcheck disable=SC2086 # a list of pids
+        if [ "$same" -ge 3 ] && [ "$(managers_of $WORKER_PIDS | wc -l)" -ge "$want" ]; then
+            return 0
+        fi
+        sleep 0.1
+    done
+    fail "the job did not settle within 15 s"
+}
+
+# snap NAME [ARGS]: shmwatch --json ARGS into $SHMTEST_TMP/NAME.json, and the
+# text report into NAME.txt.
+snap() {
+    local name=$1
+    shift
+    "$SHMWATCH" --json "$@" >"$SHMTEST_TMP/$name.json" || fail "shmwatch --json exited $?"
+    "$SHMWATCH" --once "$@" >"$SHMTEST_TMP/$name.txt" || fail "shmwatch --once exited $?"
+}
+
+# Processes of this test: in its private mount namespace (python3 and the
+# torch_shm_managers) or recorded in the READY line.
+_torch_ours() {
+    local me p ns comm
+    me=$(readlink /proc/self/ns/mnt)
+    for p in /proc/[0-9]*; do
+        p=${p#/proc/}
+        [ "$p" != $$ ] && [ "$p" != "$BASHPID" ] || continue
+        ns=$(readlink "/proc/$p/ns/mnt" 2>/dev/null) || continue
+        [ "$ns" = "$me" ] || continue
+        comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
+        case $comm in python3 | torch_shm_manag) echo "$p" ;; esac
+    done
+}
+
+torch_cleanup() {
+    local pids p
+    pids=$(_torch_ours)
+    [ -n "$pids" ] || return 0
+    # shellcheck disable=SC2086 # lists of pids
+    kill -KILL $pids 2>/dev/null
+    for p in $pids; do
+        wait_for "_lib_zombie $p" 5 || true
+    done
+    [ -z "${TORCH_PID:-}" ] || wait "$TORCH_PID" 2>/dev/null
+}
+
+torch_dump() {
+    [ -n "${TORCH_ERR:-}" ] && [ -s "$TORCH_ERR" ] || return 0
+    echo "--- workload stderr (last lines) ---" >&2
+    tail -n 15 "$TORCH_ERR" >&2
+}
