@@ -1,0 +1,266 @@
+/* floor: the least work any tool must do to attribute every shm segment to
+ * its holders, as the yardstick of shmwatch's benchmark.
+ *
+ *   floor [--proc DIR] [MOUNT...]        (default: /dev/shm)
+ *
+ * It lists each mount and stats each entry (a named segment's inode and
+ * size), then for every process under /proc lists fd/ and stats each fd
+ * target once, and reads maps once, keeping the lines whose device is a
+ * watched mount. Holders are joined to segments by (device, inode) in a hash
+ * table. Nothing else: no process table, no names of hidden segments, no
+ * output beyond one summary line. Directories are read with getdents64 into
+ * one large buffer and files with read into another, both reused.
+ *
+ * Standalone on purpose: it links none of shmwatch. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+#define MAX_MOUNTS 16
+
+static char g_dents[1 << 16], g_proc_dents[1 << 16]; /* fd/ and mount, /proc */
+static char *g_text;
+static size_t g_text_cap = 1 << 20;
+static dev_t g_devs[MAX_MOUNTS];
+static int g_ndevs;
+
+/* (dev, ino) -> holder count; open addressing, grown at half load. */
+struct slot {
+    dev_t dev;
+    ino_t ino;
+    uint32_t holders;
+    bool used, named;
+};
+static struct slot *g_tab;
+static size_t g_cap, g_n;
+
+static size_t hash(dev_t dev, ino_t ino)
+{
+    uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev * 0xc2b2ae3d27d4eb4full;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static struct slot *find(struct slot *tab, size_t cap, dev_t dev, ino_t ino)
+{
+    size_t i = hash(dev, ino) & (cap - 1);
+    while (tab[i].used && !(tab[i].dev == dev && tab[i].ino == ino))
+        i = (i + 1) & (cap - 1);
+    return &tab[i];
+}
+
+static struct slot *lookup(dev_t dev, ino_t ino)
+{
+    if ((g_n + 1) * 2 > g_cap) {
+        size_t ncap = g_cap ? g_cap * 2 : 1024;
+        struct slot *nt = calloc(ncap, sizeof(*nt));
+        if (!nt) {
+            fputs("floor: out of memory\n", stderr);
+            exit(1);
+        }
+        for (size_t i = 0; i < g_cap; i++)
+            if (g_tab[i].used)
+                *find(nt, ncap, g_tab[i].dev, g_tab[i].ino) = g_tab[i];
+        free(g_tab);
+        g_tab = nt;
+        g_cap = ncap;
+    }
+    struct slot *s = find(g_tab, g_cap, dev, ino);
+    if (!s->used) {
+        s->used = true;
+        s->dev = dev;
+        s->ino = ino;
+        g_n++;
+    }
+    return s;
+}
+
+static bool watched(dev_t dev)
+{
+    for (int i = 0; i < g_ndevs; i++)
+        if (g_devs[i] == dev)
+            return true;
+    return false;
+}
+
+/* Calls fn(dirfd, name, arg) for each entry of dirfd but "." and "..",
+ * reading the directory into buf (of 64 KiB). */
+static void each_entry(int dirfd, char *buf, void (*fn)(int, const char *, void *), void *arg)
+{
+    long n;
+    while ((n = syscall(SYS_getdents64, dirfd, buf, sizeof(g_dents))) > 0) {
+        for (long off = 0; off < n;) {
+            struct dirent64 *d = (struct dirent64 *)(buf + off);
+            off += d->d_reclen;
+            const char *s = d->d_name;
+            if (s[0] == '.' && (!s[1] || (s[1] == '.' && !s[2])))
+                continue;
+            fn(dirfd, s, arg);
+        }
+    }
+}
+
+static void named_entry(int dirfd, const char *name, void *arg)
+{
+    (void)arg;
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        lookup(st.st_dev, st.st_ino)->named = true;
+}
+
+static size_t g_fd_holders, g_map_holders, g_procs;
+
+static void fd_entry(int dirfd, const char *name, void *arg)
+{
+    (void)arg;
+    struct stat st;
+    if (fstatat(dirfd, name, &st, 0) == 0 && watched(st.st_dev)) {
+        lookup(st.st_dev, st.st_ino)->holders++;
+        g_fd_holders++;
+    }
+}
+
+/* Reads all of path (relative to dirfd) into g_text; its length, or -1. */
+static ssize_t slurp(int dirfd, const char *path)
+{
+    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t len = 0;
+    for (;;) {
+        if (g_text_cap - len < 4096) {
+            g_text_cap *= 2;
+            g_text = realloc(g_text, g_text_cap);
+            if (!g_text) {
+                fputs("floor: out of memory\n", stderr);
+                exit(1);
+            }
+        }
+        ssize_t r = read(fd, g_text + len, g_text_cap - len - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    close(fd);
+    g_text[len] = '\0';
+    return (ssize_t)len;
+}
+
+/* maps: "start-end perms offset maj:min inode path"; only the device field
+ * is looked at before a line is known to be on a watched mount. */
+static void maps_lines(size_t len)
+{
+    char *p = g_text, *end = g_text + len;
+    while (p < end) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            nl = end;
+        char *f = p;
+        for (int k = 0; k < 3 && f; k++) {
+            f = memchr(f, ' ', (size_t)(nl - f));
+            if (f)
+                f++;
+        }
+        if (f) {
+            char *colon;
+            unsigned long maj = strtoul(f, &colon, 16);
+            if (*colon == ':') {
+                char *sp;
+                unsigned long min = strtoul(colon + 1, &sp, 16);
+                dev_t dev = makedev(maj, min);
+                if (*sp == ' ' && watched(dev)) {
+                    unsigned long long ino = strtoull(sp + 1, NULL, 10);
+                    lookup(dev, (ino_t)ino)->holders++;
+                    g_map_holders++;
+                }
+            }
+        }
+        p = nl + 1;
+    }
+}
+
+static void pid_entry(int proc, const char *name, void *arg)
+{
+    (void)arg;
+    if (name[0] < '1' || name[0] > '9')
+        return;
+    int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (piddir < 0)
+        return;
+    g_procs++;
+    int fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fddir >= 0) {
+        each_entry(fddir, g_dents, fd_entry, NULL);
+        close(fddir);
+    }
+    ssize_t len = slurp(piddir, "maps");
+    if (len > 0)
+        maps_lines((size_t)len);
+    close(piddir);
+}
+
+int main(int argc, char **argv)
+{
+    const char *proc_dir = "/proc";
+    const char *mounts[MAX_MOUNTS];
+    int nmounts = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--proc") == 0 && i + 1 < argc)
+            proc_dir = argv[++i];
+        else if (argv[i][0] == '-' || nmounts == MAX_MOUNTS) {
+            fputs("usage: floor [--proc DIR] [MOUNT...]\n", stderr);
+            return 2;
+        } else
+            mounts[nmounts++] = argv[i];
+    }
+    if (!nmounts)
+        mounts[nmounts++] = "/dev/shm";
+    g_text = malloc(g_text_cap);
+    if (!g_text)
+        return 1;
+    for (int i = 0; i < nmounts; i++) {
+        int fd = open(mounts[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) != 0) {
+            fprintf(stderr, "floor: %s: %s\n", mounts[i], strerror(errno));
+            return 1;
+        }
+        g_devs[g_ndevs++] = st.st_dev;
+        each_entry(fd, g_dents, named_entry, NULL);
+        close(fd);
+    }
+    int proc = open(proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (proc < 0) {
+        fprintf(stderr, "floor: %s: %s\n", proc_dir, strerror(errno));
+        return 1;
+    }
+    each_entry(proc, g_proc_dents, pid_entry, NULL);
+    close(proc);
+
+    size_t named = 0, hidden = 0, held = 0;
+    for (size_t i = 0; i < g_cap; i++) {
+        const struct slot *s = &g_tab[i];
+        if (!s->used)
+            continue;
+        named += s->named;
+        hidden += !s->named;
+        held += s->holders > 0;
+    }
+    printf("floor: %zu processes, %zu named, %zu hidden, %zu held, %zu fd and %zu map "
+           "holders\n",
+           g_procs, named, hidden, held, g_fd_holders, g_map_holders);
+    return 0;
+}

@@ -1,0 +1,352 @@
+#!/usr/bin/env bash
+# shmwatch's benchmark: CPU cost of `shmwatch --json` against a floor program
+# and `lsof -nP /dev/shm` on real scenes, instruction counts, and the
+# dashboard's steady state. Run as root from the source tree:
+#
+#   tests/bench/run.sh [--quick] [--runs N] [--build DIR] [--scenes LIST]
+#                      [--no-callgrind] [--no-dashboard] [--dashboard-seconds S]
+#
+# Each scene is built by tests/helpers/shmscene in a private mount namespace
+# on a tmpfs of its own at /dev/shm (the host's /dev/shm is never touched).
+# The commands run alternately, N times each after one warm-up round; CPU is
+# user + system time of each run (tests/bench/cputime.py). Every target of
+# doc/performance.md is printed with PASS or FAIL; the exit status is 1 when
+# one fails, 2 when the bench could not run.
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$SRC/build
+QUICK=0
+RUNS=
+SCENES=
+CALLGRIND=1
+DASHBOARD=1
+DASH_SECONDS=
+
+usage() {
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    exit "${1:-0}"
+}
+
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick) QUICK=1 ;;
+    --runs) RUNS=$2; shift ;;
+    --build) BUILD=$(cd "$2" 2>/dev/null && pwd || echo "$2"); shift ;;
+    --scenes) SCENES=$2; shift ;;
+    --no-callgrind) CALLGRIND=0 ;;
+    --no-dashboard) DASHBOARD=0 ;;
+    --dashboard-seconds) DASH_SECONDS=$2; shift ;;
+    -h | --help) usage 0 ;;
+    *) echo "run.sh: unknown option $1" >&2; usage 2 ;;
+    esac
+    shift
+done
+
+die() {
+    echo "run.sh: $*" >&2
+    exit 2
+}
+
+if [ -z "${SHMWATCH_BENCH_NS:-}" ]; then
+    [ "$(id -u)" -eq 0 ] || die "needs root (it mounts a tmpfs at /dev/shm in a private mount namespace)"
+    for c in unshare mount python3 ninja; do
+        command -v "$c" >/dev/null || die "needs $c"
+    done
+    if [ ! -f "$BUILD/build.ninja" ]; then
+        bash "$SRC/tests/build.sh" "$BUILD" >/dev/null || die "build failed"
+    fi
+    ninja -C "$BUILD" src/shmwatch tests/shmscene tests/floor >/dev/null || die "build failed"
+    export SHMWATCH_BENCH_NS=1
+    exec unshare -m --propagation private bash "$0" --build "$BUILD" \
+        $([ "$QUICK" = 1 ] && echo --quick) ${RUNS:+--runs "$RUNS"} ${SCENES:+--scenes "$SCENES"} \
+        $([ "$CALLGRIND" = 0 ] && echo --no-callgrind) $([ "$DASHBOARD" = 0 ] && echo --no-dashboard) \
+        ${DASH_SECONDS:+--dashboard-seconds "$DASH_SECONDS"}
+fi
+
+SHMWATCH=$BUILD/src/shmwatch
+SHMSCENE=$BUILD/tests/shmscene
+FLOOR=$BUILD/tests/floor
+CPUTIME=$SRC/tests/bench/cputime.py
+TMP=$(mktemp -d /tmp/shmwatch-bench.XXXXXX)
+SCENE_PID=
+TMUX_SOCK=shmwatch-bench-$$
+# The user's configuration must not change what is measured.
+export XDG_CONFIG_HOME=$TMP/config HOME=$TMP
+mkdir -p "$XDG_CONFIG_HOME"
+
+cleanup() {
+    stop_scene
+    tmux -L "$TMUX_SOCK" kill-server >/dev/null 2>&1 || true
+    umount /dev/shm >/dev/null 2>&1 || true
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if [ "$QUICK" = 1 ]; then
+    RUNS=${RUNS:-3}
+    DASH_SECONDS=${DASH_SECONDS:-10}
+    # name : shmscene arguments : label
+    ALL_SCENES=(
+        "s1|--workers 50 --per-worker 30 --orphans 100|50 x 30 + 100 orphans"
+        "s2|--workers 100 --per-worker 10|100 x 10"
+        "s3|--workers 200 --per-worker 10|200 x 10"
+        "s4|--workers 10 --per-worker 500|10 x 500"
+        "s5|--workers 10 --per-worker 1000|10 x 1,000"
+        "s6|--workers 0 --unheld 20000 --unheld-size 0|20,000 named, no holders"
+    )
+else
+    RUNS=${RUNS:-7}
+    DASH_SECONDS=${DASH_SECONDS:-60}
+    ALL_SCENES=(
+        "s1|--workers 200 --per-worker 30 --orphans 500|200 x 30 + 500 orphans"
+        "s2|--workers 500 --per-worker 10|500 x 10"
+        "s3|--workers 1000 --per-worker 10|1,000 x 10"
+        "s4|--workers 20 --per-worker 2500|20 x 2,500"
+        "s5|--workers 20 --per-worker 5000|20 x 5,000"
+        "s6|--workers 0 --unheld 100000 --unheld-size 0|100,000 named, no holders"
+    )
+fi
+# Segments are one page each, written (so every one is allocated), held in
+# the three ways PyTorch holds them: named (fd + mapping + name), fd only
+# (file_descriptor strategy), mapping only.
+COMMON=(--size 4096 --orphan-size 4096 --modes named,fd,map)
+
+# --- scenes -----------------------------------------------------------------
+
+stop_scene() {
+    if [ -n "$SCENE_PID" ]; then
+        kill -TERM "$SCENE_PID" 2>/dev/null || true
+        wait "$SCENE_PID" 2>/dev/null || true
+        SCENE_PID=
+    fi
+}
+
+# start_scene ARGS...: a fresh tmpfs at /dev/shm, shmscene ARGS on it, waits
+# for its manifest (at most 300 s).
+start_scene() {
+    local nseg
+    nseg=$(scene_segments "$@")
+    umount /dev/shm >/dev/null 2>&1 || true
+    mount -t tmpfs -o "size=$((nseg * 8 / 1024 + 64))m,nr_inodes=$((nseg * 2 + 10000)),mode=1777" \
+        tmpfs /dev/shm
+    rm -f "$TMP/manifest"
+    "$SHMSCENE" "${COMMON[@]}" "$@" --manifest "$TMP/manifest" </dev/null >"$TMP/scene.log" 2>&1 &
+    SCENE_PID=$!
+    local i
+    for ((i = 0; i < 3000; i++)); do
+        if [ -f "$TMP/manifest" ] && [ "$(tail -n 1 "$TMP/manifest")" = ready ]; then
+            return 0
+        fi
+        kill -0 "$SCENE_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    die "shmscene $* did not become ready: $(head -c 1000 "$TMP/scene.log")"
+}
+
+# scene_segments ARGS...: how many segments the arguments make (for sizing).
+scene_segments() {
+    local w=0 s=0 o=0 u=0
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --workers) w=$2 ;;
+        --per-worker) s=$2 ;;
+        --orphans) o=$2 ;;
+        --unheld) u=$2 ;;
+        esac
+        shift
+    done
+    echo $((w * s + o + u))
+}
+
+# --- measurements ---------------------------------------------------------
+
+declare -A CPU_SW CPU_FL CPU_LSOF IR SEGS PROCS LABEL WALL_SW
+
+# check_snapshot NAME: the JSON lists every segment of the manifest.
+check_snapshot() {
+    "$SHMWATCH" --json >"$TMP/snap.json"
+    python3 - "$TMP/snap.json" "$TMP/manifest" "$1" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+want = sum(1 for l in open(sys.argv[2]) if l.startswith("segment "))
+got = len(j["segments"])
+if got != want:
+    sys.exit(f"run.sh: {sys.argv[3]}: shmwatch lists {got} segments, the scene has {want}")
+PY
+}
+
+measure_scene() { # NAME ARGS LABEL
+    local name=$1 args=$2 label=$3 out
+    # shellcheck disable=SC2086 # args is a word list
+    start_scene $args
+    SEGS[$name]=$(grep -c '^segment ' "$TMP/manifest")
+    PROCS[$name]=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
+    LABEL[$name]=$label
+    check_snapshot "$name"
+    echo "== $label: ${SEGS[$name]} segments, ${PROCS[$name]} processes; $RUNS runs each" >&2
+    local cmds=("shmwatch=$SHMWATCH --json" "floor=$FLOOR")
+    if [ "$name" = s1 ] && command -v lsof >/dev/null; then
+        cmds+=("lsof=lsof -nP /dev/shm")
+    fi
+    out=$(python3 "$CPUTIME" --runs "$RUNS" --tolerate lsof "${cmds[@]}") || die "measuring $label failed"
+    CPU_SW[$name]=$(awk '$1 == "shmwatch" { print $2 }' <<<"$out")
+    WALL_SW[$name]=$(awk '$1 == "shmwatch" { print $5 }' <<<"$out")
+    CPU_FL[$name]=$(awk '$1 == "floor" { print $2 }' <<<"$out")
+    CPU_LSOF[$name]=$(awk '$1 == "lsof" { print $2 }' <<<"$out")
+    if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
+        valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.$name" "$SHMWATCH" --json \
+            >/dev/null 2>"$TMP/cg.$name.log" || die "callgrind run failed: $(tail -n 5 "$TMP/cg.$name.log")"
+        IR[$name]=$(awk '/^(summary|totals):/ { print $2 }' "$TMP/cg.$name" | tail -n 1)
+    fi
+}
+
+# dashboard NAME SECONDS: shmwatch's dashboard in a detached tmux for SECONDS;
+# sets DASH_CPU (percent of one core over the run) and DASH_HWM (peak RSS, KiB),
+# or DASH_ERR when there is no dashboard to measure.
+dashboard() {
+    local name=$1 secs=$2 pane pid="" i
+    DASH_CPU= DASH_HWM= DASH_ERR=
+    command -v tmux >/dev/null || { DASH_ERR="tmux is not installed"; return; }
+    tmux -L "$TMUX_SOCK" kill-server >/dev/null 2>&1 || true
+    echo "set -g remain-on-exit on" >"$TMP/tmux.conf"
+    tmux -L "$TMUX_SOCK" -f "$TMP/tmux.conf" new-session -d -x 160 -y 48 -s bench "exec $SHMWATCH" ||
+        { DASH_ERR="tmux could not start"; return; }
+    pane=$(tmux -L "$TMUX_SOCK" list-panes -t bench -F '#{pane_pid}')
+    local t0
+    t0=$(date +%s.%N)
+    sleep 3
+    if [ "$(tmux -L "$TMUX_SOCK" list-panes -t bench -F '#{pane_dead}')" = 1 ]; then
+        DASH_ERR="no dashboard: shmwatch exited at once (status $(tmux -L "$TMUX_SOCK" list-panes \
+            -t bench -F '#{pane_dead_status}')) $(tmux -L "$TMUX_SOCK" capture-pane -p -t bench |
+            grep -v -e '^$' -e '^Pane is dead' | head -n 3 | tr '\n' ' ' || true)"
+        tmux -L "$TMUX_SOCK" kill-server >/dev/null 2>&1 || true
+        return
+    fi
+    pid=$pane
+    sleep "$(awk -v s="$secs" 'BEGIN { print (s > 3 ? s - 3 : 0) }')"
+    local stat ticks hz t1
+    stat=$(cat "/proc/$pid/stat") || { DASH_ERR="shmwatch exited during the run"; return; }
+    t1=$(date +%s.%N)
+    stat=${stat##*) }
+    # Fields after the comm: state is 1, utime 12, stime 13.
+    ticks=$(awk '{ print $12 + $13 }' <<<"$stat")
+    hz=$(getconf CLK_TCK)
+    DASH_CPU=$(awk -v t="$ticks" -v hz="$hz" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", 100 * t / hz / (b - a) }')
+    DASH_HWM=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
+    tmux -L "$TMUX_SOCK" send-keys -t bench q
+    for ((i = 0; i < 50; i++)); do
+        [ -d "/proc/$pid" ] || break
+        sleep 0.1
+    done
+    tmux -L "$TMUX_SOCK" kill-server >/dev/null 2>&1 || true
+}
+
+# --- report -----------------------------------------------------------------
+
+FAILS=0
+# verdict OK(0/1): sets V to PASS or FAIL and counts failures.
+verdict() {
+    if [ "$1" = 1 ]; then V=PASS; else V=FAIL; FAILS=$((FAILS + 1)); fi
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
+ms() { awk -v a="$1" 'BEGIN { printf "%.1f", a * 1000 }'; }
+
+wanted() { [ -z "$SCENES" ] || [[ ",$SCENES," == *",$1,"* ]]; }
+
+echo "shmwatch benchmark: $(uname -r), $(nproc) CPUs, $([ "$QUICK" = 1 ] && echo quick || echo full) scenes, median of $RUNS runs" >&2
+for entry in "${ALL_SCENES[@]}"; do
+    IFS='|' read -r name args label <<<"$entry"
+    wanted "$name" || continue
+    measure_scene "$name" "$args" "$label"
+    if [ "$DASHBOARD" = 1 ] && { [ "$name" = s1 ] || [ "$name" = s6 ]; }; then
+        echo "== dashboard on $label for $DASH_SECONDS s" >&2
+        dashboard "$name" "$DASH_SECONDS"
+        eval "DASH_CPU_$name=\$DASH_CPU DASH_HWM_$name=\$DASH_HWM DASH_ERR_$name=\$DASH_ERR"
+    fi
+    stop_scene
+done
+
+echo
+echo "CPU time of one snapshot (user + system, median of $RUNS; ms)"
+printf '%-28s %8s %6s %10s %8s %6s %6s  %s\n' scene segments procs "--json" floor ratio target result
+for entry in "${ALL_SCENES[@]}"; do
+    IFS='|' read -r name _ _ <<<"$entry"
+    [ -n "${CPU_SW[$name]:-}" ] || continue
+    r=$(ratio "${CPU_SW[$name]}" "${CPU_FL[$name]}")
+    target=1.30
+    [ "$name" = s6 ] && target=2.00
+    verdict "$(le "$r" "$target")"
+    printf '%-28s %8s %6s %10s %8s %6s %6s  %s\n' "${LABEL[$name]}" "${SEGS[$name]}" "${PROCS[$name]}" \
+        "$(ms "${CPU_SW[$name]}")" "$(ms "${CPU_FL[$name]}")" "$r" "<=$target" "$V"
+done
+
+echo
+echo "Against lsof and growth"
+if [ -n "${CPU_LSOF[s1]:-}" ]; then
+    r=$(ratio "${CPU_SW[s1]}" "${CPU_LSOF[s1]}")
+    verdict "$(le "$r" 0.25)"
+    printf '%-52s %8s ms vs %8s ms = %5s  <=0.25  %s\n' "--json / lsof -nP /dev/shm (${LABEL[s1]})" \
+        "$(ms "${CPU_SW[s1]}")" "$(ms "${CPU_LSOF[s1]}")" "$r" "$V"
+elif [ -n "${CPU_SW[s1]:-}" ]; then
+    echo "lsof is not installed: the lsof ratio was not measured"
+fi
+growth() { # A B LABEL
+    [ -n "${CPU_SW[$1]:-}" ] && [ -n "${CPU_SW[$2]:-}" ] || return 0
+    local r
+    r=$(ratio "${CPU_SW[$1]}" "${CPU_SW[$2]}")
+    verdict "$(le "$r" 2.2)"
+    printf '%-52s %8s ms vs %8s ms = %5s  <=2.20  %s\n' "$3" "$(ms "${CPU_SW[$1]}")" \
+        "$(ms "${CPU_SW[$2]}")" "$r" "$V"
+}
+growth s3 s2 "--json (${LABEL[s3]:-}) / (${LABEL[s2]:-})"
+growth s5 s4 "--json (${LABEL[s5]:-}) / (${LABEL[s4]:-})"
+
+if [ "$CALLGRIND" = 1 ]; then
+    echo
+    echo "Instructions of one --json snapshot (valgrind --tool=callgrind, user space)"
+    for entry in "${ALL_SCENES[@]}"; do
+        IFS='|' read -r name _ _ <<<"$entry"
+        [ -n "${IR[$name]:-}" ] || continue
+        printf '%-28s %14s Ir\n' "${LABEL[$name]}" "$(printf "%'d" "${IR[$name]}" 2>/dev/null || echo "${IR[$name]}")"
+    done
+    command -v valgrind >/dev/null || echo "valgrind is not installed: no instruction counts"
+fi
+
+if [ "$DASHBOARD" = 1 ]; then
+    echo
+    echo "Dashboard in tmux, default intervals, $DASH_SECONDS s"
+    for name in s1 s6; do
+        wanted "$name" || continue
+        err=$(eval "echo \"\${DASH_ERR_$name:-}\"")
+        cpu=$(eval "echo \"\${DASH_CPU_$name:-}\"")
+        hwm=$(eval "echo \"\${DASH_HWM_$name:-}\"")
+        if [ -n "$err" ]; then
+            echo "${LABEL[$name]:-$name}: not measured: $err"
+            FAILS=$((FAILS + 1))
+            continue
+        fi
+        limit=16
+        [ "$name" = s6 ] && limit=64
+        if [ "$name" = s1 ]; then
+            verdict "$(le "$cpu" 3)"
+            printf '%-28s average CPU %6s %% of a core  <=3%%    %s\n' "${LABEL[$name]}" "$cpu" "$V"
+        else
+            printf '%-28s average CPU %6s %% of a core  (no target)\n' "${LABEL[$name]}" "$cpu"
+        fi
+        mib=$(awk -v k="$hwm" 'BEGIN { printf "%.1f", k / 1024 }')
+        verdict "$(le "$mib" "$limit")"
+        printf '%-28s peak RSS    %6s MiB          <=%dMiB  %s\n' "${LABEL[$name]}" "$mib" "$limit" "$V"
+    done
+fi
+
+echo
+if [ "$FAILS" -gt 0 ]; then
+    echo "$FAILS target(s) missed"
+    exit 1
+fi
+echo "every target holds"
