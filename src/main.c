@@ -15,6 +15,7 @@
 #include "collect/scan.h"
 #include "model/model.h"
 #include "report/report.h"
+#include "ui/ui.h"
 #include "util/buf.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -184,8 +185,7 @@ int main(int argc, char **argv)
             rc = 2;
             break;
         }
-        fputs("shmwatch: the dashboard is not built yet; use --once or --json\n", stderr);
-        rc = 1;
+        rc = ui_main(&o, &cfg);
         break;
     }
     if (o.mode != MODE_HELP && o.mode != MODE_VERSION)

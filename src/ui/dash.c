@@ -1,0 +1,329 @@
+/* The top of the dashboard (title, a fill gauge per mount, the budget
+ * panel) and the two status lines at the bottom (messages or the scan's
+ * warnings; key hints). Every piece gives way to narrower terminals in a
+ * fixed order, so nothing is ever drawn past the edge. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "config/config.h"
+#include "report/report.h"
+#include "ui/term.h"
+#include "ui/ui_priv.h"
+#include "util/units.h"
+
+#define RATE_WINDOW_S 10.0  /* fill rate: slope over this many seconds */
+#define TTF_WINDOW_S 30.0   /* time-to-full: a steadier, longer window */
+#define TTF_MIN_RATE 4096.0 /* bytes/s below which the mount is "not rising" */
+#define SPARK_CELL_S 4.0    /* seconds of history per sparkline cell */
+#define SPARK_MAX 30
+
+const char *dash_size(char *dst, size_t n, uint64_t bytes)
+{
+    static const char units[] = "BKMGTPE";
+    double v = (double)bytes;
+    size_t u = 0;
+    while (v >= 1024.0 && u + 1 < sizeof(units) - 1) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(dst, n, "%lluB", (unsigned long long)bytes);
+    else if (v >= 100.0 || v == floor(v))
+        snprintf(dst, n, "%.0f%c", v, units[u]);
+    else
+        snprintf(dst, n, "%.1f%c", v, units[u]);
+    return dst;
+}
+
+/* --- Title --------------------------------------------------------------- */
+
+static void draw_title(struct ui *u)
+{
+    const struct glyphs *g = term_glyphs();
+    char line[512], tm[16] = "--:--:--";
+    int len = 0;
+#define ADD(...) len += snprintf(line + len, sizeof(line) - (size_t)len, __VA_ARGS__)
+    ADD(" shmwatch %s", SHMWATCH_VERSION);
+    if (u->set->demo)
+        ADD("  DEMO");
+    if (u->set->pid)
+        ADD("  pid %d", (int)u->set->pid);
+    const char *view = config_view_names[u->view];
+    ADD("  %s %s  sort %s%s", g->sep, view, sort_name(u->sort), u->reverse ? g->up : g->down);
+    if (u->filter[0]) {
+        char esc[160];
+        term_escape(esc, sizeof(esc), u->filter);
+        ADD("  filter \"%s\"", esc);
+    }
+    if (u->marked.n)
+        ADD("  %zu marked", u->marked.n);
+    if (u->paused)
+        ADD("  PAUSED");
+    if (u->snap) {
+        struct tm t;
+        time_t when = u->snap->scan.time.tv_sec;
+        localtime_r(&when, &t);
+        strftime(tm, sizeof(tm), "%H:%M:%S", &t);
+    }
+    ADD("  %s scan %s", g->sep, tm);
+    if (u->snap)
+        ADD(" (%.0f ms)", u->snap->scan.duration_s * 1000);
+#undef ADD
+    term_fill(0, 0, COLS, term_attr(THEME_title));
+    term_put(0, 0, COLS, line, term_attr(THEME_title), true);
+}
+
+/* --- Gauges ---------------------------------------------------------------- */
+
+static void draw_bar(int y, int x, int w, double frac, attr_t fill)
+{
+    const struct glyphs *g = term_glyphs();
+    attr_t empty = term_attr(THEME_gauge_empty);
+    frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
+    int full, part = 0;
+    if (term_ascii()) {
+        full = (int)lround(frac * w);
+    } else {
+        long eighths = lround(frac * w * 8);
+        full = (int)(eighths / 8);
+        part = (int)(eighths % 8);
+    }
+    for (int i = 0; i < w; i++) {
+        if (i < full)
+            term_put(y, x + i, 1, g->bar_full, fill, false);
+        else if (i == full && part)
+            term_put(y, x + i, 1, g->bar_part[part], fill, false);
+        else
+            term_put(y, x + i, 1, g->bar_empty, empty, false);
+    }
+}
+
+static void draw_spark(struct ui *u, const struct history_series *s, int y, int x, int n)
+{
+    const struct glyphs *g = term_glyphs();
+    double cells[SPARK_MAX];
+    history_sparkline(s, u->gauges.t, SPARK_CELL_S * n, cells, (size_t)n);
+    for (int i = 0; i < n; i++) {
+        if (cells[i] < 0)
+            term_put(y, x + i, 1, " ", term_attr(THEME_sparkline), false);
+        else
+            term_put(y, x + i, 1, g->spark[history_level(cells[i], 8)], term_attr(THEME_sparkline),
+                     false);
+    }
+}
+
+static void draw_gauge(struct ui *u, int y, const struct gauge *gg)
+{
+    const struct glyphs *g = term_glyphs();
+    char path[96], pct[16], sizes[40], rate[24] = "", ttf[32] = "", a[16], b[16];
+    term_escape(path, sizeof(path), gg->path);
+    int path_w = term_width(path) < 16 ? term_width(path) : 16;
+    if (!gg->ok || !gg->size) {
+        term_put(y, 0, COLS, path, term_attr(THEME_normal), true);
+        term_put(y, path_w + 1, COLS - path_w - 1, "cannot read the size of this mount",
+                 term_attr(THEME_warning), true);
+        return;
+    }
+    struct shm_mount mt = {.stat_ok = true, .size = gg->size, .used = gg->used};
+    double p = mount_used_pct(&mt);
+    snprintf(pct, sizeof(pct), " %5.1f%%", p);
+    snprintf(sizes, sizeof(sizes), " %s/%s", dash_size(a, sizeof(a), gg->used),
+             dash_size(b, sizeof(b), gg->size));
+    const struct history_series *s = history_find(&u->hist, gg->path);
+    double r, secs;
+    if (history_rate(s, RATE_WINDOW_S, &r)) {
+        if (fabs(r) < 1024)
+            snprintf(rate, sizeof(rate), " steady");
+        else
+            snprintf(rate, sizeof(rate), " %s%s/s", r >= 0 ? "+" : "-",
+                     dash_size(a, sizeof(a), (uint64_t)fabs(r)));
+    }
+    if (history_time_to_full(s, TTF_WINDOW_S, TTF_MIN_RATE, &secs)) {
+        if (secs <= 0)
+            snprintf(ttf, sizeof(ttf), " %s FULL", g->rising);
+        else
+            snprintf(ttf, sizeof(ttf), " %s full in %s", g->rising,
+                     fmt_duration(a, sizeof(a), secs));
+    }
+
+    int avail = COLS - path_w - 1 - 2 - (int)strlen(pct);
+    const int min_bar = 10;
+    bool show_ttf = ttf[0] && avail - term_width(ttf) >= min_bar;
+    if (show_ttf)
+        avail -= term_width(ttf);
+    bool show_sizes = avail - (int)strlen(sizes) >= min_bar;
+    if (show_sizes)
+        avail -= (int)strlen(sizes);
+    bool show_rate = rate[0] && avail - (int)strlen(rate) >= min_bar;
+    if (show_rate)
+        avail -= (int)strlen(rate);
+    int spark = (avail - 1) / 3;
+    spark = spark > SPARK_MAX ? SPARK_MAX : spark;
+    if (spark < 8 || !s)
+        spark = 0;
+    int bar = avail - (spark ? spark + 1 : 0);
+    if (bar < 1)
+        bar = 1;
+
+    enum theme_role role = p >= u->set->cfg.crit_pct   ? THEME_gauge_crit
+                           : p >= u->set->cfg.warn_pct ? THEME_gauge_warn
+                                                       : THEME_gauge_ok;
+    attr_t n = term_attr(THEME_normal);
+    int x = term_put(y, 0, path_w, path, n, true);
+    x++;
+    x += term_put(y, x, 1, g->bar_open, n, false);
+    draw_bar(y, x, bar, p / 100.0, term_attr(role));
+    x += bar;
+    x += term_put(y, x, 1, g->bar_close, n, false);
+    x += term_put(y, x, COLS - x, pct, term_attr(role), false);
+    if (show_sizes)
+        x += term_put(y, x, COLS - x, sizes, n, false);
+    if (spark) {
+        x++;
+        draw_spark(u, s, y, x, spark);
+        x += spark;
+    }
+    if (show_rate)
+        x += term_put(y, x, COLS - x, rate, term_attr(THEME_muted), false);
+    if (show_ttf)
+        term_put(y, x, COLS - x, ttf, term_attr(role), false);
+}
+
+/* --- Budget ---------------------------------------------------------------- */
+
+static enum theme_role verdict_role(enum verdict v)
+{
+    return v == VERDICT_CRITICAL ? THEME_verdict_critical
+           : v == VERDICT_WARN   ? THEME_verdict_warn
+                                 : THEME_verdict_ok;
+}
+
+static void draw_budget(struct ui *u, int y, int lines)
+{
+    if (!u->snap) {
+        term_put(y, 0, COLS, "Budget: waiting for the first scan", term_attr(THEME_muted), true);
+        return;
+    }
+    const struct budget *b = &u->snap->model.budget;
+    char v[16], line[256], l[16], ap[16], su[16], ss[16], h[16], w[16];
+    snprintf(v, sizeof(v), " %s ", verdict_name(b->verdict));
+    for (char *c = v; *c; c++)
+        *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+    snprintf(line, sizeof(line), " limit %s (%s)  app %s  shm %s/%s  headroom %s  writable %s",
+             dash_size(l, sizeof(l), b->limit),
+             b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal",
+             dash_size(ap, sizeof(ap), b->app), dash_size(su, sizeof(su), b->shm_used),
+             dash_size(ss, sizeof(ss), b->shm_size), dash_size(h, sizeof(h), b->headroom),
+             dash_size(w, sizeof(w), b->shm_effective));
+    int x = term_put(y, 0, COLS, "Budget ", term_attr(THEME_header), false);
+    x += term_put(y, x, COLS - x, v, term_attr(verdict_role(b->verdict)), false);
+    term_put(y, x, COLS - x, line, term_attr(THEME_normal), true);
+    if (lines < 2)
+        return;
+    if (b->nadvice)
+        term_put(y + 1, 0, COLS, b->advice[0], term_attr(THEME_warning), true);
+    else
+        term_put(y + 1, 0, COLS, "No advice: the budget fits. Press b for the arithmetic.",
+                 term_attr(THEME_muted), true);
+}
+
+int dash_draw_top(struct ui *u, int max_lines)
+{
+    draw_title(u);
+    size_t nm = u->gauges.n ? u->gauges.n : 1;
+    int budget = LINES >= 16 ? 2 : LINES >= 9 ? 1 : 0;
+    int gauges = (int)(nm < 4 ? nm : 4);
+    while (1 + gauges + budget > max_lines && budget > 1)
+        budget--;
+    while (1 + gauges + budget > max_lines && gauges > 1)
+        gauges--;
+    while (1 + gauges + budget > max_lines && budget > 0)
+        budget--;
+    int y = 1;
+    if (!u->gauges.n) {
+        term_put(y, 0, COLS,
+                 u->snap ? "no shm mount found (use --mount PATH)" : "reading the mounts...",
+                 term_attr(u->snap ? THEME_warning : THEME_muted), true);
+        y++;
+    }
+    for (size_t i = 0; i < u->gauges.n && y < 1 + gauges; i++)
+        draw_gauge(u, y++, &u->gauges.items[i]);
+    if (budget)
+        draw_budget(u, y, budget);
+    return y + budget;
+}
+
+/* --- Status lines ------------------------------------------------------------ */
+
+static void draw_hints(struct ui *u, int y)
+{
+    static const char *const hints[][2] = {
+        {"F1", "Help"}, {"/", "Filter"}, {"t", "Tree"},     {"p", "Procs"},
+        {"s", "Sort"},  {"b", "Budget"}, {"Enter", "Info"}, {"Space", "Mark"},
+        {"Z", "Pause"}, {"r", "Rescan"}, {"q", "Quit"},
+    };
+    attr_t st = term_attr(THEME_status), key = term_attr(THEME_help_key);
+    term_fill(y, 0, COLS, st);
+    if (u->filtering) {
+        char esc[160];
+        term_escape(esc, sizeof(esc), u->filter);
+        int x = term_put(y, 0, COLS, "Filter: ", term_attr(THEME_filter), false);
+        x += term_put(y, x, COLS - x, esc, term_attr(THEME_filter), false);
+        x += term_put(y, x, COLS - x, "_", term_attr(THEME_filter), false);
+        x += term_put(y, x, COLS - x, "  Enter", key, false);
+        x += term_put(y, x, COLS - x, " keep ", st, false);
+        x += term_put(y, x, COLS - x, "Esc", key, false);
+        term_put(y, x, COLS - x, " clear", st, false);
+        return;
+    }
+    /* The last hint (quit) always shows; the others as long as they fit. */
+    size_t n = sizeof(hints) / sizeof(hints[0]);
+    int w[sizeof(hints) / sizeof(hints[0])], room = COLS;
+    for (size_t i = 0; i < n; i++)
+        w[i] = term_width(hints[i][0]) + term_width(hints[i][1]) + 1;
+    room -= w[n - 1];
+    int x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + 1 < n && x + w[i] > room)
+            continue;
+        x += term_put(y, x, COLS - x, hints[i][0], key, false);
+        x += term_put(y, x, COLS - x, hints[i][1], st, false);
+        x += term_put(y, x, COLS - x, " ", st, false);
+    }
+}
+
+void dash_draw_status(struct ui *u, int y, int lines)
+{
+    bool msg = u->message[0] && poller_now() < u->message_until;
+    if (lines >= 2 || msg) {
+        attr_t a = term_attr(THEME_muted);
+        char line[512];
+        line[0] = '\0';
+        if (msg) {
+            snprintf(line, sizeof(line), "%s", u->message);
+            a = term_attr(u->message_role);
+        } else if (u->snap && u->snap->scan.warn.n) {
+            const struct warnings *w = &u->snap->scan.warn;
+            if (w->n > 1)
+                snprintf(line, sizeof(line), "[1/%zu] %s", w->n, w->msg[0]);
+            else
+                snprintf(line, sizeof(line), "%s", w->msg[0]);
+            a = term_attr(THEME_warning);
+        } else if (u->snap) {
+            const struct totals *t = &u->snap->model.totals;
+            snprintf(line, sizeof(line),
+                     "%zu segments (%zu hidden, %zu orphan, %zu unheld), %zu processes, "
+                     "%zu groups",
+                     t->segments, t->hidden, t->orphans, t->unheld, u->snap->model.nprocs,
+                     u->snap->model.ngroups);
+        }
+        term_fill(y, 0, COLS, a);
+        term_put_name(y, 0, COLS, line, a, true); /* warnings may quote names */
+        if (lines < 2)
+            return;
+        y++;
+    }
+    draw_hints(u, y);
+}

@@ -1,0 +1,124 @@
+#include "ui/dialog.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ui/term.h"
+#include "ui/ui_priv.h"
+
+struct box {
+    int y, x, h, w;
+};
+
+/* A box of n body lines centred over the dashboard, as large as fits. */
+static struct box frame(const char *title, const char *const *lines, size_t n, int extra)
+{
+    int w = term_width(title) + 4;
+    for (size_t i = 0; i < n; i++) {
+        int lw = term_width(lines[i]) + 4;
+        w = lw > w ? lw : w;
+    }
+    if (w < 30)
+        w = 30;
+    if (w > COLS - 2)
+        w = COLS - 2 > 1 ? COLS - 2 : COLS;
+    int h = (int)n + 2 + extra;
+    if (h > LINES - 2)
+        h = LINES - 2 > 3 ? LINES - 2 : LINES;
+    struct box b = {(LINES - h) / 2, (COLS - w) / 2, h, w};
+    return b;
+}
+
+/* Draws the dashboard, the box, its title and as many lines as fit;
+ * returns the first free line inside the box. */
+static int draw_box(struct ui *u, const struct box *b, const char *title, const char *const *lines,
+                    size_t n, int reserve, int first, int selected)
+{
+    ui_draw(u);
+    attr_t a = term_attr(THEME_dialog);
+    for (int i = 0; i < b->h; i++)
+        term_fill(b->y + i, b->x, b->w, a);
+    term_put(b->y, b->x + 1, b->w - 2, title, term_attr(THEME_header), true);
+    int room = b->h - 2 - reserve;
+    int y = b->y + 1;
+    for (int i = 0; i < room && (size_t)(first + i) < n; i++) {
+        bool more = selected < 0 && i == room - 1 && (size_t)(first + i + 1) < n;
+        char tail[48];
+        if (more) {
+            snprintf(tail, sizeof(tail), "... and %zu more", n - (size_t)(first + i));
+            term_put(y++, b->x + 2, b->w - 4, tail, a, true);
+            break;
+        }
+        attr_t la = first + i == selected ? term_attr(THEME_selected) : a;
+        if (first + i == selected)
+            term_fill(y, b->x + 1, b->w - 2, la);
+        term_put(y++, b->x + 2, b->w - 4, lines[first + i], la, true);
+    }
+    return b->y + b->h - 1 - reserve;
+}
+
+bool dialog_confirm(struct ui *u, const char *title, const char *const *lines, size_t n)
+{
+    bool yes = false;
+    u->dirty = true; /* the dashboard is redrawn without the box afterwards */
+    for (;;) {
+        struct box b = frame(title, lines, n, 1);
+        int y = draw_box(u, &b, title, lines, n, 1, 0, -1);
+        int x = b.x + b.w / 2 - 10;
+        x += term_put(y, x, 7, "[ Yes ]", term_attr(yes ? THEME_selected : THEME_dialog), false);
+        x += 4;
+        term_put(y, x, 6, "[ No ]", term_attr(yes ? THEME_dialog : THEME_selected), false);
+        refresh();
+        int k = ui_wait_key(u);
+        switch (k) {
+        case -1:
+            return false;
+        case 'y':
+        case 'Y':
+            return true;
+        case 'n':
+        case 'N':
+        case 'q':
+        case 27:
+            return false;
+        case '\r':
+        case '\n':
+        case FKEY(KEY_ENTER):
+            return yes;
+        case '\t':
+        case FKEY(KEY_LEFT):
+        case FKEY(KEY_RIGHT):
+        case FKEY(KEY_BTAB):
+            yes = !yes;
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+int dialog_menu(struct ui *u, const char *title, const char *const *items, size_t n, int initial)
+{
+    int sel = initial >= 0 && (size_t)initial < n ? initial : 0;
+    u->dirty = true;
+    if (!n)
+        return -1;
+    for (;;) {
+        struct box b = frame(title, items, n, 0);
+        int room = b.h - 2;
+        int first = sel >= room ? sel - room + 1 : 0;
+        draw_box(u, &b, title, items, n, 0, first, sel);
+        refresh();
+        int k = ui_wait_key(u);
+        if (k == -1 || k == 27 || k == 'q')
+            return -1;
+        if (k == '\r' || k == '\n' || k == FKEY(KEY_ENTER))
+            return sel;
+        if (k >= '1' && k <= '9' && (size_t)(k - '1') < n)
+            return k - '1';
+        if (k == FKEY(KEY_UP) && sel > 0)
+            sel--;
+        if (k == FKEY(KEY_DOWN) && (size_t)sel + 1 < n)
+            sel++;
+    }
+}

@@ -1,0 +1,299 @@
+/* The budget page (the arithmetic behind the verdict, with the live
+ * numbers) and the details page of a segment, process, group or section. */
+#include <pwd.h>
+#include <sys/sysmacros.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "config/config.h"
+#include "ui/page.h"
+#include "ui/term.h"
+#include "util/units.h"
+
+#define SZ(b) fmt_size((char[16]){0}, 16, (b))
+
+/* --- Budget ---------------------------------------------------------------- */
+
+static void budget_limit(struct page *p, const struct budget *b, const struct cgroup_info *cg)
+{
+    if (b->limit_source == LIMIT_CGROUP) {
+        page_add(p, THEME_normal, 27, "  limit     %12s   memory cgroup v%d %s (%s)", SZ(b->limit),
+                 cg->version, cg->path ? cg->path : "?",
+                 cg->version == 2 ? "memory.max" : "memory.limit_in_bytes");
+        if (cg->limit_inherited)
+            page_add(p, THEME_muted, 27, "%27sthe limit is set on a parent cgroup", "");
+    } else {
+        page_add(p, THEME_normal, 27,
+                 "  limit     %12s   MemTotal: no memory cgroup limit applies, so the machine's "
+                 "memory is the limit",
+                 SZ(b->limit));
+    }
+    page_add(p, THEME_normal, 27, "  app       %12s   %s", SZ(b->app),
+             cg && cg->present ? "anonymous memory charged to the cgroup (memory.stat anon)"
+                               : "anonymous memory (RssAnon) of the watched processes");
+}
+
+void info_budget(struct ui *u, struct page *p)
+{
+    snprintf(p->title, sizeof(p->title), "Budget: how much shared memory fits");
+    if (!u->snap) {
+        page_add(p, THEME_muted, 0, "Waiting for the first scan.");
+        return;
+    }
+    const struct budget *b = &u->snap->model.budget;
+    const struct scan *s = &u->snap->scan;
+    const struct shm_mount *mt = s->mounts.n ? &s->mounts.items[0] : NULL;
+    uint64_t avail = mt ? mt->avail : 0;
+    page_add(p, THEME_normal, 0,
+             "A container has one memory limit. Everything it uses counts against it: the "
+             "application's own (anonymous) memory, and every page written to /dev/shm, which "
+             "is charged to the cgroup of the process that first wrote it. /dev/shm also has "
+             "its own size (docker --shm-size). Whichever runs out first decides how a "
+             "DataLoader dies: \"No space left on device\" or a Bus error (SIGBUS) when "
+             "/dev/shm is full, an OOM kill when the limit is reached.");
+    page_blank(p);
+    page_add(p, THEME_header, 0, "The figures%s%s", mt ? " for " : "", mt ? mt->path : "");
+    budget_limit(p, b, &s->cgroup);
+    page_add(p, THEME_normal, 27,
+             "  shm used  %12s   pages written in the mount (statfs: size - free)",
+             SZ(b->shm_used));
+    page_add(p, THEME_normal, 27, "  shm size  %12s   the size of the tmpfs", SZ(b->shm_size));
+    page_blank(p);
+    page_add(p, THEME_header, 0, "The arithmetic");
+    page_add(p, THEME_normal, 15, "  headroom   = limit - app - shm used");
+    page_add(p, THEME_normal, 15, "             = %s - %s - %s = %s%s", SZ(b->limit), SZ(b->app),
+             SZ(b->shm_used), SZ(b->headroom),
+             b->limit < b->app + b->shm_used ? " (over the limit: counted as 0)" : "");
+    page_add(p, THEME_normal, 15,
+             "  shm free   = shm size - shm used = %s (what statfs reports free)", SZ(avail));
+    page_add(p, THEME_normal, 15, "  writable   = min(shm free, headroom) = min(%s, %s) = %s",
+             SZ(avail), SZ(b->headroom), SZ(b->shm_effective));
+    if (avail <= b->headroom)
+        page_add(p, THEME_normal, 15,
+                 "             /dev/shm fills up first: the next writer gets \"No space left on "
+                 "device\" or a Bus error");
+    else
+        page_add(p, THEME_warning, 15,
+                 "             the memory limit is reached first: the OOM killer ends a process "
+                 "before /dev/shm is full");
+    if (u->snap->model.nsegs && mt) {
+        const struct mount_figures *f = &u->snap->model.mounts[0];
+        page_add(p, THEME_normal, 15,
+                 "  pending    = %s: sizes of live segments not written yet. Writing them needs "
+                 "that much more; past \"shm free\" the write ends in SIGBUS.",
+                 SZ(f->pending));
+    }
+    page_blank(p);
+    enum theme_role vr = b->verdict == VERDICT_CRITICAL ? THEME_verdict_critical
+                         : b->verdict == VERDICT_WARN   ? THEME_verdict_warn
+                                                        : THEME_verdict_ok;
+    page_add(p, vr, 0, "Verdict: %s (warn at %d%% full, critical at %d%%)",
+             verdict_name(b->verdict), u->set->cfg.warn_pct, u->set->cfg.crit_pct);
+    for (size_t i = 0; i < b->nadvice; i++)
+        page_add(p, i == 0 ? THEME_warning : THEME_normal, 4, "  - %s", b->advice[i]);
+}
+
+/* --- Details ------------------------------------------------------------------ */
+
+static const char *state_story(enum seg_state s)
+{
+    switch (s) {
+    case SEG_IN_USE:
+        return "named in the mount and held by a live process";
+    case SEG_HIDDEN:
+        return "unlinked but still held: invisible to ls, it fills the mount until every "
+               "holder closes and unmaps it";
+    case SEG_ORPHAN:
+        return "named, held by nobody, and its creator is dead: garbage, safe to remove";
+    default:
+        return "named and held by nobody, owner unknown: may be a segment kept on purpose";
+    }
+}
+
+static const char *role_story(enum proc_role r)
+{
+    switch (r) {
+    case ROLE_MAIN:
+        return "the main process of a DataLoader group";
+    case ROLE_WORKER:
+        return "a DataLoader worker";
+    case ROLE_SHM_MANAGER:
+        return "a torch_shm_manager: unlinks its clients' named segments once they are gone";
+    case ROLE_ORPHAN_WORKER:
+        return "a worker whose main process is gone: stuck, it holds its memory until ended";
+    case ROLE_ZOMBIE:
+        return "a zombie: already dead, waiting for its parent to reap it";
+    case ROLE_HOLDER:
+        return "holds shared memory";
+    default:
+        return "";
+    }
+}
+
+static const char *user_name(uid_t uid, char *buf, size_t n)
+{
+    struct passwd pw, *res = NULL;
+    char tmp[1024];
+    if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
+        snprintf(buf, n, "%u (%s)", (unsigned)uid, res->pw_name);
+    else
+        snprintf(buf, n, "%u", (unsigned)uid);
+    return buf;
+}
+
+static const struct proc *find_proc(const struct ui *u, pid_t pid)
+{
+    return procs_find(&u->snap->scan.procs, pid);
+}
+
+static void holder_line(struct ui *u, struct page *p, const struct seg_holder *h)
+{
+    const struct proc *hp = find_proc(u, h->pid);
+    char how[64];
+    if (h->fd >= 0)
+        snprintf(how, sizeof(how), "fd %d%s", h->fd, h->mapped ? ", mapped" : "");
+    else
+        snprintf(how, sizeof(how), "mapped only");
+    char label[128];
+    snprintf(label, sizeof(label), "  pid %-7d %-16s ", (int)h->pid, how);
+    page_add_name(p, THEME_normal, 28, label, hp ? hp->comm : "(gone)");
+}
+
+static void segment_details(struct ui *u, struct page *p, const struct segment *sg)
+{
+    const struct model *m = &u->snap->model;
+    const struct mount_list *ml = &u->snap->scan.mounts;
+    char a[64];
+    page_add_name(p, THEME_header, 2, "Segment ", sg->name);
+    snprintf(p->title, sizeof(p->title), "Details of a segment");
+    page_add_name(p, THEME_normal, 15, "  mount      ",
+                  sg->mount < ml->n ? ml->items[sg->mount].path : "?");
+    page_add(p, THEME_normal, 15, "  state      %s: %s", seg_state_name(sg->state),
+             state_story(sg->state));
+    page_add(p, THEME_normal, 15, "  kind       %s", seg_kind_name(sg->kind));
+    page_add(p, THEME_normal, 15, "  size       %s apparent, %s%s allocated", SZ(sg->size),
+             sg->alloc_known ? "" : "about ", SZ(sg->alloc));
+    if (sg->size > sg->alloc && sg->alloc_known)
+        page_add(p, THEME_normal, 15,
+                 "             %s not written yet: writing it needs that much room in the mount",
+                 SZ(sg->size - sg->alloc));
+    page_add(p, THEME_normal, 15, "  inode      %llu (device %u:%u), %s",
+             (unsigned long long)sg->ino, major(sg->dev), minor(sg->dev), file_type_name(sg->type));
+    page_add(p, THEME_normal, 15, "  owner      uid %s", user_name(sg->uid, a, sizeof(a)));
+    if (sg->mtime > 0)
+        page_add(p, THEME_normal, 15, "  age        %s since the last write",
+                 fmt_duration(a, sizeof(a), (double)(m->now - sg->mtime)));
+    if (sg->has_creator)
+        page_add(p, THEME_normal, 15, "  creator    pid %d (from the name), %s",
+                 (int)sg->creator_pid, sg->creator_alive ? "alive" : "dead");
+    if (sg->group)
+        page_add(p, THEME_normal, 15, "  group      DataLoader of main pid %d", (int)sg->group);
+    page_blank(p);
+    page_add(p, THEME_header, 0, "Holders (%zu)", sg->nholders);
+    if (!sg->nholders)
+        page_add(p, THEME_muted, 2, "  nobody has it open or mapped");
+    for (size_t i = 0; i < sg->nholders; i++)
+        holder_line(u, p, &sg->holders[i]);
+}
+
+static void process_details(struct ui *u, struct page *p, pid_t pid)
+{
+    const struct model *m = &u->snap->model;
+    const struct proc *pr = find_proc(u, pid);
+    const struct mproc *mp = model_find_proc(m, pid);
+    snprintf(p->title, sizeof(p->title), "Details of process %d", (int)pid);
+    if (!pr) {
+        page_add(p, THEME_warning, 0, "Process %d is gone.", (int)pid);
+        return;
+    }
+    char a[64];
+    page_add_name(p, THEME_header, 2, "Process ", pr->comm);
+    page_add(p, THEME_normal, 15, "  pid        %d (parent %d, state %c)", (int)pr->pid,
+             (int)pr->ppid, pr->state);
+    page_add_name(p, THEME_normal, 15, "  command    ", pr->cmdline ? pr->cmdline : "");
+    if (pr->exe)
+        page_add_name(p, THEME_normal, 15, "  exe        ", pr->exe);
+    page_add(p, THEME_normal, 15, "  owner      uid %s", user_name(pr->uid, a, sizeof(a)));
+    if (mp) {
+        page_add(p, THEME_normal, 15, "  role       %s: %s", proc_role_name(mp->role),
+                 role_story(mp->role));
+        if (mp->group)
+            page_add(p, THEME_normal, 15, "  group      DataLoader of main pid %d", (int)mp->group);
+    }
+    page_add(p, THEME_normal, 15, "  memory     %s anonymous, %s shared memory resident",
+             SZ(pr->rss_anon), SZ(pr->rss_shmem));
+    const struct group *g = model_find_group(m, pid);
+    if (g) {
+        page_blank(p);
+        page_add(p, THEME_header, 0,
+                 "DataLoader group: %zu workers, %zu shm managers, %zu "
+                 "segments, %s",
+                 g->nworkers, g->nmanagers, g->nsegments, SZ(g->shm_bytes));
+        for (size_t i = 0; i < g->nworkers; i++) {
+            const struct proc *w = find_proc(u, g->workers[i]);
+            snprintf(a, sizeof(a), "  worker      %-7d ", (int)g->workers[i]);
+            page_add_name(p, THEME_normal, 22, a, w ? w->comm : "(gone)");
+        }
+        for (size_t i = 0; i < g->nmanagers; i++)
+            page_add(p, THEME_normal, 22, "  shm manager %d", (int)g->managers[i]);
+    }
+    page_blank(p);
+    page_add(p, THEME_header, 0, "Segments it holds (%zu, %s)", mp ? mp->nsegments : 0,
+             SZ(mp ? mp->shm_bytes : 0));
+    size_t shown = 0;
+    for (size_t i = 0; i < m->nsegs; i++) {
+        const struct segment *sg = &m->segs[i];
+        for (size_t h = 0; h < sg->nholders; h++) {
+            const struct seg_holder *x = &sg->holders[h];
+            if (x->pid != pid)
+                continue;
+            char label[128], how[32];
+            if (x->fd >= 0)
+                snprintf(how, sizeof(how), "fd %d%s", x->fd, x->mapped ? ", mapped" : "");
+            else
+                snprintf(how, sizeof(how), "mapped only");
+            snprintf(label, sizeof(label), "  %-16s %-7s %9s  ", how, seg_state_name(sg->state),
+                     SZ(sg->alloc));
+            page_add_name(p, THEME_normal, 38, label, sg->name);
+            shown++;
+        }
+    }
+    if (!shown)
+        page_add(p, THEME_muted, 2, "  none");
+}
+
+static const char *const section_help[SEC_COUNT] = {
+    [SEC_HOLDERS] = "Processes outside any DataLoader group that hold shared memory, and "
+                    "workers whose main process is gone.",
+    [SEC_ORPHANS] = "Named segments that nobody holds and whose creator is dead: garbage "
+                    "that still fills the mount. They are safe to remove.",
+    [SEC_UNHELD] = "Named segments that nobody holds and whose owner is unknown. They may be "
+                   "kept on purpose: look before removing them.",
+    [SEC_OTHER] = "Segments held by processes that are not listed (e.g. gone mid-scan).",
+};
+
+void info_details(struct ui *u, struct page *p)
+{
+    snprintf(p->title, sizeof(p->title), "Details");
+    if (!u->snap)
+        return;
+    const struct model *m = &u->snap->model;
+    const struct row_key *k = &u->details;
+    switch (k->kind) {
+    case ROW_SEG:
+        for (size_t i = 0; i < m->nsegs; i++)
+            if (m->segs[i].dev == k->dev && m->segs[i].ino == k->ino) {
+                segment_details(u, p, &m->segs[i]);
+                return;
+            }
+        page_add(p, THEME_warning, 0, "The segment is gone: it was not in the last scan.");
+        return;
+    case ROW_SECTION:
+        page_add(p, THEME_normal, 0, "%s", section_help[k->section]);
+        return;
+    default:
+        process_details(u, p, k->pid);
+        return;
+    }
+}

@@ -1,0 +1,192 @@
+/* The page viewer and the help page. The help page is generated from the
+ * key table (keys.c), so it lists every key there is. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "ui/page.h"
+#include "ui/term.h"
+#include "util/buf.h"
+#include "util/escape.h"
+#include "util/xalloc.h"
+
+static void push(struct page *p, int role, const char *s, size_t n)
+{
+    struct page_line *l = VEC_PUSH(p->lines, p->n, p->cap);
+    l->text = xstrndup(s, n);
+    l->role = role;
+}
+
+/* Breaks text into lines of at most p->width columns, at the last space
+ * that fits, or anywhere in a word longer than a line. */
+static void wrap(struct page *p, int role, int indent, const char *text)
+{
+    int width = p->width > indent + 8 ? p->width : indent + 8;
+    struct buf line;
+    buf_init(&line);
+    const char *s = text;
+    bool first = true;
+    while (*s || first) {
+        buf_reset(&line);
+        int col = 0;
+        if (!first) {
+            for (int i = 0; i < indent; i++)
+                buf_addc(&line, ' ');
+            col = indent;
+            while (*s == ' ')
+                s++;
+            if (!*s)
+                break;
+        }
+        size_t start = line.len;
+        const char *cut = NULL; /* after the last space that fits */
+        size_t cut_len = 0;
+        const char *q = s;
+        mbstate_t st;
+        while (*q) {
+            memset(&st, 0, sizeof(st));
+            wchar_t wc;
+            size_t k = mbrtowc(&wc, q, strlen(q), &st);
+            if (k == (size_t)-1 || k == (size_t)-2 || k == 0)
+                k = 1, wc = L'?';
+            int w = wcwidth(wc);
+            w = w < 0 ? 1 : w;
+            if (col + w > width)
+                break;
+            if (*q == ' ' && line.len > start && line.data[line.len - 1] != ' ') {
+                cut = q;
+                cut_len = line.len;
+            }
+            buf_add(&line, q, k);
+            col += w;
+            q += k;
+        }
+        if (*q && cut) { /* break at the space */
+            line.len = cut_len;
+            line.data[line.len] = '\0';
+            q = cut;
+        }
+        push(p, role, line.data ? line.data : "", line.len);
+        s = q;
+        first = false;
+        if (q == s && !*q)
+            break;
+    }
+    buf_free(&line);
+}
+
+void page_add(struct page *p, int role, int indent, const char *fmt, ...)
+{
+    struct buf b;
+    buf_init(&b);
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    wrap(p, role, indent, b.data ? b.data : "");
+    buf_free(&b);
+}
+
+void page_add_name(struct page *p, int role, int indent, const char *label, const char *name)
+{
+    struct buf b;
+    buf_init(&b);
+    buf_adds(&b, label);
+    esc_term(&b, name ? name : "", term_ascii());
+    wrap(p, role, indent, b.data);
+    buf_free(&b);
+}
+
+void page_blank(struct page *p)
+{
+    push(p, THEME_normal, "", 0);
+}
+
+static void page_free(struct page *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free(p->lines[i].text);
+    free(p->lines);
+}
+
+/* --- Help ------------------------------------------------------------------ */
+
+static void help_line(void *ctx, const char *keys, const char *help, bool heading)
+{
+    struct page *p = ctx;
+    if (heading) {
+        if (p->n)
+            page_blank(p);
+        page_add(p, THEME_header, 0, "%s", help);
+        return;
+    }
+    page_add(p, THEME_normal, 18, "  %-15s %s", keys, help);
+}
+
+static void help_page(struct page *p)
+{
+    snprintf(p->title, sizeof(p->title), "Help: every key");
+    page_add(p, THEME_normal, 0,
+             "shmwatch shows who fills POSIX shared memory (/dev/shm): each mount's fill, "
+             "each segment with its holders and state, PyTorch DataLoader groups (main -> "
+             "workers -> shm managers) and the memory budget.");
+    page_blank(p);
+    page_add(p, THEME_normal, 2,
+             "States: in_use = named and held; hidden = unlinked but still held (invisible "
+             "to ls, still filling the mount); orphan = held by nobody and its creator is "
+             "dead (safe to remove); unheld = held by nobody, owner unknown.");
+    keys_help_lines(help_line, p);
+}
+
+/* --- Viewer ---------------------------------------------------------------- */
+
+void page_draw(struct ui *u)
+{
+    struct page p;
+    memset(&p, 0, sizeof(p));
+    p.width = COLS - 1;
+    switch (u->page) {
+    case PAGE_HELP:
+        help_page(&p);
+        break;
+    case PAGE_BUDGET:
+        info_budget(u, &p);
+        break;
+    case PAGE_DETAILS:
+        info_details(u, &p);
+        break;
+    default:
+        break;
+    }
+    int body = LINES - 2;
+    if (body < 1)
+        body = 1;
+    int max_scroll = (int)p.n - body;
+    if (max_scroll < 0)
+        max_scroll = 0;
+    if (u->page_scroll > max_scroll)
+        u->page_scroll = max_scroll;
+    if (u->page_scroll < 0)
+        u->page_scroll = 0;
+
+    attr_t title = term_attr(THEME_title);
+    term_fill(0, 0, COLS, title);
+    term_put(0, 1, COLS - 1, p.title, title, true);
+    for (int i = 0; i < body && (size_t)(u->page_scroll + i) < p.n; i++) {
+        const struct page_line *l = &p.lines[u->page_scroll + i];
+        term_put(1 + i, 0, COLS, l->text, term_attr(l->role), true);
+    }
+    if (LINES >= 2) {
+        const struct glyphs *g = term_glyphs();
+        char foot[160];
+        int last = u->page_scroll + body < (int)p.n ? u->page_scroll + body : (int)p.n;
+        snprintf(foot, sizeof(foot), " %d-%d of %zu  %s%s PgUp PgDn Home End: scroll  q Esc: close",
+                 p.n ? u->page_scroll + 1 : 0, last, p.n, g->up, g->down);
+        attr_t st = term_attr(THEME_status);
+        term_fill(LINES - 1, 0, COLS, st);
+        term_put(LINES - 1, 0, COLS, foot, st, true);
+    }
+    page_free(&p);
+}

@@ -1,0 +1,273 @@
+#include "ui/poller.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/xalloc.h"
+
+struct poller {
+    struct poller_cfg cfg;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int pipe[2];
+    /* Under lock. */
+    bool stop, scan_requested, scanning;
+    struct snap *snap;    /* newest, not yet taken */
+    struct gauges gauges; /* newest */
+    bool gauges_new;
+    /* The thread's own. */
+    struct mount_list ml; /* the mounts of the last scan, for statvfs */
+    unsigned long seq;
+    uint64_t peak_shm, peak_app;
+};
+
+double poller_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void snap_free(struct snap *s)
+{
+    if (!s)
+        return;
+    model_free(&s->model);
+    scan_free(&s->scan);
+    free(s);
+}
+
+void gauges_free(struct gauges *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        free(g->items[i].path);
+    free(g->items);
+    memset(g, 0, sizeof(*g));
+}
+
+static void wake(struct poller *p)
+{
+    ssize_t rc = write(p->pipe[1], "x", 1);
+    (void)rc; /* a full pipe already says "something new" */
+}
+
+static void copy_mounts(struct mount_list *dst, const struct mount_list *src)
+{
+    mounts_free(dst);
+    for (size_t i = 0; i < src->n; i++) {
+        struct shm_mount *m = VEC_PUSH(dst->items, dst->n, dst->cap);
+        *m = src->items[i];
+        m->path = xstrdup(src->items[i].path);
+        m->access = xstrdup(src->items[i].access);
+        m->fstype = xstrdup(src->items[i].fstype);
+    }
+}
+
+/* Under lock: the readings of ml as the newest gauges. */
+static void publish_gauges(struct poller *p, const struct mount_list *ml, double t)
+{
+    gauges_free(&p->gauges);
+    p->gauges.t = t;
+    p->gauges.n = ml->n;
+    p->gauges.items = xcalloc(ml->n ? ml->n : 1, sizeof(*p->gauges.items));
+    for (size_t i = 0; i < ml->n; i++) {
+        struct gauge *g = &p->gauges.items[i];
+        g->path = xstrdup(ml->items[i].path);
+        g->ok = ml->items[i].stat_ok;
+        g->size = ml->items[i].size;
+        g->used = ml->items[i].used;
+        g->avail = ml->items[i].avail;
+    }
+    p->gauges_new = true;
+    if (ml->n && ml->items[0].used > p->peak_shm)
+        p->peak_shm = ml->items[0].used;
+}
+
+static struct snap *take_scan(struct poller *p)
+{
+    struct snap *s = xcalloc(1, sizeof(*s));
+    if (scan_run(&p->cfg.scan, &s->scan) < 0) {
+        /* The watched process is gone: show an empty scan that says so. */
+        scan_free(&s->scan);
+        memset(&s->scan, 0, sizeof(s->scan));
+        warn_init(&s->scan.warn);
+        clock_gettime(CLOCK_REALTIME, &s->scan.time);
+        warn_add(&s->scan.warn, "cannot read the namespaces of pid %d",
+                 (int)p->cfg.scan.target_pid);
+    }
+    struct model_opts mo;
+    model_opts_default(&mo);
+    mo.warn_pct = p->cfg.warn_pct;
+    mo.crit_pct = p->cfg.crit_pct;
+    if (s->scan.mounts.n && s->scan.mounts.items[0].used > p->peak_shm)
+        p->peak_shm = s->scan.mounts.items[0].used;
+    mo.peak_shm = p->peak_shm;
+    mo.peak_app = p->peak_app;
+    model_build(&s->scan, &mo, &s->model);
+    if (s->model.budget.app > p->peak_app)
+        p->peak_app = s->model.budget.app;
+    s->seq = ++p->seq;
+    return s;
+}
+
+static struct timespec deadline(double t_mono)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)t_mono;
+    ts.tv_nsec = (long)((t_mono - (double)ts.tv_sec) * 1e9);
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+static void *run(void *arg)
+{
+    struct poller *p = arg;
+    double next_scan = 0, next_gauge = poller_now() + p->cfg.gauge_interval_s;
+    pthread_mutex_lock(&p->lock);
+    while (!p->stop) {
+        double now = poller_now();
+        if (p->scan_requested || now >= next_scan) {
+            p->scan_requested = false;
+            p->scanning = true;
+            pthread_mutex_unlock(&p->lock);
+            struct snap *s = take_scan(p);
+            copy_mounts(&p->ml, &s->scan.mounts);
+            now = poller_now();
+            pthread_mutex_lock(&p->lock);
+            p->scanning = false;
+            snap_free(p->snap);
+            p->snap = s;
+            publish_gauges(p, &p->ml, now);
+            next_scan = now + p->cfg.scan_interval_s;
+            next_gauge = now + p->cfg.gauge_interval_s;
+            wake(p);
+            continue;
+        }
+        if (now >= next_gauge) {
+            pthread_mutex_unlock(&p->lock);
+            mounts_refresh(&p->ml);
+            now = poller_now();
+            pthread_mutex_lock(&p->lock);
+            publish_gauges(p, &p->ml, now);
+            next_gauge = now + p->cfg.gauge_interval_s;
+            wake(p);
+            continue;
+        }
+        struct timespec ts = deadline(next_scan < next_gauge ? next_scan : next_gauge);
+        pthread_cond_timedwait(&p->cond, &p->lock, &ts);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+struct poller *poller_start(const struct poller_cfg *cfg)
+{
+    struct poller *p = xcalloc(1, sizeof(*p));
+    p->cfg = *cfg;
+    if (pipe2(p->pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+        free(p);
+        return NULL;
+    }
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->cond, &ca);
+    pthread_condattr_destroy(&ca);
+
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&p->thread, NULL, run, p);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        close(p->pipe[0]);
+        close(p->pipe[1]);
+        pthread_cond_destroy(&p->cond);
+        pthread_mutex_destroy(&p->lock);
+        free(p);
+        errno = rc;
+        return NULL;
+    }
+    return p;
+}
+
+void poller_stop(struct poller *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->stop = true;
+    pthread_cond_signal(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+    pthread_join(p->thread, NULL);
+    snap_free(p->snap);
+    gauges_free(&p->gauges);
+    mounts_free(&p->ml);
+    close(p->pipe[0]);
+    close(p->pipe[1]);
+    pthread_cond_destroy(&p->cond);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+int poller_fd(const struct poller *p)
+{
+    return p->pipe[0];
+}
+
+void poller_drain(struct poller *p)
+{
+    char b[64];
+    while (read(p->pipe[0], b, sizeof(b)) > 0)
+        ;
+}
+
+void poller_request_scan(struct poller *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->scan_requested = true;
+    pthread_cond_signal(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+}
+
+bool poller_scanning(struct poller *p)
+{
+    pthread_mutex_lock(&p->lock);
+    bool s = p->scanning || p->scan_requested;
+    pthread_mutex_unlock(&p->lock);
+    return s;
+}
+
+struct snap *poller_take_snap(struct poller *p)
+{
+    pthread_mutex_lock(&p->lock);
+    struct snap *s = p->snap;
+    p->snap = NULL;
+    pthread_mutex_unlock(&p->lock);
+    return s;
+}
+
+bool poller_take_gauges(struct poller *p, struct gauges *out)
+{
+    pthread_mutex_lock(&p->lock);
+    bool fresh = p->gauges_new;
+    if (fresh) {
+        gauges_free(out);
+        *out = p->gauges;
+        memset(&p->gauges, 0, sizeof(p->gauges));
+        p->gauges_new = false;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return fresh;
+}

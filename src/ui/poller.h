@@ -1,0 +1,69 @@
+/* The dashboard's background thread: the holder scan (and the model built
+ * from it) at the scan interval and on demand, and the cheap statvfs gauge
+ * refresh at the gauge interval, so that drawing never waits for /proc.
+ * Results are handed over under a lock; a byte on wake_fd says that
+ * something new is there. */
+#ifndef SHMWATCH_UI_POLLER_H
+#define SHMWATCH_UI_POLLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collect/scan.h"
+#include "model/model.h"
+
+/* One scan and its model; model.scan points at scan. */
+struct snap {
+    struct scan scan;
+    struct model model;
+    unsigned long seq;
+};
+void snap_free(struct snap *s);
+
+struct gauge {
+    char *path;
+    bool ok;
+    uint64_t size, used, avail;
+};
+
+/* Readings of every watched mount at time t (CLOCK_MONOTONIC seconds). */
+struct gauges {
+    double t;
+    struct gauge *items;
+    size_t n;
+};
+void gauges_free(struct gauges *g);
+
+struct poller_cfg {
+    struct scan_opts scan; /* its strings must outlive the poller */
+    double gauge_interval_s, scan_interval_s;
+    double warn_pct, crit_pct;
+};
+
+struct poller;
+
+/* Starts the thread (with every signal blocked in it, so that they reach
+ * the drawing thread). Returns NULL with errno set on failure. */
+struct poller *poller_start(const struct poller_cfg *cfg);
+/* Stops the thread (waiting for a scan in progress) and frees everything. */
+void poller_stop(struct poller *p);
+
+/* Readable when something new is there; drain it with poller_drain. */
+int poller_fd(const struct poller *p);
+void poller_drain(struct poller *p);
+
+/* Asks for a holder scan now. */
+void poller_request_scan(struct poller *p);
+/* True while a scan runs. */
+bool poller_scanning(struct poller *p);
+
+/* The newest snapshot not yet taken (the caller frees it), or NULL. */
+struct snap *poller_take_snap(struct poller *p);
+/* The newest gauge readings, if newer than the last taken: moved into *out
+ * (whose old contents are freed). */
+bool poller_take_gauges(struct poller *p, struct gauges *out);
+
+double poller_now(void);
+
+#endif

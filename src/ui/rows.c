@@ -1,0 +1,399 @@
+/* The rows of the list, rebuilt from the model whenever the scan, view,
+ * sort, filter or a collapsed branch changes.
+ *
+ * Tree: each DataLoader group (its main) -> the main's own segments, then
+ * its workers and shm managers -> their segments; then other holders ->
+ * their segments; then orphans, unheld segments and anything left. A
+ * segment sits under its creator when the creator is in the group, else
+ * under its first holder there, else under the group's main. A filter
+ * keeps the rows that match, their ancestors and their descendants. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "ui/ui_priv.h"
+#include "util/xalloc.h"
+
+bool row_key_eq(const struct row_key *a, const struct row_key *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case ROW_SEG:
+        return a->dev == b->dev && a->ino == b->ino;
+    case ROW_SECTION:
+        return a->section == b->section;
+    default:
+        return a->pid == b->pid;
+    }
+}
+
+bool keyset_has(const struct keyset *s, const struct row_key *k)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (row_key_eq(&s->items[i], k))
+            return true;
+    return false;
+}
+
+void keyset_toggle(struct keyset *s, const struct row_key *k)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (row_key_eq(&s->items[i], k)) {
+            s->items[i] = s->items[--s->n];
+            return;
+        }
+    *VEC_PUSH(s->items, s->n, s->cap) = *k;
+}
+
+void keyset_clear(struct keyset *s)
+{
+    free(s->items);
+    memset(s, 0, sizeof(*s));
+}
+
+/* --- Matching ---------------------------------------------------------- */
+
+static bool has(const char *hay, const char *needle)
+{
+    return hay && strcasestr(hay, needle) != NULL;
+}
+
+static bool has_pid(pid_t pid, const char *needle)
+{
+    char b[16];
+    snprintf(b, sizeof(b), "%d", (int)pid);
+    return strstr(b, needle) != NULL;
+}
+
+static bool proc_matches(const struct proc *p, const char *needle)
+{
+    return has_pid(p->pid, needle) || has(p->comm, needle) || has(p->cmdline, needle);
+}
+
+bool rows_match(const struct ui *u, const struct row *r, const char *needle)
+{
+    const struct proc_list *pl = &u->snap->scan.procs;
+    switch (r->key.kind) {
+    case ROW_SEG:
+        return has(r->seg->name, needle) || has(seg_state_name(r->seg->state), needle) ||
+               (r->seg->has_creator && has_pid(r->seg->creator_pid, needle));
+    case ROW_PROC:
+        return proc_matches(&pl->items[r->proc->proc], needle) ||
+               has(proc_role_name(r->proc->role), needle);
+    case ROW_GROUP: {
+        const struct proc *p = procs_find(pl, r->group->main_pid);
+        return has_pid(r->group->main_pid, needle) || (p && proc_matches(p, needle));
+    }
+    default:
+        return false;
+    }
+}
+
+/* --- Building ------------------------------------------------------------ */
+
+struct build {
+    struct ui *u;
+    const struct model *m;
+    struct row *rows;
+    size_t n, cap;
+    struct owner {
+        size_t *segs;
+        size_t n, cap;
+    } * owners; /* one per m->procs item, then one per section */
+};
+
+static struct ui *sort_ctx;
+
+static int cmp_seg_idx(const void *a, const void *b)
+{
+    const struct model *m = &sort_ctx->snap->model;
+    return sort_segments(sort_ctx, &m->segs[*(const size_t *)a], &m->segs[*(const size_t *)b]);
+}
+
+static int cmp_proc_idx(const void *a, const void *b)
+{
+    const struct model *m = &sort_ctx->snap->model;
+    return sort_procs(sort_ctx, &m->procs[*(const size_t *)a], &m->procs[*(const size_t *)b]);
+}
+
+static int cmp_group_idx(const void *a, const void *b)
+{
+    const struct model *m = &sort_ctx->snap->model;
+    return sort_groups(sort_ctx, &m->groups[*(const size_t *)a], &m->groups[*(const size_t *)b]);
+}
+
+static size_t *sorted_indices(struct ui *u, size_t n, int (*cmp)(const void *, const void *))
+{
+    size_t *idx = xmalloc(sizeof(*idx) * (n ? n : 1));
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    sort_ctx = u;
+    qsort(idx, n, sizeof(*idx), cmp);
+    return idx;
+}
+
+static size_t proc_slot(const struct model *m, const struct mproc *mp)
+{
+    return (size_t)(mp - m->procs);
+}
+
+/* Which owner list a segment goes to (see the top of this file). */
+static size_t place(const struct model *m, const struct segment *sg)
+{
+    size_t sec = m->nprocs;
+    if (sg->group) {
+        const struct mproc *c =
+            sg->has_creator && sg->creator_alive ? model_find_proc(m, sg->creator_pid) : NULL;
+        if (c && c->group == sg->group)
+            return proc_slot(m, c);
+        for (size_t h = 0; h < sg->nholders; h++) {
+            const struct mproc *hp = model_find_proc(m, sg->holders[h].pid);
+            if (hp && hp->group == sg->group && hp->role != ROLE_MAIN)
+                return proc_slot(m, hp);
+        }
+        const struct mproc *main = model_find_proc(m, sg->group);
+        if (main)
+            return proc_slot(m, main);
+    }
+    if (sg->state == SEG_ORPHAN)
+        return sec + SEC_ORPHANS;
+    if (sg->state == SEG_UNHELD)
+        return sec + SEC_UNHELD;
+    for (size_t h = 0; h < sg->nholders; h++) {
+        const struct mproc *hp = model_find_proc(m, sg->holders[h].pid);
+        if (hp)
+            return proc_slot(m, hp);
+    }
+    return sec + SEC_OTHER;
+}
+
+static struct row *emit(struct build *b, enum row_kind kind, unsigned depth)
+{
+    struct row *r = VEC_PUSH(b->rows, b->n, b->cap);
+    r->key.kind = kind;
+    r->depth = depth;
+    return r;
+}
+
+static void emit_list(struct build *b, const size_t *segs, size_t n, unsigned depth)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct segment *sg = &b->m->segs[segs[i]];
+        struct row *r = emit(b, ROW_SEG, depth);
+        r->seg = sg;
+        r->key.dev = sg->dev;
+        r->key.ino = sg->ino;
+        r->size = sg->size;
+        r->alloc = sg->alloc;
+    }
+}
+
+static void emit_segs(struct build *b, size_t owner, unsigned depth)
+{
+    emit_list(b, b->owners[owner].segs, b->owners[owner].n, depth);
+}
+
+static void add_totals(struct build *b, struct row *r, size_t owner)
+{
+    const struct owner *o = &b->owners[owner];
+    for (size_t i = 0; i < o->n; i++) {
+        r->count++;
+        r->size += b->m->segs[o->segs[i]].size;
+        r->alloc += b->m->segs[o->segs[i]].alloc;
+    }
+}
+
+static void emit_proc(struct build *b, size_t slot, unsigned depth)
+{
+    struct row *r = emit(b, ROW_PROC, depth);
+    r->proc = &b->m->procs[slot];
+    r->key.pid = b->u->snap->scan.procs.items[r->proc->proc].pid;
+    r->expandable = b->owners[slot].n > 0;
+    add_totals(b, r, slot);
+    emit_segs(b, slot, depth + 1);
+}
+
+static void build_tree(struct build *b, const size_t *procs_sorted)
+{
+    const struct model *m = b->m;
+    size_t *groups = sorted_indices(b->u, m->ngroups, cmp_group_idx);
+    for (size_t gi = 0; gi < m->ngroups; gi++) {
+        const struct group *g = &m->groups[groups[gi]];
+        const struct mproc *main = model_find_proc(m, g->main_pid);
+        struct row *r = emit(b, ROW_GROUP, 0);
+        size_t at = b->n - 1;
+        r->group = g;
+        r->proc = main;
+        r->key.pid = g->main_pid;
+        r->expandable = true;
+        if (main) {
+            add_totals(b, r, proc_slot(m, main));
+            emit_segs(b, proc_slot(m, main), 1);
+        }
+        for (size_t i = 0; i < m->nprocs; i++) {
+            const struct mproc *mp = &m->procs[procs_sorted[i]];
+            if (mp->group != g->main_pid || mp == main)
+                continue;
+            size_t child = b->n;
+            emit_proc(b, procs_sorted[i], 1);
+            b->rows[at].count += b->rows[child].count;
+            b->rows[at].size += b->rows[child].size;
+            b->rows[at].alloc += b->rows[child].alloc;
+        }
+    }
+    free(groups);
+
+    size_t sec = m->nprocs, head = 0;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const struct mproc *mp = &m->procs[procs_sorted[i]];
+        if (mp->group || (!b->owners[procs_sorted[i]].n && mp->role != ROLE_ORPHAN_WORKER))
+            continue;
+        if (!head) {
+            struct row *r = emit(b, ROW_SECTION, 0);
+            r->key.section = SEC_HOLDERS;
+            r->expandable = true;
+            head = b->n;
+        }
+        size_t child = b->n;
+        emit_proc(b, procs_sorted[i], 1);
+        b->rows[head - 1].count += b->rows[child].count;
+        b->rows[head - 1].size += b->rows[child].size;
+        b->rows[head - 1].alloc += b->rows[child].alloc;
+    }
+    for (int s = SEC_ORPHANS; s < SEC_COUNT; s++) {
+        if (!b->owners[sec + (size_t)s].n)
+            continue;
+        struct row *r = emit(b, ROW_SECTION, 0);
+        r->key.section = s;
+        r->expandable = true;
+        add_totals(b, r, sec + (size_t)s);
+        emit_segs(b, sec + (size_t)s, 1);
+    }
+}
+
+static void build_flat(struct build *b, const size_t *segs_sorted)
+{
+    emit_list(b, segs_sorted, b->m->nsegs, 0);
+}
+
+static void build_procs(struct build *b, const size_t *procs_sorted)
+{
+    for (size_t i = 0; i < b->m->nprocs; i++) {
+        struct row *r = emit(b, ROW_PROC, 0);
+        r->proc = &b->m->procs[procs_sorted[i]];
+        r->key.pid = b->u->snap->scan.procs.items[r->proc->proc].pid;
+        r->count = r->proc->nsegments;
+        r->alloc = r->proc->shm_bytes;
+    }
+}
+
+/* --- Filter, collapse and tree lines -------------------------------------- */
+
+#define MAXDEPTH 8
+
+static void select_visible(struct ui *u, struct build *b)
+{
+    size_t n = b->n;
+    bool *keep = xcalloc(n ? n : 1, sizeof(*keep));
+    bool filtering = u->filter[0] != '\0';
+    if (filtering) {
+        bool *match = xcalloc(n ? n : 1, sizeof(*match));
+        for (size_t i = 0; i < n; i++)
+            match[i] = rows_match(u, &b->rows[i], u->filter);
+        bool acc[MAXDEPTH + 2] = {false}, anc[MAXDEPTH + 1] = {false};
+        for (size_t i = n; i-- > 0;) { /* a matching descendant keeps the row */
+            unsigned d = b->rows[i].depth;
+            keep[i] = match[i] || acc[d + 1];
+            acc[d + 1] = false;
+            acc[d] = acc[d] || keep[i];
+        }
+        for (size_t i = 0; i < n; i++) { /* so does a matching ancestor */
+            unsigned d = b->rows[i].depth;
+            bool from_above = d > 0 && anc[d - 1];
+            keep[i] = keep[i] || from_above;
+            anc[d] = match[i] || from_above;
+        }
+        free(match);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            keep[i] = true;
+    }
+    u->nrows = 0;
+    unsigned hide_below = MAXDEPTH + 1;
+    for (size_t i = 0; i < n; i++) {
+        struct row *r = &b->rows[i];
+        if (r->depth >= hide_below)
+            continue;
+        hide_below = MAXDEPTH + 1;
+        if (!keep[i])
+            continue;
+        r->expanded = r->expandable && (filtering || !keyset_has(&u->collapsed, &r->key));
+        if (r->expandable && !r->expanded)
+            hide_below = r->depth + 1;
+        *VEC_PUSH(u->rows, u->nrows, u->rows_cap) = *r;
+    }
+    free(keep);
+    /* Which rows are the last of their siblings, for the tree lines. */
+    bool later[MAXDEPTH + 1] = {false};
+    for (size_t i = u->nrows; i-- > 0;) {
+        unsigned d = u->rows[i].depth;
+        u->rows[i].lastmask = later[d] ? 0 : 1u << d;
+        later[d] = true;
+        for (unsigned k = d + 1; k <= MAXDEPTH; k++)
+            later[k] = false;
+    }
+    unsigned mask = 0;
+    for (size_t i = 0; i < u->nrows; i++) {
+        unsigned d = u->rows[i].depth;
+        mask = (mask & ((1u << d) - 1)) | u->rows[i].lastmask;
+        u->rows[i].lastmask = mask;
+    }
+}
+
+void rows_rebuild(struct ui *u)
+{
+    if (u->nrows && u->cursor < u->nrows) {
+        u->cursor_key = u->rows[u->cursor].key;
+        u->have_cursor_key = true;
+    }
+    u->nrows = 0;
+    if (!u->snap)
+        return;
+    const struct model *m = &u->snap->model;
+    struct build b = {.u = u, .m = m};
+    size_t *segs = sorted_indices(u, m->nsegs, cmp_seg_idx);
+    size_t *procs = sorted_indices(u, m->nprocs, cmp_proc_idx);
+    b.owners = xcalloc(m->nprocs + SEC_COUNT, sizeof(*b.owners));
+    for (size_t i = 0; i < m->nsegs; i++) {
+        struct owner *o = &b.owners[place(m, &m->segs[segs[i]])];
+        *VEC_PUSH(o->segs, o->n, o->cap) = segs[i];
+    }
+    if (u->view == CONFIG_VIEW_TREE)
+        build_tree(&b, procs);
+    else if (u->view == CONFIG_VIEW_FLAT)
+        build_flat(&b, segs);
+    else
+        build_procs(&b, procs);
+    select_visible(u, &b);
+    for (size_t i = 0; i < m->nprocs + SEC_COUNT; i++)
+        free(b.owners[i].segs);
+    free(b.owners);
+    free(b.rows);
+    free(segs);
+    free(procs);
+
+    size_t cur = u->cursor < u->nrows ? u->cursor : (u->nrows ? u->nrows - 1 : 0);
+    if (u->have_cursor_key)
+        for (size_t i = 0; i < u->nrows; i++)
+            if (row_key_eq(&u->rows[i].key, &u->cursor_key)) {
+                cur = i;
+                break;
+            }
+    u->cursor = cur;
+    if (u->nrows) {
+        u->cursor_key = u->rows[cur].key;
+        u->have_cursor_key = true;
+    }
+}

@@ -1,0 +1,374 @@
+#include "ui/term.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "util/buf.h"
+#include "util/escape.h"
+
+static const struct glyphs utf8_glyphs = {
+    .bar_full = "\u2588",
+    .bar_empty = "\u2591",
+    .bar_open = "[",
+    .bar_close = "]",
+    .bar_part = {"", "\u258f", "\u258e", "\u258d", "\u258c", "\u258b", "\u258a", "\u2589"},
+    .spark = {"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"},
+    .branch = "\u251c\u2500",
+    .last = "\u2514\u2500",
+    .pipe = "\u2502 ",
+    .blank = "  ",
+    .open = "\u25be",
+    .closed = "\u25b8",
+    .mark = "\u25cf",
+    .ellipsis = "\u2026",
+    .up = "\u2191",
+    .down = "\u2193",
+    .sep = "\u2502",
+    .rising = "\u25b2",
+    .falling = "\u25bc",
+};
+
+static const struct glyphs ascii_glyphs = {
+    .bar_full = "#",
+    .bar_empty = ".",
+    .bar_open = "[",
+    .bar_close = "]",
+    .bar_part = {"", ".", ".", ".", "#", "#", "#", "#"},
+    .spark = {"_", ".", ":", "-", "=", "+", "*", "#"},
+    .branch = "|-",
+    .last = "`-",
+    .pipe = "| ",
+    .blank = "  ",
+    .open = "-",
+    .closed = "+",
+    .mark = "*",
+    .ellipsis = "~",
+    .up = "^",
+    .down = "v",
+    .sep = "|",
+    .rising = "+",
+    .falling = "-",
+};
+
+static struct {
+    bool active, ascii;
+    const struct glyphs *g;
+    attr_t attr[THEME_NROLES];
+    SCREEN *screen;
+    int sigpipe[2];
+} T = {.sigpipe = {-1, -1}, .g = &ascii_glyphs};
+
+static volatile sig_atomic_t fatal_once;
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    unsigned char c = (unsigned char)sig;
+    if (T.sigpipe[1] >= 0) {
+        ssize_t rc = write(T.sigpipe[1], &c, 1);
+        (void)rc;
+    }
+    errno = saved;
+}
+
+/* A crash still leaves a usable terminal behind. */
+static void on_fatal(int sig)
+{
+    if (!fatal_once) {
+        fatal_once = 1;
+        if (T.active)
+            endwin();
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void at_exit(void)
+{
+    term_stop();
+}
+
+static attr_t theme_attrs(unsigned a)
+{
+    attr_t r = A_NORMAL;
+    if (a & THEME_ATTR_BOLD)
+        r |= A_BOLD;
+    if (a & THEME_ATTR_DIM)
+        r |= A_DIM;
+    if (a & THEME_ATTR_REVERSE)
+        r |= A_REVERSE;
+    if (a & THEME_ATTR_UNDERLINE)
+        r |= A_UNDERLINE;
+    return r;
+}
+
+/* A colour the terminal has: 256-colour values fall back to the basic 16,
+ * bright ones to basic plus bold. */
+static short usable(short c, unsigned *attrs)
+{
+    if (c < 0 || c < COLORS)
+        return c;
+    if (c >= 16)
+        c = theme_color16(c);
+    if (c >= 8 && c >= COLORS) {
+        c = (short)(c - 8);
+        *attrs |= THEME_ATTR_BOLD;
+    }
+    return c < COLORS ? c : -1;
+}
+
+static void setup_colours(const struct theme *theme, bool color)
+{
+    const struct theme *mono = theme_builtin_mono();
+    if (!color || !has_colors() || start_color() == ERR || COLORS < 8 ||
+        COLOR_PAIRS <= THEME_NROLES) {
+        for (int r = 0; r < THEME_NROLES; r++)
+            T.attr[r] = theme_attrs(mono->role[r].attrs);
+        return;
+    }
+    bool defaults = use_default_colors() == OK;
+    for (int r = 0; r < THEME_NROLES; r++) {
+        short fg, bg;
+        unsigned attrs;
+        theme_pick(&theme->role[r], COLORS, &fg, &bg, &attrs);
+        fg = usable(fg, &attrs);
+        unsigned ignore = 0;
+        bg = usable(bg, &ignore);
+        if (!defaults) {
+            fg = fg < 0 ? COLOR_WHITE : fg;
+            bg = bg < 0 ? COLOR_BLACK : bg;
+        }
+        init_pair((short)(r + 1), fg, bg);
+        T.attr[r] = COLOR_PAIR(r + 1) | theme_attrs(attrs);
+    }
+}
+
+static void install(int sig, void (*fn)(int), int flags)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = fn;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+}
+
+int term_start(const struct theme *theme, bool color, bool ascii, char *err, size_t errlen)
+{
+    const char *cs = nl_langinfo(CODESET);
+    T.ascii = ascii || !cs || strcmp(cs, "UTF-8") != 0;
+    T.g = T.ascii ? &ascii_glyphs : &utf8_glyphs;
+    if (pipe2(T.sigpipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    /* Installed before curses starts, so that it keeps ours. */
+    install(SIGWINCH, on_signal, 0);
+    install(SIGINT, on_signal, 0);
+    install(SIGTERM, on_signal, 0);
+    install(SIGHUP, on_signal, 0);
+    install(SIGQUIT, on_signal, 0);
+    int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+        install(fatal[i], on_fatal, SA_RESETHAND);
+    T.screen = newterm(NULL, stdout, stdin);
+    if (!T.screen) {
+        const char *term = getenv("TERM");
+        snprintf(err, errlen, "cannot drive the terminal (TERM=%s)", term ? term : "unset");
+        return -1;
+    }
+    set_term(T.screen);
+    T.active = true;
+    static bool registered;
+    if (!registered) {
+        atexit(at_exit);
+        registered = true;
+    }
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(25);
+    curs_set(0);
+    mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    mouseinterval(0);
+    setup_colours(theme, color);
+    bkgdset(' ' | T.attr[THEME_normal]);
+    return 0;
+}
+
+void term_stop(void)
+{
+    if (T.active) {
+        T.active = false;
+        mousemask(0, NULL);
+        curs_set(1);
+        endwin();
+        delscreen(T.screen);
+        T.screen = NULL;
+    }
+    if (T.sigpipe[0] >= 0) {
+        int sigs[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+        for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+            signal(sigs[i], sigs[i] == SIGWINCH ? SIG_DFL : SIG_IGN);
+        close(T.sigpipe[0]);
+        close(T.sigpipe[1]);
+        T.sigpipe[0] = T.sigpipe[1] = -1;
+    }
+}
+
+bool term_ascii(void)
+{
+    return T.ascii;
+}
+
+const struct glyphs *term_glyphs(void)
+{
+    return T.g;
+}
+
+attr_t term_attr(enum theme_role r)
+{
+    return (unsigned)r < THEME_NROLES ? T.attr[r] : A_NORMAL;
+}
+
+int term_signal_fd(void)
+{
+    return T.sigpipe[0];
+}
+
+int term_signals(void)
+{
+    unsigned char b[32];
+    ssize_t n;
+    int bits = 0;
+    while ((n = read(T.sigpipe[0], b, sizeof(b))) > 0)
+        for (ssize_t i = 0; i < n; i++)
+            bits |= b[i] == SIGWINCH ? TERM_SIG_RESIZE : TERM_SIG_QUIT;
+    return bits;
+}
+
+void term_resize(void)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+        resizeterm(ws.ws_row, ws.ws_col);
+}
+
+/* Decodes one character of safe text; invalid bytes count as '?'. */
+static size_t next_char(const char *p, size_t left, wchar_t *wc, int *w)
+{
+    mbstate_t st;
+    memset(&st, 0, sizeof(st));
+    size_t k = mbrtowc(wc, p, left, &st);
+    if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+        *wc = L'?';
+        k = 1;
+    }
+    *w = wcwidth(*wc);
+    if (*w < 0) {
+        *wc = L'?';
+        *w = 1;
+    }
+    return k;
+}
+
+int term_width(const char *s)
+{
+    int cols = 0, w;
+    wchar_t wc;
+    for (size_t left = strlen(s); left;) {
+        size_t k = next_char(s, left, &wc, &w);
+        cols += w;
+        s += k;
+        left -= k;
+    }
+    return cols;
+}
+
+int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis)
+{
+    if (maxw <= 0 || y < 0 || y >= LINES || x >= COLS)
+        return 0;
+    if (x + maxw > COLS)
+        maxw = COLS - x;
+    bool cut = term_width(s) > maxw;
+    int limit = cut && ellipsis ? maxw - 1 : maxw;
+    wchar_t chunk[128];
+    size_t n = 0;
+    int cols = 0, w;
+    wchar_t wc;
+    attrset(a);
+    move(y, x);
+    for (size_t left = strlen(s); left;) {
+        size_t k = next_char(s, left, &wc, &w);
+        if (cols + w > limit)
+            break;
+        chunk[n++] = wc;
+        cols += w;
+        s += k;
+        left -= k;
+        if (n == sizeof(chunk) / sizeof(chunk[0])) {
+            addnwstr(chunk, (int)n);
+            n = 0;
+        }
+    }
+    if (n)
+        addnwstr(chunk, (int)n);
+    if (cut && ellipsis && limit >= 0) {
+        cols += term_put(y, x + cols, 1, T.g->ellipsis, a, false);
+        attrset(a);
+    }
+    return cols;
+}
+
+void term_escape(char *dst, size_t n, const char *s)
+{
+    struct buf b;
+    buf_init(&b);
+    esc_term(&b, s, T.ascii);
+    snprintf(dst, n, "%s", b.data ? b.data : "");
+    buf_free(&b);
+}
+
+int term_put_name(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis)
+{
+    struct buf b;
+    buf_init(&b);
+    esc_term(&b, s, T.ascii);
+    int cols = term_put(y, x, maxw, b.data ? b.data : "", a, ellipsis);
+    buf_free(&b);
+    return cols;
+}
+
+void term_fill(int y, int x, int w, attr_t a)
+{
+    if (y < 0 || y >= LINES || x >= COLS)
+        return;
+    if (x + w > COLS)
+        w = COLS - x;
+    attrset(a);
+    move(y, x);
+    for (int i = 0; i < w; i++)
+        addch(' ');
+}
+
+int term_printf(int y, int x, int maxw, attr_t a, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    return term_put(y, x, maxw, line, a, true);
+}

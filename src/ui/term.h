@@ -1,0 +1,57 @@
+/* The terminal: curses set-up and teardown (also on signals and fatal
+ * errors), colour roles from the theme, the glyph set (UTF-8 or ASCII), and
+ * text output clipped to display columns. Untrusted text (segment names,
+ * command lines) goes through term_put_name, which escapes control bytes
+ * and invalid UTF-8 before anything reaches the terminal. */
+#ifndef SHMWATCH_UI_TERM_H
+#define SHMWATCH_UI_TERM_H
+
+#include <stdbool.h>
+
+#include <curses.h>
+
+#include "config/theme.h"
+
+struct glyphs {
+    const char *bar_full, *bar_empty, *bar_open, *bar_close;
+    const char *bar_part[8];                  /* [k]: k eighths of a cell filled (0 unused) */
+    const char *spark[8];                     /* lowest to highest */
+    const char *branch, *last, *pipe, *blank; /* tree lines, 2 columns each */
+    const char *open, *closed;                /* expanded / collapsed marker */
+    const char *mark, *ellipsis, *up, *down, *sep, *rising, *falling;
+};
+
+/* Sets the terminal up. ascii: draw with ASCII only (also forced when the
+ * locale is not UTF-8). Returns 0 or -1 with a message in err. */
+int term_start(const struct theme *theme, bool color, bool ascii, char *err, size_t errlen);
+/* Restores the terminal; safe to call more than once. */
+void term_stop(void);
+
+bool term_ascii(void);
+const struct glyphs *term_glyphs(void);
+attr_t term_attr(enum theme_role r);
+
+/* Signals (SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGQUIT) arrive as bytes on
+ * this descriptor; term_signals reads them: TERM_SIG_* bits. */
+enum { TERM_SIG_RESIZE = 1, TERM_SIG_QUIT = 2 };
+int term_signal_fd(void);
+int term_signals(void);
+/* Re-reads the window size after SIGWINCH. */
+void term_resize(void);
+
+/* Display columns of safe text (UTF-8 or ASCII). */
+int term_width(const char *s);
+/* Writes safe text at (y, x), at most maxw columns; with ellipsis, text
+ * that does not fit ends in the ellipsis glyph. Returns the columns used. */
+int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis);
+/* The same for untrusted bytes: escaped first (util/escape.h). */
+int term_put_name(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis);
+/* Spaces from x over w columns. */
+void term_fill(int y, int x, int w, attr_t a);
+int term_printf(int y, int x, int maxw, attr_t a, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Escapes untrusted bytes into dst as term_put_name shows them. */
+void term_escape(char *dst, size_t n, const char *s);
+
+#endif

@@ -1,0 +1,294 @@
+/* The dashboard's main loop: waits on the keyboard, signals and the
+ * poller; takes new scans and gauge readings; redraws only when something
+ * changed. */
+#include "ui/ui.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/options.h"
+#include "config/config.h"
+#include "demo/demo.h"
+#include "ui/term.h"
+#include "ui/ui_priv.h"
+
+#define HISTORY_S 600.0  /* fill history kept per mount */
+#define MESSAGE_S 4.0    /* how long a status message stays */
+#define SPARK_TICK_S 4.0 /* redraw at least this often for the sparkline */
+
+void ui_message(struct ui *u, int role, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(u->message, sizeof(u->message), fmt, ap);
+    va_end(ap);
+    u->message_role = role;
+    u->message_until = poller_now() + MESSAGE_S;
+    u->dirty = true;
+}
+
+const struct row *ui_current(const struct ui *u)
+{
+    return u->cursor < u->nrows ? &u->rows[u->cursor] : NULL;
+}
+
+void ui_cursor_to(struct ui *u, size_t index)
+{
+    if (!u->nrows)
+        return;
+    u->cursor = index < u->nrows ? index : u->nrows - 1;
+    u->cursor_key = u->rows[u->cursor].key;
+    u->have_cursor_key = true;
+}
+
+void ui_move_cursor(struct ui *u, long delta)
+{
+    long c = (long)u->cursor + delta;
+    ui_cursor_to(u, c < 0 ? 0 : (size_t)c);
+}
+
+void ui_set_view(struct ui *u, int view)
+{
+    u->view = view;
+    rows_rebuild(u);
+    ui_message(u, THEME_muted, "%s view", config_view_names[view]);
+}
+
+void ui_open_details(struct ui *u)
+{
+    const struct row *r = ui_current(u);
+    if (!r)
+        return;
+    u->details = r->key;
+    u->page = PAGE_DETAILS;
+    u->page_scroll = 0;
+}
+
+void ui_draw(struct ui *u)
+{
+    erase();
+    if (LINES < 5 || COLS < 20) {
+        term_put(0, 0, COLS, "shmwatch: terminal too small", term_attr(THEME_warning), true);
+        if (LINES > 1)
+            term_printf(1, 0, COLS, term_attr(THEME_muted), "%dx%d, needs 20x5", COLS, LINES);
+    } else if (u->page) {
+        page_draw(u);
+    } else {
+        int status = LINES >= 12 ? 2 : 1;
+        int top = dash_draw_top(u, LINES - status - 3);
+        list_draw(u, top, LINES - status - top);
+        dash_draw_status(u, LINES - status, status);
+    }
+    refresh();
+}
+
+/* --- Data from the poller -------------------------------------------------------- */
+
+static bool gauges_differ(const struct gauges *a, const struct gauges *b)
+{
+    if (a->n != b->n)
+        return true;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->items[i].used != b->items[i].used || a->items[i].size != b->items[i].size ||
+            a->items[i].ok != b->items[i].ok || strcmp(a->items[i].path, b->items[i].path))
+            return true;
+    return false;
+}
+
+static void intake(struct ui *u)
+{
+    struct gauges g = {0};
+    if (poller_take_gauges(u->poller, &g)) {
+        for (size_t i = 0; i < g.n; i++)
+            if (g.items[i].ok)
+                history_add(&u->hist, g.items[i].path, g.t, g.items[i].used, g.items[i].size);
+        double tick = floor(g.t / SPARK_TICK_S);
+        if (!u->paused && (gauges_differ(&g, &u->gauges) || tick != u->spark_tick)) {
+            u->spark_tick = tick;
+            gauges_free(&u->gauges);
+            u->gauges = g;
+            u->dirty = true;
+        } else {
+            gauges_free(&g);
+        }
+    }
+    struct snap *s = poller_take_snap(u->poller);
+    if (s && (!u->paused || u->step)) {
+        u->step = false;
+        snap_free(u->snap);
+        u->snap = s;
+        rows_rebuild(u);
+        u->dirty = true;
+    } else {
+        snap_free(s);
+    }
+}
+
+/* --- Input ------------------------------------------------------------------------- */
+
+static int on_signals(struct ui *u)
+{
+    int bits = term_signals();
+    if (bits & TERM_SIG_QUIT)
+        u->quit = true;
+    if (bits & TERM_SIG_RESIZE) {
+        term_resize();
+        u->dirty = true;
+    }
+    return bits;
+}
+
+/* Reads every pending key; a code, or -1 when there is none. */
+static int read_key(void)
+{
+    wint_t wc;
+    int r = get_wch(&wc);
+    if (r == ERR)
+        return -1;
+    if (r == KEY_CODE_YES)
+        return wc == KEY_RESIZE ? 0 : FKEY((int)wc);
+    return (int)wc;
+}
+
+int ui_wait_key(struct ui *u)
+{
+    for (;;) {
+        int k = read_key();
+        if (k > 0)
+            return k;
+        struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {term_signal_fd(), POLLIN, 0}};
+        if (poll(fds, 2, -1) < 0 && errno != EINTR)
+            return -1;
+        if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+            u->quit = true;
+        int bits = fds[1].revents ? on_signals(u) : 0;
+        if (u->quit)
+            return -1;
+        if (bits & TERM_SIG_RESIZE)
+            return 0; /* the dialog redraws */
+    }
+}
+
+static int timeout_ms(const struct ui *u)
+{
+    if (!u->message[0])
+        return -1;
+    double left = u->message_until - poller_now();
+    return left <= 0 ? 0 : (int)(left * 1000) + 1;
+}
+
+static void loop(struct ui *u)
+{
+    while (!u->quit) {
+        if (u->message[0] && poller_now() >= u->message_until) {
+            u->message[0] = '\0';
+            u->dirty = true;
+        }
+        if (u->dirty) {
+            ui_draw(u);
+            u->dirty = false;
+        }
+        struct pollfd fds[3] = {
+            {STDIN_FILENO, POLLIN, 0},
+            {term_signal_fd(), POLLIN, 0},
+            {poller_fd(u->poller), POLLIN, 0},
+        };
+        if (poll(fds, 3, timeout_ms(u)) < 0 && errno != EINTR)
+            break;
+        if (fds[1].revents)
+            on_signals(u);
+        if (fds[2].revents) {
+            poller_drain(u->poller);
+            intake(u);
+        }
+        if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+            break; /* the terminal is gone */
+        for (int k; !u->quit && (k = read_key()) >= 0;) {
+            if (k == 0)
+                u->dirty = true;
+            else
+                keys_handle(u, k);
+        }
+    }
+}
+
+static int run(const struct ui_settings *set)
+{
+    struct ui u;
+    memset(&u, 0, sizeof(u));
+    u.set = set;
+    u.view = set->cfg.view;
+    u.sort = set->cfg.sort;
+    u.reverse = set->cfg.sort_reverse;
+    u.dirty = true;
+    u.spark_tick = -1;
+    history_init(&u.hist, (size_t)(HISTORY_S / set->cfg.gauge_interval_s) + 1);
+    struct poller_cfg pc = {
+        .scan = {.proc_dir = "/proc",
+                 .target_pid = set->pid,
+                 .mounts = set->mounts,
+                 .nmounts = set->nmounts},
+        .gauge_interval_s = set->cfg.gauge_interval_s,
+        .scan_interval_s = set->cfg.scan_interval_s,
+        .warn_pct = set->cfg.warn_pct,
+        .crit_pct = set->cfg.crit_pct,
+    };
+    u.poller = poller_start(&pc);
+    if (!u.poller) {
+        fprintf(stderr, "shmwatch: cannot start the scanner: %s\n", strerror(errno));
+        history_free(&u.hist);
+        return 1;
+    }
+    char err[256];
+    if (term_start(&set->theme, set->cfg.color, set->cfg.ascii, err, sizeof(err)) != 0) {
+        poller_stop(u.poller);
+        history_free(&u.hist);
+        fprintf(stderr, "shmwatch: %s\n", err);
+        return 1;
+    }
+    loop(&u);
+    term_stop();
+    poller_stop(u.poller);
+    snap_free(u.snap);
+    gauges_free(&u.gauges);
+    history_free(&u.hist);
+    free(u.rows);
+    keyset_clear(&u.collapsed);
+    keyset_clear(&u.marked);
+    return 0;
+}
+
+int ui_main(const struct options *o, const struct config *cfg)
+{
+    setlocale(LC_CTYPE, ""); /* wide characters; numbers stay in the C locale */
+    struct ui_settings set;
+    char *err = NULL;
+    if (ui_settings_load(o, cfg, &set, &err) != 0) {
+        fprintf(stderr, "shmwatch: %s\n", err);
+        free(err);
+        ui_settings_free(&set);
+        return 2;
+    }
+    struct demo demo;
+    if (set.demo) {
+        int rc = demo_start(&demo, &err);
+        if (rc != 0) {
+            fprintf(stderr, "shmwatch: --demo: %s\n", err);
+            free(err);
+            ui_settings_free(&set);
+            return rc == -EPERM ? 2 : 1;
+        }
+    }
+    int rc = run(&set);
+    if (set.demo)
+        demo_stop(&demo);
+    ui_settings_free(&set);
+    return rc;
+}

@@ -1,0 +1,144 @@
+/* The dashboard's state and the interfaces between its modules: rows (what
+ * the list shows), the screens that draw it (dash, list, pages), the key
+ * table and the main loop. */
+#ifndef SHMWATCH_UI_PRIV_H
+#define SHMWATCH_UI_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "model/history.h"
+#include "model/model.h"
+#include "ui/poller.h"
+#include "ui/settings.h"
+
+/* --- Rows ------------------------------------------------------------- */
+
+enum row_kind { ROW_GROUP, ROW_PROC, ROW_SEG, ROW_SECTION };
+enum section { SEC_HOLDERS, SEC_ORPHANS, SEC_UNHELD, SEC_OTHER, SEC_COUNT };
+
+/* What a row stands for, stable across scans: the cursor, marks and
+ * collapsed branches follow it. */
+struct row_key {
+    enum row_kind kind;
+    pid_t pid;   /* GROUP: main pid; PROC: pid */
+    dev_t dev;   /* SEG */
+    ino_t ino;   /* SEG */
+    int section; /* SECTION */
+};
+
+struct row {
+    struct row_key key;
+    unsigned depth;
+    unsigned lastmask; /* bit d: the row's ancestor at depth d (or itself) is a last child */
+    bool expandable, expanded;
+    const struct segment *seg; /* SEG */
+    const struct mproc *proc;  /* PROC; GROUP: its main, when listed */
+    const struct group *group; /* GROUP */
+    size_t count;              /* segments below a GROUP or SECTION */
+    uint64_t size, alloc;      /* their totals */
+};
+
+struct keyset {
+    struct row_key *items;
+    size_t n, cap;
+};
+bool keyset_has(const struct keyset *s, const struct row_key *k);
+void keyset_toggle(struct keyset *s, const struct row_key *k);
+void keyset_clear(struct keyset *s);
+bool row_key_eq(const struct row_key *a, const struct row_key *b);
+
+/* --- State ------------------------------------------------------------ */
+
+enum ui_page { PAGE_NONE, PAGE_HELP, PAGE_BUDGET, PAGE_DETAILS };
+
+struct ui {
+    const struct ui_settings *set;
+    struct poller *poller;
+    struct snap *snap;    /* what is shown; NULL until the first scan */
+    struct gauges gauges; /* newest statvfs readings */
+    struct history hist;
+    double started; /* poller_now() at start */
+
+    int view; /* enum config_view */
+    int sort; /* enum config_sort */
+    bool reverse;
+    char filter[128];
+    bool filtering; /* the filter prompt has the keyboard */
+
+    struct row *rows;
+    size_t nrows, rows_cap;
+    size_t cursor, top;
+    struct row_key cursor_key;
+    bool have_cursor_key;
+    struct keyset collapsed;
+    struct keyset marked;
+
+    enum ui_page page;
+    int page_scroll;
+    struct row_key details; /* the row the details page is about */
+
+    bool paused, step, quit, dirty;
+    double spark_tick; /* sparkline cell of the last gauge redraw */
+    char message[256];
+    int message_role; /* enum theme_role */
+    double message_until;
+
+    int list_y, list_h; /* the list's place on screen, from the last draw */
+};
+
+/* Shows a message in the status line for a few seconds. */
+void ui_message(struct ui *u, int role, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The row under the cursor, or NULL. */
+const struct row *ui_current(const struct ui *u);
+
+/* rows.c: rebuilds u->rows from the snapshot, view, filter, sort and
+ * collapsed set, keeping the cursor on the same item when it still exists. */
+void rows_rebuild(struct ui *u);
+/* Text a filter is matched against, and the match. */
+bool rows_match(const struct ui *u, const struct row *r, const char *needle);
+
+/* sort.c: orders of segments, processes and groups for the current sort. */
+int sort_segments(const struct ui *u, const struct segment *a, const struct segment *b);
+int sort_procs(const struct ui *u, const struct mproc *a, const struct mproc *b);
+int sort_groups(const struct ui *u, const struct group *a, const struct group *b);
+const char *sort_name(int sort);
+
+/* dash.c: the title, gauges and budget panel from the top line, in at
+ * most max_lines lines (returns the lines used), and the status lines. */
+int dash_draw_top(struct ui *u, int max_lines);
+void dash_draw_status(struct ui *u, int y, int lines);
+/* Short sizes for narrow spaces: "64M", "1.5G", "512K". */
+const char *dash_size(char *dst, size_t n, uint64_t bytes);
+
+/* list.c: the list with its column header in rows [y, y + h). */
+void list_draw(struct ui *u, int y, int h);
+/* The row index at screen line y, or -1. */
+long list_row_at(const struct ui *u, int y);
+
+/* pages.c: the full-screen pages (help, budget arithmetic, details). */
+void page_draw(struct ui *u);
+/* keys.c: the help text comes from the key table. */
+void keys_help_lines(void (*emit)(void *ctx, const char *keys, const char *help, bool heading),
+                     void *ctx);
+/* Key codes: a character as itself, a curses function key as FKEY(KEY_x),
+ * so that the two never collide. */
+#define FKEY(k) (0x40000000 | (k))
+#define CTL(c) ((c)&0x1f)
+/* Dispatches a key in the current mode (page, filter prompt or list). */
+void keys_handle(struct ui *u, int code);
+
+/* ui.c */
+void ui_draw(struct ui *u);
+/* Waits for one key (or a resize or quit signal, which redraw or set
+ * u->quit): the modal loop of dialogs. Returns the key code, -1 on quit. */
+int ui_wait_key(struct ui *u);
+void ui_set_view(struct ui *u, int view);
+void ui_open_details(struct ui *u);
+void ui_move_cursor(struct ui *u, long delta);
+void ui_cursor_to(struct ui *u, size_t index);
+
+#endif
