@@ -1,7 +1,11 @@
 #include "act/actplan.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/buf.h"
 #include "util/units.h"
@@ -177,5 +181,53 @@ void actplan_role(const struct model *m, enum proc_role role, struct signal_plan
         struct signal_target *t = VEC_PUSH(out->items, out->n, out->cap);
         signal_target_from_proc(t, p, role);
         t->why = role_why(m, p, role);
+    }
+}
+
+static bool looks_like_orphan(const struct model *m, const char *name)
+{
+    pid_t pid;
+    if (!name_creator_pid(name, &pid))
+        return false;
+    const struct proc *p = procs_find(&m->scan->procs, pid);
+    return !p || p->state == 'Z';
+}
+
+void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, struct unlink_plan *p)
+{
+    for (size_t i = 0; i < m->scan->mounts.n; i++) {
+        const struct shm_mount *mt = &m->scan->mounts.items[i];
+        if (pol->mount && strcmp(mt->path, pol->mount) != 0)
+            continue;
+        int fd = open(mt->access, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        if (!d) {
+            if (fd >= 0)
+                close(fd);
+            continue;
+        }
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            struct stat st;
+            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+                fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
+                continue;
+            double age = m->now > st.st_mtim.tv_sec ? (double)(m->now - st.st_mtim.tv_sec) : 0;
+            if (!looks_like_orphan(m, de->d_name) && !(pol->all_unheld && age >= pol->min_age_s))
+                continue;
+            struct unlink_target *t = VEC_PUSH(p->items, p->n, p->cap);
+            t->mount = xstrdup(mt->path);
+            t->mount_dir = xstrdup(mt->access);
+            t->name = xstrdup(de->d_name);
+            t->dev = st.st_dev;
+            t->ino = st.st_ino;
+            t->uid = st.st_uid;
+            t->mtime = (int64_t)st.st_mtim.tv_sec;
+            t->state = SEG_UNHELD;
+            t->type = FT_DIR;
+            t->why = xstrdup("a directory named like a segment");
+            t->refuse = "a directory (never removed)";
+        }
+        closedir(d);
     }
 }

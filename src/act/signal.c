@@ -15,6 +15,7 @@
 #include "act/actlog.h"
 #include "act/procid.h"
 #include "util/buf.h"
+#include "util/units.h"
 #include "util/xalloc.h"
 
 #define NO_PIDFD (-2) /* the kernel has no pidfds: kill() right after the check */
@@ -224,9 +225,18 @@ static void open_targets(const struct signal_opts *o, int proc, const struct sig
     }
 }
 
+static void pause_for_tests(void)
+{
+    const char *v = getenv(SIGNAL_TEST_PAUSE_ENV);
+    double s;
+    if (v && parse_duration(v, &s) && s > 0)
+        nap(s);
+}
+
 void signal_end(const struct signal_opts *o, const struct signal_target *t, size_t n,
                 struct signal_result *res)
 {
+    pause_for_tests();
     int proc = open(o->proc_dir ? o->proc_dir : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int *fds = xcalloc(n ? n : 1, sizeof(*fds));
     bool *live = xcalloc(n ? n : 1, sizeof(*live)), *killed = xcalloc(n ? n : 1, 1);

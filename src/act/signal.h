@@ -65,6 +65,11 @@ struct signal_opts {
     struct actlog *log;
 };
 
+/* Test hook, read only by signal_end: seconds to sleep after the scan and
+ * before the first check, so that tests can end a target and hand its pid
+ * to a new process in that window. */
+#define SIGNAL_TEST_PAUSE_ENV "SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL"
+
 void signal_opts_default(struct signal_opts *o);
 
 /* One signal to one process after the identity and ownership checks (the

@@ -367,3 +367,4 @@ void unlink_plan_free(struct unlink_plan *p)
     free(p->items);
     memset(p, 0, sizeof(*p));
 }
+

@@ -80,6 +80,9 @@ static void print_plan(const struct unlink_plan *p, const struct clean_policy *p
     if (p->n == 0) {
         buf_printf(&out, "Nothing to clean: no orphan%s segments.\n",
                    pol->all_unheld ? " or old unheld" : "");
+    } else if (p->ntry == 0) {
+        buf_printf(&out, "Nothing to remove; %zu entr%s named like segments will be refused:\n",
+                   p->n, p->n == 1 ? "y" : "ies");
     } else {
         buf_printf(&out, "%zu segment%s to remove, %s allocated:\n", p->ntry,
                    p->ntry == 1 ? "" : "s", H(b1, p->bytes));
@@ -209,6 +212,7 @@ int cmd_clean(int argc, char **argv)
     }
     struct unlink_plan plan;
     actplan_clean(&a.model, &pol, &plan);
+    actplan_add_dirs(&a.model, &pol, &plan);
     print_plan(&plan, &pol);
     if (plan.n) {
         bool declined;

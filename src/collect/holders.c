@@ -307,10 +307,22 @@ static bool reaches(struct inode_search *is, int piddir)
     return false;
 }
 
+/* A zombie has closed its files and dropped its memory, and its fd list is
+ * refused to everyone: it holds nothing. */
+static bool is_zombie(struct inode_search *is, int piddir)
+{
+    if (read_file_at(piddir, "stat", &is->text, 4096) < 0)
+        return false;
+    const char *close = strrchr(is->text.data, ')');
+    return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
+}
+
 static void blind_add(struct inode_search *is, int piddir)
 {
     struct holder_blind *b = is->blind;
     struct stat st;
+    if (is_zombie(is, piddir))
+        return;
     b->denied++;
     if (!reaches(is, piddir)) {
         b->unreachable++;

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Hostile entries: a symlink named like a torch segment pointing at a file
+# outside the mount, directories and FIFOs with torch names (some named after
+# a dead creator, so that they look exactly like orphans), and regular files
+# whose names hold a newline, a tab, escape sequences and invalid UTF-8.
+# Links are never followed, nothing but regular files is ever removed, every
+# refusal is reported (exit 3), and names are printed escaped.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+_lib_tmp
+
+scene_start --workers 1 --per-worker 1 --modes fd --evil
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+outside=$SHMTEST_TMP/outside
+echo precious >"$outside"
+sum0=$(md5sum <"$outside")
+passwd0=$(md5sum </etc/passwd)
+ln -s "$outside" "/dev/shm/torch_${dead}_1"
+mkdir "/dev/shm/torch_${dead}_2"
+mkfifo "/dev/shm/torch_${dead}_3"
+log=$SHMTEST_TMP/actions.log
+
+# Plain clean: the look-alikes of a dead creator are listed and refused.
+rc=0
+out=$(timeout 60 "$SHMWATCH" clean --yes --log "$log" 2>&1) || rc=$?
+echo "$out"
+assert_eq "$rc" 3 "clean exits 3: the look-alikes were refused"
+grep -q "^refused .*torch_${dead}_1  a symbolic link (never followed or removed)$" <<<"$out" ||
+    fail "symlink refusal"
+grep -q "^refused .*torch_${dead}_2  a directory (never removed)$" <<<"$out" || fail "directory refusal"
+grep -q "^refused .*torch_${dead}_3  a FIFO (never removed)$" <<<"$out" || fail "FIFO refusal"
+[ -L "/dev/shm/torch_${dead}_1" ] && [ -d "/dev/shm/torch_${dead}_2" ] &&
+    [ -p "/dev/shm/torch_${dead}_3" ] || fail "a look-alike was removed"
+ok "symlink, directory and FIFO named like orphans are reported and kept"
+
+# Every unheld entry, at any age: the regular ones go, the others stay.
+rc=0
+out=$(timeout 60 "$SHMWATCH" clean --yes --all-unheld --min-age 0 --log "$log" 2>&1) || rc=$?
+echo "$out"
+assert_eq "$rc" 3 "clean --all-unheld exits 3: special files refused"
+for name in torch_1_2_3 torch_dir_1 torch_fifo_2 "torch_${dead}_1" "torch_${dead}_2" \
+    "torch_${dead}_3"; do
+    [ -e "/dev/shm/$name" ] || [ -L "/dev/shm/$name" ] || fail "$name was removed"
+    grep -q "^refused .*/dev/shm/$name  " <<<"$out" || fail "$name: no refusal reported"
+done
+ok "no symlink, directory or FIFO is removed, each refusal reported"
+assert_eq "$(md5sum <"$outside")" "$sum0" "the file outside the mount is untouched"
+assert_eq "$(md5sum </etc/passwd)" "$passwd0" "/etc/passwd (the scene's link target) is untouched"
+[ -e "$outside" ] || fail "the link target is gone"
+
+# The hostile regular files are removed and printed escaped, never raw.
+[ ! -e "$(printf '/dev/shm/torch_9_1\nfake')" ] || fail "the newline name was not removed"
+[ ! -e "$(printf '/dev/shm/\e[31mRED\e[0m')" ] || fail "the escape-sequence name was not removed"
+[ ! -e "$(printf '/dev/shm/torch_9_3_\xff\xfe')" ] || fail "the invalid UTF-8 name was not removed"
+[ ! -e "/dev/shm/torch_dir_1/inner" ] || fail "the nested regular file was not removed"
+grep -qF 'removed      /dev/shm/torch_9_1\nfake' <<<"$out" || fail "newline not escaped"
+grep -qF 'removed      /dev/shm/torch_9_2\tfake' <<<"$out" || fail "tab not escaped"
+grep -qF 'removed      /dev/shm/\e[31mRED\e[0m' <<<"$out" || fail "escape sequence not escaped"
+grep -qF 'removed      /dev/shm/torch_9_3_\xff\xfe' <<<"$out" || fail "invalid UTF-8 not escaped"
+if printf '%s' "$out" | grep -q $'\e'; then fail "a raw escape byte reached the output"; fi
+assert_eq "$(awk -F'\t' 'NF != 7' "$log" | wc -l)" 0 "every log line has exactly 7 fields"
+ok "hostile names are removed and printed escaped"

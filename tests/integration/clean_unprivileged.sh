@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# An unprivileged user (nobody) cannot remove root's orphans nor signal
+# root's processes: each refusal says whose they are, exit 3, nothing of
+# root's changes. The same user's own orphan is removed.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+need setpriv setsid
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+_lib_tmp
+NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+"${NOBODY[@]}" true || _lib_missing "setpriv to nobody"
+
+# Root's orphan, and one of nobody's (both creators have exited).
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+head -c 65536 /dev/zero >"/dev/shm/torch_${dead}_1"
+"${NOBODY[@]}" sh -c 'head -c 65536 /dev/zero >/dev/shm/torch_$$_1; echo $$' >"$SHMTEST_TMP/npid"
+npid=$(cat "$SHMTEST_TMP/npid")
+[ "$(stat -c %U "/dev/shm/torch_${npid}_1")" = nobody ] || fail "nobody's orphan is not nobody's"
+
+# A job of root's whose stuck worker is orphaned. Its fds are beyond nobody's
+# sight, so it is named the way torch >= 2.5 names workers.
+SCENE_PREFIX=setsid scene_start --workers 1 --per-worker 1 --modes fd --stuck-orphan \
+    --worker-comm pt_data_worker
+stuck=$(manifest_pids stuck)
+kill -KILL "$SCENE_PID"
+wait_for "[ \"\$(ps -o ppid= -p $stuck | tr -d ' ')\" != $SCENE_PID ]" 10 ||
+    fail "the stuck worker was not re-parented"
+
+log=$SHMTEST_TMP/nobody.log
+rc=0
+out=$(cd / && "${NOBODY[@]}" "$SHMWATCH" clean --yes --log "$log" 2>&1) || rc=$?
+echo "$out"
+assert_eq "$rc" 3 "clean as nobody exits 3"
+grep -q "^refused  *.*/torch_${dead}_1  owned by uid 0, not by you (uid 65534): only its owner or root may remove it$" <<<"$out" ||
+    fail "the refusal of root's orphan is not clear"
+[ -f "/dev/shm/torch_${dead}_1" ] || fail "nobody removed root's orphan"
+ok "nobody cannot remove root's orphan, and is told why"
+grep -q "^removed  *.*/torch_${npid}_1 " <<<"$out" || fail "nobody's own orphan was not removed"
+[ ! -e "/dev/shm/torch_${npid}_1" ] || fail "nobody's own orphan is still there"
+ok "nobody removes its own orphan"
+
+rc=0
+out=$(cd / && "${NOBODY[@]}" "$SHMWATCH" reap --yes --timeout 1 --log "$log" 2>&1) || rc=$?
+echo "$out"
+assert_eq "$rc" 3 "reap as nobody exits 3"
+grep -q "^refused  *pid $stuck (pt_data_worker)  owned by uid 0, not by you (uid 65534): only its owner or root may signal it$" <<<"$out" ||
+    fail "the refusal to signal root's worker is not clear"
+kill -0 "$stuck" || fail "nobody ended root's worker"
+[ "$(ps -o stat= -p "$stuck" | cut -c1)" != Z ] || fail "nobody ended root's worker"
+ok "nobody cannot signal root's processes, and is told why"
+assert_eq "$(grep -c '	refused	owned by uid 0' "$log")" 2 "both refusals are logged"
+
+# Root can.
+rc=0
+"$SHMWATCH" reap --yes --timeout 1 --log "$SHMTEST_TMP/root.log" >/dev/null 2>&1 || rc=$?
+assert_eq "$rc" 0 "root's reap ends the worker"

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# reap against real leftovers: the main process of a job is SIGKILLed and one
+# of its workers, stuck and ignoring SIGTERM, survives as an orphan; a
+# process keeps a zombie child and counts the SIGCHLD it receives. reap ends
+# the worker with SIGKILL once the timeout has passed, sends the zombie's
+# parent SIGCHLD, logs both; then the worker's named segment is an orphan
+# that clean removes.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+need setsid /usr/bin/python3
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+_lib_tmp
+
+SCENE_PREFIX=setsid scene_start --workers 1 --per-worker 2 --modes named,fd --stuck-orphan
+stuck=$(manifest_pids stuck)
+[ -n "$stuck" ] || fail "the scene has no stuck worker"
+kill -KILL "$SCENE_PID"
+wait_for "[ \"\$(ps -o ppid= -p $stuck | tr -d ' ')\" != $SCENE_PID ]" 10 ||
+    fail "the stuck worker was not re-parented"
+
+# A parent that never reaps its child and counts SIGCHLD.
+count=$SHMTEST_TMP/sigchld.count
+cat >"$SHMTEST_TMP/chld.py" <<'PY'
+import os, signal, sys, time
+path, n = sys.argv[1], 0
+def on_chld(sig, frame):
+    global n
+    n += 1
+    with open(path + ".tmp", "w") as f:
+        f.write(str(n))
+    os.rename(path + ".tmp", path)
+signal.signal(signal.SIGCHLD, on_chld)
+if os.fork() == 0:
+    os._exit(0)
+time.sleep(120)
+PY
+/usr/bin/python3 "$SHMTEST_TMP/chld.py" "$count" </dev/null >/dev/null 2>&1 &
+parent=$!
+on_exit "kill -KILL $parent 2>/dev/null"
+wait_for "[ -s $count ]" 10 || fail "the counting parent saw no SIGCHLD from its child"
+zombie=$(ps -o pid= --ppid "$parent" | tr -d ' ')
+[ "$(ps -o stat= -p "$zombie" | cut -c1)" = Z ] || fail "no zombie child"
+before=$(cat "$count")
+
+"$SHMWATCH" --json >"$SHMTEST_TMP/snap.json"
+json_check "$SHMTEST_TMP/snap.json" "any(p['pid'] == $stuck and p['role'] == 'orphan_worker' for p in j['processes']) and any(p['pid'] == $zombie and p['role'] == 'zombie' for p in j['processes'])" \
+    "the scan sees the orphaned worker and the zombie"
+
+log=$SHMTEST_TMP/actions.log
+t0=$(date +%s%N)
+rc=0
+out=$("$SHMWATCH" reap --yes --timeout 1.5 --log "$log" 2>&1) || rc=$?
+t1=$(date +%s%N)
+echo "$out"
+assert_eq "$rc" 0 "reap exits 0"
+grep -q "^killed  *pid $stuck (shmscene)  ignored SIGTERM for 1.5 s; ended by SIGKILL" <<<"$out" ||
+    fail "the stuck worker's end is not reported"
+[ $(((t1 - t0) / 1000000)) -ge 1500 ] || fail "SIGKILL came before the 1.5 s timeout"
+wait_for "! kill -0 $stuck 2>/dev/null || [ \"\$(ps -o stat= -p $stuck | cut -c1)\" = Z ]" 5 ||
+    fail "the stuck worker is still alive"
+ok "the orphaned worker that ignores SIGTERM is SIGKILLed after the timeout"
+grep -q "	signal TERM,KILL	pid $stuck (shmscene)	owner=0	bytes=0	killed	" "$log" ||
+    fail "the kill is not in the action log"
+
+wait_for "[ \"\$(cat $count)\" -gt $before ]" 5 || fail "the zombie's parent got no SIGCHLD"
+ok "the zombie's parent received SIGCHLD ($before -> $(cat "$count"))"
+grep -q "^zombie  *pid $zombie (python3)  already dead (a zombie).*parent pid $parent (python3) was sent SIGCHLD but does not reap it" <<<"$out" ||
+    fail "the zombie is not explained"
+grep -q "	signal CHLD	pid $parent (python3)	owner=0	bytes=0	sent	" "$log" ||
+    fail "the SIGCHLD is not in the action log"
+[ -d "/proc/$parent" ] || fail "the zombie's parent (not an orphaned worker) was ended"
+ok "the zombie is explained and its parent, not a stuck worker, is left running"
+
+# What the worker held is garbage now.
+out=$("$SHMWATCH" clean --yes --log "$log" 2>&1) || fail "clean after reap exited $?"
+grep -q "^removed  *.*/torch_${stuck}_0 " <<<"$out" || fail "the worker's segment was not cleaned: $out"
+ok "the dead worker's segment is cleaned"
