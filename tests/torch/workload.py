@@ -285,6 +285,10 @@ def build_parser():
     p.add_argument("--iterate-all", action="store_true",
                    help="iterate the whole dataset and exit 0 (after --hold-batches: "
                         "keep holding them while iterating the rest)")
+    p.add_argument("--step-seconds", type=float, default=0.0, metavar="S",
+                   help="with --iterate-all: seconds the main process spends on each "
+                        "batch, like a training step (the workers fill the prefetch "
+                        "queue meanwhile)")
     p.add_argument("--clean-worker-exit", action="store_true",
                    help="work around torch 1.13 spawn + file_system exit trouble "
                         "(5 s shutdown stalls, SIGABRT at worker exit)")
@@ -300,6 +304,8 @@ def main(argv=None):
         p.error("--batch-size and --prefetch-factor must be >= 1")
     if a.hold_batches is None and not a.iterate_all:
         p.error("choose --hold-batches K and/or --iterate-all")
+    if a.step_seconds < 0:
+        p.error("--step-seconds must be >= 0")
     if a.hold_batches is not None and a.hold_batches < 0:
         p.error("--hold-batches must be >= 0")
     if a.stuck_worker and (a.hold_batches is None or a.iterate_all):
@@ -379,6 +385,8 @@ def main(argv=None):
         for b in it:
             done_batches += 1
             done_bytes += batch_stats(b)[0]
+            if a.step_seconds > 0:
+                time.sleep(a.step_seconds)
         del b
     del held
     if not a.stuck_worker:
