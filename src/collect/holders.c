@@ -19,6 +19,12 @@
 
 static const char deleted_suffix[] = " (deleted)";
 
+static int cmp_pid(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
+}
+
 bool strip_deleted(char *path)
 {
     size_t n = strlen(path), k = sizeof(deleted_suffix) - 1;
@@ -180,6 +186,12 @@ static void scan_maps(struct holder_scan *hs, int piddir, pid_t pid)
         note_error(hs, -rc);
         return;
     }
+    /* One pass over the whole text, not per line: is PyTorch loaded? */
+    if (memmem(hs->text.data, hs->text.len, "/libtorch", 9)) {
+        xgrow((void **)&hs->out->torch_pids, &hs->out->torch_cap, hs->out->ntorch + 1,
+              sizeof(pid_t));
+        hs->out->torch_pids[hs->out->ntorch++] = pid;
+    }
     char *cur = hs->text.data, *line;
     while ((line = next_line(&cur))) {
         /* Cheap rejection first: anonymous and regular-disk mappings are the
@@ -235,6 +247,7 @@ void holders_collect(const char *proc_dir, const dev_t *devs, size_t ndevs,
     buf_init(&hs.text);
     pid_t *pids = NULL;
     size_t cap = 0, npids = proc_list_pids(proc, &pids, &cap);
+    qsort(pids, npids, sizeof(*pids), cmp_pid); /* torch_pids come out ascending */
     size_t denied0 = w->denied;
     for (size_t i = 0; i < npids; i++) {
         char name[16];
@@ -259,11 +272,17 @@ void holders_collect(const char *proc_dir, const dev_t *devs, size_t ndevs,
     close(proc);
 }
 
+bool holders_torch_loaded(const struct holder_list *hl, pid_t pid)
+{
+    return hl->ntorch && bsearch(&pid, hl->torch_pids, hl->ntorch, sizeof(pid_t), cmp_pid);
+}
+
 void holders_free(struct holder_list *hl)
 {
     for (size_t i = 0; i < hl->n; i++)
         free(hl->items[i].path);
     free(hl->items);
+    free(hl->torch_pids);
     memset(hl, 0, sizeof(*hl));
 }
 

@@ -30,7 +30,14 @@ struct shm_holder {
 struct holder_list {
     struct shm_holder *items;
     size_t n, cap;
+    /* Pids whose maps show a libtorch library: processes with PyTorch
+     * loaded, ascending. */
+    pid_t *torch_pids;
+    size_t ntorch, torch_cap;
 };
+
+/* True when pid is in hl->torch_pids. */
+bool holders_torch_loaded(const struct holder_list *hl, pid_t pid);
 
 /* One parsed /proc/PID/maps line; path points into the line ("" if none). */
 struct maps_entry {

@@ -61,3 +61,27 @@ bool status_parse_nspid(const char *status, pid_t *nspid)
     }
     return false;
 }
+
+bool parse_sigmask(const char *hex, uint64_t *mask)
+{
+    uint64_t v = 0;
+    int digits = 0;
+    for (const char *s = hex; s && *s; s++, digits++) {
+        int d;
+        if (*s >= '0' && *s <= '9')
+            d = *s - '0';
+        else if (*s >= 'a' && *s <= 'f')
+            d = *s - 'a' + 10;
+        else if (*s >= 'A' && *s <= 'F')
+            d = *s - 'A' + 10;
+        else
+            return false;
+        if (digits >= 16)
+            return false;
+        v = (v << 4) | (uint64_t)d;
+    }
+    if (!digits)
+        return false;
+    *mask = v;
+    return true;
+}

@@ -22,6 +22,7 @@ struct proc {
     uint64_t rss_anon, rss_shmem;   /* bytes */
     pid_t nspid;             /* pid in the innermost pid namespace (== pid when none) */
     unsigned long pidns;     /* pid namespace inode, 0 if unknown */
+    uint64_t sigcatch;       /* caught signals (SigCgt): bit n-1 for signal n */
     bool kernel_thread;
 };
 
@@ -49,6 +50,9 @@ extern const struct proc_source procs_libproc2;
 const struct proc *procs_find(const struct proc_list *pl, pid_t pid);
 void procs_sort(struct proc_list *pl);
 void procs_free(struct proc_list *pl);
+
+/* Parses a hexadecimal signal mask as /proc/PID/status shows it (SigCgt). */
+bool parse_sigmask(const char *hex, uint64_t *mask);
 
 /* Parses the NSpid line of a /proc/PID/status text: the innermost pid. */
 bool status_parse_nspid(const char *status, pid_t *nspid);

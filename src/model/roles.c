@@ -4,9 +4,11 @@
  * names workers (pt_data_worker, pt_multiprocess, pt_thread_data_); older
  * releases (Debian's 1.13) do not, so a worker is also recognised as a child
  * running the same executable as its parent that shows torch evidence: it
- * created or holds torch segments, or it started a torch_shm_manager. The
+ * created or holds torch segments, or it started a torch_shm_manager, or it
+ * has libtorch loaded and catches the signals torch's workers catch. The
  * topmost process of such a chain is the main (so a launcher that runs the
  * same interpreter is not mistaken for one). */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +38,20 @@ static bool is_worker_comm(const char *comm)
         if (strcmp(comm, worker_comms[i]) == 0)
             return true;
     return false;
+}
+
+/* torch's DataLoader workers install C handlers for SIGBUS, SIGSEGV and
+ * SIGFPE (_set_worker_signal_handlers); with libtorch mapped, that marks a
+ * worker even when it holds no segment and carries no name (torch < 2.5). */
+static bool looks_like_worker(const struct model *m, const struct proc *p)
+{
+    const uint64_t worker_sigs = (1ull << (SIGBUS - 1)) | (1ull << (SIGSEGV - 1)) |
+                                 (1ull << (SIGFPE - 1));
+    /* Python's faulthandler catches these too, and SIGILL and SIGABRT as well:
+     * a process that catches those is not taken for a worker. */
+    const uint64_t faulthandler_sigs = (1ull << (SIGILL - 1)) | (1ull << (SIGABRT - 1));
+    return (p->sigcatch & worker_sigs) == worker_sigs && !(p->sigcatch & faulthandler_sigs) &&
+           holders_torch_loaded(&m->scan->holders, p->pid);
 }
 
 static bool same_program(const struct proc *a, const struct proc *b)
@@ -86,7 +102,7 @@ static void gather_evidence(const struct model *m, struct facts *f)
 }
 
 /* The original main of an orphan is gone: its process group leader (the
- * main, for a job started from a shell) no longer exists. */
+ * main, for a job started from an interactive shell) no longer exists. */
 static bool leader_gone(const struct proc_list *pl, const struct proc *p)
 {
     if (p->pgid == p->pid || p->pgid <= 0)
@@ -105,9 +121,9 @@ static void assign(const struct model *m, struct facts *f)
             f[i].role = ROLE_ZOMBIE;
         } else if (strcmp(p->comm, manager_comm) == 0) {
             f[i].role = ROLE_SHM_MANAGER;
-        } else if (parent >= 0 && p->ppid > 1 &&
-                   (is_worker_comm(p->comm) ||
-                    (f[i].evidence && same_program(p, &pl->items[parent])))) {
+        } else if (parent >= 0 && same_program(p, &pl->items[parent]) &&
+                   (f[i].evidence || is_worker_comm(p->comm) || looks_like_worker(m, p))) {
+            /* The parent may be pid 1: in a container the main often is. */
             f[i].candidate = true;
             f[parent].has_candidate_child = true;
         }
@@ -124,7 +140,11 @@ static void assign(const struct model *m, struct facts *f)
         const struct proc *p = &pl->items[i];
         if (f[i].role != ROLE_NONE || f[i].candidate)
             continue;
-        if ((f[i].evidence || is_worker_comm(p->comm)) && leader_gone(pl, p))
+        /* A worker by name or fingerprint that is no longer its parent's
+         * child was orphaned; mere torch evidence (a main holds segments too)
+         * also needs its job's process group leader to be gone. */
+        if (is_worker_comm(p->comm) || looks_like_worker(m, p) ||
+            (f[i].evidence && leader_gone(pl, p)))
             f[i].role = ROLE_ORPHAN_WORKER;
     }
 }

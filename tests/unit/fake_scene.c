@@ -9,7 +9,7 @@
 
 #define DEV makedev(0, 45)
 
-static void add_file(struct scan *s, const char *name, ino_t ino, enum file_type type,
+void fake_add_file(struct scan *s, const char *name, ino_t ino, enum file_type type,
                      uint64_t size, uint64_t alloc)
 {
     struct shm_file *f = VEC_PUSH(s->files.items, s->files.n, s->files.cap);
@@ -23,7 +23,7 @@ static void add_file(struct scan *s, const char *name, ino_t ino, enum file_type
     f->mtime = 1000;
 }
 
-static void add_holder(struct scan *s, pid_t pid, int fd, bool mapped, ino_t ino,
+void fake_add_holder(struct scan *s, pid_t pid, int fd, bool mapped, ino_t ino,
                        const char *path, bool deleted, uint64_t size, uint64_t alloc)
 {
     struct shm_holder *h = VEC_PUSH(s->holders.items, s->holders.n, s->holders.cap);
@@ -40,8 +40,8 @@ static void add_holder(struct scan *s, pid_t pid, int fd, bool mapped, ino_t ino
     h->map_bytes = mapped ? size : 0;
 }
 
-static void add_proc(struct scan *s, pid_t pid, pid_t ppid, pid_t pgid, char state,
-                     const char *comm, const char *exe)
+struct proc *fake_add_proc(struct scan *s, pid_t pid, pid_t ppid, pid_t pgid, char state,
+                           const char *comm, const char *exe)
 {
     struct proc *p = VEC_PUSH(s->procs.items, s->procs.n, s->procs.cap);
     p->pid = pid;
@@ -54,6 +54,14 @@ static void add_proc(struct scan *s, pid_t pid, pid_t ppid, pid_t pgid, char sta
     p->exe = exe ? xstrdup(exe) : NULL;
     p->nspid = pid;
     p->rss_anon = 10 * MiB;
+    return p;
+}
+
+void fake_torch_loaded(struct scan *s, pid_t pid)
+{
+    struct holder_list *hl = &s->holders;
+    xgrow((void **)&hl->torch_pids, &hl->torch_cap, hl->ntorch + 1, sizeof(pid_t));
+    hl->torch_pids[hl->ntorch++] = pid;
 }
 
 #define PY "/usr/bin/python3.11"
@@ -63,7 +71,7 @@ static void add_proc(struct scan *s, pid_t pid, pid_t ppid, pid_t pgid, char sta
  *  13 torch_shm_manag started by worker 11; 30 zombie child of 10
  *  20 orphan worker (python, ppid 1, pgid 19 gone), 40 some other holder (cat).
  * Segments on one 64 MiB mount, 40 MiB used. */
-struct scan *fake_scene(void)
+struct scan *fake_scene_empty(void)
 {
     struct scan *s = calloc(1, sizeof(*s));
     warn_init(&s->warn);
@@ -79,41 +87,47 @@ struct scan *fake_scene(void)
     m->size = 64 * MiB;
     m->used = 40 * MiB;
     m->avail = 24 * MiB;
+    return s;
+}
 
-    add_proc(s, 5, 1, 5, 'S', "python3", PY);
-    add_proc(s, 10, 5, 10, 'S', "python3", PY);
-    add_proc(s, 11, 10, 10, 'S', "python3", PY);
-    add_proc(s, 12, 10, 10, 'S', "python3", PY);
-    add_proc(s, 13, 11, 13, 'S', "torch_shm_manag", "/usr/lib/torch_shm_manager");
-    add_proc(s, 20, 1, 19, 'S', "python3", PY);
-    add_proc(s, 30, 10, 10, 'Z', "python3", NULL);
-    add_proc(s, 40, 1, 40, 'S', "cat", "/usr/bin/cat");
+struct scan *fake_scene(void)
+{
+    struct scan *s = fake_scene_empty();
+
+    fake_add_proc(s, 5, 1, 5, 'S', "python3", PY);
+    fake_add_proc(s, 10, 5, 10, 'S', "python3", PY);
+    fake_add_proc(s, 11, 10, 10, 'S', "python3", PY);
+    fake_add_proc(s, 12, 10, 10, 'S', "python3", PY);
+    fake_add_proc(s, 13, 11, 13, 'S', "torch_shm_manag", "/usr/lib/torch_shm_manager");
+    fake_add_proc(s, 20, 1, 19, 'S', "python3", PY);
+    fake_add_proc(s, 30, 10, 10, 'Z', "python3", NULL);
+    fake_add_proc(s, 40, 1, 40, 'S', "cat", "/usr/bin/cat");
     procs_sort(&s->procs);
 
     /* Named, created by worker 11 and held by the main by fd: in use. */
-    add_file(s, "torch_11_100", 1, FT_REGULAR, 4 * MiB, 4 * MiB);
-    add_holder(s, 10, 5, false, 1, "/dev/shm/torch_11_100", false, 4 * MiB, 4 * MiB);
-    add_holder(s, 10, -1, true, 1, "/dev/shm/torch_11_100", false, 0, 0);
+    fake_add_file(s, "torch_11_100", 1, FT_REGULAR, 4 * MiB, 4 * MiB);
+    fake_add_holder(s, 10, 5, false, 1, "/dev/shm/torch_11_100", false, 4 * MiB, 4 * MiB);
+    fake_add_holder(s, 10, -1, true, 1, "/dev/shm/torch_11_100", false, 0, 0);
     /* Unlinked, created by worker 12, held by it (fd) and mapped by the main: hidden.
      * 8 MiB apparent, 6 MiB allocated: 2 MiB pending. */
-    add_holder(s, 12, 9, true, 2, "/dev/shm/torch_12_7_1", true, 8 * MiB, 6 * MiB);
-    add_holder(s, 10, -1, true, 2, "/dev/shm/torch_12_7_1", true, 8 * MiB, 6 * MiB);
+    fake_add_holder(s, 12, 9, true, 2, "/dev/shm/torch_12_7_1", true, 8 * MiB, 6 * MiB);
+    fake_add_holder(s, 10, -1, true, 2, "/dev/shm/torch_12_7_1", true, 8 * MiB, 6 * MiB);
     /* Named, creator 999 dead, nobody holds it: orphan. */
-    add_file(s, "torch_999_1", 3, FT_REGULAR, 2 * MiB, 2 * MiB);
+    fake_add_file(s, "torch_999_1", 3, FT_REGULAR, 2 * MiB, 2 * MiB);
     /* Named, creator 12 alive, nobody holds it: unheld. */
-    add_file(s, "torch_12_2", 4, FT_REGULAR, 1 * MiB, 1 * MiB);
+    fake_add_file(s, "torch_12_2", 4, FT_REGULAR, 1 * MiB, 1 * MiB);
     /* A symlink named like a dead creator's segment: never an orphan. */
-    add_file(s, "torch_1_2_3", 5, FT_SYMLINK, 11, 0);
+    fake_add_file(s, "torch_1_2_3", 5, FT_SYMLINK, 11, 0);
     /* OpenMP registration of a dead pid: orphan; a semaphore: unheld. */
-    add_file(s, "__KMP_REGISTERED_LIB_888_0", 6, FT_REGULAR, 1024, 4096);
-    add_file(s, "sem.mp-abc", 7, FT_REGULAR, 32, 4096);
+    fake_add_file(s, "__KMP_REGISTERED_LIB_888_0", 6, FT_REGULAR, 1024, 4096);
+    fake_add_file(s, "sem.mp-abc", 7, FT_REGULAR, 32, 4096);
     /* Held by the orphaned worker, and an "other" segment held by cat. */
-    add_file(s, "torch_20_1", 8, FT_REGULAR, 1 * MiB, 1 * MiB);
-    add_holder(s, 20, 3, true, 8, "/dev/shm/torch_20_1", false, 1 * MiB, 1 * MiB);
-    add_file(s, "my segment\n1", 9, FT_REGULAR, 1 * MiB, 1 * MiB);
-    add_holder(s, 40, 4, false, 9, "/dev/shm/my segment\n1", false, 1 * MiB, 1 * MiB);
+    fake_add_file(s, "torch_20_1", 8, FT_REGULAR, 1 * MiB, 1 * MiB);
+    fake_add_holder(s, 20, 3, true, 8, "/dev/shm/torch_20_1", false, 1 * MiB, 1 * MiB);
+    fake_add_file(s, "my segment\n1", 9, FT_REGULAR, 1 * MiB, 1 * MiB);
+    fake_add_holder(s, 40, 4, false, 9, "/dev/shm/my segment\n1", false, 1 * MiB, 1 * MiB);
     /* A hidden segment only mapped, whose size could not be read. */
-    add_holder(s, 40, -1, true, 10, "/dev/shm/torch_40_1", true, 0, 0);
+    fake_add_holder(s, 40, -1, true, 10, "/dev/shm/torch_40_1", true, 0, 0);
     s->holders.items[s->holders.n - 1].map_bytes = 2 * MiB;
     return s;
 }

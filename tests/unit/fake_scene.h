@@ -11,5 +11,16 @@
 #define MiB (1024ull * 1024ull)
 
 struct scan *fake_scene(void);
+/* Only the mount: 64 MiB, 40 MiB used, no process, no file. */
+struct scan *fake_scene_empty(void);
+void fake_add_file(struct scan *s, const char *name, ino_t ino, enum file_type type,
+                   uint64_t size, uint64_t alloc);
+void fake_add_holder(struct scan *s, pid_t pid, int fd, bool mapped, ino_t ino,
+                     const char *path, bool deleted, uint64_t size, uint64_t alloc);
+/* Adds a process; returns it so a test can set more fields (sigcatch...). */
+struct proc *fake_add_proc(struct scan *s, pid_t pid, pid_t ppid, pid_t pgid, char state,
+                           const char *comm, const char *exe);
+/* Marks pid as having libtorch mapped (pids must come in ascending order). */
+void fake_torch_loaded(struct scan *s, pid_t pid);
 
 #endif

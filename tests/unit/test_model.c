@@ -188,6 +188,91 @@ static void test_without_holder_scan_nothing_is_orphan(void **state)
     free(s);
 }
 
+
+/* torch < 2.5 names nothing: workers that hold no segment are known by
+ * libtorch plus the signals torch's workers catch (SIGBUS, SIGSEGV, SIGFPE). */
+#define WORKER_SIGS ((1ull << 6) | (1ull << 7) | (1ull << 10))
+#define FAULTHANDLER_SIGS (WORKER_SIGS | (1ull << 3) | (1ull << 5))
+#define PY "/usr/bin/python3.11"
+
+static struct model *build(struct scan *s)
+{
+    procs_sort(&s->procs);
+    struct model *m = calloc(1, sizeof(*m));
+    struct model_opts o;
+    model_opts_default(&o);
+    model_build(s, &o, m);
+    return m;
+}
+
+static void free_model(struct model *m)
+{
+    struct scan *s = (struct scan *)m->scan;
+    model_free(m);
+    scan_free(s);
+    free(s);
+    free(m);
+}
+
+static void test_container_main_is_pid_1(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    /* The main is pid 1 in its container; two idle workers hold nothing. */
+    fake_add_proc(s, 1, 0, 1, 'S', "python3", PY);
+    fake_add_proc(s, 7, 1, 1, 'S', "python3", PY)->sigcatch = WORKER_SIGS;
+    fake_add_proc(s, 8, 1, 1, 'S', "python3", PY)->sigcatch = WORKER_SIGS;
+    fake_torch_loaded(s, 1);
+    fake_torch_loaded(s, 7);
+    fake_torch_loaded(s, 8);
+    struct model *m = build(s);
+    assert_int_equal(proc(m, 1)->role, ROLE_MAIN);
+    assert_int_equal(proc(m, 7)->role, ROLE_WORKER);
+    assert_int_equal(proc(m, 8)->role, ROLE_WORKER);
+    const struct group *g = model_find_group(m, 1);
+    assert_non_null(g);
+    assert_int_equal(g->nworkers, 2);
+    assert_int_equal(m->totals.orphan_workers, 0);
+    free_model(m);
+}
+
+static void test_orphans_by_fingerprint(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    fake_add_proc(s, 1, 0, 1, 'S', "systemd", "/usr/lib/systemd/systemd");
+    /* A stuck worker whose main died, reparented to a subreaper shell whose
+     * process group it shares (no job control): still an orphaned worker. */
+    fake_add_proc(s, 50, 1, 50, 'S', "bash", "/usr/bin/bash");
+    fake_add_proc(s, 60, 50, 50, 'S', "python3", PY)->sigcatch = WORKER_SIGS;
+    /* A torch >= 2.5 worker reparented to init. */
+    fake_add_proc(s, 70, 1, 69, 'S', "pt_data_worker", PY);
+    /* Python with faulthandler, parent gone: not a worker. */
+    fake_add_proc(s, 80, 1, 79, 'S', "python3", PY)->sigcatch = FAULTHANDLER_SIGS;
+    /* The worker fingerprint without libtorch: not a worker either. */
+    fake_add_proc(s, 90, 50, 50, 'S', "python3", PY)->sigcatch = WORKER_SIGS;
+    /* A main holding a segment whose parent shell exited but whose process
+     * group leader lives: a holder, not an orphaned worker. */
+    fake_add_proc(s, 95, 1, 50, 'S', "python3", PY);
+    fake_add_file(s, "torch_95_1", 1, FT_REGULAR, MiB, MiB);
+    fake_add_holder(s, 95, 3, true, 1, "/dev/shm/torch_95_1", false, MiB, MiB);
+    fake_torch_loaded(s, 60);
+    fake_torch_loaded(s, 70);
+    fake_torch_loaded(s, 80);
+    fake_torch_loaded(s, 95);
+    struct model *m = build(s);
+    assert_int_equal(proc(m, 60)->role, ROLE_ORPHAN_WORKER);
+    assert_int_equal(proc(m, 70)->role, ROLE_ORPHAN_WORKER);
+    assert_null(model_find_proc(m, 80));
+    assert_null(model_find_proc(m, 90));
+    assert_null(model_find_proc(m, 50));
+    assert_null(model_find_proc(m, 1));
+    assert_int_equal(proc(m, 95)->role, ROLE_HOLDER);
+    assert_int_equal(m->totals.orphan_workers, 2);
+    assert_int_equal(m->ngroups, 0);
+    free_model(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -199,6 +284,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_roles, setup, teardown),
         cmocka_unit_test_setup_teardown(test_groups, setup, teardown),
         cmocka_unit_test(test_without_holder_scan_nothing_is_orphan),
+        cmocka_unit_test(test_container_main_is_pid_1),
+        cmocka_unit_test(test_orphans_by_fingerprint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
