@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -137,6 +138,29 @@ bool actplan_add_segment(const struct model *m, size_t seg, const struct clean_p
     }
     push(m, sg, out);
     return true;
+}
+
+void actplan_keep_state(struct unlink_plan *p, enum seg_state state)
+{
+    size_t k = 0;
+    p->ntry = 0;
+    p->bytes = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        struct unlink_target *t = &p->items[i];
+        if (t->state != state) {
+            free(t->mount);
+            free(t->mount_dir);
+            free(t->name);
+            free(t->why);
+            continue;
+        }
+        if (!t->refuse) {
+            p->ntry++;
+            p->bytes += t->alloc;
+        }
+        p->items[k++] = *t;
+    }
+    p->n = k;
 }
 
 bool actplan_proc(const struct model *m, pid_t pid, struct signal_target *t)

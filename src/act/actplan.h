@@ -38,6 +38,9 @@ void actplan_add_dirs(const struct model *m, const struct clean_policy *pol,
 bool actplan_add_segment(const struct model *m, size_t seg, const struct clean_policy *pol,
                          struct unlink_plan *out, char *why, size_t n);
 
+/* Drops the items of p whose state is not state (U: unheld ones only). */
+void actplan_keep_state(struct unlink_plan *p, enum seg_state state);
+
 /* Why segment sg would be removed (malloc'd sentence). */
 char *actplan_segment_why(const struct model *m, const struct segment *sg);
 

@@ -98,6 +98,13 @@ void reap_plan_build(const struct model *m, const char *proc_dir, struct reap_pl
     }
 }
 
+bool reap_manager_stuck(const char *proc_dir, struct signal_target *t)
+{
+    struct reap_plan none = {0};
+    bool waits;
+    return manager_stuck(proc_dir, &none, t, &waits);
+}
+
 size_t reap_plan_count(const struct reap_plan *p)
 {
     return p->workers.n + p->managers.n + p->zombies.n;

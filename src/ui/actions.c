@@ -1,43 +1,264 @@
-/* The action keys. Placeholders until the cleanup engine (src/act) is
- * wired in here: each says what it will do and that it is not available
- * yet. The selection they receive is complete, so wiring needs no change
- * outside this file. */
+/* The unlink keys: d / Del (the selected orphan, the marked ones, or the
+ * orphans of the selected group), D (every orphan) and U (every unheld
+ * segment past the minimum age). Each lists its targets and bytes in a
+ * confirmation dialog with "No" selected, then removes them one by one
+ * through act/unlink.c (which re-checks each right before its unlink),
+ * showing progress and asking after each refusal whether to skip, skip all
+ * or abort. Shared helpers for actions_proc.c live here too. */
 #include "ui/actions.h"
 
-#include "config/theme.h"
-#include "ui/ui_priv.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
-static void not_yet(struct ui *u, const char *what)
+#include "act/actlog.h"
+#include "act/actplan.h"
+#include "act/unlink.h"
+#include "config/theme.h"
+#include "ui/actions_priv.h"
+#include "ui/dialog.h"
+#include "ui/term.h"
+#include "ui/ui_priv.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+static struct actlog g_log = {.fd = -1};
+static bool g_log_tried;
+static char g_log_note[160];
+
+struct actlog *actions_log(struct ui *u)
 {
-    ui_message(u, THEME_warning, "%s is not available yet in this version", what);
+    if (!g_log_tried) {
+        g_log_tried = true;
+        if (actlog_open(&g_log, u->set->cfg.log_file) < 0)
+            snprintf(g_log_note, sizeof(g_log_note), " (not logged: %s: %s)",
+                     g_log.path ? actions_safe(g_log.path) : "no $XDG_STATE_HOME or $HOME",
+                     strerror(g_log.err));
+    }
+    return &g_log;
+}
+
+const char *actions_log_note(struct ui *u)
+{
+    actions_log(u);
+    return g_log_note;
+}
+
+void actions_progress(struct ui *u, const char *fmt, ...)
+{
+    va_list ap;
+    char text[256];
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    ui_message(u, THEME_muted, "%s", text);
+    ui_draw(u);
+    refresh();
+}
+
+int actions_ask_failure(struct ui *u, const char *what, const char *reason)
+{
+    static const char *const items[] = {"Skip this one", "Skip all (do not ask again)",
+                                        "Abort"};
+    char title[400];
+    snprintf(title, sizeof(title), "%s: %s", what, reason);
+    int k = dialog_menu(u, title, items, 3, 0);
+    return k < 0 ? ACTIONS_ABORT : k;
+}
+
+void actions_line(struct actions_lines *l, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    *(char **)VEC_PUSH(l->v, l->n, l->cap) = xstrdup(text);
+}
+
+void actions_lines_free(struct actions_lines *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof(*l));
+}
+
+void actions_show(struct ui *u, const char *title, const struct actions_lines *l)
+{
+    dialog_menu(u, title, (const char *const *)l->v, l->n, 0);
+}
+
+const char *actions_safe(const char *s)
+{
+    static char bufs[8][384];
+    static int next;
+    char *d = bufs[next++ % 8];
+    term_escape(d, sizeof(bufs[0]), s ? s : "");
+    return d;
+}
+
+static const char *size_text(char *b, uint64_t v)
+{
+    return fmt_size(b, 32, v);
+}
+
+static const char *target_name(const struct unlink_target *t)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", t->mount, t->name);
+    return actions_safe(path);
+}
+
+/* Confirms, removes and reports; plan items already checked by planning. */
+static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
+{
+    char b1[32], b2[32], title[200];
+    struct actions_lines l = {0};
+    for (size_t i = 0; i < p->n; i++) {
+        const struct unlink_target *t = &p->items[i];
+        if (t->refuse)
+            actions_line(&l, "%s  will be refused: %s", target_name(t), t->refuse);
+        else
+            actions_line(&l, "%s  %s  %s", target_name(t), size_text(b1, t->alloc), t->why);
+    }
+    if (p->ntry == 0) {
+        snprintf(title, sizeof(title), "Nothing to unlink: %zu look-alike%s will not be touched",
+                 p->n, p->n == 1 ? "" : "s");
+        actions_show(u, title, &l);
+        actions_lines_free(&l);
+        return;
+    }
+    snprintf(title, sizeof(title), "Unlink %zu %s segment%s, %s?", p->ntry, what,
+             p->ntry == 1 ? "" : "s", size_text(b1, p->bytes));
+    bool yes = dialog_confirm(u, title, (const char *const *)l.v, l.n);
+    actions_lines_free(&l);
+    if (!yes) {
+        ui_message(u, THEME_muted, "nothing unlinked");
+        return;
+    }
+    struct unlink_opts o = {.proc_dir = "/proc", .uid = geteuid(), .log = actions_log(u)};
+    struct unlink_run r;
+    struct unlink_result res;
+    size_t idx;
+    bool skip_all = false, aborted = false;
+    unlink_begin(&r, p, &o);
+    while (!aborted && unlink_step(&r, &res, &idx)) {
+        const char *name = target_name(&p->items[idx]);
+        actions_progress(u, "unlinking %zu/%zu: %s", idx + 1, p->n, name);
+        if (res.outcome == UNLINK_REMOVED || res.outcome == UNLINK_GONE) {
+            actions_line(&l, "%-8s %s  %s freed", unlink_outcome_name(res.outcome), name,
+                         size_text(b1, res.freed));
+            continue;
+        }
+        actions_line(&l, "%-8s %s  %s", unlink_outcome_name(res.outcome), name, res.reason);
+        if (skip_all || idx + 1 == p->n)
+            continue;
+        switch (actions_ask_failure(u, name, res.reason)) {
+        case ACTIONS_SKIP_ALL: skip_all = true; break;
+        case ACTIONS_ABORT: aborted = true; break;
+        default: break;
+        }
+        unlink_invalidate(&r); /* time has passed while asking */
+    }
+    snprintf(title, sizeof(title), "%zu unlinked, %s freed; %zu refused, %zu failed%s%s",
+             r.removed, size_text(b2, r.freed), r.refused, r.failed,
+             aborted ? "; aborted" : "", actions_log_note(u));
+    if (r.refused || r.failed)
+        actions_show(u, title, &l);
+    ui_message(u, r.refused || r.failed ? THEME_warning : THEME_status, "%s", title);
+    unlink_end(&r);
+    actions_lines_free(&l);
+    poller_request_scan(u->poller);
+}
+
+static void seg_name(char *dst, size_t n, const struct ui_selection *sel, const struct segment *sg)
+{
+    const struct shm_mount *mt = &sel->model->scan->mounts.items[sg->mount];
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", mt->path, sg->name);
+    term_escape(dst, n, path);
+}
+
+static size_t index_of(const struct model *m, const struct segment *sg)
+{
+    return (size_t)(sg - m->segs);
 }
 
 void actions_unlink(struct ui *u, const struct ui_selection *sel)
 {
-    (void)sel;
-    not_yet(u, "Unlinking orphans (d)");
+    const struct model *m = sel->model;
+    struct clean_policy pol;
+    clean_policy_default(&pol);
+    struct unlink_plan p = {0};
+    char why[200], name[300];
+    if (sel->nmarked_segs) {
+        size_t refused = 0;
+        for (size_t i = 0; i < sel->nmarked_segs; i++)
+            if (!actplan_add_segment(m, index_of(m, sel->marked_segs[i]), &pol, &p, why,
+                                     sizeof(why)))
+                refused++;
+        if (refused)
+            ui_message(u, THEME_warning, "%zu marked segment%s left out: not orphans", refused,
+                       refused == 1 ? "" : "s");
+    } else if (sel->seg) {
+        if (!actplan_add_segment(m, index_of(m, sel->seg), &pol, &p, why, sizeof(why))) {
+            seg_name(name, sizeof(name), sel, sel->seg);
+            ui_message(u, THEME_warning, "%s: %s", name, why);
+            return;
+        }
+    } else if (sel->group) {
+        for (size_t i = 0; i < m->nsegs; i++)
+            if (m->segs[i].group == sel->group->main_pid && m->segs[i].state == SEG_ORPHAN)
+                actplan_add_segment(m, i, &pol, &p, why, sizeof(why));
+        if (!p.n) {
+            ui_message(u, THEME_muted, "group %d has no orphan segments",
+                       (int)sel->group->main_pid);
+            return;
+        }
+    }
+    if (!p.n) {
+        if (!sel->nmarked_segs)
+            ui_message(u, THEME_muted, "select an orphan segment (or mark several with Space)");
+        unlink_plan_free(&p);
+        return;
+    }
+    run_unlink(u, &p, "orphan");
+    unlink_plan_free(&p);
 }
 
 void actions_unlink_orphans(struct ui *u, const struct ui_selection *sel)
 {
-    (void)sel;
-    not_yet(u, "Unlinking every orphan (D)");
+    struct clean_policy pol;
+    clean_policy_default(&pol);
+    struct unlink_plan p;
+    actplan_clean(sel->model, &pol, &p);
+    actplan_add_dirs(sel->model, &pol, &p);
+    if (!p.n)
+        ui_message(u, THEME_muted, "no orphan segments");
+    else
+        run_unlink(u, &p, "orphan");
+    unlink_plan_free(&p);
 }
 
 void actions_unlink_unheld(struct ui *u, const struct ui_selection *sel)
 {
-    (void)sel;
-    not_yet(u, "Unlinking unheld segments (U)");
-}
-
-void actions_signal(struct ui *u, const struct ui_selection *sel)
-{
-    (void)sel;
-    not_yet(u, "Sending signals (k)");
-}
-
-void actions_reap(struct ui *u, const struct ui_selection *sel)
-{
-    (void)sel;
-    not_yet(u, "Reaping stuck workers (K)");
+    struct clean_policy pol;
+    clean_policy_default(&pol);
+    pol.all_unheld = true;
+    pol.min_age_s = u->set->cfg.min_age_s;
+    struct unlink_plan p;
+    actplan_clean(sel->model, &pol, &p);
+    actplan_add_dirs(sel->model, &pol, &p);
+    actplan_keep_state(&p, SEG_UNHELD);
+    char age[32];
+    fmt_duration(age, sizeof(age), pol.min_age_s);
+    if (!p.n)
+        ui_message(u, THEME_muted, "no unheld segments older than %s%s", age,
+                   p.young ? " (younger ones are kept)" : "");
+    else
+        run_unlink(u, &p, "unheld");
+    unlink_plan_free(&p);
 }

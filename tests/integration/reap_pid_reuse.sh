@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# PID reuse: reap records an orphaned worker (pid and start time); while it
+# PID reuse (in a private pid namespace, so that reap sees only this test's
+# processes): reap records an orphaned worker (pid and start time); while it
 # is paused before signalling (SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL) the worker
 # dies and its pid is handed to a new, innocent process (ns_last_pid in a
 # private pid namespace). reap must see a different process and refuse:

@@ -1,0 +1,43 @@
+/* What the action keys share (actions.c: unlink; actions_proc.c: signals
+ * and reap): the action log, progress in the status line, the question
+ * after a failure, and the list of results. */
+#ifndef SHMWATCH_UI_ACTIONS_PRIV_H
+#define SHMWATCH_UI_ACTIONS_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ui;
+struct actlog;
+
+/* The action log, opened on first use: the log_file setting (--log), else
+ * $XDG_STATE_HOME/shmwatch/actions.log. Never NULL (a disabled log is a
+ * no-op; actions_log_note says why). */
+struct actlog *actions_log(struct ui *u);
+/* " (not logged: why)" when the log could not be opened, else "". */
+const char *actions_log_note(struct ui *u);
+
+/* A status-line message drawn at once (during actions that take time). */
+void actions_progress(struct ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+enum { ACTIONS_SKIP, ACTIONS_SKIP_ALL, ACTIONS_ABORT };
+/* After a refused or failed item (what: safe text): skip it, skip every
+ * later failure without asking, or abort. Esc aborts. */
+int actions_ask_failure(struct ui *u, const char *what, const char *reason);
+
+/* Lines of safe text, malloc'd. */
+struct actions_lines {
+    char **v;
+    size_t n, cap;
+};
+void actions_line(struct actions_lines *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void actions_lines_free(struct actions_lines *l);
+/* Shows the lines under a title until Enter, Esc or q. */
+void actions_show(struct ui *u, const char *title, const struct actions_lines *l);
+
+/* An untrusted name (segment, comm, command line) made safe, in a rotating
+ * buffer: valid until 8 more calls. */
+const char *actions_safe(const char *s);
+
+#endif

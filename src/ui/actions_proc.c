@@ -1,0 +1,235 @@
+/* The process keys: k / F9 opens a signal menu for the selected (or marked)
+ * processes, like htop's; on a zombie it explains that it is already dead,
+ * offers SIGCHLD to its parent and, only when that parent is itself an
+ * orphaned worker or a stuck shm manager, to end the parent. K ends every
+ * orphaned worker and stuck shm manager after a confirmation (act/reap.c).
+ * Every signal goes through act/signal.c, which re-checks the process
+ * (pid and start time, owner) right before it. */
+#include "ui/actions.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "act/actplan.h"
+#include "act/reap.h"
+#include "act/signal.h"
+#include "config/theme.h"
+#include "ui/actions_priv.h"
+#include "ui/dialog.h"
+#include "ui/ui_priv.h"
+#include "util/xalloc.h"
+
+static const struct {
+    int sig;
+    const char *item;
+} menu[] = {
+    {SIGTERM, "15 TERM  ask it to exit"},
+    {SIGKILL, " 9 KILL  end it at once"},
+    {SIGINT, " 2 INT   interrupt (as Ctrl-C)"},
+    {SIGHUP, " 1 HUP   hang up"},
+    {SIGCHLD, "17 CHLD  ask it to reap its exited children"},
+};
+#define NMENU (sizeof(menu) / sizeof(menu[0]))
+
+static void opts(struct ui *u, struct signal_opts *o)
+{
+    signal_opts_default(o);
+    o->log = actions_log(u);
+}
+
+static const char *who(const struct signal_target *t)
+{
+    static char b[4][96];
+    static int next;
+    char *d = b[next++ % 4];
+    snprintf(d, sizeof(b[0]), "pid %d (%s)", (int)t->pid, actions_safe(t->comm));
+    return d;
+}
+
+static bool bad(enum signal_outcome o)
+{
+    return o == SIGNAL_REFUSED || o == SIGNAL_FAILED || o == SIGNAL_SURVIVED;
+}
+
+/* Reports results: a status message, and the list when something went wrong. */
+static void report(struct ui *u, const char *done, size_t nbad, const struct actions_lines *l)
+{
+    char title[256];
+    snprintf(title, sizeof(title), "%s; %zu refused or failed%s", done, nbad,
+             actions_log_note(u));
+    if (nbad)
+        actions_show(u, title, l);
+    ui_message(u, nbad ? THEME_warning : THEME_status, "%s", title);
+    poller_request_scan(u->poller);
+}
+
+/* A zombie: explain, nudge its parent, and offer to end the parent only
+ * when it is an orphaned worker or a stuck shm manager. */
+static void zombie(struct ui *u, const struct model *m, struct signal_target *z)
+{
+    struct signal_target parent;
+    bool known = actplan_proc(m, z->ppid, &parent);
+    bool may_end = false;
+    char reason[200] = "";
+    if (known && parent.role == ROLE_ORPHAN_WORKER) {
+        may_end = true;
+        snprintf(reason, sizeof(reason), "it is an orphaned worker");
+    } else if (known && parent.role == ROLE_SHM_MANAGER && reap_manager_stuck("/proc", &parent)) {
+        may_end = true;
+        snprintf(reason, sizeof(reason), "it is a stuck shm manager");
+    }
+    char title[300], nudge[200], end[200];
+    snprintf(title, sizeof(title),
+             "%s is a zombie: already dead, it holds no memory and cannot be killed; only its "
+             "parent pid %d (%s) can reap it",
+             who(z), (int)z->ppid, known ? actions_safe(parent.comm) : "?");
+    snprintf(nudge, sizeof(nudge), "Send SIGCHLD to its parent pid %d so that it reaps it",
+             (int)z->ppid);
+    snprintf(end, sizeof(end), "End its parent pid %d (%s): TERM, then KILL", (int)z->ppid,
+             reason);
+    const char *items[3] = {nudge, may_end ? end : "Cancel", "Cancel"};
+    int k = dialog_menu(u, title, items, may_end ? 3 : 2, 0);
+    struct signal_opts o;
+    opts(u, &o);
+    struct signal_result r;
+    struct actions_lines l = {0};
+    if (k == 0) {
+        signal_zombie(&o, z, &r);
+        actions_line(&l, "%s  %s", who(z), r.reason);
+        report(u, r.parent_nudged ? "parent sent SIGCHLD" : "SIGCHLD not sent",
+               bad(r.outcome), &l);
+    } else if (k == 1 && may_end) {
+        actions_progress(u, "ending pid %d: SIGTERM, SIGKILL after %.0f s", (int)parent.pid,
+                         o.timeout_s);
+        signal_end(&o, &parent, 1, &r);
+        actions_line(&l, "%s  %s", who(&parent), r.reason);
+        report(u, signal_outcome_name(r.outcome), bad(r.outcome), &l);
+    }
+    actions_lines_free(&l);
+    if (known) {
+        free(parent.cmdline);
+        free(parent.why);
+    }
+}
+
+void actions_signal(struct ui *u, const struct ui_selection *sel)
+{
+    const struct model *m = sel->model;
+    struct signal_plan p = {0};
+    size_t nzombies = 0;
+    const struct mproc *const *marked = sel->marked_procs;
+    size_t n = sel->nmarked_procs;
+    if (!n && sel->proc) {
+        marked = &sel->proc;
+        n = 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct proc *pr = &m->scan->procs.items[marked[i]->proc];
+        struct signal_target *t = VEC_PUSH(p.items, p.n, p.cap);
+        signal_target_from_proc(t, pr, marked[i]->role);
+        nzombies += pr->state == 'Z';
+    }
+    if (!p.n) {
+        ui_message(u, THEME_muted, "select a process (or mark several with Space)");
+    } else if (p.n == 1 && nzombies) {
+        zombie(u, m, &p.items[0]);
+    } else if (nzombies) {
+        ui_message(u, THEME_warning, "%zu of the marked processes are zombies: already dead; "
+                                     "press k on one alone to help its parent reap it",
+                   nzombies);
+    } else {
+        const char *items[NMENU];
+        for (size_t i = 0; i < NMENU; i++)
+            items[i] = menu[i].item;
+        char title[160];
+        snprintf(title, sizeof(title), "Send a signal to %s%s", p.n == 1 ? who(&p.items[0]) : "",
+                 p.n == 1 ? "" : "the marked processes");
+        int k = dialog_menu(u, title, items, NMENU, 0);
+        if (k >= 0) {
+            struct signal_opts o;
+            opts(u, &o);
+            struct actions_lines l = {0};
+            size_t nbad = 0;
+            for (size_t i = 0; i < p.n; i++) {
+                struct signal_result r;
+                signal_send(&o, &p.items[i], menu[k].sig, &r);
+                nbad += bad(r.outcome);
+                actions_line(&l, "%s  %s", who(&p.items[i]), r.reason);
+            }
+            char done[64];
+            snprintf(done, sizeof(done), "SIG%s sent to %zu", signal_name(menu[k].sig),
+                     p.n - nbad);
+            report(u, done, nbad, &l);
+            actions_lines_free(&l);
+        }
+    }
+    signal_plan_free(&p);
+}
+
+static void section(struct actions_lines *l, const char *what, const struct signal_plan *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        actions_line(l, "%s %s  %s", what, who(&p->items[i]), p->items[i].why);
+}
+
+struct progress {
+    struct ui *u;
+    struct actions_lines *l;
+    size_t done, total, nbad;
+};
+
+static void on_step(void *ctx, const struct signal_target *t, const struct signal_result *r)
+{
+    struct progress *pg = ctx;
+    pg->done++;
+    pg->nbad += bad(r->outcome);
+    actions_line(pg->l, "%-8s %s  %s", signal_outcome_name(r->outcome), who(t), r->reason);
+    actions_progress(pg->u, "reaping %zu/%zu: %s %s", pg->done, pg->total, who(t),
+                     signal_outcome_name(r->outcome));
+}
+
+void actions_reap(struct ui *u, const struct ui_selection *sel)
+{
+    struct reap_plan p;
+    actions_progress(u, "looking for orphaned workers and stuck shm managers...");
+    reap_plan_build(sel->model, "/proc", &p);
+    size_t nend = p.workers.n + p.managers.n;
+    if (!reap_plan_count(&p)) {
+        ui_message(u, THEME_muted, "nothing to reap: no orphaned workers, stuck shm managers "
+                                   "or zombies%s",
+                   p.serving.n ? " (shm managers still serving clients are left alone)" : "");
+        reap_plan_free(&p);
+        return;
+    }
+    struct signal_opts o;
+    opts(u, &o);
+    struct actions_lines l = {0};
+    section(&l, "end   ", &p.workers);
+    section(&l, "end   ", &p.managers);
+    section(&l, "zombie", &p.zombies);
+    char title[200];
+    snprintf(title, sizeof(title), "End %zu process%s (SIGTERM, SIGKILL after %.0f s) and help "
+                                   "%zu zombie%s be reaped?",
+             nend, nend == 1 ? "" : "es", o.timeout_s, p.zombies.n,
+             p.zombies.n == 1 ? "" : "s");
+    bool yes = dialog_confirm(u, title, (const char *const *)l.v, l.n);
+    actions_lines_free(&l);
+    if (yes) {
+        struct progress pg = {.u = u, .l = &l, .total = reap_plan_count(&p)};
+        struct reap_results res;
+        actions_progress(u, "ending %zu process%s: SIGTERM, then SIGKILL after %.0f s...", nend,
+                         nend == 1 ? "" : "es", o.timeout_s);
+        reap_run(&o, &p, &res, on_step, &pg);
+        char done[64];
+        snprintf(done, sizeof(done), "reaped %zu of %zu", pg.done - pg.nbad, pg.total);
+        report(u, done, pg.nbad, &l);
+        reap_results_free(&res);
+        actions_lines_free(&l);
+    } else {
+        ui_message(u, THEME_muted, "nothing signalled");
+    }
+    reap_plan_free(&p);
+}

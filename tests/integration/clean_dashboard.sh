@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The dashboard's cleanup, driven through tmux on the leak scene (a killed
+# job's 12 orphans, 12 MiB): with --read-only, D is refused; D shows a
+# dialog with the count and the bytes, and Enter (No is selected) or n
+# leaves everything; D then y removes them all, the gauge falls to zero
+# and the action log has every removal.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+need setsid tmux
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+_lib_tmp
+
+SCENE_PREFIX=setsid scene_start --workers 3 --per-worker 4 --modes named --size 1048576
+kill -KILL -- "-$SCENE_PID"
+wait_for "[ \"\$(ps -o stat= -p $SCENE_PID | cut -c1)\" = Z ] || ! kill -0 $SCENE_PID 2>/dev/null" 10 ||
+    fail "the job did not die"
+norphans() { ls /dev/shm | grep -c '^torch_' || true; }
+assert_eq "$(norphans)" 12 "the killed job left 12 orphans"
+
+export TMUX_TMPDIR=$SHMTEST_TMP/tmux
+mkdir -p "$TMUX_TMPDIR"
+TM=(tmux -L shmwatch-clean -f /dev/null)
+on_exit '"${TM[@]}" kill-server 2>/dev/null'
+log=$SHMTEST_TMP/actions.log
+screen() { "${TM[@]}" capture-pane -p -t dash; }
+shows() { screen | grep -qF -- "$1"; }
+start() { # ARGS...: the dashboard in a fresh 140x45 session "dash"
+    "${TM[@]}" kill-session -t dash 2>/dev/null || true
+    "${TM[@]}" new-session -d -s dash -x 140 -y 45 "$SHMWATCH --log $log $*; sleep 60"
+    wait_for 'shows "Orphans: held by nobody" && shows "12 segs"' 20 ||
+        fail "the dashboard does not show the 12 orphans: $(screen)"
+}
+keys() { "${TM[@]}" send-keys -t dash "$@"; }
+
+# --read-only: D is refused and says so.
+start --read-only
+keys D
+wait_for 'shows "read-only"' 5 || fail "D was not refused under --read-only: $(screen)"
+assert_eq "$(norphans)" 12 "read-only: nothing removed"
+
+start
+wait_for 'shows "12M/64M"' 10 || fail "the gauge does not show 12M used: $(screen)"
+keys D
+wait_for 'shows "Unlink 12 orphan segments, 12.0 MiB?"' 5 || fail "no dialog after D: $(screen)"
+shows "[ Yes ]" && shows "[ No ]" || fail "the dialog has no Yes/No"
+[ "$(screen | grep -c '/dev/shm/torch_.*  1.0 MiB  orphan: held by nobody')" -ge 10 ] ||
+    fail "the dialog does not list the targets and bytes: $(screen)"
+ok "D shows a dialog with the count and the bytes"
+keys Enter
+wait_for 'shows "nothing unlinked"' 5 || fail "Enter did not answer No: $(screen)"
+assert_eq "$(norphans)" 12 "Enter (No is selected) leaves everything"
+keys D
+wait_for 'shows "Unlink 12 orphan segments"' 5 || fail "no dialog after D again"
+keys n
+wait_for 'shows "nothing unlinked"' 5 || fail "n did not answer No: $(screen)"
+assert_eq "$(norphans)" 12 "n leaves everything"
+[ ! -s "$log" ] || fail "declining wrote the action log"
+
+keys D
+wait_for 'shows "Unlink 12 orphan segments"' 5 || fail "no dialog after D a third time"
+keys y
+wait_for 'shows "12 unlinked, 12.0 MiB freed; 0 refused, 0 failed"' 10 ||
+    fail "no result after y: $(screen)"
+assert_eq "$(norphans)" 0 "y removes every orphan"
+wait_for 'shows " 0B/64M"' 10 || fail "the gauge did not fall: $(screen)"
+ok "the gauge falls to 0B/64M"
+assert_eq "$(grep -c '	unlink	/dev/shm/torch_.*	removed	' "$log")" 12 "the log has the 12 removals"
