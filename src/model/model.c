@@ -146,6 +146,8 @@ static void classify(struct model *m)
         pid_t named;
         if (name_creator_pid(base, &named)) {
             const struct proc *p = creator_proc(m->scan, named, pidns);
+            if (p && p->kernel_thread)
+                p = NULL; /* a kernel thread creates no segment: the pid was reused */
             sg->has_creator = true;
             sg->creator_pid = p ? p->pid : named;
             sg->creator_alive = p && p->state != 'Z';

@@ -273,6 +273,18 @@ static void test_orphans_by_fingerprint(void **state)
     free_model(m);
 }
 
+static void test_kernel_thread_is_no_creator(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    fake_add_proc(s, 4, 2, 0, 'I', "kworker/0:0", NULL)->kernel_thread = true;
+    fake_add_file(s, "torch_4_0", 1, FT_REGULAR, MiB, MiB);
+    struct model *m = build(s);
+    assert_false(m->segs[0].creator_alive);
+    assert_int_equal(m->segs[0].state, SEG_ORPHAN);
+    free_model(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -286,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_without_holder_scan_nothing_is_orphan),
         cmocka_unit_test(test_container_main_is_pid_1),
         cmocka_unit_test(test_orphans_by_fingerprint),
+        cmocka_unit_test(test_kernel_thread_is_no_creator),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
