@@ -75,9 +75,9 @@ void ui_draw(struct ui *u)
 {
     erase();
     if (LINES < 5 || COLS < 20) {
-        term_put(0, 0, COLS, "shmwatch: terminal too small", term_attr(THEME_warning), true);
+        term_put(0, 0, COLS, "too small", term_attr(THEME_warning), true);
         if (LINES > 1)
-            term_printf(1, 0, COLS, term_attr(THEME_muted), "%dx%d, needs 20x5", COLS, LINES);
+            term_printf(1, 0, COLS, term_attr(THEME_muted), "%dx%d < 20x5", COLS, LINES);
     } else if (u->page) {
         page_draw(u);
     } else {

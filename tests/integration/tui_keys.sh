@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The dashboard's keys: the help page lists every key of the key table
+# (src/ui/keys.c), the filter narrows the rows as it is typed, the sort keys change
+# the order, t and p switch views, Enter shows a segment's holders with their fd.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+. "$(dirname "$0")/tui_lib.sh"
+
+scene_start --workers 2 --per-worker 4 --size 1M --orphans 2 --unheld 1
+main=$(manifest_pids main)
+w1=$(manifest_pids worker | head -n 1)
+
+# --- Help lists every key ------------------------------------------------------
+# The labels of the key table, as the help page names them.
+labels=$SHMTEST_TMP/labels
+python3 - "$SRCDIR/src/ui/keys.c" >"$labels" <<'PY'
+import re, sys
+src = open(sys.argv[1]).read()
+table = src[src.index("static const struct key_entry keys[]"):]
+table = table[:table.index("\n};")]
+for m in re.finditer(r'\{\s*(K_[A-Z_| ]+?)\s*,\s*"((?:[^"\\]|\\.)*)"', table):
+    print(m.group(2))
+PY
+[ "$(wc -l <"$labels")" -ge 30 ] || fail "only $(wc -l <"$labels") keys found in src/ui/keys.c"
+
+tui_start 120 40
+tui_wait "main $main " 10
+tui_keys F1
+tui_wait "^ Help: every key" 5
+help=$SHMTEST_TMP/help
+: >"$help"
+for _ in 1 2 3 4; do # the page may need scrolling: a screen at a time
+    tui_cap >>"$help"
+    tui_keys NPage
+    sleep 0.3
+done
+missing=0
+while IFS= read -r label; do
+    if ! grep -qF -- "  $label  " "$help"; then
+        echo "help does not list '$label'" >&2
+        missing=$((missing + 1))
+    fi
+done <"$labels"
+[ "$missing" -eq 0 ] || { cat "$help" >&2; fail "$missing keys missing from the help page"; }
+ok "the help page lists all $(wc -l <"$labels") entries of the key table"
+tui_sane "the help page fits"
+tui_keys q
+tui_wait "main $main " 5
+ok "q closes the help page"
+
+# --- Views ----------------------------------------------------------------------
+tui_keys p
+tui_wait "^ +PID +PPID S ROLE" 5
+tui_wait "^ +$w1 +$main S worker " 5
+ok "p shows the processes view with worker $w1 of $main"
+tui_keys p
+tui_wait "main $main " 5
+tui_keys t
+tui_wait "│ flat " 5
+tui_gone "main $main " 5
+ok "t switches to the flat list"
+
+# --- Filter ------------------------------------------------------------------------
+rows() { tui_cap | grep -cE '^(torch_|unheld_)'; }
+before=$(rows)
+[ "$before" -eq 11 ] || { tui_dump; fail "the flat list shows $before segments, not 11"; }
+tui_keys / t o r c h _ "$w1"
+tui_wait "filter \"torch_$w1\"" 5
+tui_until '[ "$(rows)" -eq 4 ]' 5 || { tui_dump; fail "the filter left $(rows) rows, not 4"; }
+tui_cap | grep -E '^(torch_|unheld_)' | grep -vq "torch_${w1}_" &&
+    { tui_dump; fail "a row that does not match the filter is shown"; }
+ok "typing torch_$w1 narrows 11 rows to its 4 segments"
+for _ in $(seq 20); do tui_keys BSpace; done
+tui_keys Enter
+tui_until '[ "$(rows)" -eq 11 ]' 5 || { tui_dump; fail "erasing the filter did not bring every row back"; }
+tui_keys / u n h e l d Escape
+tui_until '[ "$(rows)" -eq 11 ]' 5 || { tui_dump; fail "Esc did not clear the filter"; }
+ok "Backspace and Esc widen the list again"
+
+# --- Sort --------------------------------------------------------------------------
+first_row() { tui_cap | grep -m1 -E '^(torch_|unheld_)' | awk '{ print $1 }'; }
+last_row() { tui_cap | grep -E '^(torch_|unheld_)' | tail -n 1 | awk '{ print $1 }'; }
+tui_wait "sort size" 5
+tui_wait "SIZE↓" 5
+[ "$(last_row)" = unheld_0 ] || { tui_dump; fail "sorted by size, the 4 KiB unheld_0 is not last"; }
+ok "sorted by size, the smallest segment is last"
+for _ in 1 2 3 4; do # size -> age -> state -> pid -> name
+    tui_keys s
+done
+tui_wait "sort name" 5
+tui_wait "NAME↓" 5
+tui_keys I
+tui_wait "sort name↑" 5
+tui_until '[ "$(first_row)" = unheld_0 ]' 5 || { tui_dump; fail "sorted by name, inverted, unheld_0 is not first"; }
+ok "s cycles to the name order and I inverts it: unheld_0 first"
+tui_keys '<' '<'
+tui_wait "sort state↑" 5
+tui_keys I
+tui_wait "sort state↓" 5
+tui_until '[ "$(first_row)" != unheld_0 ] && tui_cap | grep -m1 -E "^(torch_|unheld_)" | grep -q " orphan "' 5 ||
+    { tui_dump; fail "sorted by state, an orphan is not first"; }
+ok "< goes back to the state order: orphans first"
+
+# --- Details ---------------------------------------------------------------------
+tui_keys Escape / "torch_${w1}_0" Enter Home Enter
+tui_wait "^Segment torch_${w1}_0" 5
+tui_wait "^  pid $w1 +fd [0-9]+, mapped" 5
+ok "Enter on a segment lists its holder with fd and mapping"
+tui_sane "the details page fits"
+tui_keys Escape
+tui_wait "filter \"torch_${w1}_0\"" 5
+tui_keys b
+tui_wait "^ Budget: how much shared memory fits" 5
+tui_wait "writable   = min\(shm free, headroom\)" 5
+ok "b opens the budget page with its arithmetic"
+tui_keys b
+tui_wait "filter \"torch_${w1}_0\"" 5
+
+# --- Marks and pause ----------------------------------------------
+tui_keys Space
+tui_wait "1 marked" 5
+tui_keys u
+tui_gone "1 marked" 5
+ok "Space marks a row, u unmarks"
+tui_keys Z
+tui_wait "PAUSED" 5
+tui_keys Z
+tui_gone "PAUSED" 5
+ok "Z pauses and resumes"
+tui_quit
+
+# --- Action keys refuse in read-only mode ---------------------------------------------
+tui_start 80 24 --read-only
+tui_wait "main $main " 10
+for key in d D U k K; do
+    tui_keys "$key"
+    tui_wait "read-only" 5
+    tui_keys s # replaces the message
+    tui_wait "sorted by" 5
+done
+ok "with --read-only, d D U k K refuse and say why"
+tui_quit

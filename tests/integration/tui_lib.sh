@@ -1,0 +1,157 @@
+# Helpers for the dashboard's screen tests (bash; source after lib.sh, inside the
+# private namespace): the real binary runs in a tmux pane on a private socket, and
+# the tests read the screen with capture-pane, polling with a bounded wait.
+#
+#   tui_start 120 40 [shmwatch args...]   # pane runs shmwatch, then records its exit
+#   tui_wait 'main [0-9]+' 10             # until the screen matches (ERE), or fail
+#   tui_keys t s                          # tmux send-keys
+#   tui_quit                              # q, wait for the exit, check the terminal
+#
+# Each session has its own tmux server and socket. The pane's shell saves `stty -g` before and after shmwatch and prints EXIT=<status>
+# when it ends; TUI_PID is shmwatch's pid.
+
+need tmux python3 stty
+_lib_tmp
+TUI_N=0
+TUI_SOCK=$SHMTEST_TMP/tmux.$TUI_N.sock
+TUI_W=0
+TUI_H=0
+TUI_PID=
+
+tui() {
+    tmux -S "$TUI_SOCK" "$@"
+}
+
+# tui_until CMD [TIMEOUT_S]: polls CMD (eval'd) every 20 ms until it succeeds (0) or
+# TIMEOUT_S (default 10, may be fractional) has passed (1). Pure bash arithmetic, so
+# long timeouts do not depend on awk's integer range.
+tui_until() {
+    local cmd=$1 t=${2:-10} int frac deadline
+    int=${t%%.*}
+    frac=
+    [[ $t == *.* ]] && frac=${t#*.}
+    frac=${frac}000000000
+    deadline=$(($(date +%s%N) + ${int:-0} * 1000000000 + 10#${frac:0:9}))
+    while :; do
+        eval "$cmd" && return 0
+        [ "$(date +%s%N)" -lt "$deadline" ] || return 1
+        sleep 0.02
+    done
+}
+on_exit 'tmux -S "$TUI_SOCK" kill-server 2>/dev/null'
+
+# tui_start W H [ARGS...]: a fresh session of W x H running "$SHMWATCH" ARGS.
+# TUI_PREFIX (e.g. setpriv ...) runs shmwatch as someone else.
+tui_start() {
+    TUI_W=$1
+    TUI_H=$2
+    shift 2
+    tui kill-server 2>/dev/null || true
+    TUI_N=$((TUI_N + 1)) # a fresh server each time: a dying one may still hold the old socket
+    TUI_SOCK=$SHMTEST_TMP/tmux.$TUI_N.sock
+    rm -f "$SHMTEST_TMP"/tui.*
+    local args=
+    [ $# -eq 0 ] || args=$(printf '%q ' "$@")
+    cat >"$SHMTEST_TMP/tui.run" <<EOF
+stty -g >"$SHMTEST_TMP/tui.stty.before"
+bash -c 'echo \$\$ >"$SHMTEST_TMP/tui.pid"; exec \$0 "\$@"' ${TUI_PREFIX:-} "$SHMWATCH" $args
+echo "EXIT=\$?"
+stty -g >"$SHMTEST_TMP/tui.stty.after"
+exec sleep 600
+EOF
+    LANG=C.UTF-8 LC_ALL= TERM=screen tui -u -f /dev/null new-session -d -s tui \
+        -x "$TUI_W" -y "$TUI_H" "bash --noprofile --norc $SHMTEST_TMP/tui.run" ||
+        fail "tmux new-session failed"
+    tui set-option -g -t tui status off >/dev/null
+    tui_until '[ -s "$SHMTEST_TMP/tui.pid" ]' 10 || fail "shmwatch did not start in tmux"
+    TUI_PID=$(cat "$SHMTEST_TMP/tui.pid")
+}
+
+# The screen as text, one line per row.
+tui_cap() {
+    tui capture-pane -p -t tui
+}
+
+tui_dump() {
+    echo "--- screen (${TUI_W}x${TUI_H}) ---" >&2
+    tui_cap >&2
+    echo "---" >&2
+}
+
+# tui_wait ERE [TIMEOUT_S]: until a line of the screen matches.
+tui_wait() {
+    local re=$1
+    if ! tui_until 'tui_cap | grep -qE -- "$re"' "${2:-10}"; then
+        tui_dump
+        fail "the screen never showed /$re/"
+    fi
+}
+
+# tui_gone ERE [TIMEOUT_S]: until no line of the screen matches.
+tui_gone() {
+    local re=$1
+    if ! tui_until '! tui_cap | grep -qE -- "$re"' "${2:-10}"; then
+        tui_dump
+        fail "the screen still shows /$re/"
+    fi
+}
+
+tui_keys() {
+    tui send-keys -t tui "$@"
+}
+
+# tui_sane: the screen has TUI_H rows, none wider than TUI_W columns, no control
+# characters, and the bottom line carries the key hints (or a page's footer).
+tui_sane() {
+    tui_cap >"$SHMTEST_TMP/tui.screen"
+    python3 - "$SHMTEST_TMP/tui.screen" "$TUI_W" "$TUI_H" <<'PY' || { tui_dump; fail "${1:-the screen is not sane}"; }
+import sys, unicodedata
+text = open(sys.argv[1], encoding="utf-8", errors="strict").read()
+w, h = int(sys.argv[2]), int(sys.argv[3])
+lines = text.split("\n")
+if lines and lines[-1] == "":
+    lines.pop()
+def width(s):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+bad = [i for i, l in enumerate(lines) if width(l) > w or any(ord(c) < 32 for c in l)]
+if len(lines) > h or bad:
+    print(f"{len(lines)} rows (max {h}); too wide or with control characters: {bad}",
+          file=sys.stderr)
+    sys.exit(1)
+PY
+}
+
+# tui_row_of ERE: the first screen row (0-based) matching, or -1.
+tui_row_of() {
+    tui_cap | awk -v re="$1" '$0 ~ re { print NR - 1; found = 1; exit } END { if (!found) print -1 }'
+}
+
+# tui_exited [TIMEOUT_S]: until shmwatch has exited; sets TUI_EXIT.
+tui_exited() {
+    if ! tui_until 'tui_cap | grep -qE "^EXIT=[0-9]+"' "${1:-10}"; then
+        tui_dump
+        fail "shmwatch did not exit"
+    fi
+    TUI_EXIT=$(tui_cap | sed -n 's/^EXIT=\([0-9]*\).*/\1/p' | head -n 1)
+}
+
+# tui_restored: after shmwatch ended, the terminal is as it was: same stty settings,
+# normal screen (not the alternate one), cursor visible, keypad and mouse modes off.
+tui_restored() {
+    tui_until '[ -s "$SHMTEST_TMP/tui.stty.after" ]' 5 || fail "the pane's shell did not go on"
+    assert_eq "$(cat "$SHMTEST_TMP/tui.stty.after")" "$(cat "$SHMTEST_TMP/tui.stty.before")" \
+        "stty settings restored ($1)"
+    local state
+    state=$(tui display-message -p -t tui \
+        '#{alternate_on} #{cursor_flag} #{keypad_cursor_flag} #{keypad_flag} #{mouse_any_flag}')
+    assert_eq "$state" "0 1 0 0 0" \
+        "normal screen, cursor visible, keypad and mouse off ($1; alternate cursor keypad-cursor keypad mouse)"
+}
+
+# tui_quit: q, then shmwatch must exit 0 and leave the terminal as it found it.
+tui_quit() {
+    tui_keys q
+    tui_exited
+    assert_eq "$TUI_EXIT" 0 "q quits with status 0"
+    tui_restored "after q"
+}

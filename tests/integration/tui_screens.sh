@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The dashboard's screen at 120x40, 80x24 and 40x10 on a scene of known size: the
+# gauge shows the mount's exact percent, the tree shows the DataLoader group under
+# its main pid with the workers beneath it, names made of escape sequences are
+# shown escaped, and every screen fits its terminal.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+. "$(dirname "$0")/tui_lib.sh"
+
+# 2 workers x 4 segments of 1 MiB, 2 orphans of 256 KiB, 1 unheld file: 8.5 MiB.
+scene_start --workers 2 --per-worker 4 --size 1M --orphans 2 --unheld 1 --evil
+main=$(manifest_pids main)
+workers=$(manifest_pids worker)
+
+# The percent statvfs gives, as the dashboard prints it.
+expected_pct() {
+    stat -f -c '%b %f' /dev/shm | awk '{ printf "%.1f", 100 * ($1 - $2) / $1 }'
+}
+
+for size in 120x40 80x24 40x10; do
+    w=${size%x*}
+    h=${size#*x}
+    tui_start "$w" "$h"
+    pct=$(expected_pct)
+    tui_wait "^/dev/shm .* ${pct//./\\.}%" 10
+    ok "$size: the gauge shows ${pct}% for /dev/shm"
+    tui_wait "main $main " 10
+    ok "$size: the group header names the main pid $main"
+    tui_sane "$size: the screen fits"
+    last=$(tui_cap | tail -n 1)
+    case $last in
+    *Help*Quit*) ok "$size: key hints on the last line" ;;
+    *) tui_dump; fail "$size: no key hints on the last line: '$last'" ;;
+    esac
+    if [ "$h" -ge 24 ]; then
+        tui_wait "^Budget +(OK|WARN|CRITICAL)" 5
+        ok "$size: the budget panel shows a verdict"
+    fi
+    # Each worker is a child row below the group header, before the next top-level
+    # row; at 40x10 only the first fits.
+    group_row=$(tui_row_of "main $main ")
+    shown=0
+    for wpid in $workers; do
+        row=$(tui_row_of "worker $wpid([^0-9]|$)")
+        if [ "$row" -lt 0 ] && [ "$h" -lt 24 ]; then
+            continue
+        fi
+        [ "$row" -gt "$group_row" ] || { tui_dump; fail "$size: worker $wpid is not under main $main"; }
+        tui_cap | sed -n "$((row + 1))p" | grep -qE "^(├─|└─).*worker $wpid([^0-9]|$)" ||
+            { tui_dump; fail "$size: worker $wpid is not drawn as a child"; }
+        ok "$size: worker $wpid under the group of $main"
+        shown=$((shown + 1))
+    done
+    [ "$shown" -gt 0 ] || { tui_dump; fail "$size: no worker row under the group"; }
+    tui_quit
+done
+
+# Hostile names: shown escaped, never sent to the terminal raw.
+tui_start 120 40
+tui_wait "main $main " 10
+tui_keys t / R E D
+tui_wait 'filter "RED"' 5
+tui_wait '\\e\[31mRED\\e\[0m' 5
+ok "the name ESC[31mRED ESC[0m is shown as \\e[31mRED\\e[0m"
+if tui capture-pane -p -e -t tui | grep -q $'\e\\[31mRED'; then
+    tui_dump
+    fail "a raw escape sequence from a name reached the terminal"
+fi
+ok "no raw escape sequence from a name reached the pane"
+tui_keys Escape
+tui_keys / t o r c h _ 9 _ 1 Enter
+tui_wait 'torch_9_1\\nfake' 5
+ok "a newline in a name is shown as \\n"
+tui_sane "the screen with hostile names fits"
+tui_quit

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The dashboard and its terminal: resizing re-lays the screen out at every size down
+# to 40x10 (and a too-small one says so), the terminal is restored after q, Ctrl-C
+# and SIGTERM, --ascii and NO_COLOR draw without UTF-8 and colours, and without a
+# terminal shmwatch says so in one line and exits 2.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+. "$(dirname "$0")/tui_lib.sh"
+
+scene_start --workers 2 --per-worker 4 --size 1M --orphans 2 --unheld 1
+main=$(manifest_pids main)
+
+# --- No terminal ------------------------------------------------------------------
+rc=0
+"$SHMWATCH" </dev/null >"$SHMTEST_TMP/notty.out" 2>"$SHMTEST_TMP/notty.err" || rc=$?
+assert_eq "$rc" 2 "without a terminal the dashboard exits 2"
+assert_eq "$(wc -l <"$SHMTEST_TMP/notty.err")" 1 "with a one-line error"
+grep -q -- "--once" "$SHMTEST_TMP/notty.err" || fail "the error does not point to --once"
+ok "the error points to --once / --json"
+
+# --- Resize -----------------------------------------------------------------------------
+tui_start 120 40
+tui_wait "main $main " 10
+for size in 80x24 40x10 100x12 60x30 30x8 120x40; do
+    TUI_W=${size%x*}
+    TUI_H=${size#*x}
+    tui resize-window -t tui -x "$TUI_W" -y "$TUI_H"
+    tui_until '[ "$(tui display-message -p -t tui "#{pane_width}x#{pane_height}")" = "$size" ]' 5 ||
+        fail "tmux did not resize to $size"
+    tui_wait "Quit" 5 # the hints line was redrawn at the new size
+    tui_sane "after resizing to $size the screen fits"
+    [ "$TUI_H" -ge 10 ] && tui_wait "^/dev/shm " 5
+    ok "resized to $size: a sane screen"
+done
+tui resize-window -t tui -x 15 -y 4
+tui_wait "too small" 5
+ok "15x4 says the terminal is too small"
+tui resize-window -t tui -x 120 -y 40
+TUI_W=120 TUI_H=40
+tui_wait "main $main " 5
+tui_sane "back at 120x40"
+kill -0 "$TUI_PID" || fail "shmwatch died while resizing"
+ok "shmwatch survived every resize"
+tui_quit
+
+# --- Ctrl-C and SIGTERM restore the terminal too -------------------------------------------
+tui_start 80 24
+tui_wait "main $main " 10
+tui_keys C-c
+tui_exited
+assert_eq "$TUI_EXIT" 0 "Ctrl-C quits with status 0"
+tui_restored "after Ctrl-C"
+
+tui_start 80 24
+tui_wait "main $main " 10
+kill -TERM "$TUI_PID"
+tui_exited
+assert_eq "$TUI_EXIT" 0 "SIGTERM quits with status 0"
+tui_restored "after SIGTERM"
+
+# A page open when the signal comes changes nothing.
+tui_start 80 24
+tui_wait "main $main " 10
+tui_keys h
+tui_wait "Help: every key" 5
+kill -HUP "$TUI_PID"
+tui_exited
+tui_restored "after SIGHUP on the help page"
+
+# --- ASCII and no colour -------------------------------------------------------------------
+non_ascii() { tui_cap | LC_ALL=C grep -c $'[\x80-\xff]'; }
+tui_start 100 30 --ascii
+tui_wait "main $main " 10
+tui_wait "^/dev/shm \[#*\.+\]" 5
+[ "$(non_ascii)" -eq 0 ] || { tui_dump; fail "--ascii drew non-ASCII characters"; }
+ok "--ascii draws with ASCII only"
+tui_quit
+
+colours() { tui capture-pane -p -e -t tui | grep -cE $'\e\\[[0-9;]*(3[0-7]|4[0-7]|38;5|48;5)[;m]'; }
+tui_start 100 30
+tui_wait "main $main " 10
+[ "$(colours)" -gt 0 ] || { tui_dump; fail "the default theme drew no colour"; }
+ok "colours by default"
+tui_quit
+for how in --no-color NO_COLOR; do
+    if [ "$how" = NO_COLOR ]; then
+        TUI_PREFIX="env NO_COLOR=1" tui_start 100 30
+    else
+        tui_start 100 30 --no-color
+    fi
+    tui_wait "main $main " 10
+    [ "$(colours)" -eq 0 ] || { tui capture-pane -p -e -t tui | head -5 | cat -v >&2; fail "$how: colours drawn"; }
+    tui_wait "Quit" 5
+    ok "$how: attributes only, no colour"
+    tui_quit
+done
