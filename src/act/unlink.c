@@ -191,9 +191,11 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
     if (pin < 0 && (errno == EACCES || errno == EPERM))
         pin = openat(dir, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (pin < 0) {
-        say(res, errno == ENOENT ? UNLINK_GONE : UNLINK_REFUSED, errno,
-            errno == ENOENT ? "already gone" : "cannot open it to check it: %s",
-            strerror(errno));
+        int err = errno;
+        if (err == ENOENT)
+            say(res, UNLINK_GONE, err, "already gone");
+        else
+            say(res, UNLINK_REFUSED, err, "cannot open it to check it: %s", strerror(err));
         return;
     }
     struct stat pst;
@@ -226,8 +228,10 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
     if (unlinkat(dir, base, 0) != 0) {
         int err = errno;
         close(pin);
-        say(res, err == ENOENT ? UNLINK_GONE : UNLINK_FAILED, err,
-            err == ENOENT ? "already gone" : "unlink failed: %s", strerror(err));
+        if (err == ENOENT)
+            say(res, UNLINK_GONE, err, "already gone");
+        else
+            say(res, UNLINK_FAILED, err, "unlink failed: %s", strerror(err));
         return;
     }
     bool ours = fstat(pin, &pst) == 0 && pst.st_nlink == 0;

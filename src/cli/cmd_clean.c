@@ -127,7 +127,6 @@ static void print_result(const struct unlink_target *t, const struct unlink_resu
     buf_free(&out);
 }
 
-/* Used bytes of each distinct mount of the plan, by index of first item. */
 static uint64_t used_of(const char *dir)
 {
     struct statvfs sv;
@@ -136,10 +135,33 @@ static uint64_t used_of(const char *dir)
     return (uint64_t)(sv.f_blocks - sv.f_bfree) * sv.f_frsize;
 }
 
+/* Each distinct mount of the plan (by its first item) and its use before. */
+struct mount_use {
+    size_t item;
+    uint64_t before;
+};
+
+static size_t mounts_of(const struct unlink_plan *p, struct mount_use **out)
+{
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    for (size_t i = 0; i < p->n; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < n && !seen; k++)
+            seen = strcmp(p->items[(*out)[k].item].mount_dir, p->items[i].mount_dir) == 0;
+        if (seen)
+            continue;
+        struct mount_use *m = VEC_PUSH(*out, n, cap);
+        m->item = i;
+        m->before = used_of(p->items[i].mount_dir);
+    }
+    return n;
+}
+
 static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
 {
-    const char *mdir = plan->n ? plan->items[0].mount_dir : NULL;
-    uint64_t before = mdir ? used_of(mdir) : 0;
+    struct mount_use *mounts;
+    size_t nmounts = mounts_of(plan, &mounts);
     struct unlink_opts uo = {.proc_dir = "/proc", .uid = geteuid(), .dry_run = dry,
                              .log = &a->log};
     struct unlink_run r;
@@ -155,14 +177,21 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
         printf("Total: would remove %zu (%s); %zu refused, %zu already gone.\n", r.would,
                H(b1, r.removed_alloc), r.refused, r.gone);
     } else {
-        uint64_t after = mdir ? used_of(mdir) : 0;
         printf("Total: %zu removed, %s freed; %zu refused, %zu failed, %zu already gone.\n",
                r.removed, H(b1, r.freed), r.refused, r.failed, r.gone);
-        if (mdir)
-            printf("%s used: %s -> %s\n", plan->items[0].mount, H(b2, before), H(b3, after));
+        for (size_t i = 0; i < nmounts; i++) {
+            const struct unlink_target *t = &plan->items[mounts[i].item];
+            struct buf out;
+            buf_init(&out);
+            esc_term(&out, t->mount, 0);
+            printf("%s used: %s -> %s\n", out.data, H(b2, mounts[i].before),
+                   H(b3, used_of(t->mount_dir)));
+            buf_free(&out);
+        }
     }
     int rc = r.refused || r.failed ? 3 : 0;
     unlink_end(&r);
+    free(mounts);
     return rc;
 }
 

@@ -155,8 +155,11 @@ int cmd_reap(int argc, char **argv)
             struct tally n = {0};
             struct reap_results res;
             reap_run(&so, &plan, &res, on_step, &n);
-            printf("Total: %zu done, %zu refused or not ended, %zu still zombies.\n", n.done,
-                   n.refused, n.other);
+            if (so.dry_run)
+                printf("Total: %zu would be signalled, %zu refused.\n", n.done, n.refused);
+            else
+                printf("Total: %zu done, %zu refused or not ended, %zu still zombies.\n",
+                       n.done, n.refused, n.other);
             reap_results_free(&res);
             rc = n.refused ? 3 : 0;
         }

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# reap's rule for torch_shm_managers, with stand-ins that never exit by
+# themselves (a real manager exits 2 s after its last client leaves; a stuck
+# one does not): a manager whose only client is an orphaned worker is ended
+# after the worker (and after a grace period); one with no client left is
+# ended; one serving a live client is left alone. Runs in a private pid
+# namespace so that reap sees only these processes.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+need /usr/bin/python3
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+if [ -z "${IN_PID_NS:-}" ]; then
+    unshare -p -f --mount-proc true 2>/dev/null || _lib_missing "a private pid namespace"
+    IN_PID_NS=1 exec unshare -p -f --mount-proc bash "$0" "$@"
+fi
+_lib_tmp
+
+cat >"$SHMTEST_TMP/mgr.py" <<'PY'
+# manager NAME READY: a torch_shm_manager stand-in on the abstract socket NAME.
+# client NAME COMM [orphan] READY: connects and sleeps; with orphan, it is a
+# worker (comm COMM) whose process group leader has exited.
+import ctypes, os, socket, sys, time
+libc = ctypes.CDLL(None)
+def name(comm):
+    libc.prctl(15, ctypes.c_char_p(comm.encode()), 0, 0, 0)  # PR_SET_NAME
+def ready(path):
+    open(path, "w").close()
+mode, addr = sys.argv[1], "\0shmwatch-test-" + sys.argv[2]
+if mode == "manager":
+    name("torch_shm_manag")
+    os.setsid()
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(addr)
+    s.listen(8)
+    ready(sys.argv[3])
+    conns = []
+    while True:
+        conns.append(s.accept()[0])
+else:
+    comm, path = sys.argv[3], sys.argv[-1]
+    if "orphan" in sys.argv[4:-1]:
+        os.setpgid(0, 0)
+        if os.fork() > 0:
+            os._exit(0)  # the group's leader is gone
+        time.sleep(0.1)
+    name(comm)
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.connect(addr)
+    ready(path)
+    time.sleep(600)
+PY
+n=0
+spawn() { # ARGS...: runs mgr.py ARGS READYFILE in the background, waits for it
+    n=$((n + 1))
+    local r=$SHMTEST_TMP/ready.$n
+    /usr/bin/python3 "$SHMTEST_TMP/mgr.py" "$@" "$r" </dev/null >/dev/null 2>&1 &
+    wait_for "[ -e $r ]" 10 || fail "mgr.py $* did not start"
+}
+pid_of() { # COMM ADDR: the pid of the stand-in with that comm connected to ADDR
+    pgrep -f "mgr.py (manager|client) $2( |\$)" | while read -r p; do
+        [ "$(cat /proc/"$p"/comm)" = "$1" ] && echo "$p"
+    done
+}
+on_exit 'pkill -KILL -f mgr.py'
+
+spawn manager a
+spawn client a pt_data_worker orphan
+spawn manager b
+spawn client b python3
+spawn manager c
+ma=$(pid_of torch_shm_manag a) mb=$(pid_of torch_shm_manag b) mc=$(pid_of torch_shm_manag c)
+wa=$(pid_of pt_data_worker a)
+[ -n "$ma" ] && [ -n "$mb" ] && [ -n "$mc" ] && [ -n "$wa" ] || fail "stand-ins missing"
+
+rc=0
+out=$("$SHMWATCH" reap --dry-run 2>&1) || rc=$?
+echo "$out"
+grep -q "^  pid $wa (pt_data_worker) .*orphaned worker" <<<"$out" || fail "the orphaned worker is not planned"
+grep -q "^  pid $ma (torch_shm_manag) .*its only clients are orphaned workers ($wa)" <<<"$out" ||
+    fail "manager a is not planned after its orphaned client"
+grep -q "^  pid $mc (torch_shm_manag) .*stuck torch_shm_manager: no client left" <<<"$out" ||
+    fail "manager c is not planned as clientless"
+grep -q "^  pid $mb (torch_shm_manag) .*serving live clients" <<<"$out" ||
+    fail "manager b is not left alone"
+sed -n '/^Left alone/,$p' <<<"$out" | grep -q "pid $mb " || fail "manager b is not under Left alone"
+
+out=$("$SHMWATCH" reap --yes --timeout 1 --log "$SHMTEST_TMP/actions.log" 2>&1) || rc=$?
+echo "$out"
+assert_eq "$rc" 0 "reap exits 0"
+grep -q "^ended  *pid $wa (pt_data_worker)  ended by SIGTERM" <<<"$out" || fail "worker not ended"
+grep -q "^ended  *pid $ma (torch_shm_manag)  ended by SIGTERM" <<<"$out" || fail "manager a not ended"
+grep -q "^ended  *pid $mc (torch_shm_manag)  ended by SIGTERM" <<<"$out" || fail "manager c not ended"
+for p in $wa $ma $mc; do
+    wait_for "[ ! -e /proc/$p ] || [ \"\$(cut -d' ' -f3 /proc/$p/stat)\" = Z ]" 5 ||
+        fail "pid $p is still alive"
+done
+ok "the orphaned worker, the manager it kept waiting and the clientless manager are ended"
+[ "$(cut -d' ' -f3 /proc/"$mb"/stat)" != Z ] || fail "manager b was ended"
+ok "the manager serving a live client is left alone"
