@@ -22,6 +22,7 @@ struct proc {
     uint64_t rss_anon, rss_shmem;   /* bytes */
     pid_t nspid;             /* pid in the innermost pid namespace (== pid when none) */
     unsigned long pidns;     /* pid namespace inode, 0 if unknown */
+    unsigned long mntns;     /* mount namespace inode, 0 if unknown */
     uint64_t sigcatch;       /* caught signals (SigCgt): bit n-1 for signal n */
     bool kernel_thread;
 };

@@ -21,10 +21,11 @@ static enum pids_item items[] = {
     PIDS_ID_PID,    PIDS_ID_PPID,   PIDS_ID_PGRP,   PIDS_ID_SESSION,  PIDS_STATE,
     PIDS_CMD,       PIDS_CMDLINE,   PIDS_EXE,       PIDS_ID_EUID,     PIDS_TICS_BEGAN,
     PIDS_VM_RSS_ANON, PIDS_VM_RSS_SHARED, PIDS_NS_PID, PIDS_FLAGS,     PIDS_SIGCATCH,
+    PIDS_NS_MNT,
 };
 enum rel {
     R_PID, R_PPID, R_PGRP, R_SID, R_STATE, R_CMD, R_CMDLINE, R_EXE, R_EUID, R_BEGAN,
-    R_RSS_ANON, R_RSS_SHMEM, R_NS_PID, R_FLAGS, R_SIGCATCH,
+    R_RSS_ANON, R_RSS_SHMEM, R_NS_PID, R_FLAGS, R_SIGCATCH, R_NS_MNT,
 };
 
 static unsigned long own_pidns(void)
@@ -69,6 +70,7 @@ static int read_table(void *ctx, struct proc_list *out, struct warnings *w)
         p->rss_anon = (uint64_t)PIDS_VAL(R_RSS_ANON, ul_int, st, info) * 1024u;
         p->rss_shmem = (uint64_t)PIDS_VAL(R_RSS_SHMEM, ul_int, st, info) * 1024u;
         p->pidns = PIDS_VAL(R_NS_PID, ul_int, st, info);
+        p->mntns = PIDS_VAL(R_NS_MNT, ul_int, st, info);
         p->kernel_thread = (PIDS_VAL(R_FLAGS, ul_int, st, info) & PF_KTHREAD) != 0;
         parse_sigmask(PIDS_VAL(R_SIGCATCH, str, st, info), &p->sigcatch);
         p->nspid = p->pid;

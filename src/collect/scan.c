@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/buf.h"
 #include "util/fileio.h"
@@ -37,6 +38,7 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     memset(s, 0, sizeof(*s));
     warn_init(&s->warn);
     s->target_pid = o->target_pid;
+    s->self_pid = getpid();
     clock_gettime(CLOCK_REALTIME, &s->time);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -37,6 +37,7 @@ struct scan {
     struct warnings warn;
     bool holders_scanned;
     pid_t target_pid;
+    pid_t self_pid;    /* the scanning process: whose world is watched without --pid */
     char *target_host; /* the watched process's /etc/hostname, or NULL */
 };
 

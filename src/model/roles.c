@@ -40,6 +40,22 @@ static bool is_worker_comm(const char *comm)
     return false;
 }
 
+/* The mount namespace whose /dev/shm is watched: the --pid target's, else
+ * the scanning process's; 0 when unknown. */
+static unsigned long watched_mntns(const struct model *m)
+{
+    const struct scan *s = m->scan;
+    const struct proc *p = procs_find(&s->procs, s->target_pid > 0 ? s->target_pid : s->self_pid);
+    return p ? p->mntns : 0;
+}
+
+/* A process that sees another /dev/shm than the watched one (another
+ * container) is only of interest through segments of the watched mounts. */
+static bool in_world(unsigned long world, const struct proc *p)
+{
+    return !world || !p->mntns || p->mntns == world;
+}
+
 /* torch's DataLoader workers install C handlers for SIGBUS, SIGSEGV and
  * SIGFPE (_set_worker_signal_handlers); with libtorch mapped, that marks a
  * worker even when it holds no segment and carries no name (torch < 2.5). */
@@ -92,8 +108,9 @@ static void gather_evidence(const struct model *m, struct facts *f)
                 f[k].evidence = true;
         }
     }
+    unsigned long world = watched_mntns(m);
     for (size_t i = 0; i < pl->n; i++) {
-        if (strcmp(pl->items[i].comm, manager_comm) != 0)
+        if (strcmp(pl->items[i].comm, manager_comm) != 0 || !in_world(world, &pl->items[i]))
             continue;
         long parent = index_of(pl, pl->items[i].ppid);
         if (parent >= 0)
@@ -114,15 +131,19 @@ static bool leader_gone(const struct proc_list *pl, const struct proc *p)
 static void assign(const struct model *m, struct facts *f)
 {
     const struct proc_list *pl = &m->scan->procs;
+    unsigned long world = watched_mntns(m);
     for (size_t i = 0; i < pl->n; i++) {
         const struct proc *p = &pl->items[i];
         long parent = index_of(pl, p->ppid);
+        bool local = in_world(world, p);
         if (p->state == 'Z') {
             f[i].role = ROLE_ZOMBIE;
         } else if (strcmp(p->comm, manager_comm) == 0) {
-            f[i].role = ROLE_SHM_MANAGER;
+            if (local)
+                f[i].role = ROLE_SHM_MANAGER;
         } else if (parent >= 0 && same_program(p, &pl->items[parent]) &&
-                   (f[i].evidence || is_worker_comm(p->comm) || looks_like_worker(m, p))) {
+                   (f[i].evidence ||
+                    (local && (is_worker_comm(p->comm) || looks_like_worker(m, p))))) {
             /* The parent may be pid 1: in a container the main often is. */
             f[i].candidate = true;
             f[parent].has_candidate_child = true;
@@ -143,7 +164,8 @@ static void assign(const struct model *m, struct facts *f)
         /* A worker by name or fingerprint that is no longer its parent's
          * child was orphaned; mere torch evidence (a main holds segments too)
          * also needs its job's process group leader to be gone. */
-        if (is_worker_comm(p->comm) || looks_like_worker(m, p) ||
+        bool local = in_world(world, p);
+        if ((local && (is_worker_comm(p->comm) || looks_like_worker(m, p))) ||
             (f[i].evidence && leader_gone(pl, p)))
             f[i].role = ROLE_ORPHAN_WORKER;
     }

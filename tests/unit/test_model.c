@@ -273,6 +273,42 @@ static void test_orphans_by_fingerprint(void **state)
     free_model(m);
 }
 
+static void test_other_mount_namespaces_are_not_ours(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    s->self_pid = 2;
+    fake_add_proc(s, 1, 0, 1, 'S', "systemd", "/usr/lib/systemd/systemd")->mntns = 100;
+    fake_add_proc(s, 2, 1, 2, 'S', "shmwatch", "/usr/bin/shmwatch")->mntns = 100;
+    /* Another container (mount namespace 200): a DataLoader with an idle
+     * worker, a manager, and an orphaned worker. None of it uses our mount. */
+    fake_add_proc(s, 10, 1, 10, 'S', "python3", PY)->mntns = 200;
+    fake_add_proc(s, 11, 10, 10, 'S', "python3", PY)->mntns = 200;
+    s->procs.items[s->procs.n - 1].sigcatch = WORKER_SIGS;
+    fake_add_proc(s, 12, 11, 12, 'S', "torch_shm_manag", "/x/torch_shm_manager")->mntns = 200;
+    fake_add_proc(s, 13, 1, 9, 'S', "pt_data_worker", PY)->mntns = 200;
+    fake_torch_loaded(s, 10);
+    fake_torch_loaded(s, 11);
+    struct model *m = build(s);
+    assert_int_equal(m->nprocs, 0);
+    assert_int_equal(m->ngroups, 0);
+    free_model(m);
+
+    /* Watched with --pid 10: that world is ours. */
+    s = fake_scene_empty();
+    s->self_pid = 2;
+    s->target_pid = 10;
+    fake_add_proc(s, 2, 1, 2, 'S', "shmwatch", "/usr/bin/shmwatch")->mntns = 100;
+    fake_add_proc(s, 10, 1, 10, 'S', "python3", PY)->mntns = 200;
+    fake_add_proc(s, 11, 10, 10, 'S', "python3", PY)->mntns = 200;
+    s->procs.items[s->procs.n - 1].sigcatch = WORKER_SIGS;
+    fake_torch_loaded(s, 11);
+    m = build(s);
+    assert_int_equal(proc(m, 11)->role, ROLE_WORKER);
+    assert_int_equal(proc(m, 10)->role, ROLE_MAIN);
+    free_model(m);
+}
+
 static void test_kernel_thread_is_no_creator(void **state)
 {
     (void)state;
@@ -299,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_container_main_is_pid_1),
         cmocka_unit_test(test_orphans_by_fingerprint),
         cmocka_unit_test(test_kernel_thread_is_no_creator),
+        cmocka_unit_test(test_other_mount_namespaces_are_not_ours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
