@@ -1,0 +1,326 @@
+/* The commands the keys run (see commands.h and the key table in keys.c). */
+#include "ui/commands.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "config/config.h"
+#include "ui/actions.h"
+#include "ui/term.h"
+#include "ui/ui_priv.h"
+#include "util/xalloc.h"
+
+/* --- Moving ------------------------------------------------------------------ */
+
+void cmd_line(struct ui *u, int code)
+{
+    if (u->page)
+        u->page_scroll += code == FKEY(KEY_UP) ? -1 : 1;
+    else
+        ui_move_cursor(u, code == FKEY(KEY_UP) ? -1 : 1);
+}
+
+void cmd_screen(struct ui *u, int code)
+{
+    int step = u->page ? LINES - 3 : u->list_h > 1 ? u->list_h - 1 : 1;
+    if (u->page)
+        u->page_scroll += code == FKEY(KEY_PPAGE) ? -step : step;
+    else
+        ui_move_cursor(u, code == FKEY(KEY_PPAGE) ? -step : step);
+}
+
+void cmd_ends(struct ui *u, int code)
+{
+    bool home = code == FKEY(KEY_HOME);
+    if (u->page)
+        u->page_scroll = home ? 0 : 1 << 20; /* page_draw clamps */
+    else
+        ui_cursor_to(u, home ? 0 : (u->nrows ? u->nrows - 1 : 0));
+}
+
+void cmd_mouse(struct ui *u, int code)
+{
+    (void)code;
+    MEVENT ev;
+    if (getmouse(&ev) != OK)
+        return;
+    int step = (ev.bstate & BUTTON4_PRESSED) ? -3 : (ev.bstate & BUTTON5_PRESSED) ? 3 : 0;
+    if (u->page) {
+        u->page_scroll += step;
+    } else if (step) {
+        ui_move_cursor(u, step);
+    } else if (ev.bstate & BUTTON1_PRESSED) {
+        long k = list_row_at(u, ev.y);
+        if (k >= 0)
+            ui_cursor_to(u, (size_t)k);
+    }
+}
+
+void cmd_collapse(struct ui *u, int code)
+{
+    (void)code;
+    const struct row *r = ui_current(u);
+    if (!r || u->filter[0])
+        return;
+    if (r->expandable && r->expanded) {
+        keyset_toggle(&u->collapsed, &r->key);
+        rows_rebuild(u);
+        return;
+    }
+    for (size_t i = u->cursor; i-- > 0;) /* to the parent */
+        if (u->rows[i].depth < r->depth) {
+            ui_cursor_to(u, i);
+            return;
+        }
+}
+
+void cmd_expand(struct ui *u, int code)
+{
+    (void)code;
+    const struct row *r = ui_current(u);
+    if (r && r->expandable && !r->expanded) {
+        keyset_toggle(&u->collapsed, &r->key);
+        rows_rebuild(u);
+    }
+}
+
+void cmd_expand_all(struct ui *u, int code)
+{
+    (void)code;
+    if (u->collapsed.n) {
+        keyset_clear(&u->collapsed);
+    } else {
+        for (size_t i = 0; i < u->nrows; i++)
+            if (u->rows[i].depth == 0 && u->rows[i].expandable)
+                keyset_toggle(&u->collapsed, &u->rows[i].key);
+    }
+    rows_rebuild(u);
+}
+
+/* --- Views --------------------------------------------------------------------- */
+
+void cmd_tree(struct ui *u, int code)
+{
+    (void)code;
+    ui_set_view(u, u->view == CONFIG_VIEW_TREE ? CONFIG_VIEW_FLAT : CONFIG_VIEW_TREE);
+}
+
+void cmd_procs(struct ui *u, int code)
+{
+    (void)code;
+    ui_set_view(u, u->view == CONFIG_VIEW_PROCESSES ? CONFIG_VIEW_TREE : CONFIG_VIEW_PROCESSES);
+}
+
+void cmd_next_view(struct ui *u, int code)
+{
+    int step = code == FKEY(KEY_BTAB) ? CONFIG_NVIEWS - 1 : 1;
+    ui_set_view(u, (u->view + step) % CONFIG_NVIEWS);
+}
+
+void cmd_sort(struct ui *u, int code)
+{
+    int step = code == '<' ? CONFIG_NSORTS - 1 : 1;
+    u->sort = (u->sort + step) % CONFIG_NSORTS;
+    ui_message(u, THEME_muted, "sorted by %s", sort_name(u->sort));
+    rows_rebuild(u);
+}
+
+void cmd_invert(struct ui *u, int code)
+{
+    (void)code;
+    u->reverse = !u->reverse;
+    rows_rebuild(u);
+}
+
+void cmd_filter(struct ui *u, int code)
+{
+    (void)code;
+    u->filtering = true;
+}
+
+void cmd_escape(struct ui *u, int code)
+{
+    (void)code;
+    u->filter[0] = '\0';
+    u->filtering = false;
+    rows_rebuild(u);
+}
+
+void cmd_details(struct ui *u, int code)
+{
+    (void)code;
+    ui_open_details(u);
+}
+
+void cmd_budget(struct ui *u, int code)
+{
+    (void)code;
+    u->page = u->page == PAGE_BUDGET ? PAGE_NONE : PAGE_BUDGET;
+    u->page_scroll = 0;
+}
+
+void cmd_help(struct ui *u, int code)
+{
+    (void)code;
+    u->page = u->page == PAGE_HELP ? PAGE_NONE : PAGE_HELP;
+    u->page_scroll = 0;
+}
+
+void cmd_close(struct ui *u, int code)
+{
+    (void)code;
+    u->page = PAGE_NONE;
+}
+
+void cmd_redraw(struct ui *u, int code)
+{
+    (void)code;
+    (void)u;
+    clearok(curscr, TRUE);
+}
+
+/* --- Data ------------------------------------------------------------------------- */
+
+void cmd_pause(struct ui *u, int code)
+{
+    (void)code;
+    u->paused = !u->paused;
+    ui_message(u, THEME_muted,
+               u->paused ? "paused: the screen keeps this scan (r shows a new one)" : "resumed");
+}
+
+void cmd_rescan(struct ui *u, int code)
+{
+    (void)code;
+    poller_request_scan(u->poller);
+    u->step = u->paused;
+    ui_message(u, THEME_muted, "rescanning...");
+}
+
+/* --- Marks and actions ------------------------------------------------------------- */
+
+void cmd_mark(struct ui *u, int code)
+{
+    (void)code;
+    const struct row *r = ui_current(u);
+    if (!r)
+        return;
+    if (r->key.kind == ROW_SECTION) {
+        ui_message(u, THEME_muted, "a section cannot be marked: mark its rows");
+        return;
+    }
+    keyset_toggle(&u->marked, &r->key);
+    ui_move_cursor(u, 1);
+}
+
+void cmd_unmark(struct ui *u, int code)
+{
+    (void)code;
+    keyset_clear(&u->marked);
+}
+
+static const struct segment *find_seg(const struct model *m, const struct row_key *k)
+{
+    for (size_t i = 0; i < m->nsegs; i++)
+        if (m->segs[i].dev == k->dev && m->segs[i].ino == k->ino)
+            return &m->segs[i];
+    return NULL;
+}
+
+void cmd_action(struct ui *u, int code)
+{
+    if (u->set->cfg.read_only) {
+        ui_message(u, THEME_warning, "read-only (--read-only or read_only: true): actions are off");
+        return;
+    }
+    if (!u->snap) {
+        ui_message(u, THEME_muted, "no scan yet");
+        return;
+    }
+    const struct model *m = &u->snap->model;
+    struct ui_selection sel = {.model = m, .current = ui_current(u)};
+    if (sel.current) {
+        sel.seg = sel.current->seg;
+        sel.proc = sel.current->proc;
+        sel.group = sel.current->group;
+        if (!sel.group && sel.proc && sel.proc->group)
+            sel.group = model_find_group(m, sel.proc->group);
+        if (!sel.group && sel.seg && sel.seg->group)
+            sel.group = model_find_group(m, sel.seg->group);
+    }
+    size_t segs_cap = 0, procs_cap = 0;
+    for (size_t i = 0; i < u->marked.n; i++) {
+        const struct row_key *k = &u->marked.items[i];
+        if (k->kind == ROW_SEG) {
+            const struct segment *s = find_seg(m, k);
+            if (s)
+                *VEC_PUSH(sel.marked_segs, sel.nmarked_segs, segs_cap) = s;
+        } else {
+            const struct mproc *p = model_find_proc(m, k->pid);
+            if (p)
+                *VEC_PUSH(sel.marked_procs, sel.nmarked_procs, procs_cap) = p;
+        }
+    }
+    switch (code) {
+    case 'd':
+    case FKEY(KEY_DC):
+        actions_unlink(u, &sel);
+        break;
+    case 'D':
+        actions_unlink_orphans(u, &sel);
+        break;
+    case 'U':
+        actions_unlink_unheld(u, &sel);
+        break;
+    case 'K':
+        actions_reap(u, &sel);
+        break;
+    default:
+        actions_signal(u, &sel);
+        break;
+    }
+    free(sel.marked_segs);
+    free(sel.marked_procs);
+}
+
+void cmd_quit(struct ui *u, int code)
+{
+    (void)code;
+    u->quit = true;
+}
+
+/* --- The filter prompt --------------------------------------------------------------- */
+
+void cmd_filter_type(struct ui *u, int code)
+{
+    char mb[MB_LEN_MAX];
+    mbstate_t st;
+    memset(&st, 0, sizeof(st));
+    size_t k = wcrtomb(mb, (wchar_t)code, &st);
+    size_t len = strlen(u->filter);
+    if (k == (size_t)-1 || len + k >= sizeof(u->filter))
+        return;
+    memcpy(u->filter + len, mb, k);
+    u->filter[len + k] = '\0';
+    rows_rebuild(u);
+}
+
+void cmd_filter_erase(struct ui *u, int code)
+{
+    (void)code;
+    size_t len = strlen(u->filter);
+    while (len > 0 && ((unsigned char)u->filter[len - 1] & 0xC0) == 0x80)
+        len--; /* continuation bytes of a UTF-8 character */
+    if (len > 0)
+        len--;
+    u->filter[len] = '\0';
+    rows_rebuild(u);
+}
+
+void cmd_filter_done(struct ui *u, int code)
+{
+    (void)code;
+    u->filtering = false;
+}
