@@ -106,7 +106,7 @@ assert_eq() { # ACTUAL EXPECTED MSG
 # succeeds, 1 when TIMEOUT_S (may be fractional, default 10) passes first.
 wait_for() {
     local cmd=$1 now deadline
-    deadline=$(($(date +%s%N) + $(awk -v t="${2:-10}" 'BEGIN { printf "%d", t * 1e9 }')))
+    deadline=$(($(date +%s%N) + $(awk -v t="${2:-10}" 'BEGIN { printf "%.0f", t * 1e9 }')))
     while :; do
         eval "$cmd" && return 0
         now=$(date +%s%N)
