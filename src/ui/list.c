@@ -6,59 +6,10 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "ui/cells.h"
 #include "ui/term.h"
 #include "ui/ui_priv.h"
 #include "util/units.h"
-
-enum col_id {
-    /* Segment columns, in enum config_column order (layout() relies on it). */
-    C_NAME,
-    C_STATE,
-    C_KIND,
-    C_SIZE,
-    C_ALLOC,
-    C_HOLDERS,
-    C_AGE,
-    C_PID,
-    C_GROUP,
-    /* Process view. */
-    P_PID,
-    P_PPID,
-    P_STATE,
-    P_ROLE,
-    P_GROUP,
-    P_SHM,
-    P_SEGS,
-    P_RSS,
-    P_CMD,
-    NCOLS
-};
-
-static const struct coldef {
-    const char *title;
-    int width; /* 0: takes the rest */
-    bool right;
-    int sort; /* the sort key it shows, or -1 */
-} cols[NCOLS] = {
-    [C_NAME] = {"NAME", 0, false, CONFIG_SORT_NAME},
-    [C_STATE] = {"STATE", 6, false, CONFIG_SORT_STATE},
-    [C_KIND] = {"KIND", 5, false, -1},
-    [C_SIZE] = {"SIZE", 8, true, CONFIG_SORT_SIZE},
-    [C_ALLOC] = {"ALLOC", 8, true, -1},
-    [C_HOLDERS] = {"HOLDERS", 10, false, -1},
-    [C_AGE] = {"AGE", 6, true, CONFIG_SORT_AGE},
-    [C_PID] = {"PID", 7, true, CONFIG_SORT_PID},
-    [C_GROUP] = {"GROUP", 7, true, -1},
-    [P_PID] = {"PID", 7, true, CONFIG_SORT_PID},
-    [P_PPID] = {"PPID", 7, true, -1},
-    [P_STATE] = {"S", 1, false, -1},
-    [P_ROLE] = {"ROLE", 13, false, CONFIG_SORT_STATE},
-    [P_GROUP] = {"GROUP", 7, true, -1},
-    [P_SHM] = {"SHM", 8, true, CONFIG_SORT_SIZE},
-    [P_SEGS] = {"SEGS", 4, true, -1},
-    [P_RSS] = {"RSS-ANON", 8, true, -1},
-    [P_CMD] = {"COMMAND", 0, false, CONFIG_SORT_NAME},
-};
 
 #define MIN_FLEX 12
 
@@ -129,191 +80,6 @@ static void layout(const struct ui *u, struct layout *l)
 
 /* --- Cells ------------------------------------------------------------------ */
 
-static const struct proc *proc_of(const struct ui *u, const struct mproc *mp)
-{
-    return &u->snap->scan.procs.items[mp->proc];
-}
-
-static enum theme_role proc_role_colour(enum proc_role r)
-{
-    switch (r) {
-    case ROLE_MAIN:
-        return THEME_group;
-    case ROLE_WORKER:
-        return THEME_worker;
-    case ROLE_SHM_MANAGER:
-        return THEME_shm_manager;
-    case ROLE_ZOMBIE:
-        return THEME_zombie;
-    case ROLE_ORPHAN_WORKER:
-        return THEME_orphan_worker;
-    default:
-        return THEME_normal;
-    }
-}
-
-static enum theme_role state_colour(enum seg_state s)
-{
-    switch (s) {
-    case SEG_IN_USE:
-        return THEME_state_in_use;
-    case SEG_HIDDEN:
-        return THEME_state_hidden;
-    case SEG_ORPHAN:
-        return THEME_state_orphan;
-    default:
-        return THEME_state_unheld;
-    }
-}
-
-static const char *const section_titles[SEC_COUNT] = {
-    [SEC_HOLDERS] = "Other holders",
-    [SEC_ORPHANS] = "Orphans: held by nobody, creator dead (safe to remove)",
-    [SEC_UNHELD] = "Unheld: held by nobody, owner unknown",
-    [SEC_OTHER] = "Other segments",
-};
-
-static void name_text(const struct ui *u, const struct row *r, char *dst, size_t n)
-{
-    char esc[512];
-    const struct proc *p;
-    switch (r->key.kind) {
-    case ROW_GROUP:
-        p = r->proc ? proc_of(u, r->proc) : NULL;
-        term_escape(esc, sizeof(esc), p ? (p->cmdline ? p->cmdline : p->comm) : "?");
-        snprintf(dst, n, "main %d %s", (int)r->group->main_pid, esc);
-        break;
-    case ROW_PROC:
-        p = proc_of(u, r->proc);
-        term_escape(esc, sizeof(esc),
-                    u->view == CONFIG_VIEW_PROCESSES && p->cmdline ? p->cmdline : p->comm);
-        if (u->view == CONFIG_VIEW_PROCESSES)
-            snprintf(dst, n, "%s", esc);
-        else
-            snprintf(dst, n, "%s %d %s", proc_role_name(r->proc->role), (int)p->pid, esc);
-        break;
-    case ROW_SECTION:
-        snprintf(dst, n, "%s", section_titles[r->key.section]);
-        break;
-    case ROW_SEG:
-        term_escape(dst, n, r->seg->name);
-        break;
-    }
-}
-
-static void holders_text(const struct segment *sg, char *dst, size_t n)
-{
-    if (!sg->nholders)
-        snprintf(dst, n, "-");
-    else if (sg->nholders > 1)
-        snprintf(dst, n, "%d +%zu", (int)sg->holders[0].pid, sg->nholders - 1);
-    else if (sg->holders[0].fd >= 0)
-        snprintf(dst, n, "%d fd%d", (int)sg->holders[0].pid, sg->holders[0].fd);
-    else
-        snprintf(dst, n, "%d map", (int)sg->holders[0].pid);
-}
-
-/* The text of a cell other than the name, and its colour. */
-static void cell(const struct ui *u, const struct row *r, enum col_id c, char *dst, size_t n,
-                 enum theme_role *role)
-{
-    const struct segment *sg = r->seg;
-    const struct proc *p = r->proc ? proc_of(u, r->proc) : NULL;
-    char a[32];
-    dst[0] = '\0';
-    bool seg = r->key.kind == ROW_SEG;
-    switch (c) {
-    case C_STATE:
-        if (seg) {
-            snprintf(dst, n, "%s", seg_state_name(sg->state));
-            *role = state_colour(sg->state);
-        } else if (r->key.kind == ROW_GROUP) {
-            snprintf(dst, n, "group");
-        } else if (p) {
-            snprintf(dst, n, "%c", p->state);
-        }
-        break;
-    case C_KIND:
-        if (seg)
-            snprintf(dst, n, "%s", seg_kind_name(sg->kind));
-        break;
-    case C_SIZE:
-        snprintf(dst, n, "%s", fmt_size(a, sizeof(a), r->size));
-        break;
-    case C_ALLOC:
-        snprintf(dst, n, "%s%s", seg && !sg->alloc_known ? "~" : "",
-                 fmt_size(a, sizeof(a), r->alloc));
-        break;
-    case C_HOLDERS:
-        if (seg)
-            holders_text(sg, dst, n);
-        else if (r->key.kind == ROW_GROUP)
-            snprintf(dst, n, "%zuw %zum", r->group->nworkers, r->group->nmanagers);
-        else
-            snprintf(dst, n, "%zu segs", r->count);
-        break;
-    case C_AGE:
-        if (seg && sg->mtime > 0)
-            snprintf(dst, n, "%s",
-                     fmt_duration(a, sizeof(a), (double)(u->snap->model.now - sg->mtime)));
-        break;
-    case C_PID:
-        if (seg && sg->has_creator)
-            snprintf(dst, n, sg->creator_alive ? "%d" : "(%d)", (int)sg->creator_pid);
-        else if (p)
-            snprintf(dst, n, "%d", (int)p->pid);
-        break;
-    case C_GROUP:
-        if (seg && sg->group)
-            snprintf(dst, n, "%d", (int)sg->group);
-        else if (r->group)
-            snprintf(dst, n, "%d", (int)r->group->main_pid);
-        break;
-    case P_PID:
-        snprintf(dst, n, "%d", (int)p->pid);
-        break;
-    case P_PPID:
-        snprintf(dst, n, "%d", (int)p->ppid);
-        break;
-    case P_STATE:
-        snprintf(dst, n, "%c", p->state);
-        break;
-    case P_ROLE:
-        snprintf(dst, n, "%s", proc_role_name(r->proc->role));
-        break;
-    case P_GROUP:
-        snprintf(dst, n, r->proc->group ? "%d" : "-", (int)r->proc->group);
-        break;
-    case P_SHM:
-        snprintf(dst, n, "%s", fmt_size(a, sizeof(a), r->proc->shm_bytes));
-        break;
-    case P_SEGS:
-        snprintf(dst, n, "%zu", r->proc->nsegments);
-        break;
-    case P_RSS:
-        snprintf(dst, n, "%s", fmt_size(a, sizeof(a), p->rss_anon));
-        break;
-    default:
-        break;
-    }
-}
-
-/* --- Drawing ------------------------------------------------------------------ */
-
-static enum theme_role row_colour(const struct row *r)
-{
-    switch (r->key.kind) {
-    case ROW_GROUP:
-        return THEME_group;
-    case ROW_SECTION:
-        return r->key.section == SEC_ORPHANS ? THEME_state_orphan : THEME_group;
-    case ROW_PROC:
-        return proc_role_colour(r->proc->role);
-    default:
-        return THEME_normal;
-    }
-}
-
 /* Tree lines and the expand marker before a name. */
 static int draw_prefix(const struct row *r, int y, int x, int w, attr_t a)
 {
@@ -335,7 +101,7 @@ static void draw_row(const struct ui *u, const struct layout *l, const struct ro
                      bool selected)
 {
     bool marked = keyset_has(&u->marked, &r->key);
-    enum theme_role base = selected ? THEME_selected : marked ? THEME_marked : row_colour(r);
+    enum theme_role base = selected ? THEME_selected : marked ? THEME_marked : cell_row_colour(r);
     attr_t a = term_attr(base);
     term_fill(y, 0, COLS, a);
     char text[1024];
@@ -348,12 +114,12 @@ static void draw_row(const struct ui *u, const struct layout *l, const struct ro
                 used = draw_prefix(r, y, x, w, selected || marked ? a : term_attr(THEME_muted));
             if (marked && used < w)
                 used += term_put(y, x + used, 1, term_glyphs()->mark, a, false);
-            name_text(u, r, text, sizeof(text));
+            cell_name(u, r, text, sizeof(text));
             term_put(y, x + used, w - used, text, a, true);
             continue;
         }
         enum theme_role role = base;
-        cell(u, r, c, text, sizeof(text), &role);
+        cell_text(u, r, c, text, sizeof(text), &role);
         if (selected || marked)
             role = base;
         int tw = term_width(text);
