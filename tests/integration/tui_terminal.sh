@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The dashboard and its terminal: resizing re-lays the screen out at every size down
 # to 40x10 (and a too-small one says so), the terminal is restored after q, Ctrl-C
-# and SIGTERM, --ascii and NO_COLOR draw without UTF-8 and colours, and without a
-# terminal shmwatch says so in one line and exits 2.
+# and SIGTERM, --ascii and NO_COLOR draw without UTF-8 and colours, 8- and 256-colour
+# terminals get the colours they have, the config file sets the view, sort, columns
+# and theme, a bad theme exits 2, and without a terminal shmwatch says so in one line
+# and exits 2.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -96,3 +98,33 @@ for how in --no-color NO_COLOR; do
     ok "$how: attributes only, no colour"
     tui_quit
 done
+
+# --- 256 colours --------------------------------------------------------------------------
+# The default theme's fg256 colours are used where the terminal has 256 colours, and
+# fall back to the basic ones where it has 8 (TERM=screen above).
+colours256() { tui capture-pane -p -e -t tui | grep -cE $'\e\\[[0-9;]*38;5;'; }
+TUI_PREFIX="env TERM=screen-256color" tui_start 100 30
+tui_wait "main $main " 10
+[ "$(colours256)" -gt 0 ] || { tui_dump; fail "no 256-colour sequence on a 256-colour terminal"; }
+ok "256-colour terminals get the theme's 256-colour values"
+tui_quit
+
+# --- Settings: config file, theme ---------------------------------------------------------
+cat >"$SHMTEST_TMP/dash.yaml" <<'YAML'
+view: flat
+sort: name
+columns: [name, pid, group, alloc]
+theme: mono
+YAML
+tui_start 100 30 --config "$SHMTEST_TMP/dash.yaml"
+tui_wait "│ flat  sort name" 10
+tui_wait "^NAME↓ +PID +GROUP +ALLOC *$" 5
+[ "$(colours)" -eq 0 ] || { tui_dump; fail "theme: mono drew colours"; }
+ok "the config file sets the view, sort, columns and theme"
+tui_quit
+
+tui_start 100 30 --theme no-such-theme
+tui_exited
+assert_eq "$TUI_EXIT" 2 "an unknown theme exits 2"
+tui_wait "no-such-theme" 2
+tui_restored "after a theme error"
