@@ -2,12 +2,15 @@
 # The dashboard's cleanup, driven through tmux on the leak scene (a killed
 # job's 12 orphans, 12 MiB): with --read-only, D is refused; D shows a
 # dialog with the count and the bytes, and Enter (No is selected) or n
-# leaves everything; D then y removes them all, the gauge falls to zero
-# and the action log has every removal.
+# leaves everything; D then y, with a process opening the first target while
+# the dashboard pauses before the unlinks (SHMWATCH_TEST_PAUSE_BEFORE_UNLINK),
+# asks about that refusal (skip), removes the 11 others and lists the
+# refusal; after the holder exits, D and y remove the last one, the gauge
+# falls to zero and the action log has every removal.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
-need setsid tmux
+need setsid tmux /usr/bin/python3
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 _lib_tmp
 
@@ -27,7 +30,8 @@ screen() { "${TM[@]}" capture-pane -p -t dash; }
 shows() { screen | grep -qF -- "$1"; }
 start() { # ARGS...: the dashboard in a fresh 140x45 session "dash"
     "${TM[@]}" kill-session -t dash 2>/dev/null || true
-    "${TM[@]}" new-session -d -s dash -x 140 -y 45 "$SHMWATCH --log $log $*; sleep 60"
+    "${TM[@]}" new-session -d -s dash -x 140 -y 45 \
+        "SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=${PAUSE:-0} $SHMWATCH --log $log $*; sleep 60"
     wait_for 'shows "Orphans: held by nobody" && shows "12 segs"' 20 ||
         fail "the dashboard does not show the 12 orphans: $(screen)"
 }
@@ -57,12 +61,43 @@ wait_for 'shows "nothing unlinked"' 5 || fail "n did not answer No: $(screen)"
 assert_eq "$(norphans)" 12 "n leaves everything"
 [ ! -s "$log" ] || fail "declining wrote the action log"
 
+# y, and a process opens the first target during the pause before the unlinks.
+PAUSE=1 start
+first=$(ls /dev/shm | LC_ALL=C sort | head -n 1)
 keys D
 wait_for 'shows "Unlink 12 orphan segments"' 5 || fail "no dialog after D a third time"
 keys y
-wait_for 'shows "12 unlinked, 12.0 MiB freed; 0 refused, 0 failed"' 10 ||
+/usr/bin/python3 -c 'import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+open(sys.argv[2], "w").close()
+time.sleep(120)' "/dev/shm/$first" "$SHMTEST_TMP/held" </dev/null >/dev/null 2>&1 &
+holder=$!
+on_exit "kill -KILL $holder 2>/dev/null"
+wait_for "[ -e $SHMTEST_TMP/held ]" 5 || fail "the holder did not start"
+wait_for 'shows "in use: pid $holder"' 10 || fail "no question about the refusal: $(screen)"
+shows "Skip this one" && shows "Skip all" && shows "Abort" || fail "skip / skip all / abort not offered"
+ok "a refusal during the run asks: skip, skip all or abort"
+keys Enter
+wait_for 'shows "11 unlinked, 11.0 MiB freed; 1 refused, 0 failed"' 10 ||
+    fail "no result list after skipping: $(screen)"
+shows "refused  /dev/shm/$first  in use: pid $holder" || fail "the result list lacks the refusal"
+keys Enter
+assert_eq "$(norphans)" 1 "the 11 free orphans are removed, the held one is kept"
+[ -e "/dev/shm/$first" ] || fail "the held segment was removed"
+wait_for 'shows " 1M/64M"' 10 || fail "the gauge did not fall to 1M: $(screen)"
+
+# The holder exits: D, y removes the last one.
+kill -KILL "$holder"
+wait "$holder" 2>/dev/null
+keys r
+wait_for 'screen | grep -q "$first  *orphan "' 10 || fail "the last orphan is not shown: $(screen)"
+keys D
+wait_for 'shows "Unlink 1 orphan segment, 1.0 MiB?"' 5 || fail "no dialog for the last one: $(screen)"
+keys y
+wait_for 'shows "1 unlinked, 1.0 MiB freed; 0 refused, 0 failed"' 10 ||
     fail "no result after y: $(screen)"
 assert_eq "$(norphans)" 0 "y removes every orphan"
 wait_for 'shows " 0B/64M"' 10 || fail "the gauge did not fall: $(screen)"
 ok "the gauge falls to 0B/64M"
 assert_eq "$(grep -c '	unlink	/dev/shm/torch_.*	removed	' "$log")" 12 "the log has the 12 removals"
+assert_eq "$(grep -c '	unlink	/dev/shm/torch_.*	refused	in use' "$log")" 1 "and the refusal"
