@@ -21,6 +21,9 @@
 #include "ui/dialog.h"
 #include "ui/term.h"
 #include "ui/ui_priv.h"
+#include "util/buf.h"
+#include "util/escape.h"
+#include "util/fileio.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
@@ -261,4 +264,61 @@ void actions_unlink_unheld(struct ui *u, const struct ui_selection *sel)
     else
         run_unlink(u, &p, "unheld");
     unlink_plan_free(&p);
+}
+
+/* A log line for the screen: tabs become two spaces; control bytes and
+ * invalid UTF-8 (the file is written escaped, but it is only a file) '?'. */
+static void log_display_line(struct actions_lines *l, const char *line)
+{
+    struct buf b;
+    buf_init(&b);
+    const unsigned char *s = (const unsigned char *)line;
+    size_t n = strlen(line);
+    for (size_t i = 0; i < n;) {
+        size_t len = s[i] < 0x80 ? 1 : utf8_valid_len(s + i, n - i);
+        if (s[i] == '\t')
+            buf_adds(&b, "  ");
+        else if (len == 0 || s[i] < 0x20 || s[i] == 0x7f)
+            buf_addc(&b, '?');
+        else
+            buf_add(&b, s + i, len);
+        i += len ? len : 1;
+    }
+    actions_line(l, "%s", b.data ? b.data : "");
+    buf_free(&b);
+}
+
+#define LOG_SHOWN 200
+
+void actions_show_log(struct ui *u)
+{
+    struct actlog *log = actions_log(u);
+    struct actions_lines l = {0};
+    struct buf text;
+    buf_init(&text);
+    if (log->path && read_file(log->path, &text, 4u << 20) == 0 && text.len) {
+        char *lines[LOG_SHOWN];
+        size_t n = 0, first = 0;
+        char *cur = text.data, *line;
+        while ((line = next_line(&cur))) {
+            lines[(first + n) % LOG_SHOWN] = line;
+            if (n < LOG_SHOWN)
+                n++;
+            else
+                first = (first + 1) % LOG_SHOWN;
+        }
+        for (size_t i = n; i-- > 0;)
+            log_display_line(&l, lines[(first + i) % LOG_SHOWN]);
+    } else {
+        for (size_t i = 0; actlog_recent(log, i); i++)
+            log_display_line(&l, actlog_recent(log, i));
+    }
+    char title[300];
+    snprintf(title, sizeof(title), "Action log %s%s, newest first",
+             log->path ? actions_safe(log->path) : "", actions_log_note(u));
+    if (!l.n)
+        actions_line(&l, "no actions yet");
+    actions_show(u, title, &l);
+    actions_lines_free(&l);
+    buf_free(&text);
 }

@@ -40,5 +40,9 @@ void actions_unlink_unheld(struct ui *u, const struct ui_selection *sel);
 void actions_signal(struct ui *u, const struct ui_selection *sel);
 /* K: end every orphaned worker and stuck shm manager, after confirmation. */
 void actions_reap(struct ui *u, const struct ui_selection *sel);
+/* The action log: its last lines (of this and earlier sessions), newest
+ * first, in a list closed by Enter or Esc. Needs no selection and acts on
+ * nothing, so it is allowed on a read-only dashboard too. */
+void actions_show_log(struct ui *u);
 
 #endif
