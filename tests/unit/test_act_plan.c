@@ -7,6 +7,7 @@
 #include "fake_scene.h"
 #include "act/actlog.h"
 #include "act/actplan.h"
+#include "act/reap.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 
@@ -130,6 +131,28 @@ static void roles(const struct model *m)
     signal_plan_free(&mg);
 }
 
+static void reap_plan(const struct model *m)
+{
+    struct reap_plan p;
+    /* No process table to examine the manager's clients: it is left alone. */
+    reap_plan_build(m, "/nonexistent-proc", &p);
+    assert_int_equal(p.workers.n, 1);
+    assert_int_equal(p.workers.items[0].pid, 20);
+    assert_int_equal(p.managers.n, 0);
+    assert_int_equal(p.serving.n, 1);
+    assert_int_equal(p.serving.items[0].pid, 13);
+    assert_non_null(strstr(p.serving.items[0].why, "left alone"));
+    assert_int_equal(p.zombies.n, 1);
+    assert_int_equal(reap_plan_count(&p), 2);
+    reap_plan_free(&p);
+}
+
+static void test_reap_plan(void **state)
+{
+    (void)state;
+    with_model(reap_plan);
+}
+
 static void test_clean_orphans(void **state)
 {
     (void)state;
@@ -217,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_clean_unheld),
         cmocka_unit_test(test_single_choices),
         cmocka_unit_test(test_roles),
+        cmocka_unit_test(test_reap_plan),
         cmocka_unit_test(test_log),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
