@@ -147,7 +147,7 @@ void cell_text(const struct ui *u, const struct row *r, enum col_id c, char *dst
         else if (r->key.kind == ROW_GROUP)
             snprintf(dst, n, "%zuw %zum", r->group->nworkers, r->group->nmanagers);
         else
-            snprintf(dst, n, "%zu segs", r->count);
+            snprintf(dst, n, "%zu seg%s", r->count, r->count == 1 ? "" : "s");
         break;
     case C_AGE:
         if (seg && sg->mtime > 0)

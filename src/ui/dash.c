@@ -211,12 +211,24 @@ static void draw_budget(struct ui *u, int y, int lines)
     snprintf(v, sizeof(v), " %s ", verdict_name(b->verdict));
     for (char *c = v; *c; c++)
         *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
-    snprintf(line, sizeof(line), " limit %s (%s)  app %s  shm %s/%s  headroom %s  writable %s",
-             dash_size(l, sizeof(l), b->limit),
-             b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal",
-             dash_size(ap, sizeof(ap), b->app), dash_size(su, sizeof(su), b->shm_used),
-             dash_size(ss, sizeof(ss), b->shm_size), dash_size(h, sizeof(h), b->headroom),
-             dash_size(w, sizeof(w), b->shm_effective));
+    dash_size(l, sizeof(l), b->limit);
+    dash_size(ap, sizeof(ap), b->app);
+    dash_size(su, sizeof(su), b->shm_used);
+    dash_size(ss, sizeof(ss), b->shm_size);
+    dash_size(h, sizeof(h), b->headroom);
+    dash_size(w, sizeof(w), b->shm_effective);
+    /* The longest form that fits: with the limit's source, without it, or
+     * with short labels. */
+    const char *src = b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal";
+    int room = COLS - 7 - (int)strlen(v);
+    snprintf(line, sizeof(line), " limit %s (%s)  app %s  shm %s/%s  headroom %s  writable %s", l,
+             src, ap, su, ss, h, w);
+    if ((int)strlen(line) > room)
+        snprintf(line, sizeof(line), " limit %s app %s shm %s/%s headroom %s writable %s", l, ap,
+                 su, ss, h, w);
+    if ((int)strlen(line) > room)
+        snprintf(line, sizeof(line), " lim %s app %s shm %s/%s room %s free %s", l, ap, su, ss, h,
+                 w);
     int x = term_put(y, 0, COLS, "Budget ", term_attr(THEME_header), false);
     x += term_put(y, x, COLS - x, v, term_attr(verdict_role(b->verdict)), false);
     term_put(y, x, COLS - x, line, term_attr(THEME_normal), true);
