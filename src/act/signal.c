@@ -170,7 +170,7 @@ static bool exited(int proc, int pfd, pid_t pid, unsigned long long start)
 }
 
 /* Waits until every live entry of fds has exited or the deadline passes;
- * marks exits in gone[] with their time. */
+ * marks each exit in live[] and its time in ended[]. */
 static void wait_exits(int proc, const int *fds, const struct signal_target *t, size_t n,
                        bool *live, double *ended, double deadline)
 {
@@ -209,8 +209,9 @@ static void open_targets(const struct signal_opts *o, int proc, const struct sig
             } else if (o->dry_run) {
                 say(&res[i], SIGNAL_WOULD, 0, "every check passed");
             } else if (deliver(fds[i], t[i].pid, SIGTERM) != 0) {
-                say(&res[i], errno == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, errno,
-                    "SIGTERM failed: %s", strerror(errno));
+                int err = errno;
+                say(&res[i], err == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, err,
+                    "SIGTERM failed: %s", strerror(err));
             } else {
                 live[i] = true;
                 continue;
@@ -329,13 +330,15 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
     if (t->refuse)
         say(res, SIGNAL_REFUSED, EPERM, "%s", t->refuse);
     if (pfd != -1) {
-        if (o->dry_run)
+        if (o->dry_run) {
             say(res, SIGNAL_WOULD, 0, "every check passed");
-        else if (deliver(pfd, t->pid, sig) != 0)
-            say(res, errno == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, errno, "SIG%s failed: %s",
-                signal_name(sig), strerror(errno));
-        else
+        } else if (deliver(pfd, t->pid, sig) != 0) {
+            int err = errno;
+            say(res, err == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, err, "SIG%s failed: %s",
+                signal_name(sig), strerror(err));
+        } else {
             say(res, SIGNAL_SENT, 0, "SIG%s delivered", signal_name(sig));
+        }
         if (pfd >= 0)
             close(pfd);
     }
