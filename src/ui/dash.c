@@ -317,17 +317,19 @@ void dash_draw_status(struct ui *u, int y, int lines)
             snprintf(line, sizeof(line), "%s", u->message);
             a = term_attr(u->message_role);
         } else if (u->snap && u->snap->scan.warn.n) {
+            /* Several warnings take turns, a few seconds each. */
             const struct warnings *w = &u->snap->scan.warn;
+            size_t k = (size_t)(poller_now() / 4.0) % w->n;
             if (w->n > 1)
-                snprintf(line, sizeof(line), "[1/%zu] %s", w->n, w->msg[0]);
+                snprintf(line, sizeof(line), "[%zu/%zu] %s", k + 1, w->n, w->msg[k]);
             else
                 snprintf(line, sizeof(line), "%s", w->msg[0]);
             a = term_attr(THEME_warning);
         } else if (u->snap) {
             const struct totals *t = &u->snap->model.totals;
             snprintf(line, sizeof(line),
-                     "%zu segments (%zu hidden, %zu orphan, %zu unheld), %zu processes, "
-                     "%zu groups",
+                     "segments: %zu (%zu hidden, %zu orphan, %zu unheld)  processes: %zu  "
+                     "DataLoader groups: %zu",
                      t->segments, t->hidden, t->orphans, t->unheld, u->snap->model.nprocs,
                      u->snap->model.ngroups);
         }
