@@ -26,7 +26,7 @@ def name(comm):
     libc.prctl(15, ctypes.c_char_p(comm.encode()), 0, 0, 0)  # PR_SET_NAME
 def ready(path):
     open(path, "w").close()
-mode, addr = sys.argv[1], "\0shmwatch-test-" + sys.argv[2]
+mode, addr = sys.argv[1], "\0shmwatch-test-" + os.environ["TAG"] + "-" + sys.argv[2]
 if mode == "manager":
     name("torch_shm_manag")
     os.setsid()
@@ -50,6 +50,8 @@ else:
     ready(path)
     time.sleep(600)
 PY
+# Abstract socket names are shared by the whole network namespace: unique ones.
+export TAG=$(date +%s%N)-$RANDOM
 n=0
 spawn() { # ARGS...: runs mgr.py ARGS READYFILE in the background, waits for it
     n=$((n + 1))
