@@ -18,7 +18,7 @@ struct poller {
     pthread_cond_t cond;
     int pipe[2];
     /* Under lock. */
-    bool stop, scan_requested, scanning;
+    bool stop, scan_requested;
     struct snap *snap;    /* newest, not yet taken */
     struct gauges gauges; /* newest */
     bool gauges_new;
@@ -147,13 +147,11 @@ static void *run(void *arg)
         double now = poller_now();
         if (p->scan_requested || now >= next_scan) {
             p->scan_requested = false;
-            p->scanning = true;
             pthread_mutex_unlock(&p->lock);
             struct snap *s = take_scan(p);
             copy_mounts(&p->ml, &s->scan.mounts);
             now = poller_now();
             pthread_mutex_lock(&p->lock);
-            p->scanning = false;
             snap_free(p->snap);
             p->snap = s;
             publish_gauges(p, &p->ml, now);
@@ -248,14 +246,6 @@ void poller_request_scan(struct poller *p)
     p->scan_requested = true;
     pthread_cond_signal(&p->cond);
     pthread_mutex_unlock(&p->lock);
-}
-
-bool poller_scanning(struct poller *p)
-{
-    pthread_mutex_lock(&p->lock);
-    bool s = p->scanning || p->scan_requested;
-    pthread_mutex_unlock(&p->lock);
-    return s;
 }
 
 struct snap *poller_take_snap(struct poller *p)

@@ -55,8 +55,6 @@ void poller_drain(struct poller *p);
 
 /* Asks for a holder scan now. */
 void poller_request_scan(struct poller *p);
-/* True while a scan runs. */
-bool poller_scanning(struct poller *p);
 
 /* The newest snapshot not yet taken (the caller frees it), or NULL. */
 struct snap *poller_take_snap(struct poller *p);

@@ -53,7 +53,7 @@ ok "q closes the help page"
 # --- Views ----------------------------------------------------------------------
 tui_keys p
 tui_wait "^ +PID +PPID S ROLE" 5
-tui_wait "^ +$w1 +$main S worker " 5
+tui_wait "^ +$w1 +$main [A-Z] worker " 5
 ok "p shows the processes view with worker $w1 of $main"
 tui_keys p
 tui_wait "main $main " 5
