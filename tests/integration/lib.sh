@@ -258,7 +258,7 @@ unhex() {
 
 # fs_used_bytes PATH: used bytes of the file system at PATH, as statvfs (df) sees it.
 fs_used_bytes() {
-    stat -f -c '%b %f %S' "$1" | awk '{ printf "%d\n", ($1 - $2) * $3 }'
+    stat -f -c '%b %f %S' "$1" | awk '{ printf "%.0f\n", ($1 - $2) * $3 }'
 }
 
 # scene_start ARGS...: starts $SHMSCENE ARGS with --manifest in the background, waits
