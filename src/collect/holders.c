@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collect/mounts.h"
+#include "collect/pidscan.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 #include "util/inomap.h"
@@ -107,131 +108,6 @@ size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap)
     return n;
 }
 
-/* State shared by the per-process readers of one scan. */
-struct holder_scan {
-    const dev_t *devs;
-    size_t ndevs;
-    struct holder_list *out;
-    struct warnings *w;
-    struct inomap mine; /* (dev, ino) -> first holder index of the current pid */
-    struct buf text;
-    char link[4096];
-};
-
-static bool watched(const struct holder_scan *hs, dev_t dev)
-{
-    for (size_t i = 0; i < hs->ndevs; i++)
-        if (hs->devs[i] == dev)
-            return true;
-    return false;
-}
-
-static void note_error(struct holder_scan *hs, int err)
-{
-    if (err == ENOENT || err == ESRCH)
-        hs->w->vanished++;
-    else if (err == EACCES || err == EPERM)
-        hs->w->denied++;
-}
-
-static void fill_stat(struct shm_holder *h, const struct stat *st)
-{
-    h->stat_ok = true;
-    h->size = (uint64_t)st->st_size;
-    h->alloc = (uint64_t)st->st_blocks * 512u;
-    h->uid = st->st_uid;
-    h->mtime = (int64_t)st->st_mtim.tv_sec;
-}
-
-static void scan_fds(struct holder_scan *hs, int piddir, pid_t pid)
-{
-    int fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fddir < 0) {
-        note_error(hs, errno);
-        return;
-    }
-    DIR *d = fdopendir(fddir);
-    if (!d) {
-        close(fddir);
-        return;
-    }
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (de->d_name[0] < '0' || de->d_name[0] > '9')
-            continue;
-        struct stat st;
-        if (fstatat(fddir, de->d_name, &st, 0) != 0 || !watched(hs, st.st_dev))
-            continue;
-        struct shm_holder *h = VEC_PUSH(hs->out->items, hs->out->n, hs->out->cap);
-        h->pid = pid;
-        h->fd = atoi(de->d_name);
-        h->dev = st.st_dev;
-        h->ino = st.st_ino;
-        fill_stat(h, &st);
-        ssize_t n = readlinkat(fddir, de->d_name, hs->link, sizeof(hs->link) - 1);
-        hs->link[n > 0 ? n : 0] = '\0';
-        h->deleted = strip_deleted(hs->link) || st.st_nlink == 0;
-        h->path = xstrdup(hs->link);
-        size_t first;
-        if (!inomap_get(&hs->mine, st.st_dev, st.st_ino, &first)) /* keep the first */
-            inomap_put(&hs->mine, st.st_dev, st.st_ino, hs->out->n - 1);
-    }
-    closedir(d);
-}
-
-static void scan_maps(struct holder_scan *hs, int piddir, pid_t pid)
-{
-    int rc = read_file_at(piddir, "maps", &hs->text, 256u << 20);
-    if (rc < 0) {
-        note_error(hs, -rc);
-        return;
-    }
-    /* One pass over the whole text, not per line: is PyTorch loaded? */
-    if (memmem(hs->text.data, hs->text.len, "/libtorch", 9)) {
-        xgrow((void **)&hs->out->torch_pids, &hs->out->torch_cap, hs->out->ntorch + 1,
-              sizeof(pid_t));
-        hs->out->torch_pids[hs->out->ntorch++] = pid;
-    }
-    char *cur = hs->text.data, *line;
-    while ((line = next_line(&cur))) {
-        /* Cheap rejection first: anonymous and regular-disk mappings are the
-         * vast majority; only lines whose device is watched get parsed. */
-        struct maps_entry e;
-        if (!maps_parse_line(line, &e) || e.inode == 0)
-            continue;
-        dev_t dev = makedev(e.major, e.minor);
-        if (!watched(hs, dev))
-            continue;
-        uint64_t reach = e.offset + (e.end - e.start);
-        size_t idx;
-        if (inomap_get(&hs->mine, dev, (ino_t)e.inode, &idx)) {
-            /* Known to this process already (an fd, or an earlier mapping):
-             * the first record of the inode carries the mapping for all. */
-            struct shm_holder *h = &hs->out->items[idx];
-            h->mapped = true;
-            if (reach > h->map_bytes)
-                h->map_bytes = reach;
-            continue;
-        }
-        struct shm_holder *h = VEC_PUSH(hs->out->items, hs->out->n, hs->out->cap);
-        h->pid = pid;
-        h->fd = -1;
-        h->mapped = true;
-        h->dev = dev;
-        h->ino = (ino_t)e.inode;
-        h->path = xstrdup(e.path);
-        h->deleted = e.deleted;
-        h->map_bytes = reach;
-        /* map_files/ gives the inode's real size and allocation (root only). */
-        char mf[64];
-        snprintf(mf, sizeof(mf), "map_files/%" PRIx64 "-%" PRIx64, e.start, e.end);
-        struct stat st;
-        if (fstatat(piddir, mf, &st, 0) == 0 && st.st_ino == (ino_t)e.inode)
-            fill_stat(h, &st);
-        inomap_put(&hs->mine, dev, (ino_t)e.inode, hs->out->n - 1);
-    }
-}
-
 void holders_collect(const char *proc_dir, const dev_t *devs, size_t ndevs,
                      struct holder_list *out, struct warnings *w)
 {
@@ -242,9 +118,7 @@ void holders_collect(const char *proc_dir, const dev_t *devs, size_t ndevs,
         warn_add(w, "cannot open %s: %s", proc_dir, strerror(errno));
         return;
     }
-    struct holder_scan hs = {.devs = devs, .ndevs = ndevs, .out = out, .w = w};
-    inomap_init(&hs.mine);
-    buf_init(&hs.text);
+    struct pidscan *ps = pidscan_new(devs, ndevs, NULL, out, w);
     pid_t *pids = NULL;
     size_t cap = 0, npids = proc_list_pids(proc, &pids, &cap);
     qsort(pids, npids, sizeof(*pids), cmp_pid); /* torch_pids come out ascending */
@@ -254,22 +128,27 @@ void holders_collect(const char *proc_dir, const dev_t *devs, size_t ndevs,
         snprintf(name, sizeof(name), "%d", (int)pids[i]);
         int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (piddir < 0) {
-            note_error(&hs, errno);
+            if (errno == ENOENT || errno == ESRCH)
+                w->vanished++;
+            else if (errno == EACCES || errno == EPERM)
+                w->denied++;
             continue;
         }
-        inomap_clear(&hs.mine);
-        scan_fds(&hs, piddir, pids[i]);
-        scan_maps(&hs, piddir, pids[i]);
+        pidscan_run(ps, piddir, pids[i], true);
         close(piddir);
     }
-    if (w->denied > denied0)
+    holders_warn_denied(w, denied0);
+    free(pids);
+    pidscan_free(ps);
+    close(proc);
+}
+
+void holders_warn_denied(struct warnings *w, size_t denied_before)
+{
+    if (w->denied > denied_before)
         warn_add(w, "%zu processes' fds or maps could not be read (permission denied): "
                     "run as root to see other users' holders",
-                 w->denied - denied0);
-    free(pids);
-    buf_free(&hs.text);
-    inomap_free(&hs.mine);
-    close(proc);
+                 w->denied - denied_before);
 }
 
 bool holders_torch_loaded(const struct holder_list *hl, pid_t pid)

@@ -18,9 +18,13 @@ struct shm_holder {
     bool mapped;     /* the process maps the inode (maps) */
     dev_t dev;
     ino_t ino;
-    char *path;      /* link or maps target text, " (deleted)" removed */
+    char *path;      /* link or maps target text, " (deleted)" removed; read only
+                      * when needed: NULL for an inode of a listed file, or one
+                      * an earlier record of the scan already names */
     bool deleted;
-    bool stat_ok;    /* size, alloc, uid, mtime come from a stat of the inode */
+    bool stat_ok;    /* size, alloc, uid, mtime come from a stat of the inode (a
+                      * mapping-only record of an inode listed or stat'ed by an
+                      * earlier record is not stat'ed again) */
     uint64_t size, alloc;
     uid_t uid;
     int64_t mtime;
@@ -64,6 +68,9 @@ void holders_collect(const char *proc_dir, const dev_t *devs, size_t ndevs,
                      struct holder_list *out, struct warnings *w);
 
 void holders_free(struct holder_list *hl);
+
+/* Adds the "permission denied" warning when w->denied grew past denied_before. */
+void holders_warn_denied(struct warnings *w, size_t denied_before);
 
 /* One inode asked about by holders_find_inodes, and the first holder found. */
 struct inode_query {

@@ -1,7 +1,12 @@
 #include "collect/procs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/xalloc.h"
+
+#define PF_KTHREAD 0x00200000u
 
 static int cmp_pid(const void *a, const void *b)
 {
@@ -84,4 +89,112 @@ bool parse_sigmask(const char *hex, uint64_t *mask)
         return false;
     *mask = v;
     return true;
+}
+
+/* Reads [-]digits at *s (after any spaces), advancing past them. */
+static bool read_num(const char **s, long long *out)
+{
+    const char *p = *s;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    if (*p < '0' || *p > '9')
+        return false;
+    unsigned long long v = 0;
+    while (*p >= '0' && *p <= '9')
+        v = v * 10 + (unsigned)(*p++ - '0');
+    *out = neg ? -(long long)v : (long long)v;
+    *s = p;
+    return true;
+}
+
+bool procs_parse_stat(const char *text, struct proc *p)
+{
+    /* pid (comm) state ppid pgrp session tty tpgid flags ... starttime(22) ...
+     * sigcatch(34): comm may hold spaces and parentheses, so it ends at the
+     * last ')'. */
+    const char *s = text, *open = strchr(text, '('), *close = strrchr(text, ')');
+    long long v;
+    if (!open || !close || close < open || close[1] != ' ' || !read_num(&s, &v) || v <= 0)
+        return false;
+    p->pid = (pid_t)v;
+    size_t n = (size_t)(close - open - 1);
+    if (n >= sizeof(p->comm))
+        n = sizeof(p->comm) - 1;
+    memcpy(p->comm, open + 1, n);
+    p->comm[n] = '\0';
+    s = close + 2;
+    p->state = *s ? *s++ : '?';
+    for (int field = 4; field <= 34; field++) {
+        if (!read_num(&s, &v))
+            return field > 22; /* sigcatch is optional: very old kernels */
+        switch (field) {
+        case 4: p->ppid = (pid_t)v; break;
+        case 5: p->pgid = (pid_t)v; break;
+        case 6: p->sid = (pid_t)v; break;
+        case 9: p->kernel_thread = ((unsigned long long)v & PF_KTHREAD) != 0; break;
+        case 22: p->start_ticks = (unsigned long long)v; break;
+        case 34: p->sigcatch = (uint64_t)v; break;
+        default: break;
+        }
+    }
+    p->nspid = p->pid;
+    return true;
+}
+
+/* The number after "Key:" when line starts with it. */
+static bool status_num(const char *line, const char *key, long long *v)
+{
+    size_t k = strlen(key);
+    if (strncmp(line, key, k) != 0)
+        return false;
+    const char *s = line + k;
+    return read_num(&s, v);
+}
+
+void procs_parse_status(const char *text, struct proc *p)
+{
+    for (const char *line = text; line && *line;) {
+        long long v;
+        if (strncmp(line, "Uid:", 4) == 0) {
+            const char *s = line + 4;
+            if (read_num(&s, &v) && read_num(&s, &v)) /* real, then effective */
+                p->uid = (uid_t)v;
+        } else if (status_num(line, "RssAnon:", &v)) {
+            p->rss_anon = (uint64_t)v * 1024u;
+        } else if (status_num(line, "RssShmem:", &v)) {
+            p->rss_shmem = (uint64_t)v * 1024u;
+        } else if (strncmp(line, "NSpid:", 6) == 0) {
+            status_parse_nspid(line, &p->nspid);
+        } else if (strncmp(line, "SigCgt:", 7) == 0) {
+            char hex[24];
+            if (sscanf(line + 7, " %23[0-9a-fA-F]", hex) == 1)
+                parse_sigmask(hex, &p->sigcatch);
+        }
+        line = strchr(line, '\n');
+        if (line)
+            line++;
+    }
+}
+
+char *procs_join_cmdline(const char *text, size_t len, const char *comm)
+{
+    while (len && text[len - 1] == '\0')
+        len--;
+    if (!len) {
+        size_t n = strlen(comm);
+        char *s = xmalloc(n + 3);
+        s[0] = '[';
+        memcpy(s + 1, comm, n);
+        s[n + 1] = ']';
+        s[n + 2] = '\0';
+        return s;
+    }
+    char *s = xstrndup(text, len);
+    for (size_t i = 0; i < len; i++)
+        if (!s[i])
+            s[i] = ' ';
+    return s;
 }

@@ -52,6 +52,19 @@ const struct proc *procs_find(const struct proc_list *pl, pid_t pid);
 void procs_sort(struct proc_list *pl);
 void procs_free(struct proc_list *pl);
 
+/* Parses a /proc/PID/stat text into p: pid, comm, state, ppid, pgid, sid,
+ * start_ticks, kernel_thread and sigcatch (nspid set to pid). False when the
+ * text is malformed. */
+bool procs_parse_stat(const char *text, struct proc *p);
+
+/* Takes the effective uid, RssAnon, RssShmem, NSpid and SigCgt of a
+ * /proc/PID/status text into p (the fields it lacks are left alone). */
+void procs_parse_status(const char *text, struct proc *p);
+
+/* A /proc/PID/cmdline text (len bytes, NUL-separated) as one string:
+ * arguments joined by spaces, "[comm]" when there are none. */
+char *procs_join_cmdline(const char *text, size_t len, const char *comm);
+
 /* Parses a hexadecimal signal mask as /proc/PID/status shows it (SigCgt). */
 bool parse_sigmask(const char *hex, uint64_t *mask);
 

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collect/walk.h"
 #include "util/buf.h"
+#include "util/inomap.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
@@ -63,17 +65,40 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         s->target_host = read_hostname(prefix);
     files_collect(&s->mounts, &s->files, &s->warn);
 
+    dev_t *devs = xcalloc(s->mounts.n, sizeof(*devs));
+    for (size_t i = 0; i < s->mounts.n; i++)
+        devs[i] = s->mounts.items[i].dev;
     const struct proc_source *src = o->procs ? o->procs : &procs_libproc2;
-    src->read(src->ctx, &s->procs, &s->warn);
+    if (o->procs) {
+        /* A fake table: holders are read on their own. */
+        src->read(src->ctx, &s->procs, &s->warn);
+        if (!o->skip_holders)
+            holders_collect(proc, devs, s->mounts.n, &s->holders, &s->warn);
+    } else {
+        /* The real one: one pass over /proc reads the table and the holders. */
+        struct inomap listed;
+        inomap_init(&listed);
+        for (size_t i = 0; i < s->files.n; i++)
+            inomap_put(&listed, s->files.items[i].dev, s->files.items[i].ino, i);
+        struct walk_opts wo = {
+            .proc_dir = proc,
+            .devs = devs,
+            .ndevs = s->mounts.n,
+            .holders = !o->skip_holders,
+            .files = &s->files,
+            .listed = &listed,
+            .world_pid = o->target_pid > 0 ? o->target_pid : s->self_pid,
+            .all_pidns = o->target_pid > 0,
+        };
+        int wrc = walk_run(&wo, &s->procs, &s->holders, &s->warn);
+        if (wrc < 0)
+            warn_add(&s->warn, "cannot read the process table from %s: %s", proc, strerror(-wrc));
+        inomap_free(&listed);
+    }
+    free(devs);
     if (src->meminfo(src->ctx, &s->mem) < 0)
         warn_add(&s->warn, "cannot read meminfo");
-
     if (!o->skip_holders) {
-        dev_t *devs = xcalloc(s->mounts.n, sizeof(*devs));
-        for (size_t i = 0; i < s->mounts.n; i++)
-            devs[i] = s->mounts.items[i].dev;
-        holders_collect(proc, devs, s->mounts.n, &s->holders, &s->warn);
-        free(devs);
         s->holders_scanned = true;
         if (s->warn.vanished)
             warn_add(&s->warn, "%zu processes exited while being read", s->warn.vanished);

@@ -53,7 +53,9 @@ static struct segment *segment_from_holder(struct model *m, const struct shm_hol
 {
     struct segment *sg = VEC_PUSH(m->segs, m->nsegs, m->segs_cap);
     sg->mount = (size_t)mount;
-    sg->name = hidden_name(h->path, m->scan->mounts.items[mount].path);
+    /* NULL when this record carries no name (read only once per inode): a
+     * later record of the inode names it, or unnamed() does. */
+    sg->name = h->path ? hidden_name(h->path, m->scan->mounts.items[mount].path) : NULL;
     sg->dev = h->dev;
     sg->ino = h->ino;
     sg->type = FT_REGULAR;
@@ -103,6 +105,10 @@ static void join(struct model *m, struct inomap *idx)
             inomap_put(idx, h->dev, h->ino, k);
         }
         struct segment *sg = &m->segs[k];
+        if (!sg->name && h->path) {
+            sg->name = hidden_name(h->path, s->mounts.items[sg->mount].path);
+            sg->state = h->deleted ? SEG_HIDDEN : SEG_IN_USE;
+        }
         if (sg->state == SEG_UNHELD)
             sg->state = SEG_IN_USE;
         if (!sg->alloc_known && h->stat_ok) {
@@ -114,6 +120,9 @@ static void join(struct model *m, struct inomap *idx)
         }
         add_holder(sg, h);
     }
+    for (size_t i = 0; i < m->nsegs; i++)
+        if (!m->segs[i].name) /* no holder's link or mapping could be read */
+            m->segs[i].name = xstrdup("?");
 }
 
 /* The process that a pid in a segment name means: in --pid mode names carry

@@ -50,7 +50,7 @@ static void rehash(struct inomap *m, size_t ncap)
     free(old);
 }
 
-void inomap_put(struct inomap *m, dev_t dev, ino_t ino, size_t val)
+size_t *inomap_ref(struct inomap *m, dev_t dev, ino_t ino)
 {
     if ((m->n + 1) * 2 > m->cap)
         rehash(m, m->cap ? m->cap * 2 : 64);
@@ -59,9 +59,15 @@ void inomap_put(struct inomap *m, dev_t dev, ino_t ino, size_t val)
         s->used = true;
         s->dev = dev;
         s->ino = ino;
+        s->val = 0;
         m->n++;
     }
-    s->val = val;
+    return &s->val;
+}
+
+void inomap_put(struct inomap *m, dev_t dev, ino_t ino, size_t val)
+{
+    *inomap_ref(m, dev, ino) = val;
 }
 
 bool inomap_get(const struct inomap *m, dev_t dev, ino_t ino, size_t *val)

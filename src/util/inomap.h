@@ -26,6 +26,9 @@ void inomap_free(struct inomap *m);
 void inomap_clear(struct inomap *m);
 /* Inserts or overwrites. */
 void inomap_put(struct inomap *m, dev_t dev, ino_t ino, size_t val);
+/* The value of (dev, ino), inserted as 0 when absent: one lookup for a
+ * find-or-add. The pointer is valid until the next insertion. */
+size_t *inomap_ref(struct inomap *m, dev_t dev, ino_t ino);
 /* Finds; returns false when absent. */
 bool inomap_get(const struct inomap *m, dev_t dev, ino_t ino, size_t *val);
 

@@ -183,7 +183,8 @@ measure_scene() { # NAME ARGS LABEL
     # shellcheck disable=SC2086 # args is a word list
     start_scene $args
     SEGS[$name]=$(grep -c '^segment ' "$TMP/manifest")
-    PROCS[$name]=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
+    local pids=(/proc/[0-9]*)
+    PROCS[$name]=${#pids[@]}
     LABEL[$name]=$label
     check_snapshot "$name"
     echo "== $label: ${SEGS[$name]} segments, ${PROCS[$name]} processes; $RUNS runs each" >&2

@@ -1,0 +1,375 @@
+#include "collect/pidscan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "util/buf.h"
+#include "util/fileio.h"
+#include "util/xalloc.h"
+
+/* PROCMAP_QUERY (linux/fs.h, Linux 6.11), spelled out for older headers. */
+struct procmap_query {
+    uint64_t size, query_flags, query_addr;
+    uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+    uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+    uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCMAP_QUERY_IOCTL _IOWR('f', 17, struct procmap_query)
+#define PQ_VMA_EXECUTABLE 0x04
+#define PQ_COVERING_OR_NEXT 0x10
+#define PQ_FILE_BACKED 0x20
+
+#define DENTS_SIZE (64u << 10)
+#define NAME_SIZE 4096
+
+enum { SEEN_NAME = 1, SEEN_STAT = 2 }; /* per inode, in ps->seen */
+enum { MAPS_UNKNOWN, MAPS_QUERY, MAPS_TEXT };
+
+struct pidscan {
+    const dev_t *devs;
+    size_t ndevs;
+    const struct inomap *listed;
+    struct holder_list *out;
+    struct warnings *w;
+    struct inomap mine; /* (dev, ino) -> first record of the current pid */
+    struct inomap seen; /* (dev, ino) -> SEEN_* for this scan */
+    int maps;
+    struct buf text;
+    char *dents;
+    char name[NAME_SIZE];
+};
+
+struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, const struct inomap *listed,
+                            struct holder_list *out, struct warnings *w)
+{
+    struct pidscan *ps = xcalloc(1, sizeof(*ps));
+    ps->devs = devs;
+    ps->ndevs = ndevs;
+    ps->listed = listed;
+    ps->out = out;
+    ps->w = w;
+    inomap_init(&ps->mine);
+    inomap_init(&ps->seen);
+    buf_init(&ps->text);
+    ps->dents = xmalloc(DENTS_SIZE);
+    return ps;
+}
+
+void pidscan_free(struct pidscan *ps)
+{
+    if (!ps)
+        return;
+    inomap_free(&ps->mine);
+    inomap_free(&ps->seen);
+    buf_free(&ps->text);
+    free(ps->dents);
+    free(ps);
+}
+
+void pidscan_force_text(struct pidscan *ps)
+{
+    ps->maps = MAPS_TEXT;
+}
+
+bool pidscan_queried(const struct pidscan *ps)
+{
+    return ps->maps == MAPS_QUERY;
+}
+
+static bool watched(const struct pidscan *ps, dev_t dev)
+{
+    for (size_t i = 0; i < ps->ndevs; i++)
+        if (ps->devs[i] == dev)
+            return true;
+    return false;
+}
+
+static void note_error(struct pidscan *ps, int err)
+{
+    if (err == ENOENT || err == ESRCH)
+        ps->w->vanished++;
+    else if (err == EACCES || err == EPERM)
+        ps->w->denied++;
+}
+
+/* Whether the inode still needs what (SEEN_NAME or SEEN_STAT) this scan. */
+static bool needs(const struct pidscan *ps, dev_t dev, ino_t ino, size_t what)
+{
+    size_t v;
+    if (ps->listed && inomap_get(ps->listed, dev, ino, &v))
+        return false;
+    return !inomap_get(&ps->seen, dev, ino, &v) || !(v & what);
+}
+
+static void got(struct pidscan *ps, dev_t dev, ino_t ino, size_t what)
+{
+    size_t *v = inomap_ref(&ps->seen, dev, ino);
+    *v |= what;
+}
+
+static void fill_stat(struct shm_holder *h, const struct stat *st)
+{
+    h->stat_ok = true;
+    h->size = (uint64_t)st->st_size;
+    h->alloc = (uint64_t)st->st_blocks * 512u;
+    h->uid = st->st_uid;
+    h->mtime = (int64_t)st->st_mtim.tv_sec;
+}
+
+static struct shm_holder *add(struct pidscan *ps, pid_t pid, dev_t dev, ino_t ino)
+{
+    struct holder_list *o = ps->out;
+    struct shm_holder *h = VEC_PUSH(o->items, o->n, o->cap);
+    h->pid = pid;
+    h->dev = dev;
+    h->ino = ino;
+    return h;
+}
+
+static void fd_holder(struct pidscan *ps, int fddir, const char *name, int fd, pid_t pid,
+                      const struct stat *st)
+{
+    struct shm_holder *h = add(ps, pid, st->st_dev, st->st_ino);
+    h->fd = fd;
+    fill_stat(h, st);
+    h->deleted = st->st_nlink == 0;
+    if (needs(ps, st->st_dev, st->st_ino, SEEN_NAME)) {
+        ssize_t n = readlinkat(fddir, name, ps->name, sizeof(ps->name) - 1);
+        if (n > 0) {
+            ps->name[n] = '\0';
+            h->deleted = strip_deleted(ps->name) || h->deleted;
+            h->path = xstrdup(ps->name);
+            got(ps, st->st_dev, st->st_ino, SEEN_NAME);
+        }
+    }
+    got(ps, st->st_dev, st->st_ino, SEEN_STAT);
+    size_t first;
+    if (!inomap_get(&ps->mine, st->st_dev, st->st_ino, &first)) /* keep the first */
+        inomap_put(&ps->mine, st->st_dev, st->st_ino, ps->out->n - 1);
+}
+
+static void scan_fds(struct pidscan *ps, int piddir, pid_t pid)
+{
+    int fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fddir < 0) {
+        note_error(ps, errno);
+        return;
+    }
+    ssize_t n;
+    while ((n = getdents64(fddir, ps->dents, DENTS_SIZE)) > 0) {
+        for (ssize_t off = 0; off < n;) {
+            const struct dirent64 *d = (const struct dirent64 *)(ps->dents + off);
+            off += d->d_reclen;
+            const char *s = d->d_name;
+            int fd = 0;
+            for (; *s >= '0' && *s <= '9' && fd < 100000000; s++)
+                fd = fd * 10 + (*s - '0');
+            struct stat st;
+            if (*s || s == d->d_name || fstatat(fddir, d->d_name, &st, 0) != 0 ||
+                !watched(ps, st.st_dev))
+                continue;
+            fd_holder(ps, fddir, d->d_name, fd, pid, &st);
+        }
+    }
+    close(fddir);
+}
+
+/* One mapping of a watched inode; path is its text when the caller has it
+ * for free (maps text), else NULL and it is asked for only when needed. */
+struct mapping {
+    uint64_t start, end, offset;
+    dev_t dev;
+    ino_t ino;
+    const char *path;
+    bool deleted; /* path had " (deleted)", already taken off */
+};
+
+static bool query_name(int mapsfd, uint64_t addr, char *name, size_t n)
+{
+    struct procmap_query q = {.size = sizeof(q),
+                              .query_flags = PQ_FILE_BACKED,
+                              .query_addr = addr,
+                              .vma_name_addr = (uintptr_t)name,
+                              .vma_name_size = (uint32_t)n};
+    return ioctl(mapsfd, PROCMAP_QUERY_IOCTL, &q) == 0 && q.vma_name_size > 0;
+}
+
+static void map_holder(struct pidscan *ps, int piddir, int mapsfd, pid_t pid,
+                       const struct mapping *mp)
+{
+    uint64_t reach = mp->offset + (mp->end - mp->start);
+    size_t idx;
+    if (inomap_get(&ps->mine, mp->dev, mp->ino, &idx)) {
+        /* Known to this process already (an fd, or an earlier mapping): the
+         * first record of the inode carries the mapping for all. */
+        struct shm_holder *h = &ps->out->items[idx];
+        h->mapped = true;
+        if (reach > h->map_bytes)
+            h->map_bytes = reach;
+        return;
+    }
+    struct shm_holder *h = add(ps, pid, mp->dev, mp->ino);
+    h->fd = -1;
+    h->mapped = true;
+    h->map_bytes = reach;
+    if (needs(ps, mp->dev, mp->ino, SEEN_NAME)) {
+        const char *path = mp->path;
+        if (!path && mapsfd >= 0 && query_name(mapsfd, mp->start, ps->name, sizeof(ps->name)))
+            path = ps->name;
+        if (path) {
+            h->path = xstrdup(path);
+            h->deleted = strip_deleted(h->path) || mp->deleted;
+            got(ps, mp->dev, mp->ino, SEEN_NAME);
+        }
+    }
+    if (needs(ps, mp->dev, mp->ino, SEEN_STAT)) {
+        /* map_files/ gives the inode's real size and allocation (root only). */
+        char mf[64];
+        snprintf(mf, sizeof(mf), "map_files/%" PRIx64 "-%" PRIx64, mp->start, mp->end);
+        struct stat st;
+        if (fstatat(piddir, mf, &st, 0) == 0 && st.st_ino == mp->ino) {
+            fill_stat(h, &st);
+            got(ps, mp->dev, mp->ino, SEEN_STAT);
+        }
+    }
+    inomap_put(&ps->mine, mp->dev, mp->ino, ps->out->n - 1);
+}
+
+static void note_torch(struct pidscan *ps, pid_t pid)
+{
+    struct holder_list *o = ps->out;
+    xgrow((void **)&o->torch_pids, &o->torch_cap, o->ntorch + 1, sizeof(pid_t));
+    o->torch_pids[o->ntorch++] = pid;
+}
+
+/* Does any executable file mapping name a libtorch library? */
+static bool query_torch(int mapsfd, char *name, size_t n)
+{
+    uint64_t addr = 0;
+    for (;;) {
+        struct procmap_query q = {.size = sizeof(q),
+                                  .query_flags = PQ_COVERING_OR_NEXT | PQ_FILE_BACKED |
+                                                 PQ_VMA_EXECUTABLE,
+                                  .query_addr = addr,
+                                  .vma_name_addr = (uintptr_t)name,
+                                  .vma_name_size = (uint32_t)n};
+        if (ioctl(mapsfd, PROCMAP_QUERY_IOCTL, &q) != 0)
+            return false;
+        if (q.vma_name_size && strstr(name, "/libtorch"))
+            return true;
+        addr = q.vma_end;
+    }
+}
+
+/* Returns false when the kernel has no PROCMAP_QUERY (the caller falls back
+ * to the text); true when the mappings were read or the process is gone. */
+static bool query_maps(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
+{
+    int fd = openat(piddir, "maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        note_error(ps, errno);
+        return true;
+    }
+    uint64_t addr = 0;
+    for (;;) {
+        struct procmap_query q = {.size = sizeof(q),
+                                  .query_flags = PQ_COVERING_OR_NEXT | PQ_FILE_BACKED,
+                                  .query_addr = addr};
+        if (ioctl(fd, PROCMAP_QUERY_IOCTL, &q) != 0) {
+            if (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP) {
+                close(fd);
+                return false;
+            }
+            break; /* ENOENT: no more mappings; ESRCH: no memory (any more) */
+        }
+        ps->maps = MAPS_QUERY;
+        addr = q.vma_end;
+        dev_t dev = makedev(q.dev_major, q.dev_minor);
+        if (!watched(ps, dev) || !q.inode)
+            continue;
+        struct mapping mp = {q.vma_start, q.vma_end, q.vma_offset, dev, (ino_t)q.inode, NULL, false};
+        map_holder(ps, piddir, fd, pid, &mp);
+    }
+    if (want_torch && query_torch(fd, ps->name, sizeof(ps->name)))
+        note_torch(ps, pid);
+    close(fd);
+    return true;
+}
+
+static bool hex_field(const char **s, char stop, uint64_t *out)
+{
+    const char *p = *s;
+    uint64_t v = 0;
+    for (;; p++) {
+        unsigned c = (unsigned char)*p;
+        if (c - '0' < 10)
+            v = v << 4 | (c - '0');
+        else if ((c | 0x20) - 'a' < 6)
+            v = v << 4 | ((c | 0x20) - 'a' + 10);
+        else
+            break;
+    }
+    if (p == *s || *p != stop)
+        return false;
+    *out = v;
+    *s = p + 1;
+    return true;
+}
+
+/* "start-end perms offset maj:min inode path": the device is read first and
+ * anything else only for a watched one. */
+static void text_line(struct pidscan *ps, int piddir, pid_t pid, char *line)
+{
+    const char *s = line;
+    for (int k = 0; k < 3; k++) {
+        s = strchr(s, ' ');
+        if (!s)
+            return;
+        s++;
+    }
+    uint64_t maj, min;
+    if (!hex_field(&s, ':', &maj) || !hex_field(&s, ' ', &min) || !watched(ps, makedev(maj, min)))
+        return;
+    struct maps_entry e;
+    if (!maps_parse_line(line, &e) || e.inode == 0)
+        return;
+    struct mapping mp = {e.start,  e.end,  e.offset, makedev(e.major, e.minor), (ino_t)e.inode,
+                         e.path, e.deleted};
+    map_holder(ps, piddir, -1, pid, &mp);
+}
+
+static void text_maps(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
+{
+    int rc = read_file_at(piddir, "maps", &ps->text, 256u << 20);
+    if (rc < 0) {
+        note_error(ps, -rc);
+        return;
+    }
+    if (want_torch && memmem(ps->text.data, ps->text.len, "/libtorch", 9))
+        note_torch(ps, pid);
+    char *cur = ps->text.data, *line;
+    while ((line = next_line(&cur)))
+        text_line(ps, piddir, pid, line);
+}
+
+size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
+{
+    size_t before = ps->out->n;
+    inomap_clear(&ps->mine);
+    scan_fds(ps, piddir, pid);
+    if (ps->maps == MAPS_TEXT || !query_maps(ps, piddir, pid, want_torch)) {
+        ps->maps = MAPS_TEXT;
+        text_maps(ps, piddir, pid, want_torch);
+    }
+    return ps->out->n - before;
+}

@@ -1,0 +1,252 @@
+#include "collect/walk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect/pidscan.h"
+#include "util/buf.h"
+#include "util/fileio.h"
+#include "util/xalloc.h"
+
+/* Per process, indexed like the list. */
+enum {
+    F_WANT = 1,  /* the model may show it: read its costly facts, and its parent's */
+    F_MNTNS = 2, /* the model asks whether it sees the watched mounts */
+    F_UP = 4,    /* its parent is taken as a worker's: the grandparent is wanted too */
+    F_DONE = 8,  /* costly facts read */
+};
+
+struct walk {
+    const struct walk_opts *o;
+    int proc;
+    struct proc_list *pl;
+    struct holder_list *hl;
+    struct warnings *w;
+    unsigned char *flags;
+    size_t nflags, flags_cap;
+    struct buf text;
+    char link[4096];
+};
+
+static void note_error(struct walk *wk, int err)
+{
+    if (err == ENOENT || err == ESRCH)
+        wk->w->vanished++;
+    else if (err == EACCES || err == EPERM)
+        wk->w->denied++;
+}
+
+/* The inode number in a namespace link ("mnt:[4026531841]"), 0 if unreadable. */
+static unsigned long ns_inode(int dirfd, const char *path)
+{
+    char b[64];
+    ssize_t n = readlinkat(dirfd, path, b, sizeof(b) - 1);
+    if (n <= 0)
+        return 0;
+    b[n] = '\0';
+    const char *s = strchr(b, '[');
+    return s ? strtoul(s + 1, NULL, 10) : 0;
+}
+
+/* Reads a small file (stat) in one go into b; its length, or -errno. */
+static ssize_t read_small(int dirfd, const char *path, char *b, size_t n)
+{
+    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    ssize_t r = read(fd, b, n - 1);
+    int err = errno;
+    close(fd);
+    if (r < 0)
+        return -err;
+    b[r] = '\0';
+    return r;
+}
+
+/* status, cmdline and exe (and the mount namespace when asked). */
+static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f)
+{
+    if (read_file_at(piddir, "status", &wk->text, 64u << 10) == 0)
+        procs_parse_status(wk->text.data, p);
+    if (!p->cmdline && read_file_at(piddir, "cmdline", &wk->text, 128u << 10) == 0)
+        p->cmdline = procs_join_cmdline(wk->text.data, wk->text.len, p->comm);
+    if (!p->exe) {
+        ssize_t n = readlinkat(piddir, "exe", wk->link, sizeof(wk->link) - 1);
+        if (n > 0 && wk->link[0] == '/')
+            p->exe = xstrndup(wk->link, (size_t)n);
+    }
+    if (f & F_MNTNS)
+        p->mntns = ns_inode(piddir, "ns/mnt");
+}
+
+/* Processes named like torch's: pt_data_worker, pt_multiprocess,
+ * pt_thread_data_, pt_data_pin, torch_shm_manag (roles.c has the exact list). */
+static bool torch_comm(const struct proc *p)
+{
+    return strncmp(p->comm, "pt_", 3) == 0 || strncmp(p->comm, "torch_", 6) == 0;
+}
+
+/* Catches SIGBUS, SIGSEGV and SIGFPE, as torch's DataLoader workers do. */
+static bool worker_signals(const struct proc *p)
+{
+    const uint64_t sigs = (1ull << (SIGBUS - 1)) | (1ull << (SIGSEGV - 1)) | (1ull << (SIGFPE - 1));
+    return (p->sigcatch & sigs) == sigs;
+}
+
+static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid, unsigned long own_pidns)
+{
+    char name[16], stat[4096];
+    snprintf(name, sizeof(name), "%d", (int)pid);
+    int piddir = openat(wk->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (piddir < 0) {
+        note_error(wk, errno);
+        return;
+    }
+    ssize_t n = read_small(piddir, "stat", stat, sizeof(stat));
+    struct proc *p = VEC_PUSH(wk->pl->items, wk->pl->n, wk->pl->cap);
+    if (n < 0 || !procs_parse_stat(stat, p)) {
+        if (n < 0)
+            note_error(wk, (int)-n);
+        wk->pl->n--;
+        close(piddir);
+        return;
+    }
+    const struct walk_opts *o = wk->o;
+    if (o->all_pidns && !p->kernel_thread) {
+        p->pidns = ns_inode(piddir, "ns/pid");
+        /* In another pid namespace a process names its segments by its pid
+         * there: NSpid's last field. */
+        if (p->pidns && own_pidns && p->pidns != own_pidns &&
+            read_file_at(piddir, "status", &wk->text, 64u << 10) == 0)
+            procs_parse_status(wk->text.data, p);
+    }
+    bool sigs = worker_signals(p);
+    size_t held = 0;
+    if (o->holders && o->ndevs && !p->kernel_thread)
+        held = pidscan_run(ps, piddir, p->pid, sigs);
+    unsigned char f = 0;
+    if (held || p->state == 'Z' || p->pid == o->world_pid)
+        f |= F_WANT;
+    if (p->pid == o->world_pid)
+        f |= F_MNTNS;
+    bool torch = sigs && wk->hl->ntorch && wk->hl->torch_pids[wk->hl->ntorch - 1] == p->pid;
+    if (!p->kernel_thread && (torch_comm(p) || torch))
+        f |= F_WANT | F_MNTNS | F_UP;
+    if (f & F_WANT) {
+        details(wk, piddir, p, f);
+        f |= F_DONE;
+    }
+    *(unsigned char *)VEC_PUSH(wk->flags, wk->nflags, wk->flags_cap) = f;
+    close(piddir);
+}
+
+/* The pid a torch segment name carries (torch_<pid>_...), 0 for none; an
+ * over-approximation of kind.c's rule is enough to pick processes to read. */
+static pid_t named_pid(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (strncmp(base, "torch_", 6) != 0)
+        return 0;
+    long v = 0;
+    for (const char *s = base + 6; *s >= '0' && *s <= '9' && v < 100000000; s++)
+        v = v * 10 + (*s - '0');
+    return (pid_t)v;
+}
+
+static long index_of(const struct proc_list *pl, pid_t pid)
+{
+    const struct proc *p = pid > 0 ? procs_find(pl, pid) : NULL;
+    return p ? (long)(p - pl->items) : -1;
+}
+
+/* The creator of a named segment, mapped from the watched pid namespace in
+ * --pid mode. */
+static void want_creator(struct walk *wk, pid_t named, unsigned long pidns)
+{
+    if (named <= 0)
+        return;
+    long k = -1;
+    if (wk->o->all_pidns && pidns) {
+        for (size_t i = 0; i < wk->pl->n && k < 0; i++)
+            if (wk->pl->items[i].pidns == pidns && wk->pl->items[i].nspid == named)
+                k = (long)i;
+    } else {
+        k = index_of(wk->pl, named);
+    }
+    if (k >= 0 && !wk->pl->items[k].kernel_thread)
+        wk->flags[k] |= F_WANT;
+}
+
+/* Costly facts of the creators, of every wanted process's parent, and of
+ * the grandparents of fingerprinted workers. */
+static void second_pass(struct walk *wk)
+{
+    struct proc_list *pl = wk->pl;
+    long world = index_of(pl, wk->o->world_pid);
+    unsigned long pidns = world >= 0 ? pl->items[world].pidns : 0;
+    for (size_t i = 0; wk->o->files && i < wk->o->files->n; i++)
+        want_creator(wk, named_pid(wk->o->files->items[i].name), pidns);
+    for (size_t i = 0; i < wk->hl->n; i++)
+        if (wk->hl->items[i].path)
+            want_creator(wk, named_pid(wk->hl->items[i].path), pidns);
+    for (size_t i = 0; i < pl->n; i++) {
+        long up = (wk->flags[i] & F_UP) ? index_of(pl, pl->items[i].ppid) : -1;
+        if (up >= 0)
+            wk->flags[up] |= F_WANT;
+    }
+    for (size_t i = 0; i < pl->n; i++) {
+        long parent = (wk->flags[i] & F_WANT) ? index_of(pl, pl->items[i].ppid) : -1;
+        if (parent >= 0 && !pl->items[parent].kernel_thread)
+            wk->flags[parent] |= F_WANT;
+    }
+    for (size_t i = 0; i < pl->n; i++) {
+        if ((wk->flags[i] & (F_WANT | F_DONE)) != F_WANT)
+            continue;
+        char name[16];
+        snprintf(name, sizeof(name), "%d", (int)pl->items[i].pid);
+        int piddir = openat(wk->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (piddir < 0)
+            continue; /* gone since: it keeps its cheap facts */
+        details(wk, piddir, &pl->items[i], wk->flags[i]);
+        close(piddir);
+    }
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
+}
+
+int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list *hl,
+             struct warnings *w)
+{
+    struct walk wk = {.o = o, .pl = pl, .hl = hl, .w = w};
+    wk.proc = open(o->proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (wk.proc < 0)
+        return -errno;
+    buf_init(&wk.text);
+    unsigned long own_pidns = o->all_pidns ? ns_inode(wk.proc, "self/ns/pid") : 0;
+    struct pidscan *ps = pidscan_new(o->devs, o->ndevs, o->listed, hl, w);
+    pid_t *pids = NULL;
+    size_t cap = 0, npids = proc_list_pids(wk.proc, &pids, &cap);
+    qsort(pids, npids, sizeof(*pids), cmp_pid); /* the list comes out sorted */
+    size_t denied0 = w->denied;
+    for (size_t i = 0; i < npids; i++)
+        one_process(&wk, ps, pids[i], own_pidns);
+    second_pass(&wk);
+    if (o->holders)
+        holders_warn_denied(w, denied0);
+    pidscan_free(ps);
+    free(pids);
+    free(wk.flags);
+    buf_free(&wk.text);
+    close(wk.proc);
+    return 0;
+}

@@ -1,0 +1,41 @@
+/* One pass over /proc that reads the process table and the holders
+ * together: each process's directory is opened once, its stat read (the
+ * cheap facts every process needs), kernel threads skipped, its fds and
+ * mappings read (pidscan), and the costly facts (status, cmdline, exe, mount
+ * namespace) read only for the processes the model can show: those that
+ * hold or created a segment, zombies, processes named or fingerprinted like
+ * DataLoader workers and shm managers, the watched process, and their
+ * parents. Every other process keeps cmdline and exe NULL, uid and rss 0.
+ * This is scan_run's default source; struct proc_source stays the seam for
+ * fake tables. */
+#ifndef SHMWATCH_WALK_H
+#define SHMWATCH_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "collect/files.h"
+#include "collect/holders.h"
+#include "collect/procs.h"
+#include "util/inomap.h"
+#include "util/warn.h"
+
+struct walk_opts {
+    const char *proc_dir;          /* "/proc" */
+    const dev_t *devs;             /* the watched devices; holders read only when ndevs > 0 */
+    size_t ndevs;
+    bool holders;                  /* read fds and maps */
+    const struct file_list *files; /* the listing: its inodes need no stat or name, its names
+                                    * carry creator pids */
+    const struct inomap *listed;   /* (dev, ino) of files, or NULL */
+    pid_t world_pid;               /* whose mount namespace is watched (--pid target or self) */
+    bool all_pidns;                /* --pid: pid namespace and NSpid of every process */
+};
+
+/* Appends every process to pl (sorted by pid) and every holder to hl.
+ * Returns 0, or -errno when proc_dir cannot be opened. */
+int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list *hl,
+             struct warnings *w);
+
+#endif

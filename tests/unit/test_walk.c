@@ -1,0 +1,273 @@
+/* The one-pass /proc walk: the stat, status and cmdline parsers, the
+ * per-process holder reader in both of its ways of reading mappings
+ * (PROCMAP_QUERY and the maps text), and a walk of the real /proc that
+ * must find this very process holding its files. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "collect/pidscan.h"
+#include "collect/procs.h"
+#include "collect/walk.h"
+
+static void test_parse_stat(void **state)
+{
+    (void)state;
+    /* comm with spaces and parentheses; flags with PF_KTHREAD clear;
+     * starttime 123456; sigcatch 0x4a02 (SIGBUS SIGSEGV SIGFPE SIGINT) */
+    const char *t = "4321 (a) b (c) S 4000 4321 1 34816 4321 4194560 100 0 0 0 5 6 0 0 20 0 "
+                    "1 0 123456 12345678 900 18446744073709551615 1 1 0 0 0 0 0 4096 18946 0 0 "
+                    "0 17 1 0 0 0 0 0\n";
+    struct proc p = {0};
+    assert_true(procs_parse_stat(t, &p));
+    assert_int_equal(p.pid, 4321);
+    assert_string_equal(p.comm, "a) b (c");
+    assert_int_equal(p.state, 'S');
+    assert_int_equal(p.ppid, 4000);
+    assert_int_equal(p.pgid, 4321);
+    assert_int_equal(p.sid, 1);
+    assert_false(p.kernel_thread);
+    assert_int_equal(p.start_ticks, 123456);
+    assert_int_equal(p.sigcatch, 18946);
+    assert_int_equal(p.nspid, 4321);
+
+    const char *k = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 3 0 0 "
+                    "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 0 0 0 0 0 0 0\n";
+    struct proc q = {0};
+    assert_true(procs_parse_stat(k, &q));
+    assert_true(q.kernel_thread);
+    assert_int_equal(q.ppid, 0);
+
+    /* A long comm is cut to 15 bytes; a line without ')' is refused. */
+    struct proc r = {0};
+    assert_true(procs_parse_stat("7 (a_very_long_command_name) Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 "
+                                 "0 1 0 99 0 0",
+                                 &r));
+    assert_string_equal(r.comm, "a_very_long_com");
+    assert_int_equal(r.state, 'Z');
+    assert_int_equal(r.start_ticks, 99);
+    assert_false(procs_parse_stat("7 (x S 1 7", &r));
+    assert_false(procs_parse_stat("", &r));
+}
+
+static void test_parse_status(void **state)
+{
+    (void)state;
+    const char *t = "Name:\tpython3\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t4321\n"
+                    "NSpid:\t4321\t17\nUid:\t1000\t1001\t1002\t1003\nGid:\t0\t0\t0\t0\n"
+                    "RssAnon:\t  204800 kB\nRssFile:\t    9000 kB\nRssShmem:\t    4096 kB\n"
+                    "SigCgt:\t0000000180004a02\n";
+    struct proc p = {.pid = 4321, .nspid = 4321};
+    procs_parse_status(t, &p);
+    assert_int_equal(p.uid, 1001);
+    assert_int_equal(p.rss_anon, 204800ull * 1024);
+    assert_int_equal(p.rss_shmem, 4096ull * 1024);
+    assert_int_equal(p.nspid, 17);
+    assert_int_equal(p.sigcatch, 0x180004a02ull);
+}
+
+static void test_join_cmdline(void **state)
+{
+    (void)state;
+    const char args[] = "python3\0train.py\0--workers\0004\0";
+    char *s = procs_join_cmdline(args, sizeof(args) - 1, "python3");
+    assert_string_equal(s, "python3 train.py --workers 4");
+    free(s);
+    s = procs_join_cmdline("", 0, "kworker/0:1");
+    assert_string_equal(s, "[kworker/0:1]");
+    free(s);
+}
+
+/* Three files in /tmp held by this process: named (fd and mapping), hidden
+ * by fd only, hidden by mapping only. */
+struct held {
+    char dir[64];
+    int named_fd, hidden_fd;
+    void *named_map, *hidden_map;
+    dev_t dev;
+    ino_t named, by_fd, by_map;
+};
+
+static int make(struct held *h, const char *name, ino_t *ino)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/%s", h->dir, name);
+    int fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 8192), 0);
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    h->dev = st.st_dev;
+    *ino = st.st_ino;
+    return fd;
+}
+
+static int setup(void **state)
+{
+    struct held *h = calloc(1, sizeof(*h));
+    snprintf(h->dir, sizeof(h->dir), "/tmp/shmwatch-walk-XXXXXX");
+    assert_non_null(mkdtemp(h->dir));
+    h->named_fd = make(h, "torch_1_1", &h->named);
+    h->named_map = mmap(NULL, 8192, PROT_READ, MAP_SHARED, h->named_fd, 0);
+    h->hidden_fd = make(h, "torch_1_2", &h->by_fd);
+    int m = make(h, "torch_1_3", &h->by_map);
+    h->hidden_map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, m, 4096);
+    close(m);
+    char path[128];
+    snprintf(path, sizeof(path), "%s/torch_1_2", h->dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/torch_1_3", h->dir);
+    unlink(path);
+    assert_true(h->named_map != MAP_FAILED && h->hidden_map != MAP_FAILED);
+    *state = h;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct held *h = *state;
+    munmap(h->named_map, 8192);
+    munmap(h->hidden_map, 4096);
+    close(h->named_fd);
+    close(h->hidden_fd);
+    char path[128];
+    snprintf(path, sizeof(path), "%s/torch_1_1", h->dir);
+    unlink(path);
+    rmdir(h->dir);
+    free(h);
+    return 0;
+}
+
+static const struct shm_holder *find(const struct holder_list *hl, ino_t ino)
+{
+    for (size_t i = 0; i < hl->n; i++)
+        if (hl->items[i].ino == ino && hl->items[i].pid == getpid())
+            return &hl->items[i];
+    return NULL;
+}
+
+static void check_held(const struct held *h, const struct holder_list *hl)
+{
+    const struct shm_holder *r = find(hl, h->named);
+    assert_non_null(r);
+    assert_int_equal(r->fd, h->named_fd);
+    assert_true(r->mapped);
+    assert_false(r->deleted);
+    assert_int_equal(r->map_bytes, 8192);
+
+    r = find(hl, h->by_fd);
+    assert_non_null(r);
+    assert_int_equal(r->fd, h->hidden_fd);
+    assert_false(r->mapped);
+    assert_true(r->deleted);
+    assert_true(r->stat_ok);
+    assert_int_equal(r->size, 8192);
+    assert_non_null(r->path);
+    assert_non_null(strstr(r->path, "/torch_1_2"));
+    assert_null(strstr(r->path, "(deleted)"));
+
+    r = find(hl, h->by_map);
+    assert_non_null(r);
+    assert_int_equal(r->fd, -1);
+    assert_true(r->mapped);
+    assert_true(r->deleted);
+    assert_int_equal(r->map_bytes, 8192); /* offset 4096 + 4096 mapped */
+    assert_non_null(r->path);
+    assert_non_null(strstr(r->path, "/torch_1_3"));
+}
+
+/* PROCMAP_QUERY came with Linux 6.11. */
+static bool kernel_has_query(void)
+{
+    struct utsname u;
+    unsigned major = 0, minor = 0;
+    return uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+           (major > 6 || (major == 6 && minor >= 11));
+}
+
+static void run_pidscan(const struct held *h, bool text, struct holder_list *hl)
+{
+    struct warnings w;
+    warn_init(&w);
+    struct inomap listed;
+    inomap_init(&listed);
+    inomap_put(&listed, h->dev, h->named, 0);
+    struct pidscan *ps = pidscan_new(&h->dev, 1, &listed, hl, &w);
+    if (text)
+        pidscan_force_text(ps);
+    int piddir = open("/proc/self", O_RDONLY | O_DIRECTORY);
+    assert_true(piddir >= 0);
+    assert_true(pidscan_run(ps, piddir, getpid(), false) >= 3);
+    assert_int_equal(pidscan_queried(ps), !text && kernel_has_query());
+    close(piddir);
+    pidscan_free(ps);
+    inomap_free(&listed);
+    warn_free(&w);
+}
+
+static void test_pidscan_both_ways(void **state)
+{
+    struct held *h = *state;
+    for (int text = 0; text < 2; text++) {
+        struct holder_list hl = {0};
+        run_pidscan(h, text, &hl);
+        check_held(h, &hl);
+        /* The listed file needs no name: it comes from the listing. */
+        assert_null(find(&hl, h->named)->path);
+        holders_free(&hl);
+    }
+}
+
+static void test_walk_self(void **state)
+{
+    struct held *h = *state;
+    struct proc_list pl = {0};
+    struct holder_list hl = {0};
+    struct warnings w;
+    warn_init(&w);
+    struct walk_opts o = {
+        .proc_dir = "/proc", .devs = &h->dev, .ndevs = 1, .holders = true,
+        .world_pid = getpid(),
+    };
+    assert_int_equal(walk_run(&o, &pl, &hl, &w), 0);
+    check_held(h, &hl);
+    const struct proc *me = procs_find(&pl, getpid());
+    assert_non_null(me);
+    assert_string_equal(me->comm, "test_walk");
+    assert_non_null(me->cmdline); /* a holder: its costly facts are read */
+    assert_non_null(strstr(me->cmdline, "test_walk"));
+    assert_non_null(me->exe);
+    assert_true(me->mntns != 0);
+    assert_int_equal(me->uid, geteuid());
+    assert_true(me->rss_anon > 0);
+    /* Its parent is read too (it could be a DataLoader's main). */
+    const struct proc *parent = procs_find(&pl, getppid());
+    if (parent)
+        assert_non_null(parent->cmdline);
+    for (size_t i = 1; i < pl.n; i++)
+        assert_true(pl.items[i - 1].pid < pl.items[i].pid);
+    /* A kernel thread holds nothing and is never read in detail. */
+    for (size_t i = 0; i < pl.n; i++)
+        if (pl.items[i].kernel_thread)
+            assert_null(pl.items[i].cmdline);
+    procs_free(&pl);
+    holders_free(&hl);
+    warn_free(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_stat),
+        cmocka_unit_test(test_parse_status),
+        cmocka_unit_test(test_join_cmdline),
+        cmocka_unit_test_setup_teardown(test_pidscan_both_ways, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_walk_self, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
