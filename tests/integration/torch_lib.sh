@@ -51,7 +51,12 @@ torch_start() {
     TORCH_PID=$!
     if ! wait_for 'grep -q "^READY " "$TORCH_OUT" || _lib_zombie "$TORCH_PID"' 60 ||
         ! grep -q '^READY ' "$TORCH_OUT"; then
-        fail "workload $* did not print READY: $(tail -n 5 "$TORCH_ERR")"
+        local rc=running
+        if _lib_zombie "$TORCH_PID"; then
+            rc=0
+            wait "$TORCH_PID" 2>/dev/null || rc=$?
+        fi
+        fail "workload $* did not print READY (exit status $rc): $(tail -n 5 "$TORCH_ERR")"
     fi
     sed -n 's/^READY //p' "$TORCH_OUT" >"$READY_JSON"
     eval "$("$PY" - "$READY_JSON" <<'PY'
@@ -111,6 +116,8 @@ torch_settle() {
         last=$now
         # shellcheck disable=SC2086 # a list of pids
         if [ "$same" -ge 3 ] && [ "$(managers_of $WORKER_PIDS | wc -l)" -ge "$want" ]; then
+            # shellcheck disable=SC2086
+            gone $MAIN $WORKER_PIDS && fail "the job died while it held its batches ($(_torch_exit_status))"
             return 0
         fi
         sleep 0.1
@@ -152,6 +159,13 @@ torch_cleanup() {
         wait_for "_lib_zombie $p" 5 || true
     done
     [ -z "${TORCH_PID:-}" ] || wait "$TORCH_PID" 2>/dev/null
+}
+
+# How the main process ended, if it did.
+_torch_exit_status() {
+    local p alive=
+    for p in $MAIN $WORKER_PIDS; do _lib_zombie "$p" || alive+=" $p"; done
+    echo "still alive:${alive:- none}; main: $(cat "/proc/$MAIN/stat" 2>/dev/null | awk '{ print "state", $3 }')"
 }
 
 torch_dump() {
