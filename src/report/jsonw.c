@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "util/escape.h"
 
@@ -18,8 +19,16 @@ static void item(struct jsonw *w, const char *key)
         buf_addc(w->out, ',');
     w->first[w->depth] = false;
     if (key) {
-        esc_json(w->out, key);
-        buf_addc(w->out, ':');
+        /* Keys are the writer's own names, plain ASCII: no escaping to do. */
+        size_t n = strlen(key);
+        buf_reserve(w->out, n + 3);
+        char *d = w->out->data + w->out->len;
+        d[0] = '"';
+        memcpy(d + 1, key, n);
+        d[n + 1] = '"';
+        d[n + 2] = ':';
+        d[n + 3] = '\0';
+        w->out->len += n + 3;
     }
 }
 
@@ -53,16 +62,31 @@ void jw_str(struct jsonw *w, const char *key, const char *s)
         buf_adds(w->out, "null");
 }
 
+/* Decimal digits of v, written backwards from end; returns the first. */
+static char *digits(char *end, uint64_t v)
+{
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return end;
+}
+
 void jw_u64(struct jsonw *w, const char *key, uint64_t v)
 {
     item(w, key);
-    buf_printf(w->out, "%" PRIu64, v);
+    char b[24], *end = b + sizeof(b), *s = digits(end, v);
+    buf_add(w->out, s, (size_t)(end - s));
 }
 
 void jw_i64(struct jsonw *w, const char *key, int64_t v)
 {
     item(w, key);
-    buf_printf(w->out, "%" PRId64, v);
+    char b[24], *end = b + sizeof(b);
+    char *s = digits(end, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+    if (v < 0)
+        *--s = '-';
+    buf_add(w->out, s, (size_t)(end - s));
 }
 
 void jw_dbl(struct jsonw *w, const char *key, double v)

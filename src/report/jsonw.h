@@ -17,7 +17,8 @@ struct jsonw {
 };
 
 void jw_init(struct jsonw *w, struct buf *out);
-/* key may be NULL inside arrays (and at the top level). */
+/* key may be NULL inside arrays (and at the top level); keys are written as
+ * they are, so they must be plain ASCII names (values are escaped). */
 void jw_obj(struct jsonw *w, const char *key);
 void jw_obj_end(struct jsonw *w);
 void jw_arr(struct jsonw *w, const char *key);

@@ -26,14 +26,14 @@ void buf_reset(struct buf *b)
         b->data[0] = '\0';
 }
 
-static void reserve(struct buf *b, size_t extra)
+void buf_grow(struct buf *b, size_t extra)
 {
     xgrow((void **)&b->data, &b->cap, b->len + extra + 1, 1);
 }
 
 void buf_add(struct buf *b, const void *data, size_t n)
 {
-    reserve(b, n);
+    buf_reserve(b, n);
     memcpy(b->data + b->len, data, n);
     b->len += n;
     b->data[b->len] = '\0';
@@ -42,11 +42,6 @@ void buf_add(struct buf *b, const void *data, size_t n)
 void buf_adds(struct buf *b, const char *s)
 {
     buf_add(b, s, strlen(s));
-}
-
-void buf_addc(struct buf *b, char c)
-{
-    buf_add(b, &c, 1);
 }
 
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
@@ -62,7 +57,7 @@ void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
     if ((size_t)n < sizeof(tmp)) {
         buf_add(b, tmp, (size_t)n);
     } else {
-        reserve(b, (size_t)n);
+        buf_reserve(b, (size_t)n);
         vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
         b->len += (size_t)n;
     }

@@ -14,9 +14,21 @@ struct buf {
 void buf_init(struct buf *b);
 void buf_free(struct buf *b);
 void buf_reset(struct buf *b);
+/* Makes room for extra more bytes (and the NUL): a call only when it grows. */
+void buf_grow(struct buf *b, size_t extra);
+static inline void buf_reserve(struct buf *b, size_t extra)
+{
+    if (b->len + extra + 1 > b->cap)
+        buf_grow(b, extra);
+}
 void buf_add(struct buf *b, const void *data, size_t n);
 void buf_adds(struct buf *b, const char *s);
-void buf_addc(struct buf *b, char c);
+static inline void buf_addc(struct buf *b, char c)
+{
+    buf_reserve(b, 1);
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+}
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
 /* Hands the string to the caller and leaves the buffer empty. */

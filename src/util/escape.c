@@ -1,6 +1,7 @@
 #include "util/escape.h"
 
 #include <stdint.h>
+#include <string.h>
 
 size_t utf8_valid_len(const unsigned char *s, size_t n)
 {
@@ -46,38 +47,51 @@ static uint32_t utf8_decode(const unsigned char *s, size_t len)
     return cp;
 }
 
+/* Bytes that go into a JSON string as they are: printable ASCII but the
+ * quote (0x22) and the backslash (0x5c); DEL (0x7f) is escaped. */
+static const unsigned char json_plain[256] = {
+    [0x20] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+             1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+             1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+             1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+             1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+             1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+};
+
 void esc_json(struct buf *out, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
-    size_t n = 0;
-    while (s[n])
-        n++;
+    size_t n = strlen(str), run = 0; /* s[run..i) is copied as it is, in one go */
+    buf_reserve(out, n + 2);
     buf_addc(out, '"');
     for (size_t i = 0; i < n;) {
         unsigned char c = s[i];
-        if (c == '"' || c == '\\') {
-            buf_addc(out, '\\');
-            buf_addc(out, (char)c);
+        if (json_plain[c]) {
             i++;
-        } else if (c < 0x20 || c == 0x7f) {
-            switch (c) {
-            case '\n': buf_adds(out, "\\n"); break;
-            case '\t': buf_adds(out, "\\t"); break;
-            case '\r': buf_adds(out, "\\r"); break;
-            default: buf_printf(out, "\\u%04x", c); break;
-            }
-            i++;
-        } else {
-            size_t len = utf8_valid_len(s + i, n - i);
-            if (len == 0) {
-                buf_adds(out, "\\ufffd");
-                i++;
-            } else {
-                buf_add(out, s + i, len);
-                i += len;
-            }
+            continue;
         }
+        size_t len = c >= 0x80 ? utf8_valid_len(s + i, n - i) : 0;
+        if (len) {
+            i += len;
+            continue;
+        }
+        buf_add(out, s + run, i - run);
+        switch (c) {
+        case '"': buf_add(out, "\\\"", 2); break;
+        case '\\': buf_add(out, "\\\\", 2); break;
+        case '\n': buf_add(out, "\\n", 2); break;
+        case '\t': buf_add(out, "\\t", 2); break;
+        case '\r': buf_add(out, "\\r", 2); break;
+        default:
+            if (c < 0x20 || c == 0x7f)
+                buf_printf(out, "\\u%04x", c);
+            else
+                buf_add(out, "\\ufffd", 6); /* invalid UTF-8 */
+            break;
+        }
+        run = ++i;
     }
+    buf_add(out, s + run, n - run);
     buf_addc(out, '"');
 }
 

@@ -1,4 +1,7 @@
+#include <stdio.h>
+
 #include "testutil.h"
+#include "report/jsonw.h"
 #include "util/escape.h"
 
 static char *json_of(const char *s)
@@ -44,6 +47,43 @@ static void test_json_invalid_utf8(void **state)
     free(s);
 }
 
+static void test_json_every_ascii(void **state)
+{
+    (void)state;
+    for (int c = 1; c < 0x80; c++) {
+        char in[2] = {(char)c, 0}, want[16];
+        if (c == '"' || c == '\\')
+            snprintf(want, sizeof(want), "\"\\%c\"", c);
+        else if (c == '\n' || c == '\t' || c == '\r')
+            snprintf(want, sizeof(want), "\"\\%c\"", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
+        else if (c < 0x20 || c == 0x7f)
+            snprintf(want, sizeof(want), "\"\\u%04x\"", c);
+        else
+            snprintf(want, sizeof(want), "\"%c\"", c);
+        char *s = json_of(in);
+        assert_string_equal(s, want);
+        free(s);
+    }
+}
+
+static void test_json_numbers(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_init(&b);
+    struct jsonw w;
+    jw_init(&w, &b);
+    jw_arr(&w, NULL);
+    jw_u64(&w, NULL, 0);
+    jw_u64(&w, NULL, UINT64_MAX);
+    jw_i64(&w, NULL, -1);
+    jw_i64(&w, NULL, INT64_MIN);
+    jw_i64(&w, NULL, 1234567890123);
+    jw_arr_end(&w);
+    assert_string_equal(b.data, "[0,18446744073709551615,-1,-9223372036854775808,1234567890123]");
+    buf_free(&b);
+}
+
 static void test_term(void **state)
 {
     (void)state;
@@ -74,6 +114,8 @@ int main(void)
         cmocka_unit_test(test_json_plain_and_quotes),
         cmocka_unit_test(test_json_controls),
         cmocka_unit_test(test_json_invalid_utf8),
+        cmocka_unit_test(test_json_every_ascii),
+        cmocka_unit_test(test_json_numbers),
         cmocka_unit_test(test_term),
         cmocka_unit_test(test_utf8_valid_len),
     };
