@@ -130,8 +130,16 @@ static void groups(struct text *t)
         buf_adds(t->out, "  none\n");
     for (size_t i = 0; i < m->ngroups; i++) {
         const struct group *g = &m->groups[i];
+        const struct proc *mp = &m->scan->procs.items[g->main_proc];
         buf_printf(t->out, "  main %d  ", (int)g->main_pid);
-        name(t, m->scan->procs.items[g->main_proc].cmdline);
+        /* No command line when it could not be read (the main is exiting). */
+        if (mp->cmdline) {
+            name(t, mp->cmdline);
+        } else {
+            buf_addc(t->out, '[');
+            name(t, mp->comm);
+            buf_addc(t->out, ']');
+        }
         buf_printf(t->out, "\n    %zu workers, %zu shm managers, %zu segments, %s\n",
                    g->nworkers, g->nmanagers, g->nsegments, sz(a, g->shm_bytes));
         for (size_t k = 0; k < m->nprocs; k++)

@@ -106,12 +106,29 @@ static void test_text_sections(void **state)
     assert_non_null(strstr(t, "my segment\\n1"));
 }
 
+/* A main whose command line could not be read (it is exiting, or the walk
+ * skipped it) is shown by its comm, in both reports. */
+static void test_main_without_cmdline(void **state)
+{
+    struct fixture *f = *state;
+    struct proc *p = (struct proc *)procs_find(&f->s->procs, 10);
+    free(p->cmdline);
+    p->cmdline = NULL;
+    struct text_opts to = {.ascii = true};
+    report_text(&f->out, &f->m, &to);
+    assert_non_null(strstr(f->out.data, "main 10  [python3]\n"));
+    buf_reset(&f->out);
+    report_json(&f->out, &f->m);
+    assert_non_null(strstr(f->out.data, "\"main_pid\":10,\"cmdline\":null"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_schema_fields, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_name_escaped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_sections, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_main_without_cmdline, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
