@@ -34,26 +34,33 @@ kill -KILL "$SCENE_PID"
 wait_long "[ \"\$(ps -o ppid= -p $stuck | tr -d ' ')\" != $SCENE_PID ]" 10 ||
     fail "the stuck worker was not re-parented"
 
-# A parent that never reaps its child and counts SIGCHLD.
+# A parent that never reaps its child and counts the SIGCHLD it gets after.
 count=$SHMTEST_TMP/sigchld.count
 cat >"$SHMTEST_TMP/chld.py" <<'PY'
 import os, signal, sys, time
 path, n = sys.argv[1], 0
-def on_chld(sig, frame):
+child = os.fork()
+if child == 0:
+    os._exit(0)
+# Its exit is not counted: the handler goes in once it is a zombie.
+while open("/proc/%d/stat" % child).read().rsplit(")", 1)[1].split()[0] != "Z":
+    time.sleep(0.01)
+def count(sig, frame):
     global n
     n += 1
     with open(path + ".tmp", "w") as f:
         f.write(str(n))
     os.rename(path + ".tmp", path)
-signal.signal(signal.SIGCHLD, on_chld)
-if os.fork() == 0:
-    os._exit(0)
+signal.signal(signal.SIGCHLD, count)
+with open(path + ".tmp", "w") as f:
+    f.write("0")
+os.rename(path + ".tmp", path)
 time.sleep(120)
 PY
 /usr/bin/python3 "$SHMTEST_TMP/chld.py" "$count" </dev/null >/dev/null 2>&1 &
 parent=$!
 on_exit "kill -KILL $parent 2>/dev/null"
-wait_long "[ -s $count ]" 10 || fail "the counting parent saw no SIGCHLD from its child"
+wait_long "[ -s $count ]" 10 || fail "the counting parent did not start"
 zombie=$(ps -o pid= --ppid "$parent" | tr -d ' ')
 [ "$(ps -o stat= -p "$zombie" | cut -c1)" = Z ] || fail "no zombie child"
 before=$(cat "$count")
