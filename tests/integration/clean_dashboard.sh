@@ -12,21 +12,11 @@ need_root
 need_unshare
 need setsid tmux /usr/bin/python3
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
-# wait_long CMD SECONDS: wait_for in 2 s slices (the slices stay below what
-# its nanosecond arithmetic can hold in awk's printf %d).
-wait_long() {
-    local left=$2
-    while [ "$left" -gt 0 ]; do
-        wait_for "$1" 2 && return 0
-        left=$((left - 2))
-    done
-    return 1
-}
 _lib_tmp
 
 SCENE_PREFIX=setsid scene_start --workers 3 --per-worker 4 --modes named --size 1048576
 kill -KILL -- "-$SCENE_PID"
-wait_long "[ \"\$(ps -o stat= -p $SCENE_PID | cut -c1)\" = Z ] || ! kill -0 $SCENE_PID 2>/dev/null" 10 ||
+wait_for "[ \"\$(ps -o stat= -p $SCENE_PID | cut -c1)\" = Z ] || ! kill -0 $SCENE_PID 2>/dev/null" 10 ||
     fail "the job did not die"
 norphans() { ls /dev/shm | grep -c '^torch_' || true; }
 assert_eq "$(norphans)" 12 "the killed job left 12 orphans"
@@ -45,7 +35,7 @@ start() { # ARGS...: the dashboard in a fresh 140x45 session, the previous one e
     nsession=$((nsession + 1))
     "${TM[@]}" new-session -d -s "dash$nsession" -x 140 -y 45 \
         "SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=${PAUSE:-0} $SHMWATCH --log $log $* 2>>$errs; sleep 60"
-    wait_long 'shows "Orphans: held by nobody" && shows "12 segs"' 20 ||
+    wait_for 'shows "Orphans: held by nobody" && shows "12 segs"' 20 ||
         fail "the dashboard does not show the 12 orphans: $(screen) $(tail -c 3000 "$errs")"
 }
 keys() { "${TM[@]}" send-keys -t "dash$nsession" "$@"; }
@@ -53,24 +43,24 @@ keys() { "${TM[@]}" send-keys -t "dash$nsession" "$@"; }
 # --read-only: D is refused and says so.
 start --read-only
 keys D
-wait_long 'shows "read-only"' 5 || fail "D was not refused under --read-only: $(screen)"
+wait_for 'shows "read-only"' 5 || fail "D was not refused under --read-only: $(screen)"
 assert_eq "$(norphans)" 12 "read-only: nothing removed"
 
 start
-wait_long 'shows "12M/64M"' 10 || fail "the gauge does not show 12M used: $(screen)"
+wait_for 'shows "12M/64M"' 10 || fail "the gauge does not show 12M used: $(screen)"
 keys D
-wait_long 'shows "Unlink 12 orphan segments, 12.0 MiB?"' 5 || fail "no dialog after D: $(screen)"
+wait_for 'shows "Unlink 12 orphan segments, 12.0 MiB?"' 5 || fail "no dialog after D: $(screen)"
 shows "[ Yes ]" && shows "[ No ]" || fail "the dialog has no Yes/No"
 [ "$(screen | grep -c '/dev/shm/torch_.*  1.0 MiB  orphan: held by nobody')" -ge 10 ] ||
     fail "the dialog does not list the targets and bytes: $(screen)"
 ok "D shows a dialog with the count and the bytes"
 keys Enter
-wait_long 'shows "nothing unlinked"' 5 || fail "Enter did not answer No: $(screen)"
+wait_for 'shows "nothing unlinked"' 5 || fail "Enter did not answer No: $(screen)"
 assert_eq "$(norphans)" 12 "Enter (No is selected) leaves everything"
 keys D
-wait_long 'shows "Unlink 12 orphan segments"' 5 || fail "no dialog after D again"
+wait_for 'shows "Unlink 12 orphan segments"' 5 || fail "no dialog after D again"
 keys n
-wait_long 'shows "nothing unlinked"' 5 || fail "n did not answer No: $(screen)"
+wait_for 'shows "nothing unlinked"' 5 || fail "n did not answer No: $(screen)"
 assert_eq "$(norphans)" 12 "n leaves everything"
 [ ! -s "$log" ] || fail "declining wrote the action log"
 
@@ -78,7 +68,7 @@ assert_eq "$(norphans)" 12 "n leaves everything"
 PAUSE=3 start
 first=$(ls /dev/shm | LC_ALL=C sort | head -n 1)
 keys D
-wait_long 'shows "Unlink 12 orphan segments"' 5 || fail "no dialog after D a third time"
+wait_for 'shows "Unlink 12 orphan segments"' 5 || fail "no dialog after D a third time"
 keys y
 /usr/bin/python3 -c 'import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
@@ -86,31 +76,31 @@ open(sys.argv[2], "w").close()
 time.sleep(120)' "/dev/shm/$first" "$SHMTEST_TMP/held" </dev/null >/dev/null 2>&1 &
 holder=$!
 on_exit "kill -KILL $holder 2>/dev/null"
-wait_long "[ -e $SHMTEST_TMP/held ]" 5 || fail "the holder did not start"
-wait_long 'shows "in use: pid $holder"' 10 || fail "no question about the refusal: $(screen)"
+wait_for "[ -e $SHMTEST_TMP/held ]" 5 || fail "the holder did not start"
+wait_for 'shows "in use: pid $holder"' 10 || fail "no question about the refusal: $(screen)"
 shows "Skip this one" && shows "Skip all" && shows "Abort" || fail "skip / skip all / abort not offered"
 ok "a refusal during the run asks: skip, skip all or abort"
 keys Enter
-wait_long 'shows "11 unlinked, 11.0 MiB freed; 1 refused, 0 failed"' 10 ||
+wait_for 'shows "11 unlinked, 11.0 MiB freed; 1 refused, 0 failed"' 10 ||
     fail "no result list after skipping: $(screen)"
 shows "refused  /dev/shm/$first  in use: pid $holder" || fail "the result list lacks the refusal"
 keys Enter
 assert_eq "$(norphans)" 1 "the 11 free orphans are removed, the held one is kept"
 [ -e "/dev/shm/$first" ] || fail "the held segment was removed"
-wait_long 'shows " 1M/64M"' 10 || fail "the gauge did not fall to 1M: $(screen)"
+wait_for 'shows " 1M/64M"' 10 || fail "the gauge did not fall to 1M: $(screen)"
 
 # The holder exits: D, y removes the last one.
 kill -KILL "$holder"
 wait "$holder" 2>/dev/null
 keys r
-wait_long 'screen | grep -q "$first  *orphan "' 10 || fail "the last orphan is not shown: $(screen)"
+wait_for 'screen | grep -q "$first  *orphan "' 10 || fail "the last orphan is not shown: $(screen)"
 keys D
-wait_long 'shows "Unlink 1 orphan segment, 1.0 MiB?"' 5 || fail "no dialog for the last one: $(screen)"
+wait_for 'shows "Unlink 1 orphan segment, 1.0 MiB?"' 5 || fail "no dialog for the last one: $(screen)"
 keys y
-wait_long 'shows "1 unlinked, 1.0 MiB freed; 0 refused, 0 failed"' 10 ||
+wait_for 'shows "1 unlinked, 1.0 MiB freed; 0 refused, 0 failed"' 10 ||
     fail "no result after y: $(screen)"
 assert_eq "$(norphans)" 0 "y removes every orphan"
-wait_long 'shows " 0B/64M"' 10 || fail "the gauge did not fall: $(screen)"
+wait_for 'shows " 0B/64M"' 10 || fail "the gauge did not fall: $(screen)"
 ok "the gauge falls to 0B/64M"
 assert_eq "$(grep -c '	unlink	/dev/shm/torch_.*	removed	' "$log")" 12 "the log has the 12 removals"
 assert_eq "$(grep -c '	unlink	/dev/shm/torch_.*	refused	in use' "$log")" 1 "and the refusal"

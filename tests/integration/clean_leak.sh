@@ -9,23 +9,13 @@ need_root
 need_unshare
 need setsid
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
-# wait_long CMD SECONDS: wait_for in 2 s slices (the slices stay below what
-# its nanosecond arithmetic can hold in awk's printf %d).
-wait_long() {
-    local left=$2
-    while [ "$left" -gt 0 ]; do
-        wait_for "$1" 2 && return 0
-        left=$((left - 2))
-    done
-    return 1
-}
 
 SCENE_PREFIX=setsid scene_start --workers 3 --per-worker 4 --modes named --size 1048576 \
     --touch 1048576
 [ "$(ps -o pgid= -p "$SCENE_PID" | tr -d ' ')" = "$SCENE_PID" ] ||
     fail "the scene does not lead its own process group"
 kill -KILL -- "-$SCENE_PID"
-wait_long "! pgrep -g $SCENE_PID >/dev/null || [ -z \"\$(ps -o stat= -g $SCENE_PID | grep -v Z)\" ]" 10 ||
+wait_for "! pgrep -g $SCENE_PID >/dev/null || [ -z \"\$(ps -o stat= -g $SCENE_PID | grep -v Z)\" ]" 10 ||
     fail "the killed group did not die"
 
 mapfile -t names < <(manifest_segments named | awk '{ print $5 }')

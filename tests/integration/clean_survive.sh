@@ -10,16 +10,6 @@ need_root
 need_unshare
 need setpriv /usr/bin/python3
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
-# wait_long CMD SECONDS: wait_for in 2 s slices (the slices stay below what
-# its nanosecond arithmetic can hold in awk's printf %d).
-wait_long() {
-    local left=$2
-    while [ "$left" -gt 0 ]; do
-        wait_for "$1" 2 && return 0
-        left=$((left - 2))
-    done
-    return 1
-}
 _lib_tmp
 
 # hold MODE PATH [PREFIX...]: a process that holds PATH by an fd (MODE fd) or
@@ -51,7 +41,7 @@ hold() {
     "$@" /usr/bin/python3 "$SHMTEST_TMP/hold.py" "$mode" "$path" "$ready" </dev/null \
         >/dev/null 2>&1 &
     HOLDERS+=($!)
-    wait_long "[ -e $ready ]" 10 || fail "holder of $path ($mode) did not start"
+    wait_for "[ -e $ready ]" 10 || fail "holder of $path ($mode) did not start"
     HELD_BY=$!
 }
 NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
@@ -92,7 +82,7 @@ for i in 0 4 5 6 7; do mkseg $i; done
 out_file=$SHMTEST_TMP/race.out
 SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=4 "$SHMWATCH" clean --yes --log "$log" >"$out_file" 2>&1 &
 clean_pid=$!
-wait_long "grep -q 'segments to remove' $out_file" 20 || fail "clean printed no plan: $(cat "$out_file")"
+wait_for "grep -q 'segments to remove' $out_file" 20 || fail "clean printed no plan: $(cat "$out_file")"
 grep -q '^8 segments to remove' "$out_file" || fail "the plan should list all 8: $(cat "$out_file")"
 hold fd "/dev/shm/torch_${dead}_4"
 fd_holder=$HELD_BY

@@ -7,16 +7,6 @@ need_root
 need_unshare
 need setpriv setsid
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
-# wait_long CMD SECONDS: wait_for in 2 s slices (the slices stay below what
-# its nanosecond arithmetic can hold in awk's printf %d).
-wait_long() {
-    local left=$2
-    while [ "$left" -gt 0 ]; do
-        wait_for "$1" 2 && return 0
-        left=$((left - 2))
-    done
-    return 1
-}
 # A private pid namespace: reap must see only this test's processes.
 if [ -z "${IN_PID_NS:-}" ]; then
     unshare -p -f --mount-proc true 2>/dev/null || _lib_missing "a private pid namespace"
@@ -41,7 +31,7 @@ SCENE_PREFIX=setsid scene_start --workers 1 --per-worker 1 --modes fd --stuck-or
     --worker-comm pt_data_worker
 stuck=$(manifest_pids stuck)
 kill -KILL "$SCENE_PID"
-wait_long "[ \"\$(ps -o ppid= -p $stuck | tr -d ' ')\" != $SCENE_PID ]" 10 ||
+wait_for "[ \"\$(ps -o ppid= -p $stuck | tr -d ' ')\" != $SCENE_PID ]" 10 ||
     fail "the stuck worker was not re-parented"
 
 log=$SHMTEST_TMP/nobody.log

@@ -10,16 +10,6 @@ need_root
 need_unshare
 need /usr/bin/python3
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
-# wait_long CMD SECONDS: wait_for in 2 s slices (the slices stay below what
-# its nanosecond arithmetic can hold in awk's printf %d).
-wait_long() {
-    local left=$2
-    while [ "$left" -gt 0 ]; do
-        wait_for "$1" 2 && return 0
-        left=$((left - 2))
-    done
-    return 1
-}
 if [ -z "${IN_PID_NS:-}" ]; then
     unshare -p -f --mount-proc true 2>/dev/null || _lib_missing "a private pid namespace"
     IN_PID_NS=1 exec unshare -p -f --mount-proc bash "$0" "$@"
@@ -67,7 +57,7 @@ spawn() { # ARGS...: runs mgr.py ARGS READYFILE in the background, waits for it
     n=$((n + 1))
     local r=$SHMTEST_TMP/ready.$n
     /usr/bin/python3 "$SHMTEST_TMP/mgr.py" "$@" "$r" </dev/null >/dev/null 2>&1 &
-    wait_long "[ -e $r ]" 10 || fail "mgr.py $* did not start"
+    wait_for "[ -e $r ]" 10 || fail "mgr.py $* did not start"
 }
 pid_of() { # COMM ADDR: the pid of the stand-in with that comm connected to ADDR
     pgrep -f "mgr.py (manager|client) $2( |\$)" | while read -r p; do
@@ -104,7 +94,7 @@ grep -q "^ended  *pid $wa (pt_data_worker)  ended by SIGTERM" <<<"$out" || fail 
 grep -q "^ended  *pid $ma (torch_shm_manag)  ended by SIGTERM" <<<"$out" || fail "manager a not ended"
 grep -q "^ended  *pid $mc (torch_shm_manag)  ended by SIGTERM" <<<"$out" || fail "manager c not ended"
 for p in $wa $ma $mc; do
-    wait_long "[ ! -e /proc/$p ] || [ \"\$(cut -d' ' -f3 /proc/$p/stat)\" = Z ]" 5 ||
+    wait_for "[ ! -e /proc/$p ] || [ \"\$(cut -d' ' -f3 /proc/$p/stat)\" = Z ]" 5 ||
         fail "pid $p is still alive"
 done
 ok "the orphaned worker, the manager it kept waiting and the clientless manager are ended"

@@ -10,16 +10,6 @@ need_root
 need_unshare
 need setsid /usr/bin/python3
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
-# wait_long CMD SECONDS: wait_for in 2 s slices (the slices stay below what
-# its nanosecond arithmetic can hold in awk's printf %d).
-wait_long() {
-    local left=$2
-    while [ "$left" -gt 0 ]; do
-        wait_for "$1" 2 && return 0
-        left=$((left - 2))
-    done
-    return 1
-}
 # A private pid namespace: reap must see only this test's processes.
 if [ -z "${IN_PID_NS:-}" ]; then
     unshare -p -f --mount-proc true 2>/dev/null || _lib_missing "a private pid namespace"
@@ -31,7 +21,7 @@ SCENE_PREFIX=setsid scene_start --workers 1 --per-worker 2 --modes named,fd --st
 stuck=$(manifest_pids stuck)
 [ -n "$stuck" ] || fail "the scene has no stuck worker"
 kill -KILL "$SCENE_PID"
-wait_long "[ \"\$(ps -o ppid= -p $stuck | tr -d ' ')\" != $SCENE_PID ]" 10 ||
+wait_for "[ \"\$(ps -o ppid= -p $stuck | tr -d ' ')\" != $SCENE_PID ]" 10 ||
     fail "the stuck worker was not re-parented"
 
 # A parent that never reaps its child and counts the SIGCHLD it gets after.
@@ -60,7 +50,7 @@ PY
 /usr/bin/python3 "$SHMTEST_TMP/chld.py" "$count" </dev/null >/dev/null 2>&1 &
 parent=$!
 on_exit "kill -KILL $parent 2>/dev/null"
-wait_long "[ -s $count ]" 10 || fail "the counting parent did not start"
+wait_for "[ -s $count ]" 10 || fail "the counting parent did not start"
 zombie=$(ps -o pid= --ppid "$parent" | tr -d ' ')
 [ "$(ps -o stat= -p "$zombie" | cut -c1)" = Z ] || fail "no zombie child"
 before=$(cat "$count")
@@ -79,13 +69,13 @@ assert_eq "$rc" 0 "reap exits 0"
 grep -q "^killed  *pid $stuck (shmscene)  ignored SIGTERM for 1.5 s; ended by SIGKILL" <<<"$out" ||
     fail "the stuck worker's end is not reported"
 [ $(((t1 - t0) / 1000000)) -ge 1500 ] || fail "SIGKILL came before the 1.5 s timeout"
-wait_long "! kill -0 $stuck 2>/dev/null || [ \"\$(ps -o stat= -p $stuck | cut -c1)\" = Z ]" 5 ||
+wait_for "! kill -0 $stuck 2>/dev/null || [ \"\$(ps -o stat= -p $stuck | cut -c1)\" = Z ]" 5 ||
     fail "the stuck worker is still alive"
 ok "the orphaned worker that ignores SIGTERM is SIGKILLed after the timeout"
 grep -q "	signal TERM,KILL	pid $stuck (shmscene)	owner=0	bytes=0	killed	" "$log" ||
     fail "the kill is not in the action log"
 
-wait_long "[ \"\$(cat $count)\" -gt $before ]" 5 || fail "the zombie's parent got no SIGCHLD"
+wait_for "[ \"\$(cat $count)\" -gt $before ]" 5 || fail "the zombie's parent got no SIGCHLD"
 ok "the zombie's parent received SIGCHLD ($before -> $(cat "$count"))"
 grep -q "^zombie  *pid $zombie (python3)  already dead (a zombie).*parent pid $parent (python3) was sent SIGCHLD but does not reap it" <<<"$out" ||
     fail "the zombie is not explained"

@@ -10,16 +10,6 @@ need_root
 need_unshare
 need setsid
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
-# wait_long CMD SECONDS: wait_for in 2 s slices (the slices stay below what
-# its nanosecond arithmetic can hold in awk's printf %d).
-wait_long() {
-    local left=$2
-    while [ "$left" -gt 0 ]; do
-        wait_for "$1" 2 && return 0
-        left=$((left - 2))
-    done
-    return 1
-}
 if [ -z "${IN_PID_NS:-}" ]; then
     unshare -p -f --mount-proc true 2>/dev/null || _lib_missing "a private pid namespace"
     IN_PID_NS=1 exec unshare -p -f --mount-proc bash "$0" "$@"
@@ -30,19 +20,19 @@ _lib_tmp
 SCENE_PREFIX=setsid scene_start --workers 1 --per-worker 1 --modes named --stuck-orphan
 stuck=$(manifest_pids stuck)
 kill -KILL "$SCENE_PID"
-wait_long "[ \"\$(ps -o ppid= -p $stuck | tr -d ' ')\" != $SCENE_PID ]" 10 ||
+wait_for "[ \"\$(ps -o ppid= -p $stuck | tr -d ' ')\" != $SCENE_PID ]" 10 ||
     fail "the stuck worker was not re-parented"
 
 out_file=$SHMTEST_TMP/reap.out
 SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3 "$SHMWATCH" reap --yes --timeout 1 \
     --log "$SHMTEST_TMP/actions.log" >"$out_file" 2>&1 &
 reap_pid=$!
-wait_long "grep -q 'Orphaned workers to end' $out_file" 20 || fail "no plan: $(cat "$out_file")"
+wait_for "grep -q 'Orphaned workers to end' $out_file" 20 || fail "no plan: $(cat "$out_file")"
 grep -q "^  pid $stuck " "$out_file" || fail "the stuck worker is not in the plan"
 
 # The worker dies and is reaped (we are pid 1 here); its pid goes to a newcomer.
 kill -KILL "$stuck"
-wait_long "[ ! -e /proc/$stuck ]" 10 || fail "the stuck worker was not reaped"
+wait_for "[ ! -e /proc/$stuck ]" 10 || fail "the stuck worker was not reaped"
 echo $((stuck - 1)) >/proc/sys/kernel/ns_last_pid
 sleep 60 &
 newcomer=$!
