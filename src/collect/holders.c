@@ -118,7 +118,7 @@ void holders_collect(const char *proc_dir, const dev_t *devs, size_t ndevs,
         warn_add(w, "cannot open %s: %s", proc_dir, strerror(errno));
         return;
     }
-    struct pidscan *ps = pidscan_new(devs, ndevs, NULL, out, w);
+    struct pidscan *ps = pidscan_new(devs, ndevs, out, w);
     pid_t *pids = NULL;
     size_t cap = 0, npids = proc_list_pids(proc, &pids, &cap);
     qsort(pids, npids, sizeof(*pids), cmp_pid); /* torch_pids come out ascending */

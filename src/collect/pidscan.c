@@ -15,6 +15,7 @@
 
 #include "util/buf.h"
 #include "util/fileio.h"
+#include "util/inomap.h"
 #include "util/xalloc.h"
 
 /* PROCMAP_QUERY (linux/fs.h, Linux 6.11), spelled out for older headers. */
@@ -32,33 +33,39 @@ struct procmap_query {
 #define DENTS_SIZE (64u << 10)
 #define NAME_SIZE 4096
 
-enum { SEEN_NAME = 1, SEEN_STAT = 2 }; /* per inode, in ps->seen */
+enum { SEEN_NAME = 1, SEEN_STAT = 2 }; /* what the scan has of an inode */
+
+/* One inode of the scan: what is known of it, and the last process that
+ * holds it with that process's first record (to fold its mappings into). */
+struct inode_info {
+    pid_t pid; /* 0: no record yet */
+    unsigned char flags;
+    size_t rec;
+};
 enum { MAPS_UNKNOWN, MAPS_QUERY, MAPS_TEXT };
 
 struct pidscan {
     const dev_t *devs;
     size_t ndevs;
-    const struct inomap *listed;
     struct holder_list *out;
     struct warnings *w;
-    struct inomap mine; /* (dev, ino) -> first record of the current pid */
-    struct inomap seen; /* (dev, ino) -> SEEN_* for this scan */
+    struct inomap seen; /* (dev, ino) -> 1 + index into info */
+    struct inode_info *info;
+    size_t ninfo, info_cap;
     int maps;
     struct buf text;
     char *dents;
     char name[NAME_SIZE];
 };
 
-struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, const struct inomap *listed,
-                            struct holder_list *out, struct warnings *w)
+struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, struct holder_list *out,
+                            struct warnings *w)
 {
     struct pidscan *ps = xcalloc(1, sizeof(*ps));
     ps->devs = devs;
     ps->ndevs = ndevs;
-    ps->listed = listed;
     ps->out = out;
     ps->w = w;
-    inomap_init(&ps->mine);
     inomap_init(&ps->seen);
     buf_init(&ps->text);
     ps->dents = xmalloc(DENTS_SIZE);
@@ -69,8 +76,8 @@ void pidscan_free(struct pidscan *ps)
 {
     if (!ps)
         return;
-    inomap_free(&ps->mine);
     inomap_free(&ps->seen);
+    free(ps->info);
     buf_free(&ps->text);
     free(ps->dents);
     free(ps);
@@ -102,19 +109,26 @@ static void note_error(struct pidscan *ps, int err)
         ps->w->denied++;
 }
 
-/* Whether the inode still needs what (SEEN_NAME or SEEN_STAT) this scan. */
-static bool needs(const struct pidscan *ps, dev_t dev, ino_t ino, size_t what)
-{
-    size_t v;
-    if (ps->listed && inomap_get(ps->listed, dev, ino, &v))
-        return false;
-    return !inomap_get(&ps->seen, dev, ino, &v) || !(v & what);
-}
-
-static void got(struct pidscan *ps, dev_t dev, ino_t ino, size_t what)
+/* The scan's entry for an inode (one hash lookup), created empty. */
+static size_t info_of(struct pidscan *ps, dev_t dev, ino_t ino)
 {
     size_t *v = inomap_ref(&ps->seen, dev, ino);
-    *v |= what;
+    if (!*v) {
+        VEC_PUSH(ps->info, ps->ninfo, ps->info_cap);
+        *v = ps->ninfo;
+    }
+    return *v - 1;
+}
+
+void pidscan_known(struct pidscan *ps, dev_t dev, ino_t ino)
+{
+    size_t k = info_of(ps, dev, ino); /* before ps->info is read: it may move */
+    ps->info[k].flags |= SEEN_NAME | SEEN_STAT;
+}
+
+void pidscan_expect(struct pidscan *ps, size_t inodes)
+{
+    inomap_reserve(&ps->seen, inodes);
 }
 
 static void fill_stat(struct shm_holder *h, const struct stat *st)
@@ -139,23 +153,26 @@ static struct shm_holder *add(struct pidscan *ps, pid_t pid, dev_t dev, ino_t in
 static void fd_holder(struct pidscan *ps, int fddir, const char *name, int fd, pid_t pid,
                       const struct stat *st)
 {
+    size_t k = info_of(ps, st->st_dev, st->st_ino);
     struct shm_holder *h = add(ps, pid, st->st_dev, st->st_ino);
     h->fd = fd;
     fill_stat(h, st);
     h->deleted = st->st_nlink == 0;
-    if (needs(ps, st->st_dev, st->st_ino, SEEN_NAME)) {
+    struct inode_info *in = &ps->info[k];
+    if (in->pid != pid) { /* the process's first record of the inode */
+        in->pid = pid;
+        in->rec = ps->out->n - 1;
+    }
+    if (!(in->flags & SEEN_NAME)) {
         ssize_t n = readlinkat(fddir, name, ps->name, sizeof(ps->name) - 1);
         if (n > 0) {
             ps->name[n] = '\0';
             h->deleted = strip_deleted(ps->name) || h->deleted;
             h->path = xstrdup(ps->name);
-            got(ps, st->st_dev, st->st_ino, SEEN_NAME);
+            in->flags |= SEEN_NAME;
         }
     }
-    got(ps, st->st_dev, st->st_ino, SEEN_STAT);
-    size_t first;
-    if (!inomap_get(&ps->mine, st->st_dev, st->st_ino, &first)) /* keep the first */
-        inomap_put(&ps->mine, st->st_dev, st->st_ino, ps->out->n - 1);
+    in->flags |= SEEN_STAT;
 }
 
 static void scan_fds(struct pidscan *ps, int piddir, pid_t pid)
@@ -208,11 +225,11 @@ static void map_holder(struct pidscan *ps, int piddir, int mapsfd, pid_t pid,
                        const struct mapping *mp)
 {
     uint64_t reach = mp->offset + (mp->end - mp->start);
-    size_t idx;
-    if (inomap_get(&ps->mine, mp->dev, mp->ino, &idx)) {
+    size_t k = info_of(ps, mp->dev, mp->ino);
+    if (ps->info[k].pid == pid) {
         /* Known to this process already (an fd, or an earlier mapping): the
          * first record of the inode carries the mapping for all. */
-        struct shm_holder *h = &ps->out->items[idx];
+        struct shm_holder *h = &ps->out->items[ps->info[k].rec];
         h->mapped = true;
         if (reach > h->map_bytes)
             h->map_bytes = reach;
@@ -222,27 +239,29 @@ static void map_holder(struct pidscan *ps, int piddir, int mapsfd, pid_t pid,
     h->fd = -1;
     h->mapped = true;
     h->map_bytes = reach;
-    if (needs(ps, mp->dev, mp->ino, SEEN_NAME)) {
+    struct inode_info *in = &ps->info[k];
+    in->pid = pid;
+    in->rec = ps->out->n - 1;
+    if (!(in->flags & SEEN_NAME)) {
         const char *path = mp->path;
         if (!path && mapsfd >= 0 && query_name(mapsfd, mp->start, ps->name, sizeof(ps->name)))
             path = ps->name;
         if (path) {
             h->path = xstrdup(path);
             h->deleted = strip_deleted(h->path) || mp->deleted;
-            got(ps, mp->dev, mp->ino, SEEN_NAME);
+            in->flags |= SEEN_NAME;
         }
     }
-    if (needs(ps, mp->dev, mp->ino, SEEN_STAT)) {
+    if (!(in->flags & SEEN_STAT)) {
         /* map_files/ gives the inode's real size and allocation (root only). */
         char mf[64];
         snprintf(mf, sizeof(mf), "map_files/%" PRIx64 "-%" PRIx64, mp->start, mp->end);
         struct stat st;
         if (fstatat(piddir, mf, &st, 0) == 0 && st.st_ino == mp->ino) {
             fill_stat(h, &st);
-            got(ps, mp->dev, mp->ino, SEEN_STAT);
+            in->flags |= SEEN_STAT;
         }
     }
-    inomap_put(&ps->mine, mp->dev, mp->ino, ps->out->n - 1);
 }
 
 static void note_torch(struct pidscan *ps, pid_t pid)
@@ -365,7 +384,6 @@ static void text_maps(struct pidscan *ps, int piddir, pid_t pid, bool want_torch
 size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
 {
     size_t before = ps->out->n;
-    inomap_clear(&ps->mine);
     scan_fds(ps, piddir, pid);
     if (ps->maps == MAPS_TEXT || !query_maps(ps, piddir, pid, want_torch)) {
         ps->maps = MAPS_TEXT;

@@ -13,16 +13,19 @@
 #include <sys/types.h>
 
 #include "collect/holders.h"
-#include "util/inomap.h"
 #include "util/warn.h"
 
 struct pidscan;
 
-/* listed: (dev, ino) of the named files already listed, or NULL. The
- * arrays must outlive the pidscan. */
-struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, const struct inomap *listed,
-                            struct holder_list *out, struct warnings *w);
+/* devs must outlive the pidscan. */
+struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, struct holder_list *out,
+                            struct warnings *w);
 void pidscan_free(struct pidscan *ps);
+
+/* An inode the mount listing has: its holders need no name or stat. */
+void pidscan_known(struct pidscan *ps, dev_t dev, ino_t ino);
+/* Sizes the inode table for about this many inodes (no rehash while it fills). */
+void pidscan_expect(struct pidscan *ps, size_t inodes);
 
 /* Appends pid's holder records to out (piddir is its /proc directory).
  * With want_torch it also notes in out->torch_pids whether the process maps

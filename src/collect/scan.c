@@ -8,7 +8,6 @@
 
 #include "collect/walk.h"
 #include "util/buf.h"
-#include "util/inomap.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
@@ -76,24 +75,18 @@ int scan_run(const struct scan_opts *o, struct scan *s)
             holders_collect(proc, devs, s->mounts.n, &s->holders, &s->warn);
     } else {
         /* The real one: one pass over /proc reads the table and the holders. */
-        struct inomap listed;
-        inomap_init(&listed);
-        for (size_t i = 0; i < s->files.n; i++)
-            inomap_put(&listed, s->files.items[i].dev, s->files.items[i].ino, i);
         struct walk_opts wo = {
             .proc_dir = proc,
             .devs = devs,
             .ndevs = s->mounts.n,
             .holders = !o->skip_holders,
             .files = &s->files,
-            .listed = &listed,
             .world_pid = o->target_pid > 0 ? o->target_pid : s->self_pid,
             .all_pidns = o->target_pid > 0,
         };
         int wrc = walk_run(&wo, &s->procs, &s->holders, &s->warn);
         if (wrc < 0)
             warn_add(&s->warn, "cannot read the process table from %s: %s", proc, strerror(-wrc));
-        inomap_free(&listed);
     }
     free(devs);
     if (src->meminfo(src->ctx, &s->mem) < 0)

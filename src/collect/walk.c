@@ -233,7 +233,12 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
         return -errno;
     buf_init(&wk.text);
     unsigned long own_pidns = o->all_pidns ? ns_inode(wk.proc, "self/ns/pid") : 0;
-    struct pidscan *ps = pidscan_new(o->devs, o->ndevs, o->listed, hl, w);
+    struct pidscan *ps = pidscan_new(o->devs, o->ndevs, hl, w);
+    if (o->files) {
+        pidscan_expect(ps, o->files->n * 2);
+        for (size_t i = 0; i < o->files->n; i++)
+            pidscan_known(ps, o->files->items[i].dev, o->files->items[i].ino);
+    }
     pid_t *pids = NULL;
     size_t cap = 0, npids = proc_list_pids(wk.proc, &pids, &cap);
     qsort(pids, npids, sizeof(*pids), cmp_pid); /* the list comes out sorted */

@@ -18,7 +18,6 @@
 #include "collect/files.h"
 #include "collect/holders.h"
 #include "collect/procs.h"
-#include "util/inomap.h"
 #include "util/warn.h"
 
 struct walk_opts {
@@ -27,8 +26,7 @@ struct walk_opts {
     size_t ndevs;
     bool holders;                  /* read fds and maps */
     const struct file_list *files; /* the listing: its inodes need no stat or name, its names
-                                    * carry creator pids */
-    const struct inomap *listed;   /* (dev, ino) of files, or NULL */
+                                    * carry creator pids; may be NULL */
     pid_t world_pid;               /* whose mount namespace is watched (--pid target or self) */
     bool all_pidns;                /* --pid: pid namespace and NSpid of every process */
 };

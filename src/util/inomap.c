@@ -50,6 +50,15 @@ static void rehash(struct inomap *m, size_t ncap)
     free(old);
 }
 
+void inomap_reserve(struct inomap *m, size_t n)
+{
+    size_t cap = m->cap ? m->cap : 64;
+    while ((n + 1) * 2 > cap)
+        cap *= 2;
+    if (cap > m->cap)
+        rehash(m, cap);
+}
+
 size_t *inomap_ref(struct inomap *m, dev_t dev, ino_t ino)
 {
     if ((m->n + 1) * 2 > m->cap)

@@ -24,6 +24,8 @@ void inomap_init(struct inomap *m);
 void inomap_free(struct inomap *m);
 /* Empties the map, keeping its memory for the next scan. */
 void inomap_clear(struct inomap *m);
+/* Makes room for n entries in all, so that filling it never rehashes. */
+void inomap_reserve(struct inomap *m, size_t n);
 /* Inserts or overwrites. */
 void inomap_put(struct inomap *m, dev_t dev, ino_t ino, size_t val);
 /* The value of (dev, ino), inserted as 0 when absent: one lookup for a

@@ -194,10 +194,8 @@ static void run_pidscan(const struct held *h, bool text, struct holder_list *hl)
 {
     struct warnings w;
     warn_init(&w);
-    struct inomap listed;
-    inomap_init(&listed);
-    inomap_put(&listed, h->dev, h->named, 0);
-    struct pidscan *ps = pidscan_new(&h->dev, 1, &listed, hl, &w);
+    struct pidscan *ps = pidscan_new(&h->dev, 1, hl, &w);
+    pidscan_known(ps, h->dev, h->named);
     if (text)
         pidscan_force_text(ps);
     int piddir = open("/proc/self", O_RDONLY | O_DIRECTORY);
@@ -206,7 +204,6 @@ static void run_pidscan(const struct held *h, bool text, struct holder_list *hl)
     assert_int_equal(pidscan_queried(ps), !text && kernel_has_query());
     close(piddir);
     pidscan_free(ps);
-    inomap_free(&listed);
     warn_free(&w);
 }
 
