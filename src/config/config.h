@@ -64,7 +64,7 @@ struct config {
     struct config_columns columns;
     double min_age_s; /* key min_age */
     bool read_only;
-    char *log_file; /* NULL: no log */
+    char *log_file; /* NULL: the default, $XDG_STATE_HOME/shmwatch/actions.log */
     bool ascii;
     bool color;
 };

@@ -229,6 +229,12 @@ static const struct segment *find_seg(const struct model *m, const struct row_ke
     return NULL;
 }
 
+void cmd_log(struct ui *u, int code)
+{
+    (void)code;
+    actions_show_log(u);
+}
+
 void cmd_action(struct ui *u, int code)
 {
     if (u->set->cfg.read_only) {

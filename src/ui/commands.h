@@ -33,6 +33,7 @@ void cmd_rescan(struct ui *u, int code);
 void cmd_mark(struct ui *u, int code);
 void cmd_unmark(struct ui *u, int code);
 void cmd_action(struct ui *u, int code);
+void cmd_log(struct ui *u, int code);
 void cmd_quit(struct ui *u, int code);
 /* The filter prompt: a typed character, Backspace, Enter. */
 void cmd_filter_type(struct ui *u, int code);

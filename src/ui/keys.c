@@ -127,6 +127,7 @@ static const struct key_entry keys[] = {
      {'K'},
      "end every orphaned worker and stuck shm manager, after a confirmation",
      cmd_action},
+    {K_LIST, "L", {'L'}, "the action log: every unlink and signal, newest first", cmd_log},
 
     {0, NULL, {0}, "Help and quitting", NULL},
     {K_LIST | K_PAGE, "h ? F1", {'h', '?', F(KEY_F(1))}, "this help (again: close it)", cmd_help},

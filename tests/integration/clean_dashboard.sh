@@ -104,3 +104,10 @@ wait_for 'shows " 0B/64M"' 10 || fail "the gauge did not fall: $(screen)"
 ok "the gauge falls to 0B/64M"
 assert_eq "$(grep -c '	unlink	/dev/shm/torch_.*	removed	' "$log")" 12 "the log has the 12 removals"
 assert_eq "$(grep -c '	unlink	/dev/shm/torch_.*	refused	in use' "$log")" 1 "and the refusal"
+
+# L shows the action log in the dashboard, newest first.
+keys L
+wait_for 'shows "Action log"' 5 || fail "L does not open the action log: $(screen)"
+shows "removed" || fail "the log page lacks the removals: $(screen)"
+ok "L shows the action log"
+keys q
