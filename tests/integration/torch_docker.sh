@@ -15,6 +15,7 @@ need umount
 
 JOB=(--strategy file_descriptor --workers 2 --prefetch-factor 2 --batch-size 22
     --shape 3x224x224 --hold-batches 1 --iterate-all --step-seconds 0.1)
+# shellcheck disable=SC2054 # 3x224x224,1:int64 is one argument
 PLAN=(--batch-size 22 --sample-shape 3x224x224,1:int64 --workers 2 --prefetch-factor 2)
 
 torch_start "${JOB[@]}"

@@ -67,7 +67,7 @@ json_check "$f" "len($T) == len($P) and len($T) >= 2 * $HELD * $NT" \
     "shmwatch counts every hidden torch segment /proc shows (at least $HELD x $NT)"
 json_check "$f" "sorted(str(s['inode']) for s in $T) == sorted($P)" \
     "the same inodes"
-json_check "$f" "all(sorted({h['pid'] for h in s['holders']}) == $P[str(s['inode'])]['pids'] for s in $T)" \
+json_check "$f" "all(sorted({h['pid'] for h in s['holders']}) == ${P}[str(s['inode'])]['pids'] for s in $T)" \
     "the same holders for each segment"
 json_check "$f" "all(s['state'] == 'hidden' and s['creator_pid'] in $WORKERS and s['group'] == $MAIN and s['alloc_bytes'] == page for s in $T)" \
     "each is hidden, one page, made by a worker, in the group"

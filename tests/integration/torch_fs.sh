@@ -12,7 +12,7 @@ torch_need
 
 torch_start --strategy file_system --start-method fork --workers 3 --hold-batches 2
 torch_settle 3
-# shellcheck disable=SC2086 # a list of pids
+# shellcheck disable=SC2046,SC2086 # lists of pids
 MANAGERS=$(pylist $(managers_of $WORKER_PIDS))
 snap fs
 f=$SHMTEST_TMP/fs.json
