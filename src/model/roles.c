@@ -141,7 +141,8 @@ static void assign(const struct model *m, struct facts *f)
         } else if (strcmp(p->comm, manager_comm) == 0) {
             if (local)
                 f[i].role = ROLE_SHM_MANAGER;
-        } else if (parent >= 0 && same_program(p, &pl->items[parent]) &&
+        } else if (parent >= 0 && pl->items[parent].state != 'Z' &&
+                   same_program(p, &pl->items[parent]) &&
                    (f[i].evidence ||
                     (local && (is_worker_comm(p->comm) || looks_like_worker(m, p))))) {
             /* The parent may be pid 1: in a container the main often is. */

@@ -217,7 +217,7 @@ void report_text(struct buf *out, const struct model *m, const struct text_opts 
     segments_where(&t, "HIDDEN (deleted but held, outside any DataLoader group)", SEG_HIDDEN);
     segments_where(&t, "IN USE (outside any DataLoader group)", SEG_IN_USE);
     segments_where(&t, "ORPHANS (held by nobody, creator dead: safe to remove)", SEG_ORPHAN);
-    segments_where(&t, "UNHELD (held by nobody, owner unknown)", SEG_UNHELD);
+    segments_where(&t, "UNHELD (held by nobody; owner unknown or still running)", SEG_UNHELD);
     other_procs(&t);
     sysv(&t);
     const struct warnings *w = &m->scan->warn;

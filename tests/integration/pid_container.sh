@@ -19,7 +19,7 @@ bash -c 'echo $$ > "$1/cgroup.procs" && exec unshare -m -p -f --mount-proc --pro
     bash -c "mount -t tmpfs -o size=64m tmpfs /dev/shm && exec \"\$0\" --manifest \"\$1\" --workers 2 --per-worker 4 --orphans 2" "$2" "$3"' \
     _ "$MEMCG_DIR" "$SHMSCENE" "$MANIFEST" </dev/null >"$SHMTEST_TMP/container.log" 2>&1 &
 outer=$!
-on_exit "kill -KILL $outer 2>/dev/null; pkill -KILL -P $outer 2>/dev/null; true"
+on_exit "kill -KILL $outer 2>/dev/null; wait $outer 2>/dev/null; true"
 wait_for '[ -f "$MANIFEST" ] && [ "$(tail -n 1 "$MANIFEST")" = ready ]' 30 ||
     fail "the container scene did not start: $(head -c 500 "$SHMTEST_TMP/container.log")"
 
@@ -32,7 +32,8 @@ for p in $(pgrep -f -- "--manifest $MANIFEST"); do
 done
 [ -n "$host_main" ] || fail "cannot find the scene's main process on the host"
 [ "$host_main" != "$inner_main" ] || fail "the scene is not in its own pid namespace"
-on_exit "kill -TERM $host_main 2>/dev/null; true"
+# Only while it is still unshare's child: a recorded pid may be reused.
+on_exit "[ \"\$(awk '/^PPid:/ { print \$2 }' /proc/$host_main/status 2>/dev/null)\" = $outer ] && kill -KILL $host_main; true"
 ok "container main is pid $inner_main inside, $host_main on the host"
 
 snap=$SHMTEST_TMP/pid.json

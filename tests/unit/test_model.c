@@ -309,6 +309,21 @@ static void test_other_mount_namespaces_are_not_ours(void **state)
     free_model(m);
 }
 
+static void test_zombie_is_never_a_main(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    /* A main just SIGKILLed: a zombie whose workers still name it parent. */
+    fake_add_proc(s, 10, 1, 10, 'Z', "python3", NULL);
+    fake_add_proc(s, 11, 10, 10, 'S', "python3", PY)->sigcatch = WORKER_SIGS;
+    fake_torch_loaded(s, 11);
+    struct model *m = build(s);
+    assert_int_equal(proc(m, 10)->role, ROLE_ZOMBIE);
+    assert_int_equal(proc(m, 11)->role, ROLE_ORPHAN_WORKER);
+    assert_int_equal(m->ngroups, 0);
+    free_model(m);
+}
+
 static void test_kernel_thread_is_no_creator(void **state)
 {
     (void)state;
@@ -335,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_container_main_is_pid_1),
         cmocka_unit_test(test_orphans_by_fingerprint),
         cmocka_unit_test(test_kernel_thread_is_no_creator),
+        cmocka_unit_test(test_zombie_is_never_a_main),
         cmocka_unit_test(test_other_mount_namespaces_are_not_ours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
