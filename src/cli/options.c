@@ -81,12 +81,10 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static int fail(char **err, const char *fmt, const char *arg)
+__attribute__((format(printf, 2, 0))) static int fail(char **err, const char *fmt,
+                                                      const char *arg)
 {
-    struct buf b;
-    buf_init(&b);
-    buf_printf(&b, fmt, arg);
-    *err = buf_steal(&b);
+    *err = str_printf(fmt, arg);
     return 2;
 }
 

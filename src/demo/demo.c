@@ -25,13 +25,10 @@ static int fail(char **err, int rc, const char *fmt, ...) __attribute__((format(
 
 static int fail(char **err, int rc, const char *fmt, ...)
 {
-    struct buf b;
-    buf_init(&b);
     va_list ap;
     va_start(ap, fmt);
-    buf_vprintf(&b, fmt, ap);
+    *err = str_vprintf(fmt, ap);
     va_end(ap);
-    *err = buf_steal(&b);
     return rc;
 }
 

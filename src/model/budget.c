@@ -31,14 +31,11 @@ __attribute__((format(printf, 3, 4))) static void note(struct notes *ns, enum ve
 {
     if (ns->n == MAX_NOTES)
         return;
-    struct buf b;
-    buf_init(&b);
     va_list ap;
     va_start(ap, fmt);
-    buf_vprintf(&b, fmt, ap);
-    va_end(ap);
     ns->sev[ns->n] = sev;
-    ns->text[ns->n++] = buf_steal(&b);
+    ns->text[ns->n++] = str_vprintf(fmt, ap);
+    va_end(ap);
 }
 
 static uint64_t sub0(uint64_t a, uint64_t b)

@@ -46,16 +46,12 @@ bool plan_dtype(const char *name, const char **canonical, unsigned *size)
 
 __attribute__((format(printf, 2, 3))) static int fail(char **cause, const char *fmt, ...)
 {
-    struct buf b;
-    buf_init(&b);
-    va_list ap;
-    va_start(ap, fmt);
-    buf_vprintf(&b, fmt, ap);
-    va_end(ap);
-    if (cause)
-        *cause = buf_steal(&b);
-    else
-        buf_free(&b);
+    if (cause) {
+        va_list ap;
+        va_start(ap, fmt);
+        *cause = str_vprintf(fmt, ap);
+        va_end(ap);
+    }
     return -EINVAL;
 }
 

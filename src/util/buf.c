@@ -80,3 +80,20 @@ char *buf_steal(struct buf *b)
     buf_init(b);
     return s;
 }
+
+char *str_vprintf(const char *fmt, va_list ap)
+{
+    struct buf b;
+    buf_init(&b);
+    buf_vprintf(&b, fmt, ap);
+    return buf_steal(&b);
+}
+
+char *str_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = str_vprintf(fmt, ap);
+    va_end(ap);
+    return s;
+}

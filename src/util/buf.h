@@ -31,6 +31,9 @@ static inline void buf_addc(struct buf *b, char c)
 }
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+/* A newly allocated formatted string (never NULL). */
+char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *str_vprintf(const char *fmt, va_list ap);
 /* Hands the string to the caller and leaves the buffer empty. */
 char *buf_steal(struct buf *b);
 

@@ -22,13 +22,10 @@ void warn_free(struct warnings *w)
 
 void warn_add(struct warnings *w, const char *fmt, ...)
 {
-    struct buf b;
-    buf_init(&b);
     va_list ap;
     va_start(ap, fmt);
-    buf_vprintf(&b, fmt, ap);
+    char *s = str_vprintf(fmt, ap);
     va_end(ap);
-    char *s = buf_steal(&b);
     for (size_t i = 0; i < w->n; i++) {
         if (strcmp(w->msg[i], s) == 0) {
             free(s);
