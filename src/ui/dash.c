@@ -48,8 +48,14 @@ static void draw_title(struct ui *u)
     ADD(" shmwatch %s", SHMWATCH_VERSION);
     if (u->set->demo)
         ADD("  DEMO");
-    if (u->set->pid)
+    if (u->set->pid) {
         ADD("  pid %d", (int)u->set->pid);
+        if (u->snap && u->snap->scan.target_host) {
+            char host[80];
+            term_escape(host, sizeof(host), u->snap->scan.target_host);
+            ADD(" (%s)", host);
+        }
+    }
     const char *view = config_view_names[u->view];
     ADD("  %s %s  sort %s%s", g->sep, view, sort_name(u->sort), u->reverse ? g->up : g->down);
     if (u->filter[0]) {

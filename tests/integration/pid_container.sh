@@ -61,6 +61,15 @@ json_check "$snap" "j['scan']['target_pid'] == int(env['HOST_MAIN'])" "the snaps
 grep -q "watching pid $host_main" "$SHMTEST_TMP/pid.txt" || fail "the text header names the watched process"
 ok "text header names the watched container"
 
+# The dashboard watches the same world and names it in its title.
+. "$(dirname "$0")/tui_lib.sh"
+tui_start 100 30 --pid "$host_main"
+tui_wait "pid $host_main \\(" 10
+tui_wait '/dev/shm .* [0-9.]+M/64M' 10
+tui_wait "main $host_main" 10
+tui_quit
+ok "the dashboard with --pid shows the container's mount and group, and names it"
+
 "$SHMWATCH" --pid 999999999 --json >/dev/null 2>"$SHMTEST_TMP/err" && fail "--pid of a missing process succeeded"
 grep -q "cannot watch pid" "$SHMTEST_TMP/err" || fail "no clear error for a missing pid: $(cat "$SHMTEST_TMP/err")"
 ok "--pid of a missing process: one-line error"
