@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Bad input gets one clear line on stderr and a non-zero status (2 for usage
+# and configuration), never a crash, a hang or output on stdout; and a full
+# /dev/shm is only something to report.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+
+# expect STATUS PATTERN ARGS...: shmwatch ARGS exits STATUS within 10 s,
+# prints nothing on stdout and exactly one line on stderr matching PATTERN.
+expect() {
+    local want=$1 pattern=$2 rc=0
+    shift 2
+    timeout 10 "$SHMWATCH" "$@" </dev/null >"$SHMTEST_TMP/out" 2>"$SHMTEST_TMP/err" || rc=$?
+    [ "$rc" -ne 124 ] || fail "shmwatch $* hung"
+    [ "$rc" -eq "$want" ] || fail "shmwatch $*: status $rc, expected $want ($(cat "$SHMTEST_TMP/err"))"
+    [ ! -s "$SHMTEST_TMP/out" ] || fail "shmwatch $*: wrote to stdout: $(head -c 200 "$SHMTEST_TMP/out")"
+    [ "$(wc -l <"$SHMTEST_TMP/err")" -eq 1 ] ||
+        fail "shmwatch $*: expected one line on stderr, got: $(cat "$SHMTEST_TMP/err")"
+    grep -Eq -- "$pattern" "$SHMTEST_TMP/err" ||
+        fail "shmwatch $*: stderr does not match /$pattern/: $(cat "$SHMTEST_TMP/err")"
+    ok "shmwatch $* -> $want: $(cat "$SHMTEST_TMP/err")"
+}
+
+expect 2 "unknown option '--bogus'" --bogus
+expect 2 "--interval: 'x' is not a duration" --json --interval x
+expect 2 "--count: '-1'" --json --interval 1 --count -1
+expect 2 "--count needs --interval" --json --count 3
+expect 2 "--mount: 'relative' is not an absolute path" --once --mount relative
+expect 2 "--pid: 'abc' is not a process id" --json --pid abc
+expect 2 "exclude each other" --once --json
+expect 2 "needs a value" --json --interval
+expect 2 "unexpected argument 'extra'" --once extra
+expect 2 "malformed.yaml:3:9: did not find expected" --once --config "$FIXTURES/config/bad/malformed.yaml"
+expect 2 "unknown_key.yaml:3:1: unknown key 'scan_intervall'" --json --config "$FIXTURES/config/bad/unknown_key.yaml"
+expect 2 "/nonexistent.yaml: No such file or directory" --json --config /nonexistent.yaml
+expect 2 "theme" --theme 'no such theme!'
+expect 2 "needs a terminal" 
+expect 1 "cannot watch pid" --json --pid 2147483647
+expect 2 "shmwatch plan: " plan --batch-size 0 --sample-shape 3x224x224 --workers 2
+expect 2 "shmwatch plan: unknown dtype 'float7'" plan --batch-size 8 --sample-shape 3x8x8 --workers 2 --dtype float7
+expect 2 "shmwatch plan: .*does not fit in 64 bits" plan --batch-size 4294967296 --sample-shape 4294967296x4294967296 --workers 2
+expect 2 "shmwatch plan: .*--batch-size" plan --sample-shape 3x8x8 --workers 2
+expect 2 "shmwatch clean: .*--min-age" clean --min-age soon
+expect 2 "shmwatch reap: .*--timeout" reap --timeout never
+
+# A full /dev/shm: every output still works and says so.
+dd if=/dev/zero of=/dev/shm/filler bs=1M count=80 2>/dev/null || true
+avail=$(stat -f -c '%a' /dev/shm)
+assert_eq "$avail" 0 "the tmpfs is full"
+"$SHMWATCH" --json >"$SHMTEST_TMP/full.json" || fail "--json on a full mount exited $?"
+json_check "$SHMTEST_TMP/full.json" "j['mounts'][0]['avail_bytes'] == 0 and j['mounts'][0]['used_pct'] == 100 and j['budget']['verdict'] == 'critical' and j['budget']['shm_effective_bytes'] == 0" \
+    "a full mount: 100 %, critical, nothing more can be written"
+"$SHMWATCH" --once >/dev/null || fail "--once on a full mount exited $?"
+"$SHMWATCH" --prometheus >/dev/null || fail "--prometheus on a full mount exited $?"
+ok "text and Prometheus snapshots of a full mount"
