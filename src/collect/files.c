@@ -99,6 +99,11 @@ void files_collect(const struct mount_list *ml, struct file_list *out, struct wa
         }
         list_dir(fd, i, m->path, "", 0, out, w);
     }
+    /* The list lives as long as the scan (a dashboard keeps two): no slack. */
+    if (out->n && out->cap > out->n) {
+        out->items = xrealloc(out->items, out->n * sizeof(*out->items));
+        out->cap = out->n;
+    }
 }
 
 void files_free(struct file_list *fl)

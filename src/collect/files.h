@@ -18,11 +18,11 @@ struct shm_file {
     char *name;     /* path relative to the mount; any bytes but NUL and '/' in a component */
     dev_t dev;
     ino_t ino;
-    enum file_type type;
     uint64_t size;  /* st_size: apparent size */
     uint64_t alloc; /* st_blocks * 512: pages actually allocated */
-    uid_t uid;
     int64_t mtime;
+    enum file_type type;
+    uid_t uid;
 };
 
 struct file_list {

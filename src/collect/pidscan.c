@@ -49,7 +49,7 @@ struct pidscan {
     size_t ndevs;
     struct holder_list *out;
     struct warnings *w;
-    struct inomap seen; /* (dev, ino) -> 1 + index into info */
+    struct inomap seen; /* (dev, ino) -> index into info */
     struct inode_info *info;
     size_t ninfo, info_cap;
     int maps;
@@ -112,12 +112,10 @@ static void note_error(struct pidscan *ps, int err)
 /* The scan's entry for an inode (one hash lookup), created empty. */
 static size_t info_of(struct pidscan *ps, dev_t dev, ino_t ino)
 {
-    size_t *v = inomap_ref(&ps->seen, dev, ino);
-    if (!*v) {
+    size_t k;
+    if (inomap_add(&ps->seen, dev, ino, ps->ninfo, &k))
         VEC_PUSH(ps->info, ps->ninfo, ps->info_cap);
-        *v = ps->ninfo;
-    }
-    return *v - 1;
+    return k;
 }
 
 void pidscan_known(struct pidscan *ps, dev_t dev, ino_t ino)

@@ -235,7 +235,7 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
     unsigned long own_pidns = o->all_pidns ? ns_inode(wk.proc, "self/ns/pid") : 0;
     struct pidscan *ps = pidscan_new(o->devs, o->ndevs, hl, w);
     if (o->files) {
-        pidscan_expect(ps, o->files->n * 2);
+        pidscan_expect(ps, o->files->n + 1024);
         for (size_t i = 0; i < o->files->n; i++)
             pidscan_known(ps, o->files->items[i].dev, o->files->items[i].ino);
     }

@@ -56,6 +56,7 @@ static struct segment *segment_from_holder(struct model *m, const struct shm_hol
     /* NULL when this record carries no name (read only once per inode): a
      * later record of the inode names it, or unnamed() does. */
     sg->name = h->path ? hidden_name(h->path, m->scan->mounts.items[mount].path) : NULL;
+    sg->name_owned = true;
     sg->dev = h->dev;
     sg->ino = h->ino;
     sg->type = FT_REGULAR;
@@ -77,11 +78,19 @@ static struct segment *segment_from_holder(struct model *m, const struct shm_hol
 static void join(struct model *m, struct inomap *idx)
 {
     const struct scan *s = m->scan;
+    /* Sized for the listing (exactly, when nothing is hidden), and the
+     * index for the listing and the holders' inodes: neither moves nor
+     * rehashes while it fills. */
+    if (s->files.n) {
+        m->segs = xmalloc(s->files.n * sizeof(*m->segs));
+        m->segs_cap = s->files.n;
+    }
+    inomap_reserve(idx, s->files.n + s->holders.n);
     for (size_t i = 0; i < s->files.n; i++) {
         const struct shm_file *f = &s->files.items[i];
         struct segment *sg = VEC_PUSH(m->segs, m->nsegs, m->segs_cap);
         sg->mount = f->mount;
-        sg->name = xstrdup(f->name);
+        sg->name = f->name; /* the scan outlives the model */
         sg->dev = f->dev;
         sg->ino = f->ino;
         sg->type = f->type;
@@ -121,8 +130,14 @@ static void join(struct model *m, struct inomap *idx)
         add_holder(sg, h);
     }
     for (size_t i = 0; i < m->nsegs; i++)
-        if (!m->segs[i].name) /* no holder's link or mapping could be read */
+        if (!m->segs[i].name) { /* no holder's link or mapping could be read */
             m->segs[i].name = xstrdup("?");
+            m->segs[i].name_owned = true;
+        }
+    if (m->segs_cap > m->nsegs + 64) { /* hidden segments grew it: give the slack back */
+        m->segs = xrealloc(m->segs, m->nsegs * sizeof(*m->segs));
+        m->segs_cap = m->nsegs;
+    }
 }
 
 /* The process that a pid in a segment name means: in --pid mode names carry
@@ -265,7 +280,8 @@ void model_build(const struct scan *s, const struct model_opts *o, struct model 
 void model_free(struct model *m)
 {
     for (size_t i = 0; i < m->nsegs; i++) {
-        free(m->segs[i].name);
+        if (m->segs[i].name_owned)
+            free(m->segs[i].name);
         free(m->segs[i].holders);
     }
     free(m->segs);

@@ -27,22 +27,23 @@ struct seg_holder {
 
 struct segment {
     size_t mount;
-    char *name;          /* relative to the mount */
+    char *name;          /* relative to the mount; a listed file's is the scan's own */
     dev_t dev;
     ino_t ino;
-    enum file_type type;
     uint64_t size, alloc;
-    bool alloc_known;    /* false: a mapping's length stands in for the allocation */
-    uid_t uid;
     int64_t mtime;
-    enum seg_state state;
-    enum seg_kind kind;
-    bool has_creator;    /* the name carries a creator pid */
-    pid_t creator_pid;   /* as a pid of this machine when it could be mapped */
-    bool creator_alive;
     struct seg_holder *holders;
     size_t nholders, holders_cap;
+    enum file_type type;
+    uid_t uid;
+    enum seg_state state;
+    enum seg_kind kind;
+    pid_t creator_pid;   /* as a pid of this machine when it could be mapped */
     pid_t group;         /* main pid of its DataLoader group, 0 for none */
+    bool alloc_known;    /* false: a mapping's length stands in for the allocation */
+    bool has_creator;    /* the name carries a creator pid */
+    bool creator_alive;
+    bool name_owned;     /* name was made by the model (freed with it), not the scan's */
 };
 
 struct mproc {
@@ -94,6 +95,8 @@ struct model {
 };
 
 void model_opts_default(struct model_opts *o);
+/* The model points into s (its processes, mounts and file names): s must
+ * outlive it. */
 void model_build(const struct scan *s, const struct model_opts *o, struct model *m);
 void model_free(struct model *m);
 

@@ -1,24 +1,31 @@
 /* A hash map from (device, inode) to an index: how segments are identified
- * and joined to their holders without quadratic searches. */
+ * and joined to their holders without quadratic searches. A slot is 16
+ * bytes (the inode, the device as an index into the map's few distinct
+ * devices, the value) so that 100,000 segments cost 4 MiB, not 12. */
 #ifndef SHMWATCH_INOMAP_H
 #define SHMWATCH_INOMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct inomap_slot {
-    dev_t dev;
-    ino_t ino;
-    size_t val;
-    bool used;
+    uint64_t ino;
+    uint32_t dev; /* index into devs */
+    uint32_t val; /* 0: empty; else the value + 1 */
 };
 
 struct inomap {
     struct inomap_slot *slots;
     size_t cap; /* power of two, or 0 */
     size_t n;
+    dev_t *devs; /* the distinct devices seen */
+    size_t ndevs, devs_cap;
 };
+
+/* Values are indices below INOMAP_MAX_VAL. */
+#define INOMAP_MAX_VAL ((size_t)UINT32_MAX - 1)
 
 void inomap_init(struct inomap *m);
 void inomap_free(struct inomap *m);
@@ -26,11 +33,11 @@ void inomap_free(struct inomap *m);
 void inomap_clear(struct inomap *m);
 /* Makes room for n entries in all, so that filling it never rehashes. */
 void inomap_reserve(struct inomap *m, size_t n);
+/* Find-or-add in one lookup: *val gets the value of (dev, ino), which is
+ * inserted with value fresh when absent. Returns true when it was inserted. */
+bool inomap_add(struct inomap *m, dev_t dev, ino_t ino, size_t fresh, size_t *val);
 /* Inserts or overwrites. */
 void inomap_put(struct inomap *m, dev_t dev, ino_t ino, size_t val);
-/* The value of (dev, ino), inserted as 0 when absent: one lookup for a
- * find-or-add. The pointer is valid until the next insertion. */
-size_t *inomap_ref(struct inomap *m, dev_t dev, ino_t ino);
 /* Finds; returns false when absent. */
 bool inomap_get(const struct inomap *m, dev_t dev, ino_t ino, size_t *val);
 
