@@ -10,7 +10,6 @@
 
 #include "collect/pidscan.h"
 #include "util/buf.h"
-#include "util/fileio.h"
 #include "util/xalloc.h"
 
 /* Per process, indexed like the list. */
@@ -68,12 +67,42 @@ static ssize_t read_small(int dirfd, const char *path, char *b, size_t n)
     return r;
 }
 
+/* Reads a /proc file into wk->text (at most max bytes). /proc hands these
+ * small files out whole to a large enough read, so a short read is the end
+ * and the read that would return 0 is saved. Returns 0 or -errno. */
+static int read_proc(struct walk *wk, int dirfd, const char *path, size_t max)
+{
+    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct buf *b = &wk->text;
+    buf_reset(b);
+    int rc = 0;
+    for (;;) {
+        buf_reserve(b, 16u << 10);
+        size_t room = b->cap - b->len - 1;
+        ssize_t r = read(fd, b->data + b->len, room);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = -errno;
+            break;
+        }
+        b->len += (size_t)r;
+        b->data[b->len] = '\0';
+        if ((size_t)r < room || b->len >= max)
+            break;
+    }
+    close(fd);
+    return rc;
+}
+
 /* status, cmdline and exe (and the mount namespace when asked). */
 static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f)
 {
-    if (read_file_at(piddir, "status", &wk->text, 64u << 10) == 0)
+    if (read_proc(wk, piddir, "status", 64u << 10) == 0)
         procs_parse_status(wk->text.data, p);
-    if (!p->cmdline && read_file_at(piddir, "cmdline", &wk->text, 128u << 10) == 0)
+    if (!p->cmdline && read_proc(wk, piddir, "cmdline", 128u << 10) == 0)
         p->cmdline = procs_join_cmdline(wk->text.data, wk->text.len, p->comm);
     if (!p->exe) {
         ssize_t n = readlinkat(piddir, "exe", wk->link, sizeof(wk->link) - 1);
@@ -122,7 +151,7 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid, unsigned
         /* In another pid namespace a process names its segments by its pid
          * there: NSpid's last field. */
         if (p->pidns && own_pidns && p->pidns != own_pidns &&
-            read_file_at(piddir, "status", &wk->text, 64u << 10) == 0)
+            read_proc(wk, piddir, "status", 64u << 10) == 0)
             procs_parse_status(wk->text.data, p);
     }
     bool sigs = worker_signals(p);

@@ -33,8 +33,14 @@ static char *hidden_name(const char *path, const char *mount_path)
 static void add_holder(struct segment *sg, const struct shm_holder *h)
 {
     /* A mapping-only record of a pid that also has an fd to the inode is
-     * folded into that fd's entry. */
-    for (size_t i = 0; i < sg->nholders; i++) {
+     * folded into that fd's entry. A scan reads one process at a time, so
+     * a pid's records come together: past a few holders only the last
+     * pid's run is searched (a segment mapped by thousands stays linear). */
+    size_t from = 0;
+    if (sg->nholders > 16)
+        for (from = sg->nholders; from > 0 && sg->holders[from - 1].pid == h->pid; from--)
+            ;
+    for (size_t i = from; i < sg->nholders; i++) {
         struct seg_holder *x = &sg->holders[i];
         if (x->pid == h->pid && (h->fd < 0 || x->fd < 0) && !(h->fd >= 0 && x->fd >= 0)) {
             if (h->fd >= 0)
@@ -140,16 +146,40 @@ static void join(struct model *m, struct inomap *idx)
     }
 }
 
+/* The processes of the watched pid namespace by their pid there (--pid
+ * mode), sorted for bsearch: one lookup per segment name. */
+struct nspids {
+    const struct proc **items;
+    size_t n;
+};
+
+static int cmp_nspid(const void *a, const void *b)
+{
+    pid_t x = (*(const struct proc *const *)a)->nspid, y = (*(const struct proc *const *)b)->nspid;
+    return (x > y) - (x < y);
+}
+
+static void nspids_build(struct nspids *t, const struct scan *s, unsigned long pidns)
+{
+    t->items = xmalloc((s->procs.n ? s->procs.n : 1) * sizeof(*t->items));
+    t->n = 0;
+    for (size_t i = 0; pidns && i < s->procs.n; i++)
+        if (s->procs.items[i].pidns == pidns)
+            t->items[t->n++] = &s->procs.items[i];
+    qsort(t->items, t->n, sizeof(*t->items), cmp_nspid);
+}
+
 /* The process that a pid in a segment name means: in --pid mode names carry
  * pids of the watched pid namespace, mapped to ours through NSpid. */
-static const struct proc *creator_proc(const struct scan *s, pid_t named, unsigned long pidns)
+static const struct proc *creator_proc(const struct scan *s, pid_t named, unsigned long pidns,
+                                       const struct nspids *t)
 {
     if (!pidns)
         return procs_find(&s->procs, named);
-    for (size_t i = 0; i < s->procs.n; i++)
-        if (s->procs.items[i].pidns == pidns && s->procs.items[i].nspid == named)
-            return &s->procs.items[i];
-    return NULL;
+    struct proc key = {.nspid = named};
+    const struct proc *kp = &key, *const *hit =
+        t->n ? bsearch(&kp, t->items, t->n, sizeof(*t->items), cmp_nspid) : NULL;
+    return hit ? *hit : NULL;
 }
 
 static unsigned long target_pidns(const struct scan *s)
@@ -163,13 +193,15 @@ static unsigned long target_pidns(const struct scan *s)
 static void classify(struct model *m)
 {
     unsigned long pidns = target_pidns(m->scan);
+    struct nspids ns;
+    nspids_build(&ns, m->scan, pidns);
     for (size_t i = 0; i < m->nsegs; i++) {
         struct segment *sg = &m->segs[i];
         const char *base = base_name(sg->name);
         sg->kind = kind_of_name(base);
         pid_t named;
         if (name_creator_pid(base, &named)) {
-            const struct proc *p = creator_proc(m->scan, named, pidns);
+            const struct proc *p = creator_proc(m->scan, named, pidns, &ns);
             if (p && p->kernel_thread)
                 p = NULL; /* a kernel thread creates no segment: the pid was reused */
             sg->has_creator = true;
@@ -182,6 +214,7 @@ static void classify(struct model *m)
             !sg->creator_alive && m->scan->holders_scanned)
             sg->state = SEG_ORPHAN;
     }
+    free(ns.items);
 }
 
 static void figures(struct model *m)
