@@ -219,6 +219,29 @@ static bool query_name(int mapsfd, uint64_t addr, char *name, size_t n)
     return ioctl(mapsfd, PROCMAP_QUERY_IOCTL, &q) == 0 && q.vma_name_size > 0;
 }
 
+/* Writes x in lower-case hex (no leading zeros) at d; returns the end. */
+static char *put_hex(char *d, uint64_t x)
+{
+    char b[16], *s = b + sizeof(b);
+    do {
+        *--s = "0123456789abcdef"[x & 15];
+        x >>= 4;
+    } while (x);
+    size_t n = (size_t)(b + sizeof(b) - s);
+    memcpy(d, s, n);
+    return d + n;
+}
+
+/* "map_files/START-END" as the kernel names the mapping (snprintf's cost
+ * showed at 30,000 mappings). */
+static void map_files_name(char *d, uint64_t start, uint64_t end)
+{
+    memcpy(d, "map_files/", 10);
+    d = put_hex(d + 10, start);
+    *d++ = '-';
+    *put_hex(d, end) = '\0';
+}
+
 static void map_holder(struct pidscan *ps, int piddir, int mapsfd, pid_t pid,
                        const struct mapping *mp)
 {
@@ -253,7 +276,7 @@ static void map_holder(struct pidscan *ps, int piddir, int mapsfd, pid_t pid,
     if (!(in->flags & SEEN_STAT)) {
         /* map_files/ gives the inode's real size and allocation (root only). */
         char mf[64];
-        snprintf(mf, sizeof(mf), "map_files/%" PRIx64 "-%" PRIx64, mp->start, mp->end);
+        map_files_name(mf, mp->start, mp->end);
         struct stat st;
         if (fstatat(piddir, mf, &st, 0) == 0 && st.st_ino == mp->ino) {
             fill_stat(h, &st);

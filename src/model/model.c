@@ -21,13 +21,14 @@ static const char *base_name(const char *path)
 
 /* The name of an unlinked segment, from a holder's link or maps text: the
  * path below the mount when it starts with the mount's path, else its last
- * component. */
-static char *hidden_name(const char *path, const char *mount_path)
+ * component. It points into the holder's path (the scan outlives the model). */
+static char *hidden_name(char *path, const char *mount_path)
 {
     size_t n = strlen(mount_path);
     if (strncmp(path, mount_path, n) == 0 && path[n] == '/' && path[n + 1])
-        return xstrdup(path + n + 1);
-    return xstrdup(base_name(path));
+        return path + n + 1;
+    char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
 }
 
 static void add_holder(struct segment *sg, const struct shm_holder *h)
@@ -49,7 +50,8 @@ static void add_holder(struct segment *sg, const struct shm_holder *h)
             return;
         }
     }
-    struct seg_holder *x = VEC_PUSH(sg->holders, sg->nholders, sg->holders_cap);
+    /* The slice join() made holds every record of the segment. */
+    struct seg_holder *x = &sg->holders[sg->nholders++];
     x->pid = h->pid;
     x->fd = h->fd;
     x->mapped = h->mapped;
@@ -60,9 +62,8 @@ static struct segment *segment_from_holder(struct model *m, const struct shm_hol
     struct segment *sg = VEC_PUSH(m->segs, m->nsegs, m->segs_cap);
     sg->mount = (size_t)mount;
     /* NULL when this record carries no name (read only once per inode): a
-     * later record of the inode names it, or unnamed() does. */
+     * later record of the inode names it, or join() does. */
     sg->name = h->path ? hidden_name(h->path, m->scan->mounts.items[mount].path) : NULL;
-    sg->name_owned = true;
     sg->dev = h->dev;
     sg->ino = h->ino;
     sg->type = FT_REGULAR;
@@ -79,6 +80,38 @@ static struct segment *segment_from_holder(struct model *m, const struct shm_hol
         sg->alloc_known = false;
     }
     return sg;
+}
+
+/* The segment of each holder record (a listed file's, or one made for a
+ * hidden inode), and how many records each segment has. Returns the
+ * per-record segment index, or SIZE_MAX for a record off the mounts. */
+static size_t *place_holders(struct model *m, struct inomap *idx, size_t **count)
+{
+    const struct scan *s = m->scan;
+    size_t *segof = xmalloc((s->holders.n ? s->holders.n : 1) * sizeof(*segof));
+    size_t count_cap = m->segs_cap;
+    *count = xcalloc(count_cap ? count_cap : 1, sizeof(**count));
+    for (size_t i = 0; i < s->holders.n; i++) {
+        const struct shm_holder *h = &s->holders.items[i];
+        size_t k;
+        segof[i] = SIZE_MAX;
+        if (!inomap_get(idx, h->dev, h->ino, &k)) {
+            long mount = mounts_find_dev(&s->mounts, h->dev);
+            if (mount < 0)
+                continue;
+            segment_from_holder(m, h, mount);
+            k = m->nsegs - 1;
+            inomap_put(idx, h->dev, h->ino, k);
+            if (m->segs_cap > count_cap) {
+                *count = xrealloc(*count, m->segs_cap * sizeof(**count));
+                memset(*count + count_cap, 0, (m->segs_cap - count_cap) * sizeof(**count));
+                count_cap = m->segs_cap;
+            }
+        }
+        segof[i] = k;
+        (*count)[k]++;
+    }
+    return segof;
 }
 
 static void join(struct model *m, struct inomap *idx)
@@ -108,18 +141,23 @@ static void join(struct model *m, struct inomap *idx)
         sg->state = SEG_UNHELD;
         inomap_put(idx, f->dev, f->ino, m->nsegs - 1);
     }
+    size_t *count, *segof = place_holders(m, idx, &count);
+    /* Every segment's holders in one array: a slice each, sized by its
+     * record count (folding only shrinks it). */
+    size_t total = 0;
+    for (size_t i = 0; i < m->nsegs; i++)
+        total += count[i];
+    m->holder_pool = xmalloc((total ? total : 1) * sizeof(*m->holder_pool));
+    for (size_t i = 0, at = 0; i < m->nsegs; i++) {
+        m->segs[i].holders = count[i] ? m->holder_pool + at : NULL;
+        m->segs[i].holders_cap = count[i];
+        at += count[i];
+    }
     for (size_t i = 0; i < s->holders.n; i++) {
+        if (segof[i] == SIZE_MAX)
+            continue;
         const struct shm_holder *h = &s->holders.items[i];
-        size_t k;
-        if (!inomap_get(idx, h->dev, h->ino, &k)) {
-            long mount = mounts_find_dev(&s->mounts, h->dev);
-            if (mount < 0)
-                continue;
-            segment_from_holder(m, h, mount);
-            k = m->nsegs - 1;
-            inomap_put(idx, h->dev, h->ino, k);
-        }
-        struct segment *sg = &m->segs[k];
+        struct segment *sg = &m->segs[segof[i]];
         if (!sg->name && h->path) {
             sg->name = hidden_name(h->path, s->mounts.items[sg->mount].path);
             sg->state = h->deleted ? SEG_HIDDEN : SEG_IN_USE;
@@ -135,6 +173,8 @@ static void join(struct model *m, struct inomap *idx)
         }
         add_holder(sg, h);
     }
+    free(segof);
+    free(count);
     for (size_t i = 0; i < m->nsegs; i++)
         if (!m->segs[i].name) { /* no holder's link or mapping could be read */
             m->segs[i].name = xstrdup("?");
@@ -195,13 +235,20 @@ static void classify(struct model *m)
     unsigned long pidns = target_pidns(m->scan);
     struct nspids ns;
     nspids_build(&ns, m->scan, pidns);
+    pid_t last_named = -1;
+    const struct proc *last = NULL;
     for (size_t i = 0; i < m->nsegs; i++) {
         struct segment *sg = &m->segs[i];
         const char *base = base_name(sg->name);
         sg->kind = kind_of_name(base);
         pid_t named;
         if (name_creator_pid(base, &named)) {
-            const struct proc *p = creator_proc(m->scan, named, pidns, &ns);
+            /* Sorted by name, a creator's segments come together. */
+            if (named != last_named) {
+                last_named = named;
+                last = creator_proc(m->scan, named, pidns, &ns);
+            }
+            const struct proc *p = last;
             if (p && p->kernel_thread)
                 p = NULL; /* a kernel thread creates no segment: the pid was reused */
             sg->has_creator = true;
@@ -312,11 +359,10 @@ void model_build(const struct scan *s, const struct model_opts *o, struct model 
 
 void model_free(struct model *m)
 {
-    for (size_t i = 0; i < m->nsegs; i++) {
+    for (size_t i = 0; i < m->nsegs; i++)
         if (m->segs[i].name_owned)
             free(m->segs[i].name);
-        free(m->segs[i].holders);
-    }
+    free(m->holder_pool); /* every segment's holders */
     free(m->segs);
     free(m->procs);
     for (size_t i = 0; i < m->ngroups; i++) {

@@ -32,7 +32,7 @@ struct segment {
     ino_t ino;
     uint64_t size, alloc;
     int64_t mtime;
-    struct seg_holder *holders;
+    struct seg_holder *holders; /* a slice of the model's holder_pool */
     size_t nholders, holders_cap;
     enum file_type type;
     uid_t uid;
@@ -85,6 +85,7 @@ struct model {
     int64_t now;
     struct segment *segs;
     size_t nsegs, segs_cap;
+    struct seg_holder *holder_pool; /* the segments' holders arrays are slices of it */
     struct mproc *procs;      /* interesting processes only, sorted by pid */
     size_t nprocs, procs_cap;
     struct group *groups;     /* sorted by main pid */

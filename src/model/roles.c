@@ -86,10 +86,26 @@ struct facts {
     pid_t group;
 };
 
+/* The last answer of index_of: a segment's holders, and consecutive
+ * segments, name the same few pids. Per thread (a dashboard's scanner builds
+ * models while its drawing thread looks processes up); roles_assign resets
+ * it, so a list reused at the same address is never answered stale. */
+static _Thread_local struct {
+    const struct proc_list *pl;
+    pid_t pid;
+    long idx;
+} last_lookup;
+
 static long index_of(const struct proc_list *pl, pid_t pid)
 {
+    if (last_lookup.pl == pl && last_lookup.pid == pid)
+        return last_lookup.idx;
     const struct proc *p = procs_find(pl, pid);
-    return p ? (long)(p - pl->items) : -1;
+    long idx = p ? (long)(p - pl->items) : -1;
+    last_lookup.pl = pl;
+    last_lookup.pid = pid;
+    last_lookup.idx = idx;
+    return idx;
 }
 
 static void gather_evidence(const struct model *m, struct facts *f)
@@ -288,6 +304,7 @@ static int cmp_group(const void *a, const void *b)
 
 void roles_assign(struct model *m)
 {
+    last_lookup.pl = NULL;
     size_t n = m->scan->procs.n;
     struct facts *f = xcalloc(n ? n : 1, sizeof(*f));
     gather_evidence(m, f);

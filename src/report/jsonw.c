@@ -13,29 +13,45 @@ void jw_init(struct jsonw *w, struct buf *out)
     w->first[0] = true;
 }
 
-static void item(struct jsonw *w, const char *key)
+/* The comma and the key of the next value, with room made for extra more
+ * bytes after them; returns where the value goes (the caller adds its
+ * length to out->len and terminates). */
+static char *item_room(struct jsonw *w, const char *key, size_t extra)
 {
+    size_t n = key ? strlen(key) : 0;
+    buf_reserve(w->out, n + 4 + extra);
+    char *d = w->out->data + w->out->len;
     if (!w->first[w->depth])
-        buf_addc(w->out, ',');
+        *d++ = ',';
     w->first[w->depth] = false;
     if (key) {
         /* Keys are the writer's own names, plain ASCII: no escaping to do. */
-        size_t n = strlen(key);
-        buf_reserve(w->out, n + 3);
-        char *d = w->out->data + w->out->len;
-        d[0] = '"';
-        memcpy(d + 1, key, n);
-        d[n + 1] = '"';
-        d[n + 2] = ':';
-        d[n + 3] = '\0';
-        w->out->len += n + 3;
+        *d++ = '"';
+        memcpy(d, key, n);
+        d += n;
+        *d++ = '"';
+        *d++ = ':';
     }
+    return d;
+}
+
+/* Ends a value written in place by item_room's caller at end. */
+static void item_done(struct jsonw *w, char *end)
+{
+    *end = '\0';
+    w->out->len = (size_t)(end - w->out->data);
+}
+
+static void item(struct jsonw *w, const char *key)
+{
+    item_done(w, item_room(w, key, 0));
 }
 
 static void open_(struct jsonw *w, const char *key, char c)
 {
-    item(w, key);
-    buf_addc(w->out, c);
+    char *d = item_room(w, key, 1);
+    *d++ = c;
+    item_done(w, d);
     if (w->depth + 1 < JSONW_MAX_DEPTH)
         w->depth++;
     w->first[w->depth] = true;
@@ -62,31 +78,30 @@ void jw_str(struct jsonw *w, const char *key, const char *s)
         buf_adds(w->out, "null");
 }
 
-/* Decimal digits of v, written backwards from end; returns the first. */
-static char *digits(char *end, uint64_t v)
+/* Writes v in decimal at d; returns the end. */
+static char *put_u64(char *d, uint64_t v)
 {
+    char b[20], *s = b + sizeof(b);
     do {
-        *--end = (char)('0' + v % 10);
+        *--s = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    return end;
+    size_t n = (size_t)(b + sizeof(b) - s);
+    memcpy(d, s, n);
+    return d + n;
 }
 
 void jw_u64(struct jsonw *w, const char *key, uint64_t v)
 {
-    item(w, key);
-    char b[24], *end = b + sizeof(b), *s = digits(end, v);
-    buf_add(w->out, s, (size_t)(end - s));
+    item_done(w, put_u64(item_room(w, key, 20), v));
 }
 
 void jw_i64(struct jsonw *w, const char *key, int64_t v)
 {
-    item(w, key);
-    char b[24], *end = b + sizeof(b);
-    char *s = digits(end, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+    char *d = item_room(w, key, 21);
     if (v < 0)
-        *--s = '-';
-    buf_add(w->out, s, (size_t)(end - s));
+        *d++ = '-';
+    item_done(w, put_u64(d, v < 0 ? 0 - (uint64_t)v : (uint64_t)v));
 }
 
 void jw_dbl(struct jsonw *w, const char *key, double v)
@@ -100,12 +115,14 @@ void jw_dbl(struct jsonw *w, const char *key, double v)
 
 void jw_bool(struct jsonw *w, const char *key, bool v)
 {
-    item(w, key);
-    buf_adds(w->out, v ? "true" : "false");
+    char *d = item_room(w, key, 5);
+    memcpy(d, v ? "true" : "false", v ? 4 : 5);
+    item_done(w, d + (v ? 4 : 5));
 }
 
 void jw_null(struct jsonw *w, const char *key)
 {
-    item(w, key);
-    buf_adds(w->out, "null");
+    char *d = item_room(w, key, 4);
+    memcpy(d, "null", 4);
+    item_done(w, d + 4);
 }
