@@ -14,6 +14,7 @@
 # one fails, 2 when the bench could not run.
 set -euo pipefail
 
+ARGS=("$@")
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$SRC/build
 QUICK=0
@@ -24,7 +25,7 @@ DASHBOARD=1
 DASH_SECONDS=
 
 usage() {
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
     exit "${1:-0}"
 }
 
@@ -58,10 +59,7 @@ if [ -z "${SHMWATCH_BENCH_NS:-}" ]; then
     fi
     ninja -C "$BUILD" src/shmwatch tests/shmscene tests/floor >/dev/null || die "build failed"
     export SHMWATCH_BENCH_NS=1
-    exec unshare -m --propagation private bash "$0" --build "$BUILD" \
-        $([ "$QUICK" = 1 ] && echo --quick) ${RUNS:+--runs "$RUNS"} ${SCENES:+--scenes "$SCENES"} \
-        $([ "$CALLGRIND" = 0 ] && echo --no-callgrind) $([ "$DASHBOARD" = 0 ] && echo --no-dashboard) \
-        ${DASH_SECONDS:+--dashboard-seconds "$DASH_SECONDS"}
+    exec unshare -m --propagation private bash "$0" "${ARGS[@]}" --build "$BUILD"
 fi
 
 SHMWATCH=$BUILD/src/shmwatch
@@ -112,6 +110,7 @@ fi
 # Segments are one page each, written (so every one is allocated), held in
 # the three ways PyTorch holds them: named (fd + mapping + name), fd only
 # (file_descriptor strategy), mapping only.
+# shellcheck disable=SC2054 # named,fd,map is one argument
 COMMON=(--size 4096 --orphan-size 4096 --modes named,fd,map)
 
 # --- scenes -----------------------------------------------------------------
@@ -163,7 +162,7 @@ scene_segments() {
 
 # --- measurements ---------------------------------------------------------
 
-declare -A CPU_SW CPU_FL CPU_LSOF IR SEGS PROCS LABEL WALL_SW
+declare -A CPU_SW CPU_FL CPU_LSOF IR SEGS PROCS LABEL DASH_CPU DASH_HWM DASH_ERR
 
 # check_snapshot NAME: the JSON lists every segment of the manifest.
 check_snapshot() {
@@ -194,7 +193,6 @@ measure_scene() { # NAME ARGS LABEL
     fi
     out=$(python3 "$CPUTIME" --runs "$RUNS" --tolerate lsof "${cmds[@]}") || die "measuring $label failed"
     CPU_SW[$name]=$(awk '$1 == "shmwatch" { print $2 }' <<<"$out")
-    WALL_SW[$name]=$(awk '$1 == "shmwatch" { print $5 }' <<<"$out")
     CPU_FL[$name]=$(awk '$1 == "floor" { print $2 }' <<<"$out")
     CPU_LSOF[$name]=$(awk '$1 == "lsof" { print $2 }' <<<"$out")
     if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
@@ -205,22 +203,21 @@ measure_scene() { # NAME ARGS LABEL
 }
 
 # dashboard NAME SECONDS: shmwatch's dashboard in a detached tmux for SECONDS;
-# sets DASH_CPU (percent of one core over the run) and DASH_HWM (peak RSS, KiB),
-# or DASH_ERR when there is no dashboard to measure.
+# sets DASH_CPU[NAME] (percent of one core over the run) and DASH_HWM[NAME]
+# (peak RSS, KiB), or DASH_ERR[NAME] when there is no dashboard to measure.
 dashboard() {
     local name=$1 secs=$2 pane pid="" i
-    DASH_CPU= DASH_HWM= DASH_ERR=
-    command -v tmux >/dev/null || { DASH_ERR="tmux is not installed"; return; }
+    command -v tmux >/dev/null || { DASH_ERR[$name]="tmux is not installed"; return; }
     tmux -L "$TMUX_SOCK" kill-server >/dev/null 2>&1 || true
     echo "set -g remain-on-exit on" >"$TMP/tmux.conf"
     tmux -L "$TMUX_SOCK" -f "$TMP/tmux.conf" new-session -d -x 160 -y 48 -s bench "exec $SHMWATCH" ||
-        { DASH_ERR="tmux could not start"; return; }
+        { DASH_ERR[$name]="tmux could not start"; return; }
     pane=$(tmux -L "$TMUX_SOCK" list-panes -t bench -F '#{pane_pid}')
     local t0
     t0=$(date +%s.%N)
     sleep 3
     if [ "$(tmux -L "$TMUX_SOCK" list-panes -t bench -F '#{pane_dead}')" = 1 ]; then
-        DASH_ERR="no dashboard: shmwatch exited at once (status $(tmux -L "$TMUX_SOCK" list-panes \
+        DASH_ERR[$name]="no dashboard: shmwatch exited at once (status $(tmux -L "$TMUX_SOCK" list-panes \
             -t bench -F '#{pane_dead_status}')) $(tmux -L "$TMUX_SOCK" capture-pane -p -t bench |
             grep -v -e '^$' -e '^Pane is dead' | head -n 3 | tr '\n' ' ' || true)"
         tmux -L "$TMUX_SOCK" kill-server >/dev/null 2>&1 || true
@@ -229,14 +226,14 @@ dashboard() {
     pid=$pane
     sleep "$(awk -v s="$secs" 'BEGIN { print (s > 3 ? s - 3 : 0) }')"
     local stat ticks hz t1
-    stat=$(cat "/proc/$pid/stat") || { DASH_ERR="shmwatch exited during the run"; return; }
+    stat=$(cat "/proc/$pid/stat") || { DASH_ERR[$name]="shmwatch exited during the run"; return; }
     t1=$(date +%s.%N)
     stat=${stat##*) }
     # Fields after the comm: state is 1, utime 12, stime 13.
     ticks=$(awk '{ print $12 + $13 }' <<<"$stat")
     hz=$(getconf CLK_TCK)
-    DASH_CPU=$(awk -v t="$ticks" -v hz="$hz" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", 100 * t / hz / (b - a) }')
-    DASH_HWM=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
+    DASH_CPU[$name]=$(awk -v t="$ticks" -v hz="$hz" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", 100 * t / hz / (b - a) }')
+    DASH_HWM[$name]=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
     tmux -L "$TMUX_SOCK" send-keys -t bench q
     for ((i = 0; i < 50; i++)); do
         [ -d "/proc/$pid" ] || break
@@ -267,7 +264,6 @@ for entry in "${ALL_SCENES[@]}"; do
     if [ "$DASHBOARD" = 1 ] && { [ "$name" = s1 ] || [ "$name" = s6 ]; }; then
         echo "== dashboard on $label for $DASH_SECONDS s" >&2
         dashboard "$name" "$DASH_SECONDS"
-        eval "DASH_CPU_$name=\$DASH_CPU DASH_HWM_$name=\$DASH_HWM DASH_ERR_$name=\$DASH_ERR"
     fi
     stop_scene
 done
@@ -323,9 +319,9 @@ if [ "$DASHBOARD" = 1 ]; then
     echo "Dashboard in tmux, default intervals, $DASH_SECONDS s"
     for name in s1 s6; do
         wanted "$name" || continue
-        err=$(eval "echo \"\${DASH_ERR_$name:-}\"")
-        cpu=$(eval "echo \"\${DASH_CPU_$name:-}\"")
-        hwm=$(eval "echo \"\${DASH_HWM_$name:-}\"")
+        err=${DASH_ERR[$name]:-}
+        cpu=${DASH_CPU[$name]:-}
+        hwm=${DASH_HWM[$name]:-}
         if [ -n "$err" ]; then
             echo "${LABEL[$name]:-$name}: not measured: $err"
             FAILS=$((FAILS + 1))
