@@ -58,6 +58,13 @@ snap fork
 check_held fork
 finish fork
 
+# Eight persistent workers (they outlive an epoch): the same picture.
+torch_start --strategy file_descriptor --start-method fork --workers 8 --persistent-workers --hold-batches 4
+torch_settle
+snap persistent
+check_held persistent
+finish persistent
+
 # Spawned workers: another command line, a resource tracker beside them, and
 # named semaphores (sem.mp-*) in the mount.
 torch_start --strategy file_descriptor --start-method spawn --workers 2 --hold-batches 2
