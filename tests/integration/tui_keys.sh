@@ -131,6 +131,24 @@ tui_gone "PAUSED" 5
 ok "Z pauses and resumes"
 tui_quit
 
+# --- Mouse wheel ---------------------------------------------------------------------
+# X10 mouse reports, as a terminal sends them: ESC [ M, button+32, column+33,
+# row+33; buttons 64 and 65 are the wheel up and down.
+wheel() { # up|down COUNT
+    local b=60 i
+    [ "$1" = down ] && b=61
+    for ((i = 0; i < $2; i++)); do tui send-keys -t "$(tui list-panes -F '#{pane_id}' | head -n 1)" -H 1b 5b 4d "$b" 2a 28; done
+}
+tui_start 80 12
+tui_wait "main $main " 10
+wheel down 6
+tui_gone "main $main " 5
+ok "the wheel scrolls the list down: the group row leaves the screen"
+wheel up 6
+tui_wait "main $main " 5
+ok "and back up"
+tui_quit
+
 # --- Action keys refuse in read-only mode ---------------------------------------------
 tui_start 80 24 --read-only
 tui_wait "main $main " 10
