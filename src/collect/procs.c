@@ -179,17 +179,19 @@ void procs_parse_status(const char *text, struct proc *p)
     }
 }
 
-char *procs_join_cmdline(const char *text, size_t len, const char *comm)
+char *procs_join_cmdline(const char *text, size_t len, const char *comm, bool zombie)
 {
     while (len && text[len - 1] == '\0')
         len--;
-    if (!len) {
-        size_t n = strlen(comm);
-        char *s = xmalloc(n + 3);
+    if (!len) { /* as ps shows it */
+        static const char defunct[] = " <defunct>";
+        size_t n = strlen(comm), k = zombie ? sizeof(defunct) - 1 : 0;
+        char *s = xmalloc(n + k + 3);
         s[0] = '[';
         memcpy(s + 1, comm, n);
         s[n + 1] = ']';
-        s[n + 2] = '\0';
+        memcpy(s + n + 2, defunct, k);
+        s[n + k + 2] = '\0';
         return s;
     }
     char *s = xstrndup(text, len);

@@ -62,8 +62,9 @@ bool procs_parse_stat(const char *text, struct proc *p);
 void procs_parse_status(const char *text, struct proc *p);
 
 /* A /proc/PID/cmdline text (len bytes, NUL-separated) as one string:
- * arguments joined by spaces, "[comm]" when there are none. */
-char *procs_join_cmdline(const char *text, size_t len, const char *comm);
+ * arguments joined by spaces; "[comm]" when there are none, "[comm] <defunct>"
+ * for a zombie. */
+char *procs_join_cmdline(const char *text, size_t len, const char *comm, bool zombie);
 
 /* Parses a hexadecimal signal mask as /proc/PID/status shows it (SigCgt). */
 bool parse_sigmask(const char *hex, uint64_t *mask);

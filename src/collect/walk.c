@@ -103,7 +103,7 @@ static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f
     if (read_proc(wk, piddir, "status", 64u << 10) == 0)
         procs_parse_status(wk->text.data, p);
     if (!p->cmdline && read_proc(wk, piddir, "cmdline", 128u << 10) == 0)
-        p->cmdline = procs_join_cmdline(wk->text.data, wk->text.len, p->comm);
+        p->cmdline = procs_join_cmdline(wk->text.data, wk->text.len, p->comm, p->state == 'Z');
     if (!p->exe) {
         ssize_t n = readlinkat(piddir, "exe", wk->link, sizeof(wk->link) - 1);
         if (n > 0 && wk->link[0] == '/')

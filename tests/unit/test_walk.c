@@ -75,11 +75,14 @@ static void test_join_cmdline(void **state)
 {
     (void)state;
     const char args[] = "python3\0train.py\0--workers\0004\0";
-    char *s = procs_join_cmdline(args, sizeof(args) - 1, "python3");
+    char *s = procs_join_cmdline(args, sizeof(args) - 1, "python3", false);
     assert_string_equal(s, "python3 train.py --workers 4");
     free(s);
-    s = procs_join_cmdline("", 0, "kworker/0:1");
+    s = procs_join_cmdline("", 0, "kworker/0:1", false);
     assert_string_equal(s, "[kworker/0:1]");
+    free(s);
+    s = procs_join_cmdline("", 0, "python3", true);
+    assert_string_equal(s, "[python3] <defunct>");
     free(s);
 }
 
