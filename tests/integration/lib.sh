@@ -335,6 +335,10 @@ _lib_exit() {
         eval "${_LIB_ON_EXIT[i]}" || true
     done
     [ ${#_LIB_SCENES[@]} -eq 0 ] || scene_stop
+    # No shmwatch of this build outlives its test (integration tests run one at
+    # a time): a dashboard ended by SIGHUP under LeakSanitizer has been seen to
+    # spin in the sanitizer's exit forever, eating the CPU later tests need.
+    [ -z "${SHMWATCH:-}" ] || pkill -KILL -f "^$SHMWATCH( |\$)" 2>/dev/null || true
     [ -z "$_LIB_OWN_TMP" ] || rm -rf "$_LIB_OWN_TMP"
     exit "$rc"
 }
