@@ -14,6 +14,7 @@
 
 #include "act/actlog.h"
 #include "act/procid.h"
+#include "util/clock.h"
 #include "util/buf.h"
 #include "util/units.h"
 #include "util/xalloc.h"
@@ -77,20 +78,6 @@ static void say(struct signal_result *res, enum signal_outcome oc, int err, cons
     va_start(ap, fmt);
     vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
     va_end(ap);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void nap(double s)
-{
-    struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
 }
 
 static void log_line(const struct signal_opts *o, pid_t pid, const char *comm, uid_t uid,
@@ -181,15 +168,15 @@ static void wait_exits(int proc, const int *fds, const struct signal_target *t, 
                 continue;
             if (exited(proc, fds[i], t[i].pid, t[i].start_ticks)) {
                 live[i] = false;
-                ended[i] = now_s();
+                ended[i] = clock_now();
             } else {
                 left++;
             }
         }
-        double rest = deadline - now_s();
+        double rest = deadline - clock_now();
         if (left == 0 || rest <= 0)
             return;
-        nap(rest < 0.02 ? rest : 0.02);
+        clock_nap(rest < 0.02 ? rest : 0.02);
     }
 }
 
@@ -231,7 +218,7 @@ static void pause_for_tests(void)
     const char *v = getenv(SIGNAL_TEST_PAUSE_ENV);
     double s;
     if (v && parse_duration(v, &s) && s > 0)
-        nap(s);
+        clock_nap(s);
 }
 
 void signal_end(const struct signal_opts *o, const struct signal_target *t, size_t n,
@@ -243,7 +230,7 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
     bool *live = xcalloc(n ? n : 1, sizeof(*live)), *killed = xcalloc(n ? n : 1, 1);
     double *ended = xcalloc(n ? n : 1, sizeof(*ended));
     open_targets(o, proc, t, n, res, fds, live);
-    double t0 = now_s();
+    double t0 = clock_now();
     wait_exits(proc, fds, t, n, live, ended, t0 + o->timeout_s);
     for (size_t i = 0; i < n; i++) {
         if (!live[i])
@@ -253,17 +240,17 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
         if (fds[i] == NO_PIDFD && (procid_read(proc, t[i].pid, &now) < 0 ||
                                    !procid_same(t[i].pid, t[i].start_ticks, &now))) {
             live[i] = false;
-            ended[i] = now_s();
+            ended[i] = clock_now();
             continue;
         }
         if (deliver(fds[i], t[i].pid, SIGKILL) == 0)
             killed[i] = true;
     }
-    wait_exits(proc, fds, t, n, live, ended, now_s() + o->kill_wait_s);
+    wait_exits(proc, fds, t, n, live, ended, clock_now() + o->kill_wait_s);
     for (size_t i = 0; i < n; i++) {
         if (fds[i] == -1)
             continue;
-        res[i].waited_s = ended[i] > 0 ? ended[i] - t0 : now_s() - t0;
+        res[i].waited_s = ended[i] > 0 ? ended[i] - t0 : clock_now() - t0;
         if (live[i]) {
             struct procid now;
             char state = procid_read(proc, t[i].pid, &now) == 0 ? now.state : '?';
@@ -302,7 +289,7 @@ bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t
     bool done = true;
     if (pfd != -1) {
         bool live = now.state != 'Z';
-        double ended = now_s(), t0 = ended;
+        double ended = clock_now(), t0 = ended;
         if (live)
             wait_exits(proc, &pfd, t, 1, &live, &ended, t0 + wait_s);
         if (pfd >= 0)
@@ -350,14 +337,14 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
 /* Waits up to wait_s for the zombie (pid, start) to be reaped. */
 static bool reaped_within(int proc, pid_t pid, unsigned long long start, double wait_s)
 {
-    double deadline = now_s() + wait_s;
+    double deadline = clock_now() + wait_s;
     for (;;) {
         struct procid now;
         if (procid_read(proc, pid, &now) < 0 || !procid_same(pid, start, &now))
             return true;
-        if (now_s() >= deadline)
+        if (clock_now() >= deadline)
             return false;
-        nap(0.02);
+        clock_nap(0.02);
     }
 }
 

@@ -12,6 +12,7 @@
 
 #include "act/actlog.h"
 #include "act/procid.h"
+#include "util/clock.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
@@ -37,13 +38,6 @@ static void say(struct unlink_result *res, enum unlink_outcome o, int err, const
     va_start(ap, fmt);
     vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
     va_end(ap);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static const char *type_words(mode_t m)
@@ -138,7 +132,7 @@ static bool probe_fresh(const struct unlink_run *r)
     if (!r->probe_valid)
         return false;
     double t = (double)r->probed.tv_sec + (double)r->probed.tv_nsec / 1e9;
-    return now_s() - t <= UNLINK_PROBE_MAX_AGE_S;
+    return clock_now() - t <= UNLINK_PROBE_MAX_AGE_S;
 }
 
 static void held_reason(struct unlink_run *r, const struct inode_query *q,

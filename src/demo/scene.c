@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "demo/demo.h"
+#include "util/clock.h"
 
 #define MiB ((size_t)1 << 20)
 #define NWORKERS 3
@@ -50,20 +51,6 @@ struct seg {
 };
 
 static char title[] = "python3 train.py --epochs 100 --num-workers 3 (shmwatch --demo)";
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void nap(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
 
 static int create(const char *dir, struct seg *s, unsigned seq, size_t size, bool named)
 {
@@ -99,7 +86,7 @@ static void fill(struct seg *s, double over_s)
 {
     for (int k = 0; k < 4; k++) {
         memset((char *)s->p + s->size / 4 * (size_t)k, 0xa5, s->size / 4);
-        nap(over_s / 4);
+        clock_nap(over_s / 4);
     }
 }
 
@@ -113,12 +100,12 @@ static __attribute__((noreturn)) void worker(const char *dir, enum wmode mode)
     double period = mode == W_LEAK ? 1.0 : 1.5;
     for (unsigned seq = 0;; seq++) {
         if (n == LEAK_MAX) {
-            nap(period);
+            clock_nap(period);
             continue;
         }
         struct seg s;
         if (create(dir, &s, seq, size, mode != W_HIDDEN) != 0) {
-            nap(period);
+            clock_nap(period);
             continue;
         }
         fill(&s, period / 2);
@@ -128,7 +115,7 @@ static __attribute__((noreturn)) void worker(const char *dir, enum wmode mode)
             n--;
         }
         held[n++] = s;
-        nap(period / 2);
+        clock_nap(period / 2);
     }
 }
 
@@ -202,20 +189,20 @@ static void epoch(const char *dir)
     double died[NWORKERS] = {0};
     for (int i = 0; i < NWORKERS; i++)
         w[i] = spawn_worker(dir, modes[i], made, &nmade);
-    double t0 = now();
+    double t0 = clock_now();
     bool crashed = false;
-    while (used_pct(dir) < FULL_PCT && now() - t0 < EPOCH_MAX_S) {
-        nap(0.25);
+    while (used_pct(dir) < FULL_PCT && clock_now() - t0 < EPOCH_MAX_S) {
+        clock_nap(0.25);
         for (int i = 0; i < NWORKERS; i++) {
             if (!died[i] && exited(w[i]))
-                died[i] = now();
-            if (died[i] && now() - died[i] > ZOMBIE_S) {
+                died[i] = clock_now();
+            if (died[i] && clock_now() - died[i] > ZOMBIE_S) {
                 waitpid(w[i], NULL, 0);
                 w[i] = spawn_worker(dir, modes[i], made, &nmade);
                 died[i] = 0;
             }
         }
-        if (!crashed && now() - t0 > CRASH_AT_S) {
+        if (!crashed && clock_now() - t0 > CRASH_AT_S) {
             kill(w[0], SIGKILL);
             crashed = true;
         }
@@ -223,13 +210,13 @@ static void epoch(const char *dir)
     for (int i = 0; i < NWORKERS; i++)
         if (w[i] > 0)
             kill(w[i], SIGKILL);
-    nap(ZOMBIE_S);
+    clock_nap(ZOMBIE_S);
     for (int i = 0; i < NWORKERS; i++)
         if (w[i] > 0)
             waitpid(w[i], NULL, 0);
-    nap(LEFTOVERS_S);
+    clock_nap(LEFTOVERS_S);
     clean_up(dir, made, nmade);
-    nap(2);
+    clock_nap(2);
 }
 
 void demo_scene_main(const char *dir)

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/xalloc.h"
 
 struct poller {
@@ -39,9 +40,7 @@ const char *__lsan_default_suppressions(void)
 
 double poller_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return clock_now();
 }
 
 void snap_free(struct snap *s)
