@@ -8,6 +8,9 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
 status=0
+passed=0
+failed=0
+skipped=0
 for variant in plain sanitize; do
   dir=build
   args=()
@@ -17,8 +20,17 @@ for variant in plain sanitize; do
   fi
   echo "== $variant build ($dir)"
   bash tests/build.sh "$dir" "${args[@]}"
-  if ! meson test -C "$dir" --print-errorlogs --num-processes 2; then
+  log=$dir/run-all.log
+  if ! meson test -C "$dir" --print-errorlogs --num-processes 2 2>&1 | tee "$log"; then
     status=1
   fi
+  # meson's summary: "Ok: N", "Expected Fail: N", "Fail: N", "Unexpected Pass: N",
+  # "Skipped: N", "Timeout: N".
+  count() { awk -v k="$1" '$0 ~ "^" k ":" { n = $NF } END { print n + 0 }' "$log"; }
+  passed=$((passed + $(count Ok) + $(count "Expected Fail")))
+  failed=$((failed + $(count Fail) + $(count "Unexpected Pass") + $(count Timeout)))
+  skipped=$((skipped + $(count Skipped)))
 done
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] || status=1
 exit $status
