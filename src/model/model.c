@@ -353,7 +353,7 @@ void model_build(const struct scan *s, const struct model_opts *o, struct model 
         qsort(m->segs, m->nsegs, sizeof(*m->segs), cmp_seg);
     classify(m);
     figures(m);
-    roles_assign(m);
+    roles_assign(m, o->memory);
     budget(m, o);
 }
 

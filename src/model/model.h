@@ -75,9 +75,31 @@ struct totals {
     uint64_t hidden_bytes, orphan_bytes;
 };
 
+/* Workers seen in earlier scans and the main each served, sorted by worker
+ * pid. An orphan made by one of them still belongs to that main's group while
+ * the main lives: a single scan cannot know it (the creator is gone), the
+ * dashboard remembers it. */
+struct model;
+
+struct worker_seen {
+    pid_t worker, main;
+};
+
+struct worker_memory {
+    struct worker_seen *items; /* sorted by worker pid, each worker once */
+    size_t n, cap;
+};
+
+/* Adds every worker of m's groups (a later scan wins for a reused pid).
+ * At most WORKER_MEMORY_MAX entries are kept: past that it starts afresh. */
+#define WORKER_MEMORY_MAX 65536
+void worker_memory_learn(struct worker_memory *mem, const struct model *m);
+void worker_memory_free(struct worker_memory *mem);
+
 struct model_opts {
     double warn_pct, crit_pct; /* fill thresholds for the verdict */
     uint64_t peak_shm, peak_app; /* observed peaks (0: use the current figures) */
+    const struct worker_memory *memory; /* optional */
 };
 
 struct model {
@@ -116,6 +138,6 @@ bool name_creator_pid(const char *basename, pid_t *pid);
 
 /* roles.c: process roles and DataLoader groups over a model whose segments
  * are already joined. */
-void roles_assign(struct model *m);
+void roles_assign(struct model *m, const struct worker_memory *mem);
 
 #endif

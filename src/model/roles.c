@@ -228,7 +228,30 @@ static void build_groups(struct model *m, struct facts *f)
     }
 }
 
-static void attach_segments(struct model *m, struct facts *f)
+/* The main a dead creator served, when it was remembered as a worker and
+ * that main still leads a group; 0 otherwise. */
+static pid_t remembered_group(const struct model *m, const struct worker_memory *mem,
+                              pid_t creator)
+{
+    size_t lo = 0, hi = mem ? mem->n : 0;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const struct worker_seen *w = &mem->items[mid];
+        if (w->worker < creator) {
+            lo = mid + 1;
+        } else if (w->worker > creator) {
+            hi = mid;
+        } else {
+            for (size_t g = 0; g < m->ngroups; g++)
+                if (m->groups[g].main_pid == w->main)
+                    return w->main;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static void attach_segments(struct model *m, struct facts *f, const struct worker_memory *mem)
 {
     const struct proc_list *pl = &m->scan->procs;
     for (size_t i = 0; i < m->nsegs; i++) {
@@ -236,6 +259,8 @@ static void attach_segments(struct model *m, struct facts *f)
         long c = sg->creator_alive ? index_of(pl, sg->creator_pid) : -1;
         if (c >= 0 && f[c].group)
             sg->group = f[c].group;
+        if (!sg->group && sg->state == SEG_ORPHAN && sg->has_creator)
+            sg->group = remembered_group(m, mem, sg->creator_pid);
         for (size_t h = 0; h < sg->nholders && !sg->group; h++) {
             long k = index_of(pl, sg->holders[h].pid);
             if (k >= 0 && f[k].group)
@@ -302,7 +327,7 @@ static int cmp_group(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void roles_assign(struct model *m)
+void roles_assign(struct model *m, const struct worker_memory *mem)
 {
     last_lookup.pl = NULL;
     size_t n = m->scan->procs.n;
@@ -310,9 +335,50 @@ void roles_assign(struct model *m)
     gather_evidence(m, f);
     assign(m, f);
     build_groups(m, f);
-    attach_segments(m, f);
+    attach_segments(m, f, mem);
     list_procs(m, f);
     if (m->ngroups > 1)
         qsort(m->groups, m->ngroups, sizeof(*m->groups), cmp_group);
     free(f);
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+    const struct worker_seen *x = a, *y = b;
+    return (x->worker > y->worker) - (x->worker < y->worker);
+}
+
+void worker_memory_learn(struct worker_memory *mem, const struct model *m)
+{
+    size_t add = 0;
+    for (size_t g = 0; g < m->ngroups; g++)
+        add += m->groups[g].nworkers;
+    if (!add)
+        return;
+    if (mem->n + add > WORKER_MEMORY_MAX)
+        mem->n = 0;
+    size_t old = mem->n;
+    for (size_t g = 0; g < m->ngroups; g++) {
+        for (size_t k = 0; k < m->groups[g].nworkers; k++) {
+            struct worker_seen w = {m->groups[g].workers[k], m->groups[g].main_pid};
+            *VEC_PUSH(mem->items, mem->n, mem->cap) = w;
+        }
+    }
+    /* The new entries replace old ones of the same pid; then sort. */
+    qsort(mem->items + old, mem->n - old, sizeof(*mem->items), cmp_seen);
+    size_t keep = 0;
+    for (size_t i = 0; i < old; i++) {
+        struct worker_seen key = mem->items[i];
+        if (!bsearch(&key, mem->items + old, mem->n - old, sizeof(key), cmp_seen))
+            mem->items[keep++] = mem->items[i];
+    }
+    memmove(mem->items + keep, mem->items + old, (mem->n - old) * sizeof(*mem->items));
+    mem->n = keep + (mem->n - old);
+    qsort(mem->items, mem->n, sizeof(*mem->items), cmp_seen);
+}
+
+void worker_memory_free(struct worker_memory *mem)
+{
+    free(mem->items);
+    memset(mem, 0, sizeof(*mem));
 }

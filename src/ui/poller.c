@@ -27,6 +27,7 @@ struct poller {
     struct mount_list ml; /* the mounts of the last scan, for statvfs */
     unsigned long seq;
     uint64_t peak_shm, peak_app;
+    struct worker_memory workers; /* workers seen so far: orphans keep their group */
 };
 
 /* libproc2 keeps its read buffers in thread-local variables and never frees
@@ -118,7 +119,9 @@ static struct snap *take_scan(struct poller *p)
         p->peak_shm = s->scan.mounts.items[0].used;
     mo.peak_shm = p->peak_shm;
     mo.peak_app = p->peak_app;
+    mo.memory = &p->workers;
     model_build(&s->scan, &mo, &s->model);
+    worker_memory_learn(&p->workers, &s->model);
     if (s->model.budget.app > p->peak_app)
         p->peak_app = s->model.budget.app;
     s->seq = ++p->seq;
@@ -220,6 +223,7 @@ void poller_stop(struct poller *p)
     snap_free(p->snap);
     gauges_free(&p->gauges);
     mounts_free(&p->ml);
+    worker_memory_free(&p->workers);
     close(p->pipe[0]);
     close(p->pipe[1]);
     pthread_cond_destroy(&p->cond);

@@ -324,6 +324,61 @@ static void test_zombie_is_never_a_main(void **state)
     free_model(m);
 }
 
+static void test_remembered_workers_keep_their_orphans(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    fake_add_proc(s, 10, 1, 10, 'S', "python3", PY);
+    fake_add_proc(s, 11, 10, 10, 'S', "python3", PY)->sigcatch = WORKER_SIGS;
+    fake_torch_loaded(s, 11);
+    /* Worker 12 of main 10 crashed and left a file; worker 13 served a main
+     * (99) that is gone too. */
+    fake_add_file(s, "torch_12_1", 1, FT_REGULAR, MiB, MiB);
+    fake_add_file(s, "torch_13_1", 2, FT_REGULAR, MiB, MiB);
+    struct worker_memory mem = {0};
+    struct worker_seen seen[] = {{12, 10}, {13, 99}};
+    mem.items = seen;
+    mem.n = 2;
+    procs_sort(&s->procs);
+    struct model *m = calloc(1, sizeof(*m));
+    struct model_opts o;
+    model_opts_default(&o);
+    o.memory = &mem;
+    model_build(s, &o, m);
+    const struct segment *a = seg(m, "torch_12_1"), *b = seg(m, "torch_13_1");
+    assert_int_equal(a->state, SEG_ORPHAN);
+    assert_int_equal(a->group, 10);
+    assert_int_equal(b->state, SEG_ORPHAN);
+    assert_int_equal(b->group, 0);
+    assert_int_equal(model_find_group(m, 10)->nsegments, 1);
+
+    /* Learning from this model adds worker 11 of main 10. */
+    struct worker_memory learned = {0};
+    worker_memory_learn(&learned, m);
+    assert_int_equal(learned.n, 1);
+    assert_int_equal(learned.items[0].worker, 11);
+    assert_int_equal(learned.items[0].main, 10);
+    free_model(m);
+
+    /* A later scan where pid 11 is a worker of main 20 replaces the entry. */
+    s = fake_scene_empty();
+    fake_add_proc(s, 5, 1, 5, 'S', "python3", PY);
+    fake_add_proc(s, 7, 5, 5, 'S', "python3", PY)->sigcatch = WORKER_SIGS;
+    fake_add_proc(s, 20, 1, 20, 'S', "python3", PY);
+    fake_add_proc(s, 11, 20, 20, 'S', "python3", PY)->sigcatch = WORKER_SIGS;
+    fake_torch_loaded(s, 7);
+    fake_torch_loaded(s, 11);
+    m = build(s);
+    worker_memory_learn(&learned, m);
+    assert_int_equal(learned.n, 2);
+    assert_int_equal(learned.items[0].worker, 7);
+    assert_int_equal(learned.items[0].main, 5);
+    assert_int_equal(learned.items[1].worker, 11);
+    assert_int_equal(learned.items[1].main, 20);
+    worker_memory_free(&learned);
+    free_model(m);
+}
+
 static void test_kernel_thread_is_no_creator(void **state)
 {
     (void)state;
@@ -351,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_orphans_by_fingerprint),
         cmocka_unit_test(test_kernel_thread_is_no_creator),
         cmocka_unit_test(test_zombie_is_never_a_main),
+        cmocka_unit_test(test_remembered_workers_keep_their_orphans),
         cmocka_unit_test(test_other_mount_namespaces_are_not_ours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
