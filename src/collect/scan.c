@@ -8,13 +8,9 @@
 
 #include "collect/walk.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"
-
-static double elapsed(const struct timespec *a, const struct timespec *b)
-{
-    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
 
 /* The first line of ROOT/etc/hostname: how a container names itself. */
 static char *read_hostname(const char *root)
@@ -41,8 +37,7 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     s->target_pid = o->target_pid;
     s->self_pid = getpid();
     clock_gettime(CLOCK_REALTIME, &s->time);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = clock_now();
 
     const char *proc = o->proc_dir ? o->proc_dir : "/proc";
     char mountinfo[128], prefix[128], cgroup_file[128], self_mountinfo[128];
@@ -105,8 +100,7 @@ int scan_run(const struct scan_opts *o, struct scan *s)
 
     cgroup_collect("", cgroup_file, self_mountinfo, &s->cgroup, &s->warn);
 
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    s->duration_s = elapsed(&t0, &t1);
+    s->duration_s = clock_now() - t0;
     return 0;
 }
 
