@@ -43,7 +43,7 @@ static void add_holder(struct segment *sg, const struct shm_holder *h)
             ;
     for (size_t i = from; i < sg->nholders; i++) {
         struct seg_holder *x = &sg->holders[i];
-        if (x->pid == h->pid && (h->fd < 0 || x->fd < 0) && !(h->fd >= 0 && x->fd >= 0)) {
+        if (x->pid == h->pid && (h->fd < 0 || x->fd < 0)) {
             if (h->fd >= 0)
                 x->fd = h->fd;
             x->mapped = x->mapped || h->mapped;
