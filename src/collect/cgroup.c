@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/mounts.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"
@@ -57,49 +58,16 @@ bool cgroup_list_has(const char *list, const char *name)
     return false;
 }
 
-/* Undoes the octal escapes mountinfo uses for space, tab, newline, backslash. */
-static void unescape_octal(char *s)
-{
-    char *w = s;
-    for (char *r = s; *r; r++) {
-        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-            r[3] >= '0' && r[3] <= '7') {
-            *w++ = (char)(((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
-            r += 3;
-        } else {
-            *w++ = *r;
-        }
-    }
-    *w = '\0';
-}
-
 /* "36 25 0:31 /root /mnt rw,relatime shared:1 - cgroup cgroup rw,memory" */
 bool cgroup_parse_mount_line(char *line, struct cgroup_mount *m)
 {
-    char *field[6];
-    char *save = NULL;
-    for (size_t i = 0; i < 6; i++) {
-        field[i] = strtok_r(i == 0 ? line : NULL, " ", &save);
-        if (!field[i])
-            return false;
-    }
-    char *tok;
-    /* Optional fields until the lone "-". */
-    while ((tok = strtok_r(NULL, " ", &save)) && strcmp(tok, "-") != 0)
-        ;
-    if (!tok)
+    struct mountinfo_entry e;
+    if (!mountinfo_parse_line(line, &e))
         return false;
-    char *fstype = strtok_r(NULL, " ", &save);
-    char *source = strtok_r(NULL, " ", &save);
-    char *opts = strtok_r(NULL, " ", &save);
-    if (!fstype || !source)
-        return false;
-    m->root = field[3];
-    m->mountpoint = field[4];
-    m->fstype = fstype;
-    m->super_opts = opts ? opts : "";
-    unescape_octal(m->root);
-    unescape_octal(m->mountpoint);
+    m->root = e.root;
+    m->mountpoint = e.mountpoint;
+    m->fstype = e.fstype;
+    m->super_opts = e.super_opts;
     return m->root[0] == '/' && m->mountpoint[0] == '/';
 }
 

@@ -60,7 +60,7 @@ bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
         ; /* optional fields */
     if (!f)
         return false;
-    char *fstype = next_field(&cur), *source = next_field(&cur);
+    char *fstype = next_field(&cur), *source = next_field(&cur), *super = next_field(&cur);
     if (!fstype || !source)
         return false;
     unescape_octal(root);
@@ -71,6 +71,7 @@ bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
     e->fstype = fstype;
     e->source = source;
     e->options = opts;
+    e->super_opts = super ? super : "";
     return true;
 }
 

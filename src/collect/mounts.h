@@ -32,6 +32,7 @@ struct mountinfo_entry {
     char *fstype;
     char *source;
     char *options;    /* per-mount options */
+    char *super_opts; /* superblock options (a v1 cgroup's controllers); "" if absent */
 };
 
 /* Parses one mountinfo line in place. Returns false for a malformed line. */
