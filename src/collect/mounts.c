@@ -75,11 +75,6 @@ bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
     return true;
 }
 
-static bool is_default_shm_path(const char *mp)
-{
-    return strcmp(mp, "/dev/shm") == 0 || strcmp(mp, "/run/shm") == 0;
-}
-
 static void statfs_mount(struct shm_mount *m)
 {
     struct statvfs sv;
@@ -113,10 +108,7 @@ static void add_mount(struct mount_list *ml, const char *path, const char *prefi
 {
     struct shm_mount *m = VEC_PUSH(ml->items, ml->n, ml->cap);
     m->path = xstrdup(path);
-    struct buf b;
-    buf_init(&b);
-    buf_printf(&b, "%s%s", prefix, path);
-    m->access = buf_steal(&b);
+    m->access = str_printf("%s%s", prefix, path);
     m->fstype = xstrdup(fstype);
     m->dev = dev;
     statfs_mount(m);
@@ -191,7 +183,7 @@ int mounts_collect(const char *mountinfo_path, const char *root_prefix,
         struct mountinfo_entry e;
         if (!lookup_mountpoint(text.data, standard[i], &e, &fstype))
             continue;
-        if (strcmp(fstype.data, "tmpfs") != 0 || !is_default_shm_path(standard[i]))
+        if (strcmp(fstype.data, "tmpfs") != 0)
             continue;
         dev_t dev = makedev(e.major, e.minor);
         if (mounts_find_dev(out, dev) >= 0)
