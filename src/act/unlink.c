@@ -123,16 +123,13 @@ static void probe(struct unlink_run *r)
         r->blind.nuids = 0;
         r->blind.more_uids = true;
     }
-    clock_gettime(CLOCK_MONOTONIC, &r->probed);
+    r->probed = clock_now();
     r->probe_valid = true;
 }
 
 static bool probe_fresh(const struct unlink_run *r)
 {
-    if (!r->probe_valid)
-        return false;
-    double t = (double)r->probed.tv_sec + (double)r->probed.tv_nsec / 1e9;
-    return clock_now() - t <= UNLINK_PROBE_MAX_AGE_S;
+    return r->probe_valid && clock_now() - r->probed <= UNLINK_PROBE_MAX_AGE_S;
 }
 
 static void held_reason(struct unlink_run *r, const struct inode_query *q,
@@ -272,9 +269,7 @@ static void pause_for_tests(struct unlink_run *r)
     double s;
     if (!v || !parse_duration(v, &s) || s <= 0)
         return;
-    struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
+    clock_nap(s);
     r->probe_valid = false;
 }
 

@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <time.h>
 
 #include "collect/files.h"
 #include "collect/holders.h"
@@ -77,7 +76,7 @@ struct unlink_run {
     size_t next;
     struct inode_query *q;   /* fresh holder search, one per plan item */
     struct holder_blind blind;
-    struct timespec probed;  /* when the search ran (CLOCK_MONOTONIC) */
+    double probed;           /* when the search ran (clock_now) */
     bool probe_valid;
     bool paused;             /* the test hook has run */
     size_t removed, would, gone, refused, failed;
