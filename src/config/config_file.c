@@ -84,11 +84,8 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
     const yaml_node_t *theme = where[config_option_find("theme") - config_options];
     if (theme) {
         free(cfg->theme_where);
-        struct buf b;
-        buf_init(&b);
-        buf_printf(&b, "%s:%zu:%zu", f->path, theme->start_mark.line + 1,
-                   theme->start_mark.column + 1);
-        cfg->theme_where = buf_steal(&b);
+        cfg->theme_where = str_printf("%s:%zu:%zu", f->path, theme->start_mark.line + 1,
+                                      theme->start_mark.column + 1);
     }
     struct buf msg;
     buf_init(&msg);

@@ -15,10 +15,7 @@
 
 static char *mark_error(const char *path, size_t line, size_t column, const char *msg)
 {
-    struct buf b;
-    buf_init(&b);
-    buf_printf(&b, "%s:%zu:%zu: %s", path, line + 1, column + 1, msg);
-    return buf_steal(&b);
+    return str_printf("%s:%zu:%zu: %s", path, line + 1, column + 1, msg);
 }
 
 /* The reader reports a byte offset, not a mark: count lines up to it. */
@@ -67,10 +64,7 @@ int yamlfile_load(struct yamlfile *f, const char *path, char **err)
     if (rc == 0 && text.len >= YAMLFILE_MAX)
         rc = -EFBIG;
     if (rc < 0) {
-        struct buf b;
-        buf_init(&b);
-        buf_printf(&b, "%s: %s", path, strerror(-rc));
-        *err = buf_steal(&b);
+        *err = str_printf("%s: %s", path, strerror(-rc));
         buf_free(&text);
         return rc;
     }

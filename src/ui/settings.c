@@ -1,21 +1,11 @@
 #include "ui/settings.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/options.h"
 #include "util/buf.h"
-
-static int fail(char **err, const char *fmt, const char *a, const char *b)
-{
-    struct buf m;
-    buf_init(&m);
-    buf_printf(&m, fmt, a, b);
-    *err = buf_steal(&m);
-    return 2;
-}
+#include "util/xalloc.h"
 
 static int load_theme(struct ui_settings *s, bool from_flag, char **err)
 {
@@ -28,10 +18,8 @@ static int load_theme(struct ui_settings *s, bool from_flag, char **err)
     int rc = theme_load(s->cfg.theme, theme_dirs_default(&dirs), &s->theme, &terr);
     if (rc == 0)
         return 0;
-    if (s->cfg.theme_where)
-        fail(err, "%s: %s", s->cfg.theme_where, terr ? terr : strerror(-rc));
-    else
-        fail(err, "%s: %s", from_flag ? "--theme" : "theme", terr ? terr : strerror(-rc));
+    const char *where = s->cfg.theme_where ? s->cfg.theme_where : from_flag ? "--theme" : "theme";
+    *err = str_printf("%s: %s", where, terr ? terr : strerror(-rc));
     free(terr);
     return 2;
 }
@@ -46,8 +34,10 @@ int ui_settings_load(const struct options *o, const struct config *cfg, struct u
     s->nmounts = s->cfg.mounts.n;
     s->pid = o->pid;
     s->demo = o->demo;
-    if (s->demo && (o->pid || o->nmounts))
-        return fail(err, "%s%s", "--demo watches its own scene: it excludes --pid and --mount", "");
+    if (s->demo && (o->pid || o->nmounts)) {
+        *err = xstrdup("--demo watches its own scene: it excludes --pid and --mount");
+        return 2;
+    }
     if (s->demo)
         s->nmounts = 0; /* the scene's /dev/shm, whatever the file says */
     return load_theme(s, o->theme != NULL, err);
