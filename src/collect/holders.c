@@ -128,10 +128,7 @@ void holders_collect(const char *proc_dir, const dev_t *devs, size_t ndevs,
         snprintf(name, sizeof(name), "%d", (int)pids[i]);
         int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (piddir < 0) {
-            if (errno == ENOENT || errno == ESRCH)
-                w->vanished++;
-            else if (errno == EACCES || errno == EPERM)
-                w->denied++;
+            warn_count_errno(w, errno);
             continue;
         }
         pidscan_run(ps, piddir, pids[i], true);

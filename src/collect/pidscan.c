@@ -101,14 +101,6 @@ static bool watched(const struct pidscan *ps, dev_t dev)
     return false;
 }
 
-static void note_error(struct pidscan *ps, int err)
-{
-    if (err == ENOENT || err == ESRCH)
-        ps->w->vanished++;
-    else if (err == EACCES || err == EPERM)
-        ps->w->denied++;
-}
-
 /* The scan's entry for an inode (one hash lookup), created empty. */
 static size_t info_of(struct pidscan *ps, dev_t dev, ino_t ino)
 {
@@ -177,7 +169,7 @@ static void scan_fds(struct pidscan *ps, int piddir, pid_t pid)
 {
     int fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fddir < 0) {
-        note_error(ps, errno);
+        warn_count_errno(ps->w, errno);
         return;
     }
     ssize_t n;
@@ -317,7 +309,7 @@ static bool query_maps(struct pidscan *ps, int piddir, pid_t pid, bool want_torc
 {
     int fd = openat(piddir, "maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        note_error(ps, errno);
+        warn_count_errno(ps->w, errno);
         return true;
     }
     uint64_t addr = 0;
@@ -392,7 +384,7 @@ static void text_maps(struct pidscan *ps, int piddir, pid_t pid, bool want_torch
 {
     int rc = read_file_at(piddir, "maps", &ps->text, 256u << 20);
     if (rc < 0) {
-        note_error(ps, -rc);
+        warn_count_errno(ps->w, -rc);
         return;
     }
     if (want_torch && memmem(ps->text.data, ps->text.len, "/libtorch", 9))

@@ -32,14 +32,6 @@ struct walk {
     char link[4096];
 };
 
-static void note_error(struct walk *wk, int err)
-{
-    if (err == ENOENT || err == ESRCH)
-        wk->w->vanished++;
-    else if (err == EACCES || err == EPERM)
-        wk->w->denied++;
-}
-
 /* The inode number in a namespace link ("mnt:[4026531841]"), 0 if unreadable. */
 static unsigned long ns_inode(int dirfd, const char *path)
 {
@@ -133,14 +125,14 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid, unsigned
     snprintf(name, sizeof(name), "%d", (int)pid);
     int piddir = openat(wk->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (piddir < 0) {
-        note_error(wk, errno);
+        warn_count_errno(wk->w, errno);
         return;
     }
     ssize_t n = read_small(piddir, "stat", stat, sizeof(stat));
     struct proc *p = VEC_PUSH(wk->pl->items, wk->pl->n, wk->pl->cap);
     if (n < 0 || !procs_parse_stat(stat, p)) {
         if (n < 0)
-            note_error(wk, (int)-n);
+            warn_count_errno(wk->w, (int)-n);
         wk->pl->n--;
         close(piddir);
         return;

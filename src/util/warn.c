@@ -1,5 +1,6 @@
 #include "util/warn.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,4 +35,12 @@ void warn_add(struct warnings *w, const char *fmt, ...)
     }
     xgrow((void **)&w->msg, &w->cap, w->n + 1, sizeof(*w->msg));
     w->msg[w->n++] = s;
+}
+
+void warn_count_errno(struct warnings *w, int err)
+{
+    if (err == ENOENT || err == ESRCH)
+        w->vanished++;
+    else if (err == EACCES || err == EPERM)
+        w->denied++;
 }

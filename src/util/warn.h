@@ -15,5 +15,8 @@ void warn_init(struct warnings *w);
 void warn_free(struct warnings *w);
 /* Adds a message unless the same text is already there. */
 void warn_add(struct warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Counts a /proc entry that failed with err: ENOENT/ESRCH as vanished,
+ * EACCES/EPERM as denied; other errors are not counted. */
+void warn_count_errno(struct warnings *w, int err);
 
 #endif
