@@ -14,17 +14,11 @@
 
 char *actlog_default_path(const char *xdg_state_home, const char *home)
 {
-    struct buf b;
-    buf_init(&b);
     if (xdg_state_home && xdg_state_home[0] == '/')
-        buf_printf(&b, "%s/shmwatch/actions.log", xdg_state_home);
-    else if (home && home[0] == '/')
-        buf_printf(&b, "%s/.local/state/shmwatch/actions.log", home);
-    else {
-        buf_free(&b);
-        return NULL;
-    }
-    return buf_steal(&b);
+        return str_printf("%s/shmwatch/actions.log", xdg_state_home);
+    if (home && home[0] == '/')
+        return str_printf("%s/.local/state/shmwatch/actions.log", home);
+    return NULL;
 }
 
 /* mkdir -p of the directory part of path, each new level with mode 0700. */

@@ -89,11 +89,10 @@ void reap_plan_build(const struct model *m, const char *proc_dir, struct reap_pl
     for (size_t i = 0; i < p->zombies.n; i++) {
         struct signal_target *z = &p->zombies.items[i];
         if (in_plan(&p->workers, z->ppid) || in_plan(&p->managers, z->ppid)) {
-            struct buf b;
-            buf_init(&b);
-            buf_printf(&b, "%s; its parent is ended by this reap, then init reaps it", z->why);
+            char *why = str_printf("%s; its parent is ended by this reap, then init reaps it",
+                                   z->why);
             free(z->why);
-            z->why = buf_steal(&b);
+            z->why = why;
         }
     }
 }

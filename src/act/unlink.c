@@ -12,6 +12,7 @@
 
 #include "act/actlog.h"
 #include "act/procid.h"
+#include "util/buf.h"
 #include "util/clock.h"
 #include "util/units.h"
 #include "util/xalloc.h"
@@ -246,8 +247,7 @@ static void log_result(struct unlink_run *r, const struct unlink_target *t,
 {
     if (!r->o.log || r->o.dry_run)
         return;
-    char *path = xmalloc(strlen(t->mount) + strlen(t->name) + 2);
-    sprintf(path, "%s/%s", t->mount, t->name);
+    char *path = str_printf("%s/%s", t->mount, t->name);
     struct actlog_entry e = {
         .action = "unlink",
         .target = path,

@@ -10,11 +10,8 @@ static int set(struct config *cfg, const char *key, const char *value, char **er
     char *why = NULL;
     if (config_set(cfg, key, value, &why) == 0)
         return 0;
-    struct buf b;
-    buf_init(&b);
-    buf_printf(&b, "command line: %s", why ? why : key);
+    *err = str_printf("command line: %s", why ? why : key);
     free(why);
-    *err = buf_steal(&b);
     return 2;
 }
 
