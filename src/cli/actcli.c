@@ -21,8 +21,7 @@ int actcli_scan(struct actcli *a, const char *const *mounts, size_t nmounts)
     return 0;
 }
 
-enum actcli_mode actcli_decide(const struct actcli *a, bool dry_run, bool yes,
-                               const char *question, bool *declined)
+enum actcli_mode actcli_decide(bool dry_run, bool yes, const char *question, bool *declined)
 {
     *declined = false;
     if (dry_run)
@@ -41,7 +40,6 @@ enum actcli_mode actcli_decide(const struct actcli *a, bool dry_run, bool yes,
         *declined = true;
         return ACTCLI_DRY;
     }
-    (void)a;
     return ACTCLI_ACT;
 }
 

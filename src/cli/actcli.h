@@ -27,8 +27,7 @@ enum actcli_mode { ACTCLI_ACT, ACTCLI_DRY };
 /* --dry-run: dry; --yes: act; otherwise ask on a terminal (stdin and
  * stdout), and without one only show (dry). *declined is set when the user
  * answered no. */
-enum actcli_mode actcli_decide(const struct actcli *a, bool dry_run, bool yes,
-                               const char *question, bool *declined);
+enum actcli_mode actcli_decide(bool dry_run, bool yes, const char *question, bool *declined);
 
 /* Opens the action log (path NULL: the default), with a note on stderr if
  * it cannot be written (the actions still happen). */

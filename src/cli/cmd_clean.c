@@ -246,7 +246,7 @@ int cmd_clean(int argc, char **argv)
     if (plan.n) {
         bool declined;
         enum actcli_mode mode =
-            actcli_decide(&a, dry, yes, plan.ntry ? "Remove them?" : "Report them?", &declined);
+            actcli_decide(dry, yes, plan.ntry ? "Remove them?" : "Report them?", &declined);
         if (!declined) {
             if (mode == ACTCLI_ACT)
                 actcli_open_log(&a, log);

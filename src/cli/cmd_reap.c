@@ -145,7 +145,7 @@ int cmd_reap(int argc, char **argv)
     int rc = 0;
     if (reap_plan_count(&plan)) {
         bool declined;
-        enum actcli_mode mode = actcli_decide(&a, so.dry_run, yes, "Proceed?", &declined);
+        enum actcli_mode mode = actcli_decide(so.dry_run, yes, "Proceed?", &declined);
         if (!declined) {
             so.dry_run = mode == ACTCLI_DRY;
             if (!so.dry_run)
