@@ -12,9 +12,7 @@ need_unshare
 _lib_tmp
 
 scene_start --workers 1 --per-worker 1 --modes fd --evil
-sh -c 'exit 0' &
-dead=$!
-wait "$dead"
+dead=$(dead_pid)
 outside=$SHMTEST_TMP/outside
 echo precious >"$outside"
 sum0=$(md5sum <"$outside")

@@ -44,12 +44,9 @@ hold() {
     wait_for "[ -e $ready ]" 10 || fail "holder of $path ($mode) did not start"
     HELD_BY=$!
 }
-NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 
 # A creator that has exited: its segments are garbage unless someone holds them.
-sh -c 'exit 0' &
-dead=$!
-wait "$dead"
+dead=$(dead_pid)
 mkseg() { # N: /dev/shm/torch_<dead>_N, 64 KiB written, readable by others
     head -c 65536 /dev/zero >"/dev/shm/torch_${dead}_$1"
     chmod 644 "/dev/shm/torch_${dead}_$1"

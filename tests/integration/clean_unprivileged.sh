@@ -13,13 +13,10 @@ if [ -z "${IN_PID_NS:-}" ]; then
     IN_PID_NS=1 exec unshare -p -f --mount-proc bash "$0" "$@"
 fi
 _lib_tmp
-NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 "${NOBODY[@]}" true || _lib_missing "setpriv to nobody"
 
 # Root's orphan, and one of nobody's (both creators have exited).
-sh -c 'exit 0' &
-dead=$!
-wait "$dead"
+dead=$(dead_pid)
 head -c 65536 /dev/zero >"/dev/shm/torch_${dead}_1"
 "${NOBODY[@]}" sh -c 'head -c 65536 /dev/zero >/dev/shm/torch_$$_1; echo $$' >"$SHMTEST_TMP/npid"
 npid=$(cat "$SHMTEST_TMP/npid")
@@ -31,8 +28,7 @@ SCENE_PREFIX=setsid scene_start --workers 1 --per-worker 1 --modes fd --stuck-or
     --worker-comm pt_data_worker
 stuck=$(manifest_pids stuck)
 kill -KILL "$SCENE_PID"
-wait_for "[ \"\$(ps -o ppid= -p $stuck | tr -d ' ')\" != $SCENE_PID ]" 10 ||
-    fail "the stuck worker was not re-parented"
+wait_reparented "$stuck" "$SCENE_PID" || fail "the stuck worker was not re-parented"
 
 log=$SHMTEST_TMP/nobody.log
 rc=0
@@ -53,8 +49,7 @@ echo "$out"
 assert_eq "$rc" 3 "reap as nobody exits 3"
 grep -q "^refused  *pid $stuck (pt_data_worker)  owned by uid 0, not by you (uid 65534): only its owner or root may signal it$" <<<"$out" ||
     fail "the refusal to signal root's worker is not clear"
-kill -0 "$stuck" || fail "nobody ended root's worker"
-[ "$(ps -o stat= -p "$stuck" | cut -c1)" != Z ] || fail "nobody ended root's worker"
+! gone "$stuck" || fail "nobody ended root's worker"
 ok "nobody cannot signal root's processes, and is told why"
 assert_eq "$(grep -c '	refused	owned by uid 0' "$log")" 2 "both refusals are logged"
 

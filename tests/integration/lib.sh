@@ -256,6 +256,29 @@ unhex() {
     printf '%b' "$out"
 }
 
+# gone PID...: true when every PID has exited (gone or a zombie).
+gone() {
+    local p
+    for p; do _lib_zombie "$p" || return 1; done
+}
+
+# wait_reparented PID PARENT [TIMEOUT_S]: waits (default 10 s) until PARENT is no
+# longer PID's parent (PARENT died and PID was re-parented, or PID is gone).
+wait_reparented() {
+    wait_for "[ \"\$(ps -o ppid= -p $1 | tr -d ' ')\" != $2 ]" "${3:-10}"
+}
+
+# dead_pid: prints the pid of a process that has exited and been reaped (the
+# creator of an orphan to be).
+dead_pid() {
+    sh -c 'exit 0' &
+    wait "$!"
+    echo "$!"
+}
+
+# The command prefix that runs a command as nobody.
+NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+
 # fs_used_bytes PATH: used bytes of the file system at PATH, as statvfs (df) sees it.
 fs_used_bytes() {
     stat -f -c '%b %f %S' "$1" | awk '{ printf "%.0f\n", ($1 - $2) * $3 }'

@@ -78,6 +78,7 @@ wa=$(pid_of pt_data_worker a)
 rc=0
 out=$("$SHMWATCH" reap --dry-run 2>&1) || rc=$?
 echo "$out"
+assert_eq "$rc" 0 "reap --dry-run exits 0"
 grep -q "^  pid $wa (pt_data_worker) .*orphaned worker" <<<"$out" || fail "the orphaned worker is not planned"
 grep -q "^  pid $ma (torch_shm_manag) .*its only clients are orphaned workers ($wa)" <<<"$out" ||
     fail "manager a is not planned after its orphaned client"
@@ -87,6 +88,7 @@ grep -q "^  pid $mb (torch_shm_manag) .*serving live clients" <<<"$out" ||
     fail "manager b is not left alone"
 sed -n '/^Left alone/,$p' <<<"$out" | grep -q "pid $mb " || fail "manager b is not under Left alone"
 
+rc=0
 out=$("$SHMWATCH" reap --yes --timeout 1 --log "$SHMTEST_TMP/actions.log" 2>&1) || rc=$?
 echo "$out"
 assert_eq "$rc" 0 "reap exits 0"
@@ -94,8 +96,7 @@ grep -q "^ended  *pid $wa (pt_data_worker)  ended by SIGTERM" <<<"$out" || fail 
 grep -q "^ended  *pid $ma (torch_shm_manag)  ended by SIGTERM" <<<"$out" || fail "manager a not ended"
 grep -q "^ended  *pid $mc (torch_shm_manag)  ended by SIGTERM" <<<"$out" || fail "manager c not ended"
 for p in $wa $ma $mc; do
-    wait_for "[ ! -e /proc/$p ] || [ \"\$(cut -d' ' -f3 /proc/$p/stat)\" = Z ]" 5 ||
-        fail "pid $p is still alive"
+    wait_for "gone $p" 5 || fail "pid $p is still alive"
 done
 ok "the orphaned worker, the manager it kept waiting and the clientless manager are ended"
 [ "$(cut -d' ' -f3 /proc/"$mb"/stat)" != Z ] || fail "manager b was ended"

@@ -21,8 +21,7 @@ SCENE_PREFIX=setsid scene_start --workers 1 --per-worker 2 --modes named,fd --st
 stuck=$(manifest_pids stuck)
 [ -n "$stuck" ] || fail "the scene has no stuck worker"
 kill -KILL "$SCENE_PID"
-wait_for "[ \"\$(ps -o ppid= -p $stuck | tr -d ' ')\" != $SCENE_PID ]" 10 ||
-    fail "the stuck worker was not re-parented"
+wait_reparented "$stuck" "$SCENE_PID" || fail "the stuck worker was not re-parented"
 
 # A parent that never reaps its child and counts the SIGCHLD it gets after.
 count=$SHMTEST_TMP/sigchld.count
@@ -69,8 +68,7 @@ assert_eq "$rc" 0 "reap exits 0"
 grep -q "^killed  *pid $stuck (shmscene)  ignored SIGTERM for 1.5 s; ended by SIGKILL" <<<"$out" ||
     fail "the stuck worker's end is not reported"
 [ $(((t1 - t0) / 1000000)) -ge 1500 ] || fail "SIGKILL came before the 1.5 s timeout"
-wait_for "! kill -0 $stuck 2>/dev/null || [ \"\$(ps -o stat= -p $stuck | cut -c1)\" = Z ]" 5 ||
-    fail "the stuck worker is still alive"
+wait_for "gone $stuck" 5 || fail "the stuck worker is still alive"
 ok "the orphaned worker that ignores SIGTERM is SIGKILLed after the timeout"
 grep -q "	signal TERM,KILL	pid $stuck (shmscene)	owner=0	bytes=0	killed	" "$log" ||
     fail "the kill is not in the action log"

@@ -20,8 +20,7 @@ _lib_tmp
 SCENE_PREFIX=setsid scene_start --workers 1 --per-worker 1 --modes named --stuck-orphan
 stuck=$(manifest_pids stuck)
 kill -KILL "$SCENE_PID"
-wait_for "[ \"\$(ps -o ppid= -p $stuck | tr -d ' ')\" != $SCENE_PID ]" 10 ||
-    fail "the stuck worker was not re-parented"
+wait_reparented "$stuck" "$SCENE_PID" || fail "the stuck worker was not re-parented"
 
 out_file=$SHMTEST_TMP/reap.out
 SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3 "$SHMWATCH" reap --yes --timeout 1 \

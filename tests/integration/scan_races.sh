@@ -16,13 +16,13 @@ done
 ok "25 snapshots during process churn: valid JSON, complete"
 
 # As nobody, root's processes cannot be read: a warning, exit 0, valid JSON.
-setpriv --reuid=nobody --regid=nogroup --clear-groups "$SHMWATCH" --json >"$SHMTEST_TMP/nobody.json" ||
+"${NOBODY[@]}" "$SHMWATCH" --json >"$SHMTEST_TMP/nobody.json" ||
     fail "shmwatch as nobody exited $?"
 json_check "$SHMTEST_TMP/nobody.json" "any('permission denied' in w for w in j['warnings']) and j['scan']['denied'] > 0" \
     "unreadable /proc entries are reported as warnings"
 json_check "$SHMTEST_TMP/nobody.json" "j['totals']['orphans'] == 0 and sorted(s['state'] for s in j['segments'] if s['name'] in [m['name'] for m in man['segments'] if m['mode'] == 'named']) == ['unheld', 'unheld']" \
     "as nobody, root's held segments look unheld (never orphans): their creators live"
-setpriv --reuid=nobody --regid=nogroup --clear-groups "$SHMWATCH" --once >/dev/null ||
+"${NOBODY[@]}" "$SHMWATCH" --once >/dev/null ||
     fail "shmwatch --once as nobody exited $?"
 ok "text snapshot as nobody"
 

@@ -17,7 +17,6 @@ fd_links() { # PID: every fd link target, one per line
 }
 ppid_of() { local s; s=$(cat "/proc/$1/stat") && s=${s##*) } && echo "$s" | awk '{ print $2 }'; }
 state_of() { local s; s=$(cat "/proc/$1/stat") && s=${s##*) } && echo "${s%% *}"; }
-gone() { local p; for p; do [ ! -e "/proc/$p" ] || [ "$(state_of "$p" 2>/dev/null)" = Z ] || return 1; done; }
 
 # --- error paths: usage errors exit 2, runtime errors exit 1, one line on stderr
 rc=0; err=$("$SHMSCENE" --no-such-flag 2>&1 >/dev/null) || rc=$?

@@ -99,12 +99,6 @@ pylist() {
     echo "[$*]"
 }
 
-# gone PID...: true when every PID has exited (gone or a zombie).
-gone() {
-    local p
-    for p; do _lib_zombie "$p" || return 1; done
-}
-
 # torch_settle [WORKERS_WITH_MANAGERS]: waits (at most 15 s) until the job is
 # quiet: the mount's used bytes unchanged for 0.3 s and, with an argument, that
 # many torch_shm_managers started by the workers.

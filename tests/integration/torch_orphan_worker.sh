@@ -35,7 +35,7 @@ ok "worker $STUCK is stuck with SIGTERM ignored, made $made segments, manager $S
 
 kill -KILL "$MAIN"
 torch_wait_exit 10
-wait_for '[ "$(ps -o ppid= -p "$STUCK" | tr -d " ")" != "$MAIN" ]' 5 || fail "worker $STUCK not reparented"
+wait_reparented "$STUCK" "$MAIN" 5 || fail "worker $STUCK not reparented"
 ok "main $MAIN killed; worker $STUCK lives on"
 
 snap orphan
@@ -83,7 +83,7 @@ torch_start --strategy file_descriptor --start-method fork --workers 2 --hold-ba
 torch_settle
 kill -KILL "$MAIN"
 torch_wait_exit 10
-wait_for '[ "$(ps -o ppid= -p "$STUCK" | tr -d " ")" != "$MAIN" ]' 5 || fail "worker $STUCK not reparented"
+wait_reparented "$STUCK" "$MAIN" 5 || fail "worker $STUCK not reparented"
 snap fd
 f=$SHMTEST_TMP/fd.json
 json_check "$f" "not [s for s in j['segments'] if s['kind'] == 'torch' and any(h['pid'] == $STUCK for h in s['holders'])] and not [s for s in j['segments'] if s['creator_pid'] == $STUCK]" \
