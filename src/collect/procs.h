@@ -1,6 +1,5 @@
-/* The process table: what shmwatch needs to know about each process. The
- * table comes through a seam (struct proc_source) so that tests hand the
- * model a fake table; the real one is read with libproc2. */
+/* The process table: what shmwatch needs to know about each process (read
+ * by walk.c; tests build tables by hand), and meminfo. */
 #ifndef SHMWATCH_PROCS_H
 #define SHMWATCH_PROCS_H
 
@@ -36,16 +35,8 @@ struct meminfo {
     uint64_t total, available, shmem; /* bytes */
 };
 
-struct proc_source {
-    /* Fills out with every process; returns 0 or -errno. */
-    int (*read)(void *ctx, struct proc_list *out, struct warnings *w);
-    /* Fills mi; returns 0 or -errno. */
-    int (*meminfo)(void *ctx, struct meminfo *mi);
-    void *ctx;
-};
-
-/* The real table through libproc2. */
-extern const struct proc_source procs_libproc2;
+/* MemTotal, MemAvailable and Shmem through libproc2; returns 0 or -errno. */
+int procs_meminfo(struct meminfo *mi);
 
 /* Looks a pid up (the list is sorted by pid). */
 const struct proc *procs_find(const struct proc_list *pl, pid_t pid);

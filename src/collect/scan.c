@@ -62,29 +62,21 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     dev_t *devs = xcalloc(s->mounts.n, sizeof(*devs));
     for (size_t i = 0; i < s->mounts.n; i++)
         devs[i] = s->mounts.items[i].dev;
-    const struct proc_source *src = o->procs ? o->procs : &procs_libproc2;
-    if (o->procs) {
-        /* A fake table: holders are read on their own. */
-        src->read(src->ctx, &s->procs, &s->warn);
-        if (!o->skip_holders)
-            holders_collect(proc, devs, s->mounts.n, &s->holders, &s->warn);
-    } else {
-        /* The real one: one pass over /proc reads the table and the holders. */
-        struct walk_opts wo = {
-            .proc_dir = proc,
-            .devs = devs,
-            .ndevs = s->mounts.n,
-            .holders = !o->skip_holders,
-            .files = &s->files,
-            .world_pid = o->target_pid > 0 ? o->target_pid : s->self_pid,
-            .all_pidns = o->target_pid > 0,
-        };
-        int wrc = walk_run(&wo, &s->procs, &s->holders, &s->warn);
-        if (wrc < 0)
-            warn_add(&s->warn, "cannot read the process table from %s: %s", proc, strerror(-wrc));
-    }
+    /* One pass over /proc reads the process table and the holders. */
+    struct walk_opts wo = {
+        .proc_dir = proc,
+        .devs = devs,
+        .ndevs = s->mounts.n,
+        .holders = !o->skip_holders,
+        .files = &s->files,
+        .world_pid = o->target_pid > 0 ? o->target_pid : s->self_pid,
+        .all_pidns = o->target_pid > 0,
+    };
+    int wrc = walk_run(&wo, &s->procs, &s->holders, &s->warn);
+    if (wrc < 0)
+        warn_add(&s->warn, "cannot read the process table from %s: %s", proc, strerror(-wrc));
     free(devs);
-    if (src->meminfo(src->ctx, &s->mem) < 0)
+    if (procs_meminfo(&s->mem) < 0)
         warn_add(&s->warn, "cannot read meminfo");
     if (!o->skip_holders) {
         s->holders_scanned = true;

@@ -6,8 +6,7 @@
  * hold or created a segment, zombies, processes named or fingerprinted like
  * DataLoader workers and shm managers, the watched process, and their
  * parents. Every other process keeps cmdline and exe NULL, uid and rss 0.
- * This is scan_run's default source; struct proc_source stays the seam for
- * fake tables. */
+ * It takes the /proc directory as a parameter, so tests hand it other trees. */
 #ifndef SHMWATCH_WALK_H
 #define SHMWATCH_WALK_H
 
