@@ -221,14 +221,6 @@ void cmd_unmark(struct ui *u, int code)
     keyset_clear(&u->marked);
 }
 
-static const struct segment *find_seg(const struct model *m, const struct row_key *k)
-{
-    for (size_t i = 0; i < m->nsegs; i++)
-        if (m->segs[i].dev == k->dev && m->segs[i].ino == k->ino)
-            return &m->segs[i];
-    return NULL;
-}
-
 void cmd_log(struct ui *u, int code)
 {
     (void)code;
@@ -260,7 +252,7 @@ void cmd_action(struct ui *u, int code)
     for (size_t i = 0; i < u->marked.n; i++) {
         const struct row_key *k = &u->marked.items[i];
         if (k->kind == ROW_SEG) {
-            const struct segment *s = find_seg(m, k);
+            const struct segment *s = row_key_seg(m, k);
             if (s)
                 *VEC_PUSH(sel.marked_segs, sel.nmarked_segs, segs_cap) = s;
         } else {

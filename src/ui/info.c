@@ -278,17 +278,16 @@ void info_details(struct ui *u, struct page *p)
     snprintf(p->title, sizeof(p->title), "Details");
     if (!u->snap)
         return;
-    const struct model *m = &u->snap->model;
     const struct row_key *k = &u->details;
     switch (k->kind) {
-    case ROW_SEG:
-        for (size_t i = 0; i < m->nsegs; i++)
-            if (m->segs[i].dev == k->dev && m->segs[i].ino == k->ino) {
-                segment_details(u, p, &m->segs[i]);
-                return;
-            }
-        page_add(p, THEME_warning, 0, "The segment is gone: it was not in the last scan.");
+    case ROW_SEG: {
+        const struct segment *sg = row_key_seg(&u->snap->model, k);
+        if (sg)
+            segment_details(u, p, sg);
+        else
+            page_add(p, THEME_warning, 0, "The segment is gone: it was not in the last scan.");
         return;
+    }
     case ROW_SECTION:
         page_add(p, THEME_normal, 0, "%s", section_help[k->section]);
         return;

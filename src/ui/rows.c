@@ -29,6 +29,14 @@ bool row_key_eq(const struct row_key *a, const struct row_key *b)
     }
 }
 
+const struct segment *row_key_seg(const struct model *m, const struct row_key *k)
+{
+    for (size_t i = 0; i < m->nsegs; i++)
+        if (m->segs[i].dev == k->dev && m->segs[i].ino == k->ino)
+            return &m->segs[i];
+    return NULL;
+}
+
 bool keyset_has(const struct keyset *s, const struct row_key *k)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -215,6 +223,16 @@ static void emit_proc(struct build *b, size_t slot, unsigned depth)
     emit_segs(b, slot, depth + 1);
 }
 
+/* A process row under the row at index parent, its totals added to the parent's. */
+static void emit_child_proc(struct build *b, size_t parent, size_t slot)
+{
+    size_t child = b->n;
+    emit_proc(b, slot, 1);
+    b->rows[parent].count += b->rows[child].count;
+    b->rows[parent].size += b->rows[child].size;
+    b->rows[parent].alloc += b->rows[child].alloc;
+}
+
 static void build_tree(struct build *b, const size_t *procs_sorted)
 {
     const struct model *m = b->m;
@@ -236,11 +254,7 @@ static void build_tree(struct build *b, const size_t *procs_sorted)
             const struct mproc *mp = &m->procs[procs_sorted[i]];
             if (mp->group != g->main_pid || mp == main)
                 continue;
-            size_t child = b->n;
-            emit_proc(b, procs_sorted[i], 1);
-            b->rows[at].count += b->rows[child].count;
-            b->rows[at].size += b->rows[child].size;
-            b->rows[at].alloc += b->rows[child].alloc;
+            emit_child_proc(b, at, procs_sorted[i]);
         }
     }
     free(groups);
@@ -256,11 +270,7 @@ static void build_tree(struct build *b, const size_t *procs_sorted)
             r->expandable = true;
             head = b->n;
         }
-        size_t child = b->n;
-        emit_proc(b, procs_sorted[i], 1);
-        b->rows[head - 1].count += b->rows[child].count;
-        b->rows[head - 1].size += b->rows[child].size;
-        b->rows[head - 1].alloc += b->rows[child].alloc;
+        emit_child_proc(b, head - 1, procs_sorted[i]);
     }
     for (int s = SEC_ORPHANS; s < SEC_COUNT; s++) {
         if (!b->owners[sec + (size_t)s].n)

@@ -49,6 +49,8 @@ bool keyset_has(const struct keyset *s, const struct row_key *k);
 void keyset_toggle(struct keyset *s, const struct row_key *k);
 void keyset_clear(struct keyset *s);
 bool row_key_eq(const struct row_key *a, const struct row_key *b);
+/* The segment a ROW_SEG key stands for in m, or NULL when it is gone. */
+const struct segment *row_key_seg(const struct model *m, const struct row_key *k);
 
 /* --- State ------------------------------------------------------------ */
 
