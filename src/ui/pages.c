@@ -71,8 +71,6 @@ static void wrap(struct page *p, int role, int indent, const char *text)
         push(p, role, line.data ? line.data : "", line.len);
         s = q;
         first = false;
-        if (q == s && !*q)
-            break;
     }
     buf_free(&line);
 }
