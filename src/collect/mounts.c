@@ -159,9 +159,10 @@ int mounts_collect(const char *mountinfo_path, const char *root_prefix,
             buf_init(&acc);
             buf_printf(&acc, "%s%s", root_prefix, extra[i]);
             struct stat st;
-            if (stat(acc.data, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            int found = stat(acc.data, &st) == 0;
+            if (!found || !S_ISDIR(st.st_mode)) {
                 warn_add(w, "--mount %s: %s", extra[i],
-                         errno ? strerror(errno) : "not a directory");
+                         found ? "not a directory" : strerror(errno));
                 buf_free(&acc);
                 continue;
             }
