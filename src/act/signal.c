@@ -15,7 +15,6 @@
 #include "act/actlog.h"
 #include "act/procid.h"
 #include "util/clock.h"
-#include "util/buf.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 

@@ -1,11 +1,9 @@
 /* shmwatch plan: how much /dev/shm a DataLoader needs, every step of the
  * arithmetic shown (model/plan.c does the arithmetic). */
-#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "cli/commands.h"

@@ -1,7 +1,5 @@
 /* The plain-text snapshot (--once): what a person reads in a terminal or a
  * log. Every name is passed through esc_term: no raw control byte leaves. */
-#include <string.h>
-
 #include "report/report.h"
 #include "util/escape.h"
 #include "util/units.h"
