@@ -199,7 +199,7 @@ static void draw_gauge(struct ui *u, int y, const struct gauge *gg)
 
 /* --- Budget ---------------------------------------------------------------- */
 
-static enum theme_role verdict_role(enum verdict v)
+int dash_verdict_role(enum verdict v)
 {
     return v == VERDICT_CRITICAL ? THEME_verdict_critical
            : v == VERDICT_WARN   ? THEME_verdict_warn
@@ -236,7 +236,7 @@ static void draw_budget(struct ui *u, int y, int lines)
         snprintf(line, sizeof(line), " lim %s app %s shm %s/%s room %s free %s", l, ap, su, ss, h,
                  w);
     int x = term_put(y, 0, COLS, "Budget ", term_attr(THEME_header), false);
-    x += term_put(y, x, COLS - x, v, term_attr(verdict_role(b->verdict)), false);
+    x += term_put(y, x, COLS - x, v, term_attr(dash_verdict_role(b->verdict)), false);
     term_put(y, x, COLS - x, line, term_attr(THEME_normal), true);
     if (lines < 2)
         return;

@@ -85,11 +85,9 @@ void info_budget(struct ui *u, struct page *p)
                  SZ(f->pending));
     }
     page_blank(p);
-    enum theme_role vr = b->verdict == VERDICT_CRITICAL ? THEME_verdict_critical
-                         : b->verdict == VERDICT_WARN   ? THEME_verdict_warn
-                                                        : THEME_verdict_ok;
-    page_add(p, vr, 0, "Verdict: %s (warn at %d%% full, critical at %d%%)",
-             verdict_name(b->verdict), u->set->cfg.warn_pct, u->set->cfg.crit_pct);
+    page_add(p, dash_verdict_role(b->verdict), 0,
+             "Verdict: %s (warn at %d%% full, critical at %d%%)", verdict_name(b->verdict),
+             u->set->cfg.warn_pct, u->set->cfg.crit_pct);
     for (size_t i = 0; i < b->nadvice; i++)
         page_add(p, i == 0 ? THEME_warning : THEME_normal, 4, "  - %s", b->advice[i]);
 }
@@ -147,15 +145,20 @@ static const struct proc *find_proc(const struct ui *u, pid_t pid)
     return procs_find(&u->snap->scan.procs, pid);
 }
 
+/* How a holder has a segment: "fd 5, mapped", "fd 5", "mapped only". */
+static void holder_how(const struct seg_holder *h, char *dst, size_t n)
+{
+    if (h->fd >= 0)
+        snprintf(dst, n, "fd %d%s", h->fd, h->mapped ? ", mapped" : "");
+    else
+        snprintf(dst, n, "mapped only");
+}
+
 static void holder_line(struct ui *u, struct page *p, const struct seg_holder *h)
 {
     const struct proc *hp = find_proc(u, h->pid);
-    char how[64];
-    if (h->fd >= 0)
-        snprintf(how, sizeof(how), "fd %d%s", h->fd, h->mapped ? ", mapped" : "");
-    else
-        snprintf(how, sizeof(how), "mapped only");
-    char label[128];
+    char how[32], label[128];
+    holder_how(h, how, sizeof(how));
     snprintf(label, sizeof(label), "  pid %-7d %-16s ", (int)h->pid, how);
     page_add_name(p, THEME_normal, 28, label, hp ? hp->comm : "(gone)");
 }
@@ -249,10 +252,7 @@ static void process_details(struct ui *u, struct page *p, pid_t pid)
             if (x->pid != pid)
                 continue;
             char label[128], how[32];
-            if (x->fd >= 0)
-                snprintf(how, sizeof(how), "fd %d%s", x->fd, x->mapped ? ", mapped" : "");
-            else
-                snprintf(how, sizeof(how), "mapped only");
+            holder_how(x, how, sizeof(how));
             snprintf(label, sizeof(label), "  %-16s %-7s %9s  ", how, seg_state_name(sg->state),
                      SZ(sg->alloc));
             page_add_name(p, THEME_normal, 38, label, sg->name);

@@ -115,6 +115,8 @@ int dash_draw_top(struct ui *u, int max_lines);
 void dash_draw_status(struct ui *u, int y, int lines);
 /* Short sizes for narrow spaces: "64M", "1.5G", "512K". */
 const char *dash_size(char *dst, size_t n, uint64_t bytes);
+/* The colour (enum theme_role) of a budget verdict. */
+int dash_verdict_role(enum verdict v);
 
 /* list.c: the list with its column header in rows [y, y + h). */
 void list_draw(struct ui *u, int y, int h);
