@@ -250,7 +250,7 @@ void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, str
             t->state = SEG_UNHELD;
             t->type = FT_DIR;
             t->why = xstrdup("a directory named like a segment");
-            t->refuse = "a directory (never removed)";
+            t->refuse = type_refusal(FT_DIR);
         }
         closedir(d);
     }
