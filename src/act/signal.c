@@ -212,6 +212,11 @@ static void open_targets(const struct signal_opts *o, int proc, const struct sig
     }
 }
 
+static int open_proc(const struct signal_opts *o)
+{
+    return open(o->proc_dir ? o->proc_dir : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 static void pause_for_tests(void)
 {
     const char *v = getenv(SIGNAL_TEST_PAUSE_ENV);
@@ -224,7 +229,7 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
                 struct signal_result *res)
 {
     pause_for_tests();
-    int proc = open(o->proc_dir ? o->proc_dir : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int proc = open_proc(o);
     int *fds = xcalloc(n ? n : 1, sizeof(*fds));
     bool *live = xcalloc(n ? n : 1, sizeof(*live)), *killed = xcalloc(n ? n : 1, 1);
     double *ended = xcalloc(n ? n : 1, sizeof(*ended));
@@ -280,7 +285,7 @@ bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t
                       struct signal_result *res)
 {
     memset(res, 0, sizeof(*res));
-    int proc = open(o->proc_dir ? o->proc_dir : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int proc = open_proc(o);
     struct procid now;
     struct signal_opts check = *o;
     check.uid = 0; /* waiting needs no right to signal */
@@ -308,7 +313,7 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
                  struct signal_result *res)
 {
     memset(res, 0, sizeof(*res));
-    int proc = open(o->proc_dir ? o->proc_dir : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int proc = open_proc(o);
     struct procid now;
     char action[32];
     snprintf(action, sizeof(action), "signal %s", signal_name(sig));
@@ -351,7 +356,7 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
                    struct signal_result *res)
 {
     memset(res, 0, sizeof(*res));
-    int proc = open(o->proc_dir ? o->proc_dir : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int proc = open_proc(o);
     struct procid z, parent, again;
     int rc = procid_read(proc, t->pid, &z);
     if (rc < 0 || !procid_same(t->pid, t->start_ticks, &z)) {
