@@ -3,13 +3,11 @@
  * process view has its own. Columns that do not fit are dropped (the last
  * configured first) so that the name keeps a useful width. */
 #include <stdio.h>
-#include <string.h>
 
 #include "config/config.h"
 #include "ui/cells.h"
 #include "ui/term.h"
 #include "ui/ui_priv.h"
-#include "util/units.h"
 
 #define MIN_FLEX 12
 
@@ -19,25 +17,27 @@ struct layout {
     size_t n;
 };
 
+/* Columns taken by the fixed-width columns of ids still shown, separators included. */
+static int fixed_width(const enum col_id *ids, size_t n, const bool *gone)
+{
+    int fixed = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!gone[ids[i]] && cols[ids[i]].width)
+            fixed += cols[ids[i]].width + 1;
+    return fixed;
+}
+
 /* Fits ids (in display order) into COLS, dropping the ids listed in drop
  * order until the flexible column has MIN_FLEX columns. */
 static void fit(struct layout *l, const enum col_id *ids, size_t n, const enum col_id *drop,
                 size_t ndrop)
 {
     bool gone[NCOLS] = {false};
-    for (size_t d = 0;; d++) {
-        int fixed = 0;
-        for (size_t i = 0; i < n; i++)
-            if (!gone[ids[i]] && cols[ids[i]].width)
-                fixed += cols[ids[i]].width + 1;
-        if (COLS - fixed >= MIN_FLEX || d >= ndrop)
-            break;
+    int fixed = fixed_width(ids, n, gone);
+    for (size_t d = 0; COLS - fixed < MIN_FLEX && d < ndrop; d++) {
         gone[drop[d]] = true;
+        fixed = fixed_width(ids, n, gone);
     }
-    int fixed = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!gone[ids[i]] && cols[ids[i]].width)
-            fixed += cols[ids[i]].width + 1;
     l->n = 0;
     int x = 0;
     for (size_t i = 0; i < n; i++) {
