@@ -1,7 +1,6 @@
 #include "ui/dialog.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "ui/term.h"
 #include "ui/ui_priv.h"

@@ -3,8 +3,6 @@
 #include <pwd.h>
 #include <sys/sysmacros.h>
 #include <stdio.h>
-#include <string.h>
-#include <time.h>
 
 #include "config/config.h"
 #include "ui/page.h"
