@@ -48,6 +48,14 @@ static void add_duration(struct buf *msg, double s)
         buf_printf(msg, "%llds", whole);
 }
 
+/* "expected <what o takes>, got 'v'" */
+static int bad_value(const struct config_option *o, const char *v, struct buf *msg)
+{
+    buf_printf(msg, "expected %s, got ", config_expected(o));
+    yamlfile_quote(msg, v);
+    return -EINVAL;
+}
+
 static void free_strings(struct config_strings *l)
 {
     for (size_t i = 0; i < l->n; i++)
@@ -74,20 +82,14 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
             *CONFIG_FIELD(cfg, o, bool) = true;
         else if (find_choice(no, v) >= 0)
             *CONFIG_FIELD(cfg, o, bool) = false;
-        else {
-            buf_printf(msg, "expected %s, got ", config_expected(o));
-            yamlfile_quote(msg, v);
-            return -EINVAL;
-        }
+        else
+            return bad_value(o, v, msg);
         return 0;
     }
     case CONFIG_INT: {
         long long n;
-        if (!parse_int(v, LLONG_MIN, LLONG_MAX, &n)) {
-            buf_printf(msg, "expected %s, got ", config_expected(o));
-            yamlfile_quote(msg, v);
-            return -EINVAL;
-        }
+        if (!parse_int(v, LLONG_MIN, LLONG_MAX, &n))
+            return bad_value(o, v, msg);
         if (n < o->min || n > o->max) {
             buf_printf(msg, "%lld is out of range (%g to %g)", n, o->min, o->max);
             return -EINVAL;
@@ -97,11 +99,8 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
     }
     case CONFIG_DURATION: {
         double s;
-        if (!parse_duration(v, &s)) {
-            buf_printf(msg, "expected %s, got ", config_expected(o));
-            yamlfile_quote(msg, v);
-            return -EINVAL;
-        }
+        if (!parse_duration(v, &s))
+            return bad_value(o, v, msg);
         if (s < o->min || s > o->max) {
             buf_printf(msg, "%s is out of range (", v);
             add_duration(msg, o->min);
