@@ -61,7 +61,8 @@ static int snapshot(const struct options *o, const struct config *cfg, struct bu
     struct model m;
     model_build(&s, &mo, &m);
     if (o->mode == MODE_JSON) {
-        report_json(out, &m);
+        /* Written as it is made: emit() adds the rest. */
+        report_json_stream(out, &m, stdout);
         buf_addc(out, '\n');
     } else if (o->mode == MODE_PROMETHEUS) {
         report_prometheus(out, &m);

@@ -220,9 +220,15 @@ static void sysv(struct jsonw *w, const struct sysv_list *sl)
 
 void report_json(struct buf *out, const struct model *m)
 {
+    report_json_stream(out, m, NULL);
+}
+
+void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
+{
     const struct scan *s = m->scan;
     struct jsonw w;
     jw_init(&w, out);
+    jw_stream(&w, sink);
     char when[32];
     format_rfc3339(when, sizeof(when), s->time.tv_sec);
     jw_obj(&w, NULL);

@@ -11,47 +11,24 @@ void jw_init(struct jsonw *w, struct buf *out)
     w->out = out;
     w->depth = 0;
     w->first[0] = true;
+    w->sink = NULL;
 }
 
-/* The comma and the key of the next value, with room made for extra more
- * bytes after them; returns where the value goes (the caller adds its
- * length to out->len and terminates). */
-static char *item_room(struct jsonw *w, const char *key, size_t extra)
+void jw_stream(struct jsonw *w, FILE *sink)
 {
-    size_t n = key ? strlen(key) : 0;
-    buf_reserve(w->out, n + 4 + extra);
-    char *d = w->out->data + w->out->len;
-    if (!w->first[w->depth])
-        *d++ = ',';
-    w->first[w->depth] = false;
-    if (key) {
-        /* Keys are the writer's own names, plain ASCII: no escaping to do. */
-        *d++ = '"';
-        memcpy(d, key, n);
-        d += n;
-        *d++ = '"';
-        *d++ = ':';
-    }
-    return d;
-}
-
-/* Ends a value written in place by item_room's caller at end. */
-static void item_done(struct jsonw *w, char *end)
-{
-    *end = '\0';
-    w->out->len = (size_t)(end - w->out->data);
+    w->sink = sink;
 }
 
 static void item(struct jsonw *w, const char *key)
 {
-    item_done(w, item_room(w, key, 0));
+    jw_item_done_(w, jw_item_room_(w, key, 0));
 }
 
 static void open_(struct jsonw *w, const char *key, char c)
 {
-    char *d = item_room(w, key, 1);
+    char *d = jw_item_room_(w, key, 1);
     *d++ = c;
-    item_done(w, d);
+    jw_item_done_(w, d);
     if (w->depth + 1 < JSONW_MAX_DEPTH)
         w->depth++;
     w->first[w->depth] = true;
@@ -62,6 +39,10 @@ static void close_(struct jsonw *w, char c)
     buf_addc(w->out, c);
     if (w->depth > 0)
         w->depth--;
+    if (w->sink && w->out->len >= JSONW_FLUSH_AT) {
+        fwrite(w->out->data, 1, w->out->len, w->sink);
+        buf_reset(w->out);
+    }
 }
 
 void jw_obj(struct jsonw *w, const char *key) { open_(w, key, '{'); }
@@ -78,32 +59,6 @@ void jw_str(struct jsonw *w, const char *key, const char *s)
         buf_adds(w->out, "null");
 }
 
-/* Writes v in decimal at d; returns the end. */
-static char *put_u64(char *d, uint64_t v)
-{
-    char b[20], *s = b + sizeof(b);
-    do {
-        *--s = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    size_t n = (size_t)(b + sizeof(b) - s);
-    memcpy(d, s, n);
-    return d + n;
-}
-
-void jw_u64(struct jsonw *w, const char *key, uint64_t v)
-{
-    item_done(w, put_u64(item_room(w, key, 20), v));
-}
-
-void jw_i64(struct jsonw *w, const char *key, int64_t v)
-{
-    char *d = item_room(w, key, 21);
-    if (v < 0)
-        *d++ = '-';
-    item_done(w, put_u64(d, v < 0 ? 0 - (uint64_t)v : (uint64_t)v));
-}
-
 void jw_dbl(struct jsonw *w, const char *key, double v)
 {
     item(w, key);
@@ -113,16 +68,3 @@ void jw_dbl(struct jsonw *w, const char *key, double v)
         buf_adds(w->out, "null");
 }
 
-void jw_bool(struct jsonw *w, const char *key, bool v)
-{
-    char *d = item_room(w, key, 5);
-    memcpy(d, v ? "true" : "false", v ? 4 : 5);
-    item_done(w, d + (v ? 4 : 5));
-}
-
-void jw_null(struct jsonw *w, const char *key)
-{
-    char *d = item_room(w, key, 4);
-    memcpy(d, "null", 4);
-    item_done(w, d + 4);
-}

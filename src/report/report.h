@@ -4,6 +4,7 @@
 #define SHMWATCH_REPORT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "model/model.h"
@@ -13,6 +14,9 @@
 
 /* One JSON object on one line, no trailing newline. */
 void report_json(struct buf *out, const struct model *m);
+/* The same, written to sink as it is made (see jw_stream): what is left in
+ * out at the end is the rest of the line. */
+void report_json_stream(struct buf *out, const struct model *m, FILE *sink);
 
 struct text_opts {
     bool ascii; /* no UTF-8 bar characters or names beyond ASCII */

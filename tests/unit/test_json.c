@@ -3,6 +3,7 @@
 #include "testutil.h"
 #include "fake_scene.h"
 #include "model/model.h"
+#include "report/jsonw.h"
 #include "report/report.h"
 
 struct fixture {
@@ -122,6 +123,50 @@ static void test_main_without_cmdline(void **state)
     assert_non_null(strstr(f->out.data, "\"main_pid\":10,\"cmdline\":null"));
 }
 
+/* Streamed output is the same bytes as output made whole, in pieces no
+ * larger than the flush size plus one value; the rest stays in the buffer. */
+static void test_stream_same_bytes(void **state)
+{
+    (void)state;
+    struct buf whole, part;
+    buf_init(&whole);
+    buf_init(&part);
+    FILE *sink = tmpfile();
+    assert_non_null(sink);
+    for (int streamed = 0; streamed < 2; streamed++) {
+        struct jsonw w;
+        jw_init(&w, streamed ? &part : &whole);
+        if (streamed)
+            jw_stream(&w, sink);
+        jw_obj(&w, NULL);
+        jw_arr(&w, "segments");
+        for (int i = 0; i < 20000; i++) {
+            jw_obj(&w, NULL);
+            jw_str(&w, "name", "torch_1_\"x\"");
+            jw_i64(&w, "pid", -i);
+            jw_u64(&w, "size_bytes", (uint64_t)i << 20);
+            jw_bool(&w, "mapped", i & 1);
+            jw_null(&w, "group");
+            jw_obj_end(&w);
+            assert_true(!streamed || part.len < JSONW_FLUSH_AT + 256);
+        }
+        jw_arr_end(&w);
+        jw_obj_end(&w);
+    }
+    assert_true(whole.len > 4 * JSONW_FLUSH_AT);
+    long n = ftell(sink);
+    assert_true(n > 0 && (size_t)n + part.len == whole.len);
+    char *got = malloc(whole.len);
+    rewind(sink);
+    assert_int_equal(fread(got, 1, (size_t)n, sink), (size_t)n);
+    memcpy(got + n, part.data, part.len);
+    assert_memory_equal(got, whole.data, whole.len);
+    free(got);
+    fclose(sink);
+    buf_free(&whole);
+    buf_free(&part);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -129,6 +174,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hostile_name_escaped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_sections, setup, teardown),
         cmocka_unit_test_setup_teardown(test_main_without_cmdline, setup, teardown),
+        cmocka_unit_test(test_stream_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
