@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/inomap.h"
 #include "util/xalloc.h"
 
 const char *file_type_name(enum file_type t)
@@ -38,9 +39,23 @@ static enum file_type type_of(mode_t mode)
     return FT_OTHER;
 }
 
-/* Lists dirfd (which it closes) below prefix ("" at the mount's top). */
+static void fill(struct shm_file *f, const struct stat *st)
+{
+    f->dev = st->st_dev;
+    f->ino = st->st_ino;
+    f->type = type_of(st->st_mode);
+    f->size = (uint64_t)st->st_size;
+    f->alloc = (uint64_t)st->st_blocks * 512u;
+    f->uid = st->st_uid;
+    f->mtime = (int64_t)st->st_mtim.tv_sec;
+    f->stat_pending = false;
+}
+
+/* Lists dirfd (which it closes) below prefix ("" at the mount's top). With
+ * defer_dev (a tmpfs's top directory, whose device that is), regular files
+ * are taken from their entries and stat'ed later (files_finish). */
 static void list_dir(int dirfd, size_t mount, const char *mpath, const char *prefix, int depth,
-                     struct file_list *out, struct warnings *w)
+                     const dev_t *defer_dev, struct file_list *out, struct warnings *w)
 {
     DIR *d = fdopendir(dirfd);
     if (!d) {
@@ -53,6 +68,17 @@ static void list_dir(int dirfd, size_t mount, const char *mpath, const char *pre
     while ((de = readdir(d))) {
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
             continue;
+        if (defer_dev && de->d_type == DT_REG) {
+            struct shm_file *f = VEC_PUSH(out->items, out->n, out->cap);
+            memset(f, 0, sizeof(*f));
+            f->mount = mount;
+            f->name = xstrdup(de->d_name);
+            f->dev = *defer_dev;
+            f->ino = de->d_ino;
+            f->type = FT_REGULAR;
+            f->stat_pending = true;
+            continue;
+        }
         struct stat st;
         if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue; /* removed between readdir and stat */
@@ -70,19 +96,13 @@ static void list_dir(int dirfd, size_t mount, const char *mpath, const char *pre
                 continue;
             }
             buf_addc(&name, '/');
-            list_dir(sub, mount, mpath, name.data, depth + 1, out, w);
+            list_dir(sub, mount, mpath, name.data, depth + 1, NULL, out, w);
             continue;
         }
         struct shm_file *f = VEC_PUSH(out->items, out->n, out->cap);
         f->mount = mount;
         f->name = xstrdup(name.data);
-        f->dev = st.st_dev;
-        f->ino = st.st_ino;
-        f->type = type_of(st.st_mode);
-        f->size = (uint64_t)st.st_size;
-        f->alloc = (uint64_t)st.st_blocks * 512u;
-        f->uid = st.st_uid;
-        f->mtime = (int64_t)st.st_mtim.tv_sec;
+        fill(f, &st);
     }
     buf_free(&name);
     closedir(d);
@@ -97,13 +117,70 @@ void files_collect(const struct mount_list *ml, struct file_list *out, struct wa
             warn_add(w, "cannot list %s: %s", m->path, strerror(errno));
             continue;
         }
-        list_dir(fd, i, m->path, "", 0, out, w);
+        /* Only tmpfs is known to give the inode's own number in an entry
+         * (an overlay, say, need not). */
+        struct stat top;
+        bool defer = strcmp(m->fstype, "tmpfs") == 0 && fstat(fd, &top) == 0;
+        list_dir(fd, i, m->path, "", 0, defer ? &top.st_dev : NULL, out, w);
     }
     /* The list lives as long as the scan (a dashboard keeps two): no slack. */
     if (out->n && out->cap > out->n) {
         out->items = xrealloc(out->items, out->n * sizeof(*out->items));
         out->cap = out->n;
     }
+}
+
+/* Stats the entry f of a mount's top directory; false when it is gone. */
+static bool stat_entry(const struct mount_list *ml, int *dirfds, struct shm_file *f)
+{
+    int *fd = &dirfds[f->mount];
+    if (*fd == -1)
+        *fd = open(ml->items[f->mount].access, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct stat st;
+    if (*fd < 0 || fstatat(*fd, f->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return false;
+    fill(f, &st); /* a file replaced since the listing is taken as it is now */
+    return true;
+}
+
+void files_finish(const struct mount_list *ml, struct file_list *fl, const struct holder_list *hl)
+{
+    struct inomap pending;
+    inomap_init(&pending);
+    for (size_t i = 0; i < fl->n; i++)
+        if (fl->items[i].stat_pending)
+            inomap_put(&pending, fl->items[i].dev, fl->items[i].ino, i);
+    for (size_t k = 0; hl && pending.n && k < hl->n; k++) {
+        const struct shm_holder *h = &hl->items[k];
+        size_t i;
+        if (!h->stat_ok || !inomap_get(&pending, h->dev, h->ino, &i) || !fl->items[i].stat_pending)
+            continue;
+        struct shm_file *f = &fl->items[i];
+        f->size = h->size;
+        f->alloc = h->alloc;
+        f->uid = h->uid;
+        f->mtime = h->mtime;
+        f->stat_pending = false;
+    }
+    inomap_free(&pending);
+
+    int *dirfds = xmalloc((ml->n ? ml->n : 1) * sizeof(*dirfds));
+    for (size_t m = 0; m < ml->n; m++)
+        dirfds[m] = -1;
+    size_t kept = 0;
+    for (size_t i = 0; i < fl->n; i++) {
+        struct shm_file *f = &fl->items[i];
+        if (f->stat_pending && !stat_entry(ml, dirfds, f)) {
+            free(f->name); /* removed since it was listed */
+            continue;
+        }
+        fl->items[kept++] = *f;
+    }
+    fl->n = kept;
+    for (size_t m = 0; m < ml->n; m++)
+        if (dirfds[m] >= 0)
+            close(dirfds[m]);
+    free(dirfds);
 }
 
 void files_free(struct file_list *fl)

@@ -1,11 +1,17 @@
-/* Named entries in each shm mount: readdir + fstatat, never following links. */
+/* Named entries in each shm mount: readdir + fstatat, never following links.
+ * A regular file at the top of a tmpfs is listed by its directory entry
+ * alone (the entry's inode number is the file's): its stat waits until the
+ * holders are read, since a holder's fd stat already has the same facts,
+ * and files_finish stats only the entries no holder stat'ed. */
 #ifndef SHMWATCH_FILES_H
 #define SHMWATCH_FILES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "collect/holders.h"
 #include "collect/mounts.h"
 #include "util/warn.h"
 
@@ -23,6 +29,7 @@ struct shm_file {
     int64_t mtime;
     enum file_type type;
     uid_t uid;
+    bool stat_pending; /* dev and ino from the listing; the rest is not read yet */
 };
 
 struct file_list {
@@ -33,8 +40,13 @@ struct file_list {
 /* Maximum directory depth below a mount that is listed. */
 #define FILES_MAX_DEPTH 4
 
-/* Lists every mount of ml into out (appending). */
+/* Lists every mount of ml into out (appending); some entries are left
+ * stat_pending for files_finish. */
 void files_collect(const struct mount_list *ml, struct file_list *out, struct warnings *w);
+/* Completes the pending entries: from a holder of the same inode that was
+ * stat'ed (hl may be NULL), else by a stat of the entry; drops entries that
+ * were removed in the meantime. */
+void files_finish(const struct mount_list *ml, struct file_list *fl, const struct holder_list *hl);
 
 void files_free(struct file_list *fl);
 

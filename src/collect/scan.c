@@ -76,6 +76,9 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     if (wrc < 0)
         warn_add(&s->warn, "cannot read the process table from %s: %s", proc, strerror(-wrc));
     free(devs);
+    /* After the walk: the listing's entries that a holder's fd stat'ed need
+     * no stat of their own. */
+    files_finish(&s->mounts, &s->files, &s->holders);
     if (procs_meminfo(&s->mem) < 0)
         warn_add(&s->warn, "cannot read meminfo");
     if (!o->skip_holders) {
