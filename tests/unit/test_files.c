@@ -1,0 +1,138 @@
+/* The mount listing: entries never followed, subdirectories listed, and on
+ * a tmpfs the top-level regular files stat'ed only when no holder has. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "collect/files.h"
+#include "util/buf.h"
+
+struct tree {
+    char root[64];
+    struct mount_list ml;
+    struct shm_mount mount;
+};
+
+static void put(const char *root, const char *name, size_t size)
+{
+    struct buf p;
+    buf_init(&p);
+    buf_printf(&p, "%s/%s", root, name);
+    int fd = open(p.data, O_CREAT | O_WRONLY, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)size), 0);
+    close(fd);
+    buf_free(&p);
+}
+
+static int setup(void **state)
+{
+    struct tree *t = calloc(1, sizeof(*t));
+    snprintf(t->root, sizeof(t->root), "/tmp/shmwatch-files-XXXXXX");
+    assert_non_null(mkdtemp(t->root));
+    put(t->root, "held", 8192);
+    put(t->root, "orphan", 4096);
+    put(t->root, "going", 4096);
+    char p[128];
+    snprintf(p, sizeof(p), "%s/sub", t->root);
+    assert_int_equal(mkdir(p, 0700), 0);
+    put(p, "deep", 100);
+    snprintf(p, sizeof(p), "%s/link", t->root);
+    assert_int_equal(symlink("/etc/passwd", p), 0);
+    t->mount.path = t->root;
+    t->mount.access = t->root;
+    t->mount.fstype = "tmpfs"; /* entries are trusted for their inode numbers */
+    t->ml.items = &t->mount;
+    t->ml.n = t->ml.cap = 1;
+    *state = t;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct tree *t = *state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->root);
+    assert_int_equal(system(cmd), 0);
+    free(t);
+    return 0;
+}
+
+static struct shm_file *find(struct file_list *fl, const char *name)
+{
+    for (size_t i = 0; i < fl->n; i++)
+        if (strcmp(fl->items[i].name, name) == 0)
+            return &fl->items[i];
+    return NULL;
+}
+
+static void test_pending_filled_from_holder_or_stat(void **state)
+{
+    struct tree *t = *state;
+    struct file_list fl = {0};
+    struct warnings w;
+    warn_init(&w);
+    files_collect(&t->ml, &fl, &w);
+    assert_int_equal(fl.n, 5); /* held, orphan, going, link, sub/deep */
+    struct shm_file *held = find(&fl, "held");
+    assert_non_null(held);
+    assert_true(held->stat_pending);
+    assert_true(find(&fl, "orphan")->stat_pending);
+    /* A symlink and a file below the top are stat'ed at once, not followed. */
+    assert_false(find(&fl, "link")->stat_pending);
+    assert_int_equal(find(&fl, "link")->type, FT_SYMLINK);
+    assert_false(find(&fl, "sub/deep")->stat_pending);
+    assert_int_equal(find(&fl, "sub/deep")->size, 100);
+
+    /* A holder's stat of "held" (figures no stat of the file would give)
+     * stands in for the entry's own stat. */
+    struct shm_holder h = {.pid = 42, .fd = 3, .dev = held->dev, .ino = held->ino,
+                           .stat_ok = true, .size = 777, .alloc = 4096, .uid = 1234, .mtime = 5};
+    struct holder_list hl = {.items = &h, .n = 1, .cap = 1};
+    char gone[128];
+    snprintf(gone, sizeof(gone), "%s/going", t->root);
+    assert_int_equal(unlink(gone), 0);
+    files_finish(&t->ml, &fl, &hl);
+
+    assert_int_equal(fl.n, 4); /* "going" was removed after the listing */
+    assert_null(find(&fl, "going"));
+    held = find(&fl, "held");
+    assert_false(held->stat_pending);
+    assert_int_equal(held->size, 777);
+    assert_int_equal(held->uid, 1234);
+    struct shm_file *orphan = find(&fl, "orphan");
+    assert_false(orphan->stat_pending);
+    assert_int_equal(orphan->size, 4096);
+    assert_int_equal(orphan->uid, getuid());
+    assert_int_equal(orphan->type, FT_REGULAR);
+    files_free(&fl);
+    warn_free(&w);
+}
+
+static void test_other_fs_stated_at_once(void **state)
+{
+    struct tree *t = *state;
+    t->mount.fstype = "ext4";
+    struct file_list fl = {0};
+    struct warnings w;
+    warn_init(&w);
+    files_collect(&t->ml, &fl, &w);
+    for (size_t i = 0; i < fl.n; i++)
+        assert_false(fl.items[i].stat_pending);
+    assert_int_equal(find(&fl, "held")->size, 8192);
+    files_finish(&t->ml, &fl, NULL);
+    assert_int_equal(fl.n, 5);
+    files_free(&fl);
+    warn_free(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_pending_filled_from_holder_or_stat, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_other_fs_stated_at_once, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
