@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "collect/mounts.h"
-#include "collect/pidscan.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 #include "util/inomap.h"
@@ -105,38 +104,6 @@ size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap)
     }
     closedir(d);
     return n;
-}
-
-void holders_collect(const char *proc_dir, const dev_t *devs, size_t ndevs,
-                     struct holder_list *out, struct warnings *w)
-{
-    if (ndevs == 0)
-        return;
-    int proc = open(proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (proc < 0) {
-        warn_add(w, "cannot open %s: %s", proc_dir, strerror(errno));
-        return;
-    }
-    struct pidscan *ps = pidscan_new(devs, ndevs, out, w);
-    pid_t *pids = NULL;
-    size_t cap = 0, npids = proc_list_pids(proc, &pids, &cap);
-    qsort(pids, npids, sizeof(*pids), cmp_pid); /* torch_pids come out ascending */
-    size_t denied0 = w->denied;
-    for (size_t i = 0; i < npids; i++) {
-        char name[16];
-        snprintf(name, sizeof(name), "%d", (int)pids[i]);
-        int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (piddir < 0) {
-            warn_count_errno(w, errno);
-            continue;
-        }
-        pidscan_run(ps, piddir, pids[i], true);
-        close(piddir);
-    }
-    holders_warn_denied(w, denied0);
-    free(pids);
-    pidscan_free(ps);
-    close(proc);
 }
 
 void holders_warn_denied(struct warnings *w, size_t denied_before)

@@ -1,4 +1,5 @@
-/* Who holds shm inodes: every /proc/PID/fd entry whose target lies on a
+/* Who holds shm inodes (the records walk.c and pidscan.c collect, and the
+ * check before an unlink): every /proc/PID/fd entry whose target lies on a
  * watched device, and every /proc/PID/maps line on such a device. Matching
  * is by device number, never by path text, so unlinked ("(deleted)")
  * segments are found just as named ones are. */
@@ -60,12 +61,6 @@ bool strip_deleted(char *path);
 
 /* The pids worth scanning in proc_dir (numeric entries), into *pids. */
 size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap);
-
-/* Scans every process under proc_dir ("/proc") for holders of the given
- * devices, appending to out. Processes that vanish or refuse are counted in
- * w, never fatal. */
-void holders_collect(const char *proc_dir, const dev_t *devs, size_t ndevs,
-                     struct holder_list *out, struct warnings *w);
 
 void holders_free(struct holder_list *hl);
 

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -7,6 +8,7 @@
 #include "testutil.h"
 #include "collect/holders.h"
 #include "collect/procs.h"
+#include "collect/walk.h"
 #include "util/buf.h"
 
 static void test_maps_line(void **state)
@@ -118,6 +120,21 @@ static void link_fd(struct tree *t, const char *pid, const char *fd, const char 
     buf_free(&l);
 }
 
+/* A /proc/PID/stat line: a sleeping python3, child of pid 1. */
+static void put_stat(struct tree *t, const char *pid)
+{
+    struct buf p;
+    buf_init(&p);
+    buf_printf(&p, "%s/%s/stat", t->proc.data, pid);
+    FILE *f = fopen(p.data, "w");
+    assert_non_null(f);
+    fprintf(f, "%s (python3) S 1 %s %s 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 100 0 0 "
+               "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n",
+            pid, pid, pid);
+    fclose(f);
+    buf_free(&p);
+}
+
 static int setup(void **state)
 {
     struct tree *t = calloc(1, sizeof(*t));
@@ -138,6 +155,9 @@ static int setup(void **state)
     mk("%s/%s/fd", t->proc.data, "200");
     mk("%s/%s", t->proc.data, "300");
     mk("%s/%s", t->proc.data, "self");
+    put_stat(t, "100");
+    put_stat(t, "200");
+    put_stat(t, "300");
     struct buf target;
     buf_init(&target);
     buf_printf(&target, "%s/torch_1_2", t->shm.data);
@@ -193,7 +213,11 @@ static void test_collect_tree(void **state)
     struct holder_list hl = {0};
     struct warnings w;
     warn_init(&w);
-    holders_collect(t->proc.data, &t->dev, 1, &hl, &w);
+    struct proc_list pl = {0};
+    struct walk_opts o = {.proc_dir = t->proc.data, .devs = &t->dev, .ndevs = 1, .holders = true,
+                          .world_pid = 100};
+    assert_int_equal(walk_run(&o, &pl, &hl, &w), 0);
+    assert_int_equal(pl.n, 3);
     assert_int_equal(hl.n, 3);
 
     const struct shm_holder *h = find(&hl, 100, t->ino12);
@@ -224,6 +248,7 @@ static void test_collect_tree(void **state)
     /* pid 300 has neither fd/ nor maps: it counts as gone, never fatal. */
     assert_true(w.vanished >= 1);
     holders_free(&hl);
+    procs_free(&pl);
     warn_free(&w);
 }
 
@@ -231,14 +256,21 @@ static void test_collect_no_devices(void **state)
 {
     struct tree *t = *state;
     struct holder_list hl = {0};
+    struct proc_list pl = {0};
     struct warnings w;
     warn_init(&w);
-    holders_collect(t->proc.data, NULL, 0, &hl, &w);
+    struct walk_opts o = {.proc_dir = t->proc.data, .holders = true, .world_pid = 100};
+    assert_int_equal(walk_run(&o, &pl, &hl, &w), 0);
+    assert_int_equal(pl.n, 3); /* the process table, but no holders */
     assert_int_equal(hl.n, 0);
-    holders_collect("/nonexistent-proc", &t->dev, 1, &hl, &w);
+    procs_free(&pl);
+    o.proc_dir = "/nonexistent-proc";
+    o.devs = &t->dev;
+    o.ndevs = 1;
+    assert_int_equal(walk_run(&o, &pl, &hl, &w), -ENOENT);
     assert_int_equal(hl.n, 0);
-    assert_int_equal(w.n, 1);
     holders_free(&hl);
+    procs_free(&pl);
     warn_free(&w);
 }
 
