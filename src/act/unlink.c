@@ -233,9 +233,10 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
         uint64_t u1 = (uint64_t)(after.f_blocks - after.f_bfree) * after.f_frsize;
         res->freed = u0 > u1 ? u0 - u1 : 0;
     }
+    res->caveat = !ours || (res->freed == 0 && res->alloc > 0);
     if (!ours)
         say(res, UNLINK_REMOVED, 0, "the name was removed but another name keeps the file");
-    else if (res->freed == 0 && res->alloc > 0)
+    else if (res->caveat)
         say(res, UNLINK_REMOVED, 0, "removed, but the mount's use did not fall: a process "
                                     "this search could not see may still hold it");
     else

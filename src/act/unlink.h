@@ -56,6 +56,9 @@ struct unlink_result {
     enum unlink_outcome outcome;
     int err;            /* errno behind a failure or refusal, else 0 */
     char reason[320];   /* what happened and why, one sentence */
+    bool caveat;        /* REMOVED, but the reason says something went otherwise
+                         * than planned (another name keeps the file; the mount's
+                         * use did not fall) */
     uint64_t alloc;     /* allocation of the inode when checked */
     uint64_t freed;     /* fall of the mount's used bytes across the unlinkat (statvfs) */
     pid_t holder;       /* REFUSED for being in use: a process that holds it */

@@ -119,8 +119,7 @@ static void print_result(const struct unlink_target *t, const struct unlink_resu
     put_path(&out, t);
     if (r->outcome == UNLINK_REMOVED)
         buf_printf(&out, "  %s freed", H(b1, r->freed));
-    if (r->outcome != UNLINK_REMOVED || strncmp(r->reason, "removed,", 8) == 0 ||
-        strncmp(r->reason, "the name", 8) == 0)
+    if (r->outcome != UNLINK_REMOVED || r->caveat)
         buf_printf(&out, "  %s", r->reason);
     buf_addc(&out, '\n');
     fwrite(out.data, 1, out.len, stdout);

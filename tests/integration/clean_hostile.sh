@@ -62,3 +62,15 @@ grep -qF 'removed      /dev/shm/torch_9_3_\xff\xfe' <<<"$out" || fail "invalid U
 if printf '%s' "$out" | grep -q $'\e'; then fail "a raw escape byte reached the output"; fi
 assert_eq "$(awk -F'\t' 'NF != 7' "$log" | wc -l)" 0 "every log line has exactly 7 fields"
 ok "hostile names are removed and printed escaped"
+
+# An orphan with a second (hard) link: its torch name goes, the file stays
+# under the other name, and the result says so rather than "freed".
+head -c 65536 /dev/zero >"/dev/shm/torch_${dead}_4"
+ln "/dev/shm/torch_${dead}_4" /dev/shm/kept-by-another-name
+rc=0
+out=$(timeout 60 "$SHMWATCH" clean --yes --log "$log" 2>&1) || rc=$?
+grep -q "^removed .*torch_${dead}_4  0 B freed  the name was removed but another name keeps the file$" \
+    <<<"$out" || fail "no caveat for the hard-linked orphan: $out"
+[ ! -e "/dev/shm/torch_${dead}_4" ] && [ -e /dev/shm/kept-by-another-name ] ||
+    fail "the torch name should be gone and the other name kept"
+ok "a hard-linked orphan loses its name and the result says another name keeps it"
