@@ -28,6 +28,37 @@ const struct proc *procs_find(const struct proc_list *pl, pid_t pid)
     return bsearch(&key, pl->items, pl->n, sizeof(*pl->items), cmp_pid);
 }
 
+static int cmp_nspid(const void *a, const void *b)
+{
+    pid_t x = (*(const struct proc *const *)a)->nspid, y = (*(const struct proc *const *)b)->nspid;
+    return (x > y) - (x < y);
+}
+
+void nspid_index_build(struct nspid_index *t, const struct proc_list *pl, unsigned long pidns)
+{
+    t->items = xmalloc((pl->n ? pl->n : 1) * sizeof(*t->items));
+    t->n = 0;
+    for (size_t i = 0; pidns && i < pl->n; i++)
+        if (pl->items[i].pidns == pidns)
+            t->items[t->n++] = &pl->items[i];
+    qsort(t->items, t->n, sizeof(*t->items), cmp_nspid);
+}
+
+const struct proc *nspid_index_find(const struct nspid_index *t, pid_t nspid)
+{
+    struct proc key = {.nspid = nspid};
+    const struct proc *kp = &key, *const *hit =
+        t->n ? bsearch(&kp, t->items, t->n, sizeof(*t->items), cmp_nspid) : NULL;
+    return hit ? *hit : NULL;
+}
+
+void nspid_index_free(struct nspid_index *t)
+{
+    free(t->items);
+    t->items = NULL;
+    t->n = 0;
+}
+
 void procs_free(struct proc_list *pl)
 {
     for (size_t i = 0; i < pl->n; i++) {

@@ -43,6 +43,18 @@ const struct proc *procs_find(const struct proc_list *pl, pid_t pid);
 void procs_sort(struct proc_list *pl);
 void procs_free(struct proc_list *pl);
 
+/* The processes of one pid namespace by their pid there (NSpid's last
+ * field), sorted: how a pid in a segment name made in a container (--pid)
+ * is found, one bsearch per name. */
+struct nspid_index {
+    const struct proc **items;
+    size_t n;
+};
+/* pidns 0 makes an empty index. The list must outlive the index. */
+void nspid_index_build(struct nspid_index *t, const struct proc_list *pl, unsigned long pidns);
+const struct proc *nspid_index_find(const struct nspid_index *t, pid_t nspid);
+void nspid_index_free(struct nspid_index *t);
+
 /* Parses a /proc/PID/stat text into p: pid, comm, state, ppid, pgid, sid,
  * start_ticks, kernel_thread and sigcatch (nspid set to pid). False when the
  * text is malformed. */

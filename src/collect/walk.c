@@ -187,16 +187,15 @@ static long index_of(const struct proc_list *pl, pid_t pid)
 }
 
 /* The creator of a named segment, mapped from the watched pid namespace in
- * --pid mode. */
-static void want_creator(struct walk *wk, pid_t named, unsigned long pidns)
+ * --pid mode (ns has that namespace's processes; empty otherwise). */
+static void want_creator(struct walk *wk, pid_t named, const struct nspid_index *ns)
 {
     if (named <= 0)
         return;
     long k = -1;
-    if (wk->o->all_pidns && pidns) {
-        for (size_t i = 0; i < wk->pl->n && k < 0; i++)
-            if (wk->pl->items[i].pidns == pidns && wk->pl->items[i].nspid == named)
-                k = (long)i;
+    if (wk->o->all_pidns && ns->n) {
+        const struct proc *p = nspid_index_find(ns, named);
+        k = p ? (long)(p - wk->pl->items) : -1;
     } else {
         k = index_of(wk->pl, named);
     }
@@ -210,12 +209,14 @@ static void second_pass(struct walk *wk)
 {
     struct proc_list *pl = wk->pl;
     long world = index_of(pl, wk->o->world_pid);
-    unsigned long pidns = world >= 0 ? pl->items[world].pidns : 0;
+    struct nspid_index ns;
+    nspid_index_build(&ns, pl, wk->o->all_pidns && world >= 0 ? pl->items[world].pidns : 0);
     for (size_t i = 0; wk->o->files && i < wk->o->files->n; i++)
-        want_creator(wk, named_pid(wk->o->files->items[i].name), pidns);
+        want_creator(wk, named_pid(wk->o->files->items[i].name), &ns);
     for (size_t i = 0; i < wk->hl->n; i++)
         if (wk->hl->items[i].path)
-            want_creator(wk, named_pid(wk->hl->items[i].path), pidns);
+            want_creator(wk, named_pid(wk->hl->items[i].path), &ns);
+    nspid_index_free(&ns);
     for (size_t i = 0; i < pl->n; i++) {
         long up = (wk->flags[i] & F_UP) ? index_of(pl, pl->items[i].ppid) : -1;
         if (up >= 0)

@@ -186,40 +186,12 @@ static void join(struct model *m, struct inomap *idx)
     }
 }
 
-/* The processes of the watched pid namespace by their pid there (--pid
- * mode), sorted for bsearch: one lookup per segment name. */
-struct nspids {
-    const struct proc **items;
-    size_t n;
-};
-
-static int cmp_nspid(const void *a, const void *b)
-{
-    pid_t x = (*(const struct proc *const *)a)->nspid, y = (*(const struct proc *const *)b)->nspid;
-    return (x > y) - (x < y);
-}
-
-static void nspids_build(struct nspids *t, const struct scan *s, unsigned long pidns)
-{
-    t->items = xmalloc((s->procs.n ? s->procs.n : 1) * sizeof(*t->items));
-    t->n = 0;
-    for (size_t i = 0; pidns && i < s->procs.n; i++)
-        if (s->procs.items[i].pidns == pidns)
-            t->items[t->n++] = &s->procs.items[i];
-    qsort(t->items, t->n, sizeof(*t->items), cmp_nspid);
-}
-
 /* The process that a pid in a segment name means: in --pid mode names carry
  * pids of the watched pid namespace, mapped to ours through NSpid. */
 static const struct proc *creator_proc(const struct scan *s, pid_t named, unsigned long pidns,
-                                       const struct nspids *t)
+                                       const struct nspid_index *t)
 {
-    if (!pidns)
-        return procs_find(&s->procs, named);
-    struct proc key = {.nspid = named};
-    const struct proc *kp = &key, *const *hit =
-        t->n ? bsearch(&kp, t->items, t->n, sizeof(*t->items), cmp_nspid) : NULL;
-    return hit ? *hit : NULL;
+    return pidns ? nspid_index_find(t, named) : procs_find(&s->procs, named);
 }
 
 static unsigned long target_pidns(const struct scan *s)
@@ -233,8 +205,8 @@ static unsigned long target_pidns(const struct scan *s)
 static void classify(struct model *m)
 {
     unsigned long pidns = target_pidns(m->scan);
-    struct nspids ns;
-    nspids_build(&ns, m->scan, pidns);
+    struct nspid_index ns;
+    nspid_index_build(&ns, &m->scan->procs, pidns);
     pid_t last_named = -1;
     const struct proc *last = NULL;
     for (size_t i = 0; i < m->nsegs; i++) {
@@ -261,7 +233,7 @@ static void classify(struct model *m)
             !sg->creator_alive && m->scan->holders_scanned)
             sg->state = SEG_ORPHAN;
     }
-    free(ns.items);
+    nspid_index_free(&ns);
 }
 
 static void figures(struct model *m)
