@@ -2,53 +2,27 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "collect/procs.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 
 bool procid_parse_stat(const char *text, struct procid *out)
 {
-    /* "123 (comm with ) inside) S 1 123 123 0 -1 4194560 ... starttime ..." */
-    char *end;
-    errno = 0;
-    long pid = strtol(text, &end, 10);
-    if (errno || end == text || pid <= 0 || end[0] != ' ' || end[1] != '(')
-        return false;
-    const char *open = end + 1, *close = strrchr(text, ')');
-    if (!close || close < open || close[1] != ' ' || !close[2])
-        return false;
-    size_t len = (size_t)(close - open - 1);
-    if (len >= sizeof(out->comm))
-        len = sizeof(out->comm) - 1;
+    /* The scan's parser: one reading of the format, on the scan's path and
+     * on the one right before a signal alike. */
+    struct proc p;
+    memset(&p, 0, sizeof(p));
     memset(out, 0, sizeof(*out));
-    memcpy(out->comm, open + 1, len);
-    out->pid = (pid_t)pid;
-    out->state = close[2];
-    /* Fields after the comm, numbered from 3 (state). */
-    const char *p = close + 3;
-    for (int field = 4; field <= 22; field++) {
-        while (*p == ' ')
-            p++;
-        if (!*p)
-            return false;
-        errno = 0;
-        if (field == 4 || field == 22) {
-            unsigned long long v = strtoull(p, &end, 10);
-            if (errno || end == p || (*end != ' ' && *end != '\n' && *end != '\0'))
-                return false;
-            if (field == 4)
-                out->ppid = (pid_t)v;
-            else
-                out->start_ticks = v;
-        } else {
-            strtoll(p, &end, 10);
-            if (end == p)
-                return false;
-        }
-        p = end;
-    }
+    if (!procs_parse_stat(text, &p))
+        return false;
+    out->pid = p.pid;
+    out->ppid = p.ppid;
+    out->state = p.state;
+    out->start_ticks = p.start_ticks;
+    _Static_assert(sizeof(out->comm) == sizeof(p.comm), "comm sizes differ");
+    memcpy(out->comm, p.comm, sizeof(out->comm));
     return true;
 }
 
