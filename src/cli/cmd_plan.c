@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "model/budget.h"
 #include "model/plan.h"
+#include "report/jsonw.h"
 #include "util/buf.h"
 #include "util/units.h"
 
@@ -229,52 +230,67 @@ static void print_text(struct buf *b, const struct plan_input *in, const struct 
         buf_adds(b, "\nVerdict: does not fit.\n");
 }
 
-static void json_opt(struct buf *b, const char *key, bool has, uint64_t v)
+/* A figure that exists only with the flag that gives it: null otherwise. */
+static void json_opt(struct jsonw *w, const char *key, bool has, uint64_t v)
 {
     if (has)
-        buf_printf(b, ",\"%s\":%llu", key, (unsigned long long)v);
+        jw_u64(w, key, v);
     else
-        buf_printf(b, ",\"%s\":null", key);
+        jw_null(w, key);
 }
 
-static void json_bool(struct buf *b, const char *key, bool has, bool v)
+static void json_bool(struct jsonw *w, const char *key, bool has, bool v)
 {
-    buf_printf(b, ",\"%s\":%s", key, has ? (v ? "true" : "false") : "null");
+    if (has)
+        jw_bool(w, key, v);
+    else
+        jw_null(w, key);
 }
 
 static void print_json(struct buf *b, const struct plan_input *in, const struct plan_result *r)
 {
-    buf_printf(b, "{\"batch_size\":%llu,\"workers\":%llu,\"prefetch_factor\":%llu,\"page_size\":%llu",
-               (unsigned long long)in->batch_size, (unsigned long long)in->workers,
-               (unsigned long long)r->prefetch, (unsigned long long)r->page_size);
-    buf_adds(b, ",\"tensors\":[");
+    struct jsonw w;
+    jw_init(&w, b);
+    jw_obj(&w, NULL);
+    jw_u64(&w, "batch_size", in->batch_size);
+    jw_u64(&w, "workers", in->workers);
+    jw_u64(&w, "prefetch_factor", r->prefetch);
+    jw_u64(&w, "page_size", r->page_size);
+    jw_arr(&w, "tensors");
     for (size_t i = 0; i < in->ntensors; i++) {
         const struct plan_tensor *t = &in->tensors[i];
         const struct plan_tensor_result *tr = &r->t[i];
-        buf_printf(b, "%s{\"shape\":[", i ? "," : "");
-        shape_text(b, t, ",");
-        buf_printf(b, "],\"dtype\":\"%s\",\"dtype_bytes\":%u,\"sample_bytes\":%llu,"
-                      "\"batch_bytes\":%llu,\"batch_shm_bytes\":%llu}",
-                   t->dtype, t->elem_size, (unsigned long long)tr->sample_bytes,
-                   (unsigned long long)tr->batch_bytes, (unsigned long long)tr->batch_shm_bytes);
+        jw_obj(&w, NULL);
+        jw_arr(&w, "shape");
+        for (size_t d = 0; d < t->ndims; d++)
+            jw_u64(&w, NULL, t->dims[d]);
+        jw_arr_end(&w);
+        jw_str(&w, "dtype", t->dtype);
+        jw_u64(&w, "dtype_bytes", t->elem_size);
+        jw_u64(&w, "sample_bytes", tr->sample_bytes);
+        jw_u64(&w, "batch_bytes", tr->batch_bytes);
+        jw_u64(&w, "batch_shm_bytes", tr->batch_shm_bytes);
+        jw_obj_end(&w);
     }
-    buf_printf(b, "],\"sample_bytes\":%llu,\"batch_bytes\":%llu,\"batch_shm_bytes\":%llu,"
-                  "\"prefetched_batches\":%llu,\"held_batches\":%llu,\"batches_in_shm\":%llu,"
-                  "\"shm_peak_bytes\":%llu,\"recommended_shm_size_bytes\":%llu,"
-                  "\"recommended_shm_size\":%s%s%s",
-               (unsigned long long)r->sample_bytes, (unsigned long long)r->batch_bytes,
-               (unsigned long long)r->batch_shm_bytes, (unsigned long long)r->prefetched,
-               (unsigned long long)r->held, (unsigned long long)r->batches,
-               (unsigned long long)r->shm_peak, (unsigned long long)r->rec_shm_size,
-               r->rec_shm_size ? "\"" : "", r->rec_shm_size ? F(r->rec_shm_size) : "null",
-               r->rec_shm_size ? "\"" : "");
-    json_opt(b, "memory_bytes", in->has_memory, in->memory);
-    json_opt(b, "shm_size_bytes", in->has_shm_size, in->shm_size);
-    json_bool(b, "shm_fits", in->has_shm_size, r->shm_fits);
-    json_bool(b, "memory_fits", in->has_memory, r->memory_fits);
-    json_opt(b, "app_room_at_peak_bytes", in->has_memory && r->memory_fits, r->app_room_peak);
-    json_opt(b, "app_room_shm_full_bytes", in->has_memory && r->memory_fits, r->app_room_full);
-    buf_printf(b, ",\"verdict\":\"%s\"}\n", plan_verdict_name(r->verdict));
+    jw_arr_end(&w);
+    jw_u64(&w, "sample_bytes", r->sample_bytes);
+    jw_u64(&w, "batch_bytes", r->batch_bytes);
+    jw_u64(&w, "batch_shm_bytes", r->batch_shm_bytes);
+    jw_u64(&w, "prefetched_batches", r->prefetched);
+    jw_u64(&w, "held_batches", r->held);
+    jw_u64(&w, "batches_in_shm", r->batches);
+    jw_u64(&w, "shm_peak_bytes", r->shm_peak);
+    jw_u64(&w, "recommended_shm_size_bytes", r->rec_shm_size);
+    jw_str(&w, "recommended_shm_size", r->rec_shm_size ? F(r->rec_shm_size) : NULL);
+    json_opt(&w, "memory_bytes", in->has_memory, in->memory);
+    json_opt(&w, "shm_size_bytes", in->has_shm_size, in->shm_size);
+    json_bool(&w, "shm_fits", in->has_shm_size, r->shm_fits);
+    json_bool(&w, "memory_fits", in->has_memory, r->memory_fits);
+    json_opt(&w, "app_room_at_peak_bytes", in->has_memory && r->memory_fits, r->app_room_peak);
+    json_opt(&w, "app_room_shm_full_bytes", in->has_memory && r->memory_fits, r->app_room_full);
+    jw_str(&w, "verdict", plan_verdict_name(r->verdict));
+    jw_obj_end(&w);
+    buf_addc(b, '\n');
 }
 
 /* Parses a count flag; false (and an error printed) on junk. */
