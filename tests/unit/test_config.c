@@ -10,19 +10,6 @@
 #include "testutil.h"
 #include "config/config.h"
 
-static const char *fixture(char *buf, size_t n, const char *rel)
-{
-    snprintf(buf, n, "%s/config/%s", fixtures_dir(), rel);
-    return buf;
-}
-
-/* The source tree: fixtures are at <src>/tests/fixtures. */
-static const char *source(char *buf, size_t n, const char *rel)
-{
-    snprintf(buf, n, "%s/../../%s", fixtures_dir(), rel);
-    return buf;
-}
-
 static void assert_is_default(const struct config *c)
 {
     assert_true(c->gauge_interval_s == 0.5);

@@ -8,18 +8,6 @@
 #include "testutil.h"
 #include "config/theme.h"
 
-static const char *fixture(char *buf, size_t n, const char *rel)
-{
-    snprintf(buf, n, "%s/config/%s", fixtures_dir(), rel);
-    return buf;
-}
-
-static const char *source(char *buf, size_t n, const char *rel)
-{
-    snprintf(buf, n, "%s/../../%s", fixtures_dir(), rel);
-    return buf;
-}
-
 static void load_ok(const char *name_or_file, const char *const *dirs, struct theme *t)
 {
     char *err = NULL;

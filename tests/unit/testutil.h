@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,20 @@ static inline const char *fixtures_dir(void)
 {
     const char *d = getenv("FIXTURES");
     return d ? d : "tests/fixtures";
+}
+
+/* A config or theme fixture: tests/fixtures/config/REL, into buf. */
+static inline const char *fixture(char *buf, size_t n, const char *rel)
+{
+    snprintf(buf, n, "%s/config/%s", fixtures_dir(), rel);
+    return buf;
+}
+
+/* A file of the source tree (fixtures are at <src>/tests/fixtures). */
+static inline const char *source(char *buf, size_t n, const char *rel)
+{
+    snprintf(buf, n, "%s/../../%s", fixtures_dir(), rel);
+    return buf;
 }
 
 #endif
