@@ -49,6 +49,7 @@ struct pidscan {
     struct holder_list *out;
     struct warnings *w;
     struct inomap seen; /* (dev, ino) -> index into info */
+    struct inomap libs; /* executable files asked about: (dev, ino) -> 1 libtorch, 0 not */
     struct inode_info *info;
     size_t ninfo, info_cap;
     int maps;
@@ -66,6 +67,7 @@ struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, struct holder_list 
     ps->out = out;
     ps->w = w;
     inomap_init(&ps->seen);
+    inomap_init(&ps->libs);
     buf_init(&ps->text);
     ps->dents = xmalloc(DENTS_SIZE);
     return ps;
@@ -76,6 +78,7 @@ void pidscan_free(struct pidscan *ps)
     if (!ps)
         return;
     inomap_free(&ps->seen);
+    inomap_free(&ps->libs);
     free(ps->info);
     buf_free(&ps->text);
     free(ps->dents);
@@ -283,23 +286,20 @@ static void note_torch(struct pidscan *ps, pid_t pid)
     o->torch_pids[o->ntorch++] = pid;
 }
 
-/* Does any executable file mapping name a libtorch library? */
-static bool query_torch(int mapsfd, char *name, size_t n)
+/* Is the executable mapping q of a libtorch library? Each file's name is
+ * asked for once per scan: the DataLoader's processes all map the same
+ * few hundred libraries, whose names would otherwise be formatted again
+ * for each of them. */
+static bool torch_lib(struct pidscan *ps, int mapsfd, const struct procmap_query *q)
 {
-    uint64_t addr = 0;
-    for (;;) {
-        struct procmap_query q = {.size = sizeof(q),
-                                  .query_flags = PQ_COVERING_OR_NEXT | PQ_FILE_BACKED |
-                                                 PQ_VMA_EXECUTABLE,
-                                  .query_addr = addr,
-                                  .vma_name_addr = (uintptr_t)name,
-                                  .vma_name_size = (uint32_t)n};
-        if (ioctl(mapsfd, PROCMAP_QUERY_IOCTL, &q) != 0)
-            return false;
-        if (q.vma_name_size && strstr(name, "/libtorch"))
-            return true;
-        addr = q.vma_end;
-    }
+    dev_t dev = makedev(q->dev_major, q->dev_minor);
+    size_t known;
+    if (inomap_get(&ps->libs, dev, (ino_t)q->inode, &known))
+        return known;
+    bool torch = query_name(mapsfd, q->vma_start, ps->name, sizeof(ps->name)) &&
+                 strstr(ps->name, "/libtorch");
+    inomap_put(&ps->libs, dev, (ino_t)q->inode, torch);
+    return torch;
 }
 
 /* Returns false when the kernel has no PROCMAP_QUERY (the caller falls back
@@ -312,6 +312,7 @@ static bool query_maps(struct pidscan *ps, int piddir, pid_t pid, bool want_torc
         return true;
     }
     uint64_t addr = 0;
+    bool torch = false;
     for (;;) {
         struct procmap_query q = {.size = sizeof(q),
                                   .query_flags = PQ_COVERING_OR_NEXT | PQ_FILE_BACKED,
@@ -325,13 +326,15 @@ static bool query_maps(struct pidscan *ps, int piddir, pid_t pid, bool want_torc
         }
         ps->maps = MAPS_QUERY;
         addr = q.vma_end;
+        if (want_torch && !torch && (q.vma_flags & PQ_VMA_EXECUTABLE))
+            torch = torch_lib(ps, fd, &q);
         dev_t dev = makedev(q.dev_major, q.dev_minor);
         if (!watched(ps, dev) || !q.inode)
             continue;
         struct mapping mp = {q.vma_start, q.vma_end, q.vma_offset, dev, (ino_t)q.inode, NULL, false};
         map_holder(ps, piddir, fd, pid, &mp);
     }
-    if (want_torch && query_torch(fd, ps->name, sizeof(ps->name)))
+    if (torch)
         note_torch(ps, pid);
     close(fd);
     return true;
