@@ -6,8 +6,9 @@
 #   tests/bench/run.sh [--quick] [--runs N] [--build DIR] [--scenes LIST]
 #                      [--no-callgrind] [--no-dashboard] [--dashboard-seconds S]
 #
-# Each scene is built by tests/helpers/shmscene in a private mount namespace
-# on a tmpfs of its own at /dev/shm (the host's /dev/shm is never touched).
+# Each scene is built by tests/helpers/shmscene (s7: a real PyTorch
+# DataLoader, tests/torch/workload.py) in a private mount namespace on a
+# tmpfs of its own at /dev/shm (the host's /dev/shm is never touched).
 # The commands run alternately, N times each after one warm-up round; CPU is
 # user + system time of each run (tests/bench/cputime.py). Every target of
 # doc/performance.md is printed with PASS or FAIL; the exit status is 1 when
@@ -94,6 +95,7 @@ if [ "$QUICK" = 1 ]; then
         "s4|--workers 10 --per-worker 500|10 x 500"
         "s5|--workers 10 --per-worker 1000|10 x 1,000"
         "s6|--workers 0 --unheld 20000 --unheld-size 0|20,000 named, no holders"
+        "s7|--workers 4|PyTorch DataLoader x 4"
     )
 else
     RUNS=${RUNS:-7}
@@ -105,6 +107,7 @@ else
         "s4|--workers 20 --per-worker 2500|20 x 2,500"
         "s5|--workers 20 --per-worker 5000|20 x 5,000"
         "s6|--workers 0 --unheld 100000 --unheld-size 0|100,000 named, no holders"
+        "s7|--workers 8|PyTorch DataLoader x 8"
     )
 fi
 # Segments are one page each, written (so every one is allocated), held in
@@ -113,14 +116,45 @@ fi
 # shellcheck disable=SC2054 # named,fd,map is one argument
 COMMON=(--size 4096 --orphan-size 4096 --modes named,fd,map)
 
+# s7 is a real PyTorch job (python3-torch): a DataLoader whose main process
+# holds 8 batches from persistent fork workers (file_descriptor strategy), so
+# the processes map the few hundred libraries PyTorch loads.
+TORCH_PY=/usr/bin/python3
+
 # --- scenes -----------------------------------------------------------------
 
 stop_scene() {
     if [ -n "$SCENE_PID" ]; then
+        exec 3>&- # the torch job's stdin: EOF lets it finish
         kill -TERM "$SCENE_PID" 2>/dev/null || true
         wait "$SCENE_PID" 2>/dev/null || true
         SCENE_PID=
     fi
+}
+
+# start_torch_scene ARGS...: the DataLoader (tests/torch/workload.py ARGS) on
+# a fresh tmpfs, waiting for it to hold its batches; writes a manifest with
+# one "segment" line per segment that --json lists, for check_snapshot.
+start_torch_scene() {
+    umount /dev/shm >/dev/null 2>&1 || true
+    mount -t tmpfs -o size=1g,mode=1777 tmpfs /dev/shm
+    rm -f "$TMP/hold" "$TMP/manifest"
+    mkfifo "$TMP/hold"
+    "$TORCH_PY" "$SRC/tests/torch/workload.py" --persistent-workers --hold-batches 8 \
+        --batch-size 16 "$@" <"$TMP/hold" >"$TMP/scene.log" 2>&1 &
+    SCENE_PID=$!
+    exec 3>"$TMP/hold"
+    local i
+    for ((i = 0; i < 1200; i++)); do
+        if grep -q '^READY ' "$TMP/scene.log"; then
+            "$SHMWATCH" --json | python3 -c 'import json, sys
+for s in json.load(sys.stdin)["segments"]: print("segment", s["inode"])' >"$TMP/manifest"
+            return 0
+        fi
+        kill -0 "$SCENE_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    die "the PyTorch DataLoader $* did not become ready: $(tail -c 1000 "$TMP/scene.log")"
 }
 
 # start_scene ARGS...: a fresh tmpfs at /dev/shm, shmscene ARGS on it, waits
@@ -162,7 +196,7 @@ scene_segments() {
 
 # --- measurements ---------------------------------------------------------
 
-declare -A CPU_SW CPU_FL CPU_LSOF IR SEGS PROCS LABEL DASH_CPU DASH_HWM DASH_ERR
+declare -A CPU_SW CPU_FL CPU_FF CPU_LSOF IR SEGS PROCS LABEL DASH_CPU DASH_HWM DASH_ERR
 
 # check_snapshot NAME: the JSON lists every segment of the manifest.
 check_snapshot() {
@@ -180,20 +214,25 @@ PY
 measure_scene() { # NAME ARGS LABEL
     local name=$1 args=$2 label=$3 out
     # shellcheck disable=SC2086 # args is a word list
-    start_scene $args
+    if [ "$name" = s7 ]; then
+        start_torch_scene $args
+    else
+        start_scene $args
+    fi
     SEGS[$name]=$(grep -c '^segment ' "$TMP/manifest")
     local pids=(/proc/[0-9]*)
     PROCS[$name]=${#pids[@]}
     LABEL[$name]=$label
     check_snapshot "$name"
     echo "== $label: ${SEGS[$name]} segments, ${PROCS[$name]} processes; $RUNS runs each" >&2
-    local cmds=("shmwatch=$SHMWATCH --json" "floor=$FLOOR")
-    if [ "$name" = s1 ] && command -v lsof >/dev/null; then
+    local cmds=("shmwatch=$SHMWATCH --json" "floor=$FLOOR" "facts=$FLOOR --facts")
+    if { [ "$name" = s1 ] || [ "$name" = s7 ]; } && command -v lsof >/dev/null; then
         cmds+=("lsof=lsof -nP /dev/shm")
     fi
     out=$(python3 "$CPUTIME" --runs "$RUNS" --tolerate lsof "${cmds[@]}") || die "measuring $label failed"
     CPU_SW[$name]=$(awk '$1 == "shmwatch" { print $2 }' <<<"$out")
     CPU_FL[$name]=$(awk '$1 == "floor" { print $2 }' <<<"$out")
+    CPU_FF[$name]=$(awk '$1 == "facts" { print $2 }' <<<"$out")
     CPU_LSOF[$name]=$(awk '$1 == "lsof" { print $2 }' <<<"$out")
     if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
         valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.$name" "$SHMWATCH" --json \
@@ -253,6 +292,7 @@ verdict() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
 ms() { awk -v a="$1" 'BEGIN { printf "%.1f", a * 1000 }'; }
+commas() { sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta' <<<"$1"; }
 
 wanted() { [ -z "$SCENES" ] || [[ ",$SCENES," == *",$1,"* ]]; }
 
@@ -260,6 +300,10 @@ echo "shmwatch benchmark: $(uname -r), $(nproc) CPUs, $([ "$QUICK" = 1 ] && echo
 for entry in "${ALL_SCENES[@]}"; do
     IFS='|' read -r name args label <<<"$entry"
     wanted "$name" || continue
+    if [ "$name" = s7 ] && ! "$TORCH_PY" -c 'import torch' >/dev/null 2>&1; then
+        echo "== SKIPPED ${label}: $TORCH_PY cannot import torch (apt-get install python3-torch)" >&2
+        continue
+    fi
     measure_scene "$name" "$args" "$label"
     if [ "$DASHBOARD" = 1 ] && { [ "$name" = s1 ] || [ "$name" = s6 ]; }; then
         echo "== dashboard on $label for $DASH_SECONDS s" >&2
@@ -270,17 +314,27 @@ done
 
 echo
 echo "CPU time of one snapshot (user + system, median of $RUNS; ms)"
-printf '%-28s %8s %6s %10s %8s %6s %6s  %s\n' scene segments procs "--json" floor ratio target result
+printf '%-28s %8s %6s %10s %8s %6s %6s  %-6s %8s %6s\n' scene segments procs "--json" floor ratio target result \
+    "+facts" ratio
 for entry in "${ALL_SCENES[@]}"; do
     IFS='|' read -r name _ _ <<<"$entry"
     [ -n "${CPU_SW[$name]:-}" ] || continue
     r=$(ratio "${CPU_SW[$name]}" "${CPU_FL[$name]}")
     target=1.30
     [ "$name" = s6 ] && target=2.00
-    verdict "$(le "$r" "$target")"
-    printf '%-28s %8s %6s %10s %8s %6s %6s  %s\n' "${LABEL[$name]}" "${SEGS[$name]}" "${PROCS[$name]}" \
-        "$(ms "${CPU_SW[$name]}")" "$(ms "${CPU_FL[$name]}")" "$r" "<=$target" "$V"
+    tgt="<=$target"
+    if [ "$name" = s7 ]; then
+        tgt=- V=- # the issue's scenes are s1-s6; s7 is a yardstick
+    else
+        verdict "$(le "$r" "$target")"
+    fi
+    printf '%-28s %8s %6s %10s %8s %6s %6s  %-6s %8s %6s\n' "${LABEL[$name]}" "${SEGS[$name]}" \
+        "${PROCS[$name]}" "$(ms "${CPU_SW[$name]}")" "$(ms "${CPU_FL[$name]}")" "$r" "$tgt" "$V" \
+        "$(ms "${CPU_FF[$name]}")" "$(ratio "${CPU_SW[$name]}" "${CPU_FF[$name]}")"
 done
+
+echo "(+facts: the floor that also reads each unlinked fd-only inode's name and each"
+echo " mapping-only inode's exact size once, the facts shmwatch reports; no target)"
 
 echo
 echo "Against lsof and growth"
@@ -291,6 +345,10 @@ if [ -n "${CPU_LSOF[s1]:-}" ]; then
         "$(ms "${CPU_SW[s1]}")" "$(ms "${CPU_LSOF[s1]}")" "$r" "$V"
 elif [ -n "${CPU_SW[s1]:-}" ]; then
     echo "lsof is not installed: the lsof ratio was not measured"
+fi
+if [ -n "${CPU_LSOF[s7]:-}" ]; then
+    printf '%-52s %8s ms vs %8s ms = %5s  (no target)\n' "--json / lsof -nP /dev/shm (${LABEL[s7]})" \
+        "$(ms "${CPU_SW[s7]}")" "$(ms "${CPU_LSOF[s7]}")" "$(ratio "${CPU_SW[s7]}" "${CPU_LSOF[s7]}")"
 fi
 growth() { # A B LABEL
     [ -n "${CPU_SW[$1]:-}" ] && [ -n "${CPU_SW[$2]:-}" ] || return 0
@@ -309,7 +367,7 @@ if [ "$CALLGRIND" = 1 ]; then
     for entry in "${ALL_SCENES[@]}"; do
         IFS='|' read -r name _ _ <<<"$entry"
         [ -n "${IR[$name]:-}" ] || continue
-        printf '%-28s %14s Ir\n' "${LABEL[$name]}" "$(printf "%'d" "${IR[$name]}" 2>/dev/null || echo "${IR[$name]}")"
+        printf '%-28s %14s Ir\n' "${LABEL[$name]}" "$(commas "${IR[$name]}")"
     done
     command -v valgrind >/dev/null || echo "valgrind is not installed: no instruction counts"
 fi
