@@ -147,7 +147,7 @@ void files_finish(const struct mount_list *ml, struct file_list *fl, const struc
 {
     struct inomap pending;
     inomap_init(&pending);
-    for (size_t i = 0; i < fl->n; i++)
+    for (size_t i = 0; hl && hl->n && i < fl->n; i++) /* no holders: nothing to look up */
         if (fl->items[i].stat_pending)
             inomap_put(&pending, fl->items[i].dev, fl->items[i].ino, i);
     for (size_t k = 0; hl && pending.n && k < hl->n; k++) {

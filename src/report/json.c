@@ -1,9 +1,12 @@
 /* The JSON snapshot, schema 1 (DESIGN.md). Every field of the schema is
  * always present; fields beyond it are additions scripts may ignore. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/jsonw.h"
 #include "report/report.h"
+#include "util/escape.h"
+#include "util/xalloc.h"
 
 void format_rfc3339(char *dst, size_t n, time_t t)
 {
@@ -44,19 +47,24 @@ static void mounts(struct jsonw *w, const struct model *m)
 
 static void segments(struct jsonw *w, const struct model *m)
 {
+    /* Each mount's path escaped once, not once per segment. */
+    const struct mount_list *ml = &m->scan->mounts;
+    struct buf *paths = xcalloc(ml->n ? ml->n : 1, sizeof(*paths));
+    for (size_t k = 0; k < ml->n; k++)
+        esc_json(&paths[k], ml->items[k].path);
     jw_arr(w, "segments");
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];
         jw_obj(w, NULL);
-        jw_str(w, "mount", m->scan->mounts.items[sg->mount].path);
+        jw_raw(w, "mount", paths[sg->mount].data, paths[sg->mount].len);
         jw_str(w, "name", sg->name);
         jw_u64(w, "inode", (uint64_t)sg->ino);
         jw_u64(w, "size_bytes", sg->size);
         jw_u64(w, "alloc_bytes", sg->alloc);
         jw_u64(w, "uid", sg->uid);
         jw_i64(w, "age_s", m->now > sg->mtime && sg->mtime ? m->now - sg->mtime : 0);
-        jw_str(w, "state", seg_state_name(sg->state));
-        jw_str(w, "kind", seg_kind_name(sg->kind));
+        jw_name(w, "state", seg_state_name(sg->state));
+        jw_name(w, "kind", seg_kind_name(sg->kind));
         if (sg->has_creator) {
             jw_i64(w, "creator_pid", sg->creator_pid);
             jw_bool(w, "creator_alive", sg->creator_alive);
@@ -80,11 +88,14 @@ static void segments(struct jsonw *w, const struct model *m)
             jw_i64(w, "group", sg->group);
         else
             jw_null(w, "group");
-        jw_str(w, "type", file_type_name(sg->type));
+        jw_name(w, "type", file_type_name(sg->type));
         jw_bool(w, "alloc_exact", sg->alloc_known);
         jw_obj_end(w);
     }
     jw_arr_end(w);
+    for (size_t k = 0; k < ml->n; k++)
+        buf_free(&paths[k]);
+    free(paths);
 }
 
 static void processes(struct jsonw *w, const struct model *m)
@@ -101,7 +112,7 @@ static void processes(struct jsonw *w, const struct model *m)
         jw_str(w, "comm", p->comm);
         jw_str(w, "cmdline", p->cmdline);
         jw_u64(w, "uid", p->uid);
-        jw_str(w, "role", proc_role_name(mp->role));
+        jw_name(w, "role", proc_role_name(mp->role));
         if (mp->group)
             jw_i64(w, "group", mp->group);
         else
@@ -174,7 +185,7 @@ static void budget(struct jsonw *w, const struct budget *b)
     jw_u64(w, "app_bytes", b->app);
     jw_u64(w, "headroom_bytes", b->headroom);
     jw_u64(w, "shm_effective_bytes", b->shm_effective);
-    jw_str(w, "verdict", verdict_name(b->verdict));
+    jw_name(w, "verdict", verdict_name(b->verdict));
     jw_arr(w, "advice");
     for (size_t i = 0; i < b->nadvice; i++)
         jw_str(w, NULL, b->advice[i]);

@@ -97,6 +97,26 @@ static inline void jw_i64(struct jsonw *w, const char *key, int64_t v)
     jw_item_done_(w, jw_put_u64_(d, v < 0 ? 0 - (uint64_t)v : (uint64_t)v));
 }
 
+/* A string the program itself names (an enum's name: plain ASCII, nothing
+ * to escape), written without the escaper's scan. */
+static inline void jw_name(struct jsonw *w, const char *key, const char *s)
+{
+    size_t n = strlen(s);
+    char *d = jw_item_room_(w, key, n + 2);
+    *d++ = '"';
+    memcpy(d, s, n);
+    d[n] = '"';
+    jw_item_done_(w, d + n + 1);
+}
+
+/* Text that is JSON already (a value escaped once and written many times). */
+static inline void jw_raw(struct jsonw *w, const char *key, const char *json, size_t n)
+{
+    char *d = jw_item_room_(w, key, n);
+    memcpy(d, json, n);
+    jw_item_done_(w, d + n);
+}
+
 static inline void jw_bool(struct jsonw *w, const char *key, bool v)
 {
     char *d = jw_item_room_(w, key, 5);
