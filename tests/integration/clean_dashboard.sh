@@ -31,10 +31,12 @@ nsession=0
 screen() { "${TM[@]}" capture-pane -p -t "dash$nsession"; }
 shows() { screen | grep -qF -- "$1"; }
 start() { # ARGS...: the dashboard in a fresh 140x45 session, the previous one ended
-    [ "$nsession" -eq 0 ] || "${TM[@]}" kill-session -t "dash$nsession"
+    # The new session first: killing the server's only session makes it exit,
+    # and a new-session racing that exit fails ("server exited unexpectedly").
     nsession=$((nsession + 1))
     "${TM[@]}" new-session -d -s "dash$nsession" -x 140 -y 45 \
         "SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=${PAUSE:-0} $SHMWATCH --log $log $* 2>>$errs; sleep 60"
+    [ "$nsession" -eq 1 ] || "${TM[@]}" kill-session -t "dash$((nsession - 1))"
     wait_for 'shows "Orphans: held by nobody" && shows "12 segs"' 20 ||
         fail "the dashboard does not show the 12 orphans: $(screen) $(tail -c 3000 "$errs")"
 }
