@@ -62,21 +62,31 @@ static bool parse_omp(const char *name, pid_t *pid)
     return true;
 }
 
+enum seg_kind name_facts(const char *name, pid_t *creator)
+{
+    pid_t pid = 0;
+    enum seg_kind kind = KIND_OTHER;
+    if (parse_torch(name, &pid))
+        kind = KIND_TORCH;
+    else if (strncmp(name, "__KMP_REGISTERED_LIB_", 21) == 0) {
+        kind = KIND_OMP;
+        parse_omp(name, &pid); /* sets pid only for a well-formed name */
+    } else if (strncmp(name, "sem.", 4) == 0)
+        kind = KIND_SEM;
+    *creator = pid > 0 ? pid : 0;
+    return kind;
+}
+
 enum seg_kind kind_of_name(const char *name)
 {
     pid_t pid;
-    if (parse_torch(name, &pid))
-        return KIND_TORCH;
-    if (strncmp(name, "__KMP_REGISTERED_LIB_", 21) == 0)
-        return KIND_OMP;
-    if (strncmp(name, "sem.", 4) == 0)
-        return KIND_SEM;
-    return KIND_OTHER;
+    return name_facts(name, &pid);
 }
 
 bool name_creator_pid(const char *name, pid_t *pid)
 {
-    return (parse_torch(name, pid) || parse_omp(name, pid)) && *pid > 0;
+    name_facts(name, pid);
+    return *pid > 0;
 }
 
 const char *seg_kind_name(enum seg_kind k)

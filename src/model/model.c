@@ -212,9 +212,9 @@ static void classify(struct model *m)
     for (size_t i = 0; i < m->nsegs; i++) {
         struct segment *sg = &m->segs[i];
         const char *base = base_name(sg->name);
-        sg->kind = kind_of_name(base);
         pid_t named;
-        if (name_creator_pid(base, &named)) {
+        sg->kind = name_facts(base, &named);
+        if (named > 0) {
             /* Sorted by name, a creator's segments come together. */
             if (named != last_named) {
                 last_named = named;

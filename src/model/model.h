@@ -131,7 +131,9 @@ const char *seg_state_name(enum seg_state s);
 const char *seg_kind_name(enum seg_kind k);
 const char *proc_role_name(enum proc_role r);
 
-/* kind.c: classification by name alone. */
+/* kind.c: classification by name alone. name_facts gives the kind and the
+ * creator pid the name carries (0 for none) in one reading of the name. */
+enum seg_kind name_facts(const char *basename, pid_t *creator);
 enum seg_kind kind_of_name(const char *basename);
 /* The creator pid a name carries (torch_<pid>_<n>[_<k>], __KMP_REGISTERED_LIB_<pid>[_<uid>]). */
 bool name_creator_pid(const char *basename, pid_t *pid);
