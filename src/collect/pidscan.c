@@ -296,8 +296,9 @@ static bool torch_lib(struct pidscan *ps, int mapsfd, const struct procmap_query
     size_t known;
     if (inomap_get(&ps->libs, dev, (ino_t)q->inode, &known))
         return known;
-    bool torch = query_name(mapsfd, q->vma_start, ps->name, sizeof(ps->name)) &&
-                 strstr(ps->name, "/libtorch");
+    if (!query_name(mapsfd, q->vma_start, ps->name, sizeof(ps->name)))
+        return false; /* gone meanwhile: nothing learnt of the file */
+    bool torch = strstr(ps->name, "/libtorch") != NULL;
     inomap_put(&ps->libs, dev, (ino_t)q->inode, torch);
     return torch;
 }

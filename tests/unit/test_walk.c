@@ -264,6 +264,52 @@ static void test_walk_self(void **state)
     warn_free(&w);
 }
 
+/* A process that maps an executable file named like libtorch is noted as
+ * having PyTorch loaded, in both ways of reading mappings, also when the
+ * scan has already learnt the file (the second process in one scan); one
+ * that maps only other executables is not. */
+static void test_pidscan_torch(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/shmwatch-torch-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char lib[64];
+    snprintf(lib, sizeof(lib), "%s/libtorch_fake.so", dir);
+    int fd = open(lib, O_CREAT | O_RDWR, 0700);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 4096), 0);
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    int piddir = open("/proc/self", O_RDONLY | O_DIRECTORY);
+    assert_true(piddir >= 0);
+    for (int text = 0; text < 2; text++) {
+        struct holder_list hl = {0};
+        struct warnings w;
+        warn_init(&w);
+        struct pidscan *ps = pidscan_new(&st.st_dev, 1, &hl, &w);
+        if (text)
+            pidscan_force_text(ps);
+        pidscan_run(ps, piddir, getpid(), true);
+        assert_int_equal(hl.ntorch, 0); /* not mapped yet */
+        void *m = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+        assert_true(m != MAP_FAILED);
+        pidscan_run(ps, piddir, getpid(), true);
+        pidscan_run(ps, piddir, getpid(), true);
+        assert_int_equal(hl.ntorch, 2);
+        assert_int_equal(hl.torch_pids[1], getpid());
+        pidscan_run(ps, piddir, getpid(), false); /* not asked: not looked for */
+        assert_int_equal(hl.ntorch, 2);
+        munmap(m, 4096);
+        pidscan_free(ps);
+        holders_free(&hl);
+        warn_free(&w);
+    }
+    close(piddir);
+    close(fd);
+    unlink(lib);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_parse_status),
         cmocka_unit_test(test_join_cmdline),
         cmocka_unit_test_setup_teardown(test_pidscan_both_ways, setup, teardown),
+        cmocka_unit_test(test_pidscan_torch),
         cmocka_unit_test_setup_teardown(test_walk_self, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
