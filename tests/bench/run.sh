@@ -5,6 +5,7 @@
 #
 #   tests/bench/run.sh [--quick] [--runs N] [--build DIR] [--scenes LIST]
 #                      [--no-callgrind] [--no-dashboard] [--dashboard-seconds S]
+#                      [--save-baseline]
 #
 # Each scene is built by tests/helpers/shmscene (s7: a real PyTorch
 # DataLoader, tests/torch/workload.py) in a private mount namespace on a
@@ -12,7 +13,9 @@
 # The commands run alternately, N times each after one warm-up round; CPU is
 # user + system time of each run (tests/bench/cputime.py). Every target of
 # doc/performance.md is printed with PASS or FAIL; the exit status is 1 when
-# one fails, 2 when the bench could not run.
+# one fails, 2 when the bench could not run. Instruction counts are shown
+# next to the recorded ones in tests/bench/baseline (exact, unlike times);
+# --save-baseline records this run's counts there instead.
 set -euo pipefail
 
 ARGS=("$@")
@@ -22,11 +25,12 @@ QUICK=0
 RUNS=
 SCENES=
 CALLGRIND=1
+SAVE_BASELINE=0
 DASHBOARD=1
 DASH_SECONDS=
 
 usage() {
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit "${1:-0}"
 }
 
@@ -37,6 +41,7 @@ while [ $# -gt 0 ]; do
     --build) BUILD=$(cd "$2" 2>/dev/null && pwd || echo "$2"); shift ;;
     --scenes) SCENES=$2; shift ;;
     --no-callgrind) CALLGRIND=0 ;;
+    --save-baseline) SAVE_BASELINE=1 ;;
     --no-dashboard) DASHBOARD=0 ;;
     --dashboard-seconds) DASH_SECONDS=$2; shift ;;
     -h | --help) usage 0 ;;
@@ -67,6 +72,7 @@ SHMWATCH=$BUILD/src/shmwatch
 SHMSCENE=$BUILD/tests/shmscene
 FLOOR=$BUILD/tests/floor
 CPUTIME=$SRC/tests/bench/cputime.py
+BASELINE=$SRC/tests/bench/baseline
 TMP=$(mktemp -d /tmp/shmwatch-bench.XXXXXX)
 SCENE_PID=
 TMUX_SOCK=shmwatch-bench-$$
@@ -364,11 +370,23 @@ growth s5 s4 "--json (${LABEL[s5]:-}) / (${LABEL[s4]:-})"
 if [ "$CALLGRIND" = 1 ]; then
     echo
     echo "Instructions of one --json snapshot (valgrind --tool=callgrind, user space)"
+    printf '%-28s %14s %14s %8s\n' scene now baseline change
+    mode=$([ "$QUICK" = 1 ] && echo quick || echo full)
     for entry in "${ALL_SCENES[@]}"; do
         IFS='|' read -r name _ _ <<<"$entry"
         [ -n "${IR[$name]:-}" ] || continue
-        printf '%-28s %14s Ir\n' "${LABEL[$name]}" "$(commas "${IR[$name]}")"
+        base=$(awk -v m="$mode" -v n="$name" '$1 == m && $2 == n { print $3 }' "$BASELINE" 2>/dev/null)
+        change=-
+        [ -n "$base" ] && change=$(awk -v a="${IR[$name]}" -v b="$base" \
+            'BEGIN { printf "%+.1f%%", 100 * (a - b) / b }')
+        printf '%-28s %14s %14s %8s\n' "${LABEL[$name]}" "$(commas "${IR[$name]}")" \
+            "$([ -n "$base" ] && commas "$base" || echo -)" "$change"
+        if [ "$SAVE_BASELINE" = 1 ]; then
+            { grep -v "^$mode $name " "$BASELINE" 2>/dev/null || true; echo "$mode $name ${IR[$name]}"; } \
+                >"$TMP/baseline" && sort "$TMP/baseline" >"$BASELINE"
+        fi
     done
+    [ "$SAVE_BASELINE" = 0 ] || echo "(recorded in $BASELINE)"
     command -v valgrind >/dev/null || echo "valgrind is not installed: no instruction counts"
 fi
 
