@@ -108,10 +108,17 @@ size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap)
 
 void holders_warn_denied(struct warnings *w, size_t denied_before)
 {
-    if (w->denied > denied_before)
+    size_t n = w->denied - denied_before;
+    if (n == 0)
+        return;
+    if (geteuid() != 0)
         warn_add(w, "%zu processes' fds or maps could not be read (permission denied): "
                     "run as root to see other users' holders",
-                 w->denied - denied_before);
+                 n);
+    else /* e.g. a process with capabilities root here lacks, or in a parent user namespace */
+        warn_add(w, "%zu processes' fds or maps could not be read, even as root (permission "
+                    "denied: more privileged than this shmwatch)",
+                 n);
 }
 
 bool holders_torch_loaded(const struct holder_list *hl, pid_t pid)
