@@ -111,14 +111,15 @@ void holders_warn_denied(struct warnings *w, size_t denied_before)
     size_t n = w->denied - denied_before;
     if (n == 0)
         return;
+    const char *whose = n == 1 ? "process's" : "processes'";
     if (geteuid() != 0)
-        warn_add(w, "%zu processes' fds or maps could not be read (permission denied): "
+        warn_add(w, "%zu %s fds or maps could not be read (permission denied): "
                     "run as root to see other users' holders",
-                 n);
+                 n, whose);
     else /* e.g. a process with capabilities root here lacks, or in a parent user namespace */
-        warn_add(w, "%zu processes' fds or maps could not be read, even as root (permission "
+        warn_add(w, "%zu %s fds or maps could not be read, even as root (permission "
                     "denied: more privileged than this shmwatch)",
-                 n);
+                 n, whose);
 }
 
 bool holders_torch_loaded(const struct holder_list *hl, pid_t pid)

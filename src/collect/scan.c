@@ -84,7 +84,8 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     if (!o->skip_holders) {
         s->holders_scanned = true;
         if (s->warn.vanished)
-            warn_add(&s->warn, "%zu processes exited while being read", s->warn.vanished);
+            warn_add(&s->warn, "%zu %s while being read", s->warn.vanished,
+                     s->warn.vanished == 1 ? "process exited" : "processes exited");
     }
 
     char sysv_path[128];
