@@ -129,9 +129,15 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
         if (rc)
             break;
         if (!emit(o, &out)) {
-            if (o->prometheus_file)
+            /* A reader that closes the pipe ends a stream normally; any other
+             * failure to write (a full disk, /dev/full) is an error. */
+            if (!o->prometheus_file && errno != EPIPE) {
+                fprintf(stderr, "shmwatch: cannot write the output: %s\n", strerror(errno));
                 rc = 1;
-            break; /* else the reader closed the pipe: a normal end for a stream */
+            } else if (o->prometheus_file) {
+                rc = 1;
+            }
+            break;
         }
     }
     buf_free(&out);

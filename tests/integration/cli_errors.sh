@@ -55,3 +55,21 @@ json_check "$SHMTEST_TMP/full.json" "j['mounts'][0]['avail_bytes'] == 0 and j['m
 "$SHMWATCH" --once >/dev/null || fail "--once on a full mount exited $?"
 "$SHMWATCH" --prometheus >/dev/null || fail "--prometheus on a full mount exited $?"
 ok "text and Prometheus snapshots of a full mount"
+
+# Output that cannot be written is an error, said in one line; a reader that
+# closes the pipe early is not.
+for mode in --json --once --prometheus; do
+    rc=0
+    "$SHMWATCH" "$mode" >/dev/full 2>"$SHMTEST_TMP/err" || rc=$?
+    assert_eq "$rc" 1 "shmwatch $mode >/dev/full exits 1"
+    grep -qx "shmwatch: cannot write the output: No space left on device" "$SHMTEST_TMP/err" ||
+        fail "shmwatch $mode >/dev/full: $(cat "$SHMTEST_TMP/err")"
+done
+{
+    rc=0
+    "$SHMWATCH" --json --count 0 --interval 0.05 2>"$SHMTEST_TMP/err" || rc=$?
+    echo "$rc" >"$SHMTEST_TMP/rc"
+} | head -c 1 >/dev/null
+assert_eq "$(cat "$SHMTEST_TMP/rc")" 0 "a stream whose reader goes away ends with status 0"
+assert_eq "$(cat "$SHMTEST_TMP/err")" "" "and says nothing"
+ok "unwritable output exits 1 with one line; a closed pipe ends a stream quietly"
