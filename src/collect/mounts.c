@@ -80,6 +80,7 @@ static void statfs_mount(struct shm_mount *m)
     struct statvfs sv;
     if (statvfs(m->access, &sv) != 0) {
         m->stat_ok = false;
+        m->stat_err = errno;
         return;
     }
     uint64_t frsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;

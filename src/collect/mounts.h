@@ -16,6 +16,7 @@ struct shm_mount {
     char *fstype; /* "tmpfs" normally; "?" when the user named a path not in mountinfo */
     dev_t dev;
     bool stat_ok; /* size, used, avail are valid */
+    int stat_err; /* else the errno of statvfs */
     uint64_t size, used, avail;
 };
 

@@ -55,6 +55,10 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     int rc = mounts_collect(mountinfo, prefix, o->mounts, o->nmounts, &s->mounts, &s->warn);
     if (rc < 0 && o->target_pid > 0)
         return rc; /* the watched process is gone or not ours to read */
+    for (size_t i = 0; i < s->mounts.n; i++)
+        if (!s->mounts.items[i].stat_ok)
+            warn_add(&s->warn, "cannot read the size of %s: %s", s->mounts.items[i].path,
+                     strerror(s->mounts.items[i].stat_err));
     if (o->target_pid > 0)
         s->target_host = read_hostname(prefix);
     files_collect(&s->mounts, &s->files, &s->warn);

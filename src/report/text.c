@@ -44,10 +44,14 @@ static void mounts(struct text *t)
         double pct = mount_used_pct(mt);
         buf_adds(t->out, "  ");
         name(t, mt->path);
-        buf_adds(t->out, "  ");
-        bar(t, pct, 20);
-        buf_printf(t->out, " %5.1f%%  %s of %s used, %s free\n", pct, sz(a, mt->used),
-                   sz(b, mt->size), sz(c, mt->avail));
+        if (mt->stat_ok) {
+            buf_adds(t->out, "  ");
+            bar(t, pct, 20);
+            buf_printf(t->out, " %5.1f%%  %s of %s used, %s free\n", pct, sz(a, mt->used),
+                       sz(b, mt->size), sz(c, mt->avail));
+        } else {
+            buf_adds(t->out, "  size and use unknown: statfs failed (see WARNINGS)\n");
+        }
         buf_printf(t->out,
                    "    named %s, hidden %s, orphan %s, unattributed %s, pending %s; "
                    "%zu segments\n",

@@ -107,6 +107,19 @@ static void test_text_sections(void **state)
     assert_non_null(strstr(t, "my segment\\n1"));
 }
 
+/* A mount whose size could not be read is said to be unknown, not shown as
+ * an empty 0 B gauge. */
+static void test_text_mount_unreadable(void **state)
+{
+    struct fixture *f = *state;
+    f->s->mounts.items[0].stat_ok = false;
+    struct text_opts to = {.ascii = true};
+    report_text(&f->out, &f->m, &to);
+    const char *t = f->out.data;
+    assert_non_null(strstr(t, "/dev/shm  size and use unknown: statfs failed (see WARNINGS)"));
+    assert_null(strstr(t, "of 64.0 MiB used"));
+}
+
 /* A main whose command line could not be read (it is exiting, or the walk
  * skipped it) is shown by its comm, in both reports. */
 static void test_main_without_cmdline(void **state)
@@ -174,6 +187,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hostile_name_escaped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_sections, setup, teardown),
         cmocka_unit_test_setup_teardown(test_main_without_cmdline, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_text_mount_unreadable, setup, teardown),
         cmocka_unit_test(test_stream_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
