@@ -71,7 +71,7 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         .proc_dir = proc,
         .devs = devs,
         .ndevs = s->mounts.n,
-        .holders = !o->skip_holders,
+        .holders = true,
         .files = &s->files,
         .world_pid = o->target_pid > 0 ? o->target_pid : s->self_pid,
         .all_pidns = o->target_pid > 0,
@@ -85,12 +85,10 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     files_finish(&s->mounts, &s->files, &s->holders);
     if (procs_meminfo(&s->mem) < 0)
         warn_add(&s->warn, "cannot read meminfo");
-    if (!o->skip_holders) {
-        s->holders_scanned = true;
-        if (s->warn.vanished)
-            warn_add(&s->warn, "%zu %s while being read", s->warn.vanished,
-                     s->warn.vanished == 1 ? "process exited" : "processes exited");
-    }
+    s->holders_scanned = true;
+    if (s->warn.vanished)
+        warn_add(&s->warn, "%zu %s while being read", s->warn.vanished,
+                 s->warn.vanished == 1 ? "process exited" : "processes exited");
 
     char sysv_path[128];
     snprintf(sysv_path, sizeof(sysv_path), "%s/sysvipc/shm", proc);

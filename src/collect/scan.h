@@ -20,7 +20,6 @@ struct scan_opts {
     pid_t target_pid;               /* 0: this process's world; else watch PID's namespaces */
     const char *const *mounts;      /* --mount paths (as the target sees them), or NULL */
     size_t nmounts;
-    bool skip_holders;              /* gauges only: no /proc fd and maps walk */
 };
 
 struct scan {
