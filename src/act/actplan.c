@@ -18,17 +18,12 @@ void clean_policy_default(struct clean_policy *p)
     p->min_age_s = 600;
 }
 
-static double age_of(const struct model *m, const struct segment *sg)
-{
-    return sg->mtime && m->now > sg->mtime ? (double)(m->now - sg->mtime) : 0;
-}
-
 char *actplan_segment_why(const struct model *m, const struct segment *sg)
 {
     struct buf b;
     buf_init(&b);
     char age[32];
-    fmt_duration(age, sizeof(age), age_of(m, sg));
+    fmt_duration(age, sizeof(age), (double)segment_age_s(m, sg));
     if (sg->state == SEG_ORPHAN)
         buf_printf(&b, "orphan: held by nobody, its creator pid %d is gone", (int)sg->creator_pid);
     else if (sg->state == SEG_UNHELD)
@@ -91,7 +86,7 @@ void actplan_clean(const struct model *m, const struct clean_policy *pol, struct
         } else if (sg->state == SEG_UNHELD) {
             /* A torch-named entry of a dead creator that is not a regular
              * file looks like an orphan: shown, refused. */
-            if (pol->all_unheld && age_of(m, sg) >= pol->min_age_s)
+            if (pol->all_unheld && (double)segment_age_s(m, sg) >= pol->min_age_s)
                 push(m, sg, out);
             else if (dead_creator && sg->type != FT_REGULAR)
                 push(m, sg, out);
@@ -121,8 +116,8 @@ bool actplan_add_segment(const struct model *m, size_t seg, const struct clean_p
                              "segment (remove unheld segments with U)");
             return false;
         }
-        if (age_of(m, sg) < pol->min_age_s) {
-            fmt_duration(age, sizeof(age), age_of(m, sg));
+        if ((double)segment_age_s(m, sg) < pol->min_age_s) {
+            fmt_duration(age, sizeof(age), (double)segment_age_s(m, sg));
             fmt_duration(min, sizeof(min), pol->min_age_s);
             snprintf(why, n, "unheld for only %s, younger than the minimum age %s", age, min);
             return false;

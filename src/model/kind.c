@@ -77,12 +77,6 @@ enum seg_kind name_facts(const char *name, pid_t *creator)
     return kind;
 }
 
-enum seg_kind kind_of_name(const char *name)
-{
-    pid_t pid;
-    return name_facts(name, &pid);
-}
-
 bool name_creator_pid(const char *name, pid_t *pid)
 {
     name_facts(name, pid);

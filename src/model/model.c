@@ -150,7 +150,6 @@ static void join(struct model *m, struct inomap *idx)
     m->holder_pool = xmalloc((total ? total : 1) * sizeof(*m->holder_pool));
     for (size_t i = 0, at = 0; i < m->nsegs; i++) {
         m->segs[i].holders = count[i] ? m->holder_pool + at : NULL;
-        m->segs[i].holders_cap = count[i];
         at += count[i];
     }
     for (size_t i = 0; i < s->holders.n; i++) {
@@ -175,11 +174,10 @@ static void join(struct model *m, struct inomap *idx)
     }
     free(segof);
     free(count);
+    static char unknown_name[] = "?";
     for (size_t i = 0; i < m->nsegs; i++)
-        if (!m->segs[i].name) { /* no holder's link or mapping could be read */
-            m->segs[i].name = xstrdup("?");
-            m->segs[i].name_owned = true;
-        }
+        if (!m->segs[i].name) /* no holder's link or mapping could be read */
+            m->segs[i].name = unknown_name;
     if (m->segs_cap > m->nsegs + 64) { /* hidden segments grew it: give the slack back */
         m->segs = xrealloc(m->segs, m->nsegs * sizeof(*m->segs));
         m->segs_cap = m->nsegs;
@@ -331,9 +329,6 @@ void model_build(const struct scan *s, const struct model_opts *o, struct model 
 
 void model_free(struct model *m)
 {
-    for (size_t i = 0; i < m->nsegs; i++)
-        if (m->segs[i].name_owned)
-            free(m->segs[i].name);
     free(m->holder_pool); /* every segment's holders */
     free(m->segs);
     free(m->procs);
@@ -361,6 +356,11 @@ const struct mproc *model_find_proc(const struct model *m, pid_t pid)
             hi = mid;
     }
     return NULL;
+}
+
+int64_t segment_age_s(const struct model *m, const struct segment *sg)
+{
+    return sg->mtime && m->now > sg->mtime ? m->now - sg->mtime : 0;
 }
 
 const struct group *model_find_group(const struct model *m, pid_t main_pid)

@@ -27,13 +27,13 @@ struct seg_holder {
 
 struct segment {
     size_t mount;
-    char *name;          /* relative to the mount; a listed file's is the scan's own */
+    char *name;          /* relative to the mount: the scan's own string (or a static "?") */
     dev_t dev;
     ino_t ino;
     uint64_t size, alloc;
     int64_t mtime;
     struct seg_holder *holders; /* a slice of the model's holder_pool */
-    size_t nholders, holders_cap;
+    size_t nholders;
     enum file_type type;
     uid_t uid;
     enum seg_state state;
@@ -43,7 +43,6 @@ struct segment {
     bool alloc_known;    /* false: a mapping's length stands in for the allocation */
     bool has_creator;    /* the name carries a creator pid */
     bool creator_alive;
-    bool name_owned;     /* name was made by the model (freed with it), not the scan's */
 };
 
 struct mproc {
@@ -126,6 +125,9 @@ void model_free(struct model *m);
 /* The model's entry for a pid, or NULL when the process is not interesting. */
 const struct mproc *model_find_proc(const struct model *m, pid_t pid);
 const struct group *model_find_group(const struct model *m, pid_t main_pid);
+/* Seconds since the segment was last written, at the scan's time; 0 when
+ * unknown or in the future (a clock that went back). */
+int64_t segment_age_s(const struct model *m, const struct segment *sg);
 
 const char *seg_state_name(enum seg_state s);
 const char *seg_kind_name(enum seg_kind k);
@@ -134,7 +136,6 @@ const char *proc_role_name(enum proc_role r);
 /* kind.c: classification by name alone. name_facts gives the kind and the
  * creator pid the name carries (0 for none) in one reading of the name. */
 enum seg_kind name_facts(const char *basename, pid_t *creator);
-enum seg_kind kind_of_name(const char *basename);
 /* The creator pid a name carries (torch_<pid>_<n>[_<k>], __KMP_REGISTERED_LIB_<pid>[_<uid>]). */
 bool name_creator_pid(const char *basename, pid_t *pid);
 

@@ -190,9 +190,9 @@ static void assign(const struct model *m, struct facts *f)
 
 static struct group *group_for(struct model *m, pid_t main_pid, size_t main_proc)
 {
-    for (size_t i = 0; i < m->ngroups; i++)
-        if (m->groups[i].main_pid == main_pid)
-            return &m->groups[i];
+    const struct group *found = model_find_group(m, main_pid);
+    if (found)
+        return &m->groups[found - m->groups];
     struct group *g = VEC_PUSH(m->groups, m->ngroups, m->groups_cap);
     g->main_pid = main_pid;
     g->main_proc = main_proc;
@@ -242,10 +242,7 @@ static pid_t remembered_group(const struct model *m, const struct worker_memory 
         } else if (w->worker > creator) {
             hi = mid;
         } else {
-            for (size_t g = 0; g < m->ngroups; g++)
-                if (m->groups[g].main_pid == w->main)
-                    return w->main;
-            return 0;
+            return model_find_group(m, w->main) ? w->main : 0;
         }
     }
     return 0;
@@ -279,15 +276,6 @@ static void attach_segments(struct model *m, struct facts *f, const struct worke
     }
 }
 
-/* Holder pids of a segment, each once (a pid may hold it by several fds). */
-static bool first_of_pid(const struct segment *sg, size_t h)
-{
-    for (size_t j = 0; j < h; j++)
-        if (sg->holders[j].pid == sg->holders[h].pid)
-            return false;
-    return true;
-}
-
 static void list_procs(struct model *m, const struct facts *f)
 {
     const struct proc_list *pl = &m->scan->procs;
@@ -302,16 +290,22 @@ static void list_procs(struct model *m, const struct facts *f)
         mp->group = f[i].group;
         slot[i] = (long)m->nprocs - 1;
     }
+    /* A pid may hold a segment by several fds: each segment counts once per
+     * process, remembered by the last segment counted for it (no search of
+     * the segment's earlier holders, which was quadratic in their number). */
+    size_t *counted = xcalloc(m->nprocs ? m->nprocs : 1, sizeof(*counted));
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];
         for (size_t h = 0; h < sg->nholders; h++) {
             long k = index_of(pl, sg->holders[h].pid);
-            if (k < 0 || slot[k] < 0 || !first_of_pid(sg, h))
+            if (k < 0 || slot[k] < 0 || counted[slot[k]] == i + 1)
                 continue;
+            counted[slot[k]] = i + 1;
             m->procs[slot[k]].shm_bytes += sg->alloc;
             m->procs[slot[k]].nsegments++;
         }
     }
+    free(counted);
     for (size_t i = 0; i < m->nprocs; i++) {
         if (m->procs[i].role == ROLE_ZOMBIE)
             m->totals.zombies++;

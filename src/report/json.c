@@ -62,7 +62,7 @@ static void segments(struct jsonw *w, const struct model *m)
         jw_u64(w, "size_bytes", sg->size);
         jw_u64(w, "alloc_bytes", sg->alloc);
         jw_u64(w, "uid", sg->uid);
-        jw_i64(w, "age_s", m->now > sg->mtime && sg->mtime ? m->now - sg->mtime : 0);
+        jw_i64(w, "age_s", segment_age_s(m, sg));
         jw_name(w, "state", seg_state_name(sg->state));
         jw_name(w, "kind", seg_kind_name(sg->kind));
         if (sg->has_creator) {

@@ -1,6 +1,5 @@
 #include "report/jsonw.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 

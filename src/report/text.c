@@ -106,8 +106,9 @@ static void segment_line(struct text *t, const struct segment *sg, const char *i
         buf_printf(t->out, "  creator %d%s", (int)sg->creator_pid,
                    sg->creator_alive ? "" : " (dead)");
     holders(t, sg);
-    if (sg->mtime && t->m->now > sg->mtime)
-        buf_printf(t->out, "  age %s", fmt_duration(c, sizeof(c), (double)(t->m->now - sg->mtime)));
+    int64_t age = segment_age_s(t->m, sg);
+    if (age > 0)
+        buf_printf(t->out, "  age %s", fmt_duration(c, sizeof(c), (double)age));
     buf_addc(t->out, '\n');
 }
 

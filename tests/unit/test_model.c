@@ -37,6 +37,13 @@ static int teardown(void **state)
     return 0;
 }
 
+/* The kind alone, as name_facts reads it. */
+static enum seg_kind kind_of(const char *name)
+{
+    pid_t creator;
+    return name_facts(name, &creator);
+}
+
 static void test_states(void **state)
 {
     const struct model *m = *state;
@@ -73,18 +80,18 @@ static void test_kind_names(void **state)
 {
     (void)state;
     pid_t p;
-    assert_int_equal(kind_of_name("torch_1_2"), KIND_TORCH);
-    assert_int_equal(kind_of_name("torch_1_2_3"), KIND_TORCH);
-    assert_int_equal(kind_of_name("torch_1_2_3_4"), KIND_OTHER);
-    assert_int_equal(kind_of_name("torch_1_"), KIND_OTHER);
-    assert_int_equal(kind_of_name("torch_a_2"), KIND_OTHER);
-    assert_int_equal(kind_of_name("torch_1_2\n"), KIND_OTHER);
-    assert_int_equal(kind_of_name("xtorch_1_2"), KIND_OTHER);
+    assert_int_equal(kind_of("torch_1_2"), KIND_TORCH);
+    assert_int_equal(kind_of("torch_1_2_3"), KIND_TORCH);
+    assert_int_equal(kind_of("torch_1_2_3_4"), KIND_OTHER);
+    assert_int_equal(kind_of("torch_1_"), KIND_OTHER);
+    assert_int_equal(kind_of("torch_a_2"), KIND_OTHER);
+    assert_int_equal(kind_of("torch_1_2\n"), KIND_OTHER);
+    assert_int_equal(kind_of("xtorch_1_2"), KIND_OTHER);
     /* torch 1.13: torch_<pid>_<random u32>_<counter> */
-    assert_int_equal(kind_of_name("torch_18607_2457419449_0"), KIND_TORCH);
-    assert_int_equal(kind_of_name("torch_1_4294967295_12"), KIND_TORCH);
-    assert_int_equal(kind_of_name("torch_1_18446744073709551616"), KIND_OTHER);
-    assert_int_equal(kind_of_name("torch_2147483648_1"), KIND_OTHER);
+    assert_int_equal(kind_of("torch_18607_2457419449_0"), KIND_TORCH);
+    assert_int_equal(kind_of("torch_1_4294967295_12"), KIND_TORCH);
+    assert_int_equal(kind_of("torch_1_18446744073709551616"), KIND_OTHER);
+    assert_int_equal(kind_of("torch_2147483648_1"), KIND_OTHER);
     assert_true(name_creator_pid("torch_6420_3996645901_5", &p));
     assert_int_equal(p, 6420);
     assert_true(name_creator_pid("torch_4321_7_2", &p));
