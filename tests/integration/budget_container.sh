@@ -12,7 +12,6 @@ if [ -z "${IN_SHM_NS:-}" ]; then
     mem_cgroup_create "shmwatch-budget-$$" 536870912
     # Join the cgroup before anything is written to the tmpfs: a page is
     # charged to the cgroup of the process that first touches it.
-    export MEMCG_DIR MEMCG_VERSION
     bash -c 'echo $$ >"$MEMCG_DIR/cgroup.procs" && exec "$@"' _ \
         bash -c '. "$1"; in_shm_ns 64m "$2"' _ "$(dirname "$0")/lib.sh" "$0"
     exit $?

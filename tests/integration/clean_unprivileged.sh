@@ -8,10 +8,7 @@ need_unshare
 need setpriv setsid
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: reap must see only this test's processes.
-if [ -z "${IN_PID_NS:-}" ]; then
-    unshare -p -f --mount-proc true 2>/dev/null || _lib_missing "a private pid namespace"
-    IN_PID_NS=1 exec unshare -p -f --mount-proc bash "$0" "$@"
-fi
+[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
 _lib_tmp
 "${NOBODY[@]}" true || _lib_missing "setpriv to nobody"
 

@@ -3,6 +3,7 @@
 #   . "$(dirname "$0")/lib.sh"
 #   need_root; need_unshare
 #   [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+#   [ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"   # to see only its own processes
 #   scene_start --workers 2 --orphans 3      # exports MANIFEST, SCENE_PID
 #   "$SHMWATCH" --json >"$SHMTEST_TMP/snap.json"
 #   json_check "$SHMTEST_TMP/snap.json" 'len(j["segments"]) == 11' "every segment listed"
@@ -78,6 +79,15 @@ in_shm_ns() {
         echo "FAIL: $LIB_SCRIPT: timed out after ${SHM_NS_TIMEOUT:-540} s" >&2
     fi
     return "$rc"
+}
+
+# in_pid_ns SCRIPT [ARGS]: re-executes bash SCRIPT as pid 1 of a private pid
+# namespace with its own /proc, so that it sees only its own processes; IN_PID_NS=1
+# tells the script where it is. Skips loudly when no such namespace can be made.
+# Does not return.
+in_pid_ns() {
+    unshare -p -f --mount-proc true 2>/dev/null || _lib_missing "a private pid namespace"
+    IN_PID_NS=1 exec unshare -p -f --mount-proc bash "$@"
 }
 
 # on_exit CMD: run CMD (eval'd) when the script exits, last registered first.

@@ -7,7 +7,6 @@
 . "$(dirname "$0")/cgroup.sh"
 need_root
 need_unshare
-need nsenter
 _lib_tmp
 
 mem_cgroup_create "shmwatch-pid-$$" 536870912

@@ -10,10 +10,7 @@ need_root
 need_unshare
 need setsid
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
-if [ -z "${IN_PID_NS:-}" ]; then
-    unshare -p -f --mount-proc true 2>/dev/null || _lib_missing "a private pid namespace"
-    IN_PID_NS=1 exec unshare -p -f --mount-proc bash "$0" "$@"
-fi
+[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
 [ -w /proc/sys/kernel/ns_last_pid ] || _lib_missing "a writable /proc/sys/kernel/ns_last_pid"
 _lib_tmp
 

@@ -16,9 +16,7 @@ torch_need
 # reap acts on every orphaned worker it can see: in a pid namespace of its own
 # it sees only this test's processes (the dead main's orphans are
 # reparented to this script, pid 1 here).
-if [ -z "${IN_PID_NS:-}" ]; then
-    IN_PID_NS=1 exec unshare -p -f --mount-proc --propagation private bash "$0" "$@"
-fi
+[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
 
 torch_start --strategy file_system --start-method fork --workers 2 --hold-batches 2 \
     --stuck-worker --stuck-timeout 120

@@ -6,7 +6,8 @@
 # exits 2.
 . "$(dirname "$0")/lib.sh"
 need_root
-need_unshare setpriv
+need_unshare
+need setpriv
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 . "$(dirname "$0")/tui_lib.sh"
 
@@ -46,7 +47,7 @@ ok "a crashed worker leaves orphans behind"
 [ "$(cat /dev/shm/not_the_demos)" = marker ] || fail "the demo touched the real /dev/shm"
 [ -n "$(scene_procs "$TUI_PID")" ] || fail "no scene process found while the demo runs"
 tui_quit
-tui_until '[ -z "$(scene_procs)" ]' 10 || fail "scene processes left behind: $(scene_procs)"
+wait_for '[ -z "$(scene_procs)" ]' 10 || fail "scene processes left behind: $(scene_procs)"
 ok "quitting ends every process of the scene"
 rm /dev/shm/not_the_demos
 ls -la --time-style=+ /dev/shm >"$SHMTEST_TMP/shm.after"
@@ -59,7 +60,7 @@ ok "the demo's tmpfs never appeared outside its namespace"
 # Without root.
 cp "$SHMWATCH" "$SHMTEST_TMP/shmwatch-copy"
 chmod 755 "$SHMTEST_TMP/shmwatch-copy"
-SHMWATCH=$SHMTEST_TMP/shmwatch-copy TUI_PREFIX="setpriv --reuid=nobody --regid=nogroup --clear-groups" \
+SHMWATCH=$SHMTEST_TMP/shmwatch-copy TUI_PREFIX="${NOBODY[*]}" \
     tui_start 80 24 --demo
 tui_exited
 assert_eq "$TUI_EXIT" 2 "--demo without root exits 2"

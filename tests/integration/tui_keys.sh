@@ -68,15 +68,15 @@ before=$(rows)
 [ "$before" -eq 11 ] || { tui_dump; fail "the flat list shows $before segments, not 11"; }
 tui_keys / t o r c h _ "$w1"
 tui_wait "filter \"torch_$w1\"" 5
-tui_until '[ "$(rows)" -eq 4 ]' 5 || { tui_dump; fail "the filter left $(rows) rows, not 4"; }
+wait_for '[ "$(rows)" -eq 4 ]' 5 || { tui_dump; fail "the filter left $(rows) rows, not 4"; }
 tui_cap | grep -E '^(torch_|unheld_)' | grep -vq "torch_${w1}_" &&
     { tui_dump; fail "a row that does not match the filter is shown"; }
 ok "typing torch_$w1 narrows 11 rows to its 4 segments"
 for _ in $(seq 20); do tui_keys BSpace; done
 tui_keys Enter
-tui_until '[ "$(rows)" -eq 11 ]' 5 || { tui_dump; fail "erasing the filter did not bring every row back"; }
+wait_for '[ "$(rows)" -eq 11 ]' 5 || { tui_dump; fail "erasing the filter did not bring every row back"; }
 tui_keys / u n h e l d Escape
-tui_until '[ "$(rows)" -eq 11 ]' 5 || { tui_dump; fail "Esc did not clear the filter"; }
+wait_for '[ "$(rows)" -eq 11 ]' 5 || { tui_dump; fail "Esc did not clear the filter"; }
 ok "Backspace and Esc widen the list again"
 
 # --- Sort --------------------------------------------------------------------------
@@ -93,13 +93,13 @@ tui_wait "sort name" 5
 tui_wait "NAME↓" 5
 tui_keys I
 tui_wait "sort name↑" 5
-tui_until '[ "$(first_row)" = unheld_0 ]' 5 || { tui_dump; fail "sorted by name, inverted, unheld_0 is not first"; }
+wait_for '[ "$(first_row)" = unheld_0 ]' 5 || { tui_dump; fail "sorted by name, inverted, unheld_0 is not first"; }
 ok "s cycles to the name order and I inverts it: unheld_0 first"
 tui_keys '<' '<'
 tui_wait "sort state↑" 5
 tui_keys I
 tui_wait "sort state↓" 5
-tui_until '[ "$(first_row)" != unheld_0 ] && tui_cap | grep -m1 -E "^(torch_|unheld_)" | grep -q " orphan "' 5 ||
+wait_for '[ "$(first_row)" != unheld_0 ] && tui_cap | grep -m1 -E "^(torch_|unheld_)" | grep -q " orphan "' 5 ||
     { tui_dump; fail "sorted by state, an orphan is not first"; }
 ok "< goes back to the state order: orphans first"
 

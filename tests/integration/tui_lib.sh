@@ -22,22 +22,6 @@ tui() {
     tmux -S "$TUI_SOCK" "$@"
 }
 
-# tui_until CMD [TIMEOUT_S]: polls CMD (eval'd) every 20 ms until it succeeds (0) or
-# TIMEOUT_S (default 10, may be fractional) has passed (1). Pure bash arithmetic, so
-# long timeouts do not depend on awk's integer range.
-tui_until() {
-    local cmd=$1 t=${2:-10} int frac deadline
-    int=${t%%.*}
-    frac=
-    [[ $t == *.* ]] && frac=${t#*.}
-    frac=${frac}000000000
-    deadline=$(($(date +%s%N) + ${int:-0} * 1000000000 + 10#${frac:0:9}))
-    while :; do
-        eval "$cmd" && return 0
-        [ "$(date +%s%N)" -lt "$deadline" ] || return 1
-        sleep 0.02
-    done
-}
 on_exit 'tmux -S "$TUI_SOCK" kill-server 2>/dev/null'
 
 # tui_start W H [ARGS...]: a fresh session of W x H running "$SHMWATCH" ARGS.
@@ -63,7 +47,7 @@ EOF
         -x "$TUI_W" -y "$TUI_H" "bash --noprofile --norc $SHMTEST_TMP/tui.run" ||
         fail "tmux new-session failed"
     tui set-option -g -t tui status off >/dev/null
-    tui_until '[ -s "$SHMTEST_TMP/tui.pid" ]' 10 || fail "shmwatch did not start in tmux"
+    wait_for '[ -s "$SHMTEST_TMP/tui.pid" ]' 10 || fail "shmwatch did not start in tmux"
     TUI_PID=$(cat "$SHMTEST_TMP/tui.pid")
 }
 
@@ -81,7 +65,7 @@ tui_dump() {
 # tui_wait ERE [TIMEOUT_S]: until a line of the screen matches.
 tui_wait() {
     local re=$1
-    if ! tui_until 'tui_cap | grep -qE -- "$re"' "${2:-10}"; then
+    if ! wait_for 'tui_cap | grep -qE -- "$re"' "${2:-10}"; then
         tui_dump
         fail "the screen never showed /$re/"
     fi
@@ -90,7 +74,7 @@ tui_wait() {
 # tui_gone ERE [TIMEOUT_S]: until no line of the screen matches.
 tui_gone() {
     local re=$1
-    if ! tui_until '! tui_cap | grep -qE -- "$re"' "${2:-10}"; then
+    if ! wait_for '! tui_cap | grep -qE -- "$re"' "${2:-10}"; then
         tui_dump
         fail "the screen still shows /$re/"
     fi
@@ -128,7 +112,7 @@ tui_row_of() {
 
 # tui_exited [TIMEOUT_S]: until shmwatch has exited; sets TUI_EXIT.
 tui_exited() {
-    if ! tui_until 'tui_cap | grep -qE "^EXIT=[0-9]+"' "${1:-10}"; then
+    if ! wait_for 'tui_cap | grep -qE "^EXIT=[0-9]+"' "${1:-10}"; then
         tui_dump
         fail "shmwatch did not exit"
     fi
@@ -138,7 +122,7 @@ tui_exited() {
 # tui_restored: after shmwatch ended, the terminal is as it was: same stty settings,
 # normal screen (not the alternate one), cursor visible, keypad and mouse modes off.
 tui_restored() {
-    tui_until '[ -s "$SHMTEST_TMP/tui.stty.after" ]' 5 || fail "the pane's shell did not go on"
+    wait_for '[ -s "$SHMTEST_TMP/tui.stty.after" ]' 5 || fail "the pane's shell did not go on"
     assert_eq "$(cat "$SHMTEST_TMP/tui.stty.after")" "$(cat "$SHMTEST_TMP/tui.stty.before")" \
         "stty settings restored ($1)"
     local state

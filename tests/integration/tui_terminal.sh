@@ -29,7 +29,7 @@ for size in 80x24 40x10 100x12 60x30 30x8 120x40; do
     TUI_W=${size%x*}
     TUI_H=${size#*x}
     tui resize-window -t tui -x "$TUI_W" -y "$TUI_H"
-    tui_until '[ "$(tui display-message -p -t tui "#{pane_width}x#{pane_height}")" = "$size" ]' 5 ||
+    wait_for '[ "$(tui display-message -p -t tui "#{pane_width}x#{pane_height}")" = "$size" ]' 5 ||
         fail "tmux did not resize to $size"
     tui_wait "Quit" 5 # the hints line was redrawn at the new size
     tui_sane "after resizing to $size the screen fits"

@@ -197,29 +197,6 @@ def wait_until(pred, timeout):
     return False
 
 
-def shm_managers_of(pids):
-    """torch_shm_manager processes whose parent is one of pids (fork workers)."""
-    found = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for d in entries:
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % d) as f:
-                st = f.read()
-        except OSError:
-            continue
-        rp = st.rfind(")")
-        comm = st[st.find("(") + 1:rp]
-        fields = st[rp + 2:].split()
-        if comm.startswith("torch_shm_manag") and int(fields[1]) in pids:
-            found.append(int(d))
-    return sorted(found)
-
-
 _stop = False
 
 
@@ -359,7 +336,6 @@ def main(argv=None):
         "worker_pids": worker_pids,
         "stuck_worker_pid": worker_pids[0] if a.stuck_worker else None,
         "stuck_worker_ready": stuck_ok,
-        "shm_manager_pids": shm_managers_of(set(worker_pids)),
         "strategy": a.strategy,
         "start_method": a.start_method,
         "dataset": a.dataset,
