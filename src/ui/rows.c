@@ -90,10 +90,9 @@ bool rows_match(const struct ui *u, const struct row *r, const char *needle)
     case ROW_PROC:
         return proc_matches(&pl->items[r->proc->proc], needle) ||
                has(proc_role_name(r->proc->role), needle);
-    case ROW_GROUP: {
-        const struct proc *p = procs_find(pl, r->group->main_pid);
-        return has_pid(r->group->main_pid, needle) || (p && proc_matches(p, needle));
-    }
+    case ROW_GROUP:
+        return has_pid(r->group->main_pid, needle) ||
+               proc_matches(&pl->items[r->group->main_proc], needle);
     default:
         return false;
     }
@@ -373,22 +372,27 @@ void rows_rebuild(struct ui *u)
         return;
     const struct model *m = &u->snap->model;
     struct build b = {.u = u, .m = m};
-    size_t *segs = sorted_indices(u, m->nsegs, cmp_seg_idx);
-    size_t *procs = sorted_indices(u, m->nprocs, cmp_proc_idx);
-    b.owners = xcalloc(m->nprocs + SEC_COUNT, sizeof(*b.owners));
-    for (size_t i = 0; i < m->nsegs; i++) {
-        struct owner *o = &b.owners[place(m, &m->segs[segs[i]])];
-        *VEC_PUSH(o->segs, o->n, o->cap) = segs[i];
-    }
-    if (u->view == CONFIG_VIEW_TREE)
+    /* Each view sorts only what it shows; only the tree places segments
+     * under their owners. */
+    bool tree = u->view == CONFIG_VIEW_TREE, flat = u->view == CONFIG_VIEW_FLAT;
+    size_t *segs = tree || flat ? sorted_indices(u, m->nsegs, cmp_seg_idx) : NULL;
+    size_t *procs = flat ? NULL : sorted_indices(u, m->nprocs, cmp_proc_idx);
+    if (tree) {
+        b.owners = xcalloc(m->nprocs + SEC_COUNT, sizeof(*b.owners));
+        for (size_t i = 0; i < m->nsegs; i++) {
+            struct owner *o = &b.owners[place(m, &m->segs[segs[i]])];
+            *VEC_PUSH(o->segs, o->n, o->cap) = segs[i];
+        }
         build_tree(&b, procs);
-    else if (u->view == CONFIG_VIEW_FLAT)
+    } else if (flat) {
         build_flat(&b, segs);
-    else
+    } else {
         build_procs(&b, procs);
+    }
     select_visible(u, &b);
-    for (size_t i = 0; i < m->nprocs + SEC_COUNT; i++)
-        free(b.owners[i].segs);
+    if (b.owners)
+        for (size_t i = 0; i < m->nprocs + SEC_COUNT; i++)
+            free(b.owners[i].segs);
     free(b.owners);
     free(b.rows);
     free(segs);

@@ -112,19 +112,17 @@ int sort_procs(const struct ui *u, const struct mproc *a, const struct mproc *b)
 int sort_groups(const struct ui *u, const struct group *a, const struct group *b)
 {
     const struct proc_list *pl = &u->snap->scan.procs;
-    const struct proc *ma = procs_find(pl, a->main_pid), *mb = procs_find(pl, b->main_pid);
+    const struct proc *ma = &pl->items[a->main_proc], *mb = &pl->items[b->main_proc];
     int c = 0;
     switch (u->sort) {
     case CONFIG_SORT_SIZE:
         c = CMP(b->shm_bytes, a->shm_bytes);
         break;
     case CONFIG_SORT_AGE:
-        if (ma && mb)
-            c = CMP(ma->start_ticks, mb->start_ticks);
+        c = CMP(ma->start_ticks, mb->start_ticks);
         break;
     case CONFIG_SORT_NAME:
-        if (ma && mb)
-            c = strcmp(ma->cmdline ? ma->cmdline : ma->comm, mb->cmdline ? mb->cmdline : mb->comm);
+        c = strcmp(ma->cmdline ? ma->cmdline : ma->comm, mb->cmdline ? mb->cmdline : mb->comm);
         break;
     default:
         break;
