@@ -15,12 +15,6 @@ const char *const theme_role_names[THEME_NROLES] = {
 #undef THEME_X_NAME
 };
 
-const char *const theme_role_help[THEME_NROLES] = {
-#define THEME_X_HELP(name, help) help,
-    THEME_ROLES(THEME_X_HELP)
-#undef THEME_X_HELP
-};
-
 /* clang-format off */
 /* Shorthands for the tables below: C(fg, bg, fg256, bg256, attrs). */
 #define C(f, b, f256, b256, a) {THEME_##f, THEME_##b, f256, b256, a}

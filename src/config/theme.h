@@ -51,7 +51,6 @@ enum theme_role {
 /* clang-format on */
 
 extern const char *const theme_role_names[THEME_NROLES];
-extern const char *const theme_role_help[THEME_NROLES];
 
 /* Colour values: the terminal's default, the 8 basic colours and their
  * bright variants (as ncurses numbers them). */

@@ -1,12 +1,12 @@
 /* The dashboard's action keys (unlink, signal, reap) and what they act on.
  *
- * keys.c calls these with the selection: the row under the cursor and the
- * marked rows, resolved against the model on screen. They never act on a
- * read-only dashboard (keys.c refuses first). Each action re-checks its
- * targets itself right before acting (src/act, DESIGN.md safety rules),
- * asks with dialog_confirm / dialog_menu (ui/dialog.h), reports with
- * ui_message, and calls poller_request_scan afterwards so that the screen
- * shows the result. */
+ * cmd_action (commands.c) calls these with the selection: the row under the
+ * cursor and the marked rows, resolved against the model on screen. They
+ * never act on a read-only dashboard (cmd_action refuses first). Each action
+ * re-checks its targets itself right before acting (src/act, DESIGN.md
+ * safety rules), asks with dialog_confirm / dialog_menu (ui/dialog.h),
+ * reports with ui_message, and calls poller_request_scan afterwards so that
+ * the screen shows the result. */
 #ifndef SHMWATCH_UI_ACTIONS_H
 #define SHMWATCH_UI_ACTIONS_H
 
@@ -15,11 +15,9 @@
 #include "model/model.h"
 
 struct ui;
-struct row;
 
 struct ui_selection {
     const struct model *model;          /* the model the pointers below point into */
-    const struct row *current;          /* the row under the cursor, or NULL */
     const struct segment *seg;          /* the current row's segment, or NULL */
     const struct mproc *proc;           /* the current row's process (or a group's main), or NULL */
     const struct group *group;          /* the current row's DataLoader group, or NULL */

@@ -238,11 +238,12 @@ void cmd_action(struct ui *u, int code)
         return;
     }
     const struct model *m = &u->snap->model;
-    struct ui_selection sel = {.model = m, .current = ui_current(u)};
-    if (sel.current) {
-        sel.seg = sel.current->seg;
-        sel.proc = sel.current->proc;
-        sel.group = sel.current->group;
+    struct ui_selection sel = {.model = m};
+    const struct row *cur = ui_current(u);
+    if (cur) {
+        sel.seg = cur->seg;
+        sel.proc = cur->proc;
+        sel.group = cur->group;
         if (!sel.group && sel.proc && sel.proc->group)
             sel.group = model_find_group(m, sel.proc->group);
         if (!sel.group && sel.seg && sel.seg->group)

@@ -16,10 +16,11 @@
 #define RATE_WINDOW_S 10.0  /* fill rate: slope over this many seconds */
 #define TTF_WINDOW_S 30.0   /* time-to-full: a steadier, longer window */
 #define TTF_MIN_RATE 4096.0 /* bytes/s below which the mount is "not rising" */
-#define SPARK_CELL_S 4.0    /* seconds of history per sparkline cell */
 #define SPARK_MAX 30
+#define WARN_TURN_S 4.0 /* seconds each of several scan warnings is shown */
 
-const char *dash_size(char *dst, size_t n, uint64_t bytes)
+/* Short sizes for narrow spaces: "64M", "1.5G", "512K". */
+static const char *dash_size(char *dst, size_t n, uint64_t bytes)
 {
     static const char units[] = "BKMGTPE";
     double v = (double)bytes;
@@ -323,9 +324,9 @@ void dash_draw_status(struct ui *u, int y, int lines)
             snprintf(line, sizeof(line), "%s", u->message);
             a = term_attr(u->message_role);
         } else if (u->snap && u->snap->scan.warn.n) {
-            /* Several warnings take turns, a few seconds each. */
+            /* Several warnings take turns. */
             const struct warnings *w = &u->snap->scan.warn;
-            size_t k = (size_t)(poller_now() / 4.0) % w->n;
+            size_t k = (size_t)(poller_now() / WARN_TURN_S) % w->n;
             if (w->n > 1)
                 snprintf(line, sizeof(line), "[%zu/%zu] %s", k + 1, w->n, w->msg[k]);
             else

@@ -25,7 +25,6 @@ struct poller {
     bool gauges_new;
     /* The thread's own. */
     struct mount_list ml; /* the mounts of the last scan, for statvfs */
-    unsigned long seq;
     uint64_t peak_shm, peak_app;
     struct worker_memory workers; /* workers seen so far: orphans keep their group */
 };
@@ -79,6 +78,14 @@ static void copy_mounts(struct mount_list *dst, const struct mount_list *src)
     }
 }
 
+/* The first mount's highest use so far, from each reading once: a scan's
+ * own (before its model) or a gauge refresh's. */
+static void note_peak(struct poller *p, const struct mount_list *ml)
+{
+    if (ml->n && ml->items[0].used > p->peak_shm)
+        p->peak_shm = ml->items[0].used;
+}
+
 /* Under lock: the readings of ml as the newest gauges. */
 static void publish_gauges(struct poller *p, const struct mount_list *ml, double t)
 {
@@ -92,11 +99,8 @@ static void publish_gauges(struct poller *p, const struct mount_list *ml, double
         g->ok = ml->items[i].stat_ok;
         g->size = ml->items[i].size;
         g->used = ml->items[i].used;
-        g->avail = ml->items[i].avail;
     }
     p->gauges_new = true;
-    if (ml->n && ml->items[0].used > p->peak_shm)
-        p->peak_shm = ml->items[0].used;
 }
 
 static struct snap *take_scan(struct poller *p)
@@ -115,8 +119,7 @@ static struct snap *take_scan(struct poller *p)
     model_opts_default(&mo);
     mo.warn_pct = p->cfg.warn_pct;
     mo.crit_pct = p->cfg.crit_pct;
-    if (s->scan.mounts.n && s->scan.mounts.items[0].used > p->peak_shm)
-        p->peak_shm = s->scan.mounts.items[0].used;
+    note_peak(p, &s->scan.mounts);
     mo.peak_shm = p->peak_shm;
     mo.peak_app = p->peak_app;
     mo.memory = &p->workers;
@@ -124,7 +127,6 @@ static struct snap *take_scan(struct poller *p)
     worker_memory_learn(&p->workers, &s->model);
     if (s->model.budget.app > p->peak_app)
         p->peak_app = s->model.budget.app;
-    s->seq = ++p->seq;
     return s;
 }
 
@@ -165,6 +167,7 @@ static void *run(void *arg)
         if (now >= next_gauge) {
             pthread_mutex_unlock(&p->lock);
             mounts_refresh(&p->ml);
+            note_peak(p, &p->ml);
             now = poller_now();
             pthread_mutex_lock(&p->lock);
             publish_gauges(p, &p->ml, now);

@@ -17,14 +17,13 @@
 struct snap {
     struct scan scan;
     struct model model;
-    unsigned long seq;
 };
 void snap_free(struct snap *s);
 
 struct gauge {
     char *path;
     bool ok;
-    uint64_t size, used, avail;
+    uint64_t size, used;
 };
 
 /* Readings of every watched mount at time t (CLOCK_MONOTONIC seconds). */

@@ -34,7 +34,6 @@ static const struct glyphs utf8_glyphs = {
     .down = "\u2193",
     .sep = "\u2502",
     .rising = "\u25b2",
-    .falling = "\u25bc",
 };
 
 static const struct glyphs ascii_glyphs = {
@@ -56,7 +55,6 @@ static const struct glyphs ascii_glyphs = {
     .down = "v",
     .sep = "|",
     .rising = "+",
-    .falling = "-",
 };
 
 static struct {
@@ -111,21 +109,6 @@ static attr_t theme_attrs(unsigned a)
     return r;
 }
 
-/* A colour the terminal has: 256-colour values fall back to the basic 16,
- * bright ones to basic plus bold. */
-static short usable(short c, unsigned *attrs)
-{
-    if (c < 0 || c < COLORS)
-        return c;
-    if (c >= 16)
-        c = theme_color16(c);
-    if (c >= 8 && c >= COLORS) {
-        c = (short)(c - 8);
-        *attrs |= THEME_ATTR_BOLD;
-    }
-    return c < COLORS ? c : -1;
-}
-
 static void setup_colours(const struct theme *theme, bool color)
 {
     const struct theme *mono = theme_builtin_mono();
@@ -139,10 +122,8 @@ static void setup_colours(const struct theme *theme, bool color)
     for (int r = 0; r < THEME_NROLES; r++) {
         short fg, bg;
         unsigned attrs;
+        /* theme_pick gives colours below COLORS, or -1 for the default. */
         theme_pick(&theme->role[r], COLORS, &fg, &bg, &attrs);
-        fg = usable(fg, &attrs);
-        unsigned ignore = 0;
-        bg = usable(bg, &ignore);
         if (!defaults) {
             fg = fg < 0 ? COLOR_WHITE : fg;
             bg = bg < 0 ? COLOR_BLACK : bg;

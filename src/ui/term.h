@@ -18,7 +18,7 @@ struct glyphs {
     const char *spark[8];                     /* lowest to highest */
     const char *branch, *last, *pipe, *blank; /* tree lines, 2 columns each */
     const char *open, *closed;                /* expanded / collapsed marker */
-    const char *mark, *ellipsis, *up, *down, *sep, *rising, *falling;
+    const char *mark, *ellipsis, *up, *down, *sep, *rising;
 };
 
 /* Sets the terminal up. ascii: draw with ASCII only (also forced when the

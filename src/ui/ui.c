@@ -19,9 +19,8 @@
 #include "ui/term.h"
 #include "ui/ui_priv.h"
 
-#define HISTORY_S 600.0  /* fill history kept per mount */
-#define MESSAGE_S 4.0    /* how long a status message stays */
-#define SPARK_TICK_S 4.0 /* redraw at least this often for the sparkline */
+#define HISTORY_S 600.0 /* fill history kept per mount */
+#define MESSAGE_S 4.0   /* how long a status message stays */
 
 void ui_message(struct ui *u, int role, const char *fmt, ...)
 {
@@ -109,7 +108,7 @@ static void intake(struct ui *u)
         for (size_t i = 0; i < g.n; i++)
             if (g.items[i].ok)
                 history_add(&u->hist, g.items[i].path, g.t, g.items[i].used, g.items[i].size);
-        double tick = floor(g.t / SPARK_TICK_S);
+        double tick = floor(g.t / SPARK_CELL_S);
         if (!u->paused && (gauges_differ(&g, &u->gauges) || tick != u->spark_tick)) {
             u->spark_tick = tick;
             gauges_free(&u->gauges);

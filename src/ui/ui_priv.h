@@ -62,7 +62,6 @@ struct ui {
     struct snap *snap;    /* what is shown; NULL until the first scan */
     struct gauges gauges; /* newest statvfs readings */
     struct history hist;
-    double started; /* poller_now() at start */
 
     int view; /* enum config_view */
     int sort; /* enum config_sort */
@@ -109,12 +108,14 @@ int sort_procs(const struct ui *u, const struct mproc *a, const struct mproc *b)
 int sort_groups(const struct ui *u, const struct group *a, const struct group *b);
 const char *sort_name(int sort);
 
+/* Seconds of history per sparkline cell; the gauges are redrawn at least
+ * this often so that the sparkline moves on. */
+#define SPARK_CELL_S 4.0
+
 /* dash.c: the title, gauges and budget panel from the top line, in at
  * most max_lines lines (returns the lines used), and the status lines. */
 int dash_draw_top(struct ui *u, int max_lines);
 void dash_draw_status(struct ui *u, int y, int lines);
-/* Short sizes for narrow spaces: "64M", "1.5G", "512K". */
-const char *dash_size(char *dst, size_t n, uint64_t bytes);
 /* The colour (enum theme_role) of a budget verdict. */
 int dash_verdict_role(enum verdict v);
 
