@@ -293,7 +293,7 @@ static void budget(struct model *m, const struct model_opts *o)
         .peak_shm = o->peak_shm,
         .peak_app = o->peak_app,
     };
-    if (s->mounts.n) {
+    if (s->mounts.n && s->mounts.items[0].stat_ok) { /* else its figures are unknown, not 0 */
         const struct shm_mount *mt = &s->mounts.items[0];
         in.shm_size = mt->size;
         in.shm_used = mt->used;

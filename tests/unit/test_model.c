@@ -398,6 +398,34 @@ static void test_kernel_thread_is_no_creator(void **state)
     free_model(m);
 }
 
+/* A mount whose statfs failed has no figures: the budget must not read its
+ * zeros as "full" (a segment still to be written would then look like a
+ * coming SIGBUS and make the verdict critical). */
+static void test_unreadable_mount_is_no_full_mount(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    s->mounts.items[0].used = s->mounts.items[0].size;
+    s->mounts.items[0].avail = 0;
+    fake_add_file(s, "half_written", 1, FT_REGULAR, 4 * MiB, MiB); /* 3 MiB pending */
+    fake_add_proc(s, 100, 1, 100, 'S', "writer", NULL);
+    fake_add_holder(s, 100, 5, true, 1, "/dev/shm/half_written", false, 4 * MiB, MiB);
+    struct model *m = build(s);
+    assert_int_equal(m->budget.verdict, VERDICT_CRITICAL); /* known full: critical */
+    free_model(m);
+
+    s = fake_scene_empty();
+    s->mounts.items[0].stat_ok = false;
+    s->mounts.items[0].size = s->mounts.items[0].used = s->mounts.items[0].avail = 0;
+    fake_add_file(s, "half_written", 1, FT_REGULAR, 4 * MiB, MiB);
+    fake_add_proc(s, 100, 1, 100, 'S', "writer", NULL);
+    fake_add_holder(s, 100, 5, true, 1, "/dev/shm/half_written", false, 4 * MiB, MiB);
+    m = build(s);
+    assert_int_not_equal(m->budget.verdict, VERDICT_CRITICAL);
+    assert_int_equal(m->budget.shm_size, 0);
+    free_model(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -412,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_container_main_is_pid_1),
         cmocka_unit_test(test_orphans_by_fingerprint),
         cmocka_unit_test(test_kernel_thread_is_no_creator),
+        cmocka_unit_test(test_unreadable_mount_is_no_full_mount),
         cmocka_unit_test(test_zombie_is_never_a_main),
         cmocka_unit_test(test_remembered_workers_keep_their_orphans),
         cmocka_unit_test(test_other_mount_namespaces_are_not_ours),
