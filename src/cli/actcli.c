@@ -1,16 +1,29 @@
 #include "cli/actcli.h"
+#include "cli/settings.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-int actcli_scan(struct actcli *a, const char *const *mounts, size_t nmounts)
+int actcli_scan(struct actcli *a, const struct options *o)
 {
     a->log.fd = -1;
-    struct scan_opts so = {.proc_dir = "/proc", .mounts = mounts, .nmounts = nmounts};
+    char *err = NULL;
+    if (settings_load(o, &a->cfg, &err) != 0) {
+        fprintf(stderr, "shmwatch %s: %s\n", a->cmd, err);
+        free(err);
+        config_free(&a->cfg);
+        return 2;
+    }
+    struct scan_opts so = {.proc_dir = "/proc",
+                           .mounts = (const char *const *)a->cfg.mounts.item,
+                           .nmounts = a->cfg.mounts.n};
     int rc = scan_run(&so, &a->scan);
     if (rc < 0) {
         fprintf(stderr, "shmwatch %s: scan failed: %s\n", a->cmd, strerror(-rc));
+        scan_free(&a->scan);
+        config_free(&a->cfg);
         return 1;
     }
     for (size_t i = 0; i < a->scan.warn.n; i++)
@@ -43,9 +56,9 @@ enum actcli_mode actcli_decide(bool dry_run, bool yes, const char *question, boo
     return ACTCLI_ACT;
 }
 
-void actcli_open_log(struct actcli *a, const char *path)
+void actcli_open_log(struct actcli *a)
 {
-    if (actlog_open(&a->log, path) < 0)
+    if (actlog_open(&a->log, a->cfg.log_file) < 0)
         fprintf(stderr,
                 "shmwatch %s: note: cannot write the action log %s: %s; actions are not "
                 "logged\n",
@@ -58,4 +71,5 @@ void actcli_free(struct actcli *a)
     actlog_close(&a->log);
     model_free(&a->model);
     scan_free(&a->scan);
+    config_free(&a->cfg);
 }

@@ -7,19 +7,24 @@
 #include <stddef.h>
 
 #include "act/actlog.h"
+#include "cli/options.h"
 #include "collect/scan.h"
+#include "config/config.h"
 #include "model/model.h"
 
 struct actcli {
     const char *cmd;       /* "clean", "reap": prefixes messages */
+    struct config cfg;     /* the config file's settings under the command's flags */
     struct scan scan;
     struct model model;
     struct actlog log;
 };
 
-/* Scans (only the given mounts, if any) and builds the model. Returns 0, or
- * 1 with a message on stderr. Scan warnings go to stderr as notes. */
-int actcli_scan(struct actcli *a, const char *const *mounts, size_t nmounts);
+/* Loads the settings as the main command does (the config file, with the
+ * flags in o over it: --mount, --log), then scans the mounts they name and
+ * builds the model. Returns 0; 2 for a bad config file, 1 when the scan
+ * fails, with a message on stderr. Scan warnings go to stderr as notes. */
+int actcli_scan(struct actcli *a, const struct options *o);
 
 /* How the plan is carried out. */
 enum actcli_mode { ACTCLI_ACT, ACTCLI_DRY };
@@ -29,9 +34,10 @@ enum actcli_mode { ACTCLI_ACT, ACTCLI_DRY };
  * answered no. */
 enum actcli_mode actcli_decide(bool dry_run, bool yes, const char *question, bool *declined);
 
-/* Opens the action log (path NULL: the default), with a note on stderr if
- * it cannot be written (the actions still happen). */
-void actcli_open_log(struct actcli *a, const char *path);
+/* Opens the action log (--log, else the setting log_file, else the
+ * default), with a note on stderr if it cannot be written (the actions
+ * still happen). */
+void actcli_open_log(struct actcli *a);
 
 void actcli_free(struct actcli *a);
 

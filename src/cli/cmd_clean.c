@@ -31,14 +31,18 @@ static const char usage[] =
     "  -y, --yes          do not ask\n"
     "      --all-unheld   also remove unheld segments (owner unknown) that are\n"
     "                     older than --min-age\n"
-    "      --min-age DUR  minimum age of an unheld segment (default 10m)\n"
-    "      --mount PATH   only this mount (repeatable; default /dev/shm, /run/shm)\n"
-    "      --log FILE     action log (default $XDG_STATE_HOME/shmwatch/actions.log)\n"
+    "      --min-age DUR  minimum age of an unheld segment (default: the setting\n"
+    "                     min_age, 10m)\n"
+    "      --mount PATH   only this mount (repeatable; default: the setting mounts,\n"
+    "                     else /dev/shm, /run/shm)\n"
+    "      --log FILE     action log (default: the setting log_file, else\n"
+    "                     $XDG_STATE_HOME/shmwatch/actions.log)\n"
     "  -h, --help         print this help\n"
     "\n"
+    "Settings come from the configuration file, as for the dashboard.\n"
     "Without --yes it asks on a terminal; without a terminal it only shows the plan.\n"
     "Exit status: 0 everything asked was done, 3 something was refused or failed,\n"
-    "2 usage error, 1 the scan failed.\n";
+    "2 usage or configuration error, 1 the scan failed.\n";
 
 enum { OPT_ALL_UNHELD = 256, OPT_MIN_AGE, OPT_MOUNT, OPT_LOG };
 
@@ -196,7 +200,7 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
 
 int cmd_clean(int argc, char **argv)
 {
-    bool dry = false, yes = false;
+    bool dry = false, yes = false, min_age_set = false;
     struct clean_policy pol;
     clean_policy_default(&pol);
     const char *log = NULL;
@@ -210,6 +214,7 @@ int cmd_clean(int argc, char **argv)
         case 'y': yes = true; break;
         case OPT_ALL_UNHELD: pol.all_unheld = true; break;
         case OPT_MIN_AGE:
+            min_age_set = true;
             if (!parse_duration(optarg, &pol.min_age_s))
                 rc = usage_error("--min-age: expected a duration such as 10m, 1h or 90, got",
                                  optarg);
@@ -234,10 +239,13 @@ int cmd_clean(int argc, char **argv)
         return usage_error("unexpected argument", argv[optind]);
     }
     struct actcli a = {.cmd = "clean"};
-    if (actcli_scan(&a, mounts, nmounts) != 0) {
-        free(mounts);
-        return 1;
-    }
+    struct options o = {.mounts = mounts, .nmounts = nmounts, .log_file = log};
+    rc = actcli_scan(&a, &o);
+    free(mounts);
+    if (rc != 0)
+        return rc;
+    if (!min_age_set)
+        pol.min_age_s = a.cfg.min_age_s;
     struct unlink_plan plan;
     actplan_clean(&a.model, &pol, &plan);
     actplan_add_dirs(&a.model, &pol, &plan);
@@ -248,13 +256,12 @@ int cmd_clean(int argc, char **argv)
             actcli_decide(dry, yes, plan.ntry ? "Remove them?" : "Report them?", &declined);
         if (!declined) {
             if (mode == ACTCLI_ACT)
-                actcli_open_log(&a, log);
+                actcli_open_log(&a);
             fflush(stdout);
             rc = run(&a, &plan, mode == ACTCLI_DRY);
         }
     }
     unlink_plan_free(&plan);
     actcli_free(&a);
-    free(mounts);
     return rc;
 }

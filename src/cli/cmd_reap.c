@@ -27,12 +27,13 @@ static const char usage[] =
     "  -n, --dry-run    check everything, signal nothing\n"
     "  -y, --yes        do not ask\n"
     "  -t, --timeout S  seconds from SIGTERM to SIGKILL (default 5)\n"
-    "      --log FILE   action log (default $XDG_STATE_HOME/shmwatch/actions.log)\n"
+    "      --log FILE   action log (default: the setting log_file, else\n"
+    "                   $XDG_STATE_HOME/shmwatch/actions.log)\n"
     "  -h, --help       print this help\n"
     "\n"
     "Without --yes it asks on a terminal; without a terminal it only shows the plan.\n"
     "Exit status: 0 everything asked was done, 3 something was refused or could not\n"
-    "be ended, 2 usage error, 1 the scan failed.\n";
+    "be ended, 2 usage or configuration error, 1 the scan failed.\n";
 
 enum { OPT_LOG = 256 };
 
@@ -136,8 +137,10 @@ int cmd_reap(int argc, char **argv)
     if (optind < argc)
         return usage_error("unexpected argument", argv[optind]);
     struct actcli a = {.cmd = "reap"};
-    if (actcli_scan(&a, NULL, 0) != 0)
-        return 1;
+    struct options o = {.log_file = log};
+    int src = actcli_scan(&a, &o);
+    if (src != 0)
+        return src;
     struct reap_plan plan;
     reap_plan_build(&a.model, "/proc", &plan);
     print_plan(&plan);
@@ -148,7 +151,7 @@ int cmd_reap(int argc, char **argv)
         if (!declined) {
             so.dry_run = mode == ACTCLI_DRY;
             if (!so.dry_run)
-                actcli_open_log(&a, log);
+                actcli_open_log(&a);
             so.log = &a.log;
             fflush(stdout);
             struct tally n = {0};
