@@ -168,10 +168,16 @@ static void text_peak(struct buf *b, const struct plan_input *in, const struct p
     buf_printf(b, "   %s batches x %s bytes = %s bytes (%s)\n", G(r->batches), G(r->batch_shm_bytes),
                G(r->shm_peak), S(r->shm_peak));
     buf_adds(b, "\n5. Recommended --shm-size\n");
-    buf_printf(b, "   %s x 1.5 (a safety margin) = %s, rounded up to a whole %s: --shm-size=%s\n",
-               S(r->shm_peak), S(r->shm_margin), r->rec_shm_size > (UINT64_C(1) << 30) ? "GiB" : "MiB",
-               F(r->rec_shm_size));
-    if (r->rec_shm_size > (UINT64_C(64) << 20))
+    if (r->shm_floored) {
+        buf_printf(b, "   %s x 1.5 (a safety margin) = %s, less than Docker's default 64 MiB,\n"
+                      "   which is kept: --shm-size=%s\n",
+                   S(r->shm_peak), S(r->shm_margin), F(r->rec_shm_size));
+    } else {
+        buf_printf(b, "   %s x 1.5 (a safety margin) = %s, rounded up to a whole %s: --shm-size=%s\n",
+                   S(r->shm_peak), S(r->shm_margin), budget_unit_word(r->rec_shm_size),
+                   F(r->rec_shm_size));
+    }
+    if (r->rec_shm_size > DOCKER_DEFAULT_SHM)
         buf_adds(b, "   Docker's default of 64 MiB is too small for this loader.\n");
     else
         buf_adds(b, "   Docker's default of 64 MiB is enough for this loader.\n");

@@ -16,7 +16,6 @@
 
 #define MiB (UINT64_C(1) << 20)
 #define GiB (UINT64_C(1) << 30)
-#define DOCKER_DEFAULT_SHM (64 * MiB)
 
 enum { MAX_NOTES = 12 };
 
@@ -84,9 +83,17 @@ const char *budget_fmt_step(char *dst, size_t n, uint64_t bytes)
     return dst;
 }
 
-static const char *unit_word(uint64_t rounded)
+const char *budget_unit_word(uint64_t rounded)
 {
     return rounded > GiB ? "GiB" : "MiB";
+}
+
+uint64_t budget_rec_shm(uint64_t peak, uint64_t *margin, bool *floored)
+{
+    *margin = budget_scale_up(peak, 3, 2);
+    uint64_t rec = *margin == UINT64_MAX ? UINT64_MAX : budget_round_up(*margin);
+    *floored = rec < DOCKER_DEFAULT_SHM;
+    return *floored ? DOCKER_DEFAULT_SHM : rec;
 }
 
 /* Human sizes for sentences; each call uses the next of a few buffers. */
@@ -212,11 +219,9 @@ static void recommend(const struct budget_input *in, struct budget *b, struct no
     b->peak_app = in->peak_app > b->app ? in->peak_app : b->app;
     if (b->peak_shm == 0)
         return;
-    uint64_t shm15 = budget_scale_up(b->peak_shm, 3, 2);
-    b->rec_shm_size = budget_round_up(shm15);
-    bool floored = b->rec_shm_size < DOCKER_DEFAULT_SHM;
-    if (floored)
-        b->rec_shm_size = DOCKER_DEFAULT_SHM;
+    uint64_t shm15;
+    bool floored;
+    b->rec_shm_size = budget_rec_shm(b->peak_shm, &shm15, &floored);
     uint64_t sum = add_sat(b->peak_app, b->rec_shm_size);
     uint64_t mem12 = budget_scale_up(sum, 6, 5);
     b->rec_memory = budget_round_up(mem12);
@@ -225,10 +230,10 @@ static void recommend(const struct budget_input *in, struct budget *b, struct no
          "Recommended: --shm-size=%s (peak shm %s x 1.5 = %s, rounded up to a whole %s%s) and "
          "-m %s ((app peak %s + shm %s) x 1.2 = %s, rounded up to a whole %s).",
          budget_flag_size(f1, sizeof(f1), b->rec_shm_size), step(z, b->peak_shm),
-         step(z, shm15), unit_word(b->rec_shm_size),
+         step(z, shm15), budget_unit_word(b->rec_shm_size),
          floored ? ", and no less than Docker's default 64 MiB" : "",
          budget_flag_size(f2, sizeof(f2), b->rec_memory), step(z, b->peak_app),
-         step(z, b->rec_shm_size), step(z, mem12), unit_word(b->rec_memory));
+         step(z, b->rec_shm_size), step(z, mem12), budget_unit_word(b->rec_memory));
 }
 
 void budget_compute(const struct budget_input *in, struct budget *out)

@@ -55,8 +55,18 @@ void budget_compute(const struct budget_input *in, struct budget *out);
 void budget_free(struct budget *b);
 const char *verdict_name(enum verdict v);
 
+/* Docker's /dev/shm when --shm-size is not given. */
+#define DOCKER_DEFAULT_SHM (UINT64_C(64) << 20)
+
 /* A recommended size rounded up: to a whole MiB up to 1 GiB, a whole GiB above. */
 uint64_t budget_round_up(uint64_t bytes);
+/* The unit budget_round_up rounded a size to: "GiB" or "MiB". */
+const char *budget_unit_word(uint64_t rounded);
+
+/* The recommended --shm-size for a peak: peak x 1.5 (into *margin), rounded
+ * up, never below Docker's default (*floored says it was raised to it).
+ * UINT64_MAX when it does not fit. Shared by the budget and plan. */
+uint64_t budget_rec_shm(uint64_t peak, uint64_t *margin, bool *floored);
 
 /* x * num / den rounded up; UINT64_MAX when it does not fit. */
 uint64_t budget_scale_up(uint64_t x, uint64_t num, uint64_t den);

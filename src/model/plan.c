@@ -230,10 +230,7 @@ int plan_compute(const struct plan_input *in, struct plan_result *r, char **caus
             return overflow(cause, "number of batches in flight");
         if (!mul(r->batches, r->batch_shm_bytes, &r->shm_peak))
             return overflow(cause, "peak shared memory");
-        r->shm_margin = budget_scale_up(r->shm_peak, 3, 2);
-        if (r->shm_margin == UINT64_MAX)
-            return overflow(cause, "recommended --shm-size");
-        r->rec_shm_size = budget_round_up(r->shm_margin);
+        r->rec_shm_size = budget_rec_shm(r->shm_peak, &r->shm_margin, &r->shm_floored);
         if (r->rec_shm_size == UINT64_MAX)
             return overflow(cause, "recommended --shm-size");
     }

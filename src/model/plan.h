@@ -61,6 +61,7 @@ struct plan_result {
     uint64_t shm_peak;        /* batches x batch_shm_bytes */
     uint64_t shm_margin;      /* shm_peak x 1.5, before rounding */
     uint64_t rec_shm_size;    /* recommended --shm-size (0 without workers) */
+    bool shm_floored;         /* rec_shm_size was raised to Docker's default 64 MiB */
     /* Against --shm-size: the peak must fit in it. */
     bool shm_fits;
     /* Against --memory: shm is charged to the memory limit. planned_shm is

@@ -156,6 +156,7 @@ static void test_guide_example(void **state)
     assert_int_equal(r.shm_peak, 192675840);
     assert_int_equal(r.shm_margin, 289013760);
     assert_int_equal(r.rec_shm_size, 276 * MiB); /* 275.6 MiB up */
+    assert_false(r.shm_floored);
     assert_int_equal(r.verdict, PLAN_UNCHECKED);
     assert_string_equal(plan_verdict_name(r.verdict), "unchecked");
 }
@@ -284,6 +285,21 @@ static void test_bad_numbers(void **state)
     free(cause);
 }
 
+/* A loader that needs less than Docker's default is told to keep the
+ * default, as the dashboard's budget says, never to shrink /dev/shm. */
+static void test_small_loader_keeps_docker_default(void **state)
+{
+    (void)state;
+    struct plan_input in = {.batch_size = 1, .workers = 1};
+    struct plan_result r;
+    char *cause = NULL;
+    assert_int_equal(run(&in, "10", "float32", &r, &cause), 0);
+    assert_int_equal(r.shm_peak, 4 * 4096); /* 2 prefetched + 2 held, a page each */
+    assert_int_equal(r.shm_margin, 6 * 4096);
+    assert_true(r.shm_floored);
+    assert_int_equal(r.rec_shm_size, 64 * MiB);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_guide_example), cmocka_unit_test(test_label_pages),
         cmocka_unit_test(test_gib_rounding),  cmocka_unit_test(test_no_workers),
         cmocka_unit_test(test_fit),           cmocka_unit_test(test_bad_numbers),
+        cmocka_unit_test(test_small_loader_keeps_docker_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
