@@ -18,7 +18,8 @@ void clean_policy_default(struct clean_policy *p)
     p->min_age_s = 600;
 }
 
-char *actplan_segment_why(const struct model *m, const struct segment *sg)
+/* Why segment sg would be removed (malloc'd sentence). */
+static char *segment_why(const struct model *m, const struct segment *sg)
 {
     struct buf b;
     buf_init(&b);
@@ -33,18 +34,6 @@ char *actplan_segment_why(const struct model *m, const struct segment *sg)
     return buf_steal(&b);
 }
 
-static const char *type_refusal(enum file_type t)
-{
-    switch (t) {
-    case FT_REGULAR: return NULL;
-    case FT_SYMLINK: return "a symbolic link (never followed or removed)";
-    case FT_DIR: return "a directory (never removed)";
-    case FT_FIFO: return "a FIFO (never removed)";
-    case FT_SOCKET: return "a socket (never removed)";
-    default: return "not a regular file (never removed)";
-    }
-}
-
 static void push(const struct model *m, const struct segment *sg, struct unlink_plan *out)
 {
     const struct shm_mount *mt = &m->scan->mounts.items[sg->mount];
@@ -55,22 +44,14 @@ static void push(const struct model *m, const struct segment *sg, struct unlink_
     t->dev = sg->dev;
     t->ino = sg->ino;
     t->uid = sg->uid;
-    t->size = sg->size;
     t->alloc = sg->alloc;
-    t->mtime = sg->mtime;
     t->state = sg->state;
-    t->type = sg->type;
-    t->why = actplan_segment_why(m, sg);
-    t->refuse = type_refusal(sg->type);
+    t->why = segment_why(m, sg);
+    t->refuse = unlink_type_refusal(sg->type);
     if (!t->refuse) {
         out->ntry++;
         out->bytes += sg->alloc;
     }
-}
-
-static bool in_mount(const struct model *m, const struct segment *sg, const char *mount)
-{
-    return !mount || strcmp(m->scan->mounts.items[sg->mount].path, mount) == 0;
 }
 
 void actplan_clean(const struct model *m, const struct clean_policy *pol, struct unlink_plan *out)
@@ -78,8 +59,6 @@ void actplan_clean(const struct model *m, const struct clean_policy *pol, struct
     memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];
-        if (!in_mount(m, sg, pol->mount))
-            continue;
         bool dead_creator = sg->has_creator && !sg->creator_alive;
         if (sg->state == SEG_ORPHAN) {
             push(m, sg, out);
@@ -216,8 +195,6 @@ void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, str
 {
     for (size_t i = 0; i < m->scan->mounts.n; i++) {
         const struct shm_mount *mt = &m->scan->mounts.items[i];
-        if (pol->mount && strcmp(mt->path, pol->mount) != 0)
-            continue;
         int fd = open(mt->access, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
         if (!d) {
@@ -241,11 +218,9 @@ void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, str
             t->dev = st.st_dev;
             t->ino = st.st_ino;
             t->uid = st.st_uid;
-            t->mtime = (int64_t)st.st_mtim.tv_sec;
             t->state = SEG_UNHELD;
-            t->type = FT_DIR;
             t->why = xstrdup("a directory named like a segment");
-            t->refuse = type_refusal(FT_DIR);
+            t->refuse = unlink_type_refusal(FT_DIR);
         }
         closedir(d);
     }

@@ -15,7 +15,6 @@
 struct clean_policy {
     bool all_unheld;   /* also unheld segments at least min_age_s old */
     double min_age_s;  /* default 600 */
-    const char *mount; /* only this mount point; NULL: every watched mount */
 };
 
 void clean_policy_default(struct clean_policy *p);
@@ -40,9 +39,6 @@ bool actplan_add_segment(const struct model *m, size_t seg, const struct clean_p
 
 /* Drops the items of p whose state is not state (U: unheld ones only). */
 void actplan_keep_state(struct unlink_plan *p, enum seg_state state);
-
-/* Why segment sg would be removed (malloc'd sentence). */
-char *actplan_segment_why(const struct model *m, const struct segment *sg);
 
 /* The processes of the model with a role reap acts on: orphaned workers,
  * shm managers (candidates: reap.c decides which are stuck) and zombies. */

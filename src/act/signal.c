@@ -373,7 +373,6 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
             (int)z.ppid);
         goto out;
     }
-    snprintf(res->parent_comm, sizeof(res->parent_comm), "%s", parent.comm);
     if (o->dry_run) {
         say(res, SIGNAL_WOULD, 0,
             "already dead (a zombie): would send SIGCHLD to its parent pid %d (%s) so that it "

@@ -52,7 +52,6 @@ struct signal_result {
     char reason[400];   /* what happened and why, one sentence or two */
     double waited_s;    /* from SIGTERM to the exit */
     pid_t parent;       /* zombies: the parent */
-    char parent_comm[16];
     bool parent_nudged; /* the parent was sent SIGCHLD */
 };
 

@@ -41,17 +41,16 @@ static void say(struct unlink_result *res, enum unlink_outcome o, int err, const
     va_end(ap);
 }
 
-static const char *type_words(mode_t m)
+const char *unlink_type_refusal(enum file_type t)
 {
-    if (S_ISLNK(m))
-        return "a symbolic link (never followed or removed)";
-    if (S_ISDIR(m))
-        return "a directory (never removed)";
-    if (S_ISFIFO(m))
-        return "a FIFO (never removed)";
-    if (S_ISSOCK(m))
-        return "a socket (never removed)";
-    return "not a regular file (never removed)";
+    switch (t) {
+    case FT_REGULAR: return NULL;
+    case FT_SYMLINK: return "a symbolic link (never followed or removed)";
+    case FT_DIR: return "a directory (never removed)";
+    case FT_FIFO: return "a FIFO (never removed)";
+    case FT_SOCKET: return "a socket (never removed)";
+    default: return "not a regular file (never removed)";
+    }
 }
 
 bool unlink_blind_ok(const struct holder_blind *b, uid_t caller, uid_t owner, mode_t mode,
@@ -164,7 +163,7 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
     }
     res->alloc = (uint64_t)st.st_blocks * 512u;
     if (!S_ISREG(st.st_mode)) {
-        say(res, UNLINK_REFUSED, EPERM, "%s", type_words(st.st_mode));
+        say(res, UNLINK_REFUSED, EPERM, "%s", unlink_type_refusal(file_type_of(st.st_mode)));
         return;
     }
     if (st.st_dev != t->dev || st.st_ino != t->ino) {

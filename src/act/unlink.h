@@ -27,10 +27,8 @@ struct unlink_target {
     dev_t dev;
     ino_t ino;
     uid_t uid;
-    uint64_t size, alloc;
-    int64_t mtime;
+    uint64_t alloc;
     enum seg_state state;
-    enum file_type type;
     char *why;          /* why it is garbage, a sentence */
     const char *refuse; /* set when planning refused it: never touched, reported */
 };
@@ -102,6 +100,10 @@ bool unlink_step(struct unlink_run *r, struct unlink_result *res, size_t *index)
  * question to the user). */
 void unlink_invalidate(struct unlink_run *r);
 void unlink_end(struct unlink_run *r);
+
+/* Why an entry of this type is never removed (the plan's refusal and the
+ * re-check's); NULL for a regular file. */
+const char *unlink_type_refusal(enum file_type t);
 
 /* Whether a search that could not read some processes still proves that
  * nobody holds a file of this owner and mode: false, with the reason in

@@ -24,7 +24,7 @@ const char *file_type_name(enum file_type t)
     }
 }
 
-static enum file_type type_of(mode_t mode)
+enum file_type file_type_of(mode_t mode)
 {
     if (S_ISREG(mode))
         return FT_REGULAR;
@@ -43,7 +43,7 @@ static void fill(struct shm_file *f, const struct stat *st)
 {
     f->dev = st->st_dev;
     f->ino = st->st_ino;
-    f->type = type_of(st->st_mode);
+    f->type = file_type_of(st->st_mode);
     f->size = (uint64_t)st->st_size;
     f->alloc = (uint64_t)st->st_blocks * 512u;
     f->uid = st->st_uid;

@@ -18,6 +18,8 @@
 enum file_type { FT_REGULAR, FT_SYMLINK, FT_DIR, FT_FIFO, FT_SOCKET, FT_OTHER };
 
 const char *file_type_name(enum file_type t);
+/* The type of an inode, from its st_mode. */
+enum file_type file_type_of(mode_t mode);
 
 struct shm_file {
     size_t mount;   /* index into the mount list */

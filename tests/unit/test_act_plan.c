@@ -79,10 +79,6 @@ static void with_unheld(const struct model *m)
     assert_int_equal(p.young, 2);
     assert_non_null(find(&p, "torch_999_1")); /* orphans regardless of age */
     unlink_plan_free(&p);
-    pol.mount = "/run/shm";
-    actplan_clean(m, &pol, &p);
-    assert_int_equal(p.n, 0);
-    unlink_plan_free(&p);
 }
 
 static void single_choices(const struct model *m)
