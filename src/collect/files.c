@@ -70,7 +70,6 @@ static void list_dir(int dirfd, size_t mount, const char *mpath, const char *pre
             continue;
         if (defer_dev && de->d_type == DT_REG) {
             struct shm_file *f = VEC_PUSH(out->items, out->n, out->cap);
-            memset(f, 0, sizeof(*f));
             f->mount = mount;
             f->name = xstrdup(de->d_name);
             f->dev = *defer_dev;

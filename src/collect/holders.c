@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "collect/mounts.h"
+#include "collect/procs.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 #include "util/inomap.h"
@@ -103,6 +104,7 @@ size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap)
         (*pids)[n++] = (pid_t)v;
     }
     closedir(d);
+    qsort(*pids, n, sizeof(**pids), cmp_pid);
     return n;
 }
 
@@ -180,10 +182,10 @@ static bool reaches(struct inode_search *is, int piddir)
  * refused to everyone: it holds nothing. */
 static bool is_zombie(struct inode_search *is, int piddir)
 {
-    if (read_file_at(piddir, "stat", &is->text, 4096) < 0)
-        return false;
-    const char *close = strrchr(is->text.data, ')');
-    return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
+    struct proc p;
+    memset(&p, 0, sizeof(p));
+    return read_file_at(piddir, "stat", &is->text, 4096) == 0 &&
+           procs_parse_stat(is->text.data, &p) && (p.state == 'Z' || p.state == 'X');
 }
 
 static void blind_add(struct inode_search *is, int piddir)

@@ -59,7 +59,8 @@ bool maps_parse_line(char *line, struct maps_entry *e);
 /* Splits " (deleted)" off a link or maps target in place; true if it was there. */
 bool strip_deleted(char *path);
 
-/* The pids worth scanning in proc_dir (numeric entries), into *pids. */
+/* The pids worth scanning in proc_dir (numeric entries), into *pids,
+ * ascending. */
 size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap);
 
 void holders_free(struct holder_list *hl);

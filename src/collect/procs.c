@@ -98,7 +98,8 @@ bool status_parse_nspid(const char *status, pid_t *nspid)
     return false;
 }
 
-bool parse_sigmask(const char *hex, uint64_t *mask)
+/* Parses a hexadecimal signal mask as /proc/PID/status shows it (SigCgt). */
+static bool parse_sigmask(const char *hex, uint64_t *mask)
 {
     uint64_t v = 0;
     int digits = 0;

@@ -69,9 +69,6 @@ void procs_parse_status(const char *text, struct proc *p);
  * for a zombie. */
 char *procs_join_cmdline(const char *text, size_t len, const char *comm, bool zombie);
 
-/* Parses a hexadecimal signal mask as /proc/PID/status shows it (SigCgt). */
-bool parse_sigmask(const char *hex, uint64_t *mask);
-
 /* Parses the NSpid line of a /proc/PID/status text: the innermost pid. */
 bool status_parse_nspid(const char *status, pid_t *nspid);
 

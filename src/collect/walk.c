@@ -240,12 +240,6 @@ static void second_pass(struct walk *wk)
     }
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-    return (x > y) - (x < y);
-}
-
 int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list *hl,
              struct warnings *w)
 {
@@ -262,8 +256,7 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
             pidscan_known(ps, o->files->items[i].dev, o->files->items[i].ino);
     }
     pid_t *pids = NULL;
-    size_t cap = 0, npids = proc_list_pids(wk.proc, &pids, &cap);
-    qsort(pids, npids, sizeof(*pids), cmp_pid); /* the list comes out sorted */
+    size_t cap = 0, npids = proc_list_pids(wk.proc, &pids, &cap); /* ascending: so is the list */
     size_t denied0 = w->denied;
     for (size_t i = 0; i < npids; i++)
         one_process(&wk, ps, pids[i], own_pidns);
