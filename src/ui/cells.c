@@ -152,7 +152,7 @@ void cell_text(const struct ui *u, const struct row *r, enum col_id c, char *dst
     case C_AGE:
         if (seg && sg->mtime > 0)
             snprintf(dst, n, "%s",
-                     fmt_duration(a, sizeof(a), (double)(u->snap->model.now - sg->mtime)));
+                     fmt_duration(a, sizeof(a), (double)segment_age_s(&u->snap->model, sg)));
         break;
     case C_PID:
         if (seg && sg->has_creator)

@@ -184,7 +184,7 @@ static void segment_details(struct ui *u, struct page *p, const struct segment *
     page_add(p, THEME_normal, 15, "  owner      uid %s", user_name(sg->uid, a, sizeof(a)));
     if (sg->mtime > 0)
         page_add(p, THEME_normal, 15, "  age        %s since the last write",
-                 fmt_duration(a, sizeof(a), (double)(m->now - sg->mtime)));
+                 fmt_duration(a, sizeof(a), (double)segment_age_s(m, sg)));
     if (sg->has_creator)
         page_add(p, THEME_normal, 15, "  creator    pid %d (from the name), %s",
                  (int)sg->creator_pid, sg->creator_alive ? "alive" : "dead");
