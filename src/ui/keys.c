@@ -62,7 +62,7 @@ static const struct key_entry keys[] = {
     {K_LIST,
      "p",
      {'p'},
-     "the processes view (roles, shm held, zombies and orphaned workers), and back",
+     "the processes view (roles, shm held, zombies and orphaned workers); again, the tree",
      cmd_procs},
     {K_LIST,
      "Tab Shift-Tab",
