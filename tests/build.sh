@@ -6,5 +6,7 @@ dir=${1:-build}
 shift || true
 if [ ! -f "$dir/build.ninja" ]; then
   meson setup "$dir" "$@"
+elif [ $# -gt 0 ]; then
+  meson configure "$dir" "$@" # an existing directory gets the options asked for too
 fi
 ninja -C "$dir"

@@ -140,7 +140,8 @@ stop_scene() {
 
 # start_torch_scene ARGS...: the DataLoader (tests/torch/workload.py ARGS) on
 # a fresh tmpfs, waiting for it to hold its batches; writes a manifest with
-# one "segment" line per segment that --json lists, for check_snapshot.
+# one "segment" line per inode of the tmpfs found without shmwatch (listed,
+# or held by an fd or a mapping of some process), for check_snapshot.
 start_torch_scene() {
     umount /dev/shm >/dev/null 2>&1 || true
     mount -t tmpfs -o size=1g,mode=1777 tmpfs /dev/shm
@@ -153,8 +154,30 @@ start_torch_scene() {
     local i
     for ((i = 0; i < 1200; i++)); do
         if grep -q '^READY ' "$TMP/scene.log"; then
-            "$SHMWATCH" --json | python3 -c 'import json, sys
-for s in json.load(sys.stdin)["segments"]: print("segment", s["inode"])' >"$TMP/manifest"
+            python3 - >"$TMP/manifest" <<'PY'
+import glob, os
+dev = os.stat("/dev/shm").st_dev
+inodes = {e.inode() for e in os.scandir("/dev/shm")}
+for fd in glob.glob("/proc/[0-9]*/fd/*"):
+    try:
+        st = os.stat(fd)
+    except OSError:
+        continue
+    if st.st_dev == dev:
+        inodes.add(st.st_ino)
+want = "%02x:%02x" % (os.major(dev), os.minor(dev))
+for maps in glob.glob("/proc/[0-9]*/maps"):
+    try:
+        lines = open(maps).read().splitlines()
+    except OSError:
+        continue
+    for line in lines:
+        f = line.split()
+        if len(f) > 4 and f[3] == want and f[4] != "0":
+            inodes.add(int(f[4]))
+for ino in sorted(inodes):
+    print("segment", ino)
+PY
             return 0
         fi
         kill -0 "$SCENE_PID" 2>/dev/null || break

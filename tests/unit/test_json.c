@@ -65,7 +65,6 @@ static void test_schema_fields(void **state)
 static void test_hostile_name_escaped(void **state)
 {
     struct fixture *f = *state;
-    free(f->s->files.items[0].name);
     /* Rebuild with a name full of control bytes and invalid UTF-8. */
     model_free(&f->m);
     for (size_t i = 0; i < f->s->files.n; i++) {
@@ -74,7 +73,6 @@ static void test_hostile_name_escaped(void **state)
             f->s->files.items[i].name = strdup("evil\x1b[31m\xff\t\"x\"");
         }
     }
-    f->s->files.items[0].name = strdup("torch_11_100");
     struct model_opts o;
     model_opts_default(&o);
     model_build(f->s, &o, &f->m);

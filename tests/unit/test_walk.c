@@ -250,9 +250,11 @@ static void test_walk_self(void **state)
     assert_int_equal(me->uid, geteuid());
     assert_true(me->rss_anon > 0);
     /* Its parent is read too (it could be a DataLoader's main). */
-    const struct proc *parent = procs_find(&pl, getppid());
-    if (parent)
+    if (getppid() > 0) { /* 0: the parent is outside this pid namespace */
+        const struct proc *parent = procs_find(&pl, getppid());
+        assert_non_null(parent);
         assert_non_null(parent->cmdline);
+    }
     for (size_t i = 1; i < pl.n; i++)
         assert_true(pl.items[i - 1].pid < pl.items[i].pid);
     /* A kernel thread holds nothing and is never read in detail. */
