@@ -104,7 +104,8 @@ size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap)
         (*pids)[n++] = (pid_t)v;
     }
     closedir(d);
-    qsort(*pids, n, sizeof(**pids), cmp_pid);
+    if (n > 1)
+        qsort(*pids, n, sizeof(**pids), cmp_pid);
     return n;
 }
 
