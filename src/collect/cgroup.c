@@ -19,7 +19,7 @@
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
-enum { SMALL_MAX = 1 << 16, MOUNTINFO_MAX = 1 << 24 };
+enum { SMALL_MAX = 1 << 16 };
 
 /* --- Pure parsers ------------------------------------------------------- */
 
@@ -56,19 +56,6 @@ bool cgroup_list_has(const char *list, const char *name)
         p = comma ? comma + 1 : NULL;
     }
     return false;
-}
-
-/* "36 25 0:31 /root /mnt rw,relatime shared:1 - cgroup cgroup rw,memory" */
-bool cgroup_parse_mount_line(char *line, struct cgroup_mount *m)
-{
-    struct mountinfo_entry e;
-    if (!mountinfo_parse_line(line, &e))
-        return false;
-    m->root = e.root;
-    m->mountpoint = e.mountpoint;
-    m->fstype = e.fstype;
-    m->super_opts = e.super_opts;
-    return m->root[0] == '/' && m->mountpoint[0] == '/';
 }
 
 const char *cgroup_relative(const char *path, const char *mount_root)
@@ -170,7 +157,7 @@ void cgroup_parse_stat(const char *text, int version, struct cgroup_stat *st)
 /* --- Reading the files --------------------------------------------------- */
 
 struct reader {
-    const char *base; /* root + fs_root: prefix of every mount point */
+    const char *base; /* root: prefix of every mount point */
     struct buf path, text;
     struct warnings *w;
 };
@@ -289,39 +276,35 @@ static bool read_v2(struct reader *r, const char *mountpoint, const char *rel,
 }
 
 /* The mount of this hierarchy whose root is the longest prefix of path. */
-static bool find_mount(const char *mountinfo, int version, const char *path,
-                       char **mountpoint, char **rel)
+static bool find_mount(const struct mountinfo *mi, int version, const char *path,
+                       const char **mountpoint, const char **rel)
 {
-    char *copy = xstrdup(mountinfo), *cursor = copy, *line;
     size_t best = 0;
     bool found = false;
-    while ((line = next_line(&cursor))) {
-        struct cgroup_mount m;
-        if (!cgroup_parse_mount_line(line, &m))
+    for (size_t i = 0; i < mi->n; i++) {
+        const struct mountinfo_entry *m = &mi->items[i];
+        if (m->root[0] != '/' || m->mountpoint[0] != '/')
             continue;
-        if (version == 1 ? strcmp(m.fstype, "cgroup") != 0 || !cgroup_list_has(m.super_opts, "memory")
-                         : strcmp(m.fstype, "cgroup2") != 0)
+        if (version == 1 ? strcmp(m->fstype, "cgroup") != 0 || !cgroup_list_has(m->super_opts, "memory")
+                         : strcmp(m->fstype, "cgroup2") != 0)
             continue;
-        const char *r = cgroup_relative(path, m.root);
-        size_t len = strlen(m.root);
+        const char *r = cgroup_relative(path, m->root);
+        size_t len = strlen(m->root);
         if (!r || (found && len <= best))
             continue;
-        free(*mountpoint);
-        free(*rel);
-        *mountpoint = xstrdup(strcmp(m.mountpoint, "/") == 0 ? "" : m.mountpoint);
-        *rel = xstrdup(r);
+        *mountpoint = strcmp(m->mountpoint, "/") == 0 ? "" : m->mountpoint;
+        *rel = r;
         best = len;
         found = true;
     }
-    free(copy);
     return found;
 }
 
-static bool try_hierarchy(struct reader *r, const char *fs_root, const char *mountinfo,
-                          int version, const char *path, struct cgroup_info *info)
+static bool try_hierarchy(struct reader *r, const struct mountinfo *mi, int version,
+                          const char *path, struct cgroup_info *info)
 {
-    char *mountpoint = NULL, *rel = NULL;
-    if (!find_mount(mountinfo, version, path, &mountpoint, &rel)) {
+    const char *mountpoint = NULL, *rel = NULL;
+    if (!find_mount(mi, version, path, &mountpoint, &rel)) {
         warn_add(r->w, "the cgroup %s is not mounted where this process can read it", path);
         return false;
     }
@@ -334,40 +317,25 @@ static bool try_hierarchy(struct reader *r, const char *fs_root, const char *mou
         *info = tmp;
         info->present = true;
         info->path = xstrdup(path);
-        buf_reset(&r->path);
-        buf_printf(&r->path, "%s%s", fs_root, dir.data);
-        info->dir = xstrdup(r->path.data[0] ? r->path.data : "/");
+        info->dir = xstrdup(dir.data[0] ? dir.data : "/");
     }
     buf_free(&dir);
-    free(mountpoint);
-    free(rel);
     return ok;
 }
 
-int cgroup_collect_at(const char *root, const char *cgroup_file, const char *mountinfo_file,
-                      const char *fs_root, struct cgroup_info *info, struct warnings *w)
+int cgroup_collect(const char *root, const char *cgroup_file, const struct mountinfo *mi,
+                   struct cgroup_info *info, struct warnings *w)
 {
     memset(info, 0, sizeof(*info));
-    struct reader r = {.w = w};
+    struct reader r = {.w = w, .base = root};
     buf_init(&r.path);
     buf_init(&r.text);
-    struct buf base, cg, mi;
-    buf_init(&base);
+    struct buf cg;
     buf_init(&cg);
-    buf_init(&mi);
-    buf_printf(&base, "%s%s", root, fs_root);
-    r.base = base.data;
 
     char *v1_path = NULL, *v2_path = NULL;
     buf_printf(&r.path, "%s%s", root, cgroup_file);
     int rc = read_file(r.path.data, &cg, SMALL_MAX);
-    if (rc < 0) {
-        warn_add(w, "cannot read %s: %s", r.path.data, strerror(-rc));
-        goto out;
-    }
-    buf_reset(&r.path);
-    buf_printf(&r.path, "%s%s", root, mountinfo_file);
-    rc = read_file(r.path.data, &mi, MOUNTINFO_MAX);
     if (rc < 0) {
         warn_add(w, "cannot read %s: %s", r.path.data, strerror(-rc));
         goto out;
@@ -383,27 +351,19 @@ int cgroup_collect_at(const char *root, const char *cgroup_file, const char *mou
             v1_path = xstrdup(l.path);
     }
     /* The memory controller is bound to one hierarchy: v1 when a line names it. */
-    if (v1_path && try_hierarchy(&r, fs_root, mi.data, 1, v1_path, info))
+    if (v1_path && try_hierarchy(&r, mi, 1, v1_path, info))
         goto out;
     if (v2_path && !v1_path)
-        try_hierarchy(&r, fs_root, mi.data, 2, v2_path, info);
+        try_hierarchy(&r, mi, 2, v2_path, info);
     if (!v1_path && !v2_path)
         warn_add(w, "%s%s names no cgroup: the memory limit is unknown", root, cgroup_file);
 out:
     free(v1_path);
     free(v2_path);
-    buf_free(&base);
     buf_free(&cg);
-    buf_free(&mi);
     buf_free(&r.path);
     buf_free(&r.text);
     return rc < 0 ? rc : 0;
-}
-
-int cgroup_collect(const char *root, const char *cgroup_file, const char *mountinfo_file,
-                   struct cgroup_info *info, struct warnings *w)
-{
-    return cgroup_collect_at(root, cgroup_file, mountinfo_file, "", info, w);
 }
 
 void cgroup_free(struct cgroup_info *info)

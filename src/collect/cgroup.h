@@ -9,11 +9,13 @@
 
 #include "util/warn.h"
 
+struct mountinfo;
+
 struct cgroup_info {
     bool present;        /* false: no memory controller found (no cgroup) */
     int version;         /* 1 or 2 */
     char *path;          /* cgroup path as /proc/PID/cgroup names it, e.g. "/docker/abc" */
-    char *dir;           /* the directory that was read, below root */
+    char *dir;           /* the directory that was read (below root) */
     bool has_limit;      /* false: unlimited */
     uint64_t limit;      /* memory.max / memory.limit_in_bytes, or a tighter hierarchical limit */
     bool limit_inherited; /* the limit was set on an ancestor, not on the cgroup itself */
@@ -27,19 +29,12 @@ struct cgroup_info {
 
 /* root: "" for the real system, or a fixture directory.
  * cgroup_file: e.g. "/proc/self/cgroup" or "/proc/1234/cgroup" (below root).
- * mountinfo_file: e.g. "/proc/self/mountinfo" (below root): where the
- * cgroup hierarchies are mounted, as this process sees them.
- * Returns 0 (info->present may be false) or -errno when nothing was readable;
- * problems are also described in w. */
-int cgroup_collect(const char *root, const char *cgroup_file, const char *mountinfo_file,
+ * mi: this process's mountinfo: where the cgroup hierarchies are mounted as
+ * this process sees them (the mount points are read below root).
+ * Returns 0 (info->present may be false) or -errno when the cgroup file was
+ * unreadable; problems are also described in w. */
+int cgroup_collect(const char *root, const char *cgroup_file, const struct mountinfo *mi,
                    struct cgroup_info *info, struct warnings *w);
-
-/* As cgroup_collect, for a process in another mount namespace: the mount
- * points named in mountinfo_file are reached below root + fs_root, e.g.
- * fs_root "/proc/1234/root" when watching pid 1234 from the host.
- * cgroup_collect is this with fs_root "". */
-int cgroup_collect_at(const char *root, const char *cgroup_file, const char *mountinfo_file,
-                      const char *fs_root, struct cgroup_info *info, struct warnings *w);
 
 void cgroup_free(struct cgroup_info *info);
 
@@ -56,16 +51,6 @@ bool cgroup_parse_line(char *line, struct cgroup_line *out);
 
 /* True when the comma-separated list (controllers, mount options) holds name. */
 bool cgroup_list_has(const char *list, const char *name);
-
-/* The parts of a mountinfo line the cgroup reader needs. Parsed in place;
- * root and mountpoint are unescaped (\040 -> space). */
-struct cgroup_mount {
-    char *root;       /* root of the mount within the hierarchy, e.g. "/docker/abc" */
-    char *mountpoint; /* e.g. "/sys/fs/cgroup/memory" */
-    char *fstype;     /* "cgroup" (v1) or "cgroup2" */
-    char *super_opts; /* v1: holds the controllers, e.g. "rw,memory" */
-};
-bool cgroup_parse_mount_line(char *line, struct cgroup_mount *m);
 
 /* The part of path below a mount whose root is mount_root ("" when path is
  * the mount root itself), or NULL when path is not below it. */

@@ -12,6 +12,9 @@
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
+/* A host with tens of thousands of mounts stays below this. */
+enum { MOUNTINFO_MAX = 16 << 20 };
+
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
 static void unescape_octal(char *s)
 {
@@ -115,86 +118,75 @@ static void add_mount(struct mount_list *ml, const char *path, const char *prefi
     statfs_mount(m);
 }
 
-/* Finds the mountinfo entry for an exact mount point; the last one wins
- * because a later mount on the same point hides the earlier ones. */
-static bool lookup_mountpoint(char *text, const char *mp, struct mountinfo_entry *found,
-                              struct buf *fstype)
+int mountinfo_read(const char *path, struct mountinfo *mi)
 {
-    bool ok = false;
-    struct buf copy;
-    buf_init(&copy);
-    buf_adds(&copy, text);
-    char *cur = copy.data, *line;
-    while ((line = next_line(&cur))) {
-        struct mountinfo_entry e;
-        if (mountinfo_parse_line(line, &e) && strcmp(e.mountpoint, mp) == 0) {
-            *found = e;
-            buf_reset(fstype);
-            buf_adds(fstype, e.fstype);
-            ok = true;
-        }
-    }
-    buf_free(&copy);
-    return ok;
-}
-
-int mounts_collect(const char *mountinfo_path, const char *root_prefix,
-                   const char *const *extra, size_t nextra, struct mount_list *out,
-                   struct warnings *w)
-{
+    memset(mi, 0, sizeof(*mi));
     struct buf text;
     buf_init(&text);
-    int rc = read_file(mountinfo_path, &text, 4u << 20);
+    int rc = read_file(path, &text, MOUNTINFO_MAX);
     if (rc < 0) {
-        warn_add(w, "cannot read %s: %s", mountinfo_path, strerror(-rc));
         buf_free(&text);
         return rc;
     }
-
-    if (nextra > 0) {
-        struct buf fstype;
-        buf_init(&fstype);
-        for (size_t i = 0; i < nextra; i++) {
-            struct mountinfo_entry e;
-            struct buf acc;
-            buf_init(&acc);
-            buf_printf(&acc, "%s%s", root_prefix, extra[i]);
-            struct stat st;
-            int found = stat(acc.data, &st) == 0;
-            if (!found || !S_ISDIR(st.st_mode)) {
-                warn_add(w, "--mount %s: %s", extra[i],
-                         found ? "not a directory" : strerror(errno));
-                buf_free(&acc);
-                continue;
-            }
-            bool known = lookup_mountpoint(text.data, extra[i], &e, &fstype);
-            if (mounts_find_dev(out, st.st_dev) < 0)
-                add_mount(out, extra[i], root_prefix, known ? fstype.data : "?", st.st_dev);
-            buf_free(&acc);
-        }
-        buf_free(&fstype);
-        buf_free(&text);
-        return 0;
-    }
-
-    /* Default: the last tmpfs entry for each standard shm path. */
-    const char *const standard[] = {"/dev/shm", "/run/shm"};
-    struct buf fstype;
-    buf_init(&fstype);
-    for (size_t i = 0; i < 2; i++) {
+    mi->text = buf_steal(&text);
+    char *cur = mi->text, *line;
+    while ((line = next_line(&cur))) {
         struct mountinfo_entry e;
-        if (!lookup_mountpoint(text.data, standard[i], &e, &fstype))
+        if (mountinfo_parse_line(line, &e))
+            *VEC_PUSH(mi->items, mi->n, mi->cap) = e;
+    }
+    return 0;
+}
+
+const struct mountinfo_entry *mountinfo_find(const struct mountinfo *mi, const char *mountpoint)
+{
+    for (size_t i = mi->n; i-- > 0;)
+        if (strcmp(mi->items[i].mountpoint, mountpoint) == 0)
+            return &mi->items[i];
+    return NULL;
+}
+
+void mountinfo_free(struct mountinfo *mi)
+{
+    free(mi->text);
+    free(mi->items);
+    memset(mi, 0, sizeof(*mi));
+}
+
+void mounts_collect(const struct mountinfo *mi, const char *root_prefix,
+                    const char *const *extra, size_t nextra, struct mount_list *out,
+                    struct warnings *w)
+{
+    for (size_t i = 0; i < nextra; i++) {
+        struct buf acc;
+        buf_init(&acc);
+        buf_printf(&acc, "%s%s", root_prefix, extra[i]);
+        struct stat st;
+        int found = stat(acc.data, &st) == 0;
+        if (!found || !S_ISDIR(st.st_mode)) {
+            warn_add(w, "--mount %s: %s", extra[i], found ? "not a directory" : strerror(errno));
+            buf_free(&acc);
             continue;
-        if (strcmp(fstype.data, "tmpfs") != 0)
+        }
+        const struct mountinfo_entry *e = mountinfo_find(mi, extra[i]);
+        if (mounts_find_dev(out, st.st_dev) < 0)
+            add_mount(out, extra[i], root_prefix, e ? e->fstype : "?", st.st_dev);
+        buf_free(&acc);
+    }
+    if (nextra > 0)
+        return;
+
+    /* Default: the top tmpfs mount at each standard shm path. */
+    const char *const standard[] = {"/dev/shm", "/run/shm"};
+    for (size_t i = 0; i < 2; i++) {
+        const struct mountinfo_entry *e = mountinfo_find(mi, standard[i]);
+        if (!e || strcmp(e->fstype, "tmpfs") != 0)
             continue;
-        dev_t dev = makedev(e.major, e.minor);
+        dev_t dev = makedev(e->major, e->minor);
         if (mounts_find_dev(out, dev) >= 0)
             continue; /* /run/shm bound onto /dev/shm: one mount, listed once */
         add_mount(out, standard[i], root_prefix, "tmpfs", dev);
     }
-    buf_free(&fstype);
-    buf_free(&text);
-    return 0;
 }
 
 void mounts_free(struct mount_list *ml)

@@ -39,14 +39,31 @@ struct mountinfo_entry {
 /* Parses one mountinfo line in place. Returns false for a malformed line. */
 bool mountinfo_parse_line(char *line, struct mountinfo_entry *e);
 
-/* Collects the shm mounts: tmpfs mounts at /dev/shm or /run/shm in the
- * mountinfo file, or, when extra paths are given, exactly those paths.
- * root_prefix ("" or "/proc/PID/root") is prefixed to every mount point to
- * reach it. Mounts sharing one device are listed once (the first name wins,
- * and a mount point stacked over another keeps only the top one). */
-int mounts_collect(const char *mountinfo_path, const char *root_prefix,
-                   const char *const *extra, size_t nextra, struct mount_list *out,
-                   struct warnings *w);
+/* A mountinfo file read and parsed once: the entries point into text.
+ * Malformed lines are left out. */
+struct mountinfo {
+    char *text;
+    struct mountinfo_entry *items;
+    size_t n, cap;
+};
+
+/* Reads and parses path. Returns 0, or -errno (mi is then empty). */
+int mountinfo_read(const char *path, struct mountinfo *mi);
+
+/* The entry mounted exactly at mountpoint, or NULL. The last one wins: a
+ * later mount on the same point hides the earlier ones. */
+const struct mountinfo_entry *mountinfo_find(const struct mountinfo *mi, const char *mountpoint);
+
+void mountinfo_free(struct mountinfo *mi);
+
+/* Collects the shm mounts: tmpfs mounts at /dev/shm or /run/shm in mi, or,
+ * when extra paths are given, exactly those paths. root_prefix ("" or
+ * "/proc/PID/root") is prefixed to every mount point to reach it. Mounts
+ * sharing one device are listed once (the first name wins, and a mount point
+ * stacked over another keeps only the top one). Problems go to w. */
+void mounts_collect(const struct mountinfo *mi, const char *root_prefix,
+                    const char *const *extra, size_t nextra, struct mount_list *out,
+                    struct warnings *w);
 
 /* Refreshes size/used/avail with statvfs only: the cheap, frequent poll. */
 void mounts_refresh(struct mount_list *ml);

@@ -40,21 +40,34 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     double t0 = clock_now();
 
     const char *proc = o->proc_dir ? o->proc_dir : "/proc";
-    char mountinfo[128], prefix[128], cgroup_file[128], self_mountinfo[128];
-    snprintf(self_mountinfo, sizeof(self_mountinfo), "%s/self/mountinfo", proc);
+    char path[128], prefix[128], cgroup_file[128];
+    /* This process's mountinfo says where the cgroup hierarchies are; the
+     * watched process's (itself, or --pid's) where its shm mounts are. */
+    struct mountinfo self_mi, target_mi;
+    snprintf(path, sizeof(path), "%s/self/mountinfo", proc);
+    int rc = mountinfo_read(path, &self_mi);
+    if (rc < 0)
+        warn_add(&s->warn, "cannot read %s: %s", path, strerror(-rc));
+    const struct mountinfo *mi = &self_mi;
     if (o->target_pid > 0) {
-        snprintf(mountinfo, sizeof(mountinfo), "%s/%d/mountinfo", proc, (int)o->target_pid);
+        snprintf(path, sizeof(path), "%s/%d/mountinfo", proc, (int)o->target_pid);
         snprintf(prefix, sizeof(prefix), "%s/%d/root", proc, (int)o->target_pid);
         snprintf(cgroup_file, sizeof(cgroup_file), "%s/%d/cgroup", proc, (int)o->target_pid);
+        rc = mountinfo_read(path, &target_mi);
+        if (rc < 0) {
+            warn_add(&s->warn, "cannot read %s: %s", path, strerror(-rc));
+            mountinfo_free(&self_mi);
+            return rc; /* the watched process is gone or not ours to read */
+        }
+        mi = &target_mi;
     } else {
-        snprintf(mountinfo, sizeof(mountinfo), "%s", self_mountinfo);
         prefix[0] = '\0';
         snprintf(cgroup_file, sizeof(cgroup_file), "%s/self/cgroup", proc);
     }
 
-    int rc = mounts_collect(mountinfo, prefix, o->mounts, o->nmounts, &s->mounts, &s->warn);
-    if (rc < 0 && o->target_pid > 0)
-        return rc; /* the watched process is gone or not ours to read */
+    mounts_collect(mi, prefix, o->mounts, o->nmounts, &s->mounts, &s->warn);
+    if (mi != &self_mi)
+        mountinfo_free(&target_mi);
     for (size_t i = 0; i < s->mounts.n; i++)
         if (!s->mounts.items[i].stat_ok)
             warn_add(&s->warn, "cannot read the size of %s: %s", s->mounts.items[i].path,
@@ -96,7 +109,8 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     if (rc < 0 && rc != -ENOENT)
         warn_add(&s->warn, "cannot read %s: %s", sysv_path, strerror(-rc));
 
-    cgroup_collect("", cgroup_file, self_mountinfo, &s->cgroup, &s->warn);
+    cgroup_collect("", cgroup_file, &self_mi, &s->cgroup, &s->warn);
+    mountinfo_free(&self_mi);
 
     s->duration_s = clock_now() - t0;
     return 0;

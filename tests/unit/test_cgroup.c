@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "collect/cgroup.h"
+#include "collect/mounts.h"
 
 #define HYBRID_ID "9488ab73805b3d4b09cca9bfc090d0cd"
 #define DOCKER_V2_ID "8c1f5e0b7a3d49e2a6f4c9d1b0e87a5f3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f"
@@ -29,12 +30,25 @@ static char *fixture(const char *name)
     return p;
 }
 
+/* Reads root's cgroup_file with root's mountinfo_file, as a scan does. */
+static int collect_at(const char *root, const char *cgroup_file, const char *mountinfo_file,
+                      struct cgroup_info *info, struct warnings *w)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s%s", root, mountinfo_file);
+    struct mountinfo mi;
+    (void)mountinfo_read(path, &mi); /* unreadable: empty, as in a scan */
+    int rc = cgroup_collect(root, cgroup_file, &mi, info, w);
+    mountinfo_free(&mi);
+    return rc;
+}
+
 /* Reads a fixture tree as /proc/self would be read. */
 static int collect(const char *name, struct cgroup_info *info, struct warnings *w)
 {
     char *root = fixture(name);
     warn_init(w);
-    int rc = cgroup_collect(root, "/proc/self/cgroup", "/proc/self/mountinfo", info, w);
+    int rc = collect_at(root, "/proc/self/cgroup", "/proc/self/mountinfo", info, w);
     free(root);
     return rc;
 }
@@ -79,35 +93,6 @@ static void test_list_has(void **state)
     assert_false(cgroup_list_has("rw,cpuacct", "cpu"));
     assert_false(cgroup_list_has("rw,nsdelegate,memory_recursiveprot", "memory"));
     assert_false(cgroup_list_has("", "memory"));
-}
-
-static void test_parse_mount_line(void **state)
-{
-    (void)state;
-    struct cgroup_mount m;
-    char v1[] = "416 407 0:33 /docker/abc /sys/fs/cgroup/memory ro,nosuid master:17 - cgroup "
-                "cgroup rw,memory";
-    assert_true(cgroup_parse_mount_line(v1, &m));
-    assert_string_equal(m.root, "/docker/abc");
-    assert_string_equal(m.mountpoint, "/sys/fs/cgroup/memory");
-    assert_string_equal(m.fstype, "cgroup");
-    assert_string_equal(m.super_opts, "rw,memory");
-
-    char v2[] = "32 23 0:27 / /sys/fs/cgroup rw shared:4 shared:9 - cgroup2 cgroup2 "
-                "rw,nsdelegate";
-    assert_true(cgroup_parse_mount_line(v2, &m));
-    assert_string_equal(m.root, "/");
-    assert_string_equal(m.fstype, "cgroup2");
-
-    char esc[] = "40 31 0:37 /a\\040b /mnt/my\\040cgroups rw - cgroup2 none rw";
-    assert_true(cgroup_parse_mount_line(esc, &m));
-    assert_string_equal(m.root, "/a b");
-    assert_string_equal(m.mountpoint, "/mnt/my cgroups");
-
-    char nodash[] = "40 31 0:37 / /sys/fs/cgroup rw cgroup2 none rw";
-    char shortl[] = "40 31 0:37 /";
-    assert_false(cgroup_parse_mount_line(nodash, &m));
-    assert_false(cgroup_parse_mount_line(shortl, &m));
 }
 
 static void test_relative(void **state)
@@ -290,27 +275,6 @@ static void test_namespaced(void **state)
     warn_free(&w);
 }
 
-/* The same container from the host: the host's path, its mount root
- * subtracted, the files reached through /proc/PID/root. */
-static void test_namespaced_from_host(void **state)
-{
-    (void)state;
-    char *root = fixture("namespaced");
-    struct cgroup_info c;
-    struct warnings w;
-    warn_init(&w);
-    assert_int_equal(cgroup_collect_at(root, "/proc/4242/cgroup", "/proc/4242/mountinfo",
-                                       "/proc/4242/root", &c, &w),
-                     0);
-    check_docker_v2(&c);
-    assert_string_equal(c.path, "/system.slice/docker-" DOCKER_V2_ID ".scope");
-    assert_string_equal(c.dir, "/proc/4242/root/sys/fs/cgroup");
-    assert_int_equal(w.n, 0);
-    cgroup_free(&c);
-    warn_free(&w);
-    free(root);
-}
-
 static void test_nocontroller(void **state)
 {
     (void)state;
@@ -386,7 +350,7 @@ static void test_unmounted(void **state)
     struct cgroup_info c;
     struct warnings w;
     warn_init(&w);
-    assert_int_equal(cgroup_collect(dir, "/proc/cgroup", "/proc/mountinfo", &c, &w), 0);
+    assert_int_equal(collect_at(dir, "/proc/cgroup", "/proc/mountinfo", &c, &w), 0);
     assert_false(c.present);
     assert_int_equal(w.n, 1);
     assert_non_null(strstr(w.msg[0], "not mounted"));
@@ -406,7 +370,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_line),
         cmocka_unit_test(test_list_has),
-        cmocka_unit_test(test_parse_mount_line),
         cmocka_unit_test(test_relative),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_stat),
@@ -414,7 +377,6 @@ int main(void)
         cmocka_unit_test(test_v1),
         cmocka_unit_test(test_v2),
         cmocka_unit_test(test_namespaced),
-        cmocka_unit_test(test_namespaced_from_host),
         cmocka_unit_test(test_nocontroller),
         cmocka_unit_test(test_container_hostpath),
         cmocka_unit_test(test_missing_files),

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <sys/sysmacros.h>
 
 #include "testutil.h"
@@ -48,6 +49,16 @@ static void path_of(struct buf *b, const char *rel)
     buf_printf(b, "%s/mounts/%s", fixtures_dir(), rel);
 }
 
+/* Reads the fixture mountinfo at path and collects from it. */
+static void collect(const char *path, const char *root, const char *const *extra, size_t nextra,
+                    struct mount_list *ml, struct warnings *w)
+{
+    struct mountinfo mi;
+    assert_int_equal(mountinfo_read(path, &mi), 0);
+    mounts_collect(&mi, root, extra, nextra, ml, w);
+    mountinfo_free(&mi);
+}
+
 static void test_collect_default(void **state)
 {
     (void)state;
@@ -59,7 +70,7 @@ static void test_collect_default(void **state)
     struct mount_list ml = {0};
     struct warnings w;
     warn_init(&w);
-    assert_int_equal(mounts_collect(mi.data, root.data, NULL, 0, &ml, &w), 0);
+    collect(mi.data, root.data, NULL, 0, &ml, &w);
     /* The stacked /dev/shm: the top mount (0:45) wins; /run/shm is the same
      * device and is listed once. */
     assert_int_equal(ml.n, 1);
@@ -85,7 +96,7 @@ static void test_collect_not_tmpfs(void **state)
     struct mount_list ml = {0};
     struct warnings w;
     warn_init(&w);
-    assert_int_equal(mounts_collect(mi.data, "", NULL, 0, &ml, &w), 0);
+    collect(mi.data, "", NULL, 0, &ml, &w);
     assert_int_equal(ml.n, 0);
     mounts_free(&ml);
     warn_free(&w);
@@ -104,7 +115,7 @@ static void test_collect_extra_and_missing(void **state)
     struct mount_list ml = {0};
     struct warnings w;
     warn_init(&w);
-    assert_int_equal(mounts_collect(mi.data, root.data, extra, 3, &ml, &w), 0);
+    collect(mi.data, root.data, extra, 3, &ml, &w);
     assert_int_equal(ml.n, 1);
     assert_string_equal(ml.items[0].path, "/run/shm");
     assert_string_equal(ml.items[0].fstype, "tmpfs");
@@ -117,16 +128,56 @@ static void test_collect_extra_and_missing(void **state)
     buf_free(&root);
 }
 
-static void test_collect_unreadable(void **state)
+static void test_read_unreadable(void **state)
 {
     (void)state;
-    struct mount_list ml = {0};
-    struct warnings w;
-    warn_init(&w);
-    assert_true(mounts_collect("/nonexistent/mountinfo", "", NULL, 0, &ml, &w) < 0);
-    assert_int_equal(w.n, 1);
-    mounts_free(&ml);
-    warn_free(&w);
+    struct mountinfo mi;
+    assert_int_equal(mountinfo_read("/nonexistent/mountinfo", &mi), -ENOENT);
+    assert_int_equal(mi.n, 0);
+    assert_null(mountinfo_find(&mi, "/dev/shm"));
+    mountinfo_free(&mi);
+}
+
+/* Of two mounts stacked on one point, the later (the top one) is found. */
+static void test_read_and_find(void **state)
+{
+    (void)state;
+    struct buf mi_path;
+    buf_init(&mi_path);
+    path_of(&mi_path, "mountinfo");
+    struct mountinfo mi;
+    assert_int_equal(mountinfo_read(mi_path.data, &mi), 0);
+    assert_true(mi.n >= 3);
+    const struct mountinfo_entry *e = mountinfo_find(&mi, "/dev/shm");
+    assert_non_null(e);
+    assert_int_equal(e->major, 0);
+    assert_int_equal(e->minor, 45);
+    assert_string_equal(e->fstype, "tmpfs");
+    assert_null(mountinfo_find(&mi, "/dev/sh"));
+    mountinfo_free(&mi);
+    buf_free(&mi_path);
+}
+
+static void test_parse_super_opts(void **state)
+{
+    (void)state;
+    char v1[] = "416 407 0:33 /docker/abc /sys/fs/cgroup/memory ro,nosuid master:17 - cgroup "
+                "cgroup rw,memory";
+    struct mountinfo_entry e;
+    assert_true(mountinfo_parse_line(v1, &e));
+    assert_string_equal(e.root, "/docker/abc");
+    assert_string_equal(e.mountpoint, "/sys/fs/cgroup/memory");
+    assert_string_equal(e.fstype, "cgroup");
+    assert_string_equal(e.super_opts, "rw,memory");
+
+    char esc[] = "40 31 0:37 /a\\040b /mnt/my\\040cgroups rw - cgroup2 none";
+    assert_true(mountinfo_parse_line(esc, &e));
+    assert_string_equal(e.root, "/a b");
+    assert_string_equal(e.mountpoint, "/mnt/my cgroups");
+    assert_string_equal(e.super_opts, "");
+
+    char shortl[] = "40 31 0:37 /";
+    assert_false(mountinfo_parse_line(shortl, &e));
 }
 
 int main(void)
@@ -138,7 +189,9 @@ int main(void)
         cmocka_unit_test(test_collect_default),
         cmocka_unit_test(test_collect_not_tmpfs),
         cmocka_unit_test(test_collect_extra_and_missing),
-        cmocka_unit_test(test_collect_unreadable),
+        cmocka_unit_test(test_read_unreadable),
+        cmocka_unit_test(test_read_and_find),
+        cmocka_unit_test(test_parse_super_opts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
