@@ -12,6 +12,7 @@
 #include "act/unlink.h"
 #include "cli/actcli.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/units.h"
@@ -56,13 +57,6 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
-
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "shmwatch clean: %s%s%s (see shmwatch clean --help)\n", what,
-            arg ? " " : "", arg ? arg : "");
-    return 2;
-}
 
 static const char *H(char *b, uint64_t v)
 {
@@ -216,18 +210,19 @@ int cmd_clean(int argc, char **argv)
         case OPT_MIN_AGE:
             min_age_set = true;
             if (!parse_duration(optarg, &pol.min_age_s))
-                rc = usage_error("--min-age: expected a duration such as 10m, 1h or 90, got",
+                rc = usage_error("clean",
+                                 "--min-age: expected a duration such as 10m, 1h or 90, got %s",
                                  optarg);
             break;
         case OPT_MOUNT:
             if (optarg[0] != '/')
-                rc = usage_error("--mount needs an absolute path, got", optarg);
+                rc = usage_error("clean", "--mount needs an absolute path, got %s", optarg);
             *(const char **)VEC_PUSH(mounts, nmounts, mcap) = optarg;
             break;
         case OPT_LOG: log = optarg; break;
         case 'h': fputs(usage, stdout); free(mounts); return 0;
-        case ':': rc = usage_error(argv[optind - 1], "needs a value"); break;
-        default: rc = usage_error("unknown option", argv[optind - 1]); break;
+        case ':': rc = usage_error("clean", "%s needs a value", argv[optind - 1]); break;
+        default: rc = usage_error("clean", "unknown option %s", argv[optind - 1]); break;
         }
         if (rc) {
             free(mounts);
@@ -236,7 +231,7 @@ int cmd_clean(int argc, char **argv)
     }
     if (optind < argc) {
         free(mounts);
-        return usage_error("unexpected argument", argv[optind]);
+        return usage_error("clean", "unexpected argument %s", argv[optind]);
     }
     struct actcli a = {.cmd = "clean"};
     struct options o = {.mounts = mounts, .nmounts = nmounts, .log_file = log};

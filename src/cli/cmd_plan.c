@@ -1,12 +1,12 @@
 /* shmwatch plan: how much /dev/shm a DataLoader needs, every step of the
  * arithmetic shown (model/plan.c does the arithmetic). */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "model/budget.h"
 #include "model/plan.h"
 #include "report/jsonw.h"
@@ -52,17 +52,6 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
-
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-    fputs("shmwatch plan: ", stderr);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs(" (see shmwatch plan --help)\n", stderr);
-    return 2;
-}
 
 /* "19,267,584" */
 static const char *grouped(char *dst, size_t n, uint64_t v)
@@ -360,18 +349,18 @@ int cmd_plan(int argc, char **argv)
             break;
         case OPT_JSON: json = true; break;
         case 'h': fputs(usage, stdout); return 0;
-        case ':': return usage_error("%s needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        case ':': return usage_error("plan", "%s needs a value", argv[optind - 1]);
+        default: return usage_error("plan", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
+        return usage_error("plan", "unexpected argument '%s'", argv[optind]);
     if (!have_batch)
-        return usage_error("%s is required", "--batch-size");
+        return usage_error("plan", "%s is required", "--batch-size");
     if (!shape)
-        return usage_error("%s is required", "--sample-shape");
+        return usage_error("plan", "%s is required", "--sample-shape");
     if (!have_workers)
-        return usage_error("%s is required", "--workers");
+        return usage_error("plan", "%s is required", "--workers");
     const char *canon;
     unsigned size;
     if (!plan_dtype(dtype, &canon, &size)) {

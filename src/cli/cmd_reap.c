@@ -10,6 +10,7 @@
 #include "act/reap.h"
 #include "cli/actcli.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/units.h"
@@ -45,13 +46,6 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
-
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "shmwatch reap: %s%s%s (see shmwatch reap --help)\n", what, arg ? " " : "",
-            arg ? arg : "");
-    return 2;
-}
 
 static void put_target(struct buf *out, const struct signal_target *t)
 {
@@ -126,16 +120,17 @@ int cmd_reap(int argc, char **argv)
         case 'y': yes = true; break;
         case 't':
             if (!parse_duration(optarg, &so.timeout_s) || so.timeout_s > 3600)
-                return usage_error("--timeout: expected seconds (at most 3600), got", optarg);
+                return usage_error("reap", "--timeout: expected seconds (at most 3600), got %s",
+                                   optarg);
             break;
         case OPT_LOG: log = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
-        case ':': return usage_error(argv[optind - 1], "needs a value");
-        default: return usage_error("unknown option", argv[optind - 1]);
+        case ':': return usage_error("reap", "%s needs a value", argv[optind - 1]);
+        default: return usage_error("reap", "unknown option %s", argv[optind - 1]);
         }
     }
     if (optind < argc)
-        return usage_error("unexpected argument", argv[optind]);
+        return usage_error("reap", "unexpected argument %s", argv[optind]);
     struct actcli a = {.cmd = "reap"};
     struct options o = {.log_file = log};
     int src = actcli_scan(&a, &o);

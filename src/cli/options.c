@@ -1,6 +1,7 @@
 #include "cli/options.h"
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,17 @@ static const char usage[] =
 const char *options_usage(void)
 {
     return usage;
+}
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+    fprintf(stderr, "shmwatch %s: ", cmd);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see shmwatch %s --help)\n", cmd);
+    return 2;
 }
 
 enum {

@@ -1,4 +1,5 @@
-/* The command line of the snapshot and dashboard modes (DESIGN.md). */
+/* The command line of the snapshot and dashboard modes (DESIGN.md), and
+ * what the subcommands share with them. */
 #ifndef SHMWATCH_OPTIONS_H
 #define SHMWATCH_OPTIONS_H
 
@@ -29,5 +30,9 @@ int options_parse(int argc, char **argv, struct options *o, char **err);
 void options_free(struct options *o);
 /* The --help text. */
 const char *options_usage(void);
+
+/* A subcommand's usage error: "shmwatch CMD: MESSAGE (see shmwatch CMD
+ * --help)" on stderr. Returns 2, the exit status. */
+__attribute__((format(printf, 2, 3))) int usage_error(const char *cmd, const char *fmt, ...);
 
 #endif

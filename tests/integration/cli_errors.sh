@@ -45,6 +45,28 @@ expect 2 "shmwatch plan: .*--batch-size" plan --sample-shape 3x8x8 --workers 2
 expect 2 "shmwatch clean: .*--min-age" clean --min-age soon
 expect 2 "shmwatch reap: .*--timeout" reap --timeout never
 
+# expect_line STATUS LINE ARGS...: as expect, and stderr is exactly LINE.
+expect_line() {
+    local want=$1 line=$2
+    shift 2
+    expect "$want" "" "$@"
+    assert_eq "$(cat "$SHMTEST_TMP/err")" "$line" "shmwatch $*: the exact message"
+}
+# The subcommands' usage errors, word for word.
+expect_line 2 "shmwatch clean: unknown option --bogus (see shmwatch clean --help)" clean --bogus
+expect_line 2 "shmwatch clean: --min-age needs a value (see shmwatch clean --help)" clean --min-age
+expect_line 2 "shmwatch clean: --mount needs an absolute path, got rel (see shmwatch clean --help)" clean --mount rel
+expect_line 2 "shmwatch clean: unexpected argument extra (see shmwatch clean --help)" clean extra
+expect_line 2 "shmwatch clean: --min-age: expected a duration such as 10m, 1h or 90, got soon (see shmwatch clean --help)" clean --min-age soon
+expect_line 2 "shmwatch reap: unknown option --bogus (see shmwatch reap --help)" reap --bogus
+expect_line 2 "shmwatch reap: --timeout needs a value (see shmwatch reap --help)" reap --timeout
+expect_line 2 "shmwatch reap: unexpected argument extra (see shmwatch reap --help)" reap extra
+expect_line 2 "shmwatch reap: --timeout: expected seconds (at most 3600), got 4000 (see shmwatch reap --help)" reap -t 4000
+expect_line 2 "shmwatch plan: unknown option '--bogus' (see shmwatch plan --help)" plan --bogus
+expect_line 2 "shmwatch plan: --batch-size needs a value (see shmwatch plan --help)" plan --batch-size
+expect_line 2 "shmwatch plan: unexpected argument 'extra' (see shmwatch plan --help)" plan extra
+expect_line 2 "shmwatch plan: --sample-shape is required (see shmwatch plan --help)" plan --batch-size 1 --workers 1
+
 # A full /dev/shm: every output still works and says so.
 dd if=/dev/zero of=/dev/shm/filler bs=1M count=80 2>/dev/null || true
 avail=$(stat -f -c '%a' /dev/shm)
