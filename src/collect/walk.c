@@ -18,6 +18,7 @@ enum {
     F_MNTNS = 2, /* the model asks whether it sees the watched mounts */
     F_UP = 4,    /* its parent is taken as a worker's: the grandparent is wanted too */
     F_DONE = 8,  /* costly facts read */
+    F_STATUS = 16, /* status already read (for NSpid) */
 };
 
 struct walk {
@@ -26,6 +27,8 @@ struct walk {
     struct proc_list *pl;
     struct holder_list *hl;
     struct warnings *w;
+    /* --pid: our pid namespace and the watched process's (0 otherwise). */
+    unsigned long own_pidns, world_pidns;
     unsigned char *flags;
     size_t nflags, flags_cap;
     struct buf text;
@@ -92,7 +95,7 @@ static int read_proc(struct walk *wk, int dirfd, const char *path, size_t max)
 /* status, cmdline and exe (and the mount namespace when asked). */
 static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f)
 {
-    if (read_proc(wk, piddir, "status", 64u << 10) == 0)
+    if (!(f & F_STATUS) && read_proc(wk, piddir, "status", 64u << 10) == 0)
         procs_parse_status(wk->text.data, p);
     if (!p->cmdline && read_proc(wk, piddir, "cmdline", 128u << 10) == 0)
         p->cmdline = procs_join_cmdline(wk->text.data, wk->text.len, p->comm, p->state == 'Z');
@@ -119,7 +122,7 @@ static bool worker_signals(const struct proc *p)
     return (p->sigcatch & sigs) == sigs;
 }
 
-static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid, unsigned long own_pidns)
+static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
 {
     char name[16], stat[4096];
     snprintf(name, sizeof(name), "%d", (int)pid);
@@ -138,19 +141,22 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid, unsigned
         return;
     }
     const struct walk_opts *o = wk->o;
+    unsigned char f = 0;
     if (o->all_pidns && !p->kernel_thread) {
         p->pidns = ns_inode(piddir, "ns/pid");
-        /* In another pid namespace a process names its segments by its pid
-         * there: NSpid's last field. */
-        if (p->pidns && own_pidns && p->pidns != own_pidns &&
-            read_proc(wk, piddir, "status", 64u << 10) == 0)
+        /* In the watched process's pid namespace, when it is not ours, a
+         * process names its segments by its pid there: NSpid's last field.
+         * Other namespaces' processes are never looked up by that pid. */
+        if (p->pidns && p->pidns == wk->world_pidns && p->pidns != wk->own_pidns &&
+            read_proc(wk, piddir, "status", 64u << 10) == 0) {
             procs_parse_status(wk->text.data, p);
+            f |= F_STATUS;
+        }
     }
     bool sigs = worker_signals(p);
     size_t held = 0;
     if (o->holders && o->ndevs && !p->kernel_thread)
         held = pidscan_run(ps, piddir, p->pid, sigs);
-    unsigned char f = 0;
     if (held || p->state == 'Z' || p->pid == o->world_pid)
         f |= F_WANT;
     if (p->pid == o->world_pid)
@@ -248,7 +254,12 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
     if (wk.proc < 0)
         return -errno;
     buf_init(&wk.text);
-    unsigned long own_pidns = o->all_pidns ? ns_inode(wk.proc, "self/ns/pid") : 0;
+    if (o->all_pidns) {
+        char world[32];
+        snprintf(world, sizeof(world), "%d/ns/pid", (int)o->world_pid);
+        wk.own_pidns = ns_inode(wk.proc, "self/ns/pid");
+        wk.world_pidns = ns_inode(wk.proc, world);
+    }
     struct pidscan *ps = pidscan_new(o->devs, o->ndevs, hl, w);
     if (o->files) {
         pidscan_expect(ps, o->files->n + 1024);
@@ -259,7 +270,7 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
     size_t cap = 0, npids = proc_list_pids(wk.proc, &pids, &cap); /* ascending: so is the list */
     size_t denied0 = w->denied;
     for (size_t i = 0; i < npids; i++)
-        one_process(&wk, ps, pids[i], own_pidns);
+        one_process(&wk, ps, pids[i]);
     second_pass(&wk);
     if (o->holders)
         holders_warn_denied(w, denied0);
