@@ -10,6 +10,7 @@
 
 #include "collect/pidscan.h"
 #include "util/buf.h"
+#include "util/fileio.h"
 #include "util/xalloc.h"
 
 /* Per process, indexed like the list. */
@@ -47,57 +48,12 @@ static unsigned long ns_inode(int dirfd, const char *path)
     return s ? strtoul(s + 1, NULL, 10) : 0;
 }
 
-/* Reads a small file (stat) in one go into b; its length, or -errno. */
-static ssize_t read_small(int dirfd, const char *path, char *b, size_t n)
-{
-    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    ssize_t r = read(fd, b, n - 1);
-    int err = errno;
-    close(fd);
-    if (r < 0)
-        return -err;
-    b[r] = '\0';
-    return r;
-}
-
-/* Reads a /proc file into wk->text (at most max bytes). /proc hands these
- * small files out whole to a large enough read, so a short read is the end
- * and the read that would return 0 is saved. Returns 0 or -errno. */
-static int read_proc(struct walk *wk, int dirfd, const char *path, size_t max)
-{
-    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    struct buf *b = &wk->text;
-    buf_reset(b);
-    int rc = 0;
-    for (;;) {
-        buf_reserve(b, 16u << 10);
-        size_t room = b->cap - b->len - 1;
-        ssize_t r = read(fd, b->data + b->len, room);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            rc = -errno;
-            break;
-        }
-        b->len += (size_t)r;
-        b->data[b->len] = '\0';
-        if ((size_t)r < room || b->len >= max)
-            break;
-    }
-    close(fd);
-    return rc;
-}
-
 /* status, cmdline and exe (and the mount namespace when asked). */
 static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f)
 {
-    if (!(f & F_STATUS) && read_proc(wk, piddir, "status", 64u << 10) == 0)
+    if (!(f & F_STATUS) && read_proc_at(piddir, "status", &wk->text, 64u << 10) == 0)
         procs_parse_status(wk->text.data, p);
-    if (!p->cmdline && read_proc(wk, piddir, "cmdline", 128u << 10) == 0)
+    if (!p->cmdline && read_proc_at(piddir, "cmdline", &wk->text, 128u << 10) == 0)
         p->cmdline = procs_join_cmdline(wk->text.data, wk->text.len, p->comm, p->state == 'Z');
     if (!p->exe) {
         ssize_t n = readlinkat(piddir, "exe", wk->link, sizeof(wk->link) - 1);
@@ -124,18 +80,18 @@ static bool worker_signals(const struct proc *p)
 
 static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
 {
-    char name[16], stat[4096];
+    char name[16];
     snprintf(name, sizeof(name), "%d", (int)pid);
     int piddir = openat(wk->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (piddir < 0) {
         warn_count_errno(wk->w, errno);
         return;
     }
-    ssize_t n = read_small(piddir, "stat", stat, sizeof(stat));
+    int rc = read_proc_at(piddir, "stat", &wk->text, 4096);
     struct proc *p = VEC_PUSH(wk->pl->items, wk->pl->n, wk->pl->cap);
-    if (n < 0 || !procs_parse_stat(stat, p)) {
-        if (n < 0)
-            warn_count_errno(wk->w, (int)-n);
+    if (rc < 0 || !procs_parse_stat(wk->text.data, p)) {
+        if (rc < 0)
+            warn_count_errno(wk->w, -rc);
         wk->pl->n--;
         close(piddir);
         return;
@@ -148,7 +104,7 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
          * process names its segments by its pid there: NSpid's last field.
          * Other namespaces' processes are never looked up by that pid. */
         if (p->pidns && p->pidns == wk->world_pidns && p->pidns != wk->own_pidns &&
-            read_proc(wk, piddir, "status", 64u << 10) == 0) {
+            read_proc_at(piddir, "status", &wk->text, 64u << 10) == 0) {
             procs_parse_status(wk->text.data, p);
             f |= F_STATUS;
         }

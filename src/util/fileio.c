@@ -2,36 +2,51 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
-int read_file_at(int dirfd, const char *path, struct buf *out, size_t max)
+/* Reads dirfd/path into out, straight into its buffer, until the end of the
+ * file or max bytes; with short_is_end, a read that does not fill the room
+ * it was given is the end. */
+static int read_into(int dirfd, const char *path, struct buf *out, size_t max, bool short_is_end)
 {
     buf_reset(out);
     int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return -errno;
-    char chunk[8192];
     int rc = 0;
     while (out->len < max) {
-        size_t want = sizeof(chunk);
-        if (want > max - out->len)
-            want = max - out->len;
-        ssize_t n = read(fd, chunk, want);
+        buf_reserve(out, 16u << 10);
+        size_t room = out->cap - out->len - 1;
+        if (room > max - out->len)
+            room = max - out->len;
+        ssize_t n = read(fd, out->data + out->len, room);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             rc = -errno;
             break;
         }
-        if (n == 0)
+        out->len += (size_t)n;
+        out->data[out->len] = '\0';
+        if (n == 0 || (short_is_end && (size_t)n < room))
             break;
-        buf_add(out, chunk, (size_t)n);
     }
     close(fd);
     if (!out->data)
         buf_add(out, "", 0);
     return rc;
+}
+
+int read_file_at(int dirfd, const char *path, struct buf *out, size_t max)
+{
+    return read_into(dirfd, path, out, max, false);
+}
+
+int read_proc_at(int dirfd, const char *path, struct buf *out, size_t max)
+{
+    return read_into(dirfd, path, out, max, true);
 }
 
 int read_file(const char *path, struct buf *out, size_t max)

@@ -12,6 +12,11 @@
  * Returns 0 or -errno. */
 int read_file_at(int dirfd, const char *path, struct buf *out, size_t max);
 
+/* As read_file_at, for /proc files (and others the kernel makes whole on
+ * each read): a read that returns less than asked is the end, which saves
+ * the read that would return 0. Not for pipes or FIFOs. */
+int read_proc_at(int dirfd, const char *path, struct buf *out, size_t max);
+
 /* Reads a whole file by absolute or relative path (AT_FDCWD). */
 int read_file(const char *path, struct buf *out, size_t max);
 
