@@ -24,13 +24,6 @@ void inomap_free(struct inomap *m)
     inomap_init(m);
 }
 
-void inomap_clear(struct inomap *m)
-{
-    if (m->slots)
-        memset(m->slots, 0, m->cap * sizeof(*m->slots));
-    m->n = 0;
-}
-
 /* The index of dev among the map's devices (there are one or two), or -1. */
 static long dev_index(const struct inomap *m, dev_t dev)
 {

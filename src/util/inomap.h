@@ -29,8 +29,6 @@ struct inomap {
 
 void inomap_init(struct inomap *m);
 void inomap_free(struct inomap *m);
-/* Empties the map, keeping its memory for the next scan. */
-void inomap_clear(struct inomap *m);
 /* Makes room for n entries in all, so that filling it never rehashes. */
 void inomap_reserve(struct inomap *m, size_t n);
 /* Find-or-add in one lookup: *val gets the value of (dev, ino), which is
