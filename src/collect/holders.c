@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "collect/mounts.h"
+#include "collect/pidscan.h"
 #include "collect/procs.h"
 #include "util/buf.h"
 #include "util/fileio.h"
@@ -139,14 +140,17 @@ void holders_free(struct holder_list *hl)
     memset(hl, 0, sizeof(*hl));
 }
 
+/* A blind process's mountinfo is compared with at most this many devices;
+ * with more, every blind process counts as reaching them. */
+#define REACH_DEVS 8
+
 /* State of one holders_find_inodes pass. */
 struct inode_search {
     struct inode_query *q;
     struct inomap idx;   /* (dev, ino) -> query index */
     size_t open;         /* queries still without a holder */
-    dev_t devs[8];       /* the devices searched (distinct) */
-    size_t ndevs;
-    bool many_devs;      /* more than fit: every blind process counts as reaching them */
+    dev_t *devs;         /* the devices searched (distinct), all of them */
+    size_t ndevs, devs_cap;
     struct holder_blind *blind;
     struct buf text;
 };
@@ -162,10 +166,11 @@ static void found(struct inode_search *is, dev_t dev, ino_t ino, pid_t pid, int 
 }
 
 /* Does the process see one of the searched devices among its mounts? An
- * unreadable mountinfo counts as yes. */
+ * unreadable mountinfo counts as yes, and so does any process when more
+ * devices are searched than REACH_DEVS. */
 static bool reaches(struct inode_search *is, int piddir)
 {
-    if (is->many_devs || read_file_at(piddir, "mountinfo", &is->text, 4u << 20) < 0)
+    if (is->ndevs > REACH_DEVS || read_file_at(piddir, "mountinfo", &is->text, 4u << 20) < 0)
         return true;
     char *cur = is->text.data, *line;
     while ((line = next_line(&cur))) {
@@ -213,48 +218,22 @@ static void blind_add(struct inode_search *is, int piddir)
         b->more_uids = true;
 }
 
-/* Returns false when the process's fds could not be read for lack of rights. */
-static bool search_fds(struct inode_search *is, int piddir, pid_t pid)
+/* One process: its fds, then its mappings, on the searched devices, until
+ * every query has a holder. Whatever the walk could not see (a refused fd
+ * list, fd target or maps, or a read cut short) makes the process blind;
+ * one that exited meanwhile holds nothing any more. */
+static void search_process(struct inode_search *is, struct procfiles *pf, int piddir, pid_t pid)
 {
-    int fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fddir < 0)
-        return errno != EACCES && errno != EPERM;
-    DIR *d = fdopendir(fddir);
-    if (!d) {
-        close(fddir);
-        return true;
-    }
-    struct dirent *de;
-    bool ok = true;
-    while (is->open && (de = readdir(d))) {
-        struct stat st;
-        if (de->d_name[0] < '0' || de->d_name[0] > '9')
-            continue;
-        if (fstatat(fddir, de->d_name, &st, 0) == 0)
-            found(is, st.st_dev, st.st_ino, pid, atoi(de->d_name));
-        else if (errno == EACCES || errno == EPERM)
-            ok = false; /* the list is readable, its targets are not */
-    }
-    closedir(d);
-    return ok;
+    struct procfile f;
+    procfiles_begin(pf, piddir, false);
+    while (is->open && procfiles_next(pf, &f))
+        found(is, f.dev, f.ino, pid, f.kind == PROCFILE_FD ? f.fd : -1);
+    if (procfiles_end(pf) & (PROCFILES_DENIED | PROCFILES_FAILED))
+        blind_add(is, piddir);
 }
 
-static bool search_maps(struct inode_search *is, int piddir, pid_t pid)
-{
-    int rc = read_file_at(piddir, "maps", &is->text, 256u << 20);
-    if (rc < 0)
-        return rc != -EACCES && rc != -EPERM;
-    char *cur = is->text.data, *line;
-    while (is->open && (line = next_line(&cur))) {
-        struct maps_entry e;
-        if (maps_parse_line(line, &e) && e.inode)
-            found(is, makedev(e.major, e.minor), (ino_t)e.inode, pid, -1);
-    }
-    return true;
-}
-
-int holders_find_inodes(const char *proc_dir, struct inode_query *q, size_t n, pid_t skip_pid,
-                        struct holder_blind *blind)
+static int find_inodes(const char *proc_dir, struct inode_query *q, size_t n, pid_t skip_pid,
+                       struct holder_blind *blind, bool text)
 {
     memset(blind, 0, sizeof(*blind));
     struct inode_search is = {.q = q, .blind = blind};
@@ -268,20 +247,22 @@ int holders_find_inodes(const char *proc_dir, struct inode_query *q, size_t n, p
             is.open++;
         }
         bool known = false;
-        for (size_t d = 0; d < is.ndevs; d++)
-            known = known || is.devs[d] == q[i].dev;
-        if (!known && is.ndevs < sizeof(is.devs) / sizeof(is.devs[0]))
-            is.devs[is.ndevs++] = q[i].dev;
-        else if (!known)
-            is.many_devs = true;
+        for (size_t d = 0; d < is.ndevs && !known; d++)
+            known = is.devs[d] == q[i].dev;
+        if (!known)
+            *(dev_t *)VEC_PUSH(is.devs, is.ndevs, is.devs_cap) = q[i].dev;
     }
     int proc = open(proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (proc < 0) {
         int err = errno;
         inomap_free(&is.idx);
+        free(is.devs);
         return -err;
     }
     buf_init(&is.text);
+    struct procfiles *pf = procfiles_new(is.devs, is.ndevs);
+    if (text)
+        procfiles_force_text(pf);
     pid_t *pids = NULL;
     size_t cap = 0, npids = proc_list_pids(proc, &pids, &cap);
     for (size_t i = 0; i < npids && is.open; i++) {
@@ -292,10 +273,7 @@ int holders_find_inodes(const char *proc_dir, struct inode_query *q, size_t n, p
         int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (piddir < 0)
             continue; /* exited: holds nothing any more */
-        bool fds_ok = search_fds(&is, piddir, pids[i]);
-        bool maps_ok = !is.open || search_maps(&is, piddir, pids[i]);
-        if (!fds_ok || !maps_ok)
-            blind_add(&is, piddir);
+        search_process(&is, pf, piddir, pids[i]);
         close(piddir);
     }
     /* Several queries for one inode share the first one's answer. */
@@ -306,9 +284,23 @@ int holders_find_inodes(const char *proc_dir, struct inode_query *q, size_t n, p
             q[i].fd = q[k].fd;
         }
     }
+    procfiles_free(pf);
     free(pids);
+    free(is.devs);
     buf_free(&is.text);
     inomap_free(&is.idx);
     close(proc);
     return 0;
+}
+
+int holders_find_inodes(const char *proc_dir, struct inode_query *q, size_t n, pid_t skip_pid,
+                        struct holder_blind *blind)
+{
+    return find_inodes(proc_dir, q, n, skip_pid, blind, false);
+}
+
+int holders_find_inodes_text(const char *proc_dir, struct inode_query *q, size_t n,
+                             pid_t skip_pid, struct holder_blind *blind)
+{
+    return find_inodes(proc_dir, q, n, skip_pid, blind, true);
 }

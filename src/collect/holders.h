@@ -90,9 +90,15 @@ struct holder_blind {
 
 /* The check right before an unlink: one pass over proc_dir that looks for
  * exactly these inodes in every process's fds and maps (skip_pid, the
- * caller, excepted), stopping early once each is found held. Returns 0, or
- * -errno when proc_dir cannot be opened. */
+ * caller, excepted), stopping early once each is found held. It reads them
+ * as the scan does (procfiles, pidscan.h), but every process whose fd list,
+ * an fd's target or maps could not be read is blind: a holder it hides
+ * would be missed. Returns 0, or -errno when proc_dir cannot be opened. */
 int holders_find_inodes(const char *proc_dir, struct inode_query *q, size_t n, pid_t skip_pid,
                         struct holder_blind *blind);
+/* The same with the maps text instead of PROCMAP_QUERY, as on kernels
+ * before 6.11 (tests of the fallback). */
+int holders_find_inodes_text(const char *proc_dir, struct inode_query *q, size_t n,
+                             pid_t skip_pid, struct holder_blind *blind);
 
 #endif

@@ -31,6 +31,397 @@ struct procmap_query {
 
 #define DENTS_SIZE (64u << 10)
 #define NAME_SIZE 4096
+#define MAPS_TEXT_MAX (256u << 20)
+
+/* ---- procfiles: the walk of one process's files on a set of devices ---- */
+
+enum { MAPS_UNKNOWN, MAPS_QUERY, MAPS_TEXT };
+enum { PH_FDS, PH_MAPS, PH_QUERY, PH_TEXT, PH_DONE };
+
+struct procfiles {
+    const dev_t *devs;
+    size_t ndevs;
+    int maps;           /* MAPS_*: how mappings are read */
+    struct inomap libs; /* executable files asked about: (dev, ino) -> 1 libtorch, 0 not */
+    /* The current walk. */
+    int piddir, fddir, mapsfd;
+    int phase;
+    unsigned status;
+    bool want_torch, torch;
+    ssize_t dents_len, dents_off;
+    uint64_t addr;  /* PROCMAP_QUERY: where the next mapping is looked for */
+    size_t queried; /* PROCMAP_QUERY: answers for this process */
+    char *cur;      /* maps text: the next line */
+    struct stat st;
+    struct buf text;
+    char *dents;
+    char name[NAME_SIZE];
+};
+
+struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs)
+{
+    struct procfiles *pf = xcalloc(1, sizeof(*pf));
+    pf->devs = devs;
+    pf->ndevs = ndevs;
+    pf->fddir = pf->mapsfd = -1;
+    pf->phase = PH_DONE;
+    inomap_init(&pf->libs);
+    buf_init(&pf->text);
+    pf->dents = xmalloc(DENTS_SIZE);
+    return pf;
+}
+
+void procfiles_free(struct procfiles *pf)
+{
+    if (!pf)
+        return;
+    procfiles_end(pf);
+    inomap_free(&pf->libs);
+    buf_free(&pf->text);
+    free(pf->dents);
+    free(pf);
+}
+
+void procfiles_force_text(struct procfiles *pf)
+{
+    pf->maps = MAPS_TEXT;
+}
+
+bool procfiles_queried(const struct procfiles *pf)
+{
+    return pf->maps == MAPS_QUERY;
+}
+
+bool procfiles_torch(const struct procfiles *pf)
+{
+    return pf->torch;
+}
+
+static bool watched(const struct procfiles *pf, dev_t dev)
+{
+    for (size_t i = 0; i < pf->ndevs; i++)
+        if (pf->devs[i] == dev)
+            return true;
+    return false;
+}
+
+/* Accounts a failed open or read of fd/ or maps. */
+static void failed(struct procfiles *pf, int err)
+{
+    if (err == ENOENT || err == ESRCH)
+        pf->status |= PROCFILES_VANISHED;
+    else if (err == EACCES || err == EPERM)
+        pf->status |= PROCFILES_DENIED;
+    else
+        pf->status |= PROCFILES_FAILED;
+}
+
+void procfiles_begin(struct procfiles *pf, int piddir, bool want_torch)
+{
+    procfiles_end(pf);
+    pf->piddir = piddir;
+    pf->status = 0;
+    pf->want_torch = want_torch;
+    pf->torch = false;
+    pf->dents_len = pf->dents_off = 0;
+    pf->fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    pf->phase = PH_FDS;
+    if (pf->fddir < 0) {
+        failed(pf, errno);
+        pf->phase = PH_MAPS;
+    }
+}
+
+unsigned procfiles_end(struct procfiles *pf)
+{
+    if (pf->fddir >= 0)
+        close(pf->fddir);
+    if (pf->mapsfd >= 0)
+        close(pf->mapsfd);
+    pf->fddir = pf->mapsfd = -1;
+    pf->phase = PH_DONE;
+    return pf->status;
+}
+
+static bool next_fd(struct procfiles *pf, struct procfile *f)
+{
+    for (;;) {
+        if (pf->dents_off >= pf->dents_len) {
+            ssize_t n = getdents64(pf->fddir, pf->dents, DENTS_SIZE);
+            if (n <= 0) {
+                if (n < 0)
+                    failed(pf, errno);
+                close(pf->fddir);
+                pf->fddir = -1;
+                return false;
+            }
+            pf->dents_len = n;
+            pf->dents_off = 0;
+        }
+        const struct dirent64 *d = (const struct dirent64 *)(pf->dents + pf->dents_off);
+        pf->dents_off += d->d_reclen;
+        const char *s = d->d_name;
+        int fd = 0;
+        for (; *s >= '0' && *s <= '9' && fd < 100000000; s++)
+            fd = fd * 10 + (*s - '0');
+        if (*s || s == d->d_name)
+            continue;
+        if (fstatat(pf->fddir, d->d_name, &pf->st, 0) != 0) {
+            /* The list is readable, this target is not: it may be on a
+             * watched device. ENOENT is an fd closed meanwhile; any other
+             * error comes from the target's own file system (a tmpfs stat
+             * cannot fail). */
+            if (errno == EACCES || errno == EPERM)
+                pf->status |= PROCFILES_DENIED;
+            continue;
+        }
+        if (!watched(pf, pf->st.st_dev))
+            continue;
+        f->kind = PROCFILE_FD;
+        f->dev = pf->st.st_dev;
+        f->ino = pf->st.st_ino;
+        f->fd = fd;
+        f->fdname = d->d_name;
+        f->st = &pf->st;
+        return true;
+    }
+}
+
+static bool query_name(int mapsfd, uint64_t addr, char *name, size_t n)
+{
+    struct procmap_query q = {.size = sizeof(q),
+                              .query_flags = PQ_FILE_BACKED,
+                              .query_addr = addr,
+                              .vma_name_addr = (uintptr_t)name,
+                              .vma_name_size = (uint32_t)n};
+    return ioctl(mapsfd, PROCMAP_QUERY_IOCTL, &q) == 0 && q.vma_name_size > 0;
+}
+
+/* Is the executable mapping q of a libtorch library? Each file's name is
+ * asked for once per procfiles: the DataLoader's processes all map the same
+ * few hundred libraries, whose names would otherwise be formatted again
+ * for each of them. */
+static bool torch_lib(struct procfiles *pf, const struct procmap_query *q)
+{
+    dev_t dev = makedev(q->dev_major, q->dev_minor);
+    size_t known;
+    if (inomap_get(&pf->libs, dev, (ino_t)q->inode, &known))
+        return known;
+    if (!query_name(pf->mapsfd, q->vma_start, pf->name, sizeof(pf->name)))
+        return false; /* gone meanwhile: nothing learnt of the file */
+    bool torch = strstr(pf->name, "/libtorch") != NULL;
+    inomap_put(&pf->libs, dev, (ino_t)q->inode, torch);
+    return torch;
+}
+
+/* Reads the whole maps text; its lines are then taken one by one. */
+static void load_text(struct procfiles *pf)
+{
+    pf->phase = PH_TEXT;
+    pf->cur = NULL;
+    int rc = read_file_at(pf->piddir, "maps", &pf->text, MAPS_TEXT_MAX);
+    if (rc < 0) {
+        failed(pf, -rc);
+        return;
+    }
+    if (pf->text.len >= MAPS_TEXT_MAX)
+        pf->status |= PROCFILES_FAILED; /* the rest is unseen */
+    if (pf->want_torch && memmem(pf->text.data, pf->text.len, "/libtorch", 9))
+        pf->torch = true;
+    pf->cur = pf->text.data;
+}
+
+static bool next_query(struct procfiles *pf, struct procfile *f)
+{
+    for (int retries = 0;;) {
+        struct procmap_query q = {.size = sizeof(q),
+                                  .query_flags = PQ_COVERING_OR_NEXT | PQ_FILE_BACKED,
+                                  .query_addr = pf->addr};
+        if (ioctl(pf->mapsfd, PROCMAP_QUERY_IOCTL, &q) != 0) {
+            int err = errno;
+            if ((err == EINTR || err == EAGAIN) && ++retries < 8)
+                continue;
+            close(pf->mapsfd);
+            pf->mapsfd = -1;
+            if (pf->queried == 0 && pf->maps != MAPS_QUERY &&
+                (err == ENOTTY || err == EINVAL || err == EOPNOTSUPP)) {
+                pf->maps = MAPS_TEXT; /* a kernel before 6.11 */
+                load_text(pf);
+                return false;
+            }
+            /* ENOENT: no more mappings; ESRCH: no memory (any more), as in a
+             * zombie or a process that has exited; any other error leaves
+             * the rest unseen. */
+            if (err != ENOENT && err != ESRCH)
+                failed(pf, err);
+            pf->phase = PH_DONE;
+            return false;
+        }
+        pf->maps = MAPS_QUERY;
+        pf->queried++;
+        pf->addr = q.vma_end;
+        if (pf->want_torch && !pf->torch && (q.vma_flags & PQ_VMA_EXECUTABLE))
+            pf->torch = torch_lib(pf, &q);
+        dev_t dev = makedev(q.dev_major, q.dev_minor);
+        if (!q.inode || !watched(pf, dev))
+            continue;
+        f->kind = PROCFILE_MAP;
+        f->dev = dev;
+        f->ino = (ino_t)q.inode;
+        f->start = q.vma_start;
+        f->end = q.vma_end;
+        f->offset = q.vma_offset;
+        f->path = NULL;
+        f->deleted = false;
+        return true;
+    }
+}
+
+static bool hex_field(const char **s, char stop, uint64_t *out)
+{
+    const char *p = *s;
+    uint64_t v = 0;
+    for (;; p++) {
+        unsigned c = (unsigned char)*p;
+        if (c - '0' < 10)
+            v = v << 4 | (c - '0');
+        else if ((c | 0x20) - 'a' < 6)
+            v = v << 4 | ((c | 0x20) - 'a' + 10);
+        else
+            break;
+    }
+    if (p == *s || *p != stop)
+        return false;
+    *out = v;
+    *s = p + 1;
+    return true;
+}
+
+/* "start-end perms offset maj:min inode path": the device is read first and
+ * anything else only for a watched one. */
+static bool next_text(struct procfiles *pf, struct procfile *f)
+{
+    char *line;
+    while ((line = next_line(&pf->cur))) {
+        const char *s = line;
+        for (int k = 0; k < 3 && s; k++) {
+            s = strchr(s, ' ');
+            if (s)
+                s++;
+        }
+        uint64_t maj, min;
+        if (!s || !hex_field(&s, ':', &maj) || !hex_field(&s, ' ', &min) ||
+            !watched(pf, makedev(maj, min)))
+            continue;
+        struct maps_entry e;
+        if (!maps_parse_line(line, &e) || e.inode == 0)
+            continue;
+        f->kind = PROCFILE_MAP;
+        f->dev = makedev(e.major, e.minor);
+        f->ino = (ino_t)e.inode;
+        f->start = e.start;
+        f->end = e.end;
+        f->offset = e.offset;
+        f->path = e.path;
+        f->deleted = e.deleted;
+        return true;
+    }
+    return false;
+}
+
+bool procfiles_next(struct procfiles *pf, struct procfile *f)
+{
+    for (;;) {
+        switch (pf->phase) {
+        case PH_FDS:
+            if (next_fd(pf, f))
+                return true;
+            pf->phase = PH_MAPS;
+            break;
+        case PH_MAPS:
+            if (pf->maps == MAPS_TEXT) {
+                load_text(pf);
+                break;
+            }
+            pf->mapsfd = openat(pf->piddir, "maps", O_RDONLY | O_CLOEXEC);
+            if (pf->mapsfd < 0) {
+                failed(pf, errno);
+                pf->phase = PH_DONE;
+                break;
+            }
+            pf->addr = 0;
+            pf->queried = 0;
+            pf->phase = PH_QUERY;
+            break;
+        case PH_QUERY:
+            if (next_query(pf, f))
+                return true;
+            break; /* next_query moved on: to the text or to the end */
+        case PH_TEXT:
+            if (next_text(pf, f))
+                return true;
+            pf->phase = PH_DONE;
+            break;
+        default:
+            return false;
+        }
+    }
+}
+
+char *procfiles_name(struct procfiles *pf, const struct procfile *f)
+{
+    if (f->kind == PROCFILE_FD) {
+        ssize_t n =
+            pf->fddir >= 0 ? readlinkat(pf->fddir, f->fdname, pf->name, sizeof(pf->name) - 1) : -1;
+        if (n <= 0)
+            return NULL;
+        pf->name[n] = '\0';
+        return pf->name;
+    }
+    if (f->path) {
+        size_t n = strlen(f->path);
+        if (n >= sizeof(pf->name))
+            n = sizeof(pf->name) - 1;
+        memcpy(pf->name, f->path, n);
+        pf->name[n] = '\0';
+        return pf->name;
+    }
+    if (pf->mapsfd >= 0 && query_name(pf->mapsfd, f->start, pf->name, sizeof(pf->name)))
+        return pf->name;
+    return NULL;
+}
+
+/* Writes x in lower-case hex (no leading zeros) at d; returns the end. */
+static char *put_hex(char *d, uint64_t x)
+{
+    char b[16], *s = b + sizeof(b);
+    do {
+        *--s = "0123456789abcdef"[x & 15];
+        x >>= 4;
+    } while (x);
+    size_t n = (size_t)(b + sizeof(b) - s);
+    memcpy(d, s, n);
+    return d + n;
+}
+
+/* "map_files/START-END" as the kernel names the mapping (snprintf's cost
+ * showed at 30,000 mappings). */
+static void map_files_name(char *d, uint64_t start, uint64_t end)
+{
+    memcpy(d, "map_files/", 10);
+    d = put_hex(d + 10, start);
+    *d++ = '-';
+    *put_hex(d, end) = '\0';
+}
+
+bool procfiles_map_stat(struct procfiles *pf, const struct procfile *f, struct stat *st)
+{
+    char mf[64];
+    map_files_name(mf, f->start, f->end);
+    return fstatat(pf->piddir, mf, st, 0) == 0 && st->st_ino == f->ino;
+}
+
+/* ---- pidscan: the scan's holder records ---- */
 
 enum { SEEN_NAME = 1, SEEN_STAT = 2 }; /* what the scan has of an inode */
 
@@ -41,35 +432,24 @@ struct inode_info {
     unsigned char flags;
     size_t rec;
 };
-enum { MAPS_UNKNOWN, MAPS_QUERY, MAPS_TEXT };
 
 struct pidscan {
-    const dev_t *devs;
-    size_t ndevs;
+    struct procfiles *pf;
     struct holder_list *out;
     struct warnings *w;
     struct inomap seen; /* (dev, ino) -> index into info */
-    struct inomap libs; /* executable files asked about: (dev, ino) -> 1 libtorch, 0 not */
     struct inode_info *info;
     size_t ninfo, info_cap;
-    int maps;
-    struct buf text;
-    char *dents;
-    char name[NAME_SIZE];
 };
 
 struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, struct holder_list *out,
                             struct warnings *w)
 {
     struct pidscan *ps = xcalloc(1, sizeof(*ps));
-    ps->devs = devs;
-    ps->ndevs = ndevs;
+    ps->pf = procfiles_new(devs, ndevs);
     ps->out = out;
     ps->w = w;
     inomap_init(&ps->seen);
-    inomap_init(&ps->libs);
-    buf_init(&ps->text);
-    ps->dents = xmalloc(DENTS_SIZE);
     return ps;
 }
 
@@ -77,30 +457,20 @@ void pidscan_free(struct pidscan *ps)
 {
     if (!ps)
         return;
+    procfiles_free(ps->pf);
     inomap_free(&ps->seen);
-    inomap_free(&ps->libs);
     free(ps->info);
-    buf_free(&ps->text);
-    free(ps->dents);
     free(ps);
 }
 
 void pidscan_force_text(struct pidscan *ps)
 {
-    ps->maps = MAPS_TEXT;
+    procfiles_force_text(ps->pf);
 }
 
 bool pidscan_queried(const struct pidscan *ps)
 {
-    return ps->maps == MAPS_QUERY;
-}
-
-static bool watched(const struct pidscan *ps, dev_t dev)
-{
-    for (size_t i = 0; i < ps->ndevs; i++)
-        if (ps->devs[i] == dev)
-            return true;
-    return false;
+    return procfiles_queried(ps->pf);
 }
 
 /* The scan's entry for an inode (one hash lookup), created empty. */
@@ -142,105 +512,33 @@ static struct shm_holder *add(struct pidscan *ps, pid_t pid, dev_t dev, ino_t in
     return h;
 }
 
-static void fd_holder(struct pidscan *ps, int fddir, const char *name, int fd, pid_t pid,
-                      const struct stat *st)
+static void fd_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
 {
-    size_t k = info_of(ps, st->st_dev, st->st_ino);
-    struct shm_holder *h = add(ps, pid, st->st_dev, st->st_ino);
-    h->fd = fd;
-    fill_stat(h, st);
-    h->deleted = st->st_nlink == 0;
+    size_t k = info_of(ps, f->dev, f->ino);
+    struct shm_holder *h = add(ps, pid, f->dev, f->ino);
+    h->fd = f->fd;
+    fill_stat(h, f->st);
+    h->deleted = f->st->st_nlink == 0;
     struct inode_info *in = &ps->info[k];
     if (in->pid != pid) { /* the process's first record of the inode */
         in->pid = pid;
         in->rec = ps->out->n - 1;
     }
     if (!(in->flags & SEEN_NAME)) {
-        ssize_t n = readlinkat(fddir, name, ps->name, sizeof(ps->name) - 1);
-        if (n > 0) {
-            ps->name[n] = '\0';
-            h->deleted = strip_deleted(ps->name) || h->deleted;
-            h->path = xstrdup(ps->name);
+        char *name = procfiles_name(ps->pf, f);
+        if (name && *name) {
+            h->deleted = strip_deleted(name) || h->deleted;
+            h->path = xstrdup(name);
             in->flags |= SEEN_NAME;
         }
     }
     in->flags |= SEEN_STAT;
 }
 
-static void scan_fds(struct pidscan *ps, int piddir, pid_t pid)
+static void map_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
 {
-    int fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fddir < 0) {
-        warn_count_errno(ps->w, errno);
-        return;
-    }
-    ssize_t n;
-    while ((n = getdents64(fddir, ps->dents, DENTS_SIZE)) > 0) {
-        for (ssize_t off = 0; off < n;) {
-            const struct dirent64 *d = (const struct dirent64 *)(ps->dents + off);
-            off += d->d_reclen;
-            const char *s = d->d_name;
-            int fd = 0;
-            for (; *s >= '0' && *s <= '9' && fd < 100000000; s++)
-                fd = fd * 10 + (*s - '0');
-            struct stat st;
-            if (*s || s == d->d_name || fstatat(fddir, d->d_name, &st, 0) != 0 ||
-                !watched(ps, st.st_dev))
-                continue;
-            fd_holder(ps, fddir, d->d_name, fd, pid, &st);
-        }
-    }
-    close(fddir);
-}
-
-/* One mapping of a watched inode; path is its text when the caller has it
- * for free (maps text), else NULL and it is asked for only when needed. */
-struct mapping {
-    uint64_t start, end, offset;
-    dev_t dev;
-    ino_t ino;
-    const char *path;
-    bool deleted; /* path had " (deleted)", already taken off */
-};
-
-static bool query_name(int mapsfd, uint64_t addr, char *name, size_t n)
-{
-    struct procmap_query q = {.size = sizeof(q),
-                              .query_flags = PQ_FILE_BACKED,
-                              .query_addr = addr,
-                              .vma_name_addr = (uintptr_t)name,
-                              .vma_name_size = (uint32_t)n};
-    return ioctl(mapsfd, PROCMAP_QUERY_IOCTL, &q) == 0 && q.vma_name_size > 0;
-}
-
-/* Writes x in lower-case hex (no leading zeros) at d; returns the end. */
-static char *put_hex(char *d, uint64_t x)
-{
-    char b[16], *s = b + sizeof(b);
-    do {
-        *--s = "0123456789abcdef"[x & 15];
-        x >>= 4;
-    } while (x);
-    size_t n = (size_t)(b + sizeof(b) - s);
-    memcpy(d, s, n);
-    return d + n;
-}
-
-/* "map_files/START-END" as the kernel names the mapping (snprintf's cost
- * showed at 30,000 mappings). */
-static void map_files_name(char *d, uint64_t start, uint64_t end)
-{
-    memcpy(d, "map_files/", 10);
-    d = put_hex(d + 10, start);
-    *d++ = '-';
-    *put_hex(d, end) = '\0';
-}
-
-static void map_holder(struct pidscan *ps, int piddir, int mapsfd, pid_t pid,
-                       const struct mapping *mp)
-{
-    uint64_t reach = mp->offset + (mp->end - mp->start);
-    size_t k = info_of(ps, mp->dev, mp->ino);
+    uint64_t reach = f->offset + (f->end - f->start);
+    size_t k = info_of(ps, f->dev, f->ino);
     if (ps->info[k].pid == pid) {
         /* Known to this process already (an fd, or an earlier mapping): the
          * first record of the inode carries the mapping for all. */
@@ -250,7 +548,7 @@ static void map_holder(struct pidscan *ps, int piddir, int mapsfd, pid_t pid,
             h->map_bytes = reach;
         return;
     }
-    struct shm_holder *h = add(ps, pid, mp->dev, mp->ino);
+    struct shm_holder *h = add(ps, pid, f->dev, f->ino);
     h->fd = -1;
     h->mapped = true;
     h->map_bytes = reach;
@@ -258,21 +556,17 @@ static void map_holder(struct pidscan *ps, int piddir, int mapsfd, pid_t pid,
     in->pid = pid;
     in->rec = ps->out->n - 1;
     if (!(in->flags & SEEN_NAME)) {
-        const char *path = mp->path;
-        if (!path && mapsfd >= 0 && query_name(mapsfd, mp->start, ps->name, sizeof(ps->name)))
-            path = ps->name;
+        const char *path = f->path ? f->path : procfiles_name(ps->pf, f);
         if (path) {
             h->path = xstrdup(path);
-            h->deleted = strip_deleted(h->path) || mp->deleted;
+            h->deleted = strip_deleted(h->path) || f->deleted;
             in->flags |= SEEN_NAME;
         }
     }
     if (!(in->flags & SEEN_STAT)) {
         /* map_files/ gives the inode's real size and allocation (root only). */
-        char mf[64];
-        map_files_name(mf, mp->start, mp->end);
         struct stat st;
-        if (fstatat(piddir, mf, &st, 0) == 0 && st.st_ino == mp->ino) {
+        if (procfiles_map_stat(ps->pf, f, &st)) {
             fill_stat(h, &st);
             in->flags |= SEEN_STAT;
         }
@@ -286,124 +580,23 @@ static void note_torch(struct pidscan *ps, pid_t pid)
     o->torch_pids[o->ntorch++] = pid;
 }
 
-/* Is the executable mapping q of a libtorch library? Each file's name is
- * asked for once per scan: the DataLoader's processes all map the same
- * few hundred libraries, whose names would otherwise be formatted again
- * for each of them. */
-static bool torch_lib(struct pidscan *ps, int mapsfd, const struct procmap_query *q)
-{
-    dev_t dev = makedev(q->dev_major, q->dev_minor);
-    size_t known;
-    if (inomap_get(&ps->libs, dev, (ino_t)q->inode, &known))
-        return known;
-    if (!query_name(mapsfd, q->vma_start, ps->name, sizeof(ps->name)))
-        return false; /* gone meanwhile: nothing learnt of the file */
-    bool torch = strstr(ps->name, "/libtorch") != NULL;
-    inomap_put(&ps->libs, dev, (ino_t)q->inode, torch);
-    return torch;
-}
-
-/* Returns false when the kernel has no PROCMAP_QUERY (the caller falls back
- * to the text); true when the mappings were read or the process is gone. */
-static bool query_maps(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
-{
-    int fd = openat(piddir, "maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        warn_count_errno(ps->w, errno);
-        return true;
-    }
-    uint64_t addr = 0;
-    bool torch = false;
-    for (;;) {
-        struct procmap_query q = {.size = sizeof(q),
-                                  .query_flags = PQ_COVERING_OR_NEXT | PQ_FILE_BACKED,
-                                  .query_addr = addr};
-        if (ioctl(fd, PROCMAP_QUERY_IOCTL, &q) != 0) {
-            if (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP) {
-                close(fd);
-                return false;
-            }
-            break; /* ENOENT: no more mappings; ESRCH: no memory (any more) */
-        }
-        ps->maps = MAPS_QUERY;
-        addr = q.vma_end;
-        if (want_torch && !torch && (q.vma_flags & PQ_VMA_EXECUTABLE))
-            torch = torch_lib(ps, fd, &q);
-        dev_t dev = makedev(q.dev_major, q.dev_minor);
-        if (!watched(ps, dev) || !q.inode)
-            continue;
-        struct mapping mp = {q.vma_start, q.vma_end, q.vma_offset, dev, (ino_t)q.inode, NULL, false};
-        map_holder(ps, piddir, fd, pid, &mp);
-    }
-    if (torch)
-        note_torch(ps, pid);
-    close(fd);
-    return true;
-}
-
-static bool hex_field(const char **s, char stop, uint64_t *out)
-{
-    const char *p = *s;
-    uint64_t v = 0;
-    for (;; p++) {
-        unsigned c = (unsigned char)*p;
-        if (c - '0' < 10)
-            v = v << 4 | (c - '0');
-        else if ((c | 0x20) - 'a' < 6)
-            v = v << 4 | ((c | 0x20) - 'a' + 10);
-        else
-            break;
-    }
-    if (p == *s || *p != stop)
-        return false;
-    *out = v;
-    *s = p + 1;
-    return true;
-}
-
-/* "start-end perms offset maj:min inode path": the device is read first and
- * anything else only for a watched one. */
-static void text_line(struct pidscan *ps, int piddir, pid_t pid, char *line)
-{
-    const char *s = line;
-    for (int k = 0; k < 3; k++) {
-        s = strchr(s, ' ');
-        if (!s)
-            return;
-        s++;
-    }
-    uint64_t maj, min;
-    if (!hex_field(&s, ':', &maj) || !hex_field(&s, ' ', &min) || !watched(ps, makedev(maj, min)))
-        return;
-    struct maps_entry e;
-    if (!maps_parse_line(line, &e) || e.inode == 0)
-        return;
-    struct mapping mp = {e.start,  e.end,  e.offset, makedev(e.major, e.minor), (ino_t)e.inode,
-                         e.path, e.deleted};
-    map_holder(ps, piddir, -1, pid, &mp);
-}
-
-static void text_maps(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
-{
-    int rc = read_file_at(piddir, "maps", &ps->text, 256u << 20);
-    if (rc < 0) {
-        warn_count_errno(ps->w, -rc);
-        return;
-    }
-    if (want_torch && memmem(ps->text.data, ps->text.len, "/libtorch", 9))
-        note_torch(ps, pid);
-    char *cur = ps->text.data, *line;
-    while ((line = next_line(&cur)))
-        text_line(ps, piddir, pid, line);
-}
-
 size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
 {
     size_t before = ps->out->n;
-    scan_fds(ps, piddir, pid);
-    if (ps->maps == MAPS_TEXT || !query_maps(ps, piddir, pid, want_torch)) {
-        ps->maps = MAPS_TEXT;
-        text_maps(ps, piddir, pid, want_torch);
+    struct procfile f;
+    procfiles_begin(ps->pf, piddir, want_torch);
+    while (procfiles_next(ps->pf, &f)) {
+        if (f.kind == PROCFILE_FD)
+            fd_holder(ps, &f, pid);
+        else
+            map_holder(ps, &f, pid);
     }
+    unsigned status = procfiles_end(ps->pf);
+    if (status & PROCFILES_DENIED)
+        ps->w->denied++;
+    else if (status & PROCFILES_VANISHED)
+        ps->w->vanished++;
+    if (want_torch && procfiles_torch(ps->pf))
+        note_torch(ps, pid);
     return ps->out->n - before;
 }

@@ -4,16 +4,90 @@
  * each line rejected on its device field before anything else is parsed.
  * A holder's name (a readlink, or a mapping's path) and the stat of a
  * mapped-only inode are taken once per inode per scan, and never for inodes
- * the mount listing already has: the model takes those from the listing. */
+ * the mount listing already has: the model takes those from the listing.
+ *
+ * The reading itself (struct procfiles) is shared with the check before an
+ * unlink (holders_find_inodes): there is one walk of a process's fds and
+ * file mappings on a set of devices, and one account of what it could not
+ * see. */
 #ifndef SHMWATCH_PIDSCAN_H
 #define SHMWATCH_PIDSCAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "collect/holders.h"
 #include "util/warn.h"
+
+/* ---- The walk of one process's files on a set of devices ---- */
+
+struct procfiles;
+
+/* devs must outlive the procfiles. How mappings are read is settled by the
+ * first process that has any: PROCMAP_QUERY, or the text when the kernel
+ * does not know the ioctl (then for every later process too). */
+struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs);
+void procfiles_free(struct procfiles *pf);
+/* Reads the maps text instead of asking PROCMAP_QUERY (tests of the fallback). */
+void procfiles_force_text(struct procfiles *pf);
+/* True once PROCMAP_QUERY has answered; false while reading the text. */
+bool procfiles_queried(const struct procfiles *pf);
+
+enum procfile_kind { PROCFILE_FD, PROCFILE_MAP };
+
+/* One fd or one mapping of an inode on one of the devices. Pointers are
+ * valid until the next procfiles_next. */
+struct procfile {
+    enum procfile_kind kind;
+    dev_t dev;
+    ino_t ino;
+    /* PROCFILE_FD */
+    int fd;
+    const char *fdname;    /* its fd/ entry */
+    const struct stat *st; /* the target's stat */
+    /* PROCFILE_MAP */
+    uint64_t start, end, offset;
+    const char *path; /* the maps text's path, " (deleted)" taken off; NULL
+                       * through PROCMAP_QUERY (procfiles_name asks for it) */
+    bool deleted;     /* path had " (deleted)" */
+};
+
+/* What a walk could not see (procfiles_end). */
+enum {
+    PROCFILES_VANISHED = 1, /* fd/ or maps was gone: the process exited (it holds nothing) */
+    PROCFILES_DENIED = 2,   /* fd/, an fd's target or maps was refused (EACCES/EPERM) */
+    PROCFILES_FAILED = 4,   /* another error cut the walk short (an fd/ or maps that
+                             * cannot be opened or read, a maps text past its bound) */
+};
+
+/* Starts the walk of the process whose /proc directory is piddir (which
+ * must stay open until procfiles_end): first its fds, then its mappings.
+ * With want_torch the mapping walk also notes whether the process maps a
+ * libtorch library (procfiles_torch); each such file is named once per
+ * procfiles. */
+void procfiles_begin(struct procfiles *pf, int piddir, bool want_torch);
+/* The next fd or mapping on one of the devices; false at the end. The fds
+ * all come before the mappings. A mapping of inode 0 is never returned. */
+bool procfiles_next(struct procfiles *pf, struct procfile *f);
+/* The name of the current item: the fd's link target or the mapping's path
+ * (asked of PROCMAP_QUERY when the text did not give it), with " (deleted)"
+ * still on; in a buffer of pf the caller may change. NULL when it cannot
+ * be read (gone meanwhile). */
+char *procfiles_name(struct procfiles *pf, const struct procfile *f);
+/* The stat of the current mapping's inode through map_files/ (root only):
+ * the inode's own size and allocation, not the mapping's. */
+bool procfiles_map_stat(struct procfiles *pf, const struct procfile *f, struct stat *st);
+/* Ends the walk (also part-way: a caller may stop early) and returns what it
+ * could not see, PROCFILES_* bits; 0 when everything walked was read. */
+unsigned procfiles_end(struct procfiles *pf);
+/* After a walk with want_torch that reached its end: does the process map
+ * a libtorch library? */
+bool procfiles_torch(const struct procfiles *pf);
+
+/* ---- The scan's holder records ---- */
 
 struct pidscan;
 
@@ -29,8 +103,11 @@ void pidscan_expect(struct pidscan *ps, size_t inodes);
 
 /* Appends pid's holder records to out (piddir is its /proc directory).
  * With want_torch it also notes in out->torch_pids whether the process maps
- * a libtorch library. Returns how many records were added; a process that
- * vanishes or refuses is counted in w, never fatal. */
+ * a libtorch library. Returns how many records were added. A process is
+ * counted once in w when the walk could not see all of it: as denied when
+ * its fd list, any fd's target or its maps were refused (a refused fd
+ * target hides a holder just as a refused fd list does), else as vanished
+ * when it exited meanwhile; never fatal. */
 size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch);
 
 /* Forces the maps text instead of PROCMAP_QUERY (tests of the fallback). */
