@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/buf.h"
+
 int actcli_scan(struct actcli *a, const struct options *o)
 {
     a->log.fd = -1;
@@ -42,14 +44,13 @@ enum actcli_mode actcli_decide(bool dry_run, bool yes, const char *question, boo
     if (yes)
         return ACTCLI_ACT;
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        printf("Not a terminal and no --yes: nothing is changed (a dry run follows).\n");
+        output_printf("Not a terminal and no --yes: nothing is changed (a dry run follows).\n");
         return ACTCLI_DRY;
     }
-    printf("%s [y/N] ", question);
-    fflush(stdout);
+    output_printf("%s [y/N] ", question);
     char answer[32];
     if (!fgets(answer, sizeof(answer), stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
-        printf("Nothing done.\n");
+        output_printf("Nothing done.\n");
         *declined = true;
         return ACTCLI_DRY;
     }
@@ -64,6 +65,18 @@ void actcli_open_log(struct actcli *a)
                 "logged\n",
                 a->cmd, a->log.path ? a->log.path : "($XDG_STATE_HOME and $HOME unset)",
                 strerror(a->log.err));
+}
+
+int actcli_status(const struct actcli *a, int rc, bool acted)
+{
+    char *note = NULL;
+    if (acted && a->log.fd >= 0)
+        note = str_printf("every action was still carried out and logged in %s", a->log.path);
+    else if (acted)
+        note = str_printf("every action was still carried out");
+    int orc = output_status(a->cmd, note);
+    free(note);
+    return orc ? orc : rc;
 }
 
 void actcli_free(struct actcli *a)

@@ -39,6 +39,12 @@ enum actcli_mode actcli_decide(bool dry_run, bool yes, const char *question, boo
  * still happen). */
 void actcli_open_log(struct actcli *a);
 
+/* The exit status: rc, or 1 when the output could not be written, said in
+ * one line on stderr; when acted, the line adds that the actions were still
+ * carried out and where they are logged. A reader that closed the pipe is
+ * no failure (output_status). */
+int actcli_status(const struct actcli *a, int rc, bool acted);
+
 void actcli_free(struct actcli *a);
 
 #endif

@@ -43,7 +43,8 @@ static const char usage[] =
     "Settings come from the configuration file, as for the dashboard.\n"
     "Without --yes it asks on a terminal; without a terminal it only shows the plan.\n"
     "Exit status: 0 everything asked was done, 3 something was refused or failed,\n"
-    "2 usage or configuration error, 1 the scan failed.\n";
+    "2 usage or configuration error, 1 the scan failed or the output could not be\n"
+    "written (the actions told to happen still happen, and are logged).\n";
 
 enum { OPT_ALL_UNHELD = 256, OPT_MIN_AGE, OPT_MOUNT, OPT_LOG };
 
@@ -104,7 +105,7 @@ static void print_plan(const struct unlink_plan *p, const struct clean_policy *p
         buf_printf(&out, "Kept: %zu unheld segment%s younger than %s.\n", p->young,
                    p->young == 1 ? "" : "s", age);
     }
-    fwrite(out.data, 1, out.len, stdout);
+    output_write(&out);
     buf_free(&out);
 }
 
@@ -120,7 +121,7 @@ static void print_result(const struct unlink_target *t, const struct unlink_resu
     if (r->outcome != UNLINK_REMOVED || r->caveat)
         buf_printf(&out, "  %s", r->reason);
     buf_addc(&out, '\n');
-    fwrite(out.data, 1, out.len, stdout);
+    output_write(&out);
     buf_free(&out);
 }
 
@@ -165,24 +166,22 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
     struct unlink_result res;
     size_t idx;
     unlink_begin(&r, plan, &uo);
-    while (unlink_step(&r, &res, &idx)) {
+    while (unlink_step(&r, &res, &idx))
         print_result(&plan->items[idx], &res);
-        fflush(stdout);
-    }
     char b1[32], b2[32], b3[32];
     if (dry) {
-        printf("Total: would remove %zu (%s); %zu refused, %zu already gone.\n", r.would,
-               H(b1, r.removed_alloc), r.refused, r.gone);
+        output_printf("Total: would remove %zu (%s); %zu refused, %zu already gone.\n", r.would,
+                      H(b1, r.removed_alloc), r.refused, r.gone);
     } else {
-        printf("Total: %zu removed, %s freed; %zu refused, %zu failed, %zu already gone.\n",
-               r.removed, H(b1, r.freed), r.refused, r.failed, r.gone);
+        output_printf("Total: %zu removed, %s freed; %zu refused, %zu failed, %zu already gone.\n",
+                      r.removed, H(b1, r.freed), r.refused, r.failed, r.gone);
         for (size_t i = 0; i < nmounts; i++) {
             const struct unlink_target *t = &plan->items[mounts[i].item];
             struct buf out;
             buf_init(&out);
             esc_term(&out, t->mount, 0);
-            printf("%s used: %s -> %s\n", out.data, H(b2, mounts[i].before),
-                   H(b3, used_of(t->mount_dir)));
+            output_printf("%s used: %s -> %s\n", out.data, H(b2, mounts[i].before),
+                          H(b3, used_of(t->mount_dir)));
             buf_free(&out);
         }
     }
@@ -220,7 +219,10 @@ int cmd_clean(int argc, char **argv)
             *(const char **)VEC_PUSH(mounts, nmounts, mcap) = optarg;
             break;
         case OPT_LOG: log = optarg; break;
-        case 'h': fputs(usage, stdout); free(mounts); return 0;
+        case 'h':
+            free(mounts);
+            output_printf("%s", usage);
+            return output_status("clean", NULL);
         case ':': rc = usage_error("clean", "%s needs a value", argv[optind - 1]); break;
         default: rc = usage_error("clean", "unknown option %s", argv[optind - 1]); break;
         }
@@ -245,17 +247,19 @@ int cmd_clean(int argc, char **argv)
     actplan_clean(&a.model, &pol, &plan);
     actplan_add_dirs(&a.model, &pol, &plan);
     print_plan(&plan, &pol);
+    bool acted = false;
     if (plan.n) {
         bool declined;
         enum actcli_mode mode =
             actcli_decide(dry, yes, plan.ntry ? "Remove them?" : "Report them?", &declined);
         if (!declined) {
-            if (mode == ACTCLI_ACT)
+            acted = mode == ACTCLI_ACT;
+            if (acted)
                 actcli_open_log(&a);
-            fflush(stdout);
-            rc = run(&a, &plan, mode == ACTCLI_DRY);
+            rc = run(&a, &plan, !acted);
         }
     }
+    rc = actcli_status(&a, rc, acted);
     unlink_plan_free(&plan);
     actcli_free(&a);
     return rc;

@@ -36,7 +36,8 @@ static const char usage[] =
     "  -h, --help                print this help\n"
     "\n"
     "Sizes take k, m, g, t (powers of 1024, as docker reads them).\n"
-    "Exit status: 0 computed (whether or not it fits), 2 bad input.\n";
+    "Exit status: 0 computed (whether or not it fits), 2 bad input, 1 the output\n"
+    "could not be written.\n";
 
 enum { OPT_SHM_SIZE = 256, OPT_JSON };
 
@@ -348,7 +349,7 @@ int cmd_plan(int argc, char **argv)
             in.has_shm_size = true;
             break;
         case OPT_JSON: json = true; break;
-        case 'h': fputs(usage, stdout); return 0;
+        case 'h': output_printf("%s", usage); return output_status("plan", NULL);
         case ':': return usage_error("plan", "%s needs a value", argv[optind - 1]);
         default: return usage_error("plan", "unknown option '%s'", argv[optind - 1]);
         }
@@ -384,7 +385,7 @@ int cmd_plan(int argc, char **argv)
         print_json(&out, &in, &r);
     else
         print_text(&out, &in, &r);
-    int rc = fwrite(out.data, 1, out.len, stdout) == out.len && fflush(stdout) == 0 ? 0 : 1;
+    output_write(&out);
     buf_free(&out);
-    return rc;
+    return output_status("plan", NULL);
 }

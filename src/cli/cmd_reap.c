@@ -34,7 +34,8 @@ static const char usage[] =
     "\n"
     "Without --yes it asks on a terminal; without a terminal it only shows the plan.\n"
     "Exit status: 0 everything asked was done, 3 something was refused or could not\n"
-    "be ended, 2 usage or configuration error, 1 the scan failed.\n";
+    "be ended, 2 usage or configuration error, 1 the scan failed or the output could\n"
+    "not be written (the actions told to happen still happen, and are logged).\n";
 
 enum { OPT_LOG = 256 };
 
@@ -78,7 +79,7 @@ static void print_plan(const struct reap_plan *p)
     print_section(&out, "Stuck shm managers to end", &p->managers);
     print_section(&out, "Zombies (already dead; their parents get SIGCHLD)", &p->zombies);
     print_section(&out, "Left alone", &p->serving);
-    fwrite(out.data, 1, out.len, stdout);
+    output_write(&out);
     buf_free(&out);
 }
 
@@ -94,8 +95,7 @@ static void on_step(void *ctx, const struct signal_target *t, const struct signa
     buf_printf(&out, "%-12s ", signal_outcome_name(r->outcome));
     put_target(&out, t);
     buf_printf(&out, "  %s\n", r->reason);
-    fwrite(out.data, 1, out.len, stdout);
-    fflush(stdout);
+    output_write(&out);
     buf_free(&out);
     switch (r->outcome) {
     case SIGNAL_REFUSED:
@@ -124,7 +124,7 @@ int cmd_reap(int argc, char **argv)
                                    optarg);
             break;
         case OPT_LOG: log = optarg; break;
-        case 'h': fputs(usage, stdout); return 0;
+        case 'h': output_printf("%s", usage); return output_status("reap", NULL);
         case ':': return usage_error("reap", "%s needs a value", argv[optind - 1]);
         default: return usage_error("reap", "unknown option %s", argv[optind - 1]);
         }
@@ -140,27 +140,29 @@ int cmd_reap(int argc, char **argv)
     reap_plan_build(&a.model, "/proc", &plan);
     print_plan(&plan);
     int rc = 0;
+    bool acted = false;
     if (reap_plan_count(&plan)) {
         bool declined;
         enum actcli_mode mode = actcli_decide(so.dry_run, yes, "Proceed?", &declined);
         if (!declined) {
             so.dry_run = mode == ACTCLI_DRY;
-            if (!so.dry_run)
+            acted = !so.dry_run;
+            if (acted)
                 actcli_open_log(&a);
             so.log = &a.log;
-            fflush(stdout);
             struct tally n = {0};
             struct reap_results res;
             reap_run(&so, &plan, &res, on_step, &n);
             if (so.dry_run)
-                printf("Total: %zu would be signalled, %zu refused.\n", n.done, n.refused);
+                output_printf("Total: %zu would be signalled, %zu refused.\n", n.done, n.refused);
             else
-                printf("Total: %zu done, %zu refused or not ended, %zu still zombies.\n",
-                       n.done, n.refused, n.other);
+                output_printf("Total: %zu done, %zu refused or not ended, %zu still zombies.\n",
+                              n.done, n.refused, n.other);
             reap_results_free(&res);
             rc = n.refused ? 3 : 0;
         }
     }
+    rc = actcli_status(&a, rc, acted);
     reap_plan_free(&plan);
     actcli_free(&a);
     return rc;

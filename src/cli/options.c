@@ -1,5 +1,6 @@
 #include "cli/options.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,6 +55,53 @@ static const char usage[] =
 const char *options_usage(void)
 {
     return usage;
+}
+
+/* The errno of the first write to stdout that failed, else 0. */
+static int output_err;
+
+/* Flushes stdout after a write of want bytes that wrote put; false, with
+ * the failure kept, when not all of it went out. Once a write has failed no
+ * other is tried: the output is already incomplete. */
+static bool output_done(size_t put, size_t want)
+{
+    if (put == want && fflush(stdout) == 0 && !ferror(stdout))
+        return true;
+    output_err = errno ? errno : EIO;
+    return false;
+}
+
+bool output_write(const struct buf *b)
+{
+    if (output_err)
+        return false;
+    errno = 0;
+    return output_done(fwrite(b->data, 1, b->len, stdout), b->len);
+}
+
+bool output_printf(const char *fmt, ...)
+{
+    if (output_err)
+        return false;
+    errno = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vprintf(fmt, ap);
+    va_end(ap);
+    return n >= 0 ? output_done((size_t)n, (size_t)n) : output_done(0, 1);
+}
+
+int output_status(const char *cmd, const char *note)
+{
+    if (!output_err) { /* what was written otherwise (fputs, a stream) */
+        errno = 0;
+        output_done(0, 0);
+    }
+    if (!output_err || output_err == EPIPE)
+        return 0;
+    fprintf(stderr, "shmwatch%s%s: cannot write the output: %s%s%s\n", cmd ? " " : "",
+            cmd ? cmd : "", strerror(output_err), note ? "; " : "", note ? note : "");
+    return 1;
 }
 
 int usage_error(const char *cmd, const char *fmt, ...)

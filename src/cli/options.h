@@ -31,6 +31,18 @@ void options_free(struct options *o);
 /* The --help text. */
 const char *options_usage(void);
 
+/* Standard output, for every mode: what is written through these goes out
+ * at once (flushed), and the first failure is kept for output_status. */
+struct buf;
+/* Writes all of b; false when it cannot be written. */
+bool output_write(const struct buf *b);
+__attribute__((format(printf, 1, 2))) bool output_printf(const char *fmt, ...);
+/* The exit status the output allows: 0 when all of it was written, or when
+ * the reader closed the pipe (EPIPE: it has read what it wanted); else 1,
+ * said in one line on stderr, "shmwatch[ CMD]: cannot write the output:
+ * REASON[; NOTE]". cmd and note may be NULL. */
+int output_status(const char *cmd, const char *note);
+
 /* A subcommand's usage error: "shmwatch CMD: MESSAGE (see shmwatch CMD
  * --help)" on stderr. Returns 2, the exit status. */
 __attribute__((format(printf, 2, 3))) int usage_error(const char *cmd, const char *fmt, ...);

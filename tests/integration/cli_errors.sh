@@ -5,7 +5,10 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
+need setsid
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+# A private pid namespace: reap --yes must see only this test's processes.
+[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
 
 # expect STATUS PATTERN ARGS...: shmwatch ARGS exits STATUS within 10 s,
 # prints nothing on stdout and exactly one line on stderr matching PATTERN.
@@ -95,3 +98,73 @@ done
 assert_eq "$(cat "$SHMTEST_TMP/rc")" 0 "a stream whose reader goes away ends with status 0"
 assert_eq "$(cat "$SHMTEST_TMP/err")" "" "and says nothing"
 ok "unwritable output exits 1 with one line; a closed pipe ends a stream quietly"
+
+# plan, clean and reap too, and --help and --version: status 1 and one line.
+rm -f /dev/shm/filler
+while read -r sub args; do
+    [ "$sub" = - ] && sub=
+    rc=0
+    # shellcheck disable=SC2086 # args is a list of words
+    "$SHMWATCH" $sub $args </dev/null >/dev/full 2>"$SHMTEST_TMP/err" || rc=$?
+    assert_eq "$rc" 1 "shmwatch $sub $args >/dev/full exits 1"
+    assert_eq "$(cat "$SHMTEST_TMP/err")" "shmwatch${sub:+ $sub}: cannot write the output: No space left on device" \
+        "shmwatch $sub $args >/dev/full says so in one line"
+done <<'EOF'
+plan --batch-size 8 --sample-shape 3x8x8 --workers 2
+plan --batch-size 8 --sample-shape 3x8x8 --workers 2 --json
+plan --help
+clean --dry-run
+clean
+clean --yes
+clean --help
+reap --dry-run
+reap --yes
+reap --help
+- --help
+- --version
+EOF
+
+# Told --yes, clean and reap still carry out every action when their output
+# cannot be written: it is only the report, and the action log has each one.
+# They do not stop halfway.
+log=$SHMTEST_TMP/actions.log
+dead=$(dead_pid)
+for i in 0 1 2; do head -c 8192 /dev/urandom >"/dev/shm/torch_${dead}_$i"; done
+rc=0
+"$SHMWATCH" clean --yes --log "$log" </dev/null >/dev/full 2>"$SHMTEST_TMP/err" || rc=$?
+assert_eq "$rc" 1 "clean --yes >/dev/full exits 1"
+assert_eq "$(cat "$SHMTEST_TMP/err")" "shmwatch clean: cannot write the output: No space left on device; every action was still carried out and logged in $log" \
+    "clean --yes >/dev/full says the removals were done, and where they are logged"
+left=$(ls /dev/shm | grep "^torch_${dead}_") && fail "clean --yes >/dev/full left: $left"
+assert_eq "$(grep -c "	unlink	/dev/shm/torch_${dead}_[012]	.*	removed	" "$log")" 3 \
+    "every orphan was removed and logged"
+
+SCENE_PREFIX=setsid scene_start --workers 1 --per-worker 1 --stuck-orphan
+stuck=$(manifest_pids stuck)
+[ -n "$stuck" ] || fail "the scene has no stuck worker"
+kill -KILL "$SCENE_PID"
+wait_reparented "$stuck" "$SCENE_PID" || fail "the stuck worker was not re-parented"
+rc=0
+"$SHMWATCH" reap --yes --timeout 0.2 --log "$log" </dev/null >/dev/full 2>"$SHMTEST_TMP/err" || rc=$?
+assert_eq "$rc" 1 "reap --yes >/dev/full exits 1"
+assert_eq "$(cat "$SHMTEST_TMP/err")" "shmwatch reap: cannot write the output: No space left on device; every action was still carried out and logged in $log" \
+    "reap --yes >/dev/full says the signals were sent, and where they are logged"
+grep -q "	signal TERM,KILL	pid $stuck (shmscene)	owner=0	bytes=0	killed	" "$log" ||
+    fail "the kill is not in the action log"
+ok "reap --yes >/dev/full ends the orphaned worker and logs it"
+scene_stop
+
+# A reader that has closed the pipe before anything is written: clean --yes
+# still removes every orphan and, as for a stream, ends quietly with 0.
+for i in 0 1 2; do head -c 8192 /dev/urandom >"/dev/shm/torch_${dead}_$i"; done
+rc=0
+/usr/bin/python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.call(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=w))' \
+    "$SHMWATCH" clean --yes --log "$log" 2>"$SHMTEST_TMP/err" || rc=$?
+assert_eq "$rc" 0 "clean --yes into a closed pipe exits 0"
+assert_eq "$(cat "$SHMTEST_TMP/err")" "" "and says nothing"
+left=$(ls /dev/shm | grep "^torch_${dead}_") && fail "clean --yes into a closed pipe left: $left"
+ok "clean --yes into a closed pipe removes every orphan"
