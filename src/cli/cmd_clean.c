@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "act/actplan.h"
@@ -125,41 +124,43 @@ static void print_result(const struct unlink_target *t, const struct unlink_resu
     buf_free(&out);
 }
 
-static uint64_t used_of(const char *dir)
-{
-    struct statvfs sv;
-    if (statvfs(dir, &sv) != 0)
-        return 0;
-    return (uint64_t)(sv.f_blocks - sv.f_bfree) * sv.f_frsize;
-}
-
-/* Each distinct mount of the plan (by its first item) and its use before. */
+/* A mount's use for "used: before -> after": the scan's figure, and the
+ * statvfs figure after the unlinks (mounts_refresh). */
 struct mount_use {
-    size_t item;
+    size_t mount; /* index in the scan's mount list */
+    bool known;   /* statvfs succeeded at the scan */
     uint64_t before;
 };
 
-static size_t mounts_of(const struct unlink_plan *p, struct mount_use **out)
+/* Each mount of the scan that an item of the plan is on, with its use as
+ * scanned. */
+static size_t mounts_of(const struct mount_list *ml, const struct unlink_plan *p,
+                        struct mount_use **out)
 {
     size_t n = 0, cap = 0;
     *out = NULL;
-    for (size_t i = 0; i < p->n; i++) {
-        bool seen = false;
-        for (size_t k = 0; k < n && !seen; k++)
-            seen = strcmp(p->items[(*out)[k].item].mount_dir, p->items[i].mount_dir) == 0;
-        if (seen)
+    for (size_t m = 0; m < ml->n; m++) {
+        const struct shm_mount *mt = &ml->items[m];
+        bool in_plan = false;
+        for (size_t i = 0; i < p->n && !in_plan; i++)
+            in_plan = strcmp(p->items[i].mount_dir, mt->access) == 0;
+        if (!in_plan)
             continue;
-        struct mount_use *m = VEC_PUSH(*out, n, cap);
-        m->item = i;
-        m->before = used_of(p->items[i].mount_dir);
+        struct mount_use *u = VEC_PUSH(*out, n, cap);
+        u->mount = m;
+        u->known = mt->stat_ok;
+        u->before = mt->used;
     }
     return n;
 }
 
+static const char *used_text(char *b, bool known, uint64_t used)
+{
+    return known ? H(b, used) : "unknown";
+}
+
 static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
 {
-    struct mount_use *mounts;
-    size_t nmounts = mounts_of(plan, &mounts);
     struct unlink_opts uo = {.proc_dir = "/proc", .uid = geteuid(), .dry_run = dry,
                              .log = &a->log};
     struct unlink_run r;
@@ -175,19 +176,24 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
     } else {
         output_printf("Total: %zu removed, %s freed; %zu refused, %zu failed, %zu already gone.\n",
                       r.removed, H(b1, r.freed), r.refused, r.failed, r.gone);
+        struct mount_list *ml = &a->scan.mounts;
+        struct mount_use *mounts;
+        size_t nmounts = mounts_of(ml, plan, &mounts);
+        mounts_refresh(ml);
         for (size_t i = 0; i < nmounts; i++) {
-            const struct unlink_target *t = &plan->items[mounts[i].item];
+            const struct shm_mount *mt = &ml->items[mounts[i].mount];
             struct buf out;
             buf_init(&out);
-            esc_term(&out, t->mount, 0);
-            output_printf("%s used: %s -> %s\n", out.data, H(b2, mounts[i].before),
-                          H(b3, used_of(t->mount_dir)));
+            esc_term(&out, mt->path, 0);
+            output_printf("%s used: %s -> %s\n", out.data,
+                          used_text(b2, mounts[i].known, mounts[i].before),
+                          used_text(b3, mt->stat_ok, mt->used));
             buf_free(&out);
         }
+        free(mounts);
     }
     int rc = r.refused || r.failed ? 3 : 0;
     unlink_end(&r);
-    free(mounts);
     return rc;
 }
 
