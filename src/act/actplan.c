@@ -191,6 +191,15 @@ static bool looks_like_orphan(const struct model *m, const char *name)
     return !p || p->state == 'Z';
 }
 
+/* The scan's listing cannot serve here: files_collect descends into a
+ * directory without an entry for the directory itself, so an empty one is
+ * not in it at all, and no directory's inode, owner or mtime is (one with
+ * files shows only as the "dir/..." prefix of their names). So the top of
+ * each mount is read again, once per plan, and only the entries that may be
+ * added are stat'ed: directories (by d_type; any entry whose type the file
+ * system does not give) named after a dead creator, and with all_unheld
+ * every directory, for its age. Everything added is refused, never
+ * removed: it is only reported. */
 void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, struct unlink_plan *p)
 {
     for (size_t i = 0; i < m->scan->mounts.n; i++) {
@@ -204,12 +213,16 @@ void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, str
         }
         struct dirent *de;
         while ((de = readdir(d))) {
+            if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+                strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                continue;
+            bool orphan_name = looks_like_orphan(m, de->d_name);
             struct stat st;
-            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+            if ((!orphan_name && !pol->all_unheld) ||
                 fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
                 continue;
             double age = m->now > st.st_mtim.tv_sec ? (double)(m->now - st.st_mtim.tv_sec) : 0;
-            if (!looks_like_orphan(m, de->d_name) && !(pol->all_unheld && age >= pol->min_age_s))
+            if (!orphan_name && age < pol->min_age_s)
                 continue;
             struct unlink_target *t = VEC_PUSH(p->items, p->n, p->cap);
             t->mount = xstrdup(mt->path);

@@ -24,10 +24,10 @@ void clean_policy_default(struct clean_policy *p);
 void actplan_clean(const struct model *m, const struct clean_policy *pol, struct unlink_plan *out);
 
 /* The scan descends into directories without listing them, so this reads
- * the top of each mount itself (I/O, unlike the rest of this module): a
- * directory whose name names a dead creator, or with pol->all_unheld any
- * directory at least min_age_s old, is added as refused, so that it is
- * reported and never touched. */
+ * the top of each mount itself (I/O, unlike the rest of this module; it
+ * stats only the directories it may add): a directory whose name names a
+ * dead creator, or with pol->all_unheld any directory at least min_age_s
+ * old, is added as refused, so that it is reported and never touched. */
 void actplan_add_dirs(const struct model *m, const struct clean_policy *pol,
                       struct unlink_plan *p);
 

@@ -1,6 +1,8 @@
 /* act/actplan.c on the shared fake scene, and the action log's format. */
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -229,9 +231,105 @@ static void test_log(void **state)
     actlog_close(&log);
 }
 
+/* Makes directory dir/name dated mtime (0: now). */
+static void make_dir(const char *dir, const char *name, time_t mtime)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    assert_int_equal(mkdir(path, 0700), 0);
+    struct timespec ts[2] = {{.tv_sec = mtime}, {.tv_sec = mtime}};
+    if (mtime)
+        assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+/* Directories at the top of a mount, read from the directory itself: one
+ * named after a dead creator is added (refused) at any age; any other only
+ * with all_unheld and old enough; never a file, a FIFO or a symlink to a
+ * directory, whatever its name. */
+static void test_add_dirs(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/shmwatch-dirs.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    make_dir(dir, "torch_999_5", 0);    /* creator 999 is dead; dated now, after the scan */
+    make_dir(dir, "torch_10_5", 1000);  /* creator 10 is alive; 600 s old at the scan */
+    make_dir(dir, "plain", 1000);
+    snprintf(path, sizeof(path), "%s/torch_999_6", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(path, sizeof(path), "%s/torch_999_7", dir);
+    assert_int_equal(symlink("plain", path), 0);
+    snprintf(path, sizeof(path), "%s/torch_999_8", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+
+    struct scan *s = fake_scene();
+    free(s->mounts.items[0].access);
+    s->mounts.items[0].access = strdup(dir);
+    struct model_opts o;
+    model_opts_default(&o);
+    struct model m;
+    model_build(s, &o, &m);
+
+    struct clean_policy pol;
+    clean_policy_default(&pol);
+    struct unlink_plan p = {0};
+    actplan_add_dirs(&m, &pol, &p);
+    assert_int_equal(p.n, 1);
+    const struct unlink_target *t = find(&p, "torch_999_5");
+    assert_non_null(t);
+    assert_non_null(t->refuse);
+    assert_non_null(strstr(t->refuse, "directory"));
+    assert_int_equal(t->state, SEG_UNHELD);
+    assert_string_equal(t->mount, "/dev/shm");
+    assert_string_equal(t->mount_dir, dir);
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/torch_999_5", dir);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(t->dev == st.st_dev && t->ino == st.st_ino && t->uid == st.st_uid);
+    assert_int_equal(p.ntry, 0);
+    unlink_plan_free(&p);
+
+    pol.all_unheld = true;
+    pol.min_age_s = 600;
+    memset(&p, 0, sizeof(p));
+    actplan_add_dirs(&m, &pol, &p);
+    assert_int_equal(p.n, 3);
+    assert_non_null(find(&p, "torch_999_5"));
+    assert_non_null(find(&p, "torch_10_5"));
+    assert_non_null(find(&p, "plain"));
+    for (size_t i = 0; i < p.n; i++)
+        assert_non_null(p.items[i].refuse);
+    unlink_plan_free(&p);
+
+    pol.min_age_s = 601;
+    memset(&p, 0, sizeof(p));
+    actplan_add_dirs(&m, &pol, &p);
+    assert_int_equal(p.n, 1);
+    assert_non_null(find(&p, "torch_999_5"));
+    unlink_plan_free(&p);
+
+    model_free(&m);
+    scan_free(s);
+    free(s);
+    static const char *const names[] = {"torch_999_6", "torch_999_7", "torch_999_8"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    static const char *const dirs[] = {"torch_999_5", "torch_10_5", "plain"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, dirs[i]);
+        rmdir(path);
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_add_dirs),
         cmocka_unit_test(test_clean_orphans),
         cmocka_unit_test(test_clean_unheld),
         cmocka_unit_test(test_single_choices),
