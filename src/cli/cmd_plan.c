@@ -362,16 +362,10 @@ int cmd_plan(int argc, char **argv)
         return usage_error("plan", "%s is required", "--sample-shape");
     if (!have_workers)
         return usage_error("plan", "%s is required", "--workers");
-    const char *canon;
-    unsigned size;
-    if (!plan_dtype(dtype, &canon, &size)) {
-        fprintf(stderr, "shmwatch plan: unknown dtype '%s' (known: float32, float64, float16, "
-                        "bfloat16, uint8, int8, int16, int32, int64, bool)\n", dtype);
-        return 2;
-    }
     long page = sysconf(_SC_PAGESIZE);
     in.page_size = page > 0 ? (uint64_t)page : 0;
 
+    /* plan_parse_shapes checks the dtype of every tensor: --dtype, or its own. */
     char *cause = NULL;
     struct plan_result r;
     if (plan_parse_shapes(shape, dtype, &in, &cause) < 0 || plan_compute(&in, &r, &cause) < 0) {

@@ -42,7 +42,6 @@ expect 2 "theme" --theme 'no such theme!'
 expect 2 "needs a terminal" 
 expect 1 "cannot watch pid" --json --pid 2147483647
 expect 2 "shmwatch plan: " plan --batch-size 0 --sample-shape 3x224x224 --workers 2
-expect 2 "shmwatch plan: unknown dtype 'float7'" plan --batch-size 8 --sample-shape 3x8x8 --workers 2 --dtype float7
 expect 2 "shmwatch plan: .*does not fit in 64 bits" plan --batch-size 4294967296 --sample-shape 4294967296x4294967296 --workers 2
 expect 2 "shmwatch plan: .*--batch-size" plan --sample-shape 3x8x8 --workers 2
 expect 2 "shmwatch clean: .*--min-age" clean --min-age soon
@@ -69,6 +68,10 @@ expect_line 2 "shmwatch plan: unknown option '--bogus' (see shmwatch plan --help
 expect_line 2 "shmwatch plan: --batch-size needs a value (see shmwatch plan --help)" plan --batch-size
 expect_line 2 "shmwatch plan: unexpected argument 'extra' (see shmwatch plan --help)" plan extra
 expect_line 2 "shmwatch plan: --sample-shape is required (see shmwatch plan --help)" plan --batch-size 1 --workers 1
+expect_line 2 "shmwatch plan: unknown dtype 'float7' (known: float32, float64, float16, bfloat16, uint8, int8, int16, int32, int64, bool)" \
+    plan --batch-size 8 --sample-shape 3x8x8 --workers 2 --dtype float7
+expect_line 2 "shmwatch plan: unknown dtype 'long64' (known: float32, float64, float16, bfloat16, uint8, int8, int16, int32, int64, bool)" \
+    plan --batch-size 8 --sample-shape 3x8x8,1:long64 --workers 2
 
 # A full /dev/shm: every output still works and says so.
 dd if=/dev/zero of=/dev/shm/filler bs=1M count=80 2>/dev/null || true
