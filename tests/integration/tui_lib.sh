@@ -25,7 +25,8 @@ tui() {
 on_exit 'tmux -S "$TUI_SOCK" kill-server 2>/dev/null'
 
 # tui_start W H [ARGS...]: a fresh session of W x H running "$SHMWATCH" ARGS.
-# TUI_PREFIX (e.g. setpriv ...) runs shmwatch as someone else.
+# TUI_PREFIX (e.g. setpriv ...) runs shmwatch as someone else; TUI_STDERR, a file
+# that shmwatch's stderr is appended to (default: the pane).
 tui_start() {
     TUI_W=$1
     TUI_H=$2
@@ -36,6 +37,7 @@ tui_start() {
     rm -f "$SHMTEST_TMP"/tui.*
     local args=
     [ $# -eq 0 ] || args=$(printf '%q ' "$@")
+    [ -z "${TUI_STDERR:-}" ] || args+="2>>$(printf '%q' "$TUI_STDERR")"
     cat >"$SHMTEST_TMP/tui.run" <<EOF
 stty -g >"$SHMTEST_TMP/tui.stty.before"
 bash -c 'echo \$\$ >"$SHMTEST_TMP/tui.pid"; exec \$0 "\$@"' ${TUI_PREFIX:-} "$SHMWATCH" $args
@@ -138,4 +140,65 @@ tui_quit() {
     tui_exited
     assert_eq "$TUI_EXIT" 0 "q quits with status 0"
     tui_restored "after q"
+}
+
+# tui_click ROW [COL]: a left click at screen ROW (0-based), COL (default 2), as an
+# X10 mouse report: ESC [ M, button+32, column+33, row+33; a press, then the release.
+tui_click() {
+    local pane
+    pane=$(tui list-panes -t tui -F '#{pane_id}' | head -n 1)
+    tui send-keys -t "$pane" -H 1b 5b 4d 20 "$(printf %x $((${2:-2} + 33)))" "$(printf %x $(($1 + 33)))"
+    tui send-keys -t "$pane" -H 1b 5b 4d 23 "$(printf %x $((${2:-2} + 33)))" "$(printf %x $(($1 + 33)))"
+}
+
+# tui_select ERE: clicks the first screen row that matches (fails when none does).
+tui_select() {
+    local row
+    row=$(tui_row_of "$1")
+    [ "$row" -ge 0 ] || { tui_dump; fail "no row matches /$1/ to click"; }
+    tui_click "$row"
+}
+
+# tui_style ERE: how the first match of ERE on the screen is drawn, from the escape
+# sequences of capture-pane -e at its first character: "fg=N bg=N bold=0|1", N an
+# SGR colour (31 red, 33 yellow, 38;5;K a 256-colour index, 39/49 the default).
+tui_style() {
+    tui capture-pane -e -p -t tui | python3 -c '
+import re, sys
+pat = re.compile(sys.argv[1])
+sgr = re.compile(r"\x1b\[([0-9;]*)m")
+for line in sys.stdin.read().split("\n"):
+    plain, styles = [], []
+    st = {"fg": "39", "bg": "49", "bold": 0}
+    pos = 0
+    for m in sgr.finditer(line + "\x1b[m"):
+        for ch in line[pos:m.start()]:
+            plain.append(ch)
+            styles.append(dict(st))
+        pos = m.end()
+        codes = m.group(1).split(";") if m.group(1) else ["0"]
+        i = 0
+        while i < len(codes):
+            c = codes[i]
+            if c in ("0", ""):
+                st = {"fg": "39", "bg": "49", "bold": 0}
+            elif c == "1":
+                st["bold"] = 1
+            elif c == "22":
+                st["bold"] = 0
+            elif c in ("38", "48") and i + 2 < len(codes) and codes[i + 1] == "5":
+                st["fg" if c == "38" else "bg"] = c + ";5;" + codes[i + 2]
+                i += 2
+            elif re.fullmatch(r"3[0-79]|9[0-7]", c):
+                st["fg"] = c
+            elif re.fullmatch(r"4[0-79]|10[0-7]", c):
+                st["bg"] = c
+            i += 1
+    found = pat.search("".join(plain))
+    if found:
+        s = styles[found.start()]
+        print("fg=%s bg=%s bold=%d" % (s["fg"], s["bg"], s["bold"]))
+        sys.exit(0)
+sys.exit(1)
+' "$1"
 }

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The dashboard's k (and F9) acting on real processes, driven through tmux in a
+# private pid namespace: k opens a signal menu for the selected process; Esc
+# and q close it and nothing is signalled; TERM ends a worker, F9 then KILL ends
+# another; on a worker that is now a zombie, k explains that it is already dead
+# and names its parent, offers to nudge that parent with SIGCHLD and, the
+# parent being a live main process, not a stuck worker, does not offer to end
+# it; and when the selected process dies while the menu is open and its pid
+# goes to a new process, the identity re-check refuses: the newcomer lives and
+# the refusal is listed, shown as a warning and logged.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+need setsid /usr/bin/python3
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+# Its own pid namespace: small pids, and a pid can be handed to a new process.
+[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+[ -w /proc/sys/kernel/ns_last_pid ] || _lib_missing "a writable /proc/sys/kernel/ns_last_pid"
+. "$(dirname "$0")/tui_lib.sh"
+
+SCENE_PREFIX=setsid scene_start --workers 2 --per-worker 1 --modes named
+main=$(manifest_pids main)
+w1=$(manifest_pids worker | sed -n 1p)
+w2=$(manifest_pids worker | sed -n 2p)
+
+# A process outside the scene holding a segment of its own: a child of this
+# script (pid 1 here), so that it is reaped as soon as it dies.
+/usr/bin/python3 -c 'import os, sys, time
+fd = os.open("/dev/shm/held_by_python", os.O_RDWR | os.O_CREAT, 0o600)
+os.write(fd, b"x" * 4096)
+open(sys.argv[1], "w").close()
+time.sleep(300)' "$SHMTEST_TMP/holder.ready" </dev/null >/dev/null 2>&1 &
+holder=$!
+on_exit "kill -KILL $holder 2>/dev/null"
+wait_for "[ -e $SHMTEST_TMP/holder.ready ]" 10 || fail "the holder did not start"
+
+log=$SHMTEST_TMP/actions.log
+logged() { grep -c "$1" "$log" 2>/dev/null || true; }
+proc_row() { echo "^ +$1 +[0-9]+ [A-Z] $2 "; } # PID ROLE: its row in the processes view
+
+tui_start 140 40 --log "$log"
+tui_wait "main $main " 10
+tui_keys p
+tui_wait "$(proc_row "$w1" worker)" 5
+tui_wait "$(proc_row "$holder" holder)" 5
+
+# --- The menu can be closed without a signal ----------------------------------------
+tui_select "$(proc_row "$w1" worker)"
+tui_keys k
+tui_wait "Send a signal to pid $w1 \(shmscene\)" 5
+tui_wait "15 TERM  ask it to exit" 5
+tui_keys Escape
+tui_gone "Send a signal to" 5
+tui_keys F9
+tui_wait "Send a signal to pid $w1 \(shmscene\)" 5
+tui_keys q
+tui_gone "Send a signal to" 5
+sleep 0.5
+kill -0 "$w1" 2>/dev/null && ! gone "$w1" || fail "closing the menu signalled worker $w1"
+[ ! -s "$log" ] || fail "closing the menu wrote the action log: $(cat "$log")"
+ok "Esc and q close k's and F9's menu; nothing is signalled or logged"
+
+# --- TERM ends a worker --------------------------------------------------------------
+tui_keys k
+tui_wait "Send a signal to pid $w1 \(shmscene\)" 5
+tui_keys Enter # TERM is selected
+tui_wait "SIGTERM sent to 1; 0 refused or failed" 5
+wait_for "gone $w1" 5 || fail "worker $w1 lives after SIGTERM"
+kill -0 "$main" 2>/dev/null && ! gone "$main" || fail "the main process died too"
+style=$(tui_style '^SIGTERM sent to 1')
+case $style in *fg=3[13]\ *) fail "a signal delivered is drawn as a warning or an error ($style)" ;; esac
+assert_eq "$(logged "	signal TERM	pid $w1 (shmscene)	owner=0	bytes=0	sent	SIGTERM delivered")" 1 \
+    "the SIGTERM is in the action log"
+ok "k, Enter: worker $w1 ended by SIGTERM, its main $main lives"
+
+# --- F9, KILL ----------------------------------------------------------------------------
+tui_select "$(proc_row "$w2" worker)"
+tui_keys F9
+tui_wait "Send a signal to pid $w2 \(shmscene\)" 5
+tui_keys 2 # the second item: KILL
+tui_wait "SIGKILL sent to 1; 0 refused or failed" 5
+wait_for "gone $w2" 5 || fail "worker $w2 lives after SIGKILL"
+assert_eq "$(logged "	signal KILL	pid $w2 (shmscene)	owner=0	bytes=0	sent	")" 1 \
+    "the SIGKILL is in the action log"
+ok "F9, 2: worker $w2 ended by SIGKILL"
+
+# --- A zombie: explained, its parent nudged, never offered for ending ---------------------
+# shmscene's main reaps nothing once ready: the worker stays a zombie.
+tui_keys r
+tui_wait "$(proc_row "$w1" zombie)" 10
+tui_select "$(proc_row "$w1" zombie)"
+tui_keys k
+tui_wait "pid $w1 \(shmscene\) is a zombie: already dead" 5
+tui_wait "only its parent pid $main \(shmscene\) can reap it" 5
+tui_wait "Send SIGCHLD to its parent pid $main so that it reaps it" 5
+tui_cap | grep -q "End its parent" && { tui_dump; fail "ending a main process is offered"; }
+tui_keys 2 # Cancel
+tui_gone "is a zombie" 5
+[ "$(logged "signal CHLD")" = 0 ] || fail "Cancel sent SIGCHLD"
+ok "k on a zombie names its parent $main and does not offer to end it (not a stuck worker); Cancel does nothing"
+tui_keys k
+tui_wait "is a zombie: already dead" 5
+tui_keys Enter # nudge the parent
+tui_wait "parent sent SIGCHLD; 0 refused or failed" 10
+assert_eq "$(logged "	signal CHLD	pid $main (shmscene)	owner=0	bytes=0	sent	asked to reap its zombie child")" 1 \
+    "the SIGCHLD to the parent is in the action log"
+kill -0 "$main" 2>/dev/null && ! gone "$main" || fail "nudging killed the main process"
+ok "the zombie's parent is sent SIGCHLD and lives"
+
+# --- The pid changes hands while the menu is open: refused ---------------------------------
+tui_select "$(proc_row "$holder" holder)"
+tui_keys k
+tui_wait "Send a signal to pid $holder \(python3\)" 5
+# The holder dies and is reaped (we are pid 1 here); its pid goes to a newcomer.
+kill -KILL "$holder"
+wait "$holder" 2>/dev/null
+[ ! -e "/proc/$holder" ] || fail "the holder was not reaped"
+echo $((holder - 1)) >/proc/sys/kernel/ns_last_pid
+sleep 300 &
+newcomer=$!
+on_exit "kill -KILL $newcomer 2>/dev/null; wait $newcomer 2>/dev/null"
+assert_eq "$newcomer" "$holder" "the newcomer took the holder's pid"
+tui_keys Enter # TERM
+tui_wait "SIGTERM sent to 0; 1 refused or failed" 5
+tui_wait "pid $holder \(python3\)  pid $holder is now a different process \(sleep, started after the scan\): not signalled" 5
+sleep 0.5
+kill -0 "$newcomer" 2>/dev/null && [ "$(cat "/proc/$newcomer/comm")" = sleep ] ||
+    fail "the newcomer was signalled"
+assert_eq "$(logged "	signal TERM	pid $holder (python3)	owner=0	bytes=0	refused	pid $holder is now a different process")" 1 \
+    "the refusal is in the action log"
+ok "a pid taken by a new process while the menu is open is not signalled"
+tui_keys Enter # closes the list; the status line keeps the summary
+tui_wait "^SIGTERM sent to 0; 1 refused or failed" 5
+assert_eq "$(tui_style '^SIGTERM sent to 0; 1 refused')" "fg=33 bg=49 bold=0" \
+    "a refusal is drawn in the warning colour (yellow)"
+
+# --- The log page ---------------------------------------------------------------------------
+tui_keys L
+tui_wait "Action log $log" 5
+tui_wait "signal TERM  pid $holder \(python3\)  owner=0  bytes=0  refused" 5
+ok "L lists the signals, the refusal first"
+tui_keys q
+tui_quit
