@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
-need setsid tmux /usr/bin/python3
+need setsid /usr/bin/python3
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 _lib_tmp
 
@@ -21,57 +21,46 @@ wait_for "[ \"\$(ps -o stat= -p $SCENE_PID | cut -c1)\" = Z ] || ! kill -0 $SCEN
 norphans() { ls /dev/shm | grep -c '^torch_' || true; }
 assert_eq "$(norphans)" 12 "the killed job left 12 orphans"
 
-export TMUX_TMPDIR=$SHMTEST_TMP/tmux
-mkdir -p "$TMUX_TMPDIR"
-TM=(tmux -L shmwatch-clean -f /dev/null)
-on_exit '"${TM[@]}" kill-server 2>/dev/null'
+. "$(dirname "$0")/tui_lib.sh"
 log=$SHMTEST_TMP/actions.log
-errs=$SHMTEST_TMP/dashboard.stderr
-nsession=0
-screen() { "${TM[@]}" capture-pane -p -t "dash$nsession"; }
-shows() { screen | grep -qF -- "$1"; }
+TUI_STDERR=$SHMTEST_TMP/dashboard.stderr
+shows() { tui_cap | grep -qF -- "$1"; }
 start() { # ARGS...: the dashboard in a fresh 140x45 session, the previous one ended
-    # The new session first: killing the server's only session makes it exit,
-    # and a new-session racing that exit fails ("server exited unexpectedly").
-    nsession=$((nsession + 1))
-    "${TM[@]}" new-session -d -s "dash$nsession" -x 140 -y 45 \
-        "SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=${PAUSE:-0} $SHMWATCH --log $log $* 2>>$errs; sleep 60"
-    [ "$nsession" -eq 1 ] || "${TM[@]}" kill-session -t "dash$((nsession - 1))"
+    TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=${PAUSE:-0}" tui_start 140 45 --log "$log" "$@"
     wait_for 'shows "Orphans: held by nobody" && shows "12 segs"' 20 ||
-        fail "the dashboard does not show the 12 orphans: $(screen) $(tail -c 3000 "$errs")"
+        fail "the dashboard does not show the 12 orphans: $(tui_cap) $(tail -c 3000 "$TUI_STDERR")"
 }
-keys() { "${TM[@]}" send-keys -t "dash$nsession" "$@"; }
 
 # --read-only: D is refused and says so.
 start --read-only
-keys D
-wait_for 'shows "read-only"' 5 || fail "D was not refused under --read-only: $(screen)"
+tui_keys D
+wait_for 'shows "read-only"' 5 || fail "D was not refused under --read-only: $(tui_cap)"
 assert_eq "$(norphans)" 12 "read-only: nothing removed"
 
 start
-wait_for 'shows "12M/64M"' 10 || fail "the gauge does not show 12M used: $(screen)"
-keys D
-wait_for 'shows "Unlink 12 orphan segments, 12.0 MiB?"' 5 || fail "no dialog after D: $(screen)"
+wait_for 'shows "12M/64M"' 10 || fail "the gauge does not show 12M used: $(tui_cap)"
+tui_keys D
+wait_for 'shows "Unlink 12 orphan segments, 12.0 MiB?"' 5 || fail "no dialog after D: $(tui_cap)"
 shows "[ Yes ]" && shows "[ No ]" || fail "the dialog has no Yes/No"
-[ "$(screen | grep -c '/dev/shm/torch_.*  1.0 MiB  orphan: held by nobody')" -ge 10 ] ||
-    fail "the dialog does not list the targets and bytes: $(screen)"
+[ "$(tui_cap | grep -c '/dev/shm/torch_.*  1.0 MiB  orphan: held by nobody')" -ge 10 ] ||
+    fail "the dialog does not list the targets and bytes: $(tui_cap)"
 ok "D shows a dialog with the count and the bytes"
-keys Enter
-wait_for 'shows "nothing unlinked"' 5 || fail "Enter did not answer No: $(screen)"
+tui_keys Enter
+wait_for 'shows "nothing unlinked"' 5 || fail "Enter did not answer No: $(tui_cap)"
 assert_eq "$(norphans)" 12 "Enter (No is selected) leaves everything"
-keys D
+tui_keys D
 wait_for 'shows "Unlink 12 orphan segments"' 5 || fail "no dialog after D again"
-keys n
-wait_for 'shows "nothing unlinked"' 5 || fail "n did not answer No: $(screen)"
+tui_keys n
+wait_for 'shows "nothing unlinked"' 5 || fail "n did not answer No: $(tui_cap)"
 assert_eq "$(norphans)" 12 "n leaves everything"
 [ ! -s "$log" ] || fail "declining wrote the action log"
 
 # y, and a process opens the first target during the pause before the unlinks.
 PAUSE=3 start
 first=$(ls /dev/shm | LC_ALL=C sort | head -n 1)
-keys D
+tui_keys D
 wait_for 'shows "Unlink 12 orphan segments"' 5 || fail "no dialog after D a third time"
-keys y
+tui_keys y
 /usr/bin/python3 -c 'import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
 open(sys.argv[2], "w").close()
@@ -79,37 +68,38 @@ time.sleep(120)' "/dev/shm/$first" "$SHMTEST_TMP/held" </dev/null >/dev/null 2>&
 holder=$!
 on_exit "kill -KILL $holder 2>/dev/null"
 wait_for "[ -e $SHMTEST_TMP/held ]" 5 || fail "the holder did not start"
-wait_for 'shows "in use: pid $holder"' 10 || fail "no question about the refusal: $(screen)"
+wait_for 'shows "in use: pid $holder"' 10 || fail "no question about the refusal: $(tui_cap)"
 shows "Skip this one" && shows "Skip all" && shows "Abort" || fail "skip / skip all / abort not offered"
 ok "a refusal during the run asks: skip, skip all or abort"
-keys Enter
+tui_keys Enter
 wait_for 'shows "11 unlinked, 11.0 MiB freed; 1 refused, 0 failed"' 10 ||
-    fail "no result list after skipping: $(screen)"
+    fail "no result list after skipping: $(tui_cap)"
 shows "refused  /dev/shm/$first  in use: pid $holder" || fail "the result list lacks the refusal"
-keys Enter
+tui_keys Enter
 assert_eq "$(norphans)" 1 "the 11 free orphans are removed, the held one is kept"
 [ -e "/dev/shm/$first" ] || fail "the held segment was removed"
-wait_for 'shows " 1M/64M"' 10 || fail "the gauge did not fall to 1M: $(screen)"
+wait_for 'shows " 1M/64M"' 10 || fail "the gauge did not fall to 1M: $(tui_cap)"
 
 # The holder exits: D, y removes the last one.
 kill -KILL "$holder"
 wait "$holder" 2>/dev/null
-keys r
-wait_for 'screen | grep -q "$first  *orphan "' 10 || fail "the last orphan is not shown: $(screen)"
-keys D
-wait_for 'shows "Unlink 1 orphan segment, 1.0 MiB?"' 5 || fail "no dialog for the last one: $(screen)"
-keys y
+tui_keys r
+wait_for 'tui_cap | grep -q "$first  *orphan "' 10 || fail "the last orphan is not shown: $(tui_cap)"
+tui_keys D
+wait_for 'shows "Unlink 1 orphan segment, 1.0 MiB?"' 5 || fail "no dialog for the last one: $(tui_cap)"
+tui_keys y
 wait_for 'shows "1 unlinked, 1.0 MiB freed; 0 refused, 0 failed"' 10 ||
-    fail "no result after y: $(screen)"
+    fail "no result after y: $(tui_cap)"
 assert_eq "$(norphans)" 0 "y removes every orphan"
-wait_for 'shows " 0B/64M"' 10 || fail "the gauge did not fall: $(screen)"
+wait_for 'shows " 0B/64M"' 10 || fail "the gauge did not fall: $(tui_cap)"
 ok "the gauge falls to 0B/64M"
 assert_eq "$(grep -c '	unlink	/dev/shm/torch_.*	removed	' "$log")" 12 "the log has the 12 removals"
 assert_eq "$(grep -c '	unlink	/dev/shm/torch_.*	refused	in use' "$log")" 1 "and the refusal"
 
 # L shows the action log in the dashboard, newest first.
-keys L
-wait_for 'shows "Action log"' 5 || fail "L does not open the action log: $(screen)"
-shows "removed" || fail "the log page lacks the removals: $(screen)"
+tui_keys L
+wait_for 'shows "Action log"' 5 || fail "L does not open the action log: $(tui_cap)"
+shows "removed" || fail "the log page lacks the removals: $(tui_cap)"
 ok "L shows the action log"
-keys q
+tui_keys q # closes the log
+tui_quit
