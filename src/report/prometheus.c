@@ -47,13 +47,24 @@ static void sample_mount(struct buf *o, const char *name, const char *mount, uin
     buf_printf(o, "\"} %llu\n", (unsigned long long)v);
 }
 
+enum mount_figure { MF_SIZE, MF_USED, MF_AVAIL, MF_NAMED, MF_HIDDEN, MF_ORPHAN, MF_UNATTRIBUTED,
+                    MF_PENDING };
+
+/* One family, a sample per mount. A mount whose statfs failed has no
+ * sample of the figures that come from statfs (size, used, avail, and
+ * unattributed, which is used minus what the scan saw): no figure rather
+ * than a false 0. */
 static void mount_family(struct buf *o, const struct model *m, const char *name, const char *help,
-                         int which)
+                         enum mount_figure which)
 {
+    bool from_statfs = which == MF_SIZE || which == MF_USED || which == MF_AVAIL ||
+                       which == MF_UNATTRIBUTED;
     family(o, name, "gauge", help);
     for (size_t i = 0; i < m->scan->mounts.n; i++) {
         const struct shm_mount *mt = &m->scan->mounts.items[i];
         const struct mount_figures *f = &m->mounts[i];
+        if (from_statfs && !mt->stat_ok)
+            continue;
         const uint64_t v[] = {mt->size, mt->used, mt->avail, f->named, f->hidden,
                               f->orphan, f->unattributed, f->pending};
         sample_mount(o, name, mt->path, v[which]);
@@ -107,19 +118,23 @@ static void gauge(struct buf *o, const char *name, const char *help, double v)
 
 void report_prometheus(struct buf *o, const struct model *m)
 {
-    mount_family(o, m, "shmwatch_mount_size_bytes", "Size of the shm mount.", 0);
-    mount_family(o, m, "shmwatch_mount_used_bytes", "Bytes used on the shm mount (statfs).", 1);
-    mount_family(o, m, "shmwatch_mount_avail_bytes", "Bytes still free on the shm mount.", 2);
+    mount_family(o, m, "shmwatch_mount_size_bytes", "Size of the shm mount.", MF_SIZE);
+    mount_family(o, m, "shmwatch_mount_used_bytes", "Bytes used on the shm mount (statfs).",
+                 MF_USED);
+    mount_family(o, m, "shmwatch_mount_avail_bytes", "Bytes still free on the shm mount.",
+                 MF_AVAIL);
     mount_family(o, m, "shmwatch_mount_named_bytes",
-                 "Bytes allocated by files with a name in the mount.", 3);
+                 "Bytes allocated by files with a name in the mount.", MF_NAMED);
     mount_family(o, m, "shmwatch_mount_hidden_bytes",
-                 "Bytes allocated by unlinked segments still held by a process.", 4);
+                 "Bytes allocated by unlinked segments still held by a process.", MF_HIDDEN);
     mount_family(o, m, "shmwatch_mount_orphan_bytes",
-                 "Bytes allocated by orphaned segments (held by nobody, creator dead).", 5);
+                 "Bytes allocated by orphaned segments (held by nobody, creator dead).",
+                 MF_ORPHAN);
     mount_family(o, m, "shmwatch_mount_unattributed_bytes",
-                 "Bytes used that the scan could not attribute to a segment.", 6);
+                 "Bytes used that the scan could not attribute to a segment.", MF_UNATTRIBUTED);
     mount_family(o, m, "shmwatch_mount_pending_bytes",
-                 "Apparent minus allocated bytes of live segments: writes still to come.", 7);
+                 "Apparent minus allocated bytes of live segments: writes still to come.",
+                 MF_PENDING);
     segments(o, m);
     groups(o, m);
 

@@ -56,7 +56,8 @@ static void mounts(struct text *t)
                    "    named %s, hidden %s, orphan %s, unattributed %s, pending %s; "
                    "%zu segments\n",
                    sz(d, fg->named), sz(e, fg->hidden), sz(f, fg->orphan),
-                   sz(g, fg->unattributed), sz(a, fg->pending), fg->nsegments);
+                   mt->stat_ok ? sz(g, fg->unattributed) : "unknown", sz(a, fg->pending),
+                   fg->nsegments);
     }
 }
 

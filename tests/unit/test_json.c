@@ -1,5 +1,7 @@
 /* The JSON and text reports of the shared scene: every schema field is
  * there, hostile names are escaped, the text carries no raw control byte. */
+#include <errno.h>
+
 #include "testutil.h"
 #include "fake_scene.h"
 #include "model/model.h"
@@ -116,6 +118,52 @@ static void test_text_mount_unreadable(void **state)
     const char *t = f->out.data;
     assert_non_null(strstr(t, "/dev/shm  size and use unknown: statfs failed (see WARNINGS)"));
     assert_null(strstr(t, "of 64.0 MiB used"));
+    assert_non_null(strstr(t, ", unattributed unknown, "));
+}
+
+/* The same mount in JSON: the schema's integers stay integers, 0 and never
+ * a stale figure, with size_known false; in Prometheus its statfs figures
+ * (size, used, avail, unattributed) have no sample rather than a false 0,
+ * and the scan's figures remain. A readable mount has size_known true. */
+static void test_export_mount_unreadable(void **state)
+{
+    struct fixture *f = *state;
+    report_json(&f->out, &f->m);
+    assert_non_null(strstr(f->out.data, "\"size_bytes\":67108864,"));
+    assert_non_null(strstr(f->out.data, ",\"size_known\":true}"));
+    buf_reset(&f->out);
+
+    model_free(&f->m);
+    f->s->mounts.items[0].stat_ok = false;
+    f->s->mounts.items[0].stat_err = EACCES;
+    struct model_opts o;
+    model_opts_default(&o);
+    model_build(f->s, &o, &f->m);
+    report_json(&f->out, &f->m);
+    const char *j = strstr(f->out.data, "\"mounts\":[{");
+    assert_non_null(j);
+    static const char *const keys[] = {
+        "\"size_bytes\":0,", "\"used_bytes\":0,", "\"avail_bytes\":0,", "\"used_pct\":0,",
+        "\"unattributed_bytes\":0,", "\"hidden_bytes\":8388608,", "\"size_known\":false}",
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (!strstr(j, keys[i]))
+            fail_msg("the mount lacks %s in %s", keys[i], j);
+    /* Left out of the budget, as before. */
+    assert_int_equal(f->m.budget.shm_size, 0);
+    assert_int_equal(f->m.budget.shm_used, 0);
+
+    buf_reset(&f->out);
+    report_prometheus(&f->out, &f->m);
+    const char *p = f->out.data;
+    assert_null(strstr(p, "shmwatch_mount_size_bytes{"));
+    assert_null(strstr(p, "shmwatch_mount_used_bytes{"));
+    assert_null(strstr(p, "shmwatch_mount_avail_bytes{"));
+    assert_null(strstr(p, "shmwatch_mount_unattributed_bytes{"));
+    assert_non_null(strstr(p, "# TYPE shmwatch_mount_size_bytes gauge\n"));
+    assert_non_null(strstr(p, "shmwatch_mount_hidden_bytes{mount=\"/dev/shm\"} 8388608\n"));
+    assert_non_null(strstr(p, "shmwatch_mount_named_bytes{mount=\"/dev/shm\"} "));
+    assert_non_null(strstr(p, "shmwatch_mount_pending_bytes{mount=\"/dev/shm\"} 2097152\n"));
 }
 
 /* A main whose command line could not be read (it is exiting, or the walk
@@ -186,6 +234,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_text_sections, setup, teardown),
         cmocka_unit_test_setup_teardown(test_main_without_cmdline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_mount_unreadable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_mount_unreadable, setup, teardown),
         cmocka_unit_test(test_stream_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
