@@ -29,7 +29,8 @@
 
 static struct actlog g_log = {.fd = -1};
 static bool g_log_tried;
-static char g_log_note[160];
+static char g_log_note[160];   /* why the log could not be opened, for good */
+static char g_write_note[160]; /* why the last write failed */
 
 struct actlog *actions_log(struct ui *u)
 {
@@ -45,7 +46,15 @@ struct actlog *actions_log(struct ui *u)
 
 const char *actions_log_note(struct ui *u)
 {
-    actions_log(u);
+    struct actlog *log = actions_log(u);
+    if (log->fd >= 0 && log->err) {
+        /* A write failed (the file system is full, the disk is gone): this
+         * action was not logged. The next one is judged on its own. */
+        snprintf(g_write_note, sizeof(g_write_note), " (not logged: %s: %s)",
+                 actions_safe(log->path), strerror(log->err));
+        log->err = 0;
+        return g_write_note;
+    }
     return g_log_note;
 }
 

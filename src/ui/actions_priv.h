@@ -14,7 +14,8 @@ struct actlog;
  * $XDG_STATE_HOME/shmwatch/actions.log. Never NULL (a disabled log is a
  * no-op; actions_log_note says why). */
 struct actlog *actions_log(struct ui *u);
-/* " (not logged: why)" when the log could not be opened, else "". */
+/* " (not logged: why)" when the log could not be opened, or when a write
+ * failed since the last call (an action's summary calls it once), else "". */
 const char *actions_log_note(struct ui *u);
 
 /* A status-line message drawn at once (during actions that take time). */
