@@ -123,6 +123,10 @@ int plan_parse_shapes(const char *spec, const char *default_dtype, struct plan_i
                       char **cause)
 {
     in->ntensors = 0;
+    const char *canonical;
+    unsigned size;
+    if (!plan_dtype(default_dtype, &canonical, &size))
+        return unknown_dtype(cause, default_dtype); /* even when every tensor names its own */
     if (!spec || !*spec)
         return fail(cause, "the sample shape is empty (e.g. --sample-shape 3x224x224,1)");
     char *copy = xstrdup(spec);

@@ -81,7 +81,8 @@ bool plan_dtype(const char *name, const char **canonical, unsigned *size);
 
 /* Parses "3x224x224,1" into in->tensors: tensors separated by commas,
  * dimensions by 'x'; a tensor may name its own dtype ("1:int64"), the others
- * take default_dtype. Returns 0 or -EINVAL with *cause set. */
+ * take default_dtype, which must be known even when no tensor uses it.
+ * Returns 0 or -EINVAL with *cause set. */
 int plan_parse_shapes(const char *spec, const char *default_dtype, struct plan_input *in,
                       char **cause);
 

@@ -72,6 +72,8 @@ expect_line 2 "shmwatch plan: unknown dtype 'float7' (known: float32, float64, f
     plan --batch-size 8 --sample-shape 3x8x8 --workers 2 --dtype float7
 expect_line 2 "shmwatch plan: unknown dtype 'long64' (known: float32, float64, float16, bfloat16, uint8, int8, int16, int32, int64, bool)" \
     plan --batch-size 8 --sample-shape 3x8x8,1:long64 --workers 2
+expect_line 2 "shmwatch plan: unknown dtype 'float7' (known: float32, float64, float16, bfloat16, uint8, int8, int16, int32, int64, bool)" \
+    plan --batch-size 8 --sample-shape 3x8x8:uint8 --workers 2 --dtype float7
 
 # A full /dev/shm: every output still works and says so.
 dd if=/dev/zero of=/dev/shm/filler bs=1M count=80 2>/dev/null || true
