@@ -44,6 +44,13 @@ struct actlog *actions_log(struct ui *u)
     return &g_log;
 }
 
+int actions_outcome_role(size_t refused, size_t failed, const char *log_note)
+{
+    if (failed || log_note[0])
+        return THEME_error;
+    return refused ? THEME_warning : THEME_status;
+}
+
 const char *actions_log_note(struct ui *u)
 {
     struct actlog *log = actions_log(u);
@@ -175,12 +182,13 @@ static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
         }
         unlink_invalidate(&r); /* time has passed while asking */
     }
+    const char *note = actions_log_note(u);
     snprintf(title, sizeof(title), "%zu unlinked, %s freed; %zu refused, %zu failed%s%s",
              r.removed, size_text(b2, r.freed), r.refused, r.failed,
-             aborted ? "; aborted" : "", actions_log_note(u));
+             aborted ? "; aborted" : "", note);
     if (r.refused || r.failed)
         actions_show(u, title, &l);
-    ui_message(u, r.refused || r.failed ? THEME_warning : THEME_status, "%s", title);
+    ui_message(u, actions_outcome_role(r.refused, r.failed, note), "%s", title);
     unlink_end(&r);
     actions_lines_free(&l);
     poller_request_scan(u->poller);

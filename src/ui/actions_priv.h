@@ -18,6 +18,13 @@ struct actlog *actions_log(struct ui *u);
  * failed since the last call (an action's summary calls it once), else "". */
 const char *actions_log_note(struct ui *u);
 
+/* The theme role of an action's summary, as htop-like tools colour their
+ * messages: error when something the user asked for was tried and failed
+ * (an unlink or a signal returned an error, a process survived SIGKILL) or
+ * its log line could not be written (log_note not empty); warning when
+ * something was refused by a safety check and left as it was; else status. */
+int actions_outcome_role(size_t refused, size_t failed, const char *log_note);
+
 /* A status-line message drawn at once (during actions that take time). */
 void actions_progress(struct ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

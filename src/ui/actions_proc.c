@@ -48,20 +48,33 @@ static const char *who(const struct signal_target *t)
     return d;
 }
 
-static bool bad(enum signal_outcome o)
+/* Tried and went wrong (a refusal is not a failure: nothing was tried). */
+static bool failed(enum signal_outcome o)
 {
-    return o == SIGNAL_REFUSED || o == SIGNAL_FAILED || o == SIGNAL_SURVIVED;
+    return o == SIGNAL_FAILED || o == SIGNAL_SURVIVED;
+}
+
+struct tally {
+    size_t refused, failed;
+};
+
+static void count(struct tally *t, enum signal_outcome o)
+{
+    t->refused += o == SIGNAL_REFUSED;
+    t->failed += failed(o);
 }
 
 /* Reports results: a status message, and the list when something went wrong. */
-static void report(struct ui *u, const char *done, size_t nbad, const struct actions_lines *l)
+static void report(struct ui *u, const char *done, const struct tally *t,
+                   const struct actions_lines *l)
 {
     char title[256];
-    snprintf(title, sizeof(title), "%s; %zu refused or failed%s", done, nbad,
-             actions_log_note(u));
+    const char *note = actions_log_note(u);
+    size_t nbad = t->refused + t->failed;
+    snprintf(title, sizeof(title), "%s; %zu refused or failed%s", done, nbad, note);
     if (nbad)
         actions_show(u, title, l);
-    ui_message(u, nbad ? THEME_warning : THEME_status, "%s", title);
+    ui_message(u, actions_outcome_role(t->refused, t->failed, note), "%s", title);
     poller_request_scan(u->poller);
 }
 
@@ -95,17 +108,19 @@ static void zombie(struct ui *u, const struct model *m, struct signal_target *z)
     opts(u, &o);
     struct signal_result r;
     struct actions_lines l = {0};
+    struct tally t = {0};
     if (k == 0) {
         signal_zombie(&o, z, &r);
         actions_line(&l, "%s  %s", who(z), r.reason);
-        report(u, r.parent_nudged ? "parent sent SIGCHLD" : "SIGCHLD not sent",
-               bad(r.outcome), &l);
+        count(&t, r.outcome);
+        report(u, r.parent_nudged ? "parent sent SIGCHLD" : "SIGCHLD not sent", &t, &l);
     } else if (k == 1 && may_end) {
         actions_progress(u, "ending pid %d: SIGTERM, SIGKILL after %.0f s", (int)parent.pid,
                          o.timeout_s);
         signal_end(&o, &parent, 1, &r);
         actions_line(&l, "%s  %s", who(&parent), r.reason);
-        report(u, signal_outcome_name(r.outcome), bad(r.outcome), &l);
+        count(&t, r.outcome);
+        report(u, signal_outcome_name(r.outcome), &t, &l);
     }
     actions_lines_free(&l);
     if (known) {
@@ -151,17 +166,17 @@ void actions_signal(struct ui *u, const struct ui_selection *sel)
             struct signal_opts o;
             opts(u, &o);
             struct actions_lines l = {0};
-            size_t nbad = 0;
+            struct tally t = {0};
             for (size_t i = 0; i < p.n; i++) {
                 struct signal_result r;
                 signal_send(&o, &p.items[i], menu[k].sig, &r);
-                nbad += bad(r.outcome);
+                count(&t, r.outcome);
                 actions_line(&l, "%s  %s", who(&p.items[i]), r.reason);
             }
             char done[64];
             snprintf(done, sizeof(done), "SIG%s sent to %zu", signal_name(menu[k].sig),
-                     p.n - nbad);
-            report(u, done, nbad, &l);
+                     p.n - t.refused - t.failed);
+            report(u, done, &t, &l);
             actions_lines_free(&l);
         }
     }
@@ -177,14 +192,15 @@ static void section(struct actions_lines *l, const char *what, const struct sign
 struct progress {
     struct ui *u;
     struct actions_lines *l;
-    size_t done, total, nbad;
+    size_t done, total;
+    struct tally t;
 };
 
 static void on_step(void *ctx, const struct signal_target *t, const struct signal_result *r)
 {
     struct progress *pg = ctx;
     pg->done++;
-    pg->nbad += bad(r->outcome);
+    count(&pg->t, r->outcome);
     actions_line(pg->l, "%-8s %s  %s", signal_outcome_name(r->outcome), who(t), r->reason);
     actions_progress(pg->u, "reaping %zu/%zu: %s %s", pg->done, pg->total, who(t),
                      signal_outcome_name(r->outcome));
@@ -223,8 +239,9 @@ void actions_reap(struct ui *u, const struct ui_selection *sel)
                          nend == 1 ? "" : "es", o.timeout_s);
         reap_run(&o, &p, &res, on_step, &pg);
         char done[64];
-        snprintf(done, sizeof(done), "reaped %zu of %zu", pg.done - pg.nbad, pg.total);
-        report(u, done, pg.nbad, &l);
+        snprintf(done, sizeof(done), "reaped %zu of %zu", pg.done - pg.t.refused - pg.t.failed,
+                 pg.total);
+        report(u, done, &pg.t, &l);
         reap_results_free(&res);
         actions_lines_free(&l);
     } else {

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# When an action of the dashboard goes wrong, it says so: an action whose log
-# line cannot be written (the log is /dev/full: every write fails with ENOSPC)
-# is reported as not logged, like one whose log cannot be opened at all.
+# When an action of the dashboard goes wrong, it says so, in the error colour
+# of the theme (bold red by default), where a refusal by a safety check is a
+# warning (yellow; see tui_actions_*.sh) and a success neither: an action whose
+# log line cannot be written (the log is /dev/full: every write fails with
+# ENOSPC) is reported as not logged, like one whose log cannot be opened at
+# all; an unlink that fails (the mount was made read-only between the question
+# and the unlink) is listed and counted as failed, and logged.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
+need /usr/bin/python3
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 . "$(dirname "$0")/tui_lib.sh"
 
@@ -26,6 +31,30 @@ tui_keys y
 tui_wait "^1 unlinked, 4.0 KiB freed; 0 refused, 0 failed \(not logged: /dev/full: No space left on device\)" 10
 [ ! -e /dev/shm/a_0 ] || fail "a_0 was not removed"
 ok "an unlink whose log line cannot be written says it was not logged"
+assert_eq "$(tui_style '^1 unlinked, 4.0 KiB freed; 0 refused, 0 failed \(not logged')" "fg=31 bg=49 bold=1" \
+    "and it is drawn in the error colour (bold red)"
+tui_quit
+
+# The same for a signal: k on a process that holds a segment.
+/usr/bin/python3 -c 'import os, sys, time
+fd = os.open("/dev/shm/held", os.O_RDWR | os.O_CREAT, 0o600)
+os.write(fd, b"x" * 4096)
+open(sys.argv[1], "w").close()
+time.sleep(300)' "$SHMTEST_TMP/holder.ready" </dev/null >/dev/null 2>&1 &
+holder=$!
+on_exit "kill -KILL $holder 2>/dev/null; wait $holder 2>/dev/null"
+wait_for "[ -e $SHMTEST_TMP/holder.ready ]" 10 || fail "the holder did not start"
+tui_start 140 30 --log /dev/full
+tui_keys p
+tui_wait "^ +$holder +[0-9]+ [A-Z] holder " 10
+tui_select "^ +$holder +[0-9]+ [A-Z] holder "
+tui_keys k
+tui_wait "Send a signal to pid $holder \(python3\)" 5
+tui_keys Enter
+tui_wait "^SIGTERM sent to 1; 0 refused or failed \(not logged: /dev/full: No space left on device\)" 10
+wait "$holder" 2>/dev/null
+assert_eq "$(tui_style '^SIGTERM sent to 1; 0 refused or failed \(not logged')" "fg=31 bg=49 bold=1" \
+    "a signal whose log line cannot be written says so in the error colour"
 tui_quit
 
 # --- The log cannot be opened ------------------------------------------------------------
@@ -37,4 +66,40 @@ tui_wait "Unlink 1 unheld segment" 5
 tui_keys y
 tui_wait "^1 unlinked, 4.0 KiB freed; 0 refused, 0 failed \(not logged: $SHMTEST_TMP/no/such/dir/actions.log: No such file or directory\)" 10
 ok "an unlink whose log cannot be opened says it was not logged"
+assert_eq "$(tui_style '^1 unlinked, 4.0 KiB freed; 0 refused, 0 failed \(not logged')" "fg=31 bg=49 bold=1" \
+    "and it is drawn in the error colour (bold red)"
+tui_quit
+
+# --- The unlink fails; a success is neither a warning nor an error ---------------------------
+old_unheld c_0 d_0
+log=$SHMTEST_TMP/actions.log
+TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3" tui_start 140 30 --log "$log"
+tui_wait "c_0 +unheld " 10
+tui_wait "d_0 +unheld " 10
+tui_keys U
+tui_wait "Unlink 2 unheld segments, 8.0 KiB\?" 5
+tui_keys y
+mount -o remount,ro /dev/shm
+on_exit "mount -o remount,rw /dev/shm 2>/dev/null"
+tui_wait "Skip all" 10 # the first failure asks whether to go on
+tui_keys 2
+tui_wait "0 unlinked, .* freed; 0 refused, 2 failed" 10
+tui_wait "failed   /dev/shm/c_0  unlink failed: Read-only file system" 5
+mount -o remount,rw /dev/shm
+[ -e /dev/shm/c_0 ] && [ -e /dev/shm/d_0 ] || fail "a segment was removed from a read-only mount"
+assert_eq "$(grep -c "	unlink	/dev/shm/c_0	owner=0	bytes=4096	failed	unlink failed: Read-only file system" "$log")" 1 \
+    "the failure is in the action log"
+tui_keys Enter
+tui_wait "^0 unlinked, .* freed; 0 refused, 2 failed" 5
+assert_eq "$(tui_style '^0 unlinked, .* 2 failed')" "fg=31 bg=49 bold=1" \
+    "a failed unlink is drawn in the error colour (bold red)"
+tui_keys r
+tui_wait "c_0 +unheld " 10
+tui_keys U
+tui_wait "Unlink 2 unheld segments" 5
+tui_keys y
+tui_wait "^2 unlinked, 8.0 KiB freed; 0 refused, 0 failed" 10
+style=$(tui_style '^2 unlinked, 8.0 KiB freed')
+case $style in *fg=3[13]\ *) fail "a success is drawn as a warning or an error ($style)" ;; esac
+ok "a success is drawn in neither colour ($style)"
 tui_quit

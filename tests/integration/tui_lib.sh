@@ -167,11 +167,11 @@ tui_style() {
 import re, sys
 pat = re.compile(sys.argv[1])
 sgr = re.compile(r"\x1b\[([0-9;]*)m")
+st = {"fg": "39", "bg": "49", "bold": 0} # tmux carries it from line to line
 for line in sys.stdin.read().split("\n"):
     plain, styles = [], []
-    st = {"fg": "39", "bg": "49", "bold": 0}
     pos = 0
-    for m in sgr.finditer(line + "\x1b[m"):
+    for m in sgr.finditer(line + "\x1b[1000m"): # a no-op code: the rest of the line
         for ch in line[pos:m.start()]:
             plain.append(ch)
             styles.append(dict(st))
