@@ -44,6 +44,7 @@ static void push(const struct model *m, const struct segment *sg, struct unlink_
     t->dev = sg->dev;
     t->ino = sg->ino;
     t->uid = sg->uid;
+    t->mtime = sg->mtime;
     t->alloc = sg->alloc;
     t->state = sg->state;
     t->why = segment_why(m, sg);
@@ -231,6 +232,7 @@ void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, str
             t->dev = st.st_dev;
             t->ino = st.st_ino;
             t->uid = st.st_uid;
+            t->mtime = (int64_t)st.st_mtim.tv_sec;
             t->state = SEG_UNHELD;
             t->why = xstrdup("a directory named like a segment");
             t->refuse = unlink_type_refusal(FT_DIR);

@@ -196,6 +196,11 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
         say(res, UNLINK_REFUSED, ESTALE, "changed while being checked");
         return;
     }
+    if ((int64_t)pst.st_mtim.tv_sec > t->mtime) {
+        close(pin);
+        say(res, UNLINK_REFUSED, EBUSY, "written to since the scan: something is using it");
+        return;
+    }
     if (!probe_fresh(r))
         probe(r);
     if (r->q[i].pid) {

@@ -2,7 +2,8 @@
  * unlinkat: the mount directory is opened without following links, the name
  * is checked with fstatat(AT_SYMLINK_NOFOLLOW) and pinned with
  * openat(O_NOFOLLOW|O_NONBLOCK), it must be the same (device, inode) as
- * scanned, a regular file, owned by the caller unless root, and a fresh
+ * scanned, a regular file, not written to since the scan, owned by the
+ * caller unless root, and a fresh
  * search of every process's fds and maps must find nobody holding it. Names
  * are bytes: nothing here prints them. */
 #ifndef SHMWATCH_UNLINK_H
@@ -27,6 +28,8 @@ struct unlink_target {
     dev_t dev;
     ino_t ino;
     uid_t uid;
+    int64_t mtime;      /* modification time as scanned (s): a later one means
+                         * something wrote to it since, so it is in use */
     uint64_t alloc;
     enum seg_state state;
     char *why;          /* why it is garbage, a sentence */

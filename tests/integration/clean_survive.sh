@@ -4,7 +4,9 @@
 # kept by clean; and the same three opened between clean's scan and its
 # unlink (the window held open by SHMWATCH_TEST_PAUSE_BEFORE_UNLINK) are
 # refused by the check right before the unlink, each refusal reported with
-# its holder, exit 3, while a free orphan beside them is removed.
+# its holder, exit 3, while a free orphan beside them is removed. An orphan
+# and an old unheld file written to (and closed) in that window are refused
+# too: nobody holds them, but something is using them.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -109,3 +111,28 @@ done
 grep -q '^Total: 5 removed, 320 KiB freed; 3 refused, 0 failed' <<<"$out" || fail "total line"
 ok "the free orphans beside them are removed"
 assert_eq "$(grep -c "	refused	in use: pid" "$log")" 3 "the refusals are in the action log"
+
+# 3. Written to and closed between the scan and the unlink: nobody holds them,
+# yet something is using them.
+mkseg 8
+head -c 4096 /dev/zero >/dev/shm/persist
+touch -d '-1 hour' /dev/shm/persist "/dev/shm/torch_${dead}_8"
+out_file=$SHMTEST_TMP/written.out
+SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$SHMWATCH" clean --yes --all-unheld --log "$log" \
+    >"$out_file" 2>&1 &
+clean_pid=$!
+wait_for "grep -q 'segments to remove' $out_file" 20 || fail "clean printed no plan: $(cat "$out_file")"
+grep -q '^2 segments to remove' "$out_file" || fail "the plan should list both: $(cat "$out_file")"
+echo more >>/dev/shm/persist
+echo more >>"/dev/shm/torch_${dead}_8"
+rc=0
+wait "$clean_pid" || rc=$?
+out=$(cat "$out_file")
+echo "$out"
+assert_eq "$rc" 3 "clean exits 3 when something was refused"
+for name in persist "torch_${dead}_8"; do
+    grep -q "^refused .*$name  written to since the scan" <<<"$out" ||
+        fail "$name: the write is not the reason given"
+    [ -f "/dev/shm/$name" ] || fail "$name was removed after being written to"
+done
+ok "an orphan and an old unheld file written to between scan and unlink survive"

@@ -59,6 +59,7 @@ static struct unlink_target *add_target(struct fx *f, const char *name)
     t->dev = mst.st_dev;
     t->ino = st.st_ino;
     t->uid = st.st_uid;
+    t->mtime = (int64_t)st.st_mtim.tv_sec;
     t->alloc = (uint64_t)st.st_blocks * 512u;
     t->why = xstrdup("test");
     return t;
@@ -295,6 +296,24 @@ static void test_mount_changed(void **state)
     assert_true(exists(f, "x"));
 }
 
+/* A file written to after the scan is in use, whatever its state was. */
+static void test_written_since_scan(void **state)
+{
+    struct fx *f = *state;
+    make_file(f, "written", 4096);
+    make_file(f, "untouched", 4096);
+    add_target(f, "written")->mtime -= 60; /* scanned a minute before the write */
+    add_target(f, "untouched");
+    struct unlink_result res[2];
+    run_all(f, res, false, geteuid(), NULL);
+    assert_int_equal(res[0].outcome, UNLINK_REFUSED);
+    assert_int_equal(res[0].err, EBUSY);
+    assert_non_null(strstr(res[0].reason, "written to since the scan"));
+    assert_true(exists(f, "written"));
+    assert_int_equal(res[1].outcome, UNLINK_REMOVED);
+    assert_false(exists(f, "untouched"));
+}
+
 static void test_find_inodes(void **state)
 {
     struct fx *f = *state;
@@ -356,6 +375,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_replaced_gone_owner_dry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nested_and_planned_refusal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mount_changed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_written_since_scan, setup, teardown),
         cmocka_unit_test_setup_teardown(test_find_inodes, setup, teardown),
         cmocka_unit_test(test_blind_rules),
     };
