@@ -29,15 +29,6 @@ struct poller {
     struct worker_memory workers; /* workers seen so far: orphans keep their group */
 };
 
-/* libproc2 keeps its read buffers in thread-local variables and never frees
- * them; they die with the scanner thread, and LeakSanitizer (in sanitizer
- * builds) would report them as ours. This hook is only read by it. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-    return "leak:libproc2.so\n";
-}
-
 double poller_now(void)
 {
     return clock_now();
