@@ -15,7 +15,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -402,14 +401,6 @@ static void test_denied(void **state)
 /* ---- Real processes: PROCMAP_QUERY, and the text forced ---- */
 
 /* PROCMAP_QUERY came with Linux 6.11. */
-static bool kernel_has_query(void)
-{
-    struct utsname u;
-    unsigned major = 0, minor = 0;
-    return uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
-           (major > 6 || (major == 6 && minor >= 11));
-}
-
 /* Files in a private directory under /tmp: one held by fd, one mapped
  * shared at an offset, one mapped MAP_PRIVATE with its fd closed and its
  * name removed. */

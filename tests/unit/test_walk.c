@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -189,14 +188,6 @@ static void check_held(const struct held *h, const struct holder_list *hl)
 }
 
 /* PROCMAP_QUERY came with Linux 6.11. */
-static bool kernel_has_query(void)
-{
-    struct utsname u;
-    unsigned major = 0, minor = 0;
-    return uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
-           (major > 6 || (major == 6 && minor >= 11));
-}
-
 static void run_pidscan(const struct held *h, bool text, struct holder_list *hl)
 {
     struct warnings w;

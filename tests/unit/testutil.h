@@ -4,11 +4,13 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <cmocka.h>
 
@@ -31,6 +33,15 @@ static inline const char *source(char *buf, size_t n, const char *rel)
 {
     snprintf(buf, n, "%s/../../%s", fixtures_dir(), rel);
     return buf;
+}
+
+/* Linux 6.11 or later: PROCMAP_QUERY answers on a maps file. */
+static inline bool kernel_has_query(void)
+{
+    struct utsname u;
+    unsigned major = 0, minor = 0;
+    return uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+           (major > 6 || (major == 6 && minor >= 11));
 }
 
 #endif
