@@ -278,6 +278,63 @@ wait_reparented() {
     wait_for "[ \"\$(ps -o ppid= -p $1 | tr -d ' ')\" != $2 ]" "${3:-10}"
 }
 
+# zombie_parent COUNT_FILE: starts a process that keeps a zombie child (never
+# reaped) and writes to COUNT_FILE how many SIGCHLD it has received since the
+# child died. Sets ZOMBIE_PARENT and ZOMBIE (the child's pid).
+zombie_parent() {
+    local count=$1
+    /usr/bin/python3 -c 'import os, signal, sys, time
+path, n = sys.argv[1], 0
+child = os.fork()
+if child == 0:
+    os._exit(0)
+# Its exit is not counted: the handler goes in once it is a zombie.
+while open("/proc/%d/stat" % child).read().rsplit(")", 1)[1].split()[0] != "Z":
+    time.sleep(0.01)
+def count(sig, frame):
+    global n
+    n += 1
+    with open(path + ".tmp", "w") as f:
+        f.write(str(n))
+    os.rename(path + ".tmp", path)
+signal.signal(signal.SIGCHLD, count)
+with open(path + ".tmp", "w") as f:
+    f.write("0")
+os.rename(path + ".tmp", path)
+time.sleep(300)' "$count" </dev/null >/dev/null 2>&1 &
+    ZOMBIE_PARENT=$!
+    on_exit "kill -KILL $ZOMBIE_PARENT 2>/dev/null; wait $ZOMBIE_PARENT 2>/dev/null"
+    wait_for "[ -s $count ]" 10 || fail "the counting parent did not start"
+    ZOMBIE=$(ps -o pid= --ppid "$ZOMBIE_PARENT" | tr -d ' ')
+    [ "$(ps -o stat= -p "$ZOMBIE" | cut -c1)" = Z ] || fail "no zombie child of $ZOMBIE_PARENT"
+}
+
+# hold_new_file PATH: a child of this script creates PATH (4 KiB) and holds it
+# open until killed. Sets HOLDER once it holds it.
+hold_new_file() {
+    local ready=$SHMTEST_TMP/holder.$RANDOM$RANDOM
+    /usr/bin/python3 -c 'import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+os.write(fd, b"x" * 4096)
+open(sys.argv[2], "w").close()
+time.sleep(300)' "$1" "$ready" </dev/null >/dev/null 2>&1 &
+    HOLDER=$!
+    on_exit "kill -KILL $HOLDER 2>/dev/null; wait $HOLDER 2>/dev/null"
+    wait_for "[ -e $ready ]" 10 || fail "the holder of $1 did not start"
+}
+
+# pid_to_newcomer PID: once PID has died and been reaped, hands PID to a new
+# process (a sleep) through ns_last_pid; needs a private pid namespace
+# (in_pid_ns) where this script is pid 1. Sets NEWCOMER.
+pid_to_newcomer() {
+    wait_for "[ ! -e /proc/$1 ]" 10 || fail "pid $1 was not reaped"
+    echo $(($1 - 1)) >/proc/sys/kernel/ns_last_pid
+    sleep 300 &
+    NEWCOMER=$!
+    on_exit "kill -KILL $NEWCOMER 2>/dev/null; wait $NEWCOMER 2>/dev/null"
+    assert_eq "$NEWCOMER" "$1" "a new process took pid $1"
+}
+
 # dead_pid: prints the pid of a process that has exited and been reaped (the
 # creator of an orphan to be).
 dead_pid() {

@@ -22,33 +22,9 @@ wait_reparented "$stuck" "$SCENE_PID" || fail "the stuck worker was not re-paren
 
 # A parent that never reaps its child and counts the SIGCHLD it gets after.
 count=$SHMTEST_TMP/sigchld.count
-cat >"$SHMTEST_TMP/chld.py" <<'PY'
-import os, signal, sys, time
-path, n = sys.argv[1], 0
-child = os.fork()
-if child == 0:
-    os._exit(0)
-# Its exit is not counted: the handler goes in once it is a zombie.
-while open("/proc/%d/stat" % child).read().rsplit(")", 1)[1].split()[0] != "Z":
-    time.sleep(0.01)
-def count(sig, frame):
-    global n
-    n += 1
-    with open(path + ".tmp", "w") as f:
-        f.write(str(n))
-    os.rename(path + ".tmp", path)
-signal.signal(signal.SIGCHLD, count)
-with open(path + ".tmp", "w") as f:
-    f.write("0")
-os.rename(path + ".tmp", path)
-time.sleep(120)
-PY
-/usr/bin/python3 "$SHMTEST_TMP/chld.py" "$count" </dev/null >/dev/null 2>&1 &
-parent=$!
-on_exit "kill -KILL $parent 2>/dev/null"
-wait_for "[ -s $count ]" 10 || fail "the counting parent did not start"
-zombie=$(ps -o pid= --ppid "$parent" | tr -d ' ')
-[ "$(ps -o stat= -p "$zombie" | cut -c1)" = Z ] || fail "no zombie child"
+zombie_parent "$count"
+parent=$ZOMBIE_PARENT
+zombie=$ZOMBIE
 before=$(cat "$count")
 
 "$SHMWATCH" --json >"$SHMTEST_TMP/snap.json"

@@ -28,12 +28,8 @@ grep -q "^  pid $stuck " "$out_file" || fail "the stuck worker is not in the pla
 
 # The worker dies and is reaped (we are pid 1 here); its pid goes to a newcomer.
 kill -KILL "$stuck"
-wait_for "[ ! -e /proc/$stuck ]" 10 || fail "the stuck worker was not reaped"
-echo $((stuck - 1)) >/proc/sys/kernel/ns_last_pid
-sleep 60 &
-newcomer=$!
-on_exit "kill -KILL $newcomer 2>/dev/null"
-assert_eq "$newcomer" "$stuck" "the newcomer took the recorded pid"
+pid_to_newcomer "$stuck"
+newcomer=$NEWCOMER
 
 rc=0
 wait "$reap_pid" || rc=$?

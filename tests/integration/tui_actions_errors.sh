@@ -36,14 +36,8 @@ assert_eq "$(tui_style '^1 unlinked, 4.0 KiB freed; 0 refused, 0 failed \(not lo
 tui_quit
 
 # The same for a signal: k on a process that holds a segment.
-/usr/bin/python3 -c 'import os, sys, time
-fd = os.open("/dev/shm/held", os.O_RDWR | os.O_CREAT, 0o600)
-os.write(fd, b"x" * 4096)
-open(sys.argv[1], "w").close()
-time.sleep(300)' "$SHMTEST_TMP/holder.ready" </dev/null >/dev/null 2>&1 &
-holder=$!
-on_exit "kill -KILL $holder 2>/dev/null; wait $holder 2>/dev/null"
-wait_for "[ -e $SHMTEST_TMP/holder.ready ]" 10 || fail "the holder did not start"
+hold_new_file /dev/shm/held
+holder=$HOLDER
 tui_start 140 30 --log /dev/full
 tui_keys p
 tui_wait "^ +$holder +[0-9]+ [A-Z] holder " 10

@@ -36,28 +36,9 @@ live_worker=$(manifest_pids worker)
 
 # A parent that never reaps its child and counts the SIGCHLD it gets after.
 count=$SHMTEST_TMP/sigchld.count
-/usr/bin/python3 -c 'import os, signal, sys, time
-path, n = sys.argv[1], 0
-child = os.fork()
-if child == 0:
-    os._exit(0)
-while open("/proc/%d/stat" % child).read().rsplit(")", 1)[1].split()[0] != "Z":
-    time.sleep(0.01)
-def count(sig, frame):
-    global n
-    n += 1
-    with open(path + ".tmp", "w") as f:
-        f.write(str(n))
-    os.rename(path + ".tmp", path)
-signal.signal(signal.SIGCHLD, count)
-with open(path + ".tmp", "w") as f:
-    f.write("0")
-os.rename(path + ".tmp", path)
-time.sleep(300)' "$count" </dev/null >/dev/null 2>&1 &
-parent=$!
-on_exit "kill -KILL $parent 2>/dev/null; wait $parent 2>/dev/null"
-wait_for "[ -s $count ]" 10 || fail "the counting parent did not start"
-zombie=$(ps -o pid= --ppid "$parent" | tr -d ' ')
+zombie_parent "$count"
+parent=$ZOMBIE_PARENT
+zombie=$ZOMBIE
 
 log=$SHMTEST_TMP/actions.log
 logged() { grep -c "$1" "$log" 2>/dev/null || true; }
@@ -106,12 +87,8 @@ tui_wait "End 2 processes" 5
 tui_keys y
 # s1 dies and is reaped (we are pid 1 here); its pid goes to a newcomer.
 kill -KILL "$s1"
-wait_for "[ ! -e /proc/$s1 ]" 10 || fail "worker $s1 was not reaped"
-echo $((s1 - 1)) >/proc/sys/kernel/ns_last_pid
-sleep 300 &
-newcomer=$!
-on_exit "kill -KILL $newcomer 2>/dev/null; wait $newcomer 2>/dev/null"
-assert_eq "$newcomer" "$s1" "the newcomer took worker $s1's pid"
+pid_to_newcomer "$s1"
+newcomer=$NEWCOMER
 t0=$(date +%s%N)
 tui_wait "reaped 2 of 3; 1 refused or failed" 20
 t1=$(date +%s%N)

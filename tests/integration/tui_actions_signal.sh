@@ -25,14 +25,8 @@ w2=$(manifest_pids worker | sed -n 2p)
 
 # A process outside the scene holding a segment of its own: a child of this
 # script (pid 1 here), so that it is reaped as soon as it dies.
-/usr/bin/python3 -c 'import os, sys, time
-fd = os.open("/dev/shm/held_by_python", os.O_RDWR | os.O_CREAT, 0o600)
-os.write(fd, b"x" * 4096)
-open(sys.argv[1], "w").close()
-time.sleep(300)' "$SHMTEST_TMP/holder.ready" </dev/null >/dev/null 2>&1 &
-holder=$!
-on_exit "kill -KILL $holder 2>/dev/null"
-wait_for "[ -e $SHMTEST_TMP/holder.ready ]" 10 || fail "the holder did not start"
+hold_new_file /dev/shm/held_by_python
+holder=$HOLDER
 
 log=$SHMTEST_TMP/actions.log
 logged() { grep -c "$1" "$log" 2>/dev/null || true; }
@@ -115,11 +109,8 @@ tui_wait "Send a signal to pid $holder \(python3\)" 5
 kill -KILL "$holder"
 wait "$holder" 2>/dev/null
 [ ! -e "/proc/$holder" ] || fail "the holder was not reaped"
-echo $((holder - 1)) >/proc/sys/kernel/ns_last_pid
-sleep 300 &
-newcomer=$!
-on_exit "kill -KILL $newcomer 2>/dev/null; wait $newcomer 2>/dev/null"
-assert_eq "$newcomer" "$holder" "the newcomer took the holder's pid"
+pid_to_newcomer "$holder"
+newcomer=$NEWCOMER
 tui_keys Enter # TERM
 tui_wait "SIGTERM sent to 0; 1 refused or failed" 5
 tui_wait "pid $holder \(python3\)  pid $holder is now a different process \(sleep, started after the scan\): not signalled" 5
