@@ -107,15 +107,16 @@ static void list_dir(int dirfd, size_t mount, const char *mpath, const char *pre
     closedir(d);
 }
 
-void files_collect(const struct mount_list *ml, struct file_list *out, struct warnings *w)
+void files_collect(struct mount_list *ml, struct file_list *out, struct warnings *w)
 {
     for (size_t i = 0; i < ml->n; i++) {
-        const struct shm_mount *m = &ml->items[i];
+        struct shm_mount *m = &ml->items[i];
         int fd = open(m->access, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
             warn_add(w, "cannot list %s: %s", m->path, strerror(errno));
             continue;
         }
+        m->listed = true;
         /* Only tmpfs is known to give the inode's own number in an entry
          * (an overlay, say, need not). */
         struct stat top;

@@ -42,9 +42,9 @@ struct file_list {
 /* Maximum directory depth below a mount that is listed. */
 #define FILES_MAX_DEPTH 4
 
-/* Lists every mount of ml into out (appending); some entries are left
- * stat_pending for files_finish. */
-void files_collect(const struct mount_list *ml, struct file_list *out, struct warnings *w);
+/* Lists every mount of ml into out (appending) and marks the mounts it
+ * could read as listed; some entries are left stat_pending for files_finish. */
+void files_collect(struct mount_list *ml, struct file_list *out, struct warnings *w);
 /* Completes the pending entries: from a holder of the same inode that was
  * stat'ed (hl may be NULL), else by a stat of the entry; drops entries that
  * were removed in the meantime. */

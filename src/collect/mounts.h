@@ -18,6 +18,8 @@ struct shm_mount {
     bool stat_ok; /* size, used, avail are valid */
     int stat_err; /* else the errno of statvfs */
     uint64_t size, used, avail;
+    bool listed;  /* its directory was read (files_collect): false, no named
+                   * segment of it is known, nor what its use is made of */
 };
 
 struct mount_list {

@@ -29,8 +29,10 @@ static void mounts(struct jsonw *w, const struct model *m)
         const struct mount_figures *f = &m->mounts[i];
         /* A mount whose statfs failed has no size, use or free space, and
          * so no unattributed bytes: 0 (never a stale figure) with
-         * size_known false, so that schema 1's types stay. */
-        bool known = mt->stat_ok;
+         * size_known false, so that schema 1's types stay. One that could
+         * not be listed has no known named or orphan bytes (listed false),
+         * and so no unattributed bytes either. */
+        bool known = mt->stat_ok, listed = mt->listed;
         jw_obj(w, NULL);
         jw_str(w, "path", mt->path);
         jw_u64(w, "size_bytes", known ? mt->size : 0);
@@ -40,11 +42,12 @@ static void mounts(struct jsonw *w, const struct model *m)
         jw_u64(w, "named_bytes", f->named);
         jw_u64(w, "hidden_bytes", f->hidden);
         jw_u64(w, "orphan_bytes", f->orphan);
-        jw_u64(w, "unattributed_bytes", known ? f->unattributed : 0);
+        jw_u64(w, "unattributed_bytes", known && listed ? f->unattributed : 0);
         jw_u64(w, "pending_bytes", f->pending);
         jw_str(w, "fstype", mt->fstype);
         jw_u64(w, "segments", f->nsegments);
         jw_bool(w, "size_known", known);
+        jw_bool(w, "listed", listed);
         jw_obj_end(w);
     }
     jw_arr_end(w);

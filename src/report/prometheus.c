@@ -52,18 +52,20 @@ enum mount_figure { MF_SIZE, MF_USED, MF_AVAIL, MF_NAMED, MF_HIDDEN, MF_ORPHAN, 
 
 /* One family, a sample per mount. A mount whose statfs failed has no
  * sample of the figures that come from statfs (size, used, avail, and
- * unattributed, which is used minus what the scan saw): no figure rather
- * than a false 0. */
+ * unattributed, which is used minus what the scan saw), and one that could
+ * not be listed none of those that come from its listing (named, orphan,
+ * unattributed): no figure rather than a false 0. */
 static void mount_family(struct buf *o, const struct model *m, const char *name, const char *help,
                          enum mount_figure which)
 {
     bool from_statfs = which == MF_SIZE || which == MF_USED || which == MF_AVAIL ||
                        which == MF_UNATTRIBUTED;
+    bool from_listing = which == MF_NAMED || which == MF_ORPHAN || which == MF_UNATTRIBUTED;
     family(o, name, "gauge", help);
     for (size_t i = 0; i < m->scan->mounts.n; i++) {
         const struct shm_mount *mt = &m->scan->mounts.items[i];
         const struct mount_figures *f = &m->mounts[i];
-        if (from_statfs && !mt->stat_ok)
+        if ((from_statfs && !mt->stat_ok) || (from_listing && !mt->listed))
             continue;
         const uint64_t v[] = {mt->size, mt->used, mt->avail, f->named, f->hidden,
                               f->orphan, f->unattributed, f->pending};

@@ -52,12 +52,16 @@ static void mounts(struct text *t)
         } else {
             buf_adds(t->out, "  size and use unknown: statfs failed (see WARNINGS)\n");
         }
+        const char *unknown = "unknown";
         buf_printf(t->out,
                    "    named %s, hidden %s, orphan %s, unattributed %s, pending %s; "
                    "%zu segments\n",
-                   sz(d, fg->named), sz(e, fg->hidden), sz(f, fg->orphan),
-                   mt->stat_ok ? sz(g, fg->unattributed) : "unknown", sz(a, fg->pending),
-                   fg->nsegments);
+                   mt->listed ? sz(d, fg->named) : unknown, sz(e, fg->hidden),
+                   mt->listed ? sz(f, fg->orphan) : unknown,
+                   mt->stat_ok && mt->listed ? sz(g, fg->unattributed) : unknown,
+                   sz(a, fg->pending), fg->nsegments);
+        if (!mt->listed)
+            buf_adds(t->out, "    its directory could not be listed (see WARNINGS)\n");
     }
 }
 

@@ -16,8 +16,8 @@ timeout 10 bash -c '"$1" --json --interval 0.1 --count 0 | head -n 1 >"$2"; exit
 rc=$?
 [ "$rc" -ne 124 ] || fail "shmwatch kept running after its reader closed the pipe"
 assert_eq "$rc" 0 "a closed pipe ends the stream with status 0"
-json_check "$SHMTEST_TMP/one.json" "j['schema'] == 1 and j['mounts'][0]['size_known'] is True" \
-    "the line read is a whole JSON object; the mount's size is known"
+json_check "$SHMTEST_TMP/one.json" "j['schema'] == 1 and j['mounts'][0]['size_known'] is True and j['mounts'][0]['listed'] is True" \
+    "the line read is a whole JSON object; the mount's size is known and it was listed"
 
 # SIGTERM ends a stream cleanly, after whole lines only.
 "$SHMWATCH" --json --interval 0.2 >"$SHMTEST_TMP/stream.ndjson" &
@@ -68,28 +68,29 @@ ok "the textfile passes promtool"
 [ -z "$(ls "$(dirname "$out")" | grep -v '^shmwatch.prom$')" ] || fail "temporary files were left behind"
 ok "no temporary file left behind"
 
-# A mount whose size cannot be read (--pid of a root process, watched as
-# nobody: its root is out of reach): JSON keeps its integers at 0 and says
-# size_known false; Prometheus has no size, used, avail or unattributed
-# sample for it rather than a false 0, and promtool still accepts it.
+# A mount whose size cannot be read nor its directory listed (--pid of a
+# root process, watched as nobody: its root is out of reach): JSON keeps its
+# integers at 0 and says size_known and listed false; Prometheus has no size,
+# used, avail, unattributed, named or orphan sample for it rather than a
+# false 0, and promtool still accepts it.
 sleep 60 &
 rootproc=$!
 on_exit "kill $rootproc 2>/dev/null"
 "${NOBODY[@]}" "$SHMWATCH" --json --pid "$rootproc" >"$SHMTEST_TMP/unknown.json" ||
     fail "--json of an unreadable mount exited $?"
-json_check "$SHMTEST_TMP/unknown.json" "[(m['path'], m['size_known'], m['size_bytes'], m['used_bytes'], m['avail_bytes'], m['unattributed_bytes']) for m in j['mounts']] == [('/dev/shm', False, 0, 0, 0, 0)] and type(j['mounts'][0]['size_bytes']) is int and any(w.startswith('cannot read the size of /dev/shm: ') for w in j['warnings'])" \
-    "JSON: an unreadable mount has size_known false and integer zeros"
+json_check "$SHMTEST_TMP/unknown.json" "[(m['path'], m['size_known'], m['listed'], m['size_bytes'], m['used_bytes'], m['avail_bytes'], m['unattributed_bytes'], m['named_bytes']) for m in j['mounts']] == [('/dev/shm', False, False, 0, 0, 0, 0, 0)] and type(j['mounts'][0]['size_bytes']) is int and any(w.startswith('cannot read the size of /dev/shm: ') for w in j['warnings'])" \
+    "JSON: an unreadable mount has size_known and listed false and integer zeros"
 "${NOBODY[@]}" "$SHMWATCH" --prometheus --pid "$rootproc" >"$SHMTEST_TMP/unknown.prom" ||
     fail "--prometheus of an unreadable mount exited $?"
 promtool check metrics <"$SHMTEST_TMP/unknown.prom" || fail "promtool rejects the metrics of an unreadable mount"
-for metric in size used avail unattributed; do
+for metric in size used avail unattributed named orphan; do
     if grep "^shmwatch_mount_${metric}_bytes{" "$SHMTEST_TMP/unknown.prom"; then
-        fail "Prometheus has a $metric sample for a mount whose size is unknown"
+        fail "Prometheus has a $metric sample for a mount whose size or listing is unknown"
     fi
 done
-grep -q '^shmwatch_mount_named_bytes{mount="/dev/shm"} 0$' "$SHMTEST_TMP/unknown.prom" ||
+grep -q '^shmwatch_mount_hidden_bytes{mount="/dev/shm"} 0$' "$SHMTEST_TMP/unknown.prom" ||
     fail "the scan's own figures of the unreadable mount are missing"
-ok "Prometheus: no size, used, avail or unattributed sample for an unreadable mount"
+ok "Prometheus: no size, used, avail, unattributed, named or orphan sample for an unreadable mount"
 kill "$rootproc"
 
 # The alert rules shipped for the guide load in Prometheus.

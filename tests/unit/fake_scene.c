@@ -84,6 +84,7 @@ struct scan *fake_scene_empty(void)
     m->fstype = xstrdup("tmpfs");
     m->dev = DEV;
     m->stat_ok = true;
+    m->listed = true;
     m->size = 64 * MiB;
     m->used = 40 * MiB;
     m->avail = 24 * MiB;

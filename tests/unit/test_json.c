@@ -130,7 +130,7 @@ static void test_export_mount_unreadable(void **state)
     struct fixture *f = *state;
     report_json(&f->out, &f->m);
     assert_non_null(strstr(f->out.data, "\"size_bytes\":67108864,"));
-    assert_non_null(strstr(f->out.data, ",\"size_known\":true}"));
+    assert_non_null(strstr(f->out.data, ",\"size_known\":true,\"listed\":true}"));
     buf_reset(&f->out);
 
     model_free(&f->m);
@@ -144,7 +144,7 @@ static void test_export_mount_unreadable(void **state)
     assert_non_null(j);
     static const char *const keys[] = {
         "\"size_bytes\":0,", "\"used_bytes\":0,", "\"avail_bytes\":0,", "\"used_pct\":0,",
-        "\"unattributed_bytes\":0,", "\"hidden_bytes\":8388608,", "\"size_known\":false}",
+        "\"unattributed_bytes\":0,", "\"hidden_bytes\":8388608,", "\"size_known\":false,",
     };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (!strstr(j, keys[i]))
@@ -164,6 +164,44 @@ static void test_export_mount_unreadable(void **state)
     assert_non_null(strstr(p, "shmwatch_mount_hidden_bytes{mount=\"/dev/shm\"} 8388608\n"));
     assert_non_null(strstr(p, "shmwatch_mount_named_bytes{mount=\"/dev/shm\"} "));
     assert_non_null(strstr(p, "shmwatch_mount_pending_bytes{mount=\"/dev/shm\"} 2097152\n"));
+}
+
+/* A mount whose directory could not be listed: its named and orphan bytes
+ * are unknown, and so its unattributed bytes. JSON keeps integers (0) with
+ * listed false; Prometheus has no sample of them; the text says unknown. */
+static void test_mount_unlisted(void **state)
+{
+    struct fixture *f = *state;
+    model_free(&f->m);
+    f->s->mounts.items[0].listed = false;
+    struct model_opts o;
+    model_opts_default(&o);
+    model_build(f->s, &o, &f->m);
+    report_json(&f->out, &f->m);
+    const char *j = strstr(f->out.data, "\"mounts\":[{");
+    assert_non_null(j);
+    static const char *const keys[] = {
+        "\"size_bytes\":67108864,", "\"unattributed_bytes\":0,", "\"hidden_bytes\":8388608,",
+        "\"size_known\":true,\"listed\":false}",
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (!strstr(j, keys[i]))
+            fail_msg("the mount lacks %s in %s", keys[i], j);
+
+    buf_reset(&f->out);
+    report_prometheus(&f->out, &f->m);
+    const char *p = f->out.data;
+    assert_null(strstr(p, "shmwatch_mount_named_bytes{"));
+    assert_null(strstr(p, "shmwatch_mount_orphan_bytes{"));
+    assert_null(strstr(p, "shmwatch_mount_unattributed_bytes{"));
+    assert_non_null(strstr(p, "shmwatch_mount_size_bytes{mount=\"/dev/shm\"} 67108864\n"));
+    assert_non_null(strstr(p, "shmwatch_mount_hidden_bytes{mount=\"/dev/shm\"} 8388608\n"));
+
+    buf_reset(&f->out);
+    struct text_opts to = {.ascii = true};
+    report_text(&f->out, &f->m, &to);
+    assert_non_null(strstr(f->out.data, "named unknown, hidden 8.0 MiB, orphan unknown, unattributed unknown,"));
+    assert_non_null(strstr(f->out.data, "its directory could not be listed (see WARNINGS)"));
 }
 
 /* A main whose command line could not be read (it is exiting, or the walk
@@ -235,6 +273,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_main_without_cmdline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_mount_unreadable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_mount_unreadable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mount_unlisted, setup, teardown),
         cmocka_unit_test(test_stream_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
