@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,8 @@ bool parse_duration(const char *s, double *out_seconds)
         mult = 86400;
     else
         return false;
+    if (!isfinite(v * mult)) /* "1e308d" */
+        return false;
     *out_seconds = v * mult;
     return true;
 }
@@ -108,7 +111,9 @@ const char *fmt_duration(char *dst, size_t n, double seconds)
 {
     if (!(seconds >= 0))
         seconds = 0;
-    unsigned long long s = (unsigned long long)seconds;
+    /* A value beyond 64 bits (a --min-age of 1e50s) has no integer: saturate. */
+    unsigned long long s =
+        seconds >= 18446744073709551616.0 ? ULLONG_MAX : (unsigned long long)seconds;
     if (s < 60)
         snprintf(dst, n, "%llus", s);
     else if (s < 3600)

@@ -35,6 +35,7 @@ static void test_parse_duration(void **state)
     assert_true(d == 2.0);
     assert_false(parse_duration("2x", &d));
     assert_false(parse_duration("-3s", &d));
+    assert_false(parse_duration("1e308d", &d)); /* finite number, infinite duration */
 }
 
 static void test_parse_int(void **state)
@@ -62,12 +63,26 @@ static void test_fmt(void **state)
     assert_string_equal(fmt_duration(b, sizeof(b), 90000), "1d1h");
 }
 
+/* A duration beyond 64 bits of seconds (clean --min-age 52E50) saturates
+ * instead of converting out of range (found by fuzzing). */
+static void test_fmt_duration_huge(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(fmt_duration(b, sizeof(b), 5.2e51), "213503982334601d7h");
+    assert_string_equal(fmt_duration(b, sizeof(b), 18446744073709551616.0), "213503982334601d7h");
+    double d;
+    assert_true(parse_duration("52E50", &d));
+    assert_string_equal(fmt_duration(b, sizeof(b), d), "213503982334601d7h");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_parse_duration),
         cmocka_unit_test(test_parse_int),
+        cmocka_unit_test(test_fmt_duration_huge),
         cmocka_unit_test(test_fmt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
