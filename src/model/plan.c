@@ -15,6 +15,7 @@
 
 #include "model/budget.h"
 #include "util/buf.h"
+#include "util/escape.h"
 #include "util/xalloc.h"
 
 static const struct {
@@ -55,12 +56,25 @@ __attribute__((format(printf, 2, 3))) static int fail(char **cause, const char *
     return -EINVAL;
 }
 
+/* The user's text as a message shows it: control bytes and invalid UTF-8
+ * escaped, so that the message stays one line (malloc'd). */
+static char *shown(const char *s)
+{
+    struct buf b;
+    buf_init(&b);
+    esc_term(&b, s, 0);
+    return buf_steal(&b);
+}
+
 static int unknown_dtype(char **cause, const char *name)
 {
-    return fail(cause,
-                "unknown dtype '%s' (known: float32, float64, float16, bfloat16, uint8, int8, "
-                "int16, int32, int64, bool)",
-                name);
+    char *n = shown(name);
+    fail(cause,
+         "unknown dtype '%s' (known: float32, float64, float16, bfloat16, uint8, int8, "
+         "int16, int32, int64, bool)",
+         n);
+    free(n);
+    return -EINVAL;
 }
 
 /* One dimension: a whole number above zero, digits only. Returns 0,
@@ -98,20 +112,26 @@ static int parse_tensor(char *spec, const char *default_dtype, struct plan_tenso
     t->ndims = 0;
     for (char *p = spec;;) {
         size_t len = strcspn(p, "xX*");
-        if (t->ndims == PLAN_MAX_DIMS)
-            return fail(cause, "sample shape '%s' has more than %d dimensions", spec,
-                        PLAN_MAX_DIMS);
+        if (t->ndims == PLAN_MAX_DIMS) {
+            char *sp = shown(spec);
+            fail(cause, "sample shape '%s' has more than %d dimensions", sp, PLAN_MAX_DIMS);
+            free(sp);
+            return -EINVAL;
+        }
         int rc = parse_dim(p, len, &t->dims[t->ndims++]);
-        if (rc == -EOVERFLOW) {
-            fail(cause, "sample shape '%s': the dimension %.*s does not fit in 64 bits", spec,
-                 (int)len, p);
+        if (rc < 0) {
+            char *sp = shown(spec);
+            if (rc == -EOVERFLOW) /* the dimension is all digits */
+                fail(cause, "sample shape '%s': the dimension %.*s does not fit in 64 bits", sp,
+                     (int)len, p);
+            else
+                fail(cause,
+                     "bad sample shape '%s': each dimension must be a whole number above 0, "
+                     "dimensions separated by 'x' (e.g. 3x224x224)",
+                     sp);
+            free(sp);
             return rc;
         }
-        if (rc < 0)
-            return fail(cause,
-                        "bad sample shape '%s': each dimension must be a whole number above 0, "
-                        "dimensions separated by 'x' (e.g. 3x224x224)",
-                        spec);
         if (p[len] == '\0')
             break;
         p += len + 1;
@@ -134,7 +154,9 @@ int plan_parse_shapes(const char *spec, const char *default_dtype, struct plan_i
     char *save = NULL;
     size_t len = strlen(copy);
     if (copy[0] == ',' || copy[len - 1] == ',' || strstr(copy, ",,")) {
-        rc = fail(cause, "bad sample shape '%s': an empty tensor between commas", spec);
+        char *sp = shown(spec);
+        rc = fail(cause, "bad sample shape '%s': an empty tensor between commas", sp);
+        free(sp);
         goto out;
     }
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

@@ -110,6 +110,20 @@ static void test_bad_shapes(void **state)
     expect_bad("99999999999999999999999", "float32", -EOVERFLOW, "does not fit in 64 bits");
 }
 
+/* The user's text in a message is escaped: a newline or a terminal escape
+ * in --sample-shape or --dtype must not break the one-line message (found
+ * by fuzzing: "4\n,"). */
+static void test_bad_shapes_escaped(void **state)
+{
+    (void)state;
+    expect_bad("4\n,", "float32", -EINVAL, "bad sample shape '4\\n,'");
+    expect_bad("4\n", "float32", -EINVAL, "bad sample shape '4\\n'");
+    expect_bad("1x1x1x1x1x1x1x1x1\x1b[2J", "float32", -EINVAL, "'1x1x1x1x1x1x1x1x1\\e[2J' has more");
+    expect_bad("3", "float\n32", -EINVAL, "unknown dtype 'float\\n32'");
+    expect_bad("3:\x1b]0;t\a", "float32", -EINVAL, "unknown dtype '\\e]0;t\\x07'");
+    expect_bad("3x\xff", "float32", -EINVAL, "bad sample shape '3x\\xff'");
+}
+
 static void test_overflow(void **state)
 {
     (void)state;
@@ -309,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_gib_rounding),  cmocka_unit_test(test_no_workers),
         cmocka_unit_test(test_fit),           cmocka_unit_test(test_bad_numbers),
         cmocka_unit_test(test_small_loader_keeps_docker_default),
+        cmocka_unit_test(test_bad_shapes_escaped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
