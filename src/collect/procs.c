@@ -1,5 +1,6 @@
 #include "collect/procs.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +124,11 @@ static bool parse_sigmask(const char *hex, uint64_t *mask)
     return true;
 }
 
-/* Reads [-]digits at *s (after any spaces), advancing past them. */
+/* Reads [-]digits at *s (after any spaces), advancing past them. A number
+ * beyond 64 bits, or a negative one below LLONG_MIN, is refused: the kernel
+ * writes none, and a wrapped value would pass for a real one. Values above
+ * LLONG_MAX (an unsigned field such as RLIM_INFINITY) come back as their
+ * two's complement: callers cast them back to unsigned. */
 static bool read_num(const char **s, long long *out)
 {
     const char *p = *s;
@@ -135,9 +140,16 @@ static bool read_num(const char **s, long long *out)
     if (*p < '0' || *p > '9')
         return false;
     unsigned long long v = 0;
-    while (*p >= '0' && *p <= '9')
-        v = v * 10 + (unsigned)(*p++ - '0');
-    *out = neg ? -(long long)v : (long long)v;
+    while (*p >= '0' && *p <= '9') {
+        unsigned d = (unsigned)(*p++ - '0');
+        if (v > (ULLONG_MAX - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    if (neg && v > (unsigned long long)LLONG_MAX + 1)
+        return false;
+    /* -v without overflow: LLONG_MIN is -(LLONG_MAX) - 1. */
+    *out = neg ? (v ? -(long long)(v - 1) - 1 : 0) : (long long)v;
     *s = p;
     return true;
 }

@@ -54,6 +54,31 @@ static void test_parse_stat(void **state)
     assert_false(procs_parse_stat("", &r));
 }
 
+/* Numbers at the edges of 64 bits (found by fuzzing): LLONG_MIN is read
+ * without overflowing its negation; a number beyond 64 bits is refused
+ * rather than wrapped into a plausible pid. */
+static void test_parse_stat_extremes(void **state)
+{
+    (void)state;
+    struct proc p = {0};
+    assert_true(procs_parse_stat("1 () S -9223372036854775808 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 "
+                                 "1 0 99 0 0 18446744073709551615 0",
+                                 &p));
+    assert_int_equal(p.start_ticks, 99);
+    assert_false(procs_parse_stat("1 () S -9223372036854775809 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 "
+                                  "1 0 99 0 0",
+                                  &p));
+    assert_false(procs_parse_stat("1 () S 18446744073709551617 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 "
+                                  "1 0 99 0 0",
+                                  &p));
+    assert_false(procs_parse_stat("1() S-10000000000000000000000000000000000000000000000000000000"
+                                  "00000000\3600000-4",
+                                  &p));
+    struct proc q = {0};
+    procs_parse_status("Uid:\t0\t-9223372036854775808\nRssAnon:\t-9223372036854775808 kB\n", &q);
+    assert_int_equal(q.uid, 0);
+}
+
 static void test_parse_status(void **state)
 {
     (void)state;
@@ -307,6 +332,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_stat),
+        cmocka_unit_test(test_parse_stat_extremes),
         cmocka_unit_test(test_parse_status),
         cmocka_unit_test(test_join_cmdline),
         cmocka_unit_test_setup_teardown(test_pidscan_both_ways, setup, teardown),
