@@ -33,12 +33,21 @@ static const struct {
 };
 
 /* s as 'text' with control bytes escaped, cut to fit q. */
+/* s quoted for a message, in q; a quote too long for q is cut on a
+ * character boundary (never inside a UTF-8 sequence) and ends in "...". */
 static const char *quote(char *q, size_t n, const char *s)
 {
     struct buf b;
     buf_init(&b);
     yamlfile_quote(&b, s);
-    snprintf(q, n, "%s", b.data);
+    if (b.len < n) {
+        snprintf(q, n, "%s", b.data);
+    } else {
+        size_t len = n - 4;
+        while (len > 0 && ((unsigned char)b.data[len] & 0xC0) == 0x80)
+            len--; /* b.data[len] continues a character: cut before it starts */
+        snprintf(q, n, "%.*s...", (int)len, b.data);
+    }
     buf_free(&b);
     return q;
 }

@@ -7,6 +7,7 @@
 
 #include "testutil.h"
 #include "config/theme.h"
+#include "util/escape.h"
 
 static void load_ok(const char *name_or_file, const char *const *dirs, struct theme *t)
 {
@@ -154,6 +155,10 @@ static const struct {
     {"bad_colour.yaml", "3:18: gauge_ok.fg: unknown colour 'orang' (expected default, black, red, "
                         "green, yellow, blue, magenta, cyan, white, bright_<colour> or 0-255)"},
     {"colour_range.yaml", "2:15: muted.fg: colour 300 is out of range (0 to 255)"},
+    /* A long name is cut on a character boundary: 61 two-byte characters fit, not 62. */
+    {"long_colour.yaml", "2:15: muted.fg: unknown colour 'xééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé... (expected default, "
+                         "black, red, green, yellow, blue, magenta, cyan, white, "
+                         "bright_<colour> or 0-255)"},
     {"bad_256.yaml", "2:29: muted.fg256: expected a colour number 0 to 255, got 'grey'"},
     {"bad_attr.yaml", "4:19: status.attrs: unknown attribute 'blink' (expected bold, dim, "
                       "reverse or underline)"},
@@ -172,6 +177,12 @@ static void test_bad_themes(void **state)
         assert_int_equal(theme_load(path, NULL, &t, &err), -EINVAL);
         snprintf(want, sizeof(want), "%s:%s", path, bad_themes[i].error);
         assert_non_null(err);
+        /* Whatever the file holds, the message is valid UTF-8. */
+        for (size_t k = 0, len = strlen(err), step; k < len; k += step) {
+            step = utf8_valid_len((const unsigned char *)err + k, len - k);
+            if (!step)
+                fail_msg("invalid UTF-8 at byte %zu of %s", k, err);
+        }
         assert_string_equal(err, want);
         assert_string_equal(t.name, "untouched");
         free(err);
