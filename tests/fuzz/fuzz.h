@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/escape.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The input as a malloc'd C string (bytes after a NUL are cut off by the
@@ -94,6 +96,29 @@ static inline void fuzz_check_one_line(const char *err)
         fprintf(stderr, "error message missing or not one line: %s\n", err ? err : "(null)");
         abort();
     }
+}
+
+/* The message of a failed load of the file at path: one line of valid
+ * UTF-8 that starts "path:line:column: ". Frees err. */
+static inline void fuzz_check_located(char *err, const char *path)
+{
+    fuzz_check_one_line(err);
+    size_t n = strlen(path), len = strlen(err);
+    unsigned line, col;
+    char c;
+    if (strncmp(err, path, n) != 0 || sscanf(err + n, ":%u:%u%c", &line, &col, &c) != 3 ||
+        c != ':' || line == 0 || col == 0) {
+        fprintf(stderr, "error without file:line:column: %s\n", err);
+        abort();
+    }
+    for (size_t k = 0, step; k < len; k += step) {
+        step = utf8_valid_len((const unsigned char *)err + k, len - k);
+        if (!step) {
+            fprintf(stderr, "error with invalid UTF-8 at byte %zu: %s\n", k, err);
+            abort();
+        }
+    }
+    free(err);
 }
 
 #endif

@@ -1,5 +1,5 @@
-/* theme_load on an arbitrary theme file. Every failure must be one line
- * starting "file:line:column: ". */
+/* theme_load on an arbitrary theme file. Every failure must be one line of
+ * valid UTF-8 starting "file:line:column: ". */
 #include "fuzz.h"
 
 #include "config/theme.h"
@@ -11,16 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *err = NULL;
     int rc = theme_load(path, NULL, &t, &err);
     if (rc != 0) {
-        fuzz_check_one_line(err);
-        size_t n = strlen(path);
-        unsigned line, col;
-        char c;
-        if (strncmp(err, path, n) != 0 || sscanf(err + n, ":%u:%u%c", &line, &col, &c) != 3 ||
-            c != ':' || line == 0 || col == 0) {
-            fprintf(stderr, "error without file:line:column: %s\n", err);
-            abort();
-        }
-        free(err);
+        fuzz_check_located(err, path);
     } else {
         for (int i = 0; i < THEME_NROLES; i++) {
             short fg, bg;
