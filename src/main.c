@@ -18,6 +18,7 @@
 #include "report/report.h"
 #include "ui/ui.h"
 #include "util/buf.h"
+#include "util/escape.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -89,7 +90,10 @@ static bool write_atomically(const char *path, const struct buf *b)
     if (ok && rename(tmp.data, path) != 0)
         ok = false;
     if (!ok) {
-        fprintf(stderr, "shmwatch: cannot write %s: %s\n", path, strerror(errno));
+        int err = errno;
+        char *shown = esc_term_dup(path);
+        fprintf(stderr, "shmwatch: cannot write %s: %s\n", shown, strerror(err));
+        free(shown);
         unlink(tmp.data);
     }
     buf_free(&tmp);

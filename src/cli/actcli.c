@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/escape.h"
 
 int actcli_scan(struct actcli *a, const struct options *o)
 {
@@ -59,12 +60,14 @@ enum actcli_mode actcli_decide(bool dry_run, bool yes, const char *question, boo
 
 void actcli_open_log(struct actcli *a)
 {
-    if (actlog_open(&a->log, a->cfg.log_file) < 0)
+    if (actlog_open(&a->log, a->cfg.log_file) < 0) {
+        char *path = esc_term_dup(a->log.path ? a->log.path : "($XDG_STATE_HOME and $HOME unset)");
         fprintf(stderr,
                 "shmwatch %s: note: cannot write the action log %s: %s; actions are not "
                 "logged\n",
-                a->cmd, a->log.path ? a->log.path : "($XDG_STATE_HOME and $HOME unset)",
-                strerror(a->log.err));
+                a->cmd, path, strerror(a->log.err));
+        free(path);
+    }
 }
 
 int actcli_status(const struct actcli *a, int rc, bool acted)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/escape.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
@@ -106,12 +107,16 @@ int output_status(const char *cmd, const char *note)
 
 int usage_error(const char *cmd, const char *fmt, ...)
 {
-    fprintf(stderr, "shmwatch %s: ", cmd);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    char *msg = str_vprintf(fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see shmwatch %s --help)\n", cmd);
+    /* The arguments are the user's text: a newline or an escape sequence
+     * must not split the line or reach the terminal. */
+    char *m = esc_term_dup(msg);
+    fprintf(stderr, "shmwatch %s: %s (see shmwatch %s --help)\n", cmd, m, cmd);
+    free(m);
+    free(msg);
     return 2;
 }
 
@@ -145,7 +150,9 @@ static const struct option longopts[] = {
 __attribute__((format(printf, 2, 0))) static int fail(char **err, const char *fmt,
                                                       const char *arg)
 {
-    *err = str_printf(fmt, arg);
+    char *a = esc_term_dup(arg); /* the user's text, as in usage_error */
+    *err = str_printf(fmt, a);
+    free(a);
     return 2;
 }
 

@@ -13,9 +13,21 @@
 /* Config and theme files are small; anything bigger is a mistake. */
 #define YAMLFILE_MAX (1u << 20)
 
+/* "PATH: MSG" or "PATH:LINE:COLUMN: MSG" (line > 0), the path escaped: a
+ * file name holding a newline or an escape sequence must not split the
+ * one-line error or reach the terminal. */
+static char *path_error(const char *path, size_t line, size_t column, const char *msg)
+{
+    char *p = esc_term_dup(path);
+    char *e = line ? str_printf("%s:%zu:%zu: %s", p, line, column, msg)
+                   : str_printf("%s: %s", p, msg);
+    free(p);
+    return e;
+}
+
 static char *mark_error(const char *path, size_t line, size_t column, const char *msg)
 {
-    return str_printf("%s:%zu:%zu: %s", path, line + 1, column + 1, msg);
+    return path_error(path, line + 1, column + 1, msg);
 }
 
 /* The reader reports a byte offset, not a mark: count lines up to it. */
@@ -64,7 +76,7 @@ int yamlfile_load(struct yamlfile *f, const char *path, char **err)
     if (rc == 0 && text.len >= YAMLFILE_MAX)
         rc = -EFBIG;
     if (rc < 0) {
-        *err = str_printf("%s: %s", path, strerror(-rc));
+        *err = path_error(path, 0, 0, strerror(-rc));
         buf_free(&text);
         return rc;
     }

@@ -56,19 +56,9 @@ __attribute__((format(printf, 2, 3))) static int fail(char **cause, const char *
     return -EINVAL;
 }
 
-/* The user's text as a message shows it: control bytes and invalid UTF-8
- * escaped, so that the message stays one line (malloc'd). */
-static char *shown(const char *s)
-{
-    struct buf b;
-    buf_init(&b);
-    esc_term(&b, s, 0);
-    return buf_steal(&b);
-}
-
 static int unknown_dtype(char **cause, const char *name)
 {
-    char *n = shown(name);
+    char *n = esc_term_dup(name);
     fail(cause,
          "unknown dtype '%s' (known: float32, float64, float16, bfloat16, uint8, int8, "
          "int16, int32, int64, bool)",
@@ -113,14 +103,14 @@ static int parse_tensor(char *spec, const char *default_dtype, struct plan_tenso
     for (char *p = spec;;) {
         size_t len = strcspn(p, "xX*");
         if (t->ndims == PLAN_MAX_DIMS) {
-            char *sp = shown(spec);
+            char *sp = esc_term_dup(spec);
             fail(cause, "sample shape '%s' has more than %d dimensions", sp, PLAN_MAX_DIMS);
             free(sp);
             return -EINVAL;
         }
         int rc = parse_dim(p, len, &t->dims[t->ndims++]);
         if (rc < 0) {
-            char *sp = shown(spec);
+            char *sp = esc_term_dup(spec);
             if (rc == -EOVERFLOW) /* the dimension is all digits */
                 fail(cause, "sample shape '%s': the dimension %.*s does not fit in 64 bits", sp,
                      (int)len, p);
@@ -154,7 +144,7 @@ int plan_parse_shapes(const char *spec, const char *default_dtype, struct plan_i
     char *save = NULL;
     size_t len = strlen(copy);
     if (copy[0] == ',' || copy[len - 1] == ',' || strstr(copy, ",,")) {
-        char *sp = shown(spec);
+        char *sp = esc_term_dup(spec);
         rc = fail(cause, "bad sample shape '%s': an empty tensor between commas", sp);
         free(sp);
         goto out;

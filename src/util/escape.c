@@ -132,3 +132,11 @@ void esc_term(struct buf *out, const char *str, int ascii)
         }
     }
 }
+
+char *esc_term_dup(const char *s)
+{
+    struct buf b;
+    buf_init(&b);
+    esc_term(&b, s, 0);
+    return buf_steal(&b);
+}

@@ -21,4 +21,8 @@ void esc_json(struct buf *out, const char *s);
  * With ascii set, every non-ASCII character is also written as \u{...}. */
 void esc_term(struct buf *out, const char *s, int ascii);
 
+/* esc_term of s as a new string (malloc'd): for putting text that came from
+ * outside (an argument, a file name) into a one-line message. */
+char *esc_term_dup(const char *s);
+
 #endif

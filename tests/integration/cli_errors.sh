@@ -54,6 +54,12 @@ expect_line() {
     expect "$want" "" "$@"
     assert_eq "$(cat "$SHMTEST_TMP/err")" "$line" "shmwatch $*: the exact message"
 }
+# The user's text in an error is escaped: a newline or an escape sequence in
+# an argument or a file name neither splits the line nor reaches the terminal.
+expect_line 2 "shmwatch: --count: '5\\n\\e[31m' is not a whole number >= 0" --count $'5\n\e[31m'
+expect_line 2 "shmwatch clean: unexpected argument x\\ny (see shmwatch clean --help)" clean $'x\ny'
+expect_line 2 "shmwatch plan: unknown option '--a\\e[2Jb' (see shmwatch plan --help)" plan $'--a\e[2Jb'
+expect_line 2 "shmwatch: /nonexistent\\n\\e[31m.yaml: No such file or directory" --config $'/nonexistent\n\e[31m.yaml' --once
 # The subcommands' usage errors, word for word.
 expect_line 2 "shmwatch clean: unknown option --bogus (see shmwatch clean --help)" clean --bogus
 expect_line 2 "shmwatch clean: --min-age needs a value (see shmwatch clean --help)" clean --min-age
