@@ -98,12 +98,26 @@ static inline void fuzz_check_one_line(const char *err)
     }
 }
 
+/* A message that must be one line of valid UTF-8. Frees it. */
+static inline void fuzz_check_utf8_line(char *err)
+{
+    fuzz_check_one_line(err);
+    for (size_t k = 0, len = strlen(err), step; k < len; k += step) {
+        step = utf8_valid_len((const unsigned char *)err + k, len - k);
+        if (!step) {
+            fprintf(stderr, "message with invalid UTF-8 at byte %zu: %s\n", k, err);
+            abort();
+        }
+    }
+    free(err);
+}
+
 /* The message of a failed load of the file at path: one line of valid
  * UTF-8 that starts "path:line:column: ". Frees err. */
 static inline void fuzz_check_located(char *err, const char *path)
 {
     fuzz_check_one_line(err);
-    size_t n = strlen(path), len = strlen(err);
+    size_t n = strlen(path);
     unsigned line, col;
     char c;
     if (strncmp(err, path, n) != 0 || sscanf(err + n, ":%u:%u%c", &line, &col, &c) != 3 ||
@@ -111,14 +125,7 @@ static inline void fuzz_check_located(char *err, const char *path)
         fprintf(stderr, "error without file:line:column: %s\n", err);
         abort();
     }
-    for (size_t k = 0, step; k < len; k += step) {
-        step = utf8_valid_len((const unsigned char *)err + k, len - k);
-        if (!step) {
-            fprintf(stderr, "error with invalid UTF-8 at byte %zu: %s\n", k, err);
-            abort();
-        }
-    }
-    free(err);
+    fuzz_check_utf8_line(err);
 }
 
 #endif
