@@ -14,13 +14,20 @@ struct fixture {
     struct buf out;
 };
 
+/* The model of f's scene with the default options (after model_free when
+ * a test has changed the scene). */
+static void build(struct fixture *f)
+{
+    struct model_opts o;
+    model_opts_default(&o);
+    model_build(f->s, &o, &f->m);
+}
+
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
     f->s = fake_scene();
-    struct model_opts o;
-    model_opts_default(&o);
-    model_build(f->s, &o, &f->m);
+    build(f);
     buf_init(&f->out);
     *state = f;
     return 0;
@@ -75,9 +82,7 @@ static void test_hostile_name_escaped(void **state)
             f->s->files.items[i].name = strdup("evil\x1b[31m\xff\t\"x\"");
         }
     }
-    struct model_opts o;
-    model_opts_default(&o);
-    model_build(f->s, &o, &f->m);
+    build(f);
     report_json(&f->out, &f->m);
     assert_non_null(strstr(f->out.data, "\"name\":\"evil\\u001b[31m\\ufffd\\t\\\"x\\\"\""));
     for (const char *p = f->out.data; *p; p++)
@@ -136,9 +141,7 @@ static void test_export_mount_unreadable(void **state)
     model_free(&f->m);
     f->s->mounts.items[0].stat_ok = false;
     f->s->mounts.items[0].stat_err = EACCES;
-    struct model_opts o;
-    model_opts_default(&o);
-    model_build(f->s, &o, &f->m);
+    build(f);
     report_json(&f->out, &f->m);
     const char *j = strstr(f->out.data, "\"mounts\":[{");
     assert_non_null(j);
@@ -174,9 +177,7 @@ static void test_mount_unlisted(void **state)
     struct fixture *f = *state;
     model_free(&f->m);
     f->s->mounts.items[0].listed = false;
-    struct model_opts o;
-    model_opts_default(&o);
-    model_build(f->s, &o, &f->m);
+    build(f);
     report_json(&f->out, &f->m);
     const char *j = strstr(f->out.data, "\"mounts\":[{");
     assert_non_null(j);
