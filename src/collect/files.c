@@ -119,9 +119,8 @@ void files_collect(struct mount_list *ml, struct file_list *out, struct warnings
         m->listed = true;
         /* Only tmpfs is known to give the inode's own number in an entry
          * (an overlay, say, need not). */
-        struct stat top;
-        bool defer = strcmp(m->fstype, "tmpfs") == 0 && fstat(fd, &top) == 0;
-        list_dir(fd, i, m->path, "", 0, defer ? &top.st_dev : NULL, out, w);
+        bool defer = strcmp(m->fstype, "tmpfs") == 0;
+        list_dir(fd, i, m->path, "", 0, defer ? &m->dev : NULL, out, w);
     }
     /* The list lives as long as the scan (a dashboard keeps two): no slack. */
     if (out->n && out->cap > out->n) {

@@ -556,7 +556,7 @@ static void map_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
     in->pid = pid;
     in->rec = ps->out->n - 1;
     if (!(in->flags & SEEN_NAME)) {
-        const char *path = f->path ? f->path : procfiles_name(ps->pf, f);
+        const char *path = procfiles_name(ps->pf, f);
         if (path) {
             h->path = xstrdup(path);
             h->deleted = strip_deleted(h->path) || f->deleted;
@@ -596,7 +596,7 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
         ps->w->denied++;
     else if (status & PROCFILES_VANISHED)
         ps->w->vanished++;
-    if (want_torch && procfiles_torch(ps->pf))
+    if (procfiles_torch(ps->pf))
         note_torch(ps, pid);
     return ps->out->n - before;
 }

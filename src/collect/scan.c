@@ -84,7 +84,6 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         .proc_dir = proc,
         .devs = devs,
         .ndevs = s->mounts.n,
-        .holders = true,
         .files = &s->files,
         .world_pid = o->target_pid > 0 ? o->target_pid : s->self_pid,
         .all_pidns = o->target_pid > 0,

@@ -111,7 +111,7 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
     }
     bool sigs = worker_signals(p);
     size_t held = 0;
-    if (o->holders && o->ndevs && !p->kernel_thread)
+    if (o->ndevs && !p->kernel_thread)
         held = pidscan_run(ps, piddir, p->pid, sigs);
     if (held || p->state == 'Z' || p->pid == o->world_pid)
         f |= F_WANT;
@@ -155,7 +155,7 @@ static void want_creator(struct walk *wk, pid_t named, const struct nspid_index 
     if (named <= 0)
         return;
     long k = -1;
-    if (wk->o->all_pidns && ns->n) {
+    if (ns->n) { /* --pid: the watched pid namespace's processes */
         const struct proc *p = nspid_index_find(ns, named);
         k = p ? (long)(p - wk->pl->items) : -1;
     } else {
@@ -228,8 +228,7 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
     for (size_t i = 0; i < npids; i++)
         one_process(&wk, ps, pids[i]);
     second_pass(&wk);
-    if (o->holders)
-        holders_warn_denied(w, denied0);
+    holders_warn_denied(w, denied0);
     pidscan_free(ps);
     free(pids);
     free(wk.flags);

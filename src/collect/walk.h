@@ -23,7 +23,6 @@ struct walk_opts {
     const char *proc_dir;          /* "/proc" */
     const dev_t *devs;             /* the watched devices; holders read only when ndevs > 0 */
     size_t ndevs;
-    bool holders;                  /* read fds and maps */
     const struct file_list *files; /* the listing: its inodes need no stat or name, its names
                                     * carry creator pids; may be NULL */
     pid_t world_pid;               /* whose mount namespace is watched (--pid target or self) */

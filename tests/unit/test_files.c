@@ -44,6 +44,9 @@ static int setup(void **state)
     t->mount.path = t->root;
     t->mount.access = t->root;
     t->mount.fstype = "tmpfs"; /* entries are trusted for their inode numbers */
+    struct stat st;
+    assert_int_equal(stat(t->root, &st), 0);
+    t->mount.dev = st.st_dev; /* as mounts_collect records it */
     t->ml.items = &t->mount;
     t->ml.n = t->ml.cap = 1;
     *state = t;

@@ -214,7 +214,7 @@ static void test_collect_tree(void **state)
     struct warnings w;
     warn_init(&w);
     struct proc_list pl = {0};
-    struct walk_opts o = {.proc_dir = t->proc.data, .devs = &t->dev, .ndevs = 1, .holders = true,
+    struct walk_opts o = {.proc_dir = t->proc.data, .devs = &t->dev, .ndevs = 1,
                           .world_pid = 100};
     assert_int_equal(walk_run(&o, &pl, &hl, &w), 0);
     assert_int_equal(pl.n, 3);
@@ -259,7 +259,7 @@ static void test_collect_no_devices(void **state)
     struct proc_list pl = {0};
     struct warnings w;
     warn_init(&w);
-    struct walk_opts o = {.proc_dir = t->proc.data, .holders = true, .world_pid = 100};
+    struct walk_opts o = {.proc_dir = t->proc.data, .world_pid = 100};
     assert_int_equal(walk_run(&o, &pl, &hl, &w), 0);
     assert_int_equal(pl.n, 3); /* the process table, but no holders */
     assert_int_equal(hl.n, 0);

@@ -400,7 +400,6 @@ static void test_denied(void **state)
 
 /* ---- Real processes: PROCMAP_QUERY, and the text forced ---- */
 
-/* PROCMAP_QUERY came with Linux 6.11. */
 /* Files in a private directory under /tmp: one held by fd, one mapped
  * shared at an offset, one mapped MAP_PRIVATE with its fd closed and its
  * name removed. */
