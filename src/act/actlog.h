@@ -14,7 +14,8 @@
 struct actlog {
     int fd;            /* -1: not logging */
     char *path;
-    int err;           /* why the file could not be opened (errno), else 0 */
+    int err;           /* why the file could not be opened, or why the last write
+                        * failed (errno), else 0 */
     char *recent[ACTLOG_RECENT]; /* ring of the lines written, newest at head - 1 */
     size_t head, nrecent;
 };

@@ -72,8 +72,17 @@ void actcli_open_log(struct actcli *a)
 
 int actcli_status(const struct actcli *a, int rc, bool acted)
 {
+    /* A write that failed after the log opened (a full disk) is kept in err. */
+    bool logged = a->log.fd >= 0 && !a->log.err;
+    if (acted && a->log.fd >= 0 && a->log.err) {
+        char *path = esc_term_dup(a->log.path);
+        fprintf(stderr, "shmwatch %s: note: cannot write the action log %s: %s; not every "
+                        "action is logged\n",
+                a->cmd, path, strerror(a->log.err));
+        free(path);
+    }
     char *note = NULL;
-    if (acted && a->log.fd >= 0)
+    if (acted && logged)
         note = str_printf("every action was still carried out and logged in %s", a->log.path);
     else if (acted)
         note = str_printf("every action was still carried out");

@@ -44,7 +44,8 @@ static const char usage[] =
     "Without --yes it asks on a terminal; without a terminal it only shows the plan.\n"
     "Exit status: 0 everything asked was done, 3 something was refused or failed,\n"
     "2 usage or configuration error, 1 the scan failed or the output could not be\n"
-    "written (the actions told to happen still happen, and are logged).\n";
+    "written (the actions told to happen still happen, and are logged; a log that\n"
+    "cannot be written is said on stderr).\n";
 
 enum { OPT_ALL_UNHELD = 256, OPT_MIN_AGE, OPT_MOUNT, OPT_LOG };
 

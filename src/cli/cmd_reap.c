@@ -35,7 +35,8 @@ static const char usage[] =
     "Without --yes it asks on a terminal; without a terminal it only shows the plan.\n"
     "Exit status: 0 everything asked was done, 3 something was refused or could not\n"
     "be ended, 2 usage or configuration error, 1 the scan failed or the output could\n"
-    "not be written (the actions told to happen still happen, and are logged).\n";
+    "not be written (the actions told to happen still happen, and are logged; a log\n"
+    "that cannot be written is said on stderr).\n";
 
 enum { OPT_LOG = 256 };
 

@@ -165,6 +165,16 @@ grep -q "	signal TERM,KILL	pid $stuck (shmscene)	owner=0	bytes=0	killed	" "$log"
 ok "reap --yes >/dev/full ends the orphaned worker and logs it"
 scene_stop
 
+# An action log that stops taking writes (a full disk): clean --yes still
+# removes every orphan and says that not every action is logged.
+for i in 0 1; do head -c 8192 /dev/urandom >"/dev/shm/torch_${dead}_$i"; done
+rc=0
+"$SHMWATCH" clean --yes --log /dev/full </dev/null >"$SHMTEST_TMP/out" 2>"$SHMTEST_TMP/err" || rc=$?
+assert_eq "$rc" 0 "clean --yes --log /dev/full exits 0: everything asked was done"
+left=$(ls /dev/shm | grep "^torch_${dead}_") && fail "clean --yes --log /dev/full left: $left"
+assert_eq "$(cat "$SHMTEST_TMP/err")" "shmwatch clean: note: cannot write the action log /dev/full: No space left on device; not every action is logged" \
+    "clean --yes --log /dev/full says the actions are not logged"
+
 # A reader that has closed the pipe before anything is written: clean --yes
 # still removes every orphan and, as for a stream, ends quietly with 0.
 for i in 0 1 2; do head -c 8192 /dev/urandom >"/dev/shm/torch_${dead}_$i"; done
