@@ -19,7 +19,7 @@
 
 static const char usage[] =
     "Usage: shmwatch clean [--dry-run] [--yes] [--all-unheld] [--min-age DUR]\n"
-    "                      [--mount PATH] [--log FILE]\n"
+    "                      [--mount PATH] [--log FILE] [--config FILE]\n"
     "\n"
     "Removes orphan shared-memory segments: named, held by nobody, and left by a\n"
     "creator that is gone (a killed PyTorch job's torch_* files). Right before each\n"
@@ -38,6 +38,7 @@ static const char usage[] =
     "                     else /dev/shm, /run/shm)\n"
     "      --log FILE     action log (default: the setting log_file, else\n"
     "                     $XDG_STATE_HOME/shmwatch/actions.log)\n"
+    "      --config FILE  configuration file (default: as for the dashboard)\n"
     "  -h, --help         print this help\n"
     "\n"
     "Settings come from the configuration file, as for the dashboard.\n"
@@ -47,7 +48,7 @@ static const char usage[] =
     "written (the actions told to happen still happen, and are logged; a log that\n"
     "cannot be written is said on stderr).\n";
 
-enum { OPT_ALL_UNHELD = 256, OPT_MIN_AGE, OPT_MOUNT, OPT_LOG };
+enum { OPT_ALL_UNHELD = 256, OPT_MIN_AGE, OPT_MOUNT, OPT_LOG, OPT_CONFIG };
 
 static const struct option longopts[] = {
     {"dry-run", no_argument, NULL, 'n'},
@@ -56,6 +57,7 @@ static const struct option longopts[] = {
     {"min-age", required_argument, NULL, OPT_MIN_AGE},
     {"mount", required_argument, NULL, OPT_MOUNT},
     {"log", required_argument, NULL, OPT_LOG},
+    {"config", required_argument, NULL, OPT_CONFIG},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -204,7 +206,7 @@ int cmd_clean(int argc, char **argv)
     bool dry = false, yes = false, min_age_set = false;
     struct clean_policy pol;
     clean_policy_default(&pol);
-    const char *log = NULL;
+    const char *log = NULL, *config = NULL;
     const char **mounts = NULL;
     size_t nmounts = 0, mcap = 0;
     int c, rc = 0;
@@ -227,6 +229,7 @@ int cmd_clean(int argc, char **argv)
             *(const char **)VEC_PUSH(mounts, nmounts, mcap) = optarg;
             break;
         case OPT_LOG: log = optarg; break;
+        case OPT_CONFIG: config = optarg; break;
         case 'h':
             free(mounts);
             output_printf("%s", usage);
@@ -244,7 +247,7 @@ int cmd_clean(int argc, char **argv)
         return usage_error("clean", "unexpected argument %s", argv[optind]);
     }
     struct actcli a = {.cmd = "clean"};
-    struct options o = {.mounts = mounts, .nmounts = nmounts, .log_file = log};
+    struct options o = {.mounts = mounts, .nmounts = nmounts, .log_file = log, .config = config};
     rc = actcli_scan(&a, &o);
     free(mounts);
     if (rc != 0)

@@ -17,6 +17,7 @@
 
 static const char usage[] =
     "Usage: shmwatch reap [--dry-run] [--yes] [--timeout S] [--log FILE]\n"
+    "                     [--config FILE]\n"
     "\n"
     "Ends what a crashed PyTorch job leaves running: orphaned DataLoader workers\n"
     "(their job's main process is gone) and stuck torch_shm_managers (no live\n"
@@ -30,21 +31,25 @@ static const char usage[] =
     "  -t, --timeout S  seconds from SIGTERM to SIGKILL (default 5)\n"
     "      --log FILE   action log (default: the setting log_file, else\n"
     "                   $XDG_STATE_HOME/shmwatch/actions.log)\n"
+    "      --config FILE\n"
+    "                   configuration file (default: as for the dashboard)\n"
     "  -h, --help       print this help\n"
     "\n"
+    "Settings (log_file) come from the configuration file, as for the dashboard.\n"
     "Without --yes it asks on a terminal; without a terminal it only shows the plan.\n"
     "Exit status: 0 everything asked was done, 3 something was refused or could not\n"
     "be ended, 2 usage or configuration error, 1 the scan failed or the output could\n"
     "not be written (the actions told to happen still happen, and are logged; a log\n"
     "that cannot be written is said on stderr).\n";
 
-enum { OPT_LOG = 256 };
+enum { OPT_LOG = 256, OPT_CONFIG };
 
 static const struct option longopts[] = {
     {"dry-run", no_argument, NULL, 'n'},
     {"yes", no_argument, NULL, 'y'},
     {"timeout", required_argument, NULL, 't'},
     {"log", required_argument, NULL, OPT_LOG},
+    {"config", required_argument, NULL, OPT_CONFIG},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -112,7 +117,7 @@ int cmd_reap(int argc, char **argv)
     struct signal_opts so;
     signal_opts_default(&so);
     bool yes = false;
-    const char *log = NULL;
+    const char *log = NULL, *config = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":nyt:h", longopts, NULL)) != -1) {
@@ -125,6 +130,7 @@ int cmd_reap(int argc, char **argv)
                                    optarg);
             break;
         case OPT_LOG: log = optarg; break;
+        case OPT_CONFIG: config = optarg; break;
         case 'h': output_printf("%s", usage); return output_status("reap", NULL);
         case ':': return usage_error("reap", "%s needs a value", argv[optind - 1]);
         default: return usage_error("reap", "unknown option %s", argv[optind - 1]);
@@ -133,7 +139,7 @@ int cmd_reap(int argc, char **argv)
     if (optind < argc)
         return usage_error("reap", "unexpected argument %s", argv[optind]);
     struct actcli a = {.cmd = "reap"};
-    struct options o = {.log_file = log};
+    struct options o = {.log_file = log, .config = config};
     int src = actcli_scan(&a, &o);
     if (src != 0)
         return src;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # clean and reap read the configuration file as the main command does: the
 # settings min_age and log_file apply unless --min-age and --log say
-# otherwise, and a malformed file stops them with its file:line:column.
+# otherwise, --config names another file, and a malformed file stops them
+# with its file:line:column.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -35,3 +36,22 @@ for cmd in clean reap; do
     grep -q "^shmwatch $cmd: .*config.yaml:2:1: " <<<"$out" || fail "$cmd: no file:line:column: $out"
 done
 ok "a malformed config file stops clean and reap with file:line:column"
+
+# --config: another file than the default (which is malformed now).
+other=$SHMTEST_TMP/other.yaml
+otherlog=$SHMTEST_TMP/from-other.log
+printf 'min_age: 1m\nlog_file: %s\n' "$otherlog" >"$other"
+head -c 4096 /dev/zero >/dev/shm/plain2
+touch -d '2 minutes ago' /dev/shm/plain2
+out=$("$SHMWATCH" clean --config "$other" --yes --all-unheld 2>&1) || fail "clean --config exited $?: $out"
+[ ! -e /dev/shm/plain2 ] || fail "clean --config did not use its min_age (1m): $out"
+grep -q "	unlink	/dev/shm/plain2	.*	removed	" "$otherlog" || fail "the removal is not in $otherlog"
+out=$("$SHMWATCH" reap --config "$other" --dry-run 2>&1) || fail "reap --config exited $?: $out"
+printf 'log_file: [\n' >"$other"
+for cmd in clean reap; do
+    rc=0
+    out=$("$SHMWATCH" "$cmd" --config "$other" --dry-run 2>&1) || rc=$?
+    assert_eq "$rc" 2 "$cmd --config with a malformed file exits 2"
+    grep -q "^shmwatch $cmd: $other:2:1: " <<<"$out" || fail "$cmd --config: no file:line:column: $out"
+done
+ok "clean and reap read the file --config names"
