@@ -128,16 +128,17 @@ static void print_result(const struct unlink_target *t, const struct unlink_resu
     buf_free(&out);
 }
 
-/* A mount's use for "used: before -> after": the scan's figure, and the
- * statvfs figure after the unlinks (mounts_refresh). */
+/* A mount's use for "used: before -> after", both from statvfs
+ * (mounts_refresh) right before and after the unlinks: the user may have
+ * answered the question long after the scan. */
 struct mount_use {
     size_t mount; /* index in the scan's mount list */
-    bool known;   /* statvfs succeeded at the scan */
+    bool known;   /* statvfs succeeded before the unlinks */
     uint64_t before;
 };
 
 /* Each mount of the scan that an item of the plan is on, with its use as
- * scanned. */
+ * last refreshed. */
 static size_t mounts_of(const struct mount_list *ml, const struct unlink_plan *p,
                         struct mount_use **out)
 {
@@ -170,6 +171,13 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
     struct unlink_run r;
     struct unlink_result res;
     size_t idx;
+    struct mount_list *ml = &a->scan.mounts;
+    struct mount_use *mounts = NULL;
+    size_t nmounts = 0;
+    if (!dry) {
+        mounts_refresh(ml);
+        nmounts = mounts_of(ml, plan, &mounts);
+    }
     unlink_begin(&r, plan, &uo);
     while (unlink_step(&r, &res, &idx))
         print_result(&plan->items[idx], &res);
@@ -180,9 +188,6 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
     } else {
         output_printf("Total: %zu removed, %s freed; %zu refused, %zu failed, %zu already gone.\n",
                       r.removed, H(b1, r.freed), r.refused, r.failed, r.gone);
-        struct mount_list *ml = &a->scan.mounts;
-        struct mount_use *mounts;
-        size_t nmounts = mounts_of(ml, plan, &mounts);
         mounts_refresh(ml);
         for (size_t i = 0; i < nmounts; i++) {
             const struct shm_mount *mt = &ml->items[mounts[i].mount];
@@ -194,8 +199,8 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
                           used_text(b3, mt->stat_ok, mt->used));
             buf_free(&out);
         }
-        free(mounts);
     }
+    free(mounts);
     int rc = r.refused || r.failed ? 3 : 0;
     unlink_end(&r);
     return rc;
