@@ -11,6 +11,7 @@
 #include "report/report.h"
 #include "ui/term.h"
 #include "ui/ui_priv.h"
+#include "util/clock.h"
 #include "util/units.h"
 
 #define RATE_WINDOW_S 10.0  /* fill rate: slope over this many seconds */
@@ -315,7 +316,7 @@ static void draw_hints(struct ui *u, int y)
 
 void dash_draw_status(struct ui *u, int y, int lines)
 {
-    bool msg = u->message[0] && poller_now() < u->message_until;
+    bool msg = u->message[0] && clock_now() < u->message_until;
     if (lines >= 2 || msg) {
         attr_t a = term_attr(THEME_muted);
         char line[512];
@@ -326,7 +327,7 @@ void dash_draw_status(struct ui *u, int y, int lines)
         } else if (u->snap && u->snap->scan.warn.n) {
             /* Several warnings take turns. */
             const struct warnings *w = &u->snap->scan.warn;
-            size_t k = (size_t)(poller_now() / WARN_TURN_S) % w->n;
+            size_t k = (size_t)(clock_now() / WARN_TURN_S) % w->n;
             if (w->n > 1)
                 snprintf(line, sizeof(line), "[%zu/%zu] %s", k + 1, w->n, w->msg[k]);
             else

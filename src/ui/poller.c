@@ -29,11 +29,6 @@ struct poller {
     struct worker_memory workers; /* workers seen so far: orphans keep their group */
 };
 
-double poller_now(void)
-{
-    return clock_now();
-}
-
 void snap_free(struct snap *s)
 {
     if (!s)
@@ -136,16 +131,16 @@ static struct timespec deadline(double t_mono)
 static void *run(void *arg)
 {
     struct poller *p = arg;
-    double next_scan = 0, next_gauge = poller_now() + p->cfg.gauge_interval_s;
+    double next_scan = 0, next_gauge = clock_now() + p->cfg.gauge_interval_s;
     pthread_mutex_lock(&p->lock);
     while (!p->stop) {
-        double now = poller_now();
+        double now = clock_now();
         if (p->scan_requested || now >= next_scan) {
             p->scan_requested = false;
             pthread_mutex_unlock(&p->lock);
             struct snap *s = take_scan(p);
             copy_mounts(&p->ml, &s->scan.mounts);
-            now = poller_now();
+            now = clock_now();
             pthread_mutex_lock(&p->lock);
             snap_free(p->snap);
             p->snap = s;
@@ -159,7 +154,7 @@ static void *run(void *arg)
             pthread_mutex_unlock(&p->lock);
             mounts_refresh(&p->ml);
             note_peak(p, &p->ml);
-            now = poller_now();
+            now = clock_now();
             pthread_mutex_lock(&p->lock);
             publish_gauges(p, &p->ml, now);
             next_gauge = now + p->cfg.gauge_interval_s;

@@ -61,6 +61,4 @@ struct snap *poller_take_snap(struct poller *p);
  * (whose old contents are freed). */
 bool poller_take_gauges(struct poller *p, struct gauges *out);
 
-double poller_now(void);
-
 #endif

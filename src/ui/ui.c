@@ -18,6 +18,7 @@
 #include "demo/demo.h"
 #include "ui/term.h"
 #include "ui/ui_priv.h"
+#include "util/clock.h"
 
 #define HISTORY_S 600.0 /* fill history kept per mount */
 #define MESSAGE_S 4.0   /* how long a status message stays */
@@ -29,7 +30,7 @@ void ui_message(struct ui *u, int role, const char *fmt, ...)
     vsnprintf(u->message, sizeof(u->message), fmt, ap);
     va_end(ap);
     u->message_role = role;
-    u->message_until = poller_now() + MESSAGE_S;
+    u->message_until = clock_now() + MESSAGE_S;
     u->dirty = true;
 }
 
@@ -179,14 +180,14 @@ static int timeout_ms(const struct ui *u)
 {
     if (!u->message[0])
         return -1;
-    double left = u->message_until - poller_now();
+    double left = u->message_until - clock_now();
     return left <= 0 ? 0 : (int)(left * 1000) + 1;
 }
 
 static void loop(struct ui *u)
 {
     while (!u->quit) {
-        if (u->message[0] && poller_now() >= u->message_until) {
+        if (u->message[0] && clock_now() >= u->message_until) {
             u->message[0] = '\0';
             u->dirty = true;
         }
