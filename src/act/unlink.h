@@ -28,8 +28,9 @@ struct unlink_target {
     dev_t dev;
     ino_t ino;
     uid_t uid;
-    int64_t mtime;      /* modification time as scanned (s): a later one means
-                         * something wrote to it since, so it is in use */
+    int64_t mtime;      /* modification time as scanned (whole seconds, as the
+                         * model keeps it): a later one means something wrote
+                         * to it since, so it is in use */
     uint64_t alloc;
     enum seg_state state;
     char *why;          /* why it is garbage, a sentence */
