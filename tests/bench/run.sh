@@ -15,7 +15,7 @@
 # doc/performance.md is printed with PASS or FAIL; the exit status is 1 when
 # one fails, 2 when the bench could not run. Instruction counts are shown
 # next to the recorded ones in tests/bench/baseline (exact, unlike times);
-# --save-baseline records this run's counts there instead.
+# --save-baseline records this run's counts there (after showing them against the old ones).
 set -euo pipefail
 
 ARGS=("$@")

@@ -69,6 +69,7 @@ head -c 65536 /dev/zero >"/dev/shm/torch_${dead}_4"
 ln "/dev/shm/torch_${dead}_4" /dev/shm/kept-by-another-name
 rc=0
 out=$(timeout 60 "$SHMWATCH" clean --yes --log "$log" 2>&1) || rc=$?
+assert_eq "$rc" 3 "clean exits 3: the look-alikes are still refused"
 grep -q "^removed .*torch_${dead}_4  0 B freed  the name was removed but another name keeps the file$" \
     <<<"$out" || fail "no caveat for the hard-linked orphan: $out"
 [ ! -e "/dev/shm/torch_${dead}_4" ] && [ -e /dev/shm/kept-by-another-name ] ||

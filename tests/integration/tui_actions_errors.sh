@@ -93,7 +93,7 @@ tui_keys U
 tui_wait "Unlink 2 unheld segments" 5
 tui_keys y
 tui_wait "^2 unlinked, 8.0 KiB freed; 0 refused, 0 failed" 10
-style=$(tui_style '^2 unlinked, 8.0 KiB freed')
+style=$(tui_style '^2 unlinked, 8.0 KiB freed') || { tui_dump; fail "no summary line to check the colour of"; }
 case $style in *fg=3[13]\ *) fail "a success is drawn as a warning or an error ($style)" ;; esac
 ok "a success is drawn in neither colour ($style)"
 tui_quit

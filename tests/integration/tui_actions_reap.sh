@@ -41,7 +41,6 @@ parent=$ZOMBIE_PARENT
 zombie=$ZOMBIE
 
 log=$SHMTEST_TMP/actions.log
-logged() { grep -c "$1" "$log" 2>/dev/null || true; }
 alive() { kill -0 "$1" 2>/dev/null && ! gone "$1"; }
 
 TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3" tui_start 140 40 --log "$log"

@@ -29,7 +29,6 @@ hold_new_file /dev/shm/held_by_python
 holder=$HOLDER
 
 log=$SHMTEST_TMP/actions.log
-logged() { grep -c "$1" "$log" 2>/dev/null || true; }
 proc_row() { echo "^ +$1 +[0-9]+ [A-Z] $2 "; } # PID ROLE: its row in the processes view
 
 tui_start 140 40 --log "$log"
@@ -61,7 +60,7 @@ tui_keys Enter # TERM is selected
 tui_wait "SIGTERM sent to 1; 0 refused or failed" 5
 wait_for "gone $w1" 5 || fail "worker $w1 lives after SIGTERM"
 kill -0 "$main" 2>/dev/null && ! gone "$main" || fail "the main process died too"
-style=$(tui_style '^SIGTERM sent to 1')
+style=$(tui_style '^SIGTERM sent to 1') || { tui_dump; fail "no summary line to check the colour of"; }
 case $style in *fg=3[13]\ *) fail "a signal delivered is drawn as a warning or an error ($style)" ;; esac
 assert_eq "$(logged "	signal TERM	pid $w1 (shmscene)	owner=0	bytes=0	sent	SIGTERM delivered")" 1 \
     "the SIGTERM is in the action log"
@@ -108,7 +107,6 @@ tui_wait "Send a signal to pid $holder \(python3\)" 5
 # The holder dies and is reaped (we are pid 1 here); its pid goes to a newcomer.
 kill -KILL "$holder"
 wait "$holder" 2>/dev/null
-[ ! -e "/proc/$holder" ] || fail "the holder was not reaped"
 pid_to_newcomer "$holder"
 newcomer=$NEWCOMER
 tui_keys Enter # TERM

@@ -53,7 +53,7 @@ t1=$(date +%s%N)
 gone "$STUCK" || fail "worker $STUCK lives"
 [ $(((t1 - t0) / 1000000)) -ge 4500 ] || fail "worker $STUCK was ended before SIGTERM's 5 s timeout"
 ok "y ends worker $STUCK with SIGKILL after the timeout"
-style=$(tui_style '^reaped [0-9]+ of')
+style=$(tui_style '^reaped [0-9]+ of') || { tui_dump; fail "no summary line to check the colour of"; }
 case $style in *fg=3[13]\ *) fail "a complete reap is drawn as a warning or an error ($style)" ;; esac
 wait_for '! ls /dev/shm | grep -q "^torch_${STUCK}_"' 10 ||
     fail "the stuck worker's segments are still there: $(ls /dev/shm)"

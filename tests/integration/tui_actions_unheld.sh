@@ -23,7 +23,6 @@ exists() { [ -e "/dev/shm/$1" ]; }
 torch_names=$(cd /dev/shm && ls -d torch_*)
 [ "$(wc -w <<<"$torch_names")" = 2 ] || fail "the scene made $(wc -w <<<"$torch_names") torch segments, not 2"
 log=$SHMTEST_TMP/actions.log
-logged() { grep -c "$1" "$log" 2>/dev/null || true; }
 
 # --- The dialog lists the old unheld ones only, and can be declined ----------------------
 tui_start 140 40 --log "$log"
@@ -48,7 +47,7 @@ tui_wait "Unlink 3 unheld segments" 5
 tui_keys Enter # No is selected
 tui_wait "nothing unlinked" 5
 for n in 0 1 2 3; do exists "unheld_$n" || fail "declining removed unheld_$n"; done
-[ ! -e "$log" ] || [ ! -s "$log" ] || fail "declining wrote the action log: $(cat "$log")"
+[ ! -s "$log" ] || fail "declining wrote the action log: $(cat "$log")"
 ok "n, Esc and Enter on No remove nothing and log nothing"
 tui_quit
 

@@ -162,6 +162,7 @@ tui_select() {
 # tui_style ERE: how the first match of ERE on the screen is drawn, from the escape
 # sequences of capture-pane -e at its first character: "fg=N bg=N bold=0|1", N an
 # SGR colour (31 red, 33 yellow, 38;5;K a 256-colour index, 39/49 the default).
+# Status 1, and nothing printed, when no line matches.
 tui_style() {
     tui capture-pane -e -p -t tui | python3 -c '
 import re, sys
@@ -202,3 +203,7 @@ for line in sys.stdin.read().split("\n"):
 sys.exit(1)
 ' "$1"
 }
+
+# logged ERE: how many lines of the action log "$log" match ERE (0 when it
+# does not exist yet).
+logged() { grep -c "$1" "$log" 2>/dev/null || true; }
