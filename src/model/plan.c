@@ -45,26 +45,28 @@ bool plan_dtype(const char *name, const char **canonical, unsigned *size)
     return false;
 }
 
+/* Sets *cause to the message, escaped: it quotes the user's text, whose
+ * newlines or escape sequences must not split the line or reach the
+ * terminal (the fixed text is printable ASCII, which escaping keeps). */
 __attribute__((format(printf, 2, 3))) static int fail(char **cause, const char *fmt, ...)
 {
     if (cause) {
         va_list ap;
         va_start(ap, fmt);
-        *cause = str_vprintf(fmt, ap);
+        char *raw = str_vprintf(fmt, ap);
         va_end(ap);
+        *cause = esc_term_dup(raw);
+        free(raw);
     }
     return -EINVAL;
 }
 
 static int unknown_dtype(char **cause, const char *name)
 {
-    char *n = esc_term_dup(name);
-    fail(cause,
-         "unknown dtype '%s' (known: float32, float64, float16, bfloat16, uint8, int8, "
-         "int16, int32, int64, bool)",
-         n);
-    free(n);
-    return -EINVAL;
+    return fail(cause,
+                "unknown dtype '%s' (known: float32, float64, float16, bfloat16, uint8, int8, "
+                "int16, int32, int64, bool)",
+                name);
 }
 
 /* One dimension: a whole number above zero, digits only. Returns 0,
@@ -102,24 +104,19 @@ static int parse_tensor(char *spec, const char *default_dtype, struct plan_tenso
     t->ndims = 0;
     for (char *p = spec;;) {
         size_t len = strcspn(p, "xX*");
-        if (t->ndims == PLAN_MAX_DIMS) {
-            char *sp = esc_term_dup(spec);
-            fail(cause, "sample shape '%s' has more than %d dimensions", sp, PLAN_MAX_DIMS);
-            free(sp);
-            return -EINVAL;
-        }
+        if (t->ndims == PLAN_MAX_DIMS)
+            return fail(cause, "sample shape '%s' has more than %d dimensions", spec,
+                        PLAN_MAX_DIMS);
         int rc = parse_dim(p, len, &t->dims[t->ndims++]);
         if (rc < 0) {
-            char *sp = esc_term_dup(spec);
             if (rc == -EOVERFLOW) /* the dimension is all digits */
-                fail(cause, "sample shape '%s': the dimension %.*s does not fit in 64 bits", sp,
+                fail(cause, "sample shape '%s': the dimension %.*s does not fit in 64 bits", spec,
                      (int)len, p);
             else
                 fail(cause,
                      "bad sample shape '%s': each dimension must be a whole number above 0, "
                      "dimensions separated by 'x' (e.g. 3x224x224)",
-                     sp);
-            free(sp);
+                     spec);
             return rc;
         }
         if (p[len] == '\0')
@@ -144,9 +141,7 @@ int plan_parse_shapes(const char *spec, const char *default_dtype, struct plan_i
     char *save = NULL;
     size_t len = strlen(copy);
     if (copy[0] == ',' || copy[len - 1] == ',' || strstr(copy, ",,")) {
-        char *sp = esc_term_dup(spec);
-        rc = fail(cause, "bad sample shape '%s': an empty tensor between commas", sp);
-        free(sp);
+        rc = fail(cause, "bad sample shape '%s': an empty tensor between commas", spec);
         goto out;
     }
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
