@@ -12,6 +12,7 @@
 
 #include "config/yamlfile.h"
 #include "util/buf.h"
+#include "util/escape.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
@@ -32,7 +33,6 @@ static const struct {
     {"underline", THEME_ATTR_UNDERLINE},
 };
 
-/* s as 'text' with control bytes escaped, cut to fit q. */
 /* s quoted for a message, in q; a quote too long for q is cut on a
  * character boundary (never inside a UTF-8 sequence) and ends in "...". */
 static const char *quote(char *q, size_t n, const char *s)
@@ -43,10 +43,7 @@ static const char *quote(char *q, size_t n, const char *s)
     if (b.len < n) {
         snprintf(q, n, "%s", b.data);
     } else {
-        size_t len = n - 4;
-        while (len > 0 && ((unsigned char)b.data[len] & 0xC0) == 0x80)
-            len--; /* b.data[len] continues a character: cut before it starts */
-        snprintf(q, n, "%.*s...", (int)len, b.data);
+        snprintf(q, n, "%.*s...", (int)utf8_cut(b.data, n - 4), b.data);
     }
     buf_free(&b);
     return q;

@@ -10,6 +10,7 @@
 #include "ui/actions.h"
 #include "ui/term.h"
 #include "ui/ui_priv.h"
+#include "util/escape.h"
 #include "util/xalloc.h"
 
 /* --- Moving ------------------------------------------------------------------ */
@@ -310,10 +311,8 @@ void cmd_filter_erase(struct ui *u, int code)
 {
     (void)code;
     size_t len = strlen(u->filter);
-    while (len > 0 && ((unsigned char)u->filter[len - 1] & 0xC0) == 0x80)
-        len--; /* continuation bytes of a UTF-8 character */
     if (len > 0)
-        len--;
+        len = utf8_cut(u->filter, len - 1); /* where its last character starts */
     u->filter[len] = '\0';
     rows_rebuild(u);
 }

@@ -140,3 +140,10 @@ char *esc_term_dup(const char *s)
     esc_term(&b, s, 0);
     return buf_steal(&b);
 }
+
+size_t utf8_cut(const char *s, size_t len)
+{
+    while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
+        len--; /* s[len] continues a character: cut before it starts */
+    return len;
+}

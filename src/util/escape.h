@@ -12,6 +12,10 @@
  * bytes there are not valid UTF-8 (overlong, surrogate, truncated...). */
 size_t utf8_valid_len(const unsigned char *s, size_t n);
 
+/* The largest cut at or before byte len of s that is not inside a UTF-8
+ * character (len itself unless s[len] continues one). */
+size_t utf8_cut(const char *s, size_t len);
+
 /* Appends s as a JSON string literal, quotes included: control characters
  * escaped, invalid UTF-8 replaced by U+FFFD. */
 void esc_json(struct buf *out, const char *s);

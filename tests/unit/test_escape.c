@@ -98,6 +98,20 @@ static void test_term(void **state)
     free(s);
 }
 
+/* A cut never lands inside a character: "aé€" is a, c3 a9, e2 82 ac. */
+static void test_utf8_cut(void **state)
+{
+    (void)state;
+    const char *s = "a\xc3\xa9\xe2\x82\xac";
+    assert_int_equal(utf8_cut(s, 0), 0);
+    assert_int_equal(utf8_cut(s, 1), 1);
+    assert_int_equal(utf8_cut(s, 2), 1);
+    assert_int_equal(utf8_cut(s, 3), 3);
+    assert_int_equal(utf8_cut(s, 4), 3);
+    assert_int_equal(utf8_cut(s, 5), 3);
+    assert_int_equal(utf8_cut(s, 6), 6);
+}
+
 static void test_utf8_valid_len(void **state)
 {
     (void)state;
@@ -118,6 +132,7 @@ int main(void)
         cmocka_unit_test(test_json_numbers),
         cmocka_unit_test(test_term),
         cmocka_unit_test(test_utf8_valid_len),
+        cmocka_unit_test(test_utf8_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
