@@ -84,6 +84,7 @@ static void statfs_mount(struct shm_mount *m)
     if (statvfs(m->access, &sv) != 0) {
         m->stat_ok = false;
         m->stat_err = errno;
+        m->size = m->used = m->avail = 0; /* never a stale figure */
         return;
     }
     uint64_t frsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;

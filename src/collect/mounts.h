@@ -15,7 +15,7 @@ struct shm_mount {
     char *access; /* where this process reaches it: path, or /proc/PID/root + path */
     char *fstype; /* "tmpfs" normally; "?" when the user named a path not in mountinfo */
     dev_t dev;
-    bool stat_ok; /* size, used, avail are valid */
+    bool stat_ok; /* size, used, avail are valid (else 0) */
     int stat_err; /* else the errno of statvfs */
     uint64_t size, used, avail;
     bool listed;  /* its directory was read (files_collect): false, no named

@@ -265,9 +265,11 @@ static void figures(struct model *m)
             f->pending += sg->size - sg->alloc;
     }
     for (size_t i = 0; i < s->mounts.n; i++) {
+        /* Unknown (0) without the mount's use or its listing. */
+        const struct shm_mount *mt = &s->mounts.items[i];
         struct mount_figures *f = &m->mounts[i];
-        uint64_t used = s->mounts.items[i].used, seen = f->named + f->hidden;
-        f->unattributed = used > seen ? used - seen : 0;
+        uint64_t seen = f->named + f->hidden;
+        f->unattributed = mt->stat_ok && mt->listed && mt->used > seen ? mt->used - seen : 0;
     }
 }
 

@@ -65,6 +65,8 @@ struct group {
 };
 
 struct mount_figures {
+    /* unattributed: used minus named and hidden; 0 when the mount's use or
+     * its listing is unknown */
     uint64_t named, hidden, orphan, unattributed, pending;
     size_t nsegments;
 };

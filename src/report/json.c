@@ -27,27 +27,25 @@ static void mounts(struct jsonw *w, const struct model *m)
     for (size_t i = 0; i < ml->n; i++) {
         const struct shm_mount *mt = &ml->items[i];
         const struct mount_figures *f = &m->mounts[i];
-        /* A mount whose statfs failed has no size, use or free space, and
-         * so no unattributed bytes: 0 (never a stale figure) with
-         * size_known false, so that schema 1's types stay. One that could
-         * not be listed has no known named or orphan bytes (listed false),
-         * and so no unattributed bytes either. */
-        bool known = mt->stat_ok, listed = mt->listed;
+        /* A mount whose statfs failed has no size, use or free space (0,
+         * with size_known false, so that schema 1's types stay); one that
+         * could not be listed no named or orphan bytes (listed false); either
+         * way the model leaves its unattributed bytes at 0. */
         jw_obj(w, NULL);
         jw_str(w, "path", mt->path);
-        jw_u64(w, "size_bytes", known ? mt->size : 0);
-        jw_u64(w, "used_bytes", known ? mt->used : 0);
-        jw_u64(w, "avail_bytes", known ? mt->avail : 0);
-        jw_dbl(w, "used_pct", known ? mount_used_pct(mt) : 0.0);
+        jw_u64(w, "size_bytes", mt->size);
+        jw_u64(w, "used_bytes", mt->used);
+        jw_u64(w, "avail_bytes", mt->avail);
+        jw_dbl(w, "used_pct", mount_used_pct(mt));
         jw_u64(w, "named_bytes", f->named);
         jw_u64(w, "hidden_bytes", f->hidden);
         jw_u64(w, "orphan_bytes", f->orphan);
-        jw_u64(w, "unattributed_bytes", known && listed ? f->unattributed : 0);
+        jw_u64(w, "unattributed_bytes", f->unattributed);
         jw_u64(w, "pending_bytes", f->pending);
         jw_str(w, "fstype", mt->fstype);
         jw_u64(w, "segments", f->nsegments);
-        jw_bool(w, "size_known", known);
-        jw_bool(w, "listed", listed);
+        jw_bool(w, "size_known", mt->stat_ok);
+        jw_bool(w, "listed", mt->listed);
         jw_obj_end(w);
     }
     jw_arr_end(w);
