@@ -96,8 +96,9 @@ bool actplan_add_segment(const struct model *m, size_t seg, const struct clean_p
                              "segment (remove unheld segments with U)");
             return false;
         }
-        if ((double)segment_age_s(m, sg) < pol->min_age_s) {
-            fmt_duration(age, sizeof(age), (double)segment_age_s(m, sg));
+        double age_s = (double)segment_age_s(m, sg);
+        if (age_s < pol->min_age_s) {
+            fmt_duration(age, sizeof(age), age_s);
             fmt_duration(min, sizeof(min), pol->min_age_s);
             snprintf(why, n, "unheld for only %s, younger than the minimum age %s", age, min);
             return false;
