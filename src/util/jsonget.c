@@ -225,7 +225,8 @@ static bool value(struct reader *r, const char *const *path, size_t npath, bool 
     case '"':
         if (!string(r, target ? &r->value : NULL))
             return false;
-        r->found = target;
+        if (target)
+            r->found = true;
         return true;
     case '{':
     case '[': {
