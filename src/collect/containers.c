@@ -81,8 +81,7 @@ bool containers_pod_dir(const char *entry, const char *uid, char **ns, char **po
     return ok;
 }
 
-bool containers_log_name(const char *entry, const char *id, char **pod, char **ns,
-                         char **container)
+bool containers_log_name(const char *entry, const char *id, char **pod, char **ns, char **container)
 {
     size_t n = strlen(entry), idn = strlen(id);
     /* "-<id>.log" at the end */
@@ -171,7 +170,7 @@ static void each_entry(int rootfd, const char *path,
 struct kube_search {
     const char *key; /* the id or the pod uid */
     struct container_info *out;
-    char *only_dir;  /* the container directory of a pod, when there is one */
+    char *only_dir; /* the container directory of a pod, when there is one */
     size_t ndirs;
 };
 

@@ -34,7 +34,7 @@
  * them when writing (esc_json, esc_term). */
 struct container_info {
     enum container_runtime runtime; /* RUNTIME_NONE: not in a container, all NULL */
-    char *id;        /* 64 hex digits; for lxc and nspawn the name */
+    char *id;                       /* 64 hex digits; for lxc and nspawn the name */
     char *name;      /* Docker's name, the Kubernetes container's, lxc's or nspawn's; or NULL */
     char *pod_uid;   /* with dashes, or 32 hex digits (a static pod); or NULL */
     char *pod;       /* or NULL */

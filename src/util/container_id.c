@@ -304,13 +304,20 @@ bool container_id_parse(const char *text, struct container_id *out)
 const char *container_runtime_name(enum container_runtime r)
 {
     switch (r) {
-    case RUNTIME_DOCKER: return "docker";
-    case RUNTIME_CONTAINERD: return "containerd";
-    case RUNTIME_CRIO: return "crio";
-    case RUNTIME_PODMAN: return "podman";
-    case RUNTIME_LXC: return "lxc";
-    case RUNTIME_NSPAWN: return "nspawn";
-    case RUNTIME_NONE: break;
+    case RUNTIME_DOCKER:
+        return "docker";
+    case RUNTIME_CONTAINERD:
+        return "containerd";
+    case RUNTIME_CRIO:
+        return "crio";
+    case RUNTIME_PODMAN:
+        return "podman";
+    case RUNTIME_LXC:
+        return "lxc";
+    case RUNTIME_NSPAWN:
+        return "nspawn";
+    case RUNTIME_NONE:
+        break;
     }
     return NULL;
 }
@@ -318,10 +325,14 @@ const char *container_runtime_name(enum container_runtime r)
 const char *pod_qos_name(enum pod_qos q)
 {
     switch (q) {
-    case QOS_GUARANTEED: return "guaranteed";
-    case QOS_BURSTABLE: return "burstable";
-    case QOS_BESTEFFORT: return "besteffort";
-    case QOS_NONE: break;
+    case QOS_GUARANTEED:
+        return "guaranteed";
+    case QOS_BURSTABLE:
+        return "burstable";
+    case QOS_BESTEFFORT:
+        return "besteffort";
+    case QOS_NONE:
+        break;
     }
     return NULL;
 }

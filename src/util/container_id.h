@@ -42,9 +42,9 @@ enum pod_qos {
 };
 
 enum {
-    CONTAINER_ID_HEX = 64,   /* the length of a full container id */
-    CONTAINER_ID_MAX = 255,  /* room for an lxc or nspawn name */
-    POD_UID_MAX = 36,        /* 8-4-4-4-12 hex digits with dashes */
+    CONTAINER_ID_HEX = 64,  /* the length of a full container id */
+    CONTAINER_ID_MAX = 255, /* room for an lxc or nspawn name */
+    POD_UID_MAX = 36,       /* 8-4-4-4-12 hex digits with dashes */
 };
 
 struct container_id {

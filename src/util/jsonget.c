@@ -124,8 +124,7 @@ static bool unicode_escape(struct reader *r, struct buf *out)
     int cp = hex4(r);
     if (cp < 0)
         return false;
-    if (cp >= 0xd800 && cp <= 0xdbff && r->end - r->p >= 6 && r->p[0] == '\\' &&
-        r->p[1] == 'u') {
+    if (cp >= 0xd800 && cp <= 0xdbff && r->end - r->p >= 6 && r->p[0] == '\\' && r->p[1] == 'u') {
         const unsigned char *save = r->p;
         r->p += 2;
         int lo = hex4(r);
@@ -236,15 +235,18 @@ static bool value(struct reader *r, const char *const *path, size_t npath, bool 
         r->depth--;
         return ok;
     }
-    case 't': return literal(r, "true");
-    case 'f': return literal(r, "false");
-    case 'n': return literal(r, "null");
-    default: return number(r);
+    case 't':
+        return literal(r, "true");
+    case 'f':
+        return literal(r, "false");
+    case 'n':
+        return literal(r, "null");
+    default:
+        return number(r);
     }
 }
 
-bool jsonget_string(const char *text, size_t len, const char *const *path, size_t npath,
-                    char **out)
+bool jsonget_string(const char *text, size_t len, const char *const *path, size_t npath, char **out)
 {
     struct reader r = {.p = (const unsigned char *)text, .end = (const unsigned char *)text + len};
     buf_init(&r.key);

@@ -39,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     char *text = fuzz_cstr(data, size), *pod, *ns, *ctr;
-    if (containers_log_name(text, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    if (containers_log_name(text,
+                            "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
                             &pod, &ns, &ctr)) {
         free(pod);
         free(ns);

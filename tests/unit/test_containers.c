@@ -114,8 +114,7 @@ static void test_cgroup_forms(void **state)
         memset(&cid, 0x55, sizeof(cid)); /* whatever was there is overwritten */
         bool found = container_id_parse(text.data, &cid);
         if (found != (f->runtime != RUNTIME_NONE) || cid.runtime != f->runtime ||
-            strcmp(cid.id, f->id) != 0 || strcmp(cid.pod_uid, f->pod_uid) != 0 ||
-            cid.qos != f->qos)
+            strcmp(cid.id, f->id) != 0 || strcmp(cid.pod_uid, f->pod_uid) != 0 || cid.qos != f->qos)
             fail_msg("%s: got runtime %d id '%s' pod '%s' qos %d", f->file, cid.runtime, cid.id,
                      cid.pod_uid, cid.qos);
     }
@@ -159,9 +158,8 @@ static void test_path_edges(void **state)
 
     /* The memory line of v1 wins over the v2 line; either alone works. */
     struct container_id cid;
-    assert_true(container_id_parse("5:memory:/docker/" ID_DOCKER_V1 "\n0::/docker/" ID_DOCKER_V2
-                                   "\n",
-                                   &cid));
+    assert_true(container_id_parse(
+        "5:memory:/docker/" ID_DOCKER_V1 "\n0::/docker/" ID_DOCKER_V2 "\n", &cid));
     assert_string_equal(cid.id, ID_DOCKER_V1);
     assert_true(container_id_parse("5:memory:/\n0::/docker/" ID_DOCKER_V2, &cid));
     assert_string_equal(cid.id, ID_DOCKER_V2);
@@ -223,16 +221,32 @@ static void test_jsonget(void **state)
     expect_get("{\"a\":\"\\u00e9\\u20ac\\ud83d\\ude00\"}", "a", NULL,
                "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
     expect_get("{\"a\":\"\\udc00\\ud800x\\ud800\\u0041\"}", "a", NULL,
-               "\xef\xbf\xbd\xef\xbf\xbdx\xef\xbf\xbd" "A");
+               "\xef\xbf\xbd\xef\xbf\xbdx\xef\xbf\xbd"
+               "A");
     expect_get("{\"a\":\"raw \xff\xfe bytes\"}", "a", NULL, "raw \xff\xfe bytes");
     expect_get("{\"n\":[1,-0.5e+3,0,1E9,true,false,null,{},[]],\"a\":\"x\"}", "a", NULL, "x");
     /* Malformed anywhere: no answer, even with the key found before it. */
     static const char *const bad[] = {
-        "", "{", "{\"a\":\"x\"", "{\"a\":\"x\"}}", "{\"a\":\"x\"} x", "{\"a\":\"x\",}",
-        "{\"a\":\"x\" \"b\":1}", "{\"a\":\"x\",\"b\":01}", "{\"a\":\"x\",\"b\":1.}",
-        "{\"a\":\"x\",\"b\":-}", "{\"a\":\"x\",\"b\":tru}", "{\"a\":\"x\",\"b\":[1,]}",
-        "{\"a\":\"new\nline\"}", "{\"a\":\"tab\there\"}", "{\"a\":\"\\x\"}", "{\"a\":\"\\u12\"}",
-        "{\"a\":\"nul\\u0000inside\"}", "{a:\"x\"}", "{\"a\":'x'}", "[\"a\",\"x\"]",
+        "",
+        "{",
+        "{\"a\":\"x\"",
+        "{\"a\":\"x\"}}",
+        "{\"a\":\"x\"} x",
+        "{\"a\":\"x\",}",
+        "{\"a\":\"x\" \"b\":1}",
+        "{\"a\":\"x\",\"b\":01}",
+        "{\"a\":\"x\",\"b\":1.}",
+        "{\"a\":\"x\",\"b\":-}",
+        "{\"a\":\"x\",\"b\":tru}",
+        "{\"a\":\"x\",\"b\":[1,]}",
+        "{\"a\":\"new\nline\"}",
+        "{\"a\":\"tab\there\"}",
+        "{\"a\":\"\\x\"}",
+        "{\"a\":\"\\u12\"}",
+        "{\"a\":\"nul\\u0000inside\"}",
+        "{a:\"x\"}",
+        "{\"a\":'x'}",
+        "[\"a\",\"x\"]",
         "{\"a\":\"x\",\"b\":\"\\ud800\\u12\"}",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -340,8 +354,7 @@ static int teardown_tree(void **state)
 }
 
 /* Looks up the container of the cgroup fixture file. */
-static void lookup_form(const struct tree *t, const char *file, int ctr,
-                        struct container_info *ci)
+static void lookup_form(const struct tree *t, const char *file, int ctr, struct container_info *ci)
 {
     int dir = open_dir("cgroup");
     struct buf text;
@@ -371,9 +384,9 @@ static void lookup_id(const struct tree *t, enum container_runtime r, const char
             assert_string_equal((got) ? (got) : "(null)", (want) ? (want) : "");                   \
     } while (0)
 
-static void expect_info(const struct container_info *ci, enum container_runtime r,
-                        const char *id, const char *name, const char *pod_uid, const char *pod,
-                        const char *ns, const char *host)
+static void expect_info(const struct container_info *ci, enum container_runtime r, const char *id,
+                        const char *name, const char *pod_uid, const char *pod, const char *ns,
+                        const char *host)
 {
     assert_int_equal(ci->runtime, r);
     assert_str_or_null(ci->id, id);
@@ -422,8 +435,7 @@ static void test_lookup_docker(void **state)
     /* --cgroup-parent under kubepods: shaped like containerd, Docker's state
      * says it is Docker's; the pod's logs still name the pod. */
     lookup_form(t, "docker-cgroup-parent", -1, &ci);
-    expect_info(&ci, RUNTIME_DOCKER, ID_PARENT, "parented", UID, "trainer-0", "ml",
-                "e47125968b3b");
+    expect_info(&ci, RUNTIME_DOCKER, ID_PARENT, "parented", UID, "trainer-0", "ml", "e47125968b3b");
     containers_free(&ci);
 
     lookup_form(t, "docker-in-docker", -1, &ci);
@@ -461,8 +473,8 @@ static void test_lookup_kube(void **state)
     expect_info(&ci, RUNTIME_CONTAINERD, ID_K8S, "train", STATIC_UID, "trainer-0", "ml", NULL);
     containers_free(&ci);
     lookup_id(t, RUNTIME_CONTAINERD, ID_CRIO, STATIC_UID, &ci);
-    expect_info(&ci, RUNTIME_CONTAINERD, ID_CRIO, "etcd", STATIC_UID, "etcd-node1",
-                "kube-system", NULL);
+    expect_info(&ci, RUNTIME_CONTAINERD, ID_CRIO, "etcd", STATIC_UID, "etcd-node1", "kube-system",
+                NULL);
     containers_free(&ci);
 
     /* Two containers in the pod: which one is not guessed. */
@@ -766,8 +778,9 @@ static void test_escaped_output(void **state)
     jw_str(&w, "name", ci.name);
     jw_str(&w, "hostname", ci.hostname);
     jw_obj_end(&w);
-    assert_string_equal(out.data, "{\"name\":\"\\u001b[31mred\\nline\xef\xbf\xbd \\ufffd\\ufffd end\","
-                                  "\"hostname\":\"host\\u001b]0;owned\\u0007\"}");
+    assert_string_equal(out.data,
+                        "{\"name\":\"\\u001b[31mred\\nline\xef\xbf\xbd \\ufffd\\ufffd end\","
+                        "\"hostname\":\"host\\u001b]0;owned\\u0007\"}");
     buf_reset(&out);
     esc_term(&out, ci.name, 0);
     assert_string_equal(out.data, "\\e[31mred\\nline\xef\xbf\xbd \\xff\\xfe end");
