@@ -30,16 +30,16 @@
 
 #include "util/container_id.h"
 
-/* Every string is owned (containers_free) and is bytes as found: escape
- * them when writing (esc_json, esc_term). */
+/* Every string is owned (containers_free), NULL when unknown, and bytes as
+ * found: escape them when writing (esc_json, esc_term). */
 struct container_info {
     enum container_runtime runtime; /* RUNTIME_NONE: not in a container, all NULL */
     char *id;                       /* 64 hex digits; for lxc and nspawn the name */
-    char *name;      /* Docker's name, the Kubernetes container's, lxc's or nspawn's; or NULL */
-    char *pod_uid;   /* with dashes, or 32 hex digits (a static pod); or NULL */
-    char *pod;       /* or NULL */
-    char *namespace; /* the pod's namespace, or NULL */
-    char *hostname;  /* or NULL */
+    char *name;                     /* Docker's, the Kubernetes container's, lxc's, nspawn's */
+    char *pod_uid;                  /* with dashes, or 32 hex digits (a static pod) */
+    char *pod;                      /* the pod's name */
+    char *namespace;                /* the pod's namespace */
+    char *hostname;                 /* Config.Hostname, else the container's /etc/hostname */
 };
 
 /* Size caps of the files read: a bigger file is no answer. */
