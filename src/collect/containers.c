@@ -123,6 +123,33 @@ static char *docker_root(int hostroot, struct buf *text)
     return xstrdup("var/lib/docker");
 }
 
+/* A string at the path in a state file's text; NULL when absent or empty. */
+static char *json_at(const struct buf *text, const char *k1, const char *k2, const char *k3)
+{
+    const char *path[] = {k1, k2, k3};
+    char *s;
+    if (!jsonget_string(text->data, text->len, path, k3 ? 3 : k2 ? 2 : 1, &s))
+        return NULL;
+    return nonempty(s);
+}
+
+/* True when rootfd/path is a file that is there (read or not: a link, a
+ * FIFO, a huge or malformed file all say that its runtime knows the id). */
+static bool read_state(int hostroot, const char *path, struct buf *text)
+{
+    int rc = read_beneath(hostroot, path, text, CONTAINERS_JSON_MAX);
+    if (rc < 0)
+        buf_reset(text);
+    return rc == 0 || rc == -EFBIG || rc == -EINVAL || rc == -ELOOP;
+}
+
+/* The Kubernetes labels Docker keeps for cri-dockerd's containers. */
+static void docker_labels(const struct buf *text, struct container_info *out)
+{
+    fill(&out->pod, json_at(text, "Config", "Labels", "io.kubernetes.pod.name"));
+    fill(&out->namespace, json_at(text, "Config", "Labels", "io.kubernetes.pod.namespace"));
+}
+
 static void docker_lookup(int hostroot, const char *id, struct container_info *out)
 {
     struct buf text, path;
@@ -130,18 +157,79 @@ static void docker_lookup(int hostroot, const char *id, struct container_info *o
     buf_init(&path);
     char *root = docker_root(hostroot, &text);
     buf_printf(&path, "%s/containers/%s/config.v2.json", root, id);
-    char *name = NULL, *host = NULL;
-    int rc = read_beneath(hostroot, path.data, &text, CONTAINERS_JSON_MAX);
-    if (rc == 0 || rc == -EFBIG || rc == -EINVAL || rc == -ELOOP) {
-        /* The file is there: the id is Docker's, even when the file says
-         * nothing usable. (Unreadable is no answer either way.) */
+    if (read_state(hostroot, path.data, &text)) {
+        /* The id is Docker's, even when the file says nothing usable. */
         out->runtime = RUNTIME_DOCKER;
-        if (rc == 0)
-            containers_docker_config(text.data, text.len, &name, &host);
+        char *name = NULL, *host = NULL;
+        containers_docker_config(text.data, text.len, &name, &host);
+        fill(&out->name, name);
+        fill(&out->hostname, host);
+        docker_labels(&text, out);
     }
-    fill(&out->name, name);
-    fill(&out->hostname, host);
     free(root);
+    buf_free(&text);
+    buf_free(&path);
+}
+
+/* An OCI runtime spec (config.json of a bundle): the hostname, and the
+ * names that containerd's CRI plugin, CRI-O and nerdctl annotate. */
+static void oci_spec(const struct buf *text, struct container_info *out)
+{
+    fill(&out->name, json_at(text, "annotations", "io.kubernetes.cri.container-name", NULL));
+    fill(&out->name, json_at(text, "annotations", "io.kubernetes.container.name", NULL));
+    fill(&out->name, json_at(text, "annotations", "nerdctl/name", NULL));
+    fill(&out->pod, json_at(text, "annotations", "io.kubernetes.cri.sandbox-name", NULL));
+    fill(&out->pod, json_at(text, "annotations", "io.kubernetes.pod.name", NULL));
+    fill(&out->namespace,
+         json_at(text, "annotations", "io.kubernetes.cri.sandbox-namespace", NULL));
+    fill(&out->namespace, json_at(text, "annotations", "io.kubernetes.pod.namespace", NULL));
+    fill(&out->hostname, json_at(text, "hostname", NULL, NULL));
+}
+
+/* containerd's task bundles, by namespace: "moby" is Docker's own. */
+static const struct {
+    const char *ns;
+    enum container_runtime runtime;
+} containerd_namespaces[] = {
+    {"k8s.io", RUNTIME_CONTAINERD},
+    {"moby", RUNTIME_DOCKER},
+    {"default", RUNTIME_CONTAINERD},
+};
+
+static void containerd_lookup(int hostroot, const char *id, struct container_info *out)
+{
+    struct buf text, path;
+    buf_init(&text);
+    buf_init(&path);
+    for (size_t i = 0; i < sizeof(containerd_namespaces) / sizeof(containerd_namespaces[0]); i++) {
+        buf_reset(&path);
+        buf_printf(&path, "run/containerd/io.containerd.runtime.v2.task/%s/%s/config.json",
+                   containerd_namespaces[i].ns, id);
+        if (!read_state(hostroot, path.data, &text))
+            continue;
+        if (out->runtime != RUNTIME_DOCKER)
+            out->runtime = containerd_namespaces[i].runtime;
+        oci_spec(&text, out);
+        break;
+    }
+    buf_free(&text);
+    buf_free(&path);
+}
+
+/* containers/storage's run root, shared by CRI-O and podman: a container of
+ * a pod is CRI-O's. */
+static void storage_lookup(int hostroot, const char *id, struct container_info *out)
+{
+    struct buf text, path;
+    buf_init(&text);
+    buf_init(&path);
+    buf_printf(&path, "run/containers/storage/overlay-containers/%s/userdata/config.json", id);
+    if (read_state(hostroot, path.data, &text)) {
+        oci_spec(&text, out);
+        if (out->runtime != RUNTIME_CRIO && out->runtime != RUNTIME_PODMAN &&
+            out->runtime != RUNTIME_DOCKER)
+            out->runtime = out->pod || out->pod_uid ? RUNTIME_CRIO : RUNTIME_PODMAN;
+    }
     buf_free(&text);
     buf_free(&path);
 }
@@ -249,6 +337,8 @@ int containers_lookup(int hostroot, const struct container_id *cid, int ctr_root
         out->name = xstrdup(cid->id);
     if (is_full_id(cid->id)) {
         docker_lookup(hostroot, cid->id, out);
+        containerd_lookup(hostroot, cid->id, out);
+        storage_lookup(hostroot, cid->id, out);
         struct kube_search ks = {.key = cid->id, .out = out};
         each_entry(hostroot, "var/log/containers", log_entry, &ks);
     }

@@ -8,18 +8,32 @@
  * an absent, unreadable, huge or malformed one is simply no answer (NULL):
  *   - Docker: <data-root>/containers/<id>/config.v2.json (data-root from
  *     /etc/docker/daemon.json, else /var/lib/docker): "Name" without its
- *     leading '/', and "Config"."Hostname". Any 64-hex id is looked up there,
- *     whatever its cgroup path said: cri-dockerd and --cgroup-parent put
- *     Docker containers under kubepods paths. Found there, the runtime is
- *     Docker.
+ *     leading '/', "Config"."Hostname", and the pod and namespace among
+ *     "Config"."Labels" (cri-dockerd's io.kubernetes.* labels). Found there,
+ *     the runtime is Docker whatever the cgroup path said: cri-dockerd and
+ *     --cgroup-parent put Docker containers under kubepods paths.
+ *   - containerd: the task bundle /run/containerd/io.containerd.runtime.v2.task/
+ *     <namespace>/<id>/config.json (namespaces k8s.io, moby (Docker's own:
+ *     then the runtime is Docker) and default): the OCI spec's "hostname" and
+ *     the annotations of the CRI plugin (io.kubernetes.cri.container-name,
+ *     sandbox-name, sandbox-namespace) and of nerdctl (nerdctl/name).
+ *   - CRI-O and podman: containers/storage's run root,
+ *     /run/containers/storage/overlay-containers/<id>/userdata/config.json:
+ *     "hostname" and CRI-O's annotations (io.kubernetes.container.name,
+ *     io.kubernetes.pod.name, io.kubernetes.pod.namespace); found there, a
+ *     pod's container is CRI-O's and any other podman's (podman's own names
+ *     live in a database that is not read).
  *   - Kubernetes (any runtime): /var/log/containers/<pod>_<namespace>_<container>-<id>.log
  *     gives the pod, its namespace and the container's name from the id;
  *     /var/log/pods/<namespace>_<pod>_<uid>/<container>/ the pod and namespace
  *     from the pod's uid, and the container's name when the pod has only one.
  *   - lxc and nspawn name their containers in the cgroup path itself.
- *   - The hostname: Docker's Config.Hostname, else the first line of the
- *     container's own /etc/hostname (read through /proc/PID/root), which is
- *     a pod's name in Kubernetes.
+ *   - The hostname: the runtime's (Docker's Config.Hostname, an OCI spec's
+ *     "hostname"), else the first line of the container's own /etc/hostname
+ *     (read through /proc/PID/root), which is a pod's name in Kubernetes.
+ * Every id of 64 hex digits is looked up in all of these, in this order; the
+ * first answer for a field is kept. Nothing is looked up for a process that
+ * is in no container.
  * What remains for the node view: calling this once per distinct container
  * of a scan (cache by id), and the reports' "containers" arrays. */
 #ifndef SHMWATCH_CONTAINERS_H
@@ -39,7 +53,7 @@ struct container_info {
     char *pod_uid;                  /* with dashes, or 32 hex digits (a static pod) */
     char *pod;                      /* the pod's name */
     char *namespace;                /* the pod's namespace */
-    char *hostname;                 /* Config.Hostname, else the container's /etc/hostname */
+    char *hostname;                 /* the runtime's, else the container's /etc/hostname */
 };
 
 /* Size caps of the files read: a bigger file is no answer. */

@@ -33,6 +33,12 @@
 #define ID_PARENT "e47125968b3b71049fbc4802d1e40a71ea1359decfabacf70b34588037d4ff0c"
 #define ID_HOSTILE "0deac0a26c0d846d7869c23130c6346c4040904a4134bb2f40a8c206a03748ed"
 #define ID_OUTER "560e3e12b1e0dafa161e62fb3327ad65c98b7cd53849b17c627e8d3e1d419d6a"
+#define ID_CTRD_STATE "d59b64a53e5f089f81447c78ce639b651a559e038d3d1a89a99a53ca464d330e"
+#define ID_MOBY "10737a22f3991016430dffc984b79abd52afb7e3857aef3ec61ddf46d7e5bb5e"
+#define ID_NERDCTL "aa470170773aae4a69e6e0a509eb8c1f304140b1fea1a2d55ec93a07a78e497c"
+#define ID_CRIO_STATE "d9d7dee8a5cf63138c4e40085368fe06216093855fcdf33522e2d0abf4fee0e9"
+#define ID_LABELLED "6cc8d29769c753303da01dff740064094f4f7b1c34a768285c54eb5e1a713e02"
+#define ID_UNKNOWN "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
 #define ID_MULTI "b1e1c1fb6f8241ecaf51de5839e12ac6a83e8c86786ad9d4e71dd8d99ba4d30c"
 
 /* The name and hostname of the hostile config: escapes decoded into control
@@ -486,12 +492,50 @@ static void test_lookup_kube(void **state)
     containers_free(&ci);
 
     /* Unknown everywhere: the id and nothing else. */
-    lookup_id(t, RUNTIME_PODMAN, ID_PODMAN, NULL, &ci);
-    expect_info(&ci, RUNTIME_PODMAN, ID_PODMAN, NULL, NULL, NULL, NULL, NULL);
+    lookup_id(t, RUNTIME_PODMAN, ID_UNKNOWN, NULL, &ci);
+    expect_info(&ci, RUNTIME_PODMAN, ID_UNKNOWN, NULL, NULL, NULL, NULL, NULL);
     containers_free(&ci);
-    lookup_id(t, RUNTIME_CONTAINERD, ID_PODMAN, "00000000-0000-0000-0000-000000000000", &ci);
-    expect_info(&ci, RUNTIME_CONTAINERD, ID_PODMAN, NULL, "00000000-0000-0000-0000-000000000000",
+    lookup_id(t, RUNTIME_CONTAINERD, ID_UNKNOWN, "00000000-0000-0000-0000-000000000000", &ci);
+    expect_info(&ci, RUNTIME_CONTAINERD, ID_UNKNOWN, NULL, "00000000-0000-0000-0000-000000000000",
                 NULL, NULL, NULL);
+    containers_free(&ci);
+}
+
+/* The other runtimes' state: containerd's task bundles (by namespace) and
+ * containers/storage's run root, whose OCI specs carry annotations. */
+static void test_lookup_state(void **state)
+{
+    const struct tree *t = *state;
+    struct container_info ci;
+    lookup_id(t, RUNTIME_CONTAINERD, ID_CTRD_STATE, UID, &ci);
+    expect_info(&ci, RUNTIME_CONTAINERD, ID_CTRD_STATE, "loader", UID, "data-7f9c", "etl", NULL);
+    containers_free(&ci);
+
+    /* containerd's "moby" namespace is Docker's, whatever the path said. */
+    lookup_id(t, RUNTIME_CONTAINERD, ID_MOBY, NULL, &ci);
+    expect_info(&ci, RUNTIME_DOCKER, ID_MOBY, NULL, NULL, NULL, NULL, "c0ffee");
+    containers_free(&ci);
+
+    lookup_id(t, RUNTIME_CONTAINERD, ID_NERDCTL, NULL, &ci);
+    expect_info(&ci, RUNTIME_CONTAINERD, ID_NERDCTL, "web-1", NULL, NULL, NULL, "web");
+    containers_free(&ci);
+
+    /* containers/storage: a pod's container is CRI-O's, else podman's. */
+    lookup_id(t, RUNTIME_CONTAINERD, ID_CRIO_STATE, NULL, &ci);
+    expect_info(&ci, RUNTIME_CRIO, ID_CRIO_STATE, "sidecar", NULL, "ingest-0", "etl", "ingest-0");
+    containers_free(&ci);
+    lookup_form(t, "podman-v2-systemd", -1, &ci);
+    expect_info(&ci, RUNTIME_PODMAN, ID_PODMAN, NULL, NULL, NULL, NULL, "2f259bab93aa");
+    containers_free(&ci);
+    lookup_id(t, RUNTIME_CRIO, ID_PODMAN, NULL, &ci);
+    assert_int_equal(ci.runtime, RUNTIME_CRIO); /* the path's word is kept */
+    containers_free(&ci);
+
+    /* cri-dockerd's labels in Docker's config: the pod without the logs. */
+    lookup_id(t, RUNTIME_CONTAINERD, ID_LABELLED, NULL, &ci);
+    expect_info(&ci, RUNTIME_DOCKER, ID_LABELLED,
+                "k8s_worker_labelled-0_team_0f5c3b1e-8a2d-4c6f-9b7e-1d3a5c7e9f23_0", NULL,
+                "labelled-0", "team", "labelled-0");
     containers_free(&ci);
 }
 
@@ -513,7 +557,7 @@ static void test_lookup_named(void **state)
 
     /* The container's /etc/hostname as a link: not followed. */
     int link = open_dir("ctr-link");
-    struct container_id cid = {.runtime = RUNTIME_PODMAN, .id = ID_PODMAN};
+    struct container_id cid = {.runtime = RUNTIME_PODMAN, .id = ID_UNKNOWN};
     assert_int_equal(containers_lookup(t->host, &cid, link, &ci), 0);
     assert_null(ci.hostname);
     containers_free(&ci);
@@ -798,6 +842,7 @@ int main(void)
         cmocka_unit_test(test_kube_names),
         cmocka_unit_test_setup_teardown(test_lookup_docker, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_lookup_kube, setup_tree, teardown_tree),
+        cmocka_unit_test_setup_teardown(test_lookup_state, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_lookup_named, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_collect, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_escaped_output, setup_tree, teardown_tree),
