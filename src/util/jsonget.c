@@ -187,7 +187,8 @@ static bool object(struct reader *r, const char *const *path, size_t npath, bool
         } else if (!string(r, NULL)) {
             return false;
         }
-        if (!eat(r, ':') || !value(r, path + (match ? 1 : 0), match ? npath - 1 : 0, match))
+        /* Off the path, there is no path to advance (it may be NULL). */
+        if (!eat(r, ':') || !value(r, match ? path + 1 : NULL, match ? npath - 1 : 0, match))
             return false;
         if (eat(r, '}'))
             return true;
