@@ -136,31 +136,75 @@ static enum container_runtime runtime_component(struct span c, struct container_
     return RUNTIME_NONE;
 }
 
-/* A Kubernetes component below kubepods: the QoS level or the pod. */
-static void kube_component(struct span c, enum pod_qos *qos, bool *pod, char *uid)
+/* The QoS level at the front of *c ("besteffort", "burstable"), taken off. */
+static enum pod_qos eat_qos(struct span *c)
 {
-    if (span_is(c, "besteffort") || span_is(c, "kubepods-besteffort.slice")) {
-        *qos = QOS_BESTEFFORT;
-        return;
+    if (span_eat(c, "besteffort"))
+        return QOS_BESTEFFORT;
+    if (span_eat(c, "burstable"))
+        return QOS_BURSTABLE;
+    return QOS_NONE;
+}
+
+struct kube {
+    bool seen; /* below the kubelet's kubepods cgroup */
+    bool pod;  /* below a pod's */
+    enum pod_qos qos;
+    char uid[POD_UID_MAX + 1];
+};
+
+/* systemd's slices: [<root>-]kubepods[-<qos>][-pod<uid_with_underscores>].slice,
+ * where <root> is the kubelet's --cgroup-root ("kubelet-" in kind). */
+static bool kube_slice(struct span c, struct kube *k)
+{
+    if (!span_chop(&c, ".slice"))
+        return false;
+    const char *end = c.s + c.n;
+    const char *at = NULL;
+    for (const char *p = c.s; p + 8 <= end; p++)
+        if (memcmp(p, "kubepods", 8) == 0 && (p == c.s || p[-1] == '-'))
+            at = p;
+    if (!at)
+        return false;
+    struct span rest = {at + 8, (size_t)(end - at - 8)};
+    enum pod_qos qos = QOS_NONE;
+    if (span_eat(&rest, "-") && (qos = eat_qos(&rest)) != QOS_NONE && rest.n)
+        if (!span_eat(&rest, "-"))
+            return false;
+    if (rest.n == 0) {
+        k->seen = true;
+        k->qos = qos != QOS_NONE ? qos : k->qos;
+        return true;
     }
-    if (span_is(c, "burstable") || span_is(c, "kubepods-burstable.slice")) {
-        *qos = QOS_BURSTABLE;
-        return;
+    if (!span_eat(&rest, "pod") || !take_uid(rest, '_', k->uid))
+        return false;
+    k->seen = k->pod = true;
+    k->qos = qos != QOS_NONE ? qos : k->qos;
+    return true;
+}
+
+/* One component of the path on the Kubernetes side: the kubepods cgroup, a
+ * QoS level, a pod. True when it was one. */
+static bool kube_component(struct span c, struct kube *k)
+{
+    if (k->pod)
+        return false;
+    if (span_is(c, "kubepods")) {
+        k->seen = true;
+        return true;
     }
+    if (kube_slice(c, k))
+        return true;
+    if (!k->seen)
+        return false;
     struct span u = c;
-    if (span_eat(&u, "pod")) {
-        *pod = take_uid(u, '-', uid);
-        return;
+    enum pod_qos qos = eat_qos(&u);
+    if (qos != QOS_NONE && u.n == 0) {
+        k->qos = qos;
+        return true;
     }
     u = c;
-    if (!span_eat(&u, "kubepods-") || !span_chop(&u, ".slice"))
-        return;
-    if (span_eat(&u, "besteffort-"))
-        *qos = QOS_BESTEFFORT;
-    else if (span_eat(&u, "burstable-"))
-        *qos = QOS_BURSTABLE;
-    if (span_eat(&u, "pod"))
-        *pod = take_uid(u, '_', uid);
+    return span_eat(&u, "pod") && (k->pod = take_uid(u, '-', k->uid));
 }
 
 static bool next_component(struct span *path, struct span *c)
@@ -182,9 +226,8 @@ static bool next_component(struct span *path, struct span *c)
 static bool from_span(struct span path, struct container_id *out)
 {
     memset(out, 0, sizeof(*out));
-    bool kube = false, pod = false, after_pod = false;
-    enum pod_qos qos = QOS_NONE;
-    char uid[POD_UID_MAX + 1] = "";
+    struct kube k = {0};
+    bool after_pod = false;
     struct span c, prev = {"", 0};
     while (next_component(&path, &c)) {
         enum container_runtime r = runtime_component(c, out);
@@ -200,9 +243,9 @@ static bool from_span(struct span path, struct container_id *out)
         }
         if (r != RUNTIME_NONE) {
             out->runtime = r;
-            if (pod) {
-                memcpy(out->pod_uid, uid, sizeof(uid));
-                out->qos = qos == QOS_NONE ? QOS_GUARANTEED : qos;
+            if (k.pod) {
+                memcpy(out->pod_uid, k.uid, sizeof(k.uid));
+                out->qos = k.qos == QOS_NONE ? QOS_GUARANTEED : k.qos;
             }
             return true;
         }
@@ -228,13 +271,9 @@ static bool from_span(struct span path, struct container_id *out)
             return true;
         }
 
-        after_pod = false;
-        if (span_is(c, "kubepods") || span_is(c, "kubepods.slice")) {
-            kube = !pod;
-        } else if (kube && !pod) {
-            kube_component(c, &qos, &pod, uid);
-            after_pod = pod;
-        }
+        bool was_pod = k.pod;
+        kube_component(c, &k);
+        after_pod = k.pod && !was_pod;
         prev = c;
     }
     memset(out, 0, sizeof(*out));

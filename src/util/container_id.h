@@ -14,8 +14,9 @@
  *               libvirt's machine-qemu-... virtual machines: none)
  * A Kubernetes pod is kubepods[/<qos>]/pod<uid>/ with the cgroupfs driver and
  * kubepods.slice/kubepods[-<qos>].slice/kubepods[-<qos>]-pod<uid_with_underscores>.slice/
- * with systemd's; guaranteed pods have no QoS level; a static pod's uid is 32
- * hex digits without dashes. The outermost container on the path wins (Docker
+ * with systemd's (each slice name may start with the kubelet's --cgroup-root,
+ * e.g. kind's "kubelet-kubepods-..."); guaranteed pods have no QoS level; a
+ * static pod's uid is 32 hex digits without dashes. The outermost container on the path wins (Docker
  * in Docker, a kind node): it is the one the host's runtime knows.
  * The <id> is 64 lowercase hex digits. Nothing here is a documented API, so
  * anything else, malformed or not, is "not in a container", never an error. */

@@ -77,6 +77,11 @@ static const struct form forms[] = {
     {"containerd-v2-systemd-guaranteed", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_GUARANTEED},
     {"containerd-v2-cgroupfs-burstable", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_BURSTABLE},
     {"containerd-v2-static-pod", RUNTIME_CONTAINERD, ID_K8S, STATIC_UID, QOS_BURSTABLE},
+    /* The kubelet's --cgroup-root (kind's "/kubelet"), both drivers. */
+    {"containerd-v2-cgroup-root-systemd", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_BESTEFFORT},
+    {"containerd-v2-cgroup-root-cgroupfs", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_BURSTABLE},
+    /* A kind node seen from its host: the node is the host's container. */
+    {"kind-node-on-docker", RUNTIME_DOCKER, ID_OUTER, "", QOS_NONE},
     {"crio-v2-systemd", RUNTIME_CRIO, ID_CRIO, UID, QOS_BESTEFFORT},
     {"crio-v1-cgroupfs", RUNTIME_CRIO, ID_CRIO, UID, QOS_BURSTABLE},
     {"crio-conmon", RUNTIME_NONE, "", "", QOS_NONE},
@@ -148,6 +153,10 @@ static void test_path_edges(void **state)
     expect_path("/jobs/" ID_K8S, RUNTIME_NONE, "");
     expect_path("/kubepods/pod" UID "/x/" ID_K8S, RUNTIME_NONE, "");
     expect_path("/kubepods/pod" UID, RUNTIME_NONE, "");
+    expect_path("/pod" UID "/" ID_K8S, RUNTIME_NONE, ""); /* not below kubepods */
+    expect_path("/kubepods-besteffortx.slice/kubepods-pod" UID "/" ID_K8S, RUNTIME_NONE, "");
+    expect_path("/kubepodsx.slice/x-pod" UID "/" ID_K8S, RUNTIME_NONE, "");
+    expect_path("/kubepods.slice/kubepods-pod" UID ".slice/" ID_K8S, RUNTIME_NONE, "");
     expect_path("/system.slice/docker-" ID_DOCKER_V2 ".scope/init", RUNTIME_DOCKER, ID_DOCKER_V2);
     expect_path("/system.slice/nerdctl-" ID_K8S ".scope", RUNTIME_CONTAINERD, ID_K8S);
     expect_path("/crio-" ID_CRIO ".scope.scope", RUNTIME_NONE, "");
@@ -157,6 +166,14 @@ static void test_path_edges(void **state)
     expect_path("/machine.slice/machine-a\\x2.scope", RUNTIME_NSPAWN, "a\\x2");
     expect_path("/machine.slice/machine-a\\x00b.scope", RUNTIME_NONE, "");
     expect_path("/machine.slice/machine-\\x1b\\x5b.scope", RUNTIME_NSPAWN, "\x1b[");
+    struct container_id k;
+    assert_true(container_id_from_path("/kubepods.slice/kubepods-burstable.slice/"
+                                       "kubepods-pod0f5c3b1e_8a2d_4c6f_9b7e_1d3a5c7e9f20.slice/"
+                                       "crio-" ID_CRIO,
+                                       &k));
+    assert_int_equal(k.qos, QOS_BURSTABLE); /* the level above says it */
+    assert_string_equal(k.pod_uid, UID);
+
     /* A name longer than the room for it is no answer, not a cut one. */
     char longname[600] = "/lxc.payload.";
     memset(longname + strlen(longname), 'n', 400);
