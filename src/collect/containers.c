@@ -309,7 +309,7 @@ static bool pod_entry(int dir, const char *name, void *arg)
     return true;
 }
 
-static char *read_hostname(int ctr_root)
+char *containers_hostname(int ctr_root)
 {
     struct buf text;
     buf_init(&text);
@@ -347,7 +347,7 @@ int containers_lookup(int hostroot, const struct container_id *cid, int ctr_root
         each_entry(hostroot, "var/log/pods", pod_entry, &ks);
     }
     if (!out->hostname && ctr_root >= 0)
-        out->hostname = read_hostname(ctr_root);
+        out->hostname = containers_hostname(ctr_root);
     return 0;
 }
 

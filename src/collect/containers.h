@@ -77,6 +77,13 @@ int containers_collect(int hostroot, int piddir, struct container_info *out);
 
 void containers_free(struct container_info *ci);
 
+/* The first line of etc/hostname below a container's root (a directory fd on
+ * /proc/PID/root), read as every file here is: a symbolic link is not
+ * followed (through /proc/PID/root an absolute one would lead to the host's
+ * file of that name), a file of CONTAINERS_HOSTNAME_MAX bytes or more is not
+ * read. A new string, or NULL. */
+char *containers_hostname(int ctr_root);
+
 /* --- Pure parsers, exposed for the unit tests and the fuzzers ------------ */
 
 /* The text of a Docker config.v2.json: its "Name" (the leading '/' taken

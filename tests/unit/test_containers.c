@@ -572,12 +572,17 @@ static void test_lookup_named(void **state)
     assert_int_equal(containers_lookup(t->host, &none, t->ctr, &ci), 0);
     expect_info(&ci, RUNTIME_NONE, NULL, NULL, NULL, NULL, NULL, NULL);
 
+    char *host = containers_hostname(t->ctr);
+    assert_string_equal(host, "trainer-0");
+    free(host);
+
     /* The container's /etc/hostname as a link: not followed. */
     int link = open_dir("ctr-link");
     struct container_id cid = {.runtime = RUNTIME_PODMAN, .id = ID_UNKNOWN};
     assert_int_equal(containers_lookup(t->host, &cid, link, &ci), 0);
     assert_null(ci.hostname);
     containers_free(&ci);
+    assert_null(containers_hostname(link));
     close(link);
 }
 
