@@ -34,6 +34,9 @@ DOCKER_DATA=
 DOCKER_DRIVER=
 _DOCKER_TMPDATA=
 _DOCKER_LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The device of the /dev/shm outside the test's private mount namespace (the
+# host's), noted before in_shm_ns enters it.
+[ -n "${IN_SHM_NS:-}" ] || export SHMWATCH_OUTER_SHM_DEV=${SHMWATCH_OUTER_SHM_DEV:-$(stat -c %d /dev/shm 2>/dev/null)}
 
 # dk ARGS...: Debian's docker client, on the private daemon.
 dk() {
@@ -116,7 +119,7 @@ _docker_stop_daemons() {
     # container outlived the daemons.
     local p
     for p in /proc/[0-9]*; do
-        tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF "$DOCKER_STATE/containerd.sock" &&
+        tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF "$DOCKER_STATE/containerd.sock" &&
             kill -KILL "${p#/proc/}" 2>/dev/null
     done
     return 0
@@ -208,8 +211,9 @@ docker_run() {
 docker_run_shared_shm() {
     local name=$1
     shift
-    [ "$(stat -c %d /dev/shm)" != "$(stat -c %d /proc/1/root/dev/shm)" ] ||
-        fail "docker_run_shared_shm: /dev/shm here is the host's; run in in_shm_ns"
+    [ -n "${IN_SHM_NS:-}" ] && [ -n "${SHMWATCH_OUTER_SHM_DEV:-}" ] &&
+        [ "$(stat -c %d /dev/shm)" != "$SHMWATCH_OUTER_SHM_DEV" ] ||
+        fail "docker_run_shared_shm: /dev/shm here may be the host's; run in in_shm_ns"
     docker_run "$name" -v /dev/shm:/dev/shm "$@"
 }
 
@@ -226,4 +230,28 @@ docker_dump() {
     [ -n "$DOCKER_STATE" ] || return 0
     echo "--- dockerd (last lines) ---" >&2
     tail -n 10 "$DOCKER_STATE/dockerd.log" >&2
+}
+
+# docker_bundle BINARY DIR: BINARY with every shared library it loads (ldd)
+# and the host's dynamic loader, in DIR, to bind-mount into a container whose
+# image lacks them (Debian 13 has no libproc2.so.0 by default; its glibc may
+# be older or newer). Run it there as
+#   DIR/ld.so --library-path DIR DIR/NAME ARGS...
+# (docker_bundle_cmd prints that command for a mount point.)
+docker_bundle() {
+    local bin=$1 dir=$2 lib loader
+    mkdir -p "$dir" || fail "cannot make $dir"
+    cp "$bin" "$dir/" || fail "cannot copy $bin"
+    for lib in $(ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
+        cp -L "$lib" "$dir/" || fail "cannot copy $lib"
+    done
+    loader=$(ldd "$bin" | awk '$1 ~ /^\/.*ld-linux/ { print $1 }')
+    [ -n "$loader" ] || fail "no dynamic loader for $bin"
+    cp -L "$loader" "$dir/ld.so" || fail "cannot copy $loader"
+}
+
+# docker_bundle_cmd MOUNTPOINT NAME: the command that runs bundle NAME
+# mounted at MOUNTPOINT in a container (a word a line, for mapfile).
+docker_bundle_cmd() {
+    printf '%s\n' "$1/ld.so" --library-path "$1" "$1/$2"
 }

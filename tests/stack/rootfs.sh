@@ -127,9 +127,12 @@ if ! unshare -m --propagation private sh -c '
     die "installing ${PACKAGES[*]} in the root failed (log: $LOG)"
 fi
 rm -rf "$NEW"/var/lib/apt/lists/* "$NEW"/var/cache/apt/*.bin
-chroot "$NEW" /usr/bin/python3 -c 'import torch; print("torch", torch.__version__)' >>"$LOG" 2>&1 ||
-    die "import torch fails in the new root (log: $LOG)"
-version=$(tail -n 1 "$LOG")
+# torch reads the CPUs in /proc and /sys when it is imported.
+version=$(unshare -m --propagation private sh -c '
+    mount -t proc proc "$1/proc" && mount --bind /sys "$1/sys" &&
+    chroot "$1" /usr/bin/python3 -c "import torch; print(\"torch\", torch.__version__)"
+    ' sh "$NEW" 2>>"$LOG") || die "import torch fails in the new root (log: $LOG)"
+echo "$version" >>"$LOG"
 
 remove_tree "$ROOT"
 mv "$NEW" "$ROOT"
