@@ -85,6 +85,9 @@ json_check "$f" "j['budget']['limit_bytes'] == 1 << 30 and j['budget']['recommen
 grep -q 'verdict: critical' "$SHMTEST_TMP/full.txt" || fail "the text report does not say critical"
 dk exec lesson "${INSIDE[@]}" --json >"$SHMTEST_TMP/inside.json" 2>"$SHMTEST_TMP/inside.err" ||
     fail "shmwatch inside the container exited $?: $(head -c 500 "$SHMTEST_TMP/inside.err")"
+dk exec lesson "${INSIDE[@]}" --once >"$SHMTEST_TMP/inside.txt" 2>&1 ||
+    fail "shmwatch --once inside the container exited $?: $(head -c 500 "$SHMTEST_TMP/inside.txt")"
+grep -q 'verdict: critical' "$SHMTEST_TMP/inside.txt" || fail "inside, the text report does not say critical"
 g=$SHMTEST_TMP/inside.json
 json_check "$g" "j['mounts'][0]['path'] == '/dev/shm' and j['mounts'][0]['size_bytes'] == 64 << 20 and j['mounts'][0]['used_pct'] >= 95 and j['budget']['verdict'] == 'critical'" \
     "from inside the container: its /dev/shm is over 95 % full, critical"
