@@ -11,7 +11,9 @@ docker_need
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 IMG=$DOCKER_IMAGE_TORCH
 
-# 1. A test that fails with a container running cleans up all the same.
+# 1. A test that fails with a container running, its dockerd killed, cleans
+# up all the same; the next daemon on the cached data root removes the
+# container record left behind.
 cat >"$SHMTEST_TMP/failing.sh" <<FAILING
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../stack/docker_lib.sh"
@@ -19,7 +21,9 @@ docker_start
 docker_image_torch
 docker_run doomed "$IMG" sleep 600
 echo "\$_DOCKER_DOCKERD \$_DOCKER_CONTAINERD \$(docker_pid doomed) \$DOCKER_STATE" >"$SHMTEST_TMP/failing.pids"
-fail "failing on purpose with a container running"
+# The worst case: dockerd itself dies first, and cannot remove the container.
+kill -KILL \$_DOCKER_DOCKERD
+fail "failing on purpose with a container running and dockerd killed"
 FAILING
 rc=0
 bash "$SHMTEST_TMP/failing.sh" >"$SHMTEST_TMP/failing.log" 2>&1 || rc=$?
@@ -34,6 +38,7 @@ ok "its state directory, mounts and shims are gone"
 
 # 2. The harness as tests use it.
 docker_start
+assert_eq "$(dk ps -aq | wc -l)" 0 "no container is left from the failed test"
 docker_image_torch
 ok "dockerd ($DOCKER_DRIVER) and $IMG are ready (import: $DOCKER_IMPORT_S s)"
 probe=shmwatch-harness-probe.$$

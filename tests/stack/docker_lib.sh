@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The Docker harness of the integration tests (bash; source it after
 # tests/integration/lib.sh, whose fail, on_exit and _lib_missing it uses).
 #
@@ -113,11 +114,16 @@ _docker_kill() { # PID: SIGTERM, SIGKILL after 15 s, reaped
 _docker_stop_daemons() {
     _docker_kill "${_DOCKER_DOCKERD:-}"
     _DOCKER_DOCKERD=
+    # A container dockerd could not remove (it had died): SIGKILL to its
+    # first process ends its pid namespace.
+    local p f
+    for f in "$DOCKER_STATE"/containerd/io.containerd.runtime.v2.task/*/*/init.pid; do
+        [ -f "$f" ] && p=$(cat "$f" 2>/dev/null) && [ -n "$p" ] && kill -KILL "$p" 2>/dev/null
+    done
     _docker_kill "${_DOCKER_CONTAINERD:-}"
     _DOCKER_CONTAINERD=
     # Shims of this containerd (their command line names its socket), if a
     # container outlived the daemons.
-    local p
     for p in /proc/[0-9]*; do
         tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF "$DOCKER_STATE/containerd.sock" &&
             kill -KILL "${p#/proc/}" 2>/dev/null
