@@ -56,6 +56,10 @@ CID=$(dk inspect -f '{{.Id}}' lesson)
 "$SHMWATCH" --json --pid "$CPID" >"$SHMTEST_TMP/before.json" || fail "shmwatch --pid exited $?"
 json_check "$SHMTEST_TMP/before.json" "j['mounts'][0]['size_bytes'] == 64 << 20 and j['mounts'][0]['used_bytes'] == 0 and j['budget']['verdict'] != 'critical'" \
     "before the job: the container's 64 MiB /dev/shm is empty, the verdict is not critical"
+dk exec lesson "${INSIDE[@]}" --json >"$SHMTEST_TMP/before-inside.json" 2>"$SHMTEST_TMP/inside.err" ||
+    fail "shmwatch inside the container exited $?: $(head -c 500 "$SHMTEST_TMP/inside.err")"
+json_check "$SHMTEST_TMP/before-inside.json" "j['mounts'][0]['size_bytes'] == 64 << 20 and j['mounts'][0]['used_bytes'] == 0 and j['budget']['verdict'] != 'critical'" \
+    "before the job, from inside: the same empty 64 MiB /dev/shm, not critical"
 json_check "$SHMTEST_TMP/before.json" "j['cgroup']['version'] == 1 and j['cgroup']['limit_bytes'] == 1 << 30 and '$CID' in j['cgroup']['path']" \
     "the container's memory cgroup and its 1 GiB limit, from the host"
 

@@ -51,7 +51,8 @@ torch_need() {
         "$PY" -c 'import torch' >/dev/null 2>&1 || _lib_missing "python3-torch (import torch failed)"
         ;;
     2.x)
-        need chroot flock debootstrap
+        need chroot flock
+        bash "$_TORCH_SRC/tests/stack/rootfs.sh" --check || need debootstrap
         local log
         log=$(mktemp /tmp/shmwatch-rootfs.XXXXXX)
         TORCH_ROOT=$(bash "$_TORCH_SRC/tests/stack/rootfs.sh" 2>"$log") ||
