@@ -11,6 +11,8 @@ packages=(
   python3 python3-torch                     # the real PyTorch DataLoader tests
   prometheus                                # promtool checks the metrics
   valgrind                                  # instruction counts in the benchmark
+  qemu-system-x86 busybox-static cpio       # the cgroup v2 guest (tests/guest); its kernel
+                                            # package is fetched by the test, not installed
 )
 
 missing=()

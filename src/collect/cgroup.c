@@ -320,12 +320,35 @@ static bool find_mount(const struct mountinfo *mi, int version, const char *path
     return found;
 }
 
+/* A mount of this hierarchy whose root lies above the reader's cgroup
+ * namespace ("/.." as the kernel shows it after unshare -C without a new
+ * mount): its directories cannot be matched to the namespace's paths. */
+static const struct mountinfo_entry *outside_mount(const struct mountinfo *mi, int version)
+{
+    for (size_t i = 0; i < mi->n; i++) {
+        const struct mountinfo_entry *m = &mi->items[i];
+        bool type = version == 1 ? strcmp(m->fstype, "cgroup") == 0 &&
+                                       cgroup_list_has(m->super_opts, "memory")
+                                 : strcmp(m->fstype, "cgroup2") == 0;
+        if (type && strncmp(m->root, "/..", 3) == 0 && (m->root[3] == '/' || !m->root[3]))
+            return m;
+    }
+    return NULL;
+}
+
 static bool try_hierarchy(struct reader *r, const struct mountinfo *mi, int version,
                           const char *path, struct cgroup_info *info)
 {
     const char *mountpoint = NULL, *rel = NULL;
     if (!find_mount(mi, version, path, &mountpoint, &rel)) {
-        warn_add(r->w, "the cgroup %s is not mounted where this process can read it", path);
+        const struct mountinfo_entry *m = outside_mount(mi, version);
+        if (m)
+            warn_add(r->w,
+                     "the cgroup %s cannot be read: the %s mount at %s was made outside this "
+                     "cgroup namespace (its root is %s); mount it afresh inside the namespace",
+                     path, m->fstype, m->mountpoint, m->root);
+        else
+            warn_add(r->w, "the cgroup %s is not mounted where this process can read it", path);
         return false;
     }
     struct buf dir;

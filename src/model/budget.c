@@ -283,9 +283,9 @@ void budget_compute(const struct budget_input *in, struct budget *out)
     out->shm_effective = in->shm_avail < out->headroom ? in->shm_avail : out->headroom;
 
     recommend(in, out, &ns, &z); /* information, listed last; check_shm refers to it */
+    check_oom(in, cg, out, &ns, &z); /* a kill that has happened comes before a risk */
     check_shm(in, out, warn_pct, crit_pct, &ns, &z);
     check_memory(out, warn_pct, crit_pct, &ns, &z);
-    check_oom(in, cg, out, &ns, &z);
 
     /* Most important first: critical, then warnings, then information. */
     out->advice = ns.n ? xcalloc(ns.n, sizeof(*out->advice)) : NULL;

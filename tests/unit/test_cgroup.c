@@ -299,6 +299,21 @@ static void test_namespaced(void **state)
     warn_free(&w);
 }
 
+/* unshare -C without a fresh mount: the old mount's root is outside the
+ * namespace. No cgroup, and a warning that says what to do. */
+static void test_namespaced_stale(void **state)
+{
+    (void)state;
+    struct cgroup_info c;
+    struct warnings w;
+    assert_int_equal(collect("namespaced-stale", &c, &w), 0);
+    assert_false(c.present);
+    assert_int_equal(w.n, 1);
+    assert_non_null(strstr(w.msg[0], "made outside this cgroup namespace (its root is /../..)"));
+    cgroup_free(&c);
+    warn_free(&w);
+}
+
 static void test_nocontroller(void **state)
 {
     (void)state;
@@ -402,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_v1),
         cmocka_unit_test(test_v2),
         cmocka_unit_test(test_namespaced),
+        cmocka_unit_test(test_namespaced_stale),
         cmocka_unit_test(test_nocontroller),
         cmocka_unit_test(test_container_hostpath),
         cmocka_unit_test(test_missing_files),
