@@ -65,7 +65,7 @@ stream=$SHMTEST_TMP/oom-stream.json
 STREAM=$!
 on_exit "kill -TERM $STREAM 2>/dev/null; wait $STREAM 2>/dev/null"
 tui_start 140 30 --interval 0.5 --pid "$SURVIVOR"
-tui_wait 'Budget' 15
+tui_wait 'Budget +(OK|WARN|CRITICAL) ' 15 # a first scan: the baseline of the count
 wait_for "[ \$(wc -l <'$stream') -ge 2 ]" 15 || fail "the JSON stream did not start"
 
 # The writer: maps a 192 MiB file on the tmpfs and writes every page. Its
