@@ -58,7 +58,7 @@ kernel_fetch() {
     fi
     [ -n "$pkg" ] || _lib_missing "the package linux-image-cloud-amd64 in apt's lists"
     tmp=$(mktemp -d "$GUEST_CACHE/fetch.XXXXXX")
-    chmod 755 "$tmp" # apt-get download drops to _apt, which must be able to write here
+    chmod 777 "$tmp" # apt-get download drops to _apt, which must be able to write here
     echo "fetching $pkg into $GUEST_CACHE" >&2
     if ! (cd "$tmp" && apt-get download -q "$pkg" >"$tmp/apt.log" 2>&1); then
         cat "$tmp/apt.log" >&2
