@@ -14,10 +14,12 @@
 #include "cli/options.h"
 #include "cli/settings.h"
 #include "collect/scan.h"
+#include "model/history.h"
 #include "model/model.h"
 #include "report/report.h"
 #include "ui/ui.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/escape.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -39,8 +41,10 @@ static const struct subcommand subcommands[] = {
     {"reap", cmd_reap},
 };
 
-/* One scan and model, written in the chosen format into out. */
-static int snapshot(const struct options *o, const struct config *cfg, struct buf *out)
+/* One scan and model, written in the chosen format into out. oom carries the
+ * cgroup's OOM kill count from one snapshot of a stream to the next. */
+static int snapshot(const struct options *o, const struct config *cfg, struct oom_watch *oom,
+                    struct buf *out)
 {
     struct scan_opts so = {
         .proc_dir = "/proc",
@@ -59,6 +63,9 @@ static int snapshot(const struct options *o, const struct config *cfg, struct bu
     model_opts_default(&mo);
     mo.warn_pct = cfg->warn_pct;
     mo.crit_pct = cfg->crit_pct;
+    double now = clock_now();
+    oom_watch_add(oom, now, s.cgroup.present && s.cgroup.has_oom_kills, s.cgroup.oom_kills);
+    mo.oom_recent = oom_watch_recent(oom, now);
     struct model m;
     model_build(&s, &mo, &m);
     if (o->mode == MODE_JSON) {
@@ -121,13 +128,14 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
     struct buf out;
     buf_init(&out);
     int rc = 0;
+    struct oom_watch oom = {0};
     for (long long i = 0; !stop_requested && (o->count == 0 || i < o->count); i++) {
         if (i > 0)
             sleep_interval(o->interval);
         if (stop_requested)
             break;
         buf_reset(&out);
-        rc = snapshot(o, cfg, &out);
+        rc = snapshot(o, cfg, &oom, &out);
         if (rc)
             break;
         if (!emit(o, &out)) {

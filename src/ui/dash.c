@@ -225,10 +225,18 @@ static void draw_budget(struct ui *u, int y, int lines)
     dash_size(ss, sizeof(ss), b->shm_size);
     dash_size(h, sizeof(h), b->headroom);
     dash_size(w, sizeof(w), b->shm_effective);
+    /* OOM kills: a marker while new ones are seen, the count once there are any. */
+    const struct cgroup_info *cg = &u->snap->scan.cgroup;
+    char oom[48] = "";
+    bool oom_now = b->oom_recent > 0;
+    if (oom_now)
+        snprintf(oom, sizeof(oom), " OOM KILL +%llu ", (unsigned long long)b->oom_recent);
+    else if (cg->present && cg->has_oom_kills && cg->oom_kills > 0)
+        snprintf(oom, sizeof(oom), " oom kills %llu", (unsigned long long)cg->oom_kills);
     /* The longest form that fits: with the limit's source, without it, or
      * with short labels. */
     const char *src = b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal";
-    int room = COLS - 7 - (int)strlen(v);
+    int room = COLS - 7 - (int)strlen(v) - (int)strlen(oom);
     snprintf(line, sizeof(line), " limit %s (%s)  app %s  shm %s/%s  headroom %s  writable %s", l,
              src, ap, su, ss, h, w);
     if ((int)strlen(line) > room)
@@ -239,7 +247,11 @@ static void draw_budget(struct ui *u, int y, int lines)
                  w);
     int x = term_put(y, 0, COLS, "Budget ", term_attr(THEME_header), false);
     x += term_put(y, x, COLS - x, v, term_attr(dash_verdict_role(b->verdict)), false);
-    term_put(y, x, COLS - x, line, term_attr(THEME_normal), true);
+    if (oom_now)
+        x += term_put(y, x, COLS - x, oom, term_attr(THEME_verdict_critical), false);
+    x += term_put(y, x, COLS - x, line, term_attr(THEME_normal), true);
+    if (!oom_now && oom[0])
+        term_put(y, x, COLS - x, oom, term_attr(THEME_warning), true);
     if (lines < 2)
         return;
     if (b->nadvice)

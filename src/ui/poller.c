@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model/history.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 
@@ -27,6 +28,7 @@ struct poller {
     struct mount_list ml; /* the mounts of the last scan, for statvfs */
     uint64_t peak_shm, peak_app;
     struct worker_memory workers; /* workers seen so far: orphans keep their group */
+    struct oom_watch oom;         /* the cgroup's OOM kills, scan to scan */
 };
 
 void snap_free(struct snap *s)
@@ -109,6 +111,10 @@ static struct snap *take_scan(struct poller *p)
     mo.peak_shm = p->peak_shm;
     mo.peak_app = p->peak_app;
     mo.memory = &p->workers;
+    double now = clock_now();
+    const struct cgroup_info *cg = &s->scan.cgroup;
+    s->oom_new = oom_watch_add(&p->oom, now, cg->present && cg->has_oom_kills, cg->oom_kills);
+    mo.oom_recent = oom_watch_recent(&p->oom, now);
     model_build(&s->scan, &mo, &s->model);
     worker_memory_learn(&p->workers, &s->model);
     if (s->model.budget.app > p->peak_app)

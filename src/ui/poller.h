@@ -17,6 +17,7 @@
 struct snap {
     struct scan scan;
     struct model model;
+    uint64_t oom_new; /* the cgroup's OOM kills new since the previous scan */
 };
 void snap_free(struct snap *s);
 

@@ -120,6 +120,16 @@ static void intake(struct ui *u)
         }
     }
     struct snap *s = poller_take_snap(u->poller);
+    if (s && s->oom_new) {
+        /* Said at once, paused or not: the OOM killer has just ended a process. */
+        const struct cgroup_info *cg = &s->scan.cgroup;
+        char path[160];
+        term_escape(path, sizeof(path), cg->path ? cg->path : "?");
+        ui_message(u, THEME_verdict_critical,
+                   "OOM KILL: %llu new in cgroup %s (%llu in all): the memory limit was hit",
+                   (unsigned long long)s->oom_new, path, (unsigned long long)cg->oom_kills);
+        beep();
+    }
     if (s && (!u->paused || u->step)) {
         u->step = false;
         snap_free(u->snap);
