@@ -19,6 +19,7 @@
 #include "ui/ui.h"
 #include "util/buf.h"
 #include "util/escape.h"
+#include "util/safefile.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -77,27 +78,17 @@ static int snapshot(const struct options *o, const struct config *cfg, struct bu
 }
 
 /* Replaces path with b's content atomically: a reader sees the old file or
- * the new one, never half of either. */
+ * the new one, never half of either; never through a planted link
+ * (util/safefile.h). */
 static bool write_atomically(const char *path, const struct buf *b)
 {
-    struct buf tmp;
-    buf_init(&tmp);
-    buf_printf(&tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp.data, "w");
-    bool ok = f && fwrite(b->data, 1, b->len, f) == b->len;
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (ok && rename(tmp.data, path) != 0)
-        ok = false;
-    if (!ok) {
-        int err = errno;
+    int rc = safefile_replace(path, b->data, b->len, 0644);
+    if (rc < 0) {
         char *shown = esc_term_dup(path);
-        fprintf(stderr, "shmwatch: cannot write %s: %s\n", shown, strerror(err));
+        fprintf(stderr, "shmwatch: cannot write %s: %s\n", shown, safefile_strerror(-rc));
         free(shown);
-        unlink(tmp.data);
     }
-    buf_free(&tmp);
-    return ok;
+    return rc == 0;
 }
 
 /* Writes all of b to stdout, or to the --prometheus-file; false when the
