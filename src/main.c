@@ -40,19 +40,33 @@ static const struct subcommand subcommands[] = {
     {"reap", cmd_reap},
 };
 
-/* One scan and model, written in the chosen format into out. */
-static int snapshot(const struct options *o, const struct config *cfg, struct buf *out)
+/* Why pid cannot be watched, from scan_run's or scan_target_identify's
+ * answer: one line on stderr. */
+static void say_target_failure(pid_t pid, int rc, enum scan_target state)
+{
+    const char *why = state == SCAN_TARGET_REPLACED
+                          ? "the process has exited (its pid now belongs to another process)"
+                      : state == SCAN_TARGET_EXITED ? "the process has exited"
+                                                    : strerror(-rc);
+    fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)pid, why);
+}
+
+/* One scan and model, written in the chosen format into out; target_start
+ * pins --pid to the process first seen. */
+static int snapshot(const struct options *o, const struct config *cfg,
+                    unsigned long long target_start, struct buf *out)
 {
     struct scan_opts so = {
         .proc_dir = "/proc",
         .target_pid = o->pid,
+        .target_start = target_start,
         .mounts = (const char *const *)cfg->mounts.item,
         .nmounts = cfg->mounts.n,
     };
     struct scan s;
     int rc = scan_run(&so, &s);
     if (rc < 0) {
-        fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)o->pid, strerror(-rc));
+        say_target_failure(o->pid, rc, s.target_state);
         scan_free(&s);
         return 1;
     }
@@ -109,6 +123,15 @@ static void sleep_interval(double s)
 
 static int run_snapshots(const struct options *o, const struct config *cfg)
 {
+    /* --pid: the process as it is now; a stream ends when it exits. */
+    unsigned long long start = 0;
+    if (o->pid) {
+        int irc = scan_target_identify("/proc", o->pid, &start);
+        if (irc < 0) {
+            say_target_failure(o->pid, irc, SCAN_TARGET_OK);
+            return 1;
+        }
+    }
     struct buf out;
     buf_init(&out);
     int rc = 0;
@@ -118,7 +141,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
         if (stop_requested)
             break;
         buf_reset(&out);
-        rc = snapshot(o, cfg, &out);
+        rc = snapshot(o, cfg, start, &out);
         if (rc)
             break;
         if (!emit(o, &out)) {
