@@ -130,10 +130,22 @@ for ps in "${settings[@]}"; do
     done
 done
 
-# The same refusal in the dashboard: the log is not opened, the action is
-# done and its summary says it was not logged (see tui_actions_errors.sh for
-# the colour); here only that nothing is written through the link.
-# (Covered by the shared actlog_open; the unit test test_safefile checks it.)
+# The dashboard the same: the log is not opened, the unlink is done and its
+# summary says why it was not logged; the root file is untouched.
+need tmux
+. "$(dirname "$0")/tui_lib.sh"
+dir=$SHMTEST_TMP/owned-$orig
+head -c 4096 /dev/zero >/dev/shm/unheld_0
+touch -d '-1 hour' /dev/shm/unheld_0
+tui_start 160 30 --log "$dir/shm.log"
+tui_wait "unheld_0 +unheld " 10
+tui_keys U
+tui_wait "Unlink 1 unheld segment" 5
+tui_keys y
+tui_wait "^1 unlinked, 4.0 KiB freed; 0 refused, 0 failed \(not logged: $dir/shm.log: refused: a symbolic link \(never followed\)\)" 10
+[ ! -e /dev/shm/unheld_0 ] || fail "the dashboard did not remove unheld_0"
+untouched "the dashboard's log through a link"
+tui_quit
 
 # --- Settings files, run as root ----------------------------------------------------------
 home=$SHMTEST_TMP/home
