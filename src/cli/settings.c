@@ -24,8 +24,8 @@ int settings_load(const struct options *o, struct config *cfg, char **err)
     /* Run as root, a file found by search must be root's alone; one named
      * with --config is read, with a warning when others could write it. */
     char *warning = NULL;
-    if (file && config_load_trusted(file, o->config ? CONFIG_TRUST_WARN : CONFIG_TRUST_REQUIRE,
-                                    cfg, err, &warning) != 0)
+    if (file && config_load_trusted(file, o->config ? CONFIG_TRUST_WARN : CONFIG_TRUST_REQUIRE, cfg,
+                                    err, &warning) != 0)
         return 2;
     if (warning)
         fprintf(stderr, "shmwatch: warning: %s\n", warning);

@@ -115,8 +115,8 @@ int config_load(const char *path, struct config *cfg, char **err);
  * not owned by root or writable by group or others is refused (-EPERM,
  * "file: refused: ...") with CONFIG_TRUST_REQUIRE, read with *warning set
  * (malloc'd; else NULL) with CONFIG_TRUST_WARN. */
-int config_load_trusted(const char *path, enum config_trust trust, struct config *cfg,
-                        char **err, char **warning);
+int config_load_trusted(const char *path, enum config_trust trust, struct config *cfg, char **err,
+                        char **warning);
 
 /* Sets one key from text, as a command-line flag would: the same checks as
  * the file (lists take comma-separated items). Returns 0 or -EINVAL with

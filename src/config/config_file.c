@@ -104,8 +104,8 @@ int config_load(const char *path, struct config *cfg, char **err)
     return config_load_trusted(path, CONFIG_TRUST_ANY, cfg, err, NULL);
 }
 
-int config_load_trusted(const char *path, enum config_trust trust, struct config *cfg,
-                        char **err, char **warning)
+int config_load_trusted(const char *path, enum config_trust trust, struct config *cfg, char **err,
+                        char **warning)
 {
     struct yamlfile f;
     int rc = yamlfile_load_trusted(&f, path, trust, err, warning);

@@ -71,8 +71,8 @@ static char *parser_error(const char *path, const yaml_parser_t *p, const struct
 
 /* The trust rule on the file read (st): 0, with *warning set when trust
  * only warns, or -EPERM with *err. */
-static int check_trust(const char *path, const struct stat *st, enum config_trust trust,
-                       char **err, char **warning)
+static int check_trust(const char *path, const struct stat *st, enum config_trust trust, char **err,
+                       char **warning)
 {
     int why = trust == CONFIG_TRUST_ANY ? 0 : safefile_trusted(st, geteuid());
     if (why == 0)
@@ -98,8 +98,8 @@ int yamlfile_load(struct yamlfile *f, const char *path, char **err)
     return yamlfile_load_trusted(f, path, CONFIG_TRUST_ANY, err, NULL);
 }
 
-int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trust trust,
-                          char **err, char **warning)
+int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trust trust, char **err,
+                          char **warning)
 {
     memset(f, 0, sizeof(*f));
     f->path = path;

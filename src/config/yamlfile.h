@@ -27,8 +27,8 @@ int yamlfile_load(struct yamlfile *f, const char *path, char **err);
  * file with -EPERM and *err = "file: refused: why (...)"; CONFIG_TRUST_WARN
  * loads it and sets *warning (malloc'd, one line, else NULL), which may be
  * NULL for CONFIG_TRUST_ANY and _REQUIRE. */
-int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trust trust,
-                          char **err, char **warning);
+int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trust trust, char **err,
+                          char **warning);
 void yamlfile_free(struct yamlfile *f);
 
 /* The top node, or NULL for an empty document. */

@@ -14,13 +14,20 @@
 const char *safefile_strerror(int err)
 {
     switch (err) {
-    case SAFEFILE_ESYMLINK: return "refused: a symbolic link (never followed)";
-    case SAFEFILE_ENOTREG: return "refused: not a regular file";
-    case SAFEFILE_EOWNER: return "refused: owned by another user";
-    case SAFEFILE_ENLINK: return "refused: a hard link (the file has other names)";
-    case SAFEFILE_ENOTROOT: return "not owned by root";
-    case SAFEFILE_EWRITABLE: return "writable by group or others";
-    default: return strerror(err);
+    case SAFEFILE_ESYMLINK:
+        return "refused: a symbolic link (never followed)";
+    case SAFEFILE_ENOTREG:
+        return "refused: not a regular file";
+    case SAFEFILE_EOWNER:
+        return "refused: owned by another user";
+    case SAFEFILE_ENLINK:
+        return "refused: a hard link (the file has other names)";
+    case SAFEFILE_ENOTROOT:
+        return "not owned by root";
+    case SAFEFILE_EWRITABLE:
+        return "writable by group or others";
+    default:
+        return strerror(err);
     }
 }
 

@@ -168,7 +168,7 @@ static void test_replace_refused(void **state)
     assert_string_equal(get(d->b), "target\n");
     struct stat st;
     assert_int_equal(lstat(d->a, &st), 0);
-    assert_true(S_ISLNK(st.st_mode)); /* the link is left as it was */
+    assert_true(S_ISLNK(st.st_mode));      /* the link is left as it was */
     assert_int_equal(entries(d->path), 3); /* b, a, the planted temporary name */
     unlink(d->a);
     assert_int_equal(link(d->b, d->a), 0);
