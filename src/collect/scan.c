@@ -1,32 +1,29 @@
 #include "collect/scan.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "collect/containers.h"
 #include "collect/walk.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
-/* The first line of ROOT/etc/hostname: how a container names itself. */
+/* How a container names itself: its /etc/hostname, read below its root
+ * without following a link (one to /etc/shadow would otherwise be resolved
+ * against the host's root and shown). */
 static char *read_hostname(const char *root)
 {
-    struct buf path, text;
-    buf_init(&path);
-    buf_init(&text);
-    buf_printf(&path, "%s/etc/hostname", root);
-    char *name = NULL;
-    if (read_file(path.data, &text, 256) == 0) {
-        char *cur = text.data, *line = next_line(&cur);
-        if (line && *line)
-            name = xstrdup(line);
-    }
-    buf_free(&path);
-    buf_free(&text);
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char *name = containers_hostname(fd);
+    close(fd);
     return name;
 }
 
