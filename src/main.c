@@ -21,6 +21,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/escape.h"
+#include "util/safefile.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -41,21 +42,34 @@ static const struct subcommand subcommands[] = {
     {"reap", cmd_reap},
 };
 
-/* One scan and model, written in the chosen format into out. oom carries the
- * cgroup's OOM kill count from one snapshot of a stream to the next. */
-static int snapshot(const struct options *o, const struct config *cfg, struct oom_watch *oom,
-                    struct buf *out)
+/* Why pid cannot be watched, from scan_run's or scan_target_identify's
+ * answer: one line on stderr. */
+static void say_target_failure(pid_t pid, int rc, enum scan_target state)
+{
+    const char *why = state == SCAN_TARGET_REPLACED
+                          ? "the process has exited (its pid now belongs to another process)"
+                      : state == SCAN_TARGET_EXITED ? "the process has exited"
+                                                    : strerror(-rc);
+    fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)pid, why);
+}
+
+/* One scan and model, written in the chosen format into out; target_start
+ * pins --pid to the process first seen, and oom carries the cgroup's OOM
+ * kill count from one snapshot of a stream to the next. */
+static int snapshot(const struct options *o, const struct config *cfg,
+                    unsigned long long target_start, struct oom_watch *oom, struct buf *out)
 {
     struct scan_opts so = {
         .proc_dir = "/proc",
         .target_pid = o->pid,
+        .target_start = target_start,
         .mounts = (const char *const *)cfg->mounts.item,
         .nmounts = cfg->mounts.n,
     };
     struct scan s;
     int rc = scan_run(&so, &s);
     if (rc < 0) {
-        fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)o->pid, strerror(-rc));
+        say_target_failure(o->pid, rc, s.target_state);
         scan_free(&s);
         return 1;
     }
@@ -84,27 +98,17 @@ static int snapshot(const struct options *o, const struct config *cfg, struct oo
 }
 
 /* Replaces path with b's content atomically: a reader sees the old file or
- * the new one, never half of either. */
+ * the new one, never half of either; never through a planted link
+ * (util/safefile.h). */
 static bool write_atomically(const char *path, const struct buf *b)
 {
-    struct buf tmp;
-    buf_init(&tmp);
-    buf_printf(&tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp.data, "w");
-    bool ok = f && fwrite(b->data, 1, b->len, f) == b->len;
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (ok && rename(tmp.data, path) != 0)
-        ok = false;
-    if (!ok) {
-        int err = errno;
+    int rc = safefile_replace(path, b->data, b->len, 0644);
+    if (rc < 0) {
         char *shown = esc_term_dup(path);
-        fprintf(stderr, "shmwatch: cannot write %s: %s\n", shown, strerror(err));
+        fprintf(stderr, "shmwatch: cannot write %s: %s\n", shown, safefile_strerror(-rc));
         free(shown);
-        unlink(tmp.data);
     }
-    buf_free(&tmp);
-    return ok;
+    return rc == 0;
 }
 
 /* Writes all of b to stdout, or to the --prometheus-file; false when the
@@ -125,6 +129,15 @@ static void sleep_interval(double s)
 
 static int run_snapshots(const struct options *o, const struct config *cfg)
 {
+    /* --pid: the process as it is now; a stream ends when it exits. */
+    unsigned long long start = 0;
+    if (o->pid) {
+        int irc = scan_target_identify("/proc", o->pid, &start);
+        if (irc < 0) {
+            say_target_failure(o->pid, irc, SCAN_TARGET_OK);
+            return 1;
+        }
+    }
     struct buf out;
     buf_init(&out);
     int rc = 0;
@@ -135,7 +148,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
         if (stop_requested)
             break;
         buf_reset(&out);
-        rc = snapshot(o, cfg, &oom, &out);
+        rc = snapshot(o, cfg, start, &oom, &out);
         if (rc)
             break;
         if (!emit(o, &out)) {

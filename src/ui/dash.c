@@ -57,6 +57,8 @@ static void draw_title(struct ui *u)
             term_escape(host, sizeof(host), u->snap->scan.target_host);
             ADD(" (%s)", host);
         }
+        if (u->target_gone)
+            ADD(" EXITED");
     }
     const char *view = config_view_names[u->view];
     ADD("  %s %s  sort %s%s", g->sep, view, sort_name(u->sort), u->reverse ? g->up : g->down);
@@ -211,7 +213,10 @@ int dash_verdict_role(enum verdict v)
 static void draw_budget(struct ui *u, int y, int lines)
 {
     if (!u->snap) {
-        term_put(y, 0, COLS, "Budget: waiting for the first scan", term_attr(THEME_muted), true);
+        term_put(y, 0, COLS,
+                 u->target_gone ? "Budget: none, the process exited before the first scan"
+                                : "Budget: waiting for the first scan",
+                 term_attr(THEME_muted), true);
         return;
     }
     const struct budget *b = &u->snap->model.budget;
@@ -336,6 +341,20 @@ void dash_draw_status(struct ui *u, int y, int lines)
         if (msg) {
             snprintf(line, sizeof(line), "%s", u->message);
             a = term_attr(u->message_role);
+        } else if (u->target_gone) {
+            /* For good: nothing newer will come. */
+            char at[16];
+            struct tm t;
+            localtime_r(&u->target_gone_at, &t);
+            strftime(at, sizeof(at), "%H:%M:%S", &t);
+            snprintf(line, sizeof(line), "process %d %s at %s: %s", (int)u->set->pid,
+                     u->target_gone == SCAN_TARGET_REPLACED
+                         ? "exited (its pid is now another process's)"
+                         : "exited",
+                     at,
+                     u->snap ? "this is its last scan, no longer updated"
+                             : "it exited before the first scan");
+            a = term_attr(THEME_warning);
         } else if (u->snap && u->snap->scan.warn.n) {
             /* Several warnings take turns. */
             const struct warnings *w = &u->snap->scan.warn;
