@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "collect/scanjob.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 #include "util/inomap.h"
@@ -52,6 +53,8 @@ struct procfiles {
     uint64_t addr;  /* PROCMAP_QUERY: where the next mapping is looked for */
     size_t queried; /* PROCMAP_QUERY: answers for this process */
     char *cur;      /* maps text: the next line */
+    bool blocking_stat; /* PROCFILES_TEST_BLOCKING_ENV: the plain stat, for tests */
+    struct scan_beacon *beacon;
     struct stat st;
     struct buf text;
     char *dents;
@@ -68,6 +71,7 @@ struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs)
     inomap_init(&pf->libs);
     buf_init(&pf->text);
     pf->dents = xmalloc(DENTS_SIZE);
+    pf->blocking_stat = getenv(PROCFILES_TEST_BLOCKING_ENV) != NULL;
     return pf;
 }
 
@@ -85,6 +89,11 @@ void procfiles_free(struct procfiles *pf)
 void procfiles_force_text(struct procfiles *pf)
 {
     pf->maps = MAPS_TEXT;
+}
+
+void procfiles_set_beacon(struct procfiles *pf, struct scan_beacon *b)
+{
+    pf->beacon = b;
 }
 
 bool procfiles_queried(const struct procfiles *pf)
@@ -143,6 +152,44 @@ unsigned procfiles_end(struct procfiles *pf)
     return pf->status;
 }
 
+/* The fields a holder record takes from an fd target's stat. */
+#define FD_STATX_NEED                                                                          \
+    (STATX_TYPE | STATX_NLINK | STATX_UID | STATX_MTIME | STATX_INO | STATX_SIZE | STATX_BLOCKS)
+
+/* Stats the target of fd/NAME into pf->st without waiting on its file
+ * system: an fd may be open on a FUSE or network file system whose daemon
+ * or server does not answer, and a plain stat waits for it forever. statx
+ * with AT_STATX_DONT_SYNC and an empty request mask answers from the
+ * inode the kernel holds (FUSE and NFS keep their cached attributes; a
+ * FUSE mount closed to this user still gives its device); the device,
+ * always there, decides whether the rest is wanted at all. A tmpfs
+ * target, which is all that is watched, has every field (its inode is the
+ * truth); were one missing, the target is stat'ed again now that its
+ * device is known to be watched. Returns 0, or -1 with errno set. */
+static int procfiles_stat_fd(struct procfiles *pf, const char *name)
+{
+    struct statx sx;
+    if (pf->blocking_stat)
+        return fstatat(pf->fddir, name, &pf->st, 0);
+    if (statx(pf->fddir, name, AT_STATX_DONT_SYNC, 0, &sx) != 0)
+        return -1;
+    pf->st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+    if (!watched(pf, pf->st.st_dev))
+        return 0;
+    if ((sx.stx_mask & FD_STATX_NEED) != FD_STATX_NEED)
+        return fstatat(pf->fddir, name, &pf->st, 0);
+    pf->st.st_ino = (ino_t)sx.stx_ino;
+    pf->st.st_mode = sx.stx_mode;
+    pf->st.st_nlink = sx.stx_nlink;
+    pf->st.st_uid = sx.stx_uid;
+    pf->st.st_gid = sx.stx_gid;
+    pf->st.st_size = (off_t)sx.stx_size;
+    pf->st.st_blocks = (blkcnt_t)sx.stx_blocks;
+    pf->st.st_mtim.tv_sec = sx.stx_mtime.tv_sec;
+    pf->st.st_mtim.tv_nsec = sx.stx_mtime.tv_nsec;
+    return 0;
+}
+
 static bool next_fd(struct procfiles *pf, struct procfile *f)
 {
     for (;;) {
@@ -166,7 +213,8 @@ static bool next_fd(struct procfiles *pf, struct procfile *f)
             fd = fd * 10 + (*s - '0');
         if (*s || s == d->d_name)
             continue;
-        if (fstatat(pf->fddir, d->d_name, &pf->st, 0) != 0) {
+        scan_beacon_fd(pf->beacon, fd);
+        if (procfiles_stat_fd(pf, d->d_name) != 0) {
             /* The list is readable, this target is not: it may be on a
              * watched device. ENOENT is an fd closed meanwhile; any other
              * error comes from the target's own file system (a tmpfs stat
@@ -339,6 +387,7 @@ bool procfiles_next(struct procfiles *pf, struct procfile *f)
             pf->phase = PH_MAPS;
             break;
         case PH_MAPS:
+            scan_beacon_stage(pf->beacon, SCAN_MAPS);
             if (pf->maps == MAPS_TEXT) {
                 load_text(pf);
                 break;
@@ -468,6 +517,11 @@ void pidscan_force_text(struct pidscan *ps)
     procfiles_force_text(ps->pf);
 }
 
+void pidscan_set_beacon(struct pidscan *ps, struct scan_beacon *b)
+{
+    procfiles_set_beacon(ps->pf, b);
+}
+
 bool pidscan_queried(const struct pidscan *ps)
 {
     return procfiles_queried(ps->pf);
@@ -584,6 +638,7 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
 {
     size_t before = ps->out->n;
     struct procfile f;
+    scan_beacon_at(ps->pf->beacon, SCAN_FDS, pid, -1);
     procfiles_begin(ps->pf, piddir, want_torch);
     while (procfiles_next(ps->pf, &f)) {
         if (f.kind == PROCFILE_FD)
