@@ -152,41 +152,21 @@ unsigned procfiles_end(struct procfiles *pf)
     return pf->status;
 }
 
-/* The fields a holder record takes from an fd target's stat. */
-#define FD_STATX_NEED                                                                          \
-    (STATX_TYPE | STATX_NLINK | STATX_UID | STATX_MTIME | STATX_INO | STATX_SIZE | STATX_BLOCKS)
-
 /* Stats the target of fd/NAME into pf->st without waiting on its file
- * system: an fd may be open on a FUSE or network file system whose daemon
- * or server does not answer, and a plain stat waits for it forever. statx
- * with AT_STATX_DONT_SYNC and an empty request mask answers from the
- * inode the kernel holds (FUSE and NFS keep their cached attributes; a
- * FUSE mount closed to this user still gives its device); the device,
- * always there, decides whether the rest is wanted at all. A tmpfs
- * target, which is all that is watched, has every field (its inode is the
- * truth); were one missing, the target is stat'ed again now that its
- * device is known to be watched. Returns 0, or -1 with errno set. */
+ * system (stat_nowait): an fd may be open on a FUSE or network file system
+ * whose daemon or server does not answer. The device decides whether the
+ * rest is wanted at all; a watched target (tmpfs) has every field, and
+ * were one missing, it is stat'ed again now that its device is known to
+ * be watched. Returns 0, or -1 with errno set. */
 static int procfiles_stat_fd(struct procfiles *pf, const char *name)
 {
-    struct statx sx;
+    bool full;
     if (pf->blocking_stat)
         return fstatat(pf->fddir, name, &pf->st, 0);
-    if (statx(pf->fddir, name, AT_STATX_DONT_SYNC, 0, &sx) != 0)
+    if (stat_nowait(pf->fddir, name, 0, &pf->st, &full) != 0)
         return -1;
-    pf->st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
-    if (!watched(pf, pf->st.st_dev))
-        return 0;
-    if ((sx.stx_mask & FD_STATX_NEED) != FD_STATX_NEED)
+    if (!full && watched(pf, pf->st.st_dev))
         return fstatat(pf->fddir, name, &pf->st, 0);
-    pf->st.st_ino = (ino_t)sx.stx_ino;
-    pf->st.st_mode = sx.stx_mode;
-    pf->st.st_nlink = sx.stx_nlink;
-    pf->st.st_uid = sx.stx_uid;
-    pf->st.st_gid = sx.stx_gid;
-    pf->st.st_size = (off_t)sx.stx_size;
-    pf->st.st_blocks = (blkcnt_t)sx.stx_blocks;
-    pf->st.st_mtim.tv_sec = sx.stx_mtime.tv_sec;
-    pf->st.st_mtim.tv_nsec = sx.stx_mtime.tv_nsec;
     return 0;
 }
 

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* Reads dirfd/path into out, straight into its buffer, until the end of the
@@ -67,4 +69,30 @@ char *next_line(char **cursor)
         *cursor = s + strlen(s);
     }
     return s;
+}
+
+/* The fields a caller takes from a stat. */
+#define NOWAIT_NEED                                                                            \
+    (STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_MTIME | STATX_INO |              \
+     STATX_SIZE | STATX_BLOCKS)
+
+int stat_nowait(int dirfd, const char *path, int flags, struct stat *st, bool *full)
+{
+    struct statx sx;
+    if (statx(dirfd, path, flags | AT_STATX_DONT_SYNC | AT_NO_AUTOMOUNT, 0, &sx) != 0)
+        return -1;
+    st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+    *full = (sx.stx_mask & NOWAIT_NEED) == NOWAIT_NEED;
+    if (!*full)
+        return 0;
+    st->st_ino = (ino_t)sx.stx_ino;
+    st->st_mode = sx.stx_mode;
+    st->st_nlink = sx.stx_nlink;
+    st->st_uid = sx.stx_uid;
+    st->st_gid = sx.stx_gid;
+    st->st_size = (off_t)sx.stx_size;
+    st->st_blocks = (blkcnt_t)sx.stx_blocks;
+    st->st_mtim.tv_sec = sx.stx_mtime.tv_sec;
+    st->st_mtim.tv_nsec = sx.stx_mtime.tv_nsec;
+    return 0;
 }

@@ -54,6 +54,10 @@ on_exit 'fuse_stop'
 
 fuse_start
 ok "bindfs mounted $MNT (daemon $BINDFS)"
+# The same FUSE mount inside the watched tmpfs: its listing must not enter it.
+mkdir /dev/shm/fuse-inside
+mount --bind "$MNT" /dev/shm/fuse-inside || fail "cannot bind $MNT into /dev/shm"
+on_exit 'umount -l /dev/shm/fuse-inside 2>/dev/null'
 
 scene_start --workers 2 --per-worker 4 --size 64K --orphans 2
 nseg=$(manifest_segments | wc -l)
@@ -107,6 +111,8 @@ every_mode() {
         "--json lists all $nseg segments of the scene and the holder ($what)"
     json_check "$f.json" "any(s['name'] == 'fuse_holder_seg' and any(h['pid'] == $HOLDER for h in s['holders']) for s in j['segments'])" \
         "--json still sees the FUSE holder's own segment ($what)"
+    json_check "$f.json" "any('a file system mounted inside it was not listed' in w for w in j['warnings'])" \
+        "--json says it did not enter the FUSE mount inside /dev/shm ($what)"
 
     timed 5 "$f.txt" "$SHMWATCH" --once
     assert_eq "$RC" 0 "--once exits 0 ($what, ${ELAPSED} ms)"
@@ -127,6 +133,10 @@ every_mode() {
     grep -c '^would remove' "$f.clean" | grep -qx 2 ||
         fail "clean --dry-run does not plan the 2 orphans ($what): $(cat "$f.clean")"
     ok "clean --dry-run finishes (${ELAPSED} ms) and plans the 2 orphans ($what)"
+    timed 5 "$f.clean2" "$SHMWATCH" clean --dry-run --all-unheld --min-age 0
+    [ "$RC" -eq 0 ] || [ "$RC" -eq 3 ] || fail "clean --dry-run --all-unheld exited $RC ($what)"
+    grep -q fuse-inside "$f.clean2" && fail "clean --all-unheld plans the FUSE mount point ($what)"
+    ok "clean --dry-run --all-unheld finishes (${ELAPSED} ms), the mount point left alone ($what)"
 
     timed 5 "$f.reap" "$SHMWATCH" reap --dry-run
     [ "$RC" -eq 0 ] || [ "$RC" -eq 3 ] || fail "reap --dry-run exited $RC ($what)"
