@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
-need bindfs fusermount3 python3 stat
+need bindfs fusermount3 python3 stat promtool
 if [ ! -c /dev/fuse ]; then
     modprobe fuse 2>/dev/null || true
     [ -c /dev/fuse ] || _lib_missing "/dev/fuse (the fuse module: modprobe fuse)"
@@ -203,6 +203,7 @@ t_kept=$(awk '$1 == "shmwatch_last_scan_timestamp_seconds" { print $2 }' "$prom"
 python3 -c "import sys; sys.exit(0 if 0 < float('$t_kept') <= $t_stop else 1)" ||
     fail "the stalled file's last scan time $t_kept is not from before the stall ($t_stop)"
 grep -q "^# shmwatch: .*fd $hfd of pid $HOLDER" "$prom" || { cat "$prom" >&2; fail "the stalled file does not say where the scan waits"; }
+promtool check metrics <"$prom" || fail "promtool rejects the stalled metrics file"
 ok "stalled: the file keeps the last scan time ($t_kept), no figures, and says where it waits"
 kill -CONT "$BINDFS"
 wait_for "grep -q '^shmwatch_scan_stalled_seconds 0$' $prom && grep -q '^shmwatch_segments' $prom" 10 ||
