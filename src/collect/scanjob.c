@@ -27,7 +27,7 @@ static const char *stage_name(int stage)
     case SCAN_MOUNTS: return "reading the watched mounts";
     case SCAN_FDS: return "reading the fds";
     case SCAN_MAPS: return "reading the mappings";
-    case SCAN_DETAILS: return "reading the status and command line";
+    case SCAN_DETAILS: return "reading the stat, status and command line";
     case SCAN_REST: return "reading meminfo, SysV segments and the memory cgroup";
     default: return "starting";
     }

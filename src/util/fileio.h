@@ -24,11 +24,11 @@ int read_file(const char *path, struct buf *out, size_t max);
 /* fstatat(dirfd, path, st, flags) that never waits on the file's own file
  * system: a file on a FUSE or network file system whose daemon or server
  * does not answer makes a plain stat wait forever. statx with
- * AT_STATX_DONT_SYNC and an empty request mask answers from the inode the
- * kernel holds (FUSE and NFS keep their cached attributes; a FUSE mount
- * closed to this user still gives its device). st_dev is always filled;
- * the rest only when *full (always on tmpfs, whose inode is the truth).
- * Returns 0, or -1 with errno set. */
+ * AT_STATX_DONT_SYNC answers from the inode the kernel holds (FUSE and NFS
+ * keep their cached attributes; a FUSE mount closed to this user still
+ * gives its device). st_dev is always filled; the rest only when *full
+ * (always on tmpfs, whose inode is the truth). Returns 0, or -1 with errno
+ * set. */
 struct stat;
 int stat_nowait(int dirfd, const char *path, int flags, struct stat *st, bool *full);
 

@@ -44,7 +44,7 @@ static void test_describe(void **state)
     describe(SCAN_FDS, 4242, 7, "reading fd 7 of pid 4242 (python3)", 4242, 7);
     describe(SCAN_MAPS, 4242, 3, "reading the mappings of pid 4242 (python3)", 4242, -1);
     describe(SCAN_DETAILS, 4242, -1,
-             "reading the status and command line of pid 4242 (python3)", 4242, -1);
+             "reading the stat, status and command line of pid 4242 (python3)", 4242, -1);
     /* The comm comes from outside: escaped. Gone: unknown. */
     describe(SCAN_FDS, 4343, 0, "reading fd 0 of pid 4343 (ev\\e[2Jil)", 4343, 0);
     describe(SCAN_FDS, 4444, 5, "reading fd 5 of pid 4444 (?)", 4444, 5);
