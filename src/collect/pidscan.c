@@ -153,19 +153,20 @@ unsigned procfiles_end(struct procfiles *pf)
 }
 
 /* Stats the target of fd/NAME into pf->st without waiting on its file
- * system (stat_nowait): an fd may be open on a FUSE or network file system
+ * system (statx_nowait): an fd may be open on a FUSE or network file system
  * whose daemon or server does not answer. The device decides whether the
  * rest is wanted at all; a watched target (tmpfs) has every field, and
  * were one missing, it is stat'ed again now that its device is known to
  * be watched. Returns 0, or -1 with errno set. */
 static int procfiles_stat_fd(struct procfiles *pf, const char *name)
 {
-    bool full;
+    struct statx sx;
     if (pf->blocking_stat)
         return fstatat(pf->fddir, name, &pf->st, 0);
-    if (stat_nowait(pf->fddir, name, 0, &pf->st, &full) != 0)
+    if (statx_nowait(pf->fddir, name, 0, &sx) != 0)
         return -1;
-    if (!full && watched(pf, pf->st.st_dev))
+    pf->st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+    if (watched(pf, pf->st.st_dev) && !stat_from_statx(&sx, &pf->st))
         return fstatat(pf->fddir, name, &pf->st, 0);
     return 0;
 }

@@ -31,6 +31,13 @@ int read_file(const char *path, struct buf *out, size_t max);
  * set. */
 struct stat;
 int stat_nowait(int dirfd, const char *path, int flags, struct stat *st, bool *full);
+/* Its two halves, for a caller that decides on the device alone before
+ * taking the rest: the statx (sx->stx_mask 0 when only the device could be
+ * had), and the fields of st from it (st_dev always; false when a field was
+ * missing, the rest then left as it was). */
+struct statx;
+int statx_nowait(int dirfd, const char *path, int flags, struct statx *sx);
+bool stat_from_statx(const struct statx *sx, struct stat *st);
 
 /* Next line of text in *cursor (newline removed, NUL written in its place);
  * NULL at the end. The text is modified in place. */
