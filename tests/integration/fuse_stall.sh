@@ -183,6 +183,13 @@ timed 16 "$SHMTEST_TMP/stall.txt" "$SHMWATCH" --once
 assert_eq "$RC" 1 "--once whose scan hangs exits 1"
 grep -q "fd $hfd of pid $HOLDER" "$SHMTEST_TMP/stall.txt.err" || fail "--once does not say where it waits: $(cat "$SHMTEST_TMP/stall.txt.err")"
 ok "--once says on stderr where the scan waits"
+before=$(ls -A /dev/shm)
+timed 16 "$SHMTEST_TMP/stall.clean" "$SHMWATCH" clean --yes
+assert_eq "$RC" 1 "clean whose scan hangs exits 1"
+grep -q "fd $hfd of pid $HOLDER.*nothing was done" "$SHMTEST_TMP/stall.clean.err" ||
+    fail "clean does not say where its scan waits: $(cat "$SHMTEST_TMP/stall.clean.err")"
+[ "$(ls -A /dev/shm)" = "$before" ] || fail "clean removed something while its scan hung"
+ok "clean whose scan hangs says where, removes nothing and exits 1"
 
 # --prometheus-file: fresh while the daemon answers, then stalled: the last
 # complete scan's time is kept and no figure is rewritten as if fresh.
