@@ -169,6 +169,15 @@ kill -STOP "$BINDFS"
 sleep 1.5 # FUSE's attribute cache (1 s) runs out: a stat now asks the daemon
 stat_blocks || fail "a plain stat of the held FUSE file answers: the test is not testing"
 ok "with the daemon stopped, a plain stat of /proc/$HOLDER/fd/$hfd blocks"
+# What the scan does read of such a process answers without the daemon: the
+# fd's link, the maps (the file is mapped), the cwd's link.
+timeout -s KILL 3 readlink "/proc/$HOLDER/fd/$hfd" | grep -qx "$MNT/data" ||
+    fail "readlink of the held FUSE fd does not answer"
+timeout -s KILL 3 cat "/proc/$HOLDER/maps" | grep -q " $MNT/data\$" ||
+    fail "the holder's maps do not answer or lack the FUSE mapping"
+timeout -s KILL 3 readlink "/proc/$HOLDER/cwd" | grep -qx "$MNT" ||
+    fail "readlink of the holder's cwd does not answer"
+ok "readlink of the fd and cwd, and the maps, answer with the daemon stopped"
 every_mode "daemon stopped"
 dashboard_moves "daemon stopped"
 
