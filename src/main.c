@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
+#include "cli/subcommands.h"
 #include "cli/options.h"
 #include "cli/settings.h"
 #include "collect/scan.h"

@@ -1,14 +1,14 @@
 /* shmwatch plan: how much /dev/shm a DataLoader needs, every step of the
- * arithmetic shown (model/plan.c does the arithmetic). */
+ * arithmetic shown (model/capacity.c does the arithmetic). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
+#include "cli/subcommands.h"
 #include "cli/options.h"
 #include "model/budget.h"
-#include "model/plan.h"
+#include "model/capacity.h"
 #include "report/jsonw.h"
 #include "util/buf.h"
 #include "util/units.h"

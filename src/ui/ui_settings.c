@@ -1,4 +1,4 @@
-#include "ui/settings.h"
+#include "ui/ui_settings.h"
 
 #include <stdio.h>
 #include <stdlib.h>
