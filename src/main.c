@@ -59,6 +59,8 @@ static int snapshot(const struct options *o, const struct config *cfg, struct bu
     model_opts_default(&mo);
     mo.warn_pct = cfg->warn_pct;
     mo.crit_pct = cfg->crit_pct;
+    mo.orphan_min_age_s = cfg->orphan_min_age_s;
+    mo.trust_pids = cfg->trust_pids;
     struct model m;
     model_build(&s, &mo, &m);
     if (o->mode == MODE_JSON) {

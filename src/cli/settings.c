@@ -42,6 +42,10 @@ int settings_load(const struct options *o, struct config *cfg, char **err)
         return 2;
     if (o->log_file && set(cfg, "log_file", o->log_file, err))
         return 2;
+    if (o->orphan_min_age && set(cfg, "orphan_min_age", o->orphan_min_age, err))
+        return 2;
+    if (o->trust_pids)
+        cfg->trust_pids = true;
     const char *no_color = getenv("NO_COLOR");
     if (o->no_color || (no_color && *no_color))
         cfg->color = false;
