@@ -65,7 +65,7 @@ static void mounts(struct text *t)
         const char *pids = pid_evidence_note(fg->pids.evidence);
         if (pids) {
             if (fg->pids.npidns > 1)
-                buf_printf(t->out, "    %zu pid namespaces: ", fg->pids.npidns);
+                buf_printf(t->out, "    pids (%zu pid namespaces): ", fg->pids.npidns);
             else
                 buf_adds(t->out, "    pids: ");
             buf_adds(t->out, pids);
