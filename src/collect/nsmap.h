@@ -1,5 +1,5 @@
 /* Which pid namespaces can reach each watched mount, and what the watcher
- * can see of them (doc/design.md, "Pid namespaces").
+ * can see of them (doc/shmwatch.1, PID NAMESPACES).
  *
  * A segment name carries its creator's pid as that creator read it: in its
  * own pid namespace. Whether "that pid is dead" proves anything depends on

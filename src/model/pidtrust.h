@@ -1,5 +1,5 @@
-/* What a pid in a segment's name can prove, per mount (doc/design.md, "Pid
- * namespaces"). A name carries its creator's pid as the creator read it, in
+/* What a pid in a segment's name can prove, per mount (doc/shmwatch.1, PID
+ * NAMESPACES). A name carries its creator's pid as the creator read it, in
  * its own pid namespace; "held by nobody and that pid is dead" proves an
  * orphan only when the pid is looked up in the one namespace that wrote it,
  * and when no process outside the watcher's view could have written it. */
