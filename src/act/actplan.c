@@ -81,8 +81,10 @@ void actplan_clean(const struct model *m, const struct clean_policy *pol, struct
                 out->inflight++;
             } else if (sg->note == NOTE_SHARED || sg->note == NOTE_UNPROVEN) {
                 out->doubtful++;
-                if (!out->doubt)
-                    out->doubt = pid_evidence_note(m->mounts[sg->mount].pids.evidence);
+                if (!out->doubt) {
+                    out->doubtful_evidence = m->mounts[sg->mount].pids.evidence;
+                    out->doubt = pid_evidence_note(out->doubtful_evidence);
+                }
             }
         } else if (sg->state == SEG_IN_USE && dead_creator) {
             out->held++;

@@ -48,6 +48,7 @@ struct unlink_plan {
     size_t doubtful;    /* held by nobody, but the pid in the name proves nothing here
                          * (a mount shared by pid namespaces, or not shown private) */
     const char *doubt;  /* the mount evidence note of the first doubtful one */
+    enum pid_evidence doubtful_evidence; /* and that mount's evidence */
 };
 
 enum unlink_outcome {

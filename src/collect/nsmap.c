@@ -135,9 +135,12 @@ void nsmap_parse_mountinfo(char *text, const dev_t *devs, size_t ndevs, unsigned
 
 static struct mntns_seen *find(const struct nsmap *m, unsigned long mntns)
 {
-    /* Few namespaces, and a process's neighbours share its own: the last
-     * one met is tried first. */
-    for (size_t i = m->nns; i-- > 0;)
+    /* Few namespaces, and a process's neighbours (its own container, the
+     * host's processes) share its own: the first ones met and the last are
+     * tried first. */
+    if (m->nns && m->ns[0].mntns == mntns)
+        return &m->ns[0];
+    for (size_t i = m->nns; i-- > 1;)
         if (m->ns[i].mntns == mntns)
             return &m->ns[i];
     return NULL;

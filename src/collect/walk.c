@@ -146,12 +146,10 @@ struct nspid_map {
     size_t n;
 };
 
-static const struct proc_list *sort_list; /* for cmp_nsidx (single-threaded walk) */
-
-static int cmp_nsidx(const void *a, const void *b)
+static int cmp_nsidx(const void *a, const void *b, void *list)
 {
-    pid_t x = sort_list->items[*(const size_t *)a].nspid;
-    pid_t y = sort_list->items[*(const size_t *)b].nspid;
+    const struct proc_list *pl = list;
+    pid_t x = pl->items[*(const size_t *)a].nspid, y = pl->items[*(const size_t *)b].nspid;
     return (x > y) - (x < y);
 }
 
@@ -162,8 +160,7 @@ static void nspid_map_build(struct nspid_map *t, const struct proc_list *pl)
     for (size_t i = 0; i < pl->n; i++)
         if (pl->items[i].nspid != pl->items[i].pid)
             t->idx[t->n++] = i;
-    sort_list = pl;
-    qsort(t->idx, t->n, sizeof(*t->idx), cmp_nsidx);
+    qsort_r(t->idx, t->n, sizeof(*t->idx), cmp_nsidx, (void *)pl);
 }
 
 static void want(struct walk *wk, long k)
@@ -201,7 +198,7 @@ static void second_pass(struct walk *wk)
     nspid_map_build(&ns, pl);
     for (size_t i = 0; wk->o->files && i < wk->o->files->n; i++)
         want_creator(wk, named_pid(wk->o->files->items[i].name), &ns);
-    for (size_t i = 0; wk->hl->n && i < wk->hl->n; i++)
+    for (size_t i = 0; i < wk->hl->n; i++)
         if (wk->hl->items[i].path)
             want_creator(wk, named_pid(wk->hl->items[i].path), &ns);
     free(ns.idx);
