@@ -106,31 +106,83 @@ static long dev_index(const dev_t *devs, size_t n, dev_t d)
     return -1;
 }
 
-/* "36 35 98:0 /root /mnt ...": only the third field is read. */
+/* One mountinfo line's first five fields: "36 35 98:0 /root /mnt ...". */
+struct mi_line {
+    unsigned long id, parent;
+    unsigned long maj, min;
+    const char *mp; /* the mount point, as escaped in the text */
+    size_t mplen;
+};
+
+static bool mi_fields(const char *s, const char *end, struct mi_line *l)
+{
+    char *e;
+    l->id = strtoul(s, &e, 10);
+    if (e == s || *e != ' ')
+        return false;
+    s = e + 1;
+    l->parent = strtoul(s, &e, 10);
+    if (e == s || *e != ' ')
+        return false;
+    s = e + 1;
+    l->maj = strtoul(s, &e, 10);
+    if (e == s || *e != ':')
+        return false;
+    s = e + 1;
+    l->min = strtoul(s, &e, 10);
+    if (e == s || *e != ' ')
+        return false;
+    const char *root = e + 1, *sp = memchr(root, ' ', (size_t)(end - root));
+    if (!sp)
+        return false;
+    l->mp = sp + 1;
+    sp = memchr(l->mp, ' ', (size_t)(end - l->mp));
+    l->mplen = sp ? (size_t)(sp - l->mp) : (size_t)(end - l->mp);
+    return true;
+}
+
+/* The watched mounts of a mountinfo text that are not hidden under another
+ * mount on the same mount point (a tmpfs mounted over /dev/shm hides the one
+ * below from every path: shm_open cannot reach it). */
 void nsmap_parse_mountinfo(char *text, const dev_t *devs, size_t ndevs, unsigned char *sees)
 {
-    char *cur = text, *line;
-    while ((line = next_line(&cur))) {
-        const char *s = line;
-        for (int k = 0; k < 2 && s; k++) {
-            s = strchr(s, ' ');
-            if (s)
-                s++;
+    struct cand {
+        struct mi_line l;
+        long dev;
+        bool hidden;
+    } *c = NULL;
+    size_t nc = 0, cap = 0;
+    const char *end = text + strlen(text);
+    for (const char *p = text, *nl; p < end; p = nl + 1) {
+        nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            nl = end;
+        struct mi_line l;
+        if (!mi_fields(p, nl, &l))
+            continue;
+        long i = dev_index(devs, ndevs, makedev(l.maj, l.min));
+        if (i >= 0) {
+            struct cand *k = VEC_PUSH(c, nc, cap);
+            k->l = l;
+            k->dev = i;
         }
-        if (!s)
-            continue;
-        char *end;
-        unsigned long maj = strtoul(s, &end, 10);
-        if (end == s || *end != ':')
-            continue;
-        s = end + 1;
-        unsigned long min = strtoul(s, &end, 10);
-        if (end == s || *end != ' ')
-            continue;
-        long i = dev_index(devs, ndevs, makedev(maj, min));
-        if (i >= 0)
-            sees[i] = 1;
     }
+    for (const char *p = text, *nl; nc && p < end; p = nl + 1) {
+        nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            nl = end;
+        struct mi_line l;
+        if (!mi_fields(p, nl, &l))
+            continue;
+        for (size_t k = 0; k < nc; k++)
+            if (l.parent == c[k].l.id && l.mplen == c[k].l.mplen &&
+                memcmp(l.mp, c[k].l.mp, l.mplen) == 0)
+                c[k].hidden = true;
+    }
+    for (size_t k = 0; k < nc; k++)
+        if (!c[k].hidden)
+            sees[c[k].dev] = 1;
+    free(c);
 }
 
 static struct mntns_seen *find(const struct nsmap *m, unsigned long mntns)

@@ -95,7 +95,8 @@ void nsmap_reach(struct nsmap *m, const struct proc_list *pl);
 /* Does mount namespace mntns (met in the walk) show watched device i? */
 bool nsmap_shows(const struct nsmap *m, unsigned long mntns, size_t dev_index);
 
-/* Parses a mountinfo text (modified in place) into sees[] for devs. */
+/* Parses a mountinfo text into sees[] for devs: 1 for a device mounted
+ * there and not hidden under another mount on the same mount point. */
 void nsmap_parse_mountinfo(char *text, const dev_t *devs, size_t ndevs, unsigned char *sees);
 
 /* The number of pids in the NSpid line of a status text, 0 if none. */

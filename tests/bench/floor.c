@@ -159,29 +159,57 @@ static unsigned long ns_link(int piddir, const char *path)
 
 static ssize_t slurp(int dirfd, const char *path);
 
-/* Does this mountinfo text show a watched device? Only the third field is read. */
+/* Does this mountinfo text show a watched device not hidden under another
+ * mount on the same mount point? The third field is read first; only a
+ * watched line's id and mount point are kept, for a second pass that looks
+ * for a mount on top of it. */
 static bool mountinfo_sees(size_t len)
 {
-    bool any = false;
-    for (char *p = g_text, *end = g_text + len; p < end;) {
-        char *nl = memchr(p, '\n', (size_t)(end - p));
+    unsigned long ids[8];
+    const char *mps[8];
+    size_t mplens[8], n = 0;
+    char *end = g_text + len;
+    for (char *p = g_text; p < end && n < 8;) {
+        char *nl = memchr(p, '\n', (size_t)(end - p)), *f = p, *e;
         if (!nl)
             nl = end;
-        char *f = p;
-        for (int k = 0; k < 2 && f; k++) {
-            f = memchr(f, ' ', (size_t)(nl - f));
-            if (f)
-                f++;
-        }
+        unsigned long id = strtoul(f, &e, 10);
+        f = memchr(e + 1, ' ', (size_t)(nl - e - 1));
         if (f) {
-            char *colon;
-            unsigned long maj = strtoul(f, &colon, 10);
-            if (*colon == ':' && watched(makedev(maj, strtoul(colon + 1, NULL, 10))))
-                any = true;
+            unsigned long maj = strtoul(f + 1, &e, 10);
+            if (*e == ':' && watched(makedev(maj, strtoul(e + 1, &e, 10)))) {
+                char *mp = memchr(e + 1, ' ', (size_t)(nl - e - 1));
+                char *mpe = mp ? memchr(mp + 1, ' ', (size_t)(nl - mp - 1)) : NULL;
+                if (mpe) {
+                    ids[n] = id;
+                    mps[n] = mp + 1;
+                    mplens[n++] = (size_t)(mpe - mp - 1);
+                }
+            }
         }
         p = nl + 1;
     }
-    return any;
+    bool hidden[8] = {false};
+    for (char *p = g_text; n && p < end;) {
+        char *nl = memchr(p, '\n', (size_t)(end - p)), *e;
+        if (!nl)
+            nl = end;
+        strtoul(p, &e, 10);
+        unsigned long parent = strtoul(e + 1, &e, 10);
+        char *mp = e;
+        for (int k = 0; k < 2 && mp; k++) /* past maj:min and root */
+            mp = memchr(mp + 1, ' ', (size_t)(nl - mp - 1));
+        char *mpe = mp ? memchr(mp + 1, ' ', (size_t)(nl - mp - 1)) : NULL;
+        for (size_t k = 0; mpe && k < n; k++)
+            if (parent == ids[k] && (size_t)(mpe - mp - 1) == mplens[k] &&
+                memcmp(mp + 1, mps[k], mplens[k]) == 0)
+                hidden[k] = true;
+        p = nl + 1;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (!hidden[k])
+            return true;
+    return false;
 }
 
 static void namespaces(int piddir)

@@ -30,6 +30,22 @@ static void test_parse_helpers(void **state)
     nsmap_parse_mountinfo(text, devs, 2, sees);
     assert_int_equal(sees[0], 0); /* 0:450 is not 0:45 */
     assert_int_equal(sees[1], 1);
+
+    /* A test's or a container's tmpfs mounted over the host's /dev/shm
+     * hides it: shm_open there reaches the top one only. A mount on another
+     * point of the same device (a bind) still counts. */
+    unsigned char hid[2] = {0};
+    char over[] = "25 22 0:45 / /dev/shm rw shared:9 - tmpfs tmpfs rw\n"
+                  "40 25 0:99 / /dev/shm rw - tmpfs tmpfs rw\n";
+    nsmap_parse_mountinfo(over, devs, 2, hid);
+    assert_int_equal(hid[0], 0);
+    assert_int_equal(hid[1], 1);
+    unsigned char bind[2] = {0};
+    char both[] = "25 22 0:45 / /dev/shm rw - tmpfs tmpfs rw\n"
+                  "40 25 0:99 / /dev/shm rw - tmpfs tmpfs rw\n"
+                  "41 30 0:45 / /mnt/host\\040shm rw - tmpfs tmpfs rw";
+    nsmap_parse_mountinfo(both, devs, 2, bind);
+    assert_int_equal(bind[0], 1);
 }
 
 static bool has_ns(const struct mount_reach *r, unsigned long ns)
