@@ -50,11 +50,16 @@ void pidtrust_mount(const struct scan *s, size_t i, bool trust, struct mount_pid
 const char *pid_evidence_name(enum pid_evidence e)
 {
     switch (e) {
-    case PIDS_SOUND: return "sound";
-    case PIDS_PRIVATE: return "private";
-    case PIDS_TRUSTED: return "trusted";
-    case PIDS_SHARED: return "shared";
-    default: return "unproven";
+    case PIDS_SOUND:
+        return "sound";
+    case PIDS_PRIVATE:
+        return "private";
+    case PIDS_TRUSTED:
+        return "trusted";
+    case PIDS_SHARED:
+        return "shared";
+    default:
+        return "unproven";
     }
 }
 
@@ -72,7 +77,8 @@ const char *pid_evidence_note(enum pid_evidence e)
     case PIDS_UNPROVEN:
         return "shmwatch runs in a pid namespace of its own and cannot show this mount is "
                "private to it: creator pids prove nothing (--trust-pids if it is)";
-    default: return NULL;
+    default:
+        return NULL;
     }
 }
 

@@ -310,12 +310,9 @@ static void test_in_flight(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_helpers),
-        cmocka_unit_test(test_walk_fixture),
-        cmocka_unit_test(test_one_namespace),
-        cmocka_unit_test(test_shared),
-        cmocka_unit_test(test_inside),
-        cmocka_unit_test(test_in_flight),
+        cmocka_unit_test(test_parse_helpers), cmocka_unit_test(test_walk_fixture),
+        cmocka_unit_test(test_one_namespace), cmocka_unit_test(test_shared),
+        cmocka_unit_test(test_inside),        cmocka_unit_test(test_in_flight),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
