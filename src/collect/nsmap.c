@@ -212,9 +212,19 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
     struct buf text;
     buf_init(&text);
     int rc = m->ndevs ? read_proc_at(piddir, "mountinfo", &text, NSMAP_MOUNTINFO_MAX) : 0;
+    if (rc == -ENOENT || rc == -ESRCH) {
+        /* The member exited meanwhile: the next member met reads it. */
+        free(s->sees);
+        m->nns--;
+        buf_free(&text);
+        return NULL;
+    }
     if (rc < 0) {
+        /* Unreadable: the namespace may show any watched mount, and counts
+         * as showing them all (a pid then proves less, never more). */
         s->err = -rc;
         m->unread++;
+        memset(s->sees, 1, m->ndevs);
     } else if (m->ndevs) {
         nsmap_parse_mountinfo(text.data, m->devs, m->ndevs, s->sees);
     }

@@ -81,7 +81,9 @@ unsigned long nsmap_link(int dirfd, const char *path);
 
 /* The entry of mount namespace mntns, reading its mountinfo through piddir
  * (the /proc directory of a member, pid) the first time it is met. NULL for
- * mntns 0. */
+ * mntns 0, and when the member exited before its mountinfo was read (the
+ * next member met reads it). A mountinfo that cannot be read counts as
+ * showing every watched device. */
 const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int piddir, pid_t pid);
 
 /* True when the namespace shows any watched device. */

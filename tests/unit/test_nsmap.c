@@ -73,24 +73,27 @@ static void test_walk_fixture(void **state)
     warn_init(&w);
     struct walk_opts o = {.proc_dir = proc, .devs = devs, .ndevs = 2, .world_pid = 100, .ns = &ns};
     assert_int_equal(walk_run(&o, &pl, &hl, &w), 0);
-    assert_int_equal(pl.n, 5);
+    assert_int_equal(pl.n, 6);
 
     assert_int_equal(ns.self_pidns, INIT);
     assert_int_equal(ns.self_depth, 1);
     assert_int_equal(ns.view_pidns, INIT);
     assert_true(ns.view_initial);
     assert_true(ns.pid1_ok);
-    /* Three mount namespaces met (1 and 100 share one), each read once. */
-    assert_int_equal(ns.nns, 3);
-    assert_int_equal(ns.unread, 0);
+    /* Four mount namespaces met (1 and 100 share one), each read once;
+     * 500's cannot be read. */
+    assert_int_equal(ns.nns, 4);
+    assert_int_equal(ns.unread, 1);
     assert_int_equal(ns.unknown, 1); /* 400: its links cannot be read */
 
-    assert_int_equal(ns.reach[0].npidns, 2);
+    assert_int_equal(ns.reach[0].npidns, 3);
     assert_true(has_ns(&ns.reach[0], INIT));
     assert_true(has_ns(&ns.reach[0], OTHER));
+    assert_true(has_ns(&ns.reach[0], 4026532602ul)); /* unreadable: may reach it */
     assert_true(ns.reach[0].pidns[0] < ns.reach[0].pidns[1]);
-    assert_int_equal(ns.reach[1].npidns, 1);
-    assert_int_equal(ns.reach[1].pidns[0], 4026532601ul);
+    assert_int_equal(ns.reach[1].npidns, 2);
+    assert_true(has_ns(&ns.reach[1], 4026532601ul));
+    assert_true(has_ns(&ns.reach[1], 4026532602ul));
     assert_true(nsmap_shows(&ns, 4026532500ul, 0));
     assert_false(nsmap_shows(&ns, 4026532500ul, 1));
 
