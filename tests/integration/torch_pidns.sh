@@ -18,6 +18,8 @@
 #     a killed job's leftovers are orphans there and clean removes them.
 #  5. in flight: a killed job's leftovers younger than orphan_min_age are
 #     not orphans yet, and the plan says why.
+# The dashboard says the same (case 2): D offers nothing and says why, and a
+# leftover's details give the reason.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/torch_lib.sh"
 torch_need
@@ -166,6 +168,20 @@ grep -qE '^shmwatch_mount_pid_namespaces\{mount="/dev/shm"\} [2-9]' "$SHMTEST_TM
     grep -q '^shmwatch_mount_pids_trusted{mount="/dev/shm"} 0' "$SHMTEST_TMP/killed.prom" ||
     fail "Prometheus: $(grep pid "$SHMTEST_TMP/killed.prom")"
 ok "text and Prometheus say the same"
+# The dashboard: D has no orphan to offer and says why; a leftover's details
+# give the reason, and its pid column marks the creator as unknown (?pid).
+. "$(dirname "$0")/tui_lib.sh"
+first=$(echo "$left" | head -n 1)
+tui_start 160 45 --log "$log"
+tui_wait "${first} +unheld " 15
+tui_keys D
+tui_wait "no orphan segments: [0-9]+ unheld ones carry a creator pid that proves nothing here \\(shared\\)" 5
+tui_select "${first} +unheld "
+tui_keys Enter
+tui_wait "no orphan +pid [0-9]+ is alive in none of the [0-9]+ pid namespaces" 5
+tui_wait "creator +pid [0-9]+ \\(from the name\\), not alive here, but that proves nothing" 5
+tui_quit
+assert_eq "$(torch_files)" "$left" "the dashboard removed nothing"
 rc=0
 "$SHMWATCH" clean --yes --log "$log" >"$SHMTEST_TMP/clean.killed" 2>&1 || rc=$?
 assert_eq "$(torch_files)" "$left" "clean --yes keeps the leftovers of a shared mount"
