@@ -2,9 +2,20 @@
 
 #include <string.h>
 
-static bool later(const struct timespec *a, const struct timespec *b)
+/* Was the tmpfs born after the pid namespace's init started? Both are
+ * coarse: the start time counts in clock ticks (10 ms, truncated) and a
+ * tmpfs's birth time is the kernel's coarse clock (a jiffy behind), while a
+ * runtime mounts /dev/shm a few milliseconds after its init exists. So the
+ * birth may come up to 20 ms before the start as read; no shared tmpfs is
+ * made that close before a container (the host's is made at boot, a pod's
+ * or a shareable container's before the containers that join it). */
+#define BIRTH_SLACK_NS 20000000LL
+
+static bool born_after(const struct timespec *birth, const struct timespec *start)
 {
-    return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+    long long b = (long long)birth->tv_sec * 1000000000LL + birth->tv_nsec;
+    long long s = (long long)start->tv_sec * 1000000000LL + start->tv_nsec;
+    return b + BIRTH_SLACK_NS > s;
 }
 
 /* The pid namespace --pid watches (its target's), 0 without --pid. */
@@ -40,7 +51,7 @@ void pidtrust_mount(const struct scan *s, size_t i, bool trust, struct mount_pid
     } else if (ns->view_initial) {
         out->evidence = PIDS_SOUND;
     } else if (r && !r->propagates && r->btime_ok && ns->pid1_ok &&
-               later(&r->btime, &ns->pid1_start)) {
+               born_after(&r->btime, &ns->pid1_start)) {
         out->evidence = PIDS_PRIVATE;
     } else {
         out->evidence = trust ? PIDS_TRUSTED : PIDS_UNPROVEN;

@@ -137,7 +137,8 @@ for strategy in file_descriptor file_system; do
         ! grep -q '^removed' "$SHMTEST_TMP/clean.$strategy.$scan" ||
             fail "clean --yes removed a live job's segment: $(grep '^removed' "$SHMTEST_TMP/clean.$strategy.$scan")"
         ok "$strategy, scan $scan: clean --yes removes nothing ($(head -n 1 "$SHMTEST_TMP/clean.$strategy.$scan"))"
-        [ -n "$before" ] || [ "$strategy" = file_descriptor ] || fail "no torch file while the file_system loader runs"
+        [ -n "$before" ] || [ "$strategy" = file_descriptor ] ||
+            fail "no torch file while the file_system loader runs (loader $(kill -0 $INNER 2>/dev/null && echo alive || echo gone); $(tail -n 3 "$INNER_OUT" "${INNER_OUT%.out}.err" | tr '\n' ' '))"
         sleep 0.5
     done
     wait_for "! kill -0 $INNER 2>/dev/null" 90 || fail "the $strategy loader did not finish"

@@ -244,7 +244,8 @@ static void test_inside(void **state)
     s->ns.pid1_ok = true;
     s->ns.pid1_start.tv_sec = 500;
     s->ns.reach[0].btime_ok = true;
-    s->ns.reach[0].btime.tv_sec = 400; /* made before the container: not shown private */
+    s->ns.reach[0].btime.tv_sec = 499;
+    s->ns.reach[0].btime.tv_nsec = 900000000; /* 100 ms before the container: not private */
     struct model m;
     build(s, &m, 0, false);
     assert_int_equal(m.mounts[0].pids.evidence, PIDS_UNPROVEN);
@@ -260,8 +261,9 @@ static void test_inside(void **state)
     assert_int_equal(seg(&m, "torch_999_1")->state, SEG_ORPHAN);
     model_free(&m);
 
-    s->ns.reach[0].btime.tv_sec = 500;
-    s->ns.reach[0].btime.tv_nsec = 1; /* just after the init started: private */
+    s->ns.reach[0].btime.tv_sec = 499;
+    s->ns.reach[0].btime.tv_nsec = 985000000; /* within 20 ms of the init's start,
+                                               * to the tick: private */
     build(s, &m, 0, false);
     assert_int_equal(m.mounts[0].pids.evidence, PIDS_PRIVATE);
     assert_int_equal(seg(&m, "torch_999_1")->state, SEG_ORPHAN);
