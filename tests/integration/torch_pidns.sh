@@ -181,6 +181,8 @@ tui_select "${first} +unheld "
 tui_keys Enter
 tui_wait "no orphan +pid [0-9]+ is alive in none of the [0-9]+ pid namespaces" 5
 tui_wait "creator +pid [0-9]+ \\(from the name\\), not alive here, but that proves nothing" 5
+tui_keys Escape # close the details
+tui_wait "${first} +unheld " 5
 tui_quit
 assert_eq "$(torch_files)" "$left" "the dashboard removed nothing"
 rc=0
