@@ -114,25 +114,27 @@ struct mi_line {
     size_t mplen;
 };
 
+/* A decimal number at *s, before end and followed by stop; moves *s past
+ * the stop. */
+static bool mi_num(const char **s, const char *end, char stop, unsigned long *out)
+{
+    const char *p = *s;
+    unsigned long v = 0;
+    for (; p < end && *p >= '0' && *p <= '9' && v < 100000000000ul; p++)
+        v = v * 10 + (unsigned long)(*p - '0');
+    if (p == *s || p >= end || *p != stop)
+        return false;
+    *out = v;
+    *s = p + 1;
+    return true;
+}
+
 static bool mi_fields(const char *s, const char *end, struct mi_line *l)
 {
-    char *e;
-    l->id = strtoul(s, &e, 10);
-    if (e == s || *e != ' ')
+    if (!mi_num(&s, end, ' ', &l->id) || !mi_num(&s, end, ' ', &l->parent) ||
+        !mi_num(&s, end, ':', &l->maj) || !mi_num(&s, end, ' ', &l->min))
         return false;
-    s = e + 1;
-    l->parent = strtoul(s, &e, 10);
-    if (e == s || *e != ' ')
-        return false;
-    s = e + 1;
-    l->maj = strtoul(s, &e, 10);
-    if (e == s || *e != ':')
-        return false;
-    s = e + 1;
-    l->min = strtoul(s, &e, 10);
-    if (e == s || *e != ' ')
-        return false;
-    const char *root = e + 1, *sp = memchr(root, ' ', (size_t)(end - root));
+    const char *sp = memchr(s, ' ', (size_t)(end - s)); /* past the root */
     if (!sp)
         return false;
     l->mp = sp + 1;
