@@ -9,8 +9,12 @@ packages=(
   libcmocka-dev                             # unit tests
   util-linux procps psmisc lsof tmux ncurses-bin   # integration tests: unshare, setpriv, tmux
   python3 python3-torch                     # the real PyTorch DataLoader tests
+  debootstrap                               # the PyTorch 2.x root (tests/stack/rootfs.sh)
+  docker.io                                 # real containers (tests/stack/docker_lib.sh)
   prometheus                                # promtool checks the metrics
   valgrind                                  # instruction counts in the benchmark
+  qemu-system-x86 busybox-static cpio       # the cgroup v2 guest (tests/guest); its kernel
+                                            # package is fetched by the test, not installed
 )
 
 missing=()

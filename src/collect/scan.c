@@ -1,35 +1,31 @@
 #include "collect/scan.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "collect/containers.h"
 #include "collect/walk.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
-/* The first line of ROOT/etc/hostname: how a container names itself. */
+/* How a container names itself: its /etc/hostname, read below its root
+ * without following a link (one to /etc/shadow would otherwise be resolved
+ * against the host's root and shown). */
 static char *read_hostname(const char *root)
 {
-    struct buf path, text;
-    buf_init(&path);
-    buf_init(&text);
-    buf_printf(&path, "%s/etc/hostname", root);
-    char *name = NULL;
-    if (read_file(path.data, &text, 256) == 0) {
-        char *cur = text.data, *line = next_line(&cur);
-        if (line && *line)
-            name = xstrdup(line);
-    }
-    buf_free(&path);
-    buf_free(&text);
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char *name = containers_hostname(fd);
+    close(fd);
     return name;
 }
 
@@ -55,6 +51,39 @@ static void mount_facts(const struct mountinfo *mi, const struct mount_list *ml,
     }
 }
 
+int scan_target_identify(const char *proc_dir, pid_t pid, unsigned long long *start_ticks)
+{
+    char path[160];
+    snprintf(path, sizeof(path), "%s/%d/stat", proc_dir ? proc_dir : "/proc", (int)pid);
+    struct buf text;
+    buf_init(&text);
+    struct proc p;
+    memset(&p, 0, sizeof(p));
+    int rc = read_file(path, &text, 4096);
+    if (rc == 0 && !procs_parse_stat(text.data, &p))
+        rc = -EINVAL;
+    if (rc == -ENOENT || (rc == 0 && (p.state == 'Z' || p.state == 'X')))
+        rc = -ESRCH;
+    buf_free(&text);
+    if (rc == 0)
+        *start_ticks = p.start_ticks;
+    return rc;
+}
+
+/* Is the watched process still the one first seen? */
+static enum scan_target check_target(const struct scan_opts *o, const char *proc)
+{
+    if (o->target_pid <= 0 || !o->target_start)
+        return SCAN_TARGET_OK;
+    unsigned long long start;
+    int rc = scan_target_identify(proc, o->target_pid, &start);
+    if (rc == -ESRCH)
+        return SCAN_TARGET_EXITED;
+    if (rc == 0 && start != o->target_start)
+        return SCAN_TARGET_REPLACED;
+    return SCAN_TARGET_OK; /* unreadable: the reads that follow will say */
+}
+
 int scan_run(const struct scan_opts *o, struct scan *s)
 {
     memset(s, 0, sizeof(*s));
@@ -65,6 +94,9 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     double t0 = clock_now();
 
     const char *proc = o->proc_dir ? o->proc_dir : "/proc";
+    s->target_state = check_target(o, proc);
+    if (s->target_state != SCAN_TARGET_OK)
+        return -ESRCH;
     char path[128], prefix[128], cgroup_file[128];
     /* This process's mountinfo says where the cgroup hierarchies are; the
      * watched process's (itself, or --pid's) where its shm mounts are. */
@@ -82,7 +114,9 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         if (rc < 0) {
             warn_add(&s->warn, "cannot read %s: %s", path, strerror(-rc));
             mountinfo_free(&self_mi);
-            return rc; /* the watched process is gone or not ours to read */
+            /* Gone in the meantime, or not ours to read. */
+            s->target_state = check_target(o, proc);
+            return s->target_state != SCAN_TARGET_OK ? -ESRCH : rc;
         }
         mi = &target_mi;
     } else {
@@ -137,6 +171,11 @@ int scan_run(const struct scan_opts *o, struct scan *s)
 
     cgroup_collect("", cgroup_file, &self_mi, &s->cgroup, &s->warn);
     mountinfo_free(&self_mi);
+    /* Still the same process at the end: what was read through its pid
+     * was its, not a newcomer's that took the pid meanwhile. */
+    s->target_state = check_target(o, proc);
+    if (s->target_state != SCAN_TARGET_OK)
+        return -ESRCH;
 
     s->duration_s = clock_now() - t0;
     return 0;

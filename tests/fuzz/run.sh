@@ -36,6 +36,8 @@ seed_files() {
     config) echo $fx/config/good/*.yaml $fx/config/bad/*.yaml ;;
     theme) echo themes/*.yaml $(find $fx/config/themes $fx/config/themedirs -name '*.yaml') ;;
     maps) echo $fx/procfiles/proc/*/maps ;;
+    container_id) echo $fx/containers/cgroup/* ;;
+    docker_config) find $fx/containers -type f -name '*.json' ;; # -type f: no link to /etc/shadow
   esac
 }
 

@@ -1,0 +1,380 @@
+/* The names of a container from the runtimes' state on the host (see the
+ * header for which files and why they are read the way they are). */
+#include "collect/containers.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/beneath.h"
+#include "util/buf.h"
+#include "util/fileio.h"
+#include "util/jsonget.h"
+#include "util/xalloc.h"
+
+/* --- Pure parsers ------------------------------------------------------- */
+
+/* A string that says nothing is no answer. */
+static char *nonempty(char *s)
+{
+    if (s && !*s) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+bool containers_docker_config(const char *text, size_t len, char **name, char **hostname)
+{
+    static const char *const name_path[] = {"Name"};
+    static const char *const host_path[] = {"Config", "Hostname"};
+    *name = *hostname = NULL;
+    char *n;
+    bool valid = jsonget_string(text, len, name_path, 1, &n);
+    if (valid) {
+        /* Docker stores "/name"; the user knows it as "name". */
+        if (n[0] == '/')
+            memmove(n, n + 1, strlen(n));
+        *name = nonempty(n);
+    }
+    char *h;
+    if (jsonget_string(text, len, host_path, 2, &h)) {
+        valid = true;
+        *hostname = nonempty(h);
+    }
+    return valid;
+}
+
+/* Splits s into exactly three non-empty '_'-separated parts (Kubernetes
+ * names and uids hold no '_'). */
+static bool split3(const char *s, size_t n, char **a, char **b, char **c)
+{
+    const char *u1 = memchr(s, '_', n);
+    const char *u2 = u1 ? memchr(u1 + 1, '_', n - (size_t)(u1 + 1 - s)) : NULL;
+    if (!u2 || memchr(u2 + 1, '_', n - (size_t)(u2 + 1 - s)))
+        return false;
+    size_t la = (size_t)(u1 - s), lb = (size_t)(u2 - u1 - 1), lc = n - (size_t)(u2 + 1 - s);
+    if (!la || !lb || !lc)
+        return false;
+    *a = xstrndup(s, la);
+    *b = xstrndup(u1 + 1, lb);
+    *c = xstrndup(u2 + 1, lc);
+    return true;
+}
+
+bool containers_pod_dir(const char *entry, const char *uid, char **ns, char **pod)
+{
+    char *u;
+    if (!split3(entry, strlen(entry), ns, pod, &u))
+        return false;
+    bool ok = strcmp(u, uid) == 0;
+    free(u);
+    if (!ok) {
+        free(*ns);
+        free(*pod);
+        *ns = *pod = NULL;
+    }
+    return ok;
+}
+
+bool containers_log_name(const char *entry, const char *id, char **pod, char **ns, char **container)
+{
+    size_t n = strlen(entry), idn = strlen(id);
+    /* "-<id>.log" at the end */
+    if (!idn || n < idn + 5 || strcmp(entry + n - 4, ".log") != 0 ||
+        memcmp(entry + n - 4 - idn, id, idn) != 0 || entry[n - 5 - idn] != '-')
+        return false;
+    return split3(entry, n - 5 - idn, pod, ns, container);
+}
+
+/* --- Reading the host's state ------------------------------------------- */
+
+static bool is_full_id(const char *id)
+{
+    size_t n = 0;
+    for (; id[n]; n++)
+        if (!((id[n] >= '0' && id[n] <= '9') || (id[n] >= 'a' && id[n] <= 'f')))
+            return false;
+    return n == CONTAINER_ID_HEX;
+}
+
+/* Sets *field to value when it is still unknown; frees value otherwise. */
+static void fill(char **field, char *value)
+{
+    if (!*field)
+        *field = value;
+    else
+        free(value);
+}
+
+/* Docker's data root: "data-root" of /etc/docker/daemon.json, else the default. */
+static char *docker_root(int hostroot, struct buf *text)
+{
+    static const char *const key[] = {"data-root"};
+    char *dir = NULL;
+    if (read_beneath(hostroot, "etc/docker/daemon.json", text, CONTAINERS_JSON_MAX) == 0 &&
+        jsonget_string(text->data, text->len, key, 1, &dir) && dir[0] == '/')
+        return dir;
+    free(dir);
+    return xstrdup("var/lib/docker");
+}
+
+/* A string at the path in a state file's text; NULL when absent or empty. */
+static char *json_at(const struct buf *text, const char *k1, const char *k2, const char *k3)
+{
+    const char *path[] = {k1, k2, k3};
+    char *s;
+    if (!jsonget_string(text->data, text->len, path, k3 ? 3 : k2 ? 2 : 1, &s))
+        return NULL;
+    return nonempty(s);
+}
+
+/* True when rootfd/path is a file that is there (read or not: a link, a
+ * FIFO, a huge or malformed file all say that its runtime knows the id). */
+static bool read_state(int hostroot, const char *path, struct buf *text)
+{
+    int rc = read_beneath(hostroot, path, text, CONTAINERS_JSON_MAX);
+    if (rc < 0)
+        buf_reset(text);
+    return rc == 0 || rc == -EFBIG || rc == -EINVAL || rc == -ELOOP;
+}
+
+/* The Kubernetes labels Docker keeps for cri-dockerd's containers. */
+static void docker_labels(const struct buf *text, struct container_info *out)
+{
+    fill(&out->pod, json_at(text, "Config", "Labels", "io.kubernetes.pod.name"));
+    fill(&out->namespace, json_at(text, "Config", "Labels", "io.kubernetes.pod.namespace"));
+}
+
+static void docker_lookup(int hostroot, const char *id, struct container_info *out)
+{
+    struct buf text, path;
+    buf_init(&text);
+    buf_init(&path);
+    char *root = docker_root(hostroot, &text);
+    buf_printf(&path, "%s/containers/%s/config.v2.json", root, id);
+    if (read_state(hostroot, path.data, &text)) {
+        /* The id is Docker's, even when the file says nothing usable. */
+        out->runtime = RUNTIME_DOCKER;
+        char *name = NULL, *host = NULL;
+        containers_docker_config(text.data, text.len, &name, &host);
+        fill(&out->name, name);
+        fill(&out->hostname, host);
+        docker_labels(&text, out);
+    }
+    free(root);
+    buf_free(&text);
+    buf_free(&path);
+}
+
+/* An OCI runtime spec (config.json of a bundle): the hostname, and the
+ * names that containerd's CRI plugin, CRI-O and nerdctl annotate. */
+static void oci_spec(const struct buf *text, struct container_info *out)
+{
+    fill(&out->name, json_at(text, "annotations", "io.kubernetes.cri.container-name", NULL));
+    fill(&out->name, json_at(text, "annotations", "io.kubernetes.container.name", NULL));
+    fill(&out->name, json_at(text, "annotations", "nerdctl/name", NULL));
+    fill(&out->pod, json_at(text, "annotations", "io.kubernetes.cri.sandbox-name", NULL));
+    fill(&out->pod, json_at(text, "annotations", "io.kubernetes.pod.name", NULL));
+    fill(&out->namespace,
+         json_at(text, "annotations", "io.kubernetes.cri.sandbox-namespace", NULL));
+    fill(&out->namespace, json_at(text, "annotations", "io.kubernetes.pod.namespace", NULL));
+    fill(&out->hostname, json_at(text, "hostname", NULL, NULL));
+}
+
+/* containerd's task bundles, by namespace: "moby" is Docker's own. */
+static const struct {
+    const char *ns;
+    enum container_runtime runtime;
+} containerd_namespaces[] = {
+    {"k8s.io", RUNTIME_CONTAINERD},
+    {"moby", RUNTIME_DOCKER},
+    {"default", RUNTIME_CONTAINERD},
+};
+
+static void containerd_lookup(int hostroot, const char *id, struct container_info *out)
+{
+    struct buf text, path;
+    buf_init(&text);
+    buf_init(&path);
+    for (size_t i = 0; i < sizeof(containerd_namespaces) / sizeof(containerd_namespaces[0]); i++) {
+        buf_reset(&path);
+        buf_printf(&path, "run/containerd/io.containerd.runtime.v2.task/%s/%s/config.json",
+                   containerd_namespaces[i].ns, id);
+        if (!read_state(hostroot, path.data, &text))
+            continue;
+        if (out->runtime != RUNTIME_DOCKER)
+            out->runtime = containerd_namespaces[i].runtime;
+        oci_spec(&text, out);
+        break;
+    }
+    buf_free(&text);
+    buf_free(&path);
+}
+
+/* containers/storage's run root, shared by CRI-O and podman: a container of
+ * a pod is CRI-O's. */
+static void storage_lookup(int hostroot, const char *id, struct container_info *out)
+{
+    struct buf text, path;
+    buf_init(&text);
+    buf_init(&path);
+    buf_printf(&path, "run/containers/storage/overlay-containers/%s/userdata/config.json", id);
+    if (read_state(hostroot, path.data, &text)) {
+        oci_spec(&text, out);
+        if (out->runtime != RUNTIME_CRIO && out->runtime != RUNTIME_PODMAN &&
+            out->runtime != RUNTIME_DOCKER)
+            out->runtime = out->pod || out->pod_uid ? RUNTIME_CRIO : RUNTIME_PODMAN;
+    }
+    buf_free(&text);
+    buf_free(&path);
+}
+
+/* Calls fn on each entry of the directory rootfd/path (not "." or "..")
+ * until it returns true. */
+static void each_entry(int rootfd, const char *path,
+                       bool (*fn)(int dir, const char *name, void *arg), void *arg)
+{
+    int fd = open_beneath(rootfd, path, O_RDONLY | O_DIRECTORY);
+    if (fd < 0)
+        return;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+            fn(dirfd(d), de->d_name, arg))
+            break;
+    closedir(d);
+}
+
+struct kube_search {
+    const char *key; /* the id or the pod uid */
+    struct container_info *out;
+    char *only_dir; /* the container directory of a pod, when there is one */
+    size_t ndirs;
+};
+
+static bool log_entry(int dir, const char *name, void *arg)
+{
+    (void)dir;
+    struct kube_search *ks = arg;
+    char *pod, *ns, *container;
+    if (!containers_log_name(name, ks->key, &pod, &ns, &container))
+        return false;
+    fill(&ks->out->pod, pod);
+    fill(&ks->out->namespace, ns);
+    fill(&ks->out->name, container);
+    return true;
+}
+
+static bool is_dir_at(int dir, const char *name)
+{
+    struct stat st;
+    return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool container_dir(int dir, const char *name, void *arg)
+{
+    struct kube_search *ks = arg;
+    if (!is_dir_at(dir, name))
+        return false;
+    if (++ks->ndirs == 1)
+        ks->only_dir = xstrdup(name);
+    return ks->ndirs > 1;
+}
+
+static bool pod_entry(int dir, const char *name, void *arg)
+{
+    struct kube_search *ks = arg;
+    char *ns, *pod;
+    if (!containers_pod_dir(name, ks->key, &ns, &pod))
+        return false;
+    fill(&ks->out->pod, pod);
+    fill(&ks->out->namespace, ns);
+    each_entry(dir, name, container_dir, ks);
+    if (ks->ndirs == 1) {
+        fill(&ks->out->name, ks->only_dir);
+        ks->only_dir = NULL;
+    }
+    free(ks->only_dir);
+    ks->only_dir = NULL;
+    return true;
+}
+
+char *containers_hostname(int ctr_root)
+{
+    struct buf text;
+    buf_init(&text);
+    char *name = NULL;
+    if (read_beneath(ctr_root, "etc/hostname", &text, CONTAINERS_HOSTNAME_MAX) == 0) {
+        char *cur = text.data, *line = next_line(&cur);
+        if (line && *line)
+            name = xstrdup(line);
+    }
+    buf_free(&text);
+    return name;
+}
+
+int containers_lookup(int hostroot, const struct container_id *cid, int ctr_root,
+                      struct container_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (cid->runtime == RUNTIME_NONE)
+        return 0;
+    out->runtime = cid->runtime;
+    out->id = xstrdup(cid->id);
+    if (cid->pod_uid[0])
+        out->pod_uid = xstrdup(cid->pod_uid);
+    if (cid->runtime == RUNTIME_LXC || cid->runtime == RUNTIME_NSPAWN)
+        out->name = xstrdup(cid->id);
+    if (is_full_id(cid->id)) {
+        docker_lookup(hostroot, cid->id, out);
+        containerd_lookup(hostroot, cid->id, out);
+        storage_lookup(hostroot, cid->id, out);
+        struct kube_search ks = {.key = cid->id, .out = out};
+        each_entry(hostroot, "var/log/containers", log_entry, &ks);
+    }
+    if (out->pod_uid) {
+        struct kube_search ks = {.key = out->pod_uid, .out = out};
+        each_entry(hostroot, "var/log/pods", pod_entry, &ks);
+    }
+    if (!out->hostname && ctr_root >= 0)
+        out->hostname = containers_hostname(ctr_root);
+    return 0;
+}
+
+int containers_collect(int hostroot, int piddir, struct container_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct buf text;
+    buf_init(&text);
+    int rc = read_proc_at(piddir, "cgroup", &text, 1 << 16);
+    struct container_id cid;
+    if (rc == 0 && container_id_parse(text.data, &cid)) {
+        int root = openat(piddir, "root", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        rc = containers_lookup(hostroot, &cid, root, out);
+        if (root >= 0)
+            close(root);
+    }
+    buf_free(&text);
+    return rc;
+}
+
+void containers_free(struct container_info *ci)
+{
+    free(ci->id);
+    free(ci->name);
+    free(ci->pod_uid);
+    free(ci->pod);
+    free(ci->namespace);
+    free(ci->hostname);
+    memset(ci, 0, sizeof(*ci));
+}

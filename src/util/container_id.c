@@ -1,0 +1,377 @@
+/* Which container a process is in, from its cgroup path (see the header for
+ * the forms). The path is read one component at a time, left to right: the
+ * Kubernetes components say which pod and QoS class, the first component
+ * that names a container ends the walk. */
+#include "util/container_id.h"
+
+#include <string.h>
+
+/* A piece of the text: components and lines are not NUL-terminated. */
+struct span {
+    const char *s;
+    size_t n;
+};
+
+static bool span_is(struct span c, const char *word)
+{
+    size_t n = strlen(word);
+    return c.n == n && memcmp(c.s, word, n) == 0;
+}
+
+/* Takes prefix off the front of *c when it is there. */
+static bool span_eat(struct span *c, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (c->n < n || memcmp(c->s, prefix, n) != 0)
+        return false;
+    c->s += n;
+    c->n -= n;
+    return true;
+}
+
+/* Takes suffix off the end of *c when it is there. */
+static bool span_chop(struct span *c, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    if (c->n < n || memcmp(c->s + c->n - n, suffix, n) != 0)
+        return false;
+    c->n -= n;
+    return true;
+}
+
+static bool is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+static bool is_id(struct span c)
+{
+    if (c.n != CONTAINER_ID_HEX)
+        return false;
+    for (size_t i = 0; i < c.n; i++)
+        if (!is_hex(c.s[i]))
+            return false;
+    return true;
+}
+
+/* A pod uid: 32 hex digits (a static pod's), or 8-4-4-4-12 with sep between
+ * the groups ('-', or '_' in systemd's slice names). Copied with dashes. */
+static bool take_uid(struct span c, char sep, char out[POD_UID_MAX + 1])
+{
+    if (c.n == 32) {
+        for (size_t i = 0; i < c.n; i++)
+            if (!is_hex(c.s[i]))
+                return false;
+    } else if (c.n == 36) {
+        for (size_t i = 0; i < c.n; i++) {
+            bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+            if (dash ? c.s[i] != sep : !is_hex(c.s[i]))
+                return false;
+        }
+    } else {
+        return false;
+    }
+    for (size_t i = 0; i < c.n; i++)
+        out[i] = c.s[i] == sep ? '-' : c.s[i];
+    out[c.n] = '\0';
+    return true;
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* A name (lxc, nspawn) into out->id; with unescape, systemd's \xNN undone. */
+static bool take_name(struct span c, bool unescape, struct container_id *out)
+{
+    size_t k = 0;
+    if (c.n == 0)
+        return false;
+    for (size_t i = 0; i < c.n; i++) {
+        char ch = c.s[i];
+        int hi, lo;
+        if (unescape && ch == '\\' && i + 3 < c.n && c.s[i + 1] == 'x' &&
+            (hi = hex_value(c.s[i + 2])) >= 0 && (lo = hex_value(c.s[i + 3])) >= 0) {
+            ch = (char)(hi << 4 | lo);
+            i += 3;
+        }
+        if (ch == '\0' || k >= CONTAINER_ID_MAX)
+            return false;
+        out->id[k++] = ch;
+    }
+    out->id[k] = '\0';
+    return true;
+}
+
+/* "<prefix><id><.scope>" (the suffix optional when scope_optional). */
+static bool prefixed_id(struct span c, const char *prefix, bool scope_optional,
+                        struct container_id *out)
+{
+    if (!span_eat(&c, prefix))
+        return false;
+    if (!span_chop(&c, ".scope") && !scope_optional)
+        return false;
+    if (!is_id(c))
+        return false;
+    memcpy(out->id, c.s, c.n);
+    out->id[c.n] = '\0';
+    return true;
+}
+
+/* The forms that name a container by a prefix, wherever they are. */
+static enum container_runtime runtime_component(struct span c, struct container_id *out)
+{
+    if (prefixed_id(c, "docker-", false, out))
+        return RUNTIME_DOCKER;
+    if (prefixed_id(c, "cri-containerd-", false, out) || prefixed_id(c, "nerdctl-", false, out))
+        return RUNTIME_CONTAINERD;
+    if (prefixed_id(c, "crio-", true, out))
+        return RUNTIME_CRIO;
+    if (prefixed_id(c, "libpod-", true, out))
+        return RUNTIME_PODMAN;
+    return RUNTIME_NONE;
+}
+
+/* The QoS level at the front of *c ("besteffort", "burstable"), taken off. */
+static enum pod_qos eat_qos(struct span *c)
+{
+    if (span_eat(c, "besteffort"))
+        return QOS_BESTEFFORT;
+    if (span_eat(c, "burstable"))
+        return QOS_BURSTABLE;
+    return QOS_NONE;
+}
+
+struct kube {
+    bool seen; /* below the kubelet's kubepods cgroup */
+    bool pod;  /* below a pod's */
+    enum pod_qos qos;
+    char uid[POD_UID_MAX + 1];
+};
+
+/* systemd's slices: [<root>-]kubepods[-<qos>][-pod<uid_with_underscores>].slice,
+ * where <root> is the kubelet's --cgroup-root ("kubelet-" in kind). */
+static bool kube_slice(struct span c, struct kube *k)
+{
+    if (!span_chop(&c, ".slice"))
+        return false;
+    const char *end = c.s + c.n;
+    const char *at = NULL;
+    for (const char *p = c.s; p + 8 <= end; p++)
+        if (memcmp(p, "kubepods", 8) == 0 && (p == c.s || p[-1] == '-'))
+            at = p;
+    if (!at)
+        return false;
+    struct span rest = {at + 8, (size_t)(end - at - 8)};
+    enum pod_qos qos = QOS_NONE;
+    if (span_eat(&rest, "-") && (qos = eat_qos(&rest)) != QOS_NONE && rest.n)
+        if (!span_eat(&rest, "-"))
+            return false;
+    if (rest.n == 0) {
+        k->seen = true;
+        k->qos = qos != QOS_NONE ? qos : k->qos;
+        return true;
+    }
+    if (!span_eat(&rest, "pod") || !take_uid(rest, '_', k->uid))
+        return false;
+    k->seen = k->pod = true;
+    k->qos = qos != QOS_NONE ? qos : k->qos;
+    return true;
+}
+
+/* One component of the path on the Kubernetes side: the kubepods cgroup, a
+ * QoS level, a pod. True when it was one. */
+static bool kube_component(struct span c, struct kube *k)
+{
+    if (k->pod)
+        return false;
+    if (span_is(c, "kubepods")) {
+        k->seen = true;
+        return true;
+    }
+    if (kube_slice(c, k))
+        return true;
+    if (!k->seen)
+        return false;
+    struct span u = c;
+    enum pod_qos qos = eat_qos(&u);
+    if (qos != QOS_NONE && u.n == 0) {
+        k->qos = qos;
+        return true;
+    }
+    u = c;
+    return span_eat(&u, "pod") && (k->pod = take_uid(u, '-', k->uid));
+}
+
+static bool next_component(struct span *path, struct span *c)
+{
+    while (path->n && path->s[0] == '/') {
+        path->s++;
+        path->n--;
+    }
+    if (!path->n)
+        return false;
+    const char *slash = memchr(path->s, '/', path->n);
+    c->s = path->s;
+    c->n = slash ? (size_t)(slash - path->s) : path->n;
+    path->s += c->n;
+    path->n -= c->n;
+    return true;
+}
+
+static bool from_span(struct span path, struct container_id *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct kube k = {0};
+    bool after_pod = false;
+    struct span c, prev = {"", 0};
+    while (next_component(&path, &c)) {
+        enum container_runtime r = runtime_component(c, out);
+        if (r == RUNTIME_NONE && after_pod && is_id(c)) {
+            memcpy(out->id, c.s, c.n);
+            out->id[c.n] = '\0';
+            r = RUNTIME_CONTAINERD;
+        }
+        if (r == RUNTIME_NONE && span_is(prev, "docker") && is_id(c)) {
+            memcpy(out->id, c.s, c.n);
+            out->id[c.n] = '\0';
+            r = RUNTIME_DOCKER;
+        }
+        if (r != RUNTIME_NONE) {
+            out->runtime = r;
+            if (k.pod) {
+                memcpy(out->pod_uid, k.uid, sizeof(k.uid));
+                out->qos = k.qos == QOS_NONE ? QOS_GUARANTEED : k.qos;
+            }
+            return true;
+        }
+
+        struct span n = c;
+        if (span_is(prev, "lxc") || span_is(prev, "lxc.payload") || span_eat(&n, "lxc.payload.")) {
+            if (!take_name(n, false, out))
+                break;
+            out->runtime = RUNTIME_LXC;
+            return true;
+        }
+        n = c;
+        if (span_eat(&n, "lxc.monitor"))
+            break; /* LXC's monitor process, outside the container */
+        n = c;
+        if (span_eat(&n, "machine-") && span_chop(&n, ".scope")) {
+            struct span next, rest = path;
+            if (next_component(&rest, &next) && span_is(next, "supervisor"))
+                break; /* systemd-nspawn itself, outside the container */
+            if (!take_name(n, true, out) || strncmp(out->id, "qemu-", 5) == 0)
+                break; /* libvirt's virtual machines are not containers */
+            out->runtime = RUNTIME_NSPAWN;
+            return true;
+        }
+
+        bool was_pod = k.pod;
+        kube_component(c, &k);
+        after_pod = k.pod && !was_pod;
+        prev = c;
+    }
+    memset(out, 0, sizeof(*out));
+    return false;
+}
+
+bool container_id_from_path(const char *path, struct container_id *out)
+{
+    return from_span((struct span){path, strlen(path)}, out);
+}
+
+/* "N:controller,list:/path": the list holds name. */
+static bool list_has(struct span list, const char *name)
+{
+    struct span item;
+    while (list.n) {
+        const char *comma = memchr(list.s, ',', list.n);
+        item.s = list.s;
+        item.n = comma ? (size_t)(comma - list.s) : list.n;
+        if (span_is(item, name))
+            return true;
+        list.s += item.n + (comma ? 1 : 0);
+        list.n -= item.n + (comma ? 1 : 0);
+    }
+    return false;
+}
+
+/* Splits a line of /proc/PID/cgroup; false when it is not one. */
+static bool split_line(struct span line, struct span *id, struct span *ctrl, struct span *path)
+{
+    const char *c1 = memchr(line.s, ':', line.n);
+    if (!c1)
+        return false;
+    size_t rest = line.n - (size_t)(c1 + 1 - line.s);
+    const char *c2 = memchr(c1 + 1, ':', rest);
+    if (!c2)
+        return false;
+    *id = (struct span){line.s, (size_t)(c1 - line.s)};
+    *ctrl = (struct span){c1 + 1, (size_t)(c2 - c1 - 1)};
+    *path = (struct span){c2 + 1, line.n - (size_t)(c2 + 1 - line.s)};
+    return id->n > 0 && path->n > 0 && path->s[0] == '/';
+}
+
+bool container_id_parse(const char *text, struct container_id *out)
+{
+    struct span mem = {NULL, 0}, v2 = {NULL, 0};
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        struct span line = {p, nl ? (size_t)(nl - p) : strlen(p)};
+        p = nl ? nl + 1 : p + line.n;
+        struct span id, ctrl, path;
+        if (!split_line(line, &id, &ctrl, &path))
+            continue;
+        if (span_is(id, "0") && ctrl.n == 0)
+            v2 = path;
+        else if (list_has(ctrl, "memory"))
+            mem = path;
+    }
+    if (mem.s && from_span(mem, out))
+        return true;
+    if (v2.s && from_span(v2, out))
+        return true;
+    memset(out, 0, sizeof(*out));
+    return false;
+}
+
+const char *container_runtime_name(enum container_runtime r)
+{
+    switch (r) {
+    case RUNTIME_DOCKER:
+        return "docker";
+    case RUNTIME_CONTAINERD:
+        return "containerd";
+    case RUNTIME_CRIO:
+        return "crio";
+    case RUNTIME_PODMAN:
+        return "podman";
+    case RUNTIME_LXC:
+        return "lxc";
+    case RUNTIME_NSPAWN:
+        return "nspawn";
+    case RUNTIME_NONE:
+        break;
+    }
+    return NULL;
+}
+
+const char *pod_qos_name(enum pod_qos q)
+{
+    switch (q) {
+    case QOS_GUARANTEED:
+        return "guaranteed";
+    case QOS_BURSTABLE:
+        return "burstable";
+    case QOS_BESTEFFORT:
+        return "besteffort";
+    case QOS_NONE:
+        break;
+    }
+    return NULL;
+}

@@ -1,0 +1,75 @@
+/* Which container a process is in, from the host's view of its
+ * /proc/PID/cgroup. Pure text parsing, no I/O: the names behind an id are
+ * looked up by collect/containers.h.
+ *
+ * The forms recognised (v1 memory line or v2 "0::" line, the cgroupfs and
+ * the systemd drivers of each runtime):
+ *   Docker      /docker/<id>, .../docker-<id>.scope
+ *   containerd  .../cri-containerd-<id>.scope, .../nerdctl-<id>.scope, and a
+ *               bare <id> right below a Kubernetes pod (kubepods/.../pod<uid>/<id>)
+ *   CRI-O       .../crio-<id>[.scope]        (crio-conmon-<id> is its monitor: none)
+ *   podman      .../libpod-<id>[.scope]      (libpod-conmon-<id> is its monitor: none)
+ *   LXC         /lxc/<name>, /lxc.payload/<name>, /lxc.payload.<name> (lxc.monitor: none)
+ *   nspawn      /machine.slice/machine-<name>.scope[/payload] (its supervisor, and
+ *               libvirt's machine-qemu-... virtual machines: none)
+ * A Kubernetes pod is kubepods[/<qos>]/pod<uid>/ with the cgroupfs driver and
+ * kubepods.slice/kubepods[-<qos>].slice/kubepods[-<qos>]-pod<uid_with_underscores>.slice/
+ * with systemd's (each slice name may start with the kubelet's --cgroup-root,
+ * e.g. kind's "kubelet-kubepods-..."); guaranteed pods have no QoS level; a
+ * static pod's uid is 32 hex digits without dashes. The outermost container on the path wins (Docker
+ * in Docker, a kind node): it is the one the host's runtime knows.
+ * The <id> is 64 lowercase hex digits. Nothing here is a documented API, so
+ * anything else, malformed or not, is "not in a container", never an error. */
+#ifndef SHMWATCH_CONTAINER_ID_H
+#define SHMWATCH_CONTAINER_ID_H
+
+#include <stdbool.h>
+
+enum container_runtime {
+    RUNTIME_NONE, /* not in a container (or a form not recognised) */
+    RUNTIME_DOCKER,
+    RUNTIME_CONTAINERD,
+    RUNTIME_CRIO,
+    RUNTIME_PODMAN,
+    RUNTIME_LXC,
+    RUNTIME_NSPAWN,
+};
+
+enum pod_qos {
+    QOS_NONE, /* not in a Kubernetes pod */
+    QOS_GUARANTEED,
+    QOS_BURSTABLE,
+    QOS_BESTEFFORT,
+};
+
+enum {
+    CONTAINER_ID_HEX = 64,  /* the length of a full container id */
+    CONTAINER_ID_MAX = 255, /* room for an lxc or nspawn name */
+    POD_UID_MAX = 36,       /* 8-4-4-4-12 hex digits with dashes */
+};
+
+struct container_id {
+    enum container_runtime runtime;
+    /* The full id (64 hex digits), or for lxc and nspawn the container's
+     * name (systemd's \xNN escapes undone: any byte but NUL may be there). */
+    char id[CONTAINER_ID_MAX + 1];
+    char pod_uid[POD_UID_MAX + 1]; /* "" when not in a pod; dashes restored */
+    enum pod_qos qos;
+};
+
+/* One cgroup path, e.g. "/system.slice/docker-<id>.scope". True when it names
+ * a container; false (and out cleared, runtime RUNTIME_NONE) otherwise. */
+bool container_id_from_path(const char *path, struct container_id *out);
+
+/* The whole text of /proc/PID/cgroup as the host sees it: the v1 line of the
+ * memory controller when there is one and it names a container, else the v2
+ * "0::" line. Same result as container_id_from_path. */
+bool container_id_parse(const char *cgroup_text, struct container_id *out);
+
+/* "docker", "containerd", "crio", "podman", "lxc", "nspawn"; NULL for none. */
+const char *container_runtime_name(enum container_runtime r);
+
+/* "guaranteed", "burstable", "besteffort"; NULL for none. */
+const char *pod_qos_name(enum pod_qos q);
+
+#endif
