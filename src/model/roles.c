@@ -51,10 +51,17 @@ static unsigned long watched_mntns(const struct model *m)
 }
 
 /* A process that sees another /dev/shm than the watched one (another
- * container) is only of interest through segments of the watched mounts. */
-static bool in_world(unsigned long world, const struct proc *p)
+ * container) is only of interest through segments of the watched mounts:
+ * in the watched mount namespace, or in one whose mountinfo shows a
+ * watched mount. */
+static bool in_world(const struct scan *s, unsigned long world, const struct proc *p)
 {
-    return !world || !p->mntns || p->mntns == world;
+    if (!world || !p->mntns || p->mntns == world)
+        return true;
+    for (size_t i = 0; i < s->mounts.n; i++)
+        if (nsmap_shows(&s->ns, p->mntns, i))
+            return true;
+    return false;
 }
 
 /* A worker's caught signals with libtorch mapped mark a worker even when it
@@ -121,7 +128,7 @@ static void gather_evidence(const struct model *m, struct facts *f)
     }
     unsigned long world = watched_mntns(m);
     for (size_t i = 0; i < pl->n; i++) {
-        if (!is_manager_comm(pl->items[i].comm) || !in_world(world, &pl->items[i]))
+        if (!is_manager_comm(pl->items[i].comm) || !in_world(m->scan, world, &pl->items[i]))
             continue;
         long parent = index_of(pl, pl->items[i].ppid);
         if (parent >= 0)
@@ -146,7 +153,7 @@ static void assign(const struct model *m, struct facts *f)
     for (size_t i = 0; i < pl->n; i++) {
         const struct proc *p = &pl->items[i];
         long parent = index_of(pl, p->ppid);
-        bool local = in_world(world, p);
+        bool local = in_world(m->scan, world, p);
         if (p->state == 'Z') {
             f[i].role = ROLE_ZOMBIE;
         } else if (is_manager_comm(p->comm)) {
@@ -177,7 +184,7 @@ static void assign(const struct model *m, struct facts *f)
         /* A worker by name or fingerprint that is no longer its parent's
          * child was orphaned; mere torch evidence (a main holds segments too)
          * also needs its job's process group leader to be gone. */
-        bool local = in_world(world, p);
+        bool local = in_world(m->scan, world, p);
         if ((local && (is_worker_comm(p->comm) || looks_like_worker(m, p))) ||
             (f[i].evidence && leader_gone(pl, p)))
             f[i].role = ROLE_ORPHAN_WORKER;
