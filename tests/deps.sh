@@ -11,6 +11,7 @@ packages=(
   python3 python3-torch                     # the real PyTorch DataLoader tests
   prometheus                                # promtool checks the metrics
   valgrind                                  # instruction counts in the benchmark
+  zsh                                       # the zsh completion parses
 )
 
 missing=()
