@@ -9,6 +9,8 @@ packages=(
   libcmocka-dev                             # unit tests
   util-linux procps psmisc lsof tmux ncurses-bin   # integration tests: unshare, setpriv, tmux
   python3 python3-torch                     # the real PyTorch DataLoader tests
+  debootstrap                               # the PyTorch 2.x root (tests/stack/rootfs.sh)
+  docker.io                                 # real containers (tests/stack/docker_lib.sh)
   prometheus                                # promtool checks the metrics
   valgrind                                  # instruction counts in the benchmark
   zsh                                       # the zsh completion parses

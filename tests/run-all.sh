@@ -7,6 +7,15 @@ cd "$(dirname "$0")/.."
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
+# The PyTorch 2.x root (tests/stack/rootfs.sh, cached outside the checkout)
+# takes a few minutes to build the first time: start it now, beside the
+# compilation. The NAME-2.x tests wait for it (and say why if it failed).
+rootfs_pid=
+if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null && ! bash tests/stack/rootfs.sh --check; then
+  bash tests/stack/rootfs.sh >/dev/null 2>&1 &
+  rootfs_pid=$!
+fi
+
 status=0
 passed=0
 failed=0
@@ -31,6 +40,7 @@ for variant in plain sanitize; do
   failed=$((failed + $(count Fail) + $(count "Unexpected Pass") + $(count Timeout)))
   skipped=$((skipped + $(count Skipped)))
 done
+[ -z "$rootfs_pid" ] || wait "$rootfs_pid" || true
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] || status=1
 exit $status

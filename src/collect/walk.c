@@ -65,7 +65,8 @@ static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f
 }
 
 /* Processes named like torch's: pt_data_worker, pt_multiprocess,
- * pt_thread_data_, pt_data_pin, torch_shm_manag (roles.c has the exact list). */
+ * pt_thread_data_, pt_data_pin, pt_elastic (torchrun's agent: a rank's
+ * parent), torch_shm_manag (roles.c has the exact list). */
 static bool torch_comm(const struct proc *p)
 {
     return strncmp(p->comm, "pt_", 3) == 0 || strncmp(p->comm, "torch_", 6) == 0;

@@ -7,7 +7,9 @@
  * created or holds torch segments, or it started a torch_shm_manager, or it
  * has libtorch loaded and catches the signals torch's workers catch. The
  * topmost process of such a chain is the main (so a launcher that runs the
- * same interpreter is not mistaken for one). */
+ * same interpreter is not mistaken for one). torch >= 2.x names torchrun's
+ * elastic agent pt_elastic: its children are training processes (ranks),
+ * never DataLoader workers, whatever segments they hold. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 static const char *const worker_comms[] = {"pt_data_worker", "pt_multiprocess",
                                            "pt_thread_data_"};
 static const char manager_comm[] = "torch_shm_manag";
+static const char launcher_comm[] = "pt_elastic";
 
 const char *proc_role_name(enum proc_role r)
 {
@@ -158,6 +161,7 @@ static void assign(const struct model *m, struct facts *f)
             if (local)
                 f[i].role = ROLE_SHM_MANAGER;
         } else if (parent >= 0 && pl->items[parent].state != 'Z' &&
+                   strcmp(pl->items[parent].comm, launcher_comm) != 0 &&
                    same_program(p, &pl->items[parent]) &&
                    (f[i].evidence ||
                     (local && (is_worker_comm(p->comm) || looks_like_worker(m, p))))) {

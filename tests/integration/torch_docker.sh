@@ -61,10 +61,11 @@ ok "plan recommends --shm-size=$size"
 # The same job on a tmpfs of that size.
 umount /dev/shm || fail "umount /dev/shm failed"
 mount -t tmpfs -o "size=$size,mode=1777" tmpfs /dev/shm || fail "mount of $size failed"
+torch_bind_shm
 assert_eq "$(stat -f -c '%b' /dev/shm)" "$(($("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["recommended_shm_size_bytes"])' "$SHMTEST_TMP/plan.json") / $(stat -f -c '%S' /dev/shm)))" \
     "/dev/shm is now $size"
 rc=0
-timeout 120 "$PY" "$WORKLOAD" "${JOB[@]}" </dev/null >"$SHMTEST_TMP/ok.out" 2>"$SHMTEST_TMP/ok.err" || rc=$?
+timeout 120 "${TORCH_CMD[@]}" "${JOB[@]}" </dev/null >"$SHMTEST_TMP/ok.out" 2>"$SHMTEST_TMP/ok.err" || rc=$?
 [ "$rc" -eq 0 ] || fail "the same job fails with --shm-size=$size (rc $rc): $(tail -n 3 "$SHMTEST_TMP/ok.err")"
 ok "the same job succeeds with --shm-size=$size"
 grep -q '^DONE {"batches": 7,' "$SHMTEST_TMP/ok.out" || fail "DONE: $(cat "$SHMTEST_TMP/ok.out")"

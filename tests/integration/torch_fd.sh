@@ -17,6 +17,8 @@ check_held() {
         "$1: one group: main $MAIN with its workers $WORKERS"
     json_check "$f" "[(p['role'], p['group']) for p in j['processes'] if p['pid'] == $MAIN] == [('main', $MAIN)] and all([(p['role'], p['group']) for p in j['processes'] if p['pid'] == w] == [('worker', $MAIN)] for w in $WORKERS)" \
         "$1: roles main and worker, all in the group"
+    json_check "$f" "all([p['comm'] for p in j['processes'] if p['pid'] == w] == ['$TORCH_WORKER_COMM'] for w in $WORKERS)" \
+        "$1: each worker's comm is $TORCH_WORKER_COMM (torch $TORCH_STACK)"
     json_check "$f" "len($T) >= 2 * $HELD and all(s['state'] == 'hidden' and s['name'].startswith('torch_') and s['creator_pid'] in $WORKERS and s['creator_alive'] and s['group'] == $MAIN for s in $T)" \
         "$1: every torch segment is hidden, made by a live worker, in the group"
     json_check "$f" "not [s['name'] for s in j['segments'] if s['name'].startswith('torch_') and s['kind'] != 'torch']" \
@@ -34,7 +36,7 @@ check_held() {
     json_check "$f" "j['mounts'][0]['unattributed_bytes'] <= 4 * page and j['mounts'][0]['orphan_bytes'] == 0" \
         "$1: nothing unattributed, no orphans"
     grep -q "^  main $MAIN " "$SHMTEST_TMP/$1.txt" || fail "$1: the text report names main $MAIN"
-    [ "$(grep -cE "^    worker +[0-9]+ +python3" "$SHMTEST_TMP/$1.txt")" -eq "$(echo "$WORKER_PIDS" | wc -w)" ] ||
+    [ "$(grep -cE "^    worker +[0-9]+ +$TORCH_WORKER_COMM" "$SHMTEST_TMP/$1.txt")" -eq "$(echo "$WORKER_PIDS" | wc -w)" ] ||
         fail "$1: the text report lists every worker"
     ok "$1: the text report shows the group"
 }

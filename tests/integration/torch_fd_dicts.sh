@@ -40,8 +40,9 @@ for pid in filter(str.isdigit, os.listdir("/proc")):
             st = os.stat(f"/proc/{pid}/fd/{fd}")
         except OSError:
             continue
-        if target.startswith("/dev/shm/torch_") and st.st_dev == dev:
-            seen.setdefault(st.st_ino, {"name": target[9:].split(" ")[0], "pids": set(),
+        # (A chrooted process's paths carry its root: match the tail.)
+        if "/dev/shm/torch_" in target and st.st_dev == dev:
+            seen.setdefault(st.st_ino, {"name": target.rsplit("/", 1)[1].split(" ")[0], "pids": set(),
                                         "blocks": st.st_blocks * 512})["pids"].add(int(pid))
     try:
         maps = open(f"/proc/{pid}/maps").read().splitlines()
@@ -49,8 +50,8 @@ for pid in filter(str.isdigit, os.listdir("/proc")):
         continue
     for line in maps:
         f = line.split(None, 5)
-        if len(f) == 6 and f[5].startswith("/dev/shm/torch_"):
-            seen.setdefault(int(f[4]), {"name": f[5][9:].split(" ")[0], "pids": set(),
+        if len(f) == 6 and "/dev/shm/torch_" in f[5]:
+            seen.setdefault(int(f[4]), {"name": f[5].rsplit("/", 1)[1].split(" ")[0], "pids": set(),
                                         "blocks": None})["pids"].add(int(pid))
 out = {str(k): {"name": v["name"], "pids": sorted(v["pids"]), "blocks": v["blocks"]}
        for k, v in seen.items()}

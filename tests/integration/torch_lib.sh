@@ -1,6 +1,5 @@
-# Helpers for the tests that run the real PyTorch DataLoader (Debian's
-# python3-torch, /usr/bin/python3) through tests/torch/workload.py. Source it
-# after lib.sh:
+# Helpers for the tests that run the real PyTorch DataLoader through
+# tests/torch/workload.py. Source it after lib.sh:
 #
 #   . "$(dirname "$0")/lib.sh"
 #   . "$(dirname "$0")/torch_lib.sh"
@@ -11,6 +10,19 @@
 #   snap fs                  # $SHMTEST_TMP/fs.json and fs.txt
 #   json_check "$SHMTEST_TMP/fs.json" "j['groups'][0]['main_pid'] == $MAIN" "..."
 #
+# Two stacks, chosen by TORCH_STACK (tests/meson.build runs each torch test in
+# both, the second as NAME-2.x):
+#   host  /usr/bin/python3 with Debian 12's python3-torch 1.13 (the default);
+#   2.x   Debian 13's python3-torch 2.6 in the root tests/stack/rootfs.sh
+#         builds and caches, run by chroot. In the test's private mount
+#         namespace the root is bound read-only onto itself, with the test's
+#         tmpfs bound at its /dev/shm, a /proc, the host's /sys (torch reads
+#         the CPUs there) and a tmpfs /tmp holding the workload.
+# TORCH_CMD is the command that runs the workload (add its arguments);
+# TORCH_WORKER_COMM is what a DataLoader worker's comm is on the stack
+# (torch >= 2.5 names its workers pt_data_worker; 1.13 leaves python3).
+# The test's own helpers (JSON checks) always use the host's python, PY.
+#
 # The job is started the way an interactive shell starts it: in its own
 # process group, whose leader is the main process. Its stdin is a FIFO this
 # script holds open: torch_release closes it, and the workload goes on
@@ -19,16 +31,73 @@
 # (found by their mount namespace, which is the test's private one).
 
 PY=/usr/bin/python3
-WORKLOAD=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/torch/workload.py
+_TORCH_SRC=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+WORKLOAD=$_TORCH_SRC/tests/torch/workload.py
+TORCH_STACK=${TORCH_STACK:-host}
+TORCH_ROOT=
+TORCH_CMD=("$PY" "$WORKLOAD")
+TORCH_WORKER_COMM=python3
 _TORCH_N=0
 
-# torch_need: root, a private mount namespace, python3 with torch, setsid, pgrep.
+# torch_need: root, a private mount namespace, python3 with torch, setsid,
+# pgrep; for the 2.x stack its root (built now if it is not yet) and chroot.
 torch_need() {
     need_root
     need_unshare
     need "$PY" setsid pgrep stat
     [ -f "$WORKLOAD" ] || fail "no workload at $WORKLOAD"
-    "$PY" -c 'import torch' >/dev/null 2>&1 || _lib_missing "python3-torch (import torch failed)"
+    case $TORCH_STACK in
+    host)
+        "$PY" -c 'import torch' >/dev/null 2>&1 || _lib_missing "python3-torch (import torch failed)"
+        ;;
+    2.x)
+        need chroot flock
+        bash "$_TORCH_SRC/tests/stack/rootfs.sh" --check || need debootstrap
+        local log
+        log=$(mktemp /tmp/shmwatch-rootfs.XXXXXX)
+        TORCH_ROOT=$(bash "$_TORCH_SRC/tests/stack/rootfs.sh" 2>"$log") ||
+            _lib_missing "the PyTorch 2.x root (tests/stack/rootfs.sh: $(tail -n 3 "$log" | tr '\n' ' '))"
+        rm -f "$log"
+        export TORCH_ROOT
+        ;;
+    *) fail "TORCH_STACK=$TORCH_STACK: expected host or 2.x" ;;
+    esac
+    _torch_stack_cmd
+}
+
+# The workload's command for the stack.
+_torch_stack_cmd() {
+    if [ "$TORCH_STACK" = 2.x ]; then
+        TORCH_CMD=(chroot "$TORCH_ROOT" /usr/bin/python3 /tmp/shmwatch-workload.py)
+        TORCH_WORKER_COMM=pt_data_worker
+    fi
+}
+
+# torch_stack_setup: the 2.x root's mounts in the test's private mount
+# namespace (once; torch_start calls it). Nothing to do for the host stack.
+torch_stack_setup() {
+    [ "$TORCH_STACK" = 2.x ] && [ -z "${_TORCH_SETUP:-}" ] || return 0
+    [ -n "${IN_SHM_NS:-}" ] || fail "torch_stack_setup: not in the test's private mount namespace"
+    _torch_stack_cmd
+    local r=$TORCH_ROOT
+    mount --bind "$r" "$r" && mount -o remount,bind,ro "$r" ||
+        fail "cannot bind $r read-only"
+    mount -t proc proc "$r/proc" || fail "cannot mount /proc in $r"
+    mount --bind /sys "$r/sys" || fail "cannot bind /sys in $r"
+    mount -t tmpfs -o size=16m,mode=1777 tmpfs "$r/tmp" || fail "cannot mount /tmp in $r"
+    cp "$WORKLOAD" "$r/tmp/shmwatch-workload.py" || fail "cannot copy the workload into $r"
+    torch_bind_shm
+    _TORCH_SETUP=1
+}
+
+# torch_bind_shm: (again) the test's /dev/shm at the 2.x root's /dev/shm,
+# after the test mounted another tmpfs there.
+torch_bind_shm() {
+    [ "$TORCH_STACK" = 2.x ] || return 0
+    umount "$TORCH_ROOT/dev/shm" 2>/dev/null
+    mount --bind /dev/shm "$TORCH_ROOT/dev/shm" || fail "cannot bind /dev/shm in $TORCH_ROOT"
+    [ "$(stat -c %d /dev/shm)" = "$(stat -c %d "$TORCH_ROOT/dev/shm")" ] ||
+        fail "$TORCH_ROOT/dev/shm is not the test's tmpfs"
 }
 
 # torch_start ARGS...: starts the workload with ARGS, waits (at most 60 s) for
@@ -47,7 +116,8 @@ torch_start() {
     mkfifo "$base.in" || fail "mkfifo failed"
     exec {TORCH_IN}<>"$base.in"
     [ "$_TORCH_N" -gt 1 ] || on_exit 'torch_cleanup; [ "$rc" -eq 0 ] || torch_dump'
-    setsid "$PY" "$WORKLOAD" "$@" <"$base.in" >"$TORCH_OUT" 2>"$TORCH_ERR" {TORCH_IN}>&- &
+    torch_stack_setup
+    setsid "${TORCH_CMD[@]}" "$@" <"$base.in" >"$TORCH_OUT" 2>"$TORCH_ERR" {TORCH_IN}>&- &
     TORCH_PID=$!
     if ! wait_for 'grep -q "^READY " "$TORCH_OUT" || _lib_zombie "$TORCH_PID"' 60 ||
         ! grep -q '^READY ' "$TORCH_OUT"; then
@@ -128,8 +198,8 @@ snap() {
     "$SHMWATCH" --once "$@" >"$SHMTEST_TMP/$name.txt" || fail "shmwatch --once exited $?"
 }
 
-# Processes of this test: in its private mount namespace (python3 and the
-# torch_shm_managers) or recorded in the READY line.
+# Processes of this test: in its private mount namespace (python3, workers
+# named pt_* by torch 2.x, the torch_shm_managers).
 _torch_ours() {
     local me p ns comm
     me=$(readlink /proc/self/ns/mnt)
@@ -139,7 +209,7 @@ _torch_ours() {
         ns=$(readlink "/proc/$p/ns/mnt" 2>/dev/null) || continue
         [ "$ns" = "$me" ] || continue
         comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
-        case $comm in python3 | torch_shm_manag) echo "$p" ;; esac
+        case $comm in python3 | pt_* | torch_shm_manag) echo "$p" ;; esac
     done
 }
 

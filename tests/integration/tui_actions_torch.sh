@@ -35,7 +35,7 @@ tui_wait "^ +$manager +[0-9]+ [A-Z] shm_manager " 5
 
 tui_keys K
 tui_wait "End [0-9]+ process(es)? \(SIGTERM, SIGKILL after 5 s\)" 10
-tui_wait "end    pid $STUCK \(python3\)  orphaned worker" 5
+tui_wait "end    pid $STUCK \($TORCH_WORKER_COMM\)  orphaned worker" 5
 tui_wait "end    pid $manager \(torch_shm_manag\)  stuck torch_shm_manager: its only clients are orphaned workers \([0-9, ]*$STUCK" 5
 ok "K lists the orphaned worker and its stuck manager"
 tui_keys Escape
@@ -60,7 +60,7 @@ wait_for '! ls /dev/shm | grep -q "^torch_${STUCK}_"' 10 ||
 wait_for "gone $manager" 10 || fail "manager $manager did not exit"
 wait_for '[ "$(fs_used_bytes /dev/shm)" -eq 0 ]' 15 || fail "$(fs_used_bytes /dev/shm) bytes still used"
 ok "its manager freed the $made segments and exited; the mount is empty"
-grep -q "	signal TERM,KILL	pid $STUCK (python3)	owner=0	bytes=0	killed	ignored SIGTERM" "$log" ||
+grep -q "	signal TERM,KILL	pid $STUCK ($TORCH_WORKER_COMM)	owner=0	bytes=0	killed	ignored SIGTERM" "$log" ||
     fail "the kill is not in the action log: $(cat "$log")"
 ok "the action log has the kill"
 tui_quit

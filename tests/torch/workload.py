@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """PyTorch DataLoader workload for shmwatch integration tests.
 
-Run it with /usr/bin/python3 (Debian's python3-torch 1.13), inside a private
-mount namespace with its own tmpfs on /dev/shm (and /tmp), e.g.
+Run it with /usr/bin/python3 (Debian 12's python3-torch 1.13, or Debian 13's
+2.6 in the root tests/stack/rootfs.sh builds), inside a private mount
+namespace with its own tmpfs on /dev/shm (and /tmp), e.g.
 
   unshare -m --propagation private sh -c '
     mount -t tmpfs -o size=64m tmpfs /dev/shm &&

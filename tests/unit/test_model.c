@@ -316,6 +316,66 @@ static void test_other_mount_namespaces_are_not_ours(void **state)
     free_model(m);
 }
 
+/* PyTorch 2.x as the NAME-2.x integration tests run it, in a chroot: the
+ * workers are named pt_data_worker, the segment names carry three fields,
+ * and the holders' paths carry the root the job runs under. */
+static void test_torch2_in_a_chroot(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    const char *py = "/var/cache/t/usr/bin/python3.13";
+    fake_add_proc(s, 100, 1, 100, 'S', "python3", py);
+    fake_add_proc(s, 101, 100, 100, 'S', "pt_data_worker", py);
+    fake_add_proc(s, 102, 100, 100, 'S', "pt_data_worker", py); /* idle: named, nothing else */
+    fake_add_holder(s, 100, 7, true, 5, "/var/cache/t/dev/shm/torch_101_2457419449_3", true,
+                    MiB, MiB);
+    fake_add_holder(s, 101, 9, false, 6, "/var/cache/t/dev/shm/torch_101_995_4", true, MiB,
+                    MiB);
+    struct model *m = build(s);
+    assert_int_equal(proc(m, 100)->role, ROLE_MAIN);
+    assert_int_equal(proc(m, 101)->role, ROLE_WORKER);
+    assert_int_equal(proc(m, 102)->role, ROLE_WORKER);
+    const struct group *g = model_find_group(m, 100);
+    assert_non_null(g);
+    assert_int_equal(g->nworkers, 2);
+    const struct segment *a = seg(m, "torch_101_2457419449_3");
+    const struct segment *b = seg(m, "torch_101_995_4");
+    assert_int_equal(a->state, SEG_HIDDEN);
+    assert_int_equal(b->state, SEG_HIDDEN);
+    assert_int_equal(a->kind, KIND_TORCH);
+    assert_int_equal(a->creator_pid, 101);
+    assert_true(a->creator_alive);
+    assert_int_equal(a->group, 100);
+    assert_int_equal(b->group, 100);
+    assert_int_equal(g->nsegments, 2);
+    assert_int_equal(m->totals.orphan_workers, 0);
+    free_model(m);
+}
+
+/* torchrun's elastic agent (named pt_elastic by torch 2.x) runs the ranks
+ * with the same interpreter: a rank holding segments is not its worker, and
+ * the agent is no DataLoader main; a rank's own workers are. */
+static void test_torchrun_agent_is_no_main(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    fake_add_proc(s, 200, 1, 200, 'S', "pt_elastic", PY);
+    fake_add_proc(s, 201, 200, 200, 'S', "python3", PY);
+    fake_add_proc(s, 202, 200, 200, 'S', "python3", PY);
+    fake_add_proc(s, 203, 202, 200, 'S', "pt_data_worker", PY);
+    fake_add_file(s, "torch_201_5_0", 1, FT_REGULAR, MiB, MiB);
+    fake_add_holder(s, 201, 3, true, 1, "/dev/shm/torch_201_5_0", false, MiB, MiB);
+    struct model *m = build(s);
+    assert_null(model_find_proc(m, 200));
+    assert_int_equal(proc(m, 201)->role, ROLE_HOLDER);
+    assert_int_equal(proc(m, 202)->role, ROLE_MAIN);
+    assert_int_equal(proc(m, 203)->role, ROLE_WORKER);
+    assert_int_equal(m->ngroups, 1);
+    assert_non_null(model_find_group(m, 202));
+    assert_int_equal(seg(m, "torch_201_5_0")->group, 0);
+    free_model(m);
+}
+
 static void test_zombie_is_never_a_main(void **state)
 {
     (void)state;
@@ -442,6 +502,8 @@ int main(void)
         cmocka_unit_test(test_kernel_thread_is_no_creator),
         cmocka_unit_test(test_unreadable_mount_is_no_full_mount),
         cmocka_unit_test(test_zombie_is_never_a_main),
+        cmocka_unit_test(test_torch2_in_a_chroot),
+        cmocka_unit_test(test_torchrun_agent_is_no_main),
         cmocka_unit_test(test_remembered_workers_keep_their_orphans),
         cmocka_unit_test(test_other_mount_namespaces_are_not_ours),
     };
