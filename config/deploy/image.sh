@@ -13,7 +13,8 @@
 #
 # The tag defaults to shmwatch:VERSION (VERSION from the binary). Push it to
 # your registry for the DaemonSet (kubernetes-daemonset.yaml) or use it as is
-# with docker-compose.yaml. Exit status: 0 built, 1 failure, 2 usage.
+# with docker-compose.yaml. $DOCKER names the docker client (default: docker).
+# Exit status: 0 built, 1 failure, 2 usage.
 set -eu
 
 usage() {
@@ -59,8 +60,9 @@ if [ -n "$tar_out" ]; then
     echo "$tar_out"
     exit 0
 fi
-command -v docker >/dev/null 2>&1 || { echo "image.sh: no docker client (use --tar FILE)" >&2; exit 1; }
-mk_tar | docker import \
+docker=${DOCKER:-docker}
+command -v "$docker" >/dev/null 2>&1 || { echo "image.sh: no docker client $docker (use --tar FILE)" >&2; exit 1; }
+mk_tar | "$docker" import \
     --change 'ENTRYPOINT ["/usr/bin/shmwatch"]' \
     --change 'CMD ["--help"]' \
     --change 'ENV PATH=/usr/bin' \
