@@ -14,6 +14,8 @@ packages=(
   prometheus                                # promtool checks the metrics
   valgrind                                  # instruction counts in the benchmark
   zsh                                       # the zsh completion parses
+  dpkg-dev debhelper fakeroot lintian git   # the Debian package (tests/integration/package.sh)
+  busybox-static                            # containers of busybox and the static binary
 )
 
 missing=()
