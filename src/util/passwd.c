@@ -34,7 +34,8 @@ int passwd_find(const char *text, size_t len, uid_t uid, char *out, size_t n)
         const char *line = p;
         p = eol < end ? eol + 1 : end;
         const char *c1 = memchr(line, ':', (size_t)(eol - line));
-        if (!c1 || c1 == line || *line == '+' || *line == '-' || memchr(line, '\0', (size_t)(c1 - line)))
+        if (!c1 || c1 == line || *line == '+' || *line == '-' ||
+            memchr(line, '\0', (size_t)(c1 - line)))
             continue;
         const char *c2 = memchr(c1 + 1, ':', (size_t)(eol - c1 - 1));
         if (!c2)

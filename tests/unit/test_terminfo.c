@@ -13,7 +13,7 @@
 #include "ui/terminfo.h"
 
 static const char *const wanted[] = {"xterm", "xterm-256color", "screen", "screen-256color",
-                                     "tmux", "tmux-256color", "linux", "vt100"};
+                                     "tmux",  "tmux-256color",  "linux",  "vt100"};
 
 static bool never(const char *term)
 {
