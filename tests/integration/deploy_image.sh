@@ -49,6 +49,9 @@ docker_start
 img=shmwatch-test/deploy:$version
 DOCKER=$DOCKER_BIN bash "$SRCDIR/config/deploy/image.sh" "$SHMWATCH_STATIC" "$img" >/dev/null ||
     fail "config/deploy/image.sh failed"
+# The image this replaced, and busybox's, are left untagged: remove them (the
+# data root is cached between runs).
+dk image prune -f >/dev/null 2>&1 || true
 assert_eq "$(dk run --rm --network none "$img" --version | awk '{ print $1, $2; exit }')" \
     "shmwatch $version" "the image runs shmwatch"
 

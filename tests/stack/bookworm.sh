@@ -3,6 +3,7 @@
 # a bare system to install the .deb into (tests/integration/package.sh):
 #
 #   root=$(bash tests/stack/bookworm.sh)      # builds it if needed, prints its path
+#   bash tests/stack/bookworm.sh --check      # exit 0 if it is built, 1 if not
 #
 # debootstrap --variant=minbase, nothing added, documentation kept (the test
 # checks what the package installs there). Cached outside the checkout at
@@ -46,7 +47,11 @@ complete() {
     [ -f "$ROOT/$STAMP" ] && [ "$(head -n 1 "$ROOT/$STAMP")" = "$WANT" ] && [ -x "$ROOT/usr/bin/apt-get" ]
 }
 
-[ $# -eq 0 ] || die "usage: bookworm.sh"
+if [ "${1:-}" = --check ]; then
+    complete
+    exit
+fi
+[ $# -eq 0 ] || die "usage: bookworm.sh [--check]"
 if complete; then
     echo "$ROOT"
     exit 0
