@@ -38,7 +38,7 @@ assert_eq "$(dpkg-parsechangelog -l "$tree/debian/changelog" -S Version)" "$vers
     "debian/changelog's version is meson's"
 (cd "$tree" && dpkg-checkbuilddeps) || fail "build dependencies of debian/control are missing (tests/deps.sh installs them)"
 # apt-get build-dep ./ resolves debian/control (a dry run: all is installed).
-if compgen -G "/var/lib/apt/lists/*_Packages" >/dev/null; then
+if compgen -G "/var/lib/apt/lists/*_Packages*" >/dev/null; then
     (cd "$tree" && apt-get build-dep -s ./) >"$SHMTEST_TMP/builddep.log" 2>&1 ||
         fail "apt-get build-dep ./ failed: $(tail -n 3 "$SHMTEST_TMP/builddep.log")"
     grep -q "^0 upgraded, 0 newly installed" "$SHMTEST_TMP/builddep.log" ||
