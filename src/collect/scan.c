@@ -27,16 +27,54 @@ static char *read_hostname(const char *root)
     return name;
 }
 
+int scan_target_identify(const char *proc_dir, pid_t pid, unsigned long long *start_ticks)
+{
+    char path[160];
+    snprintf(path, sizeof(path), "%s/%d/stat", proc_dir ? proc_dir : "/proc", (int)pid);
+    struct buf text;
+    buf_init(&text);
+    struct proc p;
+    memset(&p, 0, sizeof(p));
+    int rc = read_file(path, &text, 4096);
+    if (rc == 0 && !procs_parse_stat(text.data, &p))
+        rc = -EINVAL;
+    if (rc == -ENOENT || (rc == 0 && (p.state == 'Z' || p.state == 'X')))
+        rc = -ESRCH;
+    buf_free(&text);
+    if (rc == 0)
+        *start_ticks = p.start_ticks;
+    return rc;
+}
+
+/* Is the watched process still the one first seen? */
+static enum scan_target check_target(const struct scan_opts *o, const char *proc)
+{
+    if (o->target_pid <= 0 || !o->target_start)
+        return SCAN_TARGET_OK;
+    unsigned long long start;
+    int rc = scan_target_identify(proc, o->target_pid, &start);
+    if (rc == -ESRCH)
+        return SCAN_TARGET_EXITED;
+    if (rc == 0 && start != o->target_start)
+        return SCAN_TARGET_REPLACED;
+    return SCAN_TARGET_OK; /* unreadable: the reads that follow will say */
+}
+
 int scan_run(const struct scan_opts *o, struct scan *s)
 {
     memset(s, 0, sizeof(*s));
+    s->stalled_fd = -1;
     warn_init(&s->warn);
+    scan_beacon_at(o->beacon, SCAN_MOUNTS, 0, -1);
     s->target_pid = o->target_pid;
     s->self_pid = getpid();
     clock_gettime(CLOCK_REALTIME, &s->time);
     double t0 = clock_now();
 
     const char *proc = o->proc_dir ? o->proc_dir : "/proc";
+    s->target_state = check_target(o, proc);
+    if (s->target_state != SCAN_TARGET_OK)
+        return -ESRCH;
     char path[128], prefix[128], cgroup_file[128];
     /* This process's mountinfo says where the cgroup hierarchies are; the
      * watched process's (itself, or --pid's) where its shm mounts are. */
@@ -54,7 +92,9 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         if (rc < 0) {
             warn_add(&s->warn, "cannot read %s: %s", path, strerror(-rc));
             mountinfo_free(&self_mi);
-            return rc; /* the watched process is gone or not ours to read */
+            /* Gone in the meantime, or not ours to read. */
+            s->target_state = check_target(o, proc);
+            return s->target_state != SCAN_TARGET_OK ? -ESRCH : rc;
         }
         mi = &target_mi;
     } else {
@@ -84,14 +124,17 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         .files = &s->files,
         .world_pid = o->target_pid > 0 ? o->target_pid : s->self_pid,
         .all_pidns = o->target_pid > 0,
+        .beacon = o->beacon,
     };
     int wrc = walk_run(&wo, &s->procs, &s->holders, &s->warn);
     if (wrc < 0)
         warn_add(&s->warn, "cannot read the process table from %s: %s", proc, strerror(-wrc));
     free(devs);
+    scan_beacon_at(o->beacon, SCAN_MOUNTS, 0, -1);
     /* After the walk: the listing's entries that a holder's fd stat'ed need
      * no stat of their own. */
     files_finish(&s->mounts, &s->files, &s->holders);
+    scan_beacon_at(o->beacon, SCAN_REST, 0, -1);
     if (procs_meminfo(&s->mem) < 0)
         warn_add(&s->warn, "cannot read meminfo");
     s->holders_scanned = true;
@@ -107,8 +150,14 @@ int scan_run(const struct scan_opts *o, struct scan *s)
 
     cgroup_collect("", cgroup_file, &self_mi, &s->cgroup, &s->warn);
     mountinfo_free(&self_mi);
+    /* Still the same process at the end: what was read through its pid
+     * was its, not a newcomer's that took the pid meanwhile. */
+    s->target_state = check_target(o, proc);
+    if (s->target_state != SCAN_TARGET_OK)
+        return -ESRCH;
 
     s->duration_s = clock_now() - t0;
+    scan_beacon_at(o->beacon, SCAN_IDLE, 0, -1);
     return 0;
 }
 

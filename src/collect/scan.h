@@ -12,15 +12,24 @@
 #include "collect/holders.h"
 #include "collect/mounts.h"
 #include "collect/procs.h"
+#include "collect/scanjob.h"
 #include "collect/sysv.h"
 #include "util/warn.h"
 
 struct scan_opts {
     const char *proc_dir;           /* "/proc" */
     pid_t target_pid;               /* 0: this process's world; else watch PID's namespaces */
+    /* With target_pid: its start time (scan_target_identify) when it was
+     * first seen, checked before and after every scan so that a pid taken
+     * over by a new process is never watched in its place; 0: not checked. */
+    unsigned long long target_start;
     const char *const *mounts;      /* --mount paths (as the target sees them), or NULL */
     size_t nmounts;
+    struct scan_beacon *beacon;     /* where the scan is, for a watchdog (scanjob.h); or NULL */
 };
+
+/* What became of the watched process (--pid). */
+enum scan_target { SCAN_TARGET_OK, SCAN_TARGET_EXITED, SCAN_TARGET_REPLACED };
 
 struct scan {
     struct timespec time;       /* wall clock when the scan started */
@@ -35,13 +44,31 @@ struct scan {
     struct warnings warn;
     bool holders_scanned;
     pid_t target_pid;
+    enum scan_target target_state; /* not OK: scan_run failed with -ESRCH */
     pid_t self_pid;    /* the scanning process: whose world is watched without --pid */
     char *target_host; /* the watched process's /etc/hostname, or NULL */
+    /* A stand-in for a scan that has not ended (scan_stalled): it has no
+     * figures, only these and a warning. */
+    double stalled_s;  /* how long the scan has been running; 0 in a complete scan */
+    pid_t stalled_pid; /* the process it is reading, 0 when unknown */
+    int stalled_fd;    /* that process's fd it is reading, -1 when unknown */
 };
 
 /* Fills s; returns 0, or -errno when nothing useful could be read (no mount
- * found at all is not an error: the lists are simply empty). */
+ * found at all is not an error: the lists are simply empty); -ESRCH with
+ * s->target_state saying why when the watched process has exited or its
+ * pid is now another process's. */
 int scan_run(const struct scan_opts *opts, struct scan *s);
+
+/* The identity of pid under proc_dir (its start time, clock ticks since
+ * boot, from /proc/PID/stat), to pin --pid with: 0; -ESRCH when it does
+ * not exist or has exited (a zombie); -errno otherwise. */
+int scan_target_identify(const char *proc_dir, pid_t pid, unsigned long long *start_ticks);
 void scan_free(struct scan *s);
+/* Fills s as the stand-in for a scan that has been running for stalled_s
+ * seconds and is still at b: the time now, no figures, a warning that says
+ * what it is reading. */
+void scan_stalled(struct scan *s, const struct scan_opts *o, double stalled_s,
+                  const struct scan_beacon *b);
 
 #endif

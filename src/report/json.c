@@ -178,6 +178,10 @@ static void cgroup(struct jsonw *w, const struct cgroup_info *cg)
     jw_u64(w, "anon_bytes", cg->anon);
     jw_u64(w, "shmem_bytes", cg->shmem);
     jw_u64(w, "file_bytes", cg->file);
+    if (cg->has_oom_kills)
+        jw_u64(w, "oom_kills", cg->oom_kills);
+    else
+        jw_null(w, "oom_kills");
     jw_obj_end(w);
 }
 
@@ -198,6 +202,7 @@ static void budget(struct jsonw *w, const struct budget *b)
     jw_arr_end(w);
     jw_u64(w, "recommended_shm_size_bytes", b->rec_shm_size);
     jw_u64(w, "recommended_memory_bytes", b->rec_memory);
+    jw_u64(w, "oom_kills_recent", b->oom_recent);
     jw_obj_end(w);
 }
 
@@ -273,6 +278,15 @@ void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
     else
         jw_null(&w, "target_pid");
     jw_str(&w, "target_host", s->target_host);
+    jw_dbl(&w, "stalled_s", s->stalled_s);
+    if (s->stalled_pid > 0)
+        jw_i64(&w, "stalled_pid", s->stalled_pid);
+    else
+        jw_null(&w, "stalled_pid");
+    if (s->stalled_s > 0 && s->stalled_fd >= 0)
+        jw_i64(&w, "stalled_fd", s->stalled_fd);
+    else
+        jw_null(&w, "stalled_fd");
     jw_obj_end(&w);
     jw_obj_end(&w);
 }

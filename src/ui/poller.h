@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "collect/scan.h"
 #include "model/model.h"
@@ -17,6 +18,7 @@
 struct snap {
     struct scan scan;
     struct model model;
+    uint64_t oom_new; /* the cgroup's OOM kills new since the previous scan */
 };
 void snap_free(struct snap *s);
 
@@ -45,12 +47,25 @@ struct poller;
 /* Starts the thread (with every signal blocked in it, so that they reach
  * the drawing thread). Returns NULL with errno set on failure. */
 struct poller *poller_start(const struct poller_cfg *cfg);
-/* Stops the thread (waiting for a scan in progress) and frees everything. */
-void poller_stop(struct poller *p);
+/* Stops the thread (waiting for a scan in progress) and frees everything;
+ * true. A scan that has run past scan_stall_limit is not waited for: the
+ * thread and what it uses are left as they are, and false says so (the
+ * caller should then end the process with _exit: a leak checker's exit
+ * handler would wait for the stuck thread). */
+bool poller_stop(struct poller *p);
+
+/* Has the scan under way been running past scan_stall_limit (scanjob.h)?
+ * Then *running_s is how long, and where says what it is reading. */
+bool poller_stalled(struct poller *p, double *running_s, char *where, size_t n);
 
 /* Readable when something new is there; drain it with poller_drain. */
 int poller_fd(const struct poller *p);
 void poller_drain(struct poller *p);
+
+/* --pid: SCAN_TARGET_OK while the watched process lives; once a scan finds
+ * it exited or replaced, that (for good: nothing is scanned any more, so the
+ * last snapshot stays the newest) and, in *when, the wall-clock time. */
+int poller_target_gone(struct poller *p, time_t *when);
 
 /* Asks for a holder scan now. */
 void poller_request_scan(struct poller *p);

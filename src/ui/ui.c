@@ -119,7 +119,21 @@ static void intake(struct ui *u)
             gauges_free(&g);
         }
     }
+    if (!u->target_gone)
+        u->target_gone = poller_target_gone(u->poller, &u->target_gone_at);
+    if (u->target_gone)
+        u->dirty = true;
     struct snap *s = poller_take_snap(u->poller);
+    if (s && s->oom_new) {
+        /* Said at once, paused or not: the OOM killer has just ended a process. */
+        const struct cgroup_info *cg = &s->scan.cgroup;
+        char path[160];
+        term_escape(path, sizeof(path), cg->path ? cg->path : "?");
+        ui_message(u, THEME_verdict_critical,
+                   "OOM KILL: %llu new in cgroup %s (%llu in all): the memory limit was hit",
+                   (unsigned long long)s->oom_new, path, (unsigned long long)cg->oom_kills);
+        beep();
+    }
     if (s && (!u->paused || u->step)) {
         u->step = false;
         snap_free(u->snap);
@@ -176,12 +190,37 @@ int ui_wait_key(struct ui *u)
     }
 }
 
+/* The watchdog's look at the scan under way, once a second: a stalled
+ * scan is said, with its running time, until it ends. */
+#define WATCH_MS 1000
+
+static void watch_scan(struct ui *u)
+{
+    double run;
+    char where[sizeof(u->stalled_where)];
+    bool stalled = poller_stalled(u->poller, &run, where, sizeof(where));
+    if (!stalled) {
+        if (u->stalled) {
+            u->stalled = false;
+            u->dirty = true;
+        }
+        return;
+    }
+    if (!u->stalled || (long)run != u->stalled_s || strcmp(where, u->stalled_where) != 0) {
+        u->stalled = true;
+        u->stalled_s = (long)run;
+        memcpy(u->stalled_where, where, sizeof(where));
+        u->dirty = true;
+    }
+}
+
 static int timeout_ms(const struct ui *u)
 {
     if (!u->message[0])
-        return -1;
+        return WATCH_MS;
     double left = u->message_until - clock_now();
-    return left <= 0 ? 0 : (int)(left * 1000) + 1;
+    int ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+    return ms < WATCH_MS ? ms : WATCH_MS;
 }
 
 static void loop(struct ui *u)
@@ -191,6 +230,7 @@ static void loop(struct ui *u)
             u->message[0] = '\0';
             u->dirty = true;
         }
+        watch_scan(u);
         if (u->dirty) {
             ui_draw(u);
             u->dirty = false;
@@ -230,9 +270,20 @@ static int run(const struct ui_settings *set)
     u.dirty = true;
     u.spark_tick = -1;
     history_init(&u.hist, (size_t)(HISTORY_S / set->cfg.gauge_interval_s) + 1);
+    /* --pid: pinned to the process as it is now (pid and start time). */
+    unsigned long long start = 0;
+    if (set->pid) {
+        int rc = scan_target_identify("/proc", set->pid, &start);
+        if (rc < 0) {
+            fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)set->pid, strerror(-rc));
+            history_free(&u.hist);
+            return 1;
+        }
+    }
     struct poller_cfg pc = {
         .scan = {.proc_dir = "/proc",
                  .target_pid = set->pid,
+                 .target_start = start,
                  .mounts = set->mounts,
                  .nmounts = set->nmounts},
         .gauge_interval_s = set->cfg.gauge_interval_s,
@@ -255,7 +306,11 @@ static int run(const struct ui_settings *set)
     }
     loop(&u);
     term_stop();
-    poller_stop(u.poller);
+    if (!poller_stop(u.poller)) {
+        /* A scan hangs in the poller's thread: leave it to the exit. */
+        fflush(NULL);
+        _exit(0);
+    }
     snap_free(u.snap);
     gauges_free(&u.gauges);
     history_free(&u.hist);

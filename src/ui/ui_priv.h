@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "model/history.h"
 #include "model/model.h"
@@ -81,11 +82,22 @@ struct ui {
     int page_scroll;
     struct row_key details; /* the row the details page is about */
 
+    /* --pid: the watched process has exited (SCAN_TARGET_EXITED) or its pid
+     * is another's (_REPLACED), seen at target_gone_at (wall clock); the
+     * last snapshot stays on screen. */
+    int target_gone; /* enum scan_target */
+    time_t target_gone_at;
+
     bool paused, step, quit, dirty;
     double spark_tick; /* sparkline cell of the last gauge redraw */
     char message[256];
     int message_role; /* enum theme_role */
     double message_until;
+    /* The scan under way has run past the watchdog's limit: what is shown
+     * is the last complete scan, stale. */
+    bool stalled;
+    long stalled_s;
+    char stalled_where[200];
 
     int list_y, list_h; /* the list's place on screen, from the last draw */
 };

@@ -4,18 +4,26 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* Reads dirfd/path into out, straight into its buffer, until the end of the
  * file or max bytes; with short_is_end, a read that does not fill the room
- * it was given is the end. */
-static int read_into(int dirfd, const char *path, struct buf *out, size_t max, bool short_is_end)
+ * it was given is the end. With st, the file read is fstat'ed there first. */
+static int read_into(int dirfd, const char *path, struct buf *out, size_t max, bool short_is_end,
+                     struct stat *st)
 {
     buf_reset(out);
     int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return -errno;
     int rc = 0;
+    if (st && fstat(fd, st) != 0) {
+        rc = -errno;
+        close(fd);
+        return rc;
+    }
     while (out->len < max) {
         buf_reserve(out, 16u << 10);
         size_t room = out->cap - out->len - 1;
@@ -41,17 +49,22 @@ static int read_into(int dirfd, const char *path, struct buf *out, size_t max, b
 
 int read_file_at(int dirfd, const char *path, struct buf *out, size_t max)
 {
-    return read_into(dirfd, path, out, max, false);
+    return read_into(dirfd, path, out, max, false, NULL);
 }
 
 int read_proc_at(int dirfd, const char *path, struct buf *out, size_t max)
 {
-    return read_into(dirfd, path, out, max, true);
+    return read_into(dirfd, path, out, max, true, NULL);
 }
 
 int read_file(const char *path, struct buf *out, size_t max)
 {
     return read_file_at(AT_FDCWD, path, out, max);
+}
+
+int read_file_stat(const char *path, struct buf *out, size_t max, struct stat *st)
+{
+    return read_into(AT_FDCWD, path, out, max, false, st);
 }
 
 char *next_line(char **cursor)
@@ -67,4 +80,49 @@ char *next_line(char **cursor)
         *cursor = s + strlen(s);
     }
     return s;
+}
+
+/* The fields a caller takes from a stat. They are asked for: with an empty
+ * mask a tmpfs leaves its times out (multigrain timestamps, Linux 6.13). */
+#define NOWAIT_NEED                                                                            \
+    (STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_MTIME | STATX_INO |              \
+     STATX_SIZE | STATX_BLOCKS)
+
+int statx_nowait(int dirfd, const char *path, int flags, struct statx *sx)
+{
+    flags |= AT_STATX_DONT_SYNC | AT_NO_AUTOMOUNT;
+    if (statx(dirfd, path, flags, NOWAIT_NEED, sx) == 0)
+        return 0;
+    /* A FUSE mount closed to this user (no allow_other) refuses any field
+     * but answers an empty mask with its device. */
+    if (errno != EACCES || statx(dirfd, path, flags, 0, sx) != 0)
+        return -1;
+    sx->stx_mask = 0;
+    return 0;
+}
+
+bool stat_from_statx(const struct statx *sx, struct stat *st)
+{
+    st->st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
+    if ((sx->stx_mask & NOWAIT_NEED) != NOWAIT_NEED)
+        return false;
+    st->st_ino = (ino_t)sx->stx_ino;
+    st->st_mode = sx->stx_mode;
+    st->st_nlink = sx->stx_nlink;
+    st->st_uid = sx->stx_uid;
+    st->st_gid = sx->stx_gid;
+    st->st_size = (off_t)sx->stx_size;
+    st->st_blocks = (blkcnt_t)sx->stx_blocks;
+    st->st_mtim.tv_sec = sx->stx_mtime.tv_sec;
+    st->st_mtim.tv_nsec = sx->stx_mtime.tv_nsec;
+    return true;
+}
+
+int stat_nowait(int dirfd, const char *path, int flags, struct stat *st, bool *full)
+{
+    struct statx sx;
+    if (statx_nowait(dirfd, path, flags, &sx) != 0)
+        return -1;
+    *full = stat_from_statx(&sx, st);
+    return 0;
 }
