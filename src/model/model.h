@@ -11,12 +11,22 @@
 
 #include "collect/scan.h"
 #include "model/budget.h"
+#include "model/pidtrust.h"
 
 enum seg_state { SEG_IN_USE, SEG_HIDDEN, SEG_ORPHAN, SEG_UNHELD };
 enum seg_kind { KIND_TORCH, KIND_OMP, KIND_SEM, KIND_OTHER };
 enum proc_role {
     ROLE_NONE, ROLE_MAIN, ROLE_WORKER, ROLE_SHM_MANAGER, ROLE_ORPHAN_WORKER, ROLE_ZOMBIE,
     ROLE_HOLDER,
+};
+
+/* Why a segment held by nobody is not (or not yet) an orphan, though the pid
+ * in its name is not alive where it was looked up (segment_note says it). */
+enum seg_note {
+    NOTE_NONE,
+    NOTE_YOUNG,    /* younger than orphan_min_age: it may be in flight */
+    NOTE_SHARED,   /* the mount is reached from several pid namespaces */
+    NOTE_UNPROVEN, /* the watcher cannot see every process that may reach the mount */
 };
 
 struct seg_holder {
@@ -43,6 +53,11 @@ struct segment {
     bool alloc_known;    /* false: a mapping's length stands in for the allocation */
     bool has_creator;    /* the name carries a creator pid */
     bool creator_alive;
+    bool creator_unknown; /* whether the creator lives cannot be told (the pid was
+                           * not alive where looked, but another pid namespace may
+                           * have written it): creator_alive is false, and means
+                           * nothing */
+    enum seg_note note;
 };
 
 struct mproc {
@@ -69,6 +84,7 @@ struct mount_figures {
      * its listing is unknown */
     uint64_t named, hidden, orphan, unattributed, pending;
     size_t nsegments;
+    struct mount_pids pids; /* what a creator pid in a name proves here */
 };
 
 struct totals {
@@ -102,11 +118,16 @@ struct model_opts {
     uint64_t peak_shm, peak_app; /* observed peaks (0: use the current figures) */
     uint64_t oom_recent;         /* the cgroup's OOM kills seen rising lately (history.h) */
     const struct worker_memory *memory; /* optional */
+    double orphan_min_age_s;   /* a segment younger than this is never an orphan (in
+                                * flight); default 60 */
+    bool trust_pids;           /* the user says a mount not shown private is (inside a
+                                * pid namespace): its creator pids are this namespace's */
 };
 
 struct model {
     const struct scan *scan;
     int64_t now;
+    double orphan_min_age_s; /* as model_opts */
     struct segment *segs;
     size_t nsegs, segs_cap;
     struct seg_holder *holder_pool; /* the segments' holders arrays are slices of it */
@@ -131,6 +152,11 @@ const struct group *model_find_group(const struct model *m, pid_t main_pid);
 /* Seconds since the segment was last written, at the scan's time; 0 when
  * unknown or in the future (a clock that went back). */
 int64_t segment_age_s(const struct model *m, const struct segment *sg);
+
+/* The one-line reason of sg->note ("" for NOTE_NONE), in buf. */
+const char *segment_note(const struct model *m, const struct segment *sg, char *buf, size_t n);
+/* The model default of orphan_min_age (seconds). */
+#define ORPHAN_MIN_AGE_DEFAULT 60
 
 const char *seg_state_name(enum seg_state s);
 const char *seg_kind_name(enum seg_kind k);
