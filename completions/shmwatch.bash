@@ -61,7 +61,7 @@ _shmwatch()
         COMPREPLY=($(compgen -W "float32 float64 float16 bfloat16 uint8 int8 int16 int32 int64 bool" -- "$cur"))
         return
         ;;
-    --interval | --count | --min-age | -t | --timeout | -b | --batch-size | -s | --sample-shape | \
+    --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | --sample-shape | \
         -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size)
         return
         ;;
@@ -69,11 +69,11 @@ _shmwatch()
 
     local opts
     case $cmd in
-    clean) opts="--dry-run --yes --all-unheld --min-age --mount --log --config --help -n -y -h" ;;
+    clean) opts="--dry-run --yes --all-unheld --min-age --orphan-min-age --trust-pids --mount --log --config --help -n -y -h" ;;
     reap) opts="--dry-run --yes --timeout --log --config --help -n -y -t -h" ;;
     plan) opts="--batch-size --sample-shape --dtype --workers --prefetch-factor --memory --shm-size --json --help -b -s -d -w -p -m -h" ;;
     *)
-        opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --config --theme --no-color --ascii --read-only --log --demo --version --help -h"
+        opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --orphan-min-age --trust-pids --config --theme --no-color --ascii --read-only --log --demo --version --help -h"
         if [[ $cur != -* ]]; then
             COMPREPLY=($(compgen -W "clean reap plan" -- "$cur"))
             return
