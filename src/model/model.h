@@ -13,7 +13,11 @@
 #include "model/budget.h"
 
 enum seg_state { SEG_IN_USE, SEG_HIDDEN, SEG_ORPHAN, SEG_UNHELD };
-enum seg_kind { KIND_TORCH, KIND_OMP, KIND_SEM, KIND_OTHER };
+/* The kinds of doc/design.md's table; KIND_OTHER is anything else. */
+enum seg_kind {
+    KIND_TORCH, KIND_JOBLIB, KIND_OMP, KIND_NCCL, KIND_PYTHON, KIND_SEM, KIND_MPI, KIND_UCX,
+    KIND_RAY, KIND_DALI, KIND_DEEPSPEED, KIND_PULSE, KIND_CHROMIUM, KIND_OTHER, KIND_COUNT
+};
 enum proc_role {
     ROLE_NONE, ROLE_MAIN, ROLE_WORKER, ROLE_SHM_MANAGER, ROLE_ORPHAN_WORKER, ROLE_ZOMBIE,
     ROLE_HOLDER,
@@ -109,6 +113,7 @@ struct model {
     struct segment *segs;
     size_t nsegs, segs_cap;
     struct seg_holder *holder_pool; /* the segments' holders arrays are slices of it */
+    struct seg_holder *folder_pool; /* the folders' holders (copies of their files') */
     struct mproc *procs;      /* interesting processes only, sorted by pid */
     size_t nprocs, procs_cap;
     struct group *groups;     /* sorted by main pid */
@@ -138,8 +143,14 @@ const char *proc_role_name(enum proc_role r);
 /* kind.c: classification by name alone. name_facts gives the kind and the
  * creator pid the name carries (0 for none) in one reading of the name. */
 enum seg_kind name_facts(const char *basename, pid_t *creator);
-/* The creator pid a name carries (torch_<pid>_<n>[_<k>], __KMP_REGISTERED_LIB_<pid>[_<uid>]). */
+/* The creator pid a name carries (torch_<pid>_<n>[_<k>], __KMP_REGISTERED_LIB_<pid>[_<uid>],
+ * joblib_memmapping_folder_<pid>_...). */
 bool name_creator_pid(const char *basename, pid_t *pid);
+/* A kind by its name ("torch", ...); false for an unknown one. */
+bool seg_kind_parse(const char *s, enum seg_kind *out);
+/* Whether names of this kind carry their creator's pid: only those can be
+ * proved orphans. */
+bool seg_kind_has_creator(enum seg_kind k);
 
 /* roles.c: process roles and DataLoader groups over a model whose segments
  * are already joined. */
