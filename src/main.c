@@ -39,8 +39,10 @@ static const struct subcommand subcommands[] = {
     {"reap", cmd_reap},
 };
 
-/* One scan and model, written in the chosen format into out. */
-static int snapshot(const struct options *o, const struct config *cfg, struct buf *out)
+/* One scan and model, written in the chosen format into out; peaks carries
+ * each DataLoader group's peaks from one snapshot of a stream to the next. */
+static int snapshot(const struct options *o, const struct config *cfg, struct buf *out,
+                    struct group_peaks *peaks)
 {
     struct scan_opts so = {
         .proc_dir = "/proc",
@@ -59,8 +61,10 @@ static int snapshot(const struct options *o, const struct config *cfg, struct bu
     model_opts_default(&mo);
     mo.warn_pct = cfg->warn_pct;
     mo.crit_pct = cfg->crit_pct;
+    mo.peaks = peaks;
     struct model m;
     model_build(&s, &mo, &m);
+    group_peaks_learn(peaks, &m);
     if (o->mode == MODE_JSON) {
         /* Written as it is made: emit() adds the rest. */
         report_json_stream(out, &m, stdout);
@@ -120,6 +124,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
 {
     struct buf out;
     buf_init(&out);
+    struct group_peaks peaks = {0};
     int rc = 0;
     for (long long i = 0; !stop_requested && (o->count == 0 || i < o->count); i++) {
         if (i > 0)
@@ -127,7 +132,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
         if (stop_requested)
             break;
         buf_reset(&out);
-        rc = snapshot(o, cfg, &out);
+        rc = snapshot(o, cfg, &out, &peaks);
         if (rc)
             break;
         if (!emit(o, &out)) {
@@ -139,6 +144,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
         }
     }
     buf_free(&out);
+    group_peaks_free(&peaks);
     return rc;
 }
 

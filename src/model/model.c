@@ -390,7 +390,9 @@ void model_build(const struct scan *s, const struct model_opts *o, struct model 
     classify(m);
     figures(m);
     roles_assign(m, o->memory);
+    loader_observe(m, o->peaks);
     budget(m, o);
+    loader_budget(m);
 }
 
 void model_free(struct model *m)

@@ -27,6 +27,7 @@ struct poller {
     struct mount_list ml; /* the mounts of the last scan, for statvfs */
     uint64_t peak_shm, peak_app;
     struct worker_memory workers; /* workers seen so far: orphans keep their group */
+    struct group_peaks group_peaks; /* each DataLoader group's peaks so far */
 };
 
 void snap_free(struct snap *s)
@@ -109,8 +110,10 @@ static struct snap *take_scan(struct poller *p)
     mo.peak_shm = p->peak_shm;
     mo.peak_app = p->peak_app;
     mo.memory = &p->workers;
+    mo.peaks = &p->group_peaks;
     model_build(&s->scan, &mo, &s->model);
     worker_memory_learn(&p->workers, &s->model);
+    group_peaks_learn(&p->group_peaks, &s->model);
     if (s->model.budget.app > p->peak_app)
         p->peak_app = s->model.budget.app;
     return s;
@@ -213,6 +216,7 @@ void poller_stop(struct poller *p)
     gauges_free(&p->gauges);
     mounts_free(&p->ml);
     worker_memory_free(&p->workers);
+    group_peaks_free(&p->group_peaks);
     close(p->pipe[0]);
     close(p->pipe[1]);
     pthread_cond_destroy(&p->cond);
