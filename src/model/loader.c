@@ -101,7 +101,7 @@ uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch, ui
 
 /* The prefetch factor that explains the batches in flight: the main holds
  * up to two, each worker `factor` more. The default 2 when it cannot tell. */
-static uint64_t prefetch_of(const struct group *g)
+uint64_t loader_prefetch_of(const struct group *g)
 {
     if (g->nworkers == 0 || g->batches_in_flight <= 2)
         return 2;
@@ -123,7 +123,7 @@ void loader_budget(struct model *m)
     b->loader_batch = busiest->batch_shm_bytes;
     b->loader_workers = busiest->nworkers;
     b->loader_batches = busiest->batches_in_flight;
-    b->loader_prefetch = prefetch_of(busiest);
+    b->loader_prefetch = loader_prefetch_of(busiest);
     /* The loader's room: what the mount and the limit leave besides the
      * shm the others use and the app's memory. */
     uint64_t others = b->shm_used > busiest->shm_bytes ? b->shm_used - busiest->shm_bytes : 0;

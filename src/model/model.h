@@ -185,6 +185,10 @@ uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch, ui
 /* Fills the budget's loader figures from the busiest group (after
  * budget_compute): how many workers fit the mount and the limit. */
 void loader_budget(struct model *m);
+/* The prefetch factor that explains a group's batches in flight (the main
+ * holds up to two, each worker the factor): 2, the default, when it cannot
+ * tell. */
+uint64_t loader_prefetch_of(const struct group *g);
 
 /* errors.c: the messages users meet when a limit runs out. */
 enum shm_limit { SHM_LIMIT_SHM_SIZE, SHM_LIMIT_MEMORY };
