@@ -286,6 +286,94 @@ static void free_model(struct model *m)
 /* A joblib folder is one segment: its files' sizes summed, their holders
  * its own, an orphan only when nobody holds any of them and its creator is
  * dead; kinds without a creator pid are never orphans. */
+/* A group's batch from its segments: 3 batches in flight of an image
+ * (8 pages) and a label (1 page); one more label-sized segment of another
+ * batch shape is counted in the bytes but not as a batch. */
+static void test_loader_batch(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    s->holders_scanned = true;
+    fake_add_proc(s, 100, 1, 100, 'S', "python3", PY);
+    fake_add_proc(s, 101, 100, 100, 'S', "pt_data_worker", PY);
+    fake_add_proc(s, 102, 100, 100, 'S', "pt_data_worker", PY);
+    char path[64];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof(path), "/dev/shm/torch_101_%d", 10 + i);
+        fake_add_holder(s, 100, 20 + i, true, 500 + (ino_t)i, path, true, 8 * 4096 - 100, 8 * 4096);
+        snprintf(path, sizeof(path), "/dev/shm/torch_101_%d", 20 + i);
+        fake_add_holder(s, 100, 30 + i, true, 600 + (ino_t)i, path, true, 64, 4096);
+    }
+    struct model *m = build(s);
+    const struct group *g = model_find_group(m, 100);
+    assert_non_null(g);
+    assert_int_equal(g->nworkers, 2);
+    assert_int_equal(g->batches_in_flight, 3);
+    assert_int_equal(g->batch_segment_bytes, 8 * 4096);
+    assert_int_equal(g->batch_shm_bytes, 9 * 4096);
+    assert_int_equal(g->shm_per_worker, g->shm_bytes / 2);
+    assert_int_equal(g->peak_shm, g->shm_bytes);
+    assert_int_equal(loader_prefetch_of(g), 1); /* 3 in flight = 2 held + 2 x 0.5 */
+    assert_int_equal(m->budget.loader_main, 100);
+    assert_int_equal(m->budget.loader_batch, 9 * 4096);
+    /* A stream remembers the peak: a later, emptier scan still shows it. */
+    struct group_peaks peaks = {0};
+    group_peaks_learn(&peaks, m);
+    assert_int_equal(peaks.n, 1);
+    assert_int_equal(peaks.items[0].peak_shm, g->shm_bytes);
+    uint64_t was = g->shm_bytes;
+    free_model(m);
+    s = fake_scene_empty();
+    s->holders_scanned = true;
+    fake_add_proc(s, 100, 1, 100, 'S', "python3", PY);
+    fake_add_proc(s, 101, 100, 100, 'S', "pt_data_worker", PY);
+    fake_add_holder(s, 100, 20, true, 500, "/dev/shm/torch_101_10", true, 8 * 4096, 8 * 4096);
+    procs_sort(&s->procs);
+    m = calloc(1, sizeof(*m));
+    struct model_opts o;
+    model_opts_default(&o);
+    o.peaks = &peaks;
+    model_build(s, &o, m);
+    g = model_find_group(m, 100);
+    assert_non_null(g);
+    assert_true(g->shm_bytes < was);
+    assert_int_equal(g->peak_shm, was);
+    free_model(m);
+    group_peaks_free(&peaks);
+}
+
+static void test_workers_fit(void **state)
+{
+    (void)state;
+    /* (64 MiB / 1 MiB - 2 held) / 2 = 31 workers at prefetch factor 2 */
+    assert_int_equal(loader_workers_fit(64 * MiB, MiB, 2, 2), 31);
+    assert_int_equal(loader_workers_fit(64 * MiB, MiB, 4, 2), 15);
+    assert_int_equal(loader_workers_fit(3 * MiB, MiB, 2, 2), 0);
+    assert_int_equal(loader_workers_fit(64 * MiB, 0, 2, 2), 0);
+}
+
+/* Each message of the guide's table is there once, with its limit; the
+ * state picks those of the kinds on the mount for the limit reached first. */
+static void test_errors_ahead(void **state)
+{
+    (void)state;
+    const struct shm_error *all;
+    size_t n = shm_errors_all(&all);
+    assert_true(n >= 7);
+    struct scan *s = fake_scene_empty();
+    fake_add_file(s, "nccl-AbC123", 1, FT_REGULAR, MiB, MiB);
+    struct model *m = build(s);
+    const struct shm_error *e[8];
+    enum shm_limit first;
+    size_t k = shm_errors_ahead(m, &first, e, 8);
+    assert_int_equal(first, SHM_LIMIT_SHM_SIZE); /* no cgroup: /dev/shm fills first */
+    assert_true(k >= 2);
+    for (size_t i = 0; i < k; i++)
+        assert_int_equal(e[i]->kind, KIND_NCCL);
+    assert_non_null(strstr(e[0]->message, "nccl-XXXXXX"));
+    free_model(m);
+}
+
 static void test_joblib_folder_is_one_segment(void **state)
 {
     (void)state;
@@ -594,6 +682,9 @@ int main(void)
         cmocka_unit_test(test_kind_names),
         cmocka_unit_test(test_kinds_table),
         cmocka_unit_test(test_joblib_folder_is_one_segment),
+        cmocka_unit_test(test_loader_batch),
+        cmocka_unit_test(test_workers_fit),
+        cmocka_unit_test(test_errors_ahead),
         cmocka_unit_test_setup_teardown(test_holders_joined, setup, teardown),
         cmocka_unit_test_setup_teardown(test_figures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_roles, setup, teardown),
