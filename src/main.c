@@ -14,11 +14,14 @@
 #include "cli/options.h"
 #include "cli/settings.h"
 #include "collect/scan.h"
+#include "model/history.h"
 #include "model/model.h"
 #include "report/report.h"
 #include "ui/ui.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/escape.h"
+#include "util/safefile.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -39,21 +42,36 @@ static const struct subcommand subcommands[] = {
     {"reap", cmd_reap},
 };
 
-/* One scan and model, written in the chosen format into out; peaks carries
- * each DataLoader group's peaks from one snapshot of a stream to the next. */
-static int snapshot(const struct options *o, const struct config *cfg, struct buf *out,
-                    struct group_peaks *peaks)
+/* Why pid cannot be watched, from scan_run's or scan_target_identify's
+ * answer: one line on stderr. */
+static void say_target_failure(pid_t pid, int rc, enum scan_target state)
+{
+    const char *why = state == SCAN_TARGET_REPLACED
+                          ? "the process has exited (its pid now belongs to another process)"
+                      : state == SCAN_TARGET_EXITED ? "the process has exited"
+                                                    : strerror(-rc);
+    fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)pid, why);
+}
+
+/* One scan and model, written in the chosen format into out; target_start
+ * pins --pid to the process first seen, oom carries the cgroup's OOM kill
+ * count and peaks each DataLoader group's peaks from one snapshot of a
+ * stream to the next. */
+static int snapshot(const struct options *o, const struct config *cfg,
+                    unsigned long long target_start, struct oom_watch *oom,
+                    struct group_peaks *peaks, struct buf *out)
 {
     struct scan_opts so = {
         .proc_dir = "/proc",
         .target_pid = o->pid,
+        .target_start = target_start,
         .mounts = (const char *const *)cfg->mounts.item,
         .nmounts = cfg->mounts.n,
     };
     struct scan s;
     int rc = scan_run(&so, &s);
     if (rc < 0) {
-        fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)o->pid, strerror(-rc));
+        say_target_failure(o->pid, rc, s.target_state);
         scan_free(&s);
         return 1;
     }
@@ -62,6 +80,9 @@ static int snapshot(const struct options *o, const struct config *cfg, struct bu
     mo.warn_pct = cfg->warn_pct;
     mo.crit_pct = cfg->crit_pct;
     mo.peaks = peaks;
+    double now = clock_now();
+    oom_watch_add(oom, now, s.cgroup.present && s.cgroup.has_oom_kills, s.cgroup.oom_kills);
+    mo.oom_recent = oom_watch_recent(oom, now);
     struct model m;
     model_build(&s, &mo, &m);
     group_peaks_learn(peaks, &m);
@@ -81,27 +102,17 @@ static int snapshot(const struct options *o, const struct config *cfg, struct bu
 }
 
 /* Replaces path with b's content atomically: a reader sees the old file or
- * the new one, never half of either. */
+ * the new one, never half of either; never through a planted link
+ * (util/safefile.h). */
 static bool write_atomically(const char *path, const struct buf *b)
 {
-    struct buf tmp;
-    buf_init(&tmp);
-    buf_printf(&tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp.data, "w");
-    bool ok = f && fwrite(b->data, 1, b->len, f) == b->len;
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (ok && rename(tmp.data, path) != 0)
-        ok = false;
-    if (!ok) {
-        int err = errno;
+    int rc = safefile_replace(path, b->data, b->len, 0644);
+    if (rc < 0) {
         char *shown = esc_term_dup(path);
-        fprintf(stderr, "shmwatch: cannot write %s: %s\n", shown, strerror(err));
+        fprintf(stderr, "shmwatch: cannot write %s: %s\n", shown, safefile_strerror(-rc));
         free(shown);
-        unlink(tmp.data);
     }
-    buf_free(&tmp);
-    return ok;
+    return rc == 0;
 }
 
 /* Writes all of b to stdout, or to the --prometheus-file; false when the
@@ -122,17 +133,27 @@ static void sleep_interval(double s)
 
 static int run_snapshots(const struct options *o, const struct config *cfg)
 {
+    /* --pid: the process as it is now; a stream ends when it exits. */
+    unsigned long long start = 0;
+    if (o->pid) {
+        int irc = scan_target_identify("/proc", o->pid, &start);
+        if (irc < 0) {
+            say_target_failure(o->pid, irc, SCAN_TARGET_OK);
+            return 1;
+        }
+    }
     struct buf out;
     buf_init(&out);
     struct group_peaks peaks = {0};
     int rc = 0;
+    struct oom_watch oom = {0};
     for (long long i = 0; !stop_requested && (o->count == 0 || i < o->count); i++) {
         if (i > 0)
             sleep_interval(o->interval);
         if (stop_requested)
             break;
         buf_reset(&out);
-        rc = snapshot(o, cfg, &out, &peaks);
+        rc = snapshot(o, cfg, start, &oom, &peaks, &out);
         if (rc)
             break;
         if (!emit(o, &out)) {

@@ -13,6 +13,8 @@ packages=(
   docker.io                                 # real containers (tests/stack/docker_lib.sh)
   prometheus                                # promtool checks the metrics
   valgrind                                  # instruction counts in the benchmark
+  qemu-system-x86 busybox-static cpio       # the cgroup v2 guest (tests/guest); its kernel
+                                            # package is fetched by the test, not installed
 )
 
 missing=()

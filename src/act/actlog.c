@@ -1,7 +1,6 @@
 #include "act/actlog.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 
 #include "util/buf.h"
 #include "util/escape.h"
+#include "util/safefile.h"
 #include "util/xalloc.h"
 
 char *actlog_default_path(const char *xdg_state_home, const char *home)
@@ -58,11 +58,13 @@ int actlog_open(struct actlog *l, const char *path)
             return rc;
         }
     }
-    l->fd = open(l->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
-    if (l->fd < 0) {
-        l->err = errno;
-        return -l->err;
+    /* Never through a planted link, never into another user's file. */
+    int fd = safefile_append(l->path, 0600);
+    if (fd < 0) {
+        l->err = -fd;
+        return fd;
     }
+    l->fd = fd;
     return 0;
 }
 

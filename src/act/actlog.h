@@ -15,7 +15,7 @@ struct actlog {
     int fd;            /* -1: not logging */
     char *path;
     int err;           /* why the file could not be opened, or why the last write
-                        * failed (errno), else 0 */
+                        * failed (errno or SAFEFILE_*: safefile_strerror), else 0 */
     char *recent[ACTLOG_RECENT]; /* ring of the lines written, newest at head - 1 */
     size_t head, nrecent;
 };
@@ -36,8 +36,10 @@ struct actlog_entry {
 char *actlog_default_path(const char *xdg_state_home, const char *home);
 
 /* Opens path for appending (NULL: the default path, its directories made
- * with mode 0700). Returns 0, or -errno with the log disabled (fd -1) and
- * the reason kept in l->err; l is usable (a no-op) either way. */
+ * with mode 0700), as safefile_append does: never through a final symbolic
+ * link, only the caller's regular file with one name. Returns 0, or -errno
+ * (or -SAFEFILE_*) with the log disabled (fd -1) and the reason kept in
+ * l->err (say it with safefile_strerror); l is usable (a no-op) either way. */
 int actlog_open(struct actlog *l, const char *path);
 
 /* One line: TIME ACTION TARGET owner=UID bytes=N RESULT DETAIL, tab-separated,

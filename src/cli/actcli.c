@@ -8,6 +8,7 @@
 
 #include "util/buf.h"
 #include "util/escape.h"
+#include "util/safefile.h"
 
 int actcli_scan(struct actcli *a, const struct options *o)
 {
@@ -65,7 +66,7 @@ void actcli_open_log(struct actcli *a)
         fprintf(stderr,
                 "shmwatch %s: note: cannot write the action log %s: %s; actions are not "
                 "logged\n",
-                a->cmd, path, strerror(a->log.err));
+                a->cmd, path, safefile_strerror(a->log.err));
         free(path);
     }
 }
@@ -78,7 +79,7 @@ int actcli_status(const struct actcli *a, int rc, bool acted)
         char *path = esc_term_dup(a->log.path);
         fprintf(stderr, "shmwatch %s: note: cannot write the action log %s: %s; not every "
                         "action is logged\n",
-                a->cmd, path, strerror(a->log.err));
+                a->cmd, path, safefile_strerror(a->log.err));
         free(path);
     }
     char *note = NULL;

@@ -222,16 +222,18 @@ int options_parse(int argc, char **argv, struct options *o, char **err)
     }
     if (optind < argc)
         return fail(err, "unexpected argument '%s' (see --help)", argv[optind]);
-    if (o->count_set && !o->interval_set && o->count != 1)
-        return fail(err, "%s", "--count needs --interval");
     if (o->prometheus_file) {
         if (o->mode != MODE_DASHBOARD && o->mode != MODE_PROMETHEUS)
             return fail(err, "%s", "--prometheus-file goes with Prometheus output only");
         o->mode = MODE_PROMETHEUS;
+        /* The documented default: a file rewritten every 15 s, --count
+         * times (or until stopped) whether --interval is given or not. */
         if (!o->interval_set)
             o->interval = 15;
         o->interval_set = true;
     }
+    if (o->count_set && !o->interval_set && o->count != 1)
+        return fail(err, "%s", "--count needs --interval");
     if (o->interval_set && o->mode != MODE_DASHBOARD && !o->count_set)
         o->count = 0;
     return 0;

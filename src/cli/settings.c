@@ -1,5 +1,6 @@
 #include "cli/settings.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "util/buf.h"
@@ -20,8 +21,15 @@ int settings_load(const struct options *o, struct config *cfg, char **err)
     config_defaults(cfg);
     char path[4096];
     const char *file = o->config ? o->config : config_default_path(path, sizeof(path));
-    if (file && config_load(file, cfg, err) != 0)
+    /* Run as root, a file found by search must be root's alone; one named
+     * with --config is read, with a warning when others could write it. */
+    char *warning = NULL;
+    if (file && config_load_trusted(file, o->config ? CONFIG_TRUST_WARN : CONFIG_TRUST_REQUIRE, cfg,
+                                    err, &warning) != 0)
         return 2;
+    if (warning)
+        fprintf(stderr, "shmwatch: warning: %s\n", warning);
+    free(warning);
 
     /* Flags override the file. */
     if (o->nmounts) {

@@ -154,6 +154,11 @@ void cgroup_parse_stat(const char *text, int version, struct cgroup_stat *st)
     }
 }
 
+bool cgroup_parse_oom_kills(const char *text, uint64_t *kills)
+{
+    return cgroup_stat_get(text, "oom_kill", kills);
+}
+
 /* --- Reading the files --------------------------------------------------- */
 
 struct reader {
@@ -200,6 +205,19 @@ static void read_stat(struct reader *r, const char *dir, struct cgroup_info *inf
     info->shmem = st->shmem;
 }
 
+/* The OOM kill count, or none: an old kernel lacks the key, a missing file
+ * (a fixture, a kernel without it) says nothing. Not a warning: null is the
+ * honest figure. */
+static void read_oom_kills(struct reader *r, const char *dir, const char *name,
+                           struct cgroup_info *info)
+{
+    uint64_t v;
+    if (read_in(r, dir, name) == 0 && cgroup_parse_oom_kills(r->text.data, &v)) {
+        info->has_oom_kills = true;
+        info->oom_kills = v;
+    }
+}
+
 static bool read_v1(struct reader *r, const char *dir, struct cgroup_info *info)
 {
     info->version = 1;
@@ -213,6 +231,7 @@ static bool read_v1(struct reader *r, const char *dir, struct cgroup_info *info)
         info->has_peak = true;
         info->peak = v;
     }
+    read_oom_kills(r, dir, "/memory.oom_control", info);
     struct cgroup_stat st;
     read_stat(r, dir, info, &st);
     if (st.has_hier_limit && (!info->has_limit || st.hier_limit < info->limit)) {
@@ -270,6 +289,7 @@ static bool read_v2(struct reader *r, const char *mountpoint, const char *rel,
         info->has_peak = true;
         info->peak = v;
     }
+    read_oom_kills(r, dir, "/memory.events", info);
     struct cgroup_stat st;
     read_stat(r, dir, info, &st);
     return true;
@@ -300,12 +320,35 @@ static bool find_mount(const struct mountinfo *mi, int version, const char *path
     return found;
 }
 
+/* A mount of this hierarchy whose root lies above the reader's cgroup
+ * namespace ("/.." as the kernel shows it after unshare -C without a new
+ * mount): its directories cannot be matched to the namespace's paths. */
+static const struct mountinfo_entry *outside_mount(const struct mountinfo *mi, int version)
+{
+    for (size_t i = 0; i < mi->n; i++) {
+        const struct mountinfo_entry *m = &mi->items[i];
+        bool type = version == 1 ? strcmp(m->fstype, "cgroup") == 0 &&
+                                       cgroup_list_has(m->super_opts, "memory")
+                                 : strcmp(m->fstype, "cgroup2") == 0;
+        if (type && strncmp(m->root, "/..", 3) == 0 && (m->root[3] == '/' || !m->root[3]))
+            return m;
+    }
+    return NULL;
+}
+
 static bool try_hierarchy(struct reader *r, const struct mountinfo *mi, int version,
                           const char *path, struct cgroup_info *info)
 {
     const char *mountpoint = NULL, *rel = NULL;
     if (!find_mount(mi, version, path, &mountpoint, &rel)) {
-        warn_add(r->w, "the cgroup %s is not mounted where this process can read it", path);
+        const struct mountinfo_entry *m = outside_mount(mi, version);
+        if (m)
+            warn_add(r->w,
+                     "the cgroup %s cannot be read: the %s mount at %s was made outside this "
+                     "cgroup namespace (its root is %s); mount it afresh inside the namespace",
+                     path, m->fstype, m->mountpoint, m->root);
+        else
+            warn_add(r->w, "the cgroup %s is not mounted where this process can read it", path);
         return false;
     }
     struct buf dir;

@@ -25,6 +25,10 @@ struct cgroup_info {
     uint64_t anon;       /* v2 anon; v1 rss (total_rss when hierarchical) */
     uint64_t shmem;      /* v2 shmem; v1 shmem (total_shmem) */
     uint64_t file;       /* v2 file; v1 cache (total_cache) */
+    bool has_oom_kills;  /* false: the kernel does not say (file or key missing) */
+    uint64_t oom_kills;  /* processes the OOM killer ended in the cgroup, since it was made:
+                          * v2 memory.events oom_kill (its subtree included), v1
+                          * memory.oom_control oom_kill (this cgroup's own) */
 };
 
 /* root: "" for the real system, or a fixture directory.
@@ -76,5 +80,9 @@ struct cgroup_stat {
     uint64_t hier_limit; /* v1 only; never the unlimited sentinel */
 };
 void cgroup_parse_stat(const char *text, int version, struct cgroup_stat *st);
+
+/* The oom_kill count of v2 memory.events or v1 memory.oom_control (both
+ * "key value" lines; the key exists since Linux 4.13). False when absent. */
+bool cgroup_parse_oom_kills(const char *text, uint64_t *kills);
 
 #endif

@@ -27,6 +27,39 @@ static char *read_hostname(const char *root)
     return name;
 }
 
+int scan_target_identify(const char *proc_dir, pid_t pid, unsigned long long *start_ticks)
+{
+    char path[160];
+    snprintf(path, sizeof(path), "%s/%d/stat", proc_dir ? proc_dir : "/proc", (int)pid);
+    struct buf text;
+    buf_init(&text);
+    struct proc p;
+    memset(&p, 0, sizeof(p));
+    int rc = read_file(path, &text, 4096);
+    if (rc == 0 && !procs_parse_stat(text.data, &p))
+        rc = -EINVAL;
+    if (rc == -ENOENT || (rc == 0 && (p.state == 'Z' || p.state == 'X')))
+        rc = -ESRCH;
+    buf_free(&text);
+    if (rc == 0)
+        *start_ticks = p.start_ticks;
+    return rc;
+}
+
+/* Is the watched process still the one first seen? */
+static enum scan_target check_target(const struct scan_opts *o, const char *proc)
+{
+    if (o->target_pid <= 0 || !o->target_start)
+        return SCAN_TARGET_OK;
+    unsigned long long start;
+    int rc = scan_target_identify(proc, o->target_pid, &start);
+    if (rc == -ESRCH)
+        return SCAN_TARGET_EXITED;
+    if (rc == 0 && start != o->target_start)
+        return SCAN_TARGET_REPLACED;
+    return SCAN_TARGET_OK; /* unreadable: the reads that follow will say */
+}
+
 int scan_run(const struct scan_opts *o, struct scan *s)
 {
     memset(s, 0, sizeof(*s));
@@ -37,6 +70,9 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     double t0 = clock_now();
 
     const char *proc = o->proc_dir ? o->proc_dir : "/proc";
+    s->target_state = check_target(o, proc);
+    if (s->target_state != SCAN_TARGET_OK)
+        return -ESRCH;
     char path[128], prefix[128], cgroup_file[128];
     /* This process's mountinfo says where the cgroup hierarchies are; the
      * watched process's (itself, or --pid's) where its shm mounts are. */
@@ -54,7 +90,9 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         if (rc < 0) {
             warn_add(&s->warn, "cannot read %s: %s", path, strerror(-rc));
             mountinfo_free(&self_mi);
-            return rc; /* the watched process is gone or not ours to read */
+            /* Gone in the meantime, or not ours to read. */
+            s->target_state = check_target(o, proc);
+            return s->target_state != SCAN_TARGET_OK ? -ESRCH : rc;
         }
         mi = &target_mi;
     } else {
@@ -107,6 +145,11 @@ int scan_run(const struct scan_opts *o, struct scan *s)
 
     cgroup_collect("", cgroup_file, &self_mi, &s->cgroup, &s->warn);
     mountinfo_free(&self_mi);
+    /* Still the same process at the end: what was read through its pid
+     * was its, not a newcomer's that took the pid meanwhile. */
+    s->target_state = check_target(o, proc);
+    if (s->target_state != SCAN_TARGET_OK)
+        return -ESRCH;
 
     s->duration_s = clock_now() - t0;
     return 0;

@@ -18,9 +18,16 @@
 struct scan_opts {
     const char *proc_dir;           /* "/proc" */
     pid_t target_pid;               /* 0: this process's world; else watch PID's namespaces */
+    /* With target_pid: its start time (scan_target_identify) when it was
+     * first seen, checked before and after every scan so that a pid taken
+     * over by a new process is never watched in its place; 0: not checked. */
+    unsigned long long target_start;
     const char *const *mounts;      /* --mount paths (as the target sees them), or NULL */
     size_t nmounts;
 };
+
+/* What became of the watched process (--pid). */
+enum scan_target { SCAN_TARGET_OK, SCAN_TARGET_EXITED, SCAN_TARGET_REPLACED };
 
 struct scan {
     struct timespec time;       /* wall clock when the scan started */
@@ -35,13 +42,21 @@ struct scan {
     struct warnings warn;
     bool holders_scanned;
     pid_t target_pid;
+    enum scan_target target_state; /* not OK: scan_run failed with -ESRCH */
     pid_t self_pid;    /* the scanning process: whose world is watched without --pid */
     char *target_host; /* the watched process's /etc/hostname, or NULL */
 };
 
 /* Fills s; returns 0, or -errno when nothing useful could be read (no mount
- * found at all is not an error: the lists are simply empty). */
+ * found at all is not an error: the lists are simply empty); -ESRCH with
+ * s->target_state saying why when the watched process has exited or its
+ * pid is now another process's. */
 int scan_run(const struct scan_opts *opts, struct scan *s);
+
+/* The identity of pid under proc_dir (its start time, clock ticks since
+ * boot, from /proc/PID/stat), to pin --pid with: 0; -ESRCH when it does
+ * not exist or has exited (a zombie); -errno otherwise. */
+int scan_target_identify(const char *proc_dir, pid_t pid, unsigned long long *start_ticks);
 void scan_free(struct scan *s);
 
 #endif

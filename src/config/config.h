@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "config/trust.h"
+
 enum config_view { CONFIG_VIEW_TREE, CONFIG_VIEW_FLAT, CONFIG_VIEW_PROCESSES, CONFIG_NVIEWS };
 
 enum config_sort {
@@ -108,6 +110,13 @@ void config_copy(struct config *dst, const struct config *src);
  * an out-of-range value, -errno when unreadable; then *err is a malloc'd
  * one-line "file:line:column: message" and *cfg is unchanged. */
 int config_load(const char *path, struct config *cfg, char **err);
+
+/* config_load with the trust rule of config/trust.h: run as root, a file
+ * not owned by root or writable by group or others is refused (-EPERM,
+ * "file: refused: ...") with CONFIG_TRUST_REQUIRE, read with *warning set
+ * (malloc'd; else NULL) with CONFIG_TRUST_WARN. */
+int config_load_trusted(const char *path, enum config_trust trust, struct config *cfg, char **err,
+                        char **warning);
 
 /* Sets one key from text, as a command-line flag would: the same checks as
  * the file (lists take comma-separated items). Returns 0 or -EINVAL with

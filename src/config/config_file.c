@@ -101,8 +101,14 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
 
 int config_load(const char *path, struct config *cfg, char **err)
 {
+    return config_load_trusted(path, CONFIG_TRUST_ANY, cfg, err, NULL);
+}
+
+int config_load_trusted(const char *path, enum config_trust trust, struct config *cfg, char **err,
+                        char **warning)
+{
     struct yamlfile f;
-    int rc = yamlfile_load(&f, path, err);
+    int rc = yamlfile_load_trusted(&f, path, trust, err, warning);
     if (rc)
         return rc;
     struct config tmp;

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "config/trust.h"
+
 /* X(name, help): name is the key under `colors:` in a theme file. */
 #define THEME_ROLES(X)                                                                             \
     X(normal, "ordinary text and the background of the screen")                                    \
@@ -110,6 +112,15 @@ bool theme_name_valid(const char *s);
  * "file:line:column: message" for errors in the file. */
 int theme_load(const char *name_or_file, const char *const *search_dirs, struct theme *out,
                char **err);
+
+/* theme_load with the trust rule of config/trust.h on the file read: trust
+ * applies to a path; a file found by name in search_dirs is never taken
+ * as named by the user (CONFIG_TRUST_WARN becomes _REQUIRE). A refusal is
+ * -EPERM with *err = "file: refused: ..."; *warning (malloc'd, else NULL;
+ * may be NULL unless trust is CONFIG_TRUST_WARN) says why a file read
+ * anyway is risky. */
+int theme_load_trusted(const char *name_or_file, const char *const *search_dirs,
+                       enum config_trust trust, struct theme *out, char **err, char **warning);
 
 /* Where themes are looked for: $XDG_CONFIG_HOME/shmwatch/themes (or
  * ~/.config/shmwatch/themes), the installed datadir, the source tree. */

@@ -241,10 +241,11 @@ static int parse_theme(struct yamlfile *f, struct theme *t, char **err)
     return rc;
 }
 
-static int load_file(const char *path, struct theme *out, char **err)
+static int load_file(const char *path, enum config_trust trust, struct theme *out, char **err,
+                     char **warning)
 {
     struct yamlfile f;
-    int rc = yamlfile_load(&f, path, err);
+    int rc = yamlfile_load_trusted(&f, path, trust, err, warning);
     if (rc)
         return rc;
     struct theme t;
@@ -267,11 +268,22 @@ static int load_file(const char *path, struct theme *out, char **err)
 int theme_load(const char *name_or_file, const char *const *search_dirs, struct theme *out,
                char **err)
 {
+    return theme_load_trusted(name_or_file, search_dirs, CONFIG_TRUST_ANY, out, err, NULL);
+}
+
+int theme_load_trusted(const char *name_or_file, const char *const *search_dirs,
+                       enum config_trust trust, struct theme *out, char **err, char **warning)
+{
     const char *s = name_or_file;
     struct buf b;
     buf_init(&b);
+    if (warning)
+        *warning = NULL;
     if (theme_is_path(s))
-        return load_file(s, out, err);
+        return load_file(s, trust, out, err, warning);
+    /* A name: the file found by search was not named by the user. */
+    if (trust == CONFIG_TRUST_WARN)
+        trust = CONFIG_TRUST_REQUIRE;
     if (!theme_name_valid(s)) {
         buf_adds(&b, "invalid theme name ");
         yamlfile_quote(&b, s);
@@ -283,7 +295,7 @@ int theme_load(const char *name_or_file, const char *const *search_dirs, struct 
         buf_reset(&b);
         buf_printf(&b, "%s/%s.yaml", search_dirs[i], s);
         if (access(b.data, F_OK) == 0) {
-            int rc = load_file(b.data, out, err);
+            int rc = load_file(b.data, trust, out, err, warning);
             buf_free(&b);
             return rc;
         }

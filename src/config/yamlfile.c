@@ -4,10 +4,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/fileio.h"
+#include "util/safefile.h"
 #include "util/xalloc.h"
 
 /* Config and theme files are small; anything bigger is a mistake. */
@@ -66,17 +69,55 @@ static char *parser_error(const char *path, const yaml_parser_t *p, const struct
     return e;
 }
 
+/* The trust rule on the file read (st): 0, with *warning set when trust
+ * only warns, or -EPERM with *err. */
+static int check_trust(const char *path, const struct stat *st, enum config_trust trust, char **err,
+                       char **warning)
+{
+    int why = trust == CONFIG_TRUST_ANY ? 0 : safefile_trusted(st, geteuid());
+    if (why == 0)
+        return 0;
+    if (trust == CONFIG_TRUST_WARN) {
+        char *p = esc_term_dup(path);
+        *warning = str_printf("%s is %s: read because the command line names it, but whoever "
+                              "can write it decides what shmwatch does as root",
+                              p, safefile_strerror(-why));
+        free(p);
+        return 0;
+    }
+    char *msg = str_printf("refused: %s (run as root, shmwatch reads settings only from files "
+                           "that root owns and only root can write)",
+                           safefile_strerror(-why));
+    *err = path_error(path, 0, 0, msg);
+    free(msg);
+    return -EPERM;
+}
+
 int yamlfile_load(struct yamlfile *f, const char *path, char **err)
+{
+    return yamlfile_load_trusted(f, path, CONFIG_TRUST_ANY, err, NULL);
+}
+
+int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trust trust, char **err,
+                          char **warning)
 {
     memset(f, 0, sizeof(*f));
     f->path = path;
+    if (warning)
+        *warning = NULL;
     struct buf text;
     buf_init(&text);
-    int rc = read_file(path, &text, YAMLFILE_MAX);
+    struct stat st;
+    int rc = read_file_stat(path, &text, YAMLFILE_MAX, &st);
     if (rc == 0 && text.len >= YAMLFILE_MAX)
         rc = -EFBIG;
     if (rc < 0) {
         *err = path_error(path, 0, 0, strerror(-rc));
+        buf_free(&text);
+        return rc;
+    }
+    rc = check_trust(path, &st, trust, err, warning);
+    if (rc < 0) {
         buf_free(&text);
         return rc;
     }

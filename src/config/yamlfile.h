@@ -8,6 +8,7 @@
 
 #include <yaml.h>
 
+#include "config/trust.h"
 #include "util/buf.h"
 
 struct yamlfile {
@@ -20,6 +21,14 @@ struct yamlfile {
  * document). Returns 0, -EINVAL with *err = "file:line:column: problem" for
  * malformed YAML, or -errno with *err = "file: strerror" when unreadable. */
 int yamlfile_load(struct yamlfile *f, const char *path, char **err);
+
+/* yamlfile_load with the trust rule (config/trust.h) applied to the file
+ * read, for the effective uid: CONFIG_TRUST_REQUIRE refuses an untrusted
+ * file with -EPERM and *err = "file: refused: why (...)"; CONFIG_TRUST_WARN
+ * loads it and sets *warning (malloc'd, one line, else NULL), which may be
+ * NULL for CONFIG_TRUST_ANY and _REQUIRE. */
+int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trust trust, char **err,
+                          char **warning);
 void yamlfile_free(struct yamlfile *f);
 
 /* The top node, or NULL for an empty document. */

@@ -193,6 +193,36 @@ static void check_shm(const struct budget_input *in, const struct budget *b, dou
              sz(z, in->pending), sz(z, b->headroom));
 }
 
+/* The cgroup's OOM kills: the kernel's count is cumulative, so only kills
+ * seen rising between scans (in->oom_recent) make the verdict critical; older
+ * ones are information, the proof that the limit was hit before. */
+static void check_oom(const struct budget_input *in, const struct cgroup_info *cg,
+                      struct budget *b, struct notes *ns, struct sizes *z)
+{
+    if (!cg || !cg->has_oom_kills || cg->oom_kills == 0)
+        return;
+    unsigned long long all = (unsigned long long)cg->oom_kills;
+    unsigned long long recent = (unsigned long long)in->oom_recent;
+    char hit[96];
+    if (b->limit_source == LIMIT_CGROUP)
+        snprintf(hit, sizeof(hit), "the memory limit (-m, %s) was hit", sz(z, b->limit));
+    else
+        snprintf(hit, sizeof(hit), "the machine ran out of memory (no cgroup limit applies)");
+    if (recent > 0) {
+        b->oom_recent = in->oom_recent;
+        note(ns, VERDICT_CRITICAL,
+             "The OOM killer has just ended %llu %s in the memory cgroup (%llu OOM %s since it "
+             "was made): %s. A DataLoader worker killed this way dies with \"killed by signal: "
+             "Killed\"; raise -m or lower what the job holds (see the recommendation).",
+             recent, recent == 1 ? "process" : "processes", all, all == 1 ? "kill" : "kills",
+             hit);
+    } else {
+        note(ns, VERDICT_OK,
+             "The memory cgroup has had %llu OOM %s since it was made: %s at least once.", all,
+             all == 1 ? "kill" : "kills", hit);
+    }
+}
+
 static void check_memory(const struct budget *b, double warn_pct, double crit_pct,
                          struct notes *ns, struct sizes *z)
 {
@@ -295,6 +325,7 @@ void budget_compute(const struct budget_input *in, struct budget *out)
     out->shm_effective = in->shm_avail < out->headroom ? in->shm_avail : out->headroom;
 
     recommend(in, out, &ns, &z); /* information, listed last; check_shm refers to it */
+    check_oom(in, cg, out, &ns, &z); /* a kill that has happened comes before a risk */
     check_shm(in, out, warn_pct, crit_pct, &ns, &z);
     check_memory(out, warn_pct, crit_pct, &ns, &z);
 

@@ -24,6 +24,7 @@ struct budget_input {
     uint64_t peak_shm;            /* observed peak shm used (0: use shm_used) */
     uint64_t peak_app;            /* observed peak app bytes (0: use the current app) */
     double warn_pct, crit_pct;    /* fill thresholds, percent (defaults 80, 95) */
+    uint64_t oom_recent;          /* OOM kills seen rising lately (oom_watch_recent) */
 };
 
 struct budget {
@@ -45,6 +46,7 @@ struct budget {
     uint64_t loader_prefetch;     /* prefetch factor read from them (2 when unknown) */
     uint64_t fit_workers_shm;     /* workers that fit in /dev/shm at that factor */
     uint64_t fit_workers_limit;   /* ... and under the memory limit (UINT64_MAX: none) */
+    uint64_t oom_recent;          /* OOM kills seen rising lately: the verdict is critical */
 };
 
 /* Fills out from in:
@@ -53,7 +55,8 @@ struct budget {
  *               else MemTotal (limit_source says which);
  *   headroom  = limit - app - shm_used (0 at the least);
  *   shm_effective = min(shm_avail, headroom).
- * Advice, most important first: the OOM killer firing before /dev/shm fills,
+ * Advice, most important first: OOM kills of the cgroup (critical while new
+ * ones are seen, information otherwise), the OOM killer firing before /dev/shm fills,
  * Docker's 64 MiB default with DataLoader workers, fill and memory
  * thresholds, pending bytes that can end in SIGBUS, the MemTotal fallback,
  * and the recommended --shm-size (peak shm x 1.5, rounded up, never below

@@ -173,3 +173,21 @@ int history_level(double f, int levels)
         l = 1;
     return l > levels - 1 ? levels - 1 : l;
 }
+
+uint64_t oom_watch_add(struct oom_watch *w, double t, bool known, uint64_t count)
+{
+    uint64_t fresh = known && w->known && count > w->last ? count - w->last : 0;
+    if (fresh) {
+        /* Rises close together add up; a rise after a quiet spell starts anew. */
+        w->recent = oom_watch_recent(w, t) ? w->recent + fresh : fresh;
+        w->rise_t = t;
+    }
+    w->known = known;
+    w->last = known ? count : 0;
+    return fresh;
+}
+
+uint64_t oom_watch_recent(const struct oom_watch *w, double t)
+{
+    return w->recent && t - w->rise_t < OOM_RECENT_S && t >= w->rise_t ? w->recent : 0;
+}

@@ -65,4 +65,27 @@ void history_sparkline(const struct history_series *s, double t_end, double span
  * for an empty mount, so any use shows. */
 int history_level(double fraction, int levels);
 
+/* OOM kills of the watched cgroup over successive scans. The kernel's count
+ * is cumulative (since the cgroup was made), so only a rise between two
+ * scans says that the OOM killer has just fired: a first scan, a count that
+ * falls (another cgroup, one made anew) or one that becomes unknown only
+ * sets the baseline. */
+struct oom_watch {
+    bool known;         /* last holds a count */
+    uint64_t last;      /* the count at the previous scan */
+    double rise_t;      /* when the last rise was seen */
+    uint64_t recent;    /* kills seen rising within OOM_RECENT_S of rise_t */
+};
+
+/* How long a rise keeps counting as recent (and the verdict critical): long
+ * enough to be seen on a dashboard and by a --json stream between scans. */
+#define OOM_RECENT_S 60.0
+
+/* Feeds one scan's count (known false: the kernel did not say) at time t;
+ * returns the kills new since the previous scan (0 on the first). */
+uint64_t oom_watch_add(struct oom_watch *w, double t, bool known, uint64_t count);
+
+/* The kills seen rising in the OOM_RECENT_S before t (0: none lately). */
+uint64_t oom_watch_recent(const struct oom_watch *w, double t);
+
 #endif

@@ -357,6 +357,7 @@ static void budget(struct model *m, const struct model_opts *o)
         .crit_pct = o->crit_pct,
         .peak_shm = o->peak_shm,
         .peak_app = o->peak_app,
+        .oom_recent = o->oom_recent,
     };
     if (s->mounts.n && s->mounts.items[0].stat_ok) { /* else its figures are unknown, not 0 */
         const struct shm_mount *mt = &s->mounts.items[0];

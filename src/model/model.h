@@ -123,6 +123,7 @@ void worker_memory_free(struct worker_memory *mem);
 struct model_opts {
     double warn_pct, crit_pct; /* fill thresholds for the verdict */
     uint64_t peak_shm, peak_app; /* observed peaks (0: use the current figures) */
+    uint64_t oom_recent;         /* the cgroup's OOM kills seen rising lately (history.h) */
     const struct worker_memory *memory; /* optional */
     const struct group_peaks *peaks;    /* optional: earlier scans' group peaks */
 };

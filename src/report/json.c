@@ -191,6 +191,10 @@ static void cgroup(struct jsonw *w, const struct cgroup_info *cg)
     jw_u64(w, "anon_bytes", cg->anon);
     jw_u64(w, "shmem_bytes", cg->shmem);
     jw_u64(w, "file_bytes", cg->file);
+    if (cg->has_oom_kills)
+        jw_u64(w, "oom_kills", cg->oom_kills);
+    else
+        jw_null(w, "oom_kills");
     jw_obj_end(w);
 }
 
@@ -227,6 +231,7 @@ static void budget(struct jsonw *w, const struct budget *b)
     } else {
         jw_null(w, "loader");
     }
+    jw_u64(w, "oom_kills_recent", b->oom_recent);
     jw_obj_end(w);
 }
 

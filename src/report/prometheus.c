@@ -150,6 +150,12 @@ void report_prometheus(struct buf *o, const struct model *m)
               (double)cg->shmem);
         gauge(o, "shmwatch_cgroup_anon_bytes", "Anonymous memory of the watched cgroup.",
               (double)cg->anon);
+        if (cg->has_oom_kills) {
+            family(o, "shmwatch_cgroup_oom_kills_total", "counter",
+                   "Processes the OOM killer ended in the watched cgroup since it was made.");
+            buf_printf(o, "shmwatch_cgroup_oom_kills_total %llu\n",
+                       (unsigned long long)cg->oom_kills);
+        }
     }
     const struct budget *b = &m->budget;
     gauge(o, "shmwatch_budget_limit_bytes", "Memory limit the budget uses (cgroup or MemTotal).",

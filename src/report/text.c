@@ -75,6 +75,14 @@ static void budget(struct text *t)
                sz(a, b->limit), b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal",
                sz(c, b->app), sz(d, b->shm_used), sz(e, b->shm_size), sz(f, b->headroom),
                sz(g, b->shm_effective));
+    const struct cgroup_info *cg = &t->m->scan->cgroup;
+    if (cg->present && cg->has_oom_kills)
+        buf_printf(t->out, "  oom kills %llu%s\n", (unsigned long long)cg->oom_kills,
+                   b->oom_recent ? " (new ones just now: the memory limit was hit)"
+                   : cg->oom_kills ? " (the memory limit was hit before)"
+                                   : "");
+    else if (cg->present)
+        buf_adds(t->out, "  oom kills unknown (the kernel does not say)\n");
     buf_printf(t->out, "  verdict: %s\n", verdict_name(b->verdict));
     for (size_t i = 0; i < b->nadvice; i++)
         buf_printf(t->out, "  - %s\n", b->advice[i]);

@@ -24,6 +24,7 @@
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/fileio.h"
+#include "util/safefile.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
@@ -39,7 +40,7 @@ struct actlog *actions_log(struct ui *u)
         if (actlog_open(&g_log, u->set->cfg.log_file) < 0)
             snprintf(g_log_note, sizeof(g_log_note), " (not logged: %s: %s)",
                      g_log.path ? actions_safe(g_log.path) : "no $XDG_STATE_HOME or $HOME",
-                     strerror(g_log.err));
+                     safefile_strerror(g_log.err));
     }
     return &g_log;
 }
@@ -58,7 +59,7 @@ const char *actions_log_note(struct ui *u)
         /* A write failed (the file system is full, the disk is gone): this
          * action was not logged. The next one is judged on its own. */
         snprintf(g_write_note, sizeof(g_write_note), " (not logged: %s: %s)",
-                 actions_safe(log->path), strerror(log->err));
+                 actions_safe(log->path), safefile_strerror(log->err));
         log->err = 0;
         return g_write_note;
     }

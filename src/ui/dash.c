@@ -57,6 +57,8 @@ static void draw_title(struct ui *u)
             term_escape(host, sizeof(host), u->snap->scan.target_host);
             ADD(" (%s)", host);
         }
+        if (u->target_gone)
+            ADD(" EXITED");
     }
     const char *view = config_view_names[u->view];
     ADD("  %s %s  sort %s%s", g->sep, view, sort_name(u->sort), u->reverse ? g->up : g->down);
@@ -211,7 +213,10 @@ int dash_verdict_role(enum verdict v)
 static void draw_budget(struct ui *u, int y, int lines)
 {
     if (!u->snap) {
-        term_put(y, 0, COLS, "Budget: waiting for the first scan", term_attr(THEME_muted), true);
+        term_put(y, 0, COLS,
+                 u->target_gone ? "Budget: none, the process exited before the first scan"
+                                : "Budget: waiting for the first scan",
+                 term_attr(THEME_muted), true);
         return;
     }
     const struct budget *b = &u->snap->model.budget;
@@ -225,10 +230,18 @@ static void draw_budget(struct ui *u, int y, int lines)
     dash_size(ss, sizeof(ss), b->shm_size);
     dash_size(h, sizeof(h), b->headroom);
     dash_size(w, sizeof(w), b->shm_effective);
+    /* OOM kills: a marker while new ones are seen, the count once there are any. */
+    const struct cgroup_info *cg = &u->snap->scan.cgroup;
+    char oom[48] = "";
+    bool oom_now = b->oom_recent > 0;
+    if (oom_now)
+        snprintf(oom, sizeof(oom), " OOM KILL +%llu ", (unsigned long long)b->oom_recent);
+    else if (cg->present && cg->has_oom_kills && cg->oom_kills > 0)
+        snprintf(oom, sizeof(oom), " oom kills %llu", (unsigned long long)cg->oom_kills);
     /* The longest form that fits: with the limit's source, without it, or
      * with short labels. */
     const char *src = b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal";
-    int room = COLS - 7 - (int)strlen(v);
+    int room = COLS - 7 - (int)strlen(v) - (int)strlen(oom);
     snprintf(line, sizeof(line), " limit %s (%s)  app %s  shm %s/%s  headroom %s  writable %s", l,
              src, ap, su, ss, h, w);
     if ((int)strlen(line) > room)
@@ -239,7 +252,11 @@ static void draw_budget(struct ui *u, int y, int lines)
                  w);
     int x = term_put(y, 0, COLS, "Budget ", term_attr(THEME_header), false);
     x += term_put(y, x, COLS - x, v, term_attr(dash_verdict_role(b->verdict)), false);
-    term_put(y, x, COLS - x, line, term_attr(THEME_normal), true);
+    if (oom_now)
+        x += term_put(y, x, COLS - x, oom, term_attr(THEME_verdict_critical), false);
+    x += term_put(y, x, COLS - x, line, term_attr(THEME_normal), true);
+    if (!oom_now && oom[0])
+        term_put(y, x, COLS - x, oom, term_attr(THEME_warning), true);
     if (lines < 2)
         return;
     /* Advice earns the header only when something is wrong; the rest
@@ -326,6 +343,20 @@ void dash_draw_status(struct ui *u, int y, int lines)
         if (msg) {
             snprintf(line, sizeof(line), "%s", u->message);
             a = term_attr(u->message_role);
+        } else if (u->target_gone) {
+            /* For good: nothing newer will come. */
+            char at[16];
+            struct tm t;
+            localtime_r(&u->target_gone_at, &t);
+            strftime(at, sizeof(at), "%H:%M:%S", &t);
+            snprintf(line, sizeof(line), "process %d %s at %s: %s", (int)u->set->pid,
+                     u->target_gone == SCAN_TARGET_REPLACED
+                         ? "exited (its pid is now another process's)"
+                         : "exited",
+                     at,
+                     u->snap ? "this is its last scan, no longer updated"
+                             : "it exited before the first scan");
+            a = term_attr(THEME_warning);
         } else if (u->snap && u->snap->scan.warn.n) {
             /* Several warnings take turns. */
             const struct warnings *w = &u->snap->scan.warn;

@@ -73,6 +73,37 @@ static void budget_limit(struct page *p, const struct budget *b, const struct cg
                                : "anonymous memory (RssAnon) of the watched processes");
 }
 
+/* How many processes the OOM killer has ended in the cgroup, and whether it
+ * has just happened: the count is the kernel's, since the cgroup was made. */
+static void budget_oom(struct page *p, const struct budget *b, const struct cgroup_info *cg)
+{
+    if (!cg->present)
+        return;
+    const char *file = cg->version == 2 ? "memory.events oom_kill" : "memory.oom_control oom_kill";
+    if (!cg->has_oom_kills) {
+        page_add(p, THEME_muted, 27, "  oom kills %12s   the kernel does not say (%s missing)",
+                 "unknown", file);
+        return;
+    }
+    unsigned long long n = (unsigned long long)cg->oom_kills;
+    if (b->oom_recent)
+        page_add(p, THEME_verdict_critical, 27,
+                 "  oom kills %12llu   %llu just now: the OOM killer ended %s because %s (%s)", n,
+                 (unsigned long long)b->oom_recent, b->oom_recent == 1 ? "a process" : "processes",
+                 b->limit_source == LIMIT_CGROUP ? "the memory limit (-m) was hit"
+                                                 : "memory ran out",
+                 file);
+    else if (n)
+        page_add(p, THEME_warning, 27,
+                 "  oom kills %12llu   since the cgroup was made: %s at least once (%s)", n,
+                 b->limit_source == LIMIT_CGROUP ? "the memory limit (-m) was hit"
+                                                 : "memory ran out",
+                 file);
+    else
+        page_add(p, THEME_normal, 27, "  oom kills %12llu   none since the cgroup was made (%s)",
+                 n, file);
+}
+
 void info_budget(struct ui *u, struct page *p)
 {
     snprintf(p->title, sizeof(p->title), "Budget: how much shared memory fits");
@@ -98,6 +129,7 @@ void info_budget(struct ui *u, struct page *p)
              "  shm used  %12s   pages written in the mount (statfs: size - free)",
              SZ(b->shm_used));
     page_add(p, THEME_normal, 27, "  shm size  %12s   the size of the tmpfs", SZ(b->shm_size));
+    budget_oom(p, b, &s->cgroup);
     page_blank(p);
     page_add(p, THEME_header, 0, "The arithmetic");
     page_add(p, THEME_normal, 15, "  headroom   = limit - app - shm used");

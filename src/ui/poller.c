@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model/history.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 
@@ -23,11 +24,14 @@ struct poller {
     struct snap *snap;    /* newest, not yet taken */
     struct gauges gauges; /* newest */
     bool gauges_new;
+    int target_gone; /* enum scan_target: not OK once the --pid process is gone */
+    time_t target_gone_at;
     /* The thread's own. */
     struct mount_list ml; /* the mounts of the last scan, for statvfs */
     uint64_t peak_shm, peak_app;
     struct worker_memory workers; /* workers seen so far: orphans keep their group */
     struct group_peaks group_peaks; /* each DataLoader group's peaks so far */
+    struct oom_watch oom;         /* the cgroup's OOM kills, scan to scan */
 };
 
 void snap_free(struct snap *s)
@@ -90,17 +94,28 @@ static void publish_gauges(struct poller *p, const struct mount_list *ml, double
     p->gauges_new = true;
 }
 
-static struct snap *take_scan(struct poller *p)
+/* A new snapshot, or NULL when the watched process has gone (said in
+ * *gone): the last snapshot is then the last word about it. */
+static struct snap *take_scan(struct poller *p, int *gone)
 {
     struct snap *s = xcalloc(1, sizeof(*s));
-    if (scan_run(&p->cfg.scan, &s->scan) < 0) {
-        /* The watched process is gone: show an empty scan that says so. */
+    *gone = SCAN_TARGET_OK;
+    int rc = scan_run(&p->cfg.scan, &s->scan);
+    if (rc < 0 && s->scan.target_state != SCAN_TARGET_OK) {
+        *gone = s->scan.target_state;
+        scan_free(&s->scan);
+        free(s);
+        return NULL;
+    }
+    if (rc < 0) {
+        /* The watched process's namespaces cannot be read (not ours): an
+         * empty scan that says so. */
         scan_free(&s->scan);
         memset(&s->scan, 0, sizeof(s->scan));
         warn_init(&s->scan.warn);
         clock_gettime(CLOCK_REALTIME, &s->scan.time);
-        warn_add(&s->scan.warn, "cannot read the namespaces of pid %d",
-                 (int)p->cfg.scan.target_pid);
+        warn_add(&s->scan.warn, "cannot read the namespaces of pid %d: %s",
+                 (int)p->cfg.scan.target_pid, strerror(-rc));
     }
     struct model_opts mo;
     model_opts_default(&mo);
@@ -111,12 +126,27 @@ static struct snap *take_scan(struct poller *p)
     mo.peak_app = p->peak_app;
     mo.memory = &p->workers;
     mo.peaks = &p->group_peaks;
+    double now = clock_now();
+    const struct cgroup_info *cg = &s->scan.cgroup;
+    s->oom_new = oom_watch_add(&p->oom, now, cg->present && cg->has_oom_kills, cg->oom_kills);
+    mo.oom_recent = oom_watch_recent(&p->oom, now);
     model_build(&s->scan, &mo, &s->model);
     worker_memory_learn(&p->workers, &s->model);
     group_peaks_learn(&p->group_peaks, &s->model);
     if (s->model.budget.app > p->peak_app)
         p->peak_app = s->model.budget.app;
     return s;
+}
+
+/* --pid: is the watched process still the one first seen? */
+static bool target_same(const struct poller *p)
+{
+    const struct scan_opts *o = &p->cfg.scan;
+    if (!o->target_pid || !o->target_start)
+        return true;
+    unsigned long long start;
+    return scan_target_identify(o->proc_dir, o->target_pid, &start) == 0 &&
+           start == o->target_start;
 }
 
 static struct timespec deadline(double t_mono)
@@ -141,7 +171,18 @@ static void *run(void *arg)
         if (p->scan_requested || now >= next_scan) {
             p->scan_requested = false;
             pthread_mutex_unlock(&p->lock);
-            struct snap *s = take_scan(p);
+            int gone;
+            struct snap *s = take_scan(p, &gone);
+            if (!s) {
+                /* Nothing more to watch: the last snapshot and gauges stay. */
+                pthread_mutex_lock(&p->lock);
+                p->target_gone = gone;
+                p->target_gone_at = time(NULL);
+                wake(p);
+                while (!p->stop)
+                    pthread_cond_wait(&p->cond, &p->lock);
+                continue;
+            }
             copy_mounts(&p->ml, &s->scan.mounts);
             now = clock_now();
             pthread_mutex_lock(&p->lock);
@@ -151,6 +192,12 @@ static void *run(void *arg)
             next_scan = now + p->cfg.scan_interval_s;
             next_gauge = now + p->cfg.gauge_interval_s;
             wake(p);
+            continue;
+        }
+        if (now >= next_gauge && !target_same(p)) {
+            /* The watched process is gone: its mounts are out of reach. The
+             * scan says so, and keeps the last readings on screen. */
+            p->scan_requested = true;
             continue;
         }
         if (now >= next_gauge) {
@@ -234,6 +281,15 @@ void poller_drain(struct poller *p)
     char b[64];
     while (read(p->pipe[0], b, sizeof(b)) > 0)
         ;
+}
+
+int poller_target_gone(struct poller *p, time_t *when)
+{
+    pthread_mutex_lock(&p->lock);
+    int gone = p->target_gone;
+    *when = p->target_gone_at;
+    pthread_mutex_unlock(&p->lock);
+    return gone;
 }
 
 void poller_request_scan(struct poller *p)

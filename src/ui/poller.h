@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "collect/scan.h"
 #include "model/model.h"
@@ -17,6 +18,7 @@
 struct snap {
     struct scan scan;
     struct model model;
+    uint64_t oom_new; /* the cgroup's OOM kills new since the previous scan */
 };
 void snap_free(struct snap *s);
 
@@ -51,6 +53,11 @@ void poller_stop(struct poller *p);
 /* Readable when something new is there; drain it with poller_drain. */
 int poller_fd(const struct poller *p);
 void poller_drain(struct poller *p);
+
+/* --pid: SCAN_TARGET_OK while the watched process lives; once a scan finds
+ * it exited or replaced, that (for good: nothing is scanned any more, so the
+ * last snapshot stays the newest) and, in *when, the wall-clock time. */
+int poller_target_gone(struct poller *p, time_t *when);
 
 /* Asks for a holder scan now. */
 void poller_request_scan(struct poller *p);

@@ -1,5 +1,6 @@
 #include "ui/settings.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,8 +15,16 @@ static int load_theme(struct ui_settings *s, bool from_flag, char **err)
         return 0;
     }
     struct theme_dirs dirs;
-    char *terr = NULL;
-    int rc = theme_load(s->cfg.theme, theme_dirs_default(&dirs), &s->theme, &terr);
+    char *terr = NULL, *warning = NULL;
+    /* A theme file named by --theme is read even if others could write it
+     * (with a warning); one the configuration names or found by name must
+     * be root's alone when run as root. */
+    int rc = theme_load_trusted(s->cfg.theme, theme_dirs_default(&dirs),
+                                from_flag ? CONFIG_TRUST_WARN : CONFIG_TRUST_REQUIRE, &s->theme,
+                                &terr, &warning);
+    if (warning)
+        fprintf(stderr, "shmwatch: warning: %s\n", warning);
+    free(warning);
     if (rc == 0)
         return 0;
     const char *where = s->cfg.theme_where ? s->cfg.theme_where : from_flag ? "--theme" : "theme";

@@ -119,7 +119,21 @@ static void intake(struct ui *u)
             gauges_free(&g);
         }
     }
+    if (!u->target_gone)
+        u->target_gone = poller_target_gone(u->poller, &u->target_gone_at);
+    if (u->target_gone)
+        u->dirty = true;
     struct snap *s = poller_take_snap(u->poller);
+    if (s && s->oom_new) {
+        /* Said at once, paused or not: the OOM killer has just ended a process. */
+        const struct cgroup_info *cg = &s->scan.cgroup;
+        char path[160];
+        term_escape(path, sizeof(path), cg->path ? cg->path : "?");
+        ui_message(u, THEME_verdict_critical,
+                   "OOM KILL: %llu new in cgroup %s (%llu in all): the memory limit was hit",
+                   (unsigned long long)s->oom_new, path, (unsigned long long)cg->oom_kills);
+        beep();
+    }
     if (s && (!u->paused || u->step)) {
         u->step = false;
         snap_free(u->snap);
@@ -230,9 +244,20 @@ static int run(const struct ui_settings *set)
     u.dirty = true;
     u.spark_tick = -1;
     history_init(&u.hist, (size_t)(HISTORY_S / set->cfg.gauge_interval_s) + 1);
+    /* --pid: pinned to the process as it is now (pid and start time). */
+    unsigned long long start = 0;
+    if (set->pid) {
+        int rc = scan_target_identify("/proc", set->pid, &start);
+        if (rc < 0) {
+            fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)set->pid, strerror(-rc));
+            history_free(&u.hist);
+            return 1;
+        }
+    }
     struct poller_cfg pc = {
         .scan = {.proc_dir = "/proc",
                  .target_pid = set->pid,
+                 .target_start = start,
                  .mounts = set->mounts,
                  .nmounts = set->nmounts},
         .gauge_interval_s = set->cfg.gauge_interval_s,

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "model/history.h"
 #include "model/model.h"
@@ -80,6 +81,12 @@ struct ui {
     enum ui_page page;
     int page_scroll;
     struct row_key details; /* the row the details page is about */
+
+    /* --pid: the watched process has exited (SCAN_TARGET_EXITED) or its pid
+     * is another's (_REPLACED), seen at target_gone_at (wall clock); the
+     * last snapshot stays on screen. */
+    int target_gone; /* enum scan_target */
+    time_t target_gone_at;
 
     bool paused, step, quit, dirty;
     double spark_tick; /* sparkline cell of the last gauge redraw */

@@ -20,6 +20,11 @@ int read_proc_at(int dirfd, const char *path, struct buf *out, size_t max);
 /* Reads a whole file by absolute or relative path (AT_FDCWD). */
 int read_file(const char *path, struct buf *out, size_t max);
 
+/* As read_file, with *st the fstat of the very file read (not of whatever
+ * the path names a moment later): for checks of who may have written it. */
+struct stat;
+int read_file_stat(const char *path, struct buf *out, size_t max, struct stat *st);
+
 /* Next line of text in *cursor (newline removed, NUL written in its place);
  * NULL at the end. The text is modified in place. */
 char *next_line(char **cursor);

@@ -167,13 +167,25 @@ scene_stop
 
 # An action log that stops taking writes (a full disk): clean --yes still
 # removes every orphan and says that not every action is logged.
+full=$SHMTEST_TMP/full/actions.log
+full_file "$full"
+for i in 0 1; do head -c 8192 /dev/urandom >"/dev/shm/torch_${dead}_$i"; done
+rc=0
+"$SHMWATCH" clean --yes --log "$full" </dev/null >"$SHMTEST_TMP/out" 2>"$SHMTEST_TMP/err" || rc=$?
+assert_eq "$rc" 0 "clean --yes --log FULL exits 0: everything asked was done"
+left=$(ls /dev/shm | grep "^torch_${dead}_") && fail "clean --yes --log FULL left: $left"
+assert_eq "$(cat "$SHMTEST_TMP/err")" "shmwatch clean: note: cannot write the action log $full: No space left on device; not every action is logged" \
+    "clean --yes --log FULL says the actions are not logged"
+
+# A log that is not a regular file (a device: /dev/full) is refused when
+# opened, like any other unwritable log: the removals still happen.
 for i in 0 1; do head -c 8192 /dev/urandom >"/dev/shm/torch_${dead}_$i"; done
 rc=0
 "$SHMWATCH" clean --yes --log /dev/full </dev/null >"$SHMTEST_TMP/out" 2>"$SHMTEST_TMP/err" || rc=$?
 assert_eq "$rc" 0 "clean --yes --log /dev/full exits 0: everything asked was done"
 left=$(ls /dev/shm | grep "^torch_${dead}_") && fail "clean --yes --log /dev/full left: $left"
-assert_eq "$(cat "$SHMTEST_TMP/err")" "shmwatch clean: note: cannot write the action log /dev/full: No space left on device; not every action is logged" \
-    "clean --yes --log /dev/full says the actions are not logged"
+assert_eq "$(cat "$SHMTEST_TMP/err")" "shmwatch clean: note: cannot write the action log /dev/full: refused: not a regular file; actions are not logged" \
+    "clean --yes --log /dev/full says the log is refused"
 
 # A reader that has closed the pipe before anything is written: clean --yes
 # still removes every orphan and, as for a stream, ends quietly with 0.

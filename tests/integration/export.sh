@@ -68,6 +68,22 @@ ok "the textfile passes promtool"
 [ -z "$(ls "$(dirname "$out")" | grep -v '^shmwatch.prom$')" ] || fail "temporary files were left behind"
 ok "no temporary file left behind"
 
+# --count without --interval: the documented default of one write every 15 s
+# (--help, the man page), not a refusal. Each write is a new file (a new
+# inode) renamed into place: none within 2 s, and SIGTERM ends the wait.
+rm -f "$out"
+"$SHMWATCH" --prometheus-file "$out" --count 2 2>"$SHMTEST_TMP/err" &
+writer=$!
+wait_for '[ -s "$out" ]' 10 || fail "--prometheus-file --count 2 wrote nothing: $(cat "$SHMTEST_TMP/err")"
+ino=$(stat -c %i "$out")
+sleep 2
+kill -0 "$writer" 2>/dev/null || { wait "$writer"; fail "--prometheus-file --count 2 ended early with status $?: $(cat "$SHMTEST_TMP/err")"; }
+assert_eq "$(stat -c %i "$out")" "$ino" "--prometheus-file --count 2 without --interval waits longer than 2 s"
+kill -TERM "$writer"
+rc=0
+wait "$writer" || rc=$?
+assert_eq "$rc" 0 "and SIGTERM ends it with status 0"
+
 # A mount whose size cannot be read nor its directory listed (--pid of a
 # root process, watched as nobody: its root is out of reach): JSON keeps its
 # integers at 0 and says size_known and listed false; Prometheus has no size,

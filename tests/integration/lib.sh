@@ -335,6 +335,21 @@ pid_to_newcomer() {
     assert_eq "$NEWCOMER" "$1" "a new process took pid $1"
 }
 
+# full_file PATH: an empty regular file PATH on a tmpfs of its own (mounted on
+# PATH's directory) that is full, so that it opens but every write to it fails
+# with ENOSPC, as on a full disk. Only in a private mount namespace (in_shm_ns).
+full_file() {
+    local dir
+    dir=$(dirname "$1")
+    [ -n "${IN_SHM_NS:-}" ] || fail "full_file needs a private mount namespace"
+    mkdir -p "$dir"
+    mount -t tmpfs -o size=16k,mode=0755 tmpfs "$dir" || fail "cannot mount a tmpfs on $dir"
+    : >"$1"
+    head -c 1M /dev/zero >"$dir/.fill" 2>/dev/null
+    printf x >>"$1" 2>/dev/null && fail "$1 still takes writes"
+    : >"$1"
+}
+
 # dead_pid: prints the pid of a process that has exited and been reaped (the
 # creator of an orphan to be).
 dead_pid() {

@@ -2,8 +2,8 @@
 # When an action of the dashboard goes wrong, it says so, in the error colour
 # of the theme (bold red by default), where a refusal by a safety check is a
 # warning (yellow; see tui_actions_*.sh) and a success neither: an action whose
-# log line cannot be written (the log is /dev/full: every write fails with
-# ENOSPC) is reported as not logged, like one whose log cannot be opened at
+# log line cannot be written (the log is on a full tmpfs: every write fails
+# with ENOSPC) is reported as not logged, like one whose log cannot be opened at
 # all; an unlink that fails (the mount was made read-only between the question
 # and the unlink) is listed and counted as failed, and logged.
 . "$(dirname "$0")/lib.sh"
@@ -22,13 +22,15 @@ old_unheld() { # NAME...: files of 4 KiB that nobody holds, an hour old
 }
 
 # --- The log cannot be written ----------------------------------------------------------
+full=$SHMTEST_TMP/full/actions.log
+full_file "$full"
 old_unheld a_0
-tui_start 140 30 --log /dev/full
+tui_start 140 30 --log "$full"
 tui_wait "a_0 +unheld " 10
 tui_keys U
 tui_wait "Unlink 1 unheld segment, 4.0 KiB\?" 5
 tui_keys y
-tui_wait "^1 unlinked, 4.0 KiB freed; 0 refused, 0 failed \(not logged: /dev/full: No space left on device\)" 10
+tui_wait "^1 unlinked, 4.0 KiB freed; 0 refused, 0 failed \(not logged: $full: No space left on device\)" 10
 [ ! -e /dev/shm/a_0 ] || fail "a_0 was not removed"
 ok "an unlink whose log line cannot be written says it was not logged"
 assert_eq "$(tui_style '^1 unlinked, 4.0 KiB freed; 0 refused, 0 failed \(not logged')" "fg=31 bg=49 bold=1" \
@@ -38,14 +40,14 @@ tui_quit
 # The same for a signal: k on a process that holds a segment.
 hold_new_file /dev/shm/held
 holder=$HOLDER
-tui_start 140 30 --log /dev/full
+tui_start 140 30 --log "$full"
 tui_keys p
 tui_wait "^ +$holder +[0-9]+ [A-Z] holder " 10
 tui_select "^ +$holder +[0-9]+ [A-Z] holder "
 tui_keys k
 tui_wait "Send a signal to pid $holder \(python3\)" 5
 tui_keys Enter
-tui_wait "^SIGTERM sent to 1; 0 refused or failed \(not logged: /dev/full: No space left on device\)" 10
+tui_wait "^SIGTERM sent to 1; 0 refused or failed \(not logged: $full: No space left on device\)" 10
 wait "$holder" 2>/dev/null
 assert_eq "$(tui_style '^SIGTERM sent to 1; 0 refused or failed \(not logged')" "fg=31 bg=49 bold=1" \
     "a signal whose log line cannot be written says so in the error colour"

@@ -513,6 +513,52 @@ static void test_order(void **state)
     assert_int_equal(b.nadvice, 0);
 }
 
+static void test_oom_kills(void **state)
+{
+    (void)state;
+    struct cgroup_info cg = container();
+    struct budget_input in = input(&cg);
+    struct budget b;
+
+    /* Unknown, or none: nothing said. */
+    budget_compute(&in, &b);
+    assert_int_equal(advice_with(&b, "OOM kill"), -1);
+    assert_int_equal(b.verdict, VERDICT_OK);
+    budget_free(&b);
+    cg.has_oom_kills = true;
+    budget_compute(&in, &b);
+    assert_int_equal(advice_with(&b, "OOM kill"), -1);
+    budget_free(&b);
+
+    /* Kills from before this watch began: information, the verdict unchanged. */
+    cg.oom_kills = 3;
+    budget_compute(&in, &b);
+    int i = advice_with(&b, "has had 3 OOM kills since it was made");
+    assert_true(i >= 0);
+    assert_non_null(strstr(b.advice[i], "the memory limit (-m, 8.0 GiB) was hit at least once"));
+    assert_int_equal(b.verdict, VERDICT_OK);
+    assert_int_equal(b.oom_recent, 0);
+    budget_free(&b);
+
+    /* New kills seen between scans: critical, said first. */
+    in.oom_recent = 1;
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_CRITICAL);
+    assert_int_equal(b.oom_recent, 1);
+    assert_non_null(strstr(b.advice[0], "has just ended 1 process in the memory cgroup (3 OOM "
+                                        "kills since it was made): the memory limit (-m, 8.0 "
+                                        "GiB) was hit"));
+    budget_free(&b);
+
+    /* No cgroup limit: the machine ran out, not -m. */
+    cg.has_limit = false;
+    in.oom_recent = 2;
+    budget_compute(&in, &b);
+    assert_non_null(strstr(b.advice[0], "ended 2 processes"));
+    assert_non_null(strstr(b.advice[0], "the machine ran out of memory"));
+    budget_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -522,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_pending),          cmocka_unit_test(test_memory_thresholds),
         cmocka_unit_test(test_recommendation),   cmocka_unit_test(test_order),
         cmocka_unit_test(test_never_cuts_a_limit_that_fits),
+        cmocka_unit_test(test_oom_kills),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,6 +171,24 @@ static void test_stat(void **state)
     assert_false(st.has_hier_limit);
 }
 
+static void test_oom_kills(void **state)
+{
+    (void)state;
+    uint64_t v = 99;
+    /* v2 memory.events */
+    assert_true(cgroup_parse_oom_kills("low 0\nhigh 0\nmax 12\noom 3\noom_kill 2\n"
+                                       "oom_group_kill 0\n",
+                                       &v));
+    assert_int_equal(v, 2);
+    /* v1 memory.oom_control: oom_kill_disable is another key, not a prefix match */
+    assert_true(cgroup_parse_oom_kills("oom_kill_disable 1\nunder_oom 0\noom_kill 7\n", &v));
+    assert_int_equal(v, 7);
+    /* A kernel before 4.13: no oom_kill key, so nothing is known. */
+    assert_false(cgroup_parse_oom_kills("oom_kill_disable 0\nunder_oom 0\n", &v));
+    assert_false(cgroup_parse_oom_kills("", &v));
+    assert_false(cgroup_parse_oom_kills("oom_kill many\n", &v));
+}
+
 /* --- Fixture trees ---------------------------------------------------------- */
 
 static void test_hybrid(void **state)
@@ -191,6 +209,7 @@ static void test_hybrid(void **state)
     assert_int_equal(c.anon, 1986560);
     assert_int_equal(c.file, 43741184);
     assert_int_equal(c.shmem, 0);
+    assert_false(c.has_oom_kills); /* no memory.oom_control in the capture: unknown, not 0 */
     assert_int_equal(w.n, 0);
     cgroup_free(&c);
     warn_free(&w);
@@ -216,6 +235,8 @@ static void test_v1(void **state)
     assert_int_equal(c.anon, 107917312);
     assert_int_equal(c.file, 42004480);
     assert_int_equal(c.shmem, 41943040); /* the 40 MiB written to /dev/shm */
+    assert_true(c.has_oom_kills); /* memory.oom_control oom_kill */
+    assert_int_equal(c.oom_kills, 3);
     assert_int_equal(w.n, 0);
     cgroup_free(&c);
     warn_free(&w);
@@ -242,6 +263,8 @@ static void test_v2(void **state)
     assert_int_equal(c.anon, 1326931968ULL);
     assert_int_equal(c.file, 2617835520ULL);
     assert_int_equal(c.shmem, 1073741824ULL);
+    assert_true(c.has_oom_kills); /* memory.events oom_kill */
+    assert_int_equal(c.oom_kills, 2);
     assert_int_equal(w.n, 0);
     cgroup_free(&c);
     warn_free(&w);
@@ -259,6 +282,7 @@ static void check_docker_v2(const struct cgroup_info *c)
     assert_int_equal(c->anon, 98304000);
     assert_int_equal(c->file, 84934656);
     assert_int_equal(c->shmem, 67108864);
+    assert_false(c->has_oom_kills); /* no memory.events: the kernel does not say */
 }
 
 static void test_namespaced(void **state)
@@ -271,6 +295,21 @@ static void test_namespaced(void **state)
     assert_string_equal(c.path, "/");
     assert_string_equal(c.dir, "/sys/fs/cgroup");
     assert_int_equal(w.n, 0);
+    cgroup_free(&c);
+    warn_free(&w);
+}
+
+/* unshare -C without a fresh mount: the old mount's root is outside the
+ * namespace. No cgroup, and a warning that says what to do. */
+static void test_namespaced_stale(void **state)
+{
+    (void)state;
+    struct cgroup_info c;
+    struct warnings w;
+    assert_int_equal(collect("namespaced-stale", &c, &w), 0);
+    assert_false(c.present);
+    assert_int_equal(w.n, 1);
+    assert_non_null(strstr(w.msg[0], "made outside this cgroup namespace (its root is /../..)"));
     cgroup_free(&c);
     warn_free(&w);
 }
@@ -373,10 +412,12 @@ int main(void)
         cmocka_unit_test(test_relative),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_stat),
+        cmocka_unit_test(test_oom_kills),
         cmocka_unit_test(test_hybrid),
         cmocka_unit_test(test_v1),
         cmocka_unit_test(test_v2),
         cmocka_unit_test(test_namespaced),
+        cmocka_unit_test(test_namespaced_stale),
         cmocka_unit_test(test_nocontroller),
         cmocka_unit_test(test_container_hostpath),
         cmocka_unit_test(test_missing_files),

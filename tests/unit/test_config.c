@@ -9,6 +9,7 @@
 
 #include "testutil.h"
 #include "config/config.h"
+#include "config/theme.h"
 
 static void assert_is_default(const struct config *c)
 {
@@ -256,6 +257,94 @@ static void test_unreadable(void **state)
     config_free(&c);
 }
 
+/* Run as root, a settings file others could write is refused when found or
+ * named by another file, and read with a warning when the command line
+ * names it; a file root alone can write is read quietly. Not root: every
+ * file is read. The same for themes. */
+static void test_trust(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_config_trust.XXXXXX", path[64], theme[80];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/c.yaml", dir);
+    snprintf(theme, sizeof(theme), "%s/t.yaml", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("warn_pct: 50\n", f);
+    assert_int_equal(fclose(f), 0);
+    f = fopen(theme, "w");
+    assert_non_null(f);
+    fputs("name: trusted\n", f);
+    assert_int_equal(fclose(f), 0);
+    bool root = geteuid() == 0;
+
+    struct config c;
+    config_defaults(&c);
+    char *err = NULL, *warning = (char *)"unset", want[512];
+    assert_int_equal(chmod(path, 0644), 0);
+    assert_int_equal(config_load_trusted(path, CONFIG_TRUST_REQUIRE, &c, &err, &warning), 0);
+    assert_null(warning);
+    assert_int_equal(c.warn_pct, 50);
+
+    assert_int_equal(chmod(path, 0664), 0);
+    config_free(&c);
+    config_defaults(&c);
+    int rc = config_load_trusted(path, CONFIG_TRUST_REQUIRE, &c, &err, &warning);
+    if (root) {
+        assert_int_equal(rc, -EPERM);
+        snprintf(want, sizeof(want),
+                 "%s: refused: writable by group or others (run as root, shmwatch reads "
+                 "settings only from files that root owns and only root can write)",
+                 path);
+        assert_string_equal(err, want);
+        free(err);
+        assert_is_default(&c); /* nothing of the file is taken */
+    } else {
+        assert_int_equal(rc, 0);
+    }
+    assert_int_equal(config_load_trusted(path, CONFIG_TRUST_WARN, &c, &err, &warning), 0);
+    assert_int_equal(c.warn_pct, 50);
+    if (root) {
+        snprintf(want, sizeof(want),
+                 "%s is writable by group or others: read because the command line names it, "
+                 "but whoever can write it decides what shmwatch does as root",
+                 path);
+        assert_string_equal(warning, want);
+        free(warning);
+        /* Another owner, even with no write bit for others. */
+        assert_int_equal(chmod(path, 0644), 0);
+        assert_int_equal(chown(path, 65534, 65534), 0);
+        assert_int_equal(config_load_trusted(path, CONFIG_TRUST_REQUIRE, &c, &err, NULL), -EPERM);
+        assert_non_null(strstr(err, ": refused: not owned by root ("));
+        free(err);
+    } else {
+        assert_null(warning);
+    }
+    config_free(&c);
+
+    struct theme t;
+    assert_int_equal(chmod(theme, 0646), 0);
+    rc = theme_load_trusted(theme, NULL, CONFIG_TRUST_REQUIRE, &t, &err, &warning);
+    if (root) {
+        assert_int_equal(rc, -EPERM);
+        assert_non_null(strstr(err, "t.yaml: refused: writable by group or others ("));
+        free(err);
+    }
+    assert_int_equal(theme_load_trusted(theme, NULL, CONFIG_TRUST_WARN, &t, &err, &warning), 0);
+    assert_string_equal(t.name, "trusted");
+    assert_true(root ? warning != NULL : warning == NULL);
+    free(warning);
+    /* By name, the file found is not the user's choice: refused even with WARN. */
+    const char *dirs[] = {dir, NULL};
+    rc = theme_load_trusted("t", dirs, CONFIG_TRUST_WARN, &t, &err, &warning);
+    assert_int_equal(rc, root ? -EPERM : 0);
+    if (root)
+        free(err);
+    unlink(path);
+    unlink(theme);
+    rmdir(dir);
+}
+
 /* Command-line flags go through the same validator. */
 static void test_set(void **state)
 {
@@ -386,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_full),
         cmocka_unit_test(test_unreadable),
+        cmocka_unit_test(test_trust),
         cmocka_unit_test(test_set),
         cmocka_unit_test(test_find_path),
     };

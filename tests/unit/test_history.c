@@ -206,6 +206,35 @@ static void test_level(void **state)
     assert_int_equal(history_level(0.5, 1), 0);
 }
 
+static void test_oom_watch(void **state)
+{
+    (void)state;
+    struct oom_watch w = {0};
+    /* The first count is the baseline, however high: kills from before. */
+    assert_int_equal(oom_watch_add(&w, 10, true, 5), 0);
+    assert_int_equal(oom_watch_recent(&w, 10), 0);
+    assert_int_equal(oom_watch_add(&w, 12, true, 5), 0);
+    /* A rise is new: recent until OOM_RECENT_S have passed. */
+    assert_int_equal(oom_watch_add(&w, 14, true, 7), 2);
+    assert_int_equal(oom_watch_recent(&w, 14), 2);
+    assert_int_equal(oom_watch_add(&w, 16, true, 8), 1);
+    assert_int_equal(oom_watch_recent(&w, 16), 3); /* close rises add up */
+    assert_int_equal(oom_watch_add(&w, 16 + OOM_RECENT_S - 1, true, 8), 0);
+    assert_int_equal(oom_watch_recent(&w, 16 + OOM_RECENT_S - 1), 3);
+    assert_int_equal(oom_watch_recent(&w, 16 + OOM_RECENT_S), 0);
+    /* After a quiet spell a rise starts a new count. */
+    assert_int_equal(oom_watch_add(&w, 200, true, 9), 1);
+    assert_int_equal(oom_watch_recent(&w, 200), 1);
+    /* A count that falls (another cgroup) or turns unknown only resets the baseline. */
+    struct oom_watch v = {0};
+    oom_watch_add(&v, 1, true, 4);
+    assert_int_equal(oom_watch_add(&v, 2, true, 1), 0);
+    assert_int_equal(oom_watch_add(&v, 3, false, 0), 0);
+    assert_int_equal(oom_watch_add(&v, 4, true, 6), 0);
+    assert_int_equal(oom_watch_recent(&v, 4), 0);
+    assert_int_equal(oom_watch_add(&v, 5, true, 7), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_sparkline),
         cmocka_unit_test(test_sparkline_unknown_size),
         cmocka_unit_test(test_level),
+        cmocka_unit_test(test_oom_watch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -222,6 +222,52 @@ static void test_main_without_cmdline(void **state)
     assert_non_null(strstr(f->out.data, "\"main_pid\":10,\"cmdline\":null"));
 }
 
+/* The cgroup's OOM kills in every report: a count, or null / no sample when
+ * the kernel does not say; new ones make the verdict critical. */
+static void test_cgroup_oom_kills(void **state)
+{
+    struct fixture *f = *state;
+    model_free(&f->m);
+    struct cgroup_info *cg = &f->s->cgroup;
+    cg->present = true;
+    cg->version = 2;
+    cg->path = strdup("/job");
+    cg->has_limit = true;
+    cg->limit = 1ULL << 33;
+    build(f);
+    report_json(&f->out, &f->m);
+    assert_non_null(strstr(f->out.data, "\"file_bytes\":0,\"oom_kills\":null}"));
+    assert_non_null(strstr(f->out.data, "\"oom_kills_recent\":0"));
+    buf_reset(&f->out);
+    report_prometheus(&f->out, &f->m);
+    assert_null(strstr(f->out.data, "oom_kills"));
+    buf_reset(&f->out);
+    struct text_opts to = {0};
+    report_text(&f->out, &f->m, &to);
+    assert_non_null(strstr(f->out.data, "  oom kills unknown"));
+
+    model_free(&f->m);
+    cg->has_oom_kills = true;
+    cg->oom_kills = 4;
+    struct model_opts o;
+    model_opts_default(&o);
+    o.oom_recent = 1;
+    model_build(f->s, &o, &f->m);
+    buf_reset(&f->out);
+    report_json(&f->out, &f->m);
+    assert_non_null(strstr(f->out.data, "\"oom_kills\":4}"));
+    assert_non_null(strstr(f->out.data, "\"verdict\":\"critical\""));
+    assert_non_null(strstr(f->out.data, "\"oom_kills_recent\":1"));
+    buf_reset(&f->out);
+    report_prometheus(&f->out, &f->m);
+    assert_non_null(strstr(f->out.data, "# TYPE shmwatch_cgroup_oom_kills_total counter\n"
+                                        "shmwatch_cgroup_oom_kills_total 4\n"));
+    buf_reset(&f->out);
+    report_text(&f->out, &f->m, &to);
+    assert_non_null(strstr(f->out.data, "  oom kills 4 (new ones just now: the memory limit was hit)"));
+    assert_non_null(strstr(f->out.data, "verdict: critical"));
+}
+
 /* Streamed output is the same bytes as output made whole, in pieces no
  * larger than the flush size plus one value; the rest stays in the buffer. */
 static void test_stream_same_bytes(void **state)
@@ -276,6 +322,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_text_mount_unreadable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_mount_unreadable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mount_unlisted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cgroup_oom_kills, setup, teardown),
         cmocka_unit_test(test_stream_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# OOM kills counted, for real: a 64 MiB memory cgroup (v1 on these machines,
+# v2 where that is what the host has) holds a small survivor and a writer
+# (oom_score_adj 1000: the OOM killer's first choice) that maps a file on a private
+# 256 MiB tmpfs at /dev/shm and writes past the limit: the tmpfs has room, the
+# cgroup has none, so the kernel OOM-kills the writer. shmwatch watching the
+# survivor (--pid) must count the kill (cgroup.oom_kills), turn the verdict
+# critical while it is new (a --json stream that began before it), show it on
+# the dashboard as it happens, and report it afterwards as a past kill.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cgroup.sh"
+need_root
+need_unshare
+need python3 timeout promtool
+LIMIT=$((64 << 20))
+if [ -z "${IN_SHM_NS:-}" ]; then
+    mem_cgroup_create "shmwatch-oom-$$" "$LIMIT"
+    # The writer's pages stay charged to the cgroup as long as the file lives:
+    # no swap may take them (there is none here; say so to the cgroup too).
+    if [ "$MEMCG_VERSION" = 1 ]; then
+        echo 0 >"$MEMCG_DIR/memory.swappiness" 2>/dev/null || true
+    else
+        echo 0 >"$MEMCG_DIR/memory.swap.max" 2>/dev/null || true
+    fi
+    # The test itself stays outside the cgroup: only what it puts there is charged.
+    in_shm_ns 256m "$0"
+    exit $?
+fi
+. "$(dirname "$0")/tui_lib.sh"
+
+# in_memcg CMD...: runs CMD inside the cgroup (it joins before exec).
+in_memcg() {
+    bash -c 'echo $$ >"$MEMCG_DIR/cgroup.procs" && exec "$@"' _ "$@"
+}
+
+# Everything in the cgroup is killed before it is removed (cgroup.sh's rmdir).
+kill_memcg() {
+    local p
+    for p in $(cat "$MEMCG_DIR/cgroup.procs" 2>/dev/null); do
+        kill -KILL "$p" 2>/dev/null || true
+    done
+    wait_for "[ -z \"\$(cat '$MEMCG_DIR/cgroup.procs' 2>/dev/null)\" ]" 10 || true
+}
+on_exit kill_memcg
+
+(exec bash -c 'echo $$ >"$MEMCG_DIR/cgroup.procs" && exec sleep 300') &
+SURVIVOR=$!
+wait_for "grep -q sleep /proc/$SURVIVOR/comm 2>/dev/null" 10 || fail "the survivor did not start"
+memcg_path=${MEMCG_DIR#/sys/fs/cgroup}
+memcg_path=${memcg_path#/memory}
+grep -q ":$memcg_path\$" "/proc/$SURVIVOR/cgroup" || fail "the survivor is not in $memcg_path"
+ok "a survivor in the ${LIMIT}-byte cgroup v$MEMCG_VERSION $memcg_path"
+
+# Before any kill: the count is known and 0.
+snap=$SHMTEST_TMP/oom-before.json
+"$SHMWATCH" --json --pid "$SURVIVOR" >"$snap" || fail "shmwatch --json exited $?"
+json_check "$snap" "j['cgroup'] is not None and j['cgroup']['path'] == '$memcg_path' and j['cgroup']['limit_bytes'] == $LIMIT" \
+    "the survivor's cgroup and its limit"
+json_check "$snap" "j['cgroup']['oom_kills'] == 0 and j['budget']['oom_kills_recent'] == 0 and j['budget']['verdict'] != 'critical'" \
+    "no OOM kill yet: oom_kills 0, the verdict not critical"
+
+# A stream (and the dashboard) that watch before the kill see it happen.
+stream=$SHMTEST_TMP/oom-stream.json
+"$SHMWATCH" --json --interval 0.3 --count 400 --pid "$SURVIVOR" >"$stream" &
+STREAM=$!
+on_exit "kill -TERM $STREAM 2>/dev/null; wait $STREAM 2>/dev/null"
+tui_start 140 30 --interval 0.5 --pid "$SURVIVOR"
+tui_wait 'Budget +(OK|WARN|CRITICAL) ' 15 # a first scan: the baseline of the count
+wait_for "[ \$(wc -l <'$stream') -ge 2 ]" 15 || fail "the JSON stream did not start"
+
+# The writer: maps a 192 MiB file on the tmpfs and writes every page. Its
+# resident shmem and its oom_score_adj (raising it needs no privilege) make it
+# the OOM killer's choice.
+rc=0
+in_memcg timeout 60 python3 -c '
+import mmap, os
+with open("/proc/self/oom_score_adj", "w") as f:
+    f.write("1000")
+fd = os.open("/dev/shm/oom-filler", os.O_RDWR | os.O_CREAT, 0o600)
+n = 192 << 20
+os.ftruncate(fd, n)
+m = mmap.mmap(fd, n)
+for off in range(0, n, 4096):
+    m[off] = 1
+print("wrote it all")
+' >"$SHMTEST_TMP/writer.out" 2>&1 || rc=$?
+assert_eq "$rc" 137 "the writer was killed by SIGKILL (the OOM killer), not let through"
+grep -q "wrote it all" "$SHMTEST_TMP/writer.out" && fail "the writer wrote past the limit"
+kill -0 "$SURVIVOR" 2>/dev/null || fail "the survivor was killed too"
+if [ "$MEMCG_VERSION" = 1 ]; then
+    kernel_count=$(awk '$1 == "oom_kill" { print $2 }' "$MEMCG_DIR/memory.oom_control")
+else
+    kernel_count=$(awk '$1 == "oom_kill" { print $2 }' "$MEMCG_DIR/memory.events")
+fi
+[ "${kernel_count:-0}" -ge 1 ] || fail "the kernel counted no OOM kill (oom_kill ${kernel_count:-missing})"
+ok "the kernel counts $kernel_count OOM kill(s) in the cgroup"
+
+# The stream: a snapshot after the kill counts it, says it is new, and is critical.
+wait_for "grep -q '\"oom_kills\":[1-9]' '$stream'" 15 || fail "the stream never counted the kill"
+sleep 1 # one more snapshot after the first that saw it
+kill -TERM "$STREAM" 2>/dev/null
+wait "$STREAM" 2>/dev/null
+first=$SHMTEST_TMP/oom-first.json
+after=$SHMTEST_TMP/oom-after.json
+head -n 1 "$stream" >"$first"
+grep -m 1 '"oom_kills":[1-9]' "$stream" >"$after"
+json_check "$first" "j['cgroup']['oom_kills'] == 0 and j['budget']['verdict'] != 'critical'" \
+    "the stream's first snapshot: no kill, not critical"
+json_check "$after" "j['cgroup']['oom_kills'] == $kernel_count and j['budget']['oom_kills_recent'] >= 1 and j['budget']['verdict'] == 'critical'" \
+    "the snapshot after the kill: oom_kills $kernel_count, new, verdict critical"
+json_check "$after" "'OOM killer has just ended' in j['budget']['advice'][0] and '-m, 64.0 MiB) was hit' in j['budget']['advice'][0]" \
+    "the first advice says the OOM killer has just fired and that -m was hit"
+json_check "$after" "j['cgroup']['shmem_bytes'] >= 32 << 20" \
+    "the killed writer's pages stay charged to the cgroup (shmem)"
+
+# The dashboard marked it as it happened: the message, the budget line, the page.
+tui_wait 'OOM KILL' 15
+ok "the dashboard marks the new OOM kill"
+tui_keys b
+tui_wait "oom kills +$kernel_count +[0-9]+ just now: the OOM killer ended" 10
+ok "the budget page says how many and that it was just now"
+tui_keys q # closes the page
+tui_gone 'just now: the OOM killer ended' 10
+tui_quit
+
+# A later single snapshot: the kill is in the past, so information, not critical.
+"$SHMWATCH" --json --pid "$SURVIVOR" >"$snap" || fail "shmwatch --json exited $?"
+json_check "$snap" "j['cgroup']['oom_kills'] == $kernel_count and j['budget']['oom_kills_recent'] == 0" \
+    "a fresh snapshot counts the kill but cannot call it new"
+json_check "$snap" "any('has had $kernel_count OOM kill' in a and 'was hit at least once' in a for a in j['budget']['advice'])" \
+    "its advice says how many OOM kills the cgroup has had and that -m was hit"
+"$SHMWATCH" --once --pid "$SURVIVOR" >"$SHMTEST_TMP/oom.txt" || fail "--once exited $?"
+grep -q "^  oom kills $kernel_count (the memory limit was hit before)" "$SHMTEST_TMP/oom.txt" ||
+    fail "the text budget lacks the count: $(grep -i oom "$SHMTEST_TMP/oom.txt")"
+ok "the text budget line counts the kill"
+"$SHMWATCH" --prometheus --pid "$SURVIVOR" >"$SHMTEST_TMP/oom.prom" || fail "--prometheus exited $?"
+grep -qx "shmwatch_cgroup_oom_kills_total $kernel_count" "$SHMTEST_TMP/oom.prom" ||
+    fail "no counter: $(grep oom "$SHMTEST_TMP/oom.prom")"
+grep -qx "# TYPE shmwatch_cgroup_oom_kills_total counter" "$SHMTEST_TMP/oom.prom" ||
+    fail "shmwatch_cgroup_oom_kills_total is not typed as a counter"
+promtool check metrics <"$SHMTEST_TMP/oom.prom" || fail "promtool rejects the metrics"
+ok "Prometheus: shmwatch_cgroup_oom_kills_total $kernel_count"

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# --pid of a process that exits, or whose pid a new process takes: the
+# watched process is an emulated container (its own mount and pid
+# namespaces, a 64 MiB tmpfs at /dev/shm holding 1 MiB) and shmwatch is
+# pinned to it (pid and start time). Once it is gone a one-shot run exits 1
+# with one line, a stream ends with status 1 and one line saying so, and the
+# dashboard keeps showing the last scan (not an empty "limit 0B (MemTotal)",
+# verdict OK) with "EXITED" in its title and the reason in its status line.
+# A newcomer on the same pid is never watched in its place.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+need tmux
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+# A private pid namespace: pids can be handed to a newcomer (ns_last_pid).
+[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+. "$(dirname "$0")/tui_lib.sh"
+
+# container: starts one; CONTAINER is its init's pid here (pid 1 inside).
+container() {
+    unshare -m -p -f --mount-proc --propagation private bash -c '
+        mount -t tmpfs -o size=64m tmpfs /dev/shm && head -c 1048576 /dev/urandom >/dev/shm/data &&
+        exec sleep 300' </dev/null >/dev/null 2>&1 &
+    local outer=$!
+    on_exit "kill -KILL $outer 2>/dev/null; wait $outer 2>/dev/null; true"
+    wait_for "[ -n \"\$(pgrep -P $outer)\" ] && [ -e /proc/\$(pgrep -P $outer)/root/dev/shm/data ]" 10 ||
+        fail "the container did not start"
+    CONTAINER=$(pgrep -P "$outer")
+    CONTAINER_OUTER=$outer
+    [ "$(awk '/^NSpid:/ { print $NF }' "/proc/$CONTAINER/status")" = 1 ] ||
+        fail "the container's init is not pid 1 inside"
+}
+# stop_container: kills it and waits until it is reaped.
+stop_container() {
+    kill -KILL "$CONTAINER"
+    wait "$CONTAINER_OUTER" 2>/dev/null
+    wait_for "[ ! -e /proc/$CONTAINER ]" 10 || fail "pid $CONTAINER was not reaped"
+}
+
+# --- The dashboard -------------------------------------------------------------------------
+container
+pid=$CONTAINER
+"$SHMWATCH" --pid "$pid" --json >"$SHMTEST_TMP/live.json" || fail "--pid $pid --json exited $?"
+json_check "$SHMTEST_TMP/live.json" "[m['size_bytes'] for m in j['mounts']] == [64 << 20]" \
+    "while it lives, --pid sees the container's 64 MiB tmpfs"
+tui_start 120 30 --pid "$pid"
+tui_wait "pid $pid " 10
+tui_wait '/dev/shm .* 1M/64M' 10
+tui_wait '^Budget ' 10
+budget=$(tui_cap | grep '^Budget ')
+stop_container
+tui_wait "pid $pid (\\(.*\\) )?EXITED" 10
+tui_wait "^process $pid exited at [0-9:]{8}: this is its last scan, no longer updated" 10
+ok "the dashboard says that process $pid exited, in its title and status line"
+tui_cap | grep -qE '/dev/shm .* 1M/64M' || { tui_dump; fail "the last scan's mount is no longer shown"; }
+assert_eq "$(tui_cap | grep '^Budget ')" "$budget" "the budget line is the last scan's"
+tui_cap | grep -q 'limit 0B' && { tui_dump; fail "an empty budget is shown"; }
+ok "the dashboard keeps the last scan's mount and budget"
+sleep 3 # a scan interval or more: nothing is rescanned
+tui_cap | grep -qE '/dev/shm .* 1M/64M' || { tui_dump; fail "the mount was replaced after the exit"; }
+tui_cap | grep -qE "^process $pid exited at" || { tui_dump; fail "the status line lost the exit"; }
+tui_quit
+
+# The dashboard refuses a pid that is already gone before it takes the terminal.
+rc=0
+timeout 10 script -qec "$SHMWATCH --pid $pid" /dev/null >"$SHMTEST_TMP/out" 2>&1 </dev/null || rc=$?
+grep -q "^shmwatch: cannot watch pid $pid: No such process" "$SHMTEST_TMP/out" ||
+    fail "the dashboard on a missing pid: $(cat "$SHMTEST_TMP/out")"
+ok "the dashboard on a pid that is gone: one line"
+
+# --- One-shot and streams ------------------------------------------------------------------
+for mode in --json --once --prometheus; do
+    rc=0
+    "$SHMWATCH" --pid "$pid" $mode >"$SHMTEST_TMP/out" 2>"$SHMTEST_TMP/err" || rc=$?
+    assert_eq "$rc:$(cat "$SHMTEST_TMP/err")" "1:shmwatch: cannot watch pid $pid: No such process" \
+        "$mode --pid of a process that has gone: status 1, one line"
+    [ ! -s "$SHMTEST_TMP/out" ] || fail "$mode printed a snapshot of nothing: $(head -c 200 "$SHMTEST_TMP/out")"
+done
+
+# A stream ends when the process exits: what it printed stays, one line says why.
+container
+pid=$CONTAINER
+"$SHMWATCH" --pid "$pid" --json --interval 0.2 --count 0 >"$SHMTEST_TMP/stream" 2>"$SHMTEST_TMP/err" &
+stream=$!
+wait_for "[ \$(wc -l <\"$SHMTEST_TMP/stream\") -ge 2 ]" 10 || fail "the stream printed nothing"
+stop_container
+rc=0
+timeout 10 tail --pid="$stream" -f /dev/null || fail "the stream goes on after process $pid exited"
+wait "$stream" || rc=$?
+assert_eq "$rc:$(cat "$SHMTEST_TMP/err")" "1:shmwatch: cannot watch pid $pid: the process has exited" \
+    "a --json stream ends with status 1 and one line when the process exits"
+head -n 1 "$SHMTEST_TMP/stream" >"$SHMTEST_TMP/first.json"
+json_check "$SHMTEST_TMP/first.json" "[m['size_bytes'] for m in j['mounts']] == [64 << 20]" \
+    "the lines before are the container's"
+
+# --- A newcomer on the same pid ------------------------------------------------------------
+container
+pid=$CONTAINER
+"$SHMWATCH" --pid "$pid" --json --interval 3 --count 0 >"$SHMTEST_TMP/stream" 2>"$SHMTEST_TMP/err" &
+stream=$!
+wait_for "[ -s \"$SHMTEST_TMP/stream\" ]" 10 || fail "the stream printed nothing"
+stop_container
+pid_to_newcomer "$pid"
+rc=0
+timeout 10 tail --pid="$stream" -f /dev/null || fail "the stream goes on watching the newcomer on pid $pid"
+wait "$stream" || rc=$?
+assert_eq "$rc:$(cat "$SHMTEST_TMP/err")" \
+    "1:shmwatch: cannot watch pid $pid: the process has exited (its pid now belongs to another process)" \
+    "a stream pinned to pid $pid never watches the newcomer: status 1, one line"
+assert_eq "$(wc -l <"$SHMTEST_TMP/stream")" 1 "only the container's snapshot was printed"
+kill -KILL "$NEWCOMER"
+wait "$NEWCOMER" 2>/dev/null
+
+# The dashboard the same (scans every 5 s, so the newcomer comes first).
+container
+pid=$CONTAINER
+mkdir -p "$SHMTEST_TMP/cfg"
+printf 'gauge_interval: 5s\nscan_interval: 5s\n' >"$SHMTEST_TMP/cfg/slow.yaml"
+tui_start 120 30 --pid "$pid" --config "$SHMTEST_TMP/cfg/slow.yaml"
+tui_wait '/dev/shm .* 1M/64M' 10
+stop_container
+pid_to_newcomer "$pid"
+tui_wait "^process $pid exited \(its pid is now another process's\) at [0-9:]{8}: this is its last scan" 15
+tui_cap | grep -qE '/dev/shm .* 1M/64M' || { tui_dump; fail "the last scan's mount is no longer shown"; }
+ok "the dashboard pinned to pid $pid says it is now another process's, and keeps the last scan"
+tui_quit
