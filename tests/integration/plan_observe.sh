@@ -9,6 +9,7 @@
 . "$(dirname "$0")/torch_lib.sh"
 torch_need
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+. "$(dirname "$0")/tui_lib.sh"
 
 # check STRATEGY BATCH WORKERS HOLD
 check() {
@@ -44,6 +45,22 @@ check() {
         "$name: the snapshot's group carries the observed batch, its peak and shm per worker"
     json_check "$SHMTEST_TMP/$name.snap.json" "(lambda b, l, room: l['main_pid'] == $MAIN and l['batch_shm_bytes'] == $want and l['workers_fit_shm'] == (room // $want - 2) // l['prefetch_factor'])(j['budget'], j['budget']['loader'], j['mounts'][0]['size_bytes'] - (j['mounts'][0]['used_bytes'] - j['groups'][0]['shm_bytes']))" \
         "$name: the budget says how many workers fit in this /dev/shm"
+    if [ "$1" = file_descriptor ]; then
+        # The budget page: the loader's batch, the workers that fit, the errors ahead.
+        tui_start 160 60
+        tui_wait "main $MAIN " 20
+        tui_keys b
+        tui_wait "^The DataLoader of main pid $MAIN, as its segments show it" 10
+        tui_wait "workers that fit at that factor: [0-9]+ in this /dev/shm" 5
+        tui_wait "^Errors this state leads to" 5
+        tui_wait "No space left on device \\(28\\)" 5
+        tui_wait "is killed by signal: Bus error" 5
+        ok "$name: the budget page shows the loader, the workers that fit and the errors ahead"
+        tui_keys Escape
+        tui_wait "main $MAIN " 5
+        tui_quit
+        tui kill-server # it inherited the job's stdin FIFO: the job waits for its EOF
+    fi
     torch_release
     torch_wait_exit 60
     assert_eq "$TORCH_RC" 0 "$name: the job finishes normally"
