@@ -106,6 +106,23 @@ grep -q '^shmwatch_segments{mount="/dev/shm",state="hidden",kind="ray"} 1$' <<<"
     fail "prometheus: hidden ray"
 ok "Prometheus labels every kind"
 
+# The dashboard: the folder is one row of kind joblib, kind:NAME filters, and the
+# header keeps quiet (the verdict is ok: the recommendation waits on the page).
+. "$(dirname "$0")/tui_lib.sh"
+json_check "$snap" "j['budget']['verdict'] == 'ok' and len(j['budget']['advice']) > 0" \
+    "the budget's verdict is ok, with advice for the page"
+tui_start 200 50
+tui_keys t
+tui_wait "^$b +orphan +joblib " 10
+tui_wait "No advice: the budget fits" 5
+tui_keys / k i n d : r a y Enter
+tui_wait "^plasmaZz9Yy8 +hidden +ray " 5
+tui_gone "^$b " 5
+ok "dashboard: the joblib folder is one row, kind:ray shows the hidden plasma file, no advice in the header"
+tui_keys Escape
+tui_quit
+tui kill-server
+
 before=$(find /dev/shm -xdev | sort)
 rc=0
 out=$("$SHMWATCH" clean --yes 2>&1) || rc=$?
