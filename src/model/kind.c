@@ -86,10 +86,15 @@ static bool parse_joblib(const char *name, pid_t *pid)
     return true;
 }
 
-static bool all_of(const char *s, const char *set, size_t min, size_t max)
+/* Whether name, from offset on, is min to max characters of set. A loop
+ * rather than strspn: GCC's overread check misjudges name + offset. */
+static bool all_of(const char *name, size_t offset, const char *set, size_t min, size_t max)
 {
-    size_t n = strspn(s, set);
-    return s[n] == '\0' && n >= min && n <= max;
+    size_t n = 0;
+    for (const char *p = name + offset; *p; p++, n++)
+        if (!strchr(set, *p))
+            return false;
+    return n >= min && n <= max;
 }
 
 #define ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -104,24 +109,24 @@ static bool starts(const char *s, const char *prefix)
 static enum seg_kind kind_by_prefix(const char *name)
 {
     if (starts(name, "nccl-shm-send-") || starts(name, "nccl-shm-recv-") ||
-        (starts(name, "nccl-") && all_of(name + 5, ALNUM, 6, 6)))
+        (starts(name, "nccl-") && all_of(name, 5, ALNUM, 6, 6)))
         return KIND_NCCL;
-    if (starts(name, "psm_") && all_of(name + 4, HEX, 8, 8))
+    if (starts(name, "psm_") && all_of(name, 4, HEX, 8, 8))
         return KIND_PYTHON;
     if (starts(name, "sem."))
         return KIND_SEM;
     if (starts(name, "vader_segment.") || starts(name, "sm_segment.") ||
         starts(name, "mpich_shar_tmp") || starts(name, "open_mpi.") || starts(name, "psm2_shm."))
         return KIND_MPI;
-    if (starts(name, "ucx_shm_posix_") && all_of(name + 14, HEX, 1, SIZE_MAX))
+    if (starts(name, "ucx_shm_posix_") && all_of(name, 14, HEX, 1, SIZE_MAX))
         return KIND_UCX;
-    if (starts(name, "plasma") && all_of(name + 6, ALNUM, 6, 6))
+    if (starts(name, "plasma") && all_of(name, 6, ALNUM, 6, 6))
         return KIND_RAY;
     if (starts(name, "nvidia_dali_"))
         return KIND_DALI;
     if (starts(name, "deepspeed_allreduce_buffer_"))
         return KIND_DEEPSPEED;
-    if (starts(name, "pulse-shm-") && all_of(name + 10, "0123456789", 1, SIZE_MAX))
+    if (starts(name, "pulse-shm-") && all_of(name, 10, "0123456789", 1, SIZE_MAX))
         return KIND_PULSE;
     if (starts(name, ".org.chromium.") || starts(name, ".com.google.Chrome."))
         return KIND_CHROMIUM;
