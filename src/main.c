@@ -15,6 +15,7 @@
 #include "cli/settings.h"
 #include "collect/scan.h"
 #include "model/history.h"
+#include "collect/scanjob.h"
 #include "model/model.h"
 #include "report/report.h"
 #include "ui/ui.h"
@@ -53,27 +54,18 @@ static void say_target_failure(pid_t pid, int rc, enum scan_target state)
     fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)pid, why);
 }
 
-/* One scan and model, written in the chosen format into out; target_start
- * pins --pid to the process first seen, oom carries the cgroup's OOM kill
- * count and peaks each DataLoader group's peaks from one snapshot of a
- * stream to the next. */
-static int snapshot(const struct options *o, const struct config *cfg,
-                    unsigned long long target_start, struct oom_watch *oom,
-                    struct group_peaks *peaks, struct buf *out)
+/* A snapshot of s (a complete scan, or the stand-in for a stalled one) in
+ * the chosen format into out. last_scan_time: when the last complete
+ * scan's data was collected, for the Prometheus stand-in; oom carries the
+ * cgroup's OOM kill count and peaks each DataLoader group's peaks from one
+ * snapshot of a stream to the next. */
+static void render(const struct options *o, const struct config *cfg, struct scan *s,
+                   double last_scan_time, struct oom_watch *oom, struct group_peaks *peaks,
+                   struct buf *out)
 {
-    struct scan_opts so = {
-        .proc_dir = "/proc",
-        .target_pid = o->pid,
-        .target_start = target_start,
-        .mounts = (const char *const *)cfg->mounts.item,
-        .nmounts = cfg->mounts.n,
-    };
-    struct scan s;
-    int rc = scan_run(&so, &s);
-    if (rc < 0) {
-        say_target_failure(o->pid, rc, s.target_state);
-        scan_free(&s);
-        return 1;
+    if (o->mode == MODE_PROMETHEUS && s->stalled_s > 0) {
+        report_prometheus_stalled(out, s, last_scan_time);
+        return;
     }
     struct model_opts mo;
     model_opts_default(&mo);
@@ -81,10 +73,10 @@ static int snapshot(const struct options *o, const struct config *cfg,
     mo.crit_pct = cfg->crit_pct;
     mo.peaks = peaks;
     double now = clock_now();
-    oom_watch_add(oom, now, s.cgroup.present && s.cgroup.has_oom_kills, s.cgroup.oom_kills);
+    oom_watch_add(oom, now, s->cgroup.present && s->cgroup.has_oom_kills, s->cgroup.oom_kills);
     mo.oom_recent = oom_watch_recent(oom, now);
     struct model m;
-    model_build(&s, &mo, &m);
+    model_build(s, &mo, &m);
     group_peaks_learn(peaks, &m);
     if (o->mode == MODE_JSON) {
         /* Written as it is made: emit() adds the rest. */
@@ -97,8 +89,6 @@ static int snapshot(const struct options *o, const struct config *cfg,
         report_text(out, &m, &to);
     }
     model_free(&m);
-    scan_free(&s);
-    return 0;
 }
 
 /* Replaces path with b's content atomically: a reader sees the old file or
@@ -131,6 +121,25 @@ static void sleep_interval(double s)
         ;
 }
 
+/* Waits for the scan until the monotonic clock reaches until, a slice at a
+ * time so that SIGINT and SIGTERM are heard; true when it has ended. */
+static bool wait_scan(struct scan_job *job, double until)
+{
+    for (;;) {
+        double now = clock_now(), slice = now + 0.2;
+        if (scan_job_wait(job, slice < until ? slice : until))
+            return true;
+        if (stop_requested || clock_now() >= until)
+            return false;
+    }
+}
+
+/* Snapshots at each --interval, each scan in a thread of its own watched
+ * by this one: a scan that has not ended after scan_stall_limit is said,
+ * in place of a snapshot (a stand-in with no figures and a warning of what
+ * it is reading; text: on stderr), and again at each interval while it
+ * lasts; it is never started twice. The status is 1 when the last snapshot
+ * was such a stand-in. */
 static int run_snapshots(const struct options *o, const struct config *cfg)
 {
     /* --pid: the process as it is now; a stream ends when it exits. */
@@ -142,20 +151,58 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
             return 1;
         }
     }
+    struct scan_opts so = {
+        .proc_dir = "/proc",
+        .target_pid = o->pid,
+        .target_start = start,
+        .mounts = (const char *const *)cfg->mounts.item,
+        .nmounts = cfg->mounts.n,
+    };
+    double limit = scan_stall_limit(o->interval);
+    double last_scan_time = 0;
+    struct scan_job *job = NULL;
     struct buf out;
     buf_init(&out);
     struct group_peaks peaks = {0};
     int rc = 0;
+    bool stalled = false;
     struct oom_watch oom = {0};
     for (long long i = 0; !stop_requested && (o->count == 0 || i < o->count); i++) {
         if (i > 0)
             sleep_interval(o->interval);
         if (stop_requested)
             break;
-        buf_reset(&out);
-        rc = snapshot(o, cfg, start, &oom, &peaks, &out);
-        if (rc)
+        if (!job && !(job = scan_job_start(&so))) {
+            fprintf(stderr, "shmwatch: cannot start the scan: %s\n", strerror(errno));
+            rc = 1;
             break;
+        }
+        struct scan s;
+        if (wait_scan(job, stalled ? clock_now() : scan_job_started(job) + limit)) {
+            int src = scan_job_finish(job, &s);
+            job = NULL;
+            stalled = false;
+            if (src < 0) {
+                say_target_failure(o->pid, src, s.target_state);
+                scan_free(&s);
+                rc = 1;
+                break;
+            }
+            last_scan_time = (double)s.time.tv_sec + (double)s.time.tv_nsec / 1e9;
+        } else if (stop_requested) {
+            break;
+        } else {
+            stalled = true;
+            scan_stalled(&s, &so, clock_now() - scan_job_started(job), scan_job_beacon(job));
+            if (o->mode == MODE_ONCE) {
+                fprintf(stderr, "shmwatch: %s\n", s.warn.msg[0]);
+                scan_free(&s);
+                continue;
+            }
+        }
+        buf_reset(&out);
+        render(o, cfg, &s, last_scan_time, &oom, &peaks, &out);
+        scan_free(&s);
         if (!emit(o, &out)) {
             /* A reader that closes the pipe ends a stream normally; any other
              * failure to write (a full disk, /dev/full) is an error.
@@ -166,6 +213,15 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
     }
     buf_free(&out);
     group_peaks_free(&peaks);
+    if (stalled && rc == 0)
+        rc = 1;
+    if (job) {
+        /* Its thread may never come back: exit without waiting for it (a
+         * leak checker at exit would). */
+        scan_job_abandon(job);
+        fflush(NULL);
+        _exit(rc);
+    }
     return rc;
 }
 

@@ -15,6 +15,7 @@ packages=(
   valgrind                                  # instruction counts in the benchmark
   qemu-system-x86 busybox-static cpio       # the cgroup v2 guest (tests/guest); its kernel
                                             # package is fetched by the test, not installed
+  bindfs fuse3                              # a FUSE mount whose daemon stalls (fuse_stall.sh)
 )
 
 missing=()

@@ -10,6 +10,7 @@
 
 #include "util/buf.h"
 #include "util/units.h"
+#include "util/fileio.h"
 #include "util/xalloc.h"
 
 void clean_policy_default(struct clean_policy *p)
@@ -226,9 +227,15 @@ void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, str
             if (name_facts(de->d_name, &named) == KIND_JOBLIB)
                 continue; /* a folder segment: the model has it */
             bool orphan_name = looks_like_orphan(m, de->d_name);
+            /* A file system mounted inside (another device) is not a
+             * segment; its stat never waits on it (stat_nowait). */
             struct stat st;
+            bool full;
             if ((!orphan_name && !pol->all_unheld) ||
-                fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
+                stat_nowait(fd, de->d_name, AT_SYMLINK_NOFOLLOW, &st, &full) != 0 ||
+                st.st_dev != mt->dev ||
+                (!full && fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) ||
+                !S_ISDIR(st.st_mode))
                 continue;
             double age = m->now > st.st_mtim.tv_sec ? (double)(m->now - st.st_mtim.tv_sec) : 0;
             if (!orphan_name && age < pol->min_age_s)

@@ -1,12 +1,15 @@
 #include "cli/actcli.h"
 #include "cli/settings.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "collect/scanjob.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/escape.h"
 #include "util/safefile.h"
 
@@ -23,7 +26,25 @@ int actcli_scan(struct actcli *a, const struct options *o)
     struct scan_opts so = {.proc_dir = "/proc",
                            .mounts = (const char *const *)a->cfg.mounts.item,
                            .nmounts = a->cfg.mounts.n};
-    int rc = scan_run(&so, &a->scan);
+    /* Watched as the snapshots' scans are: one that has not ended after
+     * the stall limit is said, and nothing is done. */
+    struct scan_job *job = scan_job_start(&so);
+    if (!job) {
+        fprintf(stderr, "shmwatch %s: cannot start the scan: %s\n", a->cmd, strerror(errno));
+        config_free(&a->cfg);
+        return 1;
+    }
+    if (!scan_job_wait(job, scan_job_started(job) + scan_stall_limit(0))) {
+        struct scan stalled;
+        scan_stalled(&stalled, &so, clock_now() - scan_job_started(job), scan_job_beacon(job));
+        fprintf(stderr, "shmwatch %s: %s; nothing was done\n", a->cmd, stalled.warn.msg[0]);
+        /* Its thread may never come back: exit without waiting for it (a
+         * leak checker at exit would). */
+        scan_job_abandon(job);
+        fflush(NULL);
+        _exit(1);
+    }
+    int rc = scan_job_finish(job, &a->scan);
     if (rc < 0) {
         fprintf(stderr, "shmwatch %s: scan failed: %s\n", a->cmd, strerror(-rc));
         scan_free(&a->scan);

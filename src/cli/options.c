@@ -36,6 +36,8 @@ static const char usage[] =
     "  --interval S           seconds between snapshots (with --json/--prometheus-file)\n"
     "                         or between holder scans (dashboard; default 2)\n"
     "  --count N              number of snapshots with --interval (0 = forever)\n"
+    "                         (a scan still running after 3 intervals, at least 10 s,\n"
+    "                         is reported as stalled in place of a snapshot)\n"
     "  --mount PATH           watch this mount (repeatable; default: tmpfs at\n"
     "                         /dev/shm and /run/shm)\n"
     "  --pid PID              watch the mount and cgroup namespaces of PID\n"

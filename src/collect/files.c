@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/fileio.h"
 #include "util/inomap.h"
 #include "util/xalloc.h"
 
@@ -52,11 +53,15 @@ static void fill(struct shm_file *f, const struct stat *st)
 }
 
 /* Lists dirfd (which it closes) below prefix ("" at the mount's top). With
- * defer_dev (a tmpfs's top directory, whose device that is), regular files
- * are taken from their entries and stat'ed later (files_finish). */
+ * tmpfs_dev (the device of a tmpfs mount), at its top (depth 0) regular
+ * files are taken from their entries and stat'ed later (files_finish), and
+ * at any depth an entry on another device (a file system mounted inside
+ * it) is neither listed nor entered: its stat, answered from what the
+ * kernel holds (stat_nowait), never waits on that file system. */
 static void list_dir(int dirfd, size_t mount, const char *mpath, const char *prefix, int depth,
-                     const dev_t *defer_dev, struct file_list *out, struct warnings *w)
+                     const dev_t *tmpfs_dev, struct file_list *out, struct warnings *w)
 {
+    const dev_t *defer_dev = depth == 0 ? tmpfs_dev : NULL;
     DIR *d = fdopendir(dirfd);
     if (!d) {
         close(dirfd);
@@ -79,8 +84,15 @@ static void list_dir(int dirfd, size_t mount, const char *mpath, const char *pre
             continue;
         }
         struct stat st;
-        if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        bool full;
+        if (stat_nowait(dirfd, de->d_name, AT_SYMLINK_NOFOLLOW, &st, &full) != 0)
             continue; /* removed between readdir and stat */
+        if (tmpfs_dev && st.st_dev != *tmpfs_dev) {
+            warn_add(w, "%s: a file system mounted inside it was not listed", mpath);
+            continue;
+        }
+        if (!full && fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
         buf_reset(&name);
         buf_printf(&name, "%s%s", prefix, de->d_name);
         if (S_ISDIR(st.st_mode)) {
@@ -103,7 +115,7 @@ static void list_dir(int dirfd, size_t mount, const char *mpath, const char *pre
                 fill(f, &st);
             }
             buf_addc(&name, '/');
-            list_dir(sub, mount, mpath, name.data, depth + 1, NULL, out, w);
+            list_dir(sub, mount, mpath, name.data, depth + 1, tmpfs_dev, out, w);
             continue;
         }
         struct shm_file *f = VEC_PUSH(out->items, out->n, out->cap);
@@ -144,7 +156,10 @@ static bool stat_entry(const struct mount_list *ml, int *dirfds, struct shm_file
     if (*fd == -1)
         *fd = open(ml->items[f->mount].access, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     struct stat st;
-    if (*fd < 0 || fstatat(*fd, f->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    bool full;
+    /* A file mounted over the entry since (another device) is not it. */
+    if (*fd < 0 || stat_nowait(*fd, f->name, AT_SYMLINK_NOFOLLOW, &st, &full) != 0 ||
+        st.st_dev != f->dev || (!full && fstatat(*fd, f->name, &st, AT_SYMLINK_NOFOLLOW) != 0))
         return false;
     fill(f, &st); /* a file replaced since the listing is taken as it is now */
     return true;

@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "collect/scanjob.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 #include "util/inomap.h"
@@ -52,6 +53,8 @@ struct procfiles {
     uint64_t addr;  /* PROCMAP_QUERY: where the next mapping is looked for */
     size_t queried; /* PROCMAP_QUERY: answers for this process */
     char *cur;      /* maps text: the next line */
+    bool blocking_stat; /* PROCFILES_TEST_BLOCKING_ENV: the plain stat, for tests */
+    struct scan_beacon *beacon;
     struct stat st;
     struct buf text;
     char *dents;
@@ -68,6 +71,7 @@ struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs)
     inomap_init(&pf->libs);
     buf_init(&pf->text);
     pf->dents = xmalloc(DENTS_SIZE);
+    pf->blocking_stat = getenv(PROCFILES_TEST_BLOCKING_ENV) != NULL;
     return pf;
 }
 
@@ -85,6 +89,11 @@ void procfiles_free(struct procfiles *pf)
 void procfiles_force_text(struct procfiles *pf)
 {
     pf->maps = MAPS_TEXT;
+}
+
+void procfiles_set_beacon(struct procfiles *pf, struct scan_beacon *b)
+{
+    pf->beacon = b;
 }
 
 bool procfiles_queried(const struct procfiles *pf)
@@ -143,6 +152,25 @@ unsigned procfiles_end(struct procfiles *pf)
     return pf->status;
 }
 
+/* Stats the target of fd/NAME into pf->st without waiting on its file
+ * system (statx_nowait): an fd may be open on a FUSE or network file system
+ * whose daemon or server does not answer. The device decides whether the
+ * rest is wanted at all; a watched target (tmpfs) has every field, and
+ * were one missing, it is stat'ed again now that its device is known to
+ * be watched. Returns 0, or -1 with errno set. */
+static int procfiles_stat_fd(struct procfiles *pf, const char *name)
+{
+    struct statx sx;
+    if (pf->blocking_stat)
+        return fstatat(pf->fddir, name, &pf->st, 0);
+    if (statx_nowait(pf->fddir, name, 0, &sx) != 0)
+        return -1;
+    pf->st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+    if (watched(pf, pf->st.st_dev) && !stat_from_statx(&sx, &pf->st))
+        return fstatat(pf->fddir, name, &pf->st, 0);
+    return 0;
+}
+
 static bool next_fd(struct procfiles *pf, struct procfile *f)
 {
     for (;;) {
@@ -166,7 +194,8 @@ static bool next_fd(struct procfiles *pf, struct procfile *f)
             fd = fd * 10 + (*s - '0');
         if (*s || s == d->d_name)
             continue;
-        if (fstatat(pf->fddir, d->d_name, &pf->st, 0) != 0) {
+        scan_beacon_fd(pf->beacon, fd);
+        if (procfiles_stat_fd(pf, d->d_name) != 0) {
             /* The list is readable, this target is not: it may be on a
              * watched device. ENOENT is an fd closed meanwhile; any other
              * error comes from the target's own file system (a tmpfs stat
@@ -339,6 +368,7 @@ bool procfiles_next(struct procfiles *pf, struct procfile *f)
             pf->phase = PH_MAPS;
             break;
         case PH_MAPS:
+            scan_beacon_stage(pf->beacon, SCAN_MAPS);
             if (pf->maps == MAPS_TEXT) {
                 load_text(pf);
                 break;
@@ -468,6 +498,11 @@ void pidscan_force_text(struct pidscan *ps)
     procfiles_force_text(ps->pf);
 }
 
+void pidscan_set_beacon(struct pidscan *ps, struct scan_beacon *b)
+{
+    procfiles_set_beacon(ps->pf, b);
+}
+
 bool pidscan_queried(const struct pidscan *ps)
 {
     return procfiles_queried(ps->pf);
@@ -584,6 +619,7 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
 {
     size_t before = ps->out->n;
     struct procfile f;
+    scan_beacon_at(ps->pf->beacon, SCAN_FDS, pid, -1);
     procfiles_begin(ps->pf, piddir, want_torch);
     while (procfiles_next(ps->pf, &f)) {
         if (f.kind == PROCFILE_FD)

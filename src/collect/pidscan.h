@@ -24,6 +24,11 @@
 
 /* ---- The walk of one process's files on a set of devices ---- */
 
+/* Set (to anything), fd targets are stat'ed with a plain stat that waits on
+ * their file system, as before the walk learnt not to: the tests of the
+ * scan watchdog make a scan hang on a stopped FUSE daemon with it. */
+#define PROCFILES_TEST_BLOCKING_ENV "SHMWATCH_TEST_BLOCKING_STAT"
+
 struct procfiles;
 
 /* devs must outlive the procfiles. How mappings are read is settled by the
@@ -33,6 +38,9 @@ struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs);
 void procfiles_free(struct procfiles *pf);
 /* Reads the maps text instead of asking PROCMAP_QUERY (tests of the fallback). */
 void procfiles_force_text(struct procfiles *pf);
+/* Says in b (scanjob.h) which process, fd or mappings the walk is reading. */
+struct scan_beacon;
+void procfiles_set_beacon(struct procfiles *pf, struct scan_beacon *b);
 /* True once PROCMAP_QUERY has answered; false while reading the text. */
 bool procfiles_queried(const struct procfiles *pf);
 
@@ -112,6 +120,8 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch);
 
 /* Forces the maps text instead of PROCMAP_QUERY (tests of the fallback). */
 void pidscan_force_text(struct pidscan *ps);
+/* procfiles_set_beacon for the scan's walk. */
+void pidscan_set_beacon(struct pidscan *ps, struct scan_beacon *b);
 /* True once PROCMAP_QUERY has answered (Linux 6.11+); false on the text. */
 bool pidscan_queried(const struct pidscan *ps);
 

@@ -63,7 +63,9 @@ static enum scan_target check_target(const struct scan_opts *o, const char *proc
 int scan_run(const struct scan_opts *o, struct scan *s)
 {
     memset(s, 0, sizeof(*s));
+    s->stalled_fd = -1;
     warn_init(&s->warn);
+    scan_beacon_at(o->beacon, SCAN_MOUNTS, 0, -1);
     s->target_pid = o->target_pid;
     s->self_pid = getpid();
     clock_gettime(CLOCK_REALTIME, &s->time);
@@ -122,14 +124,17 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         .files = &s->files,
         .world_pid = o->target_pid > 0 ? o->target_pid : s->self_pid,
         .all_pidns = o->target_pid > 0,
+        .beacon = o->beacon,
     };
     int wrc = walk_run(&wo, &s->procs, &s->holders, &s->warn);
     if (wrc < 0)
         warn_add(&s->warn, "cannot read the process table from %s: %s", proc, strerror(-wrc));
     free(devs);
+    scan_beacon_at(o->beacon, SCAN_MOUNTS, 0, -1);
     /* After the walk: the listing's entries that a holder's fd stat'ed need
      * no stat of their own. */
     files_finish(&s->mounts, &s->files, &s->holders);
+    scan_beacon_at(o->beacon, SCAN_REST, 0, -1);
     if (procs_meminfo(&s->mem) < 0)
         warn_add(&s->warn, "cannot read meminfo");
     s->holders_scanned = true;
@@ -152,6 +157,7 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         return -ESRCH;
 
     s->duration_s = clock_now() - t0;
+    scan_beacon_at(o->beacon, SCAN_IDLE, 0, -1);
     return 0;
 }
 

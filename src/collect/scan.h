@@ -12,6 +12,7 @@
 #include "collect/holders.h"
 #include "collect/mounts.h"
 #include "collect/procs.h"
+#include "collect/scanjob.h"
 #include "collect/sysv.h"
 #include "util/warn.h"
 
@@ -24,6 +25,7 @@ struct scan_opts {
     unsigned long long target_start;
     const char *const *mounts;      /* --mount paths (as the target sees them), or NULL */
     size_t nmounts;
+    struct scan_beacon *beacon;     /* where the scan is, for a watchdog (scanjob.h); or NULL */
 };
 
 /* What became of the watched process (--pid). */
@@ -45,6 +47,11 @@ struct scan {
     enum scan_target target_state; /* not OK: scan_run failed with -ESRCH */
     pid_t self_pid;    /* the scanning process: whose world is watched without --pid */
     char *target_host; /* the watched process's /etc/hostname, or NULL */
+    /* A stand-in for a scan that has not ended (scan_stalled): it has no
+     * figures, only these and a warning. */
+    double stalled_s;  /* how long the scan has been running; 0 in a complete scan */
+    pid_t stalled_pid; /* the process it is reading, 0 when unknown */
+    int stalled_fd;    /* that process's fd it is reading, -1 when unknown */
 };
 
 /* Fills s; returns 0, or -errno when nothing useful could be read (no mount
@@ -58,5 +65,10 @@ int scan_run(const struct scan_opts *opts, struct scan *s);
  * not exist or has exited (a zombie); -errno otherwise. */
 int scan_target_identify(const char *proc_dir, pid_t pid, unsigned long long *start_ticks);
 void scan_free(struct scan *s);
+/* Fills s as the stand-in for a scan that has been running for stalled_s
+ * seconds and is still at b: the time now, no figures, a warning that says
+ * what it is reading. */
+void scan_stalled(struct scan *s, const struct scan_opts *o, double stalled_s,
+                  const struct scan_beacon *b);
 
 #endif

@@ -51,6 +51,7 @@ static unsigned long ns_inode(int dirfd, const char *path)
 /* status, cmdline and exe (and the mount namespace when asked). */
 static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f)
 {
+    scan_beacon_at(wk->o->beacon, SCAN_DETAILS, p->pid, -1);
     if (!(f & F_STATUS) && read_proc_at(piddir, "status", &wk->text, 64u << 10) == 0)
         procs_parse_status(wk->text.data, p);
     if (!p->cmdline && read_proc_at(piddir, "cmdline", &wk->text, 128u << 10) == 0)
@@ -83,6 +84,7 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
 {
     char name[16];
     snprintf(name, sizeof(name), "%d", (int)pid);
+    scan_beacon_at(wk->o->beacon, SCAN_DETAILS, pid, -1);
     int piddir = openat(wk->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (piddir < 0) {
         warn_count_errno(wk->w, errno);
@@ -218,6 +220,7 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
         wk.world_pidns = ns_inode(wk.proc, world);
     }
     struct pidscan *ps = pidscan_new(o->devs, o->ndevs, hl, w);
+    pidscan_set_beacon(ps, o->beacon);
     if (o->files) {
         pidscan_expect(ps, o->files->n + 1024);
         for (size_t i = 0; i < o->files->n; i++)

@@ -17,6 +17,7 @@
 #include "collect/files.h"
 #include "collect/holders.h"
 #include "collect/procs.h"
+#include "collect/scanjob.h"
 #include "util/warn.h"
 
 struct walk_opts {
@@ -27,6 +28,7 @@ struct walk_opts {
                                     * carry creator pids; may be NULL */
     pid_t world_pid;               /* whose mount namespace is watched (--pid target or self) */
     bool all_pidns;                /* --pid: pid namespace and NSpid of every process */
+    struct scan_beacon *beacon;    /* where the walk is (scanjob.h), or NULL */
 };
 
 /* Appends every process to pl (sorted by pid) and every holder to hl.

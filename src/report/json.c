@@ -307,6 +307,15 @@ void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
     else
         jw_null(&w, "target_pid");
     jw_str(&w, "target_host", s->target_host);
+    jw_dbl(&w, "stalled_s", s->stalled_s);
+    if (s->stalled_pid > 0)
+        jw_i64(&w, "stalled_pid", s->stalled_pid);
+    else
+        jw_null(&w, "stalled_pid");
+    if (s->stalled_s > 0 && s->stalled_fd >= 0)
+        jw_i64(&w, "stalled_fd", s->stalled_fd);
+    else
+        jw_null(&w, "stalled_fd");
     jw_obj_end(&w);
     jw_obj_end(&w);
 }

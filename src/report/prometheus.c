@@ -117,6 +117,34 @@ static void gauge(struct buf *o, const char *name, const char *help, double v)
     buf_printf(o, "%s %.17g\n", name, v);
 }
 
+/* When the data of the last complete scan was collected: an alert on
+ * time() minus this fires when the figures stop being renewed, whatever
+ * keeps rewriting the file. */
+static void last_scan(struct buf *o, double t)
+{
+    family(o, "shmwatch_last_scan_timestamp_seconds", "gauge",
+           "When the last complete scan started (its figures were collected), Unix time.");
+    buf_printf(o, "shmwatch_last_scan_timestamp_seconds %.3f\n", t);
+}
+
+static void stalled(struct buf *o, double s)
+{
+    gauge(o, "shmwatch_scan_stalled_seconds",
+          "How long the scan under way has been running when it is stalled; 0 when not.", s);
+}
+
+void report_prometheus_stalled(struct buf *o, const struct scan *s, double last_scan_time)
+{
+    /* A comment line: the text is for people, its bytes made printable. */
+    buf_adds(o, "# shmwatch: ");
+    for (size_t i = 0; i < s->warn.n; i++)
+        label_value(o, s->warn.msg[i]);
+    buf_addc(o, '\n');
+    if (last_scan_time > 0)
+        last_scan(o, last_scan_time);
+    stalled(o, s->stalled_s);
+}
+
 void report_prometheus(struct buf *o, const struct model *m)
 {
     mount_family(o, m, "shmwatch_mount_size_bytes", "Size of the shm mount.", MF_SIZE);
@@ -172,6 +200,8 @@ void report_prometheus(struct buf *o, const struct model *m)
           (double)m->totals.orphan_workers);
     gauge(o, "shmwatch_scan_duration_seconds", "How long the last scan took.",
           m->scan->duration_s);
+    last_scan(o, (double)m->scan->time.tv_sec + (double)m->scan->time.tv_nsec / 1e9);
+    stalled(o, 0);
     gauge(o, "shmwatch_scan_warnings", "Things the last scan could not read.",
           (double)m->scan->warn.n);
     gauge(o, "shmwatch_scan_denied_processes",

@@ -80,6 +80,8 @@ static void draw_title(struct ui *u)
     ADD("  %s scan %s", g->sep, tm);
     if (u->snap)
         ADD(" (%.0f ms)", u->snap->scan.duration_s * 1000);
+    if (u->stalled)
+        ADD("  STALE");
 #undef ADD
     term_fill(0, 0, COLS, term_attr(THEME_title));
     term_put(0, 0, COLS, line, term_attr(THEME_title), true);
@@ -356,6 +358,13 @@ void dash_draw_status(struct ui *u, int y, int lines)
                      at,
                      u->snap ? "this is its last scan, no longer updated"
                              : "it exited before the first scan");
+            a = term_attr(THEME_warning);
+        } else if (u->stalled) {
+            /* Comes before the last scan's warnings: it says they are old. */
+            snprintf(line, sizeof(line),
+                     "scan stalled for %ld s, %s: the figures shown are from the last "
+                     "complete scan",
+                     u->stalled_s, u->stalled_where);
             a = term_attr(THEME_warning);
         } else if (u->snap && u->snap->scan.warn.n) {
             /* Several warnings take turns. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "model/history.h"
+#include "collect/scanjob.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 
@@ -21,6 +22,9 @@ struct poller {
     int pipe[2];
     /* Under lock. */
     bool stop, scan_requested;
+    bool scanning;       /* a scan is under way, since scan_started (clock_now) */
+    double scan_started;
+    struct scan_beacon beacon; /* where it is (written by the thread, read by any) */
     struct snap *snap;    /* newest, not yet taken */
     struct gauges gauges; /* newest */
     bool gauges_new;
@@ -170,12 +174,15 @@ static void *run(void *arg)
         double now = clock_now();
         if (p->scan_requested || now >= next_scan) {
             p->scan_requested = false;
+            p->scanning = true;
+            p->scan_started = now;
             pthread_mutex_unlock(&p->lock);
             int gone;
             struct snap *s = take_scan(p, &gone);
             if (!s) {
                 /* Nothing more to watch: the last snapshot and gauges stay. */
                 pthread_mutex_lock(&p->lock);
+                p->scanning = false;
                 p->target_gone = gone;
                 p->target_gone_at = time(NULL);
                 wake(p);
@@ -186,6 +193,7 @@ static void *run(void *arg)
             copy_mounts(&p->ml, &s->scan.mounts);
             now = clock_now();
             pthread_mutex_lock(&p->lock);
+            p->scanning = false;
             snap_free(p->snap);
             p->snap = s;
             publish_gauges(p, &p->ml, now);
@@ -222,6 +230,8 @@ struct poller *poller_start(const struct poller_cfg *cfg)
 {
     struct poller *p = xcalloc(1, sizeof(*p));
     p->cfg = *cfg;
+    p->cfg.scan.beacon = &p->beacon;
+    scan_beacon_at(&p->beacon, SCAN_IDLE, 0, -1);
     if (pipe2(p->pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         free(p);
         return NULL;
@@ -250,14 +260,18 @@ struct poller *poller_start(const struct poller_cfg *cfg)
     return p;
 }
 
-void poller_stop(struct poller *p)
+bool poller_stop(struct poller *p)
 {
     if (!p)
-        return;
+        return true;
     pthread_mutex_lock(&p->lock);
     p->stop = true;
+    bool stuck = p->scanning &&
+                 clock_now() - p->scan_started >= scan_stall_limit(p->cfg.scan_interval_s);
     pthread_cond_signal(&p->cond);
     pthread_mutex_unlock(&p->lock);
+    if (stuck)
+        return false;
     pthread_join(p->thread, NULL);
     snap_free(p->snap);
     gauges_free(&p->gauges);
@@ -269,6 +283,21 @@ void poller_stop(struct poller *p)
     pthread_cond_destroy(&p->cond);
     pthread_mutex_destroy(&p->lock);
     free(p);
+    return true;
+}
+
+bool poller_stalled(struct poller *p, double *running_s, char *where, size_t n)
+{
+    pthread_mutex_lock(&p->lock);
+    double run = p->scanning ? clock_now() - p->scan_started : 0;
+    pthread_mutex_unlock(&p->lock);
+    if (run < scan_stall_limit(p->cfg.scan_interval_s))
+        return false;
+    *running_s = run;
+    pid_t pid;
+    int fd;
+    scan_beacon_describe(&p->beacon, p->cfg.scan.proc_dir, where, n, &pid, &fd);
+    return true;
 }
 
 int poller_fd(const struct poller *p)

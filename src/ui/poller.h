@@ -47,8 +47,16 @@ struct poller;
 /* Starts the thread (with every signal blocked in it, so that they reach
  * the drawing thread). Returns NULL with errno set on failure. */
 struct poller *poller_start(const struct poller_cfg *cfg);
-/* Stops the thread (waiting for a scan in progress) and frees everything. */
-void poller_stop(struct poller *p);
+/* Stops the thread (waiting for a scan in progress) and frees everything;
+ * true. A scan that has run past scan_stall_limit is not waited for: the
+ * thread and what it uses are left as they are, and false says so (the
+ * caller should then end the process with _exit: a leak checker's exit
+ * handler would wait for the stuck thread). */
+bool poller_stop(struct poller *p);
+
+/* Has the scan under way been running past scan_stall_limit (scanjob.h)?
+ * Then *running_s is how long, and where says what it is reading. */
+bool poller_stalled(struct poller *p, double *running_s, char *where, size_t n);
 
 /* Readable when something new is there; drain it with poller_drain. */
 int poller_fd(const struct poller *p);

@@ -190,12 +190,37 @@ int ui_wait_key(struct ui *u)
     }
 }
 
+/* The watchdog's look at the scan under way, once a second: a stalled
+ * scan is said, with its running time, until it ends. */
+#define WATCH_MS 1000
+
+static void watch_scan(struct ui *u)
+{
+    double run;
+    char where[sizeof(u->stalled_where)];
+    bool stalled = poller_stalled(u->poller, &run, where, sizeof(where));
+    if (!stalled) {
+        if (u->stalled) {
+            u->stalled = false;
+            u->dirty = true;
+        }
+        return;
+    }
+    if (!u->stalled || (long)run != u->stalled_s || strcmp(where, u->stalled_where) != 0) {
+        u->stalled = true;
+        u->stalled_s = (long)run;
+        memcpy(u->stalled_where, where, sizeof(where));
+        u->dirty = true;
+    }
+}
+
 static int timeout_ms(const struct ui *u)
 {
     if (!u->message[0])
-        return -1;
+        return WATCH_MS;
     double left = u->message_until - clock_now();
-    return left <= 0 ? 0 : (int)(left * 1000) + 1;
+    int ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+    return ms < WATCH_MS ? ms : WATCH_MS;
 }
 
 static void loop(struct ui *u)
@@ -205,6 +230,7 @@ static void loop(struct ui *u)
             u->message[0] = '\0';
             u->dirty = true;
         }
+        watch_scan(u);
         if (u->dirty) {
             ui_draw(u);
             u->dirty = false;
@@ -280,7 +306,11 @@ static int run(const struct ui_settings *set)
     }
     loop(&u);
     term_stop();
-    poller_stop(u.poller);
+    if (!poller_stop(u.poller)) {
+        /* A scan hangs in the poller's thread: leave it to the exit. */
+        fflush(NULL);
+        _exit(0);
+    }
     snap_free(u.snap);
     gauges_free(&u.gauges);
     history_free(&u.hist);

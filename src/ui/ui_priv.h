@@ -93,6 +93,11 @@ struct ui {
     char message[256];
     int message_role; /* enum theme_role */
     double message_until;
+    /* The scan under way has run past the watchdog's limit: what is shown
+     * is the last complete scan, stale. */
+    bool stalled;
+    long stalled_s;
+    char stalled_where[200];
 
     int list_y, list_h; /* the list's place on screen, from the last draw */
 };

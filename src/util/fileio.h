@@ -3,6 +3,7 @@
 #ifndef SHMWATCH_FILEIO_H
 #define SHMWATCH_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -24,6 +25,23 @@ int read_file(const char *path, struct buf *out, size_t max);
  * the path names a moment later): for checks of who may have written it. */
 struct stat;
 int read_file_stat(const char *path, struct buf *out, size_t max, struct stat *st);
+/* fstatat(dirfd, path, st, flags) that never waits on the file's own file
+ * system: a file on a FUSE or network file system whose daemon or server
+ * does not answer makes a plain stat wait forever. statx with
+ * AT_STATX_DONT_SYNC answers from the inode the kernel holds (FUSE and NFS
+ * keep their cached attributes; a FUSE mount closed to this user still
+ * gives its device). st_dev is always filled; the rest only when *full
+ * (always on tmpfs, whose inode is the truth). Returns 0, or -1 with errno
+ * set. */
+struct stat;
+int stat_nowait(int dirfd, const char *path, int flags, struct stat *st, bool *full);
+/* Its two halves, for a caller that decides on the device alone before
+ * taking the rest: the statx (sx->stx_mask 0 when only the device could be
+ * had), and the fields of st from it (st_dev always; false when a field was
+ * missing, the rest then left as it was). */
+struct statx;
+int statx_nowait(int dirfd, const char *path, int flags, struct statx *sx);
+bool stat_from_statx(const struct statx *sx, struct stat *st);
 
 /* Next line of text in *cursor (newline removed, NUL written in its place);
  * NULL at the end. The text is modified in place. */

@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# A FUSE mount whose daemon does not answer must not stop a scan. In the
+# test's private mount namespace: bindfs mounts a tmpfs directory, a process
+# holds a file on it (open, mapped, its cwd) and a segment in /dev/shm, and
+# the daemon is stopped (SIGSTOP), so that a plain stat of that fd waits
+# forever (checked). --json, --once, --prometheus, clean --dry-run and reap
+# --dry-run must each finish within seconds and still report the scene's
+# segments; the dashboard's scan clock must keep moving with nothing said to
+# be stuck. Then the same with the daemon killed (the mount answers ENOTCONN).
+# And the watchdog, with the scan made to hang for real on the stopped daemon
+# (SHMWATCH_TEST_BLOCKING_STAT restores the waiting stat): a --json stand-in
+# that names the process and fd, a --prometheus-file that keeps the last
+# complete scan's time and drops the stale figures, and a dashboard that
+# stays responsive, keeps its data marked stale and quits.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+need bindfs fusermount3 python3 stat promtool
+if [ ! -c /dev/fuse ]; then
+    modprobe fuse 2>/dev/null || true
+    [ -c /dev/fuse ] || _lib_missing "/dev/fuse (the fuse module: modprobe fuse)"
+fi
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+. "$(dirname "$0")/tui_lib.sh"
+
+SRC=$SHMTEST_TMP/fuse-src
+MNT=$SHMTEST_TMP/fuse-mnt
+mkdir -p "$SRC" "$MNT"
+head -c 65536 /dev/zero >"$SRC/data"
+BINDFS=
+
+# fuse_start: bindfs in the foreground (so that its pid is known), bounded in
+# time by timeout, which kills it even when stopped.
+fuse_start() {
+    timeout -s KILL 400 bindfs -f "$SRC" "$MNT" </dev/null >"$SHMTEST_TMP/bindfs.log" 2>&1 &
+    local killer=$!
+    wait_for "grep -q ' $MNT fuse' /proc/self/mounts" 10 ||
+        fail "bindfs did not mount: $(head -c 500 "$SHMTEST_TMP/bindfs.log")"
+    BINDFS=$(ps -o pid= --ppid "$killer" | tr -d ' ')
+    [ -n "$BINDFS" ] || fail "no bindfs process under timeout $killer"
+}
+
+# Nothing stays mounted or stopped, whatever happens: a stopped daemon would
+# keep the namespace, and its mount, alive, and a process that closes a file
+# on the mount (the holder at its exit) waits for the daemon's answer without
+# end. So the daemon is killed first of all (fuse_stop is registered again
+# after each process that uses the mount: the last registered runs first).
+fuse_stop() {
+    [ -z "$BINDFS" ] || kill -KILL "$BINDFS" 2>/dev/null || true
+    BINDFS=
+    fusermount3 -u -z "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null || true
+}
+on_exit 'fuse_stop'
+
+fuse_start
+ok "bindfs mounted $MNT (daemon $BINDFS)"
+# The same FUSE mount inside the watched tmpfs: its listing must not enter it.
+mkdir /dev/shm/fuse-inside
+mount --bind "$MNT" /dev/shm/fuse-inside || fail "cannot bind $MNT into /dev/shm"
+on_exit 'umount -l /dev/shm/fuse-inside 2>/dev/null'
+
+scene_start --workers 2 --per-worker 4 --size 64K --orphans 2
+nseg=$(manifest_segments | wc -l)
+
+# The holder: a file on the FUSE mount open, mapped and its cwd, and a segment
+# of its own in /dev/shm, so that the scan reads its fds, maps and details.
+ready=$SHMTEST_TMP/holder.ready
+/usr/bin/python3 -c 'import mmap, os, sys, time
+f = open(sys.argv[1], "r+b")
+m = mmap.mmap(f.fileno(), 0)
+os.chdir(os.path.dirname(sys.argv[1]))
+seg = os.open("/dev/shm/fuse_holder_seg", os.O_RDWR | os.O_CREAT, 0o600)
+os.write(seg, b"x" * 4096)
+with open(sys.argv[2] + ".tmp", "w") as r:
+    r.write("%d %d\n" % (os.getpid(), f.fileno()))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+time.sleep(400)' "$MNT/data" "$ready" </dev/null >/dev/null 2>&1 &
+HOLDER=$!
+on_exit "kill -KILL $HOLDER 2>/dev/null; wait $HOLDER 2>/dev/null"
+on_exit 'fuse_stop'
+wait_for "[ -s $ready ]" 10 || fail "the FUSE holder did not start"
+read -r hpid hfd <"$ready"
+assert_eq "$hpid" "$HOLDER" "the holder holds $MNT/data as fd $hfd"
+nseg=$((nseg + 1))
+
+# stat_blocks: a plain stat of the holder's fd does not answer within 3 s.
+stat_blocks() {
+    ! (timeout -s KILL 3 stat -L "/proc/$HOLDER/fd/$hfd" >/dev/null 2>&1) 2>/dev/null
+}
+
+# timed LIMIT_S OUTFILE CMD...: runs CMD with its stdout in OUTFILE, killed
+# after 30 s; fails when it took more than LIMIT_S. Sets RC.
+timed() {
+    local limit=$1 out=$2 t0 t1
+    shift 2
+    t0=$(date +%s%N)
+    RC=0
+    timeout -s KILL 30 "$@" >"$out" 2>"$out.err" || RC=$?
+    t1=$(date +%s%N)
+    ELAPSED=$(((t1 - t0) / 1000000))
+    [ "$RC" -ne 137 ] || fail "$* did not finish in 30 s: $(head -c 300 "$out.err")"
+    [ "$ELAPSED" -le $((limit * 1000)) ] || fail "$* took $ELAPSED ms (> $limit s)"
+}
+
+# every_mode WHAT: the five commands finish in seconds and see the scene.
+every_mode() {
+    local what=$1 f=$SHMTEST_TMP/mode
+    timed 5 "$f.json" "$SHMWATCH" --json
+    assert_eq "$RC" 0 "--json exits 0 ($what, ${ELAPSED} ms)"
+    json_check "$f.json" "len(j['segments']) == $nseg and j['scan']['stalled_s'] == 0" \
+        "--json lists all $nseg segments of the scene and the holder ($what)"
+    json_check "$f.json" "any(s['name'] == 'fuse_holder_seg' and any(h['pid'] == $HOLDER for h in s['holders']) for s in j['segments'])" \
+        "--json still sees the FUSE holder's own segment ($what)"
+    json_check "$f.json" "any('a file system mounted inside it was not listed' in w for w in j['warnings'])" \
+        "--json says it did not enter the FUSE mount inside /dev/shm ($what)"
+
+    timed 5 "$f.txt" "$SHMWATCH" --once
+    assert_eq "$RC" 0 "--once exits 0 ($what, ${ELAPSED} ms)"
+    grep -q fuse_holder_seg "$f.txt" || fail "--once does not show fuse_holder_seg ($what)"
+    ok "--once shows the segments ($what)"
+
+    timed 5 "$f.prom" "$SHMWATCH" --prometheus
+    assert_eq "$RC" 0 "--prometheus exits 0 ($what, ${ELAPSED} ms)"
+    grep -q '^shmwatch_segments{mount="/dev/shm",state="orphan",kind="torch"} 2$' "$f.prom" ||
+        fail "--prometheus does not count the 2 orphans ($what)"
+    grep -q '^shmwatch_scan_stalled_seconds 0$' "$f.prom" &&
+        grep -q '^shmwatch_last_scan_timestamp_seconds [0-9]' "$f.prom" ||
+        fail "--prometheus lacks the scan's timestamp or stall gauge ($what)"
+    ok "--prometheus counts the orphans, with its scan time ($what)"
+
+    timed 5 "$f.clean" "$SHMWATCH" clean --dry-run
+    [ "$RC" -eq 0 ] || [ "$RC" -eq 3 ] || fail "clean --dry-run exited $RC ($what)"
+    grep -c '^would remove' "$f.clean" | grep -qx 2 ||
+        fail "clean --dry-run does not plan the 2 orphans ($what): $(cat "$f.clean")"
+    ok "clean --dry-run finishes (${ELAPSED} ms) and plans the 2 orphans ($what)"
+    timed 5 "$f.clean2" "$SHMWATCH" clean --dry-run --all-unheld --min-age 0
+    [ "$RC" -eq 0 ] || [ "$RC" -eq 3 ] || fail "clean --dry-run --all-unheld exited $RC ($what)"
+    grep -q fuse-inside "$f.clean2" && fail "clean --all-unheld plans the FUSE mount point ($what)"
+    ok "clean --dry-run --all-unheld finishes (${ELAPSED} ms), the mount point left alone ($what)"
+
+    timed 5 "$f.reap" "$SHMWATCH" reap --dry-run
+    [ "$RC" -eq 0 ] || [ "$RC" -eq 3 ] || fail "reap --dry-run exited $RC ($what)"
+    [ -s "$f.reap" ] || fail "reap --dry-run printed nothing ($what)"
+    ok "reap --dry-run finishes (${ELAPSED} ms, status $RC): $(tail -n 1 "$f.reap") ($what)"
+}
+
+# The title's "scan HH:MM:SS".
+scan_clock() {
+    tui_cap | sed -n 's/.*scan \([0-9][0-9]:[0-9][0-9]:[0-9][0-9]\).*/\1/p' | head -n 1
+}
+
+# dashboard_moves WHAT: the scan clock changes and nothing is said stuck.
+dashboard_moves() {
+    local what=$1
+    tui_start 120 30
+    tui_wait "scan [0-9]{2}:[0-9]{2}:[0-9]{2}" 10
+    local first
+    first=$(scan_clock)
+    wait_for '[ "$(scan_clock)" != "$first" ]' 8 || { tui_dump; fail "the scan clock stays at $first ($what)"; }
+    ok "the dashboard's scan clock moves: $first -> $(scan_clock) ($what)"
+    tui_cap | grep -qiE "stalled|STALE" && { tui_dump; fail "the dashboard says stuck ($what)"; }
+    tui_wait "fuse_holder_seg" 5
+    ok "the dashboard shows the holder's segment and nothing stuck ($what)"
+    tui_quit
+}
+
+# --- The daemon stopped -------------------------------------------------------------
+kill -STOP "$BINDFS"
+sleep 1.5 # FUSE's attribute cache (1 s) runs out: a stat now asks the daemon
+stat_blocks || fail "a plain stat of the held FUSE file answers: the test is not testing"
+ok "with the daemon stopped, a plain stat of /proc/$HOLDER/fd/$hfd blocks"
+# What the scan does read of such a process answers without the daemon: the
+# fd's link, the maps (the file is mapped), the cwd's link.
+timeout -s KILL 3 readlink "/proc/$HOLDER/fd/$hfd" | grep -qx "$MNT/data" ||
+    fail "readlink of the held FUSE fd does not answer"
+timeout -s KILL 3 cat "/proc/$HOLDER/maps" | grep -q " $MNT/data\$" ||
+    fail "the holder's maps do not answer or lack the FUSE mapping"
+timeout -s KILL 3 readlink "/proc/$HOLDER/cwd" | grep -qx "$MNT" ||
+    fail "readlink of the holder's cwd does not answer"
+ok "readlink of the fd and cwd, and the maps, answer with the daemon stopped"
+every_mode "daemon stopped"
+dashboard_moves "daemon stopped"
+
+# --- The watchdog: a scan that really hangs (the old waiting stat) ------------------
+export SHMWATCH_TEST_BLOCKING_STAT=1
+timed 16 "$SHMTEST_TMP/stall.json" "$SHMWATCH" --json
+assert_eq "$RC" 1 "--json whose scan hangs exits 1 after the watchdog's limit (${ELAPSED} ms)"
+[ "$ELAPSED" -ge 9000 ] || fail "--json gave up after $ELAPSED ms, before the 10 s limit"
+json_check "$SHMTEST_TMP/stall.json" "j['scan']['stalled_s'] >= 10 and j['scan']['stalled_pid'] == $HOLDER and j['scan']['stalled_fd'] == $hfd and j['segments'] == [] and any('fd $hfd of pid $HOLDER (python3)' in w for w in j['warnings'])" \
+    "the --json stand-in names the process and fd the scan waits on, with no stale figures"
+timed 16 "$SHMTEST_TMP/stall.txt" "$SHMWATCH" --once
+assert_eq "$RC" 1 "--once whose scan hangs exits 1"
+grep -q "fd $hfd of pid $HOLDER" "$SHMTEST_TMP/stall.txt.err" || fail "--once does not say where it waits: $(cat "$SHMTEST_TMP/stall.txt.err")"
+ok "--once says on stderr where the scan waits"
+before=$(ls -A /dev/shm)
+timed 16 "$SHMTEST_TMP/stall.clean" "$SHMWATCH" clean --yes
+assert_eq "$RC" 1 "clean whose scan hangs exits 1"
+grep -q "fd $hfd of pid $HOLDER.*nothing was done" "$SHMTEST_TMP/stall.clean.err" ||
+    fail "clean does not say where its scan waits: $(cat "$SHMTEST_TMP/stall.clean.err")"
+[ "$(ls -A /dev/shm)" = "$before" ] || fail "clean removed something while its scan hung"
+ok "clean whose scan hangs says where, removes nothing and exits 1"
+
+# --prometheus-file: fresh while the daemon answers, then stalled: the last
+# complete scan's time is kept and no figure is rewritten as if fresh.
+prom=$SHMTEST_TMP/metrics.prom
+kill -CONT "$BINDFS"
+"$SHMWATCH" --prometheus-file "$prom" --interval 1 &
+PROMW=$!
+on_exit "kill -KILL $PROMW 2>/dev/null"
+on_exit 'fuse_stop'
+wait_for "grep -q '^shmwatch_segments' $prom 2>/dev/null" 10 || fail "no metrics file while the daemon answers"
+t_fresh=$(awk '$1 == "shmwatch_last_scan_timestamp_seconds" { print $2 }' "$prom")
+ok "--prometheus-file writes the figures and the scan time $t_fresh"
+kill -STOP "$BINDFS"
+t_stop=$(date +%s.%N) # a scan that started later cannot have ended
+wait_for "grep -q '^shmwatch_scan_stalled_seconds [1-9]' $prom" 20 || { cat "$prom" >&2; fail "the metrics file never says the scan is stalled"; }
+grep -q '^shmwatch_segments\|^shmwatch_mount_' "$prom" && { cat "$prom" >&2; fail "the stalled metrics file still carries figures"; }
+t_kept=$(awk '$1 == "shmwatch_last_scan_timestamp_seconds" { print $2 }' "$prom")
+python3 -c "import sys; sys.exit(0 if 0 < float('$t_kept') <= $t_stop else 1)" ||
+    fail "the stalled file's last scan time $t_kept is not from before the stall ($t_stop)"
+grep -q "^# shmwatch: .*fd $hfd of pid $HOLDER" "$prom" || { cat "$prom" >&2; fail "the stalled file does not say where the scan waits"; }
+promtool check metrics <"$prom" || fail "promtool rejects the stalled metrics file"
+ok "stalled: the file keeps the last scan time ($t_kept), no figures, and says where it waits"
+kill -CONT "$BINDFS"
+wait_for "grep -q '^shmwatch_scan_stalled_seconds 0$' $prom && grep -q '^shmwatch_segments' $prom" 10 ||
+    fail "the metrics file did not come back once the daemon answered"
+ok "once the daemon answers the file has figures again"
+kill -TERM "$PROMW"
+wait "$PROMW" 2>/dev/null || true
+
+# The dashboard: responsive, the last data kept and marked stale, quits.
+tui_start 120 30
+tui_wait "fuse_holder_seg" 10
+kill -STOP "$BINDFS"
+tui_keys r
+tui_wait "STALE" 20
+tui_wait "scan stalled .*fd $hfd of pid $HOLDER" 5
+tui_cap | grep -q fuse_holder_seg || { tui_dump; fail "the stale dashboard dropped its data"; }
+ok "the dashboard says the scan is stalled on fd $hfd of pid $HOLDER and keeps its data"
+tui_keys p
+tui_wait "processes view" 5
+ok "the stalled dashboard still answers keys"
+kill -CONT "$BINDFS"
+tui_gone "STALE" 15
+ok "the stale mark goes once the scan ends"
+kill -STOP "$BINDFS"
+tui_keys r
+tui_wait "STALE" 20
+tui_quit
+ok "q quits while a scan hangs"
+kill -CONT "$BINDFS"
+unset SHMWATCH_TEST_BLOCKING_STAT
+
+# --- The daemon killed: the mount answers ENOTCONN ----------------------------------
+kill -KILL "$BINDFS"
+wait_for "stat -L /proc/$HOLDER/fd/$hfd 2>&1 | grep -q 'not connected'" 5 ||
+    fail "the dead mount does not answer ENOTCONN: $(stat -L "/proc/$HOLDER/fd/$hfd" 2>&1)"
+ok "with the daemon killed, the held file answers ENOTCONN"
+every_mode "daemon killed"
+dashboard_moves "daemon killed"
+fuse_stop
+grep -q " $MNT fuse" /proc/self/mounts && fail "$MNT is still mounted"
+ok "nothing of the test is left mounted"
+scene_stop

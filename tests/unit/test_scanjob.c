@@ -1,0 +1,183 @@
+/* The scan watchdog's pieces: the stall limit, the account of where a
+ * scan is (from its beacon and the process's comm in a fixture /proc), the
+ * stand-in for a stalled scan in JSON and Prometheus, and a scan run in a
+ * thread of its own. */
+#include "testutil.h"
+#include "collect/scan.h"
+#include "collect/scanjob.h"
+#include "fake_scene.h"
+#include "model/model.h"
+#include "report/report.h"
+#include "util/clock.h"
+
+static const char *proc_dir(char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/scanjob/proc", fixtures_dir());
+    return buf;
+}
+
+static void test_stall_limit(void **state)
+{
+    (void)state;
+    assert_true(scan_stall_limit(0) == SCAN_STALL_MIN_S); /* one-shot: no interval */
+    assert_true(scan_stall_limit(2) == SCAN_STALL_MIN_S); /* the dashboard's default */
+    assert_true(scan_stall_limit(15) == 45);              /* --prometheus-file's default */
+}
+
+static void describe(enum scan_stage stage, pid_t pid, int fd, const char *want, pid_t want_pid,
+                     int want_fd)
+{
+    char dir[512], out[256];
+    struct scan_beacon b;
+    scan_beacon_at(&b, stage, pid, fd);
+    pid_t p = -7;
+    int f = -7;
+    scan_beacon_describe(&b, proc_dir(dir, sizeof(dir)), out, sizeof(out), &p, &f);
+    assert_string_equal(out, want);
+    assert_int_equal(p, want_pid);
+    assert_int_equal(f, want_fd);
+}
+
+static void test_describe(void **state)
+{
+    (void)state;
+    describe(SCAN_FDS, 4242, 7, "reading fd 7 of pid 4242 (python3)", 4242, 7);
+    describe(SCAN_MAPS, 4242, 3, "reading the mappings of pid 4242 (python3)", 4242, -1);
+    describe(SCAN_DETAILS, 4242, -1,
+             "reading the stat, status and command line of pid 4242 (python3)", 4242, -1);
+    /* The comm comes from outside: escaped. Gone: unknown. */
+    describe(SCAN_FDS, 4343, 0, "reading fd 0 of pid 4343 (ev\\e[2Jil)", 4343, 0);
+    describe(SCAN_FDS, 4444, 5, "reading fd 5 of pid 4444 (?)", 4444, 5);
+    /* Stages that read no process name none, whatever the beacon held. */
+    describe(SCAN_MOUNTS, 4242, 7, "reading the watched mounts", 0, -1);
+    describe(SCAN_REST, 0, -1, "reading meminfo, SysV segments and the memory cgroup", 0, -1);
+    /* fd_stage moves on: the fd is no longer the one read. */
+    struct scan_beacon b;
+    char dir[512], out[256];
+    pid_t p;
+    int f;
+    scan_beacon_at(&b, SCAN_FDS, 4242, 9);
+    scan_beacon_stage(&b, SCAN_MAPS);
+    scan_beacon_describe(&b, proc_dir(dir, sizeof(dir)), out, sizeof(out), &p, &f);
+    assert_int_equal(f, -1);
+    assert_int_equal(p, 4242);
+}
+
+/* The stand-in: no figures, where the scan is, in JSON and in Prometheus
+ * (which keeps only when the last complete scan's data was collected). */
+static void test_stalled_reports(void **state)
+{
+    (void)state;
+    char dir[512];
+    struct scan_opts o = {.proc_dir = proc_dir(dir, sizeof(dir))};
+    struct scan_beacon b;
+    scan_beacon_at(&b, SCAN_FDS, 4242, 7);
+    struct scan s;
+    scan_stalled(&s, &o, 12.4, &b);
+    assert_true(s.stalled_s == 12.4);
+    assert_int_equal(s.stalled_pid, 4242);
+    assert_int_equal(s.stalled_fd, 7);
+    assert_int_equal(s.warn.n, 1);
+    assert_non_null(strstr(s.warn.msg[0], "has not finished after 12 s, reading fd 7 of pid 4242 "
+                                          "(python3)"));
+
+    struct model_opts mo;
+    model_opts_default(&mo);
+    struct model m;
+    model_build(&s, &mo, &m);
+    struct buf out;
+    buf_init(&out);
+    report_json(&out, &m);
+    static const char *const keys[] = {
+        "\"mounts\":[]", "\"segments\":[]", "\"processes\":[]", "\"holders_scanned\":false",
+        "\"stalled_s\":12.4", "\"stalled_pid\":4242", "\"stalled_fd\":7",
+        "reading fd 7 of pid 4242 (python3)",
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (!strstr(out.data, keys[i]))
+            fail_msg("the stand-in lacks %s in %s", keys[i], out.data);
+    model_free(&m);
+
+    buf_reset(&out);
+    report_prometheus_stalled(&out, &s, 1700000000.25);
+    const char *p = out.data;
+    assert_true(strncmp(p, "# shmwatch: the scan has not finished after 12 s", 48) == 0);
+    assert_non_null(strstr(p, "\nshmwatch_last_scan_timestamp_seconds 1700000000.250\n"));
+    assert_non_null(strstr(p, "\nshmwatch_scan_stalled_seconds 12.4"));
+    assert_null(strstr(p, "shmwatch_segments"));
+    assert_null(strstr(p, "shmwatch_mount_"));
+    /* Every line a comment or a sample: one comment line only. */
+    size_t comments = 0;
+    for (const char *l = p; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        comments += l[0] == '#' && strncmp(l, "# HELP", 6) && strncmp(l, "# TYPE", 6);
+    assert_int_equal(comments, 1);
+
+    /* No complete scan yet: no timestamp at all rather than a false one. */
+    buf_reset(&out);
+    report_prometheus_stalled(&out, &s, 0);
+    assert_null(strstr(out.data, "shmwatch_last_scan_timestamp_seconds"));
+    buf_free(&out);
+    scan_free(&s);
+}
+
+/* A complete scan's metrics say when its data was collected and that
+ * nothing is stalled; its JSON has stalled_s 0. */
+static void test_complete_metrics(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene();
+    struct model_opts mo;
+    model_opts_default(&mo);
+    struct model m;
+    model_build(s, &mo, &m);
+    struct buf out;
+    buf_init(&out);
+    report_prometheus(&out, &m);
+    char want[96];
+    snprintf(want, sizeof(want), "\nshmwatch_last_scan_timestamp_seconds %lld.000\n",
+             (long long)s->time.tv_sec);
+    assert_non_null(strstr(out.data, want));
+    assert_non_null(strstr(out.data, "\nshmwatch_scan_stalled_seconds 0\n"));
+    buf_reset(&out);
+    report_json(&out, &m);
+    assert_non_null(strstr(out.data, "\"stalled_s\":0,\"stalled_pid\":null,\"stalled_fd\":null"));
+    buf_free(&out);
+    model_free(&m);
+    scan_free(s);
+    free(s);
+}
+
+/* A scan in a thread of its own: waited for, finished, its result moved
+ * out; and one given up on after it ended is freed by the giver-up. */
+static void test_job(void **state)
+{
+    (void)state;
+    struct scan_opts o = {.proc_dir = "/nonexistent-proc"};
+    for (int abandon = 0; abandon < 2; abandon++) {
+        struct scan_job *j = scan_job_start(&o);
+        assert_non_null(j);
+        assert_true(scan_job_started(j) <= clock_now());
+        assert_true(scan_job_wait(j, clock_now() + 30));
+        if (abandon) {
+            scan_job_abandon(j);
+            continue;
+        }
+        struct scan s;
+        assert_int_equal(scan_job_finish(j, &s), 0);
+        assert_true(s.stalled_s == 0);
+        assert_true(s.warn.n > 0); /* nothing could be read there */
+        scan_free(&s);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stall_limit),
+        cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_stalled_reports),
+        cmocka_unit_test(test_complete_metrics),
+        cmocka_unit_test(test_job),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
