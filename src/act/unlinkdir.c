@@ -212,8 +212,7 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
     }
     if (unlinkat(dir, base, AT_REMOVEDIR) != 0) {
         err = errno;
-        say(res, UNLINK_FAILED, err, "its files were removed, the folder not: %s",
-            strerror(err));
+        say(res, UNLINK_FAILED, err, "its files were removed, the folder not: %s", strerror(err));
         return;
     }
     if (measured && fstatvfs(dir, &after) == 0) {

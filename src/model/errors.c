@@ -51,11 +51,10 @@ size_t shm_errors_ahead(const struct model *m, enum shm_limit *first, const stru
     const struct budget *b = &m->budget;
     uint64_t avail = m->scan->mounts.n ? m->scan->mounts.items[0].avail : 0;
     *first = b->limit_source == LIMIT_CGROUP && b->headroom < avail ? SHM_LIMIT_MEMORY
-                                                                     : SHM_LIMIT_SHM_SIZE;
+                                                                    : SHM_LIMIT_SHM_SIZE;
     bool any = false;
     for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
-        if (errors[i].kind != KIND_OTHER && errors[i].limit == *first &&
-            present(m, errors[i].kind))
+        if (errors[i].kind != KIND_OTHER && errors[i].limit == *first && present(m, errors[i].kind))
             any = true;
     size_t n = 0;
     for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]) && n < max; i++) {

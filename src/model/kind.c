@@ -157,10 +157,10 @@ bool name_creator_pid(const char *name, pid_t *pid)
 }
 
 static const char *const kind_names[KIND_COUNT] = {
-    [KIND_TORCH] = "torch",   [KIND_JOBLIB] = "joblib",       [KIND_OMP] = "omp",
-    [KIND_NCCL] = "nccl",     [KIND_PYTHON] = "python",       [KIND_SEM] = "sem",
-    [KIND_MPI] = "mpi",       [KIND_UCX] = "ucx",             [KIND_RAY] = "ray",
-    [KIND_DALI] = "dali",     [KIND_DEEPSPEED] = "deepspeed", [KIND_PULSE] = "pulse",
+    [KIND_TORCH] = "torch",       [KIND_JOBLIB] = "joblib",       [KIND_OMP] = "omp",
+    [KIND_NCCL] = "nccl",         [KIND_PYTHON] = "python",       [KIND_SEM] = "sem",
+    [KIND_MPI] = "mpi",           [KIND_UCX] = "ucx",             [KIND_RAY] = "ray",
+    [KIND_DALI] = "dali",         [KIND_DEEPSPEED] = "deepspeed", [KIND_PULSE] = "pulse",
     [KIND_CHROMIUM] = "chromium", [KIND_OTHER] = "other",
 };
 
