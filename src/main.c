@@ -72,6 +72,8 @@ static void render(const struct options *o, const struct config *cfg, struct sca
     mo.warn_pct = cfg->warn_pct;
     mo.crit_pct = cfg->crit_pct;
     mo.peaks = peaks;
+    mo.orphan_min_age_s = cfg->orphan_min_age_s;
+    mo.trust_pids = cfg->trust_pids;
     double now = clock_now();
     oom_watch_add(oom, now, s->cgroup.present && s->cgroup.has_oom_kills, s->cgroup.oom_kills);
     mo.oom_recent = oom_watch_recent(oom, now);

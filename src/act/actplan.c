@@ -31,7 +31,10 @@ static char *segment_why(const struct model *m, const struct segment *sg)
                    seg_kind_name(sg->kind), (int)sg->creator_pid);
     else if (sg->state == SEG_ORPHAN)
         buf_printf(&b, "orphan: held by nobody, its creator pid %d is gone", (int)sg->creator_pid);
-    else if (sg->state == SEG_UNHELD)
+    else if (sg->state == SEG_UNHELD && sg->note != NOTE_NONE) {
+        char note[256];
+        buf_printf(&b, "unheld for %s: %s", age, segment_note(m, sg, note, sizeof(note)));
+    } else if (sg->state == SEG_UNHELD)
         buf_printf(&b, "unheld: held by nobody for %s, owner unknown", age);
     else
         buf_printf(&b, "%s", seg_state_name(sg->state));
@@ -77,6 +80,17 @@ void actplan_clean(const struct model *m, const struct clean_policy *pol, struct
                 push(m, sg, out);
             else if (pol->all_unheld)
                 out->young++;
+            if (pol->all_unheld && (double)segment_age_s(m, sg) >= pol->min_age_s)
+                continue;
+            if (sg->note == NOTE_YOUNG) {
+                out->inflight++;
+            } else if (sg->note == NOTE_SHARED || sg->note == NOTE_UNPROVEN) {
+                out->doubtful++;
+                if (!out->doubt) {
+                    out->doubtful_evidence = m->mounts[sg->mount].pids.evidence;
+                    out->doubt = pid_evidence_note(out->doubtful_evidence);
+                }
+            }
         } else if (sg->state == SEG_IN_USE && dead_creator) {
             out->held++;
         }
@@ -96,6 +110,12 @@ bool actplan_add_segment(const struct model *m, size_t seg, const struct clean_p
     case SEG_ORPHAN:
         break;
     case SEG_UNHELD:
+        if (!pol->all_unheld && sg->note != NOTE_NONE) {
+            char note[256];
+            snprintf(why, n, "not an orphan: %s (remove unheld segments with U)",
+                     segment_note(m, sg, note, sizeof(note)));
+            return false;
+        }
         if (!pol->all_unheld) {
             snprintf(why, n, "unheld, but its owner is unknown: it may be a persistent "
                              "segment (remove unheld segments with U)");

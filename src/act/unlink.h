@@ -45,6 +45,11 @@ struct unlink_plan {
     uint64_t bytes;     /* their allocation */
     size_t young;       /* unheld segments left alone: younger than the minimum age */
     size_t held;        /* segments of a dead creator that a live process holds: kept */
+    size_t inflight;    /* held by nobody, creator gone, but younger than orphan_min_age */
+    size_t doubtful;    /* held by nobody, but the pid in the name proves nothing here
+                         * (a mount shared by pid namespaces, or not shown private) */
+    const char *doubt;  /* the mount evidence note of the first doubtful one */
+    enum pid_evidence doubtful_evidence; /* and that mount's evidence */
 };
 
 enum unlink_outcome {

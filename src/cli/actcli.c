@@ -55,6 +55,8 @@ int actcli_scan(struct actcli *a, const struct options *o)
         fprintf(stderr, "shmwatch %s: note: %s\n", a->cmd, a->scan.warn.msg[i]);
     struct model_opts mo;
     model_opts_default(&mo);
+    mo.orphan_min_age_s = a->cfg.orphan_min_age_s;
+    mo.trust_pids = a->cfg.trust_pids;
     model_build(&a->scan, &mo, &a->model);
     return 0;
 }

@@ -19,10 +19,14 @@
 
 static const char usage[] =
     "Usage: shmwatch clean [--dry-run] [--yes] [--all-unheld] [--min-age DUR]\n"
-    "                      [--mount PATH] [--log FILE] [--config FILE]\n"
+    "                      [--mount PATH] [--orphan-min-age DUR] [--trust-pids]\n"
+    "                      [--log FILE] [--config FILE]\n"
     "\n"
     "Removes orphan shared-memory segments: named, held by nobody, and left by a\n"
-    "creator that is gone (a killed PyTorch job's torch_* files). Right before each\n"
+    "creator that is gone (a killed PyTorch job's torch_* files), and older than\n"
+    "orphan_min_age (a younger one may be a batch in flight). A mount reached from\n"
+    "several pid namespaces (docker --ipc=host) has no orphans: the pid in a name\n"
+    "is ambiguous there; remove its leftovers with --all-unheld. Right before each\n"
     "unlink it checks again that the name is the same regular file that was scanned,\n"
     "not written to since, that you own it (unless root) and that no process holds\n"
     "it open or mapped.\n"
@@ -38,6 +42,11 @@ static const char usage[] =
     "                     min_age, 10m)\n"
     "      --mount PATH   only this mount (repeatable; default: the setting mounts,\n"
     "                     else /dev/shm, /run/shm)\n"
+    "      --orphan-min-age DUR\n"
+    "                     never call a segment younger than DUR an orphan (default:\n"
+    "                     the setting orphan_min_age, 60s)\n"
+    "      --trust-pids   inside a container, prove orphans by the pids in their\n"
+    "                     names even when /dev/shm cannot be shown private to it\n"
     "      --log FILE     action log (default: the setting log_file, else\n"
     "                     $XDG_STATE_HOME/shmwatch/actions.log)\n"
     "      --config FILE  configuration file (default: as for the dashboard)\n"
@@ -50,7 +59,8 @@ static const char usage[] =
     "written (the actions told to happen still happen, and are logged; a log that\n"
     "cannot be written is said on stderr).\n";
 
-enum { OPT_ALL_UNHELD = 256, OPT_MIN_AGE, OPT_MOUNT, OPT_LOG, OPT_CONFIG };
+enum { OPT_ALL_UNHELD = 256, OPT_MIN_AGE, OPT_MOUNT, OPT_LOG, OPT_CONFIG, OPT_ORPHAN_MIN_AGE,
+       OPT_TRUST_PIDS };
 
 static const struct option longopts[] = {
     {"dry-run", no_argument, NULL, 'n'},
@@ -60,6 +70,8 @@ static const struct option longopts[] = {
     {"mount", required_argument, NULL, OPT_MOUNT},
     {"log", required_argument, NULL, OPT_LOG},
     {"config", required_argument, NULL, OPT_CONFIG},
+    {"orphan-min-age", required_argument, NULL, OPT_ORPHAN_MIN_AGE},
+    {"trust-pids", no_argument, NULL, OPT_TRUST_PIDS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -76,7 +88,8 @@ static void put_path(struct buf *out, const struct unlink_target *t)
     esc_term(out, t->name, 0);
 }
 
-static void print_plan(const struct unlink_plan *p, const struct clean_policy *pol)
+static void print_plan(const struct unlink_plan *p, const struct clean_policy *pol,
+                       const struct model *m)
 {
     char b1[32];
     struct buf out;
@@ -104,6 +117,17 @@ static void print_plan(const struct unlink_plan *p, const struct clean_policy *p
         buf_printf(&out, "Kept: %zu segment%s of a dead creator that a live process still "
                          "holds.\n",
                    p->held, p->held == 1 ? "" : "s");
+    if (p->inflight)
+        buf_printf(&out, "Kept: %zu segment%s of a dead creator younger than orphan_min_age "
+                         "%s: %s be in flight.\n",
+                   p->inflight, p->inflight == 1 ? "" : "s",
+                   fmt_duration(b1, sizeof(b1), m->orphan_min_age_s),
+                   p->inflight == 1 ? "it may" : "they may");
+    if (p->doubtful)
+        buf_printf(&out, "Kept: %zu unheld segment%s whose creator pid proves nothing; the "
+                         "mount is %s.\n",
+                   p->doubtful, p->doubtful == 1 ? "" : "s",
+                   p->doubt ? p->doubt : "reached from several pid namespaces");
     if (p->young) {
         char age[32];
         fmt_duration(age, sizeof(age), pol->min_age_s);
@@ -213,7 +237,8 @@ int cmd_clean(int argc, char **argv)
     bool dry = false, yes = false, min_age_set = false;
     struct clean_policy pol;
     clean_policy_default(&pol);
-    const char *log = NULL, *config = NULL;
+    const char *log = NULL, *config = NULL, *orphan_min_age = NULL;
+    bool trust_pids = false;
     const char **mounts = NULL;
     size_t nmounts = 0, mcap = 0;
     int c, rc = 0;
@@ -237,6 +262,8 @@ int cmd_clean(int argc, char **argv)
             break;
         case OPT_LOG: log = optarg; break;
         case OPT_CONFIG: config = optarg; break;
+        case OPT_ORPHAN_MIN_AGE: orphan_min_age = optarg; break;
+        case OPT_TRUST_PIDS: trust_pids = true; break;
         case 'h':
             free(mounts);
             output_printf("%s", usage);
@@ -254,7 +281,12 @@ int cmd_clean(int argc, char **argv)
         return usage_error("clean", "unexpected argument %s", argv[optind]);
     }
     struct actcli a = {.cmd = "clean"};
-    struct options o = {.mounts = mounts, .nmounts = nmounts, .log_file = log, .config = config};
+    struct options o = {.mounts = mounts,
+                        .nmounts = nmounts,
+                        .log_file = log,
+                        .config = config,
+                        .orphan_min_age = orphan_min_age,
+                        .trust_pids = trust_pids};
     rc = actcli_scan(&a, &o);
     free(mounts);
     if (rc != 0)
@@ -264,7 +296,7 @@ int cmd_clean(int argc, char **argv)
     struct unlink_plan plan;
     actplan_clean(&a.model, &pol, &plan);
     actplan_add_dirs(&a.model, &pol, &plan);
-    print_plan(&plan, &pol);
+    print_plan(&plan, &pol, &a.model);
     bool acted = false;
     if (plan.n) {
         bool declined;

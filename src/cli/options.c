@@ -20,7 +20,7 @@ static const char usage[] =
     "       shmwatch plan --batch-size N --sample-shape CxHxW[,...] --workers N [...]\n"
     "       shmwatch plan --observe PID [--workers N] [--prefetch-factor K] [...]\n"
     "       shmwatch clean [--dry-run] [--yes] [--all-unheld] [--min-age DUR] [--mount PATH]\n"
-    "                      [--log FILE] [--config FILE]\n"
+    "                      [--orphan-min-age DUR] [--trust-pids] [--log FILE] [--config FILE]\n"
     "       shmwatch reap  [--dry-run] [--yes] [--timeout S] [--log FILE] [--config FILE]\n"
     "\n"
     "Shows every shm mount's fill, every segment with its holders and state (in use,\n"
@@ -42,6 +42,10 @@ static const char usage[] =
     "                         /dev/shm and /run/shm)\n"
     "  --pid PID              watch the mount and cgroup namespaces of PID\n"
     "                         (e.g. a container's process, from the host)\n"
+    "  --orphan-min-age DUR   never call a segment younger than DUR an orphan\n"
+    "                         (default: the setting orphan_min_age, 60s)\n"
+    "  --trust-pids           inside a container whose /dev/shm shmwatch cannot show\n"
+    "                         private, still prove orphans by the pids in their names\n"
     "  --config FILE          configuration file (YAML)\n"
     "  --theme NAME|FILE      colour theme for the dashboard\n"
     "  --no-color             no colours (also when NO_COLOR is set)\n"
@@ -127,7 +131,7 @@ int usage_error(const char *cmd, const char *fmt, ...)
 enum {
     OPT_ONCE = 256, OPT_JSON, OPT_PROM, OPT_PROM_FILE, OPT_INTERVAL, OPT_COUNT, OPT_MOUNT,
     OPT_PID, OPT_CONFIG, OPT_THEME, OPT_NO_COLOR, OPT_ASCII, OPT_READ_ONLY, OPT_LOG, OPT_DEMO,
-    OPT_VERSION,
+    OPT_VERSION, OPT_TRUST_PIDS, OPT_ORPHAN_MIN_AGE,
 };
 
 static const struct option longopts[] = {
@@ -146,6 +150,8 @@ static const struct option longopts[] = {
     {"read-only", no_argument, NULL, OPT_READ_ONLY},
     {"log", required_argument, NULL, OPT_LOG},
     {"demo", no_argument, NULL, OPT_DEMO},
+    {"trust-pids", no_argument, NULL, OPT_TRUST_PIDS},
+    {"orphan-min-age", required_argument, NULL, OPT_ORPHAN_MIN_AGE},
     {"version", no_argument, NULL, OPT_VERSION},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -214,6 +220,8 @@ int options_parse(int argc, char **argv, struct options *o, char **err)
         case OPT_READ_ONLY: o->read_only = true; break;
         case OPT_LOG: o->log_file = optarg; break;
         case OPT_DEMO: o->demo = true; break;
+        case OPT_TRUST_PIDS: o->trust_pids = true; break;
+        case OPT_ORPHAN_MIN_AGE: o->orphan_min_age = optarg; break;
         case OPT_VERSION: o->mode = MODE_VERSION; return 0;
         case 'h': o->mode = MODE_HELP; return 0;
         case ':': return fail(err, "%s needs a value", argv[optind - 1]);

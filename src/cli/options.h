@@ -23,6 +23,8 @@ struct options {
     const char *prometheus_file;
     const char *log_file;
     bool no_color, ascii, read_only, demo;
+    bool trust_pids;              /* --trust-pids */
+    const char *orphan_min_age;   /* --orphan-min-age, as given */
 };
 
 /* Parses argv; returns 0, or 2 with a one-line message in err (malloc'd). */

@@ -50,6 +50,16 @@ int settings_load(const struct options *o, struct config *cfg, char **err)
         return 2;
     if (o->log_file && set(cfg, "log_file", o->log_file, err))
         return 2;
+    if (o->orphan_min_age) {
+        char *why = NULL;
+        if (config_set(cfg, "orphan_min_age", o->orphan_min_age, &why) != 0) {
+            *err = str_printf("--orphan-min-age: %s", why ? why : "bad duration");
+            free(why);
+            return 2;
+        }
+    }
+    if (o->trust_pids)
+        cfg->trust_pids = true;
     const char *no_color = getenv("NO_COLOR");
     if (o->no_color || (no_color && *no_color))
         cfg->color = false;

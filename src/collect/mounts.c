@@ -59,8 +59,10 @@ bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
     if (sscanf(devno, "%u:%u", &e->major, &e->minor) != 2)
         return false;
     char *f;
-    while ((f = next_field(&cur)) && strcmp(f, "-") != 0)
-        ; /* optional fields */
+    e->propagates = false;
+    while ((f = next_field(&cur)) && strcmp(f, "-") != 0) /* optional fields */
+        if (strncmp(f, "shared:", 7) == 0 || strncmp(f, "master:", 7) == 0)
+            e->propagates = true;
     if (!f)
         return false;
     char *fstype = next_field(&cur), *source = next_field(&cur), *super = next_field(&cur);

@@ -36,6 +36,8 @@ struct mountinfo_entry {
     char *source;
     char *options;    /* per-mount options */
     char *super_opts; /* superblock options (a v1 cgroup's controllers); "" if absent */
+    bool propagates;  /* an optional field shared:N or master:N: the mount has peers
+                       * or a master in other mount namespaces */
 };
 
 /* Parses one mountinfo line in place. Returns false for a malformed line. */

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "collect/containers.h"
@@ -25,6 +27,28 @@ static char *read_hostname(const char *root)
     char *name = containers_hostname(fd);
     close(fd);
     return name;
+}
+
+/* What the watched mountinfo says of each mount's propagation, and when its
+ * tmpfs was made (the birth time of its root: statx, Linux 5.18+). */
+static void mount_facts(const struct mountinfo *mi, const struct mount_list *ml, struct nsmap *ns)
+{
+    for (size_t i = 0; i < ml->n; i++) {
+        const struct shm_mount *mt = &ml->items[i];
+        struct mount_reach *r = &ns->reach[i];
+        for (size_t k = 0; k < mi->n; k++)
+            if (makedev(mi->items[k].major, mi->items[k].minor) == mt->dev &&
+                mi->items[k].propagates)
+                r->propagates = true;
+        struct statx sx;
+        if (statx(AT_FDCWD, mt->access, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_BTIME,
+                  &sx) == 0 &&
+            (sx.stx_mask & STATX_BTIME)) {
+            r->btime_ok = true;
+            r->btime.tv_sec = (time_t)sx.stx_btime.tv_sec;
+            r->btime.tv_nsec = (long)sx.stx_btime.tv_nsec;
+        }
+    }
 }
 
 int scan_target_identify(const char *proc_dir, pid_t pid, unsigned long long *start_ticks)
@@ -103,6 +127,11 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     }
 
     mounts_collect(mi, prefix, o->mounts, o->nmounts, &s->mounts, &s->warn);
+    s->devs = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*s->devs));
+    for (size_t i = 0; i < s->mounts.n; i++)
+        s->devs[i] = s->mounts.items[i].dev;
+    nsmap_init(&s->ns, s->devs, s->mounts.n);
+    mount_facts(mi, &s->mounts, &s->ns);
     if (mi != &self_mi)
         mountinfo_free(&target_mi);
     for (size_t i = 0; i < s->mounts.n; i++)
@@ -113,23 +142,20 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         s->target_host = read_hostname(prefix);
     files_collect(&s->mounts, &s->files, &s->warn);
 
-    dev_t *devs = xcalloc(s->mounts.n, sizeof(*devs));
-    for (size_t i = 0; i < s->mounts.n; i++)
-        devs[i] = s->mounts.items[i].dev;
-    /* One pass over /proc reads the process table and the holders. */
+    /* One pass over /proc reads the process table, the holders and the
+     * namespaces. */
     struct walk_opts wo = {
         .proc_dir = proc,
-        .devs = devs,
+        .devs = s->devs,
         .ndevs = s->mounts.n,
         .files = &s->files,
         .world_pid = o->target_pid > 0 ? o->target_pid : s->self_pid,
-        .all_pidns = o->target_pid > 0,
+        .ns = &s->ns,
         .beacon = o->beacon,
     };
     int wrc = walk_run(&wo, &s->procs, &s->holders, &s->warn);
     if (wrc < 0)
         warn_add(&s->warn, "cannot read the process table from %s: %s", proc, strerror(-wrc));
-    free(devs);
     scan_beacon_at(o->beacon, SCAN_MOUNTS, 0, -1);
     /* After the walk: the listing's entries that a holder's fd stat'ed need
      * no stat of their own. */
@@ -169,6 +195,9 @@ void scan_free(struct scan *s)
     procs_free(&s->procs);
     sysv_free(&s->sysv);
     cgroup_free(&s->cgroup);
+    nsmap_free(&s->ns);
+    free(s->devs);
+    s->devs = NULL;
     warn_free(&s->warn);
     free(s->target_host);
     s->target_host = NULL;

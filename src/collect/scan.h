@@ -11,6 +11,7 @@
 #include "collect/files.h"
 #include "collect/holders.h"
 #include "collect/mounts.h"
+#include "collect/nsmap.h"
 #include "collect/procs.h"
 #include "collect/scanjob.h"
 #include "collect/sysv.h"
@@ -41,6 +42,9 @@ struct scan {
     struct sysv_list sysv;
     struct meminfo mem;
     struct cgroup_info cgroup;
+    struct nsmap ns;            /* pid namespaces per mount (ns.reach is indexed like
+                                 * mounts) and what the watcher sees of them */
+    dev_t *devs;                /* the mounts' devices, for ns */
     struct warnings warn;
     bool holders_scanned;
     pid_t target_pid;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collect/nsmap.h"
 #include "collect/pidscan.h"
 #include "util/buf.h"
 #include "util/fileio.h"
@@ -16,7 +17,6 @@
 /* Per process, indexed like the list. */
 enum {
     F_WANT = 1,  /* the model may show it: read its costly facts, and its parent's */
-    F_MNTNS = 2, /* the model asks whether it sees the watched mounts */
     F_UP = 4,    /* its parent is taken as a worker's: the grandparent is wanted too */
     F_DONE = 8,  /* costly facts read */
     F_STATUS = 16, /* status already read (for NSpid) */
@@ -28,27 +28,14 @@ struct walk {
     struct proc_list *pl;
     struct holder_list *hl;
     struct warnings *w;
-    /* --pid: our pid namespace and the watched process's (0 otherwise). */
-    unsigned long own_pidns, world_pidns;
+    struct nsmap *ns;
     unsigned char *flags;
     size_t nflags, flags_cap;
     struct buf text;
     char link[4096];
 };
 
-/* The inode number in a namespace link ("mnt:[4026531841]"), 0 if unreadable. */
-static unsigned long ns_inode(int dirfd, const char *path)
-{
-    char b[64];
-    ssize_t n = readlinkat(dirfd, path, b, sizeof(b) - 1);
-    if (n <= 0)
-        return 0;
-    b[n] = '\0';
-    const char *s = strchr(b, '[');
-    return s ? strtoul(s + 1, NULL, 10) : 0;
-}
-
-/* status, cmdline and exe (and the mount namespace when asked). */
+/* status, cmdline and exe. */
 static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f)
 {
     scan_beacon_at(wk->o->beacon, SCAN_DETAILS, p->pid, -1);
@@ -61,8 +48,6 @@ static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f
         if (n > 0 && wk->link[0] == '/')
             p->exe = xstrndup(wk->link, (size_t)n);
     }
-    if (f & F_MNTNS)
-        p->mntns = ns_inode(piddir, "ns/mnt");
 }
 
 /* Processes named like torch's: pt_data_worker, pt_multiprocess,
@@ -101,12 +86,20 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
     }
     const struct walk_opts *o = wk->o;
     unsigned char f = 0;
-    if (o->all_pidns && !p->kernel_thread) {
-        p->pidns = ns_inode(piddir, "ns/pid");
-        /* In the watched process's pid namespace, when it is not ours, a
-         * process names its segments by its pid there: NSpid's last field.
-         * Other namespaces' processes are never looked up by that pid. */
-        if (p->pidns && p->pidns == wk->world_pidns && p->pidns != wk->own_pidns &&
+    if (!p->kernel_thread) {
+        /* Which namespaces it is in, and whether its mount namespace shows a
+         * watched mount (that namespace's mountinfo is read once). */
+        struct nsmap *ns = wk->ns;
+        p->mntns = nsmap_link(piddir, "ns/mnt");
+        p->pidns = nsmap_link(piddir, "ns/pid");
+        if (!p->mntns || !p->pidns)
+            ns->unknown++;
+        const struct mntns_seen *seen = nsmap_mntns(ns, p->mntns, piddir, p->pid);
+        /* A process that reaches a watched mount from a pid namespace other
+         * than the one /proc shows names its segments by its pid there:
+         * NSpid's last field. */
+        if (p->pidns && (p->pidns != ns->self_pidns || ns->self_depth != 1) &&
+            nsmap_sees_any(ns, seen) &&
             read_proc_at(piddir, "status", &wk->text, 64u << 10) == 0) {
             procs_parse_status(wk->text.data, p);
             f |= F_STATUS;
@@ -118,11 +111,9 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
         held = pidscan_run(ps, piddir, p->pid, sigs);
     if (held || p->state == 'Z' || p->pid == o->world_pid)
         f |= F_WANT;
-    if (p->pid == o->world_pid)
-        f |= F_MNTNS;
     bool torch = sigs && wk->hl->ntorch && wk->hl->torch_pids[wk->hl->ntorch - 1] == p->pid;
     if (!p->kernel_thread && (torch_comm(p) || torch))
-        f |= F_WANT | F_MNTNS | F_UP;
+        f |= F_WANT | F_UP;
     if (f & F_WANT) {
         details(wk, piddir, p, f);
         f |= F_DONE;
@@ -151,21 +142,54 @@ static long index_of(const struct proc_list *pl, pid_t pid)
     return p ? (long)(p - pl->items) : -1;
 }
 
-/* The creator of a named segment, mapped from the watched pid namespace in
- * --pid mode (ns has that namespace's processes; empty otherwise). */
-static void want_creator(struct walk *wk, pid_t named, const struct nspid_index *ns)
+/* Processes whose pid in their own namespace differs from the one /proc
+ * shows, by that pid (NSpid's last field), sorted. */
+struct nspid_map {
+    size_t *idx;
+    size_t n;
+};
+
+static int cmp_nsidx(const void *a, const void *b, void *list)
+{
+    const struct proc_list *pl = list;
+    pid_t x = pl->items[*(const size_t *)a].nspid, y = pl->items[*(const size_t *)b].nspid;
+    return (x > y) - (x < y);
+}
+
+static void nspid_map_build(struct nspid_map *t, const struct proc_list *pl)
+{
+    t->idx = xmalloc((pl->n ? pl->n : 1) * sizeof(*t->idx));
+    t->n = 0;
+    for (size_t i = 0; i < pl->n; i++)
+        if (pl->items[i].nspid != pl->items[i].pid)
+            t->idx[t->n++] = i;
+    qsort_r(t->idx, t->n, sizeof(*t->idx), cmp_nsidx, (void *)pl);
+}
+
+static void want(struct walk *wk, long k)
+{
+    if (k >= 0 && !wk->pl->items[k].kernel_thread)
+        wk->flags[k] |= F_WANT;
+}
+
+/* The creator of a named segment: the pid as /proc shows it, and every
+ * process whose pid in its own namespace is that pid (the model decides
+ * which namespaces count). */
+static void want_creator(struct walk *wk, pid_t named, const struct nspid_map *t)
 {
     if (named <= 0)
         return;
-    long k = -1;
-    if (ns->n) { /* --pid: the watched pid namespace's processes */
-        const struct proc *p = nspid_index_find(ns, named);
-        k = p ? (long)(p - wk->pl->items) : -1;
-    } else {
-        k = index_of(wk->pl, named);
+    want(wk, index_of(wk->pl, named));
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) { /* the first entry with nspid >= named */
+        size_t mid = (lo + hi) / 2;
+        if (wk->pl->items[t->idx[mid]].nspid < named)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    if (k >= 0 && !wk->pl->items[k].kernel_thread)
-        wk->flags[k] |= F_WANT;
+    for (; lo < t->n && wk->pl->items[t->idx[lo]].nspid == named; lo++)
+        want(wk, (long)t->idx[lo]);
 }
 
 /* Costly facts of the creators, of every wanted process's parent, and of
@@ -173,15 +197,14 @@ static void want_creator(struct walk *wk, pid_t named, const struct nspid_index 
 static void second_pass(struct walk *wk)
 {
     struct proc_list *pl = wk->pl;
-    long world = index_of(pl, wk->o->world_pid);
-    struct nspid_index ns;
-    nspid_index_build(&ns, pl, wk->o->all_pidns && world >= 0 ? pl->items[world].pidns : 0);
+    struct nspid_map ns;
+    nspid_map_build(&ns, pl);
     for (size_t i = 0; wk->o->files && i < wk->o->files->n; i++)
         want_creator(wk, named_pid(wk->o->files->items[i].name), &ns);
     for (size_t i = 0; i < wk->hl->n; i++)
         if (wk->hl->items[i].path)
             want_creator(wk, named_pid(wk->hl->items[i].path), &ns);
-    nspid_index_free(&ns);
+    free(ns.idx);
     for (size_t i = 0; i < pl->n; i++) {
         long up = (wk->flags[i] & F_UP) ? index_of(pl, pl->items[i].ppid) : -1;
         if (up >= 0)
@@ -213,12 +236,13 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
     if (wk.proc < 0)
         return -errno;
     buf_init(&wk.text);
-    if (o->all_pidns) {
-        char world[32];
-        snprintf(world, sizeof(world), "%d/ns/pid", (int)o->world_pid);
-        wk.own_pidns = ns_inode(wk.proc, "self/ns/pid");
-        wk.world_pidns = ns_inode(wk.proc, world);
+    struct nsmap own;
+    wk.ns = o->ns;
+    if (!wk.ns) {
+        nsmap_init(&own, o->devs, o->ndevs);
+        wk.ns = &own;
     }
+    nsmap_self(wk.ns, wk.proc, nsmap_boot_realtime(), sysconf(_SC_CLK_TCK));
     struct pidscan *ps = pidscan_new(o->devs, o->ndevs, hl, w);
     pidscan_set_beacon(ps, o->beacon);
     if (o->files) {
@@ -232,6 +256,9 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
     for (size_t i = 0; i < npids; i++)
         one_process(&wk, ps, pids[i]);
     second_pass(&wk);
+    nsmap_reach(wk.ns, pl);
+    if (wk.ns == &own)
+        nsmap_free(&own);
     holders_warn_denied(w, denied0);
     pidscan_free(ps);
     free(pids);

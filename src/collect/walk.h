@@ -1,8 +1,9 @@
 /* One pass over /proc that reads the process table and the holders
  * together: each process's directory is opened once, its stat read (the
  * cheap facts every process needs), kernel threads skipped, its fds and
- * mappings read (pidscan), and the costly facts (status, cmdline, exe, mount
- * namespace) read only for the processes the model can show: those that
+ * mappings read (pidscan), its mount and pid namespace links read (and, once
+ * per distinct mount namespace, its mountinfo: nsmap.h), and the costly
+ * facts (status, cmdline, exe) read only for the processes the model can show: those that
  * hold or created a segment, zombies, processes named or fingerprinted like
  * DataLoader workers and shm managers, the watched process, and their
  * parents. Every other process keeps cmdline and exe NULL, uid and rss 0.
@@ -16,6 +17,7 @@
 
 #include "collect/files.h"
 #include "collect/holders.h"
+#include "collect/nsmap.h"
 #include "collect/procs.h"
 #include "collect/scanjob.h"
 #include "util/warn.h"
@@ -27,7 +29,8 @@ struct walk_opts {
     const struct file_list *files; /* the listing: its inodes need no stat or name, its names
                                     * carry creator pids; may be NULL */
     pid_t world_pid;               /* whose mount namespace is watched (--pid target or self) */
-    bool all_pidns;                /* --pid: pid namespace and NSpid of every process */
+    struct nsmap *ns;              /* out: the namespaces met (nsmap_init'ed on devs); may
+                                    * be NULL */
     struct scan_beacon *beacon;    /* where the walk is (scanjob.h), or NULL */
 };
 

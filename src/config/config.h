@@ -65,6 +65,8 @@ struct config {
     struct config_strings mounts; /* empty: every tmpfs at /dev/shm and /run/shm */
     struct config_columns columns;
     double min_age_s; /* key min_age */
+    double orphan_min_age_s; /* key orphan_min_age: younger segments are never orphans */
+    bool trust_pids;  /* key trust_pids: inside a pid namespace, take creator pids as its own */
     bool read_only;
     char *log_file; /* NULL: the default, $XDG_STATE_HOME/shmwatch/actions.log */
     bool ascii;

@@ -8,7 +8,7 @@
 #include "config/config.h"
 #include "util/buf.h"
 
-#define CONFIG_NOPTIONS 15
+#define CONFIG_NOPTIONS 17
 
 /* The field an option describes, in cfg. */
 #define CONFIG_FIELD(cfg, o, type) ((type *)(void *)((char *)(cfg) + (o)->offset))

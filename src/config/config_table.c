@@ -53,6 +53,13 @@ const struct config_option config_options[CONFIG_NOPTIONS] = {
      .help = "columns of the segment list, in order"},
     {"min_age", CONFIG_DURATION, OFF(min_age_s), .min = 0, .max = 365 * 86400.0, .def_num = 600,
      .help = "unheld segments younger than this are never offered for cleanup"},
+    {"orphan_min_age", CONFIG_DURATION, OFF(orphan_min_age_s), .min = 0, .max = 365 * 86400.0,
+     .def_num = 60,
+     .help = "a segment younger than this is never an orphan, whatever its creator: it may be a "
+             "batch on its way between processes"},
+    {"trust_pids", CONFIG_BOOL, OFF(trust_pids), .def_num = 0,
+     .help = "inside a container, take the pids in segment names as this pid namespace's even "
+             "when shmwatch cannot show that /dev/shm is private to it"},
     {"read_only", CONFIG_BOOL, OFF(read_only), .def_num = 0,
      .help = "refuse the unlink and signal keys"},
     {"log_file", CONFIG_STRING, OFF(log_file), .nullable = true,

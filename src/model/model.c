@@ -1,9 +1,11 @@
 #include "model/model.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/inomap.h"
+#include "util/units.h"
 #include "util/xalloc.h"
 
 void model_opts_default(struct model_opts *o)
@@ -11,6 +13,7 @@ void model_opts_default(struct model_opts *o)
     memset(o, 0, sizeof(*o));
     o->warn_pct = 80;
     o->crit_pct = 95;
+    o->orphan_min_age_s = ORPHAN_MIN_AGE_DEFAULT;
 }
 
 static const char *base_name(const char *path)
@@ -245,62 +248,127 @@ static void fold_folders(struct model *m)
     m->nsegs = kept;
 }
 
-/* The process that a pid in a segment name means: in --pid mode names carry
- * pids of the watched pid namespace, mapped to ours through NSpid. */
-static const struct proc *creator_proc(const struct scan *s, pid_t named, unsigned long pidns,
-                                       const struct nspid_index *t)
+/* A live process (not a zombie, not a kernel thread: a kernel thread makes
+ * no segment, so the pid was reused). */
+static const struct proc *alive(const struct proc *p)
 {
-    return pidns ? nspid_index_find(t, named) : procs_find(&s->procs, named);
+    return p && !p->kernel_thread && p->state != 'Z' ? p : NULL;
 }
 
-static unsigned long target_pidns(const struct scan *s)
+/* Sets the creator of a segment whose name carries pid named, read as the
+ * mount's evidence allows. Returns true when the creator is proven dead. */
+static bool creator(struct pid_lookup *l, const struct mount_pids *mp, struct segment *sg,
+                    pid_t named)
 {
-    if (s->target_pid <= 0)
-        return 0;
-    const struct proc *t = procs_find(&s->procs, s->target_pid);
-    return t ? t->pidns : 0;
+    const struct proc *p = NULL;
+    sg->has_creator = true;
+    if (mp->evidence == PIDS_SHARED) {
+        /* Alive if alive in any of the namespaces that reach the mount. */
+        for (size_t k = 0; k < mp->npidns && !p; k++)
+            p = alive(pid_lookup_find(l, mp->pidns[k], named));
+    } else {
+        p = pid_lookup_find(l, mp->lookup, named);
+        if (p && p->kernel_thread)
+            p = NULL;
+    }
+    sg->creator_pid = p ? p->pid : named;
+    sg->creator_alive = p && p->state != 'Z';
+    if (sg->creator_alive)
+        return false;
+    if (mp->evidence == PIDS_SHARED || mp->evidence == PIDS_UNPROVEN) {
+        sg->creator_unknown = true;
+        sg->note = mp->evidence == PIDS_SHARED ? NOTE_SHARED : NOTE_UNPROVEN;
+        return false;
+    }
+    return true;
 }
 
-static void classify(struct model *m)
+static void classify(struct model *m, const struct model_opts *o)
 {
-    unsigned long pidns = target_pidns(m->scan);
-    struct nspid_index ns;
-    nspid_index_build(&ns, &m->scan->procs, pidns);
+    const struct scan *s = m->scan;
+    for (size_t i = 0; i < s->mounts.n; i++)
+        pidtrust_mount(s, i, o->trust_pids, &m->mounts[i].pids);
+    struct pid_lookup l;
+    pid_lookup_init(&l, s);
     pid_t last_named = -1;
-    const struct proc *last = NULL;
+    size_t last_mount = SIZE_MAX;
+    bool last_dead = false;
+    struct segment last_seg;
     for (size_t i = 0; i < m->nsegs; i++) {
         struct segment *sg = &m->segs[i];
         const char *base = base_name(sg->name);
         pid_t named;
         sg->kind = name_facts(base, &named);
+        bool dead = false;
         if (named > 0) {
             /* Sorted by name, a creator's segments come together. */
-            if (named != last_named) {
+            if (named != last_named || sg->mount != last_mount) {
                 last_named = named;
-                last = creator_proc(m->scan, named, pidns, &ns);
+                last_mount = sg->mount;
+                memset(&last_seg, 0, sizeof(last_seg));
+                last_dead = creator(&l, &m->mounts[sg->mount].pids, &last_seg, named);
             }
-            const struct proc *p = last;
-            if (p && p->kernel_thread)
-                p = NULL; /* a kernel thread creates no segment: the pid was reused */
             sg->has_creator = true;
-            sg->creator_pid = p ? p->pid : named;
-            sg->creator_alive = p && p->state != 'Z';
+            sg->creator_pid = last_seg.creator_pid;
+            sg->creator_alive = last_seg.creator_alive;
+            sg->creator_unknown = last_seg.creator_unknown;
+            sg->note = last_seg.note;
+            dead = last_dead;
         }
         /* Only a regular file, held by nobody, whose owner is provably dead
-         * is garbage: anything else with no holder is merely unheld. */
-        bool removable = sg->type == FT_REGULAR || (sg->type == FT_DIR && sg->kind == KIND_JOBLIB);
-        if (sg->state == SEG_UNHELD && removable && seg_kind_has_creator(sg->kind) &&
-            sg->has_creator &&
-            !sg->creator_alive && m->scan->holders_scanned)
-            sg->state = SEG_ORPHAN;
+         * is garbage, and only a name of a kind that carries its creator's
+         * pid (torch, joblib, omp) can prove that: anything else with no
+         * holder is merely unheld. A joblib folder is removable as a whole.
+         * One younger than the in-flight minimum may be a batch on its way
+         * from a worker to the main process. */
+        bool removable =
+            sg->type == FT_REGULAR || (sg->type == FT_DIR && sg->kind == KIND_JOBLIB);
+        if (sg->state == SEG_UNHELD && removable && seg_kind_has_creator(sg->kind) && dead &&
+            s->holders_scanned) {
+            if ((double)segment_age_s(m, sg) < o->orphan_min_age_s)
+                sg->note = NOTE_YOUNG;
+            else
+                sg->state = SEG_ORPHAN;
+        }
+        if (sg->state != SEG_UNHELD)
+            sg->note = NOTE_NONE; /* held: no reason to give */
     }
-    nspid_index_free(&ns);
+    pid_lookup_free(&l);
+}
+
+const char *segment_note(const struct model *m, const struct segment *sg, char *buf, size_t n)
+{
+    char age[32], min[32];
+    const struct shm_mount *mt = &m->scan->mounts.items[sg->mount];
+    switch (sg->note) {
+    case NOTE_YOUNG:
+        fmt_duration(age, sizeof(age), (double)segment_age_s(m, sg));
+        fmt_duration(min, sizeof(min), m->orphan_min_age_s);
+        snprintf(buf, n,
+                 "written %s ago, younger than orphan_min_age %s: it may be in flight between "
+                 "processes",
+                 age, min);
+        break;
+    case NOTE_SHARED:
+        snprintf(buf, n,
+                 "pid %d is alive in none of the %zu pid namespaces that reach %s, but which one "
+                 "wrote it is unknown",
+                 (int)sg->creator_pid, m->mounts[sg->mount].pids.npidns, mt->path);
+        break;
+    case NOTE_UNPROVEN:
+        snprintf(buf, n,
+                 "pid %d is not alive here, but processes outside this pid namespace may write "
+                 "to %s (--trust-pids if they cannot)",
+                 (int)sg->creator_pid, mt->path);
+        break;
+    default: buf[0] = '\0';
+    }
+    return buf;
 }
 
 static void figures(struct model *m)
 {
     const struct scan *s = m->scan;
-    m->mounts = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*m->mounts));
     struct totals *t = &m->totals;
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];
@@ -381,6 +449,8 @@ void model_build(const struct scan *s, const struct model_opts *o, struct model 
     memset(m, 0, sizeof(*m));
     m->scan = s;
     m->now = (int64_t)s->time.tv_sec;
+    m->orphan_min_age_s = o->orphan_min_age_s;
+    m->mounts = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*m->mounts));
     struct inomap idx;
     inomap_init(&idx);
     join(m, &idx);
@@ -388,7 +458,7 @@ void model_build(const struct scan *s, const struct model_opts *o, struct model 
     if (m->nsegs > 1)
         qsort(m->segs, m->nsegs, sizeof(*m->segs), cmp_seg);
     fold_folders(m);
-    classify(m);
+    classify(m, o);
     figures(m);
     roles_assign(m, o->memory);
     loader_observe(m, o->peaks);

@@ -11,6 +11,7 @@
 
 #include "collect/scan.h"
 #include "model/budget.h"
+#include "model/pidtrust.h"
 
 enum seg_state { SEG_IN_USE, SEG_HIDDEN, SEG_ORPHAN, SEG_UNHELD };
 /* The kinds of doc/design.md's table; KIND_OTHER is anything else. */
@@ -21,6 +22,15 @@ enum seg_kind {
 enum proc_role {
     ROLE_NONE, ROLE_MAIN, ROLE_WORKER, ROLE_SHM_MANAGER, ROLE_ORPHAN_WORKER, ROLE_ZOMBIE,
     ROLE_HOLDER,
+};
+
+/* Why a segment held by nobody is not (or not yet) an orphan, though the pid
+ * in its name is not alive where it was looked up (segment_note says it). */
+enum seg_note {
+    NOTE_NONE,
+    NOTE_YOUNG,    /* younger than orphan_min_age: it may be in flight */
+    NOTE_SHARED,   /* the mount is reached from several pid namespaces */
+    NOTE_UNPROVEN, /* the watcher cannot see every process that may reach the mount */
 };
 
 struct seg_holder {
@@ -47,6 +57,11 @@ struct segment {
     bool alloc_known;    /* false: a mapping's length stands in for the allocation */
     bool has_creator;    /* the name carries a creator pid */
     bool creator_alive;
+    bool creator_unknown; /* whether the creator lives cannot be told (the pid was
+                           * not alive where looked, but another pid namespace may
+                           * have written it): creator_alive is false, and means
+                           * nothing */
+    enum seg_note note;
 };
 
 struct mproc {
@@ -92,6 +107,7 @@ struct mount_figures {
      * its listing is unknown */
     uint64_t named, hidden, orphan, unattributed, pending;
     size_t nsegments;
+    struct mount_pids pids; /* what a creator pid in a name proves here */
 };
 
 struct totals {
@@ -126,11 +142,16 @@ struct model_opts {
     uint64_t oom_recent;         /* the cgroup's OOM kills seen rising lately (history.h) */
     const struct worker_memory *memory; /* optional */
     const struct group_peaks *peaks;    /* optional: earlier scans' group peaks */
+    double orphan_min_age_s;   /* a segment younger than this is never an orphan (in
+                                * flight); default 60 */
+    bool trust_pids;           /* the user says a mount not shown private is (inside a
+                                * pid namespace): its creator pids are this namespace's */
 };
 
 struct model {
     const struct scan *scan;
     int64_t now;
+    double orphan_min_age_s; /* as model_opts */
     struct segment *segs;
     size_t nsegs, segs_cap;
     struct seg_holder *holder_pool; /* the segments' holders arrays are slices of it */
@@ -156,6 +177,11 @@ const struct group *model_find_group(const struct model *m, pid_t main_pid);
 /* Seconds since the segment was last written, at the scan's time; 0 when
  * unknown or in the future (a clock that went back). */
 int64_t segment_age_s(const struct model *m, const struct segment *sg);
+
+/* The one-line reason of sg->note ("" for NOTE_NONE), in buf. */
+const char *segment_note(const struct model *m, const struct segment *sg, char *buf, size_t n);
+/* The model default of orphan_min_age (seconds). */
+#define ORPHAN_MIN_AGE_DEFAULT 60
 
 const char *seg_state_name(enum seg_state s);
 const char *seg_kind_name(enum seg_kind k);

@@ -53,10 +53,17 @@ static unsigned long watched_mntns(const struct model *m)
 }
 
 /* A process that sees another /dev/shm than the watched one (another
- * container) is only of interest through segments of the watched mounts. */
-static bool in_world(unsigned long world, const struct proc *p)
+ * container) is only of interest through segments of the watched mounts:
+ * in the watched mount namespace, or in one whose mountinfo shows a
+ * watched mount. */
+static bool in_world(const struct scan *s, unsigned long world, const struct proc *p)
 {
-    return !world || !p->mntns || p->mntns == world;
+    if (!world || !p->mntns || p->mntns == world)
+        return true;
+    for (size_t i = 0; i < s->mounts.n; i++)
+        if (nsmap_shows(&s->ns, p->mntns, i))
+            return true;
+    return false;
 }
 
 /* torch's DataLoader workers install C handlers for SIGBUS, SIGSEGV and
@@ -129,7 +136,7 @@ static void gather_evidence(const struct model *m, struct facts *f)
     }
     unsigned long world = watched_mntns(m);
     for (size_t i = 0; i < pl->n; i++) {
-        if (strcmp(pl->items[i].comm, manager_comm) != 0 || !in_world(world, &pl->items[i]))
+        if (strcmp(pl->items[i].comm, manager_comm) != 0 || !in_world(m->scan, world, &pl->items[i]))
             continue;
         long parent = index_of(pl, pl->items[i].ppid);
         if (parent >= 0)
@@ -154,7 +161,7 @@ static void assign(const struct model *m, struct facts *f)
     for (size_t i = 0; i < pl->n; i++) {
         const struct proc *p = &pl->items[i];
         long parent = index_of(pl, p->ppid);
-        bool local = in_world(world, p);
+        bool local = in_world(m->scan, world, p);
         if (p->state == 'Z') {
             f[i].role = ROLE_ZOMBIE;
         } else if (strcmp(p->comm, manager_comm) == 0) {
@@ -185,7 +192,7 @@ static void assign(const struct model *m, struct facts *f)
         /* A worker by name or fingerprint that is no longer its parent's
          * child was orphaned; mere torch evidence (a main holds segments too)
          * also needs its job's process group leader to be gone. */
-        bool local = in_world(world, p);
+        bool local = in_world(m->scan, world, p);
         if ((local && (is_worker_comm(p->comm) || looks_like_worker(m, p))) ||
             (f[i].evidence && leader_gone(pl, p)))
             f[i].role = ROLE_ORPHAN_WORKER;

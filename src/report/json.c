@@ -42,6 +42,9 @@ static void mounts(struct jsonw *w, const struct model *m)
         jw_u64(w, "orphan_bytes", f->orphan);
         jw_u64(w, "unattributed_bytes", f->unattributed);
         jw_u64(w, "pending_bytes", f->pending);
+        jw_u64(w, "pid_namespaces", f->pids.npidns);
+        jw_name(w, "pid_evidence", pid_evidence_name(f->pids.evidence));
+        jw_str(w, "pid_evidence_note", pid_evidence_note(f->pids.evidence));
         jw_str(w, "fstype", mt->fstype);
         jw_u64(w, "segments", f->nsegments);
         jw_bool(w, "size_known", mt->stat_ok);
@@ -73,7 +76,10 @@ static void segments(struct jsonw *w, const struct model *m)
         jw_name(w, "kind", seg_kind_name(sg->kind));
         if (sg->has_creator) {
             jw_i64(w, "creator_pid", sg->creator_pid);
-            jw_bool(w, "creator_alive", sg->creator_alive);
+            if (sg->creator_unknown)
+                jw_null(w, "creator_alive");
+            else
+                jw_bool(w, "creator_alive", sg->creator_alive);
         } else {
             jw_null(w, "creator_pid");
             jw_null(w, "creator_alive");
@@ -96,6 +102,12 @@ static void segments(struct jsonw *w, const struct model *m)
             jw_null(w, "group");
         jw_name(w, "type", file_type_name(sg->type));
         jw_bool(w, "alloc_exact", sg->alloc_known);
+        if (sg->note != NOTE_NONE) {
+            char note[256];
+            jw_str(w, "note", segment_note(m, sg, note, sizeof(note)));
+        } else {
+            jw_null(w, "note");
+        }
         jw_obj_end(w);
     }
     jw_arr_end(w);
@@ -316,6 +328,13 @@ void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
         jw_i64(&w, "stalled_fd", s->stalled_fd);
     else
         jw_null(&w, "stalled_fd");
+    /* Whether /proc lists every process of the machine (its pid namespace
+     * is the first one), null when unknown. */
+    if (s->ns.view_pidns)
+        jw_bool(&w, "initial_pid_namespace", s->ns.view_initial);
+    else
+        jw_null(&w, "initial_pid_namespace");
+    jw_dbl(&w, "orphan_min_age_s", m->orphan_min_age_s);
     jw_obj_end(&w);
     jw_obj_end(&w);
 }

@@ -164,6 +164,19 @@ void report_prometheus(struct buf *o, const struct model *m)
     mount_family(o, m, "shmwatch_mount_pending_bytes",
                  "Apparent minus allocated bytes of live segments: writes still to come.",
                  MF_PENDING);
+    family(o, "shmwatch_mount_pid_namespaces", "gauge",
+           "Pid namespaces whose processes can reach the mount; above 1 a pid in a segment "
+           "name proves no orphan.");
+    for (size_t i = 0; i < m->scan->mounts.n; i++)
+        sample_mount(o, "shmwatch_mount_pid_namespaces", m->scan->mounts.items[i].path,
+                     m->mounts[i].pids.npidns);
+    family(o, "shmwatch_mount_pids_trusted", "gauge",
+           "1 when a dead creator pid can prove an orphan on the mount, else 0.");
+    for (size_t i = 0; i < m->scan->mounts.n; i++) {
+        enum pid_evidence e = m->mounts[i].pids.evidence;
+        sample_mount(o, "shmwatch_mount_pids_trusted", m->scan->mounts.items[i].path,
+                     e != PIDS_SHARED && e != PIDS_UNPROVEN);
+    }
     segments(o, m);
     groups(o, m);
 

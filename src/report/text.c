@@ -62,6 +62,15 @@ static void mounts(struct text *t)
                    sz(a, fg->pending), fg->nsegments);
         if (!mt->listed)
             buf_adds(t->out, "    its directory could not be listed (see WARNINGS)\n");
+        const char *pids = pid_evidence_note(fg->pids.evidence);
+        if (pids) {
+            if (fg->pids.npidns > 1)
+                buf_printf(t->out, "    pids (%zu pid namespaces): ", fg->pids.npidns);
+            else
+                buf_adds(t->out, "    pids: ");
+            buf_adds(t->out, pids);
+            buf_addc(t->out, '\n');
+        }
     }
 }
 
@@ -117,12 +126,20 @@ static void segment_line(struct text *t, const struct segment *sg, const char *i
         buf_printf(t->out, "  [%s]", file_type_name(sg->type));
     if (sg->has_creator)
         buf_printf(t->out, "  creator %d%s", (int)sg->creator_pid,
-                   sg->creator_alive ? "" : " (dead)");
+                   sg->creator_alive     ? ""
+                   : sg->creator_unknown ? " (not alive here)"
+                                         : " (dead)");
     holders(t, sg);
     int64_t age = segment_age_s(t->m, sg);
     if (age > 0)
         buf_printf(t->out, "  age %s", fmt_duration(c, sizeof(c), (double)age));
     buf_addc(t->out, '\n');
+    if (sg->note != NOTE_NONE) {
+        char note[256];
+        buf_printf(t->out, "%s    not an orphan: ", indent);
+        name(t, segment_note(t->m, sg, note, sizeof(note)));
+        buf_addc(t->out, '\n');
+    }
 }
 
 static void proc_line(struct text *t, const struct mproc *mp, const char *indent)

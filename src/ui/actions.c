@@ -257,7 +257,17 @@ void actions_unlink_orphans(struct ui *u, const struct ui_selection *sel)
     struct unlink_plan p;
     actplan_clean(sel->model, &pol, &p);
     actplan_add_dirs(sel->model, &pol, &p);
-    if (!p.n)
+    if (!p.n && p.doubtful)
+        ui_message(u, THEME_warning,
+                   "no orphan segments: %zu unheld ones carry a creator pid that proves nothing "
+                   "here (%s); U removes old unheld ones",
+                   p.doubtful, pid_evidence_name(p.doubtful_evidence));
+    else if (!p.n && p.inflight)
+        ui_message(u, THEME_muted,
+                   "no orphan segments yet: %zu of a dead creator are younger than "
+                   "orphan_min_age (in flight?)",
+                   p.inflight);
+    else if (!p.n)
         ui_message(u, THEME_muted, "no orphan segments");
     else
         run_unlink(u, &p, "orphan");

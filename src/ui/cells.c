@@ -156,7 +156,11 @@ void cell_text(const struct ui *u, const struct row *r, enum col_id c, char *dst
         break;
     case C_PID:
         if (seg && sg->has_creator)
-            snprintf(dst, n, sg->creator_alive ? "%d" : "(%d)", (int)sg->creator_pid);
+            snprintf(dst, n,
+                     sg->creator_alive     ? "%d"
+                     : sg->creator_unknown ? "?%d"
+                                           : "(%d)",
+                     (int)sg->creator_pid);
         else if (p)
             snprintf(dst, n, "%d", (int)p->pid);
         break;

@@ -262,7 +262,18 @@ static void segment_details(struct ui *u, struct page *p, const struct segment *
                  fmt_duration(a, sizeof(a), (double)segment_age_s(m, sg)));
     if (sg->has_creator)
         page_add(p, THEME_normal, 15, "  creator    pid %d (from the name), %s",
-                 (int)sg->creator_pid, sg->creator_alive ? "alive" : "dead");
+                 (int)sg->creator_pid,
+                 sg->creator_alive     ? "alive"
+                 : sg->creator_unknown ? "not alive here, but that proves nothing"
+                                       : "dead");
+    if (sg->note != NOTE_NONE) {
+        char note[256];
+        page_add_name(p, THEME_warning, 15, "  no orphan  ", segment_note(m, sg, note, sizeof(note)));
+    }
+    const char *pids = sg->mount < ml->n ? pid_evidence_note(m->mounts[sg->mount].pids.evidence)
+                                         : NULL;
+    if (pids)
+        page_add(p, THEME_normal, 15, "  pids       %s", pids);
     if (sg->group)
         page_add(p, THEME_normal, 15, "  group      DataLoader of main pid %d", (int)sg->group);
     page_blank(p);

@@ -125,6 +125,8 @@ static struct snap *take_scan(struct poller *p, int *gone)
     model_opts_default(&mo);
     mo.warn_pct = p->cfg.warn_pct;
     mo.crit_pct = p->cfg.crit_pct;
+    mo.orphan_min_age_s = p->cfg.orphan_min_age_s;
+    mo.trust_pids = p->cfg.trust_pids;
     note_peak(p, &s->scan.mounts);
     mo.peak_shm = p->peak_shm;
     mo.peak_app = p->peak_app;

@@ -40,6 +40,8 @@ struct poller_cfg {
     struct scan_opts scan; /* its strings must outlive the poller */
     double gauge_interval_s, scan_interval_s;
     double warn_pct, crit_pct;
+    double orphan_min_age_s; /* as model_opts */
+    bool trust_pids;
 };
 
 struct poller;

@@ -33,6 +33,10 @@ static int load_theme(struct ui_settings *s, bool from_flag, char **err)
     return 2;
 }
 
+/* The demo's in-flight minimum (its batches are seconds old when a worker
+ * crashes). */
+#define DEMO_ORPHAN_MIN_AGE_S 3.0
+
 int ui_settings_load(const struct options *o, const struct config *cfg, struct ui_settings *s,
                      char **err)
 {
@@ -47,8 +51,13 @@ int ui_settings_load(const struct options *o, const struct config *cfg, struct u
         *err = xstrdup("--demo watches its own scene: it excludes --pid and --mount");
         return 2;
     }
-    if (s->demo)
+    if (s->demo) {
         s->nmounts = 0; /* the scene's /dev/shm, whatever the file says */
+        /* A crashed worker's batches are removed by the scene within an
+         * epoch: past a few seconds they show as the orphans they are. */
+        if (s->cfg.orphan_min_age_s > DEMO_ORPHAN_MIN_AGE_S)
+            s->cfg.orphan_min_age_s = DEMO_ORPHAN_MIN_AGE_S;
+    }
     return load_theme(s, o->theme != NULL, err);
 }
 

@@ -290,6 +290,8 @@ static int run(const struct ui_settings *set)
         .scan_interval_s = set->cfg.scan_interval_s,
         .warn_pct = set->cfg.warn_pct,
         .crit_pct = set->cfg.crit_pct,
+        .orphan_min_age_s = set->cfg.orphan_min_age_s,
+        .trust_pids = set->cfg.trust_pids,
     };
     u.poller = poller_start(&pc);
     if (!u.poller) {

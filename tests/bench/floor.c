@@ -7,7 +7,11 @@
  * size), then for every process under /proc lists fd/ and stats each fd
  * target once, and reads maps once, keeping the lines whose device is a
  * watched mount. Holders are joined to segments by (device, inode) in a hash
- * table. Nothing else: no process table, no names of hidden segments, no
+ * table. It also reads each process's ns/mnt and ns/pid links, and once per
+ * distinct mount namespace that namespace's mountinfo (through the first
+ * member met), noting which watched devices it shows: which pid namespaces
+ * can reach a mount is part of proving any segment an orphan (a pid in a
+ * name is only read in the namespace that wrote it). Nothing else: no process table, no names of hidden segments, no
  * output beyond one summary line. Directories are read with getdents64 into
  * one large buffer and files with read into another, both reused.
  *
@@ -133,6 +137,106 @@ static void named_entry(int dirfd, const char *name, void *arg)
 
 static size_t g_fd_holders, g_map_holders, g_procs;
 
+/* Mount namespaces met, and per pid namespace seen reaching a watched
+ * device: the least that tells which pid namespaces can write a mount. */
+#define MAX_NS 4096
+static unsigned long g_mntns[MAX_NS];
+static bool g_mntns_sees[MAX_NS];
+static size_t g_nmntns;
+static unsigned long g_reach[MAX_NS];
+static size_t g_nreach;
+
+static unsigned long ns_link(int piddir, const char *path)
+{
+    char b[64];
+    ssize_t n = readlinkat(piddir, path, b, sizeof(b) - 1);
+    if (n <= 0)
+        return 0;
+    b[n] = '\0';
+    const char *s = strchr(b, '[');
+    return s ? strtoul(s + 1, NULL, 10) : 0;
+}
+
+static ssize_t slurp(int dirfd, const char *path);
+
+/* Does this mountinfo text show a watched device not hidden under another
+ * mount on the same mount point? The third field is read first; only a
+ * watched line's id and mount point are kept, for a second pass that looks
+ * for a mount on top of it. */
+static bool mountinfo_sees(size_t len)
+{
+    unsigned long ids[8];
+    const char *mps[8];
+    size_t mplens[8], n = 0;
+    char *end = g_text + len;
+    for (char *p = g_text; p < end && n < 8;) {
+        char *nl = memchr(p, '\n', (size_t)(end - p)), *f = p, *e;
+        if (!nl)
+            nl = end;
+        unsigned long id = strtoul(f, &e, 10);
+        f = memchr(e + 1, ' ', (size_t)(nl - e - 1));
+        if (f) {
+            unsigned long maj = strtoul(f + 1, &e, 10);
+            if (*e == ':' && watched(makedev(maj, strtoul(e + 1, &e, 10)))) {
+                char *mp = memchr(e + 1, ' ', (size_t)(nl - e - 1));
+                char *mpe = mp ? memchr(mp + 1, ' ', (size_t)(nl - mp - 1)) : NULL;
+                if (mpe) {
+                    ids[n] = id;
+                    mps[n] = mp + 1;
+                    mplens[n++] = (size_t)(mpe - mp - 1);
+                }
+            }
+        }
+        p = nl + 1;
+    }
+    bool hidden[8] = {false};
+    for (char *p = g_text; n && p < end;) {
+        char *nl = memchr(p, '\n', (size_t)(end - p)), *e;
+        if (!nl)
+            nl = end;
+        strtoul(p, &e, 10);
+        unsigned long parent = strtoul(e + 1, &e, 10);
+        char *mp = e;
+        for (int k = 0; k < 2 && mp; k++) /* past maj:min and root */
+            mp = memchr(mp + 1, ' ', (size_t)(nl - mp - 1));
+        char *mpe = mp ? memchr(mp + 1, ' ', (size_t)(nl - mp - 1)) : NULL;
+        for (size_t k = 0; mpe && k < n; k++)
+            if (parent == ids[k] && (size_t)(mpe - mp - 1) == mplens[k] &&
+                memcmp(mp + 1, mps[k], mplens[k]) == 0)
+                hidden[k] = true;
+        p = nl + 1;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (!hidden[k])
+            return true;
+    return false;
+}
+
+static void namespaces(int piddir)
+{
+    unsigned long mnt = ns_link(piddir, "ns/mnt"), pid = ns_link(piddir, "ns/pid");
+    if (!mnt || !pid)
+        return;
+    size_t i = g_nmntns;
+    while (i > 0 && g_mntns[i - 1] != mnt)
+        i--;
+    if (i == 0) { /* first member of this mount namespace */
+        if (g_nmntns == MAX_NS)
+            return;
+        ssize_t len = slurp(piddir, "mountinfo");
+        g_mntns[g_nmntns] = mnt;
+        g_mntns_sees[g_nmntns++] = len > 0 && mountinfo_sees((size_t)len);
+        i = g_nmntns;
+    }
+    if (!g_mntns_sees[i - 1])
+        return;
+    for (size_t k = 0; k < g_nreach; k++)
+        if (g_reach[k] == pid)
+            return;
+    if (g_nreach < MAX_NS)
+        g_reach[g_nreach++] = pid;
+}
+
 static void fd_entry(int dirfd, const char *name, void *arg)
 {
     (void)arg;
@@ -231,6 +335,7 @@ static void pid_entry(int proc, const char *name, void *arg)
     if (piddir < 0)
         return;
     g_procs++;
+    namespaces(piddir);
     int fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fddir >= 0) {
         each_entry(fddir, g_dents, fd_entry, NULL);
@@ -292,7 +397,7 @@ int main(int argc, char **argv)
         held += s->holders > 0;
     }
     printf("floor: %zu processes, %zu named, %zu hidden, %zu held, %zu fd and %zu map "
-           "holders\n",
-           g_procs, named, hidden, held, g_fd_holders, g_map_holders);
+           "holders; %zu mount namespaces, %zu pid namespaces reach the mounts\n",
+           g_procs, named, hidden, held, g_fd_holders, g_map_holders, g_nmntns, g_nreach);
     return 0;
 }

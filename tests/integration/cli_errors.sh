@@ -32,6 +32,8 @@ expect 2 "--count: '-1'" --json --interval 1 --count -1
 expect 2 "--count needs --interval" --json --count 3
 expect 2 "--mount: 'relative' is not an absolute path" --once --mount relative
 expect 2 "--pid: 'abc' is not a process id" --json --pid abc
+expect 2 "^shmwatch: --orphan-min-age: expected a duration .* got 'soon'" --json --orphan-min-age soon
+expect 2 "^shmwatch clean: --orphan-min-age: expected a duration .* got '-5'" clean --orphan-min-age -5
 expect 2 "exclude each other" --once --json
 expect 2 "needs a value" --json --interval
 expect 2 "unexpected argument 'extra'" --once extra

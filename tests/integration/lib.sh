@@ -83,11 +83,21 @@ in_shm_ns() {
 
 # in_pid_ns SCRIPT [ARGS]: re-executes bash SCRIPT as pid 1 of a private pid
 # namespace with its own /proc, so that it sees only its own processes; IN_PID_NS=1
-# tells the script where it is. Skips loudly when no such namespace can be made.
-# Does not return.
+# tells the script where it is. Like a container started with docker run
+# --shm-size, it gets a fresh tmpfs on /dev/shm (of the size /dev/shm has here),
+# mounted by its pid 1 in a mount namespace of its own: private to it, so that
+# shmwatch inside can still prove orphans by the pids in their names (on a
+# /dev/shm shared with processes outside it cannot). Skips loudly when no such
+# namespace can be made. Does not return.
 in_pid_ns() {
     unshare -p -f --mount-proc true 2>/dev/null || _lib_missing "a private pid namespace"
-    IN_PID_NS=1 exec unshare -p -f --mount-proc bash "$@"
+    local size
+    size=$(stat -f -c '%b %S' /dev/shm | awk '{ printf "%.0f", $1 * $2 }')
+    IN_PID_NS=1 exec unshare -p -f --mount-proc unshare -m --propagation private bash -c '
+        set -e
+        mount -t tmpfs -o "size=$1,mode=1777" tmpfs /dev/shm
+        shift
+        exec bash "$@"' in_pid_ns "$size" "$@"
 }
 
 # on_exit CMD: run CMD (eval'd) when the script exits, last registered first.

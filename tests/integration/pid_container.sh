@@ -13,9 +13,12 @@ mem_cgroup_create "shmwatch-pid-$$" 536870912
 MANIFEST=$SHMTEST_TMP/container.manifest
 export MANIFEST
 # The container: the cgroup is entered by the shell before unshare, so every
-# process inside is charged to it.
-bash -c 'echo $$ > "$1/cgroup.procs" && exec unshare -m -p -f --mount-proc --propagation private \
-    bash -c "mount -t tmpfs -o size=64m tmpfs /dev/shm && exec \"\$0\" --manifest \"\$1\" --workers 2 --per-worker 4 --orphans 2" "$2" "$3"' \
+# process inside is charged to it. As a container runtime does, the tmpfs is
+# mounted in a mount namespace of the container's processes alone: the
+# waiting outer unshare (in the host's pid namespace) does not see it, or the
+# mount would be reached from two pid namespaces (doc/shmwatch.1, PID NAMESPACES).
+bash -c 'echo $$ > "$1/cgroup.procs" && exec unshare -p -f --mount-proc --propagation private \
+    unshare -m --propagation private bash -c "mount -t tmpfs -o size=64m tmpfs /dev/shm && exec \"\$0\" --manifest \"\$1\" --workers 2 --per-worker 4 --orphans 2" "$2" "$3"' \
     _ "$MEMCG_DIR" "$SHMSCENE" "$MANIFEST" </dev/null >"$SHMTEST_TMP/container.log" 2>&1 &
 outer=$!
 on_exit "kill -KILL $outer 2>/dev/null; wait $outer 2>/dev/null; true"

@@ -1,0 +1,107 @@
+/* Which pid namespaces can reach each watched mount, and what the watcher
+ * can see of them (doc/shmwatch.1, PID NAMESPACES).
+ *
+ * A segment name carries its creator's pid as that creator read it: in its
+ * own pid namespace. Whether "that pid is dead" proves anything depends on
+ * which pid namespaces can write into the mount, so the walk of /proc
+ * gathers, for every process, its mount and pid namespace links (two
+ * readlinks), and for every distinct mount namespace one mountinfo (through
+ * one member) to learn which watched devices it shows. Plain facts: the
+ * model (model/pidtrust.c) decides what they prove. */
+#ifndef SHMWATCH_NSMAP_H
+#define SHMWATCH_NSMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "collect/procs.h"
+
+/* The inode of the machine's first pid namespace: fixed by the kernel
+ * (PROC_PID_INIT_INO, include/linux/proc_ns.h, since Linux 3.8). */
+#define NSMAP_INIT_PIDNS 0xEFFFFFFCul
+
+/* One distinct mount namespace met in the walk. */
+struct mntns_seen {
+    unsigned long mntns;
+    pid_t member;        /* the process whose mountinfo was read */
+    int err;             /* 0, or the errno that kept its mountinfo unread */
+    unsigned char *sees; /* per watched device: 1 when this namespace mounts it */
+};
+
+/* One watched mount (indexed like scan->mounts). */
+struct mount_reach {
+    unsigned long *pidns; /* pid namespaces of the processes whose mount namespace
+                           * shows the mount: distinct, ascending */
+    size_t npidns;
+    bool propagates;      /* the watched mountinfo tags it shared: or master: (it
+                           * is mounted in other mount namespaces too) */
+    bool btime_ok;        /* btime is known (statx of its root, Linux 5.18+) */
+    struct timespec btime; /* birth of its root: when the tmpfs was made */
+};
+
+struct nsmap {
+    const dev_t *devs;   /* the watched devices (the walk's) */
+    size_t ndevs;
+    struct mntns_seen *ns;
+    size_t nns, nscap;
+    struct mount_reach *reach; /* ndevs entries, filled by nsmap_reach */
+    unsigned long self_pidns;  /* the watcher's own pid namespace, 0 unknown */
+    int self_depth;            /* entries in the watcher's NSpid: 1 when /proc is of its
+                                * own pid namespace; 0 unknown */
+    unsigned long view_pidns;  /* the pid namespace whose processes /proc lists (pid
+                                * 1's), 0 unknown */
+    bool view_initial;         /* that namespace is the machine's first: every process
+                                * of the machine is listed */
+    bool pid1_ok;              /* pid1_start is known */
+    struct timespec pid1_start; /* wall-clock start of /proc's pid 1 (the pid
+                                 * namespace's init), to the clock tick */
+    size_t unknown;            /* processes whose namespace links could not be read */
+    size_t unread;             /* mount namespaces whose mountinfo could not be read */
+};
+
+/* devs must outlive the map. */
+void nsmap_init(struct nsmap *m, const dev_t *devs, size_t ndevs);
+void nsmap_free(struct nsmap *m);
+
+/* The watcher's facts: its pid namespace and NSpid depth, /proc's pid 1
+ * (its namespace and start time), read relative to the /proc directory fd.
+ * boot_realtime is the wall-clock time of boot (seconds) and hz the clock
+ * ticks per second: passed in so tests can give fixed ones. */
+void nsmap_self(struct nsmap *m, int procfd, double boot_realtime, long hz);
+
+/* The wall-clock time of boot: CLOCK_REALTIME minus CLOCK_BOOTTIME (the
+ * clock /proc's start times count on, since Linux 5.3). */
+double nsmap_boot_realtime(void);
+
+/* The inode number in a namespace link ("pid:[4026531836]"), 0 if unreadable. */
+unsigned long nsmap_link(int dirfd, const char *path);
+
+/* The entry of mount namespace mntns, reading its mountinfo through piddir
+ * (the /proc directory of a member, pid) the first time it is met. NULL for
+ * mntns 0, and when the member exited before its mountinfo was read (the
+ * next member met reads it). A mountinfo that cannot be read counts as
+ * showing every watched device. */
+const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int piddir, pid_t pid);
+
+/* True when the namespace shows any watched device. */
+bool nsmap_sees_any(const struct nsmap *m, const struct mntns_seen *s);
+
+/* Fills reach[]: for each watched device, the pid namespaces of the
+ * processes (of pl) whose mount namespace shows it. propagates and btime
+ * are the caller's (scan.c) to fill. */
+void nsmap_reach(struct nsmap *m, const struct proc_list *pl);
+
+/* Does mount namespace mntns (met in the walk) show watched device i? */
+bool nsmap_shows(const struct nsmap *m, unsigned long mntns, size_t dev_index);
+
+/* Parses a mountinfo text into sees[] for devs: 1 for a device mounted
+ * there and not hidden under another mount on the same mount point. */
+void nsmap_parse_mountinfo(char *text, const dev_t *devs, size_t ndevs, unsigned char *sees);
+
+/* The number of pids in the NSpid line of a status text, 0 if none. */
+int nsmap_nspid_depth(const char *status);
+
+#endif

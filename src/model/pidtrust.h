@@ -1,0 +1,56 @@
+/* What a pid in a segment's name can prove, per mount (doc/shmwatch.1, PID
+ * NAMESPACES). A name carries its creator's pid as the creator read it, in
+ * its own pid namespace; "held by nobody and that pid is dead" proves an
+ * orphan only when the pid is looked up in the one namespace that wrote it,
+ * and when no process outside the watcher's view could have written it. */
+#ifndef SHMWATCH_PIDTRUST_H
+#define SHMWATCH_PIDTRUST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "collect/scan.h"
+
+enum pid_evidence {
+    PIDS_SOUND,    /* one pid namespace reaches the mount, and /proc lists every
+                    * process of the machine: a dead pid proves an orphan */
+    PIDS_PRIVATE,  /* the watcher is inside a pid namespace, and the mount is shown
+                    * private to it (made after its init started, not propagated) */
+    PIDS_TRUSTED,  /* inside a pid namespace, not shown private, but the user said
+                    * the pids are this namespace's (trust_pids) */
+    PIDS_SHARED,   /* several pid namespaces reach the mount: a pid is ambiguous */
+    PIDS_UNPROVEN, /* inside a pid namespace, and the mount not shown private:
+                    * processes outside may write to it */
+};
+
+struct mount_pids {
+    enum pid_evidence evidence;
+    size_t npidns;              /* pid namespaces seen reaching the mount */
+    const unsigned long *pidns; /* those namespaces (the scan's) */
+    unsigned long lookup;       /* the namespace in which a pid is read when there is
+                                 * one; 0: as /proc shows pids */
+};
+
+/* The evidence of mount i of s. trust is the user's word (trust_pids). */
+void pidtrust_mount(const struct scan *s, size_t i, bool trust, struct mount_pids *out);
+
+const char *pid_evidence_name(enum pid_evidence e);
+/* One line on what the mount's evidence means for orphans; NULL for
+ * PIDS_SOUND. */
+const char *pid_evidence_note(enum pid_evidence e);
+
+/* Looks up the process that a pid of namespace ns means ("as /proc shows"
+ * for 0). Indexes are built on first use and kept in the cache. */
+struct pid_lookup {
+    const struct scan *s;
+    struct {
+        unsigned long ns;
+        struct nspid_index idx;
+    } cache[8];
+    size_t n;
+};
+void pid_lookup_init(struct pid_lookup *l, const struct scan *s);
+const struct proc *pid_lookup_find(struct pid_lookup *l, unsigned long ns, pid_t pid);
+void pid_lookup_free(struct pid_lookup *l);
+
+#endif
