@@ -16,6 +16,8 @@ packages=(
   qemu-system-x86 busybox-static cpio       # the cgroup v2 guest (tests/guest); its kernel
                                             # package is fetched by the test, not installed
   bindfs fuse3                              # a FUSE mount whose daemon stalls (fuse_stall.sh)
+  zsh                                       # the zsh completion parses
+  dpkg-dev debhelper fakeroot lintian git   # the Debian package (tests/integration/package.sh)
 )
 
 missing=()

@@ -16,6 +16,14 @@ if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null && ! bash tests/sta
   rootfs_pid=$!
 fi
 
+# The same for the bare Debian 12 root the package test installs into
+# (tests/stack/bookworm.sh, about a minute the first time).
+bookworm_pid=
+if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null && ! bash tests/stack/bookworm.sh --check; then
+  bash tests/stack/bookworm.sh >/dev/null 2>&1 &
+  bookworm_pid=$!
+fi
+
 status=0
 passed=0
 failed=0
@@ -41,6 +49,7 @@ for variant in plain sanitize; do
   skipped=$((skipped + $(count Skipped)))
 done
 [ -z "$rootfs_pid" ] || wait "$rootfs_pid" || true
+[ -z "$bookworm_pid" ] || wait "$bookworm_pid" || true
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] || status=1
 exit $status

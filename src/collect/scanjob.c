@@ -50,12 +50,12 @@ void scan_beacon_describe(const struct scan_beacon *b, const char *proc_dir, cha
         return;
     }
     /* The comm is read now: /proc/PID/comm never waits on a file system. */
-    char path[64];
+    char path[4096];
     struct buf text;
     buf_init(&text);
-    snprintf(path, sizeof(path), "%s/%d/comm", proc_dir ? proc_dir : "/proc", p);
+    int len = snprintf(path, sizeof(path), "%s/%d/comm", proc_dir ? proc_dir : "/proc", p);
     char *comm = NULL;
-    if (read_file(path, &text, 64) == 0) {
+    if (len > 0 && (size_t)len < sizeof(path) && read_file(path, &text, 64) == 0) {
         char *cur = text.data, *line = next_line(&cur);
         comm = esc_term_dup(line ? line : "");
     }

@@ -1,12 +1,14 @@
 /* The budget page (the arithmetic behind the verdict, with the live
  * numbers) and the details page of a segment, process, group or section. */
-#include <pwd.h>
+#include <fcntl.h>
 #include <sys/sysmacros.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "config/config.h"
 #include "ui/page.h"
 #include "ui/term.h"
+#include "util/passwd.h"
 #include "util/units.h"
 
 #define SZ(b) fmt_size((char[16]){0}, 16, (b))
@@ -202,15 +204,24 @@ static const char *role_story(enum proc_role r)
     }
 }
 
-static const char *user_name(uid_t uid, char *buf, size_t n)
+/* "  owner      uid 1000 " and "(alice)": the name from the watched root's
+ * /etc/passwd (a container's own with --pid; not NSS, which a static binary
+ * cannot use), escaped by page_add_name. name is empty when unknown. */
+static void owner_line(struct ui *u, struct page *p, uid_t uid)
 {
-    struct passwd pw, *res = NULL;
-    char tmp[1024];
-    if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
-        snprintf(buf, n, "%u (%s)", (unsigned)uid, res->pw_name);
-    else
-        snprintf(buf, n, "%u", (unsigned)uid);
-    return buf;
+    char label[48], name[260] = "";
+    char root[64] = "/";
+    if (u->snap->scan.target_pid > 0)
+        snprintf(root, sizeof(root), "/proc/%d/root", (int)u->snap->scan.target_pid);
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        char n[256];
+        if (passwd_name_at(fd, uid, n, sizeof(n)) == 0)
+            snprintf(name, sizeof(name), "(%s)", n);
+        close(fd);
+    }
+    snprintf(label, sizeof(label), "  owner      uid %u%s", (unsigned)uid, name[0] ? " " : "");
+    page_add_name(p, THEME_normal, 15, label, name);
 }
 
 static const struct proc *find_proc(const struct ui *u, pid_t pid)
@@ -256,7 +267,7 @@ static void segment_details(struct ui *u, struct page *p, const struct segment *
                  SZ(sg->size - sg->alloc));
     page_add(p, THEME_normal, 15, "  inode      %llu (device %u:%u), %s",
              (unsigned long long)sg->ino, major(sg->dev), minor(sg->dev), file_type_name(sg->type));
-    page_add(p, THEME_normal, 15, "  owner      uid %s", user_name(sg->uid, a, sizeof(a)));
+    owner_line(u, p, sg->uid);
     if (sg->mtime > 0)
         page_add(p, THEME_normal, 15, "  age        %s since the last write",
                  fmt_duration(a, sizeof(a), (double)segment_age_s(m, sg)));
@@ -301,7 +312,7 @@ static void process_details(struct ui *u, struct page *p, pid_t pid)
     page_add_name(p, THEME_normal, 15, "  command    ", pr->cmdline ? pr->cmdline : "");
     if (pr->exe)
         page_add_name(p, THEME_normal, 15, "  exe        ", pr->exe);
-    page_add(p, THEME_normal, 15, "  owner      uid %s", user_name(pr->uid, a, sizeof(a)));
+    owner_line(u, p, pr->uid);
     if (mp) {
         page_add(p, THEME_normal, 15, "  role       %s: %s", proc_role_name(mp->role),
                  role_story(mp->role));

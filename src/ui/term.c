@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "ui/terminfo.h"
 #include "util/buf.h"
 #include "util/escape.h"
 
@@ -161,9 +162,15 @@ int term_start(const struct theme *theme, bool color, bool ascii, char *err, siz
     int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
     for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
         install(fatal[i], on_fatal, SA_RESETHAND);
+    /* A terminal the system has no terminfo entry for, but this binary
+     * carries (a container without a terminfo database): curses reads the
+     * carried entry while newterm sets up, and the copy is gone after. */
+    const char *term = getenv("TERM");
+    struct terminfo_fallback fb;
+    terminfo_fallback_begin(&fb, term, terminfo_system_has);
     T.screen = newterm(NULL, stdout, stdin);
+    terminfo_fallback_end(&fb);
     if (!T.screen) {
-        const char *term = getenv("TERM");
         snprintf(err, errlen, "cannot drive the terminal (TERM=%s)", term ? term : "unset");
         return -1;
     }

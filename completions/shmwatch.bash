@@ -1,0 +1,85 @@
+# bash completion for shmwatch (installed as
+# /usr/share/bash-completion/completions/shmwatch). The option lists are
+# those of src/cli (tests/integration/completions.sh checks that they match).
+
+_shmwatch_themes()
+{
+    local d f names=
+    for d in "${XDG_CONFIG_HOME:-$HOME/.config}/shmwatch/themes" /usr/local/share/shmwatch/themes \
+        /usr/share/shmwatch/themes; do
+        for f in "$d"/*.yaml; do
+            [ -e "$f" ] || continue
+            f=${f##*/}
+            names+=" ${f%.yaml}"
+        done
+    done
+    printf '%s\n' $names
+}
+
+_shmwatch()
+{
+    local cur prev words cword
+    if declare -F _init_completion >/dev/null 2>&1; then
+        _init_completion || return
+    else
+        COMPREPLY=()
+        cur=${COMP_WORDS[COMP_CWORD]}
+        prev=${COMP_WORDS[COMP_CWORD - 1]}
+        words=("${COMP_WORDS[@]}")
+        cword=$COMP_CWORD
+    fi
+
+    local cmd= i
+    for ((i = 1; i < cword; i++)); do
+        case ${words[i]} in
+        clean | reap | plan)
+            cmd=${words[i]}
+            break
+            ;;
+        esac
+    done
+
+    case $prev in
+    --config | --log | --prometheus-file)
+        COMPREPLY=($(compgen -f -- "$cur"))
+        return
+        ;;
+    --mount)
+        COMPREPLY=($(compgen -d -- "$cur"))
+        return
+        ;;
+    --theme)
+        COMPREPLY=($(compgen -W "$(_shmwatch_themes)" -- "$cur") $(compgen -f -- "$cur"))
+        return
+        ;;
+    --pid)
+        COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && printf '%s\n' [0-9]*)" -- "$cur"))
+        return
+        ;;
+    -d | --dtype)
+        [ "$cmd" = plan ] || return
+        COMPREPLY=($(compgen -W "float32 float64 float16 bfloat16 uint8 int8 int16 int32 int64 bool" -- "$cur"))
+        return
+        ;;
+    --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | --sample-shape | \
+        -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size)
+        return
+        ;;
+    esac
+
+    local opts
+    case $cmd in
+    clean) opts="--dry-run --yes --all-unheld --min-age --orphan-min-age --trust-pids --mount --log --config --help -n -y -h" ;;
+    reap) opts="--dry-run --yes --timeout --log --config --help -n -y -t -h" ;;
+    plan) opts="--batch-size --sample-shape --dtype --workers --prefetch-factor --memory --shm-size --json --help -b -s -d -w -p -m -h" ;;
+    *)
+        opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --orphan-min-age --trust-pids --config --theme --no-color --ascii --read-only --log --demo --version --help -h"
+        if [[ $cur != -* ]]; then
+            COMPREPLY=($(compgen -W "clean reap plan" -- "$cur"))
+            return
+        fi
+        ;;
+    esac
+    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+}
+complete -F _shmwatch shmwatch
