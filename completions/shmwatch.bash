@@ -52,7 +52,7 @@ _shmwatch()
         COMPREPLY=($(compgen -W "$(_shmwatch_themes)" -- "$cur") $(compgen -f -- "$cur"))
         return
         ;;
-    --pid)
+    --pid | --observe)
         COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && printf '%s\n' [0-9]*)" -- "$cur"))
         return
         ;;
@@ -71,7 +71,7 @@ _shmwatch()
     case $cmd in
     clean) opts="--dry-run --yes --all-unheld --min-age --orphan-min-age --trust-pids --mount --log --config --help -n -y -h" ;;
     reap) opts="--dry-run --yes --timeout --log --config --help -n -y -t -h" ;;
-    plan) opts="--batch-size --sample-shape --dtype --workers --prefetch-factor --memory --shm-size --json --help -b -s -d -w -p -m -h" ;;
+    plan) opts="--batch-size --sample-shape --dtype --workers --prefetch-factor --memory --shm-size --json --observe --help -b -s -d -w -p -m -h" ;;
     *)
         opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --orphan-min-age --trust-pids --config --theme --no-color --ascii --read-only --log --demo --version --help -h"
         if [[ $cur != -* ]]; then

@@ -57,9 +57,11 @@ static void say_target_failure(pid_t pid, int rc, enum scan_target state)
 /* A snapshot of s (a complete scan, or the stand-in for a stalled one) in
  * the chosen format into out. last_scan_time: when the last complete
  * scan's data was collected, for the Prometheus stand-in; oom carries the
- * cgroup's OOM kill count from one snapshot of a stream to the next. */
+ * cgroup's OOM kill count and peaks each DataLoader group's peaks from one
+ * snapshot of a stream to the next. */
 static void render(const struct options *o, const struct config *cfg, struct scan *s,
-                   double last_scan_time, struct oom_watch *oom, struct buf *out)
+                   double last_scan_time, struct oom_watch *oom, struct group_peaks *peaks,
+                   struct buf *out)
 {
     if (o->mode == MODE_PROMETHEUS && s->stalled_s > 0) {
         report_prometheus_stalled(out, s, last_scan_time);
@@ -69,6 +71,7 @@ static void render(const struct options *o, const struct config *cfg, struct sca
     model_opts_default(&mo);
     mo.warn_pct = cfg->warn_pct;
     mo.crit_pct = cfg->crit_pct;
+    mo.peaks = peaks;
     mo.orphan_min_age_s = cfg->orphan_min_age_s;
     mo.trust_pids = cfg->trust_pids;
     double now = clock_now();
@@ -76,6 +79,7 @@ static void render(const struct options *o, const struct config *cfg, struct sca
     mo.oom_recent = oom_watch_recent(oom, now);
     struct model m;
     model_build(s, &mo, &m);
+    group_peaks_learn(peaks, &m);
     if (o->mode == MODE_JSON) {
         /* Written as it is made: emit() adds the rest. */
         report_json_stream(out, &m, stdout);
@@ -161,6 +165,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
     struct scan_job *job = NULL;
     struct buf out;
     buf_init(&out);
+    struct group_peaks peaks = {0};
     int rc = 0;
     bool stalled = false;
     struct oom_watch oom = {0};
@@ -198,7 +203,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
             }
         }
         buf_reset(&out);
-        render(o, cfg, &s, last_scan_time, &oom, &out);
+        render(o, cfg, &s, last_scan_time, &oom, &peaks, &out);
         scan_free(&s);
         if (!emit(o, &out)) {
             /* A reader that closes the pipe ends a stream normally; any other
@@ -209,6 +214,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
         }
     }
     buf_free(&out);
+    group_peaks_free(&peaks);
     if (stalled && rc == 0)
         rc = 1;
     if (job) {

@@ -26,7 +26,10 @@ static char *segment_why(const struct model *m, const struct segment *sg)
     buf_init(&b);
     char age[32];
     fmt_duration(age, sizeof(age), (double)segment_age_s(m, sg));
-    if (sg->state == SEG_ORPHAN)
+    if (sg->state == SEG_ORPHAN && sg->type == FT_DIR)
+        buf_printf(&b, "orphan: a %s folder, none of its files held, its creator pid %d is gone",
+                   seg_kind_name(sg->kind), (int)sg->creator_pid);
+    else if (sg->state == SEG_ORPHAN)
         buf_printf(&b, "orphan: held by nobody, its creator pid %d is gone", (int)sg->creator_pid);
     else if (sg->state == SEG_UNHELD && sg->note != NOTE_NONE) {
         char note[256];
@@ -52,7 +55,8 @@ static void push(const struct model *m, const struct segment *sg, struct unlink_
     t->alloc = sg->alloc;
     t->state = sg->state;
     t->why = segment_why(m, sg);
-    t->refuse = unlink_type_refusal(sg->type);
+    t->folder = sg->type == FT_DIR && sg->kind == KIND_JOBLIB;
+    t->refuse = t->folder ? NULL : unlink_type_refusal(sg->type);
     if (!t->refuse) {
         out->ntry++;
         out->bytes += sg->alloc;
@@ -239,6 +243,9 @@ void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, str
             if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
                 strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                 continue;
+            pid_t named;
+            if (name_facts(de->d_name, &named) == KIND_JOBLIB)
+                continue; /* a folder segment: the model has it */
             bool orphan_name = looks_like_orphan(m, de->d_name);
             /* A file system mounted inside (another device) is not a
              * segment; its stat never waits on it (stat_nowait). */

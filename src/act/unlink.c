@@ -12,6 +12,7 @@
 
 #include "act/actlog.h"
 #include "act/procid.h"
+#include "act/unlinkdir.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/units.h"
@@ -317,7 +318,10 @@ bool unlink_step(struct unlink_run *r, struct unlink_result *res, size_t *index)
                     "a directory on its path is a link, changed or is gone (%s)",
                     strerror(err));
             else {
-                unlink_in(r, i, dir, base, res);
+                if (t->folder)
+                    unlinkdir_in(&r->o, t, dir, base, res);
+                else
+                    unlink_in(r, i, dir, base, res);
                 close(dir);
             }
         }

@@ -35,6 +35,7 @@ struct unlink_target {
     enum seg_state state;
     char *why;          /* why it is garbage, a sentence */
     const char *refuse; /* set when planning refused it: never touched, reported */
+    bool folder;        /* a folder segment (joblib's): removed whole, see unlinkdir.h */
 };
 
 struct unlink_plan {

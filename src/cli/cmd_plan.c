@@ -3,11 +3,15 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "collect/scan.h"
 
 #include "cli/subcommands.h"
 #include "cli/options.h"
 #include "model/budget.h"
+#include "model/model.h"
 #include "model/capacity.h"
 #include "report/jsonw.h"
 #include "util/buf.h"
@@ -17,11 +21,18 @@ static const char usage[] =
     "Usage: shmwatch plan --batch-size N --sample-shape SHAPE[,SHAPE...] --workers N\n"
     "                     [--dtype TYPE] [--prefetch-factor N] [--memory SIZE]\n"
     "                     [--shm-size SIZE] [--json]\n"
+    "       shmwatch plan --observe PID [--workers N] [--prefetch-factor N]\n"
+    "                     [--memory SIZE] [--shm-size SIZE] [--json]\n"
     "\n"
     "Computes how much shared memory (/dev/shm) a PyTorch DataLoader needs at its\n"
     "busiest, the --shm-size to give its container, and whether it fits the\n"
     "container's --memory (-m) and --shm-size.\n"
     "\n"
+    "      --observe PID         take one batch's size from the running DataLoader\n"
+    "                            whose main process is PID (seen in its own\n"
+    "                            namespaces, as --pid does) instead of from shapes;\n"
+    "                            --workers and --prefetch-factor default to what it\n"
+    "                            shows\n"
     "  -b, --batch-size N        samples per batch (DataLoader batch_size)\n"
     "  -s, --sample-shape SHAPE  the tensors of one sample, separated by commas,\n"
     "                            dimensions by 'x': 3x224x224,1 is an image and a\n"
@@ -39,7 +50,7 @@ static const char usage[] =
     "Exit status: 0 computed (whether or not it fits), 2 bad input, 1 the output\n"
     "could not be written.\n";
 
-enum { OPT_SHM_SIZE = 256, OPT_JSON };
+enum { OPT_SHM_SIZE = 256, OPT_JSON, OPT_OBSERVE };
 
 static const struct option longopts[] = {
     {"batch-size", required_argument, NULL, 'b'},
@@ -50,6 +61,7 @@ static const struct option longopts[] = {
     {"memory", required_argument, NULL, 'm'},
     {"shm-size", required_argument, NULL, OPT_SHM_SIZE},
     {"json", no_argument, NULL, OPT_JSON},
+    {"observe", required_argument, NULL, OPT_OBSERVE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -214,10 +226,35 @@ static void text_limits(struct buf *b, const struct plan_input *in, const struct
                    S(r->planned_shm), S(in->memory), S(r->planned_shm), S(r->app_room_full));
 }
 
-static void print_text(struct buf *b, const struct plan_input *in, const struct plan_result *r)
+/* What plan --observe saw of the running loader. */
+struct observation {
+    pid_t pid;
+    size_t workers, batches, segments;
+    uint64_t shm, largest, batch, prefetch;
+};
+
+static void text_observed(struct buf *b, const struct observation *ob)
+{
+    buf_printf(b, "1. What the DataLoader of pid %d holds now\n", (int)ob->pid);
+    buf_printf(b, "   %zu segment%s, %s bytes (%s), with %zu worker%s\n", ob->segments,
+               ob->segments == 1 ? "" : "s", G(ob->shm), H(ob->shm), ob->workers,
+               ob->workers == 1 ? "" : "s");
+    buf_printf(b, "\n2. One batch, as observed\n"
+                  "   Each batch in flight has one segment of the largest size (%s bytes,\n"
+                  "   its biggest tensor): %zu of them, so %zu batches are in flight.\n",
+               G(ob->largest), ob->batches, ob->batches);
+    buf_printf(b, "   %s bytes / %zu batches = %s bytes per batch in /dev/shm (%s)\n", G(ob->shm),
+               ob->batches, G(ob->batch), H(ob->batch));
+}
+
+static void print_text(struct buf *b, const struct plan_input *in, const struct plan_result *r,
+                       const struct observation *ob)
 {
     buf_adds(b, "How much /dev/shm this DataLoader needs\n\n");
-    text_samples(b, in, r);
+    if (ob)
+        text_observed(b, ob);
+    else
+        text_samples(b, in, r);
     text_peak(b, in, r);
     text_limits(b, in, r);
     if (r->verdict == PLAN_FITS)
@@ -243,12 +280,27 @@ static void json_bool(struct jsonw *w, const char *key, bool has, bool v)
         jw_null(w, key);
 }
 
-static void print_json(struct buf *b, const struct plan_input *in, const struct plan_result *r)
+static void json_observed(struct jsonw *w, const struct observation *ob)
+{
+    jw_obj(w, "observed");
+    jw_i64(w, "main_pid", ob->pid);
+    jw_u64(w, "workers", ob->workers);
+    jw_u64(w, "segments", ob->segments);
+    jw_u64(w, "shm_bytes", ob->shm);
+    jw_u64(w, "largest_segment_bytes", ob->largest);
+    jw_u64(w, "batches_in_flight", ob->batches);
+    jw_u64(w, "prefetch_factor", ob->prefetch);
+    jw_name(w, "method", "shm_bytes / batches_in_flight; one largest segment per batch");
+    jw_obj_end(w);
+}
+
+static void print_json(struct buf *b, const struct plan_input *in, const struct plan_result *r,
+                       const struct observation *ob)
 {
     struct jsonw w;
     jw_init(&w, b);
     jw_obj(&w, NULL);
-    jw_u64(&w, "batch_size", in->batch_size);
+    json_opt(&w, "batch_size", !ob, in->batch_size);
     jw_u64(&w, "workers", in->workers);
     jw_u64(&w, "prefetch_factor", r->prefetch);
     jw_u64(&w, "page_size", r->page_size);
@@ -269,7 +321,7 @@ static void print_json(struct buf *b, const struct plan_input *in, const struct 
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
-    jw_u64(&w, "sample_bytes", r->sample_bytes);
+    json_opt(&w, "sample_bytes", !ob, r->sample_bytes);
     jw_u64(&w, "batch_bytes", r->batch_bytes);
     jw_u64(&w, "batch_shm_bytes", r->batch_shm_bytes);
     jw_u64(&w, "prefetched_batches", r->prefetched);
@@ -285,6 +337,8 @@ static void print_json(struct buf *b, const struct plan_input *in, const struct 
     json_opt(&w, "app_room_at_peak_bytes", in->has_memory && r->memory_fits, r->app_room_peak);
     json_opt(&w, "app_room_shm_full_bytes", in->has_memory && r->memory_fits, r->app_room_full);
     jw_str(&w, "verdict", plan_verdict_name(r->verdict));
+    if (ob)
+        json_observed(&w, ob);
     jw_obj_end(&w);
     buf_addc(b, '\n');
 }
@@ -312,11 +366,55 @@ static bool size_arg(const char *flag, const char *arg, uint64_t *out)
     return true;
 }
 
+/* Scans as --pid PID does and reads the group whose main is PID into ob;
+ * returns 0, or 2 with the error said. */
+static int observe(pid_t pid, struct observation *ob)
+{
+    struct scan_opts so = {.proc_dir = "/proc", .target_pid = pid};
+    struct scan s;
+    int rc = scan_run(&so, &s);
+    if (rc < 0) {
+        fprintf(stderr, "shmwatch plan: cannot watch pid %d: %s\n", (int)pid, strerror(-rc));
+        scan_free(&s);
+        return 2;
+    }
+    struct model_opts mo;
+    model_opts_default(&mo);
+    struct model m;
+    model_build(&s, &mo, &m);
+    const struct group *g = model_find_group(&m, pid);
+    rc = 0;
+    if (!g || !g->batch_shm_bytes) {
+        fprintf(stderr, "shmwatch plan: pid %d is not the main process of a DataLoader %s\n",
+                (int)pid, g ? "with a batch in shared memory now" : "group (no workers seen)");
+        rc = 2;
+    } else {
+        ob->pid = pid;
+        ob->workers = g->nworkers;
+        ob->batches = g->batches_in_flight;
+        ob->largest = g->batch_segment_bytes;
+        ob->batch = g->batch_shm_bytes;
+        ob->prefetch = loader_prefetch_of(g);
+        ob->shm = 0;
+        ob->segments = 0;
+        for (size_t i = 0; i < m.nsegs; i++)
+            if (m.segs[i].group == pid && m.segs[i].kind == KIND_TORCH) {
+                uint64_t sz = m.segs[i].size;
+                ob->shm += (sz + 4095) / 4096 * 4096;
+                ob->segments++;
+            }
+    }
+    model_free(&m);
+    scan_free(&s);
+    return rc;
+}
+
 int cmd_plan(int argc, char **argv)
 {
     struct plan_input in = {0};
     const char *shape = NULL, *dtype = "float32";
-    bool json = false, have_batch = false, have_workers = false;
+    bool json = false, have_batch = false, have_workers = false, have_prefetch = false;
+    long long observe_pid = 0;
     optind = 0;
     opterr = 0;
     int c;
@@ -337,6 +435,13 @@ int cmd_plan(int argc, char **argv)
         case 'p':
             if (!count_arg("--prefetch-factor", optarg, 1, &in.prefetch))
                 return 2;
+            have_prefetch = true;
+            break;
+        case OPT_OBSERVE:
+            if (!parse_int(optarg, 1, INT32_MAX, &observe_pid)) {
+                fprintf(stderr, "shmwatch plan: --observe needs a pid, not '%s'\n", optarg);
+                return 2;
+            }
             break;
         case 'm':
             if (!size_arg("--memory", optarg, &in.memory))
@@ -356,6 +461,22 @@ int cmd_plan(int argc, char **argv)
     }
     if (optind < argc)
         return usage_error("plan", "unexpected argument '%s'", argv[optind]);
+    struct observation ob = {0};
+    if (observe_pid) {
+        if (have_batch || shape)
+            return usage_error("plan", "--observe takes the batch from the loader: no %s",
+                               have_batch ? "--batch-size" : "--sample-shape");
+        int rc = observe((pid_t)observe_pid, &ob);
+        if (rc)
+            return rc;
+        in.observed_batch_shm = ob.batch;
+        if (!have_workers)
+            in.workers = ob.workers;
+        if (!have_prefetch)
+            in.prefetch = ob.prefetch;
+        have_batch = have_workers = true;
+        shape = "";
+    }
     if (!have_batch)
         return usage_error("plan", "%s is required", "--batch-size");
     if (!shape)
@@ -368,7 +489,8 @@ int cmd_plan(int argc, char **argv)
     /* plan_parse_shapes checks the dtype of every tensor: --dtype, or its own. */
     char *cause = NULL;
     struct plan_result r;
-    if (plan_parse_shapes(shape, dtype, &in, &cause) < 0 || plan_compute(&in, &r, &cause) < 0) {
+    if ((!observe_pid && plan_parse_shapes(shape, dtype, &in, &cause) < 0) ||
+        plan_compute(&in, &r, &cause) < 0) {
         fprintf(stderr, "shmwatch plan: %s\n", cause ? cause : "bad input");
         free(cause);
         return 2;
@@ -376,9 +498,9 @@ int cmd_plan(int argc, char **argv)
     struct buf out;
     buf_init(&out);
     if (json)
-        print_json(&out, &in, &r);
+        print_json(&out, &in, &r, observe_pid ? &ob : NULL);
     else
-        print_text(&out, &in, &r);
+        print_text(&out, &in, &r, observe_pid ? &ob : NULL);
     output_write(&out);
     buf_free(&out);
     return output_status("plan", NULL);

@@ -18,6 +18,7 @@ static const char usage[] =
     "       shmwatch --json [--interval S --count N]   JSON snapshot(s), one per line\n"
     "       shmwatch --prometheus         one snapshot in Prometheus text format\n"
     "       shmwatch plan --batch-size N --sample-shape CxHxW[,...] --workers N [...]\n"
+    "       shmwatch plan --observe PID [--workers N] [--prefetch-factor K] [...]\n"
     "       shmwatch clean [--dry-run] [--yes] [--all-unheld] [--min-age DUR] [--mount PATH]\n"
     "                      [--orphan-min-age DUR] [--trust-pids] [--log FILE] [--config FILE]\n"
     "       shmwatch reap  [--dry-run] [--yes] [--timeout S] [--log FILE] [--config FILE]\n"

@@ -106,6 +106,14 @@ static void list_dir(int dirfd, size_t mount, const char *mpath, const char *pre
                 warn_add(w, "%s: a subdirectory could not be opened: %s", mpath, strerror(errno));
                 continue;
             }
+            if (depth == 0 && strncmp(de->d_name, FILES_FOLDER_PREFIX,
+                                      sizeof(FILES_FOLDER_PREFIX) - 1) == 0) {
+                /* A folder that is one segment: listed itself, then its files. */
+                struct shm_file *f = VEC_PUSH(out->items, out->n, out->cap);
+                f->mount = mount;
+                f->name = xstrdup(name.data);
+                fill(f, &st);
+            }
             buf_addc(&name, '/');
             list_dir(sub, mount, mpath, name.data, depth + 1, tmpfs_dev, out, w);
             continue;

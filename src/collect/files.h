@@ -39,6 +39,11 @@ struct file_list {
     size_t n, cap;
 };
 
+/* A directory at the top of a mount whose name begins so (joblib's
+ * memmapping folder) is listed itself as well as its files: the model makes
+ * it one segment. Other directories are only descended into. */
+#define FILES_FOLDER_PREFIX "joblib_memmapping_folder_"
+
 /* Maximum directory depth below a mount that is listed. */
 #define FILES_MAX_DEPTH 4
 

@@ -242,6 +242,48 @@ static void check_memory(const struct budget *b, double warn_pct, double crit_pc
              pct, sz(z, b->app), sz(z, b->shm_used), sz(z, b->limit), warn_pct);
 }
 
+/* The --shm-size part of the recommendation: the least that fits, and
+ * against the current size either "too small" or "at least" with the spare
+ * room, so that a value below the current one never reads as a cut. */
+static void recommend_shm(struct buf *o, const struct budget *b, uint64_t shm15, bool floored,
+                          struct sizes *z)
+{
+    char f[32];
+    budget_flag_size(f, sizeof(f), b->rec_shm_size);
+    bool fits = b->shm_size > 0 && b->rec_shm_size <= b->shm_size;
+    buf_printf(o, "--shm-size%s%s (peak shm %s x 1.5 = %s, rounded up to a whole %s%s", fits ? " at least " : "=",
+               f, step(z, b->peak_shm), step(z, shm15), budget_unit_word(b->rec_shm_size),
+               floored ? ", and no less than Docker's default 64 MiB" : "");
+    if (fits)
+        buf_printf(o, "; the current %s fits: keep it, %s spare above the peak)",
+                   sz(z, b->shm_size), sz(z, sub0(b->shm_size, b->peak_shm)));
+    else if (b->shm_size > 0)
+        buf_printf(o, "; the current %s is too small)", sz(z, b->shm_size));
+    else
+        buf_adds(o, ")");
+}
+
+/* The -m part, the same way against the memory cgroup's limit (none when
+ * the budget counts against MemTotal). */
+static void recommend_memory(struct buf *o, const struct budget *b, uint64_t mem12,
+                             struct sizes *z)
+{
+    char f[32];
+    budget_flag_size(f, sizeof(f), b->rec_memory);
+    bool limited = b->limit_source == LIMIT_CGROUP && b->limit > 0;
+    bool fits = limited && b->rec_memory <= b->limit;
+    buf_printf(o, "-m%s%s ((app peak %s + shm %s) x 1.2 = %s, rounded up to a whole %s",
+               fits ? " at least " : " ", f, step(z, b->peak_app), step(z, b->rec_shm_size),
+               step(z, mem12), budget_unit_word(b->rec_memory));
+    if (fits)
+        buf_printf(o, "; the current %s fits: keep it, %s spare above the peaks)",
+                   sz(z, b->limit), sz(z, sub0(b->limit, add_sat(b->peak_app, b->peak_shm))));
+    else if (limited)
+        buf_printf(o, "; the current %s is too small)", sz(z, b->limit));
+    else
+        buf_adds(o, ")");
+}
+
 static void recommend(const struct budget_input *in, struct budget *b, struct notes *ns,
                       struct sizes *z)
 {
@@ -255,15 +297,15 @@ static void recommend(const struct budget_input *in, struct budget *b, struct no
     uint64_t sum = add_sat(b->peak_app, b->rec_shm_size);
     uint64_t mem12 = budget_scale_up(sum, 6, 5);
     b->rec_memory = budget_round_up(mem12);
-    char f1[32], f2[32];
-    note(ns, VERDICT_OK,
-         "Recommended: --shm-size=%s (peak shm %s x 1.5 = %s, rounded up to a whole %s%s) and "
-         "-m %s ((app peak %s + shm %s) x 1.2 = %s, rounded up to a whole %s).",
-         budget_flag_size(f1, sizeof(f1), b->rec_shm_size), step(z, b->peak_shm),
-         step(z, shm15), budget_unit_word(b->rec_shm_size),
-         floored ? ", and no less than Docker's default 64 MiB" : "",
-         budget_flag_size(f2, sizeof(f2), b->rec_memory), step(z, b->peak_app),
-         step(z, b->rec_shm_size), step(z, mem12), budget_unit_word(b->rec_memory));
+    struct buf o;
+    buf_init(&o);
+    buf_adds(&o, "Recommended: ");
+    recommend_shm(&o, b, shm15, floored, z);
+    buf_adds(&o, " and ");
+    recommend_memory(&o, b, mem12, z);
+    buf_adds(&o, ".");
+    note(ns, VERDICT_OK, "%s", o.data);
+    buf_free(&o);
 }
 
 void budget_compute(const struct budget_input *in, struct budget *out)

@@ -38,6 +38,14 @@ struct budget {
     uint64_t rec_shm_size;        /* recommended --shm-size (0: no shm use seen yet) */
     uint64_t rec_memory;          /* recommended -m */
     uint64_t peak_shm, peak_app;  /* the figures the recommendation was made from */
+    /* What the busiest DataLoader group shows (model/loader.c); loader_main
+     * 0 when no group holds a batch. */
+    int loader_main;
+    uint64_t loader_batch;        /* one batch's shm */
+    uint64_t loader_workers, loader_batches; /* its workers, batches in flight */
+    uint64_t loader_prefetch;     /* prefetch factor read from them (2 when unknown) */
+    uint64_t fit_workers_shm;     /* workers that fit in /dev/shm at that factor */
+    uint64_t fit_workers_limit;   /* ... and under the memory limit (UINT64_MAX: none) */
     uint64_t oom_recent;          /* OOM kills seen rising lately: the verdict is critical */
 };
 

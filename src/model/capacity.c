@@ -225,15 +225,20 @@ static void check_limits(const struct plan_input *in, struct plan_result *r)
 int plan_compute(const struct plan_input *in, struct plan_result *r, char **cause)
 {
     memset(r, 0, sizeof(*r));
-    if (in->batch_size == 0)
+    bool observed = in->observed_batch_shm > 0;
+    if (in->batch_size == 0 && !observed)
         return fail(cause, "the batch size must be at least 1");
-    if (in->ntensors == 0)
+    if (in->ntensors == 0 && !observed)
         return fail(cause, "the sample has no tensors");
     r->prefetch = in->prefetch ? in->prefetch : PLAN_DEFAULT_PREFETCH;
     r->page_size = in->page_size ? in->page_size : PLAN_DEFAULT_PAGE;
-    int rc = tensor_sizes(in, r, cause);
-    if (rc < 0)
-        return rc;
+    if (observed) {
+        r->batch_bytes = r->batch_shm_bytes = in->observed_batch_shm;
+    } else {
+        int rc = tensor_sizes(in, r, cause);
+        if (rc < 0)
+            return rc;
+    }
     if (in->workers > 0) {
         r->held = PLAN_MAIN_HELD;
         if (!mul(in->workers, r->prefetch, &r->prefetched) ||

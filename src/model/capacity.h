@@ -39,6 +39,9 @@ struct plan_input {
     bool has_shm_size;
     uint64_t shm_size;  /* --shm-size */
     uint64_t page_size; /* 0 means 4096 */
+    /* plan --observe: one batch's shm as a running loader holds it; when
+     * set, batch_size and the tensors are not used (and may be absent). */
+    uint64_t observed_batch_shm;
 };
 
 struct plan_tensor_result {

@@ -62,17 +62,90 @@ static bool parse_omp(const char *name, pid_t *pid)
     return true;
 }
 
+/* joblib_memmapping_folder_<pid>_<hex>_<hex> (older: _<pid>_<id>): the pid,
+ * then one or two ids of hex digits. */
+static bool parse_joblib(const char *name, pid_t *pid)
+{
+    static const char prefix[] = "joblib_memmapping_folder_";
+    if (strncmp(name, prefix, sizeof(prefix) - 1) != 0)
+        return false;
+    const char *s = name + sizeof(prefix) - 1;
+    uint64_t p;
+    if (!read_uint(&s, INT32_MAX, &p) || *s != '_')
+        return false;
+    for (int ids = 0; *s == '_' && ids < 2; ids++) {
+        s++;
+        size_t n = strspn(s, "0123456789abcdef");
+        if (n == 0)
+            return false;
+        s += n;
+    }
+    if (*s != '\0')
+        return false;
+    *pid = (pid_t)p;
+    return true;
+}
+
+/* Whether name, from offset on, is min to max characters of set. A loop
+ * rather than strspn: GCC's overread check misjudges name + offset. */
+static bool all_of(const char *name, size_t offset, const char *set, size_t min, size_t max)
+{
+    size_t n = 0;
+    for (const char *p = name + offset; *p; p++, n++)
+        if (!strchr(set, *p))
+            return false;
+    return n >= min && n <= max;
+}
+
+#define ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+#define HEX "0123456789abcdef"
+
+static bool starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The kinds whose names carry no creator pid, in the order they are tried. */
+static enum seg_kind kind_by_prefix(const char *name)
+{
+    if (starts(name, "nccl-shm-send-") || starts(name, "nccl-shm-recv-") ||
+        (starts(name, "nccl-") && all_of(name, 5, ALNUM, 6, 6)))
+        return KIND_NCCL;
+    if (starts(name, "psm_") && all_of(name, 4, HEX, 8, 8))
+        return KIND_PYTHON;
+    if (starts(name, "sem."))
+        return KIND_SEM;
+    if (starts(name, "vader_segment.") || starts(name, "sm_segment.") ||
+        starts(name, "mpich_shar_tmp") || starts(name, "open_mpi.") || starts(name, "psm2_shm."))
+        return KIND_MPI;
+    if (starts(name, "ucx_shm_posix_") && all_of(name, 14, HEX, 1, SIZE_MAX))
+        return KIND_UCX;
+    if (starts(name, "plasma") && all_of(name, 6, ALNUM, 6, 6))
+        return KIND_RAY;
+    if (starts(name, "nvidia_dali_"))
+        return KIND_DALI;
+    if (starts(name, "deepspeed_allreduce_buffer_"))
+        return KIND_DEEPSPEED;
+    if (starts(name, "pulse-shm-") && all_of(name, 10, "0123456789", 1, SIZE_MAX))
+        return KIND_PULSE;
+    if (starts(name, ".org.chromium.") || starts(name, ".com.google.Chrome."))
+        return KIND_CHROMIUM;
+    return KIND_OTHER;
+}
+
 enum seg_kind name_facts(const char *name, pid_t *creator)
 {
     pid_t pid = 0;
-    enum seg_kind kind = KIND_OTHER;
+    enum seg_kind kind;
     if (parse_torch(name, &pid))
         kind = KIND_TORCH;
     else if (strncmp(name, "__KMP_REGISTERED_LIB_", 21) == 0) {
         kind = KIND_OMP;
         parse_omp(name, &pid); /* sets pid only for a well-formed name */
-    } else if (strncmp(name, "sem.", 4) == 0)
-        kind = KIND_SEM;
+    } else if (parse_joblib(name, &pid))
+        kind = KIND_JOBLIB;
+    else
+        kind = kind_by_prefix(name);
     *creator = pid > 0 ? pid : 0;
     return kind;
 }
@@ -83,14 +156,32 @@ bool name_creator_pid(const char *name, pid_t *pid)
     return *pid > 0;
 }
 
+static const char *const kind_names[KIND_COUNT] = {
+    [KIND_TORCH] = "torch",       [KIND_JOBLIB] = "joblib",       [KIND_OMP] = "omp",
+    [KIND_NCCL] = "nccl",         [KIND_PYTHON] = "python",       [KIND_SEM] = "sem",
+    [KIND_MPI] = "mpi",           [KIND_UCX] = "ucx",             [KIND_RAY] = "ray",
+    [KIND_DALI] = "dali",         [KIND_DEEPSPEED] = "deepspeed", [KIND_PULSE] = "pulse",
+    [KIND_CHROMIUM] = "chromium", [KIND_OTHER] = "other",
+};
+
 const char *seg_kind_name(enum seg_kind k)
 {
-    switch (k) {
-    case KIND_TORCH: return "torch";
-    case KIND_OMP: return "omp";
-    case KIND_SEM: return "sem";
-    default: return "other";
-    }
+    return (unsigned)k < KIND_COUNT ? kind_names[k] : "other";
+}
+
+bool seg_kind_parse(const char *s, enum seg_kind *out)
+{
+    for (int k = 0; k < KIND_COUNT; k++)
+        if (strcmp(s, kind_names[k]) == 0) {
+            *out = (enum seg_kind)k;
+            return true;
+        }
+    return false;
+}
+
+bool seg_kind_has_creator(enum seg_kind k)
+{
+    return k == KIND_TORCH || k == KIND_JOBLIB || k == KIND_OMP;
 }
 
 const char *seg_state_name(enum seg_state s)

@@ -187,6 +187,67 @@ static void join(struct model *m, struct inomap *idx)
     }
 }
 
+/* Folds the files of each joblib folder (a directory listed at the top of a
+ * mount, its files after it in name order) into the folder's segment: its
+ * size and allocation are their sums, its age that of the newest, its
+ * holders theirs; a held file makes it in use. A hidden file of the folder
+ * (unlinked, still held) stays a segment of its own. */
+static void fold_folders(struct model *m)
+{
+    size_t pool = 0;
+    for (size_t i = 0; i < m->nsegs; i++)
+        if (strchr(m->segs[i].name, '/'))
+            pool += m->segs[i].nholders;
+    size_t used = 0, kept = 0;
+    for (size_t i = 0; i < m->nsegs;) {
+        struct segment *dir = &m->segs[i];
+        pid_t pid;
+        if (dir->type != FT_DIR || strchr(dir->name, '/') ||
+            name_facts(dir->name, &pid) != KIND_JOBLIB) {
+            m->segs[kept++] = m->segs[i++];
+            continue;
+        }
+        struct segment folder = *dir;
+        folder.size = folder.alloc = 0;
+        folder.nholders = 0;
+        folder.holders = NULL;
+        size_t len = strlen(dir->name), j = i + 1;
+        struct segment *rest = NULL; /* same prefix, not in the folder: kept after it */
+        size_t nrest = 0;
+        for (; j < m->nsegs && m->segs[j].mount == dir->mount &&
+               strncmp(m->segs[j].name, dir->name, len) == 0;
+             j++) {
+            struct segment *c = &m->segs[j];
+            if (c->name[len] != '/' || c->state == SEG_HIDDEN) {
+                rest = xrealloc(rest, (nrest + 1) * sizeof(*rest));
+                rest[nrest++] = *c;
+                continue;
+            }
+            folder.size += c->size;
+            folder.alloc += c->alloc;
+            if (c->mtime > folder.mtime)
+                folder.mtime = c->mtime;
+            if (c->state == SEG_IN_USE)
+                folder.state = SEG_IN_USE;
+            if (c->nholders) {
+                if (!m->folder_pool)
+                    m->folder_pool = xmalloc(pool * sizeof(*m->folder_pool));
+                if (!folder.holders)
+                    folder.holders = m->folder_pool + used;
+                memcpy(m->folder_pool + used, c->holders, c->nholders * sizeof(*c->holders));
+                used += c->nholders;
+                folder.nholders += c->nholders;
+            }
+        }
+        m->segs[kept++] = folder;
+        for (size_t k = 0; k < nrest; k++)
+            m->segs[kept++] = rest[k];
+        free(rest);
+        i = j;
+    }
+    m->nsegs = kept;
+}
+
 /* A live process (not a zombie, not a kernel thread: a kernel thread makes
  * no segment, so the pid was reused). */
 static const struct proc *alive(const struct proc *p)
@@ -255,10 +316,15 @@ static void classify(struct model *m, const struct model_opts *o)
             dead = last_dead;
         }
         /* Only a regular file, held by nobody, whose owner is provably dead
-         * is garbage: anything else with no holder is merely unheld. One
-         * younger than the in-flight minimum may be a batch on its way from
-         * a worker to the main process. */
-        if (sg->state == SEG_UNHELD && sg->type == FT_REGULAR && dead && s->holders_scanned) {
+         * is garbage, and only a name of a kind that carries its creator's
+         * pid (torch, joblib, omp) can prove that: anything else with no
+         * holder is merely unheld. A joblib folder is removable as a whole.
+         * One younger than the in-flight minimum may be a batch on its way
+         * from a worker to the main process. */
+        bool removable =
+            sg->type == FT_REGULAR || (sg->type == FT_DIR && sg->kind == KIND_JOBLIB);
+        if (sg->state == SEG_UNHELD && removable && seg_kind_has_creator(sg->kind) && dead &&
+            s->holders_scanned) {
             if ((double)segment_age_s(m, sg) < o->orphan_min_age_s)
                 sg->note = NOTE_YOUNG;
             else
@@ -391,15 +457,19 @@ void model_build(const struct scan *s, const struct model_opts *o, struct model 
     inomap_free(&idx);
     if (m->nsegs > 1)
         qsort(m->segs, m->nsegs, sizeof(*m->segs), cmp_seg);
+    fold_folders(m);
     classify(m, o);
     figures(m);
     roles_assign(m, o->memory);
+    loader_observe(m, o->peaks);
     budget(m, o);
+    loader_budget(m);
 }
 
 void model_free(struct model *m)
 {
     free(m->holder_pool); /* every segment's holders */
+    free(m->folder_pool);
     free(m->segs);
     free(m->procs);
     for (size_t i = 0; i < m->ngroups; i++) {

@@ -14,7 +14,11 @@
 #include "model/pidtrust.h"
 
 enum seg_state { SEG_IN_USE, SEG_HIDDEN, SEG_ORPHAN, SEG_UNHELD };
-enum seg_kind { KIND_TORCH, KIND_OMP, KIND_SEM, KIND_OTHER };
+/* The kinds of doc/design.md's table; KIND_OTHER is anything else. */
+enum seg_kind {
+    KIND_TORCH, KIND_JOBLIB, KIND_OMP, KIND_NCCL, KIND_PYTHON, KIND_SEM, KIND_MPI, KIND_UCX,
+    KIND_RAY, KIND_DALI, KIND_DEEPSPEED, KIND_PULSE, KIND_CHROMIUM, KIND_OTHER, KIND_COUNT
+};
 enum proc_role {
     ROLE_NONE, ROLE_MAIN, ROLE_WORKER, ROLE_SHM_MANAGER, ROLE_ORPHAN_WORKER, ROLE_ZOMBIE,
     ROLE_HOLDER,
@@ -77,7 +81,26 @@ struct group {
     size_t nmanagers, managers_cap;
     size_t nsegments;
     uint64_t shm_bytes;
+    /* Learnt from its segments (loader.c); 0 when it has none. */
+    uint64_t batch_shm_bytes;     /* one batch's shm, all its tensors, in whole pages */
+    uint64_t batch_segment_bytes; /* its largest tensor: one segment per batch in flight */
+    size_t batches_in_flight;
+    uint64_t shm_per_worker;      /* shm_bytes over the live workers */
+    uint64_t peak_shm, peak_batch_shm; /* the highest since this shmwatch started */
 };
+
+/* The peaks of each group across scans (the dashboard's, a --json stream's). */
+struct group_peak {
+    pid_t main_pid;
+    uint64_t peak_shm, peak_batch_shm;
+};
+
+struct group_peaks {
+    struct group_peak *items;
+    size_t n, cap;
+};
+
+#define GROUP_PEAKS_MAX 4096
 
 struct mount_figures {
     /* unattributed: used minus named and hidden; 0 when the mount's use or
@@ -118,6 +141,7 @@ struct model_opts {
     uint64_t peak_shm, peak_app; /* observed peaks (0: use the current figures) */
     uint64_t oom_recent;         /* the cgroup's OOM kills seen rising lately (history.h) */
     const struct worker_memory *memory; /* optional */
+    const struct group_peaks *peaks;    /* optional: earlier scans' group peaks */
     double orphan_min_age_s;   /* a segment younger than this is never an orphan (in
                                 * flight); default 60 */
     bool trust_pids;           /* the user says a mount not shown private is (inside a
@@ -131,6 +155,7 @@ struct model {
     struct segment *segs;
     size_t nsegs, segs_cap;
     struct seg_holder *holder_pool; /* the segments' holders arrays are slices of it */
+    struct seg_holder *folder_pool; /* the folders' holders (copies of their files') */
     struct mproc *procs;      /* interesting processes only, sorted by pid */
     size_t nprocs, procs_cap;
     struct group *groups;     /* sorted by main pid */
@@ -165,8 +190,49 @@ const char *proc_role_name(enum proc_role r);
 /* kind.c: classification by name alone. name_facts gives the kind and the
  * creator pid the name carries (0 for none) in one reading of the name. */
 enum seg_kind name_facts(const char *basename, pid_t *creator);
-/* The creator pid a name carries (torch_<pid>_<n>[_<k>], __KMP_REGISTERED_LIB_<pid>[_<uid>]). */
+/* The creator pid a name carries (torch_<pid>_<n>[_<k>], __KMP_REGISTERED_LIB_<pid>[_<uid>],
+ * joblib_memmapping_folder_<pid>_...). */
 bool name_creator_pid(const char *basename, pid_t *pid);
+/* A kind by its name ("torch", ...); false for an unknown one. */
+bool seg_kind_parse(const char *s, enum seg_kind *out);
+/* Whether names of this kind carry their creator's pid: only those can be
+ * proved orphans. */
+bool seg_kind_has_creator(enum seg_kind k);
+
+/* loader.c: each group's batch, batches in flight, shm per worker and
+ * peaks (from gp, which may be NULL); model_build calls it. */
+void loader_observe(struct model *m, const struct group_peaks *gp);
+/* Keeps m's group peaks in gp for the next scan. */
+void group_peaks_learn(struct group_peaks *gp, const struct model *m);
+void group_peaks_free(struct group_peaks *gp);
+/* Workers that fit in room when each prefetches `prefetch` batches of
+ * `batch` bytes and the main holds `held` more: (room / batch - held) /
+ * prefetch, rounded down; 0 when not even one fits or batch is 0. */
+uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch, uint64_t held);
+/* Fills the budget's loader figures from the busiest group (after
+ * budget_compute): how many workers fit the mount and the limit. */
+void loader_budget(struct model *m);
+/* The prefetch factor that explains a group's batches in flight (the main
+ * holds up to two, each worker the factor): 2, the default, when it cannot
+ * tell. */
+uint64_t loader_prefetch_of(const struct group *g);
+
+/* errors.c: the messages users meet when a limit runs out. */
+enum shm_limit { SHM_LIMIT_SHM_SIZE, SHM_LIMIT_MEMORY };
+struct shm_error {
+    enum seg_kind kind;   /* whose message (KIND_OTHER: any process's) */
+    enum shm_limit limit; /* which limit it means */
+    const char *message;
+};
+const char *shm_limit_name(enum shm_limit l);
+/* Every message, in the guide's order. */
+size_t shm_errors_all(const struct shm_error **out);
+/* The messages the state of m leads to: *first is the limit that runs out
+ * first (the memory limit when the headroom under it is smaller than the
+ * mount's free space), and the messages are those of the kinds on the
+ * mount (a DataLoader's when none is known yet) for it. At most max. */
+size_t shm_errors_ahead(const struct model *m, enum shm_limit *first, const struct shm_error **out,
+                        size_t max);
 
 /* roles.c: process roles and DataLoader groups over a model whose segments
  * are already joined. */

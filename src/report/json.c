@@ -165,6 +165,19 @@ static void groups(struct jsonw *w, const struct model *m)
         jw_arr_end(w);
         jw_u64(w, "segments", g->nsegments);
         jw_u64(w, "shm_bytes", g->shm_bytes);
+        jw_u64(w, "peak_shm_bytes", g->peak_shm);
+        jw_u64(w, "shm_per_worker_bytes", g->shm_per_worker);
+        if (g->batch_shm_bytes) {
+            jw_u64(w, "batch_shm_bytes", g->batch_shm_bytes);
+            jw_u64(w, "batch_largest_segment_bytes", g->batch_segment_bytes);
+            jw_u64(w, "batches_in_flight", g->batches_in_flight);
+            jw_u64(w, "peak_batch_shm_bytes", g->peak_batch_shm);
+        } else {
+            jw_null(w, "batch_shm_bytes");
+            jw_null(w, "batch_largest_segment_bytes");
+            jw_null(w, "batches_in_flight");
+            jw_null(w, "peak_batch_shm_bytes");
+        }
         jw_obj_end(w);
     }
     jw_arr_end(w);
@@ -215,6 +228,22 @@ static void budget(struct jsonw *w, const struct budget *b)
     jw_arr_end(w);
     jw_u64(w, "recommended_shm_size_bytes", b->rec_shm_size);
     jw_u64(w, "recommended_memory_bytes", b->rec_memory);
+    if (b->loader_main) {
+        jw_obj(w, "loader");
+        jw_i64(w, "main_pid", b->loader_main);
+        jw_u64(w, "batch_shm_bytes", b->loader_batch);
+        jw_u64(w, "workers", b->loader_workers);
+        jw_u64(w, "batches_in_flight", b->loader_batches);
+        jw_u64(w, "prefetch_factor", b->loader_prefetch);
+        jw_u64(w, "workers_fit_shm", b->fit_workers_shm);
+        if (b->fit_workers_limit == UINT64_MAX)
+            jw_null(w, "workers_fit_limit");
+        else
+            jw_u64(w, "workers_fit_limit", b->fit_workers_limit);
+        jw_obj_end(w);
+    } else {
+        jw_null(w, "loader");
+    }
     jw_u64(w, "oom_kills_recent", b->oom_recent);
     jw_obj_end(w);
 }

@@ -76,21 +76,20 @@ static void mount_family(struct buf *o, const struct model *m, const char *name,
 static void segments(struct buf *o, const struct model *m)
 {
     static const enum seg_state states[] = {SEG_IN_USE, SEG_HIDDEN, SEG_ORPHAN, SEG_UNHELD};
-    static const enum seg_kind kinds[] = {KIND_TORCH, KIND_OMP, KIND_SEM, KIND_OTHER};
     family(o, "shmwatch_segments", "gauge", "Segments by mount, state and kind.");
     for (size_t i = 0; i < m->scan->mounts.n; i++) {
-        size_t count[4][4] = {{0}}; /* [state][kind], one pass over the segments */
+        size_t count[4][KIND_COUNT] = {{0}}; /* [state][kind], one pass over the segments */
         for (size_t j = 0; j < m->nsegs; j++) {
             const struct segment *sg = &m->segs[j];
-            if (sg->mount == i && (unsigned)sg->state < 4 && (unsigned)sg->kind < 4)
+            if (sg->mount == i && (unsigned)sg->state < 4 && (unsigned)sg->kind < KIND_COUNT)
                 count[sg->state][sg->kind]++;
         }
         for (size_t s = 0; s < 4; s++) {
-            for (size_t k = 0; k < 4; k++) {
+            for (size_t k = 0; k < KIND_COUNT; k++) {
                 buf_adds(o, "shmwatch_segments{mount=\"");
                 label_value(o, m->scan->mounts.items[i].path);
                 buf_printf(o, "\",state=\"%s\",kind=\"%s\"} %zu\n", seg_state_name(states[s]),
-                           seg_kind_name(kinds[k]), count[states[s]][kinds[k]]);
+                           seg_kind_name((enum seg_kind)k), count[states[s]][k]);
             }
         }
     }

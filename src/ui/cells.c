@@ -9,7 +9,7 @@
 const struct coldef cols[NCOLS] = {
     [C_NAME] = {"NAME", 0, false, CONFIG_SORT_NAME},
     [C_STATE] = {"STATE", 6, false, CONFIG_SORT_STATE},
-    [C_KIND] = {"KIND", 5, false, -1},
+    [C_KIND] = {"KIND", 9, false, -1}, /* "deepspeed" */
     [C_SIZE] = {"SIZE", 8, true, CONFIG_SORT_SIZE},
     [C_ALLOC] = {"ALLOC", 8, true, -1},
     [C_HOLDERS] = {"HOLDERS", 10, false, -1},

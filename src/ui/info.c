@@ -15,6 +15,47 @@
 
 /* --- Budget ---------------------------------------------------------------- */
 
+/* What the running DataLoader teaches: its batch and how many workers fit. */
+static void budget_loader(struct page *p, const struct budget *b)
+{
+    if (!b->loader_main)
+        return;
+    page_blank(p);
+    page_add(p, THEME_header, 0, "The DataLoader of main pid %d, as its segments show it",
+             b->loader_main);
+    page_add(p, THEME_normal, 4,
+             "  one batch %s in /dev/shm; %llu batches in flight with %llu workers: prefetch "
+             "factor %llu",
+             SZ(b->loader_batch), (unsigned long long)b->loader_batches,
+             (unsigned long long)b->loader_workers, (unsigned long long)b->loader_prefetch);
+    page_add(p, THEME_normal, 4,
+             "  workers that fit at that factor: %llu in this /dev/shm (%s)%s",
+             (unsigned long long)b->fit_workers_shm, SZ(b->shm_size),
+             b->fit_workers_limit == UINT64_MAX ? ", no memory limit applies" : "");
+    if (b->fit_workers_limit != UINT64_MAX)
+        page_add(p, THEME_normal, 4, "  and %llu under this memory limit (%s)",
+                 (unsigned long long)b->fit_workers_limit, SZ(b->limit));
+}
+
+/* The error messages the state leads to, and the limit behind them. */
+static void budget_errors(struct page *p, const struct model *m)
+{
+    const struct shm_error *e[8];
+    enum shm_limit first;
+    size_t n = shm_errors_ahead(m, &first, e, 8);
+    page_blank(p);
+    page_add(p, THEME_header, 0, "Errors this state leads to");
+    page_add(p, THEME_normal, 4, "  %s runs out first; then expect:", shm_limit_name(first));
+    for (size_t i = 0; i < n; i++)
+        page_add(p, THEME_normal, 6, "    %s", e[i]->message);
+    page_add(p, THEME_muted, 4, "  %s",
+             first == SHM_LIMIT_MEMORY
+                 ? "Raise -m (or lower --shm-size below -m minus the app); see the guide, "
+                   "\"Errors you will meet\"."
+                 : "Raise --shm-size (fewer workers, a smaller batch or prefetch factor need "
+                   "less); see the guide, \"Errors you will meet\".");
+}
+
 static void budget_limit(struct page *p, const struct budget *b, const struct cgroup_info *cg)
 {
     if (b->limit_source == LIMIT_CGROUP) {
@@ -122,6 +163,8 @@ void info_budget(struct ui *u, struct page *p)
              u->set->cfg.warn_pct, u->set->cfg.crit_pct);
     for (size_t i = 0; i < b->nadvice; i++)
         page_add(p, i == 0 ? THEME_warning : THEME_normal, 4, "  - %s", b->advice[i]);
+    budget_loader(p, b);
+    budget_errors(p, &u->snap->model);
 }
 
 /* --- Details ------------------------------------------------------------------ */
@@ -285,6 +328,12 @@ static void process_details(struct ui *u, struct page *p, pid_t pid)
                  "DataLoader group: %zu workers, %zu shm managers, %zu "
                  "segments, %s",
                  g->nworkers, g->nmanagers, g->nsegments, SZ(g->shm_bytes));
+        if (g->batch_shm_bytes)
+            page_add(p, THEME_normal, 15,
+                     "  batch      %s in /dev/shm (its largest tensor %s), %zu in flight; %s "
+                     "per worker; peak %s since shmwatch started",
+                     SZ(g->batch_shm_bytes), SZ(g->batch_segment_bytes), g->batches_in_flight,
+                     SZ(g->shm_per_worker), SZ(g->peak_shm));
         for (size_t i = 0; i < g->nworkers; i++) {
             const struct proc *w = find_proc(u, g->workers[i]);
             snprintf(a, sizeof(a), "  worker      %-7d ", (int)g->workers[i]);

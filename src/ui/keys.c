@@ -79,7 +79,8 @@ static const struct key_entry keys[] = {
     {K_LIST,
      "/ F3 F4",
      {'/', F(KEY_F(3)), F(KEY_F(4))},
-     "filter: show only rows whose name, pid or command contains the text typed",
+     "filter: show only rows whose name, pid or command contains the text typed "
+     "(kind:NAME: the segments of one kind, e.g. kind:nccl)",
      cmd_filter},
     {K_LIST, "Esc", {27}, "clear the filter", cmd_escape},
     {K_LIST,

@@ -17,13 +17,18 @@ struct layout {
     size_t n;
 };
 
+/* The kind column gives up its long names ("deepspeed") before the name
+ * column falls below this: kinds are then cut to 5 columns. */
+#define KIND_ROOMY_FLEX 32
+#define KIND_NARROW 5
+
 /* Columns taken by the fixed-width columns of ids still shown, separators included. */
-static int fixed_width(const enum col_id *ids, size_t n, const bool *gone)
+static int fixed_width(const enum col_id *ids, size_t n, const bool *gone, bool narrow_kind)
 {
     int fixed = 0;
     for (size_t i = 0; i < n; i++)
         if (!gone[ids[i]] && cols[ids[i]].width)
-            fixed += cols[ids[i]].width + 1;
+            fixed += (ids[i] == C_KIND && narrow_kind ? KIND_NARROW : cols[ids[i]].width) + 1;
     return fixed;
 }
 
@@ -33,10 +38,11 @@ static void fit(struct layout *l, const enum col_id *ids, size_t n, const enum c
                 size_t ndrop)
 {
     bool gone[NCOLS] = {false};
-    int fixed = fixed_width(ids, n, gone);
+    bool narrow = COLS - fixed_width(ids, n, gone, false) < KIND_ROOMY_FLEX;
+    int fixed = fixed_width(ids, n, gone, narrow);
     for (size_t d = 0; COLS - fixed < MIN_FLEX && d < ndrop; d++) {
         gone[drop[d]] = true;
-        fixed = fixed_width(ids, n, gone);
+        fixed = fixed_width(ids, n, gone, narrow);
     }
     l->n = 0;
     int x = 0;
@@ -44,6 +50,8 @@ static void fit(struct layout *l, const enum col_id *ids, size_t n, const enum c
         if (gone[ids[i]])
             continue;
         int w = cols[ids[i]].width ? cols[ids[i]].width : COLS - fixed - 1;
+        if (ids[i] == C_KIND && narrow)
+            w = KIND_NARROW;
         if (w < 1)
             w = 1;
         l->id[l->n] = ids[i];

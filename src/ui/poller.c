@@ -34,6 +34,7 @@ struct poller {
     struct mount_list ml; /* the mounts of the last scan, for statvfs */
     uint64_t peak_shm, peak_app;
     struct worker_memory workers; /* workers seen so far: orphans keep their group */
+    struct group_peaks group_peaks; /* each DataLoader group's peaks so far */
     struct oom_watch oom;         /* the cgroup's OOM kills, scan to scan */
 };
 
@@ -130,12 +131,14 @@ static struct snap *take_scan(struct poller *p, int *gone)
     mo.peak_shm = p->peak_shm;
     mo.peak_app = p->peak_app;
     mo.memory = &p->workers;
+    mo.peaks = &p->group_peaks;
     double now = clock_now();
     const struct cgroup_info *cg = &s->scan.cgroup;
     s->oom_new = oom_watch_add(&p->oom, now, cg->present && cg->has_oom_kills, cg->oom_kills);
     mo.oom_recent = oom_watch_recent(&p->oom, now);
     model_build(&s->scan, &mo, &s->model);
     worker_memory_learn(&p->workers, &s->model);
+    group_peaks_learn(&p->group_peaks, &s->model);
     if (s->model.budget.app > p->peak_app)
         p->peak_app = s->model.budget.app;
     return s;
@@ -276,6 +279,7 @@ bool poller_stop(struct poller *p)
     gauges_free(&p->gauges);
     mounts_free(&p->ml);
     worker_memory_free(&p->workers);
+    group_peaks_free(&p->group_peaks);
     close(p->pipe[0]);
     close(p->pipe[1]);
     pthread_cond_destroy(&p->cond);

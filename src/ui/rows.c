@@ -83,6 +83,9 @@ static bool proc_matches(const struct proc *p, const char *needle)
 bool rows_match(const struct ui *u, const struct row *r, const char *needle)
 {
     const struct proc_list *pl = &u->snap->scan.procs;
+    /* "kind:NAME" keeps the segments of one kind (and their branches). */
+    if (strncmp(needle, "kind:", 5) == 0)
+        return r->key.kind == ROW_SEG && strcmp(seg_kind_name(r->seg->kind), needle + 5) == 0;
     switch (r->key.kind) {
     case ROW_SEG:
         return has(r->seg->name, needle) || has(seg_state_name(r->seg->state), needle) ||

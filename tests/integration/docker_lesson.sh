@@ -107,6 +107,13 @@ print("ADV_SHM_BYTES=%d" % b["recommended_shm_size_bytes"])
 PY
 )"
 ok "the advice: --shm-size $ADV_SHM_BYTES bytes, -m $ADV_MEM_BYTES bytes"
+# The container's loader observed from the host: its batch is plan's.
+LOADER=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["groups"][0]["main_pid"])' "$f")
+"$SHMWATCH" plan --observe "$LOADER" --workers 2 --prefetch-factor 2 --json >"$SHMTEST_TMP/observe.json" ||
+    fail "plan --observe $LOADER (the container's loader, from the host) exited $?"
+PLAN_BATCH=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["batch_shm_bytes"])' "$SHMTEST_TMP/plan.json")
+json_check "$SHMTEST_TMP/observe.json" "j['batch_shm_bytes'] == $PLAN_BATCH and j['observed']['workers'] == 2 and j['recommended_shm_size_bytes'] == $REC_SHM_BYTES" \
+    "plan --observe from the host: the container's loader's batch is plan's, and so is the recommendation"
 
 # 4. Released, the job goes on and a worker's next batch does not fit.
 exec {JOB_IN}>&-

@@ -78,6 +78,16 @@ wait_for '[ "$(rows)" -eq 11 ]' 5 || { tui_dump; fail "erasing the filter did no
 tui_keys / u n h e l d Escape
 wait_for '[ "$(rows)" -eq 11 ]' 5 || { tui_dump; fail "Esc did not clear the filter"; }
 ok "Backspace and Esc widen the list again"
+tui_keys / k i n d : o t h e r Enter
+tui_wait "filter \"kind:other\"" 5
+wait_for '[ "$(rows)" -eq 1 ]' 5 || { tui_dump; fail "kind:other left $(rows) rows, not 1"; }
+tui_cap | grep -qE '^unheld_0 +unheld +other ' || { tui_dump; fail "kind:other does not show unheld_0"; }
+tui_keys Escape / k i n d : t o r c h Enter
+wait_for '[ "$(rows)" -eq 10 ]' 5 || { tui_dump; fail "kind:torch left $(rows) rows, not 10"; }
+tui_cap | grep -qE '^unheld_0' && { tui_dump; fail "kind:torch shows unheld_0"; }
+tui_keys Escape
+wait_for '[ "$(rows)" -eq 11 ]' 5 || { tui_dump; fail "Esc did not clear the kind filter"; }
+ok "the filter kind:NAME keeps one kind's segments (the KIND column says which)"
 
 # --- Sort --------------------------------------------------------------------------
 first_row() { tui_cap | grep -m1 -E '^(torch_|unheld_)' | awk '{ print $1 }'; }

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/budget.h"
@@ -330,12 +332,14 @@ static void test_recommendation(void **state)
     assert_int_equal(b.peak_app, 3 * GiB);
     assert_int_equal(b.rec_shm_size, 2 * GiB);
     assert_int_equal(b.rec_memory, 6 * GiB); /* (3 + 2) x 1.2 = 6 */
-    int i = advice_with(&b, "Recommended: --shm-size=2g");
+    int i = advice_with(&b, "Recommended: --shm-size at least 2g");
     assert_true(i >= 0);
     assert_string_equal(b.advice[i],
-                        "Recommended: --shm-size=2g (peak shm 800.0 MiB x 1.5 = 1.17 GiB, rounded "
-                        "up to a whole GiB) and -m 6g ((app peak 3.00 GiB + shm 2.00 GiB) x 1.2 = "
-                        "6.00 GiB, rounded up to a whole GiB).");
+                        "Recommended: --shm-size at least 2g (peak shm 800.0 MiB x 1.5 = 1.17 GiB, "
+                        "rounded up to a whole GiB; the current 2.0 GiB fits: keep it, 1.2 GiB "
+                        "spare above the peak) and -m at least 6g ((app peak 3.00 GiB + shm 2.00 "
+                        "GiB) x 1.2 = 6.00 GiB, rounded up to a whole GiB; the current 8.0 GiB "
+                        "fits: keep it, 4.2 GiB spare above the peaks).");
     budget_free(&b);
 
     /* Small figures round to whole MiB; without peaks the current use counts. */
@@ -346,8 +350,8 @@ static void test_recommendation(void **state)
     budget_compute(&in, &b);
     assert_int_equal(b.rec_shm_size, 150 * MiB);
     assert_int_equal(b.rec_memory, 300 * MiB); /* (100 + 150) x 1.2 */
-    assert_true(advice_with(&b, "--shm-size=150m") >= 0);
-    assert_true(advice_with(&b, "-m 300m") >= 0);
+    assert_true(advice_with(&b, "--shm-size at least 150m") >= 0);
+    assert_true(advice_with(&b, "-m at least 300m") >= 0);
     assert_int_equal(advice_with(&b, "no less than"), -1);
     budget_free(&b);
 
@@ -366,7 +370,8 @@ static void test_recommendation(void **state)
     assert_int_equal(b.rec_shm_size, 64 * MiB);
     assert_int_equal(b.rec_memory, 197 * MiB); /* (100 + 64) x 1.2 = 196.8 */
     assert_true(advice_with(&b, "= 60.0 MiB, rounded up to a whole MiB, and no less than "
-                                "Docker's default 64 MiB) and -m 197m") >= 0);
+                                "Docker's default 64 MiB; the current 2.0 GiB fits") >= 0);
+    assert_true(advice_with(&b, "-m at least 197m") >= 0);
     budget_free(&b);
 
     /* Nothing in /dev/shm yet: nothing to recommend. */
@@ -376,6 +381,113 @@ static void test_recommendation(void **state)
     assert_int_equal(b.rec_shm_size, 0);
     assert_int_equal(b.rec_memory, 0);
     assert_int_equal(advice_with(&b, "Recommended"), -1);
+    budget_free(&b);
+}
+
+/* A size as the advice writes a flag's value ("276m", "2g"), at s. */
+static bool flag_value(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || (*end != 'm' && *end != 'g'))
+        return false;
+    *out = (uint64_t)v * (*end == 'g' ? GiB : MiB);
+    return true;
+}
+
+/* Every flag value a sentence names below the current one says "at least"
+ * right before it; returns how many values were checked. */
+static int check_no_cut(const struct budget *b, const char *sentence)
+{
+    static const struct {
+        const char *flag;
+        int which; /* 0: --shm-size, 1: -m */
+    } flags[] = {{"--shm-size=", 0}, {"--shm-size at least ", 0}, {"-m ", 1},
+                 {"-m at least ", 1}};
+    int n = 0;
+    for (size_t f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+        for (const char *p = strstr(sentence, flags[f].flag); p;
+             p = strstr(p + 1, flags[f].flag)) {
+            uint64_t v;
+            if (!flag_value(p + strlen(flags[f].flag), &v))
+                continue;
+            n++;
+            uint64_t cur = flags[f].which == 0 ? b->shm_size
+                           : b->limit_source == LIMIT_CGROUP ? b->limit
+                                                             : 0;
+            bool at_least = strstr(flags[f].flag, "at least") != NULL;
+            if (cur && v < cur && !at_least)
+                fail_msg("a cut of a limit that fits (current %llu): %s",
+                         (unsigned long long)cur, sentence);
+            if (cur && v > cur && at_least)
+                fail_msg("\"at least\" a value above the current %llu: %s",
+                         (unsigned long long)cur, sentence);
+        }
+    }
+    return n;
+}
+
+/* Over a grid of limits, sizes, uses and peaks (the cases above among
+ * them, and the one of the issue: -m 512m with 190 MiB in use): no advice
+ * names a value below a current limit without "at least", the recommended
+ * fields are the least that fits (peak x margin), and a limit that fits is
+ * said to fit, with its spare room. */
+static void test_never_cuts_a_limit_that_fits(void **state)
+{
+    (void)state;
+    static const uint64_t limits[] = {0, 256 * MiB, 512 * MiB, 8 * GiB};
+    static const uint64_t shm_sizes[] = {0, 64 * MiB, 512 * MiB, 2 * GiB};
+    static const uint64_t apps[] = {0, 100 * MiB, 3 * GiB};
+    static const uint64_t uses[] = {0, 40 * MiB, 90 * MiB, 190 * MiB, 800 * MiB};
+    static const uint64_t peaks[] = {0, 300 * MiB};
+    int checked = 0, fits_said = 0;
+    for (size_t l = 0; l < 4; l++)
+        for (size_t z = 0; z < 4; z++)
+            for (size_t a = 0; a < 3; a++)
+                for (size_t u = 0; u < 5; u++)
+                    for (size_t k = 0; k < 2; k++) {
+                        struct cgroup_info cg = container();
+                        cg.has_limit = limits[l] != 0;
+                        cg.limit = limits[l];
+                        cg.anon = apps[a];
+                        struct budget_input in = input(&cg);
+                        in.shm_size = shm_sizes[z];
+                        in.shm_used = uses[u] < shm_sizes[z] ? uses[u] : shm_sizes[z];
+                        in.shm_avail = shm_sizes[z] - in.shm_used;
+                        in.peak_shm = peaks[k];
+                        in.workers_present = k;
+                        struct budget b;
+                        budget_compute(&in, &b);
+                        for (size_t i = 0; i < b.nadvice; i++)
+                            checked += check_no_cut(&b, b.advice[i]);
+                        if (b.rec_shm_size) {
+                            uint64_t peak = b.peak_shm;
+                            assert_true(b.rec_shm_size >= peak + peak / 2);
+                            assert_true(b.rec_shm_size >= DOCKER_DEFAULT_SHM);
+                        }
+                        if (b.rec_shm_size && b.shm_size >= b.rec_shm_size) {
+                            assert_true(advice_with(&b, "fits: keep it") >= 0);
+                            fits_said++;
+                        }
+                        budget_free(&b);
+                    }
+    assert_true(checked > 100);
+    assert_true(fits_said > 10);
+
+    /* The issue's case: -m 512m, 190 MiB of /dev/shm in use, 1 GiB --shm-size. */
+    struct cgroup_info cg = container();
+    cg.limit = 512 * MiB;
+    cg.anon = 40 * MiB;
+    struct budget_input in = input(&cg);
+    in.shm_size = GiB;
+    in.shm_used = 190 * MiB;
+    in.shm_avail = GiB - 190 * MiB;
+    struct budget b;
+    budget_compute(&in, &b);
+    assert_int_equal(b.rec_memory, 390 * MiB); /* (40 + 285) x 1.2: the least that fits */
+    assert_int_equal(advice_with(&b, "-m 390m"), -1);
+    assert_true(advice_with(&b, "-m at least 390m") >= 0);
+    assert_true(advice_with(&b, "the current 512 MiB fits: keep it, 282 MiB spare") >= 0);
     budget_free(&b);
 }
 
@@ -455,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_docker_default),   cmocka_unit_test(test_fill_thresholds),
         cmocka_unit_test(test_pending),          cmocka_unit_test(test_memory_thresholds),
         cmocka_unit_test(test_recommendation),   cmocka_unit_test(test_order),
+        cmocka_unit_test(test_never_cuts_a_limit_that_fits),
         cmocka_unit_test(test_oom_kills),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

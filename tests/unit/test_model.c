@@ -102,6 +102,65 @@ static void test_kind_names(void **state)
     assert_false(name_creator_pid("torch_0_1", &p));
 }
 
+
+/* Every row of doc/design.md's table of kinds, and names that only look so. */
+static void test_kinds_table(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        enum seg_kind kind;
+        pid_t creator;
+    } rows[] = {
+        {"torch_4321_7_2", KIND_TORCH, 4321},
+        {"joblib_memmapping_folder_77_0123456789abcdef0123456789abcdef_"
+         "fedcba9876543210fedcba9876543210", KIND_JOBLIB, 77},
+        {"joblib_memmapping_folder_78_140245395021392", KIND_JOBLIB, 78},
+        {"joblib_memmapping_folder_x_1", KIND_OTHER, 0},
+        {"joblib_memmapping_folder_79_", KIND_OTHER, 0},
+        {"__KMP_REGISTERED_LIB_55_1000", KIND_OMP, 55},
+        {"nccl-AbC123", KIND_NCCL, 0},
+        {"nccl-AbC12", KIND_OTHER, 0},
+        {"nccl-shm-send-0-1-2", KIND_NCCL, 0},
+        {"nccl-shm-recv-0-1-2", KIND_NCCL, 0},
+        {"psm_0123abcd", KIND_PYTHON, 0},
+        {"psm_0123abcg", KIND_OTHER, 0},
+        {"sem.mp-x1y2", KIND_SEM, 0},
+        {"vader_segment.node.1.2", KIND_MPI, 0},
+        {"sm_segment.node.1000.2.0", KIND_MPI, 0},
+        {"mpich_shar_tmpXYZ", KIND_MPI, 0},
+        {"open_mpi.0000", KIND_MPI, 0},
+        {"psm2_shm.123", KIND_MPI, 0},
+        {"ucx_shm_posix_5ae8e2c1", KIND_UCX, 0},
+        {"ucx_shm_posix_", KIND_OTHER, 0},
+        {"plasmaA1b2C3", KIND_RAY, 0},
+        {"plasma", KIND_OTHER, 0},
+        {"nvidia_dali_1234", KIND_DALI, 0},
+        {"deepspeed_allreduce_buffer_0", KIND_DEEPSPEED, 0},
+        {"pulse-shm-2840113127", KIND_PULSE, 0},
+        {"pulse-shm-x", KIND_OTHER, 0},
+        {".org.chromium.Chromium.Ab12", KIND_CHROMIUM, 0},
+        {".com.google.Chrome.xyz", KIND_CHROMIUM, 0},
+        {"my data", KIND_OTHER, 0},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        pid_t p = -1;
+        enum seg_kind k = name_facts(rows[i].name, &p);
+        if (k != rows[i].kind || p != rows[i].creator)
+            fail_msg("%s: kind %s creator %d", rows[i].name, seg_kind_name(k), (int)p);
+    }
+    /* Names and their parse go both ways; only three kinds carry a creator. */
+    for (int k = 0; k < KIND_COUNT; k++) {
+        enum seg_kind back;
+        assert_true(seg_kind_parse(seg_kind_name((enum seg_kind)k), &back));
+        assert_int_equal(back, k);
+        assert_int_equal(seg_kind_has_creator((enum seg_kind)k),
+                         k == KIND_TORCH || k == KIND_JOBLIB || k == KIND_OMP);
+    }
+    enum seg_kind back;
+    assert_false(seg_kind_parse("tensorflow", &back));
+}
+
 static void test_holders_joined(void **state)
 {
     const struct model *m = *state;
@@ -219,6 +278,135 @@ static void free_model(struct model *m)
     scan_free(s);
     free(s);
     free(m);
+}
+
+#define JOBLIB "joblib_memmapping_folder_999_0123456789abcdef0123456789abcdef_" \
+               "fedcba9876543210fedcba9876543210"
+
+/* A joblib folder is one segment: its files' sizes summed, their holders
+ * its own, an orphan only when nobody holds any of them and its creator is
+ * dead; kinds without a creator pid are never orphans. */
+/* A group's batch from its segments: 3 batches in flight of an image
+ * (8 pages) and a label (1 page); one more label-sized segment of another
+ * batch shape is counted in the bytes but not as a batch. */
+static void test_loader_batch(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    s->holders_scanned = true;
+    fake_add_proc(s, 100, 1, 100, 'S', "python3", PY);
+    fake_add_proc(s, 101, 100, 100, 'S', "pt_data_worker", PY);
+    fake_add_proc(s, 102, 100, 100, 'S', "pt_data_worker", PY);
+    char path[64];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof(path), "/dev/shm/torch_101_%d", 10 + i);
+        fake_add_holder(s, 100, 20 + i, true, 500 + (ino_t)i, path, true, 8 * 4096 - 100, 8 * 4096);
+        snprintf(path, sizeof(path), "/dev/shm/torch_101_%d", 20 + i);
+        fake_add_holder(s, 100, 30 + i, true, 600 + (ino_t)i, path, true, 64, 4096);
+    }
+    struct model *m = build(s);
+    const struct group *g = model_find_group(m, 100);
+    assert_non_null(g);
+    assert_int_equal(g->nworkers, 2);
+    assert_int_equal(g->batches_in_flight, 3);
+    assert_int_equal(g->batch_segment_bytes, 8 * 4096);
+    assert_int_equal(g->batch_shm_bytes, 9 * 4096);
+    assert_int_equal(g->shm_per_worker, g->shm_bytes / 2);
+    assert_int_equal(g->peak_shm, g->shm_bytes);
+    assert_int_equal(loader_prefetch_of(g), 1); /* 3 in flight = 2 held + 2 x 0.5 */
+    assert_int_equal(m->budget.loader_main, 100);
+    assert_int_equal(m->budget.loader_batch, 9 * 4096);
+    /* A stream remembers the peak: a later, emptier scan still shows it. */
+    struct group_peaks peaks = {0};
+    group_peaks_learn(&peaks, m);
+    assert_int_equal(peaks.n, 1);
+    assert_int_equal(peaks.items[0].peak_shm, g->shm_bytes);
+    uint64_t was = g->shm_bytes;
+    free_model(m);
+    s = fake_scene_empty();
+    s->holders_scanned = true;
+    fake_add_proc(s, 100, 1, 100, 'S', "python3", PY);
+    fake_add_proc(s, 101, 100, 100, 'S', "pt_data_worker", PY);
+    fake_add_holder(s, 100, 20, true, 500, "/dev/shm/torch_101_10", true, 8 * 4096, 8 * 4096);
+    procs_sort(&s->procs);
+    m = calloc(1, sizeof(*m));
+    struct model_opts o;
+    model_opts_default(&o);
+    o.peaks = &peaks;
+    model_build(s, &o, m);
+    g = model_find_group(m, 100);
+    assert_non_null(g);
+    assert_true(g->shm_bytes < was);
+    assert_int_equal(g->peak_shm, was);
+    free_model(m);
+    group_peaks_free(&peaks);
+}
+
+static void test_workers_fit(void **state)
+{
+    (void)state;
+    /* (64 MiB / 1 MiB - 2 held) / 2 = 31 workers at prefetch factor 2 */
+    assert_int_equal(loader_workers_fit(64 * MiB, MiB, 2, 2), 31);
+    assert_int_equal(loader_workers_fit(64 * MiB, MiB, 4, 2), 15);
+    assert_int_equal(loader_workers_fit(3 * MiB, MiB, 2, 2), 0);
+    assert_int_equal(loader_workers_fit(64 * MiB, 0, 2, 2), 0);
+}
+
+/* Each message of the guide's table is there once, with its limit; the
+ * state picks those of the kinds on the mount for the limit reached first. */
+static void test_errors_ahead(void **state)
+{
+    (void)state;
+    const struct shm_error *all;
+    size_t n = shm_errors_all(&all);
+    assert_true(n >= 7);
+    struct scan *s = fake_scene_empty();
+    fake_add_file(s, "nccl-AbC123", 1, FT_REGULAR, MiB, MiB);
+    struct model *m = build(s);
+    const struct shm_error *e[8];
+    enum shm_limit first;
+    size_t k = shm_errors_ahead(m, &first, e, 8);
+    assert_int_equal(first, SHM_LIMIT_SHM_SIZE); /* no cgroup: /dev/shm fills first */
+    assert_true(k >= 2);
+    for (size_t i = 0; i < k; i++)
+        assert_int_equal(e[i]->kind, KIND_NCCL);
+    assert_non_null(strstr(e[0]->message, "nccl-XXXXXX"));
+    free_model(m);
+}
+
+static void test_joblib_folder_is_one_segment(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    s->holders_scanned = true;
+    fake_add_file(s, JOBLIB, 100, FT_DIR, 0, 0);
+    fake_add_file(s, JOBLIB "/999-1-a.pkl", 101, FT_REGULAR, 3 * MiB, 3 * MiB);
+    fake_add_file(s, JOBLIB "/999-1-b.pkl", 102, FT_REGULAR, 1 * MiB, 1 * MiB);
+    fake_add_file(s, "joblib_memmapping_folder_998_aa", 110, FT_DIR, 0, 0);
+    fake_add_file(s, "joblib_memmapping_folder_998_aa/f", 111, FT_REGULAR, MiB, MiB);
+    fake_add_holder(s, 40, -1, true, 111, "/dev/shm/joblib_memmapping_folder_998_aa/f", false,
+                    MiB, MiB);
+    fake_add_file(s, "nccl-AbC123", 120, FT_REGULAR, MiB, MiB);
+    fake_add_file(s, "psm_0123abcd", 121, FT_REGULAR, MiB, MiB);
+    fake_add_proc(s, 40, 1, 40, 'S', "python3", "/usr/bin/python3");
+    struct model *m = build(s);
+    assert_int_equal(m->nsegs, 4);
+    const struct segment *f = seg(m, JOBLIB);
+    assert_int_equal(f->kind, KIND_JOBLIB);
+    assert_int_equal(f->type, FT_DIR);
+    assert_int_equal(f->size, 4 * MiB);
+    assert_int_equal(f->alloc, 4 * MiB);
+    assert_int_equal(f->state, SEG_ORPHAN);
+    assert_int_equal(f->creator_pid, 999);
+    f = seg(m, "joblib_memmapping_folder_998_aa");
+    assert_int_equal(f->state, SEG_IN_USE);
+    assert_int_equal(f->nholders, 1);
+    assert_int_equal(f->holders[0].pid, 40);
+    assert_int_equal(seg(m, "nccl-AbC123")->state, SEG_UNHELD);
+    assert_int_equal(seg(m, "psm_0123abcd")->state, SEG_UNHELD);
+    assert_int_equal(m->totals.orphans, 1);
+    assert_int_equal(m->totals.orphan_bytes, 4 * MiB);
+    free_model(m);
 }
 
 static void test_container_main_is_pid_1(void **state)
@@ -492,6 +680,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_states, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kinds_and_creators, setup, teardown),
         cmocka_unit_test(test_kind_names),
+        cmocka_unit_test(test_kinds_table),
+        cmocka_unit_test(test_joblib_folder_is_one_segment),
+        cmocka_unit_test(test_loader_batch),
+        cmocka_unit_test(test_workers_fit),
+        cmocka_unit_test(test_errors_ahead),
         cmocka_unit_test_setup_teardown(test_holders_joined, setup, teardown),
         cmocka_unit_test_setup_teardown(test_figures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_roles, setup, teardown),

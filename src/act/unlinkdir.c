@@ -1,0 +1,224 @@
+/* Removing a folder segment (a joblib memmapping folder) as a whole, under
+ * the rules for directories: every entry is read relative to the folder's
+ * own fd, never through a link; a symbolic link, a subdirectory, anything
+ * but a regular file, or an entry on another file system (a mount inside)
+ * refuses the whole folder; every file must be the caller's (unless root),
+ * not written to since the scan, and held by nobody in a fresh search. Only
+ * then are the files unlinked (unlinkat on the folder's fd) and the folder
+ * removed. */
+#include "act/unlinkdir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "util/xalloc.h"
+
+/* Entries past this are not read: such a folder is refused. */
+#define FOLDER_MAX_ENTRIES 100000
+
+struct entry {
+    char *name;
+    struct stat st;
+};
+
+static void say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)
+{
+    res->outcome = o;
+    res->err = err;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+    va_end(ap);
+}
+
+static void free_entries(struct entry *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(e[i].name);
+    free(e);
+}
+
+/* Reads and checks every entry of the folder fd; false (res filled) when
+ * one refuses the folder. */
+static bool read_entries(int fd, const struct stat *fst, const struct unlink_target *t, uid_t uid,
+                         struct entry **out, size_t *nout, struct unlink_result *res)
+{
+    int dfd = dup(fd);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        say(res, UNLINK_FAILED, errno, "cannot read the folder: %s", strerror(errno));
+        return false;
+    }
+    struct entry *e = NULL;
+    size_t n = 0, cap = 0;
+    bool ok = true;
+    struct dirent *de;
+    while (ok && (de = readdir(d))) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        struct stat st;
+        if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue; /* gone since readdir */
+        ok = false;
+        if (n >= FOLDER_MAX_ENTRIES)
+            say(res, UNLINK_REFUSED, E2BIG, "more than %d entries in the folder",
+                FOLDER_MAX_ENTRIES);
+        else if (S_ISLNK(st.st_mode))
+            say(res, UNLINK_REFUSED, EPERM, "a symbolic link inside it (never followed)");
+        else if (st.st_dev != fst->st_dev)
+            say(res, UNLINK_REFUSED, EXDEV,
+                "another file system is mounted inside it (never crossed)");
+        else if (S_ISDIR(st.st_mode))
+            say(res, UNLINK_REFUSED, EPERM, "a directory inside it (never removed)");
+        else if (!S_ISREG(st.st_mode))
+            say(res, UNLINK_REFUSED, EPERM, "an entry inside it is not a regular file");
+        else if (uid != 0 && st.st_uid != uid)
+            say(res, UNLINK_REFUSED, EPERM, "a file inside it is owned by uid %lu, not by you",
+                (unsigned long)st.st_uid);
+        else if ((int64_t)st.st_mtim.tv_sec > t->mtime)
+            say(res, UNLINK_REFUSED, EBUSY,
+                "a file inside it was written to since the scan: something is using it");
+        else
+            ok = true;
+        if (ok) {
+            struct entry *x = VEC_PUSH(e, n, cap);
+            x->name = xstrdup(de->d_name);
+            x->st = st;
+        }
+    }
+    closedir(d);
+    if (!ok) {
+        free_entries(e, n);
+        return false;
+    }
+    *out = e;
+    *nout = n;
+    return true;
+}
+
+/* The fresh holder search over every file; false (res filled) when one is
+ * held or the search cannot prove them free. */
+static bool nobody_holds(const struct unlink_opts *o, const struct entry *e, size_t n,
+                         struct unlink_result *res)
+{
+    if (n == 0)
+        return true;
+    struct inode_query *q = xcalloc(n, sizeof(*q));
+    for (size_t i = 0; i < n; i++) {
+        q[i].dev = e[i].st.st_dev;
+        q[i].ino = e[i].st.st_ino;
+    }
+    struct holder_blind blind;
+    memset(&blind, 0, sizeof(blind));
+    bool ok = true;
+    if (holders_find_inodes(o->proc_dir, q, n, getpid(), &blind) < 0) {
+        say(res, UNLINK_REFUSED, EACCES, "cannot prove it unused: no process table");
+        ok = false;
+    }
+    for (size_t i = 0; ok && i < n; i++) {
+        char why[200];
+        if (q[i].pid) {
+            res->holder = q[i].pid;
+            say(res, UNLINK_REFUSED, EBUSY, "in use: pid %d %s a file inside it", (int)q[i].pid,
+                q[i].fd >= 0 ? "holds" : "maps");
+            ok = false;
+        } else if (!unlink_blind_ok(&blind, o->uid, e[i].st.st_uid, e[i].st.st_mode, why,
+                                    sizeof(why))) {
+            say(res, UNLINK_REFUSED, EACCES, "cannot prove it unused: %s", why);
+            ok = false;
+        }
+    }
+    free(q);
+    return ok;
+}
+
+void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, int dir,
+                  const char *base, struct unlink_result *res)
+{
+    struct stat st;
+    if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT)
+            say(res, UNLINK_GONE, ENOENT, "already gone");
+        else
+            say(res, UNLINK_FAILED, errno, "cannot examine it: %s", strerror(errno));
+        return;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        say(res, UNLINK_REFUSED, EPERM, "no longer a folder");
+        return;
+    }
+    if (st.st_dev != t->dev || st.st_ino != t->ino) {
+        say(res, UNLINK_REFUSED, ESTALE, "replaced since the scan");
+        return;
+    }
+    if (o->uid != 0 && st.st_uid != o->uid) {
+        say(res, UNLINK_REFUSED, EPERM,
+            "owned by uid %lu, not by you (uid %lu): only its owner or root may remove it",
+            (unsigned long)st.st_uid, (unsigned long)o->uid);
+        return;
+    }
+    int fd = openat(dir, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat fst;
+    if (fd < 0) {
+        say(res, errno == ENOENT ? UNLINK_GONE : UNLINK_REFUSED, errno,
+            "cannot open it to check it: %s", strerror(errno));
+        return;
+    }
+    if (fstat(fd, &fst) != 0 || fst.st_dev != t->dev || fst.st_ino != t->ino) {
+        close(fd);
+        say(res, UNLINK_REFUSED, ESTALE, "changed while being checked");
+        return;
+    }
+    struct entry *e = NULL;
+    size_t n = 0;
+    if (!read_entries(fd, &fst, t, o->uid, &e, &n, res) || !nobody_holds(o, e, n, res)) {
+        close(fd);
+        return;
+    }
+    res->alloc = 0;
+    for (size_t i = 0; i < n; i++)
+        res->alloc += (uint64_t)e[i].st.st_blocks * 512u;
+    if (o->dry_run) {
+        say(res, UNLINK_WOULD, 0, "every check passed (a folder of %zu file%s)", n,
+            n == 1 ? "" : "s");
+        free_entries(e, n);
+        close(fd);
+        return;
+    }
+    struct statvfs before, after;
+    bool measured = fstatvfs(dir, &before) == 0;
+    int err = 0;
+    for (size_t i = 0; i < n && !err; i++)
+        if (unlinkat(fd, e[i].name, 0) != 0 && errno != ENOENT)
+            err = errno;
+    free_entries(e, n);
+    close(fd);
+    if (err) {
+        say(res, UNLINK_FAILED, err, "unlink of a file inside it failed: %s", strerror(err));
+        return;
+    }
+    if (unlinkat(dir, base, AT_REMOVEDIR) != 0) {
+        err = errno;
+        say(res, UNLINK_FAILED, err, "its files were removed, the folder not: %s", strerror(err));
+        return;
+    }
+    if (measured && fstatvfs(dir, &after) == 0) {
+        uint64_t u0 = (uint64_t)(before.f_blocks - before.f_bfree) * before.f_frsize;
+        uint64_t u1 = (uint64_t)(after.f_blocks - after.f_bfree) * after.f_frsize;
+        res->freed = u0 > u1 ? u0 - u1 : 0;
+    }
+    say(res, UNLINK_REMOVED, 0, "%s", t->why ? t->why : "removed");
+}

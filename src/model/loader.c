@@ -1,0 +1,138 @@
+/* What a running DataLoader shows of itself: per group, the bytes of a batch
+ * as its segments hold it, the batches in flight, the shm per worker, and
+ * the peak since this shmwatch started; and how many workers fit a size.
+ *
+ * A batch is one segment per tensor (default_collate puts each batch
+ * tensor in one shared storage). Every batch in flight has exactly one
+ * segment of the largest size (its biggest tensor): their count is the
+ * number of batches in flight, and all the group's bytes divided by it are
+ * one batch. A loader whose tensors are all of one shape counts each batch
+ * once per tensor, so it reads as smaller batches: the estimate is a floor. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "util/xalloc.h"
+
+/* Page-rounded apparent size: what plan counts for a tensor. */
+static uint64_t seg_pages(const struct segment *sg)
+{
+    uint64_t page = 4096;
+    return sg->size / page * page + (sg->size % page ? page : 0);
+}
+
+static void observe_group(const struct model *m, struct group *g)
+{
+    uint64_t largest = 0, total = 0;
+    size_t nlargest = 0;
+    for (size_t i = 0; i < m->nsegs; i++) {
+        const struct segment *sg = &m->segs[i];
+        if (sg->group != g->main_pid || sg->kind != KIND_TORCH)
+            continue;
+        uint64_t b = seg_pages(sg);
+        total += b;
+        if (b > largest) {
+            largest = b;
+            nlargest = 0;
+        }
+        if (b == largest)
+            nlargest++;
+    }
+    g->batches_in_flight = largest ? nlargest : 0;
+    g->batch_shm_bytes = largest ? total / nlargest : 0;
+    g->batch_segment_bytes = largest;
+    g->shm_per_worker = g->nworkers ? g->shm_bytes / g->nworkers : 0;
+}
+
+static const struct group_peak *peak_of(const struct group_peaks *gp, pid_t main_pid)
+{
+    for (size_t i = 0; gp && i < gp->n; i++)
+        if (gp->items[i].main_pid == main_pid)
+            return &gp->items[i];
+    return NULL;
+}
+
+void loader_observe(struct model *m, const struct group_peaks *gp)
+{
+    for (size_t i = 0; i < m->ngroups; i++) {
+        struct group *g = &m->groups[i];
+        observe_group(m, g);
+        const struct group_peak *p = peak_of(gp, g->main_pid);
+        g->peak_shm = g->shm_bytes;
+        g->peak_batch_shm = g->batch_shm_bytes;
+        if (p && p->peak_shm > g->peak_shm)
+            g->peak_shm = p->peak_shm;
+        if (p && p->peak_batch_shm > g->peak_batch_shm)
+            g->peak_batch_shm = p->peak_batch_shm;
+    }
+}
+
+void group_peaks_learn(struct group_peaks *gp, const struct model *m)
+{
+    for (size_t i = 0; i < m->ngroups; i++) {
+        const struct group *g = &m->groups[i];
+        struct group_peak *p = (struct group_peak *)peak_of(gp, g->main_pid);
+        if (!p) {
+            if (gp->n >= GROUP_PEAKS_MAX)
+                gp->n = 0; /* a long life of short jobs: start afresh */
+            p = VEC_PUSH(gp->items, gp->n, gp->cap);
+            p->main_pid = g->main_pid;
+        }
+        if (g->peak_shm > p->peak_shm)
+            p->peak_shm = g->peak_shm;
+        if (g->peak_batch_shm > p->peak_batch_shm)
+            p->peak_batch_shm = g->peak_batch_shm;
+    }
+}
+
+void group_peaks_free(struct group_peaks *gp)
+{
+    free(gp->items);
+    memset(gp, 0, sizeof(*gp));
+}
+
+uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch, uint64_t held)
+{
+    if (batch == 0 || prefetch == 0)
+        return 0;
+    uint64_t batches = room / batch;
+    return batches > held ? (batches - held) / prefetch : 0;
+}
+
+/* The prefetch factor that explains the batches in flight: the main holds
+ * up to two, each worker `factor` more. The default 2 when it cannot tell. */
+uint64_t loader_prefetch_of(const struct group *g)
+{
+    if (g->nworkers == 0 || g->batches_in_flight <= 2)
+        return 2;
+    uint64_t f = (g->batches_in_flight - 2 + g->nworkers / 2) / g->nworkers;
+    return f ? f : 1;
+}
+
+void loader_budget(struct model *m)
+{
+    const struct group *busiest = NULL;
+    for (size_t i = 0; i < m->ngroups; i++)
+        if (m->groups[i].batch_shm_bytes &&
+            (!busiest || m->groups[i].shm_bytes > busiest->shm_bytes))
+            busiest = &m->groups[i];
+    struct budget *b = &m->budget;
+    if (!busiest)
+        return;
+    b->loader_main = busiest->main_pid;
+    b->loader_batch = busiest->batch_shm_bytes;
+    b->loader_workers = busiest->nworkers;
+    b->loader_batches = busiest->batches_in_flight;
+    b->loader_prefetch = loader_prefetch_of(busiest);
+    /* The loader's room: what the mount and the limit leave besides the
+     * shm the others use and the app's memory. */
+    uint64_t others = b->shm_used > busiest->shm_bytes ? b->shm_used - busiest->shm_bytes : 0;
+    uint64_t room_shm = b->shm_size > others ? b->shm_size - others : 0;
+    b->fit_workers_shm = loader_workers_fit(room_shm, b->loader_batch, b->loader_prefetch, 2);
+    b->fit_workers_limit = UINT64_MAX;
+    if (b->limit_source == LIMIT_CGROUP) {
+        uint64_t used = b->peak_app + others;
+        uint64_t room = b->limit > used ? b->limit - used : 0;
+        b->fit_workers_limit = loader_workers_fit(room, b->loader_batch, b->loader_prefetch, 2);
+    }
+}
