@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
+#include "cli/subcommands.h"
 #include "cli/options.h"
 #include "cli/settings.h"
 #include "collect/scan.h"
@@ -286,7 +286,15 @@ int main(int argc, char **argv)
             rc = 2;
             break;
         }
-        rc = ui_main(&o, &cfg);
+        {
+            struct ui_flags uf = {
+                .pid = o.pid,
+                .demo = o.demo,
+                .mounts_given = o.nmounts > 0,
+                .theme_given = o.theme != NULL,
+            };
+            rc = ui_main(&uf, &cfg);
+        }
         break;
     }
     if (o.mode != MODE_HELP && o.mode != MODE_VERSION)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act/actplan.h"
+#include "act/targets.h"
 #include "act/shmmgr.h"
 #include "util/buf.h"
 #include "util/xalloc.h"

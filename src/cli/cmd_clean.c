@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "act/actplan.h"
+#include "act/targets.h"
 #include "act/unlink.h"
 #include "cli/actcli.h"
-#include "cli/commands.h"
+#include "cli/subcommands.h"
 #include "cli/options.h"
 #include "util/buf.h"
 #include "util/escape.h"

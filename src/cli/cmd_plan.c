@@ -1,5 +1,5 @@
 /* shmwatch plan: how much /dev/shm a DataLoader needs, every step of the
- * arithmetic shown (model/plan.c does the arithmetic). */
+ * arithmetic shown (model/capacity.c does the arithmetic). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,11 +8,11 @@
 
 #include "collect/scan.h"
 
-#include "cli/commands.h"
+#include "cli/subcommands.h"
 #include "cli/options.h"
 #include "model/budget.h"
 #include "model/model.h"
-#include "model/plan.h"
+#include "model/capacity.h"
 #include "report/jsonw.h"
 #include "util/buf.h"
 #include "util/units.h"

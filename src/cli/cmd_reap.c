@@ -9,7 +9,7 @@
 
 #include "act/reap.h"
 #include "cli/actcli.h"
-#include "cli/commands.h"
+#include "cli/subcommands.h"
 #include "cli/options.h"
 #include "util/buf.h"
 #include "util/escape.h"

@@ -1,5 +1,5 @@
-/* The command line of the snapshot and dashboard modes (DESIGN.md), and
- * what the subcommands share with them. */
+/* The command line of the snapshot and dashboard modes (doc/shmwatch.1,
+ * OPTIONS), and what the subcommands share with them. */
 #ifndef SHMWATCH_OPTIONS_H
 #define SHMWATCH_OPTIONS_H
 

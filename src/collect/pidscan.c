@@ -16,6 +16,7 @@
 #include "util/buf.h"
 #include "util/fileio.h"
 #include "util/inomap.h"
+#include "util/torchprint.h"
 #include "util/xalloc.h"
 
 /* PROCMAP_QUERY (linux/fs.h, Linux 6.11), spelled out for older headers. */
@@ -238,7 +239,7 @@ static bool torch_lib(struct procfiles *pf, const struct procmap_query *q)
         return known;
     if (!query_name(pf->mapsfd, q->vma_start, pf->name, sizeof(pf->name)))
         return false; /* gone meanwhile: nothing learnt of the file */
-    bool torch = strstr(pf->name, "/libtorch") != NULL;
+    bool torch = torchprint_libtorch(pf->name, strlen(pf->name));
     inomap_put(&pf->libs, dev, (ino_t)q->inode, torch);
     return torch;
 }
@@ -255,7 +256,7 @@ static void load_text(struct procfiles *pf)
     }
     if (pf->text.len >= MAPS_TEXT_MAX)
         pf->status |= PROCFILES_FAILED; /* the rest is unseen */
-    if (pf->want_torch && memmem(pf->text.data, pf->text.len, "/libtorch", 9))
+    if (pf->want_torch && torchprint_libtorch(pf->text.data, pf->text.len))
         pf->torch = true;
     pf->cur = pf->text.data;
 }

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "collect/pidscan.h"
 #include "util/buf.h"
 #include "util/fileio.h"
+#include "util/torchprint.h"
 #include "util/xalloc.h"
 
 /* Per process, indexed like the list. */
@@ -48,21 +48,6 @@ static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f
         if (n > 0 && wk->link[0] == '/')
             p->exe = xstrndup(wk->link, (size_t)n);
     }
-}
-
-/* Processes named like torch's: pt_data_worker, pt_multiprocess,
- * pt_thread_data_, pt_data_pin, pt_elastic (torchrun's agent: a rank's
- * parent), torch_shm_manag (roles.c has the exact list). */
-static bool torch_comm(const struct proc *p)
-{
-    return strncmp(p->comm, "pt_", 3) == 0 || strncmp(p->comm, "torch_", 6) == 0;
-}
-
-/* Catches SIGBUS, SIGSEGV and SIGFPE, as torch's DataLoader workers do. */
-static bool worker_signals(const struct proc *p)
-{
-    const uint64_t sigs = (1ull << (SIGBUS - 1)) | (1ull << (SIGSEGV - 1)) | (1ull << (SIGFPE - 1));
-    return (p->sigcatch & sigs) == sigs;
 }
 
 static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
@@ -105,14 +90,14 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
             f |= F_STATUS;
         }
     }
-    bool sigs = worker_signals(p);
+    bool sigs = torchprint_signals_maybe(p->sigcatch);
     size_t held = 0;
     if (o->ndevs && !p->kernel_thread)
         held = pidscan_run(ps, piddir, p->pid, sigs);
     if (held || p->state == 'Z' || p->pid == o->world_pid)
         f |= F_WANT;
     bool torch = sigs && wk->hl->ntorch && wk->hl->torch_pids[wk->hl->ntorch - 1] == p->pid;
-    if (!p->kernel_thread && (torch_comm(p) || torch))
+    if (!p->kernel_thread && (torchprint_comm_maybe(p->comm) || torch))
         f |= F_WANT | F_UP;
     if (f & F_WANT) {
         details(wk, piddir, p, f);

@@ -9,18 +9,14 @@
  * topmost process of such a chain is the main (so a launcher that runs the
  * same interpreter is not mistaken for one). torch >= 2.x names torchrun's
  * elastic agent pt_elastic: its children are training processes (ranks),
- * never DataLoader workers, whatever segments they hold. */
-#include <signal.h>
+ * never DataLoader workers, whatever segments they hold. The names and the
+ * signals are util/torchprint.h's, which the /proc walk uses too. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/model.h"
+#include "util/torchprint.h"
 #include "util/xalloc.h"
-
-static const char *const worker_comms[] = {"pt_data_worker", "pt_multiprocess",
-                                           "pt_thread_data_"};
-static const char manager_comm[] = "torch_shm_manag";
-static const char launcher_comm[] = "pt_elastic";
 
 const char *proc_role_name(enum proc_role r)
 {
@@ -37,10 +33,12 @@ const char *proc_role_name(enum proc_role r)
 
 static bool is_worker_comm(const char *comm)
 {
-    for (size_t i = 0; i < sizeof(worker_comms) / sizeof(worker_comms[0]); i++)
-        if (strcmp(comm, worker_comms[i]) == 0)
-            return true;
-    return false;
+    return torchprint_comm(comm) == TORCH_COMM_WORKER;
+}
+
+static bool is_manager_comm(const char *comm)
+{
+    return torchprint_comm(comm) == TORCH_COMM_MANAGER;
 }
 
 /* The mount namespace whose /dev/shm is watched: the --pid target's, else
@@ -66,17 +64,11 @@ static bool in_world(const struct scan *s, unsigned long world, const struct pro
     return false;
 }
 
-/* torch's DataLoader workers install C handlers for SIGBUS, SIGSEGV and
- * SIGFPE (_set_worker_signal_handlers); with libtorch mapped, that marks a
- * worker even when it holds no segment and carries no name (torch < 2.5). */
+/* A worker's caught signals with libtorch mapped mark a worker even when it
+ * holds no segment and carries no name (torch < 2.5; util/torchprint.h). */
 static bool looks_like_worker(const struct model *m, const struct proc *p)
 {
-    const uint64_t worker_sigs = (1ull << (SIGBUS - 1)) | (1ull << (SIGSEGV - 1)) |
-                                 (1ull << (SIGFPE - 1));
-    /* Python's faulthandler catches these too, and SIGILL and SIGABRT as well:
-     * a process that catches those is not taken for a worker. */
-    const uint64_t faulthandler_sigs = (1ull << (SIGILL - 1)) | (1ull << (SIGABRT - 1));
-    return (p->sigcatch & worker_sigs) == worker_sigs && !(p->sigcatch & faulthandler_sigs) &&
+    return torchprint_worker_signals(p->sigcatch) &&
            holders_torch_loaded(&m->scan->holders, p->pid);
 }
 
@@ -136,7 +128,7 @@ static void gather_evidence(const struct model *m, struct facts *f)
     }
     unsigned long world = watched_mntns(m);
     for (size_t i = 0; i < pl->n; i++) {
-        if (strcmp(pl->items[i].comm, manager_comm) != 0 || !in_world(m->scan, world, &pl->items[i]))
+        if (!is_manager_comm(pl->items[i].comm) || !in_world(m->scan, world, &pl->items[i]))
             continue;
         long parent = index_of(pl, pl->items[i].ppid);
         if (parent >= 0)
@@ -164,11 +156,11 @@ static void assign(const struct model *m, struct facts *f)
         bool local = in_world(m->scan, world, p);
         if (p->state == 'Z') {
             f[i].role = ROLE_ZOMBIE;
-        } else if (strcmp(p->comm, manager_comm) == 0) {
+        } else if (is_manager_comm(p->comm)) {
             if (local)
                 f[i].role = ROLE_SHM_MANAGER;
         } else if (parent >= 0 && pl->items[parent].state != 'Z' &&
-                   strcmp(pl->items[parent].comm, launcher_comm) != 0 &&
+                   torchprint_comm(pl->items[parent].comm) != TORCH_COMM_LAUNCHER &&
                    same_program(p, &pl->items[parent]) &&
                    (f[i].evidence ||
                     (local && (is_worker_comm(p->comm) || looks_like_worker(m, p))))) {

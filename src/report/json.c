@@ -1,5 +1,6 @@
-/* The JSON snapshot, schema 1 (DESIGN.md). Every field of the schema is
- * always present; fields beyond it are additions scripts may ignore. */
+/* The JSON snapshot, schema 1 (doc/shmwatch.1, "JSON SNAPSHOT"). Every field
+ * of the schema is always present; fields beyond it are additions scripts may
+ * ignore. */
 #include <stdlib.h>
 #include <string.h>
 

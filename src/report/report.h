@@ -1,5 +1,5 @@
-/* Writers of a model for people and programs: JSON (schema 1, DESIGN.md),
- * a plain-text report and the Prometheus text format. */
+/* Writers of a model for people and programs: JSON (schema 1, doc/shmwatch.1
+ * "JSON SNAPSHOT"), a plain-text report and the Prometheus text format. */
 #ifndef SHMWATCH_REPORT_H
 #define SHMWATCH_REPORT_H
 

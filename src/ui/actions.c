@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "act/actlog.h"
-#include "act/actplan.h"
+#include "act/targets.h"
 #include "act/unlink.h"
 #include "config/theme.h"
 #include "ui/actions_priv.h"

@@ -3,10 +3,10 @@
  * cmd_action (commands.c) calls these with the selection: the row under the
  * cursor and the marked rows, resolved against the model on screen. They
  * never act on a read-only dashboard (cmd_action refuses first). Each action
- * re-checks its targets itself right before acting (src/act, DESIGN.md
- * safety rules), asks with dialog_confirm / dialog_menu (ui/dialog.h),
- * reports with ui_message, and calls poller_request_scan afterwards so that
- * the screen shows the result. */
+ * re-checks its targets itself right before acting (src/act; doc/design.md,
+ * "Where each rule lives"), asks with dialog_confirm / dialog_menu
+ * (ui/dialog.h), reports with ui_message, and calls poller_request_scan
+ * afterwards so that the screen shows the result. */
 #ifndef SHMWATCH_UI_ACTIONS_H
 #define SHMWATCH_UI_ACTIONS_H
 

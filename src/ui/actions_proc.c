@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act/actplan.h"
+#include "act/targets.h"
 #include "act/reap.h"
 #include "act/signal.h"
 #include "config/theme.h"

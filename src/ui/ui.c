@@ -13,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/options.h"
 #include "config/config.h"
 #include "demo/demo.h"
 #include "ui/term.h"
@@ -322,12 +321,12 @@ static int run(const struct ui_settings *set)
     return 0;
 }
 
-int ui_main(const struct options *o, const struct config *cfg)
+int ui_main(const struct ui_flags *f, const struct config *cfg)
 {
     setlocale(LC_CTYPE, ""); /* wide characters; numbers stay in the C locale */
     struct ui_settings set;
     char *err = NULL;
-    if (ui_settings_load(o, cfg, &set, &err) != 0) {
+    if (ui_settings_load(f, cfg, &set, &err) != 0) {
         fprintf(stderr, "shmwatch: %s\n", err);
         free(err);
         ui_settings_free(&set);

@@ -2,14 +2,26 @@
 #ifndef SHMWATCH_UI_H
 #define SHMWATCH_UI_H
 
+#include <stdbool.h>
+#include <sys/types.h>
+
 struct config;
-struct options;
+
+/* What the command line says to the dashboard beyond the settings: the
+ * caller (main) fills it from its options, so that the dashboard needs
+ * nothing of the command line's code. */
+struct ui_flags {
+    pid_t pid;         /* --pid, 0 for none */
+    bool demo;         /* --demo */
+    bool mounts_given; /* --mount given at least once */
+    bool theme_given;  /* --theme given: its errors name the flag */
+};
 
 /* Runs the dashboard with the settings (config file and flags, as
- * cli/settings.c loads them): loads the theme (errors: a one-line message
+ * cli/settings.c loads them) and the flags: loads the theme (errors: a one-line message
  * on stderr, exit 2), starts the demo scene with --demo, and draws until
  * the user quits. Returns the exit status. stdin and stdout must be a
  * terminal (main checks). */
-int ui_main(const struct options *o, const struct config *cfg);
+int ui_main(const struct ui_flags *f, const struct config *cfg);
 
 #endif

@@ -13,7 +13,7 @@
 #include "model/history.h"
 #include "model/model.h"
 #include "ui/poller.h"
-#include "ui/settings.h"
+#include "ui/ui_settings.h"
 
 /* --- Rows ------------------------------------------------------------- */
 

@@ -3,7 +3,7 @@
  * bytes each of batch size, workers, prefetch, memory and shm size. */
 #include "fuzz.h"
 
-#include "model/plan.h"
+#include "model/capacity.h"
 
 static uint64_t take_u64(const uint8_t **data, size_t *size)
 {

@@ -6,7 +6,7 @@
 #include <sys/sysmacros.h>
 
 #include "testutil.h"
-#include "act/actplan.h"
+#include "act/targets.h"
 #include "collect/nsmap.h"
 #include "collect/walk.h"
 #include "fake_scene.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/plan.h"
+#include "model/capacity.h"
 
 #define MiB (UINT64_C(1) << 20)
 #define GiB (UINT64_C(1) << 30)

@@ -1,4 +1,4 @@
-#include "act/actplan.h"
+#include "act/targets.h"
 
 #include <dirent.h>
 #include <fcntl.h>

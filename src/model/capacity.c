@@ -4,7 +4,7 @@
  * segment, and tmpfs allocates whole pages. At the busiest moment the
  * workers have prefetch_factor batches each in flight and the main process
  * holds PLAN_MAIN_HELD more. */
-#include "model/plan.h"
+#include "model/capacity.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,10 +1,10 @@
-#include "ui/settings.h"
+#include "ui/ui_settings.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/options.h"
+#include "ui/ui.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
@@ -37,7 +37,7 @@ static int load_theme(struct ui_settings *s, bool from_flag, char **err)
  * crashes). */
 #define DEMO_ORPHAN_MIN_AGE_S 3.0
 
-int ui_settings_load(const struct options *o, const struct config *cfg, struct ui_settings *s,
+int ui_settings_load(const struct ui_flags *f, const struct config *cfg, struct ui_settings *s,
                      char **err)
 {
     memset(s, 0, sizeof(*s));
@@ -45,9 +45,9 @@ int ui_settings_load(const struct options *o, const struct config *cfg, struct u
     config_copy(&s->cfg, cfg);
     s->mounts = (const char **)s->cfg.mounts.item;
     s->nmounts = s->cfg.mounts.n;
-    s->pid = o->pid;
-    s->demo = o->demo;
-    if (s->demo && (o->pid || o->nmounts)) {
+    s->pid = f->pid;
+    s->demo = f->demo;
+    if (s->demo && (f->pid || f->mounts_given)) {
         *err = xstrdup("--demo watches its own scene: it excludes --pid and --mount");
         return 2;
     }
@@ -58,7 +58,7 @@ int ui_settings_load(const struct options *o, const struct config *cfg, struct u
         if (s->cfg.orphan_min_age_s > DEMO_ORPHAN_MIN_AGE_S)
             s->cfg.orphan_min_age_s = DEMO_ORPHAN_MIN_AGE_S;
     }
-    return load_theme(s, o->theme != NULL, err);
+    return load_theme(s, f->theme_given, err);
 }
 
 void ui_settings_free(struct ui_settings *s)

@@ -10,7 +10,7 @@
 #include "config/config.h"
 #include "config/theme.h"
 
-struct options;
+struct ui_flags;
 
 struct ui_settings {
     struct config cfg;   /* a copy of the settings */
@@ -23,7 +23,7 @@ struct ui_settings {
 
 /* Returns 0, or 2 with a malloc'd one-line message in *err (a theme error
  * as file:line:column: message). */
-int ui_settings_load(const struct options *o, const struct config *cfg, struct ui_settings *s,
+int ui_settings_load(const struct ui_flags *f, const struct config *cfg, struct ui_settings *s,
                      char **err);
 void ui_settings_free(struct ui_settings *s);
 

@@ -1,7 +1,7 @@
 /* Subcommands: `shmwatch NAME ...` dispatches to cmd_NAME(argc, argv) with
  * argv[0] = NAME. Each returns the process exit status. */
-#ifndef SHMWATCH_COMMANDS_H
-#define SHMWATCH_COMMANDS_H
+#ifndef SHMWATCH_SUBCOMMANDS_H
+#define SHMWATCH_SUBCOMMANDS_H
 
 int cmd_plan(int argc, char **argv);
 int cmd_clean(int argc, char **argv);

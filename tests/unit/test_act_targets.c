@@ -1,4 +1,4 @@
-/* act/actplan.c on the shared fake scene, and the action log's format. */
+/* act/targets.c on the shared fake scene, and the action log's format. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -8,7 +8,7 @@
 #include "testutil.h"
 #include "fake_scene.h"
 #include "act/actlog.h"
-#include "act/actplan.h"
+#include "act/targets.h"
 #include "act/reap.h"
 #include "util/buf.h"
 #include "util/fileio.h"

@@ -3,8 +3,8 @@
  * factor, and whether that fits a container's --shm-size and -m.
  * Pure arithmetic, every step overflow-checked; errors come back as a
  * sentence in *cause (the caller frees it). */
-#ifndef SHMWATCH_PLAN_H
-#define SHMWATCH_PLAN_H
+#ifndef SHMWATCH_CAPACITY_H
+#define SHMWATCH_CAPACITY_H
 
 #include <stdbool.h>
 #include <stddef.h>

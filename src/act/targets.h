@@ -2,8 +2,8 @@
  * (or the dashboard's d, D and U) removes and the processes `reap` (or K)
  * ends. Pure functions of the model; the checks against the live system
  * happen when acting (unlink.c, signal.c, reap.c). */
-#ifndef SHMWATCH_ACTPLAN_H
-#define SHMWATCH_ACTPLAN_H
+#ifndef SHMWATCH_TARGETS_H
+#define SHMWATCH_TARGETS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,0 +1,42 @@
+#include "util/torchprint.h"
+
+#include <string.h>
+
+const struct torch_comm_name torch_comm_names[] = {
+    {"pt_data_worker", TORCH_COMM_WORKER},
+    {"pt_multiprocess", TORCH_COMM_WORKER},
+    {"pt_thread_data_", TORCH_COMM_WORKER},
+    {"pt_data_pin", TORCH_COMM_PIN},
+    {"torch_shm_manag", TORCH_COMM_MANAGER},
+    {"pt_elastic", TORCH_COMM_LAUNCHER},
+};
+const size_t torch_ncomm_names = sizeof(torch_comm_names) / sizeof(torch_comm_names[0]);
+
+enum torch_comm torchprint_comm(const char *comm)
+{
+    for (size_t i = 0; i < torch_ncomm_names; i++)
+        if (strcmp(comm, torch_comm_names[i].comm) == 0)
+            return torch_comm_names[i].what;
+    return TORCH_COMM_NONE;
+}
+
+bool torchprint_comm_maybe(const char *comm)
+{
+    return strncmp(comm, "pt_", 3) == 0 || strncmp(comm, "torch_", 6) == 0;
+}
+
+bool torchprint_signals_maybe(uint64_t sigcatch)
+{
+    return (sigcatch & TORCHPRINT_WORKER_SIGS) == TORCHPRINT_WORKER_SIGS;
+}
+
+bool torchprint_worker_signals(uint64_t sigcatch)
+{
+    return torchprint_signals_maybe(sigcatch) && !(sigcatch & TORCHPRINT_FAULTHANDLER_SIGS);
+}
+
+bool torchprint_libtorch(const char *text, size_t len)
+{
+    static const char lib[] = "/libtorch";
+    return memmem(text, len, lib, sizeof(lib) - 1) != NULL;
+}
