@@ -29,10 +29,7 @@ const char *unlink_outcome_name(enum unlink_outcome o)
     }
 }
 
-static void say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)
+void unlink_say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)
 {
     res->outcome = o;
     res->err = err;
@@ -145,7 +142,7 @@ static void held_reason(struct unlink_run *r, const struct inode_query *q,
     if (q->fd >= 0)
         snprintf(fd, sizeof(fd), "holds it open (fd %d)", q->fd);
     res->holder = q->pid;
-    say(res, UNLINK_REFUSED, EBUSY, "in use: pid %d (%s, uid %lu) %s", (int)q->pid,
+    unlink_say(res, UNLINK_REFUSED, EBUSY, "in use: pid %d (%s, uid %lu) %s", (int)q->pid,
         named ? who.comm : "?", named ? (unsigned long)who.euid : 0ul, fd);
 }
 
@@ -157,23 +154,23 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
     struct stat st;
     if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT)
-            say(res, UNLINK_GONE, ENOENT, "already gone");
+            unlink_say(res, UNLINK_GONE, ENOENT, "already gone");
         else
-            say(res, UNLINK_FAILED, errno, "cannot examine it: %s", strerror(errno));
+            unlink_say(res, UNLINK_FAILED, errno, "cannot examine it: %s", strerror(errno));
         return;
     }
     res->alloc = (uint64_t)st.st_blocks * 512u;
     if (!S_ISREG(st.st_mode)) {
-        say(res, UNLINK_REFUSED, EPERM, "%s", unlink_type_refusal(file_type_of(st.st_mode)));
+        unlink_say(res, UNLINK_REFUSED, EPERM, "%s", unlink_type_refusal(file_type_of(st.st_mode)));
         return;
     }
     if (st.st_dev != t->dev || st.st_ino != t->ino) {
-        say(res, UNLINK_REFUSED, ESTALE, "replaced since the scan (inode %llu, scanned %llu)",
+        unlink_say(res, UNLINK_REFUSED, ESTALE, "replaced since the scan (inode %llu, scanned %llu)",
             (unsigned long long)st.st_ino, (unsigned long long)t->ino);
         return;
     }
     if (r->o.uid != 0 && st.st_uid != r->o.uid) {
-        say(res, UNLINK_REFUSED, EPERM,
+        unlink_say(res, UNLINK_REFUSED, EPERM,
             "owned by uid %lu, not by you (uid %lu): only its owner or root may remove it",
             (unsigned long)st.st_uid, (unsigned long)r->o.uid);
         return;
@@ -185,21 +182,21 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
     if (pin < 0) {
         int err = errno;
         if (err == ENOENT)
-            say(res, UNLINK_GONE, err, "already gone");
+            unlink_say(res, UNLINK_GONE, err, "already gone");
         else
-            say(res, UNLINK_REFUSED, err, "cannot open it to check it: %s", strerror(err));
+            unlink_say(res, UNLINK_REFUSED, err, "cannot open it to check it: %s", strerror(err));
         return;
     }
     struct stat pst;
     if (fstat(pin, &pst) != 0 || !S_ISREG(pst.st_mode) || pst.st_dev != t->dev ||
         pst.st_ino != t->ino) {
         close(pin);
-        say(res, UNLINK_REFUSED, ESTALE, "changed while being checked");
+        unlink_say(res, UNLINK_REFUSED, ESTALE, "changed while being checked");
         return;
     }
     if ((int64_t)pst.st_mtim.tv_sec > t->mtime) {
         close(pin);
-        say(res, UNLINK_REFUSED, EBUSY, "written to since the scan: something is using it");
+        unlink_say(res, UNLINK_REFUSED, EBUSY, "written to since the scan: something is using it");
         return;
     }
     if (!probe_fresh(r))
@@ -212,12 +209,12 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
     char why[200];
     if (!unlink_blind_ok(&r->blind, r->o.uid, pst.st_uid, pst.st_mode, why, sizeof(why))) {
         close(pin);
-        say(res, UNLINK_REFUSED, EACCES, "cannot prove it unused: %s", why);
+        unlink_say(res, UNLINK_REFUSED, EACCES, "cannot prove it unused: %s", why);
         return;
     }
     if (r->o.dry_run) {
         close(pin);
-        say(res, UNLINK_WOULD, 0, "every check passed");
+        unlink_say(res, UNLINK_WOULD, 0, "every check passed");
         return;
     }
     struct statvfs before, after;
@@ -226,9 +223,9 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
         int err = errno;
         close(pin);
         if (err == ENOENT)
-            say(res, UNLINK_GONE, err, "already gone");
+            unlink_say(res, UNLINK_GONE, err, "already gone");
         else
-            say(res, UNLINK_FAILED, err, "unlink failed: %s", strerror(err));
+            unlink_say(res, UNLINK_FAILED, err, "unlink failed: %s", strerror(err));
         return;
     }
     bool ours = fstat(pin, &pst) == 0 && pst.st_nlink == 0;
@@ -240,12 +237,12 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
     }
     res->caveat = !ours || (res->freed == 0 && res->alloc > 0);
     if (!ours)
-        say(res, UNLINK_REMOVED, 0, "the name was removed but another name keeps the file");
+        unlink_say(res, UNLINK_REMOVED, 0, "the name was removed but another name keeps the file");
     else if (res->caveat)
-        say(res, UNLINK_REMOVED, 0, "removed, but the mount's use did not fall: a process "
+        unlink_say(res, UNLINK_REMOVED, 0, "removed, but the mount's use did not fall: a process "
                                     "this search could not see may still hold it");
     else
-        say(res, UNLINK_REMOVED, 0, "%s", t->why ? t->why : "removed");
+        unlink_say(res, UNLINK_REMOVED, 0, "%s", t->why ? t->why : "removed");
 }
 
 static void log_result(struct unlink_run *r, const struct unlink_target *t,
@@ -298,23 +295,23 @@ bool unlink_step(struct unlink_run *r, struct unlink_result *res, size_t *index)
     memset(res, 0, sizeof(*res));
     *index = i;
     if (t->refuse) {
-        say(res, UNLINK_REFUSED, EPERM, "%s", t->refuse);
+        unlink_say(res, UNLINK_REFUSED, EPERM, "%s", t->refuse);
     } else {
         pause_for_tests(r);
         int err = 0;
         int mountfd = open(t->mount_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         struct stat mst;
         if (mountfd < 0) {
-            say(res, UNLINK_FAILED, errno, "cannot open the mount %s: %s", t->mount,
+            unlink_say(res, UNLINK_FAILED, errno, "cannot open the mount %s: %s", t->mount,
                 strerror(errno));
         } else if (fstat(mountfd, &mst) != 0 || mst.st_dev != t->dev) {
-            say(res, UNLINK_REFUSED, ESTALE, "the mount at %s is no longer the one scanned",
+            unlink_say(res, UNLINK_REFUSED, ESTALE, "the mount at %s is no longer the one scanned",
                 t->mount);
         } else {
             const char *base;
             int dir = open_parent(mountfd, t->name, &base, &err);
             if (dir < 0)
-                say(res, UNLINK_REFUSED, err,
+                unlink_say(res, UNLINK_REFUSED, err,
                     "a directory on its path is a link, changed or is gone (%s)",
                     strerror(err));
             else {

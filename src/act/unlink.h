@@ -115,6 +115,11 @@ void unlink_end(struct unlink_run *r);
  * re-check's); NULL for a regular file. */
 const char *unlink_type_refusal(enum file_type t);
 
+/* Sets res's outcome, errno and reason (a printf format), for the removers
+ * (unlink.c, unlinkdir.c). */
+void unlink_say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Whether a search that could not read some processes still proves that
  * nobody holds a file of this owner and mode: false, with the reason in
  * why, when an unread process that can reach the mount (see struct

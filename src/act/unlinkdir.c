@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,19 +27,6 @@ struct entry {
     char *name;
     struct stat st;
 };
-
-static void say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)
-{
-    res->outcome = o;
-    res->err = err;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
-    va_end(ap);
-}
 
 static void free_entries(struct entry *e, size_t n)
 {
@@ -59,7 +45,7 @@ static bool read_entries(int fd, const struct stat *fst, const struct unlink_tar
     if (!d) {
         if (dfd >= 0)
             close(dfd);
-        say(res, UNLINK_FAILED, errno, "cannot read the folder: %s", strerror(errno));
+        unlink_say(res, UNLINK_FAILED, errno, "cannot read the folder: %s", strerror(errno));
         return false;
     }
     struct entry *e = NULL;
@@ -74,22 +60,22 @@ static bool read_entries(int fd, const struct stat *fst, const struct unlink_tar
             continue; /* gone since readdir */
         ok = false;
         if (n >= FOLDER_MAX_ENTRIES)
-            say(res, UNLINK_REFUSED, E2BIG, "more than %d entries in the folder",
+            unlink_say(res, UNLINK_REFUSED, E2BIG, "more than %d entries in the folder",
                 FOLDER_MAX_ENTRIES);
         else if (S_ISLNK(st.st_mode))
-            say(res, UNLINK_REFUSED, EPERM, "a symbolic link inside it (never followed)");
+            unlink_say(res, UNLINK_REFUSED, EPERM, "a symbolic link inside it (never followed)");
         else if (st.st_dev != fst->st_dev)
-            say(res, UNLINK_REFUSED, EXDEV,
+            unlink_say(res, UNLINK_REFUSED, EXDEV,
                 "another file system is mounted inside it (never crossed)");
         else if (S_ISDIR(st.st_mode))
-            say(res, UNLINK_REFUSED, EPERM, "a directory inside it (never removed)");
+            unlink_say(res, UNLINK_REFUSED, EPERM, "a directory inside it (never removed)");
         else if (!S_ISREG(st.st_mode))
-            say(res, UNLINK_REFUSED, EPERM, "an entry inside it is not a regular file");
+            unlink_say(res, UNLINK_REFUSED, EPERM, "an entry inside it is not a regular file");
         else if (uid != 0 && st.st_uid != uid)
-            say(res, UNLINK_REFUSED, EPERM, "a file inside it is owned by uid %lu, not by you",
+            unlink_say(res, UNLINK_REFUSED, EPERM, "a file inside it is owned by uid %lu, not by you",
                 (unsigned long)st.st_uid);
         else if ((int64_t)st.st_mtim.tv_sec > t->mtime)
-            say(res, UNLINK_REFUSED, EBUSY,
+            unlink_say(res, UNLINK_REFUSED, EBUSY,
                 "a file inside it was written to since the scan: something is using it");
         else
             ok = true;
@@ -125,19 +111,19 @@ static bool nobody_holds(const struct unlink_opts *o, const struct entry *e, siz
     memset(&blind, 0, sizeof(blind));
     bool ok = true;
     if (holders_find_inodes(o->proc_dir, q, n, getpid(), &blind) < 0) {
-        say(res, UNLINK_REFUSED, EACCES, "cannot prove it unused: no process table");
+        unlink_say(res, UNLINK_REFUSED, EACCES, "cannot prove it unused: no process table");
         ok = false;
     }
     for (size_t i = 0; ok && i < n; i++) {
         char why[200];
         if (q[i].pid) {
             res->holder = q[i].pid;
-            say(res, UNLINK_REFUSED, EBUSY, "in use: pid %d %s a file inside it", (int)q[i].pid,
+            unlink_say(res, UNLINK_REFUSED, EBUSY, "in use: pid %d %s a file inside it", (int)q[i].pid,
                 q[i].fd >= 0 ? "holds" : "maps");
             ok = false;
         } else if (!unlink_blind_ok(&blind, o->uid, e[i].st.st_uid, e[i].st.st_mode, why,
                                     sizeof(why))) {
-            say(res, UNLINK_REFUSED, EACCES, "cannot prove it unused: %s", why);
+            unlink_say(res, UNLINK_REFUSED, EACCES, "cannot prove it unused: %s", why);
             ok = false;
         }
     }
@@ -151,21 +137,21 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
     struct stat st;
     if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT)
-            say(res, UNLINK_GONE, ENOENT, "already gone");
+            unlink_say(res, UNLINK_GONE, ENOENT, "already gone");
         else
-            say(res, UNLINK_FAILED, errno, "cannot examine it: %s", strerror(errno));
+            unlink_say(res, UNLINK_FAILED, errno, "cannot examine it: %s", strerror(errno));
         return;
     }
     if (!S_ISDIR(st.st_mode)) {
-        say(res, UNLINK_REFUSED, EPERM, "no longer a folder");
+        unlink_say(res, UNLINK_REFUSED, EPERM, "no longer a folder");
         return;
     }
     if (st.st_dev != t->dev || st.st_ino != t->ino) {
-        say(res, UNLINK_REFUSED, ESTALE, "replaced since the scan");
+        unlink_say(res, UNLINK_REFUSED, ESTALE, "replaced since the scan");
         return;
     }
     if (o->uid != 0 && st.st_uid != o->uid) {
-        say(res, UNLINK_REFUSED, EPERM,
+        unlink_say(res, UNLINK_REFUSED, EPERM,
             "owned by uid %lu, not by you (uid %lu): only its owner or root may remove it",
             (unsigned long)st.st_uid, (unsigned long)o->uid);
         return;
@@ -173,13 +159,13 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
     int fd = openat(dir, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat fst;
     if (fd < 0) {
-        say(res, errno == ENOENT ? UNLINK_GONE : UNLINK_REFUSED, errno,
+        unlink_say(res, errno == ENOENT ? UNLINK_GONE : UNLINK_REFUSED, errno,
             "cannot open it to check it: %s", strerror(errno));
         return;
     }
     if (fstat(fd, &fst) != 0 || fst.st_dev != t->dev || fst.st_ino != t->ino) {
         close(fd);
-        say(res, UNLINK_REFUSED, ESTALE, "changed while being checked");
+        unlink_say(res, UNLINK_REFUSED, ESTALE, "changed while being checked");
         return;
     }
     struct entry *e = NULL;
@@ -192,7 +178,7 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
     for (size_t i = 0; i < n; i++)
         res->alloc += (uint64_t)e[i].st.st_blocks * 512u;
     if (o->dry_run) {
-        say(res, UNLINK_WOULD, 0, "every check passed (a folder of %zu file%s)", n,
+        unlink_say(res, UNLINK_WOULD, 0, "every check passed (a folder of %zu file%s)", n,
             n == 1 ? "" : "s");
         free_entries(e, n);
         close(fd);
@@ -207,12 +193,12 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
     free_entries(e, n);
     close(fd);
     if (err) {
-        say(res, UNLINK_FAILED, err, "unlink of a file inside it failed: %s", strerror(err));
+        unlink_say(res, UNLINK_FAILED, err, "unlink of a file inside it failed: %s", strerror(err));
         return;
     }
     if (unlinkat(dir, base, AT_REMOVEDIR) != 0) {
         err = errno;
-        say(res, UNLINK_FAILED, err, "its files were removed, the folder not: %s", strerror(err));
+        unlink_say(res, UNLINK_FAILED, err, "its files were removed, the folder not: %s", strerror(err));
         return;
     }
     if (measured && fstatvfs(dir, &after) == 0) {
@@ -220,5 +206,5 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
         uint64_t u1 = (uint64_t)(after.f_blocks - after.f_bfree) * after.f_frsize;
         res->freed = u0 > u1 ? u0 - u1 : 0;
     }
-    say(res, UNLINK_REMOVED, 0, "%s", t->why ? t->why : "removed");
+    unlink_say(res, UNLINK_REMOVED, 0, "%s", t->why ? t->why : "removed");
 }
