@@ -1,0 +1,127 @@
+/* The root seam (sysroot.h): the only place that opens the directories the
+ * readers work relative to. */
+#include "util/sysroot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int open_dir(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int sysroot_open(struct sysroot *r, const char *proc, const char *host, const char *root)
+{
+    *r = SYSROOT_NONE;
+    int fds[3];
+    const char *paths[3] = {proc, host, root};
+    for (int i = 0; i < 3; i++) {
+        fds[i] = open_dir(paths[i]);
+        if (fds[i] < 0) {
+            int rc = fds[i];
+            while (i-- > 0)
+                close(fds[i]);
+            return rc;
+        }
+    }
+    r->proc = fds[0];
+    r->host = fds[1];
+    r->root = fds[2];
+    return 0;
+}
+
+/* pid's start time from its stat (field 22, counted after the comm's last
+ * ')'), or -ESRCH when it is gone or a zombie. */
+static int start_time(int procfd, pid_t pid, unsigned long long *start)
+{
+    char name[32], text[1024];
+    snprintf(name, sizeof(name), "%d/stat", (int)pid);
+    int fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? -ESRCH : -errno;
+    ssize_t n = read(fd, text, sizeof(text) - 1);
+    int err = errno;
+    close(fd);
+    if (n < 0)
+        return err == ESRCH ? -ESRCH : -err;
+    text[n] = '\0';
+    char *p = strrchr(text, ')');
+    if (!p || p[1] != ' ')
+        return -EINVAL;
+    char state = p[2];
+    if (state == 'Z' || state == 'X')
+        return -ESRCH;
+    p += 2; /* field 3, state */
+    for (int field = 3; field < 22; field++) {
+        p = strchr(p, ' ');
+        if (!p)
+            return -EINVAL;
+        p++;
+    }
+    char *end;
+    errno = 0;
+    *start = strtoull(p, &end, 10);
+    if (errno || end == p)
+        return -EINVAL;
+    return 0;
+}
+
+int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid)
+{
+    *r = SYSROOT_NONE;
+    if (pid <= 0)
+        return -EINVAL;
+    unsigned long long start;
+    int rc = start_time(host->proc, pid, &start);
+    if (rc < 0)
+        return rc;
+    char name[32];
+    snprintf(name, sizeof(name), "%d/root", (int)pid);
+    int root = openat(host->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return errno == ENOENT ? -ESRCH : -errno;
+    r->proc = fcntl(host->proc, F_DUPFD_CLOEXEC, 0);
+    r->host = fcntl(host->host, F_DUPFD_CLOEXEC, 0);
+    r->root = root;
+    r->pid = pid;
+    r->pid_start = start;
+    if (r->proc < 0 || r->host < 0) {
+        rc = -errno;
+        sysroot_close(r);
+        return rc;
+    }
+    /* Opened after the start time was read: if the pid was reused in
+     * between, the root may be the newcomer's; check again. */
+    if (!sysroot_pid_alive(r)) {
+        sysroot_close(r);
+        return -ESRCH;
+    }
+    return 0;
+}
+
+int sysroot_pid_alive(const struct sysroot *r)
+{
+    if (r->pid <= 0)
+        return 1;
+    unsigned long long start;
+    if (start_time(r->proc, r->pid, &start) < 0)
+        return 0;
+    return start == r->pid_start;
+}
+
+void sysroot_close(struct sysroot *r)
+{
+    int *fds[3] = {&r->proc, &r->host, &r->root};
+    for (int i = 0; i < 3; i++) {
+        if (*fds[i] >= 0)
+            close(*fds[i]);
+        *fds[i] = -1;
+    }
+    r->pid = 0;
+    r->pid_start = 0;
+}

@@ -1,0 +1,46 @@
+/* The root seam: where the system that is watched lives. One small struct of
+ * directory fds, opened once (by main, a subcommand or a test) and passed
+ * down; every reader below works openat-relative to it and never spells
+ * "/proc" or pastes a path prefix into a string. A container's view is the
+ * same struct opened on /proc/PID/root; tests open it on fixture trees.
+ * (doc/design.md, "The root seam".) */
+#ifndef SHMWATCH_SYSROOT_H
+#define SHMWATCH_SYSROOT_H
+
+#include <sys/types.h>
+
+struct sysroot {
+    int proc;  /* the /proc to read (the host's, or a fixture) */
+    int host;  /* the watcher's own root: its mountinfo's mount points (the
+                * cgroup hierarchies) are reached below it */
+    int root;  /* the watched root: the host's "/" or PID's /proc/PID/root;
+                * its shm mounts are listed, and acted in, below it */
+    pid_t pid; /* whose namespaces are watched: 0 for the watcher's own */
+    unsigned long long pid_start; /* pid's start time (clock ticks since
+                                   * boot) when opened, to refuse a reused
+                                   * pid; 0 when pid is 0 */
+};
+
+/* Opens the three directories (proc, host, root: absolute paths, e.g.
+ * "/proc", "/", "/"; tests pass fixture trees). Returns 0 or -errno; on
+ * failure r holds no open fd. r->pid is 0. */
+int sysroot_open(struct sysroot *r, const char *proc, const char *host, const char *root);
+
+/* The view of process pid, seen through host's /proc: proc and host are
+ * duplicated from host, root is host->proc's "PID/root", and pid_start is
+ * read from its stat. Returns 0, -ESRCH when pid does not exist (or is a
+ * zombie, whose root cannot be opened), or -errno. */
+int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid);
+
+/* True while r->pid (if any) is still the process r was opened on: same
+ * start time. Always true for the watcher's own view. */
+int sysroot_pid_alive(const struct sysroot *r);
+
+/* Closes every fd and sets them to -1; a closed or zeroed-and-failed struct
+ * may be closed again. */
+void sysroot_close(struct sysroot *r);
+
+/* A struct with no fd open (every fd -1, pid 0). */
+#define SYSROOT_NONE ((struct sysroot){.proc = -1, .host = -1, .root = -1})
+
+#endif

@@ -1,0 +1,121 @@
+/* util/sysroot.c: the seam opens its three directories or none, a pid's view
+ * is pinned by its start time, and a process that has exited (or whose pid
+ * is not there) is refused with -ESRCH. Runs on the real /proc with children
+ * of its own, and on a fixture tree for the stat parsing. */
+#include "testutil.h"
+#include "util/sysroot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void test_open_and_close(void **state)
+{
+    (void)state;
+    struct sysroot r;
+    assert_int_equal(sysroot_open(&r, "/proc", "/", "/"), 0);
+    assert_true(r.proc >= 0 && r.host >= 0 && r.root >= 0);
+    assert_int_equal(r.pid, 0);
+    assert_true(sysroot_pid_alive(&r));
+    /* The fds are directories: openat below them works. */
+    int fd = openat(r.proc, "self/stat", O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    close(fd);
+    sysroot_close(&r);
+    assert_int_equal(r.proc, -1);
+    assert_int_equal(r.root, -1);
+    sysroot_close(&r); /* twice is harmless */
+}
+
+static void test_open_fails_whole(void **state)
+{
+    (void)state;
+    struct sysroot r;
+    assert_int_equal(sysroot_open(&r, "/proc", "/", "/nonexistent-root"), -ENOENT);
+    assert_int_equal(r.proc, -1);
+    assert_int_equal(r.host, -1);
+    assert_int_equal(r.root, -1);
+    assert_int_equal(sysroot_open(&r, "/etc/passwd", "/", "/"), -ENOTDIR);
+}
+
+static void test_pid_view_pinned(void **state)
+{
+    (void)state;
+    struct sysroot host, r;
+    assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    assert_int_equal(sysroot_open_pid(&r, &host, child), 0);
+    assert_int_equal(r.pid, child);
+    assert_true(r.pid_start > 0);
+    assert_true(sysroot_pid_alive(&r));
+    struct stat a, b;
+    assert_int_equal(fstat(r.root, &a), 0);
+    assert_int_equal(stat("/", &b), 0);
+    assert_true(a.st_ino == b.st_ino && a.st_dev == b.st_dev); /* same mount namespace */
+    /* Once it has exited (a zombie first, then reaped) the view is dead. */
+    kill(child, SIGKILL);
+    usleep(100 * 1000);
+    assert_false(sysroot_pid_alive(&r));
+    struct sysroot z;
+    assert_int_equal(sysroot_open_pid(&z, &host, child), -ESRCH);
+    waitpid(child, NULL, 0);
+    assert_false(sysroot_pid_alive(&r));
+    assert_int_equal(sysroot_open_pid(&z, &host, child), -ESRCH);
+    assert_int_equal(z.root, -1);
+    /* A reused pid would carry another start time: forge one. */
+    r.pid = getpid();
+    assert_false(sysroot_pid_alive(&r));
+    sysroot_close(&r);
+    sysroot_close(&host);
+}
+
+/* A fixture /proc whose stat has a comm with ") " inside. */
+static void test_pid_stat_parse(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_sysroot.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof(path), "%s/42", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof(path), "%s/42/root", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof(path), "%s/42/stat", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "42 (a) b) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10\n");
+    fclose(f);
+    struct sysroot host, r;
+    assert_int_equal(sysroot_open(&host, dir, "/", "/"), 0);
+    assert_int_equal(sysroot_open_pid(&r, &host, 42), 0);
+    assert_int_equal(r.pid_start, 987654ULL);
+    assert_int_equal(sysroot_open_pid(&r, &host, 43), -ESRCH);
+    sysroot_close(&r);
+    sysroot_close(&host);
+    snprintf(path, sizeof(path), "%s/42/stat", dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/42/root", dir);
+    rmdir(path);
+    snprintf(path, sizeof(path), "%s/42", dir);
+    rmdir(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_open_and_close),
+        cmocka_unit_test(test_open_fails_whole),
+        cmocka_unit_test(test_pid_view_pinned),
+        cmocka_unit_test(test_pid_stat_parse),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
