@@ -176,7 +176,10 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     if (rc < 0 && rc != -ENOENT)
         warn_add(&s->warn, "cannot read %s/sysvipc/shm: %s", proc, strerror(-rc));
 
-    cgroup_collect(sys, target, &self_mi, &s->cgroup, &s->warn);
+    /* --all: the host is /proc's pid 1's world (the watcher may itself be
+     * in a container, as a DaemonSet's pod is): its cgroup budgets the
+     * host's mounts. */
+    cgroup_collect(sys, o->all ? 1 : target, &self_mi, &s->cgroup, &s->warn);
     if (o->all)
         node_assign(&s->node, sys, &self_mi, &s->mounts, &s->procs, &s->warn);
     else
