@@ -43,7 +43,7 @@ static char *segment_why(const struct model *m, const struct segment *sg)
 
 static void push(const struct model *m, const struct segment *sg, struct unlink_plan *out)
 {
-    const struct shm_mount *mt = &m->scan->mounts.items[sg->mount];
+    const struct shm_mount *mt = model_segment_mount(m, sg);
     struct unlink_target *t = VEC_PUSH(out->items, out->n, out->cap);
     t->mount = xstrdup(mt->path);
     t->mount_dir = xstrdup(mt->access);
@@ -166,7 +166,7 @@ void actplan_keep_state(struct unlink_plan *p, enum seg_state state)
 
 bool actplan_proc(const struct model *m, pid_t pid, struct signal_target *t)
 {
-    const struct proc *p = procs_find(&m->scan->procs, pid);
+    const struct proc *p = model_scan_proc(m, pid);
     if (!p)
         return false;
     const struct mproc *mp = model_find_proc(m, pid);
@@ -178,7 +178,7 @@ static char *role_why(const struct model *m, const struct proc *p, enum proc_rol
 {
     struct buf b;
     buf_init(&b);
-    const struct proc *parent = procs_find(&m->scan->procs, p->ppid);
+    const struct proc *parent = model_scan_proc(m, p->ppid);
     switch (role) {
     case ROLE_ORPHAN_WORKER:
         buf_printf(&b, "orphaned worker: the leader of its process group (pid %d) is gone",
@@ -202,7 +202,7 @@ void actplan_role(const struct model *m, enum proc_role role, struct signal_plan
     for (size_t i = 0; i < m->nprocs; i++) {
         if (m->procs[i].role != role)
             continue;
-        const struct proc *p = &m->scan->procs.items[m->procs[i].proc];
+        const struct proc *p = model_proc(m, &m->procs[i]);
         struct signal_target *t = VEC_PUSH(out->items, out->n, out->cap);
         signal_target_from_proc(t, p, role);
         t->why = role_why(m, p, role);
@@ -214,7 +214,7 @@ static bool looks_like_orphan(const struct model *m, const char *name)
     pid_t pid;
     if (!name_creator_pid(name, &pid))
         return false;
-    const struct proc *p = procs_find(&m->scan->procs, pid);
+    const struct proc *p = model_scan_proc(m, pid);
     return !p || p->state == 'Z';
 }
 
@@ -229,8 +229,8 @@ static bool looks_like_orphan(const struct model *m, const char *name)
  * removed: it is only reported. */
 void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, struct unlink_plan *p)
 {
-    for (size_t i = 0; i < m->scan->mounts.n; i++) {
-        const struct shm_mount *mt = &m->scan->mounts.items[i];
+    for (size_t i = 0; i < model_nmounts(m); i++) {
+        const struct shm_mount *mt = model_mount(m, i);
         int fd = open(mt->access, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
         if (!d) {

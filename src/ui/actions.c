@@ -197,7 +197,7 @@ static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
 
 static void seg_name(char *dst, size_t n, const struct ui_selection *sel, const struct segment *sg)
 {
-    const struct shm_mount *mt = &sel->model->scan->mounts.items[sg->mount];
+    const struct shm_mount *mt = model_segment_mount(sel->model, sg);
     char path[512];
     snprintf(path, sizeof(path), "%s/%s", mt->path, sg->name);
     term_escape(dst, n, path);

@@ -141,7 +141,7 @@ void actions_signal(struct ui *u, const struct ui_selection *sel)
         n = 1;
     }
     for (size_t i = 0; i < n; i++) {
-        const struct proc *pr = &m->scan->procs.items[marked[i]->proc];
+        const struct proc *pr = model_proc(m, marked[i]);
         struct signal_target *t = VEC_PUSH(p.items, p.n, p.cap);
         signal_target_from_proc(t, pr, marked[i]->role);
         nzombies += pr->state == 'Z';

@@ -226,7 +226,7 @@ static void owner_line(struct ui *u, struct page *p, uid_t uid)
 
 static const struct proc *find_proc(const struct ui *u, pid_t pid)
 {
-    return procs_find(&u->snap->scan.procs, pid);
+    return model_scan_proc(&u->snap->model, pid);
 }
 
 /* How a holder has a segment: "fd 5, mapped", "fd 5", "mapped only". */
@@ -250,12 +250,11 @@ static void holder_line(struct ui *u, struct page *p, const struct seg_holder *h
 static void segment_details(struct ui *u, struct page *p, const struct segment *sg)
 {
     const struct model *m = &u->snap->model;
-    const struct mount_list *ml = &u->snap->scan.mounts;
     char a[64];
     page_add_name(p, THEME_header, 2, "Segment ", sg->name);
     snprintf(p->title, sizeof(p->title), "Details of a segment");
     page_add_name(p, THEME_normal, 15, "  mount      ",
-                  sg->mount < ml->n ? ml->items[sg->mount].path : "?");
+                  sg->mount < model_nmounts(m) ? model_segment_mount(m, sg)->path : "?");
     page_add(p, THEME_normal, 15, "  state      %s: %s", seg_state_name(sg->state),
              state_story(sg->state));
     page_add(p, THEME_normal, 15, "  kind       %s", seg_kind_name(sg->kind));
@@ -281,7 +280,7 @@ static void segment_details(struct ui *u, struct page *p, const struct segment *
         char note[256];
         page_add_name(p, THEME_warning, 15, "  no orphan  ", segment_note(m, sg, note, sizeof(note)));
     }
-    const char *pids = sg->mount < ml->n ? pid_evidence_note(m->mounts[sg->mount].pids.evidence)
+    const char *pids = sg->mount < model_nmounts(m) ? pid_evidence_note(m->mounts[sg->mount].pids.evidence)
                                          : NULL;
     if (pids)
         page_add(p, THEME_normal, 15, "  pids       %s", pids);
