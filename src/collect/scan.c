@@ -84,6 +84,17 @@ static enum scan_target check_target(const struct scan_opts *o, const char *proc
     return SCAN_TARGET_OK; /* unreadable: the reads that follow will say */
 }
 
+/* The scan's answer when the watched process has gone: a warning says so,
+ * like every other failure, so that the scan stands on its own. */
+static int target_lost(struct scan *s)
+{
+    warn_add(&s->warn, "pid %d %s", (int)s->target_pid,
+             s->target_state == SCAN_TARGET_REPLACED
+                 ? "has exited (its pid now belongs to another process)"
+                 : "has exited");
+    return -ESRCH;
+}
+
 int scan_run(const struct scan_opts *o, struct scan *s)
 {
     memset(s, 0, sizeof(*s));
@@ -98,7 +109,7 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     const char *proc = o->proc_dir ? o->proc_dir : "/proc";
     s->target_state = check_target(o, proc);
     if (s->target_state != SCAN_TARGET_OK)
-        return -ESRCH;
+        return target_lost(s);
     char path[128], prefix[128], cgroup_file[128];
     /* This process's mountinfo says where the cgroup hierarchies are; the
      * watched process's (itself, or --pid's) where its shm mounts are. */
@@ -114,11 +125,14 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         snprintf(cgroup_file, sizeof(cgroup_file), "%s/%d/cgroup", proc, (int)o->target_pid);
         rc = mountinfo_read(path, &target_mi);
         if (rc < 0) {
-            warn_add(&s->warn, "cannot read %s: %s", path, strerror(-rc));
             mountinfo_free(&self_mi);
             /* Gone in the meantime, or not ours to read. */
             s->target_state = check_target(o, proc);
-            return s->target_state != SCAN_TARGET_OK ? -ESRCH : rc;
+            if (s->target_state != SCAN_TARGET_OK)
+                return target_lost(s);
+            warn_add(&s->warn, "cannot read the namespaces of pid %d: %s", (int)o->target_pid,
+                     strerror(-rc));
+            return rc;
         }
         mi = &target_mi;
     } else {
@@ -180,7 +194,7 @@ int scan_run(const struct scan_opts *o, struct scan *s)
      * was its, not a newcomer's that took the pid meanwhile. */
     s->target_state = check_target(o, proc);
     if (s->target_state != SCAN_TARGET_OK)
-        return -ESRCH;
+        return target_lost(s);
 
     s->duration_s = clock_now() - t0;
     scan_beacon_at(o->beacon, SCAN_IDLE, 0, -1);
