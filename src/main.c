@@ -199,7 +199,9 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
             stalled = true;
             scan_stalled(&s, &so, clock_now() - scan_job_started(job), scan_job_beacon(job));
             if (o->mode == MODE_ONCE) {
-                fprintf(stderr, "shmwatch: %s\n", s.warn.msg[0]);
+                char *where = esc_term_dup(s.warn.msg[0]); /* it names a process */
+                fprintf(stderr, "shmwatch: %s\n", where);
+                free(where);
                 scan_free(&s);
                 continue;
             }
