@@ -59,8 +59,10 @@ static void budget_errors(struct page *p, const struct model *m)
 static void budget_limit(struct page *p, const struct budget *b, const struct cgroup_info *cg)
 {
     if (b->limit_source == LIMIT_CGROUP) {
+        char path[256]; /* the cgroup's path is the system's text: escaped */
+        term_escape(path, sizeof(path), cg->path ? cg->path : "?");
         page_add(p, THEME_normal, 27, "  limit     %12s   memory cgroup v%d %s (%s)", SZ(b->limit),
-                 cg->version, cg->path ? cg->path : "?",
+                 cg->version, path,
                  cg->version == 2 ? "memory.max" : "memory.limit_in_bytes");
         if (cg->limit_inherited)
             page_add(p, THEME_muted, 27, "%27sthe limit is set on a parent cgroup", "");
@@ -125,7 +127,9 @@ void info_budget(struct ui *u, struct page *p)
              "DataLoader dies: \"No space left on device\" or a Bus error (SIGBUS) when "
              "/dev/shm is full, an OOM kill when the limit is reached.");
     page_blank(p);
-    page_add(p, THEME_header, 0, "The figures%s%s", mt ? " for " : "", mt ? mt->path : "");
+    char path[256]; /* the mount's path is the system's text: escaped */
+    term_escape(path, sizeof(path), mt ? mt->path : "");
+    page_add(p, THEME_header, 0, "The figures%s%s", mt ? " for " : "", path);
     budget_limit(p, b, &s->cgroup);
     page_add(p, THEME_normal, 27,
              "  shm used  %12s   pages written in the mount (statfs: size - free)",
