@@ -244,7 +244,7 @@ static void holder_how(const struct seg_holder *h, char *dst, size_t n)
 
 static void holder_line(struct ui *u, struct page *p, const struct seg_holder *h)
 {
-    const struct proc *hp = find_proc(u, h->pid);
+    const struct proc *hp = model_holder_proc(&u->snap->model, h);
     char how[32], label[128];
     holder_how(h, how, sizeof(how));
     snprintf(label, sizeof(label), "  pid %-7d %-16s ", (int)h->pid, how);
