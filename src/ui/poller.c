@@ -68,7 +68,6 @@ static void copy_mounts(struct mount_list *dst, const struct mount_list *src)
         struct shm_mount *m = VEC_PUSH(dst->items, dst->n, dst->cap);
         *m = src->items[i];
         m->path = xstrdup(src->items[i].path);
-        m->access = xstrdup(src->items[i].access);
         m->fstype = xstrdup(src->items[i].fstype);
     }
 }
@@ -139,12 +138,7 @@ static struct snap *take_scan(struct poller *p, int *gone)
 /* --pid: is the watched process still the one first seen? */
 static bool target_same(const struct poller *p)
 {
-    const struct scan_opts *o = &p->cfg.scan;
-    if (!o->target_pid || !o->target_start)
-        return true;
-    unsigned long long start;
-    return scan_target_identify(o->proc_dir, o->target_pid, &start) == 0 &&
-           start == o->target_start;
+    return sysroot_pid_alive(p->cfg.scan.sys);
 }
 
 static struct timespec deadline(double t_mono)
@@ -204,7 +198,7 @@ static void *run(void *arg)
         }
         if (now >= next_gauge) {
             pthread_mutex_unlock(&p->lock);
-            mounts_refresh(&p->ml);
+            mounts_refresh(p->cfg.scan.sys, &p->ml);
             note_peak(p, &p->ml);
             now = clock_now();
             pthread_mutex_lock(&p->lock);
@@ -290,7 +284,7 @@ bool poller_stalled(struct poller *p, double *running_s, char *where, size_t n)
     *running_s = run;
     pid_t pid;
     int fd;
-    scan_beacon_describe(&p->beacon, p->cfg.scan.proc_dir, where, n, &pid, &fd);
+    scan_beacon_describe(&p->beacon, p->cfg.scan.sys, where, n, &pid, &fd);
     return true;
 }
 

@@ -10,11 +10,17 @@
 #include "model/model.h"
 #include "report/report.h"
 #include "util/buf.h"
+#include "util/sysroot.h"
 
-static const char *proc_dir(char *buf, size_t n)
+/* The fixture system, watched through pid (started at tick start). */
+static void open_fixture(struct sysroot *sys, pid_t pid, unsigned long long start)
 {
-    snprintf(buf, n, "%s/scanfail/proc", fixtures_dir());
-    return buf;
+    char proc[512], root[512];
+    snprintf(proc, sizeof(proc), "%s/scanfail/proc", fixtures_dir());
+    snprintf(root, sizeof(root), "%s/scanfail", fixtures_dir());
+    assert_int_equal(sysroot_open(sys, proc, root, root), 0);
+    sys->pid = pid;
+    sys->pid_start = start;
 }
 
 /* The scan is usable as any scan: a model, a JSON snapshot, a text report
@@ -52,35 +58,37 @@ static void expect_warning(const struct scan *s, const char *want)
 static void test_target_exited(void **state)
 {
     (void)state;
-    char dir[512];
-    struct scan_opts o = {.proc_dir = proc_dir(dir, sizeof(dir)), .target_pid = 4343,
-                          .target_start = 777};
+    struct sysroot sys;
+    open_fixture(&sys, 4343, 777);
+    struct scan_opts o = {.sys = &sys};
     struct scan s;
     assert_int_equal(scan_run(&o, &s), -ESRCH);
     assert_int_equal(s.target_state, SCAN_TARGET_EXITED);
     expect_warning(&s, "pid 4343 has exited");
     use_as_any(&s, "pid 4343 has exited");
+    sysroot_close(&sys);
 }
 
 static void test_target_replaced(void **state)
 {
     (void)state;
-    char dir[512];
-    struct scan_opts o = {.proc_dir = proc_dir(dir, sizeof(dir)), .target_pid = 4242,
-                          .target_start = 700};
+    struct sysroot sys;
+    open_fixture(&sys, 4242, 700);
+    struct scan_opts o = {.sys = &sys};
     struct scan s;
     assert_int_equal(scan_run(&o, &s), -ESRCH);
     assert_int_equal(s.target_state, SCAN_TARGET_REPLACED);
     expect_warning(&s, "its pid now belongs to another process");
     use_as_any(&s, "pid 4242 has exited");
+    sysroot_close(&sys);
 }
 
 static void test_namespaces_unreadable(void **state)
 {
     (void)state;
-    char dir[512];
-    struct scan_opts o = {.proc_dir = proc_dir(dir, sizeof(dir)), .target_pid = 4242,
-                          .target_start = 777};
+    struct sysroot sys;
+    open_fixture(&sys, 4242, 777);
+    struct scan_opts o = {.sys = &sys};
     struct scan s;
     assert_int_equal(scan_run(&o, &s), -ENOENT);
     assert_int_equal(s.target_state, SCAN_TARGET_OK);
@@ -88,6 +96,7 @@ static void test_namespaces_unreadable(void **state)
     assert_int_equal(s.warn.n, 2);
     assert_non_null(strstr(s.warn.msg[1], "cannot read the namespaces of pid 4242"));
     use_as_any(&s, "cannot read the namespaces of pid 4242");
+    sysroot_close(&sys);
 }
 
 int main(void)
