@@ -23,9 +23,8 @@ void clean_policy_default(struct clean_policy *p);
  * not regular files are listed with a refusal: never touched, reported. */
 void actplan_clean(const struct model *m, const struct clean_policy *pol, struct unlink_plan *out);
 
-/* The scan descends into directories without listing them, so this reads
- * the top of each mount itself (I/O, unlike the rest of this module; it
- * stats only the directories it may add): a directory whose name names a
+/* The directories the scan recorded at each mount's top (it descends into
+ * them without listing them as segments): a directory whose name names a
  * dead creator, or with pol->all_unheld any directory at least min_age_s
  * old, is added as refused, so that it is reported and never touched. */
 void actplan_add_dirs(const struct model *m, const struct clean_policy *pol,

@@ -192,7 +192,7 @@ static const char *used_text(char *b, bool known, uint64_t used)
 
 static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
 {
-    struct unlink_opts uo = {.proc_dir = "/proc", .uid = geteuid(), .dry_run = dry,
+    struct unlink_opts uo = {.sys = &a->sys, .uid = geteuid(), .dry_run = dry,
                              .log = &a->log};
     struct unlink_run r;
     struct unlink_result res;

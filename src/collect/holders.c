@@ -234,8 +234,8 @@ static void search_process(struct inode_search *is, struct procfiles *pf, int pi
         blind_add(is, piddir);
 }
 
-static int find_inodes(const char *proc_dir, struct inode_query *q, size_t n, pid_t skip_pid,
-                       struct holder_blind *blind, bool text)
+static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,
+                       pid_t skip_pid, struct holder_blind *blind, bool text)
 {
     memset(blind, 0, sizeof(*blind));
     struct inode_search is = {.q = q, .blind = blind};
@@ -254,8 +254,11 @@ static int find_inodes(const char *proc_dir, struct inode_query *q, size_t n, pi
         if (!known)
             *(dev_t *)VEC_PUSH(is.devs, is.ndevs, is.devs_cap) = q[i].dev;
     }
-    int proc = open(proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (proc < 0) {
+    int proc = sys->proc;
+    /* A proc that cannot be listed proves nothing free: an error, never
+     * an empty table. */
+    int list = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (list < 0) {
         int err = errno;
         inomap_free(&is.idx);
         free(is.devs);
@@ -266,7 +269,8 @@ static int find_inodes(const char *proc_dir, struct inode_query *q, size_t n, pi
     if (text)
         procfiles_force_text(pf);
     pid_t *pids = NULL;
-    size_t cap = 0, npids = proc_list_pids(proc, &pids, &cap);
+    size_t cap = 0, npids = proc_list_pids(list, &pids, &cap);
+    close(list);
     for (size_t i = 0; i < npids && is.open; i++) {
         if (pids[i] == skip_pid)
             continue;
@@ -291,18 +295,17 @@ static int find_inodes(const char *proc_dir, struct inode_query *q, size_t n, pi
     free(is.devs);
     buf_free(&is.text);
     inomap_free(&is.idx);
-    close(proc);
     return 0;
 }
 
-int holders_find_inodes(const char *proc_dir, struct inode_query *q, size_t n, pid_t skip_pid,
-                        struct holder_blind *blind)
+int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,
+                        pid_t skip_pid, struct holder_blind *blind)
 {
-    return find_inodes(proc_dir, q, n, skip_pid, blind, false);
+    return find_inodes(sys, q, n, skip_pid, blind, false);
 }
 
-int holders_find_inodes_text(const char *proc_dir, struct inode_query *q, size_t n,
+int holders_find_inodes_text(const struct sysroot *sys, struct inode_query *q, size_t n,
                              pid_t skip_pid, struct holder_blind *blind)
 {
-    return find_inodes(proc_dir, q, n, skip_pid, blind, true);
+    return find_inodes(sys, q, n, skip_pid, blind, true);
 }

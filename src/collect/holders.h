@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/sysroot.h"
 #include "util/warn.h"
 
 struct shm_holder {
@@ -59,8 +60,8 @@ bool maps_parse_line(char *line, struct maps_entry *e);
 /* Splits " (deleted)" off a link or maps target in place; true if it was there. */
 bool strip_deleted(char *path);
 
-/* The pids worth scanning in proc_dir (numeric entries), into *pids,
- * ascending. */
+/* The pids worth scanning in the proc directory proc_dirfd (numeric
+ * entries, listed through an open of its own), into *pids, ascending. */
 size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap);
 
 void holders_free(struct holder_list *hl);
@@ -88,17 +89,17 @@ struct holder_blind {
     bool more_uids;     /* more owners than fit in uids */
 };
 
-/* The check right before an unlink: one pass over proc_dir that looks for
+/* The check right before an unlink: one pass over sys->proc that looks for
  * exactly these inodes in every process's fds and maps (skip_pid, the
  * caller, excepted), stopping early once each is found held. It reads them
  * as the scan does (procfiles, pidscan.h), but every process whose fd list,
  * an fd's target or maps could not be read is blind: a holder it hides
- * would be missed. Returns 0, or -errno when proc_dir cannot be opened. */
-int holders_find_inodes(const char *proc_dir, struct inode_query *q, size_t n, pid_t skip_pid,
-                        struct holder_blind *blind);
+ * would be missed. Returns 0, or -errno when sys->proc cannot be listed. */
+int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,
+                        pid_t skip_pid, struct holder_blind *blind);
 /* The same with the maps text instead of PROCMAP_QUERY, as on kernels
  * before 6.11 (tests of the fallback). */
-int holders_find_inodes_text(const char *proc_dir, struct inode_query *q, size_t n,
+int holders_find_inodes_text(const struct sysroot *sys, struct inode_query *q, size_t n,
                              pid_t skip_pid, struct holder_blind *blind);
 
 #endif

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collect/nsmap.h"
@@ -218,8 +217,8 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
              struct warnings *w)
 {
     struct walk wk = {.o = o, .pl = pl, .hl = hl, .w = w, .proc = o->sys->proc};
-    struct stat st;
-    if (fstat(wk.proc, &st) != 0)
+    int list = openat(wk.proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (list < 0)
         return -errno;
     buf_init(&wk.text);
     struct nsmap own;
@@ -237,7 +236,7 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
             pidscan_known(ps, o->files->items[i].dev, o->files->items[i].ino);
     }
     pid_t *pids = NULL;
-    size_t cap = 0, npids = proc_list_pids(wk.proc, &pids, &cap); /* ascending: so is the list */
+    size_t cap = 0, npids = proc_list_pids(list, &pids, &cap); /* ascending: so is the list */
     size_t denied0 = w->denied;
     for (size_t i = 0; i < npids; i++)
         one_process(&wk, ps, pids[i]);
@@ -250,5 +249,6 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
     free(pids);
     free(wk.flags);
     buf_free(&wk.text);
+    close(list);
     return 0;
 }

@@ -159,7 +159,7 @@ static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
         ui_message(u, THEME_muted, "nothing unlinked");
         return;
     }
-    struct unlink_opts o = {.proc_dir = "/proc", .uid = geteuid(), .log = actions_log(u)};
+    struct unlink_opts o = {.sys = &u->sys, .uid = geteuid(), .log = actions_log(u)};
     struct unlink_run r;
     struct unlink_result res;
     size_t idx;
