@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "collect/holders.h"
+#include "collect/procs.h"
 #include "util/xalloc.h"
 
 bool shmmgr_socket_inode(const char *link, unsigned long *ino)

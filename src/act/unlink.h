@@ -15,7 +15,7 @@
 #include <sys/types.h>
 
 #include "collect/files.h"
-#include "collect/holders.h"
+#include "collect/walk.h"
 #include "model/model.h"
 
 struct actlog;

@@ -21,6 +21,7 @@
 #include "testutil.h"
 #include "collect/holders.h"
 #include "collect/pidscan.h"
+#include "collect/walk.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 
