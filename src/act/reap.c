@@ -70,9 +70,9 @@ static bool manager_stuck(const struct sysroot *sys, const struct reap_plan *p,
 void reap_plan_build(const struct model *m, const struct sysroot *sys, struct reap_plan *p)
 {
     memset(p, 0, sizeof(*p));
-    actplan_role(m, ROLE_ORPHAN_WORKER, &p->workers);
+    targets_role(m, ROLE_ORPHAN_WORKER, &p->workers);
     struct signal_plan managers = {0};
-    actplan_role(m, ROLE_SHM_MANAGER, &managers);
+    targets_role(m, ROLE_SHM_MANAGER, &managers);
     for (size_t i = 0; i < managers.n; i++) {
         bool waits;
         struct signal_target *t = &managers.items[i];
@@ -85,7 +85,7 @@ void reap_plan_build(const struct model *m, const struct sysroot *sys, struct re
         *(struct signal_target *)VEC_PUSH(dst->items, dst->n, dst->cap) = *t;
     }
     free(managers.items); /* the strings moved into p */
-    actplan_role(m, ROLE_ZOMBIE, &p->zombies);
+    targets_role(m, ROLE_ZOMBIE, &p->zombies);
     for (size_t i = 0; i < p->zombies.n; i++) {
         struct signal_target *z = &p->zombies.items[i];
         if (in_plan(&p->workers, z->ppid) || in_plan(&p->managers, z->ppid)) {

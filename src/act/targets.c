@@ -57,7 +57,7 @@ static void push(const struct model *m, const struct segment *sg, struct unlink_
     }
 }
 
-void actplan_clean(const struct model *m, const struct clean_policy *pol, struct unlink_plan *out)
+void targets_clean(const struct model *m, const struct clean_policy *pol, struct unlink_plan *out)
 {
     memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < m->nsegs; i++) {
@@ -91,7 +91,7 @@ void actplan_clean(const struct model *m, const struct clean_policy *pol, struct
     }
 }
 
-bool actplan_add_segment(const struct model *m, size_t seg, const struct clean_policy *pol,
+bool targets_add_segment(const struct model *m, size_t seg, const struct clean_policy *pol,
                          struct unlink_plan *out, char *why, size_t n)
 {
     if (seg >= m->nsegs) {
@@ -135,7 +135,7 @@ bool actplan_add_segment(const struct model *m, size_t seg, const struct clean_p
     return true;
 }
 
-void actplan_keep_state(struct unlink_plan *p, enum seg_state state)
+void targets_keep_state(struct unlink_plan *p, enum seg_state state)
 {
     size_t k = 0;
     p->ntry = 0;
@@ -157,7 +157,7 @@ void actplan_keep_state(struct unlink_plan *p, enum seg_state state)
     p->n = k;
 }
 
-bool actplan_proc(const struct model *m, pid_t pid, struct signal_target *t)
+bool targets_proc(const struct model *m, pid_t pid, struct signal_target *t)
 {
     const struct proc *p = procs_find(&m->scan->procs, pid);
     if (!p)
@@ -190,7 +190,7 @@ static char *role_why(const struct model *m, const struct proc *p, enum proc_rol
     return buf_steal(&b);
 }
 
-void actplan_role(const struct model *m, enum proc_role role, struct signal_plan *out)
+void targets_role(const struct model *m, enum proc_role role, struct signal_plan *out)
 {
     for (size_t i = 0; i < m->nprocs; i++) {
         if (m->procs[i].role != role)
@@ -216,7 +216,7 @@ static bool looks_like_orphan(const struct model *m, const char *name)
  * named after a dead creator, and with all_unheld any at least min_age_s
  * old, is added. Everything added is refused, never removed: it is only
  * reported. */
-void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, struct unlink_plan *p)
+void targets_add_dirs(const struct model *m, const struct clean_policy *pol, struct unlink_plan *p)
 {
     const struct file_list *fl = &m->scan->files;
     for (size_t i = 0; i < fl->ndirs; i++) {

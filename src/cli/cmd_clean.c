@@ -294,8 +294,8 @@ int cmd_clean(int argc, char **argv)
     if (!min_age_set)
         pol.min_age_s = a.cfg.min_age_s;
     struct unlink_plan plan;
-    actplan_clean(&a.model, &pol, &plan);
-    actplan_add_dirs(&a.model, &pol, &plan);
+    targets_clean(&a.model, &pol, &plan);
+    targets_add_dirs(&a.model, &pol, &plan);
     print_plan(&plan, &pol, &a.model);
     bool acted = false;
     if (plan.n) {

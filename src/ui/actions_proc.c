@@ -84,7 +84,7 @@ static void report(struct ui *u, const char *done, const struct tally *t,
 static void zombie(struct ui *u, const struct model *m, struct signal_target *z)
 {
     struct signal_target parent;
-    bool known = actplan_proc(m, z->ppid, &parent);
+    bool known = targets_proc(m, z->ppid, &parent);
     bool may_end = false;
     char reason[200] = "";
     if (known && parent.role == ROLE_ORPHAN_WORKER) {

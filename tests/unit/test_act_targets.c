@@ -40,7 +40,7 @@ static void orphans_only(const struct model *m)
     struct clean_policy pol;
     clean_policy_default(&pol);
     struct unlink_plan p;
-    actplan_clean(m, &pol, &p);
+    targets_clean(m, &pol, &p);
     /* The two orphans, and the symlink of a dead creator listed as refused. */
     assert_int_equal(p.n, 3);
     assert_int_equal(p.ntry, 2);
@@ -69,13 +69,13 @@ static void with_unheld(const struct model *m)
     pol.all_unheld = true;
     pol.min_age_s = 600; /* the scene's files are exactly 600 s old */
     struct unlink_plan p;
-    actplan_clean(m, &pol, &p);
+    targets_clean(m, &pol, &p);
     assert_non_null(find(&p, "torch_12_2"));
     assert_non_null(find(&p, "sem.mp-abc"));
     assert_int_equal(p.young, 0);
     unlink_plan_free(&p);
     pol.min_age_s = 601;
-    actplan_clean(m, &pol, &p);
+    targets_clean(m, &pol, &p);
     assert_null(find(&p, "torch_12_2"));
     assert_null(find(&p, "sem.mp-abc"));
     assert_int_equal(p.young, 2);
@@ -91,7 +91,7 @@ static void single_choices(const struct model *m)
     char why[200];
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];
-        bool ok = actplan_add_segment(m, i, &pol, &p, why, sizeof(why));
+        bool ok = targets_add_segment(m, i, &pol, &p, why, sizeof(why));
         assert_int_equal(ok, sg->state == SEG_ORPHAN);
         if (sg->state == SEG_IN_USE)
             assert_non_null(strstr(why, "in use"));
@@ -101,16 +101,16 @@ static void single_choices(const struct model *m)
             assert_non_null(strstr(why, "owner is unknown"));
     }
     assert_int_equal(p.n, 2);
-    assert_false(actplan_add_segment(m, m->nsegs, &pol, &p, why, sizeof(why)));
+    assert_false(targets_add_segment(m, m->nsegs, &pol, &p, why, sizeof(why)));
     unlink_plan_free(&p);
 }
 
 static void roles(const struct model *m)
 {
     struct signal_plan w = {0}, z = {0}, mg = {0};
-    actplan_role(m, ROLE_ORPHAN_WORKER, &w);
-    actplan_role(m, ROLE_ZOMBIE, &z);
-    actplan_role(m, ROLE_SHM_MANAGER, &mg);
+    targets_role(m, ROLE_ORPHAN_WORKER, &w);
+    targets_role(m, ROLE_ZOMBIE, &z);
+    targets_role(m, ROLE_SHM_MANAGER, &mg);
     assert_int_equal(w.n, 1);
     assert_int_equal(w.items[0].pid, 20);
     assert_non_null(strstr(w.items[0].why, "19"));
@@ -120,10 +120,10 @@ static void roles(const struct model *m)
     assert_int_equal(mg.n, 1);
     assert_int_equal(mg.items[0].pid, 13);
     struct signal_target t;
-    assert_true(actplan_proc(m, 40, &t));
+    assert_true(targets_proc(m, 40, &t));
     assert_int_equal(t.role, ROLE_HOLDER);
     free(t.cmdline);
-    assert_false(actplan_proc(m, 4242, &t));
+    assert_false(targets_proc(m, 4242, &t));
     signal_plan_free(&w);
     signal_plan_free(&z);
     signal_plan_free(&mg);
@@ -270,7 +270,7 @@ static void test_add_dirs(void **state)
     struct clean_policy pol;
     clean_policy_default(&pol);
     struct unlink_plan p = {0};
-    actplan_add_dirs(&m, &pol, &p);
+    targets_add_dirs(&m, &pol, &p);
     assert_int_equal(p.n, 1);
     const struct unlink_target *t = find(&p, "torch_999_5");
     assert_non_null(t);
@@ -286,7 +286,7 @@ static void test_add_dirs(void **state)
     pol.all_unheld = true;
     pol.min_age_s = 600;
     memset(&p, 0, sizeof(p));
-    actplan_add_dirs(&m, &pol, &p);
+    targets_add_dirs(&m, &pol, &p);
     assert_int_equal(p.n, 3);
     assert_non_null(find(&p, "torch_999_5"));
     assert_non_null(find(&p, "torch_10_5"));
@@ -297,7 +297,7 @@ static void test_add_dirs(void **state)
 
     pol.min_age_s = 601;
     memset(&p, 0, sizeof(p));
-    actplan_add_dirs(&m, &pol, &p);
+    targets_add_dirs(&m, &pol, &p);
     assert_int_equal(p.n, 1);
     assert_non_null(find(&p, "torch_999_5"));
     unlink_plan_free(&p);
