@@ -148,7 +148,8 @@ int cmd_reap(int argc, char **argv)
     if (src != 0)
         return src;
     struct reap_plan plan;
-    reap_plan_build(&a.model, "/proc", &plan);
+    so.sys = &a.sys;
+    reap_plan_build(&a.model, &a.sys, &plan);
     print_plan(&plan);
     int rc = 0;
     bool acted = false;
