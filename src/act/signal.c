@@ -216,12 +216,17 @@ static int open_proc(const struct signal_opts *o)
     return o->sys->proc;
 }
 
+static void (*test_pause)(void);
+
+void signal_set_test_pause(void (*pause)(void))
+{
+    test_pause = pause;
+}
+
 static void pause_for_tests(void)
 {
-    const char *v = getenv(SIGNAL_TEST_PAUSE_ENV);
-    double s;
-    if (v && parse_duration(v, &s) && s > 0)
-        clock_nap(s);
+    if (test_pause)
+        test_pause();
 }
 
 void signal_end(const struct signal_opts *o, const struct signal_target *t, size_t n,

@@ -69,10 +69,11 @@ struct signal_opts {
     struct actlog *log;
 };
 
-/* Test hook, read only by signal_end: seconds to sleep after the scan and
- * before the first check, so that tests can end a target and hand its pid
- * to a new process in that window. */
-#define SIGNAL_TEST_PAUSE_ENV "SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL"
+/* Test hook, called by signal_end after the scan and before the first
+ * check, so that a test can end a target and hand its pid to a new process
+ * in that window. NULL, the default, in the program; the tests set it
+ * (tests/helpers/shmwatch_hooked.c for the integration tests). */
+void signal_set_test_pause(void (*pause)(void));
 
 void signal_opts_default(struct signal_opts *o);
 

@@ -38,7 +38,7 @@ static char *segment_why(const struct model *m, const struct segment *sg)
 
 static void push(const struct model *m, const struct segment *sg, struct unlink_plan *out)
 {
-    const struct shm_mount *mt = &m->scan->mounts.items[sg->mount];
+    const struct shm_mount *mt = model_segment_mount(m, sg);
     struct unlink_target *t = VEC_PUSH(out->items, out->n, out->cap);
     t->mount = xstrdup(mt->path);
     t->name = xstrdup(sg->name);
@@ -159,7 +159,7 @@ void targets_keep_state(struct unlink_plan *p, enum seg_state state)
 
 bool targets_proc(const struct model *m, pid_t pid, struct signal_target *t)
 {
-    const struct proc *p = procs_find(&m->scan->procs, pid);
+    const struct proc *p = model_scan_proc(m, pid);
     if (!p)
         return false;
     const struct mproc *mp = model_find_proc(m, pid);
@@ -171,7 +171,7 @@ static char *role_why(const struct model *m, const struct proc *p, enum proc_rol
 {
     struct buf b;
     buf_init(&b);
-    const struct proc *parent = procs_find(&m->scan->procs, p->ppid);
+    const struct proc *parent = model_scan_proc(m, p->ppid);
     switch (role) {
     case ROLE_ORPHAN_WORKER:
         buf_printf(&b, "orphaned worker: the leader of its process group (pid %d) is gone",
@@ -195,7 +195,7 @@ void targets_role(const struct model *m, enum proc_role role, struct signal_plan
     for (size_t i = 0; i < m->nprocs; i++) {
         if (m->procs[i].role != role)
             continue;
-        const struct proc *p = &m->scan->procs.items[m->procs[i].proc];
+        const struct proc *p = model_proc(m, &m->procs[i]);
         struct signal_target *t = VEC_PUSH(out->items, out->n, out->cap);
         signal_target_from_proc(t, p, role);
         t->why = role_why(m, p, role);
@@ -207,7 +207,7 @@ static bool looks_like_orphan(const struct model *m, const char *name)
     pid_t pid;
     if (!name_creator_pid(name, &pid))
         return false;
-    const struct proc *p = procs_find(&m->scan->procs, pid);
+    const struct proc *p = model_scan_proc(m, pid);
     return !p || p->state == 'Z';
 }
 
@@ -231,7 +231,7 @@ void targets_add_dirs(const struct model *m, const struct clean_policy *pol, str
         if (!orphan_name && age < pol->min_age_s)
             continue;
         struct unlink_target *t = VEC_PUSH(p->items, p->n, p->cap);
-        t->mount = xstrdup(m->scan->mounts.items[d->mount].path);
+        t->mount = xstrdup(model_mount(m, d->mount)->path);
         t->name = xstrdup(d->name);
         t->dev = d->dev;
         t->ino = d->ino;

@@ -102,9 +102,11 @@ struct unlink_run {
 /* A search older than this is repeated before the next unlink. */
 #define UNLINK_PROBE_MAX_AGE_S 0.5
 
-/* Test hook, read only here: seconds to sleep after the scan and before the
- * first check, so that tests can open a segment in that window. */
-#define UNLINK_TEST_PAUSE_ENV "SHMWATCH_TEST_PAUSE_BEFORE_UNLINK"
+/* Test hook: called once per run, after the scan and before the first
+ * check, so that a test can open a segment in that window (the holder
+ * search is then repeated). NULL, the default, in the program; the tests
+ * set it (tests/helpers/shmwatch_hooked.c for the integration tests). */
+void unlink_set_test_pause(void (*pause)(void));
 
 void unlink_begin(struct unlink_run *r, struct unlink_plan *p, const struct unlink_opts *o);
 /* Checks and removes (or, dry, only checks) the next item: fills res and

@@ -54,7 +54,6 @@ struct procfiles {
     uint64_t addr;  /* PROCMAP_QUERY: where the next mapping is looked for */
     size_t queried; /* PROCMAP_QUERY: answers for this process */
     char *cur;      /* maps text: the next line */
-    bool blocking_stat; /* PROCFILES_TEST_BLOCKING_ENV: the plain stat, for tests */
     struct scan_beacon *beacon;
     struct stat st;
     struct buf text;
@@ -72,7 +71,6 @@ struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs)
     inomap_init(&pf->libs);
     buf_init(&pf->text);
     pf->dents = xmalloc(DENTS_SIZE);
-    pf->blocking_stat = getenv(PROCFILES_TEST_BLOCKING_ENV) != NULL;
     return pf;
 }
 
@@ -159,11 +157,18 @@ unsigned procfiles_end(struct procfiles *pf)
  * rest is wanted at all; a watched target (tmpfs) has every field, and
  * were one missing, it is stat'ed again now that its device is known to
  * be watched. Returns 0, or -1 with errno set. */
+static procfiles_stat_hook test_stat;
+
+void procfiles_set_test_stat(procfiles_stat_hook stat_fn)
+{
+    test_stat = stat_fn;
+}
+
 static int procfiles_stat_fd(struct procfiles *pf, const char *name)
 {
     struct statx sx;
-    if (pf->blocking_stat)
-        return fstatat(pf->fddir, name, &pf->st, 0);
+    if (test_stat)
+        return test_stat(pf->fddir, name, &pf->st);
     if (statx_nowait(pf->fddir, name, 0, &sx) != 0)
         return -1;
     pf->st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);

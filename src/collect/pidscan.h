@@ -24,10 +24,14 @@
 
 /* ---- The walk of one process's files on a set of devices ---- */
 
-/* Set (to anything), fd targets are stat'ed with a plain stat that waits on
- * their file system, as before the walk learnt not to: the tests of the
- * scan watchdog make a scan hang on a stopped FUSE daemon with it. */
-#define PROCFILES_TEST_BLOCKING_ENV "SHMWATCH_TEST_BLOCKING_STAT"
+/* Test hook: set, fd targets are stat'ed by it instead of the stat that
+ * never waits (it fills *st like fstatat(dirfd, name, st, 0) and returns 0
+ * or -1): the tests of the scan watchdog make a scan hang on a stopped FUSE
+ * daemon with a plain fstatat, as before the walk learnt not to wait. NULL,
+ * the default, in the program; set before any scan starts (the walk's
+ * thread reads it). */
+typedef int (*procfiles_stat_hook)(int dirfd, const char *name, struct stat *st);
+void procfiles_set_test_stat(procfiles_stat_hook stat_fn);
 
 struct procfiles;
 

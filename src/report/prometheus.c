@@ -62,8 +62,8 @@ static void mount_family(struct buf *o, const struct model *m, const char *name,
                        which == MF_UNATTRIBUTED;
     bool from_listing = which == MF_NAMED || which == MF_ORPHAN || which == MF_UNATTRIBUTED;
     family(o, name, "gauge", help);
-    for (size_t i = 0; i < m->scan->mounts.n; i++) {
-        const struct shm_mount *mt = &m->scan->mounts.items[i];
+    for (size_t i = 0; i < model_nmounts(m); i++) {
+        const struct shm_mount *mt = model_mount(m, i);
         const struct mount_figures *f = &m->mounts[i];
         if ((from_statfs && !mt->stat_ok) || (from_listing && !mt->listed))
             continue;
@@ -77,7 +77,7 @@ static void segments(struct buf *o, const struct model *m)
 {
     static const enum seg_state states[] = {SEG_IN_USE, SEG_HIDDEN, SEG_ORPHAN, SEG_UNHELD};
     family(o, "shmwatch_segments", "gauge", "Segments by mount, state and kind.");
-    for (size_t i = 0; i < m->scan->mounts.n; i++) {
+    for (size_t i = 0; i < model_nmounts(m); i++) {
         size_t count[4][KIND_COUNT] = {{0}}; /* [state][kind], one pass over the segments */
         for (size_t j = 0; j < m->nsegs; j++) {
             const struct segment *sg = &m->segs[j];
@@ -87,7 +87,7 @@ static void segments(struct buf *o, const struct model *m)
         for (size_t s = 0; s < 4; s++) {
             for (size_t k = 0; k < KIND_COUNT; k++) {
                 buf_adds(o, "shmwatch_segments{mount=\"");
-                label_value(o, m->scan->mounts.items[i].path);
+                label_value(o, model_mount(m, i)->path);
                 buf_printf(o, "\",state=\"%s\",kind=\"%s\"} %zu\n", seg_state_name(states[s]),
                            seg_kind_name((enum seg_kind)k), count[states[s]][k]);
             }
@@ -167,14 +167,14 @@ void report_prometheus(struct buf *o, const struct model *m)
     family(o, "shmwatch_mount_pid_namespaces", "gauge",
            "Pid namespaces whose processes can reach the mount; above 1 a pid in a segment "
            "name proves no orphan.");
-    for (size_t i = 0; i < m->scan->mounts.n; i++)
-        sample_mount(o, "shmwatch_mount_pid_namespaces", m->scan->mounts.items[i].path,
+    for (size_t i = 0; i < model_nmounts(m); i++)
+        sample_mount(o, "shmwatch_mount_pid_namespaces", model_mount(m, i)->path,
                      m->mounts[i].pids.npidns);
     family(o, "shmwatch_mount_pids_trusted", "gauge",
            "1 when a dead creator pid can prove an orphan on the mount, else 0.");
-    for (size_t i = 0; i < m->scan->mounts.n; i++) {
+    for (size_t i = 0; i < model_nmounts(m); i++) {
         enum pid_evidence e = m->mounts[i].pids.evidence;
-        sample_mount(o, "shmwatch_mount_pids_trusted", m->scan->mounts.items[i].path,
+        sample_mount(o, "shmwatch_mount_pids_trusted", model_mount(m, i)->path,
                      e != PIDS_SHARED && e != PIDS_UNPROVEN);
     }
     segments(o, m);

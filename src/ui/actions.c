@@ -83,7 +83,7 @@ int actions_ask_failure(struct ui *u, const char *what, const char *reason)
     static const char *const items[] = {"Skip this one", "Skip all (do not ask again)",
                                         "Abort"};
     char title[400];
-    snprintf(title, sizeof(title), "%s: %s", what, reason);
+    snprintf(title, sizeof(title), "%s: %s", what, actions_safe(reason));
     int k = dialog_menu(u, title, items, 3, 0);
     return k < 0 ? ACTIONS_ABORT : k;
 }
@@ -142,7 +142,8 @@ static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
         if (t->refuse)
             actions_line(&l, "%s  will be refused: %s", target_name(t), t->refuse);
         else
-            actions_line(&l, "%s  %s  %s", target_name(t), size_text(b1, t->alloc), t->why);
+            actions_line(&l, "%s  %s  %s", target_name(t), size_text(b1, t->alloc),
+                         actions_safe(t->why));
     }
     if (p->ntry == 0) {
         snprintf(title, sizeof(title), "Nothing to unlink: %zu look-alike%s will not be touched",
@@ -173,7 +174,8 @@ static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
                          size_text(b1, res.freed));
             continue;
         }
-        actions_line(&l, "%-8s %s  %s", unlink_outcome_name(res.outcome), name, res.reason);
+        actions_line(&l, "%-8s %s  %s", unlink_outcome_name(res.outcome), name,
+                     actions_safe(res.reason));
         if (skip_all || idx + 1 == p->n)
             continue;
         switch (actions_ask_failure(u, name, res.reason)) {
@@ -197,7 +199,7 @@ static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
 
 static void seg_name(char *dst, size_t n, const struct ui_selection *sel, const struct segment *sg)
 {
-    const struct shm_mount *mt = &sel->model->scan->mounts.items[sg->mount];
+    const struct shm_mount *mt = model_segment_mount(sel->model, sg);
     char path[512];
     snprintf(path, sizeof(path), "%s/%s", mt->path, sg->name);
     term_escape(dst, n, path);

@@ -112,14 +112,14 @@ static void zombie(struct ui *u, const struct model *m, struct signal_target *z)
     struct tally t = {0};
     if (k == 0) {
         signal_zombie(&o, z, &r);
-        actions_line(&l, "%s  %s", who(z), r.reason);
+        actions_line(&l, "%s  %s", who(z), actions_safe(r.reason));
         count(&t, r.outcome);
         report(u, r.parent_nudged ? "parent sent SIGCHLD" : "SIGCHLD not sent", &t, &l);
     } else if (k == 1 && may_end) {
         actions_progress(u, "ending pid %d: SIGTERM, SIGKILL after %.0f s", (int)parent.pid,
                          o.timeout_s);
         signal_end(&o, &parent, 1, &r);
-        actions_line(&l, "%s  %s", who(&parent), r.reason);
+        actions_line(&l, "%s  %s", who(&parent), actions_safe(r.reason));
         count(&t, r.outcome);
         report(u, signal_outcome_name(r.outcome), &t, &l);
     }
@@ -142,7 +142,7 @@ void actions_signal(struct ui *u, const struct ui_selection *sel)
         n = 1;
     }
     for (size_t i = 0; i < n; i++) {
-        const struct proc *pr = &m->scan->procs.items[marked[i]->proc];
+        const struct proc *pr = model_proc(m, marked[i]);
         struct signal_target *t = VEC_PUSH(p.items, p.n, p.cap);
         signal_target_from_proc(t, pr, marked[i]->role);
         nzombies += pr->state == 'Z';
@@ -172,7 +172,7 @@ void actions_signal(struct ui *u, const struct ui_selection *sel)
                 struct signal_result r;
                 signal_send(&o, &p.items[i], menu[k].sig, &r);
                 count(&t, r.outcome);
-                actions_line(&l, "%s  %s", who(&p.items[i]), r.reason);
+                actions_line(&l, "%s  %s", who(&p.items[i]), actions_safe(r.reason));
             }
             char done[64];
             snprintf(done, sizeof(done), "SIG%s sent to %zu", signal_name(menu[k].sig),
@@ -187,7 +187,8 @@ void actions_signal(struct ui *u, const struct ui_selection *sel)
 static void section(struct actions_lines *l, const char *what, const struct signal_plan *p)
 {
     for (size_t i = 0; i < p->n; i++)
-        actions_line(l, "%s %s  %s", what, who(&p->items[i]), p->items[i].why);
+        actions_line(l, "%s %s  %s", what, who(&p->items[i]),
+                 actions_safe(p->items[i].why));
 }
 
 struct progress {
@@ -202,7 +203,8 @@ static void on_step(void *ctx, const struct signal_target *t, const struct signa
     struct progress *pg = ctx;
     pg->done++;
     count(&pg->t, r->outcome);
-    actions_line(pg->l, "%-8s %s  %s", signal_outcome_name(r->outcome), who(t), r->reason);
+    actions_line(pg->l, "%-8s %s  %s", signal_outcome_name(r->outcome), who(t),
+                 actions_safe(r->reason));
     actions_progress(pg->u, "reaping %zu/%zu: %s %s", pg->done, pg->total, who(t),
                      signal_outcome_name(r->outcome));
 }

@@ -286,6 +286,46 @@ static void test_nested_and_planned_refusal(void **state)
     assert_string_equal(res[2].reason, "refused when planning");
 }
 
+/* The test hook (unlink_set_test_pause) runs once, after the scan and
+ * before the first check; a holder that appears in it is found (the holder
+ * search is repeated after the pause). */
+static struct fx *paused_fx;
+static int pauses;
+
+static void pause_adds_holder(void)
+{
+    pauses++;
+    fake_fd_holder(paused_fx, 200, 4, "late");
+}
+
+static void test_pause_hook(void **state)
+{
+    struct fx *f = *state;
+    make_file(f, "late", 4096);
+    make_file(f, "free", 4096);
+    add_target(f, "late");
+    add_target(f, "free");
+    paused_fx = f;
+    pauses = 0;
+    unlink_set_test_pause(pause_adds_holder);
+    struct unlink_result res[2];
+    run_all(f, res, false, geteuid(), NULL);
+    unlink_set_test_pause(NULL);
+    assert_int_equal(pauses, 1);
+    assert_int_equal(res[0].outcome, UNLINK_REFUSED);
+    assert_int_equal(res[0].holder, 200);
+    assert_true(exists(f, "late"));
+    assert_int_equal(res[1].outcome, UNLINK_REMOVED);
+    /* Unset, nothing pauses. */
+    make_file(f, "free", 4096);
+    unlink_plan_free(&f->plan);
+    memset(&f->plan, 0, sizeof(f->plan));
+    add_target(f, "free");
+    run_all(f, res, false, geteuid(), NULL);
+    assert_int_equal(pauses, 1);
+    assert_int_equal(res[0].outcome, UNLINK_REMOVED);
+}
+
 static void test_mount_changed(void **state)
 {
     struct fx *f = *state;
@@ -399,6 +439,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_replaced_gone_owner_dry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nested_and_planned_refusal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mount_changed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pause_hook, setup, teardown),
         cmocka_unit_test_setup_teardown(test_watched_process_gone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_written_since_scan, setup, teardown),
         cmocka_unit_test_setup_teardown(test_find_inodes, setup, teardown),

@@ -183,6 +183,45 @@ static void test_fixture_walk(void **state)
     close(piddir);
 }
 
+/* The test hook (procfiles_set_test_stat) stats every fd target in place
+ * of the stat that never waits, and the walk finds the same fds by it. */
+static int hook_calls;
+
+static int counting_stat(int dirfd, const char *name, struct stat *st)
+{
+    hook_calls++;
+    return fstatat(dirfd, name, st, 0);
+}
+
+static void test_stat_hook(void **state)
+{
+    (void)state;
+    char proc[512];
+    fixture_proc(proc, sizeof(proc));
+    struct stat a = fixture_file("a");
+    int piddir = open_pid(proc, "100");
+    struct item it[16];
+    unsigned status;
+    size_t fds[2] = {0, 0};
+    for (int hooked = 0; hooked < 2; hooked++) {
+        hook_calls = 0;
+        procfiles_set_test_stat(hooked ? counting_stat : NULL);
+        struct procfiles *pf = procfiles_new(&a.st_dev, 1);
+        size_t n = walk(pf, piddir, it, 16, &status);
+        procfiles_free(pf);
+        for (size_t i = 0; i < n; i++)
+            fds[hooked] += it[i].kind == PROCFILE_FD;
+        if (hooked)
+            assert_true(hook_calls >= (int)fds[1]);
+        else
+            assert_int_equal(hook_calls, 0);
+    }
+    procfiles_set_test_stat(NULL);
+    assert_int_equal(fds[0], 2);
+    assert_int_equal(fds[1], 2);
+    close(piddir);
+}
+
 /* Only the devices asked for: without the fixture's device no fd is
  * returned; a device of no line, nothing at all. */
 static void test_fixture_devices(void **state)
@@ -713,6 +752,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixture_walk),
         cmocka_unit_test(test_fixture_devices),
+        cmocka_unit_test(test_stat_hook),
         cmocka_unit_test(test_fixture_partial_and_vanished),
         cmocka_unit_test(test_fixture_find_inodes),
         cmocka_unit_test(test_denied),
