@@ -1,6 +1,8 @@
 /* shmwatch: watch POSIX shared memory (/dev/shm) the way PyTorch's DataLoader
- * uses it. main parses the command line and runs one mode: a snapshot (text,
- * JSON, Prometheus), a stream of them, a subcommand, or the dashboard. */
+ * uses it. shmwatch_main parses the command line and runs one mode: a
+ * snapshot (text, JSON, Prometheus), a stream of them, a subcommand, or the
+ * dashboard. The program's main (src/shmwatch.c) only calls it; the tests'
+ * tests/helpers/shmwatch_hooked.c calls it after setting the test hooks. */
 #include <errno.h>
 #include <malloc.h>
 #include <signal.h>
@@ -199,7 +201,9 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
             stalled = true;
             scan_stalled(&s, &so, clock_now() - scan_job_started(job), scan_job_beacon(job));
             if (o->mode == MODE_ONCE) {
-                fprintf(stderr, "shmwatch: %s\n", s.warn.msg[0]);
+                char *where = esc_term_dup(s.warn.msg[0]); /* it names a process */
+                fprintf(stderr, "shmwatch: %s\n", where);
+                free(where);
                 scan_free(&s);
                 continue;
             }
@@ -230,7 +234,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
     return rc;
 }
 
-int main(int argc, char **argv)
+int shmwatch_main(int argc, char **argv)
 {
     /* A scan's big arrays (files, segments, inode tables) are freed whole
      * once the next one is built; mmapped, they go back to the system at

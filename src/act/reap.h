@@ -28,11 +28,11 @@ struct reap_plan {
 };
 
 /* Chooses the targets from the model, examining each manager's clients now. */
-void reap_plan_build(const struct model *m, const char *proc_dir, struct reap_plan *p);
+void reap_plan_build(const struct model *m, const struct sysroot *sys, struct reap_plan *p);
 
 /* Whether torch_shm_manager t has no live client now (the dashboard's
  * offer to end a zombie's parent); t->why says what was found. */
-bool reap_manager_stuck(const char *proc_dir, struct signal_target *t);
+bool reap_manager_stuck(const struct sysroot *sys, struct signal_target *t);
 
 /* Number of processes the plan acts on. */
 size_t reap_plan_count(const struct reap_plan *p);

@@ -60,7 +60,6 @@ const char *signal_outcome_name(enum signal_outcome o)
 void signal_opts_default(struct signal_opts *o)
 {
     memset(o, 0, sizeof(*o));
-    o->proc_dir = "/proc";
     o->uid = geteuid();
     o->timeout_s = 5;
     o->kill_wait_s = 2;
@@ -214,15 +213,20 @@ static void open_targets(const struct signal_opts *o, int proc, const struct sig
 
 static int open_proc(const struct signal_opts *o)
 {
-    return open(o->proc_dir ? o->proc_dir : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return o->sys->proc;
+}
+
+static void (*test_pause)(void);
+
+void signal_set_test_pause(void (*pause)(void))
+{
+    test_pause = pause;
 }
 
 static void pause_for_tests(void)
 {
-    const char *v = getenv(SIGNAL_TEST_PAUSE_ENV);
-    double s;
-    if (v && parse_duration(v, &s) && s > 0)
-        clock_nap(s);
+    if (test_pause)
+        test_pause();
 }
 
 void signal_end(const struct signal_opts *o, const struct signal_target *t, size_t n,
@@ -273,8 +277,6 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
         if (fds[i] >= 0)
             close(fds[i]);
     }
-    if (proc >= 0)
-        close(proc);
     free(fds);
     free(live);
     free(killed);
@@ -304,8 +306,6 @@ bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t
             log_line(o, t->pid, t->comm, t->uid, "wait", "exited", res->reason);
         }
     }
-    if (proc >= 0)
-        close(proc);
     return done;
 }
 
@@ -334,8 +334,6 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
             close(pfd);
     }
     log_line(o, t->pid, t->comm, t->uid, action, signal_outcome_name(res->outcome), res->reason);
-    if (proc >= 0)
-        close(proc);
 }
 
 /* Waits up to wait_s for the zombie (pid, start) to be reaped. */
@@ -408,8 +406,6 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
 out:
     if (res->outcome == SIGNAL_REFUSED)
         log_line(o, t->pid, t->comm, t->uid, "signal CHLD", "refused", res->reason);
-    if (proc >= 0)
-        close(proc);
 }
 
 void signal_target_from_proc(struct signal_target *t, const struct proc *p, enum proc_role role)

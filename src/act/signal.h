@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "util/sysroot.h"
+
 #include "model/model.h"
 
 struct actlog;
@@ -56,7 +58,10 @@ struct signal_result {
 };
 
 struct signal_opts {
-    const char *proc_dir; /* "/proc" */
+    /* The system whose processes are acted on (util/sysroot.h): every
+     * identity check reads its proc. signal_opts_default leaves it NULL:
+     * the caller sets it. */
+    const struct sysroot *sys;
     uid_t uid;            /* the caller's effective uid */
     double timeout_s;     /* SIGTERM to SIGKILL (default 5) */
     double kill_wait_s;   /* after SIGKILL, how long to wait for the exit (default 2) */
@@ -64,10 +69,11 @@ struct signal_opts {
     struct actlog *log;
 };
 
-/* Test hook, read only by signal_end: seconds to sleep after the scan and
- * before the first check, so that tests can end a target and hand its pid
- * to a new process in that window. */
-#define SIGNAL_TEST_PAUSE_ENV "SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL"
+/* Test hook, called by signal_end after the scan and before the first
+ * check, so that a test can end a target and hand its pid to a new process
+ * in that window. NULL, the default, in the program; the tests set it
+ * (tests/helpers/shmwatch_hooked.c for the integration tests). */
+void signal_set_test_pause(void (*pause)(void));
 
 void signal_opts_default(struct signal_opts *o);
 

@@ -114,7 +114,7 @@ static void probe(struct unlink_run *r)
         r->q[i].dev = p->items[i].dev;
         r->q[i].ino = p->items[i].ino;
     }
-    int rc = holders_find_inodes(r->o.proc_dir, r->q + from, p->n - from, getpid(), &r->blind);
+    int rc = holders_find_inodes(r->o.sys, r->q + from, p->n - from, getpid(), &r->blind);
     if (rc < 0) {
         /* No process table: nothing can be proven free. */
         r->blind.denied = (size_t)-1;
@@ -134,10 +134,7 @@ static void held_reason(struct unlink_run *r, const struct inode_query *q,
                         struct unlink_result *res)
 {
     struct procid who;
-    int proc = open(r->o.proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    bool named = proc >= 0 && procid_read(proc, q->pid, &who) == 0;
-    if (proc >= 0)
-        close(proc);
+    bool named = procid_read(r->o.sys->proc, q->pid, &who) == 0;
     char fd[32] = "maps it";
     if (q->fd >= 0)
         snprintf(fd, sizeof(fd), "holds it open (fd %d)", q->fd);
@@ -263,16 +260,21 @@ static void log_result(struct unlink_run *r, const struct unlink_target *t,
     free(path);
 }
 
+static void (*test_pause)(void);
+
+void unlink_set_test_pause(void (*pause)(void))
+{
+    test_pause = pause;
+}
+
 static void pause_for_tests(struct unlink_run *r)
 {
     if (r->paused)
         return;
     r->paused = true;
-    const char *v = getenv(UNLINK_TEST_PAUSE_ENV);
-    double s;
-    if (!v || !parse_duration(v, &s) || s <= 0)
+    if (!test_pause)
         return;
-    clock_nap(s);
+    test_pause();
     r->probe_valid = false;
 }
 
@@ -280,8 +282,6 @@ void unlink_begin(struct unlink_run *r, struct unlink_plan *p, const struct unli
 {
     memset(r, 0, sizeof(*r));
     r->o = *o;
-    if (!r->o.proc_dir)
-        r->o.proc_dir = "/proc";
     r->plan = p;
     r->q = xcalloc(p->n ? p->n : 1, sizeof(*r->q));
 }
@@ -299,9 +299,16 @@ bool unlink_step(struct unlink_run *r, struct unlink_result *res, size_t *index)
     } else {
         pause_for_tests(r);
         int err = 0;
-        int mountfd = open(t->mount_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        bool alive = sysroot_pid_alive(r->o.sys);
+        int mountfd = alive ? sysroot_open_below(r->o.sys, t->mount, O_RDONLY | O_DIRECTORY |
+                                                                      O_NOFOLLOW)
+                            : -1;
         struct stat mst;
-        if (mountfd < 0) {
+        if (!alive) {
+            unlink_say(res, UNLINK_REFUSED, ESRCH,
+                "the watched process %d has exited: its mounts are no longer the ones scanned",
+                (int)r->o.sys->pid);
+        } else if (mountfd < 0) {
             unlink_say(res, UNLINK_FAILED, errno, "cannot open the mount %s: %s", t->mount,
                 strerror(errno));
         } else if (fstat(mountfd, &mst) != 0 || mst.st_dev != t->dev) {
@@ -359,7 +366,6 @@ void unlink_plan_free(struct unlink_plan *p)
 {
     for (size_t i = 0; i < p->n; i++) {
         free(p->items[i].mount);
-        free(p->items[i].mount_dir);
         free(p->items[i].name);
         free(p->items[i].why);
     }

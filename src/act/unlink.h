@@ -15,15 +15,15 @@
 #include <sys/types.h>
 
 #include "collect/files.h"
-#include "collect/holders.h"
+#include "collect/walk.h"
 #include "model/model.h"
 
 struct actlog;
 
 /* A segment chosen for removal, as the scan saw it. */
 struct unlink_target {
-    char *mount;        /* mount point as shown */
-    char *mount_dir;    /* where this process reaches it */
+    char *mount;        /* mount point as the watched process sees it: reached
+                         * below the seam's root (sysroot_open_below) */
     char *name;         /* below the mount; raw bytes */
     dev_t dev;
     ino_t ino;
@@ -73,7 +73,11 @@ struct unlink_result {
 };
 
 struct unlink_opts {
-    const char *proc_dir; /* "/proc" */
+    /* The system the plan's scan read (util/sysroot.h): the mounts are
+     * opened below its root, the holders searched in its proc; in a --pid
+     * view, an item is refused once sysroot_pid_alive says the watched
+     * process is gone (its root is then no longer the one scanned). */
+    const struct sysroot *sys;
     uid_t uid;            /* the caller's effective uid */
     bool dry_run;         /* check everything, remove nothing, log nothing */
     struct actlog *log;   /* NULL: not logged */
@@ -98,9 +102,11 @@ struct unlink_run {
 /* A search older than this is repeated before the next unlink. */
 #define UNLINK_PROBE_MAX_AGE_S 0.5
 
-/* Test hook, read only here: seconds to sleep after the scan and before the
- * first check, so that tests can open a segment in that window. */
-#define UNLINK_TEST_PAUSE_ENV "SHMWATCH_TEST_PAUSE_BEFORE_UNLINK"
+/* Test hook: called once per run, after the scan and before the first
+ * check, so that a test can open a segment in that window (the holder
+ * search is then repeated). NULL, the default, in the program; the tests
+ * set it (tests/helpers/shmwatch_hooked.c for the integration tests). */
+void unlink_set_test_pause(void (*pause)(void));
 
 void unlink_begin(struct unlink_run *r, struct unlink_plan *p, const struct unlink_opts *o);
 /* Checks and removes (or, dry, only checks) the next item: fills res and

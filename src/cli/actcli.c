@@ -45,7 +45,9 @@ int actcli_scan(struct actcli *a, const struct options *o)
     if (!scan_job_wait(job, scan_job_started(job) + scan_stall_limit(0))) {
         struct scan stalled;
         scan_stalled(&stalled, &so, clock_now() - scan_job_started(job), scan_job_beacon(job));
-        fprintf(stderr, "shmwatch %s: %s; nothing was done\n", a->cmd, stalled.warn.msg[0]);
+        char *where = esc_term_dup(stalled.warn.msg[0]); /* it names a process */
+        fprintf(stderr, "shmwatch %s: %s; nothing was done\n", a->cmd, where);
+        free(where);
         /* Its thread may never come back: exit without waiting for it (a
          * leak checker at exit would). */
         scan_job_abandon(job);
@@ -60,8 +62,11 @@ int actcli_scan(struct actcli *a, const struct options *o)
         config_free(&a->cfg);
         return 1;
     }
-    for (size_t i = 0; i < a->scan.warn.n; i++)
-        fprintf(stderr, "shmwatch %s: note: %s\n", a->cmd, a->scan.warn.msg[i]);
+    for (size_t i = 0; i < a->scan.warn.n; i++) {
+        char *w = esc_term_dup(a->scan.warn.msg[i]); /* warnings quote paths and names */
+        fprintf(stderr, "shmwatch %s: note: %s\n", a->cmd, w);
+        free(w);
+    }
     struct model_opts mo;
     model_opts_default(&mo);
     mo.orphan_min_age_s = a->cfg.orphan_min_age_s;

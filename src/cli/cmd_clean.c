@@ -107,10 +107,16 @@ static void print_plan(const struct unlink_plan *p, const struct clean_policy *p
             const struct unlink_target *t = &p->items[i];
             buf_adds(&out, "  ");
             put_path(&out, t);
-            if (t->refuse)
-                buf_printf(&out, "  (will be refused: %s)\n", t->refuse);
-            else
-                buf_printf(&out, "  %s  %s\n", H(b1, t->alloc), t->why);
+            /* The sentences may quote a mount path or a process name. */
+            if (t->refuse) {
+                buf_adds(&out, "  (will be refused: ");
+                esc_term(&out, t->refuse, 0);
+                buf_adds(&out, ")\n");
+            } else {
+                buf_printf(&out, "  %s  ", H(b1, t->alloc));
+                esc_term(&out, t->why, 0);
+                buf_addc(&out, '\n');
+            }
         }
     }
     if (p->held)
@@ -147,8 +153,10 @@ static void print_result(const struct unlink_target *t, const struct unlink_resu
     put_path(&out, t);
     if (r->outcome == UNLINK_REMOVED)
         buf_printf(&out, "  %s freed", H(b1, r->freed));
-    if (r->outcome != UNLINK_REMOVED || r->caveat)
-        buf_printf(&out, "  %s", r->reason);
+    if (r->outcome != UNLINK_REMOVED || r->caveat) {
+        buf_adds(&out, "  ");
+        esc_term(&out, r->reason, 0); /* it may quote a mount path or a process name */
+    }
     buf_addc(&out, '\n');
     output_write(&out);
     buf_free(&out);
@@ -192,7 +200,7 @@ static const char *used_text(char *b, bool known, uint64_t used)
 
 static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
 {
-    struct unlink_opts uo = {.proc_dir = "/proc", .uid = geteuid(), .dry_run = dry,
+    struct unlink_opts uo = {.sys = &a->sys, .uid = geteuid(), .dry_run = dry,
                              .log = &a->log};
     struct unlink_run r;
     struct unlink_result res;
@@ -294,8 +302,8 @@ int cmd_clean(int argc, char **argv)
     if (!min_age_set)
         pol.min_age_s = a.cfg.min_age_s;
     struct unlink_plan plan;
-    actplan_clean(&a.model, &pol, &plan);
-    actplan_add_dirs(&a.model, &pol, &plan);
+    targets_clean(&a.model, &pol, &plan);
+    targets_add_dirs(&a.model, &pol, &plan);
     print_plan(&plan, &pol, &a.model);
     bool acted = false;
     if (plan.n) {

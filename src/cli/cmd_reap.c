@@ -69,7 +69,9 @@ static void print_section(struct buf *out, const char *title, const struct signa
     for (size_t i = 0; i < p->n; i++) {
         buf_adds(out, "  ");
         put_target(out, &p->items[i]);
-        buf_printf(out, " uid %lu  %s\n    ", (unsigned long)p->items[i].uid, p->items[i].why);
+        buf_printf(out, " uid %lu  ", (unsigned long)p->items[i].uid);
+        esc_term(out, p->items[i].why, 0); /* it may quote a process name */
+        buf_adds(out, "\n    ");
         esc_term(out, p->items[i].cmdline, 0);
         buf_addc(out, '\n');
     }
@@ -100,7 +102,9 @@ static void on_step(void *ctx, const struct signal_target *t, const struct signa
     buf_init(&out);
     buf_printf(&out, "%-12s ", signal_outcome_name(r->outcome));
     put_target(&out, t);
-    buf_printf(&out, "  %s\n", r->reason);
+    buf_adds(&out, "  ");
+    esc_term(&out, r->reason, 0);
+    buf_addc(&out, '\n');
     output_write(&out);
     buf_free(&out);
     switch (r->outcome) {
@@ -144,7 +148,8 @@ int cmd_reap(int argc, char **argv)
     if (src != 0)
         return src;
     struct reap_plan plan;
-    reap_plan_build(&a.model, "/proc", &plan);
+    so.sys = &a.sys;
+    reap_plan_build(&a.model, &a.sys, &plan);
     print_plan(&plan);
     int rc = 0;
     bool acted = false;

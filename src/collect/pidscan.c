@@ -54,7 +54,6 @@ struct procfiles {
     uint64_t addr;  /* PROCMAP_QUERY: where the next mapping is looked for */
     size_t queried; /* PROCMAP_QUERY: answers for this process */
     char *cur;      /* maps text: the next line */
-    bool blocking_stat; /* PROCFILES_TEST_BLOCKING_ENV: the plain stat, for tests */
     struct scan_beacon *beacon;
     struct stat st;
     struct buf text;
@@ -72,7 +71,6 @@ struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs)
     inomap_init(&pf->libs);
     buf_init(&pf->text);
     pf->dents = xmalloc(DENTS_SIZE);
-    pf->blocking_stat = getenv(PROCFILES_TEST_BLOCKING_ENV) != NULL;
     return pf;
 }
 
@@ -159,11 +157,18 @@ unsigned procfiles_end(struct procfiles *pf)
  * rest is wanted at all; a watched target (tmpfs) has every field, and
  * were one missing, it is stat'ed again now that its device is known to
  * be watched. Returns 0, or -1 with errno set. */
+static procfiles_stat_hook test_stat;
+
+void procfiles_set_test_stat(procfiles_stat_hook stat_fn)
+{
+    test_stat = stat_fn;
+}
+
 static int procfiles_stat_fd(struct procfiles *pf, const char *name)
 {
     struct statx sx;
-    if (pf->blocking_stat)
-        return fstatat(pf->fddir, name, &pf->st, 0);
+    if (test_stat)
+        return test_stat(pf->fddir, name, &pf->st);
     if (statx_nowait(pf->fddir, name, 0, &sx) != 0)
         return -1;
     pf->st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
@@ -636,4 +641,61 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
     if (procfiles_torch(ps->pf))
         note_torch(ps, pid);
     return ps->out->n - before;
+}
+
+/* ---- The maps text ---- */
+
+static const char deleted_suffix[] = " (deleted)";
+
+bool strip_deleted(char *path)
+{
+    size_t n = strlen(path), k = sizeof(deleted_suffix) - 1;
+    if (n >= k && strcmp(path + n - k, deleted_suffix) == 0) {
+        path[n - k] = '\0';
+        return true;
+    }
+    return false;
+}
+
+static bool parse_hex(char **cur, char stop, uint64_t *out)
+{
+    char *s = *cur, *end;
+    if (!*s)
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 16);
+    if (errno || end == s || *end != stop)
+        return false;
+    *out = v;
+    *cur = end + 1;
+    return true;
+}
+
+bool maps_parse_line(char *line, struct maps_entry *e)
+{
+    /* 7f2c3c000000-7f2c3c100000 rw-s 00000000 00:1a 12345   /dev/shm/torch_1_2 (deleted) */
+    char *cur = line;
+    uint64_t maj, min;
+    if (!parse_hex(&cur, '-', &e->start) || !parse_hex(&cur, ' ', &e->end))
+        return false;
+    char *sp = strchr(cur, ' '); /* permissions */
+    if (!sp || e->end < e->start)
+        return false;
+    cur = sp + 1;
+    if (!parse_hex(&cur, ' ', &e->offset) || !parse_hex(&cur, ':', &maj) ||
+        !parse_hex(&cur, ' ', &min))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long ino = strtoull(cur, &end, 10);
+    if (errno || end == cur || (*end != ' ' && *end != '\0'))
+        return false;
+    e->major = (unsigned)maj;
+    e->minor = (unsigned)min;
+    e->inode = ino;
+    while (*end == ' ')
+        end++;
+    e->path = end;
+    e->deleted = strip_deleted(e->path);
+    return true;
 }

@@ -24,10 +24,14 @@
 
 /* ---- The walk of one process's files on a set of devices ---- */
 
-/* Set (to anything), fd targets are stat'ed with a plain stat that waits on
- * their file system, as before the walk learnt not to: the tests of the
- * scan watchdog make a scan hang on a stopped FUSE daemon with it. */
-#define PROCFILES_TEST_BLOCKING_ENV "SHMWATCH_TEST_BLOCKING_STAT"
+/* Test hook: set, fd targets are stat'ed by it instead of the stat that
+ * never waits (it fills *st like fstatat(dirfd, name, st, 0) and returns 0
+ * or -1): the tests of the scan watchdog make a scan hang on a stopped FUSE
+ * daemon with a plain fstatat, as before the walk learnt not to wait. NULL,
+ * the default, in the program; set before any scan starts (the walk's
+ * thread reads it). */
+typedef int (*procfiles_stat_hook)(int dirfd, const char *name, struct stat *st);
+void procfiles_set_test_stat(procfiles_stat_hook stat_fn);
 
 struct procfiles;
 
@@ -124,5 +128,22 @@ void pidscan_force_text(struct pidscan *ps);
 void pidscan_set_beacon(struct pidscan *ps, struct scan_beacon *b);
 /* True once PROCMAP_QUERY has answered (Linux 6.11+); false on the text. */
 bool pidscan_queried(const struct pidscan *ps);
+
+/* ---- The maps text (the one parser of it) ---- */
+
+/* One parsed /proc/PID/maps line; path points into the line ("" if none). */
+struct maps_entry {
+    uint64_t start, end, offset;
+    unsigned major, minor;
+    uint64_t inode;
+    char *path;
+    bool deleted;
+};
+
+/* Parses a maps line in place. Returns false for a malformed line. */
+bool maps_parse_line(char *line, struct maps_entry *e);
+
+/* Splits " (deleted)" off a link or maps target in place; true if it was there. */
+bool strip_deleted(char *path);
 
 #endif

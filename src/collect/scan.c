@@ -75,6 +75,17 @@ static enum scan_target check_target(const struct sysroot *sys)
     return SCAN_TARGET_OK; /* unreadable: the reads that follow will say */
 }
 
+/* The scan's answer when the watched process has gone: a warning says so,
+ * like every other failure, so that the scan stands on its own. */
+static int target_lost(struct scan *s)
+{
+    warn_add(&s->warn, "pid %d %s", (int)s->target_pid,
+             s->target_state == SCAN_TARGET_REPLACED
+                 ? "has exited (its pid now belongs to another process)"
+                 : "has exited");
+    return -ESRCH;
+}
+
 int scan_run(const struct scan_opts *o, struct scan *s)
 {
     memset(s, 0, sizeof(*s));
@@ -90,7 +101,7 @@ int scan_run(const struct scan_opts *o, struct scan *s)
 
     s->target_state = check_target(sys);
     if (s->target_state != SCAN_TARGET_OK)
-        return -ESRCH;
+        return target_lost(s);
     const char *proc = sysroot_proc_shown(sys); /* for messages */
     /* This process's mountinfo says where the cgroup hierarchies are; the
      * watched process's (itself, or --pid's) where its shm mounts are. */
@@ -104,11 +115,14 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         snprintf(path, sizeof(path), "%d/mountinfo", (int)target);
         rc = mountinfo_read(sys->proc, path, &target_mi);
         if (rc < 0) {
-            warn_add(&s->warn, "cannot read %s/%s: %s", proc, path, strerror(-rc));
             mountinfo_free(&self_mi);
             /* Gone in the meantime, or not ours to read. */
             s->target_state = check_target(sys);
-            return s->target_state != SCAN_TARGET_OK ? -ESRCH : rc;
+            if (s->target_state != SCAN_TARGET_OK)
+                return target_lost(s);
+            warn_add(&s->warn, "cannot read the namespaces of pid %d: %s", (int)target,
+                     strerror(-rc));
+            return rc;
         }
         mi = &target_mi;
     }
@@ -189,7 +203,7 @@ int scan_run(const struct scan_opts *o, struct scan *s)
      * was its, not a newcomer's that took the pid meanwhile. */
     s->target_state = check_target(sys);
     if (s->target_state != SCAN_TARGET_OK)
-        return -ESRCH;
+        return target_lost(s);
 
     s->duration_s = clock_now() - t0;
     scan_beacon_at(o->beacon, SCAN_IDLE, 0, -1);

@@ -69,7 +69,9 @@ struct scan {
 /* Fills s; returns 0, or -errno when nothing useful could be read (no mount
  * found at all is not an error: the lists are simply empty); -ESRCH with
  * s->target_state saying why when the watched process has exited or its
- * pid is now another process's. */
+ * pid is now another process's. Whatever it returns, s is a valid scan
+ * (its time set, its lists empty or filled) whose warnings say what went
+ * wrong: it can be modelled, reported and freed like any other. */
 int scan_run(const struct scan_opts *opts, struct scan *s);
 
 /* The identity of pid under sys->proc (its start time, clock ticks since

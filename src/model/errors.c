@@ -49,7 +49,7 @@ size_t shm_errors_ahead(const struct model *m, enum shm_limit *first, const stru
                         size_t max)
 {
     const struct budget *b = &m->budget;
-    uint64_t avail = m->scan->mounts.n ? m->scan->mounts.items[0].avail : 0;
+    uint64_t avail = model_nmounts(m) ? model_mount(m, 0)->avail : 0;
     *first = b->limit_source == LIMIT_CGROUP && b->headroom < avail ? SHM_LIMIT_MEMORY
                                                                     : SHM_LIMIT_SHM_SIZE;
     bool any = false;

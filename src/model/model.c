@@ -25,16 +25,34 @@ static const char *base_name(const char *path)
 /* The name of an unlinked segment, from a holder's link or maps text: the
  * path below the mount when it starts with the mount's path, else its last
  * component. It points into the holder's path (the scan outlives the model). */
-static char *hidden_name(char *path, const char *mount_path)
+static const char *hidden_name(const char *path, const char *mount_path)
 {
     size_t n = strlen(mount_path);
     if (strncmp(path, mount_path, n) == 0 && path[n] == '/' && path[n + 1])
         return path + n + 1;
-    char *slash = strrchr(path, '/');
+    const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
 }
 
-static void add_holder(struct segment *sg, const struct shm_holder *h)
+/* The index of a holder's pid in the scan's processes (-1 for none), found
+ * once per model build: a scan reads one process at a time, so consecutive
+ * records name the same pid and the last answer is kept in *memo. */
+struct proc_memo {
+    pid_t pid;
+    long idx;
+};
+
+static long proc_index(const struct scan *s, struct proc_memo *memo, pid_t pid)
+{
+    if (memo->pid == pid)
+        return memo->idx;
+    const struct proc *p = procs_find(&s->procs, pid);
+    memo->pid = pid;
+    memo->idx = p ? (long)(p - s->procs.items) : -1;
+    return memo->idx;
+}
+
+static void add_holder(struct segment *sg, const struct shm_holder *h, long proc)
 {
     /* A mapping-only record of a pid that also has an fd to the inode is
      * folded into that fd's entry. A scan reads one process at a time, so
@@ -58,6 +76,7 @@ static void add_holder(struct segment *sg, const struct shm_holder *h)
     x->pid = h->pid;
     x->fd = h->fd;
     x->mapped = h->mapped;
+    x->proc = proc;
 }
 
 static struct segment *segment_from_holder(struct model *m, const struct shm_holder *h, long mount)
@@ -70,6 +89,7 @@ static struct segment *segment_from_holder(struct model *m, const struct shm_hol
     sg->dev = h->dev;
     sg->ino = h->ino;
     sg->type = FT_REGULAR;
+    sg->creator_proc = -1;
     sg->state = h->deleted ? SEG_HIDDEN : SEG_IN_USE;
     if (h->stat_ok) {
         sg->size = h->size;
@@ -142,6 +162,7 @@ static void join(struct model *m, struct inomap *idx)
         sg->uid = f->uid;
         sg->mtime = f->mtime;
         sg->state = SEG_UNHELD;
+        sg->creator_proc = -1;
         inomap_put(idx, f->dev, f->ino, m->nsegs - 1);
     }
     size_t *count, *segof = place_holders(m, idx, &count);
@@ -155,6 +176,7 @@ static void join(struct model *m, struct inomap *idx)
         m->segs[i].holders = count[i] ? m->holder_pool + at : NULL;
         at += count[i];
     }
+    struct proc_memo memo = {-1, -1};
     for (size_t i = 0; i < s->holders.n; i++) {
         if (segof[i] == SIZE_MAX)
             continue;
@@ -173,14 +195,13 @@ static void join(struct model *m, struct inomap *idx)
             sg->mtime = h->mtime;
             sg->alloc_known = true;
         }
-        add_holder(sg, h);
+        add_holder(sg, h, proc_index(s, &memo, h->pid));
     }
     free(segof);
     free(count);
-    static char unknown_name[] = "?";
     for (size_t i = 0; i < m->nsegs; i++)
         if (!m->segs[i].name) /* no holder's link or mapping could be read */
-            m->segs[i].name = unknown_name;
+            m->segs[i].name = "?";
     if (m->segs_cap > m->nsegs + 64) { /* hidden segments grew it: give the slack back */
         m->segs = xrealloc(m->segs, m->nsegs * sizeof(*m->segs));
         m->segs_cap = m->nsegs;
@@ -257,8 +278,8 @@ static const struct proc *alive(const struct proc *p)
 
 /* Sets the creator of a segment whose name carries pid named, read as the
  * mount's evidence allows. Returns true when the creator is proven dead. */
-static bool creator(struct pid_lookup *l, const struct mount_pids *mp, struct segment *sg,
-                    pid_t named)
+static bool creator(const struct scan *s, struct pid_lookup *l, const struct mount_pids *mp,
+                    struct segment *sg, pid_t named)
 {
     const struct proc *p = NULL;
     sg->has_creator = true;
@@ -273,6 +294,7 @@ static bool creator(struct pid_lookup *l, const struct mount_pids *mp, struct se
     }
     sg->creator_pid = p ? p->pid : named;
     sg->creator_alive = p && p->state != 'Z';
+    sg->creator_proc = sg->creator_alive ? (long)(p - s->procs.items) : -1;
     if (sg->creator_alive)
         return false;
     if (mp->evidence == PIDS_SHARED || mp->evidence == PIDS_UNPROVEN) {
@@ -306,11 +328,12 @@ static void classify(struct model *m, const struct model_opts *o)
                 last_named = named;
                 last_mount = sg->mount;
                 memset(&last_seg, 0, sizeof(last_seg));
-                last_dead = creator(&l, &m->mounts[sg->mount].pids, &last_seg, named);
+                last_dead = creator(s, &l, &m->mounts[sg->mount].pids, &last_seg, named);
             }
             sg->has_creator = true;
             sg->creator_pid = last_seg.creator_pid;
             sg->creator_alive = last_seg.creator_alive;
+            sg->creator_proc = last_seg.creator_proc;
             sg->creator_unknown = last_seg.creator_unknown;
             sg->note = last_seg.note;
             dead = last_dead;
@@ -552,4 +575,39 @@ const struct group *model_find_group(const struct model *m, pid_t main_pid)
         if (m->groups[i].main_pid == main_pid)
             return &m->groups[i];
     return NULL;
+}
+
+const struct proc *model_proc(const struct model *m, const struct mproc *mp)
+{
+    return &m->scan->procs.items[mp->proc];
+}
+
+const struct proc *model_group_main(const struct model *m, const struct group *g)
+{
+    return &m->scan->procs.items[g->main_proc];
+}
+
+const struct proc *model_holder_proc(const struct model *m, const struct seg_holder *h)
+{
+    return h->proc >= 0 ? &m->scan->procs.items[h->proc] : NULL;
+}
+
+const struct proc *model_scan_proc(const struct model *m, pid_t pid)
+{
+    return procs_find(&m->scan->procs, pid);
+}
+
+size_t model_nmounts(const struct model *m)
+{
+    return m->scan->mounts.n;
+}
+
+const struct shm_mount *model_mount(const struct model *m, size_t i)
+{
+    return &m->scan->mounts.items[i];
+}
+
+const struct shm_mount *model_segment_mount(const struct model *m, const struct segment *sg)
+{
+    return &m->scan->mounts.items[sg->mount];
 }

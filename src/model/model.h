@@ -37,11 +37,14 @@ struct seg_holder {
     pid_t pid;
     int fd;      /* -1: mapped only */
     bool mapped;
+    long proc;   /* index into the scan's processes, -1 when the scan read none of
+                  * that pid (model_holder_proc); set once by model_build */
 };
 
 struct segment {
     size_t mount;
-    char *name;          /* relative to the mount: the scan's own string (or a static "?") */
+    const char *name;    /* relative to the mount: the scan's own string, or "?" when no
+                          * holder's link or mapping could be read */
     dev_t dev;
     ino_t ino;
     uint64_t size, alloc;
@@ -53,6 +56,7 @@ struct segment {
     enum seg_state state;
     enum seg_kind kind;
     pid_t creator_pid;   /* as a pid of this machine when it could be mapped */
+    long creator_proc;   /* index into the scan's processes when creator_alive, else -1 */
     pid_t group;         /* main pid of its DataLoader group, 0 for none */
     bool alloc_known;    /* false: a mapping's length stands in for the allocation */
     bool has_creator;    /* the name carries a creator pid */
@@ -65,7 +69,7 @@ struct segment {
 };
 
 struct mproc {
-    size_t proc;         /* index into scan->procs */
+    size_t proc;         /* index into scan->procs: model_proc(m, mp) */
     enum proc_role role;
     pid_t group;         /* 0 for none */
     uint64_t shm_bytes;  /* allocation of the segments it holds */
@@ -75,7 +79,7 @@ struct mproc {
 
 struct group {
     pid_t main_pid;
-    size_t main_proc;    /* index into scan->procs */
+    size_t main_proc;    /* index into scan->procs: model_group_main(m, g) */
     pid_t *workers;
     size_t nworkers, workers_cap;
     pid_t *managers;
@@ -185,6 +189,23 @@ bool model_mount_seen_by(const struct model *m, size_t i, size_t ctr);
 
 /* The model's entry for a pid, or NULL when the process is not interesting. */
 const struct mproc *model_find_proc(const struct model *m, pid_t pid);
+
+/* Accessors: what reports, the dashboard and the actions read of the scan
+ * behind a model. The model's own arrays (segs, procs, groups, mounts) are
+ * read directly; the scan's processes and mounts through these. */
+/* The process of an interesting one. */
+const struct proc *model_proc(const struct model *m, const struct mproc *mp);
+/* The main process of a group. */
+const struct proc *model_group_main(const struct model *m, const struct group *g);
+/* The process that holds through h, NULL when the scan read none of its pid. */
+const struct proc *model_holder_proc(const struct model *m, const struct seg_holder *h);
+/* Any process the scan read (interesting or not), NULL for none. */
+const struct proc *model_scan_proc(const struct model *m, pid_t pid);
+/* The watched mounts: figures m->mounts[i] go with model_mount(m, i). */
+size_t model_nmounts(const struct model *m);
+const struct shm_mount *model_mount(const struct model *m, size_t i);
+/* The mount a segment lives on. */
+const struct shm_mount *model_segment_mount(const struct model *m, const struct segment *sg);
 const struct group *model_find_group(const struct model *m, pid_t main_pid);
 /* Seconds since the segment was last written, at the scan's time; 0 when
  * unknown or in the future (a clock that went back). */

@@ -86,28 +86,18 @@ struct facts {
     bool has_candidate_child;
     enum proc_role role;
     pid_t group;
+    long parent; /* index of the parent, -1 for none */
 };
 
-/* The last answer of index_of: a segment's holders, and consecutive
- * segments, name the same few pids. Per thread (a dashboard's scanner builds
- * models while its drawing thread looks processes up); roles_assign resets
- * it, so a list reused at the same address is never answered stale. */
-static _Thread_local struct {
-    const struct proc_list *pl;
-    pid_t pid;
-    long idx;
-} last_lookup;
-
-static long index_of(const struct proc_list *pl, pid_t pid)
+/* The index of each process's parent in the scan's processes (-1 for none),
+ * built once per model build; a segment's holders and its creator carry
+ * their indexes already (model.c). */
+static void find_parents(const struct proc_list *pl, struct facts *f)
 {
-    if (last_lookup.pl == pl && last_lookup.pid == pid)
-        return last_lookup.idx;
-    const struct proc *p = procs_find(pl, pid);
-    long idx = p ? (long)(p - pl->items) : -1;
-    last_lookup.pl = pl;
-    last_lookup.pid = pid;
-    last_lookup.idx = idx;
-    return idx;
+    for (size_t i = 0; i < pl->n; i++) {
+        const struct proc *p = procs_find(pl, pl->items[i].ppid);
+        f[i].parent = p ? (long)(p - pl->items) : -1;
+    }
 }
 
 static void gather_evidence(const struct model *m, struct facts *f)
@@ -117,11 +107,11 @@ static void gather_evidence(const struct model *m, struct facts *f)
         const struct segment *sg = &m->segs[i];
         if (sg->kind != KIND_TORCH)
             continue;
-        long c = sg->creator_alive ? index_of(pl, sg->creator_pid) : -1;
+        long c = sg->creator_alive ? sg->creator_proc : -1;
         if (c >= 0)
             f[c].evidence = true;
         for (size_t h = 0; h < sg->nholders; h++) {
-            long k = index_of(pl, sg->holders[h].pid);
+            long k = sg->holders[h].proc;
             if (k >= 0)
                 f[k].evidence = true;
         }
@@ -130,7 +120,7 @@ static void gather_evidence(const struct model *m, struct facts *f)
     for (size_t i = 0; i < pl->n; i++) {
         if (!is_manager_comm(pl->items[i].comm) || !in_world(m->scan, world, &pl->items[i]))
             continue;
-        long parent = index_of(pl, pl->items[i].ppid);
+        long parent = f[i].parent;
         if (parent >= 0)
             f[parent].evidence = true;
     }
@@ -152,7 +142,7 @@ static void assign(const struct model *m, struct facts *f)
     unsigned long world = watched_mntns(m);
     for (size_t i = 0; i < pl->n; i++) {
         const struct proc *p = &pl->items[i];
-        long parent = index_of(pl, p->ppid);
+        long parent = f[i].parent;
         bool local = in_world(m->scan, world, p);
         if (p->state == 'Z') {
             f[i].role = ROLE_ZOMBIE;
@@ -172,11 +162,9 @@ static void assign(const struct model *m, struct facts *f)
         }
     }
     for (size_t i = 0; i < pl->n; i++) {
-        const struct proc *p = &pl->items[i];
         if (f[i].candidate && !f[i].has_candidate_child) {
             f[i].role = ROLE_WORKER;
-            long parent = index_of(pl, p->ppid);
-            f[parent].role = ROLE_MAIN;
+            f[f[i].parent].role = ROLE_MAIN;
         }
     }
     for (size_t i = 0; i < pl->n; i++) {
@@ -214,7 +202,7 @@ static void build_groups(struct model *m, struct facts *f)
         }
     for (size_t i = 0; i < pl->n; i++) {
         const struct proc *p = &pl->items[i];
-        long parent = index_of(pl, p->ppid);
+        long parent = f[i].parent;
         if (f[i].role == ROLE_WORKER && parent >= 0) {
             f[i].group = f[parent].group;
             struct group *g = group_for(m, f[i].group, (size_t)parent);
@@ -224,7 +212,7 @@ static void build_groups(struct model *m, struct facts *f)
     /* Managers join the group of the process that started them. */
     for (size_t i = 0; i < pl->n; i++) {
         const struct proc *p = &pl->items[i];
-        long parent = index_of(pl, p->ppid);
+        long parent = f[i].parent;
         if (f[i].role != ROLE_SHM_MANAGER || parent < 0 || !f[parent].group)
             continue;
         f[i].group = f[parent].group;
@@ -255,10 +243,9 @@ static pid_t remembered_group(const struct model *m, const struct worker_memory 
 
 static void attach_segments(struct model *m, struct facts *f, const struct worker_memory *mem)
 {
-    const struct proc_list *pl = &m->scan->procs;
     for (size_t i = 0; i < m->nsegs; i++) {
         struct segment *sg = &m->segs[i];
-        long c = sg->creator_alive ? index_of(pl, sg->creator_pid) : -1;
+        long c = sg->creator_alive ? sg->creator_proc : -1;
         /* Never a group of a container that does not see the mount. */
         if (c >= 0 && f[c].group &&
             model_mount_seen_by(m, sg->mount, node_proc_ctr(&m->scan->node, (size_t)c)))
@@ -266,13 +253,13 @@ static void attach_segments(struct model *m, struct facts *f, const struct worke
         if (!sg->group && sg->state == SEG_ORPHAN && sg->has_creator)
             sg->group = remembered_group(m, mem, sg->creator_pid);
         for (size_t h = 0; h < sg->nholders && !sg->group; h++) {
-            long k = index_of(pl, sg->holders[h].pid);
+            long k = sg->holders[h].proc;
             if (k >= 0 && f[k].group &&
                 model_mount_seen_by(m, sg->mount, node_proc_ctr(&m->scan->node, (size_t)k)))
                 sg->group = f[k].group;
         }
         for (size_t h = 0; h < sg->nholders; h++) {
-            long k = index_of(pl, sg->holders[h].pid);
+            long k = sg->holders[h].proc;
             if (k >= 0 && f[k].role == ROLE_NONE)
                 f[k].role = ROLE_HOLDER;
         }
@@ -306,7 +293,7 @@ static void list_procs(struct model *m, const struct facts *f)
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];
         for (size_t h = 0; h < sg->nholders; h++) {
-            long k = index_of(pl, sg->holders[h].pid);
+            long k = sg->holders[h].proc;
             if (k < 0 || slot[k] < 0 || counted[slot[k]] == i + 1)
                 continue;
             counted[slot[k]] = i + 1;
@@ -332,9 +319,9 @@ static int cmp_group(const void *a, const void *b)
 
 void roles_assign(struct model *m, const struct worker_memory *mem)
 {
-    last_lookup.pl = NULL;
-    size_t n = m->scan->procs.n;
-    struct facts *f = xcalloc(n ? n : 1, sizeof(*f));
+    const struct proc_list *pl = &m->scan->procs;
+    struct facts *f = xcalloc(pl->n ? pl->n : 1, sizeof(*f));
+    find_parents(pl, f);
     gather_evidence(m, f);
     assign(m, f);
     build_groups(m, f);

@@ -79,10 +79,9 @@ static void mount_node(struct jsonw *w, const struct model *m, size_t i)
 
 static void mounts(struct jsonw *w, const struct model *m)
 {
-    const struct mount_list *ml = &m->scan->mounts;
     jw_arr(w, "mounts");
-    for (size_t i = 0; i < ml->n; i++) {
-        const struct shm_mount *mt = &ml->items[i];
+    for (size_t i = 0; i < model_nmounts(m); i++) {
+        const struct shm_mount *mt = model_mount(m, i);
         const struct mount_figures *f = &m->mounts[i];
         /* A mount whose statfs failed has no size, use or free space (0,
          * with size_known false, so that schema 1's types stay); one that
@@ -115,10 +114,10 @@ static void mounts(struct jsonw *w, const struct model *m)
 static void segments(struct jsonw *w, const struct model *m)
 {
     /* Each mount's path escaped once, not once per segment. */
-    const struct mount_list *ml = &m->scan->mounts;
-    struct buf *paths = xcalloc(ml->n ? ml->n : 1, sizeof(*paths));
-    for (size_t k = 0; k < ml->n; k++)
-        esc_json(&paths[k], ml->items[k].path);
+    size_t nmounts = model_nmounts(m);
+    struct buf *paths = xcalloc(nmounts ? nmounts : 1, sizeof(*paths));
+    for (size_t k = 0; k < nmounts; k++)
+        esc_json(&paths[k], model_mount(m, k)->path);
     jw_arr(w, "segments");
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];
@@ -171,7 +170,7 @@ static void segments(struct jsonw *w, const struct model *m)
         jw_obj_end(w);
     }
     jw_arr_end(w);
-    for (size_t k = 0; k < ml->n; k++)
+    for (size_t k = 0; k < nmounts; k++)
         buf_free(&paths[k]);
     free(paths);
 }
@@ -181,7 +180,7 @@ static void processes(struct jsonw *w, const struct model *m)
     jw_arr(w, "processes");
     for (size_t i = 0; i < m->nprocs; i++) {
         const struct mproc *mp = &m->procs[i];
-        const struct proc *p = &m->scan->procs.items[mp->proc];
+        const struct proc *p = model_proc(m, mp);
         char state[2] = {p->state, '\0'};
         jw_obj(w, NULL);
         jw_i64(w, "pid", p->pid);
@@ -214,7 +213,7 @@ static void groups(struct jsonw *w, const struct model *m)
         const struct group *g = &m->groups[i];
         jw_obj(w, NULL);
         jw_i64(w, "main_pid", g->main_pid);
-        jw_str(w, "cmdline", m->scan->procs.items[g->main_proc].cmdline);
+        jw_str(w, "cmdline", model_group_main(m, g)->cmdline);
         jw_arr(w, "workers");
         for (size_t k = 0; k < g->nworkers; k++)
             jw_i64(w, NULL, g->workers[k]);

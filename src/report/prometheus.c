@@ -92,8 +92,8 @@ static void mount_family(struct buf *o, const struct model *m, const char *name,
                        which == MF_UNATTRIBUTED;
     bool from_listing = which == MF_NAMED || which == MF_ORPHAN || which == MF_UNATTRIBUTED;
     family(o, name, "gauge", help);
-    for (size_t i = 0; i < m->scan->mounts.n; i++) {
-        const struct shm_mount *mt = &m->scan->mounts.items[i];
+    for (size_t i = 0; i < model_nmounts(m); i++) {
+        const struct shm_mount *mt = model_mount(m, i);
         const struct mount_figures *f = &m->mounts[i];
         if ((from_statfs && !mt->stat_ok) || (from_listing && !mt->listed))
             continue;
@@ -107,7 +107,7 @@ static void segments(struct buf *o, const struct model *m)
 {
     static const enum seg_state states[] = {SEG_IN_USE, SEG_HIDDEN, SEG_ORPHAN, SEG_UNHELD};
     family(o, "shmwatch_segments", "gauge", "Segments by mount, state and kind.");
-    for (size_t i = 0; i < m->scan->mounts.n; i++) {
+    for (size_t i = 0; i < model_nmounts(m); i++) {
         size_t count[4][KIND_COUNT] = {{0}}; /* [state][kind], one pass over the segments */
         for (size_t j = 0; j < m->nsegs; j++) {
             const struct segment *sg = &m->segs[j];
@@ -263,7 +263,7 @@ void report_prometheus(struct buf *o, const struct model *m)
         sample_mount(o, "shmwatch_mount_pid_namespaces", m, i, m->mounts[i].pids.npidns);
     family(o, "shmwatch_mount_pids_trusted", "gauge",
            "1 when a dead creator pid can prove an orphan on the mount, else 0.");
-    for (size_t i = 0; i < m->scan->mounts.n; i++) {
+    for (size_t i = 0; i < model_nmounts(m); i++) {
         enum pid_evidence e = m->mounts[i].pids.evidence;
         sample_mount(o, "shmwatch_mount_pids_trusted", m, i,
                      e != PIDS_SHARED && e != PIDS_UNPROVEN);

@@ -51,20 +51,19 @@ static void bar(struct text *t, double pct, int width)
 
 static void mounts(struct text *t)
 {
-    const struct mount_list *ml = &t->m->scan->mounts;
     char a[16], b[16], c[16], d[16], e[16], f[16], g[16];
     buf_adds(t->out, "MOUNTS\n");
     size_t shown = 0;
-    for (size_t i = 0; i < ml->n; i++)
+    for (size_t i = 0; i < model_nmounts(t->m); i++)
         shown += mount_here(t, i);
     if (shown == 0 && !t->node)
         buf_adds(t->out, "  no shm mount found (use --mount PATH)\n");
     else if (shown == 0)
         buf_adds(t->out, "  none of its own: it sees another's mount, written under its owner\n");
-    for (size_t i = 0; i < ml->n; i++) {
+    for (size_t i = 0; i < model_nmounts(t->m); i++) {
         if (!mount_here(t, i))
             continue;
-        const struct shm_mount *mt = &ml->items[i];
+        const struct shm_mount *mt = model_mount(t->m, i);
         const struct mount_figures *fg = &t->m->mounts[i];
         double pct = mount_used_pct(mt);
         buf_adds(t->out, "  ");
@@ -194,7 +193,7 @@ static void segment_line(struct text *t, const struct segment *sg, const char *i
 
 static void proc_line(struct text *t, const struct mproc *mp, const char *indent)
 {
-    const struct proc *p = &t->m->scan->procs.items[mp->proc];
+    const struct proc *p = model_proc(t->m, mp);
     char a[16];
     buf_printf(t->out, "%s%-13s %d  ", indent, proc_role_name(mp->role), (int)p->pid);
     name(t, p->comm);
@@ -218,7 +217,7 @@ static void groups(struct text *t)
         const struct group *g = &m->groups[i];
         if (!ctr_here(t, g->ctr))
             continue;
-        const struct proc *mp = &m->scan->procs.items[g->main_proc];
+        const struct proc *mp = model_group_main(m, g);
         buf_printf(t->out, "  main %d  ", (int)g->main_pid);
         /* No command line when it could not be read (the main is exiting). */
         if (mp->cmdline) {

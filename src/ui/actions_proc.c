@@ -36,6 +36,7 @@ static const struct {
 static void opts(struct ui *u, struct signal_opts *o)
 {
     signal_opts_default(o);
+    o->sys = &u->sys;
     o->log = actions_log(u);
 }
 
@@ -83,13 +84,13 @@ static void report(struct ui *u, const char *done, const struct tally *t,
 static void zombie(struct ui *u, const struct model *m, struct signal_target *z)
 {
     struct signal_target parent;
-    bool known = actplan_proc(m, z->ppid, &parent);
+    bool known = targets_proc(m, z->ppid, &parent);
     bool may_end = false;
     char reason[200] = "";
     if (known && parent.role == ROLE_ORPHAN_WORKER) {
         may_end = true;
         snprintf(reason, sizeof(reason), "it is an orphaned worker");
-    } else if (known && parent.role == ROLE_SHM_MANAGER && reap_manager_stuck("/proc", &parent)) {
+    } else if (known && parent.role == ROLE_SHM_MANAGER && reap_manager_stuck(&u->sys, &parent)) {
         may_end = true;
         snprintf(reason, sizeof(reason), "it is a stuck shm manager");
     }
@@ -111,14 +112,14 @@ static void zombie(struct ui *u, const struct model *m, struct signal_target *z)
     struct tally t = {0};
     if (k == 0) {
         signal_zombie(&o, z, &r);
-        actions_line(&l, "%s  %s", who(z), r.reason);
+        actions_line(&l, "%s  %s", who(z), actions_safe(r.reason));
         count(&t, r.outcome);
         report(u, r.parent_nudged ? "parent sent SIGCHLD" : "SIGCHLD not sent", &t, &l);
     } else if (k == 1 && may_end) {
         actions_progress(u, "ending pid %d: SIGTERM, SIGKILL after %.0f s", (int)parent.pid,
                          o.timeout_s);
         signal_end(&o, &parent, 1, &r);
-        actions_line(&l, "%s  %s", who(&parent), r.reason);
+        actions_line(&l, "%s  %s", who(&parent), actions_safe(r.reason));
         count(&t, r.outcome);
         report(u, signal_outcome_name(r.outcome), &t, &l);
     }
@@ -141,7 +142,7 @@ void actions_signal(struct ui *u, const struct ui_selection *sel)
         n = 1;
     }
     for (size_t i = 0; i < n; i++) {
-        const struct proc *pr = &m->scan->procs.items[marked[i]->proc];
+        const struct proc *pr = model_proc(m, marked[i]);
         struct signal_target *t = VEC_PUSH(p.items, p.n, p.cap);
         signal_target_from_proc(t, pr, marked[i]->role);
         nzombies += pr->state == 'Z';
@@ -171,7 +172,7 @@ void actions_signal(struct ui *u, const struct ui_selection *sel)
                 struct signal_result r;
                 signal_send(&o, &p.items[i], menu[k].sig, &r);
                 count(&t, r.outcome);
-                actions_line(&l, "%s  %s", who(&p.items[i]), r.reason);
+                actions_line(&l, "%s  %s", who(&p.items[i]), actions_safe(r.reason));
             }
             char done[64];
             snprintf(done, sizeof(done), "SIG%s sent to %zu", signal_name(menu[k].sig),
@@ -186,7 +187,8 @@ void actions_signal(struct ui *u, const struct ui_selection *sel)
 static void section(struct actions_lines *l, const char *what, const struct signal_plan *p)
 {
     for (size_t i = 0; i < p->n; i++)
-        actions_line(l, "%s %s  %s", what, who(&p->items[i]), p->items[i].why);
+        actions_line(l, "%s %s  %s", what, who(&p->items[i]),
+                 actions_safe(p->items[i].why));
 }
 
 struct progress {
@@ -201,7 +203,8 @@ static void on_step(void *ctx, const struct signal_target *t, const struct signa
     struct progress *pg = ctx;
     pg->done++;
     count(&pg->t, r->outcome);
-    actions_line(pg->l, "%-8s %s  %s", signal_outcome_name(r->outcome), who(t), r->reason);
+    actions_line(pg->l, "%-8s %s  %s", signal_outcome_name(r->outcome), who(t),
+                 actions_safe(r->reason));
     actions_progress(pg->u, "reaping %zu/%zu: %s %s", pg->done, pg->total, who(t),
                      signal_outcome_name(r->outcome));
 }
@@ -210,7 +213,7 @@ void actions_reap(struct ui *u, const struct ui_selection *sel)
 {
     struct reap_plan p;
     actions_progress(u, "looking for orphaned workers and stuck shm managers...");
-    reap_plan_build(sel->model, "/proc", &p);
+    reap_plan_build(sel->model, &u->sys, &p);
     size_t nend = p.workers.n + p.managers.n;
     if (!reap_plan_count(&p)) {
         ui_message(u, THEME_muted, "nothing to reap: no orphaned workers, stuck shm managers "

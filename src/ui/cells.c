@@ -29,7 +29,7 @@ const struct coldef cols[NCOLS] = {
 
 static const struct proc *proc_of(const struct ui *u, const struct mproc *mp)
 {
-    return &u->snap->scan.procs.items[mp->proc];
+    return model_proc(&u->snap->model, mp);
 }
 
 static enum theme_role proc_role_colour(enum proc_role r)

@@ -59,8 +59,10 @@ static void budget_errors(struct page *p, const struct model *m)
 static void budget_limit(struct page *p, const struct budget *b, const struct cgroup_info *cg)
 {
     if (b->limit_source == LIMIT_CGROUP) {
+        char path[256]; /* the cgroup's path is the system's text: escaped */
+        term_escape(path, sizeof(path), cg->path ? cg->path : "?");
         page_add(p, THEME_normal, 27, "  limit     %12s   memory cgroup v%d %s (%s)", SZ(b->limit),
-                 cg->version, cg->path ? cg->path : "?",
+                 cg->version, path,
                  cg->version == 2 ? "memory.max" : "memory.limit_in_bytes");
         if (cg->limit_inherited)
             page_add(p, THEME_muted, 27, "%27sthe limit is set on a parent cgroup", "");
@@ -125,7 +127,9 @@ void info_budget(struct ui *u, struct page *p)
              "DataLoader dies: \"No space left on device\" or a Bus error (SIGBUS) when "
              "/dev/shm is full, an OOM kill when the limit is reached.");
     page_blank(p);
-    page_add(p, THEME_header, 0, "The figures%s%s", mt ? " for " : "", mt ? mt->path : "");
+    char path[256]; /* the mount's path is the system's text: escaped */
+    term_escape(path, sizeof(path), mt ? mt->path : "");
+    page_add(p, THEME_header, 0, "The figures%s%s", mt ? " for " : "", path);
     budget_limit(p, b, &s->cgroup);
     page_add(p, THEME_normal, 27,
              "  shm used  %12s   pages written in the mount (statfs: size - free)",
@@ -210,23 +214,16 @@ static const char *role_story(enum proc_role r)
 static void owner_line(struct ui *u, struct page *p, uid_t uid)
 {
     char label[48], name[260] = "";
-    char root[64] = "/";
-    if (u->snap->scan.target_pid > 0)
-        snprintf(root, sizeof(root), "/proc/%d/root", (int)u->snap->scan.target_pid);
-    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        char n[256];
-        if (passwd_name_at(fd, uid, n, sizeof(n)) == 0)
-            snprintf(name, sizeof(name), "(%s)", n);
-        close(fd);
-    }
+    char n[256];
+    if (u->sys.root >= 0 && passwd_name_at(u->sys.root, uid, n, sizeof(n)) == 0)
+        snprintf(name, sizeof(name), "(%s)", n);
     snprintf(label, sizeof(label), "  owner      uid %u%s", (unsigned)uid, name[0] ? " " : "");
     page_add_name(p, THEME_normal, 15, label, name);
 }
 
 static const struct proc *find_proc(const struct ui *u, pid_t pid)
 {
-    return procs_find(&u->snap->scan.procs, pid);
+    return model_scan_proc(&u->snap->model, pid);
 }
 
 /* How a holder has a segment: "fd 5, mapped", "fd 5", "mapped only". */
@@ -240,7 +237,7 @@ static void holder_how(const struct seg_holder *h, char *dst, size_t n)
 
 static void holder_line(struct ui *u, struct page *p, const struct seg_holder *h)
 {
-    const struct proc *hp = find_proc(u, h->pid);
+    const struct proc *hp = model_holder_proc(&u->snap->model, h);
     char how[32], label[128];
     holder_how(h, how, sizeof(how));
     snprintf(label, sizeof(label), "  pid %-7d %-16s ", (int)h->pid, how);
@@ -250,12 +247,11 @@ static void holder_line(struct ui *u, struct page *p, const struct seg_holder *h
 static void segment_details(struct ui *u, struct page *p, const struct segment *sg)
 {
     const struct model *m = &u->snap->model;
-    const struct mount_list *ml = &u->snap->scan.mounts;
     char a[64];
     page_add_name(p, THEME_header, 2, "Segment ", sg->name);
     snprintf(p->title, sizeof(p->title), "Details of a segment");
     page_add_name(p, THEME_normal, 15, "  mount      ",
-                  sg->mount < ml->n ? ml->items[sg->mount].path : "?");
+                  sg->mount < model_nmounts(m) ? model_segment_mount(m, sg)->path : "?");
     page_add(p, THEME_normal, 15, "  state      %s: %s", seg_state_name(sg->state),
              state_story(sg->state));
     page_add(p, THEME_normal, 15, "  kind       %s", seg_kind_name(sg->kind));
@@ -281,7 +277,7 @@ static void segment_details(struct ui *u, struct page *p, const struct segment *
         char note[256];
         page_add_name(p, THEME_warning, 15, "  no orphan  ", segment_note(m, sg, note, sizeof(note)));
     }
-    const char *pids = sg->mount < ml->n ? pid_evidence_note(m->mounts[sg->mount].pids.evidence)
+    const char *pids = sg->mount < model_nmounts(m) ? pid_evidence_note(m->mounts[sg->mount].pids.evidence)
                                          : NULL;
     if (pids)
         page_add(p, THEME_normal, 15, "  pids       %s", pids);

@@ -111,16 +111,8 @@ static struct snap *take_scan(struct poller *p, int *gone)
         free(s);
         return NULL;
     }
-    if (rc < 0) {
-        /* The watched process's namespaces cannot be read (not ours): an
-         * empty scan that says so. */
-        scan_free(&s->scan);
-        memset(&s->scan, 0, sizeof(s->scan));
-        warn_init(&s->scan.warn);
-        clock_gettime(CLOCK_REALTIME, &s->scan.time);
-        warn_add(&s->scan.warn, "cannot read the namespaces of pid %d: %s",
-                 (int)p->cfg.scan.sys->pid, strerror(-rc));
-    }
+    /* Any other failure (the watched process's namespaces cannot be read:
+     * not ours) leaves a scan whose warnings say it: shown as it is. */
     struct model_opts mo;
     model_opts_default(&mo);
     mo.warn_pct = p->cfg.warn_pct;

@@ -82,7 +82,6 @@ static bool proc_matches(const struct proc *p, const char *needle)
 
 bool rows_match(const struct ui *u, const struct row *r, const char *needle)
 {
-    const struct proc_list *pl = &u->snap->scan.procs;
     /* "kind:NAME" keeps the segments of one kind (and their branches). */
     if (strncmp(needle, "kind:", 5) == 0)
         return r->key.kind == ROW_SEG && strcmp(seg_kind_name(r->seg->kind), needle + 5) == 0;
@@ -91,11 +90,11 @@ bool rows_match(const struct ui *u, const struct row *r, const char *needle)
         return has(r->seg->name, needle) || has(seg_state_name(r->seg->state), needle) ||
                (r->seg->has_creator && has_pid(r->seg->creator_pid, needle));
     case ROW_PROC:
-        return proc_matches(&pl->items[r->proc->proc], needle) ||
+        return proc_matches(model_proc(&u->snap->model, r->proc), needle) ||
                has(proc_role_name(r->proc->role), needle);
     case ROW_GROUP:
         return has_pid(r->group->main_pid, needle) ||
-               proc_matches(&pl->items[r->group->main_proc], needle);
+               proc_matches(model_group_main(&u->snap->model, r->group), needle);
     default:
         return false;
     }
@@ -219,7 +218,7 @@ static void emit_proc(struct build *b, size_t slot, unsigned depth)
 {
     struct row *r = emit(b, ROW_PROC, depth);
     r->proc = &b->m->procs[slot];
-    r->key.pid = b->u->snap->scan.procs.items[r->proc->proc].pid;
+    r->key.pid = model_proc(&b->u->snap->model, r->proc)->pid;
     r->expandable = b->owners[slot].n > 0;
     add_totals(b, r, slot);
     emit_segs(b, slot, depth + 1);
@@ -295,7 +294,7 @@ static void build_procs(struct build *b, const size_t *procs_sorted)
     for (size_t i = 0; i < b->m->nprocs; i++) {
         struct row *r = emit(b, ROW_PROC, 0);
         r->proc = &b->m->procs[procs_sorted[i]];
-        r->key.pid = b->u->snap->scan.procs.items[r->proc->proc].pid;
+        r->key.pid = model_proc(&b->u->snap->model, r->proc)->pid;
         r->count = r->proc->nsegments;
         r->alloc = r->proc->shm_bytes;
     }

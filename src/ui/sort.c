@@ -79,7 +79,7 @@ int sort_segments(const struct ui *u, const struct segment *a, const struct segm
 
 static const struct proc *proc_of(const struct ui *u, const struct mproc *m)
 {
-    return &u->snap->scan.procs.items[m->proc];
+    return model_proc(&u->snap->model, m);
 }
 
 int sort_procs(const struct ui *u, const struct mproc *a, const struct mproc *b)
@@ -111,8 +111,8 @@ int sort_procs(const struct ui *u, const struct mproc *a, const struct mproc *b)
 
 int sort_groups(const struct ui *u, const struct group *a, const struct group *b)
 {
-    const struct proc_list *pl = &u->snap->scan.procs;
-    const struct proc *ma = &pl->items[a->main_proc], *mb = &pl->items[b->main_proc];
+    const struct model *m = &u->snap->model;
+    const struct proc *ma = model_group_main(m, a), *mb = model_group_main(m, b);
     int c = 0;
     switch (u->sort) {
     case CONFIG_SORT_SIZE:

@@ -10,6 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
+need_hooked
 need setsid /usr/bin/python3
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 _lib_tmp
@@ -26,7 +27,7 @@ log=$SHMTEST_TMP/actions.log
 TUI_STDERR=$SHMTEST_TMP/dashboard.stderr
 shows() { tui_cap | grep -qF -- "$1"; }
 start() { # ARGS...: the dashboard in a fresh 140x45 session, the previous one ended
-    TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=${PAUSE:-0}" tui_start 140 45 --log "$log" "$@"
+    SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=${PAUSE:-0}" tui_start 140 45 --log "$log" "$@"
     wait_for 'shows "Orphans: held by nobody" && shows "12 segs"' 20 ||
         fail "the dashboard does not show the 12 orphans: $(tui_cap) $(tail -c 3000 "$TUI_STDERR")"
 }

@@ -10,6 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
+need_hooked
 need setpriv /usr/bin/python3
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 _lib_tmp
@@ -79,7 +80,7 @@ wait 2>/dev/null
 # 2. Opened between the scan and the unlink (1-3 are free now, their holders gone).
 for i in 0 4 5 6 7; do mkseg $i; done
 out_file=$SHMTEST_TMP/race.out
-SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=4 "$SHMWATCH" clean --yes --log "$log" >"$out_file" 2>&1 &
+SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=4 "$SHMWATCH_HOOKED" clean --yes --log "$log" >"$out_file" 2>&1 &
 clean_pid=$!
 wait_for "grep -q 'segments to remove' $out_file" 20 || fail "clean printed no plan: $(cat "$out_file")"
 grep -q '^8 segments to remove' "$out_file" || fail "the plan should list all 8: $(cat "$out_file")"
@@ -118,7 +119,7 @@ mkseg 8
 head -c 4096 /dev/zero >/dev/shm/persist
 touch -d '-1 hour' /dev/shm/persist "/dev/shm/torch_${dead}_8"
 out_file=$SHMTEST_TMP/written.out
-SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$SHMWATCH" clean --yes --all-unheld --log "$log" \
+SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$SHMWATCH_HOOKED" clean --yes --all-unheld --log "$log" \
     >"$out_file" 2>&1 &
 clean_pid=$!
 wait_for "grep -q 'segments to remove' $out_file" 20 || fail "clean printed no plan: $(cat "$out_file")"

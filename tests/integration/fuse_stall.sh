@@ -8,13 +8,15 @@
 # segments; the dashboard's scan clock must keep moving with nothing said to
 # be stuck. Then the same with the daemon killed (the mount answers ENOTCONN).
 # And the watchdog, with the scan made to hang for real on the stopped daemon
-# (SHMWATCH_TEST_BLOCKING_STAT restores the waiting stat): a --json stand-in
+# (the test build, SHMWATCH_HOOKED with SHMWATCH_TEST_BLOCKING_STAT, restores
+# the waiting stat): a --json stand-in
 # that names the process and fd, a --prometheus-file that keeps the last
 # complete scan's time and drops the stale figures, and a dashboard that
 # stays responsive, keeps its data marked stale and quits.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
+need_hooked
 need bindfs fusermount3 python3 stat promtool
 if [ ! -c /dev/fuse ]; then
     modprobe fuse 2>/dev/null || true
@@ -182,6 +184,10 @@ every_mode "daemon stopped"
 dashboard_moves "daemon stopped"
 
 # --- The watchdog: a scan that really hangs (the old waiting stat) ------------------
+# The test build of the program (its stat hook set: tests/helpers/shmwatch_hooked.c)
+# until the daemon is killed; the shipped one has no such wait.
+SHMWATCH_SHIPPED=$SHMWATCH
+SHMWATCH=$SHMWATCH_HOOKED
 export SHMWATCH_TEST_BLOCKING_STAT=1
 timed 16 "$SHMTEST_TMP/stall.json" "$SHMWATCH" --json
 assert_eq "$RC" 1 "--json whose scan hangs exits 1 after the watchdog's limit (${ELAPSED} ms)"
@@ -250,6 +256,7 @@ tui_quit
 ok "q quits while a scan hangs"
 kill -CONT "$BINDFS"
 unset SHMWATCH_TEST_BLOCKING_STAT
+SHMWATCH=$SHMWATCH_SHIPPED
 
 # --- The daemon killed: the mount answers ENOTCONN ----------------------------------
 kill -KILL "$BINDFS"

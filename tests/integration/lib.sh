@@ -50,6 +50,14 @@ need_root() {
     [ "$(id -u)" -eq 0 ] || _lib_missing "root"
 }
 
+# The program with its test hooks (tests/helpers/shmwatch_hooked.c: the same
+# libraries, pauses and waits chosen by SHMWATCH_TEST_* variables that only it
+# reads), for the tests that need it to pause where the shipped one never does.
+need_hooked() {
+    [ -n "${SHMWATCH_HOOKED:-}" ] && [ -x "$SHMWATCH_HOOKED" ] ||
+        _lib_missing "the test build of shmwatch (SHMWATCH_HOOKED, from tests/meson.build)"
+}
+
 # A private mount namespace in which tmpfs can be mounted on /dev/shm.
 need_unshare() {
     need unshare mount timeout
@@ -454,6 +462,7 @@ _lib_exit() {
     # a time): a dashboard ended by SIGHUP under LeakSanitizer has been seen to
     # spin in the sanitizer's exit forever, eating the CPU later tests need.
     [ -z "${SHMWATCH:-}" ] || pkill -KILL -f "^$SHMWATCH( |\$)" 2>/dev/null || true
+    [ -z "${SHMWATCH_HOOKED:-}" ] || pkill -KILL -f "^$SHMWATCH_HOOKED( |\$)" 2>/dev/null || true
     [ -z "$_LIB_OWN_TMP" ] || rm -rf "$_LIB_OWN_TMP"
     exit "$rc"
 }

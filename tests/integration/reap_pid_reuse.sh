@@ -8,6 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
+need_hooked
 need setsid
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 [ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
@@ -20,7 +21,7 @@ kill -KILL "$SCENE_PID"
 wait_reparented "$stuck" "$SCENE_PID" || fail "the stuck worker was not re-parented"
 
 out_file=$SHMTEST_TMP/reap.out
-SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3 "$SHMWATCH" reap --yes --timeout 1 \
+SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3 "$SHMWATCH_HOOKED" reap --yes --timeout 1 \
     --log "$SHMTEST_TMP/actions.log" >"$out_file" 2>&1 &
 reap_pid=$!
 wait_for "grep -q 'Orphaned workers to end' $out_file" 20 || fail "no plan: $(cat "$out_file")"

@@ -9,6 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
+need_hooked
 need /usr/bin/python3
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 . "$(dirname "$0")/tui_lib.sh"
@@ -69,7 +70,7 @@ tui_quit
 # --- The unlink fails; a success is neither a warning nor an error ---------------------------
 old_unheld c_0 d_0
 log=$SHMTEST_TMP/actions.log
-TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3" tui_start 140 30 --log "$log"
+SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3" tui_start 140 30 --log "$log"
 tui_wait "c_0 +unheld " 10
 tui_wait "d_0 +unheld " 10
 tui_keys U

@@ -12,6 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
+need_hooked
 need setsid /usr/bin/python3
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # K acts on every orphaned worker it sees: here, only this test's.
@@ -43,7 +44,7 @@ zombie=$ZOMBIE
 log=$SHMTEST_TMP/actions.log
 alive() { kill -0 "$1" 2>/dev/null && ! gone "$1"; }
 
-TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3" tui_start 140 40 --log "$log"
+SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3" tui_start 140 40 --log "$log"
 tui_wait "main $live_main " 10
 tui_keys p
 tui_wait "^ +$s2 +1 [A-Z] orphan_worker " 10

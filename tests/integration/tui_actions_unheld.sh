@@ -11,6 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
+need_hooked
 need /usr/bin/python3
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 . "$(dirname "$0")/tui_lib.sh"
@@ -52,7 +53,7 @@ ok "n, Esc and Enter on No remove nothing and log nothing"
 tui_quit
 
 # --- Between the question and the unlinks, one gains a holder, one is replaced -------------
-TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3" tui_start 140 40 --log "$log"
+SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3" tui_start 140 40 --log "$log"
 tui_wait "unheld_3 +unheld " 10
 tui_keys U
 tui_wait "Unlink 3 unheld segments" 5

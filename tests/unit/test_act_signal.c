@@ -12,6 +12,16 @@
 #include "act/procid.h"
 #include "act/signal.h"
 
+/* signal_opts_default on the real system's seam (opened once, kept). */
+static void default_opts(struct signal_opts *o)
+{
+    static struct sysroot host = {.proc = -1, .host = -1, .root = -1};
+    if (host.proc < 0)
+        host = test_sysroot("/proc", NULL);
+    signal_opts_default(o);
+    o->sys = &host;
+}
+
 static void test_parse_stat(void **state)
 {
     (void)state;
@@ -107,7 +117,7 @@ static void test_end_term_and_kill(void **state)
     target_of(polite, &t[0]);
     target_of(stubborn, &t[1]);
     struct signal_opts o;
-    signal_opts_default(&o);
+    default_opts(&o);
     o.timeout_s = 0.3;
     struct signal_result res[2];
     signal_end(&o, t, 2, res);
@@ -121,6 +131,39 @@ static void test_end_term_and_kill(void **state)
     assert_int_equal(res[0].outcome, SIGNAL_GONE);
 }
 
+/* The test hook (signal_set_test_pause) runs after the scan and before the
+ * first check: a target that exits in it is found gone, never signalled. */
+static pid_t doomed;
+static int pauses;
+
+static void pause_ends_target(void)
+{
+    pauses++;
+    kill(doomed, SIGKILL);
+    assert_int_equal(reaped_status(doomed), SIGKILL);
+}
+
+static void test_pause_hook(void **state)
+{
+    (void)state;
+    struct signal_target t;
+    doomed = child(false);
+    target_of(doomed, &t);
+    struct signal_opts o;
+    default_opts(&o);
+    o.timeout_s = 0.3;
+    struct signal_result res;
+    pauses = 0;
+    signal_set_test_pause(pause_ends_target);
+    signal_end(&o, &t, 1, &res);
+    signal_set_test_pause(NULL);
+    assert_int_equal(pauses, 1);
+    assert_int_equal(res.outcome, SIGNAL_GONE);
+    /* Unset, nothing pauses. */
+    signal_end(&o, &t, 1, &res);
+    assert_int_equal(pauses, 1);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -128,7 +171,7 @@ static void test_refusals(void **state)
     struct signal_target t;
     target_of(pid, &t);
     struct signal_opts o;
-    signal_opts_default(&o);
+    default_opts(&o);
     o.timeout_s = 0.1;
     struct signal_result res;
     /* A recorded start time that differs: the pid now belongs to another
@@ -193,7 +236,7 @@ static void test_zombie_parent_nudged(void **state)
     struct signal_target t;
     target_of(pid, &t);
     struct signal_opts o;
-    signal_opts_default(&o);
+    default_opts(&o);
     sig_atomic_t before = chld_count;
     struct signal_result res;
     signal_zombie(&o, &t, &res);
@@ -230,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_identity),
         cmocka_unit_test(test_end_term_and_kill),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_pause_hook),
         cmocka_unit_test(test_zombie_parent_nudged),
         cmocka_unit_test(test_names),
     };

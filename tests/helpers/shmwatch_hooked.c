@@ -1,0 +1,59 @@
+/* shmwatch with its test hooks set, for the integration tests that need the
+ * real program to pause or wait where the shipped one never does. Built from
+ * the same libraries and command line as build/src/shmwatch (only main
+ * differs), never installed. The hooks are chosen by environment variables
+ * read here, not by the program:
+ *   SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=SECONDS  sleep after the scan, before
+ *       the first unlink check (a test opens a segment in that window)
+ *   SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=SECONDS  sleep after the scan, before
+ *       the first signal check (a test hands a target's pid to another process)
+ *   SHMWATCH_TEST_BLOCKING_STAT=1  stat fd targets with a plain fstatat that
+ *       waits on their file system (a scan hangs on a stopped FUSE daemon) */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "act/signal.h"
+#include "act/unlink.h"
+#include "cli/subcommands.h"
+#include "collect/pidscan.h"
+#include "util/clock.h"
+#include "util/units.h"
+
+static double unlink_pause_s, signal_pause_s;
+
+static void unlink_pause(void)
+{
+    clock_nap(unlink_pause_s);
+}
+
+static void signal_pause(void)
+{
+    clock_nap(signal_pause_s);
+}
+
+static int blocking_stat(int dirfd, const char *name, struct stat *st)
+{
+    return fstatat(dirfd, name, st, 0);
+}
+
+/* A positive duration from the environment ("3", "500ms"), else 0. */
+static double seconds_of(const char *var)
+{
+    const char *v = getenv(var);
+    double s;
+    return v && parse_duration(v, &s) && s > 0 ? s : 0;
+}
+
+int main(int argc, char **argv)
+{
+    unlink_pause_s = seconds_of("SHMWATCH_TEST_PAUSE_BEFORE_UNLINK");
+    if (unlink_pause_s > 0)
+        unlink_set_test_pause(unlink_pause);
+    signal_pause_s = seconds_of("SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL");
+    if (signal_pause_s > 0)
+        signal_set_test_pause(signal_pause);
+    if (getenv("SHMWATCH_TEST_BLOCKING_STAT"))
+        procfiles_set_test_stat(blocking_stat);
+    return shmwatch_main(argc, argv);
+}
