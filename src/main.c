@@ -162,6 +162,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
         .sys = &sys,
         .mounts = (const char *const *)cfg->mounts.item,
         .nmounts = cfg->mounts.n,
+        .all = o->all,
     };
     double limit = scan_stall_limit(o->interval);
     double last_scan_time = 0;
@@ -295,6 +296,7 @@ int shmwatch_main(int argc, char **argv)
         {
             struct ui_flags uf = {
                 .pid = o.pid,
+                .all = o.all,
                 .demo = o.demo,
                 .mounts_given = o.nmounts > 0,
                 .theme_given = o.theme != NULL,

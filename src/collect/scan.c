@@ -127,12 +127,20 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         mi = &target_mi;
     }
 
-    mounts_collect(sys, mi, o->mounts, o->nmounts, &s->mounts, &s->warn);
+    /* --all: every mount namespace's (collect/node.h), each mount below a
+     * root of its own; else the watched namespace's, below sys->root. */
+    if (o->all)
+        node_discover(&s->node, sys, o->mounts, o->nmounts, &s->mounts, &s->warn);
+    else
+        mounts_collect(sys, mi, o->mounts, o->nmounts, &s->mounts, &s->warn);
     s->devs = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*s->devs));
     for (size_t i = 0; i < s->mounts.n; i++)
         s->devs[i] = s->mounts.items[i].dev;
     nsmap_init(&s->ns, s->devs, s->mounts.n);
-    mount_facts(sys, mi, &s->mounts, &s->ns);
+    if (o->all)
+        node_seed(&s->node, &s->ns); /* the walk reads no mountinfo twice; the facts */
+    else
+        mount_facts(sys, mi, &s->mounts, &s->ns);
     if (mi != &self_mi)
         mountinfo_free(&target_mi);
     for (size_t i = 0; i < s->mounts.n; i++)
@@ -144,7 +152,10 @@ int scan_run(const struct scan_opts *o, struct scan *s)
      * resolved against the host's root and shown). */
     if (target > 0)
         s->target_host = containers_hostname(sys->root);
-    files_collect(sys, &s->mounts, &s->files, &s->warn);
+    if (o->all)
+        node_files_collect(&s->node, sys, &s->mounts, &s->files, &s->warn);
+    else
+        files_collect(sys, &s->mounts, &s->files, &s->warn);
 
     /* One pass over proc reads the process table, the holders and the
      * namespaces. */
@@ -163,7 +174,10 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     scan_beacon_at(o->beacon, SCAN_MOUNTS, 0, -1);
     /* After the walk: the listing's entries that a holder's fd stat'ed need
      * no stat of their own. */
-    files_finish(sys, &s->mounts, &s->files, &s->holders);
+    if (o->all)
+        node_files_finish(&s->node, sys, &s->mounts, &s->files, &s->holders);
+    else
+        files_finish(sys, &s->mounts, &s->files, &s->holders);
     scan_beacon_at(o->beacon, SCAN_REST, 0, -1);
     if (procs_meminfo(&s->mem) < 0)
         warn_add(&s->warn, "cannot read meminfo");
@@ -176,7 +190,14 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     if (rc < 0 && rc != -ENOENT)
         warn_add(&s->warn, "cannot read %s/sysvipc/shm: %s", proc, strerror(-rc));
 
-    cgroup_collect(sys, target, &self_mi, &s->cgroup, &s->warn);
+    /* --all: the host is /proc's pid 1's world (the watcher may itself be
+     * in a container, as a DaemonSet's pod is): its cgroup budgets the
+     * host's mounts. */
+    cgroup_collect(sys, o->all ? 1 : target, &self_mi, &s->cgroup, &s->warn);
+    if (o->all)
+        node_assign(&s->node, sys, &self_mi, &s->mounts, &s->procs, &s->warn);
+    else
+        node_single(&s->node, &s->mounts);
     mountinfo_free(&self_mi);
     /* Still the same process at the end: what was read through its pid
      * was its, not a newcomer's that took the pid meanwhile. */
@@ -198,6 +219,7 @@ void scan_free(struct scan *s)
     sysv_free(&s->sysv);
     cgroup_free(&s->cgroup);
     nsmap_free(&s->ns);
+    node_free(&s->node);
     free(s->devs);
     s->devs = NULL;
     warn_free(&s->warn);

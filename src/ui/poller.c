@@ -32,6 +32,7 @@ struct poller {
     time_t target_gone_at;
     /* The thread's own. */
     struct mount_list ml; /* the mounts of the last scan, for statvfs */
+    struct node_read *node_read; /* --all: the root each of them was read through */
     uint64_t peak_shm, peak_app;
     struct worker_memory workers; /* workers seen so far: orphans keep their group */
     struct group_peaks group_peaks; /* each DataLoader group's peaks so far */
@@ -179,6 +180,13 @@ static void *run(void *arg)
                 continue;
             }
             copy_mounts(&p->ml, &s->scan.mounts);
+            free(p->node_read);
+            p->node_read = NULL;
+            if (s->scan.node.read && s->scan.mounts.n) {
+                size_t bytes = s->scan.mounts.n * sizeof(*p->node_read);
+                p->node_read = xmalloc(bytes);
+                memcpy(p->node_read, s->scan.node.read, bytes);
+            }
             now = clock_now();
             pthread_mutex_lock(&p->lock);
             p->scanning = false;
@@ -198,7 +206,12 @@ static void *run(void *arg)
         }
         if (now >= next_gauge) {
             pthread_mutex_unlock(&p->lock);
-            mounts_refresh(p->cfg.scan.sys, &p->ml);
+            if (p->node_read) { /* --all: each mount below the root it was read through */
+                struct scan_node nd = {.read = p->node_read};
+                node_refresh(&nd, p->cfg.scan.sys, &p->ml);
+            } else {
+                mounts_refresh(p->cfg.scan.sys, &p->ml);
+            }
             note_peak(p, &p->ml);
             now = clock_now();
             pthread_mutex_lock(&p->lock);
@@ -264,6 +277,7 @@ bool poller_stop(struct poller *p)
     snap_free(p->snap);
     gauges_free(&p->gauges);
     mounts_free(&p->ml);
+    free(p->node_read);
     worker_memory_free(&p->workers);
     group_peaks_free(&p->group_peaks);
     close(p->pipe[0]);

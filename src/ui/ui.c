@@ -282,7 +282,8 @@ static int run(const struct ui_settings *set)
     struct poller_cfg pc = {
         .scan = {.sys = &u.sys,
                  .mounts = set->mounts,
-                 .nmounts = set->nmounts},
+                 .nmounts = set->nmounts,
+                 .all = set->all},
         .gauge_interval_s = set->cfg.gauge_interval_s,
         .scan_interval_s = set->cfg.scan_interval_s,
         .warn_pct = set->cfg.warn_pct,
