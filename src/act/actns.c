@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "collect/containers.h"
+#include "util/beneath.h"
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/xalloc.h"
@@ -71,32 +72,7 @@ int actns_opendir(const struct actns *ns, const char *path)
 {
     if (path[0] != '/')
         return -EINVAL;
-    int dir = fcntl(ns->root.root, F_DUPFD_CLOEXEC, 0);
-    if (dir < 0)
-        return -errno;
-    const char *p = path;
-    while (*p) {
-        while (*p == '/')
-            p++;
-        if (!*p)
-            break;
-        const char *slash = strchr(p, '/');
-        size_t len = slash ? (size_t)(slash - p) : strlen(p);
-        if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.')) {
-            close(dir);
-            return -EINVAL;
-        }
-        char *comp = xstrndup(p, len);
-        int sub = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int err = errno;
-        free(comp);
-        close(dir);
-        if (sub < 0)
-            return -err;
-        dir = sub;
-        p += len;
-    }
-    return dir;
+    return open_beneath(ns->root.root, path, O_RDONLY | O_DIRECTORY);
 }
 
 char *actns_where(const struct actns *ns)

@@ -34,10 +34,11 @@ int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned
 bool actns_alive(const struct actns *ns);
 
 /* Opens the directory at path, absolute as the container sees it (a mount
- * point from its mountinfo), walking down from the view's root one
- * component at a time without following any link (an absolute link would
- * lead out of the container) and refusing "." and "..". Returns the fd, or
- * -errno (ELOOP or ENOTDIR: a component is a link). */
+ * point from its mountinfo), below the view's root with util/beneath.h's
+ * open_beneath: nothing on the way leads out of the container (an absolute
+ * link through /proc/PID/root would lead to the host's file of that name),
+ * the last component is never a link. Returns the fd, or -errno (-ELOOP or
+ * -ENOTDIR: the last component is a link; -EINVAL: path is not absolute). */
 int actns_opendir(const struct actns *ns, const char *path);
 
 /* "in LABEL": how a plan or a result line names where it acts (a new

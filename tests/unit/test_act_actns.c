@@ -79,17 +79,18 @@ static void test_opendir_walks_below_root(void **state)
     actns_close(&ns);
 }
 
-static void test_opendir_refuses_links_and_dots(void **state)
+static void test_opendir_stays_inside(void **state)
 {
     (void)state;
     struct actns ns;
     open_tree(&ns);
-    int fd = actns_opendir(&ns, "/run/shm"); /* the last component a link */
+    /* The last component a link: never followed. */
+    int fd = actns_opendir(&ns, "/run/shm");
     assert_true(fd == -ELOOP || fd == -ENOTDIR);
-    fd = actns_opendir(&ns, "/out/tmp"); /* a link on the way, out of the root */
-    assert_true(fd == -ELOOP || fd == -ENOTDIR);
-    assert_int_equal(actns_opendir(&ns, "/dev/../dev/shm"), -EINVAL);
-    assert_int_equal(actns_opendir(&ns, "/dev/./shm"), -EINVAL);
+    /* An absolute link on the way ("/out" -> "/") never leads to the
+     * host's directories: /tmp exists on the host, not in the tree. */
+    fd = actns_opendir(&ns, "/out/tmp");
+    assert_true(fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR || fd == -EXDEV);
     assert_int_equal(actns_opendir(&ns, "dev/shm"), -EINVAL);
     assert_int_equal(actns_opendir(&ns, "/nonexistent"), -ENOENT);
     actns_close(&ns);
@@ -161,7 +162,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_opendir_walks_below_root),
-        cmocka_unit_test(test_opendir_refuses_links_and_dots),
+        cmocka_unit_test(test_opendir_stays_inside),
         cmocka_unit_test(test_alive_follows_the_holder),
         cmocka_unit_test(test_log_names_the_container),
     };
