@@ -27,45 +27,52 @@ static unsigned long read_mntns(int proc, pid_t pid)
     return sscanf(link, "mnt:[%lu]", &ino) == 1 ? ino : 0;
 }
 
-static char *make_label(const struct sysroot *r)
+char *actns_label(const struct container_info *ci, pid_t pid)
+{
+    if (ci && ci->runtime != RUNTIME_NONE && ci->name && ci->name[0])
+        return xstrdup(ci->name);
+    if (ci && ci->runtime != RUNTIME_NONE && ci->id && ci->id[0])
+        return xstrndup(ci->id, 12);
+    return str_printf("pid %d", (int)pid);
+}
+
+static char *lookup_label(const struct sysroot *r)
 {
     char dir[32];
     snprintf(dir, sizeof(dir), "%d", (int)r->pid);
     int piddir = openat(r->proc, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     struct container_info ci;
     memset(&ci, 0, sizeof(ci));
-    char *label = NULL;
-    if (piddir >= 0 && containers_collect(r->host, piddir, &ci) == 0 &&
-        ci.runtime != RUNTIME_NONE) {
-        if (ci.name && ci.name[0])
-            label = xstrdup(ci.name);
-        else if (ci.id && ci.id[0])
-            label = xstrndup(ci.id, 12);
-    }
+    bool found = piddir >= 0 && containers_collect(r->host, piddir, &ci) == 0;
+    char *label = actns_label(found ? &ci : NULL, r->pid);
     containers_free(&ci);
     if (piddir >= 0)
         close(piddir);
-    return label ? label : str_printf("pid %d", (int)r->pid);
+    return label;
 }
 
-int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned long long start)
+int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned long long start,
+               const char *label)
 {
     memset(ns, 0, sizeof(*ns));
     int rc = sysroot_open_pid(&ns->root, host, pid);
-    if (rc < 0)
-        return rc;
-    if (start && ns->root.pid_start != start) {
+    if (rc == 0 && start && ns->root.pid_start != start) {
         sysroot_close(&ns->root);
-        return -ESRCH;
+        rc = -ESRCH;
+    }
+    if (rc < 0) {
+        ns->root.pid = pid; /* closed: named, never alive */
+        ns->label = label ? xstrdup(label) : str_printf("pid %d", (int)pid);
+        return rc;
     }
     ns->mntns = read_mntns(ns->root.proc, pid);
-    ns->label = make_label(&ns->root);
+    ns->label = label ? xstrdup(label) : lookup_label(&ns->root);
     return 0;
 }
 
 bool actns_alive(const struct actns *ns)
 {
-    return sysroot_pid_alive(&ns->root);
+    return ns->root.root >= 0 && sysroot_pid_alive(&ns->root);
 }
 
 int actns_opendir(const struct actns *ns, const char *path)

@@ -25,12 +25,21 @@ struct actns {
 
 /* Opens the view of pid through host (sysroot_open_pid). start: the start
  * time the scan saw for pid, 0 when not known; another one is -ESRCH (the
- * pid is another process's now). The label is the container's name as the
- * host's runtimes know it (collect/containers.h), else its id's first 12
- * digits, else "pid N". Returns 0, -ESRCH, or -errno. */
-int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned long long start);
+ * pid is another process's now). label: how to name it (NULL: looked up,
+ * actns_label of the container pid is in as the host's runtimes know it).
+ * Returns 0, -ESRCH, or -errno; on failure ns still names pid (label, or
+ * "pid N") and every action through it is refused (actns_alive is false). */
+int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned long long start,
+               const char *label);
 
-/* True while the holder is the process the view was opened on. */
+/* How a container is named in plans, results and the log: its name, else
+ * its id's first 12 digits, else "pid N" (ci NULL: not in a container). A
+ * new string, raw bytes. */
+struct container_info;
+char *actns_label(const struct container_info *ci, pid_t pid);
+
+/* True while the view is open and its holder is the process it was opened
+ * on. */
 bool actns_alive(const struct actns *ns);
 
 /* Opens the directory at path, absolute as the container sees it (a mount

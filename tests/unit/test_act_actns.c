@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "act/actlog.h"
 #include "act/actns.h"
+#include "collect/containers.h"
 #include "util/buf.h"
 
 #include <errno.h>
@@ -108,7 +109,7 @@ static void test_alive_follows_the_holder(void **state)
         _exit(0);
     }
     struct actns ns;
-    assert_int_equal(actns_open(&ns, &host, child, 0), 0);
+    assert_int_equal(actns_open(&ns, &host, child, 0, NULL), 0);
     assert_true(actns_alive(&ns));
     assert_non_null(ns.label);
     assert_true(ns.mntns != 0);
@@ -117,10 +118,14 @@ static void test_alive_follows_the_holder(void **state)
     free(where);
     /* The same process by a start time the scan saw: accepted; another: refused. */
     struct actns again;
-    assert_int_equal(actns_open(&again, &host, child, ns.root.pid_start), 0);
+    assert_int_equal(actns_open(&again, &host, child, ns.root.pid_start, NULL), 0);
     actns_close(&again);
-    assert_int_equal(actns_open(&again, &host, child, ns.root.pid_start + 1), -ESRCH);
+    assert_int_equal(actns_open(&again, &host, child, ns.root.pid_start + 1, "web"), -ESRCH);
     assert_int_equal(again.root.root, -1);
+    /* A view that could not be opened still names it, and is never alive. */
+    assert_string_equal(again.label, "web");
+    assert_false(actns_alive(&again));
+    actns_close(&again);
     /* A view of the holder works while it lives: its root is this one. */
     int fd = actns_opendir(&ns, "/proc");
     assert_true(fd >= 0);
@@ -131,8 +136,27 @@ static void test_alive_follows_the_holder(void **state)
     actns_close(&ns);
     assert_null(ns.label);
     actns_close(&ns); /* twice is harmless */
-    assert_int_equal(actns_open(&ns, &host, child, 0), -ESRCH);
+    assert_int_equal(actns_open(&ns, &host, child, 0, NULL), -ESRCH);
     sysroot_close(&host);
+}
+
+static void test_labels(void **state)
+{
+    (void)state;
+    struct container_info ci;
+    memset(&ci, 0, sizeof(ci));
+    char *l = actns_label(NULL, 42);
+    assert_string_equal(l, "pid 42");
+    free(l);
+    ci.runtime = RUNTIME_DOCKER;
+    ci.id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    l = actns_label(&ci, 42);
+    assert_string_equal(l, "0123456789ab");
+    free(l);
+    ci.name = "web";
+    l = actns_label(&ci, 42);
+    assert_string_equal(l, "web");
+    free(l);
 }
 
 static void test_log_names_the_container(void **state)
@@ -164,6 +188,7 @@ int main(void)
         cmocka_unit_test(test_opendir_walks_below_root),
         cmocka_unit_test(test_opendir_stays_inside),
         cmocka_unit_test(test_alive_follows_the_holder),
+        cmocka_unit_test(test_labels),
         cmocka_unit_test(test_log_names_the_container),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
