@@ -34,10 +34,11 @@ static int open_target(struct actcli *a, pid_t pid)
     return 0;
 }
 
-/* --all: a view of every container of the node view and of the host's own
- * world, each pinned to the process the scan read it through (its start
- * time in the scan). One that cannot be opened (exited since) still names
- * its container, and refuses every action (actns_open). */
+/* --all: a view of every container of the node view, of every mount the
+ * watcher's own namespace does not show and of the host's own world, each
+ * pinned to the process the scan read it through (its start time in the
+ * scan). One that cannot be opened (exited since) still names its
+ * container, and refuses every action (actns_open). */
 static void open_node(struct actcli *a)
 {
     const struct scan_node *n = &a->scan.node;
@@ -49,13 +50,29 @@ static void open_node(struct actcli *a)
         const struct node_ctr *c = &n->ctrs[k];
         const struct proc *p = procs_find(&a->scan.procs, c->pid);
         char *label = actns_label(&c->info, c->pid);
-        if (hrc == 0) {
+        a->ctr_ns[k].root = SYSROOT_NONE;
+        if (hrc == 0)
             actns_open(&a->ctr_ns[k], &host, c->pid, p ? p->start_ticks : 0, label);
-        } else {
-            a->ctr_ns[k].root = SYSROOT_NONE;
-            a->ctr_ns[k].root.pid = c->pid;
+        else
             a->ctr_ns[k].label = xstrdup(label);
-        }
+        free(label);
+    }
+    a->nmnt_ns = n->nmounts;
+    a->mnt_ns = xcalloc(n->nmounts ? n->nmounts : 1, sizeof(*a->mnt_ns));
+    a->mnt_open = xcalloc(n->nmounts ? n->nmounts : 1, sizeof(*a->mnt_open));
+    for (size_t i = 0; i < n->nmounts; i++) {
+        const struct node_mount *m = &n->mounts[i];
+        a->mnt_ns[i].root = SYSROOT_NONE;
+        if (m->own || m->pid <= 0)
+            continue; /* the host's view */
+        a->mnt_open[i] = true;
+        size_t k = m->owner != NODE_HOST ? m->owner : m->nctrs ? m->ctrs[0] : NODE_HOST;
+        char *label = k != NODE_HOST && k < n->nctrs ? actns_label(&n->ctrs[k].info, n->ctrs[k].pid)
+                                                     : actns_label(NULL, m->pid);
+        if (hrc == 0)
+            actns_open(&a->mnt_ns[i], &host, m->pid, m->pid_start, label);
+        else
+            a->mnt_ns[i].label = xstrdup(label);
         free(label);
     }
     if (hrc == 0)
@@ -67,16 +84,8 @@ static void open_node(struct actcli *a)
 
 const struct actns *actcli_mount_ns(const struct actcli *a, size_t mount)
 {
-    if (a->all) {
-        const struct scan_node *n = &a->scan.node;
-        size_t owner = mount < n->nmounts ? n->mounts[mount].owner : NODE_HOST;
-        if (owner != NODE_HOST && owner < a->nctr_ns)
-            return &a->ctr_ns[owner];
-        /* The host's; or a namespace whose every process had exited before
-         * its container could be read: refused, as the host's view does not
-         * show it (the device check). */
-        return &a->host_ns;
-    }
+    if (a->all)
+        return mount < a->nmnt_ns && a->mnt_open[mount] ? &a->mnt_ns[mount] : &a->host_ns;
     return a->in_ns ? &a->ns : NULL;
 }
 
@@ -253,6 +262,11 @@ void actcli_free(struct actcli *a)
     for (size_t k = 0; k < a->nctr_ns; k++)
         actns_close(&a->ctr_ns[k]);
     free(a->ctr_ns);
+    for (size_t i = 0; i < a->nmnt_ns; i++)
+        if (a->mnt_open[i])
+            actns_close(&a->mnt_ns[i]);
+    free(a->mnt_ns);
+    free(a->mnt_open);
     actns_close(&a->host_ns);
     actlog_close(&a->log);
     model_free(&a->model);

@@ -162,8 +162,13 @@ static void test_labels(void **state)
 static void test_log_names_the_container(void **state)
 {
     (void)state;
-    struct actlog_entry e = {.time = 86400, .action = "unlink", .target = "/dev/shm/x",
-                             .owner = 0, .bytes = 4096, .result = "removed", .detail = "ok"};
+    struct actlog_entry e = {.time = 86400,
+                             .action = "unlink",
+                             .target = "/dev/shm/x",
+                             .owner = 0,
+                             .bytes = 4096,
+                             .result = "removed",
+                             .detail = "ok"};
     struct buf b;
     buf_init(&b);
     actlog_format(&b, &e);
