@@ -137,6 +137,8 @@ static void test_alive_follows_the_holder(void **state)
     assert_null(ns.label);
     actns_close(&ns); /* twice is harmless */
     assert_int_equal(actns_open(&ns, &host, child, 0, NULL), -ESRCH);
+    assert_false(actns_alive(&ns));
+    actns_close(&ns);
     sysroot_close(&host);
 }
 
