@@ -20,6 +20,9 @@ need setsid nsenter od
 # --all sees only this test's processes and mounts besides the host's own.
 [ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
 _lib_tmp
+# The binary that honours the test hooks' pauses (the test build's, where
+# there is one; else the program itself).
+HOOKED=${SHMWATCH_HOOKED:-$SHMWATCH}
 
 # container NAME [CGROUP_DIR]: a holder process (in CGROUP_DIR's cgroup when
 # given) in a new mount namespace with its own 16 MiB tmpfs at /dev/shm.
@@ -116,7 +119,7 @@ ok "reap --all ended each container's stuck worker, each line naming its contain
 # --- a container that exits between the plan and the action -----------------
 oa=$(orphan "$ha")
 ob=$(orphan "$hb")
-SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$SHMWATCH" clean --all --yes --log "$log" \
+SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$HOOKED" clean --all --yes --log "$log" \
     >"$SHMTEST_TMP/race.out" 2>&1 &
 cl=$!
 wait_for "grep -q 'to remove' $SHMTEST_TMP/race.out" 10 || fail "clean --all planned nothing"

@@ -20,6 +20,9 @@ need setsid nsenter
 # only this test's processes.
 [ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
 _lib_tmp
+# The binary that honours the test hooks' pauses (the test build's, where
+# there is one; else the program itself).
+HOOKED=${SHMWATCH_HOOKED:-$SHMWATCH}
 
 # container NAME: a holder process in a new mount namespace with its own
 # 16 MiB tmpfs at /dev/shm. Sets HOLDER.
@@ -124,7 +127,7 @@ wait_for "[ \"\$(mntns $hb2)\" = \"$(mntns "$hb")\" ]" 5 || fail "no second hold
 # the reused pid would lead.
 head -c 4096 /dev/zero >"/dev/shm/$orph_b"
 rc=0
-SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$SHMWATCH" clean --pid "$hb" --yes --log "$log" \
+SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$HOOKED" clean --pid "$hb" --yes --log "$log" \
     >"$SHMTEST_TMP/race.out" 2>&1 &
 cl=$!
 wait_for "grep -q 'to remove' $SHMTEST_TMP/race.out" 10 || fail "clean --pid B planned nothing"
@@ -143,7 +146,7 @@ grep -q "^/dev/shm (in pid $hb) used: .* -> unknown\$" <<<"$out" ||
     fail "the mount's use after is not unknown: it was read where the reused pid leads"
 ok "a holder that exits (its pid reused elsewhere) before the unlink: refused, nothing removed"
 
-SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3 "$SHMWATCH" reap --pid "$hb2" --yes --timeout 1 \
+SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3 "$HOOKED" reap --pid "$hb2" --yes --timeout 1 \
     --log "$log" >"$SHMTEST_TMP/race2.out" 2>&1 &
 rp=$!
 wait_for "grep -q 'Orphaned workers' $SHMTEST_TMP/race2.out" 10 ||
