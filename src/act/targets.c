@@ -41,6 +41,7 @@ static void push(const struct model *m, const struct segment *sg, struct unlink_
     const struct shm_mount *mt = model_segment_mount(m, sg);
     struct unlink_target *t = VEC_PUSH(out->items, out->n, out->cap);
     t->mount = xstrdup(mt->path);
+    t->mount_index = sg->mount;
     t->name = xstrdup(sg->name);
     t->dev = sg->dev;
     t->ino = sg->ino;
@@ -232,6 +233,7 @@ void targets_add_dirs(const struct model *m, const struct clean_policy *pol, str
             continue;
         struct unlink_target *t = VEC_PUSH(p->items, p->n, p->cap);
         t->mount = xstrdup(model_mount(m, d->mount)->path);
+        t->mount_index = d->mount;
         t->name = xstrdup(d->name);
         t->dev = d->dev;
         t->ino = d->ino;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "act/actlog.h"
+#include "act/actns.h"
 #include "act/procid.h"
 #include "act/unlinkdir.h"
 #include "util/buf.h"
@@ -255,6 +256,7 @@ static void log_result(struct unlink_run *r, const struct unlink_target *t,
         .bytes = res->outcome == UNLINK_REMOVED ? res->freed : t->alloc,
         .result = unlink_outcome_name(res->outcome),
         .detail = res->reason,
+        .container = t->ns ? t->ns->label : NULL,
     };
     actlog_write(r->o.log, &e);
     free(path);
@@ -278,6 +280,47 @@ static void pause_for_tests(struct unlink_run *r)
     r->probe_valid = false;
 }
 
+/* The mount's directory: in a container (t->ns), below its root and only
+ * while it is still there (checked before and after the open, so that what
+ * is opened is never a newcomer's view); else below the run's seam, while
+ * its watched process (if any) is still the one scanned. Returns the fd, or
+ * -1 with res saying why. */
+static int open_mount(const struct unlink_run *r, const struct unlink_target *t,
+                      struct unlink_result *res)
+{
+    int fd;
+    if (t->ns) {
+        if (!actns_alive(t->ns)) {
+            unlink_say(res, UNLINK_REFUSED, ESRCH,
+                "its container exited (pid %d is gone): nothing done there",
+                (int)t->ns->root.pid);
+            return -1;
+        }
+        fd = actns_opendir(t->ns, t->mount);
+        if (fd >= 0 && !actns_alive(t->ns)) {
+            close(fd);
+            unlink_say(res, UNLINK_REFUSED, ESRCH,
+                "its container exited while it was being checked (pid %d is gone)",
+                (int)t->ns->root.pid);
+            return -1;
+        }
+        if (fd < 0)
+            errno = -fd;
+    } else {
+        if (!sysroot_pid_alive(r->o.sys)) {
+            unlink_say(res, UNLINK_REFUSED, ESRCH,
+                "the watched process %d has exited: its mounts are no longer the ones scanned",
+                (int)r->o.sys->pid);
+            return -1;
+        }
+        fd = sysroot_open_below(r->o.sys, t->mount, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    }
+    if (fd < 0)
+        unlink_say(res, UNLINK_FAILED, errno, "cannot open the mount %s: %s", t->mount,
+            strerror(errno));
+    return fd;
+}
+
 void unlink_begin(struct unlink_run *r, struct unlink_plan *p, const struct unlink_opts *o)
 {
     memset(r, 0, sizeof(*r));
@@ -299,18 +342,10 @@ bool unlink_step(struct unlink_run *r, struct unlink_result *res, size_t *index)
     } else {
         pause_for_tests(r);
         int err = 0;
-        bool alive = sysroot_pid_alive(r->o.sys);
-        int mountfd = alive ? sysroot_open_below(r->o.sys, t->mount, O_RDONLY | O_DIRECTORY |
-                                                                      O_NOFOLLOW)
-                            : -1;
+        int mountfd = open_mount(r, t, res);
         struct stat mst;
-        if (!alive) {
-            unlink_say(res, UNLINK_REFUSED, ESRCH,
-                "the watched process %d has exited: its mounts are no longer the ones scanned",
-                (int)r->o.sys->pid);
-        } else if (mountfd < 0) {
-            unlink_say(res, UNLINK_FAILED, errno, "cannot open the mount %s: %s", t->mount,
-                strerror(errno));
+        if (mountfd < 0) {
+            /* res says why */
         } else if (fstat(mountfd, &mst) != 0 || mst.st_dev != t->dev) {
             unlink_say(res, UNLINK_REFUSED, ESTALE, "the mount at %s is no longer the one scanned",
                 t->mount);

@@ -19,11 +19,14 @@
 #include "model/model.h"
 
 struct actlog;
+struct actns;
 
 /* A segment chosen for removal, as the scan saw it. */
 struct unlink_target {
     char *mount;        /* mount point as the watched process sees it: reached
-                         * below the seam's root (sysroot_open_below) */
+                         * below the seam's root (sysroot_open_below), or
+                         * below ns's root (actns_opendir) */
+    size_t mount_index; /* the mount's index in the scan's list */
     char *name;         /* below the mount; raw bytes */
     dev_t dev;
     ino_t ino;
@@ -36,6 +39,10 @@ struct unlink_target {
     char *why;          /* why it is garbage, a sentence */
     const char *refuse; /* set when planning refused it: never touched, reported */
     bool folder;        /* a folder segment (joblib's): removed whole, see unlinkdir.h */
+    const struct actns *ns; /* the container it is in (clean --pid, --all), not
+                             * owned: mount is reached from its root and the
+                             * item refused once it has exited; NULL: the
+                             * run's seam (unlink_opts.sys) */
 };
 
 struct unlink_plan {
