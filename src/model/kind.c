@@ -133,11 +133,32 @@ static enum seg_kind kind_by_prefix(const char *name)
     return KIND_OTHER;
 }
 
+/* The first characters of every name a kind above recognises: any other
+ * name is "other" without the prefix comparisons (a node's /dev/shm may
+ * hold 100,000 names of no known kind). Keep it in step with the parsers
+ * and kind_by_prefix. */
+static const bool kind_first[256] = {
+    ['t'] = true, /* torch_ */
+    ['_'] = true, /* __KMP_REGISTERED_LIB_ */
+    ['j'] = true, /* joblib_memmapping_folder_ */
+    ['n'] = true, /* nccl-, nvidia_dali_ */
+    ['p'] = true, /* psm_, psm2_shm., plasma, pulse-shm- */
+    ['s'] = true, /* sem., sm_segment. */
+    ['v'] = true, /* vader_segment. */
+    ['m'] = true, /* mpich_shar_tmp */
+    ['o'] = true, /* open_mpi. */
+    ['u'] = true, /* ucx_shm_posix_ */
+    ['d'] = true, /* deepspeed_allreduce_buffer_ */
+    ['.'] = true, /* .org.chromium., .com.google.Chrome. */
+};
+
 enum seg_kind name_facts(const char *name, pid_t *creator)
 {
     pid_t pid = 0;
     enum seg_kind kind;
-    if (parse_torch(name, &pid))
+    if (!kind_first[(unsigned char)name[0]])
+        kind = KIND_OTHER;
+    else if (parse_torch(name, &pid))
         kind = KIND_TORCH;
     else if (strncmp(name, "__KMP_REGISTERED_LIB_", 21) == 0) {
         kind = KIND_OMP;
