@@ -454,7 +454,7 @@ void info_details(struct ui *u, struct page *p)
         page_add(p, THEME_normal, 0, "%s", section_help[k->section]);
         return;
     case ROW_CTR:
-        container_details(u, p, k->ctr);
+        container_details(u, p, ui_key_ctr(k));
         return;
     default:
         process_details(u, p, k->pid);

@@ -39,6 +39,16 @@ bool ui_ctr_has(size_t want, size_t ctr)
     return want == UI_CTR_ANY || want == ctr;
 }
 
+size_t ui_key_ctr(const struct row_key *k)
+{
+    return k->ctr ? k->ctr - 1 : NODE_HOST;
+}
+
+size_t ui_ctr_slot(size_t ctr)
+{
+    return ctr == NODE_HOST ? 0 : ctr + 1;
+}
+
 void ui_ctr_label(const struct ui *u, size_t ctr, char *dst, size_t n)
 {
     const struct scan_node *nd = &u->snap->scan.node;
@@ -151,7 +161,7 @@ size_t ui_row_ctr(const struct ui *u, const struct row *r)
     switch (r->key.kind) {
     case ROW_CTR:
     case ROW_SECTION:
-        return r->key.ctr;
+        return ui_key_ctr(&r->key);
     case ROW_SEG:
         return ui_mount_ctr(m, r->seg->mount);
     case ROW_GROUP:

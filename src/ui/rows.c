@@ -106,13 +106,14 @@ bool rows_match(const struct ui *u, const struct row *r, const char *needle)
                proc_matches(&pl->items[r->group->main_proc], needle);
     case ROW_CTR: {
         char label[256];
-        ui_ctr_label(u, r->key.ctr, label, sizeof(label));
+        size_t ctr = ui_key_ctr(&r->key);
+        ui_ctr_label(u, ctr, label, sizeof(label));
         if (has(label, needle))
             return true;
         const struct scan_node *nd = &u->snap->scan.node;
-        if (r->key.ctr >= nd->nctrs)
+        if (ctr >= nd->nctrs)
             return false;
-        const struct container_info *ci = &nd->ctrs[r->key.ctr].info;
+        const struct container_info *ci = &nd->ctrs[ctr].info;
         return has(ci->id, needle) || has(ci->name, needle) || has(ci->pod, needle) ||
                has(ci->namespace, needle) || has(ci->hostname, needle);
     }
@@ -214,7 +215,7 @@ static struct row *emit(struct build *b, enum row_kind kind, unsigned depth)
 {
     struct row *r = VEC_PUSH(b->rows, b->n, b->cap);
     r->key.kind = kind;
-    r->key.ctr = b->ctr == UI_CTR_ANY ? NODE_HOST : b->ctr;
+    r->key.ctr = b->ctr == UI_CTR_ANY ? 0 : ui_ctr_slot(b->ctr);
     r->depth = depth + b->base;
     return r;
 }

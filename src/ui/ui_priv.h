@@ -28,7 +28,8 @@ struct row_key {
     dev_t dev;   /* SEG */
     ino_t ino;   /* SEG */
     int section; /* SECTION */
-    size_t ctr;  /* CTR, and SECTION in the node view: the container (NODE_HOST) */
+    size_t ctr;  /* CTR, and SECTION in the node view: the container's slot, 0 for
+                  * the host's (and outside the node view), k + 1 for container k */
 };
 
 struct row {
@@ -117,6 +118,9 @@ size_t ui_mount_ctr(const struct model *m, size_t mount);
 /* Whether the view shows the segment (the own view: the host's mounts). */
 bool ui_seg_shown(const struct ui *u, const struct segment *sg);
 bool ui_ctr_has(size_t want, size_t ctr);
+/* A row key's container (NODE_HOST or an index), and a container's slot. */
+size_t ui_key_ctr(const struct row_key *k);
+size_t ui_ctr_slot(size_t ctr);
 /* A container's label for the screen (escaped): its name or pod, else its
  * runtime and short id, else its hostname; "host" for NODE_HOST. */
 void ui_ctr_label(const struct ui *u, size_t ctr, char *dst, size_t n);
