@@ -138,9 +138,12 @@ tui_gone "^$LB /dev/shm" 5
 tui_gone "main $MAIN_A " 5
 ok "n: the own view shows neither the containers' mounts nor their processes"
 tui_keys n
-tui_wait "container $LA" 5
+tui_wait "node view" 5
 tui_wait "^$LB /dev/shm" 5
+tui_keys / "$ID_A" Enter
+tui_wait "container $LA" 5
 tui_wait "main $MAIN_A " 5
+tui_keys Escape
 ok "n again: the node view"
 tui_keys h
 tui_wait "^ +n +with --all: switch between the node view" 5
