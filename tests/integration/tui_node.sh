@@ -152,6 +152,31 @@ tui_keys q
 tui_sane "160x60 node view"
 tui_quit
 
+# --- An action acts in the selected container's mount -----------------------------
+# A's orphan is removed through A's mount namespace (as --pid does: the mount
+# opened through a process's root, its device checked); files of the same
+# name in B's and in the host's /dev/shm stay.
+MANIFEST=$MAN_A
+orphan=$(unhex "$(manifest_segments orphan | awk '{ print $5 }' | head -n 1)")
+[ -n "$orphan" ] && [ -f "/proc/$MAIN_A/root/dev/shm/$orphan" ] || fail "A has no orphan file"
+MAIN_B_ROOT=/proc/$MAIN_B/root
+echo decoy >"/dev/shm/$orphan"
+echo decoy >"$MAIN_B_ROOT/dev/shm/$orphan"
+tui_start 160 60 --all
+tui_wait "^$LA /dev/shm" 15
+tui_keys / "$ID_A" Enter
+tui_wait "$orphan +orphan " 10
+tui_select "$orphan +orphan "
+tui_keys d
+tui_wait "Unlink" 5
+tui_keys y
+wait_for '[ ! -e "/proc/$MAIN_A/root/dev/shm/$orphan" ]' 10 ||
+    { tui_dump; fail "d on A's orphan did not remove it from A's /dev/shm"; }
+[ "$(cat "/dev/shm/$orphan")" = decoy ] || fail "the host's file of the same name was touched"
+[ "$(cat "$MAIN_B_ROOT/dev/shm/$orphan")" = decoy ] || fail "B's file of the same name was touched"
+ok "d in the node view removed A's orphan $orphan in A's mount; B's and the host's namesakes stay"
+tui_quit
+
 # --- Tiny terminals --------------------------------------------------------------
 for size in 60x14 30x8 12x4; do
     w=${size%x*}
