@@ -12,11 +12,37 @@
 #include "util/clock.h"
 #include "util/escape.h"
 #include "util/safefile.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+/* --pid: the view of that process, opened before the scan, which is made
+ * through this same view (pinned to the process's start time). Returns 0,
+ * or 1 said on stderr. */
+static int open_target(struct actcli *a, pid_t pid)
+{
+    int rc = actviews_open_pid(&a->views, &a->sys, pid, 0);
+    if (rc < 0) {
+        fprintf(stderr, "shmwatch %s: cannot act in pid %d: %s\n", a->cmd, (int)pid,
+                rc == -ESRCH ? "no such process (or it has exited)" : strerror(-rc));
+        return 1;
+    }
+    return 0;
+}
+
+bool actcli_parse_pid(const char *s, pid_t *out)
+{
+    long long v;
+    if (!parse_int(s, 1, 0x7fffffff, &v))
+        return false;
+    *out = (pid_t)v;
+    return true;
+}
 
 int actcli_scan(struct actcli *a, const struct options *o)
 {
     a->log.fd = -1;
     a->sys = SYSROOT_NONE;
+    actviews_own(&a->views);
     char *err = NULL;
     if (settings_load(o, &a->cfg, &err) != 0) {
         fprintf(stderr, "shmwatch %s: %s\n", a->cmd, err);
@@ -30,7 +56,13 @@ int actcli_scan(struct actcli *a, const struct options *o)
         config_free(&a->cfg);
         return 1;
     }
-    struct scan_opts so = {.sys = &a->sys,
+    if (o->pid && open_target(a, o->pid) != 0) {
+        sysroot_close(&a->sys);
+        config_free(&a->cfg);
+        return 1;
+    }
+    struct scan_opts so = {.sys = a->views.mode == ACTVIEWS_PID ? &a->views.pid.root : &a->sys,
+                           .all = o->all,
                            .mounts = (const char *const *)a->cfg.mounts.item,
                            .nmounts = a->cfg.mounts.n};
     /* Watched as the snapshots' scans are: one that has not ended after
@@ -40,6 +72,7 @@ int actcli_scan(struct actcli *a, const struct options *o)
         fprintf(stderr, "shmwatch %s: cannot start the scan: %s\n", a->cmd, strerror(errno));
         sysroot_close(&a->sys);
         config_free(&a->cfg);
+        actviews_close(&a->views);
         return 1;
     }
     if (!scan_job_wait(job, scan_job_started(job) + scan_stall_limit(0))) {
@@ -54,10 +87,18 @@ int actcli_scan(struct actcli *a, const struct options *o)
     }
     rc = scan_job_finish(job, &a->scan);
     if (rc < 0) {
-        fprintf(stderr, "shmwatch %s: scan failed: %s\n", a->cmd, strerror(-rc));
+        if (rc == -ESRCH && a->views.mode == ACTVIEWS_PID)
+            fprintf(stderr, "shmwatch %s: cannot act in pid %d: the process has exited%s\n",
+                    a->cmd, (int)a->views.pid.root.pid,
+                    a->scan.target_state == SCAN_TARGET_REPLACED
+                        ? " (its pid now belongs to another process)"
+                        : "");
+        else
+            fprintf(stderr, "shmwatch %s: scan failed: %s\n", a->cmd, strerror(-rc));
         scan_free(&a->scan);
         sysroot_close(&a->sys);
         config_free(&a->cfg);
+        actviews_close(&a->views);
         return 1;
     }
     for (size_t i = 0; i < a->scan.warn.n; i++)
@@ -67,6 +108,8 @@ int actcli_scan(struct actcli *a, const struct options *o)
     mo.orphan_min_age_s = a->cfg.orphan_min_age_s;
     mo.trust_pids = a->cfg.trust_pids;
     model_build(&a->scan, &mo, &a->model);
+    if (o->all)
+        actviews_open_all(&a->views, &a->scan, &a->sys);
     return 0;
 }
 
@@ -126,6 +169,7 @@ int actcli_status(const struct actcli *a, int rc, bool acted)
 
 void actcli_free(struct actcli *a)
 {
+    actviews_close(&a->views);
     actlog_close(&a->log);
     model_free(&a->model);
     scan_free(&a->scan);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "act/actlog.h"
+#include "act/actviews.h"
 #include "cli/options.h"
 #include "collect/scan.h"
 #include "config/config.h"
@@ -19,13 +20,22 @@ struct actcli {
     struct scan scan;
     struct model model;
     struct actlog log;
+    /* where each action happens (act/actviews.h): --pid's view, opened
+     * before the scan (which is made through it), or --all's, opened right
+     * after it */
+    struct actviews views;
 };
 
 /* Loads the settings as the main command does (the config file, with the
  * flags in o over it: --mount, --log), then scans the mounts they name and
- * builds the model. Returns 0; 2 for a bad config file, 1 when the scan
- * fails, with a message on stderr. Scan warnings go to stderr as notes. */
+ * builds the model; with o->pid, in that process's namespaces, with o->all
+ * the node view (a.views says where each action happens). Returns
+ * 0; 2 for a bad config file, 1 when the scan fails or o->pid cannot be
+ * watched, with a message on stderr. Scan warnings go to stderr as notes. */
 int actcli_scan(struct actcli *a, const struct options *o);
+
+/* --pid's value: a process id (1 and up). */
+bool actcli_parse_pid(const char *s, pid_t *out);
 
 /* How the plan is carried out. */
 enum actcli_mode { ACTCLI_ACT, ACTCLI_DRY };

@@ -1,0 +1,100 @@
+/* A container's view for actions (actns.h). */
+#include "act/actns.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect/containers.h"
+#include "util/beneath.h"
+#include "util/buf.h"
+#include "util/escape.h"
+#include "util/xalloc.h"
+
+/* The inode of pid's mount namespace ("mnt:[4026531840]"), 0 when unknown. */
+static unsigned long read_mntns(int proc, pid_t pid)
+{
+    char name[48], link[64];
+    snprintf(name, sizeof(name), "%d/ns/mnt", (int)pid);
+    ssize_t n = readlinkat(proc, name, link, sizeof(link) - 1);
+    if (n <= 0)
+        return 0;
+    link[n] = '\0';
+    unsigned long ino = 0;
+    return sscanf(link, "mnt:[%lu]", &ino) == 1 ? ino : 0;
+}
+
+char *actns_label(const struct container_info *ci, pid_t pid)
+{
+    if (ci && ci->runtime != RUNTIME_NONE && ci->name && ci->name[0])
+        return xstrdup(ci->name);
+    if (ci && ci->runtime != RUNTIME_NONE && ci->id && ci->id[0])
+        return xstrndup(ci->id, 12);
+    return str_printf("pid %d", (int)pid);
+}
+
+static char *lookup_label(const struct sysroot *r)
+{
+    char dir[32];
+    snprintf(dir, sizeof(dir), "%d", (int)r->pid);
+    int piddir = openat(r->proc, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct container_info ci;
+    memset(&ci, 0, sizeof(ci));
+    bool found = piddir >= 0 && containers_collect(r->host, piddir, &ci) == 0;
+    char *label = actns_label(found ? &ci : NULL, r->pid);
+    containers_free(&ci);
+    if (piddir >= 0)
+        close(piddir);
+    return label;
+}
+
+int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned long long start,
+               const char *label)
+{
+    memset(ns, 0, sizeof(*ns));
+    int rc = sysroot_open_pid(&ns->root, host, pid);
+    if (rc == 0 && start && ns->root.pid_start != start) {
+        sysroot_close(&ns->root);
+        rc = -ESRCH;
+    }
+    if (rc < 0) {
+        ns->root.pid = pid; /* closed: named, never alive */
+        ns->label = label ? xstrdup(label) : str_printf("pid %d", (int)pid);
+        return rc;
+    }
+    ns->mntns = read_mntns(ns->root.proc, pid);
+    ns->label = label ? xstrdup(label) : lookup_label(&ns->root);
+    return 0;
+}
+
+bool actns_alive(const struct actns *ns)
+{
+    return ns->root.root >= 0 && sysroot_pid_alive(&ns->root);
+}
+
+int actns_opendir(const struct actns *ns, const char *path)
+{
+    if (path[0] != '/')
+        return -EINVAL;
+    return open_beneath(ns->root.root, path, O_RDONLY | O_DIRECTORY);
+}
+
+char *actns_where(const struct actns *ns)
+{
+    struct buf b;
+    buf_init(&b);
+    buf_adds(&b, "in ");
+    esc_term(&b, ns->label ? ns->label : "?", 0);
+    return buf_steal(&b);
+}
+
+void actns_close(struct actns *ns)
+{
+    sysroot_close(&ns->root);
+    free(ns->label);
+    ns->label = NULL;
+    ns->mntns = 0;
+}
