@@ -12,7 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "collect/scanjob.h"
+#include "collect/beacon.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 #include "util/inomap.h"

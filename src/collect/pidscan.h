@@ -42,7 +42,7 @@ struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs);
 void procfiles_free(struct procfiles *pf);
 /* Reads the maps text instead of asking PROCMAP_QUERY (tests of the fallback). */
 void procfiles_force_text(struct procfiles *pf);
-/* Says in b (scanjob.h) which process, fd or mappings the walk is reading. */
+/* Says in b (beacon.h) which process, fd or mappings the walk is reading. */
 struct scan_beacon;
 void procfiles_set_beacon(struct procfiles *pf, struct scan_beacon *b);
 /* True once PROCMAP_QUERY has answered; false while reading the text. */

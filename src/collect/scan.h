@@ -14,7 +14,7 @@
 #include "collect/node.h"
 #include "collect/nsmap.h"
 #include "collect/procs.h"
-#include "collect/scanjob.h"
+#include "collect/beacon.h"
 #include "collect/sysv.h"
 #include "util/sysroot.h"
 #include "util/warn.h"
@@ -30,7 +30,7 @@ struct scan_opts {
     const struct sysroot *sys;
     const char *const *mounts;      /* --mount paths (as the target sees them), or NULL */
     size_t nmounts;
-    struct scan_beacon *beacon;     /* where the scan is, for a watchdog (scanjob.h); or NULL */
+    struct scan_beacon *beacon;     /* where the scan is, for a watchdog (beacon.h); or NULL */
     bool all;                       /* --all: the node view (collect/node.h); not with
                                      * a --pid view (sys->pid) */
 };

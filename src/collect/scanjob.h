@@ -9,7 +9,6 @@
 #ifndef SHMWATCH_SCANJOB_H
 #define SHMWATCH_SCANJOB_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -17,45 +16,7 @@
 struct scan;
 struct scan_opts;
 
-enum scan_stage {
-    SCAN_IDLE,
-    SCAN_MOUNTS,  /* mountinfo, statfs and the listing of the watched mounts */
-    SCAN_FDS,     /* a process's fd/ entries (pid, fd) */
-    SCAN_MAPS,    /* a process's mappings (pid) */
-    SCAN_DETAILS, /* a process's status, cmdline, exe (pid) */
-    SCAN_REST,    /* SysV, meminfo, the memory cgroup */
-};
-
-/* Written by the scanning thread with relaxed stores (a few per process:
- * nothing next to the system calls they stand beside), read by any. */
-struct scan_beacon {
-    _Atomic int stage; /* enum scan_stage */
-    _Atomic int pid;   /* the process being read, 0 for none */
-    _Atomic int fd;    /* its fd being read, -1 for none */
-};
-
-static inline void scan_beacon_at(struct scan_beacon *b, enum scan_stage stage, pid_t pid, int fd)
-{
-    if (!b)
-        return;
-    atomic_store_explicit(&b->stage, (int)stage, memory_order_relaxed);
-    atomic_store_explicit(&b->pid, (int)pid, memory_order_relaxed);
-    atomic_store_explicit(&b->fd, fd, memory_order_relaxed);
-}
-
-static inline void scan_beacon_stage(struct scan_beacon *b, enum scan_stage stage)
-{
-    if (!b)
-        return;
-    atomic_store_explicit(&b->stage, (int)stage, memory_order_relaxed);
-    atomic_store_explicit(&b->fd, -1, memory_order_relaxed);
-}
-
-static inline void scan_beacon_fd(struct scan_beacon *b, int fd)
-{
-    if (b)
-        atomic_store_explicit(&b->fd, fd, memory_order_relaxed);
-}
+#include "collect/beacon.h"
 
 /* How long a scan may take before it is said to be stalled: a few scan
  * intervals, never less than SCAN_STALL_MIN_S (a scan of a large node

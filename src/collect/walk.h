@@ -25,7 +25,7 @@
 #include "collect/holders.h"
 #include "collect/nsmap.h"
 #include "collect/procs.h"
-#include "collect/scanjob.h"
+#include "collect/beacon.h"
 #include "util/sysroot.h"
 #include "util/warn.h"
 
@@ -38,7 +38,7 @@ struct walk_opts {
     pid_t world_pid;               /* whose mount namespace is watched (--pid target or self) */
     struct nsmap *ns;              /* out: the namespaces met (nsmap_init'ed on devs); may
                                     * be NULL */
-    struct scan_beacon *beacon;    /* where the walk is (scanjob.h), or NULL */
+    struct scan_beacon *beacon;    /* where the walk is (beacon.h), or NULL */
 };
 
 /* Appends every process to pl (sorted by pid) and every holder to hl.
