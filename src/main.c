@@ -159,6 +159,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
         .target_start = start,
         .mounts = (const char *const *)cfg->mounts.item,
         .nmounts = cfg->mounts.n,
+        .all = o->all,
     };
     double limit = scan_stall_limit(o->interval);
     double last_scan_time = 0;
@@ -289,6 +290,7 @@ int main(int argc, char **argv)
         {
             struct ui_flags uf = {
                 .pid = o.pid,
+                .all = o.all,
                 .demo = o.demo,
                 .mounts_given = o.nmounts > 0,
                 .theme_given = o.theme != NULL,

@@ -42,6 +42,9 @@ static const char usage[] =
     "                         /dev/shm and /run/shm)\n"
     "  --pid PID              watch the mount and cgroup namespaces of PID\n"
     "                         (e.g. a container's process, from the host)\n"
+    "  --all                  the node view: every shm mount of every mount namespace\n"
+    "                         (every container's /dev/shm), each with its container\n"
+    "                         and its own memory budget\n"
     "  --orphan-min-age DUR   never call a segment younger than DUR an orphan\n"
     "                         (default: the setting orphan_min_age, 60s)\n"
     "  --trust-pids           inside a container whose /dev/shm shmwatch cannot show\n"
@@ -132,6 +135,7 @@ enum {
     OPT_ONCE = 256, OPT_JSON, OPT_PROM, OPT_PROM_FILE, OPT_INTERVAL, OPT_COUNT, OPT_MOUNT,
     OPT_PID, OPT_CONFIG, OPT_THEME, OPT_NO_COLOR, OPT_ASCII, OPT_READ_ONLY, OPT_LOG, OPT_DEMO,
     OPT_VERSION, OPT_TRUST_PIDS, OPT_ORPHAN_MIN_AGE,
+    OPT_ALL,
 };
 
 static const struct option longopts[] = {
@@ -152,6 +156,7 @@ static const struct option longopts[] = {
     {"demo", no_argument, NULL, OPT_DEMO},
     {"trust-pids", no_argument, NULL, OPT_TRUST_PIDS},
     {"orphan-min-age", required_argument, NULL, OPT_ORPHAN_MIN_AGE},
+    {"all", no_argument, NULL, OPT_ALL},
     {"version", no_argument, NULL, OPT_VERSION},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -222,6 +227,7 @@ int options_parse(int argc, char **argv, struct options *o, char **err)
         case OPT_DEMO: o->demo = true; break;
         case OPT_TRUST_PIDS: o->trust_pids = true; break;
         case OPT_ORPHAN_MIN_AGE: o->orphan_min_age = optarg; break;
+        case OPT_ALL: o->all = true; break;
         case OPT_VERSION: o->mode = MODE_VERSION; return 0;
         case 'h': o->mode = MODE_HELP; return 0;
         case ':': return fail(err, "%s needs a value", argv[optind - 1]);
@@ -242,6 +248,10 @@ int options_parse(int argc, char **argv, struct options *o, char **err)
             o->interval = 15;
         o->interval_set = true;
     }
+    if (o->all && o->pid)
+        return fail(err, "%s", "--all and --pid exclude each other");
+    if (o->all && o->demo)
+        return fail(err, "%s", "--demo watches its own scene: it excludes --all");
     if (o->count_set && !o->interval_set && o->count != 1)
         return fail(err, "%s", "--count needs --interval");
     if (o->interval_set && o->mode != MODE_DASHBOARD && !o->count_set)

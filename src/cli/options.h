@@ -18,6 +18,7 @@ struct options {
     const char **mounts;    /* --mount, repeatable */
     size_t nmounts;
     pid_t pid;              /* --pid: watch this process's namespaces */
+    bool all;               /* --all: the node view, every mount namespace's shm */
     const char *config;
     const char *theme;
     const char *prometheus_file;

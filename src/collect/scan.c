@@ -126,11 +126,21 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         snprintf(cgroup_file, sizeof(cgroup_file), "%s/self/cgroup", proc);
     }
 
-    mounts_collect(mi, prefix, o->mounts, o->nmounts, &s->mounts, &s->warn);
+    int procfd = -1;
+    if (o->all) {
+        procfd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (procfd < 0)
+            warn_add(&s->warn, "cannot open %s: %s", proc, strerror(errno));
+        else
+            node_discover(&s->node, procfd, proc, o->mounts, o->nmounts, &s->mounts, &s->warn);
+    } else {
+        mounts_collect(mi, prefix, o->mounts, o->nmounts, &s->mounts, &s->warn);
+    }
     s->devs = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*s->devs));
     for (size_t i = 0; i < s->mounts.n; i++)
         s->devs[i] = s->mounts.items[i].dev;
     nsmap_init(&s->ns, s->devs, s->mounts.n);
+    node_seed(&s->node, &s->ns); /* the walk reads no mountinfo read already */
     mount_facts(mi, &s->mounts, &s->ns);
     if (mi != &self_mi)
         mountinfo_free(&target_mi);
@@ -175,6 +185,16 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         warn_add(&s->warn, "cannot read %s: %s", sysv_path, strerror(-rc));
 
     cgroup_collect("", cgroup_file, &self_mi, &s->cgroup, &s->warn);
+    if (o->all && procfd >= 0) {
+        int hostroot = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        node_assign(&s->node, procfd, hostroot, proc, &self_mi, &s->mounts, &s->procs, &s->warn);
+        if (hostroot >= 0)
+            close(hostroot);
+    } else {
+        node_single(&s->node, &s->mounts);
+    }
+    if (procfd >= 0)
+        close(procfd);
     mountinfo_free(&self_mi);
     /* Still the same process at the end: what was read through its pid
      * was its, not a newcomer's that took the pid meanwhile. */
@@ -196,6 +216,7 @@ void scan_free(struct scan *s)
     sysv_free(&s->sysv);
     cgroup_free(&s->cgroup);
     nsmap_free(&s->ns);
+    node_free(&s->node);
     free(s->devs);
     s->devs = NULL;
     warn_free(&s->warn);

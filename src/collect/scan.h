@@ -11,6 +11,7 @@
 #include "collect/files.h"
 #include "collect/holders.h"
 #include "collect/mounts.h"
+#include "collect/node.h"
 #include "collect/nsmap.h"
 #include "collect/procs.h"
 #include "collect/scanjob.h"
@@ -27,6 +28,8 @@ struct scan_opts {
     const char *const *mounts;      /* --mount paths (as the target sees them), or NULL */
     size_t nmounts;
     struct scan_beacon *beacon;     /* where the scan is, for a watchdog (scanjob.h); or NULL */
+    bool all;                       /* --all: the node view (collect/node.h); not with
+                                     * target_pid */
 };
 
 /* What became of the watched process (--pid). */
@@ -42,6 +45,8 @@ struct scan {
     struct sysv_list sysv;
     struct meminfo mem;
     struct cgroup_info cgroup;
+    struct scan_node node;      /* each mount's id and containers, each process's
+                                 * container (the node view's, or the one world's) */
     struct nsmap ns;            /* pid namespaces per mount (ns.reach is indexed like
                                  * mounts) and what the watcher sees of them */
     dev_t *devs;                /* the mounts' devices, for ns */

@@ -415,33 +415,73 @@ static int cmp_seg(const void *a, const void *b)
     return (x->ino > y->ino) - (x->ino < y->ino);
 }
 
-static void budget(struct model *m, const struct model_opts *o)
+/* The budget of mount `mount` (SIZE_MAX: none, as with no mount) against cg,
+ * with the processes of container ctr (all of them when every process is the
+ * host's, as without --all). The observed peaks and recent OOM kills are the
+ * host's first mount's (the dashboard's history follows that one). */
+static void budget_of(struct model *m, const struct model_opts *o, size_t mount,
+                      const struct cgroup_info *cg, size_t ctr, struct budget *out)
 {
     const struct scan *s = m->scan;
+    bool primary = mount == 0 || mount == SIZE_MAX;
     struct budget_input in = {
-        .cg = &s->cgroup,
+        .cg = cg,
         .mem_total = s->mem.total,
         .warn_pct = o->warn_pct,
         .crit_pct = o->crit_pct,
-        .peak_shm = o->peak_shm,
-        .peak_app = o->peak_app,
-        .oom_recent = o->oom_recent,
+        .peak_shm = primary ? o->peak_shm : 0,
+        .peak_app = primary ? o->peak_app : 0,
+        .oom_recent = ctr == NODE_HOST ? o->oom_recent : 0,
     };
-    if (s->mounts.n && s->mounts.items[0].stat_ok) { /* else its figures are unknown, not 0 */
-        const struct shm_mount *mt = &s->mounts.items[0];
+    if (mount < s->mounts.n && s->mounts.items[mount].stat_ok) { /* else unknown, not 0 */
+        const struct shm_mount *mt = &s->mounts.items[mount];
         in.shm_size = mt->size;
         in.shm_used = mt->used;
         in.shm_avail = mt->avail;
-        in.pending = m->mounts[0].pending;
+        in.pending = m->mounts[mount].pending;
     }
     for (size_t i = 0; i < m->nprocs; i++) {
         const struct mproc *mp = &m->procs[i];
+        if (mp->ctr != ctr)
+            continue;
         if (mp->role == ROLE_WORKER)
             in.workers_present = true;
         if (mp->role != ROLE_ZOMBIE)
             in.rss_anon_sum += s->procs.items[mp->proc].rss_anon;
     }
-    budget_compute(&in, &m->budget);
+    budget_compute(&in, out);
+}
+
+static void budget(struct model *m, const struct model_opts *o)
+{
+    const struct scan *s = m->scan;
+    budget_of(m, o, s->mounts.n ? 0 : SIZE_MAX, &s->cgroup, NODE_HOST, &m->budget);
+    m->mount_budgets = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*m->mount_budgets));
+    m->nmount_budgets = s->mounts.n;
+    for (size_t i = 0; i < s->mounts.n; i++) {
+        const struct node_ctr *c = node_owner(&s->node, i);
+        size_t ctr = c ? (size_t)(c - s->node.ctrs) : NODE_HOST;
+        budget_of(m, o, i, c ? &c->cgroup : &s->cgroup, ctr, &m->mount_budgets[i]);
+    }
+}
+
+const struct budget *model_mount_budget(const struct model *m, size_t i)
+{
+    return i < m->nmount_budgets ? &m->mount_budgets[i] : &m->budget;
+}
+
+bool model_mount_seen_by(const struct model *m, size_t i, size_t ctr)
+{
+    const struct scan_node *n = &m->scan->node;
+    if (i >= n->nmounts)
+        return true; /* no node facts: one world */
+    const struct node_mount *nm = &n->mounts[i];
+    if (ctr == NODE_HOST)
+        return nm->host_sees || !n->all;
+    for (size_t k = 0; k < nm->nctrs; k++)
+        if (nm->ctrs[k] == ctr)
+            return true;
+    return false;
 }
 
 void model_build(const struct scan *s, const struct model_opts *o, struct model *m)
@@ -479,6 +519,9 @@ void model_free(struct model *m)
     free(m->groups);
     free(m->mounts);
     budget_free(&m->budget);
+    for (size_t i = 0; i < m->nmount_budgets; i++)
+        budget_free(&m->mount_budgets[i]);
+    free(m->mount_budgets);
     memset(m, 0, sizeof(*m));
 }
 

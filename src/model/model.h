@@ -70,6 +70,7 @@ struct mproc {
     pid_t group;         /* 0 for none */
     uint64_t shm_bytes;  /* allocation of the segments it holds */
     size_t nsegments;
+    size_t ctr;          /* its container (scan->node.ctrs), NODE_HOST for none */
 };
 
 struct group {
@@ -87,6 +88,7 @@ struct group {
     size_t batches_in_flight;
     uint64_t shm_per_worker;      /* shm_bytes over the live workers */
     uint64_t peak_shm, peak_batch_shm; /* the highest since this shmwatch started */
+    size_t ctr;                   /* its main's container, NODE_HOST for none */
 };
 
 /* The peaks of each group across scans (the dashboard's, a --json stream's). */
@@ -163,6 +165,11 @@ struct model {
     struct mount_figures *mounts; /* one per scan->mounts item */
     struct totals totals;
     struct budget budget;
+    /* One per scan->mounts item: the budget of the cgroup that owns the
+     * mount (the host's mounts: the same figures as budget but for that
+     * mount; a container's: its cgroup, its processes). */
+    struct budget *mount_budgets;
+    size_t nmount_budgets;
 };
 
 void model_opts_default(struct model_opts *o);
@@ -170,6 +177,11 @@ void model_opts_default(struct model_opts *o);
  * outlive it. */
 void model_build(const struct scan *s, const struct model_opts *o, struct model *m);
 void model_free(struct model *m);
+
+/* The budget of mount i (model_build fills one per mount). */
+const struct budget *model_mount_budget(const struct model *m, size_t i);
+/* Whether container ctr (NODE_HOST: the host's namespace) sees mount i. */
+bool model_mount_seen_by(const struct model *m, size_t i, size_t ctr);
 
 /* The model's entry for a pid, or NULL when the process is not interesting. */
 const struct mproc *model_find_proc(const struct model *m, pid_t pid);

@@ -160,6 +160,8 @@ static void assign(const struct model *m, struct facts *f)
             if (local)
                 f[i].role = ROLE_SHM_MANAGER;
         } else if (parent >= 0 && pl->items[parent].state != 'Z' &&
+                   node_proc_ctr(&m->scan->node, i) ==
+                       node_proc_ctr(&m->scan->node, (size_t)parent) &&
                    torchprint_comm(pl->items[parent].comm) != TORCH_COMM_LAUNCHER &&
                    same_program(p, &pl->items[parent]) &&
                    (f[i].evidence ||
@@ -257,13 +259,16 @@ static void attach_segments(struct model *m, struct facts *f, const struct worke
     for (size_t i = 0; i < m->nsegs; i++) {
         struct segment *sg = &m->segs[i];
         long c = sg->creator_alive ? index_of(pl, sg->creator_pid) : -1;
-        if (c >= 0 && f[c].group)
+        /* Never a group of a container that does not see the mount. */
+        if (c >= 0 && f[c].group &&
+            model_mount_seen_by(m, sg->mount, node_proc_ctr(&m->scan->node, (size_t)c)))
             sg->group = f[c].group;
         if (!sg->group && sg->state == SEG_ORPHAN && sg->has_creator)
             sg->group = remembered_group(m, mem, sg->creator_pid);
         for (size_t h = 0; h < sg->nholders && !sg->group; h++) {
             long k = index_of(pl, sg->holders[h].pid);
-            if (k >= 0 && f[k].group)
+            if (k >= 0 && f[k].group &&
+                model_mount_seen_by(m, sg->mount, node_proc_ctr(&m->scan->node, (size_t)k)))
                 sg->group = f[k].group;
         }
         for (size_t h = 0; h < sg->nholders; h++) {
@@ -291,6 +296,7 @@ static void list_procs(struct model *m, const struct facts *f)
         mp->proc = i;
         mp->role = f[i].role;
         mp->group = f[i].group;
+        mp->ctr = node_proc_ctr(&m->scan->node, i);
         slot[i] = (long)m->nprocs - 1;
     }
     /* A pid may hold a segment by several fds: each segment counts once per
@@ -334,6 +340,11 @@ void roles_assign(struct model *m, const struct worker_memory *mem)
     build_groups(m, f);
     attach_segments(m, f, mem);
     list_procs(m, f);
+    for (size_t i = 0; i < m->ngroups; i++) {
+        const struct proc *mp = procs_find(&m->scan->procs, m->groups[i].main_pid);
+        m->groups[i].ctr =
+            mp ? node_proc_ctr(&m->scan->node, (size_t)(mp - m->scan->procs.items)) : NODE_HOST;
+    }
     if (m->ngroups > 1)
         qsort(m->groups, m->ngroups, sizeof(*m->groups), cmp_group);
     free(f);

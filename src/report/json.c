@@ -1,7 +1,9 @@
 /* The JSON snapshot, schema 1 (doc/shmwatch.1, "JSON SNAPSHOT"). Every field
  * of the schema is always present; fields beyond it are additions scripts may
  * ignore. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/sysmacros.h>
 #include <string.h>
 
 #include "report/jsonw.h"
@@ -16,9 +18,63 @@ void format_rfc3339(char *dst, size_t n, time_t t)
     strftime(dst, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+const char *report_mount_id(const struct model *m, size_t i, char *buf, size_t n)
+{
+    const struct scan_node *nd = &m->scan->node;
+    if (i < nd->nmounts)
+        return nd->mounts[i].id;
+    if (i >= m->scan->mounts.n)
+        return NULL;
+    dev_t d = m->scan->mounts.items[i].dev; /* a scan made by hand: the same form */
+    snprintf(buf, n, "%u:%u", major(d), minor(d));
+    return buf;
+}
+
 double mount_used_pct(const struct shm_mount *mt)
 {
     return mt->size ? 100.0 * (double)mt->used / (double)mt->size : 0.0;
+}
+
+static void cgroup(struct jsonw *w, const char *key, const struct cgroup_info *cg);
+static void budget(struct jsonw *w, const struct budget *b);
+
+/* The container's id, or NULL for the host (and for a private mount
+ * namespace that is no container). */
+static const char *ctr_id(const struct model *m, size_t ctr)
+{
+    const struct scan_node *n = &m->scan->node;
+    return ctr < n->nctrs ? n->ctrs[ctr].info.id : NULL;
+}
+
+static void container(struct jsonw *w, const struct node_ctr *c)
+{
+    jw_obj(w, NULL);
+    jw_str(w, "id", c->info.id);
+    jw_str(w, "name", c->info.name);
+    jw_str(w, "runtime", container_runtime_name(c->info.runtime));
+    jw_str(w, "pod_uid", c->info.pod_uid);
+    jw_str(w, "pod", c->info.pod);
+    jw_str(w, "namespace", c->info.namespace);
+    jw_str(w, "hostname", c->info.hostname);
+    jw_i64(w, "pid", c->pid);
+    jw_obj_end(w);
+}
+
+/* The node view's fields of mount i: its id, the containers that see it,
+ * the cgroup and budget of the one that owns it. */
+static void mount_node(struct jsonw *w, const struct model *m, size_t i)
+{
+    const struct scan_node *n = &m->scan->node;
+    const struct node_mount *nm = i < n->nmounts ? &n->mounts[i] : NULL;
+    char id[32];
+    jw_str(w, "id", report_mount_id(m, i, id, sizeof(id)));
+    jw_arr(w, "containers");
+    for (size_t k = 0; nm && k < nm->nctrs; k++)
+        container(w, &n->ctrs[nm->ctrs[k]]);
+    jw_arr_end(w);
+    const struct node_ctr *owner = node_owner(n, i);
+    cgroup(w, "cgroup", owner ? &owner->cgroup : &m->scan->cgroup);
+    budget(w, model_mount_budget(m, i));
 }
 
 static void mounts(struct jsonw *w, const struct model *m)
@@ -33,6 +89,7 @@ static void mounts(struct jsonw *w, const struct model *m)
          * could not be listed no named or orphan bytes (listed false); either
          * way the model leaves its unattributed bytes at 0. */
         jw_obj(w, NULL);
+        mount_node(w, m, i); /* first: "listed" stays last, as it was */
         jw_str(w, "path", mt->path);
         jw_u64(w, "size_bytes", mt->size);
         jw_u64(w, "used_bytes", mt->used);
@@ -67,6 +124,8 @@ static void segments(struct jsonw *w, const struct model *m)
         const struct segment *sg = &m->segs[i];
         jw_obj(w, NULL);
         jw_raw(w, "mount", paths[sg->mount].data, paths[sg->mount].len);
+        char id[32];
+        jw_str(w, "mount_id", report_mount_id(m, sg->mount, id, sizeof(id)));
         jw_str(w, "name", sg->name);
         jw_u64(w, "inode", (uint64_t)sg->ino);
         jw_u64(w, "size_bytes", sg->size);
@@ -142,6 +201,7 @@ static void processes(struct jsonw *w, const struct model *m)
         jw_i64(w, "pgid", p->pgid);
         jw_i64(w, "nspid", p->nspid);
         jw_u64(w, "start_ticks", p->start_ticks);
+        jw_str(w, "container", ctr_id(m, mp->ctr));
         jw_obj_end(w);
     }
     jw_arr_end(w);
@@ -178,18 +238,19 @@ static void groups(struct jsonw *w, const struct model *m)
             jw_null(w, "batches_in_flight");
             jw_null(w, "peak_batch_shm_bytes");
         }
+        jw_str(w, "container", ctr_id(m, g->ctr));
         jw_obj_end(w);
     }
     jw_arr_end(w);
 }
 
-static void cgroup(struct jsonw *w, const struct cgroup_info *cg)
+static void cgroup(struct jsonw *w, const char *key, const struct cgroup_info *cg)
 {
     if (!cg->present) {
-        jw_null(w, "cgroup");
+        jw_null(w, key);
         return;
     }
-    jw_obj(w, "cgroup");
+    jw_obj(w, key);
     jw_i64(w, "version", cg->version);
     jw_str(w, "path", cg->path ? cg->path : "");
     if (cg->has_limit)
@@ -302,7 +363,7 @@ void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
     segments(&w, m);
     processes(&w, m);
     groups(&w, m);
-    cgroup(&w, &s->cgroup);
+    cgroup(&w, "cgroup", &s->cgroup);
     budget(&w, &m->budget);
     totals(&w, &m->totals);
     jw_arr(&w, "warnings");
@@ -336,6 +397,7 @@ void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
     else
         jw_null(&w, "initial_pid_namespace");
     jw_dbl(&w, "orphan_min_age_s", m->orphan_min_age_s);
+    jw_bool(&w, "all", s->node.all); /* the node view (--all) */
     jw_obj_end(&w);
     jw_obj_end(&w);
 }

@@ -40,11 +40,41 @@ static void label_value(struct buf *o, const char *s)
     }
 }
 
-static void sample_mount(struct buf *o, const char *name, const char *mount, uint64_t v)
+static void label(struct buf *o, const char *key, const char *value)
 {
-    buf_printf(o, "%s{mount=\"", name);
-    label_value(o, mount);
-    buf_printf(o, "\"} %llu\n", (unsigned long long)v);
+    buf_printf(o, ",%s=\"", key);
+    label_value(o, value ? value : "");
+    buf_addc(o, '"');
+}
+
+/* The labels of mount i, without the braces: mount="PATH"; in the node view
+ * (--all) also mount_id and its owner's container (its name, else its
+ * hostname), container_id, pod and namespace, empty when unknown or the
+ * host's, so that one alert rule covers every container of a fleet. */
+static void mount_labels(struct buf *o, const struct model *m, size_t i)
+{
+    const struct scan *s = m->scan;
+    buf_adds(o, "mount=\"");
+    label_value(o, s->mounts.items[i].path);
+    buf_addc(o, '"');
+    if (!s->node.all)
+        return;
+    char id[32];
+    label(o, "mount_id", report_mount_id(m, i, id, sizeof(id)));
+    const struct node_ctr *c = node_owner(&s->node, i);
+    const struct container_info *ci = c ? &c->info : NULL;
+    label(o, "container", ci ? (ci->name ? ci->name : ci->hostname) : NULL);
+    label(o, "container_id", ci ? ci->id : NULL);
+    label(o, "pod", ci ? ci->pod : NULL);
+    label(o, "namespace", ci ? ci->namespace : NULL);
+}
+
+static void sample_mount(struct buf *o, const char *name, const struct model *m, size_t i,
+                         uint64_t v)
+{
+    buf_printf(o, "%s{", name);
+    mount_labels(o, m, i);
+    buf_printf(o, "} %llu\n", (unsigned long long)v);
 }
 
 enum mount_figure { MF_SIZE, MF_USED, MF_AVAIL, MF_NAMED, MF_HIDDEN, MF_ORPHAN, MF_UNATTRIBUTED,
@@ -69,7 +99,7 @@ static void mount_family(struct buf *o, const struct model *m, const char *name,
             continue;
         const uint64_t v[] = {mt->size, mt->used, mt->avail, f->named, f->hidden,
                               f->orphan, f->unattributed, f->pending};
-        sample_mount(o, name, mt->path, v[which]);
+        sample_mount(o, name, m, i, v[which]);
     }
 }
 
@@ -86,9 +116,9 @@ static void segments(struct buf *o, const struct model *m)
         }
         for (size_t s = 0; s < 4; s++) {
             for (size_t k = 0; k < KIND_COUNT; k++) {
-                buf_adds(o, "shmwatch_segments{mount=\"");
-                label_value(o, m->scan->mounts.items[i].path);
-                buf_printf(o, "\",state=\"%s\",kind=\"%s\"} %zu\n", seg_state_name(states[s]),
+                buf_adds(o, "shmwatch_segments{");
+                mount_labels(o, m, i);
+                buf_printf(o, ",state=\"%s\",kind=\"%s\"} %zu\n", seg_state_name(states[s]),
                            seg_kind_name((enum seg_kind)k), count[states[s]][k]);
             }
         }
@@ -145,6 +175,68 @@ void report_prometheus_stalled(struct buf *o, const struct scan *s, double last_
     stalled(o, s->stalled_s);
 }
 
+enum node_figure { NF_LIMIT, NF_HEADROOM, NF_EFFECTIVE, NF_VERDICT, NF_CG_LIMIT, NF_CG_USAGE,
+                   NF_CG_SHMEM, NF_CG_ANON, NF_CG_OOM };
+
+/* The node view's budget and cgroup families: a sample per mount, with the
+ * mount's labels, from the cgroup that owns it (a container's own). */
+static void node_budgets(struct buf *o, const struct model *m)
+{
+    static const struct {
+        const char *name, *type, *help;
+    } fam[] = {
+        [NF_LIMIT] = {"shmwatch_budget_limit_bytes", "gauge",
+                      "Memory limit the budget uses (cgroup or MemTotal)."},
+        [NF_HEADROOM] = {"shmwatch_budget_headroom_bytes", "gauge",
+                         "Limit minus app memory minus shm used."},
+        [NF_EFFECTIVE] = {"shmwatch_budget_shm_effective_bytes", "gauge",
+                          "Shm that can still be written before ENOSPC or the memory limit."},
+        [NF_VERDICT] = {"shmwatch_budget_verdict", "gauge",
+                        "Budget verdict: 0 ok, 1 warn, 2 critical."},
+        [NF_CG_LIMIT] = {"shmwatch_cgroup_limit_bytes", "gauge",
+                         "Memory limit of the cgroup that owns the mount."},
+        [NF_CG_USAGE] = {"shmwatch_cgroup_usage_bytes", "gauge",
+                         "Memory charged to the cgroup that owns the mount."},
+        [NF_CG_SHMEM] = {"shmwatch_cgroup_shmem_bytes", "gauge",
+                         "Shared memory charged to the cgroup that owns the mount."},
+        [NF_CG_ANON] = {"shmwatch_cgroup_anon_bytes", "gauge",
+                        "Anonymous memory of the cgroup that owns the mount."},
+        [NF_CG_OOM] = {"shmwatch_cgroup_oom_kills_total", "counter",
+                       "Processes the OOM killer ended in the cgroup that owns the mount."},
+    };
+    const struct scan *s = m->scan;
+    for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+        family(o, fam[f].name, fam[f].type, fam[f].help);
+        for (size_t i = 0; i < s->mounts.n; i++) {
+            const struct budget *b = model_mount_budget(m, i);
+            const struct node_ctr *c = node_owner(&s->node, i);
+            const struct cgroup_info *cg = c ? &c->cgroup : &s->cgroup;
+            uint64_t v;
+            switch ((enum node_figure)f) {
+            case NF_LIMIT: v = b->limit; break;
+            case NF_HEADROOM: v = b->headroom; break;
+            case NF_EFFECTIVE: v = b->shm_effective; break;
+            case NF_VERDICT: v = (uint64_t)b->verdict; break;
+            case NF_CG_LIMIT:
+                if (!cg->present || !cg->has_limit)
+                    continue;
+                v = cg->limit;
+                break;
+            case NF_CG_USAGE: v = cg->usage; break;
+            case NF_CG_SHMEM: v = cg->shmem; break;
+            case NF_CG_ANON: v = cg->anon; break;
+            default:
+                if (!cg->present || !cg->has_oom_kills)
+                    continue;
+                v = cg->oom_kills;
+            }
+            if (f >= NF_CG_LIMIT && !cg->present)
+                continue;
+            sample_mount(o, fam[f].name, m, i, v);
+        }
+    }
+}
+
 void report_prometheus(struct buf *o, const struct model *m)
 {
     mount_family(o, m, "shmwatch_mount_size_bytes", "Size of the shm mount.", MF_SIZE);
@@ -168,20 +260,23 @@ void report_prometheus(struct buf *o, const struct model *m)
            "Pid namespaces whose processes can reach the mount; above 1 a pid in a segment "
            "name proves no orphan.");
     for (size_t i = 0; i < m->scan->mounts.n; i++)
-        sample_mount(o, "shmwatch_mount_pid_namespaces", m->scan->mounts.items[i].path,
-                     m->mounts[i].pids.npidns);
+        sample_mount(o, "shmwatch_mount_pid_namespaces", m, i, m->mounts[i].pids.npidns);
     family(o, "shmwatch_mount_pids_trusted", "gauge",
            "1 when a dead creator pid can prove an orphan on the mount, else 0.");
     for (size_t i = 0; i < m->scan->mounts.n; i++) {
         enum pid_evidence e = m->mounts[i].pids.evidence;
-        sample_mount(o, "shmwatch_mount_pids_trusted", m->scan->mounts.items[i].path,
+        sample_mount(o, "shmwatch_mount_pids_trusted", m, i,
                      e != PIDS_SHARED && e != PIDS_UNPROVEN);
     }
     segments(o, m);
     groups(o, m);
 
+    if (m->scan->node.all)
+        node_budgets(o, m);
     const struct cgroup_info *cg = &m->scan->cgroup;
-    if (cg->present) {
+    if (m->scan->node.all) {
+        /* Said per mount above, each its owner's. */
+    } else if (cg->present) {
         if (cg->has_limit)
             gauge(o, "shmwatch_cgroup_limit_bytes", "Memory limit of the watched cgroup.",
                   (double)cg->limit);
@@ -199,15 +294,17 @@ void report_prometheus(struct buf *o, const struct model *m)
         }
     }
     const struct budget *b = &m->budget;
-    gauge(o, "shmwatch_budget_limit_bytes", "Memory limit the budget uses (cgroup or MemTotal).",
-          (double)b->limit);
-    gauge(o, "shmwatch_budget_headroom_bytes", "Limit minus app memory minus shm used.",
-          (double)b->headroom);
-    gauge(o, "shmwatch_budget_shm_effective_bytes",
-          "Shm that can still be written before ENOSPC or the memory limit.",
-          (double)b->shm_effective);
-    gauge(o, "shmwatch_budget_verdict", "Budget verdict: 0 ok, 1 warn, 2 critical.",
-          (double)b->verdict);
+    if (!m->scan->node.all) {
+        gauge(o, "shmwatch_budget_limit_bytes",
+              "Memory limit the budget uses (cgroup or MemTotal).", (double)b->limit);
+        gauge(o, "shmwatch_budget_headroom_bytes", "Limit minus app memory minus shm used.",
+              (double)b->headroom);
+        gauge(o, "shmwatch_budget_shm_effective_bytes",
+              "Shm that can still be written before ENOSPC or the memory limit.",
+              (double)b->shm_effective);
+        gauge(o, "shmwatch_budget_verdict", "Budget verdict: 0 ok, 1 warn, 2 critical.",
+              (double)b->verdict);
+    }
     gauge(o, "shmwatch_zombies", "Zombie processes.", (double)m->totals.zombies);
     gauge(o, "shmwatch_orphan_workers", "DataLoader workers whose main process is gone.",
           (double)m->totals.orphan_workers);

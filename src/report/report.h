@@ -36,6 +36,10 @@ void report_prometheus_stalled(struct buf *out, const struct scan *stalled,
 /* "2026-11-29T10:40:00Z" */
 void format_rfc3339(char *dst, size_t n, time_t t);
 
+/* Mount i's id ("MAJ:MIN" of its device, as the scan's node facts say),
+ * written into buf when the scan has none; NULL for no such mount. */
+const char *report_mount_id(const struct model *m, size_t i, char *buf, size_t n);
+
 /* Percentage used of a mount, 0 when its size is unknown. */
 double mount_used_pct(const struct shm_mount *mt);
 

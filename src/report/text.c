@@ -1,5 +1,7 @@
 /* The plain-text snapshot (--once): what a person reads in a terminal or a
  * log. Every name is passed through esc_term: no raw control byte leaves. */
+#include <stdio.h>
+
 #include "report/report.h"
 #include "util/escape.h"
 #include "util/units.h"
@@ -8,7 +10,23 @@ struct text {
     struct buf *out;
     const struct model *m;
     const struct text_opts *o;
+    /* The node view (--all): only what belongs to container unit (NODE_HOST:
+     * the host's) is written; else everything. */
+    bool node;
+    size_t unit;
 };
+
+/* Mount i's owner is the container being written. */
+static bool mount_here(const struct text *t, size_t i)
+{
+    const struct scan_node *n = &t->m->scan->node;
+    return !t->node || (i < n->nmounts && n->mounts[i].owner == t->unit);
+}
+
+static bool ctr_here(const struct text *t, size_t ctr)
+{
+    return !t->node || ctr == t->unit;
+}
 
 static const char *sz(char *dst, uint64_t v)
 {
@@ -36,14 +54,25 @@ static void mounts(struct text *t)
     const struct mount_list *ml = &t->m->scan->mounts;
     char a[16], b[16], c[16], d[16], e[16], f[16], g[16];
     buf_adds(t->out, "MOUNTS\n");
-    if (ml->n == 0)
+    size_t shown = 0;
+    for (size_t i = 0; i < ml->n; i++)
+        shown += mount_here(t, i);
+    if (shown == 0 && !t->node)
         buf_adds(t->out, "  no shm mount found (use --mount PATH)\n");
+    else if (shown == 0)
+        buf_adds(t->out, "  none of its own: it sees another's mount, written under its owner\n");
     for (size_t i = 0; i < ml->n; i++) {
+        if (!mount_here(t, i))
+            continue;
         const struct shm_mount *mt = &ml->items[i];
         const struct mount_figures *fg = &t->m->mounts[i];
         double pct = mount_used_pct(mt);
         buf_adds(t->out, "  ");
         name(t, mt->path);
+        if (t->node) {
+            char id[32];
+            buf_printf(t->out, " (%s)", report_mount_id(t->m, i, id, sizeof(id)));
+        }
         if (mt->stat_ok) {
             buf_adds(t->out, "  ");
             bar(t, pct, 20);
@@ -74,17 +103,14 @@ static void mounts(struct text *t)
     }
 }
 
-static void budget(struct text *t)
+static void budget_of(struct text *t, const struct budget *b, const struct cgroup_info *cg)
 {
-    const struct budget *b = &t->m->budget;
     char a[16], c[16], d[16], e[16], f[16], g[16];
-    buf_adds(t->out, "\nBUDGET\n");
     buf_printf(t->out,
                "  limit %s (%s), app %s, shm %s of %s, headroom %s, shm still writable %s\n",
                sz(a, b->limit), b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal",
                sz(c, b->app), sz(d, b->shm_used), sz(e, b->shm_size), sz(f, b->headroom),
                sz(g, b->shm_effective));
-    const struct cgroup_info *cg = &t->m->scan->cgroup;
     if (cg->present && cg->has_oom_kills)
         buf_printf(t->out, "  oom kills %llu%s\n", (unsigned long long)cg->oom_kills,
                    b->oom_recent ? " (new ones just now: the memory limit was hit)"
@@ -95,6 +121,30 @@ static void budget(struct text *t)
     buf_printf(t->out, "  verdict: %s\n", verdict_name(b->verdict));
     for (size_t i = 0; i < b->nadvice; i++)
         buf_printf(t->out, "  - %s\n", b->advice[i]);
+}
+
+static void budget(struct text *t)
+{
+    if (!t->node) {
+        buf_adds(t->out, "\nBUDGET\n");
+        budget_of(t, &t->m->budget, &t->m->scan->cgroup);
+        return;
+    }
+    const struct scan *s = t->m->scan;
+    for (size_t i = 0; i < s->mounts.n; i++) {
+        if (!mount_here(t, i))
+            continue;
+        const struct node_ctr *c = node_owner(&s->node, i);
+        const struct cgroup_info *cg = c ? &c->cgroup : &s->cgroup;
+        buf_adds(t->out, "\nBUDGET of ");
+        name(t, s->mounts.items[i].path);
+        if (cg->present && cg->path) {
+            buf_adds(t->out, ", cgroup ");
+            name(t, cg->path);
+        }
+        buf_addc(t->out, '\n');
+        budget_of(t, model_mount_budget(t->m, i), cg);
+    }
 }
 
 static void holders(struct text *t, const struct segment *sg)
@@ -159,10 +209,15 @@ static void groups(struct text *t)
     const struct model *m = t->m;
     char a[16];
     buf_adds(t->out, "\nDATALOADER GROUPS\n");
-    if (!m->ngroups)
+    size_t shown = 0;
+    for (size_t i = 0; i < m->ngroups; i++)
+        shown += ctr_here(t, m->groups[i].ctr);
+    if (!shown)
         buf_adds(t->out, "  none\n");
     for (size_t i = 0; i < m->ngroups; i++) {
         const struct group *g = &m->groups[i];
+        if (!ctr_here(t, g->ctr))
+            continue;
         const struct proc *mp = &m->scan->procs.items[g->main_proc];
         buf_printf(t->out, "  main %d  ", (int)g->main_pid);
         /* No command line when it could not be read (the main is exiting). */
@@ -189,7 +244,7 @@ static void segments_where(struct text *t, const char *title, enum seg_state sta
     bool any = false;
     for (size_t k = 0; k < t->m->nsegs; k++) {
         const struct segment *sg = &t->m->segs[k];
-        if (sg->group || sg->state != state)
+        if (sg->group || sg->state != state || !mount_here(t, sg->mount))
             continue;
         if (!any)
             buf_printf(t->out, "\n%s\n", title);
@@ -202,7 +257,7 @@ static void other_procs(struct text *t)
 {
     bool any = false;
     for (size_t k = 0; k < t->m->nprocs; k++) {
-        if (t->m->procs[k].group)
+        if (t->m->procs[k].group || !ctr_here(t, t->m->procs[k].ctr))
             continue;
         if (!any)
             buf_adds(t->out, "\nOTHER PROCESSES (holders, zombies, orphaned workers)\n");
@@ -222,6 +277,68 @@ static void sysv(struct text *t)
         buf_printf(t->out, "  shmid %d key 0x%llx  %s  attached %lu  creator %d\n",
                    sl->items[i].shmid, (unsigned long long)sl->items[i].key,
                    sz(a, sl->items[i].size), sl->items[i].nattch, (int)sl->items[i].cpid);
+}
+
+/* Everything of one container (or, without --all, of the one world). */
+static void unit(struct text *t)
+{
+    mounts(t);
+    budget(t);
+    groups(t);
+    segments_where(t, "HIDDEN (deleted but held, outside any DataLoader group)", SEG_HIDDEN);
+    segments_where(t, "IN USE (outside any DataLoader group)", SEG_IN_USE);
+    segments_where(t, "ORPHANS (held by nobody, creator dead: safe to remove)", SEG_ORPHAN);
+    segments_where(t, "UNHELD (held by nobody; owner unknown or still running)", SEG_UNHELD);
+    other_procs(t);
+}
+
+/* "== HOST" or "== CONTAINER name (runtime id, pod ns/pod, host h, pid N)". */
+static void heading(struct text *t)
+{
+    const struct scan_node *n = &t->m->scan->node;
+    if (t->unit == NODE_HOST) {
+        buf_adds(t->out, "== HOST\n");
+        return;
+    }
+    const struct node_ctr *c = &n->ctrs[t->unit];
+    const struct container_info *ci = &c->info;
+    const char *rt = container_runtime_name(ci->runtime);
+    buf_adds(t->out, rt ? "== CONTAINER " : "== MOUNT NAMESPACE ");
+    if (ci->name)
+        name(t, ci->name);
+    else if (ci->hostname)
+        name(t, ci->hostname);
+    else {
+        buf_printf(t->out, "of pid %d\n", (int)c->pid);
+        return;
+    }
+    buf_adds(t->out, " (");
+    if (rt) {
+        buf_printf(t->out, "%s ", rt);
+        if (ci->id) {
+            /* Twelve digits, as docker ps shows them; an lxc name whole. */
+            char shortid[13];
+            snprintf(shortid, sizeof(shortid), "%s", ci->id);
+            name(t, ci->runtime == RUNTIME_LXC || ci->runtime == RUNTIME_NSPAWN ? ci->id
+                                                                                  : shortid);
+        }
+        buf_adds(t->out, ", ");
+    }
+    if (ci->pod) {
+        buf_adds(t->out, "pod ");
+        if (ci->namespace) {
+            name(t, ci->namespace);
+            buf_addc(t->out, '/');
+        }
+        name(t, ci->pod);
+        buf_adds(t->out, ", ");
+    }
+    if (ci->hostname && ci->name) {
+        buf_adds(t->out, "host ");
+        name(t, ci->hostname);
+        buf_adds(t->out, ", ");
+    }
+    buf_printf(t->out, "pid %d)\n", (int)c->pid);
 }
 
 void report_text(struct buf *out, const struct model *m, const struct text_opts *o)
@@ -244,14 +361,18 @@ void report_text(struct buf *out, const struct model *m, const struct text_opts 
         buf_addc(out, '\n');
     }
     buf_addc(out, '\n');
-    mounts(&t);
-    budget(&t);
-    groups(&t);
-    segments_where(&t, "HIDDEN (deleted but held, outside any DataLoader group)", SEG_HIDDEN);
-    segments_where(&t, "IN USE (outside any DataLoader group)", SEG_IN_USE);
-    segments_where(&t, "ORPHANS (held by nobody, creator dead: safe to remove)", SEG_ORPHAN);
-    segments_where(&t, "UNHELD (held by nobody; owner unknown or still running)", SEG_UNHELD);
-    other_procs(&t);
+    if (!s->node.all) {
+        unit(&t);
+    } else {
+        /* A heading per container, the host's first. */
+        t.node = true;
+        for (size_t c = NODE_HOST; c == NODE_HOST || c < s->node.nctrs; c++) {
+            t.unit = c;
+            heading(&t);
+            unit(&t);
+            buf_addc(out, '\n');
+        }
+    }
     sysv(&t);
     const struct warnings *w = &m->scan->warn;
     if (w->n) {

@@ -12,6 +12,7 @@ struct config;
  * nothing of the command line's code. */
 struct ui_flags {
     pid_t pid;         /* --pid, 0 for none */
+    bool all;          /* --all: the node view */
     bool demo;         /* --demo */
     bool mounts_given; /* --mount given at least once */
     bool theme_given;  /* --theme given: its errors name the flag */

@@ -46,6 +46,7 @@ int ui_settings_load(const struct ui_flags *f, const struct config *cfg, struct 
     s->mounts = (const char **)s->cfg.mounts.item;
     s->nmounts = s->cfg.mounts.n;
     s->pid = f->pid;
+    s->all = f->all;
     s->demo = f->demo;
     if (s->demo && (f->pid || f->mounts_given)) {
         *err = xstrdup("--demo watches its own scene: it excludes --pid and --mount");

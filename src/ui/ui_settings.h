@@ -18,6 +18,7 @@ struct ui_settings {
     const char **mounts; /* cfg.mounts as the scan takes them */
     size_t nmounts;
     pid_t pid; /* --pid, 0 for none */
+    bool all;  /* --all: the node view */
     bool demo;
 };
 

@@ -1,0 +1,434 @@
+/* The node view's reading (node.h): mount namespaces, their shm mounts by
+ * device, and the container of each. */
+#include "collect/node.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "util/beneath.h"
+#include "util/buf.h"
+#include "util/fileio.h"
+#include "util/sysroot.h"
+#include "util/xalloc.h"
+
+/* A host with tens of thousands of mounts stays below this (as mounts.c). */
+enum { NODE_MOUNTINFO_MAX = 16 << 20 };
+/* Members of a namespace remembered, to try another when one exits. */
+enum { NODE_MEMBERS = 4 };
+
+/* One distinct mount namespace met in the pre-pass. */
+struct node_ns {
+    unsigned long mntns;
+    pid_t members[NODE_MEMBERS]; /* ascending: the first is usually its init */
+    size_t nmembers;
+    char *text;                  /* its mountinfo, until node_seed */
+    size_t *mounts;              /* indexes into the mount list of the mounts it shows */
+    size_t nmounts, mounts_cap;
+    size_t ctr;                  /* its container, NODE_HOST when none */
+};
+
+/* A shm mount found in some namespace, before its size is read. */
+struct cand {
+    dev_t dev;
+    char *path;
+    char *fstype;
+    size_t *ns; /* namespaces that show it, in the order met */
+    size_t nns, nscap;
+};
+
+static void add_member(struct node_ns *ns, pid_t pid)
+{
+    if (ns->nmembers < NODE_MEMBERS)
+        ns->members[ns->nmembers++] = pid;
+}
+
+static struct node_ns *find_ns(struct scan_node *n, unsigned long mntns)
+{
+    for (size_t i = n->nns; i-- > 0;)
+        if (n->ns[i].mntns == mntns)
+            return &n->ns[i];
+    return NULL;
+}
+
+static bool watched_path(const char *mp, const char *const *extra, size_t nextra, bool *named)
+{
+    *named = false;
+    for (size_t i = 0; i < nextra; i++)
+        if (strcmp(mp, extra[i]) == 0)
+            return *named = true;
+    return strcmp(mp, "/dev/shm") == 0 || strcmp(mp, "/run/shm") == 0;
+}
+
+/* The shm mounts that namespace k's mountinfo shows at a watched path (the
+ * last mount on a point wins: it hides the ones below), added to cands. */
+static void parse_ns(struct scan_node *n, size_t k, const char *const *extra, size_t nextra,
+                     struct cand **cands, size_t *ncands, size_t *cap)
+{
+    char *copy = xstrdup(n->ns[k].text), *cur = copy, *line;
+    struct mountinfo_entry *e = NULL;
+    size_t ne = 0, ecap = 0;
+    while ((line = next_line(&cur))) {
+        struct mountinfo_entry x;
+        if (mountinfo_parse_line(line, &x))
+            *VEC_PUSH(e, ne, ecap) = x;
+    }
+    for (size_t i = 0; i < ne; i++) {
+        bool named;
+        if (!watched_path(e[i].mountpoint, extra, nextra, &named))
+            continue;
+        bool top = true; /* no later entry on the same point */
+        for (size_t j = i + 1; j < ne && top; j++)
+            top = strcmp(e[j].mountpoint, e[i].mountpoint) != 0;
+        if (!top || (!named && strcmp(e[i].fstype, "tmpfs") != 0))
+            continue;
+        dev_t dev = makedev(e[i].major, e[i].minor);
+        struct cand *c = NULL;
+        for (size_t j = 0; j < *ncands && !c; j++)
+            if ((*cands)[j].dev == dev)
+                c = &(*cands)[j];
+        if (!c) {
+            c = VEC_PUSH(*cands, *ncands, *cap);
+            memset(c, 0, sizeof(*c));
+            c->dev = dev;
+            c->path = xstrdup(e[i].mountpoint);
+            c->fstype = xstrdup(e[i].fstype);
+        }
+        bool known = false;
+        for (size_t j = 0; j < c->nns && !known; j++)
+            known = c->ns[j] == k;
+        if (!known)
+            *VEC_PUSH(c->ns, c->nns, c->nscap) = k;
+    }
+    free(e);
+    free(copy);
+}
+
+/* statvfs of the mount through the root of a member of a namespace that
+ * shows it, checked to be the same device. 0, -ESRCH when every member
+ * of every namespace has exited, or the first other -errno. */
+static int stat_through(struct scan_node *n, const struct sysroot *host, const struct cand *c,
+                        struct shm_mount *m, pid_t *via)
+{
+    int first_err = -ESRCH;
+    for (size_t j = 0; j < c->nns; j++) {
+        struct node_ns *ns = &n->ns[c->ns[j]];
+        for (size_t k = 0; k < ns->nmembers; k++) {
+            struct sysroot r;
+            int rc = sysroot_open_pid(&r, host, ns->members[k]);
+            if (rc == 0) {
+                int fd = open_beneath(r.root, c->path, O_RDONLY | O_DIRECTORY);
+                struct stat st;
+                struct statvfs sv;
+                if (fd < 0)
+                    rc = fd;
+                else if (fstat(fd, &st) != 0 || fstatvfs(fd, &sv) != 0)
+                    rc = -errno;
+                else if (st.st_dev != c->dev)
+                    rc = -ESTALE; /* remounted meanwhile */
+                else if (!sysroot_pid_alive(&r))
+                    rc = -ESRCH;
+                if (fd >= 0)
+                    close(fd);
+                sysroot_close(&r);
+                if (rc == 0) {
+                    uint64_t frsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
+                    m->size = (uint64_t)sv.f_blocks * frsize;
+                    m->avail = (uint64_t)sv.f_bavail * frsize;
+                    m->used = ((uint64_t)sv.f_blocks - (uint64_t)sv.f_bfree) * frsize;
+                    m->stat_ok = true;
+                    *via = ns->members[k];
+                    return 0;
+                }
+            }
+            if (rc != -ESRCH && rc != -ENOENT && first_err == -ESRCH)
+                first_err = rc;
+        }
+    }
+    return first_err;
+}
+
+void node_single(struct scan_node *n, const struct mount_list *ml)
+{
+    n->nmounts = ml->n;
+    n->mounts = xcalloc(ml->n ? ml->n : 1, sizeof(*n->mounts));
+    for (size_t i = 0; i < ml->n; i++) {
+        snprintf(n->mounts[i].id, sizeof(n->mounts[i].id), "%u:%u", major(ml->items[i].dev),
+                 minor(ml->items[i].dev));
+        n->mounts[i].owner = NODE_HOST;
+        n->mounts[i].host_sees = true;
+    }
+}
+
+void node_discover(struct scan_node *n, int procfd, const char *proc_dir,
+                   const char *const *extra, size_t nextra, struct mount_list *ml,
+                   struct warnings *w)
+{
+    n->all = true;
+    unsigned long self_mntns = nsmap_link(procfd, "self/ns/mnt");
+    n->host_mntns = nsmap_link(procfd, "1/ns/mnt");
+    if (!n->host_mntns)
+        n->host_mntns = self_mntns;
+    int dfd = openat(procfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        warn_add(w, "cannot list %s: %s", proc_dir, strerror(errno));
+        return;
+    }
+    struct buf text;
+    buf_init(&text);
+    struct dirent *de;
+    char path[64];
+    while ((de = readdir(d))) {
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        snprintf(path, sizeof(path), "%ld/ns/mnt", pid);
+        char link[64];
+        ssize_t len = readlinkat(procfd, path, link, sizeof(link) - 1);
+        if (len <= 0) {
+            if (errno == EACCES || errno == EPERM)
+                n->unreadable++;
+            continue; /* exited, or a kernel thread's (no link) */
+        }
+        link[len] = '\0';
+        const char *br = strchr(link, '[');
+        unsigned long mntns = br ? strtoul(br + 1, NULL, 10) : 0;
+        if (!mntns)
+            continue;
+        struct node_ns *ns = find_ns(n, mntns);
+        if (ns) {
+            add_member(ns, (pid_t)pid);
+            continue;
+        }
+        snprintf(path, sizeof(path), "%ld/mountinfo", pid);
+        int rc = read_proc_at(procfd, path, &text, NODE_MOUNTINFO_MAX);
+        if (rc == -ENOENT || rc == -ESRCH)
+            continue; /* exited: the next member reads it */
+        if (rc < 0) {
+            n->unreadable++;
+            continue;
+        }
+        ns = VEC_PUSH(n->ns, n->nns, n->nscap);
+        memset(ns, 0, sizeof(*ns));
+        ns->mntns = mntns;
+        ns->ctr = NODE_HOST;
+        ns->text = xstrdup(text.data ? text.data : "");
+        add_member(ns, (pid_t)pid);
+    }
+    closedir(d);
+    buf_free(&text);
+
+    /* The host's mounts first, then the others in the order their
+     * namespaces were met (by pid: a container's init before its children). */
+    struct cand *cands = NULL;
+    size_t ncands = 0, ccap = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; k < n->nns; k++)
+            if ((n->ns[k].mntns == n->host_mntns) == (pass == 0))
+                parse_ns(n, k, extra, nextra, &cands, &ncands, &ccap);
+
+    struct sysroot host;
+    int hrc = sysroot_open(&host, proc_dir, "/", "/");
+    if (hrc < 0)
+        warn_add(w, "cannot open %s: %s", proc_dir, strerror(-hrc));
+    for (size_t i = 0; i < ncands; i++) {
+        struct cand *c = &cands[i];
+        struct shm_mount m;
+        memset(&m, 0, sizeof(m));
+        pid_t via = 0;
+        int rc = hrc < 0 ? hrc : stat_through(n, &host, c, &m, &via);
+        if (rc == -ESRCH) {
+            n->dropped++;
+            warn_add(w, "%s (device %u:%u) dropped: every process that saw it has exited",
+                     c->path, major(c->dev), minor(c->dev));
+        } else {
+            struct shm_mount *x = VEC_PUSH(ml->items, ml->n, ml->cap);
+            *x = m;
+            x->path = c->path;
+            x->fstype = c->fstype;
+            c->path = c->fstype = NULL;
+            x->dev = c->dev;
+            if (rc < 0) {
+                x->stat_err = -rc;
+                via = n->ns[c->ns[0]].members[0];
+            }
+            /* Listed by files.c through this path. */
+            bool own = false;
+            for (size_t j = 0; j < c->nns && !own; j++)
+                own = n->ns[c->ns[j]].mntns == self_mntns;
+            x->access = own ? xstrdup(x->path)
+                            : str_printf("%s/%d/root%s", proc_dir, (int)via, x->path);
+            for (size_t j = 0; j < c->nns; j++) {
+                struct node_ns *ns = &n->ns[c->ns[j]];
+                *VEC_PUSH(ns->mounts, ns->nmounts, ns->mounts_cap) = ml->n - 1;
+            }
+        }
+        free(c->path);
+        free(c->fstype);
+        free(c->ns);
+    }
+    free(cands);
+    sysroot_close(&host);
+    if (n->unreadable)
+        warn_add(w,
+                 "the mount namespaces of %zu %s could not be read (not permitted): their shm "
+                 "mounts are not shown (run as root to see every container)",
+                 n->unreadable, n->unreadable == 1 ? "process" : "processes");
+}
+
+void node_seed(struct scan_node *n, struct nsmap *ns)
+{
+    for (size_t k = 0; k < n->nns; k++) {
+        struct node_ns *x = &n->ns[k];
+        struct mntns_seen *s = VEC_PUSH(ns->ns, ns->nns, ns->nscap);
+        memset(s, 0, sizeof(*s));
+        s->mntns = x->mntns;
+        s->member = x->members[0];
+        s->sees = xcalloc(ns->ndevs ? ns->ndevs : 1, 1);
+        if (ns->ndevs)
+            nsmap_parse_mountinfo(x->text, ns->devs, ns->ndevs, s->sees);
+        free(x->text);
+        x->text = NULL;
+    }
+}
+
+/* The container of namespace x (a new entry, or the one of the same id). */
+static void ns_container(struct scan_node *n, struct node_ns *x, int procfd, int hostroot,
+                         const char *proc_dir, const struct mountinfo *self_mi,
+                         struct warnings *w)
+{
+    bool own_mount = false; /* a mount the host's namespace does not show */
+    for (size_t i = 0; i < x->nmounts && !own_mount; i++)
+        own_mount = !n->mounts[x->mounts[i]].host_sees;
+    for (size_t k = 0; k < x->nmembers; k++) {
+        char dir[32];
+        snprintf(dir, sizeof(dir), "%d", (int)x->members[k]);
+        int piddir = openat(procfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (piddir < 0)
+            continue;
+        struct container_info ci;
+        memset(&ci, 0, sizeof(ci));
+        int rc = containers_collect(hostroot, piddir, &ci);
+        close(piddir);
+        if (rc < 0) {
+            containers_free(&ci);
+            continue; /* gone: try the next member */
+        }
+        if (ci.runtime == RUNTIME_NONE && !own_mount) {
+            containers_free(&ci); /* a private namespace on the host's mounts: the host's */
+            return;
+        }
+        for (size_t c = 0; ci.id && c < n->nctrs; c++)
+            if (n->ctrs[c].info.id && strcmp(n->ctrs[c].info.id, ci.id) == 0) {
+                x->ctr = c;
+                containers_free(&ci);
+                return;
+            }
+        struct node_ctr *c = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
+        memset(c, 0, sizeof(*c));
+        c->info = ci;
+        c->pid = x->members[k];
+        c->mntns = x->mntns;
+        char cgfile[96];
+        snprintf(cgfile, sizeof(cgfile), "%s/%d/cgroup", proc_dir, (int)c->pid);
+        cgroup_collect("", cgfile, self_mi, &c->cgroup, w);
+        x->ctr = n->nctrs - 1;
+        return;
+    }
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+void node_assign(struct scan_node *n, int procfd, int hostroot, const char *proc_dir,
+                 const struct mountinfo *self_mi, const struct mount_list *ml,
+                 const struct proc_list *pl, struct warnings *w)
+{
+    node_single(n, ml);
+    for (size_t i = 0; i < ml->n; i++)
+        n->mounts[i].host_sees = false;
+    for (size_t k = 0; k < n->nns; k++)
+        if (n->ns[k].mntns == n->host_mntns)
+            for (size_t i = 0; i < n->ns[k].nmounts; i++)
+                n->mounts[n->ns[k].mounts[i]].host_sees = true;
+    for (size_t k = 0; k < n->nns; k++)
+        if (n->ns[k].mntns != n->host_mntns && n->ns[k].nmounts)
+            ns_container(n, &n->ns[k], procfd, hostroot, proc_dir, self_mi, w);
+    size_t *cap = xcalloc(ml->n ? ml->n : 1, sizeof(*cap));
+    for (size_t k = 0; k < n->nns; k++) {
+        const struct node_ns *x = &n->ns[k];
+        if (x->ctr == NODE_HOST)
+            continue;
+        for (size_t i = 0; i < x->nmounts; i++) {
+            struct node_mount *m = &n->mounts[x->mounts[i]];
+            bool known = false;
+            for (size_t j = 0; j < m->nctrs && !known; j++)
+                known = m->ctrs[j] == x->ctr;
+            if (!known)
+                *VEC_PUSH(m->ctrs, m->nctrs, cap[x->mounts[i]]) = x->ctr;
+        }
+    }
+    free(cap);
+    for (size_t i = 0; i < ml->n; i++) {
+        struct node_mount *m = &n->mounts[i];
+        if (m->nctrs > 1)
+            qsort(m->ctrs, m->nctrs, sizeof(*m->ctrs), cmp_size);
+        /* The host's when the host sees it (--ipc=host), else the first
+         * container's (the one whose ipc the others joined). */
+        m->owner = m->host_sees || !m->nctrs ? NODE_HOST : m->ctrs[0];
+    }
+    n->nprocs = pl->n;
+    n->proc_ctr = xmalloc((pl->n ? pl->n : 1) * sizeof(*n->proc_ctr));
+    const struct node_ns *last = NULL;
+    for (size_t i = 0; i < pl->n; i++) {
+        unsigned long mntns = pl->items[i].mntns;
+        if (mntns && (!last || last->mntns != mntns))
+            last = find_ns(n, mntns);
+        n->proc_ctr[i] = mntns && last && last->mntns == mntns ? last->ctr : NODE_HOST;
+    }
+}
+
+size_t node_proc_ctr(const struct scan_node *n, size_t proc_index)
+{
+    return n->proc_ctr && proc_index < n->nprocs ? n->proc_ctr[proc_index] : NODE_HOST;
+}
+
+const struct node_ctr *node_owner(const struct scan_node *n, size_t mount)
+{
+    if (mount >= n->nmounts || n->mounts[mount].owner == NODE_HOST)
+        return NULL;
+    return &n->ctrs[n->mounts[mount].owner];
+}
+
+void node_free(struct scan_node *n)
+{
+    for (size_t i = 0; i < n->nctrs; i++) {
+        containers_free(&n->ctrs[i].info);
+        cgroup_free(&n->ctrs[i].cgroup);
+    }
+    free(n->ctrs);
+    for (size_t i = 0; i < n->nmounts; i++)
+        free(n->mounts[i].ctrs);
+    free(n->mounts);
+    free(n->proc_ctr);
+    for (size_t k = 0; k < n->nns; k++) {
+        free(n->ns[k].text);
+        free(n->ns[k].mounts);
+    }
+    free(n->ns);
+    memset(n, 0, sizeof(*n));
+}

@@ -1,0 +1,106 @@
+/* The node view (--all, doc/shmwatch.1 "THE NODE VIEW"): every shm mount of
+ * every mount namespace the watcher can read, each mount identified by its
+ * device and naming the containers that see it, each container with its own
+ * memory cgroup.
+ *
+ * How it is read: one pass over /proc reads each process's mount namespace
+ * link, and for each distinct mount namespace one mountinfo (through one
+ * member), kept for the walk's nsmap (seeded, so never read twice). A mount
+ * is a tmpfs at /dev/shm, /run/shm or a --mount path inside a namespace; one
+ * device seen by several namespaces is one mount. Its size is read through
+ * the root of a member of a namespace that sees it (a struct sysroot opened
+ * on that member; another member is tried when one has exited). After the
+ * walk, each mount namespace other than the host's is given its container
+ * (collect/containers.h) from one member's cgroup, and each process the
+ * container of its mount namespace.
+ *
+ * Without --all the same struct says what the one watched world is: every
+ * mount the host's (no container), every process the host's. */
+#ifndef SHMWATCH_NODE_H
+#define SHMWATCH_NODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "collect/cgroup.h"
+#include "collect/containers.h"
+#include "collect/mounts.h"
+#include "collect/nsmap.h"
+#include "collect/procs.h"
+#include "util/warn.h"
+
+/* "Not in a container": the host's (or a mount namespace that is none). */
+#define NODE_HOST ((size_t)-1)
+
+/* One container (or a private mount namespace that is no container: its
+ * info.runtime RUNTIME_NONE and id NULL) that sees at least one shm mount of
+ * its own, or is a runtime's container. */
+struct node_ctr {
+    struct container_info info; /* names as found, escape when writing */
+    pid_t pid;                  /* a host pid inside it (the member read) */
+    unsigned long mntns;        /* its mount namespace */
+    struct cgroup_info cgroup;  /* its memory cgroup (present false: none found) */
+};
+
+/* What the node view adds to each mount (indexed like scan->mounts). */
+struct node_mount {
+    char id[32];    /* "MAJ:MIN" of its device: unique in a snapshot, stable */
+    size_t *ctrs;   /* indexes into ctrs of the containers that see it, ascending */
+    size_t nctrs;
+    size_t owner;   /* whose cgroup and budget it is: NODE_HOST (the host's,
+                     * scan->cgroup) or a container's index */
+    bool host_sees; /* the host's own mount namespace shows it */
+};
+
+struct scan_node {
+    bool all;               /* --all: this is the node view */
+    struct node_ctr *ctrs;  /* host first is implicit: these are the others */
+    size_t nctrs, ctrs_cap;
+    struct node_mount *mounts; /* one per scan->mounts item */
+    size_t nmounts;
+    size_t *proc_ctr;       /* per scan->procs item: its container, or NODE_HOST */
+    size_t nprocs;
+    unsigned long host_mntns; /* the host's mount namespace (the watcher's), 0 unknown */
+    /* The pre-pass's mount namespaces (until node_seed hands them over). */
+    struct node_ns *ns;
+    size_t nns, nscap;
+    size_t unreadable;      /* processes whose mount namespace could not be read */
+    size_t dropped;         /* mounts whose every process exited before they were read */
+};
+
+/* --- Filling it (collect/scan.c) ------------------------------------- */
+
+/* Without --all: every mount the host's, with its id. */
+void node_single(struct scan_node *n, const struct mount_list *ml);
+
+/* --all, before the walk: reads every process's mount namespace link under
+ * procfd and each distinct namespace's mountinfo once, and fills ml (which
+ * must be empty) with every distinct shm mount (paths: "/dev/shm",
+ * "/run/shm" and extra) with its statvfs through one member's root.
+ * proc_dir is procfd's path (for the listing's access path). */
+void node_discover(struct scan_node *n, int procfd, const char *proc_dir,
+                   const char *const *extra, size_t nextra, struct mount_list *ml,
+                   struct warnings *w);
+
+/* Hands the mountinfo texts read by node_discover to ns (initialised on
+ * ml's devices), so that the walk reads none of them again. */
+void node_seed(struct scan_node *n, struct nsmap *ns);
+
+/* --all, after the walk: the container of each mount namespace that sees a
+ * mount (read through procfd; the runtimes' state below hostroot), its
+ * cgroup (self_mi: where the hierarchies are), each mount's containers and
+ * owner, each process's container. */
+void node_assign(struct scan_node *n, int procfd, int hostroot, const char *proc_dir,
+                 const struct mountinfo *self_mi, const struct mount_list *ml,
+                 const struct proc_list *pl, struct warnings *w);
+
+void node_free(struct scan_node *n);
+
+/* The container of process index i (NODE_HOST when none or unknown). */
+size_t node_proc_ctr(const struct scan_node *n, size_t proc_index);
+
+/* The container's cgroup for mount i: the owner's, or NULL for the host's. */
+const struct node_ctr *node_owner(const struct scan_node *n, size_t mount);
+
+#endif
