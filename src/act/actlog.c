@@ -91,6 +91,10 @@ void actlog_format(struct buf *out, const struct actlog_entry *e)
     buf_printf(out, "\tbytes=%llu", (unsigned long long)e->bytes);
     field(out, e->result);
     field(out, e->detail);
+    if (e->container) { /* added last: the fields before keep their places */
+        buf_adds(out, "\tcontainer=");
+        esc_term(out, e->container, 0);
+    }
 }
 
 void actlog_write(struct actlog *l, const struct actlog_entry *e)

@@ -28,6 +28,9 @@ struct actlog_entry {
     uint64_t bytes;    /* bytes freed or concerned */
     const char *result; /* one word: removed, refused, failed, ended, sent... */
     const char *detail; /* a sentence, raw: escaped when written */
+    const char *container; /* where it happened (clean/reap --pid, --all): a
+                            * container's name or "pid N", raw; NULL: the
+                            * watcher's own world */
 };
 
 /* $XDG_STATE_HOME/shmwatch/actions.log when XDG_STATE_HOME is absolute, else
@@ -43,7 +46,8 @@ char *actlog_default_path(const char *xdg_state_home, const char *home);
 int actlog_open(struct actlog *l, const char *path);
 
 /* One line: TIME ACTION TARGET owner=UID bytes=N RESULT DETAIL, tab-separated,
- * written with a single append. Also kept in the in-memory ring. */
+ * then container=NAME when the action was in a container, written with a
+ * single append. Also kept in the in-memory ring. */
 void actlog_write(struct actlog *l, const struct actlog_entry *e);
 
 /* The i-th most recent line written (0 = newest), or NULL. */

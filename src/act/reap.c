@@ -67,12 +67,42 @@ static bool manager_stuck(const char *proc_dir, const struct reap_plan *p,
     return stuck;
 }
 
+/* Keeps the targets of sp that where() keeps, each with its container. */
+static void keep_where(const struct model *m, reap_where_fn where, void *ctx,
+                       struct signal_plan *sp)
+{
+    if (!where)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < sp->n; i++) {
+        struct signal_target *t = &sp->items[i];
+        const struct proc *p = procs_find(&m->scan->procs, t->pid);
+        const struct actns *ns = NULL;
+        if (p && where(ctx, m, p, &ns)) {
+            t->ns = ns;
+            sp->items[n++] = *t;
+        } else {
+            free(t->cmdline);
+            free(t->why);
+        }
+    }
+    sp->n = n;
+}
+
 void reap_plan_build(const struct model *m, const char *proc_dir, struct reap_plan *p)
+{
+    reap_plan_build_where(m, proc_dir, NULL, NULL, p);
+}
+
+void reap_plan_build_where(const struct model *m, const char *proc_dir, reap_where_fn where,
+                           void *ctx, struct reap_plan *p)
 {
     memset(p, 0, sizeof(*p));
     actplan_role(m, ROLE_ORPHAN_WORKER, &p->workers);
+    keep_where(m, where, ctx, &p->workers);
     struct signal_plan managers = {0};
     actplan_role(m, ROLE_SHM_MANAGER, &managers);
+    keep_where(m, where, ctx, &managers);
     for (size_t i = 0; i < managers.n; i++) {
         bool waits;
         struct signal_target *t = &managers.items[i];
@@ -86,6 +116,7 @@ void reap_plan_build(const struct model *m, const char *proc_dir, struct reap_pl
     }
     free(managers.items); /* the strings moved into p */
     actplan_role(m, ROLE_ZOMBIE, &p->zombies);
+    keep_where(m, where, ctx, &p->zombies);
     for (size_t i = 0; i < p->zombies.n; i++) {
         struct signal_target *z = &p->zombies.items[i];
         if (in_plan(&p->workers, z->ppid) || in_plan(&p->managers, z->ppid)) {

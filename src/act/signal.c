@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "act/actlog.h"
+#include "act/actns.h"
 #include "act/procid.h"
 #include "util/clock.h"
 #include "util/units.h"
@@ -79,24 +80,33 @@ static void say(struct signal_result *res, enum signal_outcome oc, int err, cons
     va_end(ap);
 }
 
-static void log_line(const struct signal_opts *o, pid_t pid, const char *comm, uid_t uid,
-                     const char *action, const char *result, const char *detail)
+static void log_line(const struct signal_opts *o, const struct actns *ns, pid_t pid,
+                     const char *comm, uid_t uid, const char *action, const char *result,
+                     const char *detail)
 {
     if (!o->log || o->dry_run)
         return;
     char target[64];
     snprintf(target, sizeof(target), "pid %d (%s)", (int)pid, comm);
     struct actlog_entry e = {.action = action, .target = target, .owner = (long long)uid,
-                             .result = result, .detail = detail};
+                             .result = result, .detail = detail,
+                             .container = ns ? ns->label : NULL};
     actlog_write(o->log, &e);
 }
 
 /* Checks that (pid, start_ticks) is still the same process and that the
  * caller may signal it, and takes a pidfd on it. Returns the pidfd, or
  * NO_PIDFD (signal with kill() at once), or -1 with res filled in. */
-static int take(const struct signal_opts *o, int proc, pid_t pid, unsigned long long start,
-                struct procid *now, struct signal_result *res)
+static int take(const struct signal_opts *o, const struct actns *ns, int proc, pid_t pid,
+                unsigned long long start, struct procid *now, struct signal_result *res)
 {
+    /* In a container: only while it is still there (a reused pid of its
+     * holder would make "inside it" someone else's). */
+    if (ns && !actns_alive(ns)) {
+        say(res, SIGNAL_REFUSED, ESRCH, "its container exited (pid %d is gone): not signalled",
+            (int)ns->root.pid);
+        return -1;
+    }
     int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pfd < 0 && errno == ESRCH) {
         say(res, SIGNAL_GONE, ESRCH, "already exited");
@@ -189,7 +199,8 @@ static void open_targets(const struct signal_opts *o, int proc, const struct sig
         struct procid now;
         if (t[i].refuse) {
             say(&res[i], SIGNAL_REFUSED, EPERM, "%s", t[i].refuse);
-        } else if ((fds[i] = take(o, proc, t[i].pid, t[i].start_ticks, &now, &res[i])) != -1) {
+        } else if ((fds[i] = take(o, t[i].ns, proc, t[i].pid, t[i].start_ticks, &now,
+                                  &res[i])) != -1) {
             if (now.state == 'Z') {
                 say(&res[i], SIGNAL_GONE, 0, "already exited (a zombie waiting for its parent)");
             } else if (o->dry_run) {
@@ -207,7 +218,7 @@ static void open_targets(const struct signal_opts *o, int proc, const struct sig
             fds[i] = -1;
         }
         if (res[i].outcome == SIGNAL_REFUSED || res[i].outcome == SIGNAL_FAILED)
-            log_line(o, t[i].pid, t[i].comm, t[i].uid, "signal TERM",
+            log_line(o, t[i].ns, t[i].pid, t[i].comm, t[i].uid, "signal TERM",
                      signal_outcome_name(res[i].outcome), res[i].reason);
     }
 }
@@ -268,7 +279,8 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
         } else {
             say(&res[i], SIGNAL_ENDED, 0, "ended by SIGTERM after %.1f s", res[i].waited_s);
         }
-        log_line(o, t[i].pid, t[i].comm, t[i].uid, killed[i] ? "signal TERM,KILL" : "signal TERM",
+        log_line(o, t[i].ns, t[i].pid, t[i].comm, t[i].uid,
+                 killed[i] ? "signal TERM,KILL" : "signal TERM",
                  signal_outcome_name(res[i].outcome), res[i].reason);
         if (fds[i] >= 0)
             close(fds[i]);
@@ -289,7 +301,7 @@ bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t
     struct procid now;
     struct signal_opts check = *o;
     check.uid = 0; /* waiting needs no right to signal */
-    int pfd = take(&check, proc, t->pid, t->start_ticks, &now, res);
+    int pfd = take(&check, t->ns, proc, t->pid, t->start_ticks, &now, res);
     bool done = true;
     if (pfd != -1) {
         bool live = now.state != 'Z';
@@ -301,7 +313,7 @@ bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t
         done = !live;
         if (done) {
             say(res, SIGNAL_SELF, 0, "exited on its own after %.1f s", ended - t0);
-            log_line(o, t->pid, t->comm, t->uid, "wait", "exited", res->reason);
+            log_line(o, t->ns, t->pid, t->comm, t->uid, "wait", "exited", res->reason);
         }
     }
     if (proc >= 0)
@@ -317,7 +329,7 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
     struct procid now;
     char action[32];
     snprintf(action, sizeof(action), "signal %s", signal_name(sig));
-    int pfd = t->refuse ? -1 : take(o, proc, t->pid, t->start_ticks, &now, res);
+    int pfd = t->refuse ? -1 : take(o, t->ns, proc, t->pid, t->start_ticks, &now, res);
     if (t->refuse)
         say(res, SIGNAL_REFUSED, EPERM, "%s", t->refuse);
     if (pfd != -1) {
@@ -333,7 +345,8 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
         if (pfd >= 0)
             close(pfd);
     }
-    log_line(o, t->pid, t->comm, t->uid, action, signal_outcome_name(res->outcome), res->reason);
+    log_line(o, t->ns, t->pid, t->comm, t->uid, action, signal_outcome_name(res->outcome),
+             res->reason);
     if (proc >= 0)
         close(proc);
 }
@@ -381,7 +394,7 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
         goto out;
     }
     struct signal_result pres = {0};
-    int pfd = take(o, proc, parent.pid, parent.start_ticks, &again, &pres);
+    int pfd = take(o, t->ns, proc, parent.pid, parent.start_ticks, &again, &pres);
     if (pfd == -1) {
         say(res, pres.outcome == SIGNAL_REFUSED ? SIGNAL_REFUSED : SIGNAL_ZOMBIE, pres.err,
             "already dead (a zombie), only its parent pid %d (%s) can reap it; SIGCHLD not "
@@ -393,7 +406,7 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
         res->parent_nudged = true;
     if (pfd >= 0)
         close(pfd);
-    log_line(o, parent.pid, parent.comm, parent.euid, "signal CHLD",
+    log_line(o, t->ns, parent.pid, parent.comm, parent.euid, "signal CHLD",
              res->parent_nudged ? "sent" : "failed", "asked to reap its zombie child");
     if (reaped_within(proc, t->pid, t->start_ticks, 1.0))
         say(res, SIGNAL_REAPED, 0,
@@ -407,7 +420,7 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
             (int)parent.pid, parent.comm);
 out:
     if (res->outcome == SIGNAL_REFUSED)
-        log_line(o, t->pid, t->comm, t->uid, "signal CHLD", "refused", res->reason);
+        log_line(o, t->ns, t->pid, t->comm, t->uid, "signal CHLD", "refused", res->reason);
     if (proc >= 0)
         close(proc);
 }

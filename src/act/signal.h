@@ -14,6 +14,7 @@
 #include "model/model.h"
 
 struct actlog;
+struct actns;
 
 /* A process chosen for a signal, as the scan saw it. */
 struct signal_target {
@@ -25,6 +26,9 @@ struct signal_target {
     enum proc_role role;
     char *why;          /* why it should end, a sentence */
     const char *refuse; /* set when planning refused it: never signalled, reported */
+    const struct actns *ns; /* the container it is in (reap --pid, --all), not
+                             * owned: refused once that has exited; NULL: the
+                             * watcher's own world */
 };
 
 struct signal_plan {

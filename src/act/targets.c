@@ -46,6 +46,7 @@ static void push(const struct model *m, const struct segment *sg, struct unlink_
     const struct shm_mount *mt = &m->scan->mounts.items[sg->mount];
     struct unlink_target *t = VEC_PUSH(out->items, out->n, out->cap);
     t->mount = xstrdup(mt->path);
+    t->mount_index = sg->mount;
     t->mount_dir = xstrdup(mt->access);
     t->name = xstrdup(sg->name);
     t->dev = sg->dev;
@@ -262,6 +263,7 @@ void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, str
                 continue;
             struct unlink_target *t = VEC_PUSH(p->items, p->n, p->cap);
             t->mount = xstrdup(mt->path);
+            t->mount_index = i;
             t->mount_dir = xstrdup(mt->access);
             t->name = xstrdup(de->d_name);
             t->dev = st.st_dev;

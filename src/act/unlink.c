@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "act/actlog.h"
+#include "act/actns.h"
 #include "act/procid.h"
 #include "act/unlinkdir.h"
 #include "util/buf.h"
@@ -258,6 +259,7 @@ static void log_result(struct unlink_run *r, const struct unlink_target *t,
         .bytes = res->outcome == UNLINK_REMOVED ? res->freed : t->alloc,
         .result = unlink_outcome_name(res->outcome),
         .detail = res->reason,
+        .container = t->ns ? t->ns->label : NULL,
     };
     actlog_write(r->o.log, &e);
     free(path);
@@ -274,6 +276,39 @@ static void pause_for_tests(struct unlink_run *r)
         return;
     clock_nap(s);
     r->probe_valid = false;
+}
+
+/* The mount's directory: in a container, walked down from its root and
+ * only while it is still there (checked before and after the open, so that
+ * what is opened is never a newcomer's view); else through mount_dir.
+ * Returns the fd, or -1 with res saying why. */
+static int open_mount(const struct unlink_target *t, struct unlink_result *res)
+{
+    int fd;
+    if (t->ns) {
+        if (!actns_alive(t->ns)) {
+            unlink_say(res, UNLINK_REFUSED, ESRCH,
+                "its container exited (pid %d is gone): nothing done there",
+                (int)t->ns->root.pid);
+            return -1;
+        }
+        fd = actns_opendir(t->ns, t->mount);
+        if (fd >= 0 && !actns_alive(t->ns)) {
+            close(fd);
+            unlink_say(res, UNLINK_REFUSED, ESRCH,
+                "its container exited while it was being checked (pid %d is gone)",
+                (int)t->ns->root.pid);
+            return -1;
+        }
+        if (fd < 0)
+            errno = -fd;
+    } else {
+        fd = open(t->mount_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    if (fd < 0)
+        unlink_say(res, UNLINK_FAILED, errno, "cannot open the mount %s: %s", t->mount,
+            strerror(errno));
+    return fd;
 }
 
 void unlink_begin(struct unlink_run *r, struct unlink_plan *p, const struct unlink_opts *o)
@@ -299,11 +334,10 @@ bool unlink_step(struct unlink_run *r, struct unlink_result *res, size_t *index)
     } else {
         pause_for_tests(r);
         int err = 0;
-        int mountfd = open(t->mount_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int mountfd = open_mount(t, res);
         struct stat mst;
         if (mountfd < 0) {
-            unlink_say(res, UNLINK_FAILED, errno, "cannot open the mount %s: %s", t->mount,
-                strerror(errno));
+            /* res says why */
         } else if (fstat(mountfd, &mst) != 0 || mst.st_dev != t->dev) {
             unlink_say(res, UNLINK_REFUSED, ESTALE, "the mount at %s is no longer the one scanned",
                 t->mount);

@@ -19,10 +19,12 @@
 #include "model/model.h"
 
 struct actlog;
+struct actns;
 
 /* A segment chosen for removal, as the scan saw it. */
 struct unlink_target {
     char *mount;        /* mount point as shown */
+    size_t mount_index; /* the mount's index in the scan's list */
     char *mount_dir;    /* where this process reaches it */
     char *name;         /* below the mount; raw bytes */
     dev_t dev;
@@ -36,6 +38,10 @@ struct unlink_target {
     char *why;          /* why it is garbage, a sentence */
     const char *refuse; /* set when planning refused it: never touched, reported */
     bool folder;        /* a folder segment (joblib's): removed whole, see unlinkdir.h */
+    const struct actns *ns; /* the container it is in (clean --pid, --all), not
+                             * owned: mount is reached from its root and the
+                             * item refused once it has exited; NULL: the
+                             * watcher's own world, through mount_dir */
 };
 
 struct unlink_plan {

@@ -12,10 +12,62 @@
 #include "util/clock.h"
 #include "util/escape.h"
 #include "util/safefile.h"
+#include "util/units.h"
+
+/* --pid: the view of that process, opened before the scan so that the scan
+ * is pinned to it (its start time). Returns 0, or 1 said on stderr. */
+static int open_target(struct actcli *a, pid_t pid)
+{
+    struct sysroot host;
+    int rc = sysroot_open(&host, "/proc", "/", "/");
+    if (rc == 0) {
+        rc = actns_open(&a->ns, &host, pid, 0);
+        sysroot_close(&host);
+    }
+    if (rc < 0) {
+        fprintf(stderr, "shmwatch %s: cannot act in pid %d: %s\n", a->cmd, (int)pid,
+                rc == -ESRCH ? "no such process (or it has exited)" : strerror(-rc));
+        return 1;
+    }
+    a->in_ns = true;
+    return 0;
+}
+
+const struct actns *actcli_mount_ns(const struct actcli *a, size_t mount)
+{
+    (void)mount;
+    return a->in_ns ? &a->ns : NULL;
+}
+
+bool actcli_proc_where(void *ctx, const struct model *m, const struct proc *p,
+                       const struct actns **ns)
+{
+    const struct actcli *a = ctx;
+    *ns = NULL;
+    if (!a->in_ns)
+        return true;
+    const struct proc *q = p;
+    if (!q->mntns && q->state == 'Z')
+        q = procs_find(&m->scan->procs, p->ppid);
+    if (!q || !q->mntns || !a->ns.mntns || q->mntns != a->ns.mntns)
+        return false;
+    *ns = &a->ns;
+    return true;
+}
+
+bool actcli_parse_pid(const char *s, pid_t *out)
+{
+    long long v;
+    if (!parse_int(s, 1, 0x7fffffff, &v))
+        return false;
+    *out = (pid_t)v;
+    return true;
+}
 
 int actcli_scan(struct actcli *a, const struct options *o)
 {
     a->log.fd = -1;
+    a->ns.root = SYSROOT_NONE;
     char *err = NULL;
     if (settings_load(o, &a->cfg, &err) != 0) {
         fprintf(stderr, "shmwatch %s: %s\n", a->cmd, err);
@@ -23,7 +75,13 @@ int actcli_scan(struct actcli *a, const struct options *o)
         config_free(&a->cfg);
         return 2;
     }
+    if (o->pid && open_target(a, o->pid) != 0) {
+        config_free(&a->cfg);
+        return 1;
+    }
     struct scan_opts so = {.proc_dir = "/proc",
+                           .target_pid = a->in_ns ? a->ns.root.pid : 0,
+                           .target_start = a->in_ns ? a->ns.root.pid_start : 0,
                            .mounts = (const char *const *)a->cfg.mounts.item,
                            .nmounts = a->cfg.mounts.n};
     /* Watched as the snapshots' scans are: one that has not ended after
@@ -32,6 +90,7 @@ int actcli_scan(struct actcli *a, const struct options *o)
     if (!job) {
         fprintf(stderr, "shmwatch %s: cannot start the scan: %s\n", a->cmd, strerror(errno));
         config_free(&a->cfg);
+        actns_close(&a->ns);
         return 1;
     }
     if (!scan_job_wait(job, scan_job_started(job) + scan_stall_limit(0))) {
@@ -46,9 +105,17 @@ int actcli_scan(struct actcli *a, const struct options *o)
     }
     int rc = scan_job_finish(job, &a->scan);
     if (rc < 0) {
-        fprintf(stderr, "shmwatch %s: scan failed: %s\n", a->cmd, strerror(-rc));
+        if (rc == -ESRCH && a->in_ns)
+            fprintf(stderr, "shmwatch %s: cannot act in pid %d: the process has exited%s\n",
+                    a->cmd, (int)a->ns.root.pid,
+                    a->scan.target_state == SCAN_TARGET_REPLACED
+                        ? " (its pid now belongs to another process)"
+                        : "");
+        else
+            fprintf(stderr, "shmwatch %s: scan failed: %s\n", a->cmd, strerror(-rc));
         scan_free(&a->scan);
         config_free(&a->cfg);
+        actns_close(&a->ns);
         return 1;
     }
     for (size_t i = 0; i < a->scan.warn.n; i++)
@@ -117,6 +184,7 @@ int actcli_status(const struct actcli *a, int rc, bool acted)
 
 void actcli_free(struct actcli *a)
 {
+    actns_close(&a->ns);
     actlog_close(&a->log);
     model_free(&a->model);
     scan_free(&a->scan);

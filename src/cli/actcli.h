@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "act/actlog.h"
+#include "act/actns.h"
 #include "cli/options.h"
 #include "collect/scan.h"
 #include "config/config.h"
@@ -18,13 +19,31 @@ struct actcli {
     struct scan scan;
     struct model model;
     struct actlog log;
+    /* --pid: the container's view, opened before the scan (which is pinned
+     * to the same process) and re-checked before every action */
+    struct actns ns;
+    bool in_ns;
 };
 
 /* Loads the settings as the main command does (the config file, with the
  * flags in o over it: --mount, --log), then scans the mounts they name and
- * builds the model. Returns 0; 2 for a bad config file, 1 when the scan
- * fails, with a message on stderr. Scan warnings go to stderr as notes. */
+ * builds the model; with o->pid, in that process's namespaces (a.ns). Returns
+ * 0; 2 for a bad config file, 1 when the scan fails or o->pid cannot be
+ * watched, with a message on stderr. Scan warnings go to stderr as notes. */
 int actcli_scan(struct actcli *a, const struct options *o);
+
+/* The container an action on mount i of the scan happens in (set on each
+ * unlink target): --pid's, or NULL for the watcher's own world. */
+const struct actns *actcli_mount_ns(const struct actcli *a, size_t mount);
+
+/* A reap_where_fn (act/reap.h), ctx the actcli: with --pid, only the
+ * processes of the target's mount namespace (a zombie, which has none left,
+ * by its parent's), each carrying the container; else every process. */
+bool actcli_proc_where(void *ctx, const struct model *m, const struct proc *p,
+                       const struct actns **ns);
+
+/* --pid's value: a process id (1 and up). */
+bool actcli_parse_pid(const char *s, pid_t *out);
 
 /* How the plan is carried out. */
 enum actcli_mode { ACTCLI_ACT, ACTCLI_DRY };

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "act/targets.h"
 #include "act/unlink.h"
@@ -20,7 +22,7 @@
 static const char usage[] =
     "Usage: shmwatch clean [--dry-run] [--yes] [--all-unheld] [--min-age DUR]\n"
     "                      [--mount PATH] [--orphan-min-age DUR] [--trust-pids]\n"
-    "                      [--log FILE] [--config FILE]\n"
+    "                      [--log FILE] [--config FILE] [--pid PID]\n"
     "\n"
     "Removes orphan shared-memory segments: named, held by nobody, and left by a\n"
     "creator that is gone (a killed PyTorch job's torch_* files), and older than\n"
@@ -50,6 +52,9 @@ static const char usage[] =
     "      --log FILE     action log (default: the setting log_file, else\n"
     "                     $XDG_STATE_HOME/shmwatch/actions.log)\n"
     "      --config FILE  configuration file (default: as for the dashboard)\n"
+    "      --pid PID      act inside the namespaces of process PID only (a\n"
+    "                     container, from the host): its /dev/shm, each line naming\n"
+    "                     it; refused if it exits before an unlink\n"
     "  -h, --help         print this help\n"
     "\n"
     "Settings come from the configuration file, as for the dashboard.\n"
@@ -60,7 +65,8 @@ static const char usage[] =
     "cannot be written is said on stderr).\n";
 
 enum { OPT_ALL_UNHELD = 256, OPT_MIN_AGE, OPT_MOUNT, OPT_LOG, OPT_CONFIG, OPT_ORPHAN_MIN_AGE,
-       OPT_TRUST_PIDS };
+       OPT_TRUST_PIDS,
+       OPT_PID };
 
 static const struct option longopts[] = {
     {"dry-run", no_argument, NULL, 'n'},
@@ -72,6 +78,7 @@ static const struct option longopts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
     {"orphan-min-age", required_argument, NULL, OPT_ORPHAN_MIN_AGE},
     {"trust-pids", no_argument, NULL, OPT_TRUST_PIDS},
+    {"pid", required_argument, NULL, OPT_PID},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -86,6 +93,11 @@ static void put_path(struct buf *out, const struct unlink_target *t)
     esc_term(out, t->mount, 0);
     buf_addc(out, '/');
     esc_term(out, t->name, 0);
+    if (t->ns) { /* --pid, --all: which container */
+        char *where = actns_where(t->ns);
+        buf_printf(out, " (%s)", where);
+        free(where);
+    }
 }
 
 static void print_plan(const struct unlink_plan *p, const struct clean_policy *pol,
@@ -163,11 +175,45 @@ struct mount_use {
     uint64_t before;
 };
 
+/* A mount's use measured through its container's root (--pid, --all): the
+ * path through /proc/PID/root would be a newcomer's once the container has
+ * exited and its pid is reused. False when it cannot be measured there. */
+static bool used_in(const struct actns *ns, const struct shm_mount *mt, uint64_t *used)
+{
+    if (!actns_alive(ns))
+        return false;
+    int fd = actns_opendir(ns, mt->path);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    struct statvfs sv;
+    bool ok = fstat(fd, &st) == 0 && st.st_dev == mt->dev && fstatvfs(fd, &sv) == 0 &&
+              actns_alive(ns);
+    close(fd);
+    if (ok) {
+        uint64_t frsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
+        *used = ((uint64_t)sv.f_blocks - (uint64_t)sv.f_bfree) * frsize;
+    }
+    return ok;
+}
+
+/* Mount m's use now: through its container when it is in one. */
+static bool used_now(const struct actcli *a, size_t m, uint64_t *used)
+{
+    const struct shm_mount *mt = &a->scan.mounts.items[m];
+    const struct actns *ns = actcli_mount_ns(a, m);
+    if (ns)
+        return used_in(ns, mt, used);
+    *used = mt->used;
+    return mt->stat_ok;
+}
+
 /* Each mount of the scan that an item of the plan is on, with its use as
  * last refreshed. */
-static size_t mounts_of(const struct mount_list *ml, const struct unlink_plan *p,
+static size_t mounts_of(const struct actcli *a, const struct unlink_plan *p,
                         struct mount_use **out)
 {
+    const struct mount_list *ml = &a->scan.mounts;
     size_t n = 0, cap = 0;
     *out = NULL;
     for (size_t m = 0; m < ml->n; m++) {
@@ -179,8 +225,7 @@ static size_t mounts_of(const struct mount_list *ml, const struct unlink_plan *p
             continue;
         struct mount_use *u = VEC_PUSH(*out, n, cap);
         u->mount = m;
-        u->known = mt->stat_ok;
-        u->before = mt->used;
+        u->known = used_now(a, m, &u->before);
     }
     return n;
 }
@@ -202,7 +247,7 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
     size_t nmounts = 0;
     if (!dry) {
         mounts_refresh(ml);
-        nmounts = mounts_of(ml, plan, &mounts);
+        nmounts = mounts_of(a, plan, &mounts);
     }
     unlink_begin(&r, plan, &uo);
     while (unlink_step(&r, &res, &idx))
@@ -220,9 +265,17 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
             struct buf out;
             buf_init(&out);
             esc_term(&out, mt->path, 0);
+            const struct actns *ns = actcli_mount_ns(a, mounts[i].mount);
+            if (ns) {
+                char *where = actns_where(ns);
+                buf_printf(&out, " (%s)", where);
+                free(where);
+            }
+            uint64_t after = 0;
+            bool after_known = used_now(a, mounts[i].mount, &after);
             output_printf("%s used: %s -> %s\n", out.data,
                           used_text(b2, mounts[i].known, mounts[i].before),
-                          used_text(b3, mt->stat_ok, mt->used));
+                          used_text(b3, after_known, after));
             buf_free(&out);
         }
     }
@@ -239,6 +292,7 @@ int cmd_clean(int argc, char **argv)
     clean_policy_default(&pol);
     const char *log = NULL, *config = NULL, *orphan_min_age = NULL;
     bool trust_pids = false;
+    pid_t pid = 0;
     const char **mounts = NULL;
     size_t nmounts = 0, mcap = 0;
     int c, rc = 0;
@@ -264,6 +318,10 @@ int cmd_clean(int argc, char **argv)
         case OPT_CONFIG: config = optarg; break;
         case OPT_ORPHAN_MIN_AGE: orphan_min_age = optarg; break;
         case OPT_TRUST_PIDS: trust_pids = true; break;
+        case OPT_PID:
+            if (!actcli_parse_pid(optarg, &pid))
+                rc = usage_error("clean", "--pid: '%s' is not a process id", optarg);
+            break;
         case 'h':
             free(mounts);
             output_printf("%s", usage);
@@ -286,7 +344,8 @@ int cmd_clean(int argc, char **argv)
                         .log_file = log,
                         .config = config,
                         .orphan_min_age = orphan_min_age,
-                        .trust_pids = trust_pids};
+                        .trust_pids = trust_pids,
+                        .pid = pid};
     rc = actcli_scan(&a, &o);
     free(mounts);
     if (rc != 0)
@@ -296,6 +355,8 @@ int cmd_clean(int argc, char **argv)
     struct unlink_plan plan;
     actplan_clean(&a.model, &pol, &plan);
     actplan_add_dirs(&a.model, &pol, &plan);
+    for (size_t i = 0; i < plan.n; i++)
+        plan.items[i].ns = actcli_mount_ns(&a, plan.items[i].mount_index);
     print_plan(&plan, &pol, &a.model);
     bool acted = false;
     if (plan.n) {

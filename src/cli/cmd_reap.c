@@ -17,7 +17,7 @@
 
 static const char usage[] =
     "Usage: shmwatch reap [--dry-run] [--yes] [--timeout S] [--log FILE]\n"
-    "                     [--config FILE]\n"
+    "                     [--config FILE] [--pid PID]\n"
     "\n"
     "Ends what a crashed PyTorch job leaves running: orphaned DataLoader workers\n"
     "(their job's main process is gone) and stuck torch_shm_managers (no live\n"
@@ -33,6 +33,9 @@ static const char usage[] =
     "                   $XDG_STATE_HOME/shmwatch/actions.log)\n"
     "      --config FILE\n"
     "                   configuration file (default: as for the dashboard)\n"
+    "      --pid PID    act inside the namespaces of process PID only (a container,\n"
+    "                   from the host): its processes, each line naming it; refused\n"
+    "                   if PID exits before a signal\n"
     "  -h, --help       print this help\n"
     "\n"
     "Settings (log_file) come from the configuration file, as for the dashboard.\n"
@@ -42,7 +45,8 @@ static const char usage[] =
     "not be written (the actions told to happen still happen, and are logged; a log\n"
     "that cannot be written is said on stderr).\n";
 
-enum { OPT_LOG = 256, OPT_CONFIG };
+enum { OPT_LOG = 256, OPT_CONFIG,
+       OPT_PID };
 
 static const struct option longopts[] = {
     {"dry-run", no_argument, NULL, 'n'},
@@ -50,6 +54,7 @@ static const struct option longopts[] = {
     {"timeout", required_argument, NULL, 't'},
     {"log", required_argument, NULL, OPT_LOG},
     {"config", required_argument, NULL, OPT_CONFIG},
+    {"pid", required_argument, NULL, OPT_PID},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -59,6 +64,11 @@ static void put_target(struct buf *out, const struct signal_target *t)
     buf_printf(out, "pid %d (", (int)t->pid);
     esc_term(out, t->comm, 0);
     buf_adds(out, ")");
+    if (t->ns) { /* --pid, --all: which container */
+        char *where = actns_where(t->ns);
+        buf_printf(out, " (%s)", where);
+        free(where);
+    }
 }
 
 static void print_section(struct buf *out, const char *title, const struct signal_plan *p)
@@ -118,6 +128,7 @@ int cmd_reap(int argc, char **argv)
     signal_opts_default(&so);
     bool yes = false;
     const char *log = NULL, *config = NULL;
+    pid_t pid = 0;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":nyt:h", longopts, NULL)) != -1) {
@@ -131,6 +142,10 @@ int cmd_reap(int argc, char **argv)
             break;
         case OPT_LOG: log = optarg; break;
         case OPT_CONFIG: config = optarg; break;
+        case OPT_PID:
+            if (!actcli_parse_pid(optarg, &pid))
+                return usage_error("reap", "--pid: '%s' is not a process id", optarg);
+            break;
         case 'h': output_printf("%s", usage); return output_status("reap", NULL);
         case ':': return usage_error("reap", "%s needs a value", argv[optind - 1]);
         default: return usage_error("reap", "unknown option %s", argv[optind - 1]);
@@ -139,12 +154,12 @@ int cmd_reap(int argc, char **argv)
     if (optind < argc)
         return usage_error("reap", "unexpected argument %s", argv[optind]);
     struct actcli a = {.cmd = "reap"};
-    struct options o = {.log_file = log, .config = config};
+    struct options o = {.log_file = log, .config = config, .pid = pid};
     int src = actcli_scan(&a, &o);
     if (src != 0)
         return src;
     struct reap_plan plan;
-    reap_plan_build(&a.model, "/proc", &plan);
+    reap_plan_build_where(&a.model, "/proc", actcli_proc_where, &a, &plan);
     print_plan(&plan);
     int rc = 0;
     bool acted = false;

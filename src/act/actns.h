@@ -1,0 +1,49 @@
+/* Where an action happens when it is not the watcher's own world: inside one
+ * container's namespaces (clean and reap with --pid or --all). The view is
+ * the root seam's (util/sysroot.h) opened on a process inside the container,
+ * the "holder" that pins it: every re-check before an unlink walks from that
+ * view's root, never from a "/proc/PID/root" string, and before every unlink
+ * and every signal the holder must still be the process it was (pid and
+ * start time). A holder that has exited means the container is gone, or its
+ * pid may now be another process's: the action is refused, so a reused pid
+ * never redirects an unlink or a signal. Signals go to host pids (the walk is
+ * the host's); only the refusal and the label come from here. */
+#ifndef SHMWATCH_ACTNS_H
+#define SHMWATCH_ACTNS_H
+
+#include <stdbool.h>
+
+#include "util/sysroot.h"
+
+struct actns {
+    struct sysroot root;  /* sysroot_open_pid on the holder */
+    unsigned long mntns;  /* the holder's mount namespace (inode), 0 when unknown:
+                           * the processes an action there may signal */
+    char *label;          /* the container's name, else its short id, else
+                           * "pid N": raw bytes, escaped when written */
+};
+
+/* Opens the view of pid through host (sysroot_open_pid). start: the start
+ * time the scan saw for pid, 0 when not known; another one is -ESRCH (the
+ * pid is another process's now). The label is the container's name as the
+ * host's runtimes know it (collect/containers.h), else its id's first 12
+ * digits, else "pid N". Returns 0, -ESRCH, or -errno. */
+int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned long long start);
+
+/* True while the holder is the process the view was opened on. */
+bool actns_alive(const struct actns *ns);
+
+/* Opens the directory at path, absolute as the container sees it (a mount
+ * point from its mountinfo), walking down from the view's root one
+ * component at a time without following any link (an absolute link would
+ * lead out of the container) and refusing "." and "..". Returns the fd, or
+ * -errno (ELOOP or ENOTDIR: a component is a link). */
+int actns_opendir(const struct actns *ns, const char *path);
+
+/* "in LABEL": how a plan or a result line names where it acts (a new
+ * string, the label escaped for a terminal). */
+char *actns_where(const struct actns *ns);
+
+void actns_close(struct actns *ns);
+
+#endif
