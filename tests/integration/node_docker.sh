@@ -97,7 +97,8 @@ done
 export POD_UID SECRET
 
 for c in train-a train-b train-c; do
-    wait_for "dk logs $c 2>/dev/null | grep -q '^READY '" 180 ||
+    wait_for "dk logs $c 2>/dev/null | grep -q '^READY ' || [ \"\$(dk inspect -f '{{.State.Running}}' $c)\" != true ]" 180 &&
+        dk logs "$c" 2>/dev/null | grep -q '^READY ' ||
         fail "$c's DataLoader did not hold its batches: $(dk logs "$c" 2>&1 | tail -n 5)"
 done
 for f in pod-d:probe-pod ipc-owner:probe-owner ipc-guest:probe-guest hostipc:probe-hostipc \
@@ -189,6 +190,25 @@ assert_eq "$(series shmwatch_mount_size_bytes container=pod-d pod=trainer-0 name
 [ -n "$(series shmwatch_mount_used_bytes container=train-b)" ] || fail "no shmwatch_mount_used_bytes for train-b"
 ok "Prometheus: train-b's used bytes"
 
+# raw_check FILE: FILE is valid UTF-8 without a control byte but newline and
+# tab, and no line of it begins with what a hostile label put after a newline.
+raw_check() {
+    /usr/bin/python3 - "$1" <<'PY' || fail "$(basename "$1") holds raw bytes from a container"
+import sys
+data = open(sys.argv[1], "rb").read()
+try:
+    data.decode("utf-8")
+except UnicodeDecodeError as e:
+    sys.exit(f"invalid UTF-8 at byte {e.start}: {data[max(0, e.start - 40):e.start + 10]!r}")
+bad = [i for i, b in enumerate(data) if (b < 0x20 and b not in (0x0a, 0x09)) or b == 0x7f]
+if bad:
+    sys.exit(f"control byte {data[bad[0]]:#x} at {bad[0]}: {data[max(0, bad[0] - 40):bad[0] + 10]!r}")
+PY
+    if grep -qa '^INJECTED' "$1"; then
+        fail "$(basename "$1"): a container's label started a line of its own"
+    fi
+}
+
 # --- 5: hostile names ------------------------------------------------------
 json_check "$A" "[(c['hostname'], c['pod']) for m in $(mof ID_HOSTILE_ESC) for c in m['containers']] == [('evil\x1b]0;owned\x07\x1b[31m', 'pod\x1b[2J\nINJECTED 1')]" \
     "hostile-esc: its hostname and pod label survive in the JSON as the same characters"
@@ -200,25 +220,46 @@ for f in "$A" "$O" "$P"; do
     if grep -rqF "$SECRET" "$f"; then
         fail "$(basename "$f") holds the host's file, read through hostile-link's /etc/hostname"
     fi
-    /usr/bin/python3 - "$f" <<'PY' || fail "$(basename "$f") holds raw bytes from a container"
-import sys
-data = open(sys.argv[1], "rb").read()
-try:
-    data.decode("utf-8")
-except UnicodeDecodeError as e:
-    sys.exit(f"invalid UTF-8 at byte {e.start}: {data[max(0, e.start - 40):e.start + 10]!r}")
-bad = [i for i, b in enumerate(data) if (b < 0x20 and b not in (0x0a, 0x09)) or b == 0x7f]
-if bad:
-    sys.exit(f"control byte {data[bad[0]]:#x} at {bad[0]}: {data[max(0, bad[0] - 40):bad[0] + 10]!r}")
-PY
-    if grep -qa '^INJECTED' "$f"; then
-        fail "$(basename "$f"): a container's label started a line of its own"
-    fi
+    raw_check "$f"
 done
 ok "the JSON, the text report and the metrics hold no raw control byte, invalid UTF-8, injected line or host file"
 [ -n "$(series shmwatch_mount_size_bytes "container_id=${ID[hostile-esc]}")" ] ||
     fail "no series for hostile-esc"
 ok "hostile-esc's series are there, its labels escaped"
+
+# Where the runtime's state is out of reach (here: /etc/docker without the
+# daemon.json that names the data root, as on a node whose runtime shmwatch
+# cannot read), a container is known by its own /etc/hostname, which the
+# container writes: the link is not followed, the huge one not read, the
+# binary one escaped.
+N=$SHMTEST_TMP/nostate.json
+unshare -m --propagation private sh -c 'umount -l /etc/docker && exec "$@"' sh \
+    "$SHMWATCH" --all --json >"$N" 2>"$SHMTEST_TMP/nostate.err" ||
+    fail "--all --json without the runtime's state exited $?: $(head -c 500 "$SHMTEST_TMP/nostate.err")"
+ctr() { echo "[c for m in $(mof "$1") for c in m['containers'] if c['id'] == env['$1']]"; }
+json_check "$N" "[(c['name'], c['hostname']) for c in $(ctr ID_TRAIN_A)] == [(None, env['ID_TRAIN_A'][:12])]" \
+    "without the runtime's state: no name, the hostname from the container's /etc/hostname"
+json_check "$N" "[c['hostname'] for c in $(ctr ID_HOSTILE_LINK)] == [None]" \
+    "hostile-link: its /etc/hostname, a link to a host file, is not followed"
+json_check "$N" "[c['hostname'] for c in $(ctr ID_HOSTILE_HUGE)] == [None]" \
+    "hostile-huge: its 3 MB /etc/hostname is not read"
+json_check "$N" "[c['hostname'] for c in $(ctr ID_HOSTILE_ESC)] == ['evil\x1b]0;owned\x07\x1b[31m']" \
+    "hostile-esc: its /etc/hostname's escape sequences survive as characters in the JSON"
+json_check "$N" "[c['hostname'] is None or c['hostname'].startswith('\ufffd\ufffd\x1b[2J\x07') for c in $(ctr ID_HOSTILE_BIN)] == [True]" \
+    "hostile-bin: its binary /etc/hostname's invalid UTF-8 is U+FFFD, its control bytes escaped"
+unshare -m --propagation private sh -c 'umount -l /etc/docker && exec "$@"' sh \
+    "$SHMWATCH" --all --once >"$SHMTEST_TMP/nostate.txt" 2>&1 ||
+    fail "--all --once without the runtime's state exited $?: $(head -c 500 "$SHMTEST_TMP/nostate.txt")"
+unshare -m --propagation private sh -c 'umount -l /etc/docker && exec "$@"' sh \
+    "$SHMWATCH" --all --prometheus >"$SHMTEST_TMP/nostate.prom" 2>&1 ||
+    fail "--all --prometheus without the runtime's state exited $?: $(head -c 500 "$SHMTEST_TMP/nostate.prom")"
+promtool check metrics <"$SHMTEST_TMP/nostate.prom" >"$SHMTEST_TMP/promtool.out" 2>&1 ||
+    fail "promtool check metrics (no runtime state): $(head -n 5 "$SHMTEST_TMP/promtool.out")"
+for f in "$N" "$SHMTEST_TMP/nostate.txt" "$SHMTEST_TMP/nostate.prom"; do
+    ! grep -qF "$SECRET" "$f" || fail "$(basename "$f") holds the host's file, through hostile-link's /etc/hostname"
+    raw_check "$f"
+done
+ok "without the runtime's state too: no raw byte, no host file in the JSON, the text report or the metrics"
 
 # --- 4: containers that exit during a scan ---------------------------------
 S=$SHMTEST_TMP/stream.ndjson
