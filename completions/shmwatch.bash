@@ -73,7 +73,7 @@ _shmwatch()
     reap) opts="--dry-run --yes --timeout --log --config --help -n -y -t -h" ;;
     plan) opts="--batch-size --sample-shape --dtype --workers --prefetch-factor --memory --shm-size --json --observe --help -b -s -d -w -p -m -h" ;;
     *)
-        opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --orphan-min-age --trust-pids --config --theme --no-color --ascii --read-only --log --demo --version --help -h"
+        opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --all --orphan-min-age --trust-pids --config --theme --no-color --ascii --read-only --log --demo --version --help -h"
         if [[ $cur != -* ]]; then
             COMPREPLY=($(compgen -W "clean reap plan" -- "$cur"))
             return

@@ -115,7 +115,7 @@ static void parse_ns(struct scan_node *n, size_t k, const char *const *extra, si
  * shows it, checked to be the same device. 0, -ESRCH when every member
  * of every namespace has exited, or the first other -errno. */
 static int stat_through(struct scan_node *n, const struct sysroot *host, const struct cand *c,
-                        struct shm_mount *m, pid_t *via)
+                        struct shm_mount *m, struct node_read *via)
 {
     int first_err = -ESRCH;
     for (size_t j = 0; j < c->nns; j++) {
@@ -137,14 +137,17 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                     rc = -ESRCH;
                 if (fd >= 0)
                     close(fd);
+                unsigned long long start = r.pid_start;
                 sysroot_close(&r);
+                r.pid_start = start;
                 if (rc == 0) {
                     uint64_t frsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
                     m->size = (uint64_t)sv.f_blocks * frsize;
                     m->avail = (uint64_t)sv.f_bavail * frsize;
                     m->used = ((uint64_t)sv.f_blocks - (uint64_t)sv.f_bfree) * frsize;
                     m->stat_ok = true;
-                    *via = ns->members[k];
+                    via->pid = ns->members[k];
+                    via->pid_start = r.pid_start;
                     return 0;
                 }
             }
@@ -246,7 +249,7 @@ void node_discover(struct scan_node *n, int procfd, const char *proc_dir,
         struct cand *c = &cands[i];
         struct shm_mount m;
         memset(&m, 0, sizeof(m));
-        pid_t via = 0;
+        struct node_read via = {0};
         int rc = hrc < 0 ? hrc : stat_through(n, &host, c, &m, &via);
         if (rc == -ESRCH) {
             n->dropped++;
@@ -261,14 +264,17 @@ void node_discover(struct scan_node *n, int procfd, const char *proc_dir,
             x->dev = c->dev;
             if (rc < 0) {
                 x->stat_err = -rc;
-                via = n->ns[c->ns[0]].members[0];
+                via.pid = n->ns[c->ns[0]].members[0];
             }
             /* Listed by files.c through this path. */
             bool own = false;
             for (size_t j = 0; j < c->nns && !own; j++)
                 own = n->ns[c->ns[j]].mntns == self_mntns;
             x->access = own ? xstrdup(x->path)
-                            : str_printf("%s/%d/root%s", proc_dir, (int)via, x->path);
+                            : str_printf("%s/%d/root%s", proc_dir, (int)via.pid, x->path);
+            via.own = own;
+            n->read = xrealloc(n->read, ml->n * sizeof(*n->read));
+            n->read[ml->n - 1] = via;
             for (size_t j = 0; j < c->nns; j++) {
                 struct node_ns *ns = &n->ns[c->ns[j]];
                 *VEC_PUSH(ns->mounts, ns->nmounts, ns->mounts_cap) = ml->n - 1;
@@ -359,8 +365,14 @@ void node_assign(struct scan_node *n, int procfd, int hostroot, const char *proc
                  const struct proc_list *pl, struct warnings *w)
 {
     node_single(n, ml);
-    for (size_t i = 0; i < ml->n; i++)
+    for (size_t i = 0; i < ml->n; i++) {
         n->mounts[i].host_sees = false;
+        if (n->read) {
+            n->mounts[i].pid = n->read[i].pid;
+            n->mounts[i].pid_start = n->read[i].pid_start;
+            n->mounts[i].own = n->read[i].own;
+        }
+    }
     for (size_t k = 0; k < n->nns; k++)
         if (n->ns[k].mntns == n->host_mntns)
             for (size_t i = 0; i < n->ns[k].nmounts; i++)
@@ -425,6 +437,7 @@ void node_free(struct scan_node *n)
         free(n->mounts[i].ctrs);
     free(n->mounts);
     free(n->proc_ctr);
+    free(n->read);
     for (size_t k = 0; k < n->nns; k++) {
         free(n->ns[k].text);
         free(n->ns[k].mounts);

@@ -51,6 +51,15 @@ struct node_mount {
     size_t owner;   /* whose cgroup and budget it is: NODE_HOST (the host's,
                      * scan->cgroup) or a container's index */
     bool host_sees; /* the host's own mount namespace shows it */
+    /* Where it was read (--all): the process through whose root
+     * (/proc/PID/root) its size was read and its directory is listed, with
+     * its start time, so that an action re-opens the same root
+     * (sysroot_open_pid) and refuses when the pid is another process's; and
+     * whether the watcher's own mount namespace shows it (then it is reached
+     * by its path). pid 0 without --all. */
+    pid_t pid;
+    unsigned long long pid_start;
+    bool own;
 };
 
 struct scan_node {
@@ -62,6 +71,13 @@ struct scan_node {
     size_t *proc_ctr;       /* per scan->procs item: its container, or NODE_HOST */
     size_t nprocs;
     unsigned long host_mntns; /* the host's mount namespace (the watcher's), 0 unknown */
+    /* Per mount found by node_discover (indexed like scan->mounts): where it
+     * was read, copied into mounts by node_assign. */
+    struct node_read {
+        pid_t pid;
+        unsigned long long pid_start;
+        bool own;
+    } *read;
     /* The pre-pass's mount namespaces (until node_seed hands them over). */
     struct node_ns *ns;
     size_t nns, nscap;

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# --all from the host: two emulated containers, each a pid namespace and a
+# mount namespace of its own with its own tmpfs at /dev/shm (64 and 32 MiB),
+# its own memory cgroup named as Docker's systemd driver names a container's
+# (docker-<id>.scope, 512 and 256 MiB) and a DataLoader-like scene whose
+# in-namespace pids are the same numbers in both. One run must show the
+# host's /dev/shm and both containers' mounts, each by its device with its
+# container, cgroup and budget; groups, creators and orphans per container,
+# never mixed; the text report a heading per container; Prometheus series
+# labelled with the container; without root what can be read and a warning.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cgroup.sh"
+need_root
+need_unshare
+need setpriv od
+_lib_tmp
+
+# start_ctr TAG LIMIT SHM_SIZE ORPHANS: sets ID_<TAG>, OUTER_<TAG>, MAN_<TAG>.
+start_ctr() {
+    local tag=$1 limit=$2 size=$3 orphans=$4 id man outer
+    id=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+    [ ${#id} -eq 64 ] || fail "cannot make a container id"
+    mem_cgroup_create "docker-$id.scope" "$limit"
+    man=$SHMTEST_TMP/$tag.manifest
+    # Only the inner processes join the cgroup: the waiting outer unshare
+    # stays the host's (it sees the host's /dev/shm, as a runtime's shim does).
+    unshare -p -f --mount-proc --propagation private \
+        unshare -m --propagation private bash -c 'echo $$ >"$1/cgroup.procs" &&
+            mount -t tmpfs -o "size=$2" tmpfs /dev/shm &&
+            exec "$3" --manifest "$4" --workers 2 --per-worker 4 --orphans "$5"' \
+        _ "$MEMCG_DIR" "$size" "$SHMSCENE" "$man" "$orphans" </dev/null \
+        >"$SHMTEST_TMP/$tag.log" 2>&1 &
+    outer=$!
+    on_exit "kill -KILL $outer 2>/dev/null; wait $outer 2>/dev/null; true"
+    wait_for '[ -f "$man" ] && [ "$(tail -n 1 "$man")" = ready ]' 30 ||
+        fail "container $tag did not start: $(head -c 500 "$SHMTEST_TMP/$tag.log")"
+    printf -v "ID_$tag" %s "$id"
+    printf -v "OUTER_$tag" %s "$outer"
+    printf -v "MAN_$tag" %s "$man"
+}
+
+# host_pid MANIFEST INNER_PID: the host pid of the scene's process INNER_PID.
+host_pid() {
+    local p
+    for p in $(pgrep -f -- "--manifest $1"); do
+        [ "$(awk '/^NSpid:/ { print $NF }' "/proc/$p/status" 2>/dev/null)" = "$2" ] && echo "$p"
+    done
+}
+
+start_ctr A 536870912 64m 2
+start_ctr B 268435456 32m 1
+for tag in A B; do
+    man_var=MAN_$tag
+    MANIFEST=${!man_var}
+    main=$(host_pid "$MANIFEST" "$(manifest_pids main)")
+    [ -n "$main" ] || fail "cannot find container $tag's main on the host"
+    workers=$(for w in $(manifest_pids worker); do host_pid "$MANIFEST" "$w"; done | sort -n | tr '\n' ' ')
+    printf -v "MAIN_$tag" %s "$main"
+    printf -v "WORKERS_$tag" %s "$workers"
+    on_exit "[ \"\$(cat /proc/$main/cgroup 2>/dev/null | grep -c docker-)\" != 0 ] && kill -KILL $main; true"
+done
+[ "$(awk '$1 == "main" { print $2 }' "$MAN_A")" = "$(awk '$1 == "main" { print $2 }' "$MAN_B")" ] ||
+    fail "the two scenes should have the same pids inside their namespaces"
+export ID_A ID_B MAIN_A MAIN_B WORKERS_A WORKERS_B
+ok "two containers: mains $MAIN_A and $MAIN_B on the host, the same pids inside"
+
+snap=$SHMTEST_TMP/all.json
+"$SHMWATCH" --all --json >"$snap" || fail "shmwatch --all --json exited $?"
+json_check "$snap" "j['scan']['all'] is True and len(set(m['id'] for m in j['mounts'])) == len(j['mounts'])" \
+    "the node view: every mount once, by a unique id"
+json_check "$snap" "any(m['containers'] == [] and m['path'] == '/dev/shm' and m['cgroup'] == j['cgroup'] for m in j['mounts'])" \
+    "the host's own /dev/shm is there, with no container and the host's cgroup"
+json_check "$snap" "[(m['path'], m['size_bytes'], m['containers'][0]['runtime'], m['containers'][0]['pid'] in [int(env['MAIN_A'])] + [int(x) for x in env['WORKERS_A'].split()], m['cgroup']['limit_bytes'], m['budget']['limit_source'], m['budget']['limit_bytes']) for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_A']]] == [('/dev/shm', 64 << 20, 'docker', True, 512 << 20, 'cgroup', 512 << 20)]" \
+    "container A's 64 MiB mount names it, with its own cgroup (512 MiB) as its budget's limit"
+json_check "$snap" "[(m['size_bytes'], m['cgroup']['limit_bytes'], m['budget']['limit_bytes']) for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_B']]] == [(32 << 20, 256 << 20, 256 << 20)]" \
+    "container B's 32 MiB mount has its own 256 MiB budget"
+for tag in A B; do
+    man_var=MAN_$tag
+    export MANIFEST=${!man_var} TAG=$tag
+    json_check "$snap" "sorted(s['name'] for s in j['segments'] if s['mount_id'] == [m['id'] for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_' + env['TAG']]]][0] and s['state'] in ('in_use', 'orphan')) == sorted(x['name'] for x in man['segments'] if x['mode'] in ('named', 'orphan'))" \
+        "container $tag's named segments and orphans are on its mount"
+    json_check "$snap" "[(g['container'], sorted(g['workers'])) for g in j['groups'] if g['main_pid'] == int(env['MAIN_' + env['TAG']])] == [(env['ID_' + env['TAG']], [int(x) for x in env['WORKERS_' + env['TAG']].split()])]" \
+        "container $tag's DataLoader group: its main, its workers, its container"
+    json_check "$snap" "(w := [int(x) for x in env['WORKERS_' + env['TAG']].split()]) and (mid := [m['id'] for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_' + env['TAG']]]][0]) and len(ss := [s for s in j['segments'] if s['mount_id'] == mid and s['state'] in ('in_use', 'hidden') and s['creator_alive']]) >= 4 and all(s['creator_pid'] in w and s['group'] == int(env['MAIN_' + env['TAG']]) for s in ss)" \
+        "container $tag's creator pids (the same numbers inside both) are its own workers'"
+    json_check "$snap" "len(ps := [p for p in j['processes'] if p['pid'] in [int(env['MAIN_' + env['TAG']])] + [int(x) for x in env['WORKERS_' + env['TAG']].split()]]) == 3 and all(p['container'] == env['ID_' + env['TAG']] for p in ps)" \
+        "container $tag's processes name it"
+done
+unset MANIFEST
+json_check "$snap" "[sum(1 for s in j['segments'] if s['state'] == 'orphan' and s['mount_id'] == m['id']) for t in ('A', 'B') for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_' + t]]] == [2, 1]" \
+    "orphans proved per container (2 in A, 1 in B)"
+
+"$SHMWATCH" --all --once >"$SHMTEST_TMP/all.txt" || fail "--all --once exited $?"
+host_line=$(grep -n '^== HOST$' "$SHMTEST_TMP/all.txt" | cut -d: -f1)
+a_line=$(grep -n "^== CONTAINER .*(docker ${ID_A:0:12}, " "$SHMTEST_TMP/all.txt" | cut -d: -f1)
+b_line=$(grep -n "^== CONTAINER .*(docker ${ID_B:0:12}, " "$SHMTEST_TMP/all.txt" | cut -d: -f1)
+[ -n "$host_line" ] && [ -n "$a_line" ] && [ -n "$b_line" ] && [ "$host_line" -lt "$a_line" ] ||
+    fail "the text report has no heading per container, the host's first: $(grep '^==' "$SHMTEST_TMP/all.txt")"
+sed -n "$a_line,\$p" "$SHMTEST_TMP/all.txt" | grep -q "main $MAIN_A " ||
+    fail "container A's group is not under its heading"
+ok "the text report: a heading per container, the host's first, each with its group"
+
+"$SHMWATCH" --all --prometheus >"$SHMTEST_TMP/all.prom" || fail "--all --prometheus exited $?"
+grep -q "^shmwatch_mount_size_bytes{mount=\"/dev/shm\",mount_id=\"[0-9]*:[0-9]*\",container=\"[^\"]*\",container_id=\"$ID_A\",pod=\"\",namespace=\"\"} 67108864$" "$SHMTEST_TMP/all.prom" ||
+    fail "no labelled size series for container A: $(grep -m3 '^shmwatch_mount_size_bytes' "$SHMTEST_TMP/all.prom")"
+grep -q "^shmwatch_cgroup_limit_bytes{.*container_id=\"$ID_B\".*} 268435456$" "$SHMTEST_TMP/all.prom" ||
+    fail "no labelled cgroup limit for container B"
+ok "Prometheus: per-mount series labelled with the container, each with its own limit"
+
+# NDJSON: the same view at each interval.
+"$SHMWATCH" --all --json --interval 0.2 --count 2 >"$SHMTEST_TMP/all.ndjson" || fail "--all NDJSON exited $?"
+[ "$(grep -c "\"id\":\"$ID_B\"" "$SHMTEST_TMP/all.ndjson")" -ge 2 ] || fail "NDJSON lines lack container B"
+ok "NDJSON: every line has the containers"
+
+# Without root: what can be read, and a warning for the rest; never a failure.
+setpriv --reuid=65534 --regid=65534 --clear-groups "$SHMWATCH" --all --json >"$SHMTEST_TMP/nobody.json" ||
+    fail "--all without root exited $?"
+json_check "$SHMTEST_TMP/nobody.json" "not any(c['id'] in (env['ID_A'], env['ID_B']) for m in j['mounts'] for c in m['containers']) and any('could not be read' in w for w in j['warnings'])" \
+    "without root: the containers' mounts are not shown, and a warning says so"
+
+# A container that has exited is gone from the next snapshot, without error.
+kill -KILL "$OUTER_B" "$MAIN_B" 2>/dev/null
+wait_for '! kill -0 '"$MAIN_B"' 2>/dev/null' 10 || fail "container B did not stop"
+"$SHMWATCH" --all --json >"$SHMTEST_TMP/after.json" || fail "--all after an exit exited $?"
+json_check "$SHMTEST_TMP/after.json" "not any(c['id'] == env['ID_B'] for m in j['mounts'] for c in m['containers']) and any(c['id'] == env['ID_A'] for m in j['mounts'] for c in m['containers'])" \
+    "an exited container's mount is gone, its neighbour's stays"
+
+"$SHMWATCH" --all --pid 1 --json >/dev/null 2>"$SHMTEST_TMP/err" && fail "--all --pid was accepted"
+grep -q "exclude each other" "$SHMTEST_TMP/err" || fail "no clear error for --all --pid"
+ok "--all with --pid: a usage error"

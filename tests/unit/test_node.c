@@ -1,0 +1,385 @@
+/* The node view (--all) on a scene built by hand: the host's /dev/shm and
+ * two containers', each container in a pid namespace of its own with a
+ * DataLoader whose creator pids are its own (the same segment name in both),
+ * each with its own memory cgroup. The model keeps groups, creators and
+ * budgets per container; JSON, text and Prometheus carry the container of
+ * each mount, group and process, hostile names escaped. */
+#include <sys/sysmacros.h>
+
+#include "testutil.h"
+#include "fake_scene.h"
+#include "model/model.h"
+#include "report/report.h"
+#include "util/xalloc.h"
+
+#define PY "/usr/bin/python3.11"
+#define PIDNS_A 4026532111ul
+#define PIDNS_B 4026532222ul
+#define ID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define ID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+/* A container name with a terminal escape, a quote and a newline. */
+#define EVIL "evil\x1b[31m\"x\n"
+
+static void add_mount(struct scan *s, unsigned minor_no, uint64_t size, uint64_t used)
+{
+    struct shm_mount *m = VEC_PUSH(s->mounts.items, s->mounts.n, s->mounts.cap);
+    memset(m, 0, sizeof(*m));
+    m->path = xstrdup("/dev/shm");
+    m->access = str_printf("/proc/%u/root/dev/shm", minor_no);
+    m->fstype = xstrdup("tmpfs");
+    m->dev = makedev(0, minor_no);
+    m->stat_ok = true;
+    m->listed = true;
+    m->size = size;
+    m->used = used;
+    m->avail = size - used;
+}
+
+static void add_file(struct scan *s, size_t mount, const char *name, ino_t ino, uint64_t bytes)
+{
+    struct shm_file *f = VEC_PUSH(s->files.items, s->files.n, s->files.cap);
+    memset(f, 0, sizeof(*f));
+    f->mount = mount;
+    f->name = xstrdup(name);
+    f->dev = s->mounts.items[mount].dev;
+    f->ino = ino;
+    f->type = FT_REGULAR;
+    f->size = f->alloc = bytes;
+    f->uid = 0;
+    f->mtime = 1000;
+}
+
+static void add_holder(struct scan *s, size_t mount, pid_t pid, int fd, ino_t ino,
+                       const char *name, uint64_t bytes)
+{
+    struct shm_holder *h = VEC_PUSH(s->holders.items, s->holders.n, s->holders.cap);
+    memset(h, 0, sizeof(*h));
+    h->pid = pid;
+    h->fd = fd;
+    h->dev = s->mounts.items[mount].dev;
+    h->ino = ino;
+    h->path = str_printf("/dev/shm/%s", name);
+    h->stat_ok = true;
+    h->size = h->alloc = bytes;
+}
+
+static struct proc *in_ns(struct proc *p, unsigned long pidns, pid_t nspid)
+{
+    p->pidns = pidns;
+    p->nspid = nspid;
+    return p;
+}
+
+static void cgroup_of(struct cgroup_info *cg, const char *path, uint64_t limit, uint64_t anon)
+{
+    cg->present = true;
+    cg->version = 1;
+    cg->path = xstrdup(path);
+    cg->has_limit = true;
+    cg->limit = limit;
+    cg->usage = anon;
+    cg->anon = anon;
+    cg->has_oom_kills = true;
+    cg->oom_kills = 3;
+}
+
+/* Mount 0 the host's (0:45), 1 container alpha's (0:50), 2 the hostile
+ * one's (0:51), a pod's container. */
+static struct scan *node_scene(void)
+{
+    struct scan *s = fake_scene_empty();
+    add_mount(s, 50, 256 * MiB, 8 * MiB);
+    add_mount(s, 51, 64 * MiB, 60 * MiB);
+
+    fake_add_proc(s, 10, 1, 10, 'S', "python3", PY);
+    fake_add_proc(s, 11, 10, 10, 'S', "pt_data_worker", PY);
+    fake_add_proc(s, 50, 1, 50, 'S', "containerd-shim", "/usr/bin/containerd-shim");
+    in_ns(fake_add_proc(s, 100, 50, 100, 'S', "python3", PY), PIDNS_A, 1);
+    in_ns(fake_add_proc(s, 101, 100, 100, 'S', "pt_data_worker", PY), PIDNS_A, 2);
+    in_ns(fake_add_proc(s, 200, 50, 200, 'S', "python3", PY), PIDNS_B, 1);
+    in_ns(fake_add_proc(s, 201, 200, 200, 'S', "pt_data_worker", PY), PIDNS_B, 2);
+    procs_sort(&s->procs);
+
+    /* The host's: created by worker 11, held by its main. */
+    add_file(s, 0, "torch_11_0", 1, 2 * MiB);
+    add_holder(s, 0, 10, 5, 1, "torch_11_0", 2 * MiB);
+    /* One name in both containers: creator 2 is worker 101 in alpha and
+     * worker 201 in the other. */
+    add_file(s, 1, "torch_2_0", 1, 4 * MiB);
+    add_holder(s, 1, 100, 7, 1, "torch_2_0", 4 * MiB);
+    add_file(s, 2, "torch_2_0", 1, 8 * MiB);
+    add_holder(s, 2, 200, 7, 1, "torch_2_0", 8 * MiB);
+    /* In alpha, pid 201 is nobody (a host pid of the other container):
+     * an orphan there. */
+    add_file(s, 1, "torch_201_0", 2, 1 * MiB);
+
+    s->devs = xcalloc(3, sizeof(*s->devs));
+    for (size_t i = 0; i < 3; i++)
+        s->devs[i] = s->mounts.items[i].dev;
+    nsmap_init(&s->ns, s->devs, 3);
+    s->ns.reach[1].pidns = xcalloc(1, sizeof(unsigned long));
+    s->ns.reach[1].pidns[0] = PIDNS_A;
+    s->ns.reach[1].npidns = 1;
+    s->ns.reach[2].pidns = xcalloc(1, sizeof(unsigned long));
+    s->ns.reach[2].pidns[0] = PIDNS_B;
+    s->ns.reach[2].npidns = 1;
+
+    struct scan_node *n = &s->node;
+    n->all = true;
+    n->nctrs = n->ctrs_cap = 2;
+    n->ctrs = xcalloc(2, sizeof(*n->ctrs));
+    n->ctrs[0].info.runtime = RUNTIME_DOCKER;
+    n->ctrs[0].info.id = xstrdup(ID_A);
+    n->ctrs[0].info.name = xstrdup("alpha");
+    n->ctrs[0].info.hostname = xstrdup("aaaaaaaaaaaa");
+    n->ctrs[0].pid = 100;
+    cgroup_of(&n->ctrs[0].cgroup, "/docker/" ID_A, 1024 * MiB, 100 * MiB);
+    n->ctrs[1].info.runtime = RUNTIME_CONTAINERD;
+    n->ctrs[1].info.id = xstrdup(ID_B);
+    n->ctrs[1].info.name = xstrdup(EVIL);
+    n->ctrs[1].info.pod = xstrdup("trainer-0");
+    n->ctrs[1].info.namespace = xstrdup("ml");
+    n->ctrs[1].info.pod_uid = xstrdup("0d1c2b3a-1111-2222-3333-444455556666");
+    n->ctrs[1].pid = 200;
+    cgroup_of(&n->ctrs[1].cgroup, "/kubepods/pod0d1c2b3a/" ID_B, 512 * MiB, 50 * MiB);
+    node_single(n, &s->mounts);
+    n->all = true;
+    n->mounts[1].host_sees = n->mounts[2].host_sees = false;
+    n->mounts[1].owner = 0;
+    n->mounts[2].owner = 1;
+    n->mounts[1].ctrs = xcalloc(1, sizeof(size_t));
+    n->mounts[1].ctrs[0] = 0;
+    n->mounts[1].nctrs = 1;
+    n->mounts[2].ctrs = xcalloc(1, sizeof(size_t));
+    n->mounts[2].ctrs[0] = 1;
+    n->mounts[2].nctrs = 1;
+    n->nprocs = s->procs.n;
+    n->proc_ctr = xcalloc(s->procs.n, sizeof(size_t));
+    for (size_t i = 0; i < s->procs.n; i++) {
+        unsigned long ns = s->procs.items[i].pidns;
+        n->proc_ctr[i] = ns == PIDNS_A ? 0 : ns == PIDNS_B ? 1 : NODE_HOST;
+    }
+    return s;
+}
+
+struct fixture {
+    struct scan *s;
+    struct model m;
+    struct buf out;
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    f->s = node_scene();
+    struct model_opts o;
+    model_opts_default(&o);
+    model_build(f->s, &o, &f->m);
+    buf_init(&f->out);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    model_free(&f->m);
+    scan_free(f->s);
+    free(f->s);
+    buf_free(&f->out);
+    free(f);
+    return 0;
+}
+
+static const struct segment *seg(const struct model *m, size_t mount, const char *name)
+{
+    for (size_t i = 0; i < m->nsegs; i++)
+        if (m->segs[i].mount == mount && strcmp(m->segs[i].name, name) == 0)
+            return &m->segs[i];
+    fail_msg("no segment %s on mount %zu", name, mount);
+    return NULL;
+}
+
+static void test_groups_per_container(void **state)
+{
+    struct fixture *f = *state;
+    const struct model *m = &f->m;
+    assert_int_equal(m->ngroups, 3);
+    const struct group *h = model_find_group(m, 10), *a = model_find_group(m, 100),
+                       *b = model_find_group(m, 200);
+    assert_non_null(h);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(h->ctr == NODE_HOST);
+    assert_int_equal(a->ctr, 0);
+    assert_int_equal(b->ctr, 1);
+    assert_int_equal(a->nworkers, 1);
+    assert_int_equal(a->workers[0], 101);
+    assert_int_equal(b->nworkers, 1);
+    assert_int_equal(b->workers[0], 201);
+    assert_int_equal(model_find_proc(m, 101)->ctr, 0);
+    assert_int_equal(model_find_proc(m, 201)->ctr, 1);
+    assert_true(model_find_proc(m, 11)->ctr == NODE_HOST);
+}
+
+static void test_creators_per_container(void **state)
+{
+    struct fixture *f = *state;
+    const struct model *m = &f->m;
+    /* One name, two creators: each container's own pid 2. */
+    const struct segment *a = seg(m, 1, "torch_2_0"), *b = seg(m, 2, "torch_2_0");
+    assert_true(a->creator_alive);
+    assert_int_equal(a->creator_pid, 101);
+    assert_int_equal(a->group, 100);
+    assert_true(b->creator_alive);
+    assert_int_equal(b->creator_pid, 201);
+    assert_int_equal(b->group, 200);
+    /* 201 is alive on the host's /proc, but not in alpha's pid namespace. */
+    const struct segment *o = seg(m, 1, "torch_201_0");
+    assert_false(o->creator_alive);
+    assert_int_equal(o->state, SEG_ORPHAN);
+    assert_int_equal(o->group, 0);
+}
+
+static void test_budget_per_container(void **state)
+{
+    struct fixture *f = *state;
+    const struct model *m = &f->m;
+    const struct budget *h = model_mount_budget(m, 0), *a = model_mount_budget(m, 1),
+                        *b = model_mount_budget(m, 2);
+    /* The host: no cgroup, so MemTotal and its own processes' RSS only
+     * (10 and 11 of the seven, 10 MiB each). */
+    assert_int_equal(h->limit_source, LIMIT_MEMTOTAL);
+    assert_int_equal(h->app, 20 * MiB);
+    assert_int_equal(h->shm_size, 64 * MiB);
+    assert_int_equal(a->limit_source, LIMIT_CGROUP);
+    assert_int_equal(a->limit, 1024 * MiB);
+    assert_int_equal(a->app, 100 * MiB);
+    assert_int_equal(a->shm_size, 256 * MiB);
+    assert_int_equal(b->limit, 512 * MiB);
+    assert_int_equal(b->shm_used, 60 * MiB);
+    /* 60 of 64 MiB: past the critical fill of 95 %? no; past warn 80 %. */
+    assert_int_not_equal(b->verdict, VERDICT_OK);
+    assert_int_equal(a->verdict, VERDICT_OK);
+    /* The top-level budget is the host's first mount's, as without --all. */
+    assert_int_equal(m->budget.limit_source, LIMIT_MEMTOTAL);
+    assert_int_equal(m->budget.app, 20 * MiB);
+}
+
+static void test_json_fields(void **state)
+{
+    struct fixture *f = *state;
+    report_json(&f->out, &f->m);
+    const char *j = f->out.data;
+    static const char *const keys[] = {
+        "\"mounts\":[{\"id\":\"0:45\",\"containers\":[],\"cgroup\":null,\"budget\":{",
+        "{\"id\":\"0:50\",\"containers\":[{\"id\":\"" ID_A "\",\"name\":\"alpha\","
+        "\"runtime\":\"docker\",\"pod_uid\":null,\"pod\":null,\"namespace\":null,"
+        "\"hostname\":\"aaaaaaaaaaaa\",\"pid\":100}],\"cgroup\":{\"version\":1,"
+        "\"path\":\"/docker/" ID_A "\",\"limit_bytes\":1073741824,",
+        "\"name\":\"evil\\u001b[31m\\\"x\\n\",\"runtime\":\"containerd\","
+        "\"pod_uid\":\"0d1c2b3a-1111-2222-3333-444455556666\",\"pod\":\"trainer-0\","
+        "\"namespace\":\"ml\",\"hostname\":null,\"pid\":200}]",
+        "\"limit_bytes\":536870912,\"limit_source\":\"cgroup\"",
+        "\"mount_id\":\"0:51\",\"name\":\"torch_2_0\"",
+        "\"mount_id\":\"0:45\",\"name\":\"torch_11_0\"",
+        "\"start_ticks\":0,\"container\":\"" ID_A "\"}",
+        "\"start_ticks\":0,\"container\":null}",
+        "\"container\":\"" ID_B "\"}",
+        "\"all\":true",
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (!strstr(j, keys[i]))
+            fail_msg("missing %s in %s", keys[i], j);
+    assert_null(strchr(j, '\x1b'));
+}
+
+static void test_text_headings(void **state)
+{
+    struct fixture *f = *state;
+    struct text_opts o = {.ascii = false};
+    report_text(&f->out, &f->m, &o);
+    const char *t = f->out.data;
+    const char *host = strstr(t, "== HOST\n"), *a = strstr(t, "== CONTAINER alpha (docker aaaaaaaaaaaa, ");
+    const char *b = strstr(t, "== CONTAINER evil\\e[31m\"x\\n (containerd bbbbbbbbbbbb, pod ml/trainer-0, pid 200)");
+    if (!host || !a || !b)
+        fail_msg("headings missing in %s", t);
+    assert_true(host < a && a < b);
+    /* Each container's group under its own heading. */
+    const char *ga = strstr(t, "main 100"), *gb = strstr(t, "main 200"), *gh = strstr(t, "main 10 ");
+    assert_non_null(ga);
+    assert_non_null(gb);
+    assert_non_null(gh);
+    assert_true(host < gh && gh < a && a < ga && ga < b && b < gb);
+    assert_non_null(strstr(t, "BUDGET of /dev/shm, cgroup /docker/" ID_A "\n  limit 1.0 GiB (cgroup)"));
+    assert_null(strchr(t, '\x1b'));
+}
+
+static void test_prometheus_labels(void **state)
+{
+    struct fixture *f = *state;
+    report_prometheus(&f->out, &f->m);
+    const char *p = f->out.data;
+    static const char *const lines[] = {
+        "shmwatch_mount_used_bytes{mount=\"/dev/shm\",mount_id=\"0:45\",container=\"\","
+        "container_id=\"\",pod=\"\",namespace=\"\"} 41943040\n",
+        "shmwatch_mount_used_bytes{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\","
+        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\"} 8388608\n",
+        "shmwatch_mount_used_bytes{mount=\"/dev/shm\",mount_id=\"0:51\","
+        "container=\"evil?[31m\\\"x\\n\",container_id=\"" ID_B "\",pod=\"trainer-0\","
+        "namespace=\"ml\"} 62914560\n",
+        "shmwatch_budget_limit_bytes{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\"",
+        "shmwatch_cgroup_limit_bytes{mount=\"/dev/shm\",mount_id=\"0:51\"",
+        "shmwatch_cgroup_oom_kills_total{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\","
+        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\"} 3\n",
+        "shmwatch_segments{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\","
+        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\",state=\"orphan\",kind=\"torch\"} 1\n",
+    };
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        if (!strstr(p, lines[i]))
+            fail_msg("missing %s in %s", lines[i], p);
+    assert_null(strchr(p, '\x1b'));
+    /* The unlabelled budget of one world is not there beside the labelled. */
+    assert_null(strstr(p, "\nshmwatch_budget_limit_bytes "));
+}
+
+/* Without --all: the same fields, the host's, and nothing old changed. */
+static void test_single_world(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene();
+    node_single(&s->node, &s->mounts);
+    struct model_opts o;
+    model_opts_default(&o);
+    struct model m;
+    model_build(s, &o, &m);
+    struct buf out;
+    buf_init(&out);
+    report_json(&out, &m);
+    assert_non_null(strstr(out.data, "\"mounts\":[{\"id\":\"0:45\",\"containers\":[],"));
+    assert_non_null(strstr(out.data, "\"all\":false"));
+    assert_null(strstr(out.data, "\"container\":\""));
+    buf_free(&out);
+    buf_init(&out);
+    report_prometheus(&out, &m);
+    assert_non_null(strstr(out.data, "shmwatch_mount_used_bytes{mount=\"/dev/shm\"} 41943040\n"));
+    assert_non_null(strstr(out.data, "\nshmwatch_budget_limit_bytes "));
+    buf_free(&out);
+    model_free(&m);
+    scan_free(s);
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_groups_per_container, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_creators_per_container, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_budget_per_container, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_json_fields, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_text_headings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_prometheus_labels, setup, teardown),
+        cmocka_unit_test(test_single_world),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
