@@ -69,8 +69,8 @@ _shmwatch()
 
     local opts
     case $cmd in
-    clean) opts="--dry-run --yes --all-unheld --min-age --orphan-min-age --trust-pids --mount --log --config --help -n -y -h" ;;
-    reap) opts="--dry-run --yes --timeout --log --config --help -n -y -t -h" ;;
+    clean) opts="--dry-run --yes --all-unheld --min-age --orphan-min-age --trust-pids --mount --log --config --pid --all --help -n -y -h" ;;
+    reap) opts="--dry-run --yes --timeout --log --config --pid --all --help -n -y -t -h" ;;
     plan) opts="--batch-size --sample-shape --dtype --workers --prefetch-factor --memory --shm-size --json --observe --help -b -s -d -w -p -m -h" ;;
     *)
         opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --all --orphan-min-age --trust-pids --config --theme --no-color --ascii --read-only --log --demo --version --help -h"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "collect/containers.h"
+#include "util/beneath.h"
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/xalloc.h"
@@ -26,77 +27,59 @@ static unsigned long read_mntns(int proc, pid_t pid)
     return sscanf(link, "mnt:[%lu]", &ino) == 1 ? ino : 0;
 }
 
-static char *make_label(const struct sysroot *r)
+char *actns_label(const struct container_info *ci, pid_t pid)
+{
+    if (ci && ci->runtime != RUNTIME_NONE && ci->name && ci->name[0])
+        return xstrdup(ci->name);
+    if (ci && ci->runtime != RUNTIME_NONE && ci->id && ci->id[0])
+        return xstrndup(ci->id, 12);
+    return str_printf("pid %d", (int)pid);
+}
+
+static char *lookup_label(const struct sysroot *r)
 {
     char dir[32];
     snprintf(dir, sizeof(dir), "%d", (int)r->pid);
     int piddir = openat(r->proc, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     struct container_info ci;
     memset(&ci, 0, sizeof(ci));
-    char *label = NULL;
-    if (piddir >= 0 && containers_collect(r->host, piddir, &ci) == 0 &&
-        ci.runtime != RUNTIME_NONE) {
-        if (ci.name && ci.name[0])
-            label = xstrdup(ci.name);
-        else if (ci.id && ci.id[0])
-            label = xstrndup(ci.id, 12);
-    }
+    bool found = piddir >= 0 && containers_collect(r->host, piddir, &ci) == 0;
+    char *label = actns_label(found ? &ci : NULL, r->pid);
     containers_free(&ci);
     if (piddir >= 0)
         close(piddir);
-    return label ? label : str_printf("pid %d", (int)r->pid);
+    return label;
 }
 
-int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned long long start)
+int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned long long start,
+               const char *label)
 {
     memset(ns, 0, sizeof(*ns));
     int rc = sysroot_open_pid(&ns->root, host, pid);
-    if (rc < 0)
-        return rc;
-    if (start && ns->root.pid_start != start) {
+    if (rc == 0 && start && ns->root.pid_start != start) {
         sysroot_close(&ns->root);
-        return -ESRCH;
+        rc = -ESRCH;
+    }
+    if (rc < 0) {
+        ns->root.pid = pid; /* closed: named, never alive */
+        ns->label = label ? xstrdup(label) : str_printf("pid %d", (int)pid);
+        return rc;
     }
     ns->mntns = read_mntns(ns->root.proc, pid);
-    ns->label = make_label(&ns->root);
+    ns->label = label ? xstrdup(label) : lookup_label(&ns->root);
     return 0;
 }
 
 bool actns_alive(const struct actns *ns)
 {
-    return sysroot_pid_alive(&ns->root);
+    return ns->root.root >= 0 && sysroot_pid_alive(&ns->root);
 }
 
 int actns_opendir(const struct actns *ns, const char *path)
 {
     if (path[0] != '/')
         return -EINVAL;
-    int dir = fcntl(ns->root.root, F_DUPFD_CLOEXEC, 0);
-    if (dir < 0)
-        return -errno;
-    const char *p = path;
-    while (*p) {
-        while (*p == '/')
-            p++;
-        if (!*p)
-            break;
-        const char *slash = strchr(p, '/');
-        size_t len = slash ? (size_t)(slash - p) : strlen(p);
-        if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.')) {
-            close(dir);
-            return -EINVAL;
-        }
-        char *comp = xstrndup(p, len);
-        int sub = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int err = errno;
-        free(comp);
-        close(dir);
-        if (sub < 0)
-            return -err;
-        dir = sub;
-        p += len;
-    }
-    return dir;
+    return open_beneath(ns->root.root, path, O_RDONLY | O_DIRECTORY);
 }
 
 char *actns_where(const struct actns *ns)

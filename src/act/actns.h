@@ -25,19 +25,29 @@ struct actns {
 
 /* Opens the view of pid through host (sysroot_open_pid). start: the start
  * time the scan saw for pid, 0 when not known; another one is -ESRCH (the
- * pid is another process's now). The label is the container's name as the
- * host's runtimes know it (collect/containers.h), else its id's first 12
- * digits, else "pid N". Returns 0, -ESRCH, or -errno. */
-int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned long long start);
+ * pid is another process's now). label: how to name it (NULL: looked up,
+ * actns_label of the container pid is in as the host's runtimes know it).
+ * Returns 0, -ESRCH, or -errno; on failure ns still names pid (label, or
+ * "pid N") and every action through it is refused (actns_alive is false). */
+int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned long long start,
+               const char *label);
 
-/* True while the holder is the process the view was opened on. */
+/* How a container is named in plans, results and the log: its name, else
+ * its id's first 12 digits, else "pid N" (ci NULL: not in a container). A
+ * new string, raw bytes. */
+struct container_info;
+char *actns_label(const struct container_info *ci, pid_t pid);
+
+/* True while the view is open and its holder is the process it was opened
+ * on. */
 bool actns_alive(const struct actns *ns);
 
 /* Opens the directory at path, absolute as the container sees it (a mount
- * point from its mountinfo), walking down from the view's root one
- * component at a time without following any link (an absolute link would
- * lead out of the container) and refusing "." and "..". Returns the fd, or
- * -errno (ELOOP or ENOTDIR: a component is a link). */
+ * point from its mountinfo), below the view's root with util/beneath.h's
+ * open_beneath: nothing on the way leads out of the container (an absolute
+ * link through /proc/PID/root would lead to the host's file of that name),
+ * the last component is never a link. Returns the fd, or -errno (-ELOOP or
+ * -ENOTDIR: the last component is a link; -EINVAL: path is not absolute). */
 int actns_opendir(const struct actns *ns, const char *path);
 
 /* "in LABEL": how a plan or a result line names where it acts (a new

@@ -13,6 +13,7 @@
 #include "util/escape.h"
 #include "util/safefile.h"
 #include "util/units.h"
+#include "util/xalloc.h"
 
 /* --pid: the view of that process, opened before the scan so that the scan
  * is pinned to it (its start time). Returns 0, or 1 said on stderr. */
@@ -21,7 +22,7 @@ static int open_target(struct actcli *a, pid_t pid)
     struct sysroot host;
     int rc = sysroot_open(&host, "/proc", "/", "/");
     if (rc == 0) {
-        rc = actns_open(&a->ns, &host, pid, 0);
+        rc = actns_open(&a->ns, &host, pid, 0, NULL);
         sysroot_close(&host);
     }
     if (rc < 0) {
@@ -33,10 +34,65 @@ static int open_target(struct actcli *a, pid_t pid)
     return 0;
 }
 
+/* --all: a view of every container of the node view and of the host's own
+ * world, each pinned to the process the scan read it through (its start
+ * time in the scan). One that cannot be opened (exited since) still names
+ * its container, and refuses every action (actns_open). */
+static void open_node(struct actcli *a)
+{
+    const struct scan_node *n = &a->scan.node;
+    struct sysroot host;
+    int hrc = sysroot_open(&host, "/proc", "/", "/");
+    a->nctr_ns = n->nctrs;
+    a->ctr_ns = xcalloc(n->nctrs ? n->nctrs : 1, sizeof(*a->ctr_ns));
+    for (size_t k = 0; k < n->nctrs; k++) {
+        const struct node_ctr *c = &n->ctrs[k];
+        const struct proc *p = procs_find(&a->scan.procs, c->pid);
+        char *label = actns_label(&c->info, c->pid);
+        if (hrc == 0) {
+            actns_open(&a->ctr_ns[k], &host, c->pid, p ? p->start_ticks : 0, label);
+        } else {
+            a->ctr_ns[k].root = SYSROOT_NONE;
+            a->ctr_ns[k].root.pid = c->pid;
+            a->ctr_ns[k].label = xstrdup(label);
+        }
+        free(label);
+    }
+    if (hrc == 0)
+        actns_open(&a->host_ns, &host, getpid(), 0, "host");
+    else
+        a->host_ns.label = xstrdup("host");
+    sysroot_close(&host);
+}
+
 const struct actns *actcli_mount_ns(const struct actcli *a, size_t mount)
 {
-    (void)mount;
+    if (a->all) {
+        const struct scan_node *n = &a->scan.node;
+        size_t owner = mount < n->nmounts ? n->mounts[mount].owner : NODE_HOST;
+        if (owner != NODE_HOST && owner < a->nctr_ns)
+            return &a->ctr_ns[owner];
+        /* The host's; or a namespace whose every process had exited before
+         * its container could be read: refused, as the host's view does not
+         * show it (the device check). */
+        return &a->host_ns;
+    }
     return a->in_ns ? &a->ns : NULL;
+}
+
+/* --all: the container of process p (a zombie, which has no namespaces
+ * left, is its parent's). */
+static const struct actns *proc_ns(const struct actcli *a, const struct proc *p)
+{
+    const struct scan_node *n = &a->scan.node;
+    const struct proc_list *pl = &a->scan.procs;
+    size_t ctr = node_proc_ctr(n, (size_t)(p - pl->items));
+    if (ctr == NODE_HOST && !p->mntns && p->state == 'Z') {
+        const struct proc *parent = procs_find(pl, p->ppid);
+        if (parent)
+            ctr = node_proc_ctr(n, (size_t)(parent - pl->items));
+    }
+    return ctr != NODE_HOST && ctr < a->nctr_ns ? &a->ctr_ns[ctr] : &a->host_ns;
 }
 
 bool actcli_proc_where(void *ctx, const struct model *m, const struct proc *p,
@@ -44,6 +100,10 @@ bool actcli_proc_where(void *ctx, const struct model *m, const struct proc *p,
 {
     const struct actcli *a = ctx;
     *ns = NULL;
+    if (a->all) {
+        *ns = proc_ns(a, p);
+        return true;
+    }
     if (!a->in_ns)
         return true;
     const struct proc *q = p;
@@ -68,6 +128,7 @@ int actcli_scan(struct actcli *a, const struct options *o)
 {
     a->log.fd = -1;
     a->ns.root = SYSROOT_NONE;
+    a->host_ns.root = SYSROOT_NONE;
     char *err = NULL;
     if (settings_load(o, &a->cfg, &err) != 0) {
         fprintf(stderr, "shmwatch %s: %s\n", a->cmd, err);
@@ -79,7 +140,9 @@ int actcli_scan(struct actcli *a, const struct options *o)
         config_free(&a->cfg);
         return 1;
     }
+    a->all = o->all;
     struct scan_opts so = {.proc_dir = "/proc",
+                           .all = o->all,
                            .target_pid = a->in_ns ? a->ns.root.pid : 0,
                            .target_start = a->in_ns ? a->ns.root.pid_start : 0,
                            .mounts = (const char *const *)a->cfg.mounts.item,
@@ -125,6 +188,8 @@ int actcli_scan(struct actcli *a, const struct options *o)
     mo.orphan_min_age_s = a->cfg.orphan_min_age_s;
     mo.trust_pids = a->cfg.trust_pids;
     model_build(&a->scan, &mo, &a->model);
+    if (a->all)
+        open_node(a);
     return 0;
 }
 
@@ -185,6 +250,10 @@ int actcli_status(const struct actcli *a, int rc, bool acted)
 void actcli_free(struct actcli *a)
 {
     actns_close(&a->ns);
+    for (size_t k = 0; k < a->nctr_ns; k++)
+        actns_close(&a->ctr_ns[k]);
+    free(a->ctr_ns);
+    actns_close(&a->host_ns);
     actlog_close(&a->log);
     model_free(&a->model);
     scan_free(&a->scan);

@@ -23,22 +23,34 @@ struct actcli {
      * to the same process) and re-checked before every action */
     struct actns ns;
     bool in_ns;
+    /* --all: the node view; each container of scan.node (ctr_ns, indexed
+     * like scan.node.ctrs) and the host's own world (host_ns, the watcher's
+     * view, named "host") opened right after the scan, each pinned to the
+     * process the scan read it through */
+    bool all;
+    struct actns *ctr_ns;
+    size_t nctr_ns;
+    struct actns host_ns;
 };
 
 /* Loads the settings as the main command does (the config file, with the
  * flags in o over it: --mount, --log), then scans the mounts they name and
- * builds the model; with o->pid, in that process's namespaces (a.ns). Returns
+ * builds the model; with o->pid, in that process's namespaces (a.ns); with
+ * o->all, the node view (a.ctr_ns, a.host_ns). Returns
  * 0; 2 for a bad config file, 1 when the scan fails or o->pid cannot be
  * watched, with a message on stderr. Scan warnings go to stderr as notes. */
 int actcli_scan(struct actcli *a, const struct options *o);
 
 /* The container an action on mount i of the scan happens in (set on each
- * unlink target): --pid's, or NULL for the watcher's own world. */
+ * unlink target): --pid's; with --all the mount's owner (collect/node.h:
+ * the host's view for a mount the host sees, else the first container that
+ * sees it); NULL for the watcher's own world. */
 const struct actns *actcli_mount_ns(const struct actcli *a, size_t mount);
 
 /* A reap_where_fn (act/reap.h), ctx the actcli: with --pid, only the
  * processes of the target's mount namespace (a zombie, which has none left,
- * by its parent's), each carrying the container; else every process. */
+ * by its parent's), each carrying the container; with --all every process,
+ * each with its container (a zombie's is its parent's); else every process. */
 bool actcli_proc_where(void *ctx, const struct model *m, const struct proc *p,
                        const struct actns **ns);
 

@@ -22,7 +22,7 @@
 static const char usage[] =
     "Usage: shmwatch clean [--dry-run] [--yes] [--all-unheld] [--min-age DUR]\n"
     "                      [--mount PATH] [--orphan-min-age DUR] [--trust-pids]\n"
-    "                      [--log FILE] [--config FILE] [--pid PID]\n"
+    "                      [--log FILE] [--config FILE] [--pid PID | --all]\n"
     "\n"
     "Removes orphan shared-memory segments: named, held by nobody, and left by a\n"
     "creator that is gone (a killed PyTorch job's torch_* files), and older than\n"
@@ -55,6 +55,9 @@ static const char usage[] =
     "      --pid PID      act inside the namespaces of process PID only (a\n"
     "                     container, from the host): its /dev/shm, each line naming\n"
     "                     it; refused if it exits before an unlink\n"
+    "      --all          every shm mount of the node view (every container's\n"
+    "                     /dev/shm and the host's), each acted on inside its own\n"
+    "                     container, the plan and each line naming it\n"
     "  -h, --help         print this help\n"
     "\n"
     "Settings come from the configuration file, as for the dashboard.\n"
@@ -66,7 +69,8 @@ static const char usage[] =
 
 enum { OPT_ALL_UNHELD = 256, OPT_MIN_AGE, OPT_MOUNT, OPT_LOG, OPT_CONFIG, OPT_ORPHAN_MIN_AGE,
        OPT_TRUST_PIDS,
-       OPT_PID };
+       OPT_PID,
+       OPT_ALL };
 
 static const struct option longopts[] = {
     {"dry-run", no_argument, NULL, 'n'},
@@ -79,6 +83,7 @@ static const struct option longopts[] = {
     {"orphan-min-age", required_argument, NULL, OPT_ORPHAN_MIN_AGE},
     {"trust-pids", no_argument, NULL, OPT_TRUST_PIDS},
     {"pid", required_argument, NULL, OPT_PID},
+    {"all", no_argument, NULL, OPT_ALL},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -293,6 +298,7 @@ int cmd_clean(int argc, char **argv)
     const char *log = NULL, *config = NULL, *orphan_min_age = NULL;
     bool trust_pids = false;
     pid_t pid = 0;
+    bool all = false;
     const char **mounts = NULL;
     size_t nmounts = 0, mcap = 0;
     int c, rc = 0;
@@ -322,6 +328,7 @@ int cmd_clean(int argc, char **argv)
             if (!actcli_parse_pid(optarg, &pid))
                 rc = usage_error("clean", "--pid: '%s' is not a process id", optarg);
             break;
+        case OPT_ALL: all = true; break;
         case 'h':
             free(mounts);
             output_printf("%s", usage);
@@ -338,6 +345,10 @@ int cmd_clean(int argc, char **argv)
         free(mounts);
         return usage_error("clean", "unexpected argument %s", argv[optind]);
     }
+    if (all && pid) {
+        free(mounts);
+        return usage_error("clean", "--all and --pid exclude each other");
+    }
     struct actcli a = {.cmd = "clean"};
     struct options o = {.mounts = mounts,
                         .nmounts = nmounts,
@@ -345,7 +356,8 @@ int cmd_clean(int argc, char **argv)
                         .config = config,
                         .orphan_min_age = orphan_min_age,
                         .trust_pids = trust_pids,
-                        .pid = pid};
+                        .pid = pid,
+                        .all = all};
     rc = actcli_scan(&a, &o);
     free(mounts);
     if (rc != 0)

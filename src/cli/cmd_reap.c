@@ -17,7 +17,7 @@
 
 static const char usage[] =
     "Usage: shmwatch reap [--dry-run] [--yes] [--timeout S] [--log FILE]\n"
-    "                     [--config FILE] [--pid PID]\n"
+    "                     [--config FILE] [--pid PID | --all]\n"
     "\n"
     "Ends what a crashed PyTorch job leaves running: orphaned DataLoader workers\n"
     "(their job's main process is gone) and stuck torch_shm_managers (no live\n"
@@ -36,6 +36,9 @@ static const char usage[] =
     "      --pid PID    act inside the namespaces of process PID only (a container,\n"
     "                   from the host): its processes, each line naming it; refused\n"
     "                   if PID exits before a signal\n"
+    "      --all        every container of the node view and the host: each\n"
+    "                   process acted on as part of its own container, the plan\n"
+    "                   and each line naming it\n"
     "  -h, --help       print this help\n"
     "\n"
     "Settings (log_file) come from the configuration file, as for the dashboard.\n"
@@ -46,7 +49,8 @@ static const char usage[] =
     "that cannot be written is said on stderr).\n";
 
 enum { OPT_LOG = 256, OPT_CONFIG,
-       OPT_PID };
+       OPT_PID,
+       OPT_ALL };
 
 static const struct option longopts[] = {
     {"dry-run", no_argument, NULL, 'n'},
@@ -55,6 +59,7 @@ static const struct option longopts[] = {
     {"log", required_argument, NULL, OPT_LOG},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"pid", required_argument, NULL, OPT_PID},
+    {"all", no_argument, NULL, OPT_ALL},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -129,6 +134,7 @@ int cmd_reap(int argc, char **argv)
     bool yes = false;
     const char *log = NULL, *config = NULL;
     pid_t pid = 0;
+    bool all = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":nyt:h", longopts, NULL)) != -1) {
@@ -146,6 +152,7 @@ int cmd_reap(int argc, char **argv)
             if (!actcli_parse_pid(optarg, &pid))
                 return usage_error("reap", "--pid: '%s' is not a process id", optarg);
             break;
+        case OPT_ALL: all = true; break;
         case 'h': output_printf("%s", usage); return output_status("reap", NULL);
         case ':': return usage_error("reap", "%s needs a value", argv[optind - 1]);
         default: return usage_error("reap", "unknown option %s", argv[optind - 1]);
@@ -153,8 +160,10 @@ int cmd_reap(int argc, char **argv)
     }
     if (optind < argc)
         return usage_error("reap", "unexpected argument %s", argv[optind]);
+    if (all && pid)
+        return usage_error("reap", "--all and --pid exclude each other");
     struct actcli a = {.cmd = "reap"};
-    struct options o = {.log_file = log, .config = config, .pid = pid};
+    struct options o = {.log_file = log, .config = config, .pid = pid, .all = all};
     int src = actcli_scan(&a, &o);
     if (src != 0)
         return src;

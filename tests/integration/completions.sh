@@ -56,7 +56,7 @@ complete_line() { # WORDS... (the last one is being completed)
 assert_eq "$(complete_line shmwatch --pro | sort | tr '\n' ' ')" "--prometheus --prometheus-file " \
     "bash completes --pro"
 assert_eq "$(complete_line shmwatch cl)" "clean" "bash completes the subcommand clean"
-assert_eq "$(complete_line shmwatch clean --all)" "--all-unheld" "bash completes clean's options"
+assert_eq "$(complete_line shmwatch clean --all- | tr '\n' ' ')" "--all-unheld " "bash completes clean's options"
 assert_eq "$(complete_line shmwatch plan --dtype bf)" "bfloat16" "bash completes plan's dtypes"
 mkdir -p "$SHMTEST_TMP/cfg/shmwatch/themes"
 cp "$SRCDIR/themes/light.yaml" "$SHMTEST_TMP/cfg/shmwatch/themes/mine.yaml"

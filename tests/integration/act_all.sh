@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# clean and reap with --all: every mount of the node view, each acted on
+# inside its own container. Two emulated containers (a holder process in a
+# mount namespace of its own with its own tmpfs at /dev/shm; A in a memory
+# cgroup named as Docker's systemd driver names a container's, so it is
+# named by its id; B no runtime's, named by its pid) and this test's own
+# /dev/shm (the host's, in the node view) each hold an orphan. `clean --all
+# --yes` removes the three, the plan and every line naming where, the log
+# too; `reap --all` ends the stuck orphaned worker of each container, each
+# line naming its container. A container whose holder exits between the plan
+# and the action is refused ("its container exited") while the others'
+# orphans are removed; exit 3.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cgroup.sh"
+need_root
+need_unshare
+need setsid nsenter od
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+# A private pid namespace: its pid 1 (this script) is the node view's host;
+# --all sees only this test's processes and mounts besides the host's own.
+[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+_lib_tmp
+
+# container NAME [CGROUP_DIR]: a holder process (in CGROUP_DIR's cgroup when
+# given) in a new mount namespace with its own 16 MiB tmpfs at /dev/shm.
+# Sets HOLDER.
+container() {
+    local ready=$SHMTEST_TMP/$1.ready
+    bash -c '[ -z "$2" ] || echo $$ >"$2/cgroup.procs" || exit 1
+        exec unshare -m --propagation private bash -c "
+            mount -t tmpfs -o size=16m,mode=1777 tmpfs /dev/shm || exit 1
+            : >\"\$1\"
+            exec sleep 600" container "$1"' _ "$ready" "${2:-}" </dev/null >/dev/null 2>&1 &
+    HOLDER=$!
+    on_exit "kill -KILL $HOLDER 2>/dev/null; wait $HOLDER 2>/dev/null"
+    wait_for "[ -e $ready ]" 10 || fail "container $1 did not start"
+}
+
+id=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+[ ${#id} -eq 64 ] || fail "cannot make a container id"
+mem_cgroup_create "docker-$id.scope" 268435456
+container A "$MEMCG_DIR"
+ha=$HOLDER
+container B
+hb=$HOLDER
+name_a=${id:0:12} name_b="pid $hb"
+
+# orphan WHERE: a torch segment of a dead creator in WHERE's /dev/shm (a
+# holder pid, or "host"); prints its name.
+orphan() {
+    local name
+    name=torch_$(dead_pid)_0
+    if [ "$1" = host ]; then
+        head -c 65536 /dev/zero >"/dev/shm/$name"
+    else
+        nsenter -t "$1" -m -- sh -c 'head -c 65536 /dev/zero >"/dev/shm/$1"' _ "$name"
+    fi
+    echo "$name"
+}
+oa=$(orphan "$ha")
+ob=$(orphan "$hb")
+oh=$(orphan host)
+[ -f "/proc/$ha/root/dev/shm/$oa" ] && [ ! -e "/dev/shm/$oa" ] ||
+    fail "A's orphan is not in A's own /dev/shm"
+ok "containers A ($name_a, pid $ha) and B (pid $hb) and the host, an orphan each"
+
+log=$SHMTEST_TMP/actions.log
+"$SHMWATCH" clean --all --dry-run >"$SHMTEST_TMP/plan" 2>&1 ||
+    fail "clean --all --dry-run exited $?: $(cat "$SHMTEST_TMP/plan")"
+cat "$SHMTEST_TMP/plan"
+for x in "$oa:$name_a" "$ob:$name_b" "$oh:host"; do
+    grep -q "^  /dev/shm/${x%%:*} (in ${x#*:})  " "$SHMTEST_TMP/plan" ||
+        fail "the plan does not name ${x#*:} for ${x%%:*}"
+done
+ok "the plan names the container of each action"
+
+rc=0
+out=$("$SHMWATCH" clean --all --yes --log "$log" 2>&1) || rc=$?
+echo "$out"
+assert_eq "$rc" 0 "clean --all --yes exits 0"
+for x in "$oa:$name_a" "$ob:$name_b" "$oh:host"; do
+    grep -q "^removed  *\/dev\/shm\/${x%%:*} (in ${x#*:})  .* freed" <<<"$out" ||
+        fail "no 'removed' line naming ${x#*:} for ${x%%:*}"
+    grep -q "^/dev/shm (in ${x#*:}) used: " <<<"$out" || fail "no use line for ${x#*:}'s mount"
+    grep -q "	unlink	/dev/shm/${x%%:*}	.*	removed	.*	container=${x#*:}\$" "$log" ||
+        fail "the action log does not name ${x#*:}: $(cat "$log")"
+done
+grep -q "^Total: 3 removed" <<<"$out" || fail "the total is not 3 removed"
+[ ! -e "/proc/$ha/root/dev/shm/$oa" ] && [ ! -e "/proc/$hb/root/dev/shm/$ob" ] &&
+    [ ! -e "/dev/shm/$oh" ] || fail "an orphan is still there"
+ok "clean --all --yes removed each container's orphan and the host's, each line and log entry naming where"
+
+# --- reap --all: a stuck orphaned worker in each container -------------------
+SCENE_PREFIX="setsid nsenter -t $ha -m --" scene_start --workers 1 --per-worker 1 --modes fd \
+    --stuck-orphan
+sa=$(manifest_pids stuck) ma=$SCENE_PID
+SCENE_PREFIX="setsid nsenter -t $hb -m --" scene_start --workers 1 --per-worker 1 --modes fd \
+    --stuck-orphan
+sb=$(manifest_pids stuck) mb=$SCENE_PID
+kill -KILL "$ma" "$mb"
+wait_reparented "$sa" "$ma" && wait_reparented "$sb" "$mb" ||
+    fail "the stuck workers were not re-parented"
+rc=0
+out=$("$SHMWATCH" reap --all --yes --timeout 1 --log "$log" 2>&1) || rc=$?
+echo "$out"
+assert_eq "$rc" 0 "reap --all --yes exits 0"
+grep -q "^  pid $sa (shmscene) (in $name_a) " <<<"$out" || fail "the plan does not name A for its worker"
+grep -q "^killed  *pid $sa (shmscene) (in $name_a)  " <<<"$out" || fail "A's worker's end does not name A"
+grep -q "^killed  *pid $sb (shmscene) (in $name_b)  " <<<"$out" || fail "B's worker's end does not name B"
+[ "$(tail -n 1 <<<"$out" | cut -c1-6)" = Total: ] || fail "Total: is not the last line"
+wait_for "gone $sa $sb" 5 || fail "a stuck worker is still alive"
+grep -q "	signal TERM,KILL	pid $sb (shmscene)	.*	killed	.*	container=$name_b\$" "$log" ||
+    fail "the action log does not name B for its kill"
+ok "reap --all ended each container's stuck worker, each line naming its container"
+
+# --- a container that exits between the plan and the action -----------------
+oa=$(orphan "$ha")
+ob=$(orphan "$hb")
+SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$SHMWATCH" clean --all --yes --log "$log" \
+    >"$SHMTEST_TMP/race.out" 2>&1 &
+cl=$!
+wait_for "grep -q 'to remove' $SHMTEST_TMP/race.out" 10 || fail "clean --all planned nothing"
+kill -KILL "$ha"
+wait "$ha" 2>/dev/null
+rc=0
+wait "$cl" || rc=$?
+out=$(cat "$SHMTEST_TMP/race.out")
+echo "$out"
+assert_eq "$rc" 3 "clean --all exits 3 when a container exited before its unlink"
+grep -q "^refused  *\/dev\/shm\/$oa (in $name_a)  its container exited" <<<"$out" ||
+    fail "A's orphan is not refused as 'container exited'"
+grep -q "^removed  *\/dev\/shm\/$ob (in $name_b)  " <<<"$out" || fail "B's orphan was not removed"
+grep -q "^/dev/shm (in $name_a) used: .* -> unknown\$" <<<"$out" ||
+    fail "A's mount's use after is not unknown"
+ok "a container that exits before its unlink is refused; its neighbour's orphan is still removed"
+
+rc=0
+"$SHMWATCH" clean --all --pid 1 >/dev/null 2>"$SHMTEST_TMP/err" || rc=$?
+assert_eq "$rc" 2 "clean --all --pid is a usage error"
+grep -q "^shmwatch clean: --all and --pid exclude each other" "$SHMTEST_TMP/err" ||
+    fail "no clear error for --all with --pid: $(cat "$SHMTEST_TMP/err")"

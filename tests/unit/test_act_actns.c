@@ -1,0 +1,195 @@
+/* act/actns.c: a container's view for actions. The mount directory is
+ * reached from the view's root without following any link (an absolute
+ * link would lead out of the container) and without "." or ".."; the view
+ * is alive only while its holder is the process it was opened on; and the
+ * action log names the container in a field of its own, escaped, after the
+ * fields it always had. Runs on a temporary tree and on children of its own. */
+#include "testutil.h"
+#include "act/actlog.h"
+#include "act/actns.h"
+#include "collect/containers.h"
+#include "util/buf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tree[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tree, sizeof(tree), "/tmp/test_actns.XXXXXX");
+    if (!mkdtemp(tree))
+        return -1;
+    char p[128];
+    snprintf(p, sizeof(p), "%s/dev", tree);
+    mkdir(p, 0755);
+    snprintf(p, sizeof(p), "%s/dev/shm", tree);
+    mkdir(p, 0755);
+    snprintf(p, sizeof(p), "%s/run", tree);
+    mkdir(p, 0755);
+    /* run/shm -> /dev/shm, and an absolute link out of the tree */
+    snprintf(p, sizeof(p), "%s/run/shm", tree);
+    if (symlink("/dev/shm", p) != 0)
+        return -1;
+    snprintf(p, sizeof(p), "%s/out", tree);
+    if (symlink("/", p) != 0)
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A view of the tree as if it were a container's root (no holder: alive). */
+static void open_tree(struct actns *ns)
+{
+    memset(ns, 0, sizeof(*ns));
+    assert_int_equal(sysroot_open(&ns->root, "/proc", "/", tree), 0);
+}
+
+static void test_opendir_walks_below_root(void **state)
+{
+    (void)state;
+    struct actns ns;
+    open_tree(&ns);
+    int fd = actns_opendir(&ns, "/dev/shm");
+    assert_true(fd >= 0);
+    struct stat a, b;
+    char p[128];
+    snprintf(p, sizeof(p), "%s/dev/shm", tree);
+    assert_int_equal(fstat(fd, &a), 0);
+    assert_int_equal(stat(p, &b), 0);
+    assert_true(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+    close(fd);
+    fd = actns_opendir(&ns, "//dev//shm/"); /* repeated slashes are one */
+    assert_true(fd >= 0);
+    close(fd);
+    fd = actns_opendir(&ns, "/"); /* the root itself */
+    assert_true(fd >= 0);
+    close(fd);
+    actns_close(&ns);
+}
+
+static void test_opendir_stays_inside(void **state)
+{
+    (void)state;
+    struct actns ns;
+    open_tree(&ns);
+    /* The last component a link: never followed. */
+    int fd = actns_opendir(&ns, "/run/shm");
+    assert_true(fd == -ELOOP || fd == -ENOTDIR);
+    /* An absolute link on the way ("/out" -> "/") never leads to the
+     * host's directories: /tmp exists on the host, not in the tree. */
+    fd = actns_opendir(&ns, "/out/tmp");
+    assert_true(fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR || fd == -EXDEV);
+    assert_int_equal(actns_opendir(&ns, "dev/shm"), -EINVAL);
+    assert_int_equal(actns_opendir(&ns, "/nonexistent"), -ENOENT);
+    actns_close(&ns);
+}
+
+static void test_alive_follows_the_holder(void **state)
+{
+    (void)state;
+    struct sysroot host;
+    assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    struct actns ns;
+    assert_int_equal(actns_open(&ns, &host, child, 0, NULL), 0);
+    assert_true(actns_alive(&ns));
+    assert_non_null(ns.label);
+    assert_true(ns.mntns != 0);
+    char *where = actns_where(&ns);
+    assert_true(strncmp(where, "in ", 3) == 0);
+    free(where);
+    /* The same process by a start time the scan saw: accepted; another: refused. */
+    struct actns again;
+    assert_int_equal(actns_open(&again, &host, child, ns.root.pid_start, NULL), 0);
+    actns_close(&again);
+    assert_int_equal(actns_open(&again, &host, child, ns.root.pid_start + 1, "web"), -ESRCH);
+    assert_int_equal(again.root.root, -1);
+    /* A view that could not be opened still names it, and is never alive. */
+    assert_string_equal(again.label, "web");
+    assert_false(actns_alive(&again));
+    actns_close(&again);
+    /* A view of the holder works while it lives: its root is this one. */
+    int fd = actns_opendir(&ns, "/proc");
+    assert_true(fd >= 0);
+    close(fd);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    assert_false(actns_alive(&ns));
+    actns_close(&ns);
+    assert_null(ns.label);
+    actns_close(&ns); /* twice is harmless */
+    assert_int_equal(actns_open(&ns, &host, child, 0, NULL), -ESRCH);
+    sysroot_close(&host);
+}
+
+static void test_labels(void **state)
+{
+    (void)state;
+    struct container_info ci;
+    memset(&ci, 0, sizeof(ci));
+    char *l = actns_label(NULL, 42);
+    assert_string_equal(l, "pid 42");
+    free(l);
+    ci.runtime = RUNTIME_DOCKER;
+    ci.id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    l = actns_label(&ci, 42);
+    assert_string_equal(l, "0123456789ab");
+    free(l);
+    ci.name = "web";
+    l = actns_label(&ci, 42);
+    assert_string_equal(l, "web");
+    free(l);
+}
+
+static void test_log_names_the_container(void **state)
+{
+    (void)state;
+    struct actlog_entry e = {.time = 86400, .action = "unlink", .target = "/dev/shm/x",
+                             .owner = 0, .bytes = 4096, .result = "removed", .detail = "ok"};
+    struct buf b;
+    buf_init(&b);
+    actlog_format(&b, &e);
+    assert_null(strstr(b.data, "container="));
+    size_t plain = b.len;
+    buf_free(&b);
+    buf_init(&b);
+    e.container = "web\tnew\nline";
+    actlog_format(&b, &e);
+    /* The fields before keep their places; the new one is last and escaped. */
+    const char *c = strstr(b.data, "\tcontainer=");
+    assert_non_null(c);
+    assert_int_equal((size_t)(c - b.data), plain);
+    assert_null(strchr(c + 1, '\t'));
+    assert_null(strchr(b.data, '\n'));
+    buf_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_opendir_walks_below_root),
+        cmocka_unit_test(test_opendir_stays_inside),
+        cmocka_unit_test(test_alive_follows_the_holder),
+        cmocka_unit_test(test_labels),
+        cmocka_unit_test(test_log_names_the_container),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
