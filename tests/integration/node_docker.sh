@@ -338,6 +338,15 @@ json_check "$SHMTEST_TMP/killed.json" "sorted(s['state'] for s in j['segments'] 
 json_check "$SHMTEST_TMP/killed.json" "[s['name'] for s in j['segments'] if s['state'] == 'orphan' and s['mount_id'] not in [m['id'] for m in $(mof ID_TRAIN_C)] and any(env[k] in [c['id'] for m in j['mounts'] if m['id'] == s['mount_id'] for c in m['containers']] for k in ('ID_TRAIN_A', 'ID_TRAIN_B'))] == []" \
     "--all: nothing of train-a or train-b is an orphan"
 
+# The node's plan (a dry run only: other tests' containers may be on this
+# machine) names train-c for each of its leftovers, and no neighbour.
+"$SHMWATCH" clean --all --dry-run --orphan-min-age 0 >"$SHMTEST_TMP/plan.txt" 2>&1 ||
+    fail "clean --all --dry-run exited $?: $(tail -n 3 "$SHMTEST_TMP/plan.txt")"
+assert_eq "$(grep -c '^  /dev/shm/torch_[0-9_]* (in train-c)  ' "$SHMTEST_TMP/plan.txt")" "$left" \
+    "clean --all --dry-run plans the removal of train-c's $left leftovers, naming train-c"
+grep -E '\(in (train-a|train-b|pod-d|ipc-owner|ipc-guest|hostipc|hostile-[a-z]+)\)' "$SHMTEST_TMP/plan.txt" &&
+    fail "clean --all plans an action in a neighbour"
+ok "and nothing of a neighbour"
 "$SHMWATCH" clean --pid "${PID[train-a]}" --yes --orphan-min-age 0 --log "$SHMTEST_TMP/actions.log" \
     >"$SHMTEST_TMP/clean-a.txt" 2>&1 || fail "clean --pid (train-a) exited $?: $(tail -n 3 "$SHMTEST_TMP/clean-a.txt")"
 grep -q '^removed' "$SHMTEST_TMP/clean-a.txt" && fail "clean --pid removed a live job's file: $(grep '^removed' "$SHMTEST_TMP/clean-a.txt")"
