@@ -105,31 +105,60 @@ static bool starts(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* The kinds whose names carry no creator pid, in the order they are tried. */
+/* The kinds whose names carry no creator pid. Only the prefixes that begin
+ * with the name's first character are tried (a node's /dev/shm may hold
+ * 100,000 names of no known kind); no name matches two kinds. */
 static enum seg_kind kind_by_prefix(const char *name)
 {
-    if (starts(name, "nccl-shm-send-") || starts(name, "nccl-shm-recv-") ||
-        (starts(name, "nccl-") && all_of(name, 5, ALNUM, 6, 6)))
-        return KIND_NCCL;
-    if (starts(name, "psm_") && all_of(name, 4, HEX, 8, 8))
-        return KIND_PYTHON;
-    if (starts(name, "sem."))
-        return KIND_SEM;
-    if (starts(name, "vader_segment.") || starts(name, "sm_segment.") ||
-        starts(name, "mpich_shar_tmp") || starts(name, "open_mpi.") || starts(name, "psm2_shm."))
-        return KIND_MPI;
-    if (starts(name, "ucx_shm_posix_") && all_of(name, 14, HEX, 1, SIZE_MAX))
-        return KIND_UCX;
-    if (starts(name, "plasma") && all_of(name, 6, ALNUM, 6, 6))
-        return KIND_RAY;
-    if (starts(name, "nvidia_dali_"))
-        return KIND_DALI;
-    if (starts(name, "deepspeed_allreduce_buffer_"))
-        return KIND_DEEPSPEED;
-    if (starts(name, "pulse-shm-") && all_of(name, 10, "0123456789", 1, SIZE_MAX))
-        return KIND_PULSE;
-    if (starts(name, ".org.chromium.") || starts(name, ".com.google.Chrome."))
-        return KIND_CHROMIUM;
+    switch (name[0]) {
+    case 'n':
+        if (starts(name, "nccl-shm-send-") || starts(name, "nccl-shm-recv-") ||
+            (starts(name, "nccl-") && all_of(name, 5, ALNUM, 6, 6)))
+            return KIND_NCCL;
+        if (starts(name, "nvidia_dali_"))
+            return KIND_DALI;
+        break;
+    case 'p':
+        if (starts(name, "psm_") && all_of(name, 4, HEX, 8, 8))
+            return KIND_PYTHON;
+        if (starts(name, "psm2_shm."))
+            return KIND_MPI;
+        if (starts(name, "plasma") && all_of(name, 6, ALNUM, 6, 6))
+            return KIND_RAY;
+        if (starts(name, "pulse-shm-") && all_of(name, 10, "0123456789", 1, SIZE_MAX))
+            return KIND_PULSE;
+        break;
+    case 's':
+        if (starts(name, "sem."))
+            return KIND_SEM;
+        if (starts(name, "sm_segment."))
+            return KIND_MPI;
+        break;
+    case 'v':
+        if (starts(name, "vader_segment."))
+            return KIND_MPI;
+        break;
+    case 'm':
+        if (starts(name, "mpich_shar_tmp"))
+            return KIND_MPI;
+        break;
+    case 'o':
+        if (starts(name, "open_mpi."))
+            return KIND_MPI;
+        break;
+    case 'u':
+        if (starts(name, "ucx_shm_posix_") && all_of(name, 14, HEX, 1, SIZE_MAX))
+            return KIND_UCX;
+        break;
+    case 'd':
+        if (starts(name, "deepspeed_allreduce_buffer_"))
+            return KIND_DEEPSPEED;
+        break;
+    case '.':
+        if (starts(name, ".org.chromium.") || starts(name, ".com.google.Chrome."))
+            return KIND_CHROMIUM;
+        break;
+    }
     return KIND_OTHER;
 }
 
@@ -137,12 +166,12 @@ enum seg_kind name_facts(const char *name, pid_t *creator)
 {
     pid_t pid = 0;
     enum seg_kind kind;
-    if (parse_torch(name, &pid))
+    if (name[0] == 't' && parse_torch(name, &pid))
         kind = KIND_TORCH;
-    else if (strncmp(name, "__KMP_REGISTERED_LIB_", 21) == 0) {
+    else if (name[0] == '_' && strncmp(name, "__KMP_REGISTERED_LIB_", 21) == 0) {
         kind = KIND_OMP;
         parse_omp(name, &pid); /* sets pid only for a well-formed name */
-    } else if (parse_joblib(name, &pid))
+    } else if (name[0] == 'j' && parse_joblib(name, &pid))
         kind = KIND_JOBLIB;
     else
         kind = kind_by_prefix(name);

@@ -71,16 +71,19 @@ static inline void jw_item_done_(struct jsonw *w, char *end)
     w->out->len = (size_t)(end - w->out->data);
 }
 
-/* Writes v in decimal at d; returns the end. */
+/* Writes v in decimal at d; returns the end. The digits are counted first
+ * and written in place from the last: a copy of a length known only at run
+ * time would be a call to memcpy, for each of a snapshot's million numbers. */
 static inline char *jw_put_u64_(char *d, uint64_t v)
 {
-    char b[20], *s = b + sizeof(b);
+    size_t n = 1;
+    for (uint64_t t = v; t >= 10; t /= 10)
+        n++;
+    char *end = d + n;
     do {
-        *--s = (char)('0' + v % 10);
+        *--end = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    size_t n = (size_t)(b + sizeof(b) - s);
-    memcpy(d, s, n);
     return d + n;
 }
 

@@ -96,6 +96,13 @@ void cell_name(const struct ui *u, const struct row *r, char *dst, size_t n)
     case ROW_SEG:
         term_escape(dst, n, r->seg->name);
         break;
+    case ROW_CTR:
+        ui_ctr_label(u, ui_key_ctr(&r->key), esc, sizeof(esc));
+        if (ui_key_ctr(&r->key) == NODE_HOST)
+            snprintf(dst, n, "host (not in a container)");
+        else
+            snprintf(dst, n, "container %s", esc);
+        break;
     }
 }
 
@@ -126,6 +133,12 @@ void cell_text(const struct ui *u, const struct row *r, enum col_id c, char *dst
             *role = state_colour(sg->state);
         } else if (r->key.kind == ROW_GROUP) {
             snprintf(dst, n, "group");
+        } else if (r->key.kind == ROW_CTR) {
+            size_t mount;
+            const struct budget *b = ui_ctr_budget(u, ui_key_ctr(&r->key), &mount);
+            snprintf(dst, n, "%s", mount == SIZE_MAX ? "-" : verdict_name(b->verdict));
+            if (mount != SIZE_MAX)
+                *role = (enum theme_role)dash_verdict_role(b->verdict);
         } else if (p) {
             snprintf(dst, n, "%c", p->state);
         }
@@ -208,6 +221,8 @@ enum theme_role cell_row_colour(const struct row *r)
         return THEME_group;
     case ROW_SECTION:
         return r->key.section == SEC_ORPHANS ? THEME_state_orphan : THEME_group;
+    case ROW_CTR:
+        return THEME_header;
     case ROW_PROC:
         return proc_role_colour(r->proc->role);
     default:

@@ -162,6 +162,19 @@ void cmd_budget(struct ui *u, int code)
     u->page_scroll = 0;
 }
 
+void cmd_node(struct ui *u, int code)
+{
+    (void)code;
+    if (!u->set->all) {
+        ui_message(u, THEME_muted, "the node view needs shmwatch --all (every container's /dev/shm)");
+        return;
+    }
+    u->node = !u->node;
+    rows_rebuild(u);
+    ui_message(u, THEME_muted, "%s", u->node ? "node view: every container's shm mounts"
+                                             : "own view: this namespace's shm mounts");
+}
+
 void cmd_help(struct ui *u, int code)
 {
     (void)code;

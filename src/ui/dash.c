@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "config/config.h"
@@ -13,6 +14,7 @@
 #include "ui/ui_priv.h"
 #include "util/clock.h"
 #include "util/units.h"
+#include "util/xalloc.h"
 
 #define RATE_WINDOW_S 10.0  /* fill rate: slope over this many seconds */
 #define TTF_WINDOW_S 30.0   /* time-to-full: a steadier, longer window */
@@ -50,6 +52,8 @@ static void draw_title(struct ui *u)
     ADD(" shmwatch %s", SHMWATCH_VERSION);
     if (u->set->demo)
         ADD("  DEMO");
+    if (u->set->all)
+        ADD("  %s", u->node ? "node view" : "own view");
     if (u->set->pid) {
         ADD("  pid %d", (int)u->set->pid);
         if (u->snap && u->snap->scan.target_host) {
@@ -126,12 +130,17 @@ static void draw_spark(struct ui *u, const struct history_series *s, int y, int 
     }
 }
 
-static void draw_gauge(struct ui *u, int y, const struct gauge *gg)
+/* One mount's gauge; label: what names it (NULL: its path, escaped). */
+static void draw_gauge(struct ui *u, int y, const struct gauge *gg, const char *label)
 {
     const struct glyphs *g = term_glyphs();
-    char path[96], pct[16], sizes[40], rate[24] = "", ttf[32] = "", a[16], b[16];
-    term_escape(path, sizeof(path), gg->path);
-    int path_w = term_width(path) < 16 ? term_width(path) : 16;
+    char path[160], pct[16], sizes[40], rate[24] = "", ttf[32] = "", a[16], b[16];
+    if (label)
+        snprintf(path, sizeof(path), "%s", label);
+    else
+        term_escape(path, sizeof(path), gg->path);
+    int label_max = label ? (COLS >= 100 ? 28 : COLS >= 60 ? 20 : 12) : 16;
+    int path_w = term_width(path) < label_max ? term_width(path) : label_max;
     if (!gg->ok || !gg->size) {
         term_put(y, 0, COLS, path, term_attr(THEME_normal), true);
         term_put(y, path_w + 1, COLS - path_w - 1, "cannot read the size of this mount",
@@ -143,7 +152,7 @@ static void draw_gauge(struct ui *u, int y, const struct gauge *gg)
     snprintf(pct, sizeof(pct), " %5.1f%%", p);
     snprintf(sizes, sizeof(sizes), " %s/%s", dash_size(a, sizeof(a), gg->used),
              dash_size(b, sizeof(b), gg->size));
-    const struct history_series *s = history_find(&u->hist, gg->path);
+    const struct history_series *s = history_find(&u->hist, gg->key);
     double r, secs;
     if (history_rate(s, RATE_WINDOW_S, &r)) {
         if (fabs(r) < 1024)
@@ -221,8 +230,14 @@ static void draw_budget(struct ui *u, int y, int lines)
                  term_attr(THEME_muted), true);
         return;
     }
-    const struct budget *b = &u->snap->model.budget;
-    char v[16], line[256], l[16], ap[16], su[16], ss[16], h[16], w[16];
+    size_t mount;
+    const struct budget *b = ui_budget(u, &mount);
+    char v[16], line[256], l[16], ap[16], su[16], ss[16], h[16], w[16], who[64] = "";
+    if (ui_node(u)) { /* whose budget: the selected container's */
+        char label[160];
+        ui_ctr_label(u, ui_selected_ctr(u), label, sizeof(label));
+        snprintf(who, sizeof(who), "%.20s ", label);
+    }
     snprintf(v, sizeof(v), " %s ", verdict_name(b->verdict));
     for (char *c = v; *c; c++)
         *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
@@ -233,7 +248,7 @@ static void draw_budget(struct ui *u, int y, int lines)
     dash_size(h, sizeof(h), b->headroom);
     dash_size(w, sizeof(w), b->shm_effective);
     /* OOM kills: a marker while new ones are seen, the count once there are any. */
-    const struct cgroup_info *cg = &u->snap->scan.cgroup;
+    const struct cgroup_info *cg = ui_cgroup(u);
     char oom[48] = "";
     bool oom_now = b->oom_recent > 0;
     if (oom_now)
@@ -243,7 +258,7 @@ static void draw_budget(struct ui *u, int y, int lines)
     /* The longest form that fits: with the limit's source, without it, or
      * with short labels. */
     const char *src = b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal";
-    int room = COLS - 7 - (int)strlen(v) - (int)strlen(oom);
+    int room = COLS - 7 - (int)strlen(v) - (int)strlen(oom) - term_width(who);
     snprintf(line, sizeof(line), " limit %s (%s)  app %s  shm %s/%s  headroom %s  writable %s", l,
              src, ap, su, ss, h, w);
     if ((int)strlen(line) > room)
@@ -253,6 +268,8 @@ static void draw_budget(struct ui *u, int y, int lines)
         snprintf(line, sizeof(line), " lim %s app %s shm %s/%s room %s free %s", l, ap, su, ss, h,
                  w);
     int x = term_put(y, 0, COLS, "Budget ", term_attr(THEME_header), false);
+    if (who[0])
+        x += term_put(y, x, COLS - x, who, term_attr(THEME_header), false);
     x += term_put(y, x, COLS - x, v, term_attr(dash_verdict_role(b->verdict)), false);
     if (oom_now)
         x += term_put(y, x, COLS - x, oom, term_attr(THEME_verdict_critical), false);
@@ -275,7 +292,10 @@ int dash_draw_top(struct ui *u, int max_lines)
     draw_title(u);
     size_t nm = u->gauges.n ? u->gauges.n : 1;
     int budget = LINES >= 16 ? 2 : LINES >= 9 ? 1 : 0;
-    int gauges = (int)(nm < 4 ? nm : 4);
+    /* The node view: a gauge per mount, as many as leave the list half
+     * the screen (the most critical first). */
+    size_t most = ui_node(u) ? (size_t)(LINES / 2 - 3 > 4 ? LINES / 2 - 3 : 4) : 4;
+    int gauges = (int)(nm < most ? nm : most);
     while (1 + gauges + budget > max_lines && budget > 1)
         budget--;
     while (1 + gauges + budget > max_lines && gauges > 1)
@@ -289,8 +309,28 @@ int dash_draw_top(struct ui *u, int max_lines)
                  term_attr(u->snap ? THEME_warning : THEME_muted), true);
         y++;
     }
-    for (size_t i = 0; i < u->gauges.n && y < 1 + gauges; i++)
-        draw_gauge(u, y++, &u->gauges.items[i]);
+    if (u->snap && u->snap->scan.node.all && u->gauges.n) {
+        /* --all: the snapshot's mounts in the view's order, each with its
+         * reading (found by its access path) and its container's label. */
+        const struct mount_list *ml = &u->snap->scan.mounts;
+        size_t *order = xmalloc(sizeof(*order) * (ml->n ? ml->n : 1));
+        size_t n = ui_mount_order(u, order);
+        for (size_t k = 0; k < n && y < 1 + gauges; k++) {
+            const struct shm_mount *mt = &ml->items[order[k]];
+            const char *key = mt->access ? mt->access : mt->path;
+            for (size_t i = 0; i < u->gauges.n; i++)
+                if (strcmp(u->gauges.items[i].key, key) == 0) {
+                    char label[256];
+                    ui_mount_label(u, order[k], label, sizeof(label));
+                    draw_gauge(u, y++, &u->gauges.items[i], label);
+                    break;
+                }
+        }
+        free(order);
+    } else {
+        for (size_t i = 0; i < u->gauges.n && y < 1 + gauges; i++)
+            draw_gauge(u, y++, &u->gauges.items[i], NULL);
+    }
     if (budget)
         draw_budget(u, y, budget);
     return y + budget;
@@ -301,7 +341,7 @@ int dash_draw_top(struct ui *u, int max_lines)
 static void draw_hints(struct ui *u, int y)
 {
     static const char *const hints[][2] = {
-        {"F1", "Help"}, {"/", "Filter"}, {"t", "Tree"},     {"p", "Procs"},
+        {"F1", "Help"}, {"n", "Node"},   {"/", "Filter"}, {"t", "Tree"},     {"p", "Procs"},
         {"s", "Sort"},  {"b", "Budget"}, {"Enter", "Info"}, {"Space", "Mark"},
         {"Z", "Pause"}, {"r", "Rescan"}, {"q", "Quit"},
     };
@@ -327,7 +367,7 @@ static void draw_hints(struct ui *u, int y)
     room -= w[n - 1];
     int x = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i + 1 < n && x + w[i] > room)
+        if ((i + 1 < n && x + w[i] > room) || (hints[i][0][0] == 'n' && !u->set->all))
             continue;
         x += term_put(y, x, COLS - x, hints[i][0], key, false);
         x += term_put(y, x, COLS - x, hints[i][1], st, false);

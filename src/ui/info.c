@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "report/report.h"
 #include "ui/page.h"
 #include "ui/term.h"
 #include "util/passwd.h"
@@ -113,10 +114,19 @@ void info_budget(struct ui *u, struct page *p)
         page_add(p, THEME_muted, 0, "Waiting for the first scan.");
         return;
     }
-    const struct budget *b = &u->snap->model.budget;
+    size_t mi;
+    const struct budget *b = ui_budget(u, &mi);
     const struct scan *s = &u->snap->scan;
-    const struct shm_mount *mt = s->mounts.n ? &s->mounts.items[0] : NULL;
+    const struct cgroup_info *cg = ui_cgroup(u);
+    const struct shm_mount *mt = mi < s->mounts.n ? &s->mounts.items[mi] : NULL;
     uint64_t avail = mt ? mt->avail : 0;
+    if (ui_node(u)) {
+        char label[256];
+        ui_ctr_label(u, ui_selected_ctr(u), label, sizeof(label));
+        page_add(p, THEME_header, 0, "Node view: the budget of %s (the container of the selected row; "
+                 "select another container's row for its budget)", label);
+        page_blank(p);
+    }
     page_add(p, THEME_normal, 0,
              "A container has one memory limit. Everything it uses counts against it: the "
              "application's own (anonymous) memory, and every page written to /dev/shm, which "
@@ -125,13 +135,13 @@ void info_budget(struct ui *u, struct page *p)
              "DataLoader dies: \"No space left on device\" or a Bus error (SIGBUS) when "
              "/dev/shm is full, an OOM kill when the limit is reached.");
     page_blank(p);
-    page_add(p, THEME_header, 0, "The figures%s%s", mt ? " for " : "", mt ? mt->path : "");
-    budget_limit(p, b, &s->cgroup);
+    page_add_name(p, THEME_header, 0, mt ? "The figures for " : "The figures", mt ? mt->path : "");
+    budget_limit(p, b, cg);
     page_add(p, THEME_normal, 27,
              "  shm used  %12s   pages written in the mount (statfs: size - free)",
              SZ(b->shm_used));
     page_add(p, THEME_normal, 27, "  shm size  %12s   the size of the tmpfs", SZ(b->shm_size));
-    budget_oom(p, b, &s->cgroup);
+    budget_oom(p, b, cg);
     page_blank(p);
     page_add(p, THEME_header, 0, "The arithmetic");
     page_add(p, THEME_normal, 15, "  headroom   = limit - app - shm used");
@@ -151,7 +161,7 @@ void info_budget(struct ui *u, struct page *p)
                  "             the memory limit is reached first: the OOM killer ends a process "
                  "before /dev/shm is full");
     if (u->snap->model.nsegs && mt) {
-        const struct mount_figures *f = &u->snap->model.mounts[0];
+        const struct mount_figures *f = &u->snap->model.mounts[mi];
         page_add(p, THEME_normal, 15,
                  "  pending    = %s: sizes of live segments not written yet. Writing them needs "
                  "that much more; past \"shm free\" the write ends in SIGBUS.",
@@ -374,6 +384,57 @@ static const char *const section_help[SEC_COUNT] = {
     [SEC_OTHER] = "Segments held by processes that are not listed (e.g. gone mid-scan).",
 };
 
+/* The node view's container: who it is, its cgroup and budget, its mounts. */
+static void container_details(struct ui *u, struct page *p, size_t ctr)
+{
+    const struct scan *s = &u->snap->scan;
+    const struct model *m = &u->snap->model;
+    char label[256];
+    ui_ctr_label(u, ctr, label, sizeof(label));
+    if (ctr == NODE_HOST || ctr >= s->node.nctrs) {
+        page_add(p, THEME_header, 0, "The host: the processes and mounts of shmwatch's own mount "
+                 "namespace");
+    } else {
+        const struct node_ctr *c = &s->node.ctrs[ctr];
+        const struct container_info *ci = &c->info;
+        page_add(p, THEME_header, 0, "Container %s", label);
+        page_add(p, THEME_normal, 14, "  runtime    %s", container_runtime_name(ci->runtime));
+        page_add_name(p, THEME_normal, 14, "  id         ", ci->id ? ci->id : "-");
+        page_add_name(p, THEME_normal, 14, "  name       ", ci->name ? ci->name : "-");
+        page_add_name(p, THEME_normal, 14, "  pod        ", ci->pod ? ci->pod : "-");
+        page_add_name(p, THEME_normal, 14, "  namespace  ", ci->namespace ? ci->namespace : "-");
+        page_add_name(p, THEME_normal, 14, "  pod uid    ", ci->pod_uid ? ci->pod_uid : "-");
+        page_add_name(p, THEME_normal, 14, "  hostname   ", ci->hostname ? ci->hostname : "-");
+        page_add(p, THEME_normal, 14, "  pid        %d (a host pid inside it; actions on its "
+                 "segments act in its mount namespace)", (int)c->pid);
+        page_add(p, THEME_normal, 14, "  mntns      %lu", c->mntns);
+        if (c->cgroup.present)
+            page_add_name(p, THEME_normal, 14, "  cgroup     ", c->cgroup.path ? c->cgroup.path : "?");
+        else
+            page_add(p, THEME_muted, 14, "  cgroup     none found: its budget is the host's memory");
+    }
+    page_blank(p);
+    page_add(p, THEME_header, 0, "Its shm mounts");
+    size_t shown = 0;
+    for (size_t i = 0; i < s->mounts.n; i++) {
+        if (ui_mount_ctr(m, i) != ctr)
+            continue;
+        const struct shm_mount *mt = &s->mounts.items[i];
+        const struct budget *b = ctr == NODE_HOST ? &m->budget : model_mount_budget(m, i);
+        char ml[256], id[32];
+        ui_mount_label(u, i, ml, sizeof(ml));
+        page_add(p, dash_verdict_role(b->verdict), 4, "  %s  (device %s): %s of %s used, %.1f%%, "
+                 "%zu segments, verdict %s", ml, report_mount_id(m, i, id, sizeof(id)),
+                 SZ(mt->used), SZ(mt->size), mount_used_pct(mt), m->mounts[i].nsegments,
+                 verdict_name(b->verdict));
+        shown++;
+    }
+    if (!shown)
+        page_add(p, THEME_muted, 2, "  none of its own (it may see another's mount)");
+    page_blank(p);
+    page_add(p, THEME_muted, 0, "Press b for its budget page (limit, app, shm, headroom).");
+}
+
 void info_details(struct ui *u, struct page *p)
 {
     snprintf(p->title, sizeof(p->title), "Details");
@@ -391,6 +452,9 @@ void info_details(struct ui *u, struct page *p)
     }
     case ROW_SECTION:
         page_add(p, THEME_normal, 0, "%s", section_help[k->section]);
+        return;
+    case ROW_CTR:
+        container_details(u, p, ui_key_ctr(k));
         return;
     default:
         process_details(u, p, k->pid);

@@ -89,6 +89,12 @@ static const struct key_entry keys[] = {
      "details of the row: every holder with its fd and mapping; for a process its command, role, "
      "group and segments",
      cmd_details},
+    {K_LIST,
+     "n",
+     {'n'},
+     "with --all: switch between the node view (every container's /dev/shm, most critical "
+     "first, the tree under each container) and the own view (this namespace's)",
+     cmd_node},
     {K_LIST | K_PAGE,
      "b",
      {'b'},

@@ -49,8 +49,10 @@ void snap_free(struct snap *s)
 
 void gauges_free(struct gauges *g)
 {
-    for (size_t i = 0; i < g->n; i++)
+    for (size_t i = 0; i < g->n; i++) {
         free(g->items[i].path);
+        free(g->items[i].key);
+    }
     free(g->items);
     memset(g, 0, sizeof(*g));
 }
@@ -91,6 +93,7 @@ static void publish_gauges(struct poller *p, const struct mount_list *ml, double
     for (size_t i = 0; i < ml->n; i++) {
         struct gauge *g = &p->gauges.items[i];
         g->path = xstrdup(ml->items[i].path);
+        g->key = xstrdup(ml->items[i].access ? ml->items[i].access : ml->items[i].path);
         g->ok = ml->items[i].stat_ok;
         g->size = ml->items[i].size;
         g->used = ml->items[i].used;

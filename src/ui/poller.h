@@ -24,6 +24,8 @@ void snap_free(struct snap *s);
 
 struct gauge {
     char *path;
+    char *key; /* the mount's access path: one per mount, also in the node view,
+                * where several mounts have one path (/dev/shm) */
     bool ok;
     uint64_t size, used;
 };

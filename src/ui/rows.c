@@ -6,7 +6,13 @@
  * their segments; then orphans, unheld segments and anything left. A
  * segment sits under its creator when the creator is in the group, else
  * under its first holder there, else under the group's main. A filter
- * keeps the rows that match, their ancestors and their descendants. */
+ * keeps the rows that match, their ancestors and their descendants.
+ *
+ * The node view (--all) puts one more level on top: each container (the
+ * host first when its mount is the most critical), most critical first,
+ * and below it the same tree made of its own groups, processes and the
+ * segments of its mounts. The own view of an --all scan shows the host's
+ * part alone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +29,9 @@ bool row_key_eq(const struct row_key *a, const struct row_key *b)
     case ROW_SEG:
         return a->dev == b->dev && a->ino == b->ino;
     case ROW_SECTION:
-        return a->section == b->section;
+        return a->section == b->section && a->ctr == b->ctr;
+    case ROW_CTR:
+        return a->ctr == b->ctr;
     default:
         return a->pid == b->pid;
     }
@@ -96,6 +104,19 @@ bool rows_match(const struct ui *u, const struct row *r, const char *needle)
     case ROW_GROUP:
         return has_pid(r->group->main_pid, needle) ||
                proc_matches(&pl->items[r->group->main_proc], needle);
+    case ROW_CTR: {
+        char label[256];
+        size_t ctr = ui_key_ctr(&r->key);
+        ui_ctr_label(u, ctr, label, sizeof(label));
+        if (has(label, needle))
+            return true;
+        const struct scan_node *nd = &u->snap->scan.node;
+        if (ctr >= nd->nctrs)
+            return false;
+        const struct container_info *ci = &nd->ctrs[ctr].info;
+        return has(ci->id, needle) || has(ci->name, needle) || has(ci->pod, needle) ||
+               has(ci->namespace, needle) || has(ci->hostname, needle);
+    }
     default:
         return false;
     }
@@ -111,8 +132,18 @@ struct build {
     struct owner {
         size_t *segs;
         size_t n, cap;
-    } * owners; /* one per m->procs item, then one per section */
+    } * owners; /* one per m->procs item, then one per section (per container
+                 * slot in the node view: host, then each container) */
+    unsigned base; /* the depth of the tree's top (1 under a container row) */
+    size_t ctr;    /* the container being built, or UI_CTR_ANY */
 };
+
+/* The owner slot of section s of container ctr's tree. */
+static size_t section_slot(const struct model *m, size_t ctr, int s)
+{
+    size_t c = ctr == NODE_HOST || ctr == UI_CTR_ANY ? 0 : ctr + 1;
+    return m->nprocs + c * SEC_COUNT + (size_t)s;
+}
 
 static struct ui *sort_ctx;
 
@@ -149,10 +180,11 @@ static size_t proc_slot(const struct model *m, const struct mproc *mp)
     return (size_t)(mp - m->procs);
 }
 
-/* Which owner list a segment goes to (see the top of this file). */
-static size_t place(const struct model *m, const struct segment *sg)
+/* Which owner list a segment goes to (see the top of this file); node:
+ * sections per container. */
+static size_t place(const struct model *m, const struct segment *sg, bool node)
 {
-    size_t sec = m->nprocs;
+    size_t sec = section_slot(m, node ? ui_mount_ctr(m, sg->mount) : UI_CTR_ANY, 0);
     if (sg->group) {
         const struct mproc *c =
             sg->has_creator && sg->creator_alive ? model_find_proc(m, sg->creator_pid) : NULL;
@@ -183,7 +215,8 @@ static struct row *emit(struct build *b, enum row_kind kind, unsigned depth)
 {
     struct row *r = VEC_PUSH(b->rows, b->n, b->cap);
     r->key.kind = kind;
-    r->depth = depth;
+    r->key.ctr = b->ctr == UI_CTR_ANY ? 0 : ui_ctr_slot(b->ctr);
+    r->depth = depth + b->base;
     return r;
 }
 
@@ -241,6 +274,8 @@ static void build_tree(struct build *b, const size_t *procs_sorted)
     size_t *groups = sorted_indices(b->u, m->ngroups, cmp_group_idx);
     for (size_t gi = 0; gi < m->ngroups; gi++) {
         const struct group *g = &m->groups[groups[gi]];
+        if (!ui_ctr_has(b->ctr, g->ctr))
+            continue;
         const struct mproc *main = model_find_proc(m, g->main_pid);
         struct row *r = emit(b, ROW_GROUP, 0);
         size_t at = b->n - 1;
@@ -261,10 +296,11 @@ static void build_tree(struct build *b, const size_t *procs_sorted)
     }
     free(groups);
 
-    size_t sec = m->nprocs, head = 0;
+    size_t sec = section_slot(m, b->ctr, 0), head = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         const struct mproc *mp = &m->procs[procs_sorted[i]];
-        if (mp->group || (!b->owners[procs_sorted[i]].n && mp->role != ROLE_ORPHAN_WORKER))
+        if (mp->group || (!b->owners[procs_sorted[i]].n && mp->role != ROLE_ORPHAN_WORKER) ||
+            !ui_ctr_has(b->ctr, mp->ctr))
             continue;
         if (!head) {
             struct row *r = emit(b, ROW_SECTION, 0);
@@ -285,14 +321,44 @@ static void build_tree(struct build *b, const size_t *procs_sorted)
     }
 }
 
+/* The node view's tree: each container's row, its own tree below it. */
+static void build_node(struct build *b, const size_t *procs_sorted)
+{
+    const struct scan_node *nd = &b->u->snap->scan.node;
+    size_t *order = xmalloc(sizeof(*order) * (nd->nctrs + 1));
+    size_t n = ui_ctr_order(b->u, order);
+    for (size_t k = 0; k < n; k++) {
+        b->ctr = order[k];
+        b->base = 0;
+        struct row *r = emit(b, ROW_CTR, 0);
+        size_t at = b->n - 1;
+        r->expandable = true;
+        b->base = 1;
+        build_tree(b, procs_sorted);
+        for (size_t i = at + 1; i < b->n; i++) /* the totals of its top rows */
+            if (b->rows[i].depth == 1) {
+                b->rows[at].count += b->rows[i].count;
+                b->rows[at].size += b->rows[i].size;
+                b->rows[at].alloc += b->rows[i].alloc;
+            }
+    }
+    b->ctr = UI_CTR_ANY;
+    b->base = 0;
+    free(order);
+}
+
 static void build_flat(struct build *b, const size_t *segs_sorted)
 {
-    emit_list(b, segs_sorted, b->m->nsegs, 0);
+    for (size_t i = 0; i < b->m->nsegs; i++)
+        if (ui_seg_shown(b->u, &b->m->segs[segs_sorted[i]]))
+            emit_list(b, &segs_sorted[i], 1, 0);
 }
 
 static void build_procs(struct build *b, const size_t *procs_sorted)
 {
     for (size_t i = 0; i < b->m->nprocs; i++) {
+        if (!ui_ctr_has(b->ctr, b->m->procs[procs_sorted[i]].ctr))
+            continue;
         struct row *r = emit(b, ROW_PROC, 0);
         r->proc = &b->m->procs[procs_sorted[i]];
         r->key.pid = b->u->snap->scan.procs.items[r->proc->proc].pid;
@@ -374,19 +440,26 @@ void rows_rebuild(struct ui *u)
     if (!u->snap)
         return;
     const struct model *m = &u->snap->model;
-    struct build b = {.u = u, .m = m};
+    struct build b = {.u = u, .m = m, .ctr = ui_own_only(u) ? NODE_HOST : UI_CTR_ANY};
+    bool node = ui_node(u);
+    size_t nowners = m->nprocs + SEC_COUNT * (node ? u->snap->scan.node.nctrs + 1 : 1);
     /* Each view sorts only what it shows; only the tree places segments
      * under their owners. */
     bool tree = u->view == CONFIG_VIEW_TREE, flat = u->view == CONFIG_VIEW_FLAT;
     size_t *segs = tree || flat ? sorted_indices(u, m->nsegs, cmp_seg_idx) : NULL;
     size_t *procs = flat ? NULL : sorted_indices(u, m->nprocs, cmp_proc_idx);
     if (tree) {
-        b.owners = xcalloc(m->nprocs + SEC_COUNT, sizeof(*b.owners));
+        b.owners = xcalloc(nowners, sizeof(*b.owners));
         for (size_t i = 0; i < m->nsegs; i++) {
-            struct owner *o = &b.owners[place(m, &m->segs[segs[i]])];
+            if (!ui_seg_shown(u, &m->segs[segs[i]]))
+                continue;
+            struct owner *o = &b.owners[place(m, &m->segs[segs[i]], node)];
             *VEC_PUSH(o->segs, o->n, o->cap) = segs[i];
         }
-        build_tree(&b, procs);
+        if (node)
+            build_node(&b, procs);
+        else
+            build_tree(&b, procs);
     } else if (flat) {
         build_flat(&b, segs);
     } else {
@@ -394,7 +467,7 @@ void rows_rebuild(struct ui *u)
     }
     select_visible(u, &b);
     if (b.owners)
-        for (size_t i = 0; i < m->nprocs + SEC_COUNT; i++)
+        for (size_t i = 0; i < nowners; i++)
             free(b.owners[i].segs);
     free(b.owners);
     free(b.rows);

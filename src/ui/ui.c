@@ -96,7 +96,7 @@ static bool gauges_differ(const struct gauges *a, const struct gauges *b)
         return true;
     for (size_t i = 0; i < a->n; i++)
         if (a->items[i].used != b->items[i].used || a->items[i].size != b->items[i].size ||
-            a->items[i].ok != b->items[i].ok || strcmp(a->items[i].path, b->items[i].path))
+            a->items[i].ok != b->items[i].ok || strcmp(a->items[i].key, b->items[i].key))
             return true;
     return false;
 }
@@ -107,7 +107,7 @@ static void intake(struct ui *u)
     if (poller_take_gauges(u->poller, &g)) {
         for (size_t i = 0; i < g.n; i++)
             if (g.items[i].ok)
-                history_add(&u->hist, g.items[i].path, g.t, g.items[i].used, g.items[i].size);
+                history_add(&u->hist, g.items[i].key, g.t, g.items[i].used, g.items[i].size);
         double tick = floor(g.t / SPARK_CELL_S);
         if (!u->paused && (gauges_differ(&g, &u->gauges) || tick != u->spark_tick)) {
             u->spark_tick = tick;
@@ -267,6 +267,7 @@ static int run(const struct ui_settings *set)
     u.sort = set->cfg.sort;
     u.reverse = set->cfg.sort_reverse;
     u.dirty = true;
+    u.node = set->all; /* --all starts in the node view; n switches */
     u.spark_tick = -1;
     history_init(&u.hist, (size_t)(HISTORY_S / set->cfg.gauge_interval_s) + 1);
     /* --pid: pinned to the process as it is now (pid and start time). */

@@ -17,7 +17,7 @@
 
 /* --- Rows ------------------------------------------------------------- */
 
-enum row_kind { ROW_GROUP, ROW_PROC, ROW_SEG, ROW_SECTION };
+enum row_kind { ROW_GROUP, ROW_PROC, ROW_SEG, ROW_SECTION, ROW_CTR };
 enum section { SEC_HOLDERS, SEC_ORPHANS, SEC_UNHELD, SEC_OTHER, SEC_COUNT };
 
 /* What a row stands for, stable across scans: the cursor, marks and
@@ -28,6 +28,8 @@ struct row_key {
     dev_t dev;   /* SEG */
     ino_t ino;   /* SEG */
     int section; /* SECTION */
+    size_t ctr;  /* CTR, and SECTION in the node view: the container's slot, 0 for
+                  * the host's (and outside the node view), k + 1 for container k */
 };
 
 struct row {
@@ -65,6 +67,7 @@ struct ui {
     struct history hist;
 
     int view; /* enum config_view */
+    bool node; /* with --all: the node view (every container), else the own view */
     int sort; /* enum config_sort */
     bool reverse;
     char filter[128];
@@ -101,6 +104,44 @@ struct ui {
 
     int list_y, list_h; /* the list's place on screen, from the last draw */
 };
+
+/* --- The node view (nodeview.c) -------------------------------------------- */
+
+/* Any container, for the row builders' filters. */
+#define UI_CTR_ANY ((size_t)-2)
+/* The node view is shown: an --all scan, and the node view chosen (n). */
+bool ui_node(const struct ui *u);
+/* An --all scan shown as the own view: the host's mounts and processes. */
+bool ui_own_only(const struct ui *u);
+/* The container that owns mount i (NODE_HOST: the host's). */
+size_t ui_mount_ctr(const struct model *m, size_t mount);
+/* Whether the view shows the segment (the own view: the host's mounts). */
+bool ui_seg_shown(const struct ui *u, const struct segment *sg);
+bool ui_ctr_has(size_t want, size_t ctr);
+/* A row key's container (NODE_HOST or an index), and a container's slot. */
+size_t ui_key_ctr(const struct row_key *k);
+size_t ui_ctr_slot(size_t ctr);
+/* A container's label for the screen (escaped): its name or pod, else its
+ * runtime and short id, else its hostname; "host" for NODE_HOST. */
+void ui_ctr_label(const struct ui *u, size_t ctr, char *dst, size_t n);
+/* A mount's gauge label: its owner's label (+N other containers) and path. */
+void ui_mount_label(const struct ui *u, size_t mount, char *dst, size_t n);
+/* The mounts the view shows into order (room for every mount), in the node
+ * view most critical first (its owner's verdict, then its fill); how many. */
+size_t ui_mount_order(const struct ui *u, size_t *order);
+/* The containers (and NODE_HOST) in the order of their most critical
+ * mount; order has room for nctrs + 1. How many. */
+size_t ui_ctr_order(const struct ui *u, size_t *order);
+/* The container of a row, and of the row under the cursor (NODE_HOST
+ * outside the node view). */
+size_t ui_row_ctr(const struct ui *u, const struct row *r);
+size_t ui_selected_ctr(const struct ui *u);
+/* The budget the header and the budget page show: the selected
+ * container's in the node view (*mount: one of its mounts, SIZE_MAX none). */
+const struct budget *ui_budget(const struct ui *u, size_t *mount);
+/* Container ctr's budget (NODE_HOST: the host's), and one of its mounts. */
+const struct budget *ui_ctr_budget(const struct ui *u, size_t ctr, size_t *mount);
+const struct cgroup_info *ui_cgroup(const struct ui *u);
 
 /* Shows a message in the status line for a few seconds. */
 void ui_message(struct ui *u, int role, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -2,6 +2,7 @@
  * its holders, as the yardstick of shmwatch's benchmark.
  *
  *   floor [--proc DIR] [--facts] [MOUNT...]        (default: /dev/shm)
+ *   floor [--proc DIR] [--facts] --all
  *
  * It lists each mount and stats each entry (a named segment's inode and
  * size), then for every process under /proc lists fd/ and stats each fd
@@ -22,6 +23,16 @@
  * The bench shows that as a second yardstick: how far shmwatch is from the
  * least work for the same facts.
  *
+ * With --all (the yardstick of `shmwatch --all`, the node view) the mounts
+ * are not given: every mount namespace's shm mounts are. A first pass over
+ * /proc reads each process's ns/mnt and ns/pid links and, once per distinct
+ * mount namespace, its mountinfo (through the first member met); a tmpfs at
+ * /dev/shm or /run/shm there is opened through that process's root/ and
+ * fstat'ed for its device, and a device not met before is listed (one
+ * device seen from several namespaces is one mount). The second pass reads
+ * every process's fds and maps as above, against every device found, with
+ * the /proc/PID directories the first pass kept open.
+ *
  * Standalone on purpose: it links none of shmwatch. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -35,17 +46,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
 #define MAX_MOUNTS 16
+#define MAX_DEVS 4096 /* --all: every shm mount of the node */
 
 static char g_dents[1 << 16], g_proc_dents[1 << 16]; /* fd/ and mount, /proc */
 static char *g_text;
 static size_t g_text_cap = 1 << 20;
-static dev_t g_devs[MAX_MOUNTS];
+static dev_t g_devs[MAX_DEVS];
 static int g_ndevs;
+static bool g_all;
+/* --all: the watched devices again as an open-addressing set (0 is empty:
+ * no mounted file system has device 0:0), for many mounts. */
+static dev_t g_devset[2 * MAX_DEVS];
 
 /* (dev, ino) -> holder count; open addressing, grown at half load. */
 struct slot {
@@ -102,10 +119,29 @@ static struct slot *lookup(dev_t dev, ino_t ino)
 
 static bool watched(dev_t dev)
 {
-    for (int i = 0; i < g_ndevs; i++)
-        if (g_devs[i] == dev)
-            return true;
-    return false;
+    if (g_ndevs <= 4) {
+        for (int i = 0; i < g_ndevs; i++)
+            if (g_devs[i] == dev)
+                return true;
+        return false;
+    }
+    size_t i = hash(dev, 0) & (2 * MAX_DEVS - 1);
+    while (g_devset[i] && g_devset[i] != dev)
+        i = (i + 1) & (2 * MAX_DEVS - 1);
+    return g_devset[i] == dev;
+}
+
+static void watch(dev_t dev)
+{
+    if (g_ndevs == MAX_DEVS || !dev)
+        return;
+    size_t i = hash(dev, 0) & (2 * MAX_DEVS - 1);
+    while (g_devset[i] && g_devset[i] != dev)
+        i = (i + 1) & (2 * MAX_DEVS - 1);
+    if (g_devset[i])
+        return;
+    g_devset[i] = dev;
+    g_devs[g_ndevs++] = dev;
 }
 
 /* Calls fn(dirfd, name, arg) for each entry of dirfd but "." and "..",
@@ -237,6 +273,78 @@ static void namespaces(int piddir)
         g_reach[g_nreach++] = pid;
 }
 
+/* --all: the shm mounts this mountinfo text shows (a tmpfs at /dev/shm or
+ * /run/shm), each opened through the process's root/ for its device; a
+ * device not met before is watched and listed. Whether any was found. */
+static bool shm_mounts(int piddir, size_t len)
+{
+    static const char *const points[] = {"/dev/shm", "/run/shm"};
+    bool found = false;
+    char *end = g_text + len;
+    for (char *p = g_text; p < end;) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            nl = end;
+        char *mp = p; /* the fifth field: id parent maj:min root mountpoint */
+        for (int k = 0; k < 4 && mp; k++) {
+            mp = memchr(mp, ' ', (size_t)(nl - mp));
+            if (mp)
+                mp++;
+        }
+        for (size_t k = 0; mp && k < 2; k++) {
+            size_t plen = strlen(points[k]);
+            if ((size_t)(nl - mp) <= plen || memcmp(mp, points[k], plen) != 0 || mp[plen] != ' ')
+                continue;
+            char *sep = memmem(mp, (size_t)(nl - mp), " - ", 3);
+            if (!sep || (size_t)(nl - sep) < 9 || memcmp(sep + 3, "tmpfs ", 6) != 0)
+                continue;
+            char path[32];
+            struct stat st;
+            snprintf(path, sizeof(path), "root%s", points[k]);
+            int fd = openat(piddir, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (fd < 0)
+                continue;
+            if (fstat(fd, &st) == 0) {
+                found = true;
+                if (!watched(st.st_dev)) {
+                    watch(st.st_dev);
+                    each_entry(fd, g_dents, named_entry, NULL);
+                }
+            }
+            close(fd);
+        }
+        p = nl + 1;
+    }
+    return found;
+}
+
+/* --all: the first pass's part of one process: its namespaces, and its mount
+ * namespace's shm mounts when it is the first member met. */
+static void namespaces_all(int piddir)
+{
+    unsigned long mnt = ns_link(piddir, "ns/mnt"), pid = ns_link(piddir, "ns/pid");
+    if (!mnt || !pid)
+        return;
+    size_t i = g_nmntns;
+    while (i > 0 && g_mntns[i - 1] != mnt)
+        i--;
+    if (i == 0) {
+        if (g_nmntns == MAX_NS)
+            return;
+        ssize_t len = slurp(piddir, "mountinfo");
+        g_mntns[g_nmntns] = mnt;
+        g_mntns_sees[g_nmntns++] = len > 0 && shm_mounts(piddir, (size_t)len);
+        i = g_nmntns;
+    }
+    if (!g_mntns_sees[i - 1])
+        return;
+    for (size_t k = 0; k < g_nreach; k++)
+        if (g_reach[k] == pid)
+            return;
+    if (g_nreach < MAX_NS)
+        g_reach[g_nreach++] = pid;
+}
+
 static void fd_entry(int dirfd, const char *name, void *arg)
 {
     (void)arg;
@@ -326,6 +434,37 @@ static void maps_lines(int piddir, size_t len)
     }
 }
 
+/* --all: the /proc/PID directories of the first pass, kept open for the
+ * second (or, past the open-file limit, their names to open again). */
+static int *g_kept;
+static char (*g_kept_names)[16];
+static size_t g_nkept, g_kept_cap;
+
+static void holdings(int piddir);
+
+static void pid_entry_all(int proc, const char *name, void *arg)
+{
+    (void)arg;
+    if (name[0] < '1' || name[0] > '9' || strlen(name) >= 16)
+        return;
+    int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (piddir < 0 && errno != EMFILE && errno != ENFILE)
+        return;
+    if (piddir >= 0)
+        namespaces_all(piddir);
+    if (g_nkept == g_kept_cap) {
+        g_kept_cap = g_kept_cap ? 2 * g_kept_cap : 1024;
+        g_kept = realloc(g_kept, g_kept_cap * sizeof(*g_kept));
+        g_kept_names = realloc(g_kept_names, g_kept_cap * sizeof(*g_kept_names));
+        if (!g_kept || !g_kept_names) {
+            fputs("floor: out of memory\n", stderr);
+            exit(1);
+        }
+    }
+    g_kept[g_nkept] = piddir;
+    memcpy(g_kept_names[g_nkept++], name, strlen(name) + 1);
+}
+
 static void pid_entry(int proc, const char *name, void *arg)
 {
     (void)arg;
@@ -334,8 +473,14 @@ static void pid_entry(int proc, const char *name, void *arg)
     int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (piddir < 0)
         return;
-    g_procs++;
     namespaces(piddir);
+    holdings(piddir);
+}
+
+/* One process's fds and maps, against the watched devices; closes piddir. */
+static void holdings(int piddir)
+{
+    g_procs++;
     int fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fddir >= 0) {
         each_entry(fddir, g_dents, fd_entry, NULL);
@@ -357,13 +502,19 @@ int main(int argc, char **argv)
             proc_dir = argv[++i];
         else if (strcmp(argv[i], "--facts") == 0)
             g_facts = true;
+        else if (strcmp(argv[i], "--all") == 0)
+            g_all = true;
         else if (argv[i][0] == '-' || nmounts == MAX_MOUNTS) {
-            fputs("usage: floor [--proc DIR] [--facts] [MOUNT...]\n", stderr);
+            fputs("usage: floor [--proc DIR] [--facts] [MOUNT...|--all]\n", stderr);
             return 2;
         } else
             mounts[nmounts++] = argv[i];
     }
-    if (!nmounts)
+    if (g_all && nmounts) {
+        fputs("floor: --all takes no mounts\n", stderr);
+        return 2;
+    }
+    if (!nmounts && !g_all)
         mounts[nmounts++] = "/dev/shm";
     g_text = malloc(g_text_cap);
     if (!g_text)
@@ -375,7 +526,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "floor: %s: %s\n", mounts[i], strerror(errno));
             return 1;
         }
-        g_devs[g_ndevs++] = st.st_dev;
+        watch(st.st_dev);
         each_entry(fd, g_dents, named_entry, NULL);
         close(fd);
     }
@@ -384,7 +535,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "floor: %s: %s\n", proc_dir, strerror(errno));
         return 1;
     }
-    each_entry(proc, g_proc_dents, pid_entry, NULL);
+    if (g_all) {
+        struct rlimit rl; /* room to keep every /proc/PID open between passes */
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &rl);
+        }
+        each_entry(proc, g_proc_dents, pid_entry_all, NULL);
+        for (size_t i = 0; i < g_nkept; i++) {
+            int piddir = g_kept[i] >= 0 ? g_kept[i]
+                                        : openat(proc, g_kept_names[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (piddir >= 0)
+                holdings(piddir);
+        }
+    } else
+        each_entry(proc, g_proc_dents, pid_entry, NULL);
     close(proc);
 
     size_t named = 0, hidden = 0, held = 0;
@@ -396,8 +561,8 @@ int main(int argc, char **argv)
         hidden += !s->named;
         held += s->holders > 0;
     }
-    printf("floor: %zu processes, %zu named, %zu hidden, %zu held, %zu fd and %zu map "
+    printf("floor: %zu processes, %d mounts, %zu named, %zu hidden, %zu held, %zu fd and %zu map "
            "holders; %zu mount namespaces, %zu pid namespaces reach the mounts\n",
-           g_procs, named, hidden, held, g_fd_holders, g_map_holders, g_nmntns, g_nreach);
+           g_procs, g_ndevs, named, hidden, held, g_fd_holders, g_map_holders, g_nmntns, g_nreach);
     return 0;
 }

@@ -1,0 +1,211 @@
+/* The node view (--all, doc/shmwatch.1 "THE NODE VIEW"): which container a
+ * mount, a segment, a process or a row belongs to, how a container is
+ * labelled, the order of the mounts (most critical first) and which budget
+ * the header and the budget page show. The own view of an --all scan is the
+ * host's part alone: what shmwatch without --all shows. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "ui/term.h"
+#include "ui/ui_priv.h"
+#include "util/container_id.h"
+#include "util/xalloc.h"
+
+bool ui_node(const struct ui *u)
+{
+    return u->node && u->snap && u->snap->scan.node.all;
+}
+
+bool ui_own_only(const struct ui *u)
+{
+    return !u->node && u->snap && u->snap->scan.node.all;
+}
+
+size_t ui_mount_ctr(const struct model *m, size_t mount)
+{
+    const struct scan_node *n = &m->scan->node;
+    return mount < n->nmounts ? n->mounts[mount].owner : NODE_HOST;
+}
+
+bool ui_seg_shown(const struct ui *u, const struct segment *sg)
+{
+    return !ui_own_only(u) || model_mount_seen_by(&u->snap->model, sg->mount, NODE_HOST);
+}
+
+bool ui_ctr_has(size_t want, size_t ctr)
+{
+    return want == UI_CTR_ANY || want == ctr;
+}
+
+size_t ui_key_ctr(const struct row_key *k)
+{
+    return k->ctr ? k->ctr - 1 : NODE_HOST;
+}
+
+size_t ui_ctr_slot(size_t ctr)
+{
+    return ctr == NODE_HOST ? 0 : ctr + 1;
+}
+
+void ui_ctr_label(const struct ui *u, size_t ctr, char *dst, size_t n)
+{
+    const struct scan_node *nd = &u->snap->scan.node;
+    if (ctr == NODE_HOST || ctr >= nd->nctrs) {
+        snprintf(dst, n, "host");
+        return;
+    }
+    const struct node_ctr *c = &nd->ctrs[ctr];
+    const struct container_info *ci = &c->info;
+    /* Its name or pod; else the runtime's id (a hostname may be the
+     * host's, seen through a container that shares its /etc/hostname);
+     * else its hostname; else its mount namespace. */
+    const char *name = ci->name ? ci->name : ci->pod;
+    char esc[128], id[16] = "";
+    if (ci->id)
+        snprintf(id, sizeof(id), "%.12s", ci->id);
+    if (name) {
+        term_escape(esc, sizeof(esc), name);
+        snprintf(dst, n, "%s", esc);
+    } else if (id[0]) {
+        term_escape(esc, sizeof(esc), id);
+        snprintf(dst, n, "%s %s", container_runtime_name(ci->runtime), esc);
+    } else if (ci->hostname) {
+        term_escape(esc, sizeof(esc), ci->hostname);
+        snprintf(dst, n, "%s", esc);
+    } else {
+        snprintf(dst, n, "mntns %lu (pid %d)", c->mntns, (int)c->pid);
+    }
+}
+
+void ui_mount_label(const struct ui *u, size_t mount, char *dst, size_t n)
+{
+    const struct scan_node *nd = &u->snap->scan.node;
+    const struct shm_mount *mt = &u->snap->scan.mounts.items[mount];
+    char who[160], path[96];
+    size_t owner = ui_mount_ctr(&u->snap->model, mount);
+    ui_ctr_label(u, owner, who, sizeof(who));
+    term_escape(path, sizeof(path), mt->path);
+    size_t others = 0;
+    if (mount < nd->nmounts)
+        others = nd->mounts[mount].nctrs - (owner != NODE_HOST && nd->mounts[mount].nctrs > 0);
+    if (others && owner != NODE_HOST)
+        snprintf(dst, n, "%s +%zu %s", who, others, path);
+    else
+        snprintf(dst, n, "%s %s", who, path);
+}
+
+/* How critical mount i is: its owner's verdict first, then its fill. */
+static double criticality(const struct model *m, size_t i)
+{
+    const struct shm_mount *mt = &m->scan->mounts.items[i];
+    return (double)model_mount_budget(m, i)->verdict * 1000.0 + mount_used_pct(mt);
+}
+
+static const struct model *order_model;
+
+static int cmp_critical(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    double cx = criticality(order_model, x), cy = criticality(order_model, y);
+    if (cx != cy)
+        return cx > cy ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+size_t ui_mount_order(const struct ui *u, size_t *order)
+{
+    const struct model *m = &u->snap->model;
+    size_t n = 0;
+    for (size_t i = 0; i < m->scan->mounts.n; i++)
+        if (!ui_own_only(u) || model_mount_seen_by(m, i, NODE_HOST))
+            order[n++] = i;
+    if (ui_node(u)) {
+        order_model = m;
+        qsort(order, n, sizeof(*order), cmp_critical);
+    }
+    return n;
+}
+
+size_t ui_ctr_order(const struct ui *u, size_t *order)
+{
+    const struct model *m = &u->snap->model;
+    const struct scan_node *nd = &u->snap->scan.node;
+    size_t nm = m->scan->mounts.n, n = 0;
+    size_t *mounts = xmalloc(sizeof(*mounts) * (nm ? nm : 1));
+    nm = ui_mount_order(u, mounts);
+    bool host = false;
+    bool *seen = xcalloc(nd->nctrs + 1, sizeof(*seen));
+    for (size_t k = 0; k < nm; k++) { /* each container where its most critical mount is */
+        size_t c = ui_mount_ctr(m, mounts[k]);
+        bool *s = c == NODE_HOST ? &host : &seen[c];
+        if (!*s && (c == NODE_HOST || c < nd->nctrs)) {
+            *s = true;
+            order[n++] = c;
+        }
+    }
+    if (!host)
+        order[n++] = NODE_HOST; /* the host's processes, even with no mount of its own */
+    for (size_t c = 0; c < nd->nctrs; c++)
+        if (!seen[c])
+            order[n++] = c;
+    free(seen);
+    free(mounts);
+    return n;
+}
+
+size_t ui_row_ctr(const struct ui *u, const struct row *r)
+{
+    const struct model *m = &u->snap->model;
+    switch (r->key.kind) {
+    case ROW_CTR:
+    case ROW_SECTION:
+        return ui_key_ctr(&r->key);
+    case ROW_SEG:
+        return ui_mount_ctr(m, r->seg->mount);
+    case ROW_GROUP:
+        return r->group->ctr;
+    default:
+        return r->proc ? r->proc->ctr : NODE_HOST;
+    }
+}
+
+size_t ui_selected_ctr(const struct ui *u)
+{
+    if (!ui_node(u))
+        return NODE_HOST;
+    const struct row *r = ui_current(u);
+    return r ? ui_row_ctr(u, r) : NODE_HOST;
+}
+
+const struct budget *ui_ctr_budget(const struct ui *u, size_t ctr, size_t *mount)
+{
+    const struct model *m = &u->snap->model;
+    for (size_t i = 0; i < m->scan->mounts.n; i++)
+        if (ui_mount_ctr(m, i) == ctr) {
+            *mount = i;
+            return ctr == NODE_HOST ? &m->budget : model_mount_budget(m, i);
+        }
+    *mount = SIZE_MAX;
+    return &m->budget;
+}
+
+const struct budget *ui_budget(const struct ui *u, size_t *mount)
+{
+    const struct model *m = &u->snap->model;
+    if (!ui_node(u)) {
+        *mount = m->scan->mounts.n ? 0 : SIZE_MAX;
+        return &m->budget;
+    }
+    return ui_ctr_budget(u, ui_selected_ctr(u), mount);
+}
+
+const struct cgroup_info *ui_cgroup(const struct ui *u)
+{
+    size_t ctr = ui_selected_ctr(u);
+    const struct scan_node *nd = &u->snap->scan.node;
+    if (ctr == NODE_HOST || ctr >= nd->nctrs)
+        return &u->snap->scan.cgroup;
+    return &nd->ctrs[ctr].cgroup;
+}

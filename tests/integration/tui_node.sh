@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# The dashboard's node view (shmwatch --all) in tmux: two emulated containers,
+# each a pid and a mount namespace of its own with its own tmpfs at /dev/shm
+# and a memory cgroup named as Docker's systemd driver names a container's
+# (docker-<id>.scope), each holding DataLoader-like segments. B's /dev/shm is
+# nearly full. The node view must show one gauge per mount labelled with its
+# container, B's (the critical one) first; the tree container -> group ->
+# worker -> segments; n switches to the own view (the host's alone) and back;
+# the budget page and the details page are the selected container's; tiny
+# terminals neither crash nor draw past the edge. Without --all, n says why
+# there is no node view.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cgroup.sh"
+need_root
+need_unshare
+need od pgrep
+[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 16m "$0" "$@"; exit $?; }
+. "$(dirname "$0")/tui_lib.sh"
+
+# start_ctr TAG LIMIT SHM_SIZE SCENE_ARGS...: sets ID_<TAG>, MAN_<TAG>.
+start_ctr() {
+    local tag=$1 limit=$2 size=$3 id man outer
+    shift 3
+    id=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+    [ ${#id} -eq 64 ] || fail "cannot make a container id"
+    mem_cgroup_create "docker-$id.scope" "$limit"
+    # Before the cgroup is removed (on_exit runs the last registered first):
+    # every process in it, the namespace's pid 1 included, killed and gone.
+    on_exit "kill -KILL \$(cat '$MEMCG_DIR/cgroup.procs') 2>/dev/null; wait_for '[ -z \"\$(cat $MEMCG_DIR/cgroup.procs)\" ]' 10; true"
+    man=$SHMTEST_TMP/$tag.manifest
+    unshare -p -f --mount-proc --propagation private \
+        unshare -m --propagation private bash -c 'echo $$ >"$1/cgroup.procs" &&
+            mount -t tmpfs -o "size=$2" tmpfs /dev/shm && shift 2 && exec "$@"' \
+        _ "$MEMCG_DIR" "$size" "$SHMSCENE" --manifest "$man" "$@" </dev/null \
+        >"$SHMTEST_TMP/$tag.log" 2>&1 &
+    outer=$!
+    on_exit "kill -KILL $outer 2>/dev/null; wait $outer 2>/dev/null; true"
+    wait_for '[ -f "$man" ] && [ "$(tail -n 1 "$man")" = ready ]' 30 ||
+        fail "container $tag did not start: $(head -c 500 "$SHMTEST_TMP/$tag.log")"
+    printf -v "ID_$tag" %s "$id"
+    printf -v "MAN_$tag" %s "$man"
+}
+
+# host_pid MANIFEST INNER_PID: the host pid of the scene's process INNER_PID.
+host_pid() {
+    local p
+    for p in $(pgrep -f -- "--manifest $1"); do
+        [ "$(awk '/^NSpid:/ { print $NF }' "/proc/$p/status" 2>/dev/null)" = "$2" ] && echo "$p"
+    done
+}
+
+start_ctr A 536870912 64m --workers 2 --per-worker 3 --size 256K --orphans 1
+start_ctr B 268435456 32m --workers 2 --per-worker 2 --size 64K --unheld 1 --unheld-size 31M
+MANIFEST=$MAN_A
+MAIN_A=$(host_pid "$MAN_A" "$(manifest_pids main)")
+WORKER_A=$(host_pid "$MAN_A" "$(manifest_pids worker | head -n 1)")
+MANIFEST=$MAN_B
+MAIN_B=$(host_pid "$MAN_B" "$(manifest_pids main)")
+[ -n "$MAIN_A" ] && [ -n "$MAIN_B" ] && [ -n "$WORKER_A" ] || fail "cannot find the mains on the host"
+# A container's label: no runtime state here, so its runtime and short id.
+LA="docker ${ID_A:0:12}"
+LB="docker ${ID_B:0:12}"
+ok "two containers ($LA, main $MAIN_A; $LB, main $MAIN_B)"
+
+# --- The node view at 160x60 ---------------------------------------------------
+# --all shows every mount namespace of the machine (other tests' too): only
+# ours are looked at, and the tree is narrowed with the filter where needed.
+tui_start 160 60 --all
+tui_wait "node view" 10
+tui_wait "^$LA /dev/shm" 15
+tui_keys '*' # every branch collapsed: one row per container
+tui_wait "container $LA" 5
+tui_wait "container $LB" 5
+ok "the title says node view; the tree has a row per container"
+
+# One gauge per mount, labelled, the critical one (B, nearly full) before A's.
+# (--all also shows every other mount namespace of the machine: only the
+# order of ours is asserted.)
+g_b=$(tui_row_of "^$LB /dev/shm .*[0-9]\.[0-9]%")
+g_a=$(tui_row_of "^$LA /dev/shm .*[0-9]\.[0-9]%")
+g_h=$(tui_row_of "^host /dev/shm .*[0-9]\.[0-9]%")
+[ "$g_b" -gt 0 ] && [ "$g_a" -gt 0 ] && [ "$g_h" -gt 0 ] ||
+    { tui_dump; fail "no gauge line for each of B's, A's and the host's mount"; }
+[ "$g_b" -lt "$g_a" ] || { tui_dump; fail "B's critical mount is not before A's"; }
+tui_cap | sed -n "$((g_b + 1))p" | grep -qE ' 9[5-9]\.[0-9]%' ||
+    { tui_dump; fail "B's gauge does not show its fill (over 95%)"; }
+ok "a gauge per mount labelled with its container, B's critical one before A's"
+row_b=$(tui_row_of "container $LB")
+row_a=$(tui_row_of "container $LA")
+[ "$row_b" -lt "$row_a" ] || { tui_dump; fail "container B (critical) is not listed before A"; }
+ok "the more critical container first in the tree"
+tui_keys '*' / "$ID_A" Enter
+tui_gone "container $LB" 5
+
+# container -> group -> worker -> segments, each under its own container.
+row_main_a=$(tui_row_of "main $MAIN_A ")
+row_main_b=$(tui_row_of "main $MAIN_B ")
+row_worker_a=$(tui_row_of "worker $WORKER_A ")
+row_a=$(tui_row_of "container $LA")
+[ "$row_main_b" -lt 0 ] || { tui_dump; fail "B's group shows under the filter for A"; }
+[ "$row_main_a" -gt "$row_a" ] && [ "$row_worker_a" -gt "$row_main_a" ] ||
+    { tui_dump; fail "A's group and worker are not under A's row"; }
+tui_cap | sed -n "$((row_worker_a + 2))p" | grep -qE "torch_[0-9]+_[0-9]+" ||
+    { tui_dump; fail "no segment row under A's worker"; }
+ok "tree: container -> group (main $MAIN_A) -> worker $WORKER_A -> segments"
+
+# The budget line follows the selected container.
+tui_select "container $LA"
+tui_wait "^Budget $LA" 5
+tui_keys b
+tui_wait "the budget of $LA" 5
+tui_wait "^  limit +512 MiB" 5
+ok "the budget page is the selected container's (A, its 512 MiB limit)"
+tui_keys q
+tui_keys Escape / "$ID_B" Enter
+tui_wait "container $LB" 5
+tui_select "container $LB"
+tui_wait "^Budget $LB" 5
+tui_keys b
+tui_wait "the budget of $LB" 5
+tui_wait "^  limit +256 MiB" 5
+ok "another container selected, another budget (B, 256 MiB)"
+tui_keys q
+tui_keys Escape / "$ID_A" Enter
+tui_wait "container $LA" 5
+tui_select "container $LA"
+tui_keys Enter
+tui_wait "^ *id +$ID_A" 5
+tui_wait "docker-$ID_A.scope" 5
+ok "Enter on a container: its details (full id, cgroup)"
+tui_keys q
+
+# n: the own view (the host's mounts and processes alone), and back.
+tui_keys Escape n
+tui_wait "own view" 5
+tui_gone "container $LA" 5
+tui_gone "^$LB /dev/shm" 5
+tui_gone "main $MAIN_A " 5
+ok "n: the own view shows neither the containers' mounts nor their processes"
+tui_keys n
+tui_wait "node view" 5
+tui_wait "^$LB /dev/shm" 5
+tui_keys / "$ID_A" Enter
+tui_wait "container $LA" 5
+tui_wait "main $MAIN_A " 5
+tui_keys Escape
+ok "n again: the node view"
+tui_keys h
+tui_wait "^ +n +with --all: switch between the node view" 5
+ok "the help page lists n"
+tui_keys q
+tui_sane "160x60 node view"
+tui_quit
+
+# --- An action acts in the selected container's mount -----------------------------
+# A's orphan is removed through A's mount namespace (as --pid does: the mount
+# opened through a process's root, its device checked); files of the same
+# name in B's and in the host's /dev/shm stay.
+MANIFEST=$MAN_A
+orphan=$(unhex "$(manifest_segments orphan | awk '{ print $5 }' | head -n 1)")
+[ -n "$orphan" ] && [ -f "/proc/$MAIN_A/root/dev/shm/$orphan" ] || fail "A has no orphan file"
+MAIN_B_ROOT=/proc/$MAIN_B/root
+echo decoy >"/dev/shm/$orphan"
+echo decoy >"$MAIN_B_ROOT/dev/shm/$orphan"
+tui_start 160 60 --all
+tui_wait "^$LA /dev/shm" 15
+tui_keys / "$ID_A" Enter
+tui_wait "$orphan +orphan " 10
+tui_select "$orphan +orphan "
+tui_keys d
+tui_wait "Unlink" 5
+tui_keys y
+wait_for '[ ! -e "/proc/$MAIN_A/root/dev/shm/$orphan" ]' 10 ||
+    { tui_dump; fail "d on A's orphan did not remove it from A's /dev/shm"; }
+[ "$(cat "/dev/shm/$orphan")" = decoy ] || fail "the host's file of the same name was touched"
+[ "$(cat "$MAIN_B_ROOT/dev/shm/$orphan")" = decoy ] || fail "B's file of the same name was touched"
+ok "d in the node view removed A's orphan $orphan in A's mount; B's and the host's namesakes stay"
+tui_quit
+
+# --- Tiny terminals --------------------------------------------------------------
+for size in 60x14 30x8 12x4; do
+    w=${size%x*}
+    h=${size#*x}
+    tui_start "$w" "$h" --all
+    wait_for '[ "$(tui_row_of "node|container|host|Budget|scan")" -ge 0 ] || [ "$TUI_W" -lt 20 ]' 10
+    sleep 1
+    tui_sane "$size: the node view fits"
+    for k in n n b q Enter q '*' Down Down Enter q; do
+        tui_keys "$k"
+        tui_sane "$size: after $k"
+    done
+    tui_quit
+    ok "$size: the node view and its keys neither crash nor draw past the edge"
+done
+
+# --- Without --all --------------------------------------------------------------
+tui_start 120 30
+tui_wait "^/dev/shm " 10
+tui_keys n
+tui_wait "needs shmwatch --all" 5
+ok "without --all, n says the node view needs --all"
+tui_quit
