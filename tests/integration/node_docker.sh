@@ -227,6 +227,24 @@ ok "the JSON, the text report and the metrics hold no raw control byte, invalid 
     fail "no series for hostile-esc"
 ok "hostile-esc's series are there, its labels escaped"
 
+# The dashboard's node view in tmux: hostile-esc's details page shows its
+# hostname, pod and namespace escaped; its OSC sequence never sets the pane's
+# title, no control character reaches the screen.
+. "$(dirname "$0")/tui_lib.sh"
+tui_start 200 50 --all
+tui_wait "node view" 30
+tui_keys '*' / "${ID[hostile-esc]}" Enter
+tui_wait "container hostile-esc" 15
+tui_keys Enter
+tui_wait '^ *hostname +evil\\e\]0;owned' 10
+tui_wait '^ *pod +pod\\e\[2J\\nINJECTED 1' 5
+tui_sane "hostile-esc's details page"
+[ "$(tui display-message -p -t tui '#{pane_title}')" != owned ] ||
+    fail "hostile-esc's hostname set the pane's title"
+ok "the dashboard: hostile-esc's hostname and pod escaped on its details page, the terminal untouched"
+tui_keys q
+tui_quit
+
 # Where the runtime's state is out of reach (here: /etc/docker without the
 # daemon.json that names the data root, as on a node whose runtime shmwatch
 # cannot read), a container is known by its own /etc/hostname, which the
