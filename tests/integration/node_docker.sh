@@ -286,7 +286,7 @@ STREAM=$!
 on_exit "kill -KILL $STREAM 2>/dev/null; wait $STREAM 2>/dev/null"
 BRIEF=()
 for i in 1 2 3 4; do
-    docker_run "brief-$i" "$IMG" sh -c "head -c 65536 /dev/zero >/dev/shm/brief-$i && sleep 1.$i"
+    docker_run "brief-$i" "$IMG" sh -c "head -c 65536 /dev/zero >/dev/shm/brief-$i && sleep 2.$i"
     BRIEF+=("$(dk inspect -f '{{.Id}}' "brief-$i")")
 done
 for i in 1 2 3 4; do
