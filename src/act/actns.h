@@ -16,11 +16,11 @@
 #include "util/sysroot.h"
 
 struct actns {
-    struct sysroot root;  /* sysroot_open_pid on the holder */
-    unsigned long mntns;  /* the holder's mount namespace (inode), 0 when unknown:
-                           * the processes an action there may signal */
-    char *label;          /* the container's name, else its short id, else
-                           * "pid N": raw bytes, escaped when written */
+    struct sysroot root; /* sysroot_open_pid on the holder */
+    unsigned long mntns; /* the holder's mount namespace (inode), 0 when unknown:
+                          * the processes an action there may signal */
+    char *label;         /* the container's name, else its short id, else
+                          * "pid N": raw bytes, escaped when written */
 };
 
 /* Opens the view of pid through host (sysroot_open_pid). start: the start

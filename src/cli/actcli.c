@@ -15,16 +15,12 @@
 #include "util/units.h"
 #include "util/xalloc.h"
 
-/* --pid: the view of that process, opened before the scan so that the scan
- * is pinned to it (its start time). Returns 0, or 1 said on stderr. */
+/* --pid: the view of that process, opened before the scan, which is made
+ * through this same view (pinned to the process's start time). Returns 0,
+ * or 1 said on stderr. */
 static int open_target(struct actcli *a, pid_t pid)
 {
-    struct sysroot host;
-    int rc = sysroot_open(&host, "/proc", "/", "/");
-    if (rc == 0) {
-        rc = actns_open(&a->ns, &host, pid, 0, NULL);
-        sysroot_close(&host);
-    }
+    int rc = actns_open(&a->ns, &a->sys, pid, 0, NULL);
     if (rc < 0) {
         fprintf(stderr, "shmwatch %s: cannot act in pid %d: %s\n", a->cmd, (int)pid,
                 rc == -ESRCH ? "no such process (or it has exited)" : strerror(-rc));
@@ -34,49 +30,57 @@ static int open_target(struct actcli *a, pid_t pid)
     return 0;
 }
 
-/* --all: a view of every container of the node view and of the host's own
- * world, each pinned to the process the scan read it through (its start
- * time in the scan). One that cannot be opened (exited since) still names
- * its container, and refuses every action (actns_open). */
+/* --all: a view of every container of the node view, of every mount the
+ * watcher's own namespace does not show and of the host's own world, each
+ * pinned to the process the scan read it through (its start time in the
+ * scan). One that cannot be opened (exited since) still names its
+ * container, and refuses every action (actns_open). */
 static void open_node(struct actcli *a)
 {
     const struct scan_node *n = &a->scan.node;
-    struct sysroot host;
-    int hrc = sysroot_open(&host, "/proc", "/", "/");
+    const struct sysroot *host = &a->sys;
+    int hrc = host->proc >= 0 ? 0 : -EBADF;
     a->nctr_ns = n->nctrs;
     a->ctr_ns = xcalloc(n->nctrs ? n->nctrs : 1, sizeof(*a->ctr_ns));
     for (size_t k = 0; k < n->nctrs; k++) {
         const struct node_ctr *c = &n->ctrs[k];
         const struct proc *p = procs_find(&a->scan.procs, c->pid);
         char *label = actns_label(&c->info, c->pid);
-        if (hrc == 0) {
-            actns_open(&a->ctr_ns[k], &host, c->pid, p ? p->start_ticks : 0, label);
-        } else {
-            a->ctr_ns[k].root = SYSROOT_NONE;
-            a->ctr_ns[k].root.pid = c->pid;
+        a->ctr_ns[k].root = SYSROOT_NONE;
+        if (hrc == 0)
+            actns_open(&a->ctr_ns[k], host, c->pid, p ? p->start_ticks : 0, label);
+        else
             a->ctr_ns[k].label = xstrdup(label);
-        }
+        free(label);
+    }
+    a->nmnt_ns = n->nmounts;
+    a->mnt_ns = xcalloc(n->nmounts ? n->nmounts : 1, sizeof(*a->mnt_ns));
+    a->mnt_open = xcalloc(n->nmounts ? n->nmounts : 1, sizeof(*a->mnt_open));
+    for (size_t i = 0; i < n->nmounts; i++) {
+        const struct node_mount *m = &n->mounts[i];
+        a->mnt_ns[i].root = SYSROOT_NONE;
+        if (m->own || m->pid <= 0)
+            continue; /* the host's view */
+        a->mnt_open[i] = true;
+        size_t k = m->owner != NODE_HOST ? m->owner : m->nctrs ? m->ctrs[0] : NODE_HOST;
+        char *label = k != NODE_HOST && k < n->nctrs ? actns_label(&n->ctrs[k].info, n->ctrs[k].pid)
+                                                     : actns_label(NULL, m->pid);
+        if (hrc == 0)
+            actns_open(&a->mnt_ns[i], host, m->pid, m->pid_start, label);
+        else
+            a->mnt_ns[i].label = xstrdup(label);
         free(label);
     }
     if (hrc == 0)
-        actns_open(&a->host_ns, &host, getpid(), 0, "host");
+        actns_open(&a->host_ns, host, getpid(), 0, "host");
     else
         a->host_ns.label = xstrdup("host");
-    sysroot_close(&host);
 }
 
 const struct actns *actcli_mount_ns(const struct actcli *a, size_t mount)
 {
-    if (a->all) {
-        const struct scan_node *n = &a->scan.node;
-        size_t owner = mount < n->nmounts ? n->mounts[mount].owner : NODE_HOST;
-        if (owner != NODE_HOST && owner < a->nctr_ns)
-            return &a->ctr_ns[owner];
-        /* The host's; or a namespace whose every process had exited before
-         * its container could be read: refused, as the host's view does not
-         * show it (the device check). */
-        return &a->host_ns;
-    }
+    if (a->all)
+        return mount < a->nmnt_ns && a->mnt_open[mount] ? &a->mnt_ns[mount] : &a->host_ns;
     return a->in_ns ? &a->ns : NULL;
 }
 
@@ -127,6 +131,7 @@ bool actcli_parse_pid(const char *s, pid_t *out)
 int actcli_scan(struct actcli *a, const struct options *o)
 {
     a->log.fd = -1;
+    a->sys = SYSROOT_NONE;
     a->ns.root = SYSROOT_NONE;
     a->host_ns.root = SYSROOT_NONE;
     char *err = NULL;
@@ -136,15 +141,20 @@ int actcli_scan(struct actcli *a, const struct options *o)
         config_free(&a->cfg);
         return 2;
     }
+    int rc = sysroot_open(&a->sys, "/proc", "/", "/");
+    if (rc < 0) {
+        fprintf(stderr, "shmwatch %s: cannot open /proc: %s\n", a->cmd, strerror(-rc));
+        config_free(&a->cfg);
+        return 1;
+    }
     if (o->pid && open_target(a, o->pid) != 0) {
+        sysroot_close(&a->sys);
         config_free(&a->cfg);
         return 1;
     }
     a->all = o->all;
-    struct scan_opts so = {.proc_dir = "/proc",
+    struct scan_opts so = {.sys = a->in_ns ? &a->ns.root : &a->sys,
                            .all = o->all,
-                           .target_pid = a->in_ns ? a->ns.root.pid : 0,
-                           .target_start = a->in_ns ? a->ns.root.pid_start : 0,
                            .mounts = (const char *const *)a->cfg.mounts.item,
                            .nmounts = a->cfg.mounts.n};
     /* Watched as the snapshots' scans are: one that has not ended after
@@ -152,6 +162,7 @@ int actcli_scan(struct actcli *a, const struct options *o)
     struct scan_job *job = scan_job_start(&so);
     if (!job) {
         fprintf(stderr, "shmwatch %s: cannot start the scan: %s\n", a->cmd, strerror(errno));
+        sysroot_close(&a->sys);
         config_free(&a->cfg);
         actns_close(&a->ns);
         return 1;
@@ -166,7 +177,7 @@ int actcli_scan(struct actcli *a, const struct options *o)
         fflush(NULL);
         _exit(1);
     }
-    int rc = scan_job_finish(job, &a->scan);
+    rc = scan_job_finish(job, &a->scan);
     if (rc < 0) {
         if (rc == -ESRCH && a->in_ns)
             fprintf(stderr, "shmwatch %s: cannot act in pid %d: the process has exited%s\n",
@@ -177,6 +188,7 @@ int actcli_scan(struct actcli *a, const struct options *o)
         else
             fprintf(stderr, "shmwatch %s: scan failed: %s\n", a->cmd, strerror(-rc));
         scan_free(&a->scan);
+        sysroot_close(&a->sys);
         config_free(&a->cfg);
         actns_close(&a->ns);
         return 1;
@@ -253,9 +265,15 @@ void actcli_free(struct actcli *a)
     for (size_t k = 0; k < a->nctr_ns; k++)
         actns_close(&a->ctr_ns[k]);
     free(a->ctr_ns);
+    for (size_t i = 0; i < a->nmnt_ns; i++)
+        if (a->mnt_open[i])
+            actns_close(&a->mnt_ns[i]);
+    free(a->mnt_ns);
+    free(a->mnt_open);
     actns_close(&a->host_ns);
     actlog_close(&a->log);
     model_free(&a->model);
     scan_free(&a->scan);
+    sysroot_close(&a->sys);
     config_free(&a->cfg);
 }

@@ -16,6 +16,7 @@
 struct actcli {
     const char *cmd;       /* "clean", "reap": prefixes messages */
     struct config cfg;     /* the config file's settings under the command's flags */
+    struct sysroot sys;    /* the system scanned (and acted on) */
     struct scan scan;
     struct model model;
     struct actlog log;
@@ -23,13 +24,19 @@ struct actcli {
      * to the same process) and re-checked before every action */
     struct actns ns;
     bool in_ns;
-    /* --all: the node view; each container of scan.node (ctr_ns, indexed
-     * like scan.node.ctrs) and the host's own world (host_ns, the watcher's
-     * view, named "host") opened right after the scan, each pinned to the
-     * process the scan read it through */
+    /* --all: the node view, opened right after the scan, each view pinned
+     * to the process the scan read through (its start time then): each
+     * container of scan.node (ctr_ns, indexed like scan.node.ctrs: its
+     * processes), each mount the watcher's namespace does not show
+     * (mnt_ns, indexed like scan.mounts: through the root its size was read
+     * through, collect/node.h) and the host's own world (host_ns, the
+     * watcher's view, named "host") */
     bool all;
     struct actns *ctr_ns;
     size_t nctr_ns;
+    struct actns *mnt_ns;
+    bool *mnt_open;
+    size_t nmnt_ns;
     struct actns host_ns;
 };
 
@@ -42,9 +49,10 @@ struct actcli {
 int actcli_scan(struct actcli *a, const struct options *o);
 
 /* The container an action on mount i of the scan happens in (set on each
- * unlink target): --pid's; with --all the mount's owner (collect/node.h:
- * the host's view for a mount the host sees, else the first container that
- * sees it); NULL for the watcher's own world. */
+ * unlink target): --pid's; with --all the host's view for a mount the
+ * watcher's namespace shows, else the view of the process it was read
+ * through, named after the mount's owner (collect/node.h); NULL for the
+ * watcher's own world. */
 const struct actns *actcli_mount_ns(const struct actcli *a, size_t mount);
 
 /* A reap_where_fn (act/reap.h), ctx the actcli: with --pid, only the

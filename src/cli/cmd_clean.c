@@ -222,10 +222,9 @@ static size_t mounts_of(const struct actcli *a, const struct unlink_plan *p,
     size_t n = 0, cap = 0;
     *out = NULL;
     for (size_t m = 0; m < ml->n; m++) {
-        const struct shm_mount *mt = &ml->items[m];
         bool in_plan = false;
         for (size_t i = 0; i < p->n && !in_plan; i++)
-            in_plan = strcmp(p->items[i].mount_dir, mt->access) == 0;
+            in_plan = p->items[i].mount_index == m;
         if (!in_plan)
             continue;
         struct mount_use *u = VEC_PUSH(*out, n, cap);
@@ -251,7 +250,8 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
     struct mount_use *mounts = NULL;
     size_t nmounts = 0;
     if (!dry) {
-        mounts_refresh(ml);
+        if (!a->all && !a->in_ns) /* else measured through each container (used_now) */
+            mounts_refresh(&a->sys, ml);
         nmounts = mounts_of(a, plan, &mounts);
     }
     unlink_begin(&r, plan, &uo);
@@ -264,7 +264,8 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
     } else {
         output_printf("Total: %zu removed, %s freed; %zu refused, %zu failed, %zu already gone.\n",
                       r.removed, H(b1, r.freed), r.refused, r.failed, r.gone);
-        mounts_refresh(ml);
+        if (!a->all && !a->in_ns)
+            mounts_refresh(&a->sys, ml);
         for (size_t i = 0; i < nmounts; i++) {
             const struct shm_mount *mt = &ml->items[mounts[i].mount];
             struct buf out;

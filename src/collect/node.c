@@ -42,6 +42,7 @@ struct cand {
     char *fstype;
     size_t *ns; /* namespaces that show it, in the order met */
     size_t nns, nscap;
+    bool propagates; /* tagged shared: or master: in a namespace's mountinfo */
 };
 
 static void add_member(struct node_ns *ns, pid_t pid)
@@ -101,6 +102,7 @@ static void parse_ns(struct scan_node *n, size_t k, const char *const *extra, si
             c->path = xstrdup(e[i].mountpoint);
             c->fstype = xstrdup(e[i].fstype);
         }
+        c->propagates = c->propagates || e[i].propagates;
         bool known = false;
         for (size_t j = 0; j < c->nns && !known; j++)
             known = c->ns[j] == k;
@@ -135,6 +137,14 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                     rc = -ESTALE; /* remounted meanwhile */
                 else if (!sysroot_pid_alive(&r))
                     rc = -ESRCH;
+                struct statx sx;
+                if (rc == 0 &&
+                    statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BTIME, &sx) == 0 &&
+                    (sx.stx_mask & STATX_BTIME)) {
+                    via->btime_ok = true;
+                    via->btime.tv_sec = (time_t)sx.stx_btime.tv_sec;
+                    via->btime.tv_nsec = (long)sx.stx_btime.tv_nsec;
+                }
                 if (fd >= 0)
                     close(fd);
                 unsigned long long start = r.pid_start;
@@ -170,11 +180,12 @@ void node_single(struct scan_node *n, const struct mount_list *ml)
     }
 }
 
-void node_discover(struct scan_node *n, int procfd, const char *proc_dir,
-                   const char *const *extra, size_t nextra, struct mount_list *ml,
-                   struct warnings *w)
+void node_discover(struct scan_node *n, const struct sysroot *sys, const char *const *extra,
+                   size_t nextra, struct mount_list *ml, struct warnings *w)
 {
     n->all = true;
+    int procfd = sys->proc;
+    const char *proc_dir = sysroot_proc_shown(sys);
     unsigned long self_mntns = nsmap_link(procfd, "self/ns/mnt");
     n->host_mntns = nsmap_link(procfd, "1/ns/mnt");
     if (!n->host_mntns)
@@ -241,16 +252,12 @@ void node_discover(struct scan_node *n, int procfd, const char *proc_dir,
             if ((n->ns[k].mntns == n->host_mntns) == (pass == 0))
                 parse_ns(n, k, extra, nextra, &cands, &ncands, &ccap);
 
-    struct sysroot host;
-    int hrc = sysroot_open(&host, proc_dir, "/", "/");
-    if (hrc < 0)
-        warn_add(w, "cannot open %s: %s", proc_dir, strerror(-hrc));
     for (size_t i = 0; i < ncands; i++) {
         struct cand *c = &cands[i];
         struct shm_mount m;
         memset(&m, 0, sizeof(m));
         struct node_read via = {0};
-        int rc = hrc < 0 ? hrc : stat_through(n, &host, c, &m, &via);
+        int rc = stat_through(n, sys, c, &m, &via);
         if (rc == -ESRCH) {
             n->dropped++;
             warn_add(w, "%s (device %u:%u) dropped: every process that saw it has exited",
@@ -266,13 +273,13 @@ void node_discover(struct scan_node *n, int procfd, const char *proc_dir,
                 x->stat_err = -rc;
                 via.pid = n->ns[c->ns[0]].members[0];
             }
-            /* Listed by files.c through this path. */
+            /* Listed below the root of via.pid, or below the watcher's own
+             * root when its namespace shows the mount. */
             bool own = false;
             for (size_t j = 0; j < c->nns && !own; j++)
                 own = n->ns[c->ns[j]].mntns == self_mntns;
-            x->access = own ? xstrdup(x->path)
-                            : str_printf("%s/%d/root%s", proc_dir, (int)via.pid, x->path);
             via.own = own;
+            via.propagates = c->propagates;
             n->read = xrealloc(n->read, ml->n * sizeof(*n->read));
             n->read[ml->n - 1] = via;
             for (size_t j = 0; j < c->nns; j++) {
@@ -285,7 +292,6 @@ void node_discover(struct scan_node *n, int procfd, const char *proc_dir,
         free(c->ns);
     }
     free(cands);
-    sysroot_close(&host);
     if (n->unreadable)
         warn_add(w,
                  "the mount namespaces of %zu %s could not be read (not permitted): their shm "
@@ -307,12 +313,127 @@ void node_seed(struct scan_node *n, struct nsmap *ns)
         free(x->text);
         x->text = NULL;
     }
+    for (size_t i = 0; n->read && i < ns->ndevs; i++) {
+        ns->reach[i].propagates = n->read[i].propagates;
+        ns->reach[i].btime_ok = n->read[i].btime_ok;
+        ns->reach[i].btime = n->read[i].btime;
+    }
+}
+
+/* The root mount i was read through: sys itself when the watcher's own
+ * namespace shows it, else *tmp opened on the same process (0), or -ESRCH
+ * when that process has exited or its pid is another's. */
+static int mount_root(const struct scan_node *n, const struct sysroot *sys, size_t i,
+                      struct sysroot *tmp, const struct sysroot **out)
+{
+    *tmp = SYSROOT_NONE;
+    if (!n->read || n->read[i].own) {
+        *out = sys;
+        return 0;
+    }
+    int rc = sysroot_open_pid(tmp, sys, n->read[i].pid);
+    if (rc == 0 && tmp->pid_start != n->read[i].pid_start)
+        rc = -ESRCH;
+    if (rc < 0) {
+        sysroot_close(tmp);
+        return rc;
+    }
+    *out = tmp;
+    return 0;
+}
+
+void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
+                        struct mount_list *ml, struct file_list *out, struct warnings *w)
+{
+    for (size_t i = 0; i < ml->n; i++) {
+        struct sysroot tmp;
+        const struct sysroot *r;
+        int rc = mount_root(n, sys, i, &tmp, &r);
+        if (rc < 0) {
+            warn_add(w, "%s (device %s): not listed, its process %d has exited",
+                     ml->items[i].path, i < n->nmounts ? n->mounts[i].id : "?",
+                     n->read ? (int)n->read[i].pid : 0);
+            continue;
+        }
+        /* The one mount as a list of one: its entries come back as mount 0. */
+        struct mount_list one = {.items = &ml->items[i], .n = 1, .cap = 1};
+        size_t from = out->n;
+        files_collect(r, &one, out, w);
+        for (size_t k = from; k < out->n; k++)
+            out->items[k].mount = i;
+        sysroot_close(&tmp);
+    }
+}
+
+void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
+                       const struct mount_list *ml, struct file_list *fl,
+                       const struct holder_list *hl)
+{
+    /* Each mount's entries on their own (files_finish reaches a mount by
+     * its index in the list it is given), then put back in mount order. */
+    struct file_list done = {0};
+    for (size_t i = 0; i < ml->n; i++) {
+        struct file_list part = {0};
+        for (size_t k = 0; k < fl->n; k++)
+            if (fl->items[k].mount == i) {
+                struct shm_file *f = VEC_PUSH(part.items, part.n, part.cap);
+                *f = fl->items[k];
+                f->mount = 0;
+            }
+        if (!part.n)
+            continue;
+        struct sysroot tmp;
+        const struct sysroot *r;
+        struct mount_list one = {.items = &ml->items[i], .n = 1, .cap = 1};
+        if (mount_root(n, sys, i, &tmp, &r) == 0) {
+            files_finish(r, &one, &part, hl);
+            sysroot_close(&tmp);
+        } else {
+            /* Its root is gone: what no holder stat'ed cannot be read. */
+            size_t kept = 0;
+            for (size_t k = 0; k < part.n; k++) {
+                if (part.items[k].stat_pending)
+                    free(part.items[k].name);
+                else
+                    part.items[kept++] = part.items[k];
+            }
+            part.n = kept;
+        }
+        for (size_t k = 0; k < part.n; k++) {
+            struct shm_file *f = VEC_PUSH(done.items, done.n, done.cap);
+            *f = part.items[k];
+            f->mount = i;
+        }
+        free(part.items); /* the names moved to done */
+    }
+    /* Entries files_finish dropped had their names freed there; the rest
+     * now live in done. */
+    free(fl->items);
+    *fl = done;
+}
+
+void node_refresh(const struct scan_node *n, const struct sysroot *sys, struct mount_list *ml)
+{
+    for (size_t i = 0; i < ml->n; i++) {
+        struct sysroot tmp;
+        const struct sysroot *r;
+        struct shm_mount *m = &ml->items[i];
+        int rc = mount_root(n, sys, i, &tmp, &r);
+        if (rc == 0) {
+            struct mount_list one = {.items = m, .n = 1, .cap = 1};
+            mounts_refresh(r, &one);
+            sysroot_close(&tmp);
+        } else {
+            m->stat_ok = false;
+            m->stat_err = -rc;
+            m->size = m->used = m->avail = 0;
+        }
+    }
 }
 
 /* The container of namespace x (a new entry, or the one of the same id). */
-static void ns_container(struct scan_node *n, struct node_ns *x, int procfd, int hostroot,
-                         const char *proc_dir, const struct mountinfo *self_mi,
-                         struct warnings *w)
+static void ns_container(struct scan_node *n, struct node_ns *x, const struct sysroot *sys,
+                         const struct mountinfo *self_mi, struct warnings *w)
 {
     bool own_mount = false; /* a mount the host's namespace does not show */
     for (size_t i = 0; i < x->nmounts && !own_mount; i++)
@@ -320,12 +441,12 @@ static void ns_container(struct scan_node *n, struct node_ns *x, int procfd, int
     for (size_t k = 0; k < x->nmembers; k++) {
         char dir[32];
         snprintf(dir, sizeof(dir), "%d", (int)x->members[k]);
-        int piddir = openat(procfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int piddir = openat(sys->proc, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (piddir < 0)
             continue;
         struct container_info ci;
         memset(&ci, 0, sizeof(ci));
-        int rc = containers_collect(hostroot, piddir, &ci);
+        int rc = containers_collect(sys->host, piddir, &ci);
         close(piddir);
         if (rc < 0) {
             containers_free(&ci);
@@ -346,9 +467,7 @@ static void ns_container(struct scan_node *n, struct node_ns *x, int procfd, int
         c->info = ci;
         c->pid = x->members[k];
         c->mntns = x->mntns;
-        char cgfile[96];
-        snprintf(cgfile, sizeof(cgfile), "%s/%d/cgroup", proc_dir, (int)c->pid);
-        cgroup_collect("", cgfile, self_mi, &c->cgroup, w);
+        cgroup_collect(sys, c->pid, self_mi, &c->cgroup, w);
         x->ctr = n->nctrs - 1;
         return;
     }
@@ -360,9 +479,8 @@ static int cmp_size(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void node_assign(struct scan_node *n, int procfd, int hostroot, const char *proc_dir,
-                 const struct mountinfo *self_mi, const struct mount_list *ml,
-                 const struct proc_list *pl, struct warnings *w)
+void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mountinfo *self_mi,
+                 const struct mount_list *ml, const struct proc_list *pl, struct warnings *w)
 {
     node_single(n, ml);
     for (size_t i = 0; i < ml->n; i++) {
@@ -379,7 +497,7 @@ void node_assign(struct scan_node *n, int procfd, int hostroot, const char *proc
                 n->mounts[n->ns[k].mounts[i]].host_sees = true;
     for (size_t k = 0; k < n->nns; k++)
         if (n->ns[k].mntns != n->host_mntns && n->ns[k].nmounts)
-            ns_container(n, &n->ns[k], procfd, hostroot, proc_dir, self_mi, w);
+            ns_container(n, &n->ns[k], sys, self_mi, w);
     size_t *cap = xcalloc(ml->n ? ml->n : 1, sizeof(*cap));
     for (size_t k = 0; k < n->nns; k++) {
         const struct node_ns *x = &n->ns[k];

@@ -25,9 +25,12 @@
 
 #include "collect/cgroup.h"
 #include "collect/containers.h"
+#include "collect/files.h"
+#include "collect/holders.h"
 #include "collect/mounts.h"
 #include "collect/nsmap.h"
 #include "collect/procs.h"
+#include "util/sysroot.h"
 #include "util/warn.h"
 
 /* "Not in a container": the host's (or a mount namespace that is none). */
@@ -77,6 +80,9 @@ struct scan_node {
         pid_t pid;
         unsigned long long pid_start;
         bool own;
+        bool propagates;       /* its namespace's mountinfo tags it shared: or master: */
+        bool btime_ok;
+        struct timespec btime; /* birth of its root (statx) */
     } *read;
     /* The pre-pass's mount namespaces (until node_seed hands them over). */
     struct node_ns *ns;
@@ -90,26 +96,40 @@ struct scan_node {
 /* Without --all: every mount the host's, with its id. */
 void node_single(struct scan_node *n, const struct mount_list *ml);
 
-/* --all, before the walk: reads every process's mount namespace link under
- * procfd and each distinct namespace's mountinfo once, and fills ml (which
- * must be empty) with every distinct shm mount (paths: "/dev/shm",
- * "/run/shm" and extra) with its statvfs through one member's root.
- * proc_dir is procfd's path (for the listing's access path). */
-void node_discover(struct scan_node *n, int procfd, const char *proc_dir,
-                   const char *const *extra, size_t nextra, struct mount_list *ml,
-                   struct warnings *w);
+/* --all, before the walk: reads every process's mount namespace link below
+ * sys->proc (sys: the watcher's own view, sysroot_open_system(.., 0)) and
+ * each distinct namespace's mountinfo once, and fills ml (which must be
+ * empty) with every distinct shm mount (paths: "/dev/shm", "/run/shm" and
+ * extra) with its statvfs through the root of one of its processes. */
+void node_discover(struct scan_node *n, const struct sysroot *sys, const char *const *extra,
+                   size_t nextra, struct mount_list *ml, struct warnings *w);
 
 /* Hands the mountinfo texts read by node_discover to ns (initialised on
- * ml's devices), so that the walk reads none of them again. */
+ * ml's devices), so that the walk reads none of them again, and each
+ * mount's propagation and birth time to ns->reach. */
 void node_seed(struct scan_node *n, struct nsmap *ns);
 
+/* --all: files_collect and files_finish (collect/files.h) of each mount
+ * below the root it was read through (the same process, or none: not
+ * listed, with a warning). */
+void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
+                        struct mount_list *ml, struct file_list *out, struct warnings *w);
+void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
+                       const struct mount_list *ml, struct file_list *fl,
+                       const struct holder_list *hl);
+
+/* --all: mounts_refresh (the cheap statvfs poll) of each mount through the
+ * root it was read through; a mount whose process has exited (or whose pid
+ * is now another's) gets stat_ok false, stat_err ESRCH. After node_assign
+ * (it reads mounts[i].pid). */
+void node_refresh(const struct scan_node *n, const struct sysroot *sys, struct mount_list *ml);
+
 /* --all, after the walk: the container of each mount namespace that sees a
- * mount (read through procfd; the runtimes' state below hostroot), its
+ * mount (read below sys->proc; the runtimes' state below sys->host), its
  * cgroup (self_mi: where the hierarchies are), each mount's containers and
  * owner, each process's container. */
-void node_assign(struct scan_node *n, int procfd, int hostroot, const char *proc_dir,
-                 const struct mountinfo *self_mi, const struct mount_list *ml,
-                 const struct proc_list *pl, struct warnings *w);
+void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mountinfo *self_mi,
+                 const struct mount_list *ml, const struct proc_list *pl, struct warnings *w);
 
 void node_free(struct scan_node *n);
 

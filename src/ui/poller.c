@@ -32,6 +32,7 @@ struct poller {
     time_t target_gone_at;
     /* The thread's own. */
     struct mount_list ml; /* the mounts of the last scan, for statvfs */
+    struct node_read *node_read; /* --all: the root each of them was read through */
     uint64_t peak_shm, peak_app;
     struct worker_memory workers; /* workers seen so far: orphans keep their group */
     struct group_peaks group_peaks; /* each DataLoader group's peaks so far */
@@ -70,7 +71,6 @@ static void copy_mounts(struct mount_list *dst, const struct mount_list *src)
         struct shm_mount *m = VEC_PUSH(dst->items, dst->n, dst->cap);
         *m = src->items[i];
         m->path = xstrdup(src->items[i].path);
-        m->access = xstrdup(src->items[i].access);
         m->fstype = xstrdup(src->items[i].fstype);
     }
 }
@@ -122,7 +122,7 @@ static struct snap *take_scan(struct poller *p, int *gone)
         warn_init(&s->scan.warn);
         clock_gettime(CLOCK_REALTIME, &s->scan.time);
         warn_add(&s->scan.warn, "cannot read the namespaces of pid %d: %s",
-                 (int)p->cfg.scan.target_pid, strerror(-rc));
+                 (int)p->cfg.scan.sys->pid, strerror(-rc));
     }
     struct model_opts mo;
     model_opts_default(&mo);
@@ -150,12 +150,7 @@ static struct snap *take_scan(struct poller *p, int *gone)
 /* --pid: is the watched process still the one first seen? */
 static bool target_same(const struct poller *p)
 {
-    const struct scan_opts *o = &p->cfg.scan;
-    if (!o->target_pid || !o->target_start)
-        return true;
-    unsigned long long start;
-    return scan_target_identify(o->proc_dir, o->target_pid, &start) == 0 &&
-           start == o->target_start;
+    return sysroot_pid_alive(p->cfg.scan.sys);
 }
 
 static struct timespec deadline(double t_mono)
@@ -196,6 +191,13 @@ static void *run(void *arg)
                 continue;
             }
             copy_mounts(&p->ml, &s->scan.mounts);
+            free(p->node_read);
+            p->node_read = NULL;
+            if (s->scan.node.read && s->scan.mounts.n) {
+                size_t bytes = s->scan.mounts.n * sizeof(*p->node_read);
+                p->node_read = xmalloc(bytes);
+                memcpy(p->node_read, s->scan.node.read, bytes);
+            }
             now = clock_now();
             pthread_mutex_lock(&p->lock);
             p->scanning = false;
@@ -215,7 +217,12 @@ static void *run(void *arg)
         }
         if (now >= next_gauge) {
             pthread_mutex_unlock(&p->lock);
-            mounts_refresh(&p->ml);
+            if (p->node_read) { /* --all: each mount below the root it was read through */
+                struct scan_node nd = {.read = p->node_read};
+                node_refresh(&nd, p->cfg.scan.sys, &p->ml);
+            } else {
+                mounts_refresh(p->cfg.scan.sys, &p->ml);
+            }
             note_peak(p, &p->ml);
             now = clock_now();
             pthread_mutex_lock(&p->lock);
@@ -281,6 +288,7 @@ bool poller_stop(struct poller *p)
     snap_free(p->snap);
     gauges_free(&p->gauges);
     mounts_free(&p->ml);
+    free(p->node_read);
     worker_memory_free(&p->workers);
     group_peaks_free(&p->group_peaks);
     close(p->pipe[0]);
@@ -301,7 +309,7 @@ bool poller_stalled(struct poller *p, double *running_s, char *where, size_t n)
     *running_s = run;
     pid_t pid;
     int fd;
-    scan_beacon_describe(&p->beacon, p->cfg.scan.proc_dir, where, n, &pid, &fd);
+    scan_beacon_describe(&p->beacon, p->cfg.scan.sys, where, n, &pid, &fd);
     return true;
 }
 

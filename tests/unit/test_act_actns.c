@@ -137,6 +137,8 @@ static void test_alive_follows_the_holder(void **state)
     assert_null(ns.label);
     actns_close(&ns); /* twice is harmless */
     assert_int_equal(actns_open(&ns, &host, child, 0, NULL), -ESRCH);
+    assert_false(actns_alive(&ns));
+    actns_close(&ns);
     sysroot_close(&host);
 }
 
@@ -162,8 +164,13 @@ static void test_labels(void **state)
 static void test_log_names_the_container(void **state)
 {
     (void)state;
-    struct actlog_entry e = {.time = 86400, .action = "unlink", .target = "/dev/shm/x",
-                             .owner = 0, .bytes = 4096, .result = "removed", .detail = "ok"};
+    struct actlog_entry e = {.time = 86400,
+                             .action = "unlink",
+                             .target = "/dev/shm/x",
+                             .owner = 0,
+                             .bytes = 4096,
+                             .result = "removed",
+                             .detail = "ok"};
     struct buf b;
     buf_init(&b);
     actlog_format(&b, &e);

@@ -25,7 +25,6 @@ static void add_mount(struct scan *s, unsigned minor_no, uint64_t size, uint64_t
     struct shm_mount *m = VEC_PUSH(s->mounts.items, s->mounts.n, s->mounts.cap);
     memset(m, 0, sizeof(*m));
     m->path = xstrdup("/dev/shm");
-    m->access = str_printf("/proc/%u/root/dev/shm", minor_no);
     m->fstype = xstrdup("tmpfs");
     m->dev = makedev(0, minor_no);
     m->stat_ok = true;
