@@ -120,7 +120,8 @@ A=$SHMTEST_TMP/all.json
 "$SHMWATCH" --all --json >"$A" 2>"$SHMTEST_TMP/all.err" ||
     fail "shmwatch --all --json exited $?: $(head -c 500 "$SHMTEST_TMP/all.err")"
 
-# mounts_of ID: the mounts (of this snapshot) whose containers include ID.
+# mof KEY: a Python expression, the mounts (of the snapshot j) whose containers
+# include the container id in env[KEY].
 mof() { echo "[m for m in j['mounts'] if env['$1'] in [c['id'] for c in m['containers']]]"; }
 
 json_check "$A" "len(set(m['id'] for m in j['mounts'])) == len(j['mounts']) and all(s['mount_id'] in [m['id'] for m in j['mounts']] for s in j['segments'])" \
