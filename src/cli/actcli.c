@@ -20,103 +20,13 @@
  * or 1 said on stderr. */
 static int open_target(struct actcli *a, pid_t pid)
 {
-    int rc = actns_open(&a->ns, &a->sys, pid, 0, NULL);
+    int rc = actviews_open_pid(&a->views, &a->sys, pid, 0);
     if (rc < 0) {
         fprintf(stderr, "shmwatch %s: cannot act in pid %d: %s\n", a->cmd, (int)pid,
                 rc == -ESRCH ? "no such process (or it has exited)" : strerror(-rc));
         return 1;
     }
-    a->in_ns = true;
     return 0;
-}
-
-/* --all: a view of every container of the node view, of every mount the
- * watcher's own namespace does not show and of the host's own world, each
- * pinned to the process the scan read it through (its start time in the
- * scan). One that cannot be opened (exited since) still names its
- * container, and refuses every action (actns_open). */
-static void open_node(struct actcli *a)
-{
-    const struct scan_node *n = &a->scan.node;
-    const struct sysroot *host = &a->sys;
-    int hrc = host->proc >= 0 ? 0 : -EBADF;
-    a->nctr_ns = n->nctrs;
-    a->ctr_ns = xcalloc(n->nctrs ? n->nctrs : 1, sizeof(*a->ctr_ns));
-    for (size_t k = 0; k < n->nctrs; k++) {
-        const struct node_ctr *c = &n->ctrs[k];
-        const struct proc *p = procs_find(&a->scan.procs, c->pid);
-        char *label = actns_label(&c->info, c->pid);
-        a->ctr_ns[k].root = SYSROOT_NONE;
-        if (hrc == 0)
-            actns_open(&a->ctr_ns[k], host, c->pid, p ? p->start_ticks : 0, label);
-        else
-            a->ctr_ns[k].label = xstrdup(label);
-        free(label);
-    }
-    a->nmnt_ns = n->nmounts;
-    a->mnt_ns = xcalloc(n->nmounts ? n->nmounts : 1, sizeof(*a->mnt_ns));
-    a->mnt_open = xcalloc(n->nmounts ? n->nmounts : 1, sizeof(*a->mnt_open));
-    for (size_t i = 0; i < n->nmounts; i++) {
-        const struct node_mount *m = &n->mounts[i];
-        a->mnt_ns[i].root = SYSROOT_NONE;
-        if (m->own || m->pid <= 0)
-            continue; /* the host's view */
-        a->mnt_open[i] = true;
-        size_t k = m->owner != NODE_HOST ? m->owner : m->nctrs ? m->ctrs[0] : NODE_HOST;
-        char *label = k != NODE_HOST && k < n->nctrs ? actns_label(&n->ctrs[k].info, n->ctrs[k].pid)
-                                                     : actns_label(NULL, m->pid);
-        if (hrc == 0)
-            actns_open(&a->mnt_ns[i], host, m->pid, m->pid_start, label);
-        else
-            a->mnt_ns[i].label = xstrdup(label);
-        free(label);
-    }
-    if (hrc == 0)
-        actns_open(&a->host_ns, host, getpid(), 0, "host");
-    else
-        a->host_ns.label = xstrdup("host");
-}
-
-const struct actns *actcli_mount_ns(const struct actcli *a, size_t mount)
-{
-    if (a->all)
-        return mount < a->nmnt_ns && a->mnt_open[mount] ? &a->mnt_ns[mount] : &a->host_ns;
-    return a->in_ns ? &a->ns : NULL;
-}
-
-/* --all: the container of process p (a zombie, which has no namespaces
- * left, is its parent's). */
-static const struct actns *proc_ns(const struct actcli *a, const struct proc *p)
-{
-    const struct scan_node *n = &a->scan.node;
-    const struct proc_list *pl = &a->scan.procs;
-    size_t ctr = node_proc_ctr(n, (size_t)(p - pl->items));
-    if (ctr == NODE_HOST && !p->mntns && p->state == 'Z') {
-        const struct proc *parent = procs_find(pl, p->ppid);
-        if (parent)
-            ctr = node_proc_ctr(n, (size_t)(parent - pl->items));
-    }
-    return ctr != NODE_HOST && ctr < a->nctr_ns ? &a->ctr_ns[ctr] : &a->host_ns;
-}
-
-bool actcli_proc_where(void *ctx, const struct model *m, const struct proc *p,
-                       const struct actns **ns)
-{
-    const struct actcli *a = ctx;
-    *ns = NULL;
-    if (a->all) {
-        *ns = proc_ns(a, p);
-        return true;
-    }
-    if (!a->in_ns)
-        return true;
-    const struct proc *q = p;
-    if (!q->mntns && q->state == 'Z')
-        q = procs_find(&m->scan->procs, p->ppid);
-    if (!q || !q->mntns || !a->ns.mntns || q->mntns != a->ns.mntns)
-        return false;
-    *ns = &a->ns;
-    return true;
 }
 
 bool actcli_parse_pid(const char *s, pid_t *out)
@@ -132,8 +42,7 @@ int actcli_scan(struct actcli *a, const struct options *o)
 {
     a->log.fd = -1;
     a->sys = SYSROOT_NONE;
-    a->ns.root = SYSROOT_NONE;
-    a->host_ns.root = SYSROOT_NONE;
+    actviews_own(&a->views);
     char *err = NULL;
     if (settings_load(o, &a->cfg, &err) != 0) {
         fprintf(stderr, "shmwatch %s: %s\n", a->cmd, err);
@@ -152,8 +61,7 @@ int actcli_scan(struct actcli *a, const struct options *o)
         config_free(&a->cfg);
         return 1;
     }
-    a->all = o->all;
-    struct scan_opts so = {.sys = a->in_ns ? &a->ns.root : &a->sys,
+    struct scan_opts so = {.sys = a->views.mode == ACTVIEWS_PID ? &a->views.pid.root : &a->sys,
                            .all = o->all,
                            .mounts = (const char *const *)a->cfg.mounts.item,
                            .nmounts = a->cfg.mounts.n};
@@ -164,7 +72,7 @@ int actcli_scan(struct actcli *a, const struct options *o)
         fprintf(stderr, "shmwatch %s: cannot start the scan: %s\n", a->cmd, strerror(errno));
         sysroot_close(&a->sys);
         config_free(&a->cfg);
-        actns_close(&a->ns);
+        actviews_close(&a->views);
         return 1;
     }
     if (!scan_job_wait(job, scan_job_started(job) + scan_stall_limit(0))) {
@@ -179,9 +87,9 @@ int actcli_scan(struct actcli *a, const struct options *o)
     }
     rc = scan_job_finish(job, &a->scan);
     if (rc < 0) {
-        if (rc == -ESRCH && a->in_ns)
+        if (rc == -ESRCH && a->views.mode == ACTVIEWS_PID)
             fprintf(stderr, "shmwatch %s: cannot act in pid %d: the process has exited%s\n",
-                    a->cmd, (int)a->ns.root.pid,
+                    a->cmd, (int)a->views.pid.root.pid,
                     a->scan.target_state == SCAN_TARGET_REPLACED
                         ? " (its pid now belongs to another process)"
                         : "");
@@ -190,7 +98,7 @@ int actcli_scan(struct actcli *a, const struct options *o)
         scan_free(&a->scan);
         sysroot_close(&a->sys);
         config_free(&a->cfg);
-        actns_close(&a->ns);
+        actviews_close(&a->views);
         return 1;
     }
     for (size_t i = 0; i < a->scan.warn.n; i++)
@@ -200,8 +108,8 @@ int actcli_scan(struct actcli *a, const struct options *o)
     mo.orphan_min_age_s = a->cfg.orphan_min_age_s;
     mo.trust_pids = a->cfg.trust_pids;
     model_build(&a->scan, &mo, &a->model);
-    if (a->all)
-        open_node(a);
+    if (o->all)
+        actviews_open_all(&a->views, &a->scan, &a->sys);
     return 0;
 }
 
@@ -261,16 +169,7 @@ int actcli_status(const struct actcli *a, int rc, bool acted)
 
 void actcli_free(struct actcli *a)
 {
-    actns_close(&a->ns);
-    for (size_t k = 0; k < a->nctr_ns; k++)
-        actns_close(&a->ctr_ns[k]);
-    free(a->ctr_ns);
-    for (size_t i = 0; i < a->nmnt_ns; i++)
-        if (a->mnt_open[i])
-            actns_close(&a->mnt_ns[i]);
-    free(a->mnt_ns);
-    free(a->mnt_open);
-    actns_close(&a->host_ns);
+    actviews_close(&a->views);
     actlog_close(&a->log);
     model_free(&a->model);
     scan_free(&a->scan);

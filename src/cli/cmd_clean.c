@@ -206,7 +206,7 @@ static bool used_in(const struct actns *ns, const struct shm_mount *mt, uint64_t
 static bool used_now(const struct actcli *a, size_t m, uint64_t *used)
 {
     const struct shm_mount *mt = &a->scan.mounts.items[m];
-    const struct actns *ns = actcli_mount_ns(a, m);
+    const struct actns *ns = actviews_mount(&a->views, m);
     if (ns)
         return used_in(ns, mt, used);
     *used = mt->used;
@@ -250,7 +250,7 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
     struct mount_use *mounts = NULL;
     size_t nmounts = 0;
     if (!dry) {
-        if (!a->all && !a->in_ns) /* else measured through each container (used_now) */
+        if (a->views.mode == ACTVIEWS_OWN) /* else measured through each container (used_now) */
             mounts_refresh(&a->sys, ml);
         nmounts = mounts_of(a, plan, &mounts);
     }
@@ -264,14 +264,14 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
     } else {
         output_printf("Total: %zu removed, %s freed; %zu refused, %zu failed, %zu already gone.\n",
                       r.removed, H(b1, r.freed), r.refused, r.failed, r.gone);
-        if (!a->all && !a->in_ns)
+        if (a->views.mode == ACTVIEWS_OWN)
             mounts_refresh(&a->sys, ml);
         for (size_t i = 0; i < nmounts; i++) {
             const struct shm_mount *mt = &ml->items[mounts[i].mount];
             struct buf out;
             buf_init(&out);
             esc_term(&out, mt->path, 0);
-            const struct actns *ns = actcli_mount_ns(a, mounts[i].mount);
+            const struct actns *ns = actviews_mount(&a->views, mounts[i].mount);
             if (ns) {
                 char *where = actns_where(ns);
                 buf_printf(&out, " (%s)", where);
@@ -368,8 +368,7 @@ int cmd_clean(int argc, char **argv)
     struct unlink_plan plan;
     actplan_clean(&a.model, &pol, &plan);
     actplan_add_dirs(&a.model, &pol, &plan);
-    for (size_t i = 0; i < plan.n; i++)
-        plan.items[i].ns = actcli_mount_ns(&a, plan.items[i].mount_index);
+    actviews_set_plan(&a.views, &plan);
     print_plan(&plan, &pol, &a.model);
     bool acted = false;
     if (plan.n) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "act/actlog.h"
+#include "act/actviews.h"
 #include "act/targets.h"
 #include "act/unlink.h"
 #include "config/theme.h"
@@ -125,15 +126,38 @@ static const char *size_text(char *b, uint64_t v)
     return fmt_size(b, 32, v);
 }
 
+/* A target's path, and in the node view the container it is in. */
 static const char *target_name(const struct unlink_target *t)
 {
     char path[512];
-    snprintf(path, sizeof(path), "%s/%s", t->mount, t->name);
+    if (t->ns && t->ns->label)
+        snprintf(path, sizeof(path), "%s: %s/%s", t->ns->label, t->mount, t->name);
+    else
+        snprintf(path, sizeof(path), "%s/%s", t->mount, t->name);
     return actions_safe(path);
 }
 
-/* Confirms, removes and reports; plan items already checked by planning. */
+static void run_unlink_in(struct ui *u, struct unlink_plan *p, const char *what);
+
+/* Confirms, removes and reports; plan items already checked by planning.
+ * The node view: each target acts through the view of its mount's
+ * container (act/actviews.h), as clean --all does: the re-checks are made
+ * through that root, and refused once the container is gone. */
 static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
+{
+    struct actviews views;
+    actviews_own(&views);
+    if (u->snap && u->snap->scan.node.all) {
+        actviews_open_all(&views, &u->snap->scan, &u->sys);
+        actviews_set_plan(&views, p);
+    }
+    run_unlink_in(u, p, what);
+    for (size_t i = 0; i < p->n; i++)
+        p->items[i].ns = NULL; /* the views close here; the plan may outlive them */
+    actviews_close(&views);
+}
+
+static void run_unlink_in(struct ui *u, struct unlink_plan *p, const char *what)
 {
     char b1[32], b2[32], title[200];
     struct actions_lines l = {0};

@@ -311,15 +311,14 @@ int dash_draw_top(struct ui *u, int max_lines)
     }
     if (u->snap && u->snap->scan.node.all && u->gauges.n) {
         /* --all: the snapshot's mounts in the view's order, each with its
-         * reading (found by its access path) and its container's label. */
+         * reading (found by its device) and its container's label. */
         const struct mount_list *ml = &u->snap->scan.mounts;
         size_t *order = xmalloc(sizeof(*order) * (ml->n ? ml->n : 1));
         size_t n = ui_mount_order(u, order);
         for (size_t k = 0; k < n && y < 1 + gauges; k++) {
             const struct shm_mount *mt = &ml->items[order[k]];
-            const char *key = mt->access ? mt->access : mt->path;
             for (size_t i = 0; i < u->gauges.n; i++)
-                if (strcmp(u->gauges.items[i].key, key) == 0) {
+                if (u->gauges.items[i].dev == mt->dev) {
                     char label[256];
                     ui_mount_label(u, order[k], label, sizeof(label));
                     draw_gauge(u, y++, &u->gauges.items[i], label);

@@ -8,10 +8,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/sysmacros.h>
 
 #include "model/history.h"
 #include "collect/scanjob.h"
 #include "util/clock.h"
+#include "util/buf.h"
 #include "util/xalloc.h"
 
 struct poller {
@@ -93,7 +95,9 @@ static void publish_gauges(struct poller *p, const struct mount_list *ml, double
     for (size_t i = 0; i < ml->n; i++) {
         struct gauge *g = &p->gauges.items[i];
         g->path = xstrdup(ml->items[i].path);
-        g->key = xstrdup(ml->items[i].access ? ml->items[i].access : ml->items[i].path);
+        g->dev = ml->items[i].dev;
+        g->key = ml->items[i].dev ? str_printf("%u:%u", major(g->dev), minor(g->dev))
+                                  : xstrdup(ml->items[i].path);
         g->ok = ml->items[i].stat_ok;
         g->size = ml->items[i].size;
         g->used = ml->items[i].used;

@@ -24,8 +24,10 @@ void snap_free(struct snap *s);
 
 struct gauge {
     char *path;
-    char *key; /* the mount's access path: one per mount, also in the node view,
-                * where several mounts have one path (/dev/shm) */
+    dev_t dev; /* the mount's device */
+    char *key; /* its history's key, "MAJ:MIN" (the path when the device is
+                * unknown): one per mount, also in the node view, where several
+                * mounts have one path (/dev/shm) */
     bool ok;
     uint64_t size, used;
 };

@@ -253,6 +253,12 @@ start_node_scene() {
         done
         if [ "$ready" = "$n" ]; then
             cat "$TMP"/manifest.* >"$TMP/manifest"
+            # The containers' mounts (MAJ:MIN), for check_snapshot: --all
+            # also shows every other mount namespace of the machine.
+            python3 -c 'import os, sys
+for p in sys.argv[1:]:
+    d = os.stat("/proc/%s/root/dev/shm" % p).st_dev
+    print("%d:%d" % (os.major(d), os.minor(d)))' "${NODE_PIDS[@]}" >"$TMP/devices"
             return 0
         fi
         sleep 0.1
@@ -280,14 +286,16 @@ scene_segments() {
 declare -A CPU_SW CPU_FL CPU_FF CPU_LSOF IR SEGS PROCS LABEL DASH_CPU DASH_HWM DASH_ERR
 
 # check_snapshot NAME [OPTION...]: the JSON (of shmwatch --json OPTION...)
-# lists every segment of the manifest.
+# lists every segment of the manifest (with --all, on the scene's mounts).
 check_snapshot() {
     "$SHMWATCH" --json "${@:2}" >"$TMP/snap.json"
-    python3 - "$TMP/snap.json" "$TMP/manifest" "$1" <<'PY'
+    [ $# -gt 1 ] || : >"$TMP/devices"
+    python3 - "$TMP/snap.json" "$TMP/manifest" "$1" "$TMP/devices" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
 want = sum(1 for l in open(sys.argv[2]) if l.startswith("segment "))
-got = len(j["segments"])
+devs = set(open(sys.argv[4]).read().split())
+got = len([s for s in j["segments"] if not devs or s.get("mount_id") in devs])
 if got != want:
     sys.exit(f"run.sh: {sys.argv[3]}: shmwatch lists {got} segments, the scene has {want}")
 PY
@@ -336,7 +344,8 @@ measure_scene() { # NAME ARGS LABEL
     CPU_LSOF[$name]=$(awk '$1 == "lsof" { print $2 }' <<<"$out")
     if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
         valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.$name" "$SHMWATCH" --json "${all[@]}" \
-            >/dev/null 2>"$TMP/cg.$name.log" || die "callgrind run failed: $(tail -n 5 "$TMP/cg.$name.log")"
+            >/dev/null 2>"$TMP/cg.$name.log" ||
+            die "callgrind run failed: $(grep -v -e '^==' -e '^--' "$TMP/cg.$name.log" | tail -n 5)"
         IR[$name]=$(awk '/^(summary|totals):/ { print $2 }' "$TMP/cg.$name" | tail -n 1)
     fi
 }

@@ -168,7 +168,8 @@ tui_keys / "$ID_A" Enter
 tui_wait "$orphan +orphan " 10
 tui_select "$orphan +orphan "
 tui_keys d
-tui_wait "Unlink" 5
+tui_wait "Unlink 1 orphan" 5
+tui_wait "${ID_A:0:12}: /dev/shm/$orphan " 5 # the plan names the container
 tui_keys y
 wait_for '[ ! -e "/proc/$MAIN_A/root/dev/shm/$orphan" ]' 10 ||
     { tui_dump; fail "d on A's orphan did not remove it from A's /dev/shm"; }

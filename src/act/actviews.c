@@ -1,0 +1,146 @@
+/* Where each action happens (actviews.h). */
+#include "act/actviews.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "act/unlink.h"
+#include "util/xalloc.h"
+
+void actviews_own(struct actviews *v)
+{
+    memset(v, 0, sizeof(*v));
+    v->mode = ACTVIEWS_OWN;
+    v->pid.root = SYSROOT_NONE;
+    v->host.root = SYSROOT_NONE;
+}
+
+int actviews_open_pid(struct actviews *v, const struct sysroot *host, pid_t pid,
+                      unsigned long long start)
+{
+    actviews_own(v);
+    int rc = actns_open(&v->pid, host, pid, start, NULL);
+    if (rc < 0) {
+        actns_close(&v->pid);
+        v->pid.root = SYSROOT_NONE;
+        return rc;
+    }
+    v->mode = ACTVIEWS_PID;
+    return 0;
+}
+
+/* One view of pid (pinned to start) named label, or a closed one that
+ * names it when host is not open. */
+static void open_one(struct actns *ns, const struct sysroot *host, pid_t pid,
+                     unsigned long long start, const char *label)
+{
+    if (host->proc >= 0) {
+        actns_open(ns, host, pid, start, label);
+    } else {
+        memset(ns, 0, sizeof(*ns));
+        ns->root = SYSROOT_NONE;
+        ns->root.pid = pid;
+        ns->label = xstrdup(label);
+    }
+}
+
+void actviews_open_all(struct actviews *v, const struct scan *s, const struct sysroot *host)
+{
+    actviews_own(v);
+    v->mode = ACTVIEWS_ALL;
+    const struct scan_node *n = &s->node;
+    v->nctrs = n->nctrs;
+    v->ctrs = xcalloc(n->nctrs ? n->nctrs : 1, sizeof(*v->ctrs));
+    for (size_t k = 0; k < n->nctrs; k++) {
+        const struct node_ctr *c = &n->ctrs[k];
+        const struct proc *p = procs_find(&s->procs, c->pid);
+        char *label = actns_label(&c->info, c->pid);
+        open_one(&v->ctrs[k], host, c->pid, p ? p->start_ticks : 0, label);
+        free(label);
+    }
+    v->nmounts = n->nmounts;
+    v->mounts = xcalloc(n->nmounts ? n->nmounts : 1, sizeof(*v->mounts));
+    v->mount_open = xcalloc(n->nmounts ? n->nmounts : 1, sizeof(*v->mount_open));
+    for (size_t i = 0; i < n->nmounts; i++) {
+        const struct node_mount *m = &n->mounts[i];
+        v->mounts[i].root = SYSROOT_NONE;
+        if (m->own || m->pid <= 0)
+            continue; /* the host's view */
+        v->mount_open[i] = true;
+        size_t k = m->owner != NODE_HOST ? m->owner : m->nctrs ? m->ctrs[0] : NODE_HOST;
+        char *label = k != NODE_HOST && k < n->nctrs ? actns_label(&n->ctrs[k].info, n->ctrs[k].pid)
+                                                     : actns_label(NULL, m->pid);
+        open_one(&v->mounts[i], host, m->pid, m->pid_start, label);
+        free(label);
+    }
+    open_one(&v->host, host, getpid(), 0, "host");
+}
+
+const struct actns *actviews_mount(const struct actviews *v, size_t mount)
+{
+    switch (v->mode) {
+    case ACTVIEWS_PID:
+        return &v->pid;
+    case ACTVIEWS_ALL:
+        return mount < v->nmounts && v->mount_open[mount] ? &v->mounts[mount] : &v->host;
+    default:
+        return NULL;
+    }
+}
+
+/* --all: the view of process p's container (a zombie, which has no
+ * namespaces left, is its parent's). */
+static const struct actns *proc_view(const struct actviews *v, const struct scan *s,
+                                     const struct proc *p)
+{
+    const struct proc_list *pl = &s->procs;
+    size_t ctr = node_proc_ctr(&s->node, (size_t)(p - pl->items));
+    if (ctr == NODE_HOST && !p->mntns && p->state == 'Z') {
+        const struct proc *parent = procs_find(pl, p->ppid);
+        if (parent)
+            ctr = node_proc_ctr(&s->node, (size_t)(parent - pl->items));
+    }
+    return ctr != NODE_HOST && ctr < v->nctrs ? &v->ctrs[ctr] : &v->host;
+}
+
+bool actviews_proc(void *ctx, const struct model *m, const struct proc *p, const struct actns **ns)
+{
+    const struct actviews *v = ctx;
+    *ns = NULL;
+    if (v->mode == ACTVIEWS_ALL) {
+        *ns = proc_view(v, m->scan, p);
+        return true;
+    }
+    if (v->mode != ACTVIEWS_PID)
+        return true;
+    const struct proc *q = p;
+    if (!q->mntns && q->state == 'Z')
+        q = procs_find(&m->scan->procs, p->ppid);
+    if (!q || !q->mntns || !v->pid.mntns || q->mntns != v->pid.mntns)
+        return false;
+    *ns = &v->pid;
+    return true;
+}
+
+void actviews_set_plan(const struct actviews *v, struct unlink_plan *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        p->items[i].ns = actviews_mount(v, p->items[i].mount_index);
+}
+
+void actviews_close(struct actviews *v)
+{
+    actns_close(&v->pid);
+    actns_close(&v->host);
+    for (size_t k = 0; k < v->nctrs; k++)
+        actns_close(&v->ctrs[k]);
+    free(v->ctrs);
+    for (size_t i = 0; i < v->nmounts; i++)
+        if (v->mount_open[i])
+            actns_close(&v->mounts[i]);
+    free(v->mounts);
+    free(v->mount_open);
+    actviews_own(v);
+}
