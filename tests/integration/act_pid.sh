@@ -8,7 +8,9 @@
 # holder exits between the plan and the action is refused ("its container
 # exited"), for an unlink (even when the holder's pid has gone to a new
 # process in another mount namespace, whose /dev/shm holds a file of the same
-# name) and for a signal; exit 3, and nothing of it is touched.
+# name) and for a signal; exit 3, and nothing of it is touched. A container C
+# with its own pid namespace too: its orphan, whose name carries the pid
+# inside, is removed by `clean --pid C`, its segment in use kept.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -160,6 +162,36 @@ grep -q "	signal TERM	pid $stuck_b (shmscene)	.*	refused	.*container exited.*	co
     fail "the refusal is not logged in B"
 kill -KILL "$stuck_b" 2>/dev/null
 ok "a holder that exits before the signal: refused, the worker left alone"
+
+# --- a container with its own pid namespace too (as Docker's) ---------------
+# Its orphan's name carries the creator's pid inside; --pid proves it dead
+# there (through NSpid) and removes it inside that container only.
+man_c=$SHMTEST_TMP/c.manifest
+unshare -p -f --mount-proc --propagation private unshare -m --propagation private \
+    bash -c 'mount -t tmpfs -o size=16m tmpfs /dev/shm &&
+        exec "$0" --manifest "$1" --workers 1 --per-worker 2 --modes named,fd --orphans 1' \
+    "$SHMSCENE" "$man_c" </dev/null >"$SHMTEST_TMP/c.log" 2>&1 &
+outer=$!
+on_exit "kill -KILL $outer 2>/dev/null; wait $outer 2>/dev/null; true"
+wait_for '[ -f "$man_c" ] && [ "$(tail -n 1 "$man_c")" = ready ]' 30 ||
+    fail "container C did not start: $(head -c 500 "$SHMTEST_TMP/c.log")"
+inner_main=$(MANIFEST=$man_c manifest_pids main)
+hc=
+for p in $(pgrep -f -- "--manifest $man_c"); do
+    [ "$(awk '/^NSpid:/ { print $NF }' "/proc/$p/status")" = "$inner_main" ] && hc=$p
+done
+[ -n "$hc" ] && [ "$hc" != "$inner_main" ] || fail "cannot find C's main on the host"
+on_exit "[ \"\$(awk '/^PPid:/ { print \$2 }' /proc/$hc/status 2>/dev/null)\" = $outer ] && kill -KILL $hc; true"
+orph_c=$(orphan_of "$man_c")
+named_c=$(MANIFEST=$man_c manifest_segments named | { read -r _ _ _ _ hex && unhex "$hex"; })
+rc=0
+out=$("$SHMWATCH" clean --pid "$hc" --yes --log "$log" 2>&1) || rc=$?
+echo "$out"
+assert_eq "$rc" 0 "clean --pid C (own pid namespace) exits 0"
+grep -q "^removed  *\/dev\/shm\/$orph_c (in pid $hc)  " <<<"$out" || fail "C's orphan was not removed in C"
+[ ! -e "/proc/$hc/root/dev/shm/$orph_c" ] || fail "C's orphan is still there"
+[ -f "/proc/$hc/root/dev/shm/$named_c" ] || fail "C's segment in use was removed"
+ok "a container with its own pid namespace: its orphan (pid inside in the name) removed, its live segment kept"
 
 "$SHMWATCH" clean --pid 999999999 >/dev/null 2>"$SHMTEST_TMP/err" && fail "clean --pid of a missing process succeeded"
 grep -q "^shmwatch clean: cannot act in pid 999999999: " "$SHMTEST_TMP/err" ||

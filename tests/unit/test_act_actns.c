@@ -7,6 +7,8 @@
 #include "testutil.h"
 #include "act/actlog.h"
 #include "act/actns.h"
+#include "act/actviews.h"
+#include "act/unlink.h"
 #include "collect/containers.h"
 #include "util/buf.h"
 
@@ -142,6 +144,78 @@ static void test_alive_follows_the_holder(void **state)
     sysroot_close(&host);
 }
 
+/* A process table (sorted by pid) for the views' choice of processes. */
+static void add_proc(struct scan *s, pid_t pid, pid_t ppid, char state, unsigned long mntns)
+{
+    struct proc *p = &s->procs.items[s->procs.n++];
+    memset(p, 0, sizeof(*p));
+    p->pid = pid;
+    p->ppid = ppid;
+    p->state = state;
+    p->mntns = mntns;
+}
+
+static void test_views_pick_processes(void **state)
+{
+    (void)state;
+    struct proc items[5];
+    struct scan s;
+    memset(&s, 0, sizeof(s));
+    s.procs.items = items;
+    s.procs.cap = 5;
+    add_proc(&s, 10, 1, 'S', 100); /* in the container */
+    add_proc(&s, 11, 1, 'S', 200); /* a neighbour's */
+    add_proc(&s, 12, 10, 'Z', 0);  /* a zombie of the container's */
+    add_proc(&s, 13, 11, 'Z', 0);  /* a zombie of the neighbour's */
+    add_proc(&s, 14, 1, 'S', 0);   /* namespace unknown: not provably in it */
+    struct model m;
+    memset(&m, 0, sizeof(m));
+    m.scan = &s;
+    const struct actns *ns;
+
+    struct actviews v;
+    actviews_own(&v);
+    for (size_t i = 0; i < s.procs.n; i++) {
+        assert_true(actviews_proc(&v, &m, &items[i], &ns));
+        assert_null(ns);
+    }
+    assert_null(actviews_mount(&v, 0));
+
+    v.mode = ACTVIEWS_PID; /* --pid: only the processes of its mount namespace */
+    v.pid.mntns = 100;
+    bool want[] = {true, false, true, false, false};
+    for (size_t i = 0; i < s.procs.n; i++) {
+        ns = NULL;
+        assert_int_equal(actviews_proc(&v, &m, &items[i], &ns), want[i]);
+        if (want[i])
+            assert_ptr_equal(ns, &v.pid);
+    }
+    assert_ptr_equal(actviews_mount(&v, 3), &v.pid);
+
+    /* --all: every process, each with its container's view (a zombie its
+     * parent's), the host's for the rest. */
+    struct actns ctrs[2];
+    memset(ctrs, 0, sizeof(ctrs));
+    size_t proc_ctr[] = {0, 1, NODE_HOST, NODE_HOST, NODE_HOST};
+    s.node.proc_ctr = proc_ctr;
+    s.node.nprocs = 5;
+    v.mode = ACTVIEWS_ALL;
+    v.ctrs = ctrs;
+    v.nctrs = 2;
+    const struct actns *want_all[] = {&ctrs[0], &ctrs[1], &ctrs[0], &ctrs[1], &v.host};
+    for (size_t i = 0; i < s.procs.n; i++) {
+        assert_true(actviews_proc(&v, &m, &items[i], &ns));
+        assert_ptr_equal(ns, want_all[i]);
+    }
+    /* A mount the watcher's namespace shows: the host's view. */
+    assert_ptr_equal(actviews_mount(&v, 0), &v.host);
+    struct unlink_target t[1];
+    memset(t, 0, sizeof(t));
+    struct unlink_plan plan = {.items = t, .n = 1};
+    actviews_set_plan(&v, &plan);
+    assert_ptr_equal(t[0].ns, &v.host);
+}
+
 static void test_labels(void **state)
 {
     (void)state;
@@ -195,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_opendir_walks_below_root),
         cmocka_unit_test(test_opendir_stays_inside),
         cmocka_unit_test(test_alive_follows_the_holder),
+        cmocka_unit_test(test_views_pick_processes),
         cmocka_unit_test(test_labels),
         cmocka_unit_test(test_log_names_the_container),
     };
