@@ -350,8 +350,8 @@ void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
         const struct sysroot *r;
         int rc = mount_root(n, sys, i, &tmp, &r);
         if (rc < 0) {
-            warn_add(w, "%s (device %s): not listed, its process %d has exited",
-                     ml->items[i].path, i < n->nmounts ? n->mounts[i].id : "?",
+            warn_add(w, "%s (device %u:%u): not listed, its process %d has exited",
+                     ml->items[i].path, major(ml->items[i].dev), minor(ml->items[i].dev),
                      n->read ? (int)n->read[i].pid : 0);
             continue;
         }
@@ -517,9 +517,7 @@ void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mo
         struct node_mount *m = &n->mounts[i];
         if (m->nctrs > 1)
             qsort(m->ctrs, m->nctrs, sizeof(*m->ctrs), cmp_size);
-        /* The host's when the host sees it (--ipc=host), else the first
-         * container's (the one whose ipc the others joined). */
-        m->owner = m->host_sees || !m->nctrs ? NODE_HOST : m->ctrs[0];
+        m->owner = node_owner_of(n, m);
     }
     n->nprocs = pl->n;
     n->proc_ctr = xmalloc((pl->n ? pl->n : 1) * sizeof(*n->proc_ctr));
@@ -530,6 +528,19 @@ void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mo
             last = find_ns(n, mntns);
         n->proc_ctr[i] = mntns && last && last->mntns == mntns ? last->ctr : NODE_HOST;
     }
+}
+
+size_t node_owner_of(const struct scan_node *n, const struct node_mount *m)
+{
+    if (m->host_sees || !m->nctrs)
+        return NODE_HOST;
+    size_t owner = m->ctrs[0];
+    for (size_t k = 1; k < m->nctrs; k++) {
+        const struct cgroup_info *a = &n->ctrs[m->ctrs[k]].cgroup, *b = &n->ctrs[owner].cgroup;
+        if (a->present && (!b->present || a->shmem > b->shmem))
+            owner = m->ctrs[k];
+    }
+    return owner;
 }
 
 size_t node_proc_ctr(const struct scan_node *n, size_t proc_index)

@@ -52,7 +52,7 @@ struct node_mount {
     size_t *ctrs;   /* indexes into ctrs of the containers that see it, ascending */
     size_t nctrs;
     size_t owner;   /* whose cgroup and budget it is: NODE_HOST (the host's,
-                     * scan->cgroup) or a container's index */
+                     * scan->cgroup) or a container's index (node_owner_of) */
     bool host_sees; /* the host's own mount namespace shows it */
     /* Where it was read (--all): the process through whose root
      * (/proc/PID/root) its size was read and its directory is listed, with
@@ -132,6 +132,14 @@ void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mo
                  const struct mount_list *ml, const struct proc_list *pl, struct warnings *w);
 
 void node_free(struct scan_node *n);
+
+/* Whose cgroup and budget mount m is: the host's when the host sees it
+ * (--ipc=host), else that of the container that sees it and is charged for
+ * the most shared memory (a tmpfs page is charged to the cgroup that first
+ * wrote it: a pod's workload rather than its pause container, the container
+ * that writes into another's shm with --ipc=container:X), the first one on
+ * a tie. */
+size_t node_owner_of(const struct scan_node *n, const struct node_mount *m);
 
 /* The container of process index i (NODE_HOST when none or unknown). */
 size_t node_proc_ctr(const struct scan_node *n, size_t proc_index);

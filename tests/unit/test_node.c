@@ -342,6 +342,24 @@ static void test_prometheus_labels(void **state)
     assert_null(strstr(p, "\nshmwatch_budget_limit_bytes "));
 }
 
+/* A mount two containers see (a pod's shm): its owner is the one charged
+ * for its pages, not the first met (the pause container). */
+static void test_shared_mount_owner(void **state)
+{
+    struct fixture *f = *state;
+    struct scan_node *n = &f->s->node;
+    struct node_mount m = {.ctrs = (size_t[]){0, 1}, .nctrs = 2, .host_sees = false};
+    n->ctrs[0].cgroup.shmem = 1 * MiB;
+    n->ctrs[1].cgroup.shmem = 40 * MiB;
+    assert_int_equal(node_owner_of(n, &m), 1);
+    n->ctrs[1].cgroup.shmem = 1 * MiB;
+    assert_int_equal(node_owner_of(n, &m), 0); /* a tie: the first */
+    n->ctrs[0].cgroup.present = false;
+    assert_int_equal(node_owner_of(n, &m), 1); /* one without a cgroup owns nothing */
+    m.host_sees = true;
+    assert_true(node_owner_of(n, &m) == NODE_HOST); /* --ipc=host: the host's */
+}
+
 /* Without --all: the same fields, the host's, and nothing old changed. */
 static void test_single_world(void **state)
 {
@@ -378,6 +396,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_json_fields, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_headings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_prometheus_labels, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shared_mount_owner, setup, teardown),
         cmocka_unit_test(test_single_world),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
