@@ -33,6 +33,10 @@ need /usr/bin/python3 promtool
 IMG=$DOCKER_IMAGE_TORCH
 W=/opt/shmwatch-workload # the workload, inside
 T0=$SECONDS
+# The outputs: --all shows every container of the machine (other tests' big
+# scenes too), a snapshot can be megabytes: on disk, not in the test's tmpfs.
+OUT=$(mktemp -d /var/tmp/shmwatch-node-docker.XXXXXX) || fail "mktemp failed"
+on_exit "rm -rf --one-file-system $OUT"
 
 docker_start
 docker_image_torch
@@ -71,7 +75,7 @@ head -c 65536 /dev/zero >/dev/shm/probe-host
 docker_run hostipc --ipc=host "$IMG" sh -c "$(shm probe-hostipc 1048576)"
 
 SECRET=SECRET-of-the-host-$$
-echo "$SECRET" >"$SHMTEST_TMP/host-secret"
+echo "$SECRET" >"$OUT/host-secret"
 docker_run hostile-esc --hostname $'evil\e]0;owned\a\e[31m' \
     --label $'io.kubernetes.pod.name=pod\e[2J\nINJECTED 1' \
     --label $'io.kubernetes.pod.namespace=ns\xff\xfe\e[0m' \
@@ -80,7 +84,7 @@ docker_run hostile-esc --hostname $'evil\e]0;owned\a\e[31m' \
 # put a link to an absolute path there: followed from the host through
 # /proc/PID/root, it would read the host's file.
 docker_run hostile-link --cap-add SYS_ADMIN "$IMG" sh -c \
-    "umount /etc/hostname && ln -sf $SHMTEST_TMP/host-secret /etc/hostname && $(shm probe-link 4096)"
+    "umount /etc/hostname && ln -sf $OUT/host-secret /etc/hostname && $(shm probe-link 4096)"
 docker_run hostile-huge "$IMG" sh -c \
     "head -c 3000000 /dev/zero | tr '\\000' A >/etc/hostname && $(shm probe-huge 4096)"
 docker_run hostile-bin "$IMG" sh -c \
@@ -110,15 +114,15 @@ assert_eq "$(stat -L -c %d "/proc/${PID[hostipc]}/root/dev/shm")" "$(stat -c %d 
     "--ipc=host: the container's /dev/shm is this host's (the test's tmpfs)"
 assert_eq "$(stat -L -c %d "/proc/${PID[ipc-guest]}/root/dev/shm")" \
     "$(stat -L -c %d "/proc/${PID[ipc-owner]}/root/dev/shm")" "--ipc=container: one /dev/shm for two containers"
-[ "$(readlink "/proc/${PID[hostile-link]}/root/etc/hostname")" = "$SHMTEST_TMP/host-secret" ] ||
+[ "$(readlink "/proc/${PID[hostile-link]}/root/etc/hostname")" = "$OUT/host-secret" ] ||
     fail "hostile-link's /etc/hostname is not the link: $(dk logs hostile-link 2>&1 | tail -n 3)"
 ok "11 containers run, three DataLoaders hold their batches ($((SECONDS - T0)) s)"
 
 # --- 1-3: one snapshot of the node -----------------------------------------
 
-A=$SHMTEST_TMP/all.json
-"$SHMWATCH" --all --json >"$A" 2>"$SHMTEST_TMP/all.err" ||
-    fail "shmwatch --all --json exited $?: $(head -c 500 "$SHMTEST_TMP/all.err")"
+A=$OUT/all.json
+"$SHMWATCH" --all --json >"$A" 2>"$OUT/all.err" ||
+    fail "shmwatch --all --json exited $?: $(head -c 500 "$OUT/all.err")"
 
 # mof KEY: a Python expression, the mounts (of the snapshot j) whose containers
 # include the container id in env[KEY].
@@ -153,18 +157,18 @@ json_check "$A" "len($(mof ID_IPC_GUEST)) == 1" "and no second mount for the gue
 json_check "$A" "[sorted(s['name'] for s in j['segments'] if s['mount_id'] == m['id'] and s['name'].startswith('probe-')) for m in $(mof ID_HOSTIPC)] == [['probe-host', 'probe-hostipc']]" \
     "--ipc=host: the host's own mount (with the host's file) names the container, once"
 
-O=$SHMTEST_TMP/all.txt
+O=$OUT/all.txt
 "$SHMWATCH" --all --once >"$O" 2>&1 || fail "shmwatch --all --once exited $?: $(head -c 500 "$O")"
 for c in train-a train-b train-c pod-d ipc-owner ipc-guest hostipc; do
     grep -qF "$c" "$O" || fail "the text report does not name $c: $(head -c 1500 "$O")"
 done
 ok "the text report names every container"
 
-P=$SHMTEST_TMP/all.prom
-"$SHMWATCH" --all --prometheus >"$P" 2>"$SHMTEST_TMP/prom.err" ||
-    fail "shmwatch --all --prometheus exited $?: $(cat "$SHMTEST_TMP/prom.err")"
-promtool check metrics <"$P" >"$SHMTEST_TMP/promtool.out" 2>&1 ||
-    fail "promtool check metrics: $(head -n 5 "$SHMTEST_TMP/promtool.out")"
+P=$OUT/all.prom
+"$SHMWATCH" --all --prometheus >"$P" 2>"$OUT/prom.err" ||
+    fail "shmwatch --all --prometheus exited $?: $(cat "$OUT/prom.err")"
+promtool check metrics <"$P" >"$OUT/promtool.out" 2>&1 ||
+    fail "promtool check metrics: $(head -n 5 "$OUT/promtool.out")"
 ok "promtool accepts the node view's metrics"
 # series NAME LABEL=VALUE...: the values of the samples of NAME that carry
 # every LABEL=VALUE given, one a line.
@@ -251,10 +255,10 @@ tui_quit
 # cannot read), a container is known by its own /etc/hostname, which the
 # container writes: the link is not followed, the huge one not read, the
 # binary one escaped.
-N=$SHMTEST_TMP/nostate.json
+N=$OUT/nostate.json
 unshare -m --propagation private sh -c 'umount -l /etc/docker && exec "$@"' sh \
-    "$SHMWATCH" --all --json >"$N" 2>"$SHMTEST_TMP/nostate.err" ||
-    fail "--all --json without the runtime's state exited $?: $(head -c 500 "$SHMTEST_TMP/nostate.err")"
+    "$SHMWATCH" --all --json >"$N" 2>"$OUT/nostate.err" ||
+    fail "--all --json without the runtime's state exited $?: $(head -c 500 "$OUT/nostate.err")"
 ctr() { echo "[c for m in $(mof "$1") for c in m['containers'] if c['id'] == env['$1']]"; }
 json_check "$N" "[(c['name'], c['hostname']) for c in $(ctr ID_TRAIN_A)] == [(None, env['ID_TRAIN_A'][:12])]" \
     "without the runtime's state: no name, the hostname from the container's /etc/hostname"
@@ -267,22 +271,22 @@ json_check "$N" "[c['hostname'] for c in $(ctr ID_HOSTILE_ESC)] == ['evil\x1b]0;
 json_check "$N" "[c['hostname'] is None or c['hostname'].startswith('\ufffd\ufffd\x1b[2J\x07') for c in $(ctr ID_HOSTILE_BIN)] == [True]" \
     "hostile-bin: its binary /etc/hostname's invalid UTF-8 is U+FFFD, its control bytes escaped"
 unshare -m --propagation private sh -c 'umount -l /etc/docker && exec "$@"' sh \
-    "$SHMWATCH" --all --once >"$SHMTEST_TMP/nostate.txt" 2>&1 ||
-    fail "--all --once without the runtime's state exited $?: $(head -c 500 "$SHMTEST_TMP/nostate.txt")"
+    "$SHMWATCH" --all --once >"$OUT/nostate.txt" 2>&1 ||
+    fail "--all --once without the runtime's state exited $?: $(head -c 500 "$OUT/nostate.txt")"
 unshare -m --propagation private sh -c 'umount -l /etc/docker && exec "$@"' sh \
-    "$SHMWATCH" --all --prometheus >"$SHMTEST_TMP/nostate.prom" 2>&1 ||
-    fail "--all --prometheus without the runtime's state exited $?: $(head -c 500 "$SHMTEST_TMP/nostate.prom")"
-promtool check metrics <"$SHMTEST_TMP/nostate.prom" >"$SHMTEST_TMP/promtool.out" 2>&1 ||
-    fail "promtool check metrics (no runtime state): $(head -n 5 "$SHMTEST_TMP/promtool.out")"
-for f in "$N" "$SHMTEST_TMP/nostate.txt" "$SHMTEST_TMP/nostate.prom"; do
+    "$SHMWATCH" --all --prometheus >"$OUT/nostate.prom" 2>&1 ||
+    fail "--all --prometheus without the runtime's state exited $?: $(head -c 500 "$OUT/nostate.prom")"
+promtool check metrics <"$OUT/nostate.prom" >"$OUT/promtool.out" 2>&1 ||
+    fail "promtool check metrics (no runtime state): $(head -n 5 "$OUT/promtool.out")"
+for f in "$N" "$OUT/nostate.txt" "$OUT/nostate.prom"; do
     ! grep -qF "$SECRET" "$f" || fail "$(basename "$f") holds the host's file, through hostile-link's /etc/hostname"
     raw_check "$f"
 done
 ok "without the runtime's state too: no raw byte, no host file in the JSON, the text report or the metrics"
 
 # --- 4: containers that exit during a scan ---------------------------------
-S=$SHMTEST_TMP/stream.ndjson
-"$SHMWATCH" --all --json --interval 0.2 --count 0 >"$S" 2>"$SHMTEST_TMP/stream.err" &
+S=$OUT/stream.ndjson
+"$SHMWATCH" --all --json --interval 0.2 --count 0 >"$S" 2>"$OUT/stream.err" &
 STREAM=$!
 on_exit "kill -KILL $STREAM 2>/dev/null; wait $STREAM 2>/dev/null"
 BRIEF=()
@@ -297,7 +301,7 @@ sleep 1
 kill -TERM "$STREAM"
 rc=0
 wait "$STREAM" || rc=$?
-[ "$rc" -eq 0 ] || fail "the stream of --all scans exited $rc while containers came and went ($(wc -l <"$S") snapshots): $(tail -n 5 "$SHMTEST_TMP/stream.err")"
+[ "$rc" -eq 0 ] || fail "the stream of --all scans exited $rc while containers came and went ($(wc -l <"$S") snapshots): $(tail -n 5 "$OUT/stream.err")"
 ok "a stream of --all scans ends cleanly while containers came and went ($(wc -l <"$S") snapshots)"
 export BRIEF_IDS="${BRIEF[*]}"
 /usr/bin/python3 - "$S" <<'PY' || fail "the stream of --all scans"
@@ -318,8 +322,8 @@ assert not named, f"the last snapshot still names exited containers: {named}"
 assert seen > 0, f"no snapshot of {len(lines) - 1} saw a short-lived container: nothing was tested"
 print(f"ok - {len(lines) - 1} snapshots, {seen} mounts of short-lived containers seen, none named after they exited")
 PY
-"$SHMWATCH" --all --json >"$SHMTEST_TMP/after.json" || fail "--all --json after the exits exited $?"
-json_check "$SHMTEST_TMP/after.json" "[c['name'] for m in j['mounts'] for c in m['containers'] if c['id'] in env['BRIEF_IDS'].split()] == []" \
+"$SHMWATCH" --all --json >"$OUT/after.json" || fail "--all --json after the exits exited $?"
+json_check "$OUT/after.json" "[c['name'] for m in j['mounts'] for c in m['containers'] if c['id'] in env['BRIEF_IDS'].split()] == []" \
     "after they exited no mount names them"
 
 # --- 6: a killed job, cleaned with clean --pid -----------------------------
@@ -352,30 +356,30 @@ CSHM=/proc/${PID[train-c]}/root/dev/shm
 left=$(find "$CSHM" -maxdepth 1 -name 'torch_*' | wc -l)
 [ "$left" -gt 0 ] || fail "the killed job left no torch_* file (nothing to clean)"
 ok "train-c's job killed (${#victims[@]} processes), $left files left in its /dev/shm; the container runs on"
-"$SHMWATCH" --all --json --orphan-min-age 0 >"$SHMTEST_TMP/killed.json" || fail "--all --json exited $?"
-json_check "$SHMTEST_TMP/killed.json" "sorted(s['state'] for s in j['segments'] if s['mount_id'] in [m['id'] for m in $(mof ID_TRAIN_C)] and s['kind'] == 'torch') == ['orphan'] * $left" \
+"$SHMWATCH" --all --json --orphan-min-age 0 >"$OUT/killed.json" || fail "--all --json exited $?"
+json_check "$OUT/killed.json" "sorted(s['state'] for s in j['segments'] if s['mount_id'] in [m['id'] for m in $(mof ID_TRAIN_C)] and s['kind'] == 'torch') == ['orphan'] * $left" \
     "--all: train-c's $left leftovers are orphans"
-json_check "$SHMTEST_TMP/killed.json" "[s['name'] for s in j['segments'] if s['state'] == 'orphan' and s['mount_id'] not in [m['id'] for m in $(mof ID_TRAIN_C)] and any(env[k] in [c['id'] for m in j['mounts'] if m['id'] == s['mount_id'] for c in m['containers']] for k in ('ID_TRAIN_A', 'ID_TRAIN_B'))] == []" \
+json_check "$OUT/killed.json" "[s['name'] for s in j['segments'] if s['state'] == 'orphan' and s['mount_id'] not in [m['id'] for m in $(mof ID_TRAIN_C)] and any(env[k] in [c['id'] for m in j['mounts'] if m['id'] == s['mount_id'] for c in m['containers']] for k in ('ID_TRAIN_A', 'ID_TRAIN_B'))] == []" \
     "--all: nothing of train-a or train-b is an orphan"
 
 # The node's plan (a dry run only: other tests' containers may be on this
 # machine) names train-c for each of its leftovers, and no neighbour.
-"$SHMWATCH" clean --all --dry-run --orphan-min-age 0 >"$SHMTEST_TMP/plan.txt" 2>&1 ||
-    fail "clean --all --dry-run exited $?: $(tail -n 3 "$SHMTEST_TMP/plan.txt")"
-assert_eq "$(grep -c '^  /dev/shm/torch_[0-9_]* (in train-c)  ' "$SHMTEST_TMP/plan.txt")" "$left" \
+"$SHMWATCH" clean --all --dry-run --orphan-min-age 0 >"$OUT/plan.txt" 2>&1 ||
+    fail "clean --all --dry-run exited $?: $(tail -n 3 "$OUT/plan.txt")"
+assert_eq "$(grep -c '^  /dev/shm/torch_[0-9_]* (in train-c)  ' "$OUT/plan.txt")" "$left" \
     "clean --all --dry-run plans the removal of train-c's $left leftovers, naming train-c"
-grep -E '\(in (train-a|train-b|pod-d|ipc-owner|ipc-guest|hostipc|hostile-[a-z]+)\)' "$SHMTEST_TMP/plan.txt" &&
+grep -E '\(in (train-a|train-b|pod-d|ipc-owner|ipc-guest|hostipc|hostile-[a-z]+)\)' "$OUT/plan.txt" &&
     fail "clean --all plans an action in a neighbour"
 ok "and nothing of a neighbour"
-"$SHMWATCH" clean --pid "${PID[train-a]}" --yes --orphan-min-age 0 --log "$SHMTEST_TMP/actions.log" \
-    >"$SHMTEST_TMP/clean-a.txt" 2>&1 || fail "clean --pid (train-a) exited $?: $(tail -n 3 "$SHMTEST_TMP/clean-a.txt")"
-grep -q '^removed' "$SHMTEST_TMP/clean-a.txt" && fail "clean --pid removed a live job's file: $(grep '^removed' "$SHMTEST_TMP/clean-a.txt")"
+"$SHMWATCH" clean --pid "${PID[train-a]}" --yes --orphan-min-age 0 --log "$OUT/actions.log" \
+    >"$OUT/clean-a.txt" 2>&1 || fail "clean --pid (train-a) exited $?: $(tail -n 3 "$OUT/clean-a.txt")"
+grep -q '^removed' "$OUT/clean-a.txt" && fail "clean --pid removed a live job's file: $(grep '^removed' "$OUT/clean-a.txt")"
 ok "clean --pid on train-a's live job removes nothing"
-"$SHMWATCH" clean --pid "${PID[train-c]}" --yes --orphan-min-age 0 --log "$SHMTEST_TMP/actions.log" \
-    >"$SHMTEST_TMP/clean-c.txt" 2>&1 || fail "clean --pid (train-c) exited $?: $(tail -n 3 "$SHMTEST_TMP/clean-c.txt")"
-assert_eq "$(grep -c '^removed' "$SHMTEST_TMP/clean-c.txt")" "$left" "clean --pid on train-c removes its $left leftovers"
+"$SHMWATCH" clean --pid "${PID[train-c]}" --yes --orphan-min-age 0 --log "$OUT/actions.log" \
+    >"$OUT/clean-c.txt" 2>&1 || fail "clean --pid (train-c) exited $?: $(tail -n 3 "$OUT/clean-c.txt")"
+assert_eq "$(grep -c '^removed' "$OUT/clean-c.txt")" "$left" "clean --pid on train-c removes its $left leftovers"
 assert_eq "$(find "$CSHM" -maxdepth 1 -name 'torch_*' | wc -l)" 0 "train-c's /dev/shm has no torch file left"
-grep -q '^Total:' "$SHMTEST_TMP/clean-c.txt" || fail "clean prints no Total: line"
+grep -q '^Total:' "$OUT/clean-c.txt" || fail "clean prints no Total: line"
 assert_eq "$(nb_files)" "$before" "the neighbours keep every file"
 assert_eq "$(hidden_of_b)" "$before_b" "train-b still holds its $before_b hidden segments"
 [ -f /dev/shm/probe-host ] || fail "the host's own file is gone"

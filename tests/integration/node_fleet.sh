@@ -47,8 +47,10 @@ CALM_ID=$(dk inspect -f '{{.Id}}' calm-shm)
 export FULL_ID CALM_ID
 
 # shmwatch as the DaemonSet runs it, into the textfile directory.
-TF=$SHMTEST_TMP/textfile
-mkdir -p "$TF"
+# On disk: --all shows every container of the machine, other tests' too,
+# and their metrics may be megabytes.
+TF=$(mktemp -d /var/tmp/shmwatch-textfile.XXXXXX) || fail "mktemp failed"
+on_exit "rm -rf --one-file-system $TF"
 "$SHMWATCH" --all --prometheus-file "$TF/shmwatch.prom" --interval 1 \
     >"$SHMTEST_TMP/shmwatch.out" 2>&1 &
 SW=$!
