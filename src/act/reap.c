@@ -27,7 +27,7 @@ static void pid_list(struct buf *b, const pid_t *pids, size_t n, bool more)
 
 /* Decides whether manager t is stuck; *waits: it has clients that this reap
  * ends first. Sets t->why either way. */
-static bool manager_stuck(const char *proc_dir, const struct reap_plan *p,
+static bool manager_stuck(const struct sysroot *sys, const struct reap_plan *p,
                           struct signal_target *t, bool *waits)
 {
     struct shmmgr_clients c;
@@ -35,7 +35,7 @@ static bool manager_stuck(const char *proc_dir, const struct reap_plan *p,
     buf_init(&b);
     bool stuck = false;
     *waits = false;
-    int rc = shmmgr_clients(proc_dir, t->pid, &c);
+    int rc = shmmgr_clients(sys, t->pid, &c);
     if (rc < 0) {
         buf_printf(&b, "torch_shm_manager whose clients cannot be examined (%s): left alone",
                    strerror(-rc));
@@ -89,24 +89,24 @@ static void keep_where(const struct model *m, reap_where_fn where, void *ctx,
     sp->n = n;
 }
 
-void reap_plan_build(const struct model *m, const char *proc_dir, struct reap_plan *p)
+void reap_plan_build(const struct model *m, const struct sysroot *sys, struct reap_plan *p)
 {
-    reap_plan_build_where(m, proc_dir, NULL, NULL, p);
+    reap_plan_build_where(m, sys, NULL, NULL, p);
 }
 
-void reap_plan_build_where(const struct model *m, const char *proc_dir, reap_where_fn where,
+void reap_plan_build_where(const struct model *m, const struct sysroot *sys, reap_where_fn where,
                            void *ctx, struct reap_plan *p)
 {
     memset(p, 0, sizeof(*p));
-    actplan_role(m, ROLE_ORPHAN_WORKER, &p->workers);
+    targets_role(m, ROLE_ORPHAN_WORKER, &p->workers);
     keep_where(m, where, ctx, &p->workers);
     struct signal_plan managers = {0};
-    actplan_role(m, ROLE_SHM_MANAGER, &managers);
+    targets_role(m, ROLE_SHM_MANAGER, &managers);
     keep_where(m, where, ctx, &managers);
     for (size_t i = 0; i < managers.n; i++) {
         bool waits;
         struct signal_target *t = &managers.items[i];
-        struct signal_plan *dst = manager_stuck(proc_dir, p, t, &waits) ? &p->managers
+        struct signal_plan *dst = manager_stuck(sys, p, t, &waits) ? &p->managers
                                                                          : &p->serving;
         if (dst == &p->managers) {
             p->manager_waits = xrealloc(p->manager_waits, (p->managers.n + 1) * sizeof(bool));
@@ -115,7 +115,7 @@ void reap_plan_build_where(const struct model *m, const char *proc_dir, reap_whe
         *(struct signal_target *)VEC_PUSH(dst->items, dst->n, dst->cap) = *t;
     }
     free(managers.items); /* the strings moved into p */
-    actplan_role(m, ROLE_ZOMBIE, &p->zombies);
+    targets_role(m, ROLE_ZOMBIE, &p->zombies);
     keep_where(m, where, ctx, &p->zombies);
     for (size_t i = 0; i < p->zombies.n; i++) {
         struct signal_target *z = &p->zombies.items[i];
@@ -128,11 +128,11 @@ void reap_plan_build_where(const struct model *m, const char *proc_dir, reap_whe
     }
 }
 
-bool reap_manager_stuck(const char *proc_dir, struct signal_target *t)
+bool reap_manager_stuck(const struct sysroot *sys, struct signal_target *t)
 {
     struct reap_plan none = {0};
     bool waits;
-    return manager_stuck(proc_dir, &none, t, &waits);
+    return manager_stuck(sys, &none, t, &waits);
 }
 
 size_t reap_plan_count(const struct reap_plan *p)
@@ -159,7 +159,7 @@ void reap_run(const struct signal_opts *o, struct reap_plan *p, struct reap_resu
             char *why = t->why;
             bool waits;
             t->why = NULL;
-            if (!manager_stuck(o->proc_dir, &now, t, &waits))
+            if (!manager_stuck(o->sys, &now, t, &waits))
                 t->refuse = "no longer stuck: it serves a live client again";
             free(t->why);
             t->why = why;

@@ -28,7 +28,7 @@ struct reap_plan {
 };
 
 /* Chooses the targets from the model, examining each manager's clients now. */
-void reap_plan_build(const struct model *m, const char *proc_dir, struct reap_plan *p);
+void reap_plan_build(const struct model *m, const struct sysroot *sys, struct reap_plan *p);
 
 /* Where a process of the model is acted on (reap --pid, --all): false
  * leaves it out of the plan; true keeps it, and *ns (NULL: the watcher's
@@ -39,12 +39,12 @@ typedef bool (*reap_where_fn)(void *ctx, const struct model *m, const struct pro
 /* reap_plan_build with only the processes where() keeps, chosen before the
  * managers are judged (a manager is stuck by the workers of its own
  * container alone). */
-void reap_plan_build_where(const struct model *m, const char *proc_dir, reap_where_fn where,
+void reap_plan_build_where(const struct model *m, const struct sysroot *sys, reap_where_fn where,
                            void *ctx, struct reap_plan *p);
 
 /* Whether torch_shm_manager t has no live client now (the dashboard's
  * offer to end a zombie's parent); t->why says what was found. */
-bool reap_manager_stuck(const char *proc_dir, struct signal_target *t);
+bool reap_manager_stuck(const struct sysroot *sys, struct signal_target *t);
 
 /* Number of processes the plan acts on. */
 size_t reap_plan_count(const struct reap_plan *p);

@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "collect/holders.h"
+#include "collect/procs.h"
 #include "util/xalloc.h"
 
 bool shmmgr_socket_inode(const char *link, unsigned long *ino)
@@ -152,13 +152,11 @@ static void match_peer(unsigned long ino, void *arg)
         w->hit = true;
 }
 
-int shmmgr_clients(const char *proc_dir, pid_t mgr, struct shmmgr_clients *out)
+int shmmgr_clients(const struct sysroot *sys, pid_t mgr, struct shmmgr_clients *out)
 {
     memset(out, 0, sizeof(*out));
     out->complete = true;
-    int proc = open(proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (proc < 0)
-        return -errno;
+    int proc = sys->proc;
     char name[16];
     snprintf(name, sizeof(name), "%d", (int)mgr);
     int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -166,10 +164,8 @@ int shmmgr_clients(const char *proc_dir, pid_t mgr, struct shmmgr_clients *out)
     int rc = piddir < 0 ? -errno : each_socket(piddir, add_ino, &mine);
     if (piddir >= 0)
         close(piddir);
-    if (rc < 0) {
-        close(proc);
+    if (rc < 0)
         return rc;
-    }
     out->sockets = mine.n;
     if (mine.n && (rc = peers_of(&mine, &peers)) < 0) {
         out->complete = false;
@@ -178,7 +174,20 @@ int shmmgr_clients(const char *proc_dir, pid_t mgr, struct shmmgr_clients *out)
     }
     out->connections = peers.n;
     pid_t *pids = NULL;
-    size_t cap = 0, npids = peers.n ? proc_list_pids(proc, &pids, &cap) : 0;
+    size_t cap = 0, npids = 0;
+    if (peers.n) {
+        /* A proc that cannot be listed shows no client: that is no proof
+         * of none. */
+        int list = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (list < 0) {
+            out->complete = false;
+            snprintf(out->why, sizeof(out->why), "the process table could not be read: %s",
+                     strerror(errno));
+        } else {
+            npids = proc_list_pids(list, &pids, &cap);
+            close(list);
+        }
+    }
     size_t denied = 0;
     for (size_t i = 0; i < npids; i++) {
         if (pids[i] == mgr)
@@ -207,6 +216,5 @@ int shmmgr_clients(const char *proc_dir, pid_t mgr, struct shmmgr_clients *out)
     free(pids);
     free(mine.v);
     free(peers.v);
-    close(proc);
     return 0;
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "util/sysroot.h"
+
 #define SHMMGR_MAX_CLIENTS 32
 
 /* A manager exits this long after its last client leaves (libshm's
@@ -30,7 +32,7 @@ struct shmmgr_clients {
 
 /* Finds the live clients of manager pid mgr. Returns 0, or -errno when the
  * manager's fds cannot be read at all. */
-int shmmgr_clients(const char *proc_dir, pid_t mgr, struct shmmgr_clients *out);
+int shmmgr_clients(const struct sysroot *sys, pid_t mgr, struct shmmgr_clients *out);
 
 /* Parses "socket:[12345]"; false for any other link text. */
 bool shmmgr_socket_inode(const char *link, unsigned long *ino);

@@ -61,7 +61,6 @@ const char *signal_outcome_name(enum signal_outcome o)
 void signal_opts_default(struct signal_opts *o)
 {
     memset(o, 0, sizeof(*o));
-    o->proc_dir = "/proc";
     o->uid = geteuid();
     o->timeout_s = 5;
     o->kill_wait_s = 2;
@@ -225,7 +224,7 @@ static void open_targets(const struct signal_opts *o, int proc, const struct sig
 
 static int open_proc(const struct signal_opts *o)
 {
-    return open(o->proc_dir ? o->proc_dir : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return o->sys->proc;
 }
 
 static void pause_for_tests(void)
@@ -285,8 +284,6 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
         if (fds[i] >= 0)
             close(fds[i]);
     }
-    if (proc >= 0)
-        close(proc);
     free(fds);
     free(live);
     free(killed);
@@ -316,8 +313,6 @@ bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t
             log_line(o, t->ns, t->pid, t->comm, t->uid, "wait", "exited", res->reason);
         }
     }
-    if (proc >= 0)
-        close(proc);
     return done;
 }
 
@@ -347,8 +342,6 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
     }
     log_line(o, t->ns, t->pid, t->comm, t->uid, action, signal_outcome_name(res->outcome),
              res->reason);
-    if (proc >= 0)
-        close(proc);
 }
 
 /* Waits up to wait_s for the zombie (pid, start) to be reaped. */
@@ -421,8 +414,6 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
 out:
     if (res->outcome == SIGNAL_REFUSED)
         log_line(o, t->ns, t->pid, t->comm, t->uid, "signal CHLD", "refused", res->reason);
-    if (proc >= 0)
-        close(proc);
 }
 
 void signal_target_from_proc(struct signal_target *t, const struct proc *p, enum proc_role role)

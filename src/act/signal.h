@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "util/sysroot.h"
+
 #include "model/model.h"
 
 struct actlog;
@@ -60,7 +62,10 @@ struct signal_result {
 };
 
 struct signal_opts {
-    const char *proc_dir; /* "/proc" */
+    /* The system whose processes are acted on (util/sysroot.h): every
+     * identity check reads its proc. signal_opts_default leaves it NULL:
+     * the caller sets it. */
+    const struct sysroot *sys;
     uid_t uid;            /* the caller's effective uid */
     double timeout_s;     /* SIGTERM to SIGKILL (default 5) */
     double kill_wait_s;   /* after SIGKILL, how long to wait for the exit (default 2) */

@@ -1,16 +1,11 @@
 #include "act/targets.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "util/buf.h"
 #include "util/units.h"
-#include "util/fileio.h"
 #include "util/xalloc.h"
 
 void clean_policy_default(struct clean_policy *p)
@@ -41,20 +36,12 @@ static char *segment_why(const struct model *m, const struct segment *sg)
     return buf_steal(&b);
 }
 
-/* Where this process reaches mount mt of the scan. */
-static char *mount_dir(const struct model *m, const struct shm_mount *mt)
-{
-    pid_t pid = m->scan->target_pid;
-    return pid > 0 ? str_printf("/proc/%d/root%s", (int)pid, mt->path) : xstrdup(mt->path);
-}
-
 static void push(const struct model *m, const struct segment *sg, struct unlink_plan *out)
 {
     const struct shm_mount *mt = &m->scan->mounts.items[sg->mount];
     struct unlink_target *t = VEC_PUSH(out->items, out->n, out->cap);
     t->mount = xstrdup(mt->path);
     t->mount_index = sg->mount;
-    t->mount_dir = mount_dir(m, mt);
     t->name = xstrdup(sg->name);
     t->dev = sg->dev;
     t->ino = sg->ino;
@@ -71,7 +58,7 @@ static void push(const struct model *m, const struct segment *sg, struct unlink_
     }
 }
 
-void actplan_clean(const struct model *m, const struct clean_policy *pol, struct unlink_plan *out)
+void targets_clean(const struct model *m, const struct clean_policy *pol, struct unlink_plan *out)
 {
     memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < m->nsegs; i++) {
@@ -105,7 +92,7 @@ void actplan_clean(const struct model *m, const struct clean_policy *pol, struct
     }
 }
 
-bool actplan_add_segment(const struct model *m, size_t seg, const struct clean_policy *pol,
+bool targets_add_segment(const struct model *m, size_t seg, const struct clean_policy *pol,
                          struct unlink_plan *out, char *why, size_t n)
 {
     if (seg >= m->nsegs) {
@@ -149,7 +136,7 @@ bool actplan_add_segment(const struct model *m, size_t seg, const struct clean_p
     return true;
 }
 
-void actplan_keep_state(struct unlink_plan *p, enum seg_state state)
+void targets_keep_state(struct unlink_plan *p, enum seg_state state)
 {
     size_t k = 0;
     p->ntry = 0;
@@ -158,7 +145,6 @@ void actplan_keep_state(struct unlink_plan *p, enum seg_state state)
         struct unlink_target *t = &p->items[i];
         if (t->state != state) {
             free(t->mount);
-            free(t->mount_dir);
             free(t->name);
             free(t->why);
             continue;
@@ -172,7 +158,7 @@ void actplan_keep_state(struct unlink_plan *p, enum seg_state state)
     p->n = k;
 }
 
-bool actplan_proc(const struct model *m, pid_t pid, struct signal_target *t)
+bool targets_proc(const struct model *m, pid_t pid, struct signal_target *t)
 {
     const struct proc *p = procs_find(&m->scan->procs, pid);
     if (!p)
@@ -205,7 +191,7 @@ static char *role_why(const struct model *m, const struct proc *p, enum proc_rol
     return buf_steal(&b);
 }
 
-void actplan_role(const struct model *m, enum proc_role role, struct signal_plan *out)
+void targets_role(const struct model *m, enum proc_role role, struct signal_plan *out)
 {
     for (size_t i = 0; i < m->nprocs; i++) {
         if (m->procs[i].role != role)
@@ -226,63 +212,35 @@ static bool looks_like_orphan(const struct model *m, const char *name)
     return !p || p->state == 'Z';
 }
 
-/* The scan's listing cannot serve here: files_collect descends into a
- * directory without an entry for the directory itself, so an empty one is
- * not in it at all, and no directory's inode, owner or mtime is (one with
- * files shows only as the "dir/..." prefix of their names). So the top of
- * each mount is read again, once per plan, and only the entries that may be
- * added are stat'ed: directories (by d_type; any entry whose type the file
- * system does not give) named after a dead creator, and with all_unheld
- * every directory, for its age. Everything added is refused, never
- * removed: it is only reported. */
-void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, struct unlink_plan *p)
+/* The directories the scan recorded at the top of each mount (files.h:
+ * struct shm_dir; the listing itself has no entry for a directory): one
+ * named after a dead creator, and with all_unheld any at least min_age_s
+ * old, is added. Everything added is refused, never removed: it is only
+ * reported. */
+void targets_add_dirs(const struct model *m, const struct clean_policy *pol, struct unlink_plan *p)
 {
-    for (size_t i = 0; i < m->scan->mounts.n; i++) {
-        const struct shm_mount *mt = &m->scan->mounts.items[i];
-        char *dir = mount_dir(m, mt);
-        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        free(dir);
-        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-        if (!d) {
-            if (fd >= 0)
-                close(fd);
+    const struct file_list *fl = &m->scan->files;
+    for (size_t i = 0; i < fl->ndirs; i++) {
+        const struct shm_dir *d = &fl->dirs[i];
+        pid_t named;
+        if (name_facts(d->name, &named) == KIND_JOBLIB)
+            continue; /* a folder segment: the model has it */
+        bool orphan_name = looks_like_orphan(m, d->name);
+        if (!orphan_name && !pol->all_unheld)
             continue;
-        }
-        struct dirent *de;
-        while ((de = readdir(d))) {
-            if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
-                strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                continue;
-            pid_t named;
-            if (name_facts(de->d_name, &named) == KIND_JOBLIB)
-                continue; /* a folder segment: the model has it */
-            bool orphan_name = looks_like_orphan(m, de->d_name);
-            /* A file system mounted inside (another device) is not a
-             * segment; its stat never waits on it (stat_nowait). */
-            struct stat st;
-            bool full;
-            if ((!orphan_name && !pol->all_unheld) ||
-                stat_nowait(fd, de->d_name, AT_SYMLINK_NOFOLLOW, &st, &full) != 0 ||
-                st.st_dev != mt->dev ||
-                (!full && fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) ||
-                !S_ISDIR(st.st_mode))
-                continue;
-            double age = m->now > st.st_mtim.tv_sec ? (double)(m->now - st.st_mtim.tv_sec) : 0;
-            if (!orphan_name && age < pol->min_age_s)
-                continue;
-            struct unlink_target *t = VEC_PUSH(p->items, p->n, p->cap);
-            t->mount = xstrdup(mt->path);
-            t->mount_index = i;
-            t->mount_dir = mount_dir(m, mt);
-            t->name = xstrdup(de->d_name);
-            t->dev = st.st_dev;
-            t->ino = st.st_ino;
-            t->uid = st.st_uid;
-            t->mtime = (int64_t)st.st_mtim.tv_sec;
-            t->state = SEG_UNHELD;
-            t->why = xstrdup("a directory named like a segment");
-            t->refuse = unlink_type_refusal(FT_DIR);
-        }
-        closedir(d);
+        double age = m->now > d->mtime ? (double)(m->now - d->mtime) : 0;
+        if (!orphan_name && age < pol->min_age_s)
+            continue;
+        struct unlink_target *t = VEC_PUSH(p->items, p->n, p->cap);
+        t->mount = xstrdup(m->scan->mounts.items[d->mount].path);
+        t->mount_index = d->mount;
+        t->name = xstrdup(d->name);
+        t->dev = d->dev;
+        t->ino = d->ino;
+        t->uid = d->uid;
+        t->mtime = d->mtime;
+        t->state = SEG_UNHELD;
+        t->why = xstrdup("a directory named like a segment");
+        t->refuse = unlink_type_refusal(FT_DIR);
     }
 }

@@ -21,30 +21,29 @@ void clean_policy_default(struct clean_policy *p);
 
 /* Every orphan (and, by policy, old unheld) named segment. Entries that are
  * not regular files are listed with a refusal: never touched, reported. */
-void actplan_clean(const struct model *m, const struct clean_policy *pol, struct unlink_plan *out);
+void targets_clean(const struct model *m, const struct clean_policy *pol, struct unlink_plan *out);
 
-/* The scan descends into directories without listing them, so this reads
- * the top of each mount itself (I/O, unlike the rest of this module; it
- * stats only the directories it may add): a directory whose name names a
+/* The directories the scan recorded at each mount's top (it descends into
+ * them without listing them as segments): a directory whose name names a
  * dead creator, or with pol->all_unheld any directory at least min_age_s
  * old, is added as refused, so that it is reported and never touched. */
-void actplan_add_dirs(const struct model *m, const struct clean_policy *pol,
+void targets_add_dirs(const struct model *m, const struct clean_policy *pol,
                       struct unlink_plan *p);
 
 /* One segment the user picked (dashboard). Orphans always qualify, unheld
  * ones only if pol->all_unheld and old enough; anything else returns false
  * with the reason in why and adds nothing. */
-bool actplan_add_segment(const struct model *m, size_t seg, const struct clean_policy *pol,
+bool targets_add_segment(const struct model *m, size_t seg, const struct clean_policy *pol,
                          struct unlink_plan *out, char *why, size_t n);
 
 /* Drops the items of p whose state is not state (U: unheld ones only). */
-void actplan_keep_state(struct unlink_plan *p, enum seg_state state);
+void targets_keep_state(struct unlink_plan *p, enum seg_state state);
 
 /* The processes of the model with a role reap acts on: orphaned workers,
  * shm managers (candidates: reap.c decides which are stuck) and zombies. */
-void actplan_role(const struct model *m, enum proc_role role, struct signal_plan *out);
+void targets_role(const struct model *m, enum proc_role role, struct signal_plan *out);
 
 /* A target for process pid of the model; false when the scan does not know it. */
-bool actplan_proc(const struct model *m, pid_t pid, struct signal_target *t);
+bool targets_proc(const struct model *m, pid_t pid, struct signal_target *t);
 
 #endif

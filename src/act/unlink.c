@@ -115,7 +115,7 @@ static void probe(struct unlink_run *r)
         r->q[i].dev = p->items[i].dev;
         r->q[i].ino = p->items[i].ino;
     }
-    int rc = holders_find_inodes(r->o.proc_dir, r->q + from, p->n - from, getpid(), &r->blind);
+    int rc = holders_find_inodes(r->o.sys, r->q + from, p->n - from, getpid(), &r->blind);
     if (rc < 0) {
         /* No process table: nothing can be proven free. */
         r->blind.denied = (size_t)-1;
@@ -135,10 +135,7 @@ static void held_reason(struct unlink_run *r, const struct inode_query *q,
                         struct unlink_result *res)
 {
     struct procid who;
-    int proc = open(r->o.proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    bool named = proc >= 0 && procid_read(proc, q->pid, &who) == 0;
-    if (proc >= 0)
-        close(proc);
+    bool named = procid_read(r->o.sys->proc, q->pid, &who) == 0;
     char fd[32] = "maps it";
     if (q->fd >= 0)
         snprintf(fd, sizeof(fd), "holds it open (fd %d)", q->fd);
@@ -278,11 +275,13 @@ static void pause_for_tests(struct unlink_run *r)
     r->probe_valid = false;
 }
 
-/* The mount's directory: in a container, walked down from its root and
- * only while it is still there (checked before and after the open, so that
- * what is opened is never a newcomer's view); else through mount_dir.
- * Returns the fd, or -1 with res saying why. */
-static int open_mount(const struct unlink_target *t, struct unlink_result *res)
+/* The mount's directory: in a container (t->ns), below its root and only
+ * while it is still there (checked before and after the open, so that what
+ * is opened is never a newcomer's view); else below the run's seam, while
+ * its watched process (if any) is still the one scanned. Returns the fd, or
+ * -1 with res saying why. */
+static int open_mount(const struct unlink_run *r, const struct unlink_target *t,
+                      struct unlink_result *res)
 {
     int fd;
     if (t->ns) {
@@ -303,7 +302,13 @@ static int open_mount(const struct unlink_target *t, struct unlink_result *res)
         if (fd < 0)
             errno = -fd;
     } else {
-        fd = open(t->mount_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (!sysroot_pid_alive(r->o.sys)) {
+            unlink_say(res, UNLINK_REFUSED, ESRCH,
+                "the watched process %d has exited: its mounts are no longer the ones scanned",
+                (int)r->o.sys->pid);
+            return -1;
+        }
+        fd = sysroot_open_below(r->o.sys, t->mount, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     }
     if (fd < 0)
         unlink_say(res, UNLINK_FAILED, errno, "cannot open the mount %s: %s", t->mount,
@@ -315,8 +320,6 @@ void unlink_begin(struct unlink_run *r, struct unlink_plan *p, const struct unli
 {
     memset(r, 0, sizeof(*r));
     r->o = *o;
-    if (!r->o.proc_dir)
-        r->o.proc_dir = "/proc";
     r->plan = p;
     r->q = xcalloc(p->n ? p->n : 1, sizeof(*r->q));
 }
@@ -334,7 +337,7 @@ bool unlink_step(struct unlink_run *r, struct unlink_result *res, size_t *index)
     } else {
         pause_for_tests(r);
         int err = 0;
-        int mountfd = open_mount(t, res);
+        int mountfd = open_mount(r, t, res);
         struct stat mst;
         if (mountfd < 0) {
             /* res says why */
@@ -393,7 +396,6 @@ void unlink_plan_free(struct unlink_plan *p)
 {
     for (size_t i = 0; i < p->n; i++) {
         free(p->items[i].mount);
-        free(p->items[i].mount_dir);
         free(p->items[i].name);
         free(p->items[i].why);
     }

@@ -15,7 +15,7 @@
 #include <sys/types.h>
 
 #include "collect/files.h"
-#include "collect/holders.h"
+#include "collect/walk.h"
 #include "model/model.h"
 
 struct actlog;
@@ -23,9 +23,10 @@ struct actns;
 
 /* A segment chosen for removal, as the scan saw it. */
 struct unlink_target {
-    char *mount;        /* mount point as shown */
+    char *mount;        /* mount point as the watched process sees it: reached
+                         * below the seam's root (sysroot_open_below), or
+                         * below ns's root (actns_opendir) */
     size_t mount_index; /* the mount's index in the scan's list */
-    char *mount_dir;    /* where this process reaches it */
     char *name;         /* below the mount; raw bytes */
     dev_t dev;
     ino_t ino;
@@ -41,7 +42,7 @@ struct unlink_target {
     const struct actns *ns; /* the container it is in (clean --pid, --all), not
                              * owned: mount is reached from its root and the
                              * item refused once it has exited; NULL: the
-                             * watcher's own world, through mount_dir */
+                             * run's seam (unlink_opts.sys) */
 };
 
 struct unlink_plan {
@@ -79,7 +80,11 @@ struct unlink_result {
 };
 
 struct unlink_opts {
-    const char *proc_dir; /* "/proc" */
+    /* The system the plan's scan read (util/sysroot.h): the mounts are
+     * opened below its root, the holders searched in its proc; in a --pid
+     * view, an item is refused once sysroot_pid_alive says the watched
+     * process is gone (its root is then no longer the one scanned). */
+    const struct sysroot *sys;
     uid_t uid;            /* the caller's effective uid */
     bool dry_run;         /* check everything, remove nothing, log nothing */
     struct actlog *log;   /* NULL: not logged */

@@ -110,7 +110,7 @@ static bool nobody_holds(const struct unlink_opts *o, const struct entry *e, siz
     struct holder_blind blind;
     memset(&blind, 0, sizeof(blind));
     bool ok = true;
-    if (holders_find_inodes(o->proc_dir, q, n, getpid(), &blind) < 0) {
+    if (holders_find_inodes(o->sys, q, n, getpid(), &blind) < 0) {
         unlink_say(res, UNLINK_REFUSED, EACCES, "cannot prove it unused: no process table");
         ok = false;
     }

@@ -241,7 +241,7 @@ static const char *used_text(char *b, bool known, uint64_t used)
 
 static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
 {
-    struct unlink_opts uo = {.proc_dir = "/proc", .uid = geteuid(), .dry_run = dry,
+    struct unlink_opts uo = {.sys = &a->sys, .uid = geteuid(), .dry_run = dry,
                              .log = &a->log};
     struct unlink_run r;
     struct unlink_result res;
@@ -366,8 +366,8 @@ int cmd_clean(int argc, char **argv)
     if (!min_age_set)
         pol.min_age_s = a.cfg.min_age_s;
     struct unlink_plan plan;
-    actplan_clean(&a.model, &pol, &plan);
-    actplan_add_dirs(&a.model, &pol, &plan);
+    targets_clean(&a.model, &pol, &plan);
+    targets_add_dirs(&a.model, &pol, &plan);
     actviews_set_plan(&a.views, &plan);
     print_plan(&plan, &pol, &a.model);
     bool acted = false;

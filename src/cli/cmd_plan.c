@@ -109,18 +109,18 @@ static const char *F(uint64_t v)
     return budget_flag_size(d, sizeof(bufs[0]), v);
 }
 
-static void shape_text(struct buf *b, const struct plan_tensor *t, const char *sep)
+static void shape_text(struct buf *b, const struct capacity_tensor *t, const char *sep)
 {
     for (size_t d = 0; d < t->ndims; d++)
         buf_printf(b, "%s%llu", d ? sep : "", (unsigned long long)t->dims[d]);
 }
 
-static void text_samples(struct buf *b, const struct plan_input *in, const struct plan_result *r)
+static void text_samples(struct buf *b, const struct capacity_input *in, const struct capacity_result *r)
 {
     buf_adds(b, "1. One sample\n");
     for (size_t i = 0; i < in->ntensors; i++) {
-        const struct plan_tensor *t = &in->tensors[i];
-        const struct plan_tensor_result *tr = &r->t[i];
+        const struct capacity_tensor *t = &in->tensors[i];
+        const struct capacity_tensor_result *tr = &r->t[i];
         buf_printf(b, "   tensor %zu: ", i + 1);
         shape_text(b, t, " x ");
         if (t->ndims > 1)
@@ -138,7 +138,7 @@ static void text_samples(struct buf *b, const struct plan_input *in, const struc
                 "   its own shared-memory segment; /dev/shm hands out whole pages of ");
     buf_printf(b, "%s bytes.\n", G(r->page_size));
     for (size_t i = 0; i < in->ntensors; i++) {
-        const struct plan_tensor_result *tr = &r->t[i];
+        const struct capacity_tensor_result *tr = &r->t[i];
         buf_printf(b, "   tensor %zu: %llu x %s bytes = %s bytes", i + 1,
                    (unsigned long long)in->batch_size, G(tr->sample_bytes), G(tr->batch_bytes));
         if (tr->batch_shm_bytes != tr->batch_bytes)
@@ -151,7 +151,7 @@ static void text_samples(struct buf *b, const struct plan_input *in, const struc
     buf_printf(b, " (%s)\n", H(r->batch_shm_bytes));
 }
 
-static void text_peak(struct buf *b, const struct plan_input *in, const struct plan_result *r)
+static void text_peak(struct buf *b, const struct capacity_input *in, const struct capacity_result *r)
 {
     if (in->workers == 0) {
         buf_adds(b, "\n3. With --workers 0 the main process loads every batch itself: nothing\n"
@@ -185,7 +185,7 @@ static void text_peak(struct buf *b, const struct plan_input *in, const struct p
         buf_adds(b, "   Docker's default of 64 MiB is enough for this loader.\n");
 }
 
-static void text_limits(struct buf *b, const struct plan_input *in, const struct plan_result *r)
+static void text_limits(struct buf *b, const struct capacity_input *in, const struct capacity_result *r)
 {
     int step = in->workers ? 6 : 4;
     if (in->has_shm_size) {
@@ -247,7 +247,7 @@ static void text_observed(struct buf *b, const struct observation *ob)
                ob->batches, G(ob->batch), H(ob->batch));
 }
 
-static void print_text(struct buf *b, const struct plan_input *in, const struct plan_result *r,
+static void print_text(struct buf *b, const struct capacity_input *in, const struct capacity_result *r,
                        const struct observation *ob)
 {
     buf_adds(b, "How much /dev/shm this DataLoader needs\n\n");
@@ -294,7 +294,7 @@ static void json_observed(struct jsonw *w, const struct observation *ob)
     jw_obj_end(w);
 }
 
-static void print_json(struct buf *b, const struct plan_input *in, const struct plan_result *r,
+static void print_json(struct buf *b, const struct capacity_input *in, const struct capacity_result *r,
                        const struct observation *ob)
 {
     struct jsonw w;
@@ -306,8 +306,8 @@ static void print_json(struct buf *b, const struct plan_input *in, const struct 
     jw_u64(&w, "page_size", r->page_size);
     jw_arr(&w, "tensors");
     for (size_t i = 0; i < in->ntensors; i++) {
-        const struct plan_tensor *t = &in->tensors[i];
-        const struct plan_tensor_result *tr = &r->t[i];
+        const struct capacity_tensor *t = &in->tensors[i];
+        const struct capacity_tensor_result *tr = &r->t[i];
         jw_obj(&w, NULL);
         jw_arr(&w, "shape");
         for (size_t d = 0; d < t->ndims; d++)
@@ -336,7 +336,7 @@ static void print_json(struct buf *b, const struct plan_input *in, const struct 
     json_bool(&w, "memory_fits", in->has_memory, r->memory_fits);
     json_opt(&w, "app_room_at_peak_bytes", in->has_memory && r->memory_fits, r->app_room_peak);
     json_opt(&w, "app_room_shm_full_bytes", in->has_memory && r->memory_fits, r->app_room_full);
-    jw_str(&w, "verdict", plan_verdict_name(r->verdict));
+    jw_str(&w, "verdict", capacity_verdict_name(r->verdict));
     if (ob)
         json_observed(&w, ob);
     jw_obj_end(&w);
@@ -418,7 +418,7 @@ static int observe(pid_t pid, struct observation *ob)
 
 int cmd_plan(int argc, char **argv)
 {
-    struct plan_input in = {0};
+    struct capacity_input in = {0};
     const char *shape = NULL, *dtype = "float32";
     bool json = false, have_batch = false, have_workers = false, have_prefetch = false;
     long long observe_pid = 0;
@@ -493,11 +493,11 @@ int cmd_plan(int argc, char **argv)
     long page = sysconf(_SC_PAGESIZE);
     in.page_size = page > 0 ? (uint64_t)page : 0;
 
-    /* plan_parse_shapes checks the dtype of every tensor: --dtype, or its own. */
+    /* capacity_parse_shapes checks the dtype of every tensor: --dtype, or its own. */
     char *cause = NULL;
-    struct plan_result r;
-    if ((!observe_pid && plan_parse_shapes(shape, dtype, &in, &cause) < 0) ||
-        plan_compute(&in, &r, &cause) < 0) {
+    struct capacity_result r;
+    if ((!observe_pid && capacity_parse_shapes(shape, dtype, &in, &cause) < 0) ||
+        capacity_compute(&in, &r, &cause) < 0) {
         fprintf(stderr, "shmwatch plan: %s\n", cause ? cause : "bad input");
         free(cause);
         return 2;

@@ -168,7 +168,8 @@ int cmd_reap(int argc, char **argv)
     if (src != 0)
         return src;
     struct reap_plan plan;
-    reap_plan_build_where(&a.model, "/proc", actviews_proc, &a.views, &plan);
+    so.sys = &a.sys;
+    reap_plan_build_where(&a.model, &a.sys, actviews_proc, &a.views, &plan);
     print_plan(&plan);
     int rc = 0;
     bool acted = false;

@@ -58,8 +58,9 @@ static void fill(struct shm_file *f, const struct stat *st)
  * at any depth an entry on another device (a file system mounted inside
  * it) is neither listed nor entered: its stat, answered from what the
  * kernel holds (stat_nowait), never waits on that file system. */
-static void list_dir(int dirfd, size_t mount, const char *mpath, const char *prefix, int depth,
-                     const dev_t *tmpfs_dev, struct file_list *out, struct warnings *w)
+static void list_dir(int dirfd, size_t mount, dev_t mount_dev, const char *mpath,
+                     const char *prefix, int depth, const dev_t *tmpfs_dev, struct file_list *out,
+                     struct warnings *w)
 {
     const dev_t *defer_dev = depth == 0 ? tmpfs_dev : NULL;
     DIR *d = fdopendir(dirfd);
@@ -95,6 +96,15 @@ static void list_dir(int dirfd, size_t mount, const char *mpath, const char *pre
             continue;
         buf_reset(&name);
         buf_printf(&name, "%s%s", prefix, de->d_name);
+        if (S_ISDIR(st.st_mode) && depth == 0 && st.st_dev == mount_dev) {
+            struct shm_dir *dd = VEC_PUSH(out->dirs, out->ndirs, out->dirs_cap);
+            dd->mount = mount;
+            dd->name = xstrdup(de->d_name);
+            dd->dev = st.st_dev;
+            dd->ino = st.st_ino;
+            dd->uid = st.st_uid;
+            dd->mtime = (int64_t)st.st_mtim.tv_sec;
+        }
         if (S_ISDIR(st.st_mode)) {
             if (depth >= FILES_MAX_DEPTH) {
                 warn_add(w, "%s: directories deeper than %d levels were not listed", mpath,
@@ -115,7 +125,7 @@ static void list_dir(int dirfd, size_t mount, const char *mpath, const char *pre
                 fill(f, &st);
             }
             buf_addc(&name, '/');
-            list_dir(sub, mount, mpath, name.data, depth + 1, tmpfs_dev, out, w);
+            list_dir(sub, mount, mount_dev, mpath, name.data, depth + 1, tmpfs_dev, out, w);
             continue;
         }
         struct shm_file *f = VEC_PUSH(out->items, out->n, out->cap);
@@ -141,7 +151,7 @@ void files_collect(const struct sysroot *sys, struct mount_list *ml, struct file
         /* Only tmpfs is known to give the inode's own number in an entry
          * (an overlay, say, need not). */
         bool defer = strcmp(m->fstype, "tmpfs") == 0;
-        list_dir(fd, i, m->path, "", 0, defer ? &m->dev : NULL, out, w);
+        list_dir(fd, i, m->dev, m->path, "", 0, defer ? &m->dev : NULL, out, w);
     }
     /* The list lives as long as the scan (a dashboard keeps two): no slack. */
     if (out->n && out->cap > out->n) {
@@ -213,5 +223,8 @@ void files_free(struct file_list *fl)
     for (size_t i = 0; i < fl->n; i++)
         free(fl->items[i].name);
     free(fl->items);
+    for (size_t i = 0; i < fl->ndirs; i++)
+        free(fl->dirs[i].name);
+    free(fl->dirs);
     memset(fl, 0, sizeof(*fl));
 }

@@ -35,9 +35,25 @@ struct shm_file {
     bool stat_pending; /* dev and ino from the listing; the rest is not read yet */
 };
 
+/* A directory at the top of a mount, on the mount's own device: the listing
+ * descends into it (a FILES_FOLDER_PREFIX folder is a file as well), and
+ * records it for what clean reports (a directory named like a segment is
+ * shown and refused, never removed: act/targets.c), so that no action
+ * re-reads the mounts. */
+struct shm_dir {
+    size_t mount;   /* index into the mount list */
+    char *name;     /* its entry at the mount's top */
+    dev_t dev;
+    ino_t ino;
+    uid_t uid;
+    int64_t mtime;
+};
+
 struct file_list {
     struct shm_file *items;
     size_t n, cap;
+    struct shm_dir *dirs; /* in the order read */
+    size_t ndirs, dirs_cap;
 };
 
 /* A directory at the top of a mount whose name begins so (joblib's
@@ -50,7 +66,8 @@ struct file_list {
 
 /* Lists every mount of ml (reached below sys->root) into out (appending)
  * and marks the mounts it could read as listed; some entries are left
- * stat_pending for files_finish. */
+ * stat_pending for files_finish. The directories at each mount's top go
+ * to out->dirs. */
 void files_collect(const struct sysroot *sys, struct mount_list *ml, struct file_list *out,
                    struct warnings *w);
 /* Completes the pending entries: from a holder of the same inode that was

@@ -1,8 +1,8 @@
-/* Who holds shm inodes (the records walk.c and pidscan.c collect, and the
- * check before an unlink): every /proc/PID/fd entry whose target lies on a
- * watched device, and every /proc/PID/maps line on such a device. Matching
- * is by device number, never by path text, so unlinked ("(deleted)")
- * segments are found just as named ones are. */
+/* Who holds shm inodes: the plain records the scan's walk of fds and maps
+ * (pidscan.h) collects, every fd entry whose target lies on a watched
+ * device and every mapping on such a device. Matching is by device number,
+ * never by path text, so unlinked ("(deleted)") segments are found just as
+ * named ones are. */
 #ifndef SHMWATCH_HOLDERS_H
 #define SHMWATCH_HOLDERS_H
 
@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/sysroot.h"
 #include "util/warn.h"
 
 struct shm_holder {
@@ -44,61 +45,12 @@ struct holder_list {
 /* True when pid is in hl->torch_pids. */
 bool holders_torch_loaded(const struct holder_list *hl, pid_t pid);
 
-/* One parsed /proc/PID/maps line; path points into the line ("" if none). */
-struct maps_entry {
-    uint64_t start, end, offset;
-    unsigned major, minor;
-    uint64_t inode;
-    char *path;
-    bool deleted;
-};
 
-/* Parses a maps line in place. Returns false for a malformed line. */
-bool maps_parse_line(char *line, struct maps_entry *e);
-
-/* Splits " (deleted)" off a link or maps target in place; true if it was there. */
-bool strip_deleted(char *path);
-
-/* The pids worth scanning in proc_dir (numeric entries), into *pids,
- * ascending. */
-size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap);
 
 void holders_free(struct holder_list *hl);
 
 /* Adds the "permission denied" warning when w->denied grew past denied_before. */
 void holders_warn_denied(struct warnings *w, size_t denied_before);
 
-/* One inode asked about by holders_find_inodes, and the first holder found. */
-struct inode_query {
-    dev_t dev;
-    ino_t ino;
-    pid_t pid;       /* out: a process that holds it, 0 for none */
-    int fd;          /* out: its fd, or -1 when it only maps the inode */
-};
-
-/* What a holder search could not see: processes whose fds or maps could
- * not be read. Those whose mount namespace shows none of the searched
- * devices (their mountinfo lists no such mount) cannot open the files by
- * name and are only counted; the owners of the others are kept. */
-struct holder_blind {
-    size_t denied;      /* processes not fully read */
-    size_t unreachable; /* of those, ones whose mounts do not include the devices */
-    uid_t uids[8];      /* owners (as /proc/PID shows) of the others, distinct */
-    size_t nuids;
-    bool more_uids;     /* more owners than fit in uids */
-};
-
-/* The check right before an unlink: one pass over proc_dir that looks for
- * exactly these inodes in every process's fds and maps (skip_pid, the
- * caller, excepted), stopping early once each is found held. It reads them
- * as the scan does (procfiles, pidscan.h), but every process whose fd list,
- * an fd's target or maps could not be read is blind: a holder it hides
- * would be missed. Returns 0, or -errno when proc_dir cannot be opened. */
-int holders_find_inodes(const char *proc_dir, struct inode_query *q, size_t n, pid_t skip_pid,
-                        struct holder_blind *blind);
-/* The same with the maps text instead of PROCMAP_QUERY, as on kernels
- * before 6.11 (tests of the fallback). */
-int holders_find_inodes_text(const char *proc_dir, struct inode_query *q, size_t n,
-                             pid_t skip_pid, struct holder_blind *blind);
 
 #endif

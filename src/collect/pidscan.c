@@ -637,3 +637,60 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
         note_torch(ps, pid);
     return ps->out->n - before;
 }
+
+/* ---- The maps text ---- */
+
+static const char deleted_suffix[] = " (deleted)";
+
+bool strip_deleted(char *path)
+{
+    size_t n = strlen(path), k = sizeof(deleted_suffix) - 1;
+    if (n >= k && strcmp(path + n - k, deleted_suffix) == 0) {
+        path[n - k] = '\0';
+        return true;
+    }
+    return false;
+}
+
+static bool parse_hex(char **cur, char stop, uint64_t *out)
+{
+    char *s = *cur, *end;
+    if (!*s)
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 16);
+    if (errno || end == s || *end != stop)
+        return false;
+    *out = v;
+    *cur = end + 1;
+    return true;
+}
+
+bool maps_parse_line(char *line, struct maps_entry *e)
+{
+    /* 7f2c3c000000-7f2c3c100000 rw-s 00000000 00:1a 12345   /dev/shm/torch_1_2 (deleted) */
+    char *cur = line;
+    uint64_t maj, min;
+    if (!parse_hex(&cur, '-', &e->start) || !parse_hex(&cur, ' ', &e->end))
+        return false;
+    char *sp = strchr(cur, ' '); /* permissions */
+    if (!sp || e->end < e->start)
+        return false;
+    cur = sp + 1;
+    if (!parse_hex(&cur, ' ', &e->offset) || !parse_hex(&cur, ':', &maj) ||
+        !parse_hex(&cur, ' ', &min))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long ino = strtoull(cur, &end, 10);
+    if (errno || end == cur || (*end != ' ' && *end != '\0'))
+        return false;
+    e->major = (unsigned)maj;
+    e->minor = (unsigned)min;
+    e->inode = ino;
+    while (*end == ' ')
+        end++;
+    e->path = end;
+    e->deleted = strip_deleted(e->path);
+    return true;
+}

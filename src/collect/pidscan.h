@@ -125,4 +125,21 @@ void pidscan_set_beacon(struct pidscan *ps, struct scan_beacon *b);
 /* True once PROCMAP_QUERY has answered (Linux 6.11+); false on the text. */
 bool pidscan_queried(const struct pidscan *ps);
 
+/* ---- The maps text (the one parser of it) ---- */
+
+/* One parsed /proc/PID/maps line; path points into the line ("" if none). */
+struct maps_entry {
+    uint64_t start, end, offset;
+    unsigned major, minor;
+    uint64_t inode;
+    char *path;
+    bool deleted;
+};
+
+/* Parses a maps line in place. Returns false for a malformed line. */
+bool maps_parse_line(char *line, struct maps_entry *e);
+
+/* Splits " (deleted)" off a link or maps target in place; true if it was there. */
+bool strip_deleted(char *path);
+
 #endif

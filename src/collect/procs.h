@@ -72,4 +72,8 @@ char *procs_join_cmdline(const char *text, size_t len, const char *comm, bool zo
 /* Parses the NSpid line of a /proc/PID/status text: the innermost pid. */
 bool status_parse_nspid(const char *status, pid_t *nspid);
 
+/* The pids worth scanning in the proc directory proc_dirfd (numeric
+ * entries, listed through an open of its own), into *pids, ascending. */
+size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap);
+
 #endif

@@ -6,12 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "collect/mounts.h"
 #include "collect/nsmap.h"
 #include "collect/pidscan.h"
 #include "util/buf.h"
 #include "util/fileio.h"
+#include "util/inomap.h"
 #include "util/torchprint.h"
 #include "util/xalloc.h"
 
@@ -218,8 +221,8 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
              struct warnings *w)
 {
     struct walk wk = {.o = o, .pl = pl, .hl = hl, .w = w, .proc = o->sys->proc};
-    struct stat st;
-    if (fstat(wk.proc, &st) != 0)
+    int list = openat(wk.proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (list < 0)
         return -errno;
     buf_init(&wk.text);
     struct nsmap own;
@@ -237,7 +240,7 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
             pidscan_known(ps, o->files->items[i].dev, o->files->items[i].ino);
     }
     pid_t *pids = NULL;
-    size_t cap = 0, npids = proc_list_pids(wk.proc, &pids, &cap); /* ascending: so is the list */
+    size_t cap = 0, npids = proc_list_pids(list, &pids, &cap); /* ascending: so is the list */
     size_t denied0 = w->denied;
     for (size_t i = 0; i < npids; i++)
         one_process(&wk, ps, pids[i]);
@@ -250,5 +253,176 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
     free(pids);
     free(wk.flags);
     buf_free(&wk.text);
+    close(list);
     return 0;
+}
+
+/* ---- The check before an unlink: the same readers over every process ---- */
+
+/* A blind process's mountinfo is compared with at most this many devices;
+ * with more, every blind process counts as reaching them. */
+#define REACH_DEVS 8
+
+/* State of one holders_find_inodes pass. */
+struct inode_search {
+    struct inode_query *q;
+    struct inomap idx;   /* (dev, ino) -> query index */
+    size_t open;         /* queries still without a holder */
+    dev_t *devs;         /* the devices searched (distinct), all of them */
+    size_t ndevs, devs_cap;
+    struct holder_blind *blind;
+    struct buf text;
+};
+
+static void found(struct inode_search *is, dev_t dev, ino_t ino, pid_t pid, int fd)
+{
+    size_t k;
+    if (!inomap_get(&is->idx, dev, ino, &k) || is->q[k].pid)
+        return;
+    is->q[k].pid = pid;
+    is->q[k].fd = fd;
+    is->open--;
+}
+
+/* Does the process see one of the searched devices among its mounts? An
+ * unreadable mountinfo counts as yes, and so does any process when more
+ * devices are searched than REACH_DEVS. */
+static bool reaches(struct inode_search *is, int piddir)
+{
+    if (is->ndevs > REACH_DEVS || read_file_at(piddir, "mountinfo", &is->text, 4u << 20) < 0)
+        return true;
+    char *cur = is->text.data, *line;
+    while ((line = next_line(&cur))) {
+        struct mountinfo_entry e;
+        if (!mountinfo_parse_line(line, &e))
+            return true;
+        for (size_t i = 0; i < is->ndevs; i++)
+            if (makedev(e.major, e.minor) == is->devs[i])
+                return true;
+    }
+    return false;
+}
+
+/* A zombie has closed its files and dropped its memory, and its fd list is
+ * refused to everyone: it holds nothing. */
+static bool is_zombie(struct inode_search *is, int piddir)
+{
+    struct proc p;
+    memset(&p, 0, sizeof(p));
+    return read_file_at(piddir, "stat", &is->text, 4096) == 0 &&
+           procs_parse_stat(is->text.data, &p) && (p.state == 'Z' || p.state == 'X');
+}
+
+static void blind_add(struct inode_search *is, int piddir)
+{
+    struct holder_blind *b = is->blind;
+    struct stat st;
+    if (is_zombie(is, piddir))
+        return;
+    b->denied++;
+    if (!reaches(is, piddir)) {
+        b->unreachable++;
+        return;
+    }
+    if (fstat(piddir, &st) != 0) {
+        b->more_uids = true;
+        return;
+    }
+    for (size_t i = 0; i < b->nuids; i++)
+        if (b->uids[i] == st.st_uid)
+            return;
+    if (b->nuids < sizeof(b->uids) / sizeof(b->uids[0]))
+        b->uids[b->nuids++] = st.st_uid;
+    else
+        b->more_uids = true;
+}
+
+/* One process: its fds, then its mappings, on the searched devices, until
+ * every query has a holder. Whatever the walk could not see (a refused fd
+ * list, fd target or maps, or a read cut short) makes the process blind;
+ * one that exited meanwhile holds nothing any more. */
+static void search_process(struct inode_search *is, struct procfiles *pf, int piddir, pid_t pid)
+{
+    struct procfile f;
+    procfiles_begin(pf, piddir, false);
+    while (is->open && procfiles_next(pf, &f))
+        found(is, f.dev, f.ino, pid, f.kind == PROCFILE_FD ? f.fd : -1);
+    if (procfiles_end(pf) & (PROCFILES_DENIED | PROCFILES_FAILED))
+        blind_add(is, piddir);
+}
+
+static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,
+                       pid_t skip_pid, struct holder_blind *blind, bool text)
+{
+    memset(blind, 0, sizeof(*blind));
+    struct inode_search is = {.q = q, .blind = blind};
+    inomap_init(&is.idx);
+    for (size_t i = 0; i < n; i++) {
+        q[i].pid = 0;
+        q[i].fd = -1;
+        size_t k;
+        if (!inomap_get(&is.idx, q[i].dev, q[i].ino, &k)) {
+            inomap_put(&is.idx, q[i].dev, q[i].ino, i);
+            is.open++;
+        }
+        bool known = false;
+        for (size_t d = 0; d < is.ndevs && !known; d++)
+            known = is.devs[d] == q[i].dev;
+        if (!known)
+            *(dev_t *)VEC_PUSH(is.devs, is.ndevs, is.devs_cap) = q[i].dev;
+    }
+    int proc = sys->proc;
+    /* A proc that cannot be listed proves nothing free: an error, never
+     * an empty table. */
+    int list = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (list < 0) {
+        int err = errno;
+        inomap_free(&is.idx);
+        free(is.devs);
+        return -err;
+    }
+    buf_init(&is.text);
+    struct procfiles *pf = procfiles_new(is.devs, is.ndevs);
+    if (text)
+        procfiles_force_text(pf);
+    pid_t *pids = NULL;
+    size_t cap = 0, npids = proc_list_pids(list, &pids, &cap);
+    close(list);
+    for (size_t i = 0; i < npids && is.open; i++) {
+        if (pids[i] == skip_pid)
+            continue;
+        char name[16];
+        snprintf(name, sizeof(name), "%d", (int)pids[i]);
+        int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (piddir < 0)
+            continue; /* exited: holds nothing any more */
+        search_process(&is, pf, piddir, pids[i]);
+        close(piddir);
+    }
+    /* Several queries for one inode share the first one's answer. */
+    for (size_t i = 0; i < n; i++) {
+        size_t k;
+        if (inomap_get(&is.idx, q[i].dev, q[i].ino, &k) && k != i) {
+            q[i].pid = q[k].pid;
+            q[i].fd = q[k].fd;
+        }
+    }
+    procfiles_free(pf);
+    free(pids);
+    free(is.devs);
+    buf_free(&is.text);
+    inomap_free(&is.idx);
+    return 0;
+}
+
+int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,
+                        pid_t skip_pid, struct holder_blind *blind)
+{
+    return find_inodes(sys, q, n, skip_pid, blind, false);
+}
+
+int holders_find_inodes_text(const struct sysroot *sys, struct inode_query *q, size_t n,
+                             pid_t skip_pid, struct holder_blind *blind)
+{
+    return find_inodes(sys, q, n, skip_pid, blind, true);
 }

@@ -8,7 +8,12 @@
  * DataLoader workers and shm managers, the watched process, and their
  * parents. Every other process keeps cmdline and exe NULL, uid and rss 0.
  * It reads the proc of the root seam (util/sysroot.h), so tests hand it
- * other trees. */
+ * other trees.
+ *
+ * This file is where collect's readers of one process meet (the process
+ * table's texts, procs.h; its fds and maps, pidscan.h; its namespaces,
+ * nsmap.h): the scan's pass over proc, and the check before an unlink
+ * (holders_find_inodes), which reads every process with the same readers. */
 #ifndef SHMWATCH_WALK_H
 #define SHMWATCH_WALK_H
 
@@ -40,5 +45,40 @@ struct walk_opts {
  * Returns 0, or -errno when sys->proc cannot be listed. */
 int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list *hl,
              struct warnings *w);
+
+/* ---- The check before an unlink: the same readers over every process ---- */
+
+/* One inode asked about by holders_find_inodes, and the first holder found. */
+struct inode_query {
+    dev_t dev;
+    ino_t ino;
+    pid_t pid;       /* out: a process that holds it, 0 for none */
+    int fd;          /* out: its fd, or -1 when it only maps the inode */
+};
+
+/* What a holder search could not see: processes whose fds or maps could
+ * not be read. Those whose mount namespace shows none of the searched
+ * devices (their mountinfo lists no such mount) cannot open the files by
+ * name and are only counted; the owners of the others are kept. */
+struct holder_blind {
+    size_t denied;      /* processes not fully read */
+    size_t unreachable; /* of those, ones whose mounts do not include the devices */
+    uid_t uids[8];      /* owners (as /proc/PID shows) of the others, distinct */
+    size_t nuids;
+    bool more_uids;     /* more owners than fit in uids */
+};
+
+/* The check right before an unlink: one pass over sys->proc that looks for
+ * exactly these inodes in every process's fds and maps (skip_pid, the
+ * caller, excepted), stopping early once each is found held. It reads them
+ * as the scan does (procfiles, pidscan.h), but every process whose fd list,
+ * an fd's target or maps could not be read is blind: a holder it hides
+ * would be missed. Returns 0, or -errno when sys->proc cannot be listed. */
+int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,
+                        pid_t skip_pid, struct holder_blind *blind);
+/* The same with the maps text instead of PROCMAP_QUERY, as on kernels
+ * before 6.11 (tests of the fallback). */
+int holders_find_inodes_text(const struct sysroot *sys, struct inode_query *q, size_t n,
+                             pid_t skip_pid, struct holder_blind *blind);
 
 #endif

@@ -31,7 +31,7 @@ static const struct {
     {"bool", "bool", 1},
 };
 
-bool plan_dtype(const char *name, const char **canonical, unsigned *size)
+bool capacity_dtype(const char *name, const char **canonical, unsigned *size)
 {
     if (strncmp(name, "torch.", 6) == 0)
         name += 6;
@@ -90,7 +90,7 @@ static int parse_dim(const char *s, size_t len, uint64_t *out)
     return v > 0 ? 0 : -EINVAL;
 }
 
-static int parse_tensor(char *spec, const char *default_dtype, struct plan_tensor *t,
+static int parse_tensor(char *spec, const char *default_dtype, struct capacity_tensor *t,
                         char **cause)
 {
     const char *dtype = default_dtype;
@@ -99,7 +99,7 @@ static int parse_tensor(char *spec, const char *default_dtype, struct plan_tenso
         *colon = '\0';
         dtype = colon + 1;
     }
-    if (!plan_dtype(dtype, &t->dtype, &t->elem_size))
+    if (!capacity_dtype(dtype, &t->dtype, &t->elem_size))
         return unknown_dtype(cause, dtype);
     t->ndims = 0;
     for (char *p = spec;;) {
@@ -126,13 +126,13 @@ static int parse_tensor(char *spec, const char *default_dtype, struct plan_tenso
     return 0;
 }
 
-int plan_parse_shapes(const char *spec, const char *default_dtype, struct plan_input *in,
+int capacity_parse_shapes(const char *spec, const char *default_dtype, struct capacity_input *in,
                       char **cause)
 {
     in->ntensors = 0;
     const char *canonical;
     unsigned size;
-    if (!plan_dtype(default_dtype, &canonical, &size))
+    if (!capacity_dtype(default_dtype, &canonical, &size))
         return unknown_dtype(cause, default_dtype); /* even when every tensor names its own */
     if (!spec || !*spec)
         return fail(cause, "the sample shape is empty (e.g. --sample-shape 3x224x224,1)");
@@ -179,11 +179,11 @@ static bool add(uint64_t a, uint64_t b, uint64_t *out)
     return !__builtin_add_overflow(a, b, out);
 }
 
-static int tensor_sizes(const struct plan_input *in, struct plan_result *r, char **cause)
+static int tensor_sizes(const struct capacity_input *in, struct capacity_result *r, char **cause)
 {
     for (size_t i = 0; i < in->ntensors; i++) {
-        const struct plan_tensor *t = &in->tensors[i];
-        struct plan_tensor_result *tr = &r->t[i];
+        const struct capacity_tensor *t = &in->tensors[i];
+        struct capacity_tensor_result *tr = &r->t[i];
         tr->elems = 1;
         for (size_t d = 0; d < t->ndims; d++)
             if (!mul(tr->elems, t->dims[d], &tr->elems))
@@ -202,7 +202,7 @@ static int tensor_sizes(const struct plan_input *in, struct plan_result *r, char
     return 0;
 }
 
-static void check_limits(const struct plan_input *in, struct plan_result *r)
+static void check_limits(const struct capacity_input *in, struct capacity_result *r)
 {
     bool checked = false, fits = true;
     if (in->has_shm_size) {
@@ -222,7 +222,7 @@ static void check_limits(const struct plan_input *in, struct plan_result *r)
     r->verdict = !checked ? PLAN_UNCHECKED : fits ? PLAN_FITS : PLAN_DOES_NOT_FIT;
 }
 
-int plan_compute(const struct plan_input *in, struct plan_result *r, char **cause)
+int capacity_compute(const struct capacity_input *in, struct capacity_result *r, char **cause)
 {
     memset(r, 0, sizeof(*r));
     bool observed = in->observed_batch_shm > 0;
@@ -254,7 +254,7 @@ int plan_compute(const struct plan_input *in, struct plan_result *r, char **caus
     return 0;
 }
 
-const char *plan_verdict_name(enum plan_verdict v)
+const char *capacity_verdict_name(enum capacity_verdict v)
 {
     switch (v) {
     case PLAN_FITS: return "fits";

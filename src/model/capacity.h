@@ -21,16 +21,16 @@
 #define PLAN_DEFAULT_PAGE 4096
 
 /* One tensor of a sample, e.g. the image "3x224x224" or the label "1". */
-struct plan_tensor {
+struct capacity_tensor {
     uint64_t dims[PLAN_MAX_DIMS];
     size_t ndims;
     const char *dtype; /* canonical name, static storage */
     unsigned elem_size;
 };
 
-struct plan_input {
+struct capacity_input {
     uint64_t batch_size;
-    struct plan_tensor tensors[PLAN_MAX_TENSORS];
+    struct capacity_tensor tensors[PLAN_MAX_TENSORS];
     size_t ntensors;
     uint64_t workers;   /* 0: the main process loads, nothing goes through shm */
     uint64_t prefetch;  /* batches prefetched per worker; 0 means the default, 2 */
@@ -44,17 +44,17 @@ struct plan_input {
     uint64_t observed_batch_shm;
 };
 
-struct plan_tensor_result {
+struct capacity_tensor_result {
     uint64_t elems;           /* values per sample */
     uint64_t sample_bytes;    /* elems x dtype size */
     uint64_t batch_bytes;     /* sample_bytes x batch size */
     uint64_t batch_shm_bytes; /* batch_bytes rounded up to whole pages: one segment each */
 };
 
-enum plan_verdict { PLAN_UNCHECKED, PLAN_FITS, PLAN_DOES_NOT_FIT };
+enum capacity_verdict { PLAN_UNCHECKED, PLAN_FITS, PLAN_DOES_NOT_FIT };
 
-struct plan_result {
-    struct plan_tensor_result t[PLAN_MAX_TENSORS];
+struct capacity_result {
+    struct capacity_tensor_result t[PLAN_MAX_TENSORS];
     uint64_t prefetch;        /* the factor used */
     uint64_t page_size;
     uint64_t sample_bytes, batch_bytes, batch_shm_bytes;
@@ -74,25 +74,25 @@ struct plan_result {
     uint64_t planned_shm;
     uint64_t app_room_peak;   /* memory - shm_peak */
     uint64_t app_room_full;   /* memory - planned_shm (0 at the least) */
-    enum plan_verdict verdict;
+    enum capacity_verdict verdict;
 };
 
 /* Looks a dtype up: float32/float, float64/double, float16/half, bfloat16,
  * uint8, int8, int16/short, int32/int, int64/long, bool (a "torch." prefix
  * is accepted). Returns false for an unknown name. */
-bool plan_dtype(const char *name, const char **canonical, unsigned *size);
+bool capacity_dtype(const char *name, const char **canonical, unsigned *size);
 
 /* Parses "3x224x224,1" into in->tensors: tensors separated by commas,
  * dimensions by 'x'; a tensor may name its own dtype ("1:int64"), the others
  * take default_dtype, which must be known even when no tensor uses it.
  * Returns 0 or -EINVAL with *cause set. */
-int plan_parse_shapes(const char *spec, const char *default_dtype, struct plan_input *in,
+int capacity_parse_shapes(const char *spec, const char *default_dtype, struct capacity_input *in,
                       char **cause);
 
 /* Returns 0, -EINVAL (a zero batch size, no tensors) or -EOVERFLOW (a figure
  * beyond 64 bits), with *cause set on error. */
-int plan_compute(const struct plan_input *in, struct plan_result *r, char **cause);
+int capacity_compute(const struct capacity_input *in, struct capacity_result *r, char **cause);
 
-const char *plan_verdict_name(enum plan_verdict v);
+const char *capacity_verdict_name(enum capacity_verdict v);
 
 #endif

@@ -183,7 +183,7 @@ static void run_unlink_in(struct ui *u, struct unlink_plan *p, const char *what)
         ui_message(u, THEME_muted, "nothing unlinked");
         return;
     }
-    struct unlink_opts o = {.proc_dir = "/proc", .uid = geteuid(), .log = actions_log(u)};
+    struct unlink_opts o = {.sys = &u->sys, .uid = geteuid(), .log = actions_log(u)};
     struct unlink_run r;
     struct unlink_result res;
     size_t idx;
@@ -242,14 +242,14 @@ void actions_unlink(struct ui *u, const struct ui_selection *sel)
     if (sel->nmarked_segs) {
         size_t refused = 0;
         for (size_t i = 0; i < sel->nmarked_segs; i++)
-            if (!actplan_add_segment(m, index_of(m, sel->marked_segs[i]), &pol, &p, why,
+            if (!targets_add_segment(m, index_of(m, sel->marked_segs[i]), &pol, &p, why,
                                      sizeof(why)))
                 refused++;
         if (refused)
             ui_message(u, THEME_warning, "%zu marked segment%s left out: not orphans", refused,
                        refused == 1 ? "" : "s");
     } else if (sel->seg) {
-        if (!actplan_add_segment(m, index_of(m, sel->seg), &pol, &p, why, sizeof(why))) {
+        if (!targets_add_segment(m, index_of(m, sel->seg), &pol, &p, why, sizeof(why))) {
             seg_name(name, sizeof(name), sel, sel->seg);
             ui_message(u, THEME_warning, "%s: %s", name, why);
             return;
@@ -257,7 +257,7 @@ void actions_unlink(struct ui *u, const struct ui_selection *sel)
     } else if (sel->group) {
         for (size_t i = 0; i < m->nsegs; i++)
             if (m->segs[i].group == sel->group->main_pid && m->segs[i].state == SEG_ORPHAN)
-                actplan_add_segment(m, i, &pol, &p, why, sizeof(why));
+                targets_add_segment(m, i, &pol, &p, why, sizeof(why));
         if (!p.n) {
             ui_message(u, THEME_muted, "group %d has no orphan segments",
                        (int)sel->group->main_pid);
@@ -279,8 +279,8 @@ void actions_unlink_orphans(struct ui *u, const struct ui_selection *sel)
     struct clean_policy pol;
     clean_policy_default(&pol);
     struct unlink_plan p;
-    actplan_clean(sel->model, &pol, &p);
-    actplan_add_dirs(sel->model, &pol, &p);
+    targets_clean(sel->model, &pol, &p);
+    targets_add_dirs(sel->model, &pol, &p);
     if (!p.n && p.doubtful)
         ui_message(u, THEME_warning,
                    "no orphan segments: %zu unheld ones carry a creator pid that proves nothing "
@@ -305,9 +305,9 @@ void actions_unlink_unheld(struct ui *u, const struct ui_selection *sel)
     pol.all_unheld = true;
     pol.min_age_s = u->set->cfg.min_age_s;
     struct unlink_plan p;
-    actplan_clean(sel->model, &pol, &p);
-    actplan_add_dirs(sel->model, &pol, &p);
-    actplan_keep_state(&p, SEG_UNHELD);
+    targets_clean(sel->model, &pol, &p);
+    targets_add_dirs(sel->model, &pol, &p);
+    targets_keep_state(&p, SEG_UNHELD);
     char age[32];
     fmt_duration(age, sizeof(age), pol.min_age_s);
     if (!p.n)

@@ -36,6 +36,7 @@ static const struct {
 static void opts(struct ui *u, struct signal_opts *o)
 {
     signal_opts_default(o);
+    o->sys = &u->sys;
     o->log = actions_log(u);
 }
 
@@ -83,13 +84,13 @@ static void report(struct ui *u, const char *done, const struct tally *t,
 static void zombie(struct ui *u, const struct model *m, struct signal_target *z)
 {
     struct signal_target parent;
-    bool known = actplan_proc(m, z->ppid, &parent);
+    bool known = targets_proc(m, z->ppid, &parent);
     bool may_end = false;
     char reason[200] = "";
     if (known && parent.role == ROLE_ORPHAN_WORKER) {
         may_end = true;
         snprintf(reason, sizeof(reason), "it is an orphaned worker");
-    } else if (known && parent.role == ROLE_SHM_MANAGER && reap_manager_stuck("/proc", &parent)) {
+    } else if (known && parent.role == ROLE_SHM_MANAGER && reap_manager_stuck(&u->sys, &parent)) {
         may_end = true;
         snprintf(reason, sizeof(reason), "it is a stuck shm manager");
     }
@@ -210,7 +211,7 @@ void actions_reap(struct ui *u, const struct ui_selection *sel)
 {
     struct reap_plan p;
     actions_progress(u, "looking for orphaned workers and stuck shm managers...");
-    reap_plan_build(sel->model, "/proc", &p);
+    reap_plan_build(sel->model, &u->sys, &p);
     size_t nend = p.workers.n + p.managers.n;
     if (!reap_plan_count(&p)) {
         ui_message(u, THEME_muted, "nothing to reap: no orphaned workers, stuck shm managers "

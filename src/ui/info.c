@@ -220,16 +220,9 @@ static const char *role_story(enum proc_role r)
 static void owner_line(struct ui *u, struct page *p, uid_t uid)
 {
     char label[48], name[260] = "";
-    char root[64] = "/";
-    if (u->snap->scan.target_pid > 0)
-        snprintf(root, sizeof(root), "/proc/%d/root", (int)u->snap->scan.target_pid);
-    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        char n[256];
-        if (passwd_name_at(fd, uid, n, sizeof(n)) == 0)
-            snprintf(name, sizeof(name), "(%s)", n);
-        close(fd);
-    }
+    char n[256];
+    if (u->sys.root >= 0 && passwd_name_at(u->sys.root, uid, n, sizeof(n)) == 0)
+        snprintf(name, sizeof(name), "(%s)", n);
     snprintf(label, sizeof(label), "  owner      uid %u%s", (unsigned)uid, name[0] ? " " : "");
     page_add_name(p, THEME_normal, 15, label, name);
 }

@@ -34,7 +34,7 @@ int sysroot_open(struct sysroot *r, const char *proc, const char *host, const ch
  * zombie, whose root cannot be opened), or -errno. */
 int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid);
 
-/* The running system: sysroot_open("/proc", "/", "/") when pid is 0, else
+/* The running system: sysroot_open on its proc, "/" and "/" when pid is 0, else
  * sysroot_open_pid(r, that, pid) (the host's fds are closed again): what
  * main, the subcommands and the dashboard watch. Returns 0 or -errno, as
  * those do, except that a pid whose root is refused (EACCES, EPERM:

@@ -1,4 +1,4 @@
-/* plan_parse_shapes (--sample-shape, --dtype) and plan_compute on what it
+/* capacity_parse_shapes (--sample-shape, --dtype) and capacity_compute on what it
  * parses. The input is "shape spec" NUL "default dtype" NUL, then up to 8
  * bytes each of batch size, workers, prefetch, memory and shm size. */
 #include "fuzz.h"
@@ -18,10 +18,10 @@ static uint64_t take_u64(const uint8_t **data, size_t *size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *spec = fuzz_part(&data, &size), *dtype = fuzz_part(&data, &size);
-    struct plan_input in;
+    struct capacity_input in;
     memset(&in, 0, sizeof(in));
     char *cause = NULL;
-    int rc = plan_parse_shapes(spec, *dtype ? dtype : "float32", &in, &cause);
+    int rc = capacity_parse_shapes(spec, *dtype ? dtype : "float32", &in, &cause);
     if (rc < 0) {
         fuzz_check_one_line(cause);
         free(cause);
@@ -33,9 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         in.has_memory = in.memory & 1;
         in.shm_size = take_u64(&data, &size);
         in.has_shm_size = in.shm_size & 1;
-        struct plan_result r;
+        struct capacity_result r;
         cause = NULL;
-        if (plan_compute(&in, &r, &cause) < 0)
+        if (capacity_compute(&in, &r, &cause) < 0)
             fuzz_check_one_line(cause);
         free(cause);
     }

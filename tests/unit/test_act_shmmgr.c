@@ -50,8 +50,9 @@ static void test_clients(void **state)
     assert_int_equal(read(ready[0], &ch, 1), 1);
     close(ready[0]);
 
+    struct sysroot sys = test_sysroot("/proc", NULL);
     struct shmmgr_clients c;
-    assert_int_equal(shmmgr_clients("/proc", mgr, &c), 0);
+    assert_int_equal(shmmgr_clients(&sys, mgr, &c), 0);
     assert_int_equal(c.sockets, 1); /* the listener */
     assert_int_equal(c.n, 0);
 
@@ -59,7 +60,7 @@ static void test_clients(void **state)
     assert_int_equal(connect(cl, (struct sockaddr *)&addr, alen), 0);
     /* Wait for the accept. */
     for (int i = 0; i < 500; i++) {
-        assert_int_equal(shmmgr_clients("/proc", mgr, &c), 0);
+        assert_int_equal(shmmgr_clients(&sys, mgr, &c), 0);
         if (c.sockets == 2)
             break;
         usleep(2000);
@@ -67,6 +68,7 @@ static void test_clients(void **state)
     if (!c.complete && strstr(c.why, "sock_diag")) {
         kill(mgr, SIGKILL);
         waitpid(mgr, NULL, 0);
+        sysroot_close(&sys);
         skip();
     }
     assert_int_equal(c.sockets, 2);
@@ -75,13 +77,14 @@ static void test_clients(void **state)
     assert_int_equal(c.pids[0], getpid());
 
     close(cl); /* the client leaves: the manager's socket has no live peer */
-    assert_int_equal(shmmgr_clients("/proc", mgr, &c), 0);
+    assert_int_equal(shmmgr_clients(&sys, mgr, &c), 0);
     assert_int_equal(c.sockets, 2);
     assert_int_equal(c.n, 0);
 
     kill(mgr, SIGKILL);
     waitpid(mgr, NULL, 0);
-    assert_true(shmmgr_clients("/proc", mgr, &c) < 0);
+    assert_true(shmmgr_clients(&sys, mgr, &c) < 0);
+    sysroot_close(&sys);
 }
 
 int main(void)

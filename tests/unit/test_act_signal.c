@@ -12,6 +12,16 @@
 #include "act/procid.h"
 #include "act/signal.h"
 
+/* signal_opts_default on the real system's seam (opened once, kept). */
+static void default_opts(struct signal_opts *o)
+{
+    static struct sysroot host = {.proc = -1, .host = -1, .root = -1};
+    if (host.proc < 0)
+        host = test_sysroot("/proc", NULL);
+    signal_opts_default(o);
+    o->sys = &host;
+}
+
 static void test_parse_stat(void **state)
 {
     (void)state;
@@ -107,7 +117,7 @@ static void test_end_term_and_kill(void **state)
     target_of(polite, &t[0]);
     target_of(stubborn, &t[1]);
     struct signal_opts o;
-    signal_opts_default(&o);
+    default_opts(&o);
     o.timeout_s = 0.3;
     struct signal_result res[2];
     signal_end(&o, t, 2, res);
@@ -128,7 +138,7 @@ static void test_refusals(void **state)
     struct signal_target t;
     target_of(pid, &t);
     struct signal_opts o;
-    signal_opts_default(&o);
+    default_opts(&o);
     o.timeout_s = 0.1;
     struct signal_result res;
     /* A recorded start time that differs: the pid now belongs to another
@@ -193,7 +203,7 @@ static void test_zombie_parent_nudged(void **state)
     struct signal_target t;
     target_of(pid, &t);
     struct signal_opts o;
-    signal_opts_default(&o);
+    default_opts(&o);
     sig_atomic_t before = chld_count;
     struct signal_result res;
     signal_zombie(&o, &t, &res);

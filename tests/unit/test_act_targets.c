@@ -12,6 +12,7 @@
 #include "act/reap.h"
 #include "util/buf.h"
 #include "util/fileio.h"
+#include "util/xalloc.h"
 
 static const struct unlink_target *find(const struct unlink_plan *p, const char *name)
 {
@@ -39,7 +40,7 @@ static void orphans_only(const struct model *m)
     struct clean_policy pol;
     clean_policy_default(&pol);
     struct unlink_plan p;
-    actplan_clean(m, &pol, &p);
+    targets_clean(m, &pol, &p);
     /* The two orphans, and the symlink of a dead creator listed as refused. */
     assert_int_equal(p.n, 3);
     assert_int_equal(p.ntry, 2);
@@ -47,7 +48,6 @@ static void orphans_only(const struct model *m)
     assert_non_null(t);
     assert_null(t->refuse);
     assert_int_equal(t->alloc, 2 * MiB);
-    assert_string_equal(t->mount_dir, "/dev/shm");
     assert_non_null(strstr(t->why, "999"));
     assert_non_null(find(&p, "__KMP_REGISTERED_LIB_888_0"));
     t = find(&p, "torch_1_2_3");
@@ -69,13 +69,13 @@ static void with_unheld(const struct model *m)
     pol.all_unheld = true;
     pol.min_age_s = 600; /* the scene's files are exactly 600 s old */
     struct unlink_plan p;
-    actplan_clean(m, &pol, &p);
+    targets_clean(m, &pol, &p);
     assert_non_null(find(&p, "torch_12_2"));
     assert_non_null(find(&p, "sem.mp-abc"));
     assert_int_equal(p.young, 0);
     unlink_plan_free(&p);
     pol.min_age_s = 601;
-    actplan_clean(m, &pol, &p);
+    targets_clean(m, &pol, &p);
     assert_null(find(&p, "torch_12_2"));
     assert_null(find(&p, "sem.mp-abc"));
     assert_int_equal(p.young, 2);
@@ -91,7 +91,7 @@ static void single_choices(const struct model *m)
     char why[200];
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];
-        bool ok = actplan_add_segment(m, i, &pol, &p, why, sizeof(why));
+        bool ok = targets_add_segment(m, i, &pol, &p, why, sizeof(why));
         assert_int_equal(ok, sg->state == SEG_ORPHAN);
         if (sg->state == SEG_IN_USE)
             assert_non_null(strstr(why, "in use"));
@@ -101,16 +101,16 @@ static void single_choices(const struct model *m)
             assert_non_null(strstr(why, "owner is unknown"));
     }
     assert_int_equal(p.n, 2);
-    assert_false(actplan_add_segment(m, m->nsegs, &pol, &p, why, sizeof(why)));
+    assert_false(targets_add_segment(m, m->nsegs, &pol, &p, why, sizeof(why)));
     unlink_plan_free(&p);
 }
 
 static void roles(const struct model *m)
 {
     struct signal_plan w = {0}, z = {0}, mg = {0};
-    actplan_role(m, ROLE_ORPHAN_WORKER, &w);
-    actplan_role(m, ROLE_ZOMBIE, &z);
-    actplan_role(m, ROLE_SHM_MANAGER, &mg);
+    targets_role(m, ROLE_ORPHAN_WORKER, &w);
+    targets_role(m, ROLE_ZOMBIE, &z);
+    targets_role(m, ROLE_SHM_MANAGER, &mg);
     assert_int_equal(w.n, 1);
     assert_int_equal(w.items[0].pid, 20);
     assert_non_null(strstr(w.items[0].why, "19"));
@@ -120,10 +120,10 @@ static void roles(const struct model *m)
     assert_int_equal(mg.n, 1);
     assert_int_equal(mg.items[0].pid, 13);
     struct signal_target t;
-    assert_true(actplan_proc(m, 40, &t));
+    assert_true(targets_proc(m, 40, &t));
     assert_int_equal(t.role, ROLE_HOLDER);
     free(t.cmdline);
-    assert_false(actplan_proc(m, 4242, &t));
+    assert_false(targets_proc(m, 4242, &t));
     signal_plan_free(&w);
     signal_plan_free(&z);
     signal_plan_free(&mg);
@@ -132,8 +132,13 @@ static void roles(const struct model *m)
 static void reap_plan(const struct model *m)
 {
     struct reap_plan p;
-    /* No process table to examine the manager's clients: it is left alone. */
-    reap_plan_build(m, "/nonexistent-proc", &p);
+    /* No process table to examine the manager's clients (a proc with no
+     * process in it): it is left alone. */
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s/sysvipc", fixtures_dir());
+    struct sysroot sys = test_sysroot(dir, dir);
+    reap_plan_build(m, &sys, &p);
+    sysroot_close(&sys);
     assert_int_equal(p.workers.n, 1);
     assert_int_equal(p.workers.items[0].pid, 20);
     assert_int_equal(p.managers.n, 0);
@@ -231,47 +236,32 @@ static void test_log(void **state)
     actlog_close(&log);
 }
 
-/* Makes directory dir/name dated mtime (0: now). */
-static void make_dir(const char *dir, const char *name, time_t mtime)
+/* Records directory name at the top of the scene's mount, dated mtime, as
+ * the scan's listing does (files.h: struct shm_dir). */
+static void add_dir(struct scan *s, const char *name, int64_t mtime, ino_t ino)
 {
-    char path[128];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    assert_int_equal(mkdir(path, 0700), 0);
-    struct timespec ts[2] = {{.tv_sec = mtime}, {.tv_sec = mtime}};
-    if (mtime)
-        assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+    struct file_list *fl = &s->files;
+    struct shm_dir *d = VEC_PUSH(fl->dirs, fl->ndirs, fl->dirs_cap);
+    d->mount = 0;
+    d->name = xstrdup(name);
+    d->dev = s->mounts.items[0].dev;
+    d->ino = ino;
+    d->uid = 1000;
+    d->mtime = mtime;
 }
 
-/* Directories at the top of a mount, read from the directory itself: one
+/* The directories the scan recorded at the top of a mount, no I/O: one
  * named after a dead creator is added (refused) at any age; any other only
- * with all_unheld and old enough; never a file, a FIFO or a symlink to a
- * directory, whatever its name. */
+ * with all_unheld and old enough; a folder segment (joblib's) never, the
+ * model has it. */
 static void test_add_dirs(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/shmwatch-dirs.XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[128];
-    make_dir(dir, "torch_999_5", 0);    /* creator 999 is dead; dated now, after the scan */
-    make_dir(dir, "torch_10_5", 1000);  /* creator 10 is alive; 600 s old at the scan */
-    make_dir(dir, "plain", 1000);
-    snprintf(path, sizeof(path), "%s/torch_999_6", dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    assert_true(fd >= 0);
-    close(fd);
-    snprintf(path, sizeof(path), "%s/torch_999_7", dir);
-    assert_int_equal(symlink("plain", path), 0);
-    snprintf(path, sizeof(path), "%s/torch_999_8", dir);
-    assert_int_equal(mkfifo(path, 0600), 0);
-
-    struct scan *s = fake_scene();
-    free(s->mounts.items[0].path);
-    s->mounts.items[0].path = strdup(dir);
-    /* The directory's device is the mount's, as a scan finds it (entries on
-     * another device are file systems mounted inside: never added). */
-    struct stat dst;
-    assert_int_equal(stat(dir, &dst), 0);
-    s->mounts.items[0].dev = dst.st_dev;
+    struct scan *s = fake_scene(); /* scanned at 1600 */
+    add_dir(s, "torch_999_5", 1600, 5); /* creator 999 is dead; dated at the scan */
+    add_dir(s, "torch_10_5", 1000, 6);  /* creator 10 is alive; 600 s old at the scan */
+    add_dir(s, "plain", 1000, 7);
+    add_dir(s, "joblib_memmapping_folder_999_ab_cd", 1000, 8);
     struct model_opts o;
     model_opts_default(&o);
     struct model m;
@@ -280,26 +270,23 @@ static void test_add_dirs(void **state)
     struct clean_policy pol;
     clean_policy_default(&pol);
     struct unlink_plan p = {0};
-    actplan_add_dirs(&m, &pol, &p);
+    targets_add_dirs(&m, &pol, &p);
     assert_int_equal(p.n, 1);
     const struct unlink_target *t = find(&p, "torch_999_5");
     assert_non_null(t);
     assert_non_null(t->refuse);
     assert_non_null(strstr(t->refuse, "directory"));
     assert_int_equal(t->state, SEG_UNHELD);
-    assert_string_equal(t->mount, dir);
-    assert_string_equal(t->mount_dir, dir);
-    struct stat st;
-    snprintf(path, sizeof(path), "%s/torch_999_5", dir);
-    assert_int_equal(lstat(path, &st), 0);
-    assert_true(t->dev == st.st_dev && t->ino == st.st_ino && t->uid == st.st_uid);
+    assert_string_equal(t->mount, "/dev/shm");
+    assert_true(t->dev == s->mounts.items[0].dev && t->ino == 5 && t->uid == 1000);
+    assert_int_equal(t->mtime, 1600);
     assert_int_equal(p.ntry, 0);
     unlink_plan_free(&p);
 
     pol.all_unheld = true;
     pol.min_age_s = 600;
     memset(&p, 0, sizeof(p));
-    actplan_add_dirs(&m, &pol, &p);
+    targets_add_dirs(&m, &pol, &p);
     assert_int_equal(p.n, 3);
     assert_non_null(find(&p, "torch_999_5"));
     assert_non_null(find(&p, "torch_10_5"));
@@ -310,7 +297,7 @@ static void test_add_dirs(void **state)
 
     pol.min_age_s = 601;
     memset(&p, 0, sizeof(p));
-    actplan_add_dirs(&m, &pol, &p);
+    targets_add_dirs(&m, &pol, &p);
     assert_int_equal(p.n, 1);
     assert_non_null(find(&p, "torch_999_5"));
     unlink_plan_free(&p);
@@ -318,17 +305,6 @@ static void test_add_dirs(void **state)
     model_free(&m);
     scan_free(s);
     free(s);
-    static const char *const names[] = {"torch_999_6", "torch_999_7", "torch_999_8"};
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-        unlink(path);
-    }
-    static const char *const dirs[] = {"torch_999_5", "torch_10_5", "plain"};
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(path, sizeof(path), "%s/%s", dir, dirs[i]);
-        rmdir(path);
-    }
-    assert_int_equal(rmdir(dir), 0);
 }
 
 int main(void)

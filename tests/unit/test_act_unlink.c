@@ -1,5 +1,6 @@
 /* act/unlink.c on a scratch directory standing in for a mount, with a fake
- * /proc tree whose fd links and maps lines point at the scratch files. */
+ * /proc tree whose fd links and maps lines point at the scratch files: a
+ * root seam opened on the scratch tree (its proc; the mount is its /mnt). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 struct fx {
     char root[64], mnt[96], proc[96];
     struct unlink_plan plan;
+    struct sysroot sys;
 };
 
 static void path_of(const struct fx *f, const char *name, char *out, size_t n)
@@ -53,8 +55,7 @@ static struct unlink_target *add_target(struct fx *f, const char *name)
     assert_int_equal(lstat(p, &st), 0);
     assert_int_equal(stat(f->mnt, &mst), 0);
     struct unlink_target *t = VEC_PUSH(f->plan.items, f->plan.n, f->plan.cap);
-    t->mount = xstrdup(f->mnt);
-    t->mount_dir = xstrdup(f->mnt);
+    t->mount = xstrdup("/mnt"); /* as the watched root shows it */
     t->name = xstrdup(name);
     t->dev = mst.st_dev;
     t->ino = st.st_ino;
@@ -74,6 +75,7 @@ static int setup(void **state)
     snprintf(f->proc, sizeof(f->proc), "%s/proc", f->root);
     assert_int_equal(mkdir(f->mnt, 0755), 0);
     assert_int_equal(mkdir(f->proc, 0755), 0);
+    f->sys = test_sysroot(f->proc, f->root);
     *state = f;
     return 0;
 }
@@ -84,6 +86,7 @@ static int teardown(void **state)
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
     assert_int_equal(system(cmd), 0);
+    sysroot_close(&f->sys);
     unlink_plan_free(&f->plan);
     free(f);
     return 0;
@@ -132,7 +135,7 @@ static bool exists(const struct fx *f, const char *name)
 static void run_all(struct fx *f, struct unlink_result *res, bool dry, uid_t uid,
                     struct actlog *log)
 {
-    struct unlink_opts o = {.proc_dir = f->proc, .uid = uid, .dry_run = dry, .log = log};
+    struct unlink_opts o = {.sys = &f->sys, .uid = uid, .dry_run = dry, .log = log};
     struct unlink_run r;
     size_t idx, k = 0;
     unlink_begin(&r, &f->plan, &o);
@@ -296,6 +299,25 @@ static void test_mount_changed(void **state)
     assert_true(exists(f, "x"));
 }
 
+/* In a --pid view, once the watched process is gone (or its pid is
+ * another's), nothing is done below its root: it is no longer the root
+ * scanned. */
+static void test_watched_process_gone(void **state)
+{
+    struct fx *f = *state;
+    make_file(f, "x", 4096);
+    add_target(f, "x");
+    f->sys.pid = 4242; /* no such process in the fake proc */
+    f->sys.pid_start = 1;
+    struct unlink_result res[1];
+    run_all(f, res, false, geteuid(), NULL);
+    f->sys.pid = 0;
+    f->sys.pid_start = 0;
+    assert_int_equal(res[0].outcome, UNLINK_REFUSED);
+    assert_non_null(strstr(res[0].reason, "the watched process 4242 has exited"));
+    assert_true(exists(f, "x"));
+}
+
 /* A file written to after the scan is in use, whatever its state was. */
 static void test_written_since_scan(void **state)
 {
@@ -333,7 +355,7 @@ static void test_find_inodes(void **state)
         q[i].ino = st.st_ino;
     }
     struct holder_blind blind;
-    assert_int_equal(holders_find_inodes(f->proc, q, 4, 0, &blind), 0);
+    assert_int_equal(holders_find_inodes(&f->sys, q, 4, 0, &blind), 0);
     assert_int_equal(q[0].pid, 200);
     assert_int_equal(q[0].fd, 3);
     assert_int_equal(q[1].pid, 201);
@@ -342,9 +364,11 @@ static void test_find_inodes(void **state)
     assert_int_equal(q[3].pid, 200); /* a repeated query shares the answer */
     assert_int_equal(blind.denied, 0);
     /* The caller's own pid is never a holder. */
-    assert_int_equal(holders_find_inodes(f->proc, q, 1, 200, &blind), 0);
+    assert_int_equal(holders_find_inodes(&f->sys, q, 1, 200, &blind), 0);
     assert_int_equal(q[0].pid, 0);
-    assert_int_equal(holders_find_inodes("/nonexistent/proc", q, 1, 0, &blind), -ENOENT);
+    /* A proc that cannot be listed proves nothing: an error. */
+    struct sysroot closed = SYSROOT_NONE;
+    assert_int_equal(holders_find_inodes(&closed, q, 1, 0, &blind), -EBADF);
 }
 
 static void test_blind_rules(void **state)
@@ -375,6 +399,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_replaced_gone_owner_dry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nested_and_planned_refusal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mount_changed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_watched_process_gone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_written_since_scan, setup, teardown),
         cmocka_unit_test_setup_teardown(test_find_inodes, setup, teardown),
         cmocka_unit_test(test_blind_rules),

@@ -16,14 +16,14 @@
 #define GiB (UINT64_C(1) << 30)
 
 /* Parses shapes and computes; returns the rc of whichever step failed. */
-static int run(struct plan_input *in, const char *shape, const char *dtype, struct plan_result *r,
+static int run(struct capacity_input *in, const char *shape, const char *dtype, struct capacity_result *r,
                char **cause)
 {
     *cause = NULL;
-    int rc = plan_parse_shapes(shape, dtype, in, cause);
+    int rc = capacity_parse_shapes(shape, dtype, in, cause);
     if (rc < 0)
         return rc;
-    return plan_compute(in, r, cause);
+    return capacity_compute(in, r, cause);
 }
 
 static void test_dtypes(void **state)
@@ -43,23 +43,23 @@ static void test_dtypes(void **state)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const char *c = NULL;
         unsigned s = 0;
-        assert_true(plan_dtype(cases[i].name, &c, &s));
+        assert_true(capacity_dtype(cases[i].name, &c, &s));
         assert_string_equal(c, cases[i].canonical);
         assert_int_equal(s, cases[i].size);
     }
     const char *c;
     unsigned s;
-    assert_false(plan_dtype("float33", &c, &s));
-    assert_false(plan_dtype("", &c, &s));
-    assert_false(plan_dtype("torch.", &c, &s));
+    assert_false(capacity_dtype("float33", &c, &s));
+    assert_false(capacity_dtype("", &c, &s));
+    assert_false(capacity_dtype("torch.", &c, &s));
 }
 
 static void test_parse_shapes(void **state)
 {
     (void)state;
-    struct plan_input in = {0};
+    struct capacity_input in = {0};
     char *cause = NULL;
-    assert_int_equal(plan_parse_shapes("3x224x224,1:int64", "float16", &in, &cause), 0);
+    assert_int_equal(capacity_parse_shapes("3x224x224,1:int64", "float16", &in, &cause), 0);
     assert_int_equal(in.ntensors, 2);
     assert_int_equal(in.tensors[0].ndims, 3);
     assert_int_equal(in.tensors[0].dims[0], 3);
@@ -72,7 +72,7 @@ static void test_parse_shapes(void **state)
     assert_string_equal(in.tensors[1].dtype, "int64");
     assert_int_equal(in.tensors[1].elem_size, 8);
 
-    assert_int_equal(plan_parse_shapes("3X32X32, 1", "uint8", &in, &cause), 0);
+    assert_int_equal(capacity_parse_shapes("3X32X32, 1", "uint8", &in, &cause), 0);
     assert_int_equal(in.ntensors, 2);
     assert_int_equal(in.tensors[0].dims[2], 32);
     assert_int_equal(in.tensors[1].elem_size, 1);
@@ -81,8 +81,8 @@ static void test_parse_shapes(void **state)
 
 static void expect_bad(const char *shape, const char *dtype, int want, const char *words)
 {
-    struct plan_input in = {.batch_size = 1, .workers = 1};
-    struct plan_result r;
+    struct capacity_input in = {.batch_size = 1, .workers = 1};
+    struct capacity_result r;
     char *cause = NULL;
     int rc = run(&in, shape, dtype, &r, &cause);
     assert_int_equal(rc, want);
@@ -131,20 +131,20 @@ static void test_overflow(void **state)
     expect_bad("4294967296x4294967296", "uint8", -EOVERFLOW, "sample shape");
     expect_bad("4294967296x2147483648", "float32", -EOVERFLOW, "sample size");
 
-    struct plan_input in = {.batch_size = UINT64_C(1) << 40, .workers = 1};
-    struct plan_result r;
+    struct capacity_input in = {.batch_size = UINT64_C(1) << 40, .workers = 1};
+    struct capacity_result r;
     char *cause = NULL;
     assert_int_equal(run(&in, "16777216", "float32", &r, &cause), -EOVERFLOW);
     assert_non_null(strstr(cause, "batch size in bytes"));
     free(cause);
 
     /* A batch that fits, but not ten of them. */
-    struct plan_input in2 = {.batch_size = 1, .workers = 4};
+    struct capacity_input in2 = {.batch_size = 1, .workers = 4};
     assert_int_equal(run(&in2, "4611686018427387904", "uint8", &r, &cause), -EOVERFLOW);
     assert_non_null(strstr(cause, "peak shared memory"));
     free(cause);
 
-    struct plan_input in3 = {.batch_size = 1, .workers = UINT64_MAX / 2, .prefetch = 3};
+    struct capacity_input in3 = {.batch_size = 1, .workers = UINT64_MAX / 2, .prefetch = 3};
     assert_int_equal(run(&in3, "1", "uint8", &r, &cause), -EOVERFLOW);
     assert_non_null(strstr(cause, "batches in flight"));
     free(cause);
@@ -154,8 +154,8 @@ static void test_guide_example(void **state)
 {
     (void)state;
     /* Batch 32 of 3x224x224 float32 is 19,267,584 bytes. */
-    struct plan_input in = {.batch_size = 32, .workers = 4};
-    struct plan_result r;
+    struct capacity_input in = {.batch_size = 32, .workers = 4};
+    struct capacity_result r;
     char *cause = NULL;
     assert_int_equal(run(&in, "3x224x224", "float32", &r, &cause), 0);
     assert_int_equal(r.t[0].elems, 150528);
@@ -172,15 +172,15 @@ static void test_guide_example(void **state)
     assert_int_equal(r.rec_shm_size, 276 * MiB); /* 275.6 MiB up */
     assert_false(r.shm_floored);
     assert_int_equal(r.verdict, PLAN_UNCHECKED);
-    assert_string_equal(plan_verdict_name(r.verdict), "unchecked");
+    assert_string_equal(capacity_verdict_name(r.verdict), "unchecked");
 }
 
 static void test_label_pages(void **state)
 {
     (void)state;
     /* The int64 label batch is 256 bytes but takes a whole page. */
-    struct plan_input in = {.batch_size = 32, .workers = 8, .prefetch = 4};
-    struct plan_result r;
+    struct capacity_input in = {.batch_size = 32, .workers = 8, .prefetch = 4};
+    struct capacity_result r;
     char *cause = NULL;
     assert_int_equal(run(&in, "3x224x224,1:int64", "float32", &r, &cause), 0);
     assert_int_equal(r.t[1].sample_bytes, 8);
@@ -207,8 +207,8 @@ static void test_gib_rounding(void **state)
 {
     (void)state;
     /* 64 x 3x512x512 float32 = 201,326,592 bytes a batch; 8 workers x 2 + 2 = 18. */
-    struct plan_input in = {.batch_size = 64, .workers = 8};
-    struct plan_result r;
+    struct capacity_input in = {.batch_size = 64, .workers = 8};
+    struct capacity_result r;
     char *cause = NULL;
     assert_int_equal(run(&in, "3x512x512", "float32", &r, &cause), 0);
     assert_int_equal(r.batch_bytes, 201326592);
@@ -220,9 +220,9 @@ static void test_gib_rounding(void **state)
 static void test_no_workers(void **state)
 {
     (void)state;
-    struct plan_input in = {.batch_size = 32, .workers = 0, .has_shm_size = true,
+    struct capacity_input in = {.batch_size = 32, .workers = 0, .has_shm_size = true,
                             .shm_size = 64 * MiB};
-    struct plan_result r;
+    struct capacity_result r;
     char *cause = NULL;
     assert_int_equal(run(&in, "3x224x224", "float32", &r, &cause), 0);
     assert_int_equal(r.batch_bytes, 19267584);
@@ -237,9 +237,9 @@ static void test_no_workers(void **state)
 static void test_fit(void **state)
 {
     (void)state;
-    struct plan_input in = {.batch_size = 32, .workers = 4, .has_memory = true,
+    struct capacity_input in = {.batch_size = 32, .workers = 4, .has_memory = true,
                             .memory = 8 * GiB, .has_shm_size = true, .shm_size = 2 * GiB};
-    struct plan_result r;
+    struct capacity_result r;
     char *cause = NULL;
     assert_int_equal(run(&in, "3x224x224", "float32", &r, &cause), 0);
     assert_true(r.shm_fits);
@@ -249,14 +249,14 @@ static void test_fit(void **state)
     assert_int_equal(r.app_room_peak, 8 * GiB - 192675840);
     assert_int_equal(r.app_room_full, 6 * GiB); /* 2 GiB of shm inside 8 GiB leaves 6 */
     assert_int_equal(r.verdict, PLAN_FITS);
-    assert_string_equal(plan_verdict_name(r.verdict), "fits");
+    assert_string_equal(capacity_verdict_name(r.verdict), "fits");
 
     /* Docker's default 64 MiB: the peak does not fit. */
     in.shm_size = 64 * MiB;
     assert_int_equal(run(&in, "3x224x224", "float32", &r, &cause), 0);
     assert_false(r.shm_fits);
     assert_int_equal(r.verdict, PLAN_DOES_NOT_FIT);
-    assert_string_equal(plan_verdict_name(r.verdict), "does_not_fit");
+    assert_string_equal(capacity_verdict_name(r.verdict), "does_not_fit");
 
     /* Without --shm-size the recommendation is what -m must hold. */
     in.has_shm_size = false;
@@ -286,15 +286,15 @@ static void test_fit(void **state)
 static void test_bad_numbers(void **state)
 {
     (void)state;
-    struct plan_input in = {.batch_size = 0, .workers = 1};
-    struct plan_result r;
+    struct capacity_input in = {.batch_size = 0, .workers = 1};
+    struct capacity_result r;
     char *cause = NULL;
     assert_int_equal(run(&in, "3x224x224", "float32", &r, &cause), -EINVAL);
     assert_non_null(strstr(cause, "batch size must be at least 1"));
     free(cause);
 
-    struct plan_input empty = {.batch_size = 1};
-    assert_int_equal(plan_compute(&empty, &r, &cause), -EINVAL);
+    struct capacity_input empty = {.batch_size = 1};
+    assert_int_equal(capacity_compute(&empty, &r, &cause), -EINVAL);
     assert_non_null(strstr(cause, "no tensors"));
     free(cause);
 }
@@ -304,8 +304,8 @@ static void test_bad_numbers(void **state)
 static void test_small_loader_keeps_docker_default(void **state)
 {
     (void)state;
-    struct plan_input in = {.batch_size = 1, .workers = 1};
-    struct plan_result r;
+    struct capacity_input in = {.batch_size = 1, .workers = 1};
+    struct capacity_result r;
     char *cause = NULL;
     assert_int_equal(run(&in, "10", "float32", &r, &cause), 0);
     assert_int_equal(r.shm_peak, 4 * 4096); /* 2 prefetched + 2 held, a page each */

@@ -91,6 +91,18 @@ static void test_pending_filled_from_holder_or_stat(void **state)
     assert_int_equal(find(&fl, "link")->type, FT_SYMLINK);
     assert_false(find(&fl, "sub/deep")->stat_pending);
     assert_int_equal(find(&fl, "sub/deep")->size, 100);
+    /* The directory at the top is recorded (for clean), not the symlink
+     * nor the files. */
+    assert_int_equal(fl.ndirs, 1);
+    assert_string_equal(fl.dirs[0].name, "sub");
+    assert_int_equal(fl.dirs[0].mount, 0);
+    assert_int_equal(fl.dirs[0].dev, t->mount.dev);
+    struct stat sub;
+    char subpath[128];
+    snprintf(subpath, sizeof(subpath), "%s/sub", t->root);
+    assert_int_equal(lstat(subpath, &sub), 0);
+    assert_int_equal(fl.dirs[0].ino, sub.st_ino);
+    assert_int_equal(fl.dirs[0].mtime, (int64_t)sub.st_mtim.tv_sec);
 
     /* A holder's stat of "held" (figures no stat of the file would give)
      * stands in for the entry's own stat. */

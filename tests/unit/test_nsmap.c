@@ -202,14 +202,14 @@ static void test_shared(void **state)
     struct clean_policy pol;
     clean_policy_default(&pol);
     struct unlink_plan p;
-    actplan_clean(&m, &pol, &p);
+    targets_clean(&m, &pol, &p);
     assert_int_equal(p.ntry, 0);
     assert_true(p.doubtful >= 1);
     assert_non_null(p.doubt);
     unlink_plan_free(&p);
     pol.all_unheld = true;
     pol.min_age_s = 60;
-    actplan_clean(&m, &pol, &p);
+    targets_clean(&m, &pol, &p);
     bool planned = false;
     for (size_t i = 0; i < p.n; i++)
         planned = planned || strcmp(p.items[i].name, "torch_999_1") == 0;
@@ -302,7 +302,7 @@ static void test_in_flight(void **state)
     struct clean_policy pol;
     clean_policy_default(&pol);
     struct unlink_plan p;
-    actplan_clean(&m, &pol, &p);
+    targets_clean(&m, &pol, &p);
     assert_true(p.inflight >= 1);
     for (size_t i = 0; i < p.n; i++)
         assert_string_not_equal(p.items[i].name, "torch_999_1");

@@ -21,10 +21,26 @@
 #include "testutil.h"
 #include "collect/holders.h"
 #include "collect/pidscan.h"
+#include "collect/walk.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 
 /* ---- The fixture tree ---- */
+
+/* holders_find_inodes (text: _text) through a seam opened on proc; no
+ * assertion (some callers run in a child). */
+static int find_in(const char *proc, struct inode_query *q, size_t n, pid_t skip_pid,
+                   struct holder_blind *blind, bool text)
+{
+    struct sysroot sys;
+    int rc = sysroot_open(&sys, proc, "/", "/");
+    if (rc < 0)
+        return rc;
+    rc = text ? holders_find_inodes_text(&sys, q, n, skip_pid, blind)
+              : holders_find_inodes(&sys, q, n, skip_pid, blind);
+    sysroot_close(&sys);
+    return rc;
+}
 
 static const char *fixture_proc(char *b, size_t n)
 {
@@ -257,8 +273,8 @@ static void test_fixture_find_inodes(void **state)
     q[10].dev = b.st_dev, q[10].ino = b.st_ino;
     for (int text = 0; text < 2; text++) {
         struct holder_blind blind;
-        int rc = text ? holders_find_inodes_text(proc, q, 11, 0, &blind)
-                      : holders_find_inodes(proc, q, 11, 0, &blind);
+        int rc = text ? find_in(proc, q, 11, 0, &blind, true)
+                      : find_in(proc, q, 11, 0, &blind, false);
         assert_int_equal(rc, 0);
         assert_int_equal(q[0].pid, 100);
         assert_int_equal(q[0].fd, 0);
@@ -321,7 +337,7 @@ static int denied_checks(const char *root, dev_t dev, ino_t ino)
     /* The check before an unlink cannot prove the inode free: both blind. */
     struct inode_query q = {.dev = dev, .ino = ino};
     struct holder_blind blind;
-    if (holders_find_inodes(proc, &q, 1, 0, &blind) != 0 || q.pid != 0 || blind.denied != 2 ||
+    if (find_in(proc, &q, 1, 0, &blind, false) != 0 || q.pid != 0 || blind.denied != 2 ||
         blind.unreachable != 0 || blind.nuids != 1 || blind.uids[0] != 0)
         bad |= 8;
     /* The scan counts each once: 100 for its fd target, 200 once although
@@ -599,8 +615,8 @@ static void test_find_private_mapping(void **state)
     struct inode_query q[2] = {{.dev = r->dev, .ino = r->shared}, {.dev = r->dev, .ino = r->by_fd}};
     for (int text = 0; text < 2; text++) {
         struct holder_blind blind;
-        int rc = text ? holders_find_inodes_text("/proc", q, 2, getpid(), &blind)
-                      : holders_find_inodes("/proc", q, 2, getpid(), &blind);
+        int rc = text ? find_in("/proc", q, 2, getpid(), &blind, true)
+                      : find_in("/proc", q, 2, getpid(), &blind, false);
         assert_int_equal(rc, 0);
         assert_int_equal(q[0].pid, k.pid);
         assert_int_equal(q[0].fd, -1);
@@ -639,7 +655,7 @@ static void test_find_other_pidns(void **state)
     struct kid k = spawn(r, new_pidns, path);
     struct inode_query q = {.dev = r->dev, .ino = r->shared};
     struct holder_blind blind;
-    assert_int_equal(holders_find_inodes("/proc", &q, 1, getpid(), &blind), 0);
+    assert_int_equal(find_in("/proc", &q, 1, getpid(), &blind, false), 0);
     assert_true(q.pid > 0);
     assert_true(q.pid != k.pid && q.pid != getpid());
     assert_true(q.fd >= 0);
