@@ -23,31 +23,11 @@ static void item(struct jsonw *w, const char *key)
     jw_item_done_(w, jw_item_room_(w, key, 0));
 }
 
-static void open_(struct jsonw *w, const char *key, char c)
+void jw_flush_(struct jsonw *w)
 {
-    char *d = jw_item_room_(w, key, 1);
-    *d++ = c;
-    jw_item_done_(w, d);
-    if (w->depth + 1 < JSONW_MAX_DEPTH)
-        w->depth++;
-    w->first[w->depth] = true;
+    fwrite(w->out->data, 1, w->out->len, w->sink);
+    buf_reset(w->out);
 }
-
-static void close_(struct jsonw *w, char c)
-{
-    buf_addc(w->out, c);
-    if (w->depth > 0)
-        w->depth--;
-    if (w->sink && w->out->len >= JSONW_FLUSH_AT) {
-        fwrite(w->out->data, 1, w->out->len, w->sink);
-        buf_reset(w->out);
-    }
-}
-
-void jw_obj(struct jsonw *w, const char *key) { open_(w, key, '{'); }
-void jw_obj_end(struct jsonw *w) { close_(w, '}'); }
-void jw_arr(struct jsonw *w, const char *key) { open_(w, key, '['); }
-void jw_arr_end(struct jsonw *w) { close_(w, ']'); }
 
 void jw_str(struct jsonw *w, const char *key, const char *s)
 {

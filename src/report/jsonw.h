@@ -28,11 +28,8 @@ void jw_init(struct jsonw *w, struct buf *out);
 void jw_stream(struct jsonw *w, FILE *sink);
 #define JSONW_FLUSH_AT (64u << 10)
 /* key may be NULL inside arrays (and at the top level); keys are written as
- * they are, so they must be plain ASCII names (values are escaped). */
-void jw_obj(struct jsonw *w, const char *key);
-void jw_obj_end(struct jsonw *w);
-void jw_arr(struct jsonw *w, const char *key);
-void jw_arr_end(struct jsonw *w);
+ * they are, so they must be plain ASCII names (values are escaped).
+ * jw_obj, jw_obj_end, jw_arr and jw_arr_end are inline, below. */
 void jw_str(struct jsonw *w, const char *key, const char *s);
 void jw_dbl(struct jsonw *w, const char *key, double v);
 
@@ -119,6 +116,34 @@ static inline void jw_raw(struct jsonw *w, const char *key, const char *json, si
     memcpy(d, json, n);
     jw_item_done_(w, d + n);
 }
+
+/* Opening and closing objects and arrays: a few per segment, inline. */
+static inline void jw_open_(struct jsonw *w, const char *key, char c)
+{
+    char *d = jw_item_room_(w, key, 1);
+    *d++ = c;
+    jw_item_done_(w, d);
+    if (w->depth + 1 < JSONW_MAX_DEPTH)
+        w->depth++;
+    w->first[w->depth] = true;
+}
+
+/* Writes out and empties the buffer (jw_stream's sink). */
+void jw_flush_(struct jsonw *w);
+
+static inline void jw_close_(struct jsonw *w, char c)
+{
+    buf_addc(w->out, c);
+    if (w->depth > 0)
+        w->depth--;
+    if (w->sink && w->out->len >= JSONW_FLUSH_AT)
+        jw_flush_(w);
+}
+
+static inline void jw_obj(struct jsonw *w, const char *key) { jw_open_(w, key, '{'); }
+static inline void jw_obj_end(struct jsonw *w) { jw_close_(w, '}'); }
+static inline void jw_arr(struct jsonw *w, const char *key) { jw_open_(w, key, '['); }
+static inline void jw_arr_end(struct jsonw *w) { jw_close_(w, ']'); }
 
 static inline void jw_bool(struct jsonw *w, const char *key, bool v)
 {

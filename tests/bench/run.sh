@@ -343,9 +343,15 @@ measure_scene() { # NAME ARGS LABEL
     CPU_FF[$name]=$(awk '$1 == "facts" { print $2 }' <<<"$out")
     CPU_LSOF[$name]=$(awk '$1 == "lsof" { print $2 }' <<<"$out")
     if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
-        valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.$name" "$SHMWATCH" --json "${all[@]}" \
-            >/dev/null 2>"$TMP/cg.$name.log" ||
-            die "callgrind run failed: $(grep -v -e '^==' -e '^--' "$TMP/cg.$name.log" | tail -n 5)"
+        # Tried twice: on a loaded machine a run under valgrind has been
+        # seen to end with a failure status and no message.
+        local try
+        for try in 1 2; do
+            valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.$name" "$SHMWATCH" --json \
+                "${all[@]}" >/dev/null 2>"$TMP/cg.$name.log" && break
+            [ "$try" = 1 ] || die "callgrind run failed (status $?): $(grep -v -e '^==' -e '^--' \
+                "$TMP/cg.$name.log" | tail -n 5)"
+        done
         IR[$name]=$(awk '/^(summary|totals):/ { print $2 }' "$TMP/cg.$name" | tail -n 1)
     fi
 }
