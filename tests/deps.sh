@@ -12,6 +12,7 @@ packages=(
   debootstrap                               # the PyTorch 2.x root (tests/stack/rootfs.sh)
   docker.io                                 # real containers (tests/stack/docker_lib.sh)
   prometheus                                # promtool checks the metrics
+  prometheus-node-exporter iproute2         # the fleet path: textfile served, scraped (node_fleet.sh)
   valgrind                                  # instruction counts in the benchmark
   qemu-system-x86 busybox-static cpio       # the cgroup v2 guest (tests/guest); its kernel
                                             # package is fetched by the test, not installed

@@ -261,3 +261,32 @@ docker_bundle() {
 docker_bundle_cmd() {
     printf '%s\n' "$1/ld.so" --library-path "$1" "$1/$2"
 }
+
+# docker_names_visible: makes the private daemon's state findable where
+# shmwatch looks for Docker's names on a node (/etc/docker/daemon.json's
+# "data-root", then <data-root>/containers/<id>/config.v2.json), as on a host
+# whose daemon keeps its data outside /var/lib/docker: a copy of /etc/docker
+# with a daemon.json naming $DOCKER_DATA is bind-mounted on /etc/docker in the
+# test's private mount namespace only (the host's /etc/docker is untouched).
+docker_names_visible() {
+    [ -n "$DOCKER_STATE" ] || fail "docker_names_visible: docker_start first"
+    [ -n "${IN_SHM_NS:-}" ] || fail "docker_names_visible: only in the test's private mount namespace"
+    local d=$DOCKER_STATE/etc-docker
+    mkdir -p "$d" /etc/docker || fail "cannot make $d"
+    cp -a /etc/docker/. "$d/" 2>/dev/null || true
+    printf '{ "data-root": "%s" }\n' "$DOCKER_DATA" >"$d/daemon.json"
+    mount --bind "$d" /etc/docker || fail "cannot bind $d on /etc/docker"
+    on_exit 'umount -l /etc/docker 2>/dev/null || true'
+}
+
+# docker_ns_pids NAME: the host pids of every process of container NAME (those
+# in its pid namespace), one a line.
+docker_ns_pids() {
+    local init ns p
+    init=$(docker_pid "$1")
+    ns=$(readlink "/proc/$init/ns/pid") || fail "container $1: no pid namespace"
+    for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] && echo "${p#/proc/}"
+    done
+    return 0
+}
