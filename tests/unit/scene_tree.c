@@ -38,6 +38,7 @@ struct map_rec {
     char perms[8];
     enum ref_kind kind;
     char *target;
+    bool nolink; /* no map_files/ link: as a reader without CAP_SYS_ADMIN sees it */
 };
 
 struct proc_rec {
@@ -332,6 +333,12 @@ static int parse_proc_line(struct desc *d, const char *word, const char *rest, c
             rc = fail(err, n, "line %d: map START-END PERMS OFFSET shm:NAME|gone:NAME", lineno);
         } else {
             memcpy(m->perms, b, 5);
+            char *opt = token(&rest);
+            if (opt && strcmp(opt, "nolink") == 0)
+                m->nolink = true;
+            else if (opt)
+                rc = fail(err, n, "line %d: map ... [nolink]", lineno);
+            free(opt);
         }
     } else {
         rc = fail(err, n, "line %d: unknown record %s", lineno, word);
@@ -727,6 +734,22 @@ static void subst(struct buf *out, const char *text, dev_t dev)
     }
 }
 
+/* Does a mountinfo text name dev other than as @DEV@ (a made-up device
+ * that happens to be the test file system's)? */
+static bool dev_collides(const char *text, dev_t dev)
+{
+    for (const char *l = text; l && *l;) {
+        unsigned long id, parent;
+        unsigned maj, min;
+        if (sscanf(l, "%lu %lu %u:%u", &id, &parent, &maj, &min) == 4 && makedev(maj, min) == dev)
+            return true;
+        l = strchr(l, '\n');
+        if (l)
+            l++;
+    }
+    return false;
+}
+
 static const struct mnt_rec *find_mnt(const struct desc *d, const char *name)
 {
     for (size_t i = 0; name && i < d->nmnts; i++)
@@ -792,6 +815,8 @@ static int make_proc(struct scene *sc, const struct desc *d, const struct proc_r
         if (p->exe && !p->kthread)
             TRY(symlink(p->exe, AT("exe")) == 0, "cannot link %s", path.data);
         if (mnt) {
+            TRY(!dev_collides(mnt->text.data, sc->dev),
+                "mountinfo %s names the tree's own device other than as @DEV@", mnt->name);
             subst(&b, mnt->text.data ? mnt->text.data : "", sc->dev);
             TRY(write_text(AT("mountinfo"), b.data ? b.data : "", b.len) == 0, "cannot write %s",
                 path.data);
@@ -816,6 +841,8 @@ static int make_proc(struct scene *sc, const struct desc *d, const struct proc_r
             ino_t ino = real_ino(sc, d, m->kind, m->target);
             TRY(ino, "proc %d: a map names no file of the scene", (int)p->pid);
             maps_line(&b, m, sc->dev, ino);
+            if (m->nolink)
+                continue;
             char name[64], *target = str_printf("../../../%s/%s%s", file_dir(m->kind), m->target,
                                                 m->kind == REF_GONE ? " (deleted)" : "");
             snprintf(name, sizeof(name), "map_files/%llx-%llx", m->start, m->end);
