@@ -66,6 +66,7 @@
 #include "report/report.h"
 #include "util/buf.h"
 #include "util/fileio.h"
+#include "util/sysroot.h"
 #include "util/xalloc.h"
 
 #define UPDATE_ENV "SHMWATCH_GOLDEN_UPDATE"
@@ -120,11 +121,24 @@ static void run_scene(void **state)
     if (rc < 0)
         fail_msg("%s: %s", g->name, err);
 
-    struct scan_opts o = {.proc_dir = g->sc.proc, .target_pid = g->sc.watch};
-    if (o.target_pid)
-        assert_int_equal(scan_target_identify(o.proc_dir, o.target_pid, &o.target_start), 0);
+    /* The seam on the tree: its proc, and its root both as the watcher's
+     * own (the cgroup hierarchies) and as the watched one; with a --pid
+     * scene, that process's view through the tree's proc (its root link). */
+    char *root = str_printf("%s/root", g->sc.tree);
+    struct sysroot host = SYSROOT_NONE, view = SYSROOT_NONE;
+    rc = sysroot_open(&host, g->sc.proc, root, root);
+    free(root);
+    if (rc == 0 && g->sc.watch)
+        rc = sysroot_open_pid(&view, &host, g->sc.watch);
+    if (rc < 0) {
+        sysroot_close(&host);
+        fail_msg("%s: cannot open the seam on the tree: %s", g->name, strerror(-rc));
+    }
+    struct scan_opts o = {.sys = g->sc.watch ? &view : &host};
     struct scan s;
     rc = scan_run(&o, &s);
+    sysroot_close(&view);
+    sysroot_close(&host);
     if (rc < 0) {
         scan_free(&s);
         fail_msg("%s: scan_run: %s", g->name, strerror(-rc));
