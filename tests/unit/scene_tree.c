@@ -1022,16 +1022,6 @@ int scene_normalize(const struct scene *sc, struct scan *s, char *err, size_t n)
         if (!sc->files_owned && h->stat_ok && h->uid == me)
             h->uid = sc->owner;
     }
-    size_t tl = strlen(sc->tree);
-    for (size_t i = 0; i < s->warn.n; i++) {
-        char *at;
-        while ((at = strstr(s->warn.msg[i], sc->tree))) {
-            char *w = str_printf("%.*s<tree>%s", (int)(at - s->warn.msg[i]), s->warn.msg[i],
-                                 at + tl);
-            free(s->warn.msg[i]);
-            s->warn.msg[i] = w;
-        }
-    }
     return 0;
 }
 

@@ -46,8 +46,8 @@ int scene_build(struct scene *sc, const char *desc, char *err, size_t errlen);
 
 /* Puts the declared values in place of what cannot be recorded: the scan's
  * time and duration, its mounts' statvfs figures, meminfo, every inode
- * number of the tree, the owner of the files (when they could not be
- * chown'ed), and the tree's path in warnings ("<tree>"). Returns 0, or -1
+ * number of the tree, and the owner of the files (when they could not be
+ * chown'ed). Returns 0, or -1
  * with the reason in err (an inode of the scan no file of the scene has,
  * a mount whose statvfs failed). */
 int scene_normalize(const struct scene *sc, struct scan *s, char *err, size_t errlen);

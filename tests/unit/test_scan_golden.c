@@ -25,7 +25,8 @@
  *   the scene's files (else the test fails).
  * - the owner of the files, when the test does not run as root and cannot
  *   chown them: the runner's uid reads as the scene's owner.
- * - the tree's temporary path in warnings reads "<tree>".
+ * Nothing else: warnings name /proc as the seam shows it
+ * (sysroot_proc_shown), never the tree's temporary path.
  *
  * What the tree cannot fake, and what it does instead:
  * - the device: the watched mount's device in the recorded mountinfo is the
