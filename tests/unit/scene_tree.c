@@ -584,13 +584,15 @@ static int make_file(struct scene *sc, const struct file_rec *f, char *err, size
     }
     static char page[65536];
     memset(page, 0x5a, sizeof(page));
-    bool ok = true;
+    /* Sized first, then written inside the size: no write extends the
+     * file, so no file system preallocates past it. */
+    bool ok = ftruncate(fd, (off_t)f->size) == 0;
     for (unsigned long long at = 0; at < f->alloc && ok;) {
         size_t chunk = f->alloc - at < sizeof(page) ? (size_t)(f->alloc - at) : sizeof(page);
         ok = pwrite(fd, page, chunk, (off_t)at) == (ssize_t)chunk;
         at += chunk;
     }
-    ok = ok && ftruncate(fd, (off_t)f->size) == 0 && fsync(fd) == 0;
+    ok = ok && fsync(fd) == 0;
     ok = close(fd) == 0 && ok;
     if (!ok) {
         fail(err, n, "cannot write %s: %s", path, strerror(errno));
