@@ -25,7 +25,7 @@
 /* The init pid namespace's inode (PROC_PID_INIT_INO). */
 #define INIT_PIDNS 4026531836ul
 
-enum ref_kind { REF_SHM, REF_GONE, REF_ABS };
+enum ref_kind { REF_SHM, REF_GONE, REF_ABS, REF_DIR };
 
 struct fd_rec {
     int fd;
@@ -73,7 +73,7 @@ struct text_rec {
 };
 
 struct file_rec {
-    enum ref_kind kind; /* REF_SHM or REF_GONE */
+    enum ref_kind kind; /* REF_SHM, REF_GONE or REF_DIR (a directory below the mount) */
     char *name;
     ino_t ino;
     unsigned long long size, alloc, age;
@@ -354,9 +354,14 @@ static int parse_file(struct desc *d, enum ref_kind kind, const char *rest, char
                       int lineno)
 {
     char *name = token(&rest);
-    if (!name || !*name || strchr(name, '/')) {
+    /* Below the mount: a path of plain components (a gone file: one). */
+    bool bad = !name || !*name || name[0] == '/' || name[strlen(name) - 1] == '/' ||
+               strstr(name, "//") || (kind == REF_GONE && strchr(name, '/'));
+    for (const char *c = name; !bad && c; c = strchr(c, '/'), c = c ? c + 1 : c)
+        bad = strncmp(c, "..", 2) == 0 && (c[2] == '/' || !c[2]);
+    if (bad) {
         free(name);
-        return fail(err, n, "line %d: shm|gone NAME ino=N size=N alloc=N age=S", lineno);
+        return fail(err, n, "line %d: shm|gone|shmdir NAME ino=N size=N alloc=N age=S", lineno);
     }
     struct file_rec *f = VEC_PUSH(d->files, d->nfiles, d->files_cap);
     memset(f, 0, sizeof(*f));
@@ -510,6 +515,8 @@ static int parse(struct scene *sc, struct desc *d, char *text, char *err, size_t
             rc = parse_file(d, REF_SHM, rest, err, n, lineno);
         } else if (strcmp(word, "gone") == 0) {
             rc = parse_file(d, REF_GONE, rest, err, n, lineno);
+        } else if (strcmp(word, "shmdir") == 0) {
+            rc = parse_file(d, REF_DIR, rest, err, n, lineno);
         } else {
             rc = parse_proc_line(d, word, rest, line, err, n, lineno);
         }
@@ -562,7 +569,7 @@ static int mkdirs(const char *tree, const char *rel)
 
 static const char *file_dir(enum ref_kind k)
 {
-    return k == REF_SHM ? "root/dev/shm" : "root/.unlinked";
+    return k == REF_GONE ? "root/.unlinked" : "root/dev/shm";
 }
 
 /* The file's name in the tree: a gone file's has " (deleted)" on, so that
@@ -573,10 +580,52 @@ static char *file_path(const char *tree, enum ref_kind k, const char *name)
     return str_printf("%s/%s/%s%s", tree, file_dir(k), name, k == REF_GONE ? " (deleted)" : "");
 }
 
-static int make_file(struct scene *sc, const struct file_rec *f, char *err, size_t n)
+/* A directory below the mount: made now, dated once its files are made
+ * (date_dir), as making them changes its mtime. */
+static int make_dir(struct scene *sc, const struct file_rec *f, char *err, size_t n)
+{
+    char *rel = str_printf("root/dev/shm/%s", f->name), *path = file_path(sc->tree, f->kind, f->name);
+    struct stat st;
+    int rc = 0;
+    if (mkdirs(sc->tree, rel) != 0 || stat(path, &st) != 0)
+        rc = fail(err, n, "cannot make %s: %s", path, strerror(errno));
+    else if (sc->files_owned && chown(path, sc->owner, sc->owner) != 0)
+        rc = fail(err, n, "cannot chown %s: %s", path, strerror(errno));
+    if (rc == 0) {
+        struct scene_ino *si = VEC_PUSH(sc->inos, sc->ninos, sc->inos_cap);
+        si->real = st.st_ino;
+        si->declared = f->ino;
+    }
+    free(rel);
+    free(path);
+    return rc;
+}
+
+static int date_dir(struct scene *sc, const struct file_rec *f, char *err, size_t n)
 {
     char *path = file_path(sc->tree, f->kind, f->name);
+    struct timespec ts[2] = {{.tv_sec = sc->now - (time_t)f->age}, {.tv_sec = sc->now - (time_t)f->age}};
+    int rc = utimensat(AT_FDCWD, path, ts, 0) == 0 ? 0 : fail(err, n, "cannot date %s", path);
+    free(path);
+    return rc;
+}
+
+static int make_file(struct scene *sc, const struct file_rec *f, char *err, size_t n)
+{
+    if (f->kind == REF_DIR)
+        return make_dir(sc, f, err, n);
+    char *path = file_path(sc->tree, f->kind, f->name);
     int rc = -1;
+    char *slash = strrchr(f->name, '/');
+    if (slash) { /* in a directory below the mount */
+        char *rel = str_printf("root/dev/shm/%.*s", (int)(slash - f->name), f->name);
+        int made = mkdirs(sc->tree, rel);
+        free(rel);
+        if (made != 0) {
+            fail(err, n, "cannot make the directory of %s", path);
+            goto out;
+        }
+    }
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
         fail(err, n, "cannot create %s: %s", path, strerror(errno));
@@ -910,6 +959,9 @@ static int build(struct scene *sc, struct desc *d, char *err, size_t n)
     sc->files_owned = geteuid() == 0;
     for (size_t i = 0; i < d->nfiles; i++)
         if (make_file(sc, &d->files[i], err, n) < 0)
+            return -1;
+    for (size_t i = 0; i < d->nfiles; i++)
+        if (d->files[i].kind == REF_DIR && date_dir(sc, &d->files[i], err, n) < 0)
             return -1;
     for (size_t i = 0; i < d->nprocs; i++)
         if (make_proc(sc, d, &d->procs[i], err, n) < 0)
