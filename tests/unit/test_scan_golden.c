@@ -49,6 +49,10 @@
  * - fd/ lists in the file system's order, not ascending as /proc does: no
  *   scene has one process hold one inode by two fds, whose order would
  *   show in the holders.
+ * - one root: the tree's root/ is the watcher's own (where its mountinfo's
+ *   cgroup2 mount is read) and every process's (proc/PID/root links to
+ *   it), a container's included; a scene's files below it are what that
+ *   scene's watched mountinfo mounts at /dev/shm.
  * - pid 1 is of the init pid namespace in every scene, so creator pids
  *   are sound evidence (the mount's birth time, the real tree's, is never
  *   consulted).
