@@ -432,9 +432,12 @@ static int parse(struct scene *sc, struct desc *d, char *text, char *err, size_t
 {
     int lineno = 0;
     struct buf *block = NULL; /* inside a mountinfo or text block */
-    char *save = NULL;
     bool has_now = false;
-    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    for (char *line = text, *next; line; line = next) {
+        /* Line by line, empty ones counted (and kept in a block). */
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
         lineno++;
         if (block) {
             if (strcmp(line, "end") == 0)

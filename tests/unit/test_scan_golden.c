@@ -194,9 +194,13 @@ static void run_scene(void **state)
                     g->name, golden, strerror(-rc));
         else
             show_diff(golden, actual);
+        char msg[512];
+        snprintf(msg, sizeof(msg), "%s: the snapshot differs from its golden file (actual: %s)",
+                 g->name, actual);
+        free(actual);
         free(golden);
         free(pretty);
-        fail_msg("%s: the snapshot differs from its golden file (actual: %s)", g->name, actual);
+        fail_msg("%s", msg);
     }
     free(golden);
     free(pretty);
