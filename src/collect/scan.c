@@ -95,7 +95,7 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     const struct sysroot *sys = o->sys;
     pid_t target = sys->pid;
     s->target_pid = target;
-    s->self_pid = getpid();
+    s->self_pid = sysroot_self_pid(sys);
     clock_gettime(CLOCK_REALTIME, &s->time);
     double t0 = clock_now();
 

@@ -57,7 +57,8 @@ struct scan {
     bool holders_scanned;
     pid_t target_pid;
     enum scan_target target_state; /* not OK: scan_run failed with -ESRCH */
-    pid_t self_pid;    /* the scanning process: whose world is watched without --pid */
+    pid_t self_pid;    /* the scanning process (as sys->proc numbers it: sysroot_self_pid):
+                        * whose world is watched without --pid */
     char *target_host; /* the watched process's /etc/hostname, or NULL */
     /* A stand-in for a scan that has not ended (scan_stalled): it has no
      * figures, only these and a warning. */

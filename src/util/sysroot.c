@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,20 @@ const char *sysroot_proc_shown(const struct sysroot *r)
 {
     (void)r;
     return "/proc";
+}
+
+pid_t sysroot_self_pid(const struct sysroot *r)
+{
+    char b[32];
+    ssize_t n = r->proc >= 0 ? readlinkat(r->proc, "self", b, sizeof(b) - 1) : -1;
+    if (n > 0) {
+        b[n] = '\0';
+        char *end;
+        long v = strtol(b, &end, 10);
+        if (!*end && v > 0 && v <= INT_MAX)
+            return (pid_t)v;
+    }
+    return getpid();
 }
 
 const char *sysroot_rel(const char *p)

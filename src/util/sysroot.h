@@ -66,6 +66,12 @@ const char *sysroot_proc_shown(const struct sysroot *r);
  * it is. */
 const char *sysroot_rel(const char *p);
 
+/* The watcher's own pid as r->proc numbers its processes: its "self"
+ * link (a /proc of another pid namespace numbers it otherwise, and a
+ * fixture's names a process of the fixture); getpid() when the link
+ * cannot be read. */
+pid_t sysroot_self_pid(const struct sysroot *r);
+
 /* A struct with no fd open (every fd -1, pid 0). */
 #define SYSROOT_NONE ((struct sysroot){.proc = -1, .host = -1, .root = -1})
 

@@ -109,6 +109,32 @@ static void test_pid_stat_parse(void **state)
     rmdir(dir);
 }
 
+/* The watcher's pid as the seam's proc numbers it: the real /proc's self
+ * is this process; a fixture's self link names its own; without a link,
+ * getpid(). */
+static void test_self_pid(void **state)
+{
+    (void)state;
+    struct sysroot r;
+    assert_int_equal(sysroot_open(&r, "/proc", "/", "/"), 0);
+    assert_int_equal(sysroot_self_pid(&r), getpid());
+    sysroot_close(&r);
+    char dir[] = "/tmp/test_sysroot.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(sysroot_open(&r, dir, "/", "/"), 0);
+    assert_int_equal(sysroot_self_pid(&r), getpid()); /* no link */
+    char path[128];
+    snprintf(path, sizeof(path), "%s/self", dir);
+    assert_int_equal(symlink("4242", path), 0);
+    assert_int_equal(sysroot_self_pid(&r), 4242);
+    unlink(path);
+    assert_int_equal(symlink("42x", path), 0); /* not a pid */
+    assert_int_equal(sysroot_self_pid(&r), getpid());
+    unlink(path);
+    sysroot_close(&r);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -116,6 +142,7 @@ int main(void)
         cmocka_unit_test(test_open_fails_whole),
         cmocka_unit_test(test_pid_view_pinned),
         cmocka_unit_test(test_pid_stat_parse),
+        cmocka_unit_test(test_self_pid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
