@@ -146,16 +146,17 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
 {
     /* --pid: the process as it is now; a stream ends when it exits. */
     unsigned long long start = 0;
-    if (o->pid) {
-        int irc = scan_target_identify("/proc", o->pid, &start);
+    pid_t pid = (pid_t)o->pid;
+    if (pid) {
+        int irc = scan_target_identify("/proc", pid, &start);
         if (irc < 0) {
-            say_target_failure(o->pid, irc, SCAN_TARGET_OK);
+            say_target_failure(pid, irc, SCAN_TARGET_OK);
             return 1;
         }
     }
     struct scan_opts so = {
         .proc_dir = "/proc",
-        .target_pid = o->pid,
+        .target_pid = pid,
         .target_start = start,
         .mounts = (const char *const *)cfg->mounts.item,
         .nmounts = cfg->mounts.n,
@@ -185,7 +186,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
             job = NULL;
             stalled = false;
             if (src < 0) {
-                say_target_failure(o->pid, src, s.target_state);
+                say_target_failure(pid, src, s.target_state);
                 scan_free(&s);
                 rc = 1;
                 break;
@@ -245,8 +246,8 @@ int main(int argc, char **argv)
     }
     struct options o;
     char *err = NULL;
-    if (options_parse(argc, argv, &o, &err) != 0) {
-        fprintf(stderr, "shmwatch: %s\n", err);
+    if (cli_parse(CLI_MAIN, argc, argv, &o, &err) != 0) {
+        fprintf(stderr, "%s\n", err);
         free(err);
         options_free(&o);
         return 2;
@@ -266,8 +267,7 @@ int main(int argc, char **argv)
     int rc = 0;
     switch (o.mode) {
     case MODE_HELP:
-        output_printf("%s", options_usage());
-        rc = output_status(NULL, NULL);
+        rc = usage_print(CLI_MAIN);
         break;
     case MODE_VERSION:
         output_printf("shmwatch %s\n", SHMWATCH_VERSION);
@@ -288,9 +288,9 @@ int main(int argc, char **argv)
         }
         {
             struct ui_flags uf = {
-                .pid = o.pid,
+                .pid = (pid_t)o.pid,
                 .demo = o.demo,
-                .mounts_given = o.nmounts > 0,
+                .mounts_given = o.mounts.n > 0,
                 .theme_given = o.theme != NULL,
             };
             rc = ui_main(&uf, &cfg);
