@@ -69,7 +69,9 @@ static int set(const struct cli_command *c, const struct cli_opt *r, const char 
     }
     bool ok = true;
     switch (r->type) {
-    case CLI_FLAG: *(bool *)f = true; break;
+    case CLI_FLAG:
+        *(bool *)f = true;
+        break;
     case CLI_CHOICE: {
         int *choice = f;
         ok = r->stop || *choice == 0 || *choice == r->value;
@@ -77,7 +79,9 @@ static int set(const struct cli_command *c, const struct cli_opt *r, const char 
             *choice = r->value;
         break;
     }
-    case CLI_INT: ok = parse_int(v, (long long)r->min, (long long)r->max, f); break;
+    case CLI_INT:
+        ok = parse_int(v, (long long)r->min, (long long)r->max, f);
+        break;
     case CLI_SIZE: {
         uint64_t *n = f;
         ok = parse_size(v, n) && (double)*n >= r->min && (r->max == 0 || (double)*n <= r->max);
@@ -98,7 +102,9 @@ static int set(const struct cli_command *c, const struct cli_opt *r, const char 
             *(const char **)f = v;
         }
         break;
-    case CLI_STRING: *(const char **)f = v; break;
+    case CLI_STRING:
+        *(const char **)f = v;
+        break;
     }
     if (!ok)
         return say(c, c->value_hint, r->bad, v, err);

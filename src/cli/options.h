@@ -23,38 +23,38 @@ struct cli_list {
  * which field each option sets). Strings point into argv. A field whose
  * option was not given keeps its zero, or the default cli_parse gives it. */
 struct options {
-    enum cli_cmd cmd;       /* the command that was parsed */
-    enum run_mode mode;     /* MODE_HELP for --help of any command */
+    enum cli_cmd cmd;   /* the command that was parsed */
+    enum run_mode mode; /* MODE_HELP for --help of any command */
     /* The dashboard and the snapshots. */
-    double interval;        /* seconds between snapshots (streams) or scans (dashboard) */
+    double interval; /* seconds between snapshots (streams) or scans (dashboard) */
     bool interval_set;
-    long long count;        /* snapshots to print; 0 = forever */
+    long long count; /* snapshots to print; 0 = forever */
     bool count_set;
     struct cli_list mounts; /* --mount (also clean) */
     long long pid;          /* --pid: watch this process's namespaces */
     const char *config;     /* (also clean, reap) */
     const char *theme;
     const char *prometheus_file;
-    const char *log_file;   /* (also clean, reap) */
+    const char *log_file; /* (also clean, reap) */
     bool no_color, ascii, read_only, demo;
-    bool trust_pids;              /* --trust-pids (also clean) */
-    const char *orphan_min_age;   /* --orphan-min-age, as given (also clean) */
+    bool trust_pids;            /* --trust-pids (also clean) */
+    const char *orphan_min_age; /* --orphan-min-age, as given (also clean) */
     /* clean and reap */
     bool dry_run, yes;
-    bool all_unheld;              /* clean */
-    double min_age;               /* clean --min-age */
+    bool all_unheld; /* clean */
+    double min_age;  /* clean --min-age */
     bool min_age_set;
-    double timeout;               /* reap --timeout */
+    double timeout; /* reap --timeout */
     bool timeout_set;
     /* plan */
-    long long observe;            /* --observe PID */
+    long long observe; /* --observe PID */
     long long batch_size, workers, prefetch;
     bool batch_size_set, workers_set, prefetch_set;
     const char *sample_shape;
-    const char *dtype;            /* default "float32" */
+    const char *dtype; /* default "float32" */
     uint64_t memory, shm_size;
     bool memory_set, shm_size_set;
-    bool json;                    /* plan --json */
+    bool json; /* plan --json */
 };
 
 /* Parses the command line of cmd (argv[0] is the program or the

@@ -20,10 +20,12 @@ const struct cli_opt cli_opts[] = {
     /* The snapshot modes. */
     {"once", 0, CLI_CHOICE, MAIN, NULL, "print a text snapshot and exit", .offset = F(mode),
      .value = MODE_ONCE, .bad = "--once, --json and --prometheus exclude each other"},
-    {"json", 0, CLI_CHOICE, MAIN, NULL, "print a JSON snapshot (schema 1) and exit", .offset = F(mode),
-     .value = MODE_JSON, .bad = "--once, --json and --prometheus exclude each other"},
-    {"prometheus", 0, CLI_CHOICE, MAIN, NULL, "print Prometheus metrics and exit", .offset = F(mode),
-     .value = MODE_PROMETHEUS, .bad = "--once, --json and --prometheus exclude each other"},
+    {"json", 0, CLI_CHOICE, MAIN, NULL, "print a JSON snapshot (schema 1) and exit",
+     .offset = F(mode), .value = MODE_JSON,
+     .bad = "--once, --json and --prometheus exclude each other"},
+    {"prometheus", 0, CLI_CHOICE, MAIN, NULL, "print Prometheus metrics and exit",
+     .offset = F(mode), .value = MODE_PROMETHEUS,
+     .bad = "--once, --json and --prometheus exclude each other"},
     {"prometheus-file", 0, CLI_PATH, MAIN, "PATH",
      "write metrics to PATH atomically every --interval\n"
      "(default 15 s) until stopped or --count is reached",
@@ -41,8 +43,10 @@ const struct cli_opt cli_opts[] = {
      .bad = "--count: '%s' is not a whole number >= 0"},
 
     /* clean and reap */
-    {"dry-run", 'n', CLI_FLAG, CLEAN, NULL, "check everything, remove nothing", .offset = F(dry_run)},
-    {"dry-run", 'n', CLI_FLAG, REAP, NULL, "check everything, signal nothing", .offset = F(dry_run)},
+    {"dry-run", 'n', CLI_FLAG, CLEAN, NULL, "check everything, remove nothing",
+     .offset = F(dry_run)},
+    {"dry-run", 'n', CLI_FLAG, REAP, NULL, "check everything, signal nothing",
+     .offset = F(dry_run)},
     {"yes", 'y', CLI_FLAG, CLEAN | REAP, NULL, "do not ask", .offset = F(yes)},
     {"all-unheld", 0, CLI_FLAG, CLEAN, NULL,
      "also remove unheld segments (owner unknown) that are\n"
@@ -75,11 +79,13 @@ const struct cli_opt cli_opts[] = {
     {"orphan-min-age", 0, CLI_DURATION, MAIN, "DUR",
      "never call a segment younger than DUR an orphan\n"
      "(default: the setting orphan_min_age, 60s)",
-     .offset = F(orphan_min_age), .config_key = "orphan_min_age", .config_bad = "--orphan-min-age: %s"},
+     .offset = F(orphan_min_age), .config_key = "orphan_min_age",
+     .config_bad = "--orphan-min-age: %s"},
     {"orphan-min-age", 0, CLI_DURATION, CLEAN, "DUR",
      "never call a segment younger than DUR an orphan (default:\n"
      "the setting orphan_min_age, 60s)",
-     .offset = F(orphan_min_age), .config_key = "orphan_min_age", .config_bad = "--orphan-min-age: %s"},
+     .offset = F(orphan_min_age), .config_key = "orphan_min_age",
+     .config_bad = "--orphan-min-age: %s"},
     {"trust-pids", 0, CLI_FLAG, MAIN, NULL,
      "inside a container whose /dev/shm shmwatch cannot show\n"
      "private, still prove orphans by the pids in their names",
@@ -91,9 +97,10 @@ const struct cli_opt cli_opts[] = {
 
     /* Settings and looks. */
     {"config", 0, CLI_PATH, MAIN, "FILE", "configuration file (YAML)", .offset = F(config)},
-    {"theme", 0, CLI_STRING, MAIN, "NAME|FILE", "colour theme for the dashboard", .offset = F(theme),
-     .config_key = "theme", .config_bad = "command line: %s"},
-    {"no-color", 0, CLI_FLAG, MAIN, NULL, "no colours (also when NO_COLOR is set)", .offset = F(no_color)},
+    {"theme", 0, CLI_STRING, MAIN, "NAME|FILE", "colour theme for the dashboard",
+     .offset = F(theme), .config_key = "theme", .config_bad = "command line: %s"},
+    {"no-color", 0, CLI_FLAG, MAIN, NULL, "no colours (also when NO_COLOR is set)",
+     .offset = F(no_color)},
     {"ascii", 0, CLI_FLAG, MAIN, NULL, "ASCII-only drawing and names", .offset = F(ascii),
      .config_key = "ascii"},
     {"read-only", 0, CLI_FLAG, MAIN, NULL, "disable every action key in the dashboard",
@@ -104,7 +111,8 @@ const struct cli_opt cli_opts[] = {
      .offset = F(log_file), .config_key = "log_file", .config_bad = "command line: %s"},
     {"config", 0, CLI_PATH, CLEAN | REAP, "FILE",
      "configuration file (default: as for the dashboard)", .offset = F(config)},
-    {"demo", 0, CLI_FLAG, MAIN, NULL, "open the dashboard on a private demo scene", .offset = F(demo)},
+    {"demo", 0, CLI_FLAG, MAIN, NULL, "open the dashboard on a private demo scene",
+     .offset = F(demo)},
     {"version", 0, CLI_CHOICE, MAIN, NULL, "print the version and exit", .offset = F(mode),
      .value = MODE_VERSION, .stop = true},
 
@@ -128,8 +136,9 @@ const struct cli_opt cli_opts[] = {
      "float32 (default), float64, float16, bfloat16,\n"
      "uint8, int8, int16, int32, int64, bool",
      .offset = F(dtype)},
-    {"workers", 'w', CLI_INT, PLAN, "N", "DataLoader num_workers", .offset = F(workers), .set_offset = F(workers_set),
-     .min = 0, .max = 1LL << 40, .bad = "--workers needs a whole number of at least 0, not '%s'"},
+    {"workers", 'w', CLI_INT, PLAN, "N", "DataLoader num_workers", .offset = F(workers),
+     .set_offset = F(workers_set), .min = 0, .max = 1LL << 40,
+     .bad = "--workers needs a whole number of at least 0, not '%s'"},
     {"prefetch-factor", 'p', CLI_INT, PLAN, "N", "batches each worker prepares ahead (default 2)",
      .offset = F(prefetch), .set_offset = F(prefetch_set), .min = 1, .max = 1LL << 40,
      .bad = "--prefetch-factor needs a whole number of at least 1, not '%s'"},
@@ -235,8 +244,7 @@ static const char plan_tail[] =
     "could not be written.\n";
 
 const struct cli_command cli_commands[CLI_NCMDS] = {
-    [CLI_MAIN] = {"", .unknown = "unknown option '%s' (see --help)",
-                  .missing = "%s needs a value",
+    [CLI_MAIN] = {"", .unknown = "unknown option '%s' (see --help)", .missing = "%s needs a value",
                   .extra = "unexpected argument '%s' (see --help)", .head = main_head,
                   .about = main_about, .tail = main_tail, .col = 25, .check = options_check},
     [CLI_CLEAN] = {"clean", .unknown = "unknown option %s", .missing = "%s needs a value",

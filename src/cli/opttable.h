@@ -31,10 +31,10 @@ enum cli_type {
 #define CLI_IN(cmd) (1u << (cmd))
 
 struct cli_opt {
-    const char *name;  /* the long name, without "--" */
-    char short_name;   /* 0: none */
+    const char *name; /* the long name, without "--" */
+    char short_name;  /* 0: none */
     enum cli_type type;
-    unsigned cmds;     /* CLI_IN(CLI_MAIN) | CLI_IN(CLI_CLEAN) ... */
+    unsigned cmds;       /* CLI_IN(CLI_MAIN) | CLI_IN(CLI_CLEAN) ... */
     const char *metavar; /* the value's name in --help, for a type that takes one */
     const char *help;    /* its lines, split by '\n' where --help wraps them */
     size_t offset;       /* the field of struct options it sets */

@@ -76,10 +76,10 @@ static void test_rows_complete(void **state)
         if (r->help[strlen(r->help) - 1] == '\n' || strstr(r->help, "\n\n"))
             fail_msg("--%s: an empty help line", r->name);
         /* A check that can fail says so with the value in its message. */
-        bool can_fail = !r->config_key &&
-                        (r->type == CLI_INT || r->type == CLI_SIZE || r->type == CLI_DURATION ||
-                         (r->type == CLI_PATH && r->absolute) ||
-                         (r->type == CLI_CHOICE && !r->stop));
+        bool can_fail =
+            !r->config_key &&
+            (r->type == CLI_INT || r->type == CLI_SIZE || r->type == CLI_DURATION ||
+             (r->type == CLI_PATH && r->absolute) || (r->type == CLI_CHOICE && !r->stop));
         if (can_fail && (!r->bad || (has_value(r) && !strstr(r->bad, "%s"))))
             fail_msg("--%s: no message for a bad value", r->name);
         if (r->repeat && r->type != CLI_PATH)
@@ -203,8 +203,9 @@ static void test_messages(void **state)
                  ARGS("--a\x1b[2Jb"));
     expect_error(CLI_PLAN, "shmwatch plan: --workers needs a whole number of at least 0, not '-1'",
                  ARGS("-w", "-1"));
-    expect_error(CLI_PLAN, "shmwatch plan: --memory needs a size above 0 such as 512m or 8g, "
-                           "not '0'",
+    expect_error(CLI_PLAN,
+                 "shmwatch plan: --memory needs a size above 0 such as 512m or 8g, "
+                 "not '0'",
                  ARGS("--memory", "0"));
 }
 
@@ -282,8 +283,8 @@ static void test_settings(void **state)
     char *err = NULL;
     struct config cfg;
     assert_int_equal(parse(CLI_CLEAN, &o, &err,
-                           ARGS("--config", path, "--orphan-min-age", "90", "--trust-pids",
-                                "--log", "/tmp/x.log")),
+                           ARGS("--config", path, "--orphan-min-age", "90", "--trust-pids", "--log",
+                                "/tmp/x.log")),
                      0);
     assert_int_equal(settings_load(&o, &cfg, &err), 0);
     assert_true(cfg.orphan_min_age_s == 90 && cfg.trust_pids);
@@ -353,9 +354,12 @@ static void test_usage(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rows_complete),  cmocka_unit_test(test_no_name_twice),
-        cmocka_unit_test(test_every_row_refuses), cmocka_unit_test(test_messages),
-        cmocka_unit_test(test_values),         cmocka_unit_test(test_settings),
+        cmocka_unit_test(test_rows_complete),
+        cmocka_unit_test(test_no_name_twice),
+        cmocka_unit_test(test_every_row_refuses),
+        cmocka_unit_test(test_messages),
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_settings),
         cmocka_unit_test(test_usage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
