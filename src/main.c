@@ -23,6 +23,7 @@
 #include "util/clock.h"
 #include "util/escape.h"
 #include "util/safefile.h"
+#include "util/sysroot.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -43,7 +44,7 @@ static const struct subcommand subcommands[] = {
     {"reap", cmd_reap},
 };
 
-/* Why pid cannot be watched, from scan_run's or scan_target_identify's
+/* Why pid cannot be watched, from scan_run's or sysroot_open_pid's
  * answer: one line on stderr. */
 static void say_target_failure(pid_t pid, int rc, enum scan_target state)
 {
@@ -144,20 +145,20 @@ static bool wait_scan(struct scan_job *job, double until)
  * was such a stand-in. */
 static int run_snapshots(const struct options *o, const struct config *cfg)
 {
-    /* --pid: the process as it is now; a stream ends when it exits. */
-    unsigned long long start = 0;
+    /* --pid: the process as it is now (sysroot_open_pid pins its start
+     * time); a stream ends when it exits. */
     pid_t pid = (pid_t)o->pid;
-    if (pid) {
-        int irc = scan_target_identify("/proc", pid, &start);
-        if (irc < 0) {
+    struct sysroot sys;
+    int irc = sysroot_open_system(&sys, pid);
+    if (irc < 0) {
+        if (pid)
             say_target_failure(pid, irc, SCAN_TARGET_OK);
-            return 1;
-        }
+        else
+            fprintf(stderr, "shmwatch: cannot open /proc: %s\n", strerror(-irc));
+        return 1;
     }
     struct scan_opts so = {
-        .proc_dir = "/proc",
-        .target_pid = pid,
-        .target_start = start,
+        .sys = &sys,
         .mounts = (const char *const *)cfg->mounts.item,
         .nmounts = cfg->mounts.n,
     };
@@ -225,6 +226,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
         fflush(NULL);
         _exit(rc);
     }
+    sysroot_close(&sys);
     return rc;
 }
 

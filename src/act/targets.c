@@ -41,12 +41,19 @@ static char *segment_why(const struct model *m, const struct segment *sg)
     return buf_steal(&b);
 }
 
+/* Where this process reaches mount mt of the scan. */
+static char *mount_dir(const struct model *m, const struct shm_mount *mt)
+{
+    pid_t pid = m->scan->target_pid;
+    return pid > 0 ? str_printf("/proc/%d/root%s", (int)pid, mt->path) : xstrdup(mt->path);
+}
+
 static void push(const struct model *m, const struct segment *sg, struct unlink_plan *out)
 {
     const struct shm_mount *mt = &m->scan->mounts.items[sg->mount];
     struct unlink_target *t = VEC_PUSH(out->items, out->n, out->cap);
     t->mount = xstrdup(mt->path);
-    t->mount_dir = xstrdup(mt->access);
+    t->mount_dir = mount_dir(m, mt);
     t->name = xstrdup(sg->name);
     t->dev = sg->dev;
     t->ino = sg->ino;
@@ -231,7 +238,9 @@ void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, str
 {
     for (size_t i = 0; i < m->scan->mounts.n; i++) {
         const struct shm_mount *mt = &m->scan->mounts.items[i];
-        int fd = open(mt->access, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        char *dir = mount_dir(m, mt);
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        free(dir);
         DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
         if (!d) {
             if (fd >= 0)
@@ -262,7 +271,7 @@ void actplan_add_dirs(const struct model *m, const struct clean_policy *pol, str
                 continue;
             struct unlink_target *t = VEC_PUSH(p->items, p->n, p->cap);
             t->mount = xstrdup(mt->path);
-            t->mount_dir = xstrdup(mt->access);
+            t->mount_dir = mount_dir(m, mt);
             t->name = xstrdup(de->d_name);
             t->dev = st.st_dev;
             t->ino = st.st_ino;

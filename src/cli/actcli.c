@@ -16,6 +16,7 @@
 int actcli_scan(struct actcli *a, const struct options *o)
 {
     a->log.fd = -1;
+    a->sys = SYSROOT_NONE;
     char *err = NULL;
     if (settings_load(o, &a->cfg, &err) != 0) {
         fprintf(stderr, "shmwatch %s: %s\n", a->cmd, err);
@@ -23,7 +24,13 @@ int actcli_scan(struct actcli *a, const struct options *o)
         config_free(&a->cfg);
         return 2;
     }
-    struct scan_opts so = {.proc_dir = "/proc",
+    int rc = sysroot_open(&a->sys, "/proc", "/", "/");
+    if (rc < 0) {
+        fprintf(stderr, "shmwatch %s: cannot open /proc: %s\n", a->cmd, strerror(-rc));
+        config_free(&a->cfg);
+        return 1;
+    }
+    struct scan_opts so = {.sys = &a->sys,
                            .mounts = (const char *const *)a->cfg.mounts.item,
                            .nmounts = a->cfg.mounts.n};
     /* Watched as the snapshots' scans are: one that has not ended after
@@ -31,6 +38,7 @@ int actcli_scan(struct actcli *a, const struct options *o)
     struct scan_job *job = scan_job_start(&so);
     if (!job) {
         fprintf(stderr, "shmwatch %s: cannot start the scan: %s\n", a->cmd, strerror(errno));
+        sysroot_close(&a->sys);
         config_free(&a->cfg);
         return 1;
     }
@@ -44,10 +52,11 @@ int actcli_scan(struct actcli *a, const struct options *o)
         fflush(NULL);
         _exit(1);
     }
-    int rc = scan_job_finish(job, &a->scan);
+    rc = scan_job_finish(job, &a->scan);
     if (rc < 0) {
         fprintf(stderr, "shmwatch %s: scan failed: %s\n", a->cmd, strerror(-rc));
         scan_free(&a->scan);
+        sysroot_close(&a->sys);
         config_free(&a->cfg);
         return 1;
     }
@@ -120,5 +129,6 @@ void actcli_free(struct actcli *a)
     actlog_close(&a->log);
     model_free(&a->model);
     scan_free(&a->scan);
+    sysroot_close(&a->sys);
     config_free(&a->cfg);
 }

@@ -15,6 +15,7 @@
 struct actcli {
     const char *cmd;       /* "clean", "reap": prefixes messages */
     struct config cfg;     /* the config file's settings under the command's flags */
+    struct sysroot sys;    /* the system scanned (and acted on) */
     struct scan scan;
     struct model model;
     struct actlog log;

@@ -114,7 +114,7 @@ static size_t mounts_of(const struct mount_list *ml, const struct unlink_plan *p
         const struct shm_mount *mt = &ml->items[m];
         bool in_plan = false;
         for (size_t i = 0; i < p->n && !in_plan; i++)
-            in_plan = strcmp(p->items[i].mount_dir, mt->access) == 0;
+            in_plan = strcmp(p->items[i].mount, mt->path) == 0;
         if (!in_plan)
             continue;
         struct mount_use *u = VEC_PUSH(*out, n, cap);
@@ -141,7 +141,7 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
     struct mount_use *mounts = NULL;
     size_t nmounts = 0;
     if (!dry) {
-        mounts_refresh(ml);
+        mounts_refresh(&a->sys, ml);
         nmounts = mounts_of(ml, plan, &mounts);
     }
     unlink_begin(&r, plan, &uo);
@@ -154,7 +154,7 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
     } else {
         output_printf("Total: %zu removed, %s freed; %zu refused, %zu failed, %zu already gone.\n",
                       r.removed, H(b1, r.freed), r.refused, r.failed, r.gone);
-        mounts_refresh(ml);
+        mounts_refresh(&a->sys, ml);
         for (size_t i = 0; i < nmounts; i++) {
             const struct shm_mount *mt = &ml->items[mounts[i].mount];
             struct buf out;

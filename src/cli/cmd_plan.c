@@ -297,9 +297,16 @@ static void print_json(struct buf *b, const struct plan_input *in, const struct 
  * returns 0, or 2 with the error said. */
 static int observe(pid_t pid, struct observation *ob)
 {
-    struct scan_opts so = {.proc_dir = "/proc", .target_pid = pid};
+    struct sysroot sys;
+    int rc = sysroot_open_system(&sys, pid);
+    if (rc < 0) {
+        fprintf(stderr, "shmwatch plan: cannot watch pid %d: %s\n", (int)pid, strerror(-rc));
+        return 2;
+    }
+    struct scan_opts so = {.sys = &sys};
     struct scan s;
-    int rc = scan_run(&so, &s);
+    rc = scan_run(&so, &s);
+    sysroot_close(&sys);
     if (rc < 0) {
         fprintf(stderr, "shmwatch plan: cannot watch pid %d: %s\n", (int)pid, strerror(-rc));
         scan_free(&s);

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,17 +163,18 @@ bool cgroup_parse_oom_kills(const char *text, uint64_t *kills)
 /* --- Reading the files --------------------------------------------------- */
 
 struct reader {
-    const char *base; /* root: prefix of every mount point */
+    int host; /* the watcher's root: the mount points are below it */
     struct buf path, text;
     struct warnings *w;
 };
 
-/* Reads base + dir + name (name starts with '/') into r->text. */
+/* Reads dir + name (name starts with '/'; the path as the watcher sees it,
+ * kept in r->path for messages) below r->host into r->text. */
 static int read_in(struct reader *r, const char *dir, const char *name)
 {
     buf_reset(&r->path);
-    buf_printf(&r->path, "%s%s%s", r->base, dir, name);
-    return read_file(r->path.data, &r->text, SMALL_MAX);
+    buf_printf(&r->path, "%s%s", dir, name);
+    return read_file_at(r->host, sysroot_rel(r->path.data), &r->text, SMALL_MAX);
 }
 
 /* A number file; a missing or unparsable one is a warning. */
@@ -366,21 +368,25 @@ static bool try_hierarchy(struct reader *r, const struct mountinfo *mi, int vers
     return ok;
 }
 
-int cgroup_collect(const char *root, const char *cgroup_file, const struct mountinfo *mi,
+int cgroup_collect(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
                    struct cgroup_info *info, struct warnings *w)
 {
     memset(info, 0, sizeof(*info));
-    struct reader r = {.w = w, .base = root};
+    struct reader r = {.w = w, .host = sys->host};
     buf_init(&r.path);
     buf_init(&r.text);
     struct buf cg;
     buf_init(&cg);
 
     char *v1_path = NULL, *v2_path = NULL;
-    buf_printf(&r.path, "%s%s", root, cgroup_file);
-    int rc = read_file(r.path.data, &cg, SMALL_MAX);
+    char cgroup_file[32]; /* "self/cgroup" or "PID/cgroup": bounded */
+    if (pid > 0)
+        snprintf(cgroup_file, sizeof(cgroup_file), "%d/cgroup", (int)pid);
+    else
+        snprintf(cgroup_file, sizeof(cgroup_file), "self/cgroup");
+    int rc = read_file_at(sys->proc, cgroup_file, &cg, SMALL_MAX);
     if (rc < 0) {
-        warn_add(w, "cannot read %s: %s", r.path.data, strerror(-rc));
+        warn_add(w, "cannot read %s/%s: %s", sysroot_proc_shown(sys), cgroup_file, strerror(-rc));
         goto out;
     }
     char *cursor = cg.data, *line;
@@ -399,7 +405,8 @@ int cgroup_collect(const char *root, const char *cgroup_file, const struct mount
     if (v2_path && !v1_path)
         try_hierarchy(&r, mi, 2, v2_path, info);
     if (!v1_path && !v2_path)
-        warn_add(w, "%s%s names no cgroup: the memory limit is unknown", root, cgroup_file);
+        warn_add(w, "%s/%s names no cgroup: the memory limit is unknown", sysroot_proc_shown(sys),
+                 cgroup_file);
 out:
     free(v1_path);
     free(v2_path);

@@ -1,12 +1,14 @@
 /* The memory cgroup of the watched process, v1 or v2, with the figures the
- * budget needs. Every path is read below a root directory so that tests
- * hand the reader fixture trees. */
+ * budget needs. Every path is read below the root seam (util/sysroot.h) so
+ * that tests hand the reader fixture trees. */
 #ifndef SHMWATCH_CGROUP_H
 #define SHMWATCH_CGROUP_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
+#include "util/sysroot.h"
 #include "util/warn.h"
 
 struct mountinfo;
@@ -31,13 +33,13 @@ struct cgroup_info {
                           * memory.oom_control oom_kill (this cgroup's own) */
 };
 
-/* root: "" for the real system, or a fixture directory.
- * cgroup_file: e.g. "/proc/self/cgroup" or "/proc/1234/cgroup" (below root).
+/* The memory cgroup of pid (0: the watcher itself), from its cgroup file
+ * below sys->proc ("self/cgroup" or "PID/cgroup").
  * mi: this process's mountinfo: where the cgroup hierarchies are mounted as
- * this process sees them (the mount points are read below root).
+ * this process sees them; the mount points are read below sys->host.
  * Returns 0 (info->present may be false) or -errno when the cgroup file was
  * unreadable; problems are also described in w. */
-int cgroup_collect(const char *root, const char *cgroup_file, const struct mountinfo *mi,
+int cgroup_collect(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
                    struct cgroup_info *info, struct warnings *w);
 
 void cgroup_free(struct cgroup_info *info);

@@ -127,11 +127,12 @@ static void list_dir(int dirfd, size_t mount, const char *mpath, const char *pre
     closedir(d);
 }
 
-void files_collect(struct mount_list *ml, struct file_list *out, struct warnings *w)
+void files_collect(const struct sysroot *sys, struct mount_list *ml, struct file_list *out,
+                   struct warnings *w)
 {
     for (size_t i = 0; i < ml->n; i++) {
         struct shm_mount *m = &ml->items[i];
-        int fd = open(m->access, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int fd = sysroot_open_below(sys, m->path, O_RDONLY | O_DIRECTORY);
         if (fd < 0) {
             warn_add(w, "cannot list %s: %s", m->path, strerror(errno));
             continue;
@@ -150,11 +151,12 @@ void files_collect(struct mount_list *ml, struct file_list *out, struct warnings
 }
 
 /* Stats the entry f of a mount's top directory; false when it is gone. */
-static bool stat_entry(const struct mount_list *ml, int *dirfds, struct shm_file *f)
+static bool stat_entry(const struct sysroot *sys, const struct mount_list *ml, int *dirfds,
+                       struct shm_file *f)
 {
     int *fd = &dirfds[f->mount];
     if (*fd == -1)
-        *fd = open(ml->items[f->mount].access, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        *fd = sysroot_open_below(sys, ml->items[f->mount].path, O_RDONLY | O_DIRECTORY);
     struct stat st;
     bool full;
     /* A file mounted over the entry since (another device) is not it. */
@@ -165,7 +167,8 @@ static bool stat_entry(const struct mount_list *ml, int *dirfds, struct shm_file
     return true;
 }
 
-void files_finish(const struct mount_list *ml, struct file_list *fl, const struct holder_list *hl)
+void files_finish(const struct sysroot *sys, const struct mount_list *ml, struct file_list *fl,
+                  const struct holder_list *hl)
 {
     struct inomap pending;
     inomap_init(&pending);
@@ -192,7 +195,7 @@ void files_finish(const struct mount_list *ml, struct file_list *fl, const struc
     size_t kept = 0;
     for (size_t i = 0; i < fl->n; i++) {
         struct shm_file *f = &fl->items[i];
-        if (f->stat_pending && !stat_entry(ml, dirfds, f)) {
+        if (f->stat_pending && !stat_entry(sys, ml, dirfds, f)) {
             free(f->name); /* removed since it was listed */
             continue;
         }

@@ -13,6 +13,7 @@
 
 #include "collect/holders.h"
 #include "collect/mounts.h"
+#include "util/sysroot.h"
 #include "util/warn.h"
 
 enum file_type { FT_REGULAR, FT_SYMLINK, FT_DIR, FT_FIFO, FT_SOCKET, FT_OTHER };
@@ -47,13 +48,16 @@ struct file_list {
 /* Maximum directory depth below a mount that is listed. */
 #define FILES_MAX_DEPTH 4
 
-/* Lists every mount of ml into out (appending) and marks the mounts it
- * could read as listed; some entries are left stat_pending for files_finish. */
-void files_collect(struct mount_list *ml, struct file_list *out, struct warnings *w);
+/* Lists every mount of ml (reached below sys->root) into out (appending)
+ * and marks the mounts it could read as listed; some entries are left
+ * stat_pending for files_finish. */
+void files_collect(const struct sysroot *sys, struct mount_list *ml, struct file_list *out,
+                   struct warnings *w);
 /* Completes the pending entries: from a holder of the same inode that was
  * stat'ed (hl may be NULL), else by a stat of the entry; drops entries that
  * were removed in the meantime. */
-void files_finish(const struct mount_list *ml, struct file_list *fl, const struct holder_list *hl);
+void files_finish(const struct sysroot *sys, const struct mount_list *ml, struct file_list *fl,
+                  const struct holder_list *hl);
 
 void files_free(struct file_list *fl);
 

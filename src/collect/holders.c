@@ -82,7 +82,9 @@ bool maps_parse_line(char *line, struct maps_entry *e)
 size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap)
 {
     size_t n = 0;
-    int fd = dup(proc_dirfd);
+    /* An open file description of its own (a dup would share the offset
+     * with proc_dirfd, which another thread may be reading). */
+    int fd = openat(proc_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return 0;
     DIR *d = fdopendir(fd);

@@ -1,12 +1,14 @@
 #include "collect/mounts.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "util/buf.h"
 #include "util/fileio.h"
@@ -80,10 +82,24 @@ bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
     return true;
 }
 
-static void statfs_mount(struct shm_mount *m)
+/* statvfs of the mount point below root: through an O_PATH fd, which needs
+ * no read permission on the directory, as statvfs of a path does not. */
+static int statvfs_at(const struct sysroot *sys, const char *path, struct statvfs *sv)
+{
+    int fd = sysroot_open_below(sys, path, O_PATH | O_DIRECTORY);
+    if (fd < 0)
+        return -1;
+    int rc = fstatvfs(fd, sv);
+    int err = errno;
+    close(fd);
+    errno = err;
+    return rc;
+}
+
+static void statfs_mount(const struct sysroot *sys, struct shm_mount *m)
 {
     struct statvfs sv;
-    if (statvfs(m->access, &sv) != 0) {
+    if (statvfs_at(sys, m->path, &sv) != 0) {
         m->stat_ok = false;
         m->stat_err = errno;
         m->size = m->used = m->avail = 0; /* never a stale figure */
@@ -96,10 +112,10 @@ static void statfs_mount(struct shm_mount *m)
     m->stat_ok = true;
 }
 
-void mounts_refresh(struct mount_list *ml)
+void mounts_refresh(const struct sysroot *sys, struct mount_list *ml)
 {
     for (size_t i = 0; i < ml->n; i++)
-        statfs_mount(&ml->items[i]);
+        statfs_mount(sys, &ml->items[i]);
 }
 
 long mounts_find_dev(const struct mount_list *ml, dev_t dev)
@@ -110,23 +126,22 @@ long mounts_find_dev(const struct mount_list *ml, dev_t dev)
     return -1;
 }
 
-static void add_mount(struct mount_list *ml, const char *path, const char *prefix,
+static void add_mount(struct mount_list *ml, const struct sysroot *sys, const char *path,
                       const char *fstype, dev_t dev)
 {
     struct shm_mount *m = VEC_PUSH(ml->items, ml->n, ml->cap);
     m->path = xstrdup(path);
-    m->access = str_printf("%s%s", prefix, path);
     m->fstype = xstrdup(fstype);
     m->dev = dev;
-    statfs_mount(m);
+    statfs_mount(sys, m);
 }
 
-int mountinfo_read(const char *path, struct mountinfo *mi)
+int mountinfo_read(int dirfd, const char *path, struct mountinfo *mi)
 {
     memset(mi, 0, sizeof(*mi));
     struct buf text;
     buf_init(&text);
-    int rc = read_file(path, &text, MOUNTINFO_MAX);
+    int rc = read_file_at(dirfd, path, &text, MOUNTINFO_MAX);
     if (rc < 0) {
         buf_free(&text);
         return rc;
@@ -156,25 +171,25 @@ void mountinfo_free(struct mountinfo *mi)
     memset(mi, 0, sizeof(*mi));
 }
 
-void mounts_collect(const struct mountinfo *mi, const char *root_prefix,
+void mounts_collect(const struct sysroot *sys, const struct mountinfo *mi,
                     const char *const *extra, size_t nextra, struct mount_list *out,
                     struct warnings *w)
 {
     for (size_t i = 0; i < nextra; i++) {
-        struct buf acc;
-        buf_init(&acc);
-        buf_printf(&acc, "%s%s", root_prefix, extra[i]);
         struct stat st;
-        int found = stat(acc.data, &st) == 0;
+        int fd = sysroot_open_below(sys, extra[i], O_PATH);
+        int found = fd >= 0 && fstat(fd, &st) == 0;
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
+        errno = err;
         if (!found || !S_ISDIR(st.st_mode)) {
             warn_add(w, "--mount %s: %s", extra[i], found ? "not a directory" : strerror(errno));
-            buf_free(&acc);
             continue;
         }
         const struct mountinfo_entry *e = mountinfo_find(mi, extra[i]);
         if (mounts_find_dev(out, st.st_dev) < 0)
-            add_mount(out, extra[i], root_prefix, e ? e->fstype : "?", st.st_dev);
-        buf_free(&acc);
+            add_mount(out, sys, extra[i], e ? e->fstype : "?", st.st_dev);
     }
     if (nextra > 0)
         return;
@@ -188,7 +203,7 @@ void mounts_collect(const struct mountinfo *mi, const char *root_prefix,
         dev_t dev = makedev(e->major, e->minor);
         if (mounts_find_dev(out, dev) >= 0)
             continue; /* /run/shm bound onto /dev/shm: one mount, listed once */
-        add_mount(out, standard[i], root_prefix, "tmpfs", dev);
+        add_mount(out, sys, standard[i], "tmpfs", dev);
     }
 }
 
@@ -196,7 +211,6 @@ void mounts_free(struct mount_list *ml)
 {
     for (size_t i = 0; i < ml->n; i++) {
         free(ml->items[i].path);
-        free(ml->items[i].access);
         free(ml->items[i].fstype);
     }
     free(ml->items);

@@ -8,11 +8,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/sysroot.h"
 #include "util/warn.h"
 
 struct shm_mount {
-    char *path;   /* mount point as the watched process sees it */
-    char *access; /* where this process reaches it: path, or /proc/PID/root + path */
+    char *path;   /* mount point as the watched process sees it (absolute): it
+                   * is reached below the watched root, openat(sys->root,
+                   * sysroot_rel(path)) (util/sysroot.h) */
     char *fstype; /* "tmpfs" normally; "?" when the user named a path not in mountinfo */
     dev_t dev;
     bool stat_ok; /* size, used, avail are valid (else 0) */
@@ -51,8 +53,9 @@ struct mountinfo {
     size_t n, cap;
 };
 
-/* Reads and parses path. Returns 0, or -errno (mi is then empty). */
-int mountinfo_read(const char *path, struct mountinfo *mi);
+/* Reads and parses path, relative to dirfd (openat). Returns 0, or -errno
+ * (mi is then empty). */
+int mountinfo_read(int dirfd, const char *path, struct mountinfo *mi);
 
 /* The entry mounted exactly at mountpoint, or NULL. The last one wins: a
  * later mount on the same point hides the earlier ones. */
@@ -60,17 +63,19 @@ const struct mountinfo_entry *mountinfo_find(const struct mountinfo *mi, const c
 
 void mountinfo_free(struct mountinfo *mi);
 
-/* Collects the shm mounts: tmpfs mounts at /dev/shm or /run/shm in mi, or,
- * when extra paths are given, exactly those paths. root_prefix ("" or
- * "/proc/PID/root") is prefixed to every mount point to reach it. Mounts
- * sharing one device are listed once (the first name wins, and a mount point
- * stacked over another keeps only the top one). Problems go to w. */
-void mounts_collect(const struct mountinfo *mi, const char *root_prefix,
+/* Collects the shm mounts: tmpfs mounts at /dev/shm or /run/shm in mi (the
+ * watched process's mountinfo), or, when extra paths are given, exactly
+ * those (absolute) paths. Every mount point is reached below sys->root.
+ * Mounts sharing one device are listed once (the first name wins, and a
+ * mount point stacked over another keeps only the top one). Problems go
+ * to w. */
+void mounts_collect(const struct sysroot *sys, const struct mountinfo *mi,
                     const char *const *extra, size_t nextra, struct mount_list *out,
                     struct warnings *w);
 
-/* Refreshes size/used/avail with statvfs only: the cheap, frequent poll. */
-void mounts_refresh(struct mount_list *ml);
+/* Refreshes size/used/avail with statvfs only (below sys->root, as
+ * collected): the cheap, frequent poll. */
+void mounts_refresh(const struct sysroot *sys, struct mount_list *ml);
 
 /* Index of the mount with this device, or -1. */
 long mounts_find_dev(const struct mount_list *ml, dev_t dev);

@@ -16,22 +16,10 @@
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
-/* How a container names itself: its /etc/hostname, read below its root
- * without following a link (one to /etc/shadow would otherwise be resolved
- * against the host's root and shown). */
-static char *read_hostname(const char *root)
-{
-    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    char *name = containers_hostname(fd);
-    close(fd);
-    return name;
-}
-
 /* What the watched mountinfo says of each mount's propagation, and when its
  * tmpfs was made (the birth time of its root: statx, Linux 5.18+). */
-static void mount_facts(const struct mountinfo *mi, const struct mount_list *ml, struct nsmap *ns)
+static void mount_facts(const struct sysroot *sys, const struct mountinfo *mi,
+                        const struct mount_list *ml, struct nsmap *ns)
 {
     for (size_t i = 0; i < ml->n; i++) {
         const struct shm_mount *mt = &ml->items[i];
@@ -41,9 +29,12 @@ static void mount_facts(const struct mountinfo *mi, const struct mount_list *ml,
                 mi->items[k].propagates)
                 r->propagates = true;
         struct statx sx;
-        if (statx(AT_FDCWD, mt->access, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_BTIME,
-                  &sx) == 0 &&
-            (sx.stx_mask & STATX_BTIME)) {
+        int fd = sysroot_open_below(sys, mt->path, O_PATH | O_NOFOLLOW);
+        if (fd < 0)
+            continue;
+        int rc = statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BTIME, &sx);
+        close(fd);
+        if (rc == 0 && (sx.stx_mask & STATX_BTIME)) {
             r->btime_ok = true;
             r->btime.tv_sec = (time_t)sx.stx_btime.tv_sec;
             r->btime.tv_nsec = (long)sx.stx_btime.tv_nsec;
@@ -51,15 +42,15 @@ static void mount_facts(const struct mountinfo *mi, const struct mount_list *ml,
     }
 }
 
-int scan_target_identify(const char *proc_dir, pid_t pid, unsigned long long *start_ticks)
+int scan_target_identify(const struct sysroot *sys, pid_t pid, unsigned long long *start_ticks)
 {
-    char path[160];
-    snprintf(path, sizeof(path), "%s/%d/stat", proc_dir ? proc_dir : "/proc", (int)pid);
+    char path[32]; /* "PID/stat": bounded */
+    snprintf(path, sizeof(path), "%d/stat", (int)pid);
     struct buf text;
     buf_init(&text);
     struct proc p;
     memset(&p, 0, sizeof(p));
-    int rc = read_file(path, &text, 4096);
+    int rc = read_file_at(sys->proc, path, &text, 4096);
     if (rc == 0 && !procs_parse_stat(text.data, &p))
         rc = -EINVAL;
     if (rc == -ENOENT || (rc == 0 && (p.state == 'Z' || p.state == 'X')))
@@ -71,15 +62,15 @@ int scan_target_identify(const char *proc_dir, pid_t pid, unsigned long long *st
 }
 
 /* Is the watched process still the one first seen? */
-static enum scan_target check_target(const struct scan_opts *o, const char *proc)
+static enum scan_target check_target(const struct sysroot *sys)
 {
-    if (o->target_pid <= 0 || !o->target_start)
+    if (sys->pid <= 0 || !sys->pid_start)
         return SCAN_TARGET_OK;
     unsigned long long start;
-    int rc = scan_target_identify(proc, o->target_pid, &start);
+    int rc = scan_target_identify(sys, sys->pid, &start);
     if (rc == -ESRCH)
         return SCAN_TARGET_EXITED;
-    if (rc == 0 && start != o->target_start)
+    if (rc == 0 && start != sys->pid_start)
         return SCAN_TARGET_REPLACED;
     return SCAN_TARGET_OK; /* unreadable: the reads that follow will say */
 }
@@ -90,66 +81,65 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     s->stalled_fd = -1;
     warn_init(&s->warn);
     scan_beacon_at(o->beacon, SCAN_MOUNTS, 0, -1);
-    s->target_pid = o->target_pid;
+    const struct sysroot *sys = o->sys;
+    pid_t target = sys->pid;
+    s->target_pid = target;
     s->self_pid = getpid();
     clock_gettime(CLOCK_REALTIME, &s->time);
     double t0 = clock_now();
 
-    const char *proc = o->proc_dir ? o->proc_dir : "/proc";
-    s->target_state = check_target(o, proc);
+    s->target_state = check_target(sys);
     if (s->target_state != SCAN_TARGET_OK)
         return -ESRCH;
-    char path[128], prefix[128], cgroup_file[128];
+    const char *proc = sysroot_proc_shown(sys); /* for messages */
     /* This process's mountinfo says where the cgroup hierarchies are; the
      * watched process's (itself, or --pid's) where its shm mounts are. */
     struct mountinfo self_mi, target_mi;
-    snprintf(path, sizeof(path), "%s/self/mountinfo", proc);
-    int rc = mountinfo_read(path, &self_mi);
+    int rc = mountinfo_read(sys->proc, "self/mountinfo", &self_mi);
     if (rc < 0)
-        warn_add(&s->warn, "cannot read %s: %s", path, strerror(-rc));
+        warn_add(&s->warn, "cannot read %s/self/mountinfo: %s", proc, strerror(-rc));
     const struct mountinfo *mi = &self_mi;
-    if (o->target_pid > 0) {
-        snprintf(path, sizeof(path), "%s/%d/mountinfo", proc, (int)o->target_pid);
-        snprintf(prefix, sizeof(prefix), "%s/%d/root", proc, (int)o->target_pid);
-        snprintf(cgroup_file, sizeof(cgroup_file), "%s/%d/cgroup", proc, (int)o->target_pid);
-        rc = mountinfo_read(path, &target_mi);
+    if (target > 0) {
+        char path[32]; /* "PID/mountinfo": bounded */
+        snprintf(path, sizeof(path), "%d/mountinfo", (int)target);
+        rc = mountinfo_read(sys->proc, path, &target_mi);
         if (rc < 0) {
-            warn_add(&s->warn, "cannot read %s: %s", path, strerror(-rc));
+            warn_add(&s->warn, "cannot read %s/%s: %s", proc, path, strerror(-rc));
             mountinfo_free(&self_mi);
             /* Gone in the meantime, or not ours to read. */
-            s->target_state = check_target(o, proc);
+            s->target_state = check_target(sys);
             return s->target_state != SCAN_TARGET_OK ? -ESRCH : rc;
         }
         mi = &target_mi;
-    } else {
-        prefix[0] = '\0';
-        snprintf(cgroup_file, sizeof(cgroup_file), "%s/self/cgroup", proc);
     }
 
-    mounts_collect(mi, prefix, o->mounts, o->nmounts, &s->mounts, &s->warn);
+    mounts_collect(sys, mi, o->mounts, o->nmounts, &s->mounts, &s->warn);
     s->devs = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*s->devs));
     for (size_t i = 0; i < s->mounts.n; i++)
         s->devs[i] = s->mounts.items[i].dev;
     nsmap_init(&s->ns, s->devs, s->mounts.n);
-    mount_facts(mi, &s->mounts, &s->ns);
+    mount_facts(sys, mi, &s->mounts, &s->ns);
     if (mi != &self_mi)
         mountinfo_free(&target_mi);
     for (size_t i = 0; i < s->mounts.n; i++)
         if (!s->mounts.items[i].stat_ok)
             warn_add(&s->warn, "cannot read the size of %s: %s", s->mounts.items[i].path,
                      strerror(s->mounts.items[i].stat_err));
-    if (o->target_pid > 0)
-        s->target_host = read_hostname(prefix);
-    files_collect(&s->mounts, &s->files, &s->warn);
+    /* How a container names itself: its /etc/hostname, read below its root
+     * without following a link (one to /etc/shadow would otherwise be
+     * resolved against the host's root and shown). */
+    if (target > 0)
+        s->target_host = containers_hostname(sys->root);
+    files_collect(sys, &s->mounts, &s->files, &s->warn);
 
-    /* One pass over /proc reads the process table, the holders and the
+    /* One pass over proc reads the process table, the holders and the
      * namespaces. */
     struct walk_opts wo = {
-        .proc_dir = proc,
+        .sys = sys,
         .devs = s->devs,
         .ndevs = s->mounts.n,
         .files = &s->files,
-        .world_pid = o->target_pid > 0 ? o->target_pid : s->self_pid,
+        .world_pid = target > 0 ? target : s->self_pid,
         .ns = &s->ns,
         .beacon = o->beacon,
     };
@@ -159,7 +149,7 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     scan_beacon_at(o->beacon, SCAN_MOUNTS, 0, -1);
     /* After the walk: the listing's entries that a holder's fd stat'ed need
      * no stat of their own. */
-    files_finish(&s->mounts, &s->files, &s->holders);
+    files_finish(sys, &s->mounts, &s->files, &s->holders);
     scan_beacon_at(o->beacon, SCAN_REST, 0, -1);
     if (procs_meminfo(&s->mem) < 0)
         warn_add(&s->warn, "cannot read meminfo");
@@ -168,17 +158,15 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         warn_add(&s->warn, "%zu %s while being read", s->warn.vanished,
                  s->warn.vanished == 1 ? "process exited" : "processes exited");
 
-    char sysv_path[128];
-    snprintf(sysv_path, sizeof(sysv_path), "%s/sysvipc/shm", proc);
-    rc = sysv_collect(sysv_path, &s->sysv);
+    rc = sysv_collect(sys, &s->sysv);
     if (rc < 0 && rc != -ENOENT)
-        warn_add(&s->warn, "cannot read %s: %s", sysv_path, strerror(-rc));
+        warn_add(&s->warn, "cannot read %s/sysvipc/shm: %s", proc, strerror(-rc));
 
-    cgroup_collect("", cgroup_file, &self_mi, &s->cgroup, &s->warn);
+    cgroup_collect(sys, target, &self_mi, &s->cgroup, &s->warn);
     mountinfo_free(&self_mi);
     /* Still the same process at the end: what was read through its pid
      * was its, not a newcomer's that took the pid meanwhile. */
-    s->target_state = check_target(o, proc);
+    s->target_state = check_target(sys);
     if (s->target_state != SCAN_TARGET_OK)
         return -ESRCH;
 

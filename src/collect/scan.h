@@ -15,15 +15,18 @@
 #include "collect/procs.h"
 #include "collect/scanjob.h"
 #include "collect/sysv.h"
+#include "util/sysroot.h"
 #include "util/warn.h"
 
 struct scan_opts {
-    const char *proc_dir;           /* "/proc" */
-    pid_t target_pid;               /* 0: this process's world; else watch PID's namespaces */
-    /* With target_pid: its start time (scan_target_identify) when it was
-     * first seen, checked before and after every scan so that a pid taken
-     * over by a new process is never watched in its place; 0: not checked. */
-    unsigned long long target_start;
+    /* Where the watched system lives (util/sysroot.h), the one way in: its
+     * proc is read, the cgroup hierarchies are reached below its host and
+     * the shm mounts below its root. sys->pid 0: this process's world;
+     * else (sysroot_open_pid) PID's namespaces are watched, and its start
+     * time sys->pid_start is checked before and after every scan so that a
+     * pid taken over by a new process is never watched in its place. It
+     * must outlive the scan (and a scan job). */
+    const struct sysroot *sys;
     const char *const *mounts;      /* --mount paths (as the target sees them), or NULL */
     size_t nmounts;
     struct scan_beacon *beacon;     /* where the scan is, for a watchdog (scanjob.h); or NULL */
@@ -64,10 +67,10 @@ struct scan {
  * pid is now another process's. */
 int scan_run(const struct scan_opts *opts, struct scan *s);
 
-/* The identity of pid under proc_dir (its start time, clock ticks since
- * boot, from /proc/PID/stat), to pin --pid with: 0; -ESRCH when it does
- * not exist or has exited (a zombie); -errno otherwise. */
-int scan_target_identify(const char *proc_dir, pid_t pid, unsigned long long *start_ticks);
+/* The identity of pid under sys->proc (its start time, clock ticks since
+ * boot, from its stat): 0; -ESRCH when it does not exist or has exited (a
+ * zombie); -errno otherwise. */
+int scan_target_identify(const struct sysroot *sys, pid_t pid, unsigned long long *start_ticks);
 void scan_free(struct scan *s);
 /* Fills s as the stand-in for a scan that has been running for stalled_s
  * seconds and is still at b: the time now, no figures, a warning that says

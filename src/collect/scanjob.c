@@ -33,8 +33,8 @@ static const char *stage_name(int stage)
     }
 }
 
-void scan_beacon_describe(const struct scan_beacon *b, const char *proc_dir, char *out, size_t n,
-                          pid_t *pid, int *fd)
+void scan_beacon_describe(const struct scan_beacon *b, const struct sysroot *sys, char *out,
+                          size_t n, pid_t *pid, int *fd)
 {
     int stage = atomic_load_explicit(&b->stage, memory_order_relaxed);
     int p = atomic_load_explicit(&b->pid, memory_order_relaxed);
@@ -50,12 +50,12 @@ void scan_beacon_describe(const struct scan_beacon *b, const char *proc_dir, cha
         return;
     }
     /* The comm is read now: /proc/PID/comm never waits on a file system. */
-    char path[4096];
+    char path[32]; /* "PID/comm": bounded */
     struct buf text;
     buf_init(&text);
-    int len = snprintf(path, sizeof(path), "%s/%d/comm", proc_dir ? proc_dir : "/proc", p);
+    snprintf(path, sizeof(path), "%d/comm", p);
     char *comm = NULL;
-    if (len > 0 && (size_t)len < sizeof(path) && read_file(path, &text, 64) == 0) {
+    if (read_file_at(sys->proc, path, &text, 64) == 0) {
         char *cur = text.data, *line = next_line(&cur);
         comm = esc_term_dup(line ? line : "");
     }
@@ -75,11 +75,11 @@ void scan_stalled(struct scan *s, const struct scan_opts *o, double stalled_s,
     memset(s, 0, sizeof(*s));
     warn_init(&s->warn);
     clock_gettime(CLOCK_REALTIME, &s->time);
-    s->target_pid = o->target_pid;
+    s->target_pid = o->sys->pid;
     s->self_pid = getpid();
     s->stalled_s = stalled_s > 0 ? stalled_s : 1e-9;
     char where[256];
-    scan_beacon_describe(b, o->proc_dir, where, sizeof(where), &s->stalled_pid, &s->stalled_fd);
+    scan_beacon_describe(b, o->sys, where, sizeof(where), &s->stalled_pid, &s->stalled_fd);
     warn_add(&s->warn,
              "the scan has not finished after %.0f s, %s (a file system whose server or "
              "daemon does not answer?): no figures until it does",

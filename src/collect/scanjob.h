@@ -67,8 +67,9 @@ double scan_stall_limit(double interval_s);
 /* What a stalled scan waits on, for people: "reading fd 4 of pid 123
  * (python3)" (the comm read now, escaped), or the stage alone. pid and fd
  * as the beacon has them (also returned in *pid and *fd, 0 and -1 when
- * unknown); proc_dir is where to read the comm. */
-void scan_beacon_describe(const struct scan_beacon *b, const char *proc_dir, char *out,
+ * unknown); the comm is read below sys->proc. */
+struct sysroot;
+void scan_beacon_describe(const struct scan_beacon *b, const struct sysroot *sys, char *out,
                           size_t n, pid_t *pid, int *fd);
 
 struct scan_job;

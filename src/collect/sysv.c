@@ -69,11 +69,11 @@ int sysv_parse(const char *text, struct sysv_list *out)
     return 0;
 }
 
-int sysv_collect(const char *path, struct sysv_list *out)
+int sysv_collect(const struct sysroot *sys, struct sysv_list *out)
 {
     struct buf text;
     buf_init(&text);
-    int rc = read_file(path, &text, 16u << 20);
+    int rc = read_file_at(sys->proc, "sysvipc/shm", &text, 16u << 20);
     if (rc == 0)
         rc = sysv_parse(text.data, out);
     buf_free(&text);

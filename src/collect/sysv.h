@@ -1,4 +1,4 @@
-/* System V shared memory segments, from /proc/sysvipc/shm. */
+/* System V shared memory segments, from proc's sysvipc/shm. */
 #ifndef SHMWATCH_SYSV_H
 #define SHMWATCH_SYSV_H
 
@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "util/sysroot.h"
 
 struct sysv_seg {
     long long key;
@@ -24,8 +26,8 @@ struct sysv_list {
 
 /* Parses the whole file text; returns -EINVAL if the header is not recognised. */
 int sysv_parse(const char *text, struct sysv_list *out);
-/* Reads path (normally /proc/sysvipc/shm). Returns 0 or -errno. */
-int sysv_collect(const char *path, struct sysv_list *out);
+/* Reads sysvipc/shm below sys->proc. Returns 0 or -errno. */
+int sysv_collect(const struct sysroot *sys, struct sysv_list *out);
 void sysv_free(struct sysv_list *sl);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collect/nsmap.h"
@@ -216,9 +217,9 @@ static void second_pass(struct walk *wk)
 int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list *hl,
              struct warnings *w)
 {
-    struct walk wk = {.o = o, .pl = pl, .hl = hl, .w = w};
-    wk.proc = open(o->proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (wk.proc < 0)
+    struct walk wk = {.o = o, .pl = pl, .hl = hl, .w = w, .proc = o->sys->proc};
+    struct stat st;
+    if (fstat(wk.proc, &st) != 0)
         return -errno;
     buf_init(&wk.text);
     struct nsmap own;
@@ -249,6 +250,5 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
     free(pids);
     free(wk.flags);
     buf_free(&wk.text);
-    close(wk.proc);
     return 0;
 }

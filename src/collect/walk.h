@@ -7,7 +7,8 @@
  * hold or created a segment, zombies, processes named or fingerprinted like
  * DataLoader workers and shm managers, the watched process, and their
  * parents. Every other process keeps cmdline and exe NULL, uid and rss 0.
- * It takes the /proc directory as a parameter, so tests hand it other trees. */
+ * It reads the proc of the root seam (util/sysroot.h), so tests hand it
+ * other trees. */
 #ifndef SHMWATCH_WALK_H
 #define SHMWATCH_WALK_H
 
@@ -20,10 +21,11 @@
 #include "collect/nsmap.h"
 #include "collect/procs.h"
 #include "collect/scanjob.h"
+#include "util/sysroot.h"
 #include "util/warn.h"
 
 struct walk_opts {
-    const char *proc_dir;          /* "/proc" */
+    const struct sysroot *sys;     /* its proc is walked */
     const dev_t *devs;             /* the watched devices; holders read only when ndevs > 0 */
     size_t ndevs;
     const struct file_list *files; /* the listing: its inodes need no stat or name, its names
@@ -35,7 +37,7 @@ struct walk_opts {
 };
 
 /* Appends every process to pl (sorted by pid) and every holder to hl.
- * Returns 0, or -errno when proc_dir cannot be opened. */
+ * Returns 0, or -errno when sys->proc cannot be listed. */
 int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list *hl,
              struct warnings *w);
 

@@ -68,7 +68,6 @@ static void copy_mounts(struct mount_list *dst, const struct mount_list *src)
         struct shm_mount *m = VEC_PUSH(dst->items, dst->n, dst->cap);
         *m = src->items[i];
         m->path = xstrdup(src->items[i].path);
-        m->access = xstrdup(src->items[i].access);
         m->fstype = xstrdup(src->items[i].fstype);
     }
 }
@@ -119,7 +118,7 @@ static struct snap *take_scan(struct poller *p, int *gone)
         warn_init(&s->scan.warn);
         clock_gettime(CLOCK_REALTIME, &s->scan.time);
         warn_add(&s->scan.warn, "cannot read the namespaces of pid %d: %s",
-                 (int)p->cfg.scan.target_pid, strerror(-rc));
+                 (int)p->cfg.scan.sys->pid, strerror(-rc));
     }
     struct model_opts mo;
     model_opts_default(&mo);
@@ -147,12 +146,7 @@ static struct snap *take_scan(struct poller *p, int *gone)
 /* --pid: is the watched process still the one first seen? */
 static bool target_same(const struct poller *p)
 {
-    const struct scan_opts *o = &p->cfg.scan;
-    if (!o->target_pid || !o->target_start)
-        return true;
-    unsigned long long start;
-    return scan_target_identify(o->proc_dir, o->target_pid, &start) == 0 &&
-           start == o->target_start;
+    return sysroot_pid_alive(p->cfg.scan.sys);
 }
 
 static struct timespec deadline(double t_mono)
@@ -212,7 +206,7 @@ static void *run(void *arg)
         }
         if (now >= next_gauge) {
             pthread_mutex_unlock(&p->lock);
-            mounts_refresh(&p->ml);
+            mounts_refresh(p->cfg.scan.sys, &p->ml);
             note_peak(p, &p->ml);
             now = clock_now();
             pthread_mutex_lock(&p->lock);
@@ -298,7 +292,7 @@ bool poller_stalled(struct poller *p, double *running_s, char *where, size_t n)
     *running_s = run;
     pid_t pid;
     int fd;
-    scan_beacon_describe(&p->beacon, p->cfg.scan.proc_dir, where, n, &pid, &fd);
+    scan_beacon_describe(&p->beacon, p->cfg.scan.sys, where, n, &pid, &fd);
     return true;
 }
 

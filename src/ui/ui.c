@@ -270,19 +270,17 @@ static int run(const struct ui_settings *set)
     u.spark_tick = -1;
     history_init(&u.hist, (size_t)(HISTORY_S / set->cfg.gauge_interval_s) + 1);
     /* --pid: pinned to the process as it is now (pid and start time). */
-    unsigned long long start = 0;
-    if (set->pid) {
-        int rc = scan_target_identify("/proc", set->pid, &start);
-        if (rc < 0) {
+    int rc = sysroot_open_system(&u.sys, set->pid);
+    if (rc < 0) {
+        if (set->pid)
             fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)set->pid, strerror(-rc));
-            history_free(&u.hist);
-            return 1;
-        }
+        else
+            fprintf(stderr, "shmwatch: cannot open the system's proc: %s\n", strerror(-rc));
+        history_free(&u.hist);
+        return 1;
     }
     struct poller_cfg pc = {
-        .scan = {.proc_dir = "/proc",
-                 .target_pid = set->pid,
-                 .target_start = start,
+        .scan = {.sys = &u.sys,
                  .mounts = set->mounts,
                  .nmounts = set->nmounts},
         .gauge_interval_s = set->cfg.gauge_interval_s,
@@ -295,12 +293,14 @@ static int run(const struct ui_settings *set)
     u.poller = poller_start(&pc);
     if (!u.poller) {
         fprintf(stderr, "shmwatch: cannot start the scanner: %s\n", strerror(errno));
+        sysroot_close(&u.sys);
         history_free(&u.hist);
         return 1;
     }
     char err[256];
     if (term_start(&set->theme, set->cfg.color, set->cfg.ascii, err, sizeof(err)) != 0) {
-        poller_stop(u.poller);
+        if (poller_stop(u.poller))
+            sysroot_close(&u.sys);
         history_free(&u.hist);
         fprintf(stderr, "shmwatch: %s\n", err);
         return 1;
@@ -312,6 +312,7 @@ static int run(const struct ui_settings *set)
         fflush(NULL);
         _exit(0);
     }
+    sysroot_close(&u.sys);
     snap_free(u.snap);
     gauges_free(&u.gauges);
     history_free(&u.hist);

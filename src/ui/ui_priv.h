@@ -58,6 +58,7 @@ const struct segment *row_key_seg(const struct model *m, const struct row_key *k
 enum ui_page { PAGE_NONE, PAGE_HELP, PAGE_BUDGET, PAGE_DETAILS };
 
 struct ui {
+    struct sysroot sys; /* the system watched: the scans read it, the actions act in it */
     const struct ui_settings *set;
     struct poller *poller;
     struct snap *snap;    /* what is shown; NULL until the first scan */

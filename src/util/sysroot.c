@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,9 @@ static int start_time(int procfd, pid_t pid, unsigned long long *start)
     return 0;
 }
 
-int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid)
+/* sysroot_open_pid; with root_optional, a root refused (EACCES, EPERM:
+ * another user's process) leaves r->root -1 instead of failing. */
+static int open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid, bool root_optional)
 {
     *r = SYSROOT_NONE;
     if (pid <= 0)
@@ -83,7 +86,7 @@ int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid)
     char name[32];
     snprintf(name, sizeof(name), "%d/root", (int)pid);
     int root = openat(host->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root < 0)
+    if (root < 0 && !(root_optional && (errno == EACCES || errno == EPERM)))
         return errno == ENOENT ? -ESRCH : -errno;
     r->proc = fcntl(host->proc, F_DUPFD_CLOEXEC, 0);
     r->host = fcntl(host->host, F_DUPFD_CLOEXEC, 0);
@@ -102,6 +105,31 @@ int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid)
         return -ESRCH;
     }
     return 0;
+}
+
+int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid)
+{
+    return open_pid(r, host, pid, false);
+}
+
+int sysroot_open_system(struct sysroot *r, pid_t pid)
+{
+    int rc = sysroot_open(r, "/proc", "/", "/");
+    if (rc < 0 || pid == 0)
+        return rc;
+    struct sysroot host = *r;
+    rc = open_pid(r, &host, pid, true);
+    sysroot_close(&host);
+    return rc;
+}
+
+int sysroot_open_below(const struct sysroot *r, const char *p, int flags)
+{
+    if (r->root < 0) {
+        errno = EACCES;
+        return -1;
+    }
+    return openat(r->root, sysroot_rel(p), flags | O_CLOEXEC);
 }
 
 int sysroot_pid_alive(const struct sysroot *r)
@@ -124,4 +152,17 @@ void sysroot_close(struct sysroot *r)
     }
     r->pid = 0;
     r->pid_start = 0;
+}
+
+const char *sysroot_proc_shown(const struct sysroot *r)
+{
+    (void)r;
+    return "/proc";
+}
+
+const char *sysroot_rel(const char *p)
+{
+    while (*p == '/')
+        p++;
+    return *p ? p : ".";
 }

@@ -14,7 +14,9 @@ struct sysroot {
     int host;  /* the watcher's own root: its mountinfo's mount points (the
                 * cgroup hierarchies) are reached below it */
     int root;  /* the watched root: the host's "/" or PID's /proc/PID/root;
-                * its shm mounts are listed, and acted in, below it */
+                * its shm mounts are listed, and acted in, below it
+                * (sysroot_open_below); -1 only from sysroot_open_system,
+                * for a root out of reach */
     pid_t pid; /* whose namespaces are watched: 0 for the watcher's own */
     unsigned long long pid_start; /* pid's start time (clock ticks since
                                    * boot) when opened, to refuse a reused
@@ -32,6 +34,20 @@ int sysroot_open(struct sysroot *r, const char *proc, const char *host, const ch
  * zombie, whose root cannot be opened), or -errno. */
 int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid);
 
+/* The running system: sysroot_open("/proc", "/", "/") when pid is 0, else
+ * sysroot_open_pid(r, that, pid) (the host's fds are closed again): what
+ * main, the subcommands and the dashboard watch. Returns 0 or -errno, as
+ * those do, except that a pid whose root is refused (EACCES, EPERM:
+ * another user's process, watched without privilege) is opened with
+ * r->root -1: its proc files are still read, and everything below its root
+ * is refused (sysroot_open_below). */
+int sysroot_open_system(struct sysroot *r, pid_t pid);
+
+/* openat below the watched root: the absolute path p (as the watched process
+ * sees it) relative to r->root, with flags | O_CLOEXEC. -1 with errno EACCES
+ * when r->root is -1 (out of reach). */
+int sysroot_open_below(const struct sysroot *r, const char *p, int flags);
+
 /* True while r->pid (if any) is still the process r was opened on: same
  * start time. Always true for the watcher's own view. */
 int sysroot_pid_alive(const struct sysroot *r);
@@ -39,6 +55,16 @@ int sysroot_pid_alive(const struct sysroot *r);
 /* Closes every fd and sets them to -1; a closed or zeroed-and-failed struct
  * may be closed again. */
 void sysroot_close(struct sysroot *r);
+
+/* How the proc directory is named in a message ("cannot read
+ * /proc/self/mountinfo"): the seam holds fds, not the paths they were
+ * opened on, so a fixture's proc is named so too. */
+const char *sysroot_proc_shown(const struct sysroot *r);
+
+/* The path of an absolute path p relative to a root fd, for openat: p
+ * without its leading slashes ("." for "/"). A relative p is returned as
+ * it is. */
+const char *sysroot_rel(const char *p);
 
 /* A struct with no fd open (every fd -1, pid 0). */
 #define SYSROOT_NONE ((struct sysroot){.proc = -1, .host = -1, .root = -1})

@@ -43,13 +43,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     put("/cg/memory.max_usage_in_bytes", peak);
 
     char path[8192];
-    snprintf(path, sizeof(path), "%s/proc/self/mountinfo", root);
+    snprintf(path, sizeof(path), "%s/proc", root);
+    struct sysroot sys;
+    if (sysroot_open(&sys, path, root, root) != 0)
+        abort();
     struct mountinfo mi;
-    (void)mountinfo_read(path, &mi);
+    (void)mountinfo_read(sys.proc, "self/mountinfo", &mi);
     struct warnings w;
     warn_init(&w);
     struct cgroup_info info;
-    (void)cgroup_collect(root, "/proc/self/cgroup", &mi, &info, &w);
+    (void)cgroup_collect(&sys, 0, &mi, &info, &w);
+    sysroot_close(&sys);
     cgroup_free(&info);
     warn_free(&w);
     mountinfo_free(&mi);

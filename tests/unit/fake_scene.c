@@ -80,7 +80,6 @@ struct scan *fake_scene_empty(void)
     s->mem.total = 8192 * MiB;
     struct shm_mount *m = VEC_PUSH(s->mounts.items, s->mounts.n, s->mounts.cap);
     m->path = xstrdup("/dev/shm");
-    m->access = xstrdup("/dev/shm");
     m->fstype = xstrdup("tmpfs");
     m->dev = DEV;
     m->stat_ok = true;

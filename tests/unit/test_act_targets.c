@@ -265,8 +265,8 @@ static void test_add_dirs(void **state)
     assert_int_equal(mkfifo(path, 0600), 0);
 
     struct scan *s = fake_scene();
-    free(s->mounts.items[0].access);
-    s->mounts.items[0].access = strdup(dir);
+    free(s->mounts.items[0].path);
+    s->mounts.items[0].path = strdup(dir);
     /* The directory's device is the mount's, as a scan finds it (entries on
      * another device are file systems mounted inside: never added). */
     struct stat dst;
@@ -287,7 +287,7 @@ static void test_add_dirs(void **state)
     assert_non_null(t->refuse);
     assert_non_null(strstr(t->refuse, "directory"));
     assert_int_equal(t->state, SEG_UNHELD);
-    assert_string_equal(t->mount, "/dev/shm");
+    assert_string_equal(t->mount, dir);
     assert_string_equal(t->mount_dir, dir);
     struct stat st;
     snprintf(path, sizeof(path), "%s/torch_999_5", dir);

@@ -30,25 +30,29 @@ static char *fixture(const char *name)
     return p;
 }
 
-/* Reads root's cgroup_file with root's mountinfo_file, as a scan does. */
-static int collect_at(const char *root, const char *cgroup_file, const char *mountinfo_file,
-                      struct cgroup_info *info, struct warnings *w)
+/* Reads the cgroup of pid (0: self) with self's mountinfo, as a scan does,
+ * through a seam opened on proc and host. */
+static int collect_at(const char *proc, const char *host, pid_t pid, struct cgroup_info *info,
+                      struct warnings *w)
 {
-    char path[4096];
-    snprintf(path, sizeof(path), "%s%s", root, mountinfo_file);
+    struct sysroot sys;
+    assert_int_equal(sysroot_open(&sys, proc, host, host), 0);
     struct mountinfo mi;
-    (void)mountinfo_read(path, &mi); /* unreadable: empty, as in a scan */
-    int rc = cgroup_collect(root, cgroup_file, &mi, info, w);
+    (void)mountinfo_read(sys.proc, "self/mountinfo", &mi); /* unreadable: empty, as in a scan */
+    int rc = cgroup_collect(&sys, pid, &mi, info, w);
     mountinfo_free(&mi);
+    sysroot_close(&sys);
     return rc;
 }
 
-/* Reads a fixture tree as /proc/self would be read. */
+/* Reads a fixture tree (its proc, the tree as host) as self would be read. */
 static int collect(const char *name, struct cgroup_info *info, struct warnings *w)
 {
     char *root = fixture(name);
     warn_init(w);
-    int rc = collect_at(root, "/proc/self/cgroup", "/proc/self/mountinfo", info, w);
+    char proc[4096];
+    snprintf(proc, sizeof(proc), "%s/proc", root);
+    int rc = collect_at(proc, root, 0, info, w);
     free(root);
     return rc;
 }
@@ -358,7 +362,10 @@ static void test_missing_files(void **state)
     (void)state;
     struct cgroup_info c;
     struct warnings w;
-    assert_int_equal(collect("no-such-tree", &c, &w), -ENOENT);
+    char *empty = fixture(""); /* no self/cgroup there */
+    warn_init(&w);
+    assert_int_equal(collect_at(empty, empty, 0, &c, &w), -ENOENT);
+    free(empty);
     assert_false(c.present);
     assert_int_equal(w.n, 1);
     assert_non_null(strstr(w.msg[0], "cannot read"));
@@ -375,12 +382,16 @@ static void test_unmounted(void **state)
     char path[256];
     snprintf(path, sizeof(path), "%s/proc", dir);
     assert_int_equal(mkdir(path, 0755), 0);
-    snprintf(path, sizeof(path), "%s/proc/cgroup", dir);
+    snprintf(path, sizeof(path), "%s/proc/7", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof(path), "%s/proc/7/cgroup", dir);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs("4:memory:/x\n0::/\n", f);
     fclose(f);
-    snprintf(path, sizeof(path), "%s/proc/mountinfo", dir);
+    snprintf(path, sizeof(path), "%s/proc/self", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof(path), "%s/proc/self/mountinfo", dir);
     f = fopen(path, "w");
     assert_non_null(f);
     fputs("22 27 0:21 / /proc rw - proc proc rw\n", f);
@@ -389,7 +400,9 @@ static void test_unmounted(void **state)
     struct cgroup_info c;
     struct warnings w;
     warn_init(&w);
-    assert_int_equal(collect_at(dir, "/proc/cgroup", "/proc/mountinfo", &c, &w), 0);
+    char proc[256];
+    snprintf(proc, sizeof(proc), "%s/proc", dir);
+    assert_int_equal(collect_at(proc, dir, 7, &c, &w), 0);
     assert_false(c.present);
     assert_int_equal(w.n, 1);
     assert_non_null(strstr(w.msg[0], "not mounted"));
@@ -397,8 +410,12 @@ static void test_unmounted(void **state)
     warn_free(&w);
 
     unlink(path);
-    snprintf(path, sizeof(path), "%s/proc/cgroup", dir);
+    snprintf(path, sizeof(path), "%s/proc/self", dir);
+    rmdir(path);
+    snprintf(path, sizeof(path), "%s/proc/7/cgroup", dir);
     unlink(path);
+    snprintf(path, sizeof(path), "%s/proc/7", dir);
+    rmdir(path);
     snprintf(path, sizeof(path), "%s/proc", dir);
     rmdir(path);
     rmdir(dir);

@@ -13,6 +13,7 @@ struct tree {
     char root[64];
     struct mount_list ml;
     struct shm_mount mount;
+    struct sysroot sys; /* proc, host and root: the tree */
 };
 
 static void put(const char *root, const char *name, size_t size)
@@ -41,8 +42,9 @@ static int setup(void **state)
     put(p, "deep", 100);
     snprintf(p, sizeof(p), "%s/link", t->root);
     assert_int_equal(symlink("/etc/passwd", p), 0);
-    t->mount.path = t->root;
-    t->mount.access = t->root;
+    /* The tree is the watched root; the mount is its top. */
+    assert_int_equal(sysroot_open(&t->sys, t->root, t->root, t->root), 0);
+    t->mount.path = "/";
     t->mount.fstype = "tmpfs"; /* entries are trusted for their inode numbers */
     struct stat st;
     assert_int_equal(stat(t->root, &st), 0);
@@ -56,6 +58,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct tree *t = *state;
+    sysroot_close(&t->sys);
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->root);
     assert_int_equal(system(cmd), 0);
@@ -77,7 +80,7 @@ static void test_pending_filled_from_holder_or_stat(void **state)
     struct file_list fl = {0};
     struct warnings w;
     warn_init(&w);
-    files_collect(&t->ml, &fl, &w);
+    files_collect(&t->sys, &t->ml, &fl, &w);
     assert_int_equal(fl.n, 5); /* held, orphan, going, link, sub/deep */
     struct shm_file *held = find(&fl, "held");
     assert_non_null(held);
@@ -97,7 +100,7 @@ static void test_pending_filled_from_holder_or_stat(void **state)
     char gone[128];
     snprintf(gone, sizeof(gone), "%s/going", t->root);
     assert_int_equal(unlink(gone), 0);
-    files_finish(&t->ml, &fl, &hl);
+    files_finish(&t->sys, &t->ml, &fl, &hl);
 
     assert_int_equal(fl.n, 4); /* "going" was removed after the listing */
     assert_null(find(&fl, "going"));
@@ -121,11 +124,11 @@ static void test_other_fs_stated_at_once(void **state)
     struct file_list fl = {0};
     struct warnings w;
     warn_init(&w);
-    files_collect(&t->ml, &fl, &w);
+    files_collect(&t->sys, &t->ml, &fl, &w);
     for (size_t i = 0; i < fl.n; i++)
         assert_false(fl.items[i].stat_pending);
     assert_int_equal(find(&fl, "held")->size, 8192);
-    files_finish(&t->ml, &fl, NULL);
+    files_finish(&t->sys, &t->ml, &fl, NULL);
     assert_int_equal(fl.n, 5);
     files_free(&fl);
     warn_free(&w);

@@ -214,9 +214,10 @@ static void test_collect_tree(void **state)
     struct warnings w;
     warn_init(&w);
     struct proc_list pl = {0};
-    struct walk_opts o = {.proc_dir = t->proc.data, .devs = &t->dev, .ndevs = 1,
-                          .world_pid = 100};
+    struct sysroot sys = test_sysroot(t->proc.data, NULL);
+    struct walk_opts o = {.sys = &sys, .devs = &t->dev, .ndevs = 1, .world_pid = 100};
     assert_int_equal(walk_run(&o, &pl, &hl, &w), 0);
+    sysroot_close(&sys);
     assert_int_equal(pl.n, 3);
     assert_int_equal(hl.n, 3);
 
@@ -259,15 +260,16 @@ static void test_collect_no_devices(void **state)
     struct proc_list pl = {0};
     struct warnings w;
     warn_init(&w);
-    struct walk_opts o = {.proc_dir = t->proc.data, .world_pid = 100};
+    struct sysroot sys = test_sysroot(t->proc.data, NULL);
+    struct walk_opts o = {.sys = &sys, .world_pid = 100};
     assert_int_equal(walk_run(&o, &pl, &hl, &w), 0);
     assert_int_equal(pl.n, 3); /* the process table, but no holders */
     assert_int_equal(hl.n, 0);
     procs_free(&pl);
-    o.proc_dir = "/nonexistent-proc";
+    sysroot_close(&sys); /* a seam whose proc is closed: nothing to walk */
     o.devs = &t->dev;
     o.ndevs = 1;
-    assert_int_equal(walk_run(&o, &pl, &hl, &w), -ENOENT);
+    assert_int_equal(walk_run(&o, &pl, &hl, &w), -EBADF);
     assert_int_equal(hl.n, 0);
     holders_free(&hl);
     procs_free(&pl);

@@ -71,8 +71,10 @@ static void test_walk_fixture(void **state)
     struct holder_list hl = {0};
     struct warnings w;
     warn_init(&w);
-    struct walk_opts o = {.proc_dir = proc, .devs = devs, .ndevs = 2, .world_pid = 100, .ns = &ns};
+    struct sysroot sys = test_sysroot(proc, NULL);
+    struct walk_opts o = {.sys = &sys, .devs = devs, .ndevs = 2, .world_pid = 100, .ns = &ns};
     assert_int_equal(walk_run(&o, &pl, &hl, &w), 0);
+    sysroot_close(&sys);
     assert_int_equal(pl.n, 6);
 
     assert_int_equal(ns.self_pidns, INIT);

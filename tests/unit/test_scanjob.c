@@ -32,7 +32,9 @@ static void describe(enum scan_stage stage, pid_t pid, int fd, const char *want,
     scan_beacon_at(&b, stage, pid, fd);
     pid_t p = -7;
     int f = -7;
-    scan_beacon_describe(&b, proc_dir(dir, sizeof(dir)), out, sizeof(out), &p, &f);
+    struct sysroot sys = test_sysroot(proc_dir(dir, sizeof(dir)), NULL);
+    scan_beacon_describe(&b, &sys, out, sizeof(out), &p, &f);
+    sysroot_close(&sys);
     assert_string_equal(out, want);
     assert_int_equal(p, want_pid);
     assert_int_equal(f, want_fd);
@@ -58,7 +60,9 @@ static void test_describe(void **state)
     int f;
     scan_beacon_at(&b, SCAN_FDS, 4242, 9);
     scan_beacon_stage(&b, SCAN_MAPS);
-    scan_beacon_describe(&b, proc_dir(dir, sizeof(dir)), out, sizeof(out), &p, &f);
+    struct sysroot sys = test_sysroot(proc_dir(dir, sizeof(dir)), NULL);
+    scan_beacon_describe(&b, &sys, out, sizeof(out), &p, &f);
+    sysroot_close(&sys);
     assert_int_equal(f, -1);
     assert_int_equal(p, 4242);
 }
@@ -69,7 +73,8 @@ static void test_stalled_reports(void **state)
 {
     (void)state;
     char dir[512];
-    struct scan_opts o = {.proc_dir = proc_dir(dir, sizeof(dir))};
+    struct sysroot sys = test_sysroot(proc_dir(dir, sizeof(dir)), NULL);
+    struct scan_opts o = {.sys = &sys};
     struct scan_beacon b;
     scan_beacon_at(&b, SCAN_FDS, 4242, 7);
     struct scan s;
@@ -118,6 +123,7 @@ static void test_stalled_reports(void **state)
     assert_null(strstr(out.data, "shmwatch_last_scan_timestamp_seconds"));
     buf_free(&out);
     scan_free(&s);
+    sysroot_close(&sys);
 }
 
 /* A complete scan's metrics say when its data was collected and that
@@ -152,7 +158,11 @@ static void test_complete_metrics(void **state)
 static void test_job(void **state)
 {
     (void)state;
-    struct scan_opts o = {.proc_dir = "/nonexistent-proc"};
+    /* A tree with nothing a scan reads (no mountinfo, no process). */
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s/sysvipc", fixtures_dir());
+    struct sysroot sys = test_sysroot(dir, dir);
+    struct scan_opts o = {.sys = &sys};
     for (int abandon = 0; abandon < 2; abandon++) {
         struct scan_job *j = scan_job_start(&o);
         assert_non_null(j);
@@ -168,6 +178,7 @@ static void test_job(void **state)
         assert_true(s.warn.n > 0); /* nothing could be read there */
         scan_free(&s);
     }
+    sysroot_close(&sys);
 }
 
 int main(void)

@@ -9,7 +9,9 @@ static void test_parse_fixture(void **state)
     buf_init(&path);
     buf_printf(&path, "%s/sysvipc/shm", fixtures_dir());
     struct sysv_list l = {0};
-    assert_int_equal(sysv_collect(path.data, &l), 0);
+    struct sysroot sys = test_sysroot(fixtures_dir(), NULL);
+    assert_int_equal(sysv_collect(&sys, &l), 0);
+    sysroot_close(&sys);
     assert_int_equal(l.n, 2);
     assert_int_equal(l.items[0].key, 0);
     assert_int_equal(l.items[0].shmid, 3);

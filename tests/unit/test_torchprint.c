@@ -124,8 +124,10 @@ static void test_walk_and_roles_agree(void **state)
     warn_init(&s.warn);
     s.self_pid = getpid();
     clock_gettime(CLOCK_REALTIME, &s.time);
-    struct walk_opts o = {.proc_dir = "/proc", .world_pid = getpid()};
+    struct sysroot sys = test_sysroot("/proc", NULL);
+    struct walk_opts o = {.sys = &sys, .world_pid = getpid()};
     int rc = walk_run(&o, &s.procs, &s.holders, &s.warn);
+    sysroot_close(&sys);
     struct model m;
     struct model_opts mo;
     model_opts_default(&mo);

@@ -250,11 +250,13 @@ static void test_walk_self(void **state)
     struct holder_list hl = {0};
     struct warnings w;
     warn_init(&w);
+    struct sysroot sys = test_sysroot("/proc", NULL);
     struct walk_opts o = {
-        .proc_dir = "/proc", .devs = &h->dev, .ndevs = 1,
+        .sys = &sys, .devs = &h->dev, .ndevs = 1,
         .world_pid = getpid(),
     };
     assert_int_equal(walk_run(&o, &pl, &hl, &w), 0);
+    sysroot_close(&sys);
     check_held(h, &hl);
     const struct proc *me = procs_find(&pl, getpid());
     assert_non_null(me);

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "util/sysroot.h"
+
 /* The fixtures directory (tests/fixtures), from the FIXTURES variable. */
 static inline const char *fixtures_dir(void)
 {
@@ -33,6 +35,15 @@ static inline const char *source(char *buf, size_t n, const char *rel)
 {
     snprintf(buf, n, "%s/../../%s", fixtures_dir(), rel);
     return buf;
+}
+
+/* A root seam on proc (a fixture tree, or the real "/proc") with host
+ * and root (NULL: "/"); the test closes it with sysroot_close. */
+static inline struct sysroot test_sysroot(const char *proc, const char *root)
+{
+    struct sysroot r;
+    assert_int_equal(sysroot_open(&r, proc, root ? root : "/", root ? root : "/"), 0);
+    return r;
 }
 
 /* Linux 6.11 or later: PROCMAP_QUERY answers on a maps file. */
