@@ -149,11 +149,12 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
 {
     /* --pid: the process as it is now (sysroot_open_pid pins its start
      * time); a stream ends when it exits. */
+    pid_t pid = (pid_t)o->pid;
     struct sysroot sys;
-    int irc = sysroot_open_system(&sys, o->pid);
+    int irc = sysroot_open_system(&sys, pid);
     if (irc < 0) {
-        if (o->pid)
-            say_target_failure(o->pid, irc, SCAN_TARGET_OK);
+        if (pid)
+            say_target_failure(pid, irc, SCAN_TARGET_OK);
         else
             fprintf(stderr, "shmwatch: cannot open /proc: %s\n", strerror(-irc));
         return 1;
@@ -189,7 +190,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
             job = NULL;
             stalled = false;
             if (src < 0) {
-                say_target_failure(o->pid, src, s.target_state);
+                say_target_failure(pid, src, s.target_state);
                 scan_free(&s);
                 rc = 1;
                 break;
@@ -252,8 +253,8 @@ int shmwatch_main(int argc, char **argv)
     }
     struct options o;
     char *err = NULL;
-    if (options_parse(argc, argv, &o, &err) != 0) {
-        fprintf(stderr, "shmwatch: %s\n", err);
+    if (cli_parse(CLI_MAIN, argc, argv, &o, &err) != 0) {
+        fprintf(stderr, "%s\n", err);
         free(err);
         options_free(&o);
         return 2;
@@ -273,8 +274,7 @@ int shmwatch_main(int argc, char **argv)
     int rc = 0;
     switch (o.mode) {
     case MODE_HELP:
-        output_printf("%s", options_usage());
-        rc = output_status(NULL, NULL);
+        rc = usage_print(CLI_MAIN);
         break;
     case MODE_VERSION:
         output_printf("shmwatch %s\n", SHMWATCH_VERSION);
@@ -295,10 +295,10 @@ int shmwatch_main(int argc, char **argv)
         }
         {
             struct ui_flags uf = {
-                .pid = o.pid,
+                .pid = (pid_t)o.pid,
                 .all = o.all,
                 .demo = o.demo,
-                .mounts_given = o.nmounts > 0,
+                .mounts_given = o.mounts.n > 0,
                 .theme_given = o.theme != NULL,
             };
             rc = ui_main(&uf, &cfg);

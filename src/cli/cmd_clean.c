@@ -1,7 +1,6 @@
 /* shmwatch clean: removes orphan segments (and, when asked, old unheld ones),
  * each proven unused right before its unlink. Prints the plan, every action
  * and a total. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,75 +17,6 @@
 #include "util/escape.h"
 #include "util/units.h"
 #include "util/xalloc.h"
-
-static const char usage[] =
-    "Usage: shmwatch clean [--dry-run] [--yes] [--all-unheld] [--min-age DUR]\n"
-    "                      [--mount PATH] [--orphan-min-age DUR] [--trust-pids]\n"
-    "                      [--log FILE] [--config FILE] [--pid PID | --all]\n"
-    "\n"
-    "Removes orphan shared-memory segments: named, held by nobody, and left by a\n"
-    "creator that is gone (a killed PyTorch job's torch_* files), and older than\n"
-    "orphan_min_age (a younger one may be a batch in flight). A mount reached from\n"
-    "several pid namespaces (docker --ipc=host) has no orphans: the pid in a name\n"
-    "is ambiguous there; remove its leftovers with --all-unheld. Right before each\n"
-    "unlink it checks again that the name is the same regular file that was scanned,\n"
-    "not written to since, that you own it (unless root) and that no process holds\n"
-    "it open or mapped.\n"
-    "Symbolic links, directories and FIFOs are never followed or removed, except a\n"
-    "joblib memmapping folder of a dead creator: removed whole when every entry in\n"
-    "it is a regular file of this file system that nobody holds.\n"
-    "\n"
-    "  -n, --dry-run      check everything, remove nothing\n"
-    "  -y, --yes          do not ask\n"
-    "      --all-unheld   also remove unheld segments (owner unknown) that are\n"
-    "                     older than --min-age\n"
-    "      --min-age DUR  minimum age of an unheld segment (default: the setting\n"
-    "                     min_age, 10m)\n"
-    "      --mount PATH   only this mount (repeatable; default: the setting mounts,\n"
-    "                     else /dev/shm, /run/shm)\n"
-    "      --orphan-min-age DUR\n"
-    "                     never call a segment younger than DUR an orphan (default:\n"
-    "                     the setting orphan_min_age, 60s)\n"
-    "      --trust-pids   inside a container, prove orphans by the pids in their\n"
-    "                     names even when /dev/shm cannot be shown private to it\n"
-    "      --log FILE     action log (default: the setting log_file, else\n"
-    "                     $XDG_STATE_HOME/shmwatch/actions.log)\n"
-    "      --config FILE  configuration file (default: as for the dashboard)\n"
-    "      --pid PID      act inside the namespaces of process PID only (a\n"
-    "                     container, from the host): its /dev/shm, each line naming\n"
-    "                     it; refused if it exits before an unlink\n"
-    "      --all          every shm mount of the node view (every container's\n"
-    "                     /dev/shm and the host's), each acted on inside its own\n"
-    "                     container, the plan and each line naming it\n"
-    "  -h, --help         print this help\n"
-    "\n"
-    "Settings come from the configuration file, as for the dashboard.\n"
-    "Without --yes it asks on a terminal; without a terminal it only shows the plan.\n"
-    "Exit status: 0 everything asked was done, 3 something was refused or failed,\n"
-    "2 usage or configuration error, 1 the scan failed or the output could not be\n"
-    "written (the actions told to happen still happen, and are logged; a log that\n"
-    "cannot be written is said on stderr).\n";
-
-enum { OPT_ALL_UNHELD = 256, OPT_MIN_AGE, OPT_MOUNT, OPT_LOG, OPT_CONFIG, OPT_ORPHAN_MIN_AGE,
-       OPT_TRUST_PIDS,
-       OPT_PID,
-       OPT_ALL };
-
-static const struct option longopts[] = {
-    {"dry-run", no_argument, NULL, 'n'},
-    {"yes", no_argument, NULL, 'y'},
-    {"all-unheld", no_argument, NULL, OPT_ALL_UNHELD},
-    {"min-age", required_argument, NULL, OPT_MIN_AGE},
-    {"mount", required_argument, NULL, OPT_MOUNT},
-    {"log", required_argument, NULL, OPT_LOG},
-    {"config", required_argument, NULL, OPT_CONFIG},
-    {"orphan-min-age", required_argument, NULL, OPT_ORPHAN_MIN_AGE},
-    {"trust-pids", no_argument, NULL, OPT_TRUST_PIDS},
-    {"pid", required_argument, NULL, OPT_PID},
-    {"all", no_argument, NULL, OPT_ALL},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
 
 static const char *H(char *b, uint64_t v)
 {
@@ -301,78 +231,26 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
 
 int cmd_clean(int argc, char **argv)
 {
-    bool dry = false, yes = false, min_age_set = false;
+    struct options o;
+    char *err = NULL;
+    int rc = cli_parse(CLI_CLEAN, argc, argv, &o, &err);
+    if (rc != 0 || o.mode == MODE_HELP) {
+        options_free(&o);
+        if (rc == 0)
+            return usage_print(CLI_CLEAN);
+        fprintf(stderr, "%s\n", err);
+        free(err);
+        return rc;
+    }
     struct clean_policy pol;
     clean_policy_default(&pol);
-    const char *log = NULL, *config = NULL, *orphan_min_age = NULL;
-    bool trust_pids = false;
-    pid_t pid = 0;
-    bool all = false;
-    const char **mounts = NULL;
-    size_t nmounts = 0, mcap = 0;
-    int c, rc = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":nyh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'n': dry = true; break;
-        case 'y': yes = true; break;
-        case OPT_ALL_UNHELD: pol.all_unheld = true; break;
-        case OPT_MIN_AGE:
-            min_age_set = true;
-            if (!parse_duration(optarg, &pol.min_age_s))
-                rc = usage_error("clean",
-                                 "--min-age: expected a duration such as 10m, 1h or 90, got %s",
-                                 optarg);
-            break;
-        case OPT_MOUNT:
-            if (optarg[0] != '/')
-                rc = usage_error("clean", "--mount needs an absolute path, got %s", optarg);
-            *(const char **)VEC_PUSH(mounts, nmounts, mcap) = optarg;
-            break;
-        case OPT_LOG: log = optarg; break;
-        case OPT_CONFIG: config = optarg; break;
-        case OPT_ORPHAN_MIN_AGE: orphan_min_age = optarg; break;
-        case OPT_TRUST_PIDS: trust_pids = true; break;
-        case OPT_PID:
-            if (!actcli_parse_pid(optarg, &pid))
-                rc = usage_error("clean", "--pid: '%s' is not a process id", optarg);
-            break;
-        case OPT_ALL: all = true; break;
-        case 'h':
-            free(mounts);
-            output_printf("%s", usage);
-            return output_status("clean", NULL);
-        case ':': rc = usage_error("clean", "%s needs a value", argv[optind - 1]); break;
-        default: rc = usage_error("clean", "unknown option %s", argv[optind - 1]); break;
-        }
-        if (rc) {
-            free(mounts);
-            return rc;
-        }
-    }
-    if (optind < argc) {
-        free(mounts);
-        return usage_error("clean", "unexpected argument %s", argv[optind]);
-    }
-    if (all && pid) {
-        free(mounts);
-        return usage_error("clean", "--all and --pid exclude each other");
-    }
+    pol.all_unheld = o.all_unheld;
     struct actcli a = {.cmd = "clean"};
-    struct options o = {.mounts = mounts,
-                        .nmounts = nmounts,
-                        .log_file = log,
-                        .config = config,
-                        .orphan_min_age = orphan_min_age,
-                        .trust_pids = trust_pids,
-                        .pid = pid,
-                        .all = all};
     rc = actcli_scan(&a, &o);
-    free(mounts);
+    options_free(&o);
     if (rc != 0)
         return rc;
-    if (!min_age_set)
-        pol.min_age_s = a.cfg.min_age_s;
+    pol.min_age_s = o.min_age_set ? o.min_age : a.cfg.min_age_s;
     struct unlink_plan plan;
     targets_clean(&a.model, &pol, &plan);
     targets_add_dirs(&a.model, &pol, &plan);
@@ -382,7 +260,7 @@ int cmd_clean(int argc, char **argv)
     if (plan.n) {
         bool declined;
         enum actcli_mode mode =
-            actcli_decide(dry, yes, plan.ntry ? "Remove them?" : "Report them?", &declined);
+            actcli_decide(o.dry_run, o.yes, plan.ntry ? "Remove them?" : "Report them?", &declined);
         if (!declined) {
             acted = mode == ACTCLI_ACT;
             if (acted)

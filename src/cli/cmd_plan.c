@@ -1,6 +1,5 @@
 /* shmwatch plan: how much /dev/shm a DataLoader needs, every step of the
  * arithmetic shown (model/capacity.c does the arithmetic). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,55 +15,6 @@
 #include "report/jsonw.h"
 #include "util/buf.h"
 #include "util/units.h"
-
-static const char usage[] =
-    "Usage: shmwatch plan --batch-size N --sample-shape SHAPE[,SHAPE...] --workers N\n"
-    "                     [--dtype TYPE] [--prefetch-factor N] [--memory SIZE]\n"
-    "                     [--shm-size SIZE] [--json]\n"
-    "       shmwatch plan --observe PID [--workers N] [--prefetch-factor N]\n"
-    "                     [--memory SIZE] [--shm-size SIZE] [--json]\n"
-    "\n"
-    "Computes how much shared memory (/dev/shm) a PyTorch DataLoader needs at its\n"
-    "busiest, the --shm-size to give its container, and whether it fits the\n"
-    "container's --memory (-m) and --shm-size.\n"
-    "\n"
-    "      --observe PID         take one batch's size from the running DataLoader\n"
-    "                            whose main process is PID (seen in its own\n"
-    "                            namespaces, as --pid does) instead of from shapes;\n"
-    "                            --workers and --prefetch-factor default to what it\n"
-    "                            shows\n"
-    "  -b, --batch-size N        samples per batch (DataLoader batch_size)\n"
-    "  -s, --sample-shape SHAPE  the tensors of one sample, separated by commas,\n"
-    "                            dimensions by 'x': 3x224x224,1 is an image and a\n"
-    "                            label; 1:int64 gives one tensor its own dtype\n"
-    "  -d, --dtype TYPE          float32 (default), float64, float16, bfloat16,\n"
-    "                            uint8, int8, int16, int32, int64, bool\n"
-    "  -w, --workers N           DataLoader num_workers\n"
-    "  -p, --prefetch-factor N   batches each worker prepares ahead (default 2)\n"
-    "  -m, --memory SIZE         the container's memory limit (docker -m), e.g. 8g\n"
-    "      --shm-size SIZE       the container's /dev/shm size, e.g. 2g\n"
-    "      --json                print the figures as JSON\n"
-    "  -h, --help                print this help\n"
-    "\n"
-    "Sizes take k, m, g, t (powers of 1024, as docker reads them).\n"
-    "Exit status: 0 computed (whether or not it fits), 2 bad input, 1 the output\n"
-    "could not be written.\n";
-
-enum { OPT_SHM_SIZE = 256, OPT_JSON, OPT_OBSERVE };
-
-static const struct option longopts[] = {
-    {"batch-size", required_argument, NULL, 'b'},
-    {"sample-shape", required_argument, NULL, 's'},
-    {"dtype", required_argument, NULL, 'd'},
-    {"workers", required_argument, NULL, 'w'},
-    {"prefetch-factor", required_argument, NULL, 'p'},
-    {"memory", required_argument, NULL, 'm'},
-    {"shm-size", required_argument, NULL, OPT_SHM_SIZE},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"observe", required_argument, NULL, OPT_OBSERVE},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
 
 /* "19,267,584" */
 static const char *grouped(char *dst, size_t n, uint64_t v)
@@ -343,29 +293,6 @@ static void print_json(struct buf *b, const struct capacity_input *in, const str
     buf_addc(b, '\n');
 }
 
-/* Parses a count flag; false (and an error printed) on junk. */
-static bool count_arg(const char *flag, const char *arg, long long min, uint64_t *out)
-{
-    long long v;
-    if (!parse_int(arg, min, 1LL << 40, &v)) {
-        fprintf(stderr, "shmwatch plan: %s needs a whole number of at least %lld, not '%s'\n",
-                flag, min, arg);
-        return false;
-    }
-    *out = (uint64_t)v;
-    return true;
-}
-
-static bool size_arg(const char *flag, const char *arg, uint64_t *out)
-{
-    if (!parse_size(arg, out) || *out == 0) {
-        fprintf(stderr, "shmwatch plan: %s needs a size above 0 such as 512m or 8g, not '%s'\n",
-                flag, arg);
-        return false;
-    }
-    return true;
-}
-
 /* Scans as --pid PID does and reads the group whose main is PID into ob;
  * returns 0, or 2 with the error said. */
 static int observe(pid_t pid, struct observation *ob)
@@ -418,56 +345,30 @@ static int observe(pid_t pid, struct observation *ob)
 
 int cmd_plan(int argc, char **argv)
 {
-    struct capacity_input in = {0};
-    const char *shape = NULL, *dtype = "float32";
-    bool json = false, have_batch = false, have_workers = false, have_prefetch = false;
-    long long observe_pid = 0;
-    optind = 0;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":b:s:d:w:p:m:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'b':
-            if (!count_arg("--batch-size", optarg, 1, &in.batch_size))
-                return 2;
-            have_batch = true;
-            break;
-        case 's': shape = optarg; break;
-        case 'd': dtype = optarg; break;
-        case 'w':
-            if (!count_arg("--workers", optarg, 0, &in.workers))
-                return 2;
-            have_workers = true;
-            break;
-        case 'p':
-            if (!count_arg("--prefetch-factor", optarg, 1, &in.prefetch))
-                return 2;
-            have_prefetch = true;
-            break;
-        case OPT_OBSERVE:
-            if (!parse_int(optarg, 1, INT32_MAX, &observe_pid)) {
-                fprintf(stderr, "shmwatch plan: --observe needs a pid, not '%s'\n", optarg);
-                return 2;
-            }
-            break;
-        case 'm':
-            if (!size_arg("--memory", optarg, &in.memory))
-                return 2;
-            in.has_memory = true;
-            break;
-        case OPT_SHM_SIZE:
-            if (!size_arg("--shm-size", optarg, &in.shm_size))
-                return 2;
-            in.has_shm_size = true;
-            break;
-        case OPT_JSON: json = true; break;
-        case 'h': output_printf("%s", usage); return output_status("plan", NULL);
-        case ':': return usage_error("plan", "%s needs a value", argv[optind - 1]);
-        default: return usage_error("plan", "unknown option '%s'", argv[optind - 1]);
-        }
+    struct options o;
+    char *err = NULL;
+    int prc = cli_parse(CLI_PLAN, argc, argv, &o, &err);
+    options_free(&o);
+    if (prc != 0) {
+        fprintf(stderr, "%s\n", err);
+        free(err);
+        return prc;
     }
-    if (optind < argc)
-        return usage_error("plan", "unexpected argument '%s'", argv[optind]);
+    if (o.mode == MODE_HELP)
+        return usage_print(CLI_PLAN);
+    struct capacity_input in = {
+        .batch_size = (uint64_t)o.batch_size,
+        .workers = (uint64_t)o.workers,
+        .prefetch = (uint64_t)o.prefetch,
+        .memory = o.memory,
+        .has_memory = o.memory_set,
+        .shm_size = o.shm_size,
+        .has_shm_size = o.shm_size_set,
+    };
+    const char *shape = o.sample_shape, *dtype = o.dtype;
+    bool json = o.json, have_batch = o.batch_size_set, have_workers = o.workers_set,
+         have_prefetch = o.prefetch_set;
+    long long observe_pid = o.observe;
     struct observation ob = {0};
     if (observe_pid) {
         if (have_batch || shape)

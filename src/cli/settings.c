@@ -2,18 +2,43 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cli/opttable.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
-static int set(struct config *cfg, const char *key, const char *value, char **err)
+/* The rows of o's command with a config key that were given: each goes
+ * through the config layer's setter, which checks it as it checks the file,
+ * in the order of the config table (so the first bad one is said). */
+static int set_keys(const struct options *o, struct config *cfg, char **err)
 {
-    char *why = NULL;
-    if (config_set(cfg, key, value, &why) == 0)
-        return 0;
-    *err = str_printf("command line: %s", why ? why : key);
-    free(why);
-    return 2;
+    for (size_t k = 0; k < config_noptions; k++) {
+        for (size_t i = 0; i < cli_nopts; i++) {
+            const struct cli_opt *r = &cli_opts[i];
+            if (!r->config_key || strcmp(r->config_key, config_options[k].name) != 0 ||
+                !(r->cmds & CLI_IN(o->cmd)))
+                continue;
+            const char *v;
+            if (r->type == CLI_FLAG)
+                v = *(const bool *)((const char *)o + r->offset) ? "true" : NULL;
+            else
+                v = *(const char *const *)((const char *)o + r->offset);
+            char *why = NULL;
+            if (v && config_set(cfg, r->config_key, v, &why) != 0) {
+                struct buf b;
+                buf_init(&b);
+                const char *at = strstr(r->config_bad, "%s");
+                buf_add(&b, r->config_bad, (size_t)(at - r->config_bad));
+                buf_adds(&b, why);
+                buf_adds(&b, at + 2);
+                *err = buf_steal(&b);
+                free(why);
+                return 2;
+            }
+        }
+    }
+    return 0;
 }
 
 int settings_load(const struct options *o, struct config *cfg, char **err)
@@ -32,40 +57,24 @@ int settings_load(const struct options *o, struct config *cfg, char **err)
     free(warning);
 
     /* Flags override the file. */
-    if (o->nmounts) {
+    if (o->mounts.n) {
         for (size_t i = 0; i < cfg->mounts.n; i++)
             free(cfg->mounts.item[i]);
         free(cfg->mounts.item);
-        cfg->mounts.item = xcalloc(o->nmounts, sizeof(char *));
-        for (size_t i = 0; i < o->nmounts; i++)
-            cfg->mounts.item[i] = xstrdup(o->mounts[i]);
-        cfg->mounts.n = o->nmounts;
+        cfg->mounts.item = xcalloc(o->mounts.n, sizeof(char *));
+        for (size_t i = 0; i < o->mounts.n; i++)
+            cfg->mounts.item[i] = xstrdup(o->mounts.item[i]);
+        cfg->mounts.n = o->mounts.n;
     }
     if (o->interval_set && o->mode == MODE_DASHBOARD) {
         cfg->scan_interval_s = o->interval;
         if (cfg->gauge_interval_s > o->interval)
             cfg->gauge_interval_s = o->interval;
     }
-    if (o->theme && set(cfg, "theme", o->theme, err))
+    if (set_keys(o, cfg, err))
         return 2;
-    if (o->log_file && set(cfg, "log_file", o->log_file, err))
-        return 2;
-    if (o->orphan_min_age) {
-        char *why = NULL;
-        if (config_set(cfg, "orphan_min_age", o->orphan_min_age, &why) != 0) {
-            *err = str_printf("--orphan-min-age: %s", why ? why : "bad duration");
-            free(why);
-            return 2;
-        }
-    }
-    if (o->trust_pids)
-        cfg->trust_pids = true;
     const char *no_color = getenv("NO_COLOR");
     if (o->no_color || (no_color && *no_color))
         cfg->color = false;
-    if (o->ascii)
-        cfg->ascii = true;
-    if (o->read_only)
-        cfg->read_only = true;
     return config_check(cfg, err) == 0 ? 0 : 2;
 }

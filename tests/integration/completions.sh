@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The shell completions (completions/) offer exactly the options the program
-# takes (the getopt tables of src/cli, so a new option without its completion
-# fails here), bash's completes words for real, zsh's parses, and
-# `meson install` puts them, the man page, the themes and the examples where
-# Debian looks for them.
+# takes (each command's --help, made from the option table of
+# src/cli/opttable.c, so a new option without its completion fails here),
+# bash's completes words for real, zsh's parses, and `meson install` puts
+# them, the man page, the themes and the examples where Debian looks for
+# them.
 . "$(dirname "$0")/lib.sh"
 need bash zsh meson
 _lib_tmp
@@ -11,9 +12,14 @@ _lib_tmp
 bashc=$SRCDIR/completions/shmwatch.bash
 zshc=$SRCDIR/completions/_shmwatch
 
-# long options of a getopt table: {"name", ...}
-table_opts() {
-    sed -n 's/^ *{"\([a-z][a-z-]*\)", *[a-z_]*_argument.*/--\1/p' "$@" | sort -u
+# the long options of a command's --help: its option lines ("  --once",
+# "  -n, --dry-run", "      --all-unheld"), not the usage or help text
+help_opts() { # CMD (main: the dashboard)
+    local sub=
+    [ "$1" = main ] || sub=$1
+    # shellcheck disable=SC2086 # no subcommand for main
+    "$SHMWATCH" $sub --help | sed -n 's/^  \(-[a-z], \|    \)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p' |
+        sort -u
 }
 # the bash completion's list for a case label (clean, reap, plan, or '*')
 bash_opts() {
@@ -34,10 +40,10 @@ zsh_opts() {
 
 for cmd in main clean reap plan; do
     case $cmd in
-    main) src=$SRCDIR/src/cli/options.c label='*' ;;
-    *) src=$SRCDIR/src/cli/cmd_$cmd.c label=$cmd ;;
+    main) src="shmwatch --help" label='*' ;;
+    *) src="shmwatch $cmd --help" label=$cmd ;;
     esac
-    want=$(table_opts "$src")
+    want=$(help_opts "$cmd")
     [ "$(echo "$want" | wc -l)" -ge 5 ] || fail "$cmd: found too few options in $src"
     assert_eq "$(bash_opts "$label")" "$want" "bash completion of $cmd: the options of $src"
     assert_eq "$(zsh_opts "$label")" "$want" "zsh completion of $cmd: the options of $src"

@@ -1,0 +1,283 @@
+/* cli_parse and cli_usage: the command line and its --help, made from the
+ * table of src/cli/opttable.c. getopt_long does the scanning (abbreviated
+ * long options, clustered short ones, arguments after options), the table
+ * says what each option means. */
+#include "cli/opttable.h"
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/escape.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+/* getopt_long's value for a long option: its row, past every char. */
+#define ROW_VAL 256
+
+static bool takes(const struct cli_opt *r, enum cli_cmd cmd)
+{
+    return (r->cmds & CLI_IN(cmd)) != 0;
+}
+
+static bool has_value(const struct cli_opt *r)
+{
+    return r->type != CLI_FLAG && r->type != CLI_CHOICE;
+}
+
+static void *field(struct options *o, size_t offset)
+{
+    return (char *)o + offset;
+}
+
+/* The one-line message: "shmwatch[ NAME]: " tmpl, with arg (escaped: it is
+ * the user's text) in place of its "%s", and the hint. Returns 2. */
+static int say(const struct cli_command *c, bool hint, const char *tmpl, const char *arg,
+               char **err)
+{
+    struct buf b;
+    buf_init(&b);
+    buf_printf(&b, "shmwatch%s%s: ", *c->name ? " " : "", c->name);
+    const char *at = arg ? strstr(tmpl, "%s") : NULL;
+    if (at) {
+        buf_add(&b, tmpl, (size_t)(at - tmpl));
+        esc_term(&b, arg, 0);
+        buf_adds(&b, at + 2);
+    } else {
+        buf_adds(&b, tmpl);
+    }
+    if (hint)
+        buf_printf(&b, " (see shmwatch %s --help)", c->name);
+    *err = buf_steal(&b);
+    return 2;
+}
+
+/* Sets the field of r from its value v (NULL for a flag); 0, or 2 with the
+ * row's message. */
+static int set(const struct cli_command *c, const struct cli_opt *r, const char *v,
+               struct options *o, char **err)
+{
+    void *f = field(o, r->offset);
+    if (r->config_key) { /* the config layer checks it, in settings_load */
+        if (has_value(r))
+            *(const char **)f = v;
+        else
+            *(bool *)f = true;
+        return 0;
+    }
+    bool ok = true;
+    switch (r->type) {
+    case CLI_FLAG:
+        *(bool *)f = true;
+        break;
+    case CLI_CHOICE: {
+        int *choice = f;
+        ok = r->stop || *choice == 0 || *choice == r->value;
+        if (ok)
+            *choice = r->value;
+        break;
+    }
+    case CLI_INT:
+        ok = parse_int(v, (long long)r->min, (long long)r->max, f);
+        break;
+    case CLI_SIZE: {
+        uint64_t *n = f;
+        ok = parse_size(v, n) && (double)*n >= r->min && (r->max == 0 || (double)*n <= r->max);
+        break;
+    }
+    case CLI_DURATION: {
+        double *s = f;
+        ok = parse_duration(v, s) && *s >= r->min && (r->max == 0 || *s <= r->max);
+        break;
+    }
+    case CLI_PATH:
+        ok = !r->absolute || v[0] == '/';
+        if (ok && r->repeat) {
+            struct cli_list *l = f;
+            l->item = xrealloc(l->item, (l->n + 1) * sizeof(*l->item));
+            l->item[l->n++] = v;
+        } else if (ok) {
+            *(const char **)f = v;
+        }
+        break;
+    case CLI_STRING:
+        *(const char **)f = v;
+        break;
+    }
+    if (!ok)
+        return say(c, c->value_hint, r->bad, v, err);
+    if (r->set_offset)
+        *(bool *)field(o, r->set_offset) = true;
+    return 0;
+}
+
+/* The row of cmd whose short name is ch, else NULL. */
+static const struct cli_opt *short_row(enum cli_cmd cmd, int ch)
+{
+    for (size_t i = 0; i < cli_nopts; i++)
+        if (cli_opts[i].short_name && cli_opts[i].short_name == ch && takes(&cli_opts[i], cmd))
+            return &cli_opts[i];
+    return NULL;
+}
+
+int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct options *o, char **err)
+{
+    memset(o, 0, sizeof(*o));
+    o->cmd = cmd;
+    o->count = 1;
+    o->dtype = "float32";
+    *err = NULL;
+    const struct cli_command *c = &cli_commands[cmd];
+
+    /* The getopt tables of cmd: ':' first, so that a missing value is
+     * told from an unknown option and getopt itself prints nothing. */
+    struct option *longopts = xcalloc(cli_nopts + 1, sizeof(*longopts));
+    char *shorts = xcalloc(2 * cli_nopts + 2, 1);
+    size_t nl = 0, ns = 0;
+    shorts[ns++] = ':';
+    for (size_t i = 0; i < cli_nopts; i++) {
+        const struct cli_opt *r = &cli_opts[i];
+        if (!takes(r, cmd))
+            continue;
+        longopts[nl++] = (struct option){r->name, has_value(r) ? required_argument : no_argument,
+                                         NULL, ROW_VAL + (int)i};
+        if (r->short_name) {
+            shorts[ns++] = r->short_name;
+            if (has_value(r))
+                shorts[ns++] = ':';
+        }
+    }
+
+    optind = 0; /* a fresh start, also for a second parse in one process */
+    opterr = 0;
+    int ch, rc = 0;
+    bool stopped = false;
+    while (rc == 0 && !stopped && (ch = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+        const struct cli_opt *r = ch >= ROW_VAL ? &cli_opts[ch - ROW_VAL] : short_row(cmd, ch);
+        if (ch == ':')
+            rc = say(c, c->hint, c->missing, argv[optind - 1], err);
+        else if (!r)
+            rc = say(c, c->hint, c->unknown, argv[optind - 1], err);
+        else if ((rc = set(c, r, optarg, o, err)) == 0)
+            stopped = r->stop;
+    }
+    free(longopts);
+    free(shorts);
+    if (rc || stopped)
+        return rc;
+    if (optind < argc)
+        return say(c, c->hint, c->extra, argv[optind], err);
+    if (c->check) {
+        char *msg = NULL;
+        if (c->check(o, &msg)) {
+            say(c, c->value_hint, msg, NULL, err);
+            free(msg);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* One option's usage item: "[--name METAVAR]", or the row's own. */
+static void synopsis_item(struct buf *b, const struct cli_opt *r)
+{
+    if (r->synopsis)
+        buf_adds(b, r->synopsis);
+    else if (has_value(r))
+        buf_printf(b, "[--%s %s]", r->name, r->metavar);
+    else
+        buf_printf(b, "[--%s]", r->name);
+}
+
+/* lead, then the items of cmd's options (not --help), wrapped at width
+ * under the end of lead. */
+static void synopsis(struct buf *b, enum cli_cmd cmd, const char *lead, size_t width)
+{
+    size_t indent = strlen(lead), col = indent;
+    buf_adds(b, lead);
+    bool first = true;
+    for (size_t i = 0; i < cli_nopts; i++) {
+        const struct cli_opt *r = &cli_opts[i];
+        if (!takes(r, cmd) || r->stop || (r->synopsis && !*r->synopsis))
+            continue;
+        struct buf item;
+        buf_init(&item);
+        synopsis_item(&item, r);
+        if (!first && col + 1 + item.len > width) {
+            buf_printf(b, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (!first) {
+            buf_addc(b, ' ');
+            col++;
+        }
+        buf_add(b, item.data, item.len);
+        col += item.len;
+        first = false;
+        buf_free(&item);
+    }
+    buf_addc(b, '\n');
+}
+
+/* "  -n, --dry-run      check everything, remove nothing": the help from
+ * the command's column, on the next line when the names reach it. */
+static void option_lines(struct buf *b, const struct cli_command *c, const struct cli_opt *r)
+{
+    size_t start = b->len;
+    if (r->short_name)
+        buf_printf(b, "  -%c, ", r->short_name);
+    else
+        buf_adds(b, c->short_col ? "      " : "  ");
+    buf_printf(b, "--%s", r->name);
+    if (has_value(r))
+        buf_printf(b, " %s", r->metavar);
+    size_t len = b->len - start, col = (size_t)c->col;
+    if (len < col)
+        buf_printf(b, "%*s", (int)(col - len), "");
+    else
+        buf_printf(b, "\n%*s", (int)col, "");
+    for (const char *p = r->help; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        buf_add(b, p, n);
+        buf_addc(b, '\n');
+        if (!nl)
+            break;
+        p = nl + 1;
+        buf_printf(b, "%*s", (int)col, "");
+    }
+}
+
+char *cli_usage(enum cli_cmd cmd)
+{
+    const struct cli_command *c = &cli_commands[cmd];
+    struct buf b;
+    buf_init(&b);
+    if (c->head) {
+        buf_adds(&b, c->head);
+    } else {
+        char *lead = str_printf("Usage: shmwatch %s ", c->name);
+        synopsis(&b, cmd, lead, CLI_USAGE_WIDTH);
+        free(lead);
+    }
+    if (cmd == CLI_MAIN) {
+        int w = 0;
+        for (int k = 0; k < CLI_NCMDS; k++)
+            if (cli_commands[k].in_overview && (int)strlen(cli_commands[k].name) > w)
+                w = (int)strlen(cli_commands[k].name);
+        for (int k = 0; k < CLI_NCMDS; k++) {
+            if (!cli_commands[k].in_overview)
+                continue;
+            char *lead = str_printf("       shmwatch %-*s ", w, cli_commands[k].name);
+            synopsis(&b, (enum cli_cmd)k, lead, CLI_OVERVIEW_WIDTH);
+            free(lead);
+        }
+    }
+    buf_adds(&b, c->about);
+    for (size_t i = 0; i < cli_nopts; i++)
+        if (takes(&cli_opts[i], cmd))
+            option_lines(&b, c, &cli_opts[i]);
+    buf_adds(&b, c->tail);
+    return buf_steal(&b);
+}

@@ -1,0 +1,288 @@
+/* Every option of every command, once (see cli/opttable.h). A row's place
+ * is its place in --help; a name given to several commands with different
+ * help has one row per help. doc/shmwatch.1 and completions/ list the same
+ * options: the completions test compares them with --help. */
+#include "cli/opttable.h"
+
+#include <stdint.h>
+
+#define F(field) offsetof(struct options, field)
+
+#define MAIN CLI_IN(CLI_MAIN)
+#define CLEAN CLI_IN(CLI_CLEAN)
+#define REAP CLI_IN(CLI_REAP)
+#define PLAN CLI_IN(CLI_PLAN)
+
+/* "set_offset 0: none" needs no flag at offset 0. */
+_Static_assert(offsetof(struct options, cmd) == 0, "the first field is not a flag");
+
+const struct cli_opt cli_opts[] = {
+    /* The snapshot modes. */
+    {"once", 0, CLI_CHOICE, MAIN, NULL, "print a text snapshot and exit", .offset = F(mode),
+     .value = MODE_ONCE, .bad = "--once, --json and --prometheus exclude each other"},
+    {"json", 0, CLI_CHOICE, MAIN, NULL, "print a JSON snapshot (schema 1) and exit",
+     .offset = F(mode), .value = MODE_JSON,
+     .bad = "--once, --json and --prometheus exclude each other"},
+    {"prometheus", 0, CLI_CHOICE, MAIN, NULL, "print Prometheus metrics and exit",
+     .offset = F(mode), .value = MODE_PROMETHEUS,
+     .bad = "--once, --json and --prometheus exclude each other"},
+    {"prometheus-file", 0, CLI_PATH, MAIN, "PATH",
+     "write metrics to PATH atomically every --interval\n"
+     "(default 15 s) until stopped or --count is reached",
+     .offset = F(prometheus_file)},
+    {"interval", 0, CLI_DURATION, MAIN, "S",
+     "seconds between snapshots (with --json/--prometheus-file)\n"
+     "or between holder scans (dashboard; default 2)",
+     .offset = F(interval), .set_offset = F(interval_set), .min = 0.05, .max = 86400,
+     .bad = "--interval: '%s' is not a duration from 0.05 s to 1 day"},
+    {"count", 0, CLI_INT, MAIN, "N",
+     "number of snapshots with --interval (0 = forever)\n"
+     "(a scan still running after 3 intervals, at least 10 s,\n"
+     "is reported as stalled in place of a snapshot)",
+     .offset = F(count), .set_offset = F(count_set), .min = 0, .max = 1000000000,
+     .bad = "--count: '%s' is not a whole number >= 0"},
+
+    /* clean and reap */
+    {"dry-run", 'n', CLI_FLAG, CLEAN, NULL, "check everything, remove nothing",
+     .offset = F(dry_run)},
+    {"dry-run", 'n', CLI_FLAG, REAP, NULL, "check everything, signal nothing",
+     .offset = F(dry_run)},
+    {"yes", 'y', CLI_FLAG, CLEAN | REAP, NULL, "do not ask", .offset = F(yes)},
+    {"all-unheld", 0, CLI_FLAG, CLEAN, NULL,
+     "also remove unheld segments (owner unknown) that are\n"
+     "older than --min-age",
+     .offset = F(all_unheld)},
+    {"min-age", 0, CLI_DURATION, CLEAN, "DUR",
+     "minimum age of an unheld segment (default: the setting\n"
+     "min_age, 10m)",
+     .offset = F(min_age), .set_offset = F(min_age_set), .min = 0, .max = 0,
+     .bad = "--min-age: expected a duration such as 10m, 1h or 90, got %s"},
+    {"timeout", 't', CLI_DURATION, REAP, "S", "seconds from SIGTERM to SIGKILL (default 5)",
+     .offset = F(timeout), .set_offset = F(timeout_set), .min = 0, .max = 3600,
+     .bad = "--timeout: expected seconds (at most 3600), got %s"},
+
+    /* What is watched. */
+    {"mount", 0, CLI_PATH, MAIN, "PATH",
+     "watch this mount (repeatable; default: tmpfs at\n"
+     "/dev/shm and /run/shm)",
+     .offset = F(mounts), .repeat = true, .absolute = true,
+     .bad = "--mount: '%s' is not an absolute path"},
+    {"mount", 0, CLI_PATH, CLEAN, "PATH",
+     "only this mount (repeatable; default: the setting mounts,\n"
+     "else /dev/shm, /run/shm)",
+     .offset = F(mounts), .repeat = true, .absolute = true,
+     .bad = "--mount needs an absolute path, got %s"},
+    {"pid", 0, CLI_INT, MAIN, "PID",
+     "watch the mount and cgroup namespaces of PID\n"
+     "(e.g. a container's process, from the host)",
+     .offset = F(pid), .min = 1, .max = 0x7fffffff, .bad = "--pid: '%s' is not a process id"},
+    {"all", 0, CLI_FLAG, MAIN, NULL,
+     "the node view: every shm mount of every mount namespace\n"
+     "(every container's /dev/shm), each with its container\n"
+     "and its own memory budget",
+     .offset = F(all)},
+    {"orphan-min-age", 0, CLI_DURATION, MAIN, "DUR",
+     "never call a segment younger than DUR an orphan\n"
+     "(default: the setting orphan_min_age, 60s)",
+     .offset = F(orphan_min_age), .config_key = "orphan_min_age",
+     .config_bad = "--orphan-min-age: %s"},
+    {"orphan-min-age", 0, CLI_DURATION, CLEAN, "DUR",
+     "never call a segment younger than DUR an orphan (default:\n"
+     "the setting orphan_min_age, 60s)",
+     .offset = F(orphan_min_age), .config_key = "orphan_min_age",
+     .config_bad = "--orphan-min-age: %s"},
+    {"trust-pids", 0, CLI_FLAG, MAIN, NULL,
+     "inside a container whose /dev/shm shmwatch cannot show\n"
+     "private, still prove orphans by the pids in their names",
+     .offset = F(trust_pids), .config_key = "trust_pids"},
+    {"trust-pids", 0, CLI_FLAG, CLEAN, NULL,
+     "inside a container, prove orphans by the pids in their\n"
+     "names even when /dev/shm cannot be shown private to it",
+     .offset = F(trust_pids), .config_key = "trust_pids"},
+
+    /* Settings and looks. */
+    {"config", 0, CLI_PATH, MAIN, "FILE", "configuration file (YAML)", .offset = F(config)},
+    {"theme", 0, CLI_STRING, MAIN, "NAME|FILE", "colour theme for the dashboard",
+     .offset = F(theme), .config_key = "theme", .config_bad = "command line: %s"},
+    {"no-color", 0, CLI_FLAG, MAIN, NULL, "no colours (also when NO_COLOR is set)",
+     .offset = F(no_color)},
+    {"ascii", 0, CLI_FLAG, MAIN, NULL, "ASCII-only drawing and names", .offset = F(ascii),
+     .config_key = "ascii"},
+    {"read-only", 0, CLI_FLAG, MAIN, NULL, "disable every action key in the dashboard",
+     .offset = F(read_only), .config_key = "read_only"},
+    {"log", 0, CLI_PATH, MAIN | CLEAN | REAP, "FILE",
+     "action log (default: the setting log_file, else\n"
+     "$XDG_STATE_HOME/shmwatch/actions.log)",
+     .offset = F(log_file), .config_key = "log_file", .config_bad = "command line: %s"},
+    {"config", 0, CLI_PATH, CLEAN | REAP, "FILE",
+     "configuration file (default: as for the dashboard)", .offset = F(config)},
+    {"pid", 0, CLI_INT, CLEAN, "PID",
+     "act inside the namespaces of process PID only (a\n"
+     "container, from the host): its /dev/shm, each line naming\n"
+     "it; refused if it exits before an unlink",
+     .offset = F(pid), .min = 1, .max = 0x7fffffff, .bad = "--pid: '%s' is not a process id",
+     .synopsis = "[--pid PID | --all]"},
+    {"all", 0, CLI_FLAG, CLEAN, NULL,
+     "every shm mount of the node view (every container's\n"
+     "/dev/shm and the host's), each acted on inside its own\n"
+     "container, the plan and each line naming it",
+     .offset = F(all), .synopsis = ""},
+    {"pid", 0, CLI_INT, REAP, "PID",
+     "act inside the namespaces of process PID only (a container,\n"
+     "from the host): its processes, each line naming it; refused\n"
+     "if PID exits before a signal",
+     .offset = F(pid), .min = 1, .max = 0x7fffffff, .bad = "--pid: '%s' is not a process id",
+     .synopsis = "[--pid PID | --all]"},
+    {"all", 0, CLI_FLAG, REAP, NULL,
+     "every container of the node view and the host: each\n"
+     "process acted on as part of its own container, the plan\n"
+     "and each line naming it",
+     .offset = F(all), .synopsis = ""},
+    {"demo", 0, CLI_FLAG, MAIN, NULL, "open the dashboard on a private demo scene",
+     .offset = F(demo)},
+    {"version", 0, CLI_CHOICE, MAIN, NULL, "print the version and exit", .offset = F(mode),
+     .value = MODE_VERSION, .stop = true},
+
+    /* plan */
+    {"observe", 0, CLI_INT, PLAN, "PID",
+     "take one batch's size from the running DataLoader\n"
+     "whose main process is PID (seen in its own\n"
+     "namespaces, as --pid does) instead of from shapes;\n"
+     "--workers and --prefetch-factor default to what it\n"
+     "shows",
+     .offset = F(observe), .min = 1, .max = INT32_MAX, .bad = "--observe needs a pid, not '%s'"},
+    {"batch-size", 'b', CLI_INT, PLAN, "N", "samples per batch (DataLoader batch_size)",
+     .offset = F(batch_size), .set_offset = F(batch_size_set), .min = 1, .max = 1LL << 40,
+     .bad = "--batch-size needs a whole number of at least 1, not '%s'"},
+    {"sample-shape", 's', CLI_STRING, PLAN, "SHAPE",
+     "the tensors of one sample, separated by commas,\n"
+     "dimensions by 'x': 3x224x224,1 is an image and a\n"
+     "label; 1:int64 gives one tensor its own dtype",
+     .offset = F(sample_shape)},
+    {"dtype", 'd', CLI_STRING, PLAN, "TYPE",
+     "float32 (default), float64, float16, bfloat16,\n"
+     "uint8, int8, int16, int32, int64, bool",
+     .offset = F(dtype)},
+    {"workers", 'w', CLI_INT, PLAN, "N", "DataLoader num_workers", .offset = F(workers),
+     .set_offset = F(workers_set), .min = 0, .max = 1LL << 40,
+     .bad = "--workers needs a whole number of at least 0, not '%s'"},
+    {"prefetch-factor", 'p', CLI_INT, PLAN, "N", "batches each worker prepares ahead (default 2)",
+     .offset = F(prefetch), .set_offset = F(prefetch_set), .min = 1, .max = 1LL << 40,
+     .bad = "--prefetch-factor needs a whole number of at least 1, not '%s'"},
+    {"memory", 'm', CLI_SIZE, PLAN, "SIZE", "the container's memory limit (docker -m), e.g. 8g",
+     .offset = F(memory), .set_offset = F(memory_set), .min = 1,
+     .bad = "--memory needs a size above 0 such as 512m or 8g, not '%s'"},
+    {"shm-size", 0, CLI_SIZE, PLAN, "SIZE", "the container's /dev/shm size, e.g. 2g",
+     .offset = F(shm_size), .set_offset = F(shm_size_set), .min = 1,
+     .bad = "--shm-size needs a size above 0 such as 512m or 8g, not '%s'"},
+    {"json", 0, CLI_FLAG, PLAN, NULL, "print the figures as JSON", .offset = F(json)},
+
+    {"help", 'h', CLI_CHOICE, MAIN, NULL, "print this help and exit", .offset = F(mode),
+     .value = MODE_HELP, .stop = true},
+    {"help", 'h', CLI_CHOICE, CLEAN | REAP | PLAN, NULL, "print this help", .offset = F(mode),
+     .value = MODE_HELP, .stop = true},
+};
+
+const size_t cli_nopts = sizeof(cli_opts) / sizeof(cli_opts[0]);
+
+static const char main_head[] =
+    "Usage: shmwatch [options]            live dashboard of POSIX shared memory (/dev/shm)\n"
+    "       shmwatch --once               one plain-text snapshot, then exit\n"
+    "       shmwatch --json [--interval S --count N]   JSON snapshot(s), one per line\n"
+    "       shmwatch --prometheus         one snapshot in Prometheus text format\n"
+    "       shmwatch plan --batch-size N --sample-shape CxHxW[,...] --workers N [...]\n"
+    "       shmwatch plan --observe PID [--workers N] [--prefetch-factor K] [...]\n";
+
+static const char main_about[] =
+    "\n"
+    "Shows every shm mount's fill, every segment with its holders and state (in use,\n"
+    "hidden = deleted but held, orphan, unheld), PyTorch DataLoader groups (main ->\n"
+    "workers -> shm managers) and the memory budget (app + shm against the limit).\n"
+    "\n"
+    "Options:\n";
+
+static const char main_tail[] =
+    "\n"
+    "Exit status: 0 success, 1 runtime failure, 2 usage or configuration error,\n"
+    "3 (clean, reap) something asked for was refused.\n"
+    "See shmwatch(1) and the guide in doc/guide.md.\n";
+
+static const char clean_about[] =
+    "\n"
+    "Removes orphan shared-memory segments: named, held by nobody, and left by a\n"
+    "creator that is gone (a killed PyTorch job's torch_* files), and older than\n"
+    "orphan_min_age (a younger one may be a batch in flight). A mount reached from\n"
+    "several pid namespaces (docker --ipc=host) has no orphans: the pid in a name\n"
+    "is ambiguous there; remove its leftovers with --all-unheld. Right before each\n"
+    "unlink it checks again that the name is the same regular file that was scanned,\n"
+    "not written to since, that you own it (unless root) and that no process holds\n"
+    "it open or mapped.\n"
+    "Symbolic links, directories and FIFOs are never followed or removed, except a\n"
+    "joblib memmapping folder of a dead creator: removed whole when every entry in\n"
+    "it is a regular file of this file system that nobody holds.\n"
+    "\n";
+
+static const char clean_tail[] =
+    "\n"
+    "Settings come from the configuration file, as for the dashboard.\n"
+    "Without --yes it asks on a terminal; without a terminal it only shows the plan.\n"
+    "Exit status: 0 everything asked was done, 3 something was refused or failed,\n"
+    "2 usage or configuration error, 1 the scan failed or the output could not be\n"
+    "written (the actions told to happen still happen, and are logged; a log that\n"
+    "cannot be written is said on stderr).\n";
+
+static const char reap_about[] =
+    "\n"
+    "Ends what a crashed PyTorch job leaves running: orphaned DataLoader workers\n"
+    "(their job's main process is gone) and stuck torch_shm_managers (no live\n"
+    "client left). Each gets SIGTERM, then SIGKILL if it is still alive after the\n"
+    "timeout. A zombie is already dead: its parent is named and sent SIGCHLD.\n"
+    "Processes are checked to be the same ones that were scanned (pid and start\n"
+    "time) and yours (unless you are root) right before every signal.\n"
+    "\n";
+
+static const char reap_tail[] =
+    "\n"
+    "Settings (log_file) come from the configuration file, as for the dashboard.\n"
+    "Without --yes it asks on a terminal; without a terminal it only shows the plan.\n"
+    "Exit status: 0 everything asked was done, 3 something was refused or could not\n"
+    "be ended, 2 usage or configuration error, 1 the scan failed or the output could\n"
+    "not be written (the actions told to happen still happen, and are logged; a log\n"
+    "that cannot be written is said on stderr).\n";
+
+static const char plan_head[] =
+    "Usage: shmwatch plan --batch-size N --sample-shape SHAPE[,SHAPE...] --workers N\n"
+    "                     [--dtype TYPE] [--prefetch-factor N] [--memory SIZE]\n"
+    "                     [--shm-size SIZE] [--json]\n"
+    "       shmwatch plan --observe PID [--workers N] [--prefetch-factor N]\n"
+    "                     [--memory SIZE] [--shm-size SIZE] [--json]\n";
+
+static const char plan_about[] =
+    "\n"
+    "Computes how much shared memory (/dev/shm) a PyTorch DataLoader needs at its\n"
+    "busiest, the --shm-size to give its container, and whether it fits the\n"
+    "container's --memory (-m) and --shm-size.\n"
+    "\n";
+
+static const char plan_tail[] =
+    "\n"
+    "Sizes take k, m, g, t (powers of 1024, as docker reads them).\n"
+    "Exit status: 0 computed (whether or not it fits), 2 bad input, 1 the output\n"
+    "could not be written.\n";
+
+const struct cli_command cli_commands[CLI_NCMDS] = {
+    [CLI_MAIN] = {"", .unknown = "unknown option '%s' (see --help)", .missing = "%s needs a value",
+                  .extra = "unexpected argument '%s' (see --help)", .head = main_head,
+                  .about = main_about, .tail = main_tail, .col = 25, .check = options_check},
+    [CLI_CLEAN] = {"clean", .unknown = "unknown option %s", .missing = "%s needs a value",
+                   .extra = "unexpected argument %s", .hint = true, .value_hint = true,
+                   .in_overview = true, .about = clean_about, .tail = clean_tail, .col = 21,
+                   .short_col = true, .check = options_check_act},
+    [CLI_REAP] = {"reap", .unknown = "unknown option %s", .missing = "%s needs a value",
+                  .extra = "unexpected argument %s", .hint = true, .value_hint = true,
+                  .in_overview = true, .about = reap_about, .tail = reap_tail, .col = 19,
+                  .short_col = true, .check = options_check_act},
+    [CLI_PLAN] = {"plan", .unknown = "unknown option '%s'", .missing = "%s needs a value",
+                  .extra = "unexpected argument '%s'", .hint = true, .head = plan_head,
+                  .about = plan_about, .tail = plan_tail, .col = 28, .short_col = true},
+};
