@@ -12,6 +12,7 @@
 # orphans are removed; exit 3.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cgroup.sh"
+. "$(dirname "$0")/ctr_lib.sh"
 need_root
 need_unshare
 need setsid nsenter od
@@ -24,27 +25,12 @@ _lib_tmp
 # there is one; else the program itself).
 HOOKED=${SHMWATCH_HOOKED:-$SHMWATCH}
 
-# container NAME [CGROUP_DIR]: a holder process (in CGROUP_DIR's cgroup when
-# given) in a new mount namespace with its own 16 MiB tmpfs at /dev/shm.
-# Sets HOLDER.
-container() {
-    local ready=$SHMTEST_TMP/$1.ready
-    bash -c '[ -z "$2" ] || echo $$ >"$2/cgroup.procs" || exit 1
-        exec unshare -m --propagation private bash -c "
-            mount -t tmpfs -o size=16m,mode=1777 tmpfs /dev/shm || exit 1
-            : >\"\$1\"
-            exec sleep 600" container "$1"' _ "$ready" "${2:-}" </dev/null >/dev/null 2>&1 &
-    HOLDER=$!
-    on_exit "kill -KILL $HOLDER 2>/dev/null; wait $HOLDER 2>/dev/null"
-    wait_for "[ -e $ready ]" 10 || fail "container $1 did not start"
-}
-
 id=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
 [ ${#id} -eq 64 ] || fail "cannot make a container id"
 mem_cgroup_create "docker-$id.scope" 268435456
-container A "$MEMCG_DIR"
+ns_holder A "$MEMCG_DIR"
 ha=$HOLDER
-container B
+ns_holder B
 hb=$HOLDER
 name_a=${id:0:12} name_b="pid $hb"
 

@@ -12,6 +12,7 @@
 # with its own pid namespace too: its orphan, whose name carries the pid
 # inside, is removed by `clean --pid C`, its segment in use kept.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ctr_lib.sh"
 need_root
 need_unshare
 need setsid nsenter
@@ -24,24 +25,11 @@ _lib_tmp
 # there is one; else the program itself).
 HOOKED=${SHMWATCH_HOOKED:-$SHMWATCH}
 
-# container NAME: a holder process in a new mount namespace with its own
-# 16 MiB tmpfs at /dev/shm. Sets HOLDER.
-container() {
-    local ready=$SHMTEST_TMP/$1.ready
-    unshare -m --propagation private bash -c '
-        mount -t tmpfs -o size=16m,mode=1777 tmpfs /dev/shm || exit 1
-        : >"$1"
-        exec sleep 600' container "$ready" </dev/null >/dev/null 2>&1 &
-    HOLDER=$!
-    on_exit "kill -KILL $HOLDER 2>/dev/null; wait $HOLDER 2>/dev/null"
-    wait_for "[ -e $ready ]" 10 || fail "container $1 did not start"
-}
-
 mntns() { readlink "/proc/$1/ns/mnt"; }
 
-container A
+ns_holder A
 ha=$HOLDER
-container B
+ns_holder B
 hb=$HOLDER
 [ "$(mntns "$ha")" != "$(mntns "$hb")" ] && [ "$(mntns "$ha")" != "$(mntns $$)" ] ||
     fail "the containers do not have mount namespaces of their own"

@@ -10,51 +10,20 @@
 # labelled with the container; without root what can be read and a warning.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cgroup.sh"
+. "$(dirname "$0")/ctr_lib.sh"
 need_root
 need_unshare
 need setpriv od
 _lib_tmp
 
-# start_ctr TAG LIMIT SHM_SIZE ORPHANS: sets ID_<TAG>, OUTER_<TAG>, MAN_<TAG>.
-start_ctr() {
-    local tag=$1 limit=$2 size=$3 orphans=$4 id man outer
-    id=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
-    [ ${#id} -eq 64 ] || fail "cannot make a container id"
-    mem_cgroup_create "docker-$id.scope" "$limit"
-    man=$SHMTEST_TMP/$tag.manifest
-    # Only the inner processes join the cgroup: the waiting outer unshare
-    # stays the host's (it sees the host's /dev/shm, as a runtime's shim does).
-    unshare -p -f --mount-proc --propagation private \
-        unshare -m --propagation private bash -c 'echo $$ >"$1/cgroup.procs" &&
-            mount -t tmpfs -o "size=$2" tmpfs /dev/shm &&
-            exec "$3" --manifest "$4" --workers 2 --per-worker 4 --orphans "$5"' \
-        _ "$MEMCG_DIR" "$size" "$SHMSCENE" "$man" "$orphans" </dev/null \
-        >"$SHMTEST_TMP/$tag.log" 2>&1 &
-    outer=$!
-    on_exit "kill -KILL $outer 2>/dev/null; wait $outer 2>/dev/null; true"
-    wait_for '[ -f "$man" ] && [ "$(tail -n 1 "$man")" = ready ]' 30 ||
-        fail "container $tag did not start: $(head -c 500 "$SHMTEST_TMP/$tag.log")"
-    printf -v "ID_$tag" %s "$id"
-    printf -v "OUTER_$tag" %s "$outer"
-    printf -v "MAN_$tag" %s "$man"
-}
-
-# host_pid MANIFEST INNER_PID: the host pid of the scene's process INNER_PID.
-host_pid() {
-    local p
-    for p in $(pgrep -f -- "--manifest $1"); do
-        [ "$(awk '/^NSpid:/ { print $NF }' "/proc/$p/status" 2>/dev/null)" = "$2" ] && echo "$p"
-    done
-}
-
-start_ctr A 536870912 64m 2
-start_ctr B 268435456 32m 1
+scene_ctr A 536870912 64m --workers 2 --per-worker 4 --orphans 2
+scene_ctr B 268435456 32m --workers 2 --per-worker 4 --orphans 1
 for tag in A B; do
     man_var=MAN_$tag
     MANIFEST=${!man_var}
-    main=$(host_pid "$MANIFEST" "$(manifest_pids main)")
+    main=$(ctr_host_pid "$MANIFEST" "$(manifest_pids main)")
     [ -n "$main" ] || fail "cannot find container $tag's main on the host"
-    workers=$(for w in $(manifest_pids worker); do host_pid "$MANIFEST" "$w"; done | sort -n | tr '\n' ' ')
+    workers=$(for w in $(manifest_pids worker); do ctr_host_pid "$MANIFEST" "$w"; done | sort -n | tr '\n' ' ')
     printf -v "MAIN_$tag" %s "$main"
     printf -v "WORKERS_$tag" %s "$workers"
     on_exit "[ \"\$(cat /proc/$main/cgroup 2>/dev/null | grep -c docker-)\" != 0 ] && kill -KILL $main; true"

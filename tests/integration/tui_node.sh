@@ -11,35 +11,12 @@
 # there is no node view.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cgroup.sh"
+. "$(dirname "$0")/ctr_lib.sh"
 need_root
 need_unshare
 need od pgrep
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 16m "$0" "$@"; exit $?; }
 . "$(dirname "$0")/tui_lib.sh"
-
-# start_ctr TAG LIMIT SHM_SIZE SCENE_ARGS...: sets ID_<TAG>, MAN_<TAG>.
-start_ctr() {
-    local tag=$1 limit=$2 size=$3 id man outer
-    shift 3
-    id=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
-    [ ${#id} -eq 64 ] || fail "cannot make a container id"
-    mem_cgroup_create "docker-$id.scope" "$limit"
-    # Before the cgroup is removed (on_exit runs the last registered first):
-    # every process in it, the namespace's pid 1 included, killed and gone.
-    on_exit "kill -KILL \$(cat '$MEMCG_DIR/cgroup.procs') 2>/dev/null; wait_for '[ -z \"\$(cat $MEMCG_DIR/cgroup.procs)\" ]' 10; true"
-    man=$SHMTEST_TMP/$tag.manifest
-    unshare -p -f --mount-proc --propagation private \
-        unshare -m --propagation private bash -c 'echo $$ >"$1/cgroup.procs" &&
-            mount -t tmpfs -o "size=$2" tmpfs /dev/shm && shift 2 && exec "$@"' \
-        _ "$MEMCG_DIR" "$size" "$SHMSCENE" --manifest "$man" "$@" </dev/null \
-        >"$SHMTEST_TMP/$tag.log" 2>&1 &
-    outer=$!
-    on_exit "kill -KILL $outer 2>/dev/null; wait $outer 2>/dev/null; true"
-    wait_for '[ -f "$man" ] && [ "$(tail -n 1 "$man")" = ready ]' 30 ||
-        fail "container $tag did not start: $(head -c 500 "$SHMTEST_TMP/$tag.log")"
-    printf -v "ID_$tag" %s "$id"
-    printf -v "MAN_$tag" %s "$man"
-}
 
 # row_in SCREEN ERE: the first row (0-based) of SCREEN (a capture) matching, or
 # -1. Rows are compared within one capture: the list moves when the gauges of
@@ -48,21 +25,13 @@ row_in() {
     awk -v re="$2" '$0 ~ re { print NR - 1; found = 1; exit } END { if (!found) print -1 }' <<<"$1"
 }
 
-# host_pid MANIFEST INNER_PID: the host pid of the scene's process INNER_PID.
-host_pid() {
-    local p
-    for p in $(pgrep -f -- "--manifest $1"); do
-        [ "$(awk '/^NSpid:/ { print $NF }' "/proc/$p/status" 2>/dev/null)" = "$2" ] && echo "$p"
-    done
-}
-
-start_ctr A 536870912 64m --workers 2 --per-worker 3 --size 256K --orphans 1
-start_ctr B 268435456 32m --workers 2 --per-worker 2 --size 64K --unheld 1 --unheld-size 31M
+scene_ctr A 536870912 64m --workers 2 --per-worker 3 --size 256K --orphans 1
+scene_ctr B 268435456 32m --workers 2 --per-worker 2 --size 64K --unheld 1 --unheld-size 31M
 MANIFEST=$MAN_A
-MAIN_A=$(host_pid "$MAN_A" "$(manifest_pids main)")
-WORKER_A=$(host_pid "$MAN_A" "$(manifest_pids worker | head -n 1)")
+MAIN_A=$(ctr_host_pid "$MAN_A" "$(manifest_pids main)")
+WORKER_A=$(ctr_host_pid "$MAN_A" "$(manifest_pids worker | head -n 1)")
 MANIFEST=$MAN_B
-MAIN_B=$(host_pid "$MAN_B" "$(manifest_pids main)")
+MAIN_B=$(ctr_host_pid "$MAN_B" "$(manifest_pids main)")
 [ -n "$MAIN_A" ] && [ -n "$MAIN_B" ] && [ -n "$WORKER_A" ] || fail "cannot find the mains on the host"
 # A container's label: no runtime state here, so its runtime and short id.
 LA="docker ${ID_A:0:12}"

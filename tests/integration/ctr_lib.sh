@@ -1,0 +1,59 @@
+# Emulated containers for the node-view tests (bash; source after lib.sh and
+# cgroup.sh): what a runtime makes, without a runtime.
+#
+#   scene_ctr TAG LIMIT SHM_SIZE SCENE_ARGS...
+#       a container of its own pid and mount namespaces, its own tmpfs of
+#       SHM_SIZE at /dev/shm and a memory cgroup docker-<id>.scope of LIMIT
+#       bytes, running shmscene SCENE_ARGS inside; sets ID_<TAG> (the 64-hex
+#       id), OUTER_<TAG> (the waiting outer unshare, a host process that sees
+#       the host's /dev/shm as a runtime's shim does) and MAN_<TAG> (the
+#       scene's manifest). Every process of its cgroup is killed on exit.
+#   ns_holder NAME [CGROUP_DIR]
+#       a bare holder process (in CGROUP_DIR's cgroup when given) in a new
+#       mount namespace with its own 16 MiB tmpfs at /dev/shm; sets HOLDER.
+#   ctr_host_pid MANIFEST INNER_PID
+#       the host pid of a scene's process known inside as INNER_PID.
+
+scene_ctr() {
+    local tag=$1 limit=$2 size=$3 id man outer
+    shift 3
+    id=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+    [ ${#id} -eq 64 ] || fail "cannot make a container id"
+    mem_cgroup_create "docker-$id.scope" "$limit"
+    # Before the cgroup is removed (on_exit runs the last registered first):
+    # every process in it, the namespace's pid 1 included, killed and gone.
+    on_exit "kill -KILL \$(cat '$MEMCG_DIR/cgroup.procs') 2>/dev/null; wait_for '[ -z \"\$(cat $MEMCG_DIR/cgroup.procs)\" ]' 10; true"
+    man=$SHMTEST_TMP/$tag.manifest
+    # Only the inner processes join the cgroup.
+    unshare -p -f --mount-proc --propagation private \
+        unshare -m --propagation private bash -c 'echo $$ >"$1/cgroup.procs" &&
+            mount -t tmpfs -o "size=$2" tmpfs /dev/shm && shift 2 && exec "$@"' \
+        _ "$MEMCG_DIR" "$size" "$SHMSCENE" --manifest "$man" "$@" </dev/null \
+        >"$SHMTEST_TMP/$tag.log" 2>&1 &
+    outer=$!
+    on_exit "kill -KILL $outer 2>/dev/null; wait $outer 2>/dev/null; true"
+    wait_for '[ -f "$man" ] && [ "$(tail -n 1 "$man")" = ready ]' 30 ||
+        fail "container $tag did not start: $(head -c 500 "$SHMTEST_TMP/$tag.log")"
+    printf -v "ID_$tag" %s "$id"
+    printf -v "OUTER_$tag" %s "$outer"
+    printf -v "MAN_$tag" %s "$man"
+}
+
+ns_holder() {
+    local ready=$SHMTEST_TMP/$1.ready
+    bash -c '[ -z "$2" ] || echo $$ >"$2/cgroup.procs" || exit 1
+        exec unshare -m --propagation private bash -c "
+            mount -t tmpfs -o size=16m,mode=1777 tmpfs /dev/shm || exit 1
+            : >\"\$1\"
+            exec sleep 600" container "$1"' _ "$ready" "${2:-}" </dev/null >/dev/null 2>&1 &
+    HOLDER=$!
+    on_exit "kill -KILL $HOLDER 2>/dev/null; wait $HOLDER 2>/dev/null"
+    wait_for "[ -e $ready ]" 10 || fail "container $1 did not start"
+}
+
+ctr_host_pid() {
+    local p
+    for p in $(pgrep -f -- "--manifest $1"); do
+        [ "$(awk '/^NSpid:/ { print $NF }' "/proc/$p/status" 2>/dev/null)" = "$2" ] && echo "$p"
+    done
+}
