@@ -5,11 +5,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -412,23 +414,127 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
     *fl = done;
 }
 
+/* node_refresh of mount i alone. */
+static void refresh_one(const struct scan_node *n, const struct sysroot *sys, struct shm_mount *m,
+                        size_t i)
+{
+    struct sysroot tmp;
+    const struct sysroot *r;
+    int rc = mount_root(n, sys, i, &tmp, &r);
+    if (rc == 0) {
+        struct mount_list one = {.items = m, .n = 1, .cap = 1};
+        mounts_refresh(r, &one);
+        sysroot_close(&tmp);
+    } else {
+        m->stat_ok = false;
+        m->stat_err = -rc;
+        m->size = m->used = m->avail = 0;
+    }
+}
+
 void node_refresh(const struct scan_node *n, const struct sysroot *sys, struct mount_list *ml)
 {
+    for (size_t i = 0; i < ml->n; i++)
+        refresh_one(n, sys, &ml->items[i], i);
+}
+
+static void gauge_close(struct node_gauge *g)
+{
+    if (g->dir >= 0)
+        close(g->dir);
+    if (g->pidfd >= 0)
+        close(g->pidfd);
+    g->dir = g->pidfd = -1;
+}
+
+/* Opens g for mount i: the pidfd first, then the root checked to be the
+ * same process as the scan's (so the pidfd, opened before, is that
+ * process's too), then the directory, checked to be the mount's device. */
+static void gauge_open(struct node_gauge *g, const struct node_read *read, size_t i,
+                       const struct sysroot *sys, const struct shm_mount *m)
+{
+    g->dir = g->pidfd = -1;
+    g->pid = read[i].pid;
+    g->pid_start = read[i].pid_start;
+    g->dev = m->dev;
+    if (read[i].own || read[i].pid <= 0)
+        return;
+    g->pidfd = (int)syscall(SYS_pidfd_open, read[i].pid, 0);
+    if (g->pidfd < 0)
+        return; /* a kernel before 5.3: refreshed as node_refresh does */
+    struct scan_node n = {.read = (struct node_read *)read};
+    struct sysroot tmp;
+    const struct sysroot *r;
+    if (mount_root(&n, sys, i, &tmp, &r) < 0) {
+        gauge_close(g);
+        return;
+    }
+    g->dir = sysroot_open_below(r, m->path, O_PATH | O_DIRECTORY);
+    sysroot_close(&tmp);
+    struct stat st;
+    if (g->dir < 0 || fstat(g->dir, &st) != 0 || st.st_dev != m->dev)
+        gauge_close(g);
+}
+
+void node_gauges_update(struct node_gauge **g, size_t *ng, const struct node_read *read,
+                        const struct sysroot *sys, const struct mount_list *ml)
+{
+    struct node_gauge *old = *g;
+    size_t nold = *ng;
+    struct node_gauge *now = xcalloc(ml->n ? ml->n : 1, sizeof(*now));
     for (size_t i = 0; i < ml->n; i++) {
-        struct sysroot tmp;
-        const struct sysroot *r;
-        struct shm_mount *m = &ml->items[i];
-        int rc = mount_root(n, sys, i, &tmp, &r);
-        if (rc == 0) {
-            struct mount_list one = {.items = m, .n = 1, .cap = 1};
-            mounts_refresh(r, &one);
-            sysroot_close(&tmp);
+        struct node_gauge *keep = NULL;
+        for (size_t k = 0; read && k < nold && !keep; k++)
+            if (old[k].dir >= 0 && old[k].pid == read[i].pid &&
+                old[k].pid_start == read[i].pid_start && old[k].dev == ml->items[i].dev &&
+                !read[i].own)
+                keep = &old[k];
+        if (keep) {
+            now[i] = *keep;
+            keep->dir = keep->pidfd = -1;
+        } else if (read) {
+            gauge_open(&now[i], read, i, sys, &ml->items[i]);
         } else {
-            m->stat_ok = false;
-            m->stat_err = -rc;
-            m->size = m->used = m->avail = 0;
+            now[i].dir = now[i].pidfd = -1;
         }
     }
+    node_gauges_free(g, ng);
+    *g = now;
+    *ng = ml->n;
+}
+
+void node_gauges_refresh(const struct node_gauge *g, const struct node_read *read,
+                         const struct sysroot *sys, struct mount_list *ml)
+{
+    struct scan_node n = {.read = (struct node_read *)read};
+    for (size_t i = 0; i < ml->n; i++) {
+        struct shm_mount *m = &ml->items[i];
+        if (!g || g[i].dir < 0) {
+            refresh_one(&n, sys, m, i);
+            continue;
+        }
+        struct pollfd pfd = {.fd = g[i].pidfd, .events = POLLIN};
+        struct statvfs sv;
+        if (poll(&pfd, 1, 0) != 0) {
+            /* Exited (readable), or cannot tell: as node_refresh does. */
+            refresh_one(&n, sys, m, i);
+        } else if (fstatvfs(g[i].dir, &sv) != 0) {
+            m->stat_ok = false;
+            m->stat_err = errno;
+            m->size = m->used = m->avail = 0;
+        } else {
+            mounts_set_statvfs(m, &sv);
+        }
+    }
+}
+
+void node_gauges_free(struct node_gauge **g, size_t *ng)
+{
+    for (size_t i = 0; *g && i < *ng; i++)
+        gauge_close(&(*g)[i]);
+    free(*g);
+    *g = NULL;
+    *ng = 0;
 }
 
 /* The container of namespace x (a new entry, or the one of the same id). */

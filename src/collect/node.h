@@ -124,6 +124,34 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
  * (it reads mounts[i].pid). */
 void node_refresh(const struct scan_node *n, const struct sysroot *sys, struct mount_list *ml);
 
+/* The dashboard's gauges between scans (--all): per mount read through a
+ * process's root, an O_PATH fd on its directory and a pidfd of that process,
+ * kept from scan to scan while the process (pid and start time) and the
+ * device stay the same, so that a refresh is one poll of the pidfd and one
+ * fstatvfs instead of re-opening the process's root and the path.
+ * dir -1: none (the watcher's own mount, or none could be opened): that
+ * mount is refreshed as node_refresh does. */
+struct node_gauge {
+    int dir, pidfd;
+    pid_t pid;
+    unsigned long long pid_start;
+    dev_t dev;
+};
+
+/* After a scan: *g (*ng items) becomes the handles of ml's mounts (read:
+ * that scan's node.read, indexed like ml); handles of the same process,
+ * start time and device are kept, the others closed, new ones opened. */
+void node_gauges_update(struct node_gauge **g, size_t *ng, const struct node_read *read,
+                        const struct sysroot *sys, const struct mount_list *ml);
+
+/* node_refresh through the kept handles (g and read indexed like ml): a
+ * mount whose process has exited gets stat_ok false, stat_err ESRCH, as
+ * node_refresh gives it. */
+void node_gauges_refresh(const struct node_gauge *g, const struct node_read *read,
+                         const struct sysroot *sys, struct mount_list *ml);
+
+void node_gauges_free(struct node_gauge **g, size_t *ng);
+
 /* --all, after the walk: the container of each mount namespace that sees a
  * mount (read below sys->proc; the runtimes' state below sys->host), its
  * cgroup (self_mi: where the hierarchies are), each mount's containers and
