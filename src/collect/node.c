@@ -61,6 +61,12 @@ static struct node_ns *find_ns(struct scan_node *n, unsigned long mntns)
     return NULL;
 }
 
+static int cmp_known(const void *a, const void *b)
+{
+    pid_t x = ((const struct nsmap_known *)a)->pid, y = ((const struct nsmap_known *)b)->pid;
+    return (x > y) - (x < y);
+}
+
 static bool watched_path(const char *mp, const char *const *extra, size_t nextra, bool *named)
 {
     *named = false;
@@ -222,6 +228,9 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
         unsigned long mntns = br ? strtoul(br + 1, NULL, 10) : 0;
         if (!mntns)
             continue;
+        struct nsmap_known *kn = VEC_PUSH(n->known, n->nknown, n->knowncap);
+        kn->pid = (pid_t)pid;
+        kn->mntns = mntns;
         struct node_ns *ns = find_ns(n, mntns);
         if (ns) {
             add_member(ns, (pid_t)pid);
@@ -244,6 +253,8 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
     }
     closedir(d);
     buf_free(&text);
+    if (n->nknown > 1)
+        qsort(n->known, n->nknown, sizeof(*n->known), cmp_known);
 
     /* The host's mounts first, then the others in the order their
      * namespaces were met (by pid: a container's init before its children). */
@@ -315,6 +326,11 @@ void node_seed(struct scan_node *n, struct nsmap *ns)
         free(x->text);
         x->text = NULL;
     }
+    free(ns->known);
+    ns->known = n->known;
+    ns->nknown = n->nknown;
+    n->known = NULL;
+    n->nknown = n->knowncap = 0;
     for (size_t i = 0; n->read && i < ns->ndevs; i++) {
         ns->reach[i].propagates = n->read[i].propagates;
         ns->reach[i].btime_ok = n->read[i].btime_ok;
@@ -673,6 +689,7 @@ void node_free(struct scan_node *n)
     free(n->mounts);
     free(n->proc_ctr);
     free(n->read);
+    free(n->known);
     for (size_t k = 0; k < n->nns; k++) {
         free(n->ns[k].text);
         free(n->ns[k].mounts);

@@ -87,6 +87,9 @@ struct scan_node {
     /* The pre-pass's mount namespaces (until node_seed hands them over). */
     struct node_ns *ns;
     size_t nns, nscap;
+    struct nsmap_known *known; /* each process's mount namespace, by pid (node_seed
+                                * hands it to the walk's nsmap) */
+    size_t nknown, knowncap;
     size_t unreadable;      /* processes whose mount namespace could not be read */
     size_t dropped;         /* mounts whose every process exited before they were read */
 };
