@@ -25,6 +25,8 @@
 enum { NODE_MOUNTINFO_MAX = 16 << 20 };
 /* Members of a namespace remembered, to try another when one exits. */
 enum { NODE_MEMBERS = 4 };
+/* Roots kept open from node_discover to node_files_finish (3 fds each). */
+enum { NODE_ROOTS_KEPT = 128 };
 
 /* One distinct mount namespace met in the pre-pass. */
 struct node_ns {
@@ -125,8 +127,9 @@ static void parse_ns(struct scan_node *n, size_t k, const char *const *extra, si
  * shows it, checked to be the same device. 0, -ESRCH when every member
  * of every namespace has exited, or the first other -errno. */
 static int stat_through(struct scan_node *n, const struct sysroot *host, const struct cand *c,
-                        struct shm_mount *m, struct node_read *via)
+                        struct shm_mount *m, struct node_read *via, struct sysroot *keep)
 {
+    *keep = SYSROOT_NONE;
     int first_err = -ESRCH;
     for (size_t j = 0; j < c->nns; j++) {
         struct node_ns *ns = &n->ns[c->ns[j]];
@@ -156,7 +159,10 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                 if (fd >= 0)
                     close(fd);
                 unsigned long long start = r.pid_start;
-                sysroot_close(&r);
+                if (rc == 0 && n->nroots < NODE_ROOTS_KEPT)
+                    *keep = r; /* the listing goes through it (mount_root) */
+                else
+                    sysroot_close(&r);
                 r.pid_start = start;
                 if (rc == 0) {
                     uint64_t frsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
@@ -270,7 +276,8 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
         struct shm_mount m;
         memset(&m, 0, sizeof(m));
         struct node_read via = {0};
-        int rc = stat_through(n, sys, c, &m, &via);
+        struct sysroot keep;
+        int rc = stat_through(n, sys, c, &m, &via, &keep);
         if (rc == -ESRCH) {
             n->dropped++;
             warn_add(w, "%s (device %u:%u) dropped: every process that saw it has exited",
@@ -295,6 +302,9 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
             via.propagates = c->propagates;
             n->read = xrealloc(n->read, ml->n * sizeof(*n->read));
             n->read[ml->n - 1] = via;
+            n->roots = xrealloc(n->roots, ml->n * sizeof(*n->roots));
+            n->roots[ml->n - 1] = keep;
+            n->nroots = ml->n;
             for (size_t j = 0; j < c->nns; j++) {
                 struct node_ns *ns = &n->ns[c->ns[j]];
                 *VEC_PUSH(ns->mounts, ns->nmounts, ns->mounts_cap) = ml->n - 1;
@@ -347,6 +357,14 @@ static int mount_root(const struct scan_node *n, const struct sysroot *sys, size
     *tmp = SYSROOT_NONE;
     if (!n->read || n->read[i].own) {
         *out = sys;
+        return 0;
+    }
+    if (i < n->nroots && n->roots[i].proc >= 0) {
+        /* Kept since its size was read: the same root, if the same process
+         * still lives (a re-open would refuse it otherwise). */
+        if (!sysroot_pid_alive(&n->roots[i]))
+            return -ESRCH;
+        *out = &n->roots[i];
         return 0;
     }
     int rc = sysroot_open_pid(tmp, sys, n->read[i].pid);
@@ -446,6 +464,15 @@ static void refresh_one(const struct scan_node *n, const struct sysroot *sys, st
         m->stat_err = -rc;
         m->size = m->used = m->avail = 0;
     }
+}
+
+void node_roots_close(struct scan_node *n)
+{
+    for (size_t i = 0; i < n->nroots; i++)
+        sysroot_close(&n->roots[i]);
+    free(n->roots);
+    n->roots = NULL;
+    n->nroots = 0;
 }
 
 void node_refresh(const struct scan_node *n, const struct sysroot *sys, struct mount_list *ml)
@@ -688,6 +715,7 @@ void node_free(struct scan_node *n)
         free(n->mounts[i].ctrs);
     free(n->mounts);
     free(n->proc_ctr);
+    node_roots_close(n);
     free(n->read);
     free(n->known);
     for (size_t k = 0; k < n->nns; k++) {

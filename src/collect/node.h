@@ -84,6 +84,13 @@ struct scan_node {
         bool btime_ok;
         struct timespec btime; /* birth of its root (statx) */
     } *read;
+    /* Per mount (indexed like read): the root its size was read through,
+     * kept open for the scan's listing (node_files_collect, _finish) and
+     * closed by node_roots_close; root -1 when none is kept (the first
+     * NODE_ROOTS_KEPT mounts only, so that a node of thousands of containers
+     * does not run out of fds: the others are re-opened by pid). */
+    struct sysroot *roots;
+    size_t nroots;
     /* The pre-pass's mount namespaces (until node_seed hands them over). */
     struct node_ns *ns;
     size_t nns, nscap;
@@ -120,6 +127,9 @@ void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
 void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
                        const struct mount_list *ml, struct file_list *fl,
                        const struct holder_list *hl);
+
+/* Closes the roots kept since node_discover (after node_files_finish). */
+void node_roots_close(struct scan_node *n);
 
 /* --all: mounts_refresh (the cheap statvfs poll) of each mount through the
  * root it was read through; a mount whose process has exited (or whose pid
