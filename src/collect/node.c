@@ -483,20 +483,18 @@ void node_refresh(const struct scan_node *n, const struct sysroot *sys, struct m
 
 static void gauge_close(struct node_gauge *g)
 {
-    if (g->dir >= 0)
-        close(g->dir);
     if (g->pidfd >= 0)
         close(g->pidfd);
-    g->dir = g->pidfd = -1;
+    g->pidfd = -1;
 }
 
-/* Opens g for mount i: the pidfd first, then the root checked to be the
- * same process as the scan's (so the pidfd, opened before, is that
- * process's too), then the directory, checked to be the mount's device. */
+/* Opens g for mount i: a pidfd of the process it was read through, kept
+ * only when that pid is still the scan's process (same start time) after
+ * the pidfd was opened, so the pidfd is that process's. */
 static void gauge_open(struct node_gauge *g, const struct node_read *read, size_t i,
                        const struct sysroot *sys, const struct shm_mount *m)
 {
-    g->dir = g->pidfd = -1;
+    g->pidfd = -1;
     g->pid = read[i].pid;
     g->pid_start = read[i].pid_start;
     g->dev = m->dev;
@@ -505,17 +503,10 @@ static void gauge_open(struct node_gauge *g, const struct node_read *read, size_
     g->pidfd = (int)syscall(SYS_pidfd_open, read[i].pid, 0);
     if (g->pidfd < 0)
         return; /* a kernel before 5.3: refreshed as node_refresh does */
-    struct scan_node n = {.read = (struct node_read *)read};
-    struct sysroot tmp;
-    const struct sysroot *r;
-    if (mount_root(&n, sys, i, &tmp, &r) < 0) {
-        gauge_close(g);
-        return;
-    }
-    g->dir = sysroot_open_below(r, m->path, O_PATH | O_DIRECTORY);
-    sysroot_close(&tmp);
-    struct stat st;
-    if (g->dir < 0 || fstat(g->dir, &st) != 0 || st.st_dev != m->dev)
+    struct sysroot probe = *sys;
+    probe.pid = read[i].pid;
+    probe.pid_start = read[i].pid_start;
+    if (!sysroot_pid_alive(&probe))
         gauge_close(g);
 }
 
@@ -527,23 +518,28 @@ void node_gauges_update(struct node_gauge **g, size_t *ng, const struct node_rea
     struct node_gauge *now = xcalloc(ml->n ? ml->n : 1, sizeof(*now));
     for (size_t i = 0; i < ml->n; i++) {
         struct node_gauge *keep = NULL;
-        for (size_t k = 0; read && k < nold && !keep; k++)
-            if (old[k].dir >= 0 && old[k].pid == read[i].pid &&
-                old[k].pid_start == read[i].pid_start && old[k].dev == ml->items[i].dev &&
-                !read[i].own)
+        for (size_t k = 0; read && !read[i].own && k < nold && !keep; k++)
+            if (old[k].pidfd >= 0 && old[k].pid == read[i].pid &&
+                old[k].pid_start == read[i].pid_start && old[k].dev == ml->items[i].dev)
                 keep = &old[k];
         if (keep) {
             now[i] = *keep;
-            keep->dir = keep->pidfd = -1;
+            keep->pidfd = -1;
         } else if (read) {
             gauge_open(&now[i], read, i, sys, &ml->items[i]);
         } else {
-            now[i].dir = now[i].pidfd = -1;
+            now[i].pidfd = -1;
         }
     }
     node_gauges_free(g, ng);
     *g = now;
     *ng = ml->n;
+}
+
+static bool exited(int pidfd)
+{
+    struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+    return poll(&pfd, 1, 0) != 0; /* readable: exited; -1: cannot tell */
 }
 
 void node_gauges_refresh(const struct node_gauge *g, const struct node_read *read,
@@ -552,18 +548,27 @@ void node_gauges_refresh(const struct node_gauge *g, const struct node_read *rea
     struct scan_node n = {.read = (struct node_read *)read};
     for (size_t i = 0; i < ml->n; i++) {
         struct shm_mount *m = &ml->items[i];
-        if (!g || g[i].dir < 0) {
-            refresh_one(&n, sys, m, i);
+        char path[4096];
+        int len = g && g[i].pidfd >= 0 && m->path[0] == '/'
+                      ? snprintf(path, sizeof(path), "%d/root%s", (int)g[i].pid, m->path)
+                      : -1;
+        if (len < 0 || (size_t)len >= sizeof(path) || exited(g[i].pidfd)) {
+            refresh_one(&n, sys, m, i); /* as before: ESRCH once it has exited */
             continue;
         }
-        struct pollfd pfd = {.fd = g[i].pidfd, .events = POLLIN};
+        /* The path below the process's root, opened and closed at once (no
+         * fd pins a container's mount between scans), and the process
+         * checked again after the open: its pid is not another's. */
+        int fd = openat(sys->proc, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         struct statvfs sv;
-        if (poll(&pfd, 1, 0) != 0) {
-            /* Exited (readable), or cannot tell: as node_refresh does. */
+        int err = fd < 0 ? errno : fstatvfs(fd, &sv) != 0 ? errno : 0;
+        if (fd >= 0)
+            close(fd);
+        if (exited(g[i].pidfd)) {
             refresh_one(&n, sys, m, i);
-        } else if (fstatvfs(g[i].dir, &sv) != 0) {
+        } else if (err) {
             m->stat_ok = false;
-            m->stat_err = errno;
+            m->stat_err = err;
             m->size = m->used = m->avail = 0;
         } else {
             mounts_set_statvfs(m, &sv);

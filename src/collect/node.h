@@ -138,14 +138,15 @@ void node_roots_close(struct scan_node *n);
 void node_refresh(const struct scan_node *n, const struct sysroot *sys, struct mount_list *ml);
 
 /* The dashboard's gauges between scans (--all): per mount read through a
- * process's root, an O_PATH fd on its directory and a pidfd of that process,
- * kept from scan to scan while the process (pid and start time) and the
- * device stay the same, so that a refresh is one poll of the pidfd and one
- * fstatvfs instead of re-opening the process's root and the path.
- * dir -1: none (the watcher's own mount, or none could be opened): that
- * mount is refreshed as node_refresh does. */
+ * process's root, a pidfd of that process, kept from scan to scan while the
+ * process (pid and start time) and the device stay the same, so that a
+ * refresh is a poll of the pidfd and one open of the path through
+ * /proc/PID/root, instead of re-opening that root by pid (two reads of
+ * /proc/PID/stat, fd dups). No fd on the mount itself is kept (a pidfd pins
+ * no mount). pidfd -1: none (the watcher's own mount, or a kernel without
+ * pidfd_open): that mount is refreshed as node_refresh does. */
 struct node_gauge {
-    int dir, pidfd;
+    int pidfd;
     pid_t pid;
     unsigned long long pid_start;
     dev_t dev;
