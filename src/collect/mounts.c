@@ -96,6 +96,15 @@ static int statvfs_at(const struct sysroot *sys, const char *path, struct statvf
     return rc;
 }
 
+void mounts_set_statvfs(struct shm_mount *m, const struct statvfs *sv)
+{
+    uint64_t frsize = sv->f_frsize ? sv->f_frsize : sv->f_bsize;
+    m->size = (uint64_t)sv->f_blocks * frsize;
+    m->avail = (uint64_t)sv->f_bavail * frsize;
+    m->used = ((uint64_t)sv->f_blocks - (uint64_t)sv->f_bfree) * frsize;
+    m->stat_ok = true;
+}
+
 static void statfs_mount(const struct sysroot *sys, struct shm_mount *m)
 {
     struct statvfs sv;
@@ -105,11 +114,7 @@ static void statfs_mount(const struct sysroot *sys, struct shm_mount *m)
         m->size = m->used = m->avail = 0; /* never a stale figure */
         return;
     }
-    uint64_t frsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
-    m->size = (uint64_t)sv.f_blocks * frsize;
-    m->avail = (uint64_t)sv.f_bavail * frsize;
-    m->used = ((uint64_t)sv.f_blocks - (uint64_t)sv.f_bfree) * frsize;
-    m->stat_ok = true;
+    mounts_set_statvfs(m, &sv);
 }
 
 void mounts_refresh(const struct sysroot *sys, struct mount_list *ml)

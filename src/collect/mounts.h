@@ -77,6 +77,11 @@ void mounts_collect(const struct sysroot *sys, const struct mountinfo *mi,
  * collected): the cheap, frequent poll. */
 void mounts_refresh(const struct sysroot *sys, struct mount_list *ml);
 
+/* Fills m's size, used and avail from sv (stat_ok true), as mounts_refresh
+ * does for each mount it reaches. */
+struct statvfs;
+void mounts_set_statvfs(struct shm_mount *m, const struct statvfs *sv);
+
 /* Index of the mount with this device, or -1. */
 long mounts_find_dev(const struct mount_list *ml, dev_t dev);
 

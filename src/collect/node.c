@@ -5,11 +5,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -23,6 +25,8 @@
 enum { NODE_MOUNTINFO_MAX = 16 << 20 };
 /* Members of a namespace remembered, to try another when one exits. */
 enum { NODE_MEMBERS = 4 };
+/* Roots kept open from node_discover to node_files_finish (3 fds each). */
+enum { NODE_ROOTS_KEPT = 128 };
 
 /* One distinct mount namespace met in the pre-pass. */
 struct node_ns {
@@ -57,6 +61,12 @@ static struct node_ns *find_ns(struct scan_node *n, unsigned long mntns)
         if (n->ns[i].mntns == mntns)
             return &n->ns[i];
     return NULL;
+}
+
+static int cmp_known(const void *a, const void *b)
+{
+    pid_t x = ((const struct nsmap_known *)a)->pid, y = ((const struct nsmap_known *)b)->pid;
+    return (x > y) - (x < y);
 }
 
 static bool watched_path(const char *mp, const char *const *extra, size_t nextra, bool *named)
@@ -117,8 +127,9 @@ static void parse_ns(struct scan_node *n, size_t k, const char *const *extra, si
  * shows it, checked to be the same device. 0, -ESRCH when every member
  * of every namespace has exited, or the first other -errno. */
 static int stat_through(struct scan_node *n, const struct sysroot *host, const struct cand *c,
-                        struct shm_mount *m, struct node_read *via)
+                        struct shm_mount *m, struct node_read *via, struct sysroot *keep)
 {
+    *keep = SYSROOT_NONE;
     int first_err = -ESRCH;
     for (size_t j = 0; j < c->nns; j++) {
         struct node_ns *ns = &n->ns[c->ns[j]];
@@ -148,7 +159,10 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                 if (fd >= 0)
                     close(fd);
                 unsigned long long start = r.pid_start;
-                sysroot_close(&r);
+                if (rc == 0 && n->nroots < NODE_ROOTS_KEPT)
+                    *keep = r; /* the listing goes through it (mount_root) */
+                else
+                    sysroot_close(&r);
                 r.pid_start = start;
                 if (rc == 0) {
                     uint64_t frsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
@@ -220,6 +234,9 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
         unsigned long mntns = br ? strtoul(br + 1, NULL, 10) : 0;
         if (!mntns)
             continue;
+        struct nsmap_known *kn = VEC_PUSH(n->known, n->nknown, n->knowncap);
+        kn->pid = (pid_t)pid;
+        kn->mntns = mntns;
         struct node_ns *ns = find_ns(n, mntns);
         if (ns) {
             add_member(ns, (pid_t)pid);
@@ -242,6 +259,8 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
     }
     closedir(d);
     buf_free(&text);
+    if (n->nknown > 1)
+        qsort(n->known, n->nknown, sizeof(*n->known), cmp_known);
 
     /* The host's mounts first, then the others in the order their
      * namespaces were met (by pid: a container's init before its children). */
@@ -257,7 +276,8 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
         struct shm_mount m;
         memset(&m, 0, sizeof(m));
         struct node_read via = {0};
-        int rc = stat_through(n, sys, c, &m, &via);
+        struct sysroot keep;
+        int rc = stat_through(n, sys, c, &m, &via, &keep);
         if (rc == -ESRCH) {
             n->dropped++;
             warn_add(w, "%s (device %u:%u) dropped: every process that saw it has exited",
@@ -282,6 +302,9 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
             via.propagates = c->propagates;
             n->read = xrealloc(n->read, ml->n * sizeof(*n->read));
             n->read[ml->n - 1] = via;
+            n->roots = xrealloc(n->roots, ml->n * sizeof(*n->roots));
+            n->roots[ml->n - 1] = keep;
+            n->nroots = ml->n;
             for (size_t j = 0; j < c->nns; j++) {
                 struct node_ns *ns = &n->ns[c->ns[j]];
                 *VEC_PUSH(ns->mounts, ns->nmounts, ns->mounts_cap) = ml->n - 1;
@@ -313,6 +336,11 @@ void node_seed(struct scan_node *n, struct nsmap *ns)
         free(x->text);
         x->text = NULL;
     }
+    free(ns->known);
+    ns->known = n->known;
+    ns->nknown = n->nknown;
+    n->known = NULL;
+    n->nknown = n->knowncap = 0;
     for (size_t i = 0; n->read && i < ns->ndevs; i++) {
         ns->reach[i].propagates = n->read[i].propagates;
         ns->reach[i].btime_ok = n->read[i].btime_ok;
@@ -329,6 +357,14 @@ static int mount_root(const struct scan_node *n, const struct sysroot *sys, size
     *tmp = SYSROOT_NONE;
     if (!n->read || n->read[i].own) {
         *out = sys;
+        return 0;
+    }
+    if (i < n->nroots && n->roots[i].proc >= 0) {
+        /* Kept since its size was read: the same root, if the same process
+         * still lives (a re-open would refuse it otherwise). */
+        if (!sysroot_pid_alive(&n->roots[i]))
+            return -ESRCH;
+        *out = &n->roots[i];
         return 0;
     }
     int rc = sysroot_open_pid(tmp, sys, n->read[i].pid);
@@ -412,23 +448,141 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
     *fl = done;
 }
 
+/* node_refresh of mount i alone. */
+static void refresh_one(const struct scan_node *n, const struct sysroot *sys, struct shm_mount *m,
+                        size_t i)
+{
+    struct sysroot tmp;
+    const struct sysroot *r;
+    int rc = mount_root(n, sys, i, &tmp, &r);
+    if (rc == 0) {
+        struct mount_list one = {.items = m, .n = 1, .cap = 1};
+        mounts_refresh(r, &one);
+        sysroot_close(&tmp);
+    } else {
+        m->stat_ok = false;
+        m->stat_err = -rc;
+        m->size = m->used = m->avail = 0;
+    }
+}
+
+void node_roots_close(struct scan_node *n)
+{
+    for (size_t i = 0; i < n->nroots; i++)
+        sysroot_close(&n->roots[i]);
+    free(n->roots);
+    n->roots = NULL;
+    n->nroots = 0;
+}
+
 void node_refresh(const struct scan_node *n, const struct sysroot *sys, struct mount_list *ml)
 {
+    for (size_t i = 0; i < ml->n; i++)
+        refresh_one(n, sys, &ml->items[i], i);
+}
+
+static void gauge_close(struct node_gauge *g)
+{
+    if (g->pidfd >= 0)
+        close(g->pidfd);
+    g->pidfd = -1;
+}
+
+/* Opens g for mount i: a pidfd of the process it was read through, kept
+ * only when that pid is still the scan's process (same start time) after
+ * the pidfd was opened, so the pidfd is that process's. */
+static void gauge_open(struct node_gauge *g, const struct node_read *read, size_t i,
+                       const struct sysroot *sys, const struct shm_mount *m)
+{
+    g->pidfd = -1;
+    g->pid = read[i].pid;
+    g->pid_start = read[i].pid_start;
+    g->dev = m->dev;
+    if (read[i].own || read[i].pid <= 0)
+        return;
+    g->pidfd = (int)syscall(SYS_pidfd_open, read[i].pid, 0);
+    if (g->pidfd < 0)
+        return; /* a kernel before 5.3: refreshed as node_refresh does */
+    struct sysroot probe = *sys;
+    probe.pid = read[i].pid;
+    probe.pid_start = read[i].pid_start;
+    if (!sysroot_pid_alive(&probe))
+        gauge_close(g);
+}
+
+void node_gauges_update(struct node_gauge **g, size_t *ng, const struct node_read *read,
+                        const struct sysroot *sys, const struct mount_list *ml)
+{
+    struct node_gauge *old = *g;
+    size_t nold = *ng;
+    struct node_gauge *now = xcalloc(ml->n ? ml->n : 1, sizeof(*now));
     for (size_t i = 0; i < ml->n; i++) {
-        struct sysroot tmp;
-        const struct sysroot *r;
-        struct shm_mount *m = &ml->items[i];
-        int rc = mount_root(n, sys, i, &tmp, &r);
-        if (rc == 0) {
-            struct mount_list one = {.items = m, .n = 1, .cap = 1};
-            mounts_refresh(r, &one);
-            sysroot_close(&tmp);
+        struct node_gauge *keep = NULL;
+        for (size_t k = 0; read && !read[i].own && k < nold && !keep; k++)
+            if (old[k].pidfd >= 0 && old[k].pid == read[i].pid &&
+                old[k].pid_start == read[i].pid_start && old[k].dev == ml->items[i].dev)
+                keep = &old[k];
+        if (keep) {
+            now[i] = *keep;
+            keep->pidfd = -1;
+        } else if (read) {
+            gauge_open(&now[i], read, i, sys, &ml->items[i]);
         } else {
-            m->stat_ok = false;
-            m->stat_err = -rc;
-            m->size = m->used = m->avail = 0;
+            now[i].pidfd = -1;
         }
     }
+    node_gauges_free(g, ng);
+    *g = now;
+    *ng = ml->n;
+}
+
+static bool exited(int pidfd)
+{
+    struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+    return poll(&pfd, 1, 0) != 0; /* readable: exited; -1: cannot tell */
+}
+
+void node_gauges_refresh(const struct node_gauge *g, const struct node_read *read,
+                         const struct sysroot *sys, struct mount_list *ml)
+{
+    struct scan_node n = {.read = (struct node_read *)read};
+    for (size_t i = 0; i < ml->n; i++) {
+        struct shm_mount *m = &ml->items[i];
+        char path[4096];
+        int len = g && g[i].pidfd >= 0 && m->path[0] == '/'
+                      ? snprintf(path, sizeof(path), "%d/root%s", (int)g[i].pid, m->path)
+                      : -1;
+        if (len < 0 || (size_t)len >= sizeof(path) || exited(g[i].pidfd)) {
+            refresh_one(&n, sys, m, i); /* as before: ESRCH once it has exited */
+            continue;
+        }
+        /* The path below the process's root, opened and closed at once (no
+         * fd pins a container's mount between scans), and the process
+         * checked again after the open: its pid is not another's. */
+        int fd = openat(sys->proc, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        struct statvfs sv;
+        int err = fd < 0 ? errno : fstatvfs(fd, &sv) != 0 ? errno : 0;
+        if (fd >= 0)
+            close(fd);
+        if (exited(g[i].pidfd)) {
+            refresh_one(&n, sys, m, i);
+        } else if (err) {
+            m->stat_ok = false;
+            m->stat_err = err;
+            m->size = m->used = m->avail = 0;
+        } else {
+            mounts_set_statvfs(m, &sv);
+        }
+    }
+}
+
+void node_gauges_free(struct node_gauge **g, size_t *ng)
+{
+    for (size_t i = 0; *g && i < *ng; i++)
+        gauge_close(&(*g)[i]);
+    free(*g);
+    *g = NULL;
+    *ng = 0;
 }
 
 /* The container of namespace x (a new entry, or the one of the same id). */
@@ -566,7 +720,9 @@ void node_free(struct scan_node *n)
         free(n->mounts[i].ctrs);
     free(n->mounts);
     free(n->proc_ctr);
+    node_roots_close(n);
     free(n->read);
+    free(n->known);
     for (size_t k = 0; k < n->nns; k++) {
         free(n->ns[k].text);
         free(n->ns[k].mounts);

@@ -84,9 +84,19 @@ struct scan_node {
         bool btime_ok;
         struct timespec btime; /* birth of its root (statx) */
     } *read;
+    /* Per mount (indexed like read): the root its size was read through,
+     * kept open for the scan's listing (node_files_collect, _finish) and
+     * closed by node_roots_close; root -1 when none is kept (the first
+     * NODE_ROOTS_KEPT mounts only, so that a node of thousands of containers
+     * does not run out of fds: the others are re-opened by pid). */
+    struct sysroot *roots;
+    size_t nroots;
     /* The pre-pass's mount namespaces (until node_seed hands them over). */
     struct node_ns *ns;
     size_t nns, nscap;
+    struct nsmap_known *known; /* each process's mount namespace, by pid (node_seed
+                                * hands it to the walk's nsmap) */
+    size_t nknown, knowncap;
     size_t unreadable;      /* processes whose mount namespace could not be read */
     size_t dropped;         /* mounts whose every process exited before they were read */
 };
@@ -118,11 +128,43 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
                        const struct mount_list *ml, struct file_list *fl,
                        const struct holder_list *hl);
 
+/* Closes the roots kept since node_discover (after node_files_finish). */
+void node_roots_close(struct scan_node *n);
+
 /* --all: mounts_refresh (the cheap statvfs poll) of each mount through the
  * root it was read through; a mount whose process has exited (or whose pid
  * is now another's) gets stat_ok false, stat_err ESRCH. After node_assign
  * (it reads mounts[i].pid). */
 void node_refresh(const struct scan_node *n, const struct sysroot *sys, struct mount_list *ml);
+
+/* The dashboard's gauges between scans (--all): per mount read through a
+ * process's root, a pidfd of that process, kept from scan to scan while the
+ * process (pid and start time) and the device stay the same, so that a
+ * refresh is a poll of the pidfd and one open of the path through
+ * /proc/PID/root, instead of re-opening that root by pid (two reads of
+ * /proc/PID/stat, fd dups). No fd on the mount itself is kept (a pidfd pins
+ * no mount). pidfd -1: none (the watcher's own mount, or a kernel without
+ * pidfd_open): that mount is refreshed as node_refresh does. */
+struct node_gauge {
+    int pidfd;
+    pid_t pid;
+    unsigned long long pid_start;
+    dev_t dev;
+};
+
+/* After a scan: *g (*ng items) becomes the handles of ml's mounts (read:
+ * that scan's node.read, indexed like ml); handles of the same process,
+ * start time and device are kept, the others closed, new ones opened. */
+void node_gauges_update(struct node_gauge **g, size_t *ng, const struct node_read *read,
+                        const struct sysroot *sys, const struct mount_list *ml);
+
+/* node_refresh through the kept handles (g and read indexed like ml): a
+ * mount whose process has exited gets stat_ok false, stat_err ESRCH, as
+ * node_refresh gives it. */
+void node_gauges_refresh(const struct node_gauge *g, const struct node_read *read,
+                         const struct sysroot *sys, struct mount_list *ml);
+
+void node_gauges_free(struct node_gauge **g, size_t *ng);
 
 /* --all, after the walk: the container of each mount namespace that sees a
  * mount (read below sys->proc; the runtimes' state below sys->host), its

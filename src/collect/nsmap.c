@@ -30,7 +30,23 @@ void nsmap_free(struct nsmap *m)
     for (size_t i = 0; m->reach && i < m->ndevs; i++)
         free(m->reach[i].pidns);
     free(m->reach);
+    free(m->known);
     memset(m, 0, sizeof(*m));
+}
+
+unsigned long nsmap_known_mntns(const struct nsmap *m, pid_t pid)
+{
+    size_t lo = 0, hi = m->nknown;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->known[mid].pid == pid)
+            return m->known[mid].mntns;
+        if (m->known[mid].pid < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
 }
 
 unsigned long nsmap_link(int dirfd, const char *path)

@@ -60,11 +60,22 @@ struct nsmap {
                                  * namespace's init), to the clock tick */
     size_t unknown;            /* processes whose namespace links could not be read */
     size_t unread;             /* mount namespaces whose mountinfo could not be read */
+    /* --all: each process's mount namespace as node_discover read it just
+     * before the walk (collect/node.h), ascending by pid, so that the walk
+     * does not read the same link again; NULL otherwise. */
+    struct nsmap_known {
+        pid_t pid;
+        unsigned long mntns;
+    } *known;
+    size_t nknown;
 };
 
 /* devs must outlive the map. */
 void nsmap_init(struct nsmap *m, const dev_t *devs, size_t ndevs);
 void nsmap_free(struct nsmap *m);
+
+/* The mount namespace known for pid (m->known), 0 when none is. */
+unsigned long nsmap_known_mntns(const struct nsmap *m, pid_t pid);
 
 /* The watcher's facts: its pid namespace and NSpid depth, /proc's pid 1
  * (its namespace and start time), read relative to the /proc directory fd.

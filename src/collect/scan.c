@@ -174,10 +174,12 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     scan_beacon_at(o->beacon, SCAN_MOUNTS, 0, -1);
     /* After the walk: the listing's entries that a holder's fd stat'ed need
      * no stat of their own. */
-    if (o->all)
+    if (o->all) {
         node_files_finish(&s->node, sys, &s->mounts, &s->files, &s->holders);
-    else
+        node_roots_close(&s->node);
+    } else {
         files_finish(sys, &s->mounts, &s->files, &s->holders);
+    }
     scan_beacon_at(o->beacon, SCAN_REST, 0, -1);
     if (procs_meminfo(&s->mem) < 0)
         warn_add(&s->warn, "cannot read meminfo");

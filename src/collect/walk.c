@@ -79,7 +79,9 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
         /* Which namespaces it is in, and whether its mount namespace shows a
          * watched mount (that namespace's mountinfo is read once). */
         struct nsmap *ns = wk->ns;
-        p->mntns = nsmap_link(piddir, "ns/mnt");
+        p->mntns = nsmap_known_mntns(ns, p->pid); /* --all: read just before */
+        if (!p->mntns)
+            p->mntns = nsmap_link(piddir, "ns/mnt");
         p->pidns = nsmap_link(piddir, "ns/pid");
         if (!p->mntns || !p->pidns)
             ns->unknown++;

@@ -35,6 +35,8 @@ struct poller {
     /* The thread's own. */
     struct mount_list ml; /* the mounts of the last scan, for statvfs */
     struct node_read *node_read; /* --all: the root each of them was read through */
+    struct node_gauge *gauge_fds; /* --all: each one's kept handles (collect/node.h) */
+    size_t ngauge_fds;
     uint64_t peak_shm, peak_app;
     struct worker_memory workers; /* workers seen so far: orphans keep their group */
     struct group_peaks group_peaks; /* each DataLoader group's peaks so far */
@@ -193,6 +195,10 @@ static void *run(void *arg)
                 size_t bytes = s->scan.mounts.n * sizeof(*p->node_read);
                 p->node_read = xmalloc(bytes);
                 memcpy(p->node_read, s->scan.node.read, bytes);
+                node_gauges_update(&p->gauge_fds, &p->ngauge_fds, p->node_read,
+                                   p->cfg.scan.sys, &p->ml);
+            } else {
+                node_gauges_free(&p->gauge_fds, &p->ngauge_fds);
             }
             now = clock_now();
             pthread_mutex_lock(&p->lock);
@@ -214,8 +220,8 @@ static void *run(void *arg)
         if (now >= next_gauge) {
             pthread_mutex_unlock(&p->lock);
             if (p->node_read) { /* --all: each mount below the root it was read through */
-                struct scan_node nd = {.read = p->node_read};
-                node_refresh(&nd, p->cfg.scan.sys, &p->ml);
+                node_gauges_refresh(p->ngauge_fds == p->ml.n ? p->gauge_fds : NULL,
+                                    p->node_read, p->cfg.scan.sys, &p->ml);
             } else {
                 mounts_refresh(p->cfg.scan.sys, &p->ml);
             }
@@ -285,6 +291,7 @@ bool poller_stop(struct poller *p)
     gauges_free(&p->gauges);
     mounts_free(&p->ml);
     free(p->node_read);
+    node_gauges_free(&p->gauge_fds, &p->ngauge_fds);
     worker_memory_free(&p->workers);
     group_peaks_free(&p->group_peaks);
     close(p->pipe[0]);
