@@ -145,18 +145,24 @@ static void held_reason(struct unlink_run *r, const struct inode_query *q,
 }
 
 /* The checks and the unlinkat of one item, given its directory. */
+bool unlink_examine(int dir, const char *base, struct stat *st, struct unlink_result *res)
+{
+    if (fstatat(dir, base, st, AT_SYMLINK_NOFOLLOW) == 0)
+        return true;
+    if (errno == ENOENT)
+        unlink_say(res, UNLINK_GONE, ENOENT, "already gone");
+    else
+        unlink_say(res, UNLINK_FAILED, errno, "cannot examine it: %s", strerror(errno));
+    return false;
+}
+
 static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
                       struct unlink_result *res)
 {
     const struct unlink_target *t = &r->plan->items[i];
     struct stat st;
-    if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (errno == ENOENT)
-            unlink_say(res, UNLINK_GONE, ENOENT, "already gone");
-        else
-            unlink_say(res, UNLINK_FAILED, errno, "cannot examine it: %s", strerror(errno));
+    if (!unlink_examine(dir, base, &st, res))
         return;
-    }
     res->alloc = (uint64_t)st.st_blocks * 512u;
     if (!S_ISREG(st.st_mode)) {
         unlink_say(res, UNLINK_REFUSED, EPERM, "%s", unlink_type_refusal(file_type_of(st.st_mode)));

@@ -128,6 +128,12 @@ void unlink_end(struct unlink_run *r);
  * re-check's); NULL for a regular file. */
 const char *unlink_type_refusal(enum file_type t);
 
+/* The removers' first look at base in dir, never following a link: true
+ * with *st filled, or false with res saying "already gone" or why it could
+ * not be examined. */
+struct stat;
+bool unlink_examine(int dir, const char *base, struct stat *st, struct unlink_result *res);
+
 /* Sets res's outcome, errno and reason (a printf format), for the removers
  * (unlink.c, unlinkdir.c). */
 void unlink_say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)

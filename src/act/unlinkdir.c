@@ -135,13 +135,8 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
                   const char *base, struct unlink_result *res)
 {
     struct stat st;
-    if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (errno == ENOENT)
-            unlink_say(res, UNLINK_GONE, ENOENT, "already gone");
-        else
-            unlink_say(res, UNLINK_FAILED, errno, "cannot examine it: %s", strerror(errno));
+    if (!unlink_examine(dir, base, &st, res))
         return;
-    }
     if (!S_ISDIR(st.st_mode)) {
         unlink_say(res, UNLINK_REFUSED, EPERM, "no longer a folder");
         return;
