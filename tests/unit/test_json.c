@@ -268,6 +268,26 @@ static void test_cgroup_oom_kills(void **state)
     assert_non_null(strstr(f->out.data, "verdict: critical"));
 }
 
+/* plan --observe's object: a group's batch figures under plan's names,
+ * the prefetch factor the one that explains its batches in flight. */
+static void test_observed(void **state)
+{
+    struct fixture *f = *state;
+    struct group g = {.main_pid = 100, .nworkers = 2, .batch_segments = 6,
+                      .batch_segments_bytes = 27 * 4096, .batch_segment_bytes = 8 * 4096,
+                      .batch_shm_bytes = 9 * 4096, .batches_in_flight = 3};
+    struct jsonw w;
+    jw_init(&w, &f->out);
+    jw_obj(&w, NULL);
+    report_json_observed(&w, &g);
+    jw_obj_end(&w);
+    assert_string_equal(f->out.data,
+                        "{\"observed\":{\"main_pid\":100,\"workers\":2,\"segments\":6,"
+                        "\"shm_bytes\":110592,\"largest_segment_bytes\":32768,"
+                        "\"batches_in_flight\":3,\"prefetch_factor\":1,\"method\":\"shm_bytes / "
+                        "batches_in_flight; one largest segment per batch\"}}");
+}
+
 /* Streamed output is the same bytes as output made whole, in pieces no
  * larger than the flush size plus one value; the rest stays in the buffer. */
 static void test_stream_same_bytes(void **state)
@@ -323,6 +343,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_export_mount_unreadable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mount_unlisted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cgroup_oom_kills, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_observed, setup, teardown),
         cmocka_unit_test(test_stream_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
