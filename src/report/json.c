@@ -35,8 +35,7 @@ double mount_used_pct(const struct shm_mount *mt)
     return mt->size ? 100.0 * (double)mt->used / (double)mt->size : 0.0;
 }
 
-static void cgroup(struct jsonw *w, const char *key, const struct cgroup_info *cg);
-static void budget(struct jsonw *w, const struct budget *b);
+static void memory(struct jsonw *w, const struct cgroup_info *cg, const struct budget *b);
 
 /* The container's id, or NULL for the host (and for a private mount
  * namespace that is no container). */
@@ -73,8 +72,7 @@ static void mount_node(struct jsonw *w, const struct model *m, size_t i)
         container(w, &n->ctrs[nm->ctrs[k]]);
     jw_arr_end(w);
     const struct node_ctr *owner = node_owner(n, i);
-    cgroup(w, "cgroup", owner ? &owner->cgroup : &m->scan->cgroup);
-    budget(w, model_mount_budget(m, i));
+    memory(w, owner ? &owner->cgroup : &m->scan->cgroup, model_mount_budget(m, i));
 }
 
 static void mounts(struct jsonw *w, const struct model *m)
@@ -248,13 +246,13 @@ void report_json_observed(struct jsonw *w, const struct group *g)
     jw_obj_end(w);
 }
 
-static void cgroup(struct jsonw *w, const char *key, const struct cgroup_info *cg)
+static void cgroup(struct jsonw *w, const struct cgroup_info *cg)
 {
     if (!cg->present) {
-        jw_null(w, key);
+        jw_null(w, "cgroup");
         return;
     }
-    jw_obj(w, key);
+    jw_obj(w, "cgroup");
     jw_i64(w, "version", cg->version);
     jw_str(w, "path", cg->path ? cg->path : "");
     jw_u64_or_null(w, "limit_bytes", cg->has_limit, cg->limit);
@@ -300,6 +298,15 @@ static void budget(struct jsonw *w, const struct budget *b)
     }
     jw_u64(w, "oom_kills_recent", b->oom_recent);
     jw_obj_end(w);
+}
+
+/* The "cgroup" and "budget" blocks of whoever owns the segments: the
+ * watched world's at the top level, in the node view each mount's owner's
+ * too; one shape in both places. */
+static void memory(struct jsonw *w, const struct cgroup_info *cg, const struct budget *b)
+{
+    cgroup(w, cg);
+    budget(w, b);
 }
 
 static void totals(struct jsonw *w, const struct totals *t)
@@ -356,8 +363,7 @@ void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
     segments(&w, m);
     processes(&w, m);
     groups(&w, m);
-    cgroup(&w, "cgroup", &s->cgroup);
-    budget(&w, &m->budget);
+    memory(&w, &s->cgroup, &m->budget);
     totals(&w, &m->totals);
     jw_arr(&w, "warnings");
     for (size_t i = 0; i < s->warn.n; i++)
