@@ -302,16 +302,10 @@ static int observe(pid_t pid, struct group *ob)
 int cmd_plan(int argc, char **argv)
 {
     struct options o;
-    char *err = NULL;
-    int prc = cli_parse(CLI_PLAN, argc, argv, &o, &err);
-    options_free(&o);
-    if (prc != 0) {
-        fprintf(stderr, "%s\n", err);
-        free(err);
+    int prc;
+    if (!usage_parse(CLI_PLAN, argc, argv, &o, &prc))
         return prc;
-    }
-    if (o.mode == MODE_HELP)
-        return usage_print(CLI_PLAN);
+    options_free(&o); /* what plan keeps is in o's scalars and argv */
     struct capacity_input in = {
         .batch_size = (uint64_t)o.batch_size,
         .workers = (uint64_t)o.workers,
