@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "util/clock.h"
 #include "util/escape.h"
 #include "util/fileio.h"
+#include "util/thread.h"
 #include "util/xalloc.h"
 
 double scan_stall_limit(double interval_s)
@@ -131,11 +131,7 @@ struct scan_job *scan_job_start(const struct scan_opts *o)
     clock_cond_init(&j->cond);
     j->started = clock_now();
     /* Signals go to the caller's thread, which watches the clock. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&j->thread, NULL, job_run, j);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = thread_start(&j->thread, job_run, j);
     if (rc != 0) {
         job_free(j);
         errno = rc;

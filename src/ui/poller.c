@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +12,7 @@
 #include "model/history.h"
 #include "collect/scanjob.h"
 #include "util/clock.h"
+#include "util/thread.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
@@ -240,12 +240,7 @@ struct poller *poller_start(const struct poller_cfg *cfg)
     }
     pthread_mutex_init(&p->lock, NULL);
     clock_cond_init(&p->cond);
-
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&p->thread, NULL, run, p);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = thread_start(&p->thread, run, p); /* signals stay with the drawing thread */
     if (rc != 0) {
         close(p->pipe[0]);
         close(p->pipe[1]);
