@@ -102,24 +102,25 @@ bool status_parse_nspid(const char *status, pid_t *nspid)
     return false;
 }
 
-/* Parses a hexadecimal signal mask as /proc/PID/status shows it (SigCgt). */
-static bool parse_sigmask(const char *hex, uint64_t *mask)
+/* Parses the hexadecimal signal mask at *s as /proc/PID/status shows it
+ * (SigCgt), after any spaces: 1 to 16 digits, ended by anything else. */
+static bool parse_sigmask(const char *s, uint64_t *mask)
 {
+    while (*s == ' ' || *s == '\t')
+        s++;
     uint64_t v = 0;
     int digits = 0;
-    for (const char *s = hex; s && *s; s++, digits++) {
-        int d;
-        if (*s >= '0' && *s <= '9')
-            d = *s - '0';
-        else if (*s >= 'a' && *s <= 'f')
-            d = *s - 'a' + 10;
-        else if (*s >= 'A' && *s <= 'F')
-            d = *s - 'A' + 10;
+    for (;; s++, digits++) {
+        unsigned c = (unsigned char)*s, d;
+        if (c - '0' < 10)
+            d = c - '0';
+        else if ((c | 0x20) - 'a' < 6)
+            d = (c | 0x20) - 'a' + 10;
         else
-            return false;
+            break;
         if (digits >= 16)
             return false;
-        v = (v << 4) | (uint64_t)d;
+        v = v << 4 | d;
     }
     if (!digits)
         return false;
@@ -192,37 +193,50 @@ bool procs_parse_stat(const char *text, struct proc *p)
 }
 
 /* The number after "Key:" when line starts with it. */
-static bool status_num(const char *line, const char *key, long long *v)
+static bool status_num(const char *line, const char *key, size_t k, long long *v)
 {
-    size_t k = strlen(key);
     if (strncmp(line, key, k) != 0)
         return false;
     const char *s = line + k;
     return read_num(&s, v);
 }
 
+/* Only the lines of the few keys wanted are looked at: a status text has
+ * some sixty lines, and it is read for every process the report lists. A
+ * line is taken by its first letter, then by its key. */
 void procs_parse_status(const char *text, struct proc *p)
 {
-    for (const char *line = text; line && *line;) {
+    for (const char *line = text; *line;) {
         long long v;
-        if (strncmp(line, "Uid:", 4) == 0) {
-            const char *s = line + 4;
-            if (read_num(&s, &v) && read_num(&s, &v)) /* real, then effective */
-                p->uid = (uid_t)v;
-        } else if (status_num(line, "RssAnon:", &v)) {
-            p->rss_anon = (uint64_t)v * 1024u;
-        } else if (status_num(line, "RssShmem:", &v)) {
-            p->rss_shmem = (uint64_t)v * 1024u;
-        } else if (strncmp(line, "NSpid:", 6) == 0) {
-            status_parse_nspid(line, &p->nspid);
-        } else if (strncmp(line, "SigCgt:", 7) == 0) {
-            char hex[24];
-            if (sscanf(line + 7, " %23[0-9a-fA-F]", hex) == 1)
-                parse_sigmask(hex, &p->sigcatch);
+        switch (line[0]) {
+        case 'U':
+            if (strncmp(line, "Uid:", 4) == 0) {
+                const char *s = line + 4;
+                if (read_num(&s, &v) && read_num(&s, &v)) /* real, then effective */
+                    p->uid = (uid_t)v;
+            }
+            break;
+        case 'R':
+            if (status_num(line, "RssAnon:", 8, &v))
+                p->rss_anon = (uint64_t)v * 1024u;
+            else if (status_num(line, "RssShmem:", 9, &v))
+                p->rss_shmem = (uint64_t)v * 1024u;
+            break;
+        case 'N':
+            if (strncmp(line, "NSpid:", 6) == 0)
+                status_parse_nspid(line, &p->nspid);
+            break;
+        case 'S':
+            if (strncmp(line, "SigCgt:", 7) == 0)
+                parse_sigmask(line + 7, &p->sigcatch);
+            break;
+        default:
+            break;
         }
-        line = strchr(line, '\n');
-        if (line)
-            line++;
+        const char *nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        line = nl + 1;
     }
 }
 
