@@ -1,6 +1,7 @@
 #include "collect/procs.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -8,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/buf.h"
+#include "util/fileio.h"
 #include "util/xalloc.h"
 
 #define PF_KTHREAD 0x00200000u
@@ -219,8 +222,6 @@ void procs_parse_status(const char *text, struct proc *p)
         case 'R':
             if (status_num(line, "RssAnon:", 8, &v))
                 p->rss_anon = (uint64_t)v * 1024u;
-            else if (status_num(line, "RssShmem:", 9, &v))
-                p->rss_shmem = (uint64_t)v * 1024u;
             break;
         case 'N':
             if (strncmp(line, "NSpid:", 6) == 0)
@@ -238,6 +239,47 @@ void procs_parse_status(const char *text, struct proc *p)
             break;
         line = nl + 1;
     }
+}
+
+void procs_parse_statm(const char *text, struct proc *p, uint64_t page_size)
+{
+    long long size, resident, shared;
+    const char *s = text;
+    if (read_num(&s, &size) && read_num(&s, &resident) && read_num(&s, &shared) &&
+        resident >= shared && shared >= 0)
+        p->rss_anon = (uint64_t)(resident - shared) * page_size;
+}
+
+int procs_read_shmem(int proc_dirfd, pid_t pid, unsigned long long start_ticks,
+                     uint64_t *bytes)
+{
+    char name[32];
+    struct buf text;
+    struct proc now;
+    buf_init(&text);
+    snprintf(name, sizeof(name), "%d/stat", (int)pid);
+    int rc = read_proc_at(proc_dirfd, name, &text, 4096);
+    if (rc == 0 && (!procs_parse_stat(text.data, &now) || now.start_ticks != start_ticks))
+        rc = -ESRCH;
+    snprintf(name, sizeof(name), "%d/status", (int)pid);
+    if (rc == 0)
+        rc = read_proc_at(proc_dirfd, name, &text, 64u << 10);
+    long long v = -1;
+    for (const char *line = rc == 0 ? text.data : ""; *line;) {
+        if (line[0] == 'R' && status_num(line, "RssShmem:", 9, &v))
+            break;
+        const char *nl = strchr(line, '\n');
+        line = nl ? nl + 1 : "";
+    }
+    buf_free(&text);
+    if (rc == -ENOENT)
+        return -ESRCH;
+    if (rc < 0)
+        return rc;
+    if (v < 0)
+        return -ENODATA;
+    *bytes = (uint64_t)v * 1024u;
+    return 0;
 }
 
 char *procs_join_cmdline(const char *text, size_t len, const char *comm, bool zombie)
