@@ -587,7 +587,8 @@ void node_gauges_free(struct node_gauge **g, size_t *ng)
 
 /* The container of namespace x (a new entry, or the one of the same id). */
 static void ns_container(struct scan_node *n, struct node_ns *x, const struct sysroot *sys,
-                         const struct mountinfo *self_mi, struct warnings *w)
+                         const struct mountinfo *self_mi, struct cgroup_memo *memo,
+                         struct warnings *w)
 {
     bool own_mount = false; /* a mount the host's namespace does not show */
     for (size_t i = 0; i < x->nmounts && !own_mount; i++)
@@ -621,7 +622,7 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
         c->info = ci;
         c->pid = x->members[k];
         c->mntns = x->mntns;
-        cgroup_collect(sys, c->pid, self_mi, &c->cgroup, w);
+        cgroup_collect_memo(sys, c->pid, self_mi, &c->cgroup, w, memo);
         x->ctr = n->nctrs - 1;
         return;
     }
@@ -649,9 +650,11 @@ void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mo
         if (n->ns[k].mntns == n->host_mntns)
             for (size_t i = 0; i < n->ns[k].nmounts; i++)
                 n->mounts[n->ns[k].mounts[i]].host_sees = true;
+    struct cgroup_memo memo = {0};
     for (size_t k = 0; k < n->nns; k++)
         if (n->ns[k].mntns != n->host_mntns && n->ns[k].nmounts)
-            ns_container(n, &n->ns[k], sys, self_mi, w);
+            ns_container(n, &n->ns[k], sys, self_mi, &memo, w);
+    cgroup_memo_free(&memo);
     size_t *cap = xcalloc(ml->n ? ml->n : 1, sizeof(*cap));
     for (size_t k = 0; k < n->nns; k++) {
         const struct node_ns *x = &n->ns[k];
