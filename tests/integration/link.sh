@@ -12,12 +12,12 @@ done
 ok "shmwatch loads neither libproc2.so nor libsystemd.so ($(grep -c '=>' <<<"$libs") shared libraries)"
 _lib_tmp
 "$SHMWATCH" --json --mount "$SHMTEST_TMP" >"$SHMTEST_TMP/snap.json" || fail "--json failed"
-total=$(awk '/^MemTotal:/ { printf "%d", $2 * 1024 }' /proc/meminfo)
-python3 - "$SHMTEST_TMP/snap.json" "$total" <<'PY' || fail "meminfo through libproc2's archive is wrong"
+total_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+python3 - "$SHMTEST_TMP/snap.json" "$total_kb" <<'PY' || fail "meminfo through libproc2's archive is wrong"
 import json, sys
 j = json.load(open(sys.argv[1]))
 b = j["budget"]
-want = int(sys.argv[2])
+want = int(sys.argv[2]) * 1024
 if b["limit_source"] == "memtotal" and b["limit_bytes"] != want:
     sys.exit(f"budget limit {b['limit_bytes']} is not MemTotal {want}")
 if not b["limit_bytes"] or b["limit_bytes"] <= 0:
