@@ -161,6 +161,24 @@ static bool read_num(const char **s, long long *out)
     return true;
 }
 
+/* Passes over [-]digits at *s (after any spaces), as read_num would read
+ * them, without their value. */
+static bool skip_num(const char **s)
+{
+    const char *p = *s;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '-')
+        p++;
+    const char *digits = p;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (p == digits)
+        return false;
+    *s = p;
+    return true;
+}
+
 bool procs_parse_stat(const char *text, struct proc *p)
 {
     /* pid (comm) state ppid pgrp session tty tpgid flags ... starttime(22) ...
@@ -179,7 +197,16 @@ bool procs_parse_stat(const char *text, struct proc *p)
     s = close + 2;
     p->state = *s ? *s++ : '?';
     for (int field = 4; field <= 34; field++) {
-        if (!read_num(&s, &v))
+        bool ok;
+        switch (field) {
+        case 4: case 5: case 6: case 9: case 22: case 34:
+            ok = read_num(&s, &v);
+            break;
+        default:
+            ok = skip_num(&s); /* read by no one: only its shape is checked */
+            break;
+        }
+        if (!ok)
             return field > 22; /* sigcatch is optional: very old kernels */
         switch (field) {
         case 4: p->ppid = (pid_t)v; break;
