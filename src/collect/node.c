@@ -393,10 +393,12 @@ void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
         }
         /* The one mount as a list of one: its entries come back as mount 0. */
         struct mount_list one = {.items = &ml->items[i], .n = 1, .cap = 1};
-        size_t from = out->n;
+        size_t from = out->n, dirs_from = out->ndirs;
         files_collect(r, &one, out, w);
         for (size_t k = from; k < out->n; k++)
             out->items[k].mount = i;
+        for (size_t k = dirs_from; k < out->ndirs; k++)
+            out->dirs[k].mount = i;
         sysroot_close(&tmp);
     }
 }
@@ -443,8 +445,11 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
         free(part.items); /* the names moved to done */
     }
     /* Entries files_finish dropped had their names freed there; the rest
-     * now live in done. */
+     * now live in done. The directories stay as they were listed. */
     free(fl->items);
+    done.dirs = fl->dirs;
+    done.ndirs = fl->ndirs;
+    done.dirs_cap = fl->dirs_cap;
     *fl = done;
 }
 
