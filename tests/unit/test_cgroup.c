@@ -383,22 +383,6 @@ static void test_unmounted(void **state)
     tree_remove(&t);
 }
 
-/* Writes text to dir/rel, making the directories on the way. */
-static void put(const char *dir, const char *rel, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", dir, rel);
-    for (char *s = path + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
-        *s = '\0';
-        (void)mkdir(path, 0755);
-        *s = '/';
-    }
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* Containers that share a cgroup have it read once per scan: the second
  * answer comes from the memo (a change of the file in between is not seen),
  * another cgroup is read afresh, a cgroup that cannot be read is warned
@@ -406,29 +390,26 @@ static void put(const char *dir, const char *rel, const char *text)
 static void test_memo(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/shmwatch-cgmemo-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    put(dir, "proc/self/mountinfo",
-        "30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
-    put(dir, "proc/7/cgroup", "0::/jobs/a\n");
-    put(dir, "proc/8/cgroup", "0::/jobs/a\n");
-    put(dir, "proc/9/cgroup", "0::/jobs/b\n");
-    put(dir, "proc/10/cgroup", "4:memory:/gone\n");
-    put(dir, "sys/fs/cgroup/jobs/a/memory.current", "500\n");
-    put(dir, "sys/fs/cgroup/jobs/a/memory.max", "1000\n");
-    put(dir, "sys/fs/cgroup/jobs/b/memory.current", "700\n");
-    put(dir, "sys/fs/cgroup/jobs/b/memory.max", "2000\n");
+    struct test_tree t;
+    tree_make(&t, "shmwatch-cgmemo");
+    tree_file(&t, "proc/self/mountinfo", "30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+    tree_file(&t, "proc/7/cgroup", "0::/jobs/a\n");
+    tree_file(&t, "proc/8/cgroup", "0::/jobs/a\n");
+    tree_file(&t, "proc/9/cgroup", "0::/jobs/b\n");
+    tree_file(&t, "proc/10/cgroup", "4:memory:/gone\n");
+    tree_file(&t, "sys/fs/cgroup/jobs/a/memory.current", "500\n");
+    tree_file(&t, "sys/fs/cgroup/jobs/a/memory.max", "1000\n");
+    tree_file(&t, "sys/fs/cgroup/jobs/b/memory.current", "700\n");
+    tree_file(&t, "sys/fs/cgroup/jobs/b/memory.max", "2000\n");
     for (int i = 0; i < 2; i++) {
         char rel[64];
         snprintf(rel, sizeof(rel), "sys/fs/cgroup/jobs/%c/memory.stat", "ab"[i]);
-        put(dir, rel, "anon 100\nfile 10\nshmem 5\n");
+        tree_file(&t, rel, "anon 100\nfile 10\nshmem 5\n");
         snprintf(rel, sizeof(rel), "sys/fs/cgroup/jobs/%c/memory.events", "ab"[i]);
-        put(dir, rel, "oom 0\noom_kill 0\n");
+        tree_file(&t, rel, "oom 0\noom_kill 0\n");
     }
-    char proc[512];
-    snprintf(proc, sizeof(proc), "%s/proc", dir);
     struct sysroot sys;
-    assert_int_equal(sysroot_open(&sys, proc, dir, dir), 0);
+    assert_int_equal(sysroot_open(&sys, tree_path(&t, "proc"), t.dir, t.dir), 0);
     struct mountinfo mi;
     assert_int_equal(mountinfo_read(sys.proc, "self/mountinfo", &mi), 0);
     struct warnings w;
@@ -439,7 +420,7 @@ static void test_memo(void **state)
     assert_true(c7.present);
     assert_int_equal(c7.usage, 500);
     assert_int_equal(c7.limit, 1000);
-    put(dir, "sys/fs/cgroup/jobs/a/memory.current", "600\n");
+    tree_file(&t, "sys/fs/cgroup/jobs/a/memory.current", "600\n");
     assert_int_equal(cgroup_collect_memo(&sys, 8, &mi, &c8, &w, &memo), 0);
     assert_true(c8.present);
     assert_int_equal(c8.usage, 500); /* the memo's */
@@ -466,9 +447,7 @@ static void test_memo(void **state)
     warn_free(&w);
     mountinfo_free(&mi);
     sysroot_close(&sys);
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    tree_remove(&t);
 }
 
 int main(void)

@@ -116,13 +116,13 @@ static void test_pid_view_pidfd(void **state)
     assert_int_equal(r.pidfd, -1);
     sysroot_close(&host);
 
-    char dir[] = "/tmp/shmwatch-sysroot-XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    struct test_tree t;
+    tree_make(&t, "shmwatch-sysroot");
     struct sysroot fx;
-    assert_int_equal(sysroot_open(&fx, dir, "/", "/"), 0);
+    assert_int_equal(sysroot_open(&fx, t.dir, "/", "/"), 0);
     assert_false(fx.live);
     sysroot_close(&fx);
-    rmdir(dir);
+    tree_remove(&t);
 }
 
 /* A fixture /proc whose stat has a comm with ") " inside. */
