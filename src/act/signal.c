@@ -30,14 +30,13 @@ static const struct {
     {SIGUSR1, "USR1"}, {SIGUSR2, "USR2"},
 };
 
-const char *signal_name(int sig)
+const char *signal_name(int sig, char *buf, size_t n)
 {
-    static char other[16];
     for (size_t i = 0; i < sizeof(sig_names) / sizeof(sig_names[0]); i++)
         if (sig_names[i].sig == sig)
             return sig_names[i].name;
-    snprintf(other, sizeof(other), "SIG%d", sig);
-    return other;
+    snprintf(buf, n, "SIG%d", sig);
+    return buf;
 }
 
 int signal_from_name(const char *name)
@@ -327,8 +326,9 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
     memset(res, 0, sizeof(*res));
     int proc = open_proc(o);
     struct procid now;
-    char action[32];
-    snprintf(action, sizeof(action), "signal %s", signal_name(sig));
+    char action[32], other[SIGNAL_NAME_MAX];
+    const char *name = signal_name(sig, other, sizeof(other));
+    snprintf(action, sizeof(action), "signal %s", name);
     int pfd = t->refuse ? -1 : take(o, t->ns, proc, t->pid, t->start_ticks, &now, res);
     if (t->refuse)
         say(res, SIGNAL_REFUSED, EPERM, "%s", t->refuse);
@@ -337,10 +337,10 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
             say(res, SIGNAL_WOULD, 0, "every check passed");
         } else if (deliver(pfd, t->pid, sig) != 0) {
             int err = errno;
-            say(res, err == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, err, "SIG%s failed: %s",
-                signal_name(sig), strerror(err));
+            say(res, err == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, err, "SIG%s failed: %s", name,
+                strerror(err));
         } else {
-            say(res, SIGNAL_SENT, 0, "SIG%s delivered", signal_name(sig));
+            say(res, SIGNAL_SENT, 0, "SIG%s delivered", name);
         }
         if (pfd >= 0)
             close(pfd);

@@ -102,8 +102,11 @@ bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t
 void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
                    struct signal_result *res);
 
-/* "TERM", "KILL", ... ("SIG42" for others), and back (0 when unknown). */
-const char *signal_name(int sig);
+/* "TERM", "KILL", ... from a table of constant names; another number is
+ * written into the caller's buf of n bytes ("SIG42", SIGNAL_NAME_MAX is
+ * room for any int) and buf returned. And back: 0 when unknown. */
+#define SIGNAL_NAME_MAX 16
+const char *signal_name(int sig, char *buf, size_t n);
 int signal_from_name(const char *name);
 
 const char *signal_outcome_name(enum signal_outcome o);

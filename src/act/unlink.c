@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,64 +17,6 @@
 #include "util/clock.h"
 #include "util/units.h"
 #include "util/xalloc.h"
-
-const char *unlink_outcome_name(enum unlink_outcome o)
-{
-    switch (o) {
-    case UNLINK_REMOVED: return "removed";
-    case UNLINK_WOULD: return "would remove";
-    case UNLINK_GONE: return "gone";
-    case UNLINK_REFUSED: return "refused";
-    default: return "failed";
-    }
-}
-
-void unlink_say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)
-{
-    res->outcome = o;
-    res->err = err;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
-    va_end(ap);
-}
-
-const char *unlink_type_refusal(enum file_type t)
-{
-    switch (t) {
-    case FT_REGULAR: return NULL;
-    case FT_SYMLINK: return "a symbolic link (never followed or removed)";
-    case FT_DIR: return "a directory (never removed)";
-    case FT_FIFO: return "a FIFO (never removed)";
-    case FT_SOCKET: return "a socket (never removed)";
-    default: return "not a regular file (never removed)";
-    }
-}
-
-bool unlink_blind_ok(const struct holder_blind *b, uid_t caller, uid_t owner, mode_t mode,
-                     char *why, size_t n)
-{
-    if (b->nuids == 0 && !b->more_uids)
-        return true; /* every process was read, or the unread ones cannot reach the mount */
-    bool others_may_open = (mode & 0066) != 0;
-    for (size_t i = 0; i < b->nuids; i++) {
-        uid_t u = b->uids[i];
-        if (caller != 0 && u == 0)
-            continue; /* root's processes: beyond an ordinary user's sight */
-        if (caller == 0 || u == owner || u == caller || others_may_open) {
-            snprintf(why, n, "a process of uid %lu that can reach this mount could not be "
-                             "searched%s",
-                     (unsigned long)u, caller ? "; run as root to check every process" : "");
-            return false;
-        }
-    }
-    if (b->more_uids && (caller == 0 || others_may_open)) {
-        snprintf(why, n, "processes of several users that can reach this mount could not be "
-                         "searched");
-        return false;
-    }
-    return true;
-}
 
 /* Opens the directory that holds the name's last component, walking down
  * from the mount without following any link; *base is that component. */
@@ -145,17 +86,6 @@ static void held_reason(struct unlink_run *r, const struct inode_query *q,
 }
 
 /* The checks and the unlinkat of one item, given its directory. */
-bool unlink_examine(int dir, const char *base, struct stat *st, struct unlink_result *res)
-{
-    if (fstatat(dir, base, st, AT_SYMLINK_NOFOLLOW) == 0)
-        return true;
-    if (errno == ENOENT)
-        unlink_say(res, UNLINK_GONE, ENOENT, "already gone");
-    else
-        unlink_say(res, UNLINK_FAILED, errno, "cannot examine it: %s", strerror(errno));
-    return false;
-}
-
 static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
                       struct unlink_result *res)
 {

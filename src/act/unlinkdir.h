@@ -3,7 +3,7 @@
 #ifndef SHMWATCH_UNLINKDIR_H
 #define SHMWATCH_UNLINKDIR_H
 
-#include "act/unlink.h"
+#include "act/unlinkcheck.h"
 
 /* Checks and (unless o->dry_run) removes the folder base of directory dir,
  * the plan's target t; fills res. */

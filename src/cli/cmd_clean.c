@@ -232,16 +232,9 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
 int cmd_clean(int argc, char **argv)
 {
     struct options o;
-    char *err = NULL;
-    int rc = cli_parse(CLI_CLEAN, argc, argv, &o, &err);
-    if (rc != 0 || o.mode == MODE_HELP) {
-        options_free(&o);
-        if (rc == 0)
-            return usage_print(CLI_CLEAN);
-        fprintf(stderr, "%s\n", err);
-        free(err);
+    int rc;
+    if (!usage_parse(CLI_CLEAN, argc, argv, &o, &rc))
         return rc;
-    }
     struct clean_policy pol;
     clean_policy_default(&pol);
     pol.all_unheld = o.all_unheld;

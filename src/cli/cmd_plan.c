@@ -13,6 +13,7 @@
 #include "model/model.h"
 #include "model/capacity.h"
 #include "report/jsonw.h"
+#include "report/report.h"
 #include "util/buf.h"
 #include "util/units.h"
 
@@ -176,29 +177,25 @@ static void text_limits(struct buf *b, const struct capacity_input *in, const st
                    S(r->planned_shm), S(in->memory), S(r->planned_shm), S(r->app_room_full));
 }
 
-/* What plan --observe saw of the running loader. */
-struct observation {
-    pid_t pid;
-    size_t workers, batches, segments;
-    uint64_t shm, largest, batch, prefetch;
-};
-
-static void text_observed(struct buf *b, const struct observation *ob)
+/* What plan --observe saw of the running loader: its group's figures
+ * (model/loader.c), kept past the model (no worker or manager lists). */
+static void text_observed(struct buf *b, const struct group *ob)
 {
-    buf_printf(b, "1. What the DataLoader of pid %d holds now\n", (int)ob->pid);
-    buf_printf(b, "   %zu segment%s, %s bytes (%s), with %zu worker%s\n", ob->segments,
-               ob->segments == 1 ? "" : "s", G(ob->shm), H(ob->shm), ob->workers,
-               ob->workers == 1 ? "" : "s");
+    buf_printf(b, "1. What the DataLoader of pid %d holds now\n", (int)ob->main_pid);
+    buf_printf(b, "   %zu segment%s, %s bytes (%s), with %zu worker%s\n", ob->batch_segments,
+               ob->batch_segments == 1 ? "" : "s", G(ob->batch_segments_bytes),
+               H(ob->batch_segments_bytes), ob->nworkers, ob->nworkers == 1 ? "" : "s");
     buf_printf(b, "\n2. One batch, as observed\n"
                   "   Each batch in flight has one segment of the largest size (%s bytes,\n"
                   "   its biggest tensor): %zu of them, so %zu batches are in flight.\n",
-               G(ob->largest), ob->batches, ob->batches);
-    buf_printf(b, "   %s bytes / %zu batches = %s bytes per batch in /dev/shm (%s)\n", G(ob->shm),
-               ob->batches, G(ob->batch), H(ob->batch));
+               G(ob->batch_segment_bytes), ob->batches_in_flight, ob->batches_in_flight);
+    buf_printf(b, "   %s bytes / %zu batches = %s bytes per batch in /dev/shm (%s)\n",
+               G(ob->batch_segments_bytes), ob->batches_in_flight, G(ob->batch_shm_bytes),
+               H(ob->batch_shm_bytes));
 }
 
 static void print_text(struct buf *b, const struct capacity_input *in, const struct capacity_result *r,
-                       const struct observation *ob)
+                       const struct group *ob)
 {
     buf_adds(b, "How much /dev/shm this DataLoader needs\n\n");
     if (ob)
@@ -213,44 +210,13 @@ static void print_text(struct buf *b, const struct capacity_input *in, const str
         buf_adds(b, "\nVerdict: does not fit.\n");
 }
 
-/* A figure that exists only with the flag that gives it: null otherwise. */
-static void json_opt(struct jsonw *w, const char *key, bool has, uint64_t v)
-{
-    if (has)
-        jw_u64(w, key, v);
-    else
-        jw_null(w, key);
-}
-
-static void json_bool(struct jsonw *w, const char *key, bool has, bool v)
-{
-    if (has)
-        jw_bool(w, key, v);
-    else
-        jw_null(w, key);
-}
-
-static void json_observed(struct jsonw *w, const struct observation *ob)
-{
-    jw_obj(w, "observed");
-    jw_i64(w, "main_pid", ob->pid);
-    jw_u64(w, "workers", ob->workers);
-    jw_u64(w, "segments", ob->segments);
-    jw_u64(w, "shm_bytes", ob->shm);
-    jw_u64(w, "largest_segment_bytes", ob->largest);
-    jw_u64(w, "batches_in_flight", ob->batches);
-    jw_u64(w, "prefetch_factor", ob->prefetch);
-    jw_name(w, "method", "shm_bytes / batches_in_flight; one largest segment per batch");
-    jw_obj_end(w);
-}
-
 static void print_json(struct buf *b, const struct capacity_input *in, const struct capacity_result *r,
-                       const struct observation *ob)
+                       const struct group *ob)
 {
     struct jsonw w;
     jw_init(&w, b);
     jw_obj(&w, NULL);
-    json_opt(&w, "batch_size", !ob, in->batch_size);
+    jw_u64_or_null(&w, "batch_size", !ob, in->batch_size);
     jw_u64(&w, "workers", in->workers);
     jw_u64(&w, "prefetch_factor", r->prefetch);
     jw_u64(&w, "page_size", r->page_size);
@@ -271,7 +237,7 @@ static void print_json(struct buf *b, const struct capacity_input *in, const str
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
-    json_opt(&w, "sample_bytes", !ob, r->sample_bytes);
+    jw_u64_or_null(&w, "sample_bytes", !ob, r->sample_bytes);
     jw_u64(&w, "batch_bytes", r->batch_bytes);
     jw_u64(&w, "batch_shm_bytes", r->batch_shm_bytes);
     jw_u64(&w, "prefetched_batches", r->prefetched);
@@ -280,22 +246,23 @@ static void print_json(struct buf *b, const struct capacity_input *in, const str
     jw_u64(&w, "shm_peak_bytes", r->shm_peak);
     jw_u64(&w, "recommended_shm_size_bytes", r->rec_shm_size);
     jw_str(&w, "recommended_shm_size", r->rec_shm_size ? F(r->rec_shm_size) : NULL);
-    json_opt(&w, "memory_bytes", in->has_memory, in->memory);
-    json_opt(&w, "shm_size_bytes", in->has_shm_size, in->shm_size);
-    json_bool(&w, "shm_fits", in->has_shm_size, r->shm_fits);
-    json_bool(&w, "memory_fits", in->has_memory, r->memory_fits);
-    json_opt(&w, "app_room_at_peak_bytes", in->has_memory && r->memory_fits, r->app_room_peak);
-    json_opt(&w, "app_room_shm_full_bytes", in->has_memory && r->memory_fits, r->app_room_full);
+    jw_u64_or_null(&w, "memory_bytes", in->has_memory, in->memory);
+    jw_u64_or_null(&w, "shm_size_bytes", in->has_shm_size, in->shm_size);
+    jw_bool_or_null(&w, "shm_fits", in->has_shm_size, r->shm_fits);
+    jw_bool_or_null(&w, "memory_fits", in->has_memory, r->memory_fits);
+    bool room = in->has_memory && r->memory_fits;
+    jw_u64_or_null(&w, "app_room_at_peak_bytes", room, r->app_room_peak);
+    jw_u64_or_null(&w, "app_room_shm_full_bytes", room, r->app_room_full);
     jw_str(&w, "verdict", capacity_verdict_name(r->verdict));
     if (ob)
-        json_observed(&w, ob);
+        report_json_observed(&w, ob);
     jw_obj_end(&w);
     buf_addc(b, '\n');
 }
 
 /* Scans as --pid PID does and reads the group whose main is PID into ob;
  * returns 0, or 2 with the error said. */
-static int observe(pid_t pid, struct observation *ob)
+static int observe(pid_t pid, struct group *ob)
 {
     struct sysroot sys;
     int rc = sysroot_open_system(&sys, pid);
@@ -323,20 +290,9 @@ static int observe(pid_t pid, struct observation *ob)
                 (int)pid, g ? "with a batch in shared memory now" : "group (no workers seen)");
         rc = 2;
     } else {
-        ob->pid = pid;
-        ob->workers = g->nworkers;
-        ob->batches = g->batches_in_flight;
-        ob->largest = g->batch_segment_bytes;
-        ob->batch = g->batch_shm_bytes;
-        ob->prefetch = loader_prefetch_of(g);
-        ob->shm = 0;
-        ob->segments = 0;
-        for (size_t i = 0; i < m.nsegs; i++)
-            if (m.segs[i].group == pid && m.segs[i].kind == KIND_TORCH) {
-                uint64_t sz = m.segs[i].size;
-                ob->shm += (sz + 4095) / 4096 * 4096;
-                ob->segments++;
-            }
+        *ob = *g; /* its figures; the lists go with the model */
+        ob->workers = ob->managers = NULL;
+        ob->workers_cap = ob->managers_cap = 0;
     }
     model_free(&m);
     scan_free(&s);
@@ -346,16 +302,10 @@ static int observe(pid_t pid, struct observation *ob)
 int cmd_plan(int argc, char **argv)
 {
     struct options o;
-    char *err = NULL;
-    int prc = cli_parse(CLI_PLAN, argc, argv, &o, &err);
-    options_free(&o);
-    if (prc != 0) {
-        fprintf(stderr, "%s\n", err);
-        free(err);
+    int prc;
+    if (!usage_parse(CLI_PLAN, argc, argv, &o, &prc))
         return prc;
-    }
-    if (o.mode == MODE_HELP)
-        return usage_print(CLI_PLAN);
+    options_free(&o); /* what plan keeps is in o's scalars and argv */
     struct capacity_input in = {
         .batch_size = (uint64_t)o.batch_size,
         .workers = (uint64_t)o.workers,
@@ -369,7 +319,7 @@ int cmd_plan(int argc, char **argv)
     bool json = o.json, have_batch = o.batch_size_set, have_workers = o.workers_set,
          have_prefetch = o.prefetch_set;
     long long observe_pid = o.observe;
-    struct observation ob = {0};
+    struct group ob = {0};
     if (observe_pid) {
         if (have_batch || shape)
             return usage_error("plan", "--observe takes the batch from the loader: no %s",
@@ -377,11 +327,11 @@ int cmd_plan(int argc, char **argv)
         int rc = observe((pid_t)observe_pid, &ob);
         if (rc)
             return rc;
-        in.observed_batch_shm = ob.batch;
+        in.observed_batch_shm = ob.batch_shm_bytes;
         if (!have_workers)
-            in.workers = ob.workers;
+            in.workers = ob.nworkers;
         if (!have_prefetch)
-            in.prefetch = ob.prefetch;
+            in.prefetch = loader_prefetch_of(&ob);
         have_batch = have_workers = true;
         shape = "";
     }

@@ -84,16 +84,9 @@ static void on_step(void *ctx, const struct signal_target *t, const struct signa
 int cmd_reap(int argc, char **argv)
 {
     struct options o;
-    char *err = NULL;
-    int prc = cli_parse(CLI_REAP, argc, argv, &o, &err);
-    if (prc != 0 || o.mode == MODE_HELP) {
-        options_free(&o);
-        if (prc == 0)
-            return usage_print(CLI_REAP);
-        fprintf(stderr, "%s\n", err);
-        free(err);
+    int prc;
+    if (!usage_parse(CLI_REAP, argc, argv, &o, &prc))
         return prc;
-    }
     struct signal_opts so;
     signal_opts_default(&so);
     so.dry_run = o.dry_run;

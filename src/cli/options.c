@@ -68,6 +68,22 @@ int usage_print(enum cli_cmd cmd)
     return output_status(*name ? name : NULL, NULL);
 }
 
+bool usage_parse(enum cli_cmd cmd, int argc, char **argv, struct options *o, int *status)
+{
+    char *err = NULL;
+    *status = cli_parse(cmd, argc, argv, o, &err);
+    if (*status == 0 && o->mode != MODE_HELP)
+        return true;
+    options_free(o);
+    if (*status == 0) {
+        *status = usage_print(cmd);
+    } else {
+        fprintf(stderr, "%s\n", err);
+        free(err);
+    }
+    return false;
+}
+
 int usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

@@ -91,6 +91,12 @@ int output_status(const char *cmd, const char *note);
 /* Prints cli_usage(cmd) on stdout; returns output_status's answer. */
 int usage_print(enum cli_cmd cmd);
 
+/* A subcommand's first step: cli_parse, then what every subcommand does
+ * with --help (usage_print) or a bad command line (the one-line error on
+ * stderr), o freed in both cases and *status what to return: false. True
+ * when the command goes on with o (the caller frees it). */
+bool usage_parse(enum cli_cmd cmd, int argc, char **argv, struct options *o, int *status);
+
 /* A subcommand's usage error: "shmwatch CMD: MESSAGE (see shmwatch CMD
  * --help)" on stderr. Returns 2, the exit status. */
 __attribute__((format(printf, 2, 3))) int usage_error(const char *cmd, const char *fmt, ...);

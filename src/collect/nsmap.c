@@ -159,6 +159,22 @@ static bool mi_fields(const char *s, const char *end, struct mi_line *l)
     return true;
 }
 
+/* The fields of the next line of text, from *p, that has them (moving *p
+ * past it); false at end. */
+static bool mi_next(const char **p, const char *end, struct mi_line *l)
+{
+    while (*p < end) {
+        const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+        if (!nl)
+            nl = end;
+        bool ok = mi_fields(*p, nl, l);
+        *p = nl + 1;
+        if (ok)
+            return true;
+    }
+    return false;
+}
+
 /* The watched mounts of a mountinfo text that are not hidden under another
  * mount on the same mount point (a tmpfs mounted over /dev/shm hides the one
  * below from every path: shm_open cannot reach it). */
@@ -171,13 +187,8 @@ void nsmap_parse_mountinfo(char *text, const dev_t *devs, size_t ndevs, unsigned
     } *c = NULL;
     size_t nc = 0, cap = 0;
     const char *end = text + strlen(text);
-    for (const char *p = text, *nl; p < end; p = nl + 1) {
-        nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
-            nl = end;
-        struct mi_line l;
-        if (!mi_fields(p, nl, &l))
-            continue;
+    struct mi_line l;
+    for (const char *p = text; mi_next(&p, end, &l);) {
         long i = dev_index(devs, ndevs, makedev(l.maj, l.min));
         if (i >= 0) {
             struct cand *k = VEC_PUSH(c, nc, cap);
@@ -185,13 +196,7 @@ void nsmap_parse_mountinfo(char *text, const dev_t *devs, size_t ndevs, unsigned
             k->dev = i;
         }
     }
-    for (const char *p = text, *nl; nc && p < end; p = nl + 1) {
-        nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
-            nl = end;
-        struct mi_line l;
-        if (!mi_fields(p, nl, &l))
-            continue;
+    for (const char *p = text; nc && mi_next(&p, end, &l);) {
         for (size_t k = 0; k < nc; k++)
             if (l.parent == c[k].l.id && l.mplen == c[k].l.mplen &&
                 memcmp(l.mp, c[k].l.mp, l.mplen) == 0)

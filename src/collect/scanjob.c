@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "util/clock.h"
 #include "util/escape.h"
 #include "util/fileio.h"
+#include "util/thread.h"
 #include "util/xalloc.h"
 
 double scan_stall_limit(double interval_s)
@@ -128,18 +128,10 @@ struct scan_job *scan_job_start(const struct scan_opts *o)
     j->opts.beacon = &j->beacon;
     scan_beacon_at(&j->beacon, SCAN_IDLE, 0, -1);
     pthread_mutex_init(&j->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&j->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    clock_cond_init(&j->cond);
     j->started = clock_now();
     /* Signals go to the caller's thread, which watches the clock. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&j->thread, NULL, job_run, j);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = thread_start(&j->thread, job_run, j);
     if (rc != 0) {
         job_free(j);
         errno = rc;
@@ -151,13 +143,7 @@ struct scan_job *scan_job_start(const struct scan_opts *o)
 
 bool scan_job_wait(struct scan_job *j, double until)
 {
-    struct timespec ts;
-    ts.tv_sec = (time_t)until;
-    ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    struct timespec ts = clock_deadline(until);
     pthread_mutex_lock(&j->lock);
     while (!j->done && pthread_cond_timedwait(&j->cond, &j->lock, &ts) != ETIMEDOUT)
         ;

@@ -24,13 +24,14 @@ static uint64_t seg_pages(const struct segment *sg)
 static void observe_group(const struct model *m, struct group *g)
 {
     uint64_t largest = 0, total = 0;
-    size_t nlargest = 0;
+    size_t nlargest = 0, torch = 0;
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];
         if (sg->group != g->main_pid || sg->kind != KIND_TORCH)
             continue;
         uint64_t b = seg_pages(sg);
         total += b;
+        torch++;
         if (b > largest) {
             largest = b;
             nlargest = 0;
@@ -41,6 +42,8 @@ static void observe_group(const struct model *m, struct group *g)
     g->batches_in_flight = largest ? nlargest : 0;
     g->batch_shm_bytes = largest ? total / nlargest : 0;
     g->batch_segment_bytes = largest;
+    g->batch_segments = torch;
+    g->batch_segments_bytes = total;
     g->shm_per_worker = g->nworkers ? g->shm_bytes / g->nworkers : 0;
 }
 

@@ -90,6 +90,8 @@ struct group {
     uint64_t batch_shm_bytes;     /* one batch's shm, all its tensors, in whole pages */
     uint64_t batch_segment_bytes; /* its largest tensor: one segment per batch in flight */
     size_t batches_in_flight;
+    size_t batch_segments;        /* its torch segments, whose bytes... */
+    uint64_t batch_segments_bytes; /* ...in whole pages are the batches in flight */
     uint64_t shm_per_worker;      /* shm_bytes over the live workers */
     uint64_t peak_shm, peak_batch_shm; /* the highest since this shmwatch started */
     size_t ctr;                   /* its main's container, NODE_HOST for none */

@@ -35,8 +35,7 @@ double mount_used_pct(const struct shm_mount *mt)
     return mt->size ? 100.0 * (double)mt->used / (double)mt->size : 0.0;
 }
 
-static void cgroup(struct jsonw *w, const char *key, const struct cgroup_info *cg);
-static void budget(struct jsonw *w, const struct budget *b);
+static void memory(struct jsonw *w, const struct cgroup_info *cg, const struct budget *b);
 
 /* The container's id, or NULL for the host (and for a private mount
  * namespace that is no container). */
@@ -73,8 +72,7 @@ static void mount_node(struct jsonw *w, const struct model *m, size_t i)
         container(w, &n->ctrs[nm->ctrs[k]]);
     jw_arr_end(w);
     const struct node_ctr *owner = node_owner(n, i);
-    cgroup(w, "cgroup", owner ? &owner->cgroup : &m->scan->cgroup);
-    budget(w, model_mount_budget(m, i));
+    memory(w, owner ? &owner->cgroup : &m->scan->cgroup, model_mount_budget(m, i));
 }
 
 static void mounts(struct jsonw *w, const struct model *m)
@@ -147,18 +145,12 @@ static void segments(struct jsonw *w, const struct model *m)
         for (size_t h = 0; h < sg->nholders; h++) {
             jw_obj(w, NULL);
             jw_i64(w, "pid", sg->holders[h].pid);
-            if (sg->holders[h].fd >= 0)
-                jw_i64(w, "fd", sg->holders[h].fd);
-            else
-                jw_null(w, "fd");
+            jw_i64_or_null(w, "fd", sg->holders[h].fd >= 0, sg->holders[h].fd);
             jw_bool(w, "mapped", sg->holders[h].mapped);
             jw_obj_end(w);
         }
         jw_arr_end(w);
-        if (sg->group)
-            jw_i64(w, "group", sg->group);
-        else
-            jw_null(w, "group");
+        jw_i64_or_null(w, "group", sg->group != 0, sg->group);
         jw_name(w, "type", file_type_name(sg->type));
         jw_bool(w, "alloc_exact", sg->alloc_known);
         if (sg->note != NOTE_NONE) {
@@ -190,10 +182,7 @@ static void processes(struct jsonw *w, const struct model *m)
         jw_str(w, "cmdline", p->cmdline);
         jw_u64(w, "uid", p->uid);
         jw_name(w, "role", proc_role_name(mp->role));
-        if (mp->group)
-            jw_i64(w, "group", mp->group);
-        else
-            jw_null(w, "group");
+        jw_i64_or_null(w, "group", mp->group != 0, mp->group);
         jw_u64(w, "rss_anon_bytes", p->rss_anon);
         jw_u64(w, "shm_bytes", mp->shm_bytes);
         jw_u64(w, "segments", mp->nsegments);
@@ -243,31 +232,36 @@ static void groups(struct jsonw *w, const struct model *m)
     jw_arr_end(w);
 }
 
-static void cgroup(struct jsonw *w, const char *key, const struct cgroup_info *cg)
+void report_json_observed(struct jsonw *w, const struct group *g)
+{
+    jw_obj(w, "observed");
+    jw_i64(w, "main_pid", g->main_pid);
+    jw_u64(w, "workers", g->nworkers);
+    jw_u64(w, "segments", g->batch_segments);
+    jw_u64(w, "shm_bytes", g->batch_segments_bytes);
+    jw_u64(w, "largest_segment_bytes", g->batch_segment_bytes);
+    jw_u64(w, "batches_in_flight", g->batches_in_flight);
+    jw_u64(w, "prefetch_factor", loader_prefetch_of(g));
+    jw_name(w, "method", "shm_bytes / batches_in_flight; one largest segment per batch");
+    jw_obj_end(w);
+}
+
+static void cgroup(struct jsonw *w, const struct cgroup_info *cg)
 {
     if (!cg->present) {
-        jw_null(w, key);
+        jw_null(w, "cgroup");
         return;
     }
-    jw_obj(w, key);
+    jw_obj(w, "cgroup");
     jw_i64(w, "version", cg->version);
     jw_str(w, "path", cg->path ? cg->path : "");
-    if (cg->has_limit)
-        jw_u64(w, "limit_bytes", cg->limit);
-    else
-        jw_null(w, "limit_bytes");
+    jw_u64_or_null(w, "limit_bytes", cg->has_limit, cg->limit);
     jw_u64(w, "usage_bytes", cg->usage);
-    if (cg->has_peak)
-        jw_u64(w, "peak_bytes", cg->peak);
-    else
-        jw_null(w, "peak_bytes");
+    jw_u64_or_null(w, "peak_bytes", cg->has_peak, cg->peak);
     jw_u64(w, "anon_bytes", cg->anon);
     jw_u64(w, "shmem_bytes", cg->shmem);
     jw_u64(w, "file_bytes", cg->file);
-    if (cg->has_oom_kills)
-        jw_u64(w, "oom_kills", cg->oom_kills);
-    else
-        jw_null(w, "oom_kills");
+    jw_u64_or_null(w, "oom_kills", cg->has_oom_kills, cg->oom_kills);
     jw_obj_end(w);
 }
 
@@ -296,16 +290,23 @@ static void budget(struct jsonw *w, const struct budget *b)
         jw_u64(w, "batches_in_flight", b->loader_batches);
         jw_u64(w, "prefetch_factor", b->loader_prefetch);
         jw_u64(w, "workers_fit_shm", b->fit_workers_shm);
-        if (b->fit_workers_limit == UINT64_MAX)
-            jw_null(w, "workers_fit_limit");
-        else
-            jw_u64(w, "workers_fit_limit", b->fit_workers_limit);
+        jw_u64_or_null(w, "workers_fit_limit", b->fit_workers_limit != UINT64_MAX,
+                       b->fit_workers_limit);
         jw_obj_end(w);
     } else {
         jw_null(w, "loader");
     }
     jw_u64(w, "oom_kills_recent", b->oom_recent);
     jw_obj_end(w);
+}
+
+/* The "cgroup" and "budget" blocks of whoever owns the segments: the
+ * watched world's at the top level, in the node view each mount's owner's
+ * too; one shape in both places. */
+static void memory(struct jsonw *w, const struct cgroup_info *cg, const struct budget *b)
+{
+    cgroup(w, cg);
+    budget(w, b);
 }
 
 static void totals(struct jsonw *w, const struct totals *t)
@@ -362,8 +363,7 @@ void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
     segments(&w, m);
     processes(&w, m);
     groups(&w, m);
-    cgroup(&w, "cgroup", &s->cgroup);
-    budget(&w, &m->budget);
+    memory(&w, &s->cgroup, &m->budget);
     totals(&w, &m->totals);
     jw_arr(&w, "warnings");
     for (size_t i = 0; i < s->warn.n; i++)
@@ -375,26 +375,14 @@ void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
     jw_bool(&w, "holders_scanned", s->holders_scanned);
     jw_u64(&w, "vanished", s->warn.vanished);
     jw_u64(&w, "denied", s->warn.denied);
-    if (s->target_pid > 0)
-        jw_i64(&w, "target_pid", s->target_pid);
-    else
-        jw_null(&w, "target_pid");
+    jw_i64_or_null(&w, "target_pid", s->target_pid > 0, s->target_pid);
     jw_str(&w, "target_host", s->target_host);
     jw_dbl(&w, "stalled_s", s->stalled_s);
-    if (s->stalled_pid > 0)
-        jw_i64(&w, "stalled_pid", s->stalled_pid);
-    else
-        jw_null(&w, "stalled_pid");
-    if (s->stalled_s > 0 && s->stalled_fd >= 0)
-        jw_i64(&w, "stalled_fd", s->stalled_fd);
-    else
-        jw_null(&w, "stalled_fd");
+    jw_i64_or_null(&w, "stalled_pid", s->stalled_pid > 0, s->stalled_pid);
+    jw_i64_or_null(&w, "stalled_fd", s->stalled_s > 0 && s->stalled_fd >= 0, s->stalled_fd);
     /* Whether /proc lists every process of the machine (its pid namespace
      * is the first one), null when unknown. */
-    if (s->ns.view_pidns)
-        jw_bool(&w, "initial_pid_namespace", s->ns.view_initial);
-    else
-        jw_null(&w, "initial_pid_namespace");
+    jw_bool_or_null(&w, "initial_pid_namespace", s->ns.view_pidns, s->ns.view_initial);
     jw_dbl(&w, "orphan_min_age_s", m->orphan_min_age_s);
     jw_bool(&w, "all", s->node.all); /* the node view (--all) */
     jw_obj_end(&w);

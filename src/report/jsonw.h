@@ -159,4 +159,30 @@ static inline void jw_null(struct jsonw *w, const char *key)
     jw_item_done_(w, d + 4);
 }
 
+/* A figure that may be unknown or not asked for: v under key when has,
+ * else null (schema 1 keeps every key, its type or null). */
+static inline void jw_u64_or_null(struct jsonw *w, const char *key, bool has, uint64_t v)
+{
+    if (has)
+        jw_u64(w, key, v);
+    else
+        jw_null(w, key);
+}
+
+static inline void jw_i64_or_null(struct jsonw *w, const char *key, bool has, int64_t v)
+{
+    if (has)
+        jw_i64(w, key, v);
+    else
+        jw_null(w, key);
+}
+
+static inline void jw_bool_or_null(struct jsonw *w, const char *key, bool has, bool v)
+{
+    if (has)
+        jw_bool(w, key, v);
+    else
+        jw_null(w, key);
+}
+
 #endif

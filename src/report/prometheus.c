@@ -178,32 +178,35 @@ void report_prometheus_stalled(struct buf *o, const struct scan *s, double last_
 enum node_figure { NF_LIMIT, NF_HEADROOM, NF_EFFECTIVE, NF_VERDICT, NF_CG_LIMIT, NF_CG_USAGE,
                    NF_CG_SHMEM, NF_CG_ANON, NF_CG_OOM };
 
+/* The budget and cgroup families of the node view; the budget's four are
+ * also the watched world's own, without labels, outside it. */
+static const struct {
+    const char *name, *type, *help;
+} fam[] = {
+    [NF_LIMIT] = {"shmwatch_budget_limit_bytes", "gauge",
+                  "Memory limit the budget uses (cgroup or MemTotal)."},
+    [NF_HEADROOM] = {"shmwatch_budget_headroom_bytes", "gauge",
+                     "Limit minus app memory minus shm used."},
+    [NF_EFFECTIVE] = {"shmwatch_budget_shm_effective_bytes", "gauge",
+                      "Shm that can still be written before ENOSPC or the memory limit."},
+    [NF_VERDICT] = {"shmwatch_budget_verdict", "gauge",
+                    "Budget verdict: 0 ok, 1 warn, 2 critical."},
+    [NF_CG_LIMIT] = {"shmwatch_cgroup_limit_bytes", "gauge",
+                     "Memory limit of the cgroup that owns the mount."},
+    [NF_CG_USAGE] = {"shmwatch_cgroup_usage_bytes", "gauge",
+                     "Memory charged to the cgroup that owns the mount."},
+    [NF_CG_SHMEM] = {"shmwatch_cgroup_shmem_bytes", "gauge",
+                     "Shared memory charged to the cgroup that owns the mount."},
+    [NF_CG_ANON] = {"shmwatch_cgroup_anon_bytes", "gauge",
+                    "Anonymous memory of the cgroup that owns the mount."},
+    [NF_CG_OOM] = {"shmwatch_cgroup_oom_kills_total", "counter",
+                   "Processes the OOM killer ended in the cgroup that owns the mount."},
+};
+
 /* The node view's budget and cgroup families: a sample per mount, with the
  * mount's labels, from the cgroup that owns it (a container's own). */
 static void node_budgets(struct buf *o, const struct model *m)
 {
-    static const struct {
-        const char *name, *type, *help;
-    } fam[] = {
-        [NF_LIMIT] = {"shmwatch_budget_limit_bytes", "gauge",
-                      "Memory limit the budget uses (cgroup or MemTotal)."},
-        [NF_HEADROOM] = {"shmwatch_budget_headroom_bytes", "gauge",
-                         "Limit minus app memory minus shm used."},
-        [NF_EFFECTIVE] = {"shmwatch_budget_shm_effective_bytes", "gauge",
-                          "Shm that can still be written before ENOSPC or the memory limit."},
-        [NF_VERDICT] = {"shmwatch_budget_verdict", "gauge",
-                        "Budget verdict: 0 ok, 1 warn, 2 critical."},
-        [NF_CG_LIMIT] = {"shmwatch_cgroup_limit_bytes", "gauge",
-                         "Memory limit of the cgroup that owns the mount."},
-        [NF_CG_USAGE] = {"shmwatch_cgroup_usage_bytes", "gauge",
-                         "Memory charged to the cgroup that owns the mount."},
-        [NF_CG_SHMEM] = {"shmwatch_cgroup_shmem_bytes", "gauge",
-                         "Shared memory charged to the cgroup that owns the mount."},
-        [NF_CG_ANON] = {"shmwatch_cgroup_anon_bytes", "gauge",
-                        "Anonymous memory of the cgroup that owns the mount."},
-        [NF_CG_OOM] = {"shmwatch_cgroup_oom_kills_total", "counter",
-                       "Processes the OOM killer ended in the cgroup that owns the mount."},
-    };
     const struct scan *s = m->scan;
     for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
         family(o, fam[f].name, fam[f].type, fam[f].help);
@@ -295,15 +298,11 @@ void report_prometheus(struct buf *o, const struct model *m)
     }
     const struct budget *b = &m->budget;
     if (!m->scan->node.all) {
-        gauge(o, "shmwatch_budget_limit_bytes",
-              "Memory limit the budget uses (cgroup or MemTotal).", (double)b->limit);
-        gauge(o, "shmwatch_budget_headroom_bytes", "Limit minus app memory minus shm used.",
-              (double)b->headroom);
-        gauge(o, "shmwatch_budget_shm_effective_bytes",
-              "Shm that can still be written before ENOSPC or the memory limit.",
-              (double)b->shm_effective);
-        gauge(o, "shmwatch_budget_verdict", "Budget verdict: 0 ok, 1 warn, 2 critical.",
-              (double)b->verdict);
+        const double v[] = {[NF_LIMIT] = (double)b->limit, [NF_HEADROOM] = (double)b->headroom,
+                            [NF_EFFECTIVE] = (double)b->shm_effective,
+                            [NF_VERDICT] = (double)b->verdict};
+        for (size_t f = NF_LIMIT; f <= NF_VERDICT; f++)
+            gauge(o, fam[f].name, fam[f].help, v[f]);
     }
     gauge(o, "shmwatch_zombies", "Zombie processes.", (double)m->totals.zombies);
     gauge(o, "shmwatch_orphan_workers", "DataLoader workers whose main process is gone.",

@@ -40,6 +40,12 @@ void format_rfc3339(char *dst, size_t n, time_t t);
  * written into buf when the scan has none; NULL for no such mount. */
 const char *report_mount_id(const struct model *m, size_t i, char *buf, size_t n);
 
+/* plan --observe's "observed" object (doc/shmwatch.1): the batch figures
+ * model/loader.c found for a DataLoader group, under the names plan gives
+ * them; the snapshot's groups carry the same figures. */
+struct jsonw;
+void report_json_observed(struct jsonw *w, const struct group *g);
+
 /* Percentage used of a mount, 0 when its size is unknown. */
 double mount_used_pct(const struct shm_mount *mt);
 

@@ -174,9 +174,9 @@ void actions_signal(struct ui *u, const struct ui_selection *sel)
                 count(&t, r.outcome);
                 actions_line(&l, "%s  %s", who(&p.items[i]), actions_safe(r.reason));
             }
-            char done[64];
-            snprintf(done, sizeof(done), "SIG%s sent to %zu", signal_name(menu[k].sig),
-                     p.n - t.refused - t.failed);
+            char done[64], other[SIGNAL_NAME_MAX];
+            snprintf(done, sizeof(done), "SIG%s sent to %zu",
+                     signal_name(menu[k].sig, other, sizeof(other)), p.n - t.refused - t.failed);
             report(u, done, &t, &l);
             actions_lines_free(&l);
         }

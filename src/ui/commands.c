@@ -155,11 +155,17 @@ void cmd_details(struct ui *u, int code)
     ui_open_details(u);
 }
 
+/* A full page's key: opens it from its top, or closes it when shown. */
+static void toggle_page(struct ui *u, enum ui_page page)
+{
+    u->page = u->page == page ? PAGE_NONE : page;
+    u->page_scroll = 0;
+}
+
 void cmd_budget(struct ui *u, int code)
 {
     (void)code;
-    u->page = u->page == PAGE_BUDGET ? PAGE_NONE : PAGE_BUDGET;
-    u->page_scroll = 0;
+    toggle_page(u, PAGE_BUDGET);
 }
 
 void cmd_node(struct ui *u, int code)
@@ -178,8 +184,7 @@ void cmd_node(struct ui *u, int code)
 void cmd_help(struct ui *u, int code)
 {
     (void)code;
-    u->page = u->page == PAGE_HELP ? PAGE_NONE : PAGE_HELP;
-    u->page_scroll = 0;
+    toggle_page(u, PAGE_HELP);
 }
 
 void cmd_close(struct ui *u, int code)

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +12,7 @@
 #include "model/history.h"
 #include "collect/scanjob.h"
 #include "util/clock.h"
+#include "util/thread.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
@@ -151,18 +151,6 @@ static bool target_same(const struct poller *p)
     return sysroot_pid_alive(p->cfg.scan.sys);
 }
 
-static struct timespec deadline(double t_mono)
-{
-    struct timespec ts;
-    ts.tv_sec = (time_t)t_mono;
-    ts.tv_nsec = (long)((t_mono - (double)ts.tv_sec) * 1e9);
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
 static void *run(void *arg)
 {
     struct poller *p = arg;
@@ -233,7 +221,7 @@ static void *run(void *arg)
             wake(p);
             continue;
         }
-        struct timespec ts = deadline(next_scan < next_gauge ? next_scan : next_gauge);
+        struct timespec ts = clock_deadline(next_scan < next_gauge ? next_scan : next_gauge);
         pthread_cond_timedwait(&p->cond, &p->lock, &ts);
     }
     pthread_mutex_unlock(&p->lock);
@@ -251,17 +239,8 @@ struct poller *poller_start(const struct poller_cfg *cfg)
         return NULL;
     }
     pthread_mutex_init(&p->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&p->cond, &ca);
-    pthread_condattr_destroy(&ca);
-
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&p->thread, NULL, run, p);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    clock_cond_init(&p->cond);
+    int rc = thread_start(&p->thread, run, p); /* signals stay with the drawing thread */
     if (rc != 0) {
         close(p->pipe[0]);
         close(p->pipe[1]);

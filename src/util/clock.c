@@ -18,3 +18,24 @@ void clock_nap(double s)
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
 }
+
+void clock_cond_init(pthread_cond_t *c)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(c, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
+struct timespec clock_deadline(double t)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)t;
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}

@@ -1,11 +1,20 @@
-/* Monotonic time in seconds, and sleeping for a while. */
+/* Monotonic time in seconds, sleeping for a while, and waiting on a
+ * condition variable until a time of that clock. */
 #ifndef SHMWATCH_CLOCK_H
 #define SHMWATCH_CLOCK_H
+
+#include <pthread.h>
+#include <time.h>
 
 /* Seconds on CLOCK_MONOTONIC: for intervals and deadlines, never dates. */
 double clock_now(void);
 
 /* Sleeps s seconds, resuming after signals that interrupt it. */
 void clock_nap(double s);
+
+/* A condition variable whose timed waits count on CLOCK_MONOTONIC, and the
+ * deadline such a wait takes for a clock_now() time t. */
+void clock_cond_init(pthread_cond_t *c);
+struct timespec clock_deadline(double t);
 
 #endif

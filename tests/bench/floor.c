@@ -194,6 +194,7 @@ static unsigned long ns_link(int piddir, const char *path)
 }
 
 static ssize_t slurp(int dirfd, const char *path);
+static bool shm_mounts(int piddir, size_t len);
 
 /* Does this mountinfo text show a watched device not hidden under another
  * mount on the same mount point? The third field is read first; only a
@@ -248,6 +249,10 @@ static bool mountinfo_sees(size_t len)
     return false;
 }
 
+/* One process's namespaces: its mount namespace's mountinfo is read through
+ * the first member met, and asked whether it shows a watched device (or,
+ * with --all, which shm mounts it has: shm_mounts, below); a pid namespace
+ * of a process whose mount namespace does is one that reaches the mounts. */
 static void namespaces(int piddir)
 {
     unsigned long mnt = ns_link(piddir, "ns/mnt"), pid = ns_link(piddir, "ns/pid");
@@ -261,7 +266,8 @@ static void namespaces(int piddir)
             return;
         ssize_t len = slurp(piddir, "mountinfo");
         g_mntns[g_nmntns] = mnt;
-        g_mntns_sees[g_nmntns++] = len > 0 && mountinfo_sees((size_t)len);
+        g_mntns_sees[g_nmntns++] =
+            len > 0 && (g_all ? shm_mounts(piddir, (size_t)len) : mountinfo_sees((size_t)len));
         i = g_nmntns;
     }
     if (!g_mntns_sees[i - 1])
@@ -316,33 +322,6 @@ static bool shm_mounts(int piddir, size_t len)
         p = nl + 1;
     }
     return found;
-}
-
-/* --all: the first pass's part of one process: its namespaces, and its mount
- * namespace's shm mounts when it is the first member met. */
-static void namespaces_all(int piddir)
-{
-    unsigned long mnt = ns_link(piddir, "ns/mnt"), pid = ns_link(piddir, "ns/pid");
-    if (!mnt || !pid)
-        return;
-    size_t i = g_nmntns;
-    while (i > 0 && g_mntns[i - 1] != mnt)
-        i--;
-    if (i == 0) {
-        if (g_nmntns == MAX_NS)
-            return;
-        ssize_t len = slurp(piddir, "mountinfo");
-        g_mntns[g_nmntns] = mnt;
-        g_mntns_sees[g_nmntns++] = len > 0 && shm_mounts(piddir, (size_t)len);
-        i = g_nmntns;
-    }
-    if (!g_mntns_sees[i - 1])
-        return;
-    for (size_t k = 0; k < g_nreach; k++)
-        if (g_reach[k] == pid)
-            return;
-    if (g_nreach < MAX_NS)
-        g_reach[g_nreach++] = pid;
 }
 
 static void fd_entry(int dirfd, const char *name, void *arg)
@@ -451,7 +430,7 @@ static void pid_entry_all(int proc, const char *name, void *arg)
     if (piddir < 0 && errno != EMFILE && errno != ENFILE)
         return;
     if (piddir >= 0)
-        namespaces_all(piddir);
+        namespaces(piddir); /* with the first pass's part: the shm mounts */
     if (g_nkept == g_kept_cap) {
         g_kept_cap = g_kept_cap ? 2 * g_kept_cap : 1024;
         g_kept = realloc(g_kept, g_kept_cap * sizeof(*g_kept));

@@ -132,3 +132,31 @@ struct scan *fake_scene(void)
     return s;
 }
 
+
+void fake_fixture_build(struct fake_fixture *f)
+{
+    struct model_opts o;
+    model_opts_default(&o);
+    model_build(f->s, &o, &f->m);
+}
+
+int fake_fixture_setup(void **state, struct scan *scene)
+{
+    struct fake_fixture *f = xcalloc(1, sizeof(*f));
+    f->s = scene;
+    fake_fixture_build(f);
+    buf_init(&f->out);
+    *state = f;
+    return 0;
+}
+
+int fake_fixture_teardown(void **state)
+{
+    struct fake_fixture *f = *state;
+    model_free(&f->m);
+    scan_free(f->s);
+    free(f->s);
+    buf_free(&f->out);
+    free(f);
+    return 0;
+}

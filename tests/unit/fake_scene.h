@@ -7,6 +7,8 @@
 #define SHMWATCH_FAKE_SCENE_H
 
 #include "collect/scan.h"
+#include "model/model.h"
+#include "util/buf.h"
 
 #define MiB (1024ull * 1024ull)
 
@@ -22,5 +24,20 @@ struct proc *fake_add_proc(struct scan *s, pid_t pid, pid_t ppid, pid_t pgid, ch
                            const char *comm, const char *exe);
 /* Marks pid as having libtorch mapped (pids must come in ascending order). */
 void fake_torch_loaded(struct scan *s, pid_t pid);
+
+/* A cmocka fixture of the report tests: a scene, its model and a buffer
+ * to write into. A setup function returns fake_fixture_setup(state,
+ * scene) (the fixture owns the scene), the teardown is
+ * fake_fixture_teardown. */
+struct fake_fixture {
+    struct scan *s;
+    struct model m;
+    struct buf out;
+};
+int fake_fixture_setup(void **state, struct scan *scene);
+int fake_fixture_teardown(void **state);
+/* The model of f's scene with the default options (again after model_free,
+ * when a test has changed the scene). */
+void fake_fixture_build(struct fake_fixture *f);
 
 #endif

@@ -259,8 +259,18 @@ static void test_zombie_parent_nudged(void **state)
 static void test_names(void **state)
 {
     (void)state;
-    assert_string_equal(signal_name(SIGTERM), "TERM");
-    assert_string_equal(signal_name(SIGCHLD), "CHLD");
+    char a[SIGNAL_NAME_MAX], b[SIGNAL_NAME_MAX];
+    assert_string_equal(signal_name(SIGTERM, a, sizeof(a)), "TERM");
+    assert_string_equal(signal_name(SIGCHLD, a, sizeof(a)), "CHLD");
+    /* An unknown number goes into the caller's buffer, each call its own:
+     * nothing static to share between threads or to be written by a caller. */
+    const char *n42 = signal_name(42, a, sizeof(a));
+    const char *nmin = signal_name(-2147483647 - 1, b, sizeof(b));
+    assert_ptr_equal(n42, a);
+    assert_ptr_equal(nmin, b);
+    assert_string_equal(n42, "SIG42");
+    assert_string_equal(nmin, "SIG-2147483648");
+    assert_int_equal(signal_from_name(n42), 0); /* no name of its own */
     assert_int_equal(signal_from_name("SIGHUP"), SIGHUP);
     assert_int_equal(signal_from_name("INT"), SIGINT);
     assert_int_equal(signal_from_name("BOGUS"), 0);

@@ -1,17 +1,6 @@
 /* The cgroup reader: its line parsers, and every layout in
  * tests/fixtures/cgroup read end to end. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "testutil.h"
 
 #include "collect/cgroup.h"
 #include "collect/mounts.h"
@@ -20,7 +9,7 @@
 #define DOCKER_V2_ID "8c1f5e0b7a3d49e2a6f4c9d1b0e87a5f3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f"
 #define DOCKER_V1_ID "4f1a7c8e2b9d06e35c71a8f2d4b69e0c13a57f8e2d9b4c6a0f1e3d5c7b9a2e4f"
 
-static char *fixture(const char *name)
+static char *cgroup_fixture(const char *name)
 {
     const char *base = getenv("FIXTURES");
     assert_non_null(base);
@@ -48,7 +37,7 @@ static int collect_at(const char *proc, const char *host, pid_t pid, struct cgro
 /* Reads a fixture tree (its proc, the tree as host) as self would be read. */
 static int collect(const char *name, struct cgroup_info *info, struct warnings *w)
 {
-    char *root = fixture(name);
+    char *root = cgroup_fixture(name);
     warn_init(w);
     char proc[4096];
     snprintf(proc, sizeof(proc), "%s/proc", root);
@@ -362,7 +351,7 @@ static void test_missing_files(void **state)
     (void)state;
     struct cgroup_info c;
     struct warnings w;
-    char *empty = fixture(""); /* no self/cgroup there */
+    char *empty = cgroup_fixture(""); /* no self/cgroup there */
     warn_init(&w);
     assert_int_equal(collect_at(empty, empty, 0, &c, &w), -ENOENT);
     free(empty);
@@ -377,64 +366,21 @@ static void test_missing_files(void **state)
 static void test_unmounted(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/shmwatch-cgroup-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[256];
-    snprintf(path, sizeof(path), "%s/proc", dir);
-    assert_int_equal(mkdir(path, 0755), 0);
-    snprintf(path, sizeof(path), "%s/proc/7", dir);
-    assert_int_equal(mkdir(path, 0755), 0);
-    snprintf(path, sizeof(path), "%s/proc/7/cgroup", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("4:memory:/x\n0::/\n", f);
-    fclose(f);
-    snprintf(path, sizeof(path), "%s/proc/self", dir);
-    assert_int_equal(mkdir(path, 0755), 0);
-    snprintf(path, sizeof(path), "%s/proc/self/mountinfo", dir);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("22 27 0:21 / /proc rw - proc proc rw\n", f);
-    fclose(f);
+    struct test_tree t;
+    tree_make(&t, "shmwatch-cgroup");
+    tree_file(&t, "proc/7/cgroup", "4:memory:/x\n0::/\n");
+    tree_file(&t, "proc/self/mountinfo", "22 27 0:21 / /proc rw - proc proc rw\n");
 
     struct cgroup_info c;
     struct warnings w;
     warn_init(&w);
-    char proc[256];
-    snprintf(proc, sizeof(proc), "%s/proc", dir);
-    assert_int_equal(collect_at(proc, dir, 7, &c, &w), 0);
+    assert_int_equal(collect_at(tree_path(&t, "proc"), t.dir, 7, &c, &w), 0);
     assert_false(c.present);
     assert_int_equal(w.n, 1);
     assert_non_null(strstr(w.msg[0], "not mounted"));
     cgroup_free(&c);
     warn_free(&w);
-
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/proc/self", dir);
-    rmdir(path);
-    snprintf(path, sizeof(path), "%s/proc/7/cgroup", dir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/proc/7", dir);
-    rmdir(path);
-    snprintf(path, sizeof(path), "%s/proc", dir);
-    rmdir(path);
-    rmdir(dir);
-}
-
-/* Writes text to dir/rel, making the directories on the way. */
-static void put(const char *dir, const char *rel, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", dir, rel);
-    for (char *s = path + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
-        *s = '\0';
-        (void)mkdir(path, 0755);
-        *s = '/';
-    }
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    tree_remove(&t);
 }
 
 /* Containers that share a cgroup have it read once per scan: the second
@@ -444,29 +390,26 @@ static void put(const char *dir, const char *rel, const char *text)
 static void test_memo(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/shmwatch-cgmemo-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    put(dir, "proc/self/mountinfo",
-        "30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
-    put(dir, "proc/7/cgroup", "0::/jobs/a\n");
-    put(dir, "proc/8/cgroup", "0::/jobs/a\n");
-    put(dir, "proc/9/cgroup", "0::/jobs/b\n");
-    put(dir, "proc/10/cgroup", "4:memory:/gone\n");
-    put(dir, "sys/fs/cgroup/jobs/a/memory.current", "500\n");
-    put(dir, "sys/fs/cgroup/jobs/a/memory.max", "1000\n");
-    put(dir, "sys/fs/cgroup/jobs/b/memory.current", "700\n");
-    put(dir, "sys/fs/cgroup/jobs/b/memory.max", "2000\n");
+    struct test_tree t;
+    tree_make(&t, "shmwatch-cgmemo");
+    tree_file(&t, "proc/self/mountinfo", "30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+    tree_file(&t, "proc/7/cgroup", "0::/jobs/a\n");
+    tree_file(&t, "proc/8/cgroup", "0::/jobs/a\n");
+    tree_file(&t, "proc/9/cgroup", "0::/jobs/b\n");
+    tree_file(&t, "proc/10/cgroup", "4:memory:/gone\n");
+    tree_file(&t, "sys/fs/cgroup/jobs/a/memory.current", "500\n");
+    tree_file(&t, "sys/fs/cgroup/jobs/a/memory.max", "1000\n");
+    tree_file(&t, "sys/fs/cgroup/jobs/b/memory.current", "700\n");
+    tree_file(&t, "sys/fs/cgroup/jobs/b/memory.max", "2000\n");
     for (int i = 0; i < 2; i++) {
         char rel[64];
         snprintf(rel, sizeof(rel), "sys/fs/cgroup/jobs/%c/memory.stat", "ab"[i]);
-        put(dir, rel, "anon 100\nfile 10\nshmem 5\n");
+        tree_file(&t, rel, "anon 100\nfile 10\nshmem 5\n");
         snprintf(rel, sizeof(rel), "sys/fs/cgroup/jobs/%c/memory.events", "ab"[i]);
-        put(dir, rel, "oom 0\noom_kill 0\n");
+        tree_file(&t, rel, "oom 0\noom_kill 0\n");
     }
-    char proc[512];
-    snprintf(proc, sizeof(proc), "%s/proc", dir);
     struct sysroot sys;
-    assert_int_equal(sysroot_open(&sys, proc, dir, dir), 0);
+    assert_int_equal(sysroot_open(&sys, tree_path(&t, "proc"), t.dir, t.dir), 0);
     struct mountinfo mi;
     assert_int_equal(mountinfo_read(sys.proc, "self/mountinfo", &mi), 0);
     struct warnings w;
@@ -477,7 +420,7 @@ static void test_memo(void **state)
     assert_true(c7.present);
     assert_int_equal(c7.usage, 500);
     assert_int_equal(c7.limit, 1000);
-    put(dir, "sys/fs/cgroup/jobs/a/memory.current", "600\n");
+    tree_file(&t, "sys/fs/cgroup/jobs/a/memory.current", "600\n");
     assert_int_equal(cgroup_collect_memo(&sys, 8, &mi, &c8, &w, &memo), 0);
     assert_true(c8.present);
     assert_int_equal(c8.usage, 500); /* the memo's */
@@ -504,9 +447,7 @@ static void test_memo(void **state)
     warn_free(&w);
     mountinfo_free(&mi);
     sysroot_close(&sys);
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    tree_remove(&t);
 }
 
 int main(void)

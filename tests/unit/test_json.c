@@ -8,45 +8,13 @@
 #include "report/jsonw.h"
 #include "report/report.h"
 
-struct fixture {
-    struct scan *s;
-    struct model m;
-    struct buf out;
-};
-
-/* The model of f's scene with the default options (after model_free when
- * a test has changed the scene). */
-static void build(struct fixture *f)
-{
-    struct model_opts o;
-    model_opts_default(&o);
-    model_build(f->s, &o, &f->m);
-}
-
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
-    f->s = fake_scene();
-    build(f);
-    buf_init(&f->out);
-    *state = f;
-    return 0;
+    return fake_fixture_setup(state, fake_scene());
 }
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    model_free(&f->m);
-    scan_free(f->s);
-    free(f->s);
-    buf_free(&f->out);
-    free(f);
-    return 0;
-}
-
 static void test_schema_fields(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     report_json(&f->out, &f->m);
     const char *j = f->out.data;
     static const char *const keys[] = {
@@ -73,7 +41,7 @@ static void test_schema_fields(void **state)
 
 static void test_hostile_name_escaped(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     /* Rebuild with a name full of control bytes and invalid UTF-8. */
     model_free(&f->m);
     for (size_t i = 0; i < f->s->files.n; i++) {
@@ -82,7 +50,7 @@ static void test_hostile_name_escaped(void **state)
             f->s->files.items[i].name = strdup("evil\x1b[31m\xff\t\"x\"");
         }
     }
-    build(f);
+    fake_fixture_build(f);
     report_json(&f->out, &f->m);
     assert_non_null(strstr(f->out.data, "\"name\":\"evil\\u001b[31m\\ufffd\\t\\\"x\\\"\""));
     for (const char *p = f->out.data; *p; p++)
@@ -98,7 +66,7 @@ static void test_hostile_name_escaped(void **state)
 
 static void test_text_sections(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     struct text_opts to = {.ascii = true};
     report_text(&f->out, &f->m, &to);
     const char *t = f->out.data;
@@ -116,7 +84,7 @@ static void test_text_sections(void **state)
  * an empty 0 B gauge. */
 static void test_text_mount_unreadable(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     f->s->mounts.items[0].stat_ok = false;
     struct text_opts to = {.ascii = true};
     report_text(&f->out, &f->m, &to);
@@ -132,7 +100,7 @@ static void test_text_mount_unreadable(void **state)
  * and the scan's figures remain. A readable mount has size_known true. */
 static void test_export_mount_unreadable(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     report_json(&f->out, &f->m);
     assert_non_null(strstr(f->out.data, "\"size_bytes\":67108864,"));
     assert_non_null(strstr(f->out.data, ",\"size_known\":true,\"listed\":true}"));
@@ -142,7 +110,7 @@ static void test_export_mount_unreadable(void **state)
     f->s->mounts.items[0].stat_ok = false; /* as statfs_mount leaves it */
     f->s->mounts.items[0].stat_err = EACCES;
     f->s->mounts.items[0].size = f->s->mounts.items[0].used = f->s->mounts.items[0].avail = 0;
-    build(f);
+    fake_fixture_build(f);
     report_json(&f->out, &f->m);
     const char *j = strstr(f->out.data, "\"mounts\":[{");
     assert_non_null(j);
@@ -175,10 +143,10 @@ static void test_export_mount_unreadable(void **state)
  * listed false; Prometheus has no sample of them; the text says unknown. */
 static void test_mount_unlisted(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     model_free(&f->m);
     f->s->mounts.items[0].listed = false;
-    build(f);
+    fake_fixture_build(f);
     report_json(&f->out, &f->m);
     const char *j = strstr(f->out.data, "\"mounts\":[{");
     assert_non_null(j);
@@ -210,7 +178,7 @@ static void test_mount_unlisted(void **state)
  * skipped it) is shown by its comm, in both reports. */
 static void test_main_without_cmdline(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     struct proc *p = (struct proc *)procs_find(&f->s->procs, 10);
     free(p->cmdline);
     p->cmdline = NULL;
@@ -226,7 +194,7 @@ static void test_main_without_cmdline(void **state)
  * the kernel does not say; new ones make the verdict critical. */
 static void test_cgroup_oom_kills(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     model_free(&f->m);
     struct cgroup_info *cg = &f->s->cgroup;
     cg->present = true;
@@ -234,7 +202,7 @@ static void test_cgroup_oom_kills(void **state)
     cg->path = strdup("/job");
     cg->has_limit = true;
     cg->limit = 1ULL << 33;
-    build(f);
+    fake_fixture_build(f);
     report_json(&f->out, &f->m);
     assert_non_null(strstr(f->out.data, "\"file_bytes\":0,\"oom_kills\":null}"));
     assert_non_null(strstr(f->out.data, "\"oom_kills_recent\":0"));
@@ -266,6 +234,26 @@ static void test_cgroup_oom_kills(void **state)
     report_text(&f->out, &f->m, &to);
     assert_non_null(strstr(f->out.data, "  oom kills 4 (new ones just now: the memory limit was hit)"));
     assert_non_null(strstr(f->out.data, "verdict: critical"));
+}
+
+/* plan --observe's object: a group's batch figures under plan's names,
+ * the prefetch factor the one that explains its batches in flight. */
+static void test_observed(void **state)
+{
+    struct fake_fixture *f = *state;
+    struct group g = {.main_pid = 100, .nworkers = 2, .batch_segments = 6,
+                      .batch_segments_bytes = 27 * 4096, .batch_segment_bytes = 8 * 4096,
+                      .batch_shm_bytes = 9 * 4096, .batches_in_flight = 3};
+    struct jsonw w;
+    jw_init(&w, &f->out);
+    jw_obj(&w, NULL);
+    report_json_observed(&w, &g);
+    jw_obj_end(&w);
+    assert_string_equal(f->out.data,
+                        "{\"observed\":{\"main_pid\":100,\"workers\":2,\"segments\":6,"
+                        "\"shm_bytes\":110592,\"largest_segment_bytes\":32768,"
+                        "\"batches_in_flight\":3,\"prefetch_factor\":1,\"method\":\"shm_bytes / "
+                        "batches_in_flight; one largest segment per batch\"}}");
 }
 
 /* Streamed output is the same bytes as output made whole, in pieces no
@@ -315,14 +303,15 @@ static void test_stream_same_bytes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_schema_fields, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hostile_name_escaped, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_text_sections, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_main_without_cmdline, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_text_mount_unreadable, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_export_mount_unreadable, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_mount_unlisted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cgroup_oom_kills, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_schema_fields, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_name_escaped, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_text_sections, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_main_without_cmdline, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_text_mount_unreadable, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_export_mount_unreadable, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_mount_unlisted, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_cgroup_oom_kills, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_observed, setup, fake_fixture_teardown),
         cmocka_unit_test(test_stream_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

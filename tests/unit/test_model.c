@@ -311,6 +311,8 @@ static void test_loader_batch(void **state)
     assert_int_equal(g->batches_in_flight, 3);
     assert_int_equal(g->batch_segment_bytes, 8 * 4096);
     assert_int_equal(g->batch_shm_bytes, 9 * 4096);
+    assert_int_equal(g->batch_segments, 6); /* plan --observe's segments and shm_bytes */
+    assert_int_equal(g->batch_segments_bytes, 27 * 4096);
     assert_int_equal(g->shm_per_worker, g->shm_bytes / 2);
     assert_int_equal(g->peak_shm, g->shm_bytes);
     assert_int_equal(loader_prefetch_of(g), 1); /* 3 in flight = 2 held + 2 x 0.5 */

@@ -161,33 +161,9 @@ static struct scan *node_scene(void)
     return s;
 }
 
-struct fixture {
-    struct scan *s;
-    struct model m;
-    struct buf out;
-};
-
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
-    f->s = node_scene();
-    struct model_opts o;
-    model_opts_default(&o);
-    model_build(f->s, &o, &f->m);
-    buf_init(&f->out);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    model_free(&f->m);
-    scan_free(f->s);
-    free(f->s);
-    buf_free(&f->out);
-    free(f);
-    return 0;
+    return fake_fixture_setup(state, node_scene());
 }
 
 static const struct segment *seg(const struct model *m, size_t mount, const char *name)
@@ -201,7 +177,7 @@ static const struct segment *seg(const struct model *m, size_t mount, const char
 
 static void test_groups_per_container(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     const struct model *m = &f->m;
     assert_int_equal(m->ngroups, 3);
     const struct group *h = model_find_group(m, 10), *a = model_find_group(m, 100),
@@ -223,7 +199,7 @@ static void test_groups_per_container(void **state)
 
 static void test_creators_per_container(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     const struct model *m = &f->m;
     /* One name, two creators: each container's own pid 2. */
     const struct segment *a = seg(m, 1, "torch_2_0"), *b = seg(m, 2, "torch_2_0");
@@ -242,7 +218,7 @@ static void test_creators_per_container(void **state)
 
 static void test_budget_per_container(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     const struct model *m = &f->m;
     const struct budget *h = model_mount_budget(m, 0), *a = model_mount_budget(m, 1),
                         *b = model_mount_budget(m, 2);
@@ -267,7 +243,7 @@ static void test_budget_per_container(void **state)
 
 static void test_json_fields(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     report_json(&f->out, &f->m);
     const char *j = f->out.data;
     static const char *const keys[] = {
@@ -295,7 +271,7 @@ static void test_json_fields(void **state)
 
 static void test_text_headings(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     struct text_opts o = {.ascii = false};
     report_text(&f->out, &f->m, &o);
     const char *t = f->out.data;
@@ -316,7 +292,7 @@ static void test_text_headings(void **state)
 
 static void test_prometheus_labels(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     report_prometheus(&f->out, &f->m);
     const char *p = f->out.data;
     static const char *const lines[] = {
@@ -346,7 +322,7 @@ static void test_prometheus_labels(void **state)
  * for its pages, not the first met (the pause container). */
 static void test_shared_mount_owner(void **state)
 {
-    struct fixture *f = *state;
+    struct fake_fixture *f = *state;
     struct scan_node *n = &f->s->node;
     struct node_mount m = {.ctrs = (size_t[]){0, 1}, .nctrs = 2, .host_sees = false};
     n->ctrs[0].cgroup.shmem = 1 * MiB;
@@ -390,13 +366,13 @@ static void test_single_world(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_groups_per_container, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_creators_per_container, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_budget_per_container, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_json_fields, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_text_headings, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_prometheus_labels, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_shared_mount_owner, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_groups_per_container, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_creators_per_container, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_budget_per_container, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_json_fields, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_text_headings, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_prometheus_labels, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_shared_mount_owner, setup, fake_fixture_teardown),
         cmocka_unit_test(test_single_world),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -116,45 +116,32 @@ static void test_pid_view_pidfd(void **state)
     assert_int_equal(r.pidfd, -1);
     sysroot_close(&host);
 
-    char dir[] = "/tmp/shmwatch-sysroot-XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    struct test_tree t;
+    tree_make(&t, "shmwatch-sysroot");
     struct sysroot fx;
-    assert_int_equal(sysroot_open(&fx, dir, "/", "/"), 0);
+    assert_int_equal(sysroot_open(&fx, t.dir, "/", "/"), 0);
     assert_false(fx.live);
     sysroot_close(&fx);
-    rmdir(dir);
+    tree_remove(&t);
 }
 
 /* A fixture /proc whose stat has a comm with ") " inside. */
 static void test_pid_stat_parse(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/test_sysroot.XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[128];
-    snprintf(path, sizeof(path), "%s/42", dir);
-    assert_int_equal(mkdir(path, 0755), 0);
-    snprintf(path, sizeof(path), "%s/42/root", dir);
-    assert_int_equal(mkdir(path, 0755), 0);
-    snprintf(path, sizeof(path), "%s/42/stat", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fprintf(f, "42 (a) b) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10\n");
-    fclose(f);
+    struct test_tree t;
+    tree_make(&t, "test_sysroot");
+    tree_dir(&t, "42/root");
+    tree_file(&t, "42/stat",
+              "42 (a) b) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10\n");
     struct sysroot host, r;
-    assert_int_equal(sysroot_open(&host, dir, "/", "/"), 0);
+    assert_int_equal(sysroot_open(&host, t.dir, "/", "/"), 0);
     assert_int_equal(sysroot_open_pid(&r, &host, 42), 0);
     assert_int_equal(r.pid_start, 987654ULL);
     assert_int_equal(sysroot_open_pid(&r, &host, 43), -ESRCH);
     sysroot_close(&r);
     sysroot_close(&host);
-    snprintf(path, sizeof(path), "%s/42/stat", dir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/42/root", dir);
-    rmdir(path);
-    snprintf(path, sizeof(path), "%s/42", dir);
-    rmdir(path);
-    rmdir(dir);
+    tree_remove(&t);
 }
 
 /* The watcher's pid as the seam's proc numbers it: the real /proc's self
@@ -167,20 +154,17 @@ static void test_self_pid(void **state)
     assert_int_equal(sysroot_open(&r, "/proc", "/", "/"), 0);
     assert_int_equal(sysroot_self_pid(&r), getpid());
     sysroot_close(&r);
-    char dir[] = "/tmp/test_sysroot.XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    assert_int_equal(sysroot_open(&r, dir, "/", "/"), 0);
+    struct test_tree t;
+    tree_make(&t, "test_sysroot");
+    assert_int_equal(sysroot_open(&r, t.dir, "/", "/"), 0);
     assert_int_equal(sysroot_self_pid(&r), getpid()); /* no link */
-    char path[128];
-    snprintf(path, sizeof(path), "%s/self", dir);
-    assert_int_equal(symlink("4242", path), 0);
+    assert_int_equal(symlink("4242", tree_path(&t, "self")), 0);
     assert_int_equal(sysroot_self_pid(&r), 4242);
-    unlink(path);
-    assert_int_equal(symlink("42x", path), 0); /* not a pid */
+    unlink(t.path);
+    assert_int_equal(symlink("42x", t.path), 0); /* not a pid */
     assert_int_equal(sysroot_self_pid(&r), getpid());
-    unlink(path);
     sysroot_close(&r);
-    rmdir(dir);
+    tree_remove(&t);
 }
 
 int main(void)

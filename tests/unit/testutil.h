@@ -2,6 +2,7 @@
 #ifndef SHMWATCH_TESTUTIL_H
 #define SHMWATCH_TESTUTIL_H
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -10,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -44,6 +48,72 @@ static inline struct sysroot test_sysroot(const char *proc, const char *root)
     struct sysroot r;
     assert_int_equal(sysroot_open(&r, proc, root ? root : "/", root ? root : "/"), 0);
     return r;
+}
+
+/* A temporary tree of directories and files that a test builds (a small
+ * /proc, a cgroup hierarchy) and removes whole, links not followed. */
+struct test_tree {
+    char dir[64];   /* its root: /tmp/NAME.XXXXXX */
+    char path[512]; /* what tree_path made last */
+};
+
+static inline void tree_make(struct test_tree *t, const char *name)
+{
+    snprintf(t->dir, sizeof(t->dir), "/tmp/%s.XXXXXX", name);
+    assert_non_null(mkdtemp(t->dir));
+}
+
+/* The path of rel below the tree, in t->path (until the next call). */
+static inline const char *tree_path(struct test_tree *t, const char *rel)
+{
+    snprintf(t->path, sizeof(t->path), "%s/%s", t->dir, rel);
+    return t->path;
+}
+
+/* The directory rel and those above it below the tree. */
+static inline void tree_dir(struct test_tree *t, const char *rel)
+{
+    tree_path(t, rel);
+    for (char *p = t->path + strlen(t->dir) + 1;; p++) {
+        if (*p == '/' || !*p) {
+            char c = *p;
+            *p = '\0';
+            assert_true(mkdir(t->path, 0755) == 0 || errno == EEXIST);
+            *p = c;
+        }
+        if (!*p)
+            break;
+    }
+}
+
+/* The file rel holding text, its directories made as needed. */
+static inline void tree_file(struct test_tree *t, const char *rel, const char *text)
+{
+    const char *slash = strrchr(rel, '/');
+    if (slash) {
+        char up[256];
+        snprintf(up, sizeof(up), "%.*s", (int)(slash - rel), rel);
+        tree_dir(t, up);
+    }
+    FILE *f = fopen(tree_path(t, rel), "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static inline int tree_remove_one_(const char *path, const struct stat *st, int flag,
+                                   struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Removes the tree and everything in it. */
+static inline void tree_remove(struct test_tree *t)
+{
+    assert_int_equal(nftw(t->dir, tree_remove_one_, 16, FTW_DEPTH | FTW_PHYS), 0);
 }
 
 /* Linux 6.11 or later: PROCMAP_QUERY answers on a maps file. */

@@ -1,0 +1,81 @@
+/* What both removers share: outcome names, the sentence of a result, the
+ * refusal of a file type, the first look at a name, and whether a blind
+ * holder search still proves a file unused (act/unlinkcheck.h). */
+#include "act/unlinkcheck.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *unlink_outcome_name(enum unlink_outcome o)
+{
+    switch (o) {
+    case UNLINK_REMOVED: return "removed";
+    case UNLINK_WOULD: return "would remove";
+    case UNLINK_GONE: return "gone";
+    case UNLINK_REFUSED: return "refused";
+    default: return "failed";
+    }
+}
+
+void unlink_say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)
+{
+    res->outcome = o;
+    res->err = err;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+    va_end(ap);
+}
+
+const char *unlink_type_refusal(enum file_type t)
+{
+    switch (t) {
+    case FT_REGULAR: return NULL;
+    case FT_SYMLINK: return "a symbolic link (never followed or removed)";
+    case FT_DIR: return "a directory (never removed)";
+    case FT_FIFO: return "a FIFO (never removed)";
+    case FT_SOCKET: return "a socket (never removed)";
+    default: return "not a regular file (never removed)";
+    }
+}
+
+bool unlink_blind_ok(const struct holder_blind *b, uid_t caller, uid_t owner, mode_t mode,
+                     char *why, size_t n)
+{
+    if (b->nuids == 0 && !b->more_uids)
+        return true; /* every process was read, or the unread ones cannot reach the mount */
+    bool others_may_open = (mode & 0066) != 0;
+    for (size_t i = 0; i < b->nuids; i++) {
+        uid_t u = b->uids[i];
+        if (caller != 0 && u == 0)
+            continue; /* root's processes: beyond an ordinary user's sight */
+        if (caller == 0 || u == owner || u == caller || others_may_open) {
+            snprintf(why, n, "a process of uid %lu that can reach this mount could not be "
+                             "searched%s",
+                     (unsigned long)u, caller ? "; run as root to check every process" : "");
+            return false;
+        }
+    }
+    if (b->more_uids && (caller == 0 || others_may_open)) {
+        snprintf(why, n, "processes of several users that can reach this mount could not be "
+                         "searched");
+        return false;
+    }
+    return true;
+}
+
+/* The first look at base in dir (see unlinkcheck.h). */
+bool unlink_examine(int dir, const char *base, struct stat *st, struct unlink_result *res)
+{
+    if (fstatat(dir, base, st, AT_SYMLINK_NOFOLLOW) == 0)
+        return true;
+    if (errno == ENOENT)
+        unlink_say(res, UNLINK_GONE, ENOENT, "already gone");
+    else
+        unlink_say(res, UNLINK_FAILED, errno, "cannot examine it: %s", strerror(errno));
+    return false;
+}
