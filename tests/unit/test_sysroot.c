@@ -41,17 +41,24 @@ static void test_open_fails_whole(void **state)
     assert_int_equal(sysroot_open(&r, "/etc/passwd", "/", "/"), -ENOTDIR);
 }
 
-static void test_pid_view_pinned(void **state)
+/* A child of this test that waits for its SIGKILL. */
+static pid_t paused_child(void)
 {
-    (void)state;
-    struct sysroot host, r;
-    assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0);
     pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0) {
         pause();
         _exit(0);
     }
+    return child;
+}
+
+static void test_pid_view_pinned(void **state)
+{
+    (void)state;
+    struct sysroot host, r;
+    assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0);
+    pid_t child = paused_child();
     assert_int_equal(sysroot_open_pid(&r, &host, child), 0);
     assert_int_equal(r.pid, child);
     assert_true(r.pid_start > 0);
@@ -89,12 +96,7 @@ static void test_pid_view_pidfd(void **state)
     assert_int_equal(sysroot_open_system(&host, 0), 0);
     assert_true(host.live);
     assert_true(host.pidfd <= 0);
-    pid_t child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        pause();
-        _exit(0);
-    }
+    pid_t child = paused_child();
     assert_int_equal(sysroot_open_pid(&r, &host, child), 0);
     assert_true(r.pidfd > 2);
     int proc = r.proc;
