@@ -120,6 +120,7 @@ struct mount_mem {
     char key[96];
     struct oom_watch oom;
     uint64_t oom_recent;       /* oom_watch_recent at the last observation */
+    uint64_t oom_new;          /* kills new at the last observation (oom_watch_add) */
     uint64_t peak_shm, peak_app;
 };
 

@@ -50,7 +50,7 @@ void mount_memory_observe(struct mount_memory *mm, const struct scan *s, double 
         else
             snprintf(e->key, sizeof(e->key), "%s", key);
         const struct cgroup_info *cg = owner_cgroup(s, i);
-        oom_watch_add(&e->oom, t, cg->present && cg->has_oom_kills, cg->oom_kills);
+        e->oom_new = oom_watch_add(&e->oom, t, cg->present && cg->has_oom_kills, cg->oom_kills);
         e->oom_recent = oom_watch_recent(&e->oom, t);
         const struct shm_mount *mt = &s->mounts.items[i];
         if (mt->stat_ok && mt->used > e->peak_shm)
