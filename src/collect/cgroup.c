@@ -368,8 +368,61 @@ static bool try_hierarchy(struct reader *r, const struct mountinfo *mi, int vers
     return ok;
 }
 
+struct cgroup_memo_entry {
+    int version;
+    char *path;
+    struct cgroup_info info; /* present false: it could not be read */
+};
+
+static void info_copy(struct cgroup_info *dst, const struct cgroup_info *src)
+{
+    *dst = *src;
+    dst->path = src->path ? xstrdup(src->path) : NULL;
+    dst->dir = src->dir ? xstrdup(src->dir) : NULL;
+}
+
+/* try_hierarchy through the memo. */
+static bool memo_hierarchy(struct reader *r, const struct mountinfo *mi, int version,
+                           const char *path, struct cgroup_info *info, struct cgroup_memo *memo)
+{
+    for (size_t i = 0; memo && i < memo->n; i++) {
+        const struct cgroup_memo_entry *e = &memo->items[i];
+        if (e->version == version && strcmp(e->path, path) == 0) {
+            if (e->info.present)
+                info_copy(info, &e->info);
+            return e->info.present;
+        }
+    }
+    bool ok = try_hierarchy(r, mi, version, path, info);
+    if (memo) {
+        struct cgroup_memo_entry *e = VEC_PUSH(memo->items, memo->n, memo->cap);
+        e->version = version;
+        e->path = xstrdup(path);
+        memset(&e->info, 0, sizeof(e->info));
+        if (ok)
+            info_copy(&e->info, info);
+    }
+    return ok;
+}
+
+void cgroup_memo_free(struct cgroup_memo *memo)
+{
+    for (size_t i = 0; i < memo->n; i++) {
+        free(memo->items[i].path);
+        cgroup_free(&memo->items[i].info);
+    }
+    free(memo->items);
+    memset(memo, 0, sizeof(*memo));
+}
+
 int cgroup_collect(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
                    struct cgroup_info *info, struct warnings *w)
+{
+    return cgroup_collect_memo(sys, pid, mi, info, w, NULL);
+}
+
+int cgroup_collect_memo(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
+                        struct cgroup_info *info, struct warnings *w, struct cgroup_memo *memo)
 {
     memset(info, 0, sizeof(*info));
     struct reader r = {.w = w, .host = sys->host};
@@ -400,10 +453,10 @@ int cgroup_collect(const struct sysroot *sys, pid_t pid, const struct mountinfo 
             v1_path = xstrdup(l.path);
     }
     /* The memory controller is bound to one hierarchy: v1 when a line names it. */
-    if (v1_path && try_hierarchy(&r, mi, 1, v1_path, info))
+    if (v1_path && memo_hierarchy(&r, mi, 1, v1_path, info, memo))
         goto out;
     if (v2_path && !v1_path)
-        try_hierarchy(&r, mi, 2, v2_path, info);
+        memo_hierarchy(&r, mi, 2, v2_path, info, memo);
     if (!v1_path && !v2_path)
         warn_add(w, "%s/%s names no cgroup: the memory limit is unknown", sysroot_proc_shown(sys),
                  cgroup_file);

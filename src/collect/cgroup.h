@@ -42,6 +42,22 @@ struct cgroup_info {
 int cgroup_collect(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
                    struct cgroup_info *info, struct warnings *w);
 
+/* The cgroups one scan has read, by version and path: containers that
+ * share a cgroup (jobs in one slice, as Apptainer's are, or namespaces made
+ * by unshare) have their memory files read once per scan. Start zeroed. */
+struct cgroup_memo {
+    struct cgroup_memo_entry *items;
+    size_t n, cap;
+};
+
+/* cgroup_collect, answering from memo (when not NULL) a cgroup it has read
+ * already in this scan, and keeping what it reads there; a cgroup that
+ * could not be read is not read again, nor warned about twice. */
+int cgroup_collect_memo(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
+                        struct cgroup_info *info, struct warnings *w, struct cgroup_memo *memo);
+
+void cgroup_memo_free(struct cgroup_memo *memo);
+
 void cgroup_free(struct cgroup_info *info);
 
 /* --- Pure parsers, exposed for the unit tests --------------------------- */

@@ -1,6 +1,7 @@
 #include "collect/mounts.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,28 @@ static char *next_field(char **cursor)
     return s;
 }
 
+/* Digits up to stop, below 2^32; advances *s past stop. */
+static bool u32_until(const char **s, char stop, unsigned *out)
+{
+    const char *p = *s;
+    uint64_t v = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((v = v * 10 + (unsigned)(*p - '0')) > UINT32_MAX)
+            return false;
+    if (p == *s || *p != stop)
+        return false;
+    *out = (unsigned)v;
+    *s = p + 1;
+    return true;
+}
+
+/* "MAJ:MIN" as mountinfo writes a device (decimal). mountinfo is read once
+ * per mount namespace, and --all on a node reads dozens: no sscanf. */
+static bool devno_parse(const char *s, unsigned *major, unsigned *minor)
+{
+    return u32_until(&s, ':', major) && u32_until(&s, '\0', minor);
+}
+
 bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
 {
     /* 36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue */
@@ -58,7 +81,7 @@ bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
     char *root = next_field(&cur), *mp = next_field(&cur), *opts = next_field(&cur);
     if (!id || !parent || !devno || !root || !mp || !opts)
         return false;
-    if (sscanf(devno, "%u:%u", &e->major, &e->minor) != 2)
+    if (!devno_parse(devno, &e->major, &e->minor))
         return false;
     char *f;
     e->propagates = false;

@@ -394,10 +394,12 @@ void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
         }
         /* The one mount as a list of one: its entries come back as mount 0. */
         struct mount_list one = {.items = &ml->items[i], .n = 1, .cap = 1};
-        size_t from = out->n;
+        size_t from = out->n, dirs_from = out->ndirs;
         files_collect(r, &one, out, w);
         for (size_t k = from; k < out->n; k++)
             out->items[k].mount = i;
+        for (size_t k = dirs_from; k < out->ndirs; k++)
+            out->dirs[k].mount = i;
         sysroot_close(&tmp);
     }
 }
@@ -444,8 +446,11 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
         free(part.items); /* the names moved to done */
     }
     /* Entries files_finish dropped had their names freed there; the rest
-     * now live in done. */
+     * now live in done. The directories stay as they were listed. */
     free(fl->items);
+    done.dirs = fl->dirs;
+    done.ndirs = fl->ndirs;
+    done.dirs_cap = fl->dirs_cap;
     *fl = done;
 }
 
@@ -588,7 +593,8 @@ void node_gauges_free(struct node_gauge **g, size_t *ng)
 
 /* The container of namespace x (a new entry, or the one of the same id). */
 static void ns_container(struct scan_node *n, struct node_ns *x, const struct sysroot *sys,
-                         const struct mountinfo *self_mi, struct warnings *w)
+                         const struct mountinfo *self_mi, struct cgroup_memo *memo,
+                         struct warnings *w)
 {
     bool own_mount = false; /* a mount the host's namespace does not show */
     for (size_t i = 0; i < x->nmounts && !own_mount; i++)
@@ -623,7 +629,7 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
         c->info = ci;
         c->pid = x->members[k];
         c->mntns = x->mntns;
-        cgroup_collect(sys, c->pid, self_mi, &c->cgroup, w);
+        cgroup_collect_memo(sys, c->pid, self_mi, &c->cgroup, w, memo);
         x->ctr = n->nctrs - 1;
         return;
     }
@@ -651,9 +657,11 @@ void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mo
         if (n->ns[k].mntns == n->host_mntns)
             for (size_t i = 0; i < n->ns[k].nmounts; i++)
                 n->mounts[n->ns[k].mounts[i]].host_sees = true;
+    struct cgroup_memo memo = {0};
     for (size_t k = 0; k < n->nns; k++)
         if (n->ns[k].mntns != n->host_mntns && n->ns[k].nmounts)
-            ns_container(n, &n->ns[k], sys, self_mi, w);
+            ns_container(n, &n->ns[k], sys, self_mi, &memo, w);
+    cgroup_memo_free(&memo);
     size_t *cap = xcalloc(ml->n ? ml->n : 1, sizeof(*cap));
     for (size_t k = 0; k < n->nns; k++) {
         const struct node_ns *x = &n->ns[k];

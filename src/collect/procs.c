@@ -1,6 +1,7 @@
 #include "collect/procs.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -8,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/buf.h"
+#include "util/fileio.h"
 #include "util/xalloc.h"
 
 #define PF_KTHREAD 0x00200000u
@@ -102,24 +105,25 @@ bool status_parse_nspid(const char *status, pid_t *nspid)
     return false;
 }
 
-/* Parses a hexadecimal signal mask as /proc/PID/status shows it (SigCgt). */
-static bool parse_sigmask(const char *hex, uint64_t *mask)
+/* Parses the hexadecimal signal mask at *s as /proc/PID/status shows it
+ * (SigCgt), after any spaces: 1 to 16 digits, ended by anything else. */
+static bool parse_sigmask(const char *s, uint64_t *mask)
 {
+    while (*s == ' ' || *s == '\t')
+        s++;
     uint64_t v = 0;
     int digits = 0;
-    for (const char *s = hex; s && *s; s++, digits++) {
-        int d;
-        if (*s >= '0' && *s <= '9')
-            d = *s - '0';
-        else if (*s >= 'a' && *s <= 'f')
-            d = *s - 'a' + 10;
-        else if (*s >= 'A' && *s <= 'F')
-            d = *s - 'A' + 10;
+    for (;; s++, digits++) {
+        unsigned c = (unsigned char)*s, d;
+        if (c - '0' < 10)
+            d = c - '0';
+        else if ((c | 0x20) - 'a' < 6)
+            d = (c | 0x20) - 'a' + 10;
         else
-            return false;
+            break;
         if (digits >= 16)
             return false;
-        v = (v << 4) | (uint64_t)d;
+        v = v << 4 | d;
     }
     if (!digits)
         return false;
@@ -157,6 +161,24 @@ static bool read_num(const char **s, long long *out)
     return true;
 }
 
+/* Passes over [-]digits at *s (after any spaces), as read_num would read
+ * them, without their value. */
+static bool skip_num(const char **s)
+{
+    const char *p = *s;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '-')
+        p++;
+    const char *digits = p;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (p == digits)
+        return false;
+    *s = p;
+    return true;
+}
+
 bool procs_parse_stat(const char *text, struct proc *p)
 {
     /* pid (comm) state ppid pgrp session tty tpgid flags ... starttime(22) ...
@@ -175,7 +197,16 @@ bool procs_parse_stat(const char *text, struct proc *p)
     s = close + 2;
     p->state = *s ? *s++ : '?';
     for (int field = 4; field <= 34; field++) {
-        if (!read_num(&s, &v))
+        bool ok;
+        switch (field) {
+        case 4: case 5: case 6: case 9: case 22: case 34:
+            ok = read_num(&s, &v);
+            break;
+        default:
+            ok = skip_num(&s); /* read by no one: only its shape is checked */
+            break;
+        }
+        if (!ok)
             return field > 22; /* sigcatch is optional: very old kernels */
         switch (field) {
         case 4: p->ppid = (pid_t)v; break;
@@ -192,38 +223,90 @@ bool procs_parse_stat(const char *text, struct proc *p)
 }
 
 /* The number after "Key:" when line starts with it. */
-static bool status_num(const char *line, const char *key, long long *v)
+static bool status_num(const char *line, const char *key, size_t k, long long *v)
 {
-    size_t k = strlen(key);
     if (strncmp(line, key, k) != 0)
         return false;
     const char *s = line + k;
     return read_num(&s, v);
 }
 
+/* Only the lines of the few keys wanted are looked at: a status text has
+ * some sixty lines, and it is read for every process the report lists. A
+ * line is taken by its first letter, then by its key. */
 void procs_parse_status(const char *text, struct proc *p)
 {
-    for (const char *line = text; line && *line;) {
+    for (const char *line = text; *line;) {
         long long v;
-        if (strncmp(line, "Uid:", 4) == 0) {
-            const char *s = line + 4;
-            if (read_num(&s, &v) && read_num(&s, &v)) /* real, then effective */
-                p->uid = (uid_t)v;
-        } else if (status_num(line, "RssAnon:", &v)) {
-            p->rss_anon = (uint64_t)v * 1024u;
-        } else if (status_num(line, "RssShmem:", &v)) {
-            p->rss_shmem = (uint64_t)v * 1024u;
-        } else if (strncmp(line, "NSpid:", 6) == 0) {
-            status_parse_nspid(line, &p->nspid);
-        } else if (strncmp(line, "SigCgt:", 7) == 0) {
-            char hex[24];
-            if (sscanf(line + 7, " %23[0-9a-fA-F]", hex) == 1)
-                parse_sigmask(hex, &p->sigcatch);
+        switch (line[0]) {
+        case 'U':
+            if (strncmp(line, "Uid:", 4) == 0) {
+                const char *s = line + 4;
+                if (read_num(&s, &v) && read_num(&s, &v)) /* real, then effective */
+                    p->uid = (uid_t)v;
+            }
+            break;
+        case 'R':
+            if (status_num(line, "RssAnon:", 8, &v))
+                p->rss_anon = (uint64_t)v * 1024u;
+            break;
+        case 'N':
+            if (strncmp(line, "NSpid:", 6) == 0)
+                status_parse_nspid(line, &p->nspid);
+            break;
+        case 'S':
+            if (strncmp(line, "SigCgt:", 7) == 0)
+                parse_sigmask(line + 7, &p->sigcatch);
+            break;
+        default:
+            break;
         }
-        line = strchr(line, '\n');
-        if (line)
-            line++;
+        const char *nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        line = nl + 1;
     }
+}
+
+void procs_parse_statm(const char *text, struct proc *p, uint64_t page_size)
+{
+    long long size, resident, shared;
+    const char *s = text;
+    if (read_num(&s, &size) && read_num(&s, &resident) && read_num(&s, &shared) &&
+        resident >= shared && shared >= 0)
+        p->rss_anon = (uint64_t)(resident - shared) * page_size;
+}
+
+int procs_read_shmem(int proc_dirfd, pid_t pid, unsigned long long start_ticks,
+                     uint64_t *bytes)
+{
+    char name[32];
+    struct buf text;
+    struct proc now;
+    buf_init(&text);
+    snprintf(name, sizeof(name), "%d/stat", (int)pid);
+    int rc = read_proc_at(proc_dirfd, name, &text, 4096);
+    if (rc == 0 && (!procs_parse_stat(text.data, &now) || now.start_ticks != start_ticks))
+        rc = -ESRCH;
+    snprintf(name, sizeof(name), "%d/status", (int)pid);
+    if (rc == 0)
+        rc = read_proc_at(proc_dirfd, name, &text, 64u << 10);
+    long long v = -1;
+    for (const char *line = rc == 0 ? text.data : ""; *line;) {
+        if (line[0] == 'R' && status_num(line, "RssShmem:", 9, &v))
+            break;
+        const char *nl = strchr(line, '\n');
+        line = nl ? nl + 1 : "";
+    }
+    buf_free(&text);
+    if (rc == -ENOENT)
+        return -ESRCH;
+    if (rc < 0)
+        return rc;
+    if (v < 0)
+        return -ENODATA;
+    *bytes = (uint64_t)v * 1024u;
+    return 0;
 }
 
 char *procs_join_cmdline(const char *text, size_t len, const char *comm, bool zombie)

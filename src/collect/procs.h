@@ -18,7 +18,7 @@ struct proc {
     char *exe;               /* NULL when unreadable */
     uid_t uid;               /* effective uid */
     unsigned long long start_ticks; /* start time since boot, clock ticks: pid identity */
-    uint64_t rss_anon, rss_shmem;   /* bytes */
+    uint64_t rss_anon;       /* bytes: RssAnon (statm's resident - shared) */
     pid_t nspid;             /* pid in the innermost pid namespace (== pid when none) */
     unsigned long pidns;     /* pid namespace inode, 0 if unknown */
     unsigned long mntns;     /* mount namespace inode, 0 if unknown */
@@ -60,9 +60,23 @@ void nspid_index_free(struct nspid_index *t);
  * text is malformed. */
 bool procs_parse_stat(const char *text, struct proc *p);
 
-/* Takes the effective uid, RssAnon, RssShmem, NSpid and SigCgt of a
- * /proc/PID/status text into p (the fields it lacks are left alone). */
+/* Takes the effective uid, RssAnon, NSpid and SigCgt of a /proc/PID/status
+ * text into p (the fields it lacks are left alone). */
 void procs_parse_status(const char *text, struct proc *p);
+
+/* Takes RssAnon from a /proc/PID/statm text into p: resident - shared
+ * pages (the kernel counts shared as file + shmem pages, resident as those
+ * and the anonymous ones), left alone when malformed. statm is a third of
+ * status's cost to the kernel; the effective uid is the owner of the
+ * /proc/PID directory, which the kernel keeps even for a non-dumpable
+ * process. */
+void procs_parse_statm(const char *text, struct proc *p, uint64_t page_size);
+
+/* RssShmem of process pid, if it is still the one that started at
+ * start_ticks: only the details page shows it, so the scan does not read
+ * it. Returns 0 or -errno (-ESRCH: gone, or the pid is another's). */
+int procs_read_shmem(int proc_dirfd, pid_t pid, unsigned long long start_ticks,
+                     uint64_t *bytes);
 
 /* A /proc/PID/cmdline text (len bytes, NUL-separated) as one string:
  * arguments joined by spaces; "[comm]" when there are none, "[comm] <defunct>"

@@ -37,14 +37,21 @@ struct walk {
     size_t nflags, flags_cap;
     struct buf text;
     char link[4096];
+    uint64_t page_size;
 };
 
-/* status, cmdline and exe. */
+/* The effective uid and RssAnon (from the /proc/PID directory's owner and
+ * statm, unless status was read already for NSpid), cmdline and exe. */
 static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f)
 {
     scan_beacon_at(wk->o->beacon, SCAN_DETAILS, p->pid, -1);
-    if (!(f & F_STATUS) && read_proc_at(piddir, "status", &wk->text, 64u << 10) == 0)
-        procs_parse_status(wk->text.data, p);
+    if (!(f & F_STATUS)) {
+        struct stat st;
+        if (fstat(piddir, &st) == 0)
+            p->uid = st.st_uid;
+        if (read_proc_at(piddir, "statm", &wk->text, 4096) == 0)
+            procs_parse_statm(wk->text.data, p, wk->page_size);
+    }
     if (!p->cmdline && read_proc_at(piddir, "cmdline", &wk->text, 128u << 10) == 0)
         p->cmdline = procs_join_cmdline(wk->text.data, wk->text.len, p->comm, p->state == 'Z');
     if (!p->exe) {
@@ -222,7 +229,8 @@ static void second_pass(struct walk *wk)
 int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list *hl,
              struct warnings *w)
 {
-    struct walk wk = {.o = o, .pl = pl, .hl = hl, .w = w, .proc = o->sys->proc};
+    struct walk wk = {.o = o, .pl = pl, .hl = hl, .w = w, .proc = o->sys->proc,
+                      .page_size = (uint64_t)sysconf(_SC_PAGESIZE)};
     int list = openat(wk.proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (list < 0)
         return -errno;

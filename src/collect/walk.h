@@ -3,8 +3,9 @@
  * cheap facts every process needs), kernel threads skipped, its fds and
  * mappings read (pidscan), its mount and pid namespace links read (and, once
  * per distinct mount namespace, its mountinfo: nsmap.h), and the costly
- * facts (status, cmdline, exe) read only for the processes the model can show: those that
- * hold or created a segment, zombies, processes named or fingerprinted like
+ * facts (the owner of /proc/PID, statm, cmdline, exe; status only for
+ * NSpid) read only for the processes the model can show: those that hold or
+ * created a segment, zombies, processes named or fingerprinted like
  * DataLoader workers and shm managers, the watched process, and their
  * parents. Every other process keeps cmdline and exe NULL, uid and rss 0.
  * It reads the proc of the root seam (util/sysroot.h), so tests hand it

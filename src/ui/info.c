@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "collect/procs.h"
 #include "config/config.h"
 #include "report/report.h"
 #include "ui/page.h"
@@ -323,8 +324,12 @@ static void process_details(struct ui *u, struct page *p, pid_t pid)
         if (mp->group)
             page_add(p, THEME_normal, 15, "  group      DataLoader of main pid %d", (int)mp->group);
     }
-    page_add(p, THEME_normal, 15, "  memory     %s anonymous, %s shared memory resident",
-             SZ(pr->rss_anon), SZ(pr->rss_shmem));
+    uint64_t shmem;
+    if (procs_read_shmem(u->sys.proc, pr->pid, pr->start_ticks, &shmem) == 0)
+        page_add(p, THEME_normal, 15, "  memory     %s anonymous, %s shared memory resident",
+                 SZ(pr->rss_anon), SZ(shmem));
+    else
+        page_add(p, THEME_normal, 15, "  memory     %s anonymous", SZ(pr->rss_anon));
     const struct group *g = model_find_group(m, pid);
     if (g) {
         page_blank(p);

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static int open_dir(const char *path)
@@ -73,27 +75,62 @@ static int start_time(int procfd, pid_t pid, unsigned long long *start)
     return 0;
 }
 
+/* A pidfd of pid, above the standard fds (0 means none in a zeroed
+ * struct); -ESRCH when pid does not exist, another -errno when the kernel
+ * has no pidfd_open (before 5.3) or refuses it. */
+static int pidfd_of(pid_t pid)
+{
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (fd < 0)
+        return -errno;
+    if (fd > 2)
+        return fd;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int err = errno;
+    close(fd);
+    return high < 0 ? -err : high;
+}
+
 /* sysroot_open_pid; with root_optional, a root refused (EACCES, EPERM:
- * another user's process) leaves r->root -1 instead of failing. */
+ * another user's process) leaves r->root -1 instead of failing.
+ * On the running system's /proc the pidfd is opened first: if its process
+ * still runs when all is open, the start time and the root read meanwhile
+ * were that process's. */
 static int open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid, bool root_optional)
 {
     *r = SYSROOT_NONE;
     if (pid <= 0)
         return -EINVAL;
+    int pidfd = host->live ? pidfd_of(pid) : -ENOSYS;
+    if (pidfd == -ESRCH)
+        return -ESRCH;
     unsigned long long start;
     int rc = start_time(host->proc, pid, &start);
-    if (rc < 0)
+    if (rc < 0) {
+        if (pidfd >= 0)
+            close(pidfd);
         return rc;
+    }
     char name[32];
     snprintf(name, sizeof(name), "%d/root", (int)pid);
     int root = openat(host->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root < 0 && !(root_optional && (errno == EACCES || errno == EPERM)))
-        return errno == ENOENT ? -ESRCH : -errno;
+    if (root < 0 && !(root_optional && (errno == EACCES || errno == EPERM))) {
+        int err = errno;
+        if (pidfd >= 0)
+            close(pidfd);
+        return err == ENOENT ? -ESRCH : -err;
+    }
     r->proc = fcntl(host->proc, F_DUPFD_CLOEXEC, 0);
     r->host = fcntl(host->host, F_DUPFD_CLOEXEC, 0);
     r->root = root;
     r->pid = pid;
     r->pid_start = start;
+    r->live = host->live;
+    if (pidfd >= 0) {
+        r->pidfd = pidfd;
+        r->pidfd_pid = pid;
+        r->pidfd_start = start;
+    }
     if (r->proc < 0 || r->host < 0) {
         rc = -errno;
         sysroot_close(r);
@@ -116,8 +153,18 @@ int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid)
 int sysroot_open_system(struct sysroot *r, pid_t pid)
 {
     int rc = sysroot_open(r, "/proc", "/", "/");
-    if (rc < 0 || pid == 0)
+    if (rc < 0)
         return rc;
+    /* A pidfd names a process of the watcher's own pid namespace: only a
+     * /proc that numbers this process as getpid() does is that one. */
+    char self[32];
+    ssize_t n = readlinkat(r->proc, "self", self, sizeof(self) - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        r->live = strtol(self, NULL, 10) == (long)getpid();
+    }
+    if (pid == 0)
+        return 0;
     struct sysroot host = *r;
     rc = open_pid(r, &host, pid, true);
     sysroot_close(&host);
@@ -137,6 +184,13 @@ int sysroot_pid_alive(const struct sysroot *r)
 {
     if (r->pid <= 0)
         return 1;
+    if (r->pidfd > 0 && r->pidfd_pid == r->pid && r->pidfd_start == r->pid_start) {
+        /* Readable once the process has exited (a zombie included). */
+        struct pollfd p = {.fd = r->pidfd, .events = POLLIN};
+        int n = poll(&p, 1, 0);
+        if (n >= 0)
+            return n == 0;
+    }
     unsigned long long start;
     if (start_time(r->proc, r->pid, &start) < 0)
         return 0;
@@ -151,6 +205,11 @@ void sysroot_close(struct sysroot *r)
             close(*fds[i]);
         *fds[i] = -1;
     }
+    if (r->pidfd > 0)
+        close(r->pidfd);
+    r->pidfd = -1;
+    r->pidfd_pid = 0;
+    r->pidfd_start = 0;
     r->pid = 0;
     r->pid_start = 0;
 }

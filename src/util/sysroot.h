@@ -21,6 +21,15 @@ struct sysroot {
     unsigned long long pid_start; /* pid's start time (clock ticks since
                                    * boot) when opened, to refuse a reused
                                    * pid; 0 when pid is 0 */
+    /* The running system's /proc only (sysroot_open_system and the views
+     * opened from it): a pidfd of the process opened on (> 0; else none),
+     * and which (pid, start) it is of. sysroot_pid_alive polls it instead
+     * of reading /proc/PID/stat again; a struct whose pid or pid_start is
+     * changed by hand is checked by its stat as before. */
+    int pidfd;
+    pid_t pidfd_pid;
+    unsigned long long pidfd_start;
+    int live; /* proc is the /proc of the watcher's own pid namespace */
 };
 
 /* Opens the three directories (proc, host, root: absolute paths, e.g.
@@ -72,7 +81,8 @@ const char *sysroot_rel(const char *p);
  * cannot be read. */
 pid_t sysroot_self_pid(const struct sysroot *r);
 
-/* A struct with no fd open (every fd -1, pid 0). */
-#define SYSROOT_NONE ((struct sysroot){.proc = -1, .host = -1, .root = -1})
+/* A struct with no fd open (every fd -1, pid 0). A zeroed struct has no
+ * pidfd either (only a pidfd above 0 is one). */
+#define SYSROOT_NONE ((struct sysroot){.proc = -1, .host = -1, .root = -1, .pidfd = -1})
 
 #endif

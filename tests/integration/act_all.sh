@@ -63,6 +63,19 @@ for x in "$oa:$name_a" "$ob:$name_b" "$oh:host"; do
 done
 ok "the plan names the container of each action"
 
+# A directory named like a dead creator's segment in A's /dev/shm: reported
+# (refused, never removed) as A's, not as the host's; exit 3.
+da=torch_$(dead_pid)_9
+nsenter -t "$ha" -m -- mkdir "/dev/shm/$da"
+rc=0
+"$SHMWATCH" clean --all --dry-run >"$SHMTEST_TMP/plan.dir" 2>&1 || rc=$?
+assert_eq "$rc" 3 "clean --all --dry-run with a directory to refuse exits 3"
+grep -q "^refused  */dev/shm/$da (in $name_a)  a directory (never removed)$" "$SHMTEST_TMP/plan.dir" ||
+    fail "the plan does not report A's directory $da as A's: $(cat "$SHMTEST_TMP/plan.dir")"
+nsenter -t "$ha" -m -- test -d "/dev/shm/$da" || fail "A's directory is gone"
+nsenter -t "$ha" -m -- rmdir "/dev/shm/$da"
+ok "a directory in A's /dev/shm is reported as A's, never removed"
+
 rc=0
 out=$("$SHMWATCH" clean --all --yes --log "$log" 2>&1) || rc=$?
 echo "$out"

@@ -75,3 +75,14 @@ tui_wait 'torch_9_1\\nfake' 5
 ok "a newline in a name is shown as \\n"
 tui_sane "the screen with hostile names fits"
 tui_quit
+
+# A process's details page: its memory, the shared part read afresh for the page.
+tui_start 120 40
+tui_wait "main $main " 10
+tui_select "main $main "
+tui_keys Enter
+tui_wait "pid +$main \\(parent" 5
+tui_wait "memory +[0-9.]+ [KMG]?i?B anonymous, [0-9.]+ [KMG]?i?B shared memory resident" 5
+ok "the details page of main $main shows its anonymous and shared memory"
+tui_keys Escape
+tui_quit

@@ -745,6 +745,20 @@ static void status_text(struct buf *b, const struct proc_rec *p, const char *sta
                p->threads, p->sigcatch);
 }
 
+/* statm in pages as the kernel counts them: shared is file + shmem pages
+ * (status's RssFile is 12288 kB), resident those and the anonymous ones. */
+static void statm_text(struct buf *b, const struct proc_rec *p)
+{
+    unsigned long long page = (unsigned long long)sysconf(_SC_PAGESIZE), size = 0, res = 0,
+                       shared = 0;
+    if (p->state != 'Z' && !p->kthread) {
+        shared = (p->rss_shmem + (12288ull << 10)) / page;
+        res = shared + p->rss_anon / page;
+        size = res + (65536ull << 10) / page;
+    }
+    buf_printf(b, "%llu %llu %llu 0 0 %llu 0\n", size, res, shared, size);
+}
+
 /* stat's 52 fields (proc(5)), in the kernel's order. */
 static void stat_text(struct buf *b, const struct proc_rec *p)
 {
@@ -842,6 +856,9 @@ static int make_proc(struct scene *sc, const struct desc *d, const struct proc_r
     status_text(&b, p, state);
     TRY(write_text(AT("status"), b.data, b.len) == 0, "cannot write %s", path.data);
     buf_reset(&b);
+    statm_text(&b, p);
+    TRY(write_text(AT("statm"), b.data, b.len) == 0, "cannot write %s", path.data);
+    buf_reset(&b);
     if (p->cmdline && !zombie && !p->kthread) {
         for (const char *c = p->cmdline; *c; c++)
             buf_addc(&b, *c == ' ' ? '\0' : *c);
@@ -907,6 +924,14 @@ static int make_proc(struct scene *sc, const struct desc *d, const struct proc_r
         subst(&b, p->raw_maps.data ? p->raw_maps.data : "", sc->dev);
     }
     TRY(write_text(AT("maps"), b.data ? b.data : "", b.len) == 0, "cannot write %s", path.data);
+    /* The kernel gives /proc/PID the process's effective uid, which the
+     * scan takes from it; without root, scene_normalize puts it in. */
+    TRY(!sc->files_owned || chown(AT("."), p->uid, p->uid) == 0, "cannot chown %s", path.data);
+    {
+        struct scene_uid *u = VEC_PUSH(sc->uids, sc->nuids, sc->uids_cap);
+        u->pid = p->pid;
+        u->uid = p->uid;
+    }
 #undef AT
 out:
     buf_free(&b);
@@ -1071,6 +1096,12 @@ int scene_normalize(const struct scene *sc, struct scan *s, char *err, size_t n)
         if (!sc->files_owned && f->uid == me)
             f->uid = sc->owner;
     }
+    for (size_t i = 0; !sc->files_owned && i < s->procs.n; i++) {
+        struct proc *p = &s->procs.items[i];
+        for (size_t k = 0; k < sc->nuids; k++)
+            if (sc->uids[k].pid == p->pid && p->uid == me)
+                p->uid = sc->uids[k].uid;
+    }
     for (size_t i = 0; i < s->holders.n; i++) {
         struct shm_holder *h = &s->holders.items[i];
         if (!map_ino(sc, &h->ino))
@@ -1098,6 +1129,7 @@ void scene_free(struct scene *sc)
     }
     free(sc->tree);
     free(sc->proc);
+    free(sc->uids);
     free(sc->inos);
     memset(sc, 0, sizeof(*sc));
 }

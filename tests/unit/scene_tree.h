@@ -24,6 +24,12 @@ struct scene_ino {
     ino_t real, declared;
 };
 
+/* A process of the scene and its declared effective uid. */
+struct scene_uid {
+    pid_t pid;
+    uid_t uid;
+};
+
 struct scene {
     char *tree;          /* the built tree: tree/proc, tree/root */
     char *proc;          /* tree/proc */
@@ -38,6 +44,8 @@ struct scene {
     bool files_owned;
     struct scene_ino *inos;
     size_t ninos, inos_cap;
+    struct scene_uid *uids; /* every process's, for scene_normalize without root */
+    size_t nuids, uids_cap;
 };
 
 /* Builds the scene described in file desc under a new temporary directory.
@@ -46,8 +54,8 @@ int scene_build(struct scene *sc, const char *desc, char *err, size_t errlen);
 
 /* Puts the declared values in place of what cannot be recorded: the scan's
  * time and duration, its mounts' statvfs figures, meminfo, every inode
- * number of the tree, and the owner of the files (when they could not be
- * chown'ed). Returns 0, or -1
+ * number of the tree, and the owner of the files and of the processes'
+ * directories (when they could not be chown'ed). Returns 0, or -1
  * with the reason in err (an inode of the scan no file of the scene has,
  * a mount whose statvfs failed). */
 int scene_normalize(const struct scene *sc, struct scan *s, char *err, size_t errlen);

@@ -421,6 +421,94 @@ static void test_unmounted(void **state)
     rmdir(dir);
 }
 
+/* Writes text to dir/rel, making the directories on the way. */
+static void put(const char *dir, const char *rel, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    for (char *s = path + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
+        *s = '\0';
+        (void)mkdir(path, 0755);
+        *s = '/';
+    }
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Containers that share a cgroup have it read once per scan: the second
+ * answer comes from the memo (a change of the file in between is not seen),
+ * another cgroup is read afresh, a cgroup that cannot be read is warned
+ * about once; without a memo every call reads the files. */
+static void test_memo(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/shmwatch-cgmemo-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    put(dir, "proc/self/mountinfo",
+        "30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+    put(dir, "proc/7/cgroup", "0::/jobs/a\n");
+    put(dir, "proc/8/cgroup", "0::/jobs/a\n");
+    put(dir, "proc/9/cgroup", "0::/jobs/b\n");
+    put(dir, "proc/10/cgroup", "4:memory:/gone\n");
+    put(dir, "sys/fs/cgroup/jobs/a/memory.current", "500\n");
+    put(dir, "sys/fs/cgroup/jobs/a/memory.max", "1000\n");
+    put(dir, "sys/fs/cgroup/jobs/b/memory.current", "700\n");
+    put(dir, "sys/fs/cgroup/jobs/b/memory.max", "2000\n");
+    for (int i = 0; i < 2; i++) {
+        char rel[64];
+        snprintf(rel, sizeof(rel), "sys/fs/cgroup/jobs/%c/memory.stat", "ab"[i]);
+        put(dir, rel, "anon 100\nfile 10\nshmem 5\n");
+        snprintf(rel, sizeof(rel), "sys/fs/cgroup/jobs/%c/memory.events", "ab"[i]);
+        put(dir, rel, "oom 0\noom_kill 0\n");
+    }
+    char proc[512];
+    snprintf(proc, sizeof(proc), "%s/proc", dir);
+    struct sysroot sys;
+    assert_int_equal(sysroot_open(&sys, proc, dir, dir), 0);
+    struct mountinfo mi;
+    assert_int_equal(mountinfo_read(sys.proc, "self/mountinfo", &mi), 0);
+    struct warnings w;
+    warn_init(&w);
+    struct cgroup_memo memo = {0};
+    struct cgroup_info c7, c8, c9, c10a, c10b, fresh;
+    assert_int_equal(cgroup_collect_memo(&sys, 7, &mi, &c7, &w, &memo), 0);
+    assert_true(c7.present);
+    assert_int_equal(c7.usage, 500);
+    assert_int_equal(c7.limit, 1000);
+    put(dir, "sys/fs/cgroup/jobs/a/memory.current", "600\n");
+    assert_int_equal(cgroup_collect_memo(&sys, 8, &mi, &c8, &w, &memo), 0);
+    assert_true(c8.present);
+    assert_int_equal(c8.usage, 500); /* the memo's */
+    assert_string_equal(c8.path, "/jobs/a");
+    assert_true(c8.path != c7.path); /* its own copy: freed on its own */
+    assert_int_equal(cgroup_collect_memo(&sys, 9, &mi, &c9, &w, &memo), 0);
+    assert_int_equal(c9.usage, 700);
+    assert_int_equal(c9.limit, 2000);
+    assert_int_equal(w.n, 0);
+    assert_int_equal(cgroup_collect_memo(&sys, 10, &mi, &c10a, &w, &memo), 0);
+    assert_int_equal(cgroup_collect_memo(&sys, 10, &mi, &c10b, &w, &memo), 0);
+    assert_false(c10a.present);
+    assert_false(c10b.present);
+    assert_int_equal(w.n, 1); /* not mounted: said once */
+    assert_int_equal(cgroup_collect(&sys, 8, &mi, &fresh, &w), 0);
+    assert_int_equal(fresh.usage, 600);
+    cgroup_free(&c7);
+    cgroup_free(&c8);
+    cgroup_free(&c9);
+    cgroup_free(&c10a);
+    cgroup_free(&c10b);
+    cgroup_free(&fresh);
+    cgroup_memo_free(&memo);
+    warn_free(&w);
+    mountinfo_free(&mi);
+    sysroot_close(&sys);
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_container_hostpath),
         cmocka_unit_test(test_missing_files),
         cmocka_unit_test(test_unmounted),
+        cmocka_unit_test(test_memo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,10 +38,23 @@ static void test_parse_malformed(void **state)
     char a[] = "36 35 98:0 /mnt1 /mnt2 rw master:1";
     char b[] = "36 35 nodev / /x rw - tmpfs t rw";
     char c[] = "";
+    /* A device is MAJ:MIN in decimal, each below 2^32, nothing else. */
+    char d[] = "36 35 98: / /x rw - tmpfs t rw";
+    char f[] = "36 35 :0 / /x rw - tmpfs t rw";
+    char g[] = "36 35 4294967296:0 / /x rw - tmpfs t rw";
+    char h[] = "36 35 8:1x / /x rw - tmpfs t rw";
+    char k[] = "36 35 4294967295:1048575 / /x rw - tmpfs t rw";
     struct mountinfo_entry e;
     assert_false(mountinfo_parse_line(a, &e));
     assert_false(mountinfo_parse_line(b, &e));
     assert_false(mountinfo_parse_line(c, &e));
+    assert_false(mountinfo_parse_line(d, &e));
+    assert_false(mountinfo_parse_line(f, &e));
+    assert_false(mountinfo_parse_line(g, &e));
+    assert_false(mountinfo_parse_line(h, &e));
+    assert_true(mountinfo_parse_line(k, &e));
+    assert_int_equal(e.major, 4294967295u);
+    assert_int_equal(e.minor, 1048575);
 }
 
 static void path_of(struct buf *b, const char *rel)

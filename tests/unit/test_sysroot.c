@@ -77,6 +77,54 @@ static void test_pid_view_pinned(void **state)
     sysroot_close(&host);
 }
 
+/* On the running system's /proc a view holds a pidfd of its process, and
+ * the pidfd answers: alive with no stat to read (its proc fd taken away),
+ * dead once the process has exited, zombie or reaped. A view whose pid or
+ * start time is changed by hand is answered by the stat again; a fixture
+ * /proc gets no pidfd. */
+static void test_pid_view_pidfd(void **state)
+{
+    (void)state;
+    struct sysroot host, r;
+    assert_int_equal(sysroot_open_system(&host, 0), 0);
+    assert_true(host.live);
+    assert_true(host.pidfd <= 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    assert_int_equal(sysroot_open_pid(&r, &host, child), 0);
+    assert_true(r.pidfd > 2);
+    int proc = r.proc;
+    r.proc = -1; /* no stat can be read: only the pidfd can say */
+    assert_true(sysroot_pid_alive(&r));
+    r.proc = proc;
+    r.pid_start++; /* by hand: the stat says another process */
+    assert_false(sysroot_pid_alive(&r));
+    r.pid_start--;
+    assert_true(sysroot_pid_alive(&r));
+    kill(child, SIGKILL);
+    usleep(100 * 1000);
+    r.proc = -1;
+    assert_false(sysroot_pid_alive(&r)); /* a zombie: the pidfd is readable */
+    r.proc = proc;
+    waitpid(child, NULL, 0);
+    assert_false(sysroot_pid_alive(&r));
+    sysroot_close(&r);
+    assert_int_equal(r.pidfd, -1);
+    sysroot_close(&host);
+
+    char dir[] = "/tmp/shmwatch-sysroot-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    struct sysroot fx;
+    assert_int_equal(sysroot_open(&fx, dir, "/", "/"), 0);
+    assert_false(fx.live);
+    sysroot_close(&fx);
+    rmdir(dir);
+}
+
 /* A fixture /proc whose stat has a comm with ") " inside. */
 static void test_pid_stat_parse(void **state)
 {
@@ -141,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_open_and_close),
         cmocka_unit_test(test_open_fails_whole),
         cmocka_unit_test(test_pid_view_pinned),
+        cmocka_unit_test(test_pid_view_pidfd),
         cmocka_unit_test(test_pid_stat_parse),
         cmocka_unit_test(test_self_pid),
     };

@@ -2,9 +2,11 @@
  * per-process holder reader in both of its ways of reading mappings
  * (PROCMAP_QUERY and the maps text), and a walk of the real /proc that
  * must find this very process holding its files. */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -91,9 +93,54 @@ static void test_parse_status(void **state)
     procs_parse_status(t, &p);
     assert_int_equal(p.uid, 1001);
     assert_int_equal(p.rss_anon, 204800ull * 1024);
-    assert_int_equal(p.rss_shmem, 4096ull * 1024);
+
     assert_int_equal(p.nspid, 17);
     assert_int_equal(p.sigcatch, 0x180004a02ull);
+}
+
+/* statm: RssAnon is resident - shared pages; a malformed text or one with
+ * more shared than resident leaves it alone. */
+static void test_parse_statm(void **state)
+{
+    (void)state;
+    struct proc p = {.rss_anon = 7};
+    procs_parse_statm("70000 5000 1200 300 0 9000 0\n", &p, 4096);
+    assert_int_equal(p.rss_anon, 3800ull * 4096);
+    procs_parse_statm("0 0 0 0 0 0 0\n", &p, 4096); /* a zombie's, a kernel thread's */
+    assert_int_equal(p.rss_anon, 0);
+    p.rss_anon = 7;
+    procs_parse_statm("70000 100 1200 300 0 9000 0\n", &p, 4096);
+    procs_parse_statm("70000 x\n", &p, 4096);
+    procs_parse_statm("", &p, 4096);
+    assert_int_equal(p.rss_anon, 7);
+}
+
+/* RssShmem, read for the details page only, of this very process: at least
+ * the shared anonymous memory it has touched; refused for a pid that is
+ * another process's (wrong start time) or gone. */
+static void test_read_shmem(void **state)
+{
+    (void)state;
+    size_t len = 1u << 20;
+    char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(mem != MAP_FAILED);
+    memset(mem, 1, len);
+    int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(proc >= 0);
+    char text[4096];
+    FILE *f = fopen("/proc/self/stat", "r");
+    assert_non_null(f);
+    assert_non_null(fgets(text, sizeof(text), f));
+    fclose(f);
+    struct proc me = {0};
+    assert_true(procs_parse_stat(text, &me));
+    uint64_t shmem = 0;
+    assert_int_equal(procs_read_shmem(proc, getpid(), me.start_ticks, &shmem), 0);
+    assert_true(shmem >= len);
+    assert_int_equal(procs_read_shmem(proc, getpid(), me.start_ticks + 1, &shmem), -ESRCH);
+    assert_int_equal(procs_read_shmem(proc, 999999999, 1, &shmem), -ESRCH);
+    close(proc);
+    munmap(mem, len);
 }
 
 static void test_join_cmdline(void **state)
@@ -265,7 +312,7 @@ static void test_walk_self(void **state)
     assert_non_null(strstr(me->cmdline, "test_walk"));
     assert_non_null(me->exe);
     assert_true(me->mntns != 0);
-    assert_int_equal(me->uid, geteuid());
+    assert_int_equal(me->uid, geteuid()); /* the owner of /proc/PID */
     assert_true(me->rss_anon > 0);
     /* Its parent is read too (it could be a DataLoader's main). */
     if (getppid() > 0) { /* 0: the parent is outside this pid namespace */
@@ -336,6 +383,8 @@ int main(void)
         cmocka_unit_test(test_parse_stat),
         cmocka_unit_test(test_parse_stat_extremes),
         cmocka_unit_test(test_parse_status),
+        cmocka_unit_test(test_parse_statm),
+        cmocka_unit_test(test_read_shmem),
         cmocka_unit_test(test_join_cmdline),
         cmocka_unit_test_setup_teardown(test_pidscan_both_ways, setup, teardown),
         cmocka_unit_test(test_pidscan_torch),

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# libproc2 is linked from its archive (meson.build, -Dproc2_archive): the
+# program does not load libproc2.so, nor libsystemd and the libraries that
+# one brings, at each start; and meminfo, the part of libproc2 shmwatch
+# uses, still answers (MemTotal in the JSON's budget).
+. "$(dirname "$0")/lib.sh"
+need ldd python3
+libs=$(ldd "$SHMWATCH") || fail "ldd $SHMWATCH failed"
+for lib in libproc2.so libsystemd.so libgcrypt.so; do
+    if grep -q "$lib" <<<"$libs"; then fail "$SHMWATCH loads $lib: $(grep "$lib" <<<"$libs")"; fi
+done
+ok "shmwatch loads neither libproc2.so nor libsystemd.so ($(grep -c '=>' <<<"$libs") shared libraries)"
+_lib_tmp
+"$SHMWATCH" --json --mount "$SHMTEST_TMP" >"$SHMTEST_TMP/snap.json" || fail "--json failed"
+total_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+python3 - "$SHMTEST_TMP/snap.json" "$total_kb" <<'PY' || fail "meminfo through libproc2's archive is wrong"
+import json, sys
+j = json.load(open(sys.argv[1]))
+b = j["budget"]
+want = int(sys.argv[2]) * 1024
+if b["limit_source"] == "memtotal" and b["limit_bytes"] != want:
+    sys.exit(f"budget limit {b['limit_bytes']} is not MemTotal {want}")
+if not b["limit_bytes"] or b["limit_bytes"] <= 0:
+    sys.exit("no memory limit at all")
+PY
+ok "meminfo answers through the archive (limit $(python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["budget"]; print(b["limit_source"], b["limit_bytes"])' "$SHMTEST_TMP/snap.json"))"
