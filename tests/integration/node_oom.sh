@@ -42,8 +42,12 @@ stream=$SHMTEST_TMP/stream.ndjson
 "$SHMWATCH" --all --json --interval 0.3 --count 400 >"$stream" &
 STREAM=$!
 on_exit "kill -TERM $STREAM 2>/dev/null; wait $STREAM 2>/dev/null"
+# (--all shows every mount namespace of the machine, other tests' too: the
+# tree is narrowed to B at once, and B's row says the first scan has read it.)
 tui_start 160 50 --all --interval 0.5
-tui_wait "^$LB /dev/shm" 15
+tui_wait "node view" 15
+tui_keys / "${ID_B:0:16}" Enter
+tui_wait "container $LB" 15
 wait_for "[ \$(wc -l <'$stream') -ge 2 ]" 15 || fail "the JSON stream did not start"
 
 rc=0
@@ -103,9 +107,7 @@ json_check "$after" "j['budget']['oom_kills_recent'] == 0 and all(m['budget']['o
 # The dashboard: a message naming B; B's budget line and page; A's neither.
 tui_wait "OOM KILL: [0-9]+ new in container $LB " 15
 ok "the dashboard says the kill at once, naming container B"
-tui_keys / "${ID_B:0:16}" Enter
-tui_wait "container $LB" 15
-tui_keys Home
+tui_keys Home # the filter leaves B's subtree: its first row is B's
 tui_wait "^Budget $LB +CRITICAL +OOM KILL \+[0-9]" 15
 tui_keys b
 tui_wait "the budget of $LB" 15
