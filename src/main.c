@@ -60,11 +60,12 @@ static void say_target_failure(pid_t pid, int rc, enum scan_target state)
 /* A snapshot of s (a complete scan, or the stand-in for a stalled one) in
  * the chosen format into out. last_scan_time: when the last complete
  * scan's data was collected, for the Prometheus stand-in; oom carries the
- * cgroup's OOM kill count and peaks each DataLoader group's peaks from one
- * snapshot of a stream to the next. */
+ * cgroup's OOM kill count, peaks each DataLoader group's peaks and mount_mem
+ * each mount's own OOM kill count and peaks from one snapshot of a stream to
+ * the next. */
 static void render(const struct options *o, const struct config *cfg, struct scan *s,
                    double last_scan_time, struct oom_watch *oom, struct group_peaks *peaks,
-                   struct buf *out)
+                   struct mount_memory *mount_mem, struct buf *out)
 {
     if (o->mode == MODE_PROMETHEUS && s->stalled_s > 0) {
         report_prometheus_stalled(out, s, last_scan_time);
@@ -80,9 +81,13 @@ static void render(const struct options *o, const struct config *cfg, struct sca
     double now = clock_now();
     oom_watch_add(oom, now, s->cgroup.present && s->cgroup.has_oom_kills, s->cgroup.oom_kills);
     mo.oom_recent = oom_watch_recent(oom, now);
+    if (!(s->stalled_s > 0)) /* a stand-in shows no mount: nothing is forgotten */
+        mount_memory_observe(mount_mem, s, now);
+    mo.mount_memory = mount_mem;
     struct model m;
     model_build(s, &mo, &m);
     group_peaks_learn(peaks, &m);
+    mount_memory_learn(mount_mem, &m);
     if (o->mode == MODE_JSON) {
         /* Written as it is made: emit() adds the rest. */
         report_json_stream(out, &m, stdout);
@@ -174,6 +179,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
     int rc = 0;
     bool stalled = false;
     struct oom_watch oom = {0};
+    struct mount_memory mount_mem = {0};
     for (long long i = 0; !stop_requested && (o->count == 0 || i < o->count); i++) {
         if (i > 0)
             sleep_interval(o->interval);
@@ -210,7 +216,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
             }
         }
         buf_reset(&out);
-        render(o, cfg, &s, last_scan_time, &oom, &peaks, &out);
+        render(o, cfg, &s, last_scan_time, &oom, &peaks, &mount_mem, &out);
         scan_free(&s);
         if (!emit(o, &out)) {
             /* A reader that closes the pipe ends a stream normally; any other
@@ -222,6 +228,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
     }
     buf_free(&out);
     group_peaks_free(&peaks);
+    mount_memory_free(&mount_mem);
     if (stalled && rc == 0)
         rc = 1;
     if (job) {

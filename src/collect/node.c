@@ -243,6 +243,7 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
             continue;
         }
         snprintf(path, sizeof(path), "%ld/mountinfo", pid);
+        node_test_member(NODE_HOOK_MOUNTINFO, (pid_t)pid);
         int rc = read_proc_at(procfd, path, &text, NODE_MOUNTINFO_MAX);
         if (rc == -ENOENT || rc == -ESRCH)
             continue; /* exited: the next member reads it */
@@ -601,6 +602,7 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
     for (size_t k = 0; k < x->nmembers; k++) {
         char dir[32];
         snprintf(dir, sizeof(dir), "%d", (int)x->members[k]);
+        node_test_member(NODE_HOOK_CONTAINER, x->members[k]);
         int piddir = openat(sys->proc, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (piddir < 0)
             continue;

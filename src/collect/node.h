@@ -189,4 +189,16 @@ size_t node_proc_ctr(const struct scan_node *n, size_t proc_index);
 /* The container's cgroup for mount i: the owner's, or NULL for the host's. */
 const struct node_ctr *node_owner(const struct scan_node *n, size_t mount);
 
+/* Test hook (tests/helpers/shmwatch_hooked.c; never set by the program):
+ * called with the pid of the member of a mount namespace about to be read,
+ * where node.c tries the next member when that one has exited: the first
+ * member whose mountinfo node_discover reads (NODE_HOOK_MOUNTINFO), each
+ * member whose cgroup names the namespace's container (NODE_HOOK_CONTAINER).
+ * A test kills the member there. */
+enum node_hook_at { NODE_HOOK_MOUNTINFO, NODE_HOOK_CONTAINER };
+typedef void (*node_member_hook)(enum node_hook_at at, pid_t pid);
+void node_set_test_member_hook(node_member_hook fn);
+/* Calls the hook when one is set (node_hook.c). */
+void node_test_member(enum node_hook_at at, pid_t pid);
+
 #endif

@@ -112,14 +112,23 @@ uint64_t loader_prefetch_of(const struct group *g)
     return f ? f : 1;
 }
 
-void loader_budget(struct model *m)
+/* Fills b's loader figures from the busiest of the groups that pass:
+ * ctr NODE_HOST with any_ctr takes every group (the top-level budget, as
+ * ever); else only the groups of container ctr whose batches lie on mount
+ * `mount` (SIZE_MAX: any mount), so that a container's budget never names
+ * another container's loader, nor a host mount another mount's. on_mount[g]
+ * says whether group g has a torch segment on that mount (NULL: any). */
+static void loader_budget_from(const struct model *m, size_t ctr, bool any_ctr,
+                               const bool *on_mount, struct budget *b)
 {
     const struct group *busiest = NULL;
-    for (size_t i = 0; i < m->ngroups; i++)
-        if (m->groups[i].batch_shm_bytes &&
-            (!busiest || m->groups[i].shm_bytes > busiest->shm_bytes))
-            busiest = &m->groups[i];
-    struct budget *b = &m->budget;
+    for (size_t i = 0; i < m->ngroups; i++) {
+        const struct group *g = &m->groups[i];
+        if (!g->batch_shm_bytes || (!any_ctr && g->ctr != ctr) || (on_mount && !on_mount[i]))
+            continue;
+        if (!busiest || g->shm_bytes > busiest->shm_bytes)
+            busiest = g;
+    }
     if (!busiest)
         return;
     b->loader_main = busiest->main_pid;
@@ -138,4 +147,46 @@ void loader_budget(struct model *m)
         uint64_t room = b->limit > used ? b->limit - used : 0;
         b->fit_workers_limit = loader_workers_fit(room, b->loader_batch, b->loader_prefetch, 2);
     }
+}
+
+/* The index of the group of main pid `main` (groups are sorted by main
+ * pid), or SIZE_MAX. */
+static size_t group_index(const struct model *m, pid_t main)
+{
+    size_t lo = 0, hi = m->ngroups;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->groups[mid].main_pid == main)
+            return mid;
+        if (m->groups[mid].main_pid < main)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return SIZE_MAX;
+}
+
+void loader_budget(struct model *m)
+{
+    loader_budget_from(m, NODE_HOST, true, NULL, &m->budget);
+    if (!m->ngroups || !m->nmount_budgets)
+        return;
+    /* Per mount: its owner's groups with batches on it. One pass over the
+     * segments marks which group has a torch segment on which mount. */
+    size_t nm = m->nmount_budgets;
+    bool *on = xcalloc(m->ngroups * nm, sizeof(*on));
+    for (size_t i = 0; i < m->nsegs; i++) {
+        const struct segment *sg = &m->segs[i];
+        if (!sg->group || sg->kind != KIND_TORCH || sg->mount >= nm)
+            continue;
+        size_t g = group_index(m, sg->group);
+        if (g != SIZE_MAX)
+            on[sg->mount * m->ngroups + g] = true;
+    }
+    for (size_t i = 0; i < nm; i++) {
+        const struct node_ctr *c = node_owner(&m->scan->node, i);
+        size_t ctr = c ? (size_t)(c - m->scan->node.ctrs) : NODE_HOST;
+        loader_budget_from(m, ctr, false, on + i * m->ngroups, &m->mount_budgets[i]);
+    }
+    free(on);
 }

@@ -440,9 +440,11 @@ static int cmp_seg(const void *a, const void *b)
 
 /* The budget of mount `mount` (SIZE_MAX: none, as with no mount) against cg,
  * with the processes of container ctr (all of them when every process is the
- * host's, as without --all). The observed peaks and recent OOM kills are the
- * host's first mount's (the dashboard's history follows that one). */
-static void budget_of(struct model *m, const struct model_opts *o, size_t mount,
+ * host's, as without --all). The top-level budget (top) has the observed
+ * peaks and recent OOM kills of o (the host's first mount's); a mount's
+ * budget those of its own entry in o->mount_memory, or, without one, the
+ * same as the top-level's for the host's first mount and none otherwise. */
+static void budget_of(struct model *m, const struct model_opts *o, size_t mount, bool top,
                       const struct cgroup_info *cg, size_t ctr, struct budget *out)
 {
     const struct scan *s = m->scan;
@@ -456,6 +458,14 @@ static void budget_of(struct model *m, const struct model_opts *o, size_t mount,
         .peak_app = primary ? o->peak_app : 0,
         .oom_recent = ctr == NODE_HOST ? o->oom_recent : 0,
     };
+    if (!top && o->mount_memory && mount < s->mounts.n) {
+        char key[sizeof(o->mount_memory->items->key)];
+        const struct mount_mem *e =
+            mount_memory_find(o->mount_memory, mount_memory_key(s, mount, key, sizeof(key)));
+        in.peak_shm = e ? e->peak_shm : 0;
+        in.peak_app = e ? e->peak_app : 0;
+        in.oom_recent = e ? e->oom_recent : 0;
+    }
     if (mount < s->mounts.n && s->mounts.items[mount].stat_ok) { /* else unknown, not 0 */
         const struct shm_mount *mt = &s->mounts.items[mount];
         in.shm_size = mt->size;
@@ -478,13 +488,13 @@ static void budget_of(struct model *m, const struct model_opts *o, size_t mount,
 static void budget(struct model *m, const struct model_opts *o)
 {
     const struct scan *s = m->scan;
-    budget_of(m, o, s->mounts.n ? 0 : SIZE_MAX, &s->cgroup, NODE_HOST, &m->budget);
+    budget_of(m, o, s->mounts.n ? 0 : SIZE_MAX, true, &s->cgroup, NODE_HOST, &m->budget);
     m->mount_budgets = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*m->mount_budgets));
     m->nmount_budgets = s->mounts.n;
     for (size_t i = 0; i < s->mounts.n; i++) {
         const struct node_ctr *c = node_owner(&s->node, i);
         size_t ctr = c ? (size_t)(c - s->node.ctrs) : NODE_HOST;
-        budget_of(m, o, i, c ? &c->cgroup : &s->cgroup, ctr, &m->mount_budgets[i]);
+        budget_of(m, o, i, false, c ? &c->cgroup : &s->cgroup, ctr, &m->mount_budgets[i]);
     }
 }
 

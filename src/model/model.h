@@ -11,6 +11,7 @@
 
 #include "collect/scan.h"
 #include "model/budget.h"
+#include "model/history.h"
 #include "model/pidtrust.h"
 
 enum seg_state { SEG_IN_USE, SEG_HIDDEN, SEG_ORPHAN, SEG_UNHELD };
@@ -110,6 +111,38 @@ struct group_peaks {
 
 #define GROUP_PEAKS_MAX 4096
 
+/* Each mount's budget history across scans (the dashboard's, a --json
+ * stream's), so that every container's budget has its own: the OOM kills of
+ * the mount's owner's cgroup seen rising, and the mount's peak shm and its
+ * budget's peak app. Keyed by the owner container's id and the mount's
+ * device ("<id> MAJ:MIN"), or by the device alone for a mount of no
+ * container; an entry whose mount a scan no longer shows is forgotten (the
+ * container is gone), and at most MOUNT_MEMORY_MAX are kept. */
+struct mount_mem {
+    char key[96];
+    struct oom_watch oom;
+    uint64_t oom_recent;       /* oom_watch_recent at the last observation */
+    uint64_t oom_new;          /* kills new at the last observation (oom_watch_add) */
+    uint64_t peak_shm, peak_app;
+};
+
+struct mount_memory {
+    struct mount_mem *items;
+    size_t n, cap;
+};
+
+#define MOUNT_MEMORY_MAX 4096
+struct model;
+/* The key of mount i of s (as above) into buf. */
+const char *mount_memory_key(const struct scan *s, size_t i, char *buf, size_t n);
+/* Before model_build: feeds each mount's owner's OOM kill count (at time t)
+ * and the mount's use; forgets the mounts s no longer shows. */
+void mount_memory_observe(struct mount_memory *mm, const struct scan *s, double t);
+/* After model_build: each mount budget's app into its peak. */
+void mount_memory_learn(struct mount_memory *mm, const struct model *m);
+const struct mount_mem *mount_memory_find(const struct mount_memory *mm, const char *key);
+void mount_memory_free(struct mount_memory *mm);
+
 struct mount_figures {
     /* unattributed: used minus named and hidden; 0 when the mount's use or
      * its listing is unknown */
@@ -150,6 +183,9 @@ struct model_opts {
     uint64_t oom_recent;         /* the cgroup's OOM kills seen rising lately (history.h) */
     const struct worker_memory *memory; /* optional */
     const struct group_peaks *peaks;    /* optional: earlier scans' group peaks */
+    const struct mount_memory *mount_memory; /* optional: each mount's OOM kills and peaks
+                                 * (mount_memory_observe): its budget's, in place of the
+                                 * host's first mount's oom_recent and peaks above */
     double orphan_min_age_s;   /* a segment younger than this is never an orphan (in
                                 * flight); default 60 */
     bool trust_pids;           /* the user says a mount not shown private is (inside a
@@ -244,8 +280,11 @@ void group_peaks_free(struct group_peaks *gp);
  * `batch` bytes and the main holds `held` more: (room / batch - held) /
  * prefetch, rounded down; 0 when not even one fits or batch is 0. */
 uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch, uint64_t held);
-/* Fills the budget's loader figures from the busiest group (after
- * budget_compute): how many workers fit the mount and the limit. */
+/* Fills the budgets' loader figures (after budget_compute): how many
+ * workers fit the mount and the limit. The top-level budget's from the
+ * busiest group; each mount's budget's from the busiest of its owner's
+ * groups (its container's, or the host's) whose batches lie on that mount,
+ * against that mount's size and that owner's limit. */
 void loader_budget(struct model *m);
 /* The prefetch factor that explains a group's batches in flight (the main
  * holds up to two, each worker the factor): 2, the default, when it cannot

@@ -41,6 +41,7 @@ struct poller {
     struct worker_memory workers; /* workers seen so far: orphans keep their group */
     struct group_peaks group_peaks; /* each DataLoader group's peaks so far */
     struct oom_watch oom;         /* the cgroup's OOM kills, scan to scan */
+    struct mount_memory mount_mem; /* each mount's own OOM kills and peaks (its budget's) */
 };
 
 void snap_free(struct snap *s)
@@ -137,9 +138,23 @@ static struct snap *take_scan(struct poller *p, int *gone)
     const struct cgroup_info *cg = &s->scan.cgroup;
     s->oom_new = oom_watch_add(&p->oom, now, cg->present && cg->has_oom_kills, cg->oom_kills);
     mo.oom_recent = oom_watch_recent(&p->oom, now);
+    mount_memory_observe(&p->mount_mem, &s->scan, now);
+    mo.mount_memory = &p->mount_mem;
     model_build(&s->scan, &mo, &s->model);
     worker_memory_learn(&p->workers, &s->model);
     group_peaks_learn(&p->group_peaks, &s->model);
+    mount_memory_learn(&p->mount_mem, &s->model);
+    for (size_t i = 0; !s->oom_mount_new && i < s->scan.mounts.n; i++) {
+        char key[sizeof(p->mount_mem.items->key)];
+        const struct mount_mem *e =
+            node_owner(&s->scan.node, i)
+                ? mount_memory_find(&p->mount_mem, mount_memory_key(&s->scan, i, key, sizeof(key)))
+                : NULL;
+        if (e && e->oom_new) {
+            s->oom_mount = i;
+            s->oom_mount_new = e->oom_new;
+        }
+    }
     if (s->model.budget.app > p->peak_app)
         p->peak_app = s->model.budget.app;
     return s;
@@ -273,6 +288,7 @@ bool poller_stop(struct poller *p)
     node_gauges_free(&p->gauge_fds, &p->ngauge_fds);
     worker_memory_free(&p->workers);
     group_peaks_free(&p->group_peaks);
+    mount_memory_free(&p->mount_mem);
     close(p->pipe[0]);
     close(p->pipe[1]);
     pthread_cond_destroy(&p->cond);

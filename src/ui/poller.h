@@ -19,6 +19,10 @@ struct snap {
     struct scan scan;
     struct model model;
     uint64_t oom_new; /* the cgroup's OOM kills new since the previous scan */
+    /* --all: the first container's mount whose owner's OOM kills rose since
+     * the previous scan, and by how many (0: none) */
+    size_t oom_mount;
+    uint64_t oom_mount_new;
 };
 void snap_free(struct snap *s);
 

@@ -132,6 +132,27 @@ static void intake(struct ui *u)
                    "OOM KILL: %llu new in cgroup %s (%llu in all): the memory limit was hit",
                    (unsigned long long)s->oom_new, path, (unsigned long long)cg->oom_kills);
         beep();
+    } else if (s && s->oom_mount_new) {
+        /* The node view: a container's cgroup, whichever row is selected. */
+        const struct node_ctr *c = node_owner(&s->scan.node, s->oom_mount);
+        const struct container_info *ci = &c->info;
+        const char *name = ci->name ? ci->name : ci->pod;
+        char who[128], esc[96], path[160];
+        if (name) {
+            term_escape(who, sizeof(who), name);
+        } else { /* its runtime and short id, as its label shows it */
+            char id[16];
+            snprintf(id, sizeof(id), "%.12s", ci->id ? ci->id : "?");
+            term_escape(esc, sizeof(esc), id);
+            snprintf(who, sizeof(who), "%s %s", container_runtime_name(ci->runtime), esc);
+        }
+        term_escape(path, sizeof(path), c->cgroup.path ? c->cgroup.path : "?");
+        ui_message(u, THEME_verdict_critical,
+                   "OOM KILL: %llu new in container %s (cgroup %s, %llu in all): its memory "
+                   "limit was hit",
+                   (unsigned long long)s->oom_mount_new, who, path,
+                   (unsigned long long)c->cgroup.oom_kills);
+        beep();
     }
     if (s && (!u->paused || u->step)) {
         u->step = false;

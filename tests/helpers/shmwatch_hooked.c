@@ -8,14 +8,24 @@
  *   SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=SECONDS  sleep after the scan, before
  *       the first signal check (a test hands a target's pid to another process)
  *   SHMWATCH_TEST_BLOCKING_STAT=1  stat fd targets with a plain fstatat that
- *       waits on their file system (a scan hangs on a stopped FUSE daemon) */
+ *       waits on their file system (a scan hangs on a stopped FUSE daemon)
+ *   SHMWATCH_TEST_KILL_MEMBER=AT:PID  (AT: mountinfo or container) the node
+ *       view, about to read PID as a member of its mount namespace there,
+ *       first SIGKILLs it and waits (up to 10 s) until it is reaped: node.c
+ *       must go on with the namespace's next member (the test's shell, its
+ *       parent, reaps it) */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "act/signal.h"
 #include "act/unlink.h"
 #include "cli/subcommands.h"
+#include "collect/node.h"
 #include "collect/pidscan.h"
 #include "util/clock.h"
 #include "util/units.h"
@@ -37,6 +47,42 @@ static int blocking_stat(int dirfd, const char *name, struct stat *st)
     return fstatat(dirfd, name, st, 0);
 }
 
+static enum node_hook_at kill_at;
+static pid_t kill_pid;
+
+static void kill_member(enum node_hook_at at, pid_t pid)
+{
+    if (at != kill_at || pid != kill_pid || kill_pid <= 0)
+        return;
+    kill_pid = 0; /* once */
+    if (kill(pid, SIGKILL) != 0)
+        return;
+    for (int i = 0; i < 1000 && (kill(pid, 0) == 0 || errno != ESRCH); i++)
+        clock_nap(0.01);
+}
+
+/* SHMWATCH_TEST_KILL_MEMBER=AT:PID, or nothing set. */
+static void kill_member_setup(void)
+{
+    const char *v = getenv("SHMWATCH_TEST_KILL_MEMBER");
+    const char *colon = v ? strchr(v, ':') : NULL;
+    if (!colon)
+        return;
+    size_t n = (size_t)(colon - v);
+    if (n == strlen("mountinfo") && strncmp(v, "mountinfo", n) == 0)
+        kill_at = NODE_HOOK_MOUNTINFO;
+    else if (n == strlen("container") && strncmp(v, "container", n) == 0)
+        kill_at = NODE_HOOK_CONTAINER;
+    else
+        return;
+    char *end;
+    long pid = strtol(colon + 1, &end, 10);
+    if (*end || pid <= 0)
+        return;
+    kill_pid = (pid_t)pid;
+    node_set_test_member_hook(kill_member);
+}
+
 /* A positive duration from the environment ("3", "500ms"), else 0. */
 static double seconds_of(const char *var)
 {
@@ -55,5 +101,6 @@ int main(int argc, char **argv)
         signal_set_test_pause(signal_pause);
     if (getenv("SHMWATCH_TEST_BLOCKING_STAT"))
         procfiles_set_test_stat(blocking_stat);
+    kill_member_setup();
     return shmwatch_main(argc, argv);
 }

@@ -54,6 +54,8 @@ for tag in A B; do
         "container $tag's creator pids (the same numbers inside both) are its own workers'"
     json_check "$snap" "len(ps := [p for p in j['processes'] if p['pid'] in [int(env['MAIN_' + env['TAG']])] + [int(x) for x in env['WORKERS_' + env['TAG']].split()]]) == 3 and all(p['container'] == env['ID_' + env['TAG']] for p in ps)" \
         "container $tag's processes name it"
+    json_check "$snap" "[(m['budget']['loader']['main_pid'], m['budget']['loader']['workers'], m['budget']['loader']['batch_shm_bytes'] == [g for g in j['groups'] if g['main_pid'] == int(env['MAIN_' + env['TAG']])][0]['batch_shm_bytes'] > 0, m['budget']['loader']['workers_fit_limit'] is not None) for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_' + env['TAG']]]] == [(int(env['MAIN_' + env['TAG']]), 2, True, True)]" \
+        "container $tag's budget names its own DataLoader (main, workers, batch) and what fits under its limit"
 done
 unset MANIFEST
 json_check "$snap" "[sum(1 for s in j['segments'] if s['state'] == 'orphan' and s['mount_id'] == m['id']) for t in ('A', 'B') for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_' + t]]] == [2, 1]" \

@@ -91,6 +91,9 @@ tui_keys b
 tui_wait "the budget of $LA" 15
 tui_wait "^  limit +512 MiB" 15
 ok "the budget page is the selected container's (A, its 512 MiB limit)"
+tui_wait "The DataLoader of main pid $MAIN_A, as its segments show it" 15
+tui_wait "and [0-9]+ under this memory limit \(512 MiB\)" 15
+ok "the budget page has A's own DataLoader and the workers that fit under A's limit"
 tui_keys q
 tui_keys Escape / "${ID_B:0:16}" Enter
 tui_wait "container $LB" 15
@@ -100,6 +103,9 @@ tui_keys b
 tui_wait "the budget of $LB" 15
 tui_wait "^  limit +256 MiB" 15
 ok "another container selected, another budget (B, 256 MiB)"
+tui_wait "The DataLoader of main pid $MAIN_B, as its segments show it" 15
+tui_wait "workers that fit at that factor: [0-9]+ in this /dev/shm \(32\.0 MiB\)" 15
+ok "B's budget page: B's own DataLoader, against B's 32 MiB /dev/shm"
 tui_keys q
 tui_keys Escape / "${ID_A:0:16}" Enter
 tui_wait "container $LA" 15

@@ -5,6 +5,7 @@
 #include "testutil.h"
 #include "model/model.h"
 #include "fake_scene.h"
+#include "util/xalloc.h"
 
 static const struct segment *seg(const struct model *m, const char *name)
 {
@@ -676,6 +677,193 @@ static void test_unreadable_mount_is_no_full_mount(void **state)
     free_model(m);
 }
 
+/* --all with two containers, each its own mount, cgroup and DataLoader: the
+ * host's /dev/shm (0:45, no group), container 0's 128 MiB mount (0:46,
+ * limit 1 GiB; main 100, workers 101 and 102, three batches of 8 pages) and
+ * container 1's 32 MiB mount (0:47, limit 512 MiB; main 200, worker 201,
+ * two batches of 4 pages). */
+static void ctr_cgroup(struct cgroup_info *cg, const char *path, uint64_t limit)
+{
+    cg->present = true;
+    cg->version = 1;
+    cg->path = xstrdup(path);
+    cg->has_limit = true;
+    cg->limit = limit;
+    cg->usage = cg->anon = 20 * MiB;
+    cg->has_oom_kills = true;
+    cg->oom_kills = 3;
+}
+
+static struct shm_mount *ctr_mount(struct scan *s, unsigned minor, uint64_t size, uint64_t used)
+{
+    struct shm_mount *mt = VEC_PUSH(s->mounts.items, s->mounts.n, s->mounts.cap);
+    memset(mt, 0, sizeof(*mt));
+    mt->path = xstrdup("/dev/shm");
+    mt->fstype = xstrdup("tmpfs");
+    mt->dev = makedev(0, minor);
+    mt->stat_ok = mt->listed = true;
+    mt->size = size;
+    mt->used = used;
+    mt->avail = size - used;
+    return mt;
+}
+
+static void ctr_batches(struct scan *s, pid_t main, pid_t worker, unsigned minor, int n,
+                        uint64_t pages, ino_t ino)
+{
+    char path[64];
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof(path), "/dev/shm/torch_%d_%d", (int)worker, 10 + i);
+        fake_add_holder(s, main, 20 + i, true, ino + (ino_t)i, path, true, pages * 4096,
+                        pages * 4096);
+        s->holders.items[s->holders.n - 1].dev = makedev(0, minor);
+    }
+}
+
+static struct scan *two_ctr_scene(void)
+{
+    struct scan *s = fake_scene_empty();
+    ctr_mount(s, 46, 128 * MiB, 100 * MiB);
+    ctr_mount(s, 47, 32 * MiB, 10 * MiB);
+    fake_add_proc(s, 100, 1, 100, 'S', "python3", PY);
+    fake_add_proc(s, 101, 100, 100, 'S', "pt_data_worker", PY);
+    fake_add_proc(s, 102, 100, 100, 'S', "pt_data_worker", PY);
+    fake_add_proc(s, 200, 1, 200, 'S', "python3", PY);
+    fake_add_proc(s, 201, 200, 200, 'S', "pt_data_worker", PY);
+    ctr_batches(s, 100, 101, 46, 3, 8, 500);
+    ctr_batches(s, 200, 201, 47, 2, 4, 600);
+    procs_sort(&s->procs);
+    struct scan_node *n = &s->node;
+    n->nctrs = n->ctrs_cap = 2;
+    n->ctrs = xcalloc(2, sizeof(*n->ctrs));
+    n->ctrs[0].info.runtime = n->ctrs[1].info.runtime = RUNTIME_DOCKER;
+    n->ctrs[0].info.id = xstrdup("aaaa");
+    n->ctrs[1].info.id = xstrdup("bbbb");
+    n->ctrs[0].pid = 100;
+    n->ctrs[1].pid = 200;
+    ctr_cgroup(&n->ctrs[0].cgroup, "/docker/aaaa", 1024 * MiB);
+    ctr_cgroup(&n->ctrs[1].cgroup, "/docker/bbbb", 512 * MiB);
+    node_single(n, &s->mounts);
+    n->all = true;
+    for (size_t i = 1; i <= 2; i++) {
+        n->mounts[i].host_sees = false;
+        n->mounts[i].owner = i - 1;
+        n->mounts[i].ctrs = xcalloc(1, sizeof(size_t));
+        n->mounts[i].ctrs[0] = i - 1;
+        n->mounts[i].nctrs = 1;
+    }
+    n->nprocs = s->procs.n;
+    n->proc_ctr = xcalloc(s->procs.n, sizeof(size_t));
+    for (size_t i = 0; i < s->procs.n; i++) {
+        pid_t pid = s->procs.items[i].pid;
+        n->proc_ctr[i] = pid >= 200 ? 1 : pid >= 100 ? 0 : NODE_HOST;
+    }
+    return s;
+}
+
+/* Each container's budget names its own loader, measured against its own
+ * mount and limit; the host's mount, with no group of its own, none. */
+static void test_loader_per_container(void **state)
+{
+    (void)state;
+    struct scan *s = two_ctr_scene();
+    struct model *m = calloc(1, sizeof(*m));
+    struct model_opts o;
+    model_opts_default(&o);
+    model_build(s, &o, m);
+    assert_int_equal(m->nmount_budgets, 3);
+    const struct group *a = model_find_group(m, 100), *b = model_find_group(m, 200);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(a->ctr, 0);
+    assert_int_equal(b->ctr, 1);
+    assert_int_equal(m->mount_budgets[0].loader_main, 0);
+    const struct budget *ba = model_mount_budget(m, 1), *bb = model_mount_budget(m, 2);
+    assert_int_equal(ba->loader_main, 100);
+    assert_int_equal(ba->loader_batch, 8 * 4096);
+    assert_int_equal(ba->loader_batches, 3);
+    assert_int_equal(ba->loader_workers, 2);
+    assert_int_equal(bb->loader_main, 200);
+    assert_int_equal(bb->loader_batch, 4 * 4096);
+    assert_int_equal(bb->loader_batches, 2);
+    assert_int_equal(bb->loader_workers, 1);
+    /* Each against its own mount and limit: B's room is its 32 MiB less
+     * the 10 MiB used minus its own 8 pages. */
+    uint64_t room_b = 32 * MiB - (10 * MiB - b->shm_bytes);
+    assert_int_equal(bb->fit_workers_shm,
+                     loader_workers_fit(room_b, 4 * 4096, bb->loader_prefetch, 2));
+    assert_int_equal(bb->limit, 512 * MiB);
+    assert_true(bb->fit_workers_limit != UINT64_MAX);
+    assert_int_equal(ba->limit, 1024 * MiB);
+    assert_true(ba->fit_workers_shm != bb->fit_workers_shm);
+    model_free(m);
+    free(m);
+    scan_free(s);
+    free(s);
+}
+
+/* The OOM kills and peaks of each mount's owner, scan to scan: a rise in
+ * container 1's cgroup makes its budget critical and no other; container
+ * 0's mount keeps its own peak; a container gone is forgotten. */
+static void test_mount_memory_per_container(void **state)
+{
+    (void)state;
+    struct scan *s = two_ctr_scene();
+    struct mount_memory mm = {0};
+    struct model_opts o;
+    model_opts_default(&o);
+    o.mount_memory = &mm;
+    struct model m;
+    mount_memory_observe(&mm, s, 100.0); /* the baseline: no kill is new */
+    model_build(s, &o, &m);
+    mount_memory_learn(&mm, &m);
+    assert_int_equal(mm.n, 3);
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(m.mount_budgets[i].oom_recent, 0);
+        assert_true(m.mount_budgets[i].verdict != VERDICT_CRITICAL);
+    }
+    model_free(&m);
+    char key[96];
+    assert_string_equal(mount_memory_key(s, 2, key, sizeof(key)), "bbbb 0:47");
+    assert_string_equal(mount_memory_key(s, 0, key, sizeof(key)), "0:45");
+
+    /* Container 1's cgroup: two more kills; container 0's mount emptier. */
+    s->node.ctrs[1].cgroup.oom_kills = 5;
+    s->mounts.items[1].used = 50 * MiB;
+    s->mounts.items[1].avail = 78 * MiB;
+    mount_memory_observe(&mm, s, 101.0);
+    model_build(s, &o, &m);
+    mount_memory_learn(&mm, &m);
+    assert_int_equal(m.mount_budgets[2].oom_recent, 2);
+    assert_int_equal(m.mount_budgets[2].verdict, VERDICT_CRITICAL);
+    assert_int_equal(m.mount_budgets[1].oom_recent, 0);
+    assert_true(m.mount_budgets[1].verdict != VERDICT_CRITICAL);
+    assert_int_equal(m.mount_budgets[0].oom_recent, 0);
+    assert_int_equal(m.budget.oom_recent, 0); /* the host's own: no kill */
+    assert_int_equal(m.mount_budgets[1].peak_shm, 100 * MiB); /* remembered */
+    assert_int_equal(m.mount_budgets[2].peak_shm, 10 * MiB);
+    model_free(&m);
+
+    /* Long after: no longer new. */
+    mount_memory_observe(&mm, s, 101.0 + OOM_RECENT_S + 1);
+    model_build(s, &o, &m);
+    assert_int_equal(m.mount_budgets[2].oom_recent, 0);
+    model_free(&m);
+
+    /* Container 1 gone (its mount no longer in the scan): forgotten. */
+    s->mounts.n = 2;
+    s->node.nmounts = 2;
+    mount_memory_observe(&mm, s, 200.0);
+    assert_int_equal(mm.n, 2);
+    assert_null(mount_memory_find(&mm, "bbbb 0:47"));
+    assert_non_null(mount_memory_find(&mm, "aaaa 0:46"));
+    s->mounts.n = 3;
+    s->node.nmounts = 3;
+    mount_memory_free(&mm);
+    scan_free(s);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -701,6 +889,8 @@ int main(void)
         cmocka_unit_test(test_torchrun_agent_is_no_main),
         cmocka_unit_test(test_remembered_workers_keep_their_orphans),
         cmocka_unit_test(test_other_mount_namespaces_are_not_ours),
+        cmocka_unit_test(test_loader_per_container),
+        cmocka_unit_test(test_mount_memory_per_container),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

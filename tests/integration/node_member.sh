@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The node view's "next member" path, forced (--all, the test build's hook
+# SHMWATCH_TEST_KILL_MEMBER): a mount namespace is read through one of its
+# processes, and when that one has exited the next one reads it. Emulated
+# containers: a mount namespace with its own tmpfs at /dev/shm holding two
+# files, its processes in a memory cgroup named as Docker's systemd driver
+# names a container's. With two members, the first killed where its
+# mountinfo is about to be read, or where its cgroup is about to name the
+# container, the mount is still listed by its device, with its container
+# (read through the second member) and its files; with the only member
+# killed there, no crash, and no file is shown on a mount it is not on.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cgroup.sh"
+need_root
+need_unshare
+need_hooked
+need nsenter od stat
+_lib_tmp
+
+# ns_ctr TAG [two]: the container TAG (ID_<TAG>: its id); FIRST_<TAG> its
+# first process (it made the namespace), SECOND_<TAG> a later one entered
+# into it (with "two"), DEV_<TAG> its tmpfs's device as MAJ:MIN. Every
+# process is this shell's child, so that a killed one is reaped at once.
+ns_ctr() {
+    local tag=$1 id ready=$SHMTEST_TMP/$1.ready first second dev
+    id=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+    [ ${#id} -eq 64 ] || fail "cannot make a container id"
+    mem_cgroup_create "docker-$id.scope" $((256 << 20))
+    on_exit "kill -KILL \$(cat '$MEMCG_DIR/cgroup.procs') 2>/dev/null; wait_for '[ -z \"\$(cat $MEMCG_DIR/cgroup.procs)\" ]' 10; true"
+    bash -c 'echo $$ >"$1/cgroup.procs" || exit 1
+        exec unshare -m --propagation private bash -c "
+            mount -t tmpfs -o size=16m tmpfs /dev/shm || exit 1
+            head -c 131072 /dev/zero >/dev/shm/torch_1_1
+            : >/dev/shm/member-$2
+            : >\"\$0\"
+            exec sleep 600" "$3"' _ "$MEMCG_DIR" "$tag" "$ready" </dev/null >/dev/null 2>&1 &
+    first=$!
+    wait_for "[ -e $ready ]" 10 || fail "container $tag did not start"
+    [ "$(readlink /proc/$first/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] ||
+        fail "container $tag has no mount namespace of its own"
+    if [ "${2:-}" = two ]; then
+        bash -c 'echo $$ >"$1/cgroup.procs" && exec nsenter -t "$2" -m sleep 600' \
+            _ "$MEMCG_DIR" "$first" </dev/null >/dev/null 2>&1 &
+        second=$!
+        wait_for "[ \"\$(readlink /proc/$second/ns/mnt)\" = \"\$(readlink /proc/$first/ns/mnt)\" ] && grep -q sleep /proc/$second/comm" 10 ||
+            fail "container $tag's second process did not enter its namespace"
+        [ "$second" -gt "$first" ] || fail "the second process's pid is below the first's (pids wrapped): rerun"
+        printf -v "SECOND_$tag" %s "$second"
+    fi
+    dev=$(nsenter -t "$first" -m stat -c '%Hd:%Ld' /dev/shm) || fail "cannot stat container $tag's /dev/shm"
+    printf -v "ID_$tag" %s "$id"
+    printf -v "FIRST_$tag" %s "$first"
+    printf -v "DEV_$tag" %s "$dev"
+    export "ID_$tag" "FIRST_$tag" "DEV_$tag" "SECOND_$tag"
+}
+
+# run_killing AT PID OUT: one --all --json snapshot of the hooked build that
+# kills PID where it reads it AT (mountinfo or container).
+run_killing() {
+    SHMWATCH_TEST_KILL_MEMBER="$1:$2" timeout 60 "$SHMWATCH_HOOKED" --all --json >"$3" \
+        2>"$3.err" || fail "shmwatch --all --json exited $? with $2 killed at $1: $(head -c 500 "$3.err")"
+    kill -0 "$2" 2>/dev/null && fail "the hook did not kill $2 at $1"
+    true
+}
+
+# mount_of TAG: the python expression of container TAG's mount (by its device).
+mount_of() { echo "[m for m in j['mounts'] if m['id'] == env['DEV_$1']]"; }
+
+ns_ctr A two
+ns_ctr B two
+ns_ctr C
+ns_ctr D
+ok "four emulated containers: A and B with two processes each, C and D with one"
+
+# Without a kill: every mount is read through its first process.
+snap=$SHMTEST_TMP/plain.json
+"$SHMWATCH_HOOKED" --all --json >"$snap" || fail "shmwatch --all --json exited $?"
+json_check "$snap" "[(len(m['containers']), m['containers'][0]['id'], m['containers'][0]['pid']) for m in $(mount_of A)] == [(1, env['ID_A'], int(env['FIRST_A']))]" \
+    "untouched, container A is read through its first process"
+
+# A: the first member killed as its mountinfo is about to be read.
+snap=$SHMTEST_TMP/a.json
+run_killing mountinfo "$FIRST_A" "$snap"
+json_check "$snap" "[(m['path'], [c['id'] for c in m['containers']], m['containers'][0]['pid'], m['size_bytes']) for m in $(mount_of A)] == [('/dev/shm', [env['ID_A']], int(env['SECOND_A']), 16 << 20)]" \
+    "A's first process killed before its mountinfo: the mount is listed, its container read through the second process"
+json_check "$snap" "sorted(s['name'] for s in j['segments'] if s['mount_id'] == env['DEV_A']) == ['member-A', 'torch_1_1']" \
+    "A's files are listed through the second process"
+export PLAIN=$SHMTEST_TMP/plain.json
+json_check "$snap" "not any('dropped' in w for w in j['warnings']) and [w for w in j['warnings'] if 'could not be read (not permitted)' in w] == [w for w in __import__('json').load(open(env['PLAIN']))['warnings'] if 'could not be read (not permitted)' in w]" \
+    "an exited member is no unreadable namespace and drops no mount"
+
+# B: the first member killed as its cgroup is about to name the container.
+snap=$SHMTEST_TMP/b.json
+run_killing container "$FIRST_B" "$snap"
+json_check "$snap" "[([c['id'] for c in m['containers']], m['containers'][0]['pid'], m['containers'][0]['runtime'], m['cgroup'] is not None and m['cgroup']['limit_bytes']) for m in $(mount_of B)] == [([env['ID_B']], int(env['SECOND_B']), 'docker', 256 << 20)]" \
+    "B's first process killed before its cgroup is read: the container, its cgroup and limit from the second process"
+json_check "$snap" "sorted(s['name'] for s in j['segments'] if s['mount_id'] == env['DEV_B']) == ['member-B', 'torch_1_1']" \
+    "B's files are listed"
+
+# C: the only member killed before its mountinfo: the namespace is gone, so is the mount.
+snap=$SHMTEST_TMP/c.json
+run_killing mountinfo "$FIRST_C" "$snap"
+json_check "$snap" "$(mount_of C) == [] and not any(s['name'] == 'member-C' for s in j['segments']) and not any(c['id'] == env['ID_C'] for m in j['mounts'] for c in m['containers'])" \
+    "C's only process killed before its mountinfo: its mount is not shown, nor any of its files"
+json_check "$snap" "[m['id'] for m in $(mount_of A)] == [env['DEV_A']] and [m['id'] for m in $(mount_of D)] == [env['DEV_D']]" \
+    "the other containers' mounts are still there"
+
+# D: the only member killed before its cgroup is read (its files were read
+# while it lived): no crash, and its files only ever on its own mount.
+snap=$SHMTEST_TMP/d.json
+run_killing container "$FIRST_D" "$snap"
+json_check "$snap" "all(s['mount_id'] == env['DEV_D'] for s in j['segments'] if s['name'] == 'member-D') and not any(c['id'] == env['ID_D'] for m in j['mounts'] for c in m['containers'])" \
+    "D's only process killed before its cgroup is read: no container is named for it, its files stay on its own mount"
+json_check "$snap" "[(m['containers'][0]['id']) for m in $(mount_of A)] == [env['ID_A']]" \
+    "its neighbour keeps its container"
