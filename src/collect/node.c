@@ -633,6 +633,15 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
         x->ctr = n->nctrs - 1;
         return;
     }
+    /* Every member exited before its container could be read: its own
+     * mounts stay listed (their files were read while it lived), said to be
+     * of no known container rather than silently the host's. */
+    for (size_t i = 0; own_mount && i < x->nmounts; i++)
+        if (!n->mounts[x->mounts[i]].host_sees)
+            warn_add(w,
+                     "the mount of device %s: every process of its mount namespace exited "
+                     "while it was read; its container is unknown",
+                     n->mounts[x->mounts[i]].id);
 }
 
 static int cmp_size(const void *a, const void *b)

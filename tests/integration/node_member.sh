@@ -111,5 +111,7 @@ snap=$SHMTEST_TMP/d.json
 run_killing container "$FIRST_D" "$snap"
 json_check "$snap" "all(s['mount_id'] == env['DEV_D'] for s in j['segments'] if s['name'] == 'member-D') and not any(c['id'] == env['ID_D'] for m in j['mounts'] for c in m['containers'])" \
     "D's only process killed before its cgroup is read: no container is named for it, its files stay on its own mount"
+json_check "$snap" "any(env['DEV_D'] in w and 'its container is unknown' in w for w in j['warnings'])" \
+    "a warning says D's mount lost its container while it was read"
 json_check "$snap" "[(m['containers'][0]['id']) for m in $(mount_of A)] == [env['ID_A']]" \
     "its neighbour keeps its container"
