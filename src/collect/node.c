@@ -721,11 +721,15 @@ size_t node_proc_ctr(const struct scan_node *n, size_t proc_index)
     return n->proc_ctr && proc_index < n->nprocs ? n->proc_ctr[proc_index] : NODE_HOST;
 }
 
+size_t node_owner_index(const struct scan_node *n, size_t mount)
+{
+    return mount < n->nmounts ? n->mounts[mount].owner : NODE_HOST;
+}
+
 const struct node_ctr *node_owner(const struct scan_node *n, size_t mount)
 {
-    if (mount >= n->nmounts || n->mounts[mount].owner == NODE_HOST)
-        return NULL;
-    return &n->ctrs[n->mounts[mount].owner];
+    size_t k = node_owner_index(n, mount);
+    return k == NODE_HOST ? NULL : &n->ctrs[k];
 }
 
 void node_free(struct scan_node *n)

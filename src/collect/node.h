@@ -188,6 +188,8 @@ size_t node_proc_ctr(const struct scan_node *n, size_t proc_index);
 
 /* The container's cgroup for mount i: the owner's, or NULL for the host's. */
 const struct node_ctr *node_owner(const struct scan_node *n, size_t mount);
+/* The same as an index into n->ctrs, or NODE_HOST. */
+size_t node_owner_index(const struct scan_node *n, size_t mount);
 
 /* Test hook (tests/helpers/shmwatch_hooked.c; never set by the program):
  * called with the pid of the member of a mount namespace about to be read,

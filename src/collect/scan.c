@@ -212,6 +212,12 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     return 0;
 }
 
+const struct cgroup_info *scan_mount_cgroup(const struct scan *s, size_t i)
+{
+    const struct node_ctr *c = node_owner(&s->node, i);
+    return c ? &c->cgroup : &s->cgroup;
+}
+
 void scan_free(struct scan *s)
 {
     mounts_free(&s->mounts);

@@ -80,6 +80,10 @@ int scan_run(const struct scan_opts *opts, struct scan *s);
  * zombie); -errno otherwise. */
 int scan_target_identify(const struct sysroot *sys, pid_t pid, unsigned long long *start_ticks);
 void scan_free(struct scan *s);
+
+/* The memory cgroup that owns mount i: its owner container's (node.h,
+ * node_owner), else the scan's own. */
+const struct cgroup_info *scan_mount_cgroup(const struct scan *s, size_t i);
 /* Fills s as the stand-in for a scan that has been running for stalled_s
  * seconds and is still at b: the time now, no figures, a warning that says
  * what it is reading. */

@@ -149,23 +149,6 @@ static void loader_budget_from(const struct model *m, size_t ctr, bool any_ctr,
     }
 }
 
-/* The index of the group of main pid `main` (groups are sorted by main
- * pid), or SIZE_MAX. */
-static size_t group_index(const struct model *m, pid_t main)
-{
-    size_t lo = 0, hi = m->ngroups;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->groups[mid].main_pid == main)
-            return mid;
-        if (m->groups[mid].main_pid < main)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return SIZE_MAX;
-}
-
 void loader_budget(struct model *m)
 {
     loader_budget_from(m, NODE_HOST, true, NULL, &m->budget);
@@ -179,14 +162,12 @@ void loader_budget(struct model *m)
         const struct segment *sg = &m->segs[i];
         if (!sg->group || sg->kind != KIND_TORCH || sg->mount >= nm)
             continue;
-        size_t g = group_index(m, sg->group);
-        if (g != SIZE_MAX)
-            on[sg->mount * m->ngroups + g] = true;
+        const struct group *g = model_find_group(m, sg->group);
+        if (g)
+            on[sg->mount * m->ngroups + (size_t)(g - m->groups)] = true;
     }
-    for (size_t i = 0; i < nm; i++) {
-        const struct node_ctr *c = node_owner(&m->scan->node, i);
-        size_t ctr = c ? (size_t)(c - m->scan->node.ctrs) : NODE_HOST;
-        loader_budget_from(m, ctr, false, on + i * m->ngroups, &m->mount_budgets[i]);
-    }
+    for (size_t i = 0; i < nm; i++)
+        loader_budget_from(m, node_owner_index(&m->scan->node, i), false, on + i * m->ngroups,
+                           &m->mount_budgets[i]);
     free(on);
 }

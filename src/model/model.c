@@ -491,11 +491,9 @@ static void budget(struct model *m, const struct model_opts *o)
     budget_of(m, o, s->mounts.n ? 0 : SIZE_MAX, true, &s->cgroup, NODE_HOST, &m->budget);
     m->mount_budgets = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*m->mount_budgets));
     m->nmount_budgets = s->mounts.n;
-    for (size_t i = 0; i < s->mounts.n; i++) {
-        const struct node_ctr *c = node_owner(&s->node, i);
-        size_t ctr = c ? (size_t)(c - s->node.ctrs) : NODE_HOST;
-        budget_of(m, o, i, false, c ? &c->cgroup : &s->cgroup, ctr, &m->mount_budgets[i]);
-    }
+    for (size_t i = 0; i < s->mounts.n; i++)
+        budget_of(m, o, i, false, scan_mount_cgroup(s, i), node_owner_index(&s->node, i),
+                  &m->mount_budgets[i]);
 }
 
 const struct budget *model_mount_budget(const struct model *m, size_t i)
@@ -579,12 +577,18 @@ int64_t segment_age_s(const struct model *m, const struct segment *sg)
     return sg->mtime && m->now > sg->mtime ? m->now - sg->mtime : 0;
 }
 
+static int cmp_group_main(const void *key, const void *g)
+{
+    pid_t a = *(const pid_t *)key, b = ((const struct group *)g)->main_pid;
+    return (a > b) - (a < b);
+}
+
 const struct group *model_find_group(const struct model *m, pid_t main_pid)
 {
-    for (size_t i = 0; i < m->ngroups; i++)
-        if (m->groups[i].main_pid == main_pid)
-            return &m->groups[i];
-    return NULL;
+    /* m->groups is sorted by main pid (roles.c). */
+    return m->ngroups ? bsearch(&main_pid, m->groups, m->ngroups, sizeof(*m->groups),
+                                cmp_group_main)
+                      : NULL;
 }
 
 const struct proc *model_proc(const struct model *m, const struct mproc *mp)

@@ -26,13 +26,6 @@ const struct mount_mem *mount_memory_find(const struct mount_memory *mm, const c
     return NULL;
 }
 
-/* The cgroup whose OOM kills a mount's budget counts: its owner's. */
-static const struct cgroup_info *owner_cgroup(const struct scan *s, size_t i)
-{
-    const struct node_ctr *c = node_owner(&s->node, i);
-    return c ? &c->cgroup : &s->cgroup;
-}
-
 void mount_memory_observe(struct mount_memory *mm, const struct scan *s, double t)
 {
     /* The entries of this scan's mounts, in its order; the rest forgotten. */
@@ -49,7 +42,7 @@ void mount_memory_observe(struct mount_memory *mm, const struct scan *s, double 
             *e = *was;
         else
             snprintf(e->key, sizeof(e->key), "%s", key);
-        const struct cgroup_info *cg = owner_cgroup(s, i);
+        const struct cgroup_info *cg = scan_mount_cgroup(s, i); /* its owner's */
         e->oom_new = oom_watch_add(&e->oom, t, cg->present && cg->has_oom_kills, cg->oom_kills);
         e->oom_recent = oom_watch_recent(&e->oom, t);
         const struct shm_mount *mt = &s->mounts.items[i];

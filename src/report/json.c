@@ -71,8 +71,7 @@ static void mount_node(struct jsonw *w, const struct model *m, size_t i)
     for (size_t k = 0; nm && k < nm->nctrs; k++)
         container(w, &n->ctrs[nm->ctrs[k]]);
     jw_arr_end(w);
-    const struct node_ctr *owner = node_owner(n, i);
-    memory(w, owner ? &owner->cgroup : &m->scan->cgroup, model_mount_budget(m, i));
+    memory(w, scan_mount_cgroup(m->scan, i), model_mount_budget(m, i));
 }
 
 static void mounts(struct jsonw *w, const struct model *m)

@@ -212,8 +212,7 @@ static void node_budgets(struct buf *o, const struct model *m)
         family(o, fam[f].name, fam[f].type, fam[f].help);
         for (size_t i = 0; i < s->mounts.n; i++) {
             const struct budget *b = model_mount_budget(m, i);
-            const struct node_ctr *c = node_owner(&s->node, i);
-            const struct cgroup_info *cg = c ? &c->cgroup : &s->cgroup;
+            const struct cgroup_info *cg = scan_mount_cgroup(s, i);
             uint64_t v;
             switch ((enum node_figure)f) {
             case NF_LIMIT: v = b->limit; break;

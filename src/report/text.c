@@ -133,8 +133,7 @@ static void budget(struct text *t)
     for (size_t i = 0; i < s->mounts.n; i++) {
         if (!mount_here(t, i))
             continue;
-        const struct node_ctr *c = node_owner(&s->node, i);
-        const struct cgroup_info *cg = c ? &c->cgroup : &s->cgroup;
+        const struct cgroup_info *cg = scan_mount_cgroup(s, i);
         buf_adds(t->out, "\nBUDGET of ");
         name(t, s->mounts.items[i].path);
         if (cg->present && cg->path) {
