@@ -25,9 +25,8 @@ _lib_tmp
 # there is one; else the program itself).
 HOOKED=${SHMWATCH_HOOKED:-$SHMWATCH}
 
-id=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
-[ ${#id} -eq 64 ] || fail "cannot make a container id"
-mem_cgroup_create "docker-$id.scope" 268435456
+ctr_cgroup 268435456
+id=$CTR_ID
 ns_holder A "$MEMCG_DIR"
 ha=$HOLDER
 ns_holder B

@@ -8,21 +8,31 @@
 #       id), OUTER_<TAG> (the waiting outer unshare, a host process that sees
 #       the host's /dev/shm as a runtime's shim does) and MAN_<TAG> (the
 #       scene's manifest). Every process of its cgroup is killed on exit.
+#   ctr_cgroup LIMIT
+#       a memory cgroup docker-<id>.scope of LIMIT bytes, named as Docker's
+#       systemd driver names a container's; sets CTR_ID (a fresh 64-hex id)
+#       and MEMCG_DIR. Every process in it is killed on exit, before the
+#       cgroup is removed.
 #   ns_holder NAME [CGROUP_DIR]
 #       a bare holder process (in CGROUP_DIR's cgroup when given) in a new
 #       mount namespace with its own 16 MiB tmpfs at /dev/shm; sets HOLDER.
 #   ctr_host_pid MANIFEST INNER_PID
 #       the host pid of a scene's process known inside as INNER_PID.
 
+ctr_cgroup() {
+    CTR_ID=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+    [ ${#CTR_ID} -eq 64 ] || fail "cannot make a container id"
+    mem_cgroup_create "docker-$CTR_ID.scope" "$1"
+    # Before the cgroup is removed (on_exit runs the last registered first):
+    # every process in it, a namespace's pid 1 included, killed and gone.
+    on_exit "kill -KILL \$(cat '$MEMCG_DIR/cgroup.procs') 2>/dev/null; wait_for '[ -z \"\$(cat $MEMCG_DIR/cgroup.procs)\" ]' 10; true"
+}
+
 scene_ctr() {
     local tag=$1 limit=$2 size=$3 id man outer
     shift 3
-    id=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
-    [ ${#id} -eq 64 ] || fail "cannot make a container id"
-    mem_cgroup_create "docker-$id.scope" "$limit"
-    # Before the cgroup is removed (on_exit runs the last registered first):
-    # every process in it, the namespace's pid 1 included, killed and gone.
-    on_exit "kill -KILL \$(cat '$MEMCG_DIR/cgroup.procs') 2>/dev/null; wait_for '[ -z \"\$(cat $MEMCG_DIR/cgroup.procs)\" ]' 10; true"
+    ctr_cgroup "$limit"
+    id=$CTR_ID
     man=$SHMTEST_TMP/$tag.manifest
     # Only the inner processes join the cgroup.
     unshare -p -f --mount-proc --propagation private \

@@ -11,6 +11,7 @@
 # killed there, no crash, and no file is shown on a mount it is not on.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cgroup.sh"
+. "$(dirname "$0")/ctr_lib.sh"
 need_root
 need_unshare
 need_hooked
@@ -23,10 +24,8 @@ _lib_tmp
 # process is this shell's child, so that a killed one is reaped at once.
 ns_ctr() {
     local tag=$1 id ready=$SHMTEST_TMP/$1.ready first second dev
-    id=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
-    [ ${#id} -eq 64 ] || fail "cannot make a container id"
-    mem_cgroup_create "docker-$id.scope" $((256 << 20))
-    on_exit "kill -KILL \$(cat '$MEMCG_DIR/cgroup.procs') 2>/dev/null; wait_for '[ -z \"\$(cat $MEMCG_DIR/cgroup.procs)\" ]' 10; true"
+    ctr_cgroup $((256 << 20))
+    id=$CTR_ID
     bash -c 'echo $$ >"$1/cgroup.procs" || exit 1
         exec unshare -m --propagation private bash -c "
             mount -t tmpfs -o size=16m tmpfs /dev/shm || exit 1
