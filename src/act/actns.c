@@ -67,11 +67,39 @@ int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned
     }
     ns->mntns = read_mntns(ns->root.proc, pid);
     ns->label = label ? xstrdup(label) : lookup_label(&ns->root);
+    if (!sysroot_fd_room(&ns->root)) {
+        /* No room to keep it open: pinned by (pid, start), re-opened for
+         * each check (reopen). */
+        unsigned long long pinned = ns->root.pid_start;
+        sysroot_close(&ns->root);
+        ns->root.pid = pid;
+        ns->root.pid_start = pinned;
+        ns->host = host;
+    }
     return 0;
+}
+
+/* A view kept closed, opened again into *tmp: 0 when its holder is still
+ * the process it was pinned to, else -ESRCH or -errno (tmp closed). */
+static int reopen(const struct actns *ns, struct sysroot *tmp)
+{
+    int rc = sysroot_open_pid(tmp, ns->host, ns->root.pid);
+    if (rc == 0 && tmp->pid_start != ns->root.pid_start)
+        rc = -ESRCH;
+    if (rc < 0)
+        sysroot_close(tmp);
+    return rc;
 }
 
 bool actns_alive(const struct actns *ns)
 {
+    if (ns->host) {
+        struct sysroot tmp;
+        if (reopen(ns, &tmp) < 0)
+            return false;
+        sysroot_close(&tmp);
+        return true;
+    }
     return ns->root.root >= 0 && sysroot_pid_alive(&ns->root);
 }
 
@@ -79,6 +107,21 @@ int actns_opendir(const struct actns *ns, const char *path)
 {
     if (path[0] != '/')
         return -EINVAL;
+    if (ns->host) {
+        struct sysroot tmp;
+        int rc = reopen(ns, &tmp);
+        if (rc < 0)
+            return rc;
+        int fd = open_beneath(tmp.root, path, O_RDONLY | O_DIRECTORY);
+        /* The holder still the pinned one once the directory is open: the
+         * root walked was that process's. */
+        if (fd >= 0 && !sysroot_pid_alive(&tmp)) {
+            close(fd);
+            fd = -ESRCH;
+        }
+        sysroot_close(&tmp);
+        return fd;
+    }
     return open_beneath(ns->root.root, path, O_RDONLY | O_DIRECTORY);
 }
 
@@ -97,4 +140,5 @@ void actns_close(struct actns *ns)
     free(ns->label);
     ns->label = NULL;
     ns->mntns = 0;
+    ns->host = NULL;
 }

@@ -21,6 +21,13 @@ struct actns {
                           * the processes an action there may signal */
     char *label;         /* the container's name, else its short id, else
                           * "pid N": raw bytes, escaped when written */
+    /* Set when the view was opened, pinned, and closed again because the
+     * process's fd limit had no room to keep it (util/sysroot.h,
+     * sysroot_fd_room: a node of hundreds of containers under a low
+     * `ulimit -n`): root keeps only pid and pid_start, and each check
+     * re-opens it through host (which must outlive the view), refused
+     * unless the holder is still the process of that start time. */
+    const struct sysroot *host;
 };
 
 /* Opens the view of pid through host (sysroot_open_pid). start: the start
@@ -38,8 +45,8 @@ int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned
 struct container_info;
 char *actns_label(const struct container_info *ci, pid_t pid);
 
-/* True while the view is open and its holder is the process it was opened
- * on. */
+/* True while the view is open (or re-opens, when it is kept closed) and its
+ * holder is the process it was opened on. */
 bool actns_alive(const struct actns *ns);
 
 /* Opens the directory at path, absolute as the container sees it (a mount

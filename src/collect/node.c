@@ -159,7 +159,7 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                 if (fd >= 0)
                     close(fd);
                 unsigned long long start = r.pid_start;
-                if (rc == 0 && n->nroots < NODE_ROOTS_KEPT)
+                if (rc == 0 && n->nroots < NODE_ROOTS_KEPT && sysroot_fd_room(&r))
                     *keep = r; /* the listing goes through it (mount_root) */
                 else
                     sysroot_close(&r);
@@ -386,10 +386,16 @@ void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
         struct sysroot tmp;
         const struct sysroot *r;
         int rc = mount_root(n, sys, i, &tmp, &r);
-        if (rc < 0) {
+        if (rc == -ESRCH || rc == -ENOENT) {
             warn_add(w, "%s (device %u:%u): not listed, its process %d has exited",
                      ml->items[i].path, major(ml->items[i].dev), minor(ml->items[i].dev),
                      n->read ? (int)n->read[i].pid : 0);
+            continue;
+        }
+        if (rc < 0) {
+            warn_add(w, "%s (device %u:%u): not listed, its process %d cannot be read: %s",
+                     ml->items[i].path, major(ml->items[i].dev), minor(ml->items[i].dev),
+                     n->read ? (int)n->read[i].pid : 0, strerror(-rc));
             continue;
         }
         /* The one mount as a list of one: its entries come back as mount 0. */
