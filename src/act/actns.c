@@ -12,6 +12,7 @@
 #include "util/beneath.h"
 #include "util/buf.h"
 #include "util/escape.h"
+#include "util/fileio.h"
 #include "util/xalloc.h"
 
 /* The inode of pid's mount namespace ("mnt:[4026531840]"), 0 when unknown. */
@@ -25,6 +26,48 @@ static unsigned long read_mntns(int proc, pid_t pid)
     link[n] = '\0';
     unsigned long ino = 0;
     return sscanf(link, "mnt:[%lu]", &ino) == 1 ? ino : 0;
+}
+
+/* The uid_map of pid's user namespace into ns (actns_maps_uid). A map that
+ * cannot be read or parsed maps everything only when pid shares the
+ * watcher's user namespace; else nothing. */
+static void read_uids(struct actns *ns, int proc, pid_t pid)
+{
+    char name[48], own[64], theirs[64];
+    snprintf(name, sizeof(name), "%d/ns/user", (int)pid);
+    ssize_t a = readlinkat(proc, "self/ns/user", own, sizeof(own) - 1);
+    ssize_t b = readlinkat(proc, name, theirs, sizeof(theirs) - 1);
+    if (a > 0 && b > 0 && a == b && memcmp(own, theirs, (size_t)a) == 0) {
+        ns->all_uids = true; /* the watcher's own user namespace */
+        return;
+    }
+    struct buf text;
+    buf_init(&text);
+    snprintf(name, sizeof(name), "%d/uid_map", (int)pid);
+    if (read_proc_at(proc, name, &text, 1 << 16) == 0) {
+        char *cur = text.data, *line;
+        size_t cap = 0;
+        while ((line = next_line(&cur))) {
+            unsigned long long in, out, count;
+            if (sscanf(line, "%llu %llu %llu", &in, &out, &count) != 3)
+                continue;
+            struct actns_uids *u = VEC_PUSH(ns->uids, ns->nuids, cap);
+            u->start = out;
+            u->count = count;
+        }
+    }
+    buf_free(&text);
+}
+
+bool actns_maps_uid(const struct actns *ns, uid_t owner)
+{
+    if (ns->all_uids)
+        return true;
+    for (size_t i = 0; i < ns->nuids; i++)
+        if ((unsigned long long)owner >= ns->uids[i].start &&
+            (unsigned long long)owner - ns->uids[i].start < ns->uids[i].count)
+            return true;
+    return false;
 }
 
 char *actns_label(const struct container_info *ci, pid_t pid)
@@ -66,6 +109,7 @@ int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned
         return rc;
     }
     ns->mntns = read_mntns(ns->root.proc, pid);
+    read_uids(ns, ns->root.proc, pid);
     ns->label = label ? xstrdup(label) : lookup_label(&ns->root);
     if (!sysroot_fd_room(&ns->root)) {
         /* No room to keep it open: pinned by (pid, start), re-opened for
@@ -141,4 +185,8 @@ void actns_close(struct actns *ns)
     ns->label = NULL;
     ns->mntns = 0;
     ns->host = NULL;
+    free(ns->uids);
+    ns->uids = NULL;
+    ns->nuids = 0;
+    ns->all_uids = false;
 }

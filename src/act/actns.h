@@ -12,6 +12,8 @@
 #define SHMWATCH_ACTNS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 #include "util/sysroot.h"
 
@@ -28,6 +30,15 @@ struct actns {
      * re-opens it through host (which must outlive the view), refused
      * unless the holder is still the process of that start time. */
     const struct sysroot *host;
+    /* The holder's user namespace's uid_map, as host uid ranges [start,
+     * start + count): the owners whose files the container itself could
+     * have made. Read when opened; nuids 0 with all_uids set when every
+     * uid is mapped (the host's user namespace) or the map is unknown. */
+    struct actns_uids {
+        unsigned long long start, count;
+    } *uids;
+    size_t nuids;
+    bool all_uids;
 };
 
 /* Opens the view of pid through host (sysroot_open_pid). start: the start
@@ -48,6 +59,13 @@ char *actns_label(const struct container_info *ci, pid_t pid);
 /* True while the view is open (or re-opens, when it is kept closed) and its
  * holder is the process it was opened on. */
 bool actns_alive(const struct actns *ns);
+
+/* True when the host uid owner is mapped into the view's user namespace: a
+ * file of another owner cannot be its container's own (a user's rootless
+ * container may bind any tmpfs it can reach, the host's /run say, at its
+ * /dev/shm), so no action through the view touches it. Always true for a
+ * container of the host's user namespace. */
+bool actns_maps_uid(const struct actns *ns, uid_t owner);
 
 /* Opens the directory at path, absolute as the container sees it (a mount
  * point from its mountinfo), below the view's root with util/beneath.h's
