@@ -165,11 +165,7 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                     sysroot_close(&r);
                 r.pid_start = start;
                 if (rc == 0) {
-                    uint64_t frsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
-                    m->size = (uint64_t)sv.f_blocks * frsize;
-                    m->avail = (uint64_t)sv.f_bavail * frsize;
-                    m->used = ((uint64_t)sv.f_blocks - (uint64_t)sv.f_bfree) * frsize;
-                    m->stat_ok = true;
+                    mounts_set_statvfs(m, &sv);
                     via->pid = ns->members[k];
                     via->pid_start = r.pid_start;
                     return 0;
@@ -474,7 +470,7 @@ static void refresh_one(const struct scan_node *n, const struct sysroot *sys, st
     } else {
         m->stat_ok = false;
         m->stat_err = -rc;
-        m->size = m->used = m->avail = 0;
+        m->size = m->used = m->avail = m->inodes = m->inodes_free = 0;
     }
 }
 
@@ -581,7 +577,7 @@ void node_gauges_refresh(const struct node_gauge *g, const struct node_read *rea
         } else if (err) {
             m->stat_ok = false;
             m->stat_err = err;
-            m->size = m->used = m->avail = 0;
+            m->size = m->used = m->avail = m->inodes = m->inodes_free = 0;
         } else {
             mounts_set_statvfs(m, &sv);
         }
