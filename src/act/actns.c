@@ -111,16 +111,21 @@ int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned
     ns->mntns = read_mntns(ns->root.proc, pid);
     read_uids(ns, ns->root.proc, pid);
     ns->label = label ? xstrdup(label) : lookup_label(&ns->root);
-    if (!sysroot_fd_room(&ns->root)) {
-        /* No room to keep it open: pinned by (pid, start), re-opened for
-         * each check (reopen). */
-        unsigned long long pinned = ns->root.pid_start;
-        sysroot_close(&ns->root);
-        ns->root.pid = pid;
-        ns->root.pid_start = pinned;
-        ns->host = host;
-    }
     return 0;
+}
+
+void actns_keep_closed_if_short(struct actns *ns, const struct sysroot *host)
+{
+    if (ns->root.root < 0 || sysroot_fd_room(&ns->root))
+        return;
+    /* No room to keep it open: pinned by (pid, start), re-opened for each
+     * check (reopen). */
+    pid_t pid = ns->root.pid;
+    unsigned long long pinned = ns->root.pid_start;
+    sysroot_close(&ns->root);
+    ns->root.pid = pid;
+    ns->root.pid_start = pinned;
+    ns->host = host;
 }
 
 /* A view kept closed, opened again into *tmp: 0 when its holder is still

@@ -50,6 +50,13 @@ struct actns {
 int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned long long start,
                const char *label);
 
+/* An open view whose fds are past half of the fd limit (util/sysroot.h,
+ * sysroot_fd_room) is closed and kept pinned instead (host, above), so
+ * that hundreds of views (the node view's) do not use up the fds. host
+ * must outlive the view. Only for views used through actns_alive and
+ * actns_opendir (never one whose root a scan reads). */
+void actns_keep_closed_if_short(struct actns *ns, const struct sysroot *host);
+
 /* How a container is named in plans, results and the log: its name, else
  * its id's first 12 digits, else "pid N" (ci NULL: not in a container). A
  * new string, raw bytes. */
