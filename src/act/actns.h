@@ -32,8 +32,9 @@ struct actns {
     const struct sysroot *host;
     /* The holder's user namespace's uid_map, as host uid ranges [start,
      * start + count): the owners whose files the container itself could
-     * have made. Read when opened; nuids 0 with all_uids set when every
-     * uid is mapped (the host's user namespace) or the map is unknown. */
+     * have made. Read when opened; all_uids set when the holder shares
+     * the watcher's user namespace (every uid its own); a map that cannot
+     * be read maps nothing. */
     struct actns_uids {
         unsigned long long start, count;
     } *uids;
