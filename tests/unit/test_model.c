@@ -762,16 +762,32 @@ static struct scan *two_ctr_scene(void)
     return s;
 }
 
+/* The model of two_ctr_scene with the default options; two_ctr_free
+ * frees both. */
+static struct model *two_ctr_model(struct scan *s)
+{
+    struct model *m = calloc(1, sizeof(*m));
+    struct model_opts o;
+    model_opts_default(&o);
+    model_build(s, &o, m);
+    return m;
+}
+
+static void two_ctr_free(struct scan *s, struct model *m)
+{
+    model_free(m);
+    free(m);
+    scan_free(s);
+    free(s);
+}
+
 /* Each container's budget names its own loader, measured against its own
  * mount and limit; the host's mount, with no group of its own, none. */
 static void test_loader_per_container(void **state)
 {
     (void)state;
     struct scan *s = two_ctr_scene();
-    struct model *m = calloc(1, sizeof(*m));
-    struct model_opts o;
-    model_opts_default(&o);
-    model_build(s, &o, m);
+    struct model *m = two_ctr_model(s);
     assert_int_equal(m->nmount_budgets, 3);
     const struct group *a = model_find_group(m, 100), *b = model_find_group(m, 200);
     assert_non_null(a);
@@ -797,10 +813,7 @@ static void test_loader_per_container(void **state)
     assert_true(bb->fit_workers_limit != UINT64_MAX);
     assert_int_equal(ba->limit, 1024 * MiB);
     assert_true(ba->fit_workers_shm != bb->fit_workers_shm);
-    model_free(m);
-    free(m);
-    scan_free(s);
-    free(s);
+    two_ctr_free(s, m);
 }
 
 /* The text report's BUDGET of each container says its own DataLoader's
@@ -810,10 +823,7 @@ static void test_text_loader_per_container(void **state)
 {
     (void)state;
     struct scan *s = two_ctr_scene();
-    struct model *m = calloc(1, sizeof(*m));
-    struct model_opts o;
-    model_opts_default(&o);
-    model_build(s, &o, m);
+    struct model *m = two_ctr_model(s);
     struct buf out;
     buf_init(&out);
     report_text(&out, m, &(struct text_opts){.ascii = true});
@@ -843,10 +853,7 @@ static void test_text_loader_per_container(void **state)
         { fputs(t, stderr); fail_msg("no \"%s\" in the report above", want); }
     assert_true(lb < fb);
     buf_free(&out);
-    model_free(m);
-    free(m);
-    scan_free(s);
-    free(s);
+    two_ctr_free(s, m);
 }
 
 /* The OOM kills and peaks of each mount's owner, scan to scan: a rise in
