@@ -421,27 +421,46 @@ int cgroup_collect(const struct sysroot *sys, pid_t pid, const struct mountinfo 
     return cgroup_collect_memo(sys, pid, mi, info, w, NULL);
 }
 
+/* "self/cgroup" or "PID/cgroup", below /proc: bounded. */
+static const char *cgroup_file_of(pid_t pid, char *buf, size_t n)
+{
+    if (pid > 0)
+        snprintf(buf, n, "%d/cgroup", (int)pid);
+    else
+        snprintf(buf, n, "self/cgroup");
+    return buf;
+}
+
 int cgroup_collect_memo(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
                         struct cgroup_info *info, struct warnings *w, struct cgroup_memo *memo)
+{
+    memset(info, 0, sizeof(*info));
+    char cgroup_file[32];
+    cgroup_file_of(pid, cgroup_file, sizeof(cgroup_file));
+    struct buf cg;
+    buf_init(&cg);
+    int rc = read_file_at(sys->proc, cgroup_file, &cg, SMALL_MAX);
+    if (rc < 0)
+        warn_add(w, "cannot read %s/%s: %s", sysroot_proc_shown(sys), cgroup_file, strerror(-rc));
+    else
+        cgroup_collect_text(sys, pid, cg.data, mi, info, w, memo);
+    buf_free(&cg);
+    return rc < 0 ? rc : 0;
+}
+
+void cgroup_collect_text(const struct sysroot *sys, pid_t pid, const char *text,
+                         const struct mountinfo *mi, struct cgroup_info *info, struct warnings *w,
+                         struct cgroup_memo *memo)
 {
     memset(info, 0, sizeof(*info));
     struct reader r = {.w = w, .host = sys->host};
     buf_init(&r.path);
     buf_init(&r.text);
-    struct buf cg;
+    struct buf cg; /* a copy: its lines are parsed in place */
     buf_init(&cg);
+    buf_adds(&cg, text);
 
     char *v1_path = NULL, *v2_path = NULL;
-    char cgroup_file[32]; /* "self/cgroup" or "PID/cgroup": bounded */
-    if (pid > 0)
-        snprintf(cgroup_file, sizeof(cgroup_file), "%d/cgroup", (int)pid);
-    else
-        snprintf(cgroup_file, sizeof(cgroup_file), "self/cgroup");
-    int rc = read_file_at(sys->proc, cgroup_file, &cg, SMALL_MAX);
-    if (rc < 0) {
-        warn_add(w, "cannot read %s/%s: %s", sysroot_proc_shown(sys), cgroup_file, strerror(-rc));
-        goto out;
-    }
     char *cursor = cg.data, *line;
     while ((line = next_line(&cursor))) {
         struct cgroup_line l;
@@ -457,16 +476,17 @@ int cgroup_collect_memo(const struct sysroot *sys, pid_t pid, const struct mount
         goto out;
     if (v2_path && !v1_path)
         memo_hierarchy(&r, mi, 2, v2_path, info, memo);
-    if (!v1_path && !v2_path)
+    if (!v1_path && !v2_path) {
+        char cgroup_file[32];
         warn_add(w, "%s/%s names no cgroup: the memory limit is unknown", sysroot_proc_shown(sys),
-                 cgroup_file);
+                 cgroup_file_of(pid, cgroup_file, sizeof(cgroup_file)));
+    }
 out:
     free(v1_path);
     free(v2_path);
     buf_free(&cg);
     buf_free(&r.path);
     buf_free(&r.text);
-    return rc < 0 ? rc : 0;
 }
 
 void cgroup_free(struct cgroup_info *info)

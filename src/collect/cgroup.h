@@ -56,6 +56,12 @@ struct cgroup_memo {
 int cgroup_collect_memo(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
                         struct cgroup_info *info, struct warnings *w, struct cgroup_memo *memo);
 
+/* cgroup_collect_memo on the text of PID's cgroup file, read already (the
+ * node view reads it once for the container's id and its cgroup). */
+void cgroup_collect_text(const struct sysroot *sys, pid_t pid, const char *text,
+                         const struct mountinfo *mi, struct cgroup_info *info, struct warnings *w,
+                         struct cgroup_memo *memo);
+
 void cgroup_memo_free(struct cgroup_memo *memo);
 
 void cgroup_free(struct cgroup_info *info);

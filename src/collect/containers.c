@@ -356,19 +356,28 @@ int containers_lookup(int hostroot, const struct container_id *cid, int ctr_root
 
 int containers_collect(int hostroot, int piddir, struct container_info *out)
 {
-    memset(out, 0, sizeof(*out));
     struct buf text;
     buf_init(&text);
-    int rc = read_proc_at(piddir, "cgroup", &text, 1 << 16);
-    struct container_id cid;
-    if (rc == 0 && container_id_parse(text.data, &cid)) {
-        int root = openat(piddir, "root", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        rc = containers_lookup(hostroot, &cid, root, out);
-        if (root >= 0)
-            close(root);
-    }
+    int rc = read_proc_at(piddir, "cgroup", &text, CONTAINERS_CGROUP_MAX);
+    if (rc == 0)
+        containers_collect_text(hostroot, piddir, text.data, out);
+    else
+        memset(out, 0, sizeof(*out));
     buf_free(&text);
     return rc;
+}
+
+void containers_collect_text(int hostroot, int piddir, const char *cgroup_text,
+                             struct container_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct container_id cid;
+    if (!container_id_parse(cgroup_text, &cid))
+        return;
+    int root = openat(piddir, "root", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    containers_lookup(hostroot, &cid, root, out);
+    if (root >= 0)
+        close(root);
 }
 
 void containers_free(struct container_info *ci)

@@ -60,6 +60,7 @@ struct container_info {
 enum {
     CONTAINERS_JSON_MAX = 1 << 20, /* config.v2.json, daemon.json */
     CONTAINERS_HOSTNAME_MAX = 4096,
+    CONTAINERS_CGROUP_MAX = 1 << 16, /* /proc/PID/cgroup */
 };
 
 /* Fills out for the container cid names. hostroot: a directory fd on the
@@ -74,6 +75,10 @@ int containers_lookup(int hostroot, const struct container_id *cid, int ctr_root
  * Returns 0 (out->runtime RUNTIME_NONE: not in a container), or the -errno
  * of reading the cgroup file (the process is gone, or not ours to read). */
 int containers_collect(int hostroot, int piddir, struct container_info *out);
+
+/* The same from the text of its cgroup file, read already. */
+void containers_collect_text(int hostroot, int piddir, const char *cgroup_text,
+                             struct container_info *out);
 
 void containers_free(struct container_info *ci);
 

@@ -608,22 +608,28 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
         int piddir = openat(sys->proc, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (piddir < 0)
             continue;
-        struct container_info ci;
-        memset(&ci, 0, sizeof(ci));
-        int rc = containers_collect(sys->host, piddir, &ci);
-        close(piddir);
-        if (rc < 0) {
-            containers_free(&ci);
+        /* Its cgroup file names the container and its memory cgroup: read
+         * once for both. */
+        struct buf cg;
+        buf_init(&cg);
+        if (read_proc_at(piddir, "cgroup", &cg, CONTAINERS_CGROUP_MAX) < 0) {
+            close(piddir);
+            buf_free(&cg);
             continue; /* gone: try the next member */
         }
+        struct container_info ci;
+        containers_collect_text(sys->host, piddir, cg.data, &ci);
+        close(piddir);
         if (ci.runtime == RUNTIME_NONE && !own_mount) {
             containers_free(&ci); /* a private namespace on the host's mounts: the host's */
+            buf_free(&cg);
             return;
         }
         for (size_t c = 0; ci.id && c < n->nctrs; c++)
             if (n->ctrs[c].info.id && strcmp(n->ctrs[c].info.id, ci.id) == 0) {
                 x->ctr = c;
                 containers_free(&ci);
+                buf_free(&cg);
                 return;
             }
         struct node_ctr *c = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
@@ -631,7 +637,8 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
         c->info = ci;
         c->pid = x->members[k];
         c->mntns = x->mntns;
-        cgroup_collect_memo(sys, c->pid, self_mi, &c->cgroup, w, memo);
+        cgroup_collect_text(sys, c->pid, cg.data, self_mi, &c->cgroup, w, memo);
+        buf_free(&cg);
         x->ctr = n->nctrs - 1;
         return;
     }

@@ -102,6 +102,29 @@ static void mounts(struct text *t)
     }
 }
 
+/* What the busiest DataLoader of this budget's owner teaches: its batch, and
+ * how many workers fit at its prefetch factor in the mount and the limit. */
+static void budget_loader(struct text *t, const struct budget *b)
+{
+    if (!b->loader_main)
+        return;
+    char a[16], c[16], d[16];
+    buf_printf(t->out,
+               "  loader: main %d, one batch %s in shm, %llu batch%s in flight with %llu "
+               "worker%s (prefetch factor %llu)\n",
+               (int)b->loader_main, sz(a, b->loader_batch),
+               (unsigned long long)b->loader_batches, b->loader_batches == 1 ? "" : "es",
+               (unsigned long long)b->loader_workers, b->loader_workers == 1 ? "" : "s",
+               (unsigned long long)b->loader_prefetch);
+    buf_printf(t->out, "  workers that fit at that factor: %llu in this mount (%s)",
+               (unsigned long long)b->fit_workers_shm, sz(c, b->shm_size));
+    if (b->fit_workers_limit == UINT64_MAX)
+        buf_adds(t->out, ", no memory limit applies\n");
+    else
+        buf_printf(t->out, ", %llu under the memory limit (%s)\n",
+                   (unsigned long long)b->fit_workers_limit, sz(d, b->limit));
+}
+
 static void budget_of(struct text *t, const struct budget *b, const struct cgroup_info *cg)
 {
     char a[16], c[16], d[16], e[16], f[16], g[16];
@@ -117,6 +140,7 @@ static void budget_of(struct text *t, const struct budget *b, const struct cgrou
                                    : "");
     else if (cg->present)
         buf_adds(t->out, "  oom kills unknown (the kernel does not say)\n");
+    budget_loader(t, b);
     buf_printf(t->out, "  verdict: %s\n", verdict_name(b->verdict));
     for (size_t i = 0; i < b->nadvice; i++)
         buf_printf(t->out, "  - %s\n", b->advice[i]);

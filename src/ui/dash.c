@@ -287,6 +287,32 @@ static void draw_budget(struct ui *u, int y, int lines)
                  term_attr(THEME_muted), true);
 }
 
+/* The gauge of the mount whose device is dev, or NULL. */
+static const struct gauge *gauge_of(const struct ui *u, dev_t dev)
+{
+    for (size_t i = 0; i < u->gauges.n; i++)
+        if (u->gauges.items[i].dev == dev)
+            return &u->gauges.items[i];
+    return NULL;
+}
+
+/* The line that stands for the mounts no gauge line is left for: how many,
+ * and the fill of the fullest (in the node view they are the least
+ * critical ones, being last in its order). */
+static void draw_more(int y, size_t hidden, double fullest)
+{
+    char line[128];
+    snprintf(line, sizeof(line), "+%zu more mount%s, the fullest %.1f%%: the tree lists every one",
+             hidden, hidden == 1 ? "" : "s", fullest);
+    term_put(y, 0, COLS, line, term_attr(THEME_muted), true);
+}
+
+static double gauge_pct(const struct gauge *g)
+{
+    struct shm_mount mt = {.stat_ok = g->ok, .size = g->size, .used = g->used};
+    return g->ok && g->size ? mount_used_pct(&mt) : 0.0;
+}
+
 int dash_draw_top(struct ui *u, int max_lines)
 {
     draw_title(u);
@@ -309,27 +335,46 @@ int dash_draw_top(struct ui *u, int max_lines)
                  term_attr(u->snap ? THEME_warning : THEME_muted), true);
         y++;
     }
-    if (u->snap && u->snap->scan.node.all && u->gauges.n) {
-        /* --all: the snapshot's mounts in the view's order, each with its
-         * reading (found by its device) and its container's label. */
+    /* The gauges in the order shown; with --all the snapshot's mounts in the
+     * view's order, each with its reading (found by its device) and its
+     * container's label (order[k] is shown[k]'s mount). */
+    size_t n = 0;
+    const struct gauge **shown = xmalloc(sizeof(*shown) * (u->gauges.n ? u->gauges.n : 1));
+    size_t *order = NULL;
+    bool node = u->snap && u->snap->scan.node.all && u->gauges.n;
+    if (node) {
         const struct mount_list *ml = &u->snap->scan.mounts;
-        size_t *order = xmalloc(sizeof(*order) * (ml->n ? ml->n : 1));
-        size_t n = ui_mount_order(u, order);
-        for (size_t k = 0; k < n && y < 1 + gauges; k++) {
-            const struct shm_mount *mt = &ml->items[order[k]];
-            for (size_t i = 0; i < u->gauges.n; i++)
-                if (u->gauges.items[i].dev == mt->dev) {
-                    char label[256];
-                    ui_mount_label(u, order[k], label, sizeof(label));
-                    draw_gauge(u, y++, &u->gauges.items[i], label);
-                    break;
-                }
+        order = xmalloc(sizeof(*order) * (ml->n ? ml->n : 1));
+        size_t nmounts = ui_mount_order(u, order);
+        for (size_t k = 0; k < nmounts && n < u->gauges.n; k++) {
+            const struct gauge *gg = gauge_of(u, ml->items[order[k]].dev);
+            if (gg) {
+                order[n] = order[k];
+                shown[n++] = gg;
+            }
         }
-        free(order);
     } else {
-        for (size_t i = 0; i < u->gauges.n && y < 1 + gauges; i++)
-            draw_gauge(u, y++, &u->gauges.items[i], NULL);
+        for (; n < u->gauges.n; n++)
+            shown[n] = &u->gauges.items[n];
     }
+    /* More mounts than lines: the last line counts the rest, unless only
+     * one line is left (then the first, the most critical, is worth more). */
+    size_t fit = n <= (size_t)gauges ? n : gauges > 1 ? (size_t)gauges - 1 : 1;
+    for (size_t k = 0; k < fit; k++) {
+        char label[160]; /* draw_gauge's room for it */
+        if (node)
+            ui_mount_label(u, order[k], label, sizeof(label));
+        draw_gauge(u, y++, shown[k], node ? label : NULL);
+    }
+    if (fit < n && gauges > 1) {
+        double fullest = 0;
+        for (size_t k = fit; k < n; k++)
+            if (gauge_pct(shown[k]) > fullest)
+                fullest = gauge_pct(shown[k]);
+        draw_more(y++, n - fit, fullest);
+    }
+    free(order);
+    free(shown);
     if (budget)
         draw_budget(u, y, budget);
     return y + budget;

@@ -69,7 +69,15 @@ b_line=$(grep -n "^== CONTAINER .*(docker ${ID_B:0:12}, " "$SHMTEST_TMP/all.txt"
     fail "the text report has no heading per container, the host's first: $(grep '^==' "$SHMTEST_TMP/all.txt")"
 sed -n "$a_line,\$p" "$SHMTEST_TMP/all.txt" | grep -q "main $MAIN_A " ||
     fail "container A's group is not under its heading"
-ok "the text report: a heading per container, the host's first, each with its group"
+# block LINE: the text report's section that begins at LINE, up to the next heading.
+block() { awk -v from="$1" 'NR == from { print; next } NR > from && /^== / { exit } NR > from' "$SHMTEST_TMP/all.txt"; }
+for t in "A $a_line $MAIN_A" "B $b_line $MAIN_B"; do
+    read -r name line main <<<"$t"
+    block "$line" | grep -q "^  loader: main $main, one batch .* in shm, .* with 2 workers (prefetch factor [0-9]*)$" ||
+        fail "container $name's BUDGET has no loader line of its own main $main: $(block "$line" | grep -A3 '^BUDGET')"
+done
+block "$host_line" | grep -q '^  loader:' && fail "the host's BUDGET names a DataLoader it does not run"
+ok "the text report: a heading per container, the host's first, each with its group and its own loader"
 
 "$SHMWATCH" --all --prometheus >"$SHMTEST_TMP/all.prom" || fail "--all --prometheus exited $?"
 grep -q "^shmwatch_mount_size_bytes{mount=\"/dev/shm\",mount_id=\"[0-9]*:[0-9]*\",container=\"[^\"]*\",container_id=\"$ID_A\",pod=\"\",namespace=\"\"} 67108864$" "$SHMTEST_TMP/all.prom" ||

@@ -164,6 +164,21 @@ wait_for '[ ! -e "/proc/$MAIN_A/root/dev/shm/$orphan" ]' 10 ||
 ok "d in the node view removed A's orphan $orphan in A's mount; B's and the host's namesakes stay"
 tui_quit
 
+# --- More mounts than gauge lines ------------------------------------------------
+# At 9 lines two are left for gauges: the most critical mount's, then one
+# that counts the others (the host's and A's at least, with B's shown) and
+# gives the fill of the fullest of them.
+tui_start 160 9 --all
+tui_wait '^\+[0-9]+ more mounts, the fullest [0-9]+\.[0-9]%: the tree lists every one' 15
+screen=$(tui_cap)
+more=$(row_in "$screen" '^\+[0-9]+ more mounts')
+hidden=$(sed -n "$((more + 1))p" <<<"$screen" | sed -E 's/^\+([0-9]+) .*/\1/')
+[ "$more" -ge 2 ] && sed -n "${more}p" <<<"$screen" | grep -qE ' [0-9]+\.[0-9]% ' ||
+    { tui_dump; fail "no gauge line above the line that counts the other mounts"; }
+[ "$hidden" -ge 2 ] || { tui_dump; fail "the count says $hidden more mounts, not the host's and A's at least"; }
+ok "more mounts than gauge lines: the last line counts the $hidden not shown"
+tui_quit
+
 # --- Tiny terminals --------------------------------------------------------------
 for size in 60x14 30x8 12x4; do
     w=${size%x*}

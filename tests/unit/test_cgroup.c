@@ -437,6 +437,22 @@ static void test_memo(void **state)
     assert_int_equal(w.n, 1); /* not mounted: said once */
     assert_int_equal(cgroup_collect(&sys, 8, &mi, &fresh, &w), 0);
     assert_int_equal(fresh.usage, 600);
+    /* From the text of a cgroup file read already (the node view's one
+     * read per container): proc/11/cgroup does not exist, so nothing but
+     * the text can name /jobs/b; a text naming no cgroup is said once. */
+    struct cgroup_info c11, c12;
+    cgroup_collect_text(&sys, 11, "0::/jobs/b\n", &mi, &c11, &w, NULL);
+    assert_true(c11.present);
+    assert_string_equal(c11.path, "/jobs/b");
+    assert_int_equal(c11.usage, 700);
+    assert_int_equal(c11.limit, 2000);
+    size_t nw = w.n;
+    cgroup_collect_text(&sys, 12, "garbage\n", &mi, &c12, &w, &memo);
+    assert_false(c12.present);
+    assert_int_equal(w.n, nw + 1);
+    assert_non_null(strstr(w.msg[w.n - 1], "12/cgroup names no cgroup"));
+    cgroup_free(&c11);
+    cgroup_free(&c12);
     cgroup_free(&c7);
     cgroup_free(&c8);
     cgroup_free(&c9);

@@ -4,6 +4,7 @@
 
 #include "testutil.h"
 #include "model/model.h"
+#include "report/report.h"
 #include "fake_scene.h"
 #include "util/xalloc.h"
 
@@ -761,16 +762,32 @@ static struct scan *two_ctr_scene(void)
     return s;
 }
 
+/* The model of two_ctr_scene with the default options; two_ctr_free
+ * frees both. */
+static struct model *two_ctr_model(struct scan *s)
+{
+    struct model *m = calloc(1, sizeof(*m));
+    struct model_opts o;
+    model_opts_default(&o);
+    model_build(s, &o, m);
+    return m;
+}
+
+static void two_ctr_free(struct scan *s, struct model *m)
+{
+    model_free(m);
+    free(m);
+    scan_free(s);
+    free(s);
+}
+
 /* Each container's budget names its own loader, measured against its own
  * mount and limit; the host's mount, with no group of its own, none. */
 static void test_loader_per_container(void **state)
 {
     (void)state;
     struct scan *s = two_ctr_scene();
-    struct model *m = calloc(1, sizeof(*m));
-    struct model_opts o;
-    model_opts_default(&o);
-    model_build(s, &o, m);
+    struct model *m = two_ctr_model(s);
     assert_int_equal(m->nmount_budgets, 3);
     const struct group *a = model_find_group(m, 100), *b = model_find_group(m, 200);
     assert_non_null(a);
@@ -796,10 +813,47 @@ static void test_loader_per_container(void **state)
     assert_true(bb->fit_workers_limit != UINT64_MAX);
     assert_int_equal(ba->limit, 1024 * MiB);
     assert_true(ba->fit_workers_shm != bb->fit_workers_shm);
-    model_free(m);
-    free(m);
-    scan_free(s);
-    free(s);
+    two_ctr_free(s, m);
+}
+
+/* The text report's BUDGET of each container says its own DataLoader's
+ * batch and how many workers fit in its own mount and limit; the host's
+ * budget, with no DataLoader on its mount, has no loader line. */
+static void test_text_loader_per_container(void **state)
+{
+    (void)state;
+    struct scan *s = two_ctr_scene();
+    struct model *m = two_ctr_model(s);
+    struct buf out;
+    buf_init(&out);
+    report_text(&out, m, &(struct text_opts){.ascii = true});
+    const char *t = out.data;
+    const char *host = strstr(t, "BUDGET of /dev/shm\n");
+    const char *ba = strstr(t, "BUDGET of /dev/shm, cgroup /docker/aaaa\n");
+    const char *bb = strstr(t, "BUDGET of /dev/shm, cgroup /docker/bbbb\n");
+    if (!host || !ba || !bb)
+        fail_msg("BUDGET blocks missing in %s", t);
+    assert_true(host < ba && ba < bb);
+    const char *la = strstr(t, "  loader: main 100, one batch 32.0 KiB in shm, "
+                               "3 batches in flight with 2 workers");
+    const char *lb = strstr(t, "  loader: main 200, one batch 16.0 KiB in shm, "
+                               "2 batches in flight with 1 worker (prefetch");
+    if (!la || !lb)
+        fail_msg("loader lines missing in %s", t);
+    assert_true(ba < la && la < bb && bb < lb);
+    assert_ptr_equal(strstr(t, "  loader:"), la); /* none in the host's block */
+    char want[160];
+    const struct budget *b = model_mount_budget(m, 2);
+    snprintf(want, sizeof(want),
+             "  workers that fit at that factor: %llu in this mount (32.0 MiB), %llu under the "
+             "memory limit (512 MiB)\n",
+             (unsigned long long)b->fit_workers_shm, (unsigned long long)b->fit_workers_limit);
+    const char *fb = strstr(t, want);
+    if (!fb)
+        { fputs(t, stderr); fail_msg("no \"%s\" in the report above", want); }
+    assert_true(lb < fb);
+    buf_free(&out);
+    two_ctr_free(s, m);
 }
 
 /* The OOM kills and peaks of each mount's owner, scan to scan: a rise in
@@ -890,6 +944,7 @@ int main(void)
         cmocka_unit_test(test_remembered_workers_keep_their_orphans),
         cmocka_unit_test(test_other_mount_namespaces_are_not_ours),
         cmocka_unit_test(test_loader_per_container),
+        cmocka_unit_test(test_text_loader_per_container),
         cmocka_unit_test(test_mount_memory_per_container),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
