@@ -379,6 +379,12 @@ void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
                         struct mount_list *ml, struct file_list *out, struct warnings *w)
 {
     for (size_t i = 0; i < ml->n; i++) {
+        if (!ml->items[i].stat_ok) {
+            /* No process that sees it reached it (its path may lead to
+             * another file system: covered by a later mount): nothing is
+             * listed through that path; the scan says why once. */
+            continue;
+        }
         struct sysroot tmp;
         const struct sysroot *r;
         int rc = mount_root(n, sys, i, &tmp, &r);
