@@ -16,7 +16,7 @@
 . "$(dirname "$0")/ctr_lib.sh"
 need_root
 need_unshare
-need jq perl od
+need jq perl od /usr/bin/python3
 [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: its pid 1 (this script) is the node view's host,
 # and --all sees only this test's containers.
@@ -96,12 +96,26 @@ $(cat "$3.shape")"
 }
 
 D=$SHMTEST_TMP
+export D
 blocks 1 >"$D/doc-once"
 blocks 2 >"$D/doc-clean"
 grep -q '^\$ shmwatch --all --once$' <(section 'A GPU node: every container at once') ||
     fail "the guide's first example is no longer shmwatch --all --once"
 "$SHMWATCH" --all --once >"$D/once" 2>&1 || fail "--all --once exited $?: $(tail -n 3 "$D/once")"
 check "the guide's shmwatch --all --once" "$D/doc-once" "$D/once"
+
+# --mount PATH watches PATH instead of the default mounts (shmwatch(1),
+# OPTIONS), in the node view too; so clean --mount acts on that mount only
+# (clean --help: "only this mount"), never on every container's /dev/shm.
+mkdir -p "$D/xshm" && mount -t tmpfs -o size=4m tmpfs "$D/xshm" || fail "cannot mount $D/xshm"
+"$SHMWATCH" --all --mount "$D/xshm" --json >"$D/xshm.json" || fail "--all --mount --json exited $?"
+json_check "$D/xshm.json" "[m['path'] for m in j['mounts']] == [env['D'] + '/xshm']" \
+    "--all --mount PATH: only the mount at PATH, not every container's /dev/shm"
+"$SHMWATCH" clean --all --dry-run --mount "$D/xshm" >"$D/clean-x" 2>&1 ||
+    fail "clean --all --mount exited $?: $(tail -n 3 "$D/clean-x")"
+grep -q 'crashed' "$D/clean-x" && fail "clean --all --mount $D/xshm plans crashed's /dev/shm: $(head -n 3 "$D/clean-x")"
+ok "clean --all --mount PATH acts on that mount only: $(tail -n 1 "$D/clean-x")"
+umount "$D/xshm"
 
 "$SHMWATCH" clean --all --dry-run >"$D/clean" 2>&1 || fail "clean --all --dry-run exited $?"
 "$SHMWATCH" clean --pid "$crashed" --yes --log "$D/actions.log" >>"$D/clean" 2>&1 ||
