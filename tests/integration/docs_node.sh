@@ -146,3 +146,19 @@ shape <"$D/jq" | sort >"$D/jq.shape"
     fail "the guide's jq output is not what the command prints (shapes):
 $(diff "$D/doc-jq.shape" "$D/jq.shape")"
 ok "the guide's jq command prints its rows: $(tr '\n\t' '; ' <"$D/jq")"
+
+# Every metric and label that config/deploy's alert rules and the guide's
+# node view section name is one that --all --prometheus writes (instance is
+# Prometheus's own).
+sed -n 's/^\(shmwatch_[a-z_]*\){\(.*\)} .*/\1 \2/p' "$D/prom" >"$D/series"
+for f in $( (cat "$SRCDIR"/config/deploy/*.yaml; section 'A GPU node: every container at once') |
+    grep -o 'shmwatch_[a-z_]*' | sort -u); do
+    grep -q "^$f " "$D/series" || grep -q "^$f [0-9]" "$D/prom" ||
+        fail "config/deploy or the guide name $f, which --all --prometheus does not write"
+done
+for l in $(grep -o '\$labels\.[a-z_]*' "$SRCDIR/config/deploy/prometheus-alerts.yaml" | sort -u |
+    sed 's/^\$labels\.//' | grep -vx instance); do
+    grep -q "^shmwatch_mount_used_bytes .*\b$l=\"" "$D/series" ||
+        fail "the alert rules use the label $l, which the node view's series do not carry"
+done
+ok "every metric and label config/deploy and the guide name is written by --all --prometheus"
