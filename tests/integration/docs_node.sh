@@ -43,7 +43,7 @@ scene_ctr resnet $((4 << 30)) 1g --workers 4 --per-worker 10 --size 400K --modes
 scene_ctr bert $((2 << 30)) 64m --workers 2 --per-worker 14 --size 2M --worker-comm pt_data_worker
 scene_ctr crashed $((1 << 30)) 64m --workers 0 --orphans 12 --orphan-size 100K
 for t in resnet bert crashed; do name_ctr "$t"; done
-crashed=$(MANIFEST=$MAN_crashed ctr_host_pid "$MAN_crashed" "$(MANIFEST=$MAN_crashed manifest_pids main)")
+crashed=$(ctr_host_pid "$MAN_crashed" "$(MANIFEST=$MAN_crashed manifest_pids main)")
 [ -n "$crashed" ] || fail "cannot find crashed's main on the host"
 # The killed job's files were written minutes ago, as when someone looks.
 n=0
