@@ -18,6 +18,7 @@ packages=(
                                             # package is fetched by the test, not installed
   bindfs fuse3                              # a FUSE mount whose daemon stalls (fuse_stall.sh)
   zsh                                       # the zsh completion parses
+  jq                                        # the guide's jq example runs as shown (docs_node.sh)
   dpkg-dev debhelper fakeroot lintian git   # the Debian package (tests/integration/package.sh)
 )
 

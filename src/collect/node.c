@@ -69,13 +69,16 @@ static int cmp_known(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* --mount PATH (or the setting mounts) watches its paths instead of the
+ * default ones, in every namespace as in one: clean --all --mount acts on
+ * that mount only. */
 static bool watched_path(const char *mp, const char *const *extra, size_t nextra, bool *named)
 {
     *named = false;
     for (size_t i = 0; i < nextra; i++)
         if (strcmp(mp, extra[i]) == 0)
             return *named = true;
-    return strcmp(mp, "/dev/shm") == 0 || strcmp(mp, "/run/shm") == 0;
+    return nextra == 0 && (strcmp(mp, "/dev/shm") == 0 || strcmp(mp, "/run/shm") == 0);
 }
 
 /* The shm mounts that namespace k's mountinfo shows at a watched path (the
