@@ -12,6 +12,7 @@
 #include "util/beneath.h"
 #include "util/buf.h"
 #include "util/escape.h"
+#include "util/fileio.h"
 #include "util/xalloc.h"
 
 /* The inode of pid's mount namespace ("mnt:[4026531840]"), 0 when unknown. */
@@ -25,6 +26,48 @@ static unsigned long read_mntns(int proc, pid_t pid)
     link[n] = '\0';
     unsigned long ino = 0;
     return sscanf(link, "mnt:[%lu]", &ino) == 1 ? ino : 0;
+}
+
+/* The uid_map of pid's user namespace into ns (actns_maps_uid). A map that
+ * cannot be read or parsed maps everything only when pid shares the
+ * watcher's user namespace; else nothing. */
+static void read_uids(struct actns *ns, int proc, pid_t pid)
+{
+    char name[48], own[64], theirs[64];
+    snprintf(name, sizeof(name), "%d/ns/user", (int)pid);
+    ssize_t a = readlinkat(proc, "self/ns/user", own, sizeof(own) - 1);
+    ssize_t b = readlinkat(proc, name, theirs, sizeof(theirs) - 1);
+    if (a > 0 && b > 0 && a == b && memcmp(own, theirs, (size_t)a) == 0) {
+        ns->all_uids = true; /* the watcher's own user namespace */
+        return;
+    }
+    struct buf text;
+    buf_init(&text);
+    snprintf(name, sizeof(name), "%d/uid_map", (int)pid);
+    if (read_proc_at(proc, name, &text, 1 << 16) == 0) {
+        char *cur = text.data, *line;
+        size_t cap = 0;
+        while ((line = next_line(&cur))) {
+            unsigned long long in, out, count;
+            if (sscanf(line, "%llu %llu %llu", &in, &out, &count) != 3)
+                continue;
+            struct actns_uids *u = VEC_PUSH(ns->uids, ns->nuids, cap);
+            u->start = out;
+            u->count = count;
+        }
+    }
+    buf_free(&text);
+}
+
+bool actns_maps_uid(const struct actns *ns, uid_t owner)
+{
+    if (ns->all_uids)
+        return true;
+    for (size_t i = 0; i < ns->nuids; i++)
+        if ((unsigned long long)owner >= ns->uids[i].start &&
+            (unsigned long long)owner - ns->uids[i].start < ns->uids[i].count)
+            return true;
+    return false;
 }
 
 char *actns_label(const struct container_info *ci, pid_t pid)
@@ -66,12 +109,46 @@ int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned
         return rc;
     }
     ns->mntns = read_mntns(ns->root.proc, pid);
+    read_uids(ns, ns->root.proc, pid);
     ns->label = label ? xstrdup(label) : lookup_label(&ns->root);
     return 0;
 }
 
+void actns_keep_closed_if_short(struct actns *ns, const struct sysroot *host)
+{
+    if (ns->root.root < 0 || sysroot_fd_room(&ns->root))
+        return;
+    /* No room to keep it open: pinned by (pid, start), re-opened for each
+     * check (reopen). */
+    pid_t pid = ns->root.pid;
+    unsigned long long pinned = ns->root.pid_start;
+    sysroot_close(&ns->root);
+    ns->root.pid = pid;
+    ns->root.pid_start = pinned;
+    ns->host = host;
+}
+
+/* A view kept closed, opened again into *tmp: 0 when its holder is still
+ * the process it was pinned to, else -ESRCH or -errno (tmp closed). */
+static int reopen(const struct actns *ns, struct sysroot *tmp)
+{
+    int rc = sysroot_open_pid(tmp, ns->host, ns->root.pid);
+    if (rc == 0 && tmp->pid_start != ns->root.pid_start)
+        rc = -ESRCH;
+    if (rc < 0)
+        sysroot_close(tmp);
+    return rc;
+}
+
 bool actns_alive(const struct actns *ns)
 {
+    if (ns->host) {
+        struct sysroot tmp;
+        if (reopen(ns, &tmp) < 0)
+            return false;
+        sysroot_close(&tmp);
+        return true;
+    }
     return ns->root.root >= 0 && sysroot_pid_alive(&ns->root);
 }
 
@@ -79,6 +156,21 @@ int actns_opendir(const struct actns *ns, const char *path)
 {
     if (path[0] != '/')
         return -EINVAL;
+    if (ns->host) {
+        struct sysroot tmp;
+        int rc = reopen(ns, &tmp);
+        if (rc < 0)
+            return rc;
+        int fd = open_beneath(tmp.root, path, O_RDONLY | O_DIRECTORY);
+        /* The holder still the pinned one once the directory is open: the
+         * root walked was that process's. */
+        if (fd >= 0 && !sysroot_pid_alive(&tmp)) {
+            close(fd);
+            fd = -ESRCH;
+        }
+        sysroot_close(&tmp);
+        return fd;
+    }
     return open_beneath(ns->root.root, path, O_RDONLY | O_DIRECTORY);
 }
 
@@ -97,4 +189,9 @@ void actns_close(struct actns *ns)
     free(ns->label);
     ns->label = NULL;
     ns->mntns = 0;
+    ns->host = NULL;
+    free(ns->uids);
+    ns->uids = NULL;
+    ns->nuids = 0;
+    ns->all_uids = false;
 }

@@ -12,6 +12,8 @@
 #define SHMWATCH_ACTNS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 #include "util/sysroot.h"
 
@@ -21,6 +23,23 @@ struct actns {
                           * the processes an action there may signal */
     char *label;         /* the container's name, else its short id, else
                           * "pid N": raw bytes, escaped when written */
+    /* Set when the view was opened, pinned, and closed again because the
+     * process's fd limit had no room to keep it (util/sysroot.h,
+     * sysroot_fd_room: a node of hundreds of containers under a low
+     * `ulimit -n`): root keeps only pid and pid_start, and each check
+     * re-opens it through host (which must outlive the view), refused
+     * unless the holder is still the process of that start time. */
+    const struct sysroot *host;
+    /* The holder's user namespace's uid_map, as host uid ranges [start,
+     * start + count): the owners whose files the container itself could
+     * have made. Read when opened; all_uids set when the holder shares
+     * the watcher's user namespace (every uid its own); a map that cannot
+     * be read maps nothing. */
+    struct actns_uids {
+        unsigned long long start, count;
+    } *uids;
+    size_t nuids;
+    bool all_uids;
 };
 
 /* Opens the view of pid through host (sysroot_open_pid). start: the start
@@ -32,15 +51,29 @@ struct actns {
 int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned long long start,
                const char *label);
 
+/* An open view whose fds are past half of the fd limit (util/sysroot.h,
+ * sysroot_fd_room) is closed and kept pinned instead (host, above), so
+ * that hundreds of views (the node view's) do not use up the fds. host
+ * must outlive the view. Only for views used through actns_alive and
+ * actns_opendir (never one whose root a scan reads). */
+void actns_keep_closed_if_short(struct actns *ns, const struct sysroot *host);
+
 /* How a container is named in plans, results and the log: its name, else
  * its id's first 12 digits, else "pid N" (ci NULL: not in a container). A
  * new string, raw bytes. */
 struct container_info;
 char *actns_label(const struct container_info *ci, pid_t pid);
 
-/* True while the view is open and its holder is the process it was opened
- * on. */
+/* True while the view is open (or re-opens, when it is kept closed) and its
+ * holder is the process it was opened on. */
 bool actns_alive(const struct actns *ns);
+
+/* True when the host uid owner is mapped into the view's user namespace: a
+ * file of another owner cannot be its container's own (a user's rootless
+ * container may bind any tmpfs it can reach, the host's /run say, at its
+ * /dev/shm), so no action through the view touches it. Always true for a
+ * container of the host's user namespace. */
+bool actns_maps_uid(const struct actns *ns, uid_t owner);
 
 /* Opens the directory at path, absolute as the container sees it (a mount
  * point from its mountinfo), below the view's root with util/beneath.h's

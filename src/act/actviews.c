@@ -37,7 +37,8 @@ static void open_one(struct actns *ns, const struct sysroot *host, pid_t pid,
                      unsigned long long start, const char *label)
 {
     if (host->proc >= 0) {
-        actns_open(ns, host, pid, start, label);
+        if (actns_open(ns, host, pid, start, label) == 0)
+            actns_keep_closed_if_short(ns, host);
     } else {
         memset(ns, 0, sizeof(*ns));
         ns->root = SYSROOT_NONE;

@@ -68,10 +68,13 @@ void targets_clean(const struct model *m, const struct clean_policy *pol, struct
             push(m, sg, out);
         } else if (sg->state == SEG_UNHELD) {
             /* A torch-named entry of a dead creator that is not a regular
-             * file looks like an orphan: shown, refused. */
+             * file looks like an orphan: shown, refused. Not a joblib
+             * folder: push plans it for removal (as a folder), and this
+             * one is no orphan (young, or its pid proves nothing). */
+            bool folder = sg->type == FT_DIR && sg->kind == KIND_JOBLIB;
             if (pol->all_unheld && (double)segment_age_s(m, sg) >= pol->min_age_s)
                 push(m, sg, out);
-            else if (dead_creator && sg->type != FT_REGULAR)
+            else if (dead_creator && sg->type != FT_REGULAR && !folder)
                 push(m, sg, out);
             else if (pol->all_unheld)
                 out->young++;

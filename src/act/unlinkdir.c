@@ -18,6 +18,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "act/actns.h"
 #include "util/xalloc.h"
 
 /* Entries past this are not read: such a folder is refused. */
@@ -74,6 +75,9 @@ static bool read_entries(int fd, const struct stat *fst, const struct unlink_tar
         else if (uid != 0 && st.st_uid != uid)
             unlink_say(res, UNLINK_REFUSED, EPERM, "a file inside it is owned by uid %lu, not by you",
                 (unsigned long)st.st_uid);
+        else if (t->ns && !actns_maps_uid(t->ns, st.st_uid))
+            unlink_say(res, UNLINK_REFUSED, EPERM, "a file inside it is owned by uid %lu, which its "
+                "container's user namespace does not map", (unsigned long)st.st_uid);
         else if ((int64_t)st.st_mtim.tv_sec > t->mtime)
             unlink_say(res, UNLINK_REFUSED, EBUSY,
                 "a file inside it was written to since the scan: something is using it");
@@ -149,6 +153,11 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
         unlink_say(res, UNLINK_REFUSED, EPERM,
             "owned by uid %lu, not by you (uid %lu): only its owner or root may remove it",
             (unsigned long)st.st_uid, (unsigned long)o->uid);
+        return;
+    }
+    if (t->ns && !actns_maps_uid(t->ns, st.st_uid)) {
+        unlink_say(res, UNLINK_REFUSED, EPERM, "owned by uid %lu, which its container's user "
+            "namespace does not map: not its container's folder", (unsigned long)st.st_uid);
         return;
     }
     int fd = openat(dir, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -335,14 +335,17 @@ int containers_lookup(int hostroot, const struct container_id *cid, int ctr_root
         out->pod_uid = xstrdup(cid->pod_uid);
     if (cid->runtime == RUNTIME_LXC || cid->runtime == RUNTIME_NSPAWN)
         out->name = xstrdup(cid->id);
-    if (is_full_id(cid->id)) {
+    /* A cgroup a user may name at will (below user@UID.service) is no
+     * proof of the id: the host's runtimes' state, which would lend it a
+     * real container's or pod's names, is not asked. */
+    if (is_full_id(cid->id) && !cid->user_delegated) {
         docker_lookup(hostroot, cid->id, out);
         containerd_lookup(hostroot, cid->id, out);
         storage_lookup(hostroot, cid->id, out);
         struct kube_search ks = {.key = cid->id, .out = out};
         each_entry(hostroot, "var/log/containers", log_entry, &ks);
     }
-    if (out->pod_uid) {
+    if (out->pod_uid && !cid->user_delegated) {
         struct kube_search ks = {.key = out->pod_uid, .out = out};
         each_entry(hostroot, "var/log/pods", pod_entry, &ks);
     }

@@ -125,6 +125,8 @@ void mounts_set_statvfs(struct shm_mount *m, const struct statvfs *sv)
     m->size = (uint64_t)sv->f_blocks * frsize;
     m->avail = (uint64_t)sv->f_bavail * frsize;
     m->used = ((uint64_t)sv->f_blocks - (uint64_t)sv->f_bfree) * frsize;
+    m->inodes = (uint64_t)sv->f_files;
+    m->inodes_free = sv->f_ffree <= sv->f_files ? (uint64_t)sv->f_ffree : (uint64_t)sv->f_files;
     m->stat_ok = true;
 }
 
@@ -134,7 +136,7 @@ static void statfs_mount(const struct sysroot *sys, struct shm_mount *m)
     if (statvfs_at(sys, m->path, &sv) != 0) {
         m->stat_ok = false;
         m->stat_err = errno;
-        m->size = m->used = m->avail = 0; /* never a stale figure */
+        m->size = m->used = m->avail = m->inodes = m->inodes_free = 0; /* never a stale figure */
         return;
     }
     mounts_set_statvfs(m, &sv);

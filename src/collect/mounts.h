@@ -20,6 +20,11 @@ struct shm_mount {
     bool stat_ok; /* size, used, avail are valid (else 0) */
     int stat_err; /* else the errno of statvfs */
     uint64_t size, used, avail;
+    /* statvfs's f_files and f_ffree: the inodes the tmpfs allows
+     * (nr_inodes) and those still free; inodes 0 when it sets no limit.
+     * With none free, creating a segment fails with ENOSPC whatever the
+     * free bytes. */
+    uint64_t inodes, inodes_free;
     bool listed;  /* its directory was read (files_collect): false, no named
                    * segment of it is known, nor what its use is made of */
 };

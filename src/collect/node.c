@@ -162,17 +162,13 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                 if (fd >= 0)
                     close(fd);
                 unsigned long long start = r.pid_start;
-                if (rc == 0 && n->nroots < NODE_ROOTS_KEPT)
+                if (rc == 0 && n->nroots < NODE_ROOTS_KEPT && sysroot_fd_room(&r))
                     *keep = r; /* the listing goes through it (mount_root) */
                 else
                     sysroot_close(&r);
                 r.pid_start = start;
                 if (rc == 0) {
-                    uint64_t frsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
-                    m->size = (uint64_t)sv.f_blocks * frsize;
-                    m->avail = (uint64_t)sv.f_bavail * frsize;
-                    m->used = ((uint64_t)sv.f_blocks - (uint64_t)sv.f_bfree) * frsize;
-                    m->stat_ok = true;
+                    mounts_set_statvfs(m, &sv);
                     via->pid = ns->members[k];
                     via->pid_start = r.pid_start;
                     return 0;
@@ -386,13 +382,25 @@ void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
                         struct mount_list *ml, struct file_list *out, struct warnings *w)
 {
     for (size_t i = 0; i < ml->n; i++) {
+        if (!ml->items[i].stat_ok) {
+            /* No process that sees it reached it (its path may lead to
+             * another file system: covered by a later mount): nothing is
+             * listed through that path; the scan says why once. */
+            continue;
+        }
         struct sysroot tmp;
         const struct sysroot *r;
         int rc = mount_root(n, sys, i, &tmp, &r);
-        if (rc < 0) {
+        if (rc == -ESRCH || rc == -ENOENT) {
             warn_add(w, "%s (device %u:%u): not listed, its process %d has exited",
                      ml->items[i].path, major(ml->items[i].dev), minor(ml->items[i].dev),
                      n->read ? (int)n->read[i].pid : 0);
+            continue;
+        }
+        if (rc < 0) {
+            warn_add(w, "%s (device %u:%u): not listed, its process %d cannot be read: %s",
+                     ml->items[i].path, major(ml->items[i].dev), minor(ml->items[i].dev),
+                     n->read ? (int)n->read[i].pid : 0, strerror(-rc));
             continue;
         }
         /* The one mount as a list of one: its entries come back as mount 0. */
@@ -471,7 +479,7 @@ static void refresh_one(const struct scan_node *n, const struct sysroot *sys, st
     } else {
         m->stat_ok = false;
         m->stat_err = -rc;
-        m->size = m->used = m->avail = 0;
+        m->size = m->used = m->avail = m->inodes = m->inodes_free = 0;
     }
 }
 
@@ -578,7 +586,7 @@ void node_gauges_refresh(const struct node_gauge *g, const struct node_read *rea
         } else if (err) {
             m->stat_ok = false;
             m->stat_err = err;
-            m->size = m->used = m->avail = 0;
+            m->size = m->used = m->avail = m->inodes = m->inodes_free = 0;
         } else {
             mounts_set_statvfs(m, &sv);
         }

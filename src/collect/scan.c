@@ -146,7 +146,9 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     for (size_t i = 0; i < s->mounts.n; i++)
         if (!s->mounts.items[i].stat_ok)
             warn_add(&s->warn, "cannot read the size of %s: %s", s->mounts.items[i].path,
-                     strerror(s->mounts.items[i].stat_err));
+                     s->mounts.items[i].stat_err == ESTALE
+                         ? "another mount covers it (its path leads to another file system)"
+                         : strerror(s->mounts.items[i].stat_err));
     /* How a container names itself: its /etc/hostname, read below its root
      * without following a link (one to /etc/shadow would otherwise be
      * resolved against the host's root and shown). */

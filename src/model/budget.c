@@ -180,6 +180,23 @@ static void check_shm(const struct budget_input *in, const struct budget *b, dou
             note(ns, VERDICT_WARN, "/dev/shm is %.1f%% full (%s of %s; warning at %.0f%%).", pct,
                  sz(z, b->shm_used), sz(z, b->shm_size), warn_pct);
     }
+    if (in->inodes > 0) {
+        /* Every file takes an inode: a tmpfs mounted with nr_inodes runs
+         * out of them (thousands of leftovers) with its bytes still free. */
+        uint64_t iused = in->inodes - in->inodes_free;
+        double ipct = (double)iused * 100.0 / (double)in->inodes;
+        if (in->inodes_free == 0 || ipct >= crit_pct)
+            note(ns, VERDICT_CRITICAL,
+                 "/dev/shm has %llu of its %llu inodes in use (nr_inodes; critical at %.0f%%): "
+                 "creating a segment fails with \"No space left on device\" however many "
+                 "bytes are free; remove leftovers (shmwatch clean) or mount it with a larger "
+                 "nr_inodes.",
+                 (unsigned long long)iused, (unsigned long long)in->inodes, crit_pct);
+        else if (ipct >= warn_pct)
+            note(ns, VERDICT_WARN,
+                 "/dev/shm has %llu of its %llu inodes in use (nr_inodes; warning at %.0f%%).",
+                 (unsigned long long)iused, (unsigned long long)in->inodes, warn_pct);
+    }
     if (in->pending > 0 && in->pending > in->shm_avail)
         note(ns, VERDICT_CRITICAL,
              "Live segments have %s reserved but not yet written, more than the %s free on "

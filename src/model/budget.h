@@ -18,6 +18,7 @@ struct budget_input {
     uint64_t shm_size;            /* size of the primary shm mount (0 if none) */
     uint64_t shm_used;
     uint64_t shm_avail;
+    uint64_t inodes, inodes_free; /* the mount's (collect/mounts.h); inodes 0: no limit */
     uint64_t pending;             /* apparent minus allocated bytes of live segments */
     uint64_t rss_anon_sum;        /* RssAnon summed over the watched processes (fallback app) */
     bool workers_present;         /* DataLoader workers exist */

@@ -471,6 +471,8 @@ static void budget_of(struct model *m, const struct model_opts *o, size_t mount,
         in.shm_size = mt->size;
         in.shm_used = mt->used;
         in.shm_avail = mt->avail;
+        in.inodes = mt->inodes;
+        in.inodes_free = mt->inodes_free;
         in.pending = m->mounts[mount].pending;
     }
     for (size_t i = 0; i < m->nprocs; i++) {

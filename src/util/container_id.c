@@ -229,7 +229,13 @@ static bool from_span(struct span path, struct container_id *out)
     struct kube k = {0};
     bool after_pod = false;
     struct span c, prev = {"", 0};
+    bool delegated = false;
     while (next_component(&path, &c)) {
+        struct span d = c;
+        if (span_eat(&d, "user@") && span_chop(&d, ".service") && d.n &&
+            strspn(d.s, "0123456789") >= d.n)
+            delegated = true;
+        out->user_delegated = delegated;
         enum container_runtime r = runtime_component(c, out);
         if (r == RUNTIME_NONE && after_pod && is_id(c)) {
             memcpy(out->id, c.s, c.n);

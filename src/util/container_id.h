@@ -55,6 +55,12 @@ struct container_id {
     char id[CONTAINER_ID_MAX + 1];
     char pod_uid[POD_UID_MAX + 1]; /* "" when not in a pod; dashes restored */
     enum pod_qos qos;
+    /* The container's cgroup lies below a user's own systemd manager
+     * (user@UID.service): a subtree delegated to that user, who may name
+     * cgroups in it at will (a rootless podman's or Docker's, or any
+     * user's claim to be another container): its id and pod uid are the
+     * user's word, never looked up in the host's runtimes' state. */
+    bool user_delegated;
 };
 
 /* One cgroup path, e.g. "/system.slice/docker-<id>.scope". True when it names

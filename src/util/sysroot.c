@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -195,6 +196,18 @@ int sysroot_pid_alive(const struct sysroot *r)
     if (start_time(r->proc, r->pid, &start) < 0)
         return 0;
     return start == r->pid_start;
+}
+
+int sysroot_fd_room(const struct sysroot *r)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+        return 1;
+    int fds[4] = {r->proc, r->host, r->root, r->pidfd};
+    for (int i = 0; i < 4; i++)
+        if (fds[i] >= 0 && (rlim_t)fds[i] >= lim.rlim_cur / 2)
+            return 0;
+    return 1;
 }
 
 void sysroot_close(struct sysroot *r)

@@ -61,6 +61,12 @@ int sysroot_open_below(const struct sysroot *r, const char *p, int flags);
  * start time. Always true for the watcher's own view. */
 int sysroot_pid_alive(const struct sysroot *r);
 
+/* True when every fd r holds is numbered below half of the process's soft
+ * fd limit (RLIMIT_NOFILE): fds are handed out lowest first, so a view may
+ * then be kept open without starving the reads that follow it (a node of
+ * hundreds of containers under `ulimit -n 256`). */
+int sysroot_fd_room(const struct sysroot *r);
+
 /* Closes every fd and sets them to -1; a closed or zeroed-and-failed struct
  * may be closed again. */
 void sysroot_close(struct sysroot *r);

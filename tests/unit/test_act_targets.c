@@ -307,10 +307,51 @@ static void test_add_dirs(void **state)
     free(s);
 }
 
+/* A joblib folder of a dead creator that is not an orphan (written at the
+ * scan: it may be in flight) is kept by a default clean, never planned as
+ * a folder to remove; the same folder old enough is an orphan, removed. */
+#define JOBLIB_A "joblib_memmapping_folder_999_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_" \
+                 "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define JOBLIB_B "joblib_memmapping_folder_999_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_" \
+                 "cccccccccccccccccccccccccccccccc"
+static void test_young_folder(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty(); /* scanned at 1600 */
+    fake_add_file(s, JOBLIB_A, 71, FT_DIR, 0, 0);
+    s->files.items[s->files.n - 1].mtime = 1600; /* written at the scan */
+    fake_add_file(s, JOBLIB_B, 72, FT_DIR, 0, 0); /* 600 s old */
+    struct model_opts o;
+    model_opts_default(&o);
+    struct model m;
+    model_build(s, &o, &m);
+
+    struct clean_policy pol;
+    clean_policy_default(&pol);
+    struct unlink_plan p;
+    targets_clean(&m, &pol, &p);
+    const struct unlink_target *t = find(&p, JOBLIB_A);
+    if (t)
+        fail_msg("the young folder is planned (refuse %s, why %s)",
+                 t->refuse ? t->refuse : "none", t->why);
+    assert_int_equal(p.inflight, 1);
+    t = find(&p, JOBLIB_B);
+    assert_non_null(t);
+    assert_true(t->folder);
+    assert_null(t->refuse);
+    assert_int_equal(t->state, SEG_ORPHAN);
+    unlink_plan_free(&p);
+
+    model_free(&m);
+    scan_free(s);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_dirs),
+        cmocka_unit_test(test_young_folder),
         cmocka_unit_test(test_clean_orphans),
         cmocka_unit_test(test_clean_unheld),
         cmocka_unit_test(test_single_choices),

@@ -559,6 +559,42 @@ static void test_oom_kills(void **state)
     budget_free(&b);
 }
 
+/* A tmpfs mounted with nr_inodes: out of inodes with its bytes free, no
+ * segment can be created ("No space left on device"): critical; nearly
+ * out, a warning; no limit (inodes 0), nothing said. */
+static void test_inodes(void **state)
+{
+    (void)state;
+    struct cgroup_info cg = container();
+    struct budget_input in = input(&cg);
+    struct budget b;
+
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_OK);
+    assert_int_equal(advice_with(&b, "inodes"), -1);
+    budget_free(&b);
+
+    in.inodes = 1000;
+    in.inodes_free = 0;
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_CRITICAL);
+    assert_true(advice_with(&b, "/dev/shm has 1000 of its 1000 inodes in use") >= 0);
+    assert_true(advice_with(&b, "No space left on device") >= 0);
+    budget_free(&b);
+
+    in.inodes_free = 150;
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_WARN);
+    assert_true(advice_with(&b, "850 of its 1000 inodes in use (nr_inodes; warning at 80%)") >= 0);
+    budget_free(&b);
+
+    in.inodes_free = 500;
+    budget_compute(&in, &b);
+    assert_int_equal(b.verdict, VERDICT_OK);
+    assert_int_equal(advice_with(&b, "inodes"), -1);
+    budget_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -569,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_recommendation),   cmocka_unit_test(test_order),
         cmocka_unit_test(test_never_cuts_a_limit_that_fits),
         cmocka_unit_test(test_oom_kills),
+        cmocka_unit_test(test_inodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -110,6 +110,9 @@ static const struct form forms[] = {
     {"malformed-no-scope", RUNTIME_NONE, "", "", QOS_NONE},
     {"malformed-garbage", RUNTIME_NONE, "", "", QOS_NONE},
     {"empty", RUNTIME_NONE, "", "", QOS_NONE},
+    /* A user's claims below its own user@UID.service (looked up: none). */
+    {"impostor-docker-user", RUNTIME_DOCKER, ID_DOCKER_V2, "", QOS_NONE},
+    {"impostor-kube-user", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_BESTEFFORT},
 };
 
 static void test_cgroup_forms(void **state)
@@ -472,6 +475,40 @@ static void test_lookup_docker(void **state)
     expect_info(&ci, RUNTIME_DOCKER, ID_DOCKER_V2, "relocated", NULL, NULL, NULL, "relocated");
     containers_free(&ci);
     close(other);
+}
+
+/* A cgroup below a user's own systemd manager is named by that user: a
+ * real container's id there (any user can read it in /proc/PID/cgroup)
+ * must not lend the user's container that container's name, pod or
+ * namespace; only its own hostname names it. The same ids at the
+ * runtimes' paths still are. */
+static void test_lookup_user_delegated(void **state)
+{
+    const struct tree *t = *state;
+    struct container_info ci;
+    struct container_id cid;
+    assert_true(container_id_from_path("/user.slice/user-1000.slice/user@1000.service/"
+                                       "app.slice/docker-" ID_DOCKER_V2 ".scope", &cid));
+    assert_true(cid.user_delegated);
+    assert_true(container_id_from_path("/system.slice/docker-" ID_DOCKER_V2 ".scope", &cid));
+    assert_false(cid.user_delegated);
+    assert_true(container_id_from_path("/user.slice/user@x.service/docker-" ID_DOCKER_V2 ".scope",
+                                       &cid));
+    assert_false(cid.user_delegated);
+
+    lookup_form(t, "impostor-docker-user", t->ctr, &ci);
+    expect_info(&ci, RUNTIME_DOCKER, ID_DOCKER_V2, NULL, NULL, NULL, NULL, "trainer-0");
+    containers_free(&ci);
+    lookup_form(t, "impostor-kube-user", -1, &ci);
+    expect_info(&ci, RUNTIME_CONTAINERD, ID_K8S, NULL, UID, NULL, NULL, NULL);
+    containers_free(&ci);
+
+    lookup_form(t, "docker-v2-cgroupfs", t->ctr, &ci);
+    expect_info(&ci, RUNTIME_DOCKER, ID_DOCKER_V2, "trainer", NULL, NULL, NULL, "523c835670a5");
+    containers_free(&ci);
+    lookup_form(t, "containerd-v2-systemd-besteffort", t->ctr, &ci);
+    expect_info(&ci, RUNTIME_CONTAINERD, ID_K8S, "train", UID, "trainer-0", "ml", "trainer-0");
+    containers_free(&ci);
 }
 
 static void test_lookup_kube(void **state)
@@ -864,6 +901,7 @@ int main(void)
         cmocka_unit_test(test_kube_names),
         cmocka_unit_test_setup_teardown(test_lookup_docker, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_lookup_kube, setup_tree, teardown_tree),
+        cmocka_unit_test_setup_teardown(test_lookup_user_delegated, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_lookup_state, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_lookup_named, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_collect, setup_tree, teardown_tree),
