@@ -115,8 +115,9 @@ struct group_peaks {
  * stream's), so that every container's budget has its own: the OOM kills of
  * the mount's owner's cgroup seen rising, and the mount's peak shm and its
  * budget's peak app. Keyed by the owner container's id and the mount's
- * device ("<id> MAJ:MIN"), or by the device alone for a mount of no
- * container; an entry whose mount a scan no longer shows is forgotten (the
+ * device ("<id> MAJ:MIN"), by its mount namespace and device for a
+ * container no runtime names ("mntns N MAJ:MIN": a device number freed by
+ * one is soon another's), or by the device alone for the host's; an entry whose mount a scan no longer shows is forgotten (the
  * container is gone), and at most MOUNT_MEMORY_MAX are kept. */
 struct mount_mem {
     char key[96];

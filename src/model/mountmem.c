@@ -13,8 +13,12 @@ const char *mount_memory_key(const struct scan *s, size_t i, char *buf, size_t n
 {
     const struct shm_mount *mt = &s->mounts.items[i];
     const struct node_ctr *c = node_owner(&s->node, i);
-    const char *id = c && c->info.id ? c->info.id : "";
-    snprintf(buf, n, "%.80s%s%u:%u", id, *id ? " " : "", major(mt->dev), minor(mt->dev));
+    if (c && c->info.id)
+        snprintf(buf, n, "%.80s %u:%u", c->info.id, major(mt->dev), minor(mt->dev));
+    else if (c) /* no runtime names it: its namespace does, as a device number is reused */
+        snprintf(buf, n, "mntns %lu %u:%u", c->mntns, major(mt->dev), minor(mt->dev));
+    else
+        snprintf(buf, n, "%u:%u", major(mt->dev), minor(mt->dev));
     return buf;
 }
 

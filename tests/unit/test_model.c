@@ -918,6 +918,38 @@ static void test_mount_memory_per_container(void **state)
     free(s);
 }
 
+/* A container no runtime names is remembered by its mount namespace with
+ * the device: when it exits and a new namespace is given its freed device
+ * number, the newcomer starts with a history of its own. */
+static void test_mount_memory_unnamed_reuse(void **state)
+{
+    (void)state;
+    struct scan *s = two_ctr_scene();
+    struct node_ctr *c = &s->node.ctrs[1];
+    free(c->info.id);
+    c->info.id = NULL;
+    c->info.runtime = RUNTIME_NONE;
+    c->mntns = 4026532001;
+    char key[96], old[96];
+    assert_string_equal(mount_memory_key(s, 2, old, sizeof(old)), "mntns 4026532001 0:47");
+    struct mount_memory mm = {0};
+    mount_memory_observe(&mm, s, 100.0);
+    const struct mount_mem *e = mount_memory_find(&mm, old);
+    assert_non_null(e);
+    assert_int_equal(e->peak_shm, 10 * MiB);
+
+    c->mntns = 4026532002; /* another namespace, the same device number */
+    s->mounts.items[2].used = MiB;
+    mount_memory_observe(&mm, s, 102.0);
+    assert_null(mount_memory_find(&mm, old));
+    e = mount_memory_find(&mm, mount_memory_key(s, 2, key, sizeof(key)));
+    assert_non_null(e);
+    assert_int_equal(e->peak_shm, MiB); /* its own peak, not the one before */
+    mount_memory_free(&mm);
+    scan_free(s);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -946,6 +978,7 @@ int main(void)
         cmocka_unit_test(test_loader_per_container),
         cmocka_unit_test(test_text_loader_per_container),
         cmocka_unit_test(test_mount_memory_per_container),
+        cmocka_unit_test(test_mount_memory_unnamed_reuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
