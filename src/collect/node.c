@@ -520,6 +520,10 @@ static void gauge_open(struct node_gauge *g, const struct node_read *read, size_
     g->pidfd = (int)syscall(SYS_pidfd_open, read[i].pid, 0);
     if (g->pidfd < 0)
         return; /* a kernel before 5.3: refreshed as node_refresh does */
+    if (!fd_in_room(g->pidfd)) {
+        gauge_close(g); /* hundreds of mounts under a low fd limit: the same */
+        return;
+    }
     struct sysroot probe = *sys;
     probe.pid = read[i].pid;
     probe.pid_start = read[i].pid_start;

@@ -198,14 +198,19 @@ int sysroot_pid_alive(const struct sysroot *r)
     return start == r->pid_start;
 }
 
-int sysroot_fd_room(const struct sysroot *r)
+int fd_in_room(int fd)
 {
     struct rlimit lim;
-    if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+    if (fd < 0 || getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
         return 1;
+    return (rlim_t)fd < lim.rlim_cur / 2;
+}
+
+int sysroot_fd_room(const struct sysroot *r)
+{
     int fds[4] = {r->proc, r->host, r->root, r->pidfd};
     for (int i = 0; i < 4; i++)
-        if (fds[i] >= 0 && (rlim_t)fds[i] >= lim.rlim_cur / 2)
+        if (!fd_in_room(fds[i]))
             return 0;
     return 1;
 }

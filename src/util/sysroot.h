@@ -66,6 +66,8 @@ int sysroot_pid_alive(const struct sysroot *r);
  * then be kept open without starving the reads that follow it (a node of
  * hundreds of containers under `ulimit -n 256`). */
 int sysroot_fd_room(const struct sysroot *r);
+/* The same for one fd (true for -1): may fd be kept open? */
+int fd_in_room(int fd);
 
 /* Closes every fd and sets them to -1; a closed or zeroed-and-failed struct
  * may be closed again. */

@@ -48,6 +48,19 @@ prlimit --nofile=256:256 "$SHMWATCH" clean --all --all-unheld --min-age 0 --dry-
     fail "clean --all would not remove every namespace's file: $(grep -v '^would remove' "$SHMTEST_TMP/clean.out" | grep -m3 fdtest_)"
 ok "clean --all under 256 fds: every namespace's file passes every check, through its own view"
 
+# The dashboard keeps a handle per gauge (a pidfd of the process it reads
+# the mount through) only while its fd limit has room: with 150 mounts under
+# 200 fds it must keep at most about half (the scans need the rest).
+. "$(dirname "$0")/tui_lib.sh"
+TUI_PREFIX="prlimit --nofile=200:200" tui_start 120 30 --all
+tui_wait '^\+[0-9]+ more mounts' 20
+sleep 5 # two more scans and many gauge refreshes
+nfds=$(ls "/proc/$TUI_PID/fd" | wc -l)
+[ "$nfds" -le 120 ] || { tui_dump; fail "the dashboard holds $nfds fds of its 200 with $N mounts"; }
+tui_gone 'cannot read the size' 5
+tui_quit
+ok "the node view's dashboard under 200 fds: $nfds fds held, every gauge read"
+
 # The views kept closed for want of fds are still pinned: the first
 # namespace's process killed between the plan and the unlinks is refused
 # ("its container exited"), every other file removed through its own view.

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -169,6 +170,26 @@ static void test_self_pid(void **state)
     tree_remove(&t);
 }
 
+/* An fd may be kept open while it is numbered below half the soft limit:
+ * at 64, fd 31 may, fd 32 may not; -1 (nothing held) always may, and so
+ * may any fd under no limit. */
+static void test_fd_room(void **state)
+{
+    (void)state;
+    struct rlimit was;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+    struct rlimit low = {.rlim_cur = 64, .rlim_max = was.rlim_max};
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    assert_true(fd_in_room(-1));
+    assert_true(fd_in_room(31));
+    assert_false(fd_in_room(32));
+    struct sysroot r = {.proc = 3, .host = 4, .root = 40, .pidfd = -1};
+    assert_false(sysroot_fd_room(&r));
+    r.root = 5;
+    assert_true(sysroot_fd_room(&r));
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_pid_view_pidfd),
         cmocka_unit_test(test_pid_stat_parse),
         cmocka_unit_test(test_self_pid),
+        cmocka_unit_test(test_fd_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
