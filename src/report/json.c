@@ -91,6 +91,8 @@ static void mounts(struct jsonw *w, const struct model *m)
         jw_u64(w, "used_bytes", mt->used);
         jw_u64(w, "avail_bytes", mt->avail);
         jw_dbl(w, "used_pct", mount_used_pct(mt));
+        jw_u64(w, "inodes", mt->inodes);
+        jw_u64(w, "inodes_free", mt->inodes_free);
         jw_u64(w, "named_bytes", f->named);
         jw_u64(w, "hidden_bytes", f->hidden);
         jw_u64(w, "orphan_bytes", f->orphan);

@@ -78,7 +78,7 @@ static void sample_mount(struct buf *o, const char *name, const struct model *m,
 }
 
 enum mount_figure { MF_SIZE, MF_USED, MF_AVAIL, MF_NAMED, MF_HIDDEN, MF_ORPHAN, MF_UNATTRIBUTED,
-                    MF_PENDING };
+                    MF_PENDING, MF_INODES, MF_INODES_FREE };
 
 /* One family, a sample per mount. A mount whose statfs failed has no
  * sample of the figures that come from statfs (size, used, avail, and
@@ -89,7 +89,7 @@ static void mount_family(struct buf *o, const struct model *m, const char *name,
                          enum mount_figure which)
 {
     bool from_statfs = which == MF_SIZE || which == MF_USED || which == MF_AVAIL ||
-                       which == MF_UNATTRIBUTED;
+                       which == MF_UNATTRIBUTED || which == MF_INODES || which == MF_INODES_FREE;
     bool from_listing = which == MF_NAMED || which == MF_ORPHAN || which == MF_UNATTRIBUTED;
     family(o, name, "gauge", help);
     for (size_t i = 0; i < model_nmounts(m); i++) {
@@ -97,8 +97,9 @@ static void mount_family(struct buf *o, const struct model *m, const char *name,
         const struct mount_figures *f = &m->mounts[i];
         if ((from_statfs && !mt->stat_ok) || (from_listing && !mt->listed))
             continue;
-        const uint64_t v[] = {mt->size, mt->used, mt->avail, f->named, f->hidden,
-                              f->orphan, f->unattributed, f->pending};
+        const uint64_t v[] = {mt->size,    mt->used,         mt->avail,  f->named,
+                              f->hidden,   f->orphan,        f->unattributed, f->pending,
+                              mt->inodes, mt->inodes_free};
         sample_mount(o, name, m, i, v[which]);
     }
 }
@@ -246,6 +247,11 @@ void report_prometheus(struct buf *o, const struct model *m)
                  MF_USED);
     mount_family(o, m, "shmwatch_mount_avail_bytes", "Bytes still free on the shm mount.",
                  MF_AVAIL);
+    mount_family(o, m, "shmwatch_mount_inodes", "Inodes of the shm mount (statfs).", MF_INODES);
+    mount_family(o, m, "shmwatch_mount_inodes_free",
+                 "Inodes still free on the shm mount: at 0 every new segment fails with "
+                 "ENOSPC, whatever the free bytes.",
+                 MF_INODES_FREE);
     mount_family(o, m, "shmwatch_mount_named_bytes",
                  "Bytes allocated by files with a name in the mount.", MF_NAMED);
     mount_family(o, m, "shmwatch_mount_hidden_bytes",

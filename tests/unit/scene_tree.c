@@ -1082,6 +1082,7 @@ int scene_normalize(const struct scene *sc, struct scan *s, char *err, size_t n)
         m->size = sc->size;
         m->used = sc->used;
         m->avail = sc->avail;
+        m->inodes = m->inodes_free = 0; /* the tree's file system's, not the scene's */
     }
     if (!sc->has_meminfo)
         return fail(err, n, "the scene declares no meminfo line");

@@ -318,6 +318,34 @@ static void test_prometheus_labels(void **state)
     assert_null(strstr(p, "\nshmwatch_budget_limit_bytes "));
 }
 
+/* Each mount's inodes (statfs) in the JSON and as labelled series: a
+ * container's /dev/shm out of inodes refuses every new segment whatever
+ * its free bytes; a mount whose statfs failed has no sample. */
+static void test_inode_figures(void **state)
+{
+    struct fake_fixture *f = *state;
+    struct shm_mount *a = &f->s->mounts.items[1]; /* alpha's, 0:50 */
+    a->inodes = 1000;
+    a->inodes_free = 0;
+    f->s->mounts.items[2].stat_ok = false; /* 0:51's statfs failed */
+    report_json(&f->out, &f->m);
+    if (!strstr(f->out.data, "\"used_pct\":3.125,\"inodes\":1000,\"inodes_free\":0,"))
+        { fputs(f->out.data, stderr); fail_msg("no inode figures of 0:50 in the JSON above"); }
+    buf_reset(&f->out);
+    report_prometheus(&f->out, &f->m);
+    const char *p = f->out.data;
+    static const char *const lines[] = {
+        "shmwatch_mount_inodes{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\","
+        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\"} 1000\n",
+        "shmwatch_mount_inodes_free{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\","
+        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\"} 0\n",
+    };
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        if (!strstr(p, lines[i]))
+            fail_msg("missing %s in %s", lines[i], p);
+    assert_null(strstr(p, "shmwatch_mount_inodes{mount=\"/dev/shm\",mount_id=\"0:51\""));
+}
+
 /* A mount two containers see (a pod's shm): its owner is the one charged
  * for its pages, not the first met (the pause container). */
 static void test_shared_mount_owner(void **state)
@@ -372,6 +400,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_json_fields, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_text_headings, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_prometheus_labels, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_inode_figures, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_shared_mount_owner, setup, fake_fixture_teardown),
         cmocka_unit_test(test_single_world),
     };

@@ -18,7 +18,8 @@
  * - each mount's statvfs figures (size, used, avail): the tree lives on the
  *   test's file system, whose figures are not the scene's. scan_run must
  *   have read them (size_known), then the declared ones replace them, and
- *   the budget is computed from those.
+ *   the budget is computed from those. Its inode counts read as 0 (no
+ *   limit known): a scene declares none.
  * - meminfo: read host-wide through libproc2, not from the tree.
  * - inode numbers: the file system hands them out; each file of a scene
  *   declares its number, and every inode the scan reports must be one of
