@@ -241,6 +241,15 @@ static void test_budget_per_container(void **state)
     assert_int_equal(m->budget.app, 20 * MiB);
 }
 
+/* Fails naming the first of want[0..n) that text does not contain. */
+static void assert_has_all(const char *text, const char *const *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strstr(text, want[i]))
+            fail_msg("missing %s in %s", want[i], text);
+}
+#define ASSERT_HAS_ALL(text, want) assert_has_all((text), (want), sizeof(want) / sizeof((want)[0]))
+
 static void test_json_fields(void **state)
 {
     struct fake_fixture *f = *state;
@@ -263,9 +272,7 @@ static void test_json_fields(void **state)
         "\"container\":\"" ID_B "\"}",
         "\"all\":true",
     };
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-        if (!strstr(j, keys[i]))
-            fail_msg("missing %s in %s", keys[i], j);
+    ASSERT_HAS_ALL(j, keys);
     assert_null(strchr(j, '\x1b'));
 }
 
@@ -310,9 +317,7 @@ static void test_prometheus_labels(void **state)
         "shmwatch_segments{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\","
         "container_id=\"" ID_A "\",pod=\"\",namespace=\"\",state=\"orphan\",kind=\"torch\"} 1\n",
     };
-    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-        if (!strstr(p, lines[i]))
-            fail_msg("missing %s in %s", lines[i], p);
+    ASSERT_HAS_ALL(p, lines);
     assert_null(strchr(p, '\x1b'));
     /* The unlabelled budget of one world is not there beside the labelled. */
     assert_null(strstr(p, "\nshmwatch_budget_limit_bytes "));
@@ -340,9 +345,7 @@ static void test_inode_figures(void **state)
         "shmwatch_mount_inodes_free{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\","
         "container_id=\"" ID_A "\",pod=\"\",namespace=\"\"} 0\n",
     };
-    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-        if (!strstr(p, lines[i]))
-            fail_msg("missing %s in %s", lines[i], p);
+    ASSERT_HAS_ALL(p, lines);
     assert_null(strstr(p, "shmwatch_mount_inodes{mount=\"/dev/shm\",mount_id=\"0:51\""));
 }
 
