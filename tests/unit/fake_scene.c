@@ -78,16 +78,36 @@ struct scan *fake_scene_empty(void)
     s->time.tv_sec = 1600;
     s->holders_scanned = true;
     s->mem.total = 8192 * MiB;
+    fake_add_mount(s, minor(DEV), 64 * MiB, 40 * MiB);
+    return s;
+}
+
+struct shm_mount *fake_add_mount(struct scan *s, unsigned minor_no, uint64_t size, uint64_t used)
+{
     struct shm_mount *m = VEC_PUSH(s->mounts.items, s->mounts.n, s->mounts.cap);
+    memset(m, 0, sizeof(*m));
     m->path = xstrdup("/dev/shm");
     m->fstype = xstrdup("tmpfs");
-    m->dev = DEV;
+    m->dev = makedev(0, minor_no);
     m->stat_ok = true;
     m->listed = true;
-    m->size = 64 * MiB;
-    m->used = 40 * MiB;
-    m->avail = 24 * MiB;
-    return s;
+    m->size = size;
+    m->used = used;
+    m->avail = size - used;
+    return m;
+}
+
+void fake_cgroup(struct cgroup_info *cg, const char *path, uint64_t limit, uint64_t anon)
+{
+    cg->present = true;
+    cg->version = 1;
+    cg->path = xstrdup(path);
+    cg->has_limit = true;
+    cg->limit = limit;
+    cg->usage = anon;
+    cg->anon = anon;
+    cg->has_oom_kills = true;
+    cg->oom_kills = 3;
 }
 
 struct scan *fake_scene(void)

@@ -15,6 +15,11 @@
 struct scan *fake_scene(void);
 /* Only the mount: 64 MiB, 40 MiB used, no process, no file. */
 struct scan *fake_scene_empty(void);
+/* Another tmpfs at /dev/shm of device 0:minor_no, its size read. */
+struct shm_mount *fake_add_mount(struct scan *s, unsigned minor_no, uint64_t size, uint64_t used);
+/* A v1 memory cgroup at path with that limit and anonymous memory (its
+ * usage too), whose kernel counts 3 OOM kills. */
+void fake_cgroup(struct cgroup_info *cg, const char *path, uint64_t limit, uint64_t anon);
 void fake_add_file(struct scan *s, const char *name, ino_t ino, enum file_type type,
                    uint64_t size, uint64_t alloc);
 void fake_add_holder(struct scan *s, pid_t pid, int fd, bool mapped, ino_t ino,

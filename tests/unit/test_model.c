@@ -683,32 +683,6 @@ static void test_unreadable_mount_is_no_full_mount(void **state)
  * limit 1 GiB; main 100, workers 101 and 102, three batches of 8 pages) and
  * container 1's 32 MiB mount (0:47, limit 512 MiB; main 200, worker 201,
  * two batches of 4 pages). */
-static void ctr_cgroup(struct cgroup_info *cg, const char *path, uint64_t limit)
-{
-    cg->present = true;
-    cg->version = 1;
-    cg->path = xstrdup(path);
-    cg->has_limit = true;
-    cg->limit = limit;
-    cg->usage = cg->anon = 20 * MiB;
-    cg->has_oom_kills = true;
-    cg->oom_kills = 3;
-}
-
-static struct shm_mount *ctr_mount(struct scan *s, unsigned minor, uint64_t size, uint64_t used)
-{
-    struct shm_mount *mt = VEC_PUSH(s->mounts.items, s->mounts.n, s->mounts.cap);
-    memset(mt, 0, sizeof(*mt));
-    mt->path = xstrdup("/dev/shm");
-    mt->fstype = xstrdup("tmpfs");
-    mt->dev = makedev(0, minor);
-    mt->stat_ok = mt->listed = true;
-    mt->size = size;
-    mt->used = used;
-    mt->avail = size - used;
-    return mt;
-}
-
 static void ctr_batches(struct scan *s, pid_t main, pid_t worker, unsigned minor, int n,
                         uint64_t pages, ino_t ino)
 {
@@ -724,8 +698,8 @@ static void ctr_batches(struct scan *s, pid_t main, pid_t worker, unsigned minor
 static struct scan *two_ctr_scene(void)
 {
     struct scan *s = fake_scene_empty();
-    ctr_mount(s, 46, 128 * MiB, 100 * MiB);
-    ctr_mount(s, 47, 32 * MiB, 10 * MiB);
+    fake_add_mount(s, 46, 128 * MiB, 100 * MiB);
+    fake_add_mount(s, 47, 32 * MiB, 10 * MiB);
     fake_add_proc(s, 100, 1, 100, 'S', "python3", PY);
     fake_add_proc(s, 101, 100, 100, 'S', "pt_data_worker", PY);
     fake_add_proc(s, 102, 100, 100, 'S', "pt_data_worker", PY);
@@ -742,8 +716,8 @@ static struct scan *two_ctr_scene(void)
     n->ctrs[1].info.id = xstrdup("bbbb");
     n->ctrs[0].pid = 100;
     n->ctrs[1].pid = 200;
-    ctr_cgroup(&n->ctrs[0].cgroup, "/docker/aaaa", 1024 * MiB);
-    ctr_cgroup(&n->ctrs[1].cgroup, "/docker/bbbb", 512 * MiB);
+    fake_cgroup(&n->ctrs[0].cgroup, "/docker/aaaa", 1024 * MiB, 20 * MiB);
+    fake_cgroup(&n->ctrs[1].cgroup, "/docker/bbbb", 512 * MiB, 20 * MiB);
     node_single(n, &s->mounts);
     n->all = true;
     for (size_t i = 1; i <= 2; i++) {

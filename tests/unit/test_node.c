@@ -20,20 +20,6 @@
 /* A container name with a terminal escape, a quote and a newline. */
 #define EVIL "evil\x1b[31m\"x\n"
 
-static void add_mount(struct scan *s, unsigned minor_no, uint64_t size, uint64_t used)
-{
-    struct shm_mount *m = VEC_PUSH(s->mounts.items, s->mounts.n, s->mounts.cap);
-    memset(m, 0, sizeof(*m));
-    m->path = xstrdup("/dev/shm");
-    m->fstype = xstrdup("tmpfs");
-    m->dev = makedev(0, minor_no);
-    m->stat_ok = true;
-    m->listed = true;
-    m->size = size;
-    m->used = used;
-    m->avail = size - used;
-}
-
 static void add_file(struct scan *s, size_t mount, const char *name, ino_t ino, uint64_t bytes)
 {
     struct shm_file *f = VEC_PUSH(s->files.items, s->files.n, s->files.cap);
@@ -69,26 +55,13 @@ static struct proc *in_ns(struct proc *p, unsigned long pidns, pid_t nspid)
     return p;
 }
 
-static void cgroup_of(struct cgroup_info *cg, const char *path, uint64_t limit, uint64_t anon)
-{
-    cg->present = true;
-    cg->version = 1;
-    cg->path = xstrdup(path);
-    cg->has_limit = true;
-    cg->limit = limit;
-    cg->usage = anon;
-    cg->anon = anon;
-    cg->has_oom_kills = true;
-    cg->oom_kills = 3;
-}
-
 /* Mount 0 the host's (0:45), 1 container alpha's (0:50), 2 the hostile
  * one's (0:51), a pod's container. */
 static struct scan *node_scene(void)
 {
     struct scan *s = fake_scene_empty();
-    add_mount(s, 50, 256 * MiB, 8 * MiB);
-    add_mount(s, 51, 64 * MiB, 60 * MiB);
+    fake_add_mount(s, 50, 256 * MiB, 8 * MiB);
+    fake_add_mount(s, 51, 64 * MiB, 60 * MiB);
 
     fake_add_proc(s, 10, 1, 10, 'S', "python3", PY);
     fake_add_proc(s, 11, 10, 10, 'S', "pt_data_worker", PY);
@@ -132,7 +105,7 @@ static struct scan *node_scene(void)
     n->ctrs[0].info.name = xstrdup("alpha");
     n->ctrs[0].info.hostname = xstrdup("aaaaaaaaaaaa");
     n->ctrs[0].pid = 100;
-    cgroup_of(&n->ctrs[0].cgroup, "/docker/" ID_A, 1024 * MiB, 100 * MiB);
+    fake_cgroup(&n->ctrs[0].cgroup, "/docker/" ID_A, 1024 * MiB, 100 * MiB);
     n->ctrs[1].info.runtime = RUNTIME_CONTAINERD;
     n->ctrs[1].info.id = xstrdup(ID_B);
     n->ctrs[1].info.name = xstrdup(EVIL);
@@ -140,7 +113,7 @@ static struct scan *node_scene(void)
     n->ctrs[1].info.namespace = xstrdup("ml");
     n->ctrs[1].info.pod_uid = xstrdup("0d1c2b3a-1111-2222-3333-444455556666");
     n->ctrs[1].pid = 200;
-    cgroup_of(&n->ctrs[1].cgroup, "/kubepods/pod0d1c2b3a/" ID_B, 512 * MiB, 50 * MiB);
+    fake_cgroup(&n->ctrs[1].cgroup, "/kubepods/pod0d1c2b3a/" ID_B, 512 * MiB, 50 * MiB);
     node_single(n, &s->mounts);
     n->all = true;
     n->mounts[1].host_sees = n->mounts[2].host_sees = false;
