@@ -77,7 +77,7 @@ static void list_dir(int dirfd, size_t mount, dev_t mount_dev, const char *mpath
         if (defer_dev && de->d_type == DT_REG) {
             struct shm_file *f = VEC_PUSH(out->items, out->n, out->cap);
             f->mount = mount;
-            f->name = xstrdup(de->d_name);
+            f->name = files_name(out, de->d_name);
             f->dev = *defer_dev;
             f->ino = de->d_ino;
             f->type = FT_REGULAR;
@@ -99,7 +99,7 @@ static void list_dir(int dirfd, size_t mount, dev_t mount_dev, const char *mpath
         if (S_ISDIR(st.st_mode) && depth == 0 && st.st_dev == mount_dev) {
             struct shm_dir *dd = VEC_PUSH(out->dirs, out->ndirs, out->dirs_cap);
             dd->mount = mount;
-            dd->name = xstrdup(de->d_name);
+            dd->name = files_name(out, de->d_name);
             dd->dev = st.st_dev;
             dd->ino = st.st_ino;
             dd->uid = st.st_uid;
@@ -121,7 +121,7 @@ static void list_dir(int dirfd, size_t mount, dev_t mount_dev, const char *mpath
                 /* A folder that is one segment: listed itself, then its files. */
                 struct shm_file *f = VEC_PUSH(out->items, out->n, out->cap);
                 f->mount = mount;
-                f->name = xstrdup(name.data);
+                f->name = files_name(out, name.data);
                 fill(f, &st);
             }
             buf_addc(&name, '/');
@@ -130,7 +130,7 @@ static void list_dir(int dirfd, size_t mount, dev_t mount_dev, const char *mpath
         }
         struct shm_file *f = VEC_PUSH(out->items, out->n, out->cap);
         f->mount = mount;
-        f->name = xstrdup(name.data);
+        f->name = files_name(out, name.data);
         fill(f, &st);
     }
     buf_free(&name);
@@ -205,10 +205,8 @@ void files_finish(const struct sysroot *sys, const struct mount_list *ml, struct
     size_t kept = 0;
     for (size_t i = 0; i < fl->n; i++) {
         struct shm_file *f = &fl->items[i];
-        if (f->stat_pending && !stat_entry(sys, ml, dirfds, f)) {
-            free(f->name); /* removed since it was listed */
-            continue;
-        }
+        if (f->stat_pending && !stat_entry(sys, ml, dirfds, f))
+            continue; /* removed since it was listed */
         fl->items[kept++] = *f;
     }
     fl->n = kept;
@@ -218,13 +216,15 @@ void files_finish(const struct sysroot *sys, const struct mount_list *ml, struct
     free(dirfds);
 }
 
+char *files_name(struct file_list *fl, const char *name)
+{
+    return strpool_dup(&fl->names, name);
+}
+
 void files_free(struct file_list *fl)
 {
-    for (size_t i = 0; i < fl->n; i++)
-        free(fl->items[i].name);
     free(fl->items);
-    for (size_t i = 0; i < fl->ndirs; i++)
-        free(fl->dirs[i].name);
     free(fl->dirs);
+    strpool_free(&fl->names);
     memset(fl, 0, sizeof(*fl));
 }

@@ -13,6 +13,7 @@
 
 #include "collect/holders.h"
 #include "collect/mounts.h"
+#include "util/strpool.h"
 #include "util/sysroot.h"
 #include "util/warn.h"
 
@@ -54,7 +55,12 @@ struct file_list {
     size_t n, cap;
     struct shm_dir *dirs; /* in the order read */
     size_t ndirs, dirs_cap;
+    struct strpool names; /* the bytes of every name above (files_name) */
 };
+
+/* A copy of name that lives as long as fl: what a shm_file's or shm_dir's
+ * name points to. */
+char *files_name(struct file_list *fl, const char *name);
 
 /* A directory at the top of a mount whose name begins so (joblib's
  * memmapping folder) is listed itself as well as its files: the model makes

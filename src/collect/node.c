@@ -441,12 +441,9 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
         } else {
             /* Its root is gone: what no holder stat'ed cannot be read. */
             size_t kept = 0;
-            for (size_t k = 0; k < part.n; k++) {
-                if (part.items[k].stat_pending)
-                    free(part.items[k].name);
-                else
+            for (size_t k = 0; k < part.n; k++)
+                if (!part.items[k].stat_pending)
                     part.items[kept++] = part.items[k];
-            }
             part.n = kept;
         }
         for (size_t k = 0; k < part.n; k++) {
@@ -454,14 +451,15 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
             *f = part.items[k];
             f->mount = i;
         }
-        free(part.items); /* the names moved to done */
+        free(part.items); /* its entries moved to done */
     }
-    /* Entries files_finish dropped had their names freed there; the rest
-     * now live in done. The directories stay as they were listed. */
+    /* The names stay where they were (fl's pool), and so do the
+     * directories, as they were listed. */
     free(fl->items);
     done.dirs = fl->dirs;
     done.ndirs = fl->ndirs;
     done.dirs_cap = fl->dirs_cap;
+    done.names = fl->names;
     *fl = done;
 }
 

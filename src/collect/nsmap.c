@@ -269,6 +269,15 @@ bool nsmap_shows(const struct nsmap *m, unsigned long mntns, size_t dev_index)
     return s && dev_index < m->ndevs && s->sees[dev_index];
 }
 
+bool nsmap_shows_first(const struct nsmap *m, unsigned long mntns, size_t n)
+{
+    const struct mntns_seen *s = mntns ? find(m, mntns) : NULL;
+    for (size_t i = 0; s && i < n && i < m->ndevs; i++)
+        if (s->sees[i])
+            return true;
+    return false;
+}
+
 static int cmp_ulong(const void *a, const void *b)
 {
     unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;

@@ -107,6 +107,9 @@ void nsmap_reach(struct nsmap *m, const struct proc_list *pl);
 
 /* Does mount namespace mntns (met in the walk) show watched device i? */
 bool nsmap_shows(const struct nsmap *m, unsigned long mntns, size_t dev_index);
+/* Does it show any of watched devices 0..n-1? (One lookup of the namespace
+ * for all of them: asked of every process on a node of many mounts.) */
+bool nsmap_shows_first(const struct nsmap *m, unsigned long mntns, size_t n);
 
 /* Parses a mountinfo text into sees[] for devs: 1 for a device mounted
  * there and not hidden under another mount on the same mount point. */

@@ -43,6 +43,7 @@ enum { PH_FDS, PH_MAPS, PH_QUERY, PH_TEXT, PH_DONE };
 struct procfiles {
     const dev_t *devs;
     size_t ndevs;
+    uint64_t dev_bits[4]; /* a bit per watched device's hash (dev_bit): most others miss it */
     int maps;           /* MAPS_*: how mappings are read */
     struct inomap libs; /* executable files asked about: (dev, ino) -> 1 libtorch, 0 not */
     /* The current walk. */
@@ -61,11 +62,19 @@ struct procfiles {
     char name[NAME_SIZE];
 };
 
+/* Which of dev_bits stands for dev. */
+static unsigned dev_bit(dev_t dev)
+{
+    return (unsigned)(((uint64_t)dev * 0x9e3779b97f4a7c15ull) >> 56);
+}
+
 struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs)
 {
     struct procfiles *pf = xcalloc(1, sizeof(*pf));
     pf->devs = devs;
     pf->ndevs = ndevs;
+    for (size_t i = 0; i < ndevs; i++)
+        pf->dev_bits[dev_bit(devs[i]) / 64] |= 1ull << (dev_bit(devs[i]) % 64);
     pf->fddir = pf->mapsfd = -1;
     pf->phase = PH_DONE;
     inomap_init(&pf->libs);
@@ -105,8 +114,13 @@ bool procfiles_torch(const struct procfiles *pf)
     return pf->torch;
 }
 
+/* Is dev one of the watched devices? Asked of every fd and every mapping of
+ * every process: with --all on a node, of twenty devices or more. */
 static bool watched(const struct procfiles *pf, dev_t dev)
 {
+    unsigned b = dev_bit(dev);
+    if (!(pf->dev_bits[b / 64] & (1ull << (b % 64))))
+        return false;
     for (size_t i = 0; i < pf->ndevs; i++)
         if (pf->devs[i] == dev)
             return true;

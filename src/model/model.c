@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/segsort.h"
 #include "util/inomap.h"
 #include "util/units.h"
 #include "util/xalloc.h"
@@ -427,17 +428,6 @@ static void figures(struct model *m)
     }
 }
 
-static int cmp_seg(const void *a, const void *b)
-{
-    const struct segment *x = a, *y = b;
-    if (x->mount != y->mount)
-        return x->mount < y->mount ? -1 : 1;
-    int c = strcmp(x->name, y->name);
-    if (c)
-        return c;
-    return (x->ino > y->ino) - (x->ino < y->ino);
-}
-
 /* The budget of mount `mount` (SIZE_MAX: none, as with no mount) against cg,
  * with the processes of container ctr (all of them when every process is the
  * host's, as without --all). The top-level budget (top) has the observed
@@ -528,8 +518,7 @@ void model_build(const struct scan *s, const struct model_opts *o, struct model 
     inomap_init(&idx);
     join(m, &idx);
     inomap_free(&idx);
-    if (m->nsegs > 1)
-        qsort(m->segs, m->nsegs, sizeof(*m->segs), cmp_seg);
+    segsort(m->segs, m->nsegs);
     fold_folders(m);
     classify(m, o);
     figures(m);

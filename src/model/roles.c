@@ -58,10 +58,7 @@ static bool in_world(const struct scan *s, unsigned long world, const struct pro
 {
     if (!world || !p->mntns || p->mntns == world)
         return true;
-    for (size_t i = 0; i < s->mounts.n; i++)
-        if (nsmap_shows(&s->ns, p->mntns, i))
-            return true;
-    return false;
+    return nsmap_shows_first(&s->ns, p->mntns, s->mounts.n);
 }
 
 /* A worker's caught signals with libtorch mapped mark a worker even when it

@@ -112,18 +112,24 @@ static void mounts(struct jsonw *w, const struct model *m)
 
 static void segments(struct jsonw *w, const struct model *m)
 {
-    /* Each mount's path escaped once, not once per segment. */
+    /* Each mount's path and id escaped once, not once per segment. */
     size_t nmounts = model_nmounts(m);
-    struct buf *paths = xcalloc(nmounts ? nmounts : 1, sizeof(*paths));
-    for (size_t k = 0; k < nmounts; k++)
+    struct buf *paths = xcalloc(nmounts ? 2 * nmounts : 1, sizeof(*paths)), *ids = paths + nmounts;
+    for (size_t k = 0; k < nmounts; k++) {
         esc_json(&paths[k], model_mount(m, k)->path);
+        char id[32];
+        const char *s = report_mount_id(m, k, id, sizeof(id));
+        if (s)
+            esc_json(&ids[k], s);
+        else
+            buf_adds(&ids[k], "null");
+    }
     jw_arr(w, "segments");
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];
         jw_obj(w, NULL);
         jw_raw(w, "mount", paths[sg->mount].data, paths[sg->mount].len);
-        char id[32];
-        jw_str(w, "mount_id", report_mount_id(m, sg->mount, id, sizeof(id)));
+        jw_raw(w, "mount_id", ids[sg->mount].data, ids[sg->mount].len);
         jw_str(w, "name", sg->name);
         jw_u64(w, "inode", (uint64_t)sg->ino);
         jw_u64(w, "size_bytes", sg->size);
@@ -163,7 +169,7 @@ static void segments(struct jsonw *w, const struct model *m)
         jw_obj_end(w);
     }
     jw_arr_end(w);
-    for (size_t k = 0; k < nmounts; k++)
+    for (size_t k = 0; k < 2 * nmounts; k++)
         buf_free(&paths[k]);
     free(paths);
 }

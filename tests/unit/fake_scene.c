@@ -13,7 +13,7 @@ void fake_add_file(struct scan *s, const char *name, ino_t ino, enum file_type t
                      uint64_t size, uint64_t alloc)
 {
     struct shm_file *f = VEC_PUSH(s->files.items, s->files.n, s->files.cap);
-    f->name = xstrdup(name);
+    f->name = files_name(&s->files, name);
     f->dev = DEV;
     f->ino = ino;
     f->type = type;

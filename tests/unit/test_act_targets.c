@@ -243,7 +243,7 @@ static void add_dir(struct scan *s, const char *name, int64_t mtime, ino_t ino)
     struct file_list *fl = &s->files;
     struct shm_dir *d = VEC_PUSH(fl->dirs, fl->ndirs, fl->dirs_cap);
     d->mount = 0;
-    d->name = xstrdup(name);
+    d->name = files_name(fl, name);
     d->dev = s->mounts.items[0].dev;
     d->ino = ino;
     d->uid = 1000;

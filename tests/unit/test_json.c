@@ -45,10 +45,8 @@ static void test_hostile_name_escaped(void **state)
     /* Rebuild with a name full of control bytes and invalid UTF-8. */
     model_free(&f->m);
     for (size_t i = 0; i < f->s->files.n; i++) {
-        if (f->s->files.items[i].ino == 9) {
-            free(f->s->files.items[i].name);
-            f->s->files.items[i].name = strdup("evil\x1b[31m\xff\t\"x\"");
-        }
+        if (f->s->files.items[i].ino == 9)
+            f->s->files.items[i].name = files_name(&f->s->files, "evil\x1b[31m\xff\t\"x\"");
     }
     fake_fixture_build(f);
     report_json(&f->out, &f->m);

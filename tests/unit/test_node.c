@@ -25,7 +25,7 @@ static void add_file(struct scan *s, size_t mount, const char *name, ino_t ino, 
     struct shm_file *f = VEC_PUSH(s->files.items, s->files.n, s->files.cap);
     memset(f, 0, sizeof(*f));
     f->mount = mount;
-    f->name = xstrdup(name);
+    f->name = files_name(&s->files, name);
     f->dev = s->mounts.items[mount].dev;
     f->ino = ino;
     f->type = FT_REGULAR;

@@ -98,6 +98,12 @@ static void test_walk_fixture(void **state)
     assert_true(has_ns(&ns.reach[1], 4026532602ul));
     assert_true(nsmap_shows(&ns, 4026532500ul, 0));
     assert_false(nsmap_shows(&ns, 4026532500ul, 1));
+    /* Any of the first n devices, in one lookup: the roles' question. */
+    assert_false(nsmap_shows_first(&ns, 4026532500ul, 0));
+    assert_true(nsmap_shows_first(&ns, 4026532500ul, 1));
+    assert_true(nsmap_shows_first(&ns, 4026532500ul, 99)); /* no further than the devices */
+    assert_false(nsmap_shows_first(&ns, 4026539999ul, 2)); /* never met */
+    assert_false(nsmap_shows_first(&ns, 0, 2));
 
     /* NSpid is read for the processes of other pid namespaces that reach a
      * watched mount: their pid where they name their segments. */

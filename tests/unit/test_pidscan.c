@@ -223,7 +223,7 @@ static void test_stat_hook(void **state)
 }
 
 /* Only the devices asked for: without the fixture's device no fd is
- * returned; a device of no line, nothing at all. */
+ * returned; a device of no line, nothing at all; and so with many devices. */
 static void test_fixture_devices(void **state)
 {
     (void)state;
@@ -242,6 +242,22 @@ static void test_fixture_devices(void **state)
     assert_int_equal(walk(pf, piddir, it, 16, &status), 0);
     assert_int_equal(status, 0);
     procfiles_free(pf);
+    /* A node's many devices (--all): the same answers, whether the device
+     * asked for is among a few others or among hundreds. */
+    dev_t many[300];
+    for (size_t n = 2; n <= 300; n += 298) {
+        for (size_t i = 0; i < n; i++)
+            many[i] = makedev(0xcd, (unsigned)i); /* on no line of the fixture */
+        many[n / 2] = only3;
+        pf = procfiles_new(many, n);
+        assert_int_equal(walk(pf, piddir, it, 16, &status), 1);
+        assert_int_equal(it[0].ino, 14);
+        procfiles_free(pf);
+        many[n / 2] = none;
+        pf = procfiles_new(many, n);
+        assert_int_equal(walk(pf, piddir, it, 16, &status), 0);
+        procfiles_free(pf);
+    }
     close(piddir);
 }
 
