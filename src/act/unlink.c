@@ -103,17 +103,8 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
             (unsigned long long)st.st_ino, (unsigned long long)t->ino);
         return;
     }
-    if (r->o.uid != 0 && st.st_uid != r->o.uid) {
-        unlink_say(res, UNLINK_REFUSED, EPERM,
-            "owned by uid %lu, not by you (uid %lu): only its owner or root may remove it",
-            (unsigned long)st.st_uid, (unsigned long)r->o.uid);
+    if (!unlink_owner_ok(r->o.uid, t->ns, st.st_uid, UNLINK_OWNED_FILE, res))
         return;
-    }
-    if (t->ns && !actns_maps_uid(t->ns, st.st_uid)) {
-        unlink_say(res, UNLINK_REFUSED, EPERM, "owned by uid %lu, which its container's user "
-            "namespace does not map: not its container's file", (unsigned long)st.st_uid);
-        return;
-    }
     /* Pin the inode: what is checked below and what is removed are one file. */
     int pin = openat(dir, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (pin < 0 && (errno == EACCES || errno == EPERM))

@@ -10,6 +10,7 @@
 
 #include "testutil.h"
 #include "act/actlog.h"
+#include "act/actns.h"
 #include "act/unlink.h"
 #include "util/buf.h"
 #include "util/fileio.h"
@@ -431,6 +432,51 @@ static void test_blind_rules(void **state)
     assert_true(unlink_blind_ok(&many, 1000, 1000, 0600, why, sizeof(why)));
 }
 
+/* The owner checks both removers share (unlink_owner_ok), with the exact
+ * sentences the removers have always given: the caller must own it (or be
+ * root), and a container's user namespace must map its owner. */
+static void test_owner_rules(void **state)
+{
+    (void)state;
+    struct unlink_result res;
+    memset(&res, 0, sizeof(res));
+    assert_true(unlink_owner_ok(1000, NULL, 1000, UNLINK_OWNED_FILE, &res));
+    assert_true(unlink_owner_ok(0, NULL, 1001, UNLINK_OWNED_FOLDER, &res));
+    assert_false(unlink_owner_ok(1000, NULL, 1001, UNLINK_OWNED_FILE, &res));
+    assert_int_equal(res.outcome, UNLINK_REFUSED);
+    assert_int_equal(res.err, EPERM);
+    assert_string_equal(res.reason,
+        "owned by uid 1001, not by you (uid 1000): only its owner or root may remove it");
+    assert_false(unlink_owner_ok(1000, NULL, 0, UNLINK_OWNED_FOLDER, &res));
+    assert_string_equal(res.reason,
+        "owned by uid 0, not by you (uid 1000): only its owner or root may remove it");
+    assert_false(unlink_owner_ok(1000, NULL, 1001, UNLINK_OWNED_IN_FOLDER, &res));
+    assert_string_equal(res.reason, "a file inside it is owned by uid 1001, not by you");
+
+    /* A rootless container mapping host uids 100000..165535. */
+    struct actns_uids range = {.start = 100000, .count = 65536};
+    struct actns ns;
+    memset(&ns, 0, sizeof(ns));
+    ns.uids = &range;
+    ns.nuids = 1;
+    assert_true(unlink_owner_ok(0, &ns, 100999, UNLINK_OWNED_FILE, &res));
+    assert_false(unlink_owner_ok(0, &ns, 0, UNLINK_OWNED_FILE, &res));
+    assert_int_equal(res.err, EPERM);
+    assert_string_equal(res.reason, "owned by uid 0, which its container's user namespace does "
+                                    "not map: not its container's file");
+    assert_false(unlink_owner_ok(0, &ns, 165536, UNLINK_OWNED_FOLDER, &res));
+    assert_string_equal(res.reason, "owned by uid 165536, which its container's user namespace "
+                                    "does not map: not its container's folder");
+    assert_false(unlink_owner_ok(0, &ns, 5, UNLINK_OWNED_IN_FOLDER, &res));
+    assert_string_equal(res.reason, "a file inside it is owned by uid 5, which its container's "
+                                    "user namespace does not map");
+    /* The caller's own check comes first. */
+    assert_false(unlink_owner_ok(1000, &ns, 0, UNLINK_OWNED_FILE, &res));
+    assert_non_null(strstr(res.reason, "not by you"));
+    ns.all_uids = true; /* a container of the watcher's own user namespace */
+    assert_true(unlink_owner_ok(0, &ns, 0, UNLINK_OWNED_FOLDER, &res));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -444,6 +490,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_written_since_scan, setup, teardown),
         cmocka_unit_test_setup_teardown(test_find_inodes, setup, teardown),
         cmocka_unit_test(test_blind_rules),
+        cmocka_unit_test(test_owner_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
