@@ -149,8 +149,10 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                     rc = -errno;
                 else if (st.st_dev != c->dev)
                     rc = -ESTALE; /* remounted meanwhile */
-                else if (!sysroot_pid_alive(&r))
-                    rc = -ESRCH;
+                else if ((rc = sysroot_pid_check(&r)) <= 0)
+                    rc = rc == 0 ? -ESRCH : rc; /* out of fds: not an exit */
+                else
+                    rc = 0;
                 struct statx sx;
                 if (rc == 0 &&
                     statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BTIME, &sx) == 0 &&
@@ -362,8 +364,9 @@ static int mount_root(const struct scan_node *n, const struct sysroot *sys, size
     if (i < n->nroots && n->roots[i].proc >= 0) {
         /* Kept since its size was read: the same root, if the same process
          * still lives (a re-open would refuse it otherwise). */
-        if (!sysroot_pid_alive(&n->roots[i]))
-            return -ESRCH;
+        int live = sysroot_pid_check(&n->roots[i]);
+        if (live <= 0)
+            return live == 0 ? -ESRCH : live; /* out of fds: not an exit */
         *out = &n->roots[i];
         return 0;
     }

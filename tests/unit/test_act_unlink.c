@@ -359,6 +359,45 @@ static void test_watched_process_gone(void **state)
     assert_true(exists(f, "x"));
 }
 
+/* Out of fds, whether the watched process still runs cannot be read: the
+ * item is refused (nothing is done on a liveness not proven), and the
+ * reason says so, never that it has exited. */
+static void test_watched_process_unknown(void **state)
+{
+    struct fx *f = *state;
+    make_file(f, "x", 4096);
+    add_target(f, "x");
+    char d[256];
+    snprintf(d, sizeof(d), "%s/4243", f->proc);
+    assert_int_equal(mkdir(d, 0755), 0);
+    strcat(d, "/stat");
+    FILE *st = fopen(d, "w");
+    assert_non_null(st);
+    fputs("4243 (python3) S 1 4243 4243 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 777 0 0\n", st);
+    fclose(st);
+    f->sys.pid = 4243;
+    f->sys.pid_start = 777;
+    assert_int_equal(sysroot_pid_check(&f->sys), 1); /* alive while fds are free */
+    struct unlink_result res[1];
+    struct fd_squeeze q;
+    fds_squeeze(&q);
+    struct unlink_opts o = {.sys = &f->sys, .uid = geteuid()};
+    struct unlink_run r;
+    size_t idx;
+    unlink_begin(&r, &f->plan, &o);
+    bool stepped = unlink_step(&r, &res[0], &idx);
+    unlink_end(&r);
+    fds_unsqueeze(&q);
+    f->sys.pid = 0;
+    f->sys.pid_start = 0;
+    assert_true(stepped);
+    assert_int_equal(res[0].outcome, UNLINK_REFUSED);
+    assert_int_equal(res[0].err, EMFILE);
+    assert_null(strstr(res[0].reason, "exited"));
+    assert_non_null(strstr(res[0].reason, "cannot tell whether the watched process 4243 still runs"));
+    assert_true(exists(f, "x"));
+}
+
 /* A file written to after the scan is in use, whatever its state was. */
 static void test_written_since_scan(void **state)
 {
@@ -487,6 +526,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mount_changed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pause_hook, setup, teardown),
         cmocka_unit_test_setup_teardown(test_watched_process_gone, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_watched_process_unknown, setup, teardown),
         cmocka_unit_test_setup_teardown(test_written_since_scan, setup, teardown),
         cmocka_unit_test_setup_teardown(test_find_inodes, setup, teardown),
         cmocka_unit_test(test_blind_rules),
