@@ -105,6 +105,7 @@ int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned
     }
     if (rc < 0) {
         ns->root.pid = pid; /* closed: named, never alive */
+        ns->open_err = rc == -ESRCH ? 0 : rc;
         ns->label = label ? xstrdup(label) : str_printf("pid %d", (int)pid);
         return rc;
     }
@@ -140,16 +141,24 @@ static int reopen(const struct actns *ns, struct sysroot *tmp)
     return rc;
 }
 
-bool actns_alive(const struct actns *ns)
+int actns_check(const struct actns *ns)
 {
     if (ns->host) {
         struct sysroot tmp;
-        if (reopen(ns, &tmp) < 0)
-            return false;
+        int rc = reopen(ns, &tmp);
+        if (rc < 0)
+            return rc == -ESRCH || rc == -ENOENT ? 0 : rc;
         sysroot_close(&tmp);
-        return true;
+        return 1;
     }
-    return ns->root.root >= 0 && sysroot_pid_alive(&ns->root);
+    if (ns->root.root < 0)
+        return ns->open_err; /* never opened: its end, or why not */
+    return sysroot_pid_check(&ns->root);
+}
+
+bool actns_alive(const struct actns *ns)
+{
+    return actns_check(ns) == 1;
 }
 
 int actns_opendir(const struct actns *ns, const char *path)
@@ -164,9 +173,10 @@ int actns_opendir(const struct actns *ns, const char *path)
         int fd = open_beneath(tmp.root, path, O_RDONLY | O_DIRECTORY);
         /* The holder still the pinned one once the directory is open: the
          * root walked was that process's. */
-        if (fd >= 0 && !sysroot_pid_alive(&tmp)) {
+        int live = fd >= 0 ? sysroot_pid_check(&tmp) : 1;
+        if (live <= 0) {
             close(fd);
-            fd = -ESRCH;
+            fd = live == 0 ? -ESRCH : live;
         }
         sysroot_close(&tmp);
         return fd;
@@ -194,4 +204,5 @@ void actns_close(struct actns *ns)
     ns->uids = NULL;
     ns->nuids = 0;
     ns->all_uids = false;
+    ns->open_err = 0;
 }

@@ -40,6 +40,9 @@ struct actns {
     } *uids;
     size_t nuids;
     bool all_uids;
+    int open_err; /* actns_open's -errno when it failed for another reason
+                   * than the holder's end (-EMFILE: out of fds), else 0:
+                   * such a view is refused, never said to have exited */
 };
 
 /* Opens the view of pid through host (sysroot_open_pid). start: the start
@@ -67,6 +70,12 @@ char *actns_label(const struct container_info *ci, pid_t pid);
 /* True while the view is open (or re-opens, when it is kept closed) and its
  * holder is the process it was opened on. */
 bool actns_alive(const struct actns *ns);
+
+/* The same with its third answer (util/sysroot.h, sysroot_pid_check): 1
+ * alive, 0 when the holder has exited (or its pid is another's, or the
+ * view was never opened because it had), -errno when it cannot be told
+ * (out of fds or memory): refused as well, but not "exited". */
+int actns_check(const struct actns *ns);
 
 /* True when the host uid owner is mapped into the view's user namespace: a
  * file of another owner cannot be its container's own (a user's rootless

@@ -100,7 +100,14 @@ static int take(const struct signal_opts *o, const struct actns *ns, int proc, p
 {
     /* In a container: only while it is still there (a reused pid of its
      * holder would make "inside it" someone else's). */
-    if (ns && !actns_alive(ns)) {
+    int live = ns ? actns_check(ns) : 1;
+    if (live < 0) {
+        say(res, SIGNAL_REFUSED, -live,
+            "cannot tell whether its container still runs (pid %d: %s): not signalled",
+            (int)ns->root.pid, strerror(-live));
+        return -1;
+    }
+    if (live == 0) {
         say(res, SIGNAL_REFUSED, ESRCH, "its container exited (pid %d is gone): not signalled",
             (int)ns->root.pid);
         return -1;

@@ -103,17 +103,8 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
             (unsigned long long)st.st_ino, (unsigned long long)t->ino);
         return;
     }
-    if (r->o.uid != 0 && st.st_uid != r->o.uid) {
-        unlink_say(res, UNLINK_REFUSED, EPERM,
-            "owned by uid %lu, not by you (uid %lu): only its owner or root may remove it",
-            (unsigned long)st.st_uid, (unsigned long)r->o.uid);
+    if (!unlink_owner_ok(r->o.uid, t->ns, st.st_uid, UNLINK_OWNED_FILE, res))
         return;
-    }
-    if (t->ns && !actns_maps_uid(t->ns, st.st_uid)) {
-        unlink_say(res, UNLINK_REFUSED, EPERM, "owned by uid %lu, which its container's user "
-            "namespace does not map: not its container's file", (unsigned long)st.st_uid);
-        return;
-    }
     /* Pin the inode: what is checked below and what is removed are one file. */
     int pin = openat(dir, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (pin < 0 && (errno == EACCES || errno == EPERM))
@@ -231,15 +222,31 @@ static int open_mount(const struct unlink_run *r, const struct unlink_target *t,
 {
     int fd;
     if (t->ns) {
-        if (!actns_alive(t->ns)) {
+        int live = actns_check(t->ns);
+        if (live < 0) {
+            unlink_say(res, UNLINK_REFUSED, -live,
+                "cannot tell whether its container still runs (pid %d: %s): nothing done there",
+                (int)t->ns->root.pid, strerror(-live));
+            return -1;
+        }
+        if (live == 0) {
             unlink_say(res, UNLINK_REFUSED, ESRCH,
                 "its container exited (pid %d is gone): nothing done there",
                 (int)t->ns->root.pid);
             return -1;
         }
         fd = actns_opendir(t->ns, t->mount);
-        if (fd >= 0 && !actns_alive(t->ns)) {
+        live = fd >= 0 ? actns_check(t->ns) : 1;
+        if (live < 0) {
             close(fd);
+            unlink_say(res, UNLINK_REFUSED, -live,
+                "cannot tell whether its container still runs (pid %d: %s): nothing done there",
+                (int)t->ns->root.pid, strerror(-live));
+            return -1;
+        }
+        if (live == 0 || fd == -ESRCH) {
+            if (fd >= 0)
+                close(fd);
             unlink_say(res, UNLINK_REFUSED, ESRCH,
                 "its container exited while it was being checked (pid %d is gone)",
                 (int)t->ns->root.pid);
@@ -248,7 +255,14 @@ static int open_mount(const struct unlink_run *r, const struct unlink_target *t,
         if (fd < 0)
             errno = -fd;
     } else {
-        if (!sysroot_pid_alive(r->o.sys)) {
+        int live = sysroot_pid_check(r->o.sys);
+        if (live < 0) {
+            unlink_say(res, UNLINK_REFUSED, -live,
+                "cannot tell whether the watched process %d still runs (%s): nothing done",
+                (int)r->o.sys->pid, strerror(-live));
+            return -1;
+        }
+        if (live == 0) {
             unlink_say(res, UNLINK_REFUSED, ESRCH,
                 "the watched process %d has exited: its mounts are no longer the ones scanned",
                 (int)r->o.sys->pid);

@@ -1,5 +1,5 @@
 /* What both removers share: outcome names, the sentence of a result, the
- * refusal of a file type, the first look at a name, and whether a blind
+ * refusal of a file type, the first look at a name, the owner checks, and whether a blind
  * holder search still proves a file unused (act/unlinkcheck.h). */
 #include "act/unlinkcheck.h"
 
@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "act/actns.h"
 
 const char *unlink_outcome_name(enum unlink_outcome o)
 {
@@ -78,4 +80,32 @@ bool unlink_examine(int dir, const char *base, struct stat *st, struct unlink_re
     else
         unlink_say(res, UNLINK_FAILED, errno, "cannot examine it: %s", strerror(errno));
     return false;
+}
+
+/* The owner checks of both removers (see unlinkcheck.h). */
+bool unlink_owner_ok(uid_t caller, const struct actns *ns, uid_t owner, enum unlink_owned what,
+                     struct unlink_result *res)
+{
+    unsigned long u = (unsigned long)owner;
+    if (caller != 0 && owner != caller) {
+        if (what == UNLINK_OWNED_IN_FOLDER)
+            unlink_say(res, UNLINK_REFUSED, EPERM, "a file inside it is owned by uid %lu, not by you",
+                u);
+        else
+            unlink_say(res, UNLINK_REFUSED, EPERM,
+                "owned by uid %lu, not by you (uid %lu): only its owner or root may remove it", u,
+                (unsigned long)caller);
+        return false;
+    }
+    if (ns && !actns_maps_uid(ns, owner)) {
+        if (what == UNLINK_OWNED_IN_FOLDER)
+            unlink_say(res, UNLINK_REFUSED, EPERM, "a file inside it is owned by uid %lu, which its "
+                "container's user namespace does not map", u);
+        else
+            unlink_say(res, UNLINK_REFUSED, EPERM, "owned by uid %lu, which its container's user "
+                "namespace does not map: not its container's %s", u,
+                what == UNLINK_OWNED_FOLDER ? "folder" : "file");
+        return false;
+    }
+    return true;
 }

@@ -1,9 +1,9 @@
 /* What both removers share (act/unlink.c, the files; act/unlinkdir.c, a
  * folder segment whole): the target as the scan saw it, the options of a
  * run, the result of one item and its sentence, and the checks they make
- * alike (the first look at a name, whether a holder search that could not
- * read every process still proves a file unused). So neither remover
- * includes the other. */
+ * alike (the first look at a name, who may remove it, whether a holder
+ * search that could not read every process still proves a file unused).
+ * So neither remover includes the other. */
 #ifndef SHMWATCH_UNLINKCHECK_H
 #define SHMWATCH_UNLINKCHECK_H
 
@@ -89,6 +89,22 @@ bool unlink_examine(int dir, const char *base, struct stat *st, struct unlink_re
  * (unlink.c, unlinkdir.c). */
 void unlink_say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* What an owner check is about, for its sentence. */
+enum unlink_owned {
+    UNLINK_OWNED_FILE,      /* a file segment (unlink.c) */
+    UNLINK_OWNED_FOLDER,    /* a folder segment itself (unlinkdir.c) */
+    UNLINK_OWNED_IN_FOLDER, /* a file inside a folder segment */
+};
+
+/* The owner checks of both removers, in one place: an entry of host uid
+ * owner may be removed by the caller (uid caller) only when the caller is
+ * root or its owner, and, in a container (ns not NULL), only when that
+ * container's user namespace maps owner (actns_maps_uid: a file of another
+ * owner is not the container's own). true, or false with res REFUSED
+ * (EPERM) and the sentence for what. */
+bool unlink_owner_ok(uid_t caller, const struct actns *ns, uid_t owner, enum unlink_owned what,
+                     struct unlink_result *res);
 
 /* Whether a search that could not read some processes still proves that
  * nobody holds a file of this owner and mode: false, with the reason in

@@ -18,7 +18,6 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "act/actns.h"
 #include "util/xalloc.h"
 
 /* Entries past this are not read: such a folder is refused. */
@@ -72,12 +71,8 @@ static bool read_entries(int fd, const struct stat *fst, const struct unlink_tar
             unlink_say(res, UNLINK_REFUSED, EPERM, "a directory inside it (never removed)");
         else if (!S_ISREG(st.st_mode))
             unlink_say(res, UNLINK_REFUSED, EPERM, "an entry inside it is not a regular file");
-        else if (uid != 0 && st.st_uid != uid)
-            unlink_say(res, UNLINK_REFUSED, EPERM, "a file inside it is owned by uid %lu, not by you",
-                (unsigned long)st.st_uid);
-        else if (t->ns && !actns_maps_uid(t->ns, st.st_uid))
-            unlink_say(res, UNLINK_REFUSED, EPERM, "a file inside it is owned by uid %lu, which its "
-                "container's user namespace does not map", (unsigned long)st.st_uid);
+        else if (!unlink_owner_ok(uid, t->ns, st.st_uid, UNLINK_OWNED_IN_FOLDER, res))
+            ok = false; /* res says whose it is */
         else if ((int64_t)st.st_mtim.tv_sec > t->mtime)
             unlink_say(res, UNLINK_REFUSED, EBUSY,
                 "a file inside it was written to since the scan: something is using it");
@@ -149,17 +144,8 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
         unlink_say(res, UNLINK_REFUSED, ESTALE, "replaced since the scan");
         return;
     }
-    if (o->uid != 0 && st.st_uid != o->uid) {
-        unlink_say(res, UNLINK_REFUSED, EPERM,
-            "owned by uid %lu, not by you (uid %lu): only its owner or root may remove it",
-            (unsigned long)st.st_uid, (unsigned long)o->uid);
+    if (!unlink_owner_ok(o->uid, t->ns, st.st_uid, UNLINK_OWNED_FOLDER, res))
         return;
-    }
-    if (t->ns && !actns_maps_uid(t->ns, st.st_uid)) {
-        unlink_say(res, UNLINK_REFUSED, EPERM, "owned by uid %lu, which its container's user "
-            "namespace does not map: not its container's folder", (unsigned long)st.st_uid);
-        return;
-    }
     int fd = openat(dir, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat fst;
     if (fd < 0) {

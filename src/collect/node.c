@@ -81,10 +81,47 @@ static bool watched_path(const char *mp, const char *const *extra, size_t nextra
     return nextra == 0 && (strcmp(mp, "/dev/shm") == 0 || strcmp(mp, "/run/shm") == 0);
 }
 
+/* Adds namespace k to the namespaces of the mount of dev in list (made
+ * with path and fstype when new). */
+static void cand_add(struct cand **list, size_t *nlist, size_t *cap, dev_t dev,
+                     const struct mountinfo_entry *e, size_t k)
+{
+    struct cand *c = NULL;
+    for (size_t j = 0; j < *nlist && !c; j++)
+        if ((*list)[j].dev == dev)
+            c = &(*list)[j];
+    if (!c) {
+        c = VEC_PUSH(*list, *nlist, *cap);
+        memset(c, 0, sizeof(*c));
+        c->dev = dev;
+        c->path = xstrdup(e->mountpoint);
+        c->fstype = xstrdup(e->fstype);
+    }
+    c->propagates = c->propagates || e->propagates;
+    bool known = false;
+    for (size_t j = 0; j < c->nns && !known; j++)
+        known = c->ns[j] == k;
+    if (!known)
+        *VEC_PUSH(c->ns, c->nns, c->nscap) = k;
+}
+
+static void cands_free(struct cand *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(c[i].path);
+        free(c[i].fstype);
+        free(c[i].ns);
+    }
+    free(c);
+}
+
 /* The shm mounts that namespace k's mountinfo shows at a watched path (the
- * last mount on a point wins: it hides the ones below), added to cands. */
+ * last mount on a point wins: it hides the ones below), added to cands;
+ * the ones it hides (a tmpfs mounted over another at the same path) to
+ * hidden. */
 static void parse_ns(struct scan_node *n, size_t k, const char *const *extra, size_t nextra,
-                     struct cand **cands, size_t *ncands, size_t *cap)
+                     struct cand **cands, size_t *ncands, size_t *cap, struct cand **hidden,
+                     size_t *nhidden, size_t *hcap)
 {
     char *copy = xstrdup(n->ns[k].text), *cur = copy, *line;
     struct mountinfo_entry *e = NULL;
@@ -101,26 +138,13 @@ static void parse_ns(struct scan_node *n, size_t k, const char *const *extra, si
         bool top = true; /* no later entry on the same point */
         for (size_t j = i + 1; j < ne && top; j++)
             top = strcmp(e[j].mountpoint, e[i].mountpoint) != 0;
-        if (!top || (!named && strcmp(e[i].fstype, "tmpfs") != 0))
+        if (!named && strcmp(e[i].fstype, "tmpfs") != 0)
             continue;
         dev_t dev = makedev(e[i].major, e[i].minor);
-        struct cand *c = NULL;
-        for (size_t j = 0; j < *ncands && !c; j++)
-            if ((*cands)[j].dev == dev)
-                c = &(*cands)[j];
-        if (!c) {
-            c = VEC_PUSH(*cands, *ncands, *cap);
-            memset(c, 0, sizeof(*c));
-            c->dev = dev;
-            c->path = xstrdup(e[i].mountpoint);
-            c->fstype = xstrdup(e[i].fstype);
-        }
-        c->propagates = c->propagates || e[i].propagates;
-        bool known = false;
-        for (size_t j = 0; j < c->nns && !known; j++)
-            known = c->ns[j] == k;
-        if (!known)
-            *VEC_PUSH(c->ns, c->nns, c->nscap) = k;
+        if (top)
+            cand_add(cands, ncands, cap, dev, &e[i], k);
+        else
+            cand_add(hidden, nhidden, hcap, dev, &e[i], k);
     }
     free(e);
     free(copy);
@@ -149,8 +173,10 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                     rc = -errno;
                 else if (st.st_dev != c->dev)
                     rc = -ESTALE; /* remounted meanwhile */
-                else if (!sysroot_pid_alive(&r))
-                    rc = -ESRCH;
+                else if ((rc = sysroot_pid_check(&r)) <= 0)
+                    rc = rc == 0 ? -ESRCH : rc; /* out of fds: not an exit */
+                else
+                    rc = 0;
                 struct statx sx;
                 if (rc == 0 &&
                     statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BTIME, &sx) == 0 &&
@@ -264,12 +290,27 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
 
     /* The host's mounts first, then the others in the order their
      * namespaces were met (by pid: a container's init before its children). */
-    struct cand *cands = NULL;
-    size_t ncands = 0, ccap = 0;
+    struct cand *cands = NULL, *hidden = NULL;
+    size_t ncands = 0, ccap = 0, nhidden = 0, hcap = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t k = 0; k < n->nns; k++)
             if ((n->ns[k].mntns == n->host_mntns) == (pass == 0))
-                parse_ns(n, k, extra, nextra, &cands, &ncands, &ccap);
+                parse_ns(n, k, extra, nextra, &cands, &ncands, &ccap, &hidden, &nhidden, &hcap);
+    /* A tmpfs with another mounted over it at the same path, shown at the
+     * top by no namespace: its path leads to the one above, so it cannot
+     * be listed or sized; said once, with a process to ask findmnt -N. */
+    for (size_t i = 0; i < nhidden; i++) {
+        bool shown = false;
+        for (size_t j = 0; j < ncands && !shown; j++)
+            shown = cands[j].dev == hidden[i].dev;
+        const struct node_ns *ns = &n->ns[hidden[i].ns[0]];
+        if (!shown)
+            warn_add(w, "%s (device %u:%u) is not shown: another mount on the same path hides "
+                        "it (findmnt -N %d lists both)",
+                     hidden[i].path, major(hidden[i].dev), minor(hidden[i].dev),
+                     ns->nmembers ? (int)ns->members[0] : 0);
+    }
+    cands_free(hidden, nhidden);
 
     for (size_t i = 0; i < ncands; i++) {
         struct cand *c = &cands[i];
@@ -362,8 +403,9 @@ static int mount_root(const struct scan_node *n, const struct sysroot *sys, size
     if (i < n->nroots && n->roots[i].proc >= 0) {
         /* Kept since its size was read: the same root, if the same process
          * still lives (a re-open would refuse it otherwise). */
-        if (!sysroot_pid_alive(&n->roots[i]))
-            return -ESRCH;
+        int live = sysroot_pid_check(&n->roots[i]);
+        if (live <= 0)
+            return live == 0 ? -ESRCH : live; /* out of fds: not an exit */
         *out = &n->roots[i];
         return 0;
     }

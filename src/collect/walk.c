@@ -221,7 +221,14 @@ static void second_pass(struct walk *wk)
         int piddir = openat(wk->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (piddir < 0)
             continue; /* gone since: it keeps its cheap facts */
-        details(wk, piddir, &pl->items[i], wk->flags[i]);
+        /* Its pid may be another process's since the first pass read it:
+         * only the process of the same start time lends its cmdline and
+         * exe (the open directory then stays that process's). */
+        struct proc now = {0};
+        if (read_proc_at(piddir, "stat", &wk->text, 4096) == 0 &&
+            procs_parse_stat(wk->text.data, &now) &&
+            now.start_ticks == pl->items[i].start_ticks)
+            details(wk, piddir, &pl->items[i], wk->flags[i]);
         close(piddir);
     }
 }

@@ -160,10 +160,12 @@ static struct snap *take_scan(struct poller *p, int *gone)
     return s;
 }
 
-/* --pid: is the watched process still the one first seen? */
+/* --pid: is the watched process still the one first seen? Yes too when
+ * that cannot be told (out of fds): the scan it would ask for checks again,
+ * and is no better placed to. */
 static bool target_same(const struct poller *p)
 {
-    return sysroot_pid_alive(p->cfg.scan.sys);
+    return sysroot_pid_check(p->cfg.scan.sys) != 0;
 }
 
 static void *run(void *arg)

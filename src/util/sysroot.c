@@ -138,10 +138,12 @@ static int open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid, bo
         return rc;
     }
     /* Opened after the start time was read: if the pid was reused in
-     * between, the root may be the newcomer's; check again. */
-    if (!sysroot_pid_alive(r)) {
+     * between, the root may be the newcomer's; check again (a check that
+     * cannot be made, out of fds say, is that error, not an exit). */
+    rc = sysroot_pid_check(r);
+    if (rc <= 0) {
         sysroot_close(r);
-        return -ESRCH;
+        return rc == 0 ? -ESRCH : rc;
     }
     return 0;
 }
@@ -181,7 +183,7 @@ int sysroot_open_below(const struct sysroot *r, const char *p, int flags)
     return openat(r->root, sysroot_rel(p), flags | O_CLOEXEC);
 }
 
-int sysroot_pid_alive(const struct sysroot *r)
+int sysroot_pid_check(const struct sysroot *r)
 {
     if (r->pid <= 0)
         return 1;
@@ -193,9 +195,17 @@ int sysroot_pid_alive(const struct sysroot *r)
             return n == 0;
     }
     unsigned long long start;
-    if (start_time(r->proc, r->pid, &start) < 0)
-        return 0;
+    int rc = start_time(r->proc, r->pid, &start);
+    if (rc == -ESRCH)
+        return 0; /* gone, or a zombie */
+    if (rc < 0)
+        return rc; /* EMFILE, ENFILE, ENOMEM...: not an end */
     return start == r->pid_start;
+}
+
+int sysroot_pid_alive(const struct sysroot *r)
+{
+    return sysroot_pid_check(r) == 1;
 }
 
 int fd_in_room(int fd)

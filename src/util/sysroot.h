@@ -58,8 +58,18 @@ int sysroot_open_system(struct sysroot *r, pid_t pid);
 int sysroot_open_below(const struct sysroot *r, const char *p, int flags);
 
 /* True while r->pid (if any) is still the process r was opened on: same
- * start time. Always true for the watcher's own view. */
+ * start time. Always true for the watcher's own view. False also when it
+ * cannot be told (sysroot_pid_check < 0): nothing is ever done on a
+ * liveness that is not proven. */
 int sysroot_pid_alive(const struct sysroot *r);
+
+/* The same question with its third answer: 1 while r->pid is still the
+ * process r was opened on, 0 once it has exited (or is a zombie, or its pid
+ * is another process's), -errno when it cannot be told: its stat could not
+ * be read for want of fds or memory (EMFILE, ENFILE, ENOMEM) or for another
+ * reason than its end. Only 0 may be reported as "exited"; callers refuse
+ * to act on both 0 and -errno. */
+int sysroot_pid_check(const struct sysroot *r);
 
 /* True when every fd r holds is numbered below half of the process's soft
  * fd limit (RLIMIT_NOFILE): fds are handed out lowest first, so a view may

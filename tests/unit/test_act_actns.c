@@ -144,6 +144,59 @@ static void test_alive_follows_the_holder(void **state)
     sysroot_close(&host);
 }
 
+/* Out of fds a view's holder cannot be checked: actns_check says -EMFILE,
+ * not 0 ("exited"), for an open view, a view kept closed (re-opened for
+ * each check) and a view whose open ran out of fds; none is alive (every
+ * action refused); once fds are free again the open ones answer 1. */
+static void test_check_out_of_fds(void **state)
+{
+    (void)state;
+    struct sysroot host;
+    assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0); /* no pidfds: the stat answers */
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    struct actns open_ns, closed_ns, failed_ns;
+    assert_int_equal(actns_open(&open_ns, &host, child, 0, "a"), 0);
+    assert_int_equal(actns_open(&closed_ns, &host, child, 0, "b"), 0);
+    /* kept closed as actns_keep_closed_if_short does it */
+    pid_t pid = closed_ns.root.pid;
+    unsigned long long start = closed_ns.root.pid_start;
+    sysroot_close(&closed_ns.root);
+    closed_ns.root.pid = pid;
+    closed_ns.root.pid_start = start;
+    closed_ns.host = &host;
+    struct fd_squeeze q;
+    fds_squeeze(&q);
+    int c_open = actns_check(&open_ns), c_closed = actns_check(&closed_ns);
+    bool a_open = actns_alive(&open_ns), a_closed = actns_alive(&closed_ns);
+    int rc_failed = actns_open(&failed_ns, &host, child, 0, "c");
+    int c_failed = actns_check(&failed_ns);
+    int dir = actns_opendir(&closed_ns, "/proc");
+    fds_unsqueeze(&q);
+    assert_int_equal(c_open, -EMFILE);
+    assert_int_equal(c_closed, -EMFILE);
+    assert_false(a_open);
+    assert_false(a_closed);
+    assert_int_equal(rc_failed, -EMFILE);
+    assert_int_equal(c_failed, -EMFILE);
+    assert_false(actns_alive(&failed_ns));
+    assert_int_equal(dir, -EMFILE);
+    assert_int_equal(actns_check(&open_ns), 1);
+    assert_int_equal(actns_check(&closed_ns), 1);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    assert_int_equal(actns_check(&open_ns), 0);
+    assert_int_equal(actns_check(&closed_ns), 0);
+    actns_close(&open_ns);
+    actns_close(&closed_ns);
+    actns_close(&failed_ns);
+    sysroot_close(&host);
+}
+
 /* A process table (sorted by pid) for the views' choice of processes. */
 static void add_proc(struct scan *s, pid_t pid, pid_t ppid, char state, unsigned long mntns)
 {
@@ -269,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_opendir_walks_below_root),
         cmocka_unit_test(test_opendir_stays_inside),
         cmocka_unit_test(test_alive_follows_the_holder),
+        cmocka_unit_test(test_check_out_of_fds),
         cmocka_unit_test(test_views_pick_processes),
         cmocka_unit_test(test_labels),
         cmocka_unit_test(test_log_names_the_container),

@@ -10,6 +10,7 @@
 
 #include "testutil.h"
 #include "act/actlog.h"
+#include "act/actns.h"
 #include "act/unlink.h"
 #include "util/buf.h"
 #include "util/fileio.h"
@@ -358,6 +359,45 @@ static void test_watched_process_gone(void **state)
     assert_true(exists(f, "x"));
 }
 
+/* Out of fds, whether the watched process still runs cannot be read: the
+ * item is refused (nothing is done on a liveness not proven), and the
+ * reason says so, never that it has exited. */
+static void test_watched_process_unknown(void **state)
+{
+    struct fx *f = *state;
+    make_file(f, "x", 4096);
+    add_target(f, "x");
+    char d[256];
+    snprintf(d, sizeof(d), "%s/4243", f->proc);
+    assert_int_equal(mkdir(d, 0755), 0);
+    strcat(d, "/stat");
+    FILE *st = fopen(d, "w");
+    assert_non_null(st);
+    fputs("4243 (python3) S 1 4243 4243 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 777 0 0\n", st);
+    fclose(st);
+    f->sys.pid = 4243;
+    f->sys.pid_start = 777;
+    assert_int_equal(sysroot_pid_check(&f->sys), 1); /* alive while fds are free */
+    struct unlink_result res[1];
+    struct fd_squeeze q;
+    fds_squeeze(&q);
+    struct unlink_opts o = {.sys = &f->sys, .uid = geteuid()};
+    struct unlink_run r;
+    size_t idx;
+    unlink_begin(&r, &f->plan, &o);
+    bool stepped = unlink_step(&r, &res[0], &idx);
+    unlink_end(&r);
+    fds_unsqueeze(&q);
+    f->sys.pid = 0;
+    f->sys.pid_start = 0;
+    assert_true(stepped);
+    assert_int_equal(res[0].outcome, UNLINK_REFUSED);
+    assert_int_equal(res[0].err, EMFILE);
+    assert_null(strstr(res[0].reason, "exited"));
+    assert_non_null(strstr(res[0].reason, "cannot tell whether the watched process 4243 still runs"));
+    assert_true(exists(f, "x"));
+}
+
 /* A file written to after the scan is in use, whatever its state was. */
 static void test_written_since_scan(void **state)
 {
@@ -431,6 +471,51 @@ static void test_blind_rules(void **state)
     assert_true(unlink_blind_ok(&many, 1000, 1000, 0600, why, sizeof(why)));
 }
 
+/* The owner checks both removers share (unlink_owner_ok), with the exact
+ * sentences the removers have always given: the caller must own it (or be
+ * root), and a container's user namespace must map its owner. */
+static void test_owner_rules(void **state)
+{
+    (void)state;
+    struct unlink_result res;
+    memset(&res, 0, sizeof(res));
+    assert_true(unlink_owner_ok(1000, NULL, 1000, UNLINK_OWNED_FILE, &res));
+    assert_true(unlink_owner_ok(0, NULL, 1001, UNLINK_OWNED_FOLDER, &res));
+    assert_false(unlink_owner_ok(1000, NULL, 1001, UNLINK_OWNED_FILE, &res));
+    assert_int_equal(res.outcome, UNLINK_REFUSED);
+    assert_int_equal(res.err, EPERM);
+    assert_string_equal(res.reason,
+        "owned by uid 1001, not by you (uid 1000): only its owner or root may remove it");
+    assert_false(unlink_owner_ok(1000, NULL, 0, UNLINK_OWNED_FOLDER, &res));
+    assert_string_equal(res.reason,
+        "owned by uid 0, not by you (uid 1000): only its owner or root may remove it");
+    assert_false(unlink_owner_ok(1000, NULL, 1001, UNLINK_OWNED_IN_FOLDER, &res));
+    assert_string_equal(res.reason, "a file inside it is owned by uid 1001, not by you");
+
+    /* A rootless container mapping host uids 100000..165535. */
+    struct actns_uids range = {.start = 100000, .count = 65536};
+    struct actns ns;
+    memset(&ns, 0, sizeof(ns));
+    ns.uids = &range;
+    ns.nuids = 1;
+    assert_true(unlink_owner_ok(0, &ns, 100999, UNLINK_OWNED_FILE, &res));
+    assert_false(unlink_owner_ok(0, &ns, 0, UNLINK_OWNED_FILE, &res));
+    assert_int_equal(res.err, EPERM);
+    assert_string_equal(res.reason, "owned by uid 0, which its container's user namespace does "
+                                    "not map: not its container's file");
+    assert_false(unlink_owner_ok(0, &ns, 165536, UNLINK_OWNED_FOLDER, &res));
+    assert_string_equal(res.reason, "owned by uid 165536, which its container's user namespace "
+                                    "does not map: not its container's folder");
+    assert_false(unlink_owner_ok(0, &ns, 5, UNLINK_OWNED_IN_FOLDER, &res));
+    assert_string_equal(res.reason, "a file inside it is owned by uid 5, which its container's "
+                                    "user namespace does not map");
+    /* The caller's own check comes first. */
+    assert_false(unlink_owner_ok(1000, &ns, 0, UNLINK_OWNED_FILE, &res));
+    assert_non_null(strstr(res.reason, "not by you"));
+    ns.all_uids = true; /* a container of the watcher's own user namespace */
+    assert_true(unlink_owner_ok(0, &ns, 0, UNLINK_OWNED_FOLDER, &res));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,9 +526,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mount_changed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pause_hook, setup, teardown),
         cmocka_unit_test_setup_teardown(test_watched_process_gone, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_watched_process_unknown, setup, teardown),
         cmocka_unit_test_setup_teardown(test_written_since_scan, setup, teardown),
         cmocka_unit_test_setup_teardown(test_find_inodes, setup, teardown),
         cmocka_unit_test(test_blind_rules),
+        cmocka_unit_test(test_owner_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

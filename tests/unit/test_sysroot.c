@@ -190,6 +190,38 @@ static void test_fd_room(void **state)
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
 }
 
+/* Out of fds, the stat that would say whether the process lives cannot be
+ * read: that is not its end. sysroot_pid_check says -EMFILE (alive: 1,
+ * exited: 0), sysroot_pid_alive stays false (nothing is done on it), and a
+ * view cannot be opened, with -EMFILE, not -ESRCH. */
+static void test_pid_check_out_of_fds(void **state)
+{
+    (void)state;
+    struct sysroot host, r;
+    assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0); /* no pidfds: the stat answers */
+    pid_t child = paused_child();
+    assert_int_equal(sysroot_open_pid(&r, &host, child), 0);
+    assert_true(r.pidfd <= 0);
+    struct fd_squeeze q;
+    fds_squeeze(&q);
+    int during = sysroot_pid_check(&r);
+    int alive = sysroot_pid_alive(&r);
+    struct sysroot v;
+    int opened = sysroot_open_pid(&v, &host, child);
+    fds_unsqueeze(&q);
+    assert_true(q.n == 0);
+    assert_int_equal(during, -EMFILE);
+    assert_false(alive);
+    assert_int_equal(opened, -EMFILE);
+    assert_int_equal(v.root, -1);
+    assert_int_equal(sysroot_pid_check(&r), 1);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    assert_int_equal(sysroot_pid_check(&r), 0);
+    sysroot_close(&r);
+    sysroot_close(&host);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_open_fails_whole),
         cmocka_unit_test(test_pid_view_pinned),
         cmocka_unit_test(test_pid_view_pidfd),
+        cmocka_unit_test(test_pid_check_out_of_fds),
         cmocka_unit_test(test_pid_stat_parse),
         cmocka_unit_test(test_self_pid),
         cmocka_unit_test(test_fd_room),

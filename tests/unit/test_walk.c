@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -377,6 +378,74 @@ static void test_pidscan_torch(void **state)
     rmdir(dir);
 }
 
+/* A stat line of a fixture process: pid, comm, ppid and start time. */
+static void fake_stat(struct test_tree *t, int pid, const char *comm, int ppid,
+                      unsigned long long start)
+{
+    char rel[32], text[256];
+    snprintf(rel, sizeof(rel), "%d/stat", pid);
+    snprintf(text, sizeof(text),
+             "%d (%s) S %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %llu 0 0\n", pid, comm, ppid,
+             pid, pid, start);
+    tree_file(t, rel, text);
+}
+
+/* The second pass reads the costly facts of wanted parents: a parent whose
+ * pid is another process's by then (a pid reused within the scan) must not
+ * lend that newcomer's cmdline. On a fixture /proc: worker 200's cmdline
+ * is a FIFO, so the walk's first pass waits on it while a child of the test
+ * replaces pid 100 (its parent, not wanted until the second pass) by a
+ * process of another start time; then the walk goes on. */
+static void test_second_pass_pid_reused(void **state)
+{
+    (void)state;
+    struct test_tree t;
+    tree_make(&t, "shmwatch-walk-reuse");
+    fake_stat(&t, 100, "python3", 1, 500);
+    tree_file(&t, "100/cmdline", "python3\ntrain.py"); /* its first cmdline: never read */
+    fake_stat(&t, 200, "pt_data_worker", 100, 600);
+    char fifo[512];
+    snprintf(fifo, sizeof(fifo), "%s", tree_path(&t, "200/cmdline"));
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        int fd = open(fifo, O_WRONLY); /* until the walk opens it to read */
+        fake_stat(&t, 100, "impostor", 1, 999); /* pid 100 reused */
+        tree_file(&t, "100/cmdline", "impostor");
+        if (fd >= 0 && write(fd, "worker", 6) != 6)
+            _exit(2);
+        _exit(fd >= 0 ? 0 : 1);
+    }
+    struct proc_list pl = {0};
+    struct holder_list hl = {0};
+    struct warnings w;
+    warn_init(&w);
+    struct sysroot sys = test_sysroot(t.dir, NULL);
+    struct walk_opts o = {.sys = &sys, .world_pid = 200};
+    int rc = walk_run(&o, &pl, &hl, &w);
+    sysroot_close(&sys);
+    int release = open(fifo, O_RDONLY | O_NONBLOCK); /* should the walk never have opened it */
+    if (release >= 0)
+        close(release);
+    int status = -1;
+    waitpid(child, &status, 0);
+    assert_int_equal(rc, 0);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    const struct proc *worker = procs_find(&pl, 200);
+    assert_non_null(worker);
+    assert_string_equal(worker->cmdline, "worker");
+    const struct proc *parent = procs_find(&pl, 100);
+    assert_non_null(parent);
+    assert_string_equal(parent->comm, "python3"); /* as the first pass read it */
+    assert_null(parent->cmdline); /* not the newcomer's "impostor" */
+    procs_free(&pl);
+    holders_free(&hl);
+    warn_free(&w);
+    tree_remove(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -389,6 +458,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pidscan_both_ways, setup, teardown),
         cmocka_unit_test(test_pidscan_torch),
         cmocka_unit_test_setup_teardown(test_walk_self, setup, teardown),
+        cmocka_unit_test(test_second_pass_pid_reused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -123,6 +124,35 @@ static inline bool kernel_has_query(void)
     unsigned major = 0, minor = 0;
     return uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
            (major > 6 || (major == 6 && minor >= 11));
+}
+
+/* Every fd used up (a `ulimit -n` too low for the work): the soft fd limit
+ * lowered to 64 and each free fd below it taken, so the next open, dup or
+ * pidfd_open fails with EMFILE until fds_unsqueeze. Assert nothing in
+ * between: cmocka's own report may need an fd. */
+struct fd_squeeze {
+    struct rlimit old;
+    int fds[64];
+    int n;
+};
+
+static inline void fds_squeeze(struct fd_squeeze *q)
+{
+    q->n = 0;
+    getrlimit(RLIMIT_NOFILE, &q->old);
+    struct rlimit low = q->old;
+    low.rlim_cur = 64;
+    setrlimit(RLIMIT_NOFILE, &low);
+    int fd;
+    while (q->n < 64 && (fd = dup(0)) >= 0)
+        q->fds[q->n++] = fd;
+}
+
+static inline void fds_unsqueeze(struct fd_squeeze *q)
+{
+    while (q->n > 0)
+        close(q->fds[--q->n]);
+    setrlimit(RLIMIT_NOFILE, &q->old);
 }
 
 #endif
