@@ -16,10 +16,9 @@
 need_root
 need_unshare
 need setsid nsenter od
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: its pid 1 (this script) is the node view's host;
 # --all sees only this test's processes and mounts besides the host's own.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 _lib_tmp
 # The binary that honours the test hooks' pauses (the test build's, where
 # there is one; else the program itself).

@@ -12,7 +12,7 @@ need_root
 need_unshare
 need_hooked
 need setsid /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 _lib_tmp
 
 SCENE_PREFIX=setsid scene_start --workers 3 --per-worker 4 --modes named --size 1048576

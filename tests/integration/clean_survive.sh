@@ -12,7 +12,7 @@ need_root
 need_unshare
 need_hooked
 need setpriv /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 _lib_tmp
 
 # hold MODE PATH [PREFIX...]: a process that holds PATH by an fd (MODE fd) or

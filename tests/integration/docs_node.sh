@@ -17,10 +17,9 @@
 need_root
 need_unshare
 need jq perl od /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: its pid 1 (this script) is the node view's host,
 # and --all sees only this test's containers.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 _lib_tmp
 GUIDE=$SRCDIR/doc/guide.md
 MANPAGE=$SRCDIR/doc/shmwatch.1

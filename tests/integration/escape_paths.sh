@@ -11,9 +11,8 @@ need_root
 need_unshare
 need_hooked
 need /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: reap must see only this test's processes.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 _lib_tmp
 
 ESC=$(printf '\e')

@@ -22,7 +22,7 @@ if [ ! -c /dev/fuse ]; then
     modprobe fuse 2>/dev/null || true
     [ -c /dev/fuse ] || _lib_missing "/dev/fuse (the fuse module: modprobe fuse)"
 fi
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 SRC=$SHMTEST_TMP/fuse-src

@@ -9,9 +9,8 @@
 need_root
 need_unshare
 need prlimit
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 16m "$0" "$@"; exit $?; }
 # A private pid namespace: --all sees this test's namespaces besides the host's.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 16m --pid -- "$@"
 _lib_tmp
 
 N=150

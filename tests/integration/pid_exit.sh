@@ -11,9 +11,8 @@
 need_root
 need_unshare
 need tmux
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: pids can be handed to a newcomer (ns_last_pid).
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 # container: starts one; CONTAINER is its init's pid here (pid 1 inside).

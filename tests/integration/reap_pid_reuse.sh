@@ -10,8 +10,7 @@ need_root
 need_unshare
 need_hooked
 need setsid
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 [ -w /proc/sys/kernel/ns_last_pid ] || _lib_missing "a writable /proc/sys/kernel/ns_last_pid"
 _lib_tmp
 

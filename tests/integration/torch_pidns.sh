@@ -24,7 +24,7 @@
 . "$(dirname "$0")/torch_lib.sh"
 torch_need
 need readlink awk
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 unshare -p -f --mount-proc true 2>/dev/null || _lib_missing "a private pid namespace"
 
 log=$SHMTEST_TMP/actions.log

@@ -11,7 +11,7 @@ need_root
 need_unshare
 need_hooked
 need /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 old_unheld() { # NAME...: files of 4 KiB that nobody holds, an hour old

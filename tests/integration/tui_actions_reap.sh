@@ -14,9 +14,8 @@ need_root
 need_unshare
 need_hooked
 need setsid /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # K acts on every orphaned worker it sees: here, only this test's.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 [ -w /proc/sys/kernel/ns_last_pid ] || _lib_missing "a writable /proc/sys/kernel/ns_last_pid"
 . "$(dirname "$0")/tui_lib.sh"
 

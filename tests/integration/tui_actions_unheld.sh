@@ -13,7 +13,7 @@ need_root
 need_unshare
 need_hooked
 need /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 scene_start --workers 2 --per-worker 1 --modes named --unheld 4
