@@ -116,12 +116,14 @@ ok "reap --all ended each container's stuck worker, each line naming its contain
 # --- a container that exits between the plan and the action -----------------
 oa=$(orphan "$ha")
 ob=$(orphan "$hb")
-SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$HOOKED" clean --all --yes --log "$log" \
-    >"$SHMTEST_TMP/race.out" 2>&1 &
+pause_gate
+SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$HOOKED" clean --all --yes \
+    --log "$log" >"$SHMTEST_TMP/race.out" 2>&1 &
 cl=$!
 wait_for "grep -q 'to remove' $SHMTEST_TMP/race.out" 10 || fail "clean --all planned nothing"
 kill -KILL "$ha"
 wait "$ha" 2>/dev/null
+: >"$GATE"
 rc=0
 wait "$cl" || rc=$?
 out=$(cat "$SHMTEST_TMP/race.out")

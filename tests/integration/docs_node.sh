@@ -199,11 +199,14 @@ bert=$(ctr_host_pid "$MAN_bert" "$(MANIFEST=$MAN_bert manifest_pids main)")
 orphan ""
 orphan "/proc/$crashed/root"
 orphan "/proc/$bert/root"
-SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$SHMWATCH_HOOKED" clean --all --yes >"$D/cleanup-all" 2>&1 &
+pause_gate
+SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$SHMWATCH_HOOKED" clean --all \
+    --yes >"$D/cleanup-all" 2>&1 &
 cl=$!
 wait_for "grep -q 'to remove' $D/cleanup-all" 10 || fail "clean --all planned nothing: $(cat "$D/cleanup-all")"
 kill -KILL "$bert"
 wait_for "[ ! -e /proc/$bert ]" 10 || fail "bert's pid 1 ($bert) did not end"
+: >"$GATE"
 rc=0
 wait "$cl" || rc=$?
 assert_eq "$rc" 3 "clean --all exits 3 when a container exited before its unlink"

@@ -128,6 +128,16 @@ test_ns() {
     [ -z "$pid" ] || [ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
 }
 
+# pause_gate: sets GATE, a fresh path for SHMWATCH_TEST_PAUSE_UNTIL. The hooked
+# program (tests/helpers/shmwatch_hooked.c) then ends its pause before the
+# unlinks or signals as soon as the test, its move made in the window, opens
+# the gate (: >"$GATE"); SHMWATCH_TEST_PAUSE_BEFORE_* stays the bound.
+pause_gate() {
+    _lib_tmp
+    GATE=$SHMTEST_TMP/gate.$$.$RANDOM$RANDOM
+    rm -f "$GATE"
+}
+
 # on_exit CMD: run CMD (eval'd) when the script exits, last registered first.
 on_exit() {
     _LIB_ON_EXIT+=("$1")
