@@ -43,7 +43,9 @@ zombie=$ZOMBIE
 log=$SHMTEST_TMP/actions.log
 alive() { kill -0 "$1" 2>/dev/null && ! gone "$1"; }
 
-SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3" tui_start 140 40 --log "$log"
+pause_gate
+SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3" \
+    tui_start 140 40 --log "$log"
 tui_wait "main $live_main " 10
 tui_keys p
 tui_wait "^ +$s2 +1 [A-Z] orphan_worker " 10
@@ -88,6 +90,7 @@ tui_keys y
 kill -KILL "$s1"
 pid_to_newcomer "$s1"
 newcomer=$NEWCOMER
+: >"$GATE"
 t0=$(date +%s%N)
 tui_wait "reaped 2 of 3; 1 refused or failed" 20
 t1=$(date +%s%N)
