@@ -205,7 +205,9 @@ SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$SHMWATCH_H
 cl=$!
 wait_for "grep -q 'to remove' $D/cleanup-all" 10 || fail "clean --all planned nothing: $(cat "$D/cleanup-all")"
 kill -KILL "$bert"
-wait_for "[ ! -e /proc/$bert ]" 10 || fail "bert's pid 1 ($bert) did not end"
+# Its pid 1 gone, the kernel ends the rest of its pid namespace: all gone.
+wait_for "[ ! -e /proc/$bert ] && [ -z \"\$(pgrep -f -- '--manifest $MAN_bert')\" ]" 10 ||
+    fail "bert ($bert and its workers) did not end"
 : >"$GATE"
 rc=0
 wait "$cl" || rc=$?

@@ -381,6 +381,9 @@ pid_to_newcomer() {
     NEWCOMER=$!
     on_exit "kill -KILL $NEWCOMER 2>/dev/null; wait $NEWCOMER 2>/dev/null"
     assert_eq "$NEWCOMER" "$1" "a new process took pid $1"
+    # Forked, it is this shell until it has exec'd: a sleep from here on.
+    wait_for "[ \"\$(cat /proc/$1/comm 2>/dev/null)\" = sleep ]" 10 ||
+        fail "the newcomer on pid $1 is not running sleep: $(cat "/proc/$1/comm" 2>/dev/null)"
 }
 
 # full_file PATH: an empty regular file PATH on a tmpfs of its own (mounted on
