@@ -113,7 +113,7 @@ in_pid_ns() {
 # re-executes it once more as pid 1 of a private pid namespace (in_pid_ns).
 # Returns only in the script's final place (IN_SHM_NS, and IN_PID_NS with --pid).
 test_ns() {
-    local size=$1 pid= rc=0
+    local size=$1 pid='' rc=0
     shift
     if [ "${1:-}" = --pid ]; then
         pid=1
