@@ -7,6 +7,9 @@
  *       the first unlink check (a test opens a segment in that window)
  *   SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=SECONDS  sleep after the scan, before
  *       the first signal check (a test hands a target's pid to another process)
+ *   SHMWATCH_TEST_PAUSE_UNTIL=PATH  either pause ends as soon as PATH exists:
+ *       the test creates it once it has done what it does in the window, so
+ *       that the seconds above are a bound, not a wait
  *   SHMWATCH_TEST_BLOCKING_STAT=1  stat fd targets with a plain fstatat that
  *       waits on their file system (a scan hangs on a stopped FUSE daemon)
  *   SHMWATCH_TEST_KILL_MEMBER=AT:PID  (AT: mountinfo or container) the node
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "act/signal.h"
 #include "act/unlink.h"
@@ -31,15 +35,30 @@
 #include "util/units.h"
 
 static double unlink_pause_s, signal_pause_s;
+static const char *pause_until;
+
+/* Sleeps S seconds, or less once pause_until exists. */
+static void pause_for(double s)
+{
+    if (!pause_until || !*pause_until) {
+        clock_nap(s);
+        return;
+    }
+    for (double t = 0; t < s; t += 0.01) {
+        if (access(pause_until, F_OK) == 0)
+            return;
+        clock_nap(0.01);
+    }
+}
 
 static void unlink_pause(void)
 {
-    clock_nap(unlink_pause_s);
+    pause_for(unlink_pause_s);
 }
 
 static void signal_pause(void)
 {
-    clock_nap(signal_pause_s);
+    pause_for(signal_pause_s);
 }
 
 static int blocking_stat(int dirfd, const char *name, struct stat *st)
@@ -93,6 +112,7 @@ static double seconds_of(const char *var)
 
 int main(int argc, char **argv)
 {
+    pause_until = getenv("SHMWATCH_TEST_PAUSE_UNTIL");
     unlink_pause_s = seconds_of("SHMWATCH_TEST_PAUSE_BEFORE_UNLINK");
     if (unlink_pause_s > 0)
         unlink_set_test_pause(unlink_pause);

@@ -16,10 +16,9 @@
 need_root
 need_unshare
 need setsid nsenter od
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: its pid 1 (this script) is the node view's host;
 # --all sees only this test's processes and mounts besides the host's own.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 _lib_tmp
 # The binary that honours the test hooks' pauses (the test build's, where
 # there is one; else the program itself).
@@ -117,12 +116,14 @@ ok "reap --all ended each container's stuck worker, each line naming its contain
 # --- a container that exits between the plan and the action -----------------
 oa=$(orphan "$ha")
 ob=$(orphan "$hb")
-SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$HOOKED" clean --all --yes --log "$log" \
-    >"$SHMTEST_TMP/race.out" 2>&1 &
+pause_gate
+SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$HOOKED" clean --all --yes \
+    --log "$log" >"$SHMTEST_TMP/race.out" 2>&1 &
 cl=$!
 wait_for "grep -q 'to remove' $SHMTEST_TMP/race.out" 10 || fail "clean --all planned nothing"
 kill -KILL "$ha"
 wait "$ha" 2>/dev/null
+: >"$GATE"
 rc=0
 wait "$cl" || rc=$?
 out=$(cat "$SHMTEST_TMP/race.out")

@@ -16,10 +16,9 @@
 need_root
 need_unshare
 need setsid nsenter
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: this script is pid 1 (pid_to_newcomer), reap sees
 # only this test's processes.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 _lib_tmp
 # The binary that honours the test hooks' pauses (the test build's, where
 # there is one; else the program itself).
@@ -115,13 +114,15 @@ wait_for "[ \"\$(mntns $hb2)\" = \"$(mntns "$hb")\" ]" 5 || fail "no second hold
 # the reused pid would lead.
 head -c 4096 /dev/zero >"/dev/shm/$orph_b"
 rc=0
-SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$HOOKED" clean --pid "$hb" --yes --log "$log" \
-    >"$SHMTEST_TMP/race.out" 2>&1 &
+pause_gate
+SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$HOOKED" clean --pid "$hb" \
+    --yes --log "$log" >"$SHMTEST_TMP/race.out" 2>&1 &
 cl=$!
 wait_for "grep -q 'to remove' $SHMTEST_TMP/race.out" 10 || fail "clean --pid B planned nothing"
 kill -KILL "$hb"
 wait "$hb" 2>/dev/null
 pid_to_newcomer "$hb"
+: >"$GATE"
 wait "$cl" || rc=$?
 out=$(cat "$SHMTEST_TMP/race.out")
 echo "$out"
@@ -134,13 +135,15 @@ grep -q "^/dev/shm (in pid $hb) used: .* -> unknown\$" <<<"$out" ||
     fail "the mount's use after is not unknown: it was read where the reused pid leads"
 ok "a holder that exits (its pid reused elsewhere) before the unlink: refused, nothing removed"
 
-SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3 "$HOOKED" reap --pid "$hb2" --yes --timeout 1 \
-    --log "$log" >"$SHMTEST_TMP/race2.out" 2>&1 &
+pause_gate
+SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3 "$HOOKED" reap --pid "$hb2" \
+    --yes --timeout 1 --log "$log" >"$SHMTEST_TMP/race2.out" 2>&1 &
 rp=$!
 wait_for "grep -q 'Orphaned workers' $SHMTEST_TMP/race2.out" 10 ||
     fail "reap --pid B planned nothing: $(cat "$SHMTEST_TMP/race2.out")"
 kill -KILL "$hb2"
 wait "$hb2" 2>/dev/null
+: >"$GATE"
 rc=0
 wait "$rp" || rc=$?
 out=$(cat "$SHMTEST_TMP/race2.out")

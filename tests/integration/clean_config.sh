@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 _lib_tmp
 
 export XDG_CONFIG_HOME=$SHMTEST_TMP/config

@@ -12,7 +12,7 @@ need_root
 need_unshare
 need_hooked
 need setsid /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 _lib_tmp
 
 SCENE_PREFIX=setsid scene_start --workers 3 --per-worker 4 --modes named --size 1048576
@@ -27,7 +27,7 @@ log=$SHMTEST_TMP/actions.log
 TUI_STDERR=$SHMTEST_TMP/dashboard.stderr
 shows() { tui_cap | grep -qF -- "$1"; }
 start() { # ARGS...: the dashboard in a fresh 140x45 session, the previous one ended
-    SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=${PAUSE:-0}" tui_start 140 45 --log "$log" "$@"
+    SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_UNTIL=${GATE:-} SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=${PAUSE:-0}" tui_start 140 45 --log "$log" "$@"
     wait_for 'shows "Orphans: held by nobody" && shows "12 segs"' 20 ||
         fail "the dashboard does not show the 12 orphans: $(tui_cap) $(tail -c 3000 "$TUI_STDERR")"
 }
@@ -57,6 +57,7 @@ assert_eq "$(norphans)" 12 "n leaves everything"
 [ ! -s "$log" ] || fail "declining wrote the action log"
 
 # y, and a process opens the first target during the pause before the unlinks.
+pause_gate
 PAUSE=3 start
 first=$(ls /dev/shm | LC_ALL=C sort | head -n 1)
 tui_keys D
@@ -69,6 +70,7 @@ time.sleep(120)' "/dev/shm/$first" "$SHMTEST_TMP/held" </dev/null >/dev/null 2>&
 holder=$!
 on_exit "kill -KILL $holder 2>/dev/null"
 wait_for "[ -e $SHMTEST_TMP/held ]" 5 || fail "the holder did not start"
+: >"$GATE"
 wait_for 'shows "in use: pid $holder"' 10 || fail "no question about the refusal: $(tui_cap)"
 shows "Skip this one" && shows "Skip all" && shows "Abort" || fail "skip / skip all / abort not offered"
 ok "a refusal during the run asks: skip, skip all or abort"

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 scene_start --workers 2 --per-worker 2 --modes named --size 1048576

@@ -8,7 +8,7 @@
 need_root
 need_unshare
 need setsid
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 
 SCENE_PREFIX=setsid scene_start --workers 3 --per-worker 4 --modes named --size 1048576 \
     --touch 1048576

@@ -12,7 +12,7 @@ need_root
 need_unshare
 need_hooked
 need setpriv /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 _lib_tmp
 
 # hold MODE PATH [PREFIX...]: a process that holds PATH by an fd (MODE fd) or
@@ -80,7 +80,9 @@ wait 2>/dev/null
 # 2. Opened between the scan and the unlink (1-3 are free now, their holders gone).
 for i in 0 4 5 6 7; do mkseg $i; done
 out_file=$SHMTEST_TMP/race.out
-SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=4 "$SHMWATCH_HOOKED" clean --yes --log "$log" >"$out_file" 2>&1 &
+pause_gate
+SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=4 "$SHMWATCH_HOOKED" clean --yes \
+    --log "$log" >"$out_file" 2>&1 &
 clean_pid=$!
 wait_for "grep -q 'segments to remove' $out_file" 20 || fail "clean printed no plan: $(cat "$out_file")"
 grep -q '^8 segments to remove' "$out_file" || fail "the plan should list all 8: $(cat "$out_file")"
@@ -90,6 +92,7 @@ hold map "/dev/shm/torch_${dead}_5"
 map_holder=$HELD_BY
 hold fd "/dev/shm/torch_${dead}_6" "${NOBODY[@]}"
 other_holder=$HELD_BY
+: >"$GATE"
 rc=0
 wait "$clean_pid" || rc=$?
 out=$(cat "$out_file")
@@ -119,13 +122,15 @@ mkseg 8
 head -c 4096 /dev/zero >/dev/shm/persist
 touch -d '-1 hour' /dev/shm/persist "/dev/shm/torch_${dead}_8"
 out_file=$SHMTEST_TMP/written.out
-SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$SHMWATCH_HOOKED" clean --yes --all-unheld --log "$log" \
-    >"$out_file" 2>&1 &
+pause_gate
+SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$SHMWATCH_HOOKED" clean --yes \
+    --all-unheld --log "$log" >"$out_file" 2>&1 &
 clean_pid=$!
 wait_for "grep -q 'segments to remove' $out_file" 20 || fail "clean printed no plan: $(cat "$out_file")"
 grep -q '^2 segments to remove' "$out_file" || fail "the plan should list both: $(cat "$out_file")"
 echo more >>/dev/shm/persist
 echo more >>"/dev/shm/torch_${dead}_8"
+: >"$GATE"
 rc=0
 wait "$clean_pid" || rc=$?
 out=$(cat "$out_file")

@@ -6,9 +6,8 @@
 need_root
 need_unshare
 need setpriv setsid
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: reap must see only this test's processes.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 _lib_tmp
 "${NOBODY[@]}" true || _lib_missing "setpriv to nobody"
 

@@ -6,9 +6,8 @@
 need_root
 need_unshare
 need setsid
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: reap --yes must see only this test's processes.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 
 # expect STATUS PATTERN ARGS...: shmwatch ARGS exits STATUS within 10 s,
 # prints nothing on stdout and exactly one line on stderr matching PATTERN.

@@ -16,7 +16,7 @@ fi
 . "$(dirname "$0")/../stack/docker_lib.sh"
 docker_need
 need busybox
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 
 version=$("$SHMWATCH_STATIC" --version | awk '{ print $2; exit }')
 for f in kubernetes-daemonset.yaml kubernetes-sidecar.yaml docker-compose.yaml; do

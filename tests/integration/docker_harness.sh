@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../stack/docker_lib.sh"
 docker_need
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 IMG=$DOCKER_IMAGE_TORCH
 
 # 1. A test that fails with a container running, its dockerd killed, cleans

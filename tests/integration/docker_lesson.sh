@@ -15,7 +15,7 @@ TORCH_STACK=2.x
 torch_need
 docker_need
 need ldd
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 
 JOB=(--strategy file_descriptor --workers 2 --prefetch-factor 2 --batch-size 22
     --shape 3x224x224 --step-seconds 0.1)

@@ -10,17 +10,20 @@
 # only). Each example line of the doc is compared with the real output after
 # both are reduced to their shape (numbers, sizes, ids, a cgroup's path, a
 # command line and a process's comm and role stand for any value); each must
-# be a line shmwatch prints. The guide's jq command is run as shown.
+# be a line shmwatch prints. The guide's jq command is run as shown. Last, the
+# action lines of a reap and of a clean --all that meets a container that has
+# exited (made as tests/integration/act_all.sh makes them) are compared with
+# shmwatch(1)'s "killed" line and the guide's "Cleaning up" container block.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cgroup.sh"
 . "$(dirname "$0")/ctr_lib.sh"
 need_root
 need_unshare
-need jq perl od /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+need_hooked
+need jq perl od setsid nsenter /usr/bin/python3
 # A private pid namespace: its pid 1 (this script) is the node view's host,
 # and --all sees only this test's containers.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 _lib_tmp
 GUIDE=$SRCDIR/doc/guide.md
 MANPAGE=$SRCDIR/doc/shmwatch.1
@@ -121,11 +124,7 @@ umount "$D/xshm"
 "$SHMWATCH" clean --pid "$crashed" --yes --log "$D/actions.log" >>"$D/clean" 2>&1 ||
     fail "clean --pid exited $?: $(tail -n 3 "$D/clean")"
 check "the guide's clean --all --dry-run and clean --pid" "$D/doc-clean" "$D/clean"
-# The man page's action lines ("killed" needs a reap, which this scene has not).
-awk '/^\.SS In containers/ { s = 1 } s && /^\.nf/ { e = 1; next } e && /^\.fi/ { exit } e && !/^\./' "$MANPAGE" |
-    sed 's/\\-/-/g' | grep -v '^killed ' >"$D/doc-man"
-sed -i 's/(in web)/(in crashed)/' "$D/doc-man"
-check "shmwatch(1)'s action lines in containers" "$D/doc-man" "$D/clean"
+# (shmwatch(1)'s action lines in containers are checked at the end, with a reap.)
 
 # The metrics: the guide's sample lines.
 section 'A GPU node: every container at once' | sed -n 's/^    \(shmwatch_[a-z_]*{.*\)$/\1/p' >"$D/doc-prom"
@@ -162,3 +161,64 @@ for l in $(grep -o '\$labels\.[a-z_]*' "$SRCDIR/config/deploy/prometheus-alerts.
         fail "the alert rules use the label $l, which the node view's series do not carry"
 done
 ok "every metric and label config/deploy and the guide name is written by --all --prometheus"
+
+# --- Action lines: a reap, and a container that exits -------------------------
+# (Last: the stuck worker and its scene live in crashed, and bert is ended.)
+
+# A DataLoader worker stuck after its main died, in crashed's mount
+# namespace, named as the man page's example (python3).
+SCENE_PREFIX="setsid nsenter -t $crashed -m --" scene_start --workers 1 --per-worker 1 \
+    --modes fd --stuck-orphan --worker-comm python3
+stuck=$(manifest_pids stuck) sm=$SCENE_PID
+kill -KILL "$sm"
+wait_reparented "$stuck" "$sm" || fail "the stuck worker $stuck was not re-parented"
+"$SHMWATCH" reap --pid "$crashed" --yes --timeout 1 >"$D/reap" 2>&1 ||
+    fail "reap --pid exited $?: $(tail -n 3 "$D/reap")"
+grep -q "^killed  *pid $stuck (python3) (in crashed)  " "$D/reap" ||
+    fail "reap --pid did not kill the stuck worker $stuck in crashed: $(cat "$D/reap")"
+# The man page's action lines, its container web being crashed here.
+awk '/^\.SS In containers/ { s = 1 } s && /^\.nf/ { e = 1; next } e && /^\.fi/ { exit } e && !/^\./' "$MANPAGE" |
+    sed -e 's/\\-/-/g' -e 's/(in web)/(in crashed)/' >"$D/doc-man"
+grep -q '^killed ' "$D/doc-man" || fail "shmwatch(1)'s killed line in containers is gone"
+cat "$D/clean" "$D/reap" >"$D/clean-reap"
+check "shmwatch(1)'s action lines in containers" "$D/doc-man" "$D/clean-reap"
+
+# The guide's "Cleaning up" container block: its trainer is crashed, its
+# loader bert. clean --pid of one orphan; then clean --all --yes with an
+# orphan in the host's /dev/shm, crashed's and bert's, bert ending (its pid
+# 1 killed) while the program pauses between the plan and the unlinks.
+orphan() { # ROOT_DIR: a 64 KiB orphan (a torch name of a dead creator) in ROOT_DIR/dev/shm
+    head -c 65536 /dev/zero >"$1/dev/shm/torch_$(dead_pid)_0" || fail "cannot make an orphan in $1"
+}
+head -c 262144 /dev/zero >"/proc/$crashed/root/dev/shm/torch_$(dead_pid)_0" ||
+    fail "cannot make crashed's orphan"
+"$SHMWATCH" clean --pid "$crashed" --yes >"$D/cleanup" 2>&1 ||
+    fail "clean --pid of one orphan exited $?: $(tail -n 3 "$D/cleanup")"
+bert=$(ctr_host_pid "$MAN_bert" "$(MANIFEST=$MAN_bert manifest_pids main)")
+[ -n "$bert" ] || fail "cannot find bert's main on the host"
+orphan ""
+orphan "/proc/$crashed/root"
+orphan "/proc/$bert/root"
+pause_gate
+SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 "$SHMWATCH_HOOKED" clean --all \
+    --yes >"$D/cleanup-all" 2>&1 &
+cl=$!
+wait_for "grep -q 'to remove' $D/cleanup-all" 10 || fail "clean --all planned nothing: $(cat "$D/cleanup-all")"
+kill -KILL "$bert"
+# Its pid 1 gone, the kernel ends the rest of its pid namespace: all gone.
+wait_for "[ ! -e /proc/$bert ] && [ -z \"\$(pgrep -f -- '--manifest $MAN_bert')\" ]" 10 ||
+    fail "bert ($bert and its workers) did not end"
+: >"$GATE"
+rc=0
+wait "$cl" || rc=$?
+assert_eq "$rc" 3 "clean --all exits 3 when a container exited before its unlink"
+cat "$D/cleanup" "$D/cleanup-all" >"$D/cleanup-real"
+section 'Cleaning up' |
+    awk '/^```/ { if (o) { o = 0; if (w) exit } else { o = 1; w = 0; n = 0 }; next }
+         o { l[++n] = $0; if ($0 ~ /^\$ shmwatch clean --pid /) w = 1 }
+         o && w && n > 0 { for (i = 1; i <= n; i++) print l[i]; n = 0 }' |
+    grep -v -e '^\$ ' -e '^\.\.\.$' -e '^$' |
+    sed -e 's/(in trainer)/(in crashed)/' -e 's/(in loader)/(in bert)/' >"$D/doc-cleanup"
+grep -q '^refused .*(in bert)  its container exited' "$D/doc-cleanup" ||
+    fail "the guide's Cleaning up no longer shows a container that exited"
+check "the guide's Cleaning up in containers (clean --pid, clean --all)" "$D/doc-cleanup" "$D/cleanup-real"

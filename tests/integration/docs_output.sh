@@ -8,9 +8,8 @@
 need_root
 need_unshare
 need /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: only this test's processes are reported.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 
 scene_start --workers 2 --per-worker 4 --orphans 2 --unheld 1 --zombies 1
 hold_new_file /dev/shm/in_use_outside

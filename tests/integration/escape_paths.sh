@@ -11,9 +11,8 @@ need_root
 need_unshare
 need_hooked
 need /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: reap must see only this test's processes.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 _lib_tmp
 
 ESC=$(printf '\e')
@@ -35,14 +34,16 @@ no_raw() { # FILE WHAT: no raw escape byte and no line but the expected ones
 head -c 8192 /dev/zero >"$mnt/torch_1_1"
 head -c 8192 /dev/zero >"$mnt/$(printf 'torch_2_2\e[32mG\nY\xfe')"
 out=$SHMTEST_TMP/clean.out
-SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=4 "$SHMWATCH_HOOKED" clean --yes --all-unheld --min-age 0 \
-    --mount "$mnt" --log "$log" >"$out" 2>&1 &
+pause_gate
+SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=4 "$SHMWATCH_HOOKED" clean --yes \
+    --all-unheld --min-age 0 --mount "$mnt" --log "$log" >"$out" 2>&1 &
 clean_pid=$!
 on_exit "kill -KILL $clean_pid 2>/dev/null"
 wait_for "grep -q 'segments to remove' $out" 20 || { cat -v "$out" >&2; fail "clean printed no plan"; }
 # Another tmpfs is mounted over the scanned one (which stays mounted below, so
 # that its device number is not handed to the newcomer).
 mount -t tmpfs -o size=4m tmpfs "$mnt" || fail "cannot mount the second tmpfs"
+: >"$GATE"
 rc=0
 wait "$clean_pid" || rc=$?
 cat -v "$out"

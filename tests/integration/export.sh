@@ -6,7 +6,7 @@
 need_root
 need_unshare
 need promtool timeout
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 
 scene_start --workers 2 --per-worker 4 --orphans 2 --evil
 

@@ -22,7 +22,7 @@ if [ ! -c /dev/fuse ]; then
     modprobe fuse 2>/dev/null || true
     [ -c /dev/fuse ] || _lib_missing "/dev/fuse (the fuse module: modprobe fuse)"
 fi
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 SRC=$SHMTEST_TMP/fuse-src
@@ -102,6 +102,22 @@ timed() {
     ELAPSED=$(((t1 - t0) / 1000000))
     [ "$RC" -ne 137 ] || fail "$* did not finish in 30 s: $(head -c 300 "$out.err")"
     [ "$ELAPSED" -le $((limit * 1000)) ] || fail "$* took $ELAPSED ms (> $limit s)"
+}
+
+# timed_bg LIMIT_S OUTFILE CMD...: timed, in the background; sets TIMED_PID.
+# timed_wait PID OUTFILE: waits for it (where timed failed, fails) and sets RC
+# and ELAPSED.
+timed_bg() {
+    local out=$2
+    (
+        timed "$@"
+        echo "$RC $ELAPSED" >"$out.rc"
+    ) &
+    TIMED_PID=$!
+}
+timed_wait() {
+    wait "$1" || fail "the timed command writing $2 failed (above)"
+    read -r RC ELAPSED <"$2.rc"
 }
 
 # every_mode WHAT: the five commands finish in seconds and see the scene.
@@ -189,17 +205,25 @@ dashboard_moves "daemon stopped"
 SHMWATCH_SHIPPED=$SHMWATCH
 SHMWATCH=$SHMWATCH_HOOKED
 export SHMWATCH_TEST_BLOCKING_STAT=1
-timed 16 "$SHMTEST_TMP/stall.json" "$SHMWATCH" --json
+# --json, --once and clean each wait for the watchdog's limit (10 s) on the
+# same stopped daemon: side by side, each timed on its own.
+before=$(ls -A /dev/shm)
+timed_bg 16 "$SHMTEST_TMP/stall.json" "$SHMWATCH" --json
+stall_json=$TIMED_PID
+timed_bg 16 "$SHMTEST_TMP/stall.txt" "$SHMWATCH" --once
+stall_once=$TIMED_PID
+timed_bg 16 "$SHMTEST_TMP/stall.clean" "$SHMWATCH" clean --yes
+stall_clean=$TIMED_PID
+timed_wait "$stall_json" "$SHMTEST_TMP/stall.json"
 assert_eq "$RC" 1 "--json whose scan hangs exits 1 after the watchdog's limit (${ELAPSED} ms)"
 [ "$ELAPSED" -ge 9000 ] || fail "--json gave up after $ELAPSED ms, before the 10 s limit"
 json_check "$SHMTEST_TMP/stall.json" "j['scan']['stalled_s'] >= 10 and j['scan']['stalled_pid'] == $HOLDER and j['scan']['stalled_fd'] == $hfd and j['segments'] == [] and any('fd $hfd of pid $HOLDER (python3)' in w for w in j['warnings'])" \
     "the --json stand-in names the process and fd the scan waits on, with no stale figures"
-timed 16 "$SHMTEST_TMP/stall.txt" "$SHMWATCH" --once
+timed_wait "$stall_once" "$SHMTEST_TMP/stall.txt"
 assert_eq "$RC" 1 "--once whose scan hangs exits 1"
 grep -q "fd $hfd of pid $HOLDER" "$SHMTEST_TMP/stall.txt.err" || fail "--once does not say where it waits: $(cat "$SHMTEST_TMP/stall.txt.err")"
 ok "--once says on stderr where the scan waits"
-before=$(ls -A /dev/shm)
-timed 16 "$SHMTEST_TMP/stall.clean" "$SHMWATCH" clean --yes
+timed_wait "$stall_clean" "$SHMTEST_TMP/stall.clean"
 assert_eq "$RC" 1 "clean whose scan hangs exits 1"
 grep -q "fd $hfd of pid $HOLDER.*nothing was done" "$SHMTEST_TMP/stall.clean.err" ||
     fail "clean does not say where its scan waits: $(cat "$SHMTEST_TMP/stall.clean.err")"

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 _lib_tmp
 JOBS=$SRCDIR/tests/kinds/jobs.py
 [ -x /usr/bin/python3 ] || _lib_missing /usr/bin/python3

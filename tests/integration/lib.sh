@@ -2,8 +2,7 @@
 #
 #   . "$(dirname "$0")/lib.sh"
 #   need_root; need_unshare
-#   [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
-#   [ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"   # to see only its own processes
+#   test_ns 64m -- "$@"                      # or test_ns 64m --pid -- "$@": see below
 #   scene_start --workers 2 --orphans 3      # exports MANIFEST, SCENE_PID
 #   "$SHMWATCH" --json >"$SHMTEST_TMP/snap.json"
 #   json_check "$SHMTEST_TMP/snap.json" 'len(j["segments"]) == 11' "every segment listed"
@@ -106,6 +105,37 @@ in_pid_ns() {
         mount -t tmpfs -o "size=$1,mode=1777" tmpfs /dev/shm
         shift
         exec bash "$@"' in_pid_ns "$size" "$@"
+}
+
+# test_ns SIZE [--pid] -- ARGS: the preamble of a test that runs in private
+# namespaces. Outside them it re-executes the script ($0) with ARGS under
+# in_shm_ns SIZE and exits with its status; inside, with --pid, it then
+# re-executes it once more as pid 1 of a private pid namespace (in_pid_ns).
+# Returns only in the script's final place (IN_SHM_NS, and IN_PID_NS with --pid).
+test_ns() {
+    local size=$1 pid='' rc=0
+    shift
+    if [ "${1:-}" = --pid ]; then
+        pid=1
+        shift
+    fi
+    [ "${1:-}" = -- ] || fail "test_ns: SIZE [--pid] -- ARGS"
+    shift
+    if [ -z "${IN_SHM_NS:-}" ]; then
+        in_shm_ns "$size" "$0" "$@" || rc=$?
+        exit "$rc"
+    fi
+    [ -z "$pid" ] || [ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+}
+
+# pause_gate: sets GATE, a fresh path for SHMWATCH_TEST_PAUSE_UNTIL. The hooked
+# program (tests/helpers/shmwatch_hooked.c) then ends its pause before the
+# unlinks or signals as soon as the test, its move made in the window, opens
+# the gate (: >"$GATE"); SHMWATCH_TEST_PAUSE_BEFORE_* stays the bound.
+pause_gate() {
+    _lib_tmp
+    GATE=$SHMTEST_TMP/gate.$$.$RANDOM$RANDOM
+    rm -f "$GATE"
 }
 
 # on_exit CMD: run CMD (eval'd) when the script exits, last registered first.
@@ -351,6 +381,9 @@ pid_to_newcomer() {
     NEWCOMER=$!
     on_exit "kill -KILL $NEWCOMER 2>/dev/null; wait $NEWCOMER 2>/dev/null"
     assert_eq "$NEWCOMER" "$1" "a new process took pid $1"
+    # Forked, it is this shell until it has exec'd: a sleep from here on.
+    wait_for "[ \"\$(cat /proc/$1/comm 2>/dev/null)\" = sleep ]" 10 ||
+        fail "the newcomer on pid $1 is not running sleep: $(cat "/proc/$1/comm" 2>/dev/null)"
 }
 
 # full_file PATH: an empty regular file PATH on a tmpfs of its own (mounted on

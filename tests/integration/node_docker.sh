@@ -29,7 +29,7 @@
 . "$(dirname "$0")/../stack/docker_lib.sh"
 docker_need
 need /usr/bin/python3 promtool
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 IMG=$DOCKER_IMAGE_TORCH
 W=/opt/shmwatch-workload # the workload, inside
 T0=$SECONDS

@@ -9,9 +9,8 @@
 need_root
 need_unshare
 need prlimit
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 16m "$0" "$@"; exit $?; }
 # A private pid namespace: --all sees this test's namespaces besides the host's.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 16m --pid -- "$@"
 _lib_tmp
 
 N=150
@@ -65,13 +64,16 @@ ok "the node view's dashboard under 200 fds: $nfds fds held, every gauge read"
 # namespace's process killed between the plan and the unlinks is refused
 # ("its container exited"), every other file removed through its own view.
 HOOKED=${SHMWATCH_HOOKED:-$SHMWATCH}
-SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 prlimit --nofile=256:256 "$HOOKED" clean --all --all-unheld \
-    --min-age 0 --yes >"$SHMTEST_TMP/yes.out" 2>&1 &
+pause_gate
+SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3 prlimit --nofile=256:256 \
+    "$HOOKED" clean --all --all-unheld --min-age 0 --yes >"$SHMTEST_TMP/yes.out" 2>&1 &
 cl=$!
 wait_for "grep -q 'to remove' $SHMTEST_TMP/yes.out" 10 || fail "clean --all --yes planned nothing"
 victim=$(grep -m1 '/dev/shm/fdtest_1 (in pid ' "$SHMTEST_TMP/yes.out" | sed 's/.*(in pid \([0-9]*\)).*/\1/')
 [ "$victim" = "${PIDS[0]}" ] || fail "fdtest_1 is not planned in its namespace's process ${PIDS[0]}: '$victim'"
 kill -KILL "$victim"
+wait "$victim" 2>/dev/null # reaped: gone, as the fixed pause let it be
+: >"$GATE"
 rc=0
 wait "$cl" || rc=$?
 assert_eq "$rc" 3 "clean --all --yes under 256 fds exits 3 (one namespace exited before its unlink)"

@@ -12,7 +12,7 @@
 . "$(dirname "$0")/../stack/docker_lib.sh"
 docker_need
 need prometheus promtool prometheus-node-exporter ip /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 if [ -z "${IN_NET_NS:-}" ]; then
     unshare -n true 2>/dev/null || _lib_missing "a private network namespace (unshare -n)"
     IN_NET_NS=1 exec unshare -n bash "$0" "$@"

@@ -14,7 +14,7 @@
 need_root
 need_unshare
 need od pgrep nsenter timeout
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 16m "$0" "$@"; exit $?; }
+test_ns 16m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 scene_ctr A $((256 << 20)) 64m --workers 1 --per-worker 1 --size 256K

@@ -10,8 +10,7 @@
 need_root
 need_unshare
 need setpriv
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 16m "$0" "$@"; exit $?; }
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 16m --pid -- "$@"
 _lib_tmp
 NOBODY=(setpriv --reuid nobody --regid nogroup --clear-groups)
 "${NOBODY[@]}" unshare -Urm true 2>/dev/null ||

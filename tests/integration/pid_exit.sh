@@ -11,9 +11,8 @@
 need_root
 need_unshare
 need tmux
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: pids can be handed to a newcomer (ns_last_pid).
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 # container: starts one; CONTAINER is its init's pid here (pid 1 inside).
@@ -43,7 +42,8 @@ pid=$CONTAINER
 "$SHMWATCH" --pid "$pid" --json >"$SHMTEST_TMP/live.json" || fail "--pid $pid --json exited $?"
 json_check "$SHMTEST_TMP/live.json" "[m['size_bytes'] for m in j['mounts']] == [64 << 20]" \
     "while it lives, --pid sees the container's 64 MiB tmpfs"
-tui_start 120 30 --pid "$pid"
+# Scans every 0.5 s: the wait below for a rescan that must not come is short.
+tui_start 120 30 --pid "$pid" --interval 0.5
 tui_wait "pid $pid " 10
 tui_wait '/dev/shm .* 1M/64M' 10
 tui_wait '^Budget ' 10
@@ -56,7 +56,7 @@ tui_cap | grep -qE '/dev/shm .* 1M/64M' || { tui_dump; fail "the last scan's mou
 assert_eq "$(tui_cap | grep '^Budget ')" "$budget" "the budget line is the last scan's"
 tui_cap | grep -q 'limit 0B' && { tui_dump; fail "an empty budget is shown"; }
 ok "the dashboard keeps the last scan's mount and budget"
-sleep 3 # a scan interval or more: nothing is rescanned
+sleep 1.2 # two scan intervals and more: nothing is rescanned
 tui_cap | grep -qE '/dev/shm .* 1M/64M' || { tui_dump; fail "the mount was replaced after the exit"; }
 tui_cap | grep -qE "^process $pid exited at" || { tui_dump; fail "the status line lost the exit"; }
 tui_quit

@@ -9,8 +9,7 @@
 need_root
 need_unshare
 need /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 _lib_tmp
 
 cat >"$SHMTEST_TMP/mgr.py" <<'PY'

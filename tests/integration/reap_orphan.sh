@@ -9,9 +9,8 @@
 need_root
 need_unshare
 need setsid /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # A private pid namespace: reap must see only this test's processes.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 _lib_tmp
 
 SCENE_PREFIX=setsid scene_start --workers 1 --per-worker 2 --modes named,fd --stuck-orphan

@@ -10,8 +10,7 @@ need_root
 need_unshare
 need_hooked
 need setsid
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 [ -w /proc/sys/kernel/ns_last_pid ] || _lib_missing "a writable /proc/sys/kernel/ns_last_pid"
 _lib_tmp
 
@@ -21,8 +20,9 @@ kill -KILL "$SCENE_PID"
 wait_reparented "$stuck" "$SCENE_PID" || fail "the stuck worker was not re-parented"
 
 out_file=$SHMTEST_TMP/reap.out
-SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3 "$SHMWATCH_HOOKED" reap --yes --timeout 1 \
-    --log "$SHMTEST_TMP/actions.log" >"$out_file" 2>&1 &
+pause_gate
+SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3 "$SHMWATCH_HOOKED" reap --yes \
+    --timeout 1 --log "$SHMTEST_TMP/actions.log" >"$out_file" 2>&1 &
 reap_pid=$!
 wait_for "grep -q 'Orphaned workers to end' $out_file" 20 || fail "no plan: $(cat "$out_file")"
 grep -q "^  pid $stuck " "$out_file" || fail "the stuck worker is not in the plan"
@@ -31,6 +31,7 @@ grep -q "^  pid $stuck " "$out_file" || fail "the stuck worker is not in the pla
 kill -KILL "$stuck"
 pid_to_newcomer "$stuck"
 newcomer=$NEWCOMER
+: >"$GATE"
 
 rc=0
 wait "$reap_pid" || rc=$?

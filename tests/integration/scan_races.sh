@@ -5,7 +5,7 @@
 need_root
 need_unshare
 need setpriv
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 
 scene_start --workers 2 --per-worker 4 --churn
 for i in $(seq 1 25); do

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 
 # 3 workers x 8 segments of 1 MiB, 768 KiB touched (so 256 KiB pending each),
 # 3 orphans of 256 KiB, 2 unheld files, the hostile names.

@@ -7,7 +7,7 @@ set -u
 need_root
 need_unshare
 need stat df awk readlink /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 
 PAGE=$(getconf PAGESIZE)
 roundup() { echo $(((($1) + PAGE - 1) / PAGE * PAGE)); }

@@ -6,7 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 need_hooked
 need timeout
-names='SHMWATCH_TEST_PAUSE_BEFORE_UNLINK SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL SHMWATCH_TEST_BLOCKING_STAT'
+names='SHMWATCH_TEST_PAUSE_BEFORE_UNLINK SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL SHMWATCH_TEST_PAUSE_UNTIL
+    SHMWATCH_TEST_BLOCKING_STAT'
 for n in $names; do
     grep -aq "$n" "$SHMWATCH_HOOKED" || fail "the test build lacks $n (the check would prove nothing)"
     for bin in "$SHMWATCH" ${SHMWATCH_STATIC:+"$SHMWATCH_STATIC"}; do

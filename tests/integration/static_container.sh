@@ -15,7 +15,7 @@ fi
 . "$(dirname "$0")/../stack/docker_lib.sh"
 docker_need
 need busybox file
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 file -L "$SHMWATCH_STATIC" | grep -q "statically linked" || fail "$SHMWATCH_STATIC is not static"

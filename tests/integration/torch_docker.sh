@@ -11,7 +11,7 @@
 . "$(dirname "$0")/torch_lib.sh"
 torch_need
 need umount
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 
 JOB=(--strategy file_descriptor --workers 2 --prefetch-factor 2 --batch-size 22
     --shape 3x224x224 --hold-batches 1 --iterate-all --step-seconds 0.1)

@@ -4,7 +4,7 @@
 #   . "$(dirname "$0")/lib.sh"
 #   . "$(dirname "$0")/torch_lib.sh"
 #   torch_need
-#   [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+#   test_ns 64m -- "$@"
 #   torch_start --strategy file_system --workers 3 --hold-batches 2
 #   torch_settle
 #   snap fs                  # $SHMTEST_TMP/fs.json and fs.txt
@@ -48,7 +48,11 @@ torch_need() {
     [ -f "$WORKLOAD" ] || fail "no workload at $WORKLOAD"
     case $TORCH_STACK in
     host)
-        "$PY" -c 'import torch' >/dev/null 2>&1 || _lib_missing "python3-torch (import torch failed)"
+        # Found, not imported: an import takes seconds, and this runs twice
+        # (before and after the test enters its namespaces); the workload
+        # imports it, and a torch that is there but broken fails the test.
+        "$PY" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("torch") is None)' \
+            >/dev/null 2>&1 || _lib_missing "python3-torch (no torch module for $PY)"
         ;;
     2.x)
         need chroot flock

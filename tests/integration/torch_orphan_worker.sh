@@ -12,11 +12,10 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/torch_lib.sh"
 torch_need
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # reap acts on every orphaned worker it can see: in a pid namespace of its own
 # it sees only this test's processes (the dead main's orphans are
 # reparented to this script, pid 1 here).
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 
 torch_start --strategy file_system --start-method fork --workers 2 --hold-batches 2 \
     --stuck-worker --stuck-timeout 120

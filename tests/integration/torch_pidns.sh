@@ -6,7 +6,8 @@
 # say its creator is dead, and clean must remove nothing of it:
 #  1. the real DataLoader (both sharing strategies) in a second pid namespace,
 #     its pids above every live pid outside, watched from outside over
-#     several scans while it runs;
+#     several scans while it runs (it iterates until the scans are done, then
+#     SIGTERM ends it after its current batch, and it must end well);
 #  2. killed, with another pid namespace still sharing the mount: its
 #     leftovers are unheld (not orphans), clean leaves them, and clean
 #     --all-unheld past its --min-age removes them;
@@ -24,7 +25,7 @@
 . "$(dirname "$0")/torch_lib.sh"
 torch_need
 need readlink awk
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 unshare -p -f --mount-proc true 2>/dev/null || _lib_missing "a private pid namespace"
 
 log=$SHMTEST_TMP/actions.log
@@ -104,6 +105,12 @@ torch_files() {
     ls /dev/shm | grep '^torch_' | sort
 }
 
+# aged: every torch file here was last written before the current second, so
+# it is at least 1 s old to --min-age 1s (ages are whole seconds).
+aged() {
+    [ -z "$(find /dev/shm -maxdepth 1 -name 'torch_*' -newermt "@$(date +%s)")" ]
+}
+
 # No torch segment is an orphan or said to have a dead creator.
 check_alive() { # JSON WHAT
     json_check "$1" "j['mounts'][0]['pid_namespaces'] >= 2 and j['mounts'][0]['pid_evidence'] == 'shared'" \
@@ -124,8 +131,9 @@ on_exit "kill -KILL \$(pgrep -P $NEIGHBOUR) $NEIGHBOUR 2>/dev/null; wait $NEIGHB
 
 # ---- 1. The loader in a second pid namespace, watched from outside --------
 for strategy in file_descriptor file_system; do
+    # --length: 20 minutes of steps at most, should the SIGTERM below be lost.
     inner_start --strategy "$strategy" --workers 2 --hold-batches 2 --iterate-all \
-        --step-seconds 0.3 --length 160
+        --step-seconds 0.3 --length 16000 --stop-on-sigterm
     exec {INNER_IN}>&- # go on iterating while holding the two batches
     for scan in 1 2 3; do
         f=$SHMTEST_TMP/$strategy.$scan.json
@@ -139,12 +147,17 @@ for strategy in file_descriptor file_system; do
         ok "$strategy, scan $scan: clean --yes removes nothing ($(head -n 1 "$SHMTEST_TMP/clean.$strategy.$scan"))"
         [ -n "$before" ] || [ "$strategy" = file_descriptor ] ||
             fail "no torch file while the file_system loader runs (loader $(kill -0 $INNER 2>/dev/null && echo alive || echo gone); $(tail -n 3 "$INNER_OUT" "${INNER_OUT%.out}.err" | tr '\n' ' '))"
-        sleep 0.5
+        [ "$scan" = 3 ] || sleep 0.5 # none after the last
     done
+    kill -0 "$INNER" 2>/dev/null && ! grep -q '^DONE ' "$INNER_OUT" ||
+        fail "the $strategy loader ended before its third scan"
+    inner_main=$(pgrep -P "$INNER_INIT")
+    [ -n "$inner_main" ] || fail "cannot find the $strategy loader's main process"
+    kill -TERM "$inner_main"
     wait_for "! kill -0 $INNER 2>/dev/null" 90 || fail "the $strategy loader did not finish"
     rc=0
     wait "$INNER" || rc=$?
-    assert_eq "$rc" 0 "the $strategy loader in its own pid namespace ran to its end"
+    assert_eq "$rc" 0 "the $strategy loader in its own pid namespace, stopped after the scans, ended well"
     grep -q '^DONE ' "$INNER_OUT" || fail "the $strategy loader did not print DONE"
 done
 
@@ -194,7 +207,7 @@ ok "the plan says why they are kept"
 rc=0
 "$SHMWATCH" clean --yes --all-unheld --log "$log" >"$SHMTEST_TMP/clean.young" 2>&1 || rc=$?
 assert_eq "$(torch_files)" "$left" "clean --all-unheld keeps them while younger than min_age (10m)"
-sleep 2
+wait_for aged 5 || fail "a leftover is still written to: $(ls -l --time-style=+%s.%N /dev/shm)"
 rc=0
 "$SHMWATCH" clean --yes --all-unheld --min-age 1s --log "$log" >"$SHMTEST_TMP/clean.all" 2>&1 || rc=$?
 assert_eq "$rc" 0 "clean --all-unheld --min-age 1s exits 0 ($(tail -n 1 "$SHMTEST_TMP/clean.all"))"
@@ -234,7 +247,7 @@ f=$SHMTEST_TMP/inside-trusted.json
 "${INSIDE[@]}" "$SHMWATCH" --json --trust-pids >"$f" || fail "shmwatch --json --trust-pids exited $?"
 json_check "$f" "j['mounts'][0]['pid_evidence'] == 'trusted' and sorted(s['name'] for s in j['segments'] if s['state'] == 'orphan') == sorted(n for n in '''$left'''.split())" \
     "inside with --trust-pids (the user's word): they are orphans"
-sleep 2
+wait_for aged 5 || fail "a leftover is still written to: $(ls -l --time-style=+%s.%N /dev/shm)"
 "${INSIDE[@]}" "$SHMWATCH" clean --yes --all-unheld --min-age 1s --log "$log" >"$SHMTEST_TMP/inside.clean3" 2>&1 ||
     fail "inside: clean --all-unheld exited $?: $(tail -n 3 "$SHMTEST_TMP/inside.clean3")"
 assert_eq "$(torch_files)" "" "inside: clean --all-unheld --min-age 1s removes them"

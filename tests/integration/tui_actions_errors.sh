@@ -11,7 +11,7 @@ need_root
 need_unshare
 need_hooked
 need /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 old_unheld() { # NAME...: files of 4 KiB that nobody holds, an hour old
@@ -70,7 +70,9 @@ tui_quit
 # --- The unlink fails; a success is neither a warning nor an error ---------------------------
 old_unheld c_0 d_0
 log=$SHMTEST_TMP/actions.log
-SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3" tui_start 140 30 --log "$log"
+pause_gate
+SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3" \
+    tui_start 140 30 --log "$log"
 tui_wait "c_0 +unheld " 10
 tui_wait "d_0 +unheld " 10
 tui_keys U
@@ -78,6 +80,7 @@ tui_wait "Unlink 2 unheld segments, 8.0 KiB\?" 5
 tui_keys y
 mount -o remount,ro /dev/shm
 on_exit "mount -o remount,rw /dev/shm 2>/dev/null"
+: >"$GATE"
 tui_wait "Skip all" 10 # the first failure asks whether to go on
 tui_keys 2
 tui_wait "0 unlinked, .* freed; 0 refused, 2 failed" 10

@@ -14,9 +14,8 @@ need_root
 need_unshare
 need_hooked
 need setsid /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # K acts on every orphaned worker it sees: here, only this test's.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 [ -w /proc/sys/kernel/ns_last_pid ] || _lib_missing "a writable /proc/sys/kernel/ns_last_pid"
 . "$(dirname "$0")/tui_lib.sh"
 
@@ -44,7 +43,9 @@ zombie=$ZOMBIE
 log=$SHMTEST_TMP/actions.log
 alive() { kill -0 "$1" 2>/dev/null && ! gone "$1"; }
 
-SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3" tui_start 140 40 --log "$log"
+pause_gate
+SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=3" \
+    tui_start 140 40 --log "$log"
 tui_wait "main $live_main " 10
 tui_keys p
 tui_wait "^ +$s2 +1 [A-Z] orphan_worker " 10
@@ -89,6 +90,7 @@ tui_keys y
 kill -KILL "$s1"
 pid_to_newcomer "$s1"
 newcomer=$NEWCOMER
+: >"$GATE"
 t0=$(date +%s%N)
 tui_wait "reaped 2 of 3; 1 refused or failed" 20
 t1=$(date +%s%N)

@@ -12,9 +12,8 @@
 need_root
 need_unshare
 need setsid /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # Its own pid namespace: small pids, and a pid can be handed to a new process.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 [ -w /proc/sys/kernel/ns_last_pid ] || _lib_missing "a writable /proc/sys/kernel/ns_last_pid"
 . "$(dirname "$0")/tui_lib.sh"
 

@@ -9,9 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/torch_lib.sh"
 torch_need
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
 # K acts on every orphaned worker it sees: here, only this test's.
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 64m --pid -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 torch_start --strategy file_system --start-method fork --workers 2 --hold-batches 2 \

@@ -13,7 +13,7 @@ need_root
 need_unshare
 need_hooked
 need /usr/bin/python3
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 scene_start --workers 2 --per-worker 1 --modes named --unheld 4
@@ -53,7 +53,9 @@ ok "n, Esc and Enter on No remove nothing and log nothing"
 tui_quit
 
 # --- Between the question and the unlinks, one gains a holder, one is replaced -------------
-SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3" tui_start 140 40 --log "$log"
+pause_gate
+SHMWATCH=$SHMWATCH_HOOKED TUI_PREFIX="env SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=3" \
+    tui_start 140 40 --log "$log"
 tui_wait "unheld_3 +unheld " 10
 tui_keys U
 tui_wait "Unlink 3 unheld segments" 5
@@ -70,6 +72,7 @@ head -c 4096 /dev/zero >/dev/shm/unheld_1
 wait_for "[ -e $SHMTEST_TMP/held ]" 5 || fail "the holder did not start"
 new1=$(inode unheld_1)
 [ "$new1" != "$old1" ] || fail "the replacement got the same inode $old1"
+: >"$GATE"
 tui_wait "unheld_[01]: (in use: pid $holder|replaced since the scan)" 10
 tui_wait "Skip all \(do not ask again\)" 5
 tui_keys 2 # skip all

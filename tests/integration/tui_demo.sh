@@ -8,7 +8,7 @@
 need_root
 need_unshare
 need setpriv
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 # Processes running the shmwatch binary, other than the dashboard's own.

@@ -15,7 +15,7 @@
 need_root
 need_unshare
 need od pgrep
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 16m "$0" "$@"; exit $?; }
+test_ns 16m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 # row_in SCREEN ERE: the first row (0-based) of SCREEN (a capture) matching, or

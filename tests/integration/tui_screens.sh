@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 # 2 workers x 4 segments of 1 MiB, 2 orphans of 256 KiB, 1 unheld file: 8.5 MiB.

@@ -4,7 +4,7 @@
 #
 #   . "$SRCDIR/tests/stack/docker_lib.sh"
 #   docker_need                       # root and Debian's docker.io, or skip/fail
-#   [ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 64m "$0" "$@"; exit $?; }
+#   test_ns 64m -- "$@"
 #   docker_start                      # a private dockerd; stopped on exit
 #   docker_image_torch                # shmwatch-test/torch:2.6 from tests/stack/rootfs.sh
 #   docker_run job --shm-size 64m -m 1g "$DOCKER_IMAGE_TORCH" python3 ...

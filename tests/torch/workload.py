@@ -267,6 +267,10 @@ def build_parser():
                    help="with --iterate-all: seconds the main process spends on each "
                         "batch, like a training step (the workers fill the prefetch "
                         "queue meanwhile)")
+    p.add_argument("--stop-on-sigterm", action="store_true",
+                   help="with --iterate-all: SIGTERM ends the iteration after the "
+                        "current batch (the workers shut down, DONE, exit 0), so that "
+                        "a test watches a running job as long as it needs to")
     p.add_argument("--clean-worker-exit", action="store_true",
                    help="work around torch 1.13 spawn + file_system exit trouble "
                         "(5 s shutdown stalls, SIGABRT at worker exit)")
@@ -284,6 +288,8 @@ def main(argv=None):
         p.error("choose --hold-batches K and/or --iterate-all")
     if a.step_seconds < 0:
         p.error("--step-seconds must be >= 0")
+    if a.stop_on_sigterm and not a.iterate_all:
+        p.error("--stop-on-sigterm needs --iterate-all")
     if a.hold_batches is not None and a.hold_batches < 0:
         p.error("--hold-batches must be >= 0")
     if a.stuck_worker and (a.hold_batches is None or a.iterate_all):
@@ -364,6 +370,8 @@ def main(argv=None):
             done_bytes += batch_stats(b)[0]
             if a.step_seconds > 0:
                 time.sleep(a.step_seconds)
+            if a.stop_on_sigterm and _stop:
+                break
         del b
     del held
     if not a.stuck_worker:
