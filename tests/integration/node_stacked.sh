@@ -8,8 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
-[ -n "${IN_SHM_NS:-}" ] || { in_shm_ns 16m "$0" "$@"; exit $?; }
-[ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
+test_ns 16m --pid -- "$@"
 _lib_tmp
 
 unshare -m --propagation private bash -c '
