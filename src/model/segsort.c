@@ -56,7 +56,7 @@ static int cmp(const struct key *a, const struct key *b, const struct segment *s
     return (x->ino > y->ino) - (x->ino < y->ino);
 }
 
-static int cmp_plain(const void *a, const void *b)
+int segsort_cmp(const void *a, const void *b)
 {
     const struct segment *x = a, *y = b;
     if (x->mount != y->mount)
@@ -119,7 +119,7 @@ void segsort(struct segment *in, size_t n)
     if (n < 2)
         return;
     if (n > UINT32_MAX) { /* beyond any tmpfs's inodes: the plain way */
-        qsort(in, n, sizeof(*in), cmp_plain);
+        qsort(in, n, sizeof(*in), segsort_cmp);
         return;
     }
     size_t skip = shared_prefix(in, n);
@@ -127,7 +127,7 @@ void segsort(struct segment *in, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (in[i].mount > UINT32_MAX) { /* not a real mount list's index: the plain way */
             free(k);
-            qsort(in, n, sizeof(*in), cmp_plain);
+            qsort(in, n, sizeof(*in), segsort_cmp);
             return;
         }
         k[i] = (struct key){.bytes = bytes_at(in[i].name + skip),

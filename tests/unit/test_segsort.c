@@ -1,8 +1,8 @@
 /* The order of segments: by mount, then name bytes as strcmp compares them
- * (unsigned: invalid UTF-8 after ASCII), then inode; checked against qsort
- * with that comparison on names built to defeat the shortcut (shared
- * prefixes, names that are prefixes of others, ties in the first eight
- * bytes past the prefix, high bytes). */
+ * (unsigned: invalid UTF-8 after ASCII), then inode; segsort's fast path is
+ * checked against qsort with that comparison (segsort_cmp) on names built
+ * to defeat its shortcut (shared prefixes, names that are prefixes of
+ * others, ties in the first eight bytes past the prefix, high bytes). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,23 +10,12 @@
 #include "model/segsort.h"
 #include "testutil.h"
 
-static int cmp_ref(const void *a, const void *b)
-{
-    const struct segment *x = a, *y = b;
-    if (x->mount != y->mount)
-        return x->mount < y->mount ? -1 : 1;
-    int c = strcmp(x->name, y->name);
-    if (c)
-        return c;
-    return (x->ino > y->ino) - (x->ino < y->ino);
-}
-
 static void check_against_qsort(struct segment *segs, size_t n)
 {
     struct segment *want = malloc(n * sizeof(*want));
     assert_non_null(want);
     memcpy(want, segs, n * sizeof(*want));
-    qsort(want, n, sizeof(*want), cmp_ref);
+    qsort(want, n, sizeof(*want), segsort_cmp);
     struct segment *got = malloc(n * sizeof(*got));
     assert_non_null(got);
     memcpy(got, segs, n * sizeof(*got));
