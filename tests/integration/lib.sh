@@ -442,11 +442,18 @@ scene_start() {
     fi
 }
 
-_lib_zombie() { # PID: true when PID has exited (state Z) or is gone
-    local stat
+# _lib_zombie PID: true when PID has exited (state Z) or is gone. A process's
+# main thread turns Z while its other threads may still be exiting and
+# holding its files and mappings (a torch process has dozens): it counts as
+# exited only once it is the last thread of its group, so that what it held
+# is released by then.
+_lib_zombie() {
+    local stat tasks
     stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
     stat=${stat##*) }
-    [ "${stat%% *}" = Z ]
+    [ "${stat%% *}" = Z ] || return 1
+    tasks=(/proc/"$1"/task/*)
+    [ ! -e "${tasks[0]}" ] || [ "${#tasks[@]}" -le 1 ]
 }
 
 _lib_is_scene_proc() { # PID: a live process running the shmscene binary
