@@ -1,6 +1,8 @@
 /* The JSON and text reports of the shared scene: every schema field is
  * there, hostile names are escaped, the text carries no raw control byte. */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "testutil.h"
 #include "fake_scene.h"
@@ -298,6 +300,46 @@ static void test_stream_same_bytes(void **state)
     buf_free(&part);
 }
 
+/* Numbers as printf writes them: every digit count, the edges of each
+ * (9, 10, 99, 100, ...), the extremes of both types, and a spread of others. */
+static void check_number(uint64_t u, int64_t i)
+{
+    struct buf out;
+    buf_init(&out);
+    struct jsonw w;
+    jw_init(&w, &out);
+    jw_obj(&w, NULL);
+    jw_u64(&w, "u", u);
+    jw_i64(&w, "i", i);
+    jw_obj_end(&w);
+    char want[96];
+    snprintf(want, sizeof(want), "{\"u\":%llu,\"i\":%lld}", (unsigned long long)u, (long long)i);
+    assert_string_equal(out.data, want);
+    buf_free(&out);
+}
+
+static void test_numbers(void **state)
+{
+    (void)state;
+    uint64_t p = 1;
+    for (int k = 0; k < 20; k++, p *= 10) {
+        check_number(p, (int64_t)p);
+        check_number(p - 1, -(int64_t)(p - 1));
+        check_number(p + 1, -(int64_t)p);
+        check_number(p * 5 + 7, (int64_t)(p * 3));
+    }
+    check_number(0, 0);
+    check_number(UINT64_MAX, INT64_MIN);
+    check_number(UINT64_MAX - 1, INT64_MAX);
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int k = 0; k < 2000; k++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        check_number(x >> (k % 64), (int64_t)(x >> (k % 63 + 1)) * (k & 1 ? -1 : 1));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +353,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cgroup_oom_kills, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_observed, setup, fake_fixture_teardown),
         cmocka_unit_test(test_stream_same_bytes),
+        cmocka_unit_test(test_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
