@@ -212,6 +212,16 @@ static void pause_for_tests(struct unlink_run *r)
     r->probe_valid = false;
 }
 
+/* Refuses to act in container ns, whose liveness could not be told (err:
+ * -errno, out of fds say); returns -1. */
+static int refuse_unknown(struct unlink_result *res, const struct actns *ns, int err)
+{
+    unlink_say(res, UNLINK_REFUSED, -err,
+        "cannot tell whether its container still runs (pid %d: %s): nothing done there",
+        (int)ns->root.pid, strerror(-err));
+    return -1;
+}
+
 /* The mount's directory: in a container (t->ns), below its root and only
  * while it is still there (checked before and after the open, so that what
  * is opened is never a newcomer's view); else below the run's seam, while
@@ -223,12 +233,8 @@ static int open_mount(const struct unlink_run *r, const struct unlink_target *t,
     int fd;
     if (t->ns) {
         int live = actns_check(t->ns);
-        if (live < 0) {
-            unlink_say(res, UNLINK_REFUSED, -live,
-                "cannot tell whether its container still runs (pid %d: %s): nothing done there",
-                (int)t->ns->root.pid, strerror(-live));
-            return -1;
-        }
+        if (live < 0)
+            return refuse_unknown(res, t->ns, live);
         if (live == 0) {
             unlink_say(res, UNLINK_REFUSED, ESRCH,
                 "its container exited (pid %d is gone): nothing done there",
@@ -239,10 +245,7 @@ static int open_mount(const struct unlink_run *r, const struct unlink_target *t,
         live = fd >= 0 ? actns_check(t->ns) : 1;
         if (live < 0) {
             close(fd);
-            unlink_say(res, UNLINK_REFUSED, -live,
-                "cannot tell whether its container still runs (pid %d: %s): nothing done there",
-                (int)t->ns->root.pid, strerror(-live));
-            return -1;
+            return refuse_unknown(res, t->ns, live);
         }
         if (live == 0 || fd == -ESRCH) {
             if (fd >= 0)
