@@ -1,6 +1,7 @@
 /* The JSON snapshot, schema 1 (doc/shmwatch.1, "JSON SNAPSHOT"). Every field
  * of the schema is always present; fields beyond it are additions scripts may
  * ignore. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/sysmacros.h>
@@ -110,68 +111,136 @@ static void mounts(struct jsonw *w, const struct model *m)
     jw_arr_end(w);
 }
 
-static void segments(struct jsonw *w, const struct model *m)
+/* What the writing of every segment needs at hand, made once: the
+ * constant start of a segment of each mount, its path and id escaped, and
+ * the quoted names of the states, kinds and types. */
+struct seg_consts {
+    struct buf *heads; /* per mount: {"mount":PATH,"mount_id":ID,"name": */
+    struct jw_word state[SEG_UNHELD + 1], kind[KIND_COUNT], type[FT_OTHER + 1];
+};
+
+static void seg_consts_init(struct seg_consts *c, const struct model *m)
 {
-    /* Each mount's path and id escaped once, not once per segment. */
     size_t nmounts = model_nmounts(m);
-    struct buf *paths = xcalloc(nmounts ? 2 * nmounts : 1, sizeof(*paths)), *ids = paths + nmounts;
+    c->heads = xcalloc(nmounts ? nmounts : 1, sizeof(*c->heads));
     for (size_t k = 0; k < nmounts; k++) {
-        esc_json(&paths[k], model_mount(m, k)->path);
+        struct buf *h = &c->heads[k];
         char id[32];
         const char *s = report_mount_id(m, k, id, sizeof(id));
+        buf_adds(h, "{\"mount\":");
+        esc_json(h, model_mount(m, k)->path);
+        buf_adds(h, ",\"mount_id\":");
         if (s)
-            esc_json(&ids[k], s);
+            esc_json(h, s);
         else
-            buf_adds(&ids[k], "null");
+            buf_adds(h, "null");
+        buf_adds(h, ",\"name\":");
     }
+    for (size_t i = 0; i <= SEG_UNHELD; i++)
+        jw_word_set(&c->state[i], seg_state_name((enum seg_state)i));
+    for (size_t i = 0; i < KIND_COUNT; i++)
+        jw_word_set(&c->kind[i], seg_kind_name((enum seg_kind)i));
+    for (size_t i = 0; i <= FT_OTHER; i++)
+        jw_word_set(&c->type[i], file_type_name((enum file_type)i));
+}
+
+static void seg_consts_free(struct seg_consts *c, const struct model *m)
+{
+    for (size_t k = 0; k < model_nmounts(m); k++)
+        buf_free(&c->heads[k]);
+    free(c->heads);
+}
+
+/* The quoted name of v out of words[0..n), the last one standing for any
+ * value beyond (as the name functions say "unheld" and "other"). */
+#define SEG_WORD(words, v) \
+    (&(words)[(unsigned)(v) < sizeof(words) / sizeof((words)[0]) ? (unsigned)(v) \
+                                                                 : sizeof(words) / sizeof((words)[0]) - 1])
+
+/* Upper bounds of the runs of one segment: its bytes after the name but
+ * the holders and the note (14 literals of 161 bytes in all, 7 numbers of
+ * at most 20 bytes, 3 names of jw_word's size, 2 booleans and a null: 383),
+ * and one holder's ({"pid":,"fd":,"mapped":} with its comma: 25 bytes, 2
+ * numbers, a boolean: 70). The writer asserts it kept to them. */
+#define SEG_RUN_MAX 512
+#define HOLDER_MAX 80
+
+/* One segment, as schema 1 has it:
+ * {"mount":PATH,"mount_id":ID,"name":NAME,"inode":N,"size_bytes":N,
+ *  "alloc_bytes":N,"uid":N,"age_s":N,"state":S,"kind":K,"creator_pid":N|null,
+ *  "creator_alive":B|null,"holders":[{"pid":N,"fd":N|null,"mapped":B},...],
+ *  "group":N|null,"type":T,"alloc_exact":B,"note":S|null} */
+static void segment(struct jsonw *w, const struct model *m, const struct segment *sg,
+                    const struct seg_consts *c)
+{
+    const struct buf *head = &c->heads[sg->mount];
+    jw_run_end(w, jw_put_raw(jw_elem_room(w, head->len), head->data, head->len));
+    esc_json(w->out, sg->name);
+
+    char *d = jw_run_room(w, SEG_RUN_MAX + sg->nholders * HOLDER_MAX), *start = d;
+    d = JW_PUT_LIT(d, ",\"inode\":");
+    d = jw_put_u64(d, (uint64_t)sg->ino);
+    d = JW_PUT_LIT(d, ",\"size_bytes\":");
+    d = jw_put_u64(d, sg->size);
+    d = JW_PUT_LIT(d, ",\"alloc_bytes\":");
+    d = jw_put_u64(d, sg->alloc);
+    d = JW_PUT_LIT(d, ",\"uid\":");
+    d = jw_put_u64(d, sg->uid);
+    d = JW_PUT_LIT(d, ",\"age_s\":");
+    d = jw_put_i64(d, segment_age_s(m, sg));
+    d = JW_PUT_LIT(d, ",\"state\":");
+    d = jw_put_word(d, SEG_WORD(c->state, sg->state));
+    d = JW_PUT_LIT(d, ",\"kind\":");
+    d = jw_put_word(d, SEG_WORD(c->kind, sg->kind));
+    d = JW_PUT_LIT(d, ",\"creator_pid\":");
+    if (sg->has_creator) {
+        d = jw_put_i64(d, sg->creator_pid);
+        d = JW_PUT_LIT(d, ",\"creator_alive\":");
+        d = sg->creator_unknown ? JW_PUT_LIT(d, "null") : jw_put_bool(d, sg->creator_alive);
+    } else {
+        d = JW_PUT_LIT(d, "null,\"creator_alive\":null");
+    }
+    d = JW_PUT_LIT(d, ",\"holders\":[");
+    for (size_t h = 0; h < sg->nholders; h++) {
+        const struct seg_holder *ho = &sg->holders[h];
+        d = h ? JW_PUT_LIT(d, ",{\"pid\":") : JW_PUT_LIT(d, "{\"pid\":");
+        d = jw_put_i64(d, ho->pid);
+        d = JW_PUT_LIT(d, ",\"fd\":");
+        d = ho->fd >= 0 ? jw_put_i64(d, ho->fd) : JW_PUT_LIT(d, "null");
+        d = JW_PUT_LIT(d, ",\"mapped\":");
+        d = jw_put_bool(d, ho->mapped);
+        *d++ = '}';
+    }
+    d = JW_PUT_LIT(d, "],\"group\":");
+    d = sg->group != 0 ? jw_put_i64(d, sg->group) : JW_PUT_LIT(d, "null");
+    d = JW_PUT_LIT(d, ",\"type\":");
+    d = jw_put_word(d, SEG_WORD(c->type, sg->type));
+    d = JW_PUT_LIT(d, ",\"alloc_exact\":");
+    d = jw_put_bool(d, sg->alloc_known);
+    if (sg->note != NOTE_NONE) {
+        d = JW_PUT_LIT(d, ",\"note\":");
+        assert((size_t)(d - start) <= SEG_RUN_MAX + sg->nholders * HOLDER_MAX);
+        jw_run_end(w, d);
+        char note[256];
+        esc_json(w->out, segment_note(m, sg, note, sizeof(note)));
+        buf_addc(w->out, '}');
+    } else {
+        d = JW_PUT_LIT(d, ",\"note\":null}");
+        assert((size_t)(d - start) <= SEG_RUN_MAX + sg->nholders * HOLDER_MAX);
+        jw_run_end(w, d);
+    }
+    jw_elem_end(w);
+}
+
+static void segments(struct jsonw *w, const struct model *m)
+{
+    struct seg_consts c;
+    seg_consts_init(&c, m);
     jw_arr(w, "segments");
-    for (size_t i = 0; i < m->nsegs; i++) {
-        const struct segment *sg = &m->segs[i];
-        jw_obj(w, NULL);
-        jw_raw(w, "mount", paths[sg->mount].data, paths[sg->mount].len);
-        jw_raw(w, "mount_id", ids[sg->mount].data, ids[sg->mount].len);
-        jw_str(w, "name", sg->name);
-        jw_u64(w, "inode", (uint64_t)sg->ino);
-        jw_u64(w, "size_bytes", sg->size);
-        jw_u64(w, "alloc_bytes", sg->alloc);
-        jw_u64(w, "uid", sg->uid);
-        jw_i64(w, "age_s", segment_age_s(m, sg));
-        jw_name(w, "state", seg_state_name(sg->state));
-        jw_name(w, "kind", seg_kind_name(sg->kind));
-        if (sg->has_creator) {
-            jw_i64(w, "creator_pid", sg->creator_pid);
-            if (sg->creator_unknown)
-                jw_null(w, "creator_alive");
-            else
-                jw_bool(w, "creator_alive", sg->creator_alive);
-        } else {
-            jw_null(w, "creator_pid");
-            jw_null(w, "creator_alive");
-        }
-        jw_arr(w, "holders");
-        for (size_t h = 0; h < sg->nholders; h++) {
-            jw_obj(w, NULL);
-            jw_i64(w, "pid", sg->holders[h].pid);
-            jw_i64_or_null(w, "fd", sg->holders[h].fd >= 0, sg->holders[h].fd);
-            jw_bool(w, "mapped", sg->holders[h].mapped);
-            jw_obj_end(w);
-        }
-        jw_arr_end(w);
-        jw_i64_or_null(w, "group", sg->group != 0, sg->group);
-        jw_name(w, "type", file_type_name(sg->type));
-        jw_bool(w, "alloc_exact", sg->alloc_known);
-        if (sg->note != NOTE_NONE) {
-            char note[256];
-            jw_str(w, "note", segment_note(m, sg, note, sizeof(note)));
-        } else {
-            jw_null(w, "note");
-        }
-        jw_obj_end(w);
-    }
+    for (size_t i = 0; i < m->nsegs; i++)
+        segment(w, m, &m->segs[i], &c);
     jw_arr_end(w);
-    for (size_t k = 0; k < 2 * nmounts; k++)
-        buf_free(&paths[k]);
-    free(paths);
+    seg_consts_free(&c, m);
 }
 
 static void processes(struct jsonw *w, const struct model *m)

@@ -1,9 +1,14 @@
 #include "report/jsonw.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
 #include "util/escape.h"
+
+const char jw_digits2_[200] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                              "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                              "8081828384858687888990919293949596979899";
 
 void jw_init(struct jsonw *w, struct buf *out)
 {
@@ -47,3 +52,15 @@ void jw_dbl(struct jsonw *w, const char *key, double v)
         buf_adds(w->out, "null");
 }
 
+void jw_word_set(struct jw_word *wd, const char *s)
+{
+    size_t n = strlen(s);
+    assert(n + 2 <= sizeof(wd->s));
+    if (n + 2 > sizeof(wd->s))
+        n = sizeof(wd->s) - 2; /* never: the names are the program's own */
+    memset(wd->s, 0, sizeof(wd->s));
+    wd->s[0] = '"';
+    memcpy(wd->s + 1, s, n);
+    wd->s[n + 1] = '"';
+    wd->n = n + 2;
+}

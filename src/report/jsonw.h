@@ -68,20 +68,43 @@ static inline void jw_item_done_(struct jsonw *w, char *end)
     w->out->len = (size_t)(end - w->out->data);
 }
 
-/* Writes v in decimal at d; returns the end. The digits are counted first
- * and written in place from the last: a copy of a length known only at run
- * time would be a call to memcpy, for each of a snapshot's million numbers. */
+/* Pairs of decimal digits, "00" to "99" (jsonw.c). */
+extern const char jw_digits2_[200];
+
+/* Writes v in decimal at d; returns the end (at most 20 bytes). The
+ * number of digits comes from the bit length (a multiply and one compare,
+ * no division), then the digits are written in place from the last, two at
+ * a time: most numbers of a snapshot (pids, fds, sizes) have 1 to 10
+ * digits, and a copy of a length known only at run time would be a call to
+ * memcpy. */
 static inline char *jw_put_u64_(char *d, uint64_t v)
 {
-    size_t n = 1;
-    for (uint64_t t = v; t >= 10; t /= 10)
-        n++;
-    char *end = d + n;
-    do {
-        *--end = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return d + n;
+    static const uint64_t pow10[20] = {
+        1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+        100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+        10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+        100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+    };
+    if (v < 10) {
+        *d = (char)('0' + v);
+        return d + 1;
+    }
+    /* bits * 1233 / 4096 is bits * log10(2), rounded down: the digit count
+     * less one, or less two when v is below the power of ten it names. */
+    unsigned t = ((64u - (unsigned)__builtin_clzll(v)) * 1233u) >> 12;
+    char *end = d + t + (v >= pow10[t]);
+    char *p = end;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        p -= 2;
+        memcpy(p, jw_digits2_ + 2 * r, 2);
+    }
+    if (v >= 10)
+        memcpy(p - 2, jw_digits2_ + 2 * v, 2);
+    else
+        p[-1] = (char)('0' + v);
+    return end;
 }
 
 static inline void jw_u64(struct jsonw *w, const char *key, uint64_t v)
@@ -183,6 +206,84 @@ static inline void jw_bool_or_null(struct jsonw *w, const char *key, bool has, b
         jw_bool(w, key, v);
     else
         jw_null(w, key);
+}
+
+/* Writing an object in one piece, for the arrays of a snapshot that hold
+ * thousands of them (json.c's segments): the caller makes room once for an
+ * upper bound of a run of its bytes, writes them with the unchecked jw_put_*
+ * below (keys as literals with their comma, ",\"size_bytes\":"), and ends
+ * the run with jw_run_end; jw_elem_end after the whole element. One check
+ * per run instead of a reservation, a comma test and a key copy per value. */
+
+/* Room for n bytes of a new element of the array being written (its comma
+ * made); returns where the element goes. */
+static inline char *jw_elem_room(struct jsonw *w, size_t n)
+{
+    return jw_item_room_(w, NULL, n);
+}
+
+/* Room for n more bytes after what is written; returns where they go. */
+static inline char *jw_run_room(struct jsonw *w, size_t n)
+{
+    buf_reserve(w->out, n);
+    return w->out->data + w->out->len;
+}
+
+/* Ends a run of bytes written by jw_put_* at end (in the room made). */
+static inline void jw_run_end(struct jsonw *w, char *end)
+{
+    jw_item_done_(w, end);
+}
+
+/* After an element written in runs: streams out as jw_obj_end would. */
+static inline void jw_elem_end(struct jsonw *w)
+{
+    if (w->sink && w->out->len >= JSONW_FLUSH_AT)
+        jw_flush_(w);
+}
+
+/* A string literal's bytes at d; evaluates to the end. */
+#define JW_PUT_LIT(d, lit) (memcpy((d), (lit), sizeof(lit) - 1), (d) + sizeof(lit) - 1)
+
+/* At most 20 bytes. */
+static inline char *jw_put_i64(char *d, int64_t v)
+{
+    if (v < 0)
+        *d++ = '-';
+    return jw_put_u64_(d, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+static inline char *jw_put_u64(char *d, uint64_t v)
+{
+    return jw_put_u64_(d, v);
+}
+
+/* At most 5 bytes. */
+static inline char *jw_put_bool(char *d, bool v)
+{
+    return v ? JW_PUT_LIT(d, "true") : JW_PUT_LIT(d, "false");
+}
+
+static inline char *jw_put_raw(char *d, const char *json, size_t n)
+{
+    memcpy(d, json, n);
+    return d + n;
+}
+
+/* A short JSON text kept for writing many times (an enum's name, quoted):
+ * copied whole, a fixed size, without a call to memcpy; then only its
+ * length counts. */
+struct jw_word {
+    char s[24];
+    size_t n;
+};
+/* The quoted name s (plain ASCII, at most 22 bytes: the program's own). */
+void jw_word_set(struct jw_word *wd, const char *s);
+/* Writes wd at d; needs sizeof(wd->s) bytes of room. */
+static inline char *jw_put_word(char *d, const struct jw_word *wd)
+{
+    memcpy(d, wd->s, sizeof(wd->s));
+    return d + wd->n;
 }
 
 #endif
