@@ -68,42 +68,44 @@ static inline void jw_item_done_(struct jsonw *w, char *end)
     w->out->len = (size_t)(end - w->out->data);
 }
 
-/* Pairs of decimal digits, "00" to "99" (jsonw.c). */
+/* Pairs of decimal digits, "00" to "99", and the powers of ten 10^0 to
+ * 10^19 (jsonw.c). */
 extern const char jw_digits2_[200];
+extern const uint64_t jw_pow10_[20];
+
+/* jw_put_u64_ of a number of more than 32 bits (out of line: rare). */
+char *jw_put_u64_big_(char *d, uint64_t v);
 
 /* Writes v in decimal at d; returns the end (at most 20 bytes). The
  * number of digits comes from the bit length (a multiply and one compare,
  * no division), then the digits are written in place from the last, two at
  * a time: most numbers of a snapshot (pids, fds, sizes) have 1 to 10
  * digits, and a copy of a length known only at run time would be a call to
- * memcpy. */
+ * memcpy. Numbers that fit 32 bits, nearly all, divide in 32 bits. */
 static inline char *jw_put_u64_(char *d, uint64_t v)
 {
-    static const uint64_t pow10[20] = {
-        1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-        100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-        10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-        100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
-    };
     if (v < 10) {
         *d = (char)('0' + v);
         return d + 1;
     }
+    if (v > UINT32_MAX)
+        return jw_put_u64_big_(d, v);
+    uint32_t x = (uint32_t)v;
     /* bits * 1233 / 4096 is bits * log10(2), rounded down: the digit count
-     * less one, or less two when v is below the power of ten it names. */
-    unsigned t = ((64u - (unsigned)__builtin_clzll(v)) * 1233u) >> 12;
-    char *end = d + t + (v >= pow10[t]);
+     * less one, or less two when x is below the power of ten it names. */
+    unsigned t = ((32u - (unsigned)__builtin_clz(x)) * 1233u) >> 12;
+    char *end = d + t + (x >= jw_pow10_[t]);
     char *p = end;
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
+    while (x >= 100) {
+        uint32_t r = x % 100;
+        x /= 100;
         p -= 2;
         memcpy(p, jw_digits2_ + 2 * r, 2);
     }
-    if (v >= 10)
-        memcpy(p - 2, jw_digits2_ + 2 * v, 2);
+    if (x >= 10)
+        memcpy(p - 2, jw_digits2_ + 2 * x, 2);
     else
-        p[-1] = (char)('0' + v);
+        p[-1] = (char)('0' + x);
     return end;
 }
 
