@@ -1,7 +1,6 @@
 /* The JSON snapshot, schema 1 (doc/shmwatch.1, "JSON SNAPSHOT"). Every field
  * of the schema is always present; fields beyond it are additions scripts may
  * ignore. */
-#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/sysmacros.h>
@@ -111,15 +110,23 @@ static void mounts(struct jsonw *w, const struct model *m)
     jw_arr_end(w);
 }
 
-/* What the writing of every segment needs at hand, made once: the
- * constant start of a segment of each mount, its path and id escaped, and
- * the quoted names of the states, kinds and types. */
-struct seg_consts {
+/* What the writing of every segment and process needs at hand, made once:
+ * the constant start of a segment of each mount, its path and id escaped,
+ * and the quoted names of the states, kinds, types and roles. Each table of
+ * names has one entry beyond the enum's last, the name of any value beyond
+ * (the name functions' default), for WORD to fall back on. */
+struct consts {
     struct buf *heads; /* per mount: {"mount":PATH,"mount_id":ID,"name": */
-    struct jw_word state[SEG_UNHELD + 1], kind[KIND_COUNT], type[FT_OTHER + 1];
+    struct jw_word state[SEG_UNHELD + 2], kind[KIND_COUNT + 1], type[FT_OTHER + 2],
+        role[ROLE_HOLDER + 2];
 };
 
-static void seg_consts_init(struct seg_consts *c, const struct model *m)
+#define NWORDS(words) (sizeof(words) / sizeof((words)[0]))
+/* The quoted name of enum value v. */
+#define WORD(words, v) \
+    (&(words)[(unsigned)(v) < NWORDS(words) - 1 ? (unsigned)(v) : NWORDS(words) - 1])
+
+static void consts_init(struct consts *c, const struct model *m)
 {
     size_t nmounts = model_nmounts(m);
     c->heads = xcalloc(nmounts ? nmounts : 1, sizeof(*c->heads));
@@ -136,32 +143,28 @@ static void seg_consts_init(struct seg_consts *c, const struct model *m)
             buf_adds(h, "null");
         buf_adds(h, ",\"name\":");
     }
-    for (size_t i = 0; i <= SEG_UNHELD; i++)
+    for (size_t i = 0; i < NWORDS(c->state); i++)
         jw_word_set(&c->state[i], seg_state_name((enum seg_state)i));
-    for (size_t i = 0; i < KIND_COUNT; i++)
+    for (size_t i = 0; i < NWORDS(c->kind); i++)
         jw_word_set(&c->kind[i], seg_kind_name((enum seg_kind)i));
-    for (size_t i = 0; i <= FT_OTHER; i++)
+    for (size_t i = 0; i < NWORDS(c->type); i++)
         jw_word_set(&c->type[i], file_type_name((enum file_type)i));
+    for (size_t i = 0; i < NWORDS(c->role); i++)
+        jw_word_set(&c->role[i], proc_role_name((enum proc_role)i));
 }
 
-static void seg_consts_free(struct seg_consts *c, const struct model *m)
+static void consts_free(struct consts *c, const struct model *m)
 {
     for (size_t k = 0; k < model_nmounts(m); k++)
         buf_free(&c->heads[k]);
     free(c->heads);
 }
 
-/* The quoted name of v out of words[0..n), the last one standing for any
- * value beyond (as the name functions say "unheld" and "other"). */
-#define SEG_WORD(words, v) \
-    (&(words)[(unsigned)(v) < sizeof(words) / sizeof((words)[0]) ? (unsigned)(v) \
-                                                                 : sizeof(words) / sizeof((words)[0]) - 1])
-
-/* Upper bounds of the runs of one segment: its bytes after the name but
- * the holders and the note (14 literals of 161 bytes in all, 7 numbers of
- * at most 20 bytes, 3 names of jw_word's size, 2 booleans and a null: 383),
- * and one holder's ({"pid":,"fd":,"mapped":} with its comma: 25 bytes, 2
- * numbers, a boolean: 70). The writer asserts it kept to them. */
+/* Upper bounds of the runs of a segment: its bytes after the name but the
+ * holders (13 literals of 149 bytes in all, 7 numbers of at most 20 bytes,
+ * 3 names of jw_word's size, 3 booleans or nulls: 376), and one holder's
+ * ({"pid":,"fd":,"mapped":} with its comma: 25 bytes, 2 numbers, a
+ * boolean: 70). */
 #define SEG_RUN_MAX 512
 #define HOLDER_MAX 80
 
@@ -171,13 +174,12 @@ static void seg_consts_free(struct seg_consts *c, const struct model *m)
  *  "creator_alive":B|null,"holders":[{"pid":N,"fd":N|null,"mapped":B},...],
  *  "group":N|null,"type":T,"alloc_exact":B,"note":S|null} */
 static void segment(struct jsonw *w, const struct model *m, const struct segment *sg,
-                    const struct seg_consts *c)
+                    const struct consts *c)
 {
     const struct buf *head = &c->heads[sg->mount];
-    jw_run_end(w, jw_put_raw(jw_elem_room(w, head->len), head->data, head->len));
-    esc_json(w->out, sg->name);
-
-    char *d = jw_run_room(w, SEG_RUN_MAX + sg->nholders * HOLDER_MAX), *start = d;
+    char *d = jw_elem_room(w, head->len);
+    d = jw_put_raw(d, head->data, head->len);
+    d = jw_put_str(w, d, sg->name, SEG_RUN_MAX + sg->nholders * HOLDER_MAX);
     d = JW_PUT_LIT(d, ",\"inode\":");
     d = jw_put_u64(d, (uint64_t)sg->ino);
     d = JW_PUT_LIT(d, ",\"size_bytes\":");
@@ -189,9 +191,9 @@ static void segment(struct jsonw *w, const struct model *m, const struct segment
     d = JW_PUT_LIT(d, ",\"age_s\":");
     d = jw_put_i64(d, segment_age_s(m, sg));
     d = JW_PUT_LIT(d, ",\"state\":");
-    d = jw_put_word(d, SEG_WORD(c->state, sg->state));
+    d = jw_put_word(d, WORD(c->state, sg->state));
     d = JW_PUT_LIT(d, ",\"kind\":");
-    d = jw_put_word(d, SEG_WORD(c->kind, sg->kind));
+    d = jw_put_word(d, WORD(c->kind, sg->kind));
     d = JW_PUT_LIT(d, ",\"creator_pid\":");
     if (sg->has_creator) {
         d = jw_put_i64(d, sg->creator_pid);
@@ -214,60 +216,85 @@ static void segment(struct jsonw *w, const struct model *m, const struct segment
     d = JW_PUT_LIT(d, "],\"group\":");
     d = sg->group != 0 ? jw_put_i64(d, sg->group) : JW_PUT_LIT(d, "null");
     d = JW_PUT_LIT(d, ",\"type\":");
-    d = jw_put_word(d, SEG_WORD(c->type, sg->type));
+    d = jw_put_word(d, WORD(c->type, sg->type));
     d = JW_PUT_LIT(d, ",\"alloc_exact\":");
     d = jw_put_bool(d, sg->alloc_known);
+    d = JW_PUT_LIT(d, ",\"note\":");
     if (sg->note != NOTE_NONE) {
-        d = JW_PUT_LIT(d, ",\"note\":");
-        assert((size_t)(d - start) <= SEG_RUN_MAX + sg->nholders * HOLDER_MAX);
-        jw_run_end(w, d);
         char note[256];
-        esc_json(w->out, segment_note(m, sg, note, sizeof(note)));
-        buf_addc(w->out, '}');
+        d = jw_put_str(w, d, segment_note(m, sg, note, sizeof(note)), 1);
     } else {
-        d = JW_PUT_LIT(d, ",\"note\":null}");
-        assert((size_t)(d - start) <= SEG_RUN_MAX + sg->nholders * HOLDER_MAX);
-        jw_run_end(w, d);
+        d = JW_PUT_LIT(d, "null");
     }
+    *d++ = '}';
+    jw_run_end(w, d);
     jw_elem_end(w);
 }
 
-static void segments(struct jsonw *w, const struct model *m)
+static void segments(struct jsonw *w, const struct model *m, const struct consts *c)
 {
-    struct seg_consts c;
-    seg_consts_init(&c, m);
     jw_arr(w, "segments");
     for (size_t i = 0; i < m->nsegs; i++)
-        segment(w, m, &m->segs[i], &c);
+        segment(w, m, &m->segs[i], c);
     jw_arr_end(w);
-    seg_consts_free(&c, m);
 }
 
-static void processes(struct jsonw *w, const struct model *m)
+/* Upper bounds of the runs of a process: up to its state (3 literals, 2
+ * numbers: 64 bytes) and after its command line (10 literals of 112 bytes,
+ * 8 numbers, a name of jw_word's size: 296); the others are a literal
+ * of at most 13 bytes. */
+#define PROC_RUN_MAX 320
+
+/* One process, as schema 1 has it:
+ * {"pid":N,"ppid":N,"state":S,"comm":S,"cmdline":S|null,"uid":N,"role":R,
+ *  "group":N|null,"rss_anon_bytes":N,"shm_bytes":N,"segments":N,"pgid":N,
+ *  "nspid":N,"start_ticks":N,"container":S|null} */
+static void process(struct jsonw *w, const struct model *m, const struct mproc *mp,
+                    const struct consts *c)
+{
+    const struct proc *p = model_proc(m, mp);
+    char state[2] = {p->state, '\0'};
+    char *d = jw_elem_room(w, PROC_RUN_MAX);
+    d = JW_PUT_LIT(d, "{\"pid\":");
+    d = jw_put_i64(d, p->pid);
+    d = JW_PUT_LIT(d, ",\"ppid\":");
+    d = jw_put_i64(d, p->ppid);
+    d = JW_PUT_LIT(d, ",\"state\":");
+    d = jw_put_str(w, d, state, PROC_RUN_MAX);
+    d = JW_PUT_LIT(d, ",\"comm\":");
+    d = jw_put_str(w, d, p->comm, PROC_RUN_MAX);
+    d = JW_PUT_LIT(d, ",\"cmdline\":");
+    d = jw_put_str(w, d, p->cmdline, PROC_RUN_MAX);
+    d = JW_PUT_LIT(d, ",\"uid\":");
+    d = jw_put_u64(d, p->uid);
+    d = JW_PUT_LIT(d, ",\"role\":");
+    d = jw_put_word(d, WORD(c->role, mp->role));
+    d = JW_PUT_LIT(d, ",\"group\":");
+    d = mp->group != 0 ? jw_put_i64(d, mp->group) : JW_PUT_LIT(d, "null");
+    d = JW_PUT_LIT(d, ",\"rss_anon_bytes\":");
+    d = jw_put_u64(d, p->rss_anon);
+    d = JW_PUT_LIT(d, ",\"shm_bytes\":");
+    d = jw_put_u64(d, mp->shm_bytes);
+    d = JW_PUT_LIT(d, ",\"segments\":");
+    d = jw_put_u64(d, mp->nsegments);
+    d = JW_PUT_LIT(d, ",\"pgid\":");
+    d = jw_put_i64(d, p->pgid);
+    d = JW_PUT_LIT(d, ",\"nspid\":");
+    d = jw_put_i64(d, p->nspid);
+    d = JW_PUT_LIT(d, ",\"start_ticks\":");
+    d = jw_put_u64(d, p->start_ticks);
+    d = JW_PUT_LIT(d, ",\"container\":");
+    d = jw_put_str(w, d, ctr_id(m, mp->ctr), 1);
+    *d++ = '}';
+    jw_run_end(w, d);
+    jw_elem_end(w);
+}
+
+static void processes(struct jsonw *w, const struct model *m, const struct consts *c)
 {
     jw_arr(w, "processes");
-    for (size_t i = 0; i < m->nprocs; i++) {
-        const struct mproc *mp = &m->procs[i];
-        const struct proc *p = model_proc(m, mp);
-        char state[2] = {p->state, '\0'};
-        jw_obj(w, NULL);
-        jw_i64(w, "pid", p->pid);
-        jw_i64(w, "ppid", p->ppid);
-        jw_str(w, "state", state);
-        jw_str(w, "comm", p->comm);
-        jw_str(w, "cmdline", p->cmdline);
-        jw_u64(w, "uid", p->uid);
-        jw_name(w, "role", proc_role_name(mp->role));
-        jw_i64_or_null(w, "group", mp->group != 0, mp->group);
-        jw_u64(w, "rss_anon_bytes", p->rss_anon);
-        jw_u64(w, "shm_bytes", mp->shm_bytes);
-        jw_u64(w, "segments", mp->nsegments);
-        jw_i64(w, "pgid", p->pgid);
-        jw_i64(w, "nspid", p->nspid);
-        jw_u64(w, "start_ticks", p->start_ticks);
-        jw_str(w, "container", ctr_id(m, mp->ctr));
-        jw_obj_end(w);
-    }
+    for (size_t i = 0; i < m->nprocs; i++)
+        process(w, m, &m->procs[i], c);
     jw_arr_end(w);
 }
 
@@ -436,8 +463,11 @@ void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
     jw_i64(&w, "schema", SNAPSHOT_SCHEMA);
     jw_str(&w, "time", when);
     mounts(&w, m);
-    segments(&w, m);
-    processes(&w, m);
+    struct consts c;
+    consts_init(&c, m);
+    segments(&w, m, &c);
+    processes(&w, m, &c);
+    consts_free(&c, m);
     groups(&w, m);
     memory(&w, &s->cgroup, &m->budget);
     totals(&w, &m->totals);

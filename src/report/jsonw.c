@@ -1,6 +1,5 @@
 #include "report/jsonw.h"
 
-#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -41,6 +40,7 @@ void jw_init(struct jsonw *w, struct buf *out)
     w->depth = 0;
     w->first[0] = true;
     w->sink = NULL;
+    w->run_limit = NULL;
 }
 
 void jw_stream(struct jsonw *w, FILE *sink)

@@ -3,6 +3,7 @@
 #ifndef SHMWATCH_JSONW_H
 #define SHMWATCH_JSONW_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/escape.h"
 
 #define JSONW_MAX_DEPTH 16
 
@@ -18,6 +20,7 @@ struct jsonw {
     int depth;
     bool first[JSONW_MAX_DEPTH];
     FILE *sink; /* NULL: everything stays in out */
+    char *run_limit; /* the end of the room of the run being written (jw_run_room) */
 };
 
 void jw_init(struct jsonw *w, struct buf *out);
@@ -211,30 +214,50 @@ static inline void jw_bool_or_null(struct jsonw *w, const char *key, bool has, b
 }
 
 /* Writing an object in one piece, for the arrays of a snapshot that hold
- * thousands of them (json.c's segments): the caller makes room once for an
- * upper bound of a run of its bytes, writes them with the unchecked jw_put_*
- * below (keys as literals with their comma, ",\"size_bytes\":"), and ends
- * the run with jw_run_end; jw_elem_end after the whole element. One check
- * per run instead of a reservation, a comma test and a key copy per value. */
+ * thousands of them (json.c's segments and processes): the caller makes
+ * room once for an upper bound of a run of its bytes, writes them with the
+ * unchecked jw_put_* below (keys as literals with their comma,
+ * ",\"size_bytes\":"), and ends the run with jw_run_end, or with jw_put_str
+ * and a string of any length, which starts the next run; jw_elem_end after
+ * the whole element. One check per run instead of a reservation, a comma
+ * test and a key copy per value. A run that outgrows its room is caught by
+ * an assertion (the tests build with them). */
 
 /* Room for n bytes of a new element of the array being written (its comma
  * made); returns where the element goes. */
 static inline char *jw_elem_room(struct jsonw *w, size_t n)
 {
-    return jw_item_room_(w, NULL, n);
+    char *d = jw_item_room_(w, NULL, n);
+    w->run_limit = d + n;
+    return d;
 }
 
 /* Room for n more bytes after what is written; returns where they go. */
 static inline char *jw_run_room(struct jsonw *w, size_t n)
 {
     buf_reserve(w->out, n);
-    return w->out->data + w->out->len;
+    char *d = w->out->data + w->out->len;
+    w->run_limit = d + n;
+    return d;
 }
 
 /* Ends a run of bytes written by jw_put_* at end (in the room made). */
 static inline void jw_run_end(struct jsonw *w, char *end)
 {
+    assert(end <= w->run_limit);
     jw_item_done_(w, end);
+}
+
+/* Ends the run at d, writes s as jw_str writes a value (escaped; null for
+ * NULL), and starts a run of room bytes after it: returns where they go. */
+static inline char *jw_put_str(struct jsonw *w, char *d, const char *s, size_t room)
+{
+    jw_run_end(w, d);
+    if (s)
+        esc_json(w->out, s);
+    else
+        buf_add(w->out, "null", 4);
+    return jw_run_room(w, room);
 }
 
 /* After an element written in runs: streams out as jw_obj_end would. */

@@ -1,6 +1,7 @@
-/* The JSON snapshot's segments, written in one piece per segment (json.c),
- * are the bytes the generic writer makes of them, value by value: checked on
- * segments of every state, kind, type and note, with and without creator,
+/* The JSON snapshot's segments and processes, written in one piece each
+ * (json.c), are the bytes the generic writer makes of them, value by value
+ * (the processes: below). The segments are checked on every state, kind,
+ * type and note, with and without creator,
  * with no, one and many holders, numbers at their extremes, two mounts (one
  * of them with a hostile path), and names that hold quotes, backslashes,
  * control bytes, invalid UTF-8 and 255 bytes that each grow six times. */
@@ -128,9 +129,10 @@ static void make_segments(struct model *m, size_t n)
         sg->uid = i % 5 == 0 ? UINT32_MAX : (uid_t)i;
         /* Ages of 0 (in the future, or no time) up to years. */
         sg->mtime = i % 6 == 0 ? 0 : m->now - (int64_t)((i * 7919) % 100000000) + 5;
-        sg->state = (enum seg_state)(i % (SEG_UNHELD + 1));
-        sg->kind = (enum seg_kind)(i % KIND_COUNT);
-        sg->type = (enum file_type)(i % (FT_OTHER + 1));
+        /* Every value, and one beyond (named as the name functions name it). */
+        sg->state = (enum seg_state)(i % (SEG_UNHELD + 2));
+        sg->kind = (enum seg_kind)(i % (KIND_COUNT + 1));
+        sg->type = (enum file_type)(i % (FT_OTHER + 2));
         sg->note = (enum seg_note)(i % (NOTE_UNPROVEN + 1));
         sg->has_creator = i % 3 != 0;
         sg->creator_pid = i % 11 == 0 ? INT_MAX : (pid_t)(i + 1);
@@ -156,7 +158,7 @@ static void test_segments_as_generic(void **state)
 {
     struct fake_fixture *f = *state;
     assert_int_equal(model_nmounts(&f->m), 2);
-    make_segments(&f->m, 2 * 3 * 4 * 5 * 7 * 11);
+    make_segments(&f->m, 2 * 3 * 4 * 5 * 7 * 11 * 3);
     report_json(&f->out, &f->m);
 
     struct buf ref;
@@ -290,6 +292,107 @@ static void test_segments_streamed(void **state)
     buf_free(&rest);
 }
 
+/* A process as the generic writer writes it (json.c's before). */
+static void ref_process(struct jsonw *w, const struct model *m, const struct mproc *mp)
+{
+    const struct proc *p = model_proc(m, mp);
+    const struct scan_node *n = &m->scan->node;
+    char state[2] = {p->state, '\0'};
+    jw_obj(w, NULL);
+    jw_i64(w, "pid", p->pid);
+    jw_i64(w, "ppid", p->ppid);
+    jw_str(w, "state", state);
+    jw_str(w, "comm", p->comm);
+    jw_str(w, "cmdline", p->cmdline);
+    jw_u64(w, "uid", p->uid);
+    jw_name(w, "role", proc_role_name(mp->role));
+    jw_i64_or_null(w, "group", mp->group != 0, mp->group);
+    jw_u64(w, "rss_anon_bytes", p->rss_anon);
+    jw_u64(w, "shm_bytes", mp->shm_bytes);
+    jw_u64(w, "segments", mp->nsegments);
+    jw_i64(w, "pgid", p->pgid);
+    jw_i64(w, "nspid", p->nspid);
+    jw_u64(w, "start_ticks", p->start_ticks);
+    jw_str(w, "container", mp->ctr < n->nctrs ? n->ctrs[mp->ctr].info.id : NULL);
+    jw_obj_end(w);
+}
+
+/* The processes likewise: hostile command names and lines (none, long,
+ * every byte escaped), odd states, every role and one beyond, in a
+ * container with a hostile id or in none, numbers at their extremes. */
+static void test_processes_as_generic(void **state)
+{
+    struct fake_fixture *f = *state;
+    struct scan *s = f->s;
+    static const char *const lines[] = {NULL, "python3 -c \"x\\y\"\n\x1b]0;t\x07", "bad\xff\xc3(",
+                                        "caf\xc3\xa9"};
+    static const char states[] = {'S', 'Z', '"', '\\', '\x01', '\0', (char)0xff, 0x7f};
+    static char long_line[5000];
+    memset(long_line, 0x1f, sizeof(long_line) - 1);
+    for (size_t k = 0; k < s->procs.n; k++) {
+        struct proc *p = &s->procs.items[k];
+        free(p->cmdline);
+        p->cmdline = k == 1 ? xstrdup(long_line) : lines[k % 4] ? xstrdup(lines[k % 4]) : NULL;
+        p->state = states[k % 8];
+        snprintf(p->comm, sizeof(p->comm), k % 2 ? "w\"\\\n\xff%u" : "python3", (unsigned)(k % 100));
+        p->uid = k % 3 ? (uid_t)k : UINT32_MAX;
+        p->rss_anon = k % 2 ? UINT64_MAX : k;
+        p->start_ticks = (uint64_t)k << 40;
+        p->pid = k % 5 ? (pid_t)k : INT_MAX;
+        p->nspid = k % 4 ? 1 : INT_MAX;
+    }
+    struct node_ctr ctr = {.info = {.id = "c\"1\n"}};
+    s->node.ctrs = &ctr;
+    s->node.nctrs = 1;
+    size_t n = (ROLE_HOLDER + 2) * s->procs.n * 3;
+    free(f->m.procs);
+    f->m.procs = xcalloc(n, sizeof(*f->m.procs));
+    f->m.nprocs = n;
+    for (size_t i = 0; i < n; i++)
+        f->m.procs[i] = (struct mproc){
+            .proc = i % s->procs.n,
+            .role = (enum proc_role)(i % (ROLE_HOLDER + 2)),
+            .group = i % 3 ? 0 : (pid_t)i,
+            .shm_bytes = i % 2 ? (uint64_t)i << 33 : 0,
+            .nsegments = i,
+            .ctr = i % 3 == 1 ? 0 : NODE_HOST,
+        };
+    report_json(&f->out, &f->m);
+
+    struct buf ref;
+    buf_init(&ref);
+    struct jsonw w;
+    jw_init(&w, &ref);
+    jw_obj(&w, NULL);
+    jw_arr(&w, "processes");
+    for (size_t i = 0; i < f->m.nprocs; i++)
+        ref_process(&w, &f->m, &f->m.procs[i]);
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    s->node.ctrs = NULL;
+    s->node.nctrs = 0;
+
+    const char *got = strstr(f->out.data, ",\"processes\":[");
+    assert_non_null(got);
+    got++;
+    size_t len = ref.len - 2;
+    assert_true(strlen(got) > len);
+    if (memcmp(got, ref.data + 1, len) != 0) {
+        size_t k = 0;
+        while (got[k] == ref.data[1 + k])
+            k++;
+        fail_msg("processes differ at byte %zu: got ...%.120s... want ...%.120s...", k,
+                 got + (k > 60 ? k - 60 : 0), ref.data + 1 + (k > 60 ? k - 60 : 0));
+    }
+    assert_memory_equal(got + len, ",\"groups\":[", 11);
+    assert_non_null(strstr(got, "\"state\":\"\\\\\",\"comm\":\"w\\\"\\\\\\n\\ufffd3\""));
+    assert_non_null(strstr(got, "\"state\":\"\\\"\",\"comm\":\"python3\""));
+    assert_non_null(strstr(got, "\"state\":\"\",\"comm\":\"w\\\"\\\\\\n\\ufffd5\""));
+    assert_non_null(strstr(got, "\"cmdline\":null,"));
+    assert_non_null(strstr(got, ",\"container\":\"c\\\"1\\n\"}"));
+    buf_free(&ref);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +400,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hostile_text, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_segment_text, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_segments_streamed, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_processes_as_generic, setup, fake_fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
