@@ -161,10 +161,10 @@ static void consts_free(struct consts *c, const struct model *m)
 }
 
 /* Upper bounds of the runs of a segment: its bytes after the name but the
- * holders (13 literals of 149 bytes in all, 7 numbers of at most 20 bytes,
- * 3 names of jw_word's size, 3 booleans or nulls: 376), and one holder's
- * ({"pid":,"fd":,"mapped":} with its comma: 25 bytes, 2 numbers, a
- * boolean: 70). */
+ * holders (14 literals of 156 bytes in all, 7 numbers of at most 20 bytes,
+ * 3 names of jw_word's size, 2 booleans, a null and the brace: 383), and
+ * one holder's ({"pid":,"fd":,"mapped":} with its comma: 25 bytes, 2
+ * numbers, a boolean: 70). */
 #define SEG_RUN_MAX 512
 #define HOLDER_MAX 80
 

@@ -267,7 +267,7 @@ static inline void jw_elem_end(struct jsonw *w)
         jw_flush_(w);
 }
 
-/* A string literal's bytes at d; evaluates to the end. */
+/* A string literal's bytes at d; evaluates to the end (d, a variable, twice). */
 #define JW_PUT_LIT(d, lit) (memcpy((d), (lit), sizeof(lit) - 1), (d) + sizeof(lit) - 1)
 
 /* At most 20 bytes. */
