@@ -583,7 +583,7 @@ static void fd_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
         char *name = procfiles_name(ps->pf, f);
         if (name && *name) {
             h->deleted = strip_deleted(name) || h->deleted;
-            h->path = xstrdup(name);
+            h->path = strpool_dup(&ps->out->paths, name);
             in->flags |= SEEN_NAME;
         }
     }
@@ -613,7 +613,7 @@ static void map_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
     if (!(in->flags & SEEN_NAME)) {
         const char *path = procfiles_name(ps->pf, f);
         if (path) {
-            h->path = xstrdup(path);
+            h->path = strpool_dup(&ps->out->paths, path);
             h->deleted = strip_deleted(h->path) || f->deleted;
             in->flags |= SEEN_NAME;
         }
