@@ -474,9 +474,13 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
      * (files_stat_rest reaches a mount by its index in the list it is
      * given), put back in mount order. */
     files_take_held(fl, hl);
-    struct file_list done = {0};
+    /* Both sized for every entry at once: no copies as they fill. */
+    struct file_list done = {0}, part = {0};
+    done.cap = part.cap = fl->n ? fl->n : 1;
+    done.items = xmalloc(done.cap * sizeof(*done.items));
+    part.items = xmalloc(part.cap * sizeof(*part.items));
     for (size_t i = 0; i < ml->n; i++) {
-        struct file_list part = {0};
+        part.n = 0;
         for (size_t k = 0; k < fl->n; k++)
             if (fl->items[k].mount == i) {
                 struct shm_file *f = VEC_PUSH(part.items, part.n, part.cap);
@@ -504,8 +508,8 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
             *f = part.items[k];
             f->mount = i;
         }
-        free(part.items); /* its entries moved to done */
     }
+    free(part.items); /* its entries were copied to done */
     /* The names stay where they were (fl's pool), and so do the
      * directories, as they were listed. */
     free(fl->items);
