@@ -181,7 +181,12 @@ void files_take_held(struct file_list *fl, const struct holder_list *hl)
 {
     struct inomap pending;
     inomap_init(&pending);
-    for (size_t i = 0; hl && hl->n && i < fl->n; i++) /* no holders: nothing to look up */
+    size_t npending = 0;
+    for (size_t i = 0; hl && hl->n && i < fl->n; i++)
+        npending += fl->items[i].stat_pending;
+    if (npending)
+        inomap_reserve(&pending, npending); /* filled without a rehash */
+    for (size_t i = 0; npending && i < fl->n; i++) /* no holders: nothing to look up */
         if (fl->items[i].stat_pending)
             inomap_put(&pending, fl->items[i].dev, fl->items[i].ino, i);
     for (size_t k = 0; hl && pending.n && k < hl->n; k++) {
