@@ -177,12 +177,16 @@ static bool stat_entry(const struct sysroot *sys, const struct mount_list *ml, i
     return true;
 }
 
-void files_finish(const struct sysroot *sys, const struct mount_list *ml, struct file_list *fl,
-                  const struct holder_list *hl)
+void files_take_held(struct file_list *fl, const struct holder_list *hl)
 {
     struct inomap pending;
     inomap_init(&pending);
-    for (size_t i = 0; hl && hl->n && i < fl->n; i++) /* no holders: nothing to look up */
+    size_t npending = 0;
+    for (size_t i = 0; hl && hl->n && i < fl->n; i++)
+        npending += fl->items[i].stat_pending;
+    if (npending)
+        inomap_reserve(&pending, npending); /* filled without a rehash */
+    for (size_t i = 0; npending && i < fl->n; i++) /* no holders: nothing to look up */
         if (fl->items[i].stat_pending)
             inomap_put(&pending, fl->items[i].dev, fl->items[i].ino, i);
     for (size_t k = 0; hl && pending.n && k < hl->n; k++) {
@@ -198,7 +202,10 @@ void files_finish(const struct sysroot *sys, const struct mount_list *ml, struct
         f->stat_pending = false;
     }
     inomap_free(&pending);
+}
 
+void files_stat_rest(const struct sysroot *sys, const struct mount_list *ml, struct file_list *fl)
+{
     int *dirfds = xmalloc((ml->n ? ml->n : 1) * sizeof(*dirfds));
     for (size_t m = 0; m < ml->n; m++)
         dirfds[m] = -1;
@@ -214,6 +221,13 @@ void files_finish(const struct sysroot *sys, const struct mount_list *ml, struct
         if (dirfds[m] >= 0)
             close(dirfds[m]);
     free(dirfds);
+}
+
+void files_finish(const struct sysroot *sys, const struct mount_list *ml, struct file_list *fl,
+                  const struct holder_list *hl)
+{
+    files_take_held(fl, hl);
+    files_stat_rest(sys, ml, fl);
 }
 
 char *files_name(struct file_list *fl, const char *name)
