@@ -25,11 +25,13 @@ static const struct {
     {"torch_123_4", "\"torch_123_4\""},
     {"", "\"\""},
     {"q\"b\\s/", "\"q\\\"b\\\\s/\""},
-    {"nl\ntab\tcr\resc\x1b[31mdel\x7f\x01\x1f", "\"nl\\ntab\\tcr\\resc\\u001b[31mdel\\u007f\\u0001\\u001f\""},
+    {"nl\ntab\tcr\resc\x1b[31mdel\x7f\x01\x1f",
+     "\"nl\\ntab\\tcr\\resc\\u001b[31mdel\\u007f\\u0001\\u001f\""},
     {"bad\xff\xfe lone\xc3( cut\xe2\x82", "\"bad\\ufffd\\ufffd lone\\ufffd( cut\\ufffd\\ufffd\""},
     {"over\xc0\xaf sur\xed\xa0\x80 big\xf4\x90\x80\x80",
      "\"over\\ufffd\\ufffd sur\\ufffd\\ufffd\\ufffd big\\ufffd\\ufffd\\ufffd\\ufffd\""},
-    {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xc2\x85", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xc2\x85\""},
+    {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xc2\x85",
+     "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xc2\x85\""},
     {"sp ace", "\"sp ace\""},
 };
 #define NNAMES (sizeof(names) / sizeof(names[0]))
@@ -334,7 +336,8 @@ static void test_processes_as_generic(void **state)
         free(p->cmdline);
         p->cmdline = k == 1 ? xstrdup(long_line) : lines[k % 4] ? xstrdup(lines[k % 4]) : NULL;
         p->state = states[k % 8];
-        snprintf(p->comm, sizeof(p->comm), k % 2 ? "w\"\\\n\xff%u" : "python3", (unsigned)(k % 100));
+        snprintf(p->comm, sizeof(p->comm), k % 2 ? "w\"\\\n\xff%u" : "python3",
+                 (unsigned)(k % 100));
         p->uid = k % 3 ? (uid_t)k : UINT32_MAX;
         p->rss_anon = k % 2 ? UINT64_MAX : k;
         p->start_ticks = (uint64_t)k << 40;
