@@ -3,6 +3,7 @@
 #ifndef SHMWATCH_JSONW_H
 #define SHMWATCH_JSONW_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/escape.h"
 
 #define JSONW_MAX_DEPTH 16
 
@@ -18,6 +20,7 @@ struct jsonw {
     int depth;
     bool first[JSONW_MAX_DEPTH];
     FILE *sink; /* NULL: everything stays in out */
+    char *run_limit; /* the end of the room of the run being written (jw_run_room) */
 };
 
 void jw_init(struct jsonw *w, struct buf *out);
@@ -68,20 +71,45 @@ static inline void jw_item_done_(struct jsonw *w, char *end)
     w->out->len = (size_t)(end - w->out->data);
 }
 
-/* Writes v in decimal at d; returns the end. The digits are counted first
- * and written in place from the last: a copy of a length known only at run
- * time would be a call to memcpy, for each of a snapshot's million numbers. */
+/* Pairs of decimal digits, "00" to "99", and the powers of ten 10^0 to
+ * 10^19 (jsonw.c). */
+extern const char jw_digits2_[200];
+extern const uint64_t jw_pow10_[20];
+
+/* jw_put_u64_ of a number of more than 32 bits (out of line: rare). */
+char *jw_put_u64_big_(char *d, uint64_t v);
+
+/* Writes v in decimal at d; returns the end (at most 20 bytes). The
+ * number of digits comes from the bit length (a multiply and one compare,
+ * no division), then the digits are written in place from the last, two at
+ * a time: most numbers of a snapshot (pids, fds, sizes) have 1 to 10
+ * digits, and a copy of a length known only at run time would be a call to
+ * memcpy. Numbers that fit 32 bits, nearly all, divide in 32 bits. */
 static inline char *jw_put_u64_(char *d, uint64_t v)
 {
-    size_t n = 1;
-    for (uint64_t t = v; t >= 10; t /= 10)
-        n++;
-    char *end = d + n;
-    do {
-        *--end = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return d + n;
+    if (v < 10) {
+        *d = (char)('0' + v);
+        return d + 1;
+    }
+    if (v > UINT32_MAX)
+        return jw_put_u64_big_(d, v);
+    uint32_t x = (uint32_t)v;
+    /* bits * 1233 / 4096 is bits * log10(2), rounded down: the digit count
+     * less one, or less two when x is below the power of ten it names. */
+    unsigned t = ((32u - (unsigned)__builtin_clz(x)) * 1233u) >> 12;
+    char *end = d + t + (x >= jw_pow10_[t]);
+    char *p = end;
+    while (x >= 100) {
+        uint32_t r = x % 100;
+        x /= 100;
+        p -= 2;
+        memcpy(p, jw_digits2_ + 2 * r, 2);
+    }
+    if (x >= 10)
+        memcpy(p - 2, jw_digits2_ + 2 * x, 2);
+    else
+        p[-1] = (char)('0' + x);
+    return end;
 }
 
 static inline void jw_u64(struct jsonw *w, const char *key, uint64_t v)
@@ -183,6 +211,104 @@ static inline void jw_bool_or_null(struct jsonw *w, const char *key, bool has, b
         jw_bool(w, key, v);
     else
         jw_null(w, key);
+}
+
+/* Writing an object in one piece, for the arrays of a snapshot that hold
+ * thousands of them (json.c's segments and processes): the caller makes
+ * room once for an upper bound of a run of its bytes, writes them with the
+ * unchecked jw_put_* below (keys as literals with their comma,
+ * ",\"size_bytes\":"), and ends the run with jw_run_end, or with jw_put_str
+ * and a string of any length, which starts the next run; jw_elem_end after
+ * the whole element. One check per run instead of a reservation, a comma
+ * test and a key copy per value. A run that outgrows its room is caught by
+ * an assertion (the tests build with them). */
+
+/* Room for n bytes of a new element of the array being written (its comma
+ * made); returns where the element goes. */
+static inline char *jw_elem_room(struct jsonw *w, size_t n)
+{
+    char *d = jw_item_room_(w, NULL, n);
+    w->run_limit = d + n;
+    return d;
+}
+
+/* Room for n more bytes after what is written; returns where they go. */
+static inline char *jw_run_room(struct jsonw *w, size_t n)
+{
+    buf_reserve(w->out, n);
+    char *d = w->out->data + w->out->len;
+    w->run_limit = d + n;
+    return d;
+}
+
+/* Ends a run of bytes written by jw_put_* at end (in the room made). */
+static inline void jw_run_end(struct jsonw *w, char *end)
+{
+    assert(end <= w->run_limit);
+    jw_item_done_(w, end);
+}
+
+/* Ends the run at d, writes s as jw_str writes a value (escaped; null for
+ * NULL), and starts a run of room bytes after it: returns where they go. */
+static inline char *jw_put_str(struct jsonw *w, char *d, const char *s, size_t room)
+{
+    jw_run_end(w, d);
+    if (s)
+        esc_json(w->out, s);
+    else
+        buf_add(w->out, "null", 4);
+    return jw_run_room(w, room);
+}
+
+/* After an element written in runs: streams out as jw_obj_end would. */
+static inline void jw_elem_end(struct jsonw *w)
+{
+    if (w->sink && w->out->len >= JSONW_FLUSH_AT)
+        jw_flush_(w);
+}
+
+/* A string literal's bytes at d; evaluates to the end (d, a variable, twice). */
+#define JW_PUT_LIT(d, lit) (memcpy((d), (lit), sizeof(lit) - 1), (d) + sizeof(lit) - 1)
+
+/* At most 20 bytes. */
+static inline char *jw_put_i64(char *d, int64_t v)
+{
+    if (v < 0)
+        *d++ = '-';
+    return jw_put_u64_(d, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+static inline char *jw_put_u64(char *d, uint64_t v)
+{
+    return jw_put_u64_(d, v);
+}
+
+/* At most 5 bytes. */
+static inline char *jw_put_bool(char *d, bool v)
+{
+    return v ? JW_PUT_LIT(d, "true") : JW_PUT_LIT(d, "false");
+}
+
+static inline char *jw_put_raw(char *d, const char *json, size_t n)
+{
+    memcpy(d, json, n);
+    return d + n;
+}
+
+/* A short JSON text kept for writing many times (an enum's name, quoted):
+ * copied whole, a fixed size, without a call to memcpy; then only its
+ * length counts. */
+struct jw_word {
+    char s[24];
+    size_t n;
+};
+/* The quoted name s (plain ASCII, at most 22 bytes: the program's own). */
+void jw_word_set(struct jw_word *wd, const char *s);
+/* Writes wd at d; needs sizeof(wd->s) bytes of room. */
+static inline char *jw_put_word(char *d, const struct jw_word *wd)
+{
+    memcpy(d, wd->s, sizeof(wd->s));
+    return d + wd->n;
 }
 
 #endif
