@@ -141,7 +141,8 @@ static void test_fmt_duration_edges(void **state)
     check_duration(863999, "9d23h");
     check_duration(864000, "10d0h");
     check_duration(1e15, "11574074074d1h");
-    check_duration(18446744073709549568.0, "213503982334601d6h"); /* the largest double below 2^64 */
+    /* The largest double below 2^64. */
+    check_duration(18446744073709549568.0, "213503982334601d6h");
     check_duration(1e300, "213503982334601d7h");
     check_duration(INFINITY, "213503982334601d7h");
     check_duration(-1, "0s");
