@@ -177,8 +177,7 @@ static bool stat_entry(const struct sysroot *sys, const struct mount_list *ml, i
     return true;
 }
 
-void files_finish(const struct sysroot *sys, const struct mount_list *ml, struct file_list *fl,
-                  const struct holder_list *hl)
+void files_take_held(struct file_list *fl, const struct holder_list *hl)
 {
     struct inomap pending;
     inomap_init(&pending);
@@ -198,7 +197,10 @@ void files_finish(const struct sysroot *sys, const struct mount_list *ml, struct
         f->stat_pending = false;
     }
     inomap_free(&pending);
+}
 
+void files_stat_rest(const struct sysroot *sys, const struct mount_list *ml, struct file_list *fl)
+{
     int *dirfds = xmalloc((ml->n ? ml->n : 1) * sizeof(*dirfds));
     for (size_t m = 0; m < ml->n; m++)
         dirfds[m] = -1;
@@ -214,6 +216,13 @@ void files_finish(const struct sysroot *sys, const struct mount_list *ml, struct
         if (dirfds[m] >= 0)
             close(dirfds[m]);
     free(dirfds);
+}
+
+void files_finish(const struct sysroot *sys, const struct mount_list *ml, struct file_list *fl,
+                  const struct holder_list *hl)
+{
+    files_take_held(fl, hl);
+    files_stat_rest(sys, ml, fl);
 }
 
 char *files_name(struct file_list *fl, const char *name)

@@ -81,6 +81,12 @@ void files_collect(const struct sysroot *sys, struct mount_list *ml, struct file
  * were removed in the meantime. */
 void files_finish(const struct sysroot *sys, const struct mount_list *ml, struct file_list *fl,
                   const struct holder_list *hl);
+/* Its two halves, for a caller that stats each mount's entries through
+ * another root (the node view): the facts of the holders, taken once for
+ * the whole list, then the stats of the rest, mount by mount. */
+void files_take_held(struct file_list *fl, const struct holder_list *hl);
+void files_stat_rest(const struct sysroot *sys, const struct mount_list *ml,
+                     struct file_list *fl);
 
 void files_free(struct file_list *fl);
 

@@ -33,9 +33,8 @@ bool holders_torch_loaded(const struct holder_list *hl, pid_t pid)
 
 void holders_free(struct holder_list *hl)
 {
-    for (size_t i = 0; i < hl->n; i++)
-        free(hl->items[i].path);
     free(hl->items);
+    strpool_free(&hl->paths);
     free(hl->torch_pids);
     memset(hl, 0, sizeof(*hl));
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/strpool.h"
 #include "util/sysroot.h"
 #include "util/warn.h"
 
@@ -22,7 +23,8 @@ struct shm_holder {
     ino_t ino;
     char *path;      /* link or maps target text, " (deleted)" removed; read only
                       * when needed: NULL for an inode of a listed file, or one
-                      * an earlier record of the scan already names */
+                      * an earlier record of the scan already names. Its bytes
+                      * are in the list's pool. */
     bool deleted;
     bool stat_ok;    /* size, alloc, uid, mtime come from a stat of the inode (a
                       * mapping-only record of an inode listed or stat'ed by an
@@ -40,6 +42,10 @@ struct holder_list {
      * loaded, ascending. */
     pid_t *torch_pids;
     size_t ntorch, torch_cap;
+    /* The bytes of every record's path: a scan names a thousand unlinked
+     * segments through their holders, which would otherwise be a thousand
+     * allocations and frees. */
+    struct strpool paths;
 };
 
 /* True when pid is in hl->torch_pids. */

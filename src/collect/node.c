@@ -244,9 +244,12 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
     while ((de = readdir(d))) {
         char *end;
         long pid = strtol(de->d_name, &end, 10);
-        if (*end || pid <= 0)
+        size_t digits = (size_t)(end - de->d_name);
+        if (*end || pid <= 0 || digits > 20)
             continue;
-        snprintf(path, sizeof(path), "%ld/ns/mnt", pid);
+        /* "PID/ns/mnt", then "PID/mountinfo": the entry's name is the pid. */
+        memcpy(path, de->d_name, digits);
+        memcpy(path + digits, "/ns/mnt", sizeof("/ns/mnt"));
         char link[64];
         ssize_t len = readlinkat(procfd, path, link, sizeof(link) - 1);
         if (len <= 0) {
@@ -267,7 +270,7 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
             add_member(ns, (pid_t)pid);
             continue;
         }
-        snprintf(path, sizeof(path), "%ld/mountinfo", pid);
+        memcpy(path + digits, "/mountinfo", sizeof("/mountinfo"));
         node_test_member(NODE_HOOK_MOUNTINFO, (pid_t)pid);
         int rc = read_proc_at(procfd, path, &text, NODE_MOUNTINFO_MAX);
         if (rc == -ENOENT || rc == -ESRCH)
@@ -285,7 +288,12 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
     }
     closedir(d);
     buf_free(&text);
-    if (n->nknown > 1)
+    /* /proc lists its processes in pid order: sorted already (checked, not
+     * assumed). */
+    bool sorted = true;
+    for (size_t i = 1; i < n->nknown && sorted; i++)
+        sorted = n->known[i - 1].pid < n->known[i].pid;
+    if (!sorted)
         qsort(n->known, n->nknown, sizeof(*n->known), cmp_known);
 
     /* The host's mounts first, then the others in the order their
@@ -461,11 +469,18 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
                        const struct mount_list *ml, struct file_list *fl,
                        const struct holder_list *hl)
 {
-    /* Each mount's entries on their own (files_finish reaches a mount by
-     * its index in the list it is given), then put back in mount order. */
-    struct file_list done = {0};
+    /* The holders' facts for every mount at once (one pass over the
+     * holders, not one per mount); then each mount's entries on their own
+     * (files_stat_rest reaches a mount by its index in the list it is
+     * given), put back in mount order. */
+    files_take_held(fl, hl);
+    /* Both sized for every entry at once: no copies as they fill. */
+    struct file_list done = {0}, part = {0};
+    done.cap = part.cap = fl->n ? fl->n : 1;
+    done.items = xmalloc(done.cap * sizeof(*done.items));
+    part.items = xmalloc(part.cap * sizeof(*part.items));
     for (size_t i = 0; i < ml->n; i++) {
-        struct file_list part = {0};
+        part.n = 0;
         for (size_t k = 0; k < fl->n; k++)
             if (fl->items[k].mount == i) {
                 struct shm_file *f = VEC_PUSH(part.items, part.n, part.cap);
@@ -478,7 +493,7 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
         const struct sysroot *r;
         struct mount_list one = {.items = &ml->items[i], .n = 1, .cap = 1};
         if (mount_root(n, sys, i, &tmp, &r) == 0) {
-            files_finish(r, &one, &part, hl);
+            files_stat_rest(r, &one, &part);
             sysroot_close(&tmp);
         } else {
             /* Its root is gone: what no holder stat'ed cannot be read. */
@@ -493,8 +508,8 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
             *f = part.items[k];
             f->mount = i;
         }
-        free(part.items); /* its entries moved to done */
     }
+    free(part.items); /* its entries were copied to done */
     /* The names stay where they were (fl's pool), and so do the
      * directories, as they were listed. */
     free(fl->items);

@@ -43,7 +43,12 @@ enum { PH_FDS, PH_MAPS, PH_QUERY, PH_TEXT, PH_DONE };
 struct procfiles {
     const dev_t *devs;
     size_t ndevs;
-    uint64_t dev_bits[4]; /* a bit per watched device's hash (dev_bit): most others miss it */
+    /* Where in devs a device is, by its hash (dev_hint_of; index + 1, 0:
+     * none): most unwatched devices miss at once, and a watched one is
+     * found without a search of all (with --all there is one per
+     * container). A device whose entry another took is found by the
+     * search. */
+    uint32_t dev_hint[256];
     int maps;           /* MAPS_*: how mappings are read */
     struct inomap libs; /* executable files asked about: (dev, ino) -> 1 libtorch, 0 not */
     /* The current walk. */
@@ -62,8 +67,8 @@ struct procfiles {
     char name[NAME_SIZE];
 };
 
-/* Which of dev_bits stands for dev. */
-static unsigned dev_bit(dev_t dev)
+/* Which entry of dev_hint stands for dev. */
+static unsigned dev_hint_of(dev_t dev)
 {
     return (unsigned)(((uint64_t)dev * 0x9e3779b97f4a7c15ull) >> 56);
 }
@@ -74,7 +79,8 @@ struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs)
     pf->devs = devs;
     pf->ndevs = ndevs;
     for (size_t i = 0; i < ndevs; i++)
-        pf->dev_bits[dev_bit(devs[i]) / 64] |= 1ull << (dev_bit(devs[i]) % 64);
+        if (!pf->dev_hint[dev_hint_of(devs[i])])
+            pf->dev_hint[dev_hint_of(devs[i])] = (uint32_t)i + 1;
     pf->fddir = pf->mapsfd = -1;
     pf->phase = PH_DONE;
     inomap_init(&pf->libs);
@@ -118,9 +124,11 @@ bool procfiles_torch(const struct procfiles *pf)
  * every process: with --all on a node, of twenty devices or more. */
 static bool watched(const struct procfiles *pf, dev_t dev)
 {
-    unsigned b = dev_bit(dev);
-    if (!(pf->dev_bits[b / 64] & (1ull << (b % 64))))
+    uint32_t h = pf->dev_hint[dev_hint_of(dev)];
+    if (!h)
         return false;
+    if (pf->devs[h - 1] == dev)
+        return true;
     for (size_t i = 0; i < pf->ndevs; i++)
         if (pf->devs[i] == dev)
             return true;
@@ -583,7 +591,7 @@ static void fd_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
         char *name = procfiles_name(ps->pf, f);
         if (name && *name) {
             h->deleted = strip_deleted(name) || h->deleted;
-            h->path = xstrdup(name);
+            h->path = strpool_dup(&ps->out->paths, name);
             in->flags |= SEEN_NAME;
         }
     }
@@ -613,7 +621,7 @@ static void map_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
     if (!(in->flags & SEEN_NAME)) {
         const char *path = procfiles_name(ps->pf, f);
         if (path) {
-            h->path = xstrdup(path);
+            h->path = strpool_dup(&ps->out->paths, path);
             h->deleted = strip_deleted(h->path) || f->deleted;
             in->flags |= SEEN_NAME;
         }

@@ -64,9 +64,8 @@ static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f
 static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
 {
     char name[16];
-    snprintf(name, sizeof(name), "%d", (int)pid);
     scan_beacon_at(wk->o->beacon, SCAN_DETAILS, pid, -1);
-    int piddir = openat(wk->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int piddir = openat(wk->proc, pid_dir_name(name, pid), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (piddir < 0) {
         warn_count_errno(wk->w, errno);
         return;
@@ -197,11 +196,21 @@ static void second_pass(struct walk *wk)
     struct proc_list *pl = wk->pl;
     struct nspid_map ns;
     nspid_map_build(&ns, pl);
-    for (size_t i = 0; wk->o->files && i < wk->o->files->n; i++)
-        want_creator(wk, named_pid(wk->o->files->items[i].name), &ns);
-    for (size_t i = 0; i < wk->hl->n; i++)
-        if (wk->hl->items[i].path)
-            want_creator(wk, named_pid(wk->hl->items[i].path), &ns);
+    /* A job's segments come one after the other, all named by one pid:
+     * each pid is looked up once per run of names. */
+    pid_t last = 0;
+    for (size_t i = 0; wk->o->files && i < wk->o->files->n; i++) {
+        pid_t named = named_pid(wk->o->files->items[i].name);
+        if (named != last)
+            want_creator(wk, named, &ns);
+        last = named;
+    }
+    for (size_t i = 0; i < wk->hl->n; i++) {
+        pid_t named = wk->hl->items[i].path ? named_pid(wk->hl->items[i].path) : 0;
+        if (named != last)
+            want_creator(wk, named, &ns);
+        last = named;
+    }
     free(ns.idx);
     for (size_t i = 0; i < pl->n; i++) {
         long up = (wk->flags[i] & F_UP) ? index_of(pl, pl->items[i].ppid) : -1;
@@ -217,8 +226,8 @@ static void second_pass(struct walk *wk)
         if ((wk->flags[i] & (F_WANT | F_DONE)) != F_WANT)
             continue;
         char name[16];
-        snprintf(name, sizeof(name), "%d", (int)pl->items[i].pid);
-        int piddir = openat(wk->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int piddir =
+            openat(wk->proc, pid_dir_name(name, pl->items[i].pid), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (piddir < 0)
             continue; /* gone since: it keeps its cheap facts */
         /* Its pid may be another process's since the first pass read it:
@@ -409,8 +418,7 @@ static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t 
         if (pids[i] == skip_pid)
             continue;
         char name[16];
-        snprintf(name, sizeof(name), "%d", (int)pids[i]);
-        int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int piddir = openat(proc, pid_dir_name(name, pids[i]), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (piddir < 0)
             continue; /* exited: holds nothing any more */
         search_process(&is, pf, piddir, pids[i]);

@@ -115,12 +115,20 @@ static size_t *place_holders(struct model *m, struct inomap *idx, size_t **count
     size_t *segof = xmalloc((s->holders.n ? s->holders.n : 1) * sizeof(*segof));
     size_t count_cap = m->segs_cap;
     *count = xcalloc(count_cap ? count_cap : 1, sizeof(**count));
+    /* The mount of the last device asked about: a process's records come
+     * together, nearly all on its container's one mount. */
+    dev_t last_dev = 0;
+    long last_mount = -1;
     for (size_t i = 0; i < s->holders.n; i++) {
         const struct shm_holder *h = &s->holders.items[i];
         size_t k;
         segof[i] = SIZE_MAX;
         if (!inomap_get(idx, h->dev, h->ino, &k)) {
-            long mount = mounts_find_dev(&s->mounts, h->dev);
+            if (h->dev != last_dev || last_mount < 0) {
+                last_dev = h->dev;
+                last_mount = mounts_find_dev(&s->mounts, h->dev);
+            }
+            long mount = last_mount;
             if (mount < 0)
                 continue;
             segment_from_holder(m, h, mount);

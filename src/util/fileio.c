@@ -126,3 +126,20 @@ int stat_nowait(int dirfd, const char *path, int flags, struct stat *st, bool *f
     *full = stat_from_statx(&sx, st);
     return 0;
 }
+
+char *pid_dir_name(char name[static 16], pid_t pid)
+{
+    char digits[16], *d = digits + sizeof(digits);
+    unsigned long long v = pid < 0 ? 0ull - (unsigned long long)pid : (unsigned long long)pid;
+    do {
+        *--d = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    char *o = name;
+    if (pid < 0)
+        *o++ = '-';
+    size_t n = (size_t)(digits + sizeof(digits) - d);
+    memcpy(o, d, n);
+    o[n] = '\0';
+    return name;
+}

@@ -24,9 +24,17 @@ void inomap_free(struct inomap *m)
     inomap_init(m);
 }
 
-/* The index of dev among the map's devices (there are one or two), or -1. */
+static unsigned dev_hint_of(dev_t dev)
+{
+    return (unsigned)(((uint64_t)dev * 0x9e3779b97f4a7c15ull) >> 58); /* 0..63 */
+}
+
+/* The index of dev among the map's devices, or -1. */
 static long dev_index(const struct inomap *m, dev_t dev)
 {
+    uint32_t h = m->dev_hint[dev_hint_of(dev)];
+    if (h && m->devs[h - 1] == dev)
+        return (long)h - 1;
     for (size_t i = 0; i < m->ndevs; i++)
         if (m->devs[i] == dev)
             return (long)i;
@@ -79,6 +87,9 @@ static struct inomap_slot *slot_of(struct inomap *m, dev_t dev, ino_t ino)
         dev_t *x = VEC_PUSH(m->devs, m->ndevs, m->devs_cap);
         *x = dev;
         d = (long)m->ndevs - 1;
+        uint32_t *h = &m->dev_hint[dev_hint_of(dev)];
+        if (!*h)
+            *h = (uint32_t)m->ndevs;
     }
     if ((m->n + 1) * 2 > m->cap)
         rehash(m, m->cap ? m->cap * 2 : 64);

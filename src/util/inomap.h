@@ -16,12 +16,19 @@ struct inomap_slot {
     uint32_t val; /* 0: empty; else the value + 1 */
 };
 
+#define INOMAP_DEV_HINTS 64
+
 struct inomap {
     struct inomap_slot *slots;
     size_t cap; /* power of two, or 0 */
     size_t n;
     dev_t *devs; /* the distinct devices seen */
     size_t ndevs, devs_cap;
+    /* Where in devs a device is, by a hash of it (index + 1; 0: none): the
+     * node view watches a device per container, and each lookup would
+     * otherwise search them all. A device whose entry another took is
+     * found by the search. */
+    uint32_t dev_hint[INOMAP_DEV_HINTS];
 };
 
 /* Values are indices below INOMAP_MAX_VAL. */

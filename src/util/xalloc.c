@@ -47,7 +47,7 @@ char *xstrndup(const char *s, size_t n)
     return d;
 }
 
-void xgrow(void **items, size_t *cap, size_t need, size_t elem)
+void xgrow_slow(void **items, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return;

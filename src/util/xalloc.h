@@ -11,8 +11,15 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
-/* Grow *items (of *cap elements of elem bytes) so that index `need` fits. */
-void xgrow(void **items, size_t *cap, size_t need, size_t elem);
+/* Grow *items (of *cap elements of elem bytes) so that index `need` fits.
+ * Inline: nearly every call finds the room there already (a scan appends
+ * some ten thousand records), and that answer should cost a compare. */
+void xgrow_slow(void **items, size_t *cap, size_t need, size_t elem);
+static inline void xgrow(void **items, size_t *cap, size_t need, size_t elem)
+{
+    if (need > *cap)
+        xgrow_slow(items, cap, need, elem);
+}
 
 /* Append one element to a (items, n, cap) triple; returns the new element, zeroed. */
 #define VEC_PUSH(items, n, cap)                                                                    \

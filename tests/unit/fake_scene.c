@@ -32,7 +32,7 @@ void fake_add_holder(struct scan *s, pid_t pid, int fd, bool mapped, ino_t ino,
     h->mapped = mapped;
     h->dev = DEV;
     h->ino = ino;
-    h->path = xstrdup(path);
+    h->path = path ? strpool_dup(&s->holders.paths, path) : NULL;
     h->deleted = deleted;
     h->stat_ok = size > 0;
     h->size = size;

@@ -51,11 +51,39 @@ static void test_add(void **state)
     inomap_free(&m);
 }
 
+/* A node's many devices (one per container): more than the map's hints, so
+ * that several share one and are found by the search; one inode number on
+ * each is a key of its own, and a device never added is absent. */
+static void test_many_devices(void **state)
+{
+    (void)state;
+    struct inomap m;
+    inomap_init(&m);
+    enum { NDEV = 300 };
+    for (unsigned d = 0; d < NDEV; d++)
+        for (ino_t i = 1; i <= 5; i++)
+            inomap_put(&m, makedev(0, 40 + d), i, d * 10 + (size_t)i);
+    assert_int_equal(m.ndevs, NDEV);
+    size_t v;
+    for (unsigned d = 0; d < NDEV; d++)
+        for (ino_t i = 1; i <= 5; i++) {
+            assert_true(inomap_get(&m, makedev(0, 40 + d), i, &v));
+            assert_int_equal(v, d * 10 + (size_t)i);
+            assert_false(inomap_add(&m, makedev(0, 40 + d), i, 0, &v));
+            assert_int_equal(v, d * 10 + (size_t)i);
+        }
+    for (unsigned d = NDEV; d < 2 * NDEV; d++)
+        assert_false(inomap_get(&m, makedev(0, 40 + d), 1, &v));
+    assert_int_equal(m.n, NDEV * 5);
+    inomap_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_put_get_grow),
         cmocka_unit_test(test_add),
+        cmocka_unit_test(test_many_devices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

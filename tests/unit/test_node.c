@@ -43,7 +43,9 @@ static void add_holder(struct scan *s, size_t mount, pid_t pid, int fd, ino_t in
     h->fd = fd;
     h->dev = s->mounts.items[mount].dev;
     h->ino = ino;
-    h->path = str_printf("/dev/shm/%s", name);
+    char *path = str_printf("/dev/shm/%s", name);
+    h->path = strpool_dup(&s->holders.paths, path);
+    free(path);
     h->stat_ok = true;
     h->size = h->alloc = bytes;
 }

@@ -18,6 +18,7 @@
 #include "collect/pidscan.h"
 #include "collect/procs.h"
 #include "collect/walk.h"
+#include "util/fileio.h"
 
 static void test_parse_stat(void **state)
 {
@@ -646,9 +647,24 @@ static void test_parse_stat_as_before(void **state)
     assert_true(stat_checked > 10000);
 }
 
+/* The name of a process's directory under /proc, as snprintf "%d" writes it. */
+static void test_pid_dir_name(void **state)
+{
+    (void)state;
+    const pid_t pids[] = {0, 1, 9, 10, 99, 100, 4194304, 2147483647, -1, -2147483647 - 1};
+    for (size_t i = 0; i < sizeof(pids) / sizeof(pids[0]); i++) {
+        char want[16], got[16];
+        memset(got, 'x', sizeof(got));
+        snprintf(want, sizeof(want), "%d", (int)pids[i]);
+        assert_ptr_equal(pid_dir_name(got, pids[i]), got);
+        assert_string_equal(got, want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pid_dir_name),
         cmocka_unit_test(test_parse_stat),
         cmocka_unit_test(test_parse_stat_extremes),
         cmocka_unit_test(test_parse_stat_as_before),

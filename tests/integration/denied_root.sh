@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Root that lacks CAP_SYS_PTRACE (a container's root, or one whose bounding
+# set was cut) cannot follow another user's fd links, yet may read its maps.
+# What it sees must be told as it is: the named segment that a nobody-owned
+# worker maps stays in use with that worker as its holder, never an orphan;
+# the warning says the fds could not be read "even as root"; and clean, run
+# the same way, leaves the file where it is.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+need setpriv
+test_ns 16m -- "$@"
+_lib_tmp
+
+chmod 1777 "$SHMTEST_TMP" # the nobody-owned scene writes its manifest there
+SCENE_PREFIX="${NOBODY[*]}" scene_start --workers 1 --per-worker 2 --modes named,fd --size 4096
+worker=$(awk '$1 == "worker" { print $2 }' "$MANIFEST")
+named=$(unhex "$(awk '$1 == "segment" && $2 == "named" { print $6 }' "$MANIFEST")")
+[ -n "$worker" ] && [ -e "/dev/shm/$named" ] || fail "the scene holds no named segment: $(cat "$MANIFEST")"
+
+NOPTRACE=(setpriv --bounding-set=-sys_ptrace --inh-caps=-sys_ptrace --)
+# Its fd links are closed to this root: the premise of the test.
+if "${NOPTRACE[@]}" readlink "/proc/$worker/fd/0" >/dev/null 2>&1; then
+    fail "root without CAP_SYS_PTRACE still reads a nobody process's fd links"
+fi
+
+snap=$SHMTEST_TMP/snap.json
+"${NOPTRACE[@]}" "$SHMWATCH" --json >"$snap" 2>"$SHMTEST_TMP/err" ||
+    fail "shmwatch --json without CAP_SYS_PTRACE exited $?: $(head -c 300 "$SHMTEST_TMP/err")"
+export NAMED=$named WORKER=$worker
+json_check "$snap" "[w for w in j['warnings'] if 'could not be read, even as root' in w]" \
+    "the warning says fds or maps could not be read even as root"
+json_check "$snap" "[s['state'] for s in j['segments'] if s['name'] == env['NAMED']] == ['in_use']" \
+    "the named segment the worker maps is in use, not an orphan"
+json_check "$snap" "[h['pid'] for s in j['segments'] if s['name'] == env['NAMED'] for h in s['holders'] if h['mapped']] == [int(env['WORKER'])]" \
+    "its holder is the worker, seen through its maps"
+
+"${NOPTRACE[@]}" "$SHMWATCH" clean --all-unheld --min-age 0 --yes >"$SHMTEST_TMP/clean.out" 2>&1 || true
+[ -e "/dev/shm/$named" ] || fail "clean without CAP_SYS_PTRACE removed an in-use segment: $(head -c 400 "$SHMTEST_TMP/clean.out")"
+ok "clean without CAP_SYS_PTRACE leaves the in-use segment"
