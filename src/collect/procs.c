@@ -146,8 +146,13 @@ static bool read_num(const char **s, long long *out)
         p++;
     if (*p < '0' || *p > '9')
         return false;
+    /* Nineteen digits cannot overflow 64 bits: only a longer number is
+     * checked digit by digit. */
     unsigned long long v = 0;
-    while (*p >= '0' && *p <= '9') {
+    const char *digits = p;
+    while ((unsigned)(*p - '0') < 10 && p - digits < 19)
+        v = v * 10 + (unsigned)(*p++ - '0');
+    while ((unsigned)(*p - '0') < 10) {
         unsigned d = (unsigned)(*p++ - '0');
         if (v > (ULLONG_MAX - d) / 10)
             return false;
@@ -161,34 +166,39 @@ static bool read_num(const char **s, long long *out)
     return true;
 }
 
-/* Passes over [-]digits at *s (after any spaces), as read_num would read
- * them, without their value. */
-static bool skip_num(const char **s)
+/* Passes over k numbers at *s, each [-]digits after any spaces, as
+ * read_num would read them, without their value. Returns how many it
+ * passed: k unless a field is not a number. */
+static int skip_nums(const char **s, int k)
 {
     const char *p = *s;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (*p == '-')
-        p++;
-    const char *digits = p;
-    while (*p >= '0' && *p <= '9')
-        p++;
-    if (p == digits)
-        return false;
+    int done = 0;
+    for (; done < k; done++) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        p += *p == '-';
+        if ((unsigned)(*p - '0') >= 10)
+            break;
+        do
+            p++;
+        while ((unsigned)(*p - '0') < 10);
+    }
     *s = p;
-    return true;
+    return done;
 }
 
 bool procs_parse_stat(const char *text, struct proc *p)
 {
-    /* pid (comm) state ppid pgrp session tty tpgid flags ... starttime(22) ...
-     * sigcatch(34): comm may hold spaces and parentheses, so it ends at the
-     * last ')'. */
+    /* pid (comm) state ppid(4) pgrp(5) session(6) tty tpgid flags(9) ...
+     * starttime(22) ... sigcatch(34): comm may hold spaces and parentheses,
+     * so it ends at the last ')'. The fields between are read by no one:
+     * only their shape is checked, a run at a time. */
     const char *s = text, *open = strchr(text, '('), *close = strrchr(text, ')');
     long long v;
     if (!open || !close || close < open || close[1] != ' ' || !read_num(&s, &v) || v <= 0)
         return false;
     p->pid = (pid_t)v;
+    p->nspid = p->pid;
     size_t n = (size_t)(close - open - 1);
     if (n >= sizeof(p->comm))
         n = sizeof(p->comm) - 1;
@@ -196,29 +206,28 @@ bool procs_parse_stat(const char *text, struct proc *p)
     p->comm[n] = '\0';
     s = close + 2;
     p->state = *s ? *s++ : '?';
-    for (int field = 4; field <= 34; field++) {
-        bool ok;
-        switch (field) {
-        case 4: case 5: case 6: case 9: case 22: case 34:
-            ok = read_num(&s, &v);
-            break;
-        default:
-            ok = skip_num(&s); /* read by no one: only its shape is checked */
-            break;
-        }
-        if (!ok)
-            return field > 22; /* sigcatch is optional: very old kernels */
-        switch (field) {
-        case 4: p->ppid = (pid_t)v; break;
-        case 5: p->pgid = (pid_t)v; break;
-        case 6: p->sid = (pid_t)v; break;
-        case 9: p->kernel_thread = ((unsigned long long)v & PF_KTHREAD) != 0; break;
-        case 22: p->start_ticks = (unsigned long long)v; break;
-        case 34: p->sigcatch = (uint64_t)v; break;
-        default: break;
-        }
+    if (!read_num(&s, &v))
+        return false;
+    p->ppid = (pid_t)v;
+    if (!read_num(&s, &v))
+        return false;
+    p->pgid = (pid_t)v;
+    if (!read_num(&s, &v))
+        return false;
+    p->sid = (pid_t)v;
+    if (skip_nums(&s, 2) < 2 || !read_num(&s, &v)) /* tty_nr, tpgid; flags */
+        return false;
+    p->kernel_thread = ((unsigned long long)v & PF_KTHREAD) != 0;
+    if (skip_nums(&s, 12) < 12 || !read_num(&s, &v)) /* minflt ... itrealvalue; starttime */
+        return false;
+    p->start_ticks = (unsigned long long)v;
+    if (p->kernel_thread) { /* its signals are no one's concern: it runs no torch */
+        p->sigcatch = 0;
+        return true;
     }
-    p->nspid = p->pid;
+    /* vsize ... blocked; sigcatch: optional, very old kernels lack it */
+    if (skip_nums(&s, 11) == 11 && read_num(&s, &v))
+        p->sigcatch = (uint64_t)v;
     return true;
 }
 

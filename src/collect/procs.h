@@ -22,7 +22,7 @@ struct proc {
     pid_t nspid;             /* pid in the innermost pid namespace (== pid when none) */
     unsigned long pidns;     /* pid namespace inode, 0 if unknown */
     unsigned long mntns;     /* mount namespace inode, 0 if unknown */
-    uint64_t sigcatch;       /* caught signals (SigCgt): bit n-1 for signal n */
+    uint64_t sigcatch;       /* caught signals (SigCgt): bit n-1 for signal n; 0 in a kthread */
     bool kernel_thread;
 };
 
@@ -56,8 +56,9 @@ const struct proc *nspid_index_find(const struct nspid_index *t, pid_t nspid);
 void nspid_index_free(struct nspid_index *t);
 
 /* Parses a /proc/PID/stat text into p: pid, comm, state, ppid, pgid, sid,
- * start_ticks, kernel_thread and sigcatch (nspid set to pid). False when the
- * text is malformed. */
+ * start_ticks, kernel_thread and sigcatch (nspid set to pid). A kernel
+ * thread's line is read up to start_ticks only: its sigcatch is 0 (the
+ * torch fingerprints are all it is for). False when the text is malformed. */
 bool procs_parse_stat(const char *text, struct proc *p);
 
 /* Takes the effective uid, RssAnon, NSpid and SigCgt of a /proc/PID/status

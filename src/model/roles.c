@@ -11,6 +11,7 @@
  * elastic agent pt_elastic: its children are training processes (ranks),
  * never DataLoader workers, whatever segments they hold. The names and the
  * signals are util/torchprint.h's, which the /proc walk uses too. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,16 +30,6 @@ const char *proc_role_name(enum proc_role r)
     case ROLE_HOLDER: return "holder";
     default: return "none";
     }
-}
-
-static bool is_worker_comm(const char *comm)
-{
-    return torchprint_comm(comm) == TORCH_COMM_WORKER;
-}
-
-static bool is_manager_comm(const char *comm)
-{
-    return torchprint_comm(comm) == TORCH_COMM_MANAGER;
 }
 
 /* The mount namespace whose /dev/shm is watched: the --pid target's, else
@@ -78,7 +69,8 @@ static bool same_program(const struct proc *a, const struct proc *b)
 
 /* Per-process facts gathered once, indexed like scan->procs. */
 struct facts {
-    bool evidence;  /* torch evidence */
+    enum torch_comm comm; /* what its name says (util/torchprint.h) */
+    bool evidence;        /* torch evidence */
     bool candidate; /* looks like a worker of its parent */
     bool has_candidate_child;
     enum proc_role role;
@@ -88,12 +80,14 @@ struct facts {
 
 /* The index of each process's parent in the scan's processes (-1 for none),
  * built once per model build; a segment's holders and its creator carry
- * their indexes already (model.c). */
+ * their indexes already (model.c). And what each name says, looked up once
+ * here rather than at each rule that asks. */
 static void find_parents(const struct proc_list *pl, struct facts *f)
 {
     for (size_t i = 0; i < pl->n; i++) {
         const struct proc *p = procs_find(pl, pl->items[i].ppid);
         f[i].parent = p ? (long)(p - pl->items) : -1;
+        f[i].comm = torchprint_comm(pl->items[i].comm);
     }
 }
 
@@ -115,7 +109,7 @@ static void gather_evidence(const struct model *m, struct facts *f)
     }
     unsigned long world = watched_mntns(m);
     for (size_t i = 0; i < pl->n; i++) {
-        if (!is_manager_comm(pl->items[i].comm) || !in_world(m->scan, world, &pl->items[i]))
+        if (f[i].comm != TORCH_COMM_MANAGER || !in_world(m->scan, world, &pl->items[i]))
             continue;
         long parent = f[i].parent;
         if (parent >= 0)
@@ -143,16 +137,16 @@ static void assign(const struct model *m, struct facts *f)
         bool local = in_world(m->scan, world, p);
         if (p->state == 'Z') {
             f[i].role = ROLE_ZOMBIE;
-        } else if (is_manager_comm(p->comm)) {
+        } else if (f[i].comm == TORCH_COMM_MANAGER) {
             if (local)
                 f[i].role = ROLE_SHM_MANAGER;
         } else if (parent >= 0 && pl->items[parent].state != 'Z' &&
                    node_proc_ctr(&m->scan->node, i) ==
                        node_proc_ctr(&m->scan->node, (size_t)parent) &&
-                   torchprint_comm(pl->items[parent].comm) != TORCH_COMM_LAUNCHER &&
+                   f[parent].comm != TORCH_COMM_LAUNCHER &&
                    same_program(p, &pl->items[parent]) &&
                    (f[i].evidence ||
-                    (local && (is_worker_comm(p->comm) || looks_like_worker(m, p))))) {
+                    (local && (f[i].comm == TORCH_COMM_WORKER || looks_like_worker(m, p))))) {
             /* The parent may be pid 1: in a container the main often is. */
             f[i].candidate = true;
             f[parent].has_candidate_child = true;
@@ -172,7 +166,7 @@ static void assign(const struct model *m, struct facts *f)
          * child was orphaned; mere torch evidence (a main holds segments too)
          * also needs its job's process group leader to be gone. */
         bool local = in_world(m->scan, world, p);
-        if ((local && (is_worker_comm(p->comm) || looks_like_worker(m, p))) ||
+        if ((local && (f[i].comm == TORCH_COMM_WORKER || looks_like_worker(m, p))) ||
             (f[i].evidence && leader_gone(pl, p)))
             f[i].role = ROLE_ORPHAN_WORKER;
     }
@@ -240,6 +234,10 @@ static pid_t remembered_group(const struct model *m, const struct worker_memory 
 
 static void attach_segments(struct model *m, struct facts *f, const struct worker_memory *mem)
 {
+    /* Segments sorted by name come creator by creator: the group of the
+     * last one is kept by index (group_for may move the array), saving a
+     * search of the groups per segment. */
+    size_t last = SIZE_MAX;
     for (size_t i = 0; i < m->nsegs; i++) {
         struct segment *sg = &m->segs[i];
         long c = sg->creator_alive ? sg->creator_proc : -1;
@@ -261,7 +259,9 @@ static void attach_segments(struct model *m, struct facts *f, const struct worke
                 f[k].role = ROLE_HOLDER;
         }
         if (sg->group) {
-            struct group *g = group_for(m, sg->group, 0);
+            if (last >= m->ngroups || m->groups[last].main_pid != sg->group)
+                last = (size_t)(group_for(m, sg->group, 0) - m->groups);
+            struct group *g = &m->groups[last];
             g->nsegments++;
             g->shm_bytes += sg->alloc;
         }

@@ -12,8 +12,22 @@ const struct torch_comm_name torch_comm_names[] = {
 };
 const size_t torch_ncomm_names = sizeof(torch_comm_names) / sizeof(torch_comm_names[0]);
 
+/* The families' prefixes, "pt_" and "torch_", tested byte by byte (a
+ * comm is NUL-terminated, so no test reads past its end). */
+static bool in_family(const char *c)
+{
+    if (c[0] == 'p')
+        return c[1] == 't' && c[2] == '_';
+    return c[0] == 't' && c[1] == 'o' && c[2] == 'r' && c[3] == 'c' && c[4] == 'h' && c[5] == '_';
+}
+
+/* Every name of the table is in a family (test_torchprint checks it): most
+ * processes (python3, bash, kernel threads) are told apart by their first
+ * bytes, without a strcmp per name of the table. */
 enum torch_comm torchprint_comm(const char *comm)
 {
+    if (!in_family(comm))
+        return TORCH_COMM_NONE;
     for (size_t i = 0; i < torch_ncomm_names; i++)
         if (strcmp(comm, torch_comm_names[i].comm) == 0)
             return torch_comm_names[i].what;
@@ -22,7 +36,7 @@ enum torch_comm torchprint_comm(const char *comm)
 
 bool torchprint_comm_maybe(const char *comm)
 {
-    return strncmp(comm, "pt_", 3) == 0 || strncmp(comm, "torch_", 6) == 0;
+    return in_family(comm);
 }
 
 bool torchprint_signals_maybe(uint64_t sigcatch)

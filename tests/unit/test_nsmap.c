@@ -11,6 +11,7 @@
 #include "collect/walk.h"
 #include "fake_scene.h"
 #include "model/model.h"
+#include "util/units.h"
 
 #define INIT NSMAP_INIT_PIDNS
 #define OTHER 4026532600ul
@@ -305,6 +306,22 @@ static void test_in_flight(void **state)
     assert_false(sg->creator_unknown);
     char note[256];
     assert_non_null(strstr(segment_note(&m, sg, note, sizeof(note)), "orphan_min_age 1h"));
+    /* The text, and its cut in a small buffer, are snprintf's. */
+    char age[32], want[256];
+    fmt_duration(age, sizeof(age), (double)segment_age_s(&m, sg));
+    int len = snprintf(want, sizeof(want),
+                       "written %s ago, younger than orphan_min_age 1h00m: it may be in flight "
+                       "between processes",
+                       age);
+    assert_string_equal(note, want);
+    for (size_t n = 1; n <= (size_t)len + 2; n++) {
+        char got[256], cut[256];
+        memset(got, '#', sizeof(got));
+        memset(cut, '#', sizeof(cut));
+        snprintf(cut, n, "%s", want);
+        assert_ptr_equal(segment_note(&m, sg, got, n), got);
+        assert_memory_equal(got, cut, sizeof(got));
+    }
     struct clean_policy pol;
     clean_policy_default(&pol);
     struct unlink_plan p;

@@ -2,7 +2,10 @@
  * (unsigned: invalid UTF-8 after ASCII), then inode; segsort's fast path is
  * checked against qsort with that comparison (segsort_cmp) on names built
  * to defeat its shortcut (shared prefixes, names that are prefixes of
- * others, ties in the first eight bytes past the prefix, high bytes). */
+ * others, ties in the first eight bytes past the prefix, high bytes), and
+ * on the orders a snapshot brings (a tmpfs lists newest first, a process's
+ * mappings oldest first: runs up and down), which the sort merges as runs;
+ * equal segments keep the order they came in. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,11 +86,129 @@ static void test_one_shared_prefix(void **state)
     free(one);
 }
 
+/* n names "<prefix><i>" (decimal, so byte order is not number order)
+ * numbered by order(i), on mount mount_of(i), inode i % 3, size i: the
+ * size tells where each segment came from. */
+struct gen {
+    struct segment *segs;
+    char (*names)[32];
+};
+
+static struct gen gen_make(size_t n, const char *prefix, size_t (*order)(size_t, size_t),
+                           size_t mounts)
+{
+    struct gen g = {calloc(n ? n : 1, sizeof(*g.segs)), calloc(n ? n : 1, sizeof(*g.names))};
+    assert_non_null(g.segs);
+    assert_non_null(g.names);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(g.names[i], sizeof(g.names[i]), "%s%zu", prefix, order(i, n));
+        g.segs[i].name = g.names[i];
+        g.segs[i].mount = mounts ? i % mounts : 0;
+        g.segs[i].ino = (ino_t)(i % 3);
+        g.segs[i].size = i;
+    }
+    return g;
+}
+
+static void gen_free(struct gen *g)
+{
+    free(g->segs);
+    free(g->names);
+}
+
+static size_t order_up(size_t i, size_t n)
+{
+    (void)n;
+    return 100000 + i; /* as many digits each: byte order is number order */
+}
+
+static size_t order_down(size_t i, size_t n)
+{
+    return 100000 + n - i;
+}
+
+static size_t order_creation_down(size_t i, size_t n)
+{
+    return n - i; /* newest first, as a tmpfs lists: runs cut where digits change */
+}
+
+static size_t order_sawtooth(size_t i, size_t n)
+{
+    (void)n;
+    return (i / 37) % 2 ? 100000 + 37 - i % 37 : 100000 + i % 37; /* up, down, up, ... */
+}
+
+static size_t order_random(size_t i, size_t n)
+{
+    (void)i;
+    return (size_t)rand() % (n ? n : 1);
+}
+
+static size_t order_same(size_t i, size_t n)
+{
+    (void)i;
+    (void)n;
+    return 7; /* every name equal: only inode and input order tell them apart */
+}
+
+static void check_order(size_t n, const char *prefix, size_t (*order)(size_t, size_t),
+                        size_t mounts)
+{
+    struct gen g = gen_make(n, prefix, order, mounts);
+    check_against_qsort(g.segs, n);
+    gen_free(&g);
+}
+
+static void test_runs(void **state)
+{
+    (void)state;
+    srand(15);
+    static const size_t sizes[] = {1, 2, 3, 4, 5, 31, 32, 33, 1000, 4097};
+    static const char *const prefixes[] = {"torch_4711_", "", "psm_0000000000"};
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        for (size_t p = 0; p < 3; p++) {
+            for (size_t mounts = 1; mounts <= 3; mounts += 2) {
+                check_order(sizes[s], prefixes[p], order_up, mounts);
+                check_order(sizes[s], prefixes[p], order_down, mounts);
+                check_order(sizes[s], prefixes[p], order_creation_down, mounts);
+                check_order(sizes[s], prefixes[p], order_sawtooth, mounts);
+                check_order(sizes[s], prefixes[p], order_random, mounts);
+                check_order(sizes[s], prefixes[p], order_same, mounts);
+            }
+        }
+    }
+}
+
+/* Segments equal in mount, name and inode keep their input order, in a
+ * run going up, one going down and a shuffle. */
+static void test_stable(void **state)
+{
+    (void)state;
+    enum { N = 600 };
+    static const char *const names[] = {"torch_1_1", "torch_1_2", "torch_1_3"};
+    struct segment *segs = calloc(N, sizeof(*segs));
+    assert_non_null(segs);
+    srand(16);
+    for (size_t i = 0; i < N; i++) {
+        size_t k = i < 200 ? i * 3 / 200 : i < 400 ? 2 - (i - 200) * 3 / 200 : (size_t)rand() % 3;
+        segs[i].name = names[k];
+        segs[i].size = i;
+    }
+    segsort(segs, N);
+    for (size_t i = 1; i < N; i++) {
+        int c = strcmp(segs[i - 1].name, segs[i].name);
+        assert_true(c < 0 || (c == 0 && segs[i - 1].size < segs[i].size));
+    }
+    free(segs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_names),
         cmocka_unit_test(test_one_shared_prefix),
+        cmocka_unit_test(test_runs),
+        cmocka_unit_test(test_stable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

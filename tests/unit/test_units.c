@@ -1,3 +1,8 @@
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "testutil.h"
 #include "util/units.h"
 
@@ -76,6 +81,98 @@ static void test_fmt_duration_huge(void **state)
     assert_string_equal(fmt_duration(b, sizeof(b), d), "213503982334601d7h");
 }
 
+/* fmt_duration as it was written with snprintf: the oracle of its text and
+ * of how a small buffer cuts it. */
+static void duration_by_snprintf(char *dst, size_t n, double seconds)
+{
+    if (!(seconds >= 0))
+        seconds = 0;
+    unsigned long long s =
+        seconds >= 18446744073709551616.0 ? ULLONG_MAX : (unsigned long long)seconds;
+    if (s < 60)
+        snprintf(dst, n, "%llus", s);
+    else if (s < 3600)
+        snprintf(dst, n, "%llum%02llus", s / 60, s % 60);
+    else if (s < 86400)
+        snprintf(dst, n, "%lluh%02llum", s / 3600, (s % 3600) / 60);
+    else
+        snprintf(dst, n, "%llud%lluh", s / 86400, (s % 86400) / 3600);
+}
+
+/* Every buffer size from 0 to past the text: the same bytes as snprintf
+ * wrote, nothing written beyond n, and dst returned. */
+static void check_duration(double seconds, const char *want)
+{
+    char b[40];
+    assert_string_equal(fmt_duration(b, sizeof(b), seconds), want);
+    for (size_t n = 0; n <= strlen(want) + 2; n++) {
+        char got[40], ref[40];
+        memset(got, '#', sizeof(got));
+        memset(ref, '#', sizeof(ref));
+        duration_by_snprintf(ref, n, seconds);
+        assert_ptr_equal(fmt_duration(got, n, seconds), got);
+        assert_memory_equal(got, ref, sizeof(got));
+    }
+}
+
+static void test_fmt_duration_edges(void **state)
+{
+    (void)state;
+    check_duration(0, "0s");
+    check_duration(0.999, "0s");
+    check_duration(1, "1s");
+    check_duration(9, "9s");
+    check_duration(10, "10s");
+    check_duration(59, "59s");
+    check_duration(59.99, "59s");
+    check_duration(60, "1m00s");
+    check_duration(61, "1m01s");
+    check_duration(599, "9m59s");
+    check_duration(600, "10m00s");
+    check_duration(3599, "59m59s");
+    check_duration(3600, "1h00m");
+    check_duration(3659, "1h00m");
+    check_duration(3660, "1h01m");
+    check_duration(36000, "10h00m");
+    check_duration(86399, "23h59m");
+    check_duration(86400, "1d0h");
+    check_duration(86400 + 3599, "1d0h");
+    check_duration(86400 + 3600, "1d1h");
+    check_duration(863999, "9d23h");
+    check_duration(864000, "10d0h");
+    check_duration(1e15, "11574074074d1h");
+    /* The largest double below 2^64. */
+    check_duration(18446744073709549568.0, "213503982334601d6h");
+    check_duration(1e300, "213503982334601d7h");
+    check_duration(INFINITY, "213503982334601d7h");
+    check_duration(-1, "0s");
+    check_duration(-1e300, "0s");
+    check_duration(-INFINITY, "0s");
+    check_duration(NAN, "0s");
+    char b[4] = "abc";
+    assert_ptr_equal(fmt_duration(NULL, 0, 5), NULL); /* n 0: dst is not touched */
+    assert_ptr_equal(fmt_duration(b, 0, 5), b);
+    assert_string_equal(b, "abc");
+}
+
+/* Every second of the first two days and a spread up to 2^64, against
+ * snprintf. */
+static void test_fmt_duration_spread(void **state)
+{
+    (void)state;
+    char got[40], ref[40];
+    for (unsigned s = 0; s <= 2 * 86400; s++) {
+        fmt_duration(got, sizeof(got), s);
+        duration_by_snprintf(ref, sizeof(ref), s);
+        assert_string_equal(got, ref);
+    }
+    for (double d = 1; d < 2e19; d *= 1.37) {
+        fmt_duration(got, sizeof(got), d);
+        duration_by_snprintf(ref, sizeof(ref), d);
+        assert_string_equal(got, ref);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -83,6 +180,8 @@ int main(void)
         cmocka_unit_test(test_parse_duration),
         cmocka_unit_test(test_parse_int),
         cmocka_unit_test(test_fmt_duration_huge),
+        cmocka_unit_test(test_fmt_duration_edges),
+        cmocka_unit_test(test_fmt_duration_spread),
         cmocka_unit_test(test_fmt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

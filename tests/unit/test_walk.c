@@ -2,8 +2,10 @@
  * per-process holder reader in both of its ways of reading mappings
  * (PROCMAP_QUERY and the maps text), and a walk of the real /proc that
  * must find this very process holding its files. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,10 +43,12 @@ static void test_parse_stat(void **state)
 
     const char *k = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 3 0 0 "
                     "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 0 0 0 0 0 0 0\n";
-    struct proc q = {0};
+    struct proc q = {.sigcatch = 7};
     assert_true(procs_parse_stat(k, &q));
     assert_true(q.kernel_thread);
     assert_int_equal(q.ppid, 0);
+    assert_int_equal(q.start_ticks, 3);
+    assert_int_equal(q.sigcatch, 0); /* a kernel thread's is not read */
 
     /* A long comm is cut to 15 bytes; a line without ')' is refused. */
     struct proc r = {0};
@@ -447,6 +451,202 @@ static void test_second_pass_pid_reused(void **state)
     tree_remove(&t);
 }
 
+/* procs_parse_stat as it was, field by field with a switch, the oracle of
+ * its faster form: the same verdict and the same fields on any text. One
+ * change: nspid is set with pid, where the old form forgot it on a line
+ * that ends before sigcatch (old kernels); and a kernel thread's sigcatch
+ * is no longer read (0). */
+static bool old_read_num(const char **s, long long *out)
+{
+    const char *p = *s;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    if (*p < '0' || *p > '9')
+        return false;
+    unsigned long long v = 0;
+    while (*p >= '0' && *p <= '9') {
+        unsigned d = (unsigned)(*p++ - '0');
+        if (v > (ULLONG_MAX - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    if (neg && v > (unsigned long long)LLONG_MAX + 1)
+        return false;
+    *out = neg ? (v ? -(long long)(v - 1) - 1 : 0) : (long long)v;
+    *s = p;
+    return true;
+}
+
+static bool old_skip_num(const char **s)
+{
+    const char *p = *s;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '-')
+        p++;
+    const char *digits = p;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (p == digits)
+        return false;
+    *s = p;
+    return true;
+}
+
+static bool old_parse_stat(const char *text, struct proc *p)
+{
+    const char *s = text, *open = strchr(text, '('), *close = strrchr(text, ')');
+    long long v;
+    if (!open || !close || close < open || close[1] != ' ' || !old_read_num(&s, &v) || v <= 0)
+        return false;
+    p->pid = (pid_t)v;
+    p->nspid = p->pid;
+    size_t n = (size_t)(close - open - 1);
+    if (n >= sizeof(p->comm))
+        n = sizeof(p->comm) - 1;
+    memcpy(p->comm, open + 1, n);
+    p->comm[n] = '\0';
+    s = close + 2;
+    p->state = *s ? *s++ : '?';
+    for (int field = 4; field <= 34; field++) {
+        bool ok;
+        switch (field) {
+        case 4: case 5: case 6: case 9: case 22: case 34:
+            ok = old_read_num(&s, &v);
+            break;
+        default:
+            ok = old_skip_num(&s);
+            break;
+        }
+        if (!ok)
+            return field > 22;
+        switch (field) {
+        case 4: p->ppid = (pid_t)v; break;
+        case 5: p->pgid = (pid_t)v; break;
+        case 6: p->sid = (pid_t)v; break;
+        case 9: p->kernel_thread = ((unsigned long long)v & 0x00200000u) != 0; break;
+        case 22: p->start_ticks = (unsigned long long)v; break;
+        case 34: p->sigcatch = (uint64_t)v; break;
+        default: break;
+        }
+    }
+    return true;
+}
+
+static size_t stat_checked;
+
+/* Both parsers on text, from the same poisoned start: same verdict, same
+ * fields (also those a refused line left written). */
+static void check_stat_as_before(const char *text)
+{
+    struct proc a, b;
+    memset(&a, 0xa5, sizeof(a));
+    memset(&b, 0xa5, sizeof(b));
+    bool ra = procs_parse_stat(text, &a), rb = old_parse_stat(text, &b);
+    if (ra != rb)
+        fail_msg("verdict %d, was %d: \"%s\"", ra, rb, text);
+    assert_int_equal(a.pid, b.pid);
+    assert_memory_equal(a.comm, b.comm, sizeof(a.comm));
+    assert_int_equal(a.state, b.state);
+    assert_int_equal(a.ppid, b.ppid);
+    assert_int_equal(a.pgid, b.pgid);
+    assert_int_equal(a.sid, b.sid);
+    assert_memory_equal(&a.kernel_thread, &b.kernel_thread, sizeof(a.kernel_thread));
+    assert_int_equal(a.start_ticks, b.start_ticks);
+    if (ra && a.kernel_thread)
+        assert_int_equal(a.sigcatch, 0); /* read no further than start_ticks */
+    else
+        assert_int_equal(a.sigcatch, b.sigcatch);
+    assert_int_equal(a.nspid, b.nspid);
+    stat_checked++;
+}
+
+/* text, each of its prefixes, and each byte of it replaced in turn by a
+ * space, a tab, '-', '9', 'x', ')' and the end of the text. */
+static void check_stat_variants(const char *text)
+{
+    char buf[1024];
+    size_t len = strlen(text);
+    assert_true(len < sizeof(buf));
+    check_stat_as_before(text);
+    for (size_t k = 0; k <= len; k++) {
+        memcpy(buf, text, k);
+        buf[k] = '\0';
+        check_stat_as_before(buf);
+    }
+    static const char subst[] = {' ', '\t', '-', '9', 'x', ')', '\0'};
+    for (size_t i = 0; i < len; i++) {
+        for (size_t k = 0; k < sizeof(subst); k++) {
+            memcpy(buf, text, len + 1);
+            buf[i] = subst[k];
+            check_stat_as_before(buf);
+        }
+    }
+}
+
+/* The faster parse reads what the switch did: on the recorded fixtures, on
+ * every process of this machine, on lines made to hurt (comm with spaces
+ * and ')', short lines, no sigcatch, tabs, signs, numbers of 19, 20 and
+ * more digits), and on every prefix and single-byte change of each. */
+static void test_parse_stat_as_before(void **state)
+{
+    (void)state;
+    static const char *const made[] = {
+        "4321 (a) b (c) S 4000 4321 1 34816 4321 4194560 100 0 0 0 5 6 0 0 20 0 1 0 123456 "
+        "12345678 900 18446744073709551615 1 1 0 0 0 0 0 4096 18946 0 0 0 17 1 0 0 0 0 0\n",
+        "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 3 0 0 "
+        "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 0 0 0 0 0 0 0\n",
+        "7 (old kernel) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99 0 0 4294967295 0 0 0 0",
+        "7 (x) S\t1\t7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99 0 0 1 0 0 0 0 0 0 0 0 -0 "
+        "9999999999999999999 18446744073709551615",
+        "7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1234567890123456789 0 0 1 0 0 0 0 0 0 "
+        "0 0 0 18446744073709551616",
+        "7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99 0 0 1 0 0 0 0 0 0 0 0 0 "
+        "00000000000000000000000000042",
+        "7 ()) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 -99 0 0 1 0 0 0 0 0 0 0 0 0 -1",
+    };
+    for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+        check_stat_variants(made[i]);
+    static const char *const recorded[] = {
+        "procfiles/proc/300/stat", "nsmap/proc/1/stat",   "nsmap/proc/100/stat",
+        "nsmap/proc/200/stat",     "nsmap/proc/300/stat", "nsmap/proc/400/stat",
+        "nsmap/proc/500/stat",     "scanfail/proc/4242/stat",
+    };
+    char path[4096], text[1024];
+    for (size_t i = 0; i < sizeof(recorded) / sizeof(recorded[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", fixtures_dir(), recorded[i]);
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        size_t n = fread(text, 1, sizeof(text) - 1, f);
+        fclose(f);
+        text[n] = '\0';
+        check_stat_variants(text);
+    }
+    size_t live = 0;
+    DIR *d = opendir("/proc");
+    assert_non_null(d);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue; /* gone */
+        size_t n = fread(text, 1, sizeof(text) - 1, f);
+        fclose(f);
+        text[n] = '\0';
+        check_stat_as_before(text);
+        live++;
+    }
+    closedir(d);
+    assert_true(live > 0);
+    assert_true(stat_checked > 10000);
+}
+
 /* The name of a process's directory under /proc, as snprintf "%d" writes it. */
 static void test_pid_dir_name(void **state)
 {
@@ -467,6 +667,7 @@ int main(void)
         cmocka_unit_test(test_pid_dir_name),
         cmocka_unit_test(test_parse_stat),
         cmocka_unit_test(test_parse_stat_extremes),
+        cmocka_unit_test(test_parse_stat_as_before),
         cmocka_unit_test(test_parse_status),
         cmocka_unit_test(test_parse_statm),
         cmocka_unit_test(test_read_shmem),
