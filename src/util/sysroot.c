@@ -218,11 +218,13 @@ int fd_in_room(int fd)
 
 int sysroot_fd_room(const struct sysroot *r)
 {
-    int fds[4] = {r->proc, r->host, r->root, r->pidfd};
+    /* Every fd is below the bound when the highest is: one getrlimit, not
+     * four, for each root the node view considers keeping. */
+    int fds[4] = {r->proc, r->host, r->root, r->pidfd}, top = -1;
     for (int i = 0; i < 4; i++)
-        if (!fd_in_room(fds[i]))
-            return 0;
-    return 1;
+        if (fds[i] > top)
+            top = fds[i];
+    return fd_in_room(top);
 }
 
 void sysroot_close(struct sysroot *r)

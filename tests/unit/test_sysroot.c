@@ -187,6 +187,11 @@ static void test_fd_room(void **state)
     assert_false(sysroot_fd_room(&r));
     r.root = 5;
     assert_true(sysroot_fd_room(&r));
+    r.pidfd = 32; /* any of the four decides, the last one too */
+    assert_false(sysroot_fd_room(&r));
+    r.pidfd = -1;
+    r.proc = 50;
+    assert_false(sysroot_fd_room(&r));
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
 }
 
