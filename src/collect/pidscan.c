@@ -496,6 +496,7 @@ struct pidscan {
     struct holder_list *out;
     struct warnings *w;
     struct inomap seen; /* (dev, ino) -> index into info */
+    const struct file_list *listed; /* pidscan_listed's, until taken in */
     struct inode_info *info;
     size_t ninfo, info_cap;
 };
@@ -536,9 +537,13 @@ bool pidscan_queried(const struct pidscan *ps)
     return procfiles_queried(ps->pf);
 }
 
+static void take_listed(struct pidscan *ps);
+
 /* The scan's entry for an inode (one hash lookup), created empty. */
 static size_t info_of(struct pidscan *ps, dev_t dev, ino_t ino)
 {
+    if (ps->listed)
+        take_listed(ps);
     size_t k;
     if (inomap_add(&ps->seen, dev, ino, ps->ninfo, &k))
         VEC_PUSH(ps->info, ps->ninfo, ps->info_cap);
@@ -554,6 +559,20 @@ void pidscan_known(struct pidscan *ps, dev_t dev, ino_t ino)
 void pidscan_expect(struct pidscan *ps, size_t inodes)
 {
     inomap_reserve(&ps->seen, inodes);
+}
+
+void pidscan_listed(struct pidscan *ps, const struct file_list *files)
+{
+    ps->listed = files && files->n ? files : NULL;
+}
+
+static void take_listed(struct pidscan *ps)
+{
+    const struct file_list *fl = ps->listed;
+    ps->listed = NULL; /* before pidscan_known, which comes back here */
+    pidscan_expect(ps, fl->n + 1024);
+    for (size_t i = 0; i < fl->n; i++)
+        pidscan_known(ps, fl->items[i].dev, fl->items[i].ino);
 }
 
 static void fill_stat(struct shm_holder *h, const struct stat *st)

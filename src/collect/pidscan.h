@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "collect/files.h"
 #include "collect/holders.h"
 #include "util/warn.h"
 
@@ -112,6 +113,10 @@ void pidscan_free(struct pidscan *ps);
 void pidscan_known(struct pidscan *ps, dev_t dev, ino_t ino);
 /* Sizes the inode table for about this many inodes (no rehash while it fills). */
 void pidscan_expect(struct pidscan *ps, size_t inodes);
+/* Every entry of files (which must outlive the walk) is known, as by
+ * pidscan_known: taken in when the first holder record is met, so that a
+ * mount of files nobody holds costs no table of them. */
+void pidscan_listed(struct pidscan *ps, const struct file_list *files);
 
 /* Appends pid's holder records to out (piddir is its /proc directory).
  * With want_torch it also notes in out->torch_pids whether the process maps

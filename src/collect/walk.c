@@ -260,11 +260,7 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
     nsmap_self(wk.ns, wk.proc, nsmap_boot_realtime(), sysconf(_SC_CLK_TCK));
     struct pidscan *ps = pidscan_new(o->devs, o->ndevs, hl, w);
     pidscan_set_beacon(ps, o->beacon);
-    if (o->files) {
-        pidscan_expect(ps, o->files->n + 1024);
-        for (size_t i = 0; i < o->files->n; i++)
-            pidscan_known(ps, o->files->items[i].dev, o->files->items[i].ino);
-    }
+    pidscan_listed(ps, o->files);
     pid_t *pids = NULL;
     size_t cap = 0, npids = proc_list_pids(list, &pids, &cap); /* ascending: so is the list */
     size_t denied0 = w->denied;

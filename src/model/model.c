@@ -151,12 +151,16 @@ static void join(struct model *m, struct inomap *idx)
     const struct scan *s = m->scan;
     /* Sized for the listing (exactly, when nothing is hidden), and the
      * index for the listing and the holders' inodes: neither moves nor
-     * rehashes while it fills. */
+     * rehashes while it fills. The index only serves to find the holders'
+     * segments: with no holder (a mount of files nobody holds) it is not
+     * made. */
     if (s->files.n) {
         m->segs = xmalloc(s->files.n * sizeof(*m->segs));
         m->segs_cap = s->files.n;
     }
-    inomap_reserve(idx, s->files.n + s->holders.n);
+    bool indexed = s->holders.n > 0;
+    if (indexed)
+        inomap_reserve(idx, s->files.n + s->holders.n);
     for (size_t i = 0; i < s->files.n; i++) {
         const struct shm_file *f = &s->files.items[i];
         struct segment *sg = VEC_PUSH(m->segs, m->nsegs, m->segs_cap);
@@ -172,7 +176,8 @@ static void join(struct model *m, struct inomap *idx)
         sg->mtime = f->mtime;
         sg->state = SEG_UNHELD;
         sg->creator_proc = -1;
-        inomap_put(idx, f->dev, f->ino, m->nsegs - 1);
+        if (indexed)
+            inomap_put(idx, f->dev, f->ino, m->nsegs - 1);
     }
     size_t *count, *segof = place_holders(m, idx, &count);
     /* Every segment's holders in one array: a slice each, sized by its

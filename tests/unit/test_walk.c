@@ -19,6 +19,7 @@
 #include "collect/procs.h"
 #include "collect/walk.h"
 #include "util/fileio.h"
+#include "util/xalloc.h"
 
 static void test_parse_stat(void **state)
 {
@@ -266,12 +267,23 @@ static void check_held(const struct held *h, const struct holder_list *hl)
     }
 }
 
-static void run_pidscan(const struct held *h, bool text, struct holder_list *hl)
+/* The named file is known from the listing, told one by one
+ * (pidscan_known) or as the list (pidscan_listed, taken in at the first
+ * holder). */
+static void run_pidscan(const struct held *h, bool text, bool as_list, struct holder_list *hl)
 {
     struct warnings w;
     warn_init(&w);
     struct pidscan *ps = pidscan_new(&h->dev, 1, hl, &w);
-    pidscan_known(ps, h->dev, h->named);
+    struct file_list fl = {0};
+    if (as_list) {
+        struct shm_file *f = VEC_PUSH(fl.items, fl.n, fl.cap);
+        f->dev = h->dev;
+        f->ino = h->named;
+        pidscan_listed(ps, &fl);
+    } else {
+        pidscan_known(ps, h->dev, h->named);
+    }
     if (text)
         pidscan_force_text(ps);
     int piddir = open("/proc/self", O_RDONLY | O_DIRECTORY);
@@ -280,15 +292,16 @@ static void run_pidscan(const struct held *h, bool text, struct holder_list *hl)
     assert_int_equal(pidscan_queried(ps), !text && kernel_has_query());
     close(piddir);
     pidscan_free(ps);
+    files_free(&fl);
     warn_free(&w);
 }
 
 static void test_pidscan_both_ways(void **state)
 {
     struct held *h = *state;
-    for (int text = 0; text < 2; text++) {
+    for (int way = 0; way < 4; way++) {
         struct holder_list hl = {0};
-        run_pidscan(h, text, &hl);
+        run_pidscan(h, way & 1, way & 2, &hl);
         check_held(h, &hl);
         /* The listed file needs no name: it comes from the listing. */
         assert_null(find(&hl, h->named)->path);
