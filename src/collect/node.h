@@ -121,7 +121,8 @@ void node_seed(struct scan_node *n, struct nsmap *ns);
 
 /* --all: files_collect and files_finish (collect/files.h) of each mount
  * below the root it was read through (the same process, or none: not
- * listed, with a warning). */
+ * listed, with a warning); files_finish as its two halves, the holders'
+ * facts taken once for every mount. */
 void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
                         struct mount_list *ml, struct file_list *out, struct warnings *w);
 void node_files_finish(const struct scan_node *n, const struct sysroot *sys,

@@ -8,6 +8,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "util/units.h"
+
 /* Reads dirfd/path into out, straight into its buffer, until the end of the
  * file or max bytes; with short_is_end, a read that does not fill the room
  * it was given is the end. With st, the file read is fstat'ed there first. */
@@ -129,17 +131,9 @@ int stat_nowait(int dirfd, const char *path, int flags, struct stat *st, bool *f
 
 char *pid_dir_name(char name[static 16], pid_t pid)
 {
-    char digits[16], *d = digits + sizeof(digits);
-    unsigned long long v = pid < 0 ? 0ull - (unsigned long long)pid : (unsigned long long)pid;
-    do {
-        *--d = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
     char *o = name;
     if (pid < 0)
         *o++ = '-';
-    size_t n = (size_t)(digits + sizeof(digits) - d);
-    memcpy(o, d, n);
-    o[n] = '\0';
+    *put_decimal(o, pid < 0 ? 0ull - (unsigned long long)pid : (unsigned long long)pid) = '\0';
     return name;
 }

@@ -107,8 +107,7 @@ const char *fmt_size(char *dst, size_t n, uint64_t bytes)
     return dst;
 }
 
-/* v in decimal at p; returns the end. */
-static char *put_decimal(char *p, unsigned long long v)
+char *put_decimal(char *p, unsigned long long v)
 {
     char t[20];
     size_t k = 0;
