@@ -4,7 +4,6 @@
  * dashboard. The program's main (src/shmwatch.c) only calls it; the tests'
  * tests/helpers/shmwatch_hooked.c calls it after setting the test hooks. */
 #include <errno.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include "util/escape.h"
 #include "util/safefile.h"
 #include "util/sysroot.h"
+#include "util/xalloc.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -244,12 +244,7 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
 
 int shmwatch_main(int argc, char **argv)
 {
-    /* A scan's big arrays (files, segments, inode tables) are freed whole
-     * once the next one is built; mmapped, they go back to the system at
-     * once. glibc's default raises the threshold after the first such free
-     * and serves them from the heap, which keeps every peak: the dashboard
-     * at 100,000 segments peaked at 84 MiB, with this at 59 MiB. */
-    mallopt(M_MMAP_THRESHOLD, 128 << 10);
+    xalloc_setup();
     /* A reader that goes away is seen as EPIPE from a write, not a signal
      * that would end clean or reap between two actions. */
     signal(SIGPIPE, SIG_IGN);
