@@ -46,6 +46,11 @@ struct holder_list {
      * segments through their holders, which would otherwise be a thousand
      * allocations and frees. */
     struct strpool paths;
+    /* The distinct inodes of the records that the listing given to the
+     * walk does not have (all of them when it was given none): a bound on
+     * the hidden segments, so that the model is sized once. 0 in a list
+     * not made by a walk: a hint, never a limit. */
+    size_t unlisted;
 };
 
 /* True when pid is in hl->torch_pids. */

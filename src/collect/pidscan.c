@@ -575,6 +575,18 @@ static void take_listed(struct pidscan *ps)
         pidscan_known(ps, fl->items[i].dev, fl->items[i].ino);
 }
 
+/* The entry for a record's inode; an inode the listing does not have is
+ * counted in the list's unlisted. */
+static size_t held_info(struct pidscan *ps, dev_t dev, ino_t ino)
+{
+    if (ps->listed)
+        take_listed(ps);
+    size_t before = ps->ninfo;
+    size_t k = info_of(ps, dev, ino);
+    ps->out->unlisted += ps->ninfo - before;
+    return k;
+}
+
 static void fill_stat(struct shm_holder *h, const struct stat *st)
 {
     h->stat_ok = true;
@@ -596,7 +608,7 @@ static struct shm_holder *add(struct pidscan *ps, pid_t pid, dev_t dev, ino_t in
 
 static void fd_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
 {
-    size_t k = info_of(ps, f->dev, f->ino);
+    size_t k = held_info(ps, f->dev, f->ino);
     struct shm_holder *h = add(ps, pid, f->dev, f->ino);
     h->fd = f->fd;
     fill_stat(h, f->st);
@@ -620,7 +632,7 @@ static void fd_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
 static void map_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
 {
     uint64_t reach = f->offset + (f->end - f->start);
-    size_t k = info_of(ps, f->dev, f->ino);
+    size_t k = held_info(ps, f->dev, f->ino);
     if (ps->info[k].pid == pid) {
         /* Known to this process already (an fd, or an earlier mapping): the
          * first record of the inode carries the mapping for all. */

@@ -149,18 +149,19 @@ static size_t *place_holders(struct model *m, struct inomap *idx, size_t **count
 static void join(struct model *m, struct inomap *idx)
 {
     const struct scan *s = m->scan;
-    /* Sized for the listing (exactly, when nothing is hidden), and the
-     * index for the listing and the holders' inodes: neither moves nor
-     * rehashes while it fills. The index only serves to find the holders'
-     * segments: with no holder (a mount of files nobody holds) it is not
-     * made. */
-    if (s->files.n) {
-        m->segs = xmalloc(s->files.n * sizeof(*m->segs));
-        m->segs_cap = s->files.n;
+    /* Sized for the listing and the hidden inodes the walk counted (the
+     * holders' unlisted), and the index likewise: after a walk neither
+     * moves nor rehashes while it fills. The index only serves to find the
+     * holders' segments: with no holder (a mount of files nobody holds) it
+     * is not made. */
+    size_t bound = s->files.n + (s->holders.n ? s->holders.unlisted : 0);
+    if (bound) {
+        m->segs = xmalloc(bound * sizeof(*m->segs));
+        m->segs_cap = bound;
     }
     bool indexed = s->holders.n > 0;
     if (indexed)
-        inomap_reserve(idx, s->files.n + s->holders.n);
+        inomap_reserve(idx, bound);
     for (size_t i = 0; i < s->files.n; i++) {
         const struct shm_file *f = &s->files.items[i];
         struct segment *sg = VEC_PUSH(m->segs, m->nsegs, m->segs_cap);
