@@ -1,8 +1,8 @@
 /* floor: the least work any tool must do to attribute every shm segment to
  * its holders, as the yardstick of shmwatch's benchmark.
  *
- *   floor [--proc DIR] [--facts] [MOUNT...]        (default: /dev/shm)
- *   floor [--proc DIR] [--facts] --all
+ *   floor [--proc DIR] [--facts] [--procs] [MOUNT...]        (default: /dev/shm)
+ *   floor [--proc DIR] [--facts] [--procs] --all
  *
  * It lists each mount and stats each entry (a named segment's inode and
  * size), then for every process under /proc lists fd/ and stats each fd
@@ -22,6 +22,14 @@
  * each inode seen only through mappings (one stat of map_files/ per inode).
  * The bench shows that as a second yardstick: how far shmwatch is from the
  * least work for the same facts.
+ *
+ * With --procs (beside --facts) it also reads what shmwatch reports of the
+ * processes, the least way it can be had: every process's stat (its state,
+ * parent, name and start: what finds zombies, managers and workers), and
+ * for each process holding a watched inode its uid (an fstat of its /proc
+ * directory), statm (its anonymous memory), cmdline and exe. A third
+ * yardstick, shown beside the targets and not one of them: what is left
+ * against it is shmwatch's own work.
  *
  * With --all (the yardstick of `shmwatch --all`, the node view) the mounts
  * are not given: every mount namespace's shm mounts are. A first pass over
@@ -171,7 +179,8 @@ static void named_entry(int dirfd, const char *name, void *arg)
     }
 }
 
-static size_t g_fd_holders, g_map_holders, g_procs;
+static size_t g_fd_holders, g_map_holders, g_procs, g_listed;
+static bool g_proc_facts; /* --procs */
 
 /* Mount namespaces met, and per pid namespace seen reaching a watched
  * device: the least that tells which pid namespaces can write a mount. */
@@ -460,6 +469,9 @@ static void pid_entry(int proc, const char *name, void *arg)
 static void holdings(int piddir)
 {
     g_procs++;
+    if (g_proc_facts)
+        slurp(piddir, "stat");
+    size_t before = g_fd_holders + g_map_holders;
     int fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fddir >= 0) {
         each_entry(fddir, g_dents, fd_entry, NULL);
@@ -468,6 +480,15 @@ static void holdings(int piddir)
     ssize_t len = slurp(piddir, "maps");
     if (len > 0)
         maps_lines(piddir, (size_t)len);
+    if (g_proc_facts && g_fd_holders + g_map_holders > before) { /* a holder: listed */
+        struct stat st;
+        g_listed++;
+        fstat(piddir, &st);
+        slurp(piddir, "statm");
+        slurp(piddir, "cmdline");
+        if (readlinkat(piddir, "exe", g_link, sizeof(g_link)) < 0)
+            g_link[0] = '\0';
+    }
     close(piddir);
 }
 
@@ -481,10 +502,12 @@ int main(int argc, char **argv)
             proc_dir = argv[++i];
         else if (strcmp(argv[i], "--facts") == 0)
             g_facts = true;
+        else if (strcmp(argv[i], "--procs") == 0)
+            g_proc_facts = true;
         else if (strcmp(argv[i], "--all") == 0)
             g_all = true;
         else if (argv[i][0] == '-' || nmounts == MAX_MOUNTS) {
-            fputs("usage: floor [--proc DIR] [--facts] [MOUNT...|--all]\n", stderr);
+            fputs("usage: floor [--proc DIR] [--facts] [--procs] [MOUNT...|--all]\n", stderr);
             return 2;
         } else
             mounts[nmounts++] = argv[i];
@@ -541,7 +564,10 @@ int main(int argc, char **argv)
         held += s->holders > 0;
     }
     printf("floor: %zu processes, %d mounts, %zu named, %zu hidden, %zu held, %zu fd and %zu map "
-           "holders; %zu mount namespaces, %zu pid namespaces reach the mounts\n",
+           "holders; %zu mount namespaces, %zu pid namespaces reach the mounts",
            g_procs, g_ndevs, named, hidden, held, g_fd_holders, g_map_holders, g_nmntns, g_nreach);
+    if (g_proc_facts)
+        printf("; %zu holding processes' facts read", g_listed);
+    putchar('\n');
     return 0;
 }

@@ -283,7 +283,7 @@ scene_segments() {
 
 # --- measurements ---------------------------------------------------------
 
-declare -A CPU_SW CPU_FL CPU_FF CPU_LSOF IR SEGS PROCS LABEL DASH_CPU DASH_HWM DASH_ERR
+declare -A CPU_SW CPU_FL CPU_FF CPU_FP CPU_LSOF IR SEGS PROCS LABEL DASH_CPU DASH_HWM DASH_ERR
 
 # check_snapshot NAME [OPTION...]: the JSON (of shmwatch --json OPTION...)
 # lists every segment of the manifest (with --all, on the scene's mounts).
@@ -333,7 +333,8 @@ measure_scene() { # NAME ARGS LABEL
     fi
     check_snapshot "$name" "${all[@]}"
     echo "== $label: ${SEGS[$name]} segments, ${PROCS[$name]} processes; $RUNS runs each" >&2
-    local cmds=("shmwatch=$SHMWATCH --json ${all[*]}" "floor=$FLOOR ${all[*]}" "facts=$FLOOR --facts ${all[*]}")
+    local cmds=("shmwatch=$SHMWATCH --json ${all[*]}" "floor=$FLOOR ${all[*]}" "facts=$FLOOR --facts ${all[*]}"
+        "procs=$FLOOR --facts --procs ${all[*]}")
     if { [ "$name" = s1 ] || [ "$name" = s7 ]; } && command -v lsof >/dev/null; then
         cmds+=("lsof=lsof -nP /dev/shm")
     fi
@@ -341,6 +342,7 @@ measure_scene() { # NAME ARGS LABEL
     CPU_SW[$name]=$(awk '$1 == "shmwatch" { print $2 }' <<<"$out")
     CPU_FL[$name]=$(awk '$1 == "floor" { print $2 }' <<<"$out")
     CPU_FF[$name]=$(awk '$1 == "facts" { print $2 }' <<<"$out")
+    CPU_FP[$name]=$(awk '$1 == "procs" { print $2 }' <<<"$out")
     CPU_LSOF[$name]=$(awk '$1 == "lsof" { print $2 }' <<<"$out")
     if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
         # Tried twice: on a loaded machine a run under valgrind has been
@@ -437,8 +439,8 @@ done
 
 echo
 echo "CPU time of one snapshot (user + system, median of $RUNS; ms; n1: --all)"
-printf '%-32s %8s %6s %10s %8s %6s %8s %6s %6s  %-6s\n' scene segments procs "--json" floor ratio \
-    "+facts" ratio target result
+printf '%-32s %8s %6s %10s %8s %6s %8s %6s %6s  %-6s %8s %6s\n' scene segments procs "--json" floor ratio \
+    "+facts" ratio target result "+procs" ratio
 for entry in "${ALL_SCENES[@]}"; do
     IFS='|' read -r name _ label <<<"$entry"
     if [ "$name" = n1 ] && [ -n "$NODE_ERR" ] && wanted n1; then
@@ -456,14 +458,18 @@ for entry in "${ALL_SCENES[@]}"; do
     else
         verdict "$(le "$r" "$target")"
     fi
-    printf '%-32s %8s %6s %10s %8s %6s %8s %6s %6s  %-6s\n' "${LABEL[$name]}" "${SEGS[$name]}" \
+    printf '%-32s %8s %6s %10s %8s %6s %8s %6s %6s  %-6s %8s %6s\n' "${LABEL[$name]}" "${SEGS[$name]}" \
         "${PROCS[$name]}" "$(ms "${CPU_SW[$name]}")" "$(ms "${CPU_FL[$name]}")" \
-        "$(ratio "${CPU_SW[$name]}" "${CPU_FL[$name]}")" "$(ms "${CPU_FF[$name]}")" "$r" "$tgt" "$V"
+        "$(ratio "${CPU_SW[$name]}" "${CPU_FL[$name]}")" "$(ms "${CPU_FF[$name]}")" "$r" "$tgt" "$V" \
+        "$(ms "${CPU_FP[$name]}")" "$(ratio "${CPU_SW[$name]}" "${CPU_FP[$name]}")"
 done
 
 echo "(+facts: the floor that also reads each unlinked fd-only inode's name and each"
 echo " mapping-only inode's exact size once, the facts shmwatch reports; the target is"
-echo " on the ratio to it. n1 runs shmwatch --all --json against floor --all.)"
+echo " on the ratio to it. n1 runs shmwatch --all --json against floor --all."
+echo " +procs: that floor also reading what the JSON reports of the processes (stat"
+echo " for each, uid, statm, cmdline and exe for each holding one): no target; what"
+echo " is left against it is shmwatch's own work.)"
 
 echo
 echo "Against lsof and growth"
