@@ -34,6 +34,7 @@ struct procmap_query {
 #define DENTS_SIZE (64u << 10)
 #define NAME_SIZE 4096
 #define MAPS_TEXT_MAX (256u << 20)
+#define DEV_HINT_BITS 8 /* hints of the watched devices: 256 */
 
 /* ---- procfiles: the walk of one process's files on a set of devices ---- */
 
@@ -48,7 +49,7 @@ struct procfiles {
      * found without a search of all (with --all there is one per
      * container). A device whose entry another took is found by the
      * search. */
-    uint32_t dev_hint[256];
+    uint32_t dev_hint[1u << DEV_HINT_BITS];
     int maps;           /* MAPS_*: how mappings are read */
     struct inomap libs; /* executable files asked about: (dev, ino) -> 1 libtorch, 0 not */
     /* The current walk. */
@@ -70,7 +71,7 @@ struct procfiles {
 /* Which entry of dev_hint stands for dev. */
 static unsigned dev_hint_of(dev_t dev)
 {
-    return (unsigned)(((uint64_t)dev * 0x9e3779b97f4a7c15ull) >> 56);
+    return dev_hash(dev, DEV_HINT_BITS);
 }
 
 struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs)

@@ -189,6 +189,18 @@ static void want_creator(struct walk *wk, pid_t named, const struct nspid_map *t
         want(wk, (long)t->idx[lo]);
 }
 
+/* want_creator for the pid a name (or NULL) carries, unless it is *last's:
+ * a job's segments come one after the other, all named by one pid, and
+ * each pid is looked up once per run of names. */
+static void want_creator_once(struct walk *wk, const char *name, pid_t *last,
+                              const struct nspid_map *t)
+{
+    pid_t named = name ? named_pid(name) : 0;
+    if (named != *last)
+        want_creator(wk, named, t);
+    *last = named;
+}
+
 /* Costly facts of the creators, of every wanted process's parent, and of
  * the grandparents of fingerprinted workers. */
 static void second_pass(struct walk *wk)
@@ -196,21 +208,11 @@ static void second_pass(struct walk *wk)
     struct proc_list *pl = wk->pl;
     struct nspid_map ns;
     nspid_map_build(&ns, pl);
-    /* A job's segments come one after the other, all named by one pid:
-     * each pid is looked up once per run of names. */
     pid_t last = 0;
-    for (size_t i = 0; wk->o->files && i < wk->o->files->n; i++) {
-        pid_t named = named_pid(wk->o->files->items[i].name);
-        if (named != last)
-            want_creator(wk, named, &ns);
-        last = named;
-    }
-    for (size_t i = 0; i < wk->hl->n; i++) {
-        pid_t named = wk->hl->items[i].path ? named_pid(wk->hl->items[i].path) : 0;
-        if (named != last)
-            want_creator(wk, named, &ns);
-        last = named;
-    }
+    for (size_t i = 0; wk->o->files && i < wk->o->files->n; i++)
+        want_creator_once(wk, wk->o->files->items[i].name, &last, &ns);
+    for (size_t i = 0; i < wk->hl->n; i++)
+        want_creator_once(wk, wk->hl->items[i].path, &last, &ns);
     free(ns.idx);
     for (size_t i = 0; i < pl->n; i++) {
         long up = (wk->flags[i] & F_UP) ? index_of(pl, pl->items[i].ppid) : -1;

@@ -26,7 +26,7 @@ void inomap_free(struct inomap *m)
 
 static unsigned dev_hint_of(dev_t dev)
 {
-    return (unsigned)(((uint64_t)dev * 0x9e3779b97f4a7c15ull) >> 58); /* 0..63 */
+    return dev_hash(dev, INOMAP_DEV_HINT_BITS);
 }
 
 /* The index of dev among the map's devices, or -1. */

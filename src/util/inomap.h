@@ -16,7 +16,16 @@ struct inomap_slot {
     uint32_t val; /* 0: empty; else the value + 1 */
 };
 
-#define INOMAP_DEV_HINTS 64
+/* A device's hash in bits bits (at most 32): where a table of hints keeps
+ * the index of a device among a few watched ones (here, and the walk's
+ * test of whether a device is watched, collect/pidscan.c). */
+static inline unsigned dev_hash(dev_t dev, unsigned bits)
+{
+    return (unsigned)(((uint64_t)dev * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
+#define INOMAP_DEV_HINT_BITS 6
+#define INOMAP_DEV_HINTS (1u << INOMAP_DEV_HINT_BITS)
 
 struct inomap {
     struct inomap_slot *slots;
