@@ -158,16 +158,22 @@ static int deliver(int pfd, pid_t pid, int sig)
     return kill(pid, sig);
 }
 
-/* Has the process behind pfd (or, without pidfds, (pid, start)) exited? */
-static bool exited(int proc, int pfd, pid_t pid, unsigned long long start)
+/* Has the process behind pfd (or, without pidfds, (pid, start)) exited?
+ * 1: yes; 0: no; -errno: its stat could not be read for another reason than
+ * its end (no fds, no memory), so it is not known to have exited. */
+static int exited(int proc, int pfd, pid_t pid, unsigned long long start)
 {
     if (pfd >= 0) {
         struct pollfd p = {.fd = pfd, .events = POLLIN};
         return poll(&p, 1, 0) > 0;
     }
     struct procid now;
-    return procid_read(proc, pid, &now) < 0 || !procid_same(pid, start, &now) ||
-           now.state == 'Z' || now.state == 'X';
+    int rc = procid_read(proc, pid, &now);
+    if (rc == -ESRCH)
+        return 1;
+    if (rc < 0)
+        return rc;
+    return !procid_same(pid, start, &now) || now.state == 'Z' || now.state == 'X';
 }
 
 /* Waits until every live entry of fds has exited or the deadline passes;
@@ -180,7 +186,7 @@ static void wait_exits(int proc, const int *fds, const struct signal_target *t, 
         for (size_t i = 0; i < n; i++) {
             if (!live[i])
                 continue;
-            if (exited(proc, fds[i], t[i].pid, t[i].start_ticks)) {
+            if (exited(proc, fds[i], t[i].pid, t[i].start_ticks) > 0) {
                 live[i] = false;
                 ended[i] = clock_now();
             } else {
@@ -254,18 +260,22 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
     int *fds = xcalloc(n ? n : 1, sizeof(*fds));
     bool *live = xcalloc(n ? n : 1, sizeof(*live)), *killed = xcalloc(n ? n : 1, 1);
     double *ended = xcalloc(n ? n : 1, sizeof(*ended));
+    int *unsure = xcalloc(n ? n : 1, sizeof(*unsure)); /* errno: SIGKILL withheld */
     open_targets(o, proc, t, n, res, fds, live);
     double t0 = clock_now();
     wait_exits(proc, fds, t, n, live, ended, t0 + o->timeout_s);
     for (size_t i = 0; i < n; i++) {
         if (!live[i])
             continue;
-        /* Without a pidfd the identity is checked again right before SIGKILL. */
-        struct procid now;
-        if (fds[i] == NO_PIDFD && (procid_read(proc, t[i].pid, &now) < 0 ||
-                                   !procid_same(t[i].pid, t[i].start_ticks, &now))) {
+        /* Without a pidfd the identity is checked again right before
+         * SIGKILL, which is sent only to the same process seen running. */
+        int gone = fds[i] == NO_PIDFD ? exited(proc, NO_PIDFD, t[i].pid, t[i].start_ticks) : 0;
+        if (gone != 0) {
             live[i] = false;
-            ended[i] = clock_now();
+            if (gone > 0)
+                ended[i] = clock_now();
+            else
+                unsure[i] = -gone;
             continue;
         }
         if (deliver(fds[i], t[i].pid, SIGKILL) == 0)
@@ -276,7 +286,12 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
         if (fds[i] == -1)
             continue;
         res[i].waited_s = ended[i] > 0 ? ended[i] - t0 : clock_now() - t0;
-        if (live[i]) {
+        if (unsure[i]) {
+            say(&res[i], SIGNAL_FAILED, unsure[i],
+                "sent SIGTERM; %.1f s later its stat cannot be read (%s): not known to "
+                "have exited, so SIGKILL was not sent",
+                o->timeout_s, strerror(unsure[i]));
+        } else if (live[i]) {
             struct procid now;
             char state = procid_read(proc, t[i].pid, &now) == 0 ? now.state : '?';
             say(&res[i], SIGNAL_SURVIVED, EBUSY,
@@ -299,6 +314,7 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
     free(live);
     free(killed);
     free(ended);
+    free(unsure);
 }
 
 bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t, double wait_s,

@@ -3,8 +3,15 @@
  * refused, or left as zombies. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -164,6 +171,103 @@ static void test_pause_hook(void **state)
     assert_int_equal(pauses, 1);
 }
 
+/* Kernels before 5.3 have no pidfds: a seccomp filter makes pidfd_open say
+ * ENOSYS in a forked tester, which ends two real children through kill()
+ * and the (pid, start time) check. One of them, on SIGTERM, makes its stat
+ * unreadable (its entry in a /proc of links is swapped for a directory
+ * whose "stat" is a directory: EISDIR, as EMFILE or ENOMEM would be): it is
+ * not known to have exited, so it is not called ended, and it is not sent
+ * SIGKILL on an identity that could not be checked. */
+static char swap_from[PATH_MAX], swap_to[PATH_MAX];
+
+static void swap_on_term(int sig)
+{
+    (void)sig;
+    (void)!rename(swap_from, swap_to);
+}
+
+static void no_pidfds(void)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_open, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+        _exit(100);
+    if (syscall(SYS_pidfd_open, getpid(), 0) >= 0 || errno != ENOSYS)
+        _exit(101);
+}
+
+static void test_end_without_pidfds(void **state)
+{
+    (void)state;
+    struct test_tree tree;
+    tree_make(&tree, "shmwatch-nopidfd");
+    assert_int_equal(mkdir(tree_path(&tree, "unreadable"), 0755), 0);
+    assert_int_equal(mkdir(tree_path(&tree, "unreadable/stat"), 0755), 0);
+    assert_int_equal(symlink("unreadable", tree_path(&tree, "swap")), 0);
+    struct signal_target t[2];
+    pid_t stubborn = child(true);
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t hiding = fork();
+    assert_true(hiding >= 0);
+    if (hiding == 0) {
+        snprintf(swap_from, sizeof(swap_from), "%s/swap", tree.dir);
+        snprintf(swap_to, sizeof(swap_to), "%s/%d", tree.dir, (int)getpid());
+        signal(SIGTERM, swap_on_term);
+        (void)!write(ready[1], "x", 1);
+        for (;;)
+            pause();
+    }
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    close(ready[1]);
+    char name[32], real[32];
+    pid_t both[2] = {stubborn, hiding};
+    for (int i = 0; i < 2; i++) {
+        snprintf(name, sizeof(name), "%d", (int)both[i]);
+        snprintf(real, sizeof(real), "/proc/%d", (int)both[i]);
+        assert_int_equal(symlink(real, tree_path(&tree, name)), 0);
+        target_of(both[i], &t[i]);
+    }
+    pid_t tester = fork();
+    assert_true(tester >= 0);
+    if (tester == 0) {
+        no_pidfds();
+        struct sysroot links;
+        if (sysroot_open(&links, tree.dir, "/", "/") != 0)
+            _exit(102);
+        struct signal_opts o;
+        signal_opts_default(&o);
+        o.sys = &links;
+        o.timeout_s = 0.3;
+        o.kill_wait_s = 0.5;
+        struct signal_result res[2];
+        signal_end(&o, t, 2, res);
+        bool said = strstr(res[1].reason, "SIGKILL was not sent") != NULL &&
+                    strstr(res[1].reason, strerror(EISDIR)) != NULL;
+        _exit(res[0].outcome == SIGNAL_KILLED && res[1].outcome == SIGNAL_FAILED && said ? 0
+                                                                                          : 1);
+    }
+    int st;
+    assert_int_equal(waitpid(tester, &st, 0), tester);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_int_equal(reaped_status(stubborn), SIGKILL);
+    /* Not signalled past SIGTERM: it still runs until the test ends it. */
+    assert_int_equal(kill(hiding, 0), 0);
+    assert_int_equal(waitpid(hiding, &st, WNOHANG), 0);
+    kill(hiding, SIGKILL);
+    assert_int_equal(reaped_status(hiding), SIGKILL);
+    tree_remove(&tree);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -284,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_end_term_and_kill),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_pause_hook),
+        cmocka_unit_test(test_end_without_pidfds),
         cmocka_unit_test(test_zombie_parent_nudged),
         cmocka_unit_test(test_names),
     };
