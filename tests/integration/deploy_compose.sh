@@ -7,15 +7,12 @@
 # 8 GiB -m; and the text report its comment shows (`docker compose exec
 # shmwatch shmwatch --all --once`) is grouped by that container. The only
 # override: the host paths the file names that are the test's own here (the
-# textfile directory, the daemon's containers/ directory), and no network.
+# textfile directory, the daemon's containers/ directory), no network, and
+# where this machine cannot give privileged, the capabilities instead.
 # The trainer's image is busybox, tagged as the file's my-training-image,
 # whose `python3 train.py` writes one segment and sleeps.
 . "$(dirname "$0")/lib.sh"
-if [ -z "${SHMWATCH_STATIC:-}" ]; then
-    echo "SKIP: deploy_compose.sh: no static binary in this build" \
-        "(${BUILD_SANITIZE:-?} sanitizers do not link statically); it runs in the plain build" >&2
-    exit 77
-fi
+need_static
 . "$(dirname "$0")/../stack/docker_lib.sh"
 docker_need
 need busybox
@@ -28,14 +25,13 @@ compose() {
 }
 version=$("$SHMWATCH_STATIC" --version | awk '{ print $2; exit }')
 
-# As deploy_image.sh: where the machine's bounding set is short of what
-# --privileged asks for, the capabilities shmwatch needs instead.
+# The file's privileged, or where this machine cannot give that, the
+# capabilities shmwatch needs (then the one more override).
 priv="privileged: true"
-if [ "$(awk '/^CapBnd/ { print $2 }' /proc/self/status)" != "$(awk '/^CapBnd/ { print $2 }' /proc/1/status)" ] ||
-    [ $((0x$(awk '/^CapBnd/ { print $2 }' /proc/self/status) >> 24 & 1)) -eq 0 ]; then
+if ! docker_privileged_ok; then
+    caps="${DOCKER_NODE_CAPS[*]}"
     priv="privileged: false
-    cap_add: [SYS_PTRACE, SYS_ADMIN, DAC_READ_SEARCH, DAC_OVERRIDE]"
-    echo "# this machine's bounding set lacks capabilities privileged asks for: cap_add instead" >&2
+    cap_add: [${caps// /, }]"
 fi
 
 docker_start

@@ -8,11 +8,7 @@
 # DaemonSet (--all --prometheus-file, no hostIPC) writes metrics that count
 # the segments of that container and of the node's own /dev/shm.
 . "$(dirname "$0")/lib.sh"
-if [ -z "${SHMWATCH_STATIC:-}" ]; then
-    echo "SKIP: deploy_image.sh: no static binary in this build" \
-        "(${BUILD_SANITIZE:-?} sanitizers do not link statically); it runs in the plain build" >&2
-    exit 77
-fi
+need_static
 . "$(dirname "$0")/../stack/docker_lib.sh"
 docker_need
 need busybox
@@ -34,15 +30,12 @@ rc=0
 bash "$SRCDIR/config/deploy/image.sh" "$SHMWATCH" >/dev/null 2>"$SHMTEST_TMP/dyn.err" || rc=$?
 assert_eq "$rc" 1 "image.sh refuses a dynamic binary ($(cat "$SHMTEST_TMP/dyn.err"))"
 
-# The DaemonSet runs privileged. Where the machine's own capability bounding
-# set is short of some (a CI runner that is itself a container lacks
-# CAP_SYS_RESOURCE, say), runc cannot give a privileged container all of
-# them: then the capabilities shmwatch needs instead.
+# The DaemonSet runs privileged, or where this machine cannot give that, with
+# the capabilities shmwatch needs.
 PRIV=(--privileged)
-if [ "$(awk '/^CapBnd/ { print $2 }' /proc/self/status)" != "$(awk '/^CapBnd/ { print $2 }' /proc/1/status)" ] ||
-    [ $((0x$(awk '/^CapBnd/ { print $2 }' /proc/self/status) >> 24 & 1)) -eq 0 ]; then
-    PRIV=(--cap-add SYS_PTRACE --cap-add SYS_ADMIN --cap-add DAC_READ_SEARCH --cap-add DAC_OVERRIDE)
-    echo "# this machine's bounding set lacks capabilities --privileged asks for: ${PRIV[*]} instead" >&2
+if ! docker_privileged_ok; then
+    PRIV=()
+    for c in "${DOCKER_NODE_CAPS[@]}"; do PRIV+=(--cap-add "$c"); done
 fi
 
 docker_start

@@ -57,6 +57,17 @@ need_hooked() {
         _lib_missing "the test build of shmwatch (SHMWATCH_HOOKED, from tests/meson.build)"
 }
 
+# The statically linked shmwatch (SHMWATCH_STATIC), which only the plain
+# build makes (sanitizers do not link statically, and tests/meson.build then
+# registers no test that needs it): a skip, never a failure, without it.
+need_static() {
+    if [ -z "${SHMWATCH_STATIC:-}" ]; then
+        echo "SKIP: $LIB_SCRIPT: no static binary in this build" \
+            "(${BUILD_SANITIZE:-?} sanitizers do not link statically); it runs in the plain build" >&2
+        exit 77
+    fi
+}
+
 # A private mount namespace in which tmpfs can be mounted on /dev/shm.
 need_unshare() {
     need unshare mount timeout

@@ -7,11 +7,7 @@
 # for, names a segment's owner from the container's /etc/passwd, and quits
 # leaving the terminal as it was; an unknown TERM is a one-line error.
 . "$(dirname "$0")/lib.sh"
-if [ -z "${SHMWATCH_STATIC:-}" ]; then
-    echo "SKIP: static_container.sh: no static binary in this build" \
-        "(${BUILD_SANITIZE:-?} sanitizers do not link statically); it runs in the plain build" >&2
-    exit 77
-fi
+need_static
 . "$(dirname "$0")/../stack/docker_lib.sh"
 docker_need
 need busybox file
