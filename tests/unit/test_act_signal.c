@@ -255,17 +255,22 @@ static void test_end_without_pidfds(void **state)
         _exit(res[0].outcome == SIGNAL_KILLED && res[1].outcome == SIGNAL_FAILED && said ? 0
                                                                                           : 1);
     }
-    int st;
-    assert_int_equal(waitpid(tester, &st, 0), tester);
-    assert_true(WIFEXITED(st));
-    assert_int_equal(WEXITSTATUS(st), 0);
-    assert_int_equal(reaped_status(stubborn), SIGKILL);
-    /* Not signalled past SIGTERM: it still runs until the test ends it. */
-    assert_int_equal(kill(hiding, 0), 0);
-    assert_int_equal(waitpid(hiding, &st, WNOHANG), 0);
+    /* What happened is read first and asserted last, so that a failure
+     * leaves no child behind. */
+    int tested, st;
+    bool waited = waitpid(tester, &tested, 0) == tester;
+    /* Not signalled past SIGTERM, the hiding one still runs until ended here. */
+    bool ran_on = waitpid(hiding, &st, WNOHANG) == 0;
     kill(hiding, SIGKILL);
-    assert_int_equal(reaped_status(hiding), SIGKILL);
+    kill(stubborn, SIGKILL);
+    int hiding_end = waitpid(hiding, &st, 0) == hiding && WIFSIGNALED(st) ? WTERMSIG(st) : -1;
+    int stubborn_end = waitpid(stubborn, &st, 0) == stubborn && WIFSIGNALED(st) ? WTERMSIG(st) : -1;
     tree_remove(&tree);
+    assert_true(waited && WIFEXITED(tested));
+    assert_int_equal(WEXITSTATUS(tested), 0);
+    assert_true(ran_on);
+    assert_int_equal(hiding_end, SIGKILL);
+    assert_int_equal(stubborn_end, SIGKILL);
 }
 
 static void test_refusals(void **state)
