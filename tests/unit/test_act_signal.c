@@ -73,7 +73,8 @@ static void test_identity(void **state)
     assert_false(procid_may_signal(1000, &setuid_prog));
 }
 
-/* A child that ignores SIGTERM or not; waits to be killed. */
+/* A child that ignores SIGTERM or not; waits to be killed, and is killed
+ * when the test program ends, so that a failed test leaves none behind. */
 static pid_t child(bool ignore_term)
 {
     int p[2];
@@ -81,6 +82,7 @@ static pid_t child(bool ignore_term)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (ignore_term)
             signal(SIGTERM, SIG_IGN);
         close(p[0]);
@@ -217,6 +219,7 @@ static void test_end_without_pidfds(void **state)
     pid_t hiding = fork();
     assert_true(hiding >= 0);
     if (hiding == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         snprintf(swap_from, sizeof(swap_from), "%s/swap", tree.dir);
         snprintf(swap_to, sizeof(swap_to), "%s/%d", tree.dir, (int)getpid());
         signal(SIGTERM, swap_on_term);
