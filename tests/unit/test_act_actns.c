@@ -104,7 +104,7 @@ static void test_alive_follows_the_holder(void **state)
     (void)state;
     struct sysroot host;
     assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0);
-    pid_t child = fork();
+    pid_t child = test_fork();
     assert_true(child >= 0);
     if (child == 0) {
         pause();
@@ -153,7 +153,7 @@ static void test_check_out_of_fds(void **state)
     (void)state;
     struct sysroot host;
     assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0); /* no pidfds: the stat answers */
-    pid_t child = fork();
+    pid_t child = test_fork();
     assert_true(child >= 0);
     if (child == 0) {
         pause();

@@ -33,7 +33,7 @@ static void test_clients(void **state)
                                  strlen(addr.sun_path + 1));
     int ready[2];
     assert_int_equal(pipe(ready), 0);
-    pid_t mgr = fork();
+    pid_t mgr = test_fork();
     assert_true(mgr >= 0);
     if (mgr == 0) {
         int s = socket(AF_UNIX, SOCK_STREAM, 0);

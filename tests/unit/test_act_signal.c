@@ -73,16 +73,14 @@ static void test_identity(void **state)
     assert_false(procid_may_signal(1000, &setuid_prog));
 }
 
-/* A child that ignores SIGTERM or not; waits to be killed, and is killed
- * when the test program ends, so that a failed test leaves none behind. */
+/* A child that ignores SIGTERM or not; waits to be killed. */
 static pid_t child(bool ignore_term)
 {
     int p[2];
     assert_int_equal(pipe(p), 0);
-    pid_t pid = fork();
+    pid_t pid = test_fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (ignore_term)
             signal(SIGTERM, SIG_IGN);
         close(p[0]);
@@ -216,10 +214,9 @@ static void test_end_without_pidfds(void **state)
     pid_t stubborn = child(true);
     int ready[2];
     assert_int_equal(pipe(ready), 0);
-    pid_t hiding = fork();
+    pid_t hiding = test_fork();
     assert_true(hiding >= 0);
     if (hiding == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
         snprintf(swap_from, sizeof(swap_from), "%s/swap", tree.dir);
         snprintf(swap_to, sizeof(swap_to), "%s/%d", tree.dir, (int)getpid());
         signal(SIGTERM, swap_on_term);

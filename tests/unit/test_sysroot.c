@@ -45,7 +45,7 @@ static void test_open_fails_whole(void **state)
 /* A child of this test that waits for its SIGKILL. */
 static pid_t paused_child(void)
 {
-    pid_t child = fork();
+    pid_t child = test_fork();
     assert_true(child >= 0);
     if (child == 0) {
         pause();

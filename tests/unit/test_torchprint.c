@@ -89,7 +89,7 @@ static pid_t child_named(const char *comm)
 {
     int p[2];
     assert_int_equal(pipe(p), 0);
-    pid_t pid = fork();
+    pid_t pid = test_fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         close(p[0]);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -20,6 +22,17 @@
 #include <cmocka.h>
 
 #include "util/sysroot.h"
+
+/* fork() for a child that waits until it is killed: it is also killed
+ * when the test program ends, so that a failed assertion, which ends the
+ * test before its own kill, leaves no child behind. */
+static inline pid_t test_fork(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+    return pid;
+}
 
 /* The fixtures directory (tests/fixtures), from the FIXTURES variable. */
 static inline const char *fixtures_dir(void)
