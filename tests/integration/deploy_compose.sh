@@ -14,8 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 need_static
 . "$(dirname "$0")/../stack/docker_lib.sh"
-docker_need
-need busybox
+docker_need busybox
 test_ns 64m -- "$@"
 
 compose_dir=$(bash "$SRCDIR/tests/stack/compose.sh") || fail "Debian 13's docker-compose could not be fetched"
@@ -38,9 +37,7 @@ docker_start
 DOCKER=$DOCKER_BIN bash "$SRCDIR/config/deploy/image.sh" "$SHMWATCH_STATIC" "shmwatch:$version" >/dev/null ||
     fail "config/deploy/image.sh failed"
 box=$SHMTEST_TMP/box
-mkdir -p "$box"/{bin,tmp,proc,sys,dev}
-cp "$(command -v busybox)" "$box/bin/busybox"
-for t in sh sleep head; do ln -s busybox "$box/bin/$t"; done
+docker_busybox_tree "$box"
 printf '#!/bin/sh\nhead -c 3145728 /dev/zero >/dev/shm/torch_1_7 && exec sleep 600\n' >"$box/bin/python3"
 chmod +x "$box/bin/python3"
 tar -C "$box" -c . | dk import - my-training-image:latest >/dev/null || fail "docker import of busybox failed"
@@ -66,9 +63,11 @@ json_check "$SHMTEST_TMP/config.json" \
     "[j['services']['shmwatch'][k] for k in ('pid', 'cgroup', 'read_only', 'image')] == ['host', 'host', True, 'shmwatch:$version']" \
     "Compose v2 reads the shmwatch service with pid: host, cgroup: host, a read-only root, image shmwatch:$version"
 
-compose up -d >"$SHMTEST_TMP/up.out" 2>&1 || fail "docker compose up failed: $(tail -n 5 "$SHMTEST_TMP/up.out")"
-on_exit compose_down
+# Down before the daemon stops (on_exit runs last in, first out), also
+# after a failed or partial up.
 compose_down() { compose down -t 1 >/dev/null 2>&1 || true; }
+on_exit compose_down
+compose up -d >"$SHMTEST_TMP/up.out" 2>&1 || fail "docker compose up failed: $(tail -n 5 "$SHMTEST_TMP/up.out")"
 trainer=shmtest-trainer-1
 trainer_id=$(dk inspect -f '{{.Id}}' "$trainer") || fail "no container $trainer"
 prom=$SHMTEST_TMP/textfile/shmwatch.prom

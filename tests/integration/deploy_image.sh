@@ -10,8 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 need_static
 . "$(dirname "$0")/../stack/docker_lib.sh"
-docker_need
-need busybox
+docker_need busybox
 test_ns 64m -- "$@"
 
 version=$("$SHMWATCH_STATIC" --version | awk '{ print $2; exit }')
@@ -50,9 +49,7 @@ assert_eq "$(dk run --rm --network none "$img" --version | awk '{ print $1, $2; 
 
 # A workload: busybox alone, a private 32 MiB /dev/shm with one segment.
 box=$SHMTEST_TMP/box
-mkdir -p "$box"/{bin,tmp,proc,sys,dev}
-cp "$(command -v busybox)" "$box/bin/busybox"
-for t in sh sleep head; do ln -s busybox "$box/bin/$t"; done
+docker_busybox_tree "$box"
 tar -C "$box" -c . | dk import - shmwatch-test/busybox:deploy >/dev/null || fail "docker import of busybox failed"
 docker_run job --shm-size 32m shmwatch-test/busybox:deploy sh -c \
     'head -c 2097152 /dev/zero >/dev/shm/torch_1_3 && exec sleep 600'

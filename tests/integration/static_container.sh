@@ -9,8 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 need_static
 . "$(dirname "$0")/../stack/docker_lib.sh"
-docker_need
-need busybox file
+docker_need busybox file
 test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetches (once) and prints the path of Debian 13's ("trixie") Docker
 # Compose v2, for the test that runs config/deploy/docker-compose.yaml as it
-# is (tests/integration/deploy_image.sh): Debian 12's docker-compose is 1.29,
+# is (tests/integration/deploy_compose.sh): Debian 12's docker-compose is 1.29,
 # which knows neither `cgroup: host` nor `docker compose`.
 #
 #   dir=$(bash tests/stack/compose.sh)      # fetches it if needed, prints its path

@@ -44,10 +44,11 @@ dk() {
     "$DOCKER_BIN" "$@"
 }
 
-# docker_need: root and Debian's docker.io (dockerd, containerd, runc).
+# docker_need [CMD...]: root and Debian's docker.io (dockerd, containerd,
+# runc), and the commands the test names.
 docker_need() {
     need_root
-    need flock tar
+    need flock tar "$@"
     local b
     for b in "$DOCKER_BIN" "$DOCKERD_BIN" "$CONTAINERD_BIN" /usr/bin/containerd-shim-runc-v2 /usr/sbin/runc; do
         [ -x "$b" ] || _lib_missing "Debian's docker.io ($b is missing; tests/deps.sh installs it)"
@@ -236,6 +237,16 @@ docker_privileged_ok() {
         echo "# this machine's bounding set lacks capabilities privileged asks for: ${DOCKER_NODE_CAPS[*]} instead" >&2
         return 1
     fi
+}
+
+# docker_busybox_tree DIR: the root of an image of busybox alone (sh, sleep
+# and head, empty /tmp, /proc, /sys and /dev), for the test to add to and
+# import (tar -C DIR -c . | dk import - IMAGE).
+docker_busybox_tree() {
+    local t
+    mkdir -p "$1"/{bin,tmp,proc,sys,dev}
+    cp "$(command -v busybox)" "$1/bin/busybox" || fail "cannot copy busybox"
+    for t in sh sleep head; do ln -s busybox "$1/bin/$t"; done
 }
 
 # docker_pid NAME: the host pid of the container's first process.
