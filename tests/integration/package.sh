@@ -48,8 +48,11 @@ else
     echo "# no apt lists here: apt-get build-dep ./ not tried (dpkg-checkbuilddeps was)" >&2
 fi
 t0=$SECONDS
-(cd "$tree" && DEB_BUILD_OPTIONS=parallel=2 dpkg-buildpackage -us -uc -b) >"$SHMTEST_TMP/deb.log" 2>&1 ||
-    fail "dpkg-buildpackage failed: $(tail -n 20 "$SHMTEST_TMP/deb.log")"
+rc=0
+(cd "$tree" && DEB_BUILD_OPTIONS=parallel=2 dpkg-buildpackage -us -uc -b) >"$SHMTEST_TMP/deb.log" 2>&1 || rc=$?
+# The exit status too: a build that dies before it writes (seen once in CI,
+# not reproduced) leaves an empty log.
+[ "$rc" -eq 0 ] || fail "dpkg-buildpackage failed (status $rc, $(wc -l <"$SHMTEST_TMP/deb.log") lines of output): $(tail -n 20 "$SHMTEST_TMP/deb.log")"
 deb=$SHMTEST_TMP/dist/shmwatch_${version}_$(dpkg --print-architecture).deb
 [ -f "$deb" ] || fail "dpkg-buildpackage made no $deb"
 grep -qE "^Ok: +[1-9]" "$SHMTEST_TMP/deb.log" || fail "the package build ran no unit test"
