@@ -7,29 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "collect/beacon.h"
+#include "collect/procmap.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 #include "util/inomap.h"
 #include "util/torchprint.h"
 #include "util/xalloc.h"
-
-/* PROCMAP_QUERY (linux/fs.h, Linux 6.11), spelled out for older headers. */
-struct procmap_query {
-    uint64_t size, query_flags, query_addr;
-    uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
-    uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
-    uint64_t vma_name_addr, build_id_addr;
-};
-#define PROCMAP_QUERY_IOCTL _IOWR('f', 17, struct procmap_query)
-#define PQ_VMA_EXECUTABLE 0x04
-#define PQ_COVERING_OR_NEXT 0x10
-#define PQ_FILE_BACKED 0x20
 
 #define DENTS_SIZE (64u << 10)
 #define NAME_SIZE 4096
@@ -38,6 +26,7 @@ struct procmap_query {
 
 /* ---- procfiles: the walk of one process's files on a set of devices ---- */
 
+/* MAPS_UNKNOWN: PROCMAP_QUERY is asked, not yet answered. */
 enum { MAPS_UNKNOWN, MAPS_QUERY, MAPS_TEXT };
 enum { PH_FDS, PH_MAPS, PH_QUERY, PH_TEXT, PH_DONE };
 
@@ -83,6 +72,7 @@ struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs)
         if (!pf->dev_hint[dev_hint_of(devs[i])])
             pf->dev_hint[dev_hint_of(devs[i])] = (uint32_t)i + 1;
     pf->fddir = pf->mapsfd = -1;
+    pf->maps = procmap_way() == PROCMAP_WAY_TEXT ? MAPS_TEXT : MAPS_UNKNOWN;
     pf->phase = PH_DONE;
     inomap_init(&pf->libs);
     buf_init(&pf->text);
@@ -104,6 +94,11 @@ void procfiles_free(struct procfiles *pf)
 void procfiles_force_text(struct procfiles *pf)
 {
     pf->maps = MAPS_TEXT;
+}
+
+void procfiles_force_query(struct procfiles *pf)
+{
+    pf->maps = MAPS_UNKNOWN;
 }
 
 void procfiles_set_beacon(struct procfiles *pf, struct scan_beacon *b)
@@ -526,6 +521,11 @@ void pidscan_free(struct pidscan *ps)
 void pidscan_force_text(struct pidscan *ps)
 {
     procfiles_force_text(ps->pf);
+}
+
+void pidscan_force_query(struct pidscan *ps)
+{
+    procfiles_force_query(ps->pf);
 }
 
 void pidscan_set_beacon(struct pidscan *ps, struct scan_beacon *b)

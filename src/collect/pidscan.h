@@ -1,7 +1,7 @@
 /* One process's holders of the watched devices: its fd/ entries (one stat
- * each) and its mappings, through PROCMAP_QUERY where the kernel has it
- * (Linux 6.11+: no text to format or parse) and else through the maps text,
- * each line rejected on its device field before anything else is parsed.
+ * each) and its mappings, through PROCMAP_QUERY or through the maps text,
+ * whichever costs less on this machine (procmap.h), each line of the text
+ * rejected on its device field before anything else is parsed.
  * A holder's name (a readlink, or a mapping's path) and the stat of a
  * mapped-only inode are taken once per inode per scan, and never for inodes
  * the mount listing already has: the model takes those from the listing.
@@ -36,13 +36,17 @@ void procfiles_set_test_stat(procfiles_stat_hook stat_fn);
 
 struct procfiles;
 
-/* devs must outlive the procfiles. How mappings are read is settled by the
- * first process that has any: PROCMAP_QUERY, or the text when the kernel
- * does not know the ioctl (then for every later process too). */
+/* devs must outlive the procfiles. Mappings are read the cheaper way on
+ * this machine (procmap_way). Through PROCMAP_QUERY, the way is settled by
+ * the first process that has any mapping: the text when the kernel does
+ * not know the ioctl (then for every later process too). */
 struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs);
 void procfiles_free(struct procfiles *pf);
-/* Reads the maps text instead of asking PROCMAP_QUERY (tests of the fallback). */
+/* Reads the maps text whatever the machine (tests of the text). */
 void procfiles_force_text(struct procfiles *pf);
+/* Asks PROCMAP_QUERY whatever the machine, the text only where the kernel
+ * lacks it (tests of the ioctl). */
+void procfiles_force_query(struct procfiles *pf);
 /* Says in b (beacon.h) which process, fd or mappings the walk is reading. */
 struct scan_beacon;
 void procfiles_set_beacon(struct procfiles *pf, struct scan_beacon *b);
@@ -127,8 +131,9 @@ void pidscan_listed(struct pidscan *ps, const struct file_list *files);
  * when it exited meanwhile; never fatal. */
 size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch);
 
-/* Forces the maps text instead of PROCMAP_QUERY (tests of the fallback). */
+/* procfiles_force_text and procfiles_force_query for the scan's walk. */
 void pidscan_force_text(struct pidscan *ps);
+void pidscan_force_query(struct pidscan *ps);
 /* procfiles_set_beacon for the scan's walk. */
 void pidscan_set_beacon(struct pidscan *ps, struct scan_beacon *b);
 /* True once PROCMAP_QUERY has answered (Linux 6.11+); false on the text. */

@@ -137,6 +137,8 @@ static void test_fixture_walk(void **state)
         struct procfiles *pf = procfiles_new(devs, 3);
         if (text)
             procfiles_force_text(pf);
+        else
+            procfiles_force_query(pf);
         struct item it[16];
         unsigned status = 99;
         size_t n = walk(pf, piddir, it, 16, &status);
@@ -553,6 +555,8 @@ static void test_self_both_ways(void **state)
         struct procfiles *pf = procfiles_new(&r->dev, 1);
         if (text)
             procfiles_force_text(pf);
+        else
+            procfiles_force_query(pf);
         struct item it[64];
         unsigned status;
         size_t n = walk(pf, piddir, it, 64, &status);
