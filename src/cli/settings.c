@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "cli/opttable.h"
+#include "collect/procmap.h"
 #include "util/buf.h"
+#include "util/escape.h"
 #include "util/xalloc.h"
 
 /* The rows of o's command with a config key that were given: each goes
@@ -37,6 +39,26 @@ static int set_keys(const struct options *o, struct config *cfg, char **err)
                 return 2;
             }
         }
+    }
+    return 0;
+}
+
+/* SHMWATCH_MAPS: how processes' mappings are read, when not the way
+ * measured cheaper on this machine (collect/procmap.h). */
+static int maps_way(char **err)
+{
+    const char *v = getenv("SHMWATCH_MAPS");
+    if (!v || !*v)
+        return 0;
+    if (strcmp(v, "text") == 0) {
+        procmap_force(PROCMAP_WAY_TEXT);
+    } else if (strcmp(v, "query") == 0) {
+        procmap_force(PROCMAP_WAY_QUERY);
+    } else {
+        char *shown = esc_term_dup(v);
+        *err = str_printf("SHMWATCH_MAPS is \"%s\": text or query", shown);
+        free(shown);
+        return -1;
     }
     return 0;
 }
@@ -76,5 +98,7 @@ int settings_load(const struct options *o, struct config *cfg, char **err)
     const char *no_color = getenv("NO_COLOR");
     if (o->no_color || (no_color && *no_color))
         cfg->color = false;
+    if (maps_way(err) != 0)
+        return 2;
     return config_check(cfg, err) == 0 ? 0 : 2;
 }

@@ -42,6 +42,11 @@ enum procmap_way {
 enum procmap_way procmap_choose(uint64_t text_ns, size_t lines, uint64_t query_ns,
                                 size_t calls);
 
+/* The way every later procmap_way gives, measured or not: SHMWATCH_MAPS
+ * (cli/settings.c), and the bench's instruction counts, which must not
+ * depend on a timing. Before any scan starts. */
+void procmap_force(enum procmap_way way);
+
 /* The cheaper way on this machine: measured on the first call on this
  * program's own /proc/self/maps (the best of three readings each way, a
  * few tens of microseconds in all) and kept; PROCMAP_WAY_TEXT at once on a

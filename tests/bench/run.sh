@@ -346,10 +346,13 @@ measure_scene() { # NAME ARGS LABEL
     CPU_LSOF[$name]=$(awk '$1 == "lsof" { print $2 }' <<<"$out")
     if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
         # Tried twice: on a loaded machine a run under valgrind has been
-        # seen to end with a failure status and no message.
+        # seen to end with a failure status and no message. The mappings
+        # are read one fixed way (PROCMAP_QUERY, as when the baseline was
+        # recorded): the way measured cheaper rests on timings, which
+        # valgrind distorts, and the counts must be comparable exactly.
         local try
         for try in 1 2; do
-            valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.$name" "$SHMWATCH" --json \
+            SHMWATCH_MAPS=query valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.$name" "$SHMWATCH" --json \
                 "${all[@]}" >/dev/null 2>"$TMP/cg.$name.log" && break
             [ "$try" = 1 ] || die "callgrind run failed (status $?): $(grep -v -e '^==' -e '^--' \
                 "$TMP/cg.$name.log" | tail -n 5)"

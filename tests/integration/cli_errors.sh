@@ -36,6 +36,10 @@ expect 2 "^shmwatch clean: --orphan-min-age: expected a duration .* got '-5'" cl
 expect 2 "exclude each other" --once --json
 expect 2 "needs a value" --json --interval
 expect 2 "unexpected argument 'extra'" --once extra
+# SHMWATCH_MAPS (how mappings are read) takes text or query, nothing else;
+# its value is shown escaped.
+SHMWATCH_MAPS=$'sideways\e[2J' expect 2 '^shmwatch: SHMWATCH_MAPS is "sideways\\e\[2J": text or query$' --json
+SHMWATCH_MAPS=TEXT expect 2 '^shmwatch clean: SHMWATCH_MAPS is "TEXT": text or query' clean
 expect 2 "malformed.yaml:3:9: did not find expected" --once --config "$FIXTURES/config/bad/malformed.yaml"
 expect 2 "unknown_key.yaml:3:1: unknown key 'scan_intervall'" --json --config "$FIXTURES/config/bad/unknown_key.yaml"
 expect 2 "/nonexistent.yaml: No such file or directory" --json --config /nonexistent.yaml
