@@ -195,6 +195,26 @@ static int procfiles_stat_fd(struct procfiles *pf, const char *name)
     return 0;
 }
 
+static bool end_fds(struct procfiles *pf)
+{
+    close(pf->fddir);
+    pf->fddir = -1;
+    return false;
+}
+
+/* A refused stat of fd/NAME: the link itself, when reading it is refused
+ * too, which the kernel decides for the whole process (its ptrace check:
+ * root without a capability that the process has, as a container's
+ * watcher is towards the host's init). Then every other fd would be
+ * refused alike, twice each (statx_nowait asks again with no fields): the
+ * rest of the list is not asked. A link that reads is a refusal of the
+ * target's own file system (FUSE closed to this user), fd by fd. */
+static bool links_refused(struct procfiles *pf, const char *name)
+{
+    char c;
+    return readlinkat(pf->fddir, name, &c, 1) < 0 && (errno == EACCES || errno == EPERM);
+}
+
 static bool next_fd(struct procfiles *pf, struct procfile *f)
 {
     for (;;) {
@@ -203,9 +223,7 @@ static bool next_fd(struct procfiles *pf, struct procfile *f)
             if (n <= 0) {
                 if (n < 0)
                     failed(pf, errno);
-                close(pf->fddir);
-                pf->fddir = -1;
-                return false;
+                return end_fds(pf);
             }
             pf->dents_len = n;
             pf->dents_off = 0;
@@ -224,8 +242,11 @@ static bool next_fd(struct procfiles *pf, struct procfile *f)
              * watched device. ENOENT is an fd closed meanwhile; any other
              * error comes from the target's own file system (a tmpfs stat
              * cannot fail). */
-            if (errno == EACCES || errno == EPERM)
+            if (errno == EACCES || errno == EPERM) {
                 pf->status |= PROCFILES_DENIED;
+                if (links_refused(pf, d->d_name))
+                    return end_fds(pf);
+            }
             continue;
         }
         if (!watched(pf, pf->st.st_dev))

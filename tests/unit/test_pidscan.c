@@ -12,7 +12,9 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -377,11 +379,16 @@ static int denied_checks(const char *root, dev_t dev, ino_t ino)
     int p200 = open(p, O_RDONLY | O_DIRECTORY);
     if (p100 < 0 || p200 < 0)
         return 1;
-    /* pid 100: its fd list is readable, its one fd's target is not. */
+    /* pid 100: its fd list is readable, its fd 3's target is not, but its
+     * link is (the refusal is the target's own, fd by fd): fd 4 is still
+     * found. */
     struct procfiles *pf = procfiles_new(&dev, 1);
     struct procfile f;
+    int found = 0;
     procfiles_begin(pf, p100, false);
     while (procfiles_next(pf, &f))
+        found = f.kind == PROCFILE_FD && f.fd == 4 && !found ? 1 : -1;
+    if (found != 1)
         bad |= 2;
     if (procfiles_end(pf) != PROCFILES_DENIED)
         bad |= 4;
@@ -404,10 +411,10 @@ static int denied_checks(const char *root, dev_t dev, ino_t ino)
     warn_init(&w);
     struct pidscan *ps = pidscan_new(&dev, 1, &hl, &w);
     pidscan_run(ps, p100, 100, false);
-    if (w.denied != 1)
+    if (w.denied != 1 || hl.n != 1)
         bad |= 16;
     pidscan_run(ps, p200, 200, false);
-    if (w.denied != 2 || w.vanished != 0 || hl.n != 0)
+    if (w.denied != 2 || w.vanished != 0 || hl.n != 1)
         bad |= 32;
     pidscan_free(ps);
     holders_free(&hl);
@@ -444,6 +451,12 @@ static void test_denied(void **state)
     snprintf(target, sizeof(target), "%s/private/seg", root);
     snprintf(p, sizeof(p), "%s/proc/100/fd/3", root);
     assert_int_equal(symlink(target, p), 0);
+    snprintf(p, sizeof(p), "%s/open", root); /* a readable file on the same device */
+    mkdir_mode(p, 0755);
+    snprintf(target, sizeof(target), "%s/open/seg", root);
+    put(target, "y", 0644);
+    snprintf(p, sizeof(p), "%s/proc/100/fd/4", root);
+    assert_int_equal(symlink(target, p), 0);
     snprintf(p, sizeof(p), "%s/proc/100/maps", root);
     put(p, "", 0644);
     snprintf(p, sizeof(p), "%s/proc/200/maps", root);
@@ -468,6 +481,77 @@ static void test_denied(void **state)
     assert_true(WIFEXITED(ws));
     if (WEXITSTATUS(ws) != 0)
         fprintf(stderr, "# denied checks failed: 0x%x\n", WEXITSTATUS(ws));
+    assert_int_equal(WEXITSTATUS(ws), 0);
+}
+
+/* Root without a capability the target process has (CAP_SYS_PTRACE here),
+ * as a container's watcher is towards the host's init: the target's fd
+ * list is readable, each link is refused by the kernel's ptrace check, for
+ * the whole process. The walk says so after one fd instead of asking of
+ * every fd twice. A walker child drops the capability; the target is
+ * this test program, with more fds than one. */
+static int refused_walk(pid_t target)
+{
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+    struct __user_cap_data_struct d[2];
+    if (syscall(SYS_capget, &h, d) != 0)
+        return 64;
+    d[CAP_SYS_PTRACE / 32].effective &= ~(1u << (CAP_SYS_PTRACE % 32));
+    d[CAP_SYS_PTRACE / 32].permitted &= ~(1u << (CAP_SYS_PTRACE % 32));
+    if (syscall(SYS_capset, &h, d) != 0)
+        return 65;
+    char p[64];
+    snprintf(p, sizeof(p), "/proc/%d", (int)target);
+    int piddir = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (piddir < 0)
+        return 66;
+    char c;
+    if (readlinkat(piddir, "fd/0", &c, 1) >= 0 || errno != EACCES)
+        return 67; /* the kernel lets this walker read the links: nothing to test */
+    struct stat me;
+    if (fstat(piddir, &me) != 0)
+        return 68;
+    hook_calls = 0;
+    procfiles_set_test_stat(counting_stat);
+    struct procfiles *pf = procfiles_new(&me.st_dev, 1);
+    struct procfile f;
+    int bad = 0;
+    procfiles_begin(pf, piddir, false);
+    while (procfiles_next(pf, &f))
+        if (f.kind == PROCFILE_FD)
+            bad |= 1;
+    if (!(procfiles_end(pf) & PROCFILES_DENIED))
+        bad |= 2;
+    if (hook_calls != 1)
+        bad |= 4;
+    procfiles_free(pf);
+    return bad;
+}
+
+static void test_links_refused(void **state)
+{
+    (void)state;
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+    struct __user_cap_data_struct d[2];
+    if (geteuid() != 0 || syscall(SYS_capget, &h, d) != 0 ||
+        !(d[CAP_SYS_PTRACE / 32].permitted & (1u << (CAP_SYS_PTRACE % 32)))) {
+        fprintf(stderr, "# skipped: needs root with CAP_SYS_PTRACE\n");
+        skip();
+    }
+    int extra[4];
+    for (int i = 0; i < 4; i++)
+        assert_true((extra[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0);
+    pid_t me = getpid(), child = fork();
+    assert_true(child >= 0);
+    if (child == 0)
+        _exit(refused_walk(me));
+    int ws;
+    assert_int_equal(waitpid(child, &ws, 0), child);
+    for (int i = 0; i < 4; i++)
+        close(extra[i]);
+    assert_true(WIFEXITED(ws));
+    if (WEXITSTATUS(ws) != 0)
+        fprintf(stderr, "# refused walk failed: %d\n", WEXITSTATUS(ws));
     assert_int_equal(WEXITSTATUS(ws), 0);
 }
 
@@ -776,6 +860,7 @@ int main(void)
         cmocka_unit_test(test_fixture_partial_and_vanished),
         cmocka_unit_test(test_fixture_find_inodes),
         cmocka_unit_test(test_denied),
+        cmocka_unit_test(test_links_refused),
         cmocka_unit_test_setup_teardown(test_self_both_ways, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(test_find_private_mapping, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(test_find_other_pidns, real_setup, real_teardown),
