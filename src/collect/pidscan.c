@@ -50,6 +50,7 @@ struct procfiles {
     uint64_t addr;  /* PROCMAP_QUERY: where the next mapping is looked for */
     size_t queried; /* PROCMAP_QUERY: answers for this process */
     char *cur;      /* maps text: the next line */
+    bool text_read; /* pf->text holds this walk's whole maps text */
     struct scan_beacon *beacon;
     struct stat st;
     struct buf text;
@@ -149,6 +150,7 @@ void procfiles_begin(struct procfiles *pf, int piddir, bool want_torch)
     pf->status = 0;
     pf->want_torch = want_torch;
     pf->torch = false;
+    pf->text_read = false;
     pf->dents_len = pf->dents_off = 0;
     pf->fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     pf->phase = PH_FDS;
@@ -300,6 +302,8 @@ static void load_text(struct procfiles *pf)
     }
     if (pf->text.len >= MAPS_TEXT_MAX)
         pf->status |= PROCFILES_FAILED; /* the rest is unseen */
+    else
+        pf->text_read = true;
     if (pf->want_torch && torchprint_libtorch(pf->text.data, pf->text.len))
         pf->torch = true;
     pf->cur = pf->text.data;
@@ -466,6 +470,46 @@ char *procfiles_name(struct procfiles *pf, const struct procfile *f)
     return NULL;
 }
 
+const char *procfiles_text_path(struct procfiles *pf, uint64_t addr)
+{
+    if (!pf->text_read)
+        return NULL;
+    const char *p = pf->text.data, *end = p + pf->text.len;
+    while (p < end) {
+        /* Lines taken by next_text end in NUL, the rest in '\n'. */
+        const char *eol = p;
+        while (eol < end && *eol && *eol != '\n')
+            eol++;
+        const char *s = p;
+        uint64_t start, stop, maj, min;
+        if (!hex_field(&s, '-', &start) || !hex_field(&s, ' ', &stop) || addr < start)
+            return NULL; /* the lines go up by address */
+        if (addr < stop) {
+            for (int k = 0; k < 2; k++) { /* perms, offset */
+                const char *sp = memchr(s, ' ', (size_t)(eol - s));
+                if (!sp)
+                    return NULL;
+                s = sp + 1;
+            }
+            if (!hex_field(&s, ':', &maj) || !hex_field(&s, ' ', &min) ||
+                watched(pf, makedev(maj, min)))
+                return NULL; /* a watched line may have been cut at " (deleted)" */
+            while (s < eol && *s >= '0' && *s <= '9') /* inode */
+                s++;
+            while (s < eol && *s == ' ')
+                s++;
+            size_t n = (size_t)(eol - s);
+            if (n == 0 || *s != '/' || n >= sizeof(pf->name) || memchr(s, '\\', n))
+                return NULL; /* not a plain path: the link says it better */
+            memcpy(pf->name, s, n);
+            pf->name[n] = '\0';
+            return pf->name;
+        }
+        p = eol + 1;
+    }
+    return NULL;
+}
+
 /* Writes x in lower-case hex (no leading zeros) at d; returns the end. */
 static char *put_hex(char *d, uint64_t x)
 {
@@ -516,6 +560,7 @@ struct pidscan {
     const struct file_list *listed; /* pidscan_listed's, until taken in */
     struct inode_info *info;
     size_t ninfo, info_cap;
+    pid_t text_pid; /* whose maps text pf holds, 0: none */
 };
 
 struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, struct holder_list *out,
@@ -547,6 +592,13 @@ void pidscan_force_text(struct pidscan *ps)
 void pidscan_force_query(struct pidscan *ps)
 {
     procfiles_force_query(ps->pf);
+}
+
+const char *pidscan_exe(struct pidscan *ps, pid_t pid, uint64_t start_code)
+{
+    if (pid <= 0 || ps->text_pid != pid || start_code <= 1)
+        return NULL;
+    return procfiles_text_path(ps->pf, start_code);
 }
 
 void pidscan_set_beacon(struct pidscan *ps, struct scan_beacon *b)
@@ -709,6 +761,7 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
             map_holder(ps, &f, pid);
     }
     unsigned status = procfiles_end(ps->pf);
+    ps->text_pid = pid;
     if (status & PROCFILES_DENIED)
         ps->w->denied++;
     else if (status & PROCFILES_VANISHED)

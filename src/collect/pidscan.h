@@ -89,6 +89,11 @@ void procfiles_begin(struct procfiles *pf, int piddir, bool want_torch);
 /* The next fd or mapping on one of the devices; false at the end. The fds
  * all come before the mappings. A mapping of inode 0 is never returned. */
 bool procfiles_next(struct procfiles *pf, struct procfile *f);
+/* The path of the line of this walk's maps text that maps addr, as the
+ * kernel wrote it (" (deleted)" kept); NULL without such a text or line,
+ * for a line on a watched device, and for a path that is not plain
+ * (pidscan_exe). Valid until the next procfiles_name or walk. */
+const char *procfiles_text_path(struct procfiles *pf, uint64_t addr);
 /* The name of the current item: the fd's link target or the mapping's path
  * (asked of PROCMAP_QUERY when the text did not give it), with " (deleted)"
  * still on; in a buffer of pf the caller may change. NULL when it cannot
@@ -131,6 +136,14 @@ void pidscan_listed(struct pidscan *ps, const struct file_list *files);
  * when it exited meanwhile; never fatal. */
 size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch);
 
+/* The executable of pid, as its exe link names it, from the maps text
+ * this scan read last if it was pid's: the path of the line that maps
+ * start_code (stat's startcode, where the executable's code is). NULL
+ * when the last walk was another process's or read no text, or the line
+ * names no plain path (escaped by the kernel, or on a watched mount):
+ * then the caller reads the link. A readlink less for each listed process
+ * where the text is read. The string lasts until the next walk. */
+const char *pidscan_exe(struct pidscan *ps, pid_t pid, uint64_t start_code);
 /* procfiles_force_text and procfiles_force_query for the scan's walk. */
 void pidscan_force_text(struct pidscan *ps);
 void pidscan_force_query(struct pidscan *ps);

@@ -190,9 +190,9 @@ static int skip_nums(const char **s, int k)
 bool procs_parse_stat(const char *text, struct proc *p)
 {
     /* pid (comm) state ppid(4) pgrp(5) session(6) tty tpgid flags(9) ...
-     * starttime(22) ... sigcatch(34): comm may hold spaces and parentheses,
-     * so it ends at the last ')'. The fields between are read by no one:
-     * only their shape is checked, a run at a time. */
+     * starttime(22) ... startcode(26) ... sigcatch(34): comm may hold spaces
+     * and parentheses, so it ends at the last ')'. The fields between are
+     * read by no one: only their shape is checked, a run at a time. */
     const char *s = text, *open = strchr(text, '('), *close = strrchr(text, ')');
     long long v;
     if (!open || !close || close < open || close[1] != ' ' || !read_num(&s, &v) || v <= 0)
@@ -225,9 +225,13 @@ bool procs_parse_stat(const char *text, struct proc *p)
         p->sigcatch = 0;
         return true;
     }
-    /* vsize ... blocked; sigcatch: optional, very old kernels lack it */
-    if (skip_nums(&s, 11) == 11 && read_num(&s, &v))
-        p->sigcatch = (uint64_t)v;
+    /* vsize rss rsslim; startcode; endcode ... blocked; sigcatch: optional,
+     * very old kernels lack it */
+    if (skip_nums(&s, 3) == 3 && read_num(&s, &v)) {
+        p->start_code = (uint64_t)v;
+        if (skip_nums(&s, 7) == 7 && read_num(&s, &v))
+            p->sigcatch = (uint64_t)v;
+    }
     return true;
 }
 

@@ -23,6 +23,8 @@ struct proc {
     unsigned long pidns;     /* pid namespace inode, 0 if unknown */
     unsigned long mntns;     /* mount namespace inode, 0 if unknown */
     uint64_t sigcatch;       /* caught signals (SigCgt): bit n-1 for signal n; 0 in a kthread */
+    uint64_t start_code;     /* where its executable's code is mapped (stat's startcode);
+                              * 0 without memory, 1 when not shown to this reader */
     bool kernel_thread;
 };
 

@@ -33,6 +33,7 @@ struct walk {
     struct holder_list *hl;
     struct warnings *w;
     struct nsmap *ns;
+    struct pidscan *ps;
     unsigned char *flags;
     size_t nflags, flags_cap;
     struct buf text;
@@ -41,7 +42,8 @@ struct walk {
 };
 
 /* The effective uid and RssAnon (from the /proc/PID directory's owner and
- * statm, unless status was read already for NSpid), cmdline and exe. */
+ * statm, unless status was read already for NSpid), cmdline and exe (from
+ * the maps text just read, where it was read: pidscan_exe). */
 static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f)
 {
     scan_beacon_at(wk->o->beacon, SCAN_DETAILS, p->pid, -1);
@@ -55,8 +57,11 @@ static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f
     if (!p->cmdline && read_proc_at(piddir, "cmdline", &wk->text, 128u << 10) == 0)
         p->cmdline = procs_join_cmdline(wk->text.data, wk->text.len, p->comm, p->state == 'Z');
     if (!p->exe) {
-        ssize_t n = readlinkat(piddir, "exe", wk->link, sizeof(wk->link) - 1);
-        if (n > 0 && wk->link[0] == '/')
+        const char *mapped = pidscan_exe(wk->ps, p->pid, p->start_code);
+        ssize_t n = mapped ? 0 : readlinkat(piddir, "exe", wk->link, sizeof(wk->link) - 1);
+        if (mapped)
+            p->exe = xstrdup(mapped);
+        else if (n > 0 && wk->link[0] == '/')
             p->exe = xstrndup(wk->link, (size_t)n);
     }
 }
@@ -261,6 +266,7 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
     }
     nsmap_self(wk.ns, wk.proc, nsmap_boot_realtime(), sysconf(_SC_CLK_TCK));
     struct pidscan *ps = pidscan_new(o->devs, o->ndevs, hl, w);
+    wk.ps = ps;
     pidscan_set_beacon(ps, o->beacon);
     pidscan_listed(ps, o->files);
     pid_t *pids = NULL;

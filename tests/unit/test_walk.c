@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "collect/pidscan.h"
 #include "collect/procs.h"
 #include "collect/walk.h"
+#include "util/buf.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
@@ -25,10 +27,11 @@ static void test_parse_stat(void **state)
 {
     (void)state;
     /* comm with spaces and parentheses; flags with PF_KTHREAD clear;
-     * starttime 123456; sigcatch 0x4a02 (SIGBUS SIGSEGV SIGFPE SIGINT) */
+     * starttime 123456; startcode 0x557a3c400000; sigcatch 0x4a02 (SIGBUS
+     * SIGSEGV SIGFPE SIGINT) */
     const char *t = "4321 (a) b (c) S 4000 4321 1 34816 4321 4194560 100 0 0 0 5 6 0 0 20 0 "
-                    "1 0 123456 12345678 900 18446744073709551615 1 1 0 0 0 0 0 4096 18946 0 0 "
-                    "0 17 1 0 0 0 0 0\n";
+                    "1 0 123456 12345678 900 18446744073709551615 93983485198336 93983485300000 "
+                    "0 0 0 0 0 4096 18946 0 0 0 17 1 0 0 0 0 0\n";
     struct proc p = {0};
     assert_true(procs_parse_stat(t, &p));
     assert_int_equal(p.pid, 4321);
@@ -39,6 +42,7 @@ static void test_parse_stat(void **state)
     assert_int_equal(p.sid, 1);
     assert_false(p.kernel_thread);
     assert_int_equal(p.start_ticks, 123456);
+    assert_int_equal(p.start_code, 0x557a3c400000ull);
     assert_int_equal(p.sigcatch, 18946);
     assert_int_equal(p.nspid, 4321);
 
@@ -267,6 +271,59 @@ static void check_held(const struct held *h, const struct holder_list *hl)
     }
 }
 
+/* This process's startcode, from its stat. */
+static uint64_t self_start_code(int piddir)
+{
+    struct buf b;
+    buf_init(&b);
+    struct proc me = {0};
+    assert_int_equal(read_proc_at(piddir, "stat", &b, 4096), 0);
+    assert_true(procs_parse_stat(b.data, &me));
+    buf_free(&b);
+    assert_true(me.start_code > 1);
+    return me.start_code;
+}
+
+/* The executable from the maps text just read (pidscan_exe): what the exe
+ * link says; nothing for another pid, without a startcode, or when the
+ * line is on a watched device (a watched line may have been cut at its
+ * " (deleted)"): the link is read then. */
+static void test_exe_from_text(void **state)
+{
+    (void)state;
+    char link[4096];
+    ssize_t n = readlink("/proc/self/exe", link, sizeof(link) - 1);
+    assert_true(n > 0);
+    link[n] = '\0';
+    struct stat bin;
+    assert_int_equal(stat("/proc/self/exe", &bin), 0);
+    int piddir = open("/proc/self", O_RDONLY | O_DIRECTORY);
+    assert_true(piddir >= 0);
+    uint64_t start_code = self_start_code(piddir);
+    dev_t made_up = makedev(0xab, 1);
+    for (int watched = 0; watched < 2; watched++) {
+        struct holder_list hl = {0};
+        struct warnings w;
+        warn_init(&w);
+        struct pidscan *ps = pidscan_new(watched ? &bin.st_dev : &made_up, 1, &hl, &w);
+        pidscan_force_text(ps);
+        assert_null(pidscan_exe(ps, getpid(), start_code)); /* no walk yet */
+        pidscan_run(ps, piddir, getpid(), false);
+        const char *exe = pidscan_exe(ps, getpid(), start_code);
+        if (watched)
+            assert_null(exe);
+        else if (!exe || strcmp(exe, link) != 0)
+            fail_msg("exe from the text: %s, the link: %s", exe ? exe : "(none)", link);
+        assert_null(pidscan_exe(ps, getpid() + 1, start_code));
+        assert_null(pidscan_exe(ps, getpid(), 1)); /* startcode not shown */
+        assert_null(pidscan_exe(ps, getpid(), 0)); /* no memory */
+        pidscan_free(ps);
+        holders_free(&hl);
+        warn_free(&w);
+    }
+    close(piddir);
+}
+
 /* The named file is known from the listing, told one by one
  * (pidscan_known) or as the list (pidscan_listed, taken in at the first
  * holder). */
@@ -292,6 +349,9 @@ static void run_pidscan(const struct held *h, bool text, bool as_list, struct ho
     assert_true(piddir >= 0);
     assert_true(pidscan_run(ps, piddir, getpid(), false) >= 3);
     assert_int_equal(pidscan_queried(ps), !text && kernel_has_query());
+    /* No executable from the text through the ioctl (test_exe_from_text). */
+    if (!text)
+        assert_null(pidscan_exe(ps, getpid(), self_start_code(piddir)));
     close(piddir);
     pidscan_free(ps);
     files_free(&fl);
@@ -701,6 +761,7 @@ int main(void)
         cmocka_unit_test(test_parse_statm),
         cmocka_unit_test(test_read_shmem),
         cmocka_unit_test(test_join_cmdline),
+        cmocka_unit_test(test_exe_from_text),
         cmocka_unit_test_setup_teardown(test_pidscan_both_ways, setup, teardown),
         cmocka_unit_test(test_pidscan_torch),
         cmocka_unit_test_setup_teardown(test_walk_self, setup, teardown),
