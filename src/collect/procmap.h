@@ -47,6 +47,11 @@ enum procmap_way procmap_choose(uint64_t text_ns, size_t lines, uint64_t query_n
  * depend on a timing. Before any scan starts. */
 void procmap_force(enum procmap_way way);
 
+/* Test hook: each reading's time replaced by these (the readings are still
+ * made, so that a kernel without the ioctl is still found out); 0, 0: the
+ * times measured. Before the first procmap_way. */
+void procmap_set_test_times(uint64_t text_ns, uint64_t query_ns);
+
 /* The cheaper way on this machine: measured on the first call on this
  * program's own /proc/self/maps (the best of three readings each way, a
  * few tens of microseconds in all) and kept; PROCMAP_WAY_TEXT at once on a

@@ -7,8 +7,6 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -188,15 +186,7 @@ static void swap_on_term(int sig)
 
 static void no_pidfds(void)
 {
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_open, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+    if (!seccomp_refuse(SYS_pidfd_open, -1, ENOSYS))
         _exit(100);
     if (syscall(SYS_pidfd_open, getpid(), 0) >= 0 || errno != ENOSYS)
         _exit(101);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -32,6 +34,28 @@ static inline pid_t test_fork(void)
     if (pid == 0)
         prctl(PR_SET_PDEATHSIG, SIGKILL);
     return pid;
+}
+
+/* An older kernel, for a forked tester: a seccomp filter makes system
+ * call nr fail with err, from now on in this process and its children;
+ * only when its second argument is arg1 (an ioctl's request), unless arg1
+ * is -1. False when the filter cannot be set. */
+static inline bool seccomp_refuse(int nr, long long arg1, int err)
+{
+    struct sock_filter f[6];
+    unsigned short n = 0;
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, arg1 < 0 ? 1 : 3);
+    if (arg1 >= 0) {
+        f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                              offsetof(struct seccomp_data, args[1]));
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)arg1, 0, 1);
+    }
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (uint32_t)err);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    struct sock_fprog prog = {.len = n, .filter = f};
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+           prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
 }
 
 /* The fixtures directory (tests/fixtures), from the FIXTURES variable. */
