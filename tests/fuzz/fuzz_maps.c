@@ -1,7 +1,8 @@
 /* The maps text: maps_parse_line on one line, and the whole text walked by
  * procfiles (forced to the text, as before Linux 6.11) from a fixture
- * process directory whose maps file is the input. Mappings on 00:1a and
- * 00:05 are watched. */
+ * process directory whose maps file is the input, and the path at an
+ * address read back from that text. Mappings on 00:1a and 00:05 are
+ * watched. */
 #include "fuzz.h"
 
 #include <sys/sysmacros.h>
@@ -51,5 +52,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     (void)procfiles_end(pf);
     (void)procfiles_torch(pf);
+    /* The executable's path at an address within the text's lines: the
+     * first line's start, moved by the input's last byte in pages
+     * (pidscan_exe's reading of the text just walked). */
+    char *text = fuzz_cstr(data, size);
+    uint64_t addr = strtoull(text, NULL, 16) + (size ? (uint64_t)data[size - 1] << 12 : 0);
+    free(text);
+    const char *exe = procfiles_text_path(pf, addr);
+    if (exe && exe[0] != '/')
+        abort();
     return 0;
 }
