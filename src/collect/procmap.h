@@ -52,11 +52,12 @@ void procmap_force(enum procmap_way way);
  * times measured. Before the first procmap_way. */
 void procmap_set_test_times(uint64_t text_ns, uint64_t query_ns);
 
-/* The cheaper way on this machine: measured on the first call on this
- * program's own /proc/self/maps (the best of three readings each way, a
- * few tens of microseconds in all) and kept; PROCMAP_WAY_TEXT at once on a
- * kernel without the ioctl, PROCMAP_WAY_QUERY where nothing can be
- * measured. Safe to call from any thread. */
+/* The cheaper way on this machine, measured on the first call (the best
+ * of three readings each way, a few tens of microseconds in all) and kept:
+ * PROCMAP_WAY_TEXT at once on a kernel without the ioctl, PROCMAP_WAY_QUERY
+ * where nothing can be measured. It reads this program's own
+ * /proc/self/maps, not through a sysroot: the cost is the machine's, and a
+ * watched root's proc may be a fixture tree. Safe to call from any thread. */
 enum procmap_way procmap_way(void);
 
 #endif
