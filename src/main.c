@@ -273,6 +273,9 @@ int shmwatch_main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
 
+    if (o.mode == MODE_DASHBOARD ||
+        ((o.mode == MODE_ONCE || o.mode == MODE_JSON || o.mode == MODE_PROMETHEUS) && o.count != 1))
+        xalloc_repeating();
     int rc = 0;
     switch (o.mode) {
     case MODE_HELP:

@@ -23,6 +23,20 @@ void xalloc_setup(void)
     mallopt(M_ARENA_MAX, 1);
 }
 
+void xalloc_repeating(void)
+{
+    /* A program that scans again and again (the dashboard, --interval):
+     * what one scan frees serves the next from the heap, instead of being
+     * unmapped and faulted in anew each time. On 6,500 segments that was
+     * 690 page faults a scan, and on a VM whose faults pass through the
+     * hypervisor (12 us each) an eighth of the dashboard's CPU. Arrays of
+     * 1 MiB or more stay mmapped and the heap's free top is kept up to
+     * 8 MiB: the dashboard at 100,000 segments peaked at 60 MiB with this,
+     * 57 MiB without. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    mallopt(M_TRIM_THRESHOLD, 8 << 20);
+}
+
 static void oom(void)
 {
     fputs("shmwatch: out of memory\n", stderr);

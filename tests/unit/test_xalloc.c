@@ -2,13 +2,14 @@
  * one heap the caller uses, so that what the scan frees serves the model
  * built after it; and a big array stays mmapped after one like it was
  * freed (glibc would otherwise raise its threshold and keep every peak in
- * the heap). Checked through glibc's own account of its heaps, so this test
+ * the heap), unless the program scans again and again. Checked through glibc's own account of its heaps, so this test
  * is not built with AddressSanitizer, whose allocator replaces glibc's. */
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "testutil.h"
 #include "util/thread.h"
@@ -76,12 +77,49 @@ static void test_big_arrays_stay_mmapped(void **state)
     assert_int_equal(mallinfo2().hblks, 0);
 }
 
+/* A program that scans again and again (xalloc_repeating): an array below
+ * 1 MiB comes from the heap and, freed, serves the next one without the
+ * heap growing; one of 1 MiB or more is still mmapped. In a child: the
+ * settings are the whole program's. */
+static void test_repeating_reuses_the_heap(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        xalloc_repeating();
+        size_t mid = 512 << 10, big = 2 << 20;
+        char *a = xmalloc(mid);
+        memset(a, 1, mid);
+        struct mallinfo2 one = mallinfo2();
+        free(a);
+        char *b = xmalloc(mid);
+        memset(b, 2, mid);
+        struct mallinfo2 two = mallinfo2();
+        char *c = xmalloc(big);
+        memset(c, 3, big);
+        struct mallinfo2 three = mallinfo2();
+        int bad = (one.hblks != 0) | (two.hblks != 0) << 1 | (two.arena > one.arena) << 2 |
+                  (three.hblks != 1) << 3;
+        free(b);
+        free(c);
+        _exit(bad);
+    }
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws));
+    if (WEXITSTATUS(ws))
+        fprintf(stderr, "# repeating: 0x%x\n", WEXITSTATUS(ws));
+    assert_int_equal(WEXITSTATUS(ws), 0);
+}
+
 int main(void)
 {
     xalloc_setup(); /* as shmwatch_main does, before anything else */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_share_one_heap),
         cmocka_unit_test(test_big_arrays_stay_mmapped),
+        cmocka_unit_test(test_repeating_reuses_the_heap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
