@@ -58,11 +58,13 @@ static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f
         p->cmdline = procs_join_cmdline(wk->text.data, wk->text.len, p->comm, p->state == 'Z');
     if (!p->exe) {
         const char *mapped = pidscan_exe(wk->ps, p->pid, p->start_code);
-        ssize_t n = mapped ? 0 : readlinkat(piddir, "exe", wk->link, sizeof(wk->link) - 1);
-        if (mapped)
+        if (mapped) {
             p->exe = xstrdup(mapped);
-        else if (n > 0 && wk->link[0] == '/')
-            p->exe = xstrndup(wk->link, (size_t)n);
+        } else {
+            ssize_t n = readlinkat(piddir, "exe", wk->link, sizeof(wk->link) - 1);
+            if (n > 0 && wk->link[0] == '/')
+                p->exe = xstrndup(wk->link, (size_t)n);
+        }
     }
 }
 
