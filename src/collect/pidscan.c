@@ -19,6 +19,8 @@
 #include "util/torchprint.h"
 #include "util/xalloc.h"
 
+static const char deleted_suffix[] = " (deleted)";
+
 #define DENTS_SIZE (64u << 10)
 #define NAME_SIZE 4096
 #define MAPS_TEXT_MAX (256u << 20)
@@ -481,29 +483,24 @@ const char *procfiles_text_path(struct procfiles *pf, uint64_t addr)
         while (eol < end && *eol && *eol != '\n')
             eol++;
         const char *s = p;
-        uint64_t start, stop, maj, min;
+        uint64_t start, stop;
         if (!hex_field(&s, '-', &start) || !hex_field(&s, ' ', &stop) || addr < start)
             return NULL; /* the lines go up by address */
         if (addr < stop) {
-            for (int k = 0; k < 2; k++) { /* perms, offset */
-                const char *sp = memchr(s, ' ', (size_t)(eol - s));
-                if (!sp)
-                    return NULL;
-                s = sp + 1;
-            }
-            if (!hex_field(&s, ':', &maj) || !hex_field(&s, ' ', &min) ||
-                watched(pf, makedev(maj, min)))
-                return NULL; /* a watched line may have been cut at " (deleted)" */
-            while (s < eol && *s >= '0' && *s <= '9') /* inode */
-                s++;
-            while (s < eol && *s == ' ')
-                s++;
-            size_t n = (size_t)(eol - s);
-            if (n == 0 || *s != '/' || n >= sizeof(pf->name) || memchr(s, '\\', n))
-                return NULL; /* not a plain path: the link says it better */
-            memcpy(pf->name, s, n);
+            /* The line, parsed by the one parser, in pf->name. */
+            size_t n = (size_t)(eol - p), k = sizeof(deleted_suffix) - 1;
+            struct maps_entry e;
+            if (n >= sizeof(pf->name) - k)
+                return NULL;
+            memcpy(pf->name, p, n);
             pf->name[n] = '\0';
-            return pf->name;
+            if (!maps_parse_line(pf->name, &e) || watched(pf, makedev(e.major, e.minor)))
+                return NULL; /* a watched line may have been cut at " (deleted)" */
+            if (e.path[0] != '/' || strchr(e.path, '\\'))
+                return NULL; /* not a plain path: the link says it better */
+            if (e.deleted) /* as the link says it */
+                memcpy(e.path + strlen(e.path), deleted_suffix, k + 1);
+            return e.path;
         }
         p = eol + 1;
     }
@@ -773,7 +770,6 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
 
 /* ---- The maps text ---- */
 
-static const char deleted_suffix[] = " (deleted)";
 
 bool strip_deleted(char *path)
 {
