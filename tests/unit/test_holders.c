@@ -50,6 +50,35 @@ static void test_maps_line_spaces_and_anon(void **state)
     assert_false(maps_parse_line(e_, &e));
 }
 
+/* The fields are digits as the kernel writes them: nothing strtoull would
+ * also take (a sign, a space, "0x"), and no value past 64 bits. */
+static void test_maps_line_numbers(void **state)
+{
+    (void)state;
+    char max[] = "ffffffffffffffff-ffffffffffffffff rw-s ffffffffffffffff 00:1a "
+                 "18446744073709551615 /dev/shm/x";
+    struct maps_entry e;
+    assert_true(maps_parse_line(max, &e));
+    assert_true(e.start == UINT64_MAX && e.offset == UINT64_MAX && e.inode == UINT64_MAX);
+    assert_string_equal(e.path, "/dev/shm/x");
+    const char *bad[] = {
+        "10000000000000000-10000000000000001 rw-s 00000000 00:1a 1 /dev/shm/x", /* 65 bits */
+        "1000-2000 rw-s 00000000 00:1a 18446744073709551616 /dev/shm/x",        /* 2^64 */
+        "0x1000-2000 rw-s 00000000 00:1a 1 /dev/shm/x",
+        "1000-2000 rw-s -1 00:1a 1 /dev/shm/x",
+        "1000-2000 rw-s 00000000  00:1a 1 /dev/shm/x",
+        "1000-2000 rw-s 00000000 00:1a +1 /dev/shm/x",
+        "1000-2000 rw-s 00000000 00:1a 12x /dev/shm/x",
+        "1000-2000 rw-s 00000000 100000000:1a 1 /dev/shm/x", /* a major past 32 bits */
+        "1000-2000 rw-s 00000000 00:1a",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char line[128];
+        snprintf(line, sizeof(line), "%s", bad[i]);
+        assert_false(maps_parse_line(line, &e));
+    }
+}
+
 static void test_strip_deleted(void **state)
 {
     (void)state;
@@ -282,6 +311,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_maps_line),
         cmocka_unit_test(test_maps_line_spaces_and_anon),
+        cmocka_unit_test(test_maps_line_numbers),
         cmocka_unit_test(test_strip_deleted),
         cmocka_unit_test(test_nspid),
         cmocka_unit_test_setup_teardown(test_collect_tree, setup, teardown),
