@@ -1,9 +1,15 @@
 #include "util/xalloc.h"
 
 #include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Blocks of this many bytes or more are mmapped (M_MMAP_THRESHOLD). */
+static size_t mmap_threshold = 128 << 10;
 
 void xalloc_setup(void)
 {
@@ -12,7 +18,7 @@ void xalloc_setup(void)
      * once. glibc's default raises the threshold after the first such free
      * and serves them from the heap, which keeps every peak: the dashboard
      * at 100,000 segments peaked at 84 MiB, with this at 59 MiB. */
-    mallopt(M_MMAP_THRESHOLD, 128 << 10);
+    mallopt(M_MMAP_THRESHOLD, (int)mmap_threshold);
     /* One heap for every thread. The scan runs in a thread of its own only
      * so that the caller can watch it (scanjob.h), and the caller builds
      * the model and the report from what it returns: in a second heap the
@@ -33,8 +39,34 @@ void xalloc_repeating(void)
      * 1 MiB or more stay mmapped and the heap's free top is kept up to
      * 8 MiB: the dashboard at 100,000 segments peaked at 60 MiB with this,
      * 57 MiB without. */
-    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    mmap_threshold = 1 << 20;
+    mallopt(M_MMAP_THRESHOLD, (int)mmap_threshold);
     mallopt(M_TRIM_THRESHOLD, 8 << 20);
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/* Blocks of at least this many new bytes have their pages made at once. */
+#define POPULATE_MIN (64u << 10)
+
+/* Makes the pages wholly inside p[from..to) present and writable, all in
+ * one system call, when that is at least POPULATE_MIN bytes: the pages of a
+ * big array (a scan's records, segments, inode tables) that the program is
+ * about to fill. Each page would otherwise be made on its first write, by
+ * a page fault; on a VM whose faults pass through the hypervisor that is
+ * some 12 us a page, while making them in one call is under 1 us a page
+ * (doc/performance.md). Pages already there are left as they are. A kernel
+ * before 5.14 refuses the call: then the pages come by faults, as before. */
+static void populate(void *p, size_t from, size_t to)
+{
+    if (to < from || to - from < POPULATE_MIN)
+        return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE); /* no system call: libc has it */
+    uintptr_t a = ((uintptr_t)p + from + page - 1) & ~(page - 1), b = ((uintptr_t)p + to) & ~(page - 1);
+    if (b > a)
+        (void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
 }
 
 static void oom(void)
@@ -48,6 +80,7 @@ void *xmalloc(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p)
         oom();
+    populate(p, 0, n);
     return p;
 }
 
@@ -56,14 +89,26 @@ void *xcalloc(size_t nmemb, size_t size)
     void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
     if (!p)
         oom();
+    populate(p, 0, nmemb * size); /* calloc checked the product */
     return p;
 }
 
 void *xrealloc(void *p, size_t n)
 {
+    size_t old = p ? malloc_usable_size(p) : 0;
+    if (old && old < mmap_threshold && n >= mmap_threshold) {
+        /* From the heap to a mapping of its own: realloc would copy into
+         * the new mapping page fault by page fault. */
+        void *q = xmalloc(n);
+        memcpy(q, p, old);
+        free(p);
+        return q;
+    }
+    /* Grown in place or by mremap, the first old bytes' pages are there. */
     p = realloc(p, n ? n : 1);
     if (!p)
         oom();
+    populate(p, old, n);
     return p;
 }
 

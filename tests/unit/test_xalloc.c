@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "util/thread.h"
@@ -77,6 +79,72 @@ static void test_big_arrays_stay_mmapped(void **state)
     assert_int_equal(mallinfo2().hblks, 0);
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* How many of the pages wholly inside p[from..to) are not resident
+ * (mincore); the range holds at least min_pages such pages. */
+static size_t missing(const char *p, size_t from, size_t to, size_t min_pages)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = ((uintptr_t)p + from + page - 1) & ~(page - 1), b = ((uintptr_t)p + to) & ~(page - 1);
+    size_t n = b > a ? (b - a) / page : 0, k = 0;
+    assert_true(n >= min_pages);
+    unsigned char *vec = xcalloc(n, 1);
+    assert_int_equal(mincore((void *)a, b - a, vec), 0);
+    for (size_t i = 0; i < n; i++)
+        k += !(vec[i] & 1);
+    free(vec);
+    return k;
+}
+
+/* Does this kernel make pages on request (Linux 5.14)? */
+static bool kernel_populates(void)
+{
+    size_t len = 1 << 16;
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(m != MAP_FAILED);
+    bool ok = madvise(m, len, MADV_POPULATE_WRITE) == 0;
+    munmap(m, len);
+    return ok;
+}
+
+/* A big array's pages are made when it is allocated, in one call, not
+ * fault by fault as it is filled: mincore finds them resident before any
+ * byte is written. Likewise what xrealloc adds, and an array that grows
+ * from the heap into a mapping of its own keeps its bytes. */
+static void test_big_arrays_are_populated(void **state)
+{
+    (void)state;
+    if (!kernel_populates()) {
+        fprintf(stderr, "# SKIP: this kernel has no MADV_POPULATE_WRITE (Linux 5.14)\n");
+        skip();
+    }
+    size_t big = 512 << 10;
+    char *a = xmalloc(big);
+    assert_int_equal(missing(a, 0, big, 127), 0);
+    char *z = xcalloc(big / 8, 8);
+    assert_int_equal(missing(z, 0, big, 127), 0);
+    /* Grown by mremap: the new part is made too. */
+    a = xrealloc(a, 2 * big);
+    assert_int_equal(missing(a, big, 2 * big, 127), 0);
+    free(a);
+    free(z);
+    /* From the heap into a mapping: the bytes come along. */
+    size_t small = 96 << 10;
+    char *h = xmalloc(small);
+    for (size_t i = 0; i < small; i++)
+        h[i] = (char)(i * 7);
+    h = xrealloc(h, big);
+    assert_true(mallinfo2().hblks >= 1);
+    for (size_t i = 0; i < small; i += 4093)
+        assert_int_equal(h[i], (char)(i * 7));
+    assert_int_equal(h[small - 1], (char)((small - 1) * 7));
+    assert_int_equal(missing(h, small, big, 100), 0);
+    free(h);
+}
+
 /* A program that scans again and again (xalloc_repeating): an array below
  * 1 MiB comes from the heap and, freed, serves the next one without the
  * heap growing; one of 1 MiB or more is still mmapped. In a child: the
@@ -120,6 +188,7 @@ int main(void)
         cmocka_unit_test(test_threads_share_one_heap),
         cmocka_unit_test(test_big_arrays_stay_mmapped),
         cmocka_unit_test(test_repeating_reuses_the_heap),
+        cmocka_unit_test(test_big_arrays_are_populated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
