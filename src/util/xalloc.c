@@ -55,8 +55,8 @@ void xalloc_repeating(void)
  * one system call, when that is at least POPULATE_MIN bytes: the pages of a
  * big array (a scan's records, segments, inode tables) that the program is
  * about to fill. Each page would otherwise be made on its first write, by
- * a page fault; on a VM whose faults pass through the hypervisor that is
- * some 12 us a page, while making them in one call is under 1 us a page
+ * a page fault: on a VM whose faults pass through the hypervisor, some
+ * 12 us a page, against about 6 us made in one call and then written
  * (doc/performance.md). Pages already there are left as they are. A kernel
  * before 5.14 refuses the call: then the pages come by faults, as before. */
 static void populate(void *p, size_t from, size_t to)
