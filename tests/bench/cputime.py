@@ -1,13 +1,18 @@
 #!/usr/bin/python3
 """Runs commands alternately and reports the median CPU time of each.
 
-    cputime.py --runs N [--warmup K] [--tolerate NAME] NAME=COMMAND [NAME=COMMAND ...]
+    cputime.py --runs N [--warmup K] [--tolerate NAME] [--pair A/B ...]
+               NAME=COMMAND [NAME=COMMAND ...]
 
 COMMAND is split like a shell word list (no shell runs it, so its start-up is
 not measured); its stdout goes to /dev/null. Round r runs every command once,
 in turn, so a noisy neighbour hits all of them alike. CPU time is user + system
 of the child and everything it waited for (wait4's rusage, microseconds).
 Prints one line per command: NAME median_s min_s max_s wall_median_s.
+--pair A/B (commands A and B) adds a line "pair A/B RATIO": the median over
+the rounds of A's CPU time over B's in the same round. The machine's slow
+spells last longer than a round, so they move both runs of a round alike:
+this ratio moves less with them than the ratio of the two medians.
 A command that exits non-zero is an error (its stderr is shown and the
 script exits 1) unless its NAME was given to --tolerate (lsof exits 1 when
 it merely warns).
@@ -52,12 +57,15 @@ def main():
     runs, warmup = 5, 1
     cmds = []
     tolerate = set()
+    pairs = []
     while args:
         a = args.pop(0)
         if a == "--runs":
             runs = int(args.pop(0))
         elif a == "--tolerate":
             tolerate.add(args.pop(0))
+        elif a == "--pair":
+            pairs.append(tuple(args.pop(0).split("/", 1)))
         elif a == "--warmup":
             warmup = int(args.pop(0))
         elif "=" in a:
@@ -67,6 +75,10 @@ def main():
             sys.exit(f"cputime: unexpected argument {a!r}\n{__doc__}")
     if not cmds or runs < 1:
         sys.exit(__doc__)
+    names = {n for n, _ in cmds}
+    for pair in pairs:
+        if len(pair) != 2 or not set(pair) <= names:
+            sys.exit(f"cputime: --pair {'/'.join(pair)}: not two of the commands' names")
     cpu = {n: [] for n, _ in cmds}
     wall = {n: [] for n, _ in cmds}
     for r in range(warmup + runs):
@@ -82,6 +94,9 @@ def main():
         xs = cpu[name]
         print(f"{name} {statistics.median(xs):.6f} {min(xs):.6f} {max(xs):.6f} "
               f"{statistics.median(wall[name]):.6f}")
+    for a, b in pairs:
+        ratios = [x / y for x, y in zip(cpu[a], cpu[b]) if y > 0]
+        print(f"pair {a}/{b} {statistics.median(ratios) if ratios else 0:.4f}")
 
 
 if __name__ == "__main__":

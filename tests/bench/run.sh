@@ -14,7 +14,8 @@
 # 8 workers) in a mount namespace of its own with its own tmpfs at /dev/shm,
 # measured with `shmwatch --all` against `floor --all`.
 # The commands run alternately, N times each after one warm-up round; CPU is
-# user + system time of each run (tests/bench/cputime.py). Every target of
+# user + system time of each run (tests/bench/cputime.py), a ratio the median
+# of the rounds' ratios (both sides of each from one round). Every target of
 # doc/performance.md is printed with PASS or FAIL; the exit status is 1 when
 # one fails, 2 when the bench could not run. Instruction counts are shown
 # next to the recorded ones in tests/bench/baseline (exact, unlike times);
@@ -33,7 +34,7 @@ DASHBOARD=1
 DASH_SECONDS=
 
 usage() {
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" # the header, whole
     exit "${1:-0}"
 }
 
@@ -283,7 +284,7 @@ scene_segments() {
 
 # --- measurements ---------------------------------------------------------
 
-declare -A CPU_SW CPU_FL CPU_FF CPU_FP CPU_LSOF IR SEGS PROCS LABEL DASH_CPU DASH_HWM DASH_ERR
+declare -A CPU_SW CPU_FL CPU_FF CPU_FP CPU_LSOF PAIR IR SEGS PROCS LABEL DASH_CPU DASH_HWM DASH_ERR
 
 # check_snapshot NAME [OPTION...]: the JSON (of shmwatch --json OPTION...)
 # lists every segment of the manifest (with --all, on the scene's mounts).
@@ -335,15 +336,22 @@ measure_scene() { # NAME ARGS LABEL
     echo "== $label: ${SEGS[$name]} segments, ${PROCS[$name]} processes; $RUNS runs each" >&2
     local cmds=("shmwatch=$SHMWATCH --json ${all[*]}" "floor=$FLOOR ${all[*]}" "facts=$FLOOR --facts ${all[*]}"
         "procs=$FLOOR --facts --procs ${all[*]}")
+    local pairs=(--pair shmwatch/floor --pair shmwatch/facts --pair shmwatch/procs)
     if { [ "$name" = s1 ] || [ "$name" = s7 ]; } && command -v lsof >/dev/null; then
         cmds+=("lsof=lsof -nP /dev/shm")
+        pairs+=(--pair shmwatch/lsof)
     fi
-    out=$(python3 "$CPUTIME" --runs "$RUNS" --tolerate lsof "${cmds[@]}") || die "measuring $label failed"
+    out=$(python3 "$CPUTIME" --runs "$RUNS" --tolerate lsof "${pairs[@]}" "${cmds[@]}") ||
+        die "measuring $label failed"
     CPU_SW[$name]=$(awk '$1 == "shmwatch" { print $2 }' <<<"$out")
     CPU_FL[$name]=$(awk '$1 == "floor" { print $2 }' <<<"$out")
     CPU_FF[$name]=$(awk '$1 == "facts" { print $2 }' <<<"$out")
     CPU_FP[$name]=$(awk '$1 == "procs" { print $2 }' <<<"$out")
     CPU_LSOF[$name]=$(awk '$1 == "lsof" { print $2 }' <<<"$out")
+    local p
+    for p in floor facts procs lsof; do
+        PAIR["$name/$p"]=$(awk -v p="shmwatch/$p" '$1 == "pair" && $2 == p { print $3 }' <<<"$out")
+    done
     if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
         # Tried twice: on a loaded machine a run under valgrind has been
         # seen to end with a failure status and no message. The mappings
@@ -411,6 +419,9 @@ verdict() {
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+# pair NAME REF: --json's CPU time over REF's (floor, facts, procs or lsof)
+# on scene NAME, the median of the rounds' ratios (cputime.py --pair).
+pair() { awk -v r="${PAIR["$1/$2"]:-0}" 'BEGIN { printf "%.2f", r }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
 ms() { awk -v a="$1" 'BEGIN { printf "%.1f", a * 1000 }'; }
 commas() { sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta' <<<"$1"; }
@@ -452,7 +463,7 @@ for entry in "${ALL_SCENES[@]}"; do
         continue
     fi
     [ -n "${CPU_SW[$name]:-}" ] || continue
-    r=$(ratio "${CPU_SW[$name]}" "${CPU_FF[$name]}")
+    r=$(pair "$name" facts)
     target=1.15
     [ "$name" = n1 ] && target=1.20
     tgt="<=$target"
@@ -463,8 +474,8 @@ for entry in "${ALL_SCENES[@]}"; do
     fi
     printf '%-32s %8s %6s %10s %8s %6s %8s %6s %6s  %-6s %8s %6s\n' "${LABEL[$name]}" "${SEGS[$name]}" \
         "${PROCS[$name]}" "$(ms "${CPU_SW[$name]}")" "$(ms "${CPU_FL[$name]}")" \
-        "$(ratio "${CPU_SW[$name]}" "${CPU_FL[$name]}")" "$(ms "${CPU_FF[$name]}")" "$r" "$tgt" "$V" \
-        "$(ms "${CPU_FP[$name]}")" "$(ratio "${CPU_SW[$name]}" "${CPU_FP[$name]}")"
+        "$(pair "$name" floor)" "$(ms "${CPU_FF[$name]}")" "$r" "$tgt" "$V" \
+        "$(ms "${CPU_FP[$name]}")" "$(pair "$name" procs)"
 done
 
 echo "(+facts: the floor that also reads each unlinked fd-only inode's name and each"
@@ -472,12 +483,14 @@ echo " mapping-only inode's exact size once, the facts shmwatch reports; the tar
 echo " on the ratio to it. n1 runs shmwatch --all --json against floor --all."
 echo " +procs: that floor also reading what the JSON reports of the processes (stat"
 echo " for each, uid, statm, cmdline and exe for each holding one): no target; what"
-echo " is left against it is shmwatch's own work.)"
+echo " is left against it is shmwatch's own work. Each ratio is the median of the"
+echo " rounds' ratios: the runs of one round come one after the other, so a slow"
+echo " spell of the machine moves both sides of a ratio alike.)"
 
 echo
 echo "Against lsof and growth"
 if [ -n "${CPU_LSOF[s1]:-}" ]; then
-    r=$(ratio "${CPU_SW[s1]}" "${CPU_LSOF[s1]}")
+    r=$(pair s1 lsof)
     verdict "$(le "$r" 0.35)"
     printf '%-52s %8s ms vs %8s ms = %5s  <=0.35  %s\n' "--json / lsof -nP /dev/shm (${LABEL[s1]})" \
         "$(ms "${CPU_SW[s1]}")" "$(ms "${CPU_LSOF[s1]}")" "$r" "$V"
@@ -486,7 +499,7 @@ elif [ -n "${CPU_SW[s1]:-}" ]; then
 fi
 if [ -n "${CPU_LSOF[s7]:-}" ]; then
     printf '%-52s %8s ms vs %8s ms = %5s  (no target)\n' "--json / lsof -nP /dev/shm (${LABEL[s7]})" \
-        "$(ms "${CPU_SW[s7]}")" "$(ms "${CPU_LSOF[s7]}")" "$(ratio "${CPU_SW[s7]}" "${CPU_LSOF[s7]}")"
+        "$(ms "${CPU_SW[s7]}")" "$(ms "${CPU_LSOF[s7]}")" "$(pair s7 lsof)"
 fi
 growth() { # A B LABEL
     [ -n "${CPU_SW[$1]:-}" ] && [ -n "${CPU_SW[$2]:-}" ] || return 0

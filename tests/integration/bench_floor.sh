@@ -5,6 +5,7 @@
 # process facts of exactly the processes that hold something there: the
 # ones shmwatch's JSON lists with segments. A yardstick that silently read
 # less would make every ratio tests/bench/run.sh prints a flattering lie.
+# The bench's timer (cputime.py) is checked too: how it takes a ratio.
 set -u
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -66,3 +67,21 @@ import json, sys
 print(sum(1 for p in json.load(sys.stdin)["processes"] if p["segments"] > 0))') ||
     fail "shmwatch --json failed"
 assert_eq "$listed" "$want_procs" "shmwatch lists the same $want_procs processes with segments"
+
+# The bench's timer (tests/bench/cputime.py): a pair's ratio is taken round
+# by round, and a pair that names no command is refused.
+CPUTIME=$(dirname "$0")/../bench/cputime.py
+out=$(/usr/bin/python3 "$CPUTIME" --runs 3 --pair busy/idle \
+    busy="/bin/sh -c 'i=0; while [ \$i -lt 200000 ]; do i=\$((i+1)); done'" idle=/bin/true) ||
+    fail "cputime.py failed: $out"
+ratio=$(awk '$1 == "pair" && $2 == "busy/idle" { print $3 }' <<<"$out")
+awk -v r="${ratio:-0}" 'BEGIN { exit !(r > 5) }' ||
+    fail "cputime.py: a busy loop against /bin/true gave the ratio '${ratio}': $out"
+ok "cputime.py gives a pair's ratio ($ratio for a busy loop against /bin/true)"
+if err=$(/usr/bin/python3 "$CPUTIME" --runs 1 --pair busy/none busy=/bin/true 2>&1); then
+    fail "cputime.py took a pair that names no command: $err"
+fi
+case $err in
+    *"--pair busy/none: not two of the commands' names"*) ok "cputime.py refuses a pair that names no command" ;;
+    *) fail "cputime.py: unexpected refusal: $err" ;;
+esac
