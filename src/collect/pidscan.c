@@ -795,7 +795,6 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
 
 /* ---- The maps text ---- */
 
-
 bool strip_deleted(char *path)
 {
     size_t n = strlen(path), k = sizeof(deleted_suffix) - 1;
@@ -829,7 +828,7 @@ bool maps_parse_line(char *line, struct maps_entry *e)
     e->inode = ino;
     while (*end == ' ')
         end++;
-    e->path = line + (end - line);
+    e->path = line + (end - line); /* end, as a pointer into the line, which is ours to write */
     e->deleted = strip_deleted(e->path);
     return true;
 }
