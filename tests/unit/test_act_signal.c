@@ -173,9 +173,9 @@ static void test_pause_hook(void **state)
  * ENOSYS in a forked tester, which ends two real children through kill()
  * and the (pid, start time) check. One of them, on SIGTERM, makes its stat
  * unreadable (its entry in a /proc of links is swapped for a directory
- * whose "stat" is a directory: EISDIR, as EMFILE or ENOMEM would be): it is
- * not known to have exited, so it is not called ended, and it is not sent
- * SIGKILL on an identity that could not be checked. */
+ * whose "stat" and "status" are directories: EISDIR, as EMFILE or ENOMEM
+ * would be): it is not known to have exited, so it is not called ended,
+ * and it is not sent SIGKILL on an identity that could not be checked. */
 static char swap_from[PATH_MAX], swap_to[PATH_MAX];
 
 static void swap_on_term(int sig)
@@ -199,6 +199,10 @@ static void test_end_without_pidfds(void **state)
     tree_make(&tree, "shmwatch-nopidfd");
     assert_int_equal(mkdir(tree_path(&tree, "unreadable"), 0755), 0);
     assert_int_equal(mkdir(tree_path(&tree, "unreadable/stat"), 0755), 0);
+    /* Its status as well: a swap between the reads of stat and status
+     * would otherwise find no status, which is how a process that exited
+     * in between looks (ENOENT), and call it ended. */
+    assert_int_equal(mkdir(tree_path(&tree, "unreadable/status"), 0755), 0);
     assert_int_equal(symlink("unreadable", tree_path(&tree, "swap")), 0);
     struct signal_target t[2];
     pid_t stubborn = child(true);
