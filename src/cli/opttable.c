@@ -203,6 +203,11 @@ static const char main_about[] =
 
 static const char main_tail[] =
     "\n"
+    "Environment: NO_COLOR (no colours), XDG_CONFIG_HOME and XDG_STATE_HOME (the\n"
+    "configuration, themes and action log), SHMWATCH_MAPS=text|query (how mappings\n"
+    "are read; unset: the cheaper way on this machine), TERM, TERMINFO,\n"
+    "TERMINFO_DIRS, TMPDIR (the terminal and its terminfo).\n"
+    "\n"
     "Exit status: 0 success, 1 runtime failure, 2 usage or configuration error,\n"
     "3 (clean, reap) something asked for was refused.\n"
     "See shmwatch(1) and the guide in doc/guide.md.\n";
