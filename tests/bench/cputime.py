@@ -58,22 +58,31 @@ def main():
     cmds = []
     tolerate = set()
     pairs = []
+    def value(opt, kind=str):
+        if not args:
+            sys.exit(f"cputime: {opt} needs a value")
+        v = args.pop(0)
+        try:
+            return kind(v)
+        except ValueError:
+            sys.exit(f"cputime: {opt}: {v!r} is not a whole number")
+
     while args:
         a = args.pop(0)
         if a == "--runs":
-            runs = int(args.pop(0))
+            runs = value(a, int)
         elif a == "--tolerate":
-            tolerate.add(args.pop(0))
+            tolerate.add(value(a))
         elif a == "--pair":
-            pairs.append(tuple(args.pop(0).split("/", 1)))
+            pairs.append(tuple(value(a).split("/", 1)))
         elif a == "--warmup":
-            warmup = int(args.pop(0))
+            warmup = value(a, int)
         elif "=" in a:
             name, cmd = a.split("=", 1)
             cmds.append((name, shlex.split(cmd)))
         else:
             sys.exit(f"cputime: unexpected argument {a!r}\n{__doc__}")
-    if not cmds or runs < 1:
+    if not cmds or runs < 1 or warmup < 0:
         sys.exit(__doc__)
     names = {n for n, _ in cmds}
     for pair in pairs:

@@ -85,3 +85,14 @@ case $err in
     *"--pair busy/none: not two of the commands' names"*) ok "cputime.py refuses a pair that names no command" ;;
     *) fail "cputime.py: unexpected refusal: $err" ;;
 esac
+# An option without its value, or with a value that is no number, is one
+# line on stderr and status 1, never a Python traceback.
+for args in "--runs" "--runs x" "--warmup" "--pair" "--tolerate"; do
+    # shellcheck disable=SC2086 # the option and its value are two words
+    if err=$(/usr/bin/python3 "$CPUTIME" t=/bin/true $args 2>&1); then
+        fail "cputime.py took '$args'"
+    fi
+    [ "$(wc -l <<<"$err")" -eq 1 ] && [[ $err == "cputime: ${args%% *}"* ]] ||
+        fail "cputime.py $args: expected one line naming ${args%% *}, got: $err"
+done
+ok "cputime.py refuses an option without its value in one line"
