@@ -16,21 +16,24 @@
 #include "util/warn.h"
 
 struct shm_holder {
+    /* Ordered so that the record has no padding: a scan keeps one per fd
+     * and mapping on a watched device (thousands), and their pages are a
+     * good part of what a snapshot costs (doc/performance.md). */
     pid_t pid;
     int fd;          /* -1: the inode is only mapped by this process */
+    uid_t uid;
     bool mapped;     /* the process maps the inode (maps) */
+    bool deleted;
+    bool stat_ok;    /* size, alloc, uid, mtime come from a stat of the inode (a
+                      * mapping-only record of an inode listed or stat'ed by an
+                      * earlier record is not stat'ed again) */
     dev_t dev;
     ino_t ino;
     char *path;      /* link or maps target text, " (deleted)" removed; read only
                       * when needed: NULL for an inode of a listed file, or one
                       * an earlier record of the scan already names. Its bytes
                       * are in the list's pool. */
-    bool deleted;
-    bool stat_ok;    /* size, alloc, uid, mtime come from a stat of the inode (a
-                      * mapping-only record of an inode listed or stat'ed by an
-                      * earlier record is not stat'ed again) */
     uint64_t size, alloc;
-    uid_t uid;
     int64_t mtime;
     uint64_t map_bytes; /* highest mapped offset+length seen in maps */
 };

@@ -309,7 +309,7 @@ static bool creator(const struct scan *s, struct pid_lookup *l, const struct mou
     }
     sg->creator_pid = p ? p->pid : named;
     sg->creator_alive = p && p->state != 'Z';
-    sg->creator_proc = sg->creator_alive ? (long)(p - s->procs.items) : -1;
+    sg->creator_proc = sg->creator_alive ? (int32_t)(p - s->procs.items) : -1;
     if (sg->creator_alive)
         return false;
     if (mp->evidence == PIDS_SHARED || mp->evidence == PIDS_UNPROVEN) {

@@ -43,7 +43,10 @@ struct seg_holder {
 };
 
 struct segment {
-    size_t mount;
+    /* Ordered, and its indexes 32-bit, so that the record has no
+     * padding: a model keeps one per segment (up to 100,000), and
+     * their pages are a good part of what a snapshot costs
+     * (doc/performance.md). */
     const char *name;    /* relative to the mount: the scan's own string, or "?" when no
                           * holder's link or mapping could be read */
     dev_t dev;
@@ -52,13 +55,15 @@ struct segment {
     int64_t mtime;
     struct seg_holder *holders; /* a slice of the model's holder_pool */
     size_t nholders;
+    uint32_t mount;      /* index into the scan's mounts */
     enum file_type type;
     uid_t uid;
     enum seg_state state;
     enum seg_kind kind;
     pid_t creator_pid;   /* as a pid of this machine when it could be mapped */
-    long creator_proc;   /* index into the scan's processes when creator_alive, else -1 */
+    int32_t creator_proc; /* index into the scan's processes when creator_alive, else -1 */
     pid_t group;         /* main pid of its DataLoader group, 0 for none */
+    enum seg_note note;
     bool alloc_known;    /* false: a mapping's length stands in for the allocation */
     bool has_creator;    /* the name carries a creator pid */
     bool creator_alive;
@@ -66,7 +71,6 @@ struct segment {
                            * not alive where looked, but another pid namespace may
                            * have written it): creator_alive is false, and means
                            * nothing */
-    enum seg_note note;
 };
 
 struct mproc {
