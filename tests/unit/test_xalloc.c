@@ -6,6 +6,7 @@
  * is not built with AddressSanitizer, whose allocator replaces glibc's. */
 #include <malloc.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,45 @@ static void test_big_arrays_are_populated(void **state)
     free(h);
 }
 
+/* A big xcalloc is made by xmalloc (its pages populated) and cleared after:
+ * it must be zero even where it reuses a freed block of the heap that was
+ * written, and a product that overflows is "out of memory", never a short
+ * block. In a child: xalloc_repeating's settings (blocks below 1 MiB from
+ * the heap) are the whole program's. */
+static void test_big_calloc_is_zero(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        xalloc_setup();
+        xalloc_repeating();
+        size_t big = 256 << 10;
+        for (int round = 0; round < 3; round++) {
+            char *dirty = xmalloc(big);
+            memset(dirty, 0xa5, big);
+            free(dirty);
+            unsigned char *z = xcalloc(big / 8, 8);
+            for (size_t i = 0; i < big; i++)
+                if (z[i] != 0)
+                    _exit(10 + round);
+            free(z);
+        }
+        if (fork() == 0) {
+            (void)!freopen("/dev/null", "w", stderr);
+            (void)xcalloc(SIZE_MAX / 2, 4);
+            _exit(0); /* not reached: oom() exits 1 */
+        }
+        int st;
+        wait(&st);
+        _exit(WIFEXITED(st) && WEXITSTATUS(st) == 1 ? 0 : 20);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* A program that scans again and again (xalloc_repeating): an array below
  * 1 MiB comes from the heap and, freed, serves the next one without the
  * heap growing; one of 1 MiB or more is still mmapped. In a child: the
@@ -189,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_big_arrays_stay_mmapped),
         cmocka_unit_test(test_repeating_reuses_the_heap),
         cmocka_unit_test(test_big_arrays_are_populated),
+        cmocka_unit_test(test_big_calloc_is_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
