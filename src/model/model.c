@@ -108,11 +108,14 @@ static struct segment *segment_from_holder(struct model *m, const struct shm_hol
 
 /* The segment of each holder record (a listed file's, or one made for a
  * hidden inode), and how many records each segment has. Returns the
- * per-record segment index, or SIZE_MAX for a record off the mounts. */
-static size_t *place_holders(struct model *m, struct inomap *idx, size_t **count)
+ * per-record segment index, or NO_SEGMENT for a record off the mounts.
+ * Both arrays are 32-bit: a scan's records and segments number far fewer,
+ * and these are pages that every snapshot makes. */
+#define NO_SEGMENT UINT32_MAX
+static uint32_t *place_holders(struct model *m, struct inomap *idx, uint32_t **count)
 {
     const struct scan *s = m->scan;
-    size_t *segof = xmalloc((s->holders.n ? s->holders.n : 1) * sizeof(*segof));
+    uint32_t *segof = xmalloc((s->holders.n ? s->holders.n : 1) * sizeof(*segof));
     size_t count_cap = m->segs_cap;
     *count = xcalloc(count_cap ? count_cap : 1, sizeof(**count));
     /* The mount of the last device asked about: a process's records come
@@ -122,7 +125,7 @@ static size_t *place_holders(struct model *m, struct inomap *idx, size_t **count
     for (size_t i = 0; i < s->holders.n; i++) {
         const struct shm_holder *h = &s->holders.items[i];
         size_t k;
-        segof[i] = SIZE_MAX;
+        segof[i] = NO_SEGMENT;
         if (!inomap_get(idx, h->dev, h->ino, &k)) {
             if (h->dev != last_dev || last_mount < 0) {
                 last_dev = h->dev;
@@ -140,7 +143,7 @@ static size_t *place_holders(struct model *m, struct inomap *idx, size_t **count
                 count_cap = m->segs_cap;
             }
         }
-        segof[i] = k;
+        segof[i] = (uint32_t)k;
         (*count)[k]++;
     }
     return segof;
@@ -180,7 +183,7 @@ static void join(struct model *m, struct inomap *idx)
         if (indexed)
             inomap_put(idx, f->dev, f->ino, m->nsegs - 1);
     }
-    size_t *count, *segof = place_holders(m, idx, &count);
+    uint32_t *count, *segof = place_holders(m, idx, &count);
     /* Every segment's holders in one array: a slice each, sized by its
      * record count (folding only shrinks it). */
     size_t total = 0;
@@ -193,7 +196,7 @@ static void join(struct model *m, struct inomap *idx)
     }
     struct proc_memo memo = {-1, -1};
     for (size_t i = 0; i < s->holders.n; i++) {
-        if (segof[i] == SIZE_MAX)
+        if (segof[i] == NO_SEGMENT)
             continue;
         const struct shm_holder *h = &s->holders.items[i];
         struct segment *sg = &m->segs[segof[i]];

@@ -37,9 +37,9 @@ enum seg_note {
 struct seg_holder {
     pid_t pid;
     int fd;      /* -1: mapped only */
+    int32_t proc; /* index into the scan's processes, -1 when the scan read none of
+                   * that pid (model_holder_proc); set once by model_build */
     bool mapped;
-    long proc;   /* index into the scan's processes, -1 when the scan read none of
-                  * that pid (model_holder_proc); set once by model_build */
 };
 
 struct segment {
