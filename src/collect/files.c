@@ -153,10 +153,13 @@ void files_collect(const struct sysroot *sys, struct mount_list *ml, struct file
         bool defer = strcmp(m->fstype, "tmpfs") == 0;
         list_dir(fd, i, m->dev, m->path, "", 0, defer ? &m->dev : NULL, out, w);
     }
-    /* The list lives as long as the scan (a dashboard keeps two): no slack. */
-    if (out->n && out->cap > out->n) {
-        out->items = xrealloc(out->items, out->n * sizeof(*out->items));
-        out->cap = out->n;
+}
+
+void files_trim(struct file_list *fl)
+{
+    if (fl->n && fl->cap > fl->n) {
+        fl->items = xrealloc(fl->items, fl->n * sizeof(*fl->items));
+        fl->cap = fl->n;
     }
 }
 

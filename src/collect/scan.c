@@ -158,6 +158,7 @@ int scan_run(const struct scan_opts *o, struct scan *s)
         node_files_collect(&s->node, sys, &s->mounts, &s->files, &s->warn);
     else
         files_collect(sys, &s->mounts, &s->files, &s->warn);
+    files_trim(&s->files);
 
     /* One pass over proc reads the process table, the holders and the
      * namespaces. */

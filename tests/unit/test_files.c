@@ -146,11 +146,38 @@ static void test_other_fs_stated_at_once(void **state)
     warn_free(&w);
 }
 
+/* One list filled by several calls (the node view lists one mount at a
+ * time): each appends, and files_trim gives back the spare capacity once,
+ * after the last, keeping every entry. */
+static void test_appended_then_trimmed(void **state)
+{
+    struct tree *t = *state;
+    struct file_list fl = {0};
+    struct warnings w;
+    warn_init(&w);
+    files_collect(&t->sys, &t->ml, &fl, &w);
+    size_t first = fl.n;
+    assert_int_equal(first, 5);
+    files_collect(&t->sys, &t->ml, &fl, &w);
+    assert_int_equal(fl.n, 2 * first);
+    assert_string_equal(fl.items[first].name, fl.items[0].name);
+    files_trim(&fl);
+    assert_int_equal(fl.cap, fl.n);
+    assert_int_equal(fl.n, 2 * first);
+    for (size_t i = 0; i < first; i++)
+        assert_string_equal(fl.items[first + i].name, fl.items[i].name);
+    files_trim(&fl); /* nothing left to give back */
+    assert_int_equal(fl.cap, 2 * first);
+    files_free(&fl);
+    warn_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_pending_filled_from_holder_or_stat, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_fs_stated_at_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_appended_then_trimmed, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
