@@ -27,9 +27,12 @@ void jw_init(struct jsonw *w, struct buf *out);
 /* From now on, out is written to sink whenever it holds JSONW_FLUSH_AT bytes
  * at the end of an object or array, and emptied: a snapshot of 100,000
  * segments (30 MB) then never sits in memory whole. What is left at the end
- * stays in out for the caller. A failed write is seen by ferror(sink). */
+ * stays in out for the caller. A failed write is seen by ferror(sink).
+ * 48 KiB, so that the buffer, with the element that crosses the mark,
+ * stays within 64 KiB: a block of the heap, not one that would be mmapped
+ * anew and copied into (xalloc.c). */
 void jw_stream(struct jsonw *w, FILE *sink);
-#define JSONW_FLUSH_AT (64u << 10)
+#define JSONW_FLUSH_AT (48u << 10)
 /* key may be NULL inside arrays (and at the top level); keys are written as
  * they are, so they must be plain ASCII names (values are escaped).
  * jw_obj, jw_obj_end, jw_arr and jw_arr_end are inline, below. */
