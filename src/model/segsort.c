@@ -189,17 +189,10 @@ void segsort(struct segment *in, size_t n)
     size_t skip = shared_prefix(in, n);
     struct key *k = xmalloc(2 * n * sizeof(*k));
     size_t *ends = xmalloc(n * sizeof(*ends));
-    for (size_t i = 0; i < n; i++) {
-        if (in[i].mount > UINT32_MAX) { /* not a real mount list's index: the plain way */
-            free(k);
-            free(ends);
-            qsort(in, n, sizeof(*in), segsort_cmp);
-            return;
-        }
+    for (size_t i = 0; i < n; i++)
         k[i] = (struct key){.bytes = bytes_at(in[i].name + skip),
-                            .mount = (uint32_t)in[i].mount,
+                            .mount = in[i].mount,
                             .idx = (uint32_t)i};
-    }
     permute(in, merge_sort(k, k + n, ends, n, in), n);
     free(ends);
     free(k);
