@@ -9,15 +9,22 @@
 #include <unistd.h>
 
 /* Blocks of this many bytes or more are mmapped (M_MMAP_THRESHOLD). */
-static size_t mmap_threshold = 128 << 10;
+static const size_t mmap_threshold = 1 << 20;
 
 void xalloc_setup(void)
 {
-    /* A scan's big arrays (files, segments, inode tables) are freed whole
-     * once the next one is built; mmapped, they go back to the system at
-     * once. glibc's default raises the threshold after the first such free
-     * and serves them from the heap, which keeps every peak: the dashboard
-     * at 100,000 segments peaked at 84 MiB, with this at 59 MiB. */
+    /* Arrays below 1 MiB come from the heap, and what one frees serves the
+     * next. A snapshot frees many before it ends: the walk's inode table,
+     * the sort's keys, a node view's per-mount lists, a scan's work
+     * buffers; mmapped (glibc's first threshold, 128 KiB), each was
+     * unmapped (its pages freed and, while the scan's thread lives, every
+     * CPU's TLB flushed: dear on a VM) and the next array made in new
+     * pages. One-shot --json with this, against 128 KiB: s1 3 % and n1
+     * (--all) 6 % less CPU, 88 fewer pages on n1 (doc/performance.md).
+     * Fixed, not glibc's moving threshold, which after the first free of a
+     * mapping serves even the big arrays from the heap and keeps every
+     * peak: the dashboard at 100,000 segments peaked at 84 MiB that way,
+     * 60 MiB with this and xalloc_repeating. */
     mallopt(M_MMAP_THRESHOLD, (int)mmap_threshold);
     /* One heap for every thread. The scan runs in a thread of its own only
      * so that the caller can watch it (scanjob.h), and the caller builds
@@ -32,15 +39,12 @@ void xalloc_setup(void)
 void xalloc_repeating(void)
 {
     /* A program that scans again and again (the dashboard, --interval):
-     * what one scan frees serves the next from the heap, instead of being
-     * unmapped and faulted in anew each time. On 6,500 segments that was
-     * 690 page faults a scan, and on a VM whose faults pass through the
-     * hypervisor (12 us each) an eighth of the dashboard's CPU. Arrays of
-     * 1 MiB or more stay mmapped and the heap's free top is kept up to
-     * 8 MiB: the dashboard at 100,000 segments peaked at 60 MiB with this,
-     * 57 MiB without. */
-    mmap_threshold = 1 << 20;
-    mallopt(M_MMAP_THRESHOLD, (int)mmap_threshold);
+     * the heap's free top is kept, up to 8 MiB, for the next scan instead
+     * of being given back and faulted in anew each time. On 6,500 segments
+     * the two settings together saved 690 page faults a scan, and on a VM
+     * whose faults pass through the hypervisor (12 us each) an eighth of
+     * the dashboard's CPU; the dashboard at 100,000 segments peaked at
+     * 60 MiB with them, 57 MiB without. */
     mallopt(M_TRIM_THRESHOLD, 8 << 20);
 }
 

@@ -9,8 +9,8 @@
  * and before any thread starts (see xalloc.c for why each setting). */
 void xalloc_setup(void);
 /* Then, for a program that will scan more than once (the dashboard, a
- * stream with --interval): freed arrays below 1 MiB are kept for the next
- * scan. Before the first scan. */
+ * stream with --interval): the heap's free top is kept for the next scan.
+ * Before the first scan. */
 void xalloc_repeating(void);
 
 void *xmalloc(size_t n);
