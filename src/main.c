@@ -273,10 +273,6 @@ int shmwatch_main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
 
-    /* It will scan again and again: what one scan frees serves the next. */
-    if (o.mode == MODE_DASHBOARD ||
-        ((o.mode == MODE_ONCE || o.mode == MODE_JSON || o.mode == MODE_PROMETHEUS) && o.count != 1))
-        xalloc_repeating();
     int rc = 0;
     switch (o.mode) {
     case MODE_HELP:

@@ -8,10 +8,6 @@
 /* Tunes the allocator for the program, once, before anything is allocated
  * and before any thread starts (see xalloc.c for why each setting). */
 void xalloc_setup(void);
-/* Then, for a program that will scan more than once (the dashboard, a
- * stream with --interval): the heap's free top is kept for the next scan.
- * Before the first scan. */
-void xalloc_repeating(void);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
