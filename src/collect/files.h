@@ -80,8 +80,8 @@ void files_collect(const struct sysroot *sys, struct mount_list *ml, struct file
 /* Gives back the list's spare capacity, once it is complete: the list lives
  * as long as the scan (a dashboard keeps two). Not between the calls of
  * files_collect that fill one list (the node view's, one mount at a time):
- * each would grow it again from its exact size, and an array that crosses
- * the mmap threshold that way is copied into new pages each time. */
+ * each would grow it again from its exact size, and the array would be
+ * copied into new pages each time. */
 void files_trim(struct file_list *fl);
 
 /* Completes the pending entries: from a holder of the same inode that was

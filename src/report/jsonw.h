@@ -29,8 +29,8 @@ void jw_init(struct jsonw *w, struct buf *out);
  * segments (30 MB) then never sits in memory whole. What is left at the end
  * stays in out for the caller. A failed write is seen by ferror(sink).
  * 48 KiB, so that the buffer, with the element that crosses the mark,
- * stays within 64 KiB: a block of the heap, not one that would be mmapped
- * anew and copied into (xalloc.c). */
+ * stays within 64 KiB: at 64 KiB that element doubled it to 128 KiB,
+ * copied into pages made for it. */
 void jw_stream(struct jsonw *w, FILE *sink);
 #define JSONW_FLUSH_AT (48u << 10)
 /* key may be NULL inside arrays (and at the top level); keys are written as
