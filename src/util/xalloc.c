@@ -110,7 +110,10 @@ void *xrealloc(void *p, size_t n)
     size_t old = p ? malloc_usable_size(p) : 0;
     if (old && old < mmap_threshold && n >= mmap_threshold) {
         /* From the heap to a mapping of its own: realloc would copy into
-         * the new mapping page fault by page fault. */
+         * the new mapping page fault by page fault. (A mapping shrunk below
+         * the threshold looks the same and is copied too, where mremap
+         * would have moved it: a list is trimmed only once it is whole,
+         * files_trim.) */
         void *q = xmalloc(n);
         memcpy(q, p, old);
         free(p);
