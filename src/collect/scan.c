@@ -154,11 +154,13 @@ int scan_run(const struct scan_opts *o, struct scan *s)
      * resolved against the host's root and shown). */
     if (target > 0)
         s->target_host = containers_hostname(sys->root);
-    if (o->all)
+    if (o->all) {
+        /* node_files_finish remakes the list at its size: nothing to trim. */
         node_files_collect(&s->node, sys, &s->mounts, &s->files, &s->warn);
-    else
+    } else {
         files_collect(sys, &s->mounts, &s->files, &s->warn);
-    files_trim(&s->files);
+        files_trim(&s->files);
+    }
 
     /* One pass over proc reads the process table, the holders and the
      * namespaces. */

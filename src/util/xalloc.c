@@ -16,7 +16,7 @@ void xalloc_setup(void)
     /* Arrays below 1 MiB come from the heap, and what one frees serves the
      * next. A snapshot frees many before it ends: the walk's inode table,
      * the sort's keys, a node view's per-mount lists, a scan's work
-     * buffers; mmapped (glibc's first threshold, 128 KiB), each was
+     * buffers; mmapped (at 128 KiB, as this was before), each was
      * unmapped (its pages freed and, while the scan's thread lives, every
      * CPU's TLB flushed: dear on a VM) and the next array made in new
      * pages. One-shot --json with this, against 128 KiB: s1 3 % and n1

@@ -924,12 +924,29 @@ static void test_mount_memory_unnamed_reuse(void **state)
     free(s);
 }
 
+/* A scan keeps a holder record per fd and mapping on a watched device and
+ * the model a segment per inode, thousands of each: their pages are a good
+ * part of what a snapshot costs (doc/performance.md), so neither may grow
+ * padding back. On LP64, where the sizes were measured. */
+static void test_record_sizes(void **state)
+{
+    (void)state;
+    if (sizeof(void *) != 8 || sizeof(long) != 8) {
+        fprintf(stderr, "# SKIP: the record sizes are those of LP64\n");
+        skip();
+    }
+    assert_int_equal(sizeof(struct shm_holder), 72);
+    assert_int_equal(sizeof(struct segment), 104);
+    assert_int_equal(sizeof(struct seg_holder), 16);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_states, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kinds_and_creators, setup, teardown),
         cmocka_unit_test(test_kind_names),
+        cmocka_unit_test(test_record_sizes),
         cmocka_unit_test(test_kinds_table),
         cmocka_unit_test(test_joblib_folder_is_one_segment),
         cmocka_unit_test(test_loader_batch),
