@@ -37,23 +37,24 @@ static const char *hidden_name(const char *path, const char *mount_path)
 
 /* The index of a holder's pid in the scan's processes (-1 for none), found
  * once per model build: a scan reads one process at a time, so consecutive
- * records name the same pid and the last answer is kept in *memo. */
+ * records name the same pid and the last answer is kept in *memo. 32 bits,
+ * as a holder entry keeps it: a scan lists at most pid_max (2^22) processes. */
 struct proc_memo {
     pid_t pid;
-    long idx;
+    int32_t idx;
 };
 
-static long proc_index(const struct scan *s, struct proc_memo *memo, pid_t pid)
+static int32_t proc_index(const struct scan *s, struct proc_memo *memo, pid_t pid)
 {
     if (memo->pid == pid)
         return memo->idx;
     const struct proc *p = procs_find(&s->procs, pid);
     memo->pid = pid;
-    memo->idx = p ? (long)(p - s->procs.items) : -1;
+    memo->idx = p ? (int32_t)(p - s->procs.items) : -1;
     return memo->idx;
 }
 
-static void add_holder(struct segment *sg, const struct shm_holder *h, long proc)
+static void add_holder(struct segment *sg, const struct shm_holder *h, int32_t proc)
 {
     /* A mapping-only record of a pid that also has an fd to the inode is
      * folded into that fd's entry. A scan reads one process at a time, so
