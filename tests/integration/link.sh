@@ -5,14 +5,21 @@
 # uses, still answers (MemTotal in the JSON's budget). ncursesw, tinfo and
 # libyaml come from their archives too (-Dlib_archives): a start loads no
 # shared library but glibc's, and the dashboard still finds its terminal's
-# description (the tui-* tests drive it).
+# description (the tui-* tests drive it). Nor libm: the program itself
+# calls none of its functions (a sanitizer's runtime may bring it).
 . "$(dirname "$0")/lib.sh"
-need ldd python3
+need ldd readelf python3
 libs=$(ldd "$SHMWATCH") || fail "ldd $SHMWATCH failed"
 for lib in libproc2.so libsystemd.so libgcrypt.so libncursesw.so libtinfo.so libyaml; do
     if grep -q "$lib" <<<"$libs"; then fail "$SHMWATCH loads $lib: $(grep "$lib" <<<"$libs")"; fi
 done
 ok "shmwatch loads none of libproc2, libsystemd, ncursesw, tinfo, libyaml ($(grep -c '=>' <<<"$libs") shared libraries)"
+needed=$(readelf -d "$SHMWATCH" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p') || fail "readelf -d $SHMWATCH failed"
+[ -n "$needed" ] || fail "readelf -d $SHMWATCH lists no NEEDED library at all"
+if grep -q '^libm\.so' <<<"$needed"; then
+    fail "$SHMWATCH needs libm itself (nm -D --undefined-only names what it calls)"
+fi
+ok "shmwatch itself needs no libm (needs: $(tr '\n' ' ' <<<"$needed"))"
 _lib_tmp
 "$SHMWATCH" --json --mount "$SHMTEST_TMP" >"$SHMTEST_TMP/snap.json" || fail "--json failed"
 total_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
