@@ -100,7 +100,7 @@ static void draw_bar(int y, int x, int w, double frac, attr_t fill)
     frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
     /* Rounded half up by hand (the cells are never negative): lround was
      * the program's one function from libm, and loading libm at every
-     * start cost a one-shot --json some 0.2 ms (doc/performance.md). */
+     * start cost a few tenths of a millisecond (doc/performance.md). */
     int full, part = 0;
     if (term_ascii()) {
         full = (int)(frac * w + 0.5);

@@ -89,10 +89,12 @@ def facts(path):
     j = json.load(open(path))
     segs = sorted((s["name"], s["state"], s["size_bytes"], s["alloc_bytes"], s["creator_pid"], s["group"],
                    sorted((h["pid"], h["fd"], h["mapped"]) for h in s["holders"])) for s in j["segments"])
-    machine = ("zombie", "orphan_worker")
-    procs = sorted((p["pid"], p["role"], p["group"], p["cmdline"]) for p in j["processes"] if p["role"] not in machine)
+    # The whole machine's: its roles, and their counts in the totals.
+    machine_roles, machine_totals = ("zombie", "orphan_worker"), ("zombies", "orphan_workers")
+    procs = sorted((p["pid"], p["role"], p["group"], p["cmdline"]) for p in j["processes"]
+                   if p["role"] not in machine_roles)
     groups = sorted((g["main_pid"], sorted(g["workers"]), g["segments"]) for g in j["groups"])
-    totals = {k: v for k, v in j["totals"].items() if k not in ("zombies", "orphan_workers")}
+    totals = {k: v for k, v in j["totals"].items() if k not in machine_totals}
     return segs, procs, groups, totals
 a, b = facts(sys.argv[1]), facts(sys.argv[2])
 for what, x, y in zip(("segments", "processes", "groups", "totals"), a, b):
