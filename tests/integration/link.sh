@@ -14,7 +14,8 @@ for lib in libproc2.so libsystemd.so libgcrypt.so libncursesw.so libtinfo.so lib
     if grep -q "$lib" <<<"$libs"; then fail "$SHMWATCH loads $lib: $(grep "$lib" <<<"$libs")"; fi
 done
 ok "shmwatch loads none of libproc2, libsystemd, ncursesw, tinfo, libyaml ($(grep -c '=>' <<<"$libs") shared libraries)"
-needed=$(readelf -d "$SHMWATCH" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p') || fail "readelf -d $SHMWATCH failed"
+dynamic=$(readelf -d "$SHMWATCH") || fail "readelf -d $SHMWATCH failed"
+needed=$(sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' <<<"$dynamic")
 [ -n "$needed" ] || fail "readelf -d $SHMWATCH lists no NEEDED library at all"
 if grep -q '^libm\.so' <<<"$needed"; then
     fail "$SHMWATCH needs libm itself (nm -D --undefined-only names what it calls)"
