@@ -361,10 +361,13 @@ static void classify(struct model *m, const struct model_opts *o)
          * is garbage, and only a name of a kind that carries its creator's
          * pid (torch, joblib, omp) can prove that: anything else with no
          * holder is merely unheld. A joblib folder is removable as a whole.
+         * A file inside some other directory is never more than unheld:
+         * the directory is someone's own (an application's cache, a
+         * runtime's folder), and the name's pid is only a guess there.
          * One younger than the in-flight minimum may be a batch on its way
          * from a worker to the main process. */
-        bool removable =
-            sg->type == FT_REGULAR || (sg->type == FT_DIR && sg->kind == KIND_JOBLIB);
+        bool removable = base == sg->name &&
+            (sg->type == FT_REGULAR || (sg->type == FT_DIR && sg->kind == KIND_JOBLIB));
         if (sg->state == SEG_UNHELD && removable && seg_kind_has_creator(sg->kind) && dead &&
             s->holders_scanned) {
             if ((double)segment_age_s(m, sg) < o->orphan_min_age_s)

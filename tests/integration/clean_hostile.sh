@@ -20,6 +20,12 @@ passwd0=$(md5sum </etc/passwd)
 ln -s "$outside" "/dev/shm/torch_${dead}_1"
 mkdir "/dev/shm/torch_${dead}_2"
 mkfifo "/dev/shm/torch_${dead}_3"
+# A dead creator's names inside an application's own directory: unheld, never
+# orphans (an old file, so that only the directory keeps it from being one).
+mkdir -p /dev/shm/myapp/cache
+head -c 4096 /dev/zero >"/dev/shm/myapp/torch_${dead}_5"
+head -c 4096 /dev/zero >"/dev/shm/myapp/cache/__KMP_REGISTERED_LIB_${dead}"
+touch -d '2 hours ago' "/dev/shm/myapp/torch_${dead}_5" "/dev/shm/myapp/cache/__KMP_REGISTERED_LIB_${dead}"
 log=$SHMTEST_TMP/actions.log
 
 # Plain clean: the look-alikes of a dead creator are listed and refused.
@@ -34,6 +40,10 @@ grep -q "^refused .*torch_${dead}_3  a FIFO (never removed)$" <<<"$out" || fail 
 [ -L "/dev/shm/torch_${dead}_1" ] && [ -d "/dev/shm/torch_${dead}_2" ] &&
     [ -p "/dev/shm/torch_${dead}_3" ] || fail "a look-alike was removed"
 ok "symlink, directory and FIFO named like orphans are reported and kept"
+[ -f "/dev/shm/myapp/torch_${dead}_5" ] && [ -f "/dev/shm/myapp/cache/__KMP_REGISTERED_LIB_${dead}" ] ||
+    fail "plain clean removed a file inside a directory"
+if grep -q 'myapp/' <<<"$out"; then fail "plain clean planned a file inside a directory: $out"; fi
+ok "files inside a directory, named after a dead creator, are not orphans"
 
 # Every unheld entry, at any age: the regular ones go, the others stay.
 rc=0
@@ -55,6 +65,7 @@ assert_eq "$(md5sum </etc/passwd)" "$passwd0" "/etc/passwd (the scene's link tar
 [ ! -e "$(printf '/dev/shm/\e[31mRED\e[0m')" ] || fail "the escape-sequence name was not removed"
 [ ! -e "$(printf '/dev/shm/torch_9_3_\xff\xfe')" ] || fail "the invalid UTF-8 name was not removed"
 [ ! -e "/dev/shm/torch_dir_1/inner" ] || fail "the nested regular file was not removed"
+[ ! -e "/dev/shm/myapp/torch_${dead}_5" ] || fail "--all-unheld kept an unheld file inside a directory"
 grep -qF 'removed      /dev/shm/torch_9_1\nfake' <<<"$out" || fail "newline not escaped"
 grep -qF 'removed      /dev/shm/torch_9_2\tfake' <<<"$out" || fail "tab not escaped"
 grep -qF 'removed      /dev/shm/\e[31mRED\e[0m' <<<"$out" || fail "escape sequence not escaped"

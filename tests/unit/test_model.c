@@ -378,6 +378,28 @@ static void test_errors_ahead(void **state)
     free_model(m);
 }
 
+/* A file inside a directory of the mount (other than a joblib folder) is
+ * never an orphan, whatever its name says: the directory is someone's own,
+ * and `clean` without --all-unheld must leave it alone. */
+static void test_files_in_a_directory_are_never_orphans(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    s->holders_scanned = true;
+    fake_add_file(s, "myapp", 100, FT_DIR, 0, 0);
+    fake_add_file(s, "myapp/torch_999_0", 101, FT_REGULAR, MiB, MiB);
+    fake_add_file(s, "myapp/cache", 102, FT_DIR, 0, 0);
+    fake_add_file(s, "myapp/cache/__KMP_REGISTERED_LIB_999", 103, FT_REGULAR, 4096, 4096);
+    fake_add_file(s, "torch_999_1", 104, FT_REGULAR, MiB, MiB);
+    struct model *m = build(s);
+    assert_int_equal(seg(m, "myapp/torch_999_0")->kind, KIND_TORCH);
+    assert_int_equal(seg(m, "myapp/torch_999_0")->state, SEG_UNHELD);
+    assert_int_equal(seg(m, "myapp/cache/__KMP_REGISTERED_LIB_999")->state, SEG_UNHELD);
+    assert_int_equal(seg(m, "torch_999_1")->state, SEG_ORPHAN); /* the same creator, at the top */
+    assert_int_equal(m->totals.orphans, 1);
+    free_model(m);
+}
+
 static void test_joblib_folder_is_one_segment(void **state)
 {
     (void)state;
@@ -949,6 +971,7 @@ int main(void)
         cmocka_unit_test(test_record_sizes),
         cmocka_unit_test(test_kinds_table),
         cmocka_unit_test(test_joblib_folder_is_one_segment),
+        cmocka_unit_test(test_files_in_a_directory_are_never_orphans),
         cmocka_unit_test(test_loader_batch),
         cmocka_unit_test(test_workers_fit),
         cmocka_unit_test(test_errors_ahead),
