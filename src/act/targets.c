@@ -58,11 +58,19 @@ static void push(const struct model *m, const struct segment *sg, struct unlink_
     }
 }
 
+/* Whether pol lets a plan act on mount i (clean_policy.own_mounts). */
+static bool in_scope(const struct model *m, const struct clean_policy *pol, size_t mount)
+{
+    return !pol->own_mounts || model_mount_seen_by(m, mount, NODE_HOST);
+}
+
 void targets_clean(const struct model *m, const struct clean_policy *pol, struct unlink_plan *out)
 {
     memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];
+        if (!in_scope(m, pol, sg->mount))
+            continue;
         bool dead_creator = sg->has_creator && !sg->creator_alive;
         if (sg->state == SEG_ORPHAN) {
             push(m, sg, out);
@@ -103,6 +111,10 @@ bool targets_add_segment(const struct model *m, size_t seg, const struct clean_p
         return false;
     }
     const struct segment *sg = &m->segs[seg];
+    if (!in_scope(m, pol, sg->mount)) {
+        snprintf(why, n, "not in this view: on another container's mount");
+        return false;
+    }
     char age[32], min[32];
     switch (sg->state) {
     case SEG_ORPHAN:
@@ -225,6 +237,8 @@ void targets_add_dirs(const struct model *m, const struct clean_policy *pol, str
     const struct file_list *fl = &m->scan->files;
     for (size_t i = 0; i < fl->ndirs; i++) {
         const struct shm_dir *d = &fl->dirs[i];
+        if (!in_scope(m, pol, d->mount))
+            continue;
         pid_t named;
         if (name_facts(d->name, &named) == KIND_JOBLIB)
             continue; /* a folder segment: the model has it */

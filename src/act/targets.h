@@ -15,6 +15,8 @@
 struct clean_policy {
     bool all_unheld;   /* also unheld segments at least min_age_s old */
     double min_age_s;  /* default 600 */
+    bool own_mounts;   /* only the mounts the watcher's own namespace shows: the
+                        * dashboard's own view of a node view scan (--all) */
 };
 
 void clean_policy_default(struct clean_policy *p);

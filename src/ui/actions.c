@@ -239,6 +239,7 @@ void actions_unlink(struct ui *u, const struct ui_selection *sel)
     const struct model *m = sel->model;
     struct clean_policy pol;
     clean_policy_default(&pol);
+    pol.own_mounts = ui_own_only(u);
     struct unlink_plan p = {0};
     char why[200], name[300];
     if (sel->nmarked_segs) {
@@ -280,6 +281,7 @@ void actions_unlink_orphans(struct ui *u, const struct ui_selection *sel)
 {
     struct clean_policy pol;
     clean_policy_default(&pol);
+    pol.own_mounts = ui_own_only(u);
     struct unlink_plan p;
     targets_clean(sel->model, &pol, &p);
     targets_add_dirs(sel->model, &pol, &p);
@@ -304,6 +306,7 @@ void actions_unlink_unheld(struct ui *u, const struct ui_selection *sel)
 {
     struct clean_policy pol;
     clean_policy_default(&pol);
+    pol.own_mounts = ui_own_only(u);
     pol.all_unheld = true;
     pol.min_age_s = u->set->cfg.min_age_s;
     struct unlink_plan p;

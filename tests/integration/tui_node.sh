@@ -164,6 +164,31 @@ wait_for '[ ! -e "/proc/$MAIN_A/root/dev/shm/$orphan" ]' 10 ||
 ok "d in the node view removed A's orphan $orphan in A's mount; B's and the host's namesakes stay"
 tui_quit
 
+# --- The own view's actions stay in the own view ------------------------------------
+# D (every orphan) in the own view of --all plans and removes the host's
+# orphans alone: an orphan of the same name in A's /dev/shm is neither in the
+# plan nor touched, though the node view would show it.
+rm -f "/dev/shm/$orphan" # the last section's decoy: an orphan here too
+dead=$(dead_pid)
+own_orphan=torch_${dead}_9
+echo host >"/dev/shm/$own_orphan"
+echo ctr >"/proc/$MAIN_A/root/dev/shm/$own_orphan"
+tui_start 160 60 --all --orphan-min-age 0
+tui_wait "^$LA /dev/shm" 15
+tui_keys n
+tui_wait "own view" 15
+tui_keys D
+tui_wait "Unlink 1 orphan" 15
+tui_wait "host: /dev/shm/$own_orphan " 15
+if tui_cap | grep -q "${ID_A:0:12}"; then tui_dump; fail "the own view's D plans in container A"; fi
+tui_keys y
+wait_for '[ ! -e "/dev/shm/$own_orphan" ]' 10 || { tui_dump; fail "D in the own view did not remove the host's orphan"; }
+[ "$(cat "/proc/$MAIN_A/root/dev/shm/$own_orphan")" = ctr ] ||
+    fail "D in the own view removed A's orphan of the same name"
+ok "D in the own view removed the host's orphan $own_orphan alone; A's namesake stays"
+tui_quit
+rm -f "/proc/$MAIN_A/root/dev/shm/$own_orphan"
+
 # --- More mounts than gauge lines ------------------------------------------------
 # At 9 lines two are left for gauges: the most critical mount's, then one
 # that counts the others (the host's and A's at least, with B's shown) and
