@@ -61,9 +61,14 @@ ns_holder() {
     wait_for "[ -e $ready ]" 10 || fail "container $1 did not start"
 }
 
+# ctr_host_pid MANIFEST PID: the host pid of the scene process whose pid in its
+# own namespace is PID. Tests run side by side, each with its own tmpfs at the
+# same SHMTEST_TMP path (test_ns): the manifest a process was given must be
+# this test's file, seen through that process's root.
 ctr_host_pid() {
     local p
     for p in $(pgrep -f -- "--manifest $1"); do
+        [ "/proc/$p/root$1" -ef "$1" ] || continue
         [ "$(awk '/^NSpid:/ { print $NF }' "/proc/$p/status" 2>/dev/null)" = "$2" ] && echo "$p"
     done
 }
