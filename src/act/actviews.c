@@ -91,18 +91,12 @@ const struct actns *actviews_mount(const struct actviews *v, size_t mount)
     }
 }
 
-/* --all: the view of process p's container (a zombie, which has no
- * namespaces left, is its parent's). */
+/* --all: the view of process p's container (a zombie's is its parent's:
+ * node_proc_ctr). */
 static const struct actns *proc_view(const struct actviews *v, const struct scan *s,
                                      const struct proc *p)
 {
-    const struct proc_list *pl = &s->procs;
-    size_t ctr = node_proc_ctr(&s->node, (size_t)(p - pl->items));
-    if (ctr == NODE_HOST && !p->mntns && p->state == 'Z') {
-        const struct proc *parent = procs_find(pl, p->ppid);
-        if (parent)
-            ctr = node_proc_ctr(&s->node, (size_t)(parent - pl->items));
-    }
+    size_t ctr = node_proc_ctr(&s->node, (size_t)(p - s->procs.items));
     return ctr != NODE_HOST && ctr < v->nctrs ? &v->ctrs[ctr] : &v->host;
 }
 

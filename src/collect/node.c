@@ -778,6 +778,17 @@ void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mo
             last = find_ns(n, mntns);
         n->proc_ctr[i] = mntns && last && last->mntns == mntns ? last->ctr : NODE_HOST;
     }
+    /* A zombie has no namespaces left to read: it belongs where its parent,
+     * which has yet to reap it, is (a container's main's dead worker is
+     * that container's, not the host's). */
+    for (size_t i = 0; i < pl->n; i++) {
+        const struct proc *p = &pl->items[i];
+        if (p->mntns || p->state != 'Z')
+            continue;
+        const struct proc *parent = procs_find(pl, p->ppid);
+        if (parent)
+            n->proc_ctr[i] = n->proc_ctr[parent - pl->items];
+    }
 }
 
 size_t node_owner_of(const struct scan_node *n, const struct node_mount *m)

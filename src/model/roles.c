@@ -136,7 +136,10 @@ static void assign(const struct model *m, struct facts *f)
         long parent = f[i].parent;
         bool local = in_world(m->scan, world, p);
         if (p->state == 'Z') {
-            f[i].role = ROLE_ZOMBIE;
+            /* It has no namespaces left to read: it is of this world when
+             * its parent, which has to reap it, is. */
+            if (parent < 0 || in_world(m->scan, world, &pl->items[parent]))
+                f[i].role = ROLE_ZOMBIE;
         } else if (f[i].comm == TORCH_COMM_MANAGER) {
             if (local)
                 f[i].role = ROLE_SHM_MANAGER;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "act/targets.h"
+#include "act/actviews.h"
 #include "act/reap.h"
 #include "act/signal.h"
 #include "config/theme.h"
@@ -209,11 +210,29 @@ static void on_step(void *ctx, const struct signal_target *t, const struct signa
                      signal_outcome_name(r->outcome));
 }
 
-void actions_reap(struct ui *u, const struct ui_selection *sel)
+/* Which processes K acts on, and through which view. */
+struct reap_scope {
+    const struct actviews *views;
+    bool own_only; /* the own view of a node view scan: the host's processes only */
+};
+
+/* A reap_where_fn: in the node view each process through its container's
+ * view, as reap --all does; in its own view only what that view shows. */
+static bool reap_where(void *ctx, const struct model *m, const struct proc *p,
+                       const struct actns **ns)
+{
+    const struct reap_scope *sc = ctx;
+    if (sc->own_only && node_proc_ctr(&m->scan->node, (size_t)(p - m->scan->procs.items)) !=
+                            NODE_HOST)
+        return false;
+    return actviews_proc((void *)sc->views, m, p, ns);
+}
+
+static void reap_actions(struct ui *u, const struct ui_selection *sel, struct reap_scope *scope)
 {
     struct reap_plan p;
     actions_progress(u, "looking for orphaned workers and stuck shm managers...");
-    reap_plan_build(sel->model, &u->sys, &p);
+    reap_plan_build_where(sel->model, &u->sys, reap_where, scope, &p);
     size_t nend = p.workers.n + p.managers.n;
     if (!reap_plan_count(&p)) {
         ui_message(u, THEME_muted, "nothing to reap: no orphaned workers, stuck shm managers "
@@ -251,4 +270,15 @@ void actions_reap(struct ui *u, const struct ui_selection *sel)
         ui_message(u, THEME_muted, "nothing signalled");
     }
     reap_plan_free(&p);
+}
+
+void actions_reap(struct ui *u, const struct ui_selection *sel)
+{
+    struct actviews views;
+    actviews_own(&views);
+    if (ui_node(u))
+        actviews_open_all(&views, &u->snap->scan, &u->sys);
+    struct reap_scope scope = {.views = &views, .own_only = ui_own_only(u)};
+    reap_actions(u, sel, &scope);
+    actviews_close(&views);
 }

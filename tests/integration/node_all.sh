@@ -6,8 +6,9 @@
 # in-namespace pids are the same numbers in both. One run must show the
 # host's /dev/shm and both containers' mounts, each by its device with its
 # container, cgroup and budget; groups, creators and orphans per container,
-# never mixed; the text report a heading per container; Prometheus series
-# labelled with the container; without root what can be read and a warning.
+# never mixed (a zombie its parent's); the text report a heading per
+# container; Prometheus series labelled with the container; without root
+# what can be read and a warning.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cgroup.sh"
 . "$(dirname "$0")/ctr_lib.sh"
@@ -16,7 +17,7 @@ need_unshare
 need setpriv od
 _lib_tmp
 
-scene_ctr A 536870912 64m --workers 2 --per-worker 4 --orphans 2
+scene_ctr A 536870912 64m --workers 2 --per-worker 4 --orphans 2 --zombies 1
 scene_ctr B 268435456 32m --workers 2 --per-worker 4 --orphans 1
 for tag in A B; do
     man_var=MAN_$tag
@@ -58,6 +59,8 @@ for tag in A B; do
         "container $tag's budget names its own DataLoader (main, workers, batch) and what fits under its limit"
 done
 unset MANIFEST
+json_check "$snap" "[p['container'] for p in j['processes'] if p['role'] == 'zombie' and p['ppid'] == int(env['MAIN_A'])] == [env['ID_A']]" \
+    "container A's zombie (no namespaces left to read) is A's, its parent's, not the host's"
 json_check "$snap" "[sum(1 for s in j['segments'] if s['state'] == 'orphan' and s['mount_id'] == m['id']) for t in ('A', 'B') for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_' + t]]] == [2, 1]" \
     "orphans proved per container (2 in A, 1 in B)"
 

@@ -25,14 +25,18 @@ row_in() {
     awk -v re="$2" '$0 ~ re { print NR - 1; found = 1; exit } END { if (!found) print -1 }' <<<"$1"
 }
 
-scene_ctr A 536870912 64m --workers 2 --per-worker 3 --size 256K --orphans 1
+scene_ctr A 536870912 64m --workers 2 --per-worker 3 --size 256K --orphans 1 --zombies 1
 scene_ctr B 268435456 32m --workers 2 --per-worker 2 --size 64K --unheld 1 --unheld-size 31M
 MANIFEST=$MAN_A
 MAIN_A=$(ctr_host_pid "$MAN_A" "$(manifest_pids main)")
 WORKER_A=$(ctr_host_pid "$MAN_A" "$(manifest_pids worker | head -n 1)")
+# A's zombie: its child that has exited (it may still be exiting at "ready").
+zombie_of() { for p in $(pgrep -P "$1"); do [ "$(awk '{ print $3 }' "/proc/$p/stat")" = Z ] && echo "$p"; done; }
+wait_for '[ -n "$(zombie_of "$MAIN_A")" ]' 10 || true
+ZOMBIE_A=$(zombie_of "$MAIN_A")
 MANIFEST=$MAN_B
 MAIN_B=$(ctr_host_pid "$MAN_B" "$(manifest_pids main)")
-[ -n "$MAIN_A" ] && [ -n "$MAIN_B" ] && [ -n "$WORKER_A" ] || fail "cannot find the mains on the host"
+[ -n "$MAIN_A" ] && [ -n "$MAIN_B" ] && [ -n "$WORKER_A" ] && [ -n "$ZOMBIE_A" ] || fail "cannot find the mains on the host"
 # A container's label: no runtime state here, so its runtime and short id.
 LA="docker ${ID_A:0:12}"
 LB="docker ${ID_B:0:12}"
@@ -186,6 +190,19 @@ wait_for '[ ! -e "/dev/shm/$own_orphan" ]' 10 || { tui_dump; fail "D in the own 
 [ "$(cat "/proc/$MAIN_A/root/dev/shm/$own_orphan")" = ctr ] ||
     fail "D in the own view removed A's orphan of the same name"
 ok "D in the own view removed the host's orphan $own_orphan alone; A's namesake stays"
+# K (reap) in the own view leaves A's zombie out (other zombies of this host
+# may be offered); in the node view it offers it, through A's view.
+tui_keys K
+wait_for 'tui_cap | grep -qE "nothing to reap|and help [0-9]+ zombie"' 15 ||
+    { tui_dump; fail "K in the own view neither planned nor said why not"; }
+if tui_cap | grep -q "pid $ZOMBIE_A "; then tui_dump; fail "K in the own view offers container A's zombie"; fi
+if tui_cap | grep -qE "and help [0-9]+ zombie"; then tui_keys n; fi
+tui_keys n
+tui_wait "node view" 15
+tui_keys K
+tui_wait "zombie pid $ZOMBIE_A " 15
+tui_keys n
+ok "K in the own view leaves container A's zombie $ZOMBIE_A out; the node view offers it"
 tui_quit
 rm -f "/proc/$MAIN_A/root/dev/shm/$own_orphan"
 

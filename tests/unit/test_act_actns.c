@@ -245,11 +245,12 @@ static void test_views_pick_processes(void **state)
     }
     assert_ptr_equal(actviews_mount(&v, 3), &v.pid);
 
-    /* --all: every process, each with its container's view (a zombie its
-     * parent's), the host's for the rest. */
+    /* --all: every process, each with its container's view, the host's for
+     * the rest. The scan gives each zombie its parent's container
+     * (node_assign), so the zombies here carry 0 and 1. */
     struct actns ctrs[2];
     memset(ctrs, 0, sizeof(ctrs));
-    size_t proc_ctr[] = {0, 1, NODE_HOST, NODE_HOST, NODE_HOST};
+    size_t proc_ctr[] = {0, 1, 0, 1, NODE_HOST};
     s.node.proc_ctr = proc_ctr;
     s.node.nprocs = 5;
     v.mode = ACTVIEWS_ALL;

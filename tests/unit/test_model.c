@@ -508,10 +508,18 @@ static void test_other_mount_namespaces_are_not_ours(void **state)
     s->procs.items[s->procs.n - 1].sigcatch = WORKER_SIGS;
     fake_add_proc(s, 12, 11, 12, 'S', "torch_shm_manag", "/x/torch_shm_manager")->mntns = 200;
     fake_add_proc(s, 13, 1, 9, 'S', "pt_data_worker", PY)->mntns = 200;
+    /* Zombies have no namespaces left to read (mntns 0): each is of the
+     * world of its parent, which has to reap it. Ours (parent 2) is ours;
+     * the container's (parent 10) is not. */
+    fake_add_proc(s, 20, 2, 2, 'Z', "sh", NULL);
+    fake_add_proc(s, 21, 10, 10, 'Z', "python3", NULL);
     fake_torch_loaded(s, 10);
     fake_torch_loaded(s, 11);
     struct model *m = build(s);
-    assert_int_equal(m->nprocs, 0);
+    assert_int_equal(m->nprocs, 1);
+    assert_int_equal(proc(m, 20)->role, ROLE_ZOMBIE);
+    assert_null(model_find_proc(m, 21));
+    assert_int_equal(m->totals.zombies, 1);
     assert_int_equal(m->ngroups, 0);
     free_model(m);
 
@@ -523,10 +531,14 @@ static void test_other_mount_namespaces_are_not_ours(void **state)
     fake_add_proc(s, 10, 1, 10, 'S', "python3", PY)->mntns = 200;
     fake_add_proc(s, 11, 10, 10, 'S', "python3", PY)->mntns = 200;
     s->procs.items[s->procs.n - 1].sigcatch = WORKER_SIGS;
+    fake_add_proc(s, 20, 2, 2, 'Z', "sh", NULL);
+    fake_add_proc(s, 21, 10, 10, 'Z', "python3", NULL);
     fake_torch_loaded(s, 11);
     m = build(s);
     assert_int_equal(proc(m, 11)->role, ROLE_WORKER);
     assert_int_equal(proc(m, 10)->role, ROLE_MAIN);
+    assert_int_equal(proc(m, 21)->role, ROLE_ZOMBIE);
+    assert_null(model_find_proc(m, 20));
     free_model(m);
 }
 
