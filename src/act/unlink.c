@@ -142,15 +142,31 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
         unlink_say(res, UNLINK_REFUSED, EACCES, "cannot prove it unused: %s", why);
         return;
     }
+    /* Last, the kernel's word: no open file anywhere refers to it. Held
+     * across the unlink, so that nothing opens it in between unseen. */
+    struct unlink_lease_state ls;
+    enum unlink_lease lease = unlink_lease_take(pin, &ls);
+    if (lease == UNLINK_LEASE_BUSY) {
+        close(pin);
+        unlink_say(res, UNLINK_REFUSED, EBUSY, "in use: open in a process the search could not "
+                                               "see (the kernel refuses a lease on it)");
+        return;
+    }
     if (r->o.dry_run) {
+        if (lease == UNLINK_LEASE_HELD)
+            unlink_lease_drop(pin, &ls);
         close(pin);
         unlink_say(res, UNLINK_WOULD, 0, "every check passed");
         return;
     }
     struct statvfs before, after;
     bool measured = fstatvfs(dir, &before) == 0;
-    if (unlinkat(dir, base, 0) != 0) {
-        int err = errno;
+    int unlinked = unlinkat(dir, base, 0);
+    int unlink_err = errno;
+    if (lease == UNLINK_LEASE_HELD)
+        unlink_lease_drop(pin, &ls);
+    if (unlinked != 0) {
+        int err = unlink_err;
         close(pin);
         if (err == ENOENT)
             unlink_say(res, UNLINK_GONE, err, "already gone");

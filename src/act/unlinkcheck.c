@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,4 +109,26 @@ bool unlink_owner_ok(uid_t caller, const struct actns *ns, uid_t owner, enum unl
         return false;
     }
     return true;
+}
+
+enum unlink_lease unlink_lease_take(int pin, struct unlink_lease_state *ls)
+{
+    /* Whoever opens the file while the lease is held makes the kernel
+     * signal the holder (SIGIO, whose default ends the process): ignored
+     * until the drop, which lets that open go on. */
+    struct sigaction ign = {.sa_handler = SIG_IGN};
+    sigemptyset(&ign.sa_mask);
+    if (sigaction(SIGIO, &ign, &ls->old_sigio) != 0)
+        return UNLINK_LEASE_UNKNOWN;
+    if (fcntl(pin, F_SETLEASE, F_WRLCK) == 0)
+        return UNLINK_LEASE_HELD;
+    int err = errno;
+    sigaction(SIGIO, &ls->old_sigio, NULL);
+    return err == EAGAIN ? UNLINK_LEASE_BUSY : UNLINK_LEASE_UNKNOWN;
+}
+
+void unlink_lease_drop(int pin, struct unlink_lease_state *ls)
+{
+    (void)fcntl(pin, F_SETLEASE, F_UNLCK);
+    sigaction(SIGIO, &ls->old_sigio, NULL);
 }

@@ -7,6 +7,7 @@
 #ifndef SHMWATCH_UNLINKCHECK_H
 #define SHMWATCH_UNLINKCHECK_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -115,6 +116,23 @@ bool unlink_owner_ok(uid_t caller, const struct actns *ns, uid_t owner, enum unl
  * another user while the mode lets others open the file, was unread. */
 bool unlink_blind_ok(const struct holder_blind *b, uid_t caller, uid_t owner, mode_t mode,
                      char *why, size_t n);
+
+/* The kernel's own answer to "is it open anywhere", asked right before an
+ * unlink: a write lease on a file is granted only while no other open file
+ * refers to its inode (an fd or a mapping, a read-only one too on kernels
+ * that count readers), whoever holds it: a process of another user or of a
+ * pid namespace the /proc search could not see. pin is the remover's own
+ * open fd of the file. UNLINK_LEASE_HELD: taken, held until
+ * unlink_lease_drop (an open of the file meanwhile waits for the drop);
+ * UNLINK_LEASE_BUSY: the file is open elsewhere; UNLINK_LEASE_UNKNOWN: the
+ * kernel cannot say (leases disabled, a pin of O_PATH, a file system
+ * without leases), and the other checks decide alone. */
+enum unlink_lease { UNLINK_LEASE_HELD, UNLINK_LEASE_BUSY, UNLINK_LEASE_UNKNOWN };
+struct unlink_lease_state {
+    struct sigaction old_sigio; /* a lease break signals its holder: ignored while held */
+};
+enum unlink_lease unlink_lease_take(int pin, struct unlink_lease_state *ls);
+void unlink_lease_drop(int pin, struct unlink_lease_state *ls);
 
 const char *unlink_outcome_name(enum unlink_outcome o);
 

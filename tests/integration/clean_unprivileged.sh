@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # An unprivileged user (nobody) cannot remove root's orphans nor signal
 # root's processes: each refusal says whose they are, exit 3, nothing of
-# root's changes. The same user's own orphan is removed.
+# root's changes. The same user's own orphan is removed, but not one that a
+# process of root's, beyond the user's sight, still has open or mapped.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -17,6 +18,21 @@ head -c 65536 /dev/zero >"/dev/shm/torch_${dead}_1"
 "${NOBODY[@]}" sh -c 'head -c 65536 /dev/zero >/dev/shm/torch_$$_1; echo $$' >"$SHMTEST_TMP/npid"
 npid=$(cat "$SHMTEST_TMP/npid")
 [ "$(stat -c %U "/dev/shm/torch_${npid}_1")" = nobody ] || fail "nobody's orphan is not nobody's"
+# Two more of nobody's files whose creators have exited, each still used by
+# a process of root's that nobody cannot search: one holds it open, the
+# other only maps it. They look exactly like orphans to nobody.
+held=()
+for k in 1 2; do
+    "${NOBODY[@]}" sh -c 'head -c 65536 /dev/zero >/dev/shm/torch_$$_1; echo $$' >"$SHMTEST_TMP/npid"
+    held+=("torch_$(cat "$SHMTEST_TMP/npid")_1")
+done
+sleep 600 3<"/dev/shm/${held[0]}" &
+on_exit "kill $! 2>/dev/null; true"
+python3 -c 'import mmap, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR); m = mmap.mmap(fd, 4096); os.close(fd)
+open(sys.argv[2], "w").close(); time.sleep(600)' "/dev/shm/${held[1]}" "$SHMTEST_TMP/mapped" &
+on_exit "kill $! 2>/dev/null; true"
+wait_for "[ -e $SHMTEST_TMP/mapped ]" 10 || fail "the mapping holder did not start"
 
 # A job of root's whose stuck worker is orphaned. Its fds are beyond nobody's
 # sight, so it is named the way torch >= 2.5 names workers.
@@ -38,6 +54,12 @@ ok "nobody cannot remove root's orphan, and is told why"
 grep -q "^removed  *.*/torch_${npid}_1 " <<<"$out" || fail "nobody's own orphan was not removed"
 [ ! -e "/dev/shm/torch_${npid}_1" ] || fail "nobody's own orphan is still there"
 ok "nobody removes its own orphan"
+for name in "${held[@]}"; do
+    [ -f "/dev/shm/$name" ] || fail "nobody removed $name, which a process of root's still uses"
+    grep -q "^refused  *.*/$name  in use: open in a process the search could not see" <<<"$out" ||
+        fail "no in-use refusal for $name"
+done
+ok "nobody's files that root's processes hold (an fd, a mapping) are refused as in use"
 
 rc=0
 out=$(cd / && "${NOBODY[@]}" "$SHMWATCH" reap --yes --timeout 1 --log "$log" 2>&1) || rc=$?
