@@ -49,11 +49,16 @@ int open_beneath_walk(int rootfd, const char *path, int flags)
 
 int open_beneath(int rootfd, const char *path, int flags)
 {
+    return open_in_root(rootfd, path, flags | O_NOFOLLOW);
+}
+
+int open_in_root(int rootfd, const char *path, int flags)
+{
 #ifdef SYS_openat2
     while (*path == '/')
         path++;
     struct open_how how = {
-        .flags = (unsigned long long)(flags | O_NOFOLLOW | O_CLOEXEC),
+        .flags = (unsigned long long)(flags | O_CLOEXEC),
         .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
     };
     long fd = syscall(SYS_openat2, rootfd, *path ? path : ".", &how, sizeof(how));

@@ -19,6 +19,12 @@
  * last component is a symbolic link). */
 int open_beneath(int rootfd, const char *path, int flags);
 
+/* open_beneath, except that the last component may be a symbolic link,
+ * followed inside rootfd, unless flags has O_NOFOLLOW (a path a user gave,
+ * as a watched process would resolve it); without openat2 no symbolic link
+ * is followed at all. */
+int open_in_root(int rootfd, const char *path, int flags);
+
 /* The fallback of open_beneath on its own, for the tests. */
 int open_beneath_walk(int rootfd, const char *path, int flags);
 

@@ -14,6 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/beneath.h"
+
 static int open_dir(const char *path)
 {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -180,7 +182,17 @@ int sysroot_open_below(const struct sysroot *r, const char *p, int flags)
         errno = EACCES;
         return -1;
     }
-    return openat(r->root, sysroot_rel(p), flags | O_CLOEXEC);
+    if (r->pid <= 0) /* the watcher's own root: a path as any of its own */
+        return openat(r->root, sysroot_rel(p), flags | O_CLOEXEC);
+    /* A watched process's root (a container's): resolved as that process
+     * would, an absolute symbolic link on the way staying inside its root,
+     * never reaching the host's files. */
+    int fd = open_in_root(r->root, p, flags);
+    if (fd < 0) {
+        errno = -fd;
+        return -1;
+    }
+    return fd;
 }
 
 int sysroot_pid_check(const struct sysroot *r)

@@ -53,7 +53,9 @@ int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid);
 int sysroot_open_system(struct sysroot *r, pid_t pid);
 
 /* openat below the watched root: the absolute path p (as the watched process
- * sees it) relative to r->root, with flags | O_CLOEXEC. -1 with errno EACCES
+ * sees it) relative to r->root, with flags | O_CLOEXEC; below a watched
+ * process's root resolved inside it (open_in_root: an absolute symbolic
+ * link on the way never leads to the host's files). -1 with errno EACCES
  * when r->root is -1 (out of reach). */
 int sysroot_open_below(const struct sysroot *r, const char *p, int flags);
 
