@@ -15,7 +15,9 @@ static void family(struct buf *o, const char *name, const char *type, const char
 }
 
 /* Label values: backslash, quote and newline escaped; bytes that are not
- * valid UTF-8 replaced by '?', as the format requires UTF-8. */
+ * valid UTF-8 replaced by '?', as the format requires UTF-8, and so are
+ * other control characters and the characters a terminal would not show
+ * as they are (utf8_char_shown): a label ends up in alerts people read. */
 static void label_value(struct buf *o, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -29,9 +31,12 @@ static void label_value(struct buf *o, const char *s)
             i++;
         } else {
             size_t len = utf8_valid_len(p + i, n - i);
-            if (len == 0 || p[i] < 0x20) {
+            if (len == 0 || p[i] < 0x20 || p[i] == 0x7f) {
                 buf_addc(o, '?');
                 i++;
+            } else if (len > 1 && !utf8_char_shown(p + i, len)) {
+                buf_addc(o, '?'); /* one for the character */
+                i += len;
             } else {
                 buf_add(o, p + i, len);
                 i += len;

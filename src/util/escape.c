@@ -1,5 +1,6 @@
 #include "util/escape.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -86,11 +87,24 @@ void esc_json(struct buf *out, const char *str)
             continue;
         }
         size_t len = c >= 0x80 ? utf8_valid_len(s + i, n - i) : 0;
-        if (len) {
+        if (len && utf8_char_shown(s + i, len)) {
             i += len;
             continue;
         }
         buf_add(out, s + run, i - run);
+        if (len) {
+            /* A C1 control or an invisible character: as \u escapes (a
+             * surrogate pair past U+FFFF), the same string to a parser,
+             * harmless to a terminal the document is printed on. */
+            uint32_t cp = utf8_decode(s + i, len);
+            if (cp > 0xffff)
+                buf_printf(out, "\\u%04x\\u%04x", 0xd800 + ((cp - 0x10000) >> 10),
+                           0xdc00 + ((cp - 0x10000) & 0x3ff));
+            else
+                buf_printf(out, "\\u%04x", cp);
+            run = i += len;
+            continue;
+        }
         switch (c) {
         case '"': buf_add(out, "\\\"", 2); break;
         case '\\': buf_add(out, "\\\\", 2); break;
@@ -108,6 +122,36 @@ void esc_json(struct buf *out, const char *str)
     }
     buf_add(out, s + run, n - run);
     buf_addc(out, '"');
+}
+
+/* Characters a terminal draws as nothing, or that reorder or join what is
+ * around them: Unicode's format characters (category Cf: bidirectional
+ * overrides and isolates, zero-width spaces and joiners, the byte order
+ * mark, tags...), the line and paragraph separators, and the blank Hangul
+ * fillers. In a name they let one name pass for another (U+202E turns
+ * "rtl_\u{202e}gpj.exe" into "rtl_exe.jpg" on screen) or shift columns. */
+static bool invisible(uint32_t cp)
+{
+    static const uint32_t ranges[][2] = {
+        {0x00ad, 0x00ad},   {0x0600, 0x0605},   {0x061c, 0x061c},   {0x06dd, 0x06dd},
+        {0x070f, 0x070f},   {0x0890, 0x0891},   {0x08e2, 0x08e2},   {0x115f, 0x1160},
+        {0x180e, 0x180e},   {0x200b, 0x200f},   {0x2028, 0x202e},   {0x2060, 0x2064},
+        {0x2066, 0x206f},   {0x3164, 0x3164},   {0xfeff, 0xfeff},   {0xffa0, 0xffa0},
+        {0xfff9, 0xfffb},   {0x110bd, 0x110bd}, {0x110cd, 0x110cd}, {0x13430, 0x1343f},
+        {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0001, 0xe0001}, {0xe0020, 0xe007f},
+    };
+    if (cp < 0xad)
+        return false;
+    for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+        if (cp >= ranges[i][0] && cp <= ranges[i][1])
+            return true;
+    return false;
+}
+
+bool utf8_char_shown(const unsigned char *s, size_t len)
+{
+    uint32_t cp = utf8_decode(s, len);
+    return !(cp >= 0x80 && cp <= 0x9f) && !invisible(cp);
 }
 
 void esc_term(struct buf *out, const char *str, int ascii)
@@ -137,10 +181,8 @@ void esc_term(struct buf *out, const char *str, int ascii)
                 i++;
                 continue;
             }
-            uint32_t cp = utf8_decode(s + i, len);
-            /* C1 controls (U+0080..U+009F) act as escape introducers on some terminals. */
-            if ((cp >= 0x80 && cp <= 0x9f) || (ascii && cp >= 0x80))
-                buf_printf(out, "\\u{%x}", (unsigned)cp);
+            if ((ascii && len > 1) || (len > 1 && !utf8_char_shown(s + i, len)))
+                buf_printf(out, "\\u{%x}", (unsigned)utf8_decode(s + i, len));
             else
                 buf_add(out, s + i, len);
             i += len;

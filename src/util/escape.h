@@ -4,6 +4,7 @@
 #ifndef SHMWATCH_ESCAPE_H
 #define SHMWATCH_ESCAPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/buf.h"
@@ -12,16 +13,25 @@
  * bytes there are not valid UTF-8 (overlong, surrogate, truncated...). */
 size_t utf8_valid_len(const unsigned char *s, size_t n);
 
+/* Whether the valid UTF-8 character of len bytes (len >= 2) at s may be
+ * shown as it is: not a C1 control (U+0080..U+009F, an escape introducer
+ * on some terminals), nor a character drawn as nothing or reordering what
+ * is around it (bidirectional overrides, zero-width spaces, the byte order
+ * mark: one name could pass for another). */
+bool utf8_char_shown(const unsigned char *s, size_t len);
+
 /* The largest cut at or before byte len of s that is not inside a UTF-8
  * character (len itself unless s[len] continues one). */
 size_t utf8_cut(const char *s, size_t len);
 
 /* Appends s as a JSON string literal, quotes included: control characters
- * escaped, invalid UTF-8 replaced by U+FFFD. */
+ * (C1 too) and characters that are not utf8_char_shown escaped as \uXXXX,
+ * invalid UTF-8 replaced by U+FFFD. */
 void esc_json(struct buf *out, const char *s);
 
 /* Appends s for display on a terminal: control bytes as \n, \t, \e, \xNN,
- * invalid UTF-8 bytes as \xNN, a backslash as \\; valid printable UTF-8 as is.
+ * invalid UTF-8 bytes as \xNN, a backslash as \\, a character that is not
+ * utf8_char_shown as \u{...}; other valid UTF-8 as is.
  * With ascii set, every non-ASCII character is also written as \u{...}. */
 void esc_term(struct buf *out, const char *s, int ascii);
 

@@ -96,6 +96,12 @@ static void test_term(void **state)
     s = term_of("caf\xc3\xa9", 1);
     assert_string_equal(s, "caf\\u{e9}");
     free(s);
+    /* Invisible and reordering characters are shown by number: a bidi
+     * override (U+202E), zero-width spaces (U+200B), a BOM (U+FEFF), a tag
+     * (U+E0041); visible ones beside them stay as they are. */
+    s = term_of("rtl_\xe2\x80\xaegpj.exe zw_\xe2\x80\x8bZ \xef\xbb\xbf\xf3\xa0\x81\x81 \xe2\x82\xac", 0);
+    assert_string_equal(s, "rtl_\\u{202e}gpj.exe zw_\\u{200b}Z \\u{feff}\\u{e0041} \xe2\x82\xac");
+    free(s);
 }
 
 /* A cut never lands inside a character: "aé€" is a, c3 a9, e2 82 ac. */

@@ -31,7 +31,11 @@ static const struct {
     {"over\xc0\xaf sur\xed\xa0\x80 big\xf4\x90\x80\x80",
      "\"over\\ufffd\\ufffd sur\\ufffd\\ufffd\\ufffd big\\ufffd\\ufffd\\ufffd\\ufffd\""},
     {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xc2\x85",
-     "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xc2\x85\""},
+     "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \\u0085\""},
+    /* Invisible and reordering characters: escaped, the same string to a
+     * parser (a surrogate pair past U+FFFF). */
+    {"rtl_\xe2\x80\xaegpj zw\xe2\x80\x8b tag\xf3\xa0\x81\x81",
+     "\"rtl_\\u202egpj zw\\u200b tag\\udb40\\udc41\""},
     {"sp ace", "\"sp ace\""},
 };
 #define NNAMES (sizeof(names) / sizeof(names[0]))

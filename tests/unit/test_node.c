@@ -111,7 +111,8 @@ static struct scan *node_scene(void)
     n->ctrs[1].info.runtime = RUNTIME_CONTAINERD;
     n->ctrs[1].info.id = xstrdup(ID_B);
     n->ctrs[1].info.name = xstrdup(EVIL);
-    n->ctrs[1].info.pod = xstrdup("trainer-0");
+    /* A pod name with a C1 control, a bidi override and a zero-width space. */
+    n->ctrs[1].info.pod = xstrdup("trainer-0\xc2\x9b\xe2\x80\xae\xe2\x80\x8b");
     n->ctrs[1].info.namespace = xstrdup("ml");
     n->ctrs[1].info.pod_uid = xstrdup("0d1c2b3a-1111-2222-3333-444455556666");
     n->ctrs[1].pid = 200;
@@ -237,7 +238,7 @@ static void test_json_fields(void **state)
         "\"hostname\":\"aaaaaaaaaaaa\",\"pid\":100}],\"cgroup\":{\"version\":1,"
         "\"path\":\"/docker/" ID_A "\",\"limit_bytes\":1073741824,",
         "\"name\":\"evil\\u001b[31m\\\"x\\n\",\"runtime\":\"containerd\","
-        "\"pod_uid\":\"0d1c2b3a-1111-2222-3333-444455556666\",\"pod\":\"trainer-0\","
+        "\"pod_uid\":\"0d1c2b3a-1111-2222-3333-444455556666\",\"pod\":\"trainer-0\\u009b\\u202e\\u200b\","
         "\"namespace\":\"ml\",\"hostname\":null,\"pid\":200}]",
         "\"limit_bytes\":536870912,\"limit_source\":\"cgroup\"",
         "\"mount_id\":\"0:51\",\"name\":\"torch_2_0\"",
@@ -258,7 +259,7 @@ static void test_text_headings(void **state)
     report_text(&f->out, &f->m, &o);
     const char *t = f->out.data;
     const char *host = strstr(t, "== HOST\n"), *a = strstr(t, "== CONTAINER alpha (docker aaaaaaaaaaaa, ");
-    const char *b = strstr(t, "== CONTAINER evil\\e[31m\"x\\n (containerd bbbbbbbbbbbb, pod ml/trainer-0, pid 200)");
+    const char *b = strstr(t, "== CONTAINER evil\\e[31m\"x\\n (containerd bbbbbbbbbbbb, pod ml/trainer-0\\u{9b}\\u{202e}\\u{200b}, pid 200)");
     if (!host || !a || !b)
         fail_msg("headings missing in %s", t);
     assert_true(host < a && a < b);
@@ -283,7 +284,7 @@ static void test_prometheus_labels(void **state)
         "shmwatch_mount_used_bytes{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\","
         "container_id=\"" ID_A "\",pod=\"\",namespace=\"\"} 8388608\n",
         "shmwatch_mount_used_bytes{mount=\"/dev/shm\",mount_id=\"0:51\","
-        "container=\"evil?[31m\\\"x\\n\",container_id=\"" ID_B "\",pod=\"trainer-0\","
+        "container=\"evil?[31m\\\"x\\n\",container_id=\"" ID_B "\",pod=\"trainer-0???\","
         "namespace=\"ml\"} 62914560\n",
         "shmwatch_budget_limit_bytes{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\"",
         "shmwatch_cgroup_limit_bytes{mount=\"/dev/shm\",mount_id=\"0:51\"",
