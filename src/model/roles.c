@@ -148,9 +148,15 @@ static void assign(const struct model *m, struct facts *f)
                        node_proc_ctr(&m->scan->node, (size_t)parent) &&
                    f[parent].comm != TORCH_COMM_LAUNCHER &&
                    same_program(p, &pl->items[parent]) &&
-                   (f[i].evidence ||
+                   ((f[i].evidence && p->pgid == pl->items[parent].pgid) ||
                     (local && (f[i].comm == TORCH_COMM_WORKER || looks_like_worker(m, p))))) {
-            /* The parent may be pid 1: in a container the main often is. */
+            /* The parent may be pid 1: in a container the main often is.
+             * Torch evidence alone (segments, an shm manager child) makes a
+             * worker only in its parent's process group, where a fork
+             * leaves it: a job started by a program of the same name in a
+             * session of its own (a Jupyter kernel under its server, the
+             * dashboard's demo under shmwatch) is that program's child, not
+             * its worker. */
             f[i].candidate = true;
             f[parent].has_candidate_child = true;
         }

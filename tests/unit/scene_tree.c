@@ -294,8 +294,13 @@ static int parse_proc_line(struct desc *d, const char *word, const char *rest, c
             if (rc < 0)
                 return rc;
         }
-        if (p->pgid < 0)
+        if (p->pgid < 0) { /* a fork of its parent (the same exe) is in its group */
             p->pgid = p->pid;
+            for (size_t i = 0; i + 1 < d->nprocs; i++)
+                if (d->procs[i].pid == p->ppid && p->exe && d->procs[i].exe &&
+                    strcmp(p->exe, d->procs[i].exe) == 0)
+                    p->pgid = d->procs[i].pgid;
+        }
         if (p->sid < 0)
             p->sid = p->pgid;
         return 0;

@@ -542,6 +542,33 @@ static void test_other_mount_namespaces_are_not_ours(void **state)
     free_model(m);
 }
 
+/* A job started by a program of the same name in a session of its own (a
+ * Jupyter kernel under its server): between epochs the kernel has no
+ * workers, only the shm manager its last ones started. It is the server's
+ * child, not its worker. In the server's own process group it would be. */
+static void test_own_group_is_not_a_worker(void **state)
+{
+    (void)state;
+    for (int same_group = 0; same_group < 2; same_group++) {
+        struct scan *s = fake_scene_empty();
+        s->holders_scanned = true;
+        fake_add_proc(s, 50, 1, 50, 'S', "python3", PY);
+        fake_add_proc(s, 60, 50, same_group ? 50 : 60, 'S', "python3", PY);
+        fake_add_proc(s, 61, 60, same_group ? 50 : 60, 'S', "torch_shm_manag",
+                      "/x/torch_shm_manager");
+        struct model *m = build(s);
+        if (same_group) {
+            assert_int_equal(proc(m, 60)->role, ROLE_WORKER);
+            assert_int_equal(proc(m, 50)->role, ROLE_MAIN);
+        } else {
+            assert_null(model_find_group(m, 50));
+            assert_true(!model_find_proc(m, 60) || proc(m, 60)->role != ROLE_WORKER);
+            assert_true(!model_find_proc(m, 50) || proc(m, 50)->role != ROLE_MAIN);
+        }
+        free_model(m);
+    }
+}
+
 /* PyTorch 2.x as the NAME-2.x integration tests run it, in a chroot: the
  * workers are named pt_data_worker, the segment names carry three fields,
  * and the holders' paths carry the root the job runs under. */
@@ -1001,6 +1028,7 @@ int main(void)
         cmocka_unit_test(test_torchrun_agent_is_no_main),
         cmocka_unit_test(test_remembered_workers_keep_their_orphans),
         cmocka_unit_test(test_other_mount_namespaces_are_not_ours),
+        cmocka_unit_test(test_own_group_is_not_a_worker),
         cmocka_unit_test(test_loader_per_container),
         cmocka_unit_test(test_text_loader_per_container),
         cmocka_unit_test(test_mount_memory_per_container),
