@@ -67,6 +67,18 @@ static bool same_program(const struct proc *a, const struct proc *b)
     return strcmp(a->comm, b->comm) == 0;
 }
 
+/* A worker torch has named (so its comm is no longer its program's) whose
+ * program cannot be compared with its parent's (one exe unreadable: another
+ * user's process, without root), but whom its parent forked: still in the
+ * parent's process group, and the parent not init (a reparented orphan's
+ * new parent never shares its group). */
+static bool forked_named_worker(const struct proc *p, const struct proc *parent,
+                                enum torch_comm comm)
+{
+    return comm == TORCH_COMM_WORKER && (!p->exe || !parent->exe) && parent->pid != 1 &&
+           p->pgid == parent->pgid;
+}
+
 /* Per-process facts gathered once, indexed like scan->procs. */
 struct facts {
     enum torch_comm comm; /* what its name says (util/torchprint.h) */
@@ -147,7 +159,8 @@ static void assign(const struct model *m, struct facts *f)
                    node_proc_ctr(&m->scan->node, i) ==
                        node_proc_ctr(&m->scan->node, (size_t)parent) &&
                    f[parent].comm != TORCH_COMM_LAUNCHER &&
-                   same_program(p, &pl->items[parent]) &&
+                   (same_program(p, &pl->items[parent]) ||
+                    forked_named_worker(p, &pl->items[parent], f[i].comm)) &&
                    ((f[i].evidence && p->pgid == pl->items[parent].pgid) ||
                     (local && (f[i].comm == TORCH_COMM_WORKER || looks_like_worker(m, p))))) {
             /* The parent may be pid 1: in a container the main often is.

@@ -542,6 +542,26 @@ static void test_other_mount_namespaces_are_not_ours(void **state)
     free_model(m);
 }
 
+/* Another user's job, seen without root: no exe can be read. A worker torch
+ * named is still its parent's worker when its parent forked it (the same
+ * process group); one reparented to init is an orphaned worker. */
+static void test_named_workers_without_exe(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    s->holders_scanned = true;
+    fake_add_proc(s, 1, 0, 1, 'S', "systemd", NULL);
+    fake_add_proc(s, 70, 1, 70, 'S', "python3", NULL);
+    fake_add_proc(s, 71, 70, 70, 'S', "pt_data_worker", NULL);
+    fake_add_proc(s, 81, 1, 80, 'S', "pt_data_worker", NULL); /* its main (80) is gone */
+    struct model *m = build(s);
+    assert_int_equal(proc(m, 71)->role, ROLE_WORKER);
+    assert_int_equal(proc(m, 70)->role, ROLE_MAIN);
+    assert_int_equal(proc(m, 81)->role, ROLE_ORPHAN_WORKER);
+    assert_int_equal(m->totals.orphan_workers, 1);
+    free_model(m);
+}
+
 /* A job started by a program of the same name in a session of its own (a
  * Jupyter kernel under its server): between epochs the kernel has no
  * workers, only the shm manager its last ones started. It is the server's
@@ -1029,6 +1049,7 @@ int main(void)
         cmocka_unit_test(test_remembered_workers_keep_their_orphans),
         cmocka_unit_test(test_other_mount_namespaces_are_not_ours),
         cmocka_unit_test(test_own_group_is_not_a_worker),
+        cmocka_unit_test(test_named_workers_without_exe),
         cmocka_unit_test(test_loader_per_container),
         cmocka_unit_test(test_text_loader_per_container),
         cmocka_unit_test(test_mount_memory_per_container),
