@@ -114,6 +114,8 @@ static void segments(struct buf *o, const struct model *m)
     static const enum seg_state states[] = {SEG_IN_USE, SEG_HIDDEN, SEG_ORPHAN, SEG_UNHELD};
     family(o, "shmwatch_segments", "gauge", "Segments by mount, state and kind.");
     for (size_t i = 0; i < model_nmounts(m); i++) {
+        if (!model_mount(m, i)->listed)
+            continue; /* its named segments unknown: no false 0s (mount_family) */
         size_t count[4][KIND_COUNT] = {{0}}; /* [state][kind], one pass over the segments */
         for (size_t j = 0; j < m->nsegs; j++) {
             const struct segment *sg = &m->segs[j];

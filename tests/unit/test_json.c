@@ -139,8 +139,9 @@ static void test_export_mount_unreadable(void **state)
 }
 
 /* A mount whose directory could not be listed: its named and orphan bytes
- * are unknown, and so its unattributed bytes. JSON keeps integers (0) with
- * listed false; Prometheus has no sample of them; the text says unknown. */
+ * are unknown, and so its unattributed bytes and its segment counts. JSON
+ * keeps integers (0) with listed false; Prometheus has no sample of them;
+ * the text says unknown. */
 static void test_mount_unlisted(void **state)
 {
     struct fake_fixture *f = *state;
@@ -164,6 +165,8 @@ static void test_mount_unlisted(void **state)
     assert_null(strstr(p, "shmwatch_mount_named_bytes{"));
     assert_null(strstr(p, "shmwatch_mount_orphan_bytes{"));
     assert_null(strstr(p, "shmwatch_mount_unattributed_bytes{"));
+    assert_null(strstr(p, "shmwatch_segments{")); /* counts of unknown named ones: no false 0s */
+    assert_non_null(strstr(p, "# TYPE shmwatch_segments gauge\n"));
     assert_non_null(strstr(p, "shmwatch_mount_size_bytes{mount=\"/dev/shm\"} 67108864\n"));
     assert_non_null(strstr(p, "shmwatch_mount_hidden_bytes{mount=\"/dev/shm\"} 8388608\n"));
 
