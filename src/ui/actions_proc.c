@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act/targets.h"
 #include "act/actviews.h"
 #include "act/reap.h"
 #include "act/signal.h"
+#include "act/targets.h"
 #include "config/theme.h"
 #include "ui/actions_priv.h"
 #include "ui/dialog.h"
