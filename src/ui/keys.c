@@ -127,7 +127,8 @@ static const struct key_entry keys[] = {
     {K_LIST,
      "k F9",
      {'k', F(KEY_F(9))},
-     "send a signal to the selected (or marked) process",
+     "send a signal to the selected (or marked) process: in the menu Enter sends the one "
+     "selected, digits type a signal's number (2 INT, 9 KILL, 15 TERM), never a line's position",
      cmd_action},
     {K_LIST,
      "K",
