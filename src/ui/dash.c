@@ -17,8 +17,8 @@
 #include "util/xalloc.h"
 
 #define RATE_WINDOW_S 10.0  /* fill rate: slope over this many seconds */
-#define TTF_WINDOW_S 30.0   /* time-to-full: a steadier, longer window */
-#define TTF_MIN_RATE 4096.0 /* bytes/s below which the mount is "not rising" */
+#define TTF_WINDOW_S 30.0   /* time-to-full: a steadier, longer window, while the rate rises */
+#define TTF_MIN_RATE 4096.0 /* bytes/s below which the mount is "not rising" (over both windows) */
 #define SPARK_MAX 30
 #define WARN_TURN_S 4.0 /* seconds each of several scan warnings is shown */
 
@@ -156,20 +156,21 @@ static void draw_gauge(struct ui *u, int y, const struct gauge *gg, const char *
     snprintf(sizes, sizeof(sizes), " %s/%s", dash_size(a, sizeof(a), gg->used),
              dash_size(b, sizeof(b), gg->size));
     const struct history_series *s = history_find(&u->hist, gg->key);
-    double r, secs;
-    if (history_rate(s, RATE_WINDOW_S, &r)) {
-        if (fabs(r) < 1024)
+    struct history_trend tr;
+    history_trend(s, RATE_WINDOW_S, TTF_WINDOW_S, TTF_MIN_RATE, &tr);
+    if (tr.has_rate) {
+        if (fabs(tr.rate) < 1024)
             snprintf(rate, sizeof(rate), " steady");
         else
-            snprintf(rate, sizeof(rate), " %s%s/s", r >= 0 ? "+" : "-",
-                     dash_size(a, sizeof(a), (uint64_t)fabs(r)));
+            snprintf(rate, sizeof(rate), " %s%s/s", tr.rate >= 0 ? "+" : "-",
+                     dash_size(a, sizeof(a), (uint64_t)fabs(tr.rate)));
     }
-    if (history_time_to_full(s, TTF_WINDOW_S, TTF_MIN_RATE, &secs)) {
-        if (secs <= 0)
+    if (tr.has_ttf) {
+        if (tr.ttf_s <= 0)
             snprintf(ttf, sizeof(ttf), " %s FULL", g->rising);
         else
             snprintf(ttf, sizeof(ttf), " %s full in %s", g->rising,
-                     fmt_duration(a, sizeof(a), secs));
+                     fmt_duration(a, sizeof(a), tr.ttf_s));
     }
 
     int avail = COLS - path_w - 1 - 2 - (int)strlen(pct);
