@@ -21,6 +21,7 @@
 #define TTF_MIN_RATE 4096.0 /* bytes/s below which the mount is "not rising" (over both windows) */
 #define SPARK_MAX 30
 #define WARN_TURN_S 4.0 /* seconds each of several scan warnings is shown */
+#define BUDGET_WHO_W 20 /* columns of the budget line's container label at most */
 
 /* Short sizes for narrow spaces: "64M", "1.5G", "512K". */
 static const char *dash_size(char *dst, size_t n, uint64_t bytes)
@@ -236,11 +237,12 @@ static void draw_budget(struct ui *u, int y, int lines)
     }
     size_t mount;
     const struct budget *b = ui_budget(u, &mount);
-    char v[16], line[256], l[16], ap[16], su[16], ss[16], h[16], w[16], who[64] = "";
+    char v[16], line[256], l[16], ap[16], su[16], ss[16], h[16], w[16], who[160] = "";
+    int who_w = 0; /* its columns on the line, cut with an ellipsis, and a space */
     if (ui_node(u)) { /* whose budget: the selected container's */
-        char label[160];
-        ui_ctr_label(u, ui_selected_ctr(u), label, sizeof(label));
-        snprintf(who, sizeof(who), "%.20s ", label);
+        ui_ctr_label(u, ui_selected_ctr(u), who, sizeof(who));
+        who_w = term_width(who);
+        who_w = (who_w > BUDGET_WHO_W ? BUDGET_WHO_W : who_w) + 1;
     }
     snprintf(v, sizeof(v), " %s ", verdict_name(b->verdict));
     for (char *c = v; *c; c++)
@@ -262,7 +264,7 @@ static void draw_budget(struct ui *u, int y, int lines)
     /* The longest form that fits: with the limit's source, without it, or
      * with short labels. */
     const char *src = b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal";
-    int room = COLS - 7 - (int)strlen(v) - (int)strlen(oom) - term_width(who);
+    int room = COLS - 7 - (int)strlen(v) - (int)strlen(oom) - who_w;
     snprintf(line, sizeof(line), " limit %s (%s)  app %s  shm %s/%s  headroom %s  writable %s", l,
              src, ap, su, ss, h, w);
     if ((int)strlen(line) > room)
@@ -272,8 +274,10 @@ static void draw_budget(struct ui *u, int y, int lines)
         snprintf(line, sizeof(line), " lim %s app %s shm %s/%s room %s free %s", l, ap, su, ss, h,
                  w);
     int x = term_put(y, 0, COLS, "Budget ", term_attr(THEME_header), false);
-    if (who[0])
-        x += term_put(y, x, COLS - x, who, term_attr(THEME_header), false);
+    if (who[0]) { /* cut by columns, never inside a character */
+        x += term_put(y, x, who_w - 1, who, term_attr(THEME_header), true);
+        x += term_put(y, x, COLS - x, " ", term_attr(THEME_header), false);
+    }
     x += term_put(y, x, COLS - x, v, term_attr(dash_verdict_role(b->verdict)), false);
     if (oom_now)
         x += term_put(y, x, COLS - x, oom, term_attr(THEME_verdict_critical), false);

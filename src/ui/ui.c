@@ -144,7 +144,7 @@ static void intake(struct ui *u)
             char id[16];
             snprintf(id, sizeof(id), "%.12s", ci->id ? ci->id : "?");
             term_escape(esc, sizeof(esc), id);
-            snprintf(who, sizeof(who), "%s %s", container_runtime_name(ci->runtime), esc);
+            snprintf(who, sizeof(who), "%s %s", ui_runtime_name(ci->runtime, "container"), esc);
         }
         term_escape(path, sizeof(path), c->cgroup.path ? c->cgroup.path : "?");
         ui_message(u, THEME_verdict_critical,
