@@ -158,6 +158,7 @@ static void intake(struct ui *u)
         u->step = false;
         snap_free(u->snap);
         u->snap = s;
+        rows_prune_marks(u);
         rows_rebuild(u);
         u->dirty = true;
     } else {

@@ -156,6 +156,10 @@ const struct row *ui_current(const struct ui *u);
 /* rows.c: rebuilds u->rows from the snapshot, view, filter, sort and
  * collapsed set, keeping the cursor on the same item when it still exists. */
 void rows_rebuild(struct ui *u);
+/* Drops the marks of items the snapshot no longer has (a segment removed, a
+ * process gone), so that the title counts only what an action would act on.
+ * Marks of items hidden by the view, a filter or a collapsed branch stay. */
+void rows_prune_marks(struct ui *u);
 /* Text a filter is matched against, and the match. */
 bool rows_match(const struct ui *u, const struct row *r, const char *needle);
 

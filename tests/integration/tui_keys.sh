@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The dashboard's keys: the help page lists every key of the key table
 # (src/ui/keys.c), the filter narrows the rows as it is typed, the sort keys change
-# the order, t and p switch views, Enter shows a segment's holders with their fd.
+# the order, t and p switch views, Enter shows a segment's holders with their fd,
+# a mark goes with its row when a rescan no longer finds it.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -134,6 +135,24 @@ tui_wait "1 marked" 5
 tui_keys u
 tui_gone "1 marked" 5
 ok "Space marks a row, u unmarks"
+# A mark lasts as long as its row: the file of a marked orphan removed, the
+# next scan drops its mark and keeps the other's.
+o1=$(unhex "$(manifest_segments orphan | awk '{ print $5 }' | sed -n 1p)")
+o2=$(unhex "$(manifest_segments orphan | awk '{ print $5 }' | sed -n 2p)")
+[ -f "/dev/shm/$o1" ] && [ -f "/dev/shm/$o2" ] || fail "the scene has not two orphans"
+tui_keys Escape / "$o1" Enter Home Space
+tui_wait "1 marked" 5
+tui_keys Escape / "$o2" Enter Home Space
+tui_wait "2 marked" 5
+tui_keys Escape
+rm "/dev/shm/$o1"
+tui_keys r
+tui_wait "1 marked" 10
+ok "a rescan after the file of a marked orphan is removed drops its mark, keeps the other"
+rm "/dev/shm/$o2"
+tui_keys r
+tui_gone "[0-9]+ marked" 10
+ok "and the last one"
 tui_keys Z
 tui_wait "PAUSED" 5
 tui_keys Z
