@@ -63,9 +63,11 @@ void cmd_collapse(struct ui *u, int code)
 {
     (void)code;
     const struct row *r = ui_current(u);
-    if (!r || u->filter[0])
+    if (!r)
         return;
-    if (r->expandable && r->expanded) {
+    /* A filter shows every branch open (rows.c), so that no match hides
+     * under a collapsed row: there Left goes to the parent alone. */
+    if (r->expandable && r->expanded && !u->filter[0]) {
         keyset_toggle(&u->collapsed, &r->key);
         rows_rebuild(u);
         return;

@@ -48,7 +48,8 @@ static const struct key_entry keys[] = {
     {K_LIST,
      "Left -",
      {F(KEY_LEFT), '-'},
-     "collapse a branch of the tree, or go to its parent",
+     "collapse a branch of the tree, or go to its parent (with a filter, where every branch "
+     "is open: to its parent)",
      cmd_collapse},
     {K_LIST, "Right +", {F(KEY_RIGHT), '+'}, "expand a branch of the tree", cmd_expand},
     {K_LIST, "*", {'*'}, "expand every branch, or collapse them all", cmd_expand_all},

@@ -2,7 +2,8 @@
 # The dashboard's keys: the help page lists every key of the key table
 # (src/ui/keys.c), the filter narrows the rows as it is typed, the sort keys change
 # the order, t and p switch views, Enter shows a segment's holders with their fd,
-# a mark goes with its row when a rescan no longer finds it.
+# a mark goes with its row when a rescan no longer finds it, Left and - go to
+# the parent row while a filter is on.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -153,6 +154,19 @@ rm "/dev/shm/$o2"
 tui_keys r
 tui_gone "[0-9]+ marked" 10
 ok "and the last one"
+
+# --- Left and - with a filter -------------------------------------------------------
+# A filter shows every branch open: Left (or -) goes to the parent row.
+tui_keys t
+tui_wait "│ tree " 5
+tui_keys / "torch_${w1}_1" Enter End # the rows: main, worker, the segment
+tui_wait "filter \"torch_${w1}_1\"" 5
+tui_keys Left Enter
+tui_wait "Details of process $w1" 5
+tui_keys q - Enter # the worker's branch is open: - goes on to its parent
+tui_wait "Details of process $main" 5
+tui_keys q Escape
+ok "with a filter, Left goes from a segment to its worker, - from the worker to its main"
 tui_keys Z
 tui_wait "PAUSED" 5
 tui_keys Z
