@@ -57,6 +57,29 @@ static int draw_box(struct ui *u, const struct box *b, const char *title, const 
     return b->y + b->h - 1 - reserve;
 }
 
+void dialog_buttons(int bx, int bw, struct dialog_buttons *out)
+{
+    /* The widest form that fits inside the box (its edge columns are
+     * margins): the gap narrows first, then the labels lose their spaces. */
+    static const struct {
+        const char *yes, *no;
+        int gap;
+    } forms[] = {{"[ Yes ]", "[ No ]", 4}, {"[ Yes ]", "[ No ]", 2}, {"[Yes]", "[No]", 1}};
+    int inner = bw - 2;
+    size_t f = 0;
+    int total = 0;
+    for (;; f++) {
+        total = (int)strlen(forms[f].yes) + forms[f].gap + (int)strlen(forms[f].no);
+        if (total <= inner || f + 1 == sizeof(forms) / sizeof(forms[0]))
+            break;
+    }
+    out->yes = forms[f].yes;
+    out->no = forms[f].no;
+    out->x_yes = bx + 1 + (inner > total ? (inner - total) / 2 : 0);
+    out->x_no = out->x_yes + (int)strlen(forms[f].yes) + forms[f].gap;
+    out->right = bx + bw - 1; /* the first column past the inside */
+}
+
 bool dialog_confirm(struct ui *u, const char *title, const char *const *lines, size_t n)
 {
     bool yes = false;
@@ -64,10 +87,12 @@ bool dialog_confirm(struct ui *u, const char *title, const char *const *lines, s
     for (;;) {
         struct box b = frame(title, lines, n, 1);
         int y = draw_box(u, &b, title, lines, n, 1, 0, -1);
-        int x = b.x + b.w / 2 - 10;
-        x += term_put(y, x, 7, "[ Yes ]", term_attr(yes ? THEME_selected : THEME_dialog), false);
-        x += 4;
-        term_put(y, x, 6, "[ No ]", term_attr(yes ? THEME_dialog : THEME_selected), false);
+        struct dialog_buttons bt;
+        dialog_buttons(b.x, b.w, &bt);
+        term_put(y, bt.x_yes, bt.right - bt.x_yes, bt.yes,
+                 term_attr(yes ? THEME_selected : THEME_dialog), false);
+        term_put(y, bt.x_no, bt.right - bt.x_no, bt.no,
+                 term_attr(yes ? THEME_dialog : THEME_selected), false);
         refresh();
         int k = ui_wait_key(u);
         switch (k) {

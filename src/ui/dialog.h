@@ -14,6 +14,16 @@ struct ui;
  * move, Enter picks, Esc and q say No. True for Yes. */
 bool dialog_confirm(struct ui *u, const char *title, const char *const *lines, size_t n);
 
+/* Where dialog_confirm puts its buttons on a box at column bx, bw wide:
+ * inside it at every size the dashboard draws (down to 20 columns),
+ * centred, the labels shorter when the box is narrow. */
+struct dialog_buttons {
+    const char *yes, *no;
+    int x_yes, x_no;
+    int right; /* the first column they may not reach */
+};
+void dialog_buttons(int bx, int bw, struct dialog_buttons *out);
+
 /* A menu: Up / Down move, Enter picks, 1-9 pick directly, Esc and q cancel.
  * Returns the index picked, or -1. */
 int dialog_menu(struct ui *u, const char *title, const char *const *items, size_t n, int initial);
