@@ -427,9 +427,14 @@ static void draw_hints(struct ui *u, int y)
     }
 }
 
+bool dash_message_shown(const struct ui *u)
+{
+    return u->message[0] && clock_now() < u->message_until;
+}
+
 void dash_draw_status(struct ui *u, int y, int lines)
 {
-    bool msg = u->message[0] && clock_now() < u->message_until;
+    bool msg = dash_message_shown(u);
     if (lines >= 2 || msg) {
         attr_t a = term_attr(THEME_muted);
         char line[512];

@@ -80,7 +80,10 @@ void ui_draw(struct ui *u)
     } else if (u->page) {
         page_draw(u);
     } else {
-        int status = LINES >= 12 ? 2 : 1;
+        /* Two status lines from 12 lines up; from 10 (where the key line
+         * is promised) also while a message shows, which then takes a
+         * line from the list rather than the key line's place. */
+        int status = LINES >= 12 || (LINES >= 10 && dash_message_shown(u)) ? 2 : 1;
         int top = dash_draw_top(u, LINES - status - 3);
         list_draw(u, top, LINES - status - top);
         dash_draw_status(u, LINES - status, status);

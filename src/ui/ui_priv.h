@@ -177,6 +177,8 @@ const char *sort_name(int sort);
  * most max_lines lines (returns the lines used), and the status lines. */
 int dash_draw_top(struct ui *u, int max_lines);
 void dash_draw_status(struct ui *u, int y, int lines);
+/* Whether a status message (ui_message) is still shown. */
+bool dash_message_shown(const struct ui *u);
 /* The colour (enum theme_role) of a budget verdict. */
 int dash_verdict_role(enum verdict v);
 

@@ -2,8 +2,9 @@
 # The dashboard's screen at 120x40, 80x24 and 40x10 on a scene of known size: the
 # gauge shows the mount's exact percent, the tree shows the DataLoader group under
 # its main pid with the workers beneath it, names made of escape sequences are
-# shown escaped, every screen fits its terminal, and at 20x5 D's confirmation
-# keeps its buttons inside its box.
+# shown escaped, every screen fits its terminal, at 40x10 a status message
+# leaves the key line in place, and at 20x5 D's confirmation keeps its
+# buttons inside its box.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -57,6 +58,25 @@ for size in 120x40 80x24 40x10; do
     [ "$shown" -gt 0 ] || { tui_dump; fail "$size: no worker row under the group"; }
     tui_quit
 done
+
+# 40x10, the smallest with a key line: a status message (s says how it
+# sorts) shows above the key line, which stays.
+tui_start 40 10
+tui_wait "main $main " 10
+tui_keys s
+tui_wait "^sorted by" 5
+screen=$(tui_cap)
+last=$(tail -n 1 <<<"$screen")
+case $last in
+*Help*Quit*) ;;
+*) tui_dump; fail "40x10: the key line gave way to the message: '$last'" ;;
+esac
+tail -n 2 <<<"$screen" | head -n 1 | grep -q "^sorted by" ||
+    { tui_dump; fail "40x10: the message is not right above the key line"; }
+tui_sane "40x10 with a message"
+tui_wait "main $main " 1
+ok "40x10: a message shows above the key line, which stays"
+tui_quit
 
 # The smallest screen accepted, 20x5: D's confirmation keeps its buttons
 # inside its box (18 columns from column 1: the inside from column 2).
