@@ -184,6 +184,10 @@ int dash_verdict_role(enum verdict v);
 
 /* list.c: the list with its column header in rows [y, y + h). */
 void list_draw(struct ui *u, int y, int h);
+/* Whether a column of the list, as laid out now, shows the sort key (its
+ * header then carries the arrow): the processes view has no age column,
+ * and narrow screens drop columns. */
+bool list_sort_shown(const struct ui *u);
 /* The row index at screen line y, or -1. */
 long list_row_at(const struct ui *u, int y);
 

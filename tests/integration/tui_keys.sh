@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The dashboard's keys: the help page lists every key of the key table
-# (src/ui/keys.c), the filter narrows the rows as it is typed, the sort keys change
-# the order, t and p switch views, Enter shows a segment's holders with their fd,
-# a mark goes with its row when a rescan no longer finds it, Left and - go to
-# the parent row while a filter is on.
+# (src/ui/keys.c), the filter narrows the rows as it is typed, the sort keys
+# change the order (s, < and I say it; the column sorted on carries the
+# arrow), t and p switch views, Enter shows a segment's holders with their
+# fd, a mark goes with its row when a rescan no longer finds it, Left and -
+# go to the parent row while a filter is on.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -114,6 +115,22 @@ tui_wait "sort state↓" 5
 wait_for '[ "$(first_row)" != unheld_0 ] && tui_cap | grep -m1 -E "^(torch_|unheld_)" | grep -q " orphan "' 5 ||
     { tui_dump; fail "sorted by state, an orphan is not first"; }
 ok "< goes back to the state order: orphans first"
+# In the processes view: I says the order as s does; the column sorted on
+# carries the arrow; age, which no column there shows, is said to be so.
+tui_keys p
+tui_wait "^ +PID +PPID S ROLE↓ " 5
+tui_keys I
+tui_wait "^sorted by state↑$" 5
+tui_wait "^ +PID +PPID S ROLE↑ " 5
+ok "processes view: I says 'sorted by state↑', the ROLE column carries the arrow"
+tui_keys I '<'
+tui_wait "^sorted by age↓ \(no column shows it here\)" 5
+tui_cap | grep -E "^ +PID" | grep -q "[↓↑]" && { tui_dump; fail "a column is marked for the age order"; }
+tui_keys s
+tui_wait "^sorted by state↓$" 5
+ok "processes view: sorted by age, no column marked, and the message says no column shows it"
+tui_keys p t # back to the flat list
+tui_wait "│ flat " 5
 
 # --- Details ---------------------------------------------------------------------
 tui_keys Escape / "torch_${w1}_0" Enter Home Enter
