@@ -18,7 +18,7 @@
 
 #define RATE_WINDOW_S 10.0  /* fill rate: slope over this many seconds */
 #define TTF_WINDOW_S 30.0   /* time-to-full: a steadier, longer window, while the rate rises */
-#define TTF_MIN_RATE 4096.0 /* bytes/s below which the mount is "not rising" (over both windows) */
+#define TTF_MIN_RATE 4096.0 /* bytes/s below which a window says "not rising" */
 #define SPARK_MAX 30
 #define WARN_TURN_S 4.0 /* seconds each of several scan warnings is shown */
 #define BUDGET_WHO_W 20 /* columns of the budget line's container label at most */
@@ -238,7 +238,8 @@ static void draw_budget(struct ui *u, int y, int lines)
     size_t mount;
     const struct budget *b = ui_budget(u, &mount);
     char v[16], line[256], l[16], ap[16], su[16], ss[16], h[16], w[16], who[160] = "";
-    int who_w = 0; /* its columns on the line, cut with an ellipsis, and a space */
+    /* who's columns on the line, cut with an ellipsis, and a space */
+    int who_w = 0;
     if (ui_node(u)) { /* whose budget: the selected container's */
         ui_ctr_label(u, ui_selected_ctr(u), who, sizeof(who));
         who_w = term_width(who);
