@@ -113,6 +113,14 @@ bool history_time_to_full(const struct history_series *s, double window_s, doubl
     return true;
 }
 
+void history_trend(const struct history_series *s, double rate_window_s, double ttf_window_s,
+                   double min_rate, struct history_trend *t)
+{
+    t->has_rate = history_rate(s, rate_window_s, &t->rate);
+    t->has_ttf = t->has_rate && t->rate >= min_rate &&
+                 history_time_to_full(s, ttf_window_s, min_rate, &t->ttf_s);
+}
+
 static double fraction(const struct history_sample *x)
 {
     if (!x->size)

@@ -55,6 +55,20 @@ bool history_rate(const struct history_series *s, double window_s, double *bytes
 bool history_time_to_full(const struct history_series *s, double window_s, double min_rate,
                           double *seconds);
 
+/* What a gauge says of where the mount is heading: the current rate, over
+ * the short rate_window_s, and the time to full over the steadier
+ * ttf_window_s, the latter only while the current rate itself rises by at
+ * least min_rate: a mount that is steady or falling now is never said to be
+ * filling up because it was a while ago (doc/shmwatch.1: "when it is
+ * rising"). */
+struct history_trend {
+    bool has_rate, has_ttf;
+    double rate;  /* bytes per second, negative when falling */
+    double ttf_s; /* seconds until full, 0 when full */
+};
+void history_trend(const struct history_series *s, double rate_window_s, double ttf_window_s,
+                   double min_rate, struct history_trend *t);
+
 /* Sparkline cells over [t_end - span_s, t_end], oldest first: the highest
  * fill fraction (used / size, 0..1) sampled in each cell; a cell without a
  * sample repeats the value before it; -1 before the first sample. */

@@ -22,15 +22,18 @@
 #include "ui/ui_priv.h"
 #include "util/xalloc.h"
 
+/* Each line starts with its signal's number, printed from the signal itself
+ * so that the digits typed in the menu (dialog_menu_numbered) are the ones
+ * read on every architecture. */
 static const struct {
     int sig;
-    const char *item;
+    const char *name, *what;
 } menu[] = {
-    {SIGTERM, "15 TERM  ask it to exit"},
-    {SIGKILL, " 9 KILL  end it at once"},
-    {SIGINT, " 2 INT   interrupt (as Ctrl-C)"},
-    {SIGHUP, " 1 HUP   hang up"},
-    {SIGCHLD, "17 CHLD  ask it to reap its exited children"},
+    {SIGTERM, "TERM", "ask it to exit"},
+    {SIGKILL, "KILL", "end it at once"},
+    {SIGINT, "INT", "interrupt (as Ctrl-C)"},
+    {SIGHUP, "HUP", "hang up"},
+    {SIGCHLD, "CHLD", "ask it to reap its exited children"},
 };
 #define NMENU (sizeof(menu) / sizeof(menu[0]))
 
@@ -157,13 +160,19 @@ void actions_signal(struct ui *u, const struct ui_selection *sel)
                                      "press k on one alone to help its parent reap it",
                    nzombies);
     } else {
+        char lines[NMENU][64];
         const char *items[NMENU];
-        for (size_t i = 0; i < NMENU; i++)
-            items[i] = menu[i].item;
+        int numbers[NMENU];
+        for (size_t i = 0; i < NMENU; i++) {
+            snprintf(lines[i], sizeof(lines[i]), "%2d %-4s  %s", menu[i].sig, menu[i].name,
+                     menu[i].what);
+            items[i] = lines[i];
+            numbers[i] = menu[i].sig;
+        }
         char title[160];
         snprintf(title, sizeof(title), "Send a signal to %s%s", p.n == 1 ? who(&p.items[0]) : "",
                  p.n == 1 ? "" : "the marked processes");
-        int k = dialog_menu(u, title, items, NMENU, 0);
+        int k = dialog_menu_numbered(u, title, items, numbers, NMENU, 0);
         if (k >= 0) {
             struct signal_opts o;
             opts(u, &o);

@@ -63,9 +63,11 @@ void cmd_collapse(struct ui *u, int code)
 {
     (void)code;
     const struct row *r = ui_current(u);
-    if (!r || u->filter[0])
+    if (!r)
         return;
-    if (r->expandable && r->expanded) {
+    /* A filter shows every branch open (rows.c), so that no match hides
+     * under a collapsed row: there Left goes to the parent alone. */
+    if (r->expandable && r->expanded && !u->filter[0]) {
         keyset_toggle(&u->collapsed, &r->key);
         rows_rebuild(u);
         return;
@@ -120,11 +122,20 @@ void cmd_next_view(struct ui *u, int code)
     ui_set_view(u, (u->view + step) % CONFIG_NVIEWS);
 }
 
+/* Says the order, with the title's arrow, and where no column shows the
+ * key (no header to carry the arrow) says so. */
+static void say_sort(struct ui *u)
+{
+    const struct glyphs *g = term_glyphs();
+    ui_message(u, THEME_muted, "sorted by %s%s%s", sort_name(u->sort), u->reverse ? g->up : g->down,
+               list_sort_shown(u) ? "" : " (no column shows it here)");
+}
+
 void cmd_sort(struct ui *u, int code)
 {
     int step = code == '<' ? CONFIG_NSORTS - 1 : 1;
     u->sort = (u->sort + step) % CONFIG_NSORTS;
-    ui_message(u, THEME_muted, "sorted by %s", sort_name(u->sort));
+    say_sort(u);
     rows_rebuild(u);
 }
 
@@ -132,6 +143,7 @@ void cmd_invert(struct ui *u, int code)
 {
     (void)code;
     u->reverse = !u->reverse;
+    say_sort(u);
     rows_rebuild(u);
 }
 

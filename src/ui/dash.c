@@ -17,10 +17,11 @@
 #include "util/xalloc.h"
 
 #define RATE_WINDOW_S 10.0  /* fill rate: slope over this many seconds */
-#define TTF_WINDOW_S 30.0   /* time-to-full: a steadier, longer window */
-#define TTF_MIN_RATE 4096.0 /* bytes/s below which the mount is "not rising" */
+#define TTF_WINDOW_S 30.0   /* time-to-full: a steadier, longer window, while the rate rises */
+#define TTF_MIN_RATE 4096.0 /* bytes/s below which a window says "not rising" */
 #define SPARK_MAX 30
 #define WARN_TURN_S 4.0 /* seconds each of several scan warnings is shown */
+#define BUDGET_WHO_W 20 /* columns of the budget line's container label at most */
 
 /* Short sizes for narrow spaces: "64M", "1.5G", "512K". */
 static const char *dash_size(char *dst, size_t n, uint64_t bytes)
@@ -156,20 +157,21 @@ static void draw_gauge(struct ui *u, int y, const struct gauge *gg, const char *
     snprintf(sizes, sizeof(sizes), " %s/%s", dash_size(a, sizeof(a), gg->used),
              dash_size(b, sizeof(b), gg->size));
     const struct history_series *s = history_find(&u->hist, gg->key);
-    double r, secs;
-    if (history_rate(s, RATE_WINDOW_S, &r)) {
-        if (fabs(r) < 1024)
+    struct history_trend tr;
+    history_trend(s, RATE_WINDOW_S, TTF_WINDOW_S, TTF_MIN_RATE, &tr);
+    if (tr.has_rate) {
+        if (fabs(tr.rate) < 1024)
             snprintf(rate, sizeof(rate), " steady");
         else
-            snprintf(rate, sizeof(rate), " %s%s/s", r >= 0 ? "+" : "-",
-                     dash_size(a, sizeof(a), (uint64_t)fabs(r)));
+            snprintf(rate, sizeof(rate), " %s%s/s", tr.rate >= 0 ? "+" : "-",
+                     dash_size(a, sizeof(a), (uint64_t)fabs(tr.rate)));
     }
-    if (history_time_to_full(s, TTF_WINDOW_S, TTF_MIN_RATE, &secs)) {
-        if (secs <= 0)
+    if (tr.has_ttf) {
+        if (tr.ttf_s <= 0)
             snprintf(ttf, sizeof(ttf), " %s FULL", g->rising);
         else
             snprintf(ttf, sizeof(ttf), " %s full in %s", g->rising,
-                     fmt_duration(a, sizeof(a), secs));
+                     fmt_duration(a, sizeof(a), tr.ttf_s));
     }
 
     int avail = COLS - path_w - 1 - 2 - (int)strlen(pct);
@@ -235,11 +237,13 @@ static void draw_budget(struct ui *u, int y, int lines)
     }
     size_t mount;
     const struct budget *b = ui_budget(u, &mount);
-    char v[16], line[256], l[16], ap[16], su[16], ss[16], h[16], w[16], who[64] = "";
+    char v[16], line[256], l[16], ap[16], su[16], ss[16], h[16], w[16], who[160] = "";
+    /* who's columns on the line, cut with an ellipsis, and a space */
+    int who_w = 0;
     if (ui_node(u)) { /* whose budget: the selected container's */
-        char label[160];
-        ui_ctr_label(u, ui_selected_ctr(u), label, sizeof(label));
-        snprintf(who, sizeof(who), "%.20s ", label);
+        ui_ctr_label(u, ui_selected_ctr(u), who, sizeof(who));
+        who_w = term_width(who);
+        who_w = (who_w > BUDGET_WHO_W ? BUDGET_WHO_W : who_w) + 1;
     }
     snprintf(v, sizeof(v), " %s ", verdict_name(b->verdict));
     for (char *c = v; *c; c++)
@@ -261,7 +265,7 @@ static void draw_budget(struct ui *u, int y, int lines)
     /* The longest form that fits: with the limit's source, without it, or
      * with short labels. */
     const char *src = b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal";
-    int room = COLS - 7 - (int)strlen(v) - (int)strlen(oom) - term_width(who);
+    int room = COLS - 7 - (int)strlen(v) - (int)strlen(oom) - who_w;
     snprintf(line, sizeof(line), " limit %s (%s)  app %s  shm %s/%s  headroom %s  writable %s", l,
              src, ap, su, ss, h, w);
     if ((int)strlen(line) > room)
@@ -271,8 +275,10 @@ static void draw_budget(struct ui *u, int y, int lines)
         snprintf(line, sizeof(line), " lim %s app %s shm %s/%s room %s free %s", l, ap, su, ss, h,
                  w);
     int x = term_put(y, 0, COLS, "Budget ", term_attr(THEME_header), false);
-    if (who[0])
-        x += term_put(y, x, COLS - x, who, term_attr(THEME_header), false);
+    if (who[0]) { /* cut by columns, never inside a character */
+        x += term_put(y, x, who_w - 1, who, term_attr(THEME_header), true);
+        x += term_put(y, x, COLS - x, " ", term_attr(THEME_header), false);
+    }
     x += term_put(y, x, COLS - x, v, term_attr(dash_verdict_role(b->verdict)), false);
     if (oom_now)
         x += term_put(y, x, COLS - x, oom, term_attr(THEME_verdict_critical), false);
@@ -422,9 +428,14 @@ static void draw_hints(struct ui *u, int y)
     }
 }
 
+bool dash_message_shown(const struct ui *u)
+{
+    return u->message[0] && clock_now() < u->message_until;
+}
+
 void dash_draw_status(struct ui *u, int y, int lines)
 {
-    bool msg = u->message[0] && clock_now() < u->message_until;
+    bool msg = dash_message_shown(u);
     if (lines >= 2 || msg) {
         attr_t a = term_attr(THEME_muted);
         char line[512];

@@ -1,6 +1,7 @@
 #include "ui/dialog.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "ui/term.h"
 #include "ui/ui_priv.h"
@@ -56,6 +57,29 @@ static int draw_box(struct ui *u, const struct box *b, const char *title, const 
     return b->y + b->h - 1 - reserve;
 }
 
+void dialog_buttons(int bx, int bw, struct dialog_buttons *out)
+{
+    /* The widest form that fits inside the box (its edge columns are
+     * margins): the gap narrows first, then the labels lose their spaces. */
+    static const struct {
+        const char *yes, *no;
+        int gap;
+    } forms[] = {{"[ Yes ]", "[ No ]", 4}, {"[ Yes ]", "[ No ]", 2}, {"[Yes]", "[No]", 1}};
+    int inner = bw - 2;
+    size_t f = 0;
+    int total = 0;
+    for (;; f++) {
+        total = (int)strlen(forms[f].yes) + forms[f].gap + (int)strlen(forms[f].no);
+        if (total <= inner || f + 1 == sizeof(forms) / sizeof(forms[0]))
+            break;
+    }
+    out->yes = forms[f].yes;
+    out->no = forms[f].no;
+    out->x_yes = bx + 1 + (inner > total ? (inner - total) / 2 : 0);
+    out->x_no = out->x_yes + (int)strlen(forms[f].yes) + forms[f].gap;
+    out->right = bx + bw - 1; /* the first column past the inside */
+}
+
 bool dialog_confirm(struct ui *u, const char *title, const char *const *lines, size_t n)
 {
     bool yes = false;
@@ -63,10 +87,12 @@ bool dialog_confirm(struct ui *u, const char *title, const char *const *lines, s
     for (;;) {
         struct box b = frame(title, lines, n, 1);
         int y = draw_box(u, &b, title, lines, n, 1, 0, -1);
-        int x = b.x + b.w / 2 - 10;
-        x += term_put(y, x, 7, "[ Yes ]", term_attr(yes ? THEME_selected : THEME_dialog), false);
-        x += 4;
-        term_put(y, x, 6, "[ No ]", term_attr(yes ? THEME_dialog : THEME_selected), false);
+        struct dialog_buttons bt;
+        dialog_buttons(b.x, b.w, &bt);
+        term_put(y, bt.x_yes, bt.right - bt.x_yes, bt.yes,
+                 term_attr(yes ? THEME_selected : THEME_dialog), false);
+        term_put(y, bt.x_no, bt.right - bt.x_no, bt.no,
+                 term_attr(yes ? THEME_dialog : THEME_selected), false);
         refresh();
         int k = ui_wait_key(u);
         switch (k) {
@@ -96,9 +122,34 @@ bool dialog_confirm(struct ui *u, const char *title, const char *const *lines, s
     }
 }
 
-int dialog_menu(struct ui *u, const char *title, const char *const *items, size_t n, int initial)
+int dialog_number_pick(const int *numbers, size_t n, const char *typed, int *highlight)
+{
+    size_t len = strlen(typed);
+    int exact = -1, first = -1, prefixed = 0;
+    for (size_t i = 0; i < n; i++) {
+        char num[16];
+        if (numbers[i] <= 0)
+            continue;
+        snprintf(num, sizeof(num), "%d", numbers[i]);
+        if (strncmp(num, typed, len) != 0)
+            continue;
+        prefixed++;
+        first = first < 0 ? (int)i : first;
+        if (!num[len])
+            exact = (int)i;
+    }
+    *highlight = exact >= 0 ? exact : first;
+    /* Picked only when no longer number could still be meant ("1" waits:
+     * the user may be typing 15). */
+    return exact >= 0 && prefixed == 1 ? exact : -1;
+}
+
+/* The menu loop; numbers NULL: 1-9 pick by position. */
+static int menu(struct ui *u, const char *title, const char *const *items, const int *numbers,
+                size_t n, int initial)
 {
     int sel = initial >= 0 && (size_t)initial < n ? initial : 0;
+    char typed[8] = "";
     u->dirty = true;
     if (!n)
         return -1;
@@ -113,11 +164,37 @@ int dialog_menu(struct ui *u, const char *title, const char *const *items, size_
             return -1;
         if (k == '\r' || k == '\n' || k == FKEY(KEY_ENTER))
             return sel;
-        if (k >= '1' && k <= '9' && (size_t)(k - '1') < n)
+        if (numbers && k >= '0' && k <= '9') {
+            size_t len = strlen(typed);
+            int hl;
+            typed[len] = (char)k;
+            typed[len + 1] = '\0';
+            int picked = dialog_number_pick(numbers, n, typed, &hl);
+            if (picked >= 0)
+                return picked;
+            if (hl < 0 || len + 2 >= sizeof(typed))
+                typed[0] = '\0'; /* a number no item prints: start again, pick nothing */
+            else
+                sel = hl;
+            continue;
+        }
+        typed[0] = '\0';
+        if (!numbers && k >= '1' && k <= '9' && (size_t)(k - '1') < n)
             return k - '1';
         if (k == FKEY(KEY_UP) && sel > 0)
             sel--;
         if (k == FKEY(KEY_DOWN) && (size_t)sel + 1 < n)
             sel++;
     }
+}
+
+int dialog_menu(struct ui *u, const char *title, const char *const *items, size_t n, int initial)
+{
+    return menu(u, title, items, NULL, n, initial);
+}
+
+int dialog_menu_numbered(struct ui *u, const char *title, const char *const *items,
+                         const int *numbers, size_t n, int initial)
+{
+    return menu(u, title, items, numbers, n, initial);
 }

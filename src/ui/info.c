@@ -397,7 +397,7 @@ static void container_details(struct ui *u, struct page *p, size_t ctr)
         const struct node_ctr *c = &s->node.ctrs[ctr];
         const struct container_info *ci = &c->info;
         page_add(p, THEME_header, 0, "Container %s", label);
-        page_add(p, THEME_normal, 14, "  runtime    %s", container_runtime_name(ci->runtime));
+        page_add(p, THEME_normal, 14, "  runtime    %s", ui_runtime_name(ci->runtime, "-"));
         page_add_name(p, THEME_normal, 14, "  id         ", ci->id ? ci->id : "-");
         page_add_name(p, THEME_normal, 14, "  name       ", ci->name ? ci->name : "-");
         page_add_name(p, THEME_normal, 14, "  pod        ", ci->pod ? ci->pod : "-");

@@ -86,6 +86,16 @@ static void layout(const struct ui *u, struct layout *l)
     fit(l, ids, n, drop, nd);
 }
 
+bool list_sort_shown(const struct ui *u)
+{
+    struct layout l;
+    layout(u, &l);
+    for (size_t i = 0; i < l.n; i++)
+        if (cols[l.id[i]].sort == (int)u->sort)
+            return true;
+    return false;
+}
+
 /* --- Cells ------------------------------------------------------------------ */
 
 /* Tree lines and the expand marker before a name. */

@@ -49,6 +49,12 @@ size_t ui_ctr_slot(size_t ctr)
     return ctr == NODE_HOST ? 0 : ctr + 1;
 }
 
+const char *ui_runtime_name(enum container_runtime r, const char *none)
+{
+    const char *name = container_runtime_name(r);
+    return name ? name : none;
+}
+
 void ui_ctr_label(const struct ui *u, size_t ctr, char *dst, size_t n)
 {
     const struct scan_node *nd = &u->snap->scan.node;
@@ -70,7 +76,7 @@ void ui_ctr_label(const struct ui *u, size_t ctr, char *dst, size_t n)
         snprintf(dst, n, "%s", esc);
     } else if (id[0]) {
         term_escape(esc, sizeof(esc), id);
-        snprintf(dst, n, "%s %s", container_runtime_name(ci->runtime), esc);
+        snprintf(dst, n, "%s %s", ui_runtime_name(ci->runtime, "container"), esc);
     } else if (ci->hostname) {
         term_escape(esc, sizeof(esc), ci->hostname);
         snprintf(dst, n, "%s", esc);

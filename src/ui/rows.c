@@ -69,6 +69,36 @@ void keyset_clear(struct keyset *s)
     memset(s, 0, sizeof(*s));
 }
 
+/* Whether the item a row key names is in the snapshot. */
+static bool key_exists(const struct snap *sn, const struct row_key *k)
+{
+    const struct model *m = &sn->model;
+    switch (k->kind) {
+    case ROW_SEG:
+        return row_key_seg(m, k) != NULL;
+    case ROW_PROC:
+        return model_find_proc(m, k->pid) != NULL;
+    case ROW_GROUP:
+        return model_find_group(m, k->pid) != NULL;
+    case ROW_CTR:
+        return k->ctr <= sn->scan.node.nctrs; /* a slot: 0 the host's, k + 1 container k */
+    default:
+        return false;
+    }
+}
+
+void rows_prune_marks(struct ui *u)
+{
+    struct keyset *s = &u->marked;
+    if (!u->snap)
+        return;
+    size_t kept = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (key_exists(u->snap, &s->items[i]))
+            s->items[kept++] = s->items[i];
+    s->n = kept;
+}
+
 /* --- Matching ---------------------------------------------------------- */
 
 static bool has(const char *hay, const char *needle)

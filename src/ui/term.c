@@ -168,7 +168,7 @@ int term_start(const struct theme *theme, bool color, bool ascii, char *err, siz
     const char *term = getenv("TERM");
     struct terminfo_fallback fb;
     terminfo_fallback_begin(&fb, term, terminfo_system_has);
-    T.screen = newterm(NULL, stdout, stdin);
+    T.screen = terminfo_cannot_address(term) ? NULL : newterm(NULL, stdout, stdin);
     terminfo_fallback_end(&fb);
     if (!T.screen) {
         snprintf(err, errlen, "cannot drive the terminal (TERM=%s)", term ? term : "unset");

@@ -35,6 +35,20 @@ bool terminfo_system_has(const char *term)
     return true;
 }
 
+bool terminfo_cannot_address(const char *term)
+{
+    TERMINAL *old = cur_term;
+    int err = 0;
+    if (setupterm(term, STDOUT_FILENO, &err) != OK)
+        return false; /* unknown: newterm says so */
+    const char *cup = tigetstr("cup");
+    bool cannot = !cup || cup == (const char *)-1;
+    TERMINAL *t = set_curterm(old);
+    if (t && t != old)
+        del_curterm(t);
+    return cannot;
+}
+
 static int write_all(int fd, const unsigned char *p, size_t n)
 {
     while (n > 0) {

@@ -29,6 +29,12 @@ const struct terminfo_entry *terminfo_carried(const char *term);
  * curses itself, so TERMINFO, TERMINFO_DIRS and ~/.terminfo count). */
 bool terminfo_system_has(const char *term);
 
+/* Whether curses knows term (as terminfo_system_has) and its entry cannot
+ * move the cursor (no cup: TERM=dumb, a printing terminal). curses takes
+ * such a terminal and then draws nothing; shmwatch refuses it instead, as
+ * it refuses a terminal curses does not know. */
+bool terminfo_cannot_address(const char *term);
+
 /* When term is carried and has(term) is false (has: terminfo_system_has, or
  * a stand-in for the tests), writes the entry and sets TERMINFO. Returns 1
  * when it did, 0 when nothing was needed, -errno when the directory could

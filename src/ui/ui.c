@@ -80,7 +80,10 @@ void ui_draw(struct ui *u)
     } else if (u->page) {
         page_draw(u);
     } else {
-        int status = LINES >= 12 ? 2 : 1;
+        /* Two status lines from 12 lines up; from 10 (where the key line
+         * is promised) also while a message shows, which then takes a
+         * line from the list rather than the key line's place. */
+        int status = LINES >= 12 || (LINES >= 10 && dash_message_shown(u)) ? 2 : 1;
         int top = dash_draw_top(u, LINES - status - 3);
         list_draw(u, top, LINES - status - top);
         dash_draw_status(u, LINES - status, status);
@@ -144,7 +147,7 @@ static void intake(struct ui *u)
             char id[16];
             snprintf(id, sizeof(id), "%.12s", ci->id ? ci->id : "?");
             term_escape(esc, sizeof(esc), id);
-            snprintf(who, sizeof(who), "%s %s", container_runtime_name(ci->runtime), esc);
+            snprintf(who, sizeof(who), "%s %s", ui_runtime_name(ci->runtime, "container"), esc);
         }
         term_escape(path, sizeof(path), c->cgroup.path ? c->cgroup.path : "?");
         ui_message(u, THEME_verdict_critical,
@@ -158,6 +161,7 @@ static void intake(struct ui *u)
         u->step = false;
         snap_free(u->snap);
         u->snap = s;
+        rows_prune_marks(u);
         rows_rebuild(u);
         u->dirty = true;
     } else {

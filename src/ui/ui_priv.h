@@ -125,6 +125,9 @@ size_t ui_ctr_slot(size_t ctr);
 /* A container's label for the screen (escaped): its name or pod, else its
  * runtime and short id, else its hostname; "host" for NODE_HOST. */
 void ui_ctr_label(const struct ui *u, size_t ctr, char *dst, size_t n);
+/* A container's runtime by name, or none when it has none (a plain mount
+ * namespace: container_runtime_name is NULL there). */
+const char *ui_runtime_name(enum container_runtime r, const char *none);
 /* A mount's gauge label: its owner's label (+N other containers) and path. */
 void ui_mount_label(const struct ui *u, size_t mount, char *dst, size_t n);
 /* The mounts the view shows into order (room for every mount), in the node
@@ -153,6 +156,10 @@ const struct row *ui_current(const struct ui *u);
 /* rows.c: rebuilds u->rows from the snapshot, view, filter, sort and
  * collapsed set, keeping the cursor on the same item when it still exists. */
 void rows_rebuild(struct ui *u);
+/* Drops the marks of items the snapshot no longer has (a segment removed, a
+ * process gone), so that the title counts only what an action would act on.
+ * Marks of items hidden by the view, a filter or a collapsed branch stay. */
+void rows_prune_marks(struct ui *u);
 /* Text a filter is matched against, and the match. */
 bool rows_match(const struct ui *u, const struct row *r, const char *needle);
 
@@ -170,11 +177,17 @@ const char *sort_name(int sort);
  * most max_lines lines (returns the lines used), and the status lines. */
 int dash_draw_top(struct ui *u, int max_lines);
 void dash_draw_status(struct ui *u, int y, int lines);
+/* Whether a status message (ui_message) is still shown. */
+bool dash_message_shown(const struct ui *u);
 /* The colour (enum theme_role) of a budget verdict. */
 int dash_verdict_role(enum verdict v);
 
 /* list.c: the list with its column header in rows [y, y + h). */
 void list_draw(struct ui *u, int y, int h);
+/* Whether a column of the list, as laid out now, shows the sort key (its
+ * header then carries the arrow): the processes view has no age column,
+ * and narrow screens drop columns. */
+bool list_sort_shown(const struct ui *u);
 /* The row index at screen line y, or -1. */
 long list_row_at(const struct ui *u, int y);
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The dashboard's k (and F9) acting on real processes, driven through tmux in a
 # private pid namespace: k opens a signal menu for the selected process; Esc
-# and q close it and nothing is signalled; TERM ends a worker, F9 then KILL ends
-# another; on a worker that is now a zombie, k explains that it is already dead
+# and q close it and nothing is signalled; TERM ends a worker; a digit is the
+# number the line prints, not its position (2 INT, 9 KILL; 1 waits for 15 or
+# 17, or Enter for HUP; 3 nothing), on a process that traps INT and HUP; F9
+# then 9 (KILL) ends another worker; on a worker that is now a zombie, k explains that it is already dead
 # and names its parent, offers to nudge that parent with SIGCHLD and, the
 # parent being a live main process, not a stuck worker, does not offer to end
 # it; and when the selected process dies while the menu is open and its pid
@@ -27,6 +29,24 @@ w2=$(manifest_pids worker | sed -n 2p)
 hold_new_file /dev/shm/held_by_python
 holder=$HOLDER
 
+# A holder that records the INT and HUP it is sent (one line each) and lives on.
+: >"$SHMTEST_TMP/trapped"
+/usr/bin/python3 -c 'import os, signal, sys, time
+def note(sig, frame):
+    with open(sys.argv[2], "a") as f:
+        f.write(signal.Signals(sig).name[3:] + "\n")
+signal.signal(signal.SIGINT, note)
+signal.signal(signal.SIGHUP, note)
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+os.write(fd, b"x" * 4096)
+open(sys.argv[3], "w").close()
+while True:
+    time.sleep(1)' /dev/shm/held_by_trapper "$SHMTEST_TMP/trapped" "$SHMTEST_TMP/trapper.ready" \
+    </dev/null >/dev/null 2>&1 &
+trapper=$!
+on_exit "kill -KILL $trapper 2>/dev/null; wait $trapper 2>/dev/null"
+wait_for "[ -e $SHMTEST_TMP/trapper.ready ]" 10 || fail "the trapper did not start"
+
 log=$SHMTEST_TMP/actions.log
 proc_row() { echo "^ +$1 +[0-9]+ [A-Z] $2 "; } # PID ROLE: its row in the processes view
 
@@ -35,6 +55,7 @@ tui_wait "main $main " 10
 tui_keys p
 tui_wait "$(proc_row "$w1" worker)" 5
 tui_wait "$(proc_row "$holder" holder)" 5
+tui_wait "$(proc_row "$trapper" holder)" 5
 
 # --- The menu can be closed without a signal ----------------------------------------
 tui_select "$(proc_row "$w1" worker)"
@@ -65,16 +86,56 @@ assert_eq "$(logged "	signal TERM	pid $w1 (shmscene)	owner=0	bytes=0	sent	SIGTER
     "the SIGTERM is in the action log"
 ok "k, Enter: worker $w1 ended by SIGTERM, its main $main lives"
 
+# --- Digits are the signal numbers printed, never positions ------------------------------
+# The trapper records each INT and HUP it gets, and lives on.
+tui_select "$(proc_row "$trapper" holder)"
+tui_keys k
+tui_wait "Send a signal to pid $trapper \(python3\)" 5
+tui_wait " 2 INT   interrupt" 5
+nlog=$(wc -l <"$log")
+tui_keys 3 # the third line (INT), but no line says 3: nothing
+sleep 0.5
+tui_wait "Send a signal to pid $trapper" 1
+assert_eq "$(wc -l <"$log")" "$nlog" "3, a number no line prints, sends nothing"
+tui_keys 2
+tui_wait "SIGINT sent to 1; 0 refused or failed" 5
+assert_eq "$(logged "	signal INT	pid $trapper (python3)	owner=0	bytes=0	sent	")" 1 \
+    "2 sent SIGINT, the line that says 2 (logged)"
+wait_for "grep -qx INT $SHMTEST_TMP/trapped" 5 || fail "the trapper got no SIGINT: $(cat "$SHMTEST_TMP/trapped")"
+[ "$(logged "signal KILL")" = 0 ] || fail "2 sent SIGKILL"
+ok "k, 3 sends nothing; k, 2 sends SIGINT (the line that says 2), not the second line's KILL"
+tui_keys k
+tui_wait "Send a signal to pid $trapper" 5
+tui_keys 1 # 1 HUP, or the start of 15 or 17: waits, on HUP
+sleep 0.5
+tui_wait "Send a signal to pid $trapper" 1
+assert_eq "$(logged "pid $trapper ")" 1 "1, the start of 15 and 17 too, sends nothing by itself"
+tui_keys Enter
+tui_wait "SIGHUP sent to 1; 0 refused or failed" 5
+assert_eq "$(logged "	signal HUP	pid $trapper (python3)	owner=0	bytes=0	sent	")" 1 \
+    "1 then Enter sent SIGHUP (logged)"
+wait_for "grep -qx HUP $SHMTEST_TMP/trapped" 5 || fail "the trapper got no SIGHUP: $(cat "$SHMTEST_TMP/trapped")"
+kill -0 "$trapper" 2>/dev/null && ! gone "$trapper" || fail "the trapper died"
+ok "k, 1, Enter sends SIGHUP"
+tui_keys k
+tui_wait "Send a signal to pid $trapper" 5
+tui_keys 1 7 # 17 CHLD: picked at the 7
+tui_wait "SIGCHLD sent to 1; 0 refused or failed" 5
+assert_eq "$(logged "	signal CHLD	pid $trapper (python3)	owner=0	bytes=0	sent	")" 1 \
+    "1, 7 sent SIGCHLD (logged)"
+[ "$(logged "signal HUP")" = 1 ] || fail "1, 7 sent SIGHUP too"
+ok "k, 1, 7 sends SIGCHLD: a two-digit number is typed whole"
+
 # --- F9, KILL ----------------------------------------------------------------------------
 tui_select "$(proc_row "$w2" worker)"
 tui_keys F9
 tui_wait "Send a signal to pid $w2 \(shmscene\)" 5
-tui_keys 2 # the second item: KILL
+tui_keys 9 # the line that says 9: KILL
 tui_wait "SIGKILL sent to 1; 0 refused or failed" 5
 wait_for "gone $w2" 5 || fail "worker $w2 lives after SIGKILL"
 assert_eq "$(logged "	signal KILL	pid $w2 (shmscene)	owner=0	bytes=0	sent	")" 1 \
     "the SIGKILL is in the action log"
-ok "F9, 2: worker $w2 ended by SIGKILL"
+ok "F9, 9: worker $w2 ended by SIGKILL"
 
 # --- A zombie: explained, its parent nudged, never offered for ending ---------------------
 # shmscene's main reaps nothing once ready: the worker stays a zombie.
@@ -88,7 +149,7 @@ tui_wait "Send SIGCHLD to its parent pid $main so that it reaps it" 5
 tui_cap | grep -q "End its parent" && { tui_dump; fail "ending a main process is offered"; }
 tui_keys 2 # Cancel
 tui_gone "is a zombie" 5
-[ "$(logged "signal CHLD")" = 0 ] || fail "Cancel sent SIGCHLD"
+[ "$(logged "signal CHLD	pid $main ")" = 0 ] || fail "Cancel sent SIGCHLD"
 ok "k on a zombie names its parent $main and does not offer to end it (not a stuck worker); Cancel does nothing"
 tui_keys k
 tui_wait "is a zombie: already dead" 5

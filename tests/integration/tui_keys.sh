@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The dashboard's keys: the help page lists every key of the key table
-# (src/ui/keys.c), the filter narrows the rows as it is typed, the sort keys change
-# the order, t and p switch views, Enter shows a segment's holders with their fd.
+# (src/ui/keys.c), the filter narrows the rows as it is typed, the sort keys
+# change the order (s, < and I say it; the column sorted on carries the
+# arrow), t and p switch views, Enter shows a segment's holders with their
+# fd, a mark goes with its row when a rescan no longer finds it, Left and -
+# go to the parent row while a filter is on.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -112,6 +115,22 @@ tui_wait "sort state↓" 5
 wait_for '[ "$(first_row)" != unheld_0 ] && tui_cap | grep -m1 -E "^(torch_|unheld_)" | grep -q " orphan "' 5 ||
     { tui_dump; fail "sorted by state, an orphan is not first"; }
 ok "< goes back to the state order: orphans first"
+# In the processes view: I says the order as s does; the column sorted on
+# carries the arrow; age, which no column there shows, is said to be so.
+tui_keys p
+tui_wait "^ +PID +PPID S ROLE↓ " 5
+tui_keys I
+tui_wait "^sorted by state↑$" 5
+tui_wait "^ +PID +PPID S ROLE↑ " 5
+ok "processes view: I says 'sorted by state↑', the ROLE column carries the arrow"
+tui_keys I '<'
+tui_wait "^sorted by age↓ \(no column shows it here\)" 5
+tui_cap | grep -E "^ +PID" | grep -q "[↓↑]" && { tui_dump; fail "a column is marked for the age order"; }
+tui_keys s
+tui_wait "^sorted by state↓$" 5
+ok "processes view: sorted by age, no column marked, and the message says no column shows it"
+tui_keys p t # back to the flat list
+tui_wait "│ flat " 5
 
 # --- Details ---------------------------------------------------------------------
 tui_keys Escape / "torch_${w1}_0" Enter Home Enter
@@ -134,6 +153,37 @@ tui_wait "1 marked" 5
 tui_keys u
 tui_gone "1 marked" 5
 ok "Space marks a row, u unmarks"
+# A mark lasts as long as its row: the file of a marked orphan removed, the
+# next scan drops its mark and keeps the other's.
+o1=$(unhex "$(manifest_segments orphan | awk '{ print $5 }' | sed -n 1p)")
+o2=$(unhex "$(manifest_segments orphan | awk '{ print $5 }' | sed -n 2p)")
+[ -f "/dev/shm/$o1" ] && [ -f "/dev/shm/$o2" ] || fail "the scene has not two orphans"
+tui_keys Escape / "$o1" Enter Home Space
+tui_wait "1 marked" 5
+tui_keys Escape / "$o2" Enter Home Space
+tui_wait "2 marked" 5
+tui_keys Escape
+rm "/dev/shm/$o1"
+tui_keys r
+tui_wait "1 marked" 10
+ok "a rescan after the file of a marked orphan is removed drops its mark, keeps the other"
+rm "/dev/shm/$o2"
+tui_keys r
+tui_gone "[0-9]+ marked" 10
+ok "and the last one"
+
+# --- Left and - with a filter -------------------------------------------------------
+# A filter shows every branch open: Left (or -) goes to the parent row.
+tui_keys t
+tui_wait "│ tree " 5
+tui_keys / "torch_${w1}_1" Enter End # the rows: main, worker, the segment
+tui_wait "filter \"torch_${w1}_1\"" 5
+tui_keys Left Enter
+tui_wait "Details of process $w1" 5
+tui_keys q - Enter # the worker's branch is open: - goes on to its parent
+tui_wait "Details of process $main" 5
+tui_keys q Escape
+ok "with a filter, Left goes from a segment to its worker, - from the worker to its main"
 tui_keys Z
 tui_wait "PAUSED" 5
 tui_keys Z

@@ -6,7 +6,9 @@
 # nearly full. The node view must show one gauge per mount labelled with its
 # container, B's (the critical one) first; the tree container -> group ->
 # worker -> segments; n switches to the own view (the host's alone) and back;
-# the budget page and the details page are the selected container's; tiny
+# the budget page and the details page are the selected container's; a plain
+# mount namespace's details say it has no runtime, and the budget line cuts
+# its long label with an ellipsis; tiny
 # terminals neither crash nor draw past the edge. Without --all, n says why
 # there is no node view.
 . "$(dirname "$0")/lib.sh"
@@ -219,6 +221,24 @@ hidden=$(sed -n "$((more + 1))p" <<<"$screen" | sed -E 's/^\+([0-9]+) .*/\1/')
     { tui_dump; fail "no gauge line above the line that counts the other mounts"; }
 [ "$hidden" -ge 2 ] || { tui_dump; fail "the count says $hidden more mounts, not the host's and A's at least"; }
 ok "more mounts than gauge lines: the last line counts the $hidden not shown"
+tui_quit
+
+# --- A plain mount namespace: no runtime, a label too long for the budget line -------
+# Its label is "mntns N (pid P)", longer than the budget line's 20 columns
+# for it: cut with an ellipsis; its details say it has no runtime.
+ns_holder C
+hc=$HOLDER
+tui_start 160 60 --all
+tui_wait "container mntns [0-9]+ \(pid $hc\)" 15
+tui_select "container mntns [0-9]+ \(pid $hc\)"
+tui_wait "^Budget mntns [0-9]+ \(p… +[A-Z]+ " 15
+ok "the budget line cuts a long container label with an ellipsis"
+tui_keys Enter
+tui_wait "^Container mntns [0-9]+ \(pid $hc\)" 15
+tui_wait "^  runtime +-$" 15
+tui_cap | grep -q "(null)" && { tui_dump; fail "a detail of a plain mount namespace reads (null)"; }
+ok "Enter on a plain mount namespace: runtime -, nothing reads (null)"
+tui_keys q
 tui_quit
 
 # --- Tiny terminals --------------------------------------------------------------

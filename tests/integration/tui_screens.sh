@@ -2,7 +2,9 @@
 # The dashboard's screen at 120x40, 80x24 and 40x10 on a scene of known size: the
 # gauge shows the mount's exact percent, the tree shows the DataLoader group under
 # its main pid with the workers beneath it, names made of escape sequences are
-# shown escaped, and every screen fits its terminal.
+# shown escaped, every screen fits its terminal, at 40x10 a status message
+# leaves the key line in place, and at 20x5 D's confirmation keeps its
+# buttons inside its box.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -56,6 +58,45 @@ for size in 120x40 80x24 40x10; do
     [ "$shown" -gt 0 ] || { tui_dump; fail "$size: no worker row under the group"; }
     tui_quit
 done
+
+# 40x10, the smallest with a key line: a status message (s says how it
+# sorts) shows above the key line, which stays.
+tui_start 40 10
+tui_wait "main $main " 10
+tui_keys s
+tui_wait "^sorted by" 5
+screen=$(tui_cap)
+last=$(tail -n 1 <<<"$screen")
+case $last in
+*Help*Quit*) ;;
+*) tui_dump; fail "40x10: the key line gave way to the message: '$last'" ;;
+esac
+tail -n 2 <<<"$screen" | head -n 1 | grep -q "^sorted by" ||
+    { tui_dump; fail "40x10: the message is not right above the key line"; }
+tui_sane "40x10 with a message"
+tui_wait "main $main " 1
+ok "40x10: a message shows above the key line, which stays"
+tui_quit
+
+# The smallest screen accepted, 20x5: D's confirmation keeps its buttons
+# inside its box (18 columns from column 1: the inside from column 2).
+tui_start 20 5
+tui_wait "Quit|q +Quit|Help" 10
+sleep 1 # the first scan: D needs one
+tui_keys D
+tui_wait "Yes" 5
+row=$(tui_cap | grep -m1 "Yes")
+# Columns: the first of "[ Yes ]" and the last of "[ No ]" (one column a character here).
+cols=$(python3 -c 'import sys; r = sys.argv[1]; print(r.find("[ Yes ]"), r.find("[ No ]") + 5)' "$row")
+first=${cols% *}
+last=${cols#* }
+[ "$first" -ge 2 ] && [ "$last" -le 17 ] && [ "$last" -gt 5 ] ||
+    { tui_dump; fail "20x5: D's buttons in columns $first to $last, not inside the box (2 to 17)"; }
+tui_sane "20x5 with D's confirmation"
+tui_keys n
+tui_gone "Yes" 5
+ok "20x5: D's buttons inside the box, columns $first to $last"
+tui_quit
 
 # Hostile names: shown escaped, never sent to the terminal raw.
 tui_start 120 40

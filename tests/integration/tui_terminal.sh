@@ -3,8 +3,9 @@
 # to 40x10 (and a too-small one says so), the terminal is restored after q, Ctrl-C
 # and SIGTERM, --ascii and NO_COLOR draw without UTF-8 and colours, 8- and 256-colour
 # terminals get the colours they have, the config file sets the view, sort, columns
-# and theme, a bad theme exits 2, and without a terminal shmwatch says so in one line
-# and exits 2.
+# and theme, a bad theme exits 2, without a terminal shmwatch says so in one line
+# and exits 2, and a terminal it cannot drive (unknown, or TERM=dumb) is refused
+# in one line.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -21,6 +22,23 @@ assert_eq "$rc" 2 "without a terminal the dashboard exits 2"
 assert_eq "$(wc -l <"$SHMTEST_TMP/notty.err")" 1 "with a one-line error"
 grep -q -- "--once" "$SHMTEST_TMP/notty.err" || fail "the error does not point to --once"
 ok "the error points to --once / --json"
+
+# --- A terminal curses cannot drive ----------------------------------------------
+# An unknown TERM, and TERM=dumb, which curses knows and would take (it then
+# draws nothing: it cannot move the cursor): both refused in one line, with
+# the same status, the terminal untouched.
+exits=()
+for term in shmwatch-no-such-terminal dumb; do
+    TUI_PREFIX="env TERM=$term" tui_start 80 24
+    tui_exited
+    tui_wait "^shmwatch: cannot drive the terminal \(TERM=$term\)$" 5
+    lines=$(tui_cap | grep -vcE '^(EXIT=[0-9]+)?$')
+    assert_eq "$lines" 1 "TERM=$term: one line"
+    tui_restored "after TERM=$term"
+    exits+=("$TUI_EXIT")
+done
+[ "${exits[1]}" -ne 0 ] || fail "TERM=dumb exited 0"
+assert_eq "${exits[1]}" "${exits[0]}" "TERM=dumb exits as an unknown TERM does"
 
 # --- Resize -----------------------------------------------------------------------------
 tui_start 120 40

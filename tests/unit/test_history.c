@@ -143,6 +143,53 @@ static void test_full_mount_has_zero_time_left(void **state)
     history_free(&h);
 }
 
+/* The dashboard's windows: the rate over 10 s, the time to full over 30 s. */
+static void trend(struct history *h, struct history_trend *t)
+{
+    history_trend(history_find(h, "m"), 10, 30, 4096, t);
+}
+
+static void test_trend_full_in_only_while_rising(void **state)
+{
+    (void)state;
+    struct history h;
+    history_init(&h, 200);
+    struct history_trend t;
+    /* 1 MiB per second for 20 s: rising over both windows. */
+    for (int i = 0; i <= 20; i++)
+        history_add(&h, "m", i, (uint64_t)i * MiB, 64 * MiB);
+    trend(&h, &t);
+    assert_true(t.has_rate && t.has_ttf);
+    assert_true(fabs(t.rate - (double)MiB) < 1);
+    /* Then steady for 12 s: the 30 s window still rises, the gauge says
+     * "steady" and so no time to full. */
+    for (int i = 1; i <= 12; i++)
+        history_add(&h, "m", 20 + i, 20 * MiB, 64 * MiB);
+    trend(&h, &t);
+    assert_true(t.has_rate);
+    assert_true(fabs(t.rate) < 1024);
+    assert_false(t.has_ttf);
+    /* Then falling: the rate says so, and no time to full either. */
+    for (int i = 1; i <= 12; i++)
+        history_add(&h, "m", 32 + i, (uint64_t)(20 - i) * MiB, 64 * MiB);
+    trend(&h, &t);
+    assert_true(t.has_rate && t.rate < 0);
+    assert_false(t.has_ttf);
+    /* Rising again, but the 30 s window still falls: no time to full until
+     * both agree. */
+    for (int i = 1; i <= 10; i++)
+        history_add(&h, "m", 44 + i, (uint64_t)(8 + i) * MiB, 64 * MiB);
+    trend(&h, &t);
+    assert_true(t.has_rate && t.rate > 4096);
+    assert_false(t.has_ttf);
+    for (int i = 11; i <= 40; i++)
+        history_add(&h, "m", 44 + i, (uint64_t)(8 + i) * MiB, 64 * MiB);
+    trend(&h, &t);
+    assert_true(t.has_ttf);
+    assert_true(fabs(t.ttf_s - 16.0) < 0.01); /* 48 MiB used, 16 left at 1 MiB/s */
+    history_free(&h);
+}
+
 static void test_sparkline(void **state)
 {
     (void)state;
@@ -246,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_rate_needs_two_samples),
         cmocka_unit_test(test_flat_is_not_rising),
         cmocka_unit_test(test_full_mount_has_zero_time_left),
+        cmocka_unit_test(test_trend_full_in_only_while_rising),
         cmocka_unit_test(test_sparkline),
         cmocka_unit_test(test_sparkline_unknown_size),
         cmocka_unit_test(test_level),
