@@ -259,8 +259,16 @@ static void segment_details(struct ui *u, struct page *p, const struct segment *
     char a[64];
     page_add_name(p, THEME_header, 2, "Segment ", sg->name);
     snprintf(p->title, sizeof(p->title), "Details of a segment");
-    page_add_name(p, THEME_normal, 15, "  mount      ",
-                  sg->mount < model_nmounts(m) ? model_segment_mount(m, sg)->path : "?");
+    if (u->snap->scan.node.all && sg->mount < model_nmounts(m)) {
+        /* The node view: which container's mount (segments of two
+         * containers may bear one name). Escaped by ui_mount_label. */
+        char where[320];
+        ui_mount_label(u, sg->mount, where, sizeof(where));
+        page_add(p, THEME_normal, 15, "  mount      %s", where);
+    } else {
+        page_add_name(p, THEME_normal, 15, "  mount      ",
+                      sg->mount < model_nmounts(m) ? model_segment_mount(m, sg)->path : "?");
+    }
     page_add(p, THEME_normal, 15, "  state      %s: %s", seg_state_name(sg->state),
              state_story(sg->state));
     page_add(p, THEME_normal, 15, "  kind       %s", seg_kind_name(sg->kind));

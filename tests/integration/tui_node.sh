@@ -159,6 +159,10 @@ tui_wait "^$LA /dev/shm" 15
 tui_keys / "${ID_A:0:16}" Enter
 tui_wait "$orphan +orphan " 10
 tui_keys End # the last row of A's subtree: its orphans section's last segment
+tui_keys Enter
+tui_wait "^ *mount +$LA /dev/shm" 15
+tui_keys q
+ok "a segment's details name its container's mount"
 tui_keys d
 tui_wait "Unlink 1 orphan" 15
 tui_wait "${ID_A:0:12}: /dev/shm/$orphan " 15 # the plan names the container
