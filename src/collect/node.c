@@ -72,12 +72,11 @@ static int cmp_known(const void *a, const void *b)
 /* --mount PATH (or the setting mounts) watches its paths instead of the
  * default ones, in every namespace as in one: clean --all --mount acts on
  * that mount only. */
-static bool watched_path(const char *mp, const char *const *extra, size_t nextra, bool *named)
+static bool watched_path(const char *mp, const char *const *extra, size_t nextra)
 {
-    *named = false;
     for (size_t i = 0; i < nextra; i++)
         if (strcmp(mp, extra[i]) == 0)
-            return *named = true;
+            return true;
     return nextra == 0 && (strcmp(mp, "/dev/shm") == 0 || strcmp(mp, "/run/shm") == 0);
 }
 
@@ -132,14 +131,13 @@ static void parse_ns(struct scan_node *n, size_t k, const char *const *extra, si
             *VEC_PUSH(e, ne, ecap) = x;
     }
     for (size_t i = 0; i < ne; i++) {
-        bool named;
-        if (!watched_path(e[i].mountpoint, extra, nextra, &named))
+        if (!watched_path(e[i].mountpoint, extra, nextra))
             continue;
         bool top = true; /* no later entry on the same point */
         for (size_t j = i + 1; j < ne && top; j++)
             top = strcmp(e[j].mountpoint, e[i].mountpoint) != 0;
-        if (!named && strcmp(e[i].fstype, "tmpfs") != 0)
-            continue;
+        if (strcmp(e[i].fstype, "tmpfs") != 0)
+            continue; /* a path named by --mount too: only a tmpfs is shm */
         dev_t dev = makedev(e[i].major, e[i].minor);
         if (top)
             cand_add(cands, ncands, cap, dev, &e[i], k);
@@ -304,6 +302,18 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
         for (size_t k = 0; k < n->nns; k++)
             if ((n->ns[k].mntns == n->host_mntns) == (pass == 0))
                 parse_ns(n, k, extra, nextra, &cands, &ncands, &ccap, &hidden, &nhidden, &hcap);
+    /* A path named by --mount that is a tmpfs mount in no namespace read
+     * (not there, not a mount, another file system): nothing is shown for
+     * it, and that is said. Not an error: containers come and go. */
+    for (size_t i = 0; i < nextra; i++) {
+        bool found = false;
+        for (size_t j = 0; j < ncands && !found; j++)
+            found = strcmp(cands[j].path, extra[i]) == 0;
+        for (size_t j = 0; j < nhidden && !found; j++)
+            found = strcmp(hidden[j].path, extra[i]) == 0;
+        if (!found)
+            warn_add(w, "--mount %s: no mount namespace has a tmpfs mounted there", extra[i]);
+    }
     /* A tmpfs with another mounted over it at the same path, shown at the
      * top by no namespace: its path leads to the one above, so it cannot
      * be listed or sized; said once, with a process to ask findmnt -N. */

@@ -52,6 +52,38 @@ expect 2 "shmwatch plan: .*--batch-size" plan --sample-shape 3x8x8 --workers 2
 expect 2 "shmwatch clean: .*--min-age" clean --min-age soon
 expect 2 "shmwatch reap: .*--timeout" reap --timeout never
 
+# --mount takes the root of a tmpfs mount only: a path that is not there,
+# another file system (else every file its processes hold would be listed
+# as segments, and clean --all-unheld would plan to remove ordinary files),
+# a ramfs or a directory inside a tmpfs is a usage error that says what it is.
+mkdir -p "$SHMTEST_TMP/ramfs" /dev/shm/sub
+mount -t ramfs ramfs "$SHMTEST_TMP/ramfs" || fail "cannot mount a ramfs"
+on_exit "umount -l '$SHMTEST_TMP/ramfs' 2>/dev/null"
+expect 2 "^shmwatch: --mount /nonexistent: No such file or directory$" --once --mount /nonexistent
+expect 2 "^shmwatch: --mount /proc: not a tmpfs \(it is on proc\)$" --json --mount /proc
+expect 2 "^shmwatch: --mount $SHMTEST_TMP/ramfs: not a tmpfs \(it is on ramfs\)$" --prometheus --mount "$SHMTEST_TMP/ramfs"
+expect 2 "^shmwatch: --mount /dev/shm/sub: a directory inside a tmpfs, not the root of its mount$" --once --mount /dev/shm/sub
+expect 2 "^shmwatch: --mount /proc/self/status: not a directory$" --once --mount /proc/self/status
+expect 2 "^shmwatch: --mount /nonexistent: No such file or directory$" --once --mount /dev/shm --mount /nonexistent
+expect 2 "^shmwatch clean: --mount /nonexistent: No such file or directory$" clean --mount /nonexistent --yes
+expect 2 "^shmwatch clean: --mount /proc: not a tmpfs \(it is on proc\)$" clean --mount /proc --all-unheld --dry-run
+expect 2 "^shmwatch: --mount /nonexistent \(in the root of pid 1\): No such file or directory$" --json --pid 1 --mount /nonexistent
+expect 2 "^shmwatch clean: --mount /proc \(in the root of pid 1\): not a tmpfs \(it is on proc\)$" clean --pid 1 --mount /proc --dry-run
+cfg=$SHMTEST_TMP/mounts.yaml
+printf 'mounts: [/proc]\n' >"$cfg"
+expect 2 "^shmwatch: the setting mounts: /proc: not a tmpfs \(it is on proc\)$" --json --config "$cfg"
+# The root of a tmpfs is taken (/dev/shm, and one mounted anywhere).
+"$SHMWATCH" --json --mount "$SHMTEST_TMP" >"$SHMTEST_TMP/own.json" || fail "--mount of a tmpfs exited $?"
+json_check "$SHMTEST_TMP/own.json" "[m['path'] for m in j['mounts']] == [env['SHMTEST_TMP']]" \
+    "--mount of a tmpfs's root is watched"
+# The node view matches --mount against every namespace's mounts: only a
+# tmpfs is shown, and a path that is one in no namespace is said.
+"$SHMWATCH" --all --json --mount /proc >"$SHMTEST_TMP/all.json" 2>"$SHMTEST_TMP/err" ||
+    fail "--all --mount /proc exited $?"
+json_check "$SHMTEST_TMP/all.json" "j['mounts'] == [] and any(w == '--mount /proc: no mount namespace has a tmpfs mounted there' for w in j['warnings'])" \
+    "--all --mount /proc: no mount shown, and said"
+rm -rf /dev/shm/sub
+
 # expect_line STATUS LINE ARGS...: as expect, and stderr is exactly LINE.
 expect_line() {
     local want=$1 line=$2
