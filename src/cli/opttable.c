@@ -32,7 +32,8 @@ const struct cli_opt cli_opts[] = {
      .offset = F(prometheus_file)},
     {"interval", 0, CLI_DURATION, MAIN, "S",
      "seconds between snapshots (with --json/--prometheus-file)\n"
-     "or between holder scans (dashboard; default 2)",
+     "or between holder scans (dashboard; default 2); not with\n"
+     "--once or --prometheus (one snapshot)",
      .offset = F(interval), .set_offset = F(interval_set), .min = 0.05, .max = 86400,
      .bad = "--interval: '%s' is not a duration from 0.05 s to 1 day"},
     {"count", 0, CLI_INT, MAIN, "N",

@@ -29,6 +29,20 @@ expect 2 "unknown option '--bogus'" --bogus
 expect 2 "--interval: 'x' is not a duration" --json --interval x
 expect 2 "--count: '-1'" --json --interval 1 --count -1
 expect 2 "--count needs --interval" --json --count 3
+# --once and --prometheus print one snapshot: --interval is for streams
+# (else --once never ended, and --prometheus wrote expositions one after
+# another, each HELP and TYPE line twice).
+expect_interval() { # MODE ARGS...
+    local mode=$1
+    shift
+    expect 2 "^shmwatch: --interval goes with --json, --prometheus-file and the dashboard, not $mode \\(one snapshot\\)$" "$mode" "$@"
+}
+expect_interval --once --interval 1
+expect_interval --once --interval 0.05 --count 2
+expect_interval --prometheus --interval 1 --count 2
+expect_interval --prometheus --interval 1 --count 0
+expect 2 "--count needs --interval" --once --count 2
+expect 2 "--count needs --interval" --prometheus --count 2
 expect 2 "--mount: 'relative' is not an absolute path" --once --mount relative
 expect 2 "--pid: 'abc' is not a process id" --json --pid abc
 expect 2 "^shmwatch: --orphan-min-age: expected a duration .* got 'soon'" --json --orphan-min-age soon
