@@ -58,6 +58,17 @@ expect 2 "malformed.yaml:3:9: did not find expected" --once --config "$FIXTURES/
 expect 2 "unknown_key.yaml:3:1: unknown key 'scan_intervall'" --json --config "$FIXTURES/config/bad/unknown_key.yaml"
 expect 2 "/nonexistent.yaml: No such file or directory" --json --config /nonexistent.yaml
 expect 2 "theme" --theme 'no such theme!'
+# A FIFO that no process writes to is said at once (its open used to wait
+# for a writer forever, with nothing said); a shell's <(...) is read as a file,
+# also when its writer is still on its way.
+mkfifo "$SHMTEST_TMP/fifo.yaml"
+expect 2 "^shmwatch: $SHMTEST_TMP/fifo.yaml: a FIFO or pipe that no process writes to$" --once --config "$SHMTEST_TMP/fifo.yaml"
+expect 2 "^shmwatch clean: $SHMTEST_TMP/fifo.yaml: a FIFO or pipe that no process writes to$" clean --config "$SHMTEST_TMP/fifo.yaml"
+expect 2 "^shmwatch: /dev/fd/[0-9]+:1:11: warn_pct: 500 is out of range" --json --config <(echo 'warn_pct: 500')
+expect 2 "^shmwatch: /dev/fd/[0-9]+:1:11: warn_pct: 500 is out of range" --json --config <(sleep 0.5; echo 'warn_pct: 500')
+timeout 10 "$SHMWATCH" --json --config <(echo 'warn_pct: 50') >"$SHMTEST_TMP/subst.json" ||
+    fail "--config <(echo 'warn_pct: 50') exited $?"
+json_check "$SHMTEST_TMP/subst.json" "j['schema'] == 1" "--config <(...) is read as a file"
 expect 2 "needs a terminal" 
 expect 1 "cannot watch pid" --json --pid 2147483647
 expect 2 "shmwatch plan: " plan --batch-size 0 --sample-shape 3x224x224 --workers 2
