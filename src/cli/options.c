@@ -119,6 +119,10 @@ int options_check(struct options *o, char **err)
                           o->mode == MODE_ONCE ? "once" : "prometheus");
         return 2;
     }
+    if (o->prometheus_file && !*o->prometheus_file) {
+        *err = xstrdup("--prometheus-file needs a file name, not an empty string");
+        return 2;
+    }
     if (o->prometheus_file) {
         if (o->mode != MODE_DASHBOARD && o->mode != MODE_PROMETHEUS) {
             *err = xstrdup("--prometheus-file goes with Prometheus output only");

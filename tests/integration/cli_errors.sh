@@ -43,6 +43,7 @@ expect_interval --prometheus --interval 1 --count 2
 expect_interval --prometheus --interval 1 --count 0
 expect 2 "--count needs --interval" --once --count 2
 expect 2 "--count needs --interval" --prometheus --count 2
+expect 2 "^shmwatch: --prometheus-file needs a file name, not an empty string$" --prometheus-file "" --count 1
 expect 2 "--mount: 'relative' is not an absolute path" --once --mount relative
 expect 2 "--pid: 'abc' is not a process id" --json --pid abc
 expect 2 "^shmwatch: --orphan-min-age: expected a duration .* got 'soon'" --json --orphan-min-age soon
