@@ -119,6 +119,11 @@ int options_check(struct options *o, char **err)
                           o->mode == MODE_ONCE ? "once" : "prometheus");
         return 2;
     }
+    if (o->demo && (o->mode != MODE_DASHBOARD || o->prometheus_file)) {
+        *err = xstrdup("--demo opens the dashboard on its own scene: it excludes --once, --json, "
+                       "--prometheus and --prometheus-file");
+        return 2;
+    }
     if (o->prometheus_file && !*o->prometheus_file) {
         *err = xstrdup("--prometheus-file needs a file name, not an empty string");
         return 2;

@@ -139,7 +139,8 @@ const struct cli_opt cli_opts[] = {
      "process acted on as part of its own container, the plan\n"
      "and each line naming it",
      .offset = F(all), .synopsis = ""},
-    {"demo", 0, CLI_FLAG, MAIN, NULL, "open the dashboard on a private demo scene",
+    {"demo", 0, CLI_FLAG, MAIN, NULL, "open the dashboard on a private demo scene\n"
+     "(the dashboard only: not with a snapshot mode)",
      .offset = F(demo)},
     {"version", 0, CLI_CHOICE, MAIN, NULL, "print the version and exit", .offset = F(mode),
      .value = MODE_VERSION, .stop = true},

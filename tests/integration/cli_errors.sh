@@ -44,6 +44,13 @@ expect_interval --prometheus --interval 1 --count 0
 expect 2 "--count needs --interval" --once --count 2
 expect 2 "--count needs --interval" --prometheus --count 2
 expect 2 "^shmwatch: --prometheus-file needs a file name, not an empty string$" --prometheus-file "" --count 1
+# --demo is the dashboard on a scene of its own: a snapshot would have shown
+# the real /dev/shm as if it were the demo's.
+for mode in --once --json --prometheus "--prometheus-file $SHMTEST_TMP/demo.prom"; do
+    # shellcheck disable=SC2086 # mode is one or two words
+    expect 2 "^shmwatch: --demo opens the dashboard on its own scene: it excludes --once, --json, --prometheus and --prometheus-file$" --demo $mode
+done
+[ ! -e "$SHMTEST_TMP/demo.prom" ] || fail "--demo --prometheus-file wrote its file"
 expect 2 "--mount: 'relative' is not an absolute path" --once --mount relative
 expect 2 "--pid: 'abc' is not a process id" --json --pid abc
 expect 2 "^shmwatch: --orphan-min-age: expected a duration .* got 'soon'" --json --orphan-min-age soon
