@@ -374,10 +374,15 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
         free(c->ns);
     }
     free(cands);
-    if (n->unreadable)
+    if (n->unreadable && geteuid() != 0)
         warn_add(w,
                  "the mount namespaces of %zu %s could not be read (not permitted): their shm "
                  "mounts are not shown (run as root to see every container)",
+                 n->unreadable, n->unreadable == 1 ? "process" : "processes");
+    else if (n->unreadable) /* as holders_warn_denied: more privileged than this root */
+        warn_add(w,
+                 "the mount namespaces of %zu %s could not be read, even as root (not permitted: "
+                 "more privileged than this shmwatch): their shm mounts are not shown",
                  n->unreadable, n->unreadable == 1 ? "process" : "processes");
 }
 
