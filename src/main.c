@@ -53,7 +53,7 @@ static void say_target_failure(pid_t pid, int rc, enum scan_target state)
     const char *why = state == SCAN_TARGET_REPLACED
                           ? "the process has exited (its pid now belongs to another process)"
                       : state == SCAN_TARGET_EXITED ? "the process has exited"
-                                                    : strerror(-rc);
+                                                    : sysroot_pid_why(pid, rc, strerror(-rc));
     fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)pid, why);
 }
 

@@ -23,7 +23,8 @@ static int open_target(struct actcli *a, pid_t pid)
     int rc = actviews_open_pid(&a->views, &a->sys, pid, 0);
     if (rc < 0) {
         fprintf(stderr, "shmwatch %s: cannot act in pid %d: %s\n", a->cmd, (int)pid,
-                rc == -ESRCH ? "no such process (or it has exited)" : strerror(-rc));
+                sysroot_pid_why(pid, rc, rc == -ESRCH ? "no such process (or it has exited)"
+                                                      : strerror(-rc)));
         return 1;
     }
     return 0;

@@ -85,6 +85,15 @@ timeout 10 "$SHMWATCH" --json --config <(echo 'warn_pct: 50') >"$SHMTEST_TMP/sub
 json_check "$SHMTEST_TMP/subst.json" "j['schema'] == 1" "--config <(...) is read as a file"
 expect 2 "needs a terminal" 
 expect 1 "cannot watch pid" --json --pid 2147483647
+# A zombie is said to be one (it has exited, not yet reaped), not "no such
+# process" while ps still lists it.
+zombie_parent "$SHMTEST_TMP/sigchld"
+zombie_why="the process is a zombie \\(it has exited; its parent has not reaped it yet\\)"
+expect 1 "^shmwatch: cannot watch pid $ZOMBIE: $zombie_why$" --json --pid "$ZOMBIE"
+expect 1 "^shmwatch clean: cannot act in pid $ZOMBIE: $zombie_why$" clean --pid "$ZOMBIE" --dry-run
+expect 1 "^shmwatch reap: cannot act in pid $ZOMBIE: $zombie_why$" reap --pid "$ZOMBIE" --dry-run
+expect 2 "^shmwatch plan: cannot watch pid $ZOMBIE: $zombie_why$" plan --observe "$ZOMBIE"
+kill -KILL "$ZOMBIE_PARENT"
 expect 2 "shmwatch plan: " plan --batch-size 0 --sample-shape 3x224x224 --workers 2
 expect 2 "shmwatch plan: .*does not fit in 64 bits" plan --batch-size 4294967296 --sample-shape 4294967296x4294967296 --workers 2
 expect 2 "shmwatch plan: .*--batch-size" plan --sample-shape 3x8x8 --workers 2
