@@ -142,18 +142,18 @@ expect_line() {
 # The user's text in an error is escaped: a newline or an escape sequence in
 # an argument or a file name neither splits the line nor reaches the terminal.
 expect_line 2 "shmwatch: --count: '5\\n\\e[31m' is not a whole number >= 0" --count $'5\n\e[31m'
-expect_line 2 "shmwatch clean: unexpected argument x\\ny (see shmwatch clean --help)" clean $'x\ny'
+expect_line 2 "shmwatch clean: unexpected argument 'x\\ny' (see shmwatch clean --help)" clean $'x\ny'
 expect_line 2 "shmwatch plan: unknown option '--a\\e[2Jb' (see shmwatch plan --help)" plan $'--a\e[2Jb'
 expect_line 2 "shmwatch: /nonexistent\\n\\e[31m.yaml: No such file or directory" --config $'/nonexistent\n\e[31m.yaml' --once
 # The subcommands' usage errors, word for word.
-expect_line 2 "shmwatch clean: unknown option --bogus (see shmwatch clean --help)" clean --bogus
+expect_line 2 "shmwatch clean: unknown option '--bogus' (see shmwatch clean --help)" clean --bogus
 expect_line 2 "shmwatch clean: --min-age needs a value (see shmwatch clean --help)" clean --min-age
 expect_line 2 "shmwatch clean: --mount needs an absolute path, got rel (see shmwatch clean --help)" clean --mount rel
-expect_line 2 "shmwatch clean: unexpected argument extra (see shmwatch clean --help)" clean extra
+expect_line 2 "shmwatch clean: unexpected argument 'extra' (see shmwatch clean --help)" clean extra
 expect_line 2 "shmwatch clean: --min-age: expected a duration such as 10m, 1h or 90, got soon (see shmwatch clean --help)" clean --min-age soon
-expect_line 2 "shmwatch reap: unknown option --bogus (see shmwatch reap --help)" reap --bogus
+expect_line 2 "shmwatch reap: unknown option '--bogus' (see shmwatch reap --help)" reap --bogus
 expect_line 2 "shmwatch reap: --timeout needs a value (see shmwatch reap --help)" reap --timeout
-expect_line 2 "shmwatch reap: unexpected argument extra (see shmwatch reap --help)" reap extra
+expect_line 2 "shmwatch reap: unexpected argument 'extra' (see shmwatch reap --help)" reap extra
 expect_line 2 "shmwatch reap: --timeout: expected seconds (at most 3600), got 4000 (see shmwatch reap --help)" reap -t 4000
 expect_line 2 "shmwatch plan: unknown option '--bogus' (see shmwatch plan --help)" plan --bogus
 expect_line 2 "shmwatch plan: --batch-size needs a value (see shmwatch plan --help)" plan --batch-size
