@@ -128,8 +128,17 @@ json_check "$SHMTEST_TMP/own.json" "[m['path'] for m in j['mounts']] == [env['SH
 # tmpfs is shown, and a path that is one in no namespace is said.
 "$SHMWATCH" --all --json --mount /proc >"$SHMTEST_TMP/all.json" 2>"$SHMTEST_TMP/err" ||
     fail "--all --mount /proc exited $?"
-json_check "$SHMTEST_TMP/all.json" "j['mounts'] == [] and any(w == '--mount /proc: no mount namespace has a tmpfs mounted there' for w in j['warnings'])" \
+json_check "$SHMTEST_TMP/all.json" "j['mounts'] == [] and any(w == '--mount /proc: no tmpfs is mounted there in any mount namespace read' for w in j['warnings'])" \
     "--all --mount /proc: no mount shown, and said"
+# One mount named twice (a bind of it elsewhere) is found under each name.
+mkdir -p "$SHMTEST_TMP/shmbind"
+mount --bind /dev/shm "$SHMTEST_TMP/shmbind" || fail "cannot bind /dev/shm"
+on_exit "umount -l '$SHMTEST_TMP/shmbind' 2>/dev/null"
+"$SHMWATCH" --all --json --mount /dev/shm --mount "$SHMTEST_TMP/shmbind" >"$SHMTEST_TMP/all.json" ||
+    fail "--all --mount twice exited $?"
+json_check "$SHMTEST_TMP/all.json" "len(j['mounts']) == 1 and not [w for w in j['warnings'] if w.startswith('--mount ')]" \
+    "--all: a mount named under two paths is shown once, and neither path is said to be no tmpfs"
+umount "$SHMTEST_TMP/shmbind"
 rm -rf /dev/shm/sub
 
 # expect_line STATUS LINE ARGS...: as expect, and stderr is exactly LINE.
