@@ -150,6 +150,7 @@ on_tmpfs() {
     [ "$(id -u)" -eq 0 ] || userns=(-r)
     unshare "${userns[@]}" -m --propagation private true >/dev/null 2>&1 ||
         _lib_missing "a private mount namespace (unshare ${userns[*]} -m)"
+    # shellcheck disable=SC2016 # expanded by the inner shell
     unshare "${userns[@]}" -m --propagation private bash -c '
         mount -t tmpfs -o size=16m,mode=1777 tmpfs "$1" || exit 125
         shift
