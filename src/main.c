@@ -53,7 +53,7 @@ static void say_target_failure(pid_t pid, int rc, enum scan_target state)
     const char *why = state == SCAN_TARGET_REPLACED
                           ? "the process has exited (its pid now belongs to another process)"
                       : state == SCAN_TARGET_EXITED ? "the process has exited"
-                                                    : strerror(-rc);
+                                                    : sysroot_pid_why(pid, rc, strerror(-rc));
     fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)pid, why);
 }
 
@@ -242,6 +242,27 @@ static int run_snapshots(const struct options *o, const struct config *cfg)
     return rc;
 }
 
+/* The mounts named by --mount or the setting mounts, checked before any
+ * scan: a path that is no tmpfs mount is said, and false returned; else a
+ * directory of the root file system would be shown as segments. A --pid
+ * that cannot be opened is said by the scan, as without --mount. */
+static bool mounts_usable(const struct options *o, const struct config *cfg)
+{
+    if (o->demo || cfg->mounts.n == 0)
+        return true;
+    struct sysroot sys;
+    if (sysroot_open_system(&sys, (pid_t)o->pid) != 0)
+        return true;
+    char *err = NULL;
+    int rc = settings_check_mounts(o, cfg, &sys, &err);
+    sysroot_close(&sys);
+    if (rc == 0)
+        return true;
+    fprintf(stderr, "shmwatch: %s\n", err);
+    free(err);
+    return false;
+}
+
 int shmwatch_main(int argc, char **argv)
 {
     xalloc_setup();
@@ -272,6 +293,12 @@ int shmwatch_main(int argc, char **argv)
     struct sigaction sa = {.sa_handler = on_stop};
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+
+    if (o.mode != MODE_HELP && o.mode != MODE_VERSION && !mounts_usable(&o, &cfg)) {
+        config_free(&cfg);
+        options_free(&o);
+        return 2;
+    }
 
     int rc = 0;
     switch (o.mode) {

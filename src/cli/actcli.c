@@ -23,7 +23,8 @@ static int open_target(struct actcli *a, pid_t pid)
     int rc = actviews_open_pid(&a->views, &a->sys, pid, 0);
     if (rc < 0) {
         fprintf(stderr, "shmwatch %s: cannot act in pid %d: %s\n", a->cmd, (int)pid,
-                rc == -ESRCH ? "no such process (or it has exited)" : strerror(-rc));
+                sysroot_pid_why(pid, rc, rc == -ESRCH ? "no such process (or it has exited)"
+                                                      : strerror(-rc)));
         return 1;
     }
     return 0;
@@ -60,6 +61,18 @@ int actcli_scan(struct actcli *a, const struct options *o)
         sysroot_close(&a->sys);
         config_free(&a->cfg);
         return 1;
+    }
+    /* A named mount that is no tmpfs mount is refused before the scan, as
+     * for the snapshots: else clean would plan to remove ordinary files. */
+    if (settings_check_mounts(o, &a->cfg,
+                              a->views.mode == ACTVIEWS_PID ? &a->views.pid.root : &a->sys,
+                              &err) != 0) {
+        fprintf(stderr, "shmwatch %s: %s\n", a->cmd, err);
+        free(err);
+        sysroot_close(&a->sys);
+        config_free(&a->cfg);
+        actviews_close(&a->views);
+        return 2;
     }
     struct scan_opts so = {.sys = a->views.mode == ACTVIEWS_PID ? &a->views.pid.root : &a->sys,
                            .all = o->all,

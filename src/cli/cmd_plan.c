@@ -267,7 +267,8 @@ static int observe(pid_t pid, struct group *ob)
     struct sysroot sys;
     int rc = sysroot_open_system(&sys, pid);
     if (rc < 0) {
-        fprintf(stderr, "shmwatch plan: cannot watch pid %d: %s\n", (int)pid, strerror(-rc));
+        fprintf(stderr, "shmwatch plan: cannot watch pid %d: %s\n", (int)pid,
+                sysroot_pid_why(pid, rc, strerror(-rc)));
         return 2;
     }
     struct scan_opts so = {.sys = &sys};

@@ -109,6 +109,25 @@ int options_check(struct options *o, char **err)
         *err = xstrdup("--demo watches its own scene: it excludes --all");
         return 2;
     }
+    /* --once and --prometheus are one snapshot: a stream of them would be
+     * concatenated texts (Prometheus's with its HELP and TYPE lines twice,
+     * which is invalid). Without --interval, --count is refused below. */
+    if ((o->mode == MODE_ONCE || (o->mode == MODE_PROMETHEUS && !o->prometheus_file)) &&
+        o->interval_set) {
+        *err = str_printf("--interval goes with --json, --prometheus-file and the dashboard, not "
+                          "--%s (one snapshot)",
+                          o->mode == MODE_ONCE ? "once" : "prometheus");
+        return 2;
+    }
+    if (o->demo && (o->mode != MODE_DASHBOARD || o->prometheus_file)) {
+        *err = xstrdup("--demo opens the dashboard on its own scene: it excludes --once, --json, "
+                       "--prometheus and --prometheus-file");
+        return 2;
+    }
+    if (o->prometheus_file && !*o->prometheus_file) {
+        *err = xstrdup("--prometheus-file needs a file name, not an empty string");
+        return 2;
+    }
     if (o->prometheus_file) {
         if (o->mode != MODE_DASHBOARD && o->mode != MODE_PROMETHEUS) {
             *err = xstrdup("--prometheus-file goes with Prometheus output only");

@@ -32,7 +32,8 @@ const struct cli_opt cli_opts[] = {
      .offset = F(prometheus_file)},
     {"interval", 0, CLI_DURATION, MAIN, "S",
      "seconds between snapshots (with --json/--prometheus-file)\n"
-     "or between holder scans (dashboard; default 2)",
+     "or between holder scans (dashboard; default 2); not with\n"
+     "--once or --prometheus (one snapshot)",
      .offset = F(interval), .set_offset = F(interval_set), .min = 0.05, .max = 86400,
      .bad = "--interval: '%s' is not a duration from 0.05 s to 1 day"},
     {"count", 0, CLI_INT, MAIN, "N",
@@ -138,7 +139,8 @@ const struct cli_opt cli_opts[] = {
      "process acted on as part of its own container, the plan\n"
      "and each line naming it",
      .offset = F(all), .synopsis = ""},
-    {"demo", 0, CLI_FLAG, MAIN, NULL, "open the dashboard on a private demo scene",
+    {"demo", 0, CLI_FLAG, MAIN, NULL, "open the dashboard on a private demo scene\n"
+     "(the dashboard only: not with a snapshot mode)",
      .offset = F(demo)},
     {"version", 0, CLI_CHOICE, MAIN, NULL, "print the version and exit", .offset = F(mode),
      .value = MODE_VERSION, .stop = true},
@@ -279,12 +281,12 @@ const struct cli_command cli_commands[CLI_NCMDS] = {
     [CLI_MAIN] = {"", .unknown = "unknown option '%s' (see --help)", .missing = "%s needs a value",
                   .extra = "unexpected argument '%s' (see --help)", .head = main_head,
                   .about = main_about, .tail = main_tail, .col = 25, .check = options_check},
-    [CLI_CLEAN] = {"clean", .unknown = "unknown option %s", .missing = "%s needs a value",
-                   .extra = "unexpected argument %s", .hint = true, .value_hint = true,
+    [CLI_CLEAN] = {"clean", .unknown = "unknown option '%s'", .missing = "%s needs a value",
+                   .extra = "unexpected argument '%s'", .hint = true, .value_hint = true,
                    .in_overview = true, .about = clean_about, .tail = clean_tail, .col = 21,
                    .short_col = true, .check = options_check_act},
-    [CLI_REAP] = {"reap", .unknown = "unknown option %s", .missing = "%s needs a value",
-                  .extra = "unexpected argument %s", .hint = true, .value_hint = true,
+    [CLI_REAP] = {"reap", .unknown = "unknown option '%s'", .missing = "%s needs a value",
+                  .extra = "unexpected argument '%s'", .hint = true, .value_hint = true,
                   .in_overview = true, .about = reap_about, .tail = reap_tail, .col = 19,
                   .short_col = true, .check = options_check_act},
     [CLI_PLAN] = {"plan", .unknown = "unknown option '%s'", .missing = "%s needs a value",

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/opttable.h"
+#include "collect/mounts.h"
 #include "collect/procmap.h"
 #include "util/buf.h"
 #include "util/escape.h"
@@ -101,4 +102,25 @@ int settings_load(const struct options *o, struct config *cfg, char **err)
     if (maps_way(err) != 0)
         return 2;
     return config_check(cfg, err) == 0 ? 0 : 2;
+}
+
+int settings_check_mounts(const struct options *o, const struct config *cfg,
+                          const struct sysroot *sys, char **err)
+{
+    if (o->all)
+        return 0;
+    for (size_t i = 0; i < cfg->mounts.n; i++) {
+        char *why = NULL;
+        if (mounts_check_named(sys, cfg->mounts.item[i], &why) == 0)
+            continue;
+        char *path = esc_term_dup(cfg->mounts.item[i]);
+        char *in = sys->pid ? str_printf(" (in the root of pid %d)", (int)sys->pid) : xstrdup("");
+        *err = str_printf("%s %s%s: %s", o->mounts.n ? "--mount" : "the setting mounts:", path,
+                          in, why);
+        free(in);
+        free(path);
+        free(why);
+        return 2;
+    }
+    return 0;
 }

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include "util/buf.h"
@@ -199,6 +201,65 @@ void mountinfo_free(struct mountinfo *mi)
     free(mi->text);
     free(mi->items);
     memset(mi, 0, sizeof(*mi));
+}
+
+/* The name of a file system type that statfs gives, for a message. */
+static const char *fs_name(unsigned long type)
+{
+    static const struct {
+        unsigned long magic;
+        const char *name;
+    } known[] = {
+        {EXT4_SUPER_MAGIC, "ext2/3/4"}, {XFS_SUPER_MAGIC, "xfs"},
+        {BTRFS_SUPER_MAGIC, "btrfs"},   {OVERLAYFS_SUPER_MAGIC, "overlay"},
+        {RAMFS_MAGIC, "ramfs"},         {PROC_SUPER_MAGIC, "proc"},
+        {SYSFS_MAGIC, "sysfs"},         {DEVPTS_SUPER_MAGIC, "devpts"},
+        {CGROUP2_SUPER_MAGIC, "cgroup2"}, {NFS_SUPER_MAGIC, "nfs"},
+        {HUGETLBFS_MAGIC, "hugetlbfs"}, {SQUASHFS_MAGIC, "squashfs"},
+        {0x65735546UL, "fuse"},         {0x2fc12fc1UL, "zfs"},
+    };
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (known[i].magic == type)
+            return known[i].name;
+    return NULL;
+}
+
+int mounts_check_named(const struct sysroot *sys, const char *path, char **why)
+{
+    *why = NULL;
+    if (sys->root < 0)
+        return 0;
+    int fd = sysroot_open_below(sys, path, O_PATH);
+    struct stat st, up;
+    struct statfs sf;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        *why = xstrdup(strerror(errno));
+    } else if (!S_ISDIR(st.st_mode)) {
+        *why = xstrdup("not a directory");
+    } else if (fstatfs(fd, &sf) != 0) {
+        *why = str_printf("cannot read its file system: %s", strerror(errno));
+    } else if ((unsigned long)sf.f_type != TMPFS_MAGIC) {
+        const char *name = fs_name((unsigned long)sf.f_type);
+        *why = name ? str_printf("not a tmpfs (it is on %s)", name)
+                    : str_printf("not a tmpfs (its file system type is 0x%lx)",
+                                 (unsigned long)sf.f_type);
+    } else {
+        /* The root of a mount: statx says so where the kernel tells (5.8);
+         * else a device of its own, unlike its parent's. */
+        struct statx sx;
+        bool root;
+        if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, 0, &sx) == 0 &&
+            (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+            root = (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+        else
+            root = fstatat(fd, "..", &up, 0) != 0 || up.st_dev != st.st_dev ||
+                   up.st_ino == st.st_ino;
+        if (!root)
+            *why = xstrdup("a directory inside a tmpfs, not the root of its mount");
+    }
+    if (fd >= 0)
+        close(fd);
+    return *why ? -1 : 0;
 }
 
 void mounts_collect(const struct sysroot *sys, const struct mountinfo *mi,

@@ -68,6 +68,13 @@ const struct mountinfo_entry *mountinfo_find(const struct mountinfo *mi, const c
 
 void mountinfo_free(struct mountinfo *mi);
 
+/* A mount named by --mount (or the setting mounts), reached below
+ * sys->root as mounts_collect reaches it: 0 when it is the root of a tmpfs
+ * mount, else -1 with *why saying what it is instead (not there, not a
+ * directory, another file system, a directory inside a mount), to free.
+ * A root out of reach (sys->root -1) is not judged here: 0. */
+int mounts_check_named(const struct sysroot *sys, const char *path, char **why);
+
 /* Collects the shm mounts: tmpfs mounts at /dev/shm or /run/shm in mi (the
  * watched process's mountinfo), or, when extra paths are given, exactly
  * those (absolute) paths. Every mount point is reached below sys->root.

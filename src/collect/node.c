@@ -72,12 +72,11 @@ static int cmp_known(const void *a, const void *b)
 /* --mount PATH (or the setting mounts) watches its paths instead of the
  * default ones, in every namespace as in one: clean --all --mount acts on
  * that mount only. */
-static bool watched_path(const char *mp, const char *const *extra, size_t nextra, bool *named)
+static bool watched_path(const char *mp, const char *const *extra, size_t nextra, size_t *which)
 {
-    *named = false;
     for (size_t i = 0; i < nextra; i++)
         if (strcmp(mp, extra[i]) == 0)
-            return *named = true;
+            return *which = i, true;
     return nextra == 0 && (strcmp(mp, "/dev/shm") == 0 || strcmp(mp, "/run/shm") == 0);
 }
 
@@ -118,10 +117,10 @@ static void cands_free(struct cand *c, size_t n)
 /* The shm mounts that namespace k's mountinfo shows at a watched path (the
  * last mount on a point wins: it hides the ones below), added to cands;
  * the ones it hides (a tmpfs mounted over another at the same path) to
- * hidden. */
+ * hidden. found[i]: extra[i] is a tmpfs mount here. */
 static void parse_ns(struct scan_node *n, size_t k, const char *const *extra, size_t nextra,
-                     struct cand **cands, size_t *ncands, size_t *cap, struct cand **hidden,
-                     size_t *nhidden, size_t *hcap)
+                     bool *found, struct cand **cands, size_t *ncands, size_t *cap,
+                     struct cand **hidden, size_t *nhidden, size_t *hcap)
 {
     char *copy = xstrdup(n->ns[k].text), *cur = copy, *line;
     struct mountinfo_entry *e = NULL;
@@ -132,14 +131,16 @@ static void parse_ns(struct scan_node *n, size_t k, const char *const *extra, si
             *VEC_PUSH(e, ne, ecap) = x;
     }
     for (size_t i = 0; i < ne; i++) {
-        bool named;
-        if (!watched_path(e[i].mountpoint, extra, nextra, &named))
+        size_t which = 0;
+        if (!watched_path(e[i].mountpoint, extra, nextra, &which))
             continue;
         bool top = true; /* no later entry on the same point */
         for (size_t j = i + 1; j < ne && top; j++)
             top = strcmp(e[j].mountpoint, e[i].mountpoint) != 0;
-        if (!named && strcmp(e[i].fstype, "tmpfs") != 0)
-            continue;
+        if (strcmp(e[i].fstype, "tmpfs") != 0)
+            continue; /* a path named by --mount too: only a tmpfs is shm */
+        if (nextra)
+            found[which] = true;
         dev_t dev = makedev(e[i].major, e[i].minor);
         if (top)
             cand_add(cands, ncands, cap, dev, &e[i], k);
@@ -300,10 +301,20 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
      * namespaces were met (by pid: a container's init before its children). */
     struct cand *cands = NULL, *hidden = NULL;
     size_t ncands = 0, ccap = 0, nhidden = 0, hcap = 0;
+    bool *found = xcalloc(nextra ? nextra : 1, sizeof(*found));
     for (int pass = 0; pass < 2; pass++)
         for (size_t k = 0; k < n->nns; k++)
             if ((n->ns[k].mntns == n->host_mntns) == (pass == 0))
-                parse_ns(n, k, extra, nextra, &cands, &ncands, &ccap, &hidden, &nhidden, &hcap);
+                parse_ns(n, k, extra, nextra, found, &cands, &ncands, &ccap, &hidden, &nhidden,
+                         &hcap);
+    /* A path named by --mount that is a tmpfs mount in no namespace read
+     * (not there, not a mount, another file system): nothing is shown for
+     * it, and that is said. Not an error: containers come and go. */
+    for (size_t i = 0; i < nextra; i++)
+        if (!found[i])
+            warn_add(w, "--mount %s: no tmpfs is mounted there in any mount namespace read",
+                     extra[i]);
+    free(found);
     /* A tmpfs with another mounted over it at the same path, shown at the
      * top by no namespace: its path leads to the one above, so it cannot
      * be listed or sized; said once, with a process to ask findmnt -N. */
@@ -364,10 +375,15 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
         free(c->ns);
     }
     free(cands);
-    if (n->unreadable)
+    if (n->unreadable && geteuid() != 0)
         warn_add(w,
                  "the mount namespaces of %zu %s could not be read (not permitted): their shm "
                  "mounts are not shown (run as root to see every container)",
+                 n->unreadable, n->unreadable == 1 ? "process" : "processes");
+    else if (n->unreadable) /* as holders_warn_denied: more privileged than this root */
+        warn_add(w,
+                 "the mount namespaces of %zu %s could not be read, even as root (not permitted: "
+                 "more privileged than this shmwatch): their shm mounts are not shown",
                  n->unreadable, n->unreadable == 1 ? "process" : "processes");
 }
 

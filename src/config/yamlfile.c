@@ -112,7 +112,9 @@ int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trus
     if (rc == 0 && text.len >= YAMLFILE_MAX)
         rc = -EFBIG;
     if (rc < 0) {
-        *err = path_error(path, 0, 0, strerror(-rc));
+        *err = path_error(path, 0, 0,
+                          rc == -ENODATA ? "a FIFO or pipe that no process writes to"
+                                         : strerror(-rc));
         buf_free(&text);
         return rc;
     }

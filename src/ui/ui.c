@@ -299,7 +299,8 @@ static int run(const struct ui_settings *set)
     int rc = sysroot_open_system(&u.sys, set->pid);
     if (rc < 0) {
         if (set->pid)
-            fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)set->pid, strerror(-rc));
+            fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)set->pid,
+                    sysroot_pid_why(set->pid, rc, strerror(-rc)));
         else
             fprintf(stderr, "shmwatch: cannot open the system's proc: %s\n", strerror(-rc));
         history_free(&u.hist);

@@ -10,6 +10,30 @@
 
 #include "util/units.h"
 
+/* The start of a file opened with O_NONBLOCK: st its fstat; a pipe (a
+ * shell's <(...)) or a FIFO that gives an end of file before any byte has no
+ * writer at all: -ENODATA. Else its first byte, if there is one already, is
+ * in out, and fd blocks again (the writer is waited for). 0 or -errno. */
+static int fifo_start(int fd, struct stat *st, struct buf *out)
+{
+    if (fstat(fd, st) != 0)
+        return -errno;
+    if (S_ISFIFO(st->st_mode)) {
+        char c;
+        ssize_t n = read(fd, &c, 1);
+        if (n == 0)
+            return -ENODATA;
+        if (n < 0 && errno != EAGAIN)
+            return -errno;
+        if (n == 1)
+            buf_add(out, &c, 1);
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
+        return -errno;
+    return 0;
+}
+
 /* Reads dirfd/path into out, straight into its buffer, until the end of the
  * file or max bytes; with short_is_end, a read that does not fill the room
  * it was given is the end. With st, the file read is fstat'ed there first. */
@@ -17,12 +41,14 @@ static int read_into(int dirfd, const char *path, struct buf *out, size_t max, b
                      struct stat *st)
 {
     buf_reset(out);
-    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    /* With st (a file named by the user): opened without waiting, as a FIFO
+     * that no process has open for writing would block the open until one
+     * does (forever, with nothing said). */
+    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (st ? O_NONBLOCK : 0));
     if (fd < 0)
         return -errno;
     int rc = 0;
-    if (st && fstat(fd, st) != 0) {
-        rc = -errno;
+    if (st && (rc = fifo_start(fd, st, out)) != 0) {
         close(fd);
         return rc;
     }

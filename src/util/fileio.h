@@ -22,7 +22,9 @@ int read_proc_at(int dirfd, const char *path, struct buf *out, size_t max);
 int read_file(const char *path, struct buf *out, size_t max);
 
 /* As read_file, with *st the fstat of the very file read (not of whatever
- * the path names a moment later): for checks of who may have written it. */
+ * the path names a moment later): for checks of who may have written it.
+ * The open does not wait for a FIFO's writer: a pipe or FIFO that no process
+ * writes to is -ENODATA at once (a shell's <(...) is read as any file). */
 struct stat;
 int read_file_stat(const char *path, struct buf *out, size_t max, struct stat *st);
 /* fstatat(dirfd, path, st, flags) that never waits on the file's own file

@@ -145,6 +145,22 @@ static int create_temp(int dir, const char *base, mode_t mode, struct buf *tmp)
     return -EEXIST;
 }
 
+/* The new file fd takes the group and permission bits of the file it is to
+ * replace, as an editor's save does (chmod 600 or chgrp prometheus holds
+ * across rewrites): only from a file the replace would accept (the caller's
+ * own regular file: its owner is the caller's already). A group the caller
+ * may not give is left as created. 0, or -errno. */
+static int keep_attrs(int dir, const char *base, int fd)
+{
+    struct stat old;
+    if (fstatat(dir, base, &old, AT_SYMLINK_NOFOLLOW) != 0 || safefile_check(&old, geteuid()) != 0)
+        return 0; /* none yet, or refused later */
+    if (old.st_gid != getegid() && fchown(fd, (uid_t)-1, old.st_gid) != 0) {
+        /* not a group of the caller's: the caller's own */
+    }
+    return fchmod(fd, old.st_mode & 0777) != 0 ? -errno : 0;
+}
+
 int safefile_replace(const char *path, const void *data, size_t len, mode_t mode)
 {
     const char *base;
@@ -154,7 +170,9 @@ int safefile_replace(const char *path, const void *data, size_t len, mode_t mode
     struct buf tmp;
     buf_init(&tmp);
     int fd = create_temp(dir, base, mode, &tmp);
-    int rc = fd < 0 ? fd : write_all(fd, data, len);
+    int rc = fd < 0 ? fd : keep_attrs(dir, base, fd);
+    if (rc == 0)
+        rc = write_all(fd, data, len);
     if (rc == 0 && fsync(fd) != 0)
         rc = -errno;
     if (fd >= 0 && close(fd) != 0 && rc == 0)

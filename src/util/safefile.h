@@ -45,7 +45,8 @@ int safefile_append(const char *path, mode_t mode);
 
 /* Replaces path with the len bytes of data atomically (a reader sees the
  * old file or the new one): written to PATH.tmp.<random> created with
- * O_EXCL in the same directory with mode (before umask), fsync'ed, then
+ * O_EXCL in the same directory with mode (before umask; an existing file's
+ * permission bits and group instead, when the caller may give them), fsync'ed, then
  * renamed over path (which must pass safefile_check if it exists), and the
  * directory synced. Nothing is left behind on failure. Returns 0, or
  * -errno / -SAFEFILE_*. */

@@ -176,6 +176,22 @@ int sysroot_open_system(struct sysroot *r, pid_t pid)
     return rc;
 }
 
+const char *sysroot_pid_why(pid_t pid, int rc, const char *gone)
+{
+    if (rc != -ESRCH)
+        return strerror(-rc);
+    char name[48], text[512];
+    snprintf(name, sizeof(name), "/proc/%d/stat", (int)pid);
+    int fd = open(name, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+    if (fd >= 0)
+        close(fd);
+    const char *p = n > 0 ? (text[n] = '\0', strrchr(text, ')')) : NULL;
+    if (p && p[1] == ' ' && p[2] == 'Z')
+        return "the process is a zombie (it has exited; its parent has not reaped it yet)";
+    return gone;
+}
+
 int sysroot_open_below(const struct sysroot *r, const char *p, int flags)
 {
     if (r->root < 0) {

@@ -52,6 +52,12 @@ int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid);
  * is refused (sysroot_open_below). */
 int sysroot_open_system(struct sysroot *r, pid_t pid);
 
+/* Why process pid of the running system could not be opened, from rc
+ * (-errno, as sysroot_open_system returns): for -ESRCH, that it is a zombie
+ * when /proc shows it as one (it has exited, its parent has not reaped it:
+ * its root cannot be opened), else gone; any other, strerror. */
+const char *sysroot_pid_why(pid_t pid, int rc, const char *gone);
+
 /* openat below the watched root: the absolute path p (as the watched process
  * sees it) relative to r->root, with flags | O_CLOEXEC; below a watched
  * process's root resolved inside it (open_in_root: an absolute symbolic

@@ -22,14 +22,26 @@ bool parse_int(const char *s, long long min, long long max, long long *out)
     return true;
 }
 
+/* A plain decimal number, digits with an optional fraction (2, 0.5), and
+ * in *rest what follows it: no sign, no hexadecimal (0x10) and no exponent
+ * (1e1), which strtod would take and no document names. */
 static bool parse_number(const char *s, double *num, const char **rest)
 {
     if (!s || !isdigit((unsigned char)*s))
         return false;
+    const char *p = s;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (*p == '.') {
+        if (!isdigit((unsigned char)p[1]))
+            return false;
+        for (p++; isdigit((unsigned char)*p);)
+            p++;
+    }
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !isfinite(v) || v < 0)
+    double v = strtod(s, &end); /* the digits scanned, and no more (not 0x10, 1e1) */
+    if (errno || end != p || !isfinite(v) || v < 0)
         return false;
     *num = v;
     *rest = end;

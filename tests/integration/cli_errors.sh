@@ -27,8 +27,36 @@ expect() {
 
 expect 2 "unknown option '--bogus'" --bogus
 expect 2 "--interval: 'x' is not a duration" --json --interval x
+# A duration is a plain decimal number with a documented unit: strtod's
+# hexadecimal and exponent forms are refused, wherever a duration is read.
+expect 2 "^shmwatch: --interval: '0x10' is not a duration from 0.05 s to 1 day$" --json --interval 0x10
+expect 2 "^shmwatch: --interval: '1e1' is not a duration from 0.05 s to 1 day$" --json --interval 1e1
+expect 2 "^shmwatch clean: --min-age: expected a duration such as 10m, 1h or 90, got 1E3" clean --min-age 1E3
+expect 2 "^shmwatch: --orphan-min-age: expected a duration .* got '0x3c'" --json --orphan-min-age 0x3c
 expect 2 "--count: '-1'" --json --interval 1 --count -1
 expect 2 "--count needs --interval" --json --count 3
+# --once and --prometheus print one snapshot: --interval is for streams
+# (else --once never ended, and --prometheus wrote expositions one after
+# another, each HELP and TYPE line twice).
+expect_interval() { # MODE ARGS...
+    local mode=$1
+    shift
+    expect 2 "^shmwatch: --interval goes with --json, --prometheus-file and the dashboard, not $mode \\(one snapshot\\)$" "$mode" "$@"
+}
+expect_interval --once --interval 1
+expect_interval --once --interval 0.05 --count 2
+expect_interval --prometheus --interval 1 --count 2
+expect_interval --prometheus --interval 1 --count 0
+expect 2 "--count needs --interval" --once --count 2
+expect 2 "--count needs --interval" --prometheus --count 2
+expect 2 "^shmwatch: --prometheus-file needs a file name, not an empty string$" --prometheus-file "" --count 1
+# --demo is the dashboard on a scene of its own: a snapshot would have shown
+# the real /dev/shm as if it were the demo's.
+for mode in --once --json --prometheus "--prometheus-file $SHMTEST_TMP/demo.prom"; do
+    # shellcheck disable=SC2086 # mode is one or two words
+    expect 2 "^shmwatch: --demo opens the dashboard on its own scene: it excludes --once, --json, --prometheus and --prometheus-file$" --demo $mode
+done
+[ ! -e "$SHMTEST_TMP/demo.prom" ] || fail "--demo --prometheus-file wrote its file"
 expect 2 "--mount: 'relative' is not an absolute path" --once --mount relative
 expect 2 "--pid: 'abc' is not a process id" --json --pid abc
 expect 2 "^shmwatch: --orphan-min-age: expected a duration .* got 'soon'" --json --orphan-min-age soon
@@ -44,13 +72,74 @@ expect 2 "malformed.yaml:3:9: did not find expected" --once --config "$FIXTURES/
 expect 2 "unknown_key.yaml:3:1: unknown key 'scan_intervall'" --json --config "$FIXTURES/config/bad/unknown_key.yaml"
 expect 2 "/nonexistent.yaml: No such file or directory" --json --config /nonexistent.yaml
 expect 2 "theme" --theme 'no such theme!'
+# A FIFO that no process writes to is said at once (its open used to wait
+# for a writer forever, with nothing said); a shell's <(...) is read as a file,
+# also when its writer is still on its way.
+mkfifo "$SHMTEST_TMP/fifo.yaml"
+expect 2 "^shmwatch: $SHMTEST_TMP/fifo.yaml: a FIFO or pipe that no process writes to$" --once --config "$SHMTEST_TMP/fifo.yaml"
+expect 2 "^shmwatch clean: $SHMTEST_TMP/fifo.yaml: a FIFO or pipe that no process writes to$" clean --config "$SHMTEST_TMP/fifo.yaml"
+expect 2 "^shmwatch: /dev/fd/[0-9]+:1:11: warn_pct: 500 is out of range" --json --config <(echo 'warn_pct: 500')
+expect 2 "^shmwatch: /dev/fd/[0-9]+:1:11: warn_pct: 500 is out of range" --json --config <(sleep 0.5; echo 'warn_pct: 500')
+timeout 10 "$SHMWATCH" --json --config <(echo 'warn_pct: 50') >"$SHMTEST_TMP/subst.json" ||
+    fail "--config <(echo 'warn_pct: 50') exited $?"
+json_check "$SHMTEST_TMP/subst.json" "j['schema'] == 1" "--config <(...) is read as a file"
 expect 2 "needs a terminal" 
 expect 1 "cannot watch pid" --json --pid 2147483647
+# A zombie is said to be one (it has exited, not yet reaped), not "no such
+# process" while ps still lists it.
+zombie_parent "$SHMTEST_TMP/sigchld"
+zombie_why="the process is a zombie \\(it has exited; its parent has not reaped it yet\\)"
+expect 1 "^shmwatch: cannot watch pid $ZOMBIE: $zombie_why$" --json --pid "$ZOMBIE"
+expect 1 "^shmwatch clean: cannot act in pid $ZOMBIE: $zombie_why$" clean --pid "$ZOMBIE" --dry-run
+expect 1 "^shmwatch reap: cannot act in pid $ZOMBIE: $zombie_why$" reap --pid "$ZOMBIE" --dry-run
+expect 2 "^shmwatch plan: cannot watch pid $ZOMBIE: $zombie_why$" plan --observe "$ZOMBIE"
+kill -KILL "$ZOMBIE_PARENT"
 expect 2 "shmwatch plan: " plan --batch-size 0 --sample-shape 3x224x224 --workers 2
 expect 2 "shmwatch plan: .*does not fit in 64 bits" plan --batch-size 4294967296 --sample-shape 4294967296x4294967296 --workers 2
 expect 2 "shmwatch plan: .*--batch-size" plan --sample-shape 3x8x8 --workers 2
 expect 2 "shmwatch clean: .*--min-age" clean --min-age soon
 expect 2 "shmwatch reap: .*--timeout" reap --timeout never
+
+# --mount takes the root of a tmpfs mount only: a path that is not there,
+# another file system (else every file its processes hold would be listed
+# as segments, and clean --all-unheld would plan to remove ordinary files),
+# a ramfs or a directory inside a tmpfs is a usage error that says what it is.
+mkdir -p "$SHMTEST_TMP/ramfs" /dev/shm/sub
+mount -t ramfs ramfs "$SHMTEST_TMP/ramfs" || fail "cannot mount a ramfs"
+on_exit "umount -l '$SHMTEST_TMP/ramfs' 2>/dev/null"
+expect 2 "^shmwatch: --mount /nonexistent: No such file or directory$" --once --mount /nonexistent
+expect 2 "^shmwatch: --mount /proc: not a tmpfs \(it is on proc\)$" --json --mount /proc
+expect 2 "^shmwatch: --mount $SHMTEST_TMP/ramfs: not a tmpfs \(it is on ramfs\)$" --prometheus --mount "$SHMTEST_TMP/ramfs"
+expect 2 "^shmwatch: --mount /dev/shm/sub: a directory inside a tmpfs, not the root of its mount$" --once --mount /dev/shm/sub
+expect 2 "^shmwatch: --mount /proc/self/status: not a directory$" --once --mount /proc/self/status
+expect 2 "^shmwatch: --mount /nonexistent: No such file or directory$" --once --mount /dev/shm --mount /nonexistent
+expect 2 "^shmwatch clean: --mount /nonexistent: No such file or directory$" clean --mount /nonexistent --yes
+expect 2 "^shmwatch clean: --mount /proc: not a tmpfs \(it is on proc\)$" clean --mount /proc --all-unheld --dry-run
+expect 2 "^shmwatch: --mount /nonexistent \(in the root of pid 1\): No such file or directory$" --json --pid 1 --mount /nonexistent
+expect 2 "^shmwatch clean: --mount /proc \(in the root of pid 1\): not a tmpfs \(it is on proc\)$" clean --pid 1 --mount /proc --dry-run
+cfg=$SHMTEST_TMP/mounts.yaml
+printf 'mounts: [/proc]\n' >"$cfg"
+expect 2 "^shmwatch: the setting mounts: /proc: not a tmpfs \(it is on proc\)$" --json --config "$cfg"
+# The root of a tmpfs is taken (/dev/shm, and one mounted anywhere).
+"$SHMWATCH" --json --mount "$SHMTEST_TMP" >"$SHMTEST_TMP/own.json" || fail "--mount of a tmpfs exited $?"
+json_check "$SHMTEST_TMP/own.json" "[m['path'] for m in j['mounts']] == [env['SHMTEST_TMP']]" \
+    "--mount of a tmpfs's root is watched"
+# The node view matches --mount against every namespace's mounts: only a
+# tmpfs is shown, and a path that is one in no namespace is said.
+"$SHMWATCH" --all --json --mount /proc >"$SHMTEST_TMP/all.json" 2>"$SHMTEST_TMP/err" ||
+    fail "--all --mount /proc exited $?"
+json_check "$SHMTEST_TMP/all.json" "j['mounts'] == [] and any(w == '--mount /proc: no tmpfs is mounted there in any mount namespace read' for w in j['warnings'])" \
+    "--all --mount /proc: no mount shown, and said"
+# One mount named twice (a bind of it elsewhere) is found under each name.
+mkdir -p "$SHMTEST_TMP/shmbind"
+mount --bind /dev/shm "$SHMTEST_TMP/shmbind" || fail "cannot bind /dev/shm"
+on_exit "umount -l '$SHMTEST_TMP/shmbind' 2>/dev/null"
+"$SHMWATCH" --all --json --mount /dev/shm --mount "$SHMTEST_TMP/shmbind" >"$SHMTEST_TMP/all.json" ||
+    fail "--all --mount twice exited $?"
+json_check "$SHMTEST_TMP/all.json" "len(j['mounts']) == 1 and not [w for w in j['warnings'] if w.startswith('--mount ')]" \
+    "--all: a mount named under two paths is shown once, and neither path is said to be no tmpfs"
+umount "$SHMTEST_TMP/shmbind"
+rm -rf /dev/shm/sub
 
 # expect_line STATUS LINE ARGS...: as expect, and stderr is exactly LINE.
 expect_line() {
@@ -62,18 +151,18 @@ expect_line() {
 # The user's text in an error is escaped: a newline or an escape sequence in
 # an argument or a file name neither splits the line nor reaches the terminal.
 expect_line 2 "shmwatch: --count: '5\\n\\e[31m' is not a whole number >= 0" --count $'5\n\e[31m'
-expect_line 2 "shmwatch clean: unexpected argument x\\ny (see shmwatch clean --help)" clean $'x\ny'
+expect_line 2 "shmwatch clean: unexpected argument 'x\\ny' (see shmwatch clean --help)" clean $'x\ny'
 expect_line 2 "shmwatch plan: unknown option '--a\\e[2Jb' (see shmwatch plan --help)" plan $'--a\e[2Jb'
 expect_line 2 "shmwatch: /nonexistent\\n\\e[31m.yaml: No such file or directory" --config $'/nonexistent\n\e[31m.yaml' --once
 # The subcommands' usage errors, word for word.
-expect_line 2 "shmwatch clean: unknown option --bogus (see shmwatch clean --help)" clean --bogus
+expect_line 2 "shmwatch clean: unknown option '--bogus' (see shmwatch clean --help)" clean --bogus
 expect_line 2 "shmwatch clean: --min-age needs a value (see shmwatch clean --help)" clean --min-age
 expect_line 2 "shmwatch clean: --mount needs an absolute path, got rel (see shmwatch clean --help)" clean --mount rel
-expect_line 2 "shmwatch clean: unexpected argument extra (see shmwatch clean --help)" clean extra
+expect_line 2 "shmwatch clean: unexpected argument 'extra' (see shmwatch clean --help)" clean extra
 expect_line 2 "shmwatch clean: --min-age: expected a duration such as 10m, 1h or 90, got soon (see shmwatch clean --help)" clean --min-age soon
-expect_line 2 "shmwatch reap: unknown option --bogus (see shmwatch reap --help)" reap --bogus
+expect_line 2 "shmwatch reap: unknown option '--bogus' (see shmwatch reap --help)" reap --bogus
 expect_line 2 "shmwatch reap: --timeout needs a value (see shmwatch reap --help)" reap --timeout
-expect_line 2 "shmwatch reap: unexpected argument extra (see shmwatch reap --help)" reap extra
+expect_line 2 "shmwatch reap: unexpected argument 'extra' (see shmwatch reap --help)" reap extra
 expect_line 2 "shmwatch reap: --timeout: expected seconds (at most 3600), got 4000 (see shmwatch reap --help)" reap -t 4000
 expect_line 2 "shmwatch plan: unknown option '--bogus' (see shmwatch plan --help)" plan --bogus
 expect_line 2 "shmwatch plan: --batch-size needs a value (see shmwatch plan --help)" plan --batch-size

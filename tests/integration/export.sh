@@ -68,6 +68,16 @@ ok "the textfile passes promtool"
 [ -z "$(ls "$(dirname "$out")" | grep -v '^shmwatch.prom$')" ] || fail "temporary files were left behind"
 ok "no temporary file left behind"
 
+# A rewrite keeps the file's mode and group (chmod 600, chgrp: a textfile
+# kept from other users stays so); a new file is made 0644 (umask 022).
+chmod 600 "$out"
+chgrp 12345 "$out"
+(umask 022 && "$SHMWATCH" --prometheus-file "$out" --count 1) || fail "--prometheus-file --count 1 exited $?"
+assert_eq "$(stat -c '%a %u %g' "$out")" "600 0 12345" "a rewritten --prometheus-file keeps its mode and group"
+rm -f "$out"
+(umask 022 && "$SHMWATCH" --prometheus-file "$out" --count 1) || fail "--prometheus-file --count 1 exited $?"
+assert_eq "$(stat -c '%a' "$out")" 644 "a new --prometheus-file is made 0644"
+
 # --count without --interval: the documented default of one write every 15 s
 # (--help, the man page), not a refusal. Each write is a new file (a new
 # inode) renamed into place: none within 2 s, and SIGTERM ends the wait.

@@ -139,6 +139,24 @@ test_ns() {
     [ -z "$pid" ] || [ -n "${IN_PID_NS:-}" ] || in_pid_ns "$0" "$@"
 }
 
+# on_tmpfs DIR CMD [ARGS]: runs CMD in a private mount namespace with a fresh
+# tmpfs mounted on DIR (made if missing), for a test that watches a mount of
+# its own with --mount, which takes only the root of a tmpfs mount. As root,
+# or else as root of a user namespace of its own; skips when neither works.
+on_tmpfs() {
+    local dir=$1 userns=()
+    shift
+    mkdir -p "$dir" || fail "on_tmpfs: cannot make $dir"
+    [ "$(id -u)" -eq 0 ] || userns=(-r)
+    unshare "${userns[@]}" -m --propagation private true >/dev/null 2>&1 ||
+        _lib_missing "a private mount namespace (unshare ${userns[*]} -m)"
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    unshare "${userns[@]}" -m --propagation private bash -c '
+        mount -t tmpfs -o size=16m,mode=1777 tmpfs "$1" || exit 125
+        shift
+        exec "$@"' on_tmpfs "$dir" "$@"
+}
+
 # pause_gate: sets GATE, a fresh path for SHMWATCH_TEST_PAUSE_UNTIL. The hooked
 # program (tests/helpers/shmwatch_hooked.c) then ends its pause before the
 # unlinks or signals as soon as the test, its move made in the window, opens

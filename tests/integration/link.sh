@@ -22,7 +22,9 @@ if grep -q '^libm\.so' <<<"$needed"; then
 fi
 ok "shmwatch itself needs no libm (needs: $(tr '\n' ' ' <<<"$needed"))"
 _lib_tmp
-"$SHMWATCH" --json --mount "$SHMTEST_TMP" >"$SHMTEST_TMP/snap.json" || fail "--json failed"
+# A tmpfs of its own to watch, never the host's /dev/shm.
+on_tmpfs "$SHMTEST_TMP/shm" "$SHMWATCH" --json --mount "$SHMTEST_TMP/shm" >"$SHMTEST_TMP/snap.json" ||
+    fail "--json failed"
 total_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
 python3 - "$SHMTEST_TMP/snap.json" "$total_kb" <<'PY' || fail "meminfo through libproc2's archive is wrong"
 import json, sys

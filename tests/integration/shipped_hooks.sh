@@ -18,14 +18,16 @@ ok "no test hook variable in the shipped program"
 _lib_tmp
 # A dry clean that has one file to check: the test build pauses before it,
 # the shipped program does not.
+# It runs on a tmpfs of its own (--mount takes only a tmpfs mount).
 dir=$SHMTEST_TMP/mnt
-mkdir -p "$dir"
-head -c 4096 /dev/zero >"$dir/torch_1_1"
 dry() { # BINARY: DRY_MS, the milliseconds a dry clean of $dir takes with a 5 s pause asked for
     local t0 out rc=0
     t0=$(date +%s%N)
+    # shellcheck disable=SC2016 # expanded by the inner shell
     out=$(SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=5 SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=5 \
-        timeout 30 "$1" clean --dry-run --all-unheld --min-age 0 --mount "$dir" 2>&1) || rc=$?
+        on_tmpfs "$dir" bash -c 'head -c 4096 /dev/zero >"$1/torch_1_1" &&
+            exec timeout 30 "$2" clean --dry-run --all-unheld --min-age 0 --mount "$1"' \
+        dry "$dir" "$1" 2>&1) || rc=$?
     # 3: refused, when a process that can reach /tmp cannot be searched.
     [ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "$1 clean --dry-run exited $rc: $out"
     grep -q "^\(would remove\|refused\) .*torch_1_1" <<<"$out" ||

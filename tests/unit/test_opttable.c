@@ -184,13 +184,13 @@ static void test_messages(void **state)
     expect_error(CLI_MAIN, "shmwatch: --count: '5\\n\\e[31m' is not a whole number >= 0",
                  ARGS("--count", "5\n\x1b[31m"));
     expect_error(CLI_MAIN, "shmwatch: unknown option '--pro' (see --help)", ARGS("--pro"));
-    expect_error(CLI_CLEAN, "shmwatch clean: unknown option --bogus (see shmwatch clean --help)",
+    expect_error(CLI_CLEAN, "shmwatch clean: unknown option '--bogus' (see shmwatch clean --help)",
                  ARGS("--bogus"));
     expect_error(CLI_CLEAN,
                  "shmwatch clean: --mount needs an absolute path, got rel (see shmwatch clean "
                  "--help)",
                  ARGS("--mount", "rel"));
-    expect_error(CLI_CLEAN, "shmwatch clean: unexpected argument x\\ny (see shmwatch clean --help)",
+    expect_error(CLI_CLEAN, "shmwatch clean: unexpected argument 'x\\ny' (see shmwatch clean --help)",
                  ARGS("x\ny"));
     /* getopt's word: the whole cluster */
     expect_error(CLI_REAP, "shmwatch reap: -nt needs a value (see shmwatch reap --help)",
@@ -269,7 +269,7 @@ static void test_values(void **state)
 
     /* A command does not take another's options. */
     expect_error(CLI_MAIN, "shmwatch: unknown option '--dry-run' (see --help)", ARGS("--dry-run"));
-    expect_error(CLI_REAP, "shmwatch reap: unknown option --mount (see shmwatch reap --help)",
+    expect_error(CLI_REAP, "shmwatch reap: unknown option '--mount' (see shmwatch reap --help)",
                  ARGS("--mount", "/x"));
 }
 

@@ -155,6 +155,34 @@ static void test_replace(void **state)
     assert_int_equal(safefile_replace(d->path, "x", 1, 0644), -SAFEFILE_ENOTREG);
 }
 
+/* A rewrite keeps the mode (and group) the file has: chmod 600 holds, as
+ * across an editor's save; a new file gets the mode asked for. */
+static void test_replace_keeps_mode(void **state)
+{
+    struct dir *d = *state;
+    assert_int_equal(safefile_replace(d->a, "first\n", 6, 0644), 0);
+    assert_int_equal(chmod(d->a, 0600), 0);
+    gid_t gid = getegid() == 0 ? 12345 : getegid(); /* root may give any group */
+    assert_int_equal(chown(d->a, (uid_t)-1, gid), 0);
+    assert_int_equal(safefile_replace(d->a, "second\n", 7, 0644), 0);
+    assert_string_equal(get(d->a), "second\n");
+    struct stat st;
+    assert_int_equal(stat(d->a, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600);
+    assert_int_equal(st.st_gid, gid);
+    assert_int_equal(st.st_uid, geteuid());
+    assert_int_equal(chmod(d->a, 0640), 0);
+    assert_int_equal(safefile_replace(d->a, "third\n", 6, 0644), 0);
+    assert_int_equal(stat(d->a, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0640);
+    assert_int_equal(entries(d->path), 1);
+    mode_t mask = umask(022);
+    assert_int_equal(safefile_replace(d->b, "new\n", 4, 0644), 0);
+    umask(mask);
+    assert_int_equal(stat(d->b, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0644);
+}
+
 static void test_replace_refused(void **state)
 {
     struct dir *d = *state;
@@ -227,6 +255,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_append, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replace_keeps_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_append_symlink, setup, teardown),
         cmocka_unit_test_setup_teardown(test_append_hardlink, setup, teardown),
         cmocka_unit_test_setup_teardown(test_append_not_regular, setup, teardown),

@@ -40,7 +40,32 @@ static void test_parse_duration(void **state)
     assert_true(d == 2.0);
     assert_false(parse_duration("2x", &d));
     assert_false(parse_duration("-3s", &d));
-    assert_false(parse_duration("1e308d", &d)); /* finite number, infinite duration */
+    assert_true(parse_duration("1.5h", &d));
+    assert_true(d == 5400.0);
+    assert_true(parse_duration("1d", &d));
+    assert_true(d == 86400.0);
+    /* Plain decimal only: strtod's hexadecimal, exponents, infinity and
+     * signs are no duration any document names. */
+    assert_false(parse_duration("0x10", &d));
+    assert_false(parse_duration("1e1", &d));
+    assert_false(parse_duration("1E1s", &d));
+    assert_false(parse_duration("0x1p4", &d));
+    assert_false(parse_duration("inf", &d));
+    assert_false(parse_duration("+3", &d));
+    assert_false(parse_duration("1.", &d));
+    assert_false(parse_duration(".5", &d));
+    assert_false(parse_duration("", &d));
+    char big[320]; /* 1 and 305 zeros days: a finite number, an infinite duration */
+    memset(big, '0', sizeof(big));
+    big[0] = '1';
+    big[306] = 'd';
+    big[307] = '\0';
+    assert_false(parse_duration(big, &d));
+    uint64_t v;
+    assert_false(parse_size("1e3k", &v));
+    assert_false(parse_size("0x10g", &v));
+    assert_true(parse_size("1.5k", &v));
+    assert_true(v == 1536);
 }
 
 static void test_parse_int(void **state)
@@ -68,7 +93,7 @@ static void test_fmt(void **state)
     assert_string_equal(fmt_duration(b, sizeof(b), 90000), "1d1h");
 }
 
-/* A duration beyond 64 bits of seconds (clean --min-age 52E50) saturates
+/* A duration beyond 64 bits of seconds (clean --min-age 52 and 50 zeros) saturates
  * instead of converting out of range (found by fuzzing). */
 static void test_fmt_duration_huge(void **state)
 {
@@ -77,7 +102,7 @@ static void test_fmt_duration_huge(void **state)
     assert_string_equal(fmt_duration(b, sizeof(b), 5.2e51), "213503982334601d7h");
     assert_string_equal(fmt_duration(b, sizeof(b), 18446744073709551616.0), "213503982334601d7h");
     double d;
-    assert_true(parse_duration("52E50", &d));
+    assert_true(parse_duration("52" "00000000000000000000000000000000000000000000000000", &d));
     assert_string_equal(fmt_duration(b, sizeof(b), d), "213503982334601d7h");
 }
 
