@@ -7,10 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
-#include <linux/magic.h>
 #include <unistd.h>
 
 #include "util/buf.h"
@@ -203,24 +201,20 @@ void mountinfo_free(struct mountinfo *mi)
     memset(mi, 0, sizeof(*mi));
 }
 
-/* The name of a file system type that statfs gives, for a message. */
-static const char *fs_name(unsigned long type)
+/* The type of the file system on device dev, from the watched process's
+ * mountinfo (text: no call into that file system), or NULL. */
+static const char *fstype_of(const struct sysroot *sys, struct mountinfo *mi, dev_t dev)
 {
-    static const struct {
-        unsigned long magic;
-        const char *name;
-    } known[] = {
-        {EXT4_SUPER_MAGIC, "ext2/3/4"}, {XFS_SUPER_MAGIC, "xfs"},
-        {BTRFS_SUPER_MAGIC, "btrfs"},   {OVERLAYFS_SUPER_MAGIC, "overlay"},
-        {RAMFS_MAGIC, "ramfs"},         {PROC_SUPER_MAGIC, "proc"},
-        {SYSFS_MAGIC, "sysfs"},         {DEVPTS_SUPER_MAGIC, "devpts"},
-        {CGROUP2_SUPER_MAGIC, "cgroup2"}, {NFS_SUPER_MAGIC, "nfs"},
-        {HUGETLBFS_MAGIC, "hugetlbfs"}, {SQUASHFS_MAGIC, "squashfs"},
-        {0x65735546UL, "fuse"},         {0x2fc12fc1UL, "zfs"},
-    };
-    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-        if (known[i].magic == type)
-            return known[i].name;
+    char path[32];
+    if (sys->pid > 0)
+        snprintf(path, sizeof(path), "%d/mountinfo", (int)sys->pid);
+    else
+        snprintf(path, sizeof(path), "self/mountinfo");
+    if (mountinfo_read(sys->proc, path, mi) != 0)
+        return NULL;
+    for (size_t i = mi->n; i-- > 0;)
+        if (makedev(mi->items[i].major, mi->items[i].minor) == dev)
+            return mi->items[i].fstype;
     return NULL;
 }
 
@@ -229,33 +223,41 @@ int mounts_check_named(const struct sysroot *sys, const char *path, char **why)
     *why = NULL;
     if (sys->root < 0)
         return 0;
+    /* Nothing here may wait on the file system named: a stalled FUSE or NFS
+     * mount would hang the program before its scan (whose watchdog covers
+     * the scan alone). The lookup crosses into a mount point without asking
+     * the file system mounted there; the stat takes the attributes the
+     * kernel holds (AT_STATX_DONT_SYNC), and the type comes from mountinfo,
+     * not statfs. */
     int fd = sysroot_open_below(sys, path, O_PATH);
-    struct stat st, up;
-    struct statfs sf;
-    if (fd < 0 || fstat(fd, &st) != 0) {
+    struct statx sx;
+    int flags = AT_EMPTY_PATH | AT_STATX_DONT_SYNC | AT_NO_AUTOMOUNT;
+    if (fd < 0 || statx(fd, "", flags, STATX_TYPE | STATX_MODE, &sx) != 0) {
         *why = xstrdup(strerror(errno));
-    } else if (!S_ISDIR(st.st_mode)) {
+    } else if (!S_ISDIR(sx.stx_mode)) {
         *why = xstrdup("not a directory");
-    } else if (fstatfs(fd, &sf) != 0) {
-        *why = str_printf("cannot read its file system: %s", strerror(errno));
-    } else if ((unsigned long)sf.f_type != TMPFS_MAGIC) {
-        const char *name = fs_name((unsigned long)sf.f_type);
-        *why = name ? str_printf("not a tmpfs (it is on %s)", name)
-                    : str_printf("not a tmpfs (its file system type is 0x%lx)",
-                                 (unsigned long)sf.f_type);
     } else {
-        /* The root of a mount: statx says so where the kernel tells (5.8);
-         * else a device of its own, unlike its parent's. */
-        struct statx sx;
-        bool root;
-        if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, 0, &sx) == 0 &&
-            (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
-            root = (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
-        else
-            root = fstatat(fd, "..", &up, 0) != 0 || up.st_dev != st.st_dev ||
-                   up.st_ino == st.st_ino;
-        if (!root)
-            *why = xstrdup("a directory inside a tmpfs, not the root of its mount");
+        struct mountinfo mi;
+        const char *type = fstype_of(sys, &mi, makedev(sx.stx_dev_major, sx.stx_dev_minor));
+        if (type && strcmp(type, "tmpfs") != 0) {
+            *why = str_printf("not a tmpfs (it is on %s)", type);
+        } else if (type) {
+            /* The root of a mount: statx says so where the kernel tells
+             * (5.8); else a device of its own, unlike its parent's. */
+            struct statx up;
+            bool root;
+            if (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)
+                root = (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+            else
+                root = statx(fd, "..", flags & ~AT_EMPTY_PATH, STATX_INO, &up) != 0 ||
+                       up.stx_dev_major != sx.stx_dev_major ||
+                       up.stx_dev_minor != sx.stx_dev_minor || up.stx_ino == sx.stx_ino;
+            if (!root)
+                *why = xstrdup("a directory inside a tmpfs, not the root of its mount");
+        }
+        /* A device no mountinfo line names cannot be judged here: the scan
+         * says what it finds. */
+        mountinfo_free(&mi);
     }
     if (fd >= 0)
         close(fd);

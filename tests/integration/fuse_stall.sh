@@ -156,6 +156,14 @@ every_mode() {
     grep -q fuse-inside "$f.clean2" && fail "clean --all-unheld plans the FUSE mount point ($what)"
     ok "clean --dry-run --all-unheld finishes (${ELAPSED} ms), the mount point left alone ($what)"
 
+    # The FUSE mount named with --mount: refused in one line, without waiting
+    # on its daemon for the check (its type comes from mountinfo).
+    timed 5 "$f.mnt" "$SHMWATCH" --once --mount "$MNT"
+    assert_eq "$RC" 2 "--mount of the FUSE mount exits 2 ($what, ${ELAPSED} ms)"
+    grep -q "^shmwatch: --mount $MNT: not a tmpfs (it is on fuse" "$f.mnt.err" ||
+        fail "--mount of the FUSE mount: no clear refusal ($what): $(head -c 300 "$f.mnt.err")"
+    ok "--mount of the FUSE mount is refused at once ($what, ${ELAPSED} ms)"
+
     timed 5 "$f.reap" "$SHMWATCH" reap --dry-run
     [ "$RC" -eq 0 ] || [ "$RC" -eq 3 ] || fail "reap --dry-run exited $RC ($what)"
     [ -s "$f.reap" ] || fail "reap --dry-run printed nothing ($what)"
