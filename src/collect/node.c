@@ -220,6 +220,28 @@ void node_single(struct scan_node *n, const struct mount_list *ml)
     }
 }
 
+/* The host's mount namespace: pid 1's. Where pid 1's links are refused (an
+ * init more privileged than this shmwatch, as on some VMs), kthreadd's: a
+ * pid 2 with no parent is a kernel thread, and kernel threads live in the
+ * initial namespaces. Else the watcher's own. */
+static unsigned long host_mntns(int procfd, unsigned long self_mntns)
+{
+    unsigned long ns = nsmap_link(procfd, "1/ns/mnt");
+    if (ns)
+        return ns;
+    struct buf st;
+    buf_init(&st);
+    const char *close_paren = NULL;
+    if (read_file_at(procfd, "2/stat", &st, 4096) == 0 && st.data)
+        close_paren = strrchr(st.data, ')');
+    char state;
+    int ppid = -1;
+    if (close_paren && sscanf(close_paren + 1, " %c %d", &state, &ppid) == 2 && ppid == 0)
+        ns = nsmap_link(procfd, "2/ns/mnt");
+    buf_free(&st);
+    return ns ? ns : self_mntns;
+}
+
 void node_discover(struct scan_node *n, const struct sysroot *sys, const char *const *extra,
                    size_t nextra, struct mount_list *ml, struct warnings *w)
 {
@@ -227,9 +249,7 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
     int procfd = sys->proc;
     const char *proc_dir = sysroot_proc_shown(sys);
     unsigned long self_mntns = nsmap_link(procfd, "self/ns/mnt");
-    n->host_mntns = nsmap_link(procfd, "1/ns/mnt");
-    if (!n->host_mntns)
-        n->host_mntns = self_mntns;
+    n->host_mntns = host_mntns(procfd, self_mntns);
     int dfd = openat(procfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
     if (!d) {

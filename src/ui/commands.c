@@ -190,7 +190,7 @@ void cmd_node(struct ui *u, int code)
     u->node = !u->node;
     rows_rebuild(u);
     ui_message(u, THEME_muted, "%s", u->node ? "node view: every container's shm mounts"
-                                             : "own view: this namespace's shm mounts");
+                                             : "own view: the host's shm mounts");
 }
 
 void cmd_help(struct ui *u, int code)

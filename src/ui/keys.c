@@ -98,7 +98,7 @@ static const struct key_entry keys[] = {
      "n",
      {'n'},
      "with --all: switch between the node view (every container's /dev/shm, most critical "
-     "first, the tree under each container) and the own view (this namespace's)",
+     "first, the tree under each container) and the own view (the host's)",
      cmd_node},
     {K_LIST | K_PAGE,
      "b",

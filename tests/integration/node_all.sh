@@ -110,3 +110,14 @@ json_check "$SHMTEST_TMP/after.json" "not any(c['id'] == env['ID_B'] for m in j[
 "$SHMWATCH" --all --pid 1 --json >/dev/null 2>"$SHMTEST_TMP/err" && fail "--all --pid was accepted"
 grep -q "exclude each other" "$SHMTEST_TMP/err" || fail "no clear error for --all --pid"
 ok "--all with --pid: a usage error"
+
+# The host is pid 1's world, also for a shmwatch in a mount namespace of its
+# own (a DaemonSet's pod), and also where pid 1's links are refused (then
+# kthreadd's: kernel threads live in the initial namespaces). The host's
+# /dev/shm is only read here.
+HOSTDEV=$(mountpoint -d /dev/shm) || fail "/dev/shm is no mount point here"
+export HOSTDEV
+unshare -m --propagation private bash -c 'mount -t tmpfs -o size=8m tmpfs /dev/shm &&
+    exec "$0" --all --json' "$SHMWATCH" >"$SHMTEST_TMP/ownns.json" || fail "--all in a mount namespace exited $?"
+json_check "$SHMTEST_TMP/ownns.json" "[m['containers'] for m in j['mounts'] if m['id'] == env['HOSTDEV']] == [[]] and all(m['containers'] for m in j['mounts'] if m['id'] != env['HOSTDEV'] and m['size_bytes'] == 8 << 20)" \
+    "from a mount namespace of its own, the host's /dev/shm is the host's, its own a namespace's"

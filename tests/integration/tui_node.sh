@@ -17,7 +17,9 @@
 need_root
 need_unshare
 need od pgrep
-test_ns 16m -- "$@"
+# A private pid namespace: pid 1, the host of the node view, is this test, so
+# that the own view and its actions (D, K) are this test's alone.
+test_ns 16m --pid -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 # row_in SCREEN ERE: the first row (0-based) of SCREEN (a capture) matching, or
@@ -215,7 +217,10 @@ rm -f "/proc/$MAIN_A/root/dev/shm/$own_orphan"
 # --- More mounts than gauge lines ------------------------------------------------
 # At 9 lines two are left for gauges: the most critical mount's, then one
 # that counts the others (the host's and A's at least, with B's shown) and
-# gives the fill of the fullest of them.
+# gives the fill of the fullest of them. Two more namespaces with a /dev/shm
+# of their own make five mounts, more than the lines.
+ns_holder C
+ns_holder D
 tui_start 160 9 --all
 tui_wait '^\+[0-9]+ more mounts, the fullest [0-9]+\.[0-9]%: the tree lists every one' 15
 screen=$(tui_cap)
