@@ -16,6 +16,24 @@
 #include "util/buf.h"
 #include "util/escape.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+/* The sanitizer build's LeakSanitizer hook: when setupterm or newterm fails
+ * (an unknown TERM), ncurses keeps the "prescreen" it made, with no way to
+ * free it, and the program exits right after its one-line error. Nothing of
+ * shmwatch's own is suppressed. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:new_prescr\n";
+}
+/* ...and says so only when asked (LSAN_OPTIONS), not under that error. */
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+    return "print_suppressions=0";
+}
+#endif
+
 static const struct glyphs utf8_glyphs = {
     .bar_full = "\u2588",
     .bar_empty = "\u2591",
