@@ -93,6 +93,43 @@ static int check_trust(const char *path, const struct stat *st, enum config_trus
     return -EPERM;
 }
 
+/* No setting or theme nests more than a few levels; libyaml's scanner
+ * costs time in the square of the nesting (a megabyte of '[' took it half
+ * an hour). So the events are read once first and the text refused at the
+ * first collection this deep, before libyaml has read much further. A
+ * syntax error stops this pass silently: the load reports it. */
+#define YAMLFILE_MAX_DEPTH 64
+
+static int check_depth(const char *path, const struct buf *text, char **err)
+{
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p)) {
+        *err = mark_error(path, 0, 0, "out of memory");
+        return -ENOMEM;
+    }
+    yaml_parser_set_input_string(&p, (const unsigned char *)text->data, text->len);
+    int depth = 0, rc = 0;
+    for (bool done = false; !done;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev))
+            break;
+        if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+            if (++depth > YAMLFILE_MAX_DEPTH) {
+                *err = mark_error(path, ev.start_mark.line, ev.start_mark.column,
+                                  "nested more than 64 levels deep");
+                rc = -EINVAL;
+                done = true;
+            }
+        } else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        done = done || ev.type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
 int yamlfile_load(struct yamlfile *f, const char *path, char **err)
 {
     return yamlfile_load_trusted(f, path, CONFIG_TRUST_ANY, err, NULL);
@@ -124,6 +161,11 @@ int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trus
         return rc;
     }
 
+    rc = check_depth(path, &text, err);
+    if (rc < 0) {
+        buf_free(&text);
+        return rc;
+    }
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p)) {
         buf_free(&text);

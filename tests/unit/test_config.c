@@ -85,6 +85,9 @@ static const struct {
     {"theme_name.yaml", "1:8: theme: 'my theme!' is neither a theme name (letters, digits, '-', "
                         "'_', '.') nor a .yaml file"},
     {"relative_mount.yaml", "1:20: mounts: 'run/shm' is not an absolute path"},
+    /* 100 levels: refused at the 65th (the mapping, then 64 lists): libyaml
+     * would parse a megabyte of them for half an hour. */
+    {"deep.yaml", "2:73: nested more than 64 levels deep"},
 };
 
 static void test_bad_files(void **state)
