@@ -60,6 +60,25 @@ static const char *F(uint64_t v)
     return budget_flag_size(d, sizeof(bufs[0]), v);
 }
 
+/* A size the user gave, as a flag says it exactly (a recommendation is
+ * rounded up, F; what was asked for is not): 2g, 512m, 15k or bytes. */
+static const char *given(uint64_t v)
+{
+    char *d = bufs[nextbuf++ % 12];
+    static const struct {
+        uint64_t unit;
+        char suffix;
+    } units[] = {{1ull << 30, 'g'}, {1ull << 20, 'm'}, {1ull << 10, 'k'}};
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (v >= units[i].unit && v % units[i].unit == 0) {
+            snprintf(d, sizeof(bufs[0]), "%llu%c", (unsigned long long)(v / units[i].unit),
+                     units[i].suffix);
+            return d;
+        }
+    snprintf(d, sizeof(bufs[0]), "%llu", (unsigned long long)v);
+    return d;
+}
+
 static void shape_text(struct buf *b, const struct capacity_tensor *t, const char *sep)
 {
     for (size_t d = 0; d < t->ndims; d++)
@@ -140,7 +159,7 @@ static void text_limits(struct buf *b, const struct capacity_input *in, const st
 {
     int step = in->workers ? 6 : 4;
     if (in->has_shm_size) {
-        buf_printf(b, "\n%d. Against --shm-size %s\n", step++, F(in->shm_size));
+        buf_printf(b, "\n%d. Against --shm-size %s\n", step++, given(in->shm_size));
         if (r->shm_fits && in->shm_size < r->rec_shm_size)
             buf_printf(b, "   fits, but tightly: the peak (%s) is within %s with %s to spare, less\n"
                           "   than the 1.5 x margin of --shm-size=%s.\n",
@@ -156,7 +175,7 @@ static void text_limits(struct buf *b, const struct capacity_input *in, const st
     }
     if (!in->has_memory)
         return;
-    buf_printf(b, "\n%d. Against --memory %s\n", step, F(in->memory));
+    buf_printf(b, "\n%d. Against --memory %s\n", step, given(in->memory));
     buf_adds(b, "   Pages in /dev/shm are charged to the container's memory, so -m must hold\n"
                 "   the training process, its workers and /dev/shm together.\n");
     if (!r->memory_fits) {

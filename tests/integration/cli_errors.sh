@@ -97,6 +97,11 @@ kill -KILL "$ZOMBIE_PARENT"
 expect 2 "shmwatch plan: " plan --batch-size 0 --sample-shape 3x224x224 --workers 2
 expect 2 "shmwatch plan: .*does not fit in 64 bits" plan --batch-size 4294967296 --sample-shape 4294967296x4294967296 --workers 2
 expect 2 "shmwatch plan: .*--batch-size" plan --sample-shape 3x8x8 --workers 2
+# The sizes given are said as given, not rounded up to MiB as advice is.
+out=$("$SHMWATCH" plan -b 1 -s 1 -w 1 --shm-size 15k --memory 3000000) || fail "plan exited $?"
+grep -q '^6\. Against --shm-size 15k$' <<<"$out" && grep -q '^7\. Against --memory 3000000$' <<<"$out" ||
+    fail "plan does not name the sizes as given: $(grep Against <<<"$out")"
+ok "plan names --shm-size 15k and --memory 3000000 as given"
 expect 2 "shmwatch clean: .*--min-age" clean --min-age soon
 expect 2 "shmwatch reap: .*--timeout" reap --timeout never
 
