@@ -432,6 +432,21 @@ full_file() {
 
 # dead_pid: prints the pid of a process that has exited and been reaped (the
 # creator of an orphan to be).
+# start_in_root ROOT: a process whose root is ROOT (chroot), standing for a
+# container's, in the background for 120 s; sets CTR_PID. Needs python3.
+start_in_root() {
+    local root=$1
+    /usr/bin/python3 -c '
+import os, sys, time
+os.chroot(sys.argv[1])
+os.chdir("/")
+time.sleep(120)' "$root" </dev/null >/dev/null 2>&1 &
+    CTR_PID=$!
+    on_exit "kill -KILL $CTR_PID 2>/dev/null; wait $CTR_PID 2>/dev/null; true"
+    wait_for '[ "$(readlink /proc/$CTR_PID/root)" = "$root" ]' 10 ||
+        fail "the chrooted process did not start"
+}
+
 dead_pid() {
     sh -c 'exit 0' &
     wait "$!"

@@ -15,22 +15,8 @@ echo "SECRET-root-hash-line" >"$secret"
 root=$SHMTEST_TMP/ctr-root
 mkdir -p "$root/etc"
 
-# start_in_root: a process whose root is $root (chroot), in the background;
-# sets CTR_PID.
-start_in_root() {
-    /usr/bin/python3 -c '
-import os, sys, time
-os.chroot(sys.argv[1])
-os.chdir("/")
-time.sleep(120)' "$root" </dev/null >/dev/null 2>&1 &
-    CTR_PID=$!
-    on_exit "kill -KILL $CTR_PID 2>/dev/null; wait $CTR_PID 2>/dev/null; true"
-    wait_for '[ "$(readlink /proc/$CTR_PID/root)" = "$root" ]' 10 ||
-        fail "the chrooted process did not start"
-}
-
 ln -s "$secret" "$root/etc/hostname"
-start_in_root
+start_in_root "$root"
 export CTR_PID
 # The link really leads to the secret when followed through /proc/PID/root.
 assert_eq "$(cat "/proc/$CTR_PID/root/etc/hostname")" "SECRET-root-hash-line" \
@@ -46,7 +32,7 @@ wait "$CTR_PID" 2>/dev/null || true
 
 rm "$root/etc/hostname"
 printf 'evil\033]0;owned\007\033[31mname\n' >"$root/etc/hostname"
-start_in_root
+start_in_root "$root"
 "$SHMWATCH" --pid "$CTR_PID" --json >"$SHMTEST_TMP/esc.json" || fail "shmwatch --pid --json exited $?"
 grep -q $'\033' "$SHMTEST_TMP/esc.json" && fail "a raw escape byte in the JSON"
 json_check "$SHMTEST_TMP/esc.json" "j['scan']['target_host'] == 'evil\x1b]0;owned\x07\x1b[31mname'" \

@@ -25,14 +25,7 @@ head -c 4096 /dev/zero >"$root/shm/inner_segment"
 ln -s "$decoy" "$root/tmp/esc"
 ln -s /shm "$root/run/shm"
 
-/usr/bin/python3 -c '
-import os, sys, time
-os.chroot(sys.argv[1])
-os.chdir("/")
-time.sleep(120)' "$root" </dev/null >/dev/null 2>&1 &
-CTR_PID=$!
-on_exit "kill -KILL $CTR_PID 2>/dev/null; wait $CTR_PID 2>/dev/null; true"
-wait_for '[ "$(readlink /proc/$CTR_PID/root)" = "$root" ]' 10 || fail "the chrooted process did not start"
+start_in_root "$root"
 export CTR_PID
 
 # The link to a host path: followed from the host's root it lists the decoy.
