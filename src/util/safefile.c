@@ -155,9 +155,10 @@ static int keep_attrs(int dir, const char *base, int fd)
     struct stat old;
     if (fstatat(dir, base, &old, AT_SYMLINK_NOFOLLOW) != 0 || safefile_check(&old, geteuid()) != 0)
         return 0; /* none yet, or refused later */
-    if (old.st_gid != getegid() && fchown(fd, (uid_t)-1, old.st_gid) != 0) {
-        /* not a group of the caller's: the caller's own */
-    }
+    /* A group the caller may not give leaves the caller's own: that is no
+     * failure of the write. */
+    int ignored = old.st_gid != getegid() ? fchown(fd, (uid_t)-1, old.st_gid) : 0;
+    (void)ignored;
     return fchmod(fd, old.st_mode & 0777) != 0 ? -errno : 0;
 }
 
