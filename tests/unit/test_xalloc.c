@@ -62,12 +62,15 @@ static void test_threads_share_one_heap(void **state)
     free(blocks);
 }
 
-/* An array of 1 MiB or more is mmapped, and stays so after a free of one:
- * glibc's moving threshold would serve the next from the heap. */
+/* An array of 1 MiB or more that the heap's free top cannot hold is
+ * mmapped, and stays so after a free of one: glibc's moving threshold would
+ * serve the next from the heap. (One the top holds comes from it, as glibc
+ * does whatever the threshold: the setup grows the heap by 4 MiB at once,
+ * in huge pages; 8 MiB is past that.) */
 static void test_big_arrays_stay_mmapped(void **state)
 {
     (void)state;
-    size_t big = 2 << 20;
+    size_t big = 8 << 20;
     char *a = xmalloc(big);
     memset(a, 1, big);
     free(a);
@@ -124,7 +127,7 @@ static void test_big_arrays_are_populated(void **state)
         fprintf(stderr, "# SKIP: this kernel has no MADV_POPULATE_WRITE (Linux 5.14)\n");
         skip();
     }
-    size_t big = 2 << 20;
+    size_t big = 8 << 20; /* past the heap's free top: mmapped */
     char *a = xmalloc(big);
     assert_int_equal(missing(a, 0, big, 127), 0);
     char *z = xcalloc(big / 8, 8);
@@ -186,11 +189,12 @@ static void test_big_calloc_is_zero(void **state)
 }
 
 /* An array below 1 MiB comes from the heap and, freed, serves the next one
- * without the heap growing; one of 1 MiB or more is mmapped. Returns 0, or
+ * without the heap growing; one of 1 MiB or more that the heap's free top
+ * cannot hold is mmapped. Returns 0, or
  * a bit for each thing that went otherwise. */
 static int heap_reuse(void)
 {
-    size_t mid = 512 << 10, big = 2 << 20;
+    size_t mid = 512 << 10, big = 8 << 20; /* past the heap's free top */
     char *a = xmalloc(mid);
     memset(a, 1, mid);
     struct mallinfo2 one = mallinfo2();
@@ -230,10 +234,60 @@ static void test_heap_reused_below_1mib(void **state)
     assert_int_equal(WEXITSTATUS(ws), 0);
 }
 
+/* The smaps entry (its first line and its VmFlags) of the mapping that
+ * holds p; false when none does. */
+static bool mapping_of(const void *p, char *head, size_t headlen, char *flags, size_t flagslen)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    assert_non_null(f);
+    char line[512];
+    bool in = false, found = false;
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) { /* a mapping's first line */
+            if (found)
+                break;
+            in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+            if (in)
+                snprintf(head, headlen, "%s", line);
+        } else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+            snprintf(flags, flagslen, "%s", line + 8);
+            found = true;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* The heap's first blocks lie in a 2 MiB-aligned range marked for huge
+ * pages (VmFlags "hg"), so that a snapshot's heap is made in one or two
+ * page faults, not hundreds. Which pages the kernel then gives depends on
+ * the machine's free memory, so only the mark is checked; what it gave is
+ * printed. */
+static void test_heap_asks_for_huge_pages(void **state)
+{
+    (void)state;
+    if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0) {
+        fprintf(stderr, "# SKIP: this kernel has no transparent huge pages\n");
+        skip();
+    }
+    size_t mid = 512 << 10;
+    char *block = xmalloc(mid);
+    memset(block, 1, mid);
+    char head[512] = "", flags[512] = "";
+    assert_true(mapping_of(block, head, sizeof(head), flags, sizeof(flags)));
+    fprintf(stderr, "# heap block in %s#   VmFlags:%s", head, flags);
+    unsigned long lo = strtoul(head, NULL, 16);
+    assert_int_equal(lo % (2ul << 20), 0);
+    assert_non_null(strstr(flags, " hg"));
+    free(block);
+}
+
 int main(void)
 {
     xalloc_setup(); /* as shmwatch_main does, before anything else */
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_heap_asks_for_huge_pages), /* first: the heap as the setup left it */
         cmocka_unit_test(test_threads_share_one_heap),
         cmocka_unit_test(test_big_arrays_stay_mmapped),
         cmocka_unit_test(test_heap_reused_below_1mib),
