@@ -81,6 +81,7 @@ int settings_load(const struct options *o, struct config *cfg, char **err)
 
     /* Flags override the file. */
     if (o->mounts.n) {
+        config_forget_mounts_where(cfg);
         for (size_t i = 0; i < cfg->mounts.n; i++)
             free(cfg->mounts.item[i]);
         free(cfg->mounts.item);
@@ -115,8 +116,11 @@ int settings_check_mounts(const struct options *o, const struct config *cfg,
             continue;
         char *path = esc_term_dup(cfg->mounts.item[i]);
         char *in = sys->pid ? str_printf(" (in the root of pid %d)", (int)sys->pid) : xstrdup("");
-        *err = str_printf("%s %s%s: %s", o->mounts.n ? "--mount" : "the setting mounts:", path,
-                          in, why);
+        if (!o->mounts.n && cfg->mounts_where && cfg->mounts_where[i])
+            *err = str_printf("%s: mounts: %s%s: %s", cfg->mounts_where[i], path, in, why);
+        else
+            *err = str_printf("%s %s%s: %s", o->mounts.n ? "--mount" : "the setting mounts:", path,
+                              in, why);
         free(in);
         free(path);
         free(why);

@@ -275,6 +275,7 @@ void config_defaults(struct config *cfg)
 
 void config_free(struct config *cfg)
 {
+    config_forget_mounts_where(cfg); /* while mounts.n counts it */
     for (size_t i = 0; i < CONFIG_NOPTIONS; i++) {
         const struct config_option *o = &config_options[i];
         if (o->type == CONFIG_STRING)
@@ -284,6 +285,15 @@ void config_free(struct config *cfg)
     }
     free(cfg->theme_where);
     memset(cfg, 0, sizeof(*cfg));
+}
+
+void config_forget_mounts_where(struct config *cfg)
+{
+    if (cfg->mounts_where)
+        for (size_t i = 0; i < cfg->mounts.n; i++)
+            free(cfg->mounts_where[i]);
+    free(cfg->mounts_where);
+    cfg->mounts_where = NULL;
 }
 
 void config_copy(struct config *dst, const struct config *src)
@@ -303,6 +313,11 @@ void config_copy(struct config *dst, const struct config *src)
         }
     }
     dst->theme_where = src->theme_where ? xstrdup(src->theme_where) : NULL;
+    if (src->mounts_where) {
+        dst->mounts_where = xcalloc(src->mounts.n ? src->mounts.n : 1, sizeof(char *));
+        for (size_t i = 0; i < src->mounts.n; i++)
+            dst->mounts_where[i] = src->mounts_where[i] ? xstrdup(src->mounts_where[i]) : NULL;
+    }
 }
 
 int config_check_rules(const struct config *cfg, struct buf *msg)
@@ -324,6 +339,8 @@ int config_set(struct config *cfg, const char *key, const char *value, char **er
         yamlfile_quote(&msg, key);
         rc = -EINVAL;
     } else if (config_is_list(o)) {
+        if (o->offset == offsetof(struct config, mounts))
+            config_forget_mounts_where(cfg); /* before the list it counts changes */
         rc = set_list_text(o, cfg, value ? value : "", &msg);
     } else {
         rc = config_set_value(o, cfg, value ? value : "", value == NULL, &msg);

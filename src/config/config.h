@@ -63,6 +63,9 @@ struct config {
     enum config_sort sort;
     bool sort_reverse;
     struct config_strings mounts; /* empty: every tmpfs at /dev/shm and /run/shm */
+    /* "file:line:column" of each item of mounts (mounts.n of them) when the
+     * file set them, else NULL: prefix for an error about that mount. */
+    char **mounts_where;
     struct config_columns columns;
     double min_age_s; /* key min_age */
     double orphan_min_age_s; /* key orphan_min_age: younger segments are never orphans */
@@ -106,6 +109,8 @@ void config_defaults(struct config *cfg);
 void config_free(struct config *cfg);
 /* Deep copy into *dst (which is overwritten, not freed). */
 void config_copy(struct config *dst, const struct config *src);
+/* Drops mounts_where; call it before the mounts list changes. */
+void config_forget_mounts_where(struct config *cfg);
 
 /* Applies the file's settings on top of *cfg (start from config_defaults).
  * Returns 0; or -EINVAL for malformed YAML, an unknown key, a wrong type or

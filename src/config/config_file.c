@@ -62,6 +62,7 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
     int rc = yamlfile_check_mapping(f, root, "settings", err);
     if (rc)
         return rc;
+    config_forget_mounts_where(cfg); /* before the list it counts changes */
     yaml_node_t *where[CONFIG_NOPTIONS] = {NULL};
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
          p++) {
@@ -86,6 +87,17 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
         free(cfg->theme_where);
         cfg->theme_where = str_printf("%s:%zu:%zu", f->path, theme->start_mark.line + 1,
                                       theme->start_mark.column + 1);
+    }
+    const yaml_node_t *mounts = where[config_option_find("mounts") - config_options];
+    if (mounts && mounts->type == YAML_SEQUENCE_NODE && cfg->mounts.n) {
+        cfg->mounts_where = xcalloc(cfg->mounts.n, sizeof(char *));
+        size_t i = 0;
+        for (yaml_node_item_t *it = mounts->data.sequence.items.start;
+             it < mounts->data.sequence.items.top && i < cfg->mounts.n; it++, i++) {
+            const yaml_node_t *item = yamlfile_node(f, *it);
+            cfg->mounts_where[i] = str_printf("%s:%zu:%zu", f->path, item->start_mark.line + 1,
+                                              item->start_mark.column + 1);
+        }
     }
     struct buf msg;
     buf_init(&msg);

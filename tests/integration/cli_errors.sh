@@ -124,7 +124,11 @@ expect 2 "^shmwatch: --mount /nonexistent \(in the root of pid 1\): No such file
 expect 2 "^shmwatch clean: --mount /proc \(in the root of pid 1\): not a tmpfs \(it is on proc\)$" clean --pid 1 --mount /proc --dry-run
 cfg=$SHMTEST_TMP/mounts.yaml
 printf 'mounts: [/proc]\n' >"$cfg"
-expect 2 "^shmwatch: the setting mounts: /proc: not a tmpfs \(it is on proc\)$" --json --config "$cfg"
+expect 2 "^shmwatch: $cfg:1:10: mounts: /proc: not a tmpfs \(it is on proc\)$" --json --config "$cfg"
+# In a block list the item's own line and column; --mount replaces the list.
+printf 'theme: default\nmounts:\n  - /dev/shm\n  - /proc\n' >"$cfg"
+expect 2 "^shmwatch: $cfg:4:5: mounts: /proc: not a tmpfs \(it is on proc\)$" --json --config "$cfg"
+expect 2 "^shmwatch: --mount /nonexistent: No such file or directory$" --json --config "$cfg" --mount /nonexistent
 # The root of a tmpfs is taken (/dev/shm, and one mounted anywhere).
 "$SHMWATCH" --json --mount "$SHMTEST_TMP" >"$SHMTEST_TMP/own.json" || fail "--mount of a tmpfs exited $?"
 json_check "$SHMTEST_TMP/own.json" "[m['path'] for m in j['mounts']] == [env['SHMTEST_TMP']]" \

@@ -209,6 +209,17 @@ static void test_full(void **state)
     assert_int_equal(c.mounts.n, 2);
     assert_string_equal(c.mounts.item[0], "/dev/shm");
     assert_string_equal(c.mounts.item[1], "/mnt/ram disk");
+    /* Each mount's place, for an error about it (not a tmpfs, missing). */
+    assert_non_null(c.mounts_where);
+    snprintf(where, sizeof(where), "%s:12:5", path);
+    assert_string_equal(c.mounts_where[1], where);
+    struct config two;
+    config_copy(&two, &c);
+    assert_string_equal(two.mounts_where[1], where);
+    assert_int_equal(config_set(&two, "mounts", "/run/shm", &err), 0);
+    assert_null(two.mounts_where); /* no longer from the file */
+    config_free(&two);
+    snprintf(where, sizeof(where), "%s:6:8", path);
     assert_int_equal(c.columns.n, 3);
     assert_int_equal(c.columns.col[0], CONFIG_COL_PID);
     assert_int_equal(c.columns.col[1], CONFIG_COL_NAME);
@@ -230,6 +241,7 @@ static void test_full(void **state)
     snprintf(where, sizeof(where), "%s:2:8", path);
     assert_string_equal(c.theme_where, where);
     assert_int_equal(c.mounts.n, 0); /* `mounts:` with nothing: the empty list */
+    assert_null(c.mounts_where);
     assert_int_equal(c.warn_pct, 60);
     assert_false(c.color);
 
