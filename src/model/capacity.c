@@ -246,10 +246,13 @@ int capacity_compute(const struct capacity_input *in, struct capacity_result *r,
             return overflow(cause, "number of batches in flight");
         if (!mul(r->batches, r->batch_shm_bytes, &r->shm_peak))
             return overflow(cause, "peak shared memory");
-        r->rec_shm_size = budget_rec_shm(r->shm_peak, &r->shm_margin, &r->shm_floored);
-        if (r->rec_shm_size == UINT64_MAX)
-            return overflow(cause, "recommended --shm-size");
     }
+    /* With no workers nothing passes through /dev/shm: the recommendation is
+     * Docker's default, the floor of every recommendation, not 0 (which a
+     * script would pass on as --shm-size 0). */
+    r->rec_shm_size = budget_rec_shm(r->shm_peak, &r->shm_margin, &r->shm_floored);
+    if (r->rec_shm_size == UINT64_MAX)
+        return overflow(cause, "recommended --shm-size");
     check_limits(in, r);
     return 0;
 }

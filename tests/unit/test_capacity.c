@@ -229,8 +229,18 @@ static void test_no_workers(void **state)
     assert_int_equal(r.batches, 0);
     assert_int_equal(r.held, 0);
     assert_int_equal(r.shm_peak, 0);
-    assert_int_equal(r.rec_shm_size, 0);
+    /* Docker's default, the floor of every recommendation (the man page's
+     * "never below"), not 0, which a script would pass on as --shm-size 0. */
+    assert_int_equal(r.rec_shm_size, 64 * MiB);
     assert_true(r.shm_fits);
+    assert_int_equal(r.verdict, PLAN_FITS);
+    /* Against -m, the room left if /dev/shm filled is -m less that. */
+    in = (struct capacity_input){.batch_size = 32, .workers = 0, .has_memory = true,
+                                 .memory = 8 * GiB};
+    assert_int_equal(run(&in, "3x224x224", "float32", &r, &cause), 0);
+    assert_int_equal(r.rec_shm_size, 64 * MiB);
+    assert_int_equal(r.app_room_peak, 8 * GiB);
+    assert_int_equal(r.app_room_full, 8 * GiB - 64 * MiB);
     assert_int_equal(r.verdict, PLAN_FITS);
 }
 
