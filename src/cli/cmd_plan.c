@@ -341,9 +341,9 @@ int cmd_plan(int argc, char **argv)
     long long observe_pid = o.observe;
     struct group ob = {0};
     if (observe_pid) {
-        if (have_batch || shape)
+        if (have_batch || shape || o.dtype_set)
             return usage_error("plan", "--observe takes the batch from the loader: no %s",
-                               have_batch ? "--batch-size" : "--sample-shape");
+                               have_batch ? "--batch-size" : shape ? "--sample-shape" : "--dtype");
         int rc = observe((pid_t)observe_pid, &ob);
         if (rc)
             return rc;

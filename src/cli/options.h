@@ -53,6 +53,7 @@ struct options {
     bool batch_size_set, workers_set, prefetch_set;
     const char *sample_shape;
     const char *dtype; /* default "float32" */
+    bool dtype_set;
     uint64_t memory, shm_size;
     bool memory_set, shm_size_set;
     bool json; /* plan --json */

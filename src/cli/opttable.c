@@ -164,7 +164,7 @@ const struct cli_opt cli_opts[] = {
     {"dtype", 'd', CLI_STRING, PLAN, "TYPE",
      "float32 (default), float64, float16, bfloat16,\n"
      "uint8, int8, int16, int32, int64, bool",
-     .offset = F(dtype)},
+     .offset = F(dtype), .set_offset = F(dtype_set)},
     {"workers", 'w', CLI_INT, PLAN, "N", "DataLoader num_workers", .offset = F(workers),
      .set_offset = F(workers_set), .min = 0, .max = 1LL << 40,
      .bad = "--workers needs a whole number of at least 0, not '%s'"},

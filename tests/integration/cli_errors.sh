@@ -97,6 +97,10 @@ kill -KILL "$ZOMBIE_PARENT"
 expect 2 "shmwatch plan: " plan --batch-size 0 --sample-shape 3x224x224 --workers 2
 expect 2 "shmwatch plan: .*does not fit in 64 bits" plan --batch-size 4294967296 --sample-shape 4294967296x4294967296 --workers 2
 expect 2 "shmwatch plan: .*--batch-size" plan --sample-shape 3x8x8 --workers 2
+# --observe measures the batch: what would describe it is refused, not ignored.
+expect 2 "^shmwatch plan: --observe takes the batch from the loader: no --batch-size " plan --observe 1 -b 4
+expect 2 "^shmwatch plan: --observe takes the batch from the loader: no --sample-shape " plan --observe 1 -s 3
+expect 2 "^shmwatch plan: --observe takes the batch from the loader: no --dtype " plan --observe 1 --dtype float64
 # The sizes given are said as given, not rounded up to MiB as advice is.
 out=$("$SHMWATCH" plan -b 1 -s 1 -w 1 --shm-size 15k --memory 3000000) || fail "plan exited $?"
 grep -q '^6\. Against --shm-size 15k$' <<<"$out" && grep -q '^7\. Against --memory 3000000$' <<<"$out" ||
