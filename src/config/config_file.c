@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config/yamlfile.h"
+#include "util/escape.h"
 #include "util/xalloc.h"
 
 /* Sets one option from its YAML value; the error points at the value, or at
@@ -54,6 +55,15 @@ static int set_node(struct yamlfile *f, const struct config_option *o, struct co
     return rc;
 }
 
+/* "file:line:column" of a node, the path escaped as in every error. */
+static char *place(struct yamlfile *f, const yaml_node_t *node)
+{
+    char *path = esc_term_dup(f->path);
+    char *s = str_printf("%s:%zu:%zu", path, node->start_mark.line + 1, node->start_mark.column + 1);
+    free(path);
+    return s;
+}
+
 static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
 {
     yaml_node_t *root = yamlfile_root(f);
@@ -62,7 +72,6 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
     int rc = yamlfile_check_mapping(f, root, "settings", err);
     if (rc)
         return rc;
-    config_forget_mounts_where(cfg); /* before the list it counts changes */
     yaml_node_t *where[CONFIG_NOPTIONS] = {NULL};
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
          p++) {
@@ -77,6 +86,8 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
             return -EINVAL;
         }
         yaml_node_t *value = yamlfile_node(f, p->value);
+        if (o->offset == offsetof(struct config, mounts))
+            config_forget_mounts_where(cfg); /* before the list it counts changes */
         rc = set_node(f, o, cfg, value, err);
         if (rc)
             return rc;
@@ -85,8 +96,7 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
     const yaml_node_t *theme = where[config_option_find("theme") - config_options];
     if (theme) {
         free(cfg->theme_where);
-        cfg->theme_where = str_printf("%s:%zu:%zu", f->path, theme->start_mark.line + 1,
-                                      theme->start_mark.column + 1);
+        cfg->theme_where = place(f, theme);
     }
     const yaml_node_t *mounts = where[config_option_find("mounts") - config_options];
     if (mounts && mounts->type == YAML_SEQUENCE_NODE && cfg->mounts.n) {
@@ -94,9 +104,7 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
         size_t i = 0;
         for (yaml_node_item_t *it = mounts->data.sequence.items.start;
              it < mounts->data.sequence.items.top && i < cfg->mounts.n; it++, i++) {
-            const yaml_node_t *item = yamlfile_node(f, *it);
-            cfg->mounts_where[i] = str_printf("%s:%zu:%zu", f->path, item->start_mark.line + 1,
-                                              item->start_mark.column + 1);
+            cfg->mounts_where[i] = place(f, yamlfile_node(f, *it));
         }
     }
     struct buf msg;

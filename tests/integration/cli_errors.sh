@@ -133,6 +133,13 @@ expect 2 "^shmwatch: $cfg:1:10: mounts: /proc: not a tmpfs \(it is on proc\)$" -
 printf 'theme: default\nmounts:\n  - /dev/shm\n  - /proc\n' >"$cfg"
 expect 2 "^shmwatch: $cfg:4:5: mounts: /proc: not a tmpfs \(it is on proc\)$" --json --config "$cfg"
 expect 2 "^shmwatch: --mount /nonexistent: No such file or directory$" --json --config "$cfg" --mount /nonexistent
+# The file's name in that place is escaped like every other error's.
+hostile=$SHMTEST_TMP/$'m\e[1m.yaml'
+cp "$cfg" "$hostile"
+err=$("$SHMWATCH" --json --config "$hostile" 2>&1 >/dev/null) && fail "a bad mount in $hostile was taken"
+[[ $err == *$'\e'* ]] && fail "the config's name reached the terminal raw: $err"
+[[ $err == *'m\e[1m.yaml:4:5: mounts: /proc: not a tmpfs'* ]] || fail "escaped place expected: $err"
+ok "a hostile config name is escaped in a mount's place"
 # The root of a tmpfs is taken (/dev/shm, and one mounted anywhere).
 "$SHMWATCH" --json --mount "$SHMTEST_TMP" >"$SHMTEST_TMP/own.json" || fail "--mount of a tmpfs exited $?"
 json_check "$SHMTEST_TMP/own.json" "[m['path'] for m in j['mounts']] == [env['SHMTEST_TMP']]" \
