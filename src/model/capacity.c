@@ -247,9 +247,8 @@ int capacity_compute(const struct capacity_input *in, struct capacity_result *r,
         if (!mul(r->batches, r->batch_shm_bytes, &r->shm_peak))
             return overflow(cause, "peak shared memory");
     }
-    /* With no workers nothing passes through /dev/shm: the recommendation is
-     * Docker's default, the floor of every recommendation, not 0 (which a
-     * script would pass on as --shm-size 0). */
+    /* Every recommendation is at least Docker's default, that of no workers
+     * (a peak of 0) too: not 0, which a script would pass on as --shm-size 0. */
     r->rec_shm_size = budget_rec_shm(r->shm_peak, &r->shm_margin, &r->shm_floored);
     if (r->rec_shm_size == UINT64_MAX)
         return overflow(cause, "recommended --shm-size");
