@@ -45,12 +45,12 @@ int procid_read(int proc_dirfd, pid_t pid, struct procid *out)
     struct buf text;
     buf_init(&text);
     snprintf(path, sizeof(path), "%d/stat", (int)pid);
-    int rc = read_file_at(proc_dirfd, path, &text, 4096);
+    int rc = read_file_at(proc_dirfd, path, &text, READ_LINE_MAX);
     if (rc == 0 && !procid_parse_stat(text.data, out))
         rc = -EINVAL;
     if (rc == 0) {
         snprintf(path, sizeof(path), "%d/status", (int)pid);
-        rc = read_file_at(proc_dirfd, path, &text, 1 << 16);
+        rc = read_file_at(proc_dirfd, path, &text, READ_SMALL_MAX);
         if (rc == 0 && !parse_uids(text.data, &out->ruid, &out->euid))
             rc = -EINVAL;
     }

@@ -358,7 +358,7 @@ int containers_collect(int hostroot, int piddir, struct container_info *out)
 {
     struct buf text;
     buf_init(&text);
-    int rc = read_proc_at(piddir, "cgroup", &text, CONTAINERS_CGROUP_MAX);
+    int rc = read_file_at(piddir, "cgroup", &text, READ_SMALL_MAX);
     if (rc == 0)
         containers_collect_text(hostroot, piddir, text.data, out);
     else

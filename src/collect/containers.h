@@ -60,7 +60,6 @@ struct container_info {
 enum {
     CONTAINERS_JSON_MAX = 1 << 20, /* config.v2.json, daemon.json */
     CONTAINERS_HOSTNAME_MAX = 4096,
-    CONTAINERS_CGROUP_MAX = 1 << 16, /* /proc/PID/cgroup */
 };
 
 /* Fills out for the container cid names. hostroot: a directory fd on the

@@ -16,7 +16,6 @@
 #include "util/xalloc.h"
 
 /* A host with tens of thousands of mounts stays below this. */
-enum { MOUNTINFO_MAX = 16 << 20 };
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
 static void unescape_octal(char *s)
@@ -171,7 +170,7 @@ int mountinfo_read(int dirfd, const char *path, struct mountinfo *mi)
     memset(mi, 0, sizeof(*mi));
     struct buf text;
     buf_init(&text);
-    int rc = read_file_at(dirfd, path, &text, MOUNTINFO_MAX);
+    int rc = read_file_at(dirfd, path, &text, READ_TEXT_MAX);
     if (rc < 0) {
         buf_free(&text);
         return rc;

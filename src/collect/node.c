@@ -22,7 +22,6 @@
 #include "util/xalloc.h"
 
 /* A host with tens of thousands of mounts stays below this (as mounts.c). */
-enum { NODE_MOUNTINFO_MAX = 16 << 20 };
 /* Members of a namespace remembered, to try another when one exits. */
 enum { NODE_MEMBERS = 4 };
 /* Roots kept open from node_discover to node_files_finish (3 fds each). */
@@ -232,7 +231,7 @@ static unsigned long host_mntns(int procfd, unsigned long self_mntns)
     struct buf st;
     buf_init(&st);
     const char *close_paren = NULL;
-    if (read_file_at(procfd, "2/stat", &st, 4096) == 0 && st.data)
+    if (read_file_at(procfd, "2/stat", &st, READ_LINE_MAX) == 0 && st.data)
         close_paren = strrchr(st.data, ')');
     char state;
     int ppid = -1;
@@ -293,10 +292,12 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
         }
         memcpy(path + digits, "/mountinfo", sizeof("/mountinfo"));
         node_test_member(NODE_HOOK_MOUNTINFO, (pid_t)pid);
-        int rc = read_proc_at(procfd, path, &text, NODE_MOUNTINFO_MAX);
+        int rc = read_file_at(procfd, path, &text, READ_TEXT_MAX);
         if (rc == -ENOENT || rc == -ESRCH)
             continue; /* exited: the next member reads it */
-        if (rc < 0) {
+        if (rc == -EFBIG) /* its mounts up to the cap are shown, and the rest said */
+            n->cut++;
+        else if (rc < 0) {
             n->unreadable++;
             continue;
         }
@@ -395,6 +396,11 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
         free(c->ns);
     }
     free(cands);
+    if (n->cut)
+        warn_add(w,
+                 "the mountinfo of %zu mount %s is longer than %u MiB: the shm mounts listed "
+                 "past that are not shown",
+                 n->cut, n->cut == 1 ? "namespace" : "namespaces", (unsigned)READ_TEXT_MAX >> 20);
     if (n->unreadable && geteuid() != 0)
         warn_add(w,
                  "the mount namespaces of %zu %s could not be read (not permitted): their shm "
@@ -716,7 +722,7 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
          * once for both. */
         struct buf cg;
         buf_init(&cg);
-        if (read_proc_at(piddir, "cgroup", &cg, CONTAINERS_CGROUP_MAX) < 0) {
+        if (read_file_at(piddir, "cgroup", &cg, READ_SMALL_MAX) < 0) {
             close(piddir);
             buf_free(&cg);
             continue; /* gone: try the next member */

@@ -98,6 +98,7 @@ struct scan_node {
                                 * hands it to the walk's nsmap) */
     size_t nknown, knowncap;
     size_t unreadable;      /* processes whose mount namespace could not be read */
+    size_t cut;             /* mount namespaces whose mountinfo passes READ_TEXT_MAX */
     size_t dropped;         /* mounts whose every process exited before they were read */
 };
 

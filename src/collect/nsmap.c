@@ -12,7 +12,6 @@
 #include "util/xalloc.h"
 
 /* A host with tens of thousands of mounts stays below this (as mounts.c). */
-enum { NSMAP_MOUNTINFO_MAX = 16 << 20 };
 
 void nsmap_init(struct nsmap *m, const dev_t *devs, size_t ndevs)
 {
@@ -93,7 +92,7 @@ void nsmap_self(struct nsmap *m, int procfd, double boot_realtime, long hz)
     struct buf text;
     buf_init(&text);
     m->self_pidns = nsmap_link(procfd, "self/ns/pid");
-    if (read_proc_at(procfd, "self/status", &text, 64u << 10) == 0)
+    if (read_file_at(procfd, "self/status", &text, READ_SMALL_MAX) == 0)
         m->self_depth = nsmap_nspid_depth(text.data);
     /* /proc lists the processes of its own pid namespace, whose init is its
      * pid 1; reading pid 1's link may be refused (not root): with an NSpid
@@ -104,7 +103,7 @@ void nsmap_self(struct nsmap *m, int procfd, double boot_realtime, long hz)
     m->view_initial = m->view_pidns == NSMAP_INIT_PIDNS;
     struct proc p;
     memset(&p, 0, sizeof(p));
-    if (hz > 0 && read_proc_at(procfd, "1/stat", &text, 4096) == 0 &&
+    if (hz > 0 && read_file_at(procfd, "1/stat", &text, READ_LINE_MAX) == 0 &&
         procs_parse_stat(text.data, &p)) {
         double t = boot_realtime + (double)p.start_ticks / (double)hz;
         m->pid1_start.tv_sec = (time_t)t;
@@ -234,7 +233,7 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
     s->sees = xcalloc(m->ndevs ? m->ndevs : 1, 1);
     struct buf text;
     buf_init(&text);
-    int rc = m->ndevs ? read_proc_at(piddir, "mountinfo", &text, NSMAP_MOUNTINFO_MAX) : 0;
+    int rc = m->ndevs ? read_file_at(piddir, "mountinfo", &text, READ_TEXT_MAX) : 0;
     if (rc == -ENOENT || rc == -ESRCH) {
         /* The member exited meanwhile: the next member met reads it. */
         free(s->sees);

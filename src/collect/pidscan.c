@@ -299,11 +299,11 @@ static void load_text(struct procfiles *pf)
     pf->phase = PH_TEXT;
     pf->cur = NULL;
     int rc = read_file_at(pf->piddir, "maps", &pf->text, MAPS_TEXT_MAX);
-    if (rc < 0) {
+    if (rc < 0 && rc != -EFBIG) {
         failed(pf, -rc);
         return;
     }
-    if (pf->text.len >= MAPS_TEXT_MAX)
+    if (rc == -EFBIG)
         pf->status |= PROCFILES_FAILED; /* the rest is unseen */
     else
         pf->text_read = true;

@@ -298,12 +298,12 @@ int procs_read_shmem(int proc_dirfd, pid_t pid, unsigned long long start_ticks,
     struct proc now;
     buf_init(&text);
     snprintf(name, sizeof(name), "%d/stat", (int)pid);
-    int rc = read_proc_at(proc_dirfd, name, &text, 4096);
+    int rc = read_file_at(proc_dirfd, name, &text, READ_LINE_MAX);
     if (rc == 0 && (!procs_parse_stat(text.data, &now) || now.start_ticks != start_ticks))
         rc = -ESRCH;
     snprintf(name, sizeof(name), "%d/status", (int)pid);
     if (rc == 0)
-        rc = read_proc_at(proc_dirfd, name, &text, 64u << 10);
+        rc = read_file_at(proc_dirfd, name, &text, READ_SMALL_MAX);
     long long v = -1;
     for (const char *line = rc == 0 ? text.data : ""; *line;) {
         if (line[0] == 'R' && status_num(line, "RssShmem:", 9, &v))

@@ -50,7 +50,7 @@ int scan_target_identify(const struct sysroot *sys, pid_t pid, unsigned long lon
     buf_init(&text);
     struct proc p;
     memset(&p, 0, sizeof(p));
-    int rc = read_file_at(sys->proc, path, &text, 4096);
+    int rc = read_file_at(sys->proc, path, &text, READ_LINE_MAX);
     if (rc == 0 && !procs_parse_stat(text.data, &p))
         rc = -EINVAL;
     if (rc == -ENOENT || (rc == 0 && (p.state == 'Z' || p.state == 'X')))

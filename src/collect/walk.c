@@ -51,10 +51,13 @@ static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f
         struct stat st;
         if (fstat(piddir, &st) == 0)
             p->uid = st.st_uid;
-        if (read_proc_at(piddir, "statm", &wk->text, 4096) == 0)
+        if (read_file_at(piddir, "statm", &wk->text, READ_LINE_MAX) == 0)
             procs_parse_statm(wk->text.data, p, wk->page_size);
     }
-    if (!p->cmdline && read_proc_at(piddir, "cmdline", &wk->text, 128u << 10) == 0)
+    /* A command line past the cap is shown cut. */
+    int rc;
+    if (!p->cmdline && ((rc = read_file_at(piddir, "cmdline", &wk->text, READ_CMDLINE_MAX)) == 0 ||
+                        rc == -EFBIG))
         p->cmdline = procs_join_cmdline(wk->text.data, wk->text.len, p->comm, p->state == 'Z');
     if (!p->exe) {
         const char *mapped = pidscan_exe(wk->ps, p->pid, p->start_code);
@@ -77,7 +80,7 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
         warn_count_errno(wk->w, errno);
         return;
     }
-    int rc = read_proc_at(piddir, "stat", &wk->text, 4096);
+    int rc = read_file_at(piddir, "stat", &wk->text, READ_LINE_MAX);
     struct proc *p = VEC_PUSH(wk->pl->items, wk->pl->n, wk->pl->cap);
     if (rc < 0 || !procs_parse_stat(wk->text.data, p)) {
         if (rc < 0)
@@ -104,7 +107,7 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
          * NSpid's last field. */
         if (p->pidns && (p->pidns != ns->self_pidns || ns->self_depth != 1) &&
             nsmap_sees_any(ns, seen) &&
-            read_proc_at(piddir, "status", &wk->text, 64u << 10) == 0) {
+            read_file_at(piddir, "status", &wk->text, READ_SMALL_MAX) == 0) {
             procs_parse_status(wk->text.data, p);
             f |= F_STATUS;
         }
@@ -243,7 +246,7 @@ static void second_pass(struct walk *wk)
          * only the process of the same start time lends its cmdline and
          * exe (the open directory then stays that process's). */
         struct proc now = {0};
-        if (read_proc_at(piddir, "stat", &wk->text, 4096) == 0 &&
+        if (read_file_at(piddir, "stat", &wk->text, READ_LINE_MAX) == 0 &&
             procs_parse_stat(wk->text.data, &now) &&
             now.start_ticks == pl->items[i].start_ticks)
             details(wk, piddir, &pl->items[i], wk->flags[i]);
@@ -321,7 +324,7 @@ static void found(struct inode_search *is, dev_t dev, ino_t ino, pid_t pid, int 
  * devices are searched than REACH_DEVS. */
 static bool reaches(struct inode_search *is, int piddir)
 {
-    if (is->ndevs > REACH_DEVS || read_file_at(piddir, "mountinfo", &is->text, 4u << 20) < 0)
+    if (is->ndevs > REACH_DEVS || read_file_at(piddir, "mountinfo", &is->text, READ_TEXT_MAX) < 0)
         return true;
     char *cur = is->text.data, *line;
     while ((line = next_line(&cur))) {
@@ -341,7 +344,7 @@ static bool is_zombie(struct inode_search *is, int piddir)
 {
     struct proc p;
     memset(&p, 0, sizeof(p));
-    return read_file_at(piddir, "stat", &is->text, 4096) == 0 &&
+    return read_file_at(piddir, "stat", &is->text, READ_LINE_MAX) == 0 &&
            procs_parse_stat(is->text.data, &p) && (p.state == 'Z' || p.state == 'X');
 }
 

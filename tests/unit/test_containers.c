@@ -123,7 +123,7 @@ static void test_cgroup_forms(void **state)
     buf_init(&text);
     for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
         const struct form *f = &forms[i];
-        assert_int_equal(read_file_at(dir, f->file, &text, 1 << 16), 0);
+        assert_int_equal(read_file_at(dir, f->file, &text, READ_SMALL_MAX), 0);
         struct container_id cid;
         memset(&cid, 0x55, sizeof(cid)); /* whatever was there is overwritten */
         bool found = container_id_parse(text.data, &cid);
@@ -385,7 +385,7 @@ static void lookup_form(const struct tree *t, const char *file, int ctr, struct 
     int dir = open_dir("cgroup");
     struct buf text;
     buf_init(&text);
-    assert_int_equal(read_file_at(dir, file, &text, 1 << 16), 0);
+    assert_int_equal(read_file_at(dir, file, &text, READ_SMALL_MAX), 0);
     struct container_id cid;
     assert_true(container_id_parse(text.data, &cid));
     assert_int_equal(containers_lookup(t->host, &cid, ctr, ci), 0);

@@ -277,7 +277,7 @@ static uint64_t self_start_code(int piddir)
     struct buf b;
     buf_init(&b);
     struct proc me = {0};
-    assert_int_equal(read_proc_at(piddir, "stat", &b, 4096), 0);
+    assert_int_equal(read_file_at(piddir, "stat", &b, READ_LINE_MAX), 0);
     assert_true(procs_parse_stat(b.data, &me));
     buf_free(&b);
     assert_true(me.start_code > 1);
