@@ -20,6 +20,8 @@ packages=(
   zsh                                       # the zsh completion parses
   jq                                        # the guide's jq example runs as shown (docs_node.sh)
   dpkg-dev debhelper fakeroot lintian git   # the Debian package (tests/integration/package.sh)
+  build-essential                           # dpkg-checkbuilddeps and dpkg-buildpackage require the
+                                            # Build-Essential set besides debian/control's list
 )
 
 missing=()

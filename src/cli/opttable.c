@@ -37,9 +37,9 @@ const struct cli_opt cli_opts[] = {
      .offset = F(interval), .set_offset = F(interval_set), .min = 0.05, .max = 86400,
      .bad = "--interval: '%s' is not a duration from 0.05 s to 1 day"},
     {"count", 0, CLI_INT, MAIN, "N",
-     "number of snapshots with --interval (0 = forever)\n"
-     "(a scan still running after 3 intervals, at least 10 s,\n"
-     "is reported as stalled in place of a snapshot)",
+     "number of snapshots with --interval or --prometheus-file\n"
+     "(0 = forever); a scan still running after 3 intervals\n"
+     "(at least 10 s) is reported as stalled in its place",
      .offset = F(count), .set_offset = F(count_set), .min = 0, .max = 1000000000,
      .bad = "--count: '%s' is not a whole number >= 0"},
 

@@ -25,6 +25,16 @@ enum proc_role {
     ROLE_HOLDER,
 };
 
+/* What proved an orphaned worker (model/roles.c), bits of mproc.orphan_proof:
+ * a DataLoader worker by its name, or by its caught signals with libtorch
+ * mapped, whose parent is not its main; or a user of torch shared memory
+ * whose process group leader is gone. */
+enum orphan_proof {
+    ORPHAN_BY_NAME = 1,
+    ORPHAN_BY_SIGNALS = 2,
+    ORPHAN_LEADER_GONE = 4,
+};
+
 /* Why a segment held by nobody is not (or not yet) an orphan, though the pid
  * in its name is not alive where it was looked up (segment_note says it). */
 enum seg_note {
@@ -80,6 +90,7 @@ struct mproc {
     uint64_t shm_bytes;  /* allocation of the segments it holds */
     size_t nsegments;
     size_t ctr;          /* its container (scan->node.ctrs), NODE_HOST for none */
+    unsigned orphan_proof; /* ROLE_ORPHAN_WORKER: enum orphan_proof bits, else 0 */
 };
 
 struct group {

@@ -86,8 +86,8 @@ const char *pid_evidence_note(enum pid_evidence e)
         return "reached from several pid namespaces: a pid in a name cannot prove an orphan "
                "(leftovers: clean --all-unheld)";
     case PIDS_UNPROVEN:
-        return "shmwatch runs in a pid namespace of its own and cannot show this mount is "
-               "private to it: creator pids prove nothing (--trust-pids if it is)";
+        return "not shown private to this pid namespace (shmwatch runs in one of its own): "
+               "creator pids prove nothing (--trust-pids if it is)";
     default:
         return NULL;
     }
