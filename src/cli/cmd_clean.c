@@ -80,7 +80,7 @@ static void print_plan(const struct unlink_plan *p, const struct clean_policy *p
         buf_printf(&out, "Kept: %zu unheld segment%s whose creator pid proves nothing; the "
                          "mount is %s.\n",
                    p->doubtful, p->doubtful == 1 ? "" : "s",
-                   p->doubt ? p->doubt : "reached from several pid namespaces");
+                   p->doubt ? p->doubt : "at /dev/shm in several pid namespaces");
     if (p->young) {
         char age[32];
         fmt_duration(age, sizeof(age), pol->min_age_s);

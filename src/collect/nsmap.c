@@ -26,8 +26,10 @@ void nsmap_free(struct nsmap *m)
     for (size_t i = 0; i < m->nns; i++)
         free(m->ns[i].sees);
     free(m->ns);
-    for (size_t i = 0; m->reach && i < m->ndevs; i++)
+    for (size_t i = 0; m->reach && i < m->ndevs; i++) {
         free(m->reach[i].pidns);
+        free(m->reach[i].shm_pidns);
+    }
     free(m->reach);
     free(m->known);
     memset(m, 0, sizeof(*m));
@@ -174,6 +176,12 @@ static bool mi_next(const char **p, const char *end, struct mi_line *l)
     return false;
 }
 
+static bool mi_at_shm(const struct mi_line *l)
+{
+    return l->mplen == 8 &&
+           (memcmp(l->mp, "/dev/shm", 8) == 0 || memcmp(l->mp, "/run/shm", 8) == 0);
+}
+
 /* The watched mounts of a mountinfo text that are not hidden under another
  * mount on the same mount point (a tmpfs mounted over /dev/shm hides the one
  * below from every path: shm_open cannot reach it). */
@@ -203,7 +211,7 @@ void nsmap_parse_mountinfo(char *text, const dev_t *devs, size_t ndevs, unsigned
     }
     for (size_t k = 0; k < nc; k++)
         if (!c[k].hidden)
-            sees[c[k].dev] = 1;
+            sees[c[k].dev] |= NSMAP_SHOWS | (mi_at_shm(&c[k].l) ? NSMAP_AT_SHM : 0);
     free(c);
 }
 
@@ -246,7 +254,7 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
          * as showing them all (a pid then proves less, never more). */
         s->err = -rc;
         m->unread++;
-        memset(s->sees, 1, m->ndevs);
+        memset(s->sees, NSMAP_SHOWS | NSMAP_AT_SHM, m->ndevs);
     } else if (m->ndevs) {
         nsmap_parse_mountinfo(text.data, m->devs, m->ndevs, s->sees);
     }
@@ -283,33 +291,43 @@ static int cmp_ulong(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Adds ns to the list when it is not there yet. */
+static void add_pidns(unsigned long **list, size_t *n, size_t *cap, unsigned long ns)
+{
+    for (size_t k = 0; k < *n; k++)
+        if ((*list)[k] == ns)
+            return;
+    *(unsigned long *)VEC_PUSH(*list, *n, *cap) = ns;
+}
+
 void nsmap_reach(struct nsmap *m, const struct proc_list *pl)
 {
     for (size_t d = 0; d < m->ndevs; d++) {
         struct mount_reach *r = &m->reach[d];
-        size_t cap = 0;
+        size_t cap = 0, shm_cap = 0;
         free(r->pidns);
-        r->pidns = NULL;
-        r->npidns = 0;
+        free(r->shm_pidns);
+        r->pidns = r->shm_pidns = NULL;
+        r->npidns = r->nshm_pidns = 0;
         unsigned long last_mnt = 0;
-        bool last_shows = false;
+        unsigned char last_sees = 0;
         for (size_t i = 0; i < pl->n; i++) {
             const struct proc *p = &pl->items[i];
             if (p->kernel_thread || !p->pidns || !p->mntns)
                 continue;
             if (p->mntns != last_mnt) {
+                const struct mntns_seen *s = find(m, p->mntns);
                 last_mnt = p->mntns;
-                last_shows = nsmap_shows(m, p->mntns, d);
+                last_sees = s ? s->sees[d] : 0;
             }
-            if (!last_shows)
-                continue;
-            bool known = false;
-            for (size_t k = 0; k < r->npidns && !known; k++)
-                known = r->pidns[k] == p->pidns;
-            if (!known)
-                *(unsigned long *)VEC_PUSH(r->pidns, r->npidns, cap) = p->pidns;
+            if (last_sees)
+                add_pidns(&r->pidns, &r->npidns, &cap, p->pidns);
+            if (last_sees & NSMAP_AT_SHM)
+                add_pidns(&r->shm_pidns, &r->nshm_pidns, &shm_cap, p->pidns);
         }
         if (r->npidns > 1)
             qsort(r->pidns, r->npidns, sizeof(*r->pidns), cmp_ulong);
+        if (r->nshm_pidns > 1)
+            qsort(r->shm_pidns, r->nshm_pidns, sizeof(*r->shm_pidns), cmp_ulong);
     }
 }

@@ -23,12 +23,21 @@
  * (PROC_PID_INIT_INO, include/linux/proc_ns.h, since Linux 3.8). */
 #define NSMAP_INIT_PIDNS 0xEFFFFFFCul
 
+/* What a mount namespace shows of a watched device (mntns_seen.sees). */
+enum {
+    NSMAP_SHOWS = 1,  /* it mounts the device */
+    NSMAP_AT_SHM = 2, /* at /dev/shm or /run/shm, the path through which
+                       * shm_open and the programs that name segments after
+                       * their pid make them */
+};
+
 /* One distinct mount namespace met in the walk. */
 struct mntns_seen {
     unsigned long mntns;
     pid_t member;        /* the process whose mountinfo was read */
     int err;             /* 0, or the errno that kept its mountinfo unread */
-    unsigned char *sees; /* per watched device: 1 when this namespace mounts it */
+    unsigned char *sees; /* per watched device: NSMAP_* bits, 0 when this namespace
+                          * does not mount it */
 };
 
 /* One watched mount (indexed like scan->mounts). */
@@ -36,6 +45,9 @@ struct mount_reach {
     unsigned long *pidns; /* pid namespaces of the processes whose mount namespace
                            * shows the mount: distinct, ascending */
     size_t npidns;
+    unsigned long *shm_pidns; /* those of them whose mount namespace shows it at
+                               * /dev/shm or /run/shm: distinct, ascending */
+    size_t nshm_pidns;
     bool propagates;      /* the watched mountinfo tags it shared: or master: (it
                            * is mounted in other mount namespaces too) */
     bool btime_ok;        /* btime is known (statx of its root, Linux 5.18+) */
@@ -101,7 +113,8 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
 bool nsmap_sees_any(const struct nsmap *m, const struct mntns_seen *s);
 
 /* Fills reach[]: for each watched device, the pid namespaces of the
- * processes (of pl) whose mount namespace shows it. propagates and btime
+ * processes (of pl) whose mount namespace shows it, and of those whose
+ * namespace shows it at /dev/shm or /run/shm. propagates and btime
  * are the caller's (scan.c) to fill. */
 void nsmap_reach(struct nsmap *m, const struct proc_list *pl);
 
@@ -111,8 +124,9 @@ bool nsmap_shows(const struct nsmap *m, unsigned long mntns, size_t dev_index);
  * for all of them: asked of every process on a node of many mounts.) */
 bool nsmap_shows_first(const struct nsmap *m, unsigned long mntns, size_t n);
 
-/* Parses a mountinfo text into sees[] for devs: 1 for a device mounted
- * there and not hidden under another mount on the same mount point. */
+/* Parses a mountinfo text into sees[] for devs: NSMAP_SHOWS for a device
+ * mounted there and not hidden under another mount on the same mount point,
+ * with NSMAP_AT_SHM when such a mount is at /dev/shm or /run/shm. */
 void nsmap_parse_mountinfo(char *text, const dev_t *devs, size_t ndevs, unsigned char *sees);
 
 /* The number of pids in the NSpid line of a status text, 0 if none. */

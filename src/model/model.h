@@ -40,7 +40,7 @@ enum orphan_proof {
 enum seg_note {
     NOTE_NONE,
     NOTE_YOUNG,    /* younger than orphan_min_age: it may be in flight */
-    NOTE_SHARED,   /* the mount is reached from several pid namespaces */
+    NOTE_SHARED,   /* the mount is at /dev/shm in several pid namespaces */
     NOTE_UNPROVEN, /* the watcher cannot see every process that may reach the mount */
 };
 

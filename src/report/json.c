@@ -56,6 +56,7 @@ static void container(struct jsonw *w, const struct node_ctr *c)
     jw_str(w, "namespace", c->info.namespace);
     jw_str(w, "hostname", c->info.hostname);
     jw_i64(w, "pid", c->pid);
+    jw_str(w, "containerd_namespace", c->info.containerd_namespace);
     jw_obj_end(w);
 }
 

@@ -1,6 +1,7 @@
 /* The plain-text snapshot (--once): what a person reads in a terminal or a
  * log. Every name is passed through esc_term: no raw control byte leaves. */
 #include <stdio.h>
+#include <string.h>
 
 #include "report/report.h"
 #include "util/escape.h"
@@ -314,7 +315,8 @@ static void unit(struct text *t)
     other_procs(t);
 }
 
-/* "== HOST" or "== CONTAINER name (runtime id, pod ns/pod, host h, pid N)". */
+/* "== HOST" or "== CONTAINER name (runtime [containerd-namespace/]id, pod ns/pod,
+ * host h, pid N)". */
 static void heading(struct text *t)
 {
     const struct scan_node *n = &t->m->scan->node;
@@ -337,12 +339,19 @@ static void heading(struct text *t)
     buf_adds(t->out, " (");
     if (rt) {
         buf_printf(t->out, "%s ", rt);
+        if (ci->containerd_namespace) {
+            name(t, ci->containerd_namespace);
+            buf_addc(t->out, '/');
+        }
         if (ci->id) {
-            /* Twelve digits, as docker ps shows them; an lxc name whole. */
+            /* Twelve digits, as docker ps shows them; an lxc name, or a
+             * containerd id that is no digest, whole. */
             char shortid[13];
             snprintf(shortid, sizeof(shortid), "%s", ci->id);
-            name(t, ci->runtime == RUNTIME_LXC || ci->runtime == RUNTIME_NSPAWN ? ci->id
-                                                                                  : shortid);
+            name(t, ci->runtime == RUNTIME_LXC || ci->runtime == RUNTIME_NSPAWN ||
+                            strlen(ci->id) != CONTAINER_ID_HEX
+                        ? ci->id
+                        : shortid);
         }
         buf_adds(t->out, ", ");
     }

@@ -412,6 +412,8 @@ static void container_details(struct ui *u, struct page *p, size_t ctr)
         page_add_name(p, THEME_normal, 14, "  namespace  ", ci->namespace ? ci->namespace : "-");
         page_add_name(p, THEME_normal, 14, "  pod uid    ", ci->pod_uid ? ci->pod_uid : "-");
         page_add_name(p, THEME_normal, 14, "  hostname   ", ci->hostname ? ci->hostname : "-");
+        if (ci->containerd_namespace)
+            page_add_name(p, THEME_normal, 14, "  containerd namespace ", ci->containerd_namespace);
         page_add(p, THEME_normal, 14, "  pid        %d (a host pid inside it; actions on its "
                  "segments act in its mount namespace)", (int)c->pid);
         page_add(p, THEME_normal, 14, "  mntns      %lu", c->mntns);

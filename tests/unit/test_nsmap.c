@@ -30,7 +30,7 @@ static void test_parse_helpers(void **state)
                   "26 22 0:450 / /x rw - tmpfs tmpfs rw";
     nsmap_parse_mountinfo(text, devs, 2, sees);
     assert_int_equal(sees[0], 0); /* 0:450 is not 0:45 */
-    assert_int_equal(sees[1], 1);
+    assert_int_equal(sees[1], NSMAP_SHOWS | NSMAP_AT_SHM);
 
     /* A test's or a container's tmpfs mounted over the host's /dev/shm
      * hides it: shm_open there reaches the top one only. A mount on another
@@ -40,13 +40,24 @@ static void test_parse_helpers(void **state)
                   "40 25 0:99 / /dev/shm rw - tmpfs tmpfs rw\n";
     nsmap_parse_mountinfo(over, devs, 2, hid);
     assert_int_equal(hid[0], 0);
-    assert_int_equal(hid[1], 1);
+    assert_int_equal(hid[1], NSMAP_SHOWS | NSMAP_AT_SHM);
     unsigned char bind[2] = {0};
     char both[] = "25 22 0:45 / /dev/shm rw - tmpfs tmpfs rw\n"
                   "40 25 0:99 / /dev/shm rw - tmpfs tmpfs rw\n"
                   "41 30 0:45 / /mnt/host\\040shm rw - tmpfs tmpfs rw";
     nsmap_parse_mountinfo(both, devs, 2, bind);
-    assert_int_equal(bind[0], 1);
+    assert_int_equal(bind[0], NSMAP_SHOWS); /* not at /dev/shm: hidden there */
+
+    /* A runtime's own mount of a container's tmpfs at its state path
+     * (podman's userdata/shm) shows it, not at /dev/shm; /run/shm is. */
+    unsigned char state_path[2] = {0};
+    char podman[] = "94 26 0:45 / /var/lib/containers/storage/overlay-containers/x/userdata/shm "
+                    "rw - tmpfs shm rw\n"
+                    "95 26 0:99 / /run/shm rw - tmpfs shm rw\n"
+                    "96 26 0:99 / /dev/shmx rw - tmpfs shm rw\n";
+    nsmap_parse_mountinfo(podman, devs, 2, state_path);
+    assert_int_equal(state_path[0], NSMAP_SHOWS);
+    assert_int_equal(state_path[1], NSMAP_SHOWS | NSMAP_AT_SHM);
 }
 
 static bool has_ns(const struct mount_reach *r, unsigned long ns)
@@ -242,6 +253,37 @@ static void test_shared(void **state)
     done(s, &m);
 }
 
+/* A container's tmpfs that its runtime also mounts at a state path in the
+ * host's namespace (podman's userdata/shm): only the namespaces that have it
+ * at /dev/shm count, so the container's pid namespace alone reads the pid
+ * (creator 999 is dead there: an orphan). Kept: a second namespace at
+ * /dev/shm (--ipc=host) makes it shared; a mount no namespace has at
+ * /dev/shm (--mount) counts every namespace that has it. */
+static void test_state_path(void **state)
+{
+    (void)state;
+    const unsigned long ns[] = {INIT, OTHER};
+    const unsigned long *at_shm[] = {(const unsigned long[]){OTHER}, ns, NULL};
+    const size_t nat_shm[] = {1, 2, 0};
+    const enum pid_evidence want[] = {PIDS_SOUND, PIDS_SHARED, PIDS_SHARED};
+    for (size_t k = 0; k < 3; k++) {
+        struct scan *s = scene(ns, 2, true);
+        struct mount_reach *r = &s->ns.reach[0];
+        r->nshm_pidns = nat_shm[k];
+        r->shm_pidns = calloc(2, sizeof(*r->shm_pidns));
+        memcpy(r->shm_pidns, at_shm[k] ? at_shm[k] : ns, nat_shm[k] * sizeof(*ns));
+        struct model m;
+        build(s, &m, 0, false);
+        assert_int_equal(m.mounts[0].pids.evidence, want[k]);
+        assert_int_equal(m.mounts[0].pids.npidns, k == 0 ? 1 : 2);
+        const struct segment *sg = seg(&m, "torch_999_1");
+        assert_int_equal(sg->state, k == 0 ? SEG_ORPHAN : SEG_UNHELD);
+        if (k == 0)
+            assert_int_equal(m.mounts[0].pids.lookup, OTHER);
+        done(s, &m);
+    }
+}
+
 /* The watcher inside a pid namespace: unproven, unless the mount is shown
  * private (born after the namespace's init started, not propagated) or the
  * user trusts the pids. */
@@ -342,6 +384,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_helpers), cmocka_unit_test(test_walk_fixture),
         cmocka_unit_test(test_one_namespace), cmocka_unit_test(test_shared),
+        cmocka_unit_test(test_state_path),
         cmocka_unit_test(test_inside),        cmocka_unit_test(test_in_flight),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
