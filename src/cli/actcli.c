@@ -127,8 +127,13 @@ int actcli_scan(struct actcli *a, const struct options *o)
     mo.trust_pids = a->cfg.trust_pids;
     model_build(&a->scan, &mo, &a->model);
     if (o->all)
-        actviews_open_all(&a->views, &a->scan, &a->sys);
+        actviews_open_all(&a->views, &a->model, &a->sys);
     return 0;
+}
+
+void actcli_refresh_mounts(struct actcli *a)
+{
+    mounts_refresh(&a->sys, &a->scan.mounts);
 }
 
 enum actcli_mode actcli_decide(bool dry_run, bool yes, const char *question, bool *declined)
