@@ -171,16 +171,19 @@ static void stalled(struct buf *o, double s)
           "How long the scan under way has been running when it is stalled; 0 when not.", s);
 }
 
-void report_prometheus_stalled(struct buf *o, const struct scan *s, double last_scan_time)
+void report_prometheus_stalled(struct buf *o, const struct model *m, double last_scan_time)
 {
     /* A comment line: the text is for people, its bytes made printable. */
+    const struct warnings *w = model_warnings(m);
     buf_adds(o, "# shmwatch: ");
-    for (size_t i = 0; i < s->warn.n; i++)
-        label_value(o, s->warn.msg[i]);
+    for (size_t i = 0; i < w->n; i++)
+        label_value(o, w->msg[i]);
     buf_addc(o, '\n');
     if (last_scan_time > 0)
         last_scan(o, last_scan_time);
-    stalled(o, s->stalled_s);
+    pid_t pid;
+    int fd;
+    stalled(o, model_stalled(m, &pid, &fd));
 }
 
 enum node_figure { NF_LIMIT, NF_HEADROOM, NF_EFFECTIVE, NF_VERDICT, NF_CG_LIMIT, NF_CG_USAGE,
