@@ -99,17 +99,24 @@ static void test_opendir_stays_inside(void **state)
     actns_close(&ns);
 }
 
-static void test_alive_follows_the_holder(void **state)
+/* A child that waits until it is killed: a holder to open views on. */
+static pid_t paused_child(void)
 {
-    (void)state;
-    struct sysroot host;
-    assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0);
     pid_t child = test_fork();
     assert_true(child >= 0);
     if (child == 0) {
         pause();
         _exit(0);
     }
+    return child;
+}
+
+static void test_alive_follows_the_holder(void **state)
+{
+    (void)state;
+    struct sysroot host;
+    assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0);
+    pid_t child = paused_child();
     struct actns ns;
     assert_int_equal(actns_open(&ns, &host, child, 0, NULL), 0);
     assert_true(actns_alive(&ns));
@@ -153,12 +160,7 @@ static void test_pid_view_holds_a_pidfd(void **state)
     (void)state;
     struct sysroot host;
     assert_int_equal(sysroot_open_system(&host, 0), 0);
-    pid_t child = test_fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        pause();
-        _exit(0);
-    }
+    pid_t child = paused_child();
     struct actviews v;
     assert_int_equal(actviews_open_pid(&v, &host, child, 0), 0);
     assert_true(v.pid.root.pidfd > 2);
@@ -184,12 +186,7 @@ static void test_check_out_of_fds(void **state)
     (void)state;
     struct sysroot host;
     assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0); /* no pidfds: the stat answers */
-    pid_t child = test_fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        pause();
-        _exit(0);
-    }
+    pid_t child = paused_child();
     struct actns open_ns, closed_ns, failed_ns;
     assert_int_equal(actns_open(&open_ns, &host, child, 0, "a"), 0);
     assert_int_equal(actns_open(&closed_ns, &host, child, 0, "b"), 0);
