@@ -85,16 +85,16 @@ int actcli_scan(struct actcli *a, const struct options *o)
     memset(&a->scan, 0, sizeof(a->scan));
     memset(&a->model, 0, sizeof(a->model));
     char *err = NULL;
-    int status = 2;
+    int status = 1, rc;
     const struct sysroot *watched;
     if (settings_load(o, &a->cfg, &err) != 0) {
         fprintf(stderr, "shmwatch %s: %s\n", a->cmd, err);
+        status = 2;
         goto fail;
     }
     /* The running system, as the dashboard opens it: a --pid view opened
      * from it holds a pidfd of its process (util/sysroot.h). */
-    status = 1;
-    int rc = sysroot_open_system(&a->sys, 0);
+    rc = sysroot_open_system(&a->sys, 0);
     if (rc < 0) {
         fprintf(stderr, "shmwatch %s: cannot open /proc: %s\n", a->cmd, strerror(-rc));
         goto fail;
