@@ -100,9 +100,9 @@ static void draw_bar(int y, int x, int w, double frac, attr_t fill)
     const struct glyphs *g = term_glyphs();
     attr_t empty = term_attr(THEME_gauge_empty);
     frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
-    /* Rounded half up by hand (the cells are never negative): lround was
-     * the program's one function from libm, and loading libm at every
-     * start cost a few tenths of a millisecond (doc/performance.md). */
+    /* Rounded half up by hand (the cells are never negative): lround would
+     * be the program's one function from libm, and loading libm at every
+     * start costs a few tenths of a millisecond (doc/performance.md). */
     int full, part = 0;
     if (term_ascii()) {
         full = (int)(frac * w + 0.5);
