@@ -250,9 +250,10 @@ static bool looks_like_orphan(const struct model *m, const char *name)
  * reported. */
 void targets_add_dirs(const struct model *m, const struct clean_policy *pol, struct unlink_plan *p)
 {
-    const struct file_list *fl = &m->scan->files;
-    for (size_t i = 0; i < fl->ndirs; i++) {
-        const struct shm_dir *d = &fl->dirs[i];
+    size_t ndirs;
+    const struct shm_dir *dirs = model_dirs(m, &ndirs);
+    for (size_t i = 0; i < ndirs; i++) {
+        const struct shm_dir *d = &dirs[i];
         if (!in_scope(m, pol, d->mount))
             continue;
         pid_t named;

@@ -671,7 +671,7 @@ void node_gauges_refresh(const struct node_gauge *g, const struct node_read *rea
                       ? snprintf(path, sizeof(path), "%d/root%s", (int)g[i].pid, m->path)
                       : -1;
         if (len < 0 || (size_t)len >= sizeof(path) || exited(g[i].pidfd)) {
-            refresh_one(&n, sys, m, i); /* as before: ESRCH once it has exited */
+            refresh_one(&n, sys, m, i); /* as node_refresh: ESRCH once it has exited */
             continue;
         }
         /* The path below the process's root, opened and closed at once (no

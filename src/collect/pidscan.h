@@ -28,7 +28,7 @@
 /* Test hook: set, fd targets are stat'ed by it instead of the stat that
  * never waits (it fills *st like fstatat(dirfd, name, st, 0) and returns 0
  * or -1): the tests of the scan watchdog make a scan hang on a stopped FUSE
- * daemon with a plain fstatat, as before the walk learnt not to wait. NULL,
+ * daemon with a plain fstatat, which waits where the walk's stat never does. NULL,
  * the default, in the program; set before any scan starts (the walk's
  * thread reads it). */
 typedef int (*procfiles_stat_hook)(int dirfd, const char *name, struct stat *st);

@@ -318,7 +318,7 @@ static void list_procs(struct model *m, const struct facts *f)
     }
     /* A pid may hold a segment by several fds: each segment counts once per
      * process, remembered by the last segment counted for it (no search of
-     * the segment's earlier holders, which was quadratic in their number). */
+     * the segment's earlier holders, which would be quadratic in their number). */
     size_t *counted = xcalloc(m->nprocs ? m->nprocs : 1, sizeof(*counted));
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];

@@ -20,12 +20,12 @@ void format_rfc3339(char *dst, size_t n, time_t t)
 
 const char *report_mount_id(const struct model *m, size_t i, char *buf, size_t n)
 {
-    const struct scan_node *nd = &m->scan->node;
+    const struct scan_node *nd = model_node(m);
     if (i < nd->nmounts)
         return nd->mounts[i].id;
-    if (i >= m->scan->mounts.n)
+    if (i >= model_nmounts(m))
         return NULL;
-    dev_t d = m->scan->mounts.items[i].dev; /* a scan made by hand: the same form */
+    dev_t d = model_mount(m, i)->dev; /* a scan made by hand: the same form */
     snprintf(buf, n, "%u:%u", major(d), minor(d));
     return buf;
 }
@@ -41,7 +41,7 @@ static void memory(struct jsonw *w, const struct cgroup_info *cg, const struct b
  * namespace that is no container). */
 static const char *ctr_id(const struct model *m, size_t ctr)
 {
-    const struct scan_node *n = &m->scan->node;
+    const struct scan_node *n = model_node(m);
     return ctr < n->nctrs ? n->ctrs[ctr].info.id : NULL;
 }
 
@@ -64,7 +64,7 @@ static void container(struct jsonw *w, const struct node_ctr *c)
  * the cgroup and budget of the one that owns it. */
 static void mount_node(struct jsonw *w, const struct model *m, size_t i)
 {
-    const struct scan_node *n = &m->scan->node;
+    const struct scan_node *n = model_node(m);
     const struct node_mount *nm = i < n->nmounts ? &n->mounts[i] : NULL;
     char id[32];
     jw_str(w, "id", report_mount_id(m, i, id, sizeof(id)));
@@ -72,7 +72,7 @@ static void mount_node(struct jsonw *w, const struct model *m, size_t i)
     for (size_t k = 0; nm && k < nm->nctrs; k++)
         container(w, &n->ctrs[nm->ctrs[k]]);
     jw_arr_end(w);
-    memory(w, scan_mount_cgroup(m->scan, i), model_mount_budget(m, i));
+    memory(w, model_mount_cgroup(m, i), model_mount_budget(m, i));
 }
 
 static void mounts(struct jsonw *w, const struct model *m)
@@ -454,12 +454,12 @@ void report_json(struct buf *out, const struct model *m)
 
 void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
 {
-    const struct scan *s = m->scan;
+    const struct warnings *warn = model_warnings(m);
     struct jsonw w;
     jw_init(&w, out);
     jw_stream(&w, sink);
     char when[32];
-    format_rfc3339(when, sizeof(when), s->time.tv_sec);
+    format_rfc3339(when, sizeof(when), model_scan_time(m).tv_sec);
     jw_obj(&w, NULL);
     jw_i64(&w, "schema", SNAPSHOT_SCHEMA);
     jw_str(&w, "time", when);
@@ -470,28 +470,34 @@ void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
     processes(&w, m, &c);
     consts_free(&c, m);
     groups(&w, m);
-    memory(&w, &s->cgroup, &m->budget);
+    memory(&w, model_cgroup(m), &m->budget);
     totals(&w, &m->totals);
     jw_arr(&w, "warnings");
-    for (size_t i = 0; i < s->warn.n; i++)
-        jw_str(&w, NULL, s->warn.msg[i]);
+    for (size_t i = 0; i < warn->n; i++)
+        jw_str(&w, NULL, warn->msg[i]);
     jw_arr_end(&w);
-    sysv(&w, &s->sysv);
+    sysv(&w, model_sysv(m));
     jw_obj(&w, "scan");
-    jw_dbl(&w, "duration_s", s->duration_s);
-    jw_bool(&w, "holders_scanned", s->holders_scanned);
-    jw_u64(&w, "vanished", s->warn.vanished);
-    jw_u64(&w, "denied", s->warn.denied);
-    jw_i64_or_null(&w, "target_pid", s->target_pid > 0, s->target_pid);
-    jw_str(&w, "target_host", s->target_host);
-    jw_dbl(&w, "stalled_s", s->stalled_s);
-    jw_i64_or_null(&w, "stalled_pid", s->stalled_pid > 0, s->stalled_pid);
-    jw_i64_or_null(&w, "stalled_fd", s->stalled_s > 0 && s->stalled_fd >= 0, s->stalled_fd);
+    jw_dbl(&w, "duration_s", model_scan_duration(m));
+    jw_bool(&w, "holders_scanned", model_holders_scanned(m));
+    jw_u64(&w, "vanished", warn->vanished);
+    jw_u64(&w, "denied", warn->denied);
+    pid_t target = model_target_pid(m);
+    jw_i64_or_null(&w, "target_pid", target > 0, target);
+    jw_str(&w, "target_host", model_target_host(m));
+    pid_t stalled_pid;
+    int stalled_fd;
+    double stalled_s = model_stalled(m, &stalled_pid, &stalled_fd);
+    jw_dbl(&w, "stalled_s", stalled_s);
+    jw_i64_or_null(&w, "stalled_pid", stalled_pid > 0, stalled_pid);
+    jw_i64_or_null(&w, "stalled_fd", stalled_s > 0 && stalled_fd >= 0, stalled_fd);
     /* Whether /proc lists every process of the machine (its pid namespace
      * is the first one), null when unknown. */
-    jw_bool_or_null(&w, "initial_pid_namespace", s->ns.view_pidns, s->ns.view_initial);
+    bool initial;
+    unsigned long pidns = model_view_pidns(m, &initial);
+    jw_bool_or_null(&w, "initial_pid_namespace", pidns, initial);
     jw_dbl(&w, "orphan_min_age_s", m->orphan_min_age_s);
-    jw_bool(&w, "all", s->node.all); /* the node view (--all) */
+    jw_bool(&w, "all", model_node(m)->all); /* the node view (--all) */
     jw_obj_end(&w);
     jw_obj_end(&w);
 }

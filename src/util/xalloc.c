@@ -111,7 +111,7 @@ void xalloc_setup(void)
  * a page fault: on a VM whose faults pass through the hypervisor, some
  * 12 us a page, against about 6 us made in one call and then written
  * (doc/performance.md). Pages already there are left as they are. A kernel
- * before 5.14 refuses the call: then the pages come by faults, as before. */
+ * before 5.14 refuses the call: then the pages come by faults. */
 static void populate(void *p, size_t from, size_t to)
 {
     if (to < from || to - from < POPULATE_MIN)

@@ -468,7 +468,7 @@ for entry in "${ALL_SCENES[@]}"; do
     [ "$name" = n1 ] && target=1.20
     tgt="<=$target"
     if [ "$name" = s7 ]; then
-        tgt=- V=- # the issue's scenes are s1-s6 and n1; s7 is a yardstick
+        tgt=- V=- # the targets hold for s1-s6 and n1; s7 is a yardstick
     else
         verdict "$(le "$r" "$target")"
     fi

@@ -76,7 +76,7 @@ expect 2 "malformed.yaml:3:9: did not find expected" --once --config "$FIXTURES/
 expect 2 "unknown_key.yaml:3:1: unknown key 'scan_intervall'" --json --config "$FIXTURES/config/bad/unknown_key.yaml"
 expect 2 "/nonexistent.yaml: No such file or directory" --json --config /nonexistent.yaml
 expect 2 "theme" --theme 'no such theme!'
-# A FIFO that no process writes to is said at once (its open used to wait
+# A FIFO that no process writes to is said at once (a plain open would wait
 # for a writer forever, with nothing said); a shell's <(...) is read as a file,
 # also when its writer is still on its way.
 mkfifo "$SHMTEST_TMP/fifo.yaml"

@@ -121,7 +121,7 @@ static void test_export_mount_unreadable(void **state)
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (!strstr(j, keys[i]))
             fail_msg("the mount lacks %s in %s", keys[i], j);
-    /* Left out of the budget, as before. */
+    /* An unreadable mount is left out of the budget. */
     assert_int_equal(f->m.budget.shm_size, 0);
     assert_int_equal(f->m.budget.shm_used, 0);
 

@@ -333,7 +333,7 @@ static void test_inside(void **state)
 }
 
 /* In flight: younger than orphan_min_age, a dead creator's segment is not
- * an orphan yet; a scan without namespace facts reads pids as before. */
+ * an orphan yet; a scan without namespace facts takes its pids as sound. */
 static void test_in_flight(void **state)
 {
     (void)state;

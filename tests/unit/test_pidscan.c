@@ -1,7 +1,7 @@
 /* The walk of one process's fds and mappings on a set of devices
  * (procfiles, src/collect/pidscan.c), which the scan and the check before an
  * unlink (holders_find_inodes) share: on the fixture tree
- * tests/fixtures/procfiles (maps as text, as before Linux 6.11), and on real
+ * tests/fixtures/procfiles (maps as text, as on kernels before 6.11), and on real
  * processes, through PROCMAP_QUERY and with the text forced. What a walk
  * could not see is accounted the same way for both: a process that exited
  * holds nothing; a refused fd list, fd target or maps makes the check

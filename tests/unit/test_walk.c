@@ -540,12 +540,12 @@ static void test_second_pass_pid_reused(void **state)
     tree_remove(&t);
 }
 
-/* procs_parse_stat as it was, field by field with a switch, the oracle of
- * its faster form: the same verdict and the same fields on any text. One
- * change: nspid is set with pid, where the old form forgot it on a line
- * that ends before sigcatch (old kernels); and a kernel thread's sigcatch
- * is no longer read (0). */
-static bool old_read_num(const char **s, long long *out)
+/* A plain reader of stat, field by field with a switch: the reference
+ * procs_parse_stat must agree with (the same verdict and the same fields on
+ * any text, nspid set with pid also on a line that ends before sigcatch, as
+ * old kernels write it), but for a kernel thread's sigcatch, which
+ * procs_parse_stat leaves 0 (it reads no further than start_ticks). */
+static bool ref_read_num(const char **s, long long *out)
 {
     const char *p = *s;
     while (*p == ' ' || *p == '\t')
@@ -569,7 +569,7 @@ static bool old_read_num(const char **s, long long *out)
     return true;
 }
 
-static bool old_skip_num(const char **s)
+static bool ref_skip_num(const char **s)
 {
     const char *p = *s;
     while (*p == ' ' || *p == '\t')
@@ -585,11 +585,11 @@ static bool old_skip_num(const char **s)
     return true;
 }
 
-static bool old_parse_stat(const char *text, struct proc *p)
+static bool ref_parse_stat(const char *text, struct proc *p)
 {
     const char *s = text, *open = strchr(text, '('), *close = strrchr(text, ')');
     long long v;
-    if (!open || !close || close < open || close[1] != ' ' || !old_read_num(&s, &v) || v <= 0)
+    if (!open || !close || close < open || close[1] != ' ' || !ref_read_num(&s, &v) || v <= 0)
         return false;
     p->pid = (pid_t)v;
     p->nspid = p->pid;
@@ -604,10 +604,10 @@ static bool old_parse_stat(const char *text, struct proc *p)
         bool ok;
         switch (field) {
         case 4: case 5: case 6: case 9: case 22: case 34:
-            ok = old_read_num(&s, &v);
+            ok = ref_read_num(&s, &v);
             break;
         default:
-            ok = old_skip_num(&s);
+            ok = ref_skip_num(&s);
             break;
         }
         if (!ok)
@@ -629,14 +629,14 @@ static size_t stat_checked;
 
 /* Both parsers on text, from the same poisoned start: same verdict, same
  * fields (also those a refused line left written). */
-static void check_stat_as_before(const char *text)
+static void check_stat_against_ref(const char *text)
 {
     struct proc a, b;
     memset(&a, 0xa5, sizeof(a));
     memset(&b, 0xa5, sizeof(b));
-    bool ra = procs_parse_stat(text, &a), rb = old_parse_stat(text, &b);
+    bool ra = procs_parse_stat(text, &a), rb = ref_parse_stat(text, &b);
     if (ra != rb)
-        fail_msg("verdict %d, was %d: \"%s\"", ra, rb, text);
+        fail_msg("verdict %d, the reference's %d: \"%s\"", ra, rb, text);
     assert_int_equal(a.pid, b.pid);
     assert_memory_equal(a.comm, b.comm, sizeof(a.comm));
     assert_int_equal(a.state, b.state);
@@ -660,18 +660,18 @@ static void check_stat_variants(const char *text)
     char buf[1024];
     size_t len = strlen(text);
     assert_true(len < sizeof(buf));
-    check_stat_as_before(text);
+    check_stat_against_ref(text);
     for (size_t k = 0; k <= len; k++) {
         memcpy(buf, text, k);
         buf[k] = '\0';
-        check_stat_as_before(buf);
+        check_stat_against_ref(buf);
     }
     static const char subst[] = {' ', '\t', '-', '9', 'x', ')', '\0'};
     for (size_t i = 0; i < len; i++) {
         for (size_t k = 0; k < sizeof(subst); k++) {
             memcpy(buf, text, len + 1);
             buf[i] = subst[k];
-            check_stat_as_before(buf);
+            check_stat_against_ref(buf);
         }
     }
 }
@@ -728,7 +728,7 @@ static void test_parse_stat_as_before(void **state)
         size_t n = fread(text, 1, sizeof(text) - 1, f);
         fclose(f);
         text[n] = '\0';
-        check_stat_as_before(text);
+        check_stat_against_ref(text);
         live++;
     }
     closedir(d);
