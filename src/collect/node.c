@@ -21,7 +21,6 @@
 #include "util/sysroot.h"
 #include "util/xalloc.h"
 
-/* A host with tens of thousands of mounts stays below this (as mounts.c). */
 /* Members of a namespace remembered, to try another when one exits. */
 enum { NODE_MEMBERS = 4 };
 /* Roots kept open from node_discover to node_files_finish (3 fds each). */
@@ -32,7 +31,7 @@ struct node_ns {
     unsigned long mntns;
     pid_t members[NODE_MEMBERS]; /* ascending: the first is usually its init */
     size_t nmembers;
-    char *text;                  /* its mountinfo, until node_seed */
+    struct mountinfo mi;         /* its mountinfo, until node_seed */
     size_t *mounts;              /* indexes into the mount list of the mounts it shows */
     size_t nmounts, mounts_cap;
     size_t ctr;                  /* its container, NODE_HOST when none */
@@ -113,41 +112,30 @@ static void cands_free(struct cand *c, size_t n)
     free(c);
 }
 
-/* The shm mounts that namespace k's mountinfo shows at a watched path (the
- * last mount on a point wins: it hides the ones below), added to cands;
- * the ones it hides (a tmpfs mounted over another at the same path) to
- * hidden. found[i]: extra[i] is a tmpfs mount here. */
+/* The shm mounts that namespace k's mountinfo shows at a watched path,
+ * added to cands; the ones it hides (mountinfo_hidden: a tmpfs mounted over
+ * another at the same path) to hidden. found[i]: extra[i] is a tmpfs mount
+ * here. */
 static void parse_ns(struct scan_node *n, size_t k, const char *const *extra, size_t nextra,
                      bool *found, struct cand **cands, size_t *ncands, size_t *cap,
                      struct cand **hidden, size_t *nhidden, size_t *hcap)
 {
-    char *copy = xstrdup(n->ns[k].text), *cur = copy, *line;
-    struct mountinfo_entry *e = NULL;
-    size_t ne = 0, ecap = 0;
-    while ((line = next_line(&cur))) {
-        struct mountinfo_entry x;
-        if (mountinfo_parse_line(line, &x))
-            *VEC_PUSH(e, ne, ecap) = x;
-    }
-    for (size_t i = 0; i < ne; i++) {
+    const struct mountinfo *mi = &n->ns[k].mi;
+    for (size_t i = 0; i < mi->n; i++) {
+        const struct mountinfo_entry *e = &mi->items[i];
         size_t which = 0;
-        if (!watched_path(e[i].mountpoint, extra, nextra, &which))
+        if (!watched_path(e->mountpoint, extra, nextra, &which))
             continue;
-        bool top = true; /* no later entry on the same point */
-        for (size_t j = i + 1; j < ne && top; j++)
-            top = strcmp(e[j].mountpoint, e[i].mountpoint) != 0;
-        if (strcmp(e[i].fstype, "tmpfs") != 0)
+        if (strcmp(e->fstype, "tmpfs") != 0)
             continue; /* a path named by --mount too: only a tmpfs is shm */
         if (nextra)
             found[which] = true;
-        dev_t dev = makedev(e[i].major, e[i].minor);
-        if (top)
-            cand_add(cands, ncands, cap, dev, &e[i], k);
+        dev_t dev = makedev(e->major, e->minor);
+        if (!mountinfo_hidden(mi, i))
+            cand_add(cands, ncands, cap, dev, e, k);
         else
-            cand_add(hidden, nhidden, hcap, dev, &e[i], k);
+            cand_add(hidden, nhidden, hcap, dev, e, k);
     }
-    free(e);
-    free(copy);
 }
 
 /* statvfs of the mount through the root of a member of a namespace that
@@ -305,7 +293,7 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
         memset(ns, 0, sizeof(*ns));
         ns->mntns = mntns;
         ns->ctr = NODE_HOST;
-        ns->text = xstrdup(text.data ? text.data : "");
+        mountinfo_parse(buf_steal(&text), &ns->mi);
         add_member(ns, (pid_t)pid);
     }
     closedir(d);
@@ -417,15 +405,8 @@ void node_seed(struct scan_node *n, struct nsmap *ns)
 {
     for (size_t k = 0; k < n->nns; k++) {
         struct node_ns *x = &n->ns[k];
-        struct mntns_seen *s = VEC_PUSH(ns->ns, ns->nns, ns->nscap);
-        memset(s, 0, sizeof(*s));
-        s->mntns = x->mntns;
-        s->member = x->members[0];
-        s->sees = xcalloc(ns->ndevs ? ns->ndevs : 1, 1);
-        if (ns->ndevs)
-            nsmap_parse_mountinfo(x->text, ns->devs, ns->ndevs, s->sees);
-        free(x->text);
-        x->text = NULL;
+        nsmap_seed(ns, x->mntns, x->members[0], &x->mi);
+        mountinfo_free(&x->mi);
     }
     free(ns->known);
     ns->known = n->known;
@@ -877,7 +858,7 @@ void node_free(struct scan_node *n)
     free(n->read);
     free(n->known);
     for (size_t k = 0; k < n->nns; k++) {
-        free(n->ns[k].text);
+        mountinfo_free(&n->ns[k].mi);
         free(n->ns[k].mounts);
     }
     free(n->ns);

@@ -11,8 +11,6 @@
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
-/* A host with tens of thousands of mounts stays below this (as mounts.c). */
-
 void nsmap_init(struct nsmap *m, const dev_t *devs, size_t ndevs)
 {
     memset(m, 0, sizeof(*m));
@@ -121,90 +119,14 @@ static long dev_index(const dev_t *devs, size_t n, dev_t d)
     return -1;
 }
 
-/* One mountinfo line's first five fields: "36 35 98:0 /root /mnt ...". */
-struct mi_line {
-    unsigned long id, parent;
-    unsigned long maj, min;
-    const char *mp; /* the mount point, as escaped in the text */
-    size_t mplen;
-};
-
-/* A decimal number at *s, before end and followed by stop; moves *s past
- * the stop. */
-static bool mi_num(const char **s, const char *end, char stop, unsigned long *out)
+void nsmap_sees_of(const struct mountinfo *mi, const dev_t *devs, size_t ndevs, unsigned char *sees)
 {
-    const char *p = *s;
-    unsigned long v = 0;
-    for (; p < end && *p >= '0' && *p <= '9' && v < 100000000000ul; p++)
-        v = v * 10 + (unsigned long)(*p - '0');
-    if (p == *s || p >= end || *p != stop)
-        return false;
-    *out = v;
-    *s = p + 1;
-    return true;
-}
-
-static bool mi_fields(const char *s, const char *end, struct mi_line *l)
-{
-    if (!mi_num(&s, end, ' ', &l->id) || !mi_num(&s, end, ' ', &l->parent) ||
-        !mi_num(&s, end, ':', &l->maj) || !mi_num(&s, end, ' ', &l->min))
-        return false;
-    const char *sp = memchr(s, ' ', (size_t)(end - s)); /* past the root */
-    if (!sp)
-        return false;
-    l->mp = sp + 1;
-    sp = memchr(l->mp, ' ', (size_t)(end - l->mp));
-    l->mplen = sp ? (size_t)(sp - l->mp) : (size_t)(end - l->mp);
-    return true;
-}
-
-/* The fields of the next line of text, from *p, that has them (moving *p
- * past it); false at end. */
-static bool mi_next(const char **p, const char *end, struct mi_line *l)
-{
-    while (*p < end) {
-        const char *nl = memchr(*p, '\n', (size_t)(end - *p));
-        if (!nl)
-            nl = end;
-        bool ok = mi_fields(*p, nl, l);
-        *p = nl + 1;
-        if (ok)
-            return true;
+    for (size_t i = 0; i < mi->n; i++) {
+        const struct mountinfo_entry *e = &mi->items[i];
+        long k = dev_index(devs, ndevs, makedev(e->major, e->minor));
+        if (k >= 0 && !sees[k] && !mountinfo_hidden(mi, i))
+            sees[k] = 1;
     }
-    return false;
-}
-
-/* The watched mounts of a mountinfo text that are not hidden under another
- * mount on the same mount point (a tmpfs mounted over /dev/shm hides the one
- * below from every path: shm_open cannot reach it). */
-void nsmap_parse_mountinfo(char *text, const dev_t *devs, size_t ndevs, unsigned char *sees)
-{
-    struct cand {
-        struct mi_line l;
-        long dev;
-        bool hidden;
-    } *c = NULL;
-    size_t nc = 0, cap = 0;
-    const char *end = text + strlen(text);
-    struct mi_line l;
-    for (const char *p = text; mi_next(&p, end, &l);) {
-        long i = dev_index(devs, ndevs, makedev(l.maj, l.min));
-        if (i >= 0) {
-            struct cand *k = VEC_PUSH(c, nc, cap);
-            k->l = l;
-            k->dev = i;
-        }
-    }
-    for (const char *p = text; nc && mi_next(&p, end, &l);) {
-        for (size_t k = 0; k < nc; k++)
-            if (l.parent == c[k].l.id && l.mplen == c[k].l.mplen &&
-                memcmp(l.mp, c[k].l.mp, l.mplen) == 0)
-                c[k].hidden = true;
-    }
-    for (size_t k = 0; k < nc; k++)
-        if (!c[k].hidden)
-            sees[c[k].dev] = 1;
-    free(c);
 }
 
 static struct mntns_seen *find(const struct nsmap *m, unsigned long mntns)
@@ -248,10 +170,23 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
         m->unread++;
         memset(s->sees, 1, m->ndevs);
     } else if (m->ndevs) {
-        nsmap_parse_mountinfo(text.data, m->devs, m->ndevs, s->sees);
+        struct mountinfo mi;
+        mountinfo_parse(buf_steal(&text), &mi);
+        nsmap_sees_of(&mi, m->devs, m->ndevs, s->sees);
+        mountinfo_free(&mi);
     }
     buf_free(&text);
     return s;
+}
+
+void nsmap_seed(struct nsmap *m, unsigned long mntns, pid_t member, const struct mountinfo *mi)
+{
+    struct mntns_seen *s = VEC_PUSH(m->ns, m->nns, m->nscap);
+    memset(s, 0, sizeof(*s));
+    s->mntns = mntns;
+    s->member = member;
+    s->sees = xcalloc(m->ndevs ? m->ndevs : 1, 1);
+    nsmap_sees_of(mi, m->devs, m->ndevs, s->sees);
 }
 
 bool nsmap_sees_any(const struct nsmap *m, const struct mntns_seen *s)

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "collect/mounts.h"
 #include "collect/procs.h"
 
 /* The inode of the machine's first pid namespace: fixed by the kernel
@@ -111,9 +112,17 @@ bool nsmap_shows(const struct nsmap *m, unsigned long mntns, size_t dev_index);
  * for all of them: asked of every process on a node of many mounts.) */
 bool nsmap_shows_first(const struct nsmap *m, unsigned long mntns, size_t n);
 
-/* Parses a mountinfo text into sees[] for devs: 1 for a device mounted
- * there and not hidden under another mount on the same mount point. */
-void nsmap_parse_mountinfo(char *text, const dev_t *devs, size_t ndevs, unsigned char *sees);
+/* Sets sees[k] to 1 for each device devs[k] that mi (a mount namespace's
+ * mountinfo) mounts and does not hide (mountinfo_hidden: another mount
+ * stacked on it at the same path, as a test's or a container's tmpfs over
+ * the host's /dev/shm; shm_open there reaches the top one only). */
+void nsmap_sees_of(const struct mountinfo *mi, const dev_t *devs, size_t ndevs,
+                   unsigned char *sees);
+
+/* Adds mount namespace mntns, whose mountinfo mi was read through member,
+ * as nsmap_mntns would have read it (the node view reads every namespace's
+ * before the walk). */
+void nsmap_seed(struct nsmap *m, unsigned long mntns, pid_t member, const struct mountinfo *mi);
 
 /* The number of pids in the NSpid line of a status text, 0 if none. */
 int nsmap_nspid_depth(const char *status);

@@ -324,18 +324,15 @@ static void found(struct inode_search *is, dev_t dev, ino_t ino, pid_t pid, int 
  * devices are searched than REACH_DEVS. */
 static bool reaches(struct inode_search *is, int piddir)
 {
-    if (is->ndevs > REACH_DEVS || read_file_at(piddir, "mountinfo", &is->text, READ_TEXT_MAX) < 0)
+    struct mountinfo mi;
+    if (is->ndevs > REACH_DEVS || mountinfo_read(piddir, "mountinfo", &mi) < 0)
         return true;
-    char *cur = is->text.data, *line;
-    while ((line = next_line(&cur))) {
-        struct mountinfo_entry e;
-        if (!mountinfo_parse_line(line, &e))
-            return true;
-        for (size_t i = 0; i < is->ndevs; i++)
-            if (makedev(e.major, e.minor) == is->devs[i])
-                return true;
-    }
-    return false;
+    bool yes = mi.malformed > 0;
+    for (size_t k = 0; k < mi.n && !yes; k++)
+        for (size_t i = 0; i < is->ndevs && !yes; i++)
+            yes = makedev(mi.items[k].major, mi.items[k].minor) == is->devs[i];
+    mountinfo_free(&mi);
+    return yes;
 }
 
 /* A zombie has closed its files and dropped its memory, and its fd list is
