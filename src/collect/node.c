@@ -18,6 +18,7 @@
 #include "util/beneath.h"
 #include "util/buf.h"
 #include "util/fileio.h"
+#include "util/procstat.h"
 #include "util/sysroot.h"
 #include "util/xalloc.h"
 
@@ -216,16 +217,9 @@ static unsigned long host_mntns(int procfd, unsigned long self_mntns)
     unsigned long ns = nsmap_link(procfd, "1/ns/mnt");
     if (ns)
         return ns;
-    struct buf st;
-    buf_init(&st);
-    const char *close_paren = NULL;
-    if (read_file_at(procfd, "2/stat", &st, READ_LINE_MAX) == 0 && st.data)
-        close_paren = strrchr(st.data, ')');
-    char state;
-    int ppid = -1;
-    if (close_paren && sscanf(close_paren + 1, " %c %d", &state, &ppid) == 2 && ppid == 0)
+    struct procstat st;
+    if (procstat_read(procfd, 2, &st) == 0 && st.ppid == 0)
         ns = nsmap_link(procfd, "2/ns/mnt");
-    buf_free(&st);
     return ns ? ns : self_mntns;
 }
 

@@ -9,6 +9,7 @@
 
 #include "util/buf.h"
 #include "util/fileio.h"
+#include "util/procstat.h"
 #include "util/xalloc.h"
 
 void nsmap_init(struct nsmap *m, const dev_t *devs, size_t ndevs)
@@ -57,26 +58,6 @@ unsigned long nsmap_link(int dirfd, const char *path)
     return s ? strtoul(s + 1, NULL, 10) : 0;
 }
 
-int nsmap_nspid_depth(const char *status)
-{
-    const char *s = strstr(status, "\nNSpid:");
-    if (!s)
-        s = strncmp(status, "NSpid:", 6) == 0 ? status - 1 : NULL;
-    if (!s)
-        return 0;
-    int n = 0;
-    for (s += 7; *s && *s != '\n';) {
-        while (*s == ' ' || *s == '\t')
-            s++;
-        if (*s < '0' || *s > '9')
-            break;
-        n++;
-        while (*s >= '0' && *s <= '9')
-            s++;
-    }
-    return n;
-}
-
 double nsmap_boot_realtime(void)
 {
     struct timespec real, boot;
@@ -91,7 +72,7 @@ void nsmap_self(struct nsmap *m, int procfd, double boot_realtime, long hz)
     buf_init(&text);
     m->self_pidns = nsmap_link(procfd, "self/ns/pid");
     if (read_file_at(procfd, "self/status", &text, READ_SMALL_MAX) == 0)
-        m->self_depth = nsmap_nspid_depth(text.data);
+        m->self_depth = status_parse_nspid(text.data, &(pid_t){0});
     /* /proc lists the processes of its own pid namespace, whose init is its
      * pid 1; reading pid 1's link may be refused (not root): with an NSpid
      * of one entry /proc is of the watcher's own namespace anyway. */
@@ -99,10 +80,8 @@ void nsmap_self(struct nsmap *m, int procfd, double boot_realtime, long hz)
     if (!m->view_pidns && m->self_depth == 1)
         m->view_pidns = m->self_pidns;
     m->view_initial = m->view_pidns == NSMAP_INIT_PIDNS;
-    struct proc p;
-    memset(&p, 0, sizeof(p));
-    if (hz > 0 && read_file_at(procfd, "1/stat", &text, READ_LINE_MAX) == 0 &&
-        procs_parse_stat(text.data, &p)) {
+    struct procstat p;
+    if (hz > 0 && procstat_read(procfd, 1, &p) == 0) {
         double t = boot_realtime + (double)p.start_ticks / (double)hz;
         m->pid1_start.tv_sec = (time_t)t;
         m->pid1_start.tv_nsec = (long)((t - (double)m->pid1_start.tv_sec) * 1e9);

@@ -124,7 +124,4 @@ void nsmap_sees_of(const struct mountinfo *mi, const dev_t *devs, size_t ndevs,
  * before the walk). */
 void nsmap_seed(struct nsmap *m, unsigned long mntns, pid_t member, const struct mountinfo *mi);
 
-/* The number of pids in the NSpid line of a status text, 0 if none. */
-int nsmap_nspid_depth(const char *status);
-
 #endif

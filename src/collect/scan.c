@@ -14,6 +14,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/fileio.h"
+#include "util/procstat.h"
 #include "util/xalloc.h"
 
 /* What the watched mountinfo says of each mount's propagation, and when its
@@ -44,20 +45,12 @@ static void mount_facts(const struct sysroot *sys, const struct mountinfo *mi,
 
 int scan_target_identify(const struct sysroot *sys, pid_t pid, unsigned long long *start_ticks)
 {
-    char path[32]; /* "PID/stat": bounded */
-    snprintf(path, sizeof(path), "%d/stat", (int)pid);
-    struct buf text;
-    buf_init(&text);
-    struct proc p;
-    memset(&p, 0, sizeof(p));
-    int rc = read_file_at(sys->proc, path, &text, READ_LINE_MAX);
-    if (rc == 0 && !procs_parse_stat(text.data, &p))
-        rc = -EINVAL;
-    if (rc == -ENOENT || (rc == 0 && (p.state == 'Z' || p.state == 'X')))
+    struct procstat st;
+    int rc = procstat_read(sys->proc, pid, &st);
+    if (rc == 0 && (st.state == 'Z' || st.state == 'X'))
         rc = -ESRCH;
-    buf_free(&text);
     if (rc == 0)
-        *start_ticks = p.start_ticks;
+        *start_ticks = st.start_ticks;
     return rc;
 }
 

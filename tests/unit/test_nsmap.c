@@ -28,9 +28,9 @@ static void sees_of(const char *text, const dev_t *devs, size_t ndevs, unsigned 
 static void test_parse_helpers(void **state)
 {
     (void)state;
-    assert_int_equal(nsmap_nspid_depth("Name:\tx\nNSpid:\t200\t7\n"), 2);
-    assert_int_equal(nsmap_nspid_depth("NSpid:\t5\nPPid:\t1\n"), 1);
-    assert_int_equal(nsmap_nspid_depth("Name:\tx\n"), 0);
+    assert_int_equal(status_parse_nspid("Name:\tx\nNSpid:\t200\t7\n", &(pid_t){0}), 2);
+    assert_int_equal(status_parse_nspid("NSpid:\t5\nPPid:\t1\n", &(pid_t){0}), 1);
+    assert_int_equal(status_parse_nspid("Name:\tx\n", &(pid_t){0}), 0);
     dev_t devs[] = {makedev(0, 45), makedev(0, 99)};
     unsigned char sees[2] = {0};
     char text[] = "22 1 0:21 / /proc rw - proc proc rw\n"
