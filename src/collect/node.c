@@ -252,18 +252,12 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
         /* "PID/ns/mnt", then "PID/mountinfo": the entry's name is the pid. */
         memcpy(path, de->d_name, digits);
         memcpy(path + digits, "/ns/mnt", sizeof("/ns/mnt"));
-        char link[64];
-        ssize_t len = readlinkat(procfd, path, link, sizeof(link) - 1);
-        if (len <= 0) {
+        unsigned long mntns = nsmap_link(procfd, path);
+        if (!mntns) {
             if (errno == EACCES || errno == EPERM)
                 n->unreadable++;
             continue; /* exited, or a kernel thread's (no link) */
         }
-        link[len] = '\0';
-        const char *br = strchr(link, '[');
-        unsigned long mntns = br ? strtoul(br + 1, NULL, 10) : 0;
-        if (!mntns)
-            continue;
         struct nsmap_known *kn = VEC_PUSH(n->known, n->nknown, n->knowncap);
         kn->pid = (pid_t)pid;
         kn->mntns = mntns;

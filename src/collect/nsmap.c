@@ -55,7 +55,10 @@ unsigned long nsmap_link(int dirfd, const char *path)
         return 0;
     b[n] = '\0';
     const char *s = strchr(b, '[');
-    return s ? strtoul(s + 1, NULL, 10) : 0;
+    unsigned long ino = s ? strtoul(s + 1, NULL, 10) : 0;
+    if (!ino)
+        errno = EINVAL;
+    return ino;
 }
 
 double nsmap_boot_realtime(void)

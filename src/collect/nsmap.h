@@ -88,7 +88,9 @@ void nsmap_self(struct nsmap *m, int procfd, double boot_realtime, long hz);
  * clock /proc's start times count on, since Linux 5.3). */
 double nsmap_boot_realtime(void);
 
-/* The inode number in a namespace link ("pid:[4026531836]"), 0 if unreadable. */
+/* The inode number in a namespace link ("pid:[4026531836]"), 0 if
+ * unreadable (errno says why: EINVAL for a link of another shape). The one
+ * reader of namespace links. */
 unsigned long nsmap_link(int dirfd, const char *path);
 
 /* The entry of mount namespace mntns, reading its mountinfo through piddir
