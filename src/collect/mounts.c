@@ -184,13 +184,13 @@ int mountinfo_read(int dirfd, const char *path, struct mountinfo *mi)
     struct buf text;
     buf_init(&text);
     int rc = read_file_at(dirfd, path, &text, READ_TEXT_MAX);
-    if (rc < 0) {
+    if (rc < 0 && rc != -EFBIG) {
         memset(mi, 0, sizeof(*mi));
         buf_free(&text);
         return rc;
     }
     mountinfo_parse(buf_steal(&text), mi);
-    return 0;
+    return rc;
 }
 
 bool mountinfo_hidden(const struct mountinfo *mi, size_t i)

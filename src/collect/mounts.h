@@ -66,8 +66,10 @@ struct mountinfo {
  * malloc'd string, freed by mountinfo_free). */
 void mountinfo_parse(char *text, struct mountinfo *mi);
 
-/* Reads and parses path, relative to dirfd (openat). Returns 0, or -errno
- * (mi is then empty; a file past READ_TEXT_MAX is -EFBIG). */
+/* Reads and parses path, relative to dirfd (openat). Returns 0; -EFBIG for
+ * a file past READ_TEXT_MAX, mi then holding what its first READ_TEXT_MAX
+ * bytes list; or another -errno, mi then empty. mountinfo_free it either
+ * way. */
 int mountinfo_read(int dirfd, const char *path, struct mountinfo *mi);
 
 /* The rule of a hidden mount: entry i is hidden when another mount is

@@ -15,21 +15,43 @@
 void nsmap_init(struct nsmap *m, const dev_t *devs, size_t ndevs)
 {
     memset(m, 0, sizeof(*m));
+    nsmap_watch(m, devs, ndevs);
+}
+
+void nsmap_watch(struct nsmap *m, const dev_t *devs, size_t ndevs)
+{
     m->devs = devs;
     m->ndevs = ndevs;
+    free(m->reach);
     m->reach = xcalloc(ndevs ? ndevs : 1, sizeof(*m->reach));
+    for (size_t i = 0; i < m->nns; i++) {
+        struct mntns_seen *s = &m->ns[i];
+        free(s->sees);
+        s->sees = xcalloc(ndevs ? ndevs : 1, 1);
+        nsmap_sees_of(&s->mi, devs, ndevs, s->sees);
+        mountinfo_free(&s->mi);
+    }
 }
 
 void nsmap_free(struct nsmap *m)
 {
-    for (size_t i = 0; i < m->nns; i++)
+    for (size_t i = 0; i < m->nns; i++) {
         free(m->ns[i].sees);
+        mountinfo_free(&m->ns[i].mi);
+    }
     free(m->ns);
     for (size_t i = 0; m->reach && i < m->ndevs; i++)
         free(m->reach[i].pidns);
     free(m->reach);
     free(m->known);
     memset(m, 0, sizeof(*m));
+}
+
+void nsmap_known_add(struct nsmap *m, pid_t pid, unsigned long mntns)
+{
+    struct nsmap_known *k = VEC_PUSH(m->known, m->nknown, m->knowncap);
+    k->pid = pid;
+    k->mntns = mntns;
 }
 
 unsigned long nsmap_known_mntns(const struct nsmap *m, pid_t pid)
@@ -135,14 +157,12 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
     s->mntns = mntns;
     s->member = pid;
     s->sees = xcalloc(m->ndevs ? m->ndevs : 1, 1);
-    struct buf text;
-    buf_init(&text);
-    int rc = m->ndevs ? read_file_at(piddir, "mountinfo", &text, READ_TEXT_MAX) : 0;
+    struct mountinfo mi = {0};
+    int rc = m->ndevs ? mountinfo_read(piddir, "mountinfo", &mi) : 0;
     if (rc == -ENOENT || rc == -ESRCH) {
         /* The member exited meanwhile: the next member met reads it. */
         free(s->sees);
         m->nns--;
-        buf_free(&text);
         return NULL;
     }
     if (rc < 0) {
@@ -151,24 +171,21 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
         s->err = -rc;
         m->unread++;
         memset(s->sees, 1, m->ndevs);
-    } else if (m->ndevs) {
-        struct mountinfo mi;
-        mountinfo_parse(buf_steal(&text), &mi);
+    } else {
         nsmap_sees_of(&mi, m->devs, m->ndevs, s->sees);
-        mountinfo_free(&mi);
     }
-    buf_free(&text);
+    mountinfo_free(&mi);
     return s;
 }
 
-void nsmap_seed(struct nsmap *m, unsigned long mntns, pid_t member, const struct mountinfo *mi)
+size_t nsmap_add_read(struct nsmap *m, unsigned long mntns, pid_t member, struct mountinfo *mi)
 {
     struct mntns_seen *s = VEC_PUSH(m->ns, m->nns, m->nscap);
-    memset(s, 0, sizeof(*s));
     s->mntns = mntns;
     s->member = member;
-    s->sees = xcalloc(m->ndevs ? m->ndevs : 1, 1);
-    nsmap_sees_of(mi, m->devs, m->ndevs, s->sees);
+    s->mi = *mi;
+    memset(mi, 0, sizeof(*mi));
+    return m->nns - 1;
 }
 
 bool nsmap_sees_any(const struct nsmap *m, const struct mntns_seen *s)

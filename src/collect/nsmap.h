@@ -29,7 +29,10 @@ struct mntns_seen {
     unsigned long mntns;
     pid_t member;        /* the process whose mountinfo was read */
     int err;             /* 0, or the errno that kept its mountinfo unread */
-    unsigned char *sees; /* per watched device: 1 when this namespace mounts it */
+    unsigned char *sees; /* per watched device: 1 when this namespace mounts it
+                          * (NULL until nsmap_watch for one added before it) */
+    struct mountinfo mi; /* a namespace added before the watched devices were
+                          * known (nsmap_add_read): its mountinfo, until nsmap_watch */
 };
 
 /* One watched mount (indexed like scan->mounts). */
@@ -61,22 +64,38 @@ struct nsmap {
                                  * namespace's init), to the clock tick */
     size_t unknown;            /* processes whose namespace links could not be read */
     size_t unread;             /* mount namespaces whose mountinfo could not be read */
-    /* --all: each process's mount namespace as node_discover read it just
-     * before the walk (collect/node.h), ascending by pid, so that the walk
-     * does not read the same link again; NULL otherwise. */
+    /* --all: each process's mount namespace as node_discover read it in the
+     * first phase over the scan's pid list (collect/node.h), ascending by
+     * pid, so that the walk does not read the same link again; NULL
+     * otherwise. */
     struct nsmap_known {
         pid_t pid;
         unsigned long mntns;
     } *known;
-    size_t nknown;
+    size_t nknown, knowncap;
 };
 
-/* devs must outlive the map. */
+/* devs must outlive the map. nsmap_init(m, NULL, 0) then nsmap_watch: a map
+ * that takes namespaces (nsmap_add_read) before the devices are known. */
 void nsmap_init(struct nsmap *m, const dev_t *devs, size_t ndevs);
 void nsmap_free(struct nsmap *m);
 
+/* The watched devices, known at last: fills sees[] of each namespace added
+ * so far from its mountinfo (then freed). */
+void nsmap_watch(struct nsmap *m, const dev_t *devs, size_t ndevs);
+
 /* The mount namespace known for pid (m->known), 0 when none is. */
 unsigned long nsmap_known_mntns(const struct nsmap *m, pid_t pid);
+
+/* Records pid's mount namespace, read before the walk: pids in ascending
+ * order (as proc_list_pids gives them). */
+void nsmap_known_add(struct nsmap *m, pid_t pid, unsigned long mntns);
+
+/* Adds mount namespace mntns, whose mountinfo mi was read through member
+ * before the watched devices are known (the node view reads every
+ * namespace's to find them); the map takes mi (emptied). Returns the
+ * entry's index in m->ns. */
+size_t nsmap_add_read(struct nsmap *m, unsigned long mntns, pid_t member, struct mountinfo *mi);
 
 /* The watcher's facts: its pid namespace and NSpid depth, /proc's pid 1
  * (its namespace and start time), read relative to the /proc directory fd.
@@ -120,10 +139,5 @@ bool nsmap_shows_first(const struct nsmap *m, unsigned long mntns, size_t n);
  * the host's /dev/shm; shm_open there reaches the top one only). */
 void nsmap_sees_of(const struct mountinfo *mi, const dev_t *devs, size_t ndevs,
                    unsigned char *sees);
-
-/* Adds mount namespace mntns, whose mountinfo mi was read through member,
- * as nsmap_mntns would have read it (the node view reads every namespace's
- * before the walk). */
-void nsmap_seed(struct nsmap *m, unsigned long mntns, pid_t member, const struct mountinfo *mi);
 
 #endif
