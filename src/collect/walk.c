@@ -254,14 +254,31 @@ static void second_pass(struct walk *wk)
     }
 }
 
+int walk_list(int proc, pid_t **pids, size_t *npids)
+{
+    int list = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (list < 0)
+        return -errno;
+    size_t cap = 0;
+    *npids = proc_list_pids(list, pids, &cap);
+    close(list);
+    return 0;
+}
+
 int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list *hl,
              struct warnings *w)
 {
     struct walk wk = {.o = o, .pl = pl, .hl = hl, .w = w, .proc = o->sys->proc,
                       .page_size = (uint64_t)sysconf(_SC_PAGESIZE)};
-    int list = openat(wk.proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (list < 0)
-        return -errno;
+    pid_t *listed = NULL;
+    const pid_t *pids = o->pids;
+    size_t npids = o->npids;
+    if (!pids) {
+        int rc = walk_list(wk.proc, &listed, &npids);
+        if (rc < 0)
+            return rc;
+        pids = listed;
+    }
     buf_init(&wk.text);
     struct nsmap own;
     wk.ns = o->ns;
@@ -274,10 +291,8 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
     wk.ps = ps;
     pidscan_set_beacon(ps, o->beacon);
     pidscan_listed(ps, o->files);
-    pid_t *pids = NULL;
-    size_t cap = 0, npids = proc_list_pids(list, &pids, &cap); /* ascending: so is the list */
     size_t denied0 = w->denied;
-    for (size_t i = 0; i < npids; i++)
+    for (size_t i = 0; i < npids; i++) /* ascending: so is the list */
         one_process(&wk, ps, pids[i]);
     second_pass(&wk);
     nsmap_reach(wk.ns, pl);
@@ -285,10 +300,9 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
         nsmap_free(&own);
     holders_warn_denied(w, denied0);
     pidscan_free(ps);
-    free(pids);
+    free(listed);
     free(wk.flags);
     buf_free(&wk.text);
-    close(list);
     return 0;
 }
 
@@ -324,18 +338,19 @@ static void found(struct inode_search *is, dev_t dev, ino_t ino, pid_t pid, int 
  * devices are searched than REACH_DEVS. */
 static bool reaches(struct inode_search *is, int piddir)
 {
-    if (is->ndevs > REACH_DEVS || read_file_at(piddir, "mountinfo", &is->text, READ_TEXT_MAX) < 0)
+    struct mountinfo mi;
+    if (is->ndevs > REACH_DEVS)
         return true;
-    char *cur = is->text.data, *line;
-    while ((line = next_line(&cur))) {
-        struct mountinfo_entry e;
-        if (!mountinfo_parse_line(line, &e))
-            return true;
-        for (size_t i = 0; i < is->ndevs; i++)
-            if (makedev(e.major, e.minor) == is->devs[i])
-                return true;
+    if (mountinfo_read(piddir, "mountinfo", &mi) < 0) {
+        mountinfo_free(&mi);
+        return true;
     }
-    return false;
+    bool yes = mi.malformed > 0;
+    for (size_t k = 0; k < mi.n && !yes; k++)
+        for (size_t i = 0; i < is->ndevs && !yes; i++)
+            yes = makedev(mi.items[k].major, mi.items[k].minor) == is->devs[i];
+    mountinfo_free(&mi);
+    return yes;
 }
 
 /* A zombie has closed its files and dropped its memory, and its fd list is
@@ -409,20 +424,18 @@ static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t 
     int proc = sys->proc;
     /* A proc that cannot be listed proves nothing free: an error, never
      * an empty table. */
-    int list = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (list < 0) {
-        int err = errno;
+    pid_t *pids = NULL;
+    size_t npids = 0;
+    int rc = walk_list(proc, &pids, &npids);
+    if (rc < 0) {
         inomap_free(&is.idx);
         free(is.devs);
-        return -err;
+        return rc;
     }
     buf_init(&is.text);
     struct procfiles *pf = procfiles_new(is.devs, is.ndevs);
     if (text)
         procfiles_force_text(pf);
-    pid_t *pids = NULL;
-    size_t cap = 0, npids = proc_list_pids(list, &pids, &cap);
-    close(list);
     for (size_t i = 0; i < npids && is.open; i++) {
         if (pids[i] == skip_pid)
             continue;

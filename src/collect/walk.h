@@ -40,10 +40,19 @@ struct walk_opts {
     struct nsmap *ns;              /* out: the namespaces met (nsmap_init'ed on devs); may
                                     * be NULL */
     struct scan_beacon *beacon;    /* where the walk is (beacon.h), or NULL */
+    const pid_t *pids;             /* the processes to read, ascending: the scan's one
+                                    * listing of proc (proc_list_pids); NULL: walk_run
+                                    * lists sys->proc itself */
+    size_t npids;
 };
 
+/* The pids of the proc directory fd proc, ascending, into *pids (to free):
+ * the one listing of proc a scan makes (scan.c hands it to the node view's
+ * first phase and to the walk). 0, or -errno when proc cannot be listed. */
+int walk_list(int proc, pid_t **pids, size_t *npids);
+
 /* Appends every process to pl (sorted by pid) and every holder to hl.
- * Returns 0, or -errno when sys->proc cannot be listed. */
+ * Returns 0, or -errno when sys->proc cannot be listed (o->pids NULL). */
 int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list *hl,
              struct warnings *w);
 

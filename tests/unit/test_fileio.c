@@ -156,7 +156,10 @@ static void test_node_mountinfo_cut(void **state)
     memset(&ml, 0, sizeof(ml));
     struct warnings w;
     warn_init(&w);
-    node_discover(&n, &sys, NULL, 0, &ml, &w);
+    pid_t pids[] = {100};
+    struct nsmap map;
+    nsmap_init(&map, NULL, 0);
+    node_discover(&n, &sys, pids, 1, &map, NULL, 0, &ml, &w);
     bool said = false;
     for (size_t i = 0; i < w.n; i++)
         said |= strcmp(w.msg[i], "the mountinfo of 1 mount namespace is longer than 16 MiB: "
@@ -165,6 +168,7 @@ static void test_node_mountinfo_cut(void **state)
     warn_free(&w);
     node_roots_close(&n);
     node_free(&n);
+    nsmap_free(&map);
     mounts_free(&ml);
     sysroot_close(&sys);
     tree_remove(&t);

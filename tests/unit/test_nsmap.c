@@ -16,19 +16,28 @@
 #define INIT NSMAP_INIT_PIDNS
 #define OTHER 4026532600ul
 
+/* nsmap_sees_of on a mountinfo text, parsed by the one parser. */
+static void sees_of(const char *text, const dev_t *devs, size_t ndevs, unsigned char *sees)
+{
+    struct mountinfo mi;
+    mountinfo_parse(strdup(text), &mi);
+    nsmap_sees_of(&mi, devs, ndevs, sees);
+    mountinfo_free(&mi);
+}
+
 static void test_parse_helpers(void **state)
 {
     (void)state;
-    assert_int_equal(nsmap_nspid_depth("Name:\tx\nNSpid:\t200\t7\n"), 2);
-    assert_int_equal(nsmap_nspid_depth("NSpid:\t5\nPPid:\t1\n"), 1);
-    assert_int_equal(nsmap_nspid_depth("Name:\tx\n"), 0);
+    assert_int_equal(status_parse_nspid("Name:\tx\nNSpid:\t200\t7\n", &(pid_t){0}), 2);
+    assert_int_equal(status_parse_nspid("NSpid:\t5\nPPid:\t1\n", &(pid_t){0}), 1);
+    assert_int_equal(status_parse_nspid("Name:\tx\n", &(pid_t){0}), 0);
     dev_t devs[] = {makedev(0, 45), makedev(0, 99)};
     unsigned char sees[2] = {0};
     char text[] = "22 1 0:21 / /proc rw - proc proc rw\n"
                   "bad line\n"
                   "25 22 0:99 / /dev/shm rw - tmpfs shm rw\n"
                   "26 22 0:450 / /x rw - tmpfs tmpfs rw";
-    nsmap_parse_mountinfo(text, devs, 2, sees);
+    sees_of(text, devs, 2, sees);
     assert_int_equal(sees[0], 0); /* 0:450 is not 0:45 */
     assert_int_equal(sees[1], NSMAP_SHOWS | NSMAP_AT_SHM);
 
@@ -38,14 +47,14 @@ static void test_parse_helpers(void **state)
     unsigned char hid[2] = {0};
     char over[] = "25 22 0:45 / /dev/shm rw shared:9 - tmpfs tmpfs rw\n"
                   "40 25 0:99 / /dev/shm rw - tmpfs tmpfs rw\n";
-    nsmap_parse_mountinfo(over, devs, 2, hid);
+    sees_of(over, devs, 2, hid);
     assert_int_equal(hid[0], 0);
     assert_int_equal(hid[1], NSMAP_SHOWS | NSMAP_AT_SHM);
     unsigned char bind[2] = {0};
     char both[] = "25 22 0:45 / /dev/shm rw - tmpfs tmpfs rw\n"
                   "40 25 0:99 / /dev/shm rw - tmpfs tmpfs rw\n"
                   "41 30 0:45 / /mnt/host\\040shm rw - tmpfs tmpfs rw";
-    nsmap_parse_mountinfo(both, devs, 2, bind);
+    sees_of(both, devs, 2, bind);
     assert_int_equal(bind[0], NSMAP_SHOWS); /* not at /dev/shm: hidden there */
 
     /* A runtime's own mount of a container's tmpfs at its state path
@@ -55,9 +64,19 @@ static void test_parse_helpers(void **state)
                     "rw - tmpfs shm rw\n"
                     "95 26 0:99 / /run/shm rw - tmpfs shm rw\n"
                     "96 26 0:99 / /dev/shmx rw - tmpfs shm rw\n";
-    nsmap_parse_mountinfo(podman, devs, 2, state_path);
+    sees_of(podman, devs, 2, state_path);
     assert_int_equal(state_path[0], NSMAP_SHOWS);
     assert_int_equal(state_path[1], NSMAP_SHOWS | NSMAP_AT_SHM);
+
+    /* The stacking decides, not the order of the lines: a mount slid
+     * beneath the top one (move_mount's MOVE_MOUNT_BENEATH) is listed after
+     * it and stays hidden by it. */
+    unsigned char beneath[2] = {0};
+    sees_of("25 40 0:45 / /dev/shm rw - tmpfs tmpfs rw\n"
+            "40 22 0:99 / /dev/shm rw - tmpfs tmpfs rw\n",
+            devs, 2, beneath);
+    assert_int_equal(beneath[0], NSMAP_SHOWS | NSMAP_AT_SHM);
+    assert_int_equal(beneath[1], 0);
 }
 
 static bool has_ns(const struct mount_reach *r, unsigned long ns)
