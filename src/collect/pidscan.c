@@ -100,11 +100,6 @@ void procfiles_force_text(struct procfiles *pf)
     pf->maps = MAPS_TEXT;
 }
 
-void procfiles_force_query(struct procfiles *pf)
-{
-    pf->maps = MAPS_UNKNOWN;
-}
-
 void procfiles_set_beacon(struct procfiles *pf, struct scan_beacon *b)
 {
     pf->beacon = b;
@@ -609,11 +604,6 @@ void pidscan_free(struct pidscan *ps)
 void pidscan_force_text(struct pidscan *ps)
 {
     procfiles_force_text(ps->pf);
-}
-
-void pidscan_force_query(struct pidscan *ps)
-{
-    procfiles_force_query(ps->pf);
 }
 
 const char *pidscan_exe(struct pidscan *ps, pid_t pid, uint64_t start_code)

@@ -1,6 +1,6 @@
 /* One process's holders of the watched devices: its fd/ entries (one stat
- * each) and its mappings, through PROCMAP_QUERY or through the maps text,
- * whichever costs less on this machine (procmap.h), each line of the text
+ * each) and its mappings, through PROCMAP_QUERY where the kernel answers
+ * it, else through the maps text (procmap.h), each line of the text
  * rejected on its device field before anything else is parsed.
  * A holder's name (a readlink, or a mapping's path) and the stat of a
  * mapped-only inode are taken once per inode per scan, and never for inodes
@@ -36,17 +36,15 @@ void procfiles_set_test_stat(procfiles_stat_hook stat_fn);
 
 struct procfiles;
 
-/* devs must outlive the procfiles. Mappings are read the cheaper way on
- * this machine (procmap_way). Through PROCMAP_QUERY, the way is settled by
- * the first process that has any mapping: the text when the kernel does
- * not know the ioctl (then for every later process too). */
+/* devs must outlive the procfiles. Mappings are read through
+ * PROCMAP_QUERY unless procmap_way says the text. The first process that
+ * has any file mapping settles it: when the kernel does not know the ioctl
+ * (ENOTTY, EINVAL), the text, for that process and every later one. */
 struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs);
 void procfiles_free(struct procfiles *pf);
-/* Reads the maps text whatever the machine (tests of the text). */
+/* Reads the maps text whatever the kernel (holders_find_inodes_text, tests
+ * of the text). */
 void procfiles_force_text(struct procfiles *pf);
-/* Asks PROCMAP_QUERY whatever the machine, the text only where the kernel
- * lacks it (tests of the ioctl). */
-void procfiles_force_query(struct procfiles *pf);
 /* Says in b (beacon.h) which process, fd or mappings the walk is reading. */
 struct scan_beacon;
 void procfiles_set_beacon(struct procfiles *pf, struct scan_beacon *b);
@@ -144,9 +142,8 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch);
  * then the caller reads the link. A readlink less for each listed process
  * where the text is read. The string lasts until the next walk. */
 const char *pidscan_exe(struct pidscan *ps, pid_t pid, uint64_t start_code);
-/* procfiles_force_text and procfiles_force_query for the scan's walk. */
+/* procfiles_force_text for the scan's walk. */
 void pidscan_force_text(struct pidscan *ps);
-void pidscan_force_query(struct pidscan *ps);
 /* procfiles_set_beacon for the scan's walk. */
 void pidscan_set_beacon(struct pidscan *ps, struct scan_beacon *b);
 /* True once PROCMAP_QUERY has answered (Linux 6.11+); false on the text. */
