@@ -4,7 +4,7 @@
  *
  * A walk asks PROCMAP_QUERY on the first maps file it opens; a kernel
  * that does not know the ioctl (ENOTTY, EINVAL) makes that walk read the
- * maps text, for that process and every later one (pidscan.c). */
+ * maps text, for that process and every later one (procfiles.c). */
 #ifndef SHMWATCH_PROCMAP_H
 #define SHMWATCH_PROCMAP_H
 

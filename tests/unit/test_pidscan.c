@@ -1,5 +1,5 @@
 /* The walk of one process's fds and mappings on a set of devices
- * (procfiles, src/collect/pidscan.c), which the scan and the check before an
+ * (procfiles, src/collect/procfiles.c), which the scan and the check before an
  * unlink (holders_find_inodes) share: on the fixture tree
  * tests/fixtures/procfiles (maps as text, as before Linux 6.11), and on real
  * processes, through PROCMAP_QUERY and with the text forced. What a walk
@@ -23,6 +23,7 @@
 #include "testutil.h"
 #include "collect/holders.h"
 #include "collect/pidscan.h"
+#include "collect/procfiles.h"
 #include "collect/procmap.h"
 #include "collect/walk.h"
 #include "util/buf.h"
