@@ -267,7 +267,6 @@ static bool mounts_usable(const struct options *o, const struct config *cfg)
 
 int shmwatch_main(int argc, char **argv)
 {
-    xalloc_setup();
     /* A reader that goes away is seen as EPIPE from a write, not a signal
      * that would end clean or reap between two actions. */
     signal(SIGPIPE, SIG_IGN);

@@ -12,6 +12,7 @@
 #include "collect/mounts.h"
 #include "collect/nsmap.h"
 #include "collect/pidscan.h"
+#include "collect/procfiles.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 #include "util/inomap.h"

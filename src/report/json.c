@@ -8,8 +8,6 @@
 
 #include "report/jsonw.h"
 #include "report/report.h"
-#include "util/escape.h"
-#include "util/xalloc.h"
 
 void format_rfc3339(char *dst, size_t n, time_t t)
 {
@@ -100,7 +98,7 @@ static void mounts(struct jsonw *w, const struct model *m)
         jw_u64(w, "unattributed_bytes", f->unattributed);
         jw_u64(w, "pending_bytes", f->pending);
         jw_u64(w, "pid_namespaces", f->pids.npidns);
-        jw_name(w, "pid_evidence", pid_evidence_name(f->pids.evidence));
+        jw_str(w, "pid_evidence", pid_evidence_name(f->pids.evidence));
         jw_str(w, "pid_evidence_note", pid_evidence_note(f->pids.evidence));
         jw_str(w, "fstype", mt->fstype);
         jw_u64(w, "segments", f->nsegments);
@@ -111,191 +109,94 @@ static void mounts(struct jsonw *w, const struct model *m)
     jw_arr_end(w);
 }
 
-/* What the writing of every segment and process needs at hand, made once:
- * the constant start of a segment of each mount, its path and id escaped,
- * and the quoted names of the states, kinds, types and roles. Each table of
- * names has one entry beyond the enum's last, the name of any value beyond
- * (the name functions' default), for WORD to fall back on. */
-struct consts {
-    struct buf *heads; /* per mount: {"mount":PATH,"mount_id":ID,"name": */
-    struct jw_word state[SEG_UNHELD + 2], kind[KIND_COUNT + 1], type[FT_OTHER + 2],
-        role[ROLE_HOLDER + 2];
-};
-
-#define NWORDS(words) (sizeof(words) / sizeof((words)[0]))
-/* The quoted name of enum value v. */
-#define WORD(words, v) \
-    (&(words)[(unsigned)(v) < NWORDS(words) - 1 ? (unsigned)(v) : NWORDS(words) - 1])
-
-static void consts_init(struct consts *c, const struct model *m)
-{
-    size_t nmounts = model_nmounts(m);
-    c->heads = xcalloc(nmounts ? nmounts : 1, sizeof(*c->heads));
-    for (size_t k = 0; k < nmounts; k++) {
-        struct buf *h = &c->heads[k];
-        char id[32];
-        const char *s = report_mount_id(m, k, id, sizeof(id));
-        buf_adds(h, "{\"mount\":");
-        esc_json(h, model_mount(m, k)->path);
-        buf_adds(h, ",\"mount_id\":");
-        if (s)
-            esc_json(h, s);
-        else
-            buf_adds(h, "null");
-        buf_adds(h, ",\"name\":");
-    }
-    for (size_t i = 0; i < NWORDS(c->state); i++)
-        jw_word_set(&c->state[i], seg_state_name((enum seg_state)i));
-    for (size_t i = 0; i < NWORDS(c->kind); i++)
-        jw_word_set(&c->kind[i], seg_kind_name((enum seg_kind)i));
-    for (size_t i = 0; i < NWORDS(c->type); i++)
-        jw_word_set(&c->type[i], file_type_name((enum file_type)i));
-    for (size_t i = 0; i < NWORDS(c->role); i++)
-        jw_word_set(&c->role[i], proc_role_name((enum proc_role)i));
-}
-
-static void consts_free(struct consts *c, const struct model *m)
-{
-    for (size_t k = 0; k < model_nmounts(m); k++)
-        buf_free(&c->heads[k]);
-    free(c->heads);
-}
-
-/* Upper bounds of the runs of a segment: its bytes after the name but the
- * holders (14 literals of 156 bytes in all, 7 numbers of at most 20 bytes,
- * 3 names of jw_word's size, 2 booleans, a null and the brace: 383), and
- * one holder's ({"pid":,"fd":,"mapped":} with its comma: 25 bytes, 2
- * numbers, a boolean: 70). */
-#define SEG_RUN_MAX 512
-#define HOLDER_MAX 80
-
 /* One segment, as schema 1 has it:
  * {"mount":PATH,"mount_id":ID,"name":NAME,"inode":N,"size_bytes":N,
  *  "alloc_bytes":N,"uid":N,"age_s":N,"state":S,"kind":K,"creator_pid":N|null,
  *  "creator_alive":B|null,"holders":[{"pid":N,"fd":N|null,"mapped":B},...],
  *  "group":N|null,"type":T,"alloc_exact":B,"note":S|null} */
-static void segment(struct jsonw *w, const struct model *m, const struct segment *sg,
-                    const struct consts *c)
+static void segment(struct jsonw *w, const struct model *m, const struct segment *sg)
 {
-    const struct buf *head = &c->heads[sg->mount];
-    char *d = jw_elem_room(w, head->len);
-    d = jw_put_raw(d, head->data, head->len);
-    d = jw_put_str(w, d, sg->name, SEG_RUN_MAX + sg->nholders * HOLDER_MAX);
-    d = JW_PUT_LIT(d, ",\"inode\":");
-    d = jw_put_u64(d, (uint64_t)sg->ino);
-    d = JW_PUT_LIT(d, ",\"size_bytes\":");
-    d = jw_put_u64(d, sg->size);
-    d = JW_PUT_LIT(d, ",\"alloc_bytes\":");
-    d = jw_put_u64(d, sg->alloc);
-    d = JW_PUT_LIT(d, ",\"uid\":");
-    d = jw_put_u64(d, sg->uid);
-    d = JW_PUT_LIT(d, ",\"age_s\":");
-    d = jw_put_i64(d, segment_age_s(m, sg));
-    d = JW_PUT_LIT(d, ",\"state\":");
-    d = jw_put_word(d, WORD(c->state, sg->state));
-    d = JW_PUT_LIT(d, ",\"kind\":");
-    d = jw_put_word(d, WORD(c->kind, sg->kind));
-    d = JW_PUT_LIT(d, ",\"creator_pid\":");
+    char id[32];
+    jw_obj(w, NULL);
+    jw_str(w, "mount", model_mount(m, sg->mount)->path);
+    jw_str(w, "mount_id", report_mount_id(m, sg->mount, id, sizeof(id)));
+    jw_str(w, "name", sg->name);
+    jw_u64(w, "inode", (uint64_t)sg->ino);
+    jw_u64(w, "size_bytes", sg->size);
+    jw_u64(w, "alloc_bytes", sg->alloc);
+    jw_u64(w, "uid", sg->uid);
+    jw_i64(w, "age_s", segment_age_s(m, sg));
+    jw_str(w, "state", seg_state_name(sg->state));
+    jw_str(w, "kind", seg_kind_name(sg->kind));
     if (sg->has_creator) {
-        d = jw_put_i64(d, sg->creator_pid);
-        d = JW_PUT_LIT(d, ",\"creator_alive\":");
-        d = sg->creator_unknown ? JW_PUT_LIT(d, "null") : jw_put_bool(d, sg->creator_alive);
+        jw_i64(w, "creator_pid", sg->creator_pid);
+        jw_bool_or_null(w, "creator_alive", !sg->creator_unknown, sg->creator_alive);
     } else {
-        d = JW_PUT_LIT(d, "null,\"creator_alive\":null");
+        jw_null(w, "creator_pid");
+        jw_null(w, "creator_alive");
     }
-    d = JW_PUT_LIT(d, ",\"holders\":[");
+    jw_arr(w, "holders");
     for (size_t h = 0; h < sg->nholders; h++) {
         const struct seg_holder *ho = &sg->holders[h];
-        d = h ? JW_PUT_LIT(d, ",{\"pid\":") : JW_PUT_LIT(d, "{\"pid\":");
-        d = jw_put_i64(d, ho->pid);
-        d = JW_PUT_LIT(d, ",\"fd\":");
-        d = ho->fd >= 0 ? jw_put_i64(d, ho->fd) : JW_PUT_LIT(d, "null");
-        d = JW_PUT_LIT(d, ",\"mapped\":");
-        d = jw_put_bool(d, ho->mapped);
-        *d++ = '}';
+        jw_obj(w, NULL);
+        jw_i64(w, "pid", ho->pid);
+        jw_i64_or_null(w, "fd", ho->fd >= 0, ho->fd);
+        jw_bool(w, "mapped", ho->mapped);
+        jw_obj_end(w);
     }
-    d = JW_PUT_LIT(d, "],\"group\":");
-    d = sg->group != 0 ? jw_put_i64(d, sg->group) : JW_PUT_LIT(d, "null");
-    d = JW_PUT_LIT(d, ",\"type\":");
-    d = jw_put_word(d, WORD(c->type, sg->type));
-    d = JW_PUT_LIT(d, ",\"alloc_exact\":");
-    d = jw_put_bool(d, sg->alloc_known);
-    d = JW_PUT_LIT(d, ",\"note\":");
+    jw_arr_end(w);
+    jw_i64_or_null(w, "group", sg->group != 0, sg->group);
+    jw_str(w, "type", file_type_name(sg->type));
+    jw_bool(w, "alloc_exact", sg->alloc_known);
     if (sg->note != NOTE_NONE) {
         char note[256];
-        d = jw_put_str(w, d, segment_note(m, sg, note, sizeof(note)), 1);
+        jw_str(w, "note", segment_note(m, sg, note, sizeof(note)));
     } else {
-        d = JW_PUT_LIT(d, "null");
+        jw_null(w, "note");
     }
-    *d++ = '}';
-    jw_run_end(w, d);
-    jw_elem_end(w);
+    jw_obj_end(w);
 }
 
-static void segments(struct jsonw *w, const struct model *m, const struct consts *c)
+static void segments(struct jsonw *w, const struct model *m)
 {
     jw_arr(w, "segments");
     for (size_t i = 0; i < m->nsegs; i++)
-        segment(w, m, &m->segs[i], c);
+        segment(w, m, &m->segs[i]);
     jw_arr_end(w);
 }
-
-/* Upper bounds of the runs of a process: up to its state (3 literals, 2
- * numbers: 64 bytes) and after its command line (10 literals of 112 bytes,
- * 8 numbers, a name of jw_word's size: 296); the others are a literal
- * of at most 13 bytes. */
-#define PROC_RUN_MAX 320
 
 /* One process, as schema 1 has it:
  * {"pid":N,"ppid":N,"state":S,"comm":S,"cmdline":S|null,"uid":N,"role":R,
  *  "group":N|null,"rss_anon_bytes":N,"shm_bytes":N,"segments":N,"pgid":N,
  *  "nspid":N,"start_ticks":N,"container":S|null} */
-static void process(struct jsonw *w, const struct model *m, const struct mproc *mp,
-                    const struct consts *c)
+static void process(struct jsonw *w, const struct model *m, const struct mproc *mp)
 {
     const struct proc *p = model_proc(m, mp);
     char state[2] = {p->state, '\0'};
-    char *d = jw_elem_room(w, PROC_RUN_MAX);
-    d = JW_PUT_LIT(d, "{\"pid\":");
-    d = jw_put_i64(d, p->pid);
-    d = JW_PUT_LIT(d, ",\"ppid\":");
-    d = jw_put_i64(d, p->ppid);
-    d = JW_PUT_LIT(d, ",\"state\":");
-    d = jw_put_str(w, d, state, PROC_RUN_MAX);
-    d = JW_PUT_LIT(d, ",\"comm\":");
-    d = jw_put_str(w, d, p->comm, PROC_RUN_MAX);
-    d = JW_PUT_LIT(d, ",\"cmdline\":");
-    d = jw_put_str(w, d, p->cmdline, PROC_RUN_MAX);
-    d = JW_PUT_LIT(d, ",\"uid\":");
-    d = jw_put_u64(d, p->uid);
-    d = JW_PUT_LIT(d, ",\"role\":");
-    d = jw_put_word(d, WORD(c->role, mp->role));
-    d = JW_PUT_LIT(d, ",\"group\":");
-    d = mp->group != 0 ? jw_put_i64(d, mp->group) : JW_PUT_LIT(d, "null");
-    d = JW_PUT_LIT(d, ",\"rss_anon_bytes\":");
-    d = jw_put_u64(d, p->rss_anon);
-    d = JW_PUT_LIT(d, ",\"shm_bytes\":");
-    d = jw_put_u64(d, mp->shm_bytes);
-    d = JW_PUT_LIT(d, ",\"segments\":");
-    d = jw_put_u64(d, mp->nsegments);
-    d = JW_PUT_LIT(d, ",\"pgid\":");
-    d = jw_put_i64(d, p->pgid);
-    d = JW_PUT_LIT(d, ",\"nspid\":");
-    d = jw_put_i64(d, p->nspid);
-    d = JW_PUT_LIT(d, ",\"start_ticks\":");
-    d = jw_put_u64(d, p->start_ticks);
-    d = JW_PUT_LIT(d, ",\"container\":");
-    d = jw_put_str(w, d, ctr_id(m, mp->ctr), 1);
-    *d++ = '}';
-    jw_run_end(w, d);
-    jw_elem_end(w);
+    jw_obj(w, NULL);
+    jw_i64(w, "pid", p->pid);
+    jw_i64(w, "ppid", p->ppid);
+    jw_str(w, "state", state);
+    jw_str(w, "comm", p->comm);
+    jw_str(w, "cmdline", p->cmdline);
+    jw_u64(w, "uid", p->uid);
+    jw_str(w, "role", proc_role_name(mp->role));
+    jw_i64_or_null(w, "group", mp->group != 0, mp->group);
+    jw_u64(w, "rss_anon_bytes", p->rss_anon);
+    jw_u64(w, "shm_bytes", mp->shm_bytes);
+    jw_u64(w, "segments", mp->nsegments);
+    jw_i64(w, "pgid", p->pgid);
+    jw_i64(w, "nspid", p->nspid);
+    jw_u64(w, "start_ticks", p->start_ticks);
+    jw_str(w, "container", ctr_id(m, mp->ctr));
+    jw_obj_end(w);
 }
 
-static void processes(struct jsonw *w, const struct model *m, const struct consts *c)
+static void processes(struct jsonw *w, const struct model *m)
 {
     jw_arr(w, "processes");
     for (size_t i = 0; i < m->nprocs; i++)
-        process(w, m, &m->procs[i], c);
+        process(w, m, &m->procs[i]);
     jw_arr_end(w);
 }
 
@@ -346,7 +247,7 @@ void report_json_observed(struct jsonw *w, const struct group *g)
     jw_u64(w, "largest_segment_bytes", g->batch_segment_bytes);
     jw_u64(w, "batches_in_flight", g->batches_in_flight);
     jw_u64(w, "prefetch_factor", loader_prefetch_of(g));
-    jw_name(w, "method", "shm_bytes / batches_in_flight; one largest segment per batch");
+    jw_str(w, "method", "shm_bytes / batches_in_flight; one largest segment per batch");
     jw_obj_end(w);
 }
 
@@ -379,7 +280,7 @@ static void budget(struct jsonw *w, const struct budget *b)
     jw_u64(w, "app_bytes", b->app);
     jw_u64(w, "headroom_bytes", b->headroom);
     jw_u64(w, "shm_effective_bytes", b->shm_effective);
-    jw_name(w, "verdict", verdict_name(b->verdict));
+    jw_str(w, "verdict", verdict_name(b->verdict));
     jw_arr(w, "advice");
     for (size_t i = 0; i < b->nadvice; i++)
         jw_str(w, NULL, b->advice[i]);
@@ -464,11 +365,8 @@ void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
     jw_i64(&w, "schema", SNAPSHOT_SCHEMA);
     jw_str(&w, "time", when);
     mounts(&w, m);
-    struct consts c;
-    consts_init(&c, m);
-    segments(&w, m, &c);
-    processes(&w, m, &c);
-    consts_free(&c, m);
+    segments(&w, m);
+    processes(&w, m);
     groups(&w, m);
     memory(&w, model_cgroup(m), &m->budget);
     totals(&w, &m->totals);

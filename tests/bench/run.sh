@@ -356,8 +356,8 @@ measure_scene() { # NAME ARGS LABEL
         # Tried twice: on a loaded machine a run under valgrind has been
         # seen to end with a failure status and no message. The mappings
         # are read one fixed way (PROCMAP_QUERY, as when the baseline was
-        # recorded): the way measured cheaper rests on timings, which
-        # valgrind distorts, and the counts must be comparable exactly.
+        # recorded), whatever SHMWATCH_MAPS the bench was run with: the
+        # counts must be comparable exactly.
         local try
         for try in 1 2; do
             SHMWATCH_MAPS=query valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.$name" "$SHMWATCH" --json \

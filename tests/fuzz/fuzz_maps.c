@@ -8,7 +8,8 @@
 #include <sys/sysmacros.h>
 
 #include "collect/holders.h"
-#include "collect/pidscan.h"
+#include "collect/mapstext.h"
+#include "collect/procfiles.h"
 
 static dev_t devs[2];
 

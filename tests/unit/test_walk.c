@@ -343,8 +343,6 @@ static void run_pidscan(const struct held *h, bool text, bool as_list, struct ho
     }
     if (text)
         pidscan_force_text(ps);
-    else
-        pidscan_force_query(ps);
     int piddir = open("/proc/self", O_RDONLY | O_DIRECTORY);
     assert_true(piddir >= 0);
     assert_true(pidscan_run(ps, piddir, getpid(), false) >= 3);
@@ -449,8 +447,6 @@ static void test_pidscan_torch(void **state)
         struct pidscan *ps = pidscan_new(&st.st_dev, 1, &hl, &w);
         if (text)
             pidscan_force_text(ps);
-        else
-            pidscan_force_query(ps);
         pidscan_run(ps, piddir, getpid(), true);
         assert_int_equal(hl.ntorch, 0); /* not mapped yet */
         void *m = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
