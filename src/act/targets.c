@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/buf.h"
 #include "util/units.h"
@@ -12,6 +13,22 @@ void clean_policy_default(struct clean_policy *p)
 {
     memset(p, 0, sizeof(*p));
     p->min_age_s = 600;
+}
+
+/* An orphan of an earlier run: its container by name where the node view
+ * knows it, and when the processes that can write the mount now began. */
+static void earlier_run_why(const struct model *m, const struct segment *sg, struct buf *b)
+{
+    const struct node_ctr *c = node_owner(model_node(m), sg->mount);
+    const struct container_info *ci = c ? &c->info : NULL;
+    const char *name = ci && ci->name && ci->name[0] ? ci->name : NULL;
+    char when[32] = "?";
+    struct tm tm;
+    time_t t = m->mounts[sg->mount].pids.first_start.tv_sec;
+    if (localtime_r(&t, &tm))
+        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+    buf_printf(b, "orphan: held by nobody, left by an earlier run of %s%s (restarted at %s)",
+               name ? "" : "its container", name ? name : "", when);
 }
 
 /* Why segment sg would be removed (malloc'd sentence). */
@@ -24,6 +41,8 @@ static char *segment_why(const struct model *m, const struct segment *sg)
     if (sg->state == SEG_ORPHAN && sg->type == FT_DIR)
         buf_printf(&b, "orphan: a %s folder, none of its files held, its creator pid %d is gone",
                    seg_kind_name(sg->kind), (int)sg->creator_pid);
+    else if (sg->state == SEG_ORPHAN && sg->earlier_run)
+        earlier_run_why(m, sg, &b);
     else if (sg->state == SEG_ORPHAN)
         buf_printf(&b, "orphan: held by nobody, its creator pid %d is gone", (int)sg->creator_pid);
     else if (sg->state == SEG_UNHELD && sg->note != NOTE_NONE) {

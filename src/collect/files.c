@@ -49,6 +49,7 @@ static void fill(struct shm_file *f, const struct stat *st)
     f->alloc = (uint64_t)st->st_blocks * 512u;
     f->uid = st->st_uid;
     f->mtime = (int64_t)st->st_mtim.tv_sec;
+    f->ctime = (int64_t)st->st_ctim.tv_sec;
     f->stat_pending = false;
 }
 

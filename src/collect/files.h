@@ -31,6 +31,8 @@ struct shm_file {
     uint64_t size;  /* st_size: apparent size */
     uint64_t alloc; /* st_blocks * 512: pages actually allocated */
     int64_t mtime;
+    int64_t ctime;  /* status change time; 0 when the facts came from a holder's fd
+                     * (files_finish), which only a held file has */
     enum file_type type;
     uid_t uid;
     bool stat_pending; /* dev and ino from the listing; the rest is not read yet */

@@ -93,8 +93,19 @@ double nsmap_boot_realtime(void)
     return (double)(real.tv_sec - boot.tv_sec) + (double)(real.tv_nsec - boot.tv_nsec) / 1e9;
 }
 
+/* The wall-clock time of a start time in clock ticks since boot. */
+static struct timespec ticks_wall(const struct nsmap *m, unsigned long long ticks)
+{
+    double t = m->boot_realtime + (double)ticks / (double)m->hz;
+    struct timespec ts = {.tv_sec = (time_t)t};
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    return ts;
+}
+
 void nsmap_self(struct nsmap *m, int procfd, double boot_realtime, long hz)
 {
+    m->boot_realtime = boot_realtime;
+    m->hz = hz;
     struct buf text;
     buf_init(&text);
     m->self_pidns = nsmap_link(procfd, "self/ns/pid");
@@ -109,9 +120,7 @@ void nsmap_self(struct nsmap *m, int procfd, double boot_realtime, long hz)
     m->view_initial = m->view_pidns == NSMAP_INIT_PIDNS;
     struct procstat p;
     if (hz > 0 && procstat_read(procfd, 1, &p) == 0) {
-        double t = boot_realtime + (double)p.start_ticks / (double)hz;
-        m->pid1_start.tv_sec = (time_t)t;
-        m->pid1_start.tv_nsec = (long)((t - (double)m->pid1_start.tv_sec) * 1e9);
+        m->pid1_start = ticks_wall(m, p.start_ticks);
         m->pid1_ok = true;
     }
     buf_free(&text);
@@ -235,6 +244,13 @@ static void add_pidns(unsigned long **list, size_t *n, size_t *cap, unsigned lon
     *(unsigned long *)VEC_PUSH(*list, *n, *cap) = ns;
 }
 
+/* Counts one more process that has the mount at /dev/shm, started at ticks. */
+static void shm_first(struct mount_reach *r, unsigned long long ticks)
+{
+    if (!r->nshm_procs++ || ticks < r->shm_first_ticks)
+        r->shm_first_ticks = ticks;
+}
+
 void nsmap_reach(struct nsmap *m, const struct proc_list *pl)
 {
     for (size_t d = 0; d < m->ndevs; d++) {
@@ -243,7 +259,8 @@ void nsmap_reach(struct nsmap *m, const struct proc_list *pl)
         free(r->pidns);
         free(r->shm_pidns);
         r->pidns = r->shm_pidns = NULL;
-        r->npidns = r->nshm_pidns = 0;
+        r->npidns = r->nshm_pidns = r->nshm_procs = 0;
+        r->shm_first_ok = false;
         unsigned long last_mnt = 0;
         unsigned char last_sees = 0;
         for (size_t i = 0; i < pl->n; i++) {
@@ -257,8 +274,14 @@ void nsmap_reach(struct nsmap *m, const struct proc_list *pl)
             }
             if (last_sees)
                 add_pidns(&r->pidns, &r->npidns, &cap, p->pidns);
-            if (last_sees & NSMAP_AT_SHM)
+            if (last_sees & NSMAP_AT_SHM) {
                 add_pidns(&r->shm_pidns, &r->nshm_pidns, &shm_cap, p->pidns);
+                shm_first(r, p->start_ticks);
+            }
+        }
+        if (r->nshm_procs && m->hz > 0) {
+            r->shm_first_start = ticks_wall(m, r->shm_first_ticks);
+            r->shm_first_ok = true;
         }
         if (r->npidns > 1)
             qsort(r->pidns, r->npidns, sizeof(*r->pidns), cmp_ulong);

@@ -52,6 +52,15 @@ struct mount_reach {
     unsigned long *shm_pidns; /* those of them whose mount namespace shows it at
                                * /dev/shm or /run/shm: distinct, ascending */
     size_t nshm_pidns;
+    /* The live processes whose mount namespace shows it at /dev/shm or
+     * /run/shm (those whose links cannot be read count nowhere, as for
+     * pidns above), and the earliest start among them: a file written
+     * before it was written by none of the processes that can write there
+     * now. */
+    size_t nshm_procs;
+    unsigned long long shm_first_ticks; /* clock ticks since boot */
+    bool shm_first_ok;                  /* shm_first_start is known */
+    struct timespec shm_first_start;    /* the same, wall clock */
     bool propagates;      /* the watched mountinfo tags it shared: or master: (it
                            * is mounted in other mount namespaces too) */
     bool btime_ok;        /* btime is known (statx of its root, Linux 5.18+) */
@@ -74,6 +83,8 @@ struct nsmap {
     bool pid1_ok;              /* pid1_start is known */
     struct timespec pid1_start; /* wall-clock start of /proc's pid 1 (the pid
                                  * namespace's init), to the clock tick */
+    double boot_realtime;      /* the wall clock at boot, and the clock ticks a second: */
+    long hz;                   /* a start time as wall-clock time (nsmap_self) */
     size_t unknown;            /* processes whose namespace links could not be read */
     size_t unread;             /* mount namespaces whose mountinfo could not be read */
     /* --all: each process's mount namespace as node_discover read it in the

@@ -240,6 +240,20 @@ static void check_oom(const struct budget_input *in, const struct cgroup_info *c
     }
 }
 
+/* A restarted container's mount that still holds its last run's orphans:
+ * still charged, they leave the new run that much less room. */
+static void check_leftover(const struct budget_input *in, const struct budget *b,
+                           struct notes *ns, struct sizes *z)
+{
+    if (!in->leftover)
+        return;
+    const char *left = sz(z, in->leftover);
+    note(ns, VERDICT_WARN,
+         "An earlier run of this container left %s of orphans on its /dev/shm, still charged "
+         "to the %s limit: clean them first (shmwatch clean), before the new run needs the room.",
+         left, sz(z, b->limit));
+}
+
 static void check_memory(const struct budget *b, double warn_pct, double crit_pct,
                          struct notes *ns, struct sizes *z)
 {
@@ -344,6 +358,7 @@ void budget_compute(const struct budget_input *in, struct budget *out)
     recommend(in, out, &ns, &z); /* information, listed last; check_shm refers to it */
     check_oom(in, cg, out, &ns, &z); /* a kill that has happened comes before a risk */
     check_shm(in, out, warn_pct, crit_pct, &ns, &z);
+    check_leftover(in, out, &ns, &z);
     check_memory(out, warn_pct, crit_pct, &ns, &z);
 
     /* Most important first: critical, then warnings, then information. */

@@ -26,6 +26,8 @@ struct budget_input {
     uint64_t peak_app;            /* observed peak app bytes (0: use the current app) */
     double warn_pct, crit_pct;    /* fill thresholds, percent (defaults 80, 95) */
     uint64_t oom_recent;          /* OOM kills seen rising lately (oom_watch_recent) */
+    uint64_t leftover;            /* allocation of the orphans an earlier run of a
+                                   * restarted container left on the mount */
 };
 
 struct budget {

@@ -179,6 +179,7 @@ static void join(struct model *m, struct inomap *idx)
         sg->alloc_known = true;
         sg->uid = f->uid;
         sg->mtime = f->mtime;
+        sg->ctime = f->ctime;
         sg->state = SEG_UNHELD;
         sg->creator_proc = -1;
         if (indexed)
@@ -267,6 +268,8 @@ static void fold_folders(struct model *m)
             folder.alloc += c->alloc;
             if (c->mtime > folder.mtime)
                 folder.mtime = c->mtime;
+            if (c->ctime > folder.ctime)
+                folder.ctime = c->ctime;
             if (c->state == SEG_IN_USE)
                 folder.state = SEG_IN_USE;
             if (c->nholders) {
@@ -324,6 +327,15 @@ static bool creator(const struct scan *s, struct pid_lookup *l, const struct mou
     return true;
 }
 
+/* Was sg last changed before every process that can write its mount now
+ * started? */
+static bool of_earlier_run(const struct mount_pids *mp, const struct segment *sg)
+{
+    int64_t changed = sg->ctime > sg->mtime ? sg->ctime : sg->mtime;
+    return mp->first_start_ok && changed > 0 &&
+           changed + PIDTRUST_EARLIER_SLACK_S < (int64_t)mp->first_start.tv_sec;
+}
+
 static void classify(struct model *m, const struct model_opts *o)
 {
     const struct scan *s = m->scan;
@@ -356,6 +368,17 @@ static void classify(struct model *m, const struct model_opts *o)
             sg->creator_unknown = last_seg.creator_unknown;
             sg->note = last_seg.note;
             dead = last_dead;
+            /* Whatever process its pid names now (the same numbers come
+             * back in a restarted container), none of them made it. */
+            if (sg->state == SEG_UNHELD && of_earlier_run(&m->mounts[sg->mount].pids, sg)) {
+                dead = true;
+                sg->earlier_run = true;
+                sg->creator_pid = named;
+                sg->creator_alive = false;
+                sg->creator_proc = -1;
+                sg->creator_unknown = false;
+                sg->note = NOTE_NONE;
+            }
         }
         /* Only a regular file, held by nobody, whose owner is provably dead
          * is garbage, and only a name of a kind that carries its creator's
@@ -447,6 +470,8 @@ static void figures(struct model *m)
         }
         if (sg->state == SEG_ORPHAN) {
             f->orphan += sg->alloc;
+            if (sg->earlier_run)
+                f->leftover += sg->alloc;
             t->orphans++;
             t->orphan_bytes += sg->alloc;
         }
@@ -503,6 +528,7 @@ static void budget_of(struct model *m, const struct model_opts *o, size_t mount,
         in.inodes = mt->inodes;
         in.inodes_free = mt->inodes_free;
         in.pending = m->mounts[mount].pending;
+        in.leftover = m->mounts[mount].leftover;
     }
     for (size_t i = 0; i < m->nprocs; i++) {
         const struct mproc *mp = &m->procs[i];

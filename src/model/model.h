@@ -53,7 +53,7 @@ struct seg_holder {
 };
 
 struct segment {
-    /* Ordered, and its indexes 32-bit, so that the record has no
+    /* Ordered, and its indexes 32-bit, so that the record has little
      * padding: a model keeps one per segment (up to 100,000), and
      * their pages are a good part of what a snapshot costs
      * (doc/performance.md). */
@@ -63,6 +63,7 @@ struct segment {
     ino_t ino;
     uint64_t size, alloc;
     int64_t mtime;
+    int64_t ctime;       /* status change time, 0 when not read (a held file's) */
     struct seg_holder *holders; /* a slice of the model's holder_pool */
     size_t nholders;
     uint32_t mount;      /* index into the scan's mounts */
@@ -81,6 +82,9 @@ struct segment {
                            * not alive where looked, but another pid namespace may
                            * have written it): creator_alive is false, and means
                            * nothing */
+    bool earlier_run;     /* unheld, and last changed before every process that can
+                           * write its mount now started (model/pidtrust.h,
+                           * first_start): its creator is gone with an earlier run */
 };
 
 struct mproc {
@@ -163,6 +167,7 @@ struct mount_figures {
     /* unattributed: used minus named and hidden; 0 when the mount's use or
      * its listing is unknown */
     uint64_t named, hidden, orphan, unattributed, pending;
+    uint64_t leftover; /* of orphan: those an earlier run left (segment.earlier_run) */
     size_t nsegments;
     struct mount_pids pids; /* what a creator pid in a name proves here */
 };

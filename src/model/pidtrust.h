@@ -29,7 +29,20 @@ struct mount_pids {
     const unsigned long *pidns; /* those namespaces (the scan's) */
     unsigned long lookup;       /* the namespace in which a pid is read when there is
                                  * one; 0: as /proc shows pids */
+    /* Every live process that has the mount at /dev/shm or /run/shm (and
+     * every process whose namespaces could not be read) started at
+     * first_start or later, and /proc lists every process of the machine:
+     * a file of a creator-pid kind last changed before then was made by a
+     * process of an earlier run, gone with its pid namespace (a restarted
+     * container on a volume that outlived it). */
+    bool first_start_ok;
+    struct timespec first_start;
 };
+
+/* Seconds a file's last change must come before first_start to be of an
+ * earlier run: a file's times are whole seconds here, and a start time
+ * is read to the clock tick from a wall clock that NTP may have stepped. */
+#define PIDTRUST_EARLIER_SLACK_S 2
 
 /* The evidence of mount i of s. trust is the user's word (trust_pids). */
 void pidtrust_mount(const struct scan *s, size_t i, bool trust, struct mount_pids *out);

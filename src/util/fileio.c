@@ -120,7 +120,7 @@ char *next_line(char **cursor)
 int statx_nowait(int dirfd, const char *path, int flags, struct statx *sx)
 {
     flags |= AT_STATX_DONT_SYNC | AT_NO_AUTOMOUNT;
-    if (statx(dirfd, path, flags, NOWAIT_NEED, sx) == 0)
+    if (statx(dirfd, path, flags, NOWAIT_NEED | STATX_CTIME, sx) == 0)
         return 0;
     /* A FUSE mount closed to this user (no allow_other) refuses any field
      * but answers an empty mask with its device. */
@@ -144,6 +144,13 @@ bool stat_from_statx(const struct statx *sx, struct stat *st)
     st->st_blocks = (blkcnt_t)sx->stx_blocks;
     st->st_mtim.tv_sec = sx->stx_mtime.tv_sec;
     st->st_mtim.tv_nsec = sx->stx_mtime.tv_nsec;
+    /* The change time, which no utime can set back, where the file system
+     * gives it; else the modification time stands in. */
+    st->st_ctim = st->st_mtim;
+    if (sx->stx_mask & STATX_CTIME) {
+        st->st_ctim.tv_sec = sx->stx_ctime.tv_sec;
+        st->st_ctim.tv_nsec = sx->stx_ctime.tv_nsec;
+    }
     return true;
 }
 

@@ -393,12 +393,95 @@ static void test_young_folder(void **state)
     free(s);
 }
 
+/* A container restarted on a /dev/shm that outlived it (a pod's emptyDir):
+ * every process that has the mount at /dev/shm started at 1200. What was
+ * last changed before then is its earlier run's, whatever process its pid
+ * names now (pid 7 came back); what came after, or is held, or carries no
+ * pid, is not; and nothing of it holds without every process in sight. */
+static struct scan *restarted(bool view_initial)
+{
+    struct scan *s = fake_scene_empty(); /* scanned at 1600 */
+    fake_add_proc(s, 7, 1, 7, 'S', "python3", "/usr/bin/python3");
+    procs_sort(&s->procs);
+    const char *names[] = {"torch_7_1", "torch_8_1", "torch_7_2", "torch_7_3", "cache.bin"};
+    int64_t mtimes[] = {1000, 1000, 1300, 1000, 1000};
+    for (size_t i = 0; i < 5; i++) {
+        fake_add_file(s, names[i], 100 + i, FT_REGULAR, 4 * MiB, 4 * MiB);
+        s->files.items[s->files.n - 1].mtime = mtimes[i];
+        s->files.items[s->files.n - 1].ctime = mtimes[i];
+    }
+    fake_add_holder(s, 7, 5, true, 103, "/dev/shm/torch_7_3", false, 4 * MiB, 4 * MiB);
+    s->ns.ndevs = 1;
+    s->ns.reach = xcalloc(1, sizeof(*s->ns.reach));
+    s->ns.reach[0].nshm_procs = 1;
+    s->ns.reach[0].shm_first_ok = true;
+    s->ns.reach[0].shm_first_start.tv_sec = 1200;
+    s->ns.view_initial = view_initial;
+    return s;
+}
+
+static void test_earlier_run(void **state)
+{
+    (void)state;
+    struct model_opts o;
+    model_opts_default(&o);
+    struct scan *s = restarted(true);
+    struct model m;
+    model_build(s, &o, &m);
+    const struct segment *sg = NULL;
+    for (size_t i = 0; i < m.nsegs; i++)
+        if (strcmp(m.segs[i].name, "torch_7_1") == 0)
+            sg = &m.segs[i];
+    assert_non_null(sg);
+    assert_int_equal(sg->state, SEG_ORPHAN);
+    assert_true(sg->earlier_run);
+    assert_false(sg->creator_alive); /* pid 7 is the new run's */
+    struct clean_policy pol;
+    clean_policy_default(&pol);
+    struct unlink_plan p;
+    targets_clean(&m, &pol, &p);
+    assert_int_equal(p.n, 2);
+    assert_non_null(find(&p, "torch_7_1"));
+    assert_non_null(find(&p, "torch_8_1"));
+    const char *why = find(&p, "torch_8_1")->why;
+    assert_non_null(strstr(why, "orphan: held by nobody, left by an earlier run of its container "
+                                "(restarted at "));
+    assert_null(find(&p, "torch_7_2")); /* written by the new run */
+    assert_null(find(&p, "torch_7_3")); /* held */
+    assert_null(find(&p, "cache.bin")); /* no pid in its name */
+    unlink_plan_free(&p);
+    /* The budget says what the leftovers hold, and to clean them first. */
+    const struct budget *b = model_mount_budget(&m, 0);
+    bool said = false;
+    for (size_t i = 0; i < b->nadvice; i++)
+        said |= strstr(b->advice[i], "An earlier run of this container left 8.0 MiB of orphans") &&
+                strstr(b->advice[i], "clean them first");
+    assert_true(said);
+    assert_int_equal(m.mounts[0].leftover, 8 * MiB);
+    model_free(&m);
+    scan_free(s);
+    free(s);
+
+    /* Inside a pid namespace, processes out of sight may have the mount:
+     * nothing is of an earlier run. */
+    s = restarted(false);
+    model_build(s, &o, &m);
+    targets_clean(&m, &pol, &p);
+    assert_null(find(&p, "torch_7_1"));
+    assert_int_equal(m.mounts[0].leftover, 0);
+    unlink_plan_free(&p);
+    model_free(&m);
+    scan_free(s);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_dirs),
         cmocka_unit_test(test_young_folder),
         cmocka_unit_test(test_clean_orphans),
+        cmocka_unit_test(test_earlier_run),
         cmocka_unit_test(test_clean_unheld),
         cmocka_unit_test(test_single_choices),
         cmocka_unit_test(test_roles),
