@@ -67,12 +67,15 @@ static void render(const struct options *o, const struct config *cfg, struct sca
                    double last_scan_time, struct oom_watch *oom, struct group_peaks *peaks,
                    struct mount_memory *mount_mem, struct buf *out)
 {
-    if (o->mode == MODE_PROMETHEUS && s->stalled_s > 0) {
-        report_prometheus_stalled(out, s, last_scan_time);
-        return;
-    }
     struct model_opts mo;
     model_opts_default(&mo);
+    struct model m;
+    if (o->mode == MODE_PROMETHEUS && s->stalled_s > 0) {
+        model_build(s, &mo, &m); /* a stand-in: its warning and how long it runs */
+        report_prometheus_stalled(out, &m, last_scan_time);
+        model_free(&m);
+        return;
+    }
     mo.warn_pct = cfg->warn_pct;
     mo.crit_pct = cfg->crit_pct;
     mo.peaks = peaks;
@@ -84,7 +87,6 @@ static void render(const struct options *o, const struct config *cfg, struct sca
     if (!(s->stalled_s > 0)) /* a stand-in shows no mount: nothing is forgotten */
         mount_memory_observe(mount_mem, s, now);
     mo.mount_memory = mount_mem;
-    struct model m;
     model_build(s, &mo, &m);
     group_peaks_learn(peaks, &m);
     mount_memory_learn(mount_mem, &m);
@@ -265,7 +267,6 @@ static bool mounts_usable(const struct options *o, const struct config *cfg)
 
 int shmwatch_main(int argc, char **argv)
 {
-    xalloc_setup();
     /* A reader that goes away is seen as EPIPE from a write, not a signal
      * that would end clean or reap between two actions. */
     signal(SIGPIPE, SIG_IGN);

@@ -11,6 +11,8 @@ packages=(
   python3 python3-torch                     # the real PyTorch DataLoader tests
   debootstrap                               # the PyTorch 2.x root (tests/stack/rootfs.sh)
   docker.io                                 # real containers (tests/stack/docker_lib.sh)
+  podman containerd                         # the node view names their containers
+                                            # (node_podman.sh, node_containerd.sh: runc, ctr)
   prometheus                                # promtool checks the metrics
   prometheus-node-exporter iproute2         # the fleet path: textfile served, scraped (node_fleet.sh)
   valgrind                                  # instruction counts in the benchmark
@@ -20,6 +22,8 @@ packages=(
   zsh                                       # the zsh completion parses
   jq                                        # the guide's jq example runs as shown (docs_node.sh)
   dpkg-dev debhelper fakeroot lintian git   # the Debian package (tests/integration/package.sh)
+  build-essential                           # dpkg-checkbuilddeps and dpkg-buildpackage require the
+                                            # Build-Essential set besides debian/control's list
 )
 
 missing=()

@@ -44,7 +44,7 @@ static void read_uids(struct actns *ns, int proc, pid_t pid)
     struct buf text;
     buf_init(&text);
     snprintf(name, sizeof(name), "%d/uid_map", (int)pid);
-    if (read_proc_at(proc, name, &text, 1 << 16) == 0) {
+    if (read_file_at(proc, name, &text, READ_SMALL_MAX) == 0) {
         char *cur = text.data, *line;
         size_t cap = 0;
         while ((line = next_line(&cur))) {

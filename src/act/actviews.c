@@ -47,16 +47,16 @@ static void open_one(struct actns *ns, const struct sysroot *host, pid_t pid,
     }
 }
 
-void actviews_open_all(struct actviews *v, const struct scan *s, const struct sysroot *host)
+void actviews_open_all(struct actviews *v, const struct model *m, const struct sysroot *host)
 {
     actviews_own(v);
     v->mode = ACTVIEWS_ALL;
-    const struct scan_node *n = &s->node;
+    const struct scan_node *n = model_node(m);
     v->nctrs = n->nctrs;
     v->ctrs = xcalloc(n->nctrs ? n->nctrs : 1, sizeof(*v->ctrs));
     for (size_t k = 0; k < n->nctrs; k++) {
         const struct node_ctr *c = &n->ctrs[k];
-        const struct proc *p = procs_find(&s->procs, c->pid);
+        const struct proc *p = model_scan_proc(m, c->pid);
         char *label = actns_label(&c->info, c->pid);
         open_one(&v->ctrs[k], host, c->pid, p ? p->start_ticks : 0, label);
         free(label);
@@ -65,15 +65,15 @@ void actviews_open_all(struct actviews *v, const struct scan *s, const struct sy
     v->mounts = xcalloc(n->nmounts ? n->nmounts : 1, sizeof(*v->mounts));
     v->mount_open = xcalloc(n->nmounts ? n->nmounts : 1, sizeof(*v->mount_open));
     for (size_t i = 0; i < n->nmounts; i++) {
-        const struct node_mount *m = &n->mounts[i];
+        const struct node_mount *nm = &n->mounts[i];
         v->mounts[i].root = SYSROOT_NONE;
-        if (m->own || m->pid <= 0)
+        if (nm->own || nm->pid <= 0)
             continue; /* the host's view */
         v->mount_open[i] = true;
-        size_t k = m->owner != NODE_HOST ? m->owner : m->nctrs ? m->ctrs[0] : NODE_HOST;
+        size_t k = nm->owner != NODE_HOST ? nm->owner : nm->nctrs ? nm->ctrs[0] : NODE_HOST;
         char *label = k != NODE_HOST && k < n->nctrs ? actns_label(&n->ctrs[k].info, n->ctrs[k].pid)
-                                                     : actns_label(NULL, m->pid);
-        open_one(&v->mounts[i], host, m->pid, m->pid_start, label);
+                                                     : actns_label(NULL, nm->pid);
+        open_one(&v->mounts[i], host, nm->pid, nm->pid_start, label);
         free(label);
     }
     open_one(&v->host, host, getpid(), 0, "host");
@@ -93,10 +93,10 @@ const struct actns *actviews_mount(const struct actviews *v, size_t mount)
 
 /* --all: the view of process p's container (a zombie's is its parent's:
  * node_proc_ctr). */
-static const struct actns *proc_view(const struct actviews *v, const struct scan *s,
+static const struct actns *proc_view(const struct actviews *v, const struct model *m,
                                      const struct proc *p)
 {
-    size_t ctr = node_proc_ctr(&s->node, (size_t)(p - s->procs.items));
+    size_t ctr = model_proc_ctr(m, p);
     return ctr != NODE_HOST && ctr < v->nctrs ? &v->ctrs[ctr] : &v->host;
 }
 
@@ -105,14 +105,14 @@ bool actviews_proc(void *ctx, const struct model *m, const struct proc *p, const
     const struct actviews *v = ctx;
     *ns = NULL;
     if (v->mode == ACTVIEWS_ALL) {
-        *ns = proc_view(v, m->scan, p);
+        *ns = proc_view(v, m, p);
         return true;
     }
     if (v->mode != ACTVIEWS_PID)
         return true;
     const struct proc *q = p;
     if (!q->mntns && q->state == 'Z')
-        q = procs_find(&m->scan->procs, p->ppid);
+        q = model_scan_proc(m, p->ppid);
     if (!q || !q->mntns || !v->pid.mntns || q->mntns != v->pid.mntns)
         return false;
     *ns = &v->pid;

@@ -13,7 +13,6 @@
 #include <stddef.h>
 
 #include "act/actns.h"
-#include "collect/scan.h"
 #include "model/model.h"
 
 enum actviews_mode { ACTVIEWS_OWN, ACTVIEWS_PID, ACTVIEWS_ALL };
@@ -42,14 +41,14 @@ void actviews_own(struct actviews *v);
 int actviews_open_pid(struct actviews *v, const struct sysroot *host, pid_t pid,
                       unsigned long long start);
 
-/* --all: after the node view's scan s, a view of each of its containers,
+/* --all: after the node view's model m, a view of each of its containers,
  * of each mount the watcher's namespace does not show and of the host's
  * own world, each pinned to the process the scan read it through (a view
  * that cannot be opened still names its container and refuses every
  * action). */
-void actviews_open_all(struct actviews *v, const struct scan *s, const struct sysroot *host);
+void actviews_open_all(struct actviews *v, const struct model *m, const struct sysroot *host);
 
-/* The view an action on mount i of s happens through: --pid's; with --all
+/* The view an action on mount i happens through: --pid's; with --all
  * the mount's, or the host's for one the watcher's namespace shows; NULL
  * for the watcher's own world. */
 const struct actns *actviews_mount(const struct actviews *v, size_t mount);

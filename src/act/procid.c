@@ -7,57 +7,49 @@
 #include "collect/procs.h"
 #include "util/buf.h"
 #include "util/fileio.h"
+#include "util/procstat.h"
+
+/* The identity part of st (the uids are status's). */
+static void from_stat(const struct procstat *st, struct procid *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->pid = st->pid;
+    out->ppid = st->ppid;
+    out->state = st->state;
+    out->start_ticks = st->start_ticks;
+    _Static_assert(sizeof(out->comm) == sizeof(st->comm), "comm sizes differ");
+    memcpy(out->comm, st->comm, sizeof(out->comm));
+}
 
 bool procid_parse_stat(const char *text, struct procid *out)
 {
-    /* The scan's parser: one reading of the format, on the scan's path and
+    /* The one parser of the format (util/procstat.c), on the scan's path and
      * on the one right before a signal alike. */
-    struct proc p;
-    memset(&p, 0, sizeof(p));
+    struct procstat st;
     memset(out, 0, sizeof(*out));
-    if (!procs_parse_stat(text, &p))
+    if (!procstat_parse(text, &st))
         return false;
-    out->pid = p.pid;
-    out->ppid = p.ppid;
-    out->state = p.state;
-    out->start_ticks = p.start_ticks;
-    _Static_assert(sizeof(out->comm) == sizeof(p.comm), "comm sizes differ");
-    memcpy(out->comm, p.comm, sizeof(out->comm));
-    return true;
-}
-
-static bool parse_uids(const char *status, uid_t *ruid, uid_t *euid)
-{
-    const char *line = strstr(status, "\nUid:");
-    if (!line)
-        return false;
-    unsigned long r, e;
-    if (sscanf(line + 5, "%lu %lu", &r, &e) != 2)
-        return false;
-    *ruid = (uid_t)r;
-    *euid = (uid_t)e;
+    from_stat(&st, out);
     return true;
 }
 
 int procid_read(int proc_dirfd, pid_t pid, struct procid *out)
 {
+    struct procstat st;
+    memset(out, 0, sizeof(*out));
+    int rc = procstat_read(proc_dirfd, pid, &st);
+    if (rc < 0)
+        return rc;
+    from_stat(&st, out);
     char path[32];
     struct buf text;
     buf_init(&text);
-    snprintf(path, sizeof(path), "%d/stat", (int)pid);
-    int rc = read_file_at(proc_dirfd, path, &text, 4096);
-    if (rc == 0 && !procid_parse_stat(text.data, out))
+    snprintf(path, sizeof(path), "%d/status", (int)pid);
+    rc = read_file_at(proc_dirfd, path, &text, READ_SMALL_MAX);
+    if (rc == 0 && !procs_status_uids(text.data, &out->ruid, &out->euid))
         rc = -EINVAL;
-    if (rc == 0) {
-        snprintf(path, sizeof(path), "%d/status", (int)pid);
-        rc = read_file_at(proc_dirfd, path, &text, 1 << 16);
-        if (rc == 0 && !parse_uids(text.data, &out->ruid, &out->euid))
-            rc = -EINVAL;
-    }
     buf_free(&text);
-    if (rc == -ENOENT)
-        rc = -ESRCH;
-    return rc;
+    return rc == -ENOENT ? -ESRCH : rc;
 }
 
 bool procid_same(pid_t pid, unsigned long long start_ticks, const struct procid *now)

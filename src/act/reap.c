@@ -76,7 +76,7 @@ static void keep_where(const struct model *m, reap_where_fn where, void *ctx,
     size_t n = 0;
     for (size_t i = 0; i < sp->n; i++) {
         struct signal_target *t = &sp->items[i];
-        const struct proc *p = procs_find(&m->scan->procs, t->pid);
+        const struct proc *p = model_scan_proc(m, t->pid);
         const struct actns *ns = NULL;
         if (p && where(ctx, m, p, &ns)) {
             t->ns = ns;

@@ -183,15 +183,31 @@ bool targets_proc(const struct model *m, pid_t pid, struct signal_target *t)
     return true;
 }
 
-static char *role_why(const struct model *m, const struct proc *p, enum proc_role role)
+/* An orphaned worker's why: the facts roles.c proved it by, no more. */
+static void orphan_why(struct buf *b, const struct proc *p, const struct proc *parent,
+                       unsigned proof)
+{
+    buf_adds(b, "orphaned worker: ");
+    if (proof & (ORPHAN_BY_NAME | ORPHAN_BY_SIGNALS))
+        buf_printf(b, "a DataLoader worker by its %s whose parent, pid %d (%s), is not its main",
+                   proof & ORPHAN_BY_NAME ? "name" : "caught signals and libtorch", (int)p->ppid,
+                   parent ? parent->comm : "?");
+    if (proof == ORPHAN_LEADER_GONE)
+        buf_adds(b, "it uses torch shared memory and ");
+    else if (proof & ORPHAN_LEADER_GONE)
+        buf_adds(b, "; ");
+    if (proof & ORPHAN_LEADER_GONE)
+        buf_printf(b, "the leader of its process group (pid %d) is gone", (int)p->pgid);
+}
+
+static char *role_why(const struct model *m, const struct proc *p, const struct mproc *mp)
 {
     struct buf b;
     buf_init(&b);
     const struct proc *parent = model_scan_proc(m, p->ppid);
-    switch (role) {
+    switch (mp->role) {
     case ROLE_ORPHAN_WORKER:
-        buf_printf(&b, "orphaned worker: the leader of its process group (pid %d) is gone",
-                   (int)p->pgid);
+        orphan_why(&b, p, parent, mp->orphan_proof);
         break;
     case ROLE_SHM_MANAGER:
         buf_printf(&b, "torch_shm_manager");
@@ -201,7 +217,7 @@ static char *role_why(const struct model *m, const struct proc *p, enum proc_rol
                    (int)p->ppid, parent ? parent->comm : "?");
         break;
     default:
-        buf_printf(&b, "%s", proc_role_name(role));
+        buf_printf(&b, "%s", proc_role_name(mp->role));
     }
     return buf_steal(&b);
 }
@@ -214,7 +230,7 @@ void targets_role(const struct model *m, enum proc_role role, struct signal_plan
         const struct proc *p = model_proc(m, &m->procs[i]);
         struct signal_target *t = VEC_PUSH(out->items, out->n, out->cap);
         signal_target_from_proc(t, p, role);
-        t->why = role_why(m, p, role);
+        t->why = role_why(m, p, &m->procs[i]);
     }
 }
 
@@ -234,9 +250,10 @@ static bool looks_like_orphan(const struct model *m, const char *name)
  * reported. */
 void targets_add_dirs(const struct model *m, const struct clean_policy *pol, struct unlink_plan *p)
 {
-    const struct file_list *fl = &m->scan->files;
-    for (size_t i = 0; i < fl->ndirs; i++) {
-        const struct shm_dir *d = &fl->dirs[i];
+    size_t ndirs;
+    const struct shm_dir *dirs = model_dirs(m, &ndirs);
+    for (size_t i = 0; i < ndirs; i++) {
+        const struct shm_dir *d = &dirs[i];
         if (!in_scope(m, pol, d->mount))
             continue;
         pid_t named;

@@ -85,27 +85,29 @@ static void held_reason(struct unlink_run *r, const struct inode_query *q,
         named ? who.comm : "?", named ? (unsigned long)who.euid : 0ul, fd);
 }
 
-/* The checks and the unlinkat of one item, given its directory. */
-static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
-                      struct unlink_result *res)
+/* The checks of item t's name in dir before it is removed: a regular file,
+ * the one scanned (device and inode), an owner the remover may act for, not
+ * written to since the scan. Returns a pin on it, an fd of its own, so that
+ * what is checked and what is removed are one file (its stat in *pst); -1
+ * with res said. */
+static int pin_target(const struct unlink_run *r, const struct unlink_target *t, int dir,
+                      const char *base, struct stat *pst, struct unlink_result *res)
 {
-    const struct unlink_target *t = &r->plan->items[i];
     struct stat st;
     if (!unlink_examine(dir, base, &st, res))
-        return;
+        return -1;
     res->alloc = (uint64_t)st.st_blocks * 512u;
     if (!S_ISREG(st.st_mode)) {
         unlink_say(res, UNLINK_REFUSED, EPERM, "%s", unlink_type_refusal(file_type_of(st.st_mode)));
-        return;
+        return -1;
     }
     if (st.st_dev != t->dev || st.st_ino != t->ino) {
         unlink_say(res, UNLINK_REFUSED, ESTALE, "replaced since the scan (inode %llu, scanned %llu)",
             (unsigned long long)st.st_ino, (unsigned long long)t->ino);
-        return;
+        return -1;
     }
     if (!unlink_owner_ok(r->o.uid, t->ns, st.st_uid, UNLINK_OWNED_FILE, res))
-        return;
-    /* Pin the inode: what is checked below and what is removed are one file. */
+        return -1;
     int pin = openat(dir, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (pin < 0 && (errno == EACCES || errno == EPERM))
         pin = openat(dir, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -115,67 +117,77 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
             unlink_say(res, UNLINK_GONE, err, "already gone");
         else
             unlink_say(res, UNLINK_REFUSED, err, "cannot open it to check it: %s", strerror(err));
-        return;
+        return -1;
     }
-    struct stat pst;
-    if (fstat(pin, &pst) != 0 || !S_ISREG(pst.st_mode) || pst.st_dev != t->dev ||
-        pst.st_ino != t->ino) {
-        close(pin);
+    if (fstat(pin, pst) != 0 || !S_ISREG(pst->st_mode) || pst->st_dev != t->dev ||
+        pst->st_ino != t->ino) {
         unlink_say(res, UNLINK_REFUSED, ESTALE, "changed while being checked");
-        return;
+        goto refuse;
     }
-    if ((int64_t)pst.st_mtim.tv_sec > t->mtime) {
-        close(pin);
+    if ((int64_t)pst->st_mtim.tv_sec > t->mtime) {
         unlink_say(res, UNLINK_REFUSED, EBUSY, "written to since the scan: something is using it");
-        return;
+        goto refuse;
     }
+    return pin;
+refuse:
+    close(pin);
+    return -1;
+}
+
+/* Whether no process holds item i (its pinned stat st): none in the holder
+ * search (fresh enough, one for the plan's items), and none the search
+ * could not see may have it. False with res said. */
+static bool proven_unused(struct unlink_run *r, size_t i, const struct stat *st,
+                          struct unlink_result *res)
+{
     if (!probe_fresh(r))
         probe(r);
     if (r->q[i].pid) {
-        close(pin);
         held_reason(r, &r->q[i], res);
-        return;
+        return false;
     }
     char why[200];
-    if (!unlink_blind_ok(&r->blind, r->o.uid, pst.st_uid, pst.st_mode, why, sizeof(why))) {
-        close(pin);
+    if (!unlink_blind_ok(&r->blind, r->o.uid, st->st_uid, st->st_mode, why, sizeof(why))) {
         unlink_say(res, UNLINK_REFUSED, EACCES, "cannot prove it unused: %s", why);
-        return;
+        return false;
     }
-    /* Last, the kernel's word: no open file anywhere refers to it. Held
-     * across the unlink, so that nothing opens it in between unseen. */
+    return true;
+}
+
+/* Removes item t's name, pinned and checked, under a lease: the kernel's
+ * last word that no open file anywhere refers to it, held across the
+ * unlink so that nothing opens it in between unseen. Closes pin, the last
+ * reference (tmpfs frees the pages then), and says in res what was done
+ * and what the mount's use fell by. */
+static void remove_pinned(const struct unlink_run *r, const struct unlink_target *t, int dir,
+                          const char *base, int pin, struct unlink_result *res)
+{
     struct unlink_lease_state ls;
     enum unlink_lease lease = unlink_lease_take(pin, &ls);
+    struct statvfs before, after;
+    bool measured = false;
+    int unlinked = -1;
     if (lease == UNLINK_LEASE_BUSY) {
-        close(pin);
         unlink_say(res, UNLINK_REFUSED, EBUSY, "in use: open in a process the search could not "
                                                "see (the kernel refuses a lease on it)");
-        return;
-    }
-    if (r->o.dry_run) {
-        if (lease == UNLINK_LEASE_HELD)
-            unlink_lease_drop(pin, &ls);
-        close(pin);
+    } else if (r->o.dry_run) {
         unlink_say(res, UNLINK_WOULD, 0, "every check passed");
-        return;
+    } else {
+        measured = fstatvfs(dir, &before) == 0;
+        unlinked = unlinkat(dir, base, 0);
+        int err = errno;
+        if (unlinked != 0 && err == ENOENT)
+            unlink_say(res, UNLINK_GONE, err, "already gone");
+        else if (unlinked != 0)
+            unlink_say(res, UNLINK_FAILED, err, "unlink failed: %s", strerror(err));
     }
-    struct statvfs before, after;
-    bool measured = fstatvfs(dir, &before) == 0;
-    int unlinked = unlinkat(dir, base, 0);
-    int unlink_err = errno;
     if (lease == UNLINK_LEASE_HELD)
         unlink_lease_drop(pin, &ls);
-    if (unlinked != 0) {
-        int err = unlink_err;
-        close(pin);
-        if (err == ENOENT)
-            unlink_say(res, UNLINK_GONE, err, "already gone");
-        else
-            unlink_say(res, UNLINK_FAILED, err, "unlink failed: %s", strerror(err));
+    struct stat st;
+    bool ours = unlinked == 0 && fstat(pin, &st) == 0 && st.st_nlink == 0;
+    close(pin);
+    if (unlinked != 0)
         return;
-    }
-    bool ours = fstat(pin, &pst) == 0 && pst.st_nlink == 0;
-    close(pin); /* the last reference: tmpfs frees the pages now */
     if (measured && fstatvfs(dir, &after) == 0) {
         uint64_t u0 = (uint64_t)(before.f_blocks - before.f_bfree) * before.f_frsize;
         uint64_t u1 = (uint64_t)(after.f_blocks - after.f_bfree) * after.f_frsize;
@@ -189,6 +201,22 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
                                     "this search could not see may still hold it");
     else
         unlink_say(res, UNLINK_REMOVED, 0, "%s", t->why ? t->why : "removed");
+}
+
+/* The checks and the unlinkat of item i, given its directory. */
+static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
+                      struct unlink_result *res)
+{
+    const struct unlink_target *t = &r->plan->items[i];
+    struct stat st;
+    int pin = pin_target(r, t, dir, base, &st, res);
+    if (pin < 0)
+        return;
+    if (!proven_unused(r, i, &st, res)) {
+        close(pin);
+        return;
+    }
+    remove_pinned(r, t, dir, base, pin, res);
 }
 
 static void log_result(struct unlink_run *r, const struct unlink_target *t,

@@ -39,53 +39,18 @@ bool actcli_parse_pid(const char *s, pid_t *out)
     return true;
 }
 
-int actcli_scan(struct actcli *a, const struct options *o)
+/* Scans through sys as the snapshots do, watched by the stall limit: a scan
+ * that has not ended by then is said and the program exits at once, with
+ * nothing done. Returns 0 (a->scan filled), or 1 said on stderr. */
+static int run_scan(struct actcli *a, const struct options *o, const struct sysroot *sys)
 {
-    a->log.fd = -1;
-    a->sys = SYSROOT_NONE;
-    actviews_own(&a->views);
-    char *err = NULL;
-    if (settings_load(o, &a->cfg, &err) != 0) {
-        fprintf(stderr, "shmwatch %s: %s\n", a->cmd, err);
-        free(err);
-        config_free(&a->cfg);
-        return 2;
-    }
-    int rc = sysroot_open(&a->sys, "/proc", "/", "/");
-    if (rc < 0) {
-        fprintf(stderr, "shmwatch %s: cannot open /proc: %s\n", a->cmd, strerror(-rc));
-        config_free(&a->cfg);
-        return 1;
-    }
-    if (o->pid && open_target(a, o->pid) != 0) {
-        sysroot_close(&a->sys);
-        config_free(&a->cfg);
-        return 1;
-    }
-    /* A named mount that is no tmpfs mount is refused before the scan, as
-     * for the snapshots: else clean would plan to remove ordinary files. */
-    if (settings_check_mounts(o, &a->cfg,
-                              a->views.mode == ACTVIEWS_PID ? &a->views.pid.root : &a->sys,
-                              &err) != 0) {
-        fprintf(stderr, "shmwatch %s: %s\n", a->cmd, err);
-        free(err);
-        sysroot_close(&a->sys);
-        config_free(&a->cfg);
-        actviews_close(&a->views);
-        return 2;
-    }
-    struct scan_opts so = {.sys = a->views.mode == ACTVIEWS_PID ? &a->views.pid.root : &a->sys,
+    struct scan_opts so = {.sys = sys,
                            .all = o->all,
                            .mounts = (const char *const *)a->cfg.mounts.item,
                            .nmounts = a->cfg.mounts.n};
-    /* Watched as the snapshots' scans are: one that has not ended after
-     * the stall limit is said, and nothing is done. */
     struct scan_job *job = scan_job_start(&so);
     if (!job) {
         fprintf(stderr, "shmwatch %s: cannot start the scan: %s\n", a->cmd, strerror(errno));
-        sysroot_close(&a->sys);
-        config_free(&a->cfg);
-        actviews_close(&a->views);
         return 1;
     }
     if (!scan_job_wait(job, scan_job_started(job) + scan_stall_limit(0))) {
@@ -100,22 +65,52 @@ int actcli_scan(struct actcli *a, const struct options *o)
         fflush(NULL);
         _exit(1);
     }
-    rc = scan_job_finish(job, &a->scan);
-    if (rc < 0) {
-        if (rc == -ESRCH && a->views.mode == ACTVIEWS_PID)
-            fprintf(stderr, "shmwatch %s: cannot act in pid %d: the process has exited%s\n",
-                    a->cmd, (int)a->views.pid.root.pid,
-                    a->scan.target_state == SCAN_TARGET_REPLACED
-                        ? " (its pid now belongs to another process)"
-                        : "");
-        else
-            fprintf(stderr, "shmwatch %s: scan failed: %s\n", a->cmd, strerror(-rc));
-        scan_free(&a->scan);
-        sysroot_close(&a->sys);
-        config_free(&a->cfg);
-        actviews_close(&a->views);
-        return 1;
+    int rc = scan_job_finish(job, &a->scan);
+    if (rc == -ESRCH && a->views.mode == ACTVIEWS_PID)
+        fprintf(stderr, "shmwatch %s: cannot act in pid %d: the process has exited%s\n", a->cmd,
+                (int)a->views.pid.root.pid,
+                a->scan.target_state == SCAN_TARGET_REPLACED
+                    ? " (its pid now belongs to another process)"
+                    : "");
+    else if (rc < 0)
+        fprintf(stderr, "shmwatch %s: scan failed: %s\n", a->cmd, strerror(-rc));
+    return rc < 0 ? 1 : 0;
+}
+
+int actcli_scan(struct actcli *a, const struct options *o)
+{
+    a->log.fd = -1;
+    a->sys = SYSROOT_NONE;
+    actviews_own(&a->views);
+    memset(&a->scan, 0, sizeof(a->scan));
+    memset(&a->model, 0, sizeof(a->model));
+    char *err = NULL;
+    int status = 1, rc;
+    const struct sysroot *watched;
+    if (settings_load(o, &a->cfg, &err) != 0) {
+        fprintf(stderr, "shmwatch %s: %s\n", a->cmd, err);
+        status = 2;
+        goto fail;
     }
+    /* The running system, as the dashboard opens it: a --pid view opened
+     * from it holds a pidfd of its process (util/sysroot.h). */
+    rc = sysroot_open_system(&a->sys, 0);
+    if (rc < 0) {
+        fprintf(stderr, "shmwatch %s: cannot open /proc: %s\n", a->cmd, strerror(-rc));
+        goto fail;
+    }
+    if (o->pid && open_target(a, o->pid) != 0)
+        goto fail;
+    watched = a->views.mode == ACTVIEWS_PID ? &a->views.pid.root : &a->sys;
+    /* A named mount that is no tmpfs mount is refused before the scan, as
+     * for the snapshots: else clean would plan to remove ordinary files. */
+    if (settings_check_mounts(o, &a->cfg, watched, &err) != 0) {
+        fprintf(stderr, "shmwatch %s: %s\n", a->cmd, err);
+        status = 2;
+        goto fail;
+    }
+    if (run_scan(a, o, watched) != 0)
+        goto fail;
     for (size_t i = 0; i < a->scan.warn.n; i++) {
         char *w = esc_term_dup(a->scan.warn.msg[i]); /* warnings quote paths and names */
         fprintf(stderr, "shmwatch %s: note: %s\n", a->cmd, w);
@@ -127,8 +122,17 @@ int actcli_scan(struct actcli *a, const struct options *o)
     mo.trust_pids = a->cfg.trust_pids;
     model_build(&a->scan, &mo, &a->model);
     if (o->all)
-        actviews_open_all(&a->views, &a->scan, &a->sys);
+        actviews_open_all(&a->views, &a->model, &a->sys);
     return 0;
+fail:
+    free(err);
+    actcli_free(a);
+    return status;
+}
+
+void actcli_refresh_mounts(struct actcli *a)
+{
+    mounts_refresh(&a->sys, &a->scan.mounts);
 }
 
 enum actcli_mode actcli_decide(bool dry_run, bool yes, const char *question, bool *declined)

@@ -34,6 +34,10 @@ struct actcli {
  * watched, with a message on stderr. Scan warnings go to stderr as notes. */
 int actcli_scan(struct actcli *a, const struct options *o);
 
+/* Reads the use of the scan's mounts again (statvfs in the watcher's own
+ * world): what model_mount then says of them. */
+void actcli_refresh_mounts(struct actcli *a);
+
 /* --pid's value: a process id (1 and up). */
 bool actcli_parse_pid(const char *s, pid_t *out);
 

@@ -89,7 +89,15 @@ static int set(const struct cli_command *c, const struct cli_opt *r, const char 
     }
     case CLI_DURATION: {
         double *s = f;
-        ok = parse_duration(v, s) && *s >= r->min && (r->max == 0 || *s <= r->max);
+        ok = parse_duration(v, s);
+        if (!ok && units_not_plain(v)) { /* the form is the fault: say so, not the range */
+            char *tmpl = str_printf(
+                "--%s: '%%s' is not a plain decimal duration (such as 2, 0.5s or 10m)", r->name);
+            int rc = say(c, c->value_hint, tmpl, v, err);
+            free(tmpl);
+            return rc;
+        }
+        ok = ok && *s >= r->min && (r->max == 0 || *s <= r->max);
         break;
     }
     case CLI_PATH:

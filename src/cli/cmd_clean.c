@@ -80,7 +80,7 @@ static void print_plan(const struct unlink_plan *p, const struct clean_policy *p
         buf_printf(&out, "Kept: %zu unheld segment%s whose creator pid proves nothing; the "
                          "mount is %s.\n",
                    p->doubtful, p->doubtful == 1 ? "" : "s",
-                   p->doubt ? p->doubt : "reached from several pid namespaces");
+                   p->doubt ? p->doubt : "at /dev/shm in several pid namespaces");
     if (p->young) {
         char age[32];
         fmt_duration(age, sizeof(age), pol->min_age_s);
@@ -143,7 +143,7 @@ static bool used_in(const struct actns *ns, const struct shm_mount *mt, uint64_t
 /* Mount m's use now: through its container when it is in one. */
 static bool used_now(const struct actcli *a, size_t m, uint64_t *used)
 {
-    const struct shm_mount *mt = &a->scan.mounts.items[m];
+    const struct shm_mount *mt = model_mount(&a->model, m);
     const struct actns *ns = actviews_mount(&a->views, m);
     if (ns)
         return used_in(ns, mt, used);
@@ -156,10 +156,9 @@ static bool used_now(const struct actcli *a, size_t m, uint64_t *used)
 static size_t mounts_of(const struct actcli *a, const struct unlink_plan *p,
                         struct mount_use **out)
 {
-    const struct mount_list *ml = &a->scan.mounts;
     size_t n = 0, cap = 0;
     *out = NULL;
-    for (size_t m = 0; m < ml->n; m++) {
+    for (size_t m = 0; m < model_nmounts(&a->model); m++) {
         bool in_plan = false;
         for (size_t i = 0; i < p->n && !in_plan; i++)
             in_plan = p->items[i].mount_index == m;
@@ -184,12 +183,11 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
     struct unlink_run r;
     struct unlink_result res;
     size_t idx;
-    struct mount_list *ml = &a->scan.mounts;
     struct mount_use *mounts = NULL;
     size_t nmounts = 0;
     if (!dry) {
         if (a->views.mode == ACTVIEWS_OWN) /* else measured through each container (used_now) */
-            mounts_refresh(&a->sys, ml);
+            actcli_refresh_mounts(a);
         nmounts = mounts_of(a, plan, &mounts);
     }
     unlink_begin(&r, plan, &uo);
@@ -203,9 +201,9 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
         output_printf("Total: %zu removed, %s freed; %zu refused, %zu failed, %zu already gone.\n",
                       r.removed, H(b1, r.freed), r.refused, r.failed, r.gone);
         if (a->views.mode == ACTVIEWS_OWN)
-            mounts_refresh(&a->sys, ml);
+            actcli_refresh_mounts(a);
         for (size_t i = 0; i < nmounts; i++) {
-            const struct shm_mount *mt = &ml->items[mounts[i].mount];
+            const struct shm_mount *mt = model_mount(&a->model, mounts[i].mount);
             struct buf out;
             buf_init(&out);
             esc_term(&out, mt->path, 0);

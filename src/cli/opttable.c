@@ -37,9 +37,9 @@ const struct cli_opt cli_opts[] = {
      .offset = F(interval), .set_offset = F(interval_set), .min = 0.05, .max = 86400,
      .bad = "--interval: '%s' is not a duration from 0.05 s to 1 day"},
     {"count", 0, CLI_INT, MAIN, "N",
-     "number of snapshots with --interval (0 = forever)\n"
-     "(a scan still running after 3 intervals, at least 10 s,\n"
-     "is reported as stalled in place of a snapshot)",
+     "number of snapshots with --interval or --prometheus-file\n"
+     "(0 = forever); a scan still running after 3 intervals\n"
+     "(at least 10 s) is reported as stalled in its place",
      .offset = F(count), .set_offset = F(count_set), .min = 0, .max = 1000000000,
      .bad = "--count: '%s' is not a whole number >= 0"},
 
@@ -207,8 +207,8 @@ static const char main_tail[] =
     "\n"
     "Environment: NO_COLOR (no colours), XDG_CONFIG_HOME and XDG_STATE_HOME (the\n"
     "configuration, themes and action log), SHMWATCH_MAPS=text|query (how mappings\n"
-    "are read; unset: the cheaper way on this machine), TERM, TERMINFO,\n"
-    "TERMINFO_DIRS, TMPDIR (the terminal and its terminfo).\n"
+    "are read; unset: query), TERM, TERMINFO, TERMINFO_DIRS, TMPDIR (the terminal\n"
+    "and its terminfo).\n"
     "\n"
     "Exit status: 0 success, 1 runtime failure, 2 usage or configuration error,\n"
     "3 (clean, reap) something asked for was refused.\n"
@@ -218,8 +218,8 @@ static const char clean_about[] =
     "\n"
     "Removes orphan shared-memory segments: named, held by nobody, and left by a\n"
     "creator that is gone (a killed PyTorch job's torch_* files), and older than\n"
-    "orphan_min_age (a younger one may be a batch in flight). A mount reached from\n"
-    "several pid namespaces (docker --ipc=host) has no orphans: the pid in a name\n"
+    "orphan_min_age (a younger one may be a batch in flight). A tmpfs at /dev/shm\n"
+    "in several pid namespaces (docker --ipc=host) has no orphans: the pid in a name\n"
     "is ambiguous there; remove its leftovers with --all-unheld. Right before each\n"
     "unlink it checks again that the name is the same regular file that was scanned,\n"
     "not written to since, that you own it (unless root) and that no process holds\n"

@@ -44,8 +44,8 @@ static int set_keys(const struct options *o, struct config *cfg, char **err)
     return 0;
 }
 
-/* SHMWATCH_MAPS: how processes' mappings are read, when not the way
- * measured cheaper on this machine (collect/procmap.h). */
+/* SHMWATCH_MAPS: how processes' mappings are read: text, or query (the
+ * default: PROCMAP_QUERY where the kernel answers it; collect/procmap.h). */
 static int maps_way(char **err)
 {
     const char *v = getenv("SHMWATCH_MAPS");

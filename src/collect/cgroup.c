@@ -20,7 +20,6 @@
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
-enum { SMALL_MAX = 1 << 16 };
 
 /* --- Pure parsers ------------------------------------------------------- */
 
@@ -174,7 +173,7 @@ static int read_in(struct reader *r, const char *dir, const char *name)
 {
     buf_reset(&r->path);
     buf_printf(&r->path, "%s%s", dir, name);
-    return read_file_at(r->host, sysroot_rel(r->path.data), &r->text, SMALL_MAX);
+    return read_file_at(r->host, sysroot_rel(r->path.data), &r->text, READ_SMALL_MAX);
 }
 
 /* A number file; a missing or unparsable one is a warning. */
@@ -439,7 +438,7 @@ int cgroup_collect_memo(const struct sysroot *sys, pid_t pid, const struct mount
     cgroup_file_of(pid, cgroup_file, sizeof(cgroup_file));
     struct buf cg;
     buf_init(&cg);
-    int rc = read_file_at(sys->proc, cgroup_file, &cg, SMALL_MAX);
+    int rc = read_file_at(sys->proc, cgroup_file, &cg, READ_SMALL_MAX);
     if (rc < 0)
         warn_add(w, "cannot read %s/%s: %s", sysroot_proc_shown(sys), cgroup_file, strerror(-rc));
     else

@@ -91,6 +91,60 @@ bool containers_log_name(const char *entry, const char *id, char **pod, char **n
     return split3(entry, n - 5 - idn, pod, ns, container);
 }
 
+/* A TOML string value, "basic" without escapes or 'literal', then nothing
+ * but a comment: a new string, or NULL. */
+static char *toml_string(const char *v, const char *end)
+{
+    while (v < end && (*v == ' ' || *v == '\t'))
+        v++;
+    if (v == end || (*v != '"' && *v != '\''))
+        return NULL;
+    const char *close = memchr(v + 1, *v, (size_t)(end - v - 1));
+    if (!close || (*v == '"' && memchr(v + 1, '\\', (size_t)(close - v - 1))))
+        return NULL;
+    for (const char *p = close + 1; p < end && *p != '#'; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\r')
+            return NULL;
+    return nonempty(xstrndup(v + 1, (size_t)(close - v - 1)));
+}
+
+void containers_storage_conf(const char *text, char **graphroot, char **runroot)
+{
+    *graphroot = *runroot = NULL;
+    bool in_storage = false;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n'), *end = nl ? nl : p + strlen(p);
+        const char *k = p;
+        p = nl ? nl + 1 : end;
+        while (k < end && (*k == ' ' || *k == '\t'))
+            k++;
+        if (k < end && *k == '[') {
+            /* A table header: [storage], or another table ([storage.options]...). */
+            const char *close = memchr(k, ']', (size_t)(end - k));
+            in_storage = close && close - k == 8 && memcmp(k, "[storage]", 9) == 0;
+            continue;
+        }
+        size_t klen = strcspn(k, " \t=\n");
+        const char *eq = k + klen;
+        while (eq < end && (*eq == ' ' || *eq == '\t'))
+            eq++;
+        if (!in_storage || eq >= end || *eq != '=')
+            continue;
+        char **field = klen == 9 && memcmp(k, "graphroot", 9) == 0 ? graphroot
+                       : klen == 7 && memcmp(k, "runroot", 7) == 0 ? runroot
+                                                                   : NULL;
+        if (!field)
+            continue;
+        char *v = toml_string(eq + 1, end);
+        if (v && v[0] != '/') { /* relative to what? no answer */
+            free(v);
+            v = NULL;
+        }
+        free(*field);
+        *field = v; /* the last one counts, as TOML allows only one */
+    }
+}
+
 /* --- Reading the host's state ------------------------------------------- */
 
 static bool is_full_id(const char *id)
@@ -186,7 +240,10 @@ static void oci_spec(const struct buf *text, struct container_info *out)
     fill(&out->hostname, json_at(text, "hostname", NULL, NULL));
 }
 
-/* containerd's task bundles, by namespace: "moby" is Docker's own. */
+/* containerd's task bundles, <namespace>/<id>/ below this directory. */
+#define CONTAINERD_TASKS "run/containerd/io.containerd.runtime.v2.task"
+
+/* The namespaces whose bundles a full id is looked up in: "moby" is Docker's own. */
 static const struct {
     const char *ns;
     enum container_runtime runtime;
@@ -203,12 +260,14 @@ static void containerd_lookup(int hostroot, const char *id, struct container_inf
     buf_init(&path);
     for (size_t i = 0; i < sizeof(containerd_namespaces) / sizeof(containerd_namespaces[0]); i++) {
         buf_reset(&path);
-        buf_printf(&path, "run/containerd/io.containerd.runtime.v2.task/%s/%s/config.json",
-                   containerd_namespaces[i].ns, id);
+        buf_printf(&path, "%s/%s/%s/config.json", CONTAINERD_TASKS, containerd_namespaces[i].ns,
+                   id);
         if (!read_state(hostroot, path.data, &text))
             continue;
         if (out->runtime != RUNTIME_DOCKER)
             out->runtime = containerd_namespaces[i].runtime;
+        if (out->runtime == RUNTIME_CONTAINERD)
+            fill(&out->containerd_namespace, xstrdup(containerd_namespaces[i].ns));
         oci_spec(&text, out);
         break;
     }
@@ -216,20 +275,117 @@ static void containerd_lookup(int hostroot, const char *id, struct container_inf
     buf_free(&path);
 }
 
-/* containers/storage's run root, shared by CRI-O and podman: a container of
- * a pod is CRI-O's. */
+/* A directory below the root, not reached through a symbolic link at its end. */
+static bool dir_beneath(int hostroot, const char *path)
+{
+    int fd = open_beneath(hostroot, path, O_PATH | O_DIRECTORY);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
+/* A container that containerd runs for a client of its own (ctr), from the
+ * cgroup's candidate (util/container_id.h): confirmed when containerd has a
+ * task bundle directory for it, in the namespace the cgroupfs path names, or
+ * in one that a '-' of the scope's name parts off. Then its runtime, its id
+ * and namespace, the names of its OCI spec, else its id as its name when
+ * that is no digest (ctr's ids are the names its user chose). */
+static bool containerd_candidate(int hostroot, const struct container_id *cid,
+                                 struct container_info *out)
+{
+    struct buf path, text;
+    buf_init(&path);
+    buf_init(&text);
+    const char *id = cid->ctrd_id, *dash = NULL;
+    int nslen = (int)strlen(cid->ctrd_ns);
+    bool found = false;
+    for (;;) {
+        if (!cid->ctrd_ns[0]) { /* the scope's "<namespace>-<id>": the next '-' */
+            dash = strchr(dash ? dash + 1 : cid->ctrd_id, '-');
+            if (!dash)
+                break;
+            nslen = (int)(dash - cid->ctrd_id);
+            id = dash + 1;
+        }
+        buf_reset(&path);
+        buf_printf(&path, "%s/%.*s/%s", CONTAINERD_TASKS, nslen,
+                   cid->ctrd_ns[0] ? cid->ctrd_ns : cid->ctrd_id, id);
+        if (dir_beneath(hostroot, path.data)) {
+            found = true;
+            break;
+        }
+        if (cid->ctrd_ns[0])
+            break;
+    }
+    if (found) {
+        out->containerd_namespace =
+            xstrndup(cid->ctrd_ns[0] ? cid->ctrd_ns : cid->ctrd_id, (size_t)nslen);
+        out->runtime =
+            strcmp(out->containerd_namespace, "moby") == 0 ? RUNTIME_DOCKER : RUNTIME_CONTAINERD;
+        out->id = xstrdup(id);
+        buf_adds(&path, "/config.json");
+        if (read_state(hostroot, path.data, &text))
+            oci_spec(&text, out);
+        if (!is_full_id(id))
+            fill(&out->name, xstrdup(id));
+    }
+    buf_free(&path);
+    buf_free(&text);
+    return found;
+}
+
+/* containers/storage's roots: graphroot and runroot of the [storage] table
+ * of /etc/containers/storage.conf (else of /usr/share/containers/
+ * storage.conf, the packaged default, as containers/storage reads them),
+ * each else its default. */
+static void storage_roots(int hostroot, struct buf *text, char **graphroot, char **runroot)
+{
+    *graphroot = *runroot = NULL;
+    if (read_beneath(hostroot, "etc/containers/storage.conf", text, CONTAINERS_JSON_MAX) == 0 ||
+        read_beneath(hostroot, "usr/share/containers/storage.conf", text, CONTAINERS_JSON_MAX) == 0)
+        containers_storage_conf(text->data, graphroot, runroot);
+    if (!*graphroot)
+        *graphroot = xstrdup("var/lib/containers/storage");
+    if (!*runroot)
+        *runroot = xstrdup("run/containers/storage");
+}
+
+/* containers/storage, shared by CRI-O and podman: the OCI spec in the run
+ * root (CRI-O's, with its annotations) or in the graph root (podman's), and
+ * the names the graph root's containers.json keeps (podman's --name). A
+ * container found there is a pod's, so CRI-O's, or else podman's. */
 static void storage_lookup(int hostroot, const char *id, struct container_info *out)
 {
+    static const char *const names_path[] = {"names", JSONGET_FIRST};
     struct buf text, path;
     buf_init(&text);
     buf_init(&path);
-    buf_printf(&path, "run/containers/storage/overlay-containers/%s/userdata/config.json", id);
-    if (read_state(hostroot, path.data, &text)) {
-        oci_spec(&text, out);
-        if (out->runtime != RUNTIME_CRIO && out->runtime != RUNTIME_PODMAN &&
-            out->runtime != RUNTIME_DOCKER)
-            out->runtime = out->pod || out->pod_uid ? RUNTIME_CRIO : RUNTIME_PODMAN;
+    char *graphroot, *runroot;
+    storage_roots(hostroot, &text, &graphroot, &runroot);
+    bool found = false;
+    const char *roots[] = {runroot, graphroot};
+    for (size_t i = 0; i < 2; i++) {
+        buf_reset(&path);
+        buf_printf(&path, "%s/overlay-containers/%s/userdata/config.json", roots[i], id);
+        if (read_state(hostroot, path.data, &text)) {
+            found = true;
+            oci_spec(&text, out);
+        }
     }
+    buf_reset(&path);
+    buf_printf(&path, "%s/overlay-containers/containers.json", graphroot);
+    char *name;
+    if (read_state(hostroot, path.data, &text) &&
+        jsonget_string_where(text.data, text.len, "id", id, names_path, 2, &name)) {
+        found = true;
+        fill(&out->name, nonempty(name));
+    }
+    if (found && out->runtime != RUNTIME_CRIO && out->runtime != RUNTIME_PODMAN &&
+        out->runtime != RUNTIME_DOCKER)
+        out->runtime = out->pod || out->pod_uid ? RUNTIME_CRIO : RUNTIME_PODMAN;
+    free(graphroot);
+    free(runroot);
     buf_free(&text);
     buf_free(&path);
 }
@@ -327,8 +483,14 @@ int containers_lookup(int hostroot, const struct container_id *cid, int ctr_root
                       struct container_info *out)
 {
     memset(out, 0, sizeof(*out));
-    if (cid->runtime == RUNTIME_NONE)
+    if (cid->runtime == RUNTIME_NONE) {
+        /* A containerd candidate is a container once its bundle is found. */
+        if (!cid->ctrd_id[0] || !containerd_candidate(hostroot, cid, out))
+            return 0;
+        if (!out->hostname && ctr_root >= 0)
+            out->hostname = containers_hostname(ctr_root);
         return 0;
+    }
     out->runtime = cid->runtime;
     out->id = xstrdup(cid->id);
     if (cid->pod_uid[0])
@@ -358,7 +520,7 @@ int containers_collect(int hostroot, int piddir, struct container_info *out)
 {
     struct buf text;
     buf_init(&text);
-    int rc = read_proc_at(piddir, "cgroup", &text, CONTAINERS_CGROUP_MAX);
+    int rc = read_file_at(piddir, "cgroup", &text, READ_SMALL_MAX);
     if (rc == 0)
         containers_collect_text(hostroot, piddir, text.data, out);
     else
@@ -372,7 +534,7 @@ void containers_collect_text(int hostroot, int piddir, const char *cgroup_text,
 {
     memset(out, 0, sizeof(*out));
     struct container_id cid;
-    if (!container_id_parse(cgroup_text, &cid))
+    if (!container_id_parse(cgroup_text, &cid) && !cid.ctrd_id[0])
         return;
     int root = openat(piddir, "root", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     containers_lookup(hostroot, &cid, root, out);
@@ -388,5 +550,6 @@ void containers_free(struct container_info *ci)
     free(ci->pod);
     free(ci->namespace);
     free(ci->hostname);
+    free(ci->containerd_namespace);
     memset(ci, 0, sizeof(*ci));
 }

@@ -17,12 +17,24 @@
  *     then the runtime is Docker) and default): the OCI spec's "hostname" and
  *     the annotations of the CRI plugin (io.kubernetes.cri.container-name,
  *     sandbox-name, sandbox-namespace) and of nerdctl (nerdctl/name).
- *   - CRI-O and podman: containers/storage's run root,
- *     /run/containers/storage/overlay-containers/<id>/userdata/config.json:
- *     "hostname" and CRI-O's annotations (io.kubernetes.container.name,
- *     io.kubernetes.pod.name, io.kubernetes.pod.namespace); found there, a
- *     pod's container is CRI-O's and any other podman's (podman's own names
- *     live in a database that is not read).
+ *     A container of containerd's own clients (ctr), whose cgroup has only
+ *     the shape of one (util/container_id.h: /<namespace>/<id>, or
+ *     <namespace>-<id>.scope), is one when its bundle directory is there, in
+ *     any namespace: then its id is the cgroup's (any containerd identifier,
+ *     not only a digest), its namespace is kept, and its name is the OCI
+ *     spec's annotations' else, when the id is no digest, the id (ctr's
+ *     ids are the names its user chose). Else it is in no container.
+ *   - CRI-O and podman: containers/storage, whose graph root and run root are
+ *     graphroot and runroot of the [storage] table of
+ *     /etc/containers/storage.conf (else /usr/share/containers/storage.conf),
+ *     else /var/lib/containers/storage and /run/containers/storage: the OCI
+ *     spec overlay-containers/<id>/userdata/config.json of the run root
+ *     (CRI-O's) and of the graph root (podman's): "hostname" and CRI-O's
+ *     annotations (io.kubernetes.container.name, io.kubernetes.pod.name,
+ *     io.kubernetes.pod.namespace); and the graph root's
+ *     overlay-containers/containers.json, whose entry of the id has the
+ *     name in "names" (podman's --name). Found there, a pod's container is
+ *     CRI-O's and any other podman's.
  *   - Kubernetes (any runtime): /var/log/containers/<pod>_<namespace>_<container>-<id>.log
  *     gives the pod, its namespace and the container's name from the id;
  *     /var/log/pods/<namespace>_<pod>_<uid>/<container>/ the pod and namespace
@@ -54,13 +66,14 @@ struct container_info {
     char *pod;                      /* the pod's name */
     char *namespace;                /* the pod's namespace */
     char *hostname;                 /* the runtime's, else the container's /etc/hostname */
+    char *containerd_namespace;     /* containerd's namespace of a container it runs
+                                     * (k8s.io, default, a ctr user's own) */
 };
 
 /* Size caps of the files read: a bigger file is no answer. */
 enum {
     CONTAINERS_JSON_MAX = 1 << 20, /* config.v2.json, daemon.json */
     CONTAINERS_HOSTNAME_MAX = 4096,
-    CONTAINERS_CGROUP_MAX = 1 << 16, /* /proc/PID/cgroup */
 };
 
 /* Fills out for the container cid names. hostroot: a directory fd on the
@@ -95,6 +108,12 @@ char *containers_hostname(int ctr_root);
  * off) and "Config"."Hostname"; each NULL when absent, empty or not a string,
  * and both when the document is malformed. True when the document is valid. */
 bool containers_docker_config(const char *text, size_t len, char **name, char **hostname);
+
+/* The text of a containers/storage storage.conf (TOML; what is read of it
+ * is a subset: lines "key = \"value\"" or 'value' of the [storage] table):
+ * its graphroot and runroot, new strings, each NULL when absent, not a
+ * plain string (one with escapes is no answer) or not an absolute path. */
+void containers_storage_conf(const char *text, char **graphroot, char **runroot);
 
 /* A directory of /var/log/pods, "<namespace>_<pod>_<uid>": true, with new
  * strings, when it is one and ends in uid. */

@@ -1,5 +1,5 @@
 /* Who holds shm inodes: the plain records the scan's walk of fds and maps
- * (pidscan.h) collects, every fd entry whose target lies on a watched
+ * (pidscan.h, on procfiles.h) collects, every fd entry whose target lies on a watched
  * device and every mapping on such a device. Matching is by device number,
  * never by path text, so unlinked ("(deleted)") segments are found just as
  * named ones are. */

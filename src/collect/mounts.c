@@ -15,9 +15,6 @@
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
-/* A host with tens of thousands of mounts stays below this. */
-enum { MOUNTINFO_MAX = 16 << 20 };
-
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
 static void unescape_octal(char *s)
 {
@@ -81,7 +78,9 @@ bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
     char *root = next_field(&cur), *mp = next_field(&cur), *opts = next_field(&cur);
     if (!id || !parent || !devno || !root || !mp || !opts)
         return false;
-    if (!devno_parse(devno, &e->major, &e->minor))
+    const char *ids = id, *parents = parent;
+    if (!u32_until(&ids, '\0', &e->id) || !u32_until(&parents, '\0', &e->parent) ||
+        !devno_parse(devno, &e->major, &e->minor))
         return false;
     char *f;
     e->propagates = false;
@@ -166,30 +165,48 @@ static void add_mount(struct mount_list *ml, const struct sysroot *sys, const ch
     statfs_mount(sys, m);
 }
 
-int mountinfo_read(int dirfd, const char *path, struct mountinfo *mi)
+void mountinfo_parse(char *text, struct mountinfo *mi)
 {
     memset(mi, 0, sizeof(*mi));
-    struct buf text;
-    buf_init(&text);
-    int rc = read_file_at(dirfd, path, &text, MOUNTINFO_MAX);
-    if (rc < 0) {
-        buf_free(&text);
-        return rc;
-    }
-    mi->text = buf_steal(&text);
-    char *cur = mi->text, *line;
-    while ((line = next_line(&cur))) {
+    mi->text = text;
+    char *cur = text, *line;
+    while (cur && (line = next_line(&cur))) {
         struct mountinfo_entry e;
         if (mountinfo_parse_line(line, &e))
             *VEC_PUSH(mi->items, mi->n, mi->cap) = e;
+        else
+            mi->malformed++;
     }
-    return 0;
+}
+
+int mountinfo_read(int dirfd, const char *path, struct mountinfo *mi)
+{
+    struct buf text;
+    buf_init(&text);
+    int rc = read_file_at(dirfd, path, &text, READ_TEXT_MAX);
+    if (rc < 0 && rc != -EFBIG) {
+        memset(mi, 0, sizeof(*mi));
+        buf_free(&text);
+        return rc;
+    }
+    mountinfo_parse(buf_steal(&text), mi);
+    return rc;
+}
+
+bool mountinfo_hidden(const struct mountinfo *mi, size_t i)
+{
+    const struct mountinfo_entry *e = &mi->items[i];
+    for (size_t k = 0; k < mi->n; k++)
+        if (mi->items[k].parent == e->id && k != i &&
+            strcmp(mi->items[k].mountpoint, e->mountpoint) == 0)
+            return true;
+    return false;
 }
 
 const struct mountinfo_entry *mountinfo_find(const struct mountinfo *mi, const char *mountpoint)
 {
     for (size_t i = mi->n; i-- > 0;)
-        if (strcmp(mi->items[i].mountpoint, mountpoint) == 0)
+        if (strcmp(mi->items[i].mountpoint, mountpoint) == 0 && !mountinfo_hidden(mi, i))
             return &mi->items[i];
     return NULL;
 }

@@ -36,6 +36,7 @@ struct mount_list {
 
 /* One parsed line of /proc/PID/mountinfo; the strings point into the line. */
 struct mountinfo_entry {
+    unsigned id, parent; /* the mount's id and its parent's */
     unsigned major, minor;
     char *root;       /* root of the mount within its filesystem */
     char *mountpoint; /* unescaped (\040 -> space) */
@@ -47,23 +48,43 @@ struct mountinfo_entry {
                        * or a master in other mount namespaces */
 };
 
-/* Parses one mountinfo line in place. Returns false for a malformed line. */
+/* Parses one mountinfo line in place. Returns false for a malformed line.
+ * The one parser of the format: every reader of a mountinfo text goes
+ * through mountinfo_parse, which calls it. */
 bool mountinfo_parse_line(char *line, struct mountinfo_entry *e);
 
 /* A mountinfo file read and parsed once: the entries point into text.
- * Malformed lines are left out. */
+ * Malformed lines are left out, and counted. */
 struct mountinfo {
     char *text;
     struct mountinfo_entry *items;
     size_t n, cap;
+    size_t malformed;
 };
 
-/* Reads and parses path, relative to dirfd (openat). Returns 0, or -errno
- * (mi is then empty). */
+/* Parses a whole mountinfo text in place; mi owns text from then on (a
+ * malloc'd string, freed by mountinfo_free). */
+void mountinfo_parse(char *text, struct mountinfo *mi);
+
+/* Reads and parses path, relative to dirfd (openat). Returns 0; -EFBIG for
+ * a file past READ_TEXT_MAX, mi then holding what its first READ_TEXT_MAX
+ * bytes list; or another -errno, mi then empty. mountinfo_free it either
+ * way. */
 int mountinfo_read(int dirfd, const char *path, struct mountinfo *mi);
 
-/* The entry mounted exactly at mountpoint, or NULL. The last one wins: a
- * later mount on the same point hides the earlier ones. */
+/* The rule of a hidden mount: entry i is hidden when another mount is
+ * stacked on it at the same path (its parent is entry i and its mount point
+ * the same). A path lookup then crosses into the one on top, so nothing
+ * (shm_open included) reaches the one below by its path. The order of the
+ * lines decides nothing: a mount moved onto a busy point, or slid beneath
+ * another (move_mount's MOVE_MOUNT_BENEATH), is listed before or after the
+ * one it stacks with. A mount covered by one on a parent directory (a bind
+ * over /dev) is not hidden by this rule: its path leads to another file
+ * system, which a reader finds by its device. */
+bool mountinfo_hidden(const struct mountinfo *mi, size_t i);
+
+/* The entry mounted exactly at mountpoint that is not hidden, or NULL (of
+ * several, the last listed). */
 const struct mountinfo_entry *mountinfo_find(const struct mountinfo *mi, const char *mountpoint);
 
 void mountinfo_free(struct mountinfo *mi);

@@ -2,7 +2,6 @@
  * device, and the container of each. */
 #include "collect/node.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,22 +17,21 @@
 #include "util/beneath.h"
 #include "util/buf.h"
 #include "util/fileio.h"
+#include "util/procstat.h"
 #include "util/sysroot.h"
 #include "util/xalloc.h"
 
-/* A host with tens of thousands of mounts stays below this (as mounts.c). */
-enum { NODE_MOUNTINFO_MAX = 16 << 20 };
 /* Members of a namespace remembered, to try another when one exits. */
 enum { NODE_MEMBERS = 4 };
 /* Roots kept open from node_discover to node_files_finish (3 fds each). */
 enum { NODE_ROOTS_KEPT = 128 };
 
-/* One distinct mount namespace met in the pre-pass. */
+/* One distinct mount namespace whose mountinfo was read before the walk. */
 struct node_ns {
     unsigned long mntns;
     pid_t members[NODE_MEMBERS]; /* ascending: the first is usually its init */
     size_t nmembers;
-    char *text;                  /* its mountinfo, until node_seed */
+    size_t seen;                 /* its entry in the scan's nsmap, which holds its mountinfo */
     size_t *mounts;              /* indexes into the mount list of the mounts it shows */
     size_t nmounts, mounts_cap;
     size_t ctr;                  /* its container, NODE_HOST when none */
@@ -47,6 +45,11 @@ struct cand {
     size_t *ns; /* namespaces that show it, in the order met */
     size_t nns, nscap;
     bool propagates; /* tagged shared: or master: in a namespace's mountinfo */
+};
+
+struct cands {
+    struct cand *items;
+    size_t n, cap;
 };
 
 static void add_member(struct node_ns *ns, pid_t pid)
@@ -63,12 +66,6 @@ static struct node_ns *find_ns(struct scan_node *n, unsigned long mntns)
     return NULL;
 }
 
-static int cmp_known(const void *a, const void *b)
-{
-    pid_t x = ((const struct nsmap_known *)a)->pid, y = ((const struct nsmap_known *)b)->pid;
-    return (x > y) - (x < y);
-}
-
 /* --mount PATH (or the setting mounts) watches its paths instead of the
  * default ones, in every namespace as in one: clean --all --mount acts on
  * that mount only. */
@@ -82,16 +79,14 @@ static bool watched_path(const char *mp, const char *const *extra, size_t nextra
 
 /* Adds namespace k to the namespaces of the mount of dev in list (made
  * with path and fstype when new). */
-static void cand_add(struct cand **list, size_t *nlist, size_t *cap, dev_t dev,
-                     const struct mountinfo_entry *e, size_t k)
+static void cand_add(struct cands *list, dev_t dev, const struct mountinfo_entry *e, size_t k)
 {
     struct cand *c = NULL;
-    for (size_t j = 0; j < *nlist && !c; j++)
-        if ((*list)[j].dev == dev)
-            c = &(*list)[j];
+    for (size_t j = 0; j < list->n && !c; j++)
+        if (list->items[j].dev == dev)
+            c = &list->items[j];
     if (!c) {
-        c = VEC_PUSH(*list, *nlist, *cap);
-        memset(c, 0, sizeof(*c));
+        c = VEC_PUSH(list->items, list->n, list->cap);
         c->dev = dev;
         c->path = xstrdup(e->mountpoint);
         c->fstype = xstrdup(e->fstype);
@@ -104,51 +99,38 @@ static void cand_add(struct cand **list, size_t *nlist, size_t *cap, dev_t dev,
         *VEC_PUSH(c->ns, c->nns, c->nscap) = k;
 }
 
-static void cands_free(struct cand *c, size_t n)
+static void cands_free(struct cands *list)
 {
-    for (size_t i = 0; i < n; i++) {
-        free(c[i].path);
-        free(c[i].fstype);
-        free(c[i].ns);
+    for (size_t i = 0; i < list->n; i++) {
+        free(list->items[i].path);
+        free(list->items[i].fstype);
+        free(list->items[i].ns);
     }
-    free(c);
+    free(list->items);
+    memset(list, 0, sizeof(*list));
 }
 
-/* The shm mounts that namespace k's mountinfo shows at a watched path (the
- * last mount on a point wins: it hides the ones below), added to cands;
- * the ones it hides (a tmpfs mounted over another at the same path) to
- * hidden. found[i]: extra[i] is a tmpfs mount here. */
-static void parse_ns(struct scan_node *n, size_t k, const char *const *extra, size_t nextra,
-                     bool *found, struct cand **cands, size_t *ncands, size_t *cap,
-                     struct cand **hidden, size_t *nhidden, size_t *hcap)
+/* The shm mounts that namespace k's mountinfo (held by the nsmap) shows at
+ * a watched path, added to shown; the ones it hides (mountinfo_hidden: a
+ * tmpfs mounted over another at the same path) to hidden. found[i]:
+ * extra[i] is a tmpfs mount here. */
+static void parse_ns(const struct scan_node *n, const struct nsmap *map, size_t k,
+                     const char *const *extra, size_t nextra, bool *found, struct cands *shown,
+                     struct cands *hidden)
 {
-    char *copy = xstrdup(n->ns[k].text), *cur = copy, *line;
-    struct mountinfo_entry *e = NULL;
-    size_t ne = 0, ecap = 0;
-    while ((line = next_line(&cur))) {
-        struct mountinfo_entry x;
-        if (mountinfo_parse_line(line, &x))
-            *VEC_PUSH(e, ne, ecap) = x;
-    }
-    for (size_t i = 0; i < ne; i++) {
+    const struct mountinfo *mi = &map->ns[n->ns[k].seen].mi;
+    for (size_t i = 0; i < mi->n; i++) {
+        const struct mountinfo_entry *e = &mi->items[i];
         size_t which = 0;
-        if (!watched_path(e[i].mountpoint, extra, nextra, &which))
+        if (!watched_path(e->mountpoint, extra, nextra, &which))
             continue;
-        bool top = true; /* no later entry on the same point */
-        for (size_t j = i + 1; j < ne && top; j++)
-            top = strcmp(e[j].mountpoint, e[i].mountpoint) != 0;
-        if (strcmp(e[i].fstype, "tmpfs") != 0)
+        if (strcmp(e->fstype, "tmpfs") != 0)
             continue; /* a path named by --mount too: only a tmpfs is shm */
         if (nextra)
             found[which] = true;
-        dev_t dev = makedev(e[i].major, e[i].minor);
-        if (top)
-            cand_add(cands, ncands, cap, dev, &e[i], k);
-        else
-            cand_add(hidden, nhidden, hcap, dev, &e[i], k);
+        dev_t dev = makedev(e->major, e->minor);
+        cand_add(mountinfo_hidden(mi, i) ? hidden : shown, dev, e, k);
     }
-    free(e);
-    free(copy);
 }
 
 /* statvfs of the mount through the root of a member of a namespace that
@@ -229,104 +211,88 @@ static unsigned long host_mntns(int procfd, unsigned long self_mntns)
     unsigned long ns = nsmap_link(procfd, "1/ns/mnt");
     if (ns)
         return ns;
-    struct buf st;
-    buf_init(&st);
-    const char *close_paren = NULL;
-    if (read_file_at(procfd, "2/stat", &st, 4096) == 0 && st.data)
-        close_paren = strrchr(st.data, ')');
-    char state;
-    int ppid = -1;
-    if (close_paren && sscanf(close_paren + 1, " %c %d", &state, &ppid) == 2 && ppid == 0)
+    struct procstat st;
+    if (procstat_read(procfd, 2, &st) == 0 && st.ppid == 0)
         ns = nsmap_link(procfd, "2/ns/mnt");
-    buf_free(&st);
     return ns ? ns : self_mntns;
 }
 
-void node_discover(struct scan_node *n, const struct sysroot *sys, const char *const *extra,
-                   size_t nextra, struct mount_list *ml, struct warnings *w)
+/* The first phase over the scan's pid list: each process's mount namespace
+ * link (kept in map for the walk) and, through the first member met of
+ * each namespace, its mountinfo (kept in map: nsmap_add_read). */
+static void read_namespaces(struct scan_node *n, int procfd, const pid_t *pids, size_t npids,
+                            struct nsmap *map)
 {
-    n->all = true;
-    int procfd = sys->proc;
-    const char *proc_dir = sysroot_proc_shown(sys);
-    unsigned long self_mntns = nsmap_link(procfd, "self/ns/mnt");
-    n->host_mntns = host_mntns(procfd, self_mntns);
-    int dfd = openat(procfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-    if (!d) {
-        if (dfd >= 0)
-            close(dfd);
-        warn_add(w, "cannot list %s: %s", proc_dir, strerror(errno));
-        return;
-    }
-    struct buf text;
-    buf_init(&text);
-    struct dirent *de;
-    char path[64];
-    while ((de = readdir(d))) {
-        char *end;
-        long pid = strtol(de->d_name, &end, 10);
-        size_t digits = (size_t)(end - de->d_name);
-        if (*end || pid <= 0 || digits > 20)
-            continue;
-        /* "PID/ns/mnt", then "PID/mountinfo": the entry's name is the pid. */
-        memcpy(path, de->d_name, digits);
-        memcpy(path + digits, "/ns/mnt", sizeof("/ns/mnt"));
-        char link[64];
-        ssize_t len = readlinkat(procfd, path, link, sizeof(link) - 1);
-        if (len <= 0) {
+    for (size_t i = 0; i < npids; i++) {
+        /* "PID/ns/mnt", then "PID/mountinfo". */
+        char path[32];
+        size_t len = strlen(pid_dir_name(path, pids[i]));
+        memcpy(path + len, "/ns/mnt", sizeof("/ns/mnt"));
+        unsigned long mntns = nsmap_link(procfd, path);
+        if (!mntns) {
             if (errno == EACCES || errno == EPERM)
                 n->unreadable++;
             continue; /* exited, or a kernel thread's (no link) */
         }
-        link[len] = '\0';
-        const char *br = strchr(link, '[');
-        unsigned long mntns = br ? strtoul(br + 1, NULL, 10) : 0;
-        if (!mntns)
-            continue;
-        struct nsmap_known *kn = VEC_PUSH(n->known, n->nknown, n->knowncap);
-        kn->pid = (pid_t)pid;
-        kn->mntns = mntns;
+        nsmap_known_add(map, pids[i], mntns);
         struct node_ns *ns = find_ns(n, mntns);
         if (ns) {
-            add_member(ns, (pid_t)pid);
+            add_member(ns, pids[i]);
             continue;
         }
-        memcpy(path + digits, "/mountinfo", sizeof("/mountinfo"));
-        node_test_member(NODE_HOOK_MOUNTINFO, (pid_t)pid);
-        int rc = read_proc_at(procfd, path, &text, NODE_MOUNTINFO_MAX);
-        if (rc == -ENOENT || rc == -ESRCH)
+        memcpy(path + len, "/mountinfo", sizeof("/mountinfo"));
+        node_test_member(NODE_HOOK_MOUNTINFO, pids[i]);
+        struct mountinfo mi;
+        int rc = mountinfo_read(procfd, path, &mi);
+        if (rc < 0 && rc != -EFBIG) {
+            mountinfo_free(&mi);
+            if (rc != -ENOENT && rc != -ESRCH)
+                n->unreadable++;
             continue; /* exited: the next member reads it */
-        if (rc < 0) {
-            n->unreadable++;
-            continue;
         }
+        if (rc == -EFBIG) /* its mounts up to the cap are shown, and the rest said */
+            n->cut++;
         ns = VEC_PUSH(n->ns, n->nns, n->nscap);
-        memset(ns, 0, sizeof(*ns));
         ns->mntns = mntns;
         ns->ctr = NODE_HOST;
-        ns->text = xstrdup(text.data ? text.data : "");
-        add_member(ns, (pid_t)pid);
+        ns->seen = nsmap_add_read(map, mntns, pids[i], &mi);
+        add_member(ns, pids[i]);
     }
-    closedir(d);
-    buf_free(&text);
-    /* /proc lists its processes in pid order: sorted already (checked, not
-     * assumed). */
-    bool sorted = true;
-    for (size_t i = 1; i < n->nknown && sorted; i++)
-        sorted = n->known[i - 1].pid < n->known[i].pid;
-    if (!sorted)
-        qsort(n->known, n->nknown, sizeof(*n->known), cmp_known);
+}
 
-    /* The host's mounts first, then the others in the order their
-     * namespaces were met (by pid: a container's init before its children). */
-    struct cand *cands = NULL, *hidden = NULL;
-    size_t ncands = 0, ccap = 0, nhidden = 0, hcap = 0;
+/* A tmpfs with another mounted over it at the same path, shown at the top
+ * by no namespace: its path leads to the one above, so it cannot be listed
+ * or sized; said once, with a process to ask findmnt -N. */
+static void warn_hidden(const struct scan_node *n, const struct cands *shown,
+                        const struct cands *hidden, struct warnings *w)
+{
+    for (size_t i = 0; i < hidden->n; i++) {
+        const struct cand *h = &hidden->items[i];
+        bool seen = false;
+        for (size_t j = 0; j < shown->n && !seen; j++)
+            seen = shown->items[j].dev == h->dev;
+        const struct node_ns *ns = &n->ns[h->ns[0]];
+        if (!seen)
+            warn_add(w,
+                     "%s (device %u:%u) is not shown: another mount on the same path hides "
+                     "it (findmnt -N %d lists both)",
+                     h->path, major(h->dev), minor(h->dev), ns->nmembers ? (int)ns->members[0] : 0);
+    }
+}
+
+/* The shm mounts the namespaces show: the host's first, then the others in
+ * the order their namespaces were met (by pid: a container's init before
+ * its children). */
+static void find_mounts(const struct scan_node *n, const struct nsmap *map,
+                        const char *const *extra, size_t nextra, struct cands *shown,
+                        struct warnings *w)
+{
+    struct cands hidden = {0};
     bool *found = xcalloc(nextra ? nextra : 1, sizeof(*found));
     for (int pass = 0; pass < 2; pass++)
         for (size_t k = 0; k < n->nns; k++)
             if ((n->ns[k].mntns == n->host_mntns) == (pass == 0))
-                parse_ns(n, k, extra, nextra, found, &cands, &ncands, &ccap, &hidden, &nhidden,
-                         &hcap);
+                parse_ns(n, map, k, extra, nextra, found, shown, &hidden);
     /* A path named by --mount that is a tmpfs mount in no namespace read
      * (not there, not a mount, another file system): nothing is shown for
      * it, and that is said. Not an error: containers come and go. */
@@ -335,66 +301,67 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
             warn_add(w, "--mount %s: no tmpfs is mounted there in any mount namespace read",
                      extra[i]);
     free(found);
-    /* A tmpfs with another mounted over it at the same path, shown at the
-     * top by no namespace: its path leads to the one above, so it cannot
-     * be listed or sized; said once, with a process to ask findmnt -N. */
-    for (size_t i = 0; i < nhidden; i++) {
-        bool shown = false;
-        for (size_t j = 0; j < ncands && !shown; j++)
-            shown = cands[j].dev == hidden[i].dev;
-        const struct node_ns *ns = &n->ns[hidden[i].ns[0]];
-        if (!shown)
-            warn_add(w, "%s (device %u:%u) is not shown: another mount on the same path hides "
-                        "it (findmnt -N %d lists both)",
-                     hidden[i].path, major(hidden[i].dev), minor(hidden[i].dev),
-                     ns->nmembers ? (int)ns->members[0] : 0);
-    }
-    cands_free(hidden, nhidden);
+    warn_hidden(n, shown, &hidden, w);
+    cands_free(&hidden);
+}
 
-    for (size_t i = 0; i < ncands; i++) {
-        struct cand *c = &cands[i];
-        struct shm_mount m;
-        memset(&m, 0, sizeof(m));
-        struct node_read via = {0};
-        struct sysroot keep;
-        int rc = stat_through(n, sys, c, &m, &via, &keep);
-        if (rc == -ESRCH) {
-            n->dropped++;
-            warn_add(w, "%s (device %u:%u) dropped: every process that saw it has exited",
-                     c->path, major(c->dev), minor(c->dev));
-        } else {
-            struct shm_mount *x = VEC_PUSH(ml->items, ml->n, ml->cap);
-            *x = m;
-            x->path = c->path;
-            x->fstype = c->fstype;
-            c->path = c->fstype = NULL;
-            x->dev = c->dev;
-            if (rc < 0) {
-                x->stat_err = -rc;
-                via.pid = n->ns[c->ns[0]].members[0];
-            }
-            /* Listed below the root of via.pid, or below the watcher's own
-             * root when its namespace shows the mount. */
-            bool own = false;
-            for (size_t j = 0; j < c->nns && !own; j++)
-                own = n->ns[c->ns[j]].mntns == self_mntns;
-            via.own = own;
-            via.propagates = c->propagates;
-            n->read = xrealloc(n->read, ml->n * sizeof(*n->read));
-            n->read[ml->n - 1] = via;
-            n->roots = xrealloc(n->roots, ml->n * sizeof(*n->roots));
-            n->roots[ml->n - 1] = keep;
-            n->nroots = ml->n;
-            for (size_t j = 0; j < c->nns; j++) {
-                struct node_ns *ns = &n->ns[c->ns[j]];
-                *VEC_PUSH(ns->mounts, ns->nmounts, ns->mounts_cap) = ml->n - 1;
-            }
-        }
-        free(c->path);
-        free(c->fstype);
-        free(c->ns);
+/* Appends mount c to ml, read (or not: rc) through via, its root kept. */
+static void add_mount(struct scan_node *n, struct cand *c, const struct shm_mount *m, int rc,
+                      struct node_read via, struct sysroot keep, unsigned long self_mntns,
+                      struct mount_list *ml)
+{
+    struct shm_mount *x = VEC_PUSH(ml->items, ml->n, ml->cap);
+    *x = *m;
+    x->path = c->path;
+    x->fstype = c->fstype;
+    c->path = c->fstype = NULL;
+    x->dev = c->dev;
+    if (rc < 0) {
+        x->stat_err = -rc;
+        via.pid = n->ns[c->ns[0]].members[0];
     }
-    free(cands);
+    /* Listed below the root of via.pid, or below the watcher's own root
+     * when its namespace shows the mount. */
+    for (size_t j = 0; j < c->nns && !via.own; j++)
+        via.own = n->ns[c->ns[j]].mntns == self_mntns;
+    via.propagates = c->propagates;
+    n->read = xrealloc(n->read, ml->n * sizeof(*n->read));
+    n->read[ml->n - 1] = via;
+    n->roots = xrealloc(n->roots, ml->n * sizeof(*n->roots));
+    n->roots[ml->n - 1] = keep;
+    n->nroots = ml->n;
+    for (size_t j = 0; j < c->nns; j++) {
+        struct node_ns *ns = &n->ns[c->ns[j]];
+        *VEC_PUSH(ns->mounts, ns->nmounts, ns->mounts_cap) = ml->n - 1;
+    }
+}
+
+/* The size of mount c through a process that sees it: listed in ml, or
+ * dropped when every process that saw it has exited. */
+static void read_mount(struct scan_node *n, const struct sysroot *sys, struct cand *c,
+                       unsigned long self_mntns, struct mount_list *ml, struct warnings *w)
+{
+    struct shm_mount m = {0};
+    struct node_read via = {0};
+    struct sysroot keep;
+    int rc = stat_through(n, sys, c, &m, &via, &keep);
+    if (rc != -ESRCH) {
+        add_mount(n, c, &m, rc, via, keep, self_mntns, ml);
+        return;
+    }
+    n->dropped++;
+    warn_add(w, "%s (device %u:%u) dropped: every process that saw it has exited", c->path,
+             major(c->dev), minor(c->dev));
+}
+
+/* What could not be read of the namespaces, said once each. */
+static void warn_unread(const struct scan_node *n, struct warnings *w)
+{
+    if (n->cut)
+        warn_add(w,
+                 "the mountinfo of %zu mount %s is longer than %u MiB: the shm mounts listed "
+                 "past that are not shown",
+                 n->cut, n->cut == 1 ? "namespace" : "namespaces", (unsigned)READ_TEXT_MAX >> 20);
     if (n->unreadable && geteuid() != 0)
         warn_add(w,
                  "the mount namespaces of %zu %s could not be read (not permitted): their shm "
@@ -407,29 +374,28 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const char *c
                  n->unreadable, n->unreadable == 1 ? "process" : "processes");
 }
 
-void node_seed(struct scan_node *n, struct nsmap *ns)
+void node_discover(struct scan_node *n, const struct sysroot *sys, const pid_t *pids, size_t npids,
+                   struct nsmap *map, const char *const *extra, size_t nextra,
+                   struct mount_list *ml, struct warnings *w)
 {
-    for (size_t k = 0; k < n->nns; k++) {
-        struct node_ns *x = &n->ns[k];
-        struct mntns_seen *s = VEC_PUSH(ns->ns, ns->nns, ns->nscap);
-        memset(s, 0, sizeof(*s));
-        s->mntns = x->mntns;
-        s->member = x->members[0];
-        s->sees = xcalloc(ns->ndevs ? ns->ndevs : 1, 1);
-        if (ns->ndevs)
-            nsmap_parse_mountinfo(x->text, ns->devs, ns->ndevs, s->sees);
-        free(x->text);
-        x->text = NULL;
-    }
-    free(ns->known);
-    ns->known = n->known;
-    ns->nknown = n->nknown;
-    n->known = NULL;
-    n->nknown = n->knowncap = 0;
-    for (size_t i = 0; n->read && i < ns->ndevs; i++) {
-        ns->reach[i].propagates = n->read[i].propagates;
-        ns->reach[i].btime_ok = n->read[i].btime_ok;
-        ns->reach[i].btime = n->read[i].btime;
+    n->all = true;
+    unsigned long self_mntns = nsmap_link(sys->proc, "self/ns/mnt");
+    n->host_mntns = host_mntns(sys->proc, self_mntns);
+    read_namespaces(n, sys->proc, pids, npids, map);
+    struct cands shown = {0};
+    find_mounts(n, map, extra, nextra, &shown, w);
+    for (size_t i = 0; i < shown.n; i++)
+        read_mount(n, sys, &shown.items[i], self_mntns, ml, w);
+    cands_free(&shown);
+    warn_unread(n, w);
+}
+
+void node_facts(const struct scan_node *n, struct nsmap *map)
+{
+    for (size_t i = 0; n->read && i < map->ndevs; i++) {
+        map->reach[i].propagates = n->read[i].propagates;
+        map->reach[i].btime_ok = n->read[i].btime_ok;
+        map->reach[i].btime = n->read[i].btime;
     }
 }
 
@@ -665,7 +631,7 @@ void node_gauges_refresh(const struct node_gauge *g, const struct node_read *rea
                       ? snprintf(path, sizeof(path), "%d/root%s", (int)g[i].pid, m->path)
                       : -1;
         if (len < 0 || (size_t)len >= sizeof(path) || exited(g[i].pidfd)) {
-            refresh_one(&n, sys, m, i); /* as before: ESRCH once it has exited */
+            refresh_one(&n, sys, m, i); /* as node_refresh: ESRCH once it has exited */
             continue;
         }
         /* The path below the process's root, opened and closed at once (no
@@ -716,7 +682,7 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
          * once for both. */
         struct buf cg;
         buf_init(&cg);
-        if (read_proc_at(piddir, "cgroup", &cg, CONTAINERS_CGROUP_MAX) < 0) {
+        if (read_file_at(piddir, "cgroup", &cg, READ_SMALL_MAX) < 0) {
             close(piddir);
             buf_free(&cg);
             continue; /* gone: try the next member */
@@ -869,11 +835,8 @@ void node_free(struct scan_node *n)
     free(n->proc_ctr);
     node_roots_close(n);
     free(n->read);
-    free(n->known);
-    for (size_t k = 0; k < n->nns; k++) {
-        free(n->ns[k].text);
+    for (size_t k = 0; k < n->nns; k++)
         free(n->ns[k].mounts);
-    }
     free(n->ns);
     memset(n, 0, sizeof(*n));
 }

@@ -3,9 +3,10 @@
  * device and naming the containers that see it, each container with its own
  * memory cgroup.
  *
- * How it is read: one pass over /proc reads each process's mount namespace
+ * How it is read: a first phase over the scan's pid list (the one listing
+ * of /proc, which the walk then reads) reads each process's mount namespace
  * link, and for each distinct mount namespace one mountinfo (through one
- * member), kept for the walk's nsmap (seeded, so never read twice). A mount
+ * member), both kept in the scan's nsmap (so the walk reads neither again). A mount
  * is a tmpfs at /dev/shm, /run/shm or a --mount path inside a namespace; one
  * device seen by several namespaces is one mount. Its size is read through
  * the root of a member of a namespace that sees it (a struct sysroot opened
@@ -91,13 +92,11 @@ struct scan_node {
      * does not run out of fds: the others are re-opened by pid). */
     struct sysroot *roots;
     size_t nroots;
-    /* The pre-pass's mount namespaces (until node_seed hands them over). */
+    /* The mount namespaces whose mountinfo was read before the walk. */
     struct node_ns *ns;
     size_t nns, nscap;
-    struct nsmap_known *known; /* each process's mount namespace, by pid (node_seed
-                                * hands it to the walk's nsmap) */
-    size_t nknown, knowncap;
     size_t unreadable;      /* processes whose mount namespace could not be read */
+    size_t cut;             /* mount namespaces whose mountinfo passes READ_TEXT_MAX */
     size_t dropped;         /* mounts whose every process exited before they were read */
 };
 
@@ -106,18 +105,20 @@ struct scan_node {
 /* Without --all: every mount the host's, with its id. */
 void node_single(struct scan_node *n, const struct mount_list *ml);
 
-/* --all, before the walk: reads every process's mount namespace link below
- * sys->proc (sys: the watcher's own view, sysroot_open_system(.., 0)) and
- * each distinct namespace's mountinfo once, and fills ml (which must be
- * empty) with every distinct shm mount (paths: "/dev/shm", "/run/shm" and
- * extra) with its statvfs through the root of one of its processes. */
-void node_discover(struct scan_node *n, const struct sysroot *sys, const char *const *extra,
-                   size_t nextra, struct mount_list *ml, struct warnings *w);
+/* --all, before the walk: reads the mount namespace link of every process
+ * of pids (the scan's listing of sys->proc, ascending; sys: the watcher's
+ * own view, sysroot_open_system(.., 0)) and each distinct namespace's
+ * mountinfo once, both into map (nsmap_init'ed with no devices: the walk
+ * reads neither again), and fills ml (which must be empty) with every
+ * distinct shm mount (paths: "/dev/shm", "/run/shm" and extra) with its
+ * statvfs through the root of one of its processes. */
+void node_discover(struct scan_node *n, const struct sysroot *sys, const pid_t *pids, size_t npids,
+                   struct nsmap *map, const char *const *extra, size_t nextra,
+                   struct mount_list *ml, struct warnings *w);
 
-/* Hands the mountinfo texts read by node_discover to ns (initialised on
- * ml's devices), so that the walk reads none of them again, and each
- * mount's propagation and birth time to ns->reach. */
-void node_seed(struct scan_node *n, struct nsmap *ns);
+/* After nsmap_watch on ml's devices: each mount's propagation and birth
+ * time, as node_discover read them, into map->reach. */
+void node_facts(const struct scan_node *n, struct nsmap *map);
 
 /* --all: files_collect and files_finish (collect/files.h) of each mount
  * below the root it was read through (the same process, or none: not

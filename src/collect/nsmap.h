@@ -17,18 +17,31 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "collect/mounts.h"
 #include "collect/procs.h"
 
 /* The inode of the machine's first pid namespace: fixed by the kernel
  * (PROC_PID_INIT_INO, include/linux/proc_ns.h, since Linux 3.8). */
 #define NSMAP_INIT_PIDNS 0xEFFFFFFCul
 
+/* What a mount namespace shows of a watched device (mntns_seen.sees). */
+enum {
+    NSMAP_SHOWS = 1,  /* it mounts the device */
+    NSMAP_AT_SHM = 2, /* at /dev/shm or /run/shm, the path through which
+                       * shm_open and the programs that name segments after
+                       * their pid make them */
+};
+
 /* One distinct mount namespace met in the walk. */
 struct mntns_seen {
     unsigned long mntns;
     pid_t member;        /* the process whose mountinfo was read */
     int err;             /* 0, or the errno that kept its mountinfo unread */
-    unsigned char *sees; /* per watched device: 1 when this namespace mounts it */
+    unsigned char *sees; /* per watched device: NSMAP_* bits, 0 when this namespace
+                          * does not mount it (NULL until nsmap_watch for one added
+                          * before it) */
+    struct mountinfo mi; /* a namespace added before the watched devices were
+                          * known (nsmap_add_read): its mountinfo, until nsmap_watch */
 };
 
 /* One watched mount (indexed like scan->mounts). */
@@ -36,6 +49,9 @@ struct mount_reach {
     unsigned long *pidns; /* pid namespaces of the processes whose mount namespace
                            * shows the mount: distinct, ascending */
     size_t npidns;
+    unsigned long *shm_pidns; /* those of them whose mount namespace shows it at
+                               * /dev/shm or /run/shm: distinct, ascending */
+    size_t nshm_pidns;
     bool propagates;      /* the watched mountinfo tags it shared: or master: (it
                            * is mounted in other mount namespaces too) */
     bool btime_ok;        /* btime is known (statx of its root, Linux 5.18+) */
@@ -60,22 +76,38 @@ struct nsmap {
                                  * namespace's init), to the clock tick */
     size_t unknown;            /* processes whose namespace links could not be read */
     size_t unread;             /* mount namespaces whose mountinfo could not be read */
-    /* --all: each process's mount namespace as node_discover read it just
-     * before the walk (collect/node.h), ascending by pid, so that the walk
-     * does not read the same link again; NULL otherwise. */
+    /* --all: each process's mount namespace as node_discover read it in the
+     * first phase over the scan's pid list (collect/node.h), ascending by
+     * pid, so that the walk does not read the same link again; NULL
+     * otherwise. */
     struct nsmap_known {
         pid_t pid;
         unsigned long mntns;
     } *known;
-    size_t nknown;
+    size_t nknown, knowncap;
 };
 
-/* devs must outlive the map. */
+/* devs must outlive the map. nsmap_init(m, NULL, 0) then nsmap_watch: a map
+ * that takes namespaces (nsmap_add_read) before the devices are known. */
 void nsmap_init(struct nsmap *m, const dev_t *devs, size_t ndevs);
 void nsmap_free(struct nsmap *m);
 
+/* The watched devices, known at last: fills sees[] of each namespace added
+ * so far from its mountinfo (then freed). */
+void nsmap_watch(struct nsmap *m, const dev_t *devs, size_t ndevs);
+
 /* The mount namespace known for pid (m->known), 0 when none is. */
 unsigned long nsmap_known_mntns(const struct nsmap *m, pid_t pid);
+
+/* Records pid's mount namespace, read before the walk: pids in ascending
+ * order (as proc_list_pids gives them). */
+void nsmap_known_add(struct nsmap *m, pid_t pid, unsigned long mntns);
+
+/* Adds mount namespace mntns, whose mountinfo mi was read through member
+ * before the watched devices are known (the node view reads every
+ * namespace's to find them); the map takes mi (emptied). Returns the
+ * entry's index in m->ns. */
+size_t nsmap_add_read(struct nsmap *m, unsigned long mntns, pid_t member, struct mountinfo *mi);
 
 /* The watcher's facts: its pid namespace and NSpid depth, /proc's pid 1
  * (its namespace and start time), read relative to the /proc directory fd.
@@ -87,7 +119,9 @@ void nsmap_self(struct nsmap *m, int procfd, double boot_realtime, long hz);
  * clock /proc's start times count on, since Linux 5.3). */
 double nsmap_boot_realtime(void);
 
-/* The inode number in a namespace link ("pid:[4026531836]"), 0 if unreadable. */
+/* The inode number in a namespace link ("pid:[4026531836]"), 0 if
+ * unreadable (errno says why: EINVAL for a link of another shape). The one
+ * reader of namespace links. */
 unsigned long nsmap_link(int dirfd, const char *path);
 
 /* The entry of mount namespace mntns, reading its mountinfo through piddir
@@ -101,7 +135,8 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
 bool nsmap_sees_any(const struct nsmap *m, const struct mntns_seen *s);
 
 /* Fills reach[]: for each watched device, the pid namespaces of the
- * processes (of pl) whose mount namespace shows it. propagates and btime
+ * processes (of pl) whose mount namespace shows it, and of those whose
+ * namespace shows it at /dev/shm or /run/shm. propagates and btime
  * are the caller's (scan.c) to fill. */
 void nsmap_reach(struct nsmap *m, const struct proc_list *pl);
 
@@ -111,11 +146,12 @@ bool nsmap_shows(const struct nsmap *m, unsigned long mntns, size_t dev_index);
  * for all of them: asked of every process on a node of many mounts.) */
 bool nsmap_shows_first(const struct nsmap *m, unsigned long mntns, size_t n);
 
-/* Parses a mountinfo text into sees[] for devs: 1 for a device mounted
- * there and not hidden under another mount on the same mount point. */
-void nsmap_parse_mountinfo(char *text, const dev_t *devs, size_t ndevs, unsigned char *sees);
-
-/* The number of pids in the NSpid line of a status text, 0 if none. */
-int nsmap_nspid_depth(const char *status);
+/* Sets NSMAP_SHOWS in sees[k] for each device devs[k] that mi (a mount
+ * namespace's mountinfo) mounts and does not hide, with NSMAP_AT_SHM where
+ * such a mount is at /dev/shm or /run/shm (mountinfo_hidden: another mount
+ * stacked on it at the same path, as a test's or a container's tmpfs over
+ * the host's /dev/shm; shm_open there reaches the top one only). */
+void nsmap_sees_of(const struct mountinfo *mi, const dev_t *devs, size_t ndevs,
+                   unsigned char *sees);
 
 #endif

@@ -11,9 +11,8 @@
 
 #include "util/buf.h"
 #include "util/fileio.h"
+#include "util/procstat.h"
 #include "util/xalloc.h"
-
-#define PF_KTHREAD 0x00200000u
 
 static int cmp_pid(const void *a, const void *b)
 {
@@ -76,33 +75,41 @@ void procs_free(struct proc_list *pl)
     memset(pl, 0, sizeof(*pl));
 }
 
-bool status_parse_nspid(const char *status, pid_t *nspid)
+int status_parse_nspid(const char *status, pid_t *nspid)
 {
-    const char *p = status;
-    while (p && *p) {
-        if (strncmp(p, "NSpid:", 6) == 0) {
-            const char *s = p + 6;
-            long last = -1;
-            for (;;) {
-                while (*s == ' ' || *s == '\t')
-                    s++;
-                if (*s < '0' || *s > '9')
-                    break;
-                long v = 0;
-                while (*s >= '0' && *s <= '9' && v < 100000000)
-                    v = v * 10 + (*s++ - '0');
-                last = v;
-            }
-            if (last <= 0)
-                return false;
-            *nspid = (pid_t)last;
-            return true;
-        }
-        p = strchr(p, '\n');
-        if (p)
-            p++;
+    const char *s = strncmp(status, "NSpid:", 6) == 0 ? status : strstr(status, "\nNSpid:");
+    if (!s)
+        return 0;
+    s += *s == '\n' ? 7 : 6;
+    int n = 0;
+    long last = -1;
+    for (;; n++) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s < '0' || *s > '9')
+            break;
+        long v = 0;
+        while (*s >= '0' && *s <= '9' && v < 100000000)
+            v = v * 10 + (*s++ - '0');
+        last = v;
     }
-    return false;
+    if (n && last > 0)
+        *nspid = (pid_t)last;
+    return n;
+}
+
+bool procs_status_uids(const char *status, uid_t *ruid, uid_t *euid)
+{
+    const char *s = strncmp(status, "Uid:", 4) == 0 ? status : strstr(status, "\nUid:");
+    if (!s)
+        return false;
+    s += *s == '\n' ? 5 : 4;
+    long long r, e;
+    if (!procstat_num(&s, &r) || !procstat_num(&s, &e))
+        return false;
+    *ruid = (uid_t)r;
+    *euid = (uid_t)e;
+    return true;
 }
 
 /* Parses the hexadecimal signal mask at *s as /proc/PID/status shows it
@@ -131,107 +138,23 @@ static bool parse_sigmask(const char *s, uint64_t *mask)
     return true;
 }
 
-/* Reads [-]digits at *s (after any spaces), advancing past them. A number
- * beyond 64 bits, or a negative one below LLONG_MIN, is refused: the kernel
- * writes none, and a wrapped value would pass for a real one. Values above
- * LLONG_MAX (an unsigned field such as RLIM_INFINITY) come back as their
- * two's complement: callers cast them back to unsigned. */
-static bool read_num(const char **s, long long *out)
-{
-    const char *p = *s;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    bool neg = *p == '-';
-    if (neg)
-        p++;
-    if (*p < '0' || *p > '9')
-        return false;
-    /* Nineteen digits cannot overflow 64 bits: only a longer number is
-     * checked digit by digit. */
-    unsigned long long v = 0;
-    const char *digits = p;
-    while ((unsigned)(*p - '0') < 10 && p - digits < 19)
-        v = v * 10 + (unsigned)(*p++ - '0');
-    while ((unsigned)(*p - '0') < 10) {
-        unsigned d = (unsigned)(*p++ - '0');
-        if (v > (ULLONG_MAX - d) / 10)
-            return false;
-        v = v * 10 + d;
-    }
-    if (neg && v > (unsigned long long)LLONG_MAX + 1)
-        return false;
-    /* -v without overflow: LLONG_MIN is -(LLONG_MAX) - 1. */
-    *out = neg ? (v ? -(long long)(v - 1) - 1 : 0) : (long long)v;
-    *s = p;
-    return true;
-}
-
-/* Passes over k numbers at *s, each [-]digits after any spaces, as
- * read_num would read them, without their value. Returns how many it
- * passed: k unless a field is not a number. */
-static int skip_nums(const char **s, int k)
-{
-    const char *p = *s;
-    int done = 0;
-    for (; done < k; done++) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        p += *p == '-';
-        if ((unsigned)(*p - '0') >= 10)
-            break;
-        do
-            p++;
-        while ((unsigned)(*p - '0') < 10);
-    }
-    *s = p;
-    return done;
-}
-
 bool procs_parse_stat(const char *text, struct proc *p)
 {
-    /* pid (comm) state ppid(4) pgrp(5) session(6) tty tpgid flags(9) ...
-     * starttime(22) ... startcode(26) ... sigcatch(34): comm may hold spaces
-     * and parentheses, so it ends at the last ')'. The fields between are
-     * read by no one: only their shape is checked, a run at a time. */
-    const char *s = text, *open = strchr(text, '('), *close = strrchr(text, ')');
-    long long v;
-    if (!open || !close || close < open || close[1] != ' ' || !read_num(&s, &v) || v <= 0)
+    struct procstat st;
+    if (!procstat_parse(text, &st))
         return false;
-    p->pid = (pid_t)v;
-    p->nspid = p->pid;
-    size_t n = (size_t)(close - open - 1);
-    if (n >= sizeof(p->comm))
-        n = sizeof(p->comm) - 1;
-    memcpy(p->comm, open + 1, n);
-    p->comm[n] = '\0';
-    s = close + 2;
-    p->state = *s ? *s++ : '?';
-    if (!read_num(&s, &v))
-        return false;
-    p->ppid = (pid_t)v;
-    if (!read_num(&s, &v))
-        return false;
-    p->pgid = (pid_t)v;
-    if (!read_num(&s, &v))
-        return false;
-    p->sid = (pid_t)v;
-    if (skip_nums(&s, 2) < 2 || !read_num(&s, &v)) /* tty_nr, tpgid; flags */
-        return false;
-    p->kernel_thread = ((unsigned long long)v & PF_KTHREAD) != 0;
-    if (skip_nums(&s, 12) < 12 || !read_num(&s, &v)) /* minflt ... itrealvalue; starttime */
-        return false;
-    p->start_ticks = (unsigned long long)v;
-    if (p->kernel_thread) { /* its signals are no one's concern: it runs no torch */
-        p->sigcatch = 0;
-        return true;
-    }
-    /* vsize rss rsslim; startcode; endcode ... blocked; sigcatch: optional,
-     * very old kernels lack it */
-    if (skip_nums(&s, 3) == 3 && read_num(&s, &v)) {
-        p->start_code = (uint64_t)v;
-        if (skip_nums(&s, 7) == 7 && read_num(&s, &v))
-            p->sigcatch = (uint64_t)v;
-    }
+    p->pid = st.pid;
+    p->nspid = st.pid;
+    p->ppid = st.ppid;
+    p->pgid = st.pgid;
+    p->sid = st.sid;
+    p->state = st.state;
+    _Static_assert(sizeof(p->comm) == sizeof(st.comm), "comm sizes differ");
+    memcpy(p->comm, st.comm, sizeof(p->comm));
+    p->kernel_thread = st.kernel_thread;
+    p->start_ticks = st.start_ticks;
+    p->start_code = st.start_code;
+    p->sigcatch = st.sigcatch;
     return true;
 }
 
@@ -241,7 +164,7 @@ static bool status_num(const char *line, const char *key, size_t k, long long *v
     if (strncmp(line, key, k) != 0)
         return false;
     const char *s = line + k;
-    return read_num(&s, v);
+    return procstat_num(&s, v);
 }
 
 /* Only the lines of the few keys wanted are looked at: a status text has
@@ -254,9 +177,8 @@ void procs_parse_status(const char *text, struct proc *p)
         switch (line[0]) {
         case 'U':
             if (strncmp(line, "Uid:", 4) == 0) {
-                const char *s = line + 4;
-                if (read_num(&s, &v) && read_num(&s, &v)) /* real, then effective */
-                    p->uid = (uid_t)v;
+                uid_t ruid;
+                procs_status_uids(line, &ruid, &p->uid);
             }
             break;
         case 'R':
@@ -285,7 +207,7 @@ void procs_parse_statm(const char *text, struct proc *p, uint64_t page_size)
 {
     long long size, resident, shared;
     const char *s = text;
-    if (read_num(&s, &size) && read_num(&s, &resident) && read_num(&s, &shared) &&
+    if (procstat_num(&s, &size) && procstat_num(&s, &resident) && procstat_num(&s, &shared) &&
         resident >= shared && shared >= 0)
         p->rss_anon = (uint64_t)(resident - shared) * page_size;
 }
@@ -295,15 +217,14 @@ int procs_read_shmem(int proc_dirfd, pid_t pid, unsigned long long start_ticks,
 {
     char name[32];
     struct buf text;
-    struct proc now;
+    struct procstat now;
     buf_init(&text);
-    snprintf(name, sizeof(name), "%d/stat", (int)pid);
-    int rc = read_proc_at(proc_dirfd, name, &text, 4096);
-    if (rc == 0 && (!procs_parse_stat(text.data, &now) || now.start_ticks != start_ticks))
+    int rc = procstat_read(proc_dirfd, pid, &now);
+    if (rc == -EINVAL || (rc == 0 && now.start_ticks != start_ticks))
         rc = -ESRCH;
     snprintf(name, sizeof(name), "%d/status", (int)pid);
     if (rc == 0)
-        rc = read_proc_at(proc_dirfd, name, &text, 64u << 10);
+        rc = read_file_at(proc_dirfd, name, &text, READ_SMALL_MAX);
     long long v = -1;
     for (const char *line = rc == 0 ? text.data : ""; *line;) {
         if (line[0] == 'R' && status_num(line, "RssShmem:", 9, &v))

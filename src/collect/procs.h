@@ -57,10 +57,11 @@ void nspid_index_build(struct nspid_index *t, const struct proc_list *pl, unsign
 const struct proc *nspid_index_find(const struct nspid_index *t, pid_t nspid);
 void nspid_index_free(struct nspid_index *t);
 
-/* Parses a /proc/PID/stat text into p: pid, comm, state, ppid, pgid, sid,
- * start_ticks, kernel_thread and sigcatch (nspid set to pid). A kernel
- * thread's line is read up to start_ticks only: its sigcatch is 0 (the
- * torch fingerprints are all it is for). False when the text is malformed. */
+/* Parses a /proc/PID/stat text (util/procstat.c, the one parser of it) into
+ * p: pid, comm, state, ppid, pgid, sid, start_ticks, kernel_thread,
+ * start_code and sigcatch (nspid set to pid). A kernel thread's line is read
+ * up to start_ticks only: its sigcatch is 0 (the torch fingerprints are all
+ * it is for). False when the text is malformed (p is then left alone). */
 bool procs_parse_stat(const char *text, struct proc *p);
 
 /* Takes the effective uid, RssAnon, NSpid and SigCgt of a /proc/PID/status
@@ -86,8 +87,16 @@ int procs_read_shmem(int proc_dirfd, pid_t pid, unsigned long long start_ticks,
  * for a zombie. */
 char *procs_join_cmdline(const char *text, size_t len, const char *comm, bool zombie);
 
-/* Parses the NSpid line of a /proc/PID/status text: the innermost pid. */
-bool status_parse_nspid(const char *status, pid_t *nspid);
+/* The NSpid line of a /proc/PID/status text: the number of pids it lists
+ * (the depth of the process's pid namespace; 0 without the line), the
+ * innermost (the last) into *nspid when it is a pid. The one parser of the
+ * line. */
+int status_parse_nspid(const char *status, pid_t *nspid);
+
+/* The Uid line of a /proc/PID/status text: the real and effective uids.
+ * False without the line or with a malformed one. The one parser of the
+ * line (procs_parse_status and act/procid.c call it). */
+bool procs_status_uids(const char *status, uid_t *ruid, uid_t *euid);
 
 /* The pids worth scanning in the proc directory proc_dirfd (numeric
  * entries, listed through an open of its own), into *pids, ascending. */

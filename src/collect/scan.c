@@ -14,6 +14,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/fileio.h"
+#include "util/procstat.h"
 #include "util/xalloc.h"
 
 /* What the watched mountinfo says of each mount's propagation, and when its
@@ -44,20 +45,12 @@ static void mount_facts(const struct sysroot *sys, const struct mountinfo *mi,
 
 int scan_target_identify(const struct sysroot *sys, pid_t pid, unsigned long long *start_ticks)
 {
-    char path[32]; /* "PID/stat": bounded */
-    snprintf(path, sizeof(path), "%d/stat", (int)pid);
-    struct buf text;
-    buf_init(&text);
-    struct proc p;
-    memset(&p, 0, sizeof(p));
-    int rc = read_file_at(sys->proc, path, &text, 4096);
-    if (rc == 0 && !procs_parse_stat(text.data, &p))
-        rc = -EINVAL;
-    if (rc == -ENOENT || (rc == 0 && (p.state == 'Z' || p.state == 'X')))
+    struct procstat st;
+    int rc = procstat_read(sys->proc, pid, &st);
+    if (rc == 0 && (st.state == 'Z' || st.state == 'X'))
         rc = -ESRCH;
-    buf_free(&text);
     if (rc == 0)
-        *start_ticks = p.start_ticks;
+        *start_ticks = st.start_ticks;
     return rc;
 }
 
@@ -86,135 +79,233 @@ static int target_lost(struct scan *s)
     return -ESRCH;
 }
 
-int scan_run(const struct scan_opts *o, struct scan *s)
+/* One scan in progress: what its steps share. */
+struct scan_ctx {
+    const struct scan_opts *o;
+    const struct sysroot *sys;
+    const struct mount_source *src;
+    struct mountinfo self_mi;   /* where the cgroup hierarchies are */
+    struct mountinfo target_mi; /* --pid: the watched process's */
+    const struct mountinfo *mi; /* the watched namespace's: one of the two */
+    pid_t *pids;                /* the one listing of proc, ascending */
+    size_t npids;
+    int list_rc; /* 0, or why proc could not be listed */
+};
+
+/* Where a scan takes its mounts from: the watched process's mount namespace
+ * (its mountinfo, each mount below sys->root), or with --all every mount
+ * namespace's (collect/node.h), each mount below the root of a process that
+ * sees it. The steps of a scan that differ between the two. */
+struct mount_source {
+    void (*find)(struct scan_ctx *c, struct scan *s);   /* the mounts into s->mounts */
+    void (*facts)(struct scan_ctx *c, struct scan *s);  /* propagation, birth (ns.reach) */
+    void (*list)(struct scan_ctx *c, struct scan *s);   /* the listing, before the walk */
+    void (*finish)(struct scan_ctx *c, struct scan *s); /* its stats, after the walk */
+    void (*owners)(struct scan_ctx *c, struct scan *s); /* memory cgroups, containers */
+};
+
+static void watched_find(struct scan_ctx *c, struct scan *s)
 {
-    memset(s, 0, sizeof(*s));
-    s->stalled_fd = -1;
-    warn_init(&s->warn);
-    scan_beacon_at(o->beacon, SCAN_MOUNTS, 0, -1);
-    const struct sysroot *sys = o->sys;
-    pid_t target = sys->pid;
-    s->target_pid = target;
-    s->self_pid = sysroot_self_pid(sys);
-    clock_gettime(CLOCK_REALTIME, &s->time);
-    double t0 = clock_now();
+    mounts_collect(c->sys, c->mi, c->o->mounts, c->o->nmounts, &s->mounts, &s->warn);
+}
 
-    s->target_state = check_target(sys);
-    if (s->target_state != SCAN_TARGET_OK)
-        return target_lost(s);
-    const char *proc = sysroot_proc_shown(sys); /* for messages */
-    /* This process's mountinfo says where the cgroup hierarchies are; the
-     * watched process's (itself, or --pid's) where its shm mounts are. */
-    struct mountinfo self_mi, target_mi;
-    int rc = mountinfo_read(sys->proc, "self/mountinfo", &self_mi);
-    if (rc < 0)
-        warn_add(&s->warn, "cannot read %s/self/mountinfo: %s", proc, strerror(-rc));
-    const struct mountinfo *mi = &self_mi;
-    if (target > 0) {
-        char path[32]; /* "PID/mountinfo": bounded */
-        snprintf(path, sizeof(path), "%d/mountinfo", (int)target);
-        rc = mountinfo_read(sys->proc, path, &target_mi);
-        if (rc < 0) {
-            mountinfo_free(&self_mi);
-            /* Gone in the meantime, or not ours to read. */
-            s->target_state = check_target(sys);
-            if (s->target_state != SCAN_TARGET_OK)
-                return target_lost(s);
-            warn_add(&s->warn, "cannot read the namespaces of pid %d: %s", (int)target,
-                     strerror(-rc));
-            return rc;
-        }
-        mi = &target_mi;
+static void watched_facts(struct scan_ctx *c, struct scan *s)
+{
+    mount_facts(c->sys, c->mi, &s->mounts, &s->ns);
+}
+
+static void watched_list(struct scan_ctx *c, struct scan *s)
+{
+    files_collect(c->sys, &s->mounts, &s->files, &s->warn);
+    files_trim(&s->files);
+}
+
+static void watched_finish(struct scan_ctx *c, struct scan *s)
+{
+    files_finish(c->sys, &s->mounts, &s->files, &s->holders);
+}
+
+static void watched_owners(struct scan_ctx *c, struct scan *s)
+{
+    cgroup_collect(c->sys, s->target_pid, &c->self_mi, &s->cgroup, &s->warn);
+    node_single(&s->node, &s->mounts);
+}
+
+static void every_find(struct scan_ctx *c, struct scan *s)
+{
+    if (c->list_rc < 0)
+        warn_add(&s->warn, "cannot list %s: %s", sysroot_proc_shown(c->sys), strerror(-c->list_rc));
+    node_discover(&s->node, c->sys, c->pids, c->npids, &s->ns, c->o->mounts, c->o->nmounts,
+                  &s->mounts, &s->warn);
+}
+
+static void every_facts(struct scan_ctx *c, struct scan *s)
+{
+    (void)c;
+    node_facts(&s->node, &s->ns);
+}
+
+static void every_list(struct scan_ctx *c, struct scan *s)
+{
+    /* node_files_finish remakes the list at its size: nothing to trim. */
+    node_files_collect(&s->node, c->sys, &s->mounts, &s->files, &s->warn);
+}
+
+static void every_finish(struct scan_ctx *c, struct scan *s)
+{
+    node_files_finish(&s->node, c->sys, &s->mounts, &s->files, &s->holders);
+    node_roots_close(&s->node);
+}
+
+static void every_owners(struct scan_ctx *c, struct scan *s)
+{
+    /* The host is /proc's pid 1's world (the watcher may itself be in a
+     * container, as a DaemonSet's pod is): its cgroup budgets the host's
+     * mounts. */
+    cgroup_collect(c->sys, 1, &c->self_mi, &s->cgroup, &s->warn);
+    node_assign(&s->node, c->sys, &c->self_mi, &s->mounts, &s->procs, &s->warn);
+}
+
+static const struct mount_source source_watched = {
+    watched_find, watched_facts, watched_list, watched_finish, watched_owners,
+};
+static const struct mount_source source_every = {
+    every_find, every_facts, every_list, every_finish, every_owners,
+};
+
+/* This process's mountinfo (where the cgroup hierarchies are) and the
+ * watched process's (itself, or --pid's: where its shm mounts are). 0, or
+ * -errno when the watched process's cannot be read (said in s->warn). */
+static int read_mountinfos(struct scan_ctx *c, struct scan *s)
+{
+    int rc = mountinfo_read(c->sys->proc, "self/mountinfo", &c->self_mi);
+    if (rc < 0) {
+        warn_add(&s->warn, "cannot read %s/self/mountinfo: %s", sysroot_proc_shown(c->sys),
+                 strerror(-rc));
+        mountinfo_free(&c->self_mi); /* a file past the cap: none of it */
     }
+    c->mi = &c->self_mi;
+    if (s->target_pid <= 0)
+        return 0;
+    char path[32]; /* "PID/mountinfo": bounded */
+    snprintf(path, sizeof(path), "%d/mountinfo", (int)s->target_pid);
+    rc = mountinfo_read(c->sys->proc, path, &c->target_mi);
+    if (rc < 0) {
+        /* Gone in the meantime, or not ours to read. */
+        s->target_state = check_target(c->sys);
+        if (s->target_state != SCAN_TARGET_OK)
+            return target_lost(s);
+        warn_add(&s->warn, "cannot read the namespaces of pid %d: %s", (int)s->target_pid,
+                 strerror(-rc));
+        return rc;
+    }
+    c->mi = &c->target_mi;
+    return 0;
+}
 
-    /* --all: every mount namespace's (collect/node.h), each mount below a
-     * root of its own; else the watched namespace's, below sys->root. */
-    if (o->all)
-        node_discover(&s->node, sys, o->mounts, o->nmounts, &s->mounts, &s->warn);
-    else
-        mounts_collect(sys, mi, o->mounts, o->nmounts, &s->mounts, &s->warn);
+/* The mounts from the source, the namespace map on their devices, and what
+ * is known of each. */
+static void find_mounts(struct scan_ctx *c, struct scan *s)
+{
+    nsmap_init(&s->ns, NULL, 0);
+    c->src->find(c, s);
     s->devs = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*s->devs));
     for (size_t i = 0; i < s->mounts.n; i++)
         s->devs[i] = s->mounts.items[i].dev;
-    nsmap_init(&s->ns, s->devs, s->mounts.n);
-    if (o->all)
-        node_seed(&s->node, &s->ns); /* the walk reads no mountinfo twice; the facts */
-    else
-        mount_facts(sys, mi, &s->mounts, &s->ns);
-    if (mi != &self_mi)
-        mountinfo_free(&target_mi);
+    nsmap_watch(&s->ns, s->devs, s->mounts.n);
+    c->src->facts(c, s);
     for (size_t i = 0; i < s->mounts.n; i++)
         if (!s->mounts.items[i].stat_ok)
             warn_add(&s->warn, "cannot read the size of %s: %s", s->mounts.items[i].path,
                      s->mounts.items[i].stat_err == ESTALE
                          ? "another mount covers it (its path leads to another file system)"
                          : strerror(s->mounts.items[i].stat_err));
-    /* How a container names itself: its /etc/hostname, read below its root
-     * without following a link (one to /etc/shadow would otherwise be
-     * resolved against the host's root and shown). */
-    if (target > 0)
-        s->target_host = containers_hostname(sys->root);
-    if (o->all) {
-        /* node_files_finish remakes the list at its size: nothing to trim. */
-        node_files_collect(&s->node, sys, &s->mounts, &s->files, &s->warn);
-    } else {
-        files_collect(sys, &s->mounts, &s->files, &s->warn);
-        files_trim(&s->files);
-    }
+}
 
-    /* One pass over proc reads the process table, the holders and the
-     * namespaces. */
+/* The pass over proc: the process table, the holders and the namespaces. */
+static void walk_procs(struct scan_ctx *c, struct scan *s)
+{
     struct walk_opts wo = {
-        .sys = sys,
+        .sys = c->sys,
         .devs = s->devs,
         .ndevs = s->mounts.n,
         .files = &s->files,
-        .world_pid = target > 0 ? target : s->self_pid,
+        .world_pid = s->target_pid > 0 ? s->target_pid : s->self_pid,
         .ns = &s->ns,
-        .beacon = o->beacon,
+        .beacon = c->o->beacon,
+        .pids = c->pids,
+        .npids = c->npids,
     };
-    int wrc = walk_run(&wo, &s->procs, &s->holders, &s->warn);
-    if (wrc < 0)
-        warn_add(&s->warn, "cannot read the process table from %s: %s", proc, strerror(-wrc));
-    scan_beacon_at(o->beacon, SCAN_MOUNTS, 0, -1);
-    /* After the walk: the listing's entries that a holder's fd stat'ed need
-     * no stat of their own. */
-    if (o->all) {
-        node_files_finish(&s->node, sys, &s->mounts, &s->files, &s->holders);
-        node_roots_close(&s->node);
-    } else {
-        files_finish(sys, &s->mounts, &s->files, &s->holders);
-    }
-    scan_beacon_at(o->beacon, SCAN_REST, 0, -1);
+    int rc = c->list_rc < 0 ? c->list_rc : walk_run(&wo, &s->procs, &s->holders, &s->warn);
+    if (rc < 0)
+        warn_add(&s->warn, "cannot read the process table from %s: %s", sysroot_proc_shown(c->sys),
+                 strerror(-rc));
+}
+
+/* After the walk: the listing's entries that a holder's fd stat'ed need no
+ * stat of their own; then meminfo, SysV, and whose each mount is. */
+static void finish(struct scan_ctx *c, struct scan *s)
+{
+    scan_beacon_at(c->o->beacon, SCAN_MOUNTS, 0, -1);
+    c->src->finish(c, s);
+    scan_beacon_at(c->o->beacon, SCAN_REST, 0, -1);
     if (procs_meminfo(&s->mem) < 0)
         warn_add(&s->warn, "cannot read meminfo");
     s->holders_scanned = true;
     if (s->warn.vanished)
         warn_add(&s->warn, "%zu %s while being read", s->warn.vanished,
                  s->warn.vanished == 1 ? "process exited" : "processes exited");
-
-    rc = sysv_collect(sys, &s->sysv);
+    int rc = sysv_collect(c->sys, &s->sysv);
     if (rc < 0 && rc != -ENOENT)
-        warn_add(&s->warn, "cannot read %s/sysvipc/shm: %s", proc, strerror(-rc));
+        warn_add(&s->warn, "cannot read %s/sysvipc/shm: %s", sysroot_proc_shown(c->sys),
+                 strerror(-rc));
+    c->src->owners(c, s);
+}
 
-    /* --all: the host is /proc's pid 1's world (the watcher may itself be
-     * in a container, as a DaemonSet's pod is): its cgroup budgets the
-     * host's mounts. */
-    cgroup_collect(sys, o->all ? 1 : target, &self_mi, &s->cgroup, &s->warn);
-    if (o->all)
-        node_assign(&s->node, sys, &self_mi, &s->mounts, &s->procs, &s->warn);
-    else
-        node_single(&s->node, &s->mounts);
-    mountinfo_free(&self_mi);
+int scan_run(const struct scan_opts *o, struct scan *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->stalled_fd = -1;
+    warn_init(&s->warn);
+    scan_beacon_at(o->beacon, SCAN_MOUNTS, 0, -1);
+    struct scan_ctx c = {.o = o, .sys = o->sys, .src = o->all ? &source_every : &source_watched};
+    s->target_pid = c.sys->pid;
+    s->self_pid = sysroot_self_pid(c.sys);
+    clock_gettime(CLOCK_REALTIME, &s->time);
+    double t0 = clock_now();
+
+    int rc = 0;
+    s->target_state = check_target(c.sys);
+    if (s->target_state != SCAN_TARGET_OK) {
+        rc = target_lost(s);
+        goto out;
+    }
+    if ((rc = read_mountinfos(&c, s)) < 0)
+        goto out;
+    c.list_rc = walk_list(c.sys->proc, &c.pids, &c.npids);
+    find_mounts(&c, s);
+    /* How a container names itself: its /etc/hostname, read below its root
+     * without following a link (one to /etc/shadow would otherwise be
+     * resolved against the host's root and shown). */
+    if (s->target_pid > 0)
+        s->target_host = containers_hostname(c.sys->root);
+    c.src->list(&c, s);
+    walk_procs(&c, s);
+    finish(&c, s);
     /* Still the same process at the end: what was read through its pid
      * was its, not a newcomer's that took the pid meanwhile. */
-    s->target_state = check_target(sys);
-    if (s->target_state != SCAN_TARGET_OK)
-        return target_lost(s);
-
+    s->target_state = check_target(c.sys);
+    if (s->target_state != SCAN_TARGET_OK) {
+        rc = target_lost(s);
+        goto out;
+    }
     s->duration_s = clock_now() - t0;
     scan_beacon_at(o->beacon, SCAN_IDLE, 0, -1);
-    return 0;
+out:
+    mountinfo_free(&c.self_mi);
+    mountinfo_free(&c.target_mi);
+    free(c.pids);
+    return rc;
 }
 
 const struct cgroup_info *scan_mount_cgroup(const struct scan *s, size_t i)

@@ -1,7 +1,7 @@
 /* A scan that cannot hang its caller. Whatever the scan reads can in
  * principle wait forever (a process's fd on a FUSE or network file system
- * whose daemon or server does not answer is the known case, and the walk no
- * longer waits on it; see pidscan.h), so the one-shot and stream modes run
+ * whose daemon or server does not answer is the known case, and the walk
+ * never waits on it; see procfiles.h), so the one-shot and stream modes run
  * scan_run in a thread of its own and wait for it with a deadline, and the
  * dashboard's poller lets its drawing thread look at the same beacon: where
  * the scan is (which stage, which process, which fd), written by the scan

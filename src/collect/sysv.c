@@ -73,7 +73,7 @@ int sysv_collect(const struct sysroot *sys, struct sysv_list *out)
 {
     struct buf text;
     buf_init(&text);
-    int rc = read_file_at(sys->proc, "sysvipc/shm", &text, 16u << 20);
+    int rc = read_file_at(sys->proc, "sysvipc/shm", &text, READ_TEXT_MAX);
     if (rc == 0)
         rc = sysv_parse(text.data, out);
     buf_free(&text);

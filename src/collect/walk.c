@@ -12,6 +12,7 @@
 #include "collect/mounts.h"
 #include "collect/nsmap.h"
 #include "collect/pidscan.h"
+#include "collect/procfiles.h"
 #include "util/buf.h"
 #include "util/fileio.h"
 #include "util/inomap.h"
@@ -51,10 +52,13 @@ static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f
         struct stat st;
         if (fstat(piddir, &st) == 0)
             p->uid = st.st_uid;
-        if (read_proc_at(piddir, "statm", &wk->text, 4096) == 0)
+        if (read_file_at(piddir, "statm", &wk->text, READ_LINE_MAX) == 0)
             procs_parse_statm(wk->text.data, p, wk->page_size);
     }
-    if (!p->cmdline && read_proc_at(piddir, "cmdline", &wk->text, 128u << 10) == 0)
+    /* A command line past the cap is shown cut. */
+    int rc;
+    if (!p->cmdline && ((rc = read_file_at(piddir, "cmdline", &wk->text, READ_CMDLINE_MAX)) == 0 ||
+                        rc == -EFBIG))
         p->cmdline = procs_join_cmdline(wk->text.data, wk->text.len, p->comm, p->state == 'Z');
     if (!p->exe) {
         const char *mapped = pidscan_exe(wk->ps, p->pid, p->start_code);
@@ -77,7 +81,7 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
         warn_count_errno(wk->w, errno);
         return;
     }
-    int rc = read_proc_at(piddir, "stat", &wk->text, 4096);
+    int rc = read_file_at(piddir, "stat", &wk->text, READ_LINE_MAX);
     struct proc *p = VEC_PUSH(wk->pl->items, wk->pl->n, wk->pl->cap);
     if (rc < 0 || !procs_parse_stat(wk->text.data, p)) {
         if (rc < 0)
@@ -104,7 +108,7 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
          * NSpid's last field. */
         if (p->pidns && (p->pidns != ns->self_pidns || ns->self_depth != 1) &&
             nsmap_sees_any(ns, seen) &&
-            read_proc_at(piddir, "status", &wk->text, 64u << 10) == 0) {
+            read_file_at(piddir, "status", &wk->text, READ_SMALL_MAX) == 0) {
             procs_parse_status(wk->text.data, p);
             f |= F_STATUS;
         }
@@ -243,7 +247,7 @@ static void second_pass(struct walk *wk)
          * only the process of the same start time lends its cmdline and
          * exe (the open directory then stays that process's). */
         struct proc now = {0};
-        if (read_proc_at(piddir, "stat", &wk->text, 4096) == 0 &&
+        if (read_file_at(piddir, "stat", &wk->text, READ_LINE_MAX) == 0 &&
             procs_parse_stat(wk->text.data, &now) &&
             now.start_ticks == pl->items[i].start_ticks)
             details(wk, piddir, &pl->items[i], wk->flags[i]);
@@ -251,14 +255,31 @@ static void second_pass(struct walk *wk)
     }
 }
 
+int walk_list(int proc, pid_t **pids, size_t *npids)
+{
+    int list = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (list < 0)
+        return -errno;
+    size_t cap = 0;
+    *npids = proc_list_pids(list, pids, &cap);
+    close(list);
+    return 0;
+}
+
 int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list *hl,
              struct warnings *w)
 {
     struct walk wk = {.o = o, .pl = pl, .hl = hl, .w = w, .proc = o->sys->proc,
                       .page_size = (uint64_t)sysconf(_SC_PAGESIZE)};
-    int list = openat(wk.proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (list < 0)
-        return -errno;
+    pid_t *listed = NULL;
+    const pid_t *pids = o->pids;
+    size_t npids = o->npids;
+    if (!pids) {
+        int rc = walk_list(wk.proc, &listed, &npids);
+        if (rc < 0)
+            return rc;
+        pids = listed;
+    }
     buf_init(&wk.text);
     struct nsmap own;
     wk.ns = o->ns;
@@ -271,10 +292,8 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
     wk.ps = ps;
     pidscan_set_beacon(ps, o->beacon);
     pidscan_listed(ps, o->files);
-    pid_t *pids = NULL;
-    size_t cap = 0, npids = proc_list_pids(list, &pids, &cap); /* ascending: so is the list */
     size_t denied0 = w->denied;
-    for (size_t i = 0; i < npids; i++)
+    for (size_t i = 0; i < npids; i++) /* ascending: so is the list */
         one_process(&wk, ps, pids[i]);
     second_pass(&wk);
     nsmap_reach(wk.ns, pl);
@@ -282,10 +301,9 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
         nsmap_free(&own);
     holders_warn_denied(w, denied0);
     pidscan_free(ps);
-    free(pids);
+    free(listed);
     free(wk.flags);
     buf_free(&wk.text);
-    close(list);
     return 0;
 }
 
@@ -321,18 +339,19 @@ static void found(struct inode_search *is, dev_t dev, ino_t ino, pid_t pid, int 
  * devices are searched than REACH_DEVS. */
 static bool reaches(struct inode_search *is, int piddir)
 {
-    if (is->ndevs > REACH_DEVS || read_file_at(piddir, "mountinfo", &is->text, 4u << 20) < 0)
+    struct mountinfo mi;
+    if (is->ndevs > REACH_DEVS)
         return true;
-    char *cur = is->text.data, *line;
-    while ((line = next_line(&cur))) {
-        struct mountinfo_entry e;
-        if (!mountinfo_parse_line(line, &e))
-            return true;
-        for (size_t i = 0; i < is->ndevs; i++)
-            if (makedev(e.major, e.minor) == is->devs[i])
-                return true;
+    if (mountinfo_read(piddir, "mountinfo", &mi) < 0) {
+        mountinfo_free(&mi);
+        return true;
     }
-    return false;
+    bool yes = mi.malformed > 0;
+    for (size_t k = 0; k < mi.n && !yes; k++)
+        for (size_t i = 0; i < is->ndevs && !yes; i++)
+            yes = makedev(mi.items[k].major, mi.items[k].minor) == is->devs[i];
+    mountinfo_free(&mi);
+    return yes;
 }
 
 /* A zombie has closed its files and dropped its memory, and its fd list is
@@ -341,7 +360,7 @@ static bool is_zombie(struct inode_search *is, int piddir)
 {
     struct proc p;
     memset(&p, 0, sizeof(p));
-    return read_file_at(piddir, "stat", &is->text, 4096) == 0 &&
+    return read_file_at(piddir, "stat", &is->text, READ_LINE_MAX) == 0 &&
            procs_parse_stat(is->text.data, &p) && (p.state == 'Z' || p.state == 'X');
 }
 
@@ -406,20 +425,18 @@ static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t 
     int proc = sys->proc;
     /* A proc that cannot be listed proves nothing free: an error, never
      * an empty table. */
-    int list = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (list < 0) {
-        int err = errno;
+    pid_t *pids = NULL;
+    size_t npids = 0;
+    int rc = walk_list(proc, &pids, &npids);
+    if (rc < 0) {
         inomap_free(&is.idx);
         free(is.devs);
-        return -err;
+        return rc;
     }
     buf_init(&is.text);
     struct procfiles *pf = procfiles_new(is.devs, is.ndevs);
     if (text)
         procfiles_force_text(pf);
-    pid_t *pids = NULL;
-    size_t cap = 0, npids = proc_list_pids(list, &pids, &cap);
-    close(list);
     for (size_t i = 0; i < npids && is.open; i++) {
         if (pids[i] == skip_pid)
             continue;

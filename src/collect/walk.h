@@ -12,9 +12,10 @@
  * other trees.
  *
  * This file is where collect's readers of one process meet (the process
- * table's texts, procs.h; its fds and maps, pidscan.h; its namespaces,
- * nsmap.h): the scan's pass over proc, and the check before an unlink
- * (holders_find_inodes), which reads every process with the same readers. */
+ * table's texts, procs.h; its fds and maps, procfiles.h, made into holder
+ * records by pidscan.h; its namespaces, nsmap.h): the scan's pass over
+ * proc, and the check before an unlink (holders_find_inodes), which reads
+ * every process with the same readers. */
 #ifndef SHMWATCH_WALK_H
 #define SHMWATCH_WALK_H
 
@@ -40,10 +41,19 @@ struct walk_opts {
     struct nsmap *ns;              /* out: the namespaces met (nsmap_init'ed on devs); may
                                     * be NULL */
     struct scan_beacon *beacon;    /* where the walk is (beacon.h), or NULL */
+    const pid_t *pids;             /* the processes to read, ascending: the scan's one
+                                    * listing of proc (proc_list_pids); NULL: walk_run
+                                    * lists sys->proc itself */
+    size_t npids;
 };
 
+/* The pids of the proc directory fd proc, ascending, into *pids (to free):
+ * the one listing of proc a scan makes (scan.c hands it to the node view's
+ * first phase and to the walk). 0, or -errno when proc cannot be listed. */
+int walk_list(int proc, pid_t **pids, size_t *npids);
+
 /* Appends every process to pl (sorted by pid) and every holder to hl.
- * Returns 0, or -errno when sys->proc cannot be listed. */
+ * Returns 0, or -errno when sys->proc cannot be listed (o->pids NULL). */
 int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list *hl,
              struct warnings *w);
 
@@ -72,7 +82,7 @@ struct holder_blind {
 /* The check right before an unlink: one pass over sys->proc that looks for
  * exactly these inodes in every process's fds and maps (skip_pid, the
  * caller, excepted), stopping early once each is found held. It reads them
- * as the scan does (procfiles, pidscan.h), but every process whose fd list,
+ * as the scan does (procfiles.h), but every process whose fd list,
  * an fd's target or maps could not be read is blind: a holder it hides
  * would be missed. Returns 0, or -errno when sys->proc cannot be listed. */
 int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,

@@ -99,8 +99,13 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
     }
     case CONFIG_DURATION: {
         double s;
-        if (!parse_duration(v, &s))
-            return bad_value(o, v, msg);
+        if (!parse_duration(v, &s)) {
+            if (!units_not_plain(v))
+                return bad_value(o, v, msg);
+            yamlfile_quote(msg, v); /* the form is the fault: say so */
+            buf_adds(msg, " is not a plain decimal duration (such as 500ms, 2s or 10m)");
+            return -EINVAL;
+        }
         if (s < o->min || s > o->max) {
             buf_printf(msg, "%s is out of range (", v);
             add_duration(msg, o->min);

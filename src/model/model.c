@@ -655,3 +655,77 @@ const struct shm_mount *model_segment_mount(const struct model *m, const struct 
 {
     return &m->scan->mounts.items[sg->mount];
 }
+
+size_t model_proc_ctr(const struct model *m, const struct proc *p)
+{
+    return node_proc_ctr(&m->scan->node, (size_t)(p - m->scan->procs.items));
+}
+
+const struct scan_node *model_node(const struct model *m)
+{
+    return &m->scan->node;
+}
+
+const struct cgroup_info *model_cgroup(const struct model *m)
+{
+    return &m->scan->cgroup;
+}
+
+const struct cgroup_info *model_mount_cgroup(const struct model *m, size_t i)
+{
+    return scan_mount_cgroup(m->scan, i);
+}
+
+const struct shm_dir *model_dirs(const struct model *m, size_t *n)
+{
+    *n = m->scan->files.ndirs;
+    return m->scan->files.dirs;
+}
+
+const struct sysv_list *model_sysv(const struct model *m)
+{
+    return &m->scan->sysv;
+}
+
+const struct warnings *model_warnings(const struct model *m)
+{
+    return &m->scan->warn;
+}
+
+struct timespec model_scan_time(const struct model *m)
+{
+    return m->scan->time;
+}
+
+double model_scan_duration(const struct model *m)
+{
+    return m->scan->duration_s;
+}
+
+bool model_holders_scanned(const struct model *m)
+{
+    return m->scan->holders_scanned;
+}
+
+pid_t model_target_pid(const struct model *m)
+{
+    return m->scan->target_pid;
+}
+
+const char *model_target_host(const struct model *m)
+{
+    return m->scan->target_host;
+}
+
+unsigned long model_view_pidns(const struct model *m, bool *initial)
+{
+    *initial = m->scan->ns.view_initial;
+    return m->scan->ns.view_pidns;
+}
+
+double model_stalled(const struct model *m, pid_t *pid, int *fd)
+{
+    *pid = m->scan->stalled_pid;
+    *fd = m->scan->stalled_fd;
+    return m->scan->stalled_s;
+}

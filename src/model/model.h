@@ -25,12 +25,22 @@ enum proc_role {
     ROLE_HOLDER,
 };
 
+/* What proved an orphaned worker (model/roles.c), bits of mproc.orphan_proof:
+ * a DataLoader worker by its name, or by its caught signals with libtorch
+ * mapped, whose parent is not its main; or a user of torch shared memory
+ * whose process group leader is gone. */
+enum orphan_proof {
+    ORPHAN_BY_NAME = 1,
+    ORPHAN_BY_SIGNALS = 2,
+    ORPHAN_LEADER_GONE = 4,
+};
+
 /* Why a segment held by nobody is not (or not yet) an orphan, though the pid
  * in its name is not alive where it was looked up (segment_note says it). */
 enum seg_note {
     NOTE_NONE,
     NOTE_YOUNG,    /* younger than orphan_min_age: it may be in flight */
-    NOTE_SHARED,   /* the mount is reached from several pid namespaces */
+    NOTE_SHARED,   /* the mount is at /dev/shm in several pid namespaces */
     NOTE_UNPROVEN, /* the watcher cannot see every process that may reach the mount */
 };
 
@@ -80,6 +90,7 @@ struct mproc {
     uint64_t shm_bytes;  /* allocation of the segments it holds */
     size_t nsegments;
     size_t ctr;          /* its container (scan->node.ctrs), NODE_HOST for none */
+    unsigned orphan_proof; /* ROLE_ORPHAN_WORKER: enum orphan_proof bits, else 0 */
 };
 
 struct group {
@@ -249,6 +260,35 @@ size_t model_nmounts(const struct model *m);
 const struct shm_mount *model_mount(const struct model *m, size_t i);
 /* The mount a segment lives on. */
 const struct shm_mount *model_segment_mount(const struct model *m, const struct segment *sg);
+/* The container of a process of the scan (p from the accessors above), NODE_HOST
+ * for none; a zombie's is its parent's (node_proc_ctr). */
+size_t model_proc_ctr(const struct model *m, const struct proc *p);
+/* The node's facts: each mount's id and containers, the containers (node.h). */
+const struct scan_node *model_node(const struct model *m);
+/* The memory cgroup of the watched world, and the one that owns mount i (its
+ * owner container's, else the watched world's). */
+const struct cgroup_info *model_cgroup(const struct model *m);
+const struct cgroup_info *model_mount_cgroup(const struct model *m, size_t i);
+/* The directories at the top of each mount (files.h: struct shm_dir). */
+const struct shm_dir *model_dirs(const struct model *m, size_t *n);
+const struct sysv_list *model_sysv(const struct model *m);
+/* What the scan could not read. */
+const struct warnings *model_warnings(const struct model *m);
+/* The scan's account of itself: when it started (wall clock), how long it
+ * took, whether the holders were searched; the watched process (0: the
+ * watcher's own world) and its /etc/hostname (NULL: none); the pid
+ * namespace whose processes /proc lists (0: unknown) and whether it is the
+ * machine's first. */
+struct timespec model_scan_time(const struct model *m);
+double model_scan_duration(const struct model *m);
+bool model_holders_scanned(const struct model *m);
+pid_t model_target_pid(const struct model *m);
+const char *model_target_host(const struct model *m);
+unsigned long model_view_pidns(const struct model *m, bool *initial);
+/* A stand-in for a scan that has not ended (scan_stalled): how long it has
+ * been running (0 for a complete scan), the process (0: unknown) and fd
+ * (-1: unknown) it is reading. */
+double model_stalled(const struct model *m, pid_t *pid, int *fd);
 const struct group *model_find_group(const struct model *m, pid_t main_pid);
 /* Seconds since the segment was last written, at the scan's time; 0 when
  * unknown or in the future (a clock that went back). */

@@ -32,7 +32,17 @@ void pidtrust_mount(const struct scan *s, size_t i, bool trust, struct mount_pid
     memset(out, 0, sizeof(*out));
     const struct nsmap *ns = &s->ns;
     const struct mount_reach *r = ns->reach && i < ns->ndevs ? &ns->reach[i] : NULL;
-    if (r) {
+    /* The kinds whose names carry a pid (torch, OpenMP, joblib) are made
+     * through /dev/shm (shm_open, or that path): only the namespaces that
+     * show the mount there can have written them. A runtime's or the
+     * kubelet's own mount of a container's tmpfs at its state path
+     * (podman's .../userdata/shm, Docker's .../mounts/shm, an emptyDir)
+     * counts for nothing. A mount that no namespace shows there (one
+     * watched with --mount) counts every namespace that shows it. */
+    if (r && r->nshm_pidns) {
+        out->npidns = r->nshm_pidns;
+        out->pidns = r->shm_pidns;
+    } else if (r) {
         out->npidns = r->npidns;
         out->pidns = r->pidns;
     }
@@ -83,11 +93,11 @@ const char *pid_evidence_note(enum pid_evidence e)
     case PIDS_TRUSTED:
         return "creator pids are taken as this pid namespace's, as the setting trust_pids says";
     case PIDS_SHARED:
-        return "reached from several pid namespaces: a pid in a name cannot prove an orphan "
+        return "at /dev/shm in several pid namespaces: a pid in a name cannot prove an orphan "
                "(leftovers: clean --all-unheld)";
     case PIDS_UNPROVEN:
-        return "shmwatch runs in a pid namespace of its own and cannot show this mount is "
-               "private to it: creator pids prove nothing (--trust-pids if it is)";
+        return "not shown private to this pid namespace (shmwatch runs in one of its own): "
+               "creator pids prove nothing (--trust-pids if it is)";
     default:
         return NULL;
     }

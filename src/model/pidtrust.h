@@ -36,7 +36,9 @@ void pidtrust_mount(const struct scan *s, size_t i, bool trust, struct mount_pid
 
 const char *pid_evidence_name(enum pid_evidence e);
 /* One line on what the mount's evidence means for orphans; NULL for
- * PIDS_SOUND. */
+ * PIDS_SOUND. Those of PIDS_PRIVATE, PIDS_SHARED and PIDS_UNPROVEN say what
+ * the mount is: they read after "pids: " (the text report) and after "the
+ * mount is " (clean's line on segments a pid proves nothing of). */
 const char *pid_evidence_note(enum pid_evidence e);
 
 /* Looks up the process that a pid of namespace ns means ("as /proc shows"

@@ -86,6 +86,7 @@ struct facts {
     bool candidate; /* looks like a worker of its parent */
     bool has_candidate_child;
     enum proc_role role;
+    unsigned orphan_proof; /* enum orphan_proof bits */
     pid_t group;
     long parent; /* index of the parent, -1 for none */
 };
@@ -184,13 +185,22 @@ static void assign(const struct model *m, struct facts *f)
         const struct proc *p = &pl->items[i];
         if (f[i].role != ROLE_NONE || f[i].candidate)
             continue;
-        /* A worker by name or fingerprint that is no longer its parent's
-         * child was orphaned; mere torch evidence (a main holds segments too)
-         * also needs its job's process group leader to be gone. */
+        /* A worker by name or fingerprint whose parent is not its main (no
+         * candidate above) was orphaned; mere torch evidence (a main holds
+         * segments too) also needs its job's process group leader to be
+         * gone. Each fact that holds is kept: reap and K say them. */
         bool local = in_world(m->scan, world, p);
-        if ((local && (f[i].comm == TORCH_COMM_WORKER || looks_like_worker(m, p))) ||
-            (f[i].evidence && leader_gone(pl, p)))
+        unsigned proof = 0;
+        if (local && f[i].comm == TORCH_COMM_WORKER)
+            proof |= ORPHAN_BY_NAME;
+        else if (local && looks_like_worker(m, p))
+            proof |= ORPHAN_BY_SIGNALS;
+        if (f[i].evidence && leader_gone(pl, p))
+            proof |= ORPHAN_LEADER_GONE;
+        if (proof) {
             f[i].role = ROLE_ORPHAN_WORKER;
+            f[i].orphan_proof = proof;
+        }
     }
 }
 
@@ -301,13 +311,14 @@ static void list_procs(struct model *m, const struct facts *f)
         struct mproc *mp = VEC_PUSH(m->procs, m->nprocs, m->procs_cap);
         mp->proc = i;
         mp->role = f[i].role;
+        mp->orphan_proof = f[i].orphan_proof;
         mp->group = f[i].group;
         mp->ctr = node_proc_ctr(&m->scan->node, i);
         slot[i] = (long)m->nprocs - 1;
     }
     /* A pid may hold a segment by several fds: each segment counts once per
      * process, remembered by the last segment counted for it (no search of
-     * the segment's earlier holders, which was quadratic in their number). */
+     * the segment's earlier holders, which would be quadratic in their number). */
     size_t *counted = xcalloc(m->nprocs ? m->nprocs : 1, sizeof(*counted));
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];

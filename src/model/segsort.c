@@ -7,9 +7,10 @@
 
 #include "util/xalloc.h"
 
-/* Sorting 20,000 segments through qsort and strcmp was the largest part of
- * a snapshot's own work: names of one job share a long prefix ("torch_4711_",
- * "psm_"), which every comparison walked again. Here the prefix all names
+/* Sorting 20,000 segments through qsort and strcmp would be the largest
+ * part of a snapshot's own work: names of one job share a long prefix
+ * ("torch_4711_", "psm_"), which every comparison would walk again. Here
+ * the prefix all names
  * share is skipped once, the next eight bytes become an integer that
  * compares like those bytes, and only names equal in them are compared as
  * strings. */

@@ -8,8 +8,6 @@
 
 #include "report/jsonw.h"
 #include "report/report.h"
-#include "util/escape.h"
-#include "util/xalloc.h"
 
 void format_rfc3339(char *dst, size_t n, time_t t)
 {
@@ -20,12 +18,12 @@ void format_rfc3339(char *dst, size_t n, time_t t)
 
 const char *report_mount_id(const struct model *m, size_t i, char *buf, size_t n)
 {
-    const struct scan_node *nd = &m->scan->node;
+    const struct scan_node *nd = model_node(m);
     if (i < nd->nmounts)
         return nd->mounts[i].id;
-    if (i >= m->scan->mounts.n)
+    if (i >= model_nmounts(m))
         return NULL;
-    dev_t d = m->scan->mounts.items[i].dev; /* a scan made by hand: the same form */
+    dev_t d = model_mount(m, i)->dev; /* a scan made by hand: the same form */
     snprintf(buf, n, "%u:%u", major(d), minor(d));
     return buf;
 }
@@ -41,7 +39,7 @@ static void memory(struct jsonw *w, const struct cgroup_info *cg, const struct b
  * namespace that is no container). */
 static const char *ctr_id(const struct model *m, size_t ctr)
 {
-    const struct scan_node *n = &m->scan->node;
+    const struct scan_node *n = model_node(m);
     return ctr < n->nctrs ? n->ctrs[ctr].info.id : NULL;
 }
 
@@ -56,6 +54,7 @@ static void container(struct jsonw *w, const struct node_ctr *c)
     jw_str(w, "namespace", c->info.namespace);
     jw_str(w, "hostname", c->info.hostname);
     jw_i64(w, "pid", c->pid);
+    jw_str(w, "containerd_namespace", c->info.containerd_namespace);
     jw_obj_end(w);
 }
 
@@ -63,7 +62,7 @@ static void container(struct jsonw *w, const struct node_ctr *c)
  * the cgroup and budget of the one that owns it. */
 static void mount_node(struct jsonw *w, const struct model *m, size_t i)
 {
-    const struct scan_node *n = &m->scan->node;
+    const struct scan_node *n = model_node(m);
     const struct node_mount *nm = i < n->nmounts ? &n->mounts[i] : NULL;
     char id[32];
     jw_str(w, "id", report_mount_id(m, i, id, sizeof(id)));
@@ -71,7 +70,7 @@ static void mount_node(struct jsonw *w, const struct model *m, size_t i)
     for (size_t k = 0; nm && k < nm->nctrs; k++)
         container(w, &n->ctrs[nm->ctrs[k]]);
     jw_arr_end(w);
-    memory(w, scan_mount_cgroup(m->scan, i), model_mount_budget(m, i));
+    memory(w, model_mount_cgroup(m, i), model_mount_budget(m, i));
 }
 
 static void mounts(struct jsonw *w, const struct model *m)
@@ -99,7 +98,7 @@ static void mounts(struct jsonw *w, const struct model *m)
         jw_u64(w, "unattributed_bytes", f->unattributed);
         jw_u64(w, "pending_bytes", f->pending);
         jw_u64(w, "pid_namespaces", f->pids.npidns);
-        jw_name(w, "pid_evidence", pid_evidence_name(f->pids.evidence));
+        jw_str(w, "pid_evidence", pid_evidence_name(f->pids.evidence));
         jw_str(w, "pid_evidence_note", pid_evidence_note(f->pids.evidence));
         jw_str(w, "fstype", mt->fstype);
         jw_u64(w, "segments", f->nsegments);
@@ -110,191 +109,94 @@ static void mounts(struct jsonw *w, const struct model *m)
     jw_arr_end(w);
 }
 
-/* What the writing of every segment and process needs at hand, made once:
- * the constant start of a segment of each mount, its path and id escaped,
- * and the quoted names of the states, kinds, types and roles. Each table of
- * names has one entry beyond the enum's last, the name of any value beyond
- * (the name functions' default), for WORD to fall back on. */
-struct consts {
-    struct buf *heads; /* per mount: {"mount":PATH,"mount_id":ID,"name": */
-    struct jw_word state[SEG_UNHELD + 2], kind[KIND_COUNT + 1], type[FT_OTHER + 2],
-        role[ROLE_HOLDER + 2];
-};
-
-#define NWORDS(words) (sizeof(words) / sizeof((words)[0]))
-/* The quoted name of enum value v. */
-#define WORD(words, v) \
-    (&(words)[(unsigned)(v) < NWORDS(words) - 1 ? (unsigned)(v) : NWORDS(words) - 1])
-
-static void consts_init(struct consts *c, const struct model *m)
-{
-    size_t nmounts = model_nmounts(m);
-    c->heads = xcalloc(nmounts ? nmounts : 1, sizeof(*c->heads));
-    for (size_t k = 0; k < nmounts; k++) {
-        struct buf *h = &c->heads[k];
-        char id[32];
-        const char *s = report_mount_id(m, k, id, sizeof(id));
-        buf_adds(h, "{\"mount\":");
-        esc_json(h, model_mount(m, k)->path);
-        buf_adds(h, ",\"mount_id\":");
-        if (s)
-            esc_json(h, s);
-        else
-            buf_adds(h, "null");
-        buf_adds(h, ",\"name\":");
-    }
-    for (size_t i = 0; i < NWORDS(c->state); i++)
-        jw_word_set(&c->state[i], seg_state_name((enum seg_state)i));
-    for (size_t i = 0; i < NWORDS(c->kind); i++)
-        jw_word_set(&c->kind[i], seg_kind_name((enum seg_kind)i));
-    for (size_t i = 0; i < NWORDS(c->type); i++)
-        jw_word_set(&c->type[i], file_type_name((enum file_type)i));
-    for (size_t i = 0; i < NWORDS(c->role); i++)
-        jw_word_set(&c->role[i], proc_role_name((enum proc_role)i));
-}
-
-static void consts_free(struct consts *c, const struct model *m)
-{
-    for (size_t k = 0; k < model_nmounts(m); k++)
-        buf_free(&c->heads[k]);
-    free(c->heads);
-}
-
-/* Upper bounds of the runs of a segment: its bytes after the name but the
- * holders (14 literals of 156 bytes in all, 7 numbers of at most 20 bytes,
- * 3 names of jw_word's size, 2 booleans, a null and the brace: 383), and
- * one holder's ({"pid":,"fd":,"mapped":} with its comma: 25 bytes, 2
- * numbers, a boolean: 70). */
-#define SEG_RUN_MAX 512
-#define HOLDER_MAX 80
-
 /* One segment, as schema 1 has it:
  * {"mount":PATH,"mount_id":ID,"name":NAME,"inode":N,"size_bytes":N,
  *  "alloc_bytes":N,"uid":N,"age_s":N,"state":S,"kind":K,"creator_pid":N|null,
  *  "creator_alive":B|null,"holders":[{"pid":N,"fd":N|null,"mapped":B},...],
  *  "group":N|null,"type":T,"alloc_exact":B,"note":S|null} */
-static void segment(struct jsonw *w, const struct model *m, const struct segment *sg,
-                    const struct consts *c)
+static void segment(struct jsonw *w, const struct model *m, const struct segment *sg)
 {
-    const struct buf *head = &c->heads[sg->mount];
-    char *d = jw_elem_room(w, head->len);
-    d = jw_put_raw(d, head->data, head->len);
-    d = jw_put_str(w, d, sg->name, SEG_RUN_MAX + sg->nholders * HOLDER_MAX);
-    d = JW_PUT_LIT(d, ",\"inode\":");
-    d = jw_put_u64(d, (uint64_t)sg->ino);
-    d = JW_PUT_LIT(d, ",\"size_bytes\":");
-    d = jw_put_u64(d, sg->size);
-    d = JW_PUT_LIT(d, ",\"alloc_bytes\":");
-    d = jw_put_u64(d, sg->alloc);
-    d = JW_PUT_LIT(d, ",\"uid\":");
-    d = jw_put_u64(d, sg->uid);
-    d = JW_PUT_LIT(d, ",\"age_s\":");
-    d = jw_put_i64(d, segment_age_s(m, sg));
-    d = JW_PUT_LIT(d, ",\"state\":");
-    d = jw_put_word(d, WORD(c->state, sg->state));
-    d = JW_PUT_LIT(d, ",\"kind\":");
-    d = jw_put_word(d, WORD(c->kind, sg->kind));
-    d = JW_PUT_LIT(d, ",\"creator_pid\":");
+    char id[32];
+    jw_obj(w, NULL);
+    jw_str(w, "mount", model_mount(m, sg->mount)->path);
+    jw_str(w, "mount_id", report_mount_id(m, sg->mount, id, sizeof(id)));
+    jw_str(w, "name", sg->name);
+    jw_u64(w, "inode", (uint64_t)sg->ino);
+    jw_u64(w, "size_bytes", sg->size);
+    jw_u64(w, "alloc_bytes", sg->alloc);
+    jw_u64(w, "uid", sg->uid);
+    jw_i64(w, "age_s", segment_age_s(m, sg));
+    jw_str(w, "state", seg_state_name(sg->state));
+    jw_str(w, "kind", seg_kind_name(sg->kind));
     if (sg->has_creator) {
-        d = jw_put_i64(d, sg->creator_pid);
-        d = JW_PUT_LIT(d, ",\"creator_alive\":");
-        d = sg->creator_unknown ? JW_PUT_LIT(d, "null") : jw_put_bool(d, sg->creator_alive);
+        jw_i64(w, "creator_pid", sg->creator_pid);
+        jw_bool_or_null(w, "creator_alive", !sg->creator_unknown, sg->creator_alive);
     } else {
-        d = JW_PUT_LIT(d, "null,\"creator_alive\":null");
+        jw_null(w, "creator_pid");
+        jw_null(w, "creator_alive");
     }
-    d = JW_PUT_LIT(d, ",\"holders\":[");
+    jw_arr(w, "holders");
     for (size_t h = 0; h < sg->nholders; h++) {
         const struct seg_holder *ho = &sg->holders[h];
-        d = h ? JW_PUT_LIT(d, ",{\"pid\":") : JW_PUT_LIT(d, "{\"pid\":");
-        d = jw_put_i64(d, ho->pid);
-        d = JW_PUT_LIT(d, ",\"fd\":");
-        d = ho->fd >= 0 ? jw_put_i64(d, ho->fd) : JW_PUT_LIT(d, "null");
-        d = JW_PUT_LIT(d, ",\"mapped\":");
-        d = jw_put_bool(d, ho->mapped);
-        *d++ = '}';
+        jw_obj(w, NULL);
+        jw_i64(w, "pid", ho->pid);
+        jw_i64_or_null(w, "fd", ho->fd >= 0, ho->fd);
+        jw_bool(w, "mapped", ho->mapped);
+        jw_obj_end(w);
     }
-    d = JW_PUT_LIT(d, "],\"group\":");
-    d = sg->group != 0 ? jw_put_i64(d, sg->group) : JW_PUT_LIT(d, "null");
-    d = JW_PUT_LIT(d, ",\"type\":");
-    d = jw_put_word(d, WORD(c->type, sg->type));
-    d = JW_PUT_LIT(d, ",\"alloc_exact\":");
-    d = jw_put_bool(d, sg->alloc_known);
-    d = JW_PUT_LIT(d, ",\"note\":");
+    jw_arr_end(w);
+    jw_i64_or_null(w, "group", sg->group != 0, sg->group);
+    jw_str(w, "type", file_type_name(sg->type));
+    jw_bool(w, "alloc_exact", sg->alloc_known);
     if (sg->note != NOTE_NONE) {
         char note[256];
-        d = jw_put_str(w, d, segment_note(m, sg, note, sizeof(note)), 1);
+        jw_str(w, "note", segment_note(m, sg, note, sizeof(note)));
     } else {
-        d = JW_PUT_LIT(d, "null");
+        jw_null(w, "note");
     }
-    *d++ = '}';
-    jw_run_end(w, d);
-    jw_elem_end(w);
+    jw_obj_end(w);
 }
 
-static void segments(struct jsonw *w, const struct model *m, const struct consts *c)
+static void segments(struct jsonw *w, const struct model *m)
 {
     jw_arr(w, "segments");
     for (size_t i = 0; i < m->nsegs; i++)
-        segment(w, m, &m->segs[i], c);
+        segment(w, m, &m->segs[i]);
     jw_arr_end(w);
 }
-
-/* Upper bounds of the runs of a process: up to its state (3 literals, 2
- * numbers: 64 bytes) and after its command line (10 literals of 112 bytes,
- * 8 numbers, a name of jw_word's size: 296); the others are a literal
- * of at most 13 bytes. */
-#define PROC_RUN_MAX 320
 
 /* One process, as schema 1 has it:
  * {"pid":N,"ppid":N,"state":S,"comm":S,"cmdline":S|null,"uid":N,"role":R,
  *  "group":N|null,"rss_anon_bytes":N,"shm_bytes":N,"segments":N,"pgid":N,
  *  "nspid":N,"start_ticks":N,"container":S|null} */
-static void process(struct jsonw *w, const struct model *m, const struct mproc *mp,
-                    const struct consts *c)
+static void process(struct jsonw *w, const struct model *m, const struct mproc *mp)
 {
     const struct proc *p = model_proc(m, mp);
     char state[2] = {p->state, '\0'};
-    char *d = jw_elem_room(w, PROC_RUN_MAX);
-    d = JW_PUT_LIT(d, "{\"pid\":");
-    d = jw_put_i64(d, p->pid);
-    d = JW_PUT_LIT(d, ",\"ppid\":");
-    d = jw_put_i64(d, p->ppid);
-    d = JW_PUT_LIT(d, ",\"state\":");
-    d = jw_put_str(w, d, state, PROC_RUN_MAX);
-    d = JW_PUT_LIT(d, ",\"comm\":");
-    d = jw_put_str(w, d, p->comm, PROC_RUN_MAX);
-    d = JW_PUT_LIT(d, ",\"cmdline\":");
-    d = jw_put_str(w, d, p->cmdline, PROC_RUN_MAX);
-    d = JW_PUT_LIT(d, ",\"uid\":");
-    d = jw_put_u64(d, p->uid);
-    d = JW_PUT_LIT(d, ",\"role\":");
-    d = jw_put_word(d, WORD(c->role, mp->role));
-    d = JW_PUT_LIT(d, ",\"group\":");
-    d = mp->group != 0 ? jw_put_i64(d, mp->group) : JW_PUT_LIT(d, "null");
-    d = JW_PUT_LIT(d, ",\"rss_anon_bytes\":");
-    d = jw_put_u64(d, p->rss_anon);
-    d = JW_PUT_LIT(d, ",\"shm_bytes\":");
-    d = jw_put_u64(d, mp->shm_bytes);
-    d = JW_PUT_LIT(d, ",\"segments\":");
-    d = jw_put_u64(d, mp->nsegments);
-    d = JW_PUT_LIT(d, ",\"pgid\":");
-    d = jw_put_i64(d, p->pgid);
-    d = JW_PUT_LIT(d, ",\"nspid\":");
-    d = jw_put_i64(d, p->nspid);
-    d = JW_PUT_LIT(d, ",\"start_ticks\":");
-    d = jw_put_u64(d, p->start_ticks);
-    d = JW_PUT_LIT(d, ",\"container\":");
-    d = jw_put_str(w, d, ctr_id(m, mp->ctr), 1);
-    *d++ = '}';
-    jw_run_end(w, d);
-    jw_elem_end(w);
+    jw_obj(w, NULL);
+    jw_i64(w, "pid", p->pid);
+    jw_i64(w, "ppid", p->ppid);
+    jw_str(w, "state", state);
+    jw_str(w, "comm", p->comm);
+    jw_str(w, "cmdline", p->cmdline);
+    jw_u64(w, "uid", p->uid);
+    jw_str(w, "role", proc_role_name(mp->role));
+    jw_i64_or_null(w, "group", mp->group != 0, mp->group);
+    jw_u64(w, "rss_anon_bytes", p->rss_anon);
+    jw_u64(w, "shm_bytes", mp->shm_bytes);
+    jw_u64(w, "segments", mp->nsegments);
+    jw_i64(w, "pgid", p->pgid);
+    jw_i64(w, "nspid", p->nspid);
+    jw_u64(w, "start_ticks", p->start_ticks);
+    jw_str(w, "container", ctr_id(m, mp->ctr));
+    jw_obj_end(w);
 }
 
-static void processes(struct jsonw *w, const struct model *m, const struct consts *c)
+static void processes(struct jsonw *w, const struct model *m)
 {
     jw_arr(w, "processes");
     for (size_t i = 0; i < m->nprocs; i++)
-        process(w, m, &m->procs[i], c);
+        process(w, m, &m->procs[i]);
     jw_arr_end(w);
 }
 
@@ -345,7 +247,7 @@ void report_json_observed(struct jsonw *w, const struct group *g)
     jw_u64(w, "largest_segment_bytes", g->batch_segment_bytes);
     jw_u64(w, "batches_in_flight", g->batches_in_flight);
     jw_u64(w, "prefetch_factor", loader_prefetch_of(g));
-    jw_name(w, "method", "shm_bytes / batches_in_flight; one largest segment per batch");
+    jw_str(w, "method", "shm_bytes / batches_in_flight; one largest segment per batch");
     jw_obj_end(w);
 }
 
@@ -378,7 +280,7 @@ static void budget(struct jsonw *w, const struct budget *b)
     jw_u64(w, "app_bytes", b->app);
     jw_u64(w, "headroom_bytes", b->headroom);
     jw_u64(w, "shm_effective_bytes", b->shm_effective);
-    jw_name(w, "verdict", verdict_name(b->verdict));
+    jw_str(w, "verdict", verdict_name(b->verdict));
     jw_arr(w, "advice");
     for (size_t i = 0; i < b->nadvice; i++)
         jw_str(w, NULL, b->advice[i]);
@@ -453,44 +355,47 @@ void report_json(struct buf *out, const struct model *m)
 
 void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
 {
-    const struct scan *s = m->scan;
+    const struct warnings *warn = model_warnings(m);
     struct jsonw w;
     jw_init(&w, out);
     jw_stream(&w, sink);
     char when[32];
-    format_rfc3339(when, sizeof(when), s->time.tv_sec);
+    format_rfc3339(when, sizeof(when), model_scan_time(m).tv_sec);
     jw_obj(&w, NULL);
     jw_i64(&w, "schema", SNAPSHOT_SCHEMA);
     jw_str(&w, "time", when);
     mounts(&w, m);
-    struct consts c;
-    consts_init(&c, m);
-    segments(&w, m, &c);
-    processes(&w, m, &c);
-    consts_free(&c, m);
+    segments(&w, m);
+    processes(&w, m);
     groups(&w, m);
-    memory(&w, &s->cgroup, &m->budget);
+    memory(&w, model_cgroup(m), &m->budget);
     totals(&w, &m->totals);
     jw_arr(&w, "warnings");
-    for (size_t i = 0; i < s->warn.n; i++)
-        jw_str(&w, NULL, s->warn.msg[i]);
+    for (size_t i = 0; i < warn->n; i++)
+        jw_str(&w, NULL, warn->msg[i]);
     jw_arr_end(&w);
-    sysv(&w, &s->sysv);
+    sysv(&w, model_sysv(m));
     jw_obj(&w, "scan");
-    jw_dbl(&w, "duration_s", s->duration_s);
-    jw_bool(&w, "holders_scanned", s->holders_scanned);
-    jw_u64(&w, "vanished", s->warn.vanished);
-    jw_u64(&w, "denied", s->warn.denied);
-    jw_i64_or_null(&w, "target_pid", s->target_pid > 0, s->target_pid);
-    jw_str(&w, "target_host", s->target_host);
-    jw_dbl(&w, "stalled_s", s->stalled_s);
-    jw_i64_or_null(&w, "stalled_pid", s->stalled_pid > 0, s->stalled_pid);
-    jw_i64_or_null(&w, "stalled_fd", s->stalled_s > 0 && s->stalled_fd >= 0, s->stalled_fd);
+    jw_dbl(&w, "duration_s", model_scan_duration(m));
+    jw_bool(&w, "holders_scanned", model_holders_scanned(m));
+    jw_u64(&w, "vanished", warn->vanished);
+    jw_u64(&w, "denied", warn->denied);
+    pid_t target = model_target_pid(m);
+    jw_i64_or_null(&w, "target_pid", target > 0, target);
+    jw_str(&w, "target_host", model_target_host(m));
+    pid_t stalled_pid;
+    int stalled_fd;
+    double stalled_s = model_stalled(m, &stalled_pid, &stalled_fd);
+    jw_dbl(&w, "stalled_s", stalled_s);
+    jw_i64_or_null(&w, "stalled_pid", stalled_pid > 0, stalled_pid);
+    jw_i64_or_null(&w, "stalled_fd", stalled_s > 0 && stalled_fd >= 0, stalled_fd);
     /* Whether /proc lists every process of the machine (its pid namespace
      * is the first one), null when unknown. */
-    jw_bool_or_null(&w, "initial_pid_namespace", s->ns.view_pidns, s->ns.view_initial);
+    bool initial;
+    unsigned long pidns = model_view_pidns(m, &initial);
+    jw_bool_or_null(&w, "initial_pid_namespace", pidns, initial);
     jw_dbl(&w, "orphan_min_age_s", m->orphan_min_age_s);
-    jw_bool(&w, "all", s->node.all); /* the node view (--all) */
+    jw_bool(&w, "all", model_node(m)->all); /* the node view (--all) */
     jw_obj_end(&w);
     jw_obj_end(&w);
 }

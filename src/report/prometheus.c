@@ -58,15 +58,15 @@ static void label(struct buf *o, const char *key, const char *value)
  * host's, so that one alert rule covers every container of a fleet. */
 static void mount_labels(struct buf *o, const struct model *m, size_t i)
 {
-    const struct scan *s = m->scan;
+    const struct scan_node *n = model_node(m);
     buf_adds(o, "mount=\"");
-    label_value(o, s->mounts.items[i].path);
+    label_value(o, model_mount(m, i)->path);
     buf_addc(o, '"');
-    if (!s->node.all)
+    if (!n->all)
         return;
     char id[32];
     label(o, "mount_id", report_mount_id(m, i, id, sizeof(id)));
-    const struct node_ctr *c = node_owner(&s->node, i);
+    const struct node_ctr *c = node_owner(n, i);
     const struct container_info *ci = c ? &c->info : NULL;
     label(o, "container", ci ? (ci->name ? ci->name : ci->hostname) : NULL);
     label(o, "container_id", ci ? ci->id : NULL);
@@ -171,16 +171,19 @@ static void stalled(struct buf *o, double s)
           "How long the scan under way has been running when it is stalled; 0 when not.", s);
 }
 
-void report_prometheus_stalled(struct buf *o, const struct scan *s, double last_scan_time)
+void report_prometheus_stalled(struct buf *o, const struct model *m, double last_scan_time)
 {
     /* A comment line: the text is for people, its bytes made printable. */
+    const struct warnings *w = model_warnings(m);
     buf_adds(o, "# shmwatch: ");
-    for (size_t i = 0; i < s->warn.n; i++)
-        label_value(o, s->warn.msg[i]);
+    for (size_t i = 0; i < w->n; i++)
+        label_value(o, w->msg[i]);
     buf_addc(o, '\n');
     if (last_scan_time > 0)
         last_scan(o, last_scan_time);
-    stalled(o, s->stalled_s);
+    pid_t pid;
+    int fd;
+    stalled(o, model_stalled(m, &pid, &fd));
 }
 
 enum node_figure { NF_LIMIT, NF_HEADROOM, NF_EFFECTIVE, NF_VERDICT, NF_CG_LIMIT, NF_CG_USAGE,
@@ -215,12 +218,11 @@ static const struct {
  * mount's labels, from the cgroup that owns it (a container's own). */
 static void node_budgets(struct buf *o, const struct model *m)
 {
-    const struct scan *s = m->scan;
     for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
         family(o, fam[f].name, fam[f].type, fam[f].help);
-        for (size_t i = 0; i < s->mounts.n; i++) {
+        for (size_t i = 0; i < model_nmounts(m); i++) {
             const struct budget *b = model_mount_budget(m, i);
-            const struct cgroup_info *cg = scan_mount_cgroup(s, i);
+            const struct cgroup_info *cg = model_mount_cgroup(m, i);
             uint64_t v;
             switch ((enum node_figure)f) {
             case NF_LIMIT: v = b->limit; break;
@@ -274,7 +276,7 @@ void report_prometheus(struct buf *o, const struct model *m)
     family(o, "shmwatch_mount_pid_namespaces", "gauge",
            "Pid namespaces whose processes can reach the mount; above 1 a pid in a segment "
            "name proves no orphan.");
-    for (size_t i = 0; i < m->scan->mounts.n; i++)
+    for (size_t i = 0; i < model_nmounts(m); i++)
         sample_mount(o, "shmwatch_mount_pid_namespaces", m, i, m->mounts[i].pids.npidns);
     family(o, "shmwatch_mount_pids_trusted", "gauge",
            "1 when a dead creator pid can prove an orphan on the mount, else 0.");
@@ -286,10 +288,11 @@ void report_prometheus(struct buf *o, const struct model *m)
     segments(o, m);
     groups(o, m);
 
-    if (m->scan->node.all)
+    bool all = model_node(m)->all;
+    if (all)
         node_budgets(o, m);
-    const struct cgroup_info *cg = &m->scan->cgroup;
-    if (m->scan->node.all) {
+    const struct cgroup_info *cg = model_cgroup(m);
+    if (all) {
         /* Said per mount above, each its owner's. */
     } else if (cg->present) {
         if (cg->has_limit)
@@ -309,7 +312,7 @@ void report_prometheus(struct buf *o, const struct model *m)
         }
     }
     const struct budget *b = &m->budget;
-    if (!m->scan->node.all) {
+    if (!all) {
         const double v[] = {[NF_LIMIT] = (double)b->limit, [NF_HEADROOM] = (double)b->headroom,
                             [NF_EFFECTIVE] = (double)b->shm_effective,
                             [NF_VERDICT] = (double)b->verdict};
@@ -320,12 +323,13 @@ void report_prometheus(struct buf *o, const struct model *m)
     gauge(o, "shmwatch_orphan_workers", "DataLoader workers whose main process is gone.",
           (double)m->totals.orphan_workers);
     gauge(o, "shmwatch_scan_duration_seconds", "How long the last scan took.",
-          m->scan->duration_s);
-    last_scan(o, (double)m->scan->time.tv_sec + (double)m->scan->time.tv_nsec / 1e9);
+          model_scan_duration(m));
+    struct timespec t = model_scan_time(m);
+    last_scan(o, (double)t.tv_sec + (double)t.tv_nsec / 1e9);
     stalled(o, 0);
     gauge(o, "shmwatch_scan_warnings", "Things the last scan could not read.",
-          (double)m->scan->warn.n);
+          (double)model_warnings(m)->n);
     gauge(o, "shmwatch_scan_denied_processes",
           "Processes whose fds or maps could not be read (permission).",
-          (double)m->scan->warn.denied);
+          (double)model_warnings(m)->denied);
 }

@@ -25,13 +25,12 @@ void report_text(struct buf *out, const struct model *m, const struct text_opts 
 
 /* The Prometheus text exposition format. */
 void report_prometheus(struct buf *out, const struct model *m);
-/* What stands in the metrics while a scan has not ended (stalled, from
- * scan_stalled): no figure of the last scan (they would pass for current),
+/* What stands in the metrics while a scan has not ended (stalled: the
+ * model of scan_stalled's stand-in): no figure of the last scan (they would pass for current),
  * only when that scan's data was collected (last_scan_time, wall clock
  * seconds; none when 0) and how long the current one has been running,
  * with a comment saying what it is reading. */
-void report_prometheus_stalled(struct buf *out, const struct scan *stalled,
-                               double last_scan_time);
+void report_prometheus_stalled(struct buf *out, const struct model *stalled, double last_scan_time);
 
 /* "2026-11-29T10:40:00Z" */
 void format_rfc3339(char *dst, size_t n, time_t t);

@@ -1,6 +1,7 @@
 /* The plain-text snapshot (--once): what a person reads in a terminal or a
  * log. Every name is passed through esc_term: no raw control byte leaves. */
 #include <stdio.h>
+#include <string.h>
 
 #include "report/report.h"
 #include "util/escape.h"
@@ -19,7 +20,7 @@ struct text {
 /* Mount i's owner is the container being written. */
 static bool mount_here(const struct text *t, size_t i)
 {
-    const struct scan_node *n = &t->m->scan->node;
+    const struct scan_node *n = model_node(t->m);
     return !t->node || (i < n->nmounts && n->mounts[i].owner == t->unit);
 }
 
@@ -150,16 +151,15 @@ static void budget(struct text *t)
 {
     if (!t->node) {
         buf_adds(t->out, "\nBUDGET\n");
-        budget_of(t, &t->m->budget, &t->m->scan->cgroup);
+        budget_of(t, &t->m->budget, model_cgroup(t->m));
         return;
     }
-    const struct scan *s = t->m->scan;
-    for (size_t i = 0; i < s->mounts.n; i++) {
+    for (size_t i = 0; i < model_nmounts(t->m); i++) {
         if (!mount_here(t, i))
             continue;
-        const struct cgroup_info *cg = scan_mount_cgroup(s, i);
+        const struct cgroup_info *cg = model_mount_cgroup(t->m, i);
         buf_adds(t->out, "\nBUDGET of ");
-        name(t, s->mounts.items[i].path);
+        name(t, model_mount(t->m, i)->path);
         if (cg->present && cg->path) {
             buf_adds(t->out, ", cgroup ");
             name(t, cg->path);
@@ -290,7 +290,7 @@ static void other_procs(struct text *t)
 
 static void sysv(struct text *t)
 {
-    const struct sysv_list *sl = &t->m->scan->sysv;
+    const struct sysv_list *sl = model_sysv(t->m);
     char a[16];
     if (!sl->n)
         return;
@@ -314,10 +314,11 @@ static void unit(struct text *t)
     other_procs(t);
 }
 
-/* "== HOST" or "== CONTAINER name (runtime id, pod ns/pod, host h, pid N)". */
+/* "== HOST" or "== CONTAINER name (runtime [containerd-namespace/]id, pod ns/pod,
+ * host h, pid N)". */
 static void heading(struct text *t)
 {
-    const struct scan_node *n = &t->m->scan->node;
+    const struct scan_node *n = model_node(t->m);
     if (t->unit == NODE_HOST) {
         buf_adds(t->out, "== HOST\n");
         return;
@@ -337,12 +338,19 @@ static void heading(struct text *t)
     buf_adds(t->out, " (");
     if (rt) {
         buf_printf(t->out, "%s ", rt);
+        if (ci->containerd_namespace) {
+            name(t, ci->containerd_namespace);
+            buf_addc(t->out, '/');
+        }
         if (ci->id) {
-            /* Twelve digits, as docker ps shows them; an lxc name whole. */
+            /* Twelve digits, as docker ps shows them; an lxc name, or a
+             * containerd id that is no digest, whole. */
             char shortid[13];
             snprintf(shortid, sizeof(shortid), "%s", ci->id);
-            name(t, ci->runtime == RUNTIME_LXC || ci->runtime == RUNTIME_NSPAWN ? ci->id
-                                                                                  : shortid);
+            name(t, ci->runtime == RUNTIME_LXC || ci->runtime == RUNTIME_NSPAWN ||
+                            strlen(ci->id) != CONTAINER_ID_HEX
+                        ? ci->id
+                        : shortid);
         }
         buf_adds(t->out, ", ");
     }
@@ -367,28 +375,30 @@ void report_text(struct buf *out, const struct model *m, const struct text_opts 
 {
     struct text t = {.out = out, .m = m, .o = o};
     char when[32];
-    format_rfc3339(when, sizeof(when), m->scan->time.tv_sec);
+    format_rfc3339(when, sizeof(when), model_scan_time(m).tv_sec);
     buf_printf(out, "shmwatch %s  %s\n", SHMWATCH_VERSION, when);
-    const struct scan *s = m->scan;
-    if (s->target_pid > 0) {
-        buf_printf(out, "watching pid %d", (int)s->target_pid);
-        if (s->target_host) {
+    const struct scan_node *n = model_node(m);
+    if (model_target_pid(m) > 0) {
+        buf_printf(out, "watching pid %d", (int)model_target_pid(m));
+        const char *host = model_target_host(m);
+        if (host) {
             buf_adds(out, "  host ");
-            esc_term(out, s->target_host, o->ascii);
+            esc_term(out, host, o->ascii);
         }
-        if (s->cgroup.present && s->cgroup.path) {
+        const struct cgroup_info *cg = model_cgroup(m);
+        if (cg->present && cg->path) {
             buf_adds(out, "  cgroup ");
-            esc_term(out, s->cgroup.path, o->ascii);
+            esc_term(out, cg->path, o->ascii);
         }
         buf_addc(out, '\n');
     }
     buf_addc(out, '\n');
-    if (!s->node.all) {
+    if (!n->all) {
         unit(&t);
     } else {
         /* A heading per container, the host's first. */
         t.node = true;
-        for (size_t c = NODE_HOST; c == NODE_HOST || c < s->node.nctrs; c++) {
+        for (size_t c = NODE_HOST; c == NODE_HOST || c < n->nctrs; c++) {
             t.unit = c;
             heading(&t);
             unit(&t);
@@ -396,7 +406,7 @@ void report_text(struct buf *out, const struct model *m, const struct text_opts 
         }
     }
     sysv(&t);
-    const struct warnings *w = &m->scan->warn;
+    const struct warnings *w = model_warnings(m);
     if (w->n) {
         buf_adds(out, "\nWARNINGS\n");
         for (size_t i = 0; i < w->n; i++) {

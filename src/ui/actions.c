@@ -147,8 +147,8 @@ static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
 {
     struct actviews views;
     actviews_own(&views);
-    if (u->snap && u->snap->scan.node.all) {
-        actviews_open_all(&views, &u->snap->scan, &u->sys);
+    if (u->snap && model_node(&u->snap->model)->all) {
+        actviews_open_all(&views, &u->snap->model, &u->sys);
         actviews_set_plan(&views, p);
     }
     run_unlink_in(u, p, what);

@@ -231,8 +231,7 @@ static bool reap_where(void *ctx, const struct model *m, const struct proc *p,
                        const struct actns **ns)
 {
     const struct reap_scope *sc = ctx;
-    if (sc->own_only && node_proc_ctr(&m->scan->node, (size_t)(p - m->scan->procs.items)) !=
-                            NODE_HOST)
+    if (sc->own_only && model_proc_ctr(m, p) != NODE_HOST)
         return false;
     return actviews_proc((void *)sc->views, m, p, ns);
 }
@@ -286,7 +285,7 @@ void actions_reap(struct ui *u, const struct ui_selection *sel)
     struct actviews views;
     actviews_own(&views);
     if (ui_node(u))
-        actviews_open_all(&views, &u->snap->scan, &u->sys);
+        actviews_open_all(&views, &u->snap->model, &u->sys);
     struct reap_scope scope = {.views = &views, .own_only = ui_own_only(u)};
     reap_actions(u, sel, &scope);
     actviews_close(&views);

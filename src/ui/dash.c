@@ -57,9 +57,10 @@ static void draw_title(struct ui *u)
         ADD("  %s", u->node ? "node view" : "own view");
     if (u->set->pid) {
         ADD("  pid %d", (int)u->set->pid);
-        if (u->snap && u->snap->scan.target_host) {
+        const char *target_host = u->snap ? model_target_host(&u->snap->model) : NULL;
+        if (target_host) {
             char host[80];
-            term_escape(host, sizeof(host), u->snap->scan.target_host);
+            term_escape(host, sizeof(host), target_host);
             ADD(" (%s)", host);
         }
         if (u->target_gone)
@@ -78,13 +79,13 @@ static void draw_title(struct ui *u)
         ADD("  PAUSED");
     if (u->snap) {
         struct tm t;
-        time_t when = u->snap->scan.time.tv_sec;
+        time_t when = model_scan_time(&u->snap->model).tv_sec;
         localtime_r(&when, &t);
         strftime(tm, sizeof(tm), "%H:%M:%S", &t);
     }
     ADD("  %s scan %s", g->sep, tm);
     if (u->snap)
-        ADD(" (%.0f ms)", u->snap->scan.duration_s * 1000);
+        ADD(" (%.0f ms)", model_scan_duration(&u->snap->model) * 1000);
     if (u->stalled)
         ADD("  STALE");
 #undef ADD
@@ -99,9 +100,9 @@ static void draw_bar(int y, int x, int w, double frac, attr_t fill)
     const struct glyphs *g = term_glyphs();
     attr_t empty = term_attr(THEME_gauge_empty);
     frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
-    /* Rounded half up by hand (the cells are never negative): lround was
-     * the program's one function from libm, and loading libm at every
-     * start cost a few tenths of a millisecond (doc/performance.md). */
+    /* Rounded half up by hand (the cells are never negative): lround would
+     * be the program's one function from libm, and loading libm at every
+     * start costs a few tenths of a millisecond (doc/performance.md). */
     int full, part = 0;
     if (term_ascii()) {
         full = (int)(frac * w + 0.5);
@@ -350,13 +351,13 @@ int dash_draw_top(struct ui *u, int max_lines)
     size_t n = 0;
     const struct gauge **shown = xmalloc(sizeof(*shown) * (u->gauges.n ? u->gauges.n : 1));
     size_t *order = NULL;
-    bool node = u->snap && u->snap->scan.node.all && u->gauges.n;
+    bool node = u->snap && model_node(&u->snap->model)->all && u->gauges.n;
     if (node) {
-        const struct mount_list *ml = &u->snap->scan.mounts;
-        order = xmalloc(sizeof(*order) * (ml->n ? ml->n : 1));
+        const struct model *m = &u->snap->model;
+        order = xmalloc(sizeof(*order) * (model_nmounts(m) ? model_nmounts(m) : 1));
         size_t nmounts = ui_mount_order(u, order);
         for (size_t k = 0; k < nmounts && n < u->gauges.n; k++) {
-            const struct gauge *gg = gauge_of(u, ml->items[order[k]].dev);
+            const struct gauge *gg = gauge_of(u, model_mount(m, order[k])->dev);
             if (gg) {
                 order[n] = order[k];
                 shown[n++] = gg;
@@ -464,9 +465,9 @@ void dash_draw_status(struct ui *u, int y, int lines)
                      "complete scan",
                      u->stalled_s, u->stalled_where);
             a = term_attr(THEME_warning);
-        } else if (u->snap && u->snap->scan.warn.n) {
+        } else if (u->snap && model_warnings(&u->snap->model)->n) {
             /* Several warnings take turns. */
-            const struct warnings *w = &u->snap->scan.warn;
+            const struct warnings *w = model_warnings(&u->snap->model);
             size_t k = (size_t)(clock_now() / WARN_TURN_S) % w->n;
             if (w->n > 1)
                 snprintf(line, sizeof(line), "[%zu/%zu] %s", k + 1, w->n, w->msg[k]);

@@ -119,9 +119,9 @@ void info_budget(struct ui *u, struct page *p)
     }
     size_t mi;
     const struct budget *b = ui_budget(u, &mi);
-    const struct scan *s = &u->snap->scan;
     const struct cgroup_info *cg = ui_cgroup(u);
-    const struct shm_mount *mt = mi < s->mounts.n ? &s->mounts.items[mi] : NULL;
+    const struct shm_mount *mt =
+        mi < model_nmounts(&u->snap->model) ? model_mount(&u->snap->model, mi) : NULL;
     uint64_t avail = mt ? mt->avail : 0;
     if (ui_node(u)) {
         char label[256];
@@ -259,7 +259,7 @@ static void segment_details(struct ui *u, struct page *p, const struct segment *
     char a[64];
     page_add_name(p, THEME_header, 2, "Segment ", sg->name);
     snprintf(p->title, sizeof(p->title), "Details of a segment");
-    if (u->snap->scan.node.all && sg->mount < model_nmounts(m)) {
+    if (model_node(m)->all && sg->mount < model_nmounts(m)) {
         /* The node view: which container's mount (segments of two
          * containers may bear one name). Escaped by ui_mount_label. */
         char where[320];
@@ -394,15 +394,15 @@ static const char *const section_help[SEC_COUNT] = {
 /* The node view's container: who it is, its cgroup and budget, its mounts. */
 static void container_details(struct ui *u, struct page *p, size_t ctr)
 {
-    const struct scan *s = &u->snap->scan;
     const struct model *m = &u->snap->model;
+    const struct scan_node *nd = model_node(m);
     char label[256];
     ui_ctr_label(u, ctr, label, sizeof(label));
-    if (ctr == NODE_HOST || ctr >= s->node.nctrs) {
+    if (ctr == NODE_HOST || ctr >= nd->nctrs) {
         page_add(p, THEME_header, 0, "The host: the processes and mounts of shmwatch's own mount "
                  "namespace");
     } else {
-        const struct node_ctr *c = &s->node.ctrs[ctr];
+        const struct node_ctr *c = &nd->ctrs[ctr];
         const struct container_info *ci = &c->info;
         page_add(p, THEME_header, 0, "Container %s", label);
         page_add(p, THEME_normal, 14, "  runtime    %s", ui_runtime_name(ci->runtime, "-"));
@@ -412,6 +412,8 @@ static void container_details(struct ui *u, struct page *p, size_t ctr)
         page_add_name(p, THEME_normal, 14, "  namespace  ", ci->namespace ? ci->namespace : "-");
         page_add_name(p, THEME_normal, 14, "  pod uid    ", ci->pod_uid ? ci->pod_uid : "-");
         page_add_name(p, THEME_normal, 14, "  hostname   ", ci->hostname ? ci->hostname : "-");
+        if (ci->containerd_namespace)
+            page_add_name(p, THEME_normal, 14, "  containerd namespace ", ci->containerd_namespace);
         page_add(p, THEME_normal, 14, "  pid        %d (a host pid inside it; actions on its "
                  "segments act in its mount namespace)", (int)c->pid);
         page_add(p, THEME_normal, 14, "  mntns      %lu", c->mntns);
@@ -423,10 +425,10 @@ static void container_details(struct ui *u, struct page *p, size_t ctr)
     page_blank(p);
     page_add(p, THEME_header, 0, "Its shm mounts");
     size_t shown = 0;
-    for (size_t i = 0; i < s->mounts.n; i++) {
+    for (size_t i = 0; i < model_nmounts(m); i++) {
         if (ui_mount_ctr(m, i) != ctr)
             continue;
-        const struct shm_mount *mt = &s->mounts.items[i];
+        const struct shm_mount *mt = model_mount(m, i);
         const struct budget *b = ctr == NODE_HOST ? &m->budget : model_mount_budget(m, i);
         char ml[256], id[32];
         ui_mount_label(u, i, ml, sizeof(ml));

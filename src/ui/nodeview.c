@@ -15,17 +15,17 @@
 
 bool ui_node(const struct ui *u)
 {
-    return u->node && u->snap && u->snap->scan.node.all;
+    return u->node && u->snap && model_node(&u->snap->model)->all;
 }
 
 bool ui_own_only(const struct ui *u)
 {
-    return !u->node && u->snap && u->snap->scan.node.all;
+    return !u->node && u->snap && model_node(&u->snap->model)->all;
 }
 
 size_t ui_mount_ctr(const struct model *m, size_t mount)
 {
-    const struct scan_node *n = &m->scan->node;
+    const struct scan_node *n = model_node(m);
     return mount < n->nmounts ? n->mounts[mount].owner : NODE_HOST;
 }
 
@@ -57,7 +57,7 @@ const char *ui_runtime_name(enum container_runtime r, const char *none)
 
 void ui_ctr_label(const struct ui *u, size_t ctr, char *dst, size_t n)
 {
-    const struct scan_node *nd = &u->snap->scan.node;
+    const struct scan_node *nd = model_node(&u->snap->model);
     if (ctr == NODE_HOST || ctr >= nd->nctrs) {
         snprintf(dst, n, "host");
         return;
@@ -87,8 +87,8 @@ void ui_ctr_label(const struct ui *u, size_t ctr, char *dst, size_t n)
 
 void ui_mount_label(const struct ui *u, size_t mount, char *dst, size_t n)
 {
-    const struct scan_node *nd = &u->snap->scan.node;
-    const struct shm_mount *mt = &u->snap->scan.mounts.items[mount];
+    const struct scan_node *nd = model_node(&u->snap->model);
+    const struct shm_mount *mt = model_mount(&u->snap->model, mount);
     char who[160], path[96];
     size_t owner = ui_mount_ctr(&u->snap->model, mount);
     ui_ctr_label(u, owner, who, sizeof(who));
@@ -105,7 +105,7 @@ void ui_mount_label(const struct ui *u, size_t mount, char *dst, size_t n)
 /* How critical mount i is: its owner's verdict first, then its fill. */
 static double criticality(const struct model *m, size_t i)
 {
-    const struct shm_mount *mt = &m->scan->mounts.items[i];
+    const struct shm_mount *mt = model_mount(m, i);
     return (double)model_mount_budget(m, i)->verdict * 1000.0 + mount_used_pct(mt);
 }
 
@@ -124,7 +124,7 @@ size_t ui_mount_order(const struct ui *u, size_t *order)
 {
     const struct model *m = &u->snap->model;
     size_t n = 0;
-    for (size_t i = 0; i < m->scan->mounts.n; i++)
+    for (size_t i = 0; i < model_nmounts(m); i++)
         if (!ui_own_only(u) || model_mount_seen_by(m, i, NODE_HOST))
             order[n++] = i;
     if (ui_node(u)) {
@@ -137,8 +137,8 @@ size_t ui_mount_order(const struct ui *u, size_t *order)
 size_t ui_ctr_order(const struct ui *u, size_t *order)
 {
     const struct model *m = &u->snap->model;
-    const struct scan_node *nd = &u->snap->scan.node;
-    size_t nm = m->scan->mounts.n, n = 0;
+    const struct scan_node *nd = model_node(m);
+    size_t nm = model_nmounts(m), n = 0;
     size_t *mounts = xmalloc(sizeof(*mounts) * (nm ? nm : 1));
     nm = ui_mount_order(u, mounts);
     bool host = false;
@@ -188,7 +188,7 @@ size_t ui_selected_ctr(const struct ui *u)
 const struct budget *ui_ctr_budget(const struct ui *u, size_t ctr, size_t *mount)
 {
     const struct model *m = &u->snap->model;
-    for (size_t i = 0; i < m->scan->mounts.n; i++)
+    for (size_t i = 0; i < model_nmounts(m); i++)
         if (ui_mount_ctr(m, i) == ctr) {
             *mount = i;
             return ctr == NODE_HOST ? &m->budget : model_mount_budget(m, i);
@@ -201,7 +201,7 @@ const struct budget *ui_budget(const struct ui *u, size_t *mount)
 {
     const struct model *m = &u->snap->model;
     if (!ui_node(u)) {
-        *mount = m->scan->mounts.n ? 0 : SIZE_MAX;
+        *mount = model_nmounts(m) ? 0 : SIZE_MAX;
         return &m->budget;
     }
     return ui_ctr_budget(u, ui_selected_ctr(u), mount);
@@ -210,8 +210,8 @@ const struct budget *ui_budget(const struct ui *u, size_t *mount)
 const struct cgroup_info *ui_cgroup(const struct ui *u)
 {
     size_t ctr = ui_selected_ctr(u);
-    const struct scan_node *nd = &u->snap->scan.node;
+    const struct scan_node *nd = model_node(&u->snap->model);
     if (ctr == NODE_HOST || ctr >= nd->nctrs)
-        return &u->snap->scan.cgroup;
+        return model_cgroup(&u->snap->model);
     return &nd->ctrs[ctr].cgroup;
 }

@@ -81,7 +81,7 @@ static bool key_exists(const struct snap *sn, const struct row_key *k)
     case ROW_GROUP:
         return model_find_group(m, k->pid) != NULL;
     case ROW_CTR:
-        return k->ctr <= sn->scan.node.nctrs; /* a slot: 0 the host's, k + 1 container k */
+        return k->ctr <= model_node(m)->nctrs; /* a slot: 0 the host's, k + 1 container k */
     default:
         return false;
     }
@@ -139,7 +139,7 @@ bool rows_match(const struct ui *u, const struct row *r, const char *needle)
         ui_ctr_label(u, ctr, label, sizeof(label));
         if (has(label, needle))
             return true;
-        const struct scan_node *nd = &u->snap->scan.node;
+        const struct scan_node *nd = model_node(&u->snap->model);
         if (ctr >= nd->nctrs)
             return false;
         const struct container_info *ci = &nd->ctrs[ctr].info;
@@ -353,7 +353,7 @@ static void build_tree(struct build *b, const size_t *procs_sorted)
 /* The node view's tree: each container's row, its own tree below it. */
 static void build_node(struct build *b, const size_t *procs_sorted)
 {
-    const struct scan_node *nd = &b->u->snap->scan.node;
+    const struct scan_node *nd = model_node(b->m);
     size_t *order = xmalloc(sizeof(*order) * (nd->nctrs + 1));
     size_t n = ui_ctr_order(b->u, order);
     for (size_t k = 0; k < n; k++) {
@@ -471,7 +471,7 @@ void rows_rebuild(struct ui *u)
     const struct model *m = &u->snap->model;
     struct build b = {.u = u, .m = m, .ctr = ui_own_only(u) ? NODE_HOST : UI_CTR_ANY};
     bool node = ui_node(u);
-    size_t nowners = m->nprocs + SEC_COUNT * (node ? u->snap->scan.node.nctrs + 1 : 1);
+    size_t nowners = m->nprocs + SEC_COUNT * (node ? model_node(m)->nctrs + 1 : 1);
     /* Each view sorts only what it shows; only the tree places segments
      * under their owners. */
     bool tree = u->view == CONFIG_VIEW_TREE, flat = u->view == CONFIG_VIEW_FLAT;

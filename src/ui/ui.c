@@ -128,7 +128,7 @@ static void intake(struct ui *u)
     struct snap *s = poller_take_snap(u->poller);
     if (s && s->oom_new) {
         /* Said at once, paused or not: the OOM killer has just ended a process. */
-        const struct cgroup_info *cg = &s->scan.cgroup;
+        const struct cgroup_info *cg = model_cgroup(&s->model);
         char path[160];
         term_escape(path, sizeof(path), cg->path ? cg->path : "?");
         ui_message(u, THEME_verdict_critical,
@@ -137,7 +137,7 @@ static void intake(struct ui *u)
         beep();
     } else if (s && s->oom_mount_new) {
         /* The node view: a container's cgroup, whichever row is selected. */
-        const struct node_ctr *c = node_owner(&s->scan.node, s->oom_mount);
+        const struct node_ctr *c = node_owner(model_node(&s->model), s->oom_mount);
         const struct container_info *ci = &c->info;
         const char *name = ci->name ? ci->name : ci->pod;
         char who[128], esc[96], path[160];

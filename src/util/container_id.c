@@ -223,6 +223,14 @@ static bool next_component(struct span *path, struct span *c)
     return true;
 }
 
+/* A user's own systemd manager, user@UID.service: below it, that user names
+ * the cgroups. */
+static bool is_user_manager(struct span c)
+{
+    return span_eat(&c, "user@") && span_chop(&c, ".service") && c.n &&
+           strspn(c.s, "0123456789") >= c.n;
+}
+
 static bool from_span(struct span path, struct container_id *out)
 {
     memset(out, 0, sizeof(*out));
@@ -231,10 +239,7 @@ static bool from_span(struct span path, struct container_id *out)
     struct span c, prev = {"", 0};
     bool delegated = false;
     while (next_component(&path, &c)) {
-        struct span d = c;
-        if (span_eat(&d, "user@") && span_chop(&d, ".service") && d.n &&
-            strspn(d.s, "0123456789") >= d.n)
-            delegated = true;
+        delegated = delegated || is_user_manager(c);
         out->user_delegated = delegated;
         enum container_runtime r = runtime_component(c, out);
         if (r == RUNTIME_NONE && after_pod && is_id(c)) {
@@ -286,9 +291,67 @@ static bool from_span(struct span path, struct container_id *out)
     return false;
 }
 
+/* A containerd identifier (containerd's identifiers.Validate): runs of
+ * letters and digits joined by single '.', '_' or '-', 1 to max bytes. */
+static bool is_ctrd_name(struct span c, size_t max)
+{
+    if (c.n == 0 || c.n > max)
+        return false;
+    bool after_sep = true;
+    for (size_t i = 0; i < c.n; i++) {
+        char ch = c.s[i];
+        if ((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'))
+            after_sep = false;
+        else if ((ch == '.' || ch == '_' || ch == '-') && !after_sep)
+            after_sep = true;
+        else
+            return false;
+    }
+    return !after_sep;
+}
+
+static void copy_span(char *dst, struct span c)
+{
+    memcpy(dst, c.s, c.n);
+    dst[c.n] = '\0';
+}
+
+/* The containerd candidate of a path that names no container (see the
+ * header): a systemd scope "<namespace>-<id>.scope" right below a slice, not
+ * below a user's own manager, else the cgroupfs "/<namespace>/<id>". True
+ * when the path has either shape. */
+static bool ctrd_candidate(struct span path, struct container_id *out)
+{
+    struct span c, parent = {"", 0}, last = {"", 0};
+    size_t n = 0;
+    bool delegated = false;
+    while (next_component(&path, &c)) {
+        delegated = delegated || is_user_manager(c);
+        parent = last;
+        last = c;
+        n++;
+    }
+    struct span slice = parent, stem = last;
+    if (n >= 2 && !delegated && span_chop(&slice, ".slice") && span_chop(&stem, ".scope")) {
+        if (!is_ctrd_name(stem, sizeof(out->ctrd_id) - 1) || !memchr(stem.s, '-', stem.n))
+            return false;
+        copy_span(out->ctrd_id, stem);
+        return true;
+    }
+    if (n != 2 || !is_ctrd_name(parent, CTRD_NAME_MAX) || !is_ctrd_name(last, CTRD_NAME_MAX))
+        return false;
+    copy_span(out->ctrd_ns, parent);
+    copy_span(out->ctrd_id, last);
+    return true;
+}
+
 bool container_id_from_path(const char *path, struct container_id *out)
 {
-    return from_span((struct span){path, strlen(path)}, out);
+    struct span p = {path, strlen(path)};
+    if (from_span(p, out))
+        return true;
+    ctrd_candidate(p, out);
+    return false;
 }
 
 /* "N:controller,list:/path": the list holds name. */
@@ -343,6 +406,8 @@ bool container_id_parse(const char *text, struct container_id *out)
     if (v2.s && from_span(v2, out))
         return true;
     memset(out, 0, sizeof(*out));
+    if (!(mem.s && ctrd_candidate(mem, out)) && v2.s)
+        ctrd_candidate(v2, out);
     return false;
 }
 

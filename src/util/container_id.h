@@ -19,7 +19,16 @@
  * static pod's uid is 32 hex digits without dashes. The outermost container on the path wins (Docker
  * in Docker, a kind node): it is the one the host's runtime knows.
  * The <id> is 64 lowercase hex digits. Nothing here is a documented API, so
- * anything else, malformed or not, is "not in a container", never an error. */
+ * anything else, malformed or not, is "not in a container", never an error.
+ *
+ * A container that containerd runs for a client of its own (ctr) has a
+ * cgroup of a shape only: /<namespace>/<id> with cgroupfs (containerd's
+ * default cgroupsPath), or a systemd scope <namespace>-<id>.scope below a
+ * slice, both parts containerd identifiers (letters and digits, runs of
+ * them joined by single '.', '_' or '-', at most 76 bytes). Any two-level
+ * cgroup (/system.slice/cron.service) has the first shape, so such a path is
+ * "not in a container" here, with the candidate in ctrd_ns and ctrd_id:
+ * collect/containers.h confirms it by containerd's task bundle directory. */
 #ifndef SHMWATCH_CONTAINER_ID_H
 #define SHMWATCH_CONTAINER_ID_H
 
@@ -45,6 +54,7 @@ enum pod_qos {
 enum {
     CONTAINER_ID_HEX = 64,  /* the length of a full container id */
     CONTAINER_ID_MAX = 255, /* room for an lxc or nspawn name */
+    CTRD_NAME_MAX = 76,     /* a containerd identifier (namespace, container id) */
     POD_UID_MAX = 36,       /* 8-4-4-4-12 hex digits with dashes */
 };
 
@@ -61,15 +71,23 @@ struct container_id {
      * user's claim to be another container): its id and pod uid are the
      * user's word, never looked up in the host's runtimes' state. */
     bool user_delegated;
+    /* With runtime RUNTIME_NONE, a containerd candidate (see above): the
+     * cgroupfs shape gives ctrd_ns and ctrd_id; the scope shape gives
+     * ctrd_ns "" and ctrd_id "<namespace>-<id>", which any of its '-' may
+     * part. Both "" when the path has neither shape. */
+    char ctrd_ns[CTRD_NAME_MAX + 1];
+    char ctrd_id[2 * CTRD_NAME_MAX + 2];
 };
 
 /* One cgroup path, e.g. "/system.slice/docker-<id>.scope". True when it names
- * a container; false (and out cleared, runtime RUNTIME_NONE) otherwise. */
+ * a container; false (and out cleared, runtime RUNTIME_NONE, but for a
+ * containerd candidate in ctrd_ns and ctrd_id) otherwise. */
 bool container_id_from_path(const char *path, struct container_id *out);
 
 /* The whole text of /proc/PID/cgroup as the host sees it: the v1 line of the
  * memory controller when there is one and it names a container, else the v2
- * "0::" line. Same result as container_id_from_path. */
+ * "0::" line; when neither does, a containerd candidate of the one line,
+ * then the other. Same result as container_id_from_path. */
 bool container_id_parse(const char *cgroup_text, struct container_id *out);
 
 /* "docker", "containerd", "crio", "podman", "lxc", "nspawn"; NULL for none. */

@@ -34,11 +34,11 @@ static int fifo_start(int fd, struct stat *st, struct buf *out)
     return 0;
 }
 
-/* Reads dirfd/path into out, straight into its buffer, until the end of the
- * file or max bytes; with short_is_end, a read that does not fill the room
- * it was given is the end. With st, the file read is fstat'ed there first. */
-static int read_into(int dirfd, const char *path, struct buf *out, size_t max, bool short_is_end,
-                     struct stat *st)
+/* Reads dirfd/path into out, straight into its buffer, to the end of the
+ * file: a read that returns less than asked is not the end (a seq_file such
+ * as /proc/PID/mountinfo gives a page at a time), only a read of 0 is. With
+ * st, the file read is fstat'ed there first. */
+static int read_into(int dirfd, const char *path, struct buf *out, size_t max, struct stat *st)
 {
     buf_reset(out);
     /* With st (a file named by the user): opened without waiting, as a FIFO
@@ -52,22 +52,28 @@ static int read_into(int dirfd, const char *path, struct buf *out, size_t max, b
         close(fd);
         return rc;
     }
-    while (out->len < max) {
+    for (;;) {
         buf_reserve(out, 16u << 10);
         size_t room = out->cap - out->len - 1;
         if (room > max - out->len)
             room = max - out->len;
-        ssize_t n = read(fd, out->data + out->len, room);
+        /* At the cap one byte more tells whether the file goes on. */
+        char probe;
+        ssize_t n = read(fd, room ? out->data + out->len : &probe, room ? room : 1);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             rc = -errno;
             break;
         }
+        if (n == 0)
+            break;
+        if (!room) {
+            rc = -EFBIG;
+            break;
+        }
         out->len += (size_t)n;
         out->data[out->len] = '\0';
-        if (n == 0 || (short_is_end && (size_t)n < room))
-            break;
     }
     close(fd);
     if (!out->data)
@@ -77,12 +83,7 @@ static int read_into(int dirfd, const char *path, struct buf *out, size_t max, b
 
 int read_file_at(int dirfd, const char *path, struct buf *out, size_t max)
 {
-    return read_into(dirfd, path, out, max, false, NULL);
-}
-
-int read_proc_at(int dirfd, const char *path, struct buf *out, size_t max)
-{
-    return read_into(dirfd, path, out, max, true, NULL);
+    return read_into(dirfd, path, out, max, NULL);
 }
 
 int read_file(const char *path, struct buf *out, size_t max)
@@ -92,7 +93,7 @@ int read_file(const char *path, struct buf *out, size_t max)
 
 int read_file_stat(const char *path, struct buf *out, size_t max, struct stat *st)
 {
-    return read_into(AT_FDCWD, path, out, max, false, st);
+    return read_into(AT_FDCWD, path, out, max, st);
 }
 
 char *next_line(char **cursor)
@@ -112,9 +113,9 @@ char *next_line(char **cursor)
 
 /* The fields a caller takes from a stat. They are asked for: with an empty
  * mask a tmpfs leaves its times out (multigrain timestamps, Linux 6.13). */
-#define NOWAIT_NEED                                                                            \
-    (STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_MTIME | STATX_INO |              \
-     STATX_SIZE | STATX_BLOCKS)
+#define NOWAIT_NEED                                                                                \
+    (STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_MTIME | STATX_INO | STATX_SIZE |    \
+     STATX_BLOCKS)
 
 int statx_nowait(int dirfd, const char *path, int flags, struct statx *sx)
 {

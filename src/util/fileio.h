@@ -9,14 +9,19 @@
 
 #include "util/buf.h"
 
-/* Reads all of dirfd/path into out (replacing its content), at most max bytes.
- * Returns 0 or -errno. */
-int read_file_at(int dirfd, const char *path, struct buf *out, size_t max);
+/* The caps of what is read whole: each is written here once. */
+enum {
+    READ_LINE_MAX = 4096,          /* one-line files: /proc/PID/stat, statm */
+    READ_SMALL_MAX = 64u << 10,    /* /proc/PID/status, cgroup, uid_map; cgroup files */
+    READ_CMDLINE_MAX = 128u << 10, /* /proc/PID/cmdline */
+    READ_TEXT_MAX = 16u << 20,     /* mountinfo, /proc/sysvipc/shm */
+};
 
-/* As read_file_at, for /proc files (and others the kernel makes whole on
- * each read): a read that returns less than asked is the end, which saves
- * the read that would return 0. Not for pipes or FIFOs. */
-int read_proc_at(int dirfd, const char *path, struct buf *out, size_t max);
+/* Reads all of dirfd/path into out (replacing its content), to the end of
+ * the file however the kernel hands it out, at most max bytes. Returns 0,
+ * -EFBIG when the file goes on past max (out then holds its first max
+ * bytes), or another -errno. */
+int read_file_at(int dirfd, const char *path, struct buf *out, size_t max);
 
 /* Reads a whole file by absolute or relative path (AT_FDCWD). */
 int read_file(const char *path, struct buf *out, size_t max);

@@ -18,7 +18,7 @@ struct inomap_slot {
 
 /* A device's hash in bits bits (at most 32): where a table of hints keeps
  * the index of a device among a few watched ones (here, and the walk's
- * test of whether a device is watched, collect/pidscan.c). */
+ * test of whether a device is watched, collect/procfiles.c). */
 static inline unsigned dev_hash(dev_t dev, unsigned bits)
 {
     return (unsigned)(((uint64_t)dev * 0x9e3779b97f4a7c15ull) >> (64 - bits));

@@ -183,7 +183,8 @@ static bool object(struct reader *r, const char *const *path, size_t npath, bool
         if (on_path && npath > 0) {
             if (!string(r, &r->key))
                 return false;
-            match = r->key.len == strlen(path[0]) && memcmp(r->key.data, path[0], r->key.len) == 0;
+            match = path[0] != JSONGET_FIRST && r->key.len == strlen(path[0]) &&
+                    memcmp(r->key.data, path[0], r->key.len) == 0;
         } else if (!string(r, NULL)) {
             return false;
         }
@@ -197,13 +198,17 @@ static bool object(struct reader *r, const char *const *path, size_t npath, bool
     }
 }
 
-static bool array(struct reader *r)
+/* An array; the first element is on the path when the path's next step is
+ * JSONGET_FIRST. */
+static bool array(struct reader *r, const char *const *path, size_t npath, bool on_path)
 {
     if (eat(r, ']'))
         return true;
+    bool first = on_path && npath > 0 && path[0] == JSONGET_FIRST;
     for (;;) {
-        if (!value(r, NULL, 0, false))
+        if (!value(r, first ? path + 1 : NULL, first ? npath - 1 : 0, first))
             return false;
+        first = false;
         if (eat(r, ']'))
             return true;
         if (!eat(r, ','))
@@ -232,7 +237,7 @@ static bool value(struct reader *r, const char *const *path, size_t npath, bool 
     case '[': {
         if (++r->depth > JSONGET_MAX_DEPTH)
             return false;
-        bool ok = *r->p++ == '{' ? object(r, path, npath, on_path) : array(r);
+        bool ok = *r->p++ == '{' ? object(r, path, npath, on_path) : array(r, path, npath, on_path);
         r->depth--;
         return ok;
     }
@@ -247,6 +252,8 @@ static bool value(struct reader *r, const char *const *path, size_t npath, bool 
     }
 }
 
+const char jsonget_first[] = "[0]";
+
 bool jsonget_string(const char *text, size_t len, const char *const *path, size_t npath, char **out)
 {
     struct reader r = {.p = (const unsigned char *)text, .end = (const unsigned char *)text + len};
@@ -255,6 +262,65 @@ bool jsonget_string(const char *text, size_t len, const char *const *path, size_
     bool ok = value(&r, path, npath, true);
     skip_ws(&r);
     ok = ok && r.p == r.end && r.found && strlen(r.value.data) == r.value.len;
+    *out = ok ? buf_steal(&r.value) : NULL;
+    buf_free(&r.key);
+    buf_free(&r.value);
+    return ok;
+}
+
+/* The string the path leads to from the value at r->p. */
+static bool string_at(struct reader *r, const char *const *path, size_t npath)
+{
+    r->found = false;
+    return value(r, path, npath, true) && r->found && strlen(r->value.data) == r->value.len;
+}
+
+/* An object at r->p read whole; r->found when its member key is a string
+ * without a NUL (then in r->value). False when it is malformed. */
+static bool value_found(struct reader *r, const char *key)
+{
+    const char *path[] = {key};
+    r->found = false;
+    if (!value(r, path, 1, true))
+        return false;
+    r->found = r->found && strlen(r->value.data) == r->value.len;
+    return true;
+}
+
+bool jsonget_string_where(const char *text, size_t len, const char *key, const char *want,
+                          const char *const *path, size_t npath, char **out)
+{
+    struct reader r = {.p = (const unsigned char *)text, .end = (const unsigned char *)text + len};
+    buf_init(&r.key);
+    buf_init(&r.value);
+    const unsigned char *match = NULL;
+    bool ok = eat(&r, '[');
+    if (ok && !eat(&r, ']')) {
+        /* Each element read once for its key, the whole array checked. */
+        r.depth = 1;
+        for (;;) {
+            skip_ws(&r);
+            const unsigned char *start = r.p;
+            if (r.p >= r.end || *r.p != '{' || !value_found(&r, key)) {
+                ok = false;
+                break;
+            }
+            if (r.found && strcmp(r.value.data, want) == 0)
+                match = start;
+            if (eat(&r, ']'))
+                break;
+            if (!eat(&r, ',')) {
+                ok = false;
+                break;
+            }
+        }
+    }
+    skip_ws(&r);
+    ok = ok && r.p == r.end && match;
+    if (ok) {
+        r.p = match;
+        ok = string_at(&r, path, npath);
+    }
     *out = ok ? buf_steal(&r.value) : NULL;
     buf_free(&r.key);
     buf_free(&r.value);

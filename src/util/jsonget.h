@@ -22,4 +22,18 @@
 bool jsonget_string(const char *text, size_t len, const char *const *path, size_t npath,
                     char **out);
 
+/* A step of a path that takes an array's first element instead of an
+ * object's member (compared by address, never by its text). */
+extern const char jsonget_first[];
+#define JSONGET_FIRST jsonget_first
+
+/* As jsonget_string, in a document that is an array of objects: the path
+ * leads from the element whose member key is the string want (the last one,
+ * when several are). E.g. containers/storage's containers.json,
+ * [{"id": ID, "names": [NAME, ...]}, ...], with key "id", want ID and path
+ * {"names", JSONGET_FIRST}. False when the document is not such an array or
+ * no element matches. */
+bool jsonget_string_where(const char *text, size_t len, const char *key, const char *want,
+                          const char *const *path, size_t npath, char **out);
+
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "util/beneath.h"
+#include "util/procstat.h"
 
 static int open_dir(const char *path)
 {
@@ -42,40 +43,15 @@ int sysroot_open(struct sysroot *r, const char *proc, const char *host, const ch
     return 0;
 }
 
-/* pid's start time from its stat (field 22, counted after the comm's last
- * ')'), or -ESRCH when it is gone or a zombie. */
+/* pid's start time from its stat, or -ESRCH when it is gone or a zombie. */
 static int start_time(int procfd, pid_t pid, unsigned long long *start)
 {
-    char name[32], text[1024];
-    snprintf(name, sizeof(name), "%d/stat", (int)pid);
-    int fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? -ESRCH : -errno;
-    ssize_t n = read(fd, text, sizeof(text) - 1);
-    int err = errno;
-    close(fd);
-    if (n < 0)
-        return err == ESRCH ? -ESRCH : -err;
-    text[n] = '\0';
-    char *p = strrchr(text, ')');
-    if (!p || p[1] != ' ')
-        return -EINVAL;
-    char state = p[2];
-    if (state == 'Z' || state == 'X')
-        return -ESRCH;
-    p += 2; /* field 3, state */
-    for (int field = 3; field < 22; field++) {
-        p = strchr(p, ' ');
-        if (!p)
-            return -EINVAL;
-        p++;
-    }
-    char *end;
-    errno = 0;
-    *start = strtoull(p, &end, 10);
-    if (errno || end == p)
-        return -EINVAL;
-    return 0;
+    struct procstat st;
+    int rc = procstat_read(procfd, pid, &st);
+    if (rc == 0 && (st.state == 'Z' || st.state == 'X'))
+        rc = -ESRCH;
+    *start = rc == 0 ? st.start_ticks : 0;
+    return rc;
 }
 
 /* A pidfd of pid, above the standard fds (0 means none in a zeroed
@@ -180,14 +156,12 @@ const char *sysroot_pid_why(pid_t pid, int rc, const char *gone)
 {
     if (rc != -ESRCH)
         return strerror(-rc);
-    char name[48], text[512];
-    snprintf(name, sizeof(name), "/proc/%d/stat", (int)pid);
-    int fd = open(name, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
-    if (fd >= 0)
-        close(fd);
-    const char *p = n > 0 ? (text[n] = '\0', strrchr(text, ')')) : NULL;
-    if (p && p[1] == ' ' && p[2] == 'Z')
+    struct procstat st;
+    int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    bool zombie = proc >= 0 && procstat_read(proc, pid, &st) == 0 && st.state == 'Z';
+    if (proc >= 0)
+        close(proc);
+    if (zombie)
         return "the process is a zombie (it has exited; its parent has not reaped it yet)";
     return gone;
 }

@@ -25,7 +25,7 @@ struct sysroot {
      * opened from it): a pidfd of the process opened on (> 0; else none),
      * and which (pid, start) it is of. sysroot_pid_alive polls it instead
      * of reading /proc/PID/stat again; a struct whose pid or pid_start is
-     * changed by hand is checked by its stat as before. */
+     * changed by hand is checked by its stat. */
     int pidfd;
     pid_t pidfd_pid;
     unsigned long long pidfd_start;

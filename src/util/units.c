@@ -22,22 +22,33 @@ bool parse_int(const char *s, long long min, long long max, long long *out)
     return true;
 }
 
-/* A plain decimal number, digits with an optional fraction (2, 0.5), and
- * in *rest what follows it: no sign, no hexadecimal (0x10) and no exponent
- * (1e1), which strtod would take and no document names. */
-static bool parse_number(const char *s, double *num, const char **rest)
+/* The end of the plain decimal number that s starts with: digits with an
+ * optional fraction (2, 0.5). s itself when it starts with no digit, NULL
+ * when a point follows the digits without a digit after it (2.). */
+static const char *decimal_end(const char *s)
 {
     if (!s || !isdigit((unsigned char)*s))
-        return false;
+        return s;
     const char *p = s;
     while (isdigit((unsigned char)*p))
         p++;
     if (*p == '.') {
         if (!isdigit((unsigned char)p[1]))
-            return false;
+            return NULL;
         for (p++; isdigit((unsigned char)*p);)
             p++;
     }
+    return p;
+}
+
+/* A plain decimal number (decimal_end), and in *rest what follows it: no
+ * sign, no hexadecimal (0x10) and no exponent (1e1), which strtod would take
+ * and no document names. */
+static bool parse_number(const char *s, double *num, const char **rest)
+{
+    const char *p = decimal_end(s);
+    if (!p || p == s)
+        return false;
     char *end;
     errno = 0;
     double v = strtod(s, &end); /* the digits scanned, and no more (not 0x10, 1e1) */
@@ -46,6 +57,17 @@ static bool parse_number(const char *s, double *num, const char **rest)
     *num = v;
     *rest = end;
     return true;
+}
+
+bool units_not_plain(const char *s)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return false;
+    const char *p = decimal_end(s);
+    char *end;
+    errno = 0;
+    (void)strtod(s, &end);
+    return !p || end > p;
 }
 
 bool parse_size(const char *s, uint64_t *out)

@@ -13,6 +13,12 @@ bool parse_size(const char *s, uint64_t *out);
 /* "10m", "30s", "2h", "1d", "90" (seconds). */
 bool parse_duration(const char *s, double *out_seconds);
 
+/* Whether s, refused by parse_size or parse_duration, starts with a number
+ * in a form they never take though strtod does: an exponent (1e1), a
+ * hexadecimal number (0x10), a point without a digit after it (2.). Then
+ * the form is the fault, not the value or its unit. */
+bool units_not_plain(const char *s);
+
 /* Strict decimal integer in [min, max]. */
 bool parse_int(const char *s, long long min, long long max, long long *out);
 

@@ -5,10 +5,6 @@
 
 #include <stddef.h>
 
-/* Tunes the allocator for the program, once, before anything is allocated
- * and before any thread starts (see xalloc.c for why each setting). */
-void xalloc_setup(void);
-
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);

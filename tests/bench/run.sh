@@ -356,8 +356,8 @@ measure_scene() { # NAME ARGS LABEL
         # Tried twice: on a loaded machine a run under valgrind has been
         # seen to end with a failure status and no message. The mappings
         # are read one fixed way (PROCMAP_QUERY, as when the baseline was
-        # recorded): the way measured cheaper rests on timings, which
-        # valgrind distorts, and the counts must be comparable exactly.
+        # recorded), whatever SHMWATCH_MAPS the bench was run with: the
+        # counts must be comparable exactly.
         local try
         for try in 1 2; do
             SHMWATCH_MAPS=query valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.$name" "$SHMWATCH" --json \
@@ -468,7 +468,7 @@ for entry in "${ALL_SCENES[@]}"; do
     [ "$name" = n1 ] && target=1.20
     tgt="<=$target"
     if [ "$name" = s7 ]; then
-        tgt=- V=- # the issue's scenes are s1-s6 and n1; s7 is a yardstick
+        tgt=- V=- # the targets hold for s1-s6 and n1; s7 is a yardstick
     else
         verdict "$(le "$r" "$target")"
     fi

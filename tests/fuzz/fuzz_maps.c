@@ -1,5 +1,5 @@
 /* The maps text: maps_parse_line on one line, and the whole text walked by
- * procfiles (forced to the text, as before Linux 6.11) from a fixture
+ * procfiles (forced to the text, as on kernels before 6.11) from a fixture
  * process directory whose maps file is the input, and the path at an
  * address read back from that text. Mappings on 00:1a and 00:05 are
  * watched. */
@@ -8,7 +8,8 @@
 #include <sys/sysmacros.h>
 
 #include "collect/holders.h"
-#include "collect/pidscan.h"
+#include "collect/mapstext.h"
+#include "collect/procfiles.h"
 
 static dev_t devs[2];
 

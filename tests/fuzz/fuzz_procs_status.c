@@ -1,4 +1,5 @@
-/* procs_parse_status and status_parse_nspid: /proc/PID/status. */
+/* procs_parse_status, status_parse_nspid and procs_status_uids:
+ * /proc/PID/status. */
 #include "fuzz.h"
 
 #include "collect/procs.h"
@@ -9,9 +10,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct proc p;
     memset(&p, 0, sizeof(p));
     procs_parse_status(text, &p);
-    pid_t nspid;
-    if (status_parse_nspid(text, &nspid) && nspid <= 0)
+    pid_t nspid = 1;
+    if (status_parse_nspid(text, &nspid) < 0 || nspid <= 0)
         abort();
+    uid_t ruid, euid;
+    (void)procs_status_uids(text, &ruid, &euid);
     free(text);
     return 0;
 }

@@ -30,7 +30,7 @@
 #include "act/unlink.h"
 #include "cli/subcommands.h"
 #include "collect/node.h"
-#include "collect/pidscan.h"
+#include "collect/procfiles.h"
 #include "util/clock.h"
 #include "util/units.h"
 

@@ -6,9 +6,10 @@
 # `clean --pid A` removes A's orphan only, each line naming A; `reap --pid A`
 # kills A's stuck worker only; the action log names A. A container whose
 # holder exits between the plan and the action is refused ("its container
-# exited"), for an unlink (even when the holder's pid has gone to a new
-# process in another mount namespace, whose /dev/shm holds a file of the same
-# name) and for a signal; exit 3, and nothing of it is touched. A container C
+# exited"), for an unlink and for a signal, also when the holder's pid has
+# gone to a new process (for the unlink, one in another mount namespace,
+# whose /dev/shm holds a file of the same name): the view is pinned by a
+# pidfd; exit 3, and nothing of it is touched. A container C
 # with its own pid namespace too: its orphan, whose name carries the pid
 # inside, is removed by `clean --pid C`, its segment in use kept.
 . "$(dirname "$0")/lib.sh"
@@ -143,6 +144,7 @@ wait_for "grep -q 'Orphaned workers' $SHMTEST_TMP/race2.out" 10 ||
     fail "reap --pid B planned nothing: $(cat "$SHMTEST_TMP/race2.out")"
 kill -KILL "$hb2"
 wait "$hb2" 2>/dev/null
+pid_to_newcomer "$hb2"
 : >"$GATE"
 rc=0
 wait "$rp" || rc=$?
@@ -155,7 +157,7 @@ gone "$stuck_b" && fail "B's stuck worker was signalled after B's holder exited"
 grep -q "	signal TERM	pid $stuck_b (shmscene)	.*	refused	.*container exited.*	container=pid $hb2\$" "$log" ||
     fail "the refusal is not logged in B"
 kill -KILL "$stuck_b" 2>/dev/null
-ok "a holder that exits before the signal: refused, the worker left alone"
+ok "a holder that exits (its pid reused elsewhere) before the signal: refused, the worker left alone"
 
 # --- a container with its own pid namespace too (as Docker's) ---------------
 # Its orphan's name carries the creator's pid inside; --pid proves it dead

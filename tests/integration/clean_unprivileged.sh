@@ -11,6 +11,18 @@ need setpriv setsid
 test_ns 64m --pid -- "$@"
 _lib_tmp
 "${NOBODY[@]}" true || _lib_missing "setpriv to nobody"
+# nobody runs a copy of the program with a copy of the suite's settings
+# (tests/meson.build's XDG_CONFIG_HOME: orphan_min_age 0), both where it can
+# read them: a checkout below a directory nobody cannot enter (/root) is out
+# of its reach, and without the settings the scene's orphans, seconds old,
+# would be in flight.
+nobody_dir=$SHMTEST_TMP/nobody
+mkdir -p "$nobody_dir/xdg/shmwatch"
+cp "$SHMWATCH" "$nobody_dir/shmwatch" && cp "$XDG_CONFIG_HOME/shmwatch/config.yaml" "$nobody_dir/xdg/shmwatch/" ||
+    fail "cannot copy the program and the suite's settings to $nobody_dir"
+chmod -R a+rX "$nobody_dir"
+NOBODY+=(env "XDG_CONFIG_HOME=$nobody_dir/xdg")
+SHMWATCH_NOBODY=$nobody_dir/shmwatch
 
 # Root's orphan, and one of nobody's (both creators have exited).
 dead=$(dead_pid)
@@ -44,7 +56,7 @@ wait_reparented "$stuck" "$SCENE_PID" || fail "the stuck worker was not re-paren
 
 log=$SHMTEST_TMP/nobody.log
 rc=0
-out=$(cd / && "${NOBODY[@]}" "$SHMWATCH" clean --yes --log "$log" 2>&1) || rc=$?
+out=$(cd / && "${NOBODY[@]}" "$SHMWATCH_NOBODY" clean --yes --log "$log" 2>&1) || rc=$?
 echo "$out"
 assert_eq "$rc" 3 "clean as nobody exits 3"
 grep -q "^refused  *.*/torch_${dead}_1  owned by uid 0, not by you (uid 65534): only its owner or root may remove it$" <<<"$out" ||
@@ -62,7 +74,7 @@ done
 ok "nobody's files that root's processes hold (an fd, a mapping) are refused as in use"
 
 rc=0
-out=$(cd / && "${NOBODY[@]}" "$SHMWATCH" reap --yes --timeout 1 --log "$log" 2>&1) || rc=$?
+out=$(cd / && "${NOBODY[@]}" "$SHMWATCH_NOBODY" reap --yes --timeout 1 --log "$log" 2>&1) || rc=$?
 echo "$out"
 assert_eq "$rc" 3 "reap as nobody exits 3"
 grep -q "^refused  *pid $stuck (pt_data_worker)  owned by uid 0, not by you (uid 65534): only its owner or root may signal it$" <<<"$out" ||
@@ -78,7 +90,7 @@ assert_eq "$rc" 0 "root's reap ends the worker"
 
 # Root's processes are beyond nobody's sight, and the snapshot says how to
 # see them.
-out=$(cd / && "${NOBODY[@]}" "$SHMWATCH" --json) || fail "--json as nobody exited $?"
+out=$(cd / && "${NOBODY[@]}" "$SHMWATCH_NOBODY" --json) || fail "--json as nobody exited $?"
 grep -Eq "(process's|processes') fds or maps could not be read \(permission denied\): run as root to see other users' holders" \
     <<<"$out" || fail "no warning that root's processes were not read: $out"
 ok "as nobody, the snapshot warns that root's processes were not read, and says to run as root"

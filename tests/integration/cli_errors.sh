@@ -28,11 +28,15 @@ expect() {
 expect 2 "unknown option '--bogus'" --bogus
 expect 2 "--interval: 'x' is not a duration" --json --interval x
 # A duration is a plain decimal number with a documented unit: strtod's
-# hexadecimal and exponent forms are refused, wherever a duration is read.
-expect 2 "^shmwatch: --interval: '0x10' is not a duration from 0.05 s to 1 day$" --json --interval 0x10
-expect 2 "^shmwatch: --interval: '1e1' is not a duration from 0.05 s to 1 day$" --json --interval 1e1
-expect 2 "^shmwatch clean: --min-age: expected a duration such as 10m, 1h or 90, got 1E3" clean --min-age 1E3
-expect 2 "^shmwatch: --orphan-min-age: expected a duration .* got '0x3c'" --json --orphan-min-age 0x3c
+# hexadecimal and exponent forms are refused, wherever a duration is read,
+# and the message says it is the form (1e1 is within --interval's range).
+not_plain='is not a plain decimal duration \(such as'
+expect 2 "^shmwatch: --interval: '0x10' $not_plain 2, 0.5s or 10m\)$" --json --interval 0x10
+expect 2 "^shmwatch: --interval: '1e1' $not_plain 2, 0.5s or 10m\)$" --json --interval 1e1
+expect 2 "^shmwatch clean: --min-age: '1E3' $not_plain 2, 0.5s or 10m\) \(see shmwatch clean --help\)$" clean --min-age 1E3
+expect 2 "^shmwatch reap: --timeout: '1e1' $not_plain 2, 0.5s or 10m\) \(see shmwatch reap --help\)$" reap --timeout 1e1
+expect 2 "^shmwatch: --orphan-min-age: '0x3c' $not_plain 500ms, 2s or 10m\)$" --json --orphan-min-age 0x3c
+expect 2 "^shmwatch clean: --orphan-min-age: '6e1' $not_plain 500ms, 2s or 10m\)" clean --orphan-min-age 6e1
 expect 2 "--count: '-1'" --json --interval 1 --count -1
 expect 2 "--count needs --interval" --json --count 3
 # --once and --prometheus print one snapshot: --interval is for streams
@@ -72,7 +76,7 @@ expect 2 "malformed.yaml:3:9: did not find expected" --once --config "$FIXTURES/
 expect 2 "unknown_key.yaml:3:1: unknown key 'scan_intervall'" --json --config "$FIXTURES/config/bad/unknown_key.yaml"
 expect 2 "/nonexistent.yaml: No such file or directory" --json --config /nonexistent.yaml
 expect 2 "theme" --theme 'no such theme!'
-# A FIFO that no process writes to is said at once (its open used to wait
+# A FIFO that no process writes to is said at once (a plain open would wait
 # for a writer forever, with nothing said); a shell's <(...) is read as a file,
 # also when its writer is still on its way.
 mkfifo "$SHMTEST_TMP/fifo.yaml"

@@ -32,3 +32,13 @@ for v in $vars; do
 done
 [ -z "$missing" ] || fail "shmwatch --help does not name these variables of shmwatch(1)'s ENVIRONMENT:$missing"
 ok "shmwatch --help names every variable of the man page's ENVIRONMENT: $(tr '\n' ' ' <<<"$vars")"
+
+# --count's help names every option that runs snapshots at an interval:
+# --interval, and --prometheus-file (every 15 s without --interval).
+count_help=$("$SHMWATCH" --help | awk '/^  --count / { on = 1; print; next }
+                                       on && /^  +-/ { exit } on')
+[ -n "$count_help" ] || fail "shmwatch --help has no --count entry"
+for o in --interval --prometheus-file; do
+    grep -qF -- "$o" <<<"$count_help" || fail "--help's --count entry does not name $o: $count_help"
+done
+ok "--help's --count entry names --interval and --prometheus-file"

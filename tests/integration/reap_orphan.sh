@@ -58,3 +58,25 @@ ok "the zombie is explained and its parent, not a stuck worker, is left running"
 out=$("$SHMWATCH" clean --yes --log "$log" 2>&1) || fail "clean after reap exited $?"
 grep -q "^removed  *.*/torch_${stuck}_0 " <<<"$out" || fail "the worker's segment was not cleaned: $out"
 ok "the dead worker's segment is cleaned"
+
+# A job whose main leads no process group (a script without job control
+# started it: the script's shell leads the group, and lives on). SIGKILLed,
+# the main leaves its named stuck worker orphaned while that leader runs:
+# reap says what proves the orphan (its name, and a parent that is not its
+# main), never that the leader is gone.
+printf '%s\n' '"$@" &' 'wait' 'exec sleep 600' >"$SHMTEST_TMP/lead.sh"
+SCENE_PREFIX="setsid bash $SHMTEST_TMP/lead.sh" scene_start --workers 1 --per-worker 1 \
+    --modes named --stuck-orphan --worker-comm pt_data_worker
+main=$(manifest_pids main)
+stuck=$(manifest_pids stuck)
+leader=$(awk '{ sub(/.*\) /, ""); print $3 }' "/proc/$stuck/stat")
+assert_eq "$leader" "$SCENE_PID" "the job's shell leads the stuck worker's process group"
+kill -KILL "$main"
+wait_reparented "$stuck" "$main" || fail "the stuck worker was not re-parented"
+[ -d "/proc/$leader" ] || fail "the process group's leader $leader is gone"
+out=$("$SHMWATCH" reap --dry-run 2>&1) || fail "reap --dry-run exited $?: $out"
+grep -qE "^  pid $stuck \(pt_data_worker\) uid 0  orphaned worker: a DataLoader worker by its name whose parent, pid [0-9]+ \([^)]*\), is not its main$" <<<"$out" ||
+    fail "reap does not say what proves the orphan (its leader $leader lives): $out"
+ok "the orphan whose group leader lives: $(grep -F "pid $stuck (" <<<"$out" | head -n 1)"
+"$SHMWATCH" reap --yes --timeout 0.2 >/dev/null 2>&1 || fail "reap --yes exited $?"
+wait_for "gone $stuck" 5 || fail "the stuck worker is still alive"

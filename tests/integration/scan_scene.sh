@@ -73,13 +73,13 @@ json_check "$snap" "any(s['name'] == 'torch_fifo_2' and s['type'] == 'fifo' for 
 json_check "$snap" "any(s['name'] == 'torch_9_1\nfake' for s in j['segments']) and any(s['name'] == '\x1b[31mRED\x1b[0m' for s in j['segments']) and any(s['name'] == 'torch_9_3_\ufffd\ufffd' for s in j['segments'])" \
     "names with a newline, escapes and invalid UTF-8 come through JSON intact or replaced"
 
-# The same snapshot whichever way the mappings are read (SHMWATCH_MAPS; by
-# default the way measured cheaper on this machine): the maps text and
-# PROCMAP_QUERY (the text again on a kernel before 6.11) find the same
-# holders, names, sizes, processes and groups. Zombies and orphaned workers
-# are the whole machine's (the pid namespace is the host's): one that comes
-# or goes between the two snapshots, a linker's in a build beside this
-# test, is no difference of the two ways, so they are left out.
+# The same snapshot whichever way the mappings are read (SHMWATCH_MAPS,
+# query by default): the maps text and PROCMAP_QUERY (the text again on a
+# kernel before 6.11) find the same holders, names, sizes, processes and
+# groups. Zombies and orphaned workers are the whole machine's (the pid
+# namespace is the host's): one that comes or goes between the two
+# snapshots, a linker's in a build beside this test, is no difference of
+# the two ways, so they are left out.
 for way in text query; do
     SHMWATCH_MAPS=$way "$SHMWATCH" --json >"$SHMTEST_TMP/snap.$way.json" ||
         fail "SHMWATCH_MAPS=$way shmwatch --json exited $?"

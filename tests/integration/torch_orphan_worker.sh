@@ -8,7 +8,7 @@
 # timeout), after which its manager frees its segments.
 # The same with file_descriptor: the stuck worker then holds no torch segment
 # and started no manager; only its process (libtorch loaded, torch's worker
-# signal handlers) and its lost process group leader tell what it is.
+# signal handlers) and its parent, which is not its main, tell what it is.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/torch_lib.sh"
 torch_need
@@ -53,6 +53,8 @@ rc=0
 "$SHMWATCH" reap --dry-run --log "$log" >"$SHMTEST_TMP/dry.txt" 2>&1 || rc=$?
 assert_eq "$rc" 0 "reap --dry-run exits 0"
 grep -q "$STUCK" "$SHMTEST_TMP/dry.txt" || fail "reap --dry-run does not name $STUCK: $(cat "$SHMTEST_TMP/dry.txt")"
+grep -qE "^  pid $STUCK \(python3\) uid 0  orphaned worker: a DataLoader worker by its caught signals and libtorch whose parent, pid 1 \([^)]*\), is not its main; the leader of its process group \(pid $MAIN\) is gone$" "$SHMTEST_TMP/dry.txt" ||
+    fail "reap --dry-run does not say what proves the orphan: $(cat "$SHMTEST_TMP/dry.txt")"
 kill -0 "$STUCK" 2>/dev/null || fail "reap --dry-run ended worker $STUCK"
 ok "reap --dry-run names the worker and signals nothing"
 
@@ -87,6 +89,10 @@ json_check "$f" "not [s for s in j['segments'] if s['kind'] == 'torch' and any(h
     "fd: the stuck worker holds and names no torch segment"
 json_check "$f" "[(p['role'], p['group']) for p in j['processes'] if p['pid'] == $STUCK] == [('orphan_worker', None)]" \
     "fd: the stuck worker is an orphan_worker all the same"
+"$SHMWATCH" reap --dry-run >"$SHMTEST_TMP/dry-fd.txt" 2>&1 || fail "fd: reap --dry-run exited $?"
+grep -qE "^  pid $STUCK \(python3\) uid 0  orphaned worker: a DataLoader worker by its caught signals and libtorch whose parent, pid 1 \([^)]*\), is not its main$" "$SHMTEST_TMP/dry-fd.txt" ||
+    fail "fd: reap --dry-run does not say what proves the orphan: $(cat "$SHMTEST_TMP/dry-fd.txt")"
+ok "fd: reap says what proves it: $(grep -F "pid $STUCK (" "$SHMTEST_TMP/dry-fd.txt" | head -n 1)"
 rc=0
 "$SHMWATCH" reap --yes --timeout 1 --log "$log" >"$SHMTEST_TMP/reap-fd.txt" 2>&1 || rc=$?
 assert_eq "$rc" 0 "fd: reap --yes exits 0 ($(tail -n 1 "$SHMTEST_TMP/reap-fd.txt"))"

@@ -243,6 +243,10 @@ json_check "$f" "j['totals']['orphans'] == 0 and all(s['state'] == 'unheld' and 
     "inside: the killed loader's leftovers are unheld, with the reason"
 "${INSIDE[@]}" "$SHMWATCH" clean --yes --log "$log" >"$SHMTEST_TMP/inside.clean2" 2>&1
 assert_eq "$(torch_files)" "$left" "inside: clean --yes keeps them"
+# One sentence on why: what the mount is, not a second sentence spliced in.
+grep -qE "^Kept: [0-9]+ unheld segments? whose creator pid proves nothing; the mount is not shown private to this pid namespace \(shmwatch runs in one of its own\): creator pids prove nothing \(--trust-pids if it is\)\.$" \
+    "$SHMTEST_TMP/inside.clean2" || fail "inside: clean does not say why it keeps them: $(cat "$SHMTEST_TMP/inside.clean2")"
+ok "inside: clean says why it keeps them: $(grep '^Kept:' "$SHMTEST_TMP/inside.clean2")"
 f=$SHMTEST_TMP/inside-trusted.json
 "${INSIDE[@]}" "$SHMWATCH" --json --trust-pids >"$f" || fail "shmwatch --json --trust-pids exited $?"
 json_check "$f" "j['mounts'][0]['pid_evidence'] == 'trusted' and sorted(s['name'] for s in j['segments'] if s['state'] == 'orphan') == sorted(n for n in '''$left'''.split())" \

@@ -489,6 +489,16 @@ static int parse(struct scene *sc, struct desc *d, char *text, char *err, size_t
             rc = parse_kv(rest, keys, v, 3, err, n, lineno);
             sc->size = v[0], sc->used = v[1], sc->avail = v[2];
             sc->has_statvfs = rc == 0;
+        } else if (strcmp(word, "device") == 0) {
+            unsigned maj, min;
+            char end;
+            a = token(&rest);
+            if (a && sscanf(a, "%u:%u%c", &maj, &min, &end) == 2) {
+                sc->declared_dev = makedev(maj, min);
+                sc->has_device = true;
+            } else {
+                rc = fail(err, n, "line %d: device MAJ:MIN", lineno);
+            }
         } else if (strcmp(word, "meminfo") == 0) {
             static const char *const keys[] = {"total", "available", "shmem"};
             unsigned long long v[3];
@@ -893,6 +903,8 @@ static int make_proc(struct scene *sc, const struct desc *d, const struct proc_r
         if (mnt) {
             TRY(!dev_collides(mnt->text.data, sc->dev),
                 "mountinfo %s names the tree's own device other than as @DEV@", mnt->name);
+            TRY(!dev_collides(mnt->text.data, sc->declared_dev),
+                "mountinfo %s names the declared device other than as @DEV@", mnt->name);
             subst(&b, mnt->text.data ? mnt->text.data : "", sc->dev);
             TRY(write_text(AT("mountinfo"), b.data ? b.data : "", b.len) == 0, "cannot write %s",
                 path.data);
@@ -1073,8 +1085,32 @@ static bool map_ino(const struct scene *sc, ino_t *ino)
     return false;
 }
 
+/* The declared device in place of the tree's (dev_t *d as the scan read it). */
+static void map_dev(const struct scene *sc, dev_t *d)
+{
+    if (*d == sc->dev)
+        *d = sc->declared_dev;
+}
+
 int scene_normalize(const struct scene *sc, struct scan *s, char *err, size_t n)
 {
+    if (!sc->has_device)
+        return fail(err, n, "the scene declares no device line");
+    for (size_t i = 0; i < s->mounts.n; i++) {
+        if (s->mounts.items[i].dev != sc->dev)
+            return fail(err, n, "mount %s is not on the tree's device", s->mounts.items[i].path);
+        map_dev(sc, &s->mounts.items[i].dev);
+        map_dev(sc, &s->devs[i]);
+        if (i < s->node.nmounts) /* its id, made from the device by the scan */
+            snprintf(s->node.mounts[i].id, sizeof(s->node.mounts[i].id), "%u:%u",
+                     major(sc->declared_dev), minor(sc->declared_dev));
+    }
+    for (size_t i = 0; i < s->files.n; i++)
+        map_dev(sc, &s->files.items[i].dev);
+    for (size_t i = 0; i < s->files.ndirs; i++)
+        map_dev(sc, &s->files.dirs[i].dev);
+    for (size_t i = 0; i < s->holders.n; i++)
+        map_dev(sc, &s->holders.items[i].dev);
     s->time.tv_sec = sc->now;
     s->time.tv_nsec = 0;
     s->duration_s = 0;

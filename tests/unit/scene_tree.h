@@ -34,6 +34,8 @@ struct scene {
     char *tree;          /* the built tree: tree/proc, tree/root */
     char *proc;          /* tree/proc */
     dev_t dev;           /* the device of the tree's file system */
+    bool has_device;
+    dev_t declared_dev;  /* the watched tmpfs's device as the scene declares it */
     time_t now;          /* the declared time of the scan */
     pid_t watch;         /* the --pid target, 0 for the watcher's own view */
     bool has_statvfs;
@@ -53,11 +55,12 @@ struct scene {
 int scene_build(struct scene *sc, const char *desc, char *err, size_t errlen);
 
 /* Puts the declared values in place of what cannot be recorded: the scan's
- * time and duration, its mounts' statvfs figures, meminfo, every inode
- * number of the tree, and the owner of the files and of the processes'
- * directories (when they could not be chown'ed). Returns 0, or -1
- * with the reason in err (an inode of the scan no file of the scene has,
- * a mount whose statvfs failed). */
+ * time and duration, the device of the tree's file system (in the mounts,
+ * their ids, the files and the holders), its mounts' statvfs figures,
+ * meminfo, every inode number of the tree, and the owner of the files and
+ * of the processes' directories (when they could not be chown'ed). Returns
+ * 0, or -1 with the reason in err (an inode of the scan no file of the
+ * scene has, a mount not on the tree's device or whose statvfs failed). */
 int scene_normalize(const struct scene *sc, struct scan *s, char *err, size_t errlen);
 
 /* Removes the tree and frees sc. */

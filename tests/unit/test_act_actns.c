@@ -99,17 +99,24 @@ static void test_opendir_stays_inside(void **state)
     actns_close(&ns);
 }
 
-static void test_alive_follows_the_holder(void **state)
+/* A child that waits until it is killed: a holder to open views on. */
+static pid_t paused_child(void)
 {
-    (void)state;
-    struct sysroot host;
-    assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0);
     pid_t child = test_fork();
     assert_true(child >= 0);
     if (child == 0) {
         pause();
         _exit(0);
     }
+    return child;
+}
+
+static void test_alive_follows_the_holder(void **state)
+{
+    (void)state;
+    struct sysroot host;
+    assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0);
+    pid_t child = paused_child();
     struct actns ns;
     assert_int_equal(actns_open(&ns, &host, child, 0, NULL), 0);
     assert_true(actns_alive(&ns));
@@ -144,6 +151,32 @@ static void test_alive_follows_the_holder(void **state)
     sysroot_close(&host);
 }
 
+/* clean --pid and reap --pid open the running system as the dashboard does
+ * (sysroot_open_system, cli/actcli.c) and their target's view from it: the
+ * view holds a pidfd of the target, so its end is known with no stat to
+ * read, and a pid handed to another process never passes for it. */
+static void test_pid_view_holds_a_pidfd(void **state)
+{
+    (void)state;
+    struct sysroot host;
+    assert_int_equal(sysroot_open_system(&host, 0), 0);
+    pid_t child = paused_child();
+    struct actviews v;
+    assert_int_equal(actviews_open_pid(&v, &host, child, 0), 0);
+    assert_true(v.pid.root.pidfd > 2);
+    assert_int_equal(v.pid.root.pidfd_pid, child);
+    int proc = v.pid.root.proc;
+    v.pid.root.proc = -1; /* no stat can be read: only the pidfd can say */
+    assert_int_equal(actns_check(&v.pid), 1);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    assert_int_equal(actns_check(&v.pid), 0);
+    assert_false(actns_alive(&v.pid));
+    v.pid.root.proc = proc;
+    actviews_close(&v);
+    sysroot_close(&host);
+}
+
 /* Out of fds a view's holder cannot be checked: actns_check says -EMFILE,
  * not 0 ("exited"), for an open view, a view kept closed (re-opened for
  * each check) and a view whose open ran out of fds; none is alive (every
@@ -153,12 +186,7 @@ static void test_check_out_of_fds(void **state)
     (void)state;
     struct sysroot host;
     assert_int_equal(sysroot_open(&host, "/proc", "/", "/"), 0); /* no pidfds: the stat answers */
-    pid_t child = test_fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        pause();
-        _exit(0);
-    }
+    pid_t child = paused_child();
     struct actns open_ns, closed_ns, failed_ns;
     assert_int_equal(actns_open(&open_ns, &host, child, 0, "a"), 0);
     assert_int_equal(actns_open(&closed_ns, &host, child, 0, "b"), 0);
@@ -323,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_opendir_walks_below_root),
         cmocka_unit_test(test_opendir_stays_inside),
         cmocka_unit_test(test_alive_follows_the_holder),
+        cmocka_unit_test(test_pid_view_holds_a_pidfd),
         cmocka_unit_test(test_check_out_of_fds),
         cmocka_unit_test(test_views_pick_processes),
         cmocka_unit_test(test_labels),

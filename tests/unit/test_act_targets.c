@@ -12,6 +12,7 @@
 #include "act/reap.h"
 #include "util/buf.h"
 #include "util/fileio.h"
+#include "util/torchprint.h"
 #include "util/xalloc.h"
 
 static const struct unlink_target *find(const struct unlink_plan *p, const char *name)
@@ -178,6 +179,51 @@ static void test_roles(void **state)
 {
     (void)state;
     with_model(roles);
+}
+
+/* reap's and K's why of an orphaned worker says the facts that proved it:
+ * a worker by its name or its signals whose parent is not its main, and
+ * only when it is so, that its process group's leader is gone. */
+static void test_orphan_why(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    fake_add_proc(s, 1, 0, 1, 'S', "systemd", "/usr/lib/systemd/systemd");
+    /* Its main died; a subreaper shell leads its process group and lives. */
+    fake_add_proc(s, 50, 1, 50, 'S', "bash", "/usr/bin/bash");
+    fake_add_proc(s, 60, 50, 50, 'S', "python3", "/usr/bin/python3")->sigcatch =
+        TORCHPRINT_WORKER_SIGS;
+    /* Named, reparented to init, its main (the leader, 69) gone with it. */
+    fake_add_proc(s, 70, 1, 69, 'S', "pt_data_worker", "/usr/bin/python3");
+    fake_add_file(s, "torch_70_1", 1, FT_REGULAR, MiB, MiB);
+    fake_add_holder(s, 70, 3, true, 1, "/dev/shm/torch_70_1", false, MiB, MiB);
+    /* Neither name nor signals: its torch segment and its leader (79) gone. */
+    fake_add_proc(s, 80, 1, 79, 'S', "python3", "/usr/bin/python3");
+    fake_add_file(s, "torch_80_1", 2, FT_REGULAR, MiB, MiB);
+    fake_add_holder(s, 80, 3, true, 2, "/dev/shm/torch_80_1", false, MiB, MiB);
+    fake_torch_loaded(s, 60);
+    struct model_opts o;
+    model_opts_default(&o);
+    struct model m;
+    model_build(s, &o, &m);
+    struct signal_plan w = {0};
+    targets_role(&m, ROLE_ORPHAN_WORKER, &w);
+    assert_int_equal(w.n, 3);
+    assert_int_equal(w.items[0].pid, 60);
+    assert_string_equal(w.items[0].why, "orphaned worker: a DataLoader worker by its caught "
+                                        "signals and libtorch whose parent, pid 50 (bash), is "
+                                        "not its main");
+    assert_int_equal(w.items[1].pid, 70);
+    assert_string_equal(w.items[1].why, "orphaned worker: a DataLoader worker by its name whose "
+                                        "parent, pid 1 (systemd), is not its main; the leader "
+                                        "of its process group (pid 69) is gone");
+    assert_int_equal(w.items[2].pid, 80);
+    assert_string_equal(w.items[2].why, "orphaned worker: it uses torch shared memory and the "
+                                        "leader of its process group (pid 79) is gone");
+    signal_plan_free(&w);
+    model_free(&m);
+    scan_free(s);
+    free(s);
 }
 
 static void test_log(void **state)
@@ -356,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_clean_unheld),
         cmocka_unit_test(test_single_choices),
         cmocka_unit_test(test_roles),
+        cmocka_unit_test(test_orphan_why),
         cmocka_unit_test(test_reap_plan),
         cmocka_unit_test(test_log),
     };

@@ -428,7 +428,7 @@ static int check_no_cut(const struct budget *b, const char *sentence)
 }
 
 /* Over a grid of limits, sizes, uses and peaks (the cases above among
- * them, and the one of the issue: -m 512m with 190 MiB in use): no advice
+ * them, and a container of -m 512m with 190 MiB in use): no advice
  * names a value below a current limit without "at least", the recommended
  * fields are the least that fits (peak x margin), and a limit that fits is
  * said to fit, with its spare room. */
@@ -474,7 +474,7 @@ static void test_never_cuts_a_limit_that_fits(void **state)
     assert_true(checked > 100);
     assert_true(fits_said > 10);
 
-    /* The issue's case: -m 512m, 190 MiB of /dev/shm in use, 1 GiB --shm-size. */
+    /* A container of -m 512m, 190 MiB of /dev/shm in use, 1 GiB --shm-size. */
     struct cgroup_info cg = container();
     cg.limit = 512 * MiB;
     cg.anon = 40 * MiB;

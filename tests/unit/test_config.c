@@ -394,6 +394,8 @@ static void test_set(void **state)
         const char *key, *value, *error;
     } bad[] = {
         {"scan_interval", "2x", "expected a duration such as 500ms, 2s or 10m, got '2x'"},
+        {"scan_interval", "1e1",
+         "'1e1' is not a plain decimal duration (such as 500ms, 2s or 10m)"},
         {"scan_interval", "0", "0 is out of range (100ms to 1h)"},
         {"warn_pct", "0", "0 is out of range (1 to 100)"},
         {"sort", "colour", "expected one of size, age, state, pid, name; got 'colour'"},

@@ -123,7 +123,7 @@ static void test_cgroup_forms(void **state)
     buf_init(&text);
     for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
         const struct form *f = &forms[i];
-        assert_int_equal(read_file_at(dir, f->file, &text, 1 << 16), 0);
+        assert_int_equal(read_file_at(dir, f->file, &text, READ_SMALL_MAX), 0);
         struct container_id cid;
         memset(&cid, 0x55, sizeof(cid)); /* whatever was there is overwritten */
         bool found = container_id_parse(text.data, &cid);
@@ -385,7 +385,7 @@ static void lookup_form(const struct tree *t, const char *file, int ctr, struct 
     int dir = open_dir("cgroup");
     struct buf text;
     buf_init(&text);
-    assert_int_equal(read_file_at(dir, file, &text, 1 << 16), 0);
+    assert_int_equal(read_file_at(dir, file, &text, READ_SMALL_MAX), 0);
     struct container_id cid;
     assert_true(container_id_parse(text.data, &cid));
     assert_int_equal(containers_lookup(t->host, &cid, ctr, ci), 0);
@@ -578,8 +578,9 @@ static void test_lookup_state(void **state)
     lookup_id(t, RUNTIME_CONTAINERD, ID_CRIO_STATE, NULL, &ci);
     expect_info(&ci, RUNTIME_CRIO, ID_CRIO_STATE, "sidecar", NULL, "ingest-0", "etl", "ingest-0");
     containers_free(&ci);
+    /* podman's name: the graph root's containers.json, its first name. */
     lookup_form(t, "podman-v2-systemd", -1, &ci);
-    expect_info(&ci, RUNTIME_PODMAN, ID_PODMAN, NULL, NULL, NULL, NULL, "2f259bab93aa");
+    expect_info(&ci, RUNTIME_PODMAN, ID_PODMAN, "swpod", NULL, NULL, NULL, "2f259bab93aa");
     containers_free(&ci);
     lookup_id(t, RUNTIME_CRIO, ID_PODMAN, NULL, &ci);
     assert_int_equal(ci.runtime, RUNTIME_CRIO); /* the path's word is kept */
@@ -591,6 +592,146 @@ static void test_lookup_state(void **state)
                 "k8s_worker_labelled-0_team_0f5c3b1e-8a2d-4c6f-9b7e-1d3a5c7e9f23_0", NULL,
                 "labelled-0", "team", "labelled-0");
     containers_free(&ci);
+}
+
+/* containerd's own clients (ctr): a cgroup of the shape only, confirmed by
+ * its task bundle directory in any namespace. */
+static void lookup_ctrd(const struct tree *t, const char *cgroup, struct container_info *ci)
+{
+    struct container_id cid;
+    assert_false(container_id_parse(cgroup, &cid));
+    assert_int_equal(cid.runtime, RUNTIME_NONE);
+    assert_int_equal(containers_lookup(t->host, &cid, -1, ci), 0);
+}
+
+static void test_lookup_ctrd(void **state)
+{
+    const struct tree *t = *state;
+    struct container_info ci;
+    lookup_ctrd(t, "5:memory:/default/swctr\n0::/default/swctr\n", &ci);
+    expect_info(&ci, RUNTIME_CONTAINERD, "swctr", "swctr", NULL, NULL, NULL, NULL);
+    assert_string_equal(ci.containerd_namespace, "default");
+    containers_free(&ci);
+    /* A digest is no name: the CRI annotations name it. */
+    lookup_ctrd(t, "0::/k8s.io/" ID_CTRD_STATE "\n", &ci);
+    expect_info(&ci, RUNTIME_CONTAINERD, ID_CTRD_STATE, "loader", NULL, "data-7f9c", "etl", NULL);
+    assert_string_equal(ci.containerd_namespace, "k8s.io");
+    containers_free(&ci);
+    /* The systemd scope: the namespace is the part before a '-' that leads
+     * to a bundle. */
+    lookup_ctrd(t, "0::/system.slice/team-a-job-1.scope\n", &ci);
+    expect_info(&ci, RUNTIME_CONTAINERD, "job-1", "job-1", NULL, NULL, NULL, NULL);
+    assert_string_equal(ci.containerd_namespace, "team-a");
+    containers_free(&ci);
+    /* The same shapes without a bundle: no container. */
+    const char *none[] = {"0::/system.slice/cron.service\n", "0::/default/other\n",
+                          "0::/system.slice/default-other.scope\n",
+                          "0::/user.slice/user-1000.slice/session-3.scope\n"};
+    for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+        lookup_ctrd(t, none[i], &ci);
+        expect_info(&ci, RUNTIME_NONE, NULL, NULL, NULL, NULL, NULL, NULL);
+        assert_null(ci.containerd_namespace);
+    }
+}
+
+static void expect_ctrd(const char *path, const char *ns, const char *id)
+{
+    struct container_id cid;
+    assert_false(container_id_from_path(path, &cid));
+    if (strcmp(cid.ctrd_ns, ns) != 0 || strcmp(cid.ctrd_id, id) != 0 || cid.runtime != RUNTIME_NONE)
+        fail_msg("%s: got candidate '%s' '%s'", path, cid.ctrd_ns, cid.ctrd_id);
+}
+
+static void test_ctrd_shapes(void **state)
+{
+    (void)state;
+    expect_ctrd("/default/swctr", "default", "swctr");
+    expect_ctrd("/k8s.io/" ID_K8S, "k8s.io", ID_K8S);
+    expect_ctrd("/system.slice/default-swctr.scope", "", "default-swctr");
+    expect_ctrd("/machine.slice/a.b-c_d.scope", "", "a.b-c_d");
+    expect_ctrd("/system.slice/cron.service", "system.slice", "cron.service"); /* a shape only */
+    expect_ctrd("/", "", "");
+    expect_ctrd("/default", "", "");
+    expect_ctrd("/a/b/c", "", "");
+    expect_ctrd("/default/bad..id", "", "");
+    expect_ctrd("/default/-x", "", "");
+    expect_ctrd("/default/x-", "", "");
+    expect_ctrd("/de fault/x", "", "");
+    expect_ctrd("/system.slice/noseparator.scope", "", "");
+    expect_ctrd("/system.scope/a-b.scope", "system.scope", "a-b.scope"); /* not below a slice */
+    /* Below a user's own manager, where the user names the scopes. */
+    expect_ctrd("/user.slice/user-1000.slice/user@1000.service/app.slice/default-x.scope", "", "");
+    char longid[200] = "/default/";
+    memset(longid + strlen(longid), 'a', 77);
+    expect_ctrd(longid, "", "");
+    /* A runtime's form is a container, never a candidate. */
+    expect_path("/docker/" ID_DOCKER_V2, RUNTIME_DOCKER, ID_DOCKER_V2);
+    struct container_id cid;
+    assert_true(container_id_from_path("/lxc/web", &cid));
+    assert_string_equal(cid.ctrd_id, "");
+    /* Of the whole file: the memory line's candidate, else the v2 line's;
+     * a container on either line wins. */
+    assert_false(container_id_parse("5:memory:/\n0::/default/swctr\n", &cid));
+    assert_string_equal(cid.ctrd_id, "swctr");
+    assert_true(container_id_parse("5:memory:/default/swctr\n0::/docker/" ID_DOCKER_V2, &cid));
+    assert_string_equal(cid.id, ID_DOCKER_V2);
+}
+
+static void test_storage_conf(void **state)
+{
+    (void)state;
+    char *g, *r;
+    containers_storage_conf("# comment\ndriver = \"x\"\n[storage]\n  driver = \"overlay\"\n"
+                            "graphroot = \"/srv/containers\" # moved\n"
+                            "runroot='/run/c s'\n[storage.options]\ngraphroot = \"/no\"\n",
+                            &g, &r);
+    assert_string_equal(g, "/srv/containers");
+    assert_string_equal(r, "/run/c s");
+    free(g);
+    free(r);
+    /* Outside [storage], escaped, relative, unterminated or trailed: no answer. */
+    const char *bad[] = {"graphroot = \"/a\"\n", "[storage]\ngraphroot = \"/a\\\\b\"\n",
+                         "[storage]\ngraphroot = \"a\"\n", "[storage]\ngraphroot = \"/a\n",
+                         "[storage]\ngraphroot = \"/a\" x\n", "[storage]\ngraphroot = /a\n",
+                         "[storage]\ngraphroot = \"\"\n", "[storagex]\ngraphroot = \"/a\"\n",
+                         ""};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        containers_storage_conf(bad[i], &g, &r);
+        if (g || r)
+            fail_msg("%s: got %s %s", bad[i], g ? g : "-", r ? r : "-");
+    }
+}
+
+static void test_jsonget_where(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"names", JSONGET_FIRST};
+    const char *doc = "[{\"id\":\"a\",\"names\":[\"x\"]}, {\"names\":[\"y\",\"z\"],\"id\":\"b\"},"
+                      "{\"id\":7}]";
+    char *out;
+    assert_true(jsonget_string_where(doc, strlen(doc), "id", "b", names, 2, &out));
+    assert_string_equal(out, "y");
+    free(out);
+    assert_true(jsonget_string_where(doc, strlen(doc), "id", "a", names, 2, &out));
+    assert_string_equal(out, "x");
+    free(out);
+    assert_false(jsonget_string_where(doc, strlen(doc), "id", "c", names, 2, &out));
+    assert_null(out);
+    const char *bad[] = {"", "[]", "{}", "[{\"id\":\"a\",\"names\":[]}]",
+                         "[{\"id\":\"a\",\"names\":[\"x\"]},]",
+                         "[{\"id\":\"a\",\"names\":[\"x\"]}] x",
+                         "[{\"id\":\"a\",\"names\":[\"x\"]}, 3]",
+                         "[{\"id\":\"a\",\"names\":{\"[0]\":\"x\"}}]",
+                         "[{\"id\":\"a\",\"names\":[\"x\"]}"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (jsonget_string_where(bad[i], strlen(bad[i]), "id", "a", names, 2, &out))
+            fail_msg("%s: got %s", bad[i], out);
+    /* The first element of an array also on an object's path. */
+    static const char *const first[] = {"a", JSONGET_FIRST};
+    const char *arr = "{\"a\":[\"p\",\"q\"]}";
+    assert_true(jsonget_string(arr, strlen(arr), first, 2, &out));
+    assert_string_equal(out, "p");
+    free(out);
 }
 
 static void test_lookup_named(void **state)
@@ -904,6 +1045,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lookup_user_delegated, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_lookup_state, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_lookup_named, setup_tree, teardown_tree),
+        cmocka_unit_test_setup_teardown(test_lookup_ctrd, setup_tree, teardown_tree),
+        cmocka_unit_test(test_ctrd_shapes),
+        cmocka_unit_test(test_storage_conf),
+        cmocka_unit_test(test_jsonget_where),
         cmocka_unit_test_setup_teardown(test_collect, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_escaped_output, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_hostile_files, setup_scratch, teardown_scratch),

@@ -7,7 +7,7 @@
 
 #include "testutil.h"
 #include "collect/holders.h"
-#include "collect/pidscan.h"
+#include "collect/mapstext.h"
 #include "collect/procs.h"
 #include "collect/walk.h"
 #include "util/buf.h"

@@ -188,6 +188,45 @@ static void test_read_and_find(void **state)
     buf_free(&mi_path);
 }
 
+/* One rule hides a mount: another stacked on it at the same path. The order
+ * of the lines decides nothing (a mount slid beneath the top one is listed
+ * after it), and a mount covered by one on a parent directory is not hidden
+ * by it (its path leads elsewhere: the reader finds that by the device). */
+static void test_hidden_rule(void **state)
+{
+    (void)state;
+    struct mountinfo mi;
+    mountinfo_parse(strdup("22 1 254:0 / / rw - ext4 /dev/vda rw\n"
+                           "26 41 0:45 / /dev/shm rw - tmpfs shm rw\n"
+                           "41 22 0:46 / /dev/shm rw - tmpfs shm rw\n"
+                           "50 22 0:47 / /run/shm rw - tmpfs shm rw\n"
+                           "51 22 0:48 / /run rw - tmpfs run rw\n"
+                           "52 51 0:49 / /run/shm rw - tmpfs shm rw\n"),
+                    &mi);
+    assert_int_equal(mi.n, 6);
+    assert_int_equal(mi.malformed, 0);
+    assert_false(mountinfo_hidden(&mi, 1));
+    assert_true(mountinfo_hidden(&mi, 2)); /* beneath 26, listed after it */
+    const struct mountinfo_entry *e = mountinfo_find(&mi, "/dev/shm");
+    assert_non_null(e);
+    assert_int_equal(e->minor, 45);
+    assert_int_equal(e->id, 26);
+    assert_int_equal(e->parent, 41);
+    /* 50 is covered by /run (51), not stacked on: neither /run/shm is hidden,
+     * and the last listed is found. */
+    assert_false(mountinfo_hidden(&mi, 3));
+    assert_false(mountinfo_hidden(&mi, 5));
+    assert_int_equal(mountinfo_find(&mi, "/run/shm")->minor, 49);
+    mountinfo_free(&mi);
+
+    mountinfo_parse(strdup("x\n22 1 254:0 / / rw - ext4 /dev/vda rw\n4294967296 1 0:1 / /a rw - "
+                           "tmpfs t rw\n"),
+                    &mi);
+    assert_int_equal(mi.n, 1);
+    assert_int_equal(mi.malformed, 2);
+    mountinfo_free(&mi);
+}
+
 static void test_parse_super_opts(void **state)
 {
     (void)state;
@@ -213,15 +252,11 @@ static void test_parse_super_opts(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_line),
-        cmocka_unit_test(test_parse_escapes),
-        cmocka_unit_test(test_parse_malformed),
-        cmocka_unit_test(test_collect_default),
-        cmocka_unit_test(test_collect_not_tmpfs),
-        cmocka_unit_test(test_collect_extra_and_missing),
-        cmocka_unit_test(test_read_unreadable),
-        cmocka_unit_test(test_read_and_find),
-        cmocka_unit_test(test_parse_super_opts),
+        cmocka_unit_test(test_parse_line),        cmocka_unit_test(test_parse_escapes),
+        cmocka_unit_test(test_parse_malformed),   cmocka_unit_test(test_collect_default),
+        cmocka_unit_test(test_collect_not_tmpfs), cmocka_unit_test(test_collect_extra_and_missing),
+        cmocka_unit_test(test_read_unreadable),   cmocka_unit_test(test_read_and_find),
+        cmocka_unit_test(test_parse_super_opts),  cmocka_unit_test(test_hidden_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -235,11 +235,12 @@ static void test_json_fields(void **state)
         "\"mounts\":[{\"id\":\"0:45\",\"containers\":[],\"cgroup\":null,\"budget\":{",
         "{\"id\":\"0:50\",\"containers\":[{\"id\":\"" ID_A "\",\"name\":\"alpha\","
         "\"runtime\":\"docker\",\"pod_uid\":null,\"pod\":null,\"namespace\":null,"
-        "\"hostname\":\"aaaaaaaaaaaa\",\"pid\":100}],\"cgroup\":{\"version\":1,"
+        "\"hostname\":\"aaaaaaaaaaaa\",\"pid\":100,\"containerd_namespace\":null}],"
+        "\"cgroup\":{\"version\":1,"
         "\"path\":\"/docker/" ID_A "\",\"limit_bytes\":1073741824,",
         "\"name\":\"evil\\u001b[31m\\\"x\\n\",\"runtime\":\"containerd\","
         "\"pod_uid\":\"0d1c2b3a-1111-2222-3333-444455556666\",\"pod\":\"trainer-0\\u009b\\u202e\\u200b\","
-        "\"namespace\":\"ml\",\"hostname\":null,\"pid\":200}]",
+        "\"namespace\":\"ml\",\"hostname\":null,\"pid\":200,\"containerd_namespace\":null}]",
         "\"limit_bytes\":536870912,\"limit_source\":\"cgroup\"",
         "\"mount_id\":\"0:51\",\"name\":\"torch_2_0\"",
         "\"mount_id\":\"0:45\",\"name\":\"torch_11_0\"",

@@ -16,21 +16,30 @@
 #define INIT NSMAP_INIT_PIDNS
 #define OTHER 4026532600ul
 
+/* nsmap_sees_of on a mountinfo text, parsed by the one parser. */
+static void sees_of(const char *text, const dev_t *devs, size_t ndevs, unsigned char *sees)
+{
+    struct mountinfo mi;
+    mountinfo_parse(strdup(text), &mi);
+    nsmap_sees_of(&mi, devs, ndevs, sees);
+    mountinfo_free(&mi);
+}
+
 static void test_parse_helpers(void **state)
 {
     (void)state;
-    assert_int_equal(nsmap_nspid_depth("Name:\tx\nNSpid:\t200\t7\n"), 2);
-    assert_int_equal(nsmap_nspid_depth("NSpid:\t5\nPPid:\t1\n"), 1);
-    assert_int_equal(nsmap_nspid_depth("Name:\tx\n"), 0);
+    assert_int_equal(status_parse_nspid("Name:\tx\nNSpid:\t200\t7\n", &(pid_t){0}), 2);
+    assert_int_equal(status_parse_nspid("NSpid:\t5\nPPid:\t1\n", &(pid_t){0}), 1);
+    assert_int_equal(status_parse_nspid("Name:\tx\n", &(pid_t){0}), 0);
     dev_t devs[] = {makedev(0, 45), makedev(0, 99)};
     unsigned char sees[2] = {0};
     char text[] = "22 1 0:21 / /proc rw - proc proc rw\n"
                   "bad line\n"
                   "25 22 0:99 / /dev/shm rw - tmpfs shm rw\n"
                   "26 22 0:450 / /x rw - tmpfs tmpfs rw";
-    nsmap_parse_mountinfo(text, devs, 2, sees);
+    sees_of(text, devs, 2, sees);
     assert_int_equal(sees[0], 0); /* 0:450 is not 0:45 */
-    assert_int_equal(sees[1], 1);
+    assert_int_equal(sees[1], NSMAP_SHOWS | NSMAP_AT_SHM);
 
     /* A test's or a container's tmpfs mounted over the host's /dev/shm
      * hides it: shm_open there reaches the top one only. A mount on another
@@ -38,15 +47,36 @@ static void test_parse_helpers(void **state)
     unsigned char hid[2] = {0};
     char over[] = "25 22 0:45 / /dev/shm rw shared:9 - tmpfs tmpfs rw\n"
                   "40 25 0:99 / /dev/shm rw - tmpfs tmpfs rw\n";
-    nsmap_parse_mountinfo(over, devs, 2, hid);
+    sees_of(over, devs, 2, hid);
     assert_int_equal(hid[0], 0);
-    assert_int_equal(hid[1], 1);
+    assert_int_equal(hid[1], NSMAP_SHOWS | NSMAP_AT_SHM);
     unsigned char bind[2] = {0};
     char both[] = "25 22 0:45 / /dev/shm rw - tmpfs tmpfs rw\n"
                   "40 25 0:99 / /dev/shm rw - tmpfs tmpfs rw\n"
                   "41 30 0:45 / /mnt/host\\040shm rw - tmpfs tmpfs rw";
-    nsmap_parse_mountinfo(both, devs, 2, bind);
-    assert_int_equal(bind[0], 1);
+    sees_of(both, devs, 2, bind);
+    assert_int_equal(bind[0], NSMAP_SHOWS); /* not at /dev/shm: hidden there */
+
+    /* A runtime's own mount of a container's tmpfs at its state path
+     * (podman's userdata/shm) shows it, not at /dev/shm; /run/shm is. */
+    unsigned char state_path[2] = {0};
+    char podman[] = "94 26 0:45 / /var/lib/containers/storage/overlay-containers/x/userdata/shm "
+                    "rw - tmpfs shm rw\n"
+                    "95 26 0:99 / /run/shm rw - tmpfs shm rw\n"
+                    "96 26 0:99 / /dev/shmx rw - tmpfs shm rw\n";
+    sees_of(podman, devs, 2, state_path);
+    assert_int_equal(state_path[0], NSMAP_SHOWS);
+    assert_int_equal(state_path[1], NSMAP_SHOWS | NSMAP_AT_SHM);
+
+    /* The stacking decides, not the order of the lines: a mount slid
+     * beneath the top one (move_mount's MOVE_MOUNT_BENEATH) is listed after
+     * it and stays hidden by it. */
+    unsigned char beneath[2] = {0};
+    sees_of("25 40 0:45 / /dev/shm rw - tmpfs tmpfs rw\n"
+            "40 22 0:99 / /dev/shm rw - tmpfs tmpfs rw\n",
+            devs, 2, beneath);
+    assert_int_equal(beneath[0], NSMAP_SHOWS | NSMAP_AT_SHM);
+    assert_int_equal(beneath[1], 0);
 }
 
 static bool has_ns(const struct mount_reach *r, unsigned long ns)
@@ -242,6 +272,37 @@ static void test_shared(void **state)
     done(s, &m);
 }
 
+/* A container's tmpfs that its runtime also mounts at a state path in the
+ * host's namespace (podman's userdata/shm): only the namespaces that have it
+ * at /dev/shm count, so the container's pid namespace alone reads the pid
+ * (creator 999 is dead there: an orphan). Kept: a second namespace at
+ * /dev/shm (--ipc=host) makes it shared; a mount no namespace has at
+ * /dev/shm (--mount) counts every namespace that has it. */
+static void test_state_path(void **state)
+{
+    (void)state;
+    const unsigned long ns[] = {INIT, OTHER};
+    const unsigned long *at_shm[] = {(const unsigned long[]){OTHER}, ns, NULL};
+    const size_t nat_shm[] = {1, 2, 0};
+    const enum pid_evidence want[] = {PIDS_SOUND, PIDS_SHARED, PIDS_SHARED};
+    for (size_t k = 0; k < 3; k++) {
+        struct scan *s = scene(ns, 2, true);
+        struct mount_reach *r = &s->ns.reach[0];
+        r->nshm_pidns = nat_shm[k];
+        r->shm_pidns = calloc(2, sizeof(*r->shm_pidns));
+        memcpy(r->shm_pidns, at_shm[k] ? at_shm[k] : ns, nat_shm[k] * sizeof(*ns));
+        struct model m;
+        build(s, &m, 0, false);
+        assert_int_equal(m.mounts[0].pids.evidence, want[k]);
+        assert_int_equal(m.mounts[0].pids.npidns, k == 0 ? 1 : 2);
+        const struct segment *sg = seg(&m, "torch_999_1");
+        assert_int_equal(sg->state, k == 0 ? SEG_ORPHAN : SEG_UNHELD);
+        if (k == 0)
+            assert_int_equal(m.mounts[0].pids.lookup, OTHER);
+        done(s, &m);
+    }
+}
+
 /* The watcher inside a pid namespace: unproven, unless the mount is shown
  * private (born after the namespace's init started, not propagated) or the
  * user trusts the pids. */
@@ -291,7 +352,7 @@ static void test_inside(void **state)
 }
 
 /* In flight: younger than orphan_min_age, a dead creator's segment is not
- * an orphan yet; a scan without namespace facts reads pids as before. */
+ * an orphan yet; a scan without namespace facts takes its pids as sound. */
 static void test_in_flight(void **state)
 {
     (void)state;
@@ -342,6 +403,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_helpers), cmocka_unit_test(test_walk_fixture),
         cmocka_unit_test(test_one_namespace), cmocka_unit_test(test_shared),
+        cmocka_unit_test(test_state_path),
         cmocka_unit_test(test_inside),        cmocka_unit_test(test_in_flight),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

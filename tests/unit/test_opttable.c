@@ -199,6 +199,16 @@ static void test_messages(void **state)
                  "shmwatch reap: --timeout: expected seconds (at most 3600), got 4000 (see "
                  "shmwatch reap --help)",
                  ARGS("-yt", "4000"));
+    /* An exponent or a hexadecimal number: the form is refused, whatever
+     * the range of the option. */
+    expect_error(CLI_MAIN,
+                 "shmwatch: --interval: '1e1' is not a plain decimal duration (such as 2, 0.5s "
+                 "or 10m)",
+                 ARGS("--json", "--interval", "1e1"));
+    expect_error(CLI_CLEAN,
+                 "shmwatch clean: --min-age: '0x3c' is not a plain decimal duration (such as "
+                 "2, 0.5s or 10m) (see shmwatch clean --help)",
+                 ARGS("--min-age", "0x3c"));
     expect_error(CLI_PLAN, "shmwatch plan: unknown option '--a\\e[2Jb' (see shmwatch plan --help)",
                  ARGS("--a\x1b[2Jb"));
     expect_error(CLI_PLAN, "shmwatch plan: --workers needs a whole number of at least 0, not '-1'",
@@ -309,6 +319,15 @@ static void test_settings(void **state)
     assert_int_equal(settings_load(&o, &cfg, &err), 2);
     assert_string_equal(err, "--orphan-min-age: expected a duration such as 500ms, 2s or 10m, "
                              "got 'soon'");
+    free(err);
+    config_free(&cfg);
+    options_free(&o);
+
+    assert_int_equal(parse(CLI_MAIN, &o, &err, ARGS("--config", path, "--orphan-min-age", "1e1")),
+                     0);
+    assert_int_equal(settings_load(&o, &cfg, &err), 2);
+    assert_string_equal(err, "--orphan-min-age: '1e1' is not a plain decimal duration (such as "
+                             "500ms, 2s or 10m)");
     free(err);
     config_free(&cfg);
     options_free(&o);

@@ -1,7 +1,7 @@
 /* The walk of one process's fds and mappings on a set of devices
- * (procfiles, src/collect/pidscan.c), which the scan and the check before an
+ * (procfiles, src/collect/procfiles.c), which the scan and the check before an
  * unlink (holders_find_inodes) share: on the fixture tree
- * tests/fixtures/procfiles (maps as text, as before Linux 6.11), and on real
+ * tests/fixtures/procfiles (maps as text, as on kernels before 6.11), and on real
  * processes, through PROCMAP_QUERY and with the text forced. What a walk
  * could not see is accounted the same way for both: a process that exited
  * holds nothing; a refused fd list, fd target or maps makes the check
@@ -23,6 +23,8 @@
 #include "testutil.h"
 #include "collect/holders.h"
 #include "collect/pidscan.h"
+#include "collect/procfiles.h"
+#include "collect/procmap.h"
 #include "collect/walk.h"
 #include "util/buf.h"
 #include "util/fileio.h"
@@ -139,8 +141,6 @@ static void test_fixture_walk(void **state)
         struct procfiles *pf = procfiles_new(devs, 3);
         if (text)
             procfiles_force_text(pf);
-        else
-            procfiles_force_query(pf);
         struct item it[16];
         unsigned status = 99;
         size_t n = walk(pf, piddir, it, 16, &status);
@@ -639,8 +639,6 @@ static void test_self_both_ways(void **state)
         struct procfiles *pf = procfiles_new(&r->dev, 1);
         if (text)
             procfiles_force_text(pf);
-        else
-            procfiles_force_query(pf);
         struct item it[64];
         unsigned status;
         size_t n = walk(pf, piddir, it, 64, &status);
@@ -687,6 +685,59 @@ static void test_self_both_ways(void **state)
         procfiles_free(pf);
     }
     close(piddir);
+}
+
+/* On a kernel that does not know PROCMAP_QUERY (the ioctl refused with
+ * ENOTTY, as before Linux 6.11, in a child): the first walk's probe turns
+ * it to the maps text, which finds the same mappings with their paths, and
+ * the next walk of the same procfiles reads the text at once. The child's
+ * exit status is the first check that failed. */
+static int refused_query_walks(const struct real *r, int piddir)
+{
+    if (!seccomp_refuse(SYS_ioctl, (uint32_t)PROCMAP_QUERY_IOCTL, ENOTTY))
+        return 1;
+    struct procfiles *pf = procfiles_new(&r->dev, 1);
+    for (int round = 0; round < 2; round++) {
+        struct item it[64];
+        unsigned status;
+        size_t n = walk(pf, piddir, it, 64, &status);
+        if (status != 0 || procfiles_queried(pf))
+            return 2;
+        const struct item *x = find_item(it, n, r->shared);
+        if (!x || x->kind != PROCFILE_MAP || !ends_with(x->path, "/shared"))
+            return 3;
+        x = find_item(it, n, r->private);
+        if (!x || !x->deleted || !ends_with(x->path, "/private"))
+            return 4;
+    }
+    procfiles_free(pf);
+    return 0;
+}
+
+static void test_query_refused(void **state)
+{
+    struct real *r = *state;
+    int piddir = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(piddir >= 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(refused_query_walks(r, piddir));
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    close(piddir);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 0);
+    /* Here, the kernel's own answer decides. */
+    struct procfiles *pf = procfiles_new(&r->dev, 1);
+    piddir = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct item it[64];
+    unsigned status;
+    walk(pf, piddir, it, 64, &status);
+    assert_int_equal(status, 0);
+    assert_int_equal(procfiles_queried(pf), kernel_has_query());
+    close(piddir);
+    procfiles_free(pf);
 }
 
 /* A child that runs fn(arg) and then waits for the parent to close the
@@ -862,6 +913,7 @@ int main(void)
         cmocka_unit_test(test_denied),
         cmocka_unit_test(test_links_refused),
         cmocka_unit_test_setup_teardown(test_self_both_ways, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(test_query_refused, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(test_find_private_mapping, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(test_find_other_pidns, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(test_vanishes_mid_walk, real_setup, real_teardown),

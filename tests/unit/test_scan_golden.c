@@ -15,6 +15,12 @@
  * What is normalized, and why (everything else is scan_run's own reading):
  * - the scan's time and duration: the clock. The scene declares "now"; the
  *   files' mtimes are set relative to it, so ages are exact.
+ * - the device: the tree lies on whatever file system TMPDIR (or /tmp) is
+ *   on, and the scan must read that file system's device (see below). The
+ *   scene declares the device its snapshot shows ("device 0:4000"); every
+ *   device the scan read as the tree's (the mounts, their ids, the files,
+ *   the holders) becomes the declared one, so the golden files hold the
+ *   fixture's device, not the machine's.
  * - each mount's statvfs figures (size, used, avail): the tree lives on the
  *   test's file system, whose figures are not the scene's. scan_run must
  *   have read them (size_known), then the declared ones replace them, and
@@ -32,8 +38,9 @@
  * What the tree cannot fake, and what it does instead:
  * - the device: the watched mount's device in the recorded mountinfo is the
  *   device of the test's file system (@DEV@), so the walk's match by device
- *   number, the mount's statvfs and the listing all work on real files.
- *   Its fstype says tmpfs, as a real /dev/shm's does.
+ *   number, the mount's statvfs and the listing all work on real files;
+ *   the snapshot then shows the declared one (above). Its fstype says
+ *   tmpfs, as a real /dev/shm's does.
  * - fd/N links: in /proc a link's text is the file's path and stat follows
  *   it through to the file even when it is unlinked. Here fd/N is a
  *   relative link to a real file of the tree: a named segment is

@@ -108,10 +108,9 @@ static void test_stalled_reports(void **state)
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (!strstr(out.data, keys[i]))
             fail_msg("the stand-in lacks %s in %s", keys[i], out.data);
-    model_free(&m);
 
     buf_reset(&out);
-    report_prometheus_stalled(&out, &s, 1700000000.25);
+    report_prometheus_stalled(&out, &m, 1700000000.25);
     const char *p = out.data;
     assert_true(strncmp(p, "# shmwatch: the scan has not finished after 12 s", 48) == 0);
     assert_non_null(strstr(p, "\nshmwatch_last_scan_timestamp_seconds 1700000000.250\n"));
@@ -126,8 +125,9 @@ static void test_stalled_reports(void **state)
 
     /* No complete scan yet: no timestamp at all rather than a false one. */
     buf_reset(&out);
-    report_prometheus_stalled(&out, &s, 0);
+    report_prometheus_stalled(&out, &m, 0);
     assert_null(strstr(out.data, "shmwatch_last_scan_timestamp_seconds"));
+    model_free(&m);
     buf_free(&out);
     scan_free(&s);
     sysroot_close(&sys);

@@ -68,6 +68,22 @@ static void test_parse_duration(void **state)
     assert_true(v == 1536);
 }
 
+/* The refusals that are the number's form, not its value or unit. */
+static void test_units_not_plain(void **state)
+{
+    (void)state;
+    static const char *const not_plain[] = {"1e1",   "1E3",   "1e1s", "5e-1", "0x10",
+                                            "0x3cm", "0x1p4", "2.",   "2.s",  "1.e5"};
+    for (size_t i = 0; i < sizeof(not_plain) / sizeof(not_plain[0]); i++)
+        if (!units_not_plain(not_plain[i]))
+            fail_msg("'%s' is plain decimal", not_plain[i]);
+    static const char *const other[] = {"2",  "0.5s", "10m", "2x",   "1e", "0x", "-3s",
+                                        "+3", ".5",   "inf", "soon", "",   NULL};
+    for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+        if (units_not_plain(other[i]))
+            fail_msg("'%s' is called no plain decimal", other[i] ? other[i] : "NULL");
+}
+
 static void test_parse_int(void **state)
 {
     (void)state;
@@ -203,6 +219,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_parse_duration),
+        cmocka_unit_test(test_units_not_plain),
         cmocka_unit_test(test_parse_int),
         cmocka_unit_test(test_fmt_duration_huge),
         cmocka_unit_test(test_fmt_duration_edges),

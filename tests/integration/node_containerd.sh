@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The node view (--all) on a container that containerd runs for ctr (Debian
+# 12's containerd 1.6 and runc, driven directly, no CRI): its cgroup is
+# /<namespace>/<id> (cgroupfs), which any two-level cgroup could be; shmwatch
+# takes it for a container only once containerd's task bundle
+# /run/containerd/io.containerd.runtime.v2.task/<namespace>/<id> is there.
+# The daemon is the test's own (its root, socket and state under the test's
+# directories; /run/containerd is a tmpfs of the test's private mount
+# namespace, so neither a system containerd nor the Docker tests' is met),
+# the container's root a directory of busybox alone (ctr run --rootfs).
+#   1. A container "swctr" in the namespace "swtest" with a 300 MiB limit
+#      holding a segment of its /dev/shm: --all --json names it swctr,
+#      runtime containerd, containerd_namespace swtest, its budget's limit
+#      300 MiB; the text report's heading says swtest/swctr.
+#   2. A process in a two-level cgroup of the same shape with no bundle
+#      (/swtest/nobundle, its own /dev/shm): a mount namespace with no
+#      runtime, as before.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ctr_lib.sh"
+need_root
+need_unshare
+need ctr containerd runc busybox /usr/bin/python3
+[ -x /usr/bin/containerd-shim-runc-v2 ] || _lib_missing "containerd-shim-runc-v2 (Debian's containerd)"
+test_ns 64m -- "$@"
+
+OUT=$(mktemp -d /var/tmp/shmwatch-node-containerd.XXXXXX) || fail "mktemp failed"
+on_exit "rm -rf --one-file-system $OUT"
+if [ ! -d /run/containerd ]; then
+    mkdir /run/containerd || fail "cannot make /run/containerd"
+    on_exit 'rmdir /run/containerd 2>/dev/null || true'
+fi
+mount -t tmpfs -o size=16m,mode=0711 tmpfs /run/containerd || fail "cannot mount a tmpfs on /run/containerd"
+on_exit 'umount -l /run/containerd 2>/dev/null || true'
+SOCK=$OUT/containerd.sock
+cat >"$OUT/containerd.toml" <<TOML
+version = 2
+root = "$OUT/root"
+state = "/run/containerd"
+disabled_plugins = ["io.containerd.grpc.v1.cri"]
+[grpc]
+  address = "$SOCK"
+[ttrpc]
+  address = "$SOCK.ttrpc"
+[debug]
+  address = ""
+[metrics]
+  address = ""
+TOML
+# The memory hierarchy's root: v1's memory controller (hybrid hosts), else v2.
+CGMEM=$(awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+[ -n "$CGMEM" ] || CGMEM=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+[ -n "$CGMEM" ] || _lib_missing "a memory cgroup hierarchy"
+T0=$SECONDS
+containerd --config "$OUT/containerd.toml" </dev/null >"$OUT/containerd.log" 2>&1 &
+CTRD=$!
+c() {
+    timeout 30 ctr --address "$SOCK" --namespace swtest "$@"
+}
+# On exit, also when the test fails: the task killed and removed, the
+# container removed, the daemon stopped, then any shim of this daemon (its
+# command line names the socket) and the container's processes.
+ctrd_cleanup() {
+    c task kill -s KILL swctr >/dev/null 2>&1
+    wait_for 'c task ls 2>/dev/null | grep -q "^swctr .*STOPPED" || ! c task ls 2>/dev/null | grep -q "^swctr "' 10
+    c task rm -f swctr >/dev/null 2>&1
+    c container rm swctr >/dev/null 2>&1
+    kill -TERM "$CTRD" 2>/dev/null
+    wait_for "! kill -0 $CTRD 2>/dev/null" 10 || kill -KILL "$CTRD" 2>/dev/null
+    wait "$CTRD" 2>/dev/null
+    local p
+    for p in $(pgrep -f -- "$SOCK"); do kill -KILL "$p" 2>/dev/null; done
+    for p in $(cat "$CGMEM/swtest/swctr/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+    wait_for '[ -z "$(cat "$CGMEM/swtest/swctr/cgroup.procs" 2>/dev/null)" ]' 10
+    rmdir "$CGMEM/swtest/swctr" "$CGMEM/swtest" 2>/dev/null
+    return 0
+}
+on_exit ctrd_cleanup
+wait_for "[ -S $SOCK ] && c version >/dev/null 2>&1" 30 ||
+    fail "containerd did not start: $(tail -n 5 "$OUT/containerd.log")"
+
+ROOTFS=$OUT/rootfs
+mkdir -p "$ROOTFS"/{bin,tmp,proc,sys,dev,etc}
+cp "$(command -v busybox)" "$ROOTFS/bin/busybox" || fail "cannot copy busybox"
+for t in sh sleep dd touch; do ln -s busybox "$ROOTFS/bin/$t"; done
+c run -d --rootfs --memory-limit $((300 * 1024 * 1024)) "$ROOTFS" swctr /bin/sh -c \
+    'dd if=/dev/zero of=/dev/shm/data bs=1M count=4 2>/dev/null; exec 3</dev/shm/data; touch /dev/shm/ready; exec sleep 1000' \
+    >"$OUT/run.log" 2>&1 || fail "ctr run failed: $(tail -n 3 "$OUT/run.log")"
+PID=$(c task ls | awk '$1 == "swctr" { print $2 }')
+[ "${PID:-0}" -gt 0 ] || fail "swctr has no process: $(c task ls)"
+wait_for "[ -e /proc/$PID/root/dev/shm/ready ]" 10 || fail "swctr did not write its segment"
+grep -q ':/swtest/swctr$' "/proc/$PID/cgroup" || fail "swctr's cgroup is not /swtest/swctr: $(cat "/proc/$PID/cgroup")"
+[ -d /run/containerd/io.containerd.runtime.v2.task/swtest/swctr ] || fail "no task bundle for swctr"
+ok "containerd and swctr running after $((SECONDS - T0)) s (cgroup /swtest/swctr)"
+
+# The same shape without a bundle: a process in the memory cgroup
+# /swtest/nobundle with a tmpfs of its own at /dev/shm.
+NOBUNDLE_CG=$CGMEM/swtest/nobundle
+mkdir -p "$NOBUNDLE_CG" || fail "cannot make $NOBUNDLE_CG"
+on_exit "rmdir '$NOBUNDLE_CG' 2>/dev/null; true"
+ns_holder nobundle "$NOBUNDLE_CG"
+export CTR_PID=$PID NOBUNDLE_PID=$HOLDER
+
+"$SHMWATCH" --all --json >"$OUT/all.json" || fail "--all --json exited $?"
+MOUNT='(lambda p: [m for m in j["mounts"] if any(c["pid"] == p or c["id"] == "swctr" for c in m["containers"])])'
+json_check "$OUT/all.json" "len($MOUNT(int(env['CTR_PID']))) == 1 and [(c['id'], c['name'], c['runtime'], c['containerd_namespace']) for c in $MOUNT(int(env['CTR_PID']))[0]['containers']] == [('swctr', 'swctr', 'containerd', 'swtest')]" \
+    "swctr: named, runtime containerd, namespace swtest"
+json_check "$OUT/all.json" "$MOUNT(int(env['CTR_PID']))[0]['budget']['limit_bytes'] == 300 * 1024 * 1024 and $MOUNT(int(env['CTR_PID']))[0]['cgroup']['path'] == '/swtest/swctr'" \
+    "swctr: its own 300 MiB limit"
+json_check "$OUT/all.json" "[s['state'] for s in j['segments'] if s['mount_id'] == $MOUNT(int(env['CTR_PID']))[0]['id'] and s['name'] == 'data'] == ['in_use']" \
+    "swctr: its held segment in use"
+json_check "$OUT/all.json" "[(c['runtime'], c['id'], c['containerd_namespace']) for m in j['mounts'] for c in m['containers'] if c['pid'] == int(env['NOBUNDLE_PID'])] == [(None, None, None)]" \
+    "/swtest/nobundle, without a bundle: a mount namespace with no runtime"
+"$SHMWATCH" --all --once >"$OUT/all.txt" || fail "--all --once exited $?"
+grep -q "^== CONTAINER swctr (containerd swtest/swctr, " "$OUT/all.txt" ||
+    fail "the text report does not name swctr: $(grep '^==' "$OUT/all.txt" | head -n 5)"
+ok "the text report names swtest/swctr"
+ok "done in $((SECONDS - T0)) s"
