@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds shmwatch twice (plain, and with AddressSanitizer + UndefinedBehavior-
-# Sanitizer) and runs every test, unit and integration, in both builds.
+# Sanitizer) and runs the tests of each: every test in the plain build, all but
+# the slow real-stack ones (plain_only_tests in tests/meson.build) in the other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -97,7 +97,8 @@ ok "the kernel counts $kernel_count OOM kill(s) in the cgroup"
 
 # The stream: a snapshot after the kill counts it, says it is new, and is critical.
 wait_for "grep -q '\"oom_kills\":[1-9]' '$stream'" 15 || fail "the stream never counted the kill"
-sleep 1 # one more snapshot after the first that saw it
+seen=$(wc -l <"$stream")
+wait_for "[ \$(wc -l <'$stream') -gt $seen ]" 5 || fail "the stream stopped after the snapshot that saw the kill"
 kill -TERM "$STREAM" 2>/dev/null
 wait "$STREAM" 2>/dev/null
 first=$SHMTEST_TMP/oom-first.json

@@ -192,8 +192,8 @@ dashboard_moves() {
 
 # --- The daemon stopped -------------------------------------------------------------
 kill -STOP "$BINDFS"
-sleep 1.5 # FUSE's attribute cache (1 s) runs out: a stat now asks the daemon
-stat_blocks || fail "a plain stat of the held FUSE file answers: the test is not testing"
+# Once FUSE's attribute cache (1 s) runs out a stat asks the daemon, and waits.
+wait_for stat_blocks 6 || fail "a plain stat of the held FUSE file answers: the test is not testing"
 ok "with the daemon stopped, a plain stat of /proc/$HOLDER/fd/$hfd blocks"
 # What the scan does read of such a process answers without the daemon: the
 # fd's link, the maps (the file is mapped), the cwd's link.

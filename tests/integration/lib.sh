@@ -202,6 +202,21 @@ wait_for() {
     done
 }
 
+# stays_false CMD SECONDS: the check that something does NOT happen. Polls CMD
+# (eval'd) every 20 ms for SECONDS (may be fractional); returns 1 as soon as it
+# succeeds, 0 once SECONDS have passed with CMD false at every poll, the last
+# poll at or after the deadline.
+stays_false() {
+    local cmd=$1 now deadline
+    deadline=$(($(date +%s%N) + $(awk -v t="$2" 'BEGIN { printf "%.0f", t * 1e9 }')))
+    while :; do
+        now=$(date +%s%N)
+        eval "$cmd" && return 1
+        [ "$now" -lt "$deadline" ] || return 0
+        sleep 0.02
+    done
+}
+
 # json_check JSONFILE PYEXPR MSG: evaluates PYEXPR with /usr/bin/python3, where j is
 # the parsed JSON, man the parsed $MANIFEST (or None), env os.environ and page the page
 # size. Prints "ok - MSG", or fails with MSG and the values that made PYEXPR false: the

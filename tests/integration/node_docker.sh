@@ -297,7 +297,10 @@ done
 for i in 1 2 3 4; do
     timeout 30 "$DOCKER_BIN" wait "brief-$i" >/dev/null || fail "brief-$i did not exit"
 done
-sleep 1
+# Two more snapshots: the second was begun after every one of them had exited.
+n=$(wc -l <"$S")
+wait_for "[ \$(wc -l <'$S') -ge $((n + 2)) ]" 30 ||
+    fail "the stream of --all scans stopped at $(wc -l <"$S") snapshots: $(tail -n 5 "$OUT/stream.err")"
 kill -TERM "$STREAM"
 rc=0
 wait "$STREAM" || rc=$?

@@ -37,9 +37,12 @@ else:
     comm, path = sys.argv[3], sys.argv[-1]
     if "orphan" in sys.argv[4:-1]:
         os.setpgid(0, 0)
+        leader = os.getpid()
         if os.fork() > 0:
-            os._exit(0)  # the group's leader is gone
-        time.sleep(0.1)
+            os._exit(0)  # the group's leader goes: ready once it is reaped (10 s at most)
+        until = time.monotonic() + 10
+        while os.path.exists("/proc/%d" % leader) and time.monotonic() < until:
+            time.sleep(0.01)
     name(comm)
     c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     c.connect(addr)

@@ -40,6 +40,6 @@ echo "$out"
 assert_eq "$rc" 3 "reap exits 3"
 grep -q "^refused  *pid $stuck (shmscene)  pid $stuck is now a different process (sleep, started after the scan): not signalled" <<<"$out" ||
     fail "the refusal is not reported"
-kill -0 "$newcomer" 2>/dev/null && [ "$(cat /proc/$newcomer/comm)" = sleep ] ||
+stays_false '! kill -0 "$newcomer" 2>/dev/null || [ "$(cat /proc/$newcomer/comm 2>/dev/null)" != sleep ]' 0.5 ||
     fail "the newcomer was signalled"
 ok "a pid taken by a new process is not signalled"

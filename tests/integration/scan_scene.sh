@@ -2,7 +2,8 @@
 # The scan engine against a real scene: a main process with workers holding
 # torch segments in every way PyTorch does (named, unlinked + fd, unlinked +
 # mapping only, passed to the main over SCM_RIGHTS), orphans of a dead
-# creator and hostile names, in a private 64 MiB tmpfs at /dev/shm.
+# creator and hostile names, in a private 64 MiB tmpfs at /dev/shm; and
+# plan --observe on its DataLoader group.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -118,4 +119,15 @@ grep -q 'torch_9_1\\nfake' "$SHMTEST_TMP/once.txt" || fail "the newline in a nam
 grep -q "main $(manifest_pids main)" "$SHMTEST_TMP/once.txt" || fail "text names the group's main"
 grep -q '^ORPHANS' "$SHMTEST_TMP/once.txt" || fail "text lists orphans"
 ok "text report shows the group, orphans and escaped names"
+
+# plan --observe on the scene's group: the batch from what its main and workers
+# hold now, 24 segments of 1 MiB (the real DataLoader's batch is plan-observe's).
+main=$(manifest_pids main)
+"$SHMWATCH" plan --observe "$main" --json >"$SHMTEST_TMP/observe.json" || fail "plan --observe --json exited $?"
+json_check "$SHMTEST_TMP/observe.json" "j['observed']['main_pid'] == man['main'] and (j['observed']['workers'], j['observed']['segments'], j['observed']['shm_bytes'], j['batch_shm_bytes']) == (3, 24, 24 << 20, 1 << 20)" \
+    "plan --observe: 3 workers, 24 segments of 1 MiB, one a batch"
+"$SHMWATCH" plan --observe "$main" >"$SHMTEST_TMP/observe.txt" || fail "plan --observe exited $?"
+grep -q "^   24 segments, 25,165,824 bytes (24.0 MiB), with 3 workers$" "$SHMTEST_TMP/observe.txt" ||
+    fail "plan --observe's text does not say what the group holds: $(head -n 5 "$SHMTEST_TMP/observe.txt")"
+ok "plan --observe's text says what the group holds"
 scene_stop

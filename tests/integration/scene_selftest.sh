@@ -140,8 +140,7 @@ wait_for '[ -n "$(cat /proc/$CHURN/task/$CHURN/children)" ]' 5 ||
     fail "the churn process forks no openers"
 ok "the churn process forks short-lived openers"
 kill -TERM "$STUCK"
-sleep 0.2
-[ "$(state_of "$STUCK")" = S ] || fail "the stuck worker did not survive SIGTERM"
+stays_false 'gone "$STUCK"' 0.5 || fail "the stuck worker did not survive SIGTERM"
 ok "the stuck worker ignores SIGTERM"
 
 # --- stop: children gone, named files kept, hidden pages freed

@@ -163,7 +163,7 @@ done
 
 # ---- 2. Killed: the leftovers on a mount still shared are unheld ----------
 inner_start --strategy file_system --workers 3 --hold-batches 2
-sleep 1 # the prefetched batches land
+wait_for '[ "$(torch_files | wc -l)" -ge 4 ]' 30 || fail "the loader made too few torch files: $(torch_files)"
 inner_kill
 left=$(torch_files)
 [ "$(echo "$left" | wc -l)" -ge 4 ] || fail "too few leftovers: $left"
@@ -265,10 +265,20 @@ mount -t tmpfs -o size=64m,mode=1777 tmpfs /dev/shm
 "$PY" "$WORKLOAD" --strategy file_system --workers 2 --hold-batches 2 < <(sleep 600) >"$T/private.out" 2>"$T/private.err" &
 for i in $(seq 600); do grep -q '^READY ' "$T/private.out" && break; sleep 0.1; done
 grep -q '^READY ' "$T/private.out"
-sleep 1
-pids=$(ps -e -o pid=,comm= | awk '$2 == "python3" || $2 == "torch_shm_manag" { print $1 }')
+# The prefetched batches land: the mount's use the same at three polls running.
+last= same=0
+for i in $(seq 150); do
+    now=$(stat -f -c '%b %f' /dev/shm)
+    if [ "$now" = "$last" ]; then same=$((same + 1)); else same=0; fi
+    last=$now
+    [ "$same" -lt 3 ] || break
+    sleep 0.1
+done
+loader() { ps -e -o pid=,comm= | awk '$2 == "python3" || $2 == "torch_shm_manag" { print $1 }'; }
+pids=$(loader)
 kill -STOP $pids; kill -KILL $pids
-sleep 1
+for i in $(seq 150); do [ -z "$(loader)" ] && break; sleep 0.1; done
+[ -z "$(loader)" ]
 ls /dev/shm | grep '^torch_' | sort >"$T/private.left"
 "$SHMWATCH" --json >"$T/private.json"
 "$SHMWATCH" clean --yes --log "$T/actions.log" >"$T/private.clean" 2>&1 || echo "clean exited $?" >>"$T/private.clean"

@@ -68,9 +68,8 @@ tui_keys F9
 tui_wait "Send a signal to pid $w1 \(shmscene\)" 5
 tui_keys q
 tui_gone "Send a signal to" 5
-sleep 0.5
-kill -0 "$w1" 2>/dev/null && ! gone "$w1" || fail "closing the menu signalled worker $w1"
-[ ! -s "$log" ] || fail "closing the menu wrote the action log: $(cat "$log")"
+stays_false 'gone "$w1" || [ -s "$log" ]' 0.5 ||
+    fail "closing the menu signalled worker $w1 or wrote the action log: $(cat "$log")"
 ok "Esc and q close k's and F9's menu; nothing is signalled or logged"
 
 # --- TERM ends a worker --------------------------------------------------------------
@@ -94,9 +93,9 @@ tui_wait "Send a signal to pid $trapper \(python3\)" 5
 tui_wait " 2 INT   interrupt" 5
 nlog=$(wc -l <"$log")
 tui_keys 3 # the third line (INT), but no line says 3: nothing
-sleep 0.5
-tui_wait "Send a signal to pid $trapper" 1
-assert_eq "$(wc -l <"$log")" "$nlog" "3, a number no line prints, sends nothing"
+stays_false '[ "$(wc -l <"$log")" != "$nlog" ] || ! tui_cap | grep -q "Send a signal to pid $trapper"' 0.5 ||
+    { tui_dump; fail "3, a number no line prints, closed the menu or sent something: $(tail -n 1 "$log")"; }
+ok "3, a number no line prints, sends nothing"
 tui_keys 2
 tui_wait "SIGINT sent to 1; 0 refused or failed" 5
 assert_eq "$(logged "	signal INT	pid $trapper (python3)	owner=0	bytes=0	sent	")" 1 \
@@ -107,9 +106,9 @@ ok "k, 3 sends nothing; k, 2 sends SIGINT (the line that says 2), not the second
 tui_keys k
 tui_wait "Send a signal to pid $trapper" 5
 tui_keys 1 # 1 HUP, or the start of 15 or 17: waits, on HUP
-sleep 0.5
-tui_wait "Send a signal to pid $trapper" 1
-assert_eq "$(logged "pid $trapper ")" 1 "1, the start of 15 and 17 too, sends nothing by itself"
+stays_false '[ "$(logged "pid $trapper ")" != 1 ] || ! tui_cap | grep -q "Send a signal to pid $trapper"' 0.5 ||
+    { tui_dump; fail "1, the start of 15 and 17 too, closed the menu or sent something: $(tail -n 1 "$log")"; }
+ok "1, the start of 15 and 17 too, sends nothing by itself"
 tui_keys Enter
 tui_wait "SIGHUP sent to 1; 0 refused or failed" 5
 assert_eq "$(logged "	signal HUP	pid $trapper (python3)	owner=0	bytes=0	sent	")" 1 \
@@ -172,8 +171,7 @@ newcomer=$NEWCOMER
 tui_keys Enter # TERM
 tui_wait "SIGTERM sent to 0; 1 refused or failed" 5
 tui_wait "pid $holder \(python3\)  pid $holder is now a different process \(sleep, started after the scan\): not signalled" 5
-sleep 0.5
-kill -0 "$newcomer" 2>/dev/null && [ "$(cat "/proc/$newcomer/comm")" = sleep ] ||
+stays_false '! kill -0 "$newcomer" 2>/dev/null || [ "$(cat "/proc/$newcomer/comm" 2>/dev/null)" != sleep ]' 0.5 ||
     fail "the newcomer was signalled"
 assert_eq "$(logged "	signal TERM	pid $holder (python3)	owner=0	bytes=0	refused	pid $holder is now a different process")" 1 \
     "the refusal is in the action log"

@@ -34,10 +34,18 @@ tui_keys F1
 tui_wait "^ Help: every key" 5
 help=$SHMTEST_TMP/help
 : >"$help"
-for _ in 1 2 3 4; do # the page may need scrolling: a screen at a time
-    tui_cap >>"$help"
+# The page may need scrolling: a screen at a time, each waited for by its footer
+# (" FIRST-LAST of N "), until its last line is shown.
+for _ in $(seq 10); do
+    tui_cap >"$SHMTEST_TMP/help.screen"
+    cat "$SHMTEST_TMP/help.screen" >>"$help"
+    range=$(sed -nE 's/^ ([0-9]+-[0-9]+ of [0-9]+)  .*/\1/p' "$SHMTEST_TMP/help.screen")
+    [ -n "$range" ] || { tui_dump; fail "the help page has no footer saying which lines it shows"; }
+    last=${range%% of *}
+    last=${last#*-}
+    [ "$last" -lt "${range##* of }" ] || break
     tui_keys NPage
-    sleep 0.3
+    tui_gone "^ $range  " 5
 done
 missing=0
 while IFS= read -r label; do

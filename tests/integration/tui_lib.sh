@@ -86,11 +86,16 @@ tui_keys() {
     tui send-keys -t tui "$@"
 }
 
-# tui_sane: the screen has TUI_H rows, none wider than TUI_W columns, no control
-# characters, and the bottom line carries the key hints (or a page's footer).
+# tui_sane [MSG]: the screen has TUI_H rows, none wider than TUI_W columns, no
+# control characters, or the test fails with MSG. tui_fits: the same check, its
+# status returned (for stays_false).
 tui_sane() {
+    tui_fits || { tui_dump; fail "${1:-the screen is not sane}"; }
+}
+
+tui_fits() {
     tui_cap >"$SHMTEST_TMP/tui.screen"
-    python3 - "$SHMTEST_TMP/tui.screen" "$TUI_W" "$TUI_H" <<'PY' || { tui_dump; fail "${1:-the screen is not sane}"; }
+    python3 - "$SHMTEST_TMP/tui.screen" "$TUI_W" "$TUI_H" <<'PY'
 import sys, unicodedata
 text = open(sys.argv[1], encoding="utf-8", errors="strict").read()
 w, h = int(sys.argv[2]), int(sys.argv[3])

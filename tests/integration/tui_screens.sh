@@ -82,7 +82,7 @@ tui_quit
 # inside its box (18 columns from column 1: the inside from column 2).
 tui_start 20 5
 tui_wait "Quit|q +Quit|Help" 10
-sleep 1 # the first scan: D needs one
+tui_wait "main [0-9]+" 10 # the group's row: the first scan is in (D needs one)
 tui_keys D
 tui_wait "Yes" 5
 row=$(tui_cap | grep -m1 "Yes")

@@ -1,13 +1,20 @@
 /* The scan watchdog's pieces: the stall limit, the account of where a
  * scan is (from its beacon and the process's comm in a fixture /proc), the
  * stand-in for a stalled scan in JSON and Prometheus, and a scan run in a
- * thread of its own. */
+ * thread of its own, given up on after it ended and while it still runs. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+
 #include "testutil.h"
+#include "collect/pidscan.h"
 #include "collect/scan.h"
 #include "collect/scanjob.h"
 #include "fake_scene.h"
 #include "model/model.h"
 #include "report/report.h"
+#include "scene_tree.h"
+#include "util/buf.h"
 #include "util/clock.h"
 
 static const char *proc_dir(char *buf, size_t n)
@@ -154,7 +161,8 @@ static void test_complete_metrics(void **state)
 }
 
 /* A scan in a thread of its own: waited for, finished, its result moved
- * out; and one given up on after it ended is freed by the giver-up. */
+ * out; and one given up on after it ended is freed by the giver-up (one
+ * given up on while it runs: test_abandon_running). */
 static void test_job(void **state)
 {
     (void)state;
@@ -181,6 +189,84 @@ static void test_job(void **state)
     sysroot_close(&sys);
 }
 
+/* The stat hook of the scan given up on while it runs: each call says so
+ * on the pipe `entered` and waits on `release` until the test closes its
+ * write end (from then on every call goes straight through). */
+static int entered[2] = {-1, -1}, release[2] = {-1, -1};
+
+static int held_stat(int dirfd, const char *name, struct stat *st)
+{
+    char c = 'x';
+    (void)!write(entered[1], &c, 1);
+    (void)!read(release[0], &c, 1);
+    return fstatat(dirfd, name, st, 0);
+}
+
+/* How many threads this process has (its /proc/self/task entries). */
+static int thread_count(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* A scan given up on while it is provably still running (held in its first
+ * fd stat by the hook, its beacon there): once let go, its thread ends on
+ * its own and frees the job and the scan. Its thread is waited for until it
+ * is gone, so that the sanitizer build's leak check at exit sees what the
+ * abandon path left (a leak), and ASan any use of the job after its free. */
+static void test_abandon_running(void **state)
+{
+    (void)state;
+    struct scene sc;
+    char err[512];
+    char *desc = str_printf("%s/scan/fd_only.scene", fixtures_dir());
+    int rc = scene_build(&sc, desc, err, sizeof(err));
+    free(desc);
+    if (rc < 0)
+        fail_msg("fd_only.scene: %s", err);
+    char *root = str_printf("%s/root", sc.tree);
+    struct sysroot sys;
+    assert_int_equal(sysroot_open(&sys, sc.proc, root, root), 0);
+    free(root);
+    assert_int_equal(pipe2(entered, O_CLOEXEC), 0);
+    assert_int_equal(pipe2(release, O_CLOEXEC), 0);
+    procfiles_set_test_stat(held_stat);
+    int threads = thread_count();
+
+    struct scan_opts o = {.sys = &sys};
+    struct scan_job *j = scan_job_start(&o);
+    assert_non_null(j);
+    struct pollfd in = {.fd = entered[0], .events = POLLIN};
+    assert_int_equal(poll(&in, 1, 30 * 1000), 1); /* the scan is in its first fd stat */
+    assert_false(scan_job_wait(j, clock_now()));
+    char where[256];
+    pid_t pid;
+    int fd;
+    scan_beacon_describe(scan_job_beacon(j), &sys, where, sizeof(where), &pid, &fd);
+    if (pid <= 0 || fd < 0 || strncmp(where, "reading fd ", 11) != 0)
+        fail_msg("the held scan's beacon says \"%s\" (pid %d, fd %d)", where, (int)pid, fd);
+    assert_int_equal(thread_count(), threads + 1);
+    scan_job_abandon(j); /* j is the scan thread's from here on */
+
+    close(release[1]); /* let it go */
+    double until = clock_now() + 30;
+    while (thread_count() > threads && clock_now() < until)
+        clock_nap(0.01);
+    assert_int_equal(thread_count(), threads); /* it ended, having freed the job */
+
+    procfiles_set_test_stat(NULL);
+    close(entered[0]);
+    close(entered[1]);
+    close(release[0]);
+    sysroot_close(&sys);
+    scene_free(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_stalled_reports),
         cmocka_unit_test(test_complete_metrics),
         cmocka_unit_test(test_job),
+        cmocka_unit_test(test_abandon_running),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,6 +54,14 @@ static pid_t paused_child(void)
     return child;
 }
 
+/* Returns once the child has exited, leaving it a zombie (not reaped). */
+static void await_zombie(pid_t child)
+{
+    siginfo_t si;
+    assert_int_equal(waitid(P_PID, (id_t)child, &si, WEXITED | WNOWAIT), 0);
+    assert_int_equal(si.si_pid, child);
+}
+
 static void test_pid_view_pinned(void **state)
 {
     (void)state;
@@ -70,7 +78,7 @@ static void test_pid_view_pinned(void **state)
     assert_true(a.st_ino == b.st_ino && a.st_dev == b.st_dev); /* same mount namespace */
     /* Once it has exited (a zombie first, then reaped) the view is dead. */
     kill(child, SIGKILL);
-    usleep(100 * 1000);
+    await_zombie(child);
     assert_false(sysroot_pid_alive(&r));
     struct sysroot z;
     assert_int_equal(sysroot_open_pid(&z, &host, child), -ESRCH);
@@ -109,7 +117,7 @@ static void test_pid_view_pidfd(void **state)
     r.pid_start--;
     assert_true(sysroot_pid_alive(&r));
     kill(child, SIGKILL);
-    usleep(100 * 1000);
+    await_zombie(child);
     r.proc = -1;
     assert_false(sysroot_pid_alive(&r)); /* a zombie: the pidfd is readable */
     r.proc = proc;
