@@ -404,35 +404,17 @@ static void classify(struct model *m, const struct model_opts *o)
     pid_lookup_free(&l);
 }
 
-/* Joins the k strings of parts into buf as snprintf's "%s%s..." would,
- * cut to n - 1 bytes (n > 0): without parsing a format, which cost more
- * than the rest of a young segment's note. */
-static void note_join(char *buf, size_t n, const char *const *parts, size_t k)
-{
-    size_t at = 0;
-    for (size_t i = 0; i < k && at < n - 1; i++) {
-        size_t len = strlen(parts[i]);
-        if (len > n - 1 - at)
-            len = n - 1 - at;
-        memcpy(buf + at, parts[i], len);
-        at += len;
-    }
-    buf[at] = '\0';
-}
-
 const char *segment_note(const struct model *m, const struct segment *sg, char *buf, size_t n)
 {
     char age[32], min[32];
     const struct shm_mount *mt = &m->scan->mounts.items[sg->mount];
     switch (sg->note) {
     case NOTE_YOUNG: {
-        const char *parts[] = {
-            "written ", fmt_duration(age, sizeof(age), (double)segment_age_s(m, sg)),
-            " ago, younger than orphan_min_age ",
-            fmt_duration(min, sizeof(min), m->orphan_min_age_s),
-            ": it may be in flight between processes"};
-        if (n)
-            note_join(buf, n, parts, sizeof(parts) / sizeof(parts[0]));
+        snprintf(buf, n,
+                 "written %s ago, younger than orphan_min_age %s: it may be in flight between "
+                 "processes",
+                 fmt_duration(age, sizeof(age), (double)segment_age_s(m, sg)),
+                 fmt_duration(min, sizeof(min), m->orphan_min_age_s));
         break;
     }
     case NOTE_SHARED:

@@ -3,12 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-
-#include "util/units.h"
 
 /* The start of a file opened with O_NONBLOCK: st its fstat; a pipe (a
  * shell's <(...)) or a FIFO that gives an end of file before any byte has no
@@ -165,9 +164,6 @@ int stat_nowait(int dirfd, const char *path, int flags, struct stat *st, bool *f
 
 char *pid_dir_name(char name[static 16], pid_t pid)
 {
-    char *o = name;
-    if (pid < 0)
-        *o++ = '-';
-    *put_decimal(o, pid < 0 ? 0ull - (unsigned long long)pid : (unsigned long long)pid) = '\0';
+    snprintf(name, 16, "%d", (int)pid);
     return name;
 }

@@ -51,9 +51,7 @@ int statx_nowait(int dirfd, const char *path, int flags, struct statx *sx);
 bool stat_from_statx(const struct statx *sx, struct stat *st);
 
 /* The name of pid's directory under /proc (its decimal digits) in name,
- * which is returned; a negative pid is written with its sign. Written by
- * hand: a walk of /proc opens every process's directory, and snprintf
- * costs some 700 instructions for it. */
+ * which is returned; a negative pid is written with its sign. */
 char *pid_dir_name(char name[static 16], pid_t pid);
 
 /* Next line of text in *cursor (newline removed, NUL written in its place);

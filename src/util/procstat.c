@@ -21,12 +21,7 @@ bool procstat_num(const char **s, long long *out)
         p++;
     if (*p < '0' || *p > '9')
         return false;
-    /* Nineteen digits cannot overflow 64 bits: only a longer number is
-     * checked digit by digit. */
     unsigned long long v = 0;
-    const char *digits = p;
-    while ((unsigned)(*p - '0') < 10 && p - digits < 19)
-        v = v * 10 + (unsigned)(*p++ - '0');
     while ((unsigned)(*p - '0') < 10) {
         unsigned d = (unsigned)(*p++ - '0');
         if (v > (ULLONG_MAX - d) / 10)

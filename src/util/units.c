@@ -141,31 +141,6 @@ const char *fmt_size(char *dst, size_t n, uint64_t bytes)
     return dst;
 }
 
-char *put_decimal(char *p, unsigned long long v)
-{
-    char t[20];
-    size_t k = 0;
-    do {
-        t[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (k)
-        *p++ = t[--k];
-    return p;
-}
-
-/* v (< 100) in two digits at p; returns the end. */
-static char *put_two(char *p, unsigned v)
-{
-    p[0] = (char)('0' + v / 10);
-    p[1] = (char)('0' + v % 10);
-    return p + 2;
-}
-
-/* The digits are written here, not by snprintf: the note of every orphan
- * carries two durations, and a format string's parse cost more than all
- * the rest of the note. The text, and its truncation to n - 1 bytes, are
- * snprintf's of "%llus", "%llum%02llus", "%lluh%02llum", "%llud%lluh". */
 const char *fmt_duration(char *dst, size_t n, double seconds)
 {
     if (!(seconds >= 0))
@@ -173,30 +148,13 @@ const char *fmt_duration(char *dst, size_t n, double seconds)
     /* A value beyond 64 bits (a --min-age of 1e50s) has no integer: saturate. */
     unsigned long long s =
         seconds >= 18446744073709551616.0 ? ULLONG_MAX : (unsigned long long)seconds;
-    char text[48], *e;
-    if (s < 60) {
-        e = put_decimal(text, s);
-        *e++ = 's';
-    } else if (s < 3600) {
-        e = put_decimal(text, s / 60);
-        *e++ = 'm';
-        e = put_two(e, (unsigned)(s % 60));
-        *e++ = 's';
-    } else if (s < 86400) {
-        e = put_decimal(text, s / 3600);
-        *e++ = 'h';
-        e = put_two(e, (unsigned)(s % 3600 / 60));
-        *e++ = 'm';
-    } else {
-        e = put_decimal(text, s / 86400);
-        *e++ = 'd';
-        e = put_decimal(e, s % 86400 / 3600);
-        *e++ = 'h';
-    }
-    if (n) {
-        size_t len = (size_t)(e - text) < n - 1 ? (size_t)(e - text) : n - 1;
-        memcpy(dst, text, len);
-        dst[len] = '\0';
-    }
+    if (s < 60)
+        snprintf(dst, n, "%llus", s);
+    else if (s < 3600)
+        snprintf(dst, n, "%llum%02llus", s / 60, s % 60);
+    else if (s < 86400)
+        snprintf(dst, n, "%lluh%02llum", s / 3600, s % 3600 / 60);
+    else
+        snprintf(dst, n, "%llud%lluh", s / 86400, s % 86400 / 3600);
     return dst;
 }

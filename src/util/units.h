@@ -25,8 +25,6 @@ bool parse_int(const char *s, long long min, long long max, long long *out);
 /* "1.5 GiB", "64.0 MiB", "512 B" into dst. */
 const char *fmt_size(char *dst, size_t n, uint64_t bytes);
 
-/* v in decimal at p (at most 20 bytes, no NUL); returns the end. */
-char *put_decimal(char *p, unsigned long long v);
 
 /* "3s", "4m05s", "2h10m", "3d4h" into dst. */
 const char *fmt_duration(char *dst, size_t n, double seconds);
