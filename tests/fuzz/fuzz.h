@@ -77,7 +77,7 @@ static inline const char *fuzz_memfile(const void *p, size_t len)
 /* A fresh directory below $TMPDIR (or /tmp), made once per process. */
 static inline const char *fuzz_tmpdir(void)
 {
-    static char dir[4096];
+    static char dir[1024]; /* the callers add a name to it in 4096 bytes */
     if (!dir[0]) {
         const char *t = getenv("TMPDIR");
         snprintf(dir, sizeof(dir), "%s/shmwatch-fuzz-XXXXXX", t && *t ? t : "/tmp");

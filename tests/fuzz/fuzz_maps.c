@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static char maps[4096];
     static struct procfiles *pf;
     if (piddir < 0) {
-        char dir[4096];
+        char dir[2048];
         snprintf(dir, sizeof(dir), "%s/pid", fuzz_tmpdir());
         if (mkdir(dir, 0700) != 0 && errno != EEXIST)
             abort();
