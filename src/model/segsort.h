@@ -7,8 +7,8 @@
 
 #include "model/model.h"
 
-/* That order as a qsort comparison of two struct segment: what segsort
- * falls back on, and what its test holds it to. */
+/* That order as a qsort comparison of two struct segment. A model holds
+ * each (mount, inode) once, so no two segments compare equal. */
 int segsort_cmp(const void *a, const void *b);
 
 /* Sorts segs[0..n) into that order, in place. */
