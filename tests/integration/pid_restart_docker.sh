@@ -30,6 +30,7 @@
 docker_need
 need_unshare
 need /usr/bin/python3
+bash "$(dirname "$0")/../stack/rootfs.sh" --check || need debootstrap
 test_ns 16m -- "$@"
 IMG=$DOCKER_IMAGE_TORCH
 W=/opt/shmwatch-workload # the workload, inside
@@ -61,17 +62,22 @@ docker_run trainer --cgroup-parent "/kubepods/burstable/pod$POD_UID" -m 1g \
 ID=$(dk inspect -f '{{.Id}}' trainer) || fail "no id for trainer"
 ln -s "../pods/ml_trainer-0_$POD_UID/trainer/0.log" "/var/log/containers/trainer-0_ml_trainer-$ID.log" ||
     fail "cannot make the container's log link"
+LOG=$(dk inspect -f '{{.LogPath}}' trainer) && [ -n "$LOG" ] || fail "no log path for trainer"
 export ID POD_UID
 
 # ready N: waits until the container's log has N READY lines (its Nth job
 # holds its batches), then until the volume's listing has stayed the same for
-# half a second (the workers' prefetching is over).
+# half a second (the workers' prefetching is over). The log is read where
+# Docker's json-file driver writes it (its LogPath), which is cheaper to poll
+# than docker logs.
 ready() {
-    wait_for "[ \"\$(dk logs trainer 2>/dev/null | grep -c '^READY ')\" -ge $1 ] || [ \"\$(dk inspect -f '{{.State.Running}}' trainer)\" != true ]" 120 &&
-        [ "$(dk logs trainer 2>/dev/null | grep -c '^READY ')" -ge "$1" ] ||
+    local init
+    init=$(docker_pid trainer)
+    wait_for "[ \"\$(grep -c '\"log\":\"READY ' '$LOG')\" -ge $1 ] || [ ! -d /proc/$init ]" 120 &&
+        [ "$(grep -c '"log":"READY ' "$LOG")" -ge "$1" ] ||
         fail "the job of start $1 did not hold its batches: $(dk logs trainer 2>&1 | tail -n 5)"
     local last='' same=0
-    wait_for 'settled' 15 || fail "the volume did not settle: $(ls "$VOL")"
+    wait_for settled 15 || fail "the volume did not settle: $(ls "$VOL")"
 }
 # settled: true once the volume's listing (names, sizes, times) is the one of
 # the last 25 calls.
@@ -149,19 +155,7 @@ done
 [ "$(grep -c '^  /dev/shm/.* (in trainer) ' "$OUT/dry.txt")" -eq "${#OLD[@]}" ] ||
     fail "clean --all would touch other than the leftovers in trainer: $(grep -F '(in trainer)' "$OUT/dry.txt")"
 ok "clean --all: each leftover is of an earlier run of trainer, nothing else of it is touched"
-"$SHMWATCH" clean --pid "$PID" --yes --orphan-min-age 2 >"$OUT/clean.txt" 2>&1 ||
-    fail "clean --pid exited $?: $(cat "$OUT/clean.txt")"
-for s in "${OLD[@]}"; do
-    grep -F "  /dev/shm/$s (in trainer) " "$OUT/clean.txt" |
-        grep -q 'orphan: held by nobody, left by an earlier run of its container (restarted at ' ||
-        fail "clean --pid does not give $s as left by an earlier run: $(cat "$OUT/clean.txt")"
-    [ ! -e "$VOL/$s" ] || fail "$s is still there: $(cat "$OUT/clean.txt")"
-done
-[ "$(grep -c '^removed ' "$OUT/clean.txt")" -eq "${#OLD[@]}" ] ||
-    fail "clean removed other than the ${#OLD[@]} leftovers: $(cat "$OUT/clean.txt")"
-for s in "${NEW[@]}"; do
-    [ -e "$VOL/$s" ] || fail "$s of the running job is gone: $(cat "$OUT/clean.txt")"
-done
+clean_earlier_run "$PID" trainer "$VOL" "${OLD[@]}" -- "${NEW[@]}"
 [ "$(dk inspect -f '{{.State.Running}}' trainer)" = true ] || fail "the new job stopped"
 ok "clean --pid removed the ${#OLD[@]} leftovers, each of an earlier run, and kept the ${#NEW[@]} of the new run"
 ok "done in $((SECONDS - T0)) s"
