@@ -471,6 +471,32 @@ dead_pid() {
 # The command prefix that runs a command as nobody.
 NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 
+# clean_earlier_run PID LABEL DIR OLD... -- KEPT...: shmwatch clean --pid PID
+# --yes --orphan-min-age 2 in a restarted container (tests pid_restart_*.sh),
+# its output in $SHMTEST_TMP/clean.txt. Each of OLD, names in DIR (the
+# container's /dev/shm as the test sees it), must be listed as in LABEL and
+# left by an earlier run, and be gone; nothing else is removed, and every one
+# of KEPT is still there.
+clean_earlier_run() {
+    local pid=$1 label=$2 dir=$3 out=$SHMTEST_TMP/clean.txt s n=0
+    shift 3
+    "$SHMWATCH" clean --pid "$pid" --yes --orphan-min-age 2 >"$out" 2>&1 ||
+        fail "clean --pid exited $?: $(cat "$out")"
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        grep -F "  /dev/shm/$1 (in $label) " "$out" |
+            grep -q 'orphan: held by nobody, left by an earlier run of its container (restarted at ' ||
+            fail "clean --pid does not give $1 as left by an earlier run: $(cat "$out")"
+        [ ! -e "$dir/$1" ] || fail "$1 is still there: $(cat "$out")"
+        n=$((n + 1))
+        shift
+    done
+    [ "$(grep -c '^removed ' "$out")" -eq "$n" ] || fail "clean removed other than the $n leftovers: $(cat "$out")"
+    [ $# -eq 0 ] || shift
+    for s; do
+        [ -e "$dir/$s" ] || fail "$s of the running container is gone: $(cat "$out")"
+    done
+}
+
 # fs_used_bytes PATH: used bytes of the file system at PATH, as statvfs (df) sees it.
 fs_used_bytes() {
     stat -f -c '%b %f %S' "$1" | awk '{ printf "%.0f\n", ($1 - $2) * $3 }'

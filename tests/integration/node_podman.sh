@@ -4,7 +4,7 @@
 # made offline (podman import). Its storage is the test's own: graph root and
 # run root in temporary directories, named by a storage.conf bind-mounted on
 # /etc/containers in the test's private mount namespace, which podman and
-# shmwatch both read there.
+# shmwatch both read there (tests/integration/podman_lib.sh).
 #   1. A container run with --name swpod --shm-size 80m -m 300m holding a
 #      segment of its /dev/shm: --all --json names it swpod (containers.json
 #      in the graph root), runtime podman, its mount 80 MiB, its budget's
@@ -19,84 +19,25 @@
 #      namespaces at /dev/shm, pid evidence shared, the dead creator's
 #      segment unheld.
 . "$(dirname "$0")/lib.sh"
-need_root
-need_unshare
-need podman runc busybox tar /usr/bin/python3
+. "$(dirname "$0")/podman_lib.sh"
+podman_need
+need /usr/bin/python3
 test_ns 64m -- "$@"
-
-# The outputs (--all shows every container of the machine): on disk.
-OUT=$(mktemp -d /var/tmp/shmwatch-node-podman.XXXXXX) || fail "mktemp failed"
-on_exit "rm -rf --one-file-system $OUT"
-STORE=$OUT/storage
-RUNROOT=$(mktemp -d /run/shmwatch-podman.XXXXXX) || fail "mktemp failed"
-on_exit "rm -rf --one-file-system $RUNROOT"
-mkdir -p "$STORE" "$OUT/etc-containers" /etc/containers || fail "cannot make directories"
-cp -a /etc/containers/. "$OUT/etc-containers/" 2>/dev/null || true
-cat >"$OUT/etc-containers/storage.conf" <<CONF
-# The test's own storage (tests/integration/node_podman.sh).
-[storage]
-driver = "overlay"
-graphroot = "$STORE"
-runroot = '$RUNROOT'
-CONF
-[ -f "$OUT/etc-containers/policy.json" ] ||
-    echo '{"default":[{"type":"insecureAcceptAnything"}]}' >"$OUT/etc-containers/policy.json"
-mount --bind "$OUT/etc-containers" /etc/containers || fail "cannot bind the test's /etc/containers"
-on_exit 'umount -l /etc/containers 2>/dev/null || true'
-
-# pm ARGS...: podman as the hybrid cgroup layout needs it (runc, cgroupfs;
-# its state below the test's run root).
-pm() {
-    timeout 60 podman --runtime runc --cgroup-manager=cgroupfs --events-backend none \
-        --tmpdir "$RUNROOT/libpod" "$@"
-}
-# On exit every container is removed (its processes killed), also when the
-# test fails (a container another one depends on goes in a second round);
-# then the mounts podman made below the test's directories are taken off.
-# conmon's exit command (podman container cleanup, its command line naming
-# the run root) is waited for: it unmounts and mounts in the test's storage.
-pm_cleanup() {
-    pm rm -f -t 0 --all >/dev/null 2>&1 || pm rm -f -t 0 --all >/dev/null 2>&1
-    local f m
-    for f in "$RUNROOT"/overlay-containers/*/userdata/conmon.pid "$RUNROOT"/overlay-containers/*/userdata/pidfile; do
-        [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
-    done
-    wait_for '! pgrep -f -- "$RUNROOT" >/dev/null' 10 || kill -KILL $(pgrep -f -- "$RUNROOT") 2>/dev/null
-    for m in $(awk -v a="$OUT/" -v b="$RUNROOT/" \
-        '{ if (index($5, a) == 1 || index($5, b) == 1) print $5 }' /proc/self/mountinfo | sort -r); do
-        umount -l "$m" 2>/dev/null
-    done
-    return 0
-}
-on_exit pm_cleanup
+podman_start node-podman
 
 T0=$SECONDS
-ROOTFS=$OUT/rootfs
-mkdir -p "$ROOTFS"/{bin,tmp,proc,sys,dev,etc}
-cp "$(command -v busybox)" "$ROOTFS/bin/busybox" || fail "cannot copy busybox"
-for t in sh sleep dd touch; do ln -s busybox "$ROOTFS/bin/$t"; done
-tar -C "$ROOTFS" -c . | pm import - localhost/shmwatch-test/busybox:1 >/dev/null ||
-    fail "podman import failed"
+podman_image sh sleep dd touch
 ok "podman image imported in $((SECONDS - T0)) s"
 
-# run NAME ARGS... -- CMD: a detached container of the image.
-run() {
-    local name=$1
-    shift
-    pm run -d --network none --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
-        --name "$name" "$@" >"$OUT/$name.id" 2>"$OUT/$name.err" ||
-        fail "podman run $name failed: $(tail -n 3 "$OUT/$name.err")"
-}
 # A child writes a torch segment named after its own pid and exits; the
 # container's first process then holds /dev/shm/data (4 MiB) open and sleeps.
 JOB='sh -c "echo x >/dev/shm/torch_\$\$_7_1"; dd if=/dev/zero of=/dev/shm/data bs=1M count=4 2>/dev/null; exec 3</dev/shm/data; touch /dev/shm/ready; exec sleep 1000'
-run swpod --shm-size 80m -m 300m localhost/shmwatch-test/busybox:1 sh -c "$JOB"
-run swctl-a --shm-size 16m localhost/shmwatch-test/busybox:1 sh -c "$JOB"
-run swctl-b --ipc container:swctl-a localhost/shmwatch-test/busybox:1 sleep 1000
+podman_run swpod --shm-size 80m -m 300m "$PODMAN_IMAGE" sh -c "$JOB"
+podman_run swctl-a --shm-size 16m "$PODMAN_IMAGE" sh -c "$JOB"
+podman_run swctl-b --ipc container:swctl-a "$PODMAN_IMAGE" sleep 1000
 declare -A PID ID
 for c in swpod swctl-a swctl-b; do
-    PID[$c]=$(pm inspect -f '{{.State.Pid}}' "$c") && [ "${PID[$c]:-0}" -gt 0 ] ||
-        fail "container $c has no process"
+    PID[$c]=$(podman_pid "$c")
     ID[$c]=$(cat "$OUT/$c.id")
 done
 for c in swpod swctl-a; do
