@@ -13,7 +13,6 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
-need setpriv
 test_ns 16m -- "$@"
 _lib_tmp
 
