@@ -93,13 +93,14 @@ double nsmap_boot_realtime(void)
     return (double)(real.tv_sec - boot.tv_sec) + (double)(real.tv_nsec - boot.tv_nsec) / 1e9;
 }
 
-/* The wall-clock time of a start time in clock ticks since boot. */
-static struct timespec ticks_wall(const struct nsmap *m, unsigned long long ticks)
+bool nsmap_started(const struct nsmap *m, unsigned long long ticks, struct timespec *out)
 {
+    if (m->hz <= 0)
+        return false;
     double t = m->boot_realtime + (double)ticks / (double)m->hz;
-    struct timespec ts = {.tv_sec = (time_t)t};
-    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-    return ts;
+    out->tv_sec = (time_t)t;
+    out->tv_nsec = (long)((t - (double)out->tv_sec) * 1e9);
+    return true;
 }
 
 void nsmap_self(struct nsmap *m, int procfd, double boot_realtime, long hz)
@@ -119,10 +120,8 @@ void nsmap_self(struct nsmap *m, int procfd, double boot_realtime, long hz)
         m->view_pidns = m->self_pidns;
     m->view_initial = m->view_pidns == NSMAP_INIT_PIDNS;
     struct procstat p;
-    if (hz > 0 && procstat_read(procfd, 1, &p) == 0) {
-        m->pid1_start = ticks_wall(m, p.start_ticks);
-        m->pid1_ok = true;
-    }
+    if (procstat_read(procfd, 1, &p) == 0)
+        m->pid1_ok = nsmap_started(m, p.start_ticks, &m->pid1_start);
     buf_free(&text);
 }
 
@@ -279,10 +278,8 @@ void nsmap_reach(struct nsmap *m, const struct proc_list *pl)
                 shm_first(r, p->start_ticks);
             }
         }
-        if (r->nshm_procs && m->hz > 0) {
-            r->shm_first_start = ticks_wall(m, r->shm_first_ticks);
-            r->shm_first_ok = true;
-        }
+        r->shm_first_ok =
+            r->nshm_procs && nsmap_started(m, r->shm_first_ticks, &r->shm_first_start);
         if (r->npidns > 1)
             qsort(r->pidns, r->npidns, sizeof(*r->pidns), cmp_ulong);
         if (r->nshm_pidns > 1)

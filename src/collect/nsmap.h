@@ -130,6 +130,10 @@ void nsmap_self(struct nsmap *m, int procfd, double boot_realtime, long hz);
  * clock /proc's start times count on, since Linux 5.3). */
 double nsmap_boot_realtime(void);
 
+/* The wall-clock time of a start time in clock ticks since boot, by the
+ * clock nsmap_self read; false when it read none (a scene built by hand). */
+bool nsmap_started(const struct nsmap *m, unsigned long long ticks, struct timespec *out);
+
 /* The inode number in a namespace link ("pid:[4026531836]"), 0 if
  * unreadable (errno says why: EINVAL for a link of another shape). The one
  * reader of namespace links. */

@@ -329,11 +329,21 @@ static bool creator(const struct scan *s, struct pid_lookup *l, const struct mou
 
 /* Was sg last changed before every process that can write its mount now
  * started? */
-static bool of_earlier_run(const struct mount_pids *mp, const struct segment *sg)
+static bool of_earlier_run(const struct scan *s, const struct mount_pids *mp,
+                           const struct segment *sg)
 {
     int64_t changed = sg->ctime > sg->mtime ? sg->ctime : sg->mtime;
-    return mp->first_start_ok && changed > 0 &&
-           changed + PIDTRUST_EARLIER_SLACK_S < (int64_t)mp->first_start.tv_sec;
+    if (!mp->first_start_ok || changed <= 0 ||
+        changed + PIDTRUST_EARLIER_SLACK_S >= (int64_t)mp->first_start.tv_sec)
+        return false;
+    /* A live process of the name's pid wrote it unless it started after:
+     * it may be one whose namespaces this shmwatch cannot read (another
+     * user's, watched without root), which first_start leaves out. */
+    if (!sg->creator_alive)
+        return true;
+    struct timespec started;
+    return nsmap_started(&s->ns, s->procs.items[sg->creator_proc].start_ticks, &started) &&
+           changed + PIDTRUST_EARLIER_SLACK_S < (int64_t)started.tv_sec;
 }
 
 static void classify(struct model *m, const struct model_opts *o)
@@ -370,7 +380,7 @@ static void classify(struct model *m, const struct model_opts *o)
             dead = last_dead;
             /* Whatever process its pid names now (the same numbers come
              * back in a restarted container), none of them made it. */
-            if (sg->state == SEG_UNHELD && of_earlier_run(&m->mounts[sg->mount].pids, sg)) {
+            if (sg->state == SEG_UNHELD && of_earlier_run(s, &m->mounts[sg->mount].pids, sg)) {
                 dead = true;
                 sg->earlier_run = true;
                 sg->creator_pid = named;

@@ -397,15 +397,21 @@ static void test_young_folder(void **state)
  * every process that has the mount at /dev/shm started at 1200. What was
  * last changed before then is its earlier run's, whatever process its pid
  * names now (pid 7 came back); what came after, or is held, or carries no
- * pid, is not; and nothing of it holds without every process in sight. */
+ * pid, or whose creator lives since before it, is not; and nothing of it
+ * holds without every process in sight. */
 static struct scan *restarted(bool view_initial)
 {
     struct scan *s = fake_scene_empty(); /* scanned at 1600 */
-    fake_add_proc(s, 7, 1, 7, 'S', "python3", "/usr/bin/python3");
+    s->ns.hz = 100; /* the clock: boot at 0 */
+    /* pid 7 of the new run; pid 9, a process of another user that this
+     * shmwatch cannot place, running since 500. */
+    fake_add_proc(s, 7, 1, 7, 'S', "python3", "/usr/bin/python3")->start_ticks = 1200 * 100;
+    fake_add_proc(s, 9, 1, 9, 'S', "python3", "/usr/bin/python3")->start_ticks = 500 * 100;
     procs_sort(&s->procs);
-    const char *names[] = {"torch_7_1", "torch_8_1", "torch_7_2", "torch_7_3", "cache.bin"};
-    int64_t mtimes[] = {1000, 1000, 1300, 1000, 1000};
-    for (size_t i = 0; i < 5; i++) {
+    const char *names[] = {"torch_7_1", "torch_8_1", "torch_7_2",
+                           "torch_7_3", "cache.bin", "torch_9_1"};
+    int64_t mtimes[] = {1000, 1000, 1300, 1000, 1000, 1000};
+    for (size_t i = 0; i < 6; i++) {
         fake_add_file(s, names[i], 100 + i, FT_REGULAR, 4 * MiB, 4 * MiB);
         s->files.items[s->files.n - 1].mtime = mtimes[i];
         s->files.items[s->files.n - 1].ctime = mtimes[i];
@@ -449,6 +455,7 @@ static void test_earlier_run(void **state)
     assert_null(find(&p, "torch_7_2")); /* written by the new run */
     assert_null(find(&p, "torch_7_3")); /* held */
     assert_null(find(&p, "cache.bin")); /* no pid in its name */
+    assert_null(find(&p, "torch_9_1")); /* its creator lives since before */
     unlink_plan_free(&p);
     /* The budget says what the leftovers hold, and to clean them first. */
     const struct budget *b = model_mount_budget(&m, 0);
