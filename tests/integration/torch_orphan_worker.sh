@@ -48,12 +48,15 @@ json_check "$f" "len([s for s in j['segments'] if s['creator_pid'] == $STUCK]) =
 grep -qE "orphan_worker +$STUCK " "$SHMTEST_TMP/orphan.txt" || fail "the text report does not show orphan_worker $STUCK"
 ok "the text report shows the orphaned worker"
 
+# What reap says proves a worker: PyTorch 1.13 names no worker, so its caught
+# signals and libtorch do; 2.x names them pt_data_worker.
+WORKER_PROOF='(python3\) uid 0  orphaned worker: a DataLoader worker by its caught signals and libtorch|pt_data_worker\) uid 0  orphaned worker: a DataLoader worker by its name)'
 log=$SHMTEST_TMP/actions.log
 rc=0
 "$SHMWATCH" reap --dry-run --log "$log" >"$SHMTEST_TMP/dry.txt" 2>&1 || rc=$?
 assert_eq "$rc" 0 "reap --dry-run exits 0"
 grep -q "$STUCK" "$SHMTEST_TMP/dry.txt" || fail "reap --dry-run does not name $STUCK: $(cat "$SHMTEST_TMP/dry.txt")"
-grep -qE "^  pid $STUCK \(python3\) uid 0  orphaned worker: a DataLoader worker by its caught signals and libtorch whose parent, pid 1 \([^)]*\), is not its main; the leader of its process group \(pid $MAIN\) is gone$" "$SHMTEST_TMP/dry.txt" ||
+grep -qE "^  pid $STUCK \($WORKER_PROOF whose parent, pid 1 \([^)]*\), is not its main; the leader of its process group \(pid $MAIN\) is gone$" "$SHMTEST_TMP/dry.txt" ||
     fail "reap --dry-run does not say what proves the orphan: $(cat "$SHMTEST_TMP/dry.txt")"
 kill -0 "$STUCK" 2>/dev/null || fail "reap --dry-run ended worker $STUCK"
 ok "reap --dry-run names the worker and signals nothing"
@@ -90,7 +93,7 @@ json_check "$f" "not [s for s in j['segments'] if s['kind'] == 'torch' and any(h
 json_check "$f" "[(p['role'], p['group']) for p in j['processes'] if p['pid'] == $STUCK] == [('orphan_worker', None)]" \
     "fd: the stuck worker is an orphan_worker all the same"
 "$SHMWATCH" reap --dry-run >"$SHMTEST_TMP/dry-fd.txt" 2>&1 || fail "fd: reap --dry-run exited $?"
-grep -qE "^  pid $STUCK \(python3\) uid 0  orphaned worker: a DataLoader worker by its caught signals and libtorch whose parent, pid 1 \([^)]*\), is not its main$" "$SHMTEST_TMP/dry-fd.txt" ||
+grep -qE "^  pid $STUCK \($WORKER_PROOF whose parent, pid 1 \([^)]*\), is not its main$" "$SHMTEST_TMP/dry-fd.txt" ||
     fail "fd: reap --dry-run does not say what proves the orphan: $(cat "$SHMTEST_TMP/dry-fd.txt")"
 ok "fd: reap says what proves it: $(grep -F "pid $STUCK (" "$SHMTEST_TMP/dry-fd.txt" | head -n 1)"
 rc=0
