@@ -213,12 +213,6 @@ bool nsmap_sees_any(const struct nsmap *m, const struct mntns_seen *s)
     return false;
 }
 
-bool nsmap_shows(const struct nsmap *m, unsigned long mntns, size_t dev_index)
-{
-    const struct mntns_seen *s = mntns ? find(m, mntns) : NULL;
-    return s && dev_index < m->ndevs && s->sees[dev_index];
-}
-
 bool nsmap_shows_first(const struct nsmap *m, unsigned long mntns, size_t n)
 {
     const struct mntns_seen *s = mntns ? find(m, mntns) : NULL;
@@ -259,7 +253,6 @@ void nsmap_reach(struct nsmap *m, const struct proc_list *pl)
         free(r->shm_pidns);
         r->pidns = r->shm_pidns = NULL;
         r->npidns = r->nshm_pidns = r->nshm_procs = 0;
-        r->shm_first_ok = false;
         unsigned long last_mnt = 0;
         unsigned char last_sees = 0;
         for (size_t i = 0; i < pl->n; i++) {
@@ -278,8 +271,6 @@ void nsmap_reach(struct nsmap *m, const struct proc_list *pl)
                 shm_first(r, p->start_ticks);
             }
         }
-        r->shm_first_ok =
-            r->nshm_procs && nsmap_started(m, r->shm_first_ticks, &r->shm_first_start);
         if (r->npidns > 1)
             qsort(r->pidns, r->npidns, sizeof(*r->pidns), cmp_ulong);
         if (r->nshm_pidns > 1)

@@ -58,9 +58,7 @@ struct mount_reach {
      * before it was written by none of the processes that can write there
      * now. */
     size_t nshm_procs;
-    unsigned long long shm_first_ticks; /* clock ticks since boot */
-    bool shm_first_ok;                  /* shm_first_start is known */
-    struct timespec shm_first_start;    /* the same, wall clock */
+    unsigned long long shm_first_ticks; /* clock ticks since boot (nsmap_started) */
     bool propagates;      /* the watched mountinfo tags it shared: or master: (it
                            * is mounted in other mount namespaces too) */
     bool btime_ok;        /* btime is known (statx of its root, Linux 5.18+) */
@@ -155,9 +153,7 @@ bool nsmap_sees_any(const struct nsmap *m, const struct mntns_seen *s);
  * are the caller's (scan.c) to fill. */
 void nsmap_reach(struct nsmap *m, const struct proc_list *pl);
 
-/* Does mount namespace mntns (met in the walk) show watched device i? */
-bool nsmap_shows(const struct nsmap *m, unsigned long mntns, size_t dev_index);
-/* Does it show any of watched devices 0..n-1? (One lookup of the namespace
+/* Does mount namespace mntns (met in the walk) show any of watched devices 0..n-1? (One lookup of the namespace
  * for all of them: asked of every process on a node of many mounts.) */
 bool nsmap_shows_first(const struct nsmap *m, unsigned long mntns, size_t n);
 

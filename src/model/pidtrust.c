@@ -46,10 +46,8 @@ void pidtrust_mount(const struct scan *s, size_t i, bool trust, struct mount_pid
         out->npidns = r->npidns;
         out->pidns = r->pidns;
     }
-    if (r && r->shm_first_ok && ns->view_initial) {
-        out->first_start_ok = true;
-        out->first_start = r->shm_first_start;
-    }
+    out->first_start_ok = r && r->nshm_procs && ns->view_initial &&
+                          nsmap_started(ns, r->shm_first_ticks, &out->first_start);
     /* One namespace: pids are read there (through NSpid when /proc shows
      * another). None seen (a scan without namespace facts): the --pid
      * target's, else as /proc shows them. */

@@ -420,8 +420,7 @@ static struct scan *restarted(bool view_initial)
     s->ns.ndevs = 1;
     s->ns.reach = xcalloc(1, sizeof(*s->ns.reach));
     s->ns.reach[0].nshm_procs = 1;
-    s->ns.reach[0].shm_first_ok = true;
-    s->ns.reach[0].shm_first_start.tv_sec = 1200;
+    s->ns.reach[0].shm_first_ticks = 1200 * 100;
     s->ns.view_initial = view_initial;
     return s;
 }
