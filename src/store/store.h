@@ -1,0 +1,70 @@
+/* The recording store (doc/recording.md): JSON lines in files by time under
+ * one directory, written by one recorder at a time, read by why and replay. */
+#ifndef SHMWATCH_STORE_H
+#define SHMWATCH_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_MAX_SIZE_DEFAULT (256ull << 20)
+#define STORE_MAX_AGE_DEFAULT (7.0 * 86400)
+
+/* The default directory into buf: /var/lib/shmwatch as root, else
+ * $XDG_STATE_HOME/shmwatch (~/.local/state/shmwatch). NULL when it cannot
+ * be told (no HOME) or does not fit. */
+const char *store_default_dir(char *buf, size_t n);
+
+/* Writing. */
+struct store_limits {
+    uint64_t max_size;
+    double max_age_s;
+};
+struct store;
+
+/* Opens dir for writing (made 0700 when missing), taking its lock. header:
+ * the members of the header record after "recording" and "time" (a
+ * JSON text of members without braces, e.g. "\"hostname\":\"x\",..."). 0,
+ * or -errno with a one-line reason in msg (a second recorder: -EBUSY, "DIR
+ * is being recorded by pid N"). */
+int store_open(const char *dir, const struct store_limits *lim, const char *header,
+               struct store **out, char *msg, size_t n);
+/* Appends one record (line: a JSON object, no newline) of time t (Unix
+ * seconds): whole or not at all. 0, or -errno with the reason in msg. */
+int store_write(struct store *st, double t, const char *line, size_t len, char *msg, size_t n);
+void store_close(struct store *st);
+
+/* Reading: an index of the records of a window, in time order. */
+enum store_rec_kind { STORE_SNAPSHOT, STORE_EVENT };
+struct store_entry {
+    double t;                 /* the record's time, Unix seconds */
+    enum store_rec_kind kind;
+    char event[16];           /* the event's KIND ("exit", ...), "" for a snapshot */
+    uint32_t file;            /* index into the index's files */
+    uint64_t offset;          /* of the line in its file */
+    uint32_t len;             /* the line's length, without its newline */
+};
+struct store_index {
+    char *dir;
+    char **files;             /* names, in time order */
+    size_t nfiles;
+    struct store_entry *items;
+    size_t n;
+    char **warnings;          /* "FILE: offset N: ...", one per damage found */
+    size_t nwarnings;
+};
+
+/* The records from..to (Unix seconds; from 0: the oldest, to 0: the newest)
+ * of dir. Files that end before from are not read. 0, or -errno with a
+ * one-line reason in msg (no such directory, nothing recorded). */
+int store_index_load(const char *dir, double from, double to, struct store_index *ix, char *msg,
+                     size_t n);
+/* Entry i's line (a new string, NUL-terminated), NULL with msg on a failure. */
+char *store_index_read(const struct store_index *ix, size_t i, char *msg, size_t n);
+void store_index_free(struct store_index *ix);
+
+/* An RFC 3339 time ("2026-12-05T03:12:07Z", fractions and offsets allowed)
+ * as Unix seconds; false when it is not one. */
+bool store_parse_time(const char *s, double *t);
+
+#endif

@@ -1,0 +1,46 @@
+/* A JSON document read into a tree: for the records of a recording (why,
+ * replay). Numbers are doubles (every integer a snapshot holds, byte counts
+ * included, is below 2^53); strings are decoded (escapes undone, \u as
+ * UTF-8) and may hold any byte but NUL. No I/O. */
+#ifndef SHMWATCH_JSONDOC_H
+#define SHMWATCH_JSONDOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum jd_type { JD_NULL, JD_BOOL, JD_NUM, JD_STR, JD_ARR, JD_OBJ };
+
+struct jd {
+    enum jd_type type;
+    bool b;
+    double num;
+    char *str;            /* JD_STR */
+    struct jd *items;     /* JD_ARR: n values; JD_OBJ: n values, keys[i] their keys */
+    char **keys;
+    size_t n;
+};
+
+/* Parses len bytes of text (one value, whitespace around it allowed).
+ * NULL with a reason in err ("at byte N: ...") when it is not valid JSON
+ * or nests deeper than 64. */
+struct jd *jd_parse(const char *text, size_t len, char *err, size_t n);
+void jd_free(struct jd *v);
+
+/* Member key of an object (the last one when given twice); NULL when v is
+ * not an object or has no such member. */
+const struct jd *jd_get(const struct jd *v, const char *key);
+/* Element i of an array, NULL past its end or when v is not an array. */
+const struct jd *jd_at(const struct jd *v, size_t i);
+/* The value as a type, or dflt when v is NULL or of another type. */
+double jd_num(const struct jd *v, double dflt);
+int64_t jd_int(const struct jd *v, int64_t dflt);
+bool jd_bool(const struct jd *v, bool dflt);
+const char *jd_str(const struct jd *v, const char *dflt);
+/* Shorthands: member key of v as a type. */
+double jd_getnum(const struct jd *v, const char *key, double dflt);
+int64_t jd_getint(const struct jd *v, const char *key, int64_t dflt);
+const char *jd_getstr(const struct jd *v, const char *key, const char *dflt);
+bool jd_isnull(const struct jd *v);
+
+#endif
