@@ -219,6 +219,21 @@ static void read_oom_kills(struct reader *r, const char *dir, const char *name,
     }
 }
 
+int cgroup_read_oom_kills(const struct sysroot *sys, const char *dir, int version,
+                          uint64_t *kills)
+{
+    struct reader r = {.host = sys->host};
+    buf_init(&r.path);
+    buf_init(&r.text);
+    const char *dir_rel = strcmp(dir, "/") == 0 ? "" : dir;
+    int rc = read_in(&r, dir_rel, version == 1 ? "/memory.oom_control" : "/memory.events");
+    if (rc == 0 && !cgroup_parse_oom_kills(r.text.data, kills))
+        rc = -ENOENT;
+    buf_free(&r.path);
+    buf_free(&r.text);
+    return rc;
+}
+
 static bool read_v1(struct reader *r, const char *dir, struct cgroup_info *info)
 {
     info->version = 1;

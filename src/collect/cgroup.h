@@ -64,6 +64,12 @@ void cgroup_collect_text(const struct sysroot *sys, pid_t pid, const char *text,
 
 void cgroup_memo_free(struct cgroup_memo *memo);
 
+/* The oom_kill count of the cgroup a scan read (info->dir, below
+ * sys->host; its version's file) read again now: 0, or -errno (-ENOENT
+ * when the kernel does not say). */
+int cgroup_read_oom_kills(const struct sysroot *sys, const char *dir, int version,
+                          uint64_t *kills);
+
 void cgroup_free(struct cgroup_info *info);
 
 /* --- Pure parsers, exposed for the unit tests --------------------------- */
