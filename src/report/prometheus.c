@@ -333,3 +333,20 @@ void report_prometheus(struct buf *o, const struct model *m)
           "Processes whose fds or maps could not be read (permission).",
           (double)model_warnings(m)->denied);
 }
+
+void report_prometheus_deaths(struct buf *out, const struct death_counts *c)
+{
+    family(out, "shmwatch_process_deaths_total", "counter",
+           "Processes of the model seen ending since this exporter started, by signal (none: "
+           "exited on its own; unknown: gone between two scans without the kernel's process "
+           "events), role and container.");
+    for (size_t i = 0; i < c->n; i++) {
+        const struct death_count *d = &c->items[i];
+        buf_adds(out, "shmwatch_process_deaths_total{signal=\"");
+        label_value(out, d->signal);
+        buf_addc(out, '"');
+        label(out, "role", proc_role_name(d->role));
+        label(out, "container", d->container);
+        buf_printf(out, "} %llu\n", (unsigned long long)d->n);
+    }
+}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "model/events.h"
 #include "model/model.h"
 #include "util/buf.h"
 
@@ -34,6 +35,15 @@ void report_prometheus_stalled(struct buf *out, const struct model *stalled, dou
 
 /* "2026-11-29T10:40:00Z" */
 void format_rfc3339(char *dst, size_t n, time_t t);
+/* "2026-11-29T10:40:00.123Z": t in Unix seconds, to the millisecond. */
+void format_rfc3339_ms(char *dst, size_t n, double t);
+
+/* One event line (doc/recording.md, "Events"), no trailing newline. */
+void report_event_json(struct buf *out, const struct event *e);
+
+/* The deaths seen while a long-running exporter runs
+ * (shmwatch_process_deaths_total, by signal, role and container). */
+void report_prometheus_deaths(struct buf *out, const struct death_counts *c);
 
 /* Mount i's id ("MAJ:MIN" of its device, as the scan's node facts say),
  * written into buf when the scan has none; NULL for no such mount. */

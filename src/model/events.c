@@ -1,0 +1,448 @@
+/* The events of doc/recording.md, told from two models' facts and what the
+ * kernel reported in between. */
+#include "model/events.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+
+#include "util/xalloc.h"
+
+static char *dup_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+static void event_free(struct event *e)
+{
+    free(e->container);
+    free(e->container_name);
+    free(e->cgroup);
+    free(e->mount);
+    free(e->detail);
+}
+
+void event_list_clear(struct event_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        event_free(&l->items[i]);
+    l->n = 0;
+}
+
+void event_list_free(struct event_list *l)
+{
+    event_list_clear(l);
+    free(l->items);
+    memset(l, 0, sizeof(*l));
+}
+
+static struct event *push(struct event_list *l, enum event_kind kind, double t)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->items = xrealloc(l->items, l->cap * sizeof(*l->items));
+    }
+    struct event *e = &l->items[l->n++];
+    memset(e, 0, sizeof(*e));
+    e->kind = kind;
+    e->t = t;
+    return e;
+}
+
+void events_recorder(struct event_list *out, double t, const char *what, const char *detail)
+{
+    struct event *e = push(out, EV_RECORDER, t);
+    e->what = what;
+    e->detail = dup_or_null(detail);
+}
+
+const char *exit_cause_name(enum exit_cause c)
+{
+    switch (c) {
+    case CAUSE_SIGBUS: return "sigbus";
+    case CAUSE_OOM_KILL: return "oom_kill";
+    case CAUSE_SIGNAL: return "signal";
+    case CAUSE_EXIT: return "exit";
+    case CAUSE_UNKNOWN: break;
+    }
+    return "unknown";
+}
+
+const char *fill_level_name(enum fill_level l)
+{
+    return l == FILL_CRITICAL ? "critical" : l == FILL_WARN ? "warn" : "ok";
+}
+
+const char *signal_name(int sig)
+{
+    static const char *const names[] = {
+        NULL,      "SIGHUP",  "SIGINT",    "SIGQUIT", "SIGILL",    "SIGTRAP", "SIGABRT",
+        "SIGBUS",  "SIGFPE",  "SIGKILL",   "SIGUSR1", "SIGSEGV",   "SIGUSR2", "SIGPIPE",
+        "SIGALRM", "SIGTERM", "SIGSTKFLT", "SIGCHLD", "SIGCONT",   "SIGSTOP", "SIGTSTP",
+        "SIGTTIN", "SIGTTOU", "SIGURG",    "SIGXCPU", "SIGXFSZ",   "SIGVTALRM", "SIGPROF",
+        "SIGWINCH", "SIGIO",  "SIGPWR",    "SIGSYS",
+    };
+    if (sig <= 0 || (size_t)sig >= sizeof(names) / sizeof(names[0]))
+        return NULL;
+    return names[sig];
+}
+
+enum fill_level fill_level_of(double used_pct, double warn_pct, double crit_pct)
+{
+    if (used_pct >= crit_pct)
+        return FILL_CRITICAL;
+    if (used_pct >= warn_pct)
+        return FILL_WARN;
+    return FILL_OK;
+}
+
+/* --- The facts of one model ------------------------------------------ */
+
+/* The index in st of the cgroup read from dir, added when new. */
+static size_t cgroup_index(struct ev_state *st, size_t *cap, const struct cgroup_info *cg,
+                           const struct container_info *ci)
+{
+    if (!cg || !cg->present || !cg->dir)
+        return SIZE_MAX;
+    for (size_t i = 0; i < st->ncgroups; i++)
+        if (strcmp(st->cgroups[i].dir, cg->dir) == 0)
+            return i;
+    if (st->ncgroups == *cap) {
+        *cap = *cap ? 2 * *cap : 8;
+        st->cgroups = xrealloc(st->cgroups, *cap * sizeof(*st->cgroups));
+    }
+    struct ev_cgroup *g = &st->cgroups[st->ncgroups];
+    memset(g, 0, sizeof(*g));
+    g->path = dup_or_null(cg->path ? cg->path : cg->dir);
+    g->dir = xstrdup(cg->dir);
+    g->version = cg->version;
+    g->known = cg->has_oom_kills;
+    g->kills = cg->oom_kills;
+    g->ctr_id = dup_or_null(ci ? ci->id : NULL);
+    g->ctr_name = dup_or_null(ci ? ci->name : NULL);
+    return st->ncgroups++;
+}
+
+static const struct node_ctr *ctr_of(const struct model *m, size_t ctr)
+{
+    const struct scan_node *n = model_node(m);
+    return ctr < n->nctrs ? &n->ctrs[ctr] : NULL;
+}
+
+void ev_state_from_model(struct ev_state *st, const struct model *m, double warn_pct,
+                         double crit_pct)
+{
+    memset(st, 0, sizeof(*st));
+    st->valid = true;
+    size_t cgcap = 0;
+    /* The watched world's cgroup first, then each container's. */
+    cgroup_index(st, &cgcap, model_cgroup(m), NULL);
+    const struct scan_node *n = model_node(m);
+    for (size_t k = 0; k < n->nctrs; k++)
+        cgroup_index(st, &cgcap, &n->ctrs[k].cgroup, &n->ctrs[k].info);
+
+    st->procs = xcalloc(m->nprocs ? m->nprocs : 1, sizeof(*st->procs));
+    for (size_t i = 0; i < m->nprocs; i++) { /* m->procs is sorted by pid */
+        const struct mproc *mp = &m->procs[i];
+        const struct proc *p = model_proc(m, mp);
+        if (p->state == 'Z' || p->state == 'X')
+            continue; /* it has ended already: its exit was told, or is told as it goes */
+        struct ev_proc *e = &st->procs[st->nprocs++];
+        e->pid = p->pid;
+        e->start_ticks = p->start_ticks;
+        memcpy(e->comm, p->comm, sizeof(e->comm));
+        e->comm[sizeof(e->comm) - 1] = '\0';
+        e->role = mp->role;
+        e->group = mp->group;
+        const struct node_ctr *c = ctr_of(m, mp->ctr);
+        e->ctr_id = dup_or_null(c ? c->info.id : NULL);
+        e->ctr_name = dup_or_null(c ? c->info.name : NULL);
+        e->cg = c ? cgroup_index(st, &cgcap, &c->cgroup, &c->info)
+                  : cgroup_index(st, &cgcap, model_cgroup(m), NULL);
+    }
+
+    const struct proc_list *pl = &m->scan->procs; /* sorted by pid */
+    st->alive = xcalloc(pl->n ? pl->n : 1, sizeof(*st->alive));
+    for (size_t i = 0; i < pl->n; i++) {
+        if (pl->items[i].state == 'Z' || pl->items[i].state == 'X')
+            continue; /* a zombie has ended: its parent has not reaped it yet */
+        st->alive[st->nalive].pid = pl->items[i].pid;
+        st->alive[st->nalive].start_ticks = pl->items[i].start_ticks;
+        st->nalive++;
+    }
+
+    size_t nm = model_nmounts(m);
+    st->mounts = xcalloc(nm ? nm : 1, sizeof(*st->mounts));
+    for (size_t i = 0; i < nm; i++) {
+        const struct shm_mount *mt = model_mount(m, i);
+        struct ev_mount *e = &st->mounts[st->nmounts++];
+        if (i < n->nmounts) {
+            memcpy(e->id, n->mounts[i].id, sizeof(e->id));
+            e->id[sizeof(e->id) - 1] = '\0';
+        } else {
+            snprintf(e->id, sizeof(e->id), "%u:%u", major(mt->dev), minor(mt->dev));
+        }
+        e->path = xstrdup(mt->path);
+        const struct node_ctr *c = i < n->nmounts ? ctr_of(m, n->mounts[i].owner) : NULL;
+        e->ctr_id = dup_or_null(c ? c->info.id : NULL);
+        e->size_known = mt->stat_ok && mt->size > 0;
+        e->used = mt->used;
+        e->size = mt->size;
+        e->used_pct = e->size_known ? 100.0 * (double)mt->used / (double)mt->size : 0;
+        e->level = e->size_known ? fill_level_of(e->used_pct, warn_pct, crit_pct) : FILL_OK;
+    }
+}
+
+void ev_state_free(struct ev_state *st)
+{
+    for (size_t i = 0; i < st->nprocs; i++) {
+        free(st->procs[i].ctr_id);
+        free(st->procs[i].ctr_name);
+    }
+    for (size_t i = 0; i < st->ncgroups; i++) {
+        free(st->cgroups[i].path);
+        free(st->cgroups[i].dir);
+        free(st->cgroups[i].ctr_id);
+        free(st->cgroups[i].ctr_name);
+    }
+    for (size_t i = 0; i < st->nmounts; i++) {
+        free(st->mounts[i].path);
+        free(st->mounts[i].ctr_id);
+    }
+    free(st->procs);
+    free(st->alive);
+    free(st->cgroups);
+    free(st->mounts);
+    memset(st, 0, sizeof(*st));
+}
+
+const struct ev_proc *ev_state_proc(const struct ev_state *st, pid_t pid)
+{
+    size_t lo = 0, hi = st->nprocs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (st->procs[mid].pid == pid)
+            return &st->procs[mid];
+        if (st->procs[mid].pid < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static bool alive_in(const struct ev_state *st, const struct ev_proc *p)
+{
+    size_t lo = 0, hi = st->nalive;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (st->alive[mid].pid == p->pid)
+            return st->alive[mid].start_ticks == p->start_ticks || !p->start_ticks ||
+                   !st->alive[mid].start_ticks;
+        if (st->alive[mid].pid < p->pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+/* --- Deriving events ------------------------------------------------- */
+
+static struct event *exit_event(const struct ev_proc *p, double t, struct event_list *out)
+{
+    struct event *e = push(out, EV_EXIT, t);
+    e->pid = p->pid;
+    memcpy(e->comm, p->comm, sizeof(e->comm));
+    e->role = p->role;
+    e->group = p->group;
+    e->container = dup_or_null(p->ctr_id);
+    e->container_name = dup_or_null(p->ctr_name);
+    e->cause = CAUSE_UNKNOWN;
+    return e;
+}
+
+bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, bool oom_rose,
+                 struct event_list *out)
+{
+    const struct ev_proc *p = st->valid ? ev_state_proc(st, pid) : NULL;
+    if (!p)
+        return false;
+    struct event *e = exit_event(p, t, out);
+    if (WIFSIGNALED(status)) {
+        e->signal = WTERMSIG(status);
+        e->core = WCOREDUMP(status) != 0;
+        e->cause = e->signal == SIGBUS                     ? CAUSE_SIGBUS
+                   : e->signal == SIGKILL && oom_rose      ? CAUSE_OOM_KILL
+                                                           : CAUSE_SIGNAL;
+    } else {
+        e->has_exit_code = true;
+        e->exit_code = WEXITSTATUS(status);
+        e->cause = CAUSE_EXIT;
+    }
+    return true;
+}
+
+bool events_oom(struct ev_state *st, size_t ci, bool known, uint64_t count, pid_t victim,
+                const char *victim_comm, double t, struct event_list *out)
+{
+    if (ci >= st->ncgroups)
+        return false;
+    struct ev_cgroup *g = &st->cgroups[ci];
+    bool rose = known && g->known && count > g->kills;
+    if (rose) {
+        struct event *e = push(out, EV_OOM_KILL, t);
+        e->cgroup = dup_or_null(g->path);
+        e->container = dup_or_null(g->ctr_id);
+        e->container_name = dup_or_null(g->ctr_name);
+        e->kills = count - g->kills;
+        e->victim = victim;
+        if (victim_comm)
+            snprintf(e->victim_comm, sizeof(e->victim_comm), "%s", victim_comm);
+    }
+    /* A count that fell (the cgroup made anew) or became known is the new
+     * baseline too. */
+    g->known = known;
+    if (known)
+        g->kills = count;
+    return rose;
+}
+
+static bool reported_has(const pid_t *r, size_t n, pid_t pid)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r[mid] == pid)
+            return true;
+        if (r[mid] < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+static const struct ev_mount *mount_in(const struct ev_state *st, const char *id)
+{
+    for (size_t i = 0; i < st->nmounts; i++)
+        if (strcmp(st->mounts[i].id, id) == 0)
+            return &st->mounts[i];
+    return NULL;
+}
+
+static const struct ev_cgroup *cgroup_in(const struct ev_state *st, const char *dir)
+{
+    for (size_t i = 0; i < st->ncgroups; i++)
+        if (strcmp(st->cgroups[i].dir, dir) == 0)
+            return &st->cgroups[i];
+    return NULL;
+}
+
+static struct event *mount_event(enum event_kind kind, const struct ev_mount *mt, double t,
+                                 struct event_list *out)
+{
+    struct event *e = push(out, kind, t);
+    memcpy(e->mount_id, mt->id, sizeof(e->mount_id));
+    e->mount = xstrdup(mt->path);
+    e->container = dup_or_null(mt->ctr_id);
+    return e;
+}
+
+void events_scan(const struct ev_state *prev, const struct ev_state *cur, const pid_t *reported,
+                 size_t nreported, const struct ev_churn *churn, size_t nchurn, double interval_s,
+                 double t, struct event_list *out)
+{
+    if (prev->valid) {
+        for (size_t i = 0; i < prev->nprocs; i++) {
+            const struct ev_proc *p = &prev->procs[i];
+            if (!alive_in(cur, p) && !reported_has(reported, nreported, p->pid))
+                exit_event(p, t, out);
+        }
+        for (size_t i = 0; i < cur->ncgroups; i++) {
+            const struct ev_cgroup *g = &cur->cgroups[i], *was = cgroup_in(prev, g->dir);
+            if (!was || !was->known || !g->known || g->kills <= was->kills)
+                continue;
+            struct event *e = push(out, EV_OOM_KILL, t);
+            e->cgroup = dup_or_null(g->path);
+            e->container = dup_or_null(g->ctr_id);
+            e->container_name = dup_or_null(g->ctr_name);
+            e->kills = g->kills - was->kills;
+        }
+        for (size_t i = 0; i < cur->nmounts; i++)
+            if (!mount_in(prev, cur->mounts[i].id))
+                mount_event(EV_MOUNT, &cur->mounts[i], t, out)->appeared = true;
+        for (size_t i = 0; i < prev->nmounts; i++)
+            if (!mount_in(cur, prev->mounts[i].id))
+                mount_event(EV_MOUNT, &prev->mounts[i], t, out)->appeared = false;
+        for (size_t i = 0; i < cur->nmounts; i++) {
+            const struct ev_mount *mt = &cur->mounts[i], *was = mount_in(prev, mt->id);
+            if (!mt->size_known || (was && was->size_known && was->level == mt->level))
+                continue;
+            if (!was && mt->level == FILL_OK)
+                continue; /* a new mount is news at a level above ok only */
+            if (was && !was->size_known && mt->level == FILL_OK)
+                continue;
+            struct event *e = mount_event(EV_FILL, mt, t, out);
+            e->used = mt->used;
+            e->size = mt->size;
+            e->used_pct = mt->used_pct;
+            e->level = mt->level;
+        }
+    }
+    for (size_t i = 0; i < nchurn; i++) {
+        const struct ev_churn *c = &churn[i];
+        const struct ev_mount *mt = mount_in(cur, c->mount_id);
+        if (!mt || (c->created == 0 && c->removed == 0))
+            continue;
+        struct event *e = mount_event(EV_SEGMENTS, mt, t, out);
+        e->created = c->created;
+        e->removed = c->removed;
+        e->interval_s = interval_s;
+    }
+}
+
+/* --- Deaths seen ----------------------------------------------------- */
+
+void death_counts_add(struct death_counts *c, const struct event_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        const struct event *e = &l->items[i];
+        if (e->kind != EV_EXIT)
+            continue;
+        const char *sig = e->cause == CAUSE_UNKNOWN ? "unknown"
+                          : e->signal               ? signal_name(e->signal)
+                                                    : "none";
+        if (!sig)
+            sig = "other";
+        const char *ctr = e->container_name ? e->container_name : e->container ? e->container : "";
+        struct death_count *d = NULL;
+        for (size_t k = 0; k < c->n && !d; k++)
+            if (strcmp(c->items[k].signal, sig) == 0 && c->items[k].role == e->role &&
+                strcmp(c->items[k].container, ctr) == 0)
+                d = &c->items[k];
+        if (!d) {
+            if (c->n == c->cap) {
+                c->cap = c->cap ? 2 * c->cap : 8;
+                c->items = xrealloc(c->items, c->cap * sizeof(*c->items));
+            }
+            d = &c->items[c->n++];
+            memset(d, 0, sizeof(*d));
+            snprintf(d->signal, sizeof(d->signal), "%s", sig);
+            d->role = e->role;
+            d->container = xstrdup(ctr);
+        }
+        d->n++;
+    }
+}
+
+void death_counts_free(struct death_counts *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->items[i].container);
+    free(c->items);
+    memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,175 @@
+/* Events (doc/recording.md, "Events"): what happened between two looks at
+ * the system, told from the facts of the last model (struct ev_state), the
+ * exits the kernel reported, the OOM kill counts and the churn counts. Pure:
+ * the caller reads the system and supplies every figure and time. */
+#ifndef SHMWATCH_EVENTS_H
+#define SHMWATCH_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "model/model.h"
+
+enum event_kind { EV_EXIT, EV_OOM_KILL, EV_SEGMENTS, EV_MOUNT, EV_FILL, EV_RECORDER };
+enum exit_cause { CAUSE_SIGBUS, CAUSE_OOM_KILL, CAUSE_SIGNAL, CAUSE_EXIT, CAUSE_UNKNOWN };
+enum fill_level { FILL_OK, FILL_WARN, FILL_CRITICAL };
+
+/* One event; the members of its kind are set, strings owned by it. */
+struct event {
+    enum event_kind kind;
+    double t;                  /* wall clock, Unix seconds */
+    char *container, *container_name; /* NULL: the host's (null) */
+    /* exit */
+    pid_t pid;
+    char comm[16];
+    enum proc_role role;
+    pid_t group;               /* its DataLoader main, 0 for none */
+    bool has_exit_code;
+    int exit_code;
+    int signal;                /* 0: none or unknown */
+    bool core;
+    enum exit_cause cause;
+    /* oom_kill */
+    char *cgroup;
+    uint64_t kills;
+    pid_t victim;              /* 0: not known */
+    char victim_comm[16];
+    /* segments, mount, fill */
+    char mount_id[32];
+    char *mount;
+    uint64_t created, removed;
+    double interval_s;
+    bool appeared;             /* mount: appeared, else gone */
+    uint64_t used, size;
+    double used_pct;
+    enum fill_level level;
+    /* recorder */
+    const char *what;          /* "start", "stop", "disk_full", "events_off" */
+    char *detail;
+};
+
+struct event_list {
+    struct event *items;
+    size_t n, cap;
+};
+
+void event_list_clear(struct event_list *l);
+void event_list_free(struct event_list *l);
+/* A recorder event (what: a literal) with its sentence. */
+void events_recorder(struct event_list *out, double t, const char *what, const char *detail);
+
+const char *exit_cause_name(enum exit_cause c);
+const char *fill_level_name(enum fill_level l);
+/* "SIGBUS" for 7, NULL for 0 or a number without a name. */
+const char *signal_name(int sig);
+
+/* --- The facts of one model ------------------------------------------ */
+
+struct ev_proc {
+    pid_t pid;
+    unsigned long long start_ticks;
+    char comm[16];
+    enum proc_role role;
+    pid_t group;
+    char *ctr_id, *ctr_name;
+    size_t cg;                 /* its cgroup: index into cgroups, SIZE_MAX for none */
+};
+
+struct ev_cgroup {
+    char *path;                /* as /proc/PID/cgroup names it */
+    char *dir;                 /* where it is read (below the watcher's root) */
+    int version;
+    bool known;                /* kills holds the kernel's count */
+    uint64_t kills;
+    char *ctr_id, *ctr_name;
+};
+
+struct ev_mount {
+    char id[32];
+    char *path;
+    char *ctr_id;              /* its owner container's id, NULL for the host's */
+    bool size_known;
+    uint64_t used, size;
+    double used_pct;
+    enum fill_level level;
+};
+
+struct ev_alive {
+    pid_t pid;
+    unsigned long long start_ticks;
+};
+
+struct ev_state {
+    bool valid;                /* false: no model yet (every difference is a baseline) */
+    struct ev_proc *procs;     /* the model's interesting processes, by pid */
+    size_t nprocs;
+    struct ev_alive *alive;    /* every process the scan read, by pid */
+    size_t nalive;
+    struct ev_cgroup *cgroups;
+    size_t ncgroups;
+    struct ev_mount *mounts;
+    size_t nmounts;
+};
+
+/* The facts of m (the model of a complete scan), fill levels from warn_pct
+ * and crit_pct. */
+void ev_state_from_model(struct ev_state *st, const struct model *m, double warn_pct,
+                         double crit_pct);
+void ev_state_free(struct ev_state *st);
+const struct ev_proc *ev_state_proc(const struct ev_state *st, pid_t pid);
+enum fill_level fill_level_of(double used_pct, double warn_pct, double crit_pct);
+
+/* --- Deriving events ------------------------------------------------- */
+
+/* The exit of pid with wait status `status` (the kernel's) at t: an exit
+ * event when st knows the process (else nothing: false). oom_rose: its
+ * cgroup's OOM kill count rose with this death (a SIGKILL then is the OOM
+ * killer's). */
+bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, bool oom_rose,
+                 struct event_list *out);
+
+/* Cgroup ci of st read again (known: the kernel said count): an oom_kill
+ * event when the count rose, with victim (0: unknown) and its comm; the
+ * count kept in st as the new baseline. True when it rose. */
+bool events_oom(struct ev_state *st, size_t ci, bool known, uint64_t count, pid_t victim,
+                const char *victim_comm, double t, struct event_list *out);
+
+/* Segment churn of one mount over an interval. */
+struct ev_churn {
+    const char *mount_id;
+    uint64_t created, removed;
+};
+
+/* A new scan's facts cur against prev (its predecessor; prev->valid false:
+ * a first scan, nothing to tell but churn): the exits of prev's processes
+ * the scan no longer sees and that reported does not hold (sorted pids the
+ * kernel told of since prev: those were said already), cause unknown; the
+ * OOM kills counted since (cur's counts against prev's, which
+ * events_oom keeps current); mounts appeared and gone; fill levels
+ * crossed; the churn of each mount (a line only when not both 0) over
+ * interval_s. */
+void events_scan(const struct ev_state *prev, const struct ev_state *cur, const pid_t *reported,
+                 size_t nreported, const struct ev_churn *churn, size_t nchurn, double interval_s,
+                 double t, struct event_list *out);
+
+/* --- Deaths seen, by signal and role (the exporter's counters) ------- */
+
+struct death_count {
+    char signal[16];           /* "SIGBUS", "none" (exited), "unknown" */
+    enum proc_role role;
+    char *container;           /* name, or id, or "" for the host's */
+    uint64_t n;
+};
+
+struct death_counts {
+    struct death_count *items;
+    size_t n, cap;
+};
+
+/* Adds the exit events of l to c. */
+void death_counts_add(struct death_counts *c, const struct event_list *l);
+void death_counts_free(struct death_counts *c);
+
+#endif

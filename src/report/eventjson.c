@@ -1,0 +1,97 @@
+/* The event lines of doc/recording.md ("Events"): one JSON object each,
+ * written by the snapshot's writer (the same escaping), its kind and time
+ * first. */
+#include <stdio.h>
+#include <time.h>
+
+#include "report/jsonw.h"
+#include "report/report.h"
+
+void format_rfc3339_ms(char *dst, size_t n, double t)
+{
+    time_t secs = (time_t)t;
+    long ms = (long)((t - (double)secs) * 1000.0);
+    if (ms < 0)
+        ms = 0;
+    if (ms > 999)
+        ms = 999;
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char base[32];
+    strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(dst, n, "%s.%03ldZ", base, ms);
+}
+
+static const char *kind_name(enum event_kind k)
+{
+    switch (k) {
+    case EV_EXIT: return "exit";
+    case EV_OOM_KILL: return "oom_kill";
+    case EV_SEGMENTS: return "segments";
+    case EV_MOUNT: return "mount";
+    case EV_FILL: return "fill";
+    case EV_RECORDER: break;
+    }
+    return "recorder";
+}
+
+void report_event_json(struct buf *out, const struct event *e)
+{
+    struct jsonw w;
+    jw_init(&w, out);
+    char when[48];
+    format_rfc3339_ms(when, sizeof(when), e->t);
+    jw_obj(&w, NULL);
+    jw_str(&w, "event", kind_name(e->kind));
+    jw_str(&w, "time", when);
+    switch (e->kind) {
+    case EV_EXIT:
+        jw_i64(&w, "pid", e->pid);
+        jw_str(&w, "comm", e->comm);
+        jw_str(&w, "role", proc_role_name(e->role));
+        jw_i64_or_null(&w, "group", e->group != 0, e->group);
+        jw_str(&w, "container", e->container);
+        jw_str(&w, "container_name", e->container_name);
+        jw_i64_or_null(&w, "exit_code", e->has_exit_code, e->exit_code);
+        jw_str(&w, "signal", signal_name(e->signal));
+        jw_bool(&w, "core", e->core);
+        jw_str(&w, "cause", exit_cause_name(e->cause));
+        break;
+    case EV_OOM_KILL:
+        jw_str(&w, "cgroup", e->cgroup);
+        jw_str(&w, "container", e->container);
+        jw_str(&w, "container_name", e->container_name);
+        jw_u64(&w, "kills", e->kills);
+        jw_i64_or_null(&w, "victim", e->victim != 0, e->victim);
+        jw_str(&w, "victim_comm", e->victim && e->victim_comm[0] ? e->victim_comm : NULL);
+        break;
+    case EV_SEGMENTS:
+        jw_str(&w, "mount_id", e->mount_id);
+        jw_str(&w, "mount", e->mount);
+        jw_str(&w, "container", e->container);
+        jw_u64(&w, "created", e->created);
+        jw_u64(&w, "removed", e->removed);
+        jw_dbl(&w, "interval_s", e->interval_s);
+        break;
+    case EV_MOUNT:
+        jw_str(&w, "mount_id", e->mount_id);
+        jw_str(&w, "mount", e->mount);
+        jw_str(&w, "container", e->container);
+        jw_str(&w, "change", e->appeared ? "appeared" : "gone");
+        break;
+    case EV_FILL:
+        jw_str(&w, "mount_id", e->mount_id);
+        jw_str(&w, "mount", e->mount);
+        jw_str(&w, "container", e->container);
+        jw_u64(&w, "used_bytes", e->used);
+        jw_u64(&w, "size_bytes", e->size);
+        jw_dbl(&w, "used_pct", e->used_pct);
+        jw_str(&w, "level", fill_level_name(e->level));
+        break;
+    case EV_RECORDER:
+        jw_str(&w, "what", e->what);
+        jw_str(&w, "detail", e->detail);
+        break;
+    }
+    jw_obj_end(&w);
+}
