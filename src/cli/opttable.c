@@ -12,6 +12,7 @@
 #define CLEAN CLI_IN(CLI_CLEAN)
 #define REAP CLI_IN(CLI_REAP)
 #define PLAN CLI_IN(CLI_PLAN)
+#define RECORD CLI_IN(CLI_RECORD)
 
 /* "set_offset 0: none" needs no flag at offset 0. */
 _Static_assert(offsetof(struct options, cmd) == 0, "the first field is not a flag");
@@ -179,9 +180,40 @@ const struct cli_opt cli_opts[] = {
      .bad = "--shm-size needs a size above 0 such as 512m or 8g, not '%s'"},
     {"json", 0, CLI_FLAG, PLAN, NULL, "print the figures as JSON", .offset = F(json)},
 
+    /* record */
+    {"pid", 0, CLI_INT, RECORD, "PID",
+     "record the mount and cgroup namespaces of PID (a\n"
+     "container's process, from the host); the recorder ends,\n"
+     "with status 1, when PID exits",
+     .offset = F(pid), .min = 1, .max = 0x7fffffff, .bad = "--pid: '%s' is not a process id",
+     .synopsis = "[--all | --pid PID]"},
+    {"all", 0, CLI_FLAG, RECORD, NULL,
+     "record the node view: every container's /dev/shm, the\n"
+     "recorder living through containers that come and go",
+     .offset = F(all), .synopsis = ""},
+    {"dir", 0, CLI_PATH, RECORD, "DIR",
+     "the store (default /var/lib/shmwatch as root, else\n"
+     "$XDG_STATE_HOME/shmwatch)",
+     .offset = F(dir)},
+    {"interval", 0, CLI_DURATION, RECORD, "S",
+     "seconds between snapshots (default 10); deaths and OOM\n"
+     "kills are recorded at once, with a snapshot",
+     .offset = F(interval), .set_offset = F(interval_set), .min = 0.05, .max = 86400,
+     .bad = "--interval: '%s' is not a duration from 0.05 s to 1 day"},
+    {"max-size", 0, CLI_SIZE, RECORD, "SIZE",
+     "drop the oldest files past SIZE (default 256m)",
+     .offset = F(max_size), .set_offset = F(max_size_set), .min = 1 << 20,
+     .bad = "--max-size: '%s' is not a size of at least 1m such as 256m or 2g"},
+    {"max-age", 0, CLI_DURATION, RECORD, "DUR",
+     "drop the files older than DUR (default 7d)",
+     .offset = F(max_age), .set_offset = F(max_age_set), .min = 60, .max = 0,
+     .bad = "--max-age: '%s' is not a duration of at least 60 s such as 12h or 7d"},
+    {"config", 0, CLI_PATH, RECORD, "FILE",
+     "configuration file (default: as for the dashboard)", .offset = F(config)},
+
     {"help", 'h', CLI_CHOICE, MAIN, NULL, "print this help and exit", .offset = F(mode),
      .value = MODE_HELP, .stop = true},
-    {"help", 'h', CLI_CHOICE, CLEAN | REAP | PLAN, NULL, "print this help", .offset = F(mode),
+    {"help", 'h', CLI_CHOICE, CLEAN | REAP | PLAN | RECORD, NULL, "print this help", .offset = F(mode),
      .value = MODE_HELP, .stop = true},
 };
 
@@ -277,6 +309,27 @@ static const char plan_tail[] =
     "Exit status: 0 computed (whether or not it fits), 2 bad input, 1 the output\n"
     "could not be written.\n";
 
+static const char record_about[] =
+    "\n"
+    "Records /dev/shm over time into a store for shmwatch why and shmwatch replay:\n"
+    "a snapshot (the --json object) each interval, every event at once (a process\n"
+    "of the model ending, with its signal; an OOM kill; segments created and\n"
+    "removed; a mount appearing or going; a fill crossing warn or critical), and\n"
+    "another snapshot at once after a death or an OOM kill. Runs in the foreground\n"
+    "(a tmux pane, a systemd unit, a DaemonSet's container) until stopped.\n"
+    "Exit causes come from the kernel's process connector, which needs root\n"
+    "(CAP_NET_ADMIN) in the initial namespaces; without it, a process gone between\n"
+    "two snapshots is recorded with cause unknown, and the recorder says why.\n"
+    "\n";
+
+static const char record_tail[] =
+    "\n"
+    "The store keeps files of JSON lines by time (doc/recording.md), the oldest\n"
+    "dropped past --max-size or --max-age; one recorder per directory.\n"
+    "SIGTERM or SIGINT: the record being written is finished, the store closed,\n"
+    "exit status 0. Exit status: 1 the store cannot be opened (another recorder\n"
+    "holds it) or the watched --pid has exited, 2 usage or configuration error.\n";
+
 const struct cli_command cli_commands[CLI_NCMDS] = {
     [CLI_MAIN] = {"", .unknown = "unknown option '%s' (see --help)", .missing = "%s needs a value",
                   .extra = "unexpected argument '%s' (see --help)", .head = main_head,
@@ -292,4 +345,8 @@ const struct cli_command cli_commands[CLI_NCMDS] = {
     [CLI_PLAN] = {"plan", .unknown = "unknown option '%s'", .missing = "%s needs a value",
                   .extra = "unexpected argument '%s'", .hint = true, .head = plan_head,
                   .about = plan_about, .tail = plan_tail, .col = 28, .short_col = true},
+    [CLI_RECORD] = {"record", .unknown = "unknown option '%s'", .missing = "%s needs a value",
+                    .extra = "unexpected argument '%s'", .hint = true, .value_hint = true,
+                    .in_overview = true, .about = record_about, .tail = record_tail, .col = 21,
+                    .short_col = true, .check = options_check_act},
 };

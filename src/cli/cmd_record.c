@@ -1,0 +1,98 @@
+/* shmwatch record: the foreground recorder. Opens the store (one recorder
+ * per directory), writes its header, then runs the watch loop (src/watch.h)
+ * with the store as its output until SIGTERM or SIGINT. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/options.h"
+#include "cli/settings.h"
+#include "cli/subcommands.h"
+#include "report/jsonw.h"
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/escape.h"
+#include "watch.h"
+
+/* The header record's members after "recording" and "time". */
+static char *header_members(const struct options *o)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof(host) - 1) != 0)
+        host[0] = '\0';
+    char watch[32];
+    if (o->pid)
+        snprintf(watch, sizeof(watch), "pid %lld", o->pid);
+    else
+        snprintf(watch, sizeof(watch), "%s", o->all ? "all" : "host");
+    struct buf b;
+    buf_init(&b);
+    struct jsonw w;
+    jw_init(&w, &b);
+    jw_obj(&w, NULL);
+    jw_str(&w, "hostname", host[0] ? host : NULL);
+    jw_dbl(&w, "interval_s", o->interval);
+    jw_str(&w, "watch", watch);
+    jw_str(&w, "version", SHMWATCH_VERSION);
+    jw_obj_end(&w);
+    /* Without its braces. */
+    char *members = strndup(b.data + 1, b.len - 2);
+    buf_free(&b);
+    return members;
+}
+
+int cmd_record(int argc, char **argv)
+{
+    struct options o;
+    int prc;
+    if (!usage_parse(CLI_RECORD, argc, argv, &o, &prc))
+        return prc;
+    if (!o.interval_set)
+        o.interval = 10;
+    o.interval_set = true;
+    o.count = 0;
+    o.mode = MODE_JSON;
+    struct config cfg;
+    char *err = NULL;
+    if (settings_load(&o, &cfg, &err) != 0) {
+        fprintf(stderr, "shmwatch record: %s\n", err);
+        free(err);
+        config_free(&cfg);
+        options_free(&o);
+        return 2;
+    }
+    char dflt[4096];
+    const char *dir = o.dir ? o.dir : store_default_dir(dflt, sizeof(dflt));
+    if (!dir) {
+        fputs("shmwatch record: no directory for the store: HOME is not set; give --dir\n",
+              stderr);
+        config_free(&cfg);
+        options_free(&o);
+        return 2;
+    }
+    struct store_limits lim = {
+        .max_size = o.max_size_set ? o.max_size : STORE_MAX_SIZE_DEFAULT,
+        .max_age_s = o.max_age_set ? o.max_age : STORE_MAX_AGE_DEFAULT,
+    };
+    char *header = header_members(&o);
+    struct store *st = NULL;
+    char msg[512];
+    int rc = store_open(dir, &lim, header, &st, msg, sizeof(msg));
+    free(header);
+    if (rc < 0) {
+        char *shown = esc_term_dup(msg);
+        fprintf(stderr, "shmwatch record: %s\n", shown);
+        free(shown);
+        config_free(&cfg);
+        options_free(&o);
+        return 1;
+    }
+    watch_catch_signals();
+    rc = watch_run(&o, &cfg, st);
+    store_close(st);
+    config_free(&cfg);
+    options_free(&o);
+    return rc;
+}
