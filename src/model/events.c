@@ -76,7 +76,7 @@ const char *fill_level_name(enum fill_level l)
     return l == FILL_CRITICAL ? "critical" : l == FILL_WARN ? "warn" : "ok";
 }
 
-const char *signal_name(int sig)
+const char *exit_signal_name(int sig)
 {
     static const char *const names[] = {
         NULL,      "SIGHUP",  "SIGINT",    "SIGQUIT", "SIGILL",    "SIGTRAP", "SIGABRT",
@@ -414,7 +414,7 @@ void death_counts_add(struct death_counts *c, const struct event_list *l)
         if (e->kind != EV_EXIT)
             continue;
         const char *sig = e->cause == CAUSE_UNKNOWN ? "unknown"
-                          : e->signal               ? signal_name(e->signal)
+                          : e->signal               ? exit_signal_name(e->signal)
                                                     : "none";
         if (!sig)
             sig = "other";

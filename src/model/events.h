@@ -63,7 +63,7 @@ void events_recorder(struct event_list *out, double t, const char *what, const c
 const char *exit_cause_name(enum exit_cause c);
 const char *fill_level_name(enum fill_level l);
 /* "SIGBUS" for 7, NULL for 0 or a number without a name. */
-const char *signal_name(int sig);
+const char *exit_signal_name(int sig);
 
 /* --- The facts of one model ------------------------------------------ */
 

@@ -53,7 +53,7 @@ void report_event_json(struct buf *out, const struct event *e)
         jw_str(&w, "container", e->container);
         jw_str(&w, "container_name", e->container_name);
         jw_i64_or_null(&w, "exit_code", e->has_exit_code, e->exit_code);
-        jw_str(&w, "signal", signal_name(e->signal));
+        jw_str(&w, "signal", exit_signal_name(e->signal));
         jw_bool(&w, "core", e->core);
         jw_str(&w, "cause", exit_cause_name(e->cause));
         break;
