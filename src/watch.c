@@ -336,6 +336,13 @@ static bool wait_until(struct loop *L, double until)
  * counts (an interval scan; an event snapshot leaves them counting). */
 static bool scan_events(struct loop *L, struct scan *s, struct ev_state *cur, double t, bool churn)
 {
+    /* Exits the kernel told while the scan ran belong to the last model's
+     * processes: taken before cur replaces it. The snapshot just written
+     * is after them. */
+    if (L->cn >= 0) {
+        on_exits(L);
+        L->event_snapshot_due = false;
+    }
     shmnotify_read(&L->sn);
     struct ev_churn *ch = NULL;
     size_t nch = 0;
