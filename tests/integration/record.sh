@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# shmwatch record, for real, on a private 64 MiB tmpfs at /dev/shm: it
+# writes a store (a header, snapshots with reason "interval", a start
+# event), tells a holder's SIGBUS as an exit event at once followed by a
+# snapshot with reason "event", refuses a second recorder on the same
+# directory naming the first one's pid, and on SIGTERM finishes its record,
+# says "stop" and exits 0, every line of the store whole JSON. Bad command
+# lines are refused with one line.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+need python3
+test_ns 64m -- "$@"
+
+dir=$SHMTEST_TMP/store
+err=$SHMTEST_TMP/record.err
+lines() { cat "$dir"/*.jsonl 2>/dev/null; }
+records() { # FILTER: the records (Python expression of r) of the store, one per line
+    lines | /usr/bin/python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    if eval(sys.argv[1]):
+        print(json.dumps(r))' "$1"
+}
+
+python3 -c '
+import os, time
+fd = os.open("/dev/shm/torch_777_1", os.O_RDWR | os.O_CREAT, 0o600)
+os.ftruncate(fd, 1 << 20)
+time.sleep(300)' &
+HOLDER=$!
+on_exit "kill -KILL $HOLDER 2>/dev/null; true"
+wait_for "[ -e /dev/shm/torch_777_1 ]" 15 || fail "the holder did not start"
+
+# A long interval: the snapshot after the death must come at once, not at the next one.
+"$SHMWATCH" record --dir "$dir" --interval 30 2>"$err" &
+REC=$!
+on_exit "kill -KILL $REC 2>/dev/null; true"
+wait_for "[ -n \"\$(records \"r.get('reason') == 'interval' and any(p['pid'] == $HOLDER for p in r['processes'])\")\" ]" 20 ||
+    { cat "$err" >&2; fail "no interval snapshot showing the holder"; }
+ok "an interval snapshot in the store shows the holder"
+[ "$(stat -c %a "$dir")" = 700 ] || fail "the store's directory is $(stat -c %a "$dir"), not 700"
+for f in "$dir"/*.jsonl; do
+    [ "$(stat -c %a "$f")" = 600 ] || fail "$f is $(stat -c %a "$f"), not 600"
+done
+ok "the store is its owner's only (0700, files 0600)"
+lines | head -n 1 >"$SHMTEST_TMP/header.json"
+json_check "$SHMTEST_TMP/header.json" \
+    "list(j)[:2] == ['recording', 'time'] and j['recording'] == 1 and j['interval_s'] == 30 and j['watch'] == 'host' and j['version']" \
+    "the first line is the header"
+records "r.get('event') == 'recorder' and r['what'] == 'start'" | grep -q . || fail "no start event"
+ok "the recorder said it started"
+
+rc=0
+"$SHMWATCH" record --dir "$dir" 2>"$SHMTEST_TMP/second.err" || rc=$?
+assert_eq "$rc" 1 "a second recorder on the same directory exits 1"
+grep -q "being recorded by pid $REC" "$SHMTEST_TMP/second.err" ||
+    fail "the refusal does not name the first recorder: $(cat "$SHMTEST_TMP/second.err")"
+assert_eq "$(wc -l <"$SHMTEST_TMP/second.err")" 1 "it says so in one line: $(cat "$SHMTEST_TMP/second.err")"
+
+kill -BUS "$HOLDER"
+wait_for "[ -n \"\$(records \"r.get('event') == 'exit' and r['pid'] == $HOLDER\")\" ]" 10 ||
+    { cat "$err" >&2; fail "no exit event in the store"; }
+records "r.get('event') == 'exit' and r['pid'] == $HOLDER" >"$SHMTEST_TMP/exit.json"
+json_check "$SHMTEST_TMP/exit.json" "j['cause'] == 'sigbus' and j['signal'] == 'SIGBUS' and j['role'] == 'holder'" \
+    "the holder's SIGBUS is recorded as it happens"
+wait_for "[ -n \"\$(records \"r.get('reason') == 'event'\")\" ]" 10 ||
+    fail "no snapshot taken at once after the death (the interval is 30 s)"
+ok "a snapshot with reason event follows the death at once"
+
+kill -TERM "$REC"
+rc=0
+wait "$REC" || rc=$?
+assert_eq "$rc" 0 "SIGTERM ends the recorder with status 0"
+lines | tail -n 1 >"$SHMTEST_TMP/last.json"
+json_check "$SHMTEST_TMP/last.json" "j['event'] == 'recorder' and j['what'] == 'stop'" \
+    "its last record says it stopped"
+lines | /usr/bin/python3 -c '
+import json, sys
+for n, line in enumerate(sys.stdin, 1):
+    json.loads(line)
+print(n)' >"$SHMTEST_TMP/n" || fail "a line of the store is not whole JSON"
+ok "every one of the $(cat "$SHMTEST_TMP/n") lines of the store is whole JSON"
+[ -s "$err" ] && grep -v 'process events' "$err" | grep -q . && fail "the recorder said: $(cat "$err")"
+
+# Bad command lines: one line, status 2.
+bad() { # EXPECTED-TEXT ARGS...
+    local want=$1 rc=0
+    shift
+    "$SHMWATCH" record "$@" >"$SHMTEST_TMP/bad.out" 2>"$SHMTEST_TMP/bad.err" || rc=$?
+    assert_eq "$rc" 2 "record $* exits 2"
+    [ "$(wc -l <"$SHMTEST_TMP/bad.err")" = 1 ] && grep -q -- "$want" "$SHMTEST_TMP/bad.err" ||
+        fail "record $*: $(cat "$SHMTEST_TMP/bad.err")"
+}
+bad "--all and --pid exclude each other" --all --pid 1 --dir "$dir"
+bad "--interval: 'x' is not a duration" --interval x
+bad "--max-size: '1k' is not a size of at least 1m" --max-size 1k
+bad "--max-age: '10' is not a duration of at least 60 s" --max-age 10
+bad "unexpected argument 'extra'" extra
+bad "unknown option '--json'" --json
