@@ -1,0 +1,330 @@
+/* Events (model/events.c) from hand-made facts, their JSON lines
+ * (report/eventjson.c), and the process connector's parser fed bytes
+ * (collect/proccn.c). */
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "collect/proccn.h"
+#include "model/events.h"
+#include "report/report.h"
+#include "util/xalloc.h"
+
+#define MiB (1024ull * 1024ull)
+
+/* A state of n processes (pids given, roles worker of main 100 but the
+ * first, the main), one cgroup with kills, and one mount (used of 64 MiB). */
+static void make_state(struct ev_state *st, const pid_t *pids, size_t n, uint64_t kills,
+                       uint64_t used)
+{
+    memset(st, 0, sizeof(*st));
+    st->valid = true;
+    st->procs = xcalloc(n ? n : 1, sizeof(*st->procs));
+    st->alive = xcalloc(n ? n : 1, sizeof(*st->alive));
+    for (size_t i = 0; i < n; i++) {
+        struct ev_proc *p = &st->procs[st->nprocs++];
+        p->pid = pids[i];
+        p->start_ticks = 1000 + (unsigned long long)pids[i];
+        snprintf(p->comm, sizeof(p->comm), i ? "pt_data_worker" : "python3");
+        p->role = i ? ROLE_WORKER : ROLE_MAIN;
+        p->group = 100;
+        p->ctr_id = xstrdup("abc123");
+        p->ctr_name = xstrdup("trainer");
+        p->cg = 0;
+        st->alive[st->nalive].pid = pids[i];
+        st->alive[st->nalive].start_ticks = p->start_ticks;
+        st->nalive++;
+    }
+    st->cgroups = xcalloc(1, sizeof(*st->cgroups));
+    st->ncgroups = 1;
+    st->cgroups[0].path = xstrdup("/docker/abc123");
+    st->cgroups[0].dir = xstrdup("/sys/fs/cgroup/memory/docker/abc123");
+    st->cgroups[0].version = 1;
+    st->cgroups[0].known = true;
+    st->cgroups[0].kills = kills;
+    st->cgroups[0].ctr_id = xstrdup("abc123");
+    st->cgroups[0].ctr_name = xstrdup("trainer");
+    st->mounts = xcalloc(1, sizeof(*st->mounts));
+    st->nmounts = 1;
+    snprintf(st->mounts[0].id, sizeof(st->mounts[0].id), "0:52");
+    st->mounts[0].path = xstrdup("/dev/shm");
+    st->mounts[0].ctr_id = xstrdup("abc123");
+    st->mounts[0].size_known = true;
+    st->mounts[0].size = 64 * MiB;
+    st->mounts[0].used = used;
+    st->mounts[0].used_pct = 100.0 * (double)used / (double)(64 * MiB);
+    st->mounts[0].level = fill_level_of(st->mounts[0].used_pct, 80, 95);
+}
+
+static const pid_t group_pids[] = {100, 101, 102};
+
+static void test_exit_causes(void **state)
+{
+    (void)state;
+    struct ev_state st;
+    make_state(&st, group_pids, 3, 0, 0);
+    struct event_list l = {0};
+    assert_true(events_exit(&st, 101, SIGBUS, 5.0, false, &l));           /* killed by SIGBUS */
+    assert_true(events_exit(&st, 102, SIGKILL, 5.0, true, &l));           /* with the OOM count */
+    assert_true(events_exit(&st, 100, 3 << 8, 5.0, false, &l));          /* exit(3) */
+    assert_false(events_exit(&st, 4242, SIGKILL, 5.0, false, &l));        /* not a known process */
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.items[0].cause, CAUSE_SIGBUS);
+    assert_int_equal(l.items[0].signal, SIGBUS);
+    assert_int_equal(l.items[0].role, ROLE_WORKER);
+    assert_int_equal(l.items[0].group, 100);
+    assert_string_equal(l.items[0].container_name, "trainer");
+    assert_false(l.items[0].has_exit_code);
+    assert_int_equal(l.items[1].cause, CAUSE_OOM_KILL);
+    assert_int_equal(l.items[2].cause, CAUSE_EXIT);
+    assert_true(l.items[2].has_exit_code);
+    assert_int_equal(l.items[2].exit_code, 3);
+    assert_int_equal(l.items[2].signal, 0);
+    event_list_clear(&l);
+    /* SIGKILL without a rise of the count is someone's kill -9; a core flag. */
+    assert_true(events_exit(&st, 101, SIGKILL, 5.0, false, &l));
+    assert_true(events_exit(&st, 102, SIGSEGV | 0x80, 5.0, false, &l));
+    assert_int_equal(l.items[0].cause, CAUSE_SIGNAL);
+    assert_int_equal(l.items[1].cause, CAUSE_SIGNAL);
+    assert_true(l.items[1].core);
+    event_list_free(&l);
+    /* No model yet: nothing is known. */
+    st.valid = false;
+    assert_false(events_exit(&st, 101, SIGBUS, 5.0, false, &l));
+    st.valid = true;
+    ev_state_free(&st);
+}
+
+static void test_oom_rise_is_told_once(void **state)
+{
+    (void)state;
+    struct ev_state prev, cur;
+    make_state(&prev, group_pids, 3, 2, 0);
+    struct event_list l = {0};
+    /* The count read at a SIGKILL: rose by 1, the victim named. */
+    assert_true(events_oom(&prev, 0, true, 3, 102, "pt_data_worker", 7.0, &l));
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.items[0].kind, EV_OOM_KILL);
+    assert_int_equal(l.items[0].kills, 1);
+    assert_int_equal(l.items[0].victim, 102);
+    assert_string_equal(l.items[0].victim_comm, "pt_data_worker");
+    assert_string_equal(l.items[0].cgroup, "/docker/abc123");
+    /* The same count again: nothing. */
+    assert_false(events_oom(&prev, 0, true, 3, 0, NULL, 7.5, &l));
+    event_list_clear(&l);
+    /* The next scan sees 3: already told. A later one sees 5: two more, no victim. */
+    make_state(&cur, group_pids, 3, 3, 0);
+    events_scan(&prev, &cur, NULL, 0, NULL, 0, 1.0, 8.0, &l);
+    assert_int_equal(l.n, 0);
+    ev_state_free(&prev);
+    make_state(&prev, group_pids, 3, 5, 0);
+    events_scan(&cur, &prev, NULL, 0, NULL, 0, 1.0, 9.0, &l);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.items[0].kills, 2);
+    assert_int_equal(l.items[0].victim, 0);
+    /* A count that falls (the cgroup made anew) is a baseline. */
+    event_list_clear(&l);
+    assert_false(events_oom(&prev, 0, true, 1, 0, NULL, 10.0, &l));
+    assert_int_equal(prev.cgroups[0].kills, 1);
+    assert_int_equal(l.n, 0);
+    event_list_free(&l);
+    ev_state_free(&prev);
+    ev_state_free(&cur);
+}
+
+static void test_gone_between_scans(void **state)
+{
+    (void)state;
+    struct ev_state prev, cur;
+    make_state(&prev, group_pids, 3, 0, 0);
+    const pid_t left[] = {100};
+    make_state(&cur, left, 1, 0, 0);
+    struct event_list l = {0};
+    /* 101 was told by the kernel; 102 is only gone: cause unknown. */
+    const pid_t reported[] = {101};
+    events_scan(&prev, &cur, reported, 1, NULL, 0, 1.0, 3.0, &l);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.items[0].kind, EV_EXIT);
+    assert_int_equal(l.items[0].pid, 102);
+    assert_int_equal(l.items[0].cause, CAUSE_UNKNOWN);
+    assert_int_equal(l.items[0].signal, 0);
+    event_list_clear(&l);
+    /* A pid alive again as another process (a new start time) has ended too. */
+    cur.alive[0].start_ticks = 1;
+    events_scan(&prev, &cur, reported, 1, NULL, 0, 1.0, 3.0, &l);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.items[0].pid, 100);
+    /* A first scan tells nothing of processes. */
+    event_list_clear(&l);
+    prev.valid = false;
+    events_scan(&prev, &cur, NULL, 0, NULL, 0, 1.0, 3.0, &l);
+    assert_int_equal(l.n, 0);
+    event_list_free(&l);
+    ev_state_free(&prev);
+    ev_state_free(&cur);
+}
+
+static void test_mounts_fill_and_churn(void **state)
+{
+    (void)state;
+    struct ev_state a, b;
+    make_state(&a, NULL, 0, 0, 10 * MiB);
+    make_state(&b, NULL, 0, 0, 62 * MiB); /* 96.9 %: critical */
+    struct event_list l = {0};
+    struct ev_churn ch[] = {{"0:52", 12, 10}, {"0:99", 1, 1}};
+    events_scan(&a, &b, NULL, 0, ch, 2, 2.0, 4.0, &l);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.items[0].kind, EV_FILL);
+    assert_int_equal(l.items[0].level, FILL_CRITICAL);
+    assert_int_equal(l.items[0].used, 62 * MiB);
+    assert_int_equal(l.items[1].kind, EV_SEGMENTS);
+    assert_int_equal(l.items[1].created, 12);
+    assert_int_equal(l.items[1].removed, 10);
+    assert_true(l.items[1].interval_s == 2.0);
+    assert_string_equal(l.items[1].container, "abc123");
+    event_list_clear(&l);
+    /* The same level again, and a churn of 0: nothing. */
+    struct ev_churn none[] = {{"0:52", 0, 0}};
+    events_scan(&b, &b, NULL, 0, none, 1, 2.0, 5.0, &l);
+    assert_int_equal(l.n, 0);
+    /* A mount appearing, another going. */
+    snprintf(b.mounts[0].id, sizeof(b.mounts[0].id), "0:53");
+    events_scan(&a, &b, NULL, 0, NULL, 0, 2.0, 6.0, &l);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.items[0].kind, EV_MOUNT);
+    assert_true(l.items[0].appeared);
+    assert_string_equal(l.items[0].mount_id, "0:53");
+    assert_int_equal(l.items[1].kind, EV_MOUNT);
+    assert_false(l.items[1].appeared);
+    assert_string_equal(l.items[1].mount_id, "0:52");
+    assert_int_equal(l.items[2].kind, EV_FILL); /* the new one is critical already */
+    event_list_free(&l);
+    ev_state_free(&a);
+    ev_state_free(&b);
+    assert_int_equal(fill_level_of(79.9, 80, 95), FILL_OK);
+    assert_int_equal(fill_level_of(80, 80, 95), FILL_WARN);
+    assert_int_equal(fill_level_of(95, 80, 95), FILL_CRITICAL);
+}
+
+static void test_event_lines(void **state)
+{
+    (void)state;
+    struct ev_state st;
+    make_state(&st, group_pids, 3, 0, 0);
+    snprintf(st.procs[1].comm, sizeof(st.procs[1].comm), "a\"b\n");
+    struct event_list l = {0};
+    events_exit(&st, 101, SIGBUS, 1764991927.25, false, &l);
+    events_recorder(&l, 1764991927.0, "events_off", "no \"privilege\"");
+    struct buf b;
+    buf_init(&b);
+    report_event_json(&b, &l.items[0]);
+    assert_string_equal(b.data,
+                        "{\"event\":\"exit\",\"time\":\"2025-12-06T03:32:07.250Z\",\"pid\":101,"
+                        "\"comm\":\"a\\\"b\\n\",\"role\":\"worker\",\"group\":100,"
+                        "\"container\":\"abc123\",\"container_name\":\"trainer\","
+                        "\"exit_code\":null,\"signal\":\"SIGBUS\",\"core\":false,"
+                        "\"cause\":\"sigbus\"}");
+    buf_reset(&b);
+    report_event_json(&b, &l.items[1]);
+    assert_string_equal(b.data, "{\"event\":\"recorder\",\"time\":\"2025-12-06T03:32:07.000Z\","
+                                "\"what\":\"events_off\",\"detail\":\"no \\\"privilege\\\"\"}");
+    buf_free(&b);
+    /* The exporter's counters. */
+    struct death_counts dc = {0};
+    death_counts_add(&dc, &l);
+    death_counts_add(&dc, &l);
+    assert_int_equal(dc.n, 1);
+    assert_string_equal(dc.items[0].signal, "SIGBUS");
+    assert_int_equal(dc.items[0].n, 2);
+    buf_init(&b);
+    report_prometheus_deaths(&b, &dc);
+    assert_non_null(strstr(
+        b.data, "shmwatch_process_deaths_total{signal=\"SIGBUS\",role=\"worker\",container=\"trainer\"} 2\n"));
+    buf_free(&b);
+    death_counts_free(&dc);
+    event_list_free(&l);
+    ev_state_free(&st);
+}
+
+/* --- The connector's messages ------------------------------------------- */
+
+/* Appends one netlink message carrying a connector message of an event
+ * (what, pid, tgid, exit code) to buf at *len. */
+static void put_event(unsigned char *buf, size_t *len, unsigned what, pid_t pid, pid_t tgid,
+                      unsigned code, unsigned idx)
+{
+    struct nlmsghdr h = {0};
+    struct cn_msg cn = {0};
+    struct proc_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.what = what;
+    ev.timestamp_ns = 123456789;
+    ev.event_data.exit.process_pid = pid;
+    ev.event_data.exit.process_tgid = tgid;
+    ev.event_data.exit.exit_code = code;
+    ev.event_data.exit.exit_signal = SIGCHLD;
+    cn.id.idx = idx;
+    cn.id.val = CN_VAL_PROC;
+    cn.len = sizeof(ev);
+    h.nlmsg_len = (unsigned)(NLMSG_HDRLEN + sizeof(cn) + sizeof(ev));
+    h.nlmsg_type = NLMSG_DONE;
+    memcpy(buf + *len, &h, sizeof(h));
+    memcpy(buf + *len + NLMSG_HDRLEN, &cn, sizeof(cn));
+    memcpy(buf + *len + NLMSG_HDRLEN + sizeof(cn), &ev, sizeof(ev));
+    *len += NLMSG_ALIGN(h.nlmsg_len);
+}
+
+static void test_connector_parse(void **state)
+{
+    (void)state;
+    unsigned char buf[4096];
+    size_t len = 0;
+    put_event(buf, &len, PROC_EVENT_EXIT, 4242, 4242, SIGBUS, CN_IDX_PROC);
+    put_event(buf, &len, PROC_EVENT_EXIT, 4243, 4242, 0, CN_IDX_PROC);    /* a thread */
+    put_event(buf, &len, PROC_EVENT_FORK, 4244, 4244, 0, CN_IDX_PROC);    /* not an exit */
+    put_event(buf, &len, PROC_EVENT_EXIT, 4245, 4245, 0, CN_IDX_PROC + 1); /* another index */
+    put_event(buf, &len, PROC_EVENT_EXIT, 4246, 4246, 1 << 8, CN_IDX_PROC);
+    struct proc_exits x = {0};
+    assert_int_equal(proccn_parse(buf, len, &x), 2);
+    assert_int_equal(x.n, 2);
+    assert_int_equal(x.items[0].pid, 4242);
+    assert_int_equal(x.items[0].status, SIGBUS);
+    assert_int_equal(x.items[0].exit_signal, SIGCHLD);
+    assert_int_equal(x.items[0].timestamp_ns, 123456789);
+    assert_int_equal(x.items[1].pid, 4246);
+    assert_int_equal(x.items[1].status, 1 << 8);
+    /* Every cut of the bytes is safe, and never reads a cut message. */
+    for (size_t cut = 0; cut < len; cut++) {
+        struct proc_exits y = {0};
+        size_t n = proccn_parse(buf, cut, &y);
+        assert_true(n <= 2);
+        proc_exits_free(&y);
+    }
+    /* A header whose length lies. */
+    struct nlmsghdr h = {.nlmsg_len = 100000, .nlmsg_type = NLMSG_DONE};
+    memcpy(buf, &h, sizeof(h));
+    struct proc_exits z = {0};
+    assert_int_equal(proccn_parse(buf, len, &z), 0);
+    h.nlmsg_len = 2;
+    memcpy(buf, &h, sizeof(h));
+    assert_int_equal(proccn_parse(buf, len, &z), 0);
+    proc_exits_free(&z);
+    proc_exits_free(&x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exit_causes),
+        cmocka_unit_test(test_oom_rise_is_told_once),
+        cmocka_unit_test(test_gone_between_scans),
+        cmocka_unit_test(test_mounts_fill_and_churn),
+        cmocka_unit_test(test_event_lines),
+        cmocka_unit_test(test_connector_parse),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
