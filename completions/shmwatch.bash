@@ -32,7 +32,7 @@ _shmwatch()
     local cmd= i
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-        clean | reap | plan)
+        clean | reap | plan | record)
             cmd=${words[i]}
             break
             ;;
@@ -44,7 +44,7 @@ _shmwatch()
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;
-    --mount)
+    --mount | --dir)
         COMPREPLY=($(compgen -d -- "$cur"))
         return
         ;;
@@ -62,7 +62,7 @@ _shmwatch()
         return
         ;;
     --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | --sample-shape | \
-        -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size)
+        -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size | --max-size | --max-age)
         return
         ;;
     esac
@@ -71,11 +71,12 @@ _shmwatch()
     case $cmd in
     clean) opts="--dry-run --yes --all-unheld --min-age --orphan-min-age --trust-pids --mount --log --config --pid --all --help -n -y -h" ;;
     reap) opts="--dry-run --yes --timeout --log --config --pid --all --help -n -y -t -h" ;;
+    record) opts="--pid --all --dir --interval --max-size --max-age --config --help -h" ;;
     plan) opts="--batch-size --sample-shape --dtype --workers --prefetch-factor --memory --shm-size --json --observe --help -b -s -d -w -p -m -h" ;;
     *)
         opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --all --orphan-min-age --trust-pids --config --theme --no-color --ascii --read-only --log --demo --version --help -h"
         if [[ $cur != -* ]]; then
-            COMPREPLY=($(compgen -W "clean reap plan" -- "$cur"))
+            COMPREPLY=($(compgen -W "clean reap plan record" -- "$cur"))
             return
         fi
         ;;
