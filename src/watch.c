@@ -71,6 +71,10 @@ struct loop {
     pid_t *reported;
     size_t nreported, nolder, reported_cap;
     struct event_list evs;
+    /* A stream's own news (why process events are not seen), written just
+     * before the first exit whose cause it leaves unknown: a stream with
+     * nothing to say keeps only its snapshot lines. */
+    struct event_list pending;
     struct death_counts deaths;
     bool event_snapshot_due;   /* the recorder: a death or an OOM kill since the last scan */
     struct buf out, line;
@@ -130,6 +134,17 @@ static bool emit_events(struct loop *L)
     bool ok = true;
     death_counts_add(&L->deaths, &L->evs);
     for (size_t i = 0; i < L->evs.n && ok; i++) {
+        const struct event *e = &L->evs.items[i];
+        if (L->pending.n && e->kind == EV_EXIT && e->cause == CAUSE_UNKNOWN &&
+            L->o->mode == MODE_JSON && !L->store) {
+            for (size_t k = 0; k < L->pending.n && ok; k++) {
+                buf_reset(&L->line);
+                report_event_json(&L->line, &L->pending.items[k]);
+                buf_addc(&L->line, '\n');
+                ok = output_write(&L->line);
+            }
+            event_list_clear(&L->pending);
+        }
         buf_reset(&L->line);
         report_event_json(&L->line, &L->evs.items[i]);
         if (L->store) {
@@ -217,9 +232,10 @@ static void render(struct loop *L, struct scan *s, const char *reason, struct ev
         report_json_stream(out, &m, stdout);
         buf_addc(out, '\n');
     } else if (o->mode == MODE_PROMETHEUS) {
-        report_prometheus(out, &m);
+        /* The deaths first: the file's last line stays the snapshot's last metric. */
         if (L->events)
             report_prometheus_deaths(out, &L->deaths);
+        report_prometheus(out, &m);
     } else {
         struct text_opts to = {.ascii = cfg->ascii};
         report_text(out, &m, &to);
@@ -230,6 +246,8 @@ static void render(struct loop *L, struct scan *s, const char *reason, struct ev
 }
 
 /* --- Events between scans -------------------------------------------- */
+
+static void source_off(struct loop *L, const char *line);
 
 static void reported_add(struct loop *L, pid_t pid)
 {
@@ -263,8 +281,7 @@ static void on_exits(struct loop *L)
         char why[256];
         snprintf(why, sizeof(why), "process events stopped: %s; exits are told from the scans, "
                  "cause unknown", strerror(-rc));
-        fprintf(stderr, "%s: %s\n", L->cmd, why);
-        events_recorder(&L->evs, wall_now(), "events_off", why);
+        source_off(L, why);
         proccn_close(L->cn);
         L->cn = -1;
     }
@@ -390,9 +407,22 @@ static bool wait_scan(struct scan_job *job, double until)
     }
 }
 
-/* The events' sources, opened when the run watches over time: a failure
- * is said once, plainly (stderr, and an events_off event), and the exits
- * are then told from the scans. */
+/* A source that cannot be used, said once, plainly: by the recorder on
+ * stderr and in an events_off record at once; by a stream in an events_off
+ * line just before the first exit it leaves without a cause (its stderr
+ * and its lines stay as they were while there is nothing to explain). */
+static void source_off(struct loop *L, const char *line)
+{
+    if (L->store) {
+        fprintf(stderr, "%s: %s\n", L->cmd, line);
+        events_recorder(&L->evs, wall_now(), "events_off", line);
+    } else {
+        events_recorder(&L->pending, wall_now(), "events_off", line);
+    }
+}
+
+/* The events' sources, opened when the run watches over time; without
+ * the connector the exits are told from the scans. */
 static void open_sources(struct loop *L)
 {
     char why[256];
@@ -401,15 +431,13 @@ static void open_sources(struct loop *L)
         L->cn = -1;
         char line[400];
         snprintf(line, sizeof(line), "%s; exits are told from the scans, cause unknown", why);
-        fprintf(stderr, "%s: %s\n", L->cmd, line);
-        events_recorder(&L->evs, wall_now(), "events_off", line);
+        source_off(L, line);
     }
     if (shmnotify_init(&L->sn) < 0) {
         char line[256];
         snprintf(line, sizeof(line), "segment churn is not counted: inotify: %s",
                  strerror(errno));
-        fprintf(stderr, "%s: %s\n", L->cmd, line);
-        events_recorder(&L->evs, wall_now(), "events_off", line);
+        source_off(L, line);
     }
     L->churn_since = clock_now();
 }
@@ -545,6 +573,7 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
     group_peaks_free(&L.peaks);
     mount_memory_free(&L.mount_mem);
     event_list_free(&L.evs);
+    event_list_free(&L.pending);
     death_counts_free(&L.deaths);
     ev_state_free(&L.prev);
     free(L.reported);

@@ -161,9 +161,9 @@ int proccn_open(char *why, size_t n)
     }
     /* The kernel answers a LISTEN with an acknowledgement; it ignores one
      * from another user or pid namespace, and refuses one without the
-     * privilege. Exits that arrive meanwhile are dropped: nothing is known
+     * privilege (it answers at once otherwise). Exits that arrive meanwhile are dropped: nothing is known
      * yet of the processes. */
-    double until = clock_now() + 1.0;
+    double until = clock_now() + 0.25;
     int ack = -1;
     unsigned char buf[8192];
     struct proc_exits scratch = {0};

@@ -27,7 +27,7 @@ struct proc_exits {
 
 /* The connector's socket, listening: an fd to poll, or -errno with the
  * reason in why ("process events need CAP_NET_ADMIN ..."). It waits up to
- * a second for the kernel's acknowledgement, which is never sent to a
+ * a quarter of a second for the kernel's acknowledgement, which is never sent to a
  * listener in another user or pid namespace. */
 int proccn_open(char *why, size_t n);
 

@@ -188,6 +188,19 @@ expect_line 2 "shmwatch reap: unknown option '--bogus' (see shmwatch reap --help
 expect_line 2 "shmwatch reap: --timeout needs a value (see shmwatch reap --help)" reap --timeout
 expect_line 2 "shmwatch reap: unexpected argument 'extra' (see shmwatch reap --help)" reap extra
 expect_line 2 "shmwatch reap: --timeout: expected seconds (at most 3600), got 4000 (see shmwatch reap --help)" reap -t 4000
+expect_line 2 "shmwatch record: unknown option '--bogus' (see shmwatch record --help)" record --bogus
+expect_line 2 "shmwatch record: --dir needs a value (see shmwatch record --help)" record --dir
+expect_line 2 "shmwatch record: unexpected argument 'extra' (see shmwatch record --help)" record extra
+expect_line 2 "shmwatch record: --interval: '0' is not a duration from 0.05 s to 1 day (see shmwatch record --help)" record --interval 0
+expect_line 2 "shmwatch record: --max-size: 'lots' is not a size of at least 1m such as 256m or 2g (see shmwatch record --help)" record --max-size lots
+expect_line 2 "shmwatch record: --max-age: '5' is not a duration of at least 60 s such as 12h or 7d (see shmwatch record --help)" record --max-age 5
+expect_line 2 "shmwatch record: --all and --pid exclude each other (see shmwatch record --help)" record --all --pid 1
+# A store that is no directory, or one others may write into: refused, status 1.
+expect_line 1 "shmwatch record: /dev/null: refused: not a directory" record --dir /dev/null
+mkdir -m 0777 "$SHMTEST_TMP/open-store"
+chmod 0777 "$SHMTEST_TMP/open-store"
+expect_line 1 "shmwatch record: $SHMTEST_TMP/open-store: refused: writable by group or others (chmod go-w)" \
+    record --dir "$SHMTEST_TMP/open-store"
 expect_line 2 "shmwatch plan: unknown option '--bogus' (see shmwatch plan --help)" plan --bogus
 expect_line 2 "shmwatch plan: --batch-size needs a value (see shmwatch plan --help)" plan --batch-size
 expect_line 2 "shmwatch plan: unexpected argument 'extra' (see shmwatch plan --help)" plan extra
@@ -249,6 +262,7 @@ clean --help
 reap --dry-run
 reap --yes
 reap --help
+record --help
 - --help
 - --version
 EOF

@@ -3,10 +3,11 @@
 # at /dev/shm: a holder killed by SIGBUS is an exit event with its signal,
 # cause sigbus and role holder (the kernel's process connector, as root);
 # the same seen without privilege (as nobody) is an exit of cause unknown,
-# with the reason said on stderr and in an events_off line; names created
+# with the reason said in an events_off line just before it; names created
 # and removed are counted per interval; a tmpfs mounted at /run/shm and
 # unmounted again appears and goes; the fill crossing warn (80 %) and
 # critical (95 %) and back is told each time. Snapshot lines stay schema 1.
+# A --prometheus-file exporter counts the deaths by signal and role.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -128,6 +129,28 @@ for line in open(sys.argv[1]):
 PY
 ok "every line is a schema-1 snapshot (as before) or an event"
 
+# --- The exporter counts deaths ---------------------------------------------------------------
+holder torch_4343_1
+prom=$SHMTEST_TMP/textfile/shmwatch.prom
+mkdir -p "$(dirname "$prom")"
+"$SHMWATCH" --prometheus-file "$prom" --interval 0.3 &
+EXPORTER=$!
+on_exit "kill -TERM $EXPORTER 2>/dev/null; wait $EXPORTER 2>/dev/null; true"
+# Two files written: the second after a scan that knows the holder.
+wait_for "[ -f '$prom' ]" 15 || fail "the exporter wrote nothing"
+first=$(stat -c %i "$prom")
+wait_for "[ \"\$(stat -c %i '$prom')\" != $first ]" 15 || fail "the exporter wrote only once"
+kill -BUS "$HOLDER"
+want='shmwatch_process_deaths_total{signal="SIGBUS",role="holder",container=""} 1'
+wait_for "grep -qxF '$want' '$prom'" 10 || fail "the exporter does not count the death: $(grep deaths "$prom")"
+ok "the exporter counts the holder's death: $want"
+if command -v promtool >/dev/null; then
+    promtool check metrics <"$prom" || fail "promtool rejects the file"
+    ok "the file with the counter passes promtool"
+fi
+kill -TERM "$EXPORTER"
+wait "$EXPORTER" || fail "the exporter ended with status $?"
+
 # --- Without privilege: cause unknown, and why --------------------------------------------
 : >"$stream"
 chmod 0666 "$stream"
@@ -154,8 +177,15 @@ events "e['event'] == 'exit' and e['pid'] == $NOBODY" >"$SHMTEST_TMP/exit2.json"
 json_check "$SHMTEST_TMP/exit2.json" \
     "j['cause'] == 'unknown' and j['signal'] is None and j['exit_code'] is None and j['role'] == 'holder'" \
     "without privilege the exit is told from the scans: cause unknown, no signal"
-grep -q 'process events are not seen: .*CAP_NET_ADMIN.*; exits are told from the scans, cause unknown' "$err" ||
-    fail "the reason is not said on stderr: $(cat "$err")"
-ok "the reason is said on stderr: $(head -n 1 "$err")"
 events "e['event'] == 'recorder' and e['what'] == 'events_off'" >"$SHMTEST_TMP/off.json"
-json_check "$SHMTEST_TMP/off.json" "'CAP_NET_ADMIN' in j['detail']" "and in an events_off line of the stream"
+json_check "$SHMTEST_TMP/off.json" \
+    "'process events are not seen' in j['detail'] and 'CAP_NET_ADMIN' in j['detail'] and j['detail'].endswith('exits are told from the scans, cause unknown')" \
+    "the reason is said in an events_off line of the stream"
+/usr/bin/python3 - "$stream" "$NOBODY" <<'PY' || fail "the events_off line does not come just before the exit it explains"
+import json, sys
+kinds = [(j.get("event"), j.get("pid")) for j in map(json.loads, open(sys.argv[1])) if "event" in j]
+i = kinds.index(("exit", int(sys.argv[2])))
+assert i > 0 and kinds[i - 1] == ("recorder", None), kinds
+PY
+ok "just before the exit it leaves without a cause"
+assert_eq "$(cat "$err")" "" "the stream's stderr stays quiet"
