@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "fake_scene.h"
 #include "collect/proccn.h"
 #include "model/events.h"
 #include "report/report.h"
 #include "util/xalloc.h"
 
-#define MiB (1024ull * 1024ull)
 
 /* A state of n processes (pids given, roles worker of main 100 but the
  * first, the main), one cgroup with kills, and one mount (used of 64 MiB). */
@@ -250,6 +250,47 @@ static void test_event_lines(void **state)
     ev_state_free(&st);
 }
 
+/* The facts of the shared scene's model: its interesting processes (the
+ * zombie left out: it has ended), every live process of the scan, its
+ * mount with the fill level, its cgroup. */
+static void test_state_from_model(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene();
+    fake_cgroup(&s->cgroup, "/docker/abc", 512 * MiB, 100 * MiB);
+    s->cgroup.dir = xstrdup("/sys/fs/cgroup/memory/docker/abc");
+    struct model_opts mo;
+    model_opts_default(&mo);
+    struct model m;
+    model_build(s, &mo, &m);
+    struct ev_state st;
+    ev_state_from_model(&st, &m, 50, 95); /* 40 of 64 MiB: 62.5 %, warn */
+    assert_true(st.valid);
+    const struct ev_proc *w = ev_state_proc(&st, 11);
+    assert_non_null(w);
+    assert_int_equal(w->role, ROLE_WORKER);
+    assert_int_equal(w->group, 10);
+    assert_int_equal(w->cg, 0);
+    assert_non_null(ev_state_proc(&st, 10));
+    assert_null(ev_state_proc(&st, 30)); /* the zombie */
+    assert_null(ev_state_proc(&st, 5));  /* the launcher is no holder */
+    assert_int_equal(st.ncgroups, 1);
+    assert_int_equal(st.cgroups[0].kills, 3);
+    assert_true(st.cgroups[0].known);
+    assert_int_equal(st.nmounts, 1);
+    assert_string_equal(st.mounts[0].path, "/dev/shm");
+    assert_int_equal(st.mounts[0].level, FILL_WARN);
+    /* Every process but the zombie is alive: nothing is gone against itself. */
+    struct event_list l = {0};
+    events_scan(&st, &st, NULL, 0, NULL, 0, 1, 1, &l);
+    assert_int_equal(l.n, 0);
+    event_list_free(&l);
+    ev_state_free(&st);
+    model_free(&m);
+    scan_free(s);
+    free(s);
+}
+
 /* --- The connector's messages ------------------------------------------- */
 
 /* Appends one netlink message carrying a connector message of an event
@@ -324,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_gone_between_scans),
         cmocka_unit_test(test_mounts_fill_and_churn),
         cmocka_unit_test(test_event_lines),
+        cmocka_unit_test(test_state_from_model),
         cmocka_unit_test(test_connector_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
