@@ -4,8 +4,9 @@
 # event), tells a holder's SIGBUS as an exit event at once followed by a
 # snapshot with reason "event", refuses a second recorder on the same
 # directory naming the first one's pid, and on SIGTERM finishes its record,
-# says "stop" and exits 0, every line of the store whole JSON. Bad command
-# lines are refused with one line.
+# says "stop" and exits 0, every line of the store whole JSON. With --pid it
+# ends (status 1, a stop record saying why) when that process exits. Bad
+# command lines are refused with one line.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -86,6 +87,35 @@ for n, line in enumerate(sys.stdin, 1):
 print(n)' >"$SHMTEST_TMP/n" || fail "a line of the store is not whole JSON"
 ok "every one of the $(cat "$SHMTEST_TMP/n") lines of the store is whole JSON"
 [ -s "$err" ] && grep -v 'process events' "$err" | grep -q . && fail "the recorder said: $(cat "$err")"
+
+# --pid: when the watched process exits there is nothing of its namespaces
+# left to record: a stop record saying so, status 1, one line.
+unshare -m -p -f --mount-proc --propagation private bash -c '
+    mount -t tmpfs -o size=16m tmpfs /dev/shm && : >/dev/shm/data && exec sleep 300' \
+    </dev/null >/dev/null 2>&1 &
+OUTER=$!
+on_exit "kill -KILL $OUTER 2>/dev/null; true"
+wait_for "[ -n \"\$(pgrep -P $OUTER)\" ] && [ -e /proc/\$(pgrep -P $OUTER)/root/dev/shm/data ]" 10 ||
+    fail "the container did not start"
+CTR=$(pgrep -P "$OUTER")
+dir2=$SHMTEST_TMP/store-pid
+"$SHMWATCH" record --dir "$dir2" --pid "$CTR" --interval 0.3 2>"$SHMTEST_TMP/pid.err" &
+REC=$!
+on_exit "kill -KILL $REC 2>/dev/null; true"
+wait_for "[ \"\$(cat '$dir2'/*.jsonl 2>/dev/null | grep -c '\"schema\":1')\" -ge 1 ]" 15 ||
+    fail "the --pid recorder wrote no snapshot"
+kill -KILL "$CTR"
+rc=0
+timeout 15 tail --pid="$REC" -f /dev/null || fail "the --pid recorder goes on after its process exited"
+wait "$REC" || rc=$?
+assert_eq "$rc:$(cat "$SHMTEST_TMP/pid.err")" "1:shmwatch record: cannot watch pid $CTR: the process has exited" \
+    "record --pid ends with status 1 and one line when its process exits"
+tail -n 1 "$dir2"/*.jsonl >"$SHMTEST_TMP/pid-last.json"
+json_check "$SHMTEST_TMP/pid-last.json" \
+    "j['event'] == 'recorder' and j['what'] == 'stop' and j['detail'] == 'the watched process $CTR has exited'" \
+    "its last record says why it stopped"
+head -n 1 "$dir2"/*.jsonl >"$SHMTEST_TMP/pid-header.json"
+json_check "$SHMTEST_TMP/pid-header.json" "j['watch'] == 'pid $CTR'" "its header names the watched pid"
 
 # Bad command lines: one line, status 2.
 bad() { # EXPECTED-TEXT ARGS...
