@@ -115,14 +115,28 @@ static void say_target_failure(const char *cmd, pid_t pid, int rc, enum scan_tar
 /* --- Writing --------------------------------------------------------- */
 
 /* One record into the store: said on stderr when it cannot be written
- * (the store has tried dropping the oldest file); the recorder goes on. */
+ * (the store has tried dropping the oldest file); the recorder goes on. A
+ * full disk that the store made room on by dropping its oldest file is
+ * said on stderr and in a disk_full record. */
 static void store_put(struct loop *L, double t, const struct buf *b)
 {
-    char msg[512];
-    if (store_write(L->store, t, b->data, b->len, msg, sizeof(msg)) < 0) {
+    char msg[512] = "";
+    int rc = store_write(L->store, t, b->data, b->len, msg, sizeof(msg));
+    if (msg[0]) {
         char *shown = esc_term_dup(msg);
         fprintf(stderr, "%s: %s\n", L->cmd, shown);
         free(shown);
+    }
+    if (rc == 0 && msg[0]) {
+        struct event_list note = {0};
+        events_recorder(&note, wall_now(), "disk_full", msg);
+        struct buf line;
+        buf_init(&line);
+        report_event_json(&line, &note.items[0]);
+        char again[512];
+        store_write(L->store, note.items[0].t, line.data, line.len, again, sizeof(again));
+        buf_free(&line);
+        event_list_free(&note);
     }
 }
 
