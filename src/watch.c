@@ -101,15 +101,19 @@ static double wall_of_mono(uint64_t ns)
     return wall_now() - (ago > 0 ? ago : 0);
 }
 
-/* Why pid cannot be watched, from scan_run's or sysroot_open_pid's
- * answer: one line on stderr. */
+/* Why pid cannot be watched, from scan_run's or sysroot_open_pid's answer. */
+static const char *target_why(pid_t pid, int rc, enum scan_target state)
+{
+    return state == SCAN_TARGET_REPLACED
+               ? "the process has exited (its pid now belongs to another process)"
+           : state == SCAN_TARGET_EXITED ? "the process has exited"
+                                         : sysroot_pid_why(pid, rc, strerror(-rc));
+}
+
+/* The same in one line on stderr. */
 static void say_target_failure(const char *cmd, pid_t pid, int rc, enum scan_target state)
 {
-    const char *why = state == SCAN_TARGET_REPLACED
-                          ? "the process has exited (its pid now belongs to another process)"
-                      : state == SCAN_TARGET_EXITED ? "the process has exited"
-                                                    : sysroot_pid_why(pid, rc, strerror(-rc));
-    fprintf(stderr, "%s: cannot watch pid %d: %s\n", cmd, (int)pid, why);
+    fprintf(stderr, "%s: cannot watch pid %d: %s\n", cmd, (int)pid, target_why(pid, rc, state));
 }
 
 /* --- Writing --------------------------------------------------------- */
@@ -526,8 +530,9 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
             if (src < 0) {
                 say_target_failure(L.cmd, pid, src, s.target_state);
                 if (store) {
-                    char why[128];
-                    snprintf(why, sizeof(why), "the watched process %d has exited", (int)pid);
+                    char why[300];
+                    snprintf(why, sizeof(why), "cannot watch pid %d: %s", (int)pid,
+                             target_why(pid, src, s.target_state));
                     events_recorder(&L.evs, wall_now(), "stop", why);
                     emit_events(&L);
                 }

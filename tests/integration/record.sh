@@ -112,7 +112,7 @@ assert_eq "$rc:$(cat "$SHMTEST_TMP/pid.err")" "1:shmwatch record: cannot watch p
     "record --pid ends with status 1 and one line when its process exits"
 tail -n 1 "$dir2"/*.jsonl >"$SHMTEST_TMP/pid-last.json"
 json_check "$SHMTEST_TMP/pid-last.json" \
-    "j['event'] == 'recorder' and j['what'] == 'stop' and j['detail'] == 'the watched process $CTR has exited'" \
+    "j['event'] == 'recorder' and j['what'] == 'stop' and j['detail'] == 'cannot watch pid $CTR: the process has exited'" \
     "its last record says why it stopped"
 head -n 1 "$dir2"/*.jsonl >"$SHMTEST_TMP/pid-header.json"
 json_check "$SHMTEST_TMP/pid-header.json" "j['watch'] == 'pid $CTR'" "its header names the watched pid"
