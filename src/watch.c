@@ -18,11 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect/cgroup.h"
-#include "collect/proccn.h"
 #include "collect/scan.h"
 #include "collect/scanjob.h"
-#include "collect/shmnotify.h"
+#include "live/evwatch.h"
+#include "live/recwrite.h"
 #include "model/events.h"
 #include "model/history.h"
 #include "model/model.h"
@@ -60,23 +59,13 @@ struct loop {
     struct sysroot sys;
     struct scan_opts so;
     bool events;               /* this run watches over time: events are told */
-    int cn;                    /* the process connector, -1 when not seen */
-    bool cn_lost_said;
-    struct shmnotify sn;
-    double churn_since;        /* when the churn counts were last taken */
-    struct ev_state prev;      /* the last complete scan's facts */
-    /* The pids whose exits the kernel told since the scan before last
-     * (reported[0..nolder) the older window): a process may end while a
-     * scan reads it, and is then told by the kernel, not as gone. */
-    pid_t *reported;
-    size_t nreported, nolder, reported_cap;
+    struct evwatch ew;         /* the events' sources and the last scan's facts */
     struct event_list evs;
     /* A stream's own news (why process events are not seen), written just
      * before the first exit whose cause it leaves unknown: a stream with
      * nothing to say keeps only its snapshot lines. */
     struct event_list pending;
     struct death_counts deaths;
-    bool event_snapshot_due;   /* the recorder: a death or an OOM kill since the last scan */
     struct buf out, line;
     struct group_peaks peaks;
     struct oom_watch oom;
@@ -86,19 +75,7 @@ struct loop {
 
 static double wall_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* The wall clock time of a CLOCK_MONOTONIC nanosecond stamp (the kernel's). */
-static double wall_of_mono(uint64_t ns)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double mono = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-    double ago = mono - (double)ns / 1e9;
-    return wall_now() - (ago > 0 ? ago : 0);
+    return evwatch_wall_now();
 }
 
 /* Why pid cannot be watched, from scan_run's or sysroot_open_pid's answer. */
@@ -124,23 +101,12 @@ static void say_target_failure(const char *cmd, pid_t pid, int rc, enum scan_tar
  * said on stderr and in a disk_full record. */
 static void store_put(struct loop *L, double t, const struct buf *b)
 {
-    char msg[512] = "";
-    int rc = store_write(L->store, t, b->data, b->len, msg, sizeof(msg));
+    char msg[512];
+    recwrite_put(L->store, t, b, msg, sizeof(msg));
     if (msg[0]) {
         char *shown = esc_term_dup(msg);
         fprintf(stderr, "%s: %s\n", L->cmd, shown);
         free(shown);
-    }
-    if (rc == 0 && msg[0]) {
-        struct event_list note = {0};
-        events_recorder(&note, wall_now(), "disk_full", msg);
-        struct buf line;
-        buf_init(&line);
-        report_event_json(&line, &note.items[0]);
-        char again[512];
-        store_write(L->store, note.items[0].t, line.data, line.len, again, sizeof(again));
-        buf_free(&line);
-        event_list_free(&note);
     }
 }
 
@@ -239,12 +205,7 @@ static void render(struct loop *L, struct scan *s, const char *reason, struct ev
     group_peaks_learn(&L->peaks, &m);
     mount_memory_learn(&L->mount_mem, &m);
     if (L->store) {
-        /* The snapshot's object with one member added at its end. */
-        report_json(out, &m);
-        if (out->len && out->data[out->len - 1] == '}') {
-            out->len--;
-            buf_printf(out, ",\"reason\":\"%s\"}", reason);
-        }
+        recwrite_snapshot(out, &m, reason);
     } else if (o->mode == MODE_JSON) {
         /* Written as it is made: emit() adds the rest. */
         report_json_stream(out, &m, stdout);
@@ -267,68 +228,31 @@ static void render(struct loop *L, struct scan *s, const char *reason, struct ev
 
 static void source_off(struct loop *L, const char *line);
 
-static void reported_add(struct loop *L, pid_t pid)
+/* The watcher's own news: a source gone ("events_off" events, said as
+ * source_off says them), lost process events (said on stderr, once). */
+static void take_news(struct loop *L, struct event_list *got)
 {
-    if (L->nreported == L->reported_cap) {
-        L->reported_cap = L->reported_cap ? 2 * L->reported_cap : 64;
-        L->reported = xrealloc(L->reported, L->reported_cap * sizeof(*L->reported));
-    }
-    L->reported[L->nreported++] = pid;
-}
-
-static int pid_cmp(const void *a, const void *b)
-{
-    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The exits waiting on the connector: each of a process the last model
- * knew is an exit event at once; one by SIGKILL has its cgroup's OOM
- * count read first (the kernel counts the kill before it sends it). */
-static void on_exits(struct loop *L)
-{
-    struct proc_exits x = {0};
-    int rc = proccn_read(L->cn, &x);
-    if (rc == -ENOBUFS && !L->cn_lost_said) {
+    if (L->ew.lost) {
         fprintf(stderr,
                 "%s: some process events were lost (the kernel's queue was full); those exits "
                 "are told from the scans, cause unknown\n",
                 L->cmd);
-        L->cn_lost_said = true;
-    } else if (rc < 0 && rc != -ENOBUFS) {
-        char why[256];
-        snprintf(why, sizeof(why), "process events stopped: %s; exits are told from the scans, "
-                 "cause unknown", strerror(-rc));
-        source_off(L, why);
-        proccn_close(L->cn);
-        L->cn = -1;
+        L->ew.lost = false;
     }
-    for (size_t i = 0; i < x.n && L->prev.valid; i++) {
-        const struct proc_exit *e = &x.items[i];
-        const struct ev_proc *p = ev_state_proc(&L->prev, e->pid);
-        if (!p)
+    for (size_t i = 0; i < got->n; i++) {
+        struct event *e = &got->items[i];
+        if (e->kind == EV_RECORDER) {
+            source_off(L, e->detail);
             continue;
-        reported_add(L, e->pid);
-        double t = wall_of_mono(e->timestamp_ns);
-        bool killed = WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGKILL;
-        bool rose = false, known = false;
-        uint64_t count = 0;
-        size_t cg = p->cg;
-        if (killed && cg < L->prev.ncgroups) {
-            const struct ev_cgroup *g = &L->prev.cgroups[cg];
-            known = cgroup_read_oom_kills(&L->sys, g->dir, g->version, &count) == 0;
-            rose = known && g->known && count > g->kills;
         }
-        pid_t pid = p->pid;
-        char comm[16];
-        memcpy(comm, p->comm, sizeof(comm));
-        events_exit(&L->prev, pid, e->status, t, rose, &L->evs);
-        if (killed && cg < L->prev.ncgroups)
-            events_oom(&L->prev, cg, known, count, pid, comm, t, &L->evs);
-        if (L->store)
-            L->event_snapshot_due = true;
+        if (L->evs.n == L->evs.cap) {
+            L->evs.cap = L->evs.cap ? 2 * L->evs.cap : 16;
+            L->evs.items = xrealloc(L->evs.items, L->evs.cap * sizeof(*L->evs.items));
+        }
+        L->evs.items[L->evs.n++] = *e;
+        memset(e, 0, sizeof(*e));
     }
-    proc_exits_free(&x);
+    event_list_clear(got);
 }
 
 /* Waits until the monotonic clock reaches until, taking the process events
@@ -336,34 +260,20 @@ static void on_exits(struct loop *L)
  * recorder is due an event snapshot. False when a stream's reader has gone. */
 static bool wait_until(struct loop *L, double until)
 {
+    struct event_list got = {0};
+    bool ok = true;
     for (;;) {
-        if (watch_stop_requested || L->event_snapshot_due)
-            return true;
-        double left = until - clock_now();
-        if (left <= 0)
-            return true;
-        struct pollfd p[2];
-        int n = 0, icn = -1, isn = -1;
-        if (L->cn >= 0) {
-            icn = n;
-            p[n++] = (struct pollfd){.fd = L->cn, .events = POLLIN};
+        if (watch_stop_requested || (L->store && L->ew.death) || clock_now() >= until)
+            break;
+        evwatch_wait(&L->ew, until, -1, &got);
+        take_news(L, &got);
+        if (L->evs.n && !emit_events(L)) {
+            ok = false;
+            break;
         }
-        if (L->sn.fd >= 0) {
-            isn = n;
-            p[n++] = (struct pollfd){.fd = L->sn.fd, .events = POLLIN};
-        }
-        int r = poll(p, (nfds_t)n, (int)(left * 1000.0) + 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            continue;
-        if (icn >= 0 && p[icn].revents)
-            on_exits(L);
-        if (isn >= 0 && p[isn].revents)
-            shmnotify_read(&L->sn);
-        if (L->evs.n && !emit_events(L))
-            return false;
     }
+    event_list_free(&got);
+    return ok;
 }
 
 /* After a complete scan (cur its facts): the events its difference from
@@ -371,42 +281,10 @@ static bool wait_until(struct loop *L, double until)
  * counts (an interval scan; an event snapshot leaves them counting). */
 static bool scan_events(struct loop *L, struct scan *s, struct ev_state *cur, double t, bool churn)
 {
-    /* Exits the kernel told while the scan ran belong to the last model's
-     * processes: taken before cur replaces it. The snapshot just written
-     * is after them. */
-    if (L->cn >= 0) {
-        on_exits(L);
-        L->event_snapshot_due = false;
-    }
-    shmnotify_read(&L->sn);
-    struct ev_churn *ch = NULL;
-    size_t nch = 0;
-    double interval_s = clock_now() - L->churn_since;
-    if (churn && L->sn.fd >= 0) {
-        ch = xcalloc(cur->nmounts ? cur->nmounts : 1, sizeof(*ch));
-        for (size_t i = 0; i < cur->nmounts; i++) {
-            uint64_t c, r;
-            if (shmnotify_take(&L->sn, cur->mounts[i].id, &c, &r))
-                ch[nch++] = (struct ev_churn){cur->mounts[i].id, c, r};
-        }
-        L->churn_since = clock_now();
-    }
-    qsort(L->reported, L->nreported, sizeof(*L->reported), pid_cmp);
-    events_scan(&L->prev, cur, L->reported, L->nreported, ch, nch, interval_s, t, &L->evs);
-    free(ch);
-    /* The newer window becomes the older one. */
-    if (L->nolder) {
-        memmove(L->reported, L->reported + L->nolder,
-                (L->nreported - L->nolder) * sizeof(*L->reported));
-        L->nreported -= L->nolder;
-    }
-    L->nolder = L->nreported;
-    /* The OOM counts the connector's deaths were checked against stay the
-     * baseline only until this scan's are known: cur's are newer. */
-    ev_state_free(&L->prev);
-    L->prev = *cur;
-    memset(cur, 0, sizeof(*cur));
-    shmnotify_follow(&L->sn, s, &L->sys);
+    struct event_list got = {0};
+    evwatch_scan(&L->ew, s, cur, t, churn, &got);
+    take_news(L, &got);
+    event_list_free(&got);
     return emit_events(L);
 }
 
@@ -443,21 +321,11 @@ static void source_off(struct loop *L, const char *line)
  * the connector the exits are told from the scans. */
 static void open_sources(struct loop *L)
 {
-    char why[256];
-    L->cn = proccn_open(why, sizeof(why));
-    if (L->cn < 0) {
-        L->cn = -1;
-        char line[400];
-        snprintf(line, sizeof(line), "%s; exits are told from the scans, cause unknown", why);
-        source_off(L, line);
-    }
-    if (shmnotify_init(&L->sn) < 0) {
-        char line[256];
-        snprintf(line, sizeof(line), "segment churn is not counted: inotify: %s",
-                 strerror(errno));
-        source_off(L, line);
-    }
-    L->churn_since = clock_now();
+    struct event_list off = {0};
+    evwatch_open(&L->ew, &L->sys, wall_now(), &off);
+    for (size_t i = 0; i < off.n; i++)
+        source_off(L, off.items[i].detail);
+    event_list_free(&off);
 }
 
 int watch_run(const struct options *o, const struct config *cfg, struct store *store)
@@ -468,8 +336,8 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
     L.cfg = cfg;
     L.store = store;
     L.cmd = store ? "shmwatch record" : "shmwatch";
-    L.cn = -1;
-    L.sn.fd = -1;
+    L.ew.cn = -1;
+    L.ew.sn.fd = -1;
     /* --pid: the process as it is now (sysroot_open_pid pins its start
      * time); a stream ends when it exits. */
     pid_t pid = (pid_t)o->pid;
@@ -511,8 +379,7 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
                 rc = output_status(NULL, NULL);
                 break;
             }
-            by_event = L.event_snapshot_due && clock_now() < next;
-            L.event_snapshot_due = false;
+            by_event = L.store && evwatch_take_death(&L.ew) && clock_now() < next;
         }
         if (watch_stop_requested)
             break;
@@ -594,12 +461,7 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
     event_list_free(&L.evs);
     event_list_free(&L.pending);
     death_counts_free(&L.deaths);
-    ev_state_free(&L.prev);
-    free(L.reported);
-    if (L.cn >= 0)
-        proccn_close(L.cn);
-    if (L.sn.fd >= 0)
-        shmnotify_free(&L.sn);
+    evwatch_close(&L.ew);
     if (stalled && rc == 0 && !store) /* the recorder's SIGTERM ends it well */
         rc = 1;
     if (job) {

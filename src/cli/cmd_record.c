@@ -10,38 +10,11 @@
 #include "cli/options.h"
 #include "cli/settings.h"
 #include "cli/subcommands.h"
-#include "report/jsonw.h"
+#include "live/recwrite.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/escape.h"
 #include "watch.h"
-
-/* The header record's members after "recording" and "time". */
-static char *header_members(const struct options *o)
-{
-    char host[256] = "";
-    if (gethostname(host, sizeof(host) - 1) != 0)
-        host[0] = '\0';
-    char watch[32];
-    if (o->pid)
-        snprintf(watch, sizeof(watch), "pid %lld", o->pid);
-    else
-        snprintf(watch, sizeof(watch), "%s", o->all ? "all" : "host");
-    struct buf b;
-    buf_init(&b);
-    struct jsonw w;
-    jw_init(&w, &b);
-    jw_obj(&w, NULL);
-    jw_str(&w, "hostname", host[0] ? host : NULL);
-    jw_dbl(&w, "interval_s", o->interval);
-    jw_str(&w, "watch", watch);
-    jw_str(&w, "version", SHMWATCH_VERSION);
-    jw_obj_end(&w);
-    /* Without its braces. */
-    char *members = strndup(b.data + 1, b.len - 2);
-    buf_free(&b);
-    return members;
-}
 
 int cmd_record(int argc, char **argv)
 {
@@ -76,7 +49,7 @@ int cmd_record(int argc, char **argv)
         .max_size = o.max_size_set ? o.max_size : STORE_MAX_SIZE_DEFAULT,
         .max_age_s = o.max_age_set ? o.max_age : STORE_MAX_AGE_DEFAULT,
     };
-    char *header = header_members(&o);
+    char *header = recwrite_header(o.interval, o.pid, o.all);
     struct store *st = NULL;
     char msg[512];
     int rc = store_open(dir, &lim, header, &st, msg, sizeof(msg));

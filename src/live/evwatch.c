@@ -1,0 +1,210 @@
+/* The event watcher (evwatch.h): the sources read between scans, the
+ * events derived at each scan. */
+#include "live/evwatch.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "collect/cgroup.h"
+#include "collect/proccn.h"
+#include "collect/scan.h"
+#include "util/clock.h"
+#include "util/xalloc.h"
+
+double evwatch_wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The wall clock time of a CLOCK_MONOTONIC nanosecond stamp (the kernel's). */
+static double wall_of_mono(uint64_t ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double mono = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    double ago = mono - (double)ns / 1e9;
+    return evwatch_wall_now() - (ago > 0 ? ago : 0);
+}
+
+void evwatch_open(struct evwatch *w, const struct sysroot *sys, double now_wall,
+                  struct event_list *off)
+{
+    memset(w, 0, sizeof(*w));
+    w->sys = sys;
+    w->sn.fd = -1;
+    char why[256];
+    w->cn = proccn_open(why, sizeof(why));
+    if (w->cn < 0) {
+        w->cn = -1;
+        char line[400];
+        snprintf(line, sizeof(line), "%s; exits are told from the scans, cause unknown", why);
+        events_recorder(off, now_wall, "events_off", line);
+    }
+    if (shmnotify_init(&w->sn) < 0) {
+        char line[256];
+        snprintf(line, sizeof(line), "segment churn is not counted: inotify: %s",
+                 strerror(errno));
+        events_recorder(off, now_wall, "events_off", line);
+    }
+    w->churn_since = clock_now();
+}
+
+void evwatch_close(struct evwatch *w)
+{
+    ev_state_free(&w->prev);
+    free(w->reported);
+    if (w->cn >= 0)
+        proccn_close(w->cn);
+    if (w->sn.fd >= 0)
+        shmnotify_free(&w->sn);
+    memset(w, 0, sizeof(*w));
+    w->cn = -1;
+    w->sn.fd = -1;
+}
+
+bool evwatch_take_death(struct evwatch *w)
+{
+    bool d = w->death;
+    w->death = false;
+    return d;
+}
+
+static void reported_add(struct evwatch *w, pid_t pid)
+{
+    if (w->nreported == w->reported_cap) {
+        w->reported_cap = w->reported_cap ? 2 * w->reported_cap : 64;
+        w->reported = xrealloc(w->reported, w->reported_cap * sizeof(*w->reported));
+    }
+    w->reported[w->nreported++] = pid;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The exits waiting on the connector: each of a process the last model
+ * knew is an exit event at once; one by SIGKILL has its cgroup's OOM
+ * count read first (the kernel counts the kill before it sends it). */
+static void on_exits(struct evwatch *w, struct event_list *out)
+{
+    struct proc_exits x = {0};
+    int rc = proccn_read(w->cn, &x);
+    if (rc == -ENOBUFS && !w->lost_said) {
+        w->lost = w->lost_said = true;
+    } else if (rc < 0 && rc != -ENOBUFS) {
+        char why[256];
+        snprintf(why, sizeof(why),
+                 "process events stopped: %s; exits are told from the scans, cause unknown",
+                 strerror(-rc));
+        events_recorder(out, evwatch_wall_now(), "events_off", why);
+        proccn_close(w->cn);
+        w->cn = -1;
+    }
+    for (size_t i = 0; i < x.n && w->prev.valid; i++) {
+        const struct proc_exit *e = &x.items[i];
+        const struct ev_proc *p = ev_state_proc(&w->prev, e->pid);
+        if (!p)
+            continue;
+        reported_add(w, e->pid);
+        double t = wall_of_mono(e->timestamp_ns);
+        bool killed = WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGKILL;
+        bool rose = false, known = false;
+        uint64_t count = 0;
+        size_t cg = p->cg;
+        if (killed && cg < w->prev.ncgroups) {
+            const struct ev_cgroup *g = &w->prev.cgroups[cg];
+            known = cgroup_read_oom_kills(w->sys, g->dir, g->version, &count) == 0;
+            rose = known && g->known && count > g->kills;
+        }
+        pid_t pid = p->pid;
+        char comm[16];
+        memcpy(comm, p->comm, sizeof(comm));
+        events_exit(&w->prev, pid, e->status, t, rose, out);
+        if (killed && cg < w->prev.ncgroups)
+            events_oom(&w->prev, cg, known, count, pid, comm, t, out);
+        w->death = true;
+    }
+    proc_exits_free(&x);
+}
+
+int evwatch_wait(struct evwatch *w, double until, int ctl, struct event_list *out)
+{
+    double left = until - clock_now();
+    if (left < 0)
+        left = 0;
+    struct pollfd p[3];
+    int n = 0, icn = -1, isn = -1, ictl = -1;
+    if (w->cn >= 0) {
+        icn = n;
+        p[n++] = (struct pollfd){.fd = w->cn, .events = POLLIN};
+    }
+    if (w->sn.fd >= 0) {
+        isn = n;
+        p[n++] = (struct pollfd){.fd = w->sn.fd, .events = POLLIN};
+    }
+    if (ctl >= 0) {
+        ictl = n;
+        p[n++] = (struct pollfd){.fd = ctl, .events = POLLIN};
+    }
+    int r = poll(p, (nfds_t)n, (int)(left * 1000.0) + 1);
+    if (r <= 0)
+        return 0;
+    if (icn >= 0 && p[icn].revents)
+        on_exits(w, out);
+    if (isn >= 0 && p[isn].revents)
+        shmnotify_read(&w->sn);
+    return ictl >= 0 && p[ictl].revents ? 1 : 0;
+}
+
+void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_in, double t,
+                  bool churn, struct event_list *out)
+{
+    struct ev_state cur = *cur_in;
+    memset(cur_in, 0, sizeof(*cur_in));
+    /* Exits the kernel told while the scan ran belong to the last model's
+     * processes: taken before cur replaces it. The snapshot of this scan,
+     * written before, is after them: no other is due for them. */
+    if (w->cn >= 0) {
+        on_exits(w, out);
+        w->death = false;
+    }
+    shmnotify_read(&w->sn);
+    struct ev_churn *ch = NULL;
+    size_t nch = 0;
+    double interval_s = clock_now() - w->churn_since;
+    if (churn && w->sn.fd >= 0) {
+        ch = xcalloc(cur.nmounts ? cur.nmounts : 1, sizeof(*ch));
+        for (size_t i = 0; i < cur.nmounts; i++) {
+            uint64_t c, r;
+            if (shmnotify_take(&w->sn, cur.mounts[i].id, &c, &r))
+                ch[nch++] = (struct ev_churn){cur.mounts[i].id, c, r};
+        }
+        w->churn_since = clock_now();
+    }
+    qsort(w->reported, w->nreported, sizeof(*w->reported), pid_cmp);
+    events_scan(&w->prev, &cur, w->reported, w->nreported, ch, nch, interval_s, t, out);
+    free(ch);
+    /* The newer window becomes the older one. */
+    if (w->nolder) {
+        memmove(w->reported, w->reported + w->nolder,
+                (w->nreported - w->nolder) * sizeof(*w->reported));
+        w->nreported -= w->nolder;
+    }
+    w->nolder = w->nreported;
+    /* The OOM counts the connector's deaths were checked against stay the
+     * baseline only until this scan's are known: cur's are newer. */
+    ev_state_free(&w->prev);
+    w->prev = cur;
+    shmnotify_follow(&w->sn, s, w->sys);
+}

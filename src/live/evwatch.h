@@ -1,0 +1,70 @@
+/* The event watcher: what every run that watches over time (a stream, the
+ * exporter, `shmwatch record`, the dashboard) keeps between two scans to
+ * tell events (model/events.h): the kernel's process connector, inotify on
+ * the shm mounts, the cgroups' OOM kill counts and the facts of the last
+ * complete scan. Its caller runs the scans and owns the clock's deadlines;
+ * the watcher reads the sources and derives the events. */
+#ifndef SHMWATCH_EVWATCH_H
+#define SHMWATCH_EVWATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "collect/shmnotify.h"
+#include "model/events.h"
+
+struct scan;
+struct sysroot;
+
+struct evwatch {
+    const struct sysroot *sys; /* the system the scans read */
+    int cn;                    /* the process connector, -1 when not seen */
+    struct shmnotify sn;
+    double churn_since;        /* when the churn counts were last taken (clock_now) */
+    struct ev_state prev;      /* the last complete scan's facts */
+    /* The pids whose exits the kernel told since the scan before last
+     * (reported[0..nolder) the older window): a process may end while a
+     * scan reads it, and is then told by the kernel, not as gone. */
+    pid_t *reported;
+    size_t nreported, nolder, reported_cap;
+    /* A death or an OOM kill told since evwatch_take_death: a recorder
+     * takes a snapshot at once. */
+    bool death;
+    /* The kernel dropped process events (its queue was full), first time:
+     * the caller says it once and clears it. */
+    bool lost;
+    bool lost_said;
+};
+
+/* Opens the sources (the connector, inotify) for the scans of sys. A
+ * source that cannot be used is an "events_off" recorder event in off, its
+ * sentence saying why and what is told without it. */
+void evwatch_open(struct evwatch *w, const struct sysroot *sys, double now_wall,
+                  struct event_list *off);
+void evwatch_close(struct evwatch *w);
+
+/* Waits until the monotonic clock reaches until (or ctl, an extra fd, -1
+ * for none, is readable, or a signal interrupts), then reads what came:
+ * exits of the last model's processes as events into out (a SIGKILL's
+ * cgroup OOM count read first), churn counted; a connector that fails is
+ * closed with an "events_off" event in out. 1 when ctl is readable, 0
+ * otherwise (the deadline, a signal, or sources read). */
+int evwatch_wait(struct evwatch *w, double until, int ctl, struct event_list *out);
+
+/* After a complete scan s, cur its model's facts (ev_state_from_model,
+ * moved into the watcher), at wall time t, its snapshot written: the exits
+ * the kernel told while it ran, then the events its difference from the
+ * last one tells (exits seen only as gone, OOM kills, mounts, fill, and
+ * with churn the interval's segment counts), into out; cur becomes the
+ * last; inotify follows s's mounts. */
+void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur, double t,
+                  bool churn, struct event_list *out);
+
+/* Whether a death or an OOM kill was told since the last call. */
+bool evwatch_take_death(struct evwatch *w);
+
+/* Wall clock seconds now (the events' and records' time). */
+double evwatch_wall_now(void);
+
+#endif
