@@ -124,6 +124,8 @@ int shmwatch_main(int argc, char **argv)
                 .demo = o.demo,
                 .mounts_given = o.mounts.n > 0,
                 .theme_given = o.theme != NULL,
+                .record = o.record,
+                .record_dir = o.record_dir,
             };
             rc = ui_main(&uf, &cfg);
         }

@@ -101,7 +101,7 @@ static int set(const struct cli_command *c, const struct cli_opt *r, const char 
         break;
     }
     case CLI_PATH:
-        ok = !r->absolute || v[0] == '/';
+        ok = !v ? r->optional : !r->absolute || v[0] == '/';
         if (ok && r->repeat) {
             struct cli_list *l = f;
             l->item = xrealloc(l->item, (l->n + 1) * sizeof(*l->item));
@@ -149,7 +149,10 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct options *o, char *
         const struct cli_opt *r = &cli_opts[i];
         if (!takes(r, cmd))
             continue;
-        longopts[nl++] = (struct option){r->name, has_value(r) ? required_argument : no_argument,
+        longopts[nl++] = (struct option){r->name,
+                                         !has_value(r) ? no_argument
+                                         : r->optional ? optional_argument
+                                                       : required_argument,
                                          NULL, ROW_VAL + (int)i};
         if (r->short_name) {
             shorts[ns++] = r->short_name;
@@ -168,8 +171,14 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct options *o, char *
             rc = say(c, c->hint, c->missing, argv[optind - 1], err);
         else if (!r)
             rc = say(c, c->hint, c->unknown, argv[optind - 1], err);
-        else if ((rc = set(c, r, optarg, o, err)) == 0)
-            stopped = r->stop;
+        else {
+            const char *v = optarg;
+            /* An optional value may come as the next argument. */
+            if (r->optional && !v && optind < argc && argv[optind][0] != '-')
+                v = argv[optind++];
+            if ((rc = set(c, r, v, o, err)) == 0)
+                stopped = r->stop;
+        }
     }
     free(longopts);
     free(shorts);

@@ -124,6 +124,18 @@ int options_check(struct options *o, char **err)
                        "--prometheus and --prometheus-file");
         return 2;
     }
+    if (o->record && (o->mode != MODE_DASHBOARD || o->prometheus_file)) {
+        *err = xstrdup("--record is the dashboard's; a recorder without it is shmwatch record");
+        return 2;
+    }
+    if (o->record && o->demo) {
+        *err = xstrdup("--demo shows a scene of its own: it is not recorded (--record)");
+        return 2;
+    }
+    if (o->record_dir && !*o->record_dir) {
+        *err = xstrdup("--record needs a directory name, not an empty string");
+        return 2;
+    }
     if (o->prometheus_file && !*o->prometheus_file) {
         *err = xstrdup("--prometheus-file needs a file name, not an empty string");
         return 2;

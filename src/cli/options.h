@@ -59,6 +59,8 @@ struct options {
     bool json; /* plan --json */
     /* record */
     const char *dir;   /* --dir: the store's directory */
+    bool record;       /* the dashboard's --record [DIR] */
+    const char *record_dir; /* its DIR, NULL: the default */
     uint64_t max_size; /* --max-size */
     bool max_size_set;
     double max_age;    /* --max-age, seconds */

@@ -140,6 +140,11 @@ const struct cli_opt cli_opts[] = {
      "process acted on as part of its own container, the plan\n"
      "and each line naming it",
      .offset = F(all), .synopsis = ""},
+    {"record", 0, CLI_PATH, MAIN, "[DIR]",
+     "the dashboard records as shmwatch record does, into DIR\n"
+     "(default as record's): a snapshot each scan, every event\n"
+     "at once; refused while another recorder writes there",
+     .offset = F(record_dir), .set_offset = F(record), .optional = true},
     {"demo", 0, CLI_FLAG, MAIN, NULL, "open the dashboard on a private demo scene\n"
      "(the dashboard only: not with a snapshot mode)",
      .offset = F(demo)},

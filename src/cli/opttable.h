@@ -44,6 +44,9 @@ struct cli_opt {
     bool stop;           /* CLI_CHOICE: ends the parsing (--help, --version) */
     bool repeat;         /* CLI_PATH: may be given again; the field is a struct cli_list */
     bool absolute;       /* CLI_PATH */
+    bool optional;       /* CLI_PATH: the value may be left out ("--record" alone);
+                          * given as "--name=V" or as the next argument when
+                          * that is no option */
     /* A value of the wrong form or range (a second choice, for CLI_CHOICE):
      * the message, where "%s" is the value as given. */
     const char *bad;

@@ -180,6 +180,12 @@ void cmd_budget(struct ui *u, int code)
     toggle_page(u, PAGE_BUDGET);
 }
 
+void cmd_events(struct ui *u, int code)
+{
+    (void)code;
+    toggle_page(u, PAGE_EVENTS);
+}
+
 void cmd_node(struct ui *u, int code)
 {
     (void)code;

@@ -24,6 +24,7 @@ void cmd_filter(struct ui *u, int code);
 void cmd_escape(struct ui *u, int code);
 void cmd_details(struct ui *u, int code);
 void cmd_budget(struct ui *u, int code);
+void cmd_events(struct ui *u, int code);
 void cmd_node(struct ui *u, int code);
 void cmd_help(struct ui *u, int code);
 void cmd_close(struct ui *u, int code);

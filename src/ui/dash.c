@@ -338,6 +338,7 @@ int dash_draw_top(struct ui *u, int max_lines)
         gauges--;
     while (1 + gauges + budget > max_lines && budget > 0)
         budget--;
+    int events = evlog_lines(u, max_lines - 1 - gauges - budget);
     int y = 1;
     if (!u->gauges.n) {
         term_put(y, 0, COLS,
@@ -387,7 +388,9 @@ int dash_draw_top(struct ui *u, int max_lines)
     free(shown);
     if (budget)
         draw_budget(u, y, budget);
-    return y + budget;
+    if (events)
+        evlog_draw(u, y + budget, events);
+    return y + budget + events;
 }
 
 /* --- Status lines ------------------------------------------------------------ */

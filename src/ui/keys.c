@@ -105,6 +105,13 @@ static const struct key_entry keys[] = {
      {'b'},
      "the budget page: limit, app, shm and headroom, with the arithmetic",
      cmd_budget},
+    {K_LIST | K_PAGE,
+     "e",
+     {'e'},
+     "the events page: every exit (a worker's Bus error, an OOM kill stand out), OOM kill, "
+     "segment churn, mount and fill level told so far, newest first (the newest show under "
+     "the budget line)",
+     cmd_events},
     {K_LIST | K_PAGE, "Ctrl-L", {CTL('l')}, "redraw the screen", cmd_redraw},
 
     {0, NULL, {0}, "Data", NULL},

@@ -31,5 +31,7 @@ void page_blank(struct page *p);
 /* info.c: the contents of the budget and details pages. */
 void info_budget(struct ui *u, struct page *p);
 void info_details(struct ui *u, struct page *p);
+/* evlog.c: the events page. */
+void evlog_page(struct ui *u, struct page *p);
 
 #endif

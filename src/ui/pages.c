@@ -155,6 +155,9 @@ void page_draw(struct ui *u)
     case PAGE_DETAILS:
         info_details(u, &p);
         break;
+    case PAGE_EVENTS:
+        evlog_page(u, &p);
+        break;
     default:
         break;
     }

@@ -6,13 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stdio.h>
 #include <unistd.h>
 #include <sys/sysmacros.h>
 
 #include "model/history.h"
 #include "collect/scanjob.h"
+#include "live/evwatch.h"
+#include "live/recwrite.h"
+#include "model/evline.h"
 #include "util/clock.h"
 #include "util/thread.h"
+#include "report/report.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
@@ -22,6 +27,7 @@ struct poller {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int pipe[2];
+    int ctl[2];          /* a byte on it wakes the thread from its wait on the events */
     /* Under lock. */
     bool stop, scan_requested;
     bool scanning;       /* a scan is under way, since scan_started (clock_now) */
@@ -32,7 +38,11 @@ struct poller {
     bool gauges_new;
     int target_gone; /* enum scan_target: not OK once the --pid process is gone */
     time_t target_gone_at;
+    struct poller_event *events; /* told, not yet taken */
+    size_t nevents, events_cap;
     /* The thread's own. */
+    struct evwatch ew;            /* the events' sources, the last scan's facts */
+    struct buf rec;               /* --record: the record being written */
     struct mount_list ml; /* the mounts of the last scan, for statvfs */
     struct node_read *node_read; /* --all: the root each of them was read through */
     struct node_gauge *gauge_fds; /* --all: each one's kept handles (collect/node.h) */
@@ -67,6 +77,22 @@ static void wake(struct poller *p)
 {
     ssize_t rc = write(p->pipe[1], "x", 1);
     (void)rc; /* a full pipe already says "something new" */
+}
+
+/* The control pipe's byte: the thread's wait ends. */
+static void nudge(struct poller *p)
+{
+    ssize_t rc = write(p->ctl[1], "x", 1);
+    (void)rc;
+}
+
+/* Under lock: one line for the dashboard. */
+static void publish_event(struct poller *p, double t, bool critical, const char *text)
+{
+    struct poller_event *e = VEC_PUSH(p->events, p->nevents, p->events_cap);
+    e->t = t;
+    e->critical = critical;
+    snprintf(e->text, sizeof(e->text), "%s", text);
 }
 
 static void copy_mounts(struct mount_list *dst, const struct mount_list *src)
@@ -168,14 +194,128 @@ static bool target_same(const struct poller *p)
     return sysroot_pid_check(p->cfg.scan.sys) != 0;
 }
 
+/* Reads the watched mounts' fill again (statvfs; --all: each below the
+ * root it was read through) and publishes it. Called unlocked. */
+static void refresh_gauges(struct poller *p)
+{
+    if (p->node_read) { /* --all: each mount below the root it was read through */
+        node_gauges_refresh(p->ngauge_fds == p->ml.n ? p->gauge_fds : NULL, p->node_read,
+                            p->cfg.scan.sys, &p->ml);
+    } else {
+        mounts_refresh(p->cfg.scan.sys, &p->ml);
+    }
+    note_peak(p, &p->ml);
+    double now = clock_now();
+    pthread_mutex_lock(&p->lock);
+    publish_gauges(p, &p->ml, now);
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* An exit's mount as the last scan saw it, with the fill read just now
+ * when a reading of it is there (a Bus error is told with the fill at that
+ * moment, not at the last scan). */
+static bool fresh_mount(const struct poller *p, const struct event *e, struct ev_mount *out)
+{
+    const struct ev_mount *mt = evline_mount(&p->ew.prev, e);
+    if (!mt)
+        return false;
+    *out = *mt;
+    for (size_t i = 0; i < p->ml.n; i++) {
+        const struct shm_mount *m = &p->ml.items[i];
+        char id[32];
+        snprintf(id, sizeof(id), "%u:%u", major(m->dev), minor(m->dev));
+        if (strcmp(id, mt->id) != 0 || !m->stat_ok || !m->size)
+            continue;
+        out->size_known = true;
+        out->used = m->used;
+        out->size = m->size;
+        out->used_pct = 100.0 * (double)m->used / (double)m->size;
+        out->level = fill_level_of(out->used_pct, p->cfg.warn_pct, p->cfg.crit_pct);
+    }
+    return true;
+}
+
+/* Called unlocked: the events got, each written to the store (--record)
+ * and published as a line; the watcher's lost events and a failed write
+ * said as lines too. */
+static void take_events(struct poller *p, struct event_list *got)
+{
+    bool bus = false;
+    for (size_t i = 0; i < got->n && !bus; i++)
+        bus = got->items[i].kind == EV_EXIT && got->items[i].cause == CAUSE_SIGBUS;
+    if (bus)
+        refresh_gauges(p);
+    char msg[560] = "";
+    for (size_t i = 0; i < got->n; i++) {
+        const struct event *e = &got->items[i];
+        if (p->cfg.store) {
+            buf_reset(&p->rec);
+            report_event_json(&p->rec, e);
+            char m[512];
+            recwrite_put(p->cfg.store, e->t, &p->rec, m, sizeof(m));
+            if (m[0])
+                snprintf(msg, sizeof(msg), "--record: %s", m);
+        }
+        struct ev_mount mt;
+        bool has_mt = e->kind == EV_EXIT && fresh_mount(p, e, &mt);
+        char text[320];
+        evline_text(e, has_mt ? &mt : NULL, text, sizeof(text));
+        pthread_mutex_lock(&p->lock);
+        publish_event(p, e->t, evline_critical(e), text);
+        pthread_mutex_unlock(&p->lock);
+    }
+    pthread_mutex_lock(&p->lock);
+    if (p->ew.lost) {
+        p->ew.lost = false;
+        publish_event(p, evwatch_wall_now(), false,
+                      "some process events were lost (the kernel's queue was full); those "
+                      "exits are told from the scans, cause unknown");
+    }
+    if (msg[0])
+        publish_event(p, evwatch_wall_now(), true, msg);
+    if (got->n || msg[0])
+        wake(p);
+    pthread_mutex_unlock(&p->lock);
+    event_list_clear(got);
+}
+
+/* Called unlocked, after a complete scan s (its snapshot published):
+ * --record writes it (reason: an interval's, or the one taken at once
+ * after a death); the events it tells follow. */
+static void scan_events(struct poller *p, struct snap *s, bool by_event, struct event_list *got)
+{
+    if (p->cfg.store) {
+        buf_reset(&p->rec);
+        recwrite_snapshot(&p->rec, &s->model, by_event ? "event" : "interval");
+        char m[512];
+        double t = (double)s->scan.time.tv_sec + (double)s->scan.time.tv_nsec / 1e9;
+        recwrite_put(p->cfg.store, t, &p->rec, m, sizeof(m));
+        if (m[0]) {
+            char line[560];
+            snprintf(line, sizeof(line), "--record: %s", m);
+            pthread_mutex_lock(&p->lock);
+            publish_event(p, evwatch_wall_now(), true, line);
+            pthread_mutex_unlock(&p->lock);
+        }
+    }
+    struct ev_state cur;
+    ev_state_from_model(&cur, &s->model, p->cfg.warn_pct, p->cfg.crit_pct);
+    double t = (double)s->scan.time.tv_sec + (double)s->scan.time.tv_nsec / 1e9;
+    evwatch_scan(&p->ew, &s->scan, &cur, t, !by_event, got);
+    take_events(p, got);
+}
+
 static void *run(void *arg)
 {
     struct poller *p = arg;
     double next_scan = 0, next_gauge = clock_now() + p->cfg.gauge_interval_s;
+    struct event_list got = {0};
     pthread_mutex_lock(&p->lock);
     while (!p->stop) {
         double now = clock_now();
-        if (p->scan_requested || now >= next_scan) {
+        /* A death or an OOM kill: a snapshot at once (recorded as "event"). */
+        bool by_event = evwatch_take_death(&p->ew) && now < next_scan;
+        if (p->scan_requested || now >= next_scan || by_event) {
             p->scan_requested = false;
             p->scanning = true;
             p->scan_started = now;
@@ -205,13 +345,17 @@ static void *run(void *arg)
             } else {
                 node_gauges_free(&p->gauge_fds, &p->ngauge_fds);
             }
+            /* Recorded, and its events told, before the drawing thread may
+             * take it. */
+            scan_events(p, s, by_event, &got);
             now = clock_now();
             pthread_mutex_lock(&p->lock);
             p->scanning = false;
             snap_free(p->snap);
             p->snap = s;
             publish_gauges(p, &p->ml, now);
-            next_scan = now + p->cfg.scan_interval_s;
+            if (!by_event)
+                next_scan = now + p->cfg.scan_interval_s;
             next_gauge = now + p->cfg.gauge_interval_s;
             wake(p);
             continue;
@@ -224,24 +368,27 @@ static void *run(void *arg)
         }
         if (now >= next_gauge) {
             pthread_mutex_unlock(&p->lock);
-            if (p->node_read) { /* --all: each mount below the root it was read through */
-                node_gauges_refresh(p->ngauge_fds == p->ml.n ? p->gauge_fds : NULL,
-                                    p->node_read, p->cfg.scan.sys, &p->ml);
-            } else {
-                mounts_refresh(p->cfg.scan.sys, &p->ml);
-            }
-            note_peak(p, &p->ml);
+            refresh_gauges(p);
             now = clock_now();
             pthread_mutex_lock(&p->lock);
-            publish_gauges(p, &p->ml, now);
             next_gauge = now + p->cfg.gauge_interval_s;
             wake(p);
             continue;
         }
-        struct timespec ts = clock_deadline(next_scan < next_gauge ? next_scan : next_gauge);
-        pthread_cond_timedwait(&p->cond, &p->lock, &ts);
+        /* Until the next scan or gauge reading, or a request (the control
+         * pipe): the kernel's exits and the churn taken as they come. */
+        pthread_mutex_unlock(&p->lock);
+        if (evwatch_wait(&p->ew, next_scan < next_gauge ? next_scan : next_gauge, p->ctl[0],
+                         &got)) {
+            char b[64];
+            while (read(p->ctl[0], b, sizeof(b)) > 0)
+                ;
+        }
+        take_events(p, &got);
+        pthread_mutex_lock(&p->lock);
     }
     pthread_mutex_unlock(&p->lock);
+    event_list_free(&got);
     return NULL;
 }
 
@@ -255,12 +402,32 @@ struct poller *poller_start(const struct poller_cfg *cfg)
         free(p);
         return NULL;
     }
+    if (pipe2(p->ctl, O_CLOEXEC | O_NONBLOCK) != 0) {
+        close(p->pipe[0]);
+        close(p->pipe[1]);
+        free(p);
+        return NULL;
+    }
     pthread_mutex_init(&p->lock, NULL);
     clock_cond_init(&p->cond);
+    buf_init(&p->rec);
+    /* The events' sources; what is missing is said once, as a line (and a
+     * record with --record, after the recorder's start). */
+    struct event_list first = {0};
+    if (p->cfg.store)
+        events_recorder(&first, evwatch_wall_now(), "start", "the recorder started");
+    evwatch_open(&p->ew, p->cfg.scan.sys, evwatch_wall_now(), &first);
+    take_events(p, &first);
+    event_list_free(&first);
     int rc = thread_start(&p->thread, run, p); /* signals stay with the drawing thread */
     if (rc != 0) {
         close(p->pipe[0]);
         close(p->pipe[1]);
+        close(p->ctl[0]);
+        close(p->ctl[1]);
+        evwatch_close(&p->ew);
+        buf_free(&p->rec);
+        free(p->events);
         pthread_cond_destroy(&p->cond);
         pthread_mutex_destroy(&p->lock);
         free(p);
@@ -280,9 +447,21 @@ bool poller_stop(struct poller *p)
                  clock_now() - p->scan_started >= scan_stall_limit(p->cfg.scan_interval_s);
     pthread_cond_signal(&p->cond);
     pthread_mutex_unlock(&p->lock);
+    nudge(p);
     if (stuck)
         return false;
     pthread_join(p->thread, NULL);
+    if (p->cfg.store) { /* the recording's last word */
+        struct event_list last = {0};
+        events_recorder(&last, evwatch_wall_now(), "stop", "the recorder was stopped");
+        take_events(p, &last);
+        event_list_free(&last);
+    }
+    evwatch_close(&p->ew);
+    buf_free(&p->rec);
+    free(p->events);
+    close(p->ctl[0]);
+    close(p->ctl[1]);
     snap_free(p->snap);
     gauges_free(&p->gauges);
     mounts_free(&p->ml);
@@ -340,6 +519,18 @@ void poller_request_scan(struct poller *p)
     p->scan_requested = true;
     pthread_cond_signal(&p->cond);
     pthread_mutex_unlock(&p->lock);
+    nudge(p);
+}
+
+size_t poller_take_events(struct poller *p, struct poller_event **out)
+{
+    pthread_mutex_lock(&p->lock);
+    size_t n = p->nevents;
+    *out = p->events;
+    p->events = NULL;
+    p->nevents = p->events_cap = 0;
+    pthread_mutex_unlock(&p->lock);
+    return n;
 }
 
 struct snap *poller_take_snap(struct poller *p)

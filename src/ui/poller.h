@@ -44,12 +44,27 @@ struct gauges {
 };
 void gauges_free(struct gauges *g);
 
+struct store;
+
 struct poller_cfg {
     struct scan_opts scan; /* its strings must outlive the poller */
+    /* --record: the store each snapshot and event is written to (as
+     * `shmwatch record` writes them, live/recwrite.h), else NULL; the
+     * caller opens it before and closes it after the poller. */
+    struct store *store;
     double gauge_interval_s, scan_interval_s;
     double warn_pct, crit_pct;
     double orphan_min_age_s; /* as model_opts */
     bool trust_pids;
+};
+
+/* An event as the dashboard shows it (model/evline.h): its wall clock
+ * time, its line (raw: names as they are) and whether it stands out (a
+ * Bus error, an OOM kill, a critical fill). */
+struct poller_event {
+    double t;
+    bool critical;
+    char text[320];
 };
 
 struct poller;
@@ -76,6 +91,11 @@ void poller_drain(struct poller *p);
  * it exited or replaced, that (for good: nothing is scanned any more, so the
  * last snapshot stays the newest) and, in *when, the wall-clock time. */
 int poller_target_gone(struct poller *p, time_t *when);
+
+/* The events told since the last call, oldest first, moved into *out (a
+ * new array the caller frees); how many. Also the watcher's and the
+ * recorder's own news (a source of events missing, a write failed). */
+size_t poller_take_events(struct poller *p, struct poller_event **out);
 
 /* Asks for a holder scan now. */
 void poller_request_scan(struct poller *p);

@@ -15,9 +15,12 @@
 
 #include "config/config.h"
 #include "demo/demo.h"
+#include "live/recwrite.h"
+#include "store/store.h"
 #include "ui/term.h"
 #include "ui/ui_priv.h"
 #include "util/clock.h"
+#include "util/escape.h"
 
 #define HISTORY_S 600.0 /* fill history kept per mount */
 #define MESSAGE_S 4.0   /* how long a status message stays */
@@ -271,6 +274,7 @@ static void loop(struct ui *u)
         if (fds[2].revents) {
             poller_drain(u->poller);
             intake(u);
+            evlog_take(u);
         }
         if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
             break; /* the terminal is gone */
@@ -281,6 +285,30 @@ static void loop(struct ui *u)
                 keys_handle(u, k);
         }
     }
+}
+
+/* --record's store, opened with its header (the scans' interval, what is
+ * watched); 0, or 1 with the store's one line on stderr. */
+static int open_store(const struct ui_settings *set, struct store **out)
+{
+    char dflt[4096];
+    const char *dir = set->record_dir ? set->record_dir : store_default_dir(dflt, sizeof(dflt));
+    if (!dir) {
+        fputs("shmwatch: no directory for the store: HOME is not set; give --record DIR\n",
+              stderr);
+        return 1;
+    }
+    char *header = recwrite_header(set->cfg.scan_interval_s, set->pid, set->all);
+    char msg[512];
+    int rc = store_open(dir, NULL, header, out, msg, sizeof(msg));
+    free(header);
+    if (rc < 0) {
+        char *shown = esc_term_dup(msg);
+        fprintf(stderr, "shmwatch: --record: %s\n", shown);
+        free(shown);
+        return 1;
+    }
+    return 0;
 }
 
 static int run(const struct ui_settings *set)
@@ -306,7 +334,16 @@ static int run(const struct ui_settings *set)
         history_free(&u.hist);
         return 1;
     }
+    /* --record: the store is taken (one recorder per directory) before the
+     * terminal is, so that a refusal is one line on a plain screen. */
+    struct store *store = NULL;
+    if (set->record && open_store(set, &store) != 0) {
+        sysroot_close(&u.sys);
+        history_free(&u.hist);
+        return 1;
+    }
     struct poller_cfg pc = {
+        .store = store,
         .scan = {.sys = &u.sys,
                  .mounts = set->mounts,
                  .nmounts = set->nmounts,
@@ -321,6 +358,8 @@ static int run(const struct ui_settings *set)
     u.poller = poller_start(&pc);
     if (!u.poller) {
         fprintf(stderr, "shmwatch: cannot start the scanner: %s\n", strerror(errno));
+        if (store)
+            store_close(store);
         sysroot_close(&u.sys);
         history_free(&u.hist);
         return 1;
@@ -329,6 +368,8 @@ static int run(const struct ui_settings *set)
     if (term_start(&set->theme, set->cfg.color, set->cfg.ascii, err, sizeof(err)) != 0) {
         if (poller_stop(u.poller))
             sysroot_close(&u.sys);
+        if (store)
+            store_close(store);
         history_free(&u.hist);
         fprintf(stderr, "shmwatch: %s\n", err);
         return 1;
@@ -336,10 +377,15 @@ static int run(const struct ui_settings *set)
     loop(&u);
     term_stop();
     if (!poller_stop(u.poller)) {
-        /* A scan hangs in the poller's thread: leave it to the exit. */
+        /* A scan hangs in the poller's thread: leave it to the exit. Every
+         * record written is whole. */
+        if (store)
+            store_close(store);
         fflush(NULL);
         _exit(0);
     }
+    if (store)
+        store_close(store);
     sysroot_close(&u.sys);
     snap_free(u.snap);
     gauges_free(&u.gauges);
@@ -347,6 +393,7 @@ static int run(const struct ui_settings *set)
     free(u.rows);
     keyset_clear(&u.collapsed);
     keyset_clear(&u.marked);
+    evlog_free(&u);
     return 0;
 }
 

@@ -16,6 +16,10 @@ struct ui_flags {
     bool demo;         /* --demo */
     bool mounts_given; /* --mount given at least once */
     bool theme_given;  /* --theme given: its errors name the flag */
+    /* --record [DIR]: the store (NULL: store_default_dir's), with the
+     * default limits */
+    bool record;
+    const char *record_dir;
 };
 
 /* Runs the dashboard with the settings (config file and flags, as

@@ -57,7 +57,13 @@ const struct segment *row_key_seg(const struct model *m, const struct row_key *k
 
 /* --- State ------------------------------------------------------------ */
 
-enum ui_page { PAGE_NONE, PAGE_HELP, PAGE_BUDGET, PAGE_DETAILS };
+enum ui_page { PAGE_NONE, PAGE_HELP, PAGE_BUDGET, PAGE_DETAILS, PAGE_EVENTS };
+
+/* The events told so far (evlog.c), newest last. */
+struct ui_evlog {
+    struct poller_event *items;
+    size_t n, cap;
+};
 
 struct ui {
     struct sysroot sys; /* the system watched: the scans read it, the actions act in it */
@@ -104,6 +110,7 @@ struct ui {
     char stalled_where[200];
 
     int list_y, list_h; /* the list's place on screen, from the last draw */
+    struct ui_evlog evlog;
 };
 
 /* --- The node view (nodeview.c) -------------------------------------------- */
@@ -202,6 +209,14 @@ void keys_help_lines(void (*emit)(void *ctx, const char *keys, const char *help,
 #define CTL(c) ((c)&0x1f)
 /* Dispatches a key in the current mode (page, filter prompt or list). */
 void keys_handle(struct ui *u, int code);
+
+/* evlog.c: the events from the poller (the critical ones said on the
+ * status line at once), the lines of the newest under the budget (how
+ * many of room, and drawn from y), and the events page. */
+void evlog_take(struct ui *u);
+void evlog_free(struct ui *u);
+int evlog_lines(const struct ui *u, int room);
+void evlog_draw(struct ui *u, int y, int lines);
 
 /* ui.c */
 void ui_draw(struct ui *u);

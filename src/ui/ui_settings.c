@@ -48,6 +48,8 @@ int ui_settings_load(const struct ui_flags *f, const struct config *cfg, struct 
     s->pid = f->pid;
     s->all = f->all;
     s->demo = f->demo;
+    s->record = f->record;
+    s->record_dir = f->record_dir;
     if (s->demo && (f->pid || f->mounts_given)) {
         *err = xstrdup("--demo watches its own scene: it excludes --pid and --mount");
         return 2;

@@ -20,6 +20,8 @@ struct ui_settings {
     pid_t pid; /* --pid, 0 for none */
     bool all;  /* --all: the node view */
     bool demo;
+    bool record;            /* --record */
+    const char *record_dir; /* its DIR, NULL: the default */
 };
 
 /* Returns 0, or 2 with a malloc'd one-line message in *err (a theme error

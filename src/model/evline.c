@@ -1,0 +1,131 @@
+/* Events in one line of plain words (evline.h). */
+#include "model/evline.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/units.h"
+
+const struct ev_mount *evline_mount(const struct ev_state *st, const struct event *e)
+{
+    const struct ev_mount *best = NULL;
+    for (size_t i = 0; i < st->nmounts; i++) {
+        const struct ev_mount *mt = &st->mounts[i];
+        bool same = (!mt->ctr_id && !e->container) ||
+                    (mt->ctr_id && e->container && strcmp(mt->ctr_id, e->container) == 0);
+        if (!same)
+            continue;
+        if (!best || (mt->size_known && (!best->size_known || mt->used_pct > best->used_pct)))
+            best = mt;
+    }
+    return best;
+}
+
+/* "64.0 of 64.0 MiB" when both sizes have one unit, else "900 KiB of 64.0 MiB". */
+static const char *size_of(char *dst, size_t n, uint64_t part, uint64_t whole)
+{
+    char a[32], b[32];
+    fmt_size(a, sizeof(a), part);
+    fmt_size(b, sizeof(b), whole);
+    const char *ua = strchr(a, ' '), *ub = strchr(b, ' ');
+    if (ua && ub && strcmp(ua, ub) == 0)
+        snprintf(dst, n, "%.*s of %s", (int)(ua - a), a, b);
+    else
+        snprintf(dst, n, "%s of %s", a, b);
+    return dst;
+}
+
+/* "worker 1234 of main 1200", "main 1200 (python3)", "process 77 (sleep)". */
+static int who(const struct event *e, char *dst, size_t n)
+{
+    const char *role = proc_role_name(e->role);
+    int len;
+    if (e->role == ROLE_WORKER || e->role == ROLE_SHM_MANAGER || e->role == ROLE_ORPHAN_WORKER)
+        len = e->group ? snprintf(dst, n, "%s %d of main %d", role, (int)e->pid, (int)e->group)
+                       : snprintf(dst, n, "%s %d", role, (int)e->pid);
+    else if (e->role == ROLE_MAIN)
+        len = snprintf(dst, n, "main %d (%s)", (int)e->pid, e->comm);
+    else
+        len = snprintf(dst, n, "%s %d (%s)", e->role == ROLE_NONE ? "process" : role,
+                       (int)e->pid, e->comm);
+    return len;
+}
+
+const char *evline_text(const struct event *e, const struct ev_mount *mt, char *dst, size_t n)
+{
+    char w[96], sz[96];
+    const char *where = e->container_name ? e->container_name : e->container;
+    switch (e->kind) {
+    case EV_EXIT: {
+        who(e, w, sizeof(w));
+        const char *sig = exit_signal_name(e->signal);
+        switch (e->cause) {
+        case CAUSE_SIGBUS:
+            if (mt && mt->size_known) {
+                /* Full: a page the tmpfs could not give, which is the Bus error. */
+                bool full = mt->level == FILL_CRITICAL;
+                snprintf(dst, n, "%s died of SIGBUS: %s %s %s", w, mt->path,
+                         size_of(sz, sizeof(sz), mt->used, mt->size), full ? "full" : "used");
+            } else {
+                snprintf(dst, n, "%s died of SIGBUS (a page the tmpfs could not give: the Bus "
+                         "error)", w);
+            }
+            break;
+        case CAUSE_OOM_KILL:
+            snprintf(dst, n, "%s was killed by the OOM killer: the memory limit (-m) was hit", w);
+            break;
+        case CAUSE_SIGNAL:
+            snprintf(dst, n, "%s was killed by %s", w, sig ? sig : "a signal");
+            break;
+        case CAUSE_EXIT:
+            snprintf(dst, n, "%s exited with status %d", w, e->exit_code);
+            break;
+        case CAUSE_UNKNOWN:
+            snprintf(dst, n, "%s exited, cause unknown", w);
+            break;
+        }
+        break;
+    }
+    case EV_OOM_KILL:
+        if (e->victim)
+            snprintf(dst, n, "OOM kill in cgroup %s: %d (%s) killed, the memory limit was hit",
+                     e->cgroup ? e->cgroup : "?", (int)e->victim, e->victim_comm);
+        else
+            snprintf(dst, n, "OOM kill in cgroup %s: %llu process%s killed, the memory limit "
+                     "was hit", e->cgroup ? e->cgroup : "?", (unsigned long long)e->kills,
+                     e->kills == 1 ? "" : "es");
+        break;
+    case EV_SEGMENTS:
+        snprintf(dst, n, "%s: %llu segment%s created, %llu removed in %.0f s", e->mount,
+                 (unsigned long long)e->created, e->created == 1 ? "" : "s",
+                 (unsigned long long)e->removed, e->interval_s);
+        break;
+    case EV_MOUNT:
+        snprintf(dst, n, "mount %s %s%s%s", e->mount, e->appeared ? "appeared" : "went away",
+                 where ? " in " : "", where ? where : "");
+        break;
+    case EV_FILL:
+        snprintf(dst, n, "%s is %s: %s (%.1f%%)", e->mount,
+                 e->level == FILL_CRITICAL ? "critically full"
+                 : e->level == FILL_WARN   ? "filling up"
+                                           : "back below the warning level",
+                 size_of(sz, sizeof(sz), e->used, e->size), e->used_pct);
+        break;
+    case EV_RECORDER:
+        snprintf(dst, n, "%s", e->detail ? e->detail : e->what);
+        break;
+    }
+    /* A container's process says where. */
+    if (e->kind == EV_EXIT && where) {
+        size_t len = strlen(dst);
+        if (len < n)
+            snprintf(dst + len, n - len, " [%s]", where);
+    }
+    return dst;
+}
+
+bool evline_critical(const struct event *e)
+{
+    return (e->kind == EV_EXIT && (e->cause == CAUSE_SIGBUS || e->cause == CAUSE_OOM_KILL)) ||
+           e->kind == EV_OOM_KILL || (e->kind == EV_FILL && e->level == FILL_CRITICAL);
+}

@@ -1,0 +1,97 @@
+/* The dashboard's events (the poller's, ui/poller.h): kept newest last,
+ * the latest shown under the budget line, a worker's Bus error or an OOM
+ * kill standing out in the critical colour and said on the status line at
+ * once, every kept one listed on the events page (e). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ui/page.h"
+#include "ui/term.h"
+#include "ui/ui_priv.h"
+#include "util/xalloc.h"
+
+#define EVLOG_KEPT 500 /* events kept for the page, the oldest dropped */
+
+static void clock_text(double t, char *dst, size_t n)
+{
+    time_t secs = (time_t)t;
+    struct tm tm;
+    localtime_r(&secs, &tm);
+    strftime(dst, n, "%H:%M:%S", &tm);
+}
+
+void evlog_take(struct ui *u)
+{
+    struct poller_event *got;
+    size_t n = poller_take_events(u->poller, &got);
+    for (size_t i = 0; i < n; i++) {
+        const struct poller_event *e = &got[i];
+        if (u->evlog.n == EVLOG_KEPT) {
+            memmove(u->evlog.items, u->evlog.items + 1,
+                    (u->evlog.n - 1) * sizeof(*u->evlog.items));
+            u->evlog.n--;
+        }
+        *VEC_PUSH(u->evlog.items, u->evlog.n, u->evlog.cap) = *e;
+        /* A death that matters is said at once, paused or not. */
+        if (e->critical) {
+            ui_message(u, THEME_verdict_critical, "%s", e->text);
+            beep();
+        }
+    }
+    if (n)
+        u->dirty = true;
+    free(got);
+}
+
+void evlog_free(struct ui *u)
+{
+    free(u->evlog.items);
+    memset(&u->evlog, 0, sizeof(u->evlog));
+}
+
+int evlog_lines(const struct ui *u, int room)
+{
+    if (!u->evlog.n || room <= 0)
+        return 0;
+    int want = LINES >= 30 ? 2 : 1;
+    want = (size_t)want > u->evlog.n ? (int)u->evlog.n : want;
+    return want < room ? want : room;
+}
+
+void evlog_draw(struct ui *u, int y, int lines)
+{
+    for (int k = 0; k < lines; k++) {
+        const struct poller_event *e = &u->evlog.items[u->evlog.n - 1 - (size_t)k];
+        char at[16];
+        clock_text(e->t, at, sizeof(at));
+        attr_t a = term_attr(e->critical ? THEME_verdict_critical : THEME_muted);
+        int x = term_put(y + k, 0, COLS, k ? "       " : "Events ", term_attr(THEME_header),
+                         false);
+        x += term_put(y + k, x, COLS - x, at, a, false);
+        x += term_put(y + k, x, COLS - x, " ", a, false);
+        x += term_put_name(y + k, x, COLS - x, e->text, a, true);
+        if (!k && x < COLS)
+            term_put(y + k, x, COLS - x, "  (e: every event)", term_attr(THEME_muted), true);
+    }
+}
+
+void evlog_page(struct ui *u, struct page *p)
+{
+    snprintf(p->title, sizeof(p->title), "Events: %zu, newest first", u->evlog.n);
+    if (!u->evlog.n) {
+        page_add(p, THEME_muted, 0,
+                 "No event yet: exits of the processes shown, OOM kills, segments created and "
+                 "removed, mounts appearing and going, and fill levels crossed show here as "
+                 "they happen.");
+        return;
+    }
+    for (size_t i = u->evlog.n; i-- > 0;) {
+        const struct poller_event *e = &u->evlog.items[i];
+        char at[24];
+        clock_text(e->t, at, sizeof(at));
+        strcat(at, "  ");
+        page_add_name(p, e->critical ? THEME_verdict_critical : THEME_normal, 10, at, e->text);
+    }
+}

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# The dashboard's events, for real, in tmux on a private 64 MiB tmpfs at
+# /dev/shm: a holder killed by SIGBUS is told at once on the events line
+# under the budget, in the critical colour (as the budget's CRITICAL
+# verdict), with its one-line diagnosis and the fill of /dev/shm; e lists
+# it on the events page. With --record DIR the dashboard writes the store
+# `shmwatch record` writes (the header, snapshots with reason "interval",
+# the exit event, a snapshot with reason "event" at once after it, start
+# and stop), a second dashboard (or recorder) on DIR is refused with the
+# store's one line before the terminal is touched, and quitting leaves
+# every line of the store whole JSON, which `shmwatch why` reads when it is
+# there. As nobody, the missing process events are said once.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_unshare
+need python3 setpriv
+test_ns 64m -- "$@"
+. "$(dirname "$0")/tui_lib.sh"
+
+dir=$SHMTEST_TMP/store
+records() { # FILTER: the records (Python expression of r) of the store, one per line
+    cat "$dir"/*.jsonl 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    if eval(sys.argv[1]):
+        print(json.dumps(r))' "$1"
+}
+
+# holder NAME: a process holding /dev/shm/NAME (1 MiB, a page written).
+holder() {
+    python3 -c '
+import os, sys, time
+fd = os.open("/dev/shm/" + sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+os.ftruncate(fd, 1 << 20)
+os.write(fd, b"x" * 4096)
+time.sleep(300)' "$1" &
+    HOLDER=$!
+    on_exit "kill -KILL $HOLDER 2>/dev/null; true"
+    wait_for "[ -e /dev/shm/$1 ]" 15 || fail "the holder did not start"
+}
+
+# --- As root, recording: the SIGBUS stands out, the store has it --------------------------
+holder torch_5151_1
+# A long scan interval: the snapshot after the death must come at once.
+tui_start 120 40 --interval 30 --record "$dir"
+tui_wait "holder +$HOLDER|$HOLDER .*python3" 15
+ok "the dashboard shows the holder $HOLDER"
+wait_for "[ -n \"\$(records \"r.get('reason') == 'interval' and any(p['pid'] == $HOLDER for p in r['processes'])\")\" ]" 15 ||
+    fail "no interval snapshot showing the holder in the store"
+ok "--record writes a snapshot with reason interval showing the holder"
+
+# A second dashboard on the same store: refused in one line, before the terminal.
+rc=0
+script -qec "$(printf '%q ' "$SHMWATCH" --record "$dir")" /dev/null >"$SHMTEST_TMP/second.out" 2>&1 || rc=$?
+tr -d '\r' <"$SHMTEST_TMP/second.out" | sed '/^$/d' >"$SHMTEST_TMP/second.txt"
+assert_eq "$rc" 1 "a second dashboard recording into the same directory exits 1"
+grep -q "being recorded by pid $TUI_PID" "$SHMTEST_TMP/second.txt" ||
+    fail "the refusal does not name the first dashboard: $(cat -v "$SHMTEST_TMP/second.txt")"
+assert_eq "$(wc -l <"$SHMTEST_TMP/second.txt")" 1 \
+    "it says so in one line, the terminal untouched: $(cat -v "$SHMTEST_TMP/second.txt")"
+rc=0
+"$SHMWATCH" record --dir "$dir" 2>"$SHMTEST_TMP/rec2.err" || rc=$?
+assert_eq "$rc:$(grep -c "being recorded by pid $TUI_PID" "$SHMTEST_TMP/rec2.err")" 1:1 \
+    "shmwatch record on the dashboard's store is refused too"
+
+kill -BUS "$HOLDER"
+wait "$HOLDER" 2>/dev/null
+re="^Events [0-9:]{8} holder $HOLDER \(python3\) died of SIGBUS: /dev/shm [0-9.]+ (of|KiB of) [0-9.]+ MiB"
+tui_wait "$re" 10
+ok "the events line tells the holder's SIGBUS with the fill of /dev/shm"
+style=$(tui_style "holder $HOLDER \(python3\) died of SIGBUS")
+crit=$(tui_style " CRITICAL | WARN | OK " || true)
+budget_style=$(tui_style "^Budget " || true)
+[ -n "$style" ] || fail "no style for the event line"
+[ "$style" != "$budget_style" ] || { tui_dump; fail "the SIGBUS line is drawn as plain text ($style)"; }
+echo "$style" | grep -qE "fg=(31|91|38;5;(1|9|160|196))|bg=(41|101)" ||
+    { tui_dump; fail "the SIGBUS line is not in the critical colour: $style (verdict: $crit)"; }
+ok "the SIGBUS line stands out in the critical colour ($style)"
+tui_sane "the screen fits with the events line"
+
+records "r.get('event') == 'exit' and r['pid'] == $HOLDER" >"$SHMTEST_TMP/exit.json"
+json_check "$SHMTEST_TMP/exit.json" "j['cause'] == 'sigbus' and j['signal'] == 'SIGBUS' and j['role'] == 'holder'" \
+    "the exit is recorded with its cause as it happens"
+wait_for "[ -n \"\$(records \"r.get('reason') == 'event'\")\" ]" 10 ||
+    fail "no snapshot taken at once after the death (the interval is 30 s)"
+ok "a snapshot with reason event follows the death at once"
+
+tui_keys e
+tui_wait "^ ?Events: [0-9]+, newest first" 5
+tui_wait "holder $HOLDER \(python3\) died of SIGBUS" 5
+ok "e opens the events page with the SIGBUS"
+tui_keys q
+tui_gone "^ ?Events: [0-9]+, newest first" 5
+tui_keys h
+tui_wait "^ +e +the events page" 5
+ok "the help screen lists e"
+tui_keys q
+tui_quit
+
+# The store after quitting: the header first, every line whole, start and stop.
+cat "$dir"/*.jsonl | head -n 1 >"$SHMTEST_TMP/header.json"
+json_check "$SHMTEST_TMP/header.json" \
+    "list(j)[:2] == ['recording', 'time'] and j['recording'] == 1 and j['interval_s'] == 30 and j['watch'] == 'host' and j['version']" \
+    "the store's first line is the header"
+cat "$dir"/*.jsonl | /usr/bin/python3 -c '
+import json, sys
+for n, line in enumerate(sys.stdin, 1):
+    json.loads(line)
+print(n)' >"$SHMTEST_TMP/n" || fail "a line of the store is not whole JSON"
+ok "every one of the $(cat "$SHMTEST_TMP/n") lines of the store is whole JSON after quitting"
+[ -n "$(records "r.get('event') == 'recorder' and r['what'] == 'start'")" ] || fail "no start record"
+cat "$dir"/*.jsonl | tail -n 1 >"$SHMTEST_TMP/last.json"
+json_check "$SHMTEST_TMP/last.json" "j['event'] == 'recorder' and j['what'] == 'stop'" \
+    "the recording's last record says it stopped"
+if "$SHMWATCH" why --help 2>/dev/null | grep -q -- --since; then
+    rc=0
+    "$SHMWATCH" why --dir "$dir" --since 1h >"$SHMTEST_TMP/why.out" 2>&1 || rc=$?
+    grep -q "$HOLDER" "$SHMTEST_TMP/why.out" && grep -qi "SIGBUS\|Bus error" "$SHMTEST_TMP/why.out" ||
+        fail "why on the dashboard's store does not tell the SIGBUS of $HOLDER: $(cat "$SHMTEST_TMP/why.out")"
+    ok "shmwatch why reads the dashboard's store: the SIGBUS of $HOLDER (status $rc)"
+else
+    echo "# shmwatch why is not in this build: the store is read as JSON lines only" >&2
+fi
+# Another dashboard may record there now.
+tui_start 100 30 --record "$dir"
+tui_wait "^Budget " 15
+tui_quit
+ok "the store is free again once the dashboard has quit"
+
+# --- Without --record, as nobody: the events still show, and why exits lack a cause ----
+rm -rf "${SHMTEST_TMP:?}/nobody.pid"
+setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all bash -c '
+    python3 -c "
+import os, time
+fd = os.open(\"/dev/shm/psm_0000cafe\", os.O_RDWR | os.O_CREAT, 0o600)
+os.ftruncate(fd, 1 << 20)
+time.sleep(300)" &
+    echo $! >"$1/nobody.pid"
+    wait' _ "$SHMTEST_TMP" &
+wait_for "[ -s '$SHMTEST_TMP/nobody.pid' ] && [ -e /dev/shm/psm_0000cafe ]" 15 ||
+    fail "the unprivileged holder did not start"
+HOLDER=$(cat "$SHMTEST_TMP/nobody.pid")
+on_exit "kill -KILL $HOLDER 2>/dev/null; true"
+TUI_PREFIX="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all"
+tui_start 120 40 --interval 0.5
+tui_wait "^Events [0-9:]{8} process events are not seen" 10
+ok "without the privilege, the missing process events are said"
+n=$(tui_cap | grep -cE "process events are not seen" || true)
+[ "$n" -le 2 ] || { tui_dump; fail "the missing privilege is said $n times"; }
+tui_wait "$HOLDER" 10
+kill -BUS "$HOLDER"
+tui_wait "holder $HOLDER \(python3\) exited, cause unknown" 10
+ok "unprivileged, the holder's end is an event of cause unknown"
+tui_quit
