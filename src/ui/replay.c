@@ -237,9 +237,20 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
         struct tm tm;
         localtime_r(&w, &tm);
         strftime(want, sizeof(want), "%Y-%m-%d %H:%M:%S", &tm);
-        /* A snapshot stands until the next one: a time after the last one
-         * is still its time only as long as a record could follow it. */
-        if (at < r->ix.items[firsti].t || at > r->ix.items[r->ix.n - 1].t + 1) {
+        /* A snapshot stands until the next one; the last one for two of
+         * the recording's intervals (the gap before it; a minute when it
+         * is the only one): later than that, the recording had ended. */
+        size_t before = SIZE_MAX;
+        for (size_t k = lasti; k-- > 0;)
+            if (is_snap(r, k)) {
+                before = k;
+                break;
+            }
+        double gap = before == SIZE_MAX ? 30 : r->ix.items[lasti].t - r->ix.items[before].t;
+        double end = r->ix.items[lasti].t + 2 * (gap > 1 ? gap : 1);
+        if (r->ix.items[r->ix.n - 1].t > end)
+            end = r->ix.items[r->ix.n - 1].t;
+        if (at < r->ix.items[firsti].t || at > end) {
             snprintf(err, n, "%s: no snapshot at %s: the recording has %s to %s", shown, want,
                      from, to);
             free(shown);
