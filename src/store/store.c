@@ -26,6 +26,7 @@
 #define STORE_FILE_MAX (16ull << 20)
 #define STORE_FILE_SPAN 3600.0
 #define STORE_NAME_MAX 48
+#define STORE_LATE_S 60.0
 
 const char *store_default_dir(char *buf, size_t n)
 {
@@ -715,8 +716,10 @@ int store_index_load(const char *dir, double from, double to, struct store_index
     size_t icap = 0, wcap = 0;
     for (size_t i = 0; i < nfiles; i++) {
         /* A file ends where its successor begins: one that ends before from,
-         * or begins after to, holds nothing of the window. */
-        if ((from > 0 && i + 1 < nfiles && files[i + 1].start < from) ||
+         * or begins after to, holds nothing of the window. A record may be
+         * written a little after a later one (an event seen during the scan
+         * of the snapshot before it): a file is read up to a minute past its end. */
+        if ((from > 0 && i + 1 < nfiles && files[i + 1].start + STORE_LATE_S < from) ||
             (to > 0 && files[i].start > to))
             continue;
         size_t len = 0;

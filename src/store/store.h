@@ -22,7 +22,8 @@ struct store_limits {
 };
 struct store;
 
-/* Opens dir for writing (made 0700 when missing), taking its lock. header:
+/* Opens dir for writing (made 0700 when missing), taking its lock. lim:
+ * NULL, or a member 0, for the defaults. header:
  * the members of the header record after "recording" and "time" (a
  * JSON text of members without braces, e.g. "\"hostname\":\"x\",..."). 0,
  * or -errno with a one-line reason in msg (a second recorder: -EBUSY, "DIR

@@ -220,6 +220,13 @@ static void test_empty_and_missing(void **state)
     assert_int_equal(mkdir(d->store, 0700), 0);
     assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), -ENOENT);
     assert_non_null(strstr(msg, "nothing recorded"));
+    /* A hostile name stays escaped in the message. */
+    char evil[128];
+    snprintf(evil, sizeof(evil), "%s/\x1b[31mred\n", d->path);
+    assert_int_equal(store_index_load(evil, 0, 0, &ix, msg, sizeof(msg)), -ENOENT);
+    assert_null(strchr(msg, '\x1b'));
+    assert_null(strchr(msg, '\n'));
+    assert_non_null(strstr(msg, "\\e[31mred\\n"));
 }
 
 /* Churn under a small limit: the store stays under it and keeps the newest
