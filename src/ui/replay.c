@@ -380,12 +380,11 @@ void cmd_replay_event(struct ui *u, int code)
     if (i != r->shown && !go(u, i, false))
         return;
     r->pos = ev;
-    char line[400], esc[400];
+    char line[400];
     replay_event_line(r, ev, line, sizeof(line));
-    term_escape(esc, sizeof(esc), line);
-    const char *sig = strstr(line, ": SIG");
-    bool bad = sig || strncmp(line, "OOM", 3) == 0;
-    ui_message(u, bad ? THEME_verdict_critical : THEME_warning, "%s", esc);
+    bool bad = strstr(line, ": SIG") || strncmp(line, "OOM", 3) == 0;
+    /* Raw: the status line escapes what it shows. */
+    ui_message(u, bad ? THEME_verdict_critical : THEME_warning, "%s", line);
 }
 
 /* The go-to prompt on the last line: typed text until Enter (true) or Esc
@@ -432,10 +431,8 @@ void cmd_replay_goto(struct ui *u, int code)
         return;
     double t;
     if (!when_parse(text, (double)time(NULL), &t)) {
-        char esc[160];
-        term_escape(esc, sizeof(esc), text);
         ui_message(u, THEME_warning, "not a time: %s (RFC 3339, HH:MM[:SS] today, or -DUR ago)",
-                   esc);
+                   text);
         return;
     }
     struct replay *r = u->replay;
