@@ -9,7 +9,8 @@
 # snapshot's exact fill), then to the first; } jumps to the event (the status
 # line names the worker and SIGBUS, the title the snapshot after it); g goes
 # to a time typed as HH:MM:SS; an action key is refused in one line; an --all
-# recording opens in the node view. Bad recordings and times: one line,
+# recording opens in the node view; a record cut short is named. Bad
+# recordings and times: one line,
 # status 1 (2 for a time that is none).
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -148,6 +149,19 @@ ago=$(($(date +%s) - $(date -d "$(field "$SHMTEST_TMP/c" 'd["time"]')" +%s)))
 tui_start 100 30 replay --dir "$rec" --at "-${ago}s"
 tui_wait "REPLAY $(shown_time "$SHMTEST_TMP/c") \(3/3\)" 10
 ok "--at -${ago}s (ago): the snapshot of then"
+tui_quit
+
+# A recording cut in the middle of a record (the recorder died during a
+# write): the damage is named with its file and offset, the rest shown.
+cut=$SHMTEST_TMP/cut
+mkdir -p "$cut"
+chmod 0700 "$cut"
+cp "$rec/$name" "$cut/$name"
+head -c 300 "$SHMTEST_TMP/c" >>"$cut/$name"
+tui_start 120 40 replay --dir "$cut"
+tui_wait "$name: .*offset [0-9]+" 10
+tui_wait "REPLAY $(shown_time "$SHMTEST_TMP/c") \(3/3\)" 5
+ok "a record cut short is named with its offset; the whole ones are shown"
 tui_quit
 
 # Errors: one line, status 1 (2 for what is no time).
