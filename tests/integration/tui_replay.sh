@@ -10,8 +10,7 @@
 # line names the worker and SIGBUS, the title the snapshot after it); g goes
 # to a time typed as HH:MM:SS; an action key is refused in one line; an --all
 # recording opens in the node view; a record cut short is named. Bad
-# recordings and times: one line,
-# status 1 (2 for a time that is none).
+# recordings and times: one line, status 1 (2 for a time that is none).
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
