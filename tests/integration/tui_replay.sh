@@ -27,6 +27,7 @@ last_second=
 next_second() {
     # shellcheck disable=SC2016 # evaluated by wait_for
     wait_for '[ "$(date -u +%s)" != "$last_second" ]' 3 || fail "the clock does not move"
+    # shellcheck disable=SC2034 # read by wait_for's eval
     last_second=$(date -u +%s)
 }
 
