@@ -458,6 +458,36 @@ static void segments_load(const struct jd *segs, struct scan *s, struct model *m
     }
 }
 
+/* By the index of their process: the scan's processes are sorted by pid,
+ * so this is the order by pid. */
+static int cmp_mproc(const void *a, const void *b)
+{
+    size_t x = ((const struct mproc *)a)->proc, y = ((const struct mproc *)b)->proc;
+    return (x > y) - (x < y);
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+    pid_t x = ((const struct group *)a)->main_pid, y = ((const struct group *)b)->main_pid;
+    return (x > y) - (x < y);
+}
+
+/* The orders the model's lookups rely on (processes by pid, groups by main
+ * pid: the writer's own), and no reference to a group the snapshot does
+ * not have: a snapshot of shmwatch is so already, a damaged or foreign one
+ * is made so. */
+static void make_consistent(struct model *m)
+{
+    qsort(m->procs, m->nprocs, sizeof(*m->procs), cmp_mproc);
+    qsort(m->groups, m->ngroups, sizeof(*m->groups), cmp_group);
+    for (size_t i = 0; i < m->nprocs; i++)
+        if (m->procs[i].group && !model_find_group(m, m->procs[i].group))
+            m->procs[i].group = 0;
+    for (size_t i = 0; i < m->nsegs; i++)
+        if (m->segs[i].group && !model_find_group(m, m->segs[i].group))
+            m->segs[i].group = 0;
+}
+
 static void totals_load(const struct jd *v, struct totals *t)
 {
     t->segments = (size_t)u64(v, "segments");
@@ -542,6 +572,7 @@ int snapload_build(const struct jd *doc, struct scan *s, struct model *m, char *
     mprocs_load(jd_get(doc, "processes"), s, m);
     groups_load(jd_get(doc, "groups"), s, m);
     segments_load(jd_get(doc, "segments"), s, m);
+    make_consistent(m);
     budget_load(jd_get(doc, "budget"), &m->budget);
     totals_load(jd_get(doc, "totals"), &m->totals);
     sysv_load(jd_get(doc, "sysv"), &s->sysv);
