@@ -56,8 +56,11 @@ static void draw_title(struct ui *u)
         ADD("  DEMO");
     if (u->set->all)
         ADD("  %s", u->node ? "node view" : "own view");
-    if (u->set->pid) {
-        ADD("  pid %d", (int)u->set->pid);
+    pid_t watched = u->set->pid;
+    if (u->replay && u->snap)
+        watched = model_target_pid(&u->snap->model); /* a recording of --pid */
+    if (watched) {
+        ADD("  pid %d", (int)watched);
         const char *target_host = u->snap ? model_target_host(&u->snap->model) : NULL;
         if (target_host) {
             char host[80];
