@@ -323,7 +323,8 @@ static void procs_load(const struct jd *procs, const struct jd *groups, struct s
     size_t n = procs && procs->type == JD_ARR ? procs->n : 0;
     for (size_t i = 0; i < n; i++)
         proc_load(jd_at(procs, i), VEC_PUSH(s->procs.items, s->procs.n, s->procs.cap));
-    qsort(s->procs.items, s->procs.n, sizeof(*s->procs.items), cmp_proc);
+    if (s->procs.n)
+        qsort(s->procs.items, s->procs.n, sizeof(*s->procs.items), cmp_proc);
     size_t ng = groups && groups->type == JD_ARR ? groups->n : 0;
     for (size_t i = 0; i < ng; i++) {
         const struct jd *g = jd_at(groups, i);
@@ -478,8 +479,10 @@ static int cmp_group(const void *a, const void *b)
  * is made so. */
 static void make_consistent(struct model *m)
 {
-    qsort(m->procs, m->nprocs, sizeof(*m->procs), cmp_mproc);
-    qsort(m->groups, m->ngroups, sizeof(*m->groups), cmp_group);
+    if (m->nprocs)
+        qsort(m->procs, m->nprocs, sizeof(*m->procs), cmp_mproc);
+    if (m->ngroups)
+        qsort(m->groups, m->ngroups, sizeof(*m->groups), cmp_group);
     for (size_t i = 0; i < m->nprocs; i++)
         if (m->procs[i].group && !model_find_group(m, m->procs[i].group))
             m->procs[i].group = 0;
