@@ -48,6 +48,12 @@ _shmwatch()
         COMPREPLY=($(compgen -d -- "$cur"))
         return
         ;;
+    --record) # its directory may be left out: an option typed next is completed as one
+        if [[ $cur != -* ]]; then
+            COMPREPLY=($(compgen -d -- "$cur"))
+            return
+        fi
+        ;;
     --theme)
         COMPREPLY=($(compgen -W "$(_shmwatch_themes)" -- "$cur") $(compgen -f -- "$cur"))
         return
@@ -61,10 +67,9 @@ _shmwatch()
         COMPREPLY=($(compgen -W "float32 float64 float16 bfloat16 uint8 int8 int16 int32 int64 bool" -- "$cur"))
         return
         ;;
-    --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | --sample-shape | \
-        -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size | --max-size | --max-age)
-    --at | --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | --sample-shape | \
-        -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size)
+    --at | --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | \
+        --sample-shape | -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size | --max-size | \
+        --max-age)
         return
         ;;
     esac
@@ -77,7 +82,7 @@ _shmwatch()
     replay) opts="--dir --at --config --theme --no-color --ascii --help -h" ;;
     plan) opts="--batch-size --sample-shape --dtype --workers --prefetch-factor --memory --shm-size --json --observe --help -b -s -d -w -p -m -h" ;;
     *)
-        opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --all --orphan-min-age --trust-pids --config --theme --no-color --ascii --read-only --log --demo --version --help -h"
+        opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --all --orphan-min-age --trust-pids --config --theme --no-color --ascii --read-only --log --record --demo --version --help -h"
         if [[ $cur != -* ]]; then
             COMPREPLY=($(compgen -W "clean reap plan record replay" -- "$cur"))
             return

@@ -105,13 +105,6 @@ static const struct key_entry keys[] = {
      {'b'},
      "the budget page: limit, app, shm and headroom, with the arithmetic",
      cmd_budget},
-    {K_LIST | K_PAGE,
-     "e",
-     {'e'},
-     "the events page: every exit (a worker's Bus error, an OOM kill stand out), OOM kill, "
-     "segment churn, mount and fill level told so far, newest first (the newest show under "
-     "the budget line)",
-     cmd_events},
     {K_LIST | K_PAGE, "Ctrl-L", {CTL('l')}, "redraw the screen", cmd_redraw},
 
     {0, NULL, {0}, "Data", NULL},
@@ -166,6 +159,11 @@ static const struct key_entry keys[] = {
      "end every orphaned worker and stuck shm manager, after a confirmation",
      cmd_action},
     {K_LIST, "L", {'L'}, "the action log: every unlink and signal, newest first", cmd_log},
+    {K_LIST | K_PAGE,
+     "e",
+     {'e'},
+     "the events page: exits, OOM kills, churn, mounts, fill levels, newest first",
+     cmd_events},
 
     {0, NULL, {0}, "Help and quitting", NULL},
     {K_LIST | K_PAGE, "h ? F1", {'h', '?', F(KEY_F(1))}, "this help (again: close it)", cmd_help},

@@ -96,6 +96,8 @@ ok "e opens the events page with the SIGBUS"
 tui_keys q
 tui_gone "^ ?Events: [0-9]+, newest first" 5
 tui_keys h
+tui_wait "^ Help: every key" 5
+tui_keys End
 tui_wait "^ +e +the events page" 5
 ok "the help screen lists e"
 tui_keys q
