@@ -61,6 +61,15 @@ for mode in --once --json --prometheus "--prometheus-file $SHMTEST_TMP/demo.prom
     expect 2 "^shmwatch: --demo opens the dashboard on its own scene: it excludes --once, --json, --prometheus and --prometheus-file$" --demo $mode
 done
 [ ! -e "$SHMTEST_TMP/demo.prom" ] || fail "--demo --prometheus-file wrote its file"
+# --record is the dashboard's: a snapshot mode with it is a usage error, and
+# nothing is recorded.
+for mode in --once --json --prometheus; do
+    expect 2 "^shmwatch: --record is the dashboard's; a recorder without it is shmwatch record$" --record "$SHMTEST_TMP/rec" $mode
+    expect 2 "^shmwatch: --record is the dashboard's; a recorder without it is shmwatch record$" $mode --record
+done
+expect 2 "^shmwatch: --demo shows a scene of its own: it is not recorded \\(--record\\)$" --demo --record
+expect 2 "^shmwatch: --record needs a directory name, not an empty string$" --record=
+[ ! -e "$SHMTEST_TMP/rec" ] || fail "--record with a snapshot mode made its store"
 expect 2 "--mount: 'relative' is not an absolute path" --once --mount relative
 expect 2 "--pid: 'abc' is not a process id" --json --pid abc
 expect 2 "^shmwatch: --orphan-min-age: expected a duration .* got 'soon'" --json --orphan-min-age soon

@@ -1,0 +1,156 @@
+/* Events in one line (model/evline.c): a worker's Bus error with the fill of
+ * its container's /dev/shm, full or not, an OOM kill, an exit of unknown
+ * cause, what stands out, and which mount an exit is told with. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "testutil.h"
+#include "model/evline.h"
+#include "util/xalloc.h"
+
+/* A state of a main (100) and a worker (101) in container "abc" (NULL: the
+ * host's), and two mounts: the host's /dev/shm and the container's, used of
+ * 64 MiB each. */
+static void make_state(struct ev_state *st, const char *ctr, uint64_t host_used,
+                       uint64_t ctr_used)
+{
+    memset(st, 0, sizeof(*st));
+    st->valid = true;
+    st->procs = xcalloc(2, sizeof(*st->procs));
+    for (int i = 0; i < 2; i++) {
+        struct ev_proc *p = &st->procs[st->nprocs++];
+        p->pid = 100 + i;
+        snprintf(p->comm, sizeof(p->comm), i ? "pt_data_worker" : "python3");
+        p->role = i ? ROLE_WORKER : ROLE_MAIN;
+        p->group = 100;
+        p->ctr_id = ctr ? xstrdup(ctr) : NULL;
+        p->ctr_name = ctr ? xstrdup("trainer") : NULL;
+        p->cg = SIZE_MAX;
+    }
+    st->mounts = xcalloc(2, sizeof(*st->mounts));
+    const uint64_t used[2] = {host_used, ctr_used};
+    for (int i = 0; i < 2; i++) {
+        struct ev_mount *m = &st->mounts[st->nmounts++];
+        snprintf(m->id, sizeof(m->id), "0:%d", 40 + i);
+        m->path = xstrdup("/dev/shm");
+        m->ctr_id = i ? xstrdup("abc") : NULL;
+        m->size_known = true;
+        m->size = 64ull << 20;
+        m->used = used[i];
+        m->used_pct = 100.0 * (double)m->used / (double)m->size;
+        m->level = fill_level_of(m->used_pct, 80, 95);
+    }
+}
+
+static void test_sigbus_full(void **state)
+{
+    (void)state;
+    struct ev_state st;
+    make_state(&st, "abc", 1 << 20, 64ull << 20);
+    struct event_list l = {0};
+    assert_true(events_exit(&st, 101, SIGBUS, 1000.0, false, &l));
+    const struct ev_mount *mt = evline_mount(&st, &l.items[0]);
+    assert_non_null(mt);
+    assert_string_equal(mt->id, "0:41"); /* the container's, not the host's */
+    char line[320];
+    evline_text(&l.items[0], mt, line, sizeof(line));
+    assert_string_equal(line, "worker 101 of main 100 died of SIGBUS: /dev/shm 64.0 of 64.0 MiB "
+                              "full [trainer]");
+    assert_true(evline_critical(&l.items[0]));
+    event_list_free(&l);
+    ev_state_free(&st);
+}
+
+static void test_sigbus_not_full_host(void **state)
+{
+    (void)state;
+    struct ev_state st;
+    make_state(&st, NULL, 900 << 10, 64ull << 20);
+    struct event_list l = {0};
+    assert_true(events_exit(&st, 101, SIGBUS, 1000.0, false, &l));
+    const struct ev_mount *mt = evline_mount(&st, &l.items[0]);
+    assert_non_null(mt);
+    assert_string_equal(mt->id, "0:40"); /* the host's */
+    char line[320];
+    evline_text(&l.items[0], mt, line, sizeof(line));
+    assert_string_equal(line,
+                        "worker 101 of main 100 died of SIGBUS: /dev/shm 900 KiB of 64.0 MiB used");
+    /* Without a mount the line still says the Bus error. */
+    evline_text(&l.items[0], NULL, line, sizeof(line));
+    assert_non_null(strstr(line, "died of SIGBUS (a page the tmpfs could not give"));
+    event_list_free(&l);
+    ev_state_free(&st);
+}
+
+static void test_other_ends(void **state)
+{
+    (void)state;
+    struct ev_state st;
+    make_state(&st, NULL, 0, 0);
+    struct event_list l = {0};
+    char line[320];
+    assert_true(events_exit(&st, 101, SIGKILL, 1000.0, true, &l));
+    evline_text(&l.items[0], NULL, line, sizeof(line));
+    assert_string_equal(line, "worker 101 of main 100 was killed by the OOM killer: the memory "
+                              "limit (-m) was hit");
+    assert_true(evline_critical(&l.items[0]));
+    event_list_clear(&l);
+    assert_true(events_exit(&st, 100, 3 << 8, 1000.0, false, &l));
+    evline_text(&l.items[0], NULL, line, sizeof(line));
+    assert_string_equal(line, "main 100 (python3) exited with status 3");
+    assert_false(evline_critical(&l.items[0]));
+    event_list_clear(&l);
+    assert_true(events_exit(&st, 101, SIGTERM, 1000.0, false, &l));
+    evline_text(&l.items[0], NULL, line, sizeof(line));
+    assert_string_equal(line, "worker 101 of main 100 was killed by SIGTERM");
+    assert_false(evline_critical(&l.items[0]));
+    event_list_clear(&l);
+    /* Gone between two scans: cause unknown. */
+    struct ev_state next = {.valid = true};
+    events_scan(&st, &next, NULL, 0, NULL, 0, 1, 1001.0, &l);
+    assert_true(l.n >= 2); /* both exits, and the mounts gone */
+    assert_int_equal(l.items[0].kind, EV_EXIT);
+    evline_text(&l.items[0], NULL, line, sizeof(line));
+    assert_string_equal(line, "main 100 (python3) exited, cause unknown");
+    event_list_free(&l);
+    ev_state_free(&st);
+}
+
+static void test_oom_and_recorder(void **state)
+{
+    (void)state;
+    struct event_list l = {0};
+    events_recorder(&l, 1.0, "events_off", "process events are not seen: no privilege");
+    char line[320];
+    evline_text(&l.items[0], NULL, line, sizeof(line));
+    assert_string_equal(line, "process events are not seen: no privilege");
+    assert_false(evline_critical(&l.items[0]));
+    event_list_free(&l);
+    struct ev_state st = {.valid = true};
+    st.cgroups = xcalloc(1, sizeof(*st.cgroups));
+    st.ncgroups = 1;
+    st.cgroups[0].path = xstrdup("/job");
+    st.cgroups[0].dir = xstrdup("/sys/fs/cgroup/job");
+    st.cgroups[0].known = true;
+    st.cgroups[0].kills = 2;
+    assert_true(events_oom(&st, 0, true, 3, 4242, "python3", 1.0, &l));
+    evline_text(&l.items[0], NULL, line, sizeof(line));
+    assert_string_equal(line,
+                        "OOM kill in cgroup /job: 4242 (python3) killed, the memory limit was hit");
+    assert_true(evline_critical(&l.items[0]));
+    event_list_free(&l);
+    ev_state_free(&st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sigbus_full),
+        cmocka_unit_test(test_sigbus_not_full_host),
+        cmocka_unit_test(test_other_ends),
+        cmocka_unit_test(test_oom_and_recorder),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
