@@ -356,16 +356,13 @@ static void warn_unread(const struct scan_node *n, struct warnings *w)
                  "the mountinfo of %zu mount %s is longer than %u MiB: the shm mounts listed "
                  "past that are not shown",
                  n->cut, n->cut == 1 ? "namespace" : "namespaces", (unsigned)READ_TEXT_MAX >> 20);
-    if (n->unreadable && geteuid() != 0)
-        warn_add(w,
-                 "the mount namespaces of %zu %s could not be read (not permitted): their shm "
-                 "mounts are not shown (run as root to see every container)",
-                 n->unreadable, n->unreadable == 1 ? "process" : "processes");
-    else if (n->unreadable) /* as holders_warn_denied: more privileged than this root */
-        warn_add(w,
-                 "the mount namespaces of %zu %s could not be read, even as root (not permitted: "
-                 "more privileged than this shmwatch): their shm mounts are not shown",
-                 n->unreadable, n->unreadable == 1 ? "process" : "processes");
+    if (n->unreadable) /* as root, as holders_warn_denied: more privileged than this root */
+        warn_add(w, "the mount namespaces of %zu %s could not be read%s", n->unreadable,
+                 n->unreadable == 1 ? "process" : "processes",
+                 geteuid() != 0 ? " (not permitted): their shm mounts are not shown (run as root "
+                                  "to see every container)"
+                                : ", even as root (not permitted: more privileged than this "
+                                  "shmwatch): their shm mounts are not shown");
 }
 
 void node_discover(struct scan_node *n, const struct sysroot *sys, const pid_t *pids, size_t npids,

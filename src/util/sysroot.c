@@ -43,8 +43,7 @@ int sysroot_open(struct sysroot *r, const char *proc, const char *host, const ch
     return 0;
 }
 
-/* pid's start time from its stat, or -ESRCH when it is gone or a zombie. */
-static int start_time(int procfd, pid_t pid, unsigned long long *start)
+int sysroot_start_time(int procfd, pid_t pid, unsigned long long *start)
 {
     struct procstat st;
     int rc = procstat_read(procfd, pid, &st);
@@ -84,7 +83,7 @@ static int open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid, bo
     if (pidfd == -ESRCH)
         return -ESRCH;
     unsigned long long start;
-    int rc = start_time(host->proc, pid, &start);
+    int rc = sysroot_start_time(host->proc, pid, &start);
     if (rc < 0) {
         if (pidfd >= 0)
             close(pidfd);
@@ -245,7 +244,7 @@ int sysroot_pid_check(const struct sysroot *r)
             return n == 0;
     }
     unsigned long long start;
-    int rc = start_time(r->via ? r->via->proc : r->proc, r->pid, &start);
+    int rc = sysroot_start_time(r->via ? r->via->proc : r->proc, r->pid, &start);
     if (rc == -ESRCH)
         return 0; /* gone, or a zombie */
     if (rc < 0)

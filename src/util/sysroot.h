@@ -101,6 +101,11 @@ int sysroot_open_below(const struct sysroot *r, const char *p, int flags);
 int sysroot_pid_check(const struct sysroot *r);
 int sysroot_pid_alive(const struct sysroot *r);
 
+/* The start time of pid under procfd (clock ticks since boot, from its
+ * stat, 0 on failure): 0, -ESRCH when it does not exist or has exited (a
+ * zombie), or -errno. */
+int sysroot_start_time(int procfd, pid_t pid, unsigned long long *start);
+
 /* True when every fd r holds is numbered below half of the process's soft
  * fd limit (RLIMIT_NOFILE): fds are handed out lowest first, so a view may
  * then be kept open without starving the reads that follow it (a node of
