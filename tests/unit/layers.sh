@@ -4,16 +4,17 @@
 # scan's mounts, processes, cgroups, node and its account of itself through
 # the model's accessors (src/model/model.h), never through the scan's
 # fields. Only the code that runs a scan for them holds one: cli/actcli.[ch]
-# (clean and reap), cli/cmd_plan.c (plan --observe) and ui/poller.[ch] (the
-# dashboard); of those, actcli.c and poller.c read theirs through a
-# struct's scan member. main.c's snapshots sit above every layer.
+# (clean and reap), cli/cmd_plan.c (plan --observe), ui/poller.[ch] (the
+# dashboard) and ui/replay.c (a recorded snapshot read back into a scan for
+# the dashboard); of those, actcli.c, poller.c and replay.c read theirs
+# through a struct's scan member. main.c's snapshots sit above every layer.
 # Fails naming every line elsewhere that declares a struct scan or reaches
 # into one (comments aside).
 set -euo pipefail
 src=${SRCDIR:-$(dirname "$0")/../..}/src
 [ -d "$src/model" ] || { echo "no source tree at $src" >&2; exit 1; }
-holders='/(cli/actcli\.[ch]|cli/cmd_plan\.c|ui/poller\.[ch])$'
-readers='/(cli/actcli|ui/poller)\.c$'
+holders='/(cli/actcli\.[ch]|cli/cmd_plan\.c|ui/poller\.[ch]|ui/replay\.c)$'
+readers='/(cli/actcli|ui/poller|ui/replay)\.c$'
 bad=0
 # check FILE REGEX: the lines of FILE's code (its comments taken out; a
 # line inside a comment block starts with "*") that match REGEX.
