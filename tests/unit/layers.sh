@@ -15,22 +15,24 @@ src=${SRCDIR:-$(dirname "$0")/../..}/src
 [ -d "$src/model" ] || { echo "no source tree at $src" >&2; exit 1; }
 holders='/(cli/actcli\.[ch]|cli/cmd_plan\.c|ui/poller\.[ch]|ui/replay\.c)$'
 readers='/(cli/actcli|ui/poller|ui/replay)\.c$'
-bad=0
-# check FILE REGEX: the lines of FILE's code (its comments taken out; a
-# line inside a comment block starts with "*") that match REGEX.
-check() {
-    local hits
-    hits=$(sed -E 's#/\*.*(\*/|$)##; s#//.*##; s#^[[:space:]]*\*.*##' "$1" | grep -nE "$2" || true)
-    if [ -n "$hits" ]; then
-        sed "s#^#${1#"$src"/}:#" <<<"$hits" >&2
-        bad=1
-    fi
-}
-while IFS= read -r f; do
-    [[ $f =~ $holders ]] || check "$f" 'struct scan\b([^_]|$)'
-    [[ $f =~ $readers ]] || check "$f" '(->|\.)scan[[:space:]]*(->|\.|[;,)])'
-done < <(find "$src/report" "$src/act" "$src/cli" "$src/ui" -name '*.[ch]' | sort)
-if [ "$bad" != 0 ]; then
+# One awk over every file: the lines of code (comments taken out; a line
+# inside a comment block starts with "*") that hold or read a scan.
+hits=$(find "$src/report" "$src/act" "$src/cli" "$src/ui" -name '*.[ch]' | sort |
+    xargs awk -v holders="$holders" -v readers="$readers" -v src="$src/" '
+    {
+        line = $0
+        sub(/\/\*.*(\*\/|$)/, "", line)
+        sub(/\/\/.*/, "", line)
+        if (line ~ /^[[:space:]]*\*/)
+            line = ""
+        name = substr(FILENAME, length(src) + 1)
+        if (FILENAME !~ holders && line ~ /struct scan([^A-Za-z0-9_]|$)/)
+            print name ":" FNR ":" $0
+        else if (FILENAME !~ readers && line ~ /(->|\.)scan[[:space:]]*(->|\.|[;,)])/)
+            print name ":" FNR ":" $0
+    }')
+if [ -n "$hits" ]; then
+    echo "$hits" >&2
     echo "these lines hold or read a scan: use the model's accessors (src/model/model.h)" >&2
     exit 1
 fi
