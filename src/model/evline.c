@@ -38,7 +38,10 @@ static const char *size_of(char *dst, size_t n, uint64_t part, uint64_t whole)
 /* "worker 1234 of main 1200", "main 1200 (python3)", "process 77 (sleep)". */
 static int who(const struct event *e, char *dst, size_t n)
 {
-    const char *role = proc_role_name(e->role);
+    /* The roles in words (the JSON's names are tokens: orphan_worker). */
+    const char *role = e->role == ROLE_SHM_MANAGER     ? "shm manager"
+                       : e->role == ROLE_ORPHAN_WORKER ? "orphaned worker"
+                                                       : proc_role_name(e->role);
     int len;
     if (e->role == ROLE_WORKER || e->role == ROLE_SHM_MANAGER || e->role == ROLE_ORPHAN_WORKER)
         len = e->group ? snprintf(dst, n, "%s %d of main %d", role, (int)e->pid, (int)e->group)
