@@ -290,10 +290,8 @@ static void on_exits(struct loop *L)
     struct proc_exits x = {0};
     int rc = proccn_read(L->cn, &x);
     if (rc == -ENOBUFS && !L->cn_lost_said) {
-        fprintf(stderr,
-                "%s: some process events were lost (the kernel's queue was full); those exits "
-                "are told from the scans, cause unknown\n",
-                L->cmd);
+        source_off(L, "some process events were lost (the socket's queue was full); those "
+                      "exits are told from the scans, cause unknown");
         L->cn_lost_said = true;
     } else if (rc < 0 && rc != -ENOBUFS) {
         char why[256];
@@ -391,7 +389,8 @@ static bool scan_events(struct loop *L, struct scan *s, struct ev_state *cur, do
         }
         L->churn_since = clock_now();
     }
-    qsort(L->reported, L->nreported, sizeof(*L->reported), pid_cmp);
+    if (L->nreported > 1)
+        qsort(L->reported, L->nreported, sizeof(*L->reported), pid_cmp);
     events_scan(&L->prev, cur, L->reported, L->nreported, ch, nch, interval_s, t, &L->evs);
     free(ch);
     /* The newer window becomes the older one. */
