@@ -32,7 +32,7 @@ _shmwatch()
     local cmd= i
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-        clean | reap | plan | record)
+        clean | reap | plan | record | replay)
             cmd=${words[i]}
             break
             ;;
@@ -61,7 +61,7 @@ _shmwatch()
         COMPREPLY=($(compgen -W "float32 float64 float16 bfloat16 uint8 int8 int16 int32 int64 bool" -- "$cur"))
         return
         ;;
-    --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | --sample-shape | \
+    --at | --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | --sample-shape | \
         -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size | --max-size | --max-age)
         return
         ;;
@@ -72,11 +72,12 @@ _shmwatch()
     clean) opts="--dry-run --yes --all-unheld --min-age --orphan-min-age --trust-pids --mount --log --config --pid --all --help -n -y -h" ;;
     reap) opts="--dry-run --yes --timeout --log --config --pid --all --help -n -y -t -h" ;;
     record) opts="--pid --all --dir --interval --max-size --max-age --config --help -h" ;;
+    replay) opts="--dir --at --config --theme --no-color --ascii --help -h" ;;
     plan) opts="--batch-size --sample-shape --dtype --workers --prefetch-factor --memory --shm-size --json --observe --help -b -s -d -w -p -m -h" ;;
     *)
         opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --all --orphan-min-age --trust-pids --config --theme --no-color --ascii --read-only --log --demo --version --help -h"
         if [[ $cur != -* ]]; then
-            COMPREPLY=($(compgen -W "clean reap plan record" -- "$cur"))
+            COMPREPLY=($(compgen -W "clean reap plan record replay" -- "$cur"))
             return
         fi
         ;;

@@ -38,6 +38,7 @@ static const struct subcommand subcommands[] = {
     {"clean", cmd_clean},
     {"reap", cmd_reap},
     {"record", cmd_record},
+    {"replay", cmd_replay},
 };
 
 /* The mounts named by --mount or the setting mounts, checked before any

@@ -38,7 +38,7 @@ zsh_opts() {
     fi | grep -o -- "--[a-z][a-z-]*" | sort -u
 }
 
-for cmd in main clean reap plan record; do
+for cmd in main clean reap plan record replay; do
     case $cmd in
     main) src="shmwatch --help" label='*' ;;
     *) src="shmwatch $cmd --help" label=$cmd ;;
@@ -66,6 +66,9 @@ assert_eq "$(complete_line shmwatch clean --all- | tr '\n' ' ')" "--all-unheld "
 assert_eq "$(complete_line shmwatch plan --dtype bf)" "bfloat16" "bash completes plan's dtypes"
 assert_eq "$(complete_line shmwatch rec)" "record" "bash completes the subcommand record"
 assert_eq "$(complete_line shmwatch record --max- | tr '\n' ' ')" "--max-size --max-age " "bash completes record's options"
+assert_eq "$(complete_line shmwatch rep)" "replay" "bash completes the subcommand replay"
+assert_eq "$(complete_line shmwatch replay --a | sort | tr '\n' ' ')" "--ascii --at " \
+    "bash completes replay's options"
 mkdir -p "$SHMTEST_TMP/cfg/shmwatch/themes"
 cp "$SRCDIR/themes/light.yaml" "$SHMTEST_TMP/cfg/shmwatch/themes/mine.yaml"
 XDG_CONFIG_HOME=$SHMTEST_TMP/cfg complete_line shmwatch --theme m | grep -qx mine ||
