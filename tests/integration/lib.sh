@@ -14,6 +14,13 @@
 
 LIB_SCRIPT=$(basename "$0")
 SHMTEST_TMP=${SHMTEST_TMP:-}
+# The mark of this test's run, set by its outermost shell and inherited by
+# every process it starts (its namespaces, tmux panes, setpriv'd children):
+# tests run side by side, and what a test ends at its exit is only its own.
+if [ -z "${SHMTEST_RUN:-}" ]; then
+    SHMTEST_RUN=$LIB_SCRIPT.$$.$(date +%s%N)
+    export SHMTEST_RUN
+fi
 _LIB_SCENES=()
 _LIB_ON_EXIT=()
 _LIB_NSCENE=0
@@ -577,17 +584,33 @@ scene_stop() {
     _LIB_SCENES=("${keep[@]}")
 }
 
+# own_process PID: true when PID carries this test's run mark (SHMTEST_RUN)
+# in its environment: it was started by this test, not by one running beside it.
+own_process() {
+    tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | grep -qxF "SHMTEST_RUN=$SHMTEST_RUN"
+}
+
+# _lib_kill_own BINARY: SIGKILL to every process of this test running BINARY.
+_lib_kill_own() {
+    local p
+    for p in $(pgrep -f "^$1( |\$)" 2>/dev/null); do
+        own_process "$p" && kill -KILL "$p" 2>/dev/null
+    done
+    return 0
+}
+
 _lib_exit() {
     local rc=$? i
     for ((i = ${#_LIB_ON_EXIT[@]} - 1; i >= 0; i--)); do
         eval "${_LIB_ON_EXIT[i]}" || true
     done
     [ ${#_LIB_SCENES[@]} -eq 0 ] || scene_stop
-    # No shmwatch of this build outlives its test (integration tests run one at
-    # a time): a dashboard ended by SIGHUP under LeakSanitizer has been seen to
-    # spin in the sanitizer's exit forever, eating the CPU later tests need.
-    [ -z "${SHMWATCH:-}" ] || pkill -KILL -f "^$SHMWATCH( |\$)" 2>/dev/null || true
-    [ -z "${SHMWATCH_HOOKED:-}" ] || pkill -KILL -f "^$SHMWATCH_HOOKED( |\$)" 2>/dev/null || true
+    # No shmwatch this test started outlives it: a dashboard ended by SIGHUP
+    # under LeakSanitizer has been seen to spin in the sanitizer's exit
+    # forever, eating the CPU other tests need. Only this test's (its run's
+    # mark): the other tests running beside it keep theirs.
+    [ -z "${SHMWATCH:-}" ] || _lib_kill_own "$SHMWATCH"
+    [ -z "${SHMWATCH_HOOKED:-}" ] || _lib_kill_own "$SHMWATCH_HOOKED"
     [ -z "$_LIB_OWN_TMP" ] || rm -rf "$_LIB_OWN_TMP"
     exit "$rc"
 }
