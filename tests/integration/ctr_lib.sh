@@ -58,7 +58,7 @@ ns_holder() {
             exec sleep 600" container "$1"' _ "$ready" "${2:-}" </dev/null >/dev/null 2>&1 &
     HOLDER=$!
     on_exit "kill -KILL $HOLDER 2>/dev/null; wait $HOLDER 2>/dev/null"
-    wait_for "[ -e $ready ]" 10 || fail "container $1 did not start"
+    wait_for "[ -e $ready ]" 30 || fail "container $1 did not start"
 }
 
 # ctr_host_pid MANIFEST PID: the host pid of the scene process whose pid in its

@@ -83,7 +83,7 @@ time.sleep(400)' "$MNT/data" "$ready" </dev/null >/dev/null 2>&1 &
 HOLDER=$!
 on_exit "kill -KILL $HOLDER 2>/dev/null; wait $HOLDER 2>/dev/null"
 on_exit 'fuse_stop'
-wait_for "[ -s $ready ]" 10 || fail "the FUSE holder did not start"
+wait_for "[ -s $ready ]" 30 || fail "the FUSE holder did not start"
 read -r hpid hfd <"$ready"
 assert_eq "$hpid" "$HOLDER" "the holder holds $MNT/data as fd $hfd"
 nseg=$((nseg + 1))

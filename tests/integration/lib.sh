@@ -403,7 +403,7 @@ os.rename(path + ".tmp", path)
 time.sleep(300)' "$count" </dev/null >/dev/null 2>&1 &
     ZOMBIE_PARENT=$!
     on_exit "kill -KILL $ZOMBIE_PARENT 2>/dev/null; wait $ZOMBIE_PARENT 2>/dev/null"
-    wait_for "[ -s $count ]" 10 || fail "the counting parent did not start"
+    wait_for "[ -s $count ]" 30 || fail "the counting parent did not start"
     ZOMBIE=$(ps -o pid= --ppid "$ZOMBIE_PARENT" | tr -d ' ')
     [ "$(ps -o stat= -p "$ZOMBIE" | cut -c1)" = Z ] || fail "no zombie child of $ZOMBIE_PARENT"
 }
@@ -419,7 +419,7 @@ open(sys.argv[2], "w").close()
 time.sleep(300)' "$1" "$ready" </dev/null >/dev/null 2>&1 &
     HOLDER=$!
     on_exit "kill -KILL $HOLDER 2>/dev/null; wait $HOLDER 2>/dev/null"
-    wait_for "[ -e $ready ]" 10 || fail "the holder of $1 did not start"
+    wait_for "[ -e $ready ]" 30 || fail "the holder of $1 did not start"
 }
 
 # pid_to_newcomer PID: once PID has died and been reaped, hands PID to a new
@@ -465,7 +465,7 @@ os.chdir("/")
 time.sleep(120)' "$root" </dev/null >/dev/null 2>&1 &
     CTR_PID=$!
     on_exit "kill -KILL $CTR_PID 2>/dev/null; wait $CTR_PID 2>/dev/null; true"
-    wait_for '[ "$(readlink /proc/$CTR_PID/root)" = "$root" ]' 10 ||
+    wait_for '[ "$(readlink /proc/$CTR_PID/root)" = "$root" ]' 30 ||
         fail "the chrooted process did not start"
 }
 

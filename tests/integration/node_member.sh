@@ -34,7 +34,7 @@ ns_ctr() {
             : >\"\$0\"
             exec sleep 600" "$3"' _ "$MEMCG_DIR" "$tag" "$ready" </dev/null >/dev/null 2>&1 &
     first=$!
-    wait_for "[ -e $ready ]" 10 || fail "container $tag did not start"
+    wait_for "[ -e $ready ]" 30 || fail "container $tag did not start"
     [ "$(readlink /proc/$first/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] ||
         fail "container $tag has no mount namespace of its own"
     if [ "${2:-}" = two ]; then
