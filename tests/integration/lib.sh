@@ -87,7 +87,8 @@ need_unshare() {
 # in_shm_ns SIZE SCRIPT [ARGS]: runs bash SCRIPT in a private mount namespace with a
 # fresh tmpfs of SIZE on /dev/shm and a private tmpfs on /tmp/shmwatch-test (exported
 # as SHMTEST_TMP, mode 1777); IN_SHM_NS=1 tells the script where it is. Bounded by
-# SHM_NS_TIMEOUT seconds (default 540, under meson's 600). Returns its exit status.
+# SHM_NS_TIMEOUT seconds (default 540, under meson's 600; tests/meson.build gives
+# the real stacks' tests more). Returns its exit status.
 in_shm_ns() {
     local size=$1 rc=0
     shift
