@@ -11,7 +11,7 @@
 enum run_mode { MODE_DASHBOARD, MODE_ONCE, MODE_JSON, MODE_PROMETHEUS, MODE_HELP, MODE_VERSION };
 
 /* The commands that have a command line of their own. */
-enum cli_cmd { CLI_MAIN, CLI_CLEAN, CLI_REAP, CLI_PLAN, CLI_NCMDS };
+enum cli_cmd { CLI_MAIN, CLI_CLEAN, CLI_REAP, CLI_PLAN, CLI_REPLAY, CLI_NCMDS };
 
 /* A repeatable option's values, in the order given (pointers into argv). */
 struct cli_list {
@@ -57,6 +57,9 @@ struct options {
     uint64_t memory, shm_size;
     bool memory_set, shm_size_set;
     bool json; /* plan --json */
+    /* replay */
+    const char *dir; /* --dir: the recording (default: store_default_dir) */
+    const char *at;  /* --at: the time to open it at, as given */
 };
 
 /* Parses the command line of cmd (argv[0] is the program or the
