@@ -67,9 +67,8 @@ _shmwatch()
         COMPREPLY=($(compgen -W "float32 float64 float16 bfloat16 uint8 int8 int16 int32 int64 bool" -- "$cur"))
         return
         ;;
-    --at | --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | \
-        --sample-shape | -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size | --max-size | \
-        --max-age)
+    --at | --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | --sample-shape | \
+        -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size | --max-size | --max-age)
         return
         ;;
     esac

@@ -228,17 +228,10 @@ static void render(struct loop *L, struct scan *s, const char *reason, struct ev
 
 static void source_off(struct loop *L, const char *line);
 
-/* The watcher's own news: a source gone ("events_off" events, said as
- * source_off says them), lost process events (said on stderr, once). */
+/* The watcher's events into L->evs; its own news (a source gone or
+ * events lost: "events_off") said as source_off says it. */
 static void take_news(struct loop *L, struct event_list *got)
 {
-    if (L->ew.lost) {
-        fprintf(stderr,
-                "%s: some process events were lost (the kernel's queue was full); those exits "
-                "are told from the scans, cause unknown\n",
-                L->cmd);
-        L->ew.lost = false;
-    }
     for (size_t i = 0; i < got->n; i++) {
         struct event *e = &got->items[i];
         if (e->kind == EV_RECORDER) {

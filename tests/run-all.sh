@@ -2,11 +2,25 @@
 # Builds shmwatch twice (plain, and with AddressSanitizer + UndefinedBehavior-
 # Sanitizer) and runs the tests of each: every test in the plain build, all but
 # the slow real-stack ones (plain_only_tests in tests/meson.build) in the other.
+#
+# The tests mostly wait on processes, not on the CPU, so they run side by side,
+# in three lanes at once:
+#   plain      the plain build's tests but the Docker ones, SHMWATCH_TEST_JOBS
+#              at a time (default 4); its output is shown as it comes
+#   docker     the plain build's Docker tests (the suite 'docker'), one at a
+#              time: their daemons share one cached data root
+#   sanitize   the sanitizer build, compiled (niced) while the plain build's
+#              tests run, then its tests, SHMWATCH_SANITIZE_JOBS at a time
+#              (default 3)
+# The docker and sanitize lanes' output is shown when each ends; a lane's log
+# is kept in DIR/run-all[-LANE].log, meson's in DIR/meson-logs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+jobs=${SHMWATCH_TEST_JOBS:-4}
+sanitize_jobs=${SHMWATCH_SANITIZE_JOBS:-3}
 
 # The PyTorch 2.x root (tests/stack/rootfs.sh, cached outside the checkout)
 # takes a few minutes to build the first time: start it now, beside the
@@ -25,49 +39,58 @@ if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null && ! bash tests/sta
   bookworm_pid=$!
 fi
 
+echo "== plain build (build)"
+bash tests/build.sh build
+
+# The sanitizer build compiles (niced: the plain build's tests come first)
+# while the plain build's tests run, then runs its own tests.
+echo "== sanitize build (build-sanitize): compiling beside the plain build's tests"
+mkdir -p build-sanitize
+(
+  if ! nice -n 10 bash tests/build.sh build-sanitize -Db_sanitize=address,undefined -Db_lundef=false; then
+    echo "run-all: the sanitize build failed"
+    exit 1
+  fi
+  meson test -C build-sanitize --no-rebuild --print-errorlogs --num-processes "$sanitize_jobs"
+) >build-sanitize/run-all.log 2>&1 &
+sanitize_pid=$!
+
+echo "== plain build's Docker tests (suite docker), one at a time, beside the others"
+meson test -C build --no-rebuild --print-errorlogs --suite docker --num-processes 1 \
+  --logbase testlog-docker >build/run-all-docker.log 2>&1 &
+docker_pid=$!
+
+echo "== plain build's tests but the Docker ones, $jobs at a time"
 status=0
-sanitize_args=(-Db_sanitize=address,undefined -Db_lundef=false)
-sanitize_pid=
+meson test -C build --no-rebuild --print-errorlogs --no-suite docker --num-processes "$jobs" 2>&1 |
+  tee build/run-all.log || status=1
+
+rc=0
+wait "$docker_pid" || rc=$?
+echo "== plain build's Docker tests (build/run-all-docker.log)"
+cat build/run-all-docker.log
+[ "$rc" -eq 0 ] || status=1
+
+rc=0
+wait "$sanitize_pid" || rc=$?
+echo "== sanitize build's tests (build-sanitize/run-all.log)"
+cat build-sanitize/run-all.log
+[ "$rc" -eq 0 ] || status=1
+
+[ -z "$rootfs_pid" ] || wait "$rootfs_pid" || true
+[ -z "$bookworm_pid" ] || wait "$bookworm_pid" || true
+
+# meson's summary of each lane: "Ok: N", "Expected Fail: N", "Fail: N",
+# "Unexpected Pass: N", "Skipped: N", "Timeout: N".
 passed=0
 failed=0
 skipped=0
-for variant in plain sanitize; do
-  dir=build
-  args=()
-  if [ "$variant" = sanitize ]; then
-    dir=build-sanitize
-    args=("${sanitize_args[@]}")
-  fi
-  echo "== $variant build ($dir)"
-  if [ "$variant" = sanitize ] && [ -n "$sanitize_pid" ]; then
-    sanitize_rc=0
-    wait "$sanitize_pid" || sanitize_rc=$?
-    cat "$sanitize_log"
-    rm -f "$sanitize_log"
-    [ "$sanitize_rc" -eq 0 ] || { echo "run-all: the $variant build failed" >&2; exit 1; }
-  fi
-  bash tests/build.sh "$dir" "${args[@]}"
-  # The sanitizer build compiles (niced, its output kept for later) while the
-  # plain build's tests run: they run one at a time and mostly wait on
-  # processes, not on the CPU.
-  if [ "$variant" = plain ]; then
-    sanitize_log=$(mktemp /tmp/shmwatch-sanitize-build.XXXXXX)
-    nice -n 10 bash tests/build.sh build-sanitize "${sanitize_args[@]}" >"$sanitize_log" 2>&1 &
-    sanitize_pid=$!
-  fi
-  log=$dir/run-all.log
-  if ! meson test -C "$dir" --print-errorlogs --num-processes 2 2>&1 | tee "$log"; then
-    status=1
-  fi
-  # meson's summary: "Ok: N", "Expected Fail: N", "Fail: N", "Unexpected Pass: N",
-  # "Skipped: N", "Timeout: N".
+for log in build/run-all.log build/run-all-docker.log build-sanitize/run-all.log; do
   count() { awk -v k="$1" '$0 ~ "^" k ":" { n = $NF } END { print n + 0 }' "$log"; }
   passed=$((passed + $(count Ok) + $(count "Expected Fail")))
   failed=$((failed + $(count Fail) + $(count "Unexpected Pass") + $(count Timeout)))
   skipped=$((skipped + $(count Skipped)))
 done
-[ -z "$rootfs_pid" ] || wait "$rootfs_pid" || true
-[ -z "$bookworm_pid" ] || wait "$bookworm_pid" || true
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] || status=1
 exit $status

@@ -58,10 +58,11 @@ struct options {
     bool memory_set, shm_size_set;
     bool json; /* plan --json */
     /* record and replay */
-    const char *dir;   /* --dir: the store's directory (replay: the recording; default:
-                        * store_default_dir) */
+    const char *dir;   /* --dir: the store (record writes it, replay reads it;
+                        * default: store_default_dir) */
     bool record;       /* the dashboard's --record [DIR] */
     const char *record_dir; /* its DIR, NULL: the default */
+    /* record */
     uint64_t max_size; /* --max-size */
     bool max_size_set;
     double max_age;    /* --max-age, seconds */

@@ -101,24 +101,27 @@ size_t proccn_parse(const void *buf, size_t len, struct proc_exits *out)
     return parse(buf, len, out, NULL);
 }
 
-/* The datagram of a LISTEN request. */
-static int send_listen(int fd)
+/* A request to the connector: op alone (every event), or with
+ * event_type (the kernel's filter since Linux 6.6, struct proc_input: only
+ * those events reach this socket; an older kernel ignores the request). */
+static int send_op(int fd, uint32_t op, uint32_t event_type, bool filter)
 {
     struct {
         struct nlmsghdr h;
         struct cn_msg cn;
-        enum proc_cn_mcast_op op;
+        uint32_t op, event_type;
     } __attribute__((packed)) msg;
     memset(&msg, 0, sizeof(msg));
-    msg.h.nlmsg_len = sizeof(msg);
+    size_t len = filter ? 2 * sizeof(uint32_t) : sizeof(uint32_t);
+    msg.h.nlmsg_len = (uint32_t)(sizeof(msg.h) + sizeof(msg.cn) + len);
     msg.h.nlmsg_type = NLMSG_DONE;
-    msg.h.nlmsg_pid = 0;
     msg.cn.id.idx = CN_IDX_PROC;
     msg.cn.id.val = CN_VAL_PROC;
-    msg.cn.len = sizeof(msg.op);
-    msg.op = PROC_CN_MCAST_LISTEN;
+    msg.cn.len = (uint16_t)len;
+    msg.op = op;
+    msg.event_type = event_type;
     struct sockaddr_nl to = {.nl_family = AF_NETLINK};
-    if (sendto(fd, &msg, sizeof(msg), 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+    if (sendto(fd, &msg, msg.h.nlmsg_len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
         return -errno;
     return 0;
 }
@@ -147,7 +150,12 @@ int proccn_open(char *why, size_t n)
         close(fd);
         return -e;
     }
-    int rc = send_listen(fd);
+    /* Room for the exits of a busy machine while a scan runs: the socket is
+     * read between scans only. */
+    int room = 8 << 20;
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &room, sizeof(room)) < 0)
+        (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &room, sizeof(room));
+    int rc = send_op(fd, PROC_CN_MCAST_LISTEN, 0, false);
     if (rc < 0) {
         if (rc == -ECONNREFUSED) /* the connector lives in the initial network namespace */
             snprintf(why, n,
@@ -194,6 +202,9 @@ int proccn_open(char *why, size_t n)
         close(fd);
         return ack > 0 ? -ack : -EPERM;
     }
+    /* Only exits from now on (the acknowledgement above would not have
+     * passed this filter, hence the two steps). */
+    (void)send_op(fd, PROC_CN_MCAST_LISTEN, PROC_EVENT_EXIT, true);
     return fd;
 }
 
@@ -223,20 +234,7 @@ int proccn_read(int fd, struct proc_exits *out)
 void proccn_close(int fd)
 {
     if (fd >= 0) {
-        struct {
-            struct nlmsghdr h;
-            struct cn_msg cn;
-            enum proc_cn_mcast_op op;
-        } __attribute__((packed)) msg;
-        memset(&msg, 0, sizeof(msg));
-        msg.h.nlmsg_len = sizeof(msg);
-        msg.h.nlmsg_type = NLMSG_DONE;
-        msg.cn.id.idx = CN_IDX_PROC;
-        msg.cn.id.val = CN_VAL_PROC;
-        msg.cn.len = sizeof(msg.op);
-        msg.op = PROC_CN_MCAST_IGNORE;
-        struct sockaddr_nl to = {.nl_family = AF_NETLINK};
-        (void)sendto(fd, &msg, sizeof(msg), 0, (struct sockaddr *)&to, sizeof(to));
+        (void)send_op(fd, PROC_CN_MCAST_IGNORE, 0, false);
         close(fd);
     }
 }

@@ -47,9 +47,9 @@ static void mount_path(const struct scan *s, const struct sysroot *sys, size_t i
                        size_t n)
 {
     const char *path = s->mounts.items[i].path;
-    const struct node_read *nr = s->node.read && i < s->node.nmounts ? &s->node.read[i] : NULL;
-    if (s->node.all && nr && !nr->own && nr->pid > 0)
-        snprintf(buf, n, "/proc/%d/root%s", (int)nr->pid, path);
+    const struct node_read *rd = s->node.read ? &s->node.read[i] : NULL; /* --all only */
+    if (s->node.all && rd && !rd->own && rd->pid > 0)
+        snprintf(buf, n, "/proc/%d/root%s", (int)rd->pid, path);
     else if (!s->node.all && sys->pid > 0)
         snprintf(buf, n, "/proc/%d/root%s", (int)sys->pid, path);
     else

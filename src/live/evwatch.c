@@ -101,7 +101,10 @@ static void on_exits(struct evwatch *w, struct event_list *out)
     struct proc_exits x = {0};
     int rc = proccn_read(w->cn, &x);
     if (rc == -ENOBUFS && !w->lost_said) {
-        w->lost = w->lost_said = true;
+        events_recorder(out, evwatch_wall_now(), "events_off",
+                        "some process events were lost (the socket's queue was full); those "
+                        "exits are told from the scans, cause unknown");
+        w->lost_said = true;
     } else if (rc < 0 && rc != -ENOBUFS) {
         char why[256];
         snprintf(why, sizeof(why),
@@ -192,7 +195,8 @@ void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_
         }
         w->churn_since = clock_now();
     }
-    qsort(w->reported, w->nreported, sizeof(*w->reported), pid_cmp);
+    if (w->nreported > 1) /* qsort of nothing: a null pointer */
+        qsort(w->reported, w->nreported, sizeof(*w->reported), pid_cmp);
     events_scan(&w->prev, &cur, w->reported, w->nreported, ch, nch, interval_s, t, out);
     free(ch);
     /* The newer window becomes the older one. */

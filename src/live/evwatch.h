@@ -31,10 +31,7 @@ struct evwatch {
     /* A death or an OOM kill told since evwatch_take_death: a recorder
      * takes a snapshot at once. */
     bool death;
-    /* The kernel dropped process events (its queue was full), first time:
-     * the caller says it once and clears it. */
-    bool lost;
-    bool lost_said;
+    bool lost_said;            /* lost process events were said (once) */
 };
 
 /* Opens the sources (the connector, inotify) for the scans of sys. A
@@ -48,7 +45,8 @@ void evwatch_close(struct evwatch *w);
  * for none, is readable, or a signal interrupts), then reads what came:
  * exits of the last model's processes as events into out (a SIGKILL's
  * cgroup OOM count read first), churn counted; a connector that fails is
- * closed with an "events_off" event in out. 1 when ctl is readable, 0
+ * closed with an "events_off" event in out, as are (once) process events
+ * the kernel dropped. 1 when ctl is readable, 0
  * otherwise (the deadline, a signal, or sources read). */
 int evwatch_wait(struct evwatch *w, double until, int ctl, struct event_list *out);
 

@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,12 +105,12 @@ bool store_parse_time(const char *s, double *t)
 
 void store_format_time(double t, char *buf, size_t n)
 {
-    time_t whole = (time_t)floor(t);
+    time_t whole = store_whole_seconds(t);
     struct tm tm;
     gmtime_r(&whole, &tm);
     char date[24];
     strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-    long ms = lround((t - floor(t)) * 1000);
+    long ms = (long)((t - (double)whole) * 1000 + 0.5);
     if (ms >= 1000)
         ms = 999;
     if (ms > 0)
@@ -417,7 +416,7 @@ static int put(struct store *st, const char *data, size_t len)
 /* A new current file for a first record at time t, its header written. */
 static int rotate(struct store *st, double t)
 {
-    time_t whole = (time_t)floor(t);
+    time_t whole = store_whole_seconds(t);
     struct tm tm;
     gmtime_r(&whole, &tm);
     char stamp[20];

@@ -263,12 +263,6 @@ static void take_events(struct poller *p, struct event_list *got)
         pthread_mutex_unlock(&p->lock);
     }
     pthread_mutex_lock(&p->lock);
-    if (p->ew.lost) {
-        p->ew.lost = false;
-        publish_event(p, evwatch_wall_now(), false,
-                      "some process events were lost (the kernel's queue was full); those "
-                      "exits are told from the scans, cause unknown");
-    }
     if (msg[0])
         publish_event(p, evwatch_wall_now(), true, msg);
     if (got->n || msg[0])

@@ -3,7 +3,6 @@
 #include "ui/replay.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +125,7 @@ static size_t ordinal_of(const struct replay *r, size_t entry)
 
 void replay_time_text(const struct replay *r, size_t i, char *dst, size_t n)
 {
-    time_t t = (time_t)floor(r->ix.items[i].t);
+    time_t t = store_whole_seconds(r->ix.items[i].t);
     struct tm tm;
     localtime_r(&t, &tm);
     strftime(dst, n, "%Y-%m-%d %H:%M:%S", &tm);
@@ -134,7 +133,7 @@ void replay_time_text(const struct replay *r, size_t i, char *dst, size_t n)
 
 static void clock_text(double t, char *dst, size_t n)
 {
-    time_t s = (time_t)floor(t);
+    time_t s = store_whole_seconds(t);
     struct tm tm;
     localtime_r(&s, &tm);
     strftime(dst, n, "%H:%M:%S", &tm);
@@ -233,7 +232,7 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
         char from[32], to[32], want[32];
         replay_time_text(r, firsti, from, sizeof(from));
         replay_time_text(r, lasti, to, sizeof(to));
-        time_t w = (time_t)floor(at);
+        time_t w = store_whole_seconds(at);
         struct tm tm;
         localtime_r(&w, &tm);
         strftime(want, sizeof(want), "%Y-%m-%d %H:%M:%S", &tm);

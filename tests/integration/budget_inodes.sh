@@ -29,7 +29,7 @@ start_ns() { # TAG INODES FILES
         exec sleep 300' _ "$2" "$3" "$SHMTEST_TMP/ready.$1" </dev/null >/dev/null 2>&1 &
     printf -v "NS_$1" %s "$!"
     on_exit "kill -KILL $! 2>/dev/null; wait $! 2>/dev/null; true"
-    wait_for "[ -e $SHMTEST_TMP/ready.$1 ]" 10 || fail "namespace $1 did not start"
+    wait_for "[ -e $SHMTEST_TMP/ready.$1 ]" 30 || fail "namespace $1 did not start"
 }
 start_ns full 32 40
 start_ns roomy 1000 10

@@ -45,7 +45,7 @@ on_exit kill_memcg
 
 (exec bash -c 'echo $$ >"$MEMCG_DIR/cgroup.procs" && exec sleep 300') &
 SURVIVOR=$!
-wait_for "grep -q sleep /proc/$SURVIVOR/comm 2>/dev/null" 10 || fail "the survivor did not start"
+wait_for "grep -q sleep /proc/$SURVIVOR/comm 2>/dev/null" 30 || fail "the survivor did not start"
 memcg_path=${MEMCG_DIR#/sys/fs/cgroup}
 memcg_path=${memcg_path#/memory}
 grep -q ":$memcg_path\$" "/proc/$SURVIVOR/cgroup" || fail "the survivor is not in $memcg_path"

@@ -44,7 +44,7 @@ hold() {
     "$@" /usr/bin/python3 "$SHMTEST_TMP/hold.py" "$mode" "$path" "$ready" </dev/null \
         >/dev/null 2>&1 &
     HOLDERS+=($!)
-    wait_for "[ -e $ready ]" 10 || fail "holder of $path ($mode) did not start"
+    wait_for "[ -e $ready ]" 30 || fail "holder of $path ($mode) did not start"
     HELD_BY=$!
 }
 

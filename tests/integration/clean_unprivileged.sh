@@ -44,7 +44,7 @@ python3 -c 'import mmap, os, sys, time
 fd = os.open(sys.argv[1], os.O_RDWR); m = mmap.mmap(fd, 4096); os.close(fd)
 open(sys.argv[2], "w").close(); time.sleep(600)' "/dev/shm/${held[1]}" "$SHMTEST_TMP/mapped" &
 on_exit "kill $! 2>/dev/null; true"
-wait_for "[ -e $SHMTEST_TMP/mapped ]" 10 || fail "the mapping holder did not start"
+wait_for "[ -e $SHMTEST_TMP/mapped ]" 30 || fail "the mapping holder did not start"
 
 # A job of root's whose stuck worker is orphaned. Its fds are beyond nobody's
 # sight, so it is named the way torch >= 2.5 names workers.

@@ -34,10 +34,12 @@ scene_ctr() {
     ctr_cgroup "$limit"
     id=$CTR_ID
     man=$SHMTEST_TMP/$tag.manifest
-    # Only the inner processes join the cgroup.
+    # Only the inner processes join the cgroup, once their tmpfs is mounted:
+    # a process of a container's cgroup in a namespace that still shows the
+    # host's /dev/shm would make it the container's in a test running beside.
     unshare -p -f --mount-proc --propagation private \
-        unshare -m --propagation private bash -c 'echo $$ >"$1/cgroup.procs" &&
-            mount -t tmpfs -o "size=$2" tmpfs /dev/shm && shift 2 && exec "$@"' \
+        unshare -m --propagation private bash -c 'mount -t tmpfs -o "size=$2" tmpfs /dev/shm &&
+            echo $$ >"$1/cgroup.procs" && shift 2 && exec "$@"' \
         _ "$MEMCG_DIR" "$size" "$SHMSCENE" --manifest "$man" "$@" </dev/null \
         >"$SHMTEST_TMP/$tag.log" 2>&1 &
     outer=$!
@@ -51,14 +53,15 @@ scene_ctr() {
 
 ns_holder() {
     local ready=$SHMTEST_TMP/$1.ready
-    bash -c '[ -z "$2" ] || echo $$ >"$2/cgroup.procs" || exit 1
-        exec unshare -m --propagation private bash -c "
-            mount -t tmpfs -o size=16m,mode=1777 tmpfs /dev/shm || exit 1
-            : >\"\$1\"
-            exec sleep 600" container "$1"' _ "$ready" "${2:-}" </dev/null >/dev/null 2>&1 &
+    # (The cgroup joined once the tmpfs is mounted, as in scene_ctr.)
+    unshare -m --propagation private bash -c '
+        mount -t tmpfs -o size=16m,mode=1777 tmpfs /dev/shm || exit 1
+        [ -z "$2" ] || echo $$ >"$2/cgroup.procs" || exit 1
+        : >"$1"
+        exec sleep 600' container "$ready" "${2:-}" </dev/null >/dev/null 2>&1 &
     HOLDER=$!
     on_exit "kill -KILL $HOLDER 2>/dev/null; wait $HOLDER 2>/dev/null"
-    wait_for "[ -e $ready ]" 10 || fail "container $1 did not start"
+    wait_for "[ -e $ready ]" 30 || fail "container $1 did not start"
 }
 
 # ctr_host_pid MANIFEST PID: the host pid of the scene process whose pid in its

@@ -73,7 +73,7 @@ open(sys.argv[1], "w").write(str(child))
 time.sleep(300)' "$ready" </dev/null >/dev/null 2>&1 &
 parent=$!
 on_exit "kill -KILL $parent 2>/dev/null; wait $parent 2>/dev/null"
-wait_for "[ -s $ready ]" 10 || fail "the parent with a hostile name did not start"
+wait_for "[ -s $ready ]" 30 || fail "the parent with a hostile name did not start"
 zombie=$(cat "$ready")
 pname='\e[31mEV\nIL\xff'
 

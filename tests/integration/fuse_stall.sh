@@ -22,7 +22,10 @@ if [ ! -c /dev/fuse ]; then
     modprobe fuse 2>/dev/null || true
     [ -c /dev/fuse ] || _lib_missing "/dev/fuse (the fuse module: modprobe fuse)"
 fi
-test_ns 64m -- "$@"
+# In a private pid namespace: the test build's waiting stat would wait as well
+# on another test's stopped FUSE daemon (this test's in the other build, run
+# beside it), were that test's holder among the processes it sees.
+test_ns 64m --pid -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 SRC=$SHMTEST_TMP/fuse-src
@@ -80,7 +83,7 @@ time.sleep(400)' "$MNT/data" "$ready" </dev/null >/dev/null 2>&1 &
 HOLDER=$!
 on_exit "kill -KILL $HOLDER 2>/dev/null; wait $HOLDER 2>/dev/null"
 on_exit 'fuse_stop'
-wait_for "[ -s $ready ]" 10 || fail "the FUSE holder did not start"
+wait_for "[ -s $ready ]" 30 || fail "the FUSE holder did not start"
 read -r hpid hfd <"$ready"
 assert_eq "$hpid" "$HOLDER" "the holder holds $MNT/data as fd $hfd"
 nseg=$((nseg + 1))

@@ -14,6 +14,13 @@
 
 LIB_SCRIPT=$(basename "$0")
 SHMTEST_TMP=${SHMTEST_TMP:-}
+# The mark of this test's run, set by its outermost shell and inherited by
+# every process it starts (its namespaces, tmux panes, setpriv'd children):
+# tests run side by side, and what a test ends at its exit is only its own.
+if [ -z "${SHMTEST_RUN:-}" ]; then
+    SHMTEST_RUN=$LIB_SCRIPT.$$.$(date +%s%N)
+    export SHMTEST_RUN
+fi
 _LIB_SCENES=()
 _LIB_ON_EXIT=()
 _LIB_NSCENE=0
@@ -80,7 +87,8 @@ need_unshare() {
 # in_shm_ns SIZE SCRIPT [ARGS]: runs bash SCRIPT in a private mount namespace with a
 # fresh tmpfs of SIZE on /dev/shm and a private tmpfs on /tmp/shmwatch-test (exported
 # as SHMTEST_TMP, mode 1777); IN_SHM_NS=1 tells the script where it is. Bounded by
-# SHM_NS_TIMEOUT seconds (default 540, under meson's 600). Returns its exit status.
+# SHM_NS_TIMEOUT seconds (default 540, under meson's 600; tests/meson.build gives
+# the real stacks' tests more). Returns its exit status.
 in_shm_ns() {
     local size=$1 rc=0
     shift
@@ -396,7 +404,7 @@ os.rename(path + ".tmp", path)
 time.sleep(300)' "$count" </dev/null >/dev/null 2>&1 &
     ZOMBIE_PARENT=$!
     on_exit "kill -KILL $ZOMBIE_PARENT 2>/dev/null; wait $ZOMBIE_PARENT 2>/dev/null"
-    wait_for "[ -s $count ]" 10 || fail "the counting parent did not start"
+    wait_for "[ -s $count ]" 30 || fail "the counting parent did not start"
     ZOMBIE=$(ps -o pid= --ppid "$ZOMBIE_PARENT" | tr -d ' ')
     [ "$(ps -o stat= -p "$ZOMBIE" | cut -c1)" = Z ] || fail "no zombie child of $ZOMBIE_PARENT"
 }
@@ -412,7 +420,7 @@ open(sys.argv[2], "w").close()
 time.sleep(300)' "$1" "$ready" </dev/null >/dev/null 2>&1 &
     HOLDER=$!
     on_exit "kill -KILL $HOLDER 2>/dev/null; wait $HOLDER 2>/dev/null"
-    wait_for "[ -e $ready ]" 10 || fail "the holder of $1 did not start"
+    wait_for "[ -e $ready ]" 30 || fail "the holder of $1 did not start"
 }
 
 # pid_to_newcomer PID: once PID has died and been reaped, hands PID to a new
@@ -458,7 +466,7 @@ os.chdir("/")
 time.sleep(120)' "$root" </dev/null >/dev/null 2>&1 &
     CTR_PID=$!
     on_exit "kill -KILL $CTR_PID 2>/dev/null; wait $CTR_PID 2>/dev/null; true"
-    wait_for '[ "$(readlink /proc/$CTR_PID/root)" = "$root" ]' 10 ||
+    wait_for '[ "$(readlink /proc/$CTR_PID/root)" = "$root" ]' 30 ||
         fail "the chrooted process did not start"
 }
 
@@ -577,17 +585,33 @@ scene_stop() {
     _LIB_SCENES=("${keep[@]}")
 }
 
+# own_process PID: true when PID carries this test's run mark (SHMTEST_RUN)
+# in its environment: it was started by this test, not by one running beside it.
+own_process() {
+    tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | grep -qxF "SHMTEST_RUN=$SHMTEST_RUN"
+}
+
+# _lib_kill_own BINARY: SIGKILL to every process of this test running BINARY.
+_lib_kill_own() {
+    local p
+    for p in $(pgrep -f "^$1( |\$)" 2>/dev/null); do
+        own_process "$p" && kill -KILL "$p" 2>/dev/null
+    done
+    return 0
+}
+
 _lib_exit() {
     local rc=$? i
     for ((i = ${#_LIB_ON_EXIT[@]} - 1; i >= 0; i--)); do
         eval "${_LIB_ON_EXIT[i]}" || true
     done
     [ ${#_LIB_SCENES[@]} -eq 0 ] || scene_stop
-    # No shmwatch of this build outlives its test (integration tests run one at
-    # a time): a dashboard ended by SIGHUP under LeakSanitizer has been seen to
-    # spin in the sanitizer's exit forever, eating the CPU later tests need.
-    [ -z "${SHMWATCH:-}" ] || pkill -KILL -f "^$SHMWATCH( |\$)" 2>/dev/null || true
-    [ -z "${SHMWATCH_HOOKED:-}" ] || pkill -KILL -f "^$SHMWATCH_HOOKED( |\$)" 2>/dev/null || true
+    # No shmwatch this test started outlives it: a dashboard ended by SIGHUP
+    # under LeakSanitizer has been seen to spin in the sanitizer's exit
+    # forever, eating the CPU other tests need. Only this test's (its run's
+    # mark): the other tests running beside it keep theirs.
+    [ -z "${SHMWATCH:-}" ] || _lib_kill_own "$SHMWATCH"
+    [ -z "${SHMWATCH_HOOKED:-}" ] || _lib_kill_own "$SHMWATCH_HOOKED"
     [ -z "$_LIB_OWN_TMP" ] || rm -rf "$_LIB_OWN_TMP"
     exit "$rc"
 }

@@ -20,7 +20,7 @@ unshare -m --propagation private bash -c '
     exec sleep 300' _ "$SHMTEST_TMP" </dev/null >/dev/null 2>&1 &
 CTR=$!
 on_exit "kill -KILL $CTR 2>/dev/null; wait $CTR 2>/dev/null; true"
-wait_for "[ -e $SHMTEST_TMP/ready ]" 10 || fail "the namespace did not start"
+wait_for "[ -e $SHMTEST_TMP/ready ]" 30 || fail "the namespace did not start"
 export CTR
 
 "$SHMWATCH" --all --json >"$SHMTEST_TMP/all.json" || fail "--all --json exited $?"

@@ -26,20 +26,21 @@ ns_ctr() {
     local tag=$1 id ready=$SHMTEST_TMP/$1.ready first second dev
     ctr_cgroup $((256 << 20))
     id=$CTR_ID
-    bash -c 'echo $$ >"$1/cgroup.procs" || exit 1
-        exec unshare -m --propagation private bash -c "
-            mount -t tmpfs -o size=16m tmpfs /dev/shm || exit 1
-            head -c 131072 /dev/zero >/dev/shm/torch_1_1
-            : >/dev/shm/member-$2
-            : >\"\$0\"
-            exec sleep 600" "$3"' _ "$MEMCG_DIR" "$tag" "$ready" </dev/null >/dev/null 2>&1 &
+    # (The cgroup joined once the tmpfs is mounted, as ctr_lib.sh does.)
+    unshare -m --propagation private bash -c '
+        mount -t tmpfs -o size=16m tmpfs /dev/shm || exit 1
+        echo $$ >"$1/cgroup.procs" || exit 1
+        head -c 131072 /dev/zero >/dev/shm/torch_1_1
+        : >/dev/shm/member-$2
+        : >"$3"
+        exec sleep 600' _ "$MEMCG_DIR" "$tag" "$ready" </dev/null >/dev/null 2>&1 &
     first=$!
-    wait_for "[ -e $ready ]" 10 || fail "container $tag did not start"
+    wait_for "[ -e $ready ]" 30 || fail "container $tag did not start"
     [ "$(readlink /proc/$first/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] ||
         fail "container $tag has no mount namespace of its own"
     if [ "${2:-}" = two ]; then
-        bash -c 'echo $$ >"$1/cgroup.procs" && exec nsenter -t "$2" -m sleep 600' \
-            _ "$MEMCG_DIR" "$first" </dev/null >/dev/null 2>&1 &
+        nsenter -t "$first" -m bash -c 'echo $$ >"$1/cgroup.procs" && exec sleep 600' \
+            _ "$MEMCG_DIR" </dev/null >/dev/null 2>&1 &
         second=$!
         wait_for "[ \"\$(readlink /proc/$second/ns/mnt)\" = \"\$(readlink /proc/$first/ns/mnt)\" ] && grep -q sleep /proc/$second/comm" 10 ||
             fail "container $tag's second process did not enter its namespace"

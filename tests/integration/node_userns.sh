@@ -34,7 +34,7 @@ start_ctr() {
         </dev/null >/dev/null 2>&1 &
     CTR=$!
     on_exit "kill -KILL $CTR 2>/dev/null; wait $CTR 2>/dev/null; true"
-    wait_for "[ -e $SHMTEST_TMP/ready ]" 10 || fail "the rootless container did not start"
+    wait_for "[ -e $SHMTEST_TMP/ready ]" 30 || fail "the rootless container did not start"
 }
 start_ctr
 ok "a rootless container (pid $CTR) shows the host's tmpfs at its /dev/shm"

@@ -56,7 +56,7 @@ spawn() { # ARGS...: runs mgr.py ARGS READYFILE in the background, waits for it
     n=$((n + 1))
     local r=$SHMTEST_TMP/ready.$n
     /usr/bin/python3 "$SHMTEST_TMP/mgr.py" "$@" "$r" </dev/null >/dev/null 2>&1 &
-    wait_for "[ -e $r ]" 10 || fail "mgr.py $* did not start"
+    wait_for "[ -e $r ]" 30 || fail "mgr.py $* did not start"
 }
 pid_of() { # COMM ADDR: the pid of the stand-in with that comm connected to ADDR
     pgrep -f "mgr.py (manager|client) $2( |\$)" | while read -r p; do

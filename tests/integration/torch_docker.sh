@@ -13,8 +13,12 @@ torch_need
 need umount
 test_ns 64m -- "$@"
 
+# The main's step (1 s) is what lets a worker build its next batch while the
+# main still holds the one before: with 0.1 s, a worker slowed by a loaded
+# machine built it only once the main had let one go, it fitted, and the job
+# ran to its end.
 JOB=(--strategy file_descriptor --workers 2 --prefetch-factor 2 --batch-size 22
-    --shape 3x224x224 --hold-batches 1 --iterate-all --step-seconds 0.1)
+    --shape 3x224x224 --hold-batches 1 --iterate-all --step-seconds 1)
 # shellcheck disable=SC2054 # 3x224x224,1:int64 is one argument
 PLAN=(--batch-size 22 --sample-shape 3x224x224,1:int64 --workers 2 --prefetch-factor 2)
 

@@ -104,7 +104,8 @@ torch_bind_shm() {
         fail "$TORCH_ROOT/dev/shm is not the test's tmpfs"
 }
 
-# torch_start ARGS...: starts the workload with ARGS, waits (at most 60 s) for
+# torch_start ARGS...: starts the workload with ARGS, waits (at most 180 s: with
+# the spawn method every worker imports torch, long on a loaded machine) for
 # its READY line and sets MAIN (its pid), WORKERS (python list), WORKER_PIDS
 # (space separated), STUCK (the stuck worker's pid or None), HELD and
 # HELD_BYTES (batches the main holds, their tensor bytes), READY_JSON (a file)
@@ -123,7 +124,7 @@ torch_start() {
     torch_stack_setup
     setsid "${TORCH_CMD[@]}" "$@" <"$base.in" >"$TORCH_OUT" 2>"$TORCH_ERR" {TORCH_IN}>&- &
     TORCH_PID=$!
-    if ! wait_for 'grep -q "^READY " "$TORCH_OUT" || _lib_zombie "$TORCH_PID"' 60 ||
+    if ! wait_for 'grep -q "^READY " "$TORCH_OUT" || _lib_zombie "$TORCH_PID"' 180 ||
         ! grep -q '^READY ' "$TORCH_OUT"; then
         local rc=running
         if _lib_zombie "$TORCH_PID"; then

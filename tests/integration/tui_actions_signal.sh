@@ -45,7 +45,7 @@ while True:
     </dev/null >/dev/null 2>&1 &
 trapper=$!
 on_exit "kill -KILL $trapper 2>/dev/null; wait $trapper 2>/dev/null"
-wait_for "[ -e $SHMTEST_TMP/trapper.ready ]" 10 || fail "the trapper did not start"
+wait_for "[ -e $SHMTEST_TMP/trapper.ready ]" 30 || fail "the trapper did not start"
 
 log=$SHMTEST_TMP/actions.log
 proc_row() { echo "^ +$1 +[0-9]+ [A-Z] $2 "; } # PID ROLE: its row in the processes view

@@ -11,7 +11,8 @@ need setpriv
 test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
-# Processes running the shmwatch binary, other than the dashboard's own.
+# Processes of this test (not of one running beside it) running the shmwatch
+# binary, other than the dashboard's own.
 scene_procs() {
     local p exe target
     target=$(readlink -f "$SHMWATCH")
@@ -19,6 +20,7 @@ scene_procs() {
         exe=$(readlink "$p/exe" 2>/dev/null) || continue
         [ "$exe" = "$target" ] || continue
         [ "${p#/proc/}" = "${1:-}" ] && continue
+        own_process "${p#/proc/}" || continue
         grep -q '^State:.*Z' "$p/status" 2>/dev/null && continue
         echo "${p#/proc/}"
     done

@@ -49,7 +49,7 @@ EOF
         -x "$TUI_W" -y "$TUI_H" "bash --noprofile --norc $SHMTEST_TMP/tui.run" ||
         fail "tmux new-session failed"
     tui set-option -g -t tui status off >/dev/null
-    wait_for '[ -s "$SHMTEST_TMP/tui.pid" ]' 10 || fail "shmwatch did not start in tmux"
+    wait_for '[ -s "$SHMTEST_TMP/tui.pid" ]' 30 || fail "shmwatch did not start in tmux"
     TUI_PID=$(cat "$SHMTEST_TMP/tui.pid")
 }
 

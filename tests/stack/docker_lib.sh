@@ -22,9 +22,11 @@
 # Images come from `docker import` of a debootstrapped root, never from a
 # registry. The data root (images) is cached between runs at
 # $SHMWATCH_DOCKER_CACHE (default /var/cache/shmwatch-tests/docker), locked
-# while a daemon uses it; a second test run at the same time gets a
-# temporary one (and imports again). The storage driver is overlay2, or vfs
-# where overlay2 does not work ($SHMWATCH_DOCKER_DRIVER chooses).
+# while a daemon uses it: the Docker tests of a run, which run beside the
+# others, take it in turn (waiting up to $SHMWATCH_DOCKER_WAIT seconds,
+# default 300); one that still finds it taken gets a temporary one (and
+# imports again). The storage driver is overlay2, or vfs where overlay2 does
+# not work ($SHMWATCH_DOCKER_DRIVER chooses).
 
 DOCKER_BIN=/usr/bin/docker
 DOCKERD_BIN=/usr/sbin/dockerd
@@ -55,18 +57,26 @@ docker_need() {
     done
 }
 
-# The data root: the cache when no other daemon holds it, else a temporary one.
+# The data root: the cache once no other daemon holds it (waited for), else a
+# temporary one.
 _docker_data_root() {
-    local cache=${SHMWATCH_DOCKER_CACHE:-/var/cache/shmwatch-tests/docker}
+    local cache=${SHMWATCH_DOCKER_CACHE:-/var/cache/shmwatch-tests/docker} wait=${SHMWATCH_DOCKER_WAIT:-300}
     mkdir -p "$cache" || fail "cannot make $cache"
     exec {_DOCKER_LOCK}>"$cache.lock"
     if flock -n "$_DOCKER_LOCK"; then
         DOCKER_DATA=$cache
+        return
+    fi
+    echo "# $cache is in use by another test: waiting for it (at most $wait s)" >&2
+    local t0=$SECONDS
+    if flock -w "$wait" "$_DOCKER_LOCK"; then
+        DOCKER_DATA=$cache
+        echo "# $cache is this test's after $((SECONDS - t0)) s" >&2
     else
         exec {_DOCKER_LOCK}>&-
         DOCKER_DATA=$(mktemp -d /var/tmp/shmwatch-docker-data.XXXXXX) || fail "mktemp failed"
         _DOCKER_TMPDATA=$DOCKER_DATA
-        echo "# $cache is in use by another test run: images go to $DOCKER_DATA for this one" >&2
+        echo "# $cache is still in use after $wait s: images go to $DOCKER_DATA for this test" >&2
     fi
 }
 
