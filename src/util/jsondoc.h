@@ -9,13 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Objects and arrays nested deeper than this make a document malformed. */
+#define JSONDOC_MAX_DEPTH 64
+
 enum jd_type { JD_NULL, JD_BOOL, JD_NUM, JD_STR, JD_ARR, JD_OBJ };
 
 struct jd {
     enum jd_type type;
     bool b;
     double num;
-    char *str;            /* JD_STR */
+    char *str;            /* JD_STR: n bytes and a NUL */
     struct jd *items;     /* JD_ARR: n values; JD_OBJ: n values, keys[i] their keys */
     char **keys;
     size_t n;
@@ -23,7 +26,7 @@ struct jd {
 
 /* Parses len bytes of text (one value, whitespace around it allowed).
  * NULL with a reason in err ("at byte N: ...") when it is not valid JSON
- * or nests deeper than 64. */
+ * or nests deeper than JSONDOC_MAX_DEPTH. */
 struct jd *jd_parse(const char *text, size_t len, char *err, size_t n);
 void jd_free(struct jd *v);
 

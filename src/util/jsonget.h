@@ -1,15 +1,17 @@
 /* One string out of a JSON document that came from outside (a container
  * runtime's state file): the whole document is checked, and anything
  * malformed, too deep or not a string where one is asked for gives no answer
- * rather than a guess. No I/O. */
+ * rather than a guess. Read through util/jsondoc.h. No I/O. */
 #ifndef SHMWATCH_JSONGET_H
 #define SHMWATCH_JSONGET_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/jsondoc.h"
+
 /* Objects and arrays nested deeper than this make a document malformed. */
-#define JSONGET_MAX_DEPTH 64
+#define JSONGET_MAX_DEPTH JSONDOC_MAX_DEPTH
 
 /* The string at path, a list of npath object keys from the top-level object
  * (e.g. {"Config", "Hostname"}), in the len bytes of text (which may hold

@@ -131,6 +131,11 @@ tui_gone "container $LA" 15
 tui_gone "^$LB /dev/shm" 15
 tui_gone "main $MAIN_A " 15
 ok "n: the own view shows neither the containers' mounts nor their processes"
+# The host's gauge and the budget line name the same mount: this namespace's
+# 16 MiB tmpfs, the host of the node view inside it.
+tui_wait "^host /dev/shm .*[0-9]\.[0-9]% +[0-9.]+[BKMG]?/16M " 15
+tui_wait "^Budget .* shm [0-9.]+[BKMG]?/16M " 15
+ok "the host's gauge and the budget line both show this namespace's 16 MiB mount"
 tui_keys n
 tui_wait "node view" 15
 tui_wait "^$LB /dev/shm" 15
