@@ -44,6 +44,7 @@ static const struct subcommand subcommands[] = {
     {"plan", cmd_plan},
     {"clean", cmd_clean},
     {"reap", cmd_reap},
+    {"why", cmd_why},
 };
 
 /* Why pid cannot be watched, from scan_run's or sysroot_open_pid's

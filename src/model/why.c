@@ -140,13 +140,6 @@ static const struct jd *snap_group(const struct jd *s, int64_t main_pid)
     return NULL;
 }
 
-static bool arr_has(const struct jd *a, int64_t v)
-{
-    for (size_t i = 0; a && i < a->n; i++)
-        if (jd_int(&a->items[i], -1) == v)
-            return true;
-    return false;
-}
 
 /* Mount of snapshot s by id, else by path. */
 static const struct jd *snap_mount(const struct jd *s, const char *id, const char *path)

@@ -164,11 +164,6 @@ static void death_text(struct buf *b, const struct why_death *d, bool ascii)
 void whyreport_text(struct buf *out, const struct whyreport_in *in)
 {
     char a[48], b[48];
-    for (size_t i = 0; i < in->nwarnings; i++) {
-        buf_adds(out, "warning: ");
-        name(out, in->warnings[i], in->ascii);
-        buf_adds(out, "\n");
-    }
     const struct why_result *r = in->r;
     if (r->n == 0) {
         buf_printf(out, "Nothing ended abnormally between %s and %s.\n",

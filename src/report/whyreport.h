@@ -14,7 +14,8 @@
 struct whyreport_in {
     const struct why_result *r;
     double from, to;          /* the window, Unix seconds */
-    char *const *warnings;    /* what the store's reader found damaged */
+    char *const *warnings;    /* what the store's reader found damaged (JSON only:
+                               * the caller says them on stderr) */
     size_t nwarnings;
     bool ascii;               /* text: names beyond ASCII escaped too */
 };
