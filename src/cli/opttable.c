@@ -335,6 +335,6 @@ const struct cli_command cli_commands[CLI_NCMDS] = {
                   .about = plan_about, .tail = plan_tail, .col = 28, .short_col = true},
     [CLI_WHY] = {"why", .unknown = "unknown option '%s'", .missing = "%s needs a value",
                  .extra = "unexpected argument '%s'", .hint = true, .value_hint = true,
-                 .in_overview = true, .about = why_about, .tail = why_tail, .col = 23, .short_col = true,
+                 .in_overview = true, .about = why_about, .tail = why_tail, .col = 24, .short_col = true,
                  .check = options_check_why},
 };

@@ -1,8 +1,9 @@
 /* The abnormal ends of a recording, explained (model/why.h). Each end is an
- * event; its moment is read from the snapshots around it in the order they
- * were written: the last one before it and the first one after it (a
- * snapshot's time has whole seconds only, an event's has fractions, so the
- * order of the records decides, not their times). */
+ * event; its moment is read from the snapshots around it: the last one
+ * before it and the first one after it. A snapshot's time may have whole
+ * seconds only while an event's has fractions, so the snapshot the recorder
+ * took at once after the end ("reason": "event") can sort before it within
+ * its second: such a one counts as the one after. */
 #include "model/why.h"
 
 #include <stdio.h>
@@ -80,6 +81,26 @@ static size_t snapshot_near(const struct why_source *s, size_t i, int dir)
         if (s->recs[j].snapshot && doc(s, j))
             return j;
     return SIZE_MAX;
+}
+
+/* The snapshots around record i: *bi the last before it, *ai the first
+ * after it (SIZE_MAX: none), with the event snapshot of its second that
+ * sorts before it counted as after. */
+static void around(const struct why_source *s, size_t i, size_t *bi, size_t *ai)
+{
+    double second = (double)(long long)s->recs[i].t;
+    for (size_t j = i; j-- > 0 && s->recs[j].t >= second;) {
+        if (!s->recs[j].snapshot || s->recs[j].t != second)
+            continue;
+        const struct jd *d = doc(s, j);
+        if (d && !strcmp(jd_getstr(d, "reason", ""), "event")) {
+            *ai = j;
+            *bi = snapshot_near(s, j, -1);
+            return;
+        }
+    }
+    *bi = snapshot_near(s, i, -1);
+    *ai = snapshot_near(s, i, +1);
 }
 
 /* The last snapshot after record i up to time to (0: the last of all). */
@@ -325,7 +346,8 @@ static void top_groups(struct why_death *d, const struct jd *s, const char *id)
 /* The mount, its fill before and at, the budget, the biggest groups. */
 static void moment(struct why_death *d, const struct why_source *src, size_t i)
 {
-    size_t bi = snapshot_near(src, i, -1), ai = snapshot_near(src, i, +1);
+    size_t bi, ai;
+    around(src, i, &bi, &ai);
     const struct jd *before = bi != SIZE_MAX ? doc(src, bi) : NULL;
     const struct jd *at = ai != SIZE_MAX ? doc(src, ai) : NULL;
     const struct jd *m = before ? find_mount(d, before) : NULL;
@@ -356,7 +378,7 @@ static void moment(struct why_death *d, const struct why_source *src, size_t i)
             d->used_peak = d->used_at;
     }
     /* A fill event between the two snapshots may have seen more. */
-    size_t lo = bi != SIZE_MAX ? bi : 0, hi = ai != SIZE_MAX ? ai : src->n;
+    size_t lo = bi != SIZE_MAX ? bi : 0, hi = ai != SIZE_MAX && ai > i ? ai : i;
     for (size_t k = lo; k < hi; k++) {
         if (src->recs[k].snapshot || strcmp(src->recs[k].event, "fill") != 0)
             continue;
@@ -414,8 +436,10 @@ static void moment(struct why_death *d, const struct why_source *src, size_t i)
 static void advise(struct why_death *d, const struct why_source *src, size_t i)
 {
     uint64_t peak_app = 0;
+    size_t near[2];
+    around(src, i, &near[0], &near[1]);
     for (int dir = -1; dir <= 1; dir += 2) {
-        size_t k = snapshot_near(src, i, dir);
+        size_t k = near[dir > 0];
         const struct jd *s = k != SIZE_MAX ? doc(src, k) : NULL;
         const struct jd *m = s && d->has_mount ? snap_mount(s, d->mount_id, d->mount_path) : NULL;
         const struct jd *b = m ? mount_budget(s, m) : NULL;
@@ -459,17 +483,41 @@ static void advise(struct why_death *d, const struct why_source *src, size_t i)
         d->rec_memory = mem;
 }
 
+/* An end that follows another in its job gets the job's advice: the
+ * first end's, when it asks for more. */
+static void follow_advice(struct why_death *d, const struct why_result *r)
+{
+    for (size_t k = 0; d->after_pid && k < r->n; k++) {
+        const struct why_death *e = &r->d[k];
+        if (e->pid != d->after_pid || job_of(e) != job_of(d) || !e->has_advice ||
+            e->rec_shm <= d->rec_shm)
+            continue;
+        d->has_advice = true;
+        d->rec_shm = e->rec_shm;
+        d->need_shm = e->need_shm;
+        d->from_loader = e->from_loader;
+        d->loader_batch = e->loader_batch;
+        d->loader_workers = e->loader_workers;
+        d->loader_prefetch = e->loader_prefetch;
+        if (e->rec_memory > d->rec_memory)
+            d->rec_memory = e->rec_memory;
+    }
+}
+
 /* What d's job left behind: in the last snapshot of the window after it,
  * its segments that nobody holds (orphans, or unheld while too young to be
  * called orphans). */
 static void left_behind(struct why_death *d, const struct why_source *src, size_t i,
                         double to)
 {
+    size_t bi, ai;
+    around(src, i, &bi, &ai);
     size_t li = snapshot_last(src, i, to);
+    if (li == SIZE_MAX)
+        li = ai;
     if (li == SIZE_MAX)
         return;
     const struct jd *last = doc(src, li);
-    size_t bi = snapshot_near(src, i, -1);
     struct pidset ps = {.n = 0};
     job_pids(d, bi != SIZE_MAX ? doc(src, bi) : NULL, &ps);
     d->has_left = true;
@@ -546,7 +594,7 @@ static void diagnose(struct why_death *d)
             buf_printf(&b, " with app %s + shm %s (the machine's %s)",
                        fmt_size(x, sizeof(x), d->app), fmt_size(y, sizeof(y), d->shm_used),
                        fmt_size(z, sizeof(z), d->limit));
-        if (d->has_budget && d->shm_used)
+        if (d->has_budget && d->shm_used && d->shm_used >= d->limit / 10)
             buf_adds(&b, ": /dev/shm's pages count against the memory limit (-m), so the "
                          "batches in it and the application ran out of it together");
     } else if (!strcmp(d->cause, "signal")) {
@@ -713,6 +761,7 @@ void why_find(const struct why_source *src, const struct why_filter *f, struct w
             }
         }
         advise(&d, src, i);
+        follow_advice(&d, r);
         left_behind(&d, src, i, f->to);
         diagnose(&d);
         *VEC_PUSH(r->d, r->n, r->cap) = d;

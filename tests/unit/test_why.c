@@ -67,6 +67,9 @@ static void find(struct rec_set *s, const struct why_filter *f, struct why_resul
     why_find(&src, f ? f : &none, r);
 }
 
+/* The reason of the next snapshot(): "interval" unless a test says. */
+static const char *next_reason = "interval";
+
 /* A snapshot of one mount (of container ctr, or the host's when NULL),
  * with segs (a JSON array's members), procs, groups and the budget's loader
  * ("null" or an object). */
@@ -81,17 +84,18 @@ static void snapshot(struct rec_set *s, double t, const char *ctr, uint64_t used
     else
         snprintf(containers, sizeof(containers), "[]");
     add(s, t,
-        "{\"schema\":1,\"time\":\"x\",\"reason\":\"interval\",\"mounts\":[{\"id\":\"m1\","
+        "{\"schema\":1,\"time\":\"x\",\"reason\":\"%s\",\"mounts\":[{\"id\":\"m1\","
         "\"path\":\"/dev/shm\",\"size_bytes\":%llu,\"used_bytes\":%llu,\"pending_bytes\":%llu,"
         "\"containers\":%s,\"cgroup\":{\"version\":1,\"path\":\"/test/job\"},"
         "\"budget\":{\"limit_bytes\":%llu,\"limit_source\":\"cgroup\",\"shm_used_bytes\":%llu,"
         "\"app_bytes\":%llu,\"headroom_bytes\":%llu,\"recommended_shm_size_bytes\":%llu,"
         "\"recommended_memory_bytes\":%llu,\"loader\":%s}}],"
         "\"segments\":[%s],\"processes\":[%s],\"groups\":[%s],\"budget\":null,\"cgroup\":null}",
-        (unsigned long long)(64 * MiB), (unsigned long long)used, (unsigned long long)pending,
-        containers, (unsigned long long)(512 * MiB), (unsigned long long)used,
+        next_reason, (unsigned long long)(64 * MiB), (unsigned long long)used,
+        (unsigned long long)pending, containers, (unsigned long long)(512 * MiB), (unsigned long long)used,
         (unsigned long long)app, (unsigned long long)(512 * MiB - used - app),
         (unsigned long long)rec_shm, (unsigned long long)rec_mem, loader, segs, procs, groups);
+    next_reason = "interval";
 }
 
 static const char *const job_procs =
@@ -443,6 +447,33 @@ static void test_hostile_names(void **state)
     set_free(&s);
 }
 
+/* The snapshot taken at once after an end has whole seconds: it sorts
+ * before the end's event within that second and is still the one "at". */
+static void test_event_snapshot_order(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    snapshot(&s, T0 - 1, NULL, 10 * MiB, 0, "", job_procs, job_group, MiB, "null", 64 * MiB,
+             80 * MiB);
+    next_reason = "event";
+    snapshot(&s, T0, NULL, 20 * MiB, 0, "", "", "", MiB, "null", 64 * MiB, 80 * MiB);
+    add(&s, T0 + 0.5,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":101,\"comm\":\"w\",\"role\":\"worker\","
+        "\"group\":100,\"exit_code\":null,\"signal\":\"SIGBUS\",\"cause\":\"sigbus\"}");
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    assert_true(r.d[0].has_before && r.d[0].has_at);
+    assert_int_equal(r.d[0].used_before, 10 * MiB);
+    assert_int_equal(r.d[0].used_at, 20 * MiB);
+    assert_true(r.d[0].has_left); /* from the one at */
+    assert_false(r.d[0].full);
+    assert_non_null(strstr(r.d[0].diagnosis, "/dev/shm held 10.0 of 64.0 MiB (16 %) in the last "
+                                             "snapshot before: it filled up between two snapshots"));
+    why_result_free(&r);
+    set_free(&s);
+}
+
 static void test_formats(void **state)
 {
     (void)state;
@@ -464,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_killed_leftovers),
         cmocka_unit_test(test_normal_and_unknown),
         cmocka_unit_test(test_hostile_names),
+        cmocka_unit_test(test_event_snapshot_order),
         cmocka_unit_test(test_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
