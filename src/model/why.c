@@ -388,8 +388,16 @@ static void moment(struct why_death *d, const struct why_source *src, size_t i)
             u64(ev, "used_bytes") > d->used_peak)
             d->used_peak = u64(ev, "used_bytes");
     }
+    /* Full: within 1 % (a page at least) of its size, or with less free
+     * than one batch of the loader the snapshot before shows, or with more
+     * promised to written-to-be segments than was free. */
     uint64_t slack = d->size / 100 > 4096 ? d->size / 100 : 4096;
-    d->full = d->size > 0 && d->used_peak + slack >= d->size;
+    const struct jd *lb = mb ? jd_get(mount_budget(before, mb), "loader") : NULL;
+    d->free_batch = lb && lb->type == JD_OBJ ? u64(lb, "batch_shm_bytes") : 0;
+    d->full = d->size > 0 && (d->used_peak + slack >= d->size ||
+                              (d->free_batch && d->used_peak + d->free_batch > d->size) ||
+                              (d->has_before && d->pending_before &&
+                               d->used_before + d->pending_before >= d->size));
 
     /* The budget just before, else at. */
     const struct jd *s = mb ? before : at;
@@ -561,11 +569,18 @@ static void diagnose(struct why_death *d)
                                 ? "a worker writing a batch"
                                 : "a process writing to it";
         if (d->has_mount && d->full) {
+            uint64_t slack = d->size / 100 > 4096 ? d->size / 100 : 4096;
+            bool brim = d->used_peak + slack >= d->size;
             mount_name(&b, d);
-            buf_printf(&b,
-                       " was full, %s: %s touched a page the tmpfs could not give, which is the "
-                       "Bus error",
-                       why_fmt_of(x, sizeof(x), d->size, d->size), actor);
+            buf_printf(&b, " was full, %s", why_fmt_of(x, sizeof(x), d->used_peak, d->size));
+            if (!brim && d->free_batch && d->used_peak + d->free_batch > d->size)
+                buf_printf(&b, " with less free than one batch (%s)",
+                           fmt_size(y, sizeof(y), d->free_batch));
+            else if (!brim)
+                buf_printf(&b, " with %s more promised to segments not yet written",
+                           fmt_size(y, sizeof(y), d->pending_before));
+            buf_printf(&b, ": %s touched a page the tmpfs could not give, which is the Bus error",
+                       actor);
         } else if (d->has_mount && d->has_before) {
             mount_name(&b, d);
             buf_printf(&b, " held %s (%.0f %%) in the last snapshot before",

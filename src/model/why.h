@@ -71,7 +71,9 @@ struct why_death {
     double t_before, t_at;
     uint64_t pending_before; /* space promised to segments, not yet written */
     uint64_t used_peak;      /* the most seen from the snapshot before to the one at */
-    bool full;               /* used_peak within a page or 1 % of the size */
+    bool full;               /* used_peak within a page or 1 % of the size, or less
+                              * free than one batch, or more promised than free */
+    uint64_t free_batch;     /* one batch of the loader on it (0: none seen) */
     /* The budget of the mount's owner, just before (else at). */
     bool has_budget;
     uint64_t limit, app, shm_used, headroom;

@@ -474,6 +474,29 @@ static void test_event_snapshot_order(void **state)
     set_free(&s);
 }
 
+/* A Bus error with less free than one of the loader's batches: full,
+ * though no snapshot saw the last page go. */
+static void test_full_for_a_batch(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    const char *loader = "{\"main_pid\":100,\"batch_shm_bytes\":13250560,\"workers\":2,"
+                         "\"batches_in_flight\":5,\"prefetch_factor\":2}";
+    snapshot(&s, T0, NULL, 5 * 13250560ull, 0, "", job_procs, job_group, MiB, loader, 96 * MiB,
+             120 * MiB);
+    add(&s, T0 + 0.5,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":101,\"comm\":\"w\",\"role\":\"worker\","
+        "\"group\":100,\"exit_code\":null,\"signal\":\"SIGBUS\",\"cause\":\"sigbus\"}");
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    assert_true(r.d[0].full);
+    assert_non_null(strstr(r.d[0].diagnosis, "/dev/shm was full, 63.2 of 64.0 MiB with less free "
+                                             "than one batch (12.6 MiB): a worker writing"));
+    why_result_free(&r);
+    set_free(&s);
+}
+
 static void test_formats(void **state)
 {
     (void)state;
@@ -496,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_normal_and_unknown),
         cmocka_unit_test(test_hostile_names),
         cmocka_unit_test(test_event_snapshot_order),
+        cmocka_unit_test(test_full_for_a_batch),
         cmocka_unit_test(test_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
