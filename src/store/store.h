@@ -22,7 +22,8 @@ struct store_limits {
 };
 struct store;
 
-/* Opens dir for writing (made 0700 when missing), taking its lock. header:
+/* Opens dir for writing (made 0700 when missing), taking its lock. lim:
+ * NULL, or a member 0, for the defaults. header:
  * the members of the header record after "recording" and "time" (a
  * JSON text of members without braces, e.g. "\"hostname\":\"x\",..."). 0,
  * or -errno with a one-line reason in msg (a second recorder: -EBUSY, "DIR
@@ -30,7 +31,10 @@ struct store;
 int store_open(const char *dir, const struct store_limits *lim, const char *header,
                struct store **out, char *msg, size_t n);
 /* Appends one record (line: a JSON object, no newline) of time t (Unix
- * seconds): whole or not at all. 0, or -errno with the reason in msg. */
+ * seconds): whole or not at all. 0, or -errno with the reason in msg. On a
+ * full disk the oldest file is dropped and the write tried once more: msg
+ * then says so (and which file) even when it returns 0; after a plain
+ * write msg is "". */
 int store_write(struct store *st, double t, const char *line, size_t len, char *msg, size_t n);
 void store_close(struct store *st);
 
@@ -62,6 +66,10 @@ int store_index_load(const char *dir, double from, double to, struct store_index
 /* Entry i's line (a new string, NUL-terminated), NULL with msg on a failure. */
 char *store_index_read(const struct store_index *ix, size_t i, char *msg, size_t n);
 void store_index_free(struct store_index *ix);
+
+/* Unix seconds t as RFC 3339 UTC, "2026-12-05T03:12:07Z", with
+ * milliseconds ("...07.250Z") when t has a fraction: the records' "time". */
+void store_format_time(double t, char *buf, size_t n);
 
 /* An RFC 3339 time ("2026-12-05T03:12:07Z", fractions and offsets allowed)
  * as Unix seconds; false when it is not one. */

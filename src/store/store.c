@@ -1,0 +1,790 @@
+/* The recording store (doc/recording.md): the writer keeps a list of the
+ * store's files with their sizes and start times, appends one line per
+ * write() to the newest and drops the oldest past the limits; the reader
+ * lists the files by name and indexes each line by the start of its text. */
+#include "store/store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/buf.h"
+#include "util/escape.h"
+#include "util/safefile.h"
+#include "util/xalloc.h"
+
+#define STORE_FILE_MIN (1ull << 20)
+#define STORE_FILE_MAX (16ull << 20)
+#define STORE_FILE_SPAN 3600.0
+#define STORE_NAME_MAX 48
+#define STORE_LATE_S 60.0
+
+const char *store_default_dir(char *buf, size_t n)
+{
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    int w;
+    if (geteuid() == 0)
+        w = snprintf(buf, n, "/var/lib/shmwatch");
+    else if (xdg && xdg[0] == '/')
+        w = snprintf(buf, n, "%s/shmwatch", xdg);
+    else if (home && home[0] == '/')
+        w = snprintf(buf, n, "%s/.local/state/shmwatch", home);
+    else
+        return NULL;
+    return w < 0 || (size_t)w >= n ? NULL : buf;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (no time zone, no
+ * TZ environment: timegm's work without its locale). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* n decimal digits at s as an int; false when one is not a digit. */
+static bool digits(const char *s, int n, int *v)
+{
+    *v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        *v = *v * 10 + (s[i] - '0');
+    }
+    return true;
+}
+
+static bool civil_ok(int mo, int d, int h, int mi, int s)
+{
+    return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && s <= 60;
+}
+
+bool store_parse_time(const char *s, double *t)
+{
+    int y, mo, d, h, mi, sec;
+    if (!s || strlen(s) < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
+        s[7] != '-' || !digits(s + 8, 2, &d) || !strchr("Tt ", s[10]) || !s[10] ||
+        !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' ||
+        !digits(s + 17, 2, &sec) || !civil_ok(mo, d, h, mi, sec))
+        return false;
+    const char *p = s + 19;
+    double frac = 0, scale = 0.1;
+    if (*p == '.') {
+        if (p[1] < '0' || p[1] > '9')
+            return false;
+        for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+            frac += (*p - '0') * scale;
+    }
+    int off = 0;
+    if ((*p == 'Z' || *p == 'z') && !p[1]) {
+        off = 0;
+    } else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
+        int oh, om;
+        if (!digits(p + 1, 2, &oh) || !digits(p + 4, 2, &om) || oh > 23 || om > 59)
+            return false;
+        off = (oh * 60 + om) * 60 * (*p == '-' ? -1 : 1);
+    } else {
+        return false;
+    }
+    int64_t days = days_from_civil(y, (unsigned)mo, (unsigned)d);
+    *t = (double)(days * 86400 + h * 3600 + mi * 60 + sec - off) + frac;
+    return true;
+}
+
+void store_format_time(double t, char *buf, size_t n)
+{
+    time_t whole = (time_t)floor(t);
+    struct tm tm;
+    gmtime_r(&whole, &tm);
+    char date[24];
+    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+    long ms = lround((t - floor(t)) * 1000);
+    if (ms >= 1000)
+        ms = 999;
+    if (ms > 0)
+        snprintf(buf, n, "%s.%03ldZ", date, ms);
+    else
+        snprintf(buf, n, "%sZ", date);
+}
+
+/* A store file's name, YYYYMMDDTHHMMSSZ.jsonl or YYYYMMDDTHHMMSSZ-N.jsonl:
+ * its start time and N (0 without); false for any other name. */
+static bool parse_name(const char *name, double *start, unsigned *seq)
+{
+    int y, mo, d, h, mi, s;
+    if (strlen(name) < 22 || !digits(name, 4, &y) || !digits(name + 4, 2, &mo) ||
+        !digits(name + 6, 2, &d) || name[8] != 'T' || !digits(name + 9, 2, &h) ||
+        !digits(name + 11, 2, &mi) || !digits(name + 13, 2, &s) || name[15] != 'Z' ||
+        !civil_ok(mo, d, h, mi, s))
+        return false;
+    const char *p = name + 16;
+    *seq = 0;
+    if (*p == '-') {
+        if (p[1] < '1' || p[1] > '9')
+            return false;
+        unsigned long v = 0;
+        for (p++; *p >= '0' && *p <= '9' && v < 100000; p++)
+            v = v * 10 + (unsigned)(*p - '0');
+        *seq = (unsigned)v;
+    }
+    if (strcmp(p, ".jsonl") != 0)
+        return false;
+    *start = (double)(days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + s);
+    return true;
+}
+
+struct sfile {
+    char name[STORE_NAME_MAX];
+    double start;
+    unsigned seq;
+    uint64_t size;
+};
+
+static int sfile_cmp(const void *a, const void *b)
+{
+    const struct sfile *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The store files of the directory dfd, in time order, with their sizes. */
+static int list_files(int dfd, struct sfile **out, size_t *nout)
+{
+    int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *dh = fd < 0 ? NULL : fdopendir(fd);
+    if (!dh) {
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
+        return -err;
+    }
+    struct sfile *v = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dh))) {
+        double start;
+        unsigned seq;
+        struct stat st;
+        if (strlen(e->d_name) >= STORE_NAME_MAX || !parse_name(e->d_name, &start, &seq) ||
+            fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        struct sfile *f = VEC_PUSH(v, n, cap);
+        snprintf(f->name, sizeof(f->name), "%s", e->d_name);
+        f->start = start;
+        f->seq = seq;
+        f->size = (uint64_t)st.st_size;
+    }
+    closedir(dh);
+    if (n)
+        qsort(v, n, sizeof(*v), sfile_cmp);
+    *out = v;
+    *nout = n;
+    return 0;
+}
+
+/* ---- Writing ---- */
+
+struct store {
+    char *dir;          /* as given, for messages */
+    int dfd, lockfd, fd;
+    struct store_limits lim;
+    uint64_t file_max;
+    char *header;
+    struct sfile *files; /* every file, in time order; the last is the current one when fd >= 0 */
+    size_t nfiles, cap;
+    uint64_t total;
+    struct buf line;
+};
+
+static void say(char *msg, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *msg, size_t n, const char *fmt, ...)
+{
+    if (!msg || !n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, n, fmt, ap);
+    va_end(ap);
+}
+
+/* mkdir -p of path's parents, each new level 0700 (the state directory of
+ * a new account may not exist yet). */
+static void make_parents(const char *path)
+{
+    char *p = xstrdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0700) != 0 && errno != EEXIST)
+            break;
+        *s = '/';
+    }
+    free(p);
+}
+
+/* The store directory opened, made 0700 when missing; an existing one must
+ * be a directory (a link is never followed), the caller's, and writable by
+ * neither group nor others: what a recorder running as root writes there
+ * no other user may replace or read. */
+static int open_dir(const char *dir, const char *shown, char *msg, size_t n)
+{
+    make_parents(dir);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        int err = errno;
+        say(msg, n, "cannot make %s: %s", shown, strerror(err));
+        return -err;
+    }
+    struct stat st;
+    if (lstat(dir, &st) != 0) {
+        int err = errno;
+        say(msg, n, "%s: %s", shown, strerror(err));
+        return -err;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        say(msg, n, "%s: %s", shown, safefile_strerror(SAFEFILE_ESYMLINK));
+        return -ELOOP;
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0) {
+        int err = errno;
+        say(msg, n, "%s: %s", shown,
+            err == ENOTDIR ? "refused: not a directory"
+            : err == ELOOP ? safefile_strerror(SAFEFILE_ESYMLINK)
+                           : strerror(err));
+        return -err;
+    }
+    int rc = fstat(dfd, &st) != 0 ? -errno : 0;
+    if (rc == 0 && st.st_uid != geteuid()) {
+        say(msg, n, "%s: %s (uid %u)", shown, safefile_strerror(SAFEFILE_EOWNER),
+            (unsigned)st.st_uid);
+        rc = -EPERM;
+    } else if (rc == 0 && (st.st_mode & (S_IWGRP | S_IWOTH))) {
+        say(msg, n, "%s: refused: writable by group or others (chmod go-w)", shown);
+        rc = -EPERM;
+    } else if (rc < 0) {
+        say(msg, n, "%s: %s", shown, strerror(-rc));
+    }
+    if (rc < 0) {
+        close(dfd);
+        return rc;
+    }
+    return dfd;
+}
+
+/* The lock file: flock'ed for the recorder's life, its pid inside. */
+static int take_lock(struct store *st, char *msg, size_t n)
+{
+    int fd = openat(st->dfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+    struct stat sb;
+    int rc = fd < 0 ? -errno : fstat(fd, &sb) != 0 ? -errno : safefile_check(&sb, geteuid());
+    if (rc < 0) {
+        say(msg, n, "%s/lock: %s", st->dir, safefile_strerror(rc == -ELOOP ? SAFEFILE_ESYMLINK : -rc));
+        if (fd >= 0)
+            close(fd);
+        return rc;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+        char text[24] = "";
+        ssize_t got = pread(fd, text, sizeof(text) - 1, 0);
+        long pid = got > 0 ? strtol(text, NULL, 10) : 0;
+        if (rc == -EBUSY && pid > 0)
+            say(msg, n, "%s is being recorded by pid %ld", st->dir, pid);
+        else if (rc == -EBUSY)
+            say(msg, n, "%s is being recorded by another process", st->dir);
+        else
+            say(msg, n, "%s/lock: %s", st->dir, strerror(-rc));
+        close(fd);
+        return rc;
+    }
+    char text[24];
+    int len = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)len, 0) != len) {
+        rc = -errno;
+        say(msg, n, "%s/lock: %s", st->dir, strerror(errno));
+        close(fd);
+        return rc;
+    }
+    st->lockfd = fd;
+    return 0;
+}
+
+int store_open(const char *dir, const struct store_limits *lim, const char *header,
+               struct store **out, char *msg, size_t n)
+{
+    say(msg, n, "%s", "");
+    *out = NULL;
+    struct store *st = xcalloc(1, sizeof(*st));
+    st->dir = esc_term_dup(dir);
+    st->fd = st->lockfd = -1;
+    st->lim.max_size = lim && lim->max_size ? lim->max_size : STORE_MAX_SIZE_DEFAULT;
+    st->lim.max_age_s = lim && lim->max_age_s > 0 ? lim->max_age_s : STORE_MAX_AGE_DEFAULT;
+    st->file_max = st->lim.max_size / 32;
+    if (st->file_max < STORE_FILE_MIN)
+        st->file_max = STORE_FILE_MIN;
+    if (st->file_max > STORE_FILE_MAX)
+        st->file_max = STORE_FILE_MAX;
+    /* A limit below 2 MiB still holds: no file grows past half of it. */
+    if (st->file_max > st->lim.max_size / 2)
+        st->file_max = st->lim.max_size / 2;
+    st->header = xstrdup(header ? header : "");
+    buf_init(&st->line);
+    /* "DIR/" would follow a link at DIR: the slashes at the end go. */
+    char *path = xstrdup(dir);
+    for (size_t len = strlen(path); len > 1 && path[len - 1] == '/';)
+        path[--len] = '\0';
+    int rc = st->dfd = open_dir(path, st->dir, msg, n);
+    free(path);
+    if (rc >= 0)
+        rc = take_lock(st, msg, n);
+    if (rc >= 0) {
+        rc = list_files(st->dfd, &st->files, &st->nfiles);
+        st->cap = st->nfiles;
+        if (rc < 0)
+            say(msg, n, "%s: %s", st->dir, strerror(-rc));
+    }
+    if (rc < 0) {
+        store_close(st);
+        return rc;
+    }
+    for (size_t i = 0; i < st->nfiles; i++)
+        st->total += st->files[i].size;
+    *out = st;
+    return 0;
+}
+
+/* Drops the oldest file, never the current one: false when there is none. */
+static bool drop_oldest(struct store *st)
+{
+    size_t keep = st->fd >= 0 ? 1 : 0;
+    if (st->nfiles <= keep)
+        return false;
+    struct sfile *f = &st->files[0];
+    if (unlinkat(st->dfd, f->name, 0) != 0 && errno != ENOENT)
+        return false;
+    st->total -= f->size;
+    memmove(st->files, st->files + 1, (st->nfiles - 1) * sizeof(*st->files));
+    st->nfiles--;
+    return true;
+}
+
+/* The oldest files dropped while the store is over its size, or while the
+ * file after the oldest began more than max_age before now. */
+static void prune(struct store *st, double now)
+{
+    while (st->nfiles > 1 &&
+           (st->total > st->lim.max_size || st->files[1].start < now - st->lim.max_age_s))
+        if (!drop_oldest(st))
+            break;
+}
+
+/* One write of len bytes at the file's end; a short or failed one cut back
+ * to where the file ended, so that only whole lines stay. 0 or -errno (a
+ * short write counts as a full disk: that is what cuts one short). */
+static int put(struct store *st, const char *data, size_t len)
+{
+    struct sfile *f = &st->files[st->nfiles - 1];
+    ssize_t w;
+    do
+        w = write(st->fd, data, len);
+    while (w < 0 && errno == EINTR);
+    if (w == (ssize_t)len) {
+        f->size += len;
+        st->total += len;
+        return 0;
+    }
+    int err = w < 0 ? errno : ENOSPC;
+    if (ftruncate(st->fd, (off_t)f->size) != 0)
+        err = errno;
+    return -err;
+}
+
+/* A new current file for a first record at time t, its header written. */
+static int rotate(struct store *st, double t)
+{
+    time_t whole = (time_t)floor(t);
+    struct tm tm;
+    gmtime_r(&whole, &tm);
+    char stamp[20];
+    strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+    char name[STORE_NAME_MAX];
+    int fd = -1;
+    unsigned seq = 0;
+    for (; seq < 1000; seq++) {
+        if (seq)
+            snprintf(name, sizeof(name), "%s-%u.jsonl", stamp, seq);
+        else
+            snprintf(name, sizeof(name), "%s.jsonl", stamp);
+        fd = openat(st->dfd, name,
+                    O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST)
+            break;
+    }
+    if (fd < 0)
+        return -errno;
+    char when[40];
+    store_format_time(t, when, sizeof(when));
+    struct buf h;
+    buf_init(&h);
+    buf_printf(&h, "{\"recording\":1,\"time\":\"%s\"%s%s}\n", when, st->header[0] ? "," : "",
+               st->header);
+    int old = st->fd;
+    st->fd = fd;
+    struct sfile *f = VEC_PUSH(st->files, st->nfiles, st->cap);
+    snprintf(f->name, sizeof(f->name), "%s", name);
+    f->start = (double)whole;
+    f->seq = seq;
+    int rc = put(st, h.data, h.len);
+    buf_free(&h);
+    if (rc < 0) {
+        /* The file holds no header: it goes, and the old one stays current. */
+        unlinkat(st->dfd, name, 0);
+        close(fd);
+        st->fd = old;
+        st->nfiles--;
+        return rc;
+    }
+    if (old >= 0)
+        close(old);
+    return 0;
+}
+
+/* The record at time t into the current file, a new one begun when the
+ * record would take it past its share of the size or it began an hour ago. */
+static int append(struct store *st, double t)
+{
+    struct sfile *f = st->fd >= 0 ? &st->files[st->nfiles - 1] : NULL;
+    bool full = !f || f->size + st->line.len > st->file_max || t - f->start >= STORE_FILE_SPAN;
+    int rc = full ? rotate(st, t) : 0;
+    return rc < 0 ? rc : put(st, st->line.data, st->line.len);
+}
+
+int store_write(struct store *st, double t, const char *line, size_t len, char *msg, size_t n)
+{
+    say(msg, n, "%s", "");
+    buf_reset(&st->line);
+    buf_add(&st->line, line, len);
+    buf_addc(&st->line, '\n');
+    int rc = append(st, t);
+    if (rc == -ENOSPC || rc == -EDQUOT) {
+        char oldest[STORE_NAME_MAX] = "";
+        if (st->nfiles > (st->fd >= 0 ? 1u : 0u))
+            snprintf(oldest, sizeof(oldest), "%s", st->files[0].name);
+        if (!drop_oldest(st)) {
+            say(msg, n, "%s: disk full, and no older file to drop: a record lost", st->dir);
+            return rc;
+        }
+        rc = append(st, t);
+        if (rc < 0) {
+            say(msg, n, "%s: disk full: dropped the oldest file, %s, and still no room: a record lost",
+                st->dir, oldest);
+            return rc;
+        }
+        say(msg, n, "%s: disk full: dropped the oldest file, %s, to write", st->dir, oldest);
+    } else if (rc < 0) {
+        say(msg, n, "%s: cannot write: %s", st->dir, strerror(-rc));
+        return rc;
+    }
+    prune(st, t);
+    return 0;
+}
+
+void store_close(struct store *st)
+{
+    if (!st)
+        return;
+    if (st->fd >= 0)
+        close(st->fd);
+    if (st->lockfd >= 0)
+        close(st->lockfd);
+    if (st->dfd >= 0)
+        close(st->dfd);
+    free(st->files);
+    free(st->header);
+    free(st->dir);
+    buf_free(&st->line);
+    free(st);
+}
+
+/* ---- Reading ---- */
+
+static const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* A JSON string at p without escapes (the kinds and times are plain) into
+ * out (of n bytes): the byte after its closing quote, NULL when it is not
+ * one or does not fit. */
+static const char *plain_string(const char *p, const char *end, char *out, size_t n)
+{
+    if (p >= end || *p != '"')
+        return NULL;
+    size_t i = 0;
+    for (p++; p < end && *p != '"'; p++) {
+        if (*p == '\\' || (unsigned char)*p < 0x20 || i + 1 >= n)
+            return NULL;
+        out[i++] = *p;
+    }
+    if (p >= end)
+        return NULL;
+    out[i] = '\0';
+    return p + 1;
+}
+
+enum line_kind { LINE_BAD, LINE_HEADER, LINE_SNAPSHOT, LINE_EVENT };
+
+/* A line's kind, time and event kind from its first two members. */
+static enum line_kind read_start(const char *p, const char *end, double *t, char *event, size_t en)
+{
+    char key[16], when[48];
+    enum line_kind kind;
+    p = skip_ws(p, end);
+    if (p >= end || *p != '{')
+        return LINE_BAD;
+    p = plain_string(skip_ws(p + 1, end), end, key, sizeof(key));
+    if (!p || (p = skip_ws(p, end)) >= end || *p != ':')
+        return LINE_BAD;
+    p = skip_ws(p + 1, end);
+    event[0] = '\0';
+    if (!strcmp(key, "event")) {
+        kind = LINE_EVENT;
+        p = plain_string(p, end, event, en);
+        if (!p || !event[0])
+            return LINE_BAD;
+    } else if (!strcmp(key, "recording") || !strcmp(key, "schema")) {
+        kind = key[0] == 'r' ? LINE_HEADER : LINE_SNAPSHOT;
+        if (p >= end || *p < '1' || *p > '9')
+            return LINE_BAD;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    } else {
+        return LINE_BAD;
+    }
+    p = skip_ws(p, end);
+    if (p >= end || *p != ',')
+        return LINE_BAD;
+    p = plain_string(skip_ws(p + 1, end), end, key, sizeof(key));
+    if (!p || strcmp(key, "time") || (p = skip_ws(p, end)) >= end || *p != ':')
+        return LINE_BAD;
+    p = plain_string(skip_ws(p + 1, end), end, when, sizeof(when));
+    if (!p || !store_parse_time(when, t))
+        return LINE_BAD;
+    return kind;
+}
+
+/* The whole file, NULL with errno on a failure. */
+static char *slurp(int dfd, const char *name, size_t *len)
+{
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct buf b;
+    buf_init(&b);
+    for (;;) {
+        buf_reserve(&b, 1 << 16);
+        ssize_t r = read(fd, b.data + b.len, b.cap - b.len - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            int err = errno;
+            close(fd);
+            if (r < 0) {
+                buf_free(&b);
+                errno = err;
+                return NULL;
+            }
+            break;
+        }
+        b.len += (size_t)r;
+        b.data[b.len] = '\0';
+    }
+    *len = b.len;
+    return b.data ? buf_steal(&b) : xstrdup("");
+}
+
+static void warn(struct store_index *ix, size_t *cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void warn(struct store_index *ix, size_t *cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    xgrow((void **)&ix->warnings, cap, ix->nwarnings + 1, sizeof(*ix->warnings));
+    ix->warnings[ix->nwarnings++] = str_vprintf(fmt, ap);
+    va_end(ap);
+}
+
+/* The lines of file fi (its text in data) into the index; damage warned. */
+static void index_file(struct store_index *ix, size_t *icap, size_t *wcap, uint32_t fi,
+                       const char *data, size_t len, double from, double to, const char *shown)
+{
+    const char *name = ix->files[fi];
+    const char *end = data + len;
+    size_t bad = 0, first_bad = 0;
+    for (const char *p = data; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        uint64_t off = (uint64_t)(p - data);
+        if (!nl) {
+            warn(ix, wcap, "%s/%s: offset %llu: a record cut short (%zu bytes)", shown, name,
+                 (unsigned long long)off, (size_t)(end - p));
+            break;
+        }
+        double t;
+        char event[sizeof(ix->items[0].event)];
+        enum line_kind k = read_start(p, nl, &t, event, sizeof(event));
+        if (off == 0 && k != LINE_HEADER) {
+            warn(ix, wcap, "%s/%s: not a recording (no header)", shown, name);
+            return;
+        }
+        if (k == LINE_BAD || (k == LINE_HEADER && off)) {
+            if (!bad++)
+                first_bad = off;
+        } else if (k != LINE_HEADER && (from <= 0 || t >= from) && (to <= 0 || t <= to) &&
+                   nl - p <= UINT32_MAX) {
+            struct store_entry *e = VEC_PUSH(ix->items, ix->n, *icap);
+            e->t = t;
+            e->kind = k == LINE_EVENT ? STORE_EVENT : STORE_SNAPSHOT;
+            snprintf(e->event, sizeof(e->event), "%s", event);
+            e->file = fi;
+            e->offset = off;
+            e->len = (uint32_t)(nl - p);
+        }
+        p = nl + 1;
+    }
+    if (bad == 1)
+        warn(ix, wcap, "%s/%s: offset %zu: not a shmwatch record", shown, name, first_bad);
+    else if (bad)
+        warn(ix, wcap, "%s/%s: offset %zu: not a shmwatch record (and %zu more such lines)",
+             shown, name, first_bad, bad - 1);
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+    const struct store_entry *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+int store_index_load(const char *dir, double from, double to, struct store_index *ix, char *msg,
+                     size_t n)
+{
+    say(msg, n, "%s", "");
+    memset(ix, 0, sizeof(*ix));
+    ix->dir = xstrdup(dir);
+    char *shown = esc_term_dup(dir);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct sfile *files = NULL;
+    size_t nfiles = 0;
+    int rc = dfd < 0 ? -errno : list_files(dfd, &files, &nfiles);
+    if (rc < 0) {
+        say(msg, n, "cannot read the recording %s: %s", shown, strerror(-rc));
+    } else if (!nfiles) {
+        say(msg, n, "%s: nothing recorded (no YYYYMMDDTHHMMSSZ.jsonl files)", shown);
+        rc = -ENOENT;
+    }
+    if (rc < 0) {
+        if (dfd >= 0)
+            close(dfd);
+        free(shown);
+        store_index_free(ix);
+        return rc;
+    }
+    ix->files = xcalloc(nfiles, sizeof(*ix->files));
+    ix->nfiles = nfiles;
+    for (size_t i = 0; i < nfiles; i++)
+        ix->files[i] = xstrdup(files[i].name);
+    size_t icap = 0, wcap = 0;
+    for (size_t i = 0; i < nfiles; i++) {
+        /* A file ends where its successor begins: one that ends before from,
+         * or begins after to, holds nothing of the window. A record may be
+         * written a little after a later one (an event seen during the scan
+         * of the snapshot before it): a file is read up to a minute past its end. */
+        if ((from > 0 && i + 1 < nfiles && files[i + 1].start + STORE_LATE_S < from) ||
+            (to > 0 && files[i].start > to))
+            continue;
+        size_t len = 0;
+        char *data = slurp(dfd, files[i].name, &len);
+        if (!data) {
+            if (errno != ENOENT) /* dropped by the recorder since the listing */
+                warn(ix, &wcap, "%s/%s: %s", shown, files[i].name, strerror(errno));
+            continue;
+        }
+        index_file(ix, &icap, &wcap, (uint32_t)i, data, len, from, to, shown);
+        free(data);
+    }
+    close(dfd);
+    free(files);
+    free(shown);
+    if (ix->n)
+        qsort(ix->items, ix->n, sizeof(*ix->items), entry_cmp);
+    return 0;
+}
+
+char *store_index_read(const struct store_index *ix, size_t i, char *msg, size_t n)
+{
+    if (i >= ix->n) {
+        say(msg, n, "no record %zu in the index", i);
+        return NULL;
+    }
+    const struct store_entry *e = &ix->items[i];
+    char *path = str_printf("%s/%s", ix->dir, ix->files[e->file]);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    char *line = xmalloc((size_t)e->len + 1);
+    ssize_t got = -1;
+    if (fd >= 0) {
+        do
+            got = pread(fd, line, e->len, (off_t)e->offset);
+        while (got < 0 && errno == EINTR);
+    }
+    int err = errno;
+    if (fd >= 0)
+        close(fd);
+    if (got != (ssize_t)e->len || (e->len && line[0] != '{')) {
+        char *shown = esc_term_dup(path);
+        if (got < 0)
+            say(msg, n, "%s: %s", shown, strerror(err));
+        else
+            say(msg, n, "%s: offset %llu: the record changed since it was read (dropped?)", shown,
+                (unsigned long long)e->offset);
+        free(shown);
+        free(line);
+        free(path);
+        return NULL;
+    }
+    line[e->len] = '\0';
+    free(path);
+    return line;
+}
+
+void store_index_free(struct store_index *ix)
+{
+    for (size_t i = 0; i < ix->nfiles; i++)
+        free(ix->files[i]);
+    for (size_t i = 0; i < ix->nwarnings; i++)
+        free(ix->warnings[i]);
+    free(ix->files);
+    free(ix->warnings);
+    free(ix->items);
+    free(ix->dir);
+    memset(ix, 0, sizeof(*ix));
+}

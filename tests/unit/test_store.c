@@ -1,0 +1,581 @@
+/* store/store.c on real files in a fresh temporary directory: records
+ * written and read back, rotation and the size and age limits under churn,
+ * a store cut in the middle of a record, a foreign file, a second writer
+ * (a real child holding the lock), a planted link or file in place of the
+ * directory, and a full disk (a real 1 MiB tmpfs in a private mount
+ * namespace, as root). */
+#include "testutil.h"
+#include "store/store.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+
+struct tdir {
+    char path[64];
+    char store[96];
+};
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static int setup(void **state)
+{
+    struct tdir *d = calloc(1, sizeof(*d));
+    snprintf(d->path, sizeof(d->path), "/tmp/test_store.XXXXXX");
+    if (!mkdtemp(d->path))
+        return -1;
+    snprintf(d->store, sizeof(d->store), "%s/rec", d->path);
+    *state = d;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct tdir *d = *state;
+    nftw(d->path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(d);
+    return 0;
+}
+
+/* The bytes of the store's record files, and how many there are. */
+static uint64_t store_bytes(const char *dir, size_t *nfiles)
+{
+    DIR *dh = opendir(dir);
+    assert_non_null(dh);
+    uint64_t total = 0;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(dh))) {
+        struct stat st;
+        if (!strstr(e->d_name, ".jsonl") || fstatat(dirfd(dh), e->d_name, &st, 0) != 0)
+            continue;
+        total += (uint64_t)st.st_size;
+        n++;
+    }
+    closedir(dh);
+    if (nfiles)
+        *nfiles = n;
+    return total;
+}
+
+/* An event record of time t, number seq, padded to about pad bytes. */
+static size_t event_line(char *out, size_t n, double t, unsigned seq, size_t pad)
+{
+    char when[40];
+    store_format_time(t, when, sizeof(when));
+    int w = snprintf(out, n, "{\"event\":\"segments\",\"time\":\"%s\",\"seq\":%u,\"pad\":\"", when, seq);
+    size_t len = (size_t)w;
+    while (len < pad && len + 3 < n)
+        out[len++] = 'x';
+    out[len++] = '"';
+    out[len++] = '}';
+    out[len] = '\0';
+    return len;
+}
+
+/* The seq member of a record line. */
+static unsigned line_seq(const char *line)
+{
+    const char *p = strstr(line, "\"seq\":");
+    assert_non_null(p);
+    return (unsigned)strtoul(p + 6, NULL, 10);
+}
+
+static const double T0 = 1796000000.0; /* 2026-11-30T00:53:20Z */
+
+static void test_parse_time(void **state)
+{
+    (void)state;
+    double t;
+    assert_true(store_parse_time("2026-12-05T03:12:07Z", &t));
+    assert_true(t == 1796440327.0);
+    assert_true(store_parse_time("2026-12-05T03:12:07.250Z", &t));
+    assert_true(t == 1796440327.25);
+    assert_true(store_parse_time("2026-12-05T05:12:07+02:00", &t));
+    assert_true(t == 1796440327.0);
+    assert_true(store_parse_time("1970-01-01T00:00:00Z", &t) && t == 0);
+    assert_true(store_parse_time("2000-02-29T00:00:00Z", &t) && t == 951782400.0);
+    assert_false(store_parse_time("2026-12-05T03:12:07", &t));
+    assert_false(store_parse_time("2026-13-05T03:12:07Z", &t));
+    assert_false(store_parse_time("2026-12-05T03:12:07.Z", &t));
+    assert_false(store_parse_time("2026-12-05T03:12:07Zjunk", &t));
+    assert_false(store_parse_time("yesterday", &t));
+    assert_false(store_parse_time("", &t));
+    char buf[40];
+    store_format_time(1796440327.0, buf, sizeof(buf));
+    assert_string_equal(buf, "2026-12-05T03:12:07Z");
+    store_format_time(1796440327.25, buf, sizeof(buf));
+    assert_string_equal(buf, "2026-12-05T03:12:07.250Z");
+}
+
+static void test_default_dir(void **state)
+{
+    (void)state;
+    char buf[256];
+    if (geteuid() == 0) {
+        assert_string_equal(store_default_dir(buf, sizeof(buf)), "/var/lib/shmwatch");
+        return;
+    }
+    setenv("XDG_STATE_HOME", "/x/state", 1);
+    assert_string_equal(store_default_dir(buf, sizeof(buf)), "/x/state/shmwatch");
+    setenv("XDG_STATE_HOME", "relative", 1);
+    setenv("HOME", "/home/u", 1);
+    assert_string_equal(store_default_dir(buf, sizeof(buf)), "/home/u/.local/state/shmwatch");
+    unsetenv("HOME");
+    unsetenv("XDG_STATE_HOME");
+    assert_null(store_default_dir(buf, sizeof(buf)));
+}
+
+static void test_round_trip(void **state)
+{
+    struct tdir *d = *state;
+    char msg[256];
+    struct store *st;
+    struct store_limits lim = {0, 0};
+    assert_int_equal(store_open(d->store, &lim, "\"hostname\":\"h\",\"interval_s\":10", &st, msg,
+                             sizeof(msg)),
+                     0);
+    const char *lines[] = {
+        "{\"schema\":1,\"time\":\"2026-11-30T00:53:20Z\",\"reason\":\"interval\"}",
+        "{\"event\":\"exit\",\"time\":\"2026-11-30T00:53:25.500Z\",\"pid\":7,\"signal\":\"SIGBUS\"}",
+        "{\"schema\":1,\"time\":\"2026-11-30T00:53:25Z\",\"reason\":\"event\"}",
+    };
+    double times[] = {T0, T0 + 5.5, T0 + 5};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(store_write(st, times[i], lines[i], strlen(lines[i]), msg, sizeof(msg)), 0);
+    assert_string_equal(msg, "");
+
+    /* The directory 0700, the lock the caller's pid, the file 0600 and
+     * named by its first record's time, its header first. */
+    struct stat sb;
+    assert_int_equal(stat(d->store, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0700);
+    char path[160], text[256];
+    snprintf(path, sizeof(path), "%s/lock", d->store);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(text, sizeof(text), f));
+    fclose(f);
+    assert_int_equal(atol(text), getpid());
+    snprintf(path, sizeof(path), "%s/20261130T005320Z.jsonl", d->store);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0600);
+    f = fopen(path, "r");
+    assert_non_null(fgets(text, sizeof(text), f));
+    fclose(f);
+    assert_string_equal(text, "{\"recording\":1,\"time\":\"2026-11-30T00:53:20Z\",\"hostname\":\"h\","
+                              "\"interval_s\":10}\n");
+    store_close(st);
+
+    struct store_index ix;
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.nwarnings, 0);
+    assert_int_equal(ix.nfiles, 1);
+    assert_int_equal(ix.n, 3);
+    /* In time order: the snapshot at +5 before the event at +5.5. */
+    int order[] = {0, 2, 1};
+    for (size_t i = 0; i < 3; i++) {
+        assert_true(ix.items[i].t == times[order[i]]);
+        char *line = store_index_read(&ix, i, msg, sizeof(msg));
+        assert_non_null(line);
+        assert_string_equal(line, lines[order[i]]);
+        free(line);
+    }
+    assert_int_equal(ix.items[0].kind, STORE_SNAPSHOT);
+    assert_string_equal(ix.items[0].event, "");
+    assert_int_equal(ix.items[2].kind, STORE_EVENT);
+    assert_string_equal(ix.items[2].event, "exit");
+    store_index_free(&ix);
+
+    /* A window: from and to. */
+    assert_int_equal(store_index_load(d->store, T0 + 1, T0 + 5.2, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.n, 1);
+    assert_true(ix.items[0].t == T0 + 5);
+    store_index_free(&ix);
+
+    /* A second run begins a file of its own; the first is read too. */
+    assert_int_equal(store_open(d->store, &lim, "", &st, msg, sizeof(msg)), 0);
+    assert_int_equal(store_write(st, T0 + 60, lines[0], strlen(lines[0]), msg, sizeof(msg)), 0);
+    store_close(st);
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.nfiles, 2);
+    assert_int_equal(ix.n, 4);
+    assert_int_equal(ix.nwarnings, 0);
+    store_index_free(&ix);
+}
+
+static void test_empty_and_missing(void **state)
+{
+    struct tdir *d = *state;
+    char msg[256];
+    struct store_index ix;
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), -ENOENT);
+    assert_non_null(strstr(msg, d->store));
+    assert_int_equal(mkdir(d->store, 0700), 0);
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), -ENOENT);
+    assert_non_null(strstr(msg, "nothing recorded"));
+    /* A hostile name stays escaped in the message. */
+    char evil[128];
+    snprintf(evil, sizeof(evil), "%s/\x1b[31mred\n", d->path);
+    assert_int_equal(store_index_load(evil, 0, 0, &ix, msg, sizeof(msg)), -ENOENT);
+    assert_null(strchr(msg, '\x1b'));
+    assert_null(strchr(msg, '\n'));
+    assert_non_null(strstr(msg, "\\e[31mred\\n"));
+}
+
+/* Churn under a small limit: the store stays under it and keeps the newest
+ * records, whole and in order. */
+static void test_rotate_size(void **state)
+{
+    struct tdir *d = *state;
+    char msg[256], line[2048];
+    struct store *st;
+    struct store_limits lim = {256 << 10, 0};
+    assert_int_equal(store_open(d->store, &lim, "\"hostname\":\"h\"", &st, msg, sizeof(msg)), 0);
+    unsigned last = 0;
+    for (unsigned i = 0; i < 3000; i++) {
+        size_t len = event_line(line, sizeof(line), T0 + i, i, 300 + (i * 37) % 1200);
+        assert_int_equal(store_write(st, T0 + i, line, len, msg, sizeof(msg)), 0);
+        last = i;
+        if (i % 50 == 0)
+            assert_true(store_bytes(d->store, NULL) <= lim.max_size);
+    }
+    size_t nfiles;
+    uint64_t total = store_bytes(d->store, &nfiles);
+    assert_true(total <= lim.max_size);
+    assert_true(total > lim.max_size / 2);
+    assert_true(nfiles >= 2);
+    store_close(st);
+
+    struct store_index ix;
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.nwarnings, 0);
+    assert_true(ix.n > 100);
+    for (size_t i = 0; i < ix.n; i++) {
+        char *l = store_index_read(&ix, i, msg, sizeof(msg));
+        assert_non_null(l);
+        assert_int_equal(line_seq(l), last - (ix.n - 1 - i));
+        free(l);
+    }
+    store_index_free(&ix);
+}
+
+/* The share of a large limit: max_size / 32, at least 1 MiB. */
+static void test_rotate_share(void **state)
+{
+    struct tdir *d = *state;
+    char msg[256], line[2048];
+    struct store *st;
+    struct store_limits lim = {32ull << 20, 0};
+    assert_int_equal(store_open(d->store, &lim, "", &st, msg, sizeof(msg)), 0);
+    size_t nfiles = 0, len = 0;
+    for (unsigned i = 0; nfiles < 2; i++) {
+        len = event_line(line, sizeof(line), T0 + i, i, 1000);
+        assert_int_equal(store_write(st, T0 + i, line, len, msg, sizeof(msg)), 0);
+        store_bytes(d->store, &nfiles);
+    }
+    store_close(st);
+    /* The first file ended where the next record would pass 1 MiB. */
+    struct store_index ix;
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.nfiles, 2);
+    char path[160];
+    snprintf(path, sizeof(path), "%s/%s", d->store, ix.files[0]);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_true((uint64_t)sb.st_size <= 1u << 20);
+    assert_true((uint64_t)sb.st_size + len + 1 > 1u << 20);
+    store_index_free(&ix);
+}
+
+/* An hour per file; files whose successor began before max_age go. */
+static void test_max_age(void **state)
+{
+    struct tdir *d = *state;
+    char msg[256], line[512];
+    struct store *st;
+    struct store_limits lim = {0, 2 * 3600};
+    assert_int_equal(store_open(d->store, &lim, "", &st, msg, sizeof(msg)), 0);
+    for (unsigned i = 0; i <= 60; i++) { /* ten hours, every ten minutes */
+        size_t len = event_line(line, sizeof(line), T0 + i * 600.0, i, 100);
+        assert_int_equal(store_write(st, T0 + i * 600.0, line, len, msg, sizeof(msg)), 0);
+    }
+    store_close(st);
+    struct store_index ix;
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    /* Now is 10 h: the file begun at 7 h is kept (its successor began at 8 h). */
+    assert_int_equal(ix.nfiles, 4);
+    assert_true(ix.items[0].t == T0 + 7 * 3600.0);
+    assert_true(ix.items[ix.n - 1].t == T0 + 10 * 3600.0);
+    store_index_free(&ix);
+
+    /* A window's start skips the files that end before it, unread: a file
+     * made unreadable there gives no warning. */
+    char path[160];
+    snprintf(path, sizeof(path), "%s/%s", d->store, "20261130T075320Z.jsonl");
+    assert_int_equal(truncate(path, 10), 0);
+    assert_int_equal(store_index_load(d->store, T0 + 9 * 3600.0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.nwarnings, 0);
+    assert_true(ix.items[0].t == T0 + 9 * 3600.0);
+    store_index_free(&ix);
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.nwarnings, 1);
+    store_index_free(&ix);
+}
+
+/* A store cut in the middle of a record: one warning with the file and the
+ * offset, the records before it still read. */
+static void test_cut_short(void **state)
+{
+    struct tdir *d = *state;
+    char msg[256], line[512];
+    struct store *st;
+    assert_int_equal(store_open(d->store, NULL, "", &st, msg, sizeof(msg)), 0);
+    for (unsigned i = 0; i < 5; i++) {
+        size_t len = event_line(line, sizeof(line), T0 + i, i, 200);
+        assert_int_equal(store_write(st, T0 + i, line, len, msg, sizeof(msg)), 0);
+    }
+    store_close(st);
+    char path[160];
+    snprintf(path, sizeof(path), "%s/20261130T005320Z.jsonl", d->store);
+    struct store_index ix;
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.n, 5);
+    uint64_t off = ix.items[3].offset;
+    store_index_free(&ix);
+    assert_int_equal(truncate(path, (off_t)off + 57), 0);
+
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.n, 3);
+    assert_int_equal(ix.nwarnings, 1);
+    char want[256];
+    snprintf(want, sizeof(want), "%s: offset %llu: a record cut short (57 bytes)", path,
+             (unsigned long long)off);
+    assert_string_equal(ix.warnings[0], want);
+    for (size_t i = 0; i < 3; i++) {
+        char *l = store_index_read(&ix, i, msg, sizeof(msg));
+        assert_non_null(l);
+        assert_int_equal(line_seq(l), i);
+        free(l);
+    }
+    store_index_free(&ix);
+
+    /* Damage inside a file: that line named, the lines around it used. */
+    int fd = open(path, O_WRONLY | O_APPEND);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)off), 0);
+    const char junk[] = "\0\0\0garbage\n";
+    assert_int_equal(write(fd, junk, sizeof(junk) - 1), (ssize_t)sizeof(junk) - 1);
+    size_t len = event_line(line, sizeof(line), T0 + 9, 9, 100);
+    line[len++] = '\n';
+    assert_int_equal(write(fd, line, len), (ssize_t)len);
+    close(fd);
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.n, 4);
+    assert_int_equal(ix.nwarnings, 1);
+    snprintf(want, sizeof(want), "%s: offset %llu: not a shmwatch record", path,
+             (unsigned long long)off);
+    assert_string_equal(ix.warnings[0], want);
+    store_index_free(&ix);
+}
+
+/* A file with a store's name but no header is named and skipped. */
+static void test_foreign(void **state)
+{
+    struct tdir *d = *state;
+    char msg[256], line[512];
+    struct store *st;
+    assert_int_equal(store_open(d->store, NULL, "", &st, msg, sizeof(msg)), 0);
+    size_t len = event_line(line, sizeof(line), T0, 0, 100);
+    assert_int_equal(store_write(st, T0, line, len, msg, sizeof(msg)), 0);
+    store_close(st);
+    char path[160];
+    snprintf(path, sizeof(path), "%s/20200101T000000Z.jsonl", d->store);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"schema\":1,\"time\":\"2020-01-01T00:00:00Z\"}\nhello\n", f);
+    fclose(f);
+    snprintf(path, sizeof(path), "%s/notes.txt", d->store);
+    f = fopen(path, "w");
+    fputs("not ours\n", f);
+    fclose(f);
+    struct store_index ix;
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.n, 1);
+    assert_int_equal(ix.nwarnings, 1);
+    char want[256];
+    snprintf(want, sizeof(want), "%s/20200101T000000Z.jsonl: not a recording (no header)", d->store);
+    assert_string_equal(ix.warnings[0], want);
+    store_index_free(&ix);
+}
+
+/* A second writer is refused with the first one's pid, a real child's. */
+static void test_second_writer(void **state)
+{
+    struct tdir *d = *state;
+    char msg[256];
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t child = test_fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        struct store *st;
+        char cmsg[256];
+        char ok = store_open(d->store, NULL, "", &st, cmsg, sizeof(cmsg)) == 0 ? 'y' : 'n';
+        if (write(ready[1], &ok, 1) != 1)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    close(ready[1]);
+    char ok = 0;
+    assert_int_equal(read(ready[0], &ok, 1), 1);
+    close(ready[0]);
+    assert_int_equal(ok, 'y');
+    struct store *st;
+    int rc = store_open(d->store, NULL, "", &st, msg, sizeof(msg));
+    char want[256];
+    snprintf(want, sizeof(want), "%s is being recorded by pid %ld", d->store, (long)child);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    assert_int_equal(rc, -EBUSY);
+    assert_string_equal(msg, want);
+    /* Its death frees the lock. */
+    assert_int_equal(store_open(d->store, NULL, "", &st, msg, sizeof(msg)), 0);
+    store_close(st);
+}
+
+/* What is not the caller's own directory is refused, and left as it is. */
+static void test_refused_dirs(void **state)
+{
+    struct tdir *d = *state;
+    char msg[256], other[128];
+    struct store *st;
+    snprintf(other, sizeof(other), "%s/elsewhere", d->path);
+    assert_int_equal(mkdir(other, 0700), 0);
+
+    assert_int_equal(symlink(other, d->store), 0);
+    assert_true(store_open(d->store, NULL, "", &st, msg, sizeof(msg)) < 0);
+    assert_non_null(strstr(msg, "symbolic link"));
+    assert_int_equal(unlink(d->store), 0);
+
+    FILE *f = fopen(d->store, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_true(store_open(d->store, NULL, "", &st, msg, sizeof(msg)) < 0);
+    assert_non_null(strstr(msg, "not a directory"));
+    assert_int_equal(unlink(d->store), 0);
+
+    assert_int_equal(mkdir(d->store, 0700), 0);
+    assert_int_equal(chmod(d->store, 0770), 0);
+    assert_int_equal(store_open(d->store, NULL, "", &st, msg, sizeof(msg)), -EPERM);
+    assert_non_null(strstr(msg, "writable by group or others"));
+    assert_int_equal(chmod(d->store, 0700), 0);
+
+    /* A lock planted as a link to another file. */
+    char lock[160], target[160];
+    snprintf(lock, sizeof(lock), "%s/lock", d->store);
+    snprintf(target, sizeof(target), "%s/victim", other);
+    assert_int_equal(symlink(target, lock), 0);
+    assert_true(store_open(d->store, NULL, "", &st, msg, sizeof(msg)) < 0);
+    assert_non_null(strstr(msg, "symbolic link"));
+    struct stat sb;
+    assert_int_equal(lstat(target, &sb), -1);
+    assert_int_equal(unlink(lock), 0);
+
+    if (geteuid() == 0) {
+        assert_int_equal(chown(d->store, 65534, 65534), 0);
+        assert_int_equal(store_open(d->store, NULL, "", &st, msg, sizeof(msg)), -EPERM);
+        assert_non_null(strstr(msg, "owned by another user"));
+    }
+}
+
+/* A full disk: a real 1 MiB tmpfs in a private mount namespace (root
+ * only). Every write comes out whole, the oldest files dropped for room. */
+static int full_disk_child(const char *mnt)
+{
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount("tmpfs", mnt, "tmpfs", 0, "size=1m,mode=0700") != 0)
+        return 77;
+    char dir[160], msg[256], line[2048];
+    snprintf(dir, sizeof(dir), "%s/rec", mnt);
+    struct store *st;
+    struct store_limits lim = {64ull << 20, 1e9};
+    if (store_open(dir, &lim, "", &st, msg, sizeof(msg)) != 0)
+        return 10;
+    unsigned dropped = 0;
+    unsigned i;
+    for (i = 0; i < 6000; i++) {
+        double t = T0 + i * 60.0; /* a new file each hour, some 50 KiB */
+        size_t len = event_line(line, sizeof(line), t, i, 300 + (i * 53) % 1400);
+        if (store_write(st, t, line, len, msg, sizeof(msg)) != 0) {
+            fprintf(stderr, "# write %u failed: %s\n", i, msg);
+            return 11;
+        }
+        if (msg[0]) {
+            if (!strstr(msg, "disk full: dropped the oldest file, 2026"))
+                return 12;
+            dropped++;
+        }
+    }
+    store_close(st);
+    if (dropped < 10)
+        return 13;
+    struct store_index ix;
+    if (store_index_load(dir, 0, 0, &ix, msg, sizeof(msg)) != 0 || ix.nwarnings || ix.n < 200)
+        return 14;
+    for (size_t k = 0; k < ix.n; k++) {
+        char *l = store_index_read(&ix, k, msg, sizeof(msg));
+        if (!l || line_seq(l) != i - 1 - (ix.n - 1 - k))
+            return 15;
+        free(l);
+    }
+    store_index_free(&ix);
+    return 0;
+}
+
+static void test_full_disk(void **state)
+{
+    struct tdir *d = *state;
+    if (geteuid() != 0) {
+        fprintf(stderr, "# skipped: a private tmpfs needs root\n");
+        skip();
+    }
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0)
+        _exit(full_disk_child(d->path));
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77) {
+        fprintf(stderr, "# skipped: no private mount namespace with a tmpfs here\n");
+        skip();
+    }
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_time),
+        cmocka_unit_test(test_default_dir),
+        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_empty_and_missing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rotate_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rotate_share, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_max_age, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_second_writer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refused_dirs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_full_disk, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
