@@ -399,7 +399,9 @@ static void moment(struct why_death *d, const struct why_source *src, size_t i)
                               (d->has_before && d->pending_before &&
                                d->used_before + d->pending_before >= d->size));
 
-    /* The budget just before, else at. */
+    /* The budget just before, else at; its app and shm the most of the two
+     * (an OOM kill frees the victim's own memory, not its /dev/shm pages,
+     * and comes while they grow faster than snapshots are taken). */
     const struct jd *s = mb ? before : at;
     const struct jd *sm = mb ? mb : ma;
     const struct jd *b = mount_budget(s, sm);
@@ -410,6 +412,15 @@ static void moment(struct why_death *d, const struct why_source *src, size_t i)
         d->shm_used = u64(b, "shm_used_bytes");
         d->headroom = u64(b, "headroom_bytes");
         d->limit_cgroup = !strcmp(jd_getstr(b, "limit_source", ""), "cgroup");
+        const struct jd *ba = mb && ma ? mount_budget(at, ma) : NULL;
+        if (ba && ba->type == JD_OBJ && u64(ba, "limit_bytes") == d->limit) {
+            if (u64(ba, "app_bytes") > d->app)
+                d->app = u64(ba, "app_bytes");
+            if (u64(ba, "shm_used_bytes") > d->shm_used)
+                d->shm_used = u64(ba, "shm_used_bytes");
+            uint64_t used = d->app + d->shm_used;
+            d->headroom = d->limit > used ? d->limit - used : 0;
+        }
     }
     const struct jd *cg = mount_cgroup(s, sm);
     if (!d->cgroup && cg)

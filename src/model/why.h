@@ -74,7 +74,8 @@ struct why_death {
     bool full;               /* used_peak within a page or 1 % of the size, or less
                               * free than one batch, or more promised than free */
     uint64_t free_batch;     /* one batch of the loader on it (0: none seen) */
-    /* The budget of the mount's owner, just before (else at). */
+    /* The budget of the mount's owner, just before (else at); app and shm the
+     * most of the snapshots before and at. */
     bool has_budget;
     uint64_t limit, app, shm_used, headroom;
     bool limit_cgroup;       /* the limit is a memory cgroup's, not MemTotal */
