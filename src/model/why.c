@@ -68,6 +68,8 @@ static bool has_num(const struct jd *v, const char *key)
     return x && x->type == JD_NUM;
 }
 
+static const struct jd *snap_proc(const struct jd *s, int64_t pid);
+
 static const struct jd *doc(const struct why_source *s, size_t i)
 {
     return i < s->n ? s->doc(s->ctx, i) : NULL;
@@ -101,6 +103,26 @@ static void around(const struct why_source *s, size_t i, size_t *bi, size_t *ai)
     }
     *bi = snapshot_near(s, i, -1);
     *ai = snapshot_near(s, i, +1);
+}
+
+/* The snapshot before an end is one that still shows the process: a death
+ * told from the scans (cause unknown) comes with the scan that missed it,
+ * and a recorder late with its scan may write one after the death but
+ * before its event. Up to this many snapshots back are tried. */
+#define WHY_BACK 5
+
+static void around_pid(const struct why_source *s, size_t i, const struct why_death *d,
+                       size_t *bi, size_t *ai)
+{
+    around(s, i, bi, ai);
+    if (!d->has_pid || *bi == SIZE_MAX)
+        return;
+    size_t k = *bi;
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(s, k, -1))
+        if (snap_proc(doc(s, k), d->pid)) {
+            *bi = k;
+            return;
+        }
 }
 
 /* The last snapshot after record i up to time to (0: the last of all). */
@@ -347,7 +369,7 @@ static void top_groups(struct why_death *d, const struct jd *s, const char *id)
 static void moment(struct why_death *d, const struct why_source *src, size_t i)
 {
     size_t bi, ai;
-    around(src, i, &bi, &ai);
+    around_pid(src, i, d, &bi, &ai);
     const struct jd *before = bi != SIZE_MAX ? doc(src, bi) : NULL;
     const struct jd *at = ai != SIZE_MAX ? doc(src, ai) : NULL;
     const struct jd *m = before ? find_mount(d, before) : NULL;
@@ -447,6 +469,11 @@ static void moment(struct why_death *d, const struct why_source *src, size_t i)
         d->pod = dup_or_null(jd_getstr(c, "pod", NULL));
 }
 
+static bool is_role(const struct why_death *d, const char *role)
+{
+    return d->role && !strcmp(d->role, role);
+}
+
 /* The sizes that fit what was recorded: the budget's recommendations of the
  * snapshots before and at (made from the recorder's peaks, as the live
  * budget makes them); after a Bus error on a full mount the peak it saw is
@@ -456,7 +483,7 @@ static void advise(struct why_death *d, const struct why_source *src, size_t i)
 {
     uint64_t peak_app = 0;
     size_t near[2];
-    around(src, i, &near[0], &near[1]);
+    around_pid(src, i, d, &near[0], &near[1]);
     for (int dir = -1; dir <= 1; dir += 2) {
         size_t k = near[dir > 0];
         const struct jd *s = k != SIZE_MAX ? doc(src, k) : NULL;
@@ -479,7 +506,9 @@ static void advise(struct why_death *d, const struct why_source *src, size_t i)
         }
     }
     d->need_shm = d->used_peak;
-    if (!d->has_advice || strcmp(d->cause, "sigbus") != 0 || !d->full || !d->loader_batch)
+    bool bus = !strcmp(d->cause, "sigbus") ||
+               (!strcmp(d->cause, "unknown") && (is_role(d, "worker") || is_role(d, "orphan_worker")));
+    if (!d->has_advice || !bus || !d->full || !d->loader_batch)
         return;
     struct capacity_input in = {.observed_batch_shm = d->loader_batch,
                                 .workers = d->loader_workers,
@@ -530,7 +559,7 @@ static void left_behind(struct why_death *d, const struct why_source *src, size_
                         double to)
 {
     size_t bi, ai;
-    around(src, i, &bi, &ai);
+    around_pid(src, i, d, &bi, &ai);
     size_t li = snapshot_last(src, i, to);
     if (li == SIZE_MAX)
         li = ai;
@@ -564,10 +593,6 @@ static void mount_name(struct buf *b, const struct why_death *d)
         buf_printf(b, "%s", d->mount_path ? d->mount_path : "/dev/shm");
 }
 
-static bool is_role(const struct why_death *d, const char *role)
-{
-    return d->role && !strcmp(d->role, role);
-}
 
 
 static void diagnose(struct why_death *d)
@@ -641,7 +666,14 @@ static void diagnose(struct why_death *d)
     } else {
         buf_adds(&b, "it was gone at the next scan and the cause is unknown: the recorder did not "
                      "see the kernel's process events (that needs root in the host's network "
-                     "namespace)");
+                     "namespace, and a kernel queue that did not overflow)");
+        if (d->has_mount && d->full && (is_role(d, "worker") || is_role(d, "orphan_worker"))) {
+            buf_adds(&b, ". ");
+            mount_name(&b, d);
+            buf_printf(&b, " was full just before, %s: the likely cause is the Bus error of a "
+                           "worker writing a batch",
+                       why_fmt_of(x, sizeof(x), d->used_peak, d->size));
+        }
     }
     if (d->after_pid)
         buf_printf(&b, ". It followed the end of %lld (%s) %.1f s before in the same job",

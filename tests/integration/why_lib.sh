@@ -20,7 +20,12 @@ record_start() {
     _lib_tmp
     RECORD_DIR=$SHMTEST_TMP/record
     RECORD_ERR=$SHMTEST_TMP/record.err
-    "$SHMWATCH" record --dir "$RECORD_DIR" "$@" 2>"$RECORD_ERR" &
+    # Not holding a torch job's stdin (torch_lib.sh's FIFO): its release is
+    # that FIFO's last writer closing it.
+    (
+        [ -z "${TORCH_IN:-}" ] || exec {TORCH_IN}>&-
+        exec "$SHMWATCH" record --dir "$RECORD_DIR" "$@" 2>"$RECORD_ERR"
+    ) &
     RECORD_PID=$!
     on_exit "kill -TERM $RECORD_PID 2>/dev/null; wait $RECORD_PID 2>/dev/null; true"
     record_wait "r.get('schema') == 1" 20 || fail "the recorder wrote no snapshot: $(tail -n 3 "$RECORD_ERR")"

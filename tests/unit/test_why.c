@@ -404,6 +404,7 @@ static void test_normal_and_unknown(void **state)
     assert_int_equal(r.d[0].pid, 102);
     assert_string_equal(r.d[0].cause, "unknown");
     assert_non_null(strstr(r.d[0].diagnosis, "the cause is unknown"));
+    assert_null(strstr(r.d[0].diagnosis, "likely")); /* the mount was not full */
     /* No snapshot after it: nothing to say about leftovers. */
     assert_false(r.d[0].has_left);
     why_result_free(&r);
@@ -494,6 +495,39 @@ static void test_full_for_a_batch(void **state)
     assert_non_null(strstr(r.d[0].diagnosis, "/dev/shm was full, 63.2 of 64.0 MiB with less free "
                                              "than one batch (12.6 MiB): a worker writing"));
     why_result_free(&r);
+    /* The same end seen only as gone (no process events): its likely cause. */
+    add(&s, T0 + 0.6,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":102,\"comm\":\"w\",\"role\":\"worker\","
+        "\"group\":100,\"exit_code\":null,\"signal\":null,\"cause\":\"unknown\"}");
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 2);
+    assert_string_equal(r.d[1].cause, "unknown");
+    assert_non_null(strstr(r.d[1].diagnosis, "/dev/shm was full just before, 63.2 of 64.0 MiB: "
+                                             "the likely cause is the Bus error"));
+    why_result_free(&r);
+    set_free(&s);
+}
+
+/* A death told from the scans comes with the scan that missed the process:
+ * the snapshot before it is the last one that still shows it. */
+static void test_before_shows_it(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    snapshot(&s, T0, NULL, 60 * MiB, 0, "", job_procs, job_group, MiB, "null", 96 * MiB,
+             120 * MiB);
+    snapshot(&s, T0 + 1, NULL, 10 * MiB, 0, "", "", "", MiB, "null", 96 * MiB, 120 * MiB);
+    add(&s, T0 + 1.2,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":101,\"comm\":\"w\",\"role\":\"worker\","
+        "\"group\":100,\"exit_code\":null,\"signal\":null,\"cause\":\"unknown\"}");
+    snapshot(&s, T0 + 2, NULL, 10 * MiB, 0, "", "", "", MiB, "null", 96 * MiB, 120 * MiB);
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.d[0].used_before, 60 * MiB);
+    assert_true(r.d[0].t_before == T0);
+    assert_int_equal(r.d[0].used_at, 10 * MiB);
+    why_result_free(&r);
     set_free(&s);
 }
 
@@ -520,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_hostile_names),
         cmocka_unit_test(test_event_snapshot_order),
         cmocka_unit_test(test_full_for_a_batch),
+        cmocka_unit_test(test_before_shows_it),
         cmocka_unit_test(test_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
