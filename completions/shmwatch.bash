@@ -32,7 +32,7 @@ _shmwatch()
     local cmd= i
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-        clean | reap | plan)
+        clean | reap | plan | why)
             cmd=${words[i]}
             break
             ;;
@@ -42,6 +42,10 @@ _shmwatch()
     case $prev in
     --config | --log | --prometheus-file)
         COMPREPLY=($(compgen -f -- "$cur"))
+        return
+        ;;
+    --dir)
+        COMPREPLY=($(compgen -d -- "$cur"))
         return
         ;;
     --mount)
@@ -62,7 +66,7 @@ _shmwatch()
         return
         ;;
     --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | --sample-shape | \
-        -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size)
+        -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size | --since | --container)
         return
         ;;
     esac
@@ -72,10 +76,11 @@ _shmwatch()
     clean) opts="--dry-run --yes --all-unheld --min-age --orphan-min-age --trust-pids --mount --log --config --pid --all --help -n -y -h" ;;
     reap) opts="--dry-run --yes --timeout --log --config --pid --all --help -n -y -t -h" ;;
     plan) opts="--batch-size --sample-shape --dtype --workers --prefetch-factor --memory --shm-size --json --observe --help -b -s -d -w -p -m -h" ;;
+    why) opts="--dir --since --pid --container --json --help -h" ;;
     *)
         opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --all --orphan-min-age --trust-pids --config --theme --no-color --ascii --read-only --log --demo --version --help -h"
         if [[ $cur != -* ]]; then
-            COMPREPLY=($(compgen -W "clean reap plan" -- "$cur"))
+            COMPREPLY=($(compgen -W "clean reap plan why" -- "$cur"))
             return
         fi
         ;;

@@ -13,7 +13,6 @@
 #include "report/whyreport.h"
 #include "store/store.h"
 #include "util/buf.h"
-#include "util/escape.h"
 #include "util/jsondoc.h"
 #include "util/xalloc.h"
 
@@ -63,6 +62,17 @@ static const struct jd *load(void *ctx, size_t i)
     return d;
 }
 
+/* The store's messages name the directory already escaped (util/escape.h's
+ * esc_term): escaping them again would double its backslashes. Any control
+ * byte that still came through is shown as '?'. */
+static void say_line(const char *prefix, const char *msg)
+{
+    fputs(prefix, stderr);
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+        fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+    fputc('\n', stderr);
+}
+
 static double wall_now(void)
 {
     struct timespec ts;
@@ -89,9 +99,7 @@ int cmd_why(int argc, char **argv)
     char msg[512];
     int rc = store_index_load(dir, from - WHY_CONTEXT_S, 0, &ix, msg, sizeof(msg));
     if (rc) {
-        char *m = esc_term_dup(msg);
-        fprintf(stderr, "shmwatch why: %s\n", m);
-        free(m);
+        say_line("shmwatch why: ", msg);
         options_free(&o);
         return 1;
     }
@@ -115,11 +123,8 @@ int cmd_why(int argc, char **argv)
     why_find(&src, &f, &r);
 
     /* Every damage once on stderr (and in the JSON's warnings). */
-    for (size_t i = 0; i < c.nwarnings; i++) {
-        char *m = esc_term_dup(c.warnings[i]);
-        fprintf(stderr, "shmwatch why: warning: %s\n", m);
-        free(m);
-    }
+    for (size_t i = 0; i < c.nwarnings; i++)
+        say_line("shmwatch why: warning: ", c.warnings[i]);
     struct whyreport_in in = {.r = &r, .from = from, .to = to, .warnings = c.warnings,
                               .nwarnings = c.nwarnings};
     struct buf out;
