@@ -681,7 +681,7 @@ static void diagnose(struct why_death *d)
     if (d->left_segments && is_role(d, "shm_manager"))
         buf_printf(&b, ". The shm manager died: its %s of batches are orphans since %s",
                    fmt_size(w, sizeof(w), d->left_bytes), why_fmt_clock(z, sizeof(z), d->t));
-    else if (d->left_segments && !d->after_pid)
+    else if (d->left_segments && (!d->after_pid || is_role(d, "main")))
         buf_printf(&b, ". Its job left %llu segment%s (%s) that nobody holds: orphans since %s",
                    (unsigned long long)d->left_segments, d->left_segments == 1 ? "" : "s",
                    fmt_size(w, sizeof(w), d->left_bytes), why_fmt_clock(z, sizeof(z), d->t));
