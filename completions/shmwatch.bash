@@ -32,7 +32,7 @@ _shmwatch()
     local cmd= i
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-        clean | reap | plan | why)
+        clean | reap | plan | replay | why)
             cmd=${words[i]}
             break
             ;;
@@ -44,11 +44,7 @@ _shmwatch()
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;
-    --dir)
-        COMPREPLY=($(compgen -d -- "$cur"))
-        return
-        ;;
-    --mount)
+    --mount | --dir)
         COMPREPLY=($(compgen -d -- "$cur"))
         return
         ;;
@@ -65,7 +61,7 @@ _shmwatch()
         COMPREPLY=($(compgen -W "float32 float64 float16 bfloat16 uint8 int8 int16 int32 int64 bool" -- "$cur"))
         return
         ;;
-    --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | --sample-shape | \
+    --at | --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | --sample-shape | \
         -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size | --since | --container)
         return
         ;;
@@ -75,12 +71,13 @@ _shmwatch()
     case $cmd in
     clean) opts="--dry-run --yes --all-unheld --min-age --orphan-min-age --trust-pids --mount --log --config --pid --all --help -n -y -h" ;;
     reap) opts="--dry-run --yes --timeout --log --config --pid --all --help -n -y -t -h" ;;
+    replay) opts="--dir --at --config --theme --no-color --ascii --help -h" ;;
     plan) opts="--batch-size --sample-shape --dtype --workers --prefetch-factor --memory --shm-size --json --observe --help -b -s -d -w -p -m -h" ;;
     why) opts="--dir --since --pid --container --json --help -h" ;;
     *)
         opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --all --orphan-min-age --trust-pids --config --theme --no-color --ascii --read-only --log --demo --version --help -h"
         if [[ $cur != -* ]]; then
-            COMPREPLY=($(compgen -W "clean reap plan why" -- "$cur"))
+            COMPREPLY=($(compgen -W "clean reap plan replay why" -- "$cur"))
             return
         fi
         ;;

@@ -44,6 +44,7 @@ static const struct subcommand subcommands[] = {
     {"plan", cmd_plan},
     {"clean", cmd_clean},
     {"reap", cmd_reap},
+    {"replay", cmd_replay},
     {"why", cmd_why},
 };
 

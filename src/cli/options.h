@@ -16,6 +16,7 @@ enum cli_cmd {
     CLI_CLEAN,
     CLI_REAP,
     CLI_PLAN,
+    CLI_REPLAY,
     CLI_WHY,
     CLI_NCMDS
 };
@@ -64,8 +65,11 @@ struct options {
     uint64_t memory, shm_size;
     bool memory_set, shm_size_set;
     bool json; /* plan --json, why --json */
+    /* replay, why */
+    const char *dir; /* --dir: the recording (default: store_default_dir) */
+    /* replay */
+    const char *at;  /* --at: the time to open it at, as given */
     /* why */
-    const char *dir;       /* --dir: the recording store */
     double since;          /* --since, seconds back from now */
     bool since_set;
     const char *container; /* --container NAME */

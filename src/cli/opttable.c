@@ -12,6 +12,7 @@
 #define CLEAN CLI_IN(CLI_CLEAN)
 #define REAP CLI_IN(CLI_REAP)
 #define PLAN CLI_IN(CLI_PLAN)
+#define REPLAY CLI_IN(CLI_REPLAY)
 #define WHY CLI_IN(CLI_WHY)
 
 /* "set_offset 0: none" needs no flag at offset 0. */
@@ -102,14 +103,26 @@ const struct cli_opt cli_opts[] = {
      "names even when /dev/shm cannot be shown private to it",
      .offset = F(trust_pids), .config_key = "trust_pids"},
 
+    /* replay */
+    {"dir", 0, CLI_PATH, REPLAY, "DIR",
+     "the recording (default /var/lib/shmwatch as root,\n"
+     "else $XDG_STATE_HOME/shmwatch)",
+     .offset = F(dir)},
+    {"at", 0, CLI_STRING, REPLAY, "TIME",
+     "open it at TIME: RFC 3339 (2026-12-05T03:12:07Z),\n"
+     "HH:MM[:SS] today (local time) or -DUR ago (-10m);\n"
+     "default: the newest snapshot",
+     .offset = F(at)},
+
     /* Settings and looks. */
-    {"config", 0, CLI_PATH, MAIN, "FILE", "configuration file (YAML)", .offset = F(config)},
-    {"theme", 0, CLI_STRING, MAIN, "NAME|FILE", "colour theme for the dashboard",
+    {"config", 0, CLI_PATH, MAIN | REPLAY, "FILE", "configuration file (YAML)",
+     .offset = F(config)},
+    {"theme", 0, CLI_STRING, MAIN | REPLAY, "NAME|FILE", "colour theme for the dashboard",
      .offset = F(theme), .config_key = "theme", .config_bad = "command line: %s"},
-    {"no-color", 0, CLI_FLAG, MAIN, NULL, "no colours (also when NO_COLOR is set)",
+    {"no-color", 0, CLI_FLAG, MAIN | REPLAY, NULL, "no colours (also when NO_COLOR is set)",
      .offset = F(no_color)},
-    {"ascii", 0, CLI_FLAG, MAIN, NULL, "ASCII-only drawing and names", .offset = F(ascii),
-     .config_key = "ascii"},
+    {"ascii", 0, CLI_FLAG, MAIN | REPLAY, NULL, "ASCII-only drawing and names",
+     .offset = F(ascii), .config_key = "ascii"},
     {"read-only", 0, CLI_FLAG, MAIN, NULL, "disable every action key in the dashboard",
      .offset = F(read_only), .config_key = "read_only"},
     {"log", 0, CLI_PATH, MAIN | CLEAN | REAP, "FILE",
@@ -202,7 +215,8 @@ const struct cli_opt cli_opts[] = {
 
     {"help", 'h', CLI_CHOICE, MAIN, NULL, "print this help and exit", .offset = F(mode),
      .value = MODE_HELP, .stop = true},
-    {"help", 'h', CLI_CHOICE, CLEAN | REAP | PLAN | WHY, NULL, "print this help", .offset = F(mode),
+    {"help", 'h', CLI_CHOICE, CLEAN | REAP | PLAN | REPLAY | WHY, NULL, "print this help",
+     .offset = F(mode),
      .value = MODE_HELP, .stop = true},
 };
 
@@ -279,6 +293,21 @@ static const char reap_tail[] =
     "not be written (the actions told to happen still happen, and are logged; a log\n"
     "that cannot be written is said on stderr).\n";
 
+static const char replay_about[] =
+    "\n"
+    "The dashboard on a recording of shmwatch record: every view of the live\n"
+    "dashboard, the node view of an --all recording too, at the recorded time\n"
+    "shown in the title. [ and ] step to the previous or next snapshot (one\n"
+    "interval), { and } jump to the previous or next event (an exit, an OOM\n"
+    "kill...), g goes to a time. Nothing of the running system is read or acted\n"
+    "on: the action keys are off.\n"
+    "\n";
+
+static const char replay_tail[] =
+    "\n"
+    "Exit status: 0 when quit, 1 the recording cannot be shown (no such directory,\n"
+    "nothing recorded, no snapshot at that time), 2 usage error.\n";
+
 static const char plan_head[] =
     "Usage: shmwatch plan --batch-size N --sample-shape SHAPE[,SHAPE...] --workers N\n"
     "                     [--dtype TYPE] [--prefetch-factor N] [--memory SIZE]\n"
@@ -333,6 +362,10 @@ const struct cli_command cli_commands[CLI_NCMDS] = {
     [CLI_PLAN] = {"plan", .unknown = "unknown option '%s'", .missing = "%s needs a value",
                   .extra = "unexpected argument '%s'", .hint = true, .head = plan_head,
                   .about = plan_about, .tail = plan_tail, .col = 28, .short_col = true},
+    [CLI_REPLAY] = {"replay", .unknown = "unknown option '%s'", .missing = "%s needs a value",
+                    .extra = "unexpected argument '%s'", .hint = true, .value_hint = true,
+                    .in_overview = true, .about = replay_about, .tail = replay_tail, .col = 25,
+                    .short_col = true},
     [CLI_WHY] = {"why", .unknown = "unknown option '%s'", .missing = "%s needs a value",
                  .extra = "unexpected argument '%s'", .hint = true, .value_hint = true,
                  .in_overview = true, .about = why_about, .tail = why_tail, .col = 24, .short_col = true,

@@ -6,6 +6,7 @@
 int cmd_plan(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_reap(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_why(int argc, char **argv);
 
 /* The whole program (src/main.c): what main runs. */

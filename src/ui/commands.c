@@ -214,9 +214,21 @@ void cmd_redraw(struct ui *u, int code)
 
 /* --- Data ------------------------------------------------------------------------- */
 
+/* What a replay refuses, in one line. */
+static bool refused_in_replay(struct ui *u, const char *what)
+{
+    if (!u->replay)
+        return false;
+    ui_message(u, THEME_warning, "replay: %s (this is a recording; [ ] { } g move through it)",
+               what);
+    return true;
+}
+
 void cmd_pause(struct ui *u, int code)
 {
     (void)code;
+    if (refused_in_replay(u, "nothing to pause"))
+        return;
     u->paused = !u->paused;
     ui_message(u, THEME_muted,
                u->paused ? "paused: the screen keeps this scan (r shows a new one)" : "resumed");
@@ -225,6 +237,8 @@ void cmd_pause(struct ui *u, int code)
 void cmd_rescan(struct ui *u, int code)
 {
     (void)code;
+    if (refused_in_replay(u, "no rescan"))
+        return;
     poller_request_scan(u->poller);
     u->step = u->paused;
     ui_message(u, THEME_muted, "rescanning...");
@@ -260,6 +274,8 @@ void cmd_log(struct ui *u, int code)
 
 void cmd_action(struct ui *u, int code)
 {
+    if (refused_in_replay(u, "actions are off"))
+        return;
     if (u->set->cfg.read_only) {
         ui_message(u, THEME_warning, "read-only (--read-only or read_only: true): actions are off");
         return;

@@ -36,6 +36,10 @@ void cmd_unmark(struct ui *u, int code);
 void cmd_action(struct ui *u, int code);
 void cmd_log(struct ui *u, int code);
 void cmd_quit(struct ui *u, int code);
+/* A replay's moves (ui/replay.c): a snapshot ([ ]), an event ({ }), a time (g). */
+void cmd_replay_step(struct ui *u, int code);
+void cmd_replay_event(struct ui *u, int code);
+void cmd_replay_goto(struct ui *u, int code);
 /* The filter prompt: a typed character, Backspace, Enter. */
 void cmd_filter_type(struct ui *u, int code);
 void cmd_filter_erase(struct ui *u, int code);

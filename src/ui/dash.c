@@ -10,6 +10,7 @@
 
 #include "config/config.h"
 #include "report/report.h"
+#include "ui/replay.h"
 #include "ui/term.h"
 #include "ui/ui_priv.h"
 #include "util/clock.h"
@@ -55,8 +56,11 @@ static void draw_title(struct ui *u)
         ADD("  DEMO");
     if (u->set->all)
         ADD("  %s", u->node ? "node view" : "own view");
-    if (u->set->pid) {
-        ADD("  pid %d", (int)u->set->pid);
+    pid_t watched = u->set->pid;
+    if (u->replay && u->snap)
+        watched = model_target_pid(&u->snap->model); /* a recording of --pid */
+    if (watched) {
+        ADD("  pid %d", (int)watched);
         const char *target_host = u->snap ? model_target_host(&u->snap->model) : NULL;
         if (target_host) {
             char host[80];
@@ -77,14 +81,20 @@ static void draw_title(struct ui *u)
         ADD("  %zu marked", u->marked.n);
     if (u->paused)
         ADD("  PAUSED");
-    if (u->snap) {
+    if (u->replay) {
+        /* The recorded time, and where it is in the recording. */
+        char at[32];
+        replay_time_text(u->replay, u->replay->shown, at, sizeof(at));
+        ADD("  %s REPLAY %s (%zu/%zu)", g->sep, at, u->replay->ordinal, u->replay->nsnaps);
+    } else if (u->snap) {
         struct tm t;
         time_t when = model_scan_time(&u->snap->model).tv_sec;
         localtime_r(&when, &t);
         strftime(tm, sizeof(tm), "%H:%M:%S", &t);
     }
-    ADD("  %s scan %s", g->sep, tm);
-    if (u->snap)
+    if (!u->replay)
+        ADD("  %s scan %s", g->sep, tm);
+    if (u->snap && !u->replay)
         ADD(" (%.0f ms)", model_scan_duration(&u->snap->model) * 1000);
     if (u->stalled)
         ADD("  STALE");
@@ -394,11 +404,18 @@ int dash_draw_top(struct ui *u, int max_lines)
 
 static void draw_hints(struct ui *u, int y)
 {
-    static const char *const hints[][2] = {
+    static const char *const live[][2] = {
         {"F1", "Help"}, {"n", "Node"},   {"/", "Filter"}, {"t", "Tree"},     {"p", "Procs"},
         {"s", "Sort"},  {"b", "Budget"}, {"Enter", "Info"}, {"Space", "Mark"},
         {"Z", "Pause"}, {"r", "Rescan"}, {"q", "Quit"},
     };
+    static const char *const replay[][2] = {
+        {"F1", "Help"}, {"[]", "Step"}, {"{}", "Event"}, {"g", "Go to"}, {"n", "Node"},
+        {"/", "Filter"}, {"t", "Tree"}, {"p", "Procs"},  {"b", "Budget"}, {"Enter", "Info"},
+        {"s", "Sort"},  {"q", "Quit"},
+    };
+    _Static_assert(sizeof(live) == sizeof(replay), "one count of hints");
+    const char *const(*hints)[2] = u->replay ? replay : live;
     attr_t st = term_attr(THEME_status), key = term_attr(THEME_help_key);
     term_fill(y, 0, COLS, st);
     if (u->filtering) {
@@ -414,8 +431,8 @@ static void draw_hints(struct ui *u, int y)
         return;
     }
     /* The last hint (quit) always shows; the others as long as they fit. */
-    size_t n = sizeof(hints) / sizeof(hints[0]);
-    int w[sizeof(hints) / sizeof(hints[0])], room = COLS;
+    size_t n = sizeof(live) / sizeof(live[0]);
+    int w[sizeof(live) / sizeof(live[0])], room = COLS;
     for (size_t i = 0; i < n; i++)
         w[i] = term_width(hints[i][0]) + term_width(hints[i][1]) + 1;
     room -= w[n - 1];

@@ -15,6 +15,7 @@
 
 #include "config/config.h"
 #include "demo/demo.h"
+#include "ui/replay.h"
 #include "ui/term.h"
 #include "ui/ui_priv.h"
 #include "util/clock.h"
@@ -220,6 +221,8 @@ int ui_wait_key(struct ui *u)
 
 static void watch_scan(struct ui *u)
 {
+    if (!u->poller)
+        return; /* a replay: no scan */
     double run;
     char where[sizeof(u->stalled_where)];
     bool stalled = poller_stalled(u->poller, &run, where, sizeof(where));
@@ -262,13 +265,13 @@ static void loop(struct ui *u)
         struct pollfd fds[3] = {
             {STDIN_FILENO, POLLIN, 0},
             {term_signal_fd(), POLLIN, 0},
-            {poller_fd(u->poller), POLLIN, 0},
+            {u->poller ? poller_fd(u->poller) : -1, POLLIN, 0},
         };
-        if (poll(fds, 3, timeout_ms(u)) < 0 && errno != EINTR)
+        if (poll(fds, u->poller ? 3 : 2, timeout_ms(u)) < 0 && errno != EINTR)
             break;
         if (fds[1].revents)
             on_signals(u);
-        if (fds[2].revents) {
+        if (u->poller && fds[2].revents) {
             poller_drain(u->poller);
             intake(u);
         }
@@ -281,6 +284,46 @@ static void loop(struct ui *u)
                 keys_handle(u, k);
         }
     }
+}
+
+/* A replay: the recording r from its first snapshot, no scan, no system
+ * (nothing of the running machine is read or acted on). */
+static int run_replay(const struct ui_settings *set, struct replay *r, struct snap *first)
+{
+    struct ui u;
+    memset(&u, 0, sizeof(u));
+    u.set = set;
+    u.view = set->cfg.view;
+    u.sort = set->cfg.sort;
+    u.reverse = set->cfg.sort_reverse;
+    u.dirty = true;
+    u.node = set->all;
+    u.spark_tick = -1;
+    u.sys.proc = u.sys.host = u.sys.root = -1;
+    u.replay = r;
+    history_init(&u.hist, (size_t)(HISTORY_S / set->cfg.gauge_interval_s) + 1);
+    replay_show(&u, first, r->shown, false);
+    if (r->ix.nwarnings)
+        ui_message(&u, THEME_warning, "%s%s", r->ix.warnings[0],
+                   r->ix.nwarnings > 1 ? " (and more damage)" : "");
+    char err[256];
+    if (term_start(&set->theme, set->cfg.color, set->cfg.ascii, err, sizeof(err)) != 0) {
+        fprintf(stderr, "shmwatch replay: %s\n", err);
+        snap_free(u.snap);
+        gauges_free(&u.gauges);
+        history_free(&u.hist);
+        free(u.rows);
+        return 1;
+    }
+    loop(&u);
+    term_stop();
+    snap_free(u.snap);
+    gauges_free(&u.gauges);
+    history_free(&u.hist);
+    free(u.rows);
+    keyset_clear(&u.collapsed);
+    keyset_clear(&u.marked);
+    return 0;
 }
 
 static int run(const struct ui_settings *set)
@@ -355,11 +398,39 @@ int ui_main(const struct ui_flags *f, const struct config *cfg)
     setlocale(LC_CTYPE, ""); /* wide characters; numbers stay in the C locale */
     struct ui_settings set;
     char *err = NULL;
+    struct ui_flags flags = *f;
+    struct replay *r = NULL;
+    struct snap *first = NULL;
+    if (f->replay_dir) {
+        char why[512];
+        if (replay_open(f->replay_dir, f->replay_at_set, f->replay_at, &r, &first, why,
+                        sizeof(why)) != 0) {
+            fprintf(stderr, "shmwatch replay: %s\n", why); /* names escaped in it */
+            return 1;
+        }
+        if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+            fputs("shmwatch replay: the dashboard needs a terminal\n", stderr);
+            snap_free(first);
+            replay_close(r);
+            return 2;
+        }
+        /* A recording of the node view replays as one (n switches). */
+        flags.all = model_node(&first->model)->all;
+        f = &flags;
+    }
     if (ui_settings_load(f, cfg, &set, &err) != 0) {
         fprintf(stderr, "shmwatch: %s\n", err);
         free(err);
         ui_settings_free(&set);
+        snap_free(first);
+        replay_close(r);
         return 2;
+    }
+    if (r) {
+        int rc = run_replay(&set, r, first);
+        replay_close(r);
+        ui_settings_free(&set);
+        return rc;
     }
     struct demo demo;
     if (set.demo) {

@@ -62,7 +62,8 @@ enum ui_page { PAGE_NONE, PAGE_HELP, PAGE_BUDGET, PAGE_DETAILS };
 struct ui {
     struct sysroot sys; /* the system watched: the scans read it, the actions act in it */
     const struct ui_settings *set;
-    struct poller *poller;
+    struct poller *poller; /* NULL in a replay */
+    struct replay *replay; /* shmwatch replay: the recording shown (ui/replay.h), else NULL */
     struct snap *snap;    /* what is shown; NULL until the first scan */
     struct gauges gauges; /* newest statvfs readings */
     struct history hist;

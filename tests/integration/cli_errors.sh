@@ -212,6 +212,18 @@ expect_line 2 "shmwatch plan: unknown dtype 'long64' (known: float32, float64, f
     plan --batch-size 8 --sample-shape 3x8x8,1:long64 --workers 2
 expect_line 2 "shmwatch plan: unknown dtype 'float7' (known: float32, float64, float16, bfloat16, uint8, int8, int16, int32, int64, bool)" \
     plan --batch-size 8 --sample-shape 3x8x8:uint8 --workers 2 --dtype float7
+expect_line 2 "shmwatch replay: unknown option '--all' (see shmwatch replay --help)" replay --all
+expect_line 2 "shmwatch replay: --dir needs a value (see shmwatch replay --help)" replay --dir
+expect_line 2 "shmwatch replay: unexpected argument 'extra' (see shmwatch replay --help)" replay extra
+expect_line 2 "shmwatch replay: --at: '3 a.m.\\e[2J' is not a time: RFC 3339 (2026-12-05T03:12:07Z), HH:MM[:SS] today or -DUR ago (-10m) (see shmwatch replay --help)" \
+    replay --at $'3 a.m.\e[2J'
+expect_line 2 "shmwatch replay: --at: '25:00' is not a time: RFC 3339 (2026-12-05T03:12:07Z), HH:MM[:SS] today or -DUR ago (-10m) (see shmwatch replay --help)" \
+    replay --at 25:00
+expect_line 1 "shmwatch replay: cannot read the recording /nonexistent\\n\\e[31m: No such file or directory" \
+    replay --dir $'/nonexistent\n\e[31m'
+mkdir -p "$SHMTEST_TMP/empty-recording"
+expect_line 1 "shmwatch replay: $SHMTEST_TMP/empty-recording: nothing recorded (no YYYYMMDDTHHMMSSZ.jsonl files)" \
+    replay --dir "$SHMTEST_TMP/empty-recording"
 
 # A full /dev/shm: every output still works and says so.
 dd if=/dev/zero of=/dev/shm/filler bs=1M count=80 2>/dev/null || true

@@ -38,7 +38,7 @@ zsh_opts() {
     fi | grep -o -- "--[a-z][a-z-]*" | sort -u
 }
 
-for cmd in main clean reap plan why; do
+for cmd in main clean reap plan replay why; do
     case $cmd in
     main) src="shmwatch --help" label='*' ;;
     *) src="shmwatch $cmd --help" label=$cmd ;;
@@ -64,6 +64,9 @@ assert_eq "$(complete_line shmwatch --pro | sort | tr '\n' ' ')" "--prometheus -
 assert_eq "$(complete_line shmwatch cl)" "clean" "bash completes the subcommand clean"
 assert_eq "$(complete_line shmwatch clean --all- | tr '\n' ' ')" "--all-unheld " "bash completes clean's options"
 assert_eq "$(complete_line shmwatch plan --dtype bf)" "bfloat16" "bash completes plan's dtypes"
+assert_eq "$(complete_line shmwatch rep)" "replay" "bash completes the subcommand replay"
+assert_eq "$(complete_line shmwatch replay --a | sort | tr '\n' ' ')" "--ascii --at " \
+    "bash completes replay's options"
 mkdir -p "$SHMTEST_TMP/cfg/shmwatch/themes"
 cp "$SRCDIR/themes/light.yaml" "$SHMTEST_TMP/cfg/shmwatch/themes/mine.yaml"
 XDG_CONFIG_HOME=$SHMTEST_TMP/cfg complete_line shmwatch --theme m | grep -qx mine ||

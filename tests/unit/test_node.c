@@ -9,6 +9,7 @@
 #include "testutil.h"
 #include "fake_scene.h"
 #include "model/model.h"
+#include "model/snapload.h"
 #include "report/report.h"
 #include "util/xalloc.h"
 
@@ -371,6 +372,42 @@ static void test_single_world(void **state)
     free(s);
 }
 
+/* The node view's snapshot read back (model/snapload.c, as replay reads a
+ * recording): its containers, each mount's owner and budget, each process's
+ * and group's container, and written again the same text. */
+static void test_snapshot_read_back(void **state)
+{
+    struct fake_fixture *f = *state;
+    report_json(&f->out, &f->m);
+    char err[256];
+    struct jd *doc = jd_parse(f->out.data, f->out.len, err, sizeof(err));
+    assert_non_null(doc);
+    struct scan s;
+    struct model m;
+    assert_int_equal(snapload_build(doc, &s, &m, err, sizeof(err)), 0);
+    const struct scan_node *n = model_node(&m);
+    assert_true(n->all);
+    assert_int_equal(n->nctrs, 2);
+    assert_string_equal(n->ctrs[1].info.name, EVIL);
+    assert_int_equal(n->ctrs[1].info.runtime, RUNTIME_CONTAINERD);
+    assert_true(node_owner_index(n, 0) == NODE_HOST);
+    assert_int_equal(node_owner_index(n, 1), 0);
+    assert_int_equal(node_owner_index(n, 2), 1);
+    assert_string_equal(model_mount_cgroup(&m, 2)->path, "/kubepods/pod0d1c2b3a/" ID_B);
+    assert_false(model_mount_seen_by(&m, 1, NODE_HOST));
+    assert_true(model_mount_seen_by(&m, 1, 0));
+    assert_int_equal(model_proc_ctr(&m, model_scan_proc(&m, 201)), 1);
+    assert_int_equal(model_find_group(&m, 100)->ctr, 0);
+    struct buf again;
+    buf_init(&again);
+    report_json(&again, &m);
+    assert_string_equal(again.data, f->out.data);
+    buf_free(&again);
+    model_free(&m);
+    scan_free(&s);
+    jd_free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +420,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_inode_figures, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_shared_mount_owner, setup, fake_fixture_teardown),
         cmocka_unit_test(test_single_world),
+        cmocka_unit_test_setup_teardown(test_snapshot_read_back, setup, fake_fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

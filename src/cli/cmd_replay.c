@@ -1,0 +1,55 @@
+/* shmwatch replay: the dashboard on a recording (ui/replay.h). The command
+ * line is read here; the recording is opened by the dashboard, which says
+ * in one line why it cannot be shown. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cli/options.h"
+#include "cli/settings.h"
+#include "cli/subcommands.h"
+#include "store/store.h"
+#include "store/when.h"
+#include "ui/ui.h"
+
+int cmd_replay(int argc, char **argv)
+{
+    struct options o;
+    int prc;
+    if (!usage_parse(CLI_REPLAY, argc, argv, &o, &prc))
+        return prc;
+    struct ui_flags uf = {.theme_given = o.theme != NULL};
+    if (o.at) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        if (!when_parse(o.at, (double)now.tv_sec + now.tv_nsec / 1e9, &uf.replay_at)) {
+            int rc = usage_error("replay",
+                                 "--at: '%s' is not a time: RFC 3339 (2026-12-05T03:12:07Z), "
+                                 "HH:MM[:SS] today or -DUR ago (-10m)",
+                                 o.at);
+            options_free(&o);
+            return rc;
+        }
+        uf.replay_at_set = true;
+    }
+    char dir[4096];
+    uf.replay_dir = o.dir ? o.dir : store_default_dir(dir, sizeof(dir));
+    if (!uf.replay_dir) {
+        options_free(&o);
+        return usage_error("replay", "no default recording directory (HOME is not set): "
+                                     "give --dir");
+    }
+    struct config cfg;
+    char *err = NULL;
+    if (settings_load(&o, &cfg, &err) != 0) {
+        fprintf(stderr, "shmwatch replay: %s\n", err);
+        free(err);
+        config_free(&cfg);
+        options_free(&o);
+        return 2;
+    }
+    int rc = ui_main(&uf, &cfg);
+    config_free(&cfg);
+    options_free(&o);
+    return rc;
+}

@@ -1,0 +1,58 @@
+/* The times replay takes (store/when.h). */
+#include "store/when.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "store/store.h"
+#include "util/units.h"
+
+/* "HH:MM" or "HH:MM:SS" of the local day of now. */
+static bool clock_today(const char *s, double now, double *t)
+{
+    int h, m, sec = 0, used = 0;
+    size_t len = strlen(s);
+    if (len == 5) {
+        if (sscanf(s, "%2d:%2d%n", &h, &m, &used) != 2)
+            return false;
+    } else if (len == 8) {
+        if (sscanf(s, "%2d:%2d:%2d%n", &h, &m, &sec, &used) != 3)
+            return false;
+    } else {
+        return false;
+    }
+    for (size_t i = 0; i < len; i++)
+        if ((i == 2 || i == 5) ? s[i] != ':' : (s[i] < '0' || s[i] > '9'))
+            return false;
+    if ((size_t)used != len || h > 23 || m > 59 || sec > 59)
+        return false;
+    time_t day = (time_t)now;
+    struct tm tm;
+    localtime_r(&day, &tm);
+    tm.tm_hour = h;
+    tm.tm_min = m;
+    tm.tm_sec = sec;
+    tm.tm_isdst = -1; /* as the day has it */
+    time_t when = mktime(&tm);
+    if (when == (time_t)-1)
+        return false;
+    *t = (double)when;
+    return true;
+}
+
+bool when_parse(const char *s, double now, double *t)
+{
+    if (!s || !*s)
+        return false;
+    if (s[0] == '-') {
+        double ago;
+        if (!parse_duration(s + 1, &ago) || ago < 0)
+            return false;
+        *t = now - ago;
+        return true;
+    }
+    if (strlen(s) > 10 && s[4] == '-')
+        return store_parse_time(s, t);
+    return clock_today(s, now, t);
+}

@@ -1,0 +1,61 @@
+/* The dashboard on a recording (`shmwatch replay`): in place of the
+ * poller's scans, the snapshots of a store (store/store.h), each read back
+ * into a scan and its model (model/snapload.h) when it is shown, so that the
+ * same screens draw it. One snapshot is read per step: the store's index
+ * says where each record is, and only the line shown is parsed. */
+#ifndef SHMWATCH_UI_REPLAY_H
+#define SHMWATCH_UI_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "store/store.h"
+#include "ui/poller.h"
+
+struct replay {
+    struct store_index ix;
+    size_t shown; /* the snapshot on screen (an index into ix.items) */
+    size_t pos;   /* where the steps start from: the snapshot shown, or the
+                   * event jumped to last */
+    size_t nsnaps; /* snapshots in the index */
+    size_t ordinal; /* the shown one's place among them, from 1 */
+};
+
+/* Opens the recording in dir at time at (Unix seconds; at_set false: its
+ * newest snapshot) and reads that snapshot into *first. 0, or 1 with a
+ * one-line reason in err: no such directory, nothing recorded, no
+ * snapshot, none at that time, a snapshot that cannot be read. */
+int replay_open(const char *dir, bool at_set, double at, struct replay **out, struct snap **first,
+                char *err, size_t n);
+void replay_close(struct replay *r);
+
+/* Reads snapshot entry i into a new snap (its scan and model), NULL with
+ * the reason in err. */
+struct snap *replay_read(const struct replay *r, size_t i, char *err, size_t n);
+
+/* The entry a move lands on, SIZE_MAX when there is none that way:
+ * the next (dir 1) or previous (-1) snapshot from the one shown; the next or
+ * previous event from pos; the snapshot shown for an event (the first one
+ * after it: the moment after, else the last one before it); the last
+ * snapshot at or before t (the first when t is earlier). */
+size_t replay_next_snapshot(const struct replay *r, int dir);
+size_t replay_next_event(const struct replay *r, int dir);
+size_t replay_snapshot_for(const struct replay *r, size_t event);
+size_t replay_snapshot_at(const struct replay *r, double t);
+
+struct ui;
+/* Puts s (snapshot entry i, read with replay_read) on u's screens: its
+ * gauges at the recorded time, the rows. onward: one step forward from the
+ * snapshot shown, whose fill history then goes on (else it begins again). */
+void replay_show(struct ui *u, struct snap *s, size_t entry, bool onward);
+
+/* One line about event entry i for the status line ("exit of pid 42
+ * (pt_data_worker, worker of 40): SIGBUS at 03:12:07"), raw text that may
+ * quote names: escape it before it reaches the terminal. */
+void replay_event_line(const struct replay *r, size_t i, char *dst, size_t n);
+
+/* The time of entry i as the title shows it ("2026-12-05 03:12:07", local
+ * time). */
+void replay_time_text(const struct replay *r, size_t i, char *dst, size_t n);
+
+#endif
