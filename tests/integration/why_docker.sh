@@ -42,7 +42,7 @@ ok "container trainer ($ID) runs, its init is host pid $CPID"
 
 record_start --all --interval 0.5
 record_wait "r.get('schema') == 1 and any(c['name'] == 'trainer' for m in r['mounts'] for c in m['containers']) and any(s['name'] == 'batch' and s['alloc_bytes'] >= 32 << 20 for s in r['segments'])" 60 ||
-    fail "the recording never showed trainer's /dev/shm with the 32 MiB written: $(tail -n 3 "$RECORD_ERR")"
+    fail "the recording never showed trainer's /dev/shm with the 32 MiB written: $(tail -n 3 "$RECORD_ERR"); $(record_last); in the container: $(dk exec trainer sh -c 'ls -l /dev/shm; cat /tmp/status' 2>&1 | tr '\n' ' ')"
 WRITER=$(/usr/bin/python3 - "$RECORD_DIR" <<'PY'
 import glob, json, sys
 for f in sorted(glob.glob(sys.argv[1] + "/*.jsonl")):

@@ -48,6 +48,27 @@ for line in sys.stdin:
 sys.exit(1)' "$1"
 }
 
+# record_last: the last snapshot of the store in one line: its mounts (path,
+# containers) and segments (name, bytes, mount), for a failure's message.
+record_last() {
+    cat "$RECORD_DIR"/*.jsonl 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+last = None
+for line in sys.stdin:
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    if r.get("schema") == 1:
+        last = r
+if last is None:
+    print("no snapshot")
+else:
+    print("mounts:", [(m.get("path"), m.get("id"), [c.get("name") for c in m.get("containers") or []]) for m in last["mounts"]],
+          "segments:", [(s.get("name"), s.get("alloc_bytes"), s.get("mount_id")) for s in last["segments"]][:20],
+          "warnings:", last.get("warnings", [])[:5])'
+}
+
 # record_wait PYEXPR TIMEOUT: waits until record_has PYEXPR.
 record_wait() {
     wait_for "record_has \"$1\"" "${2:-20}"
