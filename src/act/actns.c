@@ -9,35 +9,22 @@
 #include <unistd.h>
 
 #include "collect/containers.h"
+#include "collect/nsmap.h"
 #include "util/beneath.h"
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
-/* The inode of pid's mount namespace ("mnt:[4026531840]"), 0 when unknown. */
-static unsigned long read_mntns(int proc, pid_t pid)
-{
-    char name[48], link[64];
-    snprintf(name, sizeof(name), "%d/ns/mnt", (int)pid);
-    ssize_t n = readlinkat(proc, name, link, sizeof(link) - 1);
-    if (n <= 0)
-        return 0;
-    link[n] = '\0';
-    unsigned long ino = 0;
-    return sscanf(link, "mnt:[%lu]", &ino) == 1 ? ino : 0;
-}
-
 /* The uid_map of pid's user namespace into ns (actns_maps_uid). A map that
  * cannot be read or parsed maps everything only when pid shares the
  * watcher's user namespace; else nothing. */
 static void read_uids(struct actns *ns, int proc, pid_t pid)
 {
-    char name[48], own[64], theirs[64];
+    char name[48];
     snprintf(name, sizeof(name), "%d/ns/user", (int)pid);
-    ssize_t a = readlinkat(proc, "self/ns/user", own, sizeof(own) - 1);
-    ssize_t b = readlinkat(proc, name, theirs, sizeof(theirs) - 1);
-    if (a > 0 && b > 0 && a == b && memcmp(own, theirs, (size_t)a) == 0) {
+    unsigned long own = nsmap_link(proc, "self/ns/user");
+    if (own && own == nsmap_link(proc, name)) {
         ns->all_uids = true; /* the watcher's own user namespace */
         return;
     }
@@ -98,61 +85,21 @@ int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned
                const char *label)
 {
     memset(ns, 0, sizeof(*ns));
-    int rc = sysroot_open_pid(&ns->root, host, pid);
-    if (rc == 0 && start && ns->root.pid_start != start) {
-        sysroot_close(&ns->root);
-        rc = -ESRCH;
-    }
-    if (rc < 0) {
-        ns->root.pid = pid; /* closed: named, never alive */
-        ns->open_err = rc == -ESRCH ? 0 : rc;
+    int rc = sysroot_pin(&ns->root, host, pid, start);
+    if (rc < 0) { /* closed: named, never alive */
         ns->label = label ? xstrdup(label) : str_printf("pid %d", (int)pid);
         return rc;
     }
-    ns->mntns = read_mntns(ns->root.proc, pid);
+    char link[32];
+    snprintf(link, sizeof(link), "%d/ns/mnt", (int)pid);
+    ns->mntns = nsmap_link(ns->root.proc, link);
     read_uids(ns, ns->root.proc, pid);
     ns->label = label ? xstrdup(label) : lookup_label(&ns->root);
     return 0;
 }
 
-void actns_keep_closed_if_short(struct actns *ns, const struct sysroot *host)
-{
-    if (ns->root.root < 0 || sysroot_fd_room(&ns->root))
-        return;
-    /* No room to keep it open: pinned by (pid, start), re-opened for each
-     * check (reopen). */
-    pid_t pid = ns->root.pid;
-    unsigned long long pinned = ns->root.pid_start;
-    sysroot_close(&ns->root);
-    ns->root.pid = pid;
-    ns->root.pid_start = pinned;
-    ns->host = host;
-}
-
-/* A view kept closed, opened again into *tmp: 0 when its holder is still
- * the process it was pinned to, else -ESRCH or -errno (tmp closed). */
-static int reopen(const struct actns *ns, struct sysroot *tmp)
-{
-    int rc = sysroot_open_pid(tmp, ns->host, ns->root.pid);
-    if (rc == 0 && tmp->pid_start != ns->root.pid_start)
-        rc = -ESRCH;
-    if (rc < 0)
-        sysroot_close(tmp);
-    return rc;
-}
-
 int actns_check(const struct actns *ns)
 {
-    if (ns->host) {
-        struct sysroot tmp;
-        int rc = reopen(ns, &tmp);
-        if (rc < 0)
-            return rc == -ESRCH || rc == -ENOENT ? 0 : rc;
-        sysroot_close(&tmp);
-        return 1;
-    }
-    if (ns->root.root < 0)
-        return ns->open_err; /* never opened: its end, or why not */
     return sysroot_pid_check(&ns->root);
 }
 
@@ -165,23 +112,21 @@ int actns_opendir(const struct actns *ns, const char *path)
 {
     if (path[0] != '/')
         return -EINVAL;
-    if (ns->host) {
-        struct sysroot tmp;
-        int rc = reopen(ns, &tmp);
-        if (rc < 0)
-            return rc;
-        int fd = open_beneath(tmp.root, path, O_RDONLY | O_DIRECTORY);
-        /* The holder still the pinned one once the directory is open: the
-         * root walked was that process's. */
-        int live = fd >= 0 ? sysroot_pid_check(&tmp) : 1;
+    struct sysroot tmp;
+    const struct sysroot *r;
+    int fd = sysroot_use(&ns->root, &tmp, &r);
+    if (fd == 0) {
+        fd = open_beneath(r->root, path, O_RDONLY | O_DIRECTORY);
+        /* A view re-opened for this: its holder still the pinned one once
+         * the directory is open, so the root walked was that process's. */
+        int live = fd >= 0 && r == &tmp ? sysroot_pid_check(&tmp) : 1;
         if (live <= 0) {
             close(fd);
             fd = live == 0 ? -ESRCH : live;
         }
-        sysroot_close(&tmp);
-        return fd;
     }
-    return open_beneath(ns->root.root, path, O_RDONLY | O_DIRECTORY);
+    sysroot_close(&tmp);
+    return fd;
 }
 
 char *actns_where(const struct actns *ns)
@@ -199,10 +144,8 @@ void actns_close(struct actns *ns)
     free(ns->label);
     ns->label = NULL;
     ns->mntns = 0;
-    ns->host = NULL;
     free(ns->uids);
     ns->uids = NULL;
     ns->nuids = 0;
     ns->all_uids = false;
-    ns->open_err = 0;
 }

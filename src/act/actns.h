@@ -18,18 +18,12 @@
 #include "util/sysroot.h"
 
 struct actns {
-    struct sysroot root; /* sysroot_open_pid on the holder */
+    struct sysroot root; /* sysroot_pin on the holder: kept closed for want
+                          * of fds when actviews spares it (sysroot_spare) */
     unsigned long mntns; /* the holder's mount namespace (inode), 0 when unknown:
                           * the processes an action there may signal */
     char *label;         /* the container's name, else its short id, else
                           * "pid N": raw bytes, escaped when written */
-    /* Set when the view was opened, pinned, and closed again because the
-     * process's fd limit had no room to keep it (util/sysroot.h,
-     * sysroot_fd_room: a node of hundreds of containers under a low
-     * `ulimit -n`): root keeps only pid and pid_start, and each check
-     * re-opens it through host (which must outlive the view), refused
-     * unless the holder is still the process of that start time. */
-    const struct sysroot *host;
     /* The holder's user namespace's uid_map, as host uid ranges [start,
      * start + count): the owners whose files the container itself could
      * have made. Read when opened; all_uids set when the holder shares
@@ -40,12 +34,9 @@ struct actns {
     } *uids;
     size_t nuids;
     bool all_uids;
-    int open_err; /* actns_open's -errno when it failed for another reason
-                   * than the holder's end (-EMFILE: out of fds), else 0:
-                   * such a view is refused, never said to have exited */
 };
 
-/* Opens the view of pid through host (sysroot_open_pid). start: the start
+/* Opens the view of pid through host (sysroot_pin). start: the start
  * time the scan saw for pid, 0 when not known; another one is -ESRCH (the
  * pid is another process's now). label: how to name it (NULL: looked up,
  * actns_label of the container pid is in as the host's runtimes know it).
@@ -54,28 +45,19 @@ struct actns {
 int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned long long start,
                const char *label);
 
-/* An open view whose fds are past half of the fd limit (util/sysroot.h,
- * sysroot_fd_room) is closed and kept pinned instead (host, above), so
- * that hundreds of views (the node view's) do not use up the fds. host
- * must outlive the view. Only for views used through actns_alive and
- * actns_opendir (never one whose root a scan reads). */
-void actns_keep_closed_if_short(struct actns *ns, const struct sysroot *host);
-
 /* How a container is named in plans, results and the log: its name, else
  * its id's first 12 digits, else "pid N" (ci NULL: not in a container). A
  * new string, raw bytes. */
 struct container_info;
 char *actns_label(const struct container_info *ci, pid_t pid);
 
-/* True while the view is open (or re-opens, when it is kept closed) and its
- * holder is the process it was opened on. */
-bool actns_alive(const struct actns *ns);
-
-/* The same with its third answer (util/sysroot.h, sysroot_pid_check): 1
- * alive, 0 when the holder has exited (or its pid is another's, or the
- * view was never opened because it had), -errno when it cannot be told
- * (out of fds or memory): refused as well, but not "exited". */
+/* Whether the view's holder is still the process it was opened on
+ * (util/sysroot.h, sysroot_pid_check): 1 alive, 0 when it has exited (or
+ * its pid is another's, or the view was never opened because it had),
+ * -errno when it cannot be told (out of fds or memory): refused as well,
+ * but not "exited". actns_alive: the answer is 1. */
 int actns_check(const struct actns *ns);
+bool actns_alive(const struct actns *ns);
 
 /* True when the host uid owner is mapped into the view's user namespace: a
  * file of another owner cannot be its container's own (a user's rootless
@@ -85,7 +67,8 @@ int actns_check(const struct actns *ns);
 bool actns_maps_uid(const struct actns *ns, uid_t owner);
 
 /* Opens the directory at path, absolute as the container sees it (a mount
- * point from its mountinfo), below the view's root with util/beneath.h's
+ * point from its mountinfo), below the view's root (sysroot_use: re-opened
+ * when kept closed, refused once its holder has exited) with util/beneath.h's
  * open_beneath: nothing on the way leads out of the container (an absolute
  * link through /proc/PID/root would lead to the host's file of that name),
  * the last component is never a link. Returns the fd, or -errno (-ELOOP or

@@ -38,11 +38,12 @@ static void open_one(struct actns *ns, const struct sysroot *host, pid_t pid,
 {
     if (host->proc >= 0) {
         if (actns_open(ns, host, pid, start, label) == 0)
-            actns_keep_closed_if_short(ns, host);
+            sysroot_spare(&ns->root, host); /* hundreds of them: kept closed when short */
     } else {
         memset(ns, 0, sizeof(*ns));
         ns->root = SYSROOT_NONE;
         ns->root.pid = pid;
+        ns->root.err = -ESRCH;
         ns->label = xstrdup(label);
     }
 }
@@ -63,17 +64,17 @@ void actviews_open_all(struct actviews *v, const struct model *m, const struct s
     }
     v->nmounts = n->nmounts;
     v->mounts = xcalloc(n->nmounts ? n->nmounts : 1, sizeof(*v->mounts));
-    v->mount_open = xcalloc(n->nmounts ? n->nmounts : 1, sizeof(*v->mount_open));
     for (size_t i = 0; i < n->nmounts; i++) {
         const struct node_mount *nm = &n->mounts[i];
+        const struct node_read *at = n->read ? &n->read[i] : NULL;
         v->mounts[i].root = SYSROOT_NONE;
-        if (nm->own || nm->pid <= 0)
+        if (!at || at->own || at->pid <= 0)
             continue; /* the host's view */
-        v->mount_open[i] = true;
         size_t k = nm->owner != NODE_HOST ? nm->owner : nm->nctrs ? nm->ctrs[0] : NODE_HOST;
         char *label = k != NODE_HOST && k < n->nctrs ? actns_label(&n->ctrs[k].info, n->ctrs[k].pid)
-                                                     : actns_label(NULL, nm->pid);
-        open_one(&v->mounts[i], host, nm->pid, nm->pid_start, label);
+                                                     : actns_label(NULL, at->pid);
+        struct sysroot none = SYSROOT_NONE; /* never read through a process: refused */
+        open_one(&v->mounts[i], at->pid_start ? host : &none, at->pid, at->pid_start, label);
         free(label);
     }
     open_one(&v->host, host, getpid(), 0, "host");
@@ -85,7 +86,7 @@ const struct actns *actviews_mount(const struct actviews *v, size_t mount)
     case ACTVIEWS_PID:
         return &v->pid;
     case ACTVIEWS_ALL:
-        return mount < v->nmounts && v->mount_open[mount] ? &v->mounts[mount] : &v->host;
+        return mount < v->nmounts && v->mounts[mount].label ? &v->mounts[mount] : &v->host;
     default:
         return NULL;
     }
@@ -133,9 +134,7 @@ void actviews_close(struct actviews *v)
         actns_close(&v->ctrs[k]);
     free(v->ctrs);
     for (size_t i = 0; i < v->nmounts; i++)
-        if (v->mount_open[i])
-            actns_close(&v->mounts[i]);
+        actns_close(&v->mounts[i]);
     free(v->mounts);
-    free(v->mount_open);
     actviews_own(v);
 }

@@ -26,8 +26,8 @@ struct actviews {
     size_t nctrs;
     struct actns *mounts; /* ACTVIEWS_ALL: per scan->mounts item the watcher's
                            * namespace does not show, the root it was read
-                           * through (collect/node.h), named after its owner */
-    bool *mount_open;
+                           * through (collect/node.h), named after its owner
+                           * (label NULL for the others: the host's view) */
     size_t nmounts;
 };
 

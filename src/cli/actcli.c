@@ -30,15 +30,6 @@ static int open_target(struct actcli *a, pid_t pid)
     return 0;
 }
 
-bool actcli_parse_pid(const char *s, pid_t *out)
-{
-    long long v;
-    if (!parse_int(s, 1, 0x7fffffff, &v))
-        return false;
-    *out = (pid_t)v;
-    return true;
-}
-
 /* Scans through sys as the snapshots do, watched by the stall limit: a scan
  * that has not ended by then is said and the program exits at once, with
  * nothing done. Returns 0 (a->scan filled), or 1 said on stderr. */

@@ -38,9 +38,6 @@ int actcli_scan(struct actcli *a, const struct options *o);
  * world): what model_mount then says of them. */
 void actcli_refresh_mounts(struct actcli *a);
 
-/* --pid's value: a process id (1 and up). */
-bool actcli_parse_pid(const char *s, pid_t *out);
-
 /* How the plan is carried out. */
 enum actcli_mode { ACTCLI_ACT, ACTCLI_DRY };
 

@@ -123,9 +123,7 @@ struct mount_use {
  * exited and its pid is reused. False when it cannot be measured there. */
 static bool used_in(const struct actns *ns, const struct shm_mount *mt, uint64_t *used)
 {
-    if (!actns_alive(ns))
-        return false;
-    int fd = actns_opendir(ns, mt->path);
+    int fd = actns_opendir(ns, mt->path); /* refused once the container has exited */
     if (fd < 0)
         return false;
     struct stat st;

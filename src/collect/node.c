@@ -4,13 +4,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -23,8 +21,6 @@
 
 /* Members of a namespace remembered, to try another when one exits. */
 enum { NODE_MEMBERS = 4 };
-/* Roots kept open from node_discover to node_files_finish (3 fds each). */
-enum { NODE_ROOTS_KEPT = 128 };
 
 /* One distinct mount namespace whose mountinfo was read before the walk. */
 struct node_ns {
@@ -170,18 +166,15 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                 }
                 if (fd >= 0)
                     close(fd);
-                unsigned long long start = r.pid_start;
-                if (rc == 0 && n->nroots < NODE_ROOTS_KEPT && sysroot_fd_room(&r))
-                    *keep = r; /* the listing goes through it (mount_root) */
-                else
-                    sysroot_close(&r);
-                r.pid_start = start;
                 if (rc == 0) {
                     mounts_set_statvfs(m, &sv);
                     via->pid = ns->members[k];
                     via->pid_start = r.pid_start;
+                    sysroot_spare(&r, host); /* the listing goes through it (mount_root) */
+                    *keep = r;
                     return 0;
                 }
+                sysroot_close(&r);
             }
             if (rc != -ESRCH && rc != -ENOENT && first_err == -ESRCH)
                 first_err = rc;
@@ -318,7 +311,8 @@ static void add_mount(struct scan_node *n, struct cand *c, const struct shm_moun
     x->dev = c->dev;
     if (rc < 0) {
         x->stat_err = -rc;
-        via.pid = n->ns[c->ns[0]].members[0];
+        via.pid = keep.pid = n->ns[c->ns[0]].members[0];
+        keep.err = -ESRCH; /* never listed, refreshed or acted through */
     }
     /* Listed below the root of via.pid, or below the watcher's own root
      * when its namespace shows the mount. */
@@ -362,16 +356,13 @@ static void warn_unread(const struct scan_node *n, struct warnings *w)
                  "the mountinfo of %zu mount %s is longer than %u MiB: the shm mounts listed "
                  "past that are not shown",
                  n->cut, n->cut == 1 ? "namespace" : "namespaces", (unsigned)READ_TEXT_MAX >> 20);
-    if (n->unreadable && geteuid() != 0)
-        warn_add(w,
-                 "the mount namespaces of %zu %s could not be read (not permitted): their shm "
-                 "mounts are not shown (run as root to see every container)",
-                 n->unreadable, n->unreadable == 1 ? "process" : "processes");
-    else if (n->unreadable) /* as holders_warn_denied: more privileged than this root */
-        warn_add(w,
-                 "the mount namespaces of %zu %s could not be read, even as root (not permitted: "
-                 "more privileged than this shmwatch): their shm mounts are not shown",
-                 n->unreadable, n->unreadable == 1 ? "process" : "processes");
+    if (n->unreadable) /* as root, as holders_warn_denied: more privileged than this root */
+        warn_add(w, "the mount namespaces of %zu %s could not be read%s", n->unreadable,
+                 n->unreadable == 1 ? "process" : "processes",
+                 geteuid() != 0 ? " (not permitted): their shm mounts are not shown (run as root "
+                                  "to see every container)"
+                                : ", even as root (not permitted: more privileged than this "
+                                  "shmwatch): their shm mounts are not shown");
 }
 
 void node_discover(struct scan_node *n, const struct sysroot *sys, const pid_t *pids, size_t npids,
@@ -400,34 +391,17 @@ void node_facts(const struct scan_node *n, struct nsmap *map)
 }
 
 /* The root mount i was read through: sys itself when the watcher's own
- * namespace shows it, else *tmp opened on the same process (0), or -ESRCH
- * when that process has exited or its pid is another's. */
+ * namespace shows it, else its pinned view (sysroot_use: re-opened into
+ * *tmp when kept closed), or -ESRCH when that process has exited or its
+ * pid is another's. */
 static int mount_root(const struct scan_node *n, const struct sysroot *sys, size_t i,
                       struct sysroot *tmp, const struct sysroot **out)
 {
     *tmp = SYSROOT_NONE;
-    if (!n->read || n->read[i].own) {
-        *out = sys;
+    *out = sys;
+    if (!n->read || n->read[i].own)
         return 0;
-    }
-    if (i < n->nroots && n->roots[i].proc >= 0) {
-        /* Kept since its size was read: the same root, if the same process
-         * still lives (a re-open would refuse it otherwise). */
-        int live = sysroot_pid_check(&n->roots[i]);
-        if (live <= 0)
-            return live == 0 ? -ESRCH : live; /* out of fds: not an exit */
-        *out = &n->roots[i];
-        return 0;
-    }
-    int rc = sysroot_open_pid(tmp, sys, n->read[i].pid);
-    if (rc == 0 && tmp->pid_start != n->read[i].pid_start)
-        rc = -ESRCH;
-    if (rc < 0) {
-        sysroot_close(tmp);
-        return rc;
-    }
-    *out = tmp;
-    return 0;
+    return i < n->nroots ? sysroot_use(&n->roots[i], tmp, out) : -ESRCH;
 }
 
 void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
@@ -443,16 +417,12 @@ void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
         struct sysroot tmp;
         const struct sysroot *r;
         int rc = mount_root(n, sys, i, &tmp, &r);
-        if (rc == -ESRCH || rc == -ENOENT) {
-            warn_add(w, "%s (device %u:%u): not listed, its process %d has exited",
-                     ml->items[i].path, major(ml->items[i].dev), minor(ml->items[i].dev),
-                     n->read ? (int)n->read[i].pid : 0);
-            continue;
-        }
         if (rc < 0) {
-            warn_add(w, "%s (device %u:%u): not listed, its process %d cannot be read: %s",
-                     ml->items[i].path, major(ml->items[i].dev), minor(ml->items[i].dev),
-                     n->read ? (int)n->read[i].pid : 0, strerror(-rc));
+            bool gone = rc == -ESRCH || rc == -ENOENT;
+            warn_add(w, "%s (device %u:%u): not listed, its process %d %s%s", ml->items[i].path,
+                     major(ml->items[i].dev), minor(ml->items[i].dev),
+                     n->read ? (int)n->read[i].pid : 0, gone ? "has exited" : "cannot be read: ",
+                     gone ? "" : strerror(-rc));
             continue;
         }
         /* The one mount as a list of one: its entries come back as mount 0. */
@@ -522,24 +492,6 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
     *fl = done;
 }
 
-/* node_refresh of mount i alone. */
-static void refresh_one(const struct scan_node *n, const struct sysroot *sys, struct shm_mount *m,
-                        size_t i)
-{
-    struct sysroot tmp;
-    const struct sysroot *r;
-    int rc = mount_root(n, sys, i, &tmp, &r);
-    if (rc == 0) {
-        struct mount_list one = {.items = m, .n = 1, .cap = 1};
-        mounts_refresh(r, &one);
-        sysroot_close(&tmp);
-    } else {
-        m->stat_ok = false;
-        m->stat_err = -rc;
-        m->size = m->used = m->avail = m->inodes = m->inodes_free = 0;
-    }
-}
-
 void node_roots_close(struct scan_node *n)
 {
     for (size_t i = 0; i < n->nroots; i++)
@@ -549,64 +501,29 @@ void node_roots_close(struct scan_node *n)
     n->nroots = 0;
 }
 
-void node_refresh(const struct scan_node *n, const struct sysroot *sys, struct mount_list *ml)
-{
-    for (size_t i = 0; i < ml->n; i++)
-        refresh_one(n, sys, &ml->items[i], i);
-}
-
-static void gauge_close(struct node_gauge *g)
-{
-    if (g->pidfd >= 0)
-        close(g->pidfd);
-    g->pidfd = -1;
-}
-
-/* Opens g for mount i: a pidfd of the process it was read through, kept
- * only when that pid is still the scan's process (same start time) after
- * the pidfd was opened, so the pidfd is that process's. */
-static void gauge_open(struct node_gauge *g, const struct node_read *read, size_t i,
-                       const struct sysroot *sys, const struct shm_mount *m)
-{
-    g->pidfd = -1;
-    g->pid = read[i].pid;
-    g->pid_start = read[i].pid_start;
-    g->dev = m->dev;
-    if (read[i].own || read[i].pid <= 0)
-        return;
-    g->pidfd = (int)syscall(SYS_pidfd_open, read[i].pid, 0);
-    if (g->pidfd < 0)
-        return; /* a kernel before 5.3: refreshed as node_refresh does */
-    if (!fd_in_room(g->pidfd)) {
-        gauge_close(g); /* hundreds of mounts under a low fd limit: the same */
-        return;
-    }
-    struct sysroot probe = *sys;
-    probe.pid = read[i].pid;
-    probe.pid_start = read[i].pid_start;
-    if (!sysroot_pid_alive(&probe))
-        gauge_close(g);
-}
-
 void node_gauges_update(struct node_gauge **g, size_t *ng, const struct node_read *read,
                         const struct sysroot *sys, const struct mount_list *ml)
 {
     struct node_gauge *old = *g;
-    size_t nold = *ng;
     struct node_gauge *now = xcalloc(ml->n ? ml->n : 1, sizeof(*now));
     for (size_t i = 0; i < ml->n; i++) {
-        struct node_gauge *keep = NULL;
-        for (size_t k = 0; read && !read[i].own && k < nold && !keep; k++)
-            if (old[k].pidfd >= 0 && old[k].pid == read[i].pid &&
-                old[k].pid_start == read[i].pid_start && old[k].dev == ml->items[i].dev)
-                keep = &old[k];
-        if (keep) {
-            now[i] = *keep;
-            keep->pidfd = -1;
-        } else if (read) {
-            gauge_open(&now[i], read, i, sys, &ml->items[i]);
-        } else {
-            now[i].pidfd = -1;
+        struct node_gauge *x = &now[i];
+        x->view = SYSROOT_NONE;
+        x->dev = ml->items[i].dev;
+        x->own = read[i].own;
+        for (size_t k = 0; !x->own && k < *ng && !x->view.pid; k++)
+            if (old[k].view.pid == read[i].pid && old[k].view.pid_start == read[i].pid_start &&
+                old[k].dev == x->dev && !old[k].view.err) {
+                x->view = old[k].view;
+                old[k].view = SYSROOT_NONE;
+            }
+        if (x->own || x->view.pid) {
+            continue;
+        } else if (!read[i].pid_start) { /* never read through a process */
+            x->view.pid = read[i].pid;
+            x->view.err = -ESRCH;
+        } else if (sysroot_pin(&x->view, sys, read[i].pid, read[i].pid_start) == 0) {
+            sysroot_spare(&x->view, sys);
         }
     }
     node_gauges_free(g, ng);
@@ -614,42 +531,27 @@ void node_gauges_update(struct node_gauge **g, size_t *ng, const struct node_rea
     *ng = ml->n;
 }
 
-static bool exited(int pidfd)
+void node_gauges_refresh(const struct node_gauge *g, const struct sysroot *sys,
+                         struct mount_list *ml)
 {
-    struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
-    return poll(&pfd, 1, 0) != 0; /* readable: exited; -1: cannot tell */
-}
-
-void node_gauges_refresh(const struct node_gauge *g, const struct node_read *read,
-                         const struct sysroot *sys, struct mount_list *ml)
-{
-    struct scan_node n = {.read = (struct node_read *)read};
     for (size_t i = 0; i < ml->n; i++) {
-        struct shm_mount *m = &ml->items[i];
-        char path[4096];
-        int len = g && g[i].pidfd >= 0 && m->path[0] == '/'
-                      ? snprintf(path, sizeof(path), "%d/root%s", (int)g[i].pid, m->path)
-                      : -1;
-        if (len < 0 || (size_t)len >= sizeof(path) || exited(g[i].pidfd)) {
-            refresh_one(&n, sys, m, i); /* as node_refresh: ESRCH once it has exited */
-            continue;
+        /* Below the root it was read through, and that process checked
+         * again after: its pid is not another's. */
+        struct mount_list one = {.items = &ml->items[i], .n = 1, .cap = 1};
+        struct sysroot tmp;
+        const struct sysroot *r;
+        int rc = sysroot_use(g[i].own ? sys : &g[i].view, &tmp, &r);
+        if (rc == 0) {
+            mounts_refresh(r, &one);
+            rc = sysroot_pid_check(r);
+            rc = rc == 1 ? 0 : rc == 0 ? -ESRCH : rc;
         }
-        /* The path below the process's root, opened and closed at once (no
-         * fd pins a container's mount between scans), and the process
-         * checked again after the open: its pid is not another's. */
-        int fd = openat(sys->proc, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        struct statvfs sv;
-        int err = fd < 0 ? errno : fstatvfs(fd, &sv) != 0 ? errno : 0;
-        if (fd >= 0)
-            close(fd);
-        if (exited(g[i].pidfd)) {
-            refresh_one(&n, sys, m, i);
-        } else if (err) {
+        sysroot_close(&tmp);
+        if (rc < 0) {
+            struct shm_mount *m = &ml->items[i];
             m->stat_ok = false;
-            m->stat_err = err;
+            m->stat_err = -rc;
             m->size = m->used = m->avail = m->inodes = m->inodes_free = 0;
-        } else {
-            mounts_set_statvfs(m, &sv);
         }
     }
 }
@@ -657,7 +559,7 @@ void node_gauges_refresh(const struct node_gauge *g, const struct node_read *rea
 void node_gauges_free(struct node_gauge **g, size_t *ng)
 {
     for (size_t i = 0; *g && i < *ng; i++)
-        gauge_close(&(*g)[i]);
+        sysroot_close(&(*g)[i].view);
     free(*g);
     *g = NULL;
     *ng = 0;
@@ -733,14 +635,8 @@ void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mo
                  const struct mount_list *ml, const struct proc_list *pl, struct warnings *w)
 {
     node_single(n, ml);
-    for (size_t i = 0; i < ml->n; i++) {
+    for (size_t i = 0; i < ml->n; i++)
         n->mounts[i].host_sees = false;
-        if (n->read) {
-            n->mounts[i].pid = n->read[i].pid;
-            n->mounts[i].pid_start = n->read[i].pid_start;
-            n->mounts[i].own = n->read[i].own;
-        }
-    }
     for (size_t k = 0; k < n->nns; k++)
         if (n->ns[k].mntns == n->host_mntns)
             for (size_t i = 0; i < n->ns[k].nmounts; i++)

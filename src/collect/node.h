@@ -55,15 +55,6 @@ struct node_mount {
     size_t owner;   /* whose cgroup and budget it is: NODE_HOST (the host's,
                      * scan->cgroup) or a container's index (node_owner_of) */
     bool host_sees; /* the host's own mount namespace shows it */
-    /* Where it was read (--all): the process through whose root
-     * (/proc/PID/root) its size was read and its directory is listed, with
-     * its start time, so that an action re-opens the same root
-     * (sysroot_open_pid) and refuses when the pid is another process's; and
-     * whether the watcher's own mount namespace shows it (then it is reached
-     * by its path). pid 0 without --all. */
-    pid_t pid;
-    unsigned long long pid_start;
-    bool own;
 };
 
 struct scan_node {
@@ -75,8 +66,13 @@ struct scan_node {
     size_t *proc_ctr;       /* per scan->procs item: its container, or NODE_HOST */
     size_t nprocs;
     unsigned long host_mntns; /* the host's mount namespace (the watcher's), 0 unknown */
-    /* Per mount found by node_discover (indexed like scan->mounts): where it
-     * was read, copied into mounts by node_assign. */
+    /* Per mount found by node_discover (indexed like scan->mounts), NULL
+     * without --all: the process through whose root (/proc/PID/root) its
+     * size was read and its directory is listed, with its start time, so
+     * that the gauges and an action pin the same process (util/sysroot.h,
+     * sysroot_pin) and refuse once its pid is another's (pid_start 0: read
+     * through none); own: the watcher's own mount namespace shows it (then
+     * it is reached by its path). */
     struct node_read {
         pid_t pid;
         unsigned long long pid_start;
@@ -85,11 +81,10 @@ struct scan_node {
         bool btime_ok;
         struct timespec btime; /* birth of its root (statx) */
     } *read;
-    /* Per mount (indexed like read): the root its size was read through,
-     * kept open for the scan's listing (node_files_collect, _finish) and
-     * closed by node_roots_close; root -1 when none is kept (the first
-     * NODE_ROOTS_KEPT mounts only, so that a node of thousands of containers
-     * does not run out of fds: the others are re-opened by pid). */
+    /* Per mount (indexed like read): the view its size was read through
+     * (util/sysroot.h, pinned to that process; kept closed when fds are
+     * short, sysroot_spare), for the scan's listing (node_files_collect,
+     * _finish); closed by node_roots_close. */
     struct sysroot *roots;
     size_t nroots;
     /* The mount namespaces whose mountinfo was read before the walk. */
@@ -133,38 +128,30 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
 /* Closes the roots kept since node_discover (after node_files_finish). */
 void node_roots_close(struct scan_node *n);
 
-/* --all: mounts_refresh (the cheap statvfs poll) of each mount through the
- * root it was read through; a mount whose process has exited (or whose pid
- * is now another's) gets stat_ok false, stat_err ESRCH. After node_assign
- * (it reads mounts[i].pid). */
-void node_refresh(const struct scan_node *n, const struct sysroot *sys, struct mount_list *ml);
-
 /* The dashboard's gauges between scans (--all): per mount read through a
- * process's root, a pidfd of that process, kept from scan to scan while the
- * process (pid and start time) and the device stay the same, so that a
- * refresh is a poll of the pidfd and one open of the path through
- * /proc/PID/root, instead of re-opening that root by pid (two reads of
- * /proc/PID/stat, fd dups). No fd on the mount itself is kept (a pidfd pins
- * no mount). pidfd -1: none (the watcher's own mount, or a kernel without
- * pidfd_open): that mount is refreshed as node_refresh does. */
+ * process's root, a view of that process (util/sysroot.h, sysroot_pin:
+ * its pidfd and start time, kept closed when fds are short), kept from
+ * scan to scan while the process (pid and start time) and the device stay
+ * the same, so that a refresh is a check of the view and one open below
+ * its root. own: the watcher's own mount, refreshed below sys. */
 struct node_gauge {
-    int pidfd;
-    pid_t pid;
-    unsigned long long pid_start;
+    struct sysroot view;
     dev_t dev;
+    bool own;
 };
 
-/* After a scan: *g (*ng items) becomes the handles of ml's mounts (read:
- * that scan's node.read, indexed like ml); handles of the same process,
- * start time and device are kept, the others closed, new ones opened. */
+/* After a scan: *g (*ng items) becomes the views of ml's mounts (read:
+ * that scan's node.read, indexed like ml); views of the same process,
+ * start time and device are kept, the others closed, new ones opened
+ * through sys (which must outlive them). */
 void node_gauges_update(struct node_gauge **g, size_t *ng, const struct node_read *read,
                         const struct sysroot *sys, const struct mount_list *ml);
 
-/* node_refresh through the kept handles (g and read indexed like ml): a
- * mount whose process has exited gets stat_ok false, stat_err ESRCH, as
- * node_refresh gives it. */
-void node_gauges_refresh(const struct node_gauge *g, const struct node_read *read,
-                         const struct sysroot *sys, struct mount_list *ml);
+/* mounts_refresh (the cheap statvfs poll) of each mount through its view
+ * (g indexed like ml); a mount whose process has exited (or whose pid is
+ * now another's) gets stat_ok false, stat_err ESRCH. */
+void node_gauges_refresh(const struct node_gauge *g, const struct sysroot *sys,
+                         struct mount_list *ml);
 
 void node_gauges_free(struct node_gauge **g, size_t *ng);
 

@@ -14,7 +14,6 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/fileio.h"
-#include "util/procstat.h"
 #include "util/xalloc.h"
 
 /* What the watched mountinfo says of each mount's propagation, and when its
@@ -43,24 +42,13 @@ static void mount_facts(const struct sysroot *sys, const struct mountinfo *mi,
     }
 }
 
-int scan_target_identify(const struct sysroot *sys, pid_t pid, unsigned long long *start_ticks)
-{
-    struct procstat st;
-    int rc = procstat_read(sys->proc, pid, &st);
-    if (rc == 0 && (st.state == 'Z' || st.state == 'X'))
-        rc = -ESRCH;
-    if (rc == 0)
-        *start_ticks = st.start_ticks;
-    return rc;
-}
-
 /* Is the watched process still the one first seen? */
 static enum scan_target check_target(const struct sysroot *sys)
 {
     if (sys->pid <= 0 || !sys->pid_start)
         return SCAN_TARGET_OK;
     unsigned long long start;
-    int rc = scan_target_identify(sys, sys->pid, &start);
+    int rc = sysroot_start_time(sys->proc, sys->pid, &start);
     if (rc == -ESRCH)
         return SCAN_TARGET_EXITED;
     if (rc == 0 && start != sys->pid_start)

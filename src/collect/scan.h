@@ -75,10 +75,6 @@ struct scan {
  * wrong: it can be modelled, reported and freed like any other. */
 int scan_run(const struct scan_opts *opts, struct scan *s);
 
-/* The identity of pid under sys->proc (its start time, clock ticks since
- * boot, from its stat): 0; -ESRCH when it does not exist or has exited (a
- * zombie); -errno otherwise. */
-int scan_target_identify(const struct sysroot *sys, pid_t pid, unsigned long long *start_ticks);
 void scan_free(struct scan *s);
 
 /* The memory cgroup that owns mount i: its owner container's (node.h,

@@ -27,11 +27,6 @@ const struct coldef cols[NCOLS] = {
     [P_CMD] = {"COMMAND", 0, false, CONFIG_SORT_NAME},
 };
 
-static const struct proc *proc_of(const struct ui *u, const struct mproc *mp)
-{
-    return model_proc(&u->snap->model, mp);
-}
-
 static enum theme_role proc_role_colour(enum proc_role r)
 {
     switch (r) {
@@ -77,12 +72,12 @@ void cell_name(const struct ui *u, const struct row *r, char *dst, size_t n)
     const struct proc *p;
     switch (r->key.kind) {
     case ROW_GROUP:
-        p = r->proc ? proc_of(u, r->proc) : NULL;
+        p = r->proc ? model_proc(&u->snap->model, r->proc) : NULL;
         term_escape(esc, sizeof(esc), p ? (p->cmdline ? p->cmdline : p->comm) : "?");
         snprintf(dst, n, "main %d %s", (int)r->group->main_pid, esc);
         break;
     case ROW_PROC:
-        p = proc_of(u, r->proc);
+        p = model_proc(&u->snap->model, r->proc);
         term_escape(esc, sizeof(esc),
                     u->view == CONFIG_VIEW_PROCESSES && p->cmdline ? p->cmdline : p->comm);
         if (u->view == CONFIG_VIEW_PROCESSES)
@@ -122,7 +117,7 @@ void cell_text(const struct ui *u, const struct row *r, enum col_id c, char *dst
                enum theme_role *role)
 {
     const struct segment *sg = r->seg;
-    const struct proc *p = r->proc ? proc_of(u, r->proc) : NULL;
+    const struct proc *p = r->proc ? model_proc(&u->snap->model, r->proc) : NULL;
     char a[32];
     dst[0] = '\0';
     bool seg = r->key.kind == ROW_SEG;

@@ -25,8 +25,7 @@ bool ui_own_only(const struct ui *u)
 
 size_t ui_mount_ctr(const struct model *m, size_t mount)
 {
-    const struct scan_node *n = model_node(m);
-    return mount < n->nmounts ? n->mounts[mount].owner : NODE_HOST;
+    return node_owner_index(model_node(m), mount);
 }
 
 bool ui_seg_shown(const struct ui *u, const struct segment *sg)

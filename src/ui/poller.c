@@ -34,8 +34,7 @@ struct poller {
     time_t target_gone_at;
     /* The thread's own. */
     struct mount_list ml; /* the mounts of the last scan, for statvfs */
-    struct node_read *node_read; /* --all: the root each of them was read through */
-    struct node_gauge *gauge_fds; /* --all: each one's kept handles (collect/node.h) */
+    struct node_gauge *gauge_fds; /* --all: each one's view (collect/node.h) */
     size_t ngauge_fds;
     uint64_t peak_shm, peak_app;
     struct worker_memory workers; /* workers seen so far: orphans keep their group */
@@ -194,13 +193,8 @@ static void *run(void *arg)
                 continue;
             }
             copy_mounts(&p->ml, &s->scan.mounts);
-            free(p->node_read);
-            p->node_read = NULL;
             if (s->scan.node.read && s->scan.mounts.n) {
-                size_t bytes = s->scan.mounts.n * sizeof(*p->node_read);
-                p->node_read = xmalloc(bytes);
-                memcpy(p->node_read, s->scan.node.read, bytes);
-                node_gauges_update(&p->gauge_fds, &p->ngauge_fds, p->node_read,
+                node_gauges_update(&p->gauge_fds, &p->ngauge_fds, s->scan.node.read,
                                    p->cfg.scan.sys, &p->ml);
             } else {
                 node_gauges_free(&p->gauge_fds, &p->ngauge_fds);
@@ -224,9 +218,8 @@ static void *run(void *arg)
         }
         if (now >= next_gauge) {
             pthread_mutex_unlock(&p->lock);
-            if (p->node_read) { /* --all: each mount below the root it was read through */
-                node_gauges_refresh(p->ngauge_fds == p->ml.n ? p->gauge_fds : NULL,
-                                    p->node_read, p->cfg.scan.sys, &p->ml);
+            if (p->gauge_fds) { /* --all: each mount below the root it was read through */
+                node_gauges_refresh(p->gauge_fds, p->cfg.scan.sys, &p->ml);
             } else {
                 mounts_refresh(p->cfg.scan.sys, &p->ml);
             }
@@ -286,7 +279,6 @@ bool poller_stop(struct poller *p)
     snap_free(p->snap);
     gauges_free(&p->gauges);
     mounts_free(&p->ml);
-    free(p->node_read);
     node_gauges_free(&p->gauge_fds, &p->ngauge_fds);
     worker_memory_free(&p->workers);
     group_peaks_free(&p->group_peaks);

@@ -77,14 +77,9 @@ int sort_segments(const struct ui *u, const struct segment *a, const struct segm
     return u->reverse ? -c : c;
 }
 
-static const struct proc *proc_of(const struct ui *u, const struct mproc *m)
-{
-    return model_proc(&u->snap->model, m);
-}
-
 int sort_procs(const struct ui *u, const struct mproc *a, const struct mproc *b)
 {
-    const struct proc *pa = proc_of(u, a), *pb = proc_of(u, b);
+    const struct proc *pa = model_proc(&u->snap->model, a), *pb = model_proc(&u->snap->model, b);
     int c = 0;
     switch (u->sort) {
     case CONFIG_SORT_SIZE:

@@ -10,6 +10,7 @@
 #include <term.h>
 #include <unistd.h>
 
+#include "util/fileio.h"
 #include "util/xalloc.h"
 
 const struct terminfo_entry *terminfo_carried(const char *term)
@@ -47,21 +48,6 @@ bool terminfo_cannot_address(const char *term)
     if (t && t != old)
         del_curterm(t);
     return cannot;
-}
-
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
 }
 
 /* mkdtemp below $TMPDIR, else /tmp. */

@@ -85,6 +85,21 @@ int read_file_at(int dirfd, const char *path, struct buf *out, size_t max)
     return read_into(dirfd, path, out, max, NULL);
 }
 
+int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
 int read_file(const char *path, struct buf *out, size_t max)
 {
     return read_file_at(AT_FDCWD, path, out, max);

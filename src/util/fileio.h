@@ -23,6 +23,9 @@ enum {
  * bytes), or another -errno. */
 int read_file_at(int dirfd, const char *path, struct buf *out, size_t max);
 
+/* Writes all of data to fd, again after EINTR. Returns 0 or -errno. */
+int write_all(int fd, const void *data, size_t len);
+
 /* Reads a whole file by absolute or relative path (AT_FDCWD). */
 int read_file(const char *path, struct buf *out, size_t max);
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/fileio.h"
 #include "util/xalloc.h"
 
 const char *safefile_strerror(int err)
@@ -110,21 +111,6 @@ int safefile_append(const char *path, mode_t mode)
     }
     close(dir);
     return rc;
-}
-
-static int write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -errno;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
 }
 
 /* A new file BASE.tmp.<16 random hex digits> in dir, made with O_EXCL (so

@@ -43,8 +43,7 @@ int sysroot_open(struct sysroot *r, const char *proc, const char *host, const ch
     return 0;
 }
 
-/* pid's start time from its stat, or -ESRCH when it is gone or a zombie. */
-static int start_time(int procfd, pid_t pid, unsigned long long *start)
+int sysroot_start_time(int procfd, pid_t pid, unsigned long long *start)
 {
     struct procstat st;
     int rc = procstat_read(procfd, pid, &st);
@@ -84,7 +83,7 @@ static int open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid, bo
     if (pidfd == -ESRCH)
         return -ESRCH;
     unsigned long long start;
-    int rc = start_time(host->proc, pid, &start);
+    int rc = sysroot_start_time(host->proc, pid, &start);
     if (rc < 0) {
         if (pidfd >= 0)
             close(pidfd);
@@ -131,6 +130,19 @@ int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid)
     return open_pid(r, host, pid, false);
 }
 
+/* The pid proc's "self" link names, 0 when it cannot be read or is none. */
+static pid_t self_link(int proc)
+{
+    char b[32];
+    ssize_t n = proc >= 0 ? readlinkat(proc, "self", b, sizeof(b) - 1) : -1;
+    if (n <= 0)
+        return 0;
+    b[n] = '\0';
+    char *end;
+    long v = strtol(b, &end, 10);
+    return !*end && v > 0 && v <= INT_MAX ? (pid_t)v : 0;
+}
+
 int sysroot_open_system(struct sysroot *r, pid_t pid)
 {
     int rc = sysroot_open(r, "/proc", "/", "/");
@@ -138,18 +150,51 @@ int sysroot_open_system(struct sysroot *r, pid_t pid)
         return rc;
     /* A pidfd names a process of the watcher's own pid namespace: only a
      * /proc that numbers this process as getpid() does is that one. */
-    char self[32];
-    ssize_t n = readlinkat(r->proc, "self", self, sizeof(self) - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        r->live = strtol(self, NULL, 10) == (long)getpid();
-    }
+    r->live = self_link(r->proc) == getpid();
     if (pid == 0)
         return 0;
     struct sysroot host = *r;
     rc = open_pid(r, &host, pid, true);
     sysroot_close(&host);
     return rc;
+}
+
+int sysroot_pin(struct sysroot *r, const struct sysroot *host, pid_t pid, unsigned long long start)
+{
+    int rc = sysroot_open_pid(r, host, pid);
+    if (rc == 0 && start && r->pid_start != start)
+        rc = -ESRCH;
+    if (rc < 0) {
+        sysroot_close(r);
+        r->pid = pid;
+        r->pid_start = start;
+        r->err = rc;
+    }
+    return rc;
+}
+
+void sysroot_spare(struct sysroot *r, const struct sysroot *host)
+{
+    if (r->root < 0 || sysroot_fd_room(r))
+        return;
+    pid_t pid = r->pid;
+    unsigned long long start = r->pid_start;
+    sysroot_close(r);
+    r->pid = pid;
+    r->pid_start = start;
+    r->via = host;
+}
+
+int sysroot_use(const struct sysroot *r, struct sysroot *tmp, const struct sysroot **out)
+{
+    *tmp = SYSROOT_NONE;
+    *out = r;
+    if (r->via) {
+        *out = tmp;
+        return sysroot_pin(tmp, r->via, r->pid, r->pid_start);
+    }
+    int live = sysroot_pid_check(r);
+    return live == 1 ? 0 : live == 0 ? -ESRCH : live;
 }
 
 const char *sysroot_pid_why(pid_t pid, int rc, const char *gone)
@@ -187,6 +232,8 @@ int sysroot_open_below(const struct sysroot *r, const char *p, int flags)
 
 int sysroot_pid_check(const struct sysroot *r)
 {
+    if (r->err)
+        return r->err == -ESRCH || r->err == -ENOENT ? 0 : r->err;
     if (r->pid <= 0)
         return 1;
     if (r->pidfd > 0 && r->pidfd_pid == r->pid && r->pidfd_start == r->pid_start) {
@@ -197,7 +244,7 @@ int sysroot_pid_check(const struct sysroot *r)
             return n == 0;
     }
     unsigned long long start;
-    int rc = start_time(r->proc, r->pid, &start);
+    int rc = sysroot_start_time(r->via ? r->via->proc : r->proc, r->pid, &start);
     if (rc == -ESRCH)
         return 0; /* gone, or a zombie */
     if (rc < 0)
@@ -244,6 +291,8 @@ void sysroot_close(struct sysroot *r)
     r->pidfd_start = 0;
     r->pid = 0;
     r->pid_start = 0;
+    r->via = NULL;
+    r->err = 0;
 }
 
 const char *sysroot_proc_shown(const struct sysroot *r)
@@ -254,16 +303,8 @@ const char *sysroot_proc_shown(const struct sysroot *r)
 
 pid_t sysroot_self_pid(const struct sysroot *r)
 {
-    char b[32];
-    ssize_t n = r->proc >= 0 ? readlinkat(r->proc, "self", b, sizeof(b) - 1) : -1;
-    if (n > 0) {
-        b[n] = '\0';
-        char *end;
-        long v = strtol(b, &end, 10);
-        if (!*end && v > 0 && v <= INT_MAX)
-            return (pid_t)v;
-    }
-    return getpid();
+    pid_t self = self_link(r->proc);
+    return self ? self : getpid();
 }
 
 const char *sysroot_rel(const char *p)

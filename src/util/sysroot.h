@@ -30,6 +30,12 @@ struct sysroot {
     pid_t pidfd_pid;
     unsigned long long pidfd_start;
     int live; /* proc is the /proc of the watcher's own pid namespace */
+    /* A pinned view (sysroot_pin) with no fd open: kept closed for want of
+     * fds (sysroot_spare), re-opened through via, which outlives it, on
+     * each use (sysroot_use). err: why sysroot_pin could not open it
+     * (-ESRCH: its process had exited), every use refused with it. */
+    const struct sysroot *via;
+    int err;
 };
 
 /* Opens the three directories (proc, host, root: absolute paths, e.g.
@@ -42,6 +48,25 @@ int sysroot_open(struct sysroot *r, const char *proc, const char *host, const ch
  * read from its stat. Returns 0, -ESRCH when pid does not exist (or is a
  * zombie, whose root cannot be opened), or -errno. */
 int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid);
+
+/* sysroot_open_pid pinned to start, the start time the caller saw (0:
+ * pid's now; another is -ESRCH, the pid being another process's). On
+ * failure r still names pid and pid_start, opens nothing, and is refused
+ * with that error (sysroot_pid_check: 0 for -ESRCH, else -errno). */
+int sysroot_pin(struct sysroot *r, const struct sysroot *host, pid_t pid, unsigned long long start);
+
+/* A pinned view whose fds are past half of the fd limit (sysroot_fd_room:
+ * a node of hundreds of containers under a low `ulimit -n`) is closed and
+ * kept pinned by (pid, pid_start), re-opened through host (which must
+ * outlive it) on each use. Never for a view whose fds a reader uses
+ * directly: only through sysroot_use and sysroot_pid_check. */
+void sysroot_spare(struct sysroot *r, const struct sysroot *host);
+
+/* The view to read below: r itself (checked to be still its process),
+ * or a view kept closed re-opened into *tmp; 0, -ESRCH once the pinned
+ * process has exited (or its pid is another's), or -errno. *tmp is always
+ * to be closed after (sysroot_close), also when r itself was given. */
+int sysroot_use(const struct sysroot *r, struct sysroot *tmp, const struct sysroot **out);
 
 /* The running system: sysroot_open on its proc, "/" and "/" when pid is 0, else
  * sysroot_open_pid(r, that, pid) (the host's fds are closed again): what
@@ -65,19 +90,21 @@ const char *sysroot_pid_why(pid_t pid, int rc, const char *gone);
  * when r->root is -1 (out of reach). */
 int sysroot_open_below(const struct sysroot *r, const char *p, int flags);
 
-/* True while r->pid (if any) is still the process r was opened on: same
- * start time. Always true for the watcher's own view. False also when it
- * cannot be told (sysroot_pid_check < 0): nothing is ever done on a
- * liveness that is not proven. */
-int sysroot_pid_alive(const struct sysroot *r);
-
-/* The same question with its third answer: 1 while r->pid is still the
+/* Whether r->pid (if any) is still the process r was opened on: 1 while r->pid is still the
  * process r was opened on, 0 once it has exited (or is a zombie, or its pid
  * is another process's), -errno when it cannot be told: its stat could not
  * be read for want of fds or memory (EMFILE, ENFILE, ENOMEM) or for another
  * reason than its end. Only 0 may be reported as "exited"; callers refuse
- * to act on both 0 and -errno. */
+ * to act on both 0 and -errno. A view kept closed is checked through its
+ * via's proc. sysroot_pid_alive: the answer is 1 (nothing is ever done on a
+ * liveness that is not proven). */
 int sysroot_pid_check(const struct sysroot *r);
+int sysroot_pid_alive(const struct sysroot *r);
+
+/* The start time of pid under procfd (clock ticks since boot, from its
+ * stat, 0 on failure): 0, -ESRCH when it does not exist or has exited (a
+ * zombie), or -errno. */
+int sysroot_start_time(int procfd, pid_t pid, unsigned long long *start);
 
 /* True when every fd r holds is numbered below half of the process's soft
  * fd limit (RLIMIT_NOFILE): fds are handed out lowest first, so a view may

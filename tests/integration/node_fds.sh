@@ -47,9 +47,10 @@ prlimit --nofile=256:256 "$SHMWATCH" clean --all --all-unheld --min-age 0 --dry-
     fail "clean --all would not remove every namespace's file: $(grep -v '^would remove' "$SHMTEST_TMP/clean.out" | grep -m3 fdtest_)"
 ok "clean --all under 256 fds: every namespace's file passes every check, through its own view"
 
-# The dashboard keeps a handle per gauge (a pidfd of the process it reads
-# the mount through) only while its fd limit has room: with 150 mounts under
-# 200 fds it must keep at most about half (the scans need the rest).
+# The dashboard keeps a view per gauge (pinned to the process it reads the
+# mount through: its pidfd and root) open only while its fd limit has room:
+# with 150 mounts under 200 fds it must keep at most about half (the scans
+# need the rest).
 . "$(dirname "$0")/tui_lib.sh"
 TUI_PREFIX="prlimit --nofile=200:200" tui_start 120 30 --all
 tui_wait '^\+[0-9]+ more mounts' 20

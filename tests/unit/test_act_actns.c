@@ -190,13 +190,13 @@ static void test_check_out_of_fds(void **state)
     struct actns open_ns, closed_ns, failed_ns;
     assert_int_equal(actns_open(&open_ns, &host, child, 0, "a"), 0);
     assert_int_equal(actns_open(&closed_ns, &host, child, 0, "b"), 0);
-    /* kept closed as actns_keep_closed_if_short does it */
+    /* kept closed as sysroot_spare does it */
     pid_t pid = closed_ns.root.pid;
     unsigned long long start = closed_ns.root.pid_start;
     sysroot_close(&closed_ns.root);
     closed_ns.root.pid = pid;
     closed_ns.root.pid_start = start;
-    closed_ns.host = &host;
+    closed_ns.root.via = &host;
     struct fd_squeeze q;
     fds_squeeze(&q);
     int c_open = actns_check(&open_ns), c_closed = actns_check(&closed_ns);
