@@ -34,8 +34,11 @@ kill_memcg() {
 }
 on_exit kill_memcg
 
+# The main's step (1 s) lets a worker build its next batch while the main
+# still holds the one before, so the batches outgrow the mount even on a
+# loaded machine (torch_docker.sh says why).
 JOB=(--strategy file_descriptor --workers 2 --prefetch-factor 2 --batch-size 22
-    --shape 3x224x224 --hold-batches 1 --iterate-all --step-seconds 0.1)
+    --shape 3x224x224 --hold-batches 1 --iterate-all --step-seconds 1)
 # shellcheck disable=SC2054 # 3x224x224,1:int64 is one argument
 PLAN=(--batch-size 22 --sample-shape 3x224x224,1:int64 --workers 2 --prefetch-factor 2)
 
