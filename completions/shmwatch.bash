@@ -32,7 +32,7 @@ _shmwatch()
     local cmd= i
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-        clean | reap | plan | record | replay)
+        clean | reap | plan | record | replay | why)
             cmd=${words[i]}
             break
             ;;
@@ -68,7 +68,7 @@ _shmwatch()
         return
         ;;
     --at | --interval | --count | --min-age | --orphan-min-age | -t | --timeout | -b | --batch-size | -s | --sample-shape | \
-        -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size | --max-size | --max-age)
+        -w | --workers | -p | --prefetch-factor | -m | --memory | --shm-size | --max-size | --max-age | --since | --container)
         return
         ;;
     esac
@@ -80,10 +80,11 @@ _shmwatch()
     record) opts="--pid --all --dir --interval --max-size --max-age --config --help -h" ;;
     replay) opts="--dir --at --config --theme --no-color --ascii --help -h" ;;
     plan) opts="--batch-size --sample-shape --dtype --workers --prefetch-factor --memory --shm-size --json --observe --help -b -s -d -w -p -m -h" ;;
+    why) opts="--dir --since --pid --container --json --help -h" ;;
     *)
         opts="--once --json --prometheus --prometheus-file --interval --count --mount --pid --all --orphan-min-age --trust-pids --config --theme --no-color --ascii --read-only --log --record --demo --version --help -h"
         if [[ $cur != -* ]]; then
-            COMPREPLY=($(compgen -W "clean reap plan record replay" -- "$cur"))
+            COMPREPLY=($(compgen -W "clean reap plan record replay why" -- "$cur"))
             return
         fi
         ;;

@@ -39,6 +39,7 @@ static const struct subcommand subcommands[] = {
     {"reap", cmd_reap},
     {"record", cmd_record},
     {"replay", cmd_replay},
+    {"why", cmd_why},
 };
 
 /* The mounts named by --mount or the setting mounts, checked before any

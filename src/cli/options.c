@@ -170,6 +170,23 @@ int options_check_act(struct options *o, char **err)
     return 0;
 }
 
+int options_check_why(struct options *o, char **err)
+{
+    if (o->pid && o->container) {
+        *err = xstrdup("--pid and --container exclude each other");
+        return 2;
+    }
+    if (o->container && !*o->container) {
+        *err = xstrdup("--container needs a name, an id or a pod, not an empty string");
+        return 2;
+    }
+    if (o->dir && !*o->dir) {
+        *err = xstrdup("--dir needs a directory, not an empty string");
+        return 2;
+    }
+    return 0;
+}
+
 void options_free(struct options *o)
 {
     free(o->mounts.item);

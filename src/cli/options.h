@@ -11,7 +11,7 @@
 enum run_mode { MODE_DASHBOARD, MODE_ONCE, MODE_JSON, MODE_PROMETHEUS, MODE_HELP, MODE_VERSION };
 
 /* The commands that have a command line of their own. */
-enum cli_cmd { CLI_MAIN, CLI_CLEAN, CLI_REAP, CLI_PLAN, CLI_RECORD, CLI_REPLAY, CLI_NCMDS };
+enum cli_cmd { CLI_MAIN, CLI_CLEAN, CLI_REAP, CLI_PLAN, CLI_RECORD, CLI_REPLAY, CLI_WHY, CLI_NCMDS };
 
 /* A repeatable option's values, in the order given (pointers into argv). */
 struct cli_list {
@@ -56,10 +56,10 @@ struct options {
     bool dtype_set;
     uint64_t memory, shm_size;
     bool memory_set, shm_size_set;
-    bool json; /* plan --json */
-    /* record and replay */
-    const char *dir;   /* --dir: the store (record writes it, replay reads it;
-                        * default: store_default_dir) */
+    bool json; /* plan --json, why --json */
+    /* record, replay and why */
+    const char *dir;   /* --dir: the store (record writes it, replay and why read
+                        * it; default: store_default_dir) */
     bool record;       /* the dashboard's --record [DIR] */
     const char *record_dir; /* its DIR, NULL: the default */
     /* record */
@@ -69,6 +69,10 @@ struct options {
     bool max_age_set;
     /* replay */
     const char *at;  /* --at: the time to open it at, as given */
+    /* why */
+    double since;          /* --since, seconds back from now */
+    bool since_set;
+    const char *container; /* --container NAME */
 };
 
 /* Parses the command line of cmd (argv[0] is the program or the
@@ -88,6 +92,8 @@ void options_free(struct options *o);
 int options_check(struct options *o, char **err);
 /* clean's and reap's: --all and --pid exclude each other. */
 int options_check_act(struct options *o, char **err);
+/* why's: --pid and --container exclude each other. */
+int options_check_why(struct options *o, char **err);
 
 /* Standard output, for every mode: what is written through these goes out
  * at once (flushed), and the first failure is kept for output_status. */

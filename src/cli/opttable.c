@@ -14,6 +14,7 @@
 #define PLAN CLI_IN(CLI_PLAN)
 #define RECORD CLI_IN(CLI_RECORD)
 #define REPLAY CLI_IN(CLI_REPLAY)
+#define WHY CLI_IN(CLI_WHY)
 
 /* "set_offset 0: none" needs no flag at offset 0. */
 _Static_assert(offsetof(struct options, cmd) == 0, "the first field is not a flag");
@@ -229,9 +230,29 @@ const struct cli_opt cli_opts[] = {
     {"config", 0, CLI_PATH, RECORD, "FILE",
      "configuration file (default: as for the dashboard)", .offset = F(config)},
 
+    /* why */
+    {"dir", 0, CLI_PATH, WHY, "DIR",
+     "the recording (default /var/lib/shmwatch as root, else\n"
+     "$XDG_STATE_HOME/shmwatch)",
+     .offset = F(dir)},
+    {"since", 0, CLI_DURATION, WHY, "DUR",
+     "the window: the last DUR (default 1d), e.g. 30m, 6h, 7d",
+     .offset = F(since), .set_offset = F(since_set), .min = 1, .max = 0,
+     .bad = "--since: expected a duration of at least 1 s such as 30m, 6h or 7d, got %s"},
+    {"pid", 0, CLI_INT, WHY, "PID",
+     "only the ends of process PID and of the DataLoader whose\n"
+     "main process it was",
+     .offset = F(pid), .min = 1, .max = 0x7fffffff, .bad = "--pid: '%s' is not a process id",
+     .synopsis = "[--pid PID | --container NAME]"},
+    {"container", 0, CLI_STRING, WHY, "NAME",
+     "only the ends in the container of this name, id (12 hex\n"
+     "digits or more) or pod",
+     .offset = F(container), .synopsis = ""},
+    {"json", 0, CLI_FLAG, WHY, NULL, "print the answer as JSON", .offset = F(json)},
+
     {"help", 'h', CLI_CHOICE, MAIN, NULL, "print this help and exit", .offset = F(mode),
      .value = MODE_HELP, .stop = true},
-    {"help", 'h', CLI_CHOICE, CLEAN | REAP | PLAN | RECORD | REPLAY, NULL, "print this help",
+    {"help", 'h', CLI_CHOICE, CLEAN | REAP | PLAN | RECORD | REPLAY | WHY, NULL, "print this help",
      .offset = F(mode),
      .value = MODE_HELP, .stop = true},
 };
@@ -262,7 +283,8 @@ static const char main_tail[] =
     "and its terminfo).\n"
     "\n"
     "Exit status: 0 success, 1 runtime failure, 2 usage or configuration error,\n"
-    "3 (clean, reap) something asked for was refused.\n"
+    "3 (clean, reap) something asked for was refused, 4 (why) something ended\n"
+    "abnormally in the window.\n"
     "See shmwatch(1) and the guide in doc/guide.md.\n";
 
 static const char clean_about[] =
@@ -364,6 +386,25 @@ static const char record_tail[] =
     "exit status 0. Exit status: 1 the store cannot be opened (another recorder\n"
     "holds it) or the watched --pid has exited, 2 usage or configuration error.\n";
 
+static const char why_about[] =
+    "\n"
+    "Reads what `shmwatch record` wrote and explains each abnormal end in the window:\n"
+    "a process killed by SIGBUS (the Bus error of a full /dev/shm), by the OOM\n"
+    "killer or another signal, exiting with a status other than 0, or a DataLoader\n"
+    "process gone for a cause the recorder could not see. For each: who (pid, role,\n"
+    "its DataLoader main, container, pod), how and when; /dev/shm and the memory\n"
+    "budget just before and at that moment; the diagnosis; what its job left behind\n"
+    "on /dev/shm; and the least --shm-size and -m that fit what was recorded.\n"
+    "A damaged file of the recording is named on stderr (file and byte offset) and\n"
+    "the rest is used.\n"
+    "\n";
+
+static const char why_tail[] =
+    "\n"
+    "Exit status: 0 nothing ended abnormally in the window, 4 something did (the\n"
+    "answer says what), 1 the recording could not be read or the output could not\n"
+    "be written, 2 usage error.\n";
+
 const struct cli_command cli_commands[CLI_NCMDS] = {
     [CLI_MAIN] = {"", .unknown = "unknown option '%s' (see --help)", .missing = "%s needs a value",
                   .extra = "unexpected argument '%s' (see --help)", .head = main_head,
@@ -387,4 +428,8 @@ const struct cli_command cli_commands[CLI_NCMDS] = {
                     .extra = "unexpected argument '%s'", .hint = true, .value_hint = true,
                     .in_overview = true, .about = replay_about, .tail = replay_tail, .col = 25,
                     .short_col = true},
+    [CLI_WHY] = {"why", .unknown = "unknown option '%s'", .missing = "%s needs a value",
+                 .extra = "unexpected argument '%s'", .hint = true, .value_hint = true,
+                 .in_overview = true, .about = why_about, .tail = why_tail, .col = 24, .short_col = true,
+                 .check = options_check_why},
 };

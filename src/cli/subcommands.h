@@ -8,6 +8,7 @@ int cmd_clean(int argc, char **argv);
 int cmd_reap(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_why(int argc, char **argv);
 
 /* The whole program (src/main.c): what main runs. */
 int shmwatch_main(int argc, char **argv);

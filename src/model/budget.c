@@ -96,6 +96,12 @@ uint64_t budget_rec_shm(uint64_t peak, uint64_t *margin, bool *floored)
     return *floored ? DOCKER_DEFAULT_SHM : rec;
 }
 
+uint64_t budget_rec_memory(uint64_t peak_app, uint64_t rec_shm, uint64_t *margin)
+{
+    *margin = budget_scale_up(add_sat(peak_app, rec_shm), 6, 5);
+    return budget_round_up(*margin);
+}
+
 /* Human sizes for sentences; each call uses the next of a few buffers. */
 struct sizes {
     char s[8][32];
@@ -325,9 +331,8 @@ static void recommend(const struct budget_input *in, struct budget *b, struct no
     uint64_t shm15;
     bool floored;
     b->rec_shm_size = budget_rec_shm(b->peak_shm, &shm15, &floored);
-    uint64_t sum = add_sat(b->peak_app, b->rec_shm_size);
-    uint64_t mem12 = budget_scale_up(sum, 6, 5);
-    b->rec_memory = budget_round_up(mem12);
+    uint64_t mem12;
+    b->rec_memory = budget_rec_memory(b->peak_app, b->rec_shm_size, &mem12);
     struct buf o;
     buf_init(&o);
     buf_adds(&o, "Recommended: ");

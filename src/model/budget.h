@@ -82,6 +82,11 @@ const char *budget_unit_word(uint64_t rounded);
  * UINT64_MAX when it does not fit. Shared by the budget and plan. */
 uint64_t budget_rec_shm(uint64_t peak, uint64_t *margin, bool *floored);
 
+/* The recommended -m for an application's peak and a recommended
+ * --shm-size: (peak_app + rec_shm) x 1.2 (into *margin), rounded up. Shared
+ * by the budget and why. */
+uint64_t budget_rec_memory(uint64_t peak_app, uint64_t rec_shm, uint64_t *margin);
+
 /* x * num / den rounded up; UINT64_MAX when it does not fit. */
 uint64_t budget_scale_up(uint64_t x, uint64_t num, uint64_t den);
 

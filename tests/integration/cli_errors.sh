@@ -120,6 +120,20 @@ grep -q '^6\. Against --shm-size 15k$' <<<"$out" && grep -q '^7\. Against --memo
     fail "plan does not name the sizes as given: $(grep Against <<<"$out")"
 ok "plan names --shm-size 15k and --memory 3000000 as given"
 expect 2 "shmwatch clean: .*--min-age" clean --min-age soon
+# why: bad input, and a recording that is not there or not one.
+expect 2 "^shmwatch why: --pid and --container exclude each other \(see shmwatch why --help\)$" why --pid 1 --container x
+expect 2 "^shmwatch why: --since: expected a duration of at least 1 s .* got yesterday" why --since yesterday
+expect 2 "^shmwatch why: --since: expected a duration .* got 0 " why --since 0
+expect 2 "^shmwatch why: --pid: '0' is not a process id" why --pid 0
+expect 2 "^shmwatch why: --container needs a name" why --container ''
+expect 2 "^shmwatch why: --dir needs a directory" why --dir ''
+expect 2 "^shmwatch why: unexpected argument 'now'" why now
+expect 2 "^shmwatch why: unknown option '--all'" why --all
+expect 1 "^shmwatch why: cannot read the recording /nonexistent: No such file or directory$" why --dir /nonexistent
+mkdir -p "$SHMTEST_TMP/empty-store"
+expect 1 "^shmwatch why: $SHMTEST_TMP/empty-store: nothing recorded" why --dir "$SHMTEST_TMP/empty-store"
+mkdir -p "$SHMTEST_TMP/bad"$'\033'"[31m"
+expect 1 "^shmwatch why: .*bad\\\\e\[31m: nothing recorded" why --dir "$SHMTEST_TMP/bad"$'\033'"[31m"
 expect 2 "shmwatch reap: .*--timeout" reap --timeout never
 
 # --mount takes the root of a tmpfs mount only: a path that is not there,

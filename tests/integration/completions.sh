@@ -38,7 +38,7 @@ zsh_opts() {
     fi | grep -o -- "--[a-z][a-z-]*" | sort -u
 }
 
-for cmd in main clean reap plan record replay; do
+for cmd in main clean reap plan record replay why; do
     case $cmd in
     main) src="shmwatch --help" label='*' ;;
     *) src="shmwatch $cmd --help" label=$cmd ;;

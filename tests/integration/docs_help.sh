@@ -6,7 +6,7 @@
 MANPAGE=$SRCDIR/doc/shmwatch.1
 [ -r "$MANPAGE" ] || fail "cannot read $MANPAGE"
 
-for cmd in "" clean reap plan record replay; do
+for cmd in "" clean reap plan record replay why; do
     # shellcheck disable=SC2086 # "" is the main command: no word at all
     help=$("$SHMWATCH" $cmd --help) || fail "shmwatch $cmd --help exited $?"
     opts=$(grep -oE -- '--[a-z][a-z0-9-]*' <<<"$help" | sort -u)

@@ -1,0 +1,154 @@
+/* shmwatch why: the abnormal ends of a recording, explained. Reads only the
+ * window's records (and an hour before it, for the snapshot before its first
+ * end) from the store's index, parses a record only when the model asks for
+ * it (model/why.c), and says each damaged record once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/options.h"
+#include "cli/subcommands.h"
+#include "model/why.h"
+#include "report/whyreport.h"
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/jsondoc.h"
+#include "util/xalloc.h"
+
+#define WHY_DEFAULT_SINCE (24.0 * 3600)
+/* Records read before the window: the snapshot before an early end. */
+#define WHY_CONTEXT_S 3600.0
+
+struct why_ctx {
+    struct store_index *ix;
+    struct jd **docs;
+    bool *tried;
+    char **warnings;
+    size_t nwarnings, cap;
+};
+
+static void warn_add(struct why_ctx *c, char *msg)
+{
+    *VEC_PUSH(c->warnings, c->nwarnings, c->cap) = msg;
+}
+
+/* Record i parsed, once; a record that cannot be read or parsed is a
+ * warning naming its file and offset, and is left out. */
+static const struct jd *load(void *ctx, size_t i)
+{
+    struct why_ctx *c = ctx;
+    if (c->tried[i])
+        return c->docs[i];
+    c->tried[i] = true;
+    const struct store_entry *e = &c->ix->items[i];
+    const char *file = e->file < c->ix->nfiles ? c->ix->files[e->file] : "?";
+    char msg[256];
+    char *line = store_index_read(c->ix, i, msg, sizeof(msg));
+    if (!line) {
+        warn_add(c, str_printf("%s: offset %llu: cannot be read: %s", file,
+                               (unsigned long long)e->offset, msg));
+        return NULL;
+    }
+    struct jd *d = jd_parse(line, strlen(line), msg, sizeof(msg));
+    free(line);
+    if (!d || d->type != JD_OBJ) {
+        warn_add(c, str_printf("%s: offset %llu: not a record (%s)", file,
+                               (unsigned long long)e->offset, d ? "not an object" : msg));
+        jd_free(d);
+        return NULL;
+    }
+    c->docs[i] = d;
+    return d;
+}
+
+/* The store's messages name the directory already escaped (util/escape.h's
+ * esc_term): escaping them again would double its backslashes. Any control
+ * byte that still came through is shown as '?'. */
+static void say_line(const char *prefix, const char *msg)
+{
+    fputs(prefix, stderr);
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+        fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+    fputc('\n', stderr);
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int cmd_why(int argc, char **argv)
+{
+    struct options o;
+    int status;
+    if (!usage_parse(CLI_WHY, argc, argv, &o, &status))
+        return status;
+    char dbuf[4096];
+    const char *dir = o.dir ? o.dir : store_default_dir(dbuf, sizeof(dbuf));
+    if (!dir) {
+        fprintf(stderr, "shmwatch why: no recording directory: HOME is not set; give --dir\n");
+        options_free(&o);
+        return 1;
+    }
+    double now = wall_now();
+    double from = now - (o.since_set ? o.since : WHY_DEFAULT_SINCE);
+    struct store_index ix;
+    char msg[512];
+    int rc = store_index_load(dir, from - WHY_CONTEXT_S, 0, &ix, msg, sizeof(msg));
+    if (rc) {
+        say_line("shmwatch why: ", msg);
+        options_free(&o);
+        return 1;
+    }
+    struct why_ctx c = {.ix = &ix};
+    c.docs = xcalloc(ix.n + 1, sizeof(*c.docs));
+    c.tried = xcalloc(ix.n + 1, sizeof(*c.tried));
+    for (size_t i = 0; i < ix.nwarnings; i++)
+        warn_add(&c, xstrdup(ix.warnings[i]));
+    struct why_rec *recs = xcalloc(ix.n + 1, sizeof(*recs));
+    double to = now;
+    for (size_t i = 0; i < ix.n; i++) {
+        recs[i].t = ix.items[i].t;
+        recs[i].snapshot = ix.items[i].kind == STORE_SNAPSHOT;
+        recs[i].event = ix.items[i].event;
+        if (recs[i].t > to)
+            to = recs[i].t;
+    }
+    struct why_source src = {.recs = recs, .n = ix.n, .doc = load, .ctx = &c};
+    struct why_filter f = {.from = from, .to = 0, .pid = o.pid, .container = o.container};
+    struct why_result r;
+    why_find(&src, &f, &r);
+
+    /* Every damage once on stderr (and in the JSON's warnings). */
+    for (size_t i = 0; i < c.nwarnings; i++)
+        say_line("shmwatch why: warning: ", c.warnings[i]);
+    struct whyreport_in in = {.r = &r, .from = from, .to = to, .warnings = c.warnings,
+                              .nwarnings = c.nwarnings};
+    struct buf out;
+    buf_init(&out);
+    if (o.json)
+        whyreport_json(&out, &in);
+    else
+        whyreport_text(&out, &in);
+    output_write(&out);
+    buf_free(&out);
+    status = output_status("why", NULL);
+    if (status == 0 && r.n)
+        status = 4;
+
+    why_result_free(&r);
+    for (size_t i = 0; i < ix.n; i++)
+        jd_free(c.docs[i]);
+    for (size_t i = 0; i < c.nwarnings; i++)
+        free(c.warnings[i]);
+    free(c.warnings);
+    free(c.docs);
+    free(c.tried);
+    free(recs);
+    store_index_free(&ix);
+    options_free(&o);
+    return status;
+}

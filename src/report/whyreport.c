@@ -1,0 +1,272 @@
+/* `shmwatch why` in words and in JSON (report/whyreport.h). */
+#include "report/whyreport.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "model/budget.h"
+#include "report/jsonw.h"
+#include "util/escape.h"
+#include "util/units.h"
+
+const char *whyreport_rfc3339(char *dst, size_t n, double t)
+{
+    time_t s = (time_t)floor(t);
+    long ms = lround((t - (double)s) * 1000.0);
+    if (ms >= 1000) {
+        s++;
+        ms = 0;
+    }
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    char base[32];
+    strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+    if (ms)
+        snprintf(dst, n, "%s.%03ldZ", base, ms);
+    else
+        snprintf(dst, n, "%sZ", base);
+    return dst;
+}
+
+/* The user's or the recording's text for a terminal. */
+static void name(struct buf *b, const char *s, bool ascii)
+{
+    esc_term(b, s, ascii);
+}
+
+static const char *role_word(const char *role)
+{
+    if (!role)
+        return "process";
+    if (!strcmp(role, "shm_manager"))
+        return "shm manager";
+    if (!strcmp(role, "orphan_worker"))
+        return "orphaned worker";
+    return role;
+}
+
+static void how(struct buf *b, const struct why_death *d)
+{
+    if (!strcmp(d->cause, "sigbus"))
+        buf_adds(b, "killed by SIGBUS (Bus error)");
+    else if (!strcmp(d->cause, "oom_kill"))
+        buf_adds(b, "killed by the OOM killer (SIGKILL)");
+    else if (!strcmp(d->cause, "signal"))
+        buf_printf(b, "killed by %s", d->signal ? d->signal : "a signal");
+    else if (!strcmp(d->cause, "exit"))
+        buf_printf(b, "exited with status %lld", (long long)d->exit_code);
+    else
+        buf_adds(b, "gone, cause unknown");
+}
+
+static void death_text(struct buf *b, const struct why_death *d, bool ascii)
+{
+    char t1[48], t2[48], s1[32], s2[32], s3[32], s4[32];
+    /* Who, how, when. */
+    buf_printf(b, "%s", role_word(d->role));
+    if (d->has_pid)
+        buf_printf(b, " %lld", (long long)d->pid);
+    if (d->comm) {
+        buf_adds(b, " (");
+        name(b, d->comm, ascii);
+        buf_adds(b, ")");
+    }
+    if (d->has_group && d->group != d->pid)
+        buf_printf(b, " of DataLoader main %lld", (long long)d->group);
+    if (d->container_name || d->container) {
+        buf_adds(b, ", container ");
+        name(b, d->container_name ? d->container_name : d->container, ascii);
+    }
+    if (d->pod) {
+        buf_adds(b, ", pod ");
+        name(b, d->pod, ascii);
+    }
+    buf_adds(b, ": ");
+    how(b, d);
+    buf_printf(b, " at %s\n", why_fmt_time(t1, sizeof(t1), d->t));
+
+    /* The mount before and at. */
+    if (d->has_mount) {
+        buf_adds(b, "  ");
+        name(b, d->mount_path ? d->mount_path : "?", ascii);
+        if (d->mount_id) {
+            buf_adds(b, " (");
+            name(b, d->mount_id, ascii);
+            buf_adds(b, ")");
+        }
+        buf_adds(b, ":");
+        if (d->has_before)
+            buf_printf(b, " %s just before (%s)", why_fmt_of(s1, sizeof(s1), d->used_before, d->size),
+                       why_fmt_clock(t1, sizeof(t1), d->t_before));
+        if (d->has_before && d->has_at)
+            buf_adds(b, ",");
+        if (d->has_at)
+            buf_printf(b, " %s at the end (%s)", why_fmt_of(s1, sizeof(s1), d->used_at, d->size),
+                       why_fmt_clock(t2, sizeof(t2), d->t_at));
+        buf_printf(b, "; most seen %s (%.0f %%)\n",
+                   why_fmt_of(s2, sizeof(s2), d->used_peak, d->size),
+                   d->size ? 100.0 * (double)d->used_peak / (double)d->size : 0.0);
+    } else {
+        buf_adds(b, "  no snapshot around it shows its /dev/shm\n");
+    }
+    if (d->has_budget) {
+        buf_printf(b, "  budget then: app %s + shm %s of %s (%s", fmt_size(s1, sizeof(s1), d->app),
+                   fmt_size(s2, sizeof(s2), d->shm_used), fmt_size(s3, sizeof(s3), d->limit),
+                   d->limit_cgroup ? "cgroup" : "MemTotal");
+        if (d->cgroup) {
+            buf_adds(b, " ");
+            name(b, d->cgroup, ascii);
+        }
+        buf_printf(b, "), headroom %s\n", fmt_size(s4, sizeof(s4), d->headroom));
+    }
+    if (d->ntop) {
+        buf_adds(b, "  biggest:");
+        for (size_t i = 0; i < d->ntop; i++)
+            buf_printf(b, "%s DataLoader main %lld %s (%zu worker%s)", i ? "," : "",
+                       (long long)d->top[i].main_pid, fmt_size(s1, sizeof(s1), d->top[i].shm_bytes),
+                       d->top[i].workers, d->top[i].workers == 1 ? "" : "s");
+        buf_adds(b, "\n");
+    }
+    buf_adds(b, "  why: ");
+    name(b, d->diagnosis, ascii);
+    buf_adds(b, "\n");
+    if (d->has_left) {
+        if (d->left_segments)
+            buf_printf(b, "  left behind: %llu segment%s, %s, nobody holding them, since %s "
+                          "(shmwatch clean removes them)\n",
+                       (unsigned long long)d->left_segments, d->left_segments == 1 ? "" : "s",
+                       fmt_size(s1, sizeof(s1), d->left_bytes),
+                       why_fmt_clock(t1, sizeof(t1), d->t));
+        else
+            buf_adds(b, "  left behind: nothing on /dev/shm in the last snapshot\n");
+    }
+    if (d->has_advice && d->rec_shm) {
+        char f1[32], f2[32];
+        buf_printf(b, "  advice: --shm-size at least %s and -m at least %s",
+                   budget_flag_size(f1, sizeof(f1), d->rec_shm),
+                   budget_flag_size(f2, sizeof(f2), d->rec_memory));
+        if (d->from_loader)
+            buf_printf(b, " (its loader: one batch %s x (%llu workers x prefetch %llu + 2) = %s "
+                          "at its busiest, more than the mount held; as shmwatch plan "
+                          "--observe computes it)\n",
+                       budget_fmt_step(s1, sizeof(s1), d->loader_batch),
+                       (unsigned long long)d->loader_workers,
+                       (unsigned long long)d->loader_prefetch,
+                       budget_fmt_step(s2, sizeof(s2), d->need_shm));
+        else
+            buf_adds(b, " (from the recorded peaks, as shmwatch plan and the budget compute "
+                        "them)\n");
+    }
+}
+
+void whyreport_text(struct buf *out, const struct whyreport_in *in)
+{
+    char a[48], b[48];
+    const struct why_result *r = in->r;
+    if (r->n == 0) {
+        buf_printf(out, "Nothing ended abnormally between %s and %s.\n",
+                   why_fmt_time(a, sizeof(a), in->from), why_fmt_time(b, sizeof(b), in->to));
+        return;
+    }
+    buf_printf(out, "%zu abnormal end%s between %s and %s:\n", r->n, r->n == 1 ? "" : "s",
+               why_fmt_time(a, sizeof(a), in->from), why_fmt_time(b, sizeof(b), in->to));
+    for (size_t i = 0; i < r->n; i++) {
+        buf_adds(out, "\n");
+        death_text(out, &r->d[i], in->ascii);
+    }
+}
+
+static void death_json(struct jsonw *w, const struct why_death *d)
+{
+    char t[48];
+    jw_obj(w, NULL);
+    jw_i64_or_null(w, "pid", d->has_pid, d->pid);
+    jw_str(w, "comm", d->comm);
+    jw_str(w, "role", d->role);
+    jw_i64_or_null(w, "group", d->has_group, d->group);
+    jw_str(w, "container", d->container);
+    jw_str(w, "container_name", d->container_name);
+    jw_str(w, "pod", d->pod);
+    jw_str(w, "time", whyreport_rfc3339(t, sizeof(t), d->t));
+    jw_str(w, "cause", d->cause);
+    jw_str(w, "signal", d->signal);
+    jw_i64_or_null(w, "exit_code", d->has_exit_code, d->exit_code);
+    if (d->has_mount) {
+        jw_obj(w, "mount");
+        jw_str(w, "id", d->mount_id);
+        jw_str(w, "path", d->mount_path);
+        jw_u64(w, "size_bytes", d->size);
+        jw_u64_or_null(w, "used_bytes_before", d->has_before, d->used_before);
+        jw_u64_or_null(w, "used_bytes_at", d->has_at, d->used_at);
+        jw_u64(w, "used_bytes_peak", d->used_peak);
+        jw_bool(w, "full", d->full);
+        jw_obj_end(w);
+    } else {
+        jw_null(w, "mount");
+    }
+    if (d->has_budget) {
+        jw_obj(w, "budget_at");
+        jw_u64(w, "limit_bytes", d->limit);
+        jw_str(w, "limit_source", d->limit_cgroup ? "cgroup" : "memtotal");
+        jw_u64(w, "app_bytes", d->app);
+        jw_u64(w, "shm_used_bytes", d->shm_used);
+        jw_u64(w, "headroom_bytes", d->headroom);
+        jw_str(w, "cgroup", d->cgroup);
+        jw_obj_end(w);
+    } else {
+        jw_null(w, "budget_at");
+    }
+    jw_arr(w, "groups");
+    for (size_t i = 0; i < d->ntop; i++) {
+        jw_obj(w, NULL);
+        jw_i64(w, "main_pid", d->top[i].main_pid);
+        jw_u64(w, "shm_bytes", d->top[i].shm_bytes);
+        jw_u64(w, "workers", d->top[i].workers);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_str(w, "diagnosis", d->diagnosis);
+    if (d->has_left) {
+        jw_obj(w, "left_behind");
+        jw_u64(w, "segments", d->left_segments);
+        jw_u64(w, "bytes", d->left_bytes);
+        if (d->left_segments)
+            jw_str(w, "since", whyreport_rfc3339(t, sizeof(t), d->t));
+        else
+            jw_null(w, "since");
+        jw_obj_end(w);
+    } else {
+        jw_null(w, "left_behind");
+    }
+    jw_obj(w, "advice");
+    jw_u64_or_null(w, "recommended_shm_size_bytes", d->has_advice && d->rec_shm, d->rec_shm);
+    jw_u64_or_null(w, "recommended_memory_bytes", d->has_advice && d->rec_memory, d->rec_memory);
+    jw_u64_or_null(w, "shm_need_bytes", d->has_advice && d->need_shm, d->need_shm);
+    jw_str(w, "from", !d->has_advice ? NULL : d->from_loader ? "loader" : "peaks");
+    jw_obj_end(w);
+    jw_obj_end(w);
+}
+
+void whyreport_json(struct buf *out, const struct whyreport_in *in)
+{
+    struct jsonw w;
+    char t[48];
+    jw_init(&w, out);
+    jw_obj(&w, NULL);
+    jw_arr(&w, "deaths");
+    for (size_t i = 0; i < in->r->n; i++)
+        death_json(&w, &in->r->d[i]);
+    jw_arr_end(&w);
+    jw_obj(&w, "window");
+    jw_str(&w, "from", whyreport_rfc3339(t, sizeof(t), in->from));
+    jw_str(&w, "to", whyreport_rfc3339(t, sizeof(t), in->to));
+    jw_obj_end(&w);
+    jw_arr(&w, "warnings");
+    for (size_t i = 0; i < in->nwarnings; i++)
+        jw_str(&w, NULL, in->warnings[i]);
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    buf_addc(out, '\n');
+}

@@ -1,0 +1,561 @@
+/* model/why.c and report/whyreport.c on recordings written by hand: JSON
+ * lines as the recorder writes them (doc/recording.md), cut to the fields
+ * why reads. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model/budget.h"
+#include "model/capacity.h"
+#include "model/why.h"
+#include "report/whyreport.h"
+#include "util/jsondoc.h"
+#include "util/xalloc.h"
+
+#define MiB (UINT64_C(1) << 20)
+#define T0 1764900000.0 /* 2025-12-05T02:00:00Z */
+
+/* A recording in memory: lines parsed at once, a NULL document where a
+ * line is not JSON (a damaged record). */
+struct rec_set {
+    struct why_rec recs[64];
+    struct jd *docs[64];
+    char events[64][16];
+    size_t n;
+};
+
+static const struct jd *load(void *ctx, size_t i)
+{
+    struct rec_set *s = ctx;
+    return s->docs[i];
+}
+
+__attribute__((format(printf, 3, 4))) static void add(struct rec_set *s, double t,
+                                                      const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = str_vprintf(fmt, ap);
+    va_end(ap);
+    char err[128];
+    size_t i = s->n++;
+    s->docs[i] = jd_parse(line, strlen(line), err, sizeof(err));
+    s->recs[i].t = t;
+    const char *ev = s->docs[i] ? jd_getstr(s->docs[i], "event", NULL) : NULL;
+    snprintf(s->events[i], sizeof(s->events[i]), "%s", ev ? ev : "");
+    s->recs[i].snapshot = s->docs[i] ? jd_get(s->docs[i], "schema") != NULL : false;
+    s->recs[i].event = s->events[i];
+    free(line);
+}
+
+static void set_free(struct rec_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        jd_free(s->docs[i]);
+}
+
+static void find(struct rec_set *s, const struct why_filter *f, struct why_result *r)
+{
+    struct why_source src = {.recs = s->recs, .n = s->n, .doc = load, .ctx = s};
+    struct why_filter none = {0};
+    why_find(&src, f ? f : &none, r);
+}
+
+/* The reason of the next snapshot(): "interval" unless a test says. */
+static const char *next_reason = "interval";
+
+/* A snapshot of one mount (of container ctr, or the host's when NULL),
+ * with segs (a JSON array's members), procs, groups and the budget's loader
+ * ("null" or an object). */
+static void snapshot(struct rec_set *s, double t, const char *ctr, uint64_t used,
+                     uint64_t pending, const char *segs, const char *procs, const char *groups,
+                     uint64_t app, const char *loader, uint64_t rec_shm, uint64_t rec_mem)
+{
+    char containers[256];
+    if (ctr)
+        snprintf(containers, sizeof(containers),
+                 "[{\"id\":\"%s\",\"name\":\"trainer\",\"pod\":null,\"pid\":7}]", ctr);
+    else
+        snprintf(containers, sizeof(containers), "[]");
+    add(s, t,
+        "{\"schema\":1,\"time\":\"x\",\"reason\":\"%s\",\"mounts\":[{\"id\":\"m1\","
+        "\"path\":\"/dev/shm\",\"size_bytes\":%llu,\"used_bytes\":%llu,\"pending_bytes\":%llu,"
+        "\"containers\":%s,\"cgroup\":{\"version\":1,\"path\":\"/test/job\"},"
+        "\"budget\":{\"limit_bytes\":%llu,\"limit_source\":\"cgroup\",\"shm_used_bytes\":%llu,"
+        "\"app_bytes\":%llu,\"headroom_bytes\":%llu,\"recommended_shm_size_bytes\":%llu,"
+        "\"recommended_memory_bytes\":%llu,\"loader\":%s}}],"
+        "\"segments\":[%s],\"processes\":[%s],\"groups\":[%s],\"budget\":null,\"cgroup\":null}",
+        next_reason, (unsigned long long)(64 * MiB), (unsigned long long)used,
+        (unsigned long long)pending, containers, (unsigned long long)(512 * MiB), (unsigned long long)used,
+        (unsigned long long)app, (unsigned long long)(512 * MiB - used - app),
+        (unsigned long long)rec_shm, (unsigned long long)rec_mem, loader, segs, procs, groups);
+    next_reason = "interval";
+}
+
+static const char *const job_procs =
+    "{\"pid\":100,\"comm\":\"python3\",\"role\":\"main\",\"group\":100,\"container\":null},"
+    "{\"pid\":101,\"comm\":\"pt_data_worker\",\"role\":\"worker\",\"group\":100,"
+    "\"container\":null},"
+    "{\"pid\":102,\"comm\":\"pt_data_worker\",\"role\":\"worker\",\"group\":100,"
+    "\"container\":null}";
+static const char *const job_group =
+    "{\"main_pid\":100,\"workers\":[101,102],\"shm_managers\":[],\"shm_bytes\":67000000}";
+
+/* A worker's Bus error on a full 64 MiB mount, then its main's exit. */
+static void sigbus_job(struct rec_set *s, const char *ctr)
+{
+    char segs[512];
+    snprintf(segs, sizeof(segs),
+             "{\"mount_id\":\"m1\",\"name\":\"torch_100_1\",\"alloc_bytes\":%llu,"
+             "\"state\":\"hidden\",\"creator_pid\":101,\"holders\":[{\"pid\":100}],\"group\":100}",
+             (unsigned long long)(63 * MiB));
+    const char *loader = "{\"main_pid\":100,\"batch_shm_bytes\":13246464,\"workers\":2,"
+                         "\"batches_in_flight\":5,\"prefetch_factor\":2}";
+    snapshot(s, T0, ctr, 40 * MiB, 0, segs, job_procs, job_group, 2 * MiB, loader, 96 * MiB,
+             118 * MiB);
+    snapshot(s, T0 + 1, ctr, 64 * MiB - 8192, 0, segs, job_procs, job_group, 3 * MiB, loader,
+             96 * MiB, 119 * MiB);
+    add(s, T0 + 1.5,
+        "{\"event\":\"fill\",\"time\":\"x\",\"mount_id\":\"m1\",\"used_bytes\":%llu,"
+        "\"size_bytes\":%llu,\"level\":\"critical\"}",
+        (unsigned long long)(64 * MiB), (unsigned long long)(64 * MiB));
+    add(s, T0 + 1.7,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":101,\"comm\":\"pt_data_worker\",\"role\":"
+        "\"worker\",\"group\":100,\"container\":%s%s%s,\"container_name\":%s,\"exit_code\":null,"
+        "\"signal\":\"SIGBUS\",\"core\":false,\"cause\":\"sigbus\"}",
+        ctr ? "\"" : "", ctr ? ctr : "null", ctr ? "\"" : "", ctr ? "\"trainer\"" : "null");
+    snapshot(s, T0 + 1.8, ctr, 50 * MiB, 0, segs, job_procs, job_group, 3 * MiB, loader,
+             96 * MiB, 119 * MiB);
+    /* Its worker 102, ended by the main's shutdown: a clean exit. */
+    add(s, T0 + 2.0,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":102,\"comm\":\"pt_data_worker\",\"role\":"
+        "\"worker\",\"group\":100,\"exit_code\":0,\"signal\":null,\"cause\":\"exit\"}");
+    add(s, T0 + 2.1,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":100,\"comm\":\"python3\",\"role\":\"main\","
+        "\"group\":100,\"container\":null,\"container_name\":null,\"exit_code\":1,"
+        "\"signal\":null,\"core\":false,\"cause\":\"exit\"}");
+    snapshot(s, T0 + 3, ctr, 0, 0, "", "", "", 1 * MiB, "null", 96 * MiB, 119 * MiB);
+}
+
+static void test_sigbus(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    sigbus_job(&s, NULL);
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 2);
+    const struct why_death *d = &r.d[0];
+    assert_true(d->has_pid);
+    assert_int_equal(d->pid, 101);
+    assert_string_equal(d->role, "worker");
+    assert_int_equal(d->group, 100);
+    assert_string_equal(d->cause, "sigbus");
+    assert_true(d->has_mount);
+    assert_string_equal(d->mount_path, "/dev/shm");
+    assert_int_equal(d->used_before, 64 * MiB - 8192);
+    assert_int_equal(d->used_at, 50 * MiB);
+    assert_int_equal(d->used_peak, 64 * MiB); /* the fill event's */
+    assert_true(d->full);
+    assert_non_null(strstr(d->diagnosis,
+                           "/dev/shm was full, 64.0 of 64.0 MiB: a worker writing a batch touched "
+                           "a page the tmpfs could not give, which is the Bus error"));
+    /* The group, biggest on the mount. */
+    assert_int_equal(d->ntop, 1);
+    assert_int_equal(d->top[0].main_pid, 100);
+    assert_int_equal(d->top[0].workers, 2);
+    /* The advice: the loader's arithmetic, as plan --observe makes it. */
+    struct capacity_input in = {.observed_batch_shm = 13246464, .workers = 2, .prefetch = 2};
+    struct capacity_result cr;
+    char *cause = NULL;
+    assert_int_equal(capacity_compute(&in, &cr, &cause), 0);
+    assert_true(d->from_loader);
+    assert_int_equal(d->need_shm, cr.shm_peak);
+    assert_int_equal(d->rec_shm, cr.rec_shm_size);
+    assert_true(d->rec_shm > 64 * MiB);
+    uint64_t margin;
+    assert_int_equal(d->rec_memory, budget_rec_memory(3 * MiB, cr.rec_shm_size, &margin));
+    /* The main's exit follows it; the clean exit of the other worker is no
+     * abnormal end. */
+    const struct why_death *m = &r.d[1];
+    assert_int_equal(m->pid, 100);
+    assert_string_equal(m->cause, "exit");
+    assert_int_equal(m->exit_code, 1);
+    assert_int_equal(m->after_pid, 101);
+    assert_non_null(strstr(m->diagnosis, "exited with status 1"));
+    assert_non_null(strstr(m->diagnosis, "followed the end of 101 (SIGBUS)"));
+    /* Nothing left behind: the last snapshot has no segment. */
+    assert_true(d->has_left);
+    assert_int_equal(d->left_segments, 0);
+    why_result_free(&r);
+    set_free(&s);
+}
+
+static void test_sigbus_container(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    const char *id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    sigbus_job(&s, id);
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 2);
+    assert_string_equal(r.d[0].container, id);
+    assert_string_equal(r.d[0].container_name, "trainer");
+    assert_non_null(strstr(r.d[0].diagnosis, "the /dev/shm of trainer was full, 64.0 of 64.0 MiB"));
+    why_result_free(&r);
+
+    /* --container by name, by an id's prefix; a stranger's name finds nothing. */
+    struct why_filter f = {.container = "trainer"};
+    find(&s, &f, &r);
+    assert_int_equal(r.n, 1);
+    why_result_free(&r);
+    f.container = "0123456789abcdef";
+    find(&s, &f, &r);
+    assert_int_equal(r.n, 1);
+    why_result_free(&r);
+    f.container = "0123456789a"; /* too short to be a prefix */
+    find(&s, &f, &r);
+    assert_int_equal(r.n, 0);
+    why_result_free(&r);
+    f.container = "other";
+    find(&s, &f, &r);
+    assert_int_equal(r.n, 0);
+    why_result_free(&r);
+    /* --pid: the main's job takes its worker's end too; the window's start cuts. */
+    struct why_filter p = {.pid = 100};
+    find(&s, &p, &r);
+    assert_int_equal(r.n, 2);
+    why_result_free(&r);
+    p.pid = 101;
+    find(&s, &p, &r);
+    assert_int_equal(r.n, 1);
+    why_result_free(&r);
+    struct why_filter w = {.from = T0 + 2.05};
+    find(&s, &w, &r);
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.d[0].pid, 100);
+    why_result_free(&r);
+    set_free(&s);
+}
+
+static void test_oom(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    const char *procs = "{\"pid\":300,\"comm\":\"writer\",\"role\":\"holder\",\"group\":null}";
+    char segs[256];
+    snprintf(segs, sizeof(segs),
+             "{\"mount_id\":\"m1\",\"name\":\"big\",\"alloc_bytes\":%llu,\"state\":\"in_use\","
+             "\"creator_pid\":null,\"holders\":[{\"pid\":300}],\"group\":null}",
+             (unsigned long long)(56 * MiB));
+    snapshot(&s, T0, NULL, 56 * MiB, 0, segs, procs, "", 7 * MiB, "null", 84 * MiB, 110 * MiB);
+    add(&s, T0 + 0.4,
+        "{\"event\":\"oom_kill\",\"time\":\"x\",\"cgroup\":\"/test/oom\",\"container\":null,"
+        "\"container_name\":null,\"kills\":1,\"victim\":300,\"victim_comm\":\"writer\"}");
+    add(&s, T0 + 0.5,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":300,\"comm\":\"writer\",\"role\":\"holder\","
+        "\"group\":null,\"container\":null,\"container_name\":null,\"exit_code\":null,"
+        "\"signal\":\"SIGKILL\",\"core\":false,\"cause\":\"oom_kill\"}");
+    snapshot(&s, T0 + 0.6, NULL, 56 * MiB, 0, "", "", "", 1 * MiB, "null", 84 * MiB, 110 * MiB);
+    /* An OOM kill whose victim the recorder did not know: a death of its own. */
+    add(&s, T0 + 5,
+        "{\"event\":\"oom_kill\",\"time\":\"x\",\"cgroup\":\"/test/oom\",\"container\":null,"
+        "\"container_name\":null,\"kills\":1,\"victim\":null,\"victim_comm\":null}");
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 2);
+    const struct why_death *d = &r.d[0];
+    assert_int_equal(d->pid, 300);
+    assert_string_equal(d->cause, "oom_kill");
+    assert_string_equal(d->cgroup, "/test/oom");
+    assert_true(d->has_budget);
+    assert_int_equal(d->app, 7 * MiB);
+    assert_int_equal(d->shm_used, 56 * MiB);
+    assert_non_null(strstr(d->diagnosis, "the OOM killer of cgroup /test/oom fired with app "
+                                         "7.0 MiB + shm 56.0 MiB of 512 MiB"));
+    assert_int_equal(d->rec_shm, 84 * MiB);
+    assert_int_equal(d->rec_memory, 110 * MiB);
+    assert_false(r.d[1].has_pid);
+    assert_string_equal(r.d[1].cause, "oom_kill");
+    why_result_free(&r);
+    set_free(&s);
+}
+
+/* A file_system job killed with SIGKILL: main, worker, shm manager; its
+ * named batches stay behind as orphans. */
+static void test_killed_leftovers(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    const char *procs =
+        "{\"pid\":200,\"comm\":\"python3\",\"role\":\"main\",\"group\":200},"
+        "{\"pid\":201,\"comm\":\"python3\",\"role\":\"worker\",\"group\":200},"
+        "{\"pid\":202,\"comm\":\"torch_shm_manag\",\"role\":\"shm_manager\",\"group\":200}";
+    const char *groups = "{\"main_pid\":200,\"workers\":[201],\"shm_managers\":[202]}";
+    char held[512], left[512];
+    snprintf(held, sizeof(held),
+             "{\"mount_id\":\"m1\",\"name\":\"torch_201_1\",\"alloc_bytes\":%llu,\"state\":"
+             "\"in_use\",\"creator_pid\":201,\"holders\":[{\"pid\":200}],\"group\":200},"
+             "{\"mount_id\":\"m1\",\"name\":\"torch_201_2\",\"alloc_bytes\":%llu,\"state\":"
+             "\"in_use\",\"creator_pid\":201,\"holders\":[{\"pid\":200}],\"group\":200}",
+             (unsigned long long)(4 * MiB), (unsigned long long)(4 * MiB));
+    snprintf(left, sizeof(left),
+             "{\"mount_id\":\"m1\",\"name\":\"torch_201_1\",\"alloc_bytes\":%llu,\"state\":"
+             "\"orphan\",\"creator_pid\":201,\"holders\":[],\"group\":null},"
+             "{\"mount_id\":\"m1\",\"name\":\"torch_201_2\",\"alloc_bytes\":%llu,\"state\":"
+             "\"unheld\",\"creator_pid\":201,\"holders\":[],\"group\":null},"
+             "{\"mount_id\":\"m1\",\"name\":\"psm_12345678\",\"alloc_bytes\":4096,\"state\":"
+             "\"unheld\",\"creator_pid\":null,\"holders\":[],\"group\":null}",
+             (unsigned long long)(4 * MiB), (unsigned long long)(4 * MiB));
+    snapshot(&s, T0, NULL, 8 * MiB, 0, held, procs, groups, MiB, "null", 64 * MiB, 80 * MiB);
+    const char *exit_fmt =
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":%d,\"comm\":\"%s\",\"role\":\"%s\","
+        "\"group\":200,\"exit_code\":null,\"signal\":\"SIGKILL\",\"cause\":\"signal\"}";
+    add(&s, T0 + 1, exit_fmt, 200, "python3", "main");
+    add(&s, T0 + 1.01, exit_fmt, 201, "python3", "worker");
+    add(&s, T0 + 1.02, exit_fmt, 202, "torch_shm_manag", "shm_manager");
+    /* A damaged line between them is left out. */
+    add(&s, T0 + 1.03, "{\"event\":\"exit\",\"time\":");
+    snapshot(&s, T0 + 1.1, NULL, 8 * MiB, 0, left, "", "", MiB, "null", 64 * MiB, 80 * MiB);
+    snapshot(&s, T0 + 3, NULL, 8 * MiB, 0, left, "", "", MiB, "null", 64 * MiB, 80 * MiB);
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 3);
+    const struct why_death *m = &r.d[0];
+    assert_int_equal(m->pid, 200);
+    assert_string_equal(m->cause, "signal");
+    assert_string_equal(m->signal, "SIGKILL");
+    assert_int_equal(m->after_pid, 0);
+    assert_int_equal(m->left_segments, 2);
+    assert_int_equal(m->left_bytes, 8 * MiB);
+    assert_non_null(strstr(m->diagnosis, "killed by SIGKILL"));
+    assert_non_null(strstr(m->diagnosis, "Its job left 2 segments (8.0 MiB) that nobody holds: "
+                                         "orphans since 02:00:01"));
+    const struct why_death *g = &r.d[2];
+    assert_string_equal(g->role, "shm_manager");
+    assert_int_equal(g->after_pid, 200);
+    assert_non_null(strstr(g->diagnosis, "The shm manager died: its 8.0 MiB of batches are "
+                                         "orphans since 02:00:01"));
+    /* The worker follows the main and does not repeat the leftovers. */
+    assert_null(strstr(r.d[1].diagnosis, "orphans"));
+
+    /* The report: the paragraph in words and the JSON fields. */
+    struct whyreport_in in = {.r = &r, .from = T0 - 60, .to = T0 + 60};
+    struct buf b;
+    buf_init(&b);
+    whyreport_text(&b, &in);
+    assert_non_null(strstr(b.data, "3 abnormal ends between"));
+    assert_non_null(strstr(b.data, "main 200 (python3): killed by SIGKILL at 2025-12-05 02:00:01 UTC"));
+    assert_non_null(strstr(b.data, "left behind: 2 segments, 8.0 MiB, nobody holding them, since "
+                                   "02:00:01"));
+    buf_free(&b);
+    buf_init(&b);
+    whyreport_json(&b, &in);
+    char err[128];
+    struct jd *j = jd_parse(b.data, b.len, err, sizeof(err));
+    assert_non_null(j);
+    const struct jd *d0 = jd_at(jd_get(j, "deaths"), 0);
+    static const char *const fields[] = {"pid", "comm", "role", "group", "container", "pod",
+                                         "time", "cause", "signal", "mount", "budget_at",
+                                         "diagnosis", "left_behind", "advice"};
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        assert_non_null(jd_get(d0, fields[i]));
+    assert_string_equal(jd_getstr(d0, "time", ""), "2025-12-05T02:00:01Z");
+    assert_int_equal(jd_getint(jd_get(d0, "left_behind"), "segments", 0), 2);
+    assert_int_equal(jd_getint(jd_get(d0, "left_behind"), "bytes", 0), 8 * MiB);
+    assert_int_equal(jd_getint(jd_get(d0, "mount"), "used_bytes_before", 0), 8 * MiB);
+    assert_int_equal(jd_getint(jd_get(d0, "advice"), "recommended_shm_size_bytes", 0), 64 * MiB);
+    assert_string_equal(jd_getstr(jd_get(j, "window"), "from", ""), "2025-12-05T01:59:00Z");
+    assert_int_equal(jd_get(j, "warnings")->type, JD_ARR);
+    jd_free(j);
+    buf_free(&b);
+    why_result_free(&r);
+    set_free(&s);
+}
+
+/* What is no abnormal end, and a cause the recorder could not see. */
+static void test_normal_and_unknown(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    snapshot(&s, T0, NULL, 0, 0, "", job_procs, job_group, MiB, "null", 64 * MiB, 80 * MiB);
+    add(&s, T0 + 1,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":100,\"comm\":\"python3\",\"role\":\"main\","
+        "\"group\":100,\"exit_code\":0,\"signal\":null,\"cause\":\"exit\"}");
+    add(&s, T0 + 1,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":400,\"comm\":\"cat\",\"role\":\"holder\","
+        "\"group\":null,\"exit_code\":null,\"signal\":null,\"cause\":\"unknown\"}");
+    add(&s, T0 + 1,
+        "{\"event\":\"segments\",\"time\":\"x\",\"mount_id\":\"m1\",\"created\":3,\"removed\":3}");
+    add(&s, T0 + 2,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":102,\"comm\":\"pt_data_worker\",\"role\":"
+        "\"worker\",\"group\":100,\"exit_code\":null,\"signal\":null,\"cause\":\"unknown\"}");
+    add(&s, T0 + 3, "{\"event\":\"exit\",\"time\":\"x\",\"pid\":5,\"cause\":\"strange\"}");
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.d[0].pid, 102);
+    assert_string_equal(r.d[0].cause, "unknown");
+    assert_non_null(strstr(r.d[0].diagnosis, "the cause is unknown"));
+    assert_null(strstr(r.d[0].diagnosis, "likely")); /* the mount was not full */
+    /* No snapshot after it: nothing to say about leftovers. */
+    assert_false(r.d[0].has_left);
+    why_result_free(&r);
+    set_free(&s);
+}
+
+/* Names from the recording reach neither the terminal nor the JSON raw. */
+static void test_hostile_names(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    add(&s, T0,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":9,\"comm\":\"ev\\u001b[31mil\\n\","
+        "\"role\":\"worker\",\"group\":8,\"container\":\"abc\",\"container_name\":"
+        "\"x\\u001b]0;pwn\\u0007\\u202e\",\"exit_code\":null,\"signal\":\"SIGSEGV\","
+        "\"cause\":\"signal\"}");
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    assert_non_null(strstr(r.d[0].diagnosis, "crashed with SIGSEGV"));
+    assert_false(r.d[0].has_mount);
+    struct whyreport_in in = {.r = &r, .from = T0 - 1, .to = T0 + 1};
+    struct buf b;
+    buf_init(&b);
+    whyreport_text(&b, &in);
+    for (size_t i = 0; i < b.len; i++)
+        assert_true(b.data[i] == '\n' || (unsigned char)b.data[i] >= 0x20);
+    assert_non_null(strstr(b.data, "ev\\e[31mil\\n"));
+    assert_null(strstr(b.data, "\xe2\x80\xae"));
+    buf_free(&b);
+    buf_init(&b);
+    whyreport_json(&b, &in);
+    assert_null(memchr(b.data, 0x1b, b.len));
+    char err[128];
+    struct jd *j = jd_parse(b.data, b.len, err, sizeof(err));
+    assert_non_null(j);
+    assert_string_equal(jd_getstr(jd_at(jd_get(j, "deaths"), 0), "comm", ""), "ev\x1b[31mil\n");
+    jd_free(j);
+    buf_free(&b);
+    why_result_free(&r);
+    set_free(&s);
+}
+
+/* The snapshot taken at once after an end has whole seconds: it sorts
+ * before the end's event within that second and is still the one "at". */
+static void test_event_snapshot_order(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    snapshot(&s, T0 - 1, NULL, 10 * MiB, 0, "", job_procs, job_group, MiB, "null", 64 * MiB,
+             80 * MiB);
+    next_reason = "event";
+    snapshot(&s, T0, NULL, 20 * MiB, 0, "", "", "", MiB, "null", 64 * MiB, 80 * MiB);
+    add(&s, T0 + 0.5,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":101,\"comm\":\"w\",\"role\":\"worker\","
+        "\"group\":100,\"exit_code\":null,\"signal\":\"SIGBUS\",\"cause\":\"sigbus\"}");
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    assert_true(r.d[0].has_before && r.d[0].has_at);
+    assert_int_equal(r.d[0].used_before, 10 * MiB);
+    assert_int_equal(r.d[0].used_at, 20 * MiB);
+    assert_true(r.d[0].has_left); /* from the one at */
+    assert_false(r.d[0].full);
+    assert_non_null(strstr(r.d[0].diagnosis, "/dev/shm held 10.0 of 64.0 MiB (16 %) in the last "
+                                             "snapshot before: it filled up between two snapshots"));
+    why_result_free(&r);
+    set_free(&s);
+}
+
+/* A Bus error with less free than one of the loader's batches: full,
+ * though no snapshot saw the last page go. */
+static void test_full_for_a_batch(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    const char *loader = "{\"main_pid\":100,\"batch_shm_bytes\":13250560,\"workers\":2,"
+                         "\"batches_in_flight\":5,\"prefetch_factor\":2}";
+    snapshot(&s, T0, NULL, 5 * 13250560ull, 0, "", job_procs, job_group, MiB, loader, 96 * MiB,
+             120 * MiB);
+    add(&s, T0 + 0.5,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":101,\"comm\":\"w\",\"role\":\"worker\","
+        "\"group\":100,\"exit_code\":null,\"signal\":\"SIGBUS\",\"cause\":\"sigbus\"}");
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    assert_true(r.d[0].full);
+    assert_non_null(strstr(r.d[0].diagnosis, "/dev/shm was full, 63.2 of 64.0 MiB with less free "
+                                             "than one batch (12.6 MiB): a worker writing"));
+    why_result_free(&r);
+    /* The same end seen only as gone (no process events): its likely cause. */
+    add(&s, T0 + 0.6,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":102,\"comm\":\"w\",\"role\":\"worker\","
+        "\"group\":100,\"exit_code\":null,\"signal\":null,\"cause\":\"unknown\"}");
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 2);
+    assert_string_equal(r.d[1].cause, "unknown");
+    assert_non_null(strstr(r.d[1].diagnosis, "/dev/shm was full just before, 63.2 of 64.0 MiB: "
+                                             "the likely cause is the Bus error"));
+    why_result_free(&r);
+    set_free(&s);
+}
+
+/* A death told from the scans comes with the scan that missed the process:
+ * the snapshot before it is the last one that still shows it. */
+static void test_before_shows_it(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    snapshot(&s, T0, NULL, 60 * MiB, 0, "", job_procs, job_group, MiB, "null", 96 * MiB,
+             120 * MiB);
+    snapshot(&s, T0 + 1, NULL, 10 * MiB, 0, "", "", "", MiB, "null", 96 * MiB, 120 * MiB);
+    add(&s, T0 + 1.2,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":101,\"comm\":\"w\",\"role\":\"worker\","
+        "\"group\":100,\"exit_code\":null,\"signal\":null,\"cause\":\"unknown\"}");
+    snapshot(&s, T0 + 2, NULL, 10 * MiB, 0, "", "", "", MiB, "null", 96 * MiB, 120 * MiB);
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.d[0].used_before, 60 * MiB);
+    assert_true(r.d[0].t_before == T0);
+    assert_int_equal(r.d[0].used_at, 10 * MiB);
+    why_result_free(&r);
+    set_free(&s);
+}
+
+static void test_formats(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(why_fmt_of(b, sizeof(b), 64 * MiB, 64 * MiB), "64.0 of 64.0 MiB");
+    assert_string_equal(why_fmt_of(b, sizeof(b), 900 * 1024, 64 * MiB), "900 KiB of 64.0 MiB");
+    assert_string_equal(why_fmt_of(b, sizeof(b), 0, 64 * MiB), "0 B of 64.0 MiB");
+    assert_string_equal(whyreport_rfc3339(b, sizeof(b), T0 + 7.25), "2025-12-05T02:00:07.250Z");
+    assert_string_equal(whyreport_rfc3339(b, sizeof(b), T0), "2025-12-05T02:00:00Z");
+    assert_string_equal(why_fmt_clock(b, sizeof(b), T0 + 3723), "03:02:03");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sigbus),
+        cmocka_unit_test(test_sigbus_container),
+        cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_killed_leftovers),
+        cmocka_unit_test(test_normal_and_unknown),
+        cmocka_unit_test(test_hostile_names),
+        cmocka_unit_test(test_event_snapshot_order),
+        cmocka_unit_test(test_full_for_a_batch),
+        cmocka_unit_test(test_before_shows_it),
+        cmocka_unit_test(test_formats),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
