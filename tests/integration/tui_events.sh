@@ -120,8 +120,9 @@ json_check "$SHMTEST_TMP/last.json" "j['event'] == 'recorder' and j['what'] == '
     "the recording's last record says it stopped"
 rc=0
 "$SHMWATCH" why --dir "$dir" --since 1h >"$SHMTEST_TMP/why.out" 2>&1 || rc=$?
-grep -q "$HOLDER" "$SHMTEST_TMP/why.out" && grep -qi "SIGBUS\|Bus error" "$SHMTEST_TMP/why.out" ||
+if ! grep -q "$HOLDER" "$SHMTEST_TMP/why.out" || ! grep -qi "SIGBUS\|Bus error" "$SHMTEST_TMP/why.out"; then
     fail "why on the dashboard's store does not tell the SIGBUS of $HOLDER: $(cat "$SHMTEST_TMP/why.out")"
+fi
 assert_eq "$rc" 4 "shmwatch why reads the dashboard's store: the SIGBUS of $HOLDER (status 4: something died)"
 # Another dashboard may record there now.
 tui_start 100 30 --record "$dir"
@@ -131,6 +132,7 @@ ok "the store is free again once the dashboard has quit"
 
 # --- Without --record, as nobody: the events still show, and why exits lack a cause ----
 rm -rf "${SHMTEST_TMP:?}/nobody.pid"
+# shellcheck disable=SC2016 # $! and $1 are the inner shell's
 setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all bash -c '
     python3 -c "
 import os, time
