@@ -12,7 +12,9 @@
 # tmpfs of its own at /dev/shm (the host's /dev/shm is never touched).
 # n1 is the node view's scene: 20 "containers", each a shmscene (a main and
 # 8 workers) in a mount namespace of its own with its own tmpfs at /dev/shm,
-# measured with `shmwatch --all` against `floor --all`.
+# measured with `shmwatch --all` against `floor --all`. r1 (a main and 8
+# workers) is the recorder's: `shmwatch record` at its default interval
+# beside a `--json --interval` stream at the same interval.
 # The commands run alternately, N times each after one warm-up round; CPU is
 # user + system time of each run (tests/bench/cputime.py), a ratio the median
 # of the rounds' ratios (both sides of each from one round). Every target of
