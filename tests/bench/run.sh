@@ -12,7 +12,9 @@
 # tmpfs of its own at /dev/shm (the host's /dev/shm is never touched).
 # n1 is the node view's scene: 20 "containers", each a shmscene (a main and
 # 8 workers) in a mount namespace of its own with its own tmpfs at /dev/shm,
-# measured with `shmwatch --all` against `floor --all`.
+# measured with `shmwatch --all` against `floor --all`. r1 (a main and 8
+# workers) is the recorder's: `shmwatch record` at its default interval
+# beside a `--json --interval` stream at the same interval.
 # The commands run alternately, N times each after one warm-up round; CPU is
 # user + system time of each run (tests/bench/cputime.py), a ratio the median
 # of the rounds' ratios (both sides of each from one round). Every target of
@@ -108,6 +110,7 @@ if [ "$QUICK" = 1 ]; then
         "s6|--workers 0 --unheld 20000 --unheld-size 0|20,000 named, no holders"
         "s7|--workers 4|PyTorch DataLoader x 4"
         "n1|--containers 20 --workers 8 --per-worker 5|20 containers x (1 + 8 x 5)"
+        "r1|--workers 8 --per-worker 5|DataLoader x 8 (recorder)"
     )
 else
     RUNS=${RUNS:-7}
@@ -121,6 +124,7 @@ else
         "s6|--workers 0 --unheld 100000 --unheld-size 0|100,000 named, no holders"
         "s7|--workers 8|PyTorch DataLoader x 8"
         "n1|--containers 20 --workers 8 --per-worker 20|20 containers x (1 + 8 x 20)"
+        "r1|--workers 8 --per-worker 5|DataLoader x 8 (recorder)"
     )
 fi
 # Segments are one page each, written (so every one is allocated), held in
@@ -285,6 +289,7 @@ scene_segments() {
 # --- measurements ---------------------------------------------------------
 
 declare -A CPU_SW CPU_FL CPU_FF CPU_FP CPU_LSOF PAIR IR SEGS PROCS LABEL DASH_CPU DASH_HWM DASH_ERR
+REC_CPU= REC_STREAM_CPU= REC_ERR= REC_BYTES=
 
 # check_snapshot NAME [OPTION...]: the JSON (of shmwatch --json OPTION...)
 # lists every segment of the manifest (with --all, on the scene's mounts).
@@ -410,6 +415,38 @@ dashboard() {
     tmux -L "$TMUX_SOCK" kill-server >/dev/null 2>&1 || true
 }
 
+# cpu_percent PID T0: percent of one core PID used since T0 (date +%s.%N; the
+# process started just before it).
+cpu_percent() {
+    local stat
+    stat=$(cat "/proc/$1/stat") || return 1
+    stat=${stat##*) }
+    awk -v t="$(awk '{ print $12 + $13 }' <<<"$stat")" -v hz="$(getconf CLK_TCK)" -v a="$2" \
+        -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", 100 * t / hz / (b - a) }'
+}
+
+# recorder SECONDS: `shmwatch record` at its default interval and, side by
+# side, a `--json --interval` stream at the same interval, for SECONDS on the
+# scene; sets REC_CPU and REC_STREAM_CPU (percent of one core), REC_BYTES
+# (the store's size), or REC_ERR.
+recorder() {
+    local secs=$1 rec stream t0
+    rm -rf "$TMP/store"
+    t0=$(date +%s.%N)
+    "$SHMWATCH" record --dir "$TMP/store" 2>"$TMP/record.err" &
+    rec=$!
+    "$SHMWATCH" --json --interval 10 --count 0 >/dev/null 2>&1 &
+    stream=$!
+    sleep "$secs"
+    if ! REC_CPU=$(cpu_percent "$rec" "$t0"); then
+        REC_ERR="the recorder exited: $(head -n 1 "$TMP/record.err")"
+    fi
+    REC_STREAM_CPU=$(cpu_percent "$stream" "$t0") || REC_STREAM_CPU="?"
+    kill -TERM "$rec" "$stream" 2>/dev/null || true
+    wait "$rec" "$stream" 2>/dev/null || true
+    REC_BYTES=$(du -sb "$TMP/store" 2>/dev/null | cut -f1)
+}
+
 # --- report -----------------------------------------------------------------
 
 FAILS=0
@@ -440,6 +477,9 @@ for entry in "${ALL_SCENES[@]}"; do
     if [ "$DASHBOARD" = 1 ] && { [ "$name" = s1 ] || [ "$name" = s6 ]; }; then
         echo "== dashboard on $label for $DASH_SECONDS s" >&2
         dashboard "$name" "$DASH_SECONDS"
+    elif [ "$DASHBOARD" = 1 ] && [ "$name" = r1 ]; then
+        echo "== recorder beside a stream on $label for $DASH_SECONDS s" >&2
+        recorder "$DASH_SECONDS"
     elif [ "$DASHBOARD" = 1 ] && [ "$name" = n1 ]; then
         if node_view; then
             echo "== dashboard (node view, --all) on $label for $DASH_SECONDS s" >&2
@@ -564,6 +604,19 @@ if [ "$DASHBOARD" = 1 ]; then
         verdict "$(le "$mib" "$limit")"
         printf '%-28s peak RSS    %6s MiB          <=%dMiB  %s\n' "${LABEL[$name]}" "$mib" "$limit" "$V"
     done
+fi
+
+if [ "$DASHBOARD" = 1 ] && wanted r1; then
+    echo
+    echo "Recorder at its default interval (10 s), $DASH_SECONDS s"
+    if [ -n "$REC_ERR" ] || [ -z "$REC_CPU" ]; then
+        echo "${LABEL[r1]:-r1}: not measured: ${REC_ERR:-the scene did not run}"
+        FAILS=$((FAILS + 1))
+    else
+        verdict "$(le "$REC_CPU" 1)"
+        printf '%-28s average CPU %6s %% of a core  <=1%%    %s  (--json --interval 10: %s %%; store %s bytes)\n' \
+            "${LABEL[r1]}" "$REC_CPU" "$V" "$REC_STREAM_CPU" "$REC_BYTES"
+    fi
 fi
 
 echo
