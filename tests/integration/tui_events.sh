@@ -145,6 +145,7 @@ wait_for "[ -s '$SHMTEST_TMP/nobody.pid' ] && [ -e /dev/shm/psm_0000cafe ]" 15 |
     fail "the unprivileged holder did not start"
 HOLDER=$(cat "$SHMTEST_TMP/nobody.pid")
 on_exit "kill -KILL $HOLDER 2>/dev/null; true"
+# shellcheck disable=SC2034 # tui_start (tui_lib.sh) reads it
 TUI_PREFIX="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all"
 tui_start 120 40 --interval 0.5
 tui_wait "^Events [0-9:]{8} process events are not seen" 10
