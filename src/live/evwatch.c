@@ -170,6 +170,30 @@ int evwatch_wait(struct evwatch *w, double until, int ctl, struct event_list *ou
     return ictl >= 0 && p[ictl].revents ? 1 : 0;
 }
 
+/* Whether the scan of st read a process of this pid. */
+static bool still_listed(const struct ev_state *st, pid_t pid)
+{
+    for (size_t i = 0; i < st->nalive; i++)
+        if (st->alive[i].pid == pid)
+            return true;
+    return false;
+}
+
+/* Whether a cgroup of cur counts OOM kills that prev has not yet been told
+ * of (by a death on the connector, events_oom). */
+static bool oom_untold(const struct ev_state *prev, const struct ev_state *cur)
+{
+    for (size_t i = 0; i < cur->ncgroups; i++) {
+        const struct ev_cgroup *c = &cur->cgroups[i];
+        for (size_t j = 0; c->known && j < prev->ncgroups; j++) {
+            const struct ev_cgroup *p = &prev->cgroups[j];
+            if (p->known && strcmp(p->path, c->path) == 0 && c->kills > p->kills)
+                return true;
+        }
+    }
+    return false;
+}
+
 void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_in, double t,
                   bool churn, struct event_list *out)
 {
@@ -180,6 +204,16 @@ void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_
      * written before, is after them: no other is due for them. */
     if (w->cn >= 0) {
         on_exits(w, out);
+        /* The kernel counts an OOM kill before its victim has freed its
+         * memory and exited: a scan in between counts the kill and still
+         * lists the victim. Its exit, up to a second later, is then told
+         * against the last model, as the OOM killer's, naming the victim. */
+        double until = clock_now() + 1.0;
+        while (w->cn >= 0 && oom_untold(&w->prev, &cur) && clock_now() < until) {
+            struct pollfd p = {.fd = w->cn, .events = POLLIN};
+            if (poll(&p, 1, (int)((until - clock_now()) * 1000.0) + 1) > 0)
+                on_exits(w, out);
+        }
         w->death = false;
     }
     shmnotify_read(&w->sn);
@@ -195,16 +229,26 @@ void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_
         }
         w->churn_since = clock_now();
     }
-    if (w->nreported > 1) /* qsort of nothing: a null pointer */
-        qsort(w->reported, w->nreported, sizeof(*w->reported), pid_cmp);
-    events_scan(&w->prev, &cur, w->reported, w->nreported, ch, nch, interval_s, t, out);
+    /* events_scan looks the pids up sorted; w->reported keeps the order
+     * they came in, older window first. */
+    pid_t *sorted = xmalloc((w->nreported ? w->nreported : 1) * sizeof(*sorted));
+    if (w->nreported) /* memcpy and qsort of nothing: a null pointer */
+        memcpy(sorted, w->reported, w->nreported * sizeof(*sorted));
+    if (w->nreported > 1)
+        qsort(sorted, w->nreported, sizeof(*sorted), pid_cmp);
+    events_scan(&w->prev, &cur, sorted, w->nreported, ch, nch, interval_s, t, out);
+    free(sorted);
     free(ch);
-    /* The newer window becomes the older one. */
-    if (w->nolder) {
-        memmove(w->reported, w->reported + w->nolder,
-                (w->nreported - w->nolder) * sizeof(*w->reported));
-        w->nreported -= w->nolder;
-    }
+    /* The newer window becomes the older one. A pid of the older one stays
+     * while the scan still lists it (a zombie its parent has not reaped):
+     * its death was told, and its going at a later scan is no second one. */
+    size_t keep = 0;
+    for (size_t i = 0; i < w->nolder; i++)
+        if (still_listed(&cur, w->reported[i]))
+            w->reported[keep++] = w->reported[i];
+    memmove(w->reported + keep, w->reported + w->nolder,
+            (w->nreported - w->nolder) * sizeof(*w->reported));
+    w->nreported = keep + (w->nreported - w->nolder);
     w->nolder = w->nreported;
     /* The OOM counts the connector's deaths were checked against stay the
      * baseline only until this scan's are known: cur's are newer. */

@@ -555,6 +555,41 @@ static void follow_advice(struct why_death *d, const struct why_result *r)
 /* What d's job left behind: in the last snapshot of the window after it,
  * its segments that nobody holds (orphans, or unheld while too young to be
  * called orphans). */
+/* Whether pid was a DataLoader group's main in a snapshot shortly before
+ * record i. */
+static bool was_main(const struct why_source *src, size_t i, int64_t pid)
+{
+    size_t bi, ai;
+    around(src, i, &bi, &ai);
+    size_t k = bi;
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1))
+        if (snap_group(doc(src, k), pid))
+            return true;
+    return false;
+}
+
+/* The main of the DataLoader group that had pid among its workers or shm
+ * managers in a snapshot shortly before record i, 0 for none. */
+static int64_t group_before(const struct why_source *src, size_t i, int64_t pid)
+{
+    size_t bi, ai;
+    around(src, i, &bi, &ai);
+    size_t k = bi;
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
+        const struct jd *gs = jd_get(doc(src, k), "groups");
+        for (size_t g = 0; gs && g < gs->n; g++) {
+            static const char *const lists[] = {"workers", "shm_managers"};
+            for (size_t l = 0; l < 2; l++) {
+                const struct jd *ps = jd_get(&gs->items[g], lists[l]);
+                for (size_t j = 0; ps && j < ps->n; j++)
+                    if (jd_int(&ps->items[j], 0) == pid)
+                        return jd_getint(&gs->items[g], "main_pid", 0);
+            }
+        }
+    }
+    return 0;
+}
+
 static void left_behind(struct why_death *d, const struct why_source *src, size_t i,
                         double to)
 {
@@ -566,8 +601,13 @@ static void left_behind(struct why_death *d, const struct why_source *src, size_
     if (li == SIZE_MAX)
         return;
     const struct jd *last = doc(src, li);
+    /* The job's processes as the snapshots before the end knew them: a
+     * snapshot taken while a killed job dies shows some of them gone. */
     struct pidset ps = {.n = 0};
-    job_pids(d, bi != SIZE_MAX ? doc(src, bi) : NULL, &ps);
+    job_pids(d, NULL, &ps);
+    size_t k = bi;
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1))
+        job_pids(d, doc(src, k), &ps);
     d->has_left = true;
     const struct jd *segs = jd_get(last, "segments");
     for (size_t k = 0; segs && k < segs->n; k++) {
@@ -781,8 +821,21 @@ void why_find(const struct why_source *src, const struct why_filter *f, struct w
             d.pid = jd_getint(ev, "pid", 0);
             d.comm = dup_or_null(jd_getstr(ev, "comm", NULL));
             d.role = dup_or_null(jd_getstr(ev, "role", NULL));
+            if (d.has_pid && was_main(src, i, d.pid)) {
+                /* Its workers died a moment before it, and the last model
+                 * saw it without them: it was their main all the same. */
+                free(d.role);
+                d.role = xstrdup("main");
+            }
             d.has_group = has_num(ev, "group");
             d.group = jd_getint(ev, "group", 0);
+            if (d.has_pid && !d.has_group) {
+                /* Its main died a moment before it, and the last model saw
+                 * it without its group: the snapshots before still show it. */
+                int64_t g = group_before(src, i, d.pid);
+                d.has_group = g > 0;
+                d.group = g;
+            }
             d.signal = dup_or_null(jd_getstr(ev, "signal", NULL));
             d.has_exit_code = has_num(ev, "exit_code");
             d.exit_code = jd_getint(ev, "exit_code", 0);

@@ -154,6 +154,7 @@ kill $P_STREAM
 wait $P_STREAM
 echo "@@JSON oom-stream-first $(head -n 1 /tmp/stream)"
 echo "@@JSON oom-stream-after $(grep -m 1 '"oom_kills":[1-9]' /tmp/stream)"
+echo "@@JSON oom-event $(grep -m 1 '"event":"oom_kill"' /tmp/stream)"
 echo "@@VAL oom-survivor $(kill -0 $P_SURV 2>/dev/null && echo alive || echo dead)"
 out=$(shmwatch --prometheus --pid "$P_SURV" 2>/dev/null | grep '^shmwatch_cgroup_oom_kills_total')
 echo "@@VAL oom-prometheus $out"

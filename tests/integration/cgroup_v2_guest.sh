@@ -216,5 +216,8 @@ json_check "$f" "j['cgroup']['oom_kills'] == $kills and j['budget']['oom_kills_r
     "after it: oom_kills $kills from memory.events, new, verdict critical"
 json_check "$f" "j['cgroup']['shmem_bytes'] >= 24 * $MiB and any(s['name'] == 'oomfill' for s in j['segments'])" \
     "what the killed writer left on /dev/shm stays charged to the cgroup"
+f=$(guest_json oom-event)
+json_check "$f" "j['event'] == 'oom_kill' and j['cgroup'] == '/oomy' and j['kills'] >= 1" \
+    "the stream's oom_kill event names the cgroup whose memory.events (cgroup v2) counted it"
 assert_eq "$(guest_val oom-prometheus)" "shmwatch_cgroup_oom_kills_total $kills" \
     "the Prometheus counter"
