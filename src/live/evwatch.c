@@ -238,6 +238,7 @@ void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_
         qsort(sorted, w->nreported, sizeof(*sorted), pid_cmp);
     events_scan(&w->prev, &cur, sorted, w->nreported, ch, nch, interval_s, t, out);
     free(sorted);
+    ev_state_carry(&cur, &w->prev);
     free(ch);
     /* The newer window becomes the older one. A pid of the older one stays
      * while the scan still lists it (a zombie its parent has not reaped):

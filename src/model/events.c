@@ -219,6 +219,44 @@ void ev_state_free(struct ev_state *st)
     memset(st, 0, sizeof(*st));
 }
 
+static int ev_proc_cmp(const void *a, const void *b)
+{
+    pid_t x = ((const struct ev_proc *)a)->pid, y = ((const struct ev_proc *)b)->pid;
+    return (x > y) - (x < y);
+}
+
+static bool ev_state_lists(const struct ev_state *st, pid_t pid, unsigned long long start)
+{
+    for (size_t i = 0; i < st->nalive; i++)
+        if (st->alive[i].pid == pid)
+            return st->alive[i].start_ticks == start;
+    return false;
+}
+
+void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
+{
+    size_t n = cur->nprocs;
+    for (size_t i = 0; prev->valid && i < prev->nprocs; i++) {
+        const struct ev_proc *p = &prev->procs[i];
+        if (ev_state_proc(cur, p->pid) || !ev_state_lists(cur, p->pid, p->start_ticks))
+            continue;
+        cur->procs = xrealloc(cur->procs, (n + 1) * sizeof(*cur->procs));
+        struct ev_proc *c = &cur->procs[n++];
+        *c = *p;
+        c->ctr_id = p->ctr_id ? xstrdup(p->ctr_id) : NULL;
+        c->ctr_name = p->ctr_name ? xstrdup(p->ctr_name) : NULL;
+        c->cg = SIZE_MAX;
+        const char *path = p->cg < prev->ncgroups ? prev->cgroups[p->cg].path : NULL;
+        for (size_t g = 0; path && g < cur->ncgroups; g++)
+            if (cur->cgroups[g].path && strcmp(cur->cgroups[g].path, path) == 0)
+                c->cg = g;
+    }
+    if (n != cur->nprocs) {
+        cur->nprocs = n;
+        qsort(cur->procs, n, sizeof(*cur->procs), ev_proc_cmp);
+    }
+}
+
 const struct ev_proc *ev_state_proc(const struct ev_state *st, pid_t pid)
 {
     size_t lo = 0, hi = st->nprocs;

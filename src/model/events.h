@@ -119,6 +119,11 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
                          double crit_pct);
 void ev_state_free(struct ev_state *st);
 const struct ev_proc *ev_state_proc(const struct ev_state *st, pid_t pid);
+/* Keeps known in cur the processes prev knew that cur's scan still lists
+ * (same pid and start) but no longer counts interesting, with their last
+ * role and group: a main whose workers died a moment before it is still
+ * their main when it dies. */
+void ev_state_carry(struct ev_state *cur, const struct ev_state *prev);
 enum fill_level fill_level_of(double used_pct, double warn_pct, double crit_pct);
 
 /* --- Deriving events ------------------------------------------------- */
