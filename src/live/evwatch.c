@@ -247,8 +247,9 @@ void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_
     for (size_t i = 0; i < w->nolder; i++)
         if (still_listed(&cur, w->reported[i]))
             w->reported[keep++] = w->reported[i];
-    memmove(w->reported + keep, w->reported + w->nolder,
-            (w->nreported - w->nolder) * sizeof(*w->reported));
+    if (w->nreported > w->nolder) /* memmove of nothing: a null pointer */
+        memmove(w->reported + keep, w->reported + w->nolder,
+                (w->nreported - w->nolder) * sizeof(*w->reported));
     w->nreported = keep + (w->nreported - w->nolder);
     w->nolder = w->nreported;
     /* The OOM counts the connector's deaths were checked against stay the
