@@ -13,18 +13,8 @@ need python3 nsenter od
 test_ns 64m -- "$@"
 
 stream=$SHMTEST_TMP/node-events.jsonl
-events() {
-    /usr/bin/python3 - "$stream" "$1" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    try:
-        e = json.loads(line)
-    except ValueError:
-        continue
-    if "event" in e and eval(sys.argv[2]):
-        print(json.dumps(e))
-PY
-}
+# events EXPR: the event lines of $stream for which the Python EXPR over e holds.
+events() { stream_events "$stream" "$1"; }
 
 "$SHMWATCH" --all --json --interval 0.5 >"$stream" 2>"$SHMTEST_TMP/node.err" &
 STREAM=$!

@@ -42,18 +42,8 @@ err=$SHMTEST_TMP/oom-events.err
 "$SHMWATCH" --json --interval 0.3 --pid "$SURVIVOR" >"$stream" 2>"$err" &
 STREAM=$!
 on_exit "kill -TERM $STREAM 2>/dev/null; wait $STREAM 2>/dev/null; true"
-events() {
-    /usr/bin/python3 - "$stream" "$1" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    try:
-        e = json.loads(line)
-    except ValueError:
-        continue
-    if "event" in e and eval(sys.argv[2]):
-        print(json.dumps(e))
-PY
-}
+# events EXPR: the event lines of $stream for which the Python EXPR over e holds.
+events() { stream_events "$stream" "$1"; }
 
 go=$SHMTEST_TMP/go
 bash -c 'echo $$ >"$MEMCG_DIR/cgroup.procs" && exec "$@"' _ python3 -c '

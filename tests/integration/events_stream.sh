@@ -18,18 +18,8 @@ stream=$SHMTEST_TMP/stream.jsonl
 err=$SHMTEST_TMP/stream.err
 # events FILTER: the event lines of the stream that FILTER (a Python
 # expression of e) keeps, one per line.
-events() {
-    /usr/bin/python3 - "$stream" "$1" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    try:
-        e = json.loads(line)
-    except ValueError:
-        continue  # a line being written
-    if "event" in e and eval(sys.argv[2]):
-        print(json.dumps(e))
-PY
-}
+# events EXPR: the event lines of $stream for which the Python EXPR over e holds.
+events() { stream_events "$stream" "$1"; }
 snapshots() { grep -c '"schema":1' "$stream" 2>/dev/null || echo 0; }
 
 # holder NAME: a process holding /dev/shm/NAME open (1 MiB), as the caller.

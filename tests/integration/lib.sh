@@ -619,3 +619,19 @@ _lib_exit() {
 trap _lib_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# stream_events FILE EXPR: the event lines of the stream or store FILE (those
+# with an "event" key; a line still being written is skipped) for which the
+# Python expression EXPR over e holds, one JSON object per line.
+stream_events() {
+    /usr/bin/python3 - "$1" "$2" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    if "event" in e and eval(sys.argv[2]):
+        print(json.dumps(e))
+PY
+}
