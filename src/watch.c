@@ -205,7 +205,7 @@ static void render(struct loop *L, struct scan *s, const char *reason, struct ev
     group_peaks_learn(&L->peaks, &m);
     mount_memory_learn(&L->mount_mem, &m);
     if (L->store) {
-        recwrite_snapshot(out, &m, reason);
+        report_json_record(out, &m, reason);
     } else if (o->mode == MODE_JSON) {
         /* Written as it is made: emit() adds the rest. */
         report_json_stream(out, &m, stdout);

@@ -38,16 +38,6 @@ char *recwrite_header(double interval_s, long long pid, bool all)
     return members;
 }
 
-void recwrite_snapshot(struct buf *out, const struct model *m, const char *reason)
-{
-    /* The snapshot's object with one member added at its end. */
-    report_json(out, m);
-    if (out->len && out->data[out->len - 1] == '}') {
-        out->len--;
-        buf_printf(out, ",\"reason\":\"%s\"}", reason);
-    }
-}
-
 int recwrite_put(struct store *st, double t, const struct buf *b, char *msg, size_t n)
 {
     msg[0] = '\0';

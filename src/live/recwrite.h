@@ -1,7 +1,7 @@
 /* The recorder's records (doc/recording.md), one writer for `shmwatch
- * record` and the dashboard's --record: the header's members, a snapshot
- * with its reason, and a record put into the store with what a full disk
- * asks for. */
+ * record` and the dashboard's --record: the header's members and a record
+ * put into the store with what a full disk asks for (a snapshot's record
+ * is report_json_record's). */
 #ifndef SHMWATCH_RECWRITE_H
 #define SHMWATCH_RECWRITE_H
 
@@ -10,16 +10,11 @@
 
 #include "util/buf.h"
 
-struct model;
 struct store;
 
 /* The header record's members after "recording" and "time" (a new string):
  * hostname, interval_s, watch ("host", "all" or "pid N"), version. */
 char *recwrite_header(double interval_s, long long pid, bool all);
-
-/* The snapshot of m (schema 1, report_json's) with "reason" (interval or
- * event) added at its end, into out. */
-void recwrite_snapshot(struct buf *out, const struct model *m, const char *reason);
 
 /* Puts one record of time t (Unix seconds) into st. A write the store
  * could not make, or made after dropping its oldest file on a full disk,

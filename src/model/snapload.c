@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 
 #include "model/pidtrust.h"
+#include "util/rfc3339.h"
 #include "util/xalloc.h"
 
 static char *dup_or_null(const struct jd *v)
@@ -28,31 +29,6 @@ static uint64_t u64(const struct jd *o, const char *key)
 static bool getbool(const struct jd *o, const char *key)
 {
     return jd_bool(jd_get(o, key), false);
-}
-
-bool snapload_time(const char *text, time_t *t)
-{
-    struct tm tm;
-    memset(&tm, 0, sizeof(tm));
-    int used = 0;
-    if (!text || sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                        &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &used) != 6 || used != 19)
-        return false;
-    const char *p = text + used;
-    if (*p == '.') {
-        p++;
-        if (*p < '0' || *p > '9')
-            return false;
-        while (*p >= '0' && *p <= '9')
-            p++;
-    }
-    if (strcmp(p, "Z") != 0 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
-        tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
-        return false;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    *t = timegm(&tm);
-    return *t != (time_t)-1;
 }
 
 /* --- Names back to their enums ------------------------------------------- */
@@ -554,7 +530,7 @@ int snapload_build(const struct jd *doc, struct scan *s, struct model *m, char *
     memset(m, 0, sizeof(*m));
     m->scan = s;
     s->stalled_fd = -1;
-    time_t when;
+    double when;
     if (!doc || doc->type != JD_OBJ) {
         snprintf(err, n, "not a JSON object");
         return -EINVAL;
@@ -563,12 +539,15 @@ int snapload_build(const struct jd *doc, struct scan *s, struct model *m, char *
         snprintf(err, n, "not a schema-1 snapshot");
         return -EINVAL;
     }
-    if (!snapload_time(jd_getstr(doc, "time", NULL), &when)) {
+    if (!rfc3339_parse(jd_getstr(doc, "time", NULL), &when)) {
         snprintf(err, n, "a snapshot without a valid \"time\"");
         return -EINVAL;
     }
-    s->time.tv_sec = when;
-    m->now = (int64_t)when;
+    /* A recorded snapshot's milliseconds are kept: it is written back as
+     * it was read. */
+    s->time.tv_sec = whole_seconds(when);
+    s->time.tv_nsec = (long)((when - (double)s->time.tv_sec) * 1e9);
+    m->now = (int64_t)s->time.tv_sec;
     cgroup_load(jd_get(doc, "cgroup"), &s->cgroup);
     mounts_load(jd_get(doc, "mounts"), &s->cgroup, s, m);
     procs_load(jd_get(doc, "processes"), jd_get(doc, "groups"), s);

@@ -25,9 +25,4 @@
  * snapshot; s and m are then empty but valid (scan_free, model_free). */
 int snapload_build(const struct jd *doc, struct scan *s, struct model *m, char *err, size_t n);
 
-/* An RFC 3339 UTC time as the snapshots write it ("2026-12-05T03:12:07Z",
- * fractions of a second allowed) into *t (whole seconds); false when it is
- * not one. */
-bool snapload_time(const char *text, time_t *t);
-
 #endif

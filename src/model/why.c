@@ -1,9 +1,7 @@
 /* The abnormal ends of a recording, explained (model/why.h). Each end is an
- * event; its moment is read from the snapshots around it: the last one
- * before it and the first one after it. A snapshot's time may have whole
- * seconds only while an event's has fractions, so the snapshot the recorder
- * took at once after the end ("reason": "event") can sort before it within
- * its second: such a one counts as the one after. */
+ * event; its moment is read from the snapshots around it in time order
+ * (recorded snapshots and events both have milliseconds): the last one
+ * before it and the first one after it. */
 #include "model/why.h"
 
 #include <stdio.h>
@@ -85,26 +83,6 @@ static size_t snapshot_near(const struct why_source *s, size_t i, int dir)
     return SIZE_MAX;
 }
 
-/* The snapshots around record i: *bi the last before it, *ai the first
- * after it (SIZE_MAX: none), with the event snapshot of its second that
- * sorts before it counted as after. */
-static void around(const struct why_source *s, size_t i, size_t *bi, size_t *ai)
-{
-    double second = (double)(long long)s->recs[i].t;
-    for (size_t j = i; j-- > 0 && s->recs[j].t >= second;) {
-        if (!s->recs[j].snapshot || s->recs[j].t != second)
-            continue;
-        const struct jd *d = doc(s, j);
-        if (d && !strcmp(jd_getstr(d, "reason", ""), "event")) {
-            *ai = j;
-            *bi = snapshot_near(s, j, -1);
-            return;
-        }
-    }
-    *bi = snapshot_near(s, i, -1);
-    *ai = snapshot_near(s, i, +1);
-}
-
 /* The snapshot before an end is one that still shows the process: a death
  * told from the scans (cause unknown) comes with the scan that missed it,
  * and a recorder late with its scan may write one after the death but
@@ -114,7 +92,8 @@ static void around(const struct why_source *s, size_t i, size_t *bi, size_t *ai)
 static void around_pid(const struct why_source *s, size_t i, const struct why_death *d,
                        size_t *bi, size_t *ai)
 {
-    around(s, i, bi, ai);
+    *bi = snapshot_near(s, i, -1);
+    *ai = snapshot_near(s, i, +1);
     if (!d->has_pid || *bi == SIZE_MAX)
         return;
     size_t k = *bi;
@@ -552,16 +531,11 @@ static void follow_advice(struct why_death *d, const struct why_result *r)
     }
 }
 
-/* What d's job left behind: in the last snapshot of the window after it,
- * its segments that nobody holds (orphans, or unheld while too young to be
- * called orphans). */
 /* Whether pid was a DataLoader group's main in a snapshot shortly before
  * record i. */
 static bool was_main(const struct why_source *src, size_t i, int64_t pid)
 {
-    size_t bi, ai;
-    around(src, i, &bi, &ai);
-    size_t k = bi;
+    size_t k = snapshot_near(src, i, -1);
     for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1))
         if (snap_group(doc(src, k), pid))
             return true;
@@ -572,9 +546,7 @@ static bool was_main(const struct why_source *src, size_t i, int64_t pid)
  * managers in a snapshot shortly before record i, 0 for none. */
 static int64_t group_before(const struct why_source *src, size_t i, int64_t pid)
 {
-    size_t bi, ai;
-    around(src, i, &bi, &ai);
-    size_t k = bi;
+    size_t k = snapshot_near(src, i, -1);
     for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
         const struct jd *gs = jd_get(doc(src, k), "groups");
         for (size_t g = 0; gs && g < gs->n; g++) {
@@ -590,6 +562,9 @@ static int64_t group_before(const struct why_source *src, size_t i, int64_t pid)
     return 0;
 }
 
+/* What d's job left behind: in the last snapshot of the window after it,
+ * its segments that nobody holds (orphans, or unheld while too young to be
+ * called orphans). */
 static void left_behind(struct why_death *d, const struct why_source *src, size_t i,
                         double to)
 {

@@ -2,25 +2,10 @@
  * written by the snapshot's writer (the same escaping), its kind and time
  * first. */
 #include <stdio.h>
-#include <time.h>
 
 #include "report/jsonw.h"
 #include "report/report.h"
-
-void format_rfc3339_ms(char *dst, size_t n, double t)
-{
-    time_t secs = (time_t)t;
-    long ms = (long)((t - (double)secs) * 1000.0);
-    if (ms < 0)
-        ms = 0;
-    if (ms > 999)
-        ms = 999;
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    char base[32];
-    strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(dst, n, "%s.%03ldZ", base, ms);
-}
+#include "util/rfc3339.h"
 
 static const char *kind_name(enum event_kind k)
 {
@@ -39,8 +24,8 @@ void report_event_json(struct buf *out, const struct event *e)
 {
     struct jsonw w;
     jw_init(&w, out);
-    char when[48];
-    format_rfc3339_ms(when, sizeof(when), e->t);
+    char when[RFC3339_LEN];
+    rfc3339_format(when, sizeof(when), e->t);
     jw_obj(&w, NULL);
     jw_str(&w, "event", kind_name(e->kind));
     jw_str(&w, "time", when);

@@ -8,13 +8,7 @@
 
 #include "report/jsonw.h"
 #include "report/report.h"
-
-void format_rfc3339(char *dst, size_t n, time_t t)
-{
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(dst, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
+#include "util/rfc3339.h"
 
 const char *report_mount_id(const struct model *m, size_t i, char *buf, size_t n)
 {
@@ -348,19 +342,18 @@ static void sysv(struct jsonw *w, const struct sysv_list *sl)
     jw_arr_end(w);
 }
 
-void report_json(struct buf *out, const struct model *m)
-{
-    report_json_stream(out, m, NULL);
-}
-
-void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
+/* The snapshot; a recorded one (reason not NULL) has its time to the
+ * millisecond, which orders it among the events beside it, and its reason
+ * as a last member (doc/recording.md). */
+static void snapshot(struct buf *out, const struct model *m, FILE *sink, const char *reason)
 {
     const struct warnings *warn = model_warnings(m);
     struct jsonw w;
     jw_init(&w, out);
     jw_stream(&w, sink);
-    char when[32];
-    format_rfc3339(when, sizeof(when), model_scan_time(m).tv_sec);
+    struct timespec at = model_scan_time(m);
+    char when[RFC3339_LEN];
+    rfc3339_format(when, sizeof(when), (double)at.tv_sec + (reason ? at.tv_nsec / 1e9 : 0));
     jw_obj(&w, NULL);
     jw_i64(&w, "schema", SNAPSHOT_SCHEMA);
     jw_str(&w, "time", when);
@@ -397,5 +390,22 @@ void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
     jw_dbl(&w, "orphan_min_age_s", m->orphan_min_age_s);
     jw_bool(&w, "all", model_node(m)->all); /* the node view (--all) */
     jw_obj_end(&w);
+    if (reason)
+        jw_str(&w, "reason", reason);
     jw_obj_end(&w);
+}
+
+void report_json(struct buf *out, const struct model *m)
+{
+    snapshot(out, m, NULL, NULL);
+}
+
+void report_json_stream(struct buf *out, const struct model *m, FILE *sink)
+{
+    snapshot(out, m, sink, NULL);
+}
+
+void report_json_record(struct buf *out, const struct model *m, const char *reason)
+{
+    snapshot(out, m, NULL, reason);
 }

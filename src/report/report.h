@@ -18,6 +18,9 @@ void report_json(struct buf *out, const struct model *m);
 /* The same, written to sink as it is made (see jw_stream): what is left in
  * out at the end is the rest of the line. */
 void report_json_stream(struct buf *out, const struct model *m, FILE *sink);
+/* A recorded snapshot (doc/recording.md): the same object with its time
+ * to the millisecond and "reason" ("interval" or "event") added. */
+void report_json_record(struct buf *out, const struct model *m, const char *reason);
 
 struct text_opts {
     bool ascii; /* no UTF-8 bar characters or names beyond ASCII */
@@ -32,11 +35,6 @@ void report_prometheus(struct buf *out, const struct model *m);
  * seconds; none when 0) and how long the current one has been running,
  * with a comment saying what it is reading. */
 void report_prometheus_stalled(struct buf *out, const struct model *stalled, double last_scan_time);
-
-/* "2026-11-29T10:40:00Z" */
-void format_rfc3339(char *dst, size_t n, time_t t);
-/* "2026-11-29T10:40:00.123Z": t in Unix seconds, to the millisecond. */
-void format_rfc3339_ms(char *dst, size_t n, double t);
 
 /* One event line (doc/recording.md, "Events"), no trailing newline. */
 void report_event_json(struct buf *out, const struct event *e);

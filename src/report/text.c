@@ -5,6 +5,7 @@
 
 #include "report/report.h"
 #include "util/escape.h"
+#include "util/rfc3339.h"
 #include "util/units.h"
 
 struct text {
@@ -374,8 +375,8 @@ static void heading(struct text *t)
 void report_text(struct buf *out, const struct model *m, const struct text_opts *o)
 {
     struct text t = {.out = out, .m = m, .o = o};
-    char when[32];
-    format_rfc3339(when, sizeof(when), model_scan_time(m).tv_sec);
+    char when[RFC3339_LEN];
+    rfc3339_format(when, sizeof(when), (double)model_scan_time(m).tv_sec);
     buf_printf(out, "shmwatch %s  %s\n", SHMWATCH_VERSION, when);
     const struct scan_node *n = model_node(m);
     if (model_target_pid(m) > 0) {

@@ -8,30 +8,8 @@
 #include "model/budget.h"
 #include "report/jsonw.h"
 #include "util/escape.h"
+#include "util/rfc3339.h"
 #include "util/units.h"
-
-const char *whyreport_rfc3339(char *dst, size_t n, double t)
-{
-    /* Rounded down and to the millisecond without libm, which the program
-     * does not link (tests/integration/link.sh). */
-    time_t s = (time_t)t;
-    if ((double)s > t)
-        s--;
-    long ms = (long)((t - (double)s) * 1000.0 + 0.5);
-    if (ms >= 1000) {
-        s++;
-        ms = 0;
-    }
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    char base[32];
-    strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-    if (ms)
-        snprintf(dst, n, "%s.%03ldZ", base, ms);
-    else
-        snprintf(dst, n, "%sZ", base);
-    return dst;
-}
 
 /* The user's or the recording's text for a terminal. */
 static void name(struct buf *b, const char *s, bool ascii)
@@ -183,7 +161,7 @@ void whyreport_text(struct buf *out, const struct whyreport_in *in)
 
 static void death_json(struct jsonw *w, const struct why_death *d)
 {
-    char t[48];
+    char t[RFC3339_LEN];
     jw_obj(w, NULL);
     jw_i64_or_null(w, "pid", d->has_pid, d->pid);
     jw_str(w, "comm", d->comm);
@@ -192,7 +170,7 @@ static void death_json(struct jsonw *w, const struct why_death *d)
     jw_str(w, "container", d->container);
     jw_str(w, "container_name", d->container_name);
     jw_str(w, "pod", d->pod);
-    jw_str(w, "time", whyreport_rfc3339(t, sizeof(t), d->t));
+    jw_str(w, "time", rfc3339_format(t, sizeof(t), d->t));
     jw_str(w, "cause", d->cause);
     jw_str(w, "signal", d->signal);
     jw_i64_or_null(w, "exit_code", d->has_exit_code, d->exit_code);
@@ -236,7 +214,7 @@ static void death_json(struct jsonw *w, const struct why_death *d)
         jw_u64(w, "segments", d->left_segments);
         jw_u64(w, "bytes", d->left_bytes);
         if (d->left_segments)
-            jw_str(w, "since", whyreport_rfc3339(t, sizeof(t), d->t));
+            jw_str(w, "since", rfc3339_format(t, sizeof(t), d->t));
         else
             jw_null(w, "since");
         jw_obj_end(w);
@@ -255,7 +233,7 @@ static void death_json(struct jsonw *w, const struct why_death *d)
 void whyreport_json(struct buf *out, const struct whyreport_in *in)
 {
     struct jsonw w;
-    char t[48];
+    char t[RFC3339_LEN];
     jw_init(&w, out);
     jw_obj(&w, NULL);
     jw_arr(&w, "deaths");
@@ -263,8 +241,8 @@ void whyreport_json(struct buf *out, const struct whyreport_in *in)
         death_json(&w, &in->r->d[i]);
     jw_arr_end(&w);
     jw_obj(&w, "window");
-    jw_str(&w, "from", whyreport_rfc3339(t, sizeof(t), in->from));
-    jw_str(&w, "to", whyreport_rfc3339(t, sizeof(t), in->to));
+    jw_str(&w, "from", rfc3339_format(t, sizeof(t), in->from));
+    jw_str(&w, "to", rfc3339_format(t, sizeof(t), in->to));
     jw_obj_end(&w);
     jw_arr(&w, "warnings");
     for (size_t i = 0; i < in->nwarnings; i++)

@@ -24,7 +24,4 @@ void whyreport_text(struct buf *out, const struct whyreport_in *in);
 /* One JSON object and a newline. */
 void whyreport_json(struct buf *out, const struct whyreport_in *in);
 
-/* "2026-12-05T03:12:07.250Z": milliseconds when t has a fraction. */
-const char *whyreport_rfc3339(char *dst, size_t n, double t);
-
 #endif

@@ -18,6 +18,7 @@
 
 #include "util/buf.h"
 #include "util/escape.h"
+#include "util/rfc3339.h"
 #include "util/safefile.h"
 #include "util/xalloc.h"
 
@@ -42,92 +43,17 @@ const char *store_default_dir(char *buf, size_t n)
     return w < 0 || (size_t)w >= n ? NULL : buf;
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (no time zone, no
- * TZ environment: timegm's work without its locale). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
-/* n decimal digits at s as an int; false when one is not a digit. */
-static bool digits(const char *s, int n, int *v)
-{
-    *v = 0;
-    for (int i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        *v = *v * 10 + (s[i] - '0');
-    }
-    return true;
-}
-
-static bool civil_ok(int mo, int d, int h, int mi, int s)
-{
-    return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && s <= 60;
-}
-
-bool store_parse_time(const char *s, double *t)
-{
-    int y, mo, d, h, mi, sec;
-    if (!s || strlen(s) < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
-        s[7] != '-' || !digits(s + 8, 2, &d) || !strchr("Tt ", s[10]) || !s[10] ||
-        !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' ||
-        !digits(s + 17, 2, &sec) || !civil_ok(mo, d, h, mi, sec))
-        return false;
-    const char *p = s + 19;
-    double frac = 0, scale = 0.1;
-    if (*p == '.') {
-        if (p[1] < '0' || p[1] > '9')
-            return false;
-        for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
-            frac += (*p - '0') * scale;
-    }
-    int off = 0;
-    if ((*p == 'Z' || *p == 'z') && !p[1]) {
-        off = 0;
-    } else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
-        int oh, om;
-        if (!digits(p + 1, 2, &oh) || !digits(p + 4, 2, &om) || oh > 23 || om > 59)
-            return false;
-        off = (oh * 60 + om) * 60 * (*p == '-' ? -1 : 1);
-    } else {
-        return false;
-    }
-    int64_t days = days_from_civil(y, (unsigned)mo, (unsigned)d);
-    *t = (double)(days * 86400 + h * 3600 + mi * 60 + sec - off) + frac;
-    return true;
-}
-
-void store_format_time(double t, char *buf, size_t n)
-{
-    time_t whole = store_whole_seconds(t);
-    struct tm tm;
-    gmtime_r(&whole, &tm);
-    char date[24];
-    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-    long ms = (long)((t - (double)whole) * 1000 + 0.5);
-    if (ms >= 1000)
-        ms = 999;
-    if (ms > 0)
-        snprintf(buf, n, "%s.%03ldZ", date, ms);
-    else
-        snprintf(buf, n, "%sZ", date);
-}
-
 /* A store file's name, YYYYMMDDTHHMMSSZ.jsonl or YYYYMMDDTHHMMSSZ-N.jsonl:
  * its start time and N (0 without); false for any other name. */
 static bool parse_name(const char *name, double *start, unsigned *seq)
 {
-    int y, mo, d, h, mi, s;
-    if (strlen(name) < 22 || !digits(name, 4, &y) || !digits(name + 4, 2, &mo) ||
-        !digits(name + 6, 2, &d) || name[8] != 'T' || !digits(name + 9, 2, &h) ||
-        !digits(name + 11, 2, &mi) || !digits(name + 13, 2, &s) || name[15] != 'Z' ||
-        !civil_ok(mo, d, h, mi, s))
+    /* The name's time in RFC 3339's form, for the one reader of times. */
+    char iso[RFC3339_LEN];
+    if (strlen(name) < 22 || name[8] != 'T' || name[15] != 'Z')
+        return false;
+    snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", name, name + 4, name + 6,
+             name + 9, name + 11, name + 13);
+    if (!rfc3339_parse(iso, start))
         return false;
     const char *p = name + 16;
     *seq = 0;
@@ -139,10 +65,7 @@ static bool parse_name(const char *name, double *start, unsigned *seq)
             v = v * 10 + (unsigned)(*p - '0');
         *seq = (unsigned)v;
     }
-    if (strcmp(p, ".jsonl") != 0)
-        return false;
-    *start = (double)(days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + s);
-    return true;
+    return strcmp(p, ".jsonl") == 0;
 }
 
 struct sfile {
@@ -416,7 +339,7 @@ static int put(struct store *st, const char *data, size_t len)
 /* A new current file for a first record at time t, its header written. */
 static int rotate(struct store *st, double t)
 {
-    time_t whole = store_whole_seconds(t);
+    time_t whole = whole_seconds(t);
     struct tm tm;
     gmtime_r(&whole, &tm);
     char stamp[20];
@@ -436,8 +359,8 @@ static int rotate(struct store *st, double t)
     }
     if (fd < 0)
         return -errno;
-    char when[40];
-    store_format_time(t, when, sizeof(when));
+    char when[RFC3339_LEN];
+    rfc3339_format(when, sizeof(when), t);
     struct buf h;
     buf_init(&h);
     buf_printf(&h, "{\"recording\":1,\"time\":\"%s\"%s%s}\n", when, st->header[0] ? "," : "",
@@ -584,7 +507,7 @@ static enum line_kind read_start(const char *p, const char *end, double *t, char
     if (!p || strcmp(key, "time") || (p = skip_ws(p, end)) >= end || *p != ':')
         return LINE_BAD;
     p = plain_string(skip_ws(p + 1, end), end, when, sizeof(when));
-    if (!p || !store_parse_time(when, t))
+    if (!p || !rfc3339_parse(when, t))
         return LINE_BAD;
     return kind;
 }

@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
 #define STORE_MAX_SIZE_DEFAULT (256ull << 20)
 #define STORE_MAX_AGE_DEFAULT (7.0 * 86400)
@@ -67,21 +66,5 @@ int store_index_load(const char *dir, double from, double to, struct store_index
 /* Entry i's line (a new string, NUL-terminated), NULL with msg on a failure. */
 char *store_index_read(const struct store_index *ix, size_t i, char *msg, size_t n);
 void store_index_free(struct store_index *ix);
-
-/* Unix seconds t as RFC 3339 UTC, "2026-12-05T03:12:07Z", with
- * milliseconds ("...07.250Z") when t has a fraction: the records' "time". */
-void store_format_time(double t, char *buf, size_t n);
-
-/* The whole seconds of t, rounded down (before 1970 too), without libm:
- * the program links none (tests/integration/link.sh). */
-static inline time_t store_whole_seconds(double t)
-{
-    time_t w = (time_t)t;
-    return (double)w > t ? w - 1 : w;
-}
-
-/* An RFC 3339 time ("2026-12-05T03:12:07Z", fractions and offsets allowed)
- * as Unix seconds; false when it is not one. */
-bool store_parse_time(const char *s, double *t);
 
 #endif

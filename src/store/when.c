@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/store.h"
+#include "util/rfc3339.h"
 #include "util/units.h"
 
 /* "HH:MM" or "HH:MM:SS" of the local day of now. */
@@ -53,6 +53,6 @@ bool when_parse(const char *s, double now, double *t)
         return true;
     }
     if (strlen(s) > 10 && s[4] == '-')
-        return store_parse_time(s, t);
+        return rfc3339_parse(s, t);
     return clock_today(s, now, t);
 }

@@ -278,7 +278,7 @@ static void scan_events(struct poller *p, struct snap *s, bool by_event, struct 
 {
     if (p->cfg.store) {
         buf_reset(&p->rec);
-        recwrite_snapshot(&p->rec, &s->model, by_event ? "event" : "interval");
+        report_json_record(&p->rec, &s->model, by_event ? "event" : "interval");
         char m[512];
         double t = (double)s->scan.time.tv_sec + (double)s->scan.time.tv_nsec / 1e9;
         recwrite_put(p->cfg.store, t, &p->rec, m, sizeof(m));

@@ -18,6 +18,7 @@
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/jsondoc.h"
+#include "util/rfc3339.h"
 #include "util/xalloc.h"
 
 static bool is_snap(const struct replay *r, size_t i)
@@ -125,7 +126,7 @@ static size_t ordinal_of(const struct replay *r, size_t entry)
 
 void replay_time_text(const struct replay *r, size_t i, char *dst, size_t n)
 {
-    time_t t = store_whole_seconds(r->ix.items[i].t);
+    time_t t = whole_seconds(r->ix.items[i].t);
     struct tm tm;
     localtime_r(&t, &tm);
     strftime(dst, n, "%Y-%m-%d %H:%M:%S", &tm);
@@ -133,7 +134,7 @@ void replay_time_text(const struct replay *r, size_t i, char *dst, size_t n)
 
 static void clock_text(double t, char *dst, size_t n)
 {
-    time_t s = store_whole_seconds(t);
+    time_t s = whole_seconds(t);
     struct tm tm;
     localtime_r(&s, &tm);
     strftime(dst, n, "%H:%M:%S", &tm);
@@ -232,7 +233,7 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
         char from[32], to[32], want[32];
         replay_time_text(r, firsti, from, sizeof(from));
         replay_time_text(r, lasti, to, sizeof(to));
-        time_t w = store_whole_seconds(at);
+        time_t w = whole_seconds(at);
         struct tm tm;
         localtime_r(&w, &tm);
         strftime(want, sizeof(want), "%Y-%m-%d %H:%M:%S", &tm);

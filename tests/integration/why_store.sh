@@ -44,7 +44,7 @@ def snapshot(t, used, segs, procs, groups, app, reason="interval", loader=None, 
               "headroom_bytes": 512 * MiB - used - app, "shm_effective_bytes": 0,
               "verdict": "ok", "advice": [], "recommended_shm_size_bytes": 96 * MiB,
               "recommended_memory_bytes": 120 * MiB, "loader": loader, "oom_kills_recent": 0}
-    return {"schema": 1, "time": ts(int(t)), "reason": reason,
+    return {"schema": 1, "time": ts(t), "reason": reason,
             "mounts": [{"id": "ctr:m1", "path": "/dev/shm", "size_bytes": 64 * MiB,
                         "used_bytes": used, "avail_bytes": 64 * MiB - used,
                         "used_pct": 100.0 * used / (64 * MiB), "pending_bytes": 0,

@@ -340,19 +340,34 @@ static void test_minimal(void **state)
     jd_free(doc);
 }
 
-static void test_time(void **state)
+/* A recorded snapshot read back is written back with its milliseconds and
+ * its reason; the plain snapshot has whole seconds (test_minimal). */
+static void test_recorded_time(void **state)
 {
     (void)state;
-    time_t t;
-    assert_true(snapload_time("1970-01-01T00:00:10Z", &t));
-    assert_int_equal(t, 10);
-    assert_true(snapload_time("2026-12-05T03:12:07.123Z", &t));
-    assert_int_equal(t, 1796440327);
-    assert_false(snapload_time("2026-12-05T03:12:07", &t));
-    assert_false(snapload_time("2026-12-05T03:12:07+01:00", &t));
-    assert_false(snapload_time("2026-13-05T03:12:07Z", &t));
-    assert_false(snapload_time("2026-12-05T03:12:07.Z", &t));
-    assert_false(snapload_time(NULL, &t));
+    const char *text = "{\"schema\":1,\"time\":\"2026-12-05T03:12:07.123Z\",\"mounts\":[],"
+                       "\"reason\":\"event\"}";
+    char err[256];
+    struct jd *doc = jd_parse(text, strlen(text), err, sizeof(err));
+    assert_non_null(doc);
+    struct scan s;
+    struct model m;
+    assert_int_equal(snapload_build(doc, &s, &m, err, sizeof(err)), 0);
+    struct buf out;
+    buf_init(&out);
+    report_json_record(&out, &m, "event");
+    const char *head = "{\"schema\":1,\"time\":\"2026-12-05T03:12:07.123Z\",";
+    assert_true(strncmp(out.data, head, strlen(head)) == 0);
+    assert_non_null(strstr(out.data, ",\"reason\":\"event\"}"));
+    assert_int_equal(out.data[out.len - 1], '}');
+    buf_reset(&out);
+    report_json(&out, &m);
+    assert_non_null(strstr(out.data, "\"time\":\"2026-12-05T03:12:07Z\""));
+    assert_null(strstr(out.data, "reason"));
+    buf_free(&out);
+    model_free(&m);
+    scan_free(&s);
+    jd_free(doc);
 }
 
 int main(void)
@@ -361,7 +376,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_real), cmocka_unit_test(test_round_trip_golden),
         cmocka_unit_test(test_fields),          cmocka_unit_test(test_young_note),
         cmocka_unit_test(test_refused),         cmocka_unit_test(test_minimal),
-        cmocka_unit_test(test_time),
+        cmocka_unit_test(test_recorded_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
