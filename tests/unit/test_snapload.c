@@ -89,19 +89,26 @@ struct loaded {
     char *text; /* the snapshot, compact */
 };
 
+/* The snapshot text (compact JSON) read back into l; name says which in
+ * a failure. */
+static void load_text(const char *name, char *text, struct loaded *l)
+{
+    l->text = text;
+    char err[256];
+    l->doc = jd_parse(l->text, strlen(l->text), err, sizeof(err));
+    if (!l->doc)
+        fail_msg("%s: %s", name, err);
+    int rc = snapload_build(l->doc, &l->s, &l->m, err, sizeof(err));
+    if (rc != 0)
+        fail_msg("%s: %s", name, err);
+}
+
 static void load(const char *rel, struct loaded *l)
 {
     size_t len;
     char *raw = read_fixture(rel, &len);
-    l->text = compact(raw);
+    load_text(rel, compact(raw), l);
     free(raw);
-    char err[256];
-    l->doc = jd_parse(l->text, strlen(l->text), err, sizeof(err));
-    if (!l->doc)
-        fail_msg("%s: %s", rel, err);
-    int rc = snapload_build(l->doc, &l->s, &l->m, err, sizeof(err));
-    if (rc != 0)
-        fail_msg("%s: %s", rel, err);
 }
 
 static void unload(struct loaded *l)
@@ -317,27 +324,22 @@ static void test_refused(void **state)
 static void test_minimal(void **state)
 {
     (void)state;
-    const char *text = "{\"schema\":1,\"time\":\"2026-12-05T03:12:07.25Z\",\"mounts\":[{}],"
-                       "\"segments\":[{\"mount_id\":\"9:9\",\"name\":\"x\"},{}],"
-                       "\"processes\":[{}],\"groups\":[{\"main_pid\":77,\"cmdline\":\"m\"}]}";
-    char err[256];
-    struct jd *doc = jd_parse(text, strlen(text), err, sizeof(err));
-    assert_non_null(doc);
-    struct scan s;
-    struct model m;
-    assert_int_equal(snapload_build(doc, &s, &m, err, sizeof(err)), 0);
-    assert_int_equal(model_nmounts(&m), 1);
-    assert_int_equal(m.nsegs, 0); /* of no mount: dropped */
-    assert_int_equal(m.ngroups, 1);
-    assert_string_equal(model_group_main(&m, &m.groups[0])->cmdline, "m");
+    struct loaded l;
+    load_text("minimal",
+              strdup("{\"schema\":1,\"time\":\"2026-12-05T03:12:07.25Z\",\"mounts\":[{}],"
+                     "\"segments\":[{\"mount_id\":\"9:9\",\"name\":\"x\"},{}],"
+                     "\"processes\":[{}],\"groups\":[{\"main_pid\":77,\"cmdline\":\"m\"}]}"),
+              &l);
+    assert_int_equal(model_nmounts(&l.m), 1);
+    assert_int_equal(l.m.nsegs, 0); /* of no mount: dropped */
+    assert_int_equal(l.m.ngroups, 1);
+    assert_string_equal(model_group_main(&l.m, &l.m.groups[0])->cmdline, "m");
     struct buf out;
     buf_init(&out);
-    report_json(&out, &m); /* writes, whatever is missing */
+    report_json(&out, &l.m); /* writes, whatever is missing */
     assert_non_null(strstr(out.data, "\"time\":\"2026-12-05T03:12:07Z\""));
     buf_free(&out);
-    model_free(&m);
-    scan_free(&s);
-    jd_free(doc);
+    unload(&l);
 }
 
 /* A recorded snapshot read back is written back with its milliseconds and
@@ -345,29 +347,24 @@ static void test_minimal(void **state)
 static void test_recorded_time(void **state)
 {
     (void)state;
-    const char *text = "{\"schema\":1,\"time\":\"2026-12-05T03:12:07.123Z\",\"mounts\":[],"
-                       "\"reason\":\"event\"}";
-    char err[256];
-    struct jd *doc = jd_parse(text, strlen(text), err, sizeof(err));
-    assert_non_null(doc);
-    struct scan s;
-    struct model m;
-    assert_int_equal(snapload_build(doc, &s, &m, err, sizeof(err)), 0);
+    struct loaded l;
+    load_text("recorded",
+              strdup("{\"schema\":1,\"time\":\"2026-12-05T03:12:07.123Z\",\"mounts\":[],"
+                     "\"reason\":\"event\"}"),
+              &l);
     struct buf out;
     buf_init(&out);
-    report_json_record(&out, &m, "event");
+    report_json_record(&out, &l.m, "event");
     const char *head = "{\"schema\":1,\"time\":\"2026-12-05T03:12:07.123Z\",";
     assert_true(strncmp(out.data, head, strlen(head)) == 0);
     assert_non_null(strstr(out.data, ",\"reason\":\"event\"}"));
     assert_int_equal(out.data[out.len - 1], '}');
     buf_reset(&out);
-    report_json(&out, &m);
+    report_json(&out, &l.m);
     assert_non_null(strstr(out.data, "\"time\":\"2026-12-05T03:12:07Z\""));
     assert_null(strstr(out.data, "reason"));
     buf_free(&out);
-    model_free(&m);
-    scan_free(&s);
-    jd_free(doc);
+    unload(&l);
 }
 
 int main(void)
