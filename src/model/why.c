@@ -83,10 +83,12 @@ static size_t snapshot_near(const struct why_source *s, size_t i, int dir)
     return SIZE_MAX;
 }
 
-/* The snapshot before an end is one that still shows the process: a death
- * told from the scans (cause unknown) comes with the scan that missed it,
- * and a recorder late with its scan may write one after the death but
- * before its event. Up to this many snapshots back are tried. */
+/* The snapshot before an end is one that still shows the process running:
+ * a death told from the scans (cause unknown) comes with the scan that
+ * missed it, and a scan under way when the process died sorts before its
+ * end (a snapshot's time is when its scan began) while it may show the
+ * process a zombie and its segments gone. Up to this many snapshots back
+ * are tried. */
 #define WHY_BACK 5
 
 static void around_pid(const struct why_source *s, size_t i, const struct why_death *d,
@@ -97,11 +99,13 @@ static void around_pid(const struct why_source *s, size_t i, const struct why_de
     if (!d->has_pid || *bi == SIZE_MAX)
         return;
     size_t k = *bi;
-    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(s, k, -1))
-        if (snap_proc(doc(s, k), d->pid)) {
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(s, k, -1)) {
+        const struct jd *p = snap_proc(doc(s, k), d->pid);
+        if (p && strcmp(jd_getstr(p, "role", ""), "zombie") != 0) {
             *bi = k;
             return;
         }
+    }
 }
 
 /* The last snapshot after record i up to time to (0: the last of all). */
@@ -453,6 +457,28 @@ static bool is_role(const struct why_death *d, const char *role)
     return d->role && !strcmp(d->role, role);
 }
 
+/* The loader of d's job in the snapshots before (from snapshot k back):
+ * each says what it saw in flight at its moment, and one may miss a batch
+ * a worker is writing, so the most of the last few is the loader's. */
+static void loader_before(struct why_death *d, const struct why_source *src, size_t k)
+{
+    int64_t job = job_of(d);
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
+        const struct jd *s = doc(src, k);
+        const struct jd *m = d->has_mount ? snap_mount(s, d->mount_id, d->mount_path) : NULL;
+        const struct jd *b = m ? mount_budget(s, m) : NULL;
+        const struct jd *l = b && b->type == JD_OBJ ? jd_get(b, "loader") : NULL;
+        if (!l || l->type != JD_OBJ || (job && jd_getint(l, "main_pid", 0) != job))
+            continue;
+        if (u64(l, "batch_shm_bytes") > d->loader_batch)
+            d->loader_batch = u64(l, "batch_shm_bytes");
+        if (u64(l, "workers") > d->loader_workers)
+            d->loader_workers = u64(l, "workers");
+        if (u64(l, "prefetch_factor") > d->loader_prefetch)
+            d->loader_prefetch = u64(l, "prefetch_factor");
+    }
+}
+
 /* The sizes that fit what was recorded: the budget's recommendations of the
  * snapshots before and at (made from the recorder's peaks, as the live
  * budget makes them); after a Bus error on a full mount the peak it saw is
@@ -477,13 +503,8 @@ static void advise(struct why_death *d, const struct why_source *src, size_t i)
             d->rec_memory = u64(b, "recommended_memory_bytes");
         if (u64(b, "app_bytes") > peak_app)
             peak_app = u64(b, "app_bytes");
-        const struct jd *l = jd_get(b, "loader");
-        if (dir < 0 && l && l->type == JD_OBJ) {
-            d->loader_batch = u64(l, "batch_shm_bytes");
-            d->loader_workers = u64(l, "workers");
-            d->loader_prefetch = u64(l, "prefetch_factor");
-        }
     }
+    loader_before(d, src, near[0]);
     d->need_shm = d->used_peak;
     bool bus = !strcmp(d->cause, "sigbus") ||
                (!strcmp(d->cause, "unknown") && (is_role(d, "worker") || is_role(d, "orphan_worker")));

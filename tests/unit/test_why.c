@@ -546,6 +546,48 @@ static void test_before_shows_it(void **state)
     set_free(&s);
 }
 
+/* A worker that dies while a scan is under way: that snapshot sorts before
+ * its end (its time is when the scan began) but shows it a zombie, out of
+ * its group, and its loader one batch short. The moment is the snapshot
+ * before, and the loader the most of the last ones. */
+static void test_died_during_scan(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    const uint64_t batch = 13250560;
+    const char *five = "{\"main_pid\":100,\"batch_shm_bytes\":13250560,\"workers\":2,"
+                       "\"batches_in_flight\":5,\"prefetch_factor\":2}";
+    const char *four = "{\"main_pid\":100,\"batch_shm_bytes\":13250560,\"workers\":2,"
+                       "\"batches_in_flight\":4,\"prefetch_factor\":1}";
+    const char *zombie =
+        "{\"pid\":100,\"comm\":\"python3\",\"role\":\"main\",\"group\":100,\"container\":null},"
+        "{\"pid\":101,\"comm\":\"pt_data_worker\",\"role\":\"zombie\",\"group\":null,"
+        "\"container\":null},"
+        "{\"pid\":102,\"comm\":\"pt_data_worker\",\"role\":\"worker\",\"group\":100,"
+        "\"container\":null}";
+    const char *one_worker = "{\"main_pid\":100,\"workers\":[102],\"shm_managers\":[]}";
+    snapshot(&s, T0, NULL, 5 * batch, 0, "", job_procs, job_group, MiB, five, 96 * MiB, 120 * MiB);
+    snapshot(&s, T0 + 0.9, NULL, 5 * batch, 0, "", zombie, one_worker, MiB, four, 96 * MiB,
+             120 * MiB);
+    add(&s, T0 + 1.0,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":101,\"comm\":\"w\",\"role\":\"worker\","
+        "\"group\":100,\"exit_code\":null,\"signal\":\"SIGBUS\",\"cause\":\"sigbus\"}");
+    next_reason = "event";
+    snapshot(&s, T0 + 1.1, NULL, 4 * batch, 0, "", zombie, one_worker, MiB, four, 96 * MiB,
+             120 * MiB);
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    assert_true(r.d[0].t_before == T0);
+    assert_true(r.d[0].full);
+    assert_string_equal(r.d[0].role, "worker");
+    assert_int_equal(r.d[0].loader_prefetch, 2);
+    assert_true(r.d[0].from_loader);
+    assert_int_equal(r.d[0].need_shm, 6 * batch); /* one batch x (2 workers x 2 + 2) */
+    why_result_free(&r);
+    set_free(&s);
+}
+
 static void test_formats(void **state)
 {
     (void)state;
@@ -568,6 +610,7 @@ int main(void)
         cmocka_unit_test(test_event_snapshot_order),
         cmocka_unit_test(test_full_for_a_batch),
         cmocka_unit_test(test_before_shows_it),
+        cmocka_unit_test(test_died_during_scan),
         cmocka_unit_test(test_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
