@@ -16,19 +16,20 @@ static char *dup_or_null(const char *s)
     return s ? xstrdup(s) : NULL;
 }
 
-static void event_free(struct event *e)
+void event_clear(struct event *e)
 {
     free(e->container);
     free(e->container_name);
     free(e->cgroup);
     free(e->mount);
     free(e->detail);
+    memset(e, 0, sizeof(*e));
 }
 
 void event_list_clear(struct event_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
-        event_free(&l->items[i]);
+        event_clear(&l->items[i]);
     l->n = 0;
 }
 

@@ -55,6 +55,8 @@ struct event_list {
     size_t n, cap;
 };
 
+/* Frees e's strings and empties it. */
+void event_clear(struct event *e);
 void event_list_clear(struct event_list *l);
 void event_list_free(struct event_list *l);
 /* A recorder event (what: a literal) with its sentence. */

@@ -115,7 +115,8 @@ const char *evline_text(const struct event *e, const struct ev_mount *mt, char *
                  size_of(sz, sizeof(sz), e->used, e->size), e->used_pct);
         break;
     case EV_RECORDER:
-        snprintf(dst, n, "%s", e->detail ? e->detail : e->what);
+        /* A recorded line may carry neither (evload.h). */
+        snprintf(dst, n, "%s", e->detail ? e->detail : e->what ? e->what : "the recorder's news");
         break;
     }
     /* A container's process says where. */
