@@ -1,18 +1,18 @@
-/* The dashboard's events (the poller's, ui/poller.h): kept newest last,
- * the latest shown under the budget line, a worker's Bus error or an OOM
- * kill standing out in the critical colour and said on the status line at
- * once, every kept one listed on the events page (e). */
+/* The dashboard's events (the poller's, ui/poller.h; in a replay the
+ * recording's, ui/replay.c): kept newest last, the latest shown under the
+ * budget line, a worker's Bus error or an OOM kill standing out in the
+ * critical colour (live, said on the status line at once), every kept one
+ * listed on the events page (e). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "ui/page.h"
+#include "ui/replay.h"
 #include "ui/term.h"
 #include "ui/ui_priv.h"
 #include "util/xalloc.h"
-
-#define EVLOG_KEPT 500 /* events kept for the page, the oldest dropped */
 
 static void clock_text(double t, char *dst, size_t n)
 {
@@ -43,6 +43,18 @@ void evlog_take(struct ui *u)
     if (n)
         u->dirty = true;
     free(got);
+}
+
+void evlog_set(struct ui *u, const struct poller_event *items, size_t n)
+{
+    if (n > EVLOG_KEPT) {
+        items += n - EVLOG_KEPT;
+        n = EVLOG_KEPT;
+    }
+    u->evlog.n = 0;
+    for (size_t i = 0; i < n; i++)
+        *VEC_PUSH(u->evlog.items, u->evlog.n, u->evlog.cap) = items[i];
+    u->dirty = true;
 }
 
 void evlog_free(struct ui *u)
@@ -79,14 +91,27 @@ void evlog_draw(struct ui *u, int y, int lines)
 
 void evlog_page(struct ui *u, struct page *p)
 {
-    snprintf(p->title, sizeof(p->title), "Events: %zu, newest first", u->evlog.n);
-    if (!u->evlog.n) {
+    if (u->replay) {
+        char at[32];
+        replay_time_text(u->replay, replay_moment(u->replay), at, sizeof(at));
+        snprintf(p->title, sizeof(p->title), "Events recorded up to %s: %zu, newest first", at,
+                 u->evlog.n);
+        if (!u->evlog.n)
+            page_add(p, THEME_muted, 0, "Nothing was recorded before this moment.");
+        else if (u->evlog.n == EVLOG_KEPT)
+            page_add(p, THEME_muted, 0, "The newest %d; [ and { move back to earlier ones.",
+                     EVLOG_KEPT);
+    } else {
+        snprintf(p->title, sizeof(p->title), "Events: %zu, newest first", u->evlog.n);
+    }
+    if (!u->evlog.n && !u->replay) {
         page_add(p, THEME_muted, 0,
                  "No event yet: exits of the processes shown, OOM kills, segments created and "
                  "removed, mounts appearing and going, and fill levels crossed show here as "
                  "they happen.");
-        return;
     }
+    if (!u->evlog.n)
+        return;
     for (size_t i = u->evlog.n; i-- > 0;) {
         const struct poller_event *e = &u->evlog.items[i];
         char at[24];

@@ -10,6 +10,9 @@
 #include <time.h>
 #include <wctype.h>
 
+#include "model/events.h"
+#include "model/evline.h"
+#include "model/evload.h"
 #include "model/snapload.h"
 #include "store/when.h"
 #include "ui/commands.h"
@@ -140,66 +143,173 @@ static void clock_text(double t, char *dst, size_t n)
     strftime(dst, n, "%H:%M:%S", &tm);
 }
 
+/* Event entry i read back into e (model/evload.h); false with why in err
+ * (its file and offset when it is no event line). */
+static bool read_event(const struct replay *r, size_t i, struct event *e, char *err, size_t n)
+{
+    const struct store_entry *se = &r->ix.items[i];
+    char why[256];
+    char *line = store_index_read(&r->ix, i, why, sizeof(why));
+    struct jd *doc = line ? jd_parse(line, se->len, why, sizeof(why)) : NULL;
+    free(line);
+    int rc = doc ? evload_build(doc, se->t, e, why, sizeof(why)) : -EINVAL;
+    jd_free(doc);
+    if (rc == 0)
+        return true;
+    char *path = str_printf("%s/%s", r->ix.dir, r->ix.files[se->file]);
+    snprintf(err, n, "%s: offset %llu: %s", path, (unsigned long long)se->offset, why);
+    free(path);
+    return false;
+}
+
+static const char *or_q(const char *s)
+{
+    return s ? s : "?";
+}
+
 void replay_event_line(const struct replay *r, size_t i, char *dst, size_t n)
 {
-    const struct store_entry *e = &r->ix.items[i];
-    char at[16], why[128];
-    clock_text(e->t, at, sizeof(at));
-    char *line = store_index_read(&r->ix, i, why, sizeof(why));
-    struct jd *ev = line ? jd_parse(line, e->len, why, sizeof(why)) : NULL;
-    free(line);
-    if (!ev) {
-        snprintf(dst, n, "%s event at %s (unreadable: %s)", e->event, at, why);
+    const struct store_entry *se = &r->ix.items[i];
+    char at[16], why[400];
+    clock_text(se->t, at, sizeof(at));
+    struct event e;
+    if (!read_event(r, i, &e, why, sizeof(why))) {
+        snprintf(dst, n, "%s event at %s (unreadable: %s)", se->event, at, why);
         return;
     }
     struct buf b;
     buf_init(&b);
-    const char *kind = e->event;
-    const char *ctr = jd_getstr(ev, "container_name", jd_getstr(ev, "container", NULL));
-    if (strcmp(kind, "exit") == 0) {
-        buf_printf(&b, "exit of pid %lld (%s", (long long)jd_getint(ev, "pid", 0),
-                   jd_getstr(ev, "comm", "?"));
-        const char *role = jd_getstr(ev, "role", NULL);
-        if (role && strcmp(role, "none") != 0)
-            buf_printf(&b, ", %s", role);
-        if (!jd_isnull(jd_get(ev, "group")) && jd_get(ev, "group"))
-            buf_printf(&b, " of %lld", (long long)jd_getint(ev, "group", 0));
+    const char *ctr = e.container_name ? e.container_name : e.container;
+    switch (e.kind) {
+    case EV_EXIT: {
+        buf_printf(&b, "exit of pid %d (%s", (int)e.pid, e.comm);
+        if (e.role != ROLE_NONE)
+            buf_printf(&b, ", %s", proc_role_name(e.role));
+        if (e.group)
+            buf_printf(&b, " of %d", (int)e.group);
         buf_printf(&b, ")");
         if (ctr)
             buf_printf(&b, " in %s", ctr);
-        const char *sig = jd_getstr(ev, "signal", NULL);
-        const char *cause = jd_getstr(ev, "cause", "unknown");
+        const char *sig = exit_signal_name(e.signal);
         if (sig)
-            buf_printf(&b, ": %s%s", sig,
-                       strcmp(cause, "oom_kill") == 0 ? " (OOM kill)" : "");
-        else if (strcmp(cause, "exit") == 0)
-            buf_printf(&b, ": exit code %lld", (long long)jd_getint(ev, "exit_code", 0));
+            buf_printf(&b, ": %s%s", sig, e.cause == CAUSE_OOM_KILL ? " (OOM kill)" : "");
+        else if (e.cause == CAUSE_EXIT)
+            buf_printf(&b, ": exit code %d", e.exit_code);
         else
-            buf_printf(&b, ": cause %s", cause);
-    } else if (strcmp(kind, "oom_kill") == 0) {
-        buf_printf(&b, "OOM kill in cgroup %s: %lld", jd_getstr(ev, "cgroup", "?"),
-                   (long long)jd_getint(ev, "kills", 1));
-        if (!jd_isnull(jd_get(ev, "victim")) && jd_get(ev, "victim"))
-            buf_printf(&b, ", pid %lld (%s)", (long long)jd_getint(ev, "victim", 0),
-                       jd_getstr(ev, "victim_comm", "?"));
+            buf_printf(&b, ": cause %s", exit_cause_name(e.cause));
+        break;
+    }
+    case EV_OOM_KILL:
+        buf_printf(&b, "OOM kill in cgroup %s: %llu", or_q(e.cgroup),
+                   (unsigned long long)e.kills);
+        if (e.victim)
+            buf_printf(&b, ", pid %d (%s)", (int)e.victim,
+                       e.victim_comm[0] ? e.victim_comm : "?");
         if (ctr)
             buf_printf(&b, " in %s", ctr);
-    } else if (strcmp(kind, "segments") == 0) {
-        buf_printf(&b, "segments on %s: %lld created, %lld removed", jd_getstr(ev, "mount", "?"),
-                   (long long)jd_getint(ev, "created", 0), (long long)jd_getint(ev, "removed", 0));
-    } else if (strcmp(kind, "mount") == 0) {
-        buf_printf(&b, "mount %s %s", jd_getstr(ev, "mount", "?"), jd_getstr(ev, "change", "?"));
-    } else if (strcmp(kind, "fill") == 0) {
-        buf_printf(&b, "%s at %.1f%%: %s", jd_getstr(ev, "mount", "?"),
-                   jd_getnum(ev, "used_pct", 0), jd_getstr(ev, "level", "?"));
-    } else if (strcmp(kind, "recorder") == 0) {
-        buf_printf(&b, "recorder %s: %s", jd_getstr(ev, "what", "?"), jd_getstr(ev, "detail", ""));
-    } else {
-        buf_printf(&b, "%s", kind);
+        break;
+    case EV_SEGMENTS:
+        buf_printf(&b, "segments on %s: %llu created, %llu removed", or_q(e.mount),
+                   (unsigned long long)e.created, (unsigned long long)e.removed);
+        break;
+    case EV_MOUNT:
+        buf_printf(&b, "mount %s %s", or_q(e.mount), e.appeared ? "appeared" : "gone");
+        break;
+    case EV_FILL:
+        buf_printf(&b, "%s at %.1f%%: %s", or_q(e.mount), e.used_pct, fill_level_name(e.level));
+        break;
+    case EV_RECORDER:
+        buf_printf(&b, "recorder %s: %s", or_q(e.what), e.detail ? e.detail : "");
+        break;
     }
-    snprintf(dst, n, "%s at %s", b.data ? b.data : kind, at);
+    snprintf(dst, n, "%s at %s", b.data, at);
     buf_free(&b);
-    jd_free(ev);
+    event_clear(&e);
+}
+
+size_t replay_moment(const struct replay *r)
+{
+    if (is_event(r, r->pos))
+        return r->pos;
+    /* The events a scan tells follow its snapshot, with its time (to the
+     * millisecond the records are written to). */
+    size_t m = r->shown;
+    double t = r->ix.items[m].t;
+    while (m + 1 < r->ix.n && is_event(r, m + 1) && r->ix.items[m + 1].t <= t + 0.001)
+        m++;
+    return m;
+}
+
+/* The snapshot entry last before entry i, SIZE_MAX when none is. */
+static size_t snapshot_before(const struct replay *r, size_t i)
+{
+    while (i-- > 0)
+        if (is_snap(r, i))
+            return i;
+    return SIZE_MAX;
+}
+
+/* Event entry i as the events page shows it (made once, kept in r->told). */
+static const struct poller_event *told(struct ui *u, size_t i)
+{
+    struct replay *r = u->replay;
+    if (!r->told)
+        r->told = xcalloc(r->ix.n ? r->ix.n : 1, sizeof(*r->told));
+    if (r->told[i])
+        return r->told[i];
+    struct poller_event *pe = xcalloc(1, sizeof(*pe));
+    pe->t = r->ix.items[i].t;
+    struct event e;
+    char why[400];
+    if (!read_event(r, i, &e, why, sizeof(why))) {
+        /* Raw: the page escapes what it shows; a long path is cut. */
+        snprintf(pe->text, sizeof(pe->text), "a %s event that cannot be read: %.260s",
+                 r->ix.items[i].event, why);
+        r->told[i] = pe;
+        return pe;
+    }
+    /* A Bus error is told with the fill of its /dev/shm, as the live
+     * dashboard tells it: here the snapshot before it, the last look the
+     * recorder had. */
+    struct ev_mount mt;
+    bool has_mt = false;
+    struct snap *before = NULL;
+    struct ev_state st = {0};
+    size_t b = e.kind == EV_EXIT && e.cause == CAUSE_SIGBUS ? snapshot_before(r, i) : SIZE_MAX;
+    if (b != SIZE_MAX && (before = replay_read(r, b, why, sizeof(why)))) {
+        ev_state_from_model(&st, &before->model, u->set->cfg.warn_pct, u->set->cfg.crit_pct);
+        const struct ev_mount *m = evline_mount(&st, &e);
+        if (m) {
+            mt = *m;
+            has_mt = true;
+        }
+    }
+    evline_text(&e, has_mt ? &mt : NULL, pe->text, sizeof(pe->text));
+    pe->critical = evline_critical(&e);
+    ev_state_free(&st);
+    snap_free(before);
+    event_clear(&e);
+    r->told[i] = pe;
+    return pe;
+}
+
+void replay_events(struct ui *u)
+{
+    struct replay *r = u->replay;
+    size_t m = replay_moment(r);
+    /* The newest EVLOG_KEPT events up to the moment, read back from it. */
+    size_t k = 0, first = m + 1;
+    while (first > 0 && k < EVLOG_KEPT) {
+        first--;
+        k += is_event(r, first);
+    }
+    struct poller_event *items = xcalloc(k ? k : 1, sizeof(*items));
+    size_t n = 0;
+    for (size_t i = first; i <= m && i < r->ix.n; i++)
+        if (is_event(r, i))
+            items[n++] = *told(u, i);
+    evlog_set(u, items, n);
+    free(items);
 }
 
 int replay_open(const char *dir, bool at_set, double at, struct replay **out, struct snap **first,
@@ -275,6 +385,9 @@ void replay_close(struct replay *r)
 {
     if (!r)
         return;
+    for (size_t i = 0; r->told && i < r->ix.n; i++)
+        free(r->told[i]);
+    free(r->told);
     store_index_free(&r->ix);
     free(r);
 }
@@ -361,8 +474,10 @@ void cmd_replay_step(struct ui *u, int code)
                    dir > 0 ? "the last" : "the first");
         return;
     }
-    if (go(u, i, dir > 0 && r->pos == r->shown))
+    if (go(u, i, dir > 0 && r->pos == r->shown)) {
         r->pos = i;
+        replay_events(u);
+    }
 }
 
 void cmd_replay_event(struct ui *u, int code)
@@ -380,6 +495,7 @@ void cmd_replay_event(struct ui *u, int code)
     if (i != r->shown && !go(u, i, false))
         return;
     r->pos = ev;
+    replay_events(u);
     char line[400];
     replay_event_line(r, ev, line, sizeof(line));
     bool bad = strstr(line, ": SIG") || strncmp(line, "OOM", 3) == 0;
@@ -440,6 +556,7 @@ void cmd_replay_goto(struct ui *u, int code)
     if (i != r->shown && !go(u, i, false))
         return;
     r->pos = i;
+    replay_events(u);
     char at[32];
     replay_time_text(r, i, at, sizeof(at));
     ui_message(u, THEME_muted, "%s: the snapshot of %s", r->ix.items[i].t > t ? "before the "

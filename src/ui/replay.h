@@ -19,6 +19,10 @@ struct replay {
                    * event jumped to last */
     size_t nsnaps; /* snapshots in the index */
     size_t ordinal; /* the shown one's place among them, from 1 */
+    /* Each event entry's line on the events page once it has been read
+     * (NULL: not yet), by entry: a step reads only the events it has not
+     * shown before. */
+    struct poller_event **told;
 };
 
 /* Opens the recording in dir at time at (Unix seconds; at_set false: its
@@ -48,6 +52,16 @@ struct ui;
  * gauges at the recorded time, the rows. onward: one step forward from the
  * snapshot shown, whose fill history then goes on (else it begins again). */
 void replay_show(struct ui *u, struct snap *s, size_t entry, bool onward);
+
+/* The last entry whose events the screen lists: the event jumped to last
+ * ({ }), else the snapshot shown with the events its scan told (written
+ * after it, of its time). */
+size_t replay_moment(const struct replay *r);
+
+/* Puts the recording's events up to the moment shown (replay_moment) on
+ * u's events line and page, in the live dashboard's words (model/evline.h;
+ * a Bus error with the fill of its /dev/shm in the snapshot before it). */
+void replay_events(struct ui *u);
 
 /* One line about event entry i for the status line ("exit of pid 42
  * (pt_data_worker, worker of 40): SIGBUS at 03:12:07"), raw text that may

@@ -331,6 +331,7 @@ static int run_replay(const struct ui_settings *set, struct replay *r, struct sn
     u.replay = r;
     history_init(&u.hist, (size_t)(HISTORY_S / set->cfg.gauge_interval_s) + 1);
     replay_show(&u, first, r->shown, false);
+    replay_events(&u);
     if (r->ix.nwarnings)
         ui_message(&u, THEME_warning, "%s%s", r->ix.warnings[0],
                    r->ix.nwarnings > 1 ? " (and more damage)" : "");
@@ -341,6 +342,7 @@ static int run_replay(const struct ui_settings *set, struct replay *r, struct sn
         gauges_free(&u.gauges);
         history_free(&u.hist);
         free(u.rows);
+        evlog_free(&u);
         return 1;
     }
     loop(&u);
@@ -351,6 +353,7 @@ static int run_replay(const struct ui_settings *set, struct replay *r, struct sn
     free(u.rows);
     keyset_clear(&u.collapsed);
     keyset_clear(&u.marked);
+    evlog_free(&u);
     return 0;
 }
 

@@ -59,7 +59,11 @@ const struct segment *row_key_seg(const struct model *m, const struct row_key *k
 
 enum ui_page { PAGE_NONE, PAGE_HELP, PAGE_BUDGET, PAGE_DETAILS, PAGE_EVENTS };
 
-/* The events told so far (evlog.c), newest last. */
+/* Events kept for the page, the oldest dropped. */
+#define EVLOG_KEPT 500
+
+/* The events told so far (evlog.c), newest last; in a replay the
+ * recording's up to the moment shown (ui/replay.c). */
 struct ui_evlog {
     struct poller_event *items;
     size_t n, cap;
@@ -215,6 +219,9 @@ void keys_handle(struct ui *u, int code);
  * status line at once), the lines of the newest under the budget (how
  * many of room, and drawn from y), and the events page. */
 void evlog_take(struct ui *u);
+/* Replaces the events with items[0..n) (newest last; the newest EVLOG_KEPT
+ * kept): a replay's, at each move. */
+void evlog_set(struct ui *u, const struct poller_event *items, size_t n);
 void evlog_free(struct ui *u);
 int evlog_lines(const struct ui *u, int room);
 void evlog_draw(struct ui *u, int y, int lines);
