@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
-# shmwatch replay in tmux, on a recording this test makes in its private
-# 64 MiB tmpfs: a store (doc/recording.md) whose snapshots are real
-# `shmwatch --json` runs at three moments of a DataLoader scene (running;
-# /dev/shm filled to the last page; after a worker was killed with a real
-# SIGBUS), and the exit event of that worker between the last two. The
-# dashboard opens at the newest snapshot with REPLAY and its recorded time in
+# shmwatch replay in tmux, on recordings this test makes in its private
+# 64 MiB tmpfs.
+#
+# First a store written by a real `shmwatch record` while a DataLoader
+# scene runs: /dev/shm is filled to its last page, a worker is killed with
+# a real SIGBUS, the filler removed. Replayed: [ steps back to the last
+# snapshot before the death (the full gauge, the worker alive, no death on
+# the events line or the events page, e); } jumps to the death (its exit on
+# the status line, the snapshot after it, the death on the events line
+# under the budget in the live dashboard's words, with the fill of
+# /dev/shm, and first on the events page, in the critical colour); { leaves
+# it for the event before it; from the newest snapshot { comes back to it.
+#
+# Then a store assembled by hand, whose snapshots are real `shmwatch
+# --json` runs at three moments of a DataLoader scene (running; /dev/shm
+# filled to the last page; after a worker was killed with a real SIGBUS),
+# and the exit event of that worker between the last two. The dashboard
+# opens at the newest snapshot with REPLAY and its recorded time in
 # the title; [ steps back to the full /dev/shm (the gauge shows the
 # snapshot's exact fill), then to the first; } jumps to the event (the status
 # line names the worker and SIGBUS, the title the snapshot after it); g goes
@@ -17,6 +29,142 @@ need_unshare
 test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
+# --- A store of shmwatch record ------------------------------------------------------
+live=$SHMTEST_TMP/recorded
+lines() { cat "$live"/*.jsonl 2>/dev/null; }
+records() { # FILTER: how many records (Python expression of r; T(r): its time) the store has
+    lines | /usr/bin/python3 -c '
+import datetime, json, sys
+T = lambda r: datetime.datetime.fromisoformat(r["time"].replace("Z", "+00:00")).timestamp()
+n = 0
+for line in sys.stdin:
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    n += bool(eval(sys.argv[1]))
+print(n)' "$1"
+}
+has() { [ "$(records "$1")" -gt 0 ]; }
+
+scene_start --workers 2 --per-worker 4 --size 1M
+rmain=$(manifest_pids main)
+rworker=$(manifest_pids worker | head -n 1)
+rcomm=$(cat "/proc/$rworker/comm")
+"$SHMWATCH" record --dir "$live" --interval 1 2>"$SHMTEST_TMP/record.err" &
+REC=$!
+on_exit "kill -KILL $REC 2>/dev/null; true"
+wait_for "has \"r.get('schema') == 1 and any(p['pid'] == $rworker for p in r['processes'])\"" 20 ||
+    { cat "$SHMTEST_TMP/record.err" >&2; fail "the recorder wrote no snapshot of the worker"; }
+head -c 64M /dev/zero >/dev/shm/filler 2>/dev/null || true
+wait_for "has \"r.get('schema') == 1 and r['mounts'][0]['used_pct'] >= 99 and any(p['pid'] == $rworker for p in r['processes'])\"" 20 ||
+    fail "no recorded snapshot shows /dev/shm full with the worker alive"
+kill -BUS "$rworker"
+wait_for "has \"r.get('event') == 'exit' and r['pid'] == $rworker and r['cause'] == 'sigbus'\"" 10 ||
+    { cat "$SHMTEST_TMP/record.err" >&2; fail "the worker's SIGBUS was not recorded"; }
+died=$(lines | /usr/bin/python3 -c '
+import datetime, json, sys
+for line in sys.stdin:
+    try:
+        r = json.loads(line)
+    except ValueError: # being written
+        continue
+    if r.get("event") == "exit" and r["pid"] == int(sys.argv[1]):
+        print(datetime.datetime.fromisoformat(r["time"].replace("Z", "+00:00")).timestamp())' "$rworker")
+[ -n "$died" ] || fail "no exit of the worker in the store"
+wait_for "has \"r.get('reason') == 'event' and T(r) >= $died\"" 10 ||
+    fail "no snapshot at once after the death (at $died)"
+rm -f /dev/shm/filler
+wait_for "has \"r.get('schema') == 1 and r['mounts'][0]['used_pct'] < 50\"" 20 ||
+    fail "no recorded snapshot after the filler was removed"
+kill -TERM "$REC"
+rc=0
+wait "$REC" || rc=$?
+assert_eq "$rc" 0 "shmwatch record recorded the scene and the SIGBUS, and stopped on SIGTERM"
+
+# Where the death lies among the records, in the order replay steps through
+# them (time, then file, then place in it): the snapshots' count, the last
+# one before the death (its place, time and fill), the one after it, and the
+# events from the one before to the death and from the death to the last.
+read -r nsnap kbefore tbefore pbefore tafter nfwd nback < <(/usr/bin/python3 - "$live" "$rworker" <<'PY'
+import datetime, json, os, sys
+d, pid = sys.argv[1], int(sys.argv[2])
+recs = []
+for fi, name in enumerate(sorted(f for f in os.listdir(d) if f.endswith(".jsonl"))):
+    for li, line in enumerate(open(os.path.join(d, name))):
+        r = json.loads(line)
+        if "recording" in r:
+            continue
+        t = datetime.datetime.fromisoformat(r["time"].replace("Z", "+00:00"))
+        recs.append((round(t.timestamp() * 1000), fi, li, r))
+recs.sort(key=lambda x: x[:3])
+snaps = [i for i, x in enumerate(recs) if "schema" in x[3]]
+death = next(i for i, x in enumerate(recs) if x[3].get("event") == "exit" and x[3]["pid"] == pid)
+before = max(i for i in snaps if i < death)
+after = min(i for i in snaps if i > death)
+events = lambda a, b: sum(1 for i in range(a, b) if "event" in recs[i][3])
+print(len(snaps), snaps.index(before) + 1, recs[before][3]["time"],
+      "%.1f" % recs[before][3]["mounts"][0]["used_pct"], recs[after][3]["time"],
+      events(before + 1, death + 1), events(death, snaps[-1]))
+PY
+)
+[ -n "$nback" ] || fail "cannot find the death among the records"
+title() { # TIME K: the title's REPLAY part for the snapshot of TIME, K of the recording
+    echo "REPLAY $(date -d "$1" '+%Y-%m-%d %H:%M:%S') \($2/$nsnap\)"
+}
+death_re="worker $rworker of main $rmain died of SIGBUS: /dev/shm [0-9.]+ of 64.0 MiB full"
+
+tui_start 120 40 replay --dir "$live"
+tui_wait "REPLAY .* \($nsnap/$nsnap\)" 10
+# shellcheck disable=SC2046 # one [ per snapshot back
+tui_keys $(printf '[ %.0s' $(seq $((nsnap - kbefore))))
+tui_wait "$(title "$tbefore" "$kbefore")" 10
+tui_wait "^/dev/shm .* ${pbefore//./\\.}%" 5
+tui_wait "worker $rworker $rcomm" 5
+tui_cap | grep -q "died of SIGBUS" && { tui_dump; fail "the death is told before it happened"; }
+ok "[ x$((nsnap - kbefore)): the last snapshot before the death: /dev/shm full (${pbefore}%), worker $rworker alive, no death on the events line"
+tui_keys e
+tui_wait "^ ?Events recorded up to $(date -d "$tbefore" +%Y-%m-%d\ %H:%M:%S): [0-9]+, newest first" 5
+tui_cap | grep -q "died of SIGBUS" && { tui_dump; fail "the events page lists the death before it happened"; }
+ok "e: the events page lists the recording's events up to that moment, without the death"
+tui_keys q
+tui_gone "^ ?Events recorded up to" 5
+
+# shellcheck disable=SC2046 # one } per event up to the death
+tui_keys $(printf '} %.0s' $(seq "$nfwd"))
+tui_wait "exit of pid $rworker \($rcomm, worker of $rmain\): SIGBUS at" 10
+tui_wait "$(title "$tafter" $((kbefore + 1)))" 5
+tui_wait "^Events [0-9:]{8} $death_re" 5
+ok "} x$nfwd: the death on the status line, the snapshot after it, and on the events line under the budget in the dashboard's words"
+tui_keys e
+tui_wait "^ ?Events recorded up to .*: [0-9]+, newest first" 5
+if [ "$(tui_row_of "$death_re")" != 1 ]; then
+    tui_dump
+    fail "the death is not the newest event on the events page"
+fi
+style=$(tui_style "$death_re")
+echo "$style" | grep -qE "fg=(31|91|38;5;(1|9|160|196))|bg=(41|101)" ||
+    { tui_dump; fail "the death is not in the critical colour on the events page: $style"; }
+ok "e: the events page lists the death first, in the critical colour ($style)"
+tui_keys q
+tui_gone "^ ?Events recorded up to" 5
+tui_keys '{'
+tui_gone "SIGBUS at" 5
+tui_gone "^Events [0-9:]{8} $death_re" 5
+ok "{: the event before the death, which the events line does not yet tell"
+tui_sane "the replay of a real recording fits the screen"
+tui_quit
+tui_start 120 40 replay --dir "$live"
+tui_wait "REPLAY .* \($nsnap/$nsnap\)" 10
+# shellcheck disable=SC2046 # one { per event back from the newest snapshot
+tui_keys $(printf '{ %.0s' $(seq "$nback"))
+tui_wait "exit of pid $rworker \($rcomm, worker of $rmain\): SIGBUS at" 10
+tui_wait "^Events [0-9:]{8} $death_re" 5
+ok "from the newest snapshot, { x$nback comes back to the death"
+tui_quit
+scene_stop
+
+# --- A store assembled from snapshots -------------------------------------------------
 rec=$SHMTEST_TMP/recording
 mkdir -p "$rec"
 chmod 0700 "$rec"
@@ -87,13 +235,13 @@ tui_start 120 40 replay --dir "$rec"
 tui_wait "REPLAY $(shown_time "$SHMTEST_TMP/c") \(3/3\)" 10
 ok "opens at the newest snapshot: REPLAY and its recorded time in the title"
 tui_wait "^/dev/shm .* $(pct_re "$SHMTEST_TMP/c")" 5
-tui_gone "worker $worker " 5
+tui_gone "worker $worker $comm" 5
 ok "after the death: the worker is gone, the gauge shows the snapshot's fill"
 
 tui_keys '['
 tui_wait "REPLAY $(shown_time "$SHMTEST_TMP/b") \(2/3\)" 5
 tui_wait "^/dev/shm .* $(pct_re "$SHMTEST_TMP/b")" 5
-tui_wait "worker $worker " 5
+tui_wait "worker $worker $comm" 5
 ok "[: one snapshot back, before the death: /dev/shm full at ${full_pct}%, worker $worker alive"
 tui_sane "the full gauge fits"
 
