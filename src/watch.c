@@ -310,6 +310,20 @@ static void source_off(struct loop *L, const char *line)
     }
 }
 
+/* The recorder's account of a stalled scan s (its stand-in): a stalled
+ * record, and the warning on stderr when the stall has just begun. */
+static void record_stall(struct loop *L, const struct scan *s, bool began)
+{
+    const char *why = s->warn.n ? s->warn.msg[0] : "the scan has not finished";
+    if (began) {
+        char *shown = esc_term_dup(why); /* it names a process */
+        fprintf(stderr, "%s: %s\n", L->cmd, shown);
+        free(shown);
+    }
+    events_stalled(&L->evs, wall_now(), why, s->stalled_s, s->stalled_pid, s->stalled_fd);
+    emit_events(L);
+}
+
 /* The events' sources, opened when the run watches over time; without
  * the connector the exits are told from the scans. */
 static void open_sources(struct loop *L)
@@ -384,6 +398,9 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
         struct scan s;
         bool complete = false;
         if (wait_scan(job, stalled ? clock_now() : scan_job_started(job) + limit)) {
+            if (stalled && store)
+                fprintf(stderr, "%s: the stalled scan has finished after %.0f s: snapshots go on\n",
+                        L.cmd, clock_now() - scan_job_started(job));
             int src = scan_job_finish(job, &s);
             job = NULL;
             stalled = false;
@@ -405,8 +422,23 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
         } else if (watch_stop_requested) {
             break;
         } else {
+            bool began = !stalled;
             stalled = true;
             scan_stalled(&s, &L.so, clock_now() - scan_job_started(job), scan_job_beacon(job));
+            if (store) {
+                /* No stand-in snapshot in the store: its empty lists would
+                 * read as every mount and process gone. The stall is said
+                 * at each interval while it lasts, as a stream's stand-in
+                 * is (by_event: the death was recorded, no scan can follow
+                 * it), and on stderr when it begins. */
+                if (!by_event) {
+                    record_stall(&L, &s, began);
+                    done++;
+                    next = clock_now() + o->interval;
+                }
+                scan_free(&s);
+                continue;
+            }
             if (o->mode == MODE_ONCE) {
                 char *where = esc_term_dup(s.warn.msg[0]); /* it names a process */
                 fprintf(stderr, "shmwatch: %s\n", where);

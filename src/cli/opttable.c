@@ -381,7 +381,9 @@ static const char record_about[] =
 static const char record_tail[] =
     "\n"
     "The store keeps files of JSON lines by time (doc/recording.md), the oldest\n"
-    "dropped past --max-size or --max-age; one recorder per directory.\n"
+    "dropped past --max-size or --max-age; one recorder per directory. A scan that\n"
+    "stalls (a file system that does not answer) is recorded as such at each\n"
+    "interval, not as a snapshot, until it ends.\n"
     "SIGTERM or SIGINT: the record being written is finished, the store closed,\n"
     "exit status 0. Exit status: 1 the store cannot be opened (another recorder\n"
     "holds it) or the watched --pid has exited, 2 usage or configuration error.\n";

@@ -60,6 +60,17 @@ void events_recorder(struct event_list *out, double t, const char *what, const c
     e->detail = dup_or_null(detail);
 }
 
+void events_stalled(struct event_list *out, double t, const char *detail, double stalled_s,
+                    pid_t pid, int fd)
+{
+    struct event *e = push(out, EV_RECORDER, t);
+    e->what = "stalled";
+    e->detail = dup_or_null(detail);
+    e->stalled_s = stalled_s;
+    e->stalled_pid = pid;
+    e->stalled_fd = fd;
+}
+
 const char *exit_cause_name(enum exit_cause c)
 {
     switch (c) {

@@ -46,8 +46,12 @@ struct event {
     double used_pct;
     enum fill_level level;
     /* recorder */
-    const char *what;          /* "start", "stop", "disk_full", "events_off" */
+    const char *what;          /* "start", "stop", "disk_full", "events_off", "stalled" */
     char *detail;
+    /* stalled: the scan under way, as a stream's stand-in snapshot says it */
+    double stalled_s;          /* how long it has run */
+    pid_t stalled_pid;         /* the process it reads, 0: not known */
+    int stalled_fd;            /* the fd it reads, -1: none or not known */
 };
 
 struct event_list {
@@ -61,6 +65,10 @@ void event_list_clear(struct event_list *l);
 void event_list_free(struct event_list *l);
 /* A recorder event (what: a literal) with its sentence. */
 void events_recorder(struct event_list *out, double t, const char *what, const char *detail);
+/* The recorder's "stalled" event: its scan has run stalled_s seconds,
+ * reading fd (-1: none) of pid (0: not known); detail says it. */
+void events_stalled(struct event_list *out, double t, const char *detail, double stalled_s,
+                    pid_t pid, int fd);
 
 const char *exit_cause_name(enum exit_cause c);
 const char *fill_level_name(enum fill_level l);

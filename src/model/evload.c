@@ -80,7 +80,7 @@ static enum fill_level level_of(const char *s)
  * this version does not write. */
 static const char *what_of(const char *s)
 {
-    static const char *const whats[] = {"start", "stop", "disk_full", "events_off"};
+    static const char *const whats[] = {"start", "stop", "disk_full", "events_off", "stalled"};
     for (size_t k = 0; s && k < sizeof(whats) / sizeof(whats[0]); k++)
         if (strcmp(s, whats[k]) == 0)
             return whats[k];
@@ -147,6 +147,9 @@ int evload_build(const struct jd *doc, double t, struct event *e, char *err, siz
     case EV_RECORDER:
         e->what = what_of(str_of(doc, "what"));
         e->detail = dup_of(doc, "detail");
+        e->stalled_s = jd_getnum(doc, "stalled_s", 0);
+        e->stalled_pid = pid_of(doc, "stalled_pid");
+        e->stalled_fd = is_num(doc, "stalled_fd") ? (int)jd_getint(doc, "stalled_fd", -1) : -1;
         break;
     }
     return 0;

@@ -2,6 +2,7 @@
  * written by the snapshot's writer (the same escaping), its kind and time
  * first. */
 #include <stdio.h>
+#include <string.h>
 
 #include "report/jsonw.h"
 #include "report/report.h"
@@ -76,6 +77,11 @@ void report_event_json(struct buf *out, const struct event *e)
     case EV_RECORDER:
         jw_str(&w, "what", e->what);
         jw_str(&w, "detail", e->detail);
+        if (e->what && strcmp(e->what, "stalled") == 0) {
+            jw_dbl(&w, "stalled_s", e->stalled_s);
+            jw_i64_or_null(&w, "stalled_pid", e->stalled_pid > 0, e->stalled_pid);
+            jw_i64_or_null(&w, "stalled_fd", e->stalled_fd >= 0, e->stalled_fd);
+        }
         break;
     }
     jw_obj_end(&w);

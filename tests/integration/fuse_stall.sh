@@ -11,8 +11,10 @@
 # (the test build, SHMWATCH_HOOKED with SHMWATCH_TEST_BLOCKING_STAT, restores
 # the waiting stat): a --json stand-in
 # that names the process and fd, a --prometheus-file that keeps the last
-# complete scan's time and drops the stale figures, and a dashboard that
-# stays responsive, keeps its data marked stale and quits.
+# complete scan's time and drops the stale figures, shmwatch record that
+# records the stall (a "stalled" record at each interval, no stand-in
+# snapshot), goes on when it ends and exits 0 on SIGTERM during one, and a
+# dashboard that stays responsive, keeps its data marked stale and quits.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -268,6 +270,75 @@ wait_for "grep -q '^shmwatch_scan_stalled_seconds 0$' $prom && grep -q '^shmwatc
 ok "once the daemon answers the file has figures again"
 kill -TERM "$PROMW"
 wait "$PROMW" 2>/dev/null || true
+
+# shmwatch record: a stalled scan is recorded as a stream says it, not as a
+# snapshot (no stand-in whose empty lists would read as everything gone): a
+# recorder "stalled" record at each interval naming the process and fd, the
+# warning once on stderr; snapshots go on when the scan ends; SIGTERM in the
+# middle of a stall finishes the store and exits 0.
+store=$SHMTEST_TMP/store
+# store_count FILTER: how many records of the store match FILTER, a Python
+# expression of r (T(r): its time, Unix seconds); a line being written is
+# skipped. store_last FILTER: the time of the last one (0 for none).
+store_count() {
+    _store_py "$1" 'print(sum(1 for r in recs if eval(sys.argv[1])))'
+}
+store_last() {
+    _store_py "$1" 'print(max([T(r) for r in recs if eval(sys.argv[1])] or [0]))'
+}
+_store_py() {
+    cat "$store"/*.jsonl 2>/dev/null | /usr/bin/python3 -c '
+import datetime, json, sys
+T = lambda r: datetime.datetime.fromisoformat(r["time"].replace("Z", "+00:00")).timestamp()
+recs = []
+for line in sys.stdin:
+    try:
+        recs.append(json.loads(line))
+    except ValueError:
+        pass
+'"$2" "$1"
+}
+"$SHMWATCH" record --dir "$store" --interval 1 2>"$SHMTEST_TMP/record.err" &
+RECW=$!
+on_exit "kill -KILL $RECW 2>/dev/null"
+on_exit 'fuse_stop'
+wait_for "[ \"\$(store_count \"r.get('schema') == 1 and any(s['name'] == 'fuse_holder_seg' for s in r['segments'])\")\" -gt 0 ]" 15 ||
+    { cat "$SHMTEST_TMP/record.err" >&2; fail "the recorder wrote no snapshot while the daemon answers"; }
+ok "record: a snapshot of the scene while the daemon answers"
+kill -STOP "$BINDFS"
+stalled="r.get('event') == 'recorder' and r['what'] == 'stalled'"
+wait_for "[ \"\$(store_count \"$stalled and r['stalled_pid'] == $HOLDER and r['stalled_fd'] == $hfd and r['stalled_s'] >= 10\")\" -gt 0 ]" 25 ||
+    { cat "$SHMTEST_TMP/record.err" >&2; fail "the recorder never recorded the stalled scan"; }
+ok "record: the stalled scan recorded, naming fd $hfd of pid $HOLDER"
+wait_for "[ \"\$(store_count \"$stalled\")\" -ge 3 ]" 10 || fail "the recorder stopped writing during the stall"
+assert_eq "$(store_count "r.get('schema') == 1 and r['scan']['stalled_s'] > 0")" 0 \
+    "record: a stalled record at each interval, and no stand-in snapshot in the store"
+assert_eq "$(grep -c "^shmwatch record: the scan has not finished after [0-9]* s, reading fd $hfd of pid $HOLDER (python3)" "$SHMTEST_TMP/record.err")" 1 \
+    "record: the stall said once on stderr"
+kill -CONT "$BINDFS"
+since=$(store_last "$stalled")
+wait_for "[ \"\$(store_count \"r.get('schema') == 1 and T(r) > $since and any(s['name'] == 'fuse_holder_seg' for s in r['segments'])\")\" -gt 0 ]" 15 ||
+    fail "no snapshot once the daemon answered again"
+grep -q "^shmwatch record: the stalled scan has finished after [0-9]* s: snapshots go on$" "$SHMTEST_TMP/record.err" ||
+    fail "the recorder does not say the stall ended: $(cat "$SHMTEST_TMP/record.err")"
+ok "record: snapshots go on once the daemon answers, and the recorder says so"
+kill -STOP "$BINDFS"
+since=$(store_last "r.get('schema') == 1")
+wait_for "[ \"\$(store_count \"$stalled and T(r) > $since\")\" -gt 0 ]" 25 || fail "the second stall was not recorded"
+kill -TERM "$RECW"
+timeout 10 tail --pid="$RECW" -f /dev/null || fail "record does not end on SIGTERM during a stall"
+rc=0
+wait "$RECW" || rc=$?
+assert_eq "$rc" 0 "record: SIGTERM during a stall exits 0"
+tail -n 1 "$store"/*.jsonl >"$SHMTEST_TMP/last.json"
+json_check "$SHMTEST_TMP/last.json" "j['event'] == 'recorder' and j['what'] == 'stop'" \
+    "record: its last record says it stopped"
+cat "$store"/*.jsonl | /usr/bin/python3 -c '
+import json, sys
+for line in sys.stdin:
+    json.loads(line)' || fail "a line of the store is not whole JSON"
+ok "record: every line of the store is whole"
+kill -CONT "$BINDFS"
 
 # The dashboard: responsive, the last data kept and marked stale, quits.
 tui_start 120 30

@@ -1,8 +1,9 @@
 /* Event lines read back (model/evload.c): every kind, as report_event_json
- * writes it, reads back into the event that wrote the line, byte for byte,
- * and into the same words on the dashboard; hostile names stay raw for the
- * caller to escape; a line of no known kind is refused with its reason, and
- * missing or mistyped members are "not known". */
+ * writes it (a stalled scan's recorder line too), reads back into the event
+ * that wrote the line, byte for byte, and into the same words on the
+ * dashboard; hostile names stay raw for the caller to escape; a line of no
+ * known kind is refused with its reason, and missing or mistyped members
+ * are "not known". */
 #include <signal.h>
 
 #include "testutil.h"
@@ -116,6 +117,21 @@ static void test_every_kind(void **state)
         round_trip(&l.items[0]);
         event_list_free(&l);
     }
+    /* A stalled scan, with the process and fd it reads, and without. */
+    struct event_list l = {0};
+    events_stalled(&l, 1780000004.125, "the scan has not finished after 30 s, reading fd 4 of "
+                   "pid 1234 (python3)", 30.5, 1234, 4);
+    events_stalled(&l, 1780000005, "the scan has not finished after 31 s", 31, 0, -1);
+    for (size_t i = 0; i < l.n; i++)
+        round_trip(&l.items[i]);
+    struct buf b;
+    buf_init(&b);
+    report_event_json(&b, &l.items[1]);
+    assert_non_null(strstr(b.data, "\"what\":\"stalled\",\"detail\":\"the scan has not finished "
+                                   "after 31 s\",\"stalled_s\":31,\"stalled_pid\":null,"
+                                   "\"stalled_fd\":null}"));
+    buf_free(&b);
+    event_list_free(&l);
 }
 
 /* Names as they were: control characters, quotes (the JSON writer's escapes
