@@ -45,9 +45,11 @@ int cmd_record(int argc, char **argv)
         options_free(&o);
         return 2;
     }
+    /* The settings record_max_size and record_max_age, which --max-size and
+     * --max-age override (settings_load). */
     struct store_limits lim = {
-        .max_size = o.max_size_set ? o.max_size : STORE_MAX_SIZE_DEFAULT,
-        .max_age_s = o.max_age_set ? o.max_age : STORE_MAX_AGE_DEFAULT,
+        .max_size = cfg.record_max_size,
+        .max_age_s = cfg.record_max_age_s,
     };
     char *header = recwrite_header(o.interval, o.pid, o.all);
     struct store *st = NULL;

@@ -63,10 +63,8 @@ struct options {
     bool record;       /* the dashboard's --record [DIR] */
     const char *record_dir; /* its DIR, NULL: the default */
     /* record */
-    uint64_t max_size; /* --max-size */
-    bool max_size_set;
-    double max_age;    /* --max-age, seconds */
-    bool max_age_set;
+    const char *max_size; /* --max-size, as given (the setting record_max_size) */
+    const char *max_age;  /* --max-age, as given (the setting record_max_age) */
     /* replay */
     const char *at;  /* --at: the time to open it at, as given */
     /* why */

@@ -157,7 +157,8 @@ const struct cli_opt cli_opts[] = {
     {"record", 0, CLI_PATH, MAIN, "[DIR]",
      "the dashboard records as shmwatch record does, into DIR\n"
      "(default as record's): a snapshot each scan, every event\n"
-     "at once; refused while another recorder writes there",
+     "at once, within the settings record_max_size and\n"
+     "record_max_age; refused while another recorder writes there",
      .offset = F(record_dir), .set_offset = F(record), .optional = true},
     {"demo", 0, CLI_FLAG, MAIN, NULL, "open the dashboard on a private demo scene\n"
      "(the dashboard only: not with a snapshot mode)",
@@ -220,13 +221,13 @@ const struct cli_opt cli_opts[] = {
      .offset = F(interval), .set_offset = F(interval_set), .min = 0.05, .max = 86400,
      .bad = "--interval: '%s' is not a duration from 0.05 s to 1 day"},
     {"max-size", 0, CLI_SIZE, RECORD, "SIZE",
-     "drop the oldest files past SIZE (default 256m)",
-     .offset = F(max_size), .set_offset = F(max_size_set), .min = 1 << 20,
-     .bad = "--max-size: '%s' is not a size of at least 1m such as 256m or 2g"},
+     "drop the oldest files past SIZE, at least 1m (default:\n"
+     "the setting record_max_size, 256m)",
+     .offset = F(max_size), .config_key = "record_max_size", .config_bad = "--max-size: %s"},
     {"max-age", 0, CLI_DURATION, RECORD, "DUR",
-     "drop the files older than DUR (default 7d)",
-     .offset = F(max_age), .set_offset = F(max_age_set), .min = 60, .max = 0,
-     .bad = "--max-age: '%s' is not a duration of at least 60 s such as 12h or 7d"},
+     "drop the files older than DUR, at least 1m (default: the\n"
+     "setting record_max_age, 7d)",
+     .offset = F(max_age), .config_key = "record_max_age", .config_bad = "--max-age: %s"},
     {"config", 0, CLI_PATH, RECORD, "FILE",
      "configuration file (default: as for the dashboard)", .offset = F(config)},
 

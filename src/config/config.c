@@ -48,6 +48,22 @@ static void add_duration(struct buf *msg, double s)
         buf_printf(msg, "%llds", whole);
 }
 
+/* "1m", "256m", "2g": a range bound as a user would write it. */
+static void add_size(struct buf *msg, double bytes)
+{
+    static const char units[] = "kmgt";
+    unsigned long long b = (unsigned long long)bytes;
+    int u = -1;
+    while (u < 3 && b >= 1024 && b % 1024 == 0) {
+        b /= 1024;
+        u++;
+    }
+    if (u < 0)
+        buf_printf(msg, "%llu", b);
+    else
+        buf_printf(msg, "%llu%c", b, units[u]);
+}
+
 /* "expected <what o takes>, got 'v'" */
 static int bad_value(const struct config_option *o, const char *v, struct buf *msg)
 {
@@ -115,6 +131,31 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
             return -EINVAL;
         }
         *CONFIG_FIELD(cfg, o, double) = s;
+        return 0;
+    }
+    case CONFIG_SIZE: {
+        uint64_t b;
+        if (!parse_size(v, &b)) {
+            if (!units_not_plain(v))
+                return bad_value(o, v, msg);
+            yamlfile_quote(msg, v); /* the form is the fault: say so */
+            buf_adds(msg, " is not a plain decimal size (such as 256m or 2g)");
+            return -EINVAL;
+        }
+        if ((double)b < o->min || (o->max > 0 && (double)b > o->max)) {
+            buf_printf(msg, "%s is out of range (", v);
+            if (o->max > 0) {
+                add_size(msg, o->min);
+                buf_adds(msg, " to ");
+                add_size(msg, o->max);
+            } else {
+                buf_adds(msg, "at least ");
+                add_size(msg, o->min);
+            }
+            buf_adds(msg, ")");
+            return -EINVAL;
+        }
+        *CONFIG_FIELD(cfg, o, uint64_t) = b;
         return 0;
     }
     case CONFIG_ENUM: {
@@ -214,6 +255,8 @@ const char *config_expected(const struct config_option *o)
         return "a whole number";
     case CONFIG_DURATION:
         return "a duration such as 500ms, 2s or 10m";
+    case CONFIG_SIZE:
+        return "a size such as 256m or 2g";
     case CONFIG_STRING:
         return "a string";
     case CONFIG_ENUM:
@@ -265,6 +308,9 @@ void config_defaults(struct config *cfg)
             break;
         case CONFIG_DURATION:
             *CONFIG_FIELD(cfg, o, double) = o->def_num;
+            break;
+        case CONFIG_SIZE:
+            *CONFIG_FIELD(cfg, o, uint64_t) = (uint64_t)o->def_num;
             break;
         case CONFIG_STRING:
             *CONFIG_FIELD(cfg, o, char *) = o->def_str ? xstrdup(o->def_str) : NULL;

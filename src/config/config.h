@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config/trust.h"
 
@@ -74,12 +75,17 @@ struct config {
     char *log_file; /* NULL: the default, $XDG_STATE_HOME/shmwatch/actions.log */
     bool ascii;
     bool color;
+    /* The recording store's limits (shmwatch record, the dashboard's
+     * --record): the oldest files dropped past them. */
+    uint64_t record_max_size; /* key record_max_size */
+    double record_max_age_s;  /* key record_max_age */
 };
 
 enum config_type {
     CONFIG_BOOL,
     CONFIG_INT,
     CONFIG_DURATION,    /* seconds as a double: 0.5, "500ms", "2s", "10m" */
+    CONFIG_SIZE,        /* bytes as a uint64_t: "256m", "2g" (max 0: no upper bound) */
     CONFIG_STRING,      /* char *, malloc'd */
     CONFIG_ENUM,        /* an enum stored as int, one of choices */
     CONFIG_STRING_LIST, /* struct config_strings */
@@ -90,12 +96,12 @@ struct config_option {
     const char *name;
     enum config_type type;
     size_t offset;
-    double min, max;            /* INT, DURATION: value range; lists: item count */
+    double min, max;            /* INT, DURATION, SIZE: value range; lists: item count */
     const char *const *choices; /* ENUM, COLUMN_LIST: NULL-terminated names */
     bool nullable;              /* STRING: null allowed (stored as NULL) */
     /* STRING and STRING_LIST items: returns what is wrong with v, or NULL. */
     const char *(*check)(const char *v);
-    double def_num;      /* BOOL, INT, DURATION, ENUM (index) */
+    double def_num;      /* BOOL, INT, DURATION, SIZE, ENUM (index) */
     const char *def_str; /* STRING, and lists as comma-separated items */
     const char *help;
 };

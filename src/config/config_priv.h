@@ -8,7 +8,7 @@
 #include "config/config.h"
 #include "util/buf.h"
 
-#define CONFIG_NOPTIONS 17
+#define CONFIG_NOPTIONS 19
 
 /* The field an option describes, in cfg. */
 #define CONFIG_FIELD(cfg, o, type) ((type *)(void *)((char *)(cfg) + (o)->offset))

@@ -291,7 +291,8 @@ static void loop(struct ui *u)
 }
 
 /* --record's store, opened with its header (the scans' interval, what is
- * watched); 0, or 1 with the store's one line on stderr. */
+ * watched) and the limits of the settings record_max_size and
+ * record_max_age; 0, or 1 with the store's one line on stderr. */
 static int open_store(const struct ui_settings *set, struct store **out)
 {
     char dflt[4096];
@@ -303,7 +304,11 @@ static int open_store(const struct ui_settings *set, struct store **out)
     }
     char *header = recwrite_header(set->cfg.scan_interval_s, set->pid, set->all);
     char msg[512];
-    int rc = store_open(dir, NULL, header, out, msg, sizeof(msg));
+    const struct store_limits lim = {
+        .max_size = set->cfg.record_max_size,
+        .max_age_s = set->cfg.record_max_age_s,
+    };
+    int rc = store_open(dir, &lim, header, out, msg, sizeof(msg));
     free(header);
     if (rc < 0) {
         char *shown = esc_term_dup(msg);

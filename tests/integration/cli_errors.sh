@@ -215,8 +215,9 @@ expect_line 2 "shmwatch record: unknown option '--bogus' (see shmwatch record --
 expect_line 2 "shmwatch record: --dir needs a value (see shmwatch record --help)" record --dir
 expect_line 2 "shmwatch record: unexpected argument 'extra' (see shmwatch record --help)" record extra
 expect_line 2 "shmwatch record: --interval: '0' is not a duration from 0.05 s to 1 day (see shmwatch record --help)" record --interval 0
-expect_line 2 "shmwatch record: --max-size: 'lots' is not a size of at least 1m such as 256m or 2g (see shmwatch record --help)" record --max-size lots
-expect_line 2 "shmwatch record: --max-age: '5' is not a duration of at least 60 s such as 12h or 7d (see shmwatch record --help)" record --max-age 5
+expect_line 2 "shmwatch record: --max-size: expected a size such as 256m or 2g, got 'lots'" record --max-size lots
+expect_line 2 "shmwatch record: --max-size: '1e9' is not a plain decimal size (such as 256m or 2g)" record --max-size 1e9
+expect_line 2 "shmwatch record: --max-age: 5 is out of range (1m to 3650d)" record --max-age 5
 expect_line 2 "shmwatch record: --all and --pid exclude each other (see shmwatch record --help)" record --all --pid 1
 # A store that is no directory, or one others may write into: refused, status 1.
 expect_line 1 "shmwatch record: /dev/null: refused: not a directory" record --dir /dev/null

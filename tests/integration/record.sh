@@ -5,8 +5,11 @@
 # snapshot with reason "event", refuses a second recorder on the same
 # directory naming the first one's pid, and on SIGTERM finishes its record,
 # says "stop" and exits 0, every line of the store whole JSON. With --pid it
-# ends (status 1, a stop record saying why) when that process exits. Bad
-# command lines are refused with one line.
+# ends (status 1, a stop record saying why) when that process exits. The
+# store's limits come from the configuration (record_max_size, with which it
+# rotates and drops its oldest files as with --max-size; --max-size over
+# it), and a bad one is refused in one line. Bad command lines are refused
+# with one line.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -117,6 +120,65 @@ json_check "$SHMTEST_TMP/pid-last.json" \
 head -n 1 "$dir2"/*.jsonl >"$SHMTEST_TMP/pid-header.json"
 json_check "$SHMTEST_TMP/pid-header.json" "j['watch'] == 'pid $CTR'" "its header names the watched pid"
 
+# The store's limits from the configuration, record_max_size and
+# record_max_age, which --max-size and --max-age override. 64 segments make
+# a snapshot of some 25 KB: at 20 snapshots a second a 1 MiB store rotates
+# (a file's share of a limit below 2 MiB is half of it) and drops its
+# oldest file within seconds.
+scene_start --workers 2 --per-worker 32 --size 4K
+cfg=$SHMTEST_TMP/limits.yaml
+printf 'record_max_size: 1m\nrecord_max_age: 1h\n' >"$cfg"
+sizes() { stat -c %s "$1"/*.jsonl 2>/dev/null; }
+# limited DIR ARGS...: records into DIR with ARGS until its first file has
+# been dropped (the store rotated and went over its size), then stops it.
+limited() {
+    local d=$1 first
+    shift
+    "$SHMWATCH" record --dir "$d" --interval 0.05 "$@" 2>"$SHMTEST_TMP/limited.err" &
+    REC=$!
+    on_exit "kill -KILL $REC 2>/dev/null; true"
+    wait_for "[ -n \"\$(sizes '$d')\" ]" 15 || fail "record $* wrote no file"
+    local files=("$d"/*.jsonl)
+    first=${files[0]}
+    wait_for "[ ! -e '$first' ]" 60 ||
+        { cat "$SHMTEST_TMP/limited.err" >&2; fail "record $* never dropped its first file: $(sizes "$d" | tr '\n' ' ')"; }
+    kill -TERM "$REC"
+    local rc=0
+    wait "$REC" || rc=$?
+    assert_eq "$rc" 0 "record $*: rotated, dropped its oldest file, stopped"
+}
+limited "$SHMTEST_TMP/by-config" --config "$cfg"
+total=$(sizes "$SHMTEST_TMP/by-config" | awk '{ t += $1 } END { print t }')
+[ "$total" -le $((1 << 20)) ] || fail "the store is $total bytes, over record_max_size 1m"
+sizes "$SHMTEST_TMP/by-config" | awk '$1 > 512 * 1024 { exit 1 }' ||
+    fail "a file passed its share (512 KiB) of record_max_size 1m: $(sizes "$SHMTEST_TMP/by-config" | tr '\n' ' ')"
+ok "record_max_size 1m from the configuration: the store keeps $total bytes in files of at most 512 KiB"
+limited "$SHMTEST_TMP/by-flag" --max-size 1m
+total=$(sizes "$SHMTEST_TMP/by-flag" | awk '{ t += $1 } END { print t }')
+[ "$total" -le $((1 << 20)) ] || fail "the store is $total bytes, over --max-size 1m"
+ok "--max-size 1m does the same: $total bytes"
+# The flag over the file: 2m, whose files take 1 MiB each.
+limited "$SHMTEST_TMP/flag-over" --config "$cfg" --max-size 2m
+sizes "$SHMTEST_TMP/flag-over" | awk '$1 > 600 * 1024 { big = 1 } END { exit !big }' ||
+    fail "--max-size 2m did not override record_max_size 1m: $(sizes "$SHMTEST_TMP/flag-over" | tr '\n' ' ')"
+ok "--max-size 2m overrides the file's record_max_size 1m (files of up to 1 MiB)"
+scene_stop
+
+# A bad limit in the configuration: one line naming the file, status 2,
+# nothing recorded.
+bad_limit() { # YAML-LINE EXPECTED-MESSAGE
+    printf '%s\n' "$1" >"$SHMTEST_TMP/bad.yaml"
+    local rc=0 key=${1%%:*}
+    "$SHMWATCH" record --dir "$SHMTEST_TMP/never" --config "$SHMTEST_TMP/bad.yaml" \
+        2>"$SHMTEST_TMP/bad.err" || rc=$?
+    assert_eq "$rc:$(cat "$SHMTEST_TMP/bad.err")" "2:shmwatch record: $SHMTEST_TMP/bad.yaml:1:$((${#key} + 3)): $2" \
+        "record with '$1' in its configuration exits 2 with one line"
+    [ ! -e "$SHMTEST_TMP/never" ] || fail "a store was made with '$1'"
+}
+bad_limit "record_max_size: 1k" "record_max_size: 1k is out of range (at least 1m)"
+bad_limit "record_max_size: lots" "record_max_size: expected a size such as 256m or 2g, got 'lots'"
+bad_limit "record_max_age: 30s" "record_max_age: 30s is out of range (1m to 3650d)"
+
 # Bad command lines: one line, status 2.
 bad() { # EXPECTED-TEXT ARGS...
     local want=$1 rc=0
@@ -128,7 +190,8 @@ bad() { # EXPECTED-TEXT ARGS...
 }
 bad "--all and --pid exclude each other" --all --pid 1 --dir "$dir"
 bad "--interval: 'x' is not a duration" --interval x
-bad "--max-size: '1k' is not a size of at least 1m" --max-size 1k
-bad "--max-age: '10' is not a duration of at least 60 s" --max-age 10
+bad "--max-size: 1k is out of range (at least 1m)" --max-size 1k
+bad "--max-age: 10 is out of range (1m to 3650d)" --max-age 10
+bad "--max-size: expected a size such as 256m or 2g, got 'lots'" --max-size lots
 bad "unexpected argument 'extra'" extra
 bad "unknown option '--json'" --json

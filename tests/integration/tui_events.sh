@@ -9,7 +9,10 @@
 # and stop), a second dashboard (or recorder) on DIR is refused with the
 # store's one line before the terminal is touched, and quitting leaves
 # every line of the store whole JSON, which `shmwatch why` reads: the
-# holder's SIGBUS. As nobody, the missing process events are said once.
+# holder's SIGBUS. --record keeps within the settings record_max_size and
+# record_max_age (a 1 MiB store rotates and drops its oldest file), a bad
+# one refused in one line. As nobody, the missing process events are said
+# once.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -129,6 +132,32 @@ tui_start 100 30 --record "$dir"
 tui_wait "^Budget " 15
 tui_quit
 ok "the store is free again once the dashboard has quit"
+
+# --record within the settings record_max_size and record_max_age: a 1 MiB
+# store of 25 KB snapshots (64 segments) ten times a second rotates and
+# drops its oldest file within seconds, and never holds more than 1 MiB;
+# a bad limit is refused in one line before the terminal is touched.
+scene_start --workers 2 --per-worker 32 --size 4K
+cfg=$SHMTEST_TMP/limits.yaml
+printf 'scan_interval: 100ms\nrecord_max_size: 1m\nrecord_max_age: 1h\n' >"$cfg"
+small=$SHMTEST_TMP/small
+tui_start 120 40 --config "$cfg" --record "$small"
+tui_wait "^Budget " 15
+wait_for "[ -n \"\$(ls '$small' 2>/dev/null | grep jsonl)\" ]" 15 || fail "--record wrote no file"
+files=("$small"/*.jsonl)
+wait_for "[ ! -e '${files[0]}' ]" 60 ||
+    { tui_dump; fail "--record never dropped its first file: $(stat -c '%n %s' "$small"/*.jsonl)"; }
+tui_quit
+total=$(cat "$small"/*.jsonl | wc -c)
+[ "$total" -le $((1 << 20)) ] || fail "the dashboard's store is $total bytes, over record_max_size 1m"
+ok "--record with record_max_size 1m: rotated, dropped its oldest file, $total bytes kept"
+scene_stop
+printf 'record_max_size: 100k\n' >"$cfg"
+rc=0
+"$SHMWATCH" --config "$cfg" --record "$SHMTEST_TMP/never" </dev/null >"$SHMTEST_TMP/bad.out" 2>&1 || rc=$?
+assert_eq "$rc:$(cat "$SHMTEST_TMP/bad.out")" "2:shmwatch: $cfg:1:18: record_max_size: 100k is out of range (at least 1m)" \
+    "--record with a bad record_max_size: one line, status 2"
+[ ! -e "$SHMTEST_TMP/never" ] || fail "a store was made with a bad record_max_size"
 
 # --- Without --record, as nobody: the events still show, and why exits lack a cause ----
 rm -rf "${SHMTEST_TMP:?}/nobody.pid"

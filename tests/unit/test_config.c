@@ -10,6 +10,7 @@
 #include "testutil.h"
 #include "config/config.h"
 #include "config/theme.h"
+#include "store/store.h"
 
 static void assert_is_default(const struct config *c)
 {
@@ -31,6 +32,9 @@ static void assert_is_default(const struct config *c)
     assert_null(c->log_file);
     assert_false(c->ascii);
     assert_true(c->color);
+    /* The recorder's, as the store's own defaults. */
+    assert_true(c->record_max_size == STORE_MAX_SIZE_DEFAULT);
+    assert_true(c->record_max_age_s == STORE_MAX_AGE_DEFAULT);
 }
 
 static void test_defaults(void **state)
@@ -43,9 +47,9 @@ static void test_defaults(void **state)
     for (size_t i = 0; i < config_noptions; i++) {
         const struct config_option *o = &config_options[i];
         assert_ptr_equal(config_option_find(o->name), o);
-        if (o->type == CONFIG_INT || o->type == CONFIG_DURATION) {
+        if (o->type == CONFIG_INT || o->type == CONFIG_DURATION || o->type == CONFIG_SIZE) {
             assert_true(o->def_num >= o->min);
-            assert_true(o->def_num <= o->max);
+            assert_true(o->def_num <= o->max || (o->type == CONFIG_SIZE && o->max == 0));
         }
         assert_non_null(o->help);
     }
@@ -77,6 +81,11 @@ static const struct {
     {"bad_duration.yaml",
      "1:16: scan_interval: expected a duration such as 500ms, 2s or 10m, got 'fast'"},
     {"bad_enum.yaml", "1:7: view: expected one of tree, flat, processes; got 'forest'"},
+    {"bad_size.yaml", "1:18: record_max_size: expected a size such as 256m or 2g, got '1 GB'"},
+    {"plain_size.yaml", "1:18: record_max_size: '0x100000' is not a plain decimal size (such as "
+                        "256m or 2g)"},
+    {"range_size.yaml", "1:18: record_max_size: 512k is out of range (at least 1m)"},
+    {"range_age.yaml", "1:17: record_max_age: 4000d is out of range (1m to 3650d)"},
     {"bad_column.yaml", "1:17: columns: expected one of name, state, kind, size, alloc, holders, "
                         "age, pid, group; got 'sizes'"},
     {"dup_column.yaml", "4:5: columns: 'size' is listed twice"},
@@ -229,6 +238,8 @@ static void test_full(void **state)
     assert_string_equal(c.log_file, "/var/log/shmwatch.log");
     assert_true(c.ascii);
     assert_false(c.color);
+    assert_true(c.record_max_size == 64ull << 20);
+    assert_true(c.record_max_age_s == 86400.0);
 
     /* A second file applies on top: only what it names changes. */
     fixture(path, sizeof(path), "good/comments.yaml");
@@ -384,6 +395,12 @@ static void test_set(void **state)
     assert_false(c.color);
     assert_int_equal(config_set(&c, "view", "Flat", &err), 0);
     assert_int_equal(c.view, CONFIG_VIEW_FLAT);
+    assert_int_equal(config_set(&c, "record_max_size", "1.5g", &err), 0);
+    assert_true(c.record_max_size == 3ull << 29);
+    assert_int_equal(config_set(&c, "record_max_size", "1048576", &err), 0);
+    assert_true(c.record_max_size == 1ull << 20);
+    assert_int_equal(config_set(&c, "record_max_age", "12h", &err), 0);
+    assert_true(c.record_max_age_s == 43200.0);
 
     c.theme_where = strdup("file:1:1");
     assert_int_equal(config_set(&c, "theme", "mono", &err), 0);
@@ -398,6 +415,10 @@ static void test_set(void **state)
          "'1e1' is not a plain decimal duration (such as 500ms, 2s or 10m)"},
         {"scan_interval", "0", "0 is out of range (100ms to 1h)"},
         {"warn_pct", "0", "0 is out of range (1 to 100)"},
+        {"record_max_size", "1048575", "1048575 is out of range (at least 1m)"},
+        {"record_max_size", "-1m", "expected a size such as 256m or 2g, got '-1m'"},
+        {"record_max_size", "2.e3", "'2.e3' is not a plain decimal size (such as 256m or 2g)"},
+        {"record_max_age", "59s", "59s is out of range (1m to 3650d)"},
         {"sort", "colour", "expected one of size, age, state, pid, name; got 'colour'"},
         {"columns", "", "expected at least 1 item"},
         {"mounts", "/dev/shm, shm", "'shm' is not an absolute path"},
@@ -416,6 +437,8 @@ static void test_set(void **state)
     }
     assert_string_equal(c.theme, "mono"); /* failures change nothing */
     assert_true(c.scan_interval_s == 0.25);
+    assert_true(c.record_max_size == 1ull << 20);
+    assert_true(c.record_max_age_s == 43200.0);
 
     assert_int_equal(config_check(&c, &err), 0);
     c.warn_pct = 95;
