@@ -71,6 +71,7 @@ struct loop {
     struct oom_watch oom;
     struct mount_memory mount_mem;
     double last_scan_time;
+    bool stall_said;           /* the recorder said the scan under way is stalled */
 };
 
 static double wall_now(void)
@@ -311,14 +312,15 @@ static void source_off(struct loop *L, const char *line)
 }
 
 /* The recorder's account of a stalled scan s (its stand-in): a stalled
- * record, and the warning on stderr when the stall has just begun. */
-static void record_stall(struct loop *L, const struct scan *s, bool began)
+ * record, and the warning on stderr the first time. */
+static void record_stall(struct loop *L, const struct scan *s)
 {
     const char *why = s->warn.n ? s->warn.msg[0] : "the scan has not finished";
-    if (began) {
+    if (!L->stall_said) {
         char *shown = esc_term_dup(why); /* it names a process */
         fprintf(stderr, "%s: %s\n", L->cmd, shown);
         free(shown);
+        L->stall_said = true;
     }
     events_stalled(&L->evs, wall_now(), why, s->stalled_s, s->stalled_pid, s->stalled_fd);
     emit_events(L);
@@ -398,9 +400,10 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
         struct scan s;
         bool complete = false;
         if (wait_scan(job, stalled ? clock_now() : scan_job_started(job) + limit)) {
-            if (stalled && store)
+            if (L.stall_said)
                 fprintf(stderr, "%s: the stalled scan has finished after %.0f s: snapshots go on\n",
                         L.cmd, clock_now() - scan_job_started(job));
+            L.stall_said = false;
             int src = scan_job_finish(job, &s);
             job = NULL;
             stalled = false;
@@ -422,7 +425,6 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
         } else if (watch_stop_requested) {
             break;
         } else {
-            bool began = !stalled;
             stalled = true;
             scan_stalled(&s, &L.so, clock_now() - scan_job_started(job), scan_job_beacon(job));
             if (store) {
@@ -432,7 +434,7 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
                  * is (by_event: the death was recorded, no scan can follow
                  * it), and on stderr when it begins. */
                 if (!by_event) {
-                    record_stall(&L, &s, began);
+                    record_stall(&L, &s);
                     done++;
                     next = clock_now() + o->interval;
                 }
