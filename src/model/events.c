@@ -197,6 +197,11 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
         } else {
             snprintf(e->id, sizeof(e->id), "%u:%u", major(mt->dev), minor(mt->dev));
         }
+        const struct nsmap *ns = &m->scan->ns;
+        if (ns->reach && i < ns->ndevs && ns->reach[i].btime_ok) {
+            e->born_known = true;
+            e->born = ns->reach[i].btime;
+        }
         e->path = xstrdup(mt->path);
         const struct node_ctr *c = i < n->nmounts ? ctr_of(m, n->mounts[i].owner) : NULL;
         e->ctr_id = dup_or_null(c ? c->info.id : NULL);
@@ -384,6 +389,17 @@ static const struct ev_mount *mount_in(const struct ev_state *st, const char *id
     return NULL;
 }
 
+/* The mount of st that is mt (of another state): the same device and,
+ * where both scans read it, the same birth time. */
+static const struct ev_mount *same_mount_in(const struct ev_state *st, const struct ev_mount *mt)
+{
+    const struct ev_mount *x = mount_in(st, mt->id);
+    if (x && x->born_known && mt->born_known &&
+        (x->born.tv_sec != mt->born.tv_sec || x->born.tv_nsec != mt->born.tv_nsec))
+        return NULL;
+    return x;
+}
+
 static const struct ev_cgroup *cgroup_in(const struct ev_state *st, const char *dir)
 {
     for (size_t i = 0; i < st->ncgroups; i++)
@@ -422,14 +438,15 @@ void events_scan(const struct ev_state *prev, const struct ev_state *cur, const 
             e->container_name = dup_or_null(g->ctr_name);
             e->kills = g->kills - was->kills;
         }
-        for (size_t i = 0; i < cur->nmounts; i++)
-            if (!mount_in(prev, cur->mounts[i].id))
-                mount_event(EV_MOUNT, &cur->mounts[i], t, out)->appeared = true;
+        /* Gone first: a device taken again by a new tmpfs goes, then comes. */
         for (size_t i = 0; i < prev->nmounts; i++)
-            if (!mount_in(cur, prev->mounts[i].id))
+            if (!same_mount_in(cur, &prev->mounts[i]))
                 mount_event(EV_MOUNT, &prev->mounts[i], t, out)->appeared = false;
+        for (size_t i = 0; i < cur->nmounts; i++)
+            if (!same_mount_in(prev, &cur->mounts[i]))
+                mount_event(EV_MOUNT, &cur->mounts[i], t, out)->appeared = true;
         for (size_t i = 0; i < cur->nmounts; i++) {
-            const struct ev_mount *mt = &cur->mounts[i], *was = mount_in(prev, mt->id);
+            const struct ev_mount *mt = &cur->mounts[i], *was = same_mount_in(prev, mt);
             if (!mt->size_known || (was && was->size_known && was->level == mt->level))
                 continue;
             if (!was && mt->level == FILL_OK)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "model/model.h"
 
@@ -96,8 +97,15 @@ struct ev_cgroup {
     char *ctr_id, *ctr_name;
 };
 
+/* A mount is its device and the birth time of its root. The kernel gives
+ * a freed device number (and a freed mount namespace's number) to the next
+ * one made, so a tmpfs that ends and another that starts between two scans
+ * can show the same device in a namespace of the same number: the birth
+ * time tells them apart. */
 struct ev_mount {
-    char id[32];
+    char id[32];               /* "MAJ:MIN" of its device */
+    bool born_known;           /* born was read (statx, Linux 5.18+) */
+    struct timespec born;      /* birth of its root: when the tmpfs was made */
     char *path;
     char *ctr_id;              /* its owner container's id, NULL for the host's */
     bool size_known;
@@ -162,7 +170,8 @@ struct ev_churn {
  * the scan no longer sees and that reported does not hold (sorted pids the
  * kernel told of since prev: those were said already), cause unknown; the
  * OOM kills counted since (cur's counts against prev's, which
- * events_oom keeps current); mounts appeared and gone; fill levels
+ * events_oom keeps current); mounts gone and appeared (one device with
+ * another birth time is both, the gone one told first); fill levels
  * crossed; the churn of each mount (a line only when not both 0) over
  * interval_s. */
 void events_scan(const struct ev_state *prev, const struct ev_state *cur, const pid_t *reported,

@@ -191,16 +191,16 @@ static void test_mounts_fill_and_churn(void **state)
     struct ev_churn none[] = {{"0:52", 0, 0}};
     events_scan(&b, &b, NULL, 0, none, 1, 2.0, 5.0, &l);
     assert_int_equal(l.n, 0);
-    /* A mount appearing, another going. */
+    /* A mount going, another appearing. */
     snprintf(b.mounts[0].id, sizeof(b.mounts[0].id), "0:53");
     events_scan(&a, &b, NULL, 0, NULL, 0, 2.0, 6.0, &l);
     assert_int_equal(l.n, 3);
     assert_int_equal(l.items[0].kind, EV_MOUNT);
-    assert_true(l.items[0].appeared);
-    assert_string_equal(l.items[0].mount_id, "0:53");
+    assert_false(l.items[0].appeared);
+    assert_string_equal(l.items[0].mount_id, "0:52");
     assert_int_equal(l.items[1].kind, EV_MOUNT);
-    assert_false(l.items[1].appeared);
-    assert_string_equal(l.items[1].mount_id, "0:52");
+    assert_true(l.items[1].appeared);
+    assert_string_equal(l.items[1].mount_id, "0:53");
     assert_int_equal(l.items[2].kind, EV_FILL); /* the new one is critical already */
     event_list_free(&l);
     ev_state_free(&a);
@@ -208,6 +208,48 @@ static void test_mounts_fill_and_churn(void **state)
     assert_int_equal(fill_level_of(79.9, 80, 95), FILL_OK);
     assert_int_equal(fill_level_of(80, 80, 95), FILL_WARN);
     assert_int_equal(fill_level_of(95, 80, 95), FILL_CRITICAL);
+}
+
+/* A tmpfs ends and a new one, another container's, takes its device
+ * number before the next scan (the kernel hands out the lowest free one):
+ * the birth time of its root tells the two apart. */
+static void test_mount_device_reused(void **state)
+{
+    (void)state;
+    struct ev_state a, b;
+    make_state(&a, NULL, 0, 0, 62 * MiB);
+    make_state(&b, NULL, 0, 0, 62 * MiB); /* both critical */
+    a.mounts[0].born_known = b.mounts[0].born_known = true;
+    a.mounts[0].born = (struct timespec){1764991927, 216087979};
+    b.mounts[0].born = (struct timespec){1764991927, 748087979};
+    free(b.mounts[0].ctr_id);
+    b.mounts[0].ctr_id = xstrdup("def456");
+    struct event_list l = {0};
+    events_scan(&a, &b, NULL, 0, NULL, 0, 0.5, 6.0, &l);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.items[0].kind, EV_MOUNT);
+    assert_false(l.items[0].appeared);
+    assert_string_equal(l.items[0].mount_id, "0:52");
+    assert_string_equal(l.items[0].container, "abc123");
+    assert_int_equal(l.items[1].kind, EV_MOUNT);
+    assert_true(l.items[1].appeared);
+    assert_string_equal(l.items[1].mount_id, "0:52");
+    assert_string_equal(l.items[1].container, "def456");
+    assert_int_equal(l.items[2].kind, EV_FILL); /* the new one's level is news */
+    assert_string_equal(l.items[2].container, "def456");
+    event_list_clear(&l);
+    /* The same birth: the same mount, nothing to tell. */
+    b.mounts[0].born = a.mounts[0].born;
+    events_scan(&a, &b, NULL, 0, NULL, 0, 0.5, 6.5, &l);
+    assert_int_equal(l.n, 0);
+    /* A birth one scan could not read: the device decides. */
+    b.mounts[0].born.tv_nsec = 1;
+    b.mounts[0].born_known = false;
+    events_scan(&a, &b, NULL, 0, NULL, 0, 0.5, 7.0, &l);
+    assert_int_equal(l.n, 0);
+    event_list_free(&l);
+    ev_state_free(&a);
+    ev_state_free(&b);
 }
 
 static void test_event_lines(void **state)
@@ -280,6 +322,17 @@ static void test_state_from_model(void **state)
     assert_int_equal(st.nmounts, 1);
     assert_string_equal(st.mounts[0].path, "/dev/shm");
     assert_int_equal(st.mounts[0].level, FILL_WARN);
+    assert_false(st.mounts[0].born_known); /* the scan read no birth time */
+    ev_state_free(&st);
+    /* A birth time the scan read is the mount's. */
+    s->ns.ndevs = 1;
+    s->ns.reach = xcalloc(1, sizeof(*s->ns.reach));
+    s->ns.reach[0].btime_ok = true;
+    s->ns.reach[0].btime = (struct timespec){1764991927, 748087979};
+    ev_state_from_model(&st, &m, 50, 95);
+    assert_true(st.mounts[0].born_known);
+    assert_int_equal(st.mounts[0].born.tv_sec, 1764991927);
+    assert_int_equal(st.mounts[0].born.tv_nsec, 748087979);
     /* Every process but the zombie is alive: nothing is gone against itself. */
     struct event_list l = {0};
     events_scan(&st, &st, NULL, 0, NULL, 0, 1, 1, &l);
@@ -364,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_oom_rise_is_told_once),
         cmocka_unit_test(test_gone_between_scans),
         cmocka_unit_test(test_mounts_fill_and_churn),
+        cmocka_unit_test(test_mount_device_reused),
         cmocka_unit_test(test_event_lines),
         cmocka_unit_test(test_state_from_model),
         cmocka_unit_test(test_connector_parse),
