@@ -13,8 +13,12 @@ need python3 nsenter od
 test_ns 64m -- "$@"
 
 stream=$SHMTEST_TMP/node-events.jsonl
-# events EXPR: the event lines of $stream for which the Python EXPR over e holds.
-events() { stream_events "$stream" "$1"; }
+# events EXPR: the event lines of $stream written since the container
+# started (line $since on) for which the Python EXPR over e holds. Tests
+# beside this one make and end tmpfs mounts and processes all along: a
+# device number or a pid of this test's may have been another's before.
+since=1
+events() { stream_events <(tail -n "+$since" "$stream") "$1"; }
 
 "$SHMWATCH" --all --json --interval 0.5 >"$stream" 2>"$SHMTEST_TMP/node.err" &
 STREAM=$!
@@ -22,12 +26,13 @@ on_exit "kill -TERM $STREAM 2>/dev/null; wait $STREAM 2>/dev/null; true"
 wait_for "[ \$(grep -c '\"schema\":1' '$stream') -ge 1 ]" 60 || fail "the node view stream wrote nothing"
 
 ctr_cgroup $((256 << 20))
+since=$(($(wc -l <"$stream") + 1))
 ns_holder evctr "$MEMCG_DIR"
 CTR=$HOLDER
 dev=$(stat -c '%Hd:%Ld' "/proc/$CTR/root/dev/shm") || fail "cannot stat the container's /dev/shm"
 wait_for "[ -n \"\$(events \"e['event'] == 'mount' and e['mount_id'] == '$dev' and e['change'] == 'appeared'\")\" ]" 30 ||
     fail "no mount event for the container's /dev/shm ($dev) appearing"
-events "e['event'] == 'mount' and e['mount_id'] == '$dev'" >"$SHMTEST_TMP/appeared.json"
+events "e['event'] == 'mount' and e['mount_id'] == '$dev' and e['change'] == 'appeared'" >"$SHMTEST_TMP/appeared.json"
 json_check "$SHMTEST_TMP/appeared.json" "j['container'] == '$CTR_ID' and j['mount'] == '/dev/shm'" \
     "the container's /dev/shm appears, naming the container"
 
@@ -48,6 +53,6 @@ json_check "$SHMTEST_TMP/exit.json" "j['cause'] == 'sigbus' and j['container'] =
     "the holder's SIGBUS inside the container names the container"
 
 kill -KILL "$CTR"
-wait_for "[ -n \"\$(events \"e['event'] == 'mount' and e['mount_id'] == '$dev' and e['change'] == 'gone'\")\" ]" 30 ||
+wait_for "[ -n \"\$(events \"e['event'] == 'mount' and e['mount_id'] == '$dev' and e['container'] == '$CTR_ID' and e['change'] == 'gone'\")\" ]" 30 ||
     fail "no mount event for the container's /dev/shm going"
 ok "and goes when the container ends"
