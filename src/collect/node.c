@@ -565,7 +565,29 @@ void node_gauges_free(struct node_gauge **g, size_t *ng)
     *ng = 0;
 }
 
-/* The container of namespace x (a new entry, or the one of the same id). */
+/* A new container entry for namespace x: info (taken), read through
+ * member pid whose cgroup file is text. */
+static size_t ctr_add(struct scan_node *n, const struct node_ns *x, struct container_info *info,
+                      pid_t pid, const char *text, const struct sysroot *sys,
+                      const struct mountinfo *self_mi, struct cgroup_memo *memo,
+                      struct warnings *w)
+{
+    struct node_ctr *c = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
+    memset(c, 0, sizeof(*c));
+    c->info = *info;
+    memset(info, 0, sizeof(*info));
+    c->pid = pid;
+    c->mntns = x->mntns;
+    cgroup_collect_text(sys, pid, text, self_mi, &c->cgroup, w, memo);
+    return n->nctrs - 1;
+}
+
+/* The container of namespace x (a new entry, or the one of the same id):
+ * the first member whose cgroup names one. A member whose cgroup names
+ * none decides only when no member names one: a process entering a
+ * container's namespace from outside (runc exec, before it moves the
+ * process into the container's cgroup; nsenter) is a member too, and after
+ * the pids wrap it may be the lowest. */
 static void ns_container(struct scan_node *n, struct node_ns *x, const struct sysroot *sys,
                          const struct mountinfo *self_mi, struct cgroup_memo *memo,
                          struct warnings *w)
@@ -573,6 +595,10 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
     bool own_mount = false; /* a mount the host's namespace does not show */
     for (size_t i = 0; i < x->nmounts && !own_mount; i++)
         own_mount = !n->mounts[x->mounts[i]].host_sees;
+    struct container_info none = {0}; /* the first member read, in no container */
+    pid_t none_pid = 0;
+    struct buf none_cg;
+    buf_init(&none_cg);
     for (size_t k = 0; k < x->nmembers; k++) {
         char dir[32];
         snprintf(dir, sizeof(dir), "%d", (int)x->members[k]);
@@ -592,28 +618,37 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
         struct container_info ci;
         containers_collect_text(sys->host, piddir, cg.data, &ci);
         close(piddir);
-        if (ci.runtime == RUNTIME_NONE && !own_mount) {
-            containers_free(&ci); /* a private namespace on the host's mounts: the host's */
-            buf_free(&cg);
-            return;
-        }
-        for (size_t c = 0; ci.id && c < n->nctrs; c++)
-            if (n->ctrs[c].info.id && strcmp(n->ctrs[c].info.id, ci.id) == 0) {
-                x->ctr = c;
+        if (ci.runtime == RUNTIME_NONE) {
+            if (!none_pid) {
+                none = ci;
+                none_pid = x->members[k];
+                none_cg = cg;
+            } else {
                 containers_free(&ci);
                 buf_free(&cg);
-                return;
             }
-        struct node_ctr *c = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
-        memset(c, 0, sizeof(*c));
-        c->info = ci;
-        c->pid = x->members[k];
-        c->mntns = x->mntns;
-        cgroup_collect_text(sys, c->pid, cg.data, self_mi, &c->cgroup, w, memo);
+            continue;
+        }
+        for (size_t c = 0; ci.id && c < n->nctrs && x->ctr == NODE_HOST; c++)
+            if (n->ctrs[c].info.id && strcmp(n->ctrs[c].info.id, ci.id) == 0)
+                x->ctr = c;
+        if (x->ctr == NODE_HOST)
+            x->ctr = ctr_add(n, x, &ci, x->members[k], cg.data, sys, self_mi, memo, w);
+        containers_free(&ci);
         buf_free(&cg);
-        x->ctr = n->nctrs - 1;
+        containers_free(&none);
+        buf_free(&none_cg);
         return;
     }
+    /* No member names a container: a private namespace on the host's
+     * mounts is the host's; one with a mount of its own is a namespace of
+     * no container. */
+    if (none_pid && own_mount)
+        x->ctr = ctr_add(n, x, &none, none_pid, none_cg.data, sys, self_mi, memo, w);
+    containers_free(&none);
+    buf_free(&none_cg);
+    if (none_pid)
+        return;
     /* Every member exited before its container could be read: its own
      * mounts stay listed (their files were read while it lived), said to be
      * of no known container rather than silently the host's. */

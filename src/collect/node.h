@@ -12,8 +12,9 @@
  * the root of a member of a namespace that sees it (a struct sysroot opened
  * on that member; another member is tried when one has exited). After the
  * walk, each mount namespace other than the host's is given its container
- * (collect/containers.h) from one member's cgroup, and each process the
- * container of its mount namespace.
+ * (collect/containers.h) from the cgroup of its first member that names
+ * one (one that names none decides only when no member does), and each
+ * process the container of its mount namespace.
  *
  * Without --all the same struct says what the one watched world is: every
  * mount the host's (no container), every process the host's. */

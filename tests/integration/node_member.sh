@@ -9,13 +9,17 @@
 # container, the mount is still listed by its device, with its container
 # (read through the second member) and its files; with the only member
 # killed there, no crash, and no file is shown on a mount it is not on.
+# A process of a lower pid that enters a container's namespace from outside,
+# in a cgroup of no container (as runc exec's process is until runc moves it
+# into the container's cgroup, after the pids wrapped), does not make the
+# container's namespace one of no container.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cgroup.sh"
 . "$(dirname "$0")/ctr_lib.sh"
 need_root
 need_unshare
 need_hooked
-need nsenter od stat
+need nsenter od stat python3
 _lib_tmp
 
 # ns_ctr TAG [two]: the container TAG (ID_<TAG>: its id); FIRST_<TAG> its
@@ -66,17 +70,45 @@ run_killing() {
 # mount_of TAG: the python expression of container TAG's mount (by its device).
 mount_of() { echo "[m for m in j['mounts'] if m['id'] == env['DEV_$1']]"; }
 
+# The outsider first (a lower pid than E's), in a memory cgroup named as no
+# runtime names a container's: it waits for a pid, then enters that pid's
+# mount namespace (setns) and stays.
+mem_cgroup_create "shmwatch-outsider-$$" $((64 << 20))
+python3 -c '
+import ctypes, os, sys, time
+want, entered = sys.argv[1:3]
+deadline = time.monotonic() + 60
+while not os.path.exists(want) and time.monotonic() < deadline:
+    time.sleep(0.02)
+fd = os.open("/proc/%s/ns/mnt" % open(want).read().strip(), os.O_RDONLY)
+if ctypes.CDLL(None, use_errno=True).setns(fd, 0x00020000) != 0:  # CLONE_NEWNS
+    sys.exit("setns: errno %d" % ctypes.get_errno())
+open(entered, "w").close()
+time.sleep(600)' "$SHMTEST_TMP/outsider.want" "$SHMTEST_TMP/outsider.in" </dev/null &
+OUTSIDER=$!
+on_exit "kill -KILL $OUTSIDER 2>/dev/null; wait $OUTSIDER 2>/dev/null; true"
+echo "$OUTSIDER" >"$MEMCG_DIR/cgroup.procs" || fail "cannot move the outsider into its cgroup"
+
 ns_ctr A two
 ns_ctr B two
 ns_ctr C
 ns_ctr D
-ok "four emulated containers: A and B with two processes each, C and D with one"
+ns_ctr E
+[ "$OUTSIDER" -lt "$FIRST_E" ] || fail "the outsider's pid is above E's first process's (pids wrapped): rerun"
+echo "$FIRST_E" >"$SHMTEST_TMP/outsider.want"
+wait_for "[ -e $SHMTEST_TMP/outsider.in ]" 30 || fail "the outsider did not enter E's namespace"
+[ "$(readlink "/proc/$OUTSIDER/ns/mnt")" = "$(readlink "/proc/$FIRST_E/ns/mnt")" ] ||
+    fail "the outsider is not in E's mount namespace"
+ok "five emulated containers: A and B with two processes each, C, D and E with one, and an outsider of a lower pid in E's namespace"
 
 # Without a kill: every mount is read through its first process.
 snap=$SHMTEST_TMP/plain.json
 "$SHMWATCH_HOOKED" --all --json >"$snap" || fail "shmwatch --all --json exited $?"
 json_check "$snap" "[(len(m['containers']), m['containers'][0]['id'], m['containers'][0]['pid']) for m in $(mount_of A)] == [(1, env['ID_A'], int(env['FIRST_A']))]" \
     "untouched, container A is read through its first process"
+
+json_check "$snap" "[([c['id'] for c in m['containers']], m['containers'][0]['pid'], m['containers'][0]['runtime']) for m in $(mount_of E)] == [([env['ID_E']], int(env['FIRST_E']), 'docker')]" \
+    "E is read as its container through its own process, not as no container through the outsider"
 
 # A: the first member killed as its mountinfo is about to be read.
 snap=$SHMTEST_TMP/a.json
