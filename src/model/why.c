@@ -348,6 +348,36 @@ static void top_groups(struct why_death *d, const struct jd *s, const char *id)
     }
 }
 
+/* The container of d's process and its names where the event and the
+ * snapshot before left them out: from the nearest of the snapshots from bi
+ * back (WHY_BACK of them) that shows the process in a container, its name
+ * and pod from whichever of that snapshot's mounts lists the container. A
+ * scan can miss a process's container (every process of its namespace
+ * exiting while it is read: a container ending with the death), and a
+ * death told against that scan names none. */
+static void container_before(struct why_death *d, const struct why_source *src, size_t bi)
+{
+    size_t k = bi;
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
+        const struct jd *s = doc(src, k);
+        const char *id = jd_getstr(snap_proc(s, d->pid), "container", NULL);
+        if (!d->container && id)
+            d->container = xstrdup(id);
+        if (!id || strcmp(id, d->container) != 0)
+            continue;
+        const struct jd *ms = jd_get(s, "mounts"), *c = NULL;
+        for (size_t i = 0; ms && i < ms->n && !c; i++)
+            c = mount_ctr(&ms->items[i], id);
+        if (!c)
+            continue;
+        if (!d->container_name)
+            d->container_name = dup_or_null(jd_getstr(c, "name", NULL));
+        if (!d->pod)
+            d->pod = dup_or_null(jd_getstr(c, "pod", NULL));
+        return;
+    }
+}
+
 /* The mount, its fill before and at, the budget, the biggest groups. */
 static void moment(struct why_death *d, const struct why_source *src, size_t i)
 {
@@ -450,6 +480,8 @@ static void moment(struct why_death *d, const struct why_source *src, size_t i)
         d->container_name = dup_or_null(jd_getstr(c, "name", NULL));
     if (c && !d->pod)
         d->pod = dup_or_null(jd_getstr(c, "pod", NULL));
+    if (d->has_pid && (!d->container || !d->container_name))
+        container_before(d, src, bi);
 }
 
 static bool is_role(const struct why_death *d, const char *role)

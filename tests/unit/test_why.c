@@ -588,6 +588,45 @@ static void test_died_during_scan(void **state)
     set_free(&s);
 }
 
+/* The scan before a death missed the process's container (its namespace's
+ * processes exiting while it was read): the death told against it names
+ * none, and neither does that snapshot; the one before names it. */
+static void test_container_before(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    const char *id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    char seg[256], in_ctr[256];
+    snprintf(seg, sizeof(seg),
+             "{\"mount_id\":\"m1\",\"name\":\"batch\",\"alloc_bytes\":%llu,\"state\":"
+             "\"in_use\",\"creator_pid\":300,\"holders\":[{\"pid\":300}],\"group\":null}",
+             (unsigned long long)(32 * MiB));
+    snprintf(in_ctr, sizeof(in_ctr),
+             "{\"pid\":300,\"comm\":\"python3\",\"role\":\"holder\",\"group\":null,"
+             "\"container\":\"%s\"}",
+             id);
+    const char *no_ctr = "{\"pid\":300,\"comm\":\"python3\",\"role\":\"holder\","
+                         "\"group\":null,\"container\":null}";
+    snapshot(&s, T0, id, 32 * MiB, 0, seg, in_ctr, "", MiB, "null", 64 * MiB, 80 * MiB);
+    snapshot(&s, T0 + 1, NULL, 32 * MiB, 0, seg, no_ctr, "", MiB, "null", 64 * MiB, 80 * MiB);
+    add(&s, T0 + 1.5,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":300,\"comm\":\"python3\",\"role\":"
+        "\"holder\",\"group\":null,\"container\":null,\"container_name\":null,"
+        "\"exit_code\":null,\"signal\":\"SIGBUS\",\"core\":false,\"cause\":\"sigbus\"}");
+    snapshot(&s, T0 + 2, id, 64 * MiB, 0, seg, "", "", MiB, "null", 64 * MiB, 80 * MiB);
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    assert_string_equal(r.d[0].container, id);
+    assert_string_equal(r.d[0].container_name, "trainer");
+    why_result_free(&r);
+    struct why_filter f = {.container = "trainer"};
+    find(&s, &f, &r);
+    assert_int_equal(r.n, 1);
+    why_result_free(&r);
+    set_free(&s);
+}
+
 static void test_formats(void **state)
 {
     (void)state;
@@ -611,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_full_for_a_batch),
         cmocka_unit_test(test_before_shows_it),
         cmocka_unit_test(test_died_during_scan),
+        cmocka_unit_test(test_container_before),
         cmocka_unit_test(test_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
