@@ -13,19 +13,7 @@ need_root
 need_unshare
 need python3 timeout promtool
 LIMIT=$((64 << 20))
-if [ -z "${IN_SHM_NS:-}" ]; then
-    mem_cgroup_create "shmwatch-oom-$$" "$LIMIT"
-    # The writer's pages stay charged to the cgroup as long as the file lives:
-    # no swap may take them (there is none here; say so to the cgroup too).
-    if [ "$MEMCG_VERSION" = 1 ]; then
-        echo 0 >"$MEMCG_DIR/memory.swappiness" 2>/dev/null || true
-    else
-        echo 0 >"$MEMCG_DIR/memory.swap.max" 2>/dev/null || true
-    fi
-    # The test itself stays outside the cgroup: only what it puts there is charged.
-    in_shm_ns 256m "$0"
-    exit $?
-fi
+oom_stage "shmwatch-oom-$$" "$LIMIT" 256m
 . "$(dirname "$0")/tui_lib.sh"
 
 # in_memcg CMD...: runs CMD inside the cgroup (it joins before exec).
@@ -33,28 +21,13 @@ in_memcg() {
     bash -c 'echo $$ >"$MEMCG_DIR/cgroup.procs" && exec "$@"' _ "$@"
 }
 
-# Everything in the cgroup is killed before it is removed (cgroup.sh's rmdir).
-kill_memcg() {
-    local p
-    for p in $(cat "$MEMCG_DIR/cgroup.procs" 2>/dev/null); do
-        kill -KILL "$p" 2>/dev/null || true
-    done
-    wait_for "[ -z \"\$(cat '$MEMCG_DIR/cgroup.procs' 2>/dev/null)\" ]" 10 || true
-}
-on_exit kill_memcg
-
-(exec bash -c 'echo $$ >"$MEMCG_DIR/cgroup.procs" && exec sleep 300') &
-SURVIVOR=$!
-wait_for "grep -q sleep /proc/$SURVIVOR/comm 2>/dev/null" 30 || fail "the survivor did not start"
-memcg_path=${MEMCG_DIR#/sys/fs/cgroup}
-memcg_path=${memcg_path#/memory}
-grep -q ":$memcg_path\$" "/proc/$SURVIVOR/cgroup" || fail "the survivor is not in $memcg_path"
-ok "a survivor in the ${LIMIT}-byte cgroup v$MEMCG_VERSION $memcg_path"
+grep -q ":$MEMCG_PATH\$" "/proc/$SURVIVOR/cgroup" || fail "the survivor is not in $MEMCG_PATH"
+ok "a survivor in the ${LIMIT}-byte cgroup v$MEMCG_VERSION $MEMCG_PATH"
 
 # Before any kill: the count is known and 0.
 snap=$SHMTEST_TMP/oom-before.json
 "$SHMWATCH" --json --pid "$SURVIVOR" >"$snap" || fail "shmwatch --json exited $?"
-json_check "$snap" "j['cgroup'] is not None and j['cgroup']['path'] == '$memcg_path' and j['cgroup']['limit_bytes'] == $LIMIT" \
+json_check "$snap" "j['cgroup'] is not None and j['cgroup']['path'] == '$MEMCG_PATH' and j['cgroup']['limit_bytes'] == $LIMIT" \
     "the survivor's cgroup and its limit"
 json_check "$snap" "j['cgroup']['oom_kills'] == 0 and j['budget']['oom_kills_recent'] == 0 and j['budget']['verdict'] != 'critical'" \
     "no OOM kill yet: oom_kills 0, the verdict not critical"

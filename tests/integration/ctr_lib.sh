@@ -25,7 +25,7 @@ ctr_cgroup() {
     mem_cgroup_create "docker-$CTR_ID.scope" "$1"
     # Before the cgroup is removed (on_exit runs the last registered first):
     # every process in it, a namespace's pid 1 included, killed and gone.
-    on_exit "kill -KILL \$(cat '$MEMCG_DIR/cgroup.procs') 2>/dev/null; wait_for '[ -z \"\$(cat $MEMCG_DIR/cgroup.procs)\" ]' 10; true"
+    on_exit "memcg_kill_all '$MEMCG_DIR'"
 }
 
 scene_ctr() {

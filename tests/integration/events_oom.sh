@@ -13,29 +13,7 @@ need_root
 need_unshare
 need python3 timeout
 LIMIT=$((64 << 20))
-if [ -z "${IN_SHM_NS:-}" ]; then
-    mem_cgroup_create "shmwatch-evoom-$$" "$LIMIT"
-    if [ "$MEMCG_VERSION" = 1 ]; then
-        echo 0 >"$MEMCG_DIR/memory.swappiness" 2>/dev/null || true
-    else
-        echo 0 >"$MEMCG_DIR/memory.swap.max" 2>/dev/null || true
-    fi
-    in_shm_ns 256m "$0"
-    exit $?
-fi
-
-kill_memcg() {
-    local p
-    for p in $(cat "$MEMCG_DIR/cgroup.procs" 2>/dev/null); do
-        kill -KILL "$p" 2>/dev/null || true
-    done
-    wait_for "[ -z \"\$(cat '$MEMCG_DIR/cgroup.procs' 2>/dev/null)\" ]" 10 || true
-}
-on_exit kill_memcg
-
-(exec bash -c 'echo $$ >"$MEMCG_DIR/cgroup.procs" && exec sleep 300') &
-SURVIVOR=$!
-wait_for "grep -q sleep /proc/$SURVIVOR/comm 2>/dev/null" 10 || fail "the survivor did not start"
+oom_stage "shmwatch-evoom-$$" "$LIMIT" 256m
 
 stream=$SHMTEST_TMP/oom-events.jsonl
 err=$SHMTEST_TMP/oom-events.err
@@ -46,24 +24,7 @@ on_exit "kill -TERM $STREAM 2>/dev/null; wait $STREAM 2>/dev/null; true"
 events() { stream_events "$stream" "$1"; }
 
 go=$SHMTEST_TMP/go
-bash -c 'echo $$ >"$MEMCG_DIR/cgroup.procs" && exec "$@"' _ python3 -c '
-import mmap, os, sys, time
-with open("/proc/self/oom_score_adj", "w") as f:
-    f.write("1000")
-fd = os.open("/dev/shm/oom-filler", os.O_RDWR | os.O_CREAT, 0o600)
-n = 192 << 20
-os.ftruncate(fd, n)
-m = mmap.mmap(fd, n)
-for off in range(0, 8 << 20, 4096):
-    m[off] = 1
-deadline = time.monotonic() + 60
-while not os.path.exists(sys.argv[1]) and time.monotonic() < deadline:
-    time.sleep(0.02)
-for off in range(0, n, 4096):
-    m[off] = 1
-print("wrote it all")
-' "$go" >"$SHMTEST_TMP/writer.out" 2>&1 &
-WRITER=$!
+oom_writer 8 "$go"
 wait_for "grep -q '\"pid\":$WRITER,' '$stream'" 20 ||
     { cat "$err" >&2; fail "the stream never showed the writer as a process"; }
 ok "the stream knows the writer (pid $WRITER) as a holder"
@@ -82,8 +43,6 @@ json_check "$SHMTEST_TMP/exit.json" \
 wait_for "[ -n \"\$(events \"e['event'] == 'oom_kill'\")\" ]" 10 || fail "no oom_kill event"
 events "e['event'] == 'oom_kill'" >"$SHMTEST_TMP/oom.json"
 [ "$(wc -l <"$SHMTEST_TMP/oom.json")" = 1 ] || fail "the OOM kill was told $(wc -l <"$SHMTEST_TMP/oom.json") times"
-memcg_path=${MEMCG_DIR#/sys/fs/cgroup}
-memcg_path=${memcg_path#/memory}
 json_check "$SHMTEST_TMP/oom.json" \
-    "j['victim'] == $WRITER and j['victim_comm'] == 'python3' and j['kills'] >= 1 and j['cgroup'] == '$memcg_path'" \
-    "an oom_kill event of the cgroup $memcg_path, the writer its victim, told once"
+    "j['victim'] == $WRITER and j['victim_comm'] == 'python3' and j['kills'] >= 1 and j['cgroup'] == '$MEMCG_PATH'" \
+    "an oom_kill event of the cgroup $MEMCG_PATH, the writer its victim, told once"

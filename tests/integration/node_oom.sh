@@ -21,11 +21,10 @@ scene_ctr A $((256 << 20)) 64m --workers 1 --per-worker 1 --size 256K
 scene_ctr B $((64 << 20)) 256m --workers 1 --per-worker 1 --size 256K
 MEMCG_B=$MEMCG_DIR
 # The writer's pages stay charged to B's cgroup: no swap may take them.
+memcg_no_swap "$MEMCG_B"
 if [ "$MEMCG_VERSION" = 1 ]; then
-    echo 0 >"$MEMCG_B/memory.swappiness" 2>/dev/null || true
     oom_file=$MEMCG_B/memory.oom_control
 else
-    echo 0 >"$MEMCG_B/memory.swap.max" 2>/dev/null || true
     oom_file=$MEMCG_B/memory.events
 fi
 MANIFEST=$MAN_B

@@ -24,15 +24,7 @@ fi
 # there) and leaves it for its parent's at the end; all else in it is killed
 # before it is removed (cgroup.sh's rmdir).
 OUTER_CG=$(dirname "$MEMCG_DIR")
-kill_memcg() {
-    local p
-    echo $$ >"$OUTER_CG/cgroup.procs" 2>/dev/null || true
-    for p in $(cat "$MEMCG_DIR/cgroup.procs" 2>/dev/null); do
-        kill -KILL "$p" 2>/dev/null || true
-    done
-    wait_for "[ -z \"\$(cat '$MEMCG_DIR/cgroup.procs' 2>/dev/null)\" ]" 10 || true
-}
-on_exit kill_memcg
+on_exit "echo \$\$ >'$OUTER_CG/cgroup.procs' 2>/dev/null; memcg_kill_all '$MEMCG_DIR'"
 
 # The main's step (1 s) lets a worker build its next batch while the main
 # still holds the one before, so the batches outgrow the mount even on a
