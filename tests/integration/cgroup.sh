@@ -93,12 +93,13 @@ oom_stage() {
 # oom_score_adj 1000: the OOM killer's first choice) that maps a 192 MiB
 # file on /dev/shm, writes its first MIB MiB, waits (60 s at most) until the
 # file GO exists, then writes every page: past the cgroup's limit, where the
-# kernel OOM-kills it. WRITER is its pid (python's own, the holder the
-# stream and the recorder see); it prints "wrote it all" to
-# $SHMTEST_TMP/writer.out if the limit let it through.
+# kernel OOM-kills it (SIGALRM ends it after 120 s). WRITER is its pid
+# (python's own, the holder the stream and the recorder see); it prints
+# "wrote it all" to $SHMTEST_TMP/writer.out if the limit let it through.
 oom_writer() {
     bash -c 'echo $$ >"$MEMCG_DIR/cgroup.procs" && exec "$@"' _ python3 -c '
-import mmap, os, sys, time
+import mmap, os, signal, sys, time
+signal.alarm(120)
 with open("/proc/self/oom_score_adj", "w") as f:
     f.write("1000")
 fd = os.open("/dev/shm/oom-filler", os.O_RDWR | os.O_CREAT, 0o600)

@@ -16,11 +16,6 @@ LIMIT=$((64 << 20))
 oom_stage "shmwatch-oom-$$" "$LIMIT" 256m
 . "$(dirname "$0")/tui_lib.sh"
 
-# in_memcg CMD...: runs CMD inside the cgroup (it joins before exec).
-in_memcg() {
-    bash -c 'echo $$ >"$MEMCG_DIR/cgroup.procs" && exec "$@"' _ "$@"
-}
-
 grep -q ":$MEMCG_PATH\$" "/proc/$SURVIVOR/cgroup" || fail "the survivor is not in $MEMCG_PATH"
 ok "a survivor in the ${LIMIT}-byte cgroup v$MEMCG_VERSION $MEMCG_PATH"
 
@@ -41,22 +36,12 @@ tui_start 140 30 --interval 0.5 --pid "$SURVIVOR"
 tui_wait 'Budget +(OK|WARN|CRITICAL) ' 15 # a first scan: the baseline of the count
 wait_for "[ \$(wc -l <'$stream') -ge 2 ]" 15 || fail "the JSON stream did not start"
 
-# The writer: maps a 192 MiB file on the tmpfs and writes every page. Its
-# resident shmem and its oom_score_adj (raising it needs no privilege) make it
-# the OOM killer's choice.
+# The writer: maps a 192 MiB file on the tmpfs and writes every page at
+# once (its go is given before it starts).
+: >"$SHMTEST_TMP/go"
+oom_writer 0 "$SHMTEST_TMP/go"
 rc=0
-in_memcg timeout 60 python3 -c '
-import mmap, os
-with open("/proc/self/oom_score_adj", "w") as f:
-    f.write("1000")
-fd = os.open("/dev/shm/oom-filler", os.O_RDWR | os.O_CREAT, 0o600)
-n = 192 << 20
-os.ftruncate(fd, n)
-m = mmap.mmap(fd, n)
-for off in range(0, n, 4096):
-    m[off] = 1
-print("wrote it all")
-' >"$SHMTEST_TMP/writer.out" 2>&1 || rc=$?
+wait "$WRITER" || rc=$?
 assert_eq "$rc" 137 "the writer was killed by SIGKILL (the OOM killer), not let through"
 grep -q "wrote it all" "$SHMTEST_TMP/writer.out" && fail "the writer wrote past the limit"
 kill -0 "$SURVIVOR" 2>/dev/null || fail "the survivor was killed too"
