@@ -22,21 +22,9 @@ err=$SHMTEST_TMP/stream.err
 events() { stream_events "$stream" "$1"; }
 snapshots() { grep -c '"schema":1' "$stream" 2>/dev/null || echo 0; }
 
-# holder NAME: a process holding /dev/shm/NAME open (1 MiB), as the caller.
-holder() {
-    python3 -c '
-import os, sys, time
-fd = os.open("/dev/shm/" + sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
-os.ftruncate(fd, 1 << 20)
-os.write(fd, b"x" * 4096)
-time.sleep(300)' "$1" &
-    HOLDER=$!
-    on_exit "kill -KILL $HOLDER 2>/dev/null; true"
-    wait_for "[ -e /dev/shm/$1 ]" 15 || fail "the holder did not start"
-}
 
 # --- As root: the kernel's exit ---------------------------------------------------------
-holder torch_4242_1
+hold_new_file /dev/shm/torch_4242_1 $((1 << 20))
 "$SHMWATCH" --json --interval 0.3 >"$stream" 2>"$err" &
 STREAM=$!
 on_exit "kill -TERM $STREAM 2>/dev/null; wait $STREAM 2>/dev/null; true"
@@ -120,7 +108,7 @@ PY
 ok "every line is a schema-1 snapshot (as before) or an event"
 
 # --- The exporter counts deaths ---------------------------------------------------------------
-holder torch_4343_1
+hold_new_file /dev/shm/torch_4343_1 $((1 << 20))
 prom=$SHMTEST_TMP/textfile/shmwatch.prom
 mkdir -p "$(dirname "$prom")"
 "$SHMWATCH" --prometheus-file "$prom" --interval 0.3 &

@@ -409,15 +409,18 @@ time.sleep(300)' "$count" </dev/null >/dev/null 2>&1 &
     [ "$(ps -o stat= -p "$ZOMBIE" | cut -c1)" = Z ] || fail "no zombie child of $ZOMBIE_PARENT"
 }
 
-# hold_new_file PATH: a child of this script creates PATH (4 KiB) and holds it
+# hold_new_file PATH [SIZE]: a child of this script (python3) creates PATH
+# (4 KiB written; SIZE bytes long when given, the rest a hole) and holds it
 # open until killed. Sets HOLDER once it holds it.
 hold_new_file() {
     local ready=$SHMTEST_TMP/holder.$RANDOM$RANDOM
     /usr/bin/python3 -c 'import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+if sys.argv[3]:
+    os.ftruncate(fd, int(sys.argv[3]))
 os.write(fd, b"x" * 4096)
 open(sys.argv[2], "w").close()
-time.sleep(300)' "$1" "$ready" </dev/null >/dev/null 2>&1 &
+time.sleep(300)' "$1" "$ready" "${2:-}" </dev/null >/dev/null 2>&1 &
     HOLDER=$!
     on_exit "kill -KILL $HOLDER 2>/dev/null; wait $HOLDER 2>/dev/null"
     wait_for "[ -e $ready ]" 30 || fail "the holder of $1 did not start"
@@ -634,4 +637,19 @@ for line in open(sys.argv[1]):
     if "event" in e and eval(sys.argv[2]):
         print(json.dumps(e))
 PY
+}
+
+# store_records DIR EXPR: the records of the recorder's store DIR (its
+# *.jsonl; a line still being written is skipped) for which the Python
+# expression EXPR over r holds, one JSON object per line.
+store_records() {
+    cat "$1"/*.jsonl 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    if eval(sys.argv[1]):
+        print(json.dumps(r))' "$2"
 }

@@ -19,17 +19,8 @@ test_ns 64m -- "$@"
 dir=$SHMTEST_TMP/store
 err=$SHMTEST_TMP/record.err
 lines() { cat "$dir"/*.jsonl 2>/dev/null; }
-records() { # FILTER: the records (Python expression of r) of the store, one per line
-    lines | /usr/bin/python3 -c '
-import json, sys
-for line in sys.stdin:
-    try:
-        r = json.loads(line)
-    except ValueError:
-        continue
-    if eval(sys.argv[1]):
-        print(json.dumps(r))' "$1"
-}
+# records FILTER: the store's records (FILTER a Python expression of r), one per line.
+records() { store_records "$dir" "$1"; }
 
 python3 -c '
 import os, time

@@ -21,33 +21,11 @@ test_ns 64m -- "$@"
 . "$(dirname "$0")/tui_lib.sh"
 
 dir=$SHMTEST_TMP/store
-records() { # FILTER: the records (Python expression of r) of the store, one per line
-    cat "$dir"/*.jsonl 2>/dev/null | /usr/bin/python3 -c '
-import json, sys
-for line in sys.stdin:
-    try:
-        r = json.loads(line)
-    except ValueError:
-        continue
-    if eval(sys.argv[1]):
-        print(json.dumps(r))' "$1"
-}
-
-# holder NAME: a process holding /dev/shm/NAME (1 MiB, a page written).
-holder() {
-    python3 -c '
-import os, sys, time
-fd = os.open("/dev/shm/" + sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
-os.ftruncate(fd, 1 << 20)
-os.write(fd, b"x" * 4096)
-time.sleep(300)' "$1" &
-    HOLDER=$!
-    on_exit "kill -KILL $HOLDER 2>/dev/null; true"
-    wait_for "[ -e /dev/shm/$1 ]" 15 || fail "the holder did not start"
-}
+# records FILTER: the store's records (FILTER a Python expression of r), one per line.
+records() { store_records "$dir" "$1"; }
 
 # --- As root, recording: the SIGBUS stands out, the store has it --------------------------
-holder torch_5151_1
+hold_new_file /dev/shm/torch_5151_1 $((1 << 20))
 # A long scan interval: the snapshot after the death must come at once.
 tui_start 120 40 --interval 30 --record "$dir"
 tui_wait "holder +$HOLDER|$HOLDER .*python3" 15
