@@ -10,10 +10,9 @@
 torch_need
 test_ns 64m -- "$@"
 
-torch_start --strategy file_system --start-method fork --workers 3 --hold-batches 2
-torch_settle 3
-# shellcheck disable=SC2046,SC2086 # lists of pids
-MANAGERS=$(pylist $(managers_of $WORKER_PIDS))
+torch_fs_job 3
+# shellcheck disable=SC2086 # a list of pids
+MANAGERS=$(pylist $MANAGER_PIDS)
 snap fs
 f=$SHMTEST_TMP/fs.json
 T="[s for s in j['segments'] if s['kind'] == 'torch']"

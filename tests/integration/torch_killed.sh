@@ -10,18 +10,8 @@
 torch_need
 test_ns 64m -- "$@"
 
-torch_start --strategy file_system --start-method fork --workers 3 --hold-batches 2
-torch_settle 3
-# shellcheck disable=SC2086 # a list of pids
-MANAGER_PIDS=$(managers_of $WORKER_PIDS | tr '\n' ' ')
-[ "$(echo "$MANAGER_PIDS" | wc -w)" -eq 3 ] || fail "expected 3 torch_shm_managers, found: $MANAGER_PIDS"
-ALL="$MAIN $WORKER_PIDS $MANAGER_PIDS"
-# Stop everything first so that nobody reacts to the others' deaths.
-# shellcheck disable=SC2086 # lists of pids
-kill -STOP $ALL && kill -KILL $ALL || fail "kill failed"
-# shellcheck disable=SC2086
-wait_for "gone $ALL" 10 || fail "the job's processes did not die"
-torch_wait_exit 5
+torch_fs_job 3
+torch_kill_job
 ok "main $MAIN, workers $WORKER_PIDS and managers $MANAGER_PIDS killed"
 
 left=$(ls /dev/shm | grep '^torch_' | sort)

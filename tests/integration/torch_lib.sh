@@ -168,6 +168,33 @@ managers_of() {
     for p; do pgrep -x -P "$p" torch_shm_manag; done | sort -n
 }
 
+# torch_fs_job WORKERS: a file_system job (fork, WORKERS workers, two
+# batches held by the main) started and settled, each worker with its
+# torch_shm_manager; MANAGER_PIDS lists those (space separated).
+torch_fs_job() {
+    torch_start --strategy file_system --start-method fork --workers "$1" --hold-batches 2
+    torch_settle "$1"
+    # shellcheck disable=SC2086 # a list of pids
+    MANAGER_PIDS=$(managers_of $WORKER_PIDS | tr '\n' ' ')
+    [ "$(echo "$MANAGER_PIDS" | wc -w)" -eq "$1" ] ||
+        fail "expected $1 torch_shm_managers, found: $MANAGER_PIDS"
+}
+
+# torch_kill_job: SIGKILL to the job's main, workers and torch_shm_managers
+# (MANAGER_PIDS: each in a session of its own, so a kill of the job's
+# process group misses them), as an OOM kill or a container stop does; all
+# are stopped first, so that none reacts to the others' deaths. Returns
+# once they are gone and the main is reaped.
+torch_kill_job() {
+    local all="$MAIN $WORKER_PIDS $MANAGER_PIDS"
+    # shellcheck disable=SC2086 # a list of pids
+    kill -STOP $all || fail "kill -STOP failed"
+    # shellcheck disable=SC2086
+    kill -KILL $all || fail "kill -KILL failed"
+    wait_for "gone $all" 10 || fail "the job's processes did not die"
+    torch_wait_exit 5
+}
+
 # pylist WORD...: the words as a Python list of ints.
 pylist() {
     local IFS=,

@@ -216,8 +216,7 @@ kill -KILL $(pgrep -P $NEIGHBOUR) 2>/dev/null
 wait $NEIGHBOUR 2>/dev/null
 
 # ---- 3. The other direction: shmwatch inside a second pid namespace -------
-torch_start --strategy file_system --start-method fork --workers 2 --hold-batches 2
-torch_settle 2
+torch_fs_job 2
 INSIDE=(unshare -p -f --mount-proc)
 f=$SHMTEST_TMP/inside.json
 "${INSIDE[@]}" "$SHMWATCH" --json >"$f" || fail "shmwatch --json inside exited $?"
@@ -228,13 +227,7 @@ json_check "$f" "j['totals']['orphans'] == 0 and all(s['creator_alive'] is not F
 live=$(torch_files)
 "${INSIDE[@]}" "$SHMWATCH" clean --yes --log "$log" >"$SHMTEST_TMP/inside.clean" 2>&1
 assert_eq "$(torch_files)" "$live" "inside: clean --yes removes nothing of the live loader"
-# shellcheck disable=SC2086 # lists of pids
-MANAGER_PIDS=$(managers_of $WORKER_PIDS | tr '\n' ' ')
-# shellcheck disable=SC2086
-kill -STOP $MAIN $WORKER_PIDS $MANAGER_PIDS && kill -KILL $MAIN $WORKER_PIDS $MANAGER_PIDS
-# shellcheck disable=SC2086
-wait_for "gone $MAIN $WORKER_PIDS $MANAGER_PIDS" 10 || fail "the loader did not die"
-torch_wait_exit 5
+torch_kill_job
 left=$(torch_files)
 [ -n "$left" ] || fail "the killed loader left nothing"
 f=$SHMTEST_TMP/inside-killed.json
@@ -296,15 +289,8 @@ json_check "$f" "sorted(s['name'] for s in j['segments'] if s['state'] == 'orpha
 assert_eq "$(cat "$SHMTEST_TMP/private.after")" "" "and clean --yes removes them ($(tail -n 1 "$SHMTEST_TMP/private.clean"))"
 
 # ---- 5. In flight: younger than orphan_min_age, not an orphan yet ----------
-torch_start --strategy file_system --start-method fork --workers 2 --hold-batches 2
-torch_settle 2
-# shellcheck disable=SC2086 # lists of pids
-MANAGER_PIDS=$(managers_of $WORKER_PIDS | tr '\n' ' ')
-# shellcheck disable=SC2086
-kill -STOP $MAIN $WORKER_PIDS $MANAGER_PIDS && kill -KILL $MAIN $WORKER_PIDS $MANAGER_PIDS
-# shellcheck disable=SC2086
-wait_for "gone $MAIN $WORKER_PIDS $MANAGER_PIDS" 10 || fail "the loader did not die"
-torch_wait_exit 5
+torch_fs_job 2
+torch_kill_job
 left=$(torch_files)
 f=$SHMTEST_TMP/young.json
 "$SHMWATCH" --json --orphan-min-age 1h >"$f" || fail "shmwatch --json --orphan-min-age 1h exited $?"

@@ -12,12 +12,7 @@ torch_need
 record_need
 test_ns 64m -- "$@"
 
-torch_start --strategy file_system --start-method fork --workers 3 --hold-batches 2
-torch_settle 3
-# shellcheck disable=SC2086 # a list of pids
-MANAGER_PIDS=$(managers_of $WORKER_PIDS | tr '\n' ' ')
-[ "$(echo "$MANAGER_PIDS" | wc -w)" -eq 3 ] || fail "expected 3 torch_shm_managers, found: $MANAGER_PIDS"
-ALL="$MAIN $WORKER_PIDS $MANAGER_PIDS"
+torch_fs_job 3
 
 record_start --interval 0.5
 record_wait "r.get('schema') == 1 and any(g['main_pid'] == $MAIN and len(g['shm_managers']) == 3 for g in r['groups'])" 20 ||
@@ -25,11 +20,7 @@ record_wait "r.get('schema') == 1 and any(g['main_pid'] == $MAIN and len(g['shm_
 ok "the recording shows the job: main $MAIN, workers $WORKER_PIDS, managers $MANAGER_PIDS"
 
 KILL_SENT=$(date +%s)
-# shellcheck disable=SC2086 # lists of pids
-kill -STOP $ALL && kill -KILL $ALL || fail "kill failed"
-# shellcheck disable=SC2086
-wait_for "gone $ALL" 10 || fail "the job's processes did not die"
-torch_wait_exit 5
+torch_kill_job
 # The leftovers are orphans since the kill: between KILL_SENT and the moment
 # the job was seen gone (KILLED_AT), however slow a loaded machine made that.
 KILLED_AT=$(date +%s)
