@@ -99,18 +99,6 @@ static void test_opendir_stays_inside(void **state)
     actns_close(&ns);
 }
 
-/* A child that waits until it is killed: a holder to open views on. */
-static pid_t paused_child(void)
-{
-    pid_t child = test_fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        pause();
-        _exit(0);
-    }
-    return child;
-}
-
 static void test_alive_follows_the_holder(void **state)
 {
     (void)state;

@@ -42,18 +42,6 @@ static void test_open_fails_whole(void **state)
     assert_int_equal(sysroot_open(&r, "/etc/passwd", "/", "/"), -ENOTDIR);
 }
 
-/* A child of this test that waits for its SIGKILL. */
-static pid_t paused_child(void)
-{
-    pid_t child = test_fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        pause();
-        _exit(0);
-    }
-    return child;
-}
-
 /* Returns once the child has exited, leaving it a zombie (not reaped). */
 static void await_zombie(pid_t child)
 {

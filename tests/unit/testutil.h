@@ -36,6 +36,19 @@ static inline pid_t test_fork(void)
     return pid;
 }
 
+/* A child of this test that does nothing until it is killed (a process to
+ * open views on, or to see exit). */
+static inline pid_t paused_child(void)
+{
+    pid_t child = test_fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    return child;
+}
+
 /* An older kernel, for a forked tester: a seccomp filter makes system
  * call nr fail with err, from now on in this process and its children;
  * only when its second argument is arg1 (an ioctl's request), unless arg1
