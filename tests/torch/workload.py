@@ -35,13 +35,11 @@ from torch.utils.data import DataLoader, Dataset, get_worker_info
 # Datasets (module level so that "spawn" workers can unpickle them)
 
 
-class ImageDataset(Dataset):
-    """Samples are one CxHxW tensor plus an int label: the normal case."""
+class SyntheticDataset(Dataset):
+    """length samples made on demand; worker 0 may get stuck (maybe_get_stuck)."""
 
-    def __init__(self, length, shape, dtype, stuck_from=None, stuck_timeout=300.0):
+    def __init__(self, length, stuck_from=None, stuck_timeout=300.0):
         self.length = length
-        self.shape = shape
-        self.dtype = dtype
         self.stuck_from = stuck_from
         self.stuck_timeout = stuck_timeout
 
@@ -50,12 +48,24 @@ class ImageDataset(Dataset):
 
     def __getitem__(self, idx):
         maybe_get_stuck(idx, self.stuck_from, self.stuck_timeout)
+        return self.sample(idx)
+
+
+class ImageDataset(SyntheticDataset):
+    """Samples are one CxHxW tensor plus an int label: the normal case."""
+
+    def __init__(self, length, shape, dtype, stuck_from=None, stuck_timeout=300.0):
+        super().__init__(length, stuck_from, stuck_timeout)
+        self.shape = shape
+        self.dtype = dtype
+
+    def sample(self, idx):
         # torch.full writes every page; collate copies into shared memory anyway.
         img = torch.full(self.shape, float(idx % 251), dtype=self.dtype)
         return img, idx
 
 
-class DictDataset(Dataset):
+class DictDataset(SyntheticDataset):
     """Samples are dicts of many small Python objects: the anti-pattern.
 
     default_collate turns every small list element and number into its own
@@ -64,16 +74,10 @@ class DictDataset(Dataset):
     """
 
     def __init__(self, length, items, stuck_from=None, stuck_timeout=300.0):
-        self.length = length
+        super().__init__(length, stuck_from, stuck_timeout)
         self.items = items
-        self.stuck_from = stuck_from
-        self.stuck_timeout = stuck_timeout
 
-    def __len__(self):
-        return self.length
-
-    def __getitem__(self, idx):
-        maybe_get_stuck(idx, self.stuck_from, self.stuck_timeout)
+    def sample(self, idx):
         return {
             "idx": idx,
             "label": idx % 10,
