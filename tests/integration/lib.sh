@@ -641,7 +641,8 @@ PY
 
 # store_records DIR EXPR: the records of the recorder's store DIR (its
 # *.jsonl; a line still being written is skipped) for which the Python
-# expression EXPR over r holds, one JSON object per line.
+# expression EXPR over r holds, one JSON object per line; a record that
+# lacks what EXPR reads (an event's fields on a snapshot) does not.
 store_records() {
     cat "$1"/*.jsonl 2>/dev/null | /usr/bin/python3 -c '
 import json, sys
@@ -650,6 +651,9 @@ for line in sys.stdin:
         r = json.loads(line)
     except ValueError:
         continue
-    if eval(sys.argv[1]):
-        print(json.dumps(r))' "$2"
+    try:
+        if eval(sys.argv[1]):
+            print(json.dumps(r))
+    except (KeyError, TypeError, IndexError):
+        pass' "$2"
 }

@@ -33,19 +33,7 @@ record_start() {
 
 # record_has PYEXPR: some record r of the store makes PYEXPR true.
 record_has() {
-    cat "$RECORD_DIR"/*.jsonl 2>/dev/null | /usr/bin/python3 -c '
-import json, sys
-for line in sys.stdin:
-    try:
-        r = json.loads(line)
-    except ValueError:
-        continue
-    try:
-        if eval(sys.argv[1]):
-            sys.exit(0)
-    except (KeyError, TypeError, IndexError):
-        pass
-sys.exit(1)' "$1"
+    [ -n "$(store_records "$RECORD_DIR" "$1")" ]
 }
 
 # record_last: the last snapshot of the store in one line: its mounts (path,
