@@ -197,16 +197,55 @@ assert_eq() { # ACTUAL EXPECTED MSG
     fi
 }
 
-# wait_for CMD TIMEOUT_S: polls CMD (eval'd) every 20 ms; returns 0 as soon as it
-# succeeds, 1 when TIMEOUT_S (may be fractional, default 10) passes first.
+# _lib_us: sets _lib_now to the time in microseconds.
+# _lib_deadline SECONDS: sets _lib_end to now plus SECONDS (may be
+# fractional). The callers make both variables local.
+_lib_us() {
+    _lib_now=$(($(date +%s%N) / 1000))
+}
+_lib_deadline() {
+    local whole=${1%%.*} frac
+    frac=${1#"$whole"}
+    frac=${frac#.}000000
+    _lib_us
+    _lib_end=$((_lib_now + 10#${whole:-0} * 1000000 + 10#${frac:0:6}))
+}
+
+# _lib_pause SECONDS: the pause between two polls, without starting a process
+# where it can: a read with a time limit on a FIFO that nobody writes to
+# (SHMTEST_TMP/.pause, made at the first pause); sleep where no FIFO can be
+# made (once refused, not tried again for that directory).
+_lib_pause() {
+    local fifo=${SHMTEST_TMP:-}/.pause
+    if [ -n "${SHMTEST_TMP:-}" ] && [ "${_LIB_NO_FIFO:-}" != "$SHMTEST_TMP" ] &&
+        { [ -p "$fifo" ] || mkfifo "$fifo" 2>/dev/null || { _LIB_NO_FIFO=$SHMTEST_TMP && false; }; }; then
+        read -r -t "$1" <>"$fifo" || true
+    else
+        sleep "$1"
+    fi
+}
+
+# wait_for CMD TIMEOUT_S: polls CMD (eval'd); returns 0 as soon as it succeeds,
+# 1 when TIMEOUT_S (may be fractional, default 10) passes first. The polls
+# come 20 ms apart for the first half second, 50 ms apart up to two seconds,
+# then 100 ms apart: what comes soon is seen at once, and a long wait leaves
+# the CPU to what it waits for (the tests run side by side on few cores, and
+# a poll starts processes).
 wait_for() {
-    local cmd=$1 now deadline
-    deadline=$(($(date +%s%N) + $(awk -v t="${2:-10}" 'BEGIN { printf "%.0f", t * 1e9 }')))
+    local _lib_cmd=$1 _lib_now _lib_end _lib_start
+    _lib_deadline "${2:-10}"
+    _lib_start=$_lib_now
     while :; do
-        eval "$cmd" && return 0
-        now=$(date +%s%N)
-        [ "$now" -lt "$deadline" ] || return 1
-        sleep 0.02
+        eval "$_lib_cmd" && return 0
+        _lib_us
+        [ "$_lib_now" -lt "$_lib_end" ] || return 1
+        if [ $((_lib_now - _lib_start)) -lt 500000 ]; then
+            _lib_pause 0.02
+        elif [ $((_lib_now - _lib_start)) -lt 2000000 ]; then
+            _lib_pause 0.05
+        else
+            _lib_pause 0.1
+        fi
     done
 }
 
@@ -215,13 +254,13 @@ wait_for() {
 # succeeds, 0 once SECONDS have passed with CMD false at every poll, the last
 # poll at or after the deadline.
 stays_false() {
-    local cmd=$1 now deadline
-    deadline=$(($(date +%s%N) + $(awk -v t="$2" 'BEGIN { printf "%.0f", t * 1e9 }')))
+    local _lib_cmd=$1 _lib_now _lib_end
+    _lib_deadline "$2"
     while :; do
-        now=$(date +%s%N)
-        eval "$cmd" && return 1
-        [ "$now" -lt "$deadline" ] || return 0
-        sleep 0.02
+        _lib_us
+        eval "$_lib_cmd" && return 1
+        [ "$_lib_now" -lt "$_lib_end" ] || return 0
+        _lib_pause 0.02
     done
 }
 
