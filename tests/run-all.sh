@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds shmwatch twice (plain, and with AddressSanitizer + UndefinedBehavior-
-# Sanitizer) and runs the tests of each: every test in the plain build, all but
-# the slow real-stack ones (plain_only_tests in tests/meson.build) in the other.
+# Sanitizer) and runs the tests of each: every test in the plain build; the
+# unit tests, the fuzz corpora and the integration tests chosen by coverage
+# (sanitize_tests in tests/meson.build, the suite 'sanitize') in the other.
 #
 # The tests mostly wait on processes, not on the CPU, so they run side by side,
 # in three lanes at once:
