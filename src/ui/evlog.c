@@ -35,7 +35,7 @@ void evlog_take(struct ui *u)
         }
         *VEC_PUSH(u->evlog.items, u->evlog.n, u->evlog.cap) = *e;
         /* A death that matters is said at once, paused or not. */
-        if (e->critical) {
+        if (e->announce) {
             ui_message(u, THEME_verdict_critical, "%s", e->text);
             beep();
         }

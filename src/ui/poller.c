@@ -85,12 +85,15 @@ static void nudge(struct poller *p)
     (void)rc;
 }
 
-/* Under lock: one line for the dashboard. */
-static void publish_event(struct poller *p, double t, bool critical, const char *text)
+/* Under lock: one line for the dashboard; announce: said at once on the
+ * message line too. */
+static void publish_event(struct poller *p, double t, bool critical, bool announce,
+                          const char *text)
 {
     struct poller_event *e = VEC_PUSH(p->events, p->nevents, p->events_cap);
     e->t = t;
     e->critical = critical;
+    e->announce = announce;
     snprintf(e->text, sizeof(e->text), "%s", text);
 }
 
@@ -259,12 +262,16 @@ static void take_events(struct poller *p, struct event_list *got)
         char text[320];
         evline_text(e, has_mt ? &mt : NULL, text, sizeof(text));
         pthread_mutex_lock(&p->lock);
-        publish_event(p, e->t, evline_critical(e), text);
+        /* An OOM kill and its victim's end are said on the message line
+         * by the budget's own "OOM KILL: N new in ..." (ui.c), once for
+         * the kill: not a second time here. */
+        bool oom = e->kind == EV_OOM_KILL || (e->kind == EV_EXIT && e->cause == CAUSE_OOM_KILL);
+        publish_event(p, e->t, evline_critical(e), evline_critical(e) && !oom, text);
         pthread_mutex_unlock(&p->lock);
     }
     pthread_mutex_lock(&p->lock);
     if (msg[0])
-        publish_event(p, evwatch_wall_now(), true, msg);
+        publish_event(p, evwatch_wall_now(), true, true, msg);
     if (got->n || msg[0])
         wake(p);
     pthread_mutex_unlock(&p->lock);
@@ -286,7 +293,7 @@ static void scan_events(struct poller *p, struct snap *s, bool by_event, struct 
             char line[560];
             snprintf(line, sizeof(line), "--record: %s", m);
             pthread_mutex_lock(&p->lock);
-            publish_event(p, evwatch_wall_now(), true, line);
+            publish_event(p, evwatch_wall_now(), true, true, line);
             pthread_mutex_unlock(&p->lock);
         }
     }

@@ -63,7 +63,8 @@ struct poller_cfg {
  * Bus error, an OOM kill, a critical fill). */
 struct poller_event {
     double t;
-    bool critical;
+    bool critical;   /* drawn in the critical colour */
+    bool announce;   /* said at once on the message line too */
     char text[320];
 };
 
