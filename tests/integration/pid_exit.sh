@@ -85,11 +85,23 @@ for mode in --json --once --prometheus; do
     [ ! -s "$SHMTEST_TMP/out" ] || fail "$mode printed a snapshot of nothing: $(head -c 200 "$SHMTEST_TMP/out")"
 done
 
+# stream_start ARGS: shmwatch ARGS >stream 2>err in the background, STREAM its
+# pid. Both files are emptied here, before the fork: a redirection empties
+# them only in the child, and until then a wait on the stream would read an
+# earlier run's lines as this one's and kill the container before this
+# shmwatch has pinned it (it would then pin the pid's newcomer).
+stream_start() {
+    : >"$SHMTEST_TMP/stream"
+    : >"$SHMTEST_TMP/err"
+    "$SHMWATCH" "$@" >"$SHMTEST_TMP/stream" 2>"$SHMTEST_TMP/err" &
+    STREAM=$!
+}
+
 # A stream ends when the process exits: what it printed stays, one line says why.
 container
 pid=$CONTAINER
-"$SHMWATCH" --pid "$pid" --json --interval 0.2 --count 0 >"$SHMTEST_TMP/stream" 2>"$SHMTEST_TMP/err" &
-stream=$!
+stream_start --pid "$pid" --json --interval 0.2 --count 0
+stream=$STREAM
 wait_for "[ \$(wc -l <\"$SHMTEST_TMP/stream\") -ge 2 ]" 10 || fail "the stream printed nothing"
 stop_container
 rc=0
@@ -104,9 +116,14 @@ json_check "$SHMTEST_TMP/first.json" "[m['size_bytes'] for m in j['mounts']] == 
 # --- A newcomer on the same pid ------------------------------------------------------------
 container
 pid=$CONTAINER
-"$SHMWATCH" --pid "$pid" --json --interval 3 --count 0 >"$SHMTEST_TMP/stream" 2>"$SHMTEST_TMP/err" &
-stream=$!
-wait_for "[ -s \"$SHMTEST_TMP/stream\" ]" 10 || fail "the stream printed nothing"
+stream_start --pid "$pid" --json --interval 3 --count 0
+stream=$STREAM
+# A first whole line: shmwatch has pinned the pid (its scans come after) and,
+# as the check below shows, pinned it on the container, not yet killed.
+wait_for "[ \$(wc -l <\"$SHMTEST_TMP/stream\") -ge 1 ]" 10 || fail "the stream printed nothing"
+head -n 1 "$SHMTEST_TMP/stream" >"$SHMTEST_TMP/first.json"
+json_check "$SHMTEST_TMP/first.json" "[m['used_bytes'] for m in j['mounts']] == [1 << 20]" \
+    "the stream's first snapshot is the container's (its 1 MiB in /dev/shm)"
 stop_container
 pid_to_newcomer "$pid"
 rc=0
