@@ -42,18 +42,19 @@ static void mount_facts(const struct sysroot *sys, const struct mountinfo *mi,
     }
 }
 
-/* Is the watched process still the one first seen? */
+/* Is the watched process still the one first seen? sysroot_pid_check
+ * answers by the pidfd where there is one: a newcomer that takes the pid
+ * within the same clock tick has the same start time. Once it is gone, the
+ * pid's stat tells whether another process has it now. */
 static enum scan_target check_target(const struct sysroot *sys)
 {
     if (sys->pid <= 0 || !sys->pid_start)
         return SCAN_TARGET_OK;
+    if (sysroot_pid_check(sys) != 0)
+        return SCAN_TARGET_OK; /* alive, or unreadable: the reads that follow will say */
     unsigned long long start;
-    int rc = sysroot_start_time(sys->proc, sys->pid, &start);
-    if (rc == -ESRCH)
-        return SCAN_TARGET_EXITED;
-    if (rc == 0 && start != sys->pid_start)
-        return SCAN_TARGET_REPLACED;
-    return SCAN_TARGET_OK; /* unreadable: the reads that follow will say */
+    return sysroot_start_time(sys->proc, sys->pid, &start) == 0 ? SCAN_TARGET_REPLACED
+                                                                : SCAN_TARGET_EXITED;
 }
 
 /* The scan's answer when the watched process has gone: a warning says so,

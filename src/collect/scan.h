@@ -23,9 +23,10 @@ struct scan_opts {
     /* Where the watched system lives (util/sysroot.h), the one way in: its
      * proc is read, the cgroup hierarchies are reached below its host and
      * the shm mounts below its root. sys->pid 0: this process's world;
-     * else (sysroot_open_pid) PID's namespaces are watched, and its start
-     * time sys->pid_start is checked before and after every scan so that a
-     * pid taken over by a new process is never watched in its place. It
+     * else (sysroot_open_pid) PID's namespaces are watched, and the
+     * process is checked before and after every scan (sysroot_pid_check:
+     * its pidfd, else its start time sys->pid_start) so that a pid taken
+     * over by a new process is never watched in its place. It
      * must outlive the scan (and a scan job). */
     const struct sysroot *sys;
     const char *const *mounts;      /* --mount paths (as the target sees them), or NULL */

@@ -4,6 +4,10 @@
  * other, with no special case (the fixture /proc is tests/fixtures/scanfail:
  * pid 4242 started at tick 777 and shows no mountinfo). */
 #include <errno.h>
+#include <poll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "collect/scan.h"
@@ -83,6 +87,39 @@ static void test_target_replaced(void **state)
     sysroot_close(&sys);
 }
 
+/* A newcomer that takes the pid within the clock tick of the watched
+ * process's start shows the same start time: the pidfd, which names the
+ * process and not its pid, says it has exited. Here the pidfd is of a child
+ * that has exited, the stat the fixture's pid 4242 at tick 777. */
+static void test_target_replaced_same_tick(void **state)
+{
+    (void)state;
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0)
+        _exit(0);
+    int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+    if (pidfd < 0) {
+        waitpid(child, NULL, 0);
+        skip(); /* a kernel before 5.3: no pidfd to pin by */
+    }
+    struct pollfd p = {.fd = pidfd, .events = POLLIN};
+    assert_int_equal(poll(&p, 1, 10000), 1); /* it has exited */
+    assert_int_equal(waitpid(child, NULL, 0), child);
+    struct sysroot sys;
+    open_fixture(&sys, 4242, 777);
+    sys.pidfd = pidfd;
+    sys.pidfd_pid = 4242;
+    sys.pidfd_start = 777;
+    struct scan_opts o = {.sys = &sys};
+    struct scan s;
+    assert_int_equal(scan_run(&o, &s), -ESRCH);
+    assert_int_equal(s.target_state, SCAN_TARGET_REPLACED);
+    expect_warning(&s, "its pid now belongs to another process");
+    scan_free(&s);
+    sysroot_close(&sys);
+}
+
 static void test_namespaces_unreadable(void **state)
 {
     (void)state;
@@ -104,6 +141,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_target_exited),
         cmocka_unit_test(test_target_replaced),
+        cmocka_unit_test(test_target_replaced_same_tick),
         cmocka_unit_test(test_namespaces_unreadable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
