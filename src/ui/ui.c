@@ -319,6 +319,18 @@ static int open_store(const struct ui_settings *set, struct store **out)
     return 0;
 }
 
+/* What a dashboard's run holds in u, freed at its end. */
+static void ui_release(struct ui *u)
+{
+    snap_free(u->snap);
+    gauges_free(&u->gauges);
+    history_free(&u->hist);
+    free(u->rows);
+    keyset_clear(&u->collapsed);
+    keyset_clear(&u->marked);
+    evlog_free(u);
+}
+
 /* A replay: the recording r from its first snapshot, no scan, no system
  * (nothing of the running machine is read or acted on). */
 static int run_replay(const struct ui_settings *set, struct replay *r, struct snap *first)
@@ -343,22 +355,12 @@ static int run_replay(const struct ui_settings *set, struct replay *r, struct sn
     char err[256];
     if (term_start(&set->theme, set->cfg.color, set->cfg.ascii, err, sizeof(err)) != 0) {
         fprintf(stderr, "shmwatch replay: %s\n", err);
-        snap_free(u.snap);
-        gauges_free(&u.gauges);
-        history_free(&u.hist);
-        free(u.rows);
-        evlog_free(&u);
+        ui_release(&u);
         return 1;
     }
     loop(&u);
     term_stop();
-    snap_free(u.snap);
-    gauges_free(&u.gauges);
-    history_free(&u.hist);
-    free(u.rows);
-    keyset_clear(&u.collapsed);
-    keyset_clear(&u.marked);
-    evlog_free(&u);
+    ui_release(&u);
     return 0;
 }
 
@@ -438,13 +440,7 @@ static int run(const struct ui_settings *set)
     if (store)
         store_close(store);
     sysroot_close(&u.sys);
-    snap_free(u.snap);
-    gauges_free(&u.gauges);
-    history_free(&u.hist);
-    free(u.rows);
-    keyset_clear(&u.collapsed);
-    keyset_clear(&u.marked);
-    evlog_free(&u);
+    ui_release(&u);
     return 0;
 }
 
