@@ -132,17 +132,8 @@ wait "$EXPORTER" || fail "the exporter ended with status $?"
 # --- Without privilege: cause unknown, and why --------------------------------------------
 : >"$stream"
 chmod 0666 "$stream"
-setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all bash -c '
-    python3 -c "
-import os, time
-fd = os.open(\"/dev/shm/psm_0000beef\", os.O_RDWR | os.O_CREAT, 0o600)
-os.ftruncate(fd, 1 << 20)
-time.sleep(300)" &
-    echo $! >"$1/nobody.pid"
-    wait' _ "$SHMTEST_TMP" &
-wait_for "[ -s '$SHMTEST_TMP/nobody.pid' ] && [ -e /dev/shm/psm_0000beef ]" 15 || fail "the unprivileged holder did not start"
-NOBODY=$(cat "$SHMTEST_TMP/nobody.pid")
-on_exit "kill -KILL $NOBODY 2>/dev/null; true"
+nobody_holder psm_0000beef
+NOBODY=$NOBODY_HOLDER
 setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
     "$SHMWATCH" --json --interval 0.3 >"$stream" 2>"$err" &
 STREAM=$!

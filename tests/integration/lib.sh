@@ -696,3 +696,24 @@ for line in sys.stdin:
     except (KeyError, TypeError, IndexError):
         pass' "$2"
 }
+
+# nobody_holder NAME: a process of user nobody holding /dev/shm/NAME (1 MiB,
+# created by it) open until it is killed; its pid in NOBODY_HOLDER, killed
+# at the test's end.
+nobody_holder() {
+    _lib_tmp
+    rm -f "$SHMTEST_TMP/nobody.pid"
+    # shellcheck disable=SC2016 # $! and $1 are the inner shell's
+    setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all bash -c '
+        python3 -c "
+import os, sys, time
+fd = os.open(\"/dev/shm/\" + sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+os.ftruncate(fd, 1 << 20)
+time.sleep(300)" "$2" &
+        echo $! >"$1/nobody.pid"
+        wait' _ "$SHMTEST_TMP" "$1" &
+    wait_for "[ -s '$SHMTEST_TMP/nobody.pid' ] && [ -e '/dev/shm/$1' ]" 15 ||
+        fail "the unprivileged holder of $1 did not start"
+    NOBODY_HOLDER=$(cat "$SHMTEST_TMP/nobody.pid")
+    on_exit "kill -KILL $NOBODY_HOLDER 2>/dev/null; true"
+}

@@ -138,20 +138,8 @@ assert_eq "$rc:$(cat "$SHMTEST_TMP/bad.out")" "2:shmwatch: $cfg:1:18: record_max
 [ ! -e "$SHMTEST_TMP/never" ] || fail "a store was made with a bad record_max_size"
 
 # --- Without --record, as nobody: the events still show, and why exits lack a cause ----
-rm -rf "${SHMTEST_TMP:?}/nobody.pid"
-# shellcheck disable=SC2016 # $! and $1 are the inner shell's
-setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all bash -c '
-    python3 -c "
-import os, time
-fd = os.open(\"/dev/shm/psm_0000cafe\", os.O_RDWR | os.O_CREAT, 0o600)
-os.ftruncate(fd, 1 << 20)
-time.sleep(300)" &
-    echo $! >"$1/nobody.pid"
-    wait' _ "$SHMTEST_TMP" &
-wait_for "[ -s '$SHMTEST_TMP/nobody.pid' ] && [ -e /dev/shm/psm_0000cafe ]" 15 ||
-    fail "the unprivileged holder did not start"
-HOLDER=$(cat "$SHMTEST_TMP/nobody.pid")
-on_exit "kill -KILL $HOLDER 2>/dev/null; true"
+nobody_holder psm_0000cafe
+HOLDER=$NOBODY_HOLDER
 # shellcheck disable=SC2034 # tui_start (tui_lib.sh) reads it
 TUI_PREFIX="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all"
 tui_start 120 40 --interval 0.5
