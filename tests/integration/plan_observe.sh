@@ -41,7 +41,7 @@ check() {
     grep -q "bytes per batch in /dev/shm" "$SHMTEST_TMP/$name.observe.txt" ||
         fail "$name: the text shows the observed batch"
     "$SHMWATCH" --json >"$SHMTEST_TMP/$name.snap.json" || fail "$name: snapshot"
-    json_check "$SHMTEST_TMP/$name.snap.json" "[(g['batch_shm_bytes'], g['peak_shm_bytes'] >= g['shm_bytes'], g['shm_per_worker_bytes']) for g in j['groups'] if g['main_pid'] == $MAIN] == [($want, True, [g['shm_bytes'] // $workers for g in j['groups']][0])]" \
+    json_check "$SHMTEST_TMP/$name.snap.json" "[(g['batch_shm_bytes'], g['peak_shm_bytes'] >= g['shm_bytes'], g['shm_per_worker_bytes']) for g in j['groups'] if g['main_pid'] == $MAIN] == [($want, True, [g['shm_bytes'] // $workers for g in j['groups'] if g['main_pid'] == $MAIN][0])]" \
         "$name: the snapshot's group carries the observed batch, its peak and shm per worker"
     json_check "$SHMTEST_TMP/$name.snap.json" "(lambda b, l, room: l['main_pid'] == $MAIN and l['batch_shm_bytes'] == $want and l['workers_fit_shm'] == (room // $want - 2) // l['prefetch_factor'])(j['budget'], j['budget']['loader'], j['mounts'][0]['size_bytes'] - (j['mounts'][0]['used_bytes'] - j['groups'][0]['shm_bytes']))" \
         "$name: the budget says how many workers fit in this /dev/shm"
