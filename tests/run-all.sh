@@ -93,5 +93,10 @@ for log in build/run-all.log build/run-all-docker.log build-sanitize/run-all.log
   skipped=$((skipped + $(count Skipped)))
 done
 echo "tests: $passed passed, $failed failed, $skipped skipped"
+# The failed tests by name, last: a log cut short keeps its end.
+for log in build/run-all.log build/run-all-docker.log build-sanitize/run-all.log; do
+  awk -v lane="$log" '$1 ~ /^[0-9]+\/[0-9]+$/ && $0 ~ / (FAIL|TIMEOUT|UNEXPECTEDPASS) / {
+    print "failed: " $4 " (" lane ")" }' "$log"
+done
 [ "$failed" -eq 0 ] || status=1
 exit $status
