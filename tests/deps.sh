@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   gcc pkg-config meson ninja-build          # build
+  ccache                                    # tests/run-all.sh: the builds reuse earlier runs' objects
   libncurses-dev libproc2-dev libyaml-dev   # the program's libraries
   libcmocka-dev                             # unit tests
   util-linux procps psmisc lsof tmux ncurses-bin   # integration tests: unshare, setpriv, tmux

@@ -21,6 +21,15 @@ cd "$(dirname "$0")/.."
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 jobs=${SHMWATCH_TEST_JOBS:-4}
+
+# A compiler cache (meson uses ccache when it finds it) outside the checkout,
+# beside the test roots: a rerun, or a clone at another path (hashed relative
+# to it), compiles only what changed. The package test's build uses it too.
+if [ "$(id -u)" -eq 0 ]; then
+  export CCACHE_DIR=${CCACHE_DIR:-/var/cache/shmwatch-tests/ccache}
+fi
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
 sanitize_jobs=${SHMWATCH_SANITIZE_JOBS:-3}
 
 # The PyTorch 2.x root (tests/stack/rootfs.sh, cached outside the checkout)
