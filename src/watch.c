@@ -382,14 +382,23 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
     double next = 0;
     for (bool first = true; rc == 0 && !watch_stop_requested && (o->count == 0 || done < o->count);
          first = false) {
-        bool by_event = false;
+        /* on_time: the interval has come (not only a death). by_event: the
+         * recorder's snapshot at once after a death, its reason "event"
+         * (also when the interval comes with it), when its scan begins
+         * now: a scan that stalled before the death ends as its
+         * interval's. interval: the snapshot counts as the interval's,
+         * its churn taken. */
+        bool on_time = true, by_event = false;
         if (!first) {
             if (!wait_until(&L, next)) {
                 rc = output_status(NULL, NULL);
                 break;
             }
-            by_event = L.store && evwatch_take_death(&L.ew) && clock_now() < next;
+            bool death = L.store && evwatch_take_death(&L.ew);
+            on_time = clock_now() >= next || !death;
+            by_event = death && !job;
         }
+        bool interval = on_time || !by_event;
         if (watch_stop_requested)
             break;
         if (!job && !(job = scan_job_start(&L.so))) {
@@ -431,9 +440,9 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
                 /* No stand-in snapshot in the store: its empty lists would
                  * read as every mount and process gone. The stall is said
                  * at each interval while it lasts, as a stream's stand-in
-                 * is (by_event: the death was recorded, no scan can follow
-                 * it), and on stderr when it begins. */
-                if (!by_event) {
+                 * is (not for a death's own: the death was recorded, no
+                 * scan can follow it), and on stderr when it begins. */
+                if (on_time) {
                     record_stall(&L, &s);
                     done++;
                     next = clock_now() + o->interval;
@@ -464,14 +473,14 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
             scan_free(&s);
             break;
         }
-        if (complete && L.events && !scan_events(&L, &s, &cur, t, !by_event)) {
+        if (complete && L.events && !scan_events(&L, &s, &cur, t, interval)) {
             rc = output_status(NULL, NULL);
             scan_free(&s);
             break;
         }
         ev_state_free(&cur);
         scan_free(&s);
-        if (!by_event) {
+        if (interval) {
             done++;
             next = clock_now() + o->interval;
         }

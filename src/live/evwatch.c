@@ -137,6 +137,8 @@ static void on_exits(struct evwatch *w, struct event_list *out)
         if (killed && cg < w->prev.ncgroups)
             events_oom(&w->prev, cg, known, count, pid, comm, t, out);
         w->death = true;
+        if (t > w->death_t)
+            w->death_t = t;
     }
     proc_exits_free(&x);
 }
@@ -201,7 +203,11 @@ void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_
     memset(cur_in, 0, sizeof(*cur_in));
     /* Exits the kernel told while the scan ran belong to the last model's
      * processes: taken before cur replaces it. The snapshot of this scan,
-     * written before, is after them: no other is due for them. */
+     * written before, is after those that came before the scan began: no
+     * other is due for them. One that came after an interval's scan began
+     * (while it read, or while it stalled) is not in it: a snapshot is due
+     * for it. One during a death's own snapshot is not due another: at
+     * most one per interval follows the deaths of a killed job. */
     if (w->cn >= 0) {
         on_exits(w, out);
         /* The kernel counts an OOM kill before its victim has freed its
@@ -214,7 +220,7 @@ void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_
             if (poll(&p, 1, (int)((until - clock_now()) * 1000.0) + 1) > 0)
                 on_exits(w, out);
         }
-        w->death = false;
+        w->death = churn && w->death_t >= t;
     }
     shmnotify_read(&w->sn);
     struct ev_churn *ch = NULL;

@@ -31,6 +31,7 @@ struct evwatch {
     /* A death or an OOM kill told since evwatch_take_death: a recorder
      * takes a snapshot at once. */
     bool death;
+    double death_t;            /* the wall time of the last one told */
     bool lost_said;            /* lost process events were said (once) */
 };
 
@@ -51,11 +52,13 @@ void evwatch_close(struct evwatch *w);
 int evwatch_wait(struct evwatch *w, double until, int ctl, struct event_list *out);
 
 /* After a complete scan s, cur its model's facts (ev_state_from_model,
- * moved into the watcher), at wall time t, its snapshot written: the exits
- * the kernel told while it ran, then the events its difference from the
- * last one tells (exits seen only as gone, OOM kills, mounts, fill, and
- * with churn the interval's segment counts), into out; cur becomes the
- * last; inotify follows s's mounts. */
+ * moved into the watcher), at wall time t (when it began), its snapshot
+ * written: the exits the kernel told while it ran, then the events its
+ * difference from the last one tells (exits seen only as gone, OOM kills,
+ * mounts, fill, and with churn the interval's segment counts), into out;
+ * cur becomes the last; inotify follows s's mounts. churn: an interval's
+ * scan (not the one taken at once after a death); a death told while it
+ * ran that came after t is then still due a snapshot (evwatch_take_death). */
 void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur, double t,
                   bool churn, struct event_list *out);
 

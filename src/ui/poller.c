@@ -279,9 +279,11 @@ static void take_events(struct poller *p, struct event_list *got)
 }
 
 /* Called unlocked, after a complete scan s (its snapshot published):
- * --record writes it (reason: an interval's, or the one taken at once
- * after a death); the events it tells follow. */
-static void scan_events(struct poller *p, struct snap *s, bool by_event, struct event_list *got)
+ * --record writes it (reason: an interval's, or by_event the one taken at
+ * once after a death); the events it tells follow, the interval's churn
+ * with them when on_time. */
+static void scan_events(struct poller *p, struct snap *s, bool by_event, bool on_time,
+                        struct event_list *got)
 {
     if (p->cfg.store) {
         buf_reset(&p->rec);
@@ -300,7 +302,7 @@ static void scan_events(struct poller *p, struct snap *s, bool by_event, struct 
     struct ev_state cur;
     ev_state_from_model(&cur, &s->model, p->cfg.warn_pct, p->cfg.crit_pct);
     double t = (double)s->scan.time.tv_sec + (double)s->scan.time.tv_nsec / 1e9;
-    evwatch_scan(&p->ew, &s->scan, &cur, t, !by_event, got);
+    evwatch_scan(&p->ew, &s->scan, &cur, t, on_time, got);
     take_events(p, got);
 }
 
@@ -312,8 +314,10 @@ static void *run(void *arg)
     pthread_mutex_lock(&p->lock);
     while (!p->stop) {
         double now = clock_now();
-        /* A death or an OOM kill: a snapshot at once (recorded as "event"). */
-        bool by_event = evwatch_take_death(&p->ew) && now < next_scan;
+        /* A death or an OOM kill: a snapshot at once (recorded as "event",
+         * also when the interval's comes due with it). */
+        bool by_event = evwatch_take_death(&p->ew);
+        bool on_time = !by_event || now >= next_scan;
         if (p->scan_requested || now >= next_scan || by_event) {
             p->scan_requested = false;
             p->scanning = true;
@@ -341,14 +345,14 @@ static void *run(void *arg)
             }
             /* Recorded, and its events told, before the drawing thread may
              * take it. */
-            scan_events(p, s, by_event, &got);
+            scan_events(p, s, by_event, on_time, &got);
             now = clock_now();
             pthread_mutex_lock(&p->lock);
             p->scanning = false;
             snap_free(p->snap);
             p->snap = s;
             publish_gauges(p, &p->ml, now);
-            if (!by_event)
+            if (on_time)
                 next_scan = now + p->cfg.scan_interval_s;
             next_gauge = now + p->cfg.gauge_interval_s;
             wake(p);

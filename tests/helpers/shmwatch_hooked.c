@@ -12,11 +12,12 @@
  *       that the seconds above are a bound, not a wait
  *   SHMWATCH_TEST_BLOCKING_STAT=1  stat fd targets with a plain fstatat that
  *       waits on their file system (a scan hangs on a stopped FUSE daemon)
- *   SHMWATCH_TEST_KILL_MEMBER=AT:PID  (AT: mountinfo or container) the node
- *       view, about to read PID as a member of its mount namespace there,
- *       first SIGKILLs it and waits (up to 10 s) until it is reaped: node.c
- *       must go on with the namespace's next member (the test's shell, its
- *       parent, reaps it) */
+ *   SHMWATCH_TEST_KILL_MEMBER=AT:PID[:N]  (AT: mountinfo or container) the
+ *       node view, about to read PID as a member of its mount namespace
+ *       there (the Nth time, default the first: N 2 is during the second
+ *       scan), first SIGKILLs it and waits (up to 10 s) until it is reaped:
+ *       node.c must go on with the namespace's next member (the test's
+ *       shell, its parent, reaps it) */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -68,10 +69,11 @@ static int blocking_stat(int dirfd, const char *name, struct stat *st)
 
 static enum node_hook_at kill_at;
 static pid_t kill_pid;
+static long kill_nth = 1;
 
 static void kill_member(enum node_hook_at at, pid_t pid)
 {
-    if (at != kill_at || pid != kill_pid || kill_pid <= 0)
+    if (at != kill_at || pid != kill_pid || kill_pid <= 0 || --kill_nth > 0)
         return;
     kill_pid = 0; /* once */
     if (kill(pid, SIGKILL) != 0)
@@ -80,7 +82,7 @@ static void kill_member(enum node_hook_at at, pid_t pid)
         clock_nap(0.01);
 }
 
-/* SHMWATCH_TEST_KILL_MEMBER=AT:PID, or nothing set. */
+/* SHMWATCH_TEST_KILL_MEMBER=AT:PID[:N], or nothing set. */
 static void kill_member_setup(void)
 {
     const char *v = getenv("SHMWATCH_TEST_KILL_MEMBER");
@@ -96,7 +98,9 @@ static void kill_member_setup(void)
         return;
     char *end;
     long pid = strtol(colon + 1, &end, 10);
-    if (*end || pid <= 0)
+    if (*end == ':')
+        kill_nth = strtol(end + 1, &end, 10);
+    if (*end || pid <= 0 || kill_nth <= 0)
         return;
     kill_pid = (pid_t)pid;
     node_set_test_member_hook(kill_member);

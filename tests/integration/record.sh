@@ -2,7 +2,8 @@
 # shmwatch record, for real, on a private 64 MiB tmpfs at /dev/shm: it
 # writes a store (a header, snapshots with reason "interval", a start
 # event), tells a holder's SIGBUS as an exit event at once followed by a
-# snapshot with reason "event", refuses a second recorder on the same
+# snapshot with reason "event" (also after a death while a scan reads),
+# refuses a second recorder on the same
 # directory naming the first one's pid, and on SIGTERM finishes its record,
 # says "stop" and exits 0, every line of the store whole JSON. With --pid it
 # ends (status 1, a stop record saying why) when that process exits. The
@@ -110,6 +111,35 @@ json_check "$SHMTEST_TMP/pid-last.json" \
     "its last record says why it stopped"
 head -n 1 "$dir2"/*.jsonl >"$SHMTEST_TMP/pid-header.json"
 json_check "$SHMTEST_TMP/pid-header.json" "j['watch'] == 'pid $CTR'" "its header names the watched pid"
+
+# A death while a scan reads: that scan's snapshot began before it, so
+# another is due at once. The hooked build SIGKILLs the holder of a mount
+# namespace's segment as the second scan's node view reaches it.
+unshare -m --propagation private sh -c 'mount -t tmpfs -o size=4m tmpfs /dev/shm && exec python3 -c "
+import os, time
+fd = os.open(\"/dev/shm/victim_seg\", os.O_RDWR | os.O_CREAT, 0o600)
+os.ftruncate(fd, 1 << 16)
+time.sleep(300)"' </dev/null >/dev/null 2>&1 &
+VICTIM=$!
+on_exit "kill -KILL $VICTIM 2>/dev/null; true"
+wait_for "[ \"\$(cat /proc/$VICTIM/comm 2>/dev/null)\" = python3 ] && [ -e /proc/$VICTIM/root/dev/shm/victim_seg ]" 15 ||
+    fail "the namespace's holder did not start"
+dir3=$SHMTEST_TMP/store-scan
+SHMWATCH_TEST_KILL_MEMBER=mountinfo:$VICTIM:2 "$SHMWATCH_HOOKED" record --all --dir "$dir3" --interval 2 \
+    2>"$SHMTEST_TMP/scan.err" &
+REC=$!
+on_exit "kill -KILL $REC 2>/dev/null; true"
+died=
+wait_for "died=\$(store_records '$dir3' \"r.get('event') == 'exit' and r['pid'] == $VICTIM\" | cut -c1-400) && [ -n \"\$died\" ]" 30 ||
+    { cat "$SHMTEST_TMP/scan.err" >&2; fail "the death during the scan was not recorded"; }
+died=$(/usr/bin/python3 -c 'import json, sys; print(json.loads(sys.argv[1])["time"])' "$died")
+store_records "$dir3" "r.get('schema') == 1 and r['time'] < '$died' and any(p['pid'] == $VICTIM for p in r['processes'])" | grep -q . ||
+    fail "no snapshot before the death showed the holder"
+wait_for "store_records '$dir3' \"r.get('reason') == 'event' and r['time'] >= '$died' and not any(p['pid'] == $VICTIM for p in r['processes'])\" | grep -q ." 10 ||
+    fail "no snapshot at once after a death during a scan (at $died): $(store_records "$dir3" "r.get('schema') == 1" | cut -c1-120)"
+ok "a death while a scan reads is followed at once by a snapshot with reason event"
+kill -TERM "$REC"
+wait "$REC" || true
 
 # The store's limits from the configuration, record_max_size and
 # record_max_age, which --max-size and --max-age override. 64 segments make
