@@ -5,14 +5,16 @@
 # (sanitize_tests in tests/meson.build, the suite 'sanitize') in the other.
 #
 # The tests mostly wait on processes, not on the CPU, so they run side by side,
-# in three lanes at once:
+# in three lanes at once, six tests in all on two cores: more at once costs
+# more CPU in all (each shmwatch of a test reads every process of the
+# machine, the other tests' too), and the run is bound by the CPU:
 #   plain      the plain build's tests but the Docker ones, SHMWATCH_TEST_JOBS
-#              at a time (default 4); its output is shown as it comes
+#              at a time (default 3); its output is shown as it comes
 #   docker     the plain build's Docker tests (the suite 'docker'), one at a
 #              time: their daemons share one cached data root
 #   sanitize   the sanitizer build, compiled (niced) while the plain build's
 #              tests run, then its tests, SHMWATCH_SANITIZE_JOBS at a time
-#              (default 3)
+#              (default 2)
 # The docker and sanitize lanes' output is shown when each ends; a lane's log
 # is kept in DIR/run-all[-LANE].log, meson's in DIR/meson-logs.
 set -euo pipefail
@@ -20,7 +22,7 @@ cd "$(dirname "$0")/.."
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-jobs=${SHMWATCH_TEST_JOBS:-4}
+jobs=${SHMWATCH_TEST_JOBS:-3}
 
 # A compiler cache (meson uses ccache when it finds it) outside the checkout,
 # beside the test roots: a rerun, or a clone at another path (hashed relative
@@ -30,7 +32,7 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
-sanitize_jobs=${SHMWATCH_SANITIZE_JOBS:-3}
+sanitize_jobs=${SHMWATCH_SANITIZE_JOBS:-2}
 
 # The PyTorch 2.x root (tests/stack/rootfs.sh, cached outside the checkout)
 # takes a few minutes to build the first time: start it now, beside the

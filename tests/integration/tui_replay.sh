@@ -295,10 +295,23 @@ tui_start 100 30 replay --dir "$rec" --at "$(field "$SHMTEST_TMP/b" 'd["time"]')
 tui_wait "REPLAY $(shown_time "$SHMTEST_TMP/b") \(2/3\)" 10
 ok "--at RFC 3339: that snapshot"
 tui_quit
-ago=$(($(date +%s) - $(date -d "$(field "$SHMTEST_TMP/c" 'd["time"]')" +%s)))
-tui_start 100 30 replay --dir "$rec" --at "-${ago}s"
+# --at -DUR: half a second after the last snapshot, as long ago as that is
+# when shmwatch starts (tmux's start alone can take seconds on a loaded
+# machine): the wrapper turns AGO:EPOCH into -Ns, N the seconds since EPOCH.
+cat >"$SHMTEST_TMP/ago" <<'AGO'
+#!/bin/bash
+args=()
+for a; do
+    case $a in AGO:*) a=-$(awk -v t="${a#AGO:}" -v now="$(date +%s.%N)" 'BEGIN { printf "%.3fs", now - t }') ;; esac
+    args+=("$a")
+done
+exec "${args[@]}"
+AGO
+chmod +x "$SHMTEST_TMP/ago"
+then=$(date -d "$(field "$SHMTEST_TMP/c" 'd["time"]')" +%s.%N)
+TUI_PREFIX=$SHMTEST_TMP/ago tui_start 100 30 replay --dir "$rec" --at "AGO:$(awk -v t="$then" 'BEGIN { printf "%.3f", t + 0.5 }')"
 tui_wait "REPLAY $(shown_time "$SHMTEST_TMP/c") \(3/3\)" 10
-ok "--at -${ago}s (ago): the snapshot of then"
+ok "--at -DUR (ago): the snapshot of then"
 tui_quit
 
 # A recording cut in the middle of a record (the recorder died during a
