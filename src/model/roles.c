@@ -183,12 +183,15 @@ static void assign(const struct model *m, struct facts *f)
     }
     for (size_t i = 0; i < pl->n; i++) {
         const struct proc *p = &pl->items[i];
-        if (f[i].role != ROLE_NONE || f[i].candidate)
+        if (f[i].role != ROLE_NONE || f[i].candidate || p->state == 'Z')
             continue;
         /* A worker by name or fingerprint whose parent is not its main (no
          * candidate above) was orphaned; mere torch evidence (a main holds
          * segments too) also needs its job's process group leader to be
-         * gone. Each fact that holds is kept: reap and K say them. */
+         * gone. Each fact that holds is kept: reap and K say them. A
+         * zombie is dead already: one of this world is a zombie above,
+         * one whose parent is of another (no namespaces of its own left
+         * to read) is not of this one. */
         bool local = in_world(m->scan, world, p);
         unsigned proof = 0;
         if (local && f[i].comm == TORCH_COMM_WORKER)

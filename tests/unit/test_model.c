@@ -510,15 +510,18 @@ static void test_other_mount_namespaces_are_not_ours(void **state)
     fake_add_proc(s, 13, 1, 9, 'S', "pt_data_worker", PY)->mntns = 200;
     /* Zombies have no namespaces left to read (mntns 0): each is of the
      * world of its parent, which has to reap it. Ours (parent 2) is ours;
-     * the container's (parent 10) is not. */
+     * the container's (parent 10) is not, nor is its dead worker, which
+     * torch named (no orphan of ours by its name). */
     fake_add_proc(s, 20, 2, 2, 'Z', "sh", NULL);
     fake_add_proc(s, 21, 10, 10, 'Z', "python3", NULL);
+    fake_add_proc(s, 22, 10, 10, 'Z', "pt_data_worker", NULL);
     fake_torch_loaded(s, 10);
     fake_torch_loaded(s, 11);
     struct model *m = build(s);
     assert_int_equal(m->nprocs, 1);
     assert_int_equal(proc(m, 20)->role, ROLE_ZOMBIE);
     assert_null(model_find_proc(m, 21));
+    assert_null(model_find_proc(m, 22));
     assert_int_equal(m->totals.zombies, 1);
     assert_int_equal(m->ngroups, 0);
     free_model(m);
