@@ -629,6 +629,14 @@ scene_stop() {
 
 # own_process PID: true when PID carries this test's run mark (SHMTEST_RUN)
 # in its environment: it was started by this test, not by one running beside it.
+# pids_with_link LINK TARGET: the pids whose /proc/PID/LINK (ns/pid, exe...)
+# reads TARGET, by one find: a readlink per process of a busy machine costs
+# seconds of CPU in each poll. TARGET's glob characters are escaped.
+pids_with_link() {
+    find /proc -mindepth 2 -maxdepth $((2 + $(tr -cd / <<<"$1" | wc -c))) -path "/proc/[0-9]*/$1" \
+        -lname "$(printf '%s' "$2" | sed 's/[][*?\\]/\\&/g')" 2>/dev/null | cut -d/ -f3
+}
+
 own_process() {
     tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | grep -qxF "SHMTEST_RUN=$SHMTEST_RUN"
 }

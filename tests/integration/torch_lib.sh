@@ -233,14 +233,10 @@ snap() {
 # Processes of this test: in its private mount namespace (python3, workers
 # named pt_* by torch 2.x, the torch_shm_managers).
 _torch_ours() {
-    local me p ns comm
-    me=$(readlink /proc/self/ns/mnt)
-    for p in /proc/[0-9]*; do
-        p=${p#/proc/}
+    local p comm
+    for p in $(pids_with_link ns/mnt "$(readlink /proc/self/ns/mnt)"); do
         [ "$p" != $$ ] && [ "$p" != "$BASHPID" ] || continue
-        ns=$(readlink "/proc/$p/ns/mnt" 2>/dev/null) || continue
-        [ "$ns" = "$me" ] || continue
-        comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
+        read -r comm <"/proc/$p/comm" 2>/dev/null || continue
         case $comm in python3 | pt_* | torch_shm_manag) echo "$p" ;; esac
     done
 }

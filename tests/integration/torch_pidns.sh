@@ -82,10 +82,7 @@ inner_start() {
 
 # inner_pids: the pids (as seen here) of the processes in INNER_NS.
 inner_pids() {
-    local p
-    for p in /proc/[0-9]*; do
-        [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$INNER_NS" ] && echo "${p#/proc/}"
-    done
+    pids_with_link ns/pid "$INNER_NS"
 }
 
 # inner_kill: SIGKILL to the whole namespace, as an OOM kill or a container

@@ -14,15 +14,12 @@ test_ns 64m -- "$@"
 # Processes of this test (not of one running beside it) running the shmwatch
 # binary, other than the dashboard's own.
 scene_procs() {
-    local p exe target
-    target=$(readlink -f "$SHMWATCH")
-    for p in /proc/[0-9]*; do
-        exe=$(readlink "$p/exe" 2>/dev/null) || continue
-        [ "$exe" = "$target" ] || continue
-        [ "${p#/proc/}" = "${1:-}" ] && continue
-        own_process "${p#/proc/}" || continue
-        grep -q '^State:.*Z' "$p/status" 2>/dev/null && continue
-        echo "${p#/proc/}"
+    local p
+    for p in $(pids_with_link exe "$(readlink -f "$SHMWATCH")"); do
+        [ "$p" = "${1:-}" ] && continue
+        own_process "$p" || continue
+        grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null && continue
+        echo "$p"
     done
 }
 

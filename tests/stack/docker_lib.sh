@@ -135,10 +135,7 @@ _docker_stop_daemons() {
     _DOCKER_CONTAINERD=
     # Shims of this containerd (their command line names its socket), if a
     # container outlived the daemons.
-    for p in /proc/[0-9]*; do
-        tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF "$DOCKER_STATE/containerd.sock" &&
-            kill -KILL "${p#/proc/}" 2>/dev/null
-    done
+    pkill -KILL -f -- "$(printf '%s' "$DOCKER_STATE/containerd.sock" | sed 's/[].[^$*\\]/\\&/g')" 2>/dev/null
     return 0
 }
 
@@ -318,11 +315,9 @@ docker_names_visible() {
 # docker_ns_pids NAME: the host pids of every process of container NAME (those
 # in its pid namespace), one a line.
 docker_ns_pids() {
-    local init ns p
+    local init ns
     init=$(docker_pid "$1")
     ns=$(readlink "/proc/$init/ns/pid") || fail "container $1: no pid namespace"
-    for p in /proc/[0-9]*; do
-        [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] && echo "${p#/proc/}"
-    done
+    pids_with_link ns/pid "$ns"
     return 0
 }
