@@ -145,8 +145,13 @@ json_check "$OUT/all.json" \
 
 # 3. What clean would do across the node names the pod's container; clean
 # --pid removes the old batches, and only them.
-"$SHMWATCH" clean --all --dry-run --orphan-min-age 2 >"$OUT/dry.txt" 2>&1 ||
-    fail "clean --all --dry-run exited $?: $(tail -n 5 "$OUT/dry.txt")"
+# The node's other mounts (tests beside this one) may hold what clean
+# refuses (status 3); the pod's lines are checked below.
+rc=0
+"$SHMWATCH" clean --all --dry-run --orphan-min-age 2 >"$OUT/dry.txt" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || fail "clean --all --dry-run exited $rc: $(tail -n 5 "$OUT/dry.txt")"
+! grep -F '(in trainer)' "$OUT/dry.txt" | grep -q '^refused' ||
+    fail "clean --all refuses something of trainer: $(grep -F '(in trainer)' "$OUT/dry.txt")"
 for s in "${OLD[@]}"; do
     grep -F "  /dev/shm/$s (in trainer) " "$OUT/dry.txt" |
         grep -q 'orphan: held by nobody, left by an earlier run of trainer (restarted at ' ||
