@@ -106,7 +106,7 @@ done
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 # The failed tests by name, last: a log cut short keeps its end.
 for log in build/run-all.log build/run-all-docker.log build-sanitize/run-all.log; do
-  awk -v lane="$log" '$1 ~ /^[0-9]+\/[0-9]+$/ && $0 ~ / (FAIL|TIMEOUT|UNEXPECTEDPASS) / {
+  awk -v lane="$log" '$1 ~ /^[0-9]+\/[0-9]+$/ && $0 ~ / (FAIL|TIMEOUT|UNEXPECTEDPASS) / && !seen[$4]++ {
     print "failed: " $4 " (" lane ")" }' "$log"
 done
 [ "$failed" -eq 0 ] || status=1

@@ -44,7 +44,10 @@ os.ftruncate(fd, 1 << 20)
 time.sleep(300)"' _ "$MEMCG_DIR" "$CTR" &
 INNER=$!
 on_exit "kill -KILL $INNER 2>/dev/null; true"
-wait_for "grep -q '\"pid\":$INNER,' '$stream'" 30 || fail "the stream never showed the container's holder"
+# As a process (python3, holding the segment), not only as the container's
+# member pid, which it is from its first moment in the container's cgroup.
+wait_for "grep -qE '\"pid\":$INNER,\"ppid\":[0-9]+,\"state\":\"[A-Z]\",\"comm\":\"python3\"' '$stream'" 30 ||
+    fail "the stream never showed the container's holder"
 kill -BUS "$INNER"
 wait_for "[ -n \"\$(events \"e['event'] == 'exit' and e['pid'] == $INNER\")\" ]" 15 ||
     fail "no exit event for the container's holder"
