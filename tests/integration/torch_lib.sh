@@ -236,7 +236,7 @@ _torch_ours() {
     local p comm
     for p in $(pids_with_link ns/mnt "$(readlink /proc/self/ns/mnt)"); do
         [ "$p" != $$ ] && [ "$p" != "$BASHPID" ] || continue
-        read -r comm <"/proc/$p/comm" 2>/dev/null || continue
+        read -r comm 2>/dev/null <"/proc/$p/comm" || continue
         case $comm in python3 | pt_* | torch_shm_manag) echo "$p" ;; esac
     done
 }
