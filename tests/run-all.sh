@@ -104,7 +104,22 @@ for log in build/run-all.log build/run-all-docker.log build-sanitize/run-all.log
   skipped=$((skipped + $(count Skipped)))
 done
 echo "tests: $passed passed, $failed failed, $skipped skipped"
-# The failed tests by name, last: a log cut short keeps its end.
+# The end of each failed test's output (meson's JSON logs keep it whole),
+# then the failed tests by name, last: a log cut short keeps its end.
+python3 - build/meson-logs/testlog.json build/meson-logs/testlog-docker.json \
+  build-sanitize/meson-logs/testlog.json <<'PY' || true
+import json, os, sys
+for path in sys.argv[1:]:
+    if not os.path.exists(path):
+        continue
+    for line in open(path, errors="replace"):
+        t = json.loads(line)
+        if t["result"] in ("OK", "SKIP", "EXPECTEDFAIL"):
+            continue
+        out = ((t.get("stdout") or "") + (t.get("stderr") or "")).splitlines()
+        print("--- %s: %s, the last lines of its output" % (t["name"], t["result"]))
+        print("\n".join(out[-15:]))
+PY
 for log in build/run-all.log build/run-all-docker.log build-sanitize/run-all.log; do
   awk -v lane="$log" '$1 ~ /^[0-9]+\/[0-9]+$/ && $0 ~ / (FAIL|TIMEOUT|UNEXPECTEDPASS) / && !seen[$4]++ {
     print "failed: " $4 " (" lane ")" }' "$log"
