@@ -615,9 +615,28 @@ static int64_t group_before(const struct why_source *src, size_t i, int64_t pid)
     return 0;
 }
 
-/* What d's job left behind: in the last snapshot of the window after it,
- * its segments that nobody holds (orphans, or unheld while too young to be
- * called orphans). */
+/* The snapshot before record i when it shows d's job ended: no group of
+ * its main (for a death outside a job, the process not running). A death
+ * during the last scan of a recording sorts after that scan's snapshot (a
+ * snapshot's time is when its scan began), and no snapshot follows it: a
+ * recording stopped then, or why asked at once. SIZE_MAX when it shows the
+ * job still running. */
+static size_t snapshot_ended(const struct why_source *src, size_t i, const struct why_death *d)
+{
+    size_t k = snapshot_near(src, i, -1);
+    if (k == SIZE_MAX)
+        return SIZE_MAX;
+    const struct jd *s = doc(src, k);
+    int64_t job = job_of(d);
+    if (job)
+        return snap_group(s, job) ? SIZE_MAX : k;
+    const struct jd *p = d->has_pid ? snap_proc(s, d->pid) : NULL;
+    return p && strcmp(jd_getstr(p, "role", ""), "zombie") != 0 ? SIZE_MAX : k;
+}
+
+/* What d's job left behind: in the last snapshot of the window after it
+ * (else the one under way at its end), its segments that nobody holds
+ * (orphans, or unheld while too young to be called orphans). */
 static void left_behind(struct why_death *d, const struct why_source *src, size_t i,
                         double to)
 {
@@ -626,6 +645,8 @@ static void left_behind(struct why_death *d, const struct why_source *src, size_
     size_t li = snapshot_last(src, i, to);
     if (li == SIZE_MAX)
         li = ai;
+    if (li == SIZE_MAX)
+        li = snapshot_ended(src, i, d);
     if (li == SIZE_MAX)
         return;
     const struct jd *last = doc(src, li);

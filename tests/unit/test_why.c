@@ -425,6 +425,52 @@ static void test_killed_leftovers(void **state)
     set_free(&s);
 }
 
+/* The recording stops during the scan under way when the job's shm manager
+ * dies: the manager's end sorts after that scan's snapshot and none follows.
+ * That snapshot shows the job ended (no group of its main): its leftovers
+ * are the manager's; one that still shows the group tells nothing of them. */
+static void manager_in_last_scan(bool group_shown, uint64_t want_left)
+{
+    struct rec_set s = {.n = 0};
+    const char *procs =
+        "{\"pid\":200,\"comm\":\"python3\",\"role\":\"main\",\"group\":200},"
+        "{\"pid\":201,\"comm\":\"python3\",\"role\":\"worker\",\"group\":200},"
+        "{\"pid\":202,\"comm\":\"torch_shm_manag\",\"role\":\"shm_manager\",\"group\":200}";
+    const char *groups = "{\"main_pid\":200,\"workers\":[201],\"shm_managers\":[202]}";
+    const char *held = "{\"mount_id\":\"m1\",\"name\":\"torch_201_1\",\"alloc_bytes\":4194304,"
+                       "\"state\":\"in_use\",\"creator_pid\":201,\"holders\":[{\"pid\":200}],"
+                       "\"group\":200}";
+    const char *left = "{\"mount_id\":\"m1\",\"name\":\"torch_201_1\",\"alloc_bytes\":4194304,"
+                       "\"state\":\"unheld\",\"creator_pid\":201,\"holders\":[],\"group\":null}";
+    snapshot(&s, T0, (struct snap){.used = 4 * MiB, .segs = held, .procs = procs, .groups = groups,
+                                   .app = MiB});
+    exit_event(&s, T0 + 1, (struct exit_ev){.pid = 200, .comm = "python3", .role = "main",
+                                            .group = 200, .signal = "SIGKILL", .cause = "signal"});
+    snapshot(&s, T0 + 1.05, (struct snap){.reason = "event", .used = 4 * MiB, .segs = left,
+                                          .groups = group_shown ? groups : NULL, .app = MiB});
+    exit_event(&s, T0 + 1.2, (struct exit_ev){.pid = 202, .comm = "torch_shm_manag",
+                                              .role = "shm_manager", .group = 200,
+                                              .signal = "SIGKILL", .cause = "signal"});
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 2);
+    const struct why_death *g = &r.d[1];
+    assert_string_equal(g->role, "shm_manager");
+    assert_int_equal(g->left_segments, want_left);
+    assert_int_equal(g->left_bytes, want_left * 4 * MiB);
+    assert_true(!strstr(g->diagnosis, "The shm manager died: its 4.0 MiB of batches are orphans "
+                                      "since 02:00:01") == !want_left);
+    why_result_free(&r);
+    set_free(&s);
+}
+
+static void test_manager_dies_in_last_scan(void **state)
+{
+    (void)state;
+    manager_in_last_scan(false, 1);
+    manager_in_last_scan(true, 0);
+}
+
 /* What is no abnormal end, and a cause the recorder could not see. */
 static void test_normal_and_unknown(void **state)
 {
@@ -677,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_sigbus_container),
         cmocka_unit_test(test_oom),
         cmocka_unit_test(test_killed_leftovers),
+        cmocka_unit_test(test_manager_dies_in_last_scan),
         cmocka_unit_test(test_normal_and_unknown),
         cmocka_unit_test(test_hostile_names),
         cmocka_unit_test(test_event_snapshot_order),
