@@ -250,6 +250,25 @@ static bool ev_state_lists(const struct ev_state *st, pid_t pid, unsigned long l
     return false;
 }
 
+static const struct ev_mount *mount_in(const struct ev_state *st, const char *id)
+{
+    for (size_t i = 0; i < st->nmounts; i++)
+        if (strcmp(st->mounts[i].id, id) == 0)
+            return &st->mounts[i];
+    return NULL;
+}
+
+/* The mount of st that is mt (of another state): the same device and,
+ * where both scans read it, the same birth time. */
+static const struct ev_mount *same_mount_in(const struct ev_state *st, const struct ev_mount *mt)
+{
+    const struct ev_mount *x = mount_in(st, mt->id);
+    if (x && x->born_known && mt->born_known &&
+        (x->born.tv_sec != mt->born.tv_sec || x->born.tv_nsec != mt->born.tv_nsec))
+        return NULL;
+    return x;
+}
+
 void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
 {
     size_t n = cur->nprocs;
@@ -271,6 +290,16 @@ void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
     if (n != cur->nprocs) {
         cur->nprocs = n;
         qsort(cur->procs, n, sizeof(*cur->procs), ev_proc_cmp);
+    }
+    /* A mount keeps the container it was seen with when a scan names none:
+     * one that reads it while the container's last processes exit finds
+     * the namespace and no member left to name it, and its going at the
+     * next scan is still that container's /dev/shm going. */
+    for (size_t i = 0; prev->valid && i < cur->nmounts; i++) {
+        struct ev_mount *mt = &cur->mounts[i];
+        const struct ev_mount *was = mt->ctr_id ? NULL : same_mount_in(prev, mt);
+        if (was && was->ctr_id)
+            mt->ctr_id = xstrdup(was->ctr_id);
     }
 }
 
@@ -379,25 +408,6 @@ static bool reported_has(const pid_t *r, size_t n, pid_t pid)
             hi = mid;
     }
     return false;
-}
-
-static const struct ev_mount *mount_in(const struct ev_state *st, const char *id)
-{
-    for (size_t i = 0; i < st->nmounts; i++)
-        if (strcmp(st->mounts[i].id, id) == 0)
-            return &st->mounts[i];
-    return NULL;
-}
-
-/* The mount of st that is mt (of another state): the same device and,
- * where both scans read it, the same birth time. */
-static const struct ev_mount *same_mount_in(const struct ev_state *st, const struct ev_mount *mt)
-{
-    const struct ev_mount *x = mount_in(st, mt->id);
-    if (x && x->born_known && mt->born_known &&
-        (x->born.tv_sec != mt->born.tv_sec || x->born.tv_nsec != mt->born.tv_nsec))
-        return NULL;
-    return x;
 }
 
 static const struct ev_cgroup *cgroup_in(const struct ev_state *st, const char *dir)

@@ -140,7 +140,8 @@ const struct ev_proc *ev_state_proc(const struct ev_state *st, pid_t pid);
 /* Keeps known in cur the processes prev knew that cur's scan still lists
  * (same pid and start) but no longer counts interesting, with their last
  * role and group: a main whose workers died a moment before it is still
- * their main when it dies. */
+ * their main when it dies. A mount cur names no container for keeps the
+ * one prev named. */
 void ev_state_carry(struct ev_state *cur, const struct ev_state *prev);
 enum fill_level fill_level_of(double used_pct, double warn_pct, double crit_pct);
 

@@ -19,6 +19,16 @@ stream=$SHMTEST_TMP/node-events.jsonl
 # device number or a pid of this test's may have been another's before.
 since=1
 events() { stream_events <(tail -n "+$since" "$stream") "$1"; }
+# stuck WHAT: fails with WHAT, the stream's events of this test's container
+# and holder, and the stream's errors: what it did tell instead.
+stuck() {
+    {
+        echo "the stream's snapshots since the container started: $(tail -n "+$since" "$stream" | grep -c '"schema":1')"
+        events "e.get('mount_id') == '${dev:-}' or e.get('pid') == ${INNER:-0} or e.get('container') == '${CTR_ID:-}'"
+        tail -n 5 "$SHMTEST_TMP/node.err"
+    } >&2
+    fail "$1"
+}
 
 "$SHMWATCH" --all --json --interval 0.5 >"$stream" 2>"$SHMTEST_TMP/node.err" &
 STREAM=$!
@@ -31,7 +41,7 @@ ns_holder evctr "$MEMCG_DIR"
 CTR=$HOLDER
 dev=$(stat -c '%Hd:%Ld' "/proc/$CTR/root/dev/shm") || fail "cannot stat the container's /dev/shm"
 wait_for "[ -n \"\$(events \"e['event'] == 'mount' and e['mount_id'] == '$dev' and e['change'] == 'appeared'\")\" ]" 30 ||
-    fail "no mount event for the container's /dev/shm ($dev) appearing"
+    stuck "no mount event for the container's /dev/shm ($dev) appearing"
 events "e['event'] == 'mount' and e['mount_id'] == '$dev' and e['change'] == 'appeared'" >"$SHMTEST_TMP/appeared.json"
 json_check "$SHMTEST_TMP/appeared.json" "j['container'] == '$CTR_ID' and j['mount'] == '/dev/shm'" \
     "the container's /dev/shm appears, naming the container"
@@ -47,15 +57,15 @@ on_exit "kill -KILL $INNER 2>/dev/null; true"
 # As a process (python3, holding the segment), not only as the container's
 # member pid, which it is from its first moment in the container's cgroup.
 wait_for "grep -qE '\"pid\":$INNER,\"ppid\":[0-9]+,\"state\":\"[A-Z]\",\"comm\":\"python3\"' '$stream'" 30 ||
-    fail "the stream never showed the container's holder"
+    stuck "the stream never showed the container's holder"
 kill -BUS "$INNER"
 wait_for "[ -n \"\$(events \"e['event'] == 'exit' and e['pid'] == $INNER\")\" ]" 15 ||
-    fail "no exit event for the container's holder"
+    stuck "no exit event for the container's holder"
 events "e['event'] == 'exit' and e['pid'] == $INNER" >"$SHMTEST_TMP/exit.json"
 json_check "$SHMTEST_TMP/exit.json" "j['cause'] == 'sigbus' and j['container'] == '$CTR_ID' and j['role'] == 'holder'" \
     "the holder's SIGBUS inside the container names the container"
 
 kill -KILL "$CTR"
 wait_for "[ -n \"\$(events \"e['event'] == 'mount' and e['mount_id'] == '$dev' and e['container'] == '$CTR_ID' and e['change'] == 'gone'\")\" ]" 30 ||
-    fail "no mount event for the container's /dev/shm going"
+    stuck "no mount event for the container's /dev/shm going"
 ok "and goes when the container ends"

@@ -252,6 +252,49 @@ static void test_mount_device_reused(void **state)
     ev_state_free(&b);
 }
 
+/* A scan that names no container for a mount (read while the container's
+ * last processes exit) does not take it from the mount: its going is the
+ * container's. Another mount on the same device is not given it. */
+static void test_mount_keeps_its_container(void **state)
+{
+    (void)state;
+    struct ev_state a, b, c, d;
+    make_state(&a, NULL, 0, 0, MiB);
+    make_state(&b, NULL, 0, 0, MiB);
+    make_state(&c, NULL, 0, 0, MiB); /* the mount gone */
+    free(c.mounts[0].path);
+    free(c.mounts[0].ctr_id);
+    c.nmounts = 0;
+    free(b.mounts[0].ctr_id);
+    b.mounts[0].ctr_id = NULL;
+    struct event_list l = {0};
+    events_scan(&a, &b, NULL, 0, NULL, 0, 0.5, 6.0, &l);
+    assert_int_equal(l.n, 0);
+    ev_state_carry(&b, &a);
+    assert_non_null(b.mounts[0].ctr_id);
+    assert_string_equal(b.mounts[0].ctr_id, "abc123");
+    events_scan(&b, &c, NULL, 0, NULL, 0, 0.5, 6.5, &l);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.items[0].kind, EV_MOUNT);
+    assert_false(l.items[0].appeared);
+    assert_string_equal(l.items[0].container, "abc123");
+    event_list_clear(&l);
+    /* A new tmpfs on the device (another birth) is not the old one's. */
+    make_state(&d, NULL, 0, 0, MiB);
+    free(d.mounts[0].ctr_id);
+    d.mounts[0].ctr_id = NULL;
+    a.mounts[0].born_known = d.mounts[0].born_known = true;
+    a.mounts[0].born = (struct timespec){1764991927, 216087979};
+    d.mounts[0].born = (struct timespec){1764991927, 748087979};
+    ev_state_carry(&d, &a);
+    assert_null(d.mounts[0].ctr_id);
+    event_list_free(&l);
+    ev_state_free(&a);
+    ev_state_free(&b);
+    ev_state_free(&c);
+    ev_state_free(&d);
+}
+
 static void test_event_lines(void **state)
 {
     (void)state;
@@ -418,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_gone_between_scans),
         cmocka_unit_test(test_mounts_fill_and_churn),
         cmocka_unit_test(test_mount_device_reused),
+        cmocka_unit_test(test_mount_keeps_its_container),
         cmocka_unit_test(test_event_lines),
         cmocka_unit_test(test_state_from_model),
         cmocka_unit_test(test_connector_parse),
