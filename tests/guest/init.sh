@@ -138,8 +138,10 @@ P_SURV=$(cat /tmp/surv.pid)
 snap oom-before --pid "$P_SURV"
 shmwatch --json --interval 0.5 --count 600 --pid "$P_SURV" >/tmp/stream 2>/dev/null &
 P_STREAM=$!
+# Two snapshots before the kill, however slow the emulated guest is.
 i=0
-while [ "$(wc -l </tmp/stream)" -lt 2 ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+while [ "$(wc -l </tmp/stream)" -lt 2 ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+echo "@@VAL oom-stream-at-go $(wc -l </tmp/stream)"
 touch /tmp/go
 i=0
 while [ ! -s /tmp/writer.rc ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done

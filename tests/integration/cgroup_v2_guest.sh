@@ -208,6 +208,8 @@ ok "the writer past the limit was killed"
 kills=$(guest_val oomy.events.oom_kill)
 [ "${kills:-0}" -ge 1 ] || fail "memory.events counts no OOM kill (${kills:-missing})"
 assert_eq "$(guest_val oom-survivor)" alive "the survivor (oom_score_adj -1000) lives on"
+[ "$(guest_val oom-stream-at-go)" -ge 2 ] ||
+    fail "the guest's stream wrote $(guest_val oom-stream-at-go) lines in 120 s before the kill"
 f=$(guest_json oom-stream-first)
 json_check "$f" "j['cgroup']['oom_kills'] == 0 and j['budget']['verdict'] != 'critical'" \
     "the stream before the kill: no OOM kill, not critical"
