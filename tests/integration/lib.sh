@@ -638,7 +638,7 @@ pids_with_link() {
 }
 
 own_process() {
-    tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | grep -qxF "SHMTEST_RUN=$SHMTEST_RUN"
+    tr '\0' '\n' 2>/dev/null <"/proc/$1/environ" | grep -qxF "SHMTEST_RUN=$SHMTEST_RUN"
 }
 
 # _lib_kill_own BINARY: SIGKILL to every process of this test running BINARY.
