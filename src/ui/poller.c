@@ -32,7 +32,8 @@ struct poller {
     bool stop, scan_requested;
     bool scanning;       /* a scan is under way, since scan_started (clock_now) */
     double scan_started;
-    struct scan_beacon beacon; /* where it is (written by the thread, read by any) */
+    struct scan_job *job; /* its job, whose beacon says where it is */
+    bool abandoned;      /* stop came during a scan that had not ended */
     struct snap *snap;    /* newest, not yet taken */
     struct gauges gauges; /* newest */
     bool gauges_new;
@@ -136,13 +137,88 @@ static void publish_gauges(struct poller *p, const struct mount_list *ml, double
     p->gauges_new = true;
 }
 
+static void take_events(struct poller *p, struct event_list *got);
+
+/* --record: a stalled scan recorded as `shmwatch record` records it (a
+ * "stalled" record; no snapshot, whose empty lists would read as every
+ * mount and process gone). The title says it on screen. */
+static void record_stall(struct poller *p, struct scan_job *job)
+{
+    struct scan st; /* the stand-in: its warning says where the scan is */
+    scan_stalled(&st, &p->cfg.scan, clock_now() - scan_job_started(job), scan_job_beacon(job));
+    struct event_list l = {0};
+    events_stalled(&l, evwatch_wall_now(), st.warn.msg[0], st.stalled_s, st.stalled_pid,
+                   st.stalled_fd);
+    scan_free(&st);
+    buf_reset(&p->rec);
+    report_event_json(&p->rec, &l.items[0]);
+    char m[512];
+    recwrite_put(p->cfg.store, l.items[0].t, &p->rec, m, sizeof(m));
+    event_list_free(&l);
+}
+
+/* Runs a scan as a job of its own into *out and waits for it; scan_run's
+ * status, or -ECANCELED when stop came while it was stalled (the job
+ * abandoned). While a scan runs past scan_stall_limit the thread goes on:
+ * the kernel's exits are told (and recorded) as they come, and --record
+ * records the stall at each interval. */
+static int run_scan(struct poller *p, struct scan *out, struct event_list *got)
+{
+    struct scan_job *job = scan_job_start(&p->cfg.scan);
+    if (!job) /* no thread for it: the scan runs in this one */
+        return scan_run(&p->cfg.scan, out);
+    pthread_mutex_lock(&p->lock);
+    p->job = job;
+    pthread_mutex_unlock(&p->lock);
+    double stalled_at = scan_job_started(job) + scan_stall_limit(p->cfg.scan_interval_s);
+    double next_said = stalled_at;
+    for (;;) {
+        double now = clock_now();
+        bool done;
+        if (now < stalled_at) {
+            double until = now + 0.2 < stalled_at ? now + 0.2 : stalled_at;
+            done = scan_job_wait(job, until);
+        } else {
+            if (p->cfg.store && now >= next_said) {
+                record_stall(p, job);
+                next_said = now + p->cfg.scan_interval_s;
+            }
+            double until = now + 0.2 < next_said ? now + 0.2 : next_said;
+            if (evwatch_wait(&p->ew, until, p->ctl[0], got)) {
+                char b[64];
+                while (read(p->ctl[0], b, sizeof(b)) > 0)
+                    ;
+            }
+            take_events(p, got);
+            done = scan_job_wait(job, clock_now());
+        }
+        pthread_mutex_lock(&p->lock);
+        bool stop = p->stop && !done && clock_now() >= stalled_at;
+        if (done || stop)
+            p->job = NULL;
+        p->abandoned = stop;
+        pthread_mutex_unlock(&p->lock);
+        if (done)
+            return scan_job_finish(job, out);
+        if (stop) {
+            scan_job_abandon(job);
+            return -ECANCELED;
+        }
+    }
+}
+
 /* A new snapshot, or NULL when the watched process has gone (said in
- * *gone): the last snapshot is then the last word about it. */
-static struct snap *take_scan(struct poller *p, int *gone)
+ * *gone): the last snapshot is then the last word about it. NULL with
+ * *gone SCAN_TARGET_OK when stop came during the scan. */
+static struct snap *take_scan(struct poller *p, int *gone, struct event_list *got)
 {
     struct snap *s = xcalloc(1, sizeof(*s));
     *gone = SCAN_TARGET_OK;
-    int rc = scan_run(&p->cfg.scan, &s->scan);
+    int rc = run_scan(p, &s->scan, got);
+    if (rc == -ECANCELED) {
+        free(s);
+        return NULL;
+    }
     if (rc < 0 && s->scan.target_state != SCAN_TARGET_OK) {
         *gone = s->scan.target_state;
         scan_free(&s->scan);
@@ -324,7 +400,11 @@ static void *run(void *arg)
             p->scan_started = now;
             pthread_mutex_unlock(&p->lock);
             int gone;
-            struct snap *s = take_scan(p, &gone);
+            struct snap *s = take_scan(p, &gone, &got);
+            if (!s && gone == SCAN_TARGET_OK) {
+                pthread_mutex_lock(&p->lock);
+                break; /* stop came during it */
+            }
             if (!s) {
                 /* Nothing more to watch: the last snapshot and gauges stay. */
                 pthread_mutex_lock(&p->lock);
@@ -394,8 +474,6 @@ struct poller *poller_start(const struct poller_cfg *cfg)
 {
     struct poller *p = xcalloc(1, sizeof(*p));
     p->cfg = *cfg;
-    p->cfg.scan.beacon = &p->beacon;
-    scan_beacon_at(&p->beacon, SCAN_IDLE, 0, -1);
     if (pipe2(p->pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         free(p);
         return NULL;
@@ -441,14 +519,11 @@ bool poller_stop(struct poller *p)
         return true;
     pthread_mutex_lock(&p->lock);
     p->stop = true;
-    bool stuck = p->scanning &&
-                 clock_now() - p->scan_started >= scan_stall_limit(p->cfg.scan_interval_s);
     pthread_cond_signal(&p->cond);
     pthread_mutex_unlock(&p->lock);
     nudge(p);
-    if (stuck)
-        return false;
     pthread_join(p->thread, NULL);
+    bool abandoned = p->abandoned;
     if (p->cfg.store) { /* the recording's last word */
         struct event_list last = {0};
         events_recorder(&last, evwatch_wall_now(), "stop", "the recorder was stopped");
@@ -472,21 +547,23 @@ bool poller_stop(struct poller *p)
     pthread_cond_destroy(&p->cond);
     pthread_mutex_destroy(&p->lock);
     free(p);
-    return true;
+    return !abandoned;
 }
 
 bool poller_stalled(struct poller *p, double *running_s, char *where, size_t n)
 {
     pthread_mutex_lock(&p->lock);
     double run = p->scanning ? clock_now() - p->scan_started : 0;
+    bool stalled = p->job && run >= scan_stall_limit(p->cfg.scan_interval_s);
+    if (stalled) {
+        /* Under lock: the poller's thread ends the job only under it. */
+        pid_t pid;
+        int fd;
+        *running_s = run;
+        scan_beacon_describe(scan_job_beacon(p->job), p->cfg.scan.sys, where, n, &pid, &fd);
+    }
     pthread_mutex_unlock(&p->lock);
-    if (run < scan_stall_limit(p->cfg.scan_interval_s))
-        return false;
-    *running_s = run;
-    pid_t pid;
-    int fd;
-    scan_beacon_describe(&p->beacon, p->cfg.scan.sys, where, n, &pid, &fd);
-    return true;
+    return stalled;
 }
 
 int poller_fd(const struct poller *p)

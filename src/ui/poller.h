@@ -74,10 +74,10 @@ struct poller;
  * the drawing thread). Returns NULL with errno set on failure. */
 struct poller *poller_start(const struct poller_cfg *cfg);
 /* Stops the thread (waiting for a scan in progress) and frees everything;
- * true. A scan that has run past scan_stall_limit is not waited for: the
- * thread and what it uses are left as they are, and false says so (the
- * caller should then end the process with _exit: a leak checker's exit
- * handler would wait for the stuck thread). */
+ * true. A scan that has run past scan_stall_limit is not waited for: its
+ * job is abandoned, its thread left with what it uses (cfg->scan's), and
+ * false says so (the caller keeps those and should end the process with
+ * _exit: a leak checker's exit handler would wait for the stuck thread). */
 bool poller_stop(struct poller *p);
 
 /* Has the scan under way been running past scan_stall_limit (scanjob.h)?

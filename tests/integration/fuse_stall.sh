@@ -341,20 +341,43 @@ ok "record: every line of the store is whole"
 kill -CONT "$BINDFS"
 
 # The dashboard: responsive, the last data kept and marked stale, quits.
-tui_start 120 30
+# With --record it records the stall as the recorder does, and goes on
+# recording when the scan ends: a second holder killed during the stall is
+# recorded as gone (told from the scans: the kernel's process events are
+# not had in a pid namespace of its own).
+store=$SHMTEST_TMP/dashboard-store
+/usr/bin/python3 -c 'import os, time
+seg = os.open("/dev/shm/fuse_other_seg", os.O_RDWR | os.O_CREAT, 0o600)
+os.write(seg, b"x" * 4096)
+time.sleep(400)' </dev/null >/dev/null 2>&1 &
+OTHER=$!
+on_exit "kill -KILL $OTHER 2>/dev/null; wait $OTHER 2>/dev/null"
+on_exit 'fuse_stop'
+tui_start 120 30 --record "$store"
 tui_wait "fuse_holder_seg" 10
+tui_wait "fuse_other_seg" 10
 kill -STOP "$BINDFS"
 tui_keys r
 tui_wait "STALE" 20
 tui_wait "scan stalled .*fd $hfd of pid $HOLDER" 5
 tui_cap | grep -q fuse_holder_seg || { tui_dump; fail "the stale dashboard dropped its data"; }
 ok "the dashboard says the scan is stalled on fd $hfd of pid $HOLDER and keeps its data"
+stall_from=$(store_last "r.get('schema') == 1")
+kill -KILL "$OTHER"
+wait_for "[ \"\$(store_count \"$stalled and r['stalled_pid'] == $HOLDER and r['stalled_fd'] == $hfd and r['stalled_s'] >= 10\")\" -ge 2 ]" 15 ||
+    fail "the dashboard's --record did not record the stall at each interval"
+assert_eq "$(store_count "r.get('schema') == 1 and T(r) > $stall_from")" 0 \
+    "the dashboard's --record: the stall recorded at each interval, and no snapshot"
 tui_keys p
 tui_wait "processes view" 5
 ok "the stalled dashboard still answers keys"
 kill -CONT "$BINDFS"
 tui_gone "STALE" 15
 ok "the stale mark goes once the scan ends"
+wait_for "[ \"\$(store_count \"r.get('event') == 'exit' and r['pid'] == $OTHER\")\" -gt 0 ]" 10 ||
+    fail "the dashboard's --record did not record the holder killed during the stall"
+ok "the dashboard's --record: the holder killed during the stall recorded as gone"
+rm /dev/shm/fuse_other_seg
 kill -STOP "$BINDFS"
 tui_keys r
 tui_wait "STALE" 20
