@@ -9,8 +9,9 @@
 # ends (status 1, a stop record saying why) when that process exits. The
 # store's limits come from the configuration (record_max_size, with which it
 # rotates and drops its oldest files as with --max-size; --max-size over
-# it), and a bad one is refused in one line. Bad command lines are refused
-# with one line.
+# it; record_max_age, with which it drops a file older than the age, and
+# --max-age over it), and a bad one is refused in one line. Bad command
+# lines are refused with one line.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -184,6 +185,46 @@ sizes "$SHMTEST_TMP/flag-over" | awk '$1 > 600 * 1024 { big = 1 } END { exit !bi
     fail "--max-size 2m did not override record_max_size 1m: $(sizes "$SHMTEST_TMP/flag-over" | tr '\n' ' ')"
 ok "--max-size 2m overrides the file's record_max_size 1m (files of up to 1 MiB)"
 scene_stop
+
+# record_max_age from the configuration, and --max-age over it. A store whose
+# two oldest files (named, as the store names them, for the time of their
+# first record) began 3 and 2 hours ago, copies of a real one's file. Past an
+# age of an hour the oldest is dropped at the first write; the next one stays,
+# its later records may lie within the hour. With --max-age 5h over the
+# file's 1h both stay.
+old3=$(date -u -d '-3 hours' +%Y%m%dT%H%M%SZ).jsonl
+old2=$(date -u -d '-2 hours' +%Y%m%dT%H%M%SZ).jsonl
+template=$(ls "$SHMTEST_TMP"/by-config/*.jsonl | head -n 1)
+aged_store() { # DIR: a store of the two old files
+    mkdir -m 700 "$1"
+    cp -p "$template" "$1/$old3"
+    cp -p "$template" "$1/$old2"
+}
+# recorded DIR ARGS...: records into DIR with ARGS until a file of now holds
+# a snapshot, then stops it.
+recorded() {
+    local d=$1
+    shift
+    "$SHMWATCH" record --dir "$d" --interval 0.2 "$@" 2>"$SHMTEST_TMP/aged.err" &
+    REC=$!
+    on_exit "kill -KILL $REC 2>/dev/null; true"
+    wait_for "grep -qs '\"schema\":1' \$(ls '$d'/*.jsonl | tail -n 1)" 15 ||
+        fail "record $* wrote no snapshot: $(cat "$SHMTEST_TMP/aged.err")"
+    kill -TERM "$REC"
+    wait "$REC" || fail "record $* did not stop well"
+}
+printf 'record_max_age: 1h\n' >"$SHMTEST_TMP/age.yaml"
+aged_store "$SHMTEST_TMP/aged"
+recorded "$SHMTEST_TMP/aged" --config "$SHMTEST_TMP/age.yaml"
+[ -e "$SHMTEST_TMP/aged/$old3" ] &&
+    fail "record_max_age 1h kept the file begun 3 hours ago: $(ls "$SHMTEST_TMP/aged")"
+[ -e "$SHMTEST_TMP/aged/$old2" ] ||
+    fail "record_max_age 1h dropped the file begun 2 hours ago: $(ls "$SHMTEST_TMP/aged")"
+ok "record_max_age 1h from the configuration: the file begun 3 hours ago dropped, the next one kept"
+aged_store "$SHMTEST_TMP/aged-flag"
+recorded "$SHMTEST_TMP/aged-flag" --config "$SHMTEST_TMP/age.yaml" --max-age 5h
+assert_eq "$(ls "$SHMTEST_TMP/aged-flag/$old3" "$SHMTEST_TMP/aged-flag/$old2" 2>/dev/null | wc -l)" 2 \
+    "--max-age 5h overrides the file's record_max_age 1h: both old files kept"
 
 # A bad limit in the configuration: one line naming the file, status 2,
 # nothing recorded.
