@@ -328,17 +328,19 @@ static void test_oom(void **state)
     set_free(&s);
 }
 
+/* A file_system job: main 200, worker 201, shm manager 202. */
+static const char fs_job_procs[] =
+    "{\"pid\":200,\"comm\":\"python3\",\"role\":\"main\",\"group\":200},"
+    "{\"pid\":201,\"comm\":\"python3\",\"role\":\"worker\",\"group\":200},"
+    "{\"pid\":202,\"comm\":\"torch_shm_manag\",\"role\":\"shm_manager\",\"group\":200}";
+static const char fs_job_group[] = "{\"main_pid\":200,\"workers\":[201],\"shm_managers\":[202]}";
+
 /* A file_system job killed with SIGKILL: main, worker, shm manager; its
  * named batches stay behind as orphans. */
 static void test_killed_leftovers(void **state)
 {
     (void)state;
     struct rec_set s = {.n = 0};
-    const char *procs =
-        "{\"pid\":200,\"comm\":\"python3\",\"role\":\"main\",\"group\":200},"
-        "{\"pid\":201,\"comm\":\"python3\",\"role\":\"worker\",\"group\":200},"
-        "{\"pid\":202,\"comm\":\"torch_shm_manag\",\"role\":\"shm_manager\",\"group\":200}";
-    const char *groups = "{\"main_pid\":200,\"workers\":[201],\"shm_managers\":[202]}";
     char held[512], left[512];
     snprintf(held, sizeof(held),
              "{\"mount_id\":\"m1\",\"name\":\"torch_201_1\",\"alloc_bytes\":%llu,\"state\":"
@@ -354,8 +356,9 @@ static void test_killed_leftovers(void **state)
              "{\"mount_id\":\"m1\",\"name\":\"psm_12345678\",\"alloc_bytes\":4096,\"state\":"
              "\"unheld\",\"creator_pid\":null,\"holders\":[],\"group\":null}",
              (unsigned long long)(4 * MiB), (unsigned long long)(4 * MiB));
-    snapshot(&s, T0, (struct snap){.used = 8 * MiB, .segs = held, .procs = procs, .groups = groups,
-                                   .app = MiB, .rec_shm = 64 * MiB, .rec_mem = 80 * MiB});
+    snapshot(&s, T0, (struct snap){.used = 8 * MiB, .segs = held, .procs = fs_job_procs,
+                                   .groups = fs_job_group, .app = MiB, .rec_shm = 64 * MiB,
+                                   .rec_mem = 80 * MiB});
     exit_event(&s, T0 + 1, (struct exit_ev){.pid = 200, .comm = "python3", .role = "main",
                                             .group = 200, .signal = "SIGKILL", .cause = "signal"});
     exit_event(&s, T0 + 1.01, (struct exit_ev){.pid = 201, .comm = "python3", .role = "worker",
@@ -432,22 +435,17 @@ static void test_killed_leftovers(void **state)
 static void manager_in_last_scan(bool group_shown, uint64_t want_left)
 {
     struct rec_set s = {.n = 0};
-    const char *procs =
-        "{\"pid\":200,\"comm\":\"python3\",\"role\":\"main\",\"group\":200},"
-        "{\"pid\":201,\"comm\":\"python3\",\"role\":\"worker\",\"group\":200},"
-        "{\"pid\":202,\"comm\":\"torch_shm_manag\",\"role\":\"shm_manager\",\"group\":200}";
-    const char *groups = "{\"main_pid\":200,\"workers\":[201],\"shm_managers\":[202]}";
     const char *held = "{\"mount_id\":\"m1\",\"name\":\"torch_201_1\",\"alloc_bytes\":4194304,"
                        "\"state\":\"in_use\",\"creator_pid\":201,\"holders\":[{\"pid\":200}],"
                        "\"group\":200}";
     const char *left = "{\"mount_id\":\"m1\",\"name\":\"torch_201_1\",\"alloc_bytes\":4194304,"
                        "\"state\":\"unheld\",\"creator_pid\":201,\"holders\":[],\"group\":null}";
-    snapshot(&s, T0, (struct snap){.used = 4 * MiB, .segs = held, .procs = procs, .groups = groups,
-                                   .app = MiB});
+    snapshot(&s, T0, (struct snap){.used = 4 * MiB, .segs = held, .procs = fs_job_procs,
+                                   .groups = fs_job_group, .app = MiB});
     exit_event(&s, T0 + 1, (struct exit_ev){.pid = 200, .comm = "python3", .role = "main",
                                             .group = 200, .signal = "SIGKILL", .cause = "signal"});
     snapshot(&s, T0 + 1.05, (struct snap){.reason = "event", .used = 4 * MiB, .segs = left,
-                                          .groups = group_shown ? groups : NULL, .app = MiB});
+                                          .groups = group_shown ? fs_job_group : NULL, .app = MiB});
     exit_event(&s, T0 + 1.2, (struct exit_ev){.pid = 202, .comm = "torch_shm_manag",
                                               .role = "shm_manager", .group = 200,
                                               .signal = "SIGKILL", .cause = "signal"});
