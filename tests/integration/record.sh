@@ -200,18 +200,29 @@ aged_store() { # DIR: a store of the two old files
     cp -p "$template" "$1/$old3"
     cp -p "$template" "$1/$old2"
 }
-# recorded DIR ARGS...: records into DIR with ARGS until a file of now holds
-# a snapshot, then stops it.
+# own_snapshot DIR: a file of DIR but the old two holds a snapshot.
+own_snapshot() {
+    local f
+    for f in "$1"/*.jsonl; do
+        case ${f##*/} in "$old3" | "$old2") continue ;; esac
+        grep -qs '"schema":1' "$f" && return 0
+    done
+    return 1
+}
+# recorded DIR ARGS...: records into DIR with ARGS until its own file holds a
+# snapshot, then stops it.
 recorded() {
     local d=$1
     shift
     "$SHMWATCH" record --dir "$d" --interval 0.2 "$@" 2>"$SHMTEST_TMP/aged.err" &
     REC=$!
     on_exit "kill -KILL $REC 2>/dev/null; true"
-    wait_for "grep -qs '\"schema\":1' \$(ls '$d'/*.jsonl | tail -n 1)" 15 ||
+    wait_for "own_snapshot '$d'" 15 ||
         fail "record $* wrote no snapshot: $(cat "$SHMTEST_TMP/aged.err")"
     kill -TERM "$REC"
-    wait "$REC" || fail "record $* did not stop well"
+    local rc=0
+    wait "$REC" || rc=$?
+    [ "$rc" -eq 0 ] || fail "record $* did not stop well (status $rc): $(tail -n 3 "$SHMTEST_TMP/aged.err")"
 }
 printf 'record_max_age: 1h\n' >"$SHMTEST_TMP/age.yaml"
 aged_store "$SHMTEST_TMP/aged"
