@@ -138,10 +138,13 @@ P_SURV=$(cat /tmp/surv.pid)
 snap oom-before --pid "$P_SURV"
 shmwatch --json --interval 0.5 --count 600 --pid "$P_SURV" >/tmp/stream 2>/dev/null &
 P_STREAM=$!
-# Two snapshots before the kill, however slow the emulated guest is.
+# Two snapshots before the kill, however slow the emulated guest is (the
+# stream's file may not be made yet: a redirection from it would fail, and
+# the test with it).
+lines() { cat /tmp/stream 2>/dev/null | wc -l; }
 i=0
-while [ "$(wc -l </tmp/stream)" -lt 2 ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
-echo "@@VAL oom-stream-at-go $(wc -l </tmp/stream)"
+while [ "$(lines)" -lt 2 ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+echo "@@VAL oom-stream-at-go $(lines)"
 touch /tmp/go
 i=0
 while [ ! -s /tmp/writer.rc ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
