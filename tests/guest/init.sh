@@ -152,9 +152,9 @@ echo "@@RC oom-writer $(cat /tmp/writer.rc)"
 echo "@@VAL oomy.events.oom_kill $(awk '$1 == "oom_kill" { print $2 }' $C/oomy/memory.events)"
 i=0
 while ! grep -q '"oom_kills":[1-9]' /tmp/stream && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-n=$(wc -l </tmp/stream) # one more snapshot after the first that saw it
+n=$(lines) # one more snapshot after the first that saw it
 i=0
-while [ "$(wc -l </tmp/stream)" -le "$n" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while [ "$(lines)" -le "$n" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 kill $P_STREAM
 wait $P_STREAM
 echo "@@JSON oom-stream-first $(head -n 1 /tmp/stream)"
