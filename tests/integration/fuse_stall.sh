@@ -255,12 +255,18 @@ wait_for "grep -q '^shmwatch_segments' $prom 2>/dev/null" 10 || fail "no metrics
 t_fresh=$(awk '$1 == "shmwatch_last_scan_timestamp_seconds" { print $2 }' "$prom")
 ok "--prometheus-file writes the figures and the scan time $t_fresh"
 kill -STOP "$BINDFS"
-t_stop=$(date +%s.%N) # a scan that started later cannot have ended
 wait_for "grep -q '^shmwatch_scan_stalled_seconds [1-9]' $prom" 20 || { cat "$prom" >&2; fail "the metrics file never says the scan is stalled"; }
 grep -q '^shmwatch_segments\|^shmwatch_mount_' "$prom" && { cat "$prom" >&2; fail "the stalled metrics file still carries figures"; }
-t_kept=$(awk '$1 == "shmwatch_last_scan_timestamp_seconds" { print $2 }' "$prom")
-python3 -c "import sys; sys.exit(0 if 0 < float('$t_kept') <= $t_stop else 1)" ||
-    fail "the stalled file's last scan time $t_kept is not from before the stall ($t_stop)"
+# The last complete scan began before the stalled one, which began
+# stalled_seconds before the file was written, itself before it was read.
+# (A scan begun just after the daemon stopped may still end: FUSE answers
+# from its attribute cache for a second.)
+cp "$prom" "$SHMTEST_TMP/stalled.prom"
+t_read=$(date +%s.%N)
+t_kept=$(awk '$1 == "shmwatch_last_scan_timestamp_seconds" { print $2 }' "$SHMTEST_TMP/stalled.prom")
+s_stalled=$(awk '$1 == "shmwatch_scan_stalled_seconds" { print $2 }' "$SHMTEST_TMP/stalled.prom")
+python3 -c "import sys; sys.exit(0 if 0 < float('$t_kept') <= $t_read - float('$s_stalled') else 1)" ||
+    fail "the stalled file's last scan time $t_kept is not from before the stalled scan ($t_read - $s_stalled s)"
 grep -q "^# shmwatch: .*fd $hfd of pid $HOLDER" "$prom" || { cat "$prom" >&2; fail "the stalled file does not say where the scan waits"; }
 promtool check metrics <"$prom" || fail "promtool rejects the stalled metrics file"
 ok "stalled: the file keeps the last scan time ($t_kept), no figures, and says where it waits"
