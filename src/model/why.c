@@ -91,6 +91,13 @@ static size_t snapshot_near(const struct why_source *s, size_t i, int dir)
  * are tried. */
 #define WHY_BACK 5
 
+/* Whether snapshot s shows pid running (listed, not a zombie). */
+static bool shows_running(const struct jd *s, int64_t pid)
+{
+    const struct jd *p = snap_proc(s, pid);
+    return p && strcmp(jd_getstr(p, "role", ""), "zombie") != 0;
+}
+
 static void around_pid(const struct why_source *s, size_t i, const struct why_death *d,
                        size_t *bi, size_t *ai)
 {
@@ -100,8 +107,7 @@ static void around_pid(const struct why_source *s, size_t i, const struct why_de
         return;
     size_t k = *bi;
     for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(s, k, -1)) {
-        const struct jd *p = snap_proc(doc(s, k), d->pid);
-        if (p && strcmp(jd_getstr(p, "role", ""), "zombie") != 0) {
+        if (shows_running(doc(s, k), d->pid)) {
             *bi = k;
             return;
         }
@@ -630,8 +636,7 @@ static size_t snapshot_ended(const struct why_source *src, size_t i, const struc
     int64_t job = job_of(d);
     if (job)
         return snap_group(s, job) ? SIZE_MAX : k;
-    const struct jd *p = d->has_pid ? snap_proc(s, d->pid) : NULL;
-    return p && strcmp(jd_getstr(p, "role", ""), "zombie") != 0 ? SIZE_MAX : k;
+    return d->has_pid && shows_running(s, d->pid) ? SIZE_MAX : k;
 }
 
 /* What d's job left behind: in the last snapshot of the window after it
