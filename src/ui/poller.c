@@ -86,6 +86,13 @@ static void nudge(struct poller *p)
     (void)rc;
 }
 
+static void drain_ctl(struct poller *p)
+{
+    char b[64];
+    while (read(p->ctl[0], b, sizeof(b)) > 0)
+        ;
+}
+
 /* Under lock: one line for the dashboard; announce: said at once on the
  * message line too. */
 static void publish_event(struct poller *p, double t, bool critical, bool announce,
@@ -139,6 +146,21 @@ static void publish_gauges(struct poller *p, const struct mount_list *ml, double
 
 static void take_events(struct poller *p, struct event_list *got);
 
+/* Called unlocked: --record writes p->rec, a record of time t; a failed
+ * write is said as a line. */
+static void record_put(struct poller *p, double t)
+{
+    char m[512];
+    recwrite_put(p->cfg.store, t, &p->rec, m, sizeof(m));
+    if (m[0]) {
+        char line[560];
+        snprintf(line, sizeof(line), "--record: %s", m);
+        pthread_mutex_lock(&p->lock);
+        publish_event(p, evwatch_wall_now(), true, true, line);
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
 /* --record: a stalled scan recorded as `shmwatch record` records it (a
  * "stalled" record; no snapshot, whose empty lists would read as every
  * mount and process gone). The title says it on screen. */
@@ -152,8 +174,7 @@ static void record_stall(struct poller *p, struct scan_job *job)
     scan_free(&st);
     buf_reset(&p->rec);
     report_event_json(&p->rec, &l.items[0]);
-    char m[512];
-    recwrite_put(p->cfg.store, l.items[0].t, &p->rec, m, sizeof(m));
+    record_put(p, l.items[0].t);
     event_list_free(&l);
 }
 
@@ -184,11 +205,8 @@ static int run_scan(struct poller *p, struct scan *out, struct event_list *got)
                 next_said = now + p->cfg.scan_interval_s;
             }
             double until = now + 0.2 < next_said ? now + 0.2 : next_said;
-            if (evwatch_wait(&p->ew, until, p->ctl[0], got)) {
-                char b[64];
-                while (read(p->ctl[0], b, sizeof(b)) > 0)
-                    ;
-            }
+            if (evwatch_wait(&p->ew, until, p->ctl[0], got))
+                drain_ctl(p);
             take_events(p, got);
             done = scan_job_wait(job, clock_now());
         }
@@ -364,16 +382,7 @@ static void scan_events(struct poller *p, struct snap *s, bool by_event, bool on
     if (p->cfg.store) {
         buf_reset(&p->rec);
         report_json_record(&p->rec, &s->model, by_event ? "event" : "interval");
-        char m[512];
-        double t = (double)s->scan.time.tv_sec + (double)s->scan.time.tv_nsec / 1e9;
-        recwrite_put(p->cfg.store, t, &p->rec, m, sizeof(m));
-        if (m[0]) {
-            char line[560];
-            snprintf(line, sizeof(line), "--record: %s", m);
-            pthread_mutex_lock(&p->lock);
-            publish_event(p, evwatch_wall_now(), true, true, line);
-            pthread_mutex_unlock(&p->lock);
-        }
+        record_put(p, (double)s->scan.time.tv_sec + (double)s->scan.time.tv_nsec / 1e9);
     }
     struct ev_state cur;
     ev_state_from_model(&cur, &s->model, p->cfg.warn_pct, p->cfg.crit_pct);
@@ -457,11 +466,8 @@ static void *run(void *arg)
          * pipe): the kernel's exits and the churn taken as they come. */
         pthread_mutex_unlock(&p->lock);
         if (evwatch_wait(&p->ew, next_scan < next_gauge ? next_scan : next_gauge, p->ctl[0],
-                         &got)) {
-            char b[64];
-            while (read(p->ctl[0], b, sizeof(b)) > 0)
-                ;
-        }
+                         &got))
+            drain_ctl(p);
         take_events(p, &got);
         pthread_mutex_lock(&p->lock);
     }
