@@ -179,9 +179,7 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
     for (size_t i = 0; i < pl->n; i++) {
         if (pl->items[i].state == 'Z' || pl->items[i].state == 'X')
             continue; /* a zombie has ended: its parent has not reaped it yet */
-        st->alive[st->nalive].pid = pl->items[i].pid;
-        st->alive[st->nalive].start_ticks = pl->items[i].start_ticks;
-        st->nalive++;
+        st->alive[st->nalive++] = (struct ev_alive){pl->items[i].pid, pl->items[i].start_ticks};
     }
 
     size_t nm = model_nmounts(m);
