@@ -361,18 +361,16 @@ static int rotate(struct store *st, double t)
         return -errno;
     char when[RFC3339_LEN];
     rfc3339_format(when, sizeof(when), t);
-    struct buf h;
-    buf_init(&h);
-    buf_printf(&h, "{\"recording\":1,\"time\":\"%s\"%s%s}\n", when, st->header[0] ? "," : "",
-               st->header);
+    char *h = str_printf("{\"recording\":1,\"time\":\"%s\"%s%s}\n", when,
+                         st->header[0] ? "," : "", st->header);
     int old = st->fd;
     st->fd = fd;
     struct sfile *f = VEC_PUSH(st->files, st->nfiles, st->cap);
     snprintf(f->name, sizeof(f->name), "%s", name);
     f->start = (double)whole;
     f->seq = seq;
-    int rc = put(st, h.data, h.len);
-    buf_free(&h);
+    int rc = put(st, h, strlen(h));
+    free(h);
     if (rc < 0) {
         /* The file holds no header: it goes, and the old one stays current. */
         unlinkat(st->dfd, name, 0);
