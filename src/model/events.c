@@ -233,6 +233,8 @@ void ev_state_free(struct ev_state *st)
 }
 
 /* Orders pids, and the records that begin with one (ev_proc, ev_alive). */
+_Static_assert(offsetof(struct ev_proc, pid) == 0 && offsetof(struct ev_alive, pid) == 0,
+               "pid_cmp reads a record's pid at its start");
 static int pid_cmp(const void *a, const void *b)
 {
     pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
