@@ -426,9 +426,8 @@ void events_scan(const struct ev_state *prev, const struct ev_state *cur, const 
             const struct ev_mount *mt = &cur->mounts[i], *was = same_mount_in(prev, mt);
             if (!mt->size_known || (was && was->size_known && was->level == mt->level))
                 continue;
-            if (!was && mt->level == FILL_OK)
-                continue; /* a new mount is news at a level above ok only */
-            if (was && !was->size_known && mt->level == FILL_OK)
+            /* A new mount, or one whose size was not known, is news above ok only. */
+            if ((!was || !was->size_known) && mt->level == FILL_OK)
                 continue;
             struct event *e = mount_event(EV_FILL, mt, t, out);
             e->used = mt->used;
