@@ -344,8 +344,8 @@ static void interval_done(struct loop *L)
 static bool finish_scan(struct loop *L, struct scan *s)
 {
     if (L->stall_said)
-        fprintf(stderr, "%s: the stalled scan has finished after %.0f s: snapshots go on\n",
-                L->cmd, clock_now() - scan_job_started(L->job));
+        fprintf(stderr, "%s: the stalled scan has finished after %.0f s: snapshots go on\n", L->cmd,
+                clock_now() - scan_job_started(L->job));
     L->stall_said = false;
     int rc = scan_job_finish(L->job, s);
     L->job = NULL;

@@ -361,8 +361,8 @@ static int rotate(struct store *st, double t)
         return -errno;
     char when[RFC3339_LEN];
     rfc3339_format(when, sizeof(when), t);
-    char *h = str_printf("{\"recording\":1,\"time\":\"%s\"%s%s}\n", when,
-                         st->header[0] ? "," : "", st->header);
+    char *h = str_printf("{\"recording\":1,\"time\":\"%s\"%s%s}\n", when, st->header[0] ? "," : "",
+                         st->header);
     int old = st->fd;
     st->fd = fd;
     struct sfile *f = VEC_PUSH(st->files, st->nfiles, st->cap);
