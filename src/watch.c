@@ -237,12 +237,9 @@ static void render(struct loop *L, struct scan *s, const char *reason, struct ev
  * and its lines stay as they were while there is nothing to explain). */
 static void source_off(struct loop *L, const char *line)
 {
-    if (L->store) {
+    if (L->store)
         fprintf(stderr, "%s: %s\n", L->cmd, line);
-        events_recorder(&L->evs, evwatch_wall_now(), "events_off", line);
-    } else {
-        events_recorder(&L->pending, evwatch_wall_now(), "events_off", line);
-    }
+    events_recorder(L->store ? &L->evs : &L->pending, evwatch_wall_now(), "events_off", line);
 }
 
 /* The watcher's events into L->evs; its own news (a source gone or
