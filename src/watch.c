@@ -72,11 +72,17 @@ struct loop {
     struct mount_memory mount_mem;
     double last_scan_time;
     bool stall_said;           /* the recorder said the scan under way is stalled */
+    struct scan_job *job;      /* the scan under way, NULL between scans */
+    bool stalled;              /* it has run past its limit (scan_stall_limit) */
+    long long done;            /* the intervals taken */
+    double next;               /* when the next interval comes (clock_now) */
+    int rc;                    /* the exit status */
 };
 
-static double wall_now(void)
+/* The wall clock time a scan began. */
+static double scan_wall_time(const struct scan *s)
 {
-    return evwatch_wall_now();
+    return (double)s->time.tv_sec + (double)s->time.tv_nsec / 1e9;
 }
 
 /* Why pid cannot be watched, from scan_run's or sysroot_open_pid's answer. */
@@ -86,12 +92,6 @@ static const char *target_why(pid_t pid, int rc, enum scan_target state)
                ? "the process has exited (its pid now belongs to another process)"
            : state == SCAN_TARGET_EXITED ? "the process has exited"
                                          : sysroot_pid_why(pid, rc, strerror(-rc));
-}
-
-/* The same in one line on stderr. */
-static void say_target_failure(const char *cmd, pid_t pid, int rc, enum scan_target state)
-{
-    fprintf(stderr, "%s: cannot watch pid %d: %s\n", cmd, (int)pid, target_why(pid, rc, state));
 }
 
 /* --- Writing --------------------------------------------------------- */
@@ -111,33 +111,37 @@ static void store_put(struct loop *L, double t, const struct buf *b)
     }
 }
 
-/* The events gathered so far, each at once: a stream's lines, the
- * recorder's records; the exporter counts the deaths. False when a
- * stream's reader has gone. */
+/* One event: the recorder's record, a stream's line (the exporter only
+ * counts them). False when a stream's reader has gone. */
+static bool put_event(struct loop *L, const struct event *e)
+{
+    buf_reset(&L->line);
+    report_event_json(&L->line, e);
+    if (L->store) {
+        store_put(L, e->t, &L->line);
+        return true;
+    }
+    if (L->o->mode != MODE_JSON)
+        return true;
+    buf_addc(&L->line, '\n');
+    return output_write(&L->line);
+}
+
+/* The events gathered so far, each at once; the exporter counts the
+ * deaths. A stream's pending news goes just before the first exit it
+ * explains. False when a stream's reader has gone. */
 static bool emit_events(struct loop *L)
 {
     bool ok = true;
     death_counts_add(&L->deaths, &L->evs);
     for (size_t i = 0; i < L->evs.n && ok; i++) {
         const struct event *e = &L->evs.items[i];
-        if (L->pending.n && e->kind == EV_EXIT && e->cause == CAUSE_UNKNOWN &&
-            L->o->mode == MODE_JSON && !L->store) {
-            for (size_t k = 0; k < L->pending.n && ok; k++) {
-                buf_reset(&L->line);
-                report_event_json(&L->line, &L->pending.items[k]);
-                buf_addc(&L->line, '\n');
-                ok = output_write(&L->line);
-            }
+        if (e->kind == EV_EXIT && e->cause == CAUSE_UNKNOWN && L->o->mode == MODE_JSON) {
+            for (size_t k = 0; k < L->pending.n && ok; k++)
+                ok = put_event(L, &L->pending.items[k]);
             event_list_clear(&L->pending);
         }
-        buf_reset(&L->line);
-        report_event_json(&L->line, &L->evs.items[i]);
-        if (L->store) {
-            store_put(L, L->evs.items[i].t, &L->line);
-        } else if (L->o->mode == MODE_JSON) {
-            buf_addc(&L->line, '\n');
-            ok = output_write(&L->line);
-        }
+        ok = ok && put_event(L, e);
     }
     event_list_clear(&L->evs);
     return ok;
@@ -227,7 +231,16 @@ static void render(struct loop *L, struct scan *s, const char *reason, struct ev
 
 /* --- Events between scans -------------------------------------------- */
 
-static void source_off(struct loop *L, const char *line);
+/* A source that cannot be used, said once, plainly: by the recorder on
+ * stderr and in an events_off record at once; by a stream in an events_off
+ * line just before the first exit it leaves without a cause (its stderr
+ * and its lines stay as they were while there is nothing to explain). */
+static void source_off(struct loop *L, const char *line)
+{
+    if (L->store)
+        fprintf(stderr, "%s: %s\n", L->cmd, line);
+    events_recorder(L->store ? &L->evs : &L->pending, evwatch_wall_now(), "events_off", line);
+}
 
 /* The watcher's events into L->evs; its own news (a source gone or
  * events lost: "events_off") said as source_off says it. */
@@ -239,11 +252,7 @@ static void take_news(struct loop *L, struct event_list *got)
             source_off(L, e->detail);
             continue;
         }
-        if (L->evs.n == L->evs.cap) {
-            L->evs.cap = L->evs.cap ? 2 * L->evs.cap : 16;
-            L->evs.items = xrealloc(L->evs.items, L->evs.cap * sizeof(*L->evs.items));
-        }
-        L->evs.items[L->evs.n++] = *e;
+        *VEC_PUSH(L->evs.items, L->evs.n, L->evs.cap) = *e;
         memset(e, 0, sizeof(*e));
     }
     event_list_clear(got);
@@ -256,15 +265,11 @@ static bool wait_until(struct loop *L, double until)
 {
     struct event_list got = {0};
     bool ok = true;
-    for (;;) {
-        if (watch_stop_requested || (L->store && L->ew.death) || clock_now() >= until)
-            break;
+    while (ok && !watch_stop_requested && !(L->store && L->ew.death) && clock_now() < until) {
         evwatch_wait(&L->ew, until, -1, &got);
         take_news(L, &got);
-        if (L->evs.n && !emit_events(L)) {
-            ok = false;
-            break;
-        }
+        if (L->evs.n)
+            ok = emit_events(L);
     }
     event_list_free(&got);
     return ok;
@@ -297,20 +302,6 @@ static bool wait_scan(struct scan_job *job, double until)
     }
 }
 
-/* A source that cannot be used, said once, plainly: by the recorder on
- * stderr and in an events_off record at once; by a stream in an events_off
- * line just before the first exit it leaves without a cause (its stderr
- * and its lines stay as they were while there is nothing to explain). */
-static void source_off(struct loop *L, const char *line)
-{
-    if (L->store) {
-        fprintf(stderr, "%s: %s\n", L->cmd, line);
-        events_recorder(&L->evs, wall_now(), "events_off", line);
-    } else {
-        events_recorder(&L->pending, wall_now(), "events_off", line);
-    }
-}
-
 /* The recorder's account of a stalled scan s (its stand-in): a stalled
  * record, and the warning on stderr the first time. */
 static void record_stall(struct loop *L, const struct scan *s)
@@ -322,7 +313,7 @@ static void record_stall(struct loop *L, const struct scan *s)
         free(shown);
         L->stall_said = true;
     }
-    events_stalled(&L->evs, wall_now(), why, s->stalled_s, s->stalled_pid, s->stalled_fd);
+    events_stalled(&L->evs, evwatch_wall_now(), why, s->stalled_s, s->stalled_pid, s->stalled_fd);
     emit_events(L);
 }
 
@@ -331,10 +322,148 @@ static void record_stall(struct loop *L, const struct scan *s)
 static void open_sources(struct loop *L)
 {
     struct event_list off = {0};
-    evwatch_open(&L->ew, &L->sys, wall_now(), &off);
+    evwatch_open(&L->ew, &L->sys, evwatch_wall_now(), &off);
     for (size_t i = 0; i < off.n; i++)
         source_off(L, off.items[i].detail);
     event_list_free(&off);
+}
+
+/* An interval taken: the next one is due o->interval from now. */
+static void interval_done(struct loop *L)
+{
+    L->done++;
+    L->next = clock_now() + L->o->interval;
+}
+
+/* The scan under way has ended: its result into s. False (L->rc 1) when
+ * the watched process is gone: said on stderr and, by the recorder, in its
+ * stop record. */
+static bool finish_scan(struct loop *L, struct scan *s)
+{
+    if (L->stall_said)
+        fprintf(stderr, "%s: the stalled scan has finished after %.0f s: snapshots go on\n", L->cmd,
+                clock_now() - scan_job_started(L->job));
+    L->stall_said = false;
+    int rc = scan_job_finish(L->job, s);
+    L->job = NULL;
+    L->stalled = false;
+    if (rc >= 0) {
+        L->last_scan_time = scan_wall_time(s);
+        return true;
+    }
+    char why[300];
+    snprintf(why, sizeof(why), "cannot watch pid %d: %s", (int)L->o->pid,
+             target_why((pid_t)L->o->pid, rc, s->target_state));
+    fprintf(stderr, "%s: %s\n", L->cmd, why);
+    if (L->store) {
+        events_recorder(&L->evs, evwatch_wall_now(), "stop", why);
+        emit_events(L);
+    }
+    scan_free(s);
+    L->rc = 1;
+    return false;
+}
+
+/* The scan under way has run past its limit: its stand-in into s. True
+ * when a stream shows the stand-in as its snapshot; false when the stall
+ * was told otherwise and s freed: by the recorder in a stalled record at
+ * its interval, by a one-shot snapshot on stderr. */
+static bool stand_in(struct loop *L, struct scan *s, bool on_time)
+{
+    L->stalled = true;
+    scan_stalled(s, &L->so, clock_now() - scan_job_started(L->job), scan_job_beacon(L->job));
+    if (L->store) {
+        /* No stand-in snapshot in the store: its empty lists would read as
+         * every mount and process gone. The stall is said at each interval
+         * while it lasts, as a stream's stand-in is (not for a death's own:
+         * the death was recorded, no scan can follow it), and on stderr
+         * when it begins. */
+        if (on_time) {
+            record_stall(L, s);
+            interval_done(L);
+        }
+    } else if (L->o->mode == MODE_ONCE) {
+        char *where = esc_term_dup(s->warn.msg[0]); /* it names a process */
+        fprintf(stderr, "shmwatch: %s\n", where);
+        free(where);
+        interval_done(L);
+    } else {
+        return true;
+    }
+    scan_free(s);
+    return false;
+}
+
+/* The snapshot of s (a complete scan, or a stream's stand-in) written, its
+ * reason "event" or "interval", then the events a complete scan tells
+ * (interval: its churn taken). False (L->rc set) when it cannot be written. */
+static bool show(struct loop *L, struct scan *s, bool complete, const char *reason, bool interval)
+{
+    struct ev_state cur = {0};
+    bool events = complete && L->events;
+    buf_reset(&L->out);
+    render(L, s, reason, events ? &cur : NULL);
+    double t = scan_wall_time(s);
+    bool ok = true;
+    if (!emit(L, &L->out, t)) {
+        /* A reader that closes the pipe ends a stream normally; any other
+         * failure to write (a full disk, /dev/full) is an error.
+         * write_atomically has said why it failed. */
+        L->rc = L->o->prometheus_file ? 1 : output_status(NULL, NULL);
+        ok = false;
+    } else if (events && !scan_events(L, s, &cur, t, interval)) {
+        L->rc = output_status(NULL, NULL);
+        ok = false;
+    }
+    ev_state_free(&cur);
+    return ok;
+}
+
+/* One turn of the loop: after the first, the wait for the next interval
+ * or (the recorder) a death; then the scan, its snapshot and its events.
+ * False when the run ends (L->rc its status). */
+static bool turn(struct loop *L, bool first)
+{
+    /* on_time: the interval has come (not only a death). by_event: the
+     * recorder's snapshot at once after a death, its reason "event" (also
+     * when the interval comes with it), when its scan begins now: a scan
+     * that stalled before the death ends as its interval's. interval: the
+     * snapshot counts as the interval's, its churn taken. */
+    bool on_time = true, by_event = false;
+    if (!first) {
+        if (!wait_until(L, L->next)) {
+            L->rc = output_status(NULL, NULL);
+            return false;
+        }
+        bool death = L->store && evwatch_take_death(&L->ew);
+        on_time = clock_now() >= L->next || !death;
+        by_event = death && !L->job;
+    }
+    bool interval = on_time || !by_event;
+    if (watch_stop_requested)
+        return false;
+    if (!L->job && !(L->job = scan_job_start(&L->so))) {
+        fprintf(stderr, "%s: cannot start the scan: %s\n", L->cmd, strerror(errno));
+        L->rc = 1;
+        return false;
+    }
+    struct scan s;
+    double limit = scan_stall_limit(L->o->interval);
+    double until = L->stalled ? clock_now() : scan_job_started(L->job) + limit;
+    bool complete = wait_scan(L->job, until);
+    if (complete) {
+        if (!finish_scan(L, &s))
+            return false;
+    } else if (watch_stop_requested) {
+        return false;
+    } else if (!stand_in(L, &s, on_time)) {
+        return true;
+    }
+    bool ok = show(L, &s, complete, by_event ? "event" : "interval", interval);
+    scan_free(&s);
+    if (ok && interval)
+        interval_done(L);
+    return ok;
 }
 
 int watch_run(const struct options *o, const struct config *cfg, struct store *store)
@@ -353,7 +482,8 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
     int irc = sysroot_open_system(&L.sys, pid);
     if (irc < 0) {
         if (pid)
-            say_target_failure(L.cmd, pid, irc, SCAN_TARGET_OK);
+            fprintf(stderr, "%s: cannot watch pid %d: %s\n", L.cmd, (int)pid,
+                    target_why(pid, irc, SCAN_TARGET_OK));
         else
             fprintf(stderr, "%s: cannot open /proc: %s\n", L.cmd, strerror(-irc));
         return 1;
@@ -364,129 +494,24 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
         .nmounts = cfg->mounts.n,
         .all = o->all,
     };
+    buf_init(&L.out);
+    buf_init(&L.line);
     L.events = store || (o->interval_set && o->count != 1 &&
                          (o->mode == MODE_JSON || o->prometheus_file));
     if (L.events)
         open_sources(&L);
-    if (store)
-        events_recorder(&L.evs, wall_now(), "start", "the recorder started");
-    double limit = scan_stall_limit(o->interval);
-    struct scan_job *job = NULL;
-    buf_init(&L.out);
-    buf_init(&L.line);
-    int rc = 0;
-    bool stalled = false;
-    if (L.evs.n && !emit_events(&L))
-        rc = output_status(NULL, NULL);
-    long long done = 0;
-    double next = 0;
-    for (bool first = true; rc == 0 && !watch_stop_requested && (o->count == 0 || done < o->count);
-         first = false) {
-        /* on_time: the interval has come (not only a death). by_event: the
-         * recorder's snapshot at once after a death, its reason "event"
-         * (also when the interval comes with it), when its scan begins
-         * now: a scan that stalled before the death ends as its
-         * interval's. interval: the snapshot counts as the interval's,
-         * its churn taken. */
-        bool on_time = true, by_event = false;
-        if (!first) {
-            if (!wait_until(&L, next)) {
-                rc = output_status(NULL, NULL);
-                break;
-            }
-            bool death = L.store && evwatch_take_death(&L.ew);
-            on_time = clock_now() >= next || !death;
-            by_event = death && !job;
-        }
-        bool interval = on_time || !by_event;
-        if (watch_stop_requested)
-            break;
-        if (!job && !(job = scan_job_start(&L.so))) {
-            fprintf(stderr, "%s: cannot start the scan: %s\n", L.cmd, strerror(errno));
-            rc = 1;
-            break;
-        }
-        struct scan s;
-        bool complete = false;
-        if (wait_scan(job, stalled ? clock_now() : scan_job_started(job) + limit)) {
-            if (L.stall_said)
-                fprintf(stderr, "%s: the stalled scan has finished after %.0f s: snapshots go on\n",
-                        L.cmd, clock_now() - scan_job_started(job));
-            L.stall_said = false;
-            int src = scan_job_finish(job, &s);
-            job = NULL;
-            stalled = false;
-            if (src < 0) {
-                say_target_failure(L.cmd, pid, src, s.target_state);
-                if (store) {
-                    char why[300];
-                    snprintf(why, sizeof(why), "cannot watch pid %d: %s", (int)pid,
-                             target_why(pid, src, s.target_state));
-                    events_recorder(&L.evs, wall_now(), "stop", why);
-                    emit_events(&L);
-                }
-                scan_free(&s);
-                rc = 1;
-                break;
-            }
-            complete = true;
-            L.last_scan_time = (double)s.time.tv_sec + (double)s.time.tv_nsec / 1e9;
-        } else if (watch_stop_requested) {
-            break;
-        } else {
-            stalled = true;
-            scan_stalled(&s, &L.so, clock_now() - scan_job_started(job), scan_job_beacon(job));
-            if (store) {
-                /* No stand-in snapshot in the store: its empty lists would
-                 * read as every mount and process gone. The stall is said
-                 * at each interval while it lasts, as a stream's stand-in
-                 * is (not for a death's own: the death was recorded, no
-                 * scan can follow it), and on stderr when it begins. */
-                if (on_time) {
-                    record_stall(&L, &s);
-                    done++;
-                    next = clock_now() + o->interval;
-                }
-                scan_free(&s);
-                continue;
-            }
-            if (o->mode == MODE_ONCE) {
-                char *where = esc_term_dup(s.warn.msg[0]); /* it names a process */
-                fprintf(stderr, "shmwatch: %s\n", where);
-                free(where);
-                scan_free(&s);
-                done++;
-                next = clock_now() + o->interval;
-                continue;
-            }
-        }
-        buf_reset(&L.out);
-        struct ev_state cur = {0};
-        render(&L, &s, by_event ? "event" : "interval", complete && L.events ? &cur : NULL);
-        double t = (double)s.time.tv_sec + (double)s.time.tv_nsec / 1e9;
-        if (!emit(&L, &L.out, t)) {
-            /* A reader that closes the pipe ends a stream normally; any other
-             * failure to write (a full disk, /dev/full) is an error.
-             * write_atomically has said why it failed. */
-            rc = o->prometheus_file ? 1 : output_status(NULL, NULL);
-            ev_state_free(&cur);
-            scan_free(&s);
-            break;
-        }
-        if (complete && L.events && !scan_events(&L, &s, &cur, t, interval)) {
-            rc = output_status(NULL, NULL);
-            scan_free(&s);
-            break;
-        }
-        ev_state_free(&cur);
-        scan_free(&s);
-        if (interval) {
-            done++;
-            next = clock_now() + o->interval;
-        }
+    if (store) {
+        /* After the sources' news; a record never ends the run. */
+        events_recorder(&L.evs, evwatch_wall_now(), "start", "the recorder started");
+        emit_events(&L);
     }
+    for (bool first = true; !watch_stop_requested && (o->count == 0 || L.done < o->count);
+         first = false)
+        if (!turn(&L, first))
+            break;
+    int rc = L.rc;
     if (store && rc == 0) {
-        events_recorder(&L.evs, wall_now(), "stop",
+        events_recorder(&L.evs, evwatch_wall_now(), "stop",
                         watch_stop_requested ? "the recorder was stopped" : "the recorder ended");
         emit_events(&L);
     }
@@ -498,13 +523,13 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
     event_list_free(&L.pending);
     death_counts_free(&L.deaths);
     evwatch_close(&L.ew);
-    if (stalled && rc == 0 && !store) /* the recorder's SIGTERM ends it well */
+    if (L.stalled && rc == 0 && !store) /* the recorder's SIGTERM ends it well */
         rc = 1;
-    if (job) {
+    if (L.job) {
         /* Its thread may never come back: exit without waiting for it (a
          * leak checker at exit would). The recorder's store is closed
          * first: every record it wrote is whole. */
-        scan_job_abandon(job);
+        scan_job_abandon(L.job);
         if (store)
             store_close(store);
         fflush(NULL);

@@ -29,21 +29,18 @@ int cmd_record(int argc, char **argv)
     o.mode = MODE_JSON;
     struct config cfg;
     char *err = NULL;
+    int rc = 2;
     if (settings_load(&o, &cfg, &err) != 0) {
         fprintf(stderr, "shmwatch record: %s\n", err);
         free(err);
-        config_free(&cfg);
-        options_free(&o);
-        return 2;
+        goto out;
     }
     char dflt[4096];
     const char *dir = o.dir ? o.dir : store_default_dir(dflt, sizeof(dflt));
     if (!dir) {
         fputs("shmwatch record: no directory for the store: HOME is not set; give --dir\n",
               stderr);
-        config_free(&cfg);
-        options_free(&o);
-        return 2;
+        goto out;
     }
     /* The settings record_max_size and record_max_age, which --max-size and
      * --max-age override (settings_load). */
@@ -54,19 +51,19 @@ int cmd_record(int argc, char **argv)
     char *header = recwrite_header(o.interval, o.pid, o.all);
     struct store *st = NULL;
     char msg[512];
-    int rc = store_open(dir, &lim, header, &st, msg, sizeof(msg));
+    rc = store_open(dir, &lim, header, &st, msg, sizeof(msg));
     free(header);
     if (rc < 0) {
         char *shown = esc_term_dup(msg);
         fprintf(stderr, "shmwatch record: %s\n", shown);
         free(shown);
-        config_free(&cfg);
-        options_free(&o);
-        return 1;
+        rc = 1;
+        goto out;
     }
     watch_catch_signals();
     rc = watch_run(&o, &cfg, st);
     store_close(st);
+out:
     config_free(&cfg);
     options_free(&o);
     return rc;

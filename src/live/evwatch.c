@@ -78,15 +78,6 @@ bool evwatch_take_death(struct evwatch *w)
     return d;
 }
 
-static void reported_add(struct evwatch *w, pid_t pid)
-{
-    if (w->nreported == w->reported_cap) {
-        w->reported_cap = w->reported_cap ? 2 * w->reported_cap : 64;
-        w->reported = xrealloc(w->reported, w->reported_cap * sizeof(*w->reported));
-    }
-    w->reported[w->nreported++] = pid;
-}
-
 static int pid_cmp(const void *a, const void *b)
 {
     pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
@@ -119,7 +110,7 @@ static void on_exits(struct evwatch *w, struct event_list *out)
         const struct ev_proc *p = ev_state_proc(&w->prev, e->pid);
         if (!p)
             continue;
-        reported_add(w, e->pid);
+        *VEC_PUSH(w->reported, w->nreported, w->reported_cap) = e->pid;
         double t = wall_of_mono(e->timestamp_ns);
         bool killed = WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGKILL;
         bool rose = false, known = false;
@@ -130,12 +121,9 @@ static void on_exits(struct evwatch *w, struct event_list *out)
             known = cgroup_read_oom_kills(w->sys, g->dir, g->version, &count) == 0;
             rose = known && g->known && count > g->kills;
         }
-        pid_t pid = p->pid;
-        char comm[16];
-        memcpy(comm, p->comm, sizeof(comm));
-        events_exit(&w->prev, pid, e->status, t, rose, out);
+        events_exit(&w->prev, p->pid, e->status, t, rose, out);
         if (killed && cg < w->prev.ncgroups)
-            events_oom(&w->prev, cg, known, count, pid, comm, t, out);
+            events_oom(&w->prev, cg, known, count, p->pid, p->comm, t, out);
         w->death = true;
         if (t > w->death_t)
             w->death_t = t;
@@ -148,28 +136,19 @@ int evwatch_wait(struct evwatch *w, double until, int ctl, struct event_list *ou
     double left = until - clock_now();
     if (left < 0)
         left = 0;
-    struct pollfd p[3];
-    int n = 0, icn = -1, isn = -1, ictl = -1;
-    if (w->cn >= 0) {
-        icn = n;
-        p[n++] = (struct pollfd){.fd = w->cn, .events = POLLIN};
-    }
-    if (w->sn.fd >= 0) {
-        isn = n;
-        p[n++] = (struct pollfd){.fd = w->sn.fd, .events = POLLIN};
-    }
-    if (ctl >= 0) {
-        ictl = n;
-        p[n++] = (struct pollfd){.fd = ctl, .events = POLLIN};
-    }
-    int r = poll(p, (nfds_t)n, (int)(left * 1000.0) + 1);
-    if (r <= 0)
+    /* poll passes over an fd of -1 (a source not open, no ctl). */
+    struct pollfd p[3] = {
+        {.fd = w->cn, .events = POLLIN},
+        {.fd = w->sn.fd, .events = POLLIN},
+        {.fd = ctl, .events = POLLIN},
+    };
+    if (poll(p, 3, (int)(left * 1000.0) + 1) <= 0)
         return 0;
-    if (icn >= 0 && p[icn].revents)
+    if (p[0].revents)
         on_exits(w, out);
-    if (isn >= 0 && p[isn].revents)
+    if (p[1].revents)
         shmnotify_read(&w->sn);
-    return ictl >= 0 && p[ictl].revents ? 1 : 0;
+    return p[2].revents ? 1 : 0;
 }
 
 /* Whether the scan of st read a process of this pid. */

@@ -40,7 +40,6 @@ char *recwrite_header(double interval_s, long long pid, bool all)
 
 int recwrite_put(struct store *st, double t, const struct buf *b, char *msg, size_t n)
 {
-    msg[0] = '\0';
     int rc = store_write(st, t, b->data, b->len, msg, n);
     if (rc == 0 && msg[0]) {
         /* The store made room by dropping its oldest file: recorded too. */

@@ -42,30 +42,25 @@ void event_list_free(struct event_list *l)
 
 static struct event *push(struct event_list *l, enum event_kind kind, double t)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 16;
-        l->items = xrealloc(l->items, l->cap * sizeof(*l->items));
-    }
-    struct event *e = &l->items[l->n++];
-    memset(e, 0, sizeof(*e));
+    struct event *e = VEC_PUSH(l->items, l->n, l->cap);
     e->kind = kind;
     e->t = t;
     return e;
 }
 
-void events_recorder(struct event_list *out, double t, const char *what, const char *detail)
+struct event *events_recorder(struct event_list *out, double t, const char *what,
+                              const char *detail)
 {
     struct event *e = push(out, EV_RECORDER, t);
     e->what = what;
     e->detail = dup_or_null(detail);
+    return e;
 }
 
 void events_stalled(struct event_list *out, double t, const char *detail, double stalled_s,
                     pid_t pid, int fd)
 {
-    struct event *e = push(out, EV_RECORDER, t);
-    e->what = "stalled";
-    e->detail = dup_or_null(detail);
+    struct event *e = events_recorder(out, t, "stalled", detail);
     e->stalled_s = stalled_s;
     e->stalled_pid = pid;
     e->stalled_fd = fd;
@@ -113,21 +108,24 @@ enum fill_level fill_level_of(double used_pct, double warn_pct, double crit_pct)
 
 /* --- The facts of one model ------------------------------------------ */
 
-/* The index in st of the cgroup read from dir, added when new. */
+static const struct ev_cgroup *cgroup_in(const struct ev_state *st, const char *dir)
+{
+    for (size_t i = 0; i < st->ncgroups; i++)
+        if (strcmp(st->cgroups[i].dir, dir) == 0)
+            return &st->cgroups[i];
+    return NULL;
+}
+
+/* The index in st of the cgroup read from cg->dir, added when new. */
 static size_t cgroup_index(struct ev_state *st, size_t *cap, const struct cgroup_info *cg,
                            const struct container_info *ci)
 {
     if (!cg || !cg->present || !cg->dir)
         return SIZE_MAX;
-    for (size_t i = 0; i < st->ncgroups; i++)
-        if (strcmp(st->cgroups[i].dir, cg->dir) == 0)
-            return i;
-    if (st->ncgroups == *cap) {
-        *cap = *cap ? 2 * *cap : 8;
-        st->cgroups = xrealloc(st->cgroups, *cap * sizeof(*st->cgroups));
-    }
-    struct ev_cgroup *g = &st->cgroups[st->ncgroups];
-    memset(g, 0, sizeof(*g));
+    const struct ev_cgroup *known = cgroup_in(st, cg->dir);
+    if (known)
+        return (size_t)(known - st->cgroups);
+    struct ev_cgroup *g = VEC_PUSH(st->cgroups, st->ncgroups, *cap);
     g->path = dup_or_null(cg->path ? cg->path : cg->dir);
     g->dir = xstrdup(cg->dir);
     g->version = cg->version;
@@ -135,7 +133,7 @@ static size_t cgroup_index(struct ev_state *st, size_t *cap, const struct cgroup
     g->kills = cg->oom_kills;
     g->ctr_id = dup_or_null(ci ? ci->id : NULL);
     g->ctr_name = dup_or_null(ci ? ci->name : NULL);
-    return st->ncgroups++;
+    return st->ncgroups - 1;
 }
 
 static const struct node_ctr *ctr_of(const struct model *m, size_t ctr)
@@ -181,9 +179,7 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
     for (size_t i = 0; i < pl->n; i++) {
         if (pl->items[i].state == 'Z' || pl->items[i].state == 'X')
             continue; /* a zombie has ended: its parent has not reaped it yet */
-        st->alive[st->nalive].pid = pl->items[i].pid;
-        st->alive[st->nalive].start_ticks = pl->items[i].start_ticks;
-        st->nalive++;
+        st->alive[st->nalive++] = (struct ev_alive){pl->items[i].pid, pl->items[i].start_ticks};
     }
 
     size_t nm = model_nmounts(m);
@@ -236,18 +232,27 @@ void ev_state_free(struct ev_state *st)
     memset(st, 0, sizeof(*st));
 }
 
-static int ev_proc_cmp(const void *a, const void *b)
+/* Orders pids, and the records that begin with one (ev_proc, ev_alive). */
+_Static_assert(offsetof(struct ev_proc, pid) == 0 && offsetof(struct ev_alive, pid) == 0,
+               "pid_cmp reads a record's pid at its start");
+static int pid_cmp(const void *a, const void *b)
 {
-    pid_t x = ((const struct ev_proc *)a)->pid, y = ((const struct ev_proc *)b)->pid;
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
     return (x > y) - (x < y);
 }
 
+/* The element of pid in base (n elements of size bytes, sorted by their
+ * leading pid), NULL for none. */
+static const void *find_pid(const void *base, size_t n, size_t size, pid_t pid)
+{
+    return n ? bsearch(&pid, base, n, size, pid_cmp) : NULL;
+}
+
+/* Whether the scan of st read the process of this pid and start. */
 static bool ev_state_lists(const struct ev_state *st, pid_t pid, unsigned long long start)
 {
-    for (size_t i = 0; i < st->nalive; i++)
-        if (st->alive[i].pid == pid)
-            return st->alive[i].start_ticks == start;
-    return false;
+    const struct ev_alive *a = find_pid(st->alive, st->nalive, sizeof(*a), pid);
+    return a && a->start_ticks == start;
 }
 
 static const struct ev_mount *mount_in(const struct ev_state *st, const char *id)
@@ -279,8 +284,8 @@ void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
         cur->procs = xrealloc(cur->procs, (n + 1) * sizeof(*cur->procs));
         struct ev_proc *c = &cur->procs[n++];
         *c = *p;
-        c->ctr_id = p->ctr_id ? xstrdup(p->ctr_id) : NULL;
-        c->ctr_name = p->ctr_name ? xstrdup(p->ctr_name) : NULL;
+        c->ctr_id = dup_or_null(p->ctr_id);
+        c->ctr_name = dup_or_null(p->ctr_name);
         c->cg = SIZE_MAX;
         const char *path = p->cg < prev->ncgroups ? prev->cgroups[p->cg].path : NULL;
         for (size_t g = 0; path && g < cur->ncgroups; g++)
@@ -289,7 +294,7 @@ void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
     }
     if (n != cur->nprocs) {
         cur->nprocs = n;
-        qsort(cur->procs, n, sizeof(*cur->procs), ev_proc_cmp);
+        qsort(cur->procs, n, sizeof(*cur->procs), pid_cmp);
     }
     /* A mount keeps the container it was seen with when a scan names none:
      * one that reads it while the container's last processes exit finds
@@ -305,33 +310,15 @@ void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
 
 const struct ev_proc *ev_state_proc(const struct ev_state *st, pid_t pid)
 {
-    size_t lo = 0, hi = st->nprocs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (st->procs[mid].pid == pid)
-            return &st->procs[mid];
-        if (st->procs[mid].pid < pid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    return find_pid(st->procs, st->nprocs, sizeof(*st->procs), pid);
 }
 
+/* Whether the scan of st still read p: its pid, and its start where both
+ * know it. */
 static bool alive_in(const struct ev_state *st, const struct ev_proc *p)
 {
-    size_t lo = 0, hi = st->nalive;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (st->alive[mid].pid == p->pid)
-            return st->alive[mid].start_ticks == p->start_ticks || !p->start_ticks ||
-                   !st->alive[mid].start_ticks;
-        if (st->alive[mid].pid < p->pid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
+    const struct ev_alive *a = find_pid(st->alive, st->nalive, sizeof(*a), p->pid);
+    return a && (a->start_ticks == p->start_ticks || !p->start_ticks || !a->start_ticks);
 }
 
 /* --- Deriving events ------------------------------------------------- */
@@ -370,6 +357,18 @@ bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, boo
     return true;
 }
 
+/* An oom_kill event of cgroup g: kills more than it counted before. */
+static struct event *oom_event(const struct ev_cgroup *g, uint64_t kills, double t,
+                               struct event_list *out)
+{
+    struct event *e = push(out, EV_OOM_KILL, t);
+    e->cgroup = dup_or_null(g->path);
+    e->container = dup_or_null(g->ctr_id);
+    e->container_name = dup_or_null(g->ctr_name);
+    e->kills = kills;
+    return e;
+}
+
 bool events_oom(struct ev_state *st, size_t ci, bool known, uint64_t count, pid_t victim,
                 const char *victim_comm, double t, struct event_list *out)
 {
@@ -378,11 +377,7 @@ bool events_oom(struct ev_state *st, size_t ci, bool known, uint64_t count, pid_
     struct ev_cgroup *g = &st->cgroups[ci];
     bool rose = known && g->known && count > g->kills;
     if (rose) {
-        struct event *e = push(out, EV_OOM_KILL, t);
-        e->cgroup = dup_or_null(g->path);
-        e->container = dup_or_null(g->ctr_id);
-        e->container_name = dup_or_null(g->ctr_name);
-        e->kills = count - g->kills;
+        struct event *e = oom_event(g, count - g->kills, t, out);
         e->victim = victim;
         if (victim_comm)
             snprintf(e->victim_comm, sizeof(e->victim_comm), "%s", victim_comm);
@@ -393,29 +388,6 @@ bool events_oom(struct ev_state *st, size_t ci, bool known, uint64_t count, pid_
     if (known)
         g->kills = count;
     return rose;
-}
-
-static bool reported_has(const pid_t *r, size_t n, pid_t pid)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r[mid] == pid)
-            return true;
-        if (r[mid] < pid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
-}
-
-static const struct ev_cgroup *cgroup_in(const struct ev_state *st, const char *dir)
-{
-    for (size_t i = 0; i < st->ncgroups; i++)
-        if (strcmp(st->cgroups[i].dir, dir) == 0)
-            return &st->cgroups[i];
-    return NULL;
 }
 
 static struct event *mount_event(enum event_kind kind, const struct ev_mount *mt, double t,
@@ -435,18 +407,13 @@ void events_scan(const struct ev_state *prev, const struct ev_state *cur, const 
     if (prev->valid) {
         for (size_t i = 0; i < prev->nprocs; i++) {
             const struct ev_proc *p = &prev->procs[i];
-            if (!alive_in(cur, p) && !reported_has(reported, nreported, p->pid))
+            if (!alive_in(cur, p) && !find_pid(reported, nreported, sizeof(*reported), p->pid))
                 exit_event(p, t, out);
         }
         for (size_t i = 0; i < cur->ncgroups; i++) {
             const struct ev_cgroup *g = &cur->cgroups[i], *was = cgroup_in(prev, g->dir);
-            if (!was || !was->known || !g->known || g->kills <= was->kills)
-                continue;
-            struct event *e = push(out, EV_OOM_KILL, t);
-            e->cgroup = dup_or_null(g->path);
-            e->container = dup_or_null(g->ctr_id);
-            e->container_name = dup_or_null(g->ctr_name);
-            e->kills = g->kills - was->kills;
+            if (was && was->known && g->known && g->kills > was->kills)
+                oom_event(g, g->kills - was->kills, t, out);
         }
         /* Gone first: a device taken again by a new tmpfs goes, then comes. */
         for (size_t i = 0; i < prev->nmounts; i++)
@@ -459,9 +426,8 @@ void events_scan(const struct ev_state *prev, const struct ev_state *cur, const 
             const struct ev_mount *mt = &cur->mounts[i], *was = same_mount_in(prev, mt);
             if (!mt->size_known || (was && was->size_known && was->level == mt->level))
                 continue;
-            if (!was && mt->level == FILL_OK)
-                continue; /* a new mount is news at a level above ok only */
-            if (was && !was->size_known && mt->level == FILL_OK)
+            /* A new mount, or one whose size was not known, is news above ok only. */
+            if ((!was || !was->size_known) && mt->level == FILL_OK)
                 continue;
             struct event *e = mount_event(EV_FILL, mt, t, out);
             e->used = mt->used;
@@ -502,12 +468,7 @@ void death_counts_add(struct death_counts *c, const struct event_list *l)
                 strcmp(c->items[k].container, ctr) == 0)
                 d = &c->items[k];
         if (!d) {
-            if (c->n == c->cap) {
-                c->cap = c->cap ? 2 * c->cap : 8;
-                c->items = xrealloc(c->items, c->cap * sizeof(*c->items));
-            }
-            d = &c->items[c->n++];
-            memset(d, 0, sizeof(*d));
+            d = VEC_PUSH(c->items, c->n, c->cap);
             snprintf(d->signal, sizeof(d->signal), "%s", sig);
             d->role = e->role;
             d->container = xstrdup(ctr);

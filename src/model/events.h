@@ -64,8 +64,9 @@ struct event_list {
 void event_clear(struct event *e);
 void event_list_clear(struct event_list *l);
 void event_list_free(struct event_list *l);
-/* A recorder event (what: a literal) with its sentence. */
-void events_recorder(struct event_list *out, double t, const char *what, const char *detail);
+/* A recorder event (what: a literal) with its sentence: the new last of out. */
+struct event *events_recorder(struct event_list *out, double t, const char *what,
+                              const char *detail);
 /* The recorder's "stalled" event: its scan has run stalled_s seconds,
  * reading fd (-1: none) of pid (0: not known); detail says it. */
 void events_stalled(struct event_list *out, double t, const char *detail, double stalled_s,

@@ -36,22 +36,21 @@ static const char *size_of(char *dst, size_t n, uint64_t part, uint64_t whole)
 }
 
 /* "worker 1234 of main 1200", "main 1200 (python3)", "process 77 (sleep)". */
-static int who(const struct event *e, char *dst, size_t n)
+static void who(const struct event *e, char *dst, size_t n)
 {
     /* The roles in words (the JSON's names are tokens: orphan_worker). */
     const char *role = e->role == ROLE_SHM_MANAGER     ? "shm manager"
                        : e->role == ROLE_ORPHAN_WORKER ? "orphaned worker"
+                       : e->role == ROLE_NONE          ? "process"
                                                        : proc_role_name(e->role);
-    int len;
-    if (e->role == ROLE_WORKER || e->role == ROLE_SHM_MANAGER || e->role == ROLE_ORPHAN_WORKER)
-        len = e->group ? snprintf(dst, n, "%s %d of main %d", role, (int)e->pid, (int)e->group)
-                       : snprintf(dst, n, "%s %d", role, (int)e->pid);
-    else if (e->role == ROLE_MAIN)
-        len = snprintf(dst, n, "main %d (%s)", (int)e->pid, e->comm);
+    bool of_main =
+        e->role == ROLE_WORKER || e->role == ROLE_SHM_MANAGER || e->role == ROLE_ORPHAN_WORKER;
+    if (of_main && e->group)
+        snprintf(dst, n, "%s %d of main %d", role, (int)e->pid, (int)e->group);
+    else if (of_main)
+        snprintf(dst, n, "%s %d", role, (int)e->pid);
     else
-        len = snprintf(dst, n, "%s %d (%s)", e->role == ROLE_NONE ? "process" : role,
-                       (int)e->pid, e->comm);
-    return len;
+        snprintf(dst, n, "%s %d (%s)", role, (int)e->pid, e->comm);
 }
 
 const char *evline_text(const struct event *e, const struct ev_mount *mt, char *dst, size_t n)

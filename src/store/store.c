@@ -190,22 +190,22 @@ static int open_dir(const char *dir, const char *shown, char *msg, size_t n)
                            : strerror(err));
         return -err;
     }
-    int rc = fstat(dfd, &st) != 0 ? -errno : 0;
-    if (rc == 0 && st.st_uid != geteuid()) {
+    int rc = 0;
+    if (fstat(dfd, &st) != 0) {
+        rc = -errno;
+        say(msg, n, "%s: %s", shown, strerror(-rc));
+    } else if (st.st_uid != geteuid()) {
         say(msg, n, "%s: %s (uid %u)", shown, safefile_strerror(SAFEFILE_EOWNER),
             (unsigned)st.st_uid);
         rc = -EPERM;
-    } else if (rc == 0 && (st.st_mode & (S_IWGRP | S_IWOTH))) {
+    } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
         say(msg, n, "%s: refused: writable by group or others (chmod go-w)", shown);
         rc = -EPERM;
-    } else if (rc < 0) {
-        say(msg, n, "%s: %s", shown, strerror(-rc));
     }
-    if (rc < 0) {
-        close(dfd);
-        return rc;
-    }
-    return dfd;
+    if (rc == 0)
+        return dfd;
+    close(dfd);
+    return rc;
 }
 
 /* The lock file: flock'ed for the recorder's life, its pid inside. */
@@ -215,14 +215,13 @@ static int take_lock(struct store *st, char *msg, size_t n)
     struct stat sb;
     int rc = fd < 0 ? -errno : fstat(fd, &sb) != 0 ? -errno : safefile_check(&sb, geteuid());
     if (rc < 0) {
-        say(msg, n, "%s/lock: %s", st->dir, safefile_strerror(rc == -ELOOP ? SAFEFILE_ESYMLINK : -rc));
-        if (fd >= 0)
-            close(fd);
-        return rc;
+        say(msg, n, "%s/lock: %s", st->dir,
+            safefile_strerror(rc == -ELOOP ? SAFEFILE_ESYMLINK : -rc));
+        goto fail;
     }
+    char text[24] = "";
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
-        char text[24] = "";
         ssize_t got = pread(fd, text, sizeof(text) - 1, 0);
         long pid = got > 0 ? strtol(text, NULL, 10) : 0;
         if (rc == -EBUSY && pid > 0)
@@ -231,19 +230,20 @@ static int take_lock(struct store *st, char *msg, size_t n)
             say(msg, n, "%s is being recorded by another process", st->dir);
         else
             say(msg, n, "%s/lock: %s", st->dir, strerror(-rc));
-        close(fd);
-        return rc;
+        goto fail;
     }
-    char text[24];
     int len = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
     if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)len, 0) != len) {
         rc = -errno;
         say(msg, n, "%s/lock: %s", st->dir, strerror(errno));
-        close(fd);
-        return rc;
+        goto fail;
     }
     st->lockfd = fd;
     return 0;
+fail:
+    if (fd >= 0)
+        close(fd);
+    return rc;
 }
 
 int store_open(const char *dir, const struct store_limits *lim, const char *header,
@@ -361,18 +361,16 @@ static int rotate(struct store *st, double t)
         return -errno;
     char when[RFC3339_LEN];
     rfc3339_format(when, sizeof(when), t);
-    struct buf h;
-    buf_init(&h);
-    buf_printf(&h, "{\"recording\":1,\"time\":\"%s\"%s%s}\n", when, st->header[0] ? "," : "",
-               st->header);
+    char *h = str_printf("{\"recording\":1,\"time\":\"%s\"%s%s}\n", when, st->header[0] ? "," : "",
+                         st->header);
     int old = st->fd;
     st->fd = fd;
     struct sfile *f = VEC_PUSH(st->files, st->nfiles, st->cap);
     snprintf(f->name, sizeof(f->name), "%s", name);
     f->start = (double)whole;
     f->seq = seq;
-    int rc = put(st, h.data, h.len);
-    buf_free(&h);
+    int rc = put(st, h, strlen(h));
+    free(h);
     if (rc < 0) {
         /* The file holds no header: it goes, and the old one stays current. */
         unlinkat(st->dfd, name, 0);
@@ -404,8 +402,8 @@ int store_write(struct store *st, double t, const char *line, size_t len, char *
     buf_addc(&st->line, '\n');
     int rc = append(st, t);
     if (rc == -ENOSPC || rc == -EDQUOT) {
-        char oldest[STORE_NAME_MAX] = "";
-        if (st->nfiles > (st->fd >= 0 ? 1u : 0u))
+        char oldest[STORE_NAME_MAX] = ""; /* the file drop_oldest drops */
+        if (st->nfiles)
             snprintf(oldest, sizeof(oldest), "%s", st->files[0].name);
         if (!drop_oldest(st)) {
             say(msg, n, "%s: disk full, and no older file to drop: a record lost", st->dir);
@@ -473,18 +471,24 @@ static const char *plain_string(const char *p, const char *end, char *out, size_
 
 enum line_kind { LINE_BAD, LINE_HEADER, LINE_SNAPSHOT, LINE_EVENT };
 
+/* A member's key at p (after blanks) into key: the start of its value,
+ * NULL when p holds no key and colon. */
+static const char *member(const char *p, const char *end, char *key, size_t n)
+{
+    p = plain_string(skip_ws(p, end), end, key, n);
+    if (!p || (p = skip_ws(p, end)) >= end || *p != ':')
+        return NULL;
+    return skip_ws(p + 1, end);
+}
+
 /* A line's kind, time and event kind from its first two members. */
 static enum line_kind read_start(const char *p, const char *end, double *t, char *event, size_t en)
 {
     char key[16], when[48];
     enum line_kind kind;
     p = skip_ws(p, end);
-    if (p >= end || *p != '{')
+    if (p >= end || *p != '{' || !(p = member(p + 1, end, key, sizeof(key))))
         return LINE_BAD;
-    p = plain_string(skip_ws(p + 1, end), end, key, sizeof(key));
-    if (!p || (p = skip_ws(p, end)) >= end || *p != ':')
-        return LINE_BAD;
-    p = skip_ws(p + 1, end);
     event[0] = '\0';
     if (!strcmp(key, "event")) {
         kind = LINE_EVENT;
@@ -501,12 +505,9 @@ static enum line_kind read_start(const char *p, const char *end, double *t, char
         return LINE_BAD;
     }
     p = skip_ws(p, end);
-    if (p >= end || *p != ',')
+    if (p >= end || *p != ',' || !(p = member(p + 1, end, key, sizeof(key))) || strcmp(key, "time"))
         return LINE_BAD;
-    p = plain_string(skip_ws(p + 1, end), end, key, sizeof(key));
-    if (!p || strcmp(key, "time") || (p = skip_ws(p, end)) >= end || *p != ':')
-        return LINE_BAD;
-    p = plain_string(skip_ws(p + 1, end), end, when, sizeof(when));
+    p = plain_string(p, end, when, sizeof(when));
     if (!p || !rfc3339_parse(when, t))
         return LINE_BAD;
     return kind;
@@ -520,26 +521,23 @@ static char *slurp(int dfd, const char *name, size_t *len)
         return NULL;
     struct buf b;
     buf_init(&b);
-    for (;;) {
+    ssize_t r;
+    do {
         buf_reserve(&b, 1 << 16);
-        ssize_t r = read(fd, b.data + b.len, b.cap - b.len - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            int err = errno;
-            close(fd);
-            if (r < 0) {
-                buf_free(&b);
-                errno = err;
-                return NULL;
-            }
-            break;
-        }
-        b.len += (size_t)r;
-        b.data[b.len] = '\0';
+        r = read(fd, b.data + b.len, b.cap - b.len - 1);
+        if (r > 0)
+            b.len += (size_t)r;
+    } while (r > 0 || (r < 0 && errno == EINTR));
+    int err = errno;
+    close(fd);
+    if (r < 0) {
+        buf_free(&b);
+        errno = err;
+        return NULL;
     }
+    b.data[b.len] = '\0';
     *len = b.len;
-    return b.data ? buf_steal(&b) : xstrdup("");
+    return buf_steal(&b);
 }
 
 static void warn(struct store_index *ix, size_t *cap, const char *fmt, ...)
@@ -607,30 +605,11 @@ static int entry_cmp(const void *a, const void *b)
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-int store_index_load(const char *dir, double from, double to, struct store_index *ix, char *msg,
-                     size_t n)
+/* The lines of the store's files (dfd, in time order) that fall in the
+ * window from..to into ix, sorted by time. */
+static void index_window(struct store_index *ix, int dfd, const struct sfile *files, size_t nfiles,
+                         double from, double to, const char *shown)
 {
-    say(msg, n, "%s", "");
-    memset(ix, 0, sizeof(*ix));
-    ix->dir = xstrdup(dir);
-    char *shown = esc_term_dup(dir);
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    struct sfile *files = NULL;
-    size_t nfiles = 0;
-    int rc = dfd < 0 ? -errno : list_files(dfd, &files, &nfiles);
-    if (rc < 0) {
-        say(msg, n, "cannot read the recording %s: %s", shown, strerror(-rc));
-    } else if (!nfiles) {
-        say(msg, n, "%s: nothing recorded (no YYYYMMDDTHHMMSSZ.jsonl files)", shown);
-        rc = -ENOENT;
-    }
-    if (rc < 0) {
-        if (dfd >= 0)
-            close(dfd);
-        free(shown);
-        store_index_free(ix);
-        return rc;
-    }
     ix->files = xcalloc(nfiles, sizeof(*ix->files));
     ix->nfiles = nfiles;
     for (size_t i = 0; i < nfiles; i++)
@@ -654,12 +633,36 @@ int store_index_load(const char *dir, double from, double to, struct store_index
         index_file(ix, &icap, &wcap, (uint32_t)i, data, len, from, to, shown);
         free(data);
     }
-    close(dfd);
-    free(files);
-    free(shown);
     if (ix->n)
         qsort(ix->items, ix->n, sizeof(*ix->items), entry_cmp);
-    return 0;
+}
+
+int store_index_load(const char *dir, double from, double to, struct store_index *ix, char *msg,
+                     size_t n)
+{
+    say(msg, n, "%s", "");
+    memset(ix, 0, sizeof(*ix));
+    ix->dir = xstrdup(dir);
+    char *shown = esc_term_dup(dir);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct sfile *files = NULL;
+    size_t nfiles = 0;
+    int rc = dfd < 0 ? -errno : list_files(dfd, &files, &nfiles);
+    if (rc < 0) {
+        say(msg, n, "cannot read the recording %s: %s", shown, strerror(-rc));
+    } else if (!nfiles) {
+        say(msg, n, "%s: nothing recorded (no YYYYMMDDTHHMMSSZ.jsonl files)", shown);
+        rc = -ENOENT;
+    } else {
+        index_window(ix, dfd, files, nfiles, from, to, shown);
+    }
+    if (rc < 0)
+        store_index_free(ix);
+    if (dfd >= 0)
+        close(dfd);
+    free(files);
+    free(shown);
+    return rc;
 }
 
 char *store_index_read(const struct store_index *ix, size_t i, char *msg, size_t n)
@@ -670,32 +673,32 @@ char *store_index_read(const struct store_index *ix, size_t i, char *msg, size_t
     }
     const struct store_entry *e = &ix->items[i];
     char *path = str_printf("%s/%s", ix->dir, ix->files[e->file]);
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     char *line = xmalloc((size_t)e->len + 1);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int err = errno;
     ssize_t got = -1;
     if (fd >= 0) {
         do
             got = pread(fd, line, e->len, (off_t)e->offset);
         while (got < 0 && errno == EINTR);
-    }
-    int err = errno;
-    if (fd >= 0)
+        err = errno;
         close(fd);
-    if (got != (ssize_t)e->len || (e->len && line[0] != '{')) {
-        char *shown = esc_term_dup(path);
-        if (got < 0)
-            say(msg, n, "%s: %s", shown, strerror(err));
-        else
-            say(msg, n, "%s: offset %llu: the record changed since it was read (dropped?)", shown,
-                (unsigned long long)e->offset);
-        free(shown);
-        free(line);
-        free(path);
-        return NULL;
     }
-    line[e->len] = '\0';
+    if (got == (ssize_t)e->len && (!e->len || line[0] == '{')) {
+        line[e->len] = '\0';
+        free(path);
+        return line;
+    }
+    char *shown = esc_term_dup(path);
+    if (got < 0)
+        say(msg, n, "%s: %s", shown, strerror(err));
+    else
+        say(msg, n, "%s: offset %llu: the record changed since it was read (dropped?)", shown,
+            (unsigned long long)e->offset);
+    free(shown);
+    free(line);
     free(path);
-    return line;
+    return NULL;
 }
 
 void store_index_free(struct store_index *ix)

@@ -11,21 +11,16 @@
 /* "HH:MM" or "HH:MM:SS" of the local day of now. */
 static bool clock_today(const char *s, double now, double *t)
 {
-    int h, m, sec = 0, used = 0;
     size_t len = strlen(s);
-    if (len == 5) {
-        if (sscanf(s, "%2d:%2d%n", &h, &m, &used) != 2)
-            return false;
-    } else if (len == 8) {
-        if (sscanf(s, "%2d:%2d:%2d%n", &h, &m, &sec, &used) != 3)
-            return false;
-    } else {
+    if (len != 5 && len != 8)
         return false;
-    }
     for (size_t i = 0; i < len; i++)
         if ((i == 2 || i == 5) ? s[i] != ':' : (s[i] < '0' || s[i] > '9'))
             return false;
-    if ((size_t)used != len || h > 23 || m > 59 || sec > 59)
+    /* Two digits each, as checked: "HH:MM" leaves sec 0. */
+    int h = 0, m = 0, sec = 0;
+    sscanf(s, "%2d:%2d:%2d", &h, &m, &sec);
+    if (h > 23 || m > 59 || sec > 59)
         return false;
     time_t day = (time_t)now;
     struct tm tm;
