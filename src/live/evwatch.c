@@ -226,8 +226,9 @@ void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_
     ev_state_carry(&cur, &w->prev);
     free(ch);
     /* The newer window becomes the older one. A pid of the older one stays
-     * while the scan still lists it (a zombie its parent has not reaped):
-     * its death was told, and its going at a later scan is no second one. */
+     * while the scan still lists it (the scan read it before it exited; a
+     * zombie is not listed): its death was told, and its going at a later
+     * scan is no second one. */
     size_t keep = 0;
     for (size_t i = 0; i < w->nolder; i++)
         if (still_listed(&cur, w->reported[i]))
