@@ -370,9 +370,30 @@ const char *jd_getstr(const struct jd *v, const char *key, const char *dflt)
     return jd_str(jd_get(v, key), dflt);
 }
 
-bool jd_isnull(const struct jd *v)
+bool jd_getbool(const struct jd *v, const char *key, bool dflt)
 {
-    return v && v->type == JD_NULL;
+    return jd_bool(jd_get(v, key), dflt);
+}
+
+bool jd_has(const struct jd *v, const char *key, enum jd_type type)
+{
+    return jd_is(jd_get(v, key), type);
+}
+
+char *jd_strdup(const struct jd *v)
+{
+    const char *s = jd_str(v, NULL);
+    return s ? xstrdup(s) : NULL;
+}
+
+bool jd_is(const struct jd *v, enum jd_type type)
+{
+    return v && v->type == type;
+}
+
+size_t jd_len(const struct jd *v)
+{
+    return jd_is(v, JD_ARR) ? v->n : 0;
 }
 
 const char jsonget_first[] = "[0]";
@@ -382,9 +403,8 @@ static bool string_at(const struct jd *v, const char *const *path, size_t npath,
 {
     for (size_t i = 0; v && i < npath; i++)
         v = path[i] == JSONGET_FIRST ? jd_at(v, 0) : jd_get(v, path[i]);
-    const char *s = jd_str(v, NULL);
-    *out = s ? xstrdup(s) : NULL;
-    return s != NULL;
+    *out = jd_strdup(v);
+    return *out != NULL;
 }
 
 bool jsonget_string(const char *text, size_t len, const char *const *path, size_t npath, char **out)
