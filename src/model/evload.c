@@ -63,9 +63,10 @@ int evload_build(const struct jd *doc, double t, struct event *e, char *err, siz
     while (kind && k < nkinds && strcmp(kind, kinds[k].name) != 0)
         k++;
     if (!kind || k == nkinds) {
-        snprintf(err, n, "%s", !obj    ? "not a JSON object"
-                               : !kind ? "no \"event\" member: not an event"
-                                       : "an event of a kind not known here");
+        snprintf(err, n, "%s",
+                 !obj    ? "not a JSON object"
+                 : !kind ? "no \"event\" member: not an event"
+                         : "an event of a kind not known here");
         return -EINVAL;
     }
     e->kind = kinds[k].kind;

@@ -94,9 +94,8 @@ static void budget_load(const struct jd *v, struct budget *b)
         b->loader_batches = u64(ld, "batches_in_flight");
         b->loader_prefetch = u64(ld, "prefetch_factor");
         b->fit_workers_shm = u64(ld, "workers_fit_shm");
-        b->fit_workers_limit = jd_has(ld, "workers_fit_limit", JD_NUM)
-                                   ? u64(ld, "workers_fit_limit")
-                                   : UINT64_MAX;
+        b->fit_workers_limit =
+            jd_has(ld, "workers_fit_limit", JD_NUM) ? u64(ld, "workers_fit_limit") : UINT64_MAX;
     }
     b->oom_recent = u64(v, "oom_kills_recent");
 }
@@ -154,8 +153,8 @@ static void shm_mount_load(const struct jd *o, struct shm_mount *mt)
  * and gives the cgroup of the owner: a mount no container sees is the
  * host's, as is one whose cgroup is the watched world's own, top
  * (--ipc=host); else its first container owns it. */
-static void node_mount_load(const struct jd *o, const struct cgroup_info *top,
-                            struct scan_node *nd, struct node_mount *nm)
+static void node_mount_load(const struct jd *o, const struct cgroup_info *top, struct scan_node *nd,
+                            struct node_mount *nm)
 {
     snprintf(nm->id, sizeof(nm->id), "%s", jd_getstr(o, "id", ""));
     const struct jd *cs = jd_get(o, "containers");
@@ -321,8 +320,8 @@ static void groups_load(const struct jd *groups, const struct scan *s, struct mo
 }
 
 /* A segment's holders, hs, in m's pool from *used on. */
-static void holders_load(const struct jd *hs, const struct scan *s, struct model *m,
-                         size_t *used, struct segment *sg)
+static void holders_load(const struct jd *hs, const struct scan *s, struct model *m, size_t *used,
+                         struct segment *sg)
 {
     sg->holders = &m->holder_pool[*used];
     for (size_t k = 0; k < jd_len(hs); k++) {
@@ -381,8 +380,7 @@ static void segments_load(const struct jd *segs, struct scan *s, struct model *m
     size_t used = 0;
     for (size_t i = 0; i < n; i++) {
         const struct jd *o = jd_at(segs, i);
-        size_t mount =
-            mount_index(s, jd_getstr(o, "mount_id", NULL), jd_getstr(o, "mount", NULL));
+        size_t mount = mount_index(s, jd_getstr(o, "mount_id", NULL), jd_getstr(o, "mount", NULL));
         if (mount == SIZE_MAX)
             continue; /* a segment of no listed mount: nothing shows it */
         struct segment *sg = &m->segs[m->nsegs++];
