@@ -303,13 +303,11 @@ void replay_events(struct ui *u)
         first--;
         k += is_event(r, first);
     }
-    struct poller_event *items = xcalloc(k ? k : 1, sizeof(*items));
-    size_t n = 0;
-    for (size_t i = first; i <= m && i < r->ix.n; i++)
+    u->evlog.n = 0;
+    u->dirty = true;
+    for (size_t i = first; i <= m; i++)
         if (is_event(r, i))
-            items[n++] = *told(u, i);
-    evlog_set(u, items, n);
-    free(items);
+            evlog_add(u, told(u, i));
 }
 
 int replay_open(const char *dir, bool at_set, double at, struct replay **out, struct snap **first,
