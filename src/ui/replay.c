@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <time.h>
-#include <wctype.h>
 
 #include "model/events.h"
 #include "model/evline.h"
@@ -417,16 +416,22 @@ void replay_show(struct ui *u, struct snap *s, size_t entry, bool onward)
     u->dirty = true;
 }
 
-/* Shows snapshot entry i; false (said) when it cannot be read. */
-static bool go(struct ui *u, size_t i, bool onward)
+/* Shows snapshot entry i (read unless it is the one shown) with the
+ * events up to entry pos; false (said) when it cannot be read. */
+static bool go(struct ui *u, size_t i, size_t pos, bool onward)
 {
-    char err[512];
-    struct snap *s = replay_read(u->replay, i, err, sizeof(err));
-    if (!s) {
-        ui_message(u, THEME_error, "%s", err);
-        return false;
+    struct replay *r = u->replay;
+    if (i != r->shown) {
+        char err[512];
+        struct snap *s = replay_read(r, i, err, sizeof(err));
+        if (!s) {
+            ui_message(u, THEME_error, "%s", err);
+            return false;
+        }
+        replay_show(u, s, i, onward);
     }
-    replay_show(u, s, i, onward);
+    r->pos = pos;
+    replay_events(u);
     return true;
 }
 
@@ -450,10 +455,7 @@ void cmd_replay_step(struct ui *u, int code)
                    dir > 0 ? "the last" : "the first");
         return;
     }
-    if (go(u, i, dir > 0 && r->pos == r->shown)) {
-        r->pos = i;
-        replay_events(u);
-    }
+    go(u, i, i, dir > 0 && r->pos == r->shown);
 }
 
 void cmd_replay_event(struct ui *u, int code)
@@ -467,11 +469,8 @@ void cmd_replay_event(struct ui *u, int code)
         ui_message(u, THEME_muted, "no %s event in the recording", dir > 0 ? "later" : "earlier");
         return;
     }
-    size_t i = snapshot_for(r, ev);
-    if (i != r->shown && !go(u, i, false))
+    if (!go(u, snapshot_for(r, ev), ev, false))
         return;
-    r->pos = ev;
-    replay_events(u);
     char line[400];
     event_line(r, ev, line, sizeof(line));
     bool bad = strstr(line, ": SIG") || strncmp(line, "OOM", 3) == 0;
@@ -529,10 +528,8 @@ void cmd_replay_goto(struct ui *u, int code)
     }
     struct replay *r = u->replay;
     size_t i = snapshot_at(r, t);
-    if (i != r->shown && !go(u, i, false))
+    if (!go(u, i, i, false))
         return;
-    r->pos = i;
-    replay_events(u);
     char at[32];
     replay_time_text(r, i, at, sizeof(at));
     ui_message(u, THEME_muted, "%s: the snapshot of %s",
