@@ -175,18 +175,6 @@ static void node_mount_load(const struct jd *o, const struct cgroup_info *top, s
     }
 }
 
-static void figures_load(const struct jd *o, struct mount_figures *f)
-{
-    f->named = u64(o, "named_bytes");
-    f->hidden = u64(o, "hidden_bytes");
-    f->orphan = u64(o, "orphan_bytes");
-    f->unattributed = u64(o, "unattributed_bytes");
-    f->pending = u64(o, "pending_bytes");
-    f->nsegments = (size_t)u64(o, "segments");
-    f->pids.npidns = (size_t)u64(o, "pid_namespaces");
-    f->pids.evidence = evidence_of(jd_getstr(o, "pid_evidence", NULL));
-}
-
 /* The mounts: the scan's, the node's (with its containers), and each
  * one's budget and figures in the model. */
 static void mounts_load(const struct jd *arr, const struct cgroup_info *top, struct scan *s,
@@ -203,7 +191,16 @@ static void mounts_load(const struct jd *arr, const struct cgroup_info *top, str
         shm_mount_load(o, VEC_PUSH(s->mounts.items, s->mounts.n, s->mounts.cap));
         node_mount_load(o, top, &s->node, &s->node.mounts[i]);
         budget_load(jd_get(o, "budget"), &m->mount_budgets[i]);
-        figures_load(o, &m->mounts[i]);
+
+        struct mount_figures *f = &m->mounts[i];
+        f->named = u64(o, "named_bytes");
+        f->hidden = u64(o, "hidden_bytes");
+        f->orphan = u64(o, "orphan_bytes");
+        f->unattributed = u64(o, "unattributed_bytes");
+        f->pending = u64(o, "pending_bytes");
+        f->nsegments = (size_t)u64(o, "segments");
+        f->pids.npidns = (size_t)u64(o, "pid_namespaces");
+        f->pids.evidence = evidence_of(jd_getstr(o, "pid_evidence", NULL));
     }
 }
 
