@@ -15,41 +15,38 @@
 int cmd_replay(int argc, char **argv)
 {
     struct options o;
-    int prc;
-    if (!usage_parse(CLI_REPLAY, argc, argv, &o, &prc))
-        return prc;
-    struct ui_flags uf = {.theme_given = o.theme != NULL};
+    int rc;
+    if (!usage_parse(CLI_REPLAY, argc, argv, &o, &rc))
+        return rc;
+    struct ui_flags uf = {.theme_given = o.theme != NULL, .replay_at_set = o.at != NULL};
     if (o.at) {
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
         if (!when_parse(o.at, (double)now.tv_sec + now.tv_nsec / 1e9, &uf.replay_at)) {
-            int rc = usage_error("replay",
-                                 "--at: '%s' is not a time: RFC 3339 (2026-12-05T03:12:07Z), "
-                                 "HH:MM[:SS] today or -DUR ago (-10m)",
-                                 o.at);
-            options_free(&o);
-            return rc;
+            rc = usage_error("replay",
+                             "--at: '%s' is not a time: RFC 3339 (2026-12-05T03:12:07Z), "
+                             "HH:MM[:SS] today or -DUR ago (-10m)",
+                             o.at);
+            goto out;
         }
-        uf.replay_at_set = true;
     }
     char dir[4096];
     uf.replay_dir = o.dir ? o.dir : store_default_dir(dir, sizeof(dir));
     if (!uf.replay_dir) {
-        options_free(&o);
-        return usage_error("replay", "no default recording directory (HOME is not set): "
-                                     "give --dir");
+        rc = usage_error("replay", "no default recording directory (HOME is not set): give --dir");
+        goto out;
     }
     struct config cfg;
     char *err = NULL;
     if (settings_load(&o, &cfg, &err) != 0) {
         fprintf(stderr, "shmwatch replay: %s\n", err);
         free(err);
-        config_free(&cfg);
-        options_free(&o);
-        return 2;
+        rc = 2;
+    } else {
+        rc = ui_main(&uf, &cfg);
     }
-    int rc = ui_main(&uf, &cfg);
     config_free(&cfg);
+out:
     options_free(&o);
     return rc;
 }

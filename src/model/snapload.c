@@ -14,74 +14,22 @@
 #include "util/rfc3339.h"
 #include "util/xalloc.h"
 
-static char *dup_or_null(const struct jd *v)
-{
-    const char *s = jd_str(v, NULL);
-    return s ? xstrdup(s) : NULL;
-}
-
 static uint64_t u64(const struct jd *o, const char *key)
 {
     double d = jd_getnum(o, key, 0);
     return d > 0 ? (uint64_t)d : 0;
 }
 
-static bool getbool(const struct jd *o, const char *key)
-{
-    return jd_bool(jd_get(o, key), false);
-}
-
 /* --- Names back to their enums ------------------------------------------- */
 
-static enum seg_state state_of(const char *s)
-{
-    for (int k = SEG_IN_USE; k <= SEG_UNHELD; k++)
-        if (s && strcmp(s, seg_state_name((enum seg_state)k)) == 0)
-            return (enum seg_state)k;
-    return SEG_UNHELD;
-}
-
-static enum proc_role role_of(const char *s)
-{
-    for (int k = ROLE_NONE; k <= ROLE_HOLDER; k++)
-        if (s && strcmp(s, proc_role_name((enum proc_role)k)) == 0)
-            return (enum proc_role)k;
-    return ROLE_NONE;
-}
-
-static enum file_type type_of(const char *s)
-{
-    for (int k = FT_REGULAR; k <= FT_OTHER; k++)
-        if (s && strcmp(s, file_type_name((enum file_type)k)) == 0)
-            return (enum file_type)k;
-    return FT_OTHER;
-}
-
-static enum pid_evidence evidence_of(const char *s)
-{
-    for (int k = PIDS_SOUND; k <= PIDS_UNPROVEN; k++)
-        if (s && strcmp(s, pid_evidence_name((enum pid_evidence)k)) == 0)
-            return (enum pid_evidence)k;
-    return PIDS_UNPROVEN;
-}
-
-static enum verdict verdict_of(const char *s)
-{
-    for (int k = VERDICT_OK; k <= VERDICT_CRITICAL; k++)
-        if (s && strcmp(s, verdict_name((enum verdict)k)) == 0)
-            return (enum verdict)k;
-    return VERDICT_OK;
-}
-
-static enum container_runtime runtime_of(const char *s)
-{
-    for (int k = RUNTIME_DOCKER; k <= RUNTIME_NSPAWN; k++) {
-        const char *name = container_runtime_name((enum container_runtime)k);
-        if (s && name && strcmp(s, name) == 0)
-            return (enum container_runtime)k;
-    }
-    return RUNTIME_NONE;
-}
+JD_NAME_READER(state_of, enum seg_state, seg_state_name, SEG_IN_USE, SEG_UNHELD, SEG_UNHELD)
+JD_NAME_READER(role_of, enum proc_role, proc_role_name, ROLE_NONE, ROLE_HOLDER, ROLE_NONE)
+JD_NAME_READER(type_of, enum file_type, file_type_name, FT_REGULAR, FT_OTHER, FT_OTHER)
+JD_NAME_READER(evidence_of, enum pid_evidence, pid_evidence_name, PIDS_SOUND, PIDS_UNPROVEN,
+               PIDS_UNPROVEN)
+JD_NAME_READER(verdict_of, enum verdict, verdict_name, VERDICT_OK, VERDICT_CRITICAL, VERDICT_OK)
+JD_NAME_READER(runtime_of, enum container_runtime, container_runtime_name, RUNTIME_DOCKER,
+               RUNTIME_NSPAWN, RUNTIME_NONE)
 
 /* The note's kind from its sentence (model.c segment_note writes them; the
  * sentence itself is made again from the figures when it is written). */
@@ -101,30 +49,27 @@ static enum seg_note note_of(const char *s)
 static void cgroup_load(const struct jd *v, struct cgroup_info *cg)
 {
     memset(cg, 0, sizeof(*cg));
-    if (!v || v->type != JD_OBJ)
+    if (!jd_is(v, JD_OBJ))
         return;
     cg->present = true;
     cg->version = (int)jd_getint(v, "version", 0);
     cg->path = xstrdup(jd_getstr(v, "path", ""));
-    const struct jd *lim = jd_get(v, "limit_bytes");
-    cg->has_limit = lim && lim->type == JD_NUM;
+    cg->has_limit = jd_has(v, "limit_bytes", JD_NUM);
     cg->limit = u64(v, "limit_bytes");
     cg->usage = u64(v, "usage_bytes");
-    const struct jd *peak = jd_get(v, "peak_bytes");
-    cg->has_peak = peak && peak->type == JD_NUM;
+    cg->has_peak = jd_has(v, "peak_bytes", JD_NUM);
     cg->peak = u64(v, "peak_bytes");
     cg->anon = u64(v, "anon_bytes");
     cg->shmem = u64(v, "shmem_bytes");
     cg->file = u64(v, "file_bytes");
-    const struct jd *oom = jd_get(v, "oom_kills");
-    cg->has_oom_kills = oom && oom->type == JD_NUM;
+    cg->has_oom_kills = jd_has(v, "oom_kills", JD_NUM);
     cg->oom_kills = u64(v, "oom_kills");
 }
 
 static void budget_load(const struct jd *v, struct budget *b)
 {
     memset(b, 0, sizeof(*b));
-    if (!v || v->type != JD_OBJ)
+    if (!jd_is(v, JD_OBJ))
         return;
     b->limit = u64(v, "limit_bytes");
     b->limit_source =
@@ -136,22 +81,21 @@ static void budget_load(const struct jd *v, struct budget *b)
     b->shm_effective = u64(v, "shm_effective_bytes");
     b->verdict = verdict_of(jd_getstr(v, "verdict", NULL));
     const struct jd *adv = jd_get(v, "advice");
-    size_t na = adv && adv->type == JD_ARR ? adv->n : 0;
-    b->advice = xcalloc(na ? na : 1, sizeof(*b->advice));
-    for (size_t i = 0; i < na; i++)
+    b->advice = xcalloc(jd_len(adv), sizeof(*b->advice));
+    for (size_t i = 0; i < jd_len(adv); i++)
         b->advice[b->nadvice++] = xstrdup(jd_str(jd_at(adv, i), ""));
     b->rec_shm_size = u64(v, "recommended_shm_size_bytes");
     b->rec_memory = u64(v, "recommended_memory_bytes");
     const struct jd *ld = jd_get(v, "loader");
-    if (ld && ld->type == JD_OBJ) {
+    if (jd_is(ld, JD_OBJ)) {
         b->loader_main = (int)jd_getint(ld, "main_pid", 0);
         b->loader_batch = u64(ld, "batch_shm_bytes");
         b->loader_workers = u64(ld, "workers");
         b->loader_batches = u64(ld, "batches_in_flight");
         b->loader_prefetch = u64(ld, "prefetch_factor");
         b->fit_workers_shm = u64(ld, "workers_fit_shm");
-        const struct jd *fl = jd_get(ld, "workers_fit_limit");
-        b->fit_workers_limit = fl && fl->type == JD_NUM ? u64(ld, "workers_fit_limit") : UINT64_MAX;
+        b->fit_workers_limit =
+            jd_has(ld, "workers_fit_limit", JD_NUM) ? u64(ld, "workers_fit_limit") : UINT64_MAX;
     }
     b->oom_recent = u64(v, "oom_kills_recent");
 }
@@ -169,13 +113,13 @@ static size_t ctr_add(struct scan_node *nd, const struct jd *c)
     }
     struct node_ctr *e = VEC_PUSH(nd->ctrs, nd->nctrs, nd->ctrs_cap);
     e->info.runtime = runtime_of(jd_getstr(c, "runtime", NULL));
-    e->info.id = dup_or_null(jd_get(c, "id"));
-    e->info.name = dup_or_null(jd_get(c, "name"));
-    e->info.pod_uid = dup_or_null(jd_get(c, "pod_uid"));
-    e->info.pod = dup_or_null(jd_get(c, "pod"));
-    e->info.namespace = dup_or_null(jd_get(c, "namespace"));
-    e->info.hostname = dup_or_null(jd_get(c, "hostname"));
-    e->info.containerd_namespace = dup_or_null(jd_get(c, "containerd_namespace"));
+    e->info.id = jd_strdup(jd_get(c, "id"));
+    e->info.name = jd_strdup(jd_get(c, "name"));
+    e->info.pod_uid = jd_strdup(jd_get(c, "pod_uid"));
+    e->info.pod = jd_strdup(jd_get(c, "pod"));
+    e->info.namespace = jd_strdup(jd_get(c, "namespace"));
+    e->info.hostname = jd_strdup(jd_get(c, "hostname"));
+    e->info.containerd_namespace = jd_strdup(jd_get(c, "containerd_namespace"));
     e->pid = pid;
     return nd->nctrs - 1;
 }
@@ -189,56 +133,63 @@ static size_t ctr_find(const struct scan_node *nd, const char *id)
     return NODE_HOST;
 }
 
-/* The mounts, the node's containers and each mount's owner. The snapshot
- * names a mount's containers and gives the cgroup and budget of its owner:
- * a mount no container sees is the host's, as is one whose cgroup is the
- * watched world's own (--ipc=host); else its first container owns it. */
+static void shm_mount_load(const struct jd *o, struct shm_mount *mt)
+{
+    mt->path = xstrdup(jd_getstr(o, "path", ""));
+    mt->fstype = xstrdup(jd_getstr(o, "fstype", "tmpfs"));
+    unsigned maj = 0, min = 0;
+    if (sscanf(jd_getstr(o, "id", ""), "%u:%u", &maj, &min) == 2)
+        mt->dev = makedev(maj, min);
+    mt->stat_ok = jd_getbool(o, "size_known", false);
+    mt->size = u64(o, "size_bytes");
+    mt->used = u64(o, "used_bytes");
+    mt->avail = u64(o, "avail_bytes");
+    mt->inodes = u64(o, "inodes");
+    mt->inodes_free = u64(o, "inodes_free");
+    mt->listed = jd_getbool(o, "listed", false);
+}
+
+/* A mount's containers and its owner. The snapshot names the containers
+ * and gives the cgroup of the owner: a mount no container sees is the
+ * host's, as is one whose cgroup is the watched world's own, top
+ * (--ipc=host); else its first container owns it. */
+static void node_mount_load(const struct jd *o, const struct cgroup_info *top, struct scan_node *nd,
+                            struct node_mount *nm)
+{
+    snprintf(nm->id, sizeof(nm->id), "%s", jd_getstr(o, "id", ""));
+    const struct jd *cs = jd_get(o, "containers");
+    nm->ctrs = xcalloc(jd_len(cs), sizeof(*nm->ctrs));
+    for (size_t k = 0; k < jd_len(cs); k++)
+        nm->ctrs[nm->nctrs++] = ctr_add(nd, jd_at(cs, k));
+    struct cgroup_info cg;
+    cgroup_load(jd_get(o, "cgroup"), &cg);
+    bool own = cg.present == top->present &&
+               (!cg.present || strcmp(cg.path, top->path ? top->path : "") == 0);
+    nm->host_sees = !nm->nctrs || own;
+    nm->owner = nm->host_sees ? NODE_HOST : nm->ctrs[0];
+    struct node_ctr *owner = nm->owner == NODE_HOST ? NULL : &nd->ctrs[nm->owner];
+    if (owner && !owner->cgroup.present && cg.present) {
+        owner->cgroup = cg;
+    } else {
+        cgroup_free(&cg);
+    }
+}
+
+/* The mounts: the scan's, the node's (with its containers), and each
+ * one's budget and figures in the model. */
 static void mounts_load(const struct jd *arr, const struct cgroup_info *top, struct scan *s,
                         struct model *m)
 {
-    size_t n = arr && arr->type == JD_ARR ? arr->n : 0;
-    struct scan_node *nd = &s->node;
-    nd->nmounts = n;
-    nd->mounts = xcalloc(n ? n : 1, sizeof(*nd->mounts));
-    m->mounts = xcalloc(n ? n : 1, sizeof(*m->mounts));
-    m->mount_budgets = xcalloc(n ? n : 1, sizeof(*m->mount_budgets));
+    size_t n = jd_len(arr);
+    s->node.nmounts = n;
+    s->node.mounts = xcalloc(n, sizeof(*s->node.mounts));
+    m->mounts = xcalloc(n, sizeof(*m->mounts));
+    m->mount_budgets = xcalloc(n, sizeof(*m->mount_budgets));
     m->nmount_budgets = n;
     for (size_t i = 0; i < n; i++) {
         const struct jd *o = jd_at(arr, i);
-        struct shm_mount *mt = VEC_PUSH(s->mounts.items, s->mounts.n, s->mounts.cap);
-        mt->path = xstrdup(jd_getstr(o, "path", ""));
-        mt->fstype = xstrdup(jd_getstr(o, "fstype", "tmpfs"));
-        const char *id = jd_getstr(o, "id", "");
-        unsigned maj = 0, min = 0;
-        if (sscanf(id, "%u:%u", &maj, &min) == 2)
-            mt->dev = makedev(maj, min);
-        mt->stat_ok = getbool(o, "size_known");
-        mt->size = u64(o, "size_bytes");
-        mt->used = u64(o, "used_bytes");
-        mt->avail = u64(o, "avail_bytes");
-        mt->inodes = u64(o, "inodes");
-        mt->inodes_free = u64(o, "inodes_free");
-        mt->listed = getbool(o, "listed");
-
-        struct node_mount *nm = &nd->mounts[i];
-        snprintf(nm->id, sizeof(nm->id), "%s", id);
-        const struct jd *cs = jd_get(o, "containers");
-        size_t nc = cs && cs->type == JD_ARR ? cs->n : 0;
-        nm->ctrs = xcalloc(nc ? nc : 1, sizeof(*nm->ctrs));
-        for (size_t k = 0; k < nc; k++)
-            nm->ctrs[nm->nctrs++] = ctr_add(nd, jd_at(cs, k));
-        struct cgroup_info cg;
-        cgroup_load(jd_get(o, "cgroup"), &cg);
-        bool own = cg.present == top->present &&
-                   (!cg.present || strcmp(cg.path, top->path ? top->path : "") == 0);
-        nm->host_sees = !nc || own;
-        nm->owner = nm->host_sees ? NODE_HOST : nm->ctrs[0];
-        struct node_ctr *owner = nm->owner == NODE_HOST ? NULL : &nd->ctrs[nm->owner];
-        if (owner && !owner->cgroup.present && cg.present) {
-            owner->cgroup = cg;
-        } else {
-            cgroup_free(&cg);
-        }
+        shm_mount_load(o, VEC_PUSH(s->mounts.items, s->mounts.n, s->mounts.cap));
+        node_mount_load(o, top, &s->node, &s->node.mounts[i]);
         budget_load(jd_get(o, "budget"), &m->mount_budgets[i]);
 
         struct mount_figures *f = &m->mounts[i];
@@ -283,7 +234,7 @@ static void proc_load(const struct jd *o, struct proc *p)
     const char *st = jd_getstr(o, "state", "?");
     p->state = st[0] ? st[0] : '?';
     snprintf(p->comm, sizeof(p->comm), "%s", jd_getstr(o, "comm", ""));
-    p->cmdline = dup_or_null(jd_get(o, "cmdline"));
+    p->cmdline = jd_strdup(jd_get(o, "cmdline"));
     p->uid = (uid_t)u64(o, "uid");
     p->rss_anon = u64(o, "rss_anon_bytes");
     p->pgid = (pid_t)jd_getint(o, "pgid", 0);
@@ -296,13 +247,11 @@ static void proc_load(const struct jd *o, struct proc *p)
  * process. Sorted by pid, as procs_find wants. */
 static void procs_load(const struct jd *procs, const struct jd *groups, struct scan *s)
 {
-    size_t n = procs && procs->type == JD_ARR ? procs->n : 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < jd_len(procs); i++)
         proc_load(jd_at(procs, i), VEC_PUSH(s->procs.items, s->procs.n, s->procs.cap));
     if (s->procs.n)
         qsort(s->procs.items, s->procs.n, sizeof(*s->procs.items), cmp_proc);
-    size_t ng = groups && groups->type == JD_ARR ? groups->n : 0;
-    for (size_t i = 0; i < ng; i++) {
+    for (size_t i = 0; i < jd_len(groups); i++) {
         const struct jd *g = jd_at(groups, i);
         pid_t main = (pid_t)jd_getint(g, "main_pid", 0);
         if (procs_find(&s->procs, main))
@@ -310,19 +259,18 @@ static void procs_load(const struct jd *procs, const struct jd *groups, struct s
         struct proc *p = VEC_PUSH(s->procs.items, s->procs.n, s->procs.cap);
         p->pid = p->nspid = main;
         p->state = '?';
-        p->cmdline = dup_or_null(jd_get(g, "cmdline"));
+        p->cmdline = jd_strdup(jd_get(g, "cmdline"));
         qsort(s->procs.items, s->procs.n, sizeof(*s->procs.items), cmp_proc);
     }
 }
 
 static void mprocs_load(const struct jd *procs, struct scan *s, struct model *m)
 {
-    size_t n = procs && procs->type == JD_ARR ? procs->n : 0;
     s->node.nprocs = s->procs.n;
-    s->node.proc_ctr = xmalloc((s->procs.n ? s->procs.n : 1) * sizeof(*s->node.proc_ctr));
+    s->node.proc_ctr = xmalloc(s->procs.n * sizeof(*s->node.proc_ctr));
     for (size_t i = 0; i < s->procs.n; i++)
         s->node.proc_ctr[i] = NODE_HOST;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < jd_len(procs); i++) {
         const struct jd *o = jd_at(procs, i);
         int32_t at = proc_at(s, (pid_t)jd_getint(o, "pid", 0));
         if (at < 0)
@@ -340,9 +288,8 @@ static void mprocs_load(const struct jd *procs, struct scan *s, struct model *m)
 
 static pid_t *pid_array(const struct jd *arr, size_t *n, size_t *cap)
 {
-    *n = arr && arr->type == JD_ARR ? arr->n : 0;
-    *cap = *n;
-    pid_t *out = xcalloc(*n ? *n : 1, sizeof(*out));
+    *n = *cap = jd_len(arr);
+    pid_t *out = xcalloc(*n, sizeof(*out));
     for (size_t i = 0; i < *n; i++)
         out[i] = (pid_t)jd_int(jd_at(arr, i), 0);
     return out;
@@ -350,8 +297,7 @@ static pid_t *pid_array(const struct jd *arr, size_t *n, size_t *cap)
 
 static void groups_load(const struct jd *groups, const struct scan *s, struct model *m)
 {
-    size_t n = groups && groups->type == JD_ARR ? groups->n : 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < jd_len(groups); i++) {
         const struct jd *o = jd_at(groups, i);
         struct group *g = VEC_PUSH(m->groups, m->ngroups, m->groups_cap);
         g->main_pid = (pid_t)jd_getint(o, "main_pid", 0);
@@ -370,68 +316,73 @@ static void groups_load(const struct jd *groups, const struct scan *s, struct mo
     }
 }
 
+/* A segment's holders, hs, in m's pool from *used on. */
+static void holders_load(const struct jd *hs, const struct scan *s, struct model *m, size_t *used,
+                         struct segment *sg)
+{
+    sg->holders = &m->holder_pool[*used];
+    for (size_t k = 0; k < jd_len(hs); k++) {
+        const struct jd *h = jd_at(hs, k);
+        struct seg_holder *ho = &m->holder_pool[(*used)++];
+        ho->pid = (pid_t)jd_getint(h, "pid", 0);
+        ho->fd = jd_has(h, "fd", JD_NUM) ? (int)jd_getnum(h, "fd", 0) : -1;
+        ho->mapped = jd_getbool(h, "mapped", false);
+        ho->proc = proc_at(s, ho->pid);
+        sg->nholders++;
+    }
+}
+
+/* Segment o on mount, as the scan's file f and the model's segment sg. */
+static void segment_load(const struct jd *o, size_t mount, struct scan *s, struct model *m,
+                         struct shm_file *f, struct segment *sg)
+{
+    f->mount = mount;
+    f->name = files_name(&s->files, jd_getstr(o, "name", "?"));
+    sg->name = f->name;
+    sg->mount = (uint32_t)mount;
+    sg->dev = f->dev = s->mounts.items[mount].dev;
+    sg->ino = f->ino = (ino_t)u64(o, "inode");
+    sg->size = f->size = u64(o, "size_bytes");
+    sg->alloc = f->alloc = u64(o, "alloc_bytes");
+    sg->uid = f->uid = (uid_t)u64(o, "uid");
+    int64_t age = jd_getint(o, "age_s", 0);
+    sg->mtime = f->mtime = m->now - (age > 0 ? age : 0);
+    sg->state = state_of(jd_getstr(o, "state", NULL));
+    enum seg_kind kind = KIND_OTHER;
+    seg_kind_parse(jd_getstr(o, "kind", "other"), &kind);
+    sg->kind = kind;
+    sg->has_creator = jd_has(o, "creator_pid", JD_NUM);
+    sg->creator_pid = (pid_t)jd_getnum(o, "creator_pid", 0);
+    sg->creator_unknown = sg->has_creator && !jd_has(o, "creator_alive", JD_BOOL);
+    sg->creator_alive = jd_getbool(o, "creator_alive", false);
+    sg->creator_proc = sg->creator_alive ? proc_at(s, sg->creator_pid) : -1;
+    sg->group = (pid_t)jd_getint(o, "group", 0);
+    sg->type = f->type = type_of(jd_getstr(o, "type", NULL));
+    sg->alloc_known = jd_getbool(o, "alloc_exact", false);
+    sg->note = note_of(jd_getstr(o, "note", NULL));
+}
+
 /* The segments, their names kept in the scan's file list (the model's names
  * are the scan's strings) and their holders in one pool. */
 static void segments_load(const struct jd *segs, struct scan *s, struct model *m)
 {
-    size_t n = segs && segs->type == JD_ARR ? segs->n : 0;
-    size_t nh = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct jd *h = jd_get(jd_at(segs, i), "holders");
-        nh += h && h->type == JD_ARR ? h->n : 0;
-    }
-    m->holder_pool = xcalloc(nh ? nh : 1, sizeof(*m->holder_pool));
-    m->segs = xcalloc(n ? n : 1, sizeof(*m->segs));
+    size_t n = jd_len(segs), nh = 0;
+    for (size_t i = 0; i < n; i++)
+        nh += jd_len(jd_get(jd_at(segs, i), "holders"));
+    m->holder_pool = xcalloc(nh, sizeof(*m->holder_pool));
+    m->segs = xcalloc(n, sizeof(*m->segs));
     m->segs_cap = n;
-    s->files.items = xcalloc(n ? n : 1, sizeof(*s->files.items));
+    s->files.items = xcalloc(n, sizeof(*s->files.items));
     s->files.cap = n;
     size_t used = 0;
     for (size_t i = 0; i < n; i++) {
         const struct jd *o = jd_at(segs, i);
-        size_t mount =
-            mount_index(s, jd_getstr(o, "mount_id", NULL), jd_getstr(o, "mount", NULL));
+        size_t mount = mount_index(s, jd_getstr(o, "mount_id", NULL), jd_getstr(o, "mount", NULL));
         if (mount == SIZE_MAX)
             continue; /* a segment of no listed mount: nothing shows it */
-        struct shm_file *f = &s->files.items[s->files.n++];
-        f->mount = mount;
-        f->name = files_name(&s->files, jd_getstr(o, "name", "?"));
         struct segment *sg = &m->segs[m->nsegs++];
-        sg->name = f->name;
-        sg->mount = (uint32_t)mount;
-        sg->dev = f->dev = s->mounts.items[mount].dev;
-        sg->ino = f->ino = (ino_t)u64(o, "inode");
-        sg->size = f->size = u64(o, "size_bytes");
-        sg->alloc = f->alloc = u64(o, "alloc_bytes");
-        sg->uid = f->uid = (uid_t)u64(o, "uid");
-        int64_t age = jd_getint(o, "age_s", 0);
-        sg->mtime = f->mtime = m->now - (age > 0 ? age : 0);
-        sg->state = state_of(jd_getstr(o, "state", NULL));
-        enum seg_kind kind = KIND_OTHER;
-        seg_kind_parse(jd_getstr(o, "kind", "other"), &kind);
-        sg->kind = kind;
-        const struct jd *cp = jd_get(o, "creator_pid");
-        sg->has_creator = cp && cp->type == JD_NUM;
-        sg->creator_pid = (pid_t)jd_num(cp, 0);
-        const struct jd *ca = jd_get(o, "creator_alive");
-        sg->creator_unknown = sg->has_creator && !(ca && ca->type == JD_BOOL);
-        sg->creator_alive = jd_bool(ca, false);
-        sg->creator_proc = sg->creator_alive ? proc_at(s, sg->creator_pid) : -1;
-        const struct jd *hs = jd_get(o, "holders");
-        sg->holders = &m->holder_pool[used];
-        for (size_t k = 0; hs && hs->type == JD_ARR && k < hs->n; k++) {
-            const struct jd *h = jd_at(hs, k);
-            struct seg_holder *ho = &m->holder_pool[used++];
-            ho->pid = (pid_t)jd_getint(h, "pid", 0);
-            const struct jd *fd = jd_get(h, "fd");
-            ho->fd = fd && fd->type == JD_NUM ? (int)fd->num : -1;
-            ho->mapped = getbool(h, "mapped");
-            ho->proc = proc_at(s, ho->pid);
-            sg->nholders++;
-        }
-        sg->group = (pid_t)jd_getint(o, "group", 0);
-        sg->type = f->type = type_of(jd_getstr(o, "type", NULL));
-        sg->alloc_known = getbool(o, "alloc_exact");
-        sg->note = note_of(jd_getstr(o, "note", NULL));
+        segment_load(o, mount, s, m, &s->files.items[s->files.n++], sg);
+        holders_load(jd_get(o, "holders"), s, m, &used, sg);
     }
 }
 
@@ -482,7 +433,7 @@ static void totals_load(const struct jd *v, struct totals *t)
 
 static void sysv_load(const struct jd *arr, struct sysv_list *sl)
 {
-    for (size_t i = 0; arr && arr->type == JD_ARR && i < arr->n; i++) {
+    for (size_t i = 0; i < jd_len(arr); i++) {
         const struct jd *o = jd_at(arr, i);
         struct sysv_seg *sv = VEC_PUSH(sl->items, sl->n, sl->cap);
         sv->key = (long long)jd_getint(o, "key", 0);
@@ -500,28 +451,27 @@ static void sysv_load(const struct jd *arr, struct sysv_list *sl)
 static void account_load(const struct jd *doc, struct scan *s, struct model *m)
 {
     const struct jd *w = jd_get(doc, "warnings");
-    for (size_t i = 0; w && w->type == JD_ARR && i < w->n; i++) {
+    for (size_t i = 0; i < jd_len(w); i++) {
         const char *msg = jd_str(jd_at(w, i), NULL);
         if (msg)
             *VEC_PUSH(s->warn.msg, s->warn.n, s->warn.cap) = xstrdup(msg);
     }
     const struct jd *sc = jd_get(doc, "scan");
     s->duration_s = jd_getnum(sc, "duration_s", 0);
-    s->holders_scanned = getbool(sc, "holders_scanned");
+    s->holders_scanned = jd_getbool(sc, "holders_scanned", false);
     s->warn.vanished = (size_t)u64(sc, "vanished");
     s->warn.denied = (size_t)u64(sc, "denied");
     s->target_pid = (pid_t)jd_getint(sc, "target_pid", 0);
-    s->target_host = dup_or_null(jd_get(sc, "target_host"));
+    s->target_host = jd_strdup(jd_get(sc, "target_host"));
     s->stalled_s = jd_getnum(sc, "stalled_s", 0);
     s->stalled_pid = (pid_t)jd_getint(sc, "stalled_pid", 0);
     s->stalled_fd = (int)jd_getint(sc, "stalled_fd", -1);
-    const struct jd *init = jd_get(sc, "initial_pid_namespace");
-    if (init && init->type == JD_BOOL) {
+    if (jd_has(sc, "initial_pid_namespace", JD_BOOL)) {
         s->ns.view_pidns = 1; /* known; which namespace it was is not recorded */
-        s->ns.view_initial = init->b;
+        s->ns.view_initial = jd_getbool(sc, "initial_pid_namespace", false);
     }
     m->orphan_min_age_s = jd_getnum(sc, "orphan_min_age_s", ORPHAN_MIN_AGE_DEFAULT);
-    s->node.all = getbool(sc, "all");
+    s->node.all = jd_getbool(sc, "all", false);
 }
 
 int snapload_build(const struct jd *doc, struct scan *s, struct model *m, char *err, size_t n)
@@ -531,7 +481,7 @@ int snapload_build(const struct jd *doc, struct scan *s, struct model *m, char *
     m->scan = s;
     s->stalled_fd = -1;
     double when;
-    if (!doc || doc->type != JD_OBJ) {
+    if (!jd_is(doc, JD_OBJ)) {
         snprintf(err, n, "not a JSON object");
         return -EINVAL;
     }

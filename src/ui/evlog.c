@@ -22,39 +22,29 @@ static void clock_text(double t, char *dst, size_t n)
     strftime(dst, n, "%H:%M:%S", &tm);
 }
 
+void evlog_add(struct ui *u, const struct poller_event *e)
+{
+    if (u->evlog.n == EVLOG_KEPT) {
+        memmove(u->evlog.items, u->evlog.items + 1, (u->evlog.n - 1) * sizeof(*u->evlog.items));
+        u->evlog.n--;
+    }
+    *VEC_PUSH(u->evlog.items, u->evlog.n, u->evlog.cap) = *e;
+    u->dirty = true;
+}
+
 void evlog_take(struct ui *u)
 {
     struct poller_event *got;
     size_t n = poller_take_events(u->poller, &got);
     for (size_t i = 0; i < n; i++) {
-        const struct poller_event *e = &got[i];
-        if (u->evlog.n == EVLOG_KEPT) {
-            memmove(u->evlog.items, u->evlog.items + 1,
-                    (u->evlog.n - 1) * sizeof(*u->evlog.items));
-            u->evlog.n--;
-        }
-        *VEC_PUSH(u->evlog.items, u->evlog.n, u->evlog.cap) = *e;
+        evlog_add(u, &got[i]);
         /* A death that matters is said at once, paused or not. */
-        if (e->announce) {
-            ui_message(u, THEME_verdict_critical, "%s", e->text);
+        if (got[i].announce) {
+            ui_message(u, THEME_verdict_critical, "%s", got[i].text);
             beep();
         }
     }
-    if (n)
-        u->dirty = true;
     free(got);
-}
-
-void evlog_set(struct ui *u, const struct poller_event *items, size_t n)
-{
-    if (n > EVLOG_KEPT) {
-        items += n - EVLOG_KEPT;
-        n = EVLOG_KEPT;
-    }
-    u->evlog.n = 0;
-    for (size_t i = 0; i < n; i++)
-        *VEC_PUSH(u->evlog.items, u->evlog.n, u->evlog.cap) = items[i];
-    u->dirty = true;
 }
 
 void evlog_free(struct ui *u)
@@ -79,8 +69,7 @@ void evlog_draw(struct ui *u, int y, int lines)
         char at[16];
         clock_text(e->t, at, sizeof(at));
         attr_t a = term_attr(e->critical ? THEME_verdict_critical : THEME_muted);
-        int x = term_put(y + k, 0, COLS, k ? "       " : "Events ", term_attr(THEME_header),
-                         false);
+        int x = term_put(y + k, 0, COLS, k ? "       " : "Events ", term_attr(THEME_header), false);
         x += term_put(y + k, x, COLS - x, at, a, false);
         x += term_put(y + k, x, COLS - x, " ", a, false);
         x += term_put_name(y + k, x, COLS - x, e->text, a, true);
@@ -103,15 +92,12 @@ void evlog_page(struct ui *u, struct page *p)
                      EVLOG_KEPT);
     } else {
         snprintf(p->title, sizeof(p->title), "Events: %zu, newest first", u->evlog.n);
+        if (!u->evlog.n)
+            page_add(p, THEME_muted, 0,
+                     "No event yet: exits of the processes shown, OOM kills, segments created "
+                     "and removed, mounts appearing and going, and fill levels crossed show "
+                     "here as they happen.");
     }
-    if (!u->evlog.n && !u->replay) {
-        page_add(p, THEME_muted, 0,
-                 "No event yet: exits of the processes shown, OOM kills, segments created and "
-                 "removed, mounts appearing and going, and fill levels crossed show here as "
-                 "they happen.");
-    }
-    if (!u->evlog.n)
-        return;
     for (size_t i = u->evlog.n; i-- > 0;) {
         const struct poller_event *e = &u->evlog.items[i];
         char at[24];

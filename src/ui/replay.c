@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <time.h>
-#include <wctype.h>
 
 #include "model/events.h"
 #include "model/evline.h"
@@ -34,78 +33,32 @@ static bool is_event(const struct replay *r, size_t i)
     return r->ix.items[i].kind == STORE_EVENT;
 }
 
-struct snap *replay_read(const struct replay *r, size_t i, char *err, size_t n)
-{
-    char why[256];
-    char *line = store_index_read(&r->ix, i, why, sizeof(why));
-    if (!line) {
-        snprintf(err, n, "%s", why);
-        return NULL;
-    }
-    const struct store_entry *e = &r->ix.items[i];
-    struct jd *doc = jd_parse(line, e->len, why, sizeof(why));
-    free(line);
-    char *path = str_printf("%s/%s", r->ix.dir, r->ix.files[e->file]);
-    char *shown = esc_term_dup(path);
-    free(path);
-    if (!doc) {
-        snprintf(err, n, "%s: offset %llu: %s", shown, (unsigned long long)e->offset, why);
-        free(shown);
-        return NULL;
-    }
-    struct snap *s = xcalloc(1, sizeof(*s));
-    int rc = snapload_build(doc, &s->scan, &s->model, why, sizeof(why));
-    jd_free(doc);
-    if (rc != 0) {
-        snprintf(err, n, "%s: offset %llu: %s", shown, (unsigned long long)e->offset, why);
-        free(shown);
-        snap_free(s);
-        return NULL;
-    }
-    free(shown);
-    return s;
-}
-
-size_t replay_next_snapshot(const struct replay *r, int dir)
+/* The nearest entry of kind after entry i (dir 1) or before it (dir -1),
+ * SIZE_MAX when there is none that way. */
+static size_t nearest(const struct replay *r, size_t i, int dir, enum store_rec_kind kind)
 {
     if (dir > 0) {
-        for (size_t i = r->shown + 1; i < r->ix.n; i++)
-            if (is_snap(r, i))
-                return i;
+        for (size_t k = i + 1; k < r->ix.n; k++)
+            if (r->ix.items[k].kind == kind)
+                return k;
     } else {
-        for (size_t i = r->shown; i-- > 0;)
-            if (is_snap(r, i))
-                return i;
+        for (size_t k = i; k-- > 0;)
+            if (r->ix.items[k].kind == kind)
+                return k;
     }
     return SIZE_MAX;
 }
 
-size_t replay_next_event(const struct replay *r, int dir)
+/* The snapshot shown for event entry ev: the first one after it (the
+ * moment after), else the last one before it. */
+static size_t snapshot_for(const struct replay *r, size_t ev)
 {
-    if (dir > 0) {
-        for (size_t i = r->pos + 1; i < r->ix.n; i++)
-            if (is_event(r, i))
-                return i;
-    } else {
-        for (size_t i = r->pos; i-- > 0;)
-            if (is_event(r, i))
-                return i;
-    }
-    return SIZE_MAX;
+    size_t i = nearest(r, ev, 1, STORE_SNAPSHOT);
+    return i != SIZE_MAX ? i : nearest(r, ev, -1, STORE_SNAPSHOT);
 }
 
-size_t replay_snapshot_for(const struct replay *r, size_t event)
-{
-    for (size_t i = event + 1; i < r->ix.n; i++)
-        if (is_snap(r, i))
-            return i;
-    for (size_t i = event; i-- > 0;)
-        if (is_snap(r, i))
-            return i;
-    return SIZE_MAX;
-}
-
-size_t replay_snapshot_at(const struct replay *r, double t)
+/* The last snapshot at or before t, the first one when t is earlier. */
+static size_t snapshot_at(const struct replay *r, double t)
 {
     size_t best = SIZE_MAX;
     for (size_t i = 0; i < r->ix.n; i++) {
@@ -127,39 +80,70 @@ static size_t ordinal_of(const struct replay *r, size_t entry)
     return k;
 }
 
+/* t (Unix seconds) in local time, as fmt (strftime) says. */
+static void local_text(double t, const char *fmt, char *dst, size_t n)
+{
+    time_t secs = whole_seconds(t);
+    struct tm tm;
+    localtime_r(&secs, &tm);
+    strftime(dst, n, fmt, &tm);
+}
+
 void replay_time_text(const struct replay *r, size_t i, char *dst, size_t n)
 {
-    time_t t = whole_seconds(r->ix.items[i].t);
-    struct tm tm;
-    localtime_r(&t, &tm);
-    strftime(dst, n, "%Y-%m-%d %H:%M:%S", &tm);
+    local_text(r->ix.items[i].t, "%Y-%m-%d %H:%M:%S", dst, n);
 }
 
-static void clock_text(double t, char *dst, size_t n)
+/* Why entry i cannot be read, after where it lies ("DIR/FILE: offset N";
+ * escaped for the terminal when escaped is set), into err. */
+static void say_where(const struct replay *r, size_t i, bool escaped, const char *why, char *err,
+                      size_t n)
 {
-    time_t s = whole_seconds(t);
-    struct tm tm;
-    localtime_r(&s, &tm);
-    strftime(dst, n, "%H:%M:%S", &tm);
+    const struct store_entry *e = &r->ix.items[i];
+    char *place = str_printf("%s/%s: offset %llu", r->ix.dir, r->ix.files[e->file],
+                             (unsigned long long)e->offset);
+    char *shown = escaped ? esc_term_dup(place) : NULL;
+    snprintf(err, n, "%s: %s", shown ? shown : place, why);
+    free(shown);
+    free(place);
 }
 
-/* Event entry i read back into e (model/evload.h); false with why in err
- * (its file and offset when it is no event line). */
-static bool read_event(const struct replay *r, size_t i, struct event *e, char *err, size_t n)
+/* Snapshot entry i read into a new snap (its scan and model), NULL with
+ * the reason in err (escaped). */
+static struct snap *replay_read(const struct replay *r, size_t i, char *err, size_t n)
 {
-    const struct store_entry *se = &r->ix.items[i];
     char why[256];
     char *line = store_index_read(&r->ix, i, why, sizeof(why));
-    struct jd *doc = line ? jd_parse(line, se->len, why, sizeof(why)) : NULL;
+    if (!line) {
+        snprintf(err, n, "%s", why);
+        return NULL;
+    }
+    struct jd *doc = jd_parse(line, r->ix.items[i].len, why, sizeof(why));
     free(line);
-    int rc = doc ? evload_build(doc, se->t, e, why, sizeof(why)) : -EINVAL;
+    struct snap *s = doc ? xcalloc(1, sizeof(*s)) : NULL;
+    if (s && snapload_build(doc, &s->scan, &s->model, why, sizeof(why)) != 0) {
+        snap_free(s);
+        s = NULL;
+    }
     jd_free(doc);
-    if (rc == 0)
-        return true;
-    char *path = str_printf("%s/%s", r->ix.dir, r->ix.files[se->file]);
-    snprintf(err, n, "%s: offset %llu: %s", path, (unsigned long long)se->offset, why);
-    free(path);
-    return false;
+    if (!s)
+        say_where(r, i, true, why, err, n);
+    return s;
+}
+
+/* Event entry i read back into e (model/evload.h); false with the reason
+ * in err (raw). */
+static bool read_event(const struct replay *r, size_t i, struct event *e, char *err, size_t n)
+{
+    char why[256];
+    char *line = store_index_read(&r->ix, i, why, sizeof(why));
+    struct jd *doc = line ? jd_parse(line, r->ix.items[i].len, why, sizeof(why)) : NULL;
+    free(line);
+    int rc = doc ? evload_build(doc, r->ix.items[i].t, e, why, sizeof(why)) : -EINVAL;
+    jd_free(doc);
+    if (rc != 0)
+        say_where(r, i, false, why, err, n);
+    return rc == 0;
 }
 
 static const char *or_q(const char *s)
@@ -167,64 +151,74 @@ static const char *or_q(const char *s)
     return s ? s : "?";
 }
 
-void replay_event_line(const struct replay *r, size_t i, char *dst, size_t n)
+/* Event e in words, without its time ("exit of pid 42 (pt_data_worker,
+ * worker of 40): SIGBUS"). */
+static void event_words(struct buf *b, const struct event *e)
 {
-    const struct store_entry *se = &r->ix.items[i];
-    char at[16], why[400];
-    clock_text(se->t, at, sizeof(at));
-    struct event e;
-    if (!read_event(r, i, &e, why, sizeof(why))) {
-        snprintf(dst, n, "%s event at %s (unreadable: %s)", se->event, at, why);
-        return;
-    }
-    struct buf b;
-    buf_init(&b);
-    const char *ctr = e.container_name ? e.container_name : e.container;
-    switch (e.kind) {
+    const char *ctr = e->container_name ? e->container_name : e->container;
+    switch (e->kind) {
     case EV_EXIT: {
-        buf_printf(&b, "exit of pid %d (%s", (int)e.pid, e.comm);
-        if (e.role != ROLE_NONE)
-            buf_printf(&b, ", %s", proc_role_name(e.role));
-        if (e.group)
-            buf_printf(&b, " of %d", (int)e.group);
-        buf_printf(&b, ")");
+        buf_printf(b, "exit of pid %d (%s", (int)e->pid, e->comm);
+        if (e->role != ROLE_NONE)
+            buf_printf(b, ", %s", proc_role_name(e->role));
+        if (e->group)
+            buf_printf(b, " of %d", (int)e->group);
+        buf_printf(b, ")");
         if (ctr)
-            buf_printf(&b, " in %s", ctr);
-        const char *sig = exit_signal_name(e.signal);
+            buf_printf(b, " in %s", ctr);
+        const char *sig = exit_signal_name(e->signal);
         if (sig)
-            buf_printf(&b, ": %s%s", sig, e.cause == CAUSE_OOM_KILL ? " (OOM kill)" : "");
-        else if (e.cause == CAUSE_EXIT)
-            buf_printf(&b, ": exit code %d", e.exit_code);
+            buf_printf(b, ": %s%s", sig, e->cause == CAUSE_OOM_KILL ? " (OOM kill)" : "");
+        else if (e->cause == CAUSE_EXIT)
+            buf_printf(b, ": exit code %d", e->exit_code);
         else
-            buf_printf(&b, ": cause %s", exit_cause_name(e.cause));
+            buf_printf(b, ": cause %s", exit_cause_name(e->cause));
         break;
     }
     case EV_OOM_KILL:
-        buf_printf(&b, "OOM kill in cgroup %s: %llu", or_q(e.cgroup),
-                   (unsigned long long)e.kills);
-        if (e.victim)
-            buf_printf(&b, ", pid %d (%s)", (int)e.victim,
-                       e.victim_comm[0] ? e.victim_comm : "?");
+        buf_printf(b, "OOM kill in cgroup %s: %llu", or_q(e->cgroup), (unsigned long long)e->kills);
+        if (e->victim)
+            buf_printf(b, ", pid %d (%s)", (int)e->victim,
+                       e->victim_comm[0] ? e->victim_comm : "?");
         if (ctr)
-            buf_printf(&b, " in %s", ctr);
+            buf_printf(b, " in %s", ctr);
         break;
     case EV_SEGMENTS:
-        buf_printf(&b, "segments on %s: %llu created, %llu removed", or_q(e.mount),
-                   (unsigned long long)e.created, (unsigned long long)e.removed);
+        buf_printf(b, "segments on %s: %llu created, %llu removed", or_q(e->mount),
+                   (unsigned long long)e->created, (unsigned long long)e->removed);
         break;
     case EV_MOUNT:
-        buf_printf(&b, "mount %s %s", or_q(e.mount), e.appeared ? "appeared" : "gone");
+        buf_printf(b, "mount %s %s", or_q(e->mount), e->appeared ? "appeared" : "gone");
         break;
     case EV_FILL:
-        buf_printf(&b, "%s at %.1f%%: %s", or_q(e.mount), e.used_pct, fill_level_name(e.level));
+        buf_printf(b, "%s at %.1f%%: %s", or_q(e->mount), e->used_pct, fill_level_name(e->level));
         break;
     case EV_RECORDER:
-        buf_printf(&b, "recorder %s: %s", or_q(e.what), e.detail ? e.detail : "");
+        buf_printf(b, "recorder %s: %s", or_q(e->what), e->detail ? e->detail : "");
         break;
     }
-    snprintf(dst, n, "%s at %s", b.data, at);
+}
+
+/* One line about event entry i for the status line ("exit of pid 42
+ * (pt_data_worker, worker of 40): SIGBUS at 03:12:07"), raw text that may
+ * quote names: escape it before it reaches the terminal. */
+static void event_line(const struct replay *r, size_t i, char *dst, size_t n)
+{
+    const struct store_entry *se = &r->ix.items[i];
+    char at[16], why[400];
+    local_text(se->t, "%H:%M:%S", at, sizeof(at));
+    struct buf b;
+    buf_init(&b);
+    struct event e;
+    if (read_event(r, i, &e, why, sizeof(why))) {
+        event_words(&b, &e);
+        buf_printf(&b, " at %s", at);
+        event_clear(&e);
+    } else {
+        buf_printf(&b, "%s event at %s (unreadable: %s)", se->event, at, why);
+    }
+    snprintf(dst, n, "%s", b.data);
     buf_free(&b);
-    event_clear(&e);
 }
 
 size_t replay_moment(const struct replay *r)
@@ -240,24 +234,12 @@ size_t replay_moment(const struct replay *r)
     return m;
 }
 
-/* The snapshot entry last before entry i, SIZE_MAX when none is. */
-static size_t snapshot_before(const struct replay *r, size_t i)
-{
-    while (i-- > 0)
-        if (is_snap(r, i))
-            return i;
-    return SIZE_MAX;
-}
-
-/* Event entry i as the events page shows it (made once, kept in r->told). */
-static const struct poller_event *told(struct ui *u, size_t i)
+/* Event entry i into pe in the live dashboard's words. A Bus error is
+ * told with the fill of its /dev/shm, as the live dashboard tells it:
+ * here the snapshot before it, the last look the recorder had. */
+static void tell(struct ui *u, size_t i, struct poller_event *pe)
 {
     struct replay *r = u->replay;
-    if (!r->told)
-        r->told = xcalloc(r->ix.n ? r->ix.n : 1, sizeof(*r->told));
-    if (r->told[i])
-        return r->told[i];
-    struct poller_event *pe = xcalloc(1, sizeof(*pe));
     pe->t = r->ix.items[i].t;
     struct event e;
     char why[400];
@@ -265,32 +247,35 @@ static const struct poller_event *told(struct ui *u, size_t i)
         /* Raw: the page escapes what it shows; a long path is cut. */
         snprintf(pe->text, sizeof(pe->text), "a %s event that cannot be read: %.260s",
                  r->ix.items[i].event, why);
-        r->told[i] = pe;
-        return pe;
+        return;
     }
-    /* A Bus error is told with the fill of its /dev/shm, as the live
-     * dashboard tells it: here the snapshot before it, the last look the
-     * recorder had. */
-    struct ev_mount mt;
-    bool has_mt = false;
     struct snap *before = NULL;
     struct ev_state st = {0};
-    size_t b = e.kind == EV_EXIT && e.cause == CAUSE_SIGBUS ? snapshot_before(r, i) : SIZE_MAX;
+    const struct ev_mount *mt = NULL;
+    size_t b =
+        e.kind == EV_EXIT && e.cause == CAUSE_SIGBUS ? nearest(r, i, -1, STORE_SNAPSHOT) : SIZE_MAX;
     if (b != SIZE_MAX && (before = replay_read(r, b, why, sizeof(why)))) {
         ev_state_from_model(&st, &before->model, u->set->cfg.warn_pct, u->set->cfg.crit_pct);
-        const struct ev_mount *m = evline_mount(&st, &e);
-        if (m) {
-            mt = *m;
-            has_mt = true;
-        }
+        mt = evline_mount(&st, &e);
     }
-    evline_text(&e, has_mt ? &mt : NULL, pe->text, sizeof(pe->text));
+    evline_text(&e, mt, pe->text, sizeof(pe->text));
     pe->critical = evline_critical(&e);
     ev_state_free(&st);
     snap_free(before);
     event_clear(&e);
-    r->told[i] = pe;
-    return pe;
+}
+
+/* Event entry i as the events page shows it (made once, kept in r->told). */
+static const struct poller_event *told(struct ui *u, size_t i)
+{
+    struct replay *r = u->replay;
+    if (!r->told)
+        r->told = xcalloc(r->ix.n, sizeof(*r->told));
+    if (!r->told[i]) {
+        r->told[i] = xcalloc(1, sizeof(*r->told[i]));
+        tell(u, i, r->told[i]);
+    }
+    return r->told[i];
 }
 
 void replay_events(struct ui *u)
@@ -303,13 +288,24 @@ void replay_events(struct ui *u)
         first--;
         k += is_event(r, first);
     }
-    struct poller_event *items = xcalloc(k ? k : 1, sizeof(*items));
-    size_t n = 0;
-    for (size_t i = first; i <= m && i < r->ix.n; i++)
+    u->evlog.n = 0;
+    u->dirty = true;
+    for (size_t i = first; i <= m; i++)
         if (is_event(r, i))
-            items[n++] = *told(u, i);
-    evlog_set(u, items, n);
-    free(items);
+            evlog_add(u, told(u, i));
+}
+
+/* The time after which the recording had ended: a snapshot stands until
+ * the next one, the last one (entry last) for two of the recording's
+ * intervals (the gap before it; a minute when it is the only one), or
+ * until the last record when that is later. */
+static double recording_end(const struct replay *r, size_t last)
+{
+    size_t before = nearest(r, last, -1, STORE_SNAPSHOT);
+    double gap = before == SIZE_MAX ? 30 : r->ix.items[last].t - r->ix.items[before].t;
+    double end = r->ix.items[last].t + 2 * (gap > 1 ? gap : 1);
+    double newest = r->ix.items[r->ix.n - 1].t;
+    return newest > end ? newest : end;
 }
 
 int replay_open(const char *dir, bool at_set, double at, struct replay **out, struct snap **first,
@@ -322,63 +318,42 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
         free(r);
         return 1;
     }
-    for (size_t i = 0; i < r->ix.n; i++)
-        r->nsnaps += is_snap(r, i);
+    size_t firsti = SIZE_MAX, lasti = SIZE_MAX;
+    for (size_t i = 0; i < r->ix.n; i++) {
+        if (!is_snap(r, i))
+            continue;
+        if (firsti == SIZE_MAX)
+            firsti = i;
+        lasti = i;
+        r->nsnaps++;
+    }
     char *shown = esc_term_dup(dir);
     if (!r->nsnaps) {
         snprintf(err, n, "%s: no snapshot recorded", shown);
-        free(shown);
-        replay_close(r);
-        return 1;
+        goto fail;
     }
-    size_t firsti = SIZE_MAX, lasti = SIZE_MAX;
-    for (size_t i = 0; i < r->ix.n; i++)
-        if (is_snap(r, i)) {
-            if (firsti == SIZE_MAX)
-                firsti = i;
-            lasti = i;
-        }
-    size_t i = lasti;
-    if (at_set) {
-        char from[32], to[32], want[32];
+    if (at_set && (at < r->ix.items[firsti].t || at > recording_end(r, lasti))) {
+        char want[32], from[32], to[32];
+        local_text(at, "%Y-%m-%d %H:%M:%S", want, sizeof(want));
         replay_time_text(r, firsti, from, sizeof(from));
         replay_time_text(r, lasti, to, sizeof(to));
-        time_t w = whole_seconds(at);
-        struct tm tm;
-        localtime_r(&w, &tm);
-        strftime(want, sizeof(want), "%Y-%m-%d %H:%M:%S", &tm);
-        /* A snapshot stands until the next one; the last one for two of
-         * the recording's intervals (the gap before it; a minute when it
-         * is the only one): later than that, the recording had ended. */
-        size_t before = SIZE_MAX;
-        for (size_t k = lasti; k-- > 0;)
-            if (is_snap(r, k)) {
-                before = k;
-                break;
-            }
-        double gap = before == SIZE_MAX ? 30 : r->ix.items[lasti].t - r->ix.items[before].t;
-        double end = r->ix.items[lasti].t + 2 * (gap > 1 ? gap : 1);
-        if (r->ix.items[r->ix.n - 1].t > end)
-            end = r->ix.items[r->ix.n - 1].t;
-        if (at < r->ix.items[firsti].t || at > end) {
-            snprintf(err, n, "%s: no snapshot at %s: the recording has %s to %s", shown, want,
-                     from, to);
-            free(shown);
-            replay_close(r);
-            return 1;
-        }
-        i = replay_snapshot_at(r, at);
+        snprintf(err, n, "%s: no snapshot at %s: the recording has %s to %s", shown, want, from,
+                 to);
+        goto fail;
     }
-    free(shown);
+    size_t i = at_set ? snapshot_at(r, at) : lasti;
     *first = replay_read(r, i, err, n);
-    if (!*first) {
-        replay_close(r);
-        return 1;
-    }
+    if (!*first)
+        goto fail;
+    free(shown);
     r->shown = r->pos = i;
     r->ordinal = ordinal_of(r, i);
     *out = r;
     return 0;
+fail:
+    free(shown);
+    replay_close(r);
+    return 1;
 }
 
 void replay_close(struct replay *r)
@@ -402,7 +377,7 @@ static void gauges_of(struct gauges *g, const struct snap *s, double t)
     gauges_free(g);
     g->t = t;
     g->n = model_nmounts(m);
-    g->items = xcalloc(g->n ? g->n : 1, sizeof(*g->items));
+    g->items = xcalloc(g->n, sizeof(*g->items));
     for (size_t i = 0; i < g->n; i++) {
         const struct shm_mount *mt = model_mount(m, i);
         struct gauge *gg = &g->items[i];
@@ -441,16 +416,22 @@ void replay_show(struct ui *u, struct snap *s, size_t entry, bool onward)
     u->dirty = true;
 }
 
-/* Shows snapshot entry i; false (said) when it cannot be read. */
-static bool go(struct ui *u, size_t i, bool onward)
+/* Shows snapshot entry i (read unless it is the one shown) with the
+ * events up to entry pos; false (said) when it cannot be read. */
+static bool go(struct ui *u, size_t i, size_t pos, bool onward)
 {
-    char err[512];
-    struct snap *s = replay_read(u->replay, i, err, sizeof(err));
-    if (!s) {
-        ui_message(u, THEME_error, "%s", err);
-        return false;
+    struct replay *r = u->replay;
+    if (i != r->shown) {
+        char err[512];
+        struct snap *s = replay_read(r, i, err, sizeof(err));
+        if (!s) {
+            ui_message(u, THEME_error, "%s", err);
+            return false;
+        }
+        replay_show(u, s, i, onward);
     }
-    replay_show(u, s, i, onward);
+    r->pos = pos;
+    replay_events(u);
     return true;
 }
 
@@ -468,16 +449,13 @@ void cmd_replay_step(struct ui *u, int code)
         return;
     struct replay *r = u->replay;
     int dir = code == ']' ? 1 : -1;
-    size_t i = replay_next_snapshot(r, dir);
+    size_t i = nearest(r, r->shown, dir, STORE_SNAPSHOT);
     if (i == SIZE_MAX) {
         ui_message(u, THEME_muted, "%s snapshot of the recording",
                    dir > 0 ? "the last" : "the first");
         return;
     }
-    if (go(u, i, dir > 0 && r->pos == r->shown)) {
-        r->pos = i;
-        replay_events(u);
-    }
+    go(u, i, i, dir > 0 && r->pos == r->shown);
 }
 
 void cmd_replay_event(struct ui *u, int code)
@@ -486,18 +464,15 @@ void cmd_replay_event(struct ui *u, int code)
         return;
     struct replay *r = u->replay;
     int dir = code == '}' ? 1 : -1;
-    size_t ev = replay_next_event(r, dir);
+    size_t ev = nearest(r, r->pos, dir, STORE_EVENT);
     if (ev == SIZE_MAX) {
         ui_message(u, THEME_muted, "no %s event in the recording", dir > 0 ? "later" : "earlier");
         return;
     }
-    size_t i = replay_snapshot_for(r, ev);
-    if (i != r->shown && !go(u, i, false))
+    if (!go(u, snapshot_for(r, ev), ev, false))
         return;
-    r->pos = ev;
-    replay_events(u);
     char line[400];
-    replay_event_line(r, ev, line, sizeof(line));
+    event_line(r, ev, line, sizeof(line));
     bool bad = strstr(line, ": SIG") || strncmp(line, "OOM", 3) == 0;
     /* Raw: the status line escapes what it shows. */
     ui_message(u, bad ? THEME_verdict_critical : THEME_warning, "%s", line);
@@ -540,8 +515,8 @@ void cmd_replay_goto(struct ui *u, int code)
     if (!replaying(u))
         return;
     char text[64];
-    bool ok = prompt(u, "Go to (2026-12-05T03:12:07Z, 03:12[:07] today, -10m ago): ", text,
-                     sizeof(text));
+    bool ok =
+        prompt(u, "Go to (2026-12-05T03:12:07Z, 03:12[:07] today, -10m ago): ", text, sizeof(text));
     u->dirty = true;
     if (!ok || !text[0])
         return;
@@ -552,15 +527,11 @@ void cmd_replay_goto(struct ui *u, int code)
         return;
     }
     struct replay *r = u->replay;
-    size_t i = replay_snapshot_at(r, t);
-    if (i != r->shown && !go(u, i, false))
+    size_t i = snapshot_at(r, t);
+    if (!go(u, i, i, false))
         return;
-    r->pos = i;
-    replay_events(u);
     char at[32];
     replay_time_text(r, i, at, sizeof(at));
-    ui_message(u, THEME_muted, "%s: the snapshot of %s", r->ix.items[i].t > t ? "before the "
-                                                                               "recording"
-                                                                             : "at that time",
-               at);
+    ui_message(u, THEME_muted, "%s: the snapshot of %s",
+               r->ix.items[i].t > t ? "before the recording" : "at that time", at);
 }

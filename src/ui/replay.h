@@ -33,24 +33,10 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
                 char *err, size_t n);
 void replay_close(struct replay *r);
 
-/* Reads snapshot entry i into a new snap (its scan and model), NULL with
- * the reason in err. */
-struct snap *replay_read(const struct replay *r, size_t i, char *err, size_t n);
-
-/* The entry a move lands on, SIZE_MAX when there is none that way:
- * the next (dir 1) or previous (-1) snapshot from the one shown; the next or
- * previous event from pos; the snapshot shown for an event (the first one
- * after it: the moment after, else the last one before it); the last
- * snapshot at or before t (the first when t is earlier). */
-size_t replay_next_snapshot(const struct replay *r, int dir);
-size_t replay_next_event(const struct replay *r, int dir);
-size_t replay_snapshot_for(const struct replay *r, size_t event);
-size_t replay_snapshot_at(const struct replay *r, double t);
-
 struct ui;
-/* Puts s (snapshot entry i, read with replay_read) on u's screens: its
- * gauges at the recorded time, the rows. onward: one step forward from the
- * snapshot shown, whose fill history then goes on (else it begins again). */
+/* Puts s (the snapshot of entry) on u's screens: its gauges at the
+ * recorded time, the rows. onward: one step forward from the snapshot
+ * shown, whose fill history then goes on (else it begins again). */
 void replay_show(struct ui *u, struct snap *s, size_t entry, bool onward);
 
 /* The last entry whose events the screen lists: the event jumped to last
@@ -62,11 +48,6 @@ size_t replay_moment(const struct replay *r);
  * u's events line and page, in the live dashboard's words (model/evline.h;
  * a Bus error with the fill of its /dev/shm in the snapshot before it). */
 void replay_events(struct ui *u);
-
-/* One line about event entry i for the status line ("exit of pid 42
- * (pt_data_worker, worker of 40): SIGBUS at 03:12:07"), raw text that may
- * quote names: escape it before it reaches the terminal. */
-void replay_event_line(const struct replay *r, size_t i, char *dst, size_t n);
 
 /* The time of entry i as the title shows it ("2026-12-05 03:12:07", local
  * time). */

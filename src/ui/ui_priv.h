@@ -219,9 +219,8 @@ void keys_handle(struct ui *u, int code);
  * status line at once), the lines of the newest under the budget (how
  * many of room, and drawn from y), and the events page. */
 void evlog_take(struct ui *u);
-/* Replaces the events with items[0..n) (newest last; the newest EVLOG_KEPT
- * kept): a replay's, at each move. */
-void evlog_set(struct ui *u, const struct poller_event *items, size_t n);
+/* Adds e as the newest event, the oldest dropped past EVLOG_KEPT. */
+void evlog_add(struct ui *u, const struct poller_event *e);
 void evlog_free(struct ui *u);
 int evlog_lines(const struct ui *u, int room);
 void evlog_draw(struct ui *u, int y, int lines);

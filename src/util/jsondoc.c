@@ -118,12 +118,11 @@ static void put_utf8(struct buf *b, unsigned cp)
         u[3] = (char)(0x80 | (cp & 0x3f));
         n = 4;
     }
-    if (b)
-        buf_add(b, u, n);
+    buf_add(b, u, n);
 }
 
 /* \uXXXX after the backslash and the u; a surrogate pair is one character. */
-static bool unicode_escape(struct reader *r, struct buf *out)
+static bool unicode_escape(struct reader *r)
 {
     int cp = hex4(r);
     if (cp < 0)
@@ -135,29 +134,28 @@ static bool unicode_escape(struct reader *r, struct buf *out)
         if (lo < 0)
             return false;
         if (lo >= 0xdc00 && lo <= 0xdfff) {
-            put_utf8(out, 0x10000 + ((unsigned)(cp - 0xd800) << 10) + (unsigned)(lo - 0xdc00));
+            put_utf8(&r->str, 0x10000 + ((unsigned)(cp - 0xd800) << 10) + (unsigned)(lo - 0xdc00));
             return true;
         }
         r->p = save; /* a lone high surrogate, then another escape */
     }
-    put_utf8(out, cp >= 0xd800 && cp <= 0xdfff ? 0xfffd : (unsigned)cp);
+    put_utf8(&r->str, cp >= 0xd800 && cp <= 0xdfff ? 0xfffd : (unsigned)cp);
     return true;
 }
 
-/* A string at r->p (after the opening quote is checked here); decoded into
- * out unless out is NULL. */
-static bool string(struct reader *r, struct buf *out)
+/* A string at r->p (the opening quote is checked here), decoded into
+ * r->str. */
+static bool string(struct reader *r)
 {
+    struct buf *out = &r->str;
     if (!eat(r, '"'))
         return false;
-    if (out)
-        buf_reset(out);
+    buf_reset(out);
     for (;;) {
         const unsigned char *run = r->p;
         while (r->p < r->end && *r->p != '"' && *r->p != '\\' && *r->p >= 0x20)
             r->p++;
-        if (out)
-            buf_add(out, run, (size_t)(r->p - run));
+        buf_add(out, run, (size_t)(r->p - run));
         if (r->p >= r->end || *r->p < 0x20)
             return false; /* unterminated, or a raw control character */
         if (*r->p++ == '"')
@@ -168,14 +166,12 @@ static bool string(struct reader *r, struct buf *out)
         const char *plain = strchr("\"\\/bfnrt", e);
         if (e && plain) {
             static const char decoded[] = "\"\\/\b\f\n\r\t";
-            if (out)
-                buf_addc(out, decoded[plain - "\"\\/bfnrt"]);
-        } else if (e != 'u' || !unicode_escape(r, out)) {
+            buf_addc(out, decoded[plain - "\"\\/bfnrt"]);
+        } else if (e != 'u' || !unicode_escape(r)) {
             return false;
         }
     }
 }
-
 
 static bool value(struct reader *r, struct jd *v);
 
@@ -199,7 +195,7 @@ static bool object(struct reader *r, struct jd *v)
     if (eat(r, '}'))
         return true;
     for (;;) {
-        if (!string(r, &r->str))
+        if (!string(r))
             return false;
         struct jd *slot = grow(v, &cap);
         v->keys[v->n] = buf_steal(&r->str);
@@ -237,7 +233,7 @@ static bool value(struct reader *r, struct jd *v)
         return false;
     switch (*r->p) {
     case '"':
-        if (!string(r, &r->str))
+        if (!string(r))
             return false;
         v->type = JD_STR;
         v->n = r->str.len;
@@ -374,9 +370,30 @@ const char *jd_getstr(const struct jd *v, const char *key, const char *dflt)
     return jd_str(jd_get(v, key), dflt);
 }
 
-bool jd_isnull(const struct jd *v)
+bool jd_getbool(const struct jd *v, const char *key, bool dflt)
 {
-    return v && v->type == JD_NULL;
+    return jd_bool(jd_get(v, key), dflt);
+}
+
+bool jd_has(const struct jd *v, const char *key, enum jd_type type)
+{
+    return jd_is(jd_get(v, key), type);
+}
+
+char *jd_strdup(const struct jd *v)
+{
+    const char *s = jd_str(v, NULL);
+    return s ? xstrdup(s) : NULL;
+}
+
+bool jd_is(const struct jd *v, enum jd_type type)
+{
+    return v && v->type == type;
+}
+
+size_t jd_len(const struct jd *v)
+{
+    return jd_is(v, JD_ARR) ? v->n : 0;
 }
 
 const char jsonget_first[] = "[0]";
@@ -386,9 +403,8 @@ static bool string_at(const struct jd *v, const char *const *path, size_t npath,
 {
     for (size_t i = 0; v && i < npath; i++)
         v = path[i] == JSONGET_FIRST ? jd_at(v, 0) : jd_get(v, path[i]);
-    const char *s = jd_str(v, NULL);
-    *out = s ? xstrdup(s) : NULL;
-    return s != NULL;
+    *out = jd_strdup(v);
+    return *out != NULL;
 }
 
 bool jsonget_string(const char *text, size_t len, const char *const *path, size_t npath, char **out)

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Objects and arrays nested deeper than this make a document malformed. */
 #define JSONDOC_MAX_DEPTH 64
@@ -44,6 +45,25 @@ const char *jd_str(const struct jd *v, const char *dflt);
 double jd_getnum(const struct jd *v, const char *key, double dflt);
 int64_t jd_getint(const struct jd *v, const char *key, int64_t dflt);
 const char *jd_getstr(const struct jd *v, const char *key, const char *dflt);
-bool jd_isnull(const struct jd *v);
+bool jd_getbool(const struct jd *v, const char *key, bool dflt);
+/* Whether v is there and of that type; whether member key of v is. */
+bool jd_is(const struct jd *v, enum jd_type type);
+bool jd_has(const struct jd *v, const char *key, enum jd_type type);
+/* The string v holds (jd_str) as a new string; NULL when it holds none. */
+char *jd_strdup(const struct jd *v);
+/* The number of elements of an array, 0 when v is not an array. */
+size_t jd_len(const struct jd *v);
+
+/* Defines `static T fn(const char *s)`, a name as the writer wrote it back
+ * to its value: the k from lo to hi whose name(k) is s; dflt for NULL or a
+ * name no k has. */
+#define JD_NAME_READER(fn, T, name, lo, hi, dflt)                                                  \
+    static T fn(const char *s)                                                                     \
+    {                                                                                              \
+        for (int k = (lo); s && k <= (hi); k++)                                                    \
+            if (name((T)k) && strcmp(s, name((T)k)) == 0)                                          \
+                return (T)k;                                                                       \
+        return (dflt);                                                                             \
+    }
 
 #endif

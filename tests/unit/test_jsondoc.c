@@ -29,7 +29,7 @@ static void test_values(void **state)
     assert_true(jd_getnum(d, "neg", 0) == -300);
     assert_true(jd_bool(jd_get(d, "ok"), false));
     assert_false(jd_bool(jd_get(d, "no"), true));
-    assert_true(jd_isnull(jd_get(d, "none")));
+    assert_true(jd_is(jd_get(d, "none"), JD_NULL));
     assert_null(jd_get(d, "missing"));
     /* The wrong type gives the default. */
     assert_int_equal(jd_getint(d, "time", 7), 7);
