@@ -60,8 +60,6 @@ const char *why_fmt_of(char *dst, size_t n, uint64_t part, uint64_t whole)
     return dst;
 }
 
-/* Reading the records' JSON. */
-
 static char *dup_or_null(const char *s)
 {
     return s ? xstrdup(s) : NULL;
@@ -134,8 +132,6 @@ static const char *one_of(const char *s, const char *const *list)
     return NULL;
 }
 
-/* What a snapshot holds. */
-
 static const struct jd *snap_proc(const struct jd *s, int64_t pid)
 {
     return item_with_int(jd_get(s, "processes"), "pid", pid);
@@ -179,8 +175,6 @@ static bool shows_running(const struct jd *s, int64_t pid)
     const struct jd *p = snap_proc(s, pid);
     return p && !str_is(p, "role", "zombie");
 }
-
-/* The records around an end. */
 
 static const struct jd *doc(const struct why_source *s, size_t i)
 {
@@ -248,8 +242,6 @@ static struct end around(const struct why_source *src, size_t i, const struct wh
     }
     return e;
 }
-
-/* Who died. */
 
 static bool is_role(const struct why_death *d, const char *role)
 {
@@ -439,8 +431,6 @@ static bool seg_of_job(const struct jd *sg, const struct pidset *ps, int64_t mai
     return false;
 }
 
-/* Its moment. */
-
 /* d's mount in snapshot s: the one holding most of its job's segments,
  * else its container's, else the host's, else the first. */
 static const struct jd *find_mount(const struct why_death *d, const struct jd *s)
@@ -549,6 +539,15 @@ static void mount_fill(struct why_death *d, const struct end *e, const struct jd
         if (str_is(ev, "mount_id", d->mount_id))
             raise_to(&d->used_peak, ev, "used_bytes");
     }
+    /* Full: within 1 % of its size, or with less free than one batch of
+     * the loader the snapshot before shows, or with more promised to
+     * segments not yet written than was free. */
+    d->free_batch = u64(mount_loader(doc(e->src, e->before), mb), "batch_shm_bytes");
+    d->full =
+        d->size > 0 &&
+        (at_brim(d->used_peak, d->size) ||
+         (d->free_batch && d->used_peak + d->free_batch > d->size) ||
+         (d->has_before && d->pending_before && d->used_before + d->pending_before >= d->size));
 }
 
 /* The budget of the mount's owner in snapshot s (mount sm); its app and
@@ -635,15 +634,6 @@ static void moment(struct why_death *d, const struct end *e)
     const char *id = jd_getstr(m, "id", NULL), *path = jd_getstr(m, "path", NULL);
     const struct jd *mb = snap_mount(before, id, path), *ma = snap_mount(at, id, path);
     mount_fill(d, e, m, mb, ma);
-    /* Full: within 1 % of its size, or with less free than one batch of
-     * the loader the snapshot before shows, or with more promised to
-     * segments not yet written than was free. */
-    d->free_batch = u64(mount_loader(before, mb), "batch_shm_bytes");
-    d->full =
-        d->size > 0 &&
-        (at_brim(d->used_peak, d->size) ||
-         (d->free_batch && d->used_peak + d->free_batch > d->size) ||
-         (d->has_before && d->pending_before && d->used_before + d->pending_before >= d->size));
     /* The budget just before, else at. */
     const struct jd *s = mb ? before : at, *sm = mb ? mb : ma;
     budget_then(d, s, sm, mb && ma ? mount_obj(at, ma, "budget") : NULL);
@@ -653,8 +643,6 @@ static void moment(struct why_death *d, const struct end *e)
     who_then(d, e, d->has_pid ? snap_proc(before ? before : at, d->pid) : NULL, sm);
 }
 
-/* What would have fitted. */
-
 /* The loader of d's job in the snapshots before (from snapshot k back):
  * each says what it saw in flight at its moment, and one may miss a batch
  * a worker is writing, so the most of the last few is the loader's. */
@@ -663,7 +651,7 @@ static void loader_before(struct why_death *d, const struct why_source *src, siz
     int64_t job = job_of(d);
     for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
         const struct jd *s = doc(src, k);
-        const struct jd *m = d->has_mount ? snap_mount(s, d->mount_id, d->mount_path) : NULL;
+        const struct jd *m = snap_mount(s, d->mount_id, d->mount_path);
         const struct jd *l = mount_loader(s, m);
         if (!l || (job && jd_getint(l, "main_pid", 0) != job))
             continue;
@@ -684,7 +672,7 @@ static void advise(struct why_death *d, const struct end *e)
     const size_t near[] = {e->before, e->at};
     for (size_t n = 0; n < 2; n++) {
         const struct jd *s = doc(e->src, near[n]);
-        const struct jd *m = d->has_mount ? snap_mount(s, d->mount_id, d->mount_path) : NULL;
+        const struct jd *m = snap_mount(s, d->mount_id, d->mount_path);
         const struct jd *b = m ? mount_obj(s, m, "budget") : NULL;
         if (!b)
             continue;
@@ -703,12 +691,10 @@ static void advise(struct why_death *d, const struct end *e)
                                 .prefetch = d->loader_prefetch};
     struct capacity_result r;
     char *cause = NULL;
-    if (capacity_compute(&in, &r, &cause) != 0) {
+    if (capacity_compute(&in, &r, &cause) != 0 || r.shm_peak <= d->used_peak) {
         free(cause);
         return;
     }
-    if (r.shm_peak <= d->used_peak)
-        return;
     d->from_loader = true;
     d->need_shm = r.shm_peak;
     if (r.rec_shm_size > d->rec_shm)
@@ -751,8 +737,6 @@ static void follow(struct why_death *d, const struct why_result *r)
     }
 }
 
-/* What it left behind. */
-
 /* The snapshot before record i when it shows d's job ended: no group of
  * its main (for a death outside a job, the process not running). A death
  * during the last scan of a recording sorts after that scan's snapshot (a
@@ -778,9 +762,7 @@ static void left_behind(struct why_death *d, const struct end *e, double to)
 {
     size_t li = snapshot_last(e->src, e->i, to);
     if (li == SIZE_MAX)
-        li = e->at;
-    if (li == SIZE_MAX)
-        li = snapshot_ended(e->src, e->i, d);
+        li = e->at != SIZE_MAX ? e->at : snapshot_ended(e->src, e->i, d);
     if (li == SIZE_MAX)
         return;
     /* The job's processes as the snapshots before the end knew them: a
@@ -804,8 +786,6 @@ static void left_behind(struct why_death *d, const struct end *e, double to)
         d->left_bytes += u64(sg, "alloc_bytes");
     }
 }
-
-/* The diagnosis, in the guide's words. */
 
 /* "the /dev/shm of trainer" or "/dev/shm". */
 static void mount_name(struct buf *b, const struct why_death *d)
@@ -874,20 +854,6 @@ static void oom_text(struct buf *b, const struct why_death *d)
                     "batches in it and the application ran out of it together");
 }
 
-static void signal_text(struct buf *b, const struct why_death *d)
-{
-    /* Signals another process or the system sends; any other is a crash. */
-    static const char *const sent[] = {"SIGKILL", "SIGTERM", "SIGINT",  "SIGHUP",  "SIGQUIT",
-                                       "SIGUSR1", "SIGUSR2", "SIGPIPE", "SIGALRM", NULL};
-    if (one_of(d->signal, sent))
-        buf_printf(b,
-                   "it was killed by %s, sent by another process or the system (no OOM "
-                   "kill was counted in its cgroup)",
-                   d->signal);
-    else
-        buf_printf(b, "it crashed with %s", d->signal ? d->signal : "a signal");
-}
-
 static void unknown_text(struct buf *b, const struct why_death *d)
 {
     char x[64];
@@ -906,6 +872,9 @@ static void unknown_text(struct buf *b, const struct why_death *d)
 
 static void diagnose(struct why_death *d)
 {
+    /* Signals another process or the system sends; any other is a crash. */
+    static const char *const sent[] = {"SIGKILL", "SIGTERM", "SIGINT",  "SIGHUP",  "SIGQUIT",
+                                       "SIGUSR1", "SIGUSR2", "SIGPIPE", "SIGALRM", NULL};
     struct buf b;
     buf_init(&b);
     char x[64], y[64];
@@ -913,8 +882,13 @@ static void diagnose(struct why_death *d)
         sigbus_text(&b, d);
     else if (!strcmp(d->cause, "oom_kill"))
         oom_text(&b, d);
+    else if (!strcmp(d->cause, "signal") && one_of(d->signal, sent))
+        buf_printf(&b,
+                   "it was killed by %s, sent by another process or the system (no OOM "
+                   "kill was counted in its cgroup)",
+                   d->signal);
     else if (!strcmp(d->cause, "signal"))
-        signal_text(&b, d);
+        buf_printf(&b, "it crashed with %s", d->signal ? d->signal : "a signal");
     else if (!strcmp(d->cause, "exit"))
         buf_printf(&b, "it exited with status %lld", (long long)d->exit_code);
     else
@@ -932,8 +906,6 @@ static void diagnose(struct why_death *d)
     buf_addc(&b, '.');
     d->diagnosis = buf_steal(&b);
 }
-
-/* Finding the ends. */
 
 /* Whether d passes f's pid and container. */
 static bool wanted(const struct why_death *d, const struct why_filter *f)
