@@ -396,6 +396,7 @@ static bool pidset_has(const struct pidset *ps, int64_t v)
     return false;
 }
 
+/* Adds pid v; none below 1 (a pid not known). */
 static void pidset_add(struct pidset *ps, int64_t v)
 {
     if (v > 0 && ps->n < sizeof(ps->p) / sizeof(ps->p[0]) && !pidset_has(ps, v))
@@ -404,8 +405,7 @@ static void pidset_add(struct pidset *ps, int64_t v)
 
 static void job_pids(const struct why_death *d, const struct jd *s, struct pidset *ps)
 {
-    if (d->has_pid)
-        pidset_add(ps, d->pid);
+    pidset_add(ps, d->pid);
     int64_t main = job_of(d);
     pidset_add(ps, main);
     const struct jd *g = snap_group(s, main);
@@ -601,28 +601,8 @@ static void container_before(struct why_death *d, const struct end *e)
     }
 }
 
-/* Who it was, where the event did not say: from process p of a snapshot
- * around it and the container list of its mount sm. */
-static void who_then(struct why_death *d, const struct end *e, const struct jd *p,
-                     const struct jd *sm)
-{
-    if (p) {
-        fill_str(&d->comm, p, "comm");
-        fill_str(&d->role, p, "role");
-        if (!d->has_group && has_num(p, "group")) {
-            d->has_group = true;
-            d->group = jd_getint(p, "group", 0);
-        }
-        fill_str(&d->container, p, "container");
-    }
-    const struct jd *c = mount_ctr(sm, d->container);
-    fill_str(&d->container_name, c, "name");
-    fill_str(&d->pod, c, "pod");
-    if (d->has_pid && (!d->container || !d->container_name))
-        container_before(d, e);
-}
-
-/* The mount, its fill before and at, the budget, the biggest groups. */
+/* The mount, its fill before and at, the budget, the biggest groups, and
+ * who it was where the event did not say. */
 static void moment(struct why_death *d, const struct end *e)
 {
     const struct jd *before = doc(e->src, e->before), *at = doc(e->src, e->at);
@@ -638,9 +618,21 @@ static void moment(struct why_death *d, const struct end *e)
     const struct jd *s = mb ? before : at, *sm = mb ? mb : ma;
     budget_then(d, s, sm, mb && ma ? mount_obj(at, ma, "budget") : NULL);
     fill_str(&d->cgroup, mount_obj(s, sm, "cgroup"), "path");
-    if (d->mount_id)
-        top_groups(d, s, d->mount_id);
-    who_then(d, e, d->has_pid ? snap_proc(before ? before : at, d->pid) : NULL, sm);
+    top_groups(d, s, d->mount_id);
+    /* Who it was, where the event did not say. */
+    const struct jd *p = d->has_pid ? snap_proc(before ? before : at, d->pid) : NULL;
+    fill_str(&d->comm, p, "comm");
+    fill_str(&d->role, p, "role");
+    if (!d->has_group && has_num(p, "group")) {
+        d->has_group = true;
+        d->group = jd_getint(p, "group", 0);
+    }
+    fill_str(&d->container, p, "container");
+    const struct jd *c = mount_ctr(sm, d->container);
+    fill_str(&d->container_name, c, "name");
+    fill_str(&d->pod, c, "pod");
+    if (d->has_pid && (!d->container || !d->container_name))
+        container_before(d, e);
 }
 
 /* The loader of d's job in the snapshots before (from snapshot k back):
