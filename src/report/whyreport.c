@@ -1,9 +1,7 @@
 /* `shmwatch why` in words and in JSON (report/whyreport.h). */
 #include "report/whyreport.h"
 
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "model/budget.h"
 #include "report/jsonw.h"
