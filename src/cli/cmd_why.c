@@ -52,7 +52,7 @@ static const struct jd *load(void *ctx, size_t i)
     }
     struct jd *d = jd_parse(line, strlen(line), msg, sizeof(msg));
     free(line);
-    if (!d || d->type != JD_OBJ) {
+    if (!jd_is(d, JD_OBJ)) {
         warn_add(c, str_printf("%s: offset %llu: not a record (%s)", file,
                                (unsigned long long)e->offset, d ? "not an object" : msg));
         jd_free(d);

@@ -60,16 +60,11 @@ const char *why_fmt_of(char *dst, size_t n, uint64_t part, uint64_t whole)
     return dst;
 }
 
-static char *dup_or_null(const char *s)
-{
-    return s ? xstrdup(s) : NULL;
-}
-
 /* Sets *dst, while it is still unknown, to member key of v. */
 static void fill_str(char **dst, const struct jd *v, const char *key)
 {
     if (!*dst)
-        *dst = dup_or_null(jd_getstr(v, key, NULL));
+        *dst = jd_strdup(jd_get(v, key));
 }
 
 static uint64_t u64(const struct jd *v, const char *key)
@@ -85,12 +80,6 @@ static void raise_to(uint64_t *most, const struct jd *v, const char *key)
         *most = u64(v, key);
 }
 
-static bool has_num(const struct jd *v, const char *key)
-{
-    const struct jd *x = jd_get(v, key);
-    return x && x->type == JD_NUM;
-}
-
 /* Whether member key of v is the string s (never when s is NULL). */
 static bool str_is(const struct jd *v, const char *key, const char *s)
 {
@@ -102,7 +91,7 @@ static bool str_is(const struct jd *v, const char *key, const char *s)
 static const struct jd *obj(const struct jd *v, const char *key)
 {
     const struct jd *x = jd_get(v, key);
-    return x && x->type == JD_OBJ ? x : NULL;
+    return jd_is(x, JD_OBJ) ? x : NULL;
 }
 
 /* The first item of array a whose member key is the number v, or NULL. */
@@ -339,7 +328,7 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
 {
     if (!abnormal_exit(ev, &d->cause))
         return false;
-    d->has_pid = has_num(ev, "pid");
+    d->has_pid = jd_has(ev, "pid", JD_NUM);
     d->pid = jd_getint(ev, "pid", 0);
     fill_str(&d->comm, ev, "comm");
     fill_str(&d->role, ev, "role");
@@ -349,7 +338,7 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
         free(d->role);
         d->role = xstrdup("main");
     }
-    d->has_group = has_num(ev, "group");
+    d->has_group = jd_has(ev, "group", JD_NUM);
     d->group = jd_getint(ev, "group", 0);
     if (d->has_pid && !d->has_group) {
         /* Its main died a moment before it, and the last model saw it
@@ -358,10 +347,10 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
         d->has_group = d->group > 0;
     }
     fill_str(&d->signal, ev, "signal");
-    d->has_exit_code = has_num(ev, "exit_code");
+    d->has_exit_code = jd_has(ev, "exit_code", JD_NUM);
     d->exit_code = jd_getint(ev, "exit_code", 0);
-    if (!strcmp(d->cause, "oom_kill"))
-        d->cgroup = dup_or_null(oom_cgroup(src, i, d->pid));
+    const char *cgroup = !strcmp(d->cause, "oom_kill") ? oom_cgroup(src, i, d->pid) : NULL;
+    d->cgroup = cgroup ? xstrdup(cgroup) : NULL;
     return true;
 }
 
@@ -436,7 +425,7 @@ static bool seg_of_job(const struct jd *sg, const struct pidset *ps, int64_t mai
 static const struct jd *find_mount(const struct why_death *d, const struct jd *s)
 {
     const struct jd *ms = jd_get(s, "mounts");
-    if (!ms || ms->type != JD_ARR || ms->n == 0)
+    if (jd_len(ms) == 0)
         return NULL;
     struct pidset ps = {.n = 0};
     job_pids(d, s, &ps);
@@ -623,7 +612,7 @@ static void moment(struct why_death *d, const struct end *e)
     const struct jd *p = d->has_pid ? snap_proc(before ? before : at, d->pid) : NULL;
     fill_str(&d->comm, p, "comm");
     fill_str(&d->role, p, "role");
-    if (!d->has_group && has_num(p, "group")) {
+    if (!d->has_group && jd_has(p, "group", JD_NUM)) {
         d->has_group = true;
         d->group = jd_getint(p, "group", 0);
     }
