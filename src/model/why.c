@@ -298,17 +298,17 @@ static int64_t group_before(const struct why_source *src, size_t i, int64_t pid)
     return 0;
 }
 
-/* The cgroup of the OOM kill event near exit event i whose victim is pid,
- * else of any OOM kill event near it. */
-static const char *oom_cgroup(const struct why_source *src, size_t i, int64_t pid)
+/* The OOM kill event near exit event i whose victim is pid, else the first
+ * near it that names a cgroup. */
+static const struct jd *oom_event(const struct why_source *src, size_t i, int64_t pid)
 {
-    const char *any = NULL;
+    const struct jd *any = NULL;
     for (size_t j = 0; j < src->n; j++) {
         const struct jd *ev = event_near(src, j, i, "oom_kill");
         if (ev && jd_getint(ev, "victim", 0) == pid)
-            return jd_getstr(ev, "cgroup", NULL);
-        if (ev && !any)
-            any = jd_getstr(ev, "cgroup", NULL);
+            return ev;
+        if (!any && jd_getstr(ev, "cgroup", NULL))
+            any = ev;
     }
     return any;
 }
@@ -349,8 +349,8 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
     fill_str(&d->signal, ev, "signal");
     d->has_exit_code = jd_has(ev, "exit_code", JD_NUM);
     d->exit_code = jd_getint(ev, "exit_code", 0);
-    const char *cgroup = !strcmp(d->cause, "oom_kill") ? oom_cgroup(src, i, d->pid) : NULL;
-    d->cgroup = cgroup ? xstrdup(cgroup) : NULL;
+    if (!strcmp(d->cause, "oom_kill"))
+        fill_str(&d->cgroup, oom_event(src, i, d->pid), "cgroup");
     return true;
 }
 
