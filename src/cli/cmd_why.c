@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/options.h"
 #include "cli/subcommands.h"
@@ -13,6 +12,7 @@
 #include "report/whyreport.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/jsondoc.h"
 #include "util/xalloc.h"
 
@@ -52,7 +52,7 @@ static const struct jd *load(void *ctx, size_t i)
     }
     struct jd *d = jd_parse(line, strlen(line), msg, sizeof(msg));
     free(line);
-    if (!d || d->type != JD_OBJ) {
+    if (!jd_is(d, JD_OBJ)) {
         warn_add(c, str_printf("%s: offset %llu: not a record (%s)", file,
                                (unsigned long long)e->offset, d ? "not an object" : msg));
         jd_free(d);
@@ -73,13 +73,6 @@ static void say_line(const char *prefix, const char *msg)
     fputc('\n', stderr);
 }
 
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int cmd_why(int argc, char **argv)
 {
     struct options o;
@@ -93,7 +86,7 @@ int cmd_why(int argc, char **argv)
         options_free(&o);
         return 1;
     }
-    double now = wall_now();
+    double now = clock_wall();
     double from = now - (o.since_set ? o.since : WHY_DEFAULT_SINCE);
     struct store_index ix;
     char msg[512];

@@ -17,23 +17,34 @@
 
 /* An end this soon after another in its job is told as following it. */
 #define WHY_FOLLOW_S 60.0
+/* An exit event and an OOM kill event this near in time are one death. */
+#define WHY_NEAR_S 10.0
 
-const char *why_fmt_time(char *dst, size_t n, double t)
+/* The snapshot before an end is one that still shows the process running:
+ * a death told from the scans (cause unknown) comes with the scan that
+ * missed it, and a scan under way when the process died sorts before its
+ * end (a snapshot's time is when its scan began) while it may show the
+ * process a zombie and its segments gone. Up to this many snapshots back
+ * are tried, and as many are read for what the event does not say. */
+#define WHY_BACK 5
+
+static const char *fmt_utc(char *dst, size_t n, double t, const char *fmt)
 {
     time_t s = (time_t)t;
     struct tm tm;
     gmtime_r(&s, &tm);
-    strftime(dst, n, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    strftime(dst, n, fmt, &tm);
     return dst;
+}
+
+const char *why_fmt_time(char *dst, size_t n, double t)
+{
+    return fmt_utc(dst, n, t, "%Y-%m-%d %H:%M:%S UTC");
 }
 
 const char *why_fmt_clock(char *dst, size_t n, double t)
 {
-    time_t s = (time_t)t;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    strftime(dst, n, "%H:%M:%S", &tm);
-    return dst;
+    return fmt_utc(dst, n, t, "%H:%M:%S");
 }
 
 const char *why_fmt_of(char *dst, size_t n, uint64_t part, uint64_t whole)
@@ -49,9 +60,11 @@ const char *why_fmt_of(char *dst, size_t n, uint64_t part, uint64_t whole)
     return dst;
 }
 
-static char *dup_or_null(const char *s)
+/* Sets *dst, while it is still unknown, to member key of v. */
+static void fill_str(char **dst, const struct jd *v, const char *key)
 {
-    return s ? xstrdup(s) : NULL;
+    if (!*dst)
+        *dst = jd_strdup(jd_get(v, key));
 }
 
 static uint64_t u64(const struct jd *v, const char *key)
@@ -60,17 +73,116 @@ static uint64_t u64(const struct jd *v, const char *key)
     return x > 0 && x < 1.8e19 ? (uint64_t)x : 0;
 }
 
-static bool has_num(const struct jd *v, const char *key)
+/* Raises *most to member key of v when that is more. */
+static void raise_to(uint64_t *most, const struct jd *v, const char *key)
 {
-    const struct jd *x = jd_get(v, key);
-    return x && x->type == JD_NUM;
+    if (u64(v, key) > *most)
+        *most = u64(v, key);
 }
 
-static const struct jd *snap_proc(const struct jd *s, int64_t pid);
+/* Whether member key of v is the string s (never when s is NULL). */
+static bool str_is(const struct jd *v, const char *key, const char *s)
+{
+    const char *x = jd_getstr(v, key, NULL);
+    return x && s && !strcmp(x, s);
+}
+
+/* Member key of v when it is an object, else NULL. */
+static const struct jd *obj(const struct jd *v, const char *key)
+{
+    const struct jd *x = jd_get(v, key);
+    return jd_is(x, JD_OBJ) ? x : NULL;
+}
+
+/* The first item of array a whose member key is the number v, or NULL. */
+static const struct jd *item_with_int(const struct jd *a, const char *key, int64_t v)
+{
+    for (size_t i = 0; a && i < a->n; i++)
+        if (jd_getint(&a->items[i], key, -1) == v)
+            return &a->items[i];
+    return NULL;
+}
+
+/* The first item of array a whose member key is the string s, or NULL. */
+static const struct jd *item_with_str(const struct jd *a, const char *key, const char *s)
+{
+    for (size_t i = 0; a && i < a->n; i++)
+        if (str_is(&a->items[i], key, s))
+            return &a->items[i];
+    return NULL;
+}
+
+/* The entry of the NULL-ended list equal to s, or NULL. */
+static const char *one_of(const char *s, const char *const *list)
+{
+    for (; s && *list; list++)
+        if (!strcmp(s, *list))
+            return *list;
+    return NULL;
+}
+
+static const struct jd *snap_proc(const struct jd *s, int64_t pid)
+{
+    return item_with_int(jd_get(s, "processes"), "pid", pid);
+}
+
+static const struct jd *snap_group(const struct jd *s, int64_t main_pid)
+{
+    return item_with_int(jd_get(s, "groups"), "main_pid", main_pid);
+}
+
+/* Mount of snapshot s by id, else by path. */
+static const struct jd *snap_mount(const struct jd *s, const char *id, const char *path)
+{
+    const struct jd *ms = jd_get(s, "mounts");
+    const struct jd *m = item_with_str(ms, "id", id);
+    return m ? m : item_with_str(ms, "path", path);
+}
+
+static const struct jd *mount_ctr(const struct jd *m, const char *ctr)
+{
+    return item_with_str(jd_get(m, "containers"), "id", ctr);
+}
+
+/* The budget or cgroup (key) of mount m's owner (the node view gives each
+ * mount its own), else snapshot s's; NULL when neither is an object. */
+static const struct jd *mount_obj(const struct jd *s, const struct jd *m, const char *key)
+{
+    const struct jd *x = obj(m, key);
+    return x ? x : obj(s, key);
+}
+
+/* The DataLoader the budget of mount m (of snapshot s) saw, or NULL. */
+static const struct jd *mount_loader(const struct jd *s, const struct jd *m)
+{
+    return m ? obj(mount_obj(s, m, "budget"), "loader") : NULL;
+}
+
+/* Whether snapshot s shows pid running (listed, not a zombie). */
+static bool shows_running(const struct jd *s, int64_t pid)
+{
+    const struct jd *p = snap_proc(s, pid);
+    return p && !str_is(p, "role", "zombie");
+}
 
 static const struct jd *doc(const struct why_source *s, size_t i)
 {
     return i < s->n ? s->doc(s->ctx, i) : NULL;
+}
+
+/* Record j parsed when it is an event of kind, else NULL. */
+static const struct jd *event_of(const struct why_source *s, size_t j, const char *kind)
+{
+    const struct why_rec *r = &s->recs[j];
+    return !r->snapshot && !strcmp(r->event, kind) ? doc(s, j) : NULL;
+}
+
+/* Record j parsed when it is an event of kind within WHY_NEAR_S of record
+ * i, else NULL. */
+static const struct jd *event_near(const struct why_source *s, size_t j, size_t i, const char *kind)
+{
+    double dt = s->recs[j].t - s->recs[i].t;
+    return dt < -WHY_NEAR_S || dt > WHY_NEAR_S ? NULL : event_of(s, j, kind);
 }
 
 /* The snapshot nearest record i on one side: the last before (dir -1) or
@@ -83,122 +195,179 @@ static size_t snapshot_near(const struct why_source *s, size_t i, int dir)
     return SIZE_MAX;
 }
 
-/* The snapshot before an end is one that still shows the process running:
- * a death told from the scans (cause unknown) comes with the scan that
- * missed it, and a scan under way when the process died sorts before its
- * end (a snapshot's time is when its scan began) while it may show the
- * process a zombie and its segments gone. Up to this many snapshots back
- * are tried. */
-#define WHY_BACK 5
-
-/* Whether snapshot s shows pid running (listed, not a zombie). */
-static bool shows_running(const struct jd *s, int64_t pid)
-{
-    const struct jd *p = snap_proc(s, pid);
-    return p && strcmp(jd_getstr(p, "role", ""), "zombie") != 0;
-}
-
-static void around_pid(const struct why_source *s, size_t i, const struct why_death *d,
-                       size_t *bi, size_t *ai)
-{
-    *bi = snapshot_near(s, i, -1);
-    *ai = snapshot_near(s, i, +1);
-    if (!d->has_pid || *bi == SIZE_MAX)
-        return;
-    size_t k = *bi;
-    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(s, k, -1)) {
-        if (shows_running(doc(s, k), d->pid)) {
-            *bi = k;
-            return;
-        }
-    }
-}
-
 /* The last snapshot after record i up to time to (0: the last of all). */
 static size_t snapshot_last(const struct why_source *s, size_t i, double to)
 {
-    size_t best = SIZE_MAX;
-    for (size_t j = i + 1; j < s->n; j++) {
-        if (to > 0 && s->recs[j].t > to)
-            break;
-        if (s->recs[j].snapshot)
-            best = j;
-    }
-    while (best != SIZE_MAX && best > i && !(s->recs[best].snapshot && doc(s, best)))
-        best--;
-    return best != SIZE_MAX && best > i ? best : SIZE_MAX;
+    size_t end = i + 1;
+    while (end < s->n && !(to > 0 && s->recs[end].t > to))
+        end++;
+    for (size_t j = end; j-- > i + 1;)
+        if (s->recs[j].snapshot && doc(s, j))
+            return j;
+    return SIZE_MAX;
 }
 
-static bool role_is_job(const char *role)
+/* An end being explained: its event, and the snapshots around it (SIZE_MAX:
+ * none). */
+struct end {
+    const struct why_source *src;
+    size_t i;
+    size_t before; /* the last before it that shows its process running, else the last */
+    size_t at;     /* the first after it */
+};
+
+static struct end around(const struct why_source *src, size_t i, const struct why_death *d)
 {
-    return role && (!strcmp(role, "main") || !strcmp(role, "worker") ||
-                    !strcmp(role, "shm_manager") || !strcmp(role, "orphan_worker"));
+    struct end e = {.src = src, .i = i, .before = snapshot_near(src, i, -1)};
+    e.at = snapshot_near(src, i, +1);
+    if (!d->has_pid)
+        return e;
+    size_t k = e.before;
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
+        if (shows_running(doc(src, k), d->pid)) {
+            e.before = k;
+            break;
+        }
+    }
+    return e;
+}
+
+static bool is_role(const struct why_death *d, const char *role)
+{
+    return d->role && !strcmp(d->role, role);
+}
+
+static bool is_worker(const struct why_death *d)
+{
+    return is_role(d, "worker") || is_role(d, "orphan_worker");
+}
+
+/* The main of d's job: its group, or itself when it is a main. */
+static int64_t job_of(const struct why_death *d)
+{
+    if (d->has_group)
+        return d->group;
+    if (d->has_pid && is_role(d, "main"))
+        return d->pid;
+    return 0;
 }
 
 /* Whether exit event ev is an abnormal end; *cause its cause. */
 static bool abnormal_exit(const struct jd *ev, const char **cause)
 {
-    const char *c = jd_getstr(ev, "cause", "");
-    static const char *const kinds[] = {"sigbus", "oom_kill", "signal", "exit", "unknown"};
-    *cause = NULL;
-    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
-        if (!strcmp(c, kinds[k]))
-            *cause = kinds[k];
+    static const char *const causes[] = {"sigbus", "oom_kill", "signal", "exit", "unknown", NULL};
+    static const char *const job_roles[] = {"main", "worker", "shm_manager", "orphan_worker", NULL};
+    *cause = one_of(jd_getstr(ev, "cause", NULL), causes);
     if (!*cause)
         return false;
     if (!strcmp(*cause, "exit"))
         return jd_getint(ev, "exit_code", 0) != 0;
     if (!strcmp(*cause, "unknown"))
-        return role_is_job(jd_getstr(ev, "role", NULL));
+        return one_of(jd_getstr(ev, "role", NULL), job_roles) != NULL;
     return true;
 }
 
-/* The process pid in snapshot s, or NULL. */
-static const struct jd *snap_proc(const struct jd *s, int64_t pid)
+/* Whether pid was a DataLoader group's main in a snapshot shortly before
+ * record i. */
+static bool was_main(const struct why_source *src, size_t i, int64_t pid)
 {
-    const struct jd *ps = jd_get(s, "processes");
-    for (size_t i = 0; ps && i < ps->n; i++)
-        if (jd_getint(&ps->items[i], "pid", -1) == pid)
-            return &ps->items[i];
-    return NULL;
+    size_t k = snapshot_near(src, i, -1);
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1))
+        if (snap_group(doc(src, k), pid))
+            return true;
+    return false;
 }
 
-static const struct jd *snap_group(const struct jd *s, int64_t main_pid)
+/* The main of the DataLoader group that had pid among its workers or shm
+ * managers in a snapshot shortly before record i, 0 for none. */
+static int64_t group_before(const struct why_source *src, size_t i, int64_t pid)
 {
-    const struct jd *gs = jd_get(s, "groups");
-    for (size_t i = 0; gs && i < gs->n; i++)
-        if (jd_getint(&gs->items[i], "main_pid", -1) == main_pid)
-            return &gs->items[i];
-    return NULL;
+    static const char *const lists[] = {"workers", "shm_managers"};
+    size_t k = snapshot_near(src, i, -1);
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
+        const struct jd *gs = jd_get(doc(src, k), "groups");
+        for (size_t g = 0; gs && g < gs->n; g++) {
+            for (size_t l = 0; l < 2; l++) {
+                const struct jd *ps = jd_get(&gs->items[g], lists[l]);
+                for (size_t j = 0; ps && j < ps->n; j++)
+                    if (jd_int(&ps->items[j], 0) == pid)
+                        return jd_getint(&gs->items[g], "main_pid", 0);
+            }
+        }
+    }
+    return 0;
 }
 
-
-/* Mount of snapshot s by id, else by path. */
-static const struct jd *snap_mount(const struct jd *s, const char *id, const char *path)
+/* The OOM kill event near exit event i whose victim is pid, else the first
+ * near it that names a cgroup. */
+static const struct jd *oom_event(const struct why_source *src, size_t i, int64_t pid)
 {
-    const struct jd *ms = jd_get(s, "mounts");
-    for (size_t i = 0; id && ms && i < ms->n; i++) {
-        const char *mid = jd_getstr(&ms->items[i], "id", NULL);
-        if (mid && !strcmp(mid, id))
-            return &ms->items[i];
+    const struct jd *any = NULL;
+    for (size_t j = 0; j < src->n; j++) {
+        const struct jd *ev = event_near(src, j, i, "oom_kill");
+        if (ev && jd_getint(ev, "victim", 0) == pid)
+            return ev;
+        if (!any && jd_getstr(ev, "cgroup", NULL))
+            any = ev;
     }
-    for (size_t i = 0; path && ms && i < ms->n; i++) {
-        const char *p = jd_getstr(&ms->items[i], "path", NULL);
-        if (p && !strcmp(p, path))
-            return &ms->items[i];
-    }
-    return NULL;
+    return any;
 }
 
-static const struct jd *mount_ctr(const struct jd *m, const char *ctr)
+/* Whether an exit event near oom_kill event k tells the end of its victim. */
+static bool victim_has_exit(const struct why_source *src, size_t k, int64_t victim)
 {
-    const struct jd *cs = jd_get(m, "containers");
-    for (size_t i = 0; ctr && cs && i < cs->n; i++) {
-        const char *id = jd_getstr(&cs->items[i], "id", NULL);
-        if (id && !strcmp(id, ctr))
-            return &cs->items[i];
+    for (size_t j = 0; j < src->n; j++)
+        if (jd_getint(event_near(src, j, k, "exit"), "pid", 0) == victim)
+            return true;
+    return false;
+}
+
+/* d from exit event i (ev); false when that is no abnormal end. */
+static bool from_exit(struct why_death *d, const struct why_source *src, size_t i,
+                      const struct jd *ev)
+{
+    if (!abnormal_exit(ev, &d->cause))
+        return false;
+    d->has_pid = jd_has(ev, "pid", JD_NUM);
+    d->pid = jd_getint(ev, "pid", 0);
+    fill_str(&d->comm, ev, "comm");
+    fill_str(&d->role, ev, "role");
+    if (d->has_pid && was_main(src, i, d->pid)) {
+        /* Its workers died a moment before it, and the last model saw it
+         * without them: it was their main all the same. */
+        free(d->role);
+        d->role = xstrdup("main");
     }
-    return NULL;
+    d->has_group = jd_has(ev, "group", JD_NUM);
+    d->group = jd_getint(ev, "group", 0);
+    if (d->has_pid && !d->has_group) {
+        /* Its main died a moment before it, and the last model saw it
+         * without its group: the snapshots before still show it. */
+        d->group = group_before(src, i, d->pid);
+        d->has_group = d->group > 0;
+    }
+    fill_str(&d->signal, ev, "signal");
+    d->has_exit_code = jd_has(ev, "exit_code", JD_NUM);
+    d->exit_code = jd_getint(ev, "exit_code", 0);
+    if (!strcmp(d->cause, "oom_kill"))
+        fill_str(&d->cgroup, oom_event(src, i, d->pid), "cgroup");
+    return true;
+}
+
+/* d from oom_kill event i (ev); false when its victim's exit event tells it. */
+static bool from_oom(struct why_death *d, const struct why_source *src, size_t i,
+                     const struct jd *ev)
+{
+    int64_t victim = jd_getint(ev, "victim", 0);
+    if (victim > 0 && victim_has_exit(src, i, victim))
+        return false;
+    d->cause = "oom_kill";
+    d->has_pid = victim > 0;
+    d->pid = victim;
+    fill_str(&d->comm, ev, "victim_comm");
+    d->signal = xstrdup("SIGKILL");
+    fill_str(&d->cgroup, ev, "cgroup");
+    return true;
 }
 
 /* The pids of d's job as snapshot s knows them: the process, its main,
@@ -208,16 +377,6 @@ struct pidset {
     size_t n;
 };
 
-static void pidset_add(struct pidset *ps, int64_t v)
-{
-    if (v <= 0 || ps->n == sizeof(ps->p) / sizeof(ps->p[0]))
-        return;
-    for (size_t i = 0; i < ps->n; i++)
-        if (ps->p[i] == v)
-            return;
-    ps->p[ps->n++] = v;
-}
-
 static bool pidset_has(const struct pidset *ps, int64_t v)
 {
     for (size_t i = 0; i < ps->n; i++)
@@ -226,23 +385,19 @@ static bool pidset_has(const struct pidset *ps, int64_t v)
     return false;
 }
 
-/* The main of d's job: its group, or itself when it is a main. */
-static int64_t job_of(const struct why_death *d)
+/* Adds pid v; none below 1 (a pid not known). */
+static void pidset_add(struct pidset *ps, int64_t v)
 {
-    if (d->has_group)
-        return d->group;
-    if (d->has_pid && d->role && !strcmp(d->role, "main"))
-        return d->pid;
-    return 0;
+    if (v > 0 && ps->n < sizeof(ps->p) / sizeof(ps->p[0]) && !pidset_has(ps, v))
+        ps->p[ps->n++] = v;
 }
 
 static void job_pids(const struct why_death *d, const struct jd *s, struct pidset *ps)
 {
-    if (d->has_pid)
-        pidset_add(ps, d->pid);
+    pidset_add(ps, d->pid);
     int64_t main = job_of(d);
     pidset_add(ps, main);
-    const struct jd *g = s ? snap_group(s, main) : NULL;
+    const struct jd *g = snap_group(s, main);
     const struct jd *w = jd_get(g, "workers"), *m = jd_get(g, "shm_managers");
     for (size_t i = 0; w && i < w->n; i++)
         pidset_add(ps, jd_int(&w->items[i], 0));
@@ -270,7 +425,7 @@ static bool seg_of_job(const struct jd *sg, const struct pidset *ps, int64_t mai
 static const struct jd *find_mount(const struct why_death *d, const struct jd *s)
 {
     const struct jd *ms = jd_get(s, "mounts");
-    if (!ms || ms->type != JD_ARR || ms->n == 0)
+    if (jd_len(ms) == 0)
         return NULL;
     struct pidset ps = {.n = 0};
     job_pids(d, s, &ps);
@@ -281,10 +436,9 @@ static const struct jd *find_mount(const struct why_death *d, const struct jd *s
         const char *id = jd_getstr(&ms->items[k], "id", NULL);
         uint64_t bytes = 0;
         bool any = false;
-        for (size_t i = 0; id && segs && i < segs->n; i++) {
+        for (size_t i = 0; segs && i < segs->n; i++) {
             const struct jd *sg = &segs->items[i];
-            const char *mid = jd_getstr(sg, "mount_id", NULL);
-            if (mid && !strcmp(mid, id) && seg_of_job(sg, &ps, job_of(d))) {
+            if (str_is(sg, "mount_id", id) && seg_of_job(sg, &ps, job_of(d))) {
                 bytes += u64(sg, "alloc_bytes");
                 any = true;
             }
@@ -307,24 +461,8 @@ static const struct jd *find_mount(const struct why_death *d, const struct jd *s
     return &ms->items[0];
 }
 
-/* The mount's owner's budget and cgroup (the node view gives each mount
- * its own), else the snapshot's. */
-static const struct jd *mount_budget(const struct jd *s, const struct jd *m)
-{
-    const struct jd *b = jd_get(m, "budget");
-    return b && b->type == JD_OBJ ? b : jd_get(s, "budget");
-}
-
-static const struct jd *mount_cgroup(const struct jd *s, const struct jd *m)
-{
-    const struct jd *c = jd_get(m, "cgroup");
-    if (c && c->type == JD_OBJ)
-        return c;
-    c = jd_get(s, "cgroup");
-    return c && c->type == JD_OBJ ? c : NULL;
-}
-
-/* The biggest groups with segments on mount id in snapshot s. */
+/* The biggest groups with segments on mount id in snapshot s, biggest
+ * first. */
 static void top_groups(struct why_death *d, const struct jd *s, const char *id)
 {
     const struct jd *segs = jd_get(s, "segments"), *gs = jd_get(s, "groups");
@@ -333,166 +471,157 @@ static void top_groups(struct why_death *d, const struct jd *s, const char *id)
         uint64_t bytes = 0;
         for (size_t i = 0; segs && i < segs->n; i++) {
             const struct jd *sg = &segs->items[i];
-            const char *mid = jd_getstr(sg, "mount_id", NULL);
-            if (mid && !strcmp(mid, id) && jd_getint(sg, "group", 0) == main)
+            if (str_is(sg, "mount_id", id) && jd_getint(sg, "group", 0) == main)
                 bytes += u64(sg, "alloc_bytes");
         }
         if (!bytes)
             continue;
-        const struct jd *w = jd_get(&gs->items[g], "workers");
-        struct why_group x = {main, bytes, w ? w->n : 0};
         size_t at = d->ntop;
         while (at > 0 && d->top[at - 1].shm_bytes < bytes)
             at--;
-        if (at >= WHY_TOP)
+        if (at == WHY_TOP)
             continue;
-        size_t last = d->ntop < WHY_TOP ? d->ntop : WHY_TOP - 1;
-        memmove(&d->top[at + 1], &d->top[at], (last - at) * sizeof(d->top[0]));
-        d->top[at] = x;
         if (d->ntop < WHY_TOP)
             d->ntop++;
+        memmove(&d->top[at + 1], &d->top[at], (d->ntop - 1 - at) * sizeof(d->top[0]));
+        const struct jd *w = jd_get(&gs->items[g], "workers");
+        d->top[at] = (struct why_group){main, bytes, w ? w->n : 0};
     }
 }
 
-/* The container of d's process and its names where the event and the
- * snapshot before left them out: from the nearest of the snapshots from bi
- * back (WHY_BACK of them) that shows the process in a container, its name
- * and pod from whichever of that snapshot's mounts lists the container. A
- * scan can miss a process's container (every process of its namespace
- * exiting while it is read: a container ending with the death), and a
- * death told against that scan names none. */
-static void container_before(struct why_death *d, const struct why_source *src, size_t bi)
+/* Whether used bytes are within 1 % (a page at least) of size. */
+static bool at_brim(uint64_t used, uint64_t size)
 {
-    size_t k = bi;
-    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
-        const struct jd *s = doc(src, k);
-        const char *id = jd_getstr(snap_proc(s, d->pid), "container", NULL);
-        if (!d->container && id)
-            d->container = xstrdup(id);
-        if (!id || strcmp(id, d->container) != 0)
-            continue;
-        const struct jd *ms = jd_get(s, "mounts"), *c = NULL;
-        for (size_t i = 0; ms && i < ms->n && !c; i++)
-            c = mount_ctr(&ms->items[i], id);
-        if (!c)
-            continue;
-        if (!d->container_name)
-            d->container_name = dup_or_null(jd_getstr(c, "name", NULL));
-        if (!d->pod)
-            d->pod = dup_or_null(jd_getstr(c, "pod", NULL));
-        return;
-    }
+    uint64_t slack = size / 100 > 4096 ? size / 100 : 4096;
+    return used + slack >= size;
 }
 
-/* The mount, its fill before and at, the budget, the biggest groups. */
-static void moment(struct why_death *d, const struct why_source *src, size_t i)
+/* Its mount (m, as mb in the snapshot before and ma in the one at): the
+ * fill before and at, the most seen, and whether it was full. */
+static void mount_fill(struct why_death *d, const struct end *e, const struct jd *m,
+                       const struct jd *mb, const struct jd *ma)
 {
-    size_t bi, ai;
-    around_pid(src, i, d, &bi, &ai);
-    const struct jd *before = bi != SIZE_MAX ? doc(src, bi) : NULL;
-    const struct jd *at = ai != SIZE_MAX ? doc(src, ai) : NULL;
-    const struct jd *m = before ? find_mount(d, before) : NULL;
-    if (!m && at)
-        m = find_mount(d, at);
-    if (!m)
-        return;
     d->has_mount = true;
-    d->mount_id = dup_or_null(jd_getstr(m, "id", NULL));
-    d->mount_path = dup_or_null(jd_getstr(m, "path", NULL));
+    fill_str(&d->mount_id, m, "id");
+    fill_str(&d->mount_path, m, "path");
     d->size = u64(m, "size_bytes");
-    const struct jd *mb = before ? snap_mount(before, d->mount_id, d->mount_path) : NULL;
-    const struct jd *ma = at ? snap_mount(at, d->mount_id, d->mount_path) : NULL;
     if (mb) {
         d->has_before = true;
         d->used_before = u64(mb, "used_bytes");
-        d->t_before = src->recs[bi].t;
+        d->t_before = e->src->recs[e->before].t;
         d->pending_before = u64(mb, "pending_bytes");
         d->used_peak = d->used_before;
     }
     if (ma) {
         d->has_at = true;
         d->used_at = u64(ma, "used_bytes");
-        d->t_at = src->recs[ai].t;
+        d->t_at = e->src->recs[e->at].t;
         if (!mb)
             d->size = u64(ma, "size_bytes");
         if (d->used_at > d->used_peak)
             d->used_peak = d->used_at;
     }
     /* A fill event between the two snapshots may have seen more. */
-    size_t lo = bi != SIZE_MAX ? bi : 0, hi = ai != SIZE_MAX && ai > i ? ai : i;
+    size_t lo = e->before != SIZE_MAX ? e->before : 0, hi = e->at != SIZE_MAX ? e->at : e->i;
     for (size_t k = lo; k < hi; k++) {
-        if (src->recs[k].snapshot || strcmp(src->recs[k].event, "fill") != 0)
+        const struct jd *ev = event_of(e->src, k, "fill");
+        if (str_is(ev, "mount_id", d->mount_id))
+            raise_to(&d->used_peak, ev, "used_bytes");
+    }
+    /* Full: within 1 % of its size, or with less free than one batch of
+     * the loader the snapshot before shows, or with more promised to
+     * segments not yet written than was free. */
+    d->free_batch = u64(mount_loader(doc(e->src, e->before), mb), "batch_shm_bytes");
+    d->full =
+        d->size > 0 &&
+        (at_brim(d->used_peak, d->size) ||
+         (d->free_batch && d->used_peak + d->free_batch > d->size) ||
+         (d->has_before && d->pending_before && d->used_before + d->pending_before >= d->size));
+}
+
+/* The budget of the mount's owner in snapshot s (mount sm); its app and
+ * shm the most of it and the one at the end, ba (an OOM kill frees the
+ * victim's own memory, not its /dev/shm pages, and comes while they grow
+ * faster than snapshots are taken). */
+static void budget_then(struct why_death *d, const struct jd *s, const struct jd *sm,
+                        const struct jd *ba)
+{
+    const struct jd *b = mount_obj(s, sm, "budget");
+    if (!b)
+        return;
+    d->has_budget = true;
+    d->limit = u64(b, "limit_bytes");
+    d->app = u64(b, "app_bytes");
+    d->shm_used = u64(b, "shm_used_bytes");
+    d->headroom = u64(b, "headroom_bytes");
+    d->limit_cgroup = str_is(b, "limit_source", "cgroup");
+    if (ba && u64(ba, "limit_bytes") == d->limit) {
+        raise_to(&d->app, ba, "app_bytes");
+        raise_to(&d->shm_used, ba, "shm_used_bytes");
+        uint64_t used = d->app + d->shm_used;
+        d->headroom = d->limit > used ? d->limit - used : 0;
+    }
+}
+
+/* The container of d's process and its names where the event and the
+ * snapshot before left them out: from the nearest of the snapshots from
+ * the one before back that shows the process in a container, its name and
+ * pod from whichever of that snapshot's mounts lists the container. A scan
+ * can miss a process's container (every process of its namespace exiting
+ * while it is read: a container ending with the death), and a death told
+ * against that scan names none. */
+static void container_before(struct why_death *d, const struct end *e)
+{
+    size_t k = e->before;
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(e->src, k, -1)) {
+        const struct jd *s = doc(e->src, k);
+        const struct jd *p = snap_proc(s, d->pid);
+        fill_str(&d->container, p, "container");
+        if (!str_is(p, "container", d->container))
             continue;
-        const struct jd *ev = doc(src, k);
-        const char *mid = jd_getstr(ev, "mount_id", NULL);
-        if (ev && mid && d->mount_id && !strcmp(mid, d->mount_id) &&
-            u64(ev, "used_bytes") > d->used_peak)
-            d->used_peak = u64(ev, "used_bytes");
+        const struct jd *ms = jd_get(s, "mounts"), *c = NULL;
+        for (size_t i = 0; ms && i < ms->n && !c; i++)
+            c = mount_ctr(&ms->items[i], d->container);
+        if (!c)
+            continue;
+        fill_str(&d->container_name, c, "name");
+        fill_str(&d->pod, c, "pod");
+        return;
     }
-    /* Full: within 1 % (a page at least) of its size, or with less free
-     * than one batch of the loader the snapshot before shows, or with more
-     * promised to written-to-be segments than was free. */
-    uint64_t slack = d->size / 100 > 4096 ? d->size / 100 : 4096;
-    const struct jd *lb = mb ? jd_get(mount_budget(before, mb), "loader") : NULL;
-    d->free_batch = lb && lb->type == JD_OBJ ? u64(lb, "batch_shm_bytes") : 0;
-    d->full = d->size > 0 && (d->used_peak + slack >= d->size ||
-                              (d->free_batch && d->used_peak + d->free_batch > d->size) ||
-                              (d->has_before && d->pending_before &&
-                               d->used_before + d->pending_before >= d->size));
+}
 
-    /* The budget just before, else at; its app and shm the most of the two
-     * (an OOM kill frees the victim's own memory, not its /dev/shm pages,
-     * and comes while they grow faster than snapshots are taken). */
-    const struct jd *s = mb ? before : at;
-    const struct jd *sm = mb ? mb : ma;
-    const struct jd *b = mount_budget(s, sm);
-    if (b && b->type == JD_OBJ) {
-        d->has_budget = true;
-        d->limit = u64(b, "limit_bytes");
-        d->app = u64(b, "app_bytes");
-        d->shm_used = u64(b, "shm_used_bytes");
-        d->headroom = u64(b, "headroom_bytes");
-        d->limit_cgroup = !strcmp(jd_getstr(b, "limit_source", ""), "cgroup");
-        const struct jd *ba = mb && ma ? mount_budget(at, ma) : NULL;
-        if (ba && ba->type == JD_OBJ && u64(ba, "limit_bytes") == d->limit) {
-            if (u64(ba, "app_bytes") > d->app)
-                d->app = u64(ba, "app_bytes");
-            if (u64(ba, "shm_used_bytes") > d->shm_used)
-                d->shm_used = u64(ba, "shm_used_bytes");
-            uint64_t used = d->app + d->shm_used;
-            d->headroom = d->limit > used ? d->limit - used : 0;
-        }
-    }
-    const struct jd *cg = mount_cgroup(s, sm);
-    if (!d->cgroup && cg)
-        d->cgroup = dup_or_null(jd_getstr(cg, "path", NULL));
-    if (d->mount_id)
-        top_groups(d, s, d->mount_id);
-
-    /* Who, where the event did not say. */
+/* The mount, its fill before and at, the budget, the biggest groups, and
+ * who it was where the event did not say. */
+static void moment(struct why_death *d, const struct end *e)
+{
+    const struct jd *before = doc(e->src, e->before), *at = doc(e->src, e->at);
+    const struct jd *m = find_mount(d, before);
+    if (!m)
+        m = find_mount(d, at);
+    if (!m)
+        return;
+    const char *id = jd_getstr(m, "id", NULL), *path = jd_getstr(m, "path", NULL);
+    const struct jd *mb = snap_mount(before, id, path), *ma = snap_mount(at, id, path);
+    mount_fill(d, e, m, mb, ma);
+    /* The budget just before, else at. */
+    const struct jd *s = mb ? before : at, *sm = mb ? mb : ma;
+    budget_then(d, s, sm, mb && ma ? mount_obj(at, ma, "budget") : NULL);
+    fill_str(&d->cgroup, mount_obj(s, sm, "cgroup"), "path");
+    top_groups(d, s, d->mount_id);
+    /* Who it was, where the event did not say. */
     const struct jd *p = d->has_pid ? snap_proc(before ? before : at, d->pid) : NULL;
-    if (!d->comm && p)
-        d->comm = dup_or_null(jd_getstr(p, "comm", NULL));
-    if (!d->role && p)
-        d->role = dup_or_null(jd_getstr(p, "role", NULL));
-    if (!d->has_group && p && has_num(p, "group")) {
+    fill_str(&d->comm, p, "comm");
+    fill_str(&d->role, p, "role");
+    if (!d->has_group && jd_has(p, "group", JD_NUM)) {
         d->has_group = true;
         d->group = jd_getint(p, "group", 0);
     }
-    if (!d->container && p)
-        d->container = dup_or_null(jd_getstr(p, "container", NULL));
+    fill_str(&d->container, p, "container");
     const struct jd *c = mount_ctr(sm, d->container);
-    if (c && !d->container_name)
-        d->container_name = dup_or_null(jd_getstr(c, "name", NULL));
-    if (c && !d->pod)
-        d->pod = dup_or_null(jd_getstr(c, "pod", NULL));
+    fill_str(&d->container_name, c, "name");
+    fill_str(&d->pod, c, "pod");
     if (d->has_pid && (!d->container || !d->container_name))
-        container_before(d, src, bi);
-}
-
-static bool is_role(const struct why_death *d, const char *role)
-{
-    return d->role && !strcmp(d->role, role);
+        container_before(d, e);
 }
 
 /* The loader of d's job in the snapshots before (from snapshot k back):
@@ -503,17 +632,13 @@ static void loader_before(struct why_death *d, const struct why_source *src, siz
     int64_t job = job_of(d);
     for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
         const struct jd *s = doc(src, k);
-        const struct jd *m = d->has_mount ? snap_mount(s, d->mount_id, d->mount_path) : NULL;
-        const struct jd *b = m ? mount_budget(s, m) : NULL;
-        const struct jd *l = b && b->type == JD_OBJ ? jd_get(b, "loader") : NULL;
-        if (!l || l->type != JD_OBJ || (job && jd_getint(l, "main_pid", 0) != job))
+        const struct jd *m = snap_mount(s, d->mount_id, d->mount_path);
+        const struct jd *l = mount_loader(s, m);
+        if (!l || (job && jd_getint(l, "main_pid", 0) != job))
             continue;
-        if (u64(l, "batch_shm_bytes") > d->loader_batch)
-            d->loader_batch = u64(l, "batch_shm_bytes");
-        if (u64(l, "workers") > d->loader_workers)
-            d->loader_workers = u64(l, "workers");
-        if (u64(l, "prefetch_factor") > d->loader_prefetch)
-            d->loader_prefetch = u64(l, "prefetch_factor");
+        raise_to(&d->loader_batch, l, "batch_shm_bytes");
+        raise_to(&d->loader_workers, l, "workers");
+        raise_to(&d->loader_prefetch, l, "prefetch_factor");
     }
 }
 
@@ -522,30 +647,24 @@ static void loader_before(struct why_death *d, const struct why_source *src, siz
  * budget makes them); after a Bus error on a full mount the peak it saw is
  * only the mount's size, so the loader's own arithmetic (plan --observe:
  * one batch x (workers x prefetch factor + 2)) decides when it is more. */
-static void advise(struct why_death *d, const struct why_source *src, size_t i)
+static void advise(struct why_death *d, const struct end *e)
 {
     uint64_t peak_app = 0;
-    size_t near[2];
-    around_pid(src, i, d, &near[0], &near[1]);
-    for (int dir = -1; dir <= 1; dir += 2) {
-        size_t k = near[dir > 0];
-        const struct jd *s = k != SIZE_MAX ? doc(src, k) : NULL;
-        const struct jd *m = s && d->has_mount ? snap_mount(s, d->mount_id, d->mount_path) : NULL;
-        const struct jd *b = m ? mount_budget(s, m) : NULL;
-        if (!b || b->type != JD_OBJ)
+    const size_t near[] = {e->before, e->at};
+    for (size_t n = 0; n < 2; n++) {
+        const struct jd *s = doc(e->src, near[n]);
+        const struct jd *m = snap_mount(s, d->mount_id, d->mount_path);
+        const struct jd *b = m ? mount_obj(s, m, "budget") : NULL;
+        if (!b)
             continue;
         d->has_advice = true;
-        if (u64(b, "recommended_shm_size_bytes") > d->rec_shm)
-            d->rec_shm = u64(b, "recommended_shm_size_bytes");
-        if (u64(b, "recommended_memory_bytes") > d->rec_memory)
-            d->rec_memory = u64(b, "recommended_memory_bytes");
-        if (u64(b, "app_bytes") > peak_app)
-            peak_app = u64(b, "app_bytes");
+        raise_to(&d->rec_shm, b, "recommended_shm_size_bytes");
+        raise_to(&d->rec_memory, b, "recommended_memory_bytes");
+        raise_to(&peak_app, b, "app_bytes");
     }
-    loader_before(d, src, near[0]);
+    loader_before(d, e->src, e->before);
     d->need_shm = d->used_peak;
-    bool bus = !strcmp(d->cause, "sigbus") ||
-               (!strcmp(d->cause, "unknown") && (is_role(d, "worker") || is_role(d, "orphan_worker")));
+    bool bus = !strcmp(d->cause, "sigbus") || (!strcmp(d->cause, "unknown") && is_worker(d));
     if (!d->has_advice || !bus || !d->full || !d->loader_batch)
         return;
     struct capacity_input in = {.observed_batch_shm = d->loader_batch,
@@ -553,12 +672,10 @@ static void advise(struct why_death *d, const struct why_source *src, size_t i)
                                 .prefetch = d->loader_prefetch};
     struct capacity_result r;
     char *cause = NULL;
-    if (capacity_compute(&in, &r, &cause) != 0) {
+    if (capacity_compute(&in, &r, &cause) != 0 || r.shm_peak <= d->used_peak) {
         free(cause);
         return;
     }
-    if (r.shm_peak <= d->used_peak)
-        return;
     d->from_loader = true;
     d->need_shm = r.shm_peak;
     if (r.rec_shm_size > d->rec_shm)
@@ -569,13 +686,24 @@ static void advise(struct why_death *d, const struct why_source *src, size_t i)
         d->rec_memory = mem;
 }
 
-/* An end that follows another in its job gets the job's advice: the
- * first end's, when it asks for more. */
-static void follow_advice(struct why_death *d, const struct why_result *r)
+/* The earlier end in d's job (of those found, r) that d follows within
+ * WHY_FOLLOW_S, and its advice when that asks for more. */
+static void follow(struct why_death *d, const struct why_result *r)
 {
+    int64_t job = job_of(d);
+    for (size_t k = r->n; job && k-- > 0;) {
+        const struct why_death *e = &r->d[k];
+        if (d->t - e->t > WHY_FOLLOW_S)
+            break;
+        if (job_of(e) == job) {
+            d->after_pid = e->pid;
+            d->after_cause = e->signal ? e->signal : e->cause;
+            d->after_dt = d->t - e->t;
+        }
+    }
     for (size_t k = 0; d->after_pid && k < r->n; k++) {
         const struct why_death *e = &r->d[k];
-        if (e->pid != d->after_pid || job_of(e) != job_of(d) || !e->has_advice ||
+        if (e->pid != d->after_pid || job_of(e) != job || !e->has_advice ||
             e->rec_shm <= d->rec_shm)
             continue;
         d->has_advice = true;
@@ -588,37 +716,6 @@ static void follow_advice(struct why_death *d, const struct why_result *r)
         if (e->rec_memory > d->rec_memory)
             d->rec_memory = e->rec_memory;
     }
-}
-
-/* Whether pid was a DataLoader group's main in a snapshot shortly before
- * record i. */
-static bool was_main(const struct why_source *src, size_t i, int64_t pid)
-{
-    size_t k = snapshot_near(src, i, -1);
-    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1))
-        if (snap_group(doc(src, k), pid))
-            return true;
-    return false;
-}
-
-/* The main of the DataLoader group that had pid among its workers or shm
- * managers in a snapshot shortly before record i, 0 for none. */
-static int64_t group_before(const struct why_source *src, size_t i, int64_t pid)
-{
-    size_t k = snapshot_near(src, i, -1);
-    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
-        const struct jd *gs = jd_get(doc(src, k), "groups");
-        for (size_t g = 0; gs && g < gs->n; g++) {
-            static const char *const lists[] = {"workers", "shm_managers"};
-            for (size_t l = 0; l < 2; l++) {
-                const struct jd *ps = jd_get(&gs->items[g], lists[l]);
-                for (size_t j = 0; ps && j < ps->n; j++)
-                    if (jd_int(&ps->items[j], 0) == pid)
-                        return jd_getint(&gs->items[g], "main_pid", 0);
-            }
-        }
-    }
-    return 0;
 }
 
 /* The snapshot before record i when it shows d's job ended: no group of
@@ -642,35 +739,29 @@ static size_t snapshot_ended(const struct why_source *src, size_t i, const struc
 /* What d's job left behind: in the last snapshot of the window after it
  * (else the one under way at its end), its segments that nobody holds
  * (orphans, or unheld while too young to be called orphans). */
-static void left_behind(struct why_death *d, const struct why_source *src, size_t i,
-                        double to)
+static void left_behind(struct why_death *d, const struct end *e, double to)
 {
-    size_t bi, ai;
-    around_pid(src, i, d, &bi, &ai);
-    size_t li = snapshot_last(src, i, to);
+    size_t li = snapshot_last(e->src, e->i, to);
     if (li == SIZE_MAX)
-        li = ai;
-    if (li == SIZE_MAX)
-        li = snapshot_ended(src, i, d);
+        li = e->at != SIZE_MAX ? e->at : snapshot_ended(e->src, e->i, d);
     if (li == SIZE_MAX)
         return;
-    const struct jd *last = doc(src, li);
     /* The job's processes as the snapshots before the end knew them: a
      * snapshot taken while a killed job dies shows some of them gone. */
     struct pidset ps = {.n = 0};
     job_pids(d, NULL, &ps);
-    size_t k = bi;
-    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1))
-        job_pids(d, doc(src, k), &ps);
+    size_t k = e->before;
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(e->src, k, -1))
+        job_pids(d, doc(e->src, k), &ps);
     d->has_left = true;
-    const struct jd *segs = jd_get(last, "segments");
-    for (size_t k = 0; segs && k < segs->n; k++) {
-        const struct jd *sg = &segs->items[k];
-        const char *st = jd_getstr(sg, "state", "");
-        if (strcmp(st, "orphan") != 0 && strcmp(st, "unheld") != 0)
+    int64_t job = job_of(d);
+    const struct jd *segs = jd_get(doc(e->src, li), "segments");
+    for (size_t i = 0; segs && i < segs->n; i++) {
+        const struct jd *sg = &segs->items[i];
+        if (!str_is(sg, "state", "orphan") && !str_is(sg, "state", "unheld"))
             continue;
         if (!pidset_has(&ps, jd_getint(sg, "creator_pid", 0)) &&
-            !(job_of(d) && jd_getint(sg, "group", 0) == job_of(d)))
+            !(job && jd_getint(sg, "group", 0) == job))
             continue;
         d->left_segments++;
         d->left_bytes += u64(sg, "alloc_bytes");
@@ -681,104 +772,118 @@ static void left_behind(struct why_death *d, const struct why_source *src, size_
 static void mount_name(struct buf *b, const struct why_death *d)
 {
     const char *who = d->container_name ? d->container_name : d->pod;
+    const char *path = d->mount_path ? d->mount_path : "/dev/shm";
     if (who)
-        buf_printf(b, "the %s of %s", d->mount_path ? d->mount_path : "/dev/shm", who);
+        buf_printf(b, "the %s of %s", path, who);
     else
-        buf_printf(b, "%s", d->mount_path ? d->mount_path : "/dev/shm");
+        buf_adds(b, path);
 }
 
+static void sigbus_text(struct buf *b, const struct why_death *d)
+{
+    char x[64], y[64];
+    const char *actor = is_worker(d) ? "a worker writing a batch" : "a process writing to it";
+    if (d->has_mount && d->full) {
+        mount_name(b, d);
+        buf_printf(b, " was full, %s", why_fmt_of(x, sizeof(x), d->used_peak, d->size));
+        /* Short of the brim: what made it full. */
+        if (!at_brim(d->used_peak, d->size)) {
+            if (d->free_batch && d->used_peak + d->free_batch > d->size)
+                buf_printf(b, " with less free than one batch (%s)",
+                           fmt_size(y, sizeof(y), d->free_batch));
+            else
+                buf_printf(b, " with %s more promised to segments not yet written",
+                           fmt_size(y, sizeof(y), d->pending_before));
+        }
+        buf_printf(b, ": %s touched a page the tmpfs could not give, which is the Bus error",
+                   actor);
+    } else if (d->has_mount && d->has_before) {
+        mount_name(b, d);
+        buf_printf(b, " held %s (%.0f %%) in the last snapshot before",
+                   why_fmt_of(x, sizeof(x), d->used_before, d->size),
+                   d->size ? 100.0 * (double)d->used_before / (double)d->size : 0.0);
+        if (d->pending_before)
+            buf_printf(b, ", and %s more was promised to segments not yet written",
+                       fmt_size(y, sizeof(y), d->pending_before));
+        buf_printf(b,
+                   ": it filled up between two snapshots, and %s touched a page the tmpfs "
+                   "could not give, which is the Bus error",
+                   actor);
+    } else {
+        buf_adds(b, "a Bus error (SIGBUS), and no snapshot before it shows its /dev/shm; on "
+                    "a tmpfs it is a page the tmpfs could not give");
+    }
+}
 
+static void oom_text(struct buf *b, const struct why_death *d)
+{
+    char x[64], y[64], z[64];
+    if (d->cgroup)
+        buf_printf(b, "the OOM killer of cgroup %s fired", d->cgroup);
+    else
+        buf_adds(b, "the OOM killer fired");
+    if (!d->has_budget)
+        return;
+    buf_printf(b, " with app %s + shm %s", fmt_size(x, sizeof(x), d->app),
+               fmt_size(y, sizeof(y), d->shm_used));
+    if (d->limit_cgroup)
+        buf_printf(b, " of %s", fmt_size(z, sizeof(z), d->limit));
+    else
+        buf_printf(b, " (the machine's %s)", fmt_size(z, sizeof(z), d->limit));
+    if (d->shm_used && d->shm_used >= d->limit / 10)
+        buf_adds(b, ": /dev/shm's pages count against the memory limit (-m), so the "
+                    "batches in it and the application ran out of it together");
+}
+
+static void unknown_text(struct buf *b, const struct why_death *d)
+{
+    char x[64];
+    buf_adds(b, "it was gone at the next scan and the cause is unknown: the recorder did not "
+                "see the kernel's process events (that needs root in the host's network "
+                "namespace, and a kernel queue that did not overflow)");
+    if (d->has_mount && d->full && is_worker(d)) {
+        buf_adds(b, ". ");
+        mount_name(b, d);
+        buf_printf(b,
+                   " was full just before, %s: the likely cause is the Bus error of a "
+                   "worker writing a batch",
+                   why_fmt_of(x, sizeof(x), d->used_peak, d->size));
+    }
+}
 
 static void diagnose(struct why_death *d)
 {
+    /* Signals another process or the system sends; any other is a crash. */
+    static const char *const sent[] = {"SIGKILL", "SIGTERM", "SIGINT",  "SIGHUP",  "SIGQUIT",
+                                       "SIGUSR1", "SIGUSR2", "SIGPIPE", "SIGALRM", NULL};
     struct buf b;
     buf_init(&b);
-    char x[64], y[64], z[64], w[64];
-    if (!strcmp(d->cause, "sigbus")) {
-        const char *actor = is_role(d, "worker") || is_role(d, "orphan_worker")
-                                ? "a worker writing a batch"
-                                : "a process writing to it";
-        if (d->has_mount && d->full) {
-            uint64_t slack = d->size / 100 > 4096 ? d->size / 100 : 4096;
-            bool brim = d->used_peak + slack >= d->size;
-            mount_name(&b, d);
-            buf_printf(&b, " was full, %s", why_fmt_of(x, sizeof(x), d->used_peak, d->size));
-            if (!brim && d->free_batch && d->used_peak + d->free_batch > d->size)
-                buf_printf(&b, " with less free than one batch (%s)",
-                           fmt_size(y, sizeof(y), d->free_batch));
-            else if (!brim)
-                buf_printf(&b, " with %s more promised to segments not yet written",
-                           fmt_size(y, sizeof(y), d->pending_before));
-            buf_printf(&b, ": %s touched a page the tmpfs could not give, which is the Bus error",
-                       actor);
-        } else if (d->has_mount && d->has_before) {
-            mount_name(&b, d);
-            buf_printf(&b, " held %s (%.0f %%) in the last snapshot before",
-                       why_fmt_of(x, sizeof(x), d->used_before, d->size),
-                       d->size ? 100.0 * (double)d->used_before / (double)d->size : 0.0);
-            if (d->pending_before)
-                buf_printf(&b, ", and %s more was promised to segments not yet written",
-                           fmt_size(y, sizeof(y), d->pending_before));
-            buf_printf(&b,
-                       ": it filled up between two snapshots, and %s touched a page the tmpfs "
-                       "could not give, which is the Bus error",
-                       actor);
-        } else {
-            buf_adds(&b, "a Bus error (SIGBUS), and no snapshot before it shows its /dev/shm; on "
-                         "a tmpfs it is a page the tmpfs could not give");
-        }
-    } else if (!strcmp(d->cause, "oom_kill")) {
-        if (d->cgroup)
-            buf_printf(&b, "the OOM killer of cgroup %s fired", d->cgroup);
-        else
-            buf_adds(&b, "the OOM killer fired");
-        if (d->has_budget && d->limit_cgroup)
-            buf_printf(&b, " with app %s + shm %s of %s", fmt_size(x, sizeof(x), d->app),
-                       fmt_size(y, sizeof(y), d->shm_used), fmt_size(z, sizeof(z), d->limit));
-        else if (d->has_budget)
-            buf_printf(&b, " with app %s + shm %s (the machine's %s)",
-                       fmt_size(x, sizeof(x), d->app), fmt_size(y, sizeof(y), d->shm_used),
-                       fmt_size(z, sizeof(z), d->limit));
-        if (d->has_budget && d->shm_used && d->shm_used >= d->limit / 10)
-            buf_adds(&b, ": /dev/shm's pages count against the memory limit (-m), so the "
-                         "batches in it and the application ran out of it together");
-    } else if (!strcmp(d->cause, "signal")) {
-        const char *sig = d->signal ? d->signal : "a signal";
-        static const char *const sent[] = {"SIGKILL", "SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT",
-                                           "SIGUSR1", "SIGUSR2", "SIGPIPE", "SIGALRM"};
-        bool by_someone = false;
-        for (size_t k = 0; k < sizeof(sent) / sizeof(sent[0]); k++)
-            by_someone |= d->signal && !strcmp(d->signal, sent[k]);
-        if (by_someone)
-            buf_printf(&b, "it was killed by %s, sent by another process or the system (no OOM "
-                           "kill was counted in its cgroup)",
-                       sig);
-        else
-            buf_printf(&b, "it crashed with %s", sig);
-    } else if (!strcmp(d->cause, "exit")) {
+    char x[64], y[64];
+    if (!strcmp(d->cause, "sigbus"))
+        sigbus_text(&b, d);
+    else if (!strcmp(d->cause, "oom_kill"))
+        oom_text(&b, d);
+    else if (!strcmp(d->cause, "signal") && one_of(d->signal, sent))
+        buf_printf(&b,
+                   "it was killed by %s, sent by another process or the system (no OOM "
+                   "kill was counted in its cgroup)",
+                   d->signal);
+    else if (!strcmp(d->cause, "signal"))
+        buf_printf(&b, "it crashed with %s", d->signal ? d->signal : "a signal");
+    else if (!strcmp(d->cause, "exit"))
         buf_printf(&b, "it exited with status %lld", (long long)d->exit_code);
-    } else {
-        buf_adds(&b, "it was gone at the next scan and the cause is unknown: the recorder did not "
-                     "see the kernel's process events (that needs root in the host's network "
-                     "namespace, and a kernel queue that did not overflow)");
-        if (d->has_mount && d->full && (is_role(d, "worker") || is_role(d, "orphan_worker"))) {
-            buf_adds(&b, ". ");
-            mount_name(&b, d);
-            buf_printf(&b, " was full just before, %s: the likely cause is the Bus error of a "
-                           "worker writing a batch",
-                       why_fmt_of(x, sizeof(x), d->used_peak, d->size));
-        }
-    }
+    else
+        unknown_text(&b, d);
     if (d->after_pid)
         buf_printf(&b, ". It followed the end of %lld (%s) %.1f s before in the same job",
                    (long long)d->after_pid, d->after_cause, d->after_dt);
     if (d->left_segments && is_role(d, "shm_manager"))
         buf_printf(&b, ". The shm manager died: its %s of batches are orphans since %s",
-                   fmt_size(w, sizeof(w), d->left_bytes), why_fmt_clock(z, sizeof(z), d->t));
+                   fmt_size(x, sizeof(x), d->left_bytes), why_fmt_clock(y, sizeof(y), d->t));
     else if (d->left_segments && (!d->after_pid || is_role(d, "main")))
         buf_printf(&b, ". Its job left %llu segment%s (%s) that nobody holds: orphans since %s",
                    (unsigned long long)d->left_segments, d->left_segments == 1 ? "" : "s",
-                   fmt_size(w, sizeof(w), d->left_bytes), why_fmt_clock(z, sizeof(z), d->t));
+                   fmt_size(x, sizeof(x), d->left_bytes), why_fmt_clock(y, sizeof(y), d->t));
     buf_addc(&b, '.');
     d->diagnosis = buf_steal(&b);
 }
@@ -788,56 +893,13 @@ static bool wanted(const struct why_death *d, const struct why_filter *f)
 {
     if (f->pid && !(d->has_pid && d->pid == f->pid) && job_of(d) != f->pid)
         return false;
-    if (f->container) {
-        const char *n = f->container;
-        size_t len = strlen(n);
-        bool hex = len >= 12 && strspn(n, "0123456789abcdef") == len;
-        bool match = (d->container_name && !strcmp(d->container_name, n)) ||
-                     (d->pod && !strcmp(d->pod, n)) ||
-                     (d->container && (!strcmp(d->container, n) ||
-                                       (hex && !strncmp(d->container, n, len))));
-        if (!match)
-            return false;
-    }
-    return true;
-}
-
-/* The exit event whose process is the victim of oom_kill event k: the
- * nearest with that pid within a few seconds. */
-static bool victim_has_exit(const struct why_source *src, size_t k, int64_t victim)
-{
-    for (size_t j = 0; j < src->n; j++) {
-        if (src->recs[j].snapshot || strcmp(src->recs[j].event, "exit") != 0)
-            continue;
-        double dt = src->recs[j].t - src->recs[k].t;
-        if (dt < -10 || dt > 10)
-            continue;
-        const struct jd *ev = doc(src, j);
-        if (ev && jd_getint(ev, "pid", 0) == victim)
-            return true;
-    }
-    return false;
-}
-
-/* The OOM kill event near exit event i whose victim it is: its cgroup. */
-static const char *oom_cgroup(const struct why_source *src, size_t i, int64_t pid)
-{
-    const char *any = NULL;
-    for (size_t j = 0; j < src->n; j++) {
-        if (src->recs[j].snapshot || strcmp(src->recs[j].event, "oom_kill") != 0)
-            continue;
-        double dt = src->recs[j].t - src->recs[i].t;
-        if (dt < -10 || dt > 10)
-            continue;
-        const struct jd *ev = doc(src, j);
-        if (!ev)
-            continue;
-        if (jd_getint(ev, "victim", 0) == pid)
-            return jd_getstr(ev, "cgroup", NULL);
-        if (!any)
-            any = jd_getstr(ev, "cgroup", NULL);
-    }
-    return any;
+    if (!f->container)
+        return true;
+    const char *n = f->container;
+    size_t len = strlen(n);
+    bool hex = len >= 12 && strspn(n, "0123456789abcdef") == len;
+    return (d->container_name && !strcmp(d->container_name, n)) || (d->pod && !strcmp(d->pod, n)) ||
+           (d->container && (!strcmp(d->container, n) || (hex && !strncmp(d->container, n, len))));
 }
 
 static void death_free(struct why_death *d)
@@ -861,73 +923,24 @@ void why_find(const struct why_source *src, const struct why_filter *f, struct w
         const struct why_rec *rec = &src->recs[i];
         if (rec->snapshot || (f->from > 0 && rec->t < f->from) || (f->to > 0 && rec->t > f->to))
             continue;
-        bool is_exit = !strcmp(rec->event, "exit"), is_oom = !strcmp(rec->event, "oom_kill");
-        if (!is_exit && !is_oom)
+        bool is_exit = !strcmp(rec->event, "exit");
+        if (!is_exit && strcmp(rec->event, "oom_kill") != 0)
             continue;
         const struct jd *ev = doc(src, i);
-        if (!ev)
-            continue;
         struct why_death d = {.t = rec->t};
-        if (is_exit) {
-            if (!abnormal_exit(ev, &d.cause))
-                continue;
-            d.has_pid = has_num(ev, "pid");
-            d.pid = jd_getint(ev, "pid", 0);
-            d.comm = dup_or_null(jd_getstr(ev, "comm", NULL));
-            d.role = dup_or_null(jd_getstr(ev, "role", NULL));
-            if (d.has_pid && was_main(src, i, d.pid)) {
-                /* Its workers died a moment before it, and the last model
-                 * saw it without them: it was their main all the same. */
-                free(d.role);
-                d.role = xstrdup("main");
-            }
-            d.has_group = has_num(ev, "group");
-            d.group = jd_getint(ev, "group", 0);
-            if (d.has_pid && !d.has_group) {
-                /* Its main died a moment before it, and the last model saw
-                 * it without its group: the snapshots before still show it. */
-                int64_t g = group_before(src, i, d.pid);
-                d.has_group = g > 0;
-                d.group = g;
-            }
-            d.signal = dup_or_null(jd_getstr(ev, "signal", NULL));
-            d.has_exit_code = has_num(ev, "exit_code");
-            d.exit_code = jd_getint(ev, "exit_code", 0);
-            if (!strcmp(d.cause, "oom_kill"))
-                d.cgroup = dup_or_null(oom_cgroup(src, i, d.pid));
-        } else {
-            int64_t victim = jd_getint(ev, "victim", 0);
-            if (victim > 0 && victim_has_exit(src, i, victim))
-                continue; /* told by its exit event */
-            d.cause = "oom_kill";
-            d.has_pid = victim > 0;
-            d.pid = victim;
-            d.comm = dup_or_null(jd_getstr(ev, "victim_comm", NULL));
-            d.signal = xstrdup("SIGKILL");
-            d.cgroup = dup_or_null(jd_getstr(ev, "cgroup", NULL));
-        }
-        d.container = dup_or_null(jd_getstr(ev, "container", NULL));
-        d.container_name = dup_or_null(jd_getstr(ev, "container_name", NULL));
-        moment(&d, src, i);
+        if (!ev || !(is_exit ? from_exit(&d, src, i, ev) : from_oom(&d, src, i, ev)))
+            continue;
+        fill_str(&d.container, ev, "container");
+        fill_str(&d.container_name, ev, "container_name");
+        struct end e = around(src, i, &d);
+        moment(&d, &e);
         if (!wanted(&d, f)) {
             death_free(&d);
             continue;
         }
-        /* The earlier end in its job it followed. */
-        int64_t job = job_of(&d);
-        for (size_t k = r->n; job && k-- > 0;) {
-            const struct why_death *e = &r->d[k];
-            if (d.t - e->t > WHY_FOLLOW_S)
-                break;
-            if (job_of(e) == job) {
-                d.after_pid = e->pid;
-                d.after_cause = e->signal ? e->signal : e->cause;
-                d.after_dt = d.t - e->t;
-            }
-        }
-        advise(&d, src, i);
-        follow_advice(&d, r);
-        left_behind(&d, src, i, f->to);
+        advise(&d, &e);
+        follow(&d, r);
+        left_behind(&d, &e, f->to);
         diagnose(&d);
         *VEC_PUSH(r->d, r->n, r->cap) = d;
     }

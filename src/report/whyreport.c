@@ -1,21 +1,13 @@
 /* `shmwatch why` in words and in JSON (report/whyreport.h). */
 #include "report/whyreport.h"
 
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "model/budget.h"
 #include "report/jsonw.h"
 #include "util/escape.h"
 #include "util/rfc3339.h"
 #include "util/units.h"
-
-/* The user's or the recording's text for a terminal. */
-static void name(struct buf *b, const char *s, bool ascii)
-{
-    esc_term(b, s, ascii);
-}
 
 static const char *role_word(const char *role)
 {
@@ -42,52 +34,59 @@ static void how(struct buf *b, const struct why_death *d)
         buf_adds(b, "gone, cause unknown");
 }
 
-static void death_text(struct buf *b, const struct why_death *d, bool ascii)
+/* " (s)", s escaped for a terminal as every name from the recording. */
+static void in_parens(struct buf *b, const char *s)
 {
-    char t1[48], t2[48], s1[32], s2[32], s3[32], s4[32];
-    /* Who, how, when. */
-    buf_printf(b, "%s", role_word(d->role));
+    buf_adds(b, " (");
+    esc_term(b, s, false);
+    buf_adds(b, ")");
+}
+
+/* Who, how, when. */
+static void who_text(struct buf *b, const struct why_death *d)
+{
+    char t[48];
+    buf_adds(b, role_word(d->role));
     if (d->has_pid)
         buf_printf(b, " %lld", (long long)d->pid);
-    if (d->comm) {
-        buf_adds(b, " (");
-        name(b, d->comm, ascii);
-        buf_adds(b, ")");
-    }
+    if (d->comm)
+        in_parens(b, d->comm);
     if (d->has_group && d->group != d->pid)
         buf_printf(b, " of DataLoader main %lld", (long long)d->group);
     if (d->container_name || d->container) {
         buf_adds(b, ", container ");
-        name(b, d->container_name ? d->container_name : d->container, ascii);
+        esc_term(b, d->container_name ? d->container_name : d->container, false);
     }
     if (d->pod) {
         buf_adds(b, ", pod ");
-        name(b, d->pod, ascii);
+        esc_term(b, d->pod, false);
     }
     buf_adds(b, ": ");
     how(b, d);
-    buf_printf(b, " at %s\n", why_fmt_time(t1, sizeof(t1), d->t));
+    buf_printf(b, " at %s\n", why_fmt_time(t, sizeof(t), d->t));
+}
 
-    /* The mount before and at. */
+/* The mount before and at, the budget, the biggest groups. */
+static void then_text(struct buf *b, const struct why_death *d)
+{
+    char t[48], s1[32], s2[32], s3[32];
     if (d->has_mount) {
         buf_adds(b, "  ");
-        name(b, d->mount_path ? d->mount_path : "?", ascii);
-        if (d->mount_id) {
-            buf_adds(b, " (");
-            name(b, d->mount_id, ascii);
-            buf_adds(b, ")");
-        }
+        esc_term(b, d->mount_path ? d->mount_path : "?", false);
+        if (d->mount_id)
+            in_parens(b, d->mount_id);
         buf_adds(b, ":");
         if (d->has_before)
-            buf_printf(b, " %s just before (%s)", why_fmt_of(s1, sizeof(s1), d->used_before, d->size),
-                       why_fmt_clock(t1, sizeof(t1), d->t_before));
+            buf_printf(b, " %s just before (%s)",
+                       why_fmt_of(s1, sizeof(s1), d->used_before, d->size),
+                       why_fmt_clock(t, sizeof(t), d->t_before));
         if (d->has_before && d->has_at)
             buf_adds(b, ",");
         if (d->has_at)
             buf_printf(b, " %s at the end (%s)", why_fmt_of(s1, sizeof(s1), d->used_at, d->size),
-                       why_fmt_clock(t2, sizeof(t2), d->t_at));
+                       why_fmt_clock(t, sizeof(t), d->t_at));
         buf_printf(b, "; most seen %s (%.0f %%)\n",
-                   why_fmt_of(s2, sizeof(s2), d->used_peak, d->size),
+                   why_fmt_of(s1, sizeof(s1), d->used_peak, d->size),
                    d->size ? 100.0 * (double)d->used_peak / (double)d->size : 0.0);
     } else {
         buf_adds(b, "  no snapshot around it shows its /dev/shm\n");
@@ -98,9 +97,9 @@ static void death_text(struct buf *b, const struct why_death *d, bool ascii)
                    d->limit_cgroup ? "cgroup" : "MemTotal");
         if (d->cgroup) {
             buf_adds(b, " ");
-            name(b, d->cgroup, ascii);
+            esc_term(b, d->cgroup, false);
         }
-        buf_printf(b, "), headroom %s\n", fmt_size(s4, sizeof(s4), d->headroom));
+        buf_printf(b, "), headroom %s\n", fmt_size(s1, sizeof(s1), d->headroom));
     }
     if (d->ntop) {
         buf_adds(b, "  biggest:");
@@ -110,52 +109,57 @@ static void death_text(struct buf *b, const struct why_death *d, bool ascii)
                        d->top[i].workers, d->top[i].workers == 1 ? "" : "s");
         buf_adds(b, "\n");
     }
+}
+
+/* The diagnosis, what was left behind, the advice. */
+static void after_text(struct buf *b, const struct why_death *d)
+{
+    char t[48], s1[32], s2[32];
     buf_adds(b, "  why: ");
-    name(b, d->diagnosis, ascii);
+    esc_term(b, d->diagnosis, false);
     buf_adds(b, "\n");
-    if (d->has_left) {
-        if (d->left_segments)
-            buf_printf(b, "  left behind: %llu segment%s, %s, nobody holding them, since %s "
-                          "(shmwatch clean removes them)\n",
-                       (unsigned long long)d->left_segments, d->left_segments == 1 ? "" : "s",
-                       fmt_size(s1, sizeof(s1), d->left_bytes),
-                       why_fmt_clock(t1, sizeof(t1), d->t));
-        else
-            buf_adds(b, "  left behind: nothing on /dev/shm in the last snapshot\n");
-    }
-    if (d->has_advice && d->rec_shm) {
-        char f1[32], f2[32];
-        buf_printf(b, "  advice: --shm-size at least %s and -m at least %s",
-                   budget_flag_size(f1, sizeof(f1), d->rec_shm),
-                   budget_flag_size(f2, sizeof(f2), d->rec_memory));
-        if (d->from_loader)
-            buf_printf(b, " (its loader: one batch %s x (%llu workers x prefetch %llu + 2) = %s "
-                          "at its busiest, more than the mount held; as shmwatch plan "
-                          "--observe computes it)\n",
-                       budget_fmt_step(s1, sizeof(s1), d->loader_batch),
-                       (unsigned long long)d->loader_workers,
-                       (unsigned long long)d->loader_prefetch,
-                       budget_fmt_step(s2, sizeof(s2), d->need_shm));
-        else
-            buf_adds(b, " (from the recorded peaks, as shmwatch plan and the budget compute "
-                        "them)\n");
-    }
+    if (d->has_left && d->left_segments)
+        buf_printf(b,
+                   "  left behind: %llu segment%s, %s, nobody holding them, since %s "
+                   "(shmwatch clean removes them)\n",
+                   (unsigned long long)d->left_segments, d->left_segments == 1 ? "" : "s",
+                   fmt_size(s1, sizeof(s1), d->left_bytes), why_fmt_clock(t, sizeof(t), d->t));
+    else if (d->has_left)
+        buf_adds(b, "  left behind: nothing on /dev/shm in the last snapshot\n");
+    if (!d->has_advice || !d->rec_shm)
+        return;
+    buf_printf(b, "  advice: --shm-size at least %s and -m at least %s",
+               budget_flag_size(s1, sizeof(s1), d->rec_shm),
+               budget_flag_size(s2, sizeof(s2), d->rec_memory));
+    if (d->from_loader)
+        buf_printf(b,
+                   " (its loader: one batch %s x (%llu workers x prefetch %llu + 2) = %s "
+                   "at its busiest, more than the mount held; as shmwatch plan "
+                   "--observe computes it)\n",
+                   budget_fmt_step(s1, sizeof(s1), d->loader_batch),
+                   (unsigned long long)d->loader_workers, (unsigned long long)d->loader_prefetch,
+                   budget_fmt_step(s2, sizeof(s2), d->need_shm));
+    else
+        buf_adds(b, " (from the recorded peaks, as shmwatch plan and the budget compute them)\n");
 }
 
 void whyreport_text(struct buf *out, const struct whyreport_in *in)
 {
-    char a[48], b[48];
+    char from[48], to[48];
     const struct why_result *r = in->r;
+    why_fmt_time(from, sizeof(from), in->from);
+    why_fmt_time(to, sizeof(to), in->to);
     if (r->n == 0) {
-        buf_printf(out, "Nothing ended abnormally between %s and %s.\n",
-                   why_fmt_time(a, sizeof(a), in->from), why_fmt_time(b, sizeof(b), in->to));
+        buf_printf(out, "Nothing ended abnormally between %s and %s.\n", from, to);
         return;
     }
-    buf_printf(out, "%zu abnormal end%s between %s and %s:\n", r->n, r->n == 1 ? "" : "s",
-               why_fmt_time(a, sizeof(a), in->from), why_fmt_time(b, sizeof(b), in->to));
+    buf_printf(out, "%zu abnormal end%s between %s and %s:\n", r->n, r->n == 1 ? "" : "s", from,
+               to);
     for (size_t i = 0; i < r->n; i++) {
         buf_adds(out, "\n");
-        death_text(out, &r->d[i], in->ascii);
+        who_text(out, &r->d[i]);
+        then_text(out, &r->d[i]);
+        after_text(out, &r->d[i]);
     }
 }
 

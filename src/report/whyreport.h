@@ -5,7 +5,6 @@
 #ifndef SHMWATCH_WHYREPORT_H
 #define SHMWATCH_WHYREPORT_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "model/why.h"
@@ -17,7 +16,6 @@ struct whyreport_in {
     char *const *warnings;    /* what the store's reader found damaged (JSON only:
                                * the caller says them on stderr) */
     size_t nwarnings;
-    bool ascii;               /* text: names beyond ASCII escaped too */
 };
 
 void whyreport_text(struct buf *out, const struct whyreport_in *in);

@@ -3,11 +3,21 @@
 #include <errno.h>
 #include <time.h>
 
-double clock_now(void)
+static double seconds(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double clock_now(void)
+{
+    return seconds(CLOCK_MONOTONIC);
+}
+
+double clock_wall(void)
+{
+    return seconds(CLOCK_REALTIME);
 }
 
 void clock_nap(double s)

@@ -1,5 +1,5 @@
-/* Monotonic time in seconds, sleeping for a while, and waiting on a
- * condition variable until a time of that clock. */
+/* Monotonic and wall-clock time in seconds, sleeping for a while, and
+ * waiting on a condition variable until a time of the monotonic clock. */
 #ifndef SHMWATCH_CLOCK_H
 #define SHMWATCH_CLOCK_H
 
@@ -8,6 +8,8 @@
 
 /* Seconds on CLOCK_MONOTONIC: for intervals and deadlines, never dates. */
 double clock_now(void);
+/* Unix seconds on CLOCK_REALTIME: for dates. */
+double clock_wall(void);
 
 /* Sleeps s seconds, resuming after signals that interrupt it. */
 void clock_nap(double s);
