@@ -14,12 +14,6 @@
 #include "util/rfc3339.h"
 #include "util/xalloc.h"
 
-static uint64_t u64(const struct jd *o, const char *key)
-{
-    double d = jd_getnum(o, key, 0);
-    return d > 0 ? (uint64_t)d : 0;
-}
-
 /* --- Names back to their enums ------------------------------------------- */
 
 JD_NAME_READER(state_of, enum seg_state, seg_state_name, SEG_IN_USE, SEG_UNHELD, SEG_UNHELD)
@@ -55,15 +49,15 @@ static void cgroup_load(const struct jd *v, struct cgroup_info *cg)
     cg->version = (int)jd_getint(v, "version", 0);
     cg->path = xstrdup(jd_getstr(v, "path", ""));
     cg->has_limit = jd_has(v, "limit_bytes", JD_NUM);
-    cg->limit = u64(v, "limit_bytes");
-    cg->usage = u64(v, "usage_bytes");
+    cg->limit = jd_getu64(v, "limit_bytes");
+    cg->usage = jd_getu64(v, "usage_bytes");
     cg->has_peak = jd_has(v, "peak_bytes", JD_NUM);
-    cg->peak = u64(v, "peak_bytes");
-    cg->anon = u64(v, "anon_bytes");
-    cg->shmem = u64(v, "shmem_bytes");
-    cg->file = u64(v, "file_bytes");
+    cg->peak = jd_getu64(v, "peak_bytes");
+    cg->anon = jd_getu64(v, "anon_bytes");
+    cg->shmem = jd_getu64(v, "shmem_bytes");
+    cg->file = jd_getu64(v, "file_bytes");
     cg->has_oom_kills = jd_has(v, "oom_kills", JD_NUM);
-    cg->oom_kills = u64(v, "oom_kills");
+    cg->oom_kills = jd_getu64(v, "oom_kills");
 }
 
 static void budget_load(const struct jd *v, struct budget *b)
@@ -71,33 +65,34 @@ static void budget_load(const struct jd *v, struct budget *b)
     memset(b, 0, sizeof(*b));
     if (!jd_is(v, JD_OBJ))
         return;
-    b->limit = u64(v, "limit_bytes");
+    b->limit = jd_getu64(v, "limit_bytes");
     b->limit_source =
         strcmp(jd_getstr(v, "limit_source", ""), "cgroup") == 0 ? LIMIT_CGROUP : LIMIT_MEMTOTAL;
-    b->shm_size = u64(v, "shm_size_bytes");
-    b->shm_used = u64(v, "shm_used_bytes");
-    b->app = u64(v, "app_bytes");
-    b->headroom = u64(v, "headroom_bytes");
-    b->shm_effective = u64(v, "shm_effective_bytes");
+    b->shm_size = jd_getu64(v, "shm_size_bytes");
+    b->shm_used = jd_getu64(v, "shm_used_bytes");
+    b->app = jd_getu64(v, "app_bytes");
+    b->headroom = jd_getu64(v, "headroom_bytes");
+    b->shm_effective = jd_getu64(v, "shm_effective_bytes");
     b->verdict = verdict_of(jd_getstr(v, "verdict", NULL));
     const struct jd *adv = jd_get(v, "advice");
     b->advice = xcalloc(jd_len(adv), sizeof(*b->advice));
     for (size_t i = 0; i < jd_len(adv); i++)
         b->advice[b->nadvice++] = xstrdup(jd_str(jd_at(adv, i), ""));
-    b->rec_shm_size = u64(v, "recommended_shm_size_bytes");
-    b->rec_memory = u64(v, "recommended_memory_bytes");
+    b->rec_shm_size = jd_getu64(v, "recommended_shm_size_bytes");
+    b->rec_memory = jd_getu64(v, "recommended_memory_bytes");
     const struct jd *ld = jd_get(v, "loader");
     if (jd_is(ld, JD_OBJ)) {
         b->loader_main = (int)jd_getint(ld, "main_pid", 0);
-        b->loader_batch = u64(ld, "batch_shm_bytes");
-        b->loader_workers = u64(ld, "workers");
-        b->loader_batches = u64(ld, "batches_in_flight");
-        b->loader_prefetch = u64(ld, "prefetch_factor");
-        b->fit_workers_shm = u64(ld, "workers_fit_shm");
-        b->fit_workers_limit =
-            jd_has(ld, "workers_fit_limit", JD_NUM) ? u64(ld, "workers_fit_limit") : UINT64_MAX;
+        b->loader_batch = jd_getu64(ld, "batch_shm_bytes");
+        b->loader_workers = jd_getu64(ld, "workers");
+        b->loader_batches = jd_getu64(ld, "batches_in_flight");
+        b->loader_prefetch = jd_getu64(ld, "prefetch_factor");
+        b->fit_workers_shm = jd_getu64(ld, "workers_fit_shm");
+        b->fit_workers_limit = jd_has(ld, "workers_fit_limit", JD_NUM)
+                                   ? jd_getu64(ld, "workers_fit_limit")
+                                   : UINT64_MAX;
     }
-    b->oom_recent = u64(v, "oom_kills_recent");
+    b->oom_recent = jd_getu64(v, "oom_kills_recent");
 }
 
 /* The container c stands for: found by its id (a private mount namespace
@@ -141,11 +136,11 @@ static void shm_mount_load(const struct jd *o, struct shm_mount *mt)
     if (sscanf(jd_getstr(o, "id", ""), "%u:%u", &maj, &min) == 2)
         mt->dev = makedev(maj, min);
     mt->stat_ok = jd_getbool(o, "size_known", false);
-    mt->size = u64(o, "size_bytes");
-    mt->used = u64(o, "used_bytes");
-    mt->avail = u64(o, "avail_bytes");
-    mt->inodes = u64(o, "inodes");
-    mt->inodes_free = u64(o, "inodes_free");
+    mt->size = jd_getu64(o, "size_bytes");
+    mt->used = jd_getu64(o, "used_bytes");
+    mt->avail = jd_getu64(o, "avail_bytes");
+    mt->inodes = jd_getu64(o, "inodes");
+    mt->inodes_free = jd_getu64(o, "inodes_free");
     mt->listed = jd_getbool(o, "listed", false);
 }
 
@@ -193,13 +188,13 @@ static void mounts_load(const struct jd *arr, const struct cgroup_info *top, str
         budget_load(jd_get(o, "budget"), &m->mount_budgets[i]);
 
         struct mount_figures *f = &m->mounts[i];
-        f->named = u64(o, "named_bytes");
-        f->hidden = u64(o, "hidden_bytes");
-        f->orphan = u64(o, "orphan_bytes");
-        f->unattributed = u64(o, "unattributed_bytes");
-        f->pending = u64(o, "pending_bytes");
-        f->nsegments = (size_t)u64(o, "segments");
-        f->pids.npidns = (size_t)u64(o, "pid_namespaces");
+        f->named = jd_getu64(o, "named_bytes");
+        f->hidden = jd_getu64(o, "hidden_bytes");
+        f->orphan = jd_getu64(o, "orphan_bytes");
+        f->unattributed = jd_getu64(o, "unattributed_bytes");
+        f->pending = jd_getu64(o, "pending_bytes");
+        f->nsegments = (size_t)jd_getu64(o, "segments");
+        f->pids.npidns = (size_t)jd_getu64(o, "pid_namespaces");
         f->pids.evidence = evidence_of(jd_getstr(o, "pid_evidence", NULL));
     }
 }
@@ -235,11 +230,11 @@ static void proc_load(const struct jd *o, struct proc *p)
     p->state = st[0] ? st[0] : '?';
     snprintf(p->comm, sizeof(p->comm), "%s", jd_getstr(o, "comm", ""));
     p->cmdline = jd_strdup(jd_get(o, "cmdline"));
-    p->uid = (uid_t)u64(o, "uid");
-    p->rss_anon = u64(o, "rss_anon_bytes");
+    p->uid = (uid_t)jd_getu64(o, "uid");
+    p->rss_anon = jd_getu64(o, "rss_anon_bytes");
     p->pgid = (pid_t)jd_getint(o, "pgid", 0);
     p->nspid = (pid_t)jd_getint(o, "nspid", p->pid);
-    p->start_ticks = (unsigned long long)u64(o, "start_ticks");
+    p->start_ticks = (unsigned long long)jd_getu64(o, "start_ticks");
 }
 
 /* The processes: the snapshot's (the model's interesting ones), and a
@@ -279,8 +274,8 @@ static void mprocs_load(const struct jd *procs, struct scan *s, struct model *m)
         mp->proc = (size_t)at;
         mp->role = role_of(jd_getstr(o, "role", NULL));
         mp->group = (pid_t)jd_getint(o, "group", 0);
-        mp->shm_bytes = u64(o, "shm_bytes");
-        mp->nsegments = (size_t)u64(o, "segments");
+        mp->shm_bytes = jd_getu64(o, "shm_bytes");
+        mp->nsegments = (size_t)jd_getu64(o, "segments");
         mp->ctr = ctr_find(&s->node, jd_getstr(o, "container", NULL));
         s->node.proc_ctr[at] = mp->ctr;
     }
@@ -304,14 +299,14 @@ static void groups_load(const struct jd *groups, const struct scan *s, struct mo
         g->main_proc = (size_t)proc_at(s, g->main_pid); /* procs_load added any missing */
         g->workers = pid_array(jd_get(o, "workers"), &g->nworkers, &g->workers_cap);
         g->managers = pid_array(jd_get(o, "shm_managers"), &g->nmanagers, &g->managers_cap);
-        g->nsegments = (size_t)u64(o, "segments");
-        g->shm_bytes = u64(o, "shm_bytes");
-        g->peak_shm = u64(o, "peak_shm_bytes");
-        g->shm_per_worker = u64(o, "shm_per_worker_bytes");
-        g->batch_shm_bytes = u64(o, "batch_shm_bytes");
-        g->batch_segment_bytes = u64(o, "batch_largest_segment_bytes");
-        g->batches_in_flight = (size_t)u64(o, "batches_in_flight");
-        g->peak_batch_shm = u64(o, "peak_batch_shm_bytes");
+        g->nsegments = (size_t)jd_getu64(o, "segments");
+        g->shm_bytes = jd_getu64(o, "shm_bytes");
+        g->peak_shm = jd_getu64(o, "peak_shm_bytes");
+        g->shm_per_worker = jd_getu64(o, "shm_per_worker_bytes");
+        g->batch_shm_bytes = jd_getu64(o, "batch_shm_bytes");
+        g->batch_segment_bytes = jd_getu64(o, "batch_largest_segment_bytes");
+        g->batches_in_flight = (size_t)jd_getu64(o, "batches_in_flight");
+        g->peak_batch_shm = jd_getu64(o, "peak_batch_shm_bytes");
         g->ctr = ctr_find(&s->node, jd_getstr(o, "container", NULL));
     }
 }
@@ -341,10 +336,10 @@ static void segment_load(const struct jd *o, size_t mount, struct scan *s, struc
     sg->name = f->name;
     sg->mount = (uint32_t)mount;
     sg->dev = f->dev = s->mounts.items[mount].dev;
-    sg->ino = f->ino = (ino_t)u64(o, "inode");
-    sg->size = f->size = u64(o, "size_bytes");
-    sg->alloc = f->alloc = u64(o, "alloc_bytes");
-    sg->uid = f->uid = (uid_t)u64(o, "uid");
+    sg->ino = f->ino = (ino_t)jd_getu64(o, "inode");
+    sg->size = f->size = jd_getu64(o, "size_bytes");
+    sg->alloc = f->alloc = jd_getu64(o, "alloc_bytes");
+    sg->uid = f->uid = (uid_t)jd_getu64(o, "uid");
     int64_t age = jd_getint(o, "age_s", 0);
     sg->mtime = f->mtime = m->now - (age > 0 ? age : 0);
     sg->state = state_of(jd_getstr(o, "state", NULL));
@@ -420,15 +415,15 @@ static void make_consistent(struct model *m)
 
 static void totals_load(const struct jd *v, struct totals *t)
 {
-    t->segments = (size_t)u64(v, "segments");
-    t->hidden = (size_t)u64(v, "hidden");
-    t->hidden_bytes = u64(v, "hidden_bytes");
-    t->orphans = (size_t)u64(v, "orphans");
-    t->orphan_bytes = u64(v, "orphan_bytes");
-    t->zombies = (size_t)u64(v, "zombies");
-    t->orphan_workers = (size_t)u64(v, "orphan_workers");
-    t->in_use = (size_t)u64(v, "in_use");
-    t->unheld = (size_t)u64(v, "unheld");
+    t->segments = (size_t)jd_getu64(v, "segments");
+    t->hidden = (size_t)jd_getu64(v, "hidden");
+    t->hidden_bytes = jd_getu64(v, "hidden_bytes");
+    t->orphans = (size_t)jd_getu64(v, "orphans");
+    t->orphan_bytes = jd_getu64(v, "orphan_bytes");
+    t->zombies = (size_t)jd_getu64(v, "zombies");
+    t->orphan_workers = (size_t)jd_getu64(v, "orphan_workers");
+    t->in_use = (size_t)jd_getu64(v, "in_use");
+    t->unheld = (size_t)jd_getu64(v, "unheld");
 }
 
 static void sysv_load(const struct jd *arr, struct sysv_list *sl)
@@ -438,12 +433,12 @@ static void sysv_load(const struct jd *arr, struct sysv_list *sl)
         struct sysv_seg *sv = VEC_PUSH(sl->items, sl->n, sl->cap);
         sv->key = (long long)jd_getint(o, "key", 0);
         sv->shmid = (int)jd_getint(o, "shmid", 0);
-        sv->size = u64(o, "size_bytes");
-        sv->rss = u64(o, "rss_bytes");
-        sv->nattch = (unsigned long)u64(o, "nattch");
+        sv->size = jd_getu64(o, "size_bytes");
+        sv->rss = jd_getu64(o, "rss_bytes");
+        sv->nattch = (unsigned long)jd_getu64(o, "nattch");
         sv->cpid = (pid_t)jd_getint(o, "cpid", 0);
         sv->lpid = (pid_t)jd_getint(o, "lpid", 0);
-        sv->uid = (uid_t)u64(o, "uid");
+        sv->uid = (uid_t)jd_getu64(o, "uid");
     }
 }
 
@@ -459,8 +454,8 @@ static void account_load(const struct jd *doc, struct scan *s, struct model *m)
     const struct jd *sc = jd_get(doc, "scan");
     s->duration_s = jd_getnum(sc, "duration_s", 0);
     s->holders_scanned = jd_getbool(sc, "holders_scanned", false);
-    s->warn.vanished = (size_t)u64(sc, "vanished");
-    s->warn.denied = (size_t)u64(sc, "denied");
+    s->warn.vanished = (size_t)jd_getu64(sc, "vanished");
+    s->warn.denied = (size_t)jd_getu64(sc, "denied");
     s->target_pid = (pid_t)jd_getint(sc, "target_pid", 0);
     s->target_host = jd_strdup(jd_get(sc, "target_host"));
     s->stalled_s = jd_getnum(sc, "stalled_s", 0);

@@ -67,17 +67,11 @@ static void fill_str(char **dst, const struct jd *v, const char *key)
         *dst = jd_strdup(jd_get(v, key));
 }
 
-static uint64_t u64(const struct jd *v, const char *key)
-{
-    double x = jd_getnum(v, key, 0);
-    return x > 0 && x < 1.8e19 ? (uint64_t)x : 0;
-}
-
 /* Raises *most to member key of v when that is more. */
 static void raise_to(uint64_t *most, const struct jd *v, const char *key)
 {
-    if (u64(v, key) > *most)
-        *most = u64(v, key);
+    if (jd_getu64(v, key) > *most)
+        *most = jd_getu64(v, key);
 }
 
 /* Whether member key of v is the string s (never when s is NULL). */
@@ -439,7 +433,7 @@ static const struct jd *find_mount(const struct why_death *d, const struct jd *s
         for (size_t i = 0; segs && i < segs->n; i++) {
             const struct jd *sg = &segs->items[i];
             if (str_is(sg, "mount_id", id) && seg_of_job(sg, &ps, job_of(d))) {
-                bytes += u64(sg, "alloc_bytes");
+                bytes += jd_getu64(sg, "alloc_bytes");
                 any = true;
             }
         }
@@ -472,7 +466,7 @@ static void top_groups(struct why_death *d, const struct jd *s, const char *id)
         for (size_t i = 0; segs && i < segs->n; i++) {
             const struct jd *sg = &segs->items[i];
             if (str_is(sg, "mount_id", id) && jd_getint(sg, "group", 0) == main)
-                bytes += u64(sg, "alloc_bytes");
+                bytes += jd_getu64(sg, "alloc_bytes");
         }
         if (!bytes)
             continue;
@@ -504,20 +498,20 @@ static void mount_fill(struct why_death *d, const struct end *e, const struct jd
     d->has_mount = true;
     fill_str(&d->mount_id, m, "id");
     fill_str(&d->mount_path, m, "path");
-    d->size = u64(m, "size_bytes");
+    d->size = jd_getu64(m, "size_bytes");
     if (mb) {
         d->has_before = true;
-        d->used_before = u64(mb, "used_bytes");
+        d->used_before = jd_getu64(mb, "used_bytes");
         d->t_before = e->src->recs[e->before].t;
-        d->pending_before = u64(mb, "pending_bytes");
+        d->pending_before = jd_getu64(mb, "pending_bytes");
         d->used_peak = d->used_before;
     }
     if (ma) {
         d->has_at = true;
-        d->used_at = u64(ma, "used_bytes");
+        d->used_at = jd_getu64(ma, "used_bytes");
         d->t_at = e->src->recs[e->at].t;
         if (!mb)
-            d->size = u64(ma, "size_bytes");
+            d->size = jd_getu64(ma, "size_bytes");
         if (d->used_at > d->used_peak)
             d->used_peak = d->used_at;
     }
@@ -531,7 +525,7 @@ static void mount_fill(struct why_death *d, const struct end *e, const struct jd
     /* Full: within 1 % of its size, or with less free than one batch of
      * the loader the snapshot before shows, or with more promised to
      * segments not yet written than was free. */
-    d->free_batch = u64(mount_loader(doc(e->src, e->before), mb), "batch_shm_bytes");
+    d->free_batch = jd_getu64(mount_loader(doc(e->src, e->before), mb), "batch_shm_bytes");
     d->full =
         d->size > 0 &&
         (at_brim(d->used_peak, d->size) ||
@@ -550,12 +544,12 @@ static void budget_then(struct why_death *d, const struct jd *s, const struct jd
     if (!b)
         return;
     d->has_budget = true;
-    d->limit = u64(b, "limit_bytes");
-    d->app = u64(b, "app_bytes");
-    d->shm_used = u64(b, "shm_used_bytes");
-    d->headroom = u64(b, "headroom_bytes");
+    d->limit = jd_getu64(b, "limit_bytes");
+    d->app = jd_getu64(b, "app_bytes");
+    d->shm_used = jd_getu64(b, "shm_used_bytes");
+    d->headroom = jd_getu64(b, "headroom_bytes");
     d->limit_cgroup = str_is(b, "limit_source", "cgroup");
-    if (ba && u64(ba, "limit_bytes") == d->limit) {
+    if (ba && jd_getu64(ba, "limit_bytes") == d->limit) {
         raise_to(&d->app, ba, "app_bytes");
         raise_to(&d->shm_used, ba, "shm_used_bytes");
         uint64_t used = d->app + d->shm_used;
@@ -764,7 +758,7 @@ static void left_behind(struct why_death *d, const struct end *e, double to)
             !(job && jd_getint(sg, "group", 0) == job))
             continue;
         d->left_segments++;
-        d->left_bytes += u64(sg, "alloc_bytes");
+        d->left_bytes += jd_getu64(sg, "alloc_bytes");
     }
 }
 

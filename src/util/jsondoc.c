@@ -365,6 +365,12 @@ int64_t jd_getint(const struct jd *v, const char *key, int64_t dflt)
     return jd_int(jd_get(v, key), dflt);
 }
 
+uint64_t jd_getu64(const struct jd *v, const char *key)
+{
+    double x = jd_getnum(v, key, 0);
+    return x > 0 && x < 0x1p64 ? (uint64_t)x : 0;
+}
+
 const char *jd_getstr(const struct jd *v, const char *key, const char *dflt)
 {
     return jd_str(jd_get(v, key), dflt);

@@ -44,6 +44,9 @@ const char *jd_str(const struct jd *v, const char *dflt);
 /* Shorthands: member key of v as a type. */
 double jd_getnum(const struct jd *v, const char *key, double dflt);
 int64_t jd_getint(const struct jd *v, const char *key, int64_t dflt);
+/* A count of bytes or events: member key of v when it is a number from 0 to
+ * below 2^64, else 0. */
+uint64_t jd_getu64(const struct jd *v, const char *key);
 const char *jd_getstr(const struct jd *v, const char *key, const char *dflt);
 bool jd_getbool(const struct jd *v, const char *key, bool dflt);
 /* Whether v is there and of that type; whether member key of v is. */

@@ -20,13 +20,18 @@ static void test_values(void **state)
     (void)state;
     struct jd *d = parse(" {\"schema\": 1, \"time\": \"2026-12-05T03:12:07Z\", \"pct\": 99.5,"
                          " \"big\": 68719476736, \"neg\": -3e2, \"ok\": true, \"no\": false,"
-                         " \"none\": null, \"list\": [1, \"two\", {\"x\": []}]} ");
+                         " \"none\": null, \"huge\": 1e20, \"list\": [1, \"two\", {\"x\": []}]} ");
     assert_non_null(d);
     assert_int_equal(jd_getint(d, "schema", -1), 1);
     assert_string_equal(jd_getstr(d, "time", ""), "2026-12-05T03:12:07Z");
     assert_true(jd_getnum(d, "pct", 0) == 99.5);
     assert_int_equal(jd_getint(d, "big", 0), 68719476736LL);
     assert_true(jd_getnum(d, "neg", 0) == -300);
+    /* A count is a number from 0 to below 2^64; anything else is 0. */
+    assert_int_equal(jd_getu64(d, "big"), 68719476736ULL);
+    assert_int_equal(jd_getu64(d, "neg"), 0);
+    assert_int_equal(jd_getu64(d, "time"), 0);
+    assert_int_equal(jd_getu64(d, "huge"), 0);
     assert_true(jd_bool(jd_get(d, "ok"), false));
     assert_false(jd_bool(jd_get(d, "no"), true));
     assert_true(jd_is(jd_get(d, "none"), JD_NULL));
