@@ -239,7 +239,7 @@ static void source_off(struct loop *L, const char *line)
 {
     if (L->store)
         fprintf(stderr, "%s: %s\n", L->cmd, line);
-    events_recorder(L->store ? &L->evs : &L->pending, evwatch_wall_now(), "events_off", line);
+    events_recorder(L->store ? &L->evs : &L->pending, clock_wall(), "events_off", line);
 }
 
 /* The watcher's events into L->evs; its own news (a source gone or
@@ -313,7 +313,7 @@ static void record_stall(struct loop *L, const struct scan *s)
         free(shown);
         L->stall_said = true;
     }
-    events_stalled(&L->evs, evwatch_wall_now(), why, s->stalled_s, s->stalled_pid, s->stalled_fd);
+    events_stalled(&L->evs, clock_wall(), why, s->stalled_s, s->stalled_pid, s->stalled_fd);
     emit_events(L);
 }
 
@@ -322,7 +322,7 @@ static void record_stall(struct loop *L, const struct scan *s)
 static void open_sources(struct loop *L)
 {
     struct event_list off = {0};
-    evwatch_open(&L->ew, &L->sys, evwatch_wall_now(), &off);
+    evwatch_open(&L->ew, &L->sys, clock_wall(), &off);
     for (size_t i = 0; i < off.n; i++)
         source_off(L, off.items[i].detail);
     event_list_free(&off);
@@ -356,7 +356,7 @@ static bool finish_scan(struct loop *L, struct scan *s)
              target_why((pid_t)L->o->pid, rc, s->target_state));
     fprintf(stderr, "%s: %s\n", L->cmd, why);
     if (L->store) {
-        events_recorder(&L->evs, evwatch_wall_now(), "stop", why);
+        events_recorder(&L->evs, clock_wall(), "stop", why);
         emit_events(L);
     }
     scan_free(s);
@@ -502,7 +502,7 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
         open_sources(&L);
     if (store) {
         /* After the sources' news; a record never ends the run. */
-        events_recorder(&L.evs, evwatch_wall_now(), "start", "the recorder started");
+        events_recorder(&L.evs, clock_wall(), "start", "the recorder started");
         emit_events(&L);
     }
     for (bool first = true; !watch_stop_requested && (o->count == 0 || L.done < o->count);
@@ -511,7 +511,7 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
             break;
     int rc = L.rc;
     if (store && rc == 0) {
-        events_recorder(&L.evs, evwatch_wall_now(), "stop",
+        events_recorder(&L.evs, clock_wall(), "stop",
                         watch_stop_requested ? "the recorder was stopped" : "the recorder ended");
         emit_events(&L);
     }

@@ -3,7 +3,6 @@
  * in one line why it cannot be shown. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "cli/options.h"
 #include "cli/settings.h"
@@ -11,6 +10,7 @@
 #include "store/store.h"
 #include "store/when.h"
 #include "ui/ui.h"
+#include "util/clock.h"
 
 int cmd_replay(int argc, char **argv)
 {
@@ -20,9 +20,7 @@ int cmd_replay(int argc, char **argv)
         return rc;
     struct ui_flags uf = {.theme_given = o.theme != NULL, .replay_at_set = o.at != NULL};
     if (o.at) {
-        struct timespec now;
-        clock_gettime(CLOCK_REALTIME, &now);
-        if (!when_parse(o.at, (double)now.tv_sec + now.tv_nsec / 1e9, &uf.replay_at)) {
+        if (!when_parse(o.at, clock_wall(), &uf.replay_at)) {
             rc = usage_error("replay",
                              "--at: '%s' is not a time: RFC 3339 (2026-12-05T03:12:07Z), "
                              "HH:MM[:SS] today or -DUR ago (-10m)",

@@ -18,13 +18,6 @@
 #include "util/clock.h"
 #include "util/xalloc.h"
 
-double evwatch_wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The wall clock time of a CLOCK_MONOTONIC nanosecond stamp (the kernel's). */
 static double wall_of_mono(uint64_t ns)
 {
@@ -32,7 +25,7 @@ static double wall_of_mono(uint64_t ns)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     double mono = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
     double ago = mono - (double)ns / 1e9;
-    return evwatch_wall_now() - (ago > 0 ? ago : 0);
+    return clock_wall() - (ago > 0 ? ago : 0);
 }
 
 void evwatch_open(struct evwatch *w, const struct sysroot *sys, double now_wall,
@@ -92,7 +85,7 @@ static void on_exits(struct evwatch *w, struct event_list *out)
     struct proc_exits x = {0};
     int rc = proccn_read(w->cn, &x);
     if (rc == -ENOBUFS && !w->lost_said) {
-        events_recorder(out, evwatch_wall_now(), "events_off",
+        events_recorder(out, clock_wall(), "events_off",
                         "some process events were lost (the socket's queue was full); those "
                         "exits are told from the scans, cause unknown");
         w->lost_said = true;
@@ -101,7 +94,7 @@ static void on_exits(struct evwatch *w, struct event_list *out)
         snprintf(why, sizeof(why),
                  "process events stopped: %s; exits are told from the scans, cause unknown",
                  strerror(-rc));
-        events_recorder(out, evwatch_wall_now(), "events_off", why);
+        events_recorder(out, clock_wall(), "events_off", why);
         proccn_close(w->cn);
         w->cn = -1;
     }

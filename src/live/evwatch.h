@@ -65,7 +65,4 @@ void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur,
 /* Whether a death or an OOM kill was told since the last call. */
 bool evwatch_take_death(struct evwatch *w);
 
-/* Wall clock seconds now (the events' and records' time). */
-double evwatch_wall_now(void);
-
 #endif

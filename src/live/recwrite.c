@@ -6,11 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "live/evwatch.h"
 #include "model/events.h"
 #include "report/jsonw.h"
 #include "report/report.h"
 #include "store/store.h"
+#include "util/clock.h"
 
 char *recwrite_header(double interval_s, long long pid, bool all)
 {
@@ -44,7 +44,7 @@ int recwrite_put(struct store *st, double t, const struct buf *b, char *msg, siz
     if (rc == 0 && msg[0]) {
         /* The store made room by dropping its oldest file: recorded too. */
         struct event_list note = {0};
-        events_recorder(&note, evwatch_wall_now(), "disk_full", msg);
+        events_recorder(&note, clock_wall(), "disk_full", msg);
         struct buf line;
         buf_init(&line);
         report_event_json(&line, &note.items[0]);

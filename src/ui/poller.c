@@ -156,7 +156,7 @@ static void record_put(struct poller *p, double t)
         char line[560];
         snprintf(line, sizeof(line), "--record: %s", m);
         pthread_mutex_lock(&p->lock);
-        publish_event(p, evwatch_wall_now(), true, true, line);
+        publish_event(p, clock_wall(), true, true, line);
         pthread_mutex_unlock(&p->lock);
     }
 }
@@ -169,8 +169,7 @@ static void record_stall(struct poller *p, struct scan_job *job)
     struct scan st; /* the stand-in: its warning says where the scan is */
     scan_stalled(&st, &p->cfg.scan, clock_now() - scan_job_started(job), scan_job_beacon(job));
     struct event_list l = {0};
-    events_stalled(&l, evwatch_wall_now(), st.warn.msg[0], st.stalled_s, st.stalled_pid,
-                   st.stalled_fd);
+    events_stalled(&l, clock_wall(), st.warn.msg[0], st.stalled_s, st.stalled_pid, st.stalled_fd);
     scan_free(&st);
     buf_reset(&p->rec);
     report_event_json(&p->rec, &l.items[0]);
@@ -365,7 +364,7 @@ static void take_events(struct poller *p, struct event_list *got)
     }
     pthread_mutex_lock(&p->lock);
     if (msg[0])
-        publish_event(p, evwatch_wall_now(), true, true, msg);
+        publish_event(p, clock_wall(), true, true, msg);
     if (got->n || msg[0])
         wake(p);
     pthread_mutex_unlock(&p->lock);
@@ -497,8 +496,8 @@ struct poller *poller_start(const struct poller_cfg *cfg)
      * record with --record, after the recorder's start). */
     struct event_list first = {0};
     if (p->cfg.store)
-        events_recorder(&first, evwatch_wall_now(), "start", "the recorder started");
-    evwatch_open(&p->ew, p->cfg.scan.sys, evwatch_wall_now(), &first);
+        events_recorder(&first, clock_wall(), "start", "the recorder started");
+    evwatch_open(&p->ew, p->cfg.scan.sys, clock_wall(), &first);
     take_events(p, &first);
     event_list_free(&first);
     int rc = thread_start(&p->thread, run, p); /* signals stay with the drawing thread */
@@ -532,7 +531,7 @@ bool poller_stop(struct poller *p)
     bool abandoned = p->abandoned;
     if (p->cfg.store) { /* the recording's last word */
         struct event_list last = {0};
-        events_recorder(&last, evwatch_wall_now(), "stop", "the recorder was stopped");
+        events_recorder(&last, clock_wall(), "stop", "the recorder was stopped");
         take_events(p, &last);
         event_list_free(&last);
     }
