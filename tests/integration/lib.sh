@@ -197,11 +197,13 @@ assert_eq() { # ACTUAL EXPECTED MSG
     fi
 }
 
-# _lib_us: sets _lib_now to the time in microseconds.
+# _lib_us: sets _lib_now to the time in microseconds, from bash's own clock
+# (EPOCHREALTIME: seconds, the locale's decimal point, six digits after it):
+# a poll starts no process to read the time.
 # _lib_deadline SECONDS: sets _lib_end to now plus SECONDS (may be
 # fractional). The callers make both variables local.
 _lib_us() {
-    _lib_now=$(($(date +%s%N) / 1000))
+    _lib_now=$((10#${EPOCHREALTIME//[!0-9]/}))
 }
 _lib_deadline() {
     local whole=${1%%.*} frac
@@ -228,9 +230,10 @@ _lib_pause() {
 # wait_for CMD TIMEOUT_S: polls CMD (eval'd); returns 0 as soon as it succeeds,
 # 1 when TIMEOUT_S (may be fractional, default 10) passes first. The polls
 # come 20 ms apart for the first half second, 50 ms apart up to two seconds,
-# then 100 ms apart: what comes soon is seen at once, and a long wait leaves
-# the CPU to what it waits for (the tests run side by side on few cores, and
-# a poll starts processes).
+# 100 ms apart up to five, then 250 ms apart: what comes soon is seen at once,
+# and a long wait leaves the CPU to what it waits for (the tests run side by
+# side on few cores, and a poll starts processes: a tmux capture, a python3
+# that reads a store).
 wait_for() {
     local _lib_cmd=$1 _lib_now _lib_end _lib_start
     _lib_deadline "${2:-10}"
@@ -243,8 +246,10 @@ wait_for() {
             _lib_pause 0.02
         elif [ $((_lib_now - _lib_start)) -lt 2000000 ]; then
             _lib_pause 0.05
-        else
+        elif [ $((_lib_now - _lib_start)) -lt 5000000 ]; then
             _lib_pause 0.1
+        else
+            _lib_pause 0.25
         fi
     done
 }
