@@ -101,11 +101,12 @@ static int list_files(int dfd, struct sfile **out, size_t *nout)
         double start;
         unsigned seq;
         struct stat st;
-        if (strlen(e->d_name) >= STORE_NAME_MAX || !parse_name(e->d_name, &start, &seq) ||
+        size_t len = strlen(e->d_name);
+        if (len >= STORE_NAME_MAX || !parse_name(e->d_name, &start, &seq) ||
             fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue;
         struct sfile *f = VEC_PUSH(v, n, cap);
-        snprintf(f->name, sizeof(f->name), "%s", e->d_name);
+        memcpy(f->name, e->d_name, len + 1);
         f->start = start;
         f->seq = seq;
         f->size = (uint64_t)st.st_size;

@@ -89,15 +89,12 @@ static void zombie(struct ui *u, const struct model *m, struct signal_target *z)
 {
     struct signal_target parent;
     bool known = targets_proc(m, z->ppid, &parent);
-    bool may_end = false;
-    char reason[200] = "";
-    if (known && parent.role == ROLE_ORPHAN_WORKER) {
-        may_end = true;
-        snprintf(reason, sizeof(reason), "it is an orphaned worker");
-    } else if (known && parent.role == ROLE_SHM_MANAGER && reap_manager_stuck(&u->sys, &parent)) {
-        may_end = true;
-        snprintf(reason, sizeof(reason), "it is a stuck shm manager");
-    }
+    const char *reason = "";
+    if (known && parent.role == ROLE_ORPHAN_WORKER)
+        reason = "it is an orphaned worker";
+    else if (known && parent.role == ROLE_SHM_MANAGER && reap_manager_stuck(&u->sys, &parent))
+        reason = "it is a stuck shm manager";
+    bool may_end = reason[0] != '\0';
     char title[300], nudge[200], end[200];
     snprintf(title, sizeof(title),
              "%s is a zombie: already dead, it holds no memory and cannot be killed; only its "
