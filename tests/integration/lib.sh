@@ -14,6 +14,12 @@
 
 LIB_SCRIPT=$(basename "$0")
 SHMTEST_TMP=${SHMTEST_TMP:-}
+# Debian's programs first: the tests drive Debian's python3 (with its torch
+# and yaml), not one a user's PATH puts before it (pyenv, conda, a venv).
+case $PATH in
+/usr/bin:*) ;;
+*) export PATH=/usr/bin:$PATH ;;
+esac
 # The mark of this test's run, set by its outermost shell and inherited by
 # every process it starts (its namespaces, tmux panes, setpriv'd children):
 # tests run side by side, and what a test ends at its exit is only its own.
