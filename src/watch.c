@@ -79,12 +79,6 @@ struct loop {
     int rc;                    /* the exit status */
 };
 
-/* The wall clock time a scan began. */
-static double scan_wall_time(const struct scan *s)
-{
-    return (double)s->time.tv_sec + (double)s->time.tv_nsec / 1e9;
-}
-
 /* Why pid cannot be watched, from scan_run's or sysroot_open_pid's answer. */
 static const char *target_why(pid_t pid, int rc, enum scan_target state)
 {
@@ -348,7 +342,7 @@ static bool finish_scan(struct loop *L, struct scan *s)
     L->job = NULL;
     L->stalled = false;
     if (rc >= 0) {
-        L->last_scan_time = scan_wall_time(s);
+        L->last_scan_time = clock_seconds(s->time);
         return true;
     }
     char why[300];
@@ -403,7 +397,7 @@ static bool show(struct loop *L, struct scan *s, bool complete, const char *reas
     bool events = complete && L->events;
     buf_reset(&L->out);
     render(L, s, reason, events ? &cur : NULL);
-    double t = scan_wall_time(s);
+    double t = clock_seconds(s->time);
     bool ok = true;
     if (!emit(L, &L->out, t)) {
         /* A reader that closes the pipe ends a stream normally; any other

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include "collect/cgroup.h"
 #include "collect/proccn.h"
@@ -21,10 +20,7 @@
 /* The wall clock time of a CLOCK_MONOTONIC nanosecond stamp (the kernel's). */
 static double wall_of_mono(uint64_t ns)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double mono = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-    double ago = mono - (double)ns / 1e9;
+    double ago = clock_now() - (double)ns / 1e9;
     return clock_wall() - (ago > 0 ? ago : 0);
 }
 

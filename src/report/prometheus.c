@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "util/clock.h"
 #include "util/escape.h"
 
 #define PROM_MAX_GROUPS 20
@@ -324,8 +325,7 @@ void report_prometheus(struct buf *o, const struct model *m)
           (double)m->totals.orphan_workers);
     gauge(o, "shmwatch_scan_duration_seconds", "How long the last scan took.",
           model_scan_duration(m));
-    struct timespec t = model_scan_time(m);
-    last_scan(o, (double)t.tv_sec + (double)t.tv_nsec / 1e9);
+    last_scan(o, clock_seconds(model_scan_time(m)));
     stalled(o, 0);
     gauge(o, "shmwatch_scan_warnings", "Things the last scan could not read.",
           (double)model_warnings(m)->n);

@@ -381,11 +381,11 @@ static void scan_events(struct poller *p, struct snap *s, bool by_event, bool on
     if (p->cfg.store) {
         buf_reset(&p->rec);
         report_json_record(&p->rec, &s->model, by_event ? "event" : "interval");
-        record_put(p, (double)s->scan.time.tv_sec + (double)s->scan.time.tv_nsec / 1e9);
+        record_put(p, clock_seconds(s->scan.time));
     }
     struct ev_state cur;
     ev_state_from_model(&cur, &s->model, p->cfg.warn_pct, p->cfg.crit_pct);
-    double t = (double)s->scan.time.tv_sec + (double)s->scan.time.tv_nsec / 1e9;
+    double t = clock_seconds(s->scan.time);
     evwatch_scan(&p->ew, &s->scan, &cur, t, on_time, got);
     take_events(p, got);
 }

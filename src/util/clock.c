@@ -3,11 +3,16 @@
 #include <errno.h>
 #include <time.h>
 
+double clock_seconds(struct timespec ts)
+{
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static double seconds(clockid_t id)
 {
     struct timespec ts;
     clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return clock_seconds(ts);
 }
 
 double clock_now(void)

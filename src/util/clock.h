@@ -10,6 +10,8 @@
 double clock_now(void);
 /* Unix seconds on CLOCK_REALTIME: for dates. */
 double clock_wall(void);
+/* A time of either clock in seconds. */
+double clock_seconds(struct timespec ts);
 
 /* Sleeps s seconds, resuming after signals that interrupt it. */
 void clock_nap(double s);
