@@ -14,6 +14,7 @@
 #include "ui/term.h"
 #include "ui/ui_priv.h"
 #include "util/clock.h"
+#include "util/rfc3339.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
@@ -23,6 +24,14 @@
 #define SPARK_MAX 30
 #define WARN_TURN_S 4.0 /* seconds each of several scan warnings is shown */
 #define BUDGET_WHO_W 20 /* columns of the budget line's container label at most */
+
+void ui_local_time(double t, const char *fmt, char *dst, size_t n)
+{
+    time_t secs = whole_seconds(t);
+    struct tm tm;
+    localtime_r(&secs, &tm);
+    strftime(dst, n, fmt, &tm);
+}
 
 /* Short sizes for narrow spaces: "64M", "1.5G", "512K". */
 static const char *dash_size(char *dst, size_t n, uint64_t bytes)
@@ -87,10 +96,7 @@ static void draw_title(struct ui *u)
         replay_time_text(u->replay, u->replay->shown, at, sizeof(at));
         ADD("  %s REPLAY %s (%zu/%zu)", g->sep, at, u->replay->ordinal, u->replay->nsnaps);
     } else if (u->snap) {
-        struct tm t;
-        time_t when = model_scan_time(&u->snap->model).tv_sec;
-        localtime_r(&when, &t);
-        strftime(tm, sizeof(tm), "%H:%M:%S", &t);
+        ui_local_time((double)model_scan_time(&u->snap->model).tv_sec, "%H:%M:%S", tm, sizeof(tm));
     }
     if (!u->replay)
         ADD("  %s scan %s", g->sep, tm);
@@ -467,9 +473,7 @@ void dash_draw_status(struct ui *u, int y, int lines)
         } else if (u->target_gone) {
             /* For good: nothing newer will come. */
             char at[16];
-            struct tm t;
-            localtime_r(&u->target_gone_at, &t);
-            strftime(at, sizeof(at), "%H:%M:%S", &t);
+            ui_local_time((double)u->target_gone_at, "%H:%M:%S", at, sizeof(at));
             snprintf(line, sizeof(line), "process %d %s at %s: %s", (int)u->set->pid,
                      u->target_gone == SCAN_TARGET_REPLACED
                          ? "exited (its pid is now another process's)"

@@ -6,21 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ui/page.h"
 #include "ui/replay.h"
 #include "ui/term.h"
 #include "ui/ui_priv.h"
 #include "util/xalloc.h"
-
-static void clock_text(double t, char *dst, size_t n)
-{
-    time_t secs = (time_t)t;
-    struct tm tm;
-    localtime_r(&secs, &tm);
-    strftime(dst, n, "%H:%M:%S", &tm);
-}
 
 void evlog_add(struct ui *u, const struct poller_event *e)
 {
@@ -67,7 +58,7 @@ void evlog_draw(struct ui *u, int y, int lines)
     for (int k = 0; k < lines; k++) {
         const struct poller_event *e = &u->evlog.items[u->evlog.n - 1 - (size_t)k];
         char at[16];
-        clock_text(e->t, at, sizeof(at));
+        ui_local_time(e->t, "%H:%M:%S", at, sizeof(at));
         attr_t a = term_attr(e->critical ? THEME_verdict_critical : THEME_muted);
         int x = term_put(y + k, 0, COLS, k ? "       " : "Events ", term_attr(THEME_header), false);
         x += term_put(y + k, x, COLS - x, at, a, false);
@@ -101,7 +92,7 @@ void evlog_page(struct ui *u, struct page *p)
     for (size_t i = u->evlog.n; i-- > 0;) {
         const struct poller_event *e = &u->evlog.items[i];
         char at[24];
-        clock_text(e->t, at, sizeof(at));
+        ui_local_time(e->t, "%H:%M:%S", at, sizeof(at));
         strcat(at, "  ");
         page_add_name(p, e->critical ? THEME_verdict_critical : THEME_normal, 10, at, e->text);
     }

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 
 #include "model/events.h"
 #include "model/evline.h"
@@ -80,18 +79,9 @@ static size_t ordinal_of(const struct replay *r, size_t entry)
     return k;
 }
 
-/* t (Unix seconds) in local time, as fmt (strftime) says. */
-static void local_text(double t, const char *fmt, char *dst, size_t n)
-{
-    time_t secs = whole_seconds(t);
-    struct tm tm;
-    localtime_r(&secs, &tm);
-    strftime(dst, n, fmt, &tm);
-}
-
 void replay_time_text(const struct replay *r, size_t i, char *dst, size_t n)
 {
-    local_text(r->ix.items[i].t, "%Y-%m-%d %H:%M:%S", dst, n);
+    ui_local_time(r->ix.items[i].t, "%Y-%m-%d %H:%M:%S", dst, n);
 }
 
 /* Why entry i cannot be read, after where it lies ("DIR/FILE: offset N";
@@ -206,7 +196,7 @@ static void event_line(const struct replay *r, size_t i, char *dst, size_t n)
 {
     const struct store_entry *se = &r->ix.items[i];
     char at[16], why[400];
-    local_text(se->t, "%H:%M:%S", at, sizeof(at));
+    ui_local_time(se->t, "%H:%M:%S", at, sizeof(at));
     struct buf b;
     buf_init(&b);
     struct event e;
@@ -334,7 +324,7 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
     }
     if (at_set && (at < r->ix.items[firsti].t || at > recording_end(r, lasti))) {
         char want[32], from[32], to[32];
-        local_text(at, "%Y-%m-%d %H:%M:%S", want, sizeof(want));
+        ui_local_time(at, "%Y-%m-%d %H:%M:%S", want, sizeof(want));
         replay_time_text(r, firsti, from, sizeof(from));
         replay_time_text(r, lasti, to, sizeof(to));
         snprintf(err, n, "%s: no snapshot at %s: the recording has %s to %s", shown, want, from,

@@ -140,6 +140,8 @@ void ui_ctr_label(const struct ui *u, size_t ctr, char *dst, size_t n);
 /* A container's runtime by name, or none when it has none (a plain mount
  * namespace: container_runtime_name is NULL there). */
 const char *ui_runtime_name(enum container_runtime r, const char *none);
+/* Unix seconds t in local time, as fmt (strftime) says, into dst. */
+void ui_local_time(double t, const char *fmt, char *dst, size_t n);
 /* A mount's gauge label: its owner's label (+N other containers) and path. */
 void ui_mount_label(const struct ui *u, size_t mount, char *dst, size_t n);
 /* The mounts the view shows into order (room for every mount), in the node
