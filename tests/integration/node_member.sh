@@ -72,9 +72,11 @@ mount_of() { echo "[m for m in j['mounts'] if m['id'] == env['DEV_$1']]"; }
 
 # The outsider first (a lower pid than E's), in a memory cgroup named as no
 # runtime names a container's: it waits for a pid, then enters that pid's
-# mount namespace (setns) and stays.
+# mount namespace (setns) and stays. Sets OUTSIDER.
 mem_cgroup_create "shmwatch-outsider-$$" $((64 << 20))
-python3 -c '
+OUTSIDER_CG=$MEMCG_DIR
+start_outsider() {
+    python3 -c '
 import ctypes, os, sys, time
 want, entered = sys.argv[1:3]
 deadline = time.monotonic() + 60
@@ -85,16 +87,27 @@ if ctypes.CDLL(None, use_errno=True).setns(fd, 0x00020000) != 0:  # CLONE_NEWNS
     sys.exit("setns: errno %d" % ctypes.get_errno())
 open(entered, "w").close()
 time.sleep(600)' "$SHMTEST_TMP/outsider.want" "$SHMTEST_TMP/outsider.in" </dev/null &
-OUTSIDER=$!
-on_exit "kill -KILL $OUTSIDER 2>/dev/null; wait $OUTSIDER 2>/dev/null; true"
-echo "$OUTSIDER" >"$MEMCG_DIR/cgroup.procs" || fail "cannot move the outsider into its cgroup"
+    OUTSIDER=$!
+    on_exit "kill -KILL $OUTSIDER 2>/dev/null; wait $OUTSIDER 2>/dev/null; true"
+    echo "$OUTSIDER" >"$OUTSIDER_CG/cgroup.procs" || fail "cannot move the outsider into its cgroup"
+}
+start_outsider
 
 ns_ctr A two
 ns_ctr B two
 ns_ctr C
 ns_ctr D
 ns_ctr E
-[ "$OUTSIDER" -lt "$FIRST_E" ] || fail "the outsider's pid is above E's first process's (pids wrapped): rerun"
+# The pids may wrap (past pid_max) between the outsider's start and E's: then
+# both are started again, the outsider first, up to three times.
+for _ in 1 2 3; do
+    [ "$OUTSIDER" -lt "$FIRST_E" ] && break
+    kill -KILL "$OUTSIDER" "$FIRST_E" 2>/dev/null
+    wait "$OUTSIDER" "$FIRST_E" 2>/dev/null
+    start_outsider
+    ns_ctr E
+done
+[ "$OUTSIDER" -lt "$FIRST_E" ] || fail "the outsider's pid stays above E's first process's (pids wrapped three times)"
 echo "$FIRST_E" >"$SHMTEST_TMP/outsider.want"
 wait_for "[ -e $SHMTEST_TMP/outsider.in ]" 30 || fail "the outsider did not enter E's namespace"
 [ "$(readlink "/proc/$OUTSIDER/ns/mnt")" = "$(readlink "/proc/$FIRST_E/ns/mnt")" ] ||
