@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int segsort_cmp(const void *a, const void *b)
+static int segsort_cmp(const void *a, const void *b)
 {
     const struct segment *x = a, *y = b;
     if (x->mount != y->mount)

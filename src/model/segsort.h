@@ -7,11 +7,8 @@
 
 #include "model/model.h"
 
-/* That order as a qsort comparison of two struct segment. A model holds
- * each (mount, inode) once, so no two segments compare equal. */
-int segsort_cmp(const void *a, const void *b);
-
-/* Sorts segs[0..n) into that order, in place. */
+/* Sorts segs[0..n) into that order, in place. A model holds each (mount,
+ * inode) once, so no two segments compare equal. */
 void segsort(struct segment *segs, size_t n);
 
 #endif
