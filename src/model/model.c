@@ -31,8 +31,7 @@ static const char *hidden_name(const char *path, const char *mount_path)
     size_t n = strlen(mount_path);
     if (strncmp(path, mount_path, n) == 0 && path[n] == '/' && path[n + 1])
         return path + n + 1;
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
+    return base_name(path);
 }
 
 /* The index of a holder's pid in the scan's processes (-1 for none), found
@@ -81,6 +80,17 @@ static void add_holder(struct segment *sg, const struct shm_holder *h, int32_t p
     x->proc = proc;
 }
 
+/* The segment's size, allocation, owner and age from a holder that could
+ * stat the inode. */
+static void stat_from_holder(struct segment *sg, const struct shm_holder *h)
+{
+    sg->size = h->size;
+    sg->alloc = h->alloc;
+    sg->alloc_known = true;
+    sg->uid = h->uid;
+    sg->mtime = h->mtime;
+}
+
 static struct segment *segment_from_holder(struct model *m, const struct shm_holder *h, long mount)
 {
     struct segment *sg = VEC_PUSH(m->segs, m->nsegs, m->segs_cap);
@@ -94,11 +104,7 @@ static struct segment *segment_from_holder(struct model *m, const struct shm_hol
     sg->creator_proc = -1;
     sg->state = h->deleted ? SEG_HIDDEN : SEG_IN_USE;
     if (h->stat_ok) {
-        sg->size = h->size;
-        sg->alloc = h->alloc;
-        sg->alloc_known = true;
-        sg->uid = h->uid;
-        sg->mtime = h->mtime;
+        stat_from_holder(sg, h);
     } else {
         sg->size = h->map_bytes;
         sg->alloc = h->map_bytes;
@@ -208,13 +214,8 @@ static void join(struct model *m, struct inomap *idx)
         }
         if (sg->state == SEG_UNHELD)
             sg->state = SEG_IN_USE;
-        if (!sg->alloc_known && h->stat_ok) {
-            sg->size = h->size;
-            sg->alloc = h->alloc;
-            sg->uid = h->uid;
-            sg->mtime = h->mtime;
-            sg->alloc_known = true;
-        }
+        if (!sg->alloc_known && h->stat_ok)
+            stat_from_holder(sg, h);
         add_holder(sg, h, proc_index(s, &memo, h->pid));
     }
     free(segof);
