@@ -136,8 +136,9 @@ struct group_peaks {
  * budget's peak app. Keyed by the owner container's id and the mount's
  * device ("<id> MAJ:MIN"), by its mount namespace and device for a
  * container no runtime names ("mntns N MAJ:MIN": a device number freed by
- * one is soon another's), or by the device alone for the host's; an entry whose mount a scan no longer shows is forgotten (the
- * container is gone), and at most MOUNT_MEMORY_MAX are kept. */
+ * one is soon another's), or by the device alone for the host's; an entry
+ * whose mount a scan no longer shows is forgotten (the container is gone),
+ * and at most MOUNT_MEMORY_MAX are kept. */
 struct mount_mem {
     char key[96];
     struct oom_watch oom;
@@ -152,6 +153,7 @@ struct mount_memory {
 };
 
 #define MOUNT_MEMORY_MAX 4096
+
 struct model;
 /* The key of mount i of s (as above) into buf. */
 const char *mount_memory_key(const struct scan *s, size_t i, char *buf, size_t n);
@@ -181,8 +183,6 @@ struct totals {
  * pid. An orphan made by one of them still belongs to that main's group while
  * the main lives: a single scan cannot know it (the creator is gone), the
  * dashboard remembers it. */
-struct model;
-
 struct worker_seen {
     pid_t worker, main;
 };
