@@ -207,44 +207,48 @@ static void assign(const struct model *m, struct facts *f)
     }
 }
 
-static struct group *group_for(struct model *m, pid_t main_pid, size_t main_proc)
+/* The group whose main is main_pid: build_groups made one for every main,
+ * and every group a worker, a manager or a segment joins is one of them. */
+static struct group *group_of(struct model *m, pid_t main_pid)
 {
-    const struct group *found = model_find_group(m, main_pid);
-    if (found)
-        return &m->groups[found - m->groups];
-    struct group *g = VEC_PUSH(m->groups, m->ngroups, m->groups_cap);
-    g->main_pid = main_pid;
-    g->main_proc = main_proc;
-    return g;
+    return &m->groups[model_find_group(m, main_pid) - m->groups];
 }
 
+/* One group per main, sorted by main pid as the processes are; then its
+ * workers, and the shm managers its processes started. */
 static void build_groups(struct model *m, struct facts *f)
 {
     const struct proc_list *pl = &m->scan->procs;
-    for (size_t i = 0; i < pl->n; i++)
-        if (f[i].role == ROLE_MAIN) {
-            f[i].group = pl->items[i].pid;
-            group_for(m, pl->items[i].pid, i);
-        }
     for (size_t i = 0; i < pl->n; i++) {
-        const struct proc *p = &pl->items[i];
-        long parent = f[i].parent;
-        if (f[i].role == ROLE_WORKER && parent >= 0) {
-            f[i].group = f[parent].group;
-            struct group *g = group_for(m, f[i].group, (size_t)parent);
-            *(pid_t *)VEC_PUSH(g->workers, g->nworkers, g->workers_cap) = p->pid;
-        }
+        if (f[i].role != ROLE_MAIN)
+            continue;
+        f[i].group = pl->items[i].pid;
+        struct group *g = VEC_PUSH(m->groups, m->ngroups, m->groups_cap);
+        g->main_pid = pl->items[i].pid;
+        g->main_proc = i;
+        g->ctr = node_proc_ctr(&m->scan->node, i);
     }
-    /* Managers join the group of the process that started them. */
     for (size_t i = 0; i < pl->n; i++) {
-        const struct proc *p = &pl->items[i];
+        if (f[i].role != ROLE_WORKER)
+            continue;
+        f[i].group = f[f[i].parent].group; /* a worker's parent is its main */
+        struct group *g = group_of(m, f[i].group);
+        *(pid_t *)VEC_PUSH(g->workers, g->nworkers, g->workers_cap) = pl->items[i].pid;
+    }
+    for (size_t i = 0; i < pl->n; i++) {
         long parent = f[i].parent;
         if (f[i].role != ROLE_SHM_MANAGER || parent < 0 || !f[parent].group)
             continue;
         f[i].group = f[parent].group;
-        struct group *g = group_for(m, f[i].group, 0);
-        *(pid_t *)VEC_PUSH(g->managers, g->nmanagers, g->managers_cap) = p->pid;
+        struct group *g = group_of(m, f[i].group);
+        *(pid_t *)VEC_PUSH(g->managers, g->nmanagers, g->managers_cap) = pl->items[i].pid;
     }
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+    const struct worker_seen *x = a, *y = b;
+    return (x->worker > y->worker) - (x->worker < y->worker);
 }
 
 /* The main a dead creator served, when it was remembered as a worker and
@@ -252,27 +256,17 @@ static void build_groups(struct model *m, struct facts *f)
 static pid_t remembered_group(const struct model *m, const struct worker_memory *mem,
                               pid_t creator)
 {
-    size_t lo = 0, hi = mem ? mem->n : 0;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        const struct worker_seen *w = &mem->items[mid];
-        if (w->worker < creator) {
-            lo = mid + 1;
-        } else if (w->worker > creator) {
-            hi = mid;
-        } else {
-            return model_find_group(m, w->main) ? w->main : 0;
-        }
-    }
-    return 0;
+    struct worker_seen key = {.worker = creator};
+    const struct worker_seen *w =
+        mem && mem->n ? bsearch(&key, mem->items, mem->n, sizeof(key), cmp_seen) : NULL;
+    return w && model_find_group(m, w->main) ? w->main : 0;
 }
 
 static void attach_segments(struct model *m, struct facts *f, const struct worker_memory *mem)
 {
     /* Segments sorted by name come creator by creator: the group of the
-     * last one is kept by index (group_for may move the array), saving a
-     * search of the groups per segment. */
-    size_t last = SIZE_MAX;
+     * last one is kept, saving a search of the groups per segment. */
+    struct group *g = NULL;
     for (size_t i = 0; i < m->nsegs; i++) {
         struct segment *sg = &m->segs[i];
         long c = sg->creator_alive ? sg->creator_proc : -1;
@@ -294,9 +288,8 @@ static void attach_segments(struct model *m, struct facts *f, const struct worke
                 f[k].role = ROLE_HOLDER;
         }
         if (sg->group) {
-            if (last >= m->ngroups || m->groups[last].main_pid != sg->group)
-                last = (size_t)(group_for(m, sg->group, 0) - m->groups);
-            struct group *g = &m->groups[last];
+            if (!g || g->main_pid != sg->group)
+                g = group_of(m, sg->group);
             g->nsegments++;
             g->shm_bytes += sg->alloc;
         }
@@ -344,12 +337,6 @@ static void list_procs(struct model *m, const struct facts *f)
     free(slot);
 }
 
-static int cmp_group(const void *a, const void *b)
-{
-    pid_t x = ((const struct group *)a)->main_pid, y = ((const struct group *)b)->main_pid;
-    return (x > y) - (x < y);
-}
-
 void roles_assign(struct model *m, const struct worker_memory *mem)
 {
     const struct proc_list *pl = &m->scan->procs;
@@ -360,20 +347,7 @@ void roles_assign(struct model *m, const struct worker_memory *mem)
     build_groups(m, f);
     attach_segments(m, f, mem);
     list_procs(m, f);
-    for (size_t i = 0; i < m->ngroups; i++) {
-        const struct proc *mp = procs_find(&m->scan->procs, m->groups[i].main_pid);
-        m->groups[i].ctr =
-            mp ? node_proc_ctr(&m->scan->node, (size_t)(mp - m->scan->procs.items)) : NODE_HOST;
-    }
-    if (m->ngroups > 1)
-        qsort(m->groups, m->ngroups, sizeof(*m->groups), cmp_group);
     free(f);
-}
-
-static int cmp_seen(const void *a, const void *b)
-{
-    const struct worker_seen *x = a, *y = b;
-    return (x->worker > y->worker) - (x->worker < y->worker);
 }
 
 void worker_memory_learn(struct worker_memory *mem, const struct model *m)
