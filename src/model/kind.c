@@ -3,6 +3,11 @@
 
 #include "model/model.h"
 
+static bool starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
 /* Reads [0-9]+ at *s, advancing; false if there is no digit or the value
  * exceeds max. */
 static bool read_uint(const char **s, uint64_t max, uint64_t *out)
@@ -27,7 +32,7 @@ static bool read_uint(const char **s, uint64_t max, uint64_t *out)
  * (torch_6418_3996645901_5), so they may take all of 64 bits. */
 static bool parse_torch(const char *name, pid_t *pid)
 {
-    if (strncmp(name, "torch_", 6) != 0)
+    if (!starts(name, "torch_"))
         return false;
     const char *s = name + 6;
     uint64_t p, n;
@@ -44,13 +49,11 @@ static bool parse_torch(const char *name, pid_t *pid)
     return true;
 }
 
-/* __KMP_REGISTERED_LIB_<pid> or __KMP_REGISTERED_LIB_<pid>_<uid> */
-static bool parse_omp(const char *name, pid_t *pid)
+#define OMP_PREFIX "__KMP_REGISTERED_LIB_"
+
+/* What follows OMP_PREFIX in a name: <pid> or <pid>_<uid>. */
+static bool parse_omp(const char *s, pid_t *pid)
 {
-    static const char prefix[] = "__KMP_REGISTERED_LIB_";
-    if (strncmp(name, prefix, sizeof(prefix) - 1) != 0)
-        return false;
-    const char *s = name + sizeof(prefix) - 1;
     uint64_t p, uid;
     if (!read_uint(&s, INT32_MAX, &p))
         return false;
@@ -67,7 +70,7 @@ static bool parse_omp(const char *name, pid_t *pid)
 static bool parse_joblib(const char *name, pid_t *pid)
 {
     static const char prefix[] = "joblib_memmapping_folder_";
-    if (strncmp(name, prefix, sizeof(prefix) - 1) != 0)
+    if (!starts(name, prefix))
         return false;
     const char *s = name + sizeof(prefix) - 1;
     uint64_t p;
@@ -99,11 +102,6 @@ static bool all_of(const char *name, size_t offset, const char *set, size_t min,
 
 #define ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 #define HEX "0123456789abcdef"
-
-static bool starts(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
 
 /* The kinds whose names carry no creator pid. Only the prefixes that begin
  * with the name's first character are tried (a node's /dev/shm may hold
@@ -168,9 +166,9 @@ enum seg_kind name_facts(const char *name, pid_t *creator)
     enum seg_kind kind;
     if (name[0] == 't' && parse_torch(name, &pid))
         kind = KIND_TORCH;
-    else if (name[0] == '_' && strncmp(name, "__KMP_REGISTERED_LIB_", 21) == 0) {
+    else if (name[0] == '_' && starts(name, OMP_PREFIX)) {
         kind = KIND_OMP;
-        parse_omp(name, &pid); /* sets pid only for a well-formed name */
+        parse_omp(name + strlen(OMP_PREFIX), &pid); /* sets pid only for a well-formed name */
     } else if (name[0] == 'j' && parse_joblib(name, &pid))
         kind = KIND_JOBLIB;
     else
