@@ -210,12 +210,6 @@ static size_t mount_index(const struct scan *s, const char *id, const char *path
     return SIZE_MAX;
 }
 
-static int cmp_proc(const void *a, const void *b)
-{
-    pid_t x = ((const struct proc *)a)->pid, y = ((const struct proc *)b)->pid;
-    return (x > y) - (x < y);
-}
-
 static int32_t proc_at(const struct scan *s, pid_t pid)
 {
     const struct proc *p = procs_find(&s->procs, pid);
@@ -244,8 +238,7 @@ static void procs_load(const struct jd *procs, const struct jd *groups, struct s
 {
     for (size_t i = 0; i < jd_len(procs); i++)
         proc_load(jd_at(procs, i), VEC_PUSH(s->procs.items, s->procs.n, s->procs.cap));
-    if (s->procs.n)
-        qsort(s->procs.items, s->procs.n, sizeof(*s->procs.items), cmp_proc);
+    procs_sort(&s->procs);
     for (size_t i = 0; i < jd_len(groups); i++) {
         const struct jd *g = jd_at(groups, i);
         pid_t main = (pid_t)jd_getint(g, "main_pid", 0);
@@ -255,7 +248,7 @@ static void procs_load(const struct jd *procs, const struct jd *groups, struct s
         p->pid = p->nspid = main;
         p->state = '?';
         p->cmdline = jd_strdup(jd_get(g, "cmdline"));
-        qsort(s->procs.items, s->procs.n, sizeof(*s->procs.items), cmp_proc);
+        procs_sort(&s->procs);
     }
 }
 
