@@ -305,7 +305,6 @@ static bool creator(const struct scan *s, struct pid_lookup *l, const struct mou
                     struct segment *sg, pid_t named)
 {
     const struct proc *p = NULL;
-    sg->has_creator = true;
     if (mp->evidence == PIDS_SHARED) {
         /* Alive if alive in any of the namespaces that reach the mount. */
         for (size_t k = 0; k < mp->npidns && !p; k++)

@@ -70,7 +70,6 @@ void pidtrust_mount(const struct scan *s, size_t i, bool trust, struct mount_pid
     }
 }
 
-
 const char *pid_evidence_name(enum pid_evidence e)
 {
     switch (e) {
