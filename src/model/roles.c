@@ -111,7 +111,7 @@ static void gather_evidence(const struct model *m, struct facts *f)
         const struct segment *sg = &m->segs[i];
         if (sg->kind != KIND_TORCH)
             continue;
-        long c = sg->creator_alive ? sg->creator_proc : -1;
+        long c = sg->creator_proc; /* -1 unless the creator is alive */
         if (c >= 0)
             f[c].evidence = true;
         for (size_t h = 0; h < sg->nholders; h++) {
@@ -262,6 +262,17 @@ static pid_t remembered_group(const struct model *m, const struct worker_memory 
     return w && model_find_group(m, w->main) ? w->main : 0;
 }
 
+/* The group of process k (-1: none) for segment sg: never a group of a
+ * container that does not see the segment's mount. 0 for none. */
+static pid_t group_seeing(const struct model *m, const struct facts *f, const struct segment *sg,
+                          long k)
+{
+    if (k < 0 || !f[k].group ||
+        !model_mount_seen_by(m, sg->mount, node_proc_ctr(&m->scan->node, (size_t)k)))
+        return 0;
+    return f[k].group;
+}
+
 static void attach_segments(struct model *m, struct facts *f, const struct worker_memory *mem)
 {
     /* Segments sorted by name come creator by creator: the group of the
@@ -269,19 +280,11 @@ static void attach_segments(struct model *m, struct facts *f, const struct worke
     struct group *g = NULL;
     for (size_t i = 0; i < m->nsegs; i++) {
         struct segment *sg = &m->segs[i];
-        long c = sg->creator_alive ? sg->creator_proc : -1;
-        /* Never a group of a container that does not see the mount. */
-        if (c >= 0 && f[c].group &&
-            model_mount_seen_by(m, sg->mount, node_proc_ctr(&m->scan->node, (size_t)c)))
-            sg->group = f[c].group;
+        sg->group = group_seeing(m, f, sg, sg->creator_proc); /* -1 unless it is alive */
         if (!sg->group && sg->state == SEG_ORPHAN && sg->has_creator)
             sg->group = remembered_group(m, mem, sg->creator_pid);
-        for (size_t h = 0; h < sg->nholders && !sg->group; h++) {
-            long k = sg->holders[h].proc;
-            if (k >= 0 && f[k].group &&
-                model_mount_seen_by(m, sg->mount, node_proc_ctr(&m->scan->node, (size_t)k)))
-                sg->group = f[k].group;
-        }
+        for (size_t h = 0; h < sg->nholders && !sg->group; h++)
+            sg->group = group_seeing(m, f, sg, sg->holders[h].proc);
         for (size_t h = 0; h < sg->nholders; h++) {
             long k = sg->holders[h].proc;
             if (k >= 0 && f[k].role == ROLE_NONE)
