@@ -112,19 +112,18 @@ uint64_t loader_prefetch_of(const struct group *g)
     return f ? f : 1;
 }
 
-/* Fills b's loader figures from the busiest of the groups that pass:
- * ctr NODE_HOST with any_ctr takes every group (the top-level budget, as
- * ever); else only the groups of container ctr whose batches lie on mount
- * `mount` (SIZE_MAX: any mount), so that a container's budget never names
- * another container's loader, nor a host mount another mount's. on_mount[g]
- * says whether group g has a torch segment on that mount (NULL: any). */
-static void loader_budget_from(const struct model *m, size_t ctr, bool any_ctr,
-                               const bool *on_mount, struct budget *b)
+/* Fills b's loader figures from the busiest of the groups that pass: with
+ * on_mount NULL every group (the top-level budget); else only the groups of
+ * container ctr whose batches lie on the mount, on_mount[g] saying whether
+ * group g has a torch segment there, so that a container's budget never
+ * names another container's loader, nor a host mount another mount's. */
+static void loader_budget_from(const struct model *m, size_t ctr, const bool *on_mount,
+                               struct budget *b)
 {
     const struct group *busiest = NULL;
     for (size_t i = 0; i < m->ngroups; i++) {
         const struct group *g = &m->groups[i];
-        if (!g->batch_shm_bytes || (!any_ctr && g->ctr != ctr) || (on_mount && !on_mount[i]))
+        if (!g->batch_shm_bytes || (on_mount && (g->ctr != ctr || !on_mount[i])))
             continue;
         if (!busiest || g->shm_bytes > busiest->shm_bytes)
             busiest = g;
@@ -151,7 +150,7 @@ static void loader_budget_from(const struct model *m, size_t ctr, bool any_ctr,
 
 void loader_budget(struct model *m)
 {
-    loader_budget_from(m, NODE_HOST, true, NULL, &m->budget);
+    loader_budget_from(m, NODE_HOST, NULL, &m->budget);
     if (!m->ngroups || !m->nmount_budgets)
         return;
     /* Per mount: its owner's groups with batches on it. One pass over the
@@ -167,7 +166,7 @@ void loader_budget(struct model *m)
             on[sg->mount * m->ngroups + (size_t)(g - m->groups)] = true;
     }
     for (size_t i = 0; i < nm; i++)
-        loader_budget_from(m, node_owner_index(&m->scan->node, i), false, on + i * m->ngroups,
+        loader_budget_from(m, node_owner_index(&m->scan->node, i), on + i * m->ngroups,
                            &m->mount_budgets[i]);
     free(on);
 }
