@@ -2,7 +2,7 @@
  * needs, from its batch size, sample shapes, dtype, workers and prefetch
  * factor, and whether that fits a container's --shm-size and -m.
  * Pure arithmetic, every step overflow-checked; errors come back as a
- * sentence in *cause (the caller frees it). */
+ * sentence in *cause (the caller frees it; a NULL cause asks for none). */
 #ifndef SHMWATCH_CAPACITY_H
 #define SHMWATCH_CAPACITY_H
 

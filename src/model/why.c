@@ -665,11 +665,8 @@ static void advise(struct why_death *d, const struct end *e)
                                 .workers = d->loader_workers,
                                 .prefetch = d->loader_prefetch};
     struct capacity_result r;
-    char *cause = NULL;
-    if (capacity_compute(&in, &r, &cause) != 0 || r.shm_peak <= d->used_peak) {
-        free(cause);
+    if (capacity_compute(&in, &r, NULL) != 0 || r.shm_peak <= d->used_peak)
         return;
-    }
     d->from_loader = true;
     d->need_shm = r.shm_peak;
     if (r.rec_shm_size > d->rec_shm)
