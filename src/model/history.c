@@ -176,10 +176,7 @@ int history_level(double f, int levels)
         return 0;
     if (f >= 1)
         return levels - 1;
-    int l = (int)ceil(f * (levels - 1));
-    if (l < 1)
-        l = 1;
-    return l > levels - 1 ? levels - 1 : l;
+    return (int)ceil(f * (levels - 1)); /* 0 < f < 1: 1 to levels - 1 */
 }
 
 uint64_t oom_watch_add(struct oom_watch *w, double t, bool known, uint64_t count)
