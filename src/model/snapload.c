@@ -336,9 +336,8 @@ static void segment_load(const struct jd *o, size_t mount, struct scan *s, struc
     int64_t age = jd_getint(o, "age_s", 0);
     sg->mtime = f->mtime = m->now - (age > 0 ? age : 0);
     sg->state = state_of(jd_getstr(o, "state", NULL));
-    enum seg_kind kind = KIND_OTHER;
-    seg_kind_parse(jd_getstr(o, "kind", "other"), &kind);
-    sg->kind = kind;
+    sg->kind = KIND_OTHER; /* unless the name is known */
+    seg_kind_parse(jd_getstr(o, "kind", "other"), &sg->kind);
     sg->has_creator = jd_has(o, "creator_pid", JD_NUM);
     sg->creator_pid = (pid_t)jd_getnum(o, "creator_pid", 0);
     sg->creator_unknown = sg->has_creator && !jd_has(o, "creator_alive", JD_BOOL);
