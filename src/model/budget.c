@@ -253,11 +253,10 @@ static void check_leftover(const struct budget_input *in, const struct budget *b
 {
     if (!in->leftover)
         return;
-    const char *left = sz(z, in->leftover);
     note(ns, VERDICT_WARN,
          "An earlier run of this container left %s of orphans on its /dev/shm, still charged "
          "to the %s limit: clean them first (shmwatch clean), before the new run needs the room.",
-         left, sz(z, b->limit));
+         sz(z, in->leftover), sz(z, b->limit));
 }
 
 static void check_memory(const struct budget *b, double warn_pct, double crit_pct,
