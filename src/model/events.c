@@ -154,7 +154,7 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
     for (size_t k = 0; k < n->nctrs; k++)
         cgroup_index(st, &cgcap, &n->ctrs[k].cgroup, &n->ctrs[k].info);
 
-    st->procs = xcalloc(m->nprocs ? m->nprocs : 1, sizeof(*st->procs));
+    st->procs = xcalloc(m->nprocs, sizeof(*st->procs));
     for (size_t i = 0; i < m->nprocs; i++) { /* m->procs is sorted by pid */
         const struct mproc *mp = &m->procs[i];
         const struct proc *p = model_proc(m, mp);
@@ -175,7 +175,7 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
     }
 
     const struct proc_list *pl = &m->scan->procs; /* sorted by pid */
-    st->alive = xcalloc(pl->n ? pl->n : 1, sizeof(*st->alive));
+    st->alive = xcalloc(pl->n, sizeof(*st->alive));
     for (size_t i = 0; i < pl->n; i++) {
         if (pl->items[i].state == 'Z' || pl->items[i].state == 'X')
             continue; /* a zombie has ended: its parent has not reaped it yet */
@@ -183,7 +183,7 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
     }
 
     size_t nm = model_nmounts(m);
-    st->mounts = xcalloc(nm ? nm : 1, sizeof(*st->mounts));
+    st->mounts = xcalloc(nm, sizeof(*st->mounts));
     for (size_t i = 0; i < nm; i++) {
         const struct shm_mount *mt = model_mount(m, i);
         struct ev_mount *e = &st->mounts[st->nmounts++];

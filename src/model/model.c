@@ -122,9 +122,9 @@ static struct segment *segment_from_holder(struct model *m, const struct shm_hol
 static uint32_t *place_holders(struct model *m, struct inomap *idx, uint32_t **count)
 {
     const struct scan *s = m->scan;
-    uint32_t *segof = xmalloc((s->holders.n ? s->holders.n : 1) * sizeof(*segof));
+    uint32_t *segof = xmalloc(s->holders.n * sizeof(*segof));
     size_t count_cap = m->segs_cap;
-    *count = xcalloc(count_cap ? count_cap : 1, sizeof(**count));
+    *count = xcalloc(count_cap, sizeof(**count));
     /* The mount of the last device asked about: a process's records come
      * together, nearly all on its container's one mount. */
     dev_t last_dev = 0;
@@ -197,7 +197,7 @@ static void join(struct model *m, struct inomap *idx)
     size_t total = 0;
     for (size_t i = 0; i < m->nsegs; i++)
         total += count[i];
-    m->holder_pool = xmalloc((total ? total : 1) * sizeof(*m->holder_pool));
+    m->holder_pool = xmalloc(total * sizeof(*m->holder_pool));
     for (size_t i = 0, at = 0; i < m->nsegs; i++) {
         m->segs[i].holders = count[i] ? m->holder_pool + at : NULL;
         at += count[i];
@@ -538,7 +538,7 @@ static void budget(struct model *m, const struct model_opts *o)
 {
     const struct scan *s = m->scan;
     budget_of(m, o, s->mounts.n ? 0 : SIZE_MAX, true, &s->cgroup, NODE_HOST, &m->budget);
-    m->mount_budgets = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*m->mount_budgets));
+    m->mount_budgets = xcalloc(s->mounts.n, sizeof(*m->mount_budgets));
     m->nmount_budgets = s->mounts.n;
     for (size_t i = 0; i < s->mounts.n; i++)
         budget_of(m, o, i, false, scan_mount_cgroup(s, i), node_owner_index(&s->node, i),
@@ -570,7 +570,7 @@ void model_build(const struct scan *s, const struct model_opts *o, struct model 
     m->scan = s;
     m->now = (int64_t)s->time.tv_sec;
     m->orphan_min_age_s = o->orphan_min_age_s;
-    m->mounts = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*m->mounts));
+    m->mounts = xcalloc(s->mounts.n, sizeof(*m->mounts));
     struct inomap idx;
     inomap_init(&idx);
     join(m, &idx);

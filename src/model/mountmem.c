@@ -33,7 +33,7 @@ const struct mount_mem *mount_memory_find(const struct mount_memory *mm, const c
 void mount_memory_observe(struct mount_memory *mm, const struct scan *s, double t)
 {
     /* The entries of this scan's mounts, in its order; the rest forgotten. */
-    struct mount_mem *kept = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*kept));
+    struct mount_mem *kept = xcalloc(s->mounts.n, sizeof(*kept));
     size_t nkept = 0;
     for (size_t i = 0; i < s->mounts.n && nkept < MOUNT_MEMORY_MAX; i++) {
         char key[sizeof(kept->key)];
@@ -56,7 +56,7 @@ void mount_memory_observe(struct mount_memory *mm, const struct scan *s, double 
     free(mm->items);
     mm->items = kept;
     mm->n = nkept;
-    mm->cap = s->mounts.n ? s->mounts.n : 1;
+    mm->cap = s->mounts.n;
 }
 
 void mount_memory_learn(struct mount_memory *mm, const struct model *m)

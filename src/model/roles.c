@@ -302,7 +302,7 @@ static void attach_segments(struct model *m, struct facts *f, const struct worke
 static void list_procs(struct model *m, const struct facts *f)
 {
     const struct proc_list *pl = &m->scan->procs;
-    long *slot = xmalloc(sizeof(long) * (pl->n ? pl->n : 1));
+    long *slot = xmalloc(sizeof(long) * pl->n);
     for (size_t i = 0; i < pl->n; i++) {
         slot[i] = -1;
         if (f[i].role == ROLE_NONE)
@@ -318,7 +318,7 @@ static void list_procs(struct model *m, const struct facts *f)
     /* A pid may hold a segment by several fds: each segment counts once per
      * process, remembered by the last segment counted for it (no search of
      * the segment's earlier holders, which would be quadratic in their number). */
-    size_t *counted = xcalloc(m->nprocs ? m->nprocs : 1, sizeof(*counted));
+    size_t *counted = xcalloc(m->nprocs, sizeof(*counted));
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];
         for (size_t h = 0; h < sg->nholders; h++) {
@@ -343,7 +343,7 @@ static void list_procs(struct model *m, const struct facts *f)
 void roles_assign(struct model *m, const struct worker_memory *mem)
 {
     const struct proc_list *pl = &m->scan->procs;
-    struct facts *f = xcalloc(pl->n ? pl->n : 1, sizeof(*f));
+    struct facts *f = xcalloc(pl->n, sizeof(*f));
     find_parents(pl, f);
     gather_evidence(m, f);
     assign(m, f);
