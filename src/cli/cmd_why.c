@@ -97,11 +97,11 @@ int cmd_why(int argc, char **argv)
         return 1;
     }
     struct why_ctx c = {.ix = &ix};
-    c.docs = xcalloc(ix.n + 1, sizeof(*c.docs));
-    c.tried = xcalloc(ix.n + 1, sizeof(*c.tried));
+    c.docs = xcalloc(ix.n, sizeof(*c.docs));
+    c.tried = xcalloc(ix.n, sizeof(*c.tried));
     for (size_t i = 0; i < ix.nwarnings; i++)
         warn_add(&c, xstrdup(ix.warnings[i]));
-    struct why_rec *recs = xcalloc(ix.n + 1, sizeof(*recs));
+    struct why_rec *recs = xcalloc(ix.n, sizeof(*recs));
     double to = now;
     for (size_t i = 0; i < ix.n; i++) {
         recs[i].t = ix.items[i].t;
