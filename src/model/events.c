@@ -126,7 +126,7 @@ static size_t cgroup_index(struct ev_state *st, size_t *cap, const struct cgroup
     if (known)
         return (size_t)(known - st->cgroups);
     struct ev_cgroup *g = VEC_PUSH(st->cgroups, st->ncgroups, *cap);
-    g->path = dup_or_null(cg->path ? cg->path : cg->dir);
+    g->path = xstrdup(cg->path ? cg->path : cg->dir);
     g->dir = xstrdup(cg->dir);
     g->version = cg->version;
     g->known = cg->has_oom_kills;
@@ -289,7 +289,7 @@ void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
         c->cg = SIZE_MAX;
         const char *path = p->cg < prev->ncgroups ? prev->cgroups[p->cg].path : NULL;
         for (size_t g = 0; path && g < cur->ncgroups; g++)
-            if (cur->cgroups[g].path && strcmp(cur->cgroups[g].path, path) == 0)
+            if (strcmp(cur->cgroups[g].path, path) == 0)
                 c->cg = g;
     }
     if (n != cur->nprocs) {

@@ -90,7 +90,7 @@ struct ev_proc {
 };
 
 struct ev_cgroup {
-    char *path;                /* as /proc/PID/cgroup names it */
+    char *path;                /* as /proc/PID/cgroup names it, else dir */
     char *dir;                 /* where it is read (below the watcher's root) */
     int version;
     bool known;                /* kills holds the kernel's count */
