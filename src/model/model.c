@@ -419,14 +419,13 @@ const char *segment_note(const struct model *m, const struct segment *sg, char *
     char age[32], min[32];
     const struct shm_mount *mt = &m->scan->mounts.items[sg->mount];
     switch (sg->note) {
-    case NOTE_YOUNG: {
+    case NOTE_YOUNG:
         snprintf(buf, n,
                  "written %s ago, younger than orphan_min_age %s: it may be in flight between "
                  "processes",
                  fmt_duration(age, sizeof(age), (double)segment_age_s(m, sg)),
                  fmt_duration(min, sizeof(min), m->orphan_min_age_s));
         break;
-    }
     case NOTE_SHARED:
         snprintf(buf, n,
                  "pid %d is alive in none of the %zu pid namespaces that reach %s, but which one "
