@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/capacity.h"
 #include "model/model.h"
 #include "util/xalloc.h"
 
@@ -103,12 +104,13 @@ uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch, ui
 }
 
 /* The prefetch factor that explains the batches in flight: the main holds
- * up to two, each worker `factor` more. The default 2 when it cannot tell. */
+ * up to PLAN_MAIN_HELD, each worker `factor` more. The default when it
+ * cannot tell. */
 uint64_t loader_prefetch_of(const struct group *g)
 {
-    if (g->nworkers == 0 || g->batches_in_flight <= 2)
-        return 2;
-    uint64_t f = (g->batches_in_flight - 2 + g->nworkers / 2) / g->nworkers;
+    if (g->nworkers == 0 || g->batches_in_flight <= PLAN_MAIN_HELD)
+        return PLAN_DEFAULT_PREFETCH;
+    uint64_t f = (g->batches_in_flight - PLAN_MAIN_HELD + g->nworkers / 2) / g->nworkers;
     return f ? f : 1;
 }
 
@@ -139,12 +141,14 @@ static void loader_budget_from(const struct model *m, size_t ctr, const bool *on
      * shm the others use and the app's memory. */
     uint64_t others = b->shm_used > busiest->shm_bytes ? b->shm_used - busiest->shm_bytes : 0;
     uint64_t room_shm = b->shm_size > others ? b->shm_size - others : 0;
-    b->fit_workers_shm = loader_workers_fit(room_shm, b->loader_batch, b->loader_prefetch, 2);
+    b->fit_workers_shm =
+        loader_workers_fit(room_shm, b->loader_batch, b->loader_prefetch, PLAN_MAIN_HELD);
     b->fit_workers_limit = UINT64_MAX;
     if (b->limit_source == LIMIT_CGROUP) {
         uint64_t used = b->peak_app + others;
         uint64_t room = b->limit > used ? b->limit - used : 0;
-        b->fit_workers_limit = loader_workers_fit(room, b->loader_batch, b->loader_prefetch, 2);
+        b->fit_workers_limit =
+            loader_workers_fit(room, b->loader_batch, b->loader_prefetch, PLAN_MAIN_HELD);
     }
 }
 
