@@ -24,20 +24,21 @@ _lib_tmp
 
 # ns_ctr TAG [two]: the container TAG (ID_<TAG>: its id); FIRST_<TAG> its
 # first process (it made the namespace), SECOND_<TAG> a later one entered
-# into it (with "two"), DEV_<TAG> its tmpfs's device as MAJ:MIN. Every
-# process is this shell's child, so that a killed one is reaped at once.
+# into it (with "two"), DEV_<TAG> its tmpfs's device as MAJ:MIN. The tmpfs
+# is 16 MiB, or SHM_SIZE. Every process is this shell's child, so that a
+# killed one is reaped at once.
 ns_ctr() {
     local tag=$1 id ready=$SHMTEST_TMP/$1.ready first second dev
     ctr_cgroup $((256 << 20))
     id=$CTR_ID
     # (The cgroup joined once the tmpfs is mounted, as ctr_lib.sh does.)
     unshare -m --propagation private bash -c '
-        mount -t tmpfs -o size=16m tmpfs /dev/shm || exit 1
+        mount -t tmpfs -o size=$4 tmpfs /dev/shm || exit 1
         echo $$ >"$1/cgroup.procs" || exit 1
         head -c 131072 /dev/zero >/dev/shm/torch_1_1
         : >/dev/shm/member-$2
         : >"$3"
-        exec sleep 600' _ "$MEMCG_DIR" "$tag" "$ready" </dev/null >/dev/null 2>&1 &
+        exec sleep 600' _ "$MEMCG_DIR" "$tag" "$ready" "${SHM_SIZE:-16m}" </dev/null >/dev/null 2>&1 &
     first=$!
     wait_for "[ -e $ready ]" 30 || fail "container $tag did not start"
     [ "$(readlink /proc/$first/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] ||
@@ -95,7 +96,9 @@ start_outsider
 
 ns_ctr A two
 ns_ctr B two
-ns_ctr C
+# C's tmpfs has a size of its own: once C is killed its device may be
+# reused by another test's tmpfs, which is no mount of C's.
+SHM_SIZE=13m ns_ctr C
 ns_ctr D
 ns_ctr E
 # The pids may wrap (past pid_max) between the outsider's start and E's: then
@@ -145,7 +148,7 @@ json_check "$snap" "sorted(s['name'] for s in j['segments'] if s['mount_id'] == 
 # C: the only member killed before its mountinfo: the namespace is gone, so is the mount.
 snap=$SHMTEST_TMP/c.json
 run_killing mountinfo "$FIRST_C" "$snap"
-json_check "$snap" "$(mount_of C) == [] and not any(s['name'] == 'member-C' for s in j['segments']) and not any(c['id'] == env['ID_C'] for m in j['mounts'] for c in m['containers'])" \
+json_check "$snap" "[m for m in $(mount_of C) if m['size_bytes'] == 13 << 20] == [] and not any(s['name'] == 'member-C' for s in j['segments']) and not any(c['id'] == env['ID_C'] for m in j['mounts'] for c in m['containers'])" \
     "C's only process killed before its mountinfo: its mount is not shown, nor any of its files"
 json_check "$snap" "[m['id'] for m in $(mount_of A)] == [env['DEV_A']] and [m['id'] for m in $(mount_of D)] == [env['DEV_D']]" \
     "the other containers' mounts are still there"
