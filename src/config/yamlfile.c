@@ -130,11 +130,6 @@ static int check_depth(const char *path, const struct buf *text, char **err)
     return rc;
 }
 
-int yamlfile_load(struct yamlfile *f, const char *path, char **err)
-{
-    return yamlfile_load_trusted(f, path, CONFIG_TRUST_ANY, err, NULL);
-}
-
 int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trust trust, char **err,
                           char **warning)
 {

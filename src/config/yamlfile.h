@@ -19,11 +19,9 @@ struct yamlfile {
 
 /* Reads and parses path (one document at most; an empty file is an empty
  * document). Returns 0, -EINVAL with *err = "file:line:column: problem" for
- * malformed YAML, or -errno with *err = "file: strerror" when unreadable. */
-int yamlfile_load(struct yamlfile *f, const char *path, char **err);
-
-/* yamlfile_load with the trust rule (config/trust.h) applied to the file
- * read, for the effective uid: CONFIG_TRUST_REQUIRE refuses an untrusted
+ * malformed YAML, or -errno with *err = "file: strerror" when unreadable.
+ * The trust rule (config/trust.h) is applied to the file read, for the
+ * effective uid: CONFIG_TRUST_REQUIRE refuses an untrusted
  * file with -EPERM and *err = "file: refused: why (...)"; CONFIG_TRUST_WARN
  * loads it and sets *warning (malloc'd, one line, else NULL), which may be
  * NULL for CONFIG_TRUST_ANY and _REQUIRE. */

@@ -79,7 +79,10 @@ void actions_progress(struct ui *u, const char *fmt, ...)
     refresh();
 }
 
-int actions_ask_failure(struct ui *u, const char *what, const char *reason)
+enum { ACTIONS_SKIP, ACTIONS_SKIP_ALL, ACTIONS_ABORT };
+/* After a refused or failed item (what: safe text): skip it, skip every
+ * later failure without asking, or abort. Esc aborts. */
+static int actions_ask_failure(struct ui *u, const char *what, const char *reason)
 {
     static const char *const items[] = {"Skip this one", "Skip all (do not ask again)",
                                         "Abort"};

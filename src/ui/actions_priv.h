@@ -28,11 +28,6 @@ int actions_outcome_role(size_t refused, size_t failed, const char *log_note);
 /* A status-line message drawn at once (during actions that take time). */
 void actions_progress(struct ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-enum { ACTIONS_SKIP, ACTIONS_SKIP_ALL, ACTIONS_ABORT };
-/* After a refused or failed item (what: safe text): skip it, skip every
- * later failure without asking, or abort. Esc aborts. */
-int actions_ask_failure(struct ui *u, const char *what, const char *reason);
-
 /* Lines of safe text, malloc'd. */
 struct actions_lines {
     char **v;

@@ -160,7 +160,8 @@ size_t ui_ctr_order(const struct ui *u, size_t *order)
     return n;
 }
 
-size_t ui_row_ctr(const struct ui *u, const struct row *r)
+/* The container of a row. */
+static size_t ui_row_ctr(const struct ui *u, const struct row *r)
 {
     const struct model *m = &u->snap->model;
     switch (r->key.kind) {

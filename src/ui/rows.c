@@ -21,7 +21,7 @@
 #include "ui/ui_priv.h"
 #include "util/xalloc.h"
 
-bool row_key_eq(const struct row_key *a, const struct row_key *b)
+static bool row_key_eq(const struct row_key *a, const struct row_key *b)
 {
     if (a->kind != b->kind)
         return false;
@@ -118,7 +118,8 @@ static bool proc_matches(const struct proc *p, const char *needle)
     return has_pid(p->pid, needle) || has(p->comm, needle) || has(p->cmdline, needle);
 }
 
-bool rows_match(const struct ui *u, const struct row *r, const char *needle)
+/* Whether row r matches the filter text needle. */
+static bool rows_match(const struct ui *u, const struct row *r, const char *needle)
 {
     /* "kind:NAME" keeps the segments of one kind (and their branches). */
     if (strncmp(needle, "kind:", 5) == 0)

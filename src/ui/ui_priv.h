@@ -51,7 +51,6 @@ struct keyset {
 bool keyset_has(const struct keyset *s, const struct row_key *k);
 void keyset_toggle(struct keyset *s, const struct row_key *k);
 void keyset_clear(struct keyset *s);
-bool row_key_eq(const struct row_key *a, const struct row_key *b);
 /* The segment a ROW_SEG key stands for in m, or NULL when it is gone. */
 const struct segment *row_key_seg(const struct model *m, const struct row_key *k);
 
@@ -150,9 +149,8 @@ size_t ui_mount_order(const struct ui *u, size_t *order);
 /* The containers (and NODE_HOST) in the order of their most critical
  * mount; order has room for nctrs + 1. How many. */
 size_t ui_ctr_order(const struct ui *u, size_t *order);
-/* The container of a row, and of the row under the cursor (NODE_HOST
- * outside the node view). */
-size_t ui_row_ctr(const struct ui *u, const struct row *r);
+/* The container of the row under the cursor (NODE_HOST outside the node
+ * view). */
 size_t ui_selected_ctr(const struct ui *u);
 /* The budget the header and the budget page show: the selected
  * container's in the node view (*mount: one of its mounts, SIZE_MAX none). */
@@ -174,8 +172,6 @@ void rows_rebuild(struct ui *u);
  * process gone), so that the title counts only what an action would act on.
  * Marks of items hidden by the view, a filter or a collapsed branch stay. */
 void rows_prune_marks(struct ui *u);
-/* Text a filter is matched against, and the match. */
-bool rows_match(const struct ui *u, const struct row *r, const char *needle);
 
 /* sort.c: orders of segments, processes and groups for the current sort. */
 int sort_segments(const struct ui *u, const struct segment *a, const struct segment *b);
