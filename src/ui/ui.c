@@ -319,6 +319,20 @@ static int open_store(const struct ui_settings *set, struct store **out)
     return 0;
 }
 
+/* A dashboard's state at its start, as the settings say. */
+static void ui_init(struct ui *u, const struct ui_settings *set)
+{
+    memset(u, 0, sizeof(*u));
+    u->set = set;
+    u->view = set->cfg.view;
+    u->sort = set->cfg.sort;
+    u->reverse = set->cfg.sort_reverse;
+    u->dirty = true;
+    u->node = set->all; /* --all starts in the node view; n switches */
+    u->spark_tick = -1;
+    history_init(&u->hist, (size_t)(HISTORY_S / set->cfg.gauge_interval_s) + 1);
+}
+
 /* What a dashboard's run holds in u, freed at its end. */
 static void ui_release(struct ui *u)
 {
@@ -336,17 +350,9 @@ static void ui_release(struct ui *u)
 static int run_replay(const struct ui_settings *set, struct replay *r, struct snap *first)
 {
     struct ui u;
-    memset(&u, 0, sizeof(u));
-    u.set = set;
-    u.view = set->cfg.view;
-    u.sort = set->cfg.sort;
-    u.reverse = set->cfg.sort_reverse;
-    u.dirty = true;
-    u.node = set->all;
-    u.spark_tick = -1;
+    ui_init(&u, set);
     u.sys.proc = u.sys.host = u.sys.root = -1;
     u.replay = r;
-    history_init(&u.hist, (size_t)(HISTORY_S / set->cfg.gauge_interval_s) + 1);
     replay_show(&u, first, r->shown, false);
     replay_events(&u);
     if (r->ix.nwarnings)
@@ -367,15 +373,7 @@ static int run_replay(const struct ui_settings *set, struct replay *r, struct sn
 static int run(const struct ui_settings *set)
 {
     struct ui u;
-    memset(&u, 0, sizeof(u));
-    u.set = set;
-    u.view = set->cfg.view;
-    u.sort = set->cfg.sort;
-    u.reverse = set->cfg.sort_reverse;
-    u.dirty = true;
-    u.node = set->all; /* --all starts in the node view; n switches */
-    u.spark_tick = -1;
-    history_init(&u.hist, (size_t)(HISTORY_S / set->cfg.gauge_interval_s) + 1);
+    ui_init(&u, set);
     /* --pid: pinned to the process as it is now (pid and start time). */
     int rc = sysroot_open_system(&u.sys, set->pid);
     if (rc < 0) {
