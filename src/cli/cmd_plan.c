@@ -17,13 +17,25 @@
 #include "util/buf.h"
 #include "util/units.h"
 
-/* "19,267,584" */
-static const char *grouped(char *dst, size_t n, uint64_t v)
+/* Rotating buffers so that one printf can show several figures. */
+#define NBUFS 12
+#define BUFLEN 40
+static char bufs[NBUFS][BUFLEN];
+static int nextbuf;
+
+static char *next_buf(void)
 {
+    return bufs[nextbuf++ % NBUFS];
+}
+
+/* "19,267,584" */
+static const char *G(uint64_t v)
+{
+    char *dst = next_buf();
     char digits[32];
     int len = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
     size_t o = 0;
-    for (int i = 0; i < len && o + 2 < n; i++) {
+    for (int i = 0; i < len && o + 2 < BUFLEN; i++) {
         if (i > 0 && (len - i) % 3 == 0)
             dst[o++] = ',';
         dst[o++] = digits[i];
@@ -32,50 +44,37 @@ static const char *grouped(char *dst, size_t n, uint64_t v)
     return dst;
 }
 
-/* Rotating buffers so that one printf can show several figures. */
-static char bufs[12][40];
-static int nextbuf;
-
-static const char *G(uint64_t v)
-{
-    char *d = bufs[nextbuf++ % 12];
-    return grouped(d, sizeof(bufs[0]), v);
-}
-
 static const char *H(uint64_t v)
 {
-    char *d = bufs[nextbuf++ % 12];
-    return fmt_size(d, sizeof(bufs[0]), v);
+    return fmt_size(next_buf(), BUFLEN, v);
 }
 
 static const char *S(uint64_t v)
 {
-    char *d = bufs[nextbuf++ % 12];
-    return budget_fmt_step(d, sizeof(bufs[0]), v);
+    return budget_fmt_step(next_buf(), BUFLEN, v);
 }
 
 static const char *F(uint64_t v)
 {
-    char *d = bufs[nextbuf++ % 12];
-    return budget_flag_size(d, sizeof(bufs[0]), v);
+    return budget_flag_size(next_buf(), BUFLEN, v);
 }
 
 /* A size the user gave, as a flag says it exactly (a recommendation is
  * rounded up, F; what was asked for is not): 2g, 512m, 15k or bytes. */
 static const char *given(uint64_t v)
 {
-    char *d = bufs[nextbuf++ % 12];
+    char *d = next_buf();
     static const struct {
         uint64_t unit;
         char suffix;
     } units[] = {{1ull << 30, 'g'}, {1ull << 20, 'm'}, {1ull << 10, 'k'}};
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
         if (v >= units[i].unit && v % units[i].unit == 0) {
-            snprintf(d, sizeof(bufs[0]), "%llu%c", (unsigned long long)(v / units[i].unit),
+            snprintf(d, BUFLEN, "%llu%c", (unsigned long long)(v / units[i].unit),
                      units[i].suffix);
             return d;
         }
-    snprintf(d, sizeof(bufs[0]), "%llu", (unsigned long long)v);
+    snprintf(d, BUFLEN, "%llu", (unsigned long long)v);
     return d;
 }
 
