@@ -124,23 +124,28 @@ static void note_peak(struct poller *p, const struct mount_list *ml)
         p->peak_shm = ml->items[0].used;
 }
 
+void gauges_read(struct gauges *g, const struct mount_list *ml, double t)
+{
+    gauges_free(g);
+    g->t = t;
+    g->n = ml->n;
+    g->items = xcalloc(ml->n, sizeof(*g->items));
+    for (size_t i = 0; i < ml->n; i++) {
+        const struct shm_mount *mt = &ml->items[i];
+        struct gauge *gg = &g->items[i];
+        gg->path = xstrdup(mt->path);
+        gg->dev = mt->dev;
+        gg->key = mt->dev ? str_printf("%u:%u", major(mt->dev), minor(mt->dev)) : xstrdup(mt->path);
+        gg->ok = mt->stat_ok;
+        gg->size = mt->size;
+        gg->used = mt->used;
+    }
+}
+
 /* Under lock: the readings of ml as the newest gauges. */
 static void publish_gauges(struct poller *p, const struct mount_list *ml, double t)
 {
-    gauges_free(&p->gauges);
-    p->gauges.t = t;
-    p->gauges.n = ml->n;
-    p->gauges.items = xcalloc(ml->n ? ml->n : 1, sizeof(*p->gauges.items));
-    for (size_t i = 0; i < ml->n; i++) {
-        struct gauge *g = &p->gauges.items[i];
-        g->path = xstrdup(ml->items[i].path);
-        g->dev = ml->items[i].dev;
-        g->key = ml->items[i].dev ? str_printf("%u:%u", major(g->dev), minor(g->dev))
-                                  : xstrdup(ml->items[i].path);
-        g->ok = ml->items[i].stat_ok;
-        g->size = ml->items[i].size;
-        g->used = ml->items[i].used;
-    }
+    gauges_read(&p->gauges, ml, t);
     p->gauges_new = true;
 }
 

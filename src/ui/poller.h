@@ -43,6 +43,9 @@ struct gauges {
     size_t n;
 };
 void gauges_free(struct gauges *g);
+/* The readings of the mounts ml (a scan's) at time t, into g (whose old
+ * contents are freed). */
+void gauges_read(struct gauges *g, const struct mount_list *ml, double t);
 
 struct store;
 

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysmacros.h>
 
 #include "model/events.h"
 #include "model/evline.h"
@@ -359,27 +358,6 @@ void replay_close(struct replay *r)
 
 /* --- On the dashboard ------------------------------------------------------------ */
 
-/* The gauges of s's mounts, as the poller gives them from a scan, at the
- * recorded time t. */
-static void gauges_of(struct gauges *g, const struct snap *s, double t)
-{
-    const struct model *m = &s->model;
-    gauges_free(g);
-    g->t = t;
-    g->n = model_nmounts(m);
-    g->items = xcalloc(g->n, sizeof(*g->items));
-    for (size_t i = 0; i < g->n; i++) {
-        const struct shm_mount *mt = model_mount(m, i);
-        struct gauge *gg = &g->items[i];
-        gg->path = xstrdup(mt->path);
-        gg->dev = mt->dev;
-        gg->key = mt->dev ? str_printf("%u:%u", major(mt->dev), minor(mt->dev)) : xstrdup(mt->path);
-        gg->ok = mt->stat_ok;
-        gg->size = mt->size;
-        gg->used = mt->used;
-    }
-}
-
 void replay_show(struct ui *u, struct snap *s, size_t entry, bool onward)
 {
     struct replay *r = u->replay;
@@ -392,11 +370,8 @@ void replay_show(struct ui *u, struct snap *s, size_t entry, bool onward)
         history_free(&u->hist);
         history_init(&u->hist, cap);
     }
-    gauges_of(&u->gauges, s, t);
-    for (size_t i = 0; i < u->gauges.n; i++)
-        if (u->gauges.items[i].ok)
-            history_add(&u->hist, u->gauges.items[i].key, t, u->gauges.items[i].used,
-                        u->gauges.items[i].size);
+    gauges_read(&u->gauges, &s->scan.mounts, t); /* as the poller reads a scan's */
+    ui_add_history(u, &u->gauges);
     snap_free(u->snap);
     u->snap = s;
     r->shown = entry;

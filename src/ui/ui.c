@@ -97,6 +97,13 @@ void ui_draw(struct ui *u)
 
 /* --- Data from the poller -------------------------------------------------------- */
 
+void ui_add_history(struct ui *u, const struct gauges *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (g->items[i].ok)
+            history_add(&u->hist, g->items[i].key, g->t, g->items[i].used, g->items[i].size);
+}
+
 static bool gauges_differ(const struct gauges *a, const struct gauges *b)
 {
     if (a->n != b->n)
@@ -112,9 +119,7 @@ static void intake(struct ui *u)
 {
     struct gauges g = {0};
     if (poller_take_gauges(u->poller, &g)) {
-        for (size_t i = 0; i < g.n; i++)
-            if (g.items[i].ok)
-                history_add(&u->hist, g.items[i].key, g.t, g.items[i].used, g.items[i].size);
+        ui_add_history(u, &g);
         double tick = floor(g.t / SPARK_CELL_S);
         if (!u->paused && (gauges_differ(&g, &u->gauges) || tick != u->spark_tick)) {
             u->spark_tick = tick;

@@ -164,6 +164,8 @@ void ui_message(struct ui *u, int role, const char *fmt, ...) __attribute__((for
 
 /* The row under the cursor, or NULL. */
 const struct row *ui_current(const struct ui *u);
+/* Adds g's readings of the mounts that could be read to the fill history. */
+void ui_add_history(struct ui *u, const struct gauges *g);
 
 /* rows.c: rebuilds u->rows from the snapshot, view, filter, sort and
  * collapsed set, keeping the cursor on the same item when it still exists. */
