@@ -86,10 +86,11 @@ static void nudge(struct poller *p)
     (void)rc;
 }
 
-static void drain_ctl(struct poller *p)
+/* Empties a pipe (non-blocking) of its bytes. */
+static void drain(int fd)
 {
     char b[64];
-    while (read(p->ctl[0], b, sizeof(b)) > 0)
+    while (read(fd, b, sizeof(b)) > 0)
         ;
 }
 
@@ -210,7 +211,7 @@ static int run_scan(struct poller *p, struct scan *out, struct event_list *got)
             }
             double until = now + 0.2 < next_said ? now + 0.2 : next_said;
             if (evwatch_wait(&p->ew, until, p->ctl[0], got))
-                drain_ctl(p);
+                drain(p->ctl[0]);
             take_events(p, got);
             done = scan_job_wait(job, clock_now());
         }
@@ -471,7 +472,7 @@ static void *run(void *arg)
         pthread_mutex_unlock(&p->lock);
         if (evwatch_wait(&p->ew, next_scan < next_gauge ? next_scan : next_gauge, p->ctl[0],
                          &got))
-            drain_ctl(p);
+            drain(p->ctl[0]);
         take_events(p, &got);
         pthread_mutex_lock(&p->lock);
     }
@@ -525,8 +526,6 @@ struct poller *poller_start(const struct poller_cfg *cfg)
 
 bool poller_stop(struct poller *p)
 {
-    if (!p)
-        return true;
     pthread_mutex_lock(&p->lock);
     p->stop = true;
     pthread_cond_signal(&p->cond);
@@ -583,9 +582,7 @@ int poller_fd(const struct poller *p)
 
 void poller_drain(struct poller *p)
 {
-    char b[64];
-    while (read(p->pipe[0], b, sizeof(b)) > 0)
-        ;
+    drain(p->pipe[0]);
 }
 
 int poller_target_gone(struct poller *p, time_t *when)
