@@ -524,8 +524,7 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
          * leak checker at exit would). The recorder's store is closed
          * first: every record it wrote is whole. */
         scan_job_abandon(L.job);
-        if (store)
-            store_close(store);
+        store_close(store);
         fflush(NULL);
         _exit(rc);
     }

@@ -136,8 +136,6 @@ struct store {
 static void say(char *msg, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say(char *msg, size_t n, const char *fmt, ...)
 {
-    if (!msg || !n)
-        return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, n, fmt, ap);

@@ -36,7 +36,7 @@ int store_open(const char *dir, const struct store_limits *lim, const char *head
  * then says so (and which file) even when it returns 0; after a plain
  * write msg is "". */
 int store_write(struct store *st, double t, const char *line, size_t len, char *msg, size_t n);
-void store_close(struct store *st);
+void store_close(struct store *st); /* st may be NULL */
 
 /* Reading: an index of the records of a window, in time order. */
 enum store_rec_kind { STORE_SNAPSHOT, STORE_EVENT };

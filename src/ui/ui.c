@@ -414,8 +414,7 @@ static int run(const struct ui_settings *set)
     u.poller = poller_start(&pc);
     if (!u.poller) {
         fprintf(stderr, "shmwatch: cannot start the scanner: %s\n", strerror(errno));
-        if (store)
-            store_close(store);
+        store_close(store);
         sysroot_close(&u.sys);
         history_free(&u.hist);
         return 1;
@@ -424,8 +423,7 @@ static int run(const struct ui_settings *set)
     if (term_start(&set->theme, set->cfg.color, set->cfg.ascii, err, sizeof(err)) != 0) {
         if (poller_stop(u.poller))
             sysroot_close(&u.sys);
-        if (store)
-            store_close(store);
+        store_close(store);
         history_free(&u.hist);
         fprintf(stderr, "shmwatch: %s\n", err);
         return 1;
@@ -435,13 +433,11 @@ static int run(const struct ui_settings *set)
     if (!poller_stop(u.poller)) {
         /* A scan hangs in the poller's thread: leave it to the exit. Every
          * record written is whole. */
-        if (store)
-            store_close(store);
+        store_close(store);
         fflush(NULL);
         _exit(0);
     }
-    if (store)
-        store_close(store);
+    store_close(store);
     sysroot_close(&u.sys);
     ui_release(&u);
     return 0;
