@@ -168,7 +168,7 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct options *o, char *
     while (rc == 0 && !stopped && (ch = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
         const struct cli_opt *r = ch >= ROW_VAL ? &cli_opts[ch - ROW_VAL] : short_row(cmd, ch);
         if (ch == ':')
-            rc = say(c, c->hint, c->missing, argv[optind - 1], err);
+            rc = say(c, c->hint, "%s needs a value", argv[optind - 1], err);
         else if (!r)
             rc = say(c, c->hint, c->unknown, argv[optind - 1], err);
         else {

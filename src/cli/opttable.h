@@ -65,8 +65,8 @@ struct cli_opt {
 struct cli_command {
     const char *name; /* "clean"; "" for the main command */
     /* Usage errors, after "shmwatch[ NAME]: "; "%s" is the argument. */
-    const char *unknown, *missing, *extra;
-    bool hint;       /* those end with " (see shmwatch NAME --help)" */
+    const char *unknown, *extra;
+    bool hint; /* those and "--x needs a value" end with " (see shmwatch NAME --help)" */
     bool value_hint; /* so do the rows' .bad messages */
     /* --help: head (the usage lines; NULL: made from the rows), the
      * main command's overview of the commands with in_overview, about,
