@@ -75,7 +75,7 @@ static void budget_limit(struct page *p, const struct budget *b, const struct cg
                  SZ(b->limit));
     }
     page_add(p, THEME_normal, 27, "  app       %12s   %s", SZ(b->app),
-             cg && cg->present ? "anonymous memory charged to the cgroup (memory.stat anon)"
+             cg->present ? "anonymous memory charged to the cgroup (memory.stat anon)"
                                : "anonymous memory (RssAnon) of the watched processes");
 }
 
@@ -92,18 +92,16 @@ static void budget_oom(struct page *p, const struct budget *b, const struct cgro
         return;
     }
     unsigned long long n = (unsigned long long)cg->oom_kills;
+    const char *cause =
+        b->limit_source == LIMIT_CGROUP ? "the memory limit (-m) was hit" : "memory ran out";
     if (b->oom_recent)
         page_add(p, THEME_verdict_critical, 27,
                  "  oom kills %12llu   %llu just now: the OOM killer ended %s because %s (%s)", n,
                  (unsigned long long)b->oom_recent, b->oom_recent == 1 ? "a process" : "processes",
-                 b->limit_source == LIMIT_CGROUP ? "the memory limit (-m) was hit"
-                                                 : "memory ran out",
-                 file);
+                 cause, file);
     else if (n)
         page_add(p, THEME_warning, 27,
-                 "  oom kills %12llu   since the cgroup was made: %s at least once (%s)", n,
-                 b->limit_source == LIMIT_CGROUP ? "the memory limit (-m) was hit"
-                                                 : "memory ran out",
+                 "  oom kills %12llu   since the cgroup was made: %s at least once (%s)", n, cause,
                  file);
     else
         page_add(p, THEME_normal, 27, "  oom kills %12llu   none since the cgroup was made (%s)",
@@ -230,11 +228,6 @@ static void owner_line(struct ui *u, struct page *p, uid_t uid)
     page_add_name(p, THEME_normal, 15, label, name);
 }
 
-static const struct proc *find_proc(const struct ui *u, pid_t pid)
-{
-    return model_scan_proc(&u->snap->model, pid);
-}
-
 /* How a holder has a segment: "fd 5, mapped", "fd 5", "mapped only". */
 static void holder_how(const struct seg_holder *h, char *dst, size_t n)
 {
@@ -311,7 +304,7 @@ static void segment_details(struct ui *u, struct page *p, const struct segment *
 static void process_details(struct ui *u, struct page *p, pid_t pid)
 {
     const struct model *m = &u->snap->model;
-    const struct proc *pr = find_proc(u, pid);
+    const struct proc *pr = model_scan_proc(m, pid);
     const struct mproc *mp = model_find_proc(m, pid);
     snprintf(p->title, sizeof(p->title), "Details of process %d", (int)pid);
     if (!pr) {
@@ -352,7 +345,7 @@ static void process_details(struct ui *u, struct page *p, pid_t pid)
                      SZ(g->batch_shm_bytes), SZ(g->batch_segment_bytes), g->batches_in_flight,
                      SZ(g->shm_per_worker), SZ(g->peak_shm));
         for (size_t i = 0; i < g->nworkers; i++) {
-            const struct proc *w = find_proc(u, g->workers[i]);
+            const struct proc *w = model_scan_proc(m, g->workers[i]);
             snprintf(a, sizeof(a), "  worker      %-7d ", (int)g->workers[i]);
             page_add_name(p, THEME_normal, 22, a, w ? w->comm : "(gone)");
         }
