@@ -95,13 +95,14 @@ static void draw_title(struct ui *u)
         char at[32];
         replay_time_text(u->replay, u->replay->shown, at, sizeof(at));
         ADD("  %s REPLAY %s (%zu/%zu)", g->sep, at, u->replay->ordinal, u->replay->nsnaps);
-    } else if (u->snap) {
-        ui_local_time((double)model_scan_time(&u->snap->model).tv_sec, "%H:%M:%S", tm, sizeof(tm));
-    }
-    if (!u->replay)
+    } else {
+        if (u->snap)
+            ui_local_time((double)model_scan_time(&u->snap->model).tv_sec, "%H:%M:%S", tm,
+                          sizeof(tm));
         ADD("  %s scan %s", g->sep, tm);
-    if (u->snap && !u->replay)
-        ADD(" (%.0f ms)", model_scan_duration(&u->snap->model) * 1000);
+        if (u->snap)
+            ADD(" (%.0f ms)", model_scan_duration(&u->snap->model) * 1000);
+    }
     if (u->stalled)
         ADD("  STALE");
 #undef ADD
@@ -151,6 +152,13 @@ static void draw_spark(struct ui *u, const struct history_series *s, int y, int 
     }
 }
 
+/* A gauge's fill in percent, 0 when its size is unknown. */
+static double gauge_pct(const struct gauge *g)
+{
+    struct shm_mount mt = {.stat_ok = g->ok, .size = g->size, .used = g->used};
+    return g->ok && g->size ? mount_used_pct(&mt) : 0.0;
+}
+
 /* One mount's gauge; label: what names it (NULL: its path, escaped). */
 static void draw_gauge(struct ui *u, int y, const struct gauge *gg, const char *label)
 {
@@ -168,8 +176,7 @@ static void draw_gauge(struct ui *u, int y, const struct gauge *gg, const char *
                  term_attr(THEME_warning), true);
         return;
     }
-    struct shm_mount mt = {.stat_ok = true, .size = gg->size, .used = gg->used};
-    double p = mount_used_pct(&mt);
+    double p = gauge_pct(gg);
     snprintf(pct, sizeof(pct), " %5.1f%%", p);
     snprintf(sizes, sizeof(sizes), " %s/%s", dash_size(a, sizeof(a), gg->used),
              dash_size(b, sizeof(b), gg->size));
@@ -331,12 +338,6 @@ static void draw_more(int y, size_t hidden, double fullest)
     snprintf(line, sizeof(line), "+%zu more mount%s, the fullest %.1f%%: the tree lists every one",
              hidden, hidden == 1 ? "" : "s", fullest);
     term_put(y, 0, COLS, line, term_attr(THEME_muted), true);
-}
-
-static double gauge_pct(const struct gauge *g)
-{
-    struct shm_mount mt = {.stat_ok = g->ok, .size = g->size, .used = g->used};
-    return g->ok && g->size ? mount_used_pct(&mt) : 0.0;
 }
 
 int dash_draw_top(struct ui *u, int max_lines)

@@ -329,7 +329,7 @@ static bool fresh_mount(const struct poller *p, const struct event *e, struct ev
         out->size_known = true;
         out->used = m->used;
         out->size = m->size;
-        out->used_pct = 100.0 * (double)m->used / (double)m->size;
+        out->used_pct = mount_used_pct(m);
         out->level = fill_level_of(out->used_pct, p->cfg.warn_pct, p->cfg.crit_pct);
     }
     return true;
