@@ -365,7 +365,7 @@ void config_copy(struct config *dst, const struct config *src)
     }
     dst->theme_where = src->theme_where ? xstrdup(src->theme_where) : NULL;
     if (src->mounts_where) {
-        dst->mounts_where = xcalloc(src->mounts.n ? src->mounts.n : 1, sizeof(char *));
+        dst->mounts_where = xcalloc(src->mounts.n, sizeof(char *));
         for (size_t i = 0; i < src->mounts.n; i++)
             dst->mounts_where[i] = src->mounts_where[i] ? xstrdup(src->mounts_where[i]) : NULL;
     }

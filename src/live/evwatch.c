@@ -195,7 +195,7 @@ void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_
     size_t nch = 0;
     double interval_s = clock_now() - w->churn_since;
     if (churn && w->sn.fd >= 0) {
-        ch = xcalloc(cur.nmounts ? cur.nmounts : 1, sizeof(*ch));
+        ch = xcalloc(cur.nmounts, sizeof(*ch));
         for (size_t i = 0; i < cur.nmounts; i++) {
             uint64_t c, r;
             if (shmnotify_take(&w->sn, cur.mounts[i].id, &c, &r))
@@ -205,7 +205,7 @@ void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_
     }
     /* events_scan looks the pids up sorted; w->reported keeps the order
      * they came in, older window first. */
-    pid_t *sorted = xmalloc((w->nreported ? w->nreported : 1) * sizeof(*sorted));
+    pid_t *sorted = xmalloc(w->nreported * sizeof(*sorted));
     if (w->nreported) /* memcpy and qsort of nothing: a null pointer */
         memcpy(sorted, w->reported, w->nreported * sizeof(*sorted));
     if (w->nreported > 1)

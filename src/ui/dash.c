@@ -367,12 +367,12 @@ int dash_draw_top(struct ui *u, int max_lines)
      * view's order, each with its reading (found by its device) and its
      * container's label (order[k] is shown[k]'s mount). */
     size_t n = 0;
-    const struct gauge **shown = xmalloc(sizeof(*shown) * (u->gauges.n ? u->gauges.n : 1));
+    const struct gauge **shown = xmalloc(sizeof(*shown) * u->gauges.n);
     size_t *order = NULL;
     bool node = u->snap && model_node(&u->snap->model)->all && u->gauges.n;
     if (node) {
         const struct model *m = &u->snap->model;
-        order = xmalloc(sizeof(*order) * (model_nmounts(m) ? model_nmounts(m) : 1));
+        order = xmalloc(sizeof(*order) * model_nmounts(m));
         size_t nmounts = ui_mount_order(u, order);
         for (size_t k = 0; k < nmounts && n < u->gauges.n; k++) {
             const struct gauge *gg = gauge_of(u, model_mount(m, order[k])->dev);

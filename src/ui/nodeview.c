@@ -138,7 +138,7 @@ size_t ui_ctr_order(const struct ui *u, size_t *order)
     const struct model *m = &u->snap->model;
     const struct scan_node *nd = model_node(m);
     size_t nm = model_nmounts(m), n = 0;
-    size_t *mounts = xmalloc(sizeof(*mounts) * (nm ? nm : 1));
+    size_t *mounts = xmalloc(sizeof(*mounts) * nm);
     nm = ui_mount_order(u, mounts);
     bool host = false;
     bool *seen = xcalloc(nd->nctrs + 1, sizeof(*seen));

@@ -197,7 +197,7 @@ static int cmp_group_idx(const void *a, const void *b)
 
 static size_t *sorted_indices(struct ui *u, size_t n, int (*cmp)(const void *, const void *))
 {
-    size_t *idx = xmalloc(sizeof(*idx) * (n ? n : 1));
+    size_t *idx = xmalloc(sizeof(*idx) * n);
     for (size_t i = 0; i < n; i++)
         idx[i] = i;
     sort_ctx = u;
@@ -404,10 +404,10 @@ static void build_procs(struct build *b, const size_t *procs_sorted)
 static void select_visible(struct ui *u, struct build *b)
 {
     size_t n = b->n;
-    bool *keep = xcalloc(n ? n : 1, sizeof(*keep));
+    bool *keep = xcalloc(n, sizeof(*keep));
     bool filtering = u->filter[0] != '\0';
     if (filtering) {
-        bool *match = xcalloc(n ? n : 1, sizeof(*match));
+        bool *match = xcalloc(n, sizeof(*match));
         for (size_t i = 0; i < n; i++)
             match[i] = rows_match(u, &b->rows[i], u->filter);
         bool acc[MAXDEPTH + 2] = {false}, anc[MAXDEPTH + 1] = {false};
