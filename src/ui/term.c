@@ -152,6 +152,9 @@ static void setup_colours(const struct theme *theme, bool color)
     }
 }
 
+/* The signals the dashboard takes through its signal pipe while it runs. */
+static const int caught[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
 static void install(int sig, void (*fn)(int), int flags)
 {
     struct sigaction sa;
@@ -172,11 +175,8 @@ int term_start(const struct theme *theme, bool color, bool ascii, char *err, siz
         return -1;
     }
     /* Installed before curses starts, so that it keeps ours. */
-    install(SIGWINCH, on_signal, 0);
-    install(SIGINT, on_signal, 0);
-    install(SIGTERM, on_signal, 0);
-    install(SIGHUP, on_signal, 0);
-    install(SIGQUIT, on_signal, 0);
+    for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+        install(caught[i], on_signal, 0);
     int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
     for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
         install(fatal[i], on_fatal, SA_RESETHAND);
@@ -224,9 +224,8 @@ void term_stop(void)
         T.screen = NULL;
     }
     if (T.sigpipe[0] >= 0) {
-        int sigs[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-        for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-            signal(sigs[i], sigs[i] == SIGWINCH ? SIG_DFL : SIG_IGN);
+        for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+            signal(caught[i], caught[i] == SIGWINCH ? SIG_DFL : SIG_IGN);
         close(T.sigpipe[0]);
         close(T.sigpipe[1]);
         T.sigpipe[0] = T.sigpipe[1] = -1;
