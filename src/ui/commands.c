@@ -104,22 +104,29 @@ void cmd_expand_all(struct ui *u, int code)
 
 /* --- Views --------------------------------------------------------------------- */
 
+static void set_view(struct ui *u, int view)
+{
+    u->view = view;
+    rows_rebuild(u);
+    ui_message(u, THEME_muted, "%s view", config_view_names[view]);
+}
+
 void cmd_tree(struct ui *u, int code)
 {
     (void)code;
-    ui_set_view(u, u->view == CONFIG_VIEW_TREE ? CONFIG_VIEW_FLAT : CONFIG_VIEW_TREE);
+    set_view(u, u->view == CONFIG_VIEW_TREE ? CONFIG_VIEW_FLAT : CONFIG_VIEW_TREE);
 }
 
 void cmd_procs(struct ui *u, int code)
 {
     (void)code;
-    ui_set_view(u, u->view == CONFIG_VIEW_PROCESSES ? CONFIG_VIEW_TREE : CONFIG_VIEW_PROCESSES);
+    set_view(u, u->view == CONFIG_VIEW_PROCESSES ? CONFIG_VIEW_TREE : CONFIG_VIEW_PROCESSES);
 }
 
 void cmd_next_view(struct ui *u, int code)
 {
     int step = code == FKEY(KEY_BTAB) ? CONFIG_NVIEWS - 1 : 1;
-    ui_set_view(u, (u->view + step) % CONFIG_NVIEWS);
+    set_view(u, (u->view + step) % CONFIG_NVIEWS);
 }
 
 /* Says the order, with the title's arrow, and where no column shows the
@@ -164,7 +171,12 @@ void cmd_escape(struct ui *u, int code)
 void cmd_details(struct ui *u, int code)
 {
     (void)code;
-    ui_open_details(u);
+    const struct row *r = ui_current(u);
+    if (!r)
+        return;
+    u->details = r->key;
+    u->page = PAGE_DETAILS;
+    u->page_scroll = 0;
 }
 
 /* A full page's key: opens it from its top, or closes it when shown. */

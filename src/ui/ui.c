@@ -57,23 +57,6 @@ void ui_move_cursor(struct ui *u, long delta)
     ui_cursor_to(u, c < 0 ? 0 : (size_t)c);
 }
 
-void ui_set_view(struct ui *u, int view)
-{
-    u->view = view;
-    rows_rebuild(u);
-    ui_message(u, THEME_muted, "%s view", config_view_names[view]);
-}
-
-void ui_open_details(struct ui *u)
-{
-    const struct row *r = ui_current(u);
-    if (!r)
-        return;
-    u->details = r->key;
-    u->page = PAGE_DETAILS;
-    u->page_scroll = 0;
-}
-
 void ui_draw(struct ui *u)
 {
     erase();

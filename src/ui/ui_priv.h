@@ -230,8 +230,6 @@ void ui_draw(struct ui *u);
 /* Waits for one key (or a resize or quit signal, which redraw or set
  * u->quit): the modal loop of dialogs. Returns the key code, -1 on quit. */
 int ui_wait_key(struct ui *u);
-void ui_set_view(struct ui *u, int view);
-void ui_open_details(struct ui *u);
 void ui_move_cursor(struct ui *u, long delta);
 void ui_cursor_to(struct ui *u, size_t index);
 
