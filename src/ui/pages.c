@@ -44,15 +44,10 @@ static void wrap(struct page *p, int role, int indent, const char *text)
         const char *cut = NULL; /* after the last space that fits */
         size_t cut_len = 0;
         const char *q = s;
-        mbstate_t st;
         while (*q) {
-            memset(&st, 0, sizeof(st));
             wchar_t wc;
-            size_t k = mbrtowc(&wc, q, strlen(q), &st);
-            if (k == (size_t)-1 || k == (size_t)-2 || k == 0)
-                k = 1, wc = L'?';
-            int w = wcwidth(wc);
-            w = w < 0 ? 1 : w;
+            int w;
+            size_t k = term_next_char(q, strlen(q), &wc, &w);
             if (col + w > width)
                 break;
             if (*q == ' ' && line.len > start && line.data[line.len - 1] != ' ') {

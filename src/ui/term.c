@@ -270,8 +270,7 @@ void term_resize(void)
         resizeterm(ws.ws_row, ws.ws_col);
 }
 
-/* Decodes one character of safe text; invalid bytes count as '?'. */
-static size_t next_char(const char *p, size_t left, wchar_t *wc, int *w)
+size_t term_next_char(const char *p, size_t left, wchar_t *wc, int *w)
 {
     mbstate_t st;
     memset(&st, 0, sizeof(st));
@@ -293,7 +292,7 @@ int term_width(const char *s)
     int cols = 0, w;
     wchar_t wc;
     for (size_t left = strlen(s); left;) {
-        size_t k = next_char(s, left, &wc, &w);
+        size_t k = term_next_char(s, left, &wc, &w);
         cols += w;
         s += k;
         left -= k;
@@ -316,7 +315,7 @@ int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis)
     attrset(a);
     move(y, x);
     for (size_t left = strlen(s); left;) {
-        size_t k = next_char(s, left, &wc, &w);
+        size_t k = term_next_char(s, left, &wc, &w);
         if (cols + w > limit)
             break;
         chunk[n++] = wc;

@@ -39,6 +39,9 @@ int term_signals(void);
 /* Re-reads the window size after SIGWINCH. */
 void term_resize(void);
 
+/* Decodes the character of safe text at p (left bytes on) into *wc and its
+ * columns into *w; an invalid byte counts as '?'. Returns its bytes. */
+size_t term_next_char(const char *p, size_t left, wchar_t *wc, int *w);
 /* Display columns of safe text (UTF-8 or ASCII). */
 int term_width(const char *s);
 /* Writes safe text at (y, x), at most maxw columns; with ellipsis, text
