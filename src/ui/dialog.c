@@ -144,8 +144,7 @@ int dialog_number_pick(const int *numbers, size_t n, const char *typed, int *hig
     return exact >= 0 && prefixed == 1 ? exact : -1;
 }
 
-/* The menu loop; numbers NULL: 1-9 pick by position. */
-static int menu(struct ui *u, const char *title, const char *const *items, const int *numbers,
+int dialog_menu(struct ui *u, const char *title, const char *const *items, const int *numbers,
                 size_t n, int initial)
 {
     int sel = initial >= 0 && (size_t)initial < n ? initial : 0;
@@ -186,15 +185,4 @@ static int menu(struct ui *u, const char *title, const char *const *items, const
         if (k == FKEY(KEY_DOWN) && (size_t)sel + 1 < n)
             sel++;
     }
-}
-
-int dialog_menu(struct ui *u, const char *title, const char *const *items, size_t n, int initial)
-{
-    return menu(u, title, items, NULL, n, initial);
-}
-
-int dialog_menu_numbered(struct ui *u, const char *title, const char *const *items,
-                         const int *numbers, size_t n, int initial)
-{
-    return menu(u, title, items, numbers, n, initial);
 }

@@ -24,19 +24,17 @@ struct dialog_buttons {
 };
 void dialog_buttons(int bx, int bw, struct dialog_buttons *out);
 
-/* A menu: Up / Down move, Enter picks, 1-9 pick directly, Esc and q cancel.
- * Returns the index picked, or -1. */
-int dialog_menu(struct ui *u, const char *title, const char *const *items, size_t n, int initial);
-
-/* A menu whose items print numbers that are not their positions (the
- * signal menu: " 2 INT" is the third line): digits type the number read,
- * never a position. numbers[i] is the one item i prints (0: none). A
- * number no other one starts with picks at once (2, 9, 15); one that
- * starts another ("1" of 15 and 17) moves the selection to its item and
- * waits for the next digit or Enter; digits that no item prints pick
- * nothing. Up / Down, Enter, Esc and q as in dialog_menu. */
-int dialog_menu_numbered(struct ui *u, const char *title, const char *const *items,
-                         const int *numbers, size_t n, int initial);
+/* A menu: Up / Down move, Enter picks, Esc and q cancel. Returns the index
+ * picked, or -1. With numbers NULL, 1-9 pick directly by position.
+ *
+ * Else the items print numbers that are not their positions (the signal
+ * menu: " 2 INT" is the third line): digits type the number read, never a
+ * position. numbers[i] is the one item i prints (0: none). A number no
+ * other one starts with picks at once (2, 9, 15); one that starts another
+ * ("1" of 15 and 17) moves the selection to its item and waits for the
+ * next digit or Enter; digits that no item prints pick nothing. */
+int dialog_menu(struct ui *u, const char *title, const char *const *items, const int *numbers,
+                size_t n, int initial);
 
 /* The typing rule above, alone: the item the digits typed pick, or -1;
  * *highlight gets the item to select meanwhile (-1: no item's number starts
