@@ -3,29 +3,17 @@
  * snapshot (text, JSON, Prometheus), a stream of them, a subcommand, or the
  * dashboard. The program's main (src/shmwatch.c) only calls it; the tests'
  * tests/helpers/shmwatch_hooked.c calls it after setting the test hooks. */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/subcommands.h"
 #include "cli/options.h"
 #include "cli/settings.h"
-#include "collect/scan.h"
-#include "model/history.h"
-#include "collect/scanjob.h"
-#include "model/model.h"
-#include "report/report.h"
 #include "ui/ui.h"
-#include "util/buf.h"
-#include "util/clock.h"
-#include "util/escape.h"
-#include "util/safefile.h"
 #include "util/sysroot.h"
-#include "util/xalloc.h"
 #include "watch.h"
 
 struct subcommand {
@@ -81,8 +69,10 @@ int shmwatch_main(int argc, char **argv)
         options_free(&o);
         return 2;
     }
+    /* --help and --version read no settings. */
+    bool runs = o.mode != MODE_HELP && o.mode != MODE_VERSION;
     struct config cfg;
-    if (o.mode != MODE_HELP && o.mode != MODE_VERSION && settings_load(&o, &cfg, &err) != 0) {
+    if (runs && settings_load(&o, &cfg, &err) != 0) {
         fprintf(stderr, "shmwatch: %s\n", err);
         free(err);
         config_free(&cfg);
@@ -91,7 +81,7 @@ int shmwatch_main(int argc, char **argv)
     }
     watch_catch_signals();
 
-    if (o.mode != MODE_HELP && o.mode != MODE_VERSION && !mounts_usable(&o, &cfg)) {
+    if (runs && !mounts_usable(&o, &cfg)) {
         config_free(&cfg);
         options_free(&o);
         return 2;
@@ -133,7 +123,7 @@ int shmwatch_main(int argc, char **argv)
         }
         break;
     }
-    if (o.mode != MODE_HELP && o.mode != MODE_VERSION)
+    if (runs)
         config_free(&cfg);
     options_free(&o);
     return rc;
