@@ -12,7 +12,6 @@
 #include "util/clock.h"
 #include "util/escape.h"
 #include "util/safefile.h"
-#include "util/units.h"
 #include "util/xalloc.h"
 
 /* --pid: the view of that process, opened before the scan, which is made

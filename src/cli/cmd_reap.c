@@ -12,7 +12,6 @@
 #include "cli/options.h"
 #include "util/buf.h"
 #include "util/escape.h"
-#include "util/units.h"
 
 static void put_target(struct buf *out, const struct signal_target *t)
 {

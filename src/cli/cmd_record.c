@@ -12,7 +12,6 @@
 #include "cli/subcommands.h"
 #include "live/recwrite.h"
 #include "store/store.h"
-#include "util/buf.h"
 #include "util/escape.h"
 #include "watch.h"
 

@@ -18,7 +18,6 @@
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/jsondoc.h"
-#include "util/rfc3339.h"
 #include "util/xalloc.h"
 
 static bool is_snap(const struct replay *r, size_t i)
