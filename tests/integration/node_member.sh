@@ -44,12 +44,19 @@ ns_ctr() {
     [ "$(readlink /proc/$first/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] ||
         fail "container $tag has no mount namespace of its own"
     if [ "${2:-}" = two ]; then
-        nsenter -t "$first" -m bash -c 'echo $$ >"$1/cgroup.procs" && exec sleep 600' \
-            _ "$MEMCG_DIR" </dev/null >/dev/null 2>&1 &
-        second=$!
-        wait_for "[ \"\$(readlink /proc/$second/ns/mnt)\" = \"\$(readlink /proc/$first/ns/mnt)\" ] && grep -q sleep /proc/$second/comm" 10 ||
-            fail "container $tag's second process did not enter its namespace"
-        [ "$second" -gt "$first" ] || fail "the second process's pid is below the first's (pids wrapped): rerun"
+        # A second process whose pid wrapped below the first's is killed
+        # and started again, up to three times.
+        for _ in 1 2 3; do
+            nsenter -t "$first" -m bash -c 'echo $$ >"$1/cgroup.procs" && exec sleep 600' \
+                _ "$MEMCG_DIR" </dev/null >/dev/null 2>&1 &
+            second=$!
+            wait_for "[ \"\$(readlink /proc/$second/ns/mnt)\" = \"\$(readlink /proc/$first/ns/mnt)\" ] && grep -q sleep /proc/$second/comm" 10 ||
+                fail "container $tag's second process did not enter its namespace"
+            [ "$second" -gt "$first" ] && break
+            kill -KILL "$second"
+            wait "$second" 2>/dev/null
+        done
+        [ "$second" -gt "$first" ] || fail "the second process's pid stays below the first's (pids wrapped three times)"
         printf -v "SECOND_$tag" %s "$second"
     fi
     dev=$(nsenter -t "$first" -m stat -c '%Hd:%Ld' /dev/shm) || fail "cannot stat container $tag's /dev/shm"
