@@ -20,7 +20,6 @@
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
-
 /* --- Pure parsers ------------------------------------------------------- */
 
 bool cgroup_parse_line(char *line, struct cgroup_line *out)
@@ -219,6 +218,16 @@ static void read_oom_kills(struct reader *r, const char *dir, const char *name,
     }
 }
 
+/* The peak usage, or none: a kernel older than memory.peak lacks the file. */
+static void read_peak(struct reader *r, const char *dir, const char *name, struct cgroup_info *info)
+{
+    uint64_t v;
+    if (read_in(r, dir, name) == 0 && parse_u64(r->text.data, &v)) {
+        info->has_peak = true;
+        info->peak = v;
+    }
+}
+
 int cgroup_read_oom_kills(const struct sysroot *sys, const char *dir, int version,
                           uint64_t *kills)
 {
@@ -242,11 +251,7 @@ static bool read_v1(struct reader *r, const char *dir, struct cgroup_info *info)
     int rc = read_in(r, dir, "/memory.limit_in_bytes");
     if (rc < 0 || !cgroup_parse_limit(r->text.data, &info->has_limit, &info->limit))
         warn_add(r->w, "cannot read the limit in %s", r->path.data);
-    uint64_t v;
-    if (read_in(r, dir, "/memory.max_usage_in_bytes") == 0 && parse_u64(r->text.data, &v)) {
-        info->has_peak = true;
-        info->peak = v;
-    }
+    read_peak(r, dir, "/memory.max_usage_in_bytes", info);
     read_oom_kills(r, dir, "/memory.oom_control", info);
     struct cgroup_stat st;
     read_stat(r, dir, info, &st);
@@ -300,15 +305,20 @@ static bool read_v2(struct reader *r, const char *mountpoint, const char *rel,
         return false;
     }
     read_v2_limit(r, mountpoint, rel, info);
-    uint64_t v;
-    if (read_in(r, dir, "/memory.peak") == 0 && parse_u64(r->text.data, &v)) {
-        info->has_peak = true;
-        info->peak = v;
-    }
+    read_peak(r, dir, "/memory.peak", info);
     read_oom_kills(r, dir, "/memory.events", info);
     struct cgroup_stat st;
     read_stat(r, dir, info, &st);
     return true;
+}
+
+/* A mount of the hierarchy that holds the memory controller: v1's cgroup
+ * mount with the memory option, or the v2 mount. */
+static bool memory_hierarchy(const struct mountinfo_entry *m, int version)
+{
+    if (version == 1)
+        return strcmp(m->fstype, "cgroup") == 0 && cgroup_list_has(m->super_opts, "memory");
+    return strcmp(m->fstype, "cgroup2") == 0;
 }
 
 /* The mount of this hierarchy whose root is the longest prefix of path. */
@@ -321,8 +331,7 @@ static bool find_mount(const struct mountinfo *mi, int version, const char *path
         const struct mountinfo_entry *m = &mi->items[i];
         if (m->root[0] != '/' || m->mountpoint[0] != '/')
             continue;
-        if (version == 1 ? strcmp(m->fstype, "cgroup") != 0 || !cgroup_list_has(m->super_opts, "memory")
-                         : strcmp(m->fstype, "cgroup2") != 0)
+        if (!memory_hierarchy(m, version))
             continue;
         const char *r = cgroup_relative(path, m->root);
         size_t len = strlen(m->root);
@@ -343,10 +352,8 @@ static const struct mountinfo_entry *outside_mount(const struct mountinfo *mi, i
 {
     for (size_t i = 0; i < mi->n; i++) {
         const struct mountinfo_entry *m = &mi->items[i];
-        bool type = version == 1 ? strcmp(m->fstype, "cgroup") == 0 &&
-                                       cgroup_list_has(m->super_opts, "memory")
-                                 : strcmp(m->fstype, "cgroup2") == 0;
-        if (type && strncmp(m->root, "/..", 3) == 0 && (m->root[3] == '/' || !m->root[3]))
+        if (memory_hierarchy(m, version) && strncmp(m->root, "/..", 3) == 0 &&
+            (m->root[3] == '/' || !m->root[3]))
             return m;
     }
     return NULL;
@@ -396,7 +403,7 @@ static void info_copy(struct cgroup_info *dst, const struct cgroup_info *src)
 }
 
 /* try_hierarchy through the memo. */
-static bool memo_hierarchy(struct reader *r, const struct mountinfo *mi, int version,
+static void memo_hierarchy(struct reader *r, const struct mountinfo *mi, int version,
                            const char *path, struct cgroup_info *info, struct cgroup_memo *memo)
 {
     for (size_t i = 0; memo && i < memo->n; i++) {
@@ -404,7 +411,7 @@ static bool memo_hierarchy(struct reader *r, const struct mountinfo *mi, int ver
         if (e->version == version && strcmp(e->path, path) == 0) {
             if (e->info.present)
                 info_copy(info, &e->info);
-            return e->info.present;
+            return;
         }
     }
     bool ok = try_hierarchy(r, mi, version, path, info);
@@ -416,7 +423,6 @@ static bool memo_hierarchy(struct reader *r, const struct mountinfo *mi, int ver
         if (ok)
             info_copy(&e->info, info);
     }
-    return ok;
 }
 
 void cgroup_memo_free(struct cgroup_memo *memo)
@@ -486,16 +492,15 @@ void cgroup_collect_text(const struct sysroot *sys, pid_t pid, const char *text,
             v1_path = xstrdup(l.path);
     }
     /* The memory controller is bound to one hierarchy: v1 when a line names it. */
-    if (v1_path && memo_hierarchy(&r, mi, 1, v1_path, info, memo))
-        goto out;
-    if (v2_path && !v1_path)
+    if (v1_path) {
+        memo_hierarchy(&r, mi, 1, v1_path, info, memo);
+    } else if (v2_path) {
         memo_hierarchy(&r, mi, 2, v2_path, info, memo);
-    if (!v1_path && !v2_path) {
+    } else {
         char cgroup_file[32];
         warn_add(w, "%s/%s names no cgroup: the memory limit is unknown", sysroot_proc_shown(sys),
                  cgroup_file_of(pid, cgroup_file, sizeof(cgroup_file)));
     }
-out:
     free(v1_path);
     free(v2_path);
     buf_free(&cg);
