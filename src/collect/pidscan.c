@@ -95,11 +95,6 @@ void pidscan_known(struct pidscan *ps, dev_t dev, ino_t ino)
     ps->info[k].flags |= SEEN_NAME | SEEN_STAT;
 }
 
-void pidscan_expect(struct pidscan *ps, size_t inodes)
-{
-    inomap_reserve(&ps->seen, inodes);
-}
-
 void pidscan_listed(struct pidscan *ps, const struct file_list *files)
 {
     ps->listed = files && files->n ? files : NULL;
@@ -109,7 +104,7 @@ static void take_listed(struct pidscan *ps)
 {
     const struct file_list *fl = ps->listed;
     ps->listed = NULL; /* before pidscan_known, which comes back here */
-    pidscan_expect(ps, fl->n + 1024);
+    inomap_reserve(&ps->seen, fl->n + 1024); /* no rehash while it fills */
     for (size_t i = 0; i < fl->n; i++)
         pidscan_known(ps, fl->items[i].dev, fl->items[i].ino);
 }

@@ -26,8 +26,6 @@ void pidscan_free(struct pidscan *ps);
 
 /* An inode the mount listing has: its holders need no name or stat. */
 void pidscan_known(struct pidscan *ps, dev_t dev, ino_t ino);
-/* Sizes the inode table for about this many inodes (no rehash while it fills). */
-void pidscan_expect(struct pidscan *ps, size_t inodes);
 /* Every entry of files (which must outlive the walk) is known, as by
  * pidscan_known: taken in when the first holder record is met, so that a
  * mount of files nobody holds costs no table of them. */

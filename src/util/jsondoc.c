@@ -332,7 +332,7 @@ const struct jd *jd_at(const struct jd *v, size_t i)
     return v && v->type == JD_ARR && i < v->n ? &v->items[i] : NULL;
 }
 
-double jd_num(const struct jd *v, double dflt)
+static double jd_num(const struct jd *v, double dflt)
 {
     return v && v->type == JD_NUM ? v->num : dflt;
 }

@@ -37,7 +37,6 @@ const struct jd *jd_get(const struct jd *v, const char *key);
 /* Element i of an array, NULL past its end or when v is not an array. */
 const struct jd *jd_at(const struct jd *v, size_t i);
 /* The value as a type, or dflt when v is NULL or of another type. */
-double jd_num(const struct jd *v, double dflt);
 int64_t jd_int(const struct jd *v, int64_t dflt);
 bool jd_bool(const struct jd *v, bool dflt);
 const char *jd_str(const struct jd *v, const char *dflt);
