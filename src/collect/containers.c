@@ -147,15 +147,6 @@ void containers_storage_conf(const char *text, char **graphroot, char **runroot)
 
 /* --- Reading the host's state ------------------------------------------- */
 
-static bool is_full_id(const char *id)
-{
-    size_t n = 0;
-    for (; id[n]; n++)
-        if (!((id[n] >= '0' && id[n] <= '9') || (id[n] >= 'a' && id[n] <= 'f')))
-            return false;
-    return n == CONTAINER_ID_HEX;
-}
-
 /* Sets *field to value when it is still unknown; frees value otherwise. */
 static void fill(char **field, char *value)
 {
@@ -327,7 +318,7 @@ static bool containerd_candidate(int hostroot, const struct container_id *cid,
         buf_adds(&path, "/config.json");
         if (read_state(hostroot, path.data, &text))
             oci_spec(&text, out);
-        if (!is_full_id(id))
+        if (!container_id_full(id))
             fill(&out->name, xstrdup(id));
     }
     buf_free(&path);
@@ -487,29 +478,27 @@ int containers_lookup(int hostroot, const struct container_id *cid, int ctr_root
         /* A containerd candidate is a container once its bundle is found. */
         if (!cid->ctrd_id[0] || !containerd_candidate(hostroot, cid, out))
             return 0;
-        if (!out->hostname && ctr_root >= 0)
-            out->hostname = containers_hostname(ctr_root);
-        return 0;
-    }
-    out->runtime = cid->runtime;
-    out->id = xstrdup(cid->id);
-    if (cid->pod_uid[0])
-        out->pod_uid = xstrdup(cid->pod_uid);
-    if (cid->runtime == RUNTIME_LXC || cid->runtime == RUNTIME_NSPAWN)
-        out->name = xstrdup(cid->id);
-    /* A cgroup a user may name at will (below user@UID.service) is no
-     * proof of the id: the host's runtimes' state, which would lend it a
-     * real container's or pod's names, is not asked. */
-    if (is_full_id(cid->id) && !cid->user_delegated) {
-        docker_lookup(hostroot, cid->id, out);
-        containerd_lookup(hostroot, cid->id, out);
-        storage_lookup(hostroot, cid->id, out);
-        struct kube_search ks = {.key = cid->id, .out = out};
-        each_entry(hostroot, "var/log/containers", log_entry, &ks);
-    }
-    if (out->pod_uid && !cid->user_delegated) {
-        struct kube_search ks = {.key = out->pod_uid, .out = out};
-        each_entry(hostroot, "var/log/pods", pod_entry, &ks);
+    } else {
+        out->runtime = cid->runtime;
+        out->id = xstrdup(cid->id);
+        if (cid->pod_uid[0])
+            out->pod_uid = xstrdup(cid->pod_uid);
+        if (cid->runtime == RUNTIME_LXC || cid->runtime == RUNTIME_NSPAWN)
+            out->name = xstrdup(cid->id);
+        /* A cgroup a user may name at will (below user@UID.service) is no
+         * proof of the id: the host's runtimes' state, which would lend it a
+         * real container's or pod's names, is not asked. */
+        if (container_id_full(cid->id) && !cid->user_delegated) {
+            docker_lookup(hostroot, cid->id, out);
+            containerd_lookup(hostroot, cid->id, out);
+            storage_lookup(hostroot, cid->id, out);
+            struct kube_search ks = {.key = cid->id, .out = out};
+            each_entry(hostroot, "var/log/containers", log_entry, &ks);
+        }
+        if (out->pod_uid && !cid->user_delegated) {
+            struct kube_search ks = {.key = out->pod_uid, .out = out};
+            each_entry(hostroot, "var/log/pods", pod_entry, &ks);
+        }
     }
     if (!out->hostname && ctr_root >= 0)
         out->hostname = containers_hostname(ctr_root);

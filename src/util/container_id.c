@@ -39,19 +39,33 @@ static bool span_chop(struct span *c, const char *suffix)
     return true;
 }
 
+static void copy_span(char *dst, struct span c)
+{
+    memcpy(dst, c.s, c.n);
+    dst[c.n] = '\0';
+}
+
 static bool is_hex(char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
 
-static bool is_id(struct span c)
+static bool all_hex(struct span c)
 {
-    if (c.n != CONTAINER_ID_HEX)
-        return false;
     for (size_t i = 0; i < c.n; i++)
         if (!is_hex(c.s[i]))
             return false;
     return true;
+}
+
+static bool is_id(struct span c)
+{
+    return c.n == CONTAINER_ID_HEX && all_hex(c);
+}
+
+bool container_id_full(const char *id)
+{
+    return is_id((struct span){id, strlen(id)});
 }
 
 /* A pod uid: 32 hex digits (a static pod's), or 8-4-4-4-12 with sep between
@@ -59,9 +73,8 @@ static bool is_id(struct span c)
 static bool take_uid(struct span c, char sep, char out[POD_UID_MAX + 1])
 {
     if (c.n == 32) {
-        for (size_t i = 0; i < c.n; i++)
-            if (!is_hex(c.s[i]))
-                return false;
+        if (!all_hex(c))
+            return false;
     } else if (c.n == 36) {
         for (size_t i = 0; i < c.n; i++) {
             bool dash = i == 8 || i == 13 || i == 18 || i == 23;
@@ -117,8 +130,7 @@ static bool prefixed_id(struct span c, const char *prefix, bool scope_optional,
         return false;
     if (!is_id(c))
         return false;
-    memcpy(out->id, c.s, c.n);
-    out->id[c.n] = '\0';
+    copy_span(out->id, c);
     return true;
 }
 
@@ -171,14 +183,11 @@ static bool kube_slice(struct span c, struct kube *k)
     if (span_eat(&rest, "-") && (qos = eat_qos(&rest)) != QOS_NONE && rest.n)
         if (!span_eat(&rest, "-"))
             return false;
-    if (rest.n == 0) {
-        k->seen = true;
-        k->qos = qos != QOS_NONE ? qos : k->qos;
-        return true;
-    }
-    if (!span_eat(&rest, "pod") || !take_uid(rest, '_', k->uid))
+    bool pod = rest.n > 0;
+    if (pod && (!span_eat(&rest, "pod") || !take_uid(rest, '_', k->uid)))
         return false;
-    k->seen = k->pod = true;
+    k->seen = true;
+    k->pod = pod;
     k->qos = qos != QOS_NONE ? qos : k->qos;
     return true;
 }
@@ -242,15 +251,10 @@ static bool from_span(struct span path, struct container_id *out)
         delegated = delegated || is_user_manager(c);
         out->user_delegated = delegated;
         enum container_runtime r = runtime_component(c, out);
-        if (r == RUNTIME_NONE && after_pod && is_id(c)) {
-            memcpy(out->id, c.s, c.n);
-            out->id[c.n] = '\0';
-            r = RUNTIME_CONTAINERD;
-        }
-        if (r == RUNTIME_NONE && span_is(prev, "docker") && is_id(c)) {
-            memcpy(out->id, c.s, c.n);
-            out->id[c.n] = '\0';
-            r = RUNTIME_DOCKER;
+        /* A bare id: a container's right below its pod, or Docker's below "docker". */
+        if (r == RUNTIME_NONE && (after_pod || span_is(prev, "docker")) && is_id(c)) {
+            copy_span(out->id, c);
+            r = after_pod ? RUNTIME_CONTAINERD : RUNTIME_DOCKER;
         }
         if (r != RUNTIME_NONE) {
             out->runtime = r;
@@ -308,12 +312,6 @@ static bool is_ctrd_name(struct span c, size_t max)
             return false;
     }
     return !after_sep;
-}
-
-static void copy_span(char *dst, struct span c)
-{
-    memcpy(dst, c.s, c.n);
-    dst[c.n] = '\0';
 }
 
 /* The containerd candidate of a path that names no container (see the

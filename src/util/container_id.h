@@ -90,6 +90,9 @@ bool container_id_from_path(const char *path, struct container_id *out);
  * then the other. Same result as container_id_from_path. */
 bool container_id_parse(const char *cgroup_text, struct container_id *out);
 
+/* True when id is a full container id: CONTAINER_ID_HEX lowercase hex digits. */
+bool container_id_full(const char *id);
+
 /* "docker", "containerd", "crio", "podman", "lxc", "nspawn"; NULL for none. */
 const char *container_runtime_name(enum container_runtime r);
 
