@@ -126,29 +126,24 @@ static int take(const struct signal_opts *o, const struct actns *ns, int proc, p
     /* Read after the pidfd was taken: if this is the process scanned, the
      * pidfd holds that same process. */
     int rc = procid_read(proc, pid, now);
-    if (rc < 0 || !procid_same(pid, start, now)) {
-        if (pfd >= 0)
-            close(pfd);
-        if (rc == -ESRCH)
-            say(res, SIGNAL_GONE, ESRCH, "already exited");
-        else if (rc < 0)
-            say(res, SIGNAL_FAILED, -rc, "cannot read it: %s", strerror(-rc));
-        else
-            say(res, SIGNAL_REFUSED, ESRCH,
-                "pid %d is now a different process (%s, started after the scan): not "
-                "signalled",
-                (int)pid, now->comm);
-        return -1;
-    }
-    if (!procid_may_signal(o->uid, now)) {
-        if (pfd >= 0)
-            close(pfd);
+    if (rc == -ESRCH)
+        say(res, SIGNAL_GONE, ESRCH, "already exited");
+    else if (rc < 0)
+        say(res, SIGNAL_FAILED, -rc, "cannot read it: %s", strerror(-rc));
+    else if (!procid_same(pid, start, now))
+        say(res, SIGNAL_REFUSED, ESRCH,
+            "pid %d is now a different process (%s, started after the scan): not "
+            "signalled",
+            (int)pid, now->comm);
+    else if (!procid_may_signal(o->uid, now))
         say(res, SIGNAL_REFUSED, EPERM,
             "owned by uid %lu, not by you (uid %lu): only its owner or root may signal it",
             (unsigned long)now->euid, (unsigned long)o->uid);
-        return -1;
-    }
-    return pfd;
+    else
+        return pfd;
+    if (pfd >= 0)
+        close(pfd);
+    return -1;
 }
 
 static int deliver(int pfd, pid_t pid, int sig)
@@ -234,11 +229,6 @@ static void open_targets(const struct signal_opts *o, int proc, const struct sig
     }
 }
 
-static int open_proc(const struct signal_opts *o)
-{
-    return o->sys->proc;
-}
-
 static void (*test_pause)(void);
 
 void signal_set_test_pause(void (*pause)(void))
@@ -246,17 +236,12 @@ void signal_set_test_pause(void (*pause)(void))
     test_pause = pause;
 }
 
-static void pause_for_tests(void)
-{
-    if (test_pause)
-        test_pause();
-}
-
 void signal_end(const struct signal_opts *o, const struct signal_target *t, size_t n,
                 struct signal_result *res)
 {
-    pause_for_tests();
-    int proc = open_proc(o);
+    if (test_pause)
+        test_pause();
+    int proc = o->sys->proc;
     int *fds = xcalloc(n ? n : 1, sizeof(*fds));
     bool *live = xcalloc(n ? n : 1, sizeof(*live)), *killed = xcalloc(n ? n : 1, 1);
     double *ended = xcalloc(n ? n : 1, sizeof(*ended));
@@ -321,7 +306,7 @@ bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t
                       struct signal_result *res)
 {
     memset(res, 0, sizeof(*res));
-    int proc = open_proc(o);
+    int proc = o->sys->proc;
     struct procid now;
     struct signal_opts check = *o;
     check.uid = 0; /* waiting needs no right to signal */
@@ -347,7 +332,7 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
                  struct signal_result *res)
 {
     memset(res, 0, sizeof(*res));
-    int proc = open_proc(o);
+    int proc = o->sys->proc;
     struct procid now;
     char action[32], other[SIGNAL_NAME_MAX];
     const char *name = signal_name(sig, other, sizeof(other));
@@ -390,7 +375,7 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
                    struct signal_result *res)
 {
     memset(res, 0, sizeof(*res));
-    int proc = open_proc(o);
+    int proc = o->sys->proc;
     struct procid z, parent, again;
     int rc = procid_read(proc, t->pid, &z);
     if (rc < 0 || !procid_same(t->pid, t->start_ticks, &z)) {
