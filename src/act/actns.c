@@ -68,9 +68,7 @@ char *actns_label(const struct container_info *ci, pid_t pid)
 
 static char *lookup_label(const struct sysroot *r)
 {
-    char dir[32];
-    snprintf(dir, sizeof(dir), "%d", (int)r->pid);
-    int piddir = openat(r->proc, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int piddir = pid_dir_open(r->proc, r->pid);
     struct container_info ci;
     memset(&ci, 0, sizeof(ci));
     bool found = piddir >= 0 && containers_collect(r->host, piddir, &ci) == 0;

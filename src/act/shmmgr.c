@@ -13,7 +13,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "collect/procs.h"
+#include "collect/walk.h"
+#include "util/fileio.h"
 #include "util/xalloc.h"
 
 bool shmmgr_socket_inode(const char *link, unsigned long *ino)
@@ -157,9 +158,7 @@ int shmmgr_clients(const struct sysroot *sys, pid_t mgr, struct shmmgr_clients *
     memset(out, 0, sizeof(*out));
     out->complete = true;
     int proc = sys->proc;
-    char name[16];
-    snprintf(name, sizeof(name), "%d", (int)mgr);
-    int piddir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int piddir = pid_dir_open(proc, mgr);
     struct inos mine = {0}, peers = {0};
     int rc = piddir < 0 ? -errno : each_socket(piddir, add_ino, &mine);
     if (piddir >= 0)
@@ -174,26 +173,18 @@ int shmmgr_clients(const struct sysroot *sys, pid_t mgr, struct shmmgr_clients *
     }
     out->connections = peers.n;
     pid_t *pids = NULL;
-    size_t cap = 0, npids = 0;
-    if (peers.n) {
-        /* A proc that cannot be listed shows no client: that is no proof
-         * of none. */
-        int list = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (list < 0) {
-            out->complete = false;
-            snprintf(out->why, sizeof(out->why), "the process table could not be read: %s",
-                     strerror(errno));
-        } else {
-            npids = proc_list_pids(list, &pids, &cap);
-            close(list);
-        }
+    size_t npids = 0;
+    /* A proc that cannot be listed shows no client: that is no proof of none. */
+    if (peers.n && (rc = walk_list(proc, &pids, &npids)) < 0) {
+        out->complete = false;
+        snprintf(out->why, sizeof(out->why), "the process table could not be read: %s",
+                 strerror(-rc));
     }
     size_t denied = 0;
     for (size_t i = 0; i < npids; i++) {
         if (pids[i] == mgr)
             continue;
-        snprintf(name, sizeof(name), "%d", (int)pids[i]);
-        int pd = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int pd = pid_dir_open(proc, pids[i]);
         if (pd < 0)
             continue;
         struct client_walk w = {.peers = &peers};

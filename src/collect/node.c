@@ -600,10 +600,8 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
     struct buf none_cg;
     buf_init(&none_cg);
     for (size_t k = 0; k < x->nmembers; k++) {
-        char dir[32];
-        snprintf(dir, sizeof(dir), "%d", (int)x->members[k]);
         node_test_member(NODE_HOOK_CONTAINER, x->members[k]);
-        int piddir = openat(sys->proc, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int piddir = pid_dir_open(sys->proc, x->members[k]);
         if (piddir < 0)
             continue;
         /* Its cgroup file names the container and its memory cgroup: read

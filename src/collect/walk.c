@@ -72,11 +72,10 @@ static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f
     }
 }
 
-static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
+static void one_process(struct walk *wk, pid_t pid)
 {
-    char name[16];
     scan_beacon_at(wk->o->beacon, SCAN_DETAILS, pid, -1);
-    int piddir = openat(wk->proc, pid_dir_name(name, pid), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int piddir = pid_dir_open(wk->proc, pid);
     if (piddir < 0) {
         warn_count_errno(wk->w, errno);
         return;
@@ -116,7 +115,7 @@ static void one_process(struct walk *wk, struct pidscan *ps, pid_t pid)
     bool sigs = torchprint_signals_maybe(p->sigcatch);
     size_t held = 0;
     if (o->ndevs && !p->kernel_thread)
-        held = pidscan_run(ps, piddir, p->pid, sigs);
+        held = pidscan_run(wk->ps, piddir, p->pid, sigs);
     if (held || p->state == 'Z' || p->pid == o->world_pid)
         f |= F_WANT;
     bool torch = sigs && wk->hl->ntorch && wk->hl->torch_pids[wk->hl->ntorch - 1] == p->pid;
@@ -238,9 +237,7 @@ static void second_pass(struct walk *wk)
     for (size_t i = 0; i < pl->n; i++) {
         if ((wk->flags[i] & (F_WANT | F_DONE)) != F_WANT)
             continue;
-        char name[16];
-        int piddir =
-            openat(wk->proc, pid_dir_name(name, pl->items[i].pid), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int piddir = pid_dir_open(wk->proc, pl->items[i].pid);
         if (piddir < 0)
             continue; /* gone since: it keeps its cheap facts */
         /* Its pid may be another process's since the first pass read it:
@@ -288,19 +285,18 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
         wk.ns = &own;
     }
     nsmap_self(wk.ns, wk.proc, nsmap_boot_realtime(), sysconf(_SC_CLK_TCK));
-    struct pidscan *ps = pidscan_new(o->devs, o->ndevs, hl, w);
-    wk.ps = ps;
-    pidscan_set_beacon(ps, o->beacon);
-    pidscan_listed(ps, o->files);
+    wk.ps = pidscan_new(o->devs, o->ndevs, hl, w);
+    pidscan_set_beacon(wk.ps, o->beacon);
+    pidscan_listed(wk.ps, o->files);
     size_t denied0 = w->denied;
     for (size_t i = 0; i < npids; i++) /* ascending: so is the list */
-        one_process(&wk, ps, pids[i]);
+        one_process(&wk, pids[i]);
     second_pass(&wk);
     nsmap_reach(wk.ns, pl);
     if (wk.ns == &own)
         nsmap_free(&own);
     holders_warn_denied(w, denied0);
-    pidscan_free(ps);
+    pidscan_free(wk.ps);
     free(listed);
     free(wk.flags);
     buf_free(&wk.text);
@@ -440,8 +436,7 @@ static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t 
     for (size_t i = 0; i < npids && is.open; i++) {
         if (pids[i] == skip_pid)
             continue;
-        char name[16];
-        int piddir = openat(proc, pid_dir_name(name, pids[i]), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int piddir = pid_dir_open(proc, pids[i]);
         if (piddir < 0)
             continue; /* exited: holds nothing any more */
         search_process(&is, pf, piddir, pids[i]);

@@ -182,3 +182,9 @@ char *pid_dir_name(char name[static 16], pid_t pid)
     snprintf(name, 16, "%d", (int)pid);
     return name;
 }
+
+int pid_dir_open(int proc, pid_t pid)
+{
+    char name[16];
+    return openat(proc, pid_dir_name(name, pid), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}

@@ -57,6 +57,9 @@ bool stat_from_statx(const struct statx *sx, struct stat *st);
  * which is returned; a negative pid is written with its sign. */
 char *pid_dir_name(char name[static 16], pid_t pid);
 
+/* Opens pid's directory below proc: the fd, or -1 with errno set. */
+int pid_dir_open(int proc, pid_t pid);
+
 /* Next line of text in *cursor (newline removed, NUL written in its place);
  * NULL at the end. The text is modified in place. */
 char *next_line(char **cursor);
