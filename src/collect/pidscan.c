@@ -201,13 +201,6 @@ static void map_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
     }
 }
 
-static void note_torch(struct pidscan *ps, pid_t pid)
-{
-    struct holder_list *o = ps->out;
-    xgrow((void **)&o->torch_pids, &o->torch_cap, o->ntorch + 1, sizeof(pid_t));
-    o->torch_pids[o->ntorch++] = pid;
-}
-
 size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
 {
     size_t before = ps->out->n;
@@ -227,6 +220,6 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
     else if (status & PROCFILES_VANISHED)
         ps->w->vanished++;
     if (procfiles_torch(ps->pf))
-        note_torch(ps, pid);
+        *VEC_PUSH(ps->out->torch_pids, ps->out->ntorch, ps->out->torch_cap) = pid;
     return ps->out->n - before;
 }

@@ -166,12 +166,6 @@ unsigned procfiles_end(struct procfiles *pf)
     return pf->status;
 }
 
-/* Stats the target of fd/NAME into pf->st without waiting on its file
- * system (statx_nowait): an fd may be open on a FUSE or network file system
- * whose daemon or server does not answer. The device decides whether the
- * rest is wanted at all; a watched target (tmpfs) has every field, and
- * were one missing, it is stat'ed again now that its device is known to
- * be watched. Returns 0, or -1 with errno set. */
 static procfiles_stat_hook test_stat;
 
 void procfiles_set_test_stat(procfiles_stat_hook stat_fn)
@@ -179,6 +173,12 @@ void procfiles_set_test_stat(procfiles_stat_hook stat_fn)
     test_stat = stat_fn;
 }
 
+/* Stats the target of fd/NAME into pf->st without waiting on its file
+ * system (statx_nowait): an fd may be open on a FUSE or network file system
+ * whose daemon or server does not answer. The device decides whether the
+ * rest is wanted at all; a watched target (tmpfs) has every field, and
+ * were one missing, it is stat'ed again now that its device is known to
+ * be watched. Returns 0, or -1 with errno set. */
 static int procfiles_stat_fd(struct procfiles *pf, const char *name)
 {
     struct statx sx;
