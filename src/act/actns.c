@@ -117,10 +117,10 @@ int actns_opendir(const struct actns *ns, const char *path)
         fd = open_beneath(r->root, path, O_RDONLY | O_DIRECTORY);
         /* A view re-opened for this: its holder still the pinned one once
          * the directory is open, so the root walked was that process's. */
-        int live = fd >= 0 && r == &tmp ? sysroot_pid_check(&tmp) : 1;
-        if (live <= 0) {
+        int err = fd >= 0 && r == &tmp ? sysroot_pid_verify(&tmp) : 0;
+        if (err < 0) {
             close(fd);
-            fd = live == 0 ? -ESRCH : live;
+            fd = err;
         }
     }
     sysroot_close(&tmp);

@@ -152,10 +152,8 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                     rc = -errno;
                 else if (st.st_dev != c->dev)
                     rc = -ESTALE; /* remounted meanwhile */
-                else if ((rc = sysroot_pid_check(&r)) <= 0)
-                    rc = rc == 0 ? -ESRCH : rc; /* out of fds: not an exit */
                 else
-                    rc = 0;
+                    rc = sysroot_pid_verify(&r); /* -ESRCH once exited; out of fds is no exit */
                 struct statx sx;
                 if (rc == 0 &&
                     statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BTIME, &sx) == 0 &&
@@ -543,8 +541,7 @@ void node_gauges_refresh(const struct node_gauge *g, const struct sysroot *sys,
         int rc = sysroot_use(g[i].own ? sys : &g[i].view, &tmp, &r);
         if (rc == 0) {
             mounts_refresh(r, &one);
-            rc = sysroot_pid_check(r);
-            rc = rc == 1 ? 0 : rc == 0 ? -ESRCH : rc;
+            rc = sysroot_pid_verify(r);
         }
         sysroot_close(&tmp);
         if (rc < 0) {

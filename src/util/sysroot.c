@@ -117,12 +117,10 @@ static int open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid, bo
     /* Opened after the start time was read: if the pid was reused in
      * between, the root may be the newcomer's; check again (a check that
      * cannot be made, out of fds say, is that error, not an exit). */
-    rc = sysroot_pid_check(r);
-    if (rc <= 0) {
+    rc = sysroot_pid_verify(r);
+    if (rc < 0)
         sysroot_close(r);
-        return rc == 0 ? -ESRCH : rc;
-    }
-    return 0;
+    return rc;
 }
 
 int sysroot_open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid)
@@ -193,8 +191,7 @@ int sysroot_use(const struct sysroot *r, struct sysroot *tmp, const struct sysro
         *out = tmp;
         return sysroot_pin(tmp, r->via, r->pid, r->pid_start);
     }
-    int live = sysroot_pid_check(r);
-    return live == 1 ? 0 : live == 0 ? -ESRCH : live;
+    return sysroot_pid_verify(r);
 }
 
 const char *sysroot_pid_why(pid_t pid, int rc, const char *gone)
@@ -255,6 +252,12 @@ int sysroot_pid_check(const struct sysroot *r)
 int sysroot_pid_alive(const struct sysroot *r)
 {
     return sysroot_pid_check(r) == 1;
+}
+
+int sysroot_pid_verify(const struct sysroot *r)
+{
+    int live = sysroot_pid_check(r);
+    return live == 1 ? 0 : live == 0 ? -ESRCH : live;
 }
 
 int fd_in_room(int fd)

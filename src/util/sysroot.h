@@ -100,6 +100,8 @@ int sysroot_open_below(const struct sysroot *r, const char *p, int flags);
  * liveness that is not proven). */
 int sysroot_pid_check(const struct sysroot *r);
 int sysroot_pid_alive(const struct sysroot *r);
+/* sysroot_pid_check as 0 or -errno: 0 while alive, -ESRCH once exited. */
+int sysroot_pid_verify(const struct sysroot *r);
 
 /* The start time of pid under procfd (clock ticks since boot, from its
  * stat, 0 on failure): 0, -ESRCH when it does not exist or has exited (a
