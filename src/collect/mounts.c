@@ -129,6 +129,17 @@ void mounts_set_statvfs(struct shm_mount *m, const struct statvfs *sv)
     m->stat_ok = true;
 }
 
+bool mounts_btime(int fd, struct timespec *btime)
+{
+    struct statx sx;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BTIME, &sx) != 0 ||
+        !(sx.stx_mask & STATX_BTIME))
+        return false;
+    btime->tv_sec = (time_t)sx.stx_btime.tv_sec;
+    btime->tv_nsec = (long)sx.stx_btime.tv_nsec;
+    return true;
+}
+
 static void statfs_mount(const struct sysroot *sys, struct shm_mount *m)
 {
     struct statvfs sv;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "util/sysroot.h"
 #include "util/warn.h"
@@ -114,6 +115,10 @@ void mounts_refresh(const struct sysroot *sys, struct mount_list *ml);
  * does for each mount it reaches. */
 struct statvfs;
 void mounts_set_statvfs(struct shm_mount *m, const struct statvfs *sv);
+
+/* The birth time of the directory at fd, a mount's root: when its tmpfs was
+ * made (statx, Linux 5.18+). False when the kernel does not say. */
+bool mounts_btime(int fd, struct timespec *btime);
 
 /* Index of the mount with this device, or -1. */
 long mounts_find_dev(const struct mount_list *ml, dev_t dev);

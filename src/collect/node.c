@@ -154,14 +154,8 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                     rc = -ESTALE; /* remounted meanwhile */
                 else
                     rc = sysroot_pid_verify(&r); /* -ESRCH once exited; out of fds is no exit */
-                struct statx sx;
-                if (rc == 0 &&
-                    statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BTIME, &sx) == 0 &&
-                    (sx.stx_mask & STATX_BTIME)) {
-                    via->btime_ok = true;
-                    via->btime.tv_sec = (time_t)sx.stx_btime.tv_sec;
-                    via->btime.tv_nsec = (long)sx.stx_btime.tv_nsec;
-                }
+                if (rc == 0)
+                    via->btime_ok = mounts_btime(fd, &via->btime);
                 if (fd >= 0)
                     close(fd);
                 if (rc == 0) {

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -28,17 +27,11 @@ static void mount_facts(const struct sysroot *sys, const struct mountinfo *mi,
             if (makedev(mi->items[k].major, mi->items[k].minor) == mt->dev &&
                 mi->items[k].propagates)
                 r->propagates = true;
-        struct statx sx;
         int fd = sysroot_open_below(sys, mt->path, O_PATH | O_NOFOLLOW);
         if (fd < 0)
             continue;
-        int rc = statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BTIME, &sx);
+        r->btime_ok = mounts_btime(fd, &r->btime);
         close(fd);
-        if (rc == 0 && (sx.stx_mask & STATX_BTIME)) {
-            r->btime_ok = true;
-            r->btime.tv_sec = (time_t)sx.stx_btime.tv_sec;
-            r->btime.tv_nsec = (long)sx.stx_btime.tv_nsec;
-        }
     }
 }
 
