@@ -21,17 +21,15 @@
  * watcher's user namespace; else nothing. */
 static void read_uids(struct actns *ns, int proc, pid_t pid)
 {
-    char name[48];
-    snprintf(name, sizeof(name), "%d/ns/user", (int)pid);
+    char name[32];
     unsigned long own = nsmap_link(proc, "self/ns/user");
-    if (own && own == nsmap_link(proc, name)) {
+    if (own && own == nsmap_link(proc, pid_file_name(name, pid, "ns/user"))) {
         ns->all_uids = true; /* the watcher's own user namespace */
         return;
     }
     struct buf text;
     buf_init(&text);
-    snprintf(name, sizeof(name), "%d/uid_map", (int)pid);
-    if (read_file_at(proc, name, &text, READ_SMALL_MAX) == 0) {
+    if (read_file_at(proc, pid_file_name(name, pid, "uid_map"), &text, READ_SMALL_MAX) == 0) {
         char *cur = text.data, *line;
         size_t cap = 0;
         while ((line = next_line(&cur))) {
@@ -89,8 +87,7 @@ int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned
         return rc;
     }
     char link[32];
-    snprintf(link, sizeof(link), "%d/ns/mnt", (int)pid);
-    ns->mntns = nsmap_link(ns->root.proc, link);
+    ns->mntns = nsmap_link(ns->root.proc, pid_file_name(link, pid, "ns/mnt"));
     read_uids(ns, ns->root.proc, pid);
     ns->label = label ? xstrdup(label) : lookup_label(&ns->root);
     return 0;

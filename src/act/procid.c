@@ -44,8 +44,7 @@ int procid_read(int proc_dirfd, pid_t pid, struct procid *out)
     char path[32];
     struct buf text;
     buf_init(&text);
-    snprintf(path, sizeof(path), "%d/status", (int)pid);
-    rc = read_file_at(proc_dirfd, path, &text, READ_SMALL_MAX);
+    rc = read_file_at(proc_dirfd, pid_file_name(path, pid, "status"), &text, READ_SMALL_MAX);
     if (rc == 0 && !procs_status_uids(text.data, &out->ruid, &out->euid))
         rc = -EINVAL;
     buf_free(&text);

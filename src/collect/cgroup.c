@@ -441,22 +441,12 @@ int cgroup_collect(const struct sysroot *sys, pid_t pid, const struct mountinfo 
     return cgroup_collect_memo(sys, pid, mi, info, w, NULL);
 }
 
-/* "self/cgroup" or "PID/cgroup", below /proc: bounded. */
-static const char *cgroup_file_of(pid_t pid, char *buf, size_t n)
-{
-    if (pid > 0)
-        snprintf(buf, n, "%d/cgroup", (int)pid);
-    else
-        snprintf(buf, n, "self/cgroup");
-    return buf;
-}
-
 int cgroup_collect_memo(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
                         struct cgroup_info *info, struct warnings *w, struct cgroup_memo *memo)
 {
     memset(info, 0, sizeof(*info));
     char cgroup_file[32];
-    cgroup_file_of(pid, cgroup_file, sizeof(cgroup_file));
+    pid_file_name(cgroup_file, pid, "cgroup");
     struct buf cg;
     buf_init(&cg);
     int rc = read_file_at(sys->proc, cgroup_file, &cg, READ_SMALL_MAX);
@@ -499,7 +489,7 @@ void cgroup_collect_text(const struct sysroot *sys, pid_t pid, const char *text,
     } else {
         char cgroup_file[32];
         warn_add(w, "%s/%s names no cgroup: the memory limit is unknown", sysroot_proc_shown(sys),
-                 cgroup_file_of(pid, cgroup_file, sizeof(cgroup_file)));
+                 pid_file_name(cgroup_file, pid, "cgroup"));
     }
     free(v1_path);
     free(v2_path);

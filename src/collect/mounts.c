@@ -234,11 +234,7 @@ void mountinfo_free(struct mountinfo *mi)
 static const char *fstype_of(const struct sysroot *sys, struct mountinfo *mi, dev_t dev)
 {
     char path[32];
-    if (sys->pid > 0)
-        snprintf(path, sizeof(path), "%d/mountinfo", (int)sys->pid);
-    else
-        snprintf(path, sizeof(path), "self/mountinfo");
-    if (mountinfo_read(sys->proc, path, mi) != 0)
+    if (mountinfo_read(sys->proc, pid_file_name(path, sys->pid, "mountinfo"), mi) != 0)
         return NULL;
     for (size_t i = mi->n; i-- > 0;)
         if (makedev(mi->items[i].major, mi->items[i].minor) == dev)

@@ -222,9 +222,8 @@ int procs_read_shmem(int proc_dirfd, pid_t pid, unsigned long long start_ticks,
     int rc = procstat_read(proc_dirfd, pid, &now);
     if (rc == -EINVAL || (rc == 0 && now.start_ticks != start_ticks))
         rc = -ESRCH;
-    snprintf(name, sizeof(name), "%d/status", (int)pid);
     if (rc == 0)
-        rc = read_file_at(proc_dirfd, name, &text, READ_SMALL_MAX);
+        rc = read_file_at(proc_dirfd, pid_file_name(name, pid, "status"), &text, READ_SMALL_MAX);
     long long v = -1;
     for (const char *line = rc == 0 ? text.data : ""; *line;) {
         if (line[0] == 'R' && status_num(line, "RssShmem:", 9, &v))

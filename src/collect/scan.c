@@ -169,8 +169,8 @@ static int read_mountinfos(struct scan_ctx *c, struct scan *s)
     c->mi = &c->self_mi;
     if (s->target_pid <= 0)
         return 0;
-    char path[32]; /* "PID/mountinfo": bounded */
-    snprintf(path, sizeof(path), "%d/mountinfo", (int)s->target_pid);
+    char path[32];
+    pid_file_name(path, s->target_pid, "mountinfo");
     rc = mountinfo_read(c->sys->proc, path, &c->target_mi);
     if (rc < 0) {
         /* Gone in the meantime, or not ours to read. */

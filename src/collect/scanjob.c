@@ -50,12 +50,11 @@ void scan_beacon_describe(const struct scan_beacon *b, const struct sysroot *sys
         return;
     }
     /* The comm is read now: /proc/PID/comm never waits on a file system. */
-    char path[32]; /* "PID/comm": bounded */
+    char path[32];
     struct buf text;
     buf_init(&text);
-    snprintf(path, sizeof(path), "%d/comm", p);
     char *comm = NULL;
-    if (read_file_at(sys->proc, path, &text, 64) == 0) {
+    if (read_file_at(sys->proc, pid_file_name(path, p, "comm"), &text, 64) == 0) {
         char *cur = text.data, *line = next_line(&cur);
         comm = esc_term_dup(line ? line : "");
     }

@@ -183,6 +183,15 @@ char *pid_dir_name(char name[static 16], pid_t pid)
     return name;
 }
 
+char *pid_file_name(char name[static 32], pid_t pid, const char *file)
+{
+    if (pid > 0)
+        snprintf(name, 32, "%d/%s", (int)pid, file);
+    else
+        snprintf(name, 32, "self/%s", file);
+    return name;
+}
+
 int pid_dir_open(int proc, pid_t pid)
 {
     char name[16];

@@ -57,6 +57,10 @@ bool stat_from_statx(const struct statx *sx, struct stat *st);
  * which is returned; a negative pid is written with its sign. */
 char *pid_dir_name(char name[static 16], pid_t pid);
 
+/* "PID/file", a file of pid's directory below proc ("self/file" for pid 0),
+ * in name, which is returned; cut at 31 bytes. */
+char *pid_file_name(char name[static 32], pid_t pid, const char *file);
+
 /* Opens pid's directory below proc: the fd, or -1 with errno set. */
 int pid_dir_open(int proc, pid_t pid);
 

@@ -105,11 +105,10 @@ bool procstat_parse(const char *text, struct procstat *p)
 
 int procstat_read(int procfd, pid_t pid, struct procstat *st)
 {
-    char name[32]; /* "PID/stat": bounded */
-    snprintf(name, sizeof(name), "%d/stat", (int)pid);
+    char name[32];
     struct buf text;
     buf_init(&text);
-    int rc = read_file_at(procfd, name, &text, READ_LINE_MAX);
+    int rc = read_file_at(procfd, pid_file_name(name, pid, "stat"), &text, READ_LINE_MAX);
     if (rc == 0 && !procstat_parse(text.data, st))
         rc = -EINVAL;
     buf_free(&text);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "util/beneath.h"
+#include "util/fileio.h"
 #include "util/procstat.h"
 
 static int open_dir(const char *path)
@@ -90,7 +91,7 @@ static int open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid, bo
         return rc;
     }
     char name[32];
-    snprintf(name, sizeof(name), "%d/root", (int)pid);
+    pid_file_name(name, pid, "root");
     int root = openat(host->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (root < 0 && !(root_optional && (errno == EACCES || errno == EPERM))) {
         int err = errno;
