@@ -109,7 +109,7 @@ void nsmap_watch(struct nsmap *m, const dev_t *devs, size_t ndevs);
 unsigned long nsmap_known_mntns(const struct nsmap *m, pid_t pid);
 
 /* Records pid's mount namespace, read before the walk: pids in ascending
- * order (as proc_list_pids gives them). */
+ * order (as walk_list gives them). */
 void nsmap_known_add(struct nsmap *m, pid_t pid, unsigned long mntns);
 
 /* Adds mount namespace mntns, whose mountinfo mi was read through member

@@ -1,13 +1,10 @@
 #include "collect/procs.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "util/buf.h"
 #include "util/fileio.h"
@@ -262,43 +259,4 @@ char *procs_join_cmdline(const char *text, size_t len, const char *comm, bool zo
         if (!s[i])
             s[i] = ' ';
     return s;
-}
-
-static int cmp_listed_pid(const void *a, const void *b)
-{
-    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-    return (x > y) - (x < y);
-}
-
-size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap)
-{
-    size_t n = 0;
-    /* An open file description of its own (a dup would share the offset
-     * with proc_dirfd, which another thread may be reading). */
-    int fd = openat(proc_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return 0;
-    }
-    rewinddir(d);
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        const char *s = de->d_name;
-        if (*s < '1' || *s > '9')
-            continue;
-        long v = 0;
-        for (; *s >= '0' && *s <= '9' && v < 100000000; s++)
-            v = v * 10 + (*s - '0');
-        if (*s)
-            continue;
-        xgrow((void **)pids, cap, n + 1, sizeof(**pids));
-        (*pids)[n++] = (pid_t)v;
-    }
-    closedir(d);
-    if (n > 1)
-        qsort(*pids, n, sizeof(**pids), cmp_listed_pid);
-    return n;
 }

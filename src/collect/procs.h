@@ -98,8 +98,4 @@ int status_parse_nspid(const char *status, pid_t *nspid);
  * line (procs_parse_status and act/procid.c call it). */
 bool procs_status_uids(const char *status, uid_t *ruid, uid_t *euid);
 
-/* The pids worth scanning in the proc directory proc_dirfd (numeric
- * entries, listed through an open of its own), into *pids, ascending. */
-size_t proc_list_pids(int proc_dirfd, pid_t **pids, size_t *cap);
-
 #endif

@@ -1,5 +1,6 @@
 #include "collect/walk.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -252,14 +253,42 @@ static void second_pass(struct walk *wk)
     }
 }
 
+static int cmp_listed_pid(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
+}
+
 int walk_list(int proc, pid_t **pids, size_t *npids)
 {
-    int list = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (list < 0)
+    /* An open file description of its own (a dup would share the offset
+     * with proc, which another thread may be reading). */
+    int fd = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
         return -errno;
-    size_t cap = 0;
-    *npids = proc_list_pids(list, pids, &cap);
-    close(list);
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        int err = errno;
+        close(fd);
+        return -err;
+    }
+    size_t n = 0, cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) { /* the numeric entries */
+        const char *s = de->d_name;
+        if (*s < '1' || *s > '9')
+            continue;
+        long v = 0;
+        for (; *s >= '0' && *s <= '9' && v < 100000000; s++)
+            v = v * 10 + (*s - '0');
+        if (*s)
+            continue;
+        *VEC_PUSH(*pids, n, cap) = (pid_t)v;
+    }
+    closedir(d);
+    if (n > 1)
+        qsort(*pids, n, sizeof(**pids), cmp_listed_pid);
+    *npids = n;
     return 0;
 }
 

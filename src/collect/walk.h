@@ -42,7 +42,7 @@ struct walk_opts {
                                     * be NULL */
     struct scan_beacon *beacon;    /* where the walk is (beacon.h), or NULL */
     const pid_t *pids;             /* the processes to read, ascending: the scan's one
-                                    * listing of proc (proc_list_pids); NULL: walk_run
+                                    * listing of proc (walk_list); NULL: walk_run
                                     * lists sys->proc itself */
     size_t npids;
 };
