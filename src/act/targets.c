@@ -99,14 +99,14 @@ void targets_clean(const struct model *m, const struct clean_policy *pol, struct
              * folder: push plans it for removal (as a folder), and this
              * one is no orphan (young, or its pid proves nothing). */
             bool folder = sg->type == FT_DIR && sg->kind == KIND_JOBLIB;
-            if (pol->all_unheld && (double)segment_age_s(m, sg) >= pol->min_age_s)
+            if (pol->all_unheld && (double)segment_age_s(m, sg) >= pol->min_age_s) {
                 push(m, sg, out);
-            else if (dead_creator && sg->type != FT_REGULAR && !folder)
+                continue;
+            }
+            if (dead_creator && sg->type != FT_REGULAR && !folder)
                 push(m, sg, out);
             else if (pol->all_unheld)
                 out->young++;
-            if (pol->all_unheld && (double)segment_age_s(m, sg) >= pol->min_age_s)
-                continue;
             if (sg->note == NOTE_YOUNG) {
                 out->inflight++;
             } else if (sg->note == NOTE_SHARED || sg->note == NOTE_UNPROVEN) {
