@@ -164,7 +164,7 @@ static void remove_pinned(const struct unlink_run *r, const struct unlink_target
 {
     struct unlink_lease_state ls;
     enum unlink_lease lease = unlink_lease_take(pin, &ls);
-    struct statvfs before, after;
+    struct statvfs before;
     bool measured = false;
     int unlinked = -1;
     if (lease == UNLINK_LEASE_BUSY) {
@@ -188,11 +188,8 @@ static void remove_pinned(const struct unlink_run *r, const struct unlink_target
     close(pin);
     if (unlinked != 0)
         return;
-    if (measured && fstatvfs(dir, &after) == 0) {
-        uint64_t u0 = (uint64_t)(before.f_blocks - before.f_bfree) * before.f_frsize;
-        uint64_t u1 = (uint64_t)(after.f_blocks - after.f_bfree) * after.f_frsize;
-        res->freed = u0 > u1 ? u0 - u1 : 0;
-    }
+    if (measured)
+        unlink_measure_freed(dir, &before, res);
     res->caveat = !ours || (res->freed == 0 && res->alloc > 0);
     if (!ours)
         unlink_say(res, UNLINK_REMOVED, 0, "the name was removed but another name keeps the file");

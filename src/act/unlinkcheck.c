@@ -1,6 +1,6 @@
 /* What both removers share: outcome names, the sentence of a result, the
- * refusal of a file type, the first look at a name, the owner checks, and whether a blind
- * holder search still proves a file unused (act/unlinkcheck.h). */
+ * refusal of a file type, the first look at a name, the owner checks, whether a blind
+ * holder search still proves a file unused, and what a removal freed (act/unlinkcheck.h). */
 #include "act/unlinkcheck.h"
 
 #include <errno.h>
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "act/actns.h"
 
@@ -131,4 +132,14 @@ void unlink_lease_drop(int pin, struct unlink_lease_state *ls)
 {
     (void)fcntl(pin, F_SETLEASE, F_UNLCK);
     sigaction(SIGIO, &ls->old_sigio, NULL);
+}
+
+void unlink_measure_freed(int dir, const struct statvfs *before, struct unlink_result *res)
+{
+    struct statvfs after;
+    if (fstatvfs(dir, &after) != 0)
+        return;
+    uint64_t u0 = (uint64_t)(before->f_blocks - before->f_bfree) * before->f_frsize;
+    uint64_t u1 = (uint64_t)(after.f_blocks - after.f_bfree) * after.f_frsize;
+    res->freed = u0 > u1 ? u0 - u1 : 0;
 }

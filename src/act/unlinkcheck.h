@@ -86,6 +86,11 @@ const char *unlink_type_refusal(enum file_type t);
  * not be examined. */
 bool unlink_examine(int dir, const char *base, struct stat *st, struct unlink_result *res);
 
+/* res->freed: what the use of dir's mount fell by since before (its
+ * fstatvfs before the unlink); left as it is when dir cannot be measured. */
+struct statvfs;
+void unlink_measure_freed(int dir, const struct statvfs *before, struct unlink_result *res);
+
 /* Sets res's outcome, errno and reason (a printf format), for the removers
  * (unlink.c, unlinkdir.c). */
 void unlink_say(struct unlink_result *res, enum unlink_outcome o, int err, const char *fmt, ...)

@@ -174,7 +174,7 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
         close(fd);
         return;
     }
-    struct statvfs before, after;
+    struct statvfs before;
     bool measured = fstatvfs(dir, &before) == 0;
     int err = 0;
     for (size_t i = 0; i < n && !err; i++)
@@ -191,10 +191,7 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
         unlink_say(res, UNLINK_FAILED, err, "its files were removed, the folder not: %s", strerror(err));
         return;
     }
-    if (measured && fstatvfs(dir, &after) == 0) {
-        uint64_t u0 = (uint64_t)(before.f_blocks - before.f_bfree) * before.f_frsize;
-        uint64_t u1 = (uint64_t)(after.f_blocks - after.f_bfree) * after.f_frsize;
-        res->freed = u0 > u1 ? u0 - u1 : 0;
-    }
+    if (measured)
+        unlink_measure_freed(dir, &before, res);
     unlink_say(res, UNLINK_REMOVED, 0, "%s", t->why ? t->why : "removed");
 }
