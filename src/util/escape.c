@@ -4,41 +4,6 @@
 #include <stdint.h>
 #include <string.h>
 
-size_t utf8_valid_len(const unsigned char *s, size_t n)
-{
-    if (n == 0)
-        return 0;
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t len;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-        return 0;
-    if (cp >= 0xd800 && cp <= 0xdfff)
-        return 0;
-    return len;
-}
-
 static uint32_t utf8_decode(const unsigned char *s, size_t len)
 {
     static const unsigned char lead_mask[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
@@ -46,6 +11,30 @@ static uint32_t utf8_decode(const unsigned char *s, size_t len)
     for (size_t i = 1; i < len; i++)
         cp = (cp << 6) | (s[i] & 0x3f);
     return cp;
+}
+
+size_t utf8_valid_len(const unsigned char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t len = c >= 0xc2 && c <= 0xdf   ? 2
+                 : c >= 0xe0 && c <= 0xef ? 3
+                 : c >= 0xf0 && c <= 0xf4 ? 4
+                                          : 0;
+    if (len == 0 || n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    uint32_t cp = utf8_decode(s, len);
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    if (cp >= 0xd800 && cp <= 0xdfff)
+        return 0;
+    return len;
 }
 
 /* Bytes that go into a JSON string as they are: printable ASCII but the
@@ -157,9 +146,7 @@ bool utf8_char_shown(const unsigned char *s, size_t len)
 void esc_term(struct buf *out, const char *str, int ascii)
 {
     const unsigned char *s = (const unsigned char *)str;
-    size_t n = 0;
-    while (s[n])
-        n++;
+    size_t n = strlen(str);
     for (size_t i = 0; i < n;) {
         unsigned char c = s[i];
         if (c == '\\') {
@@ -181,7 +168,7 @@ void esc_term(struct buf *out, const char *str, int ascii)
                 i++;
                 continue;
             }
-            if ((ascii && len > 1) || (len > 1 && !utf8_char_shown(s + i, len)))
+            if (len > 1 && (ascii || !utf8_char_shown(s + i, len)))
                 buf_printf(out, "\\u{%x}", (unsigned)utf8_decode(s + i, len));
             else
                 buf_add(out, s + i, len);
