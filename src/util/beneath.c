@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/fileio.h"
 #include "util/xalloc.h"
 
 int open_beneath_walk(int rootfd, const char *path, int flags)
@@ -84,26 +85,8 @@ int read_beneath(int rootfd, const char *path, struct buf *out, size_t max)
         rc = -EINVAL;
     else if ((unsigned long long)st.st_size > max)
         rc = -EFBIG;
-    while (rc == 0) {
-        /* One byte more than max tells a file that grew since the fstat. */
-        buf_reserve(out, 16u << 10);
-        size_t room = out->cap - out->len - 1;
-        if (room > max + 1 - out->len)
-            room = max + 1 - out->len;
-        ssize_t n = read(fd, out->data + out->len, room);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            rc = -errno;
-            break;
-        }
-        out->len += (size_t)n;
-        out->data[out->len] = '\0';
-        if (out->len > max)
-            rc = -EFBIG;
-        if (n == 0)
-            break;
-    }
+    else
+        rc = read_fd(fd, out, max); /* -EFBIG too for a file grown since the fstat */
     close(fd);
     if (rc < 0)
         buf_reset(out);

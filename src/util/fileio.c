@@ -33,10 +33,31 @@ static int fifo_start(int fd, struct stat *st, struct buf *out)
     return 0;
 }
 
-/* Reads dirfd/path into out, straight into its buffer, to the end of the
- * file: a read that returns less than asked is not the end (a seq_file such
- * as /proc/PID/mountinfo gives a page at a time), only a read of 0 is. With
- * st, the file read is fstat'ed there first. */
+int read_fd(int fd, struct buf *out, size_t max)
+{
+    for (;;) {
+        buf_reserve(out, 16u << 10);
+        size_t room = out->cap - out->len - 1;
+        if (room > max - out->len)
+            room = max - out->len;
+        /* At the cap one byte more tells whether the file goes on. */
+        char probe;
+        ssize_t n = read(fd, room ? out->data + out->len : &probe, room ? room : 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        if (n == 0)
+            return 0;
+        if (!room)
+            return -EFBIG;
+        out->len += (size_t)n;
+        out->data[out->len] = '\0';
+    }
+}
+
+/* Reads dirfd/path into out with read_fd. With st, the file read is
+ * fstat'ed there first. */
 static int read_into(int dirfd, const char *path, struct buf *out, size_t max, struct stat *st)
 {
     buf_reset(out);
@@ -46,37 +67,10 @@ static int read_into(int dirfd, const char *path, struct buf *out, size_t max, s
     int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (st ? O_NONBLOCK : 0));
     if (fd < 0)
         return -errno;
-    int rc = 0;
-    if (st && (rc = fifo_start(fd, st, out)) != 0) {
-        close(fd);
-        return rc;
-    }
-    for (;;) {
-        buf_reserve(out, 16u << 10);
-        size_t room = out->cap - out->len - 1;
-        if (room > max - out->len)
-            room = max - out->len;
-        /* At the cap one byte more tells whether the file goes on. */
-        char probe;
-        ssize_t n = read(fd, room ? out->data + out->len : &probe, room ? room : 1);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
-            break;
-        }
-        if (n == 0)
-            break;
-        if (!room) {
-            rc = -EFBIG;
-            break;
-        }
-        out->len += (size_t)n;
-        out->data[out->len] = '\0';
-    }
+    int rc = st ? fifo_start(fd, st, out) : 0;
+    if (rc == 0)
+        rc = read_fd(fd, out, max);
     close(fd);
-    if (!out->data)
-        buf_add(out, "", 0);
     return rc;
 }
 

@@ -23,6 +23,12 @@ enum {
  * bytes), or another -errno. */
 int read_file_at(int dirfd, const char *path, struct buf *out, size_t max);
 
+/* Reads fd to its end, appended to out (which stays NUL-terminated): a
+ * read that returns less than asked is not the end (a seq_file such as
+ * /proc/PID/mountinfo gives a page at a time), only a read of 0 is. Returns
+ * 0, -EFBIG when the file goes on past max bytes in out, or another -errno. */
+int read_fd(int fd, struct buf *out, size_t max);
+
 /* Writes all of data to fd, again after EINTR. Returns 0 or -errno. */
 int write_all(int fd, const void *data, size_t len);
 
