@@ -60,8 +60,6 @@ void scan_beacon_describe(const struct scan_beacon *b, const struct sysroot *sys
     }
     if (f >= 0)
         snprintf(out, n, "reading fd %d of pid %d (%s)", f, p, comm ? comm : "?");
-    else if (stage == SCAN_MAPS)
-        snprintf(out, n, "reading the mappings of pid %d (%s)", p, comm ? comm : "?");
     else
         snprintf(out, n, "%s of pid %d (%s)", stage_name(stage), p, comm ? comm : "?");
     free(comm);
