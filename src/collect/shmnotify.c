@@ -62,9 +62,7 @@ void shmnotify_follow(struct shmnotify *sn, const struct scan *s, const struct s
         return;
     for (size_t k = 0; k < sn->n; k++)
         sn->items[k].seen = false;
-    for (size_t i = 0; i < s->mounts.n; i++) {
-        if (i >= s->node.nmounts)
-            break;
+    for (size_t i = 0; i < s->mounts.n && i < s->node.nmounts; i++) {
         const char *id = s->node.mounts[i].id;
         struct shmnotify_watch *w = find_id(sn, id);
         if (w && w->wd >= 0) {
@@ -72,12 +70,7 @@ void shmnotify_follow(struct shmnotify *sn, const struct scan *s, const struct s
             continue;
         }
         if (!w) {
-            if (sn->n == sn->cap) {
-                sn->cap = sn->cap ? 2 * sn->cap : 8;
-                sn->items = xrealloc(sn->items, sn->cap * sizeof(*sn->items));
-            }
-            w = &sn->items[sn->n++];
-            memset(w, 0, sizeof(*w));
+            w = VEC_PUSH(sn->items, sn->n, sn->cap);
             snprintf(w->id, sizeof(w->id), "%s", id);
         }
         w->seen = true;

@@ -84,8 +84,7 @@ static struct inomap_slot *slot_of(struct inomap *m, dev_t dev, ino_t ino)
 {
     long d = dev_index(m, dev);
     if (d < 0) {
-        dev_t *x = VEC_PUSH(m->devs, m->ndevs, m->devs_cap);
-        *x = dev;
+        *VEC_PUSH(m->devs, m->ndevs, m->devs_cap) = dev;
         d = (long)m->ndevs - 1;
         uint32_t *h = &m->dev_hint[dev_hint_of(dev)];
         if (!*h)
