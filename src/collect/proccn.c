@@ -19,15 +19,6 @@
 #include "util/clock.h"
 #include "util/xalloc.h"
 
-static void exits_push(struct proc_exits *x, const struct proc_exit *e)
-{
-    if (x->n == x->cap) {
-        x->cap = x->cap ? 2 * x->cap : 16;
-        x->items = xrealloc(x->items, x->cap * sizeof(*x->items));
-    }
-    x->items[x->n++] = *e;
-}
-
 void proc_exits_free(struct proc_exits *x)
 {
     free(x->items);
@@ -72,7 +63,7 @@ static size_t parse_cn(const unsigned char *p, size_t n, struct proc_exits *out,
     };
     if (e.pid <= 0)
         return 0;
-    exits_push(out, &e);
+    *VEC_PUSH(out->items, out->n, out->cap) = e;
     return 1;
 }
 
