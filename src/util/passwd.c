@@ -60,7 +60,7 @@ int passwd_name_at(int rootfd, uid_t uid, char *out, size_t n)
     buf_init(&b);
     int rc = read_beneath(rootfd, "etc/passwd", &b, PASSWD_MAX);
     if (rc == 0)
-        rc = passwd_find(b.data ? b.data : "", b.len, uid, out, n);
+        rc = passwd_find(b.data, b.len, uid, out, n);
     buf_free(&b);
     return rc;
 }
