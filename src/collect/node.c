@@ -335,7 +335,6 @@ static void read_mount(struct scan_node *n, const struct sysroot *sys, struct ca
         add_mount(n, c, &m, rc, via, keep, self_mntns, ml);
         return;
     }
-    n->dropped++;
     warn_add(w, "%s (device %u:%u) dropped: every process that saw it has exited", c->path,
              major(c->dev), minor(c->dev));
 }

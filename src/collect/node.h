@@ -93,7 +93,6 @@ struct scan_node {
     size_t nns, nscap;
     size_t unreadable;      /* processes whose mount namespace could not be read */
     size_t cut;             /* mount namespaces whose mountinfo passes READ_TEXT_MAX */
-    size_t dropped;         /* mounts whose every process exited before they were read */
 };
 
 /* --- Filling it (collect/scan.c) ------------------------------------- */

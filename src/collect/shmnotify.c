@@ -113,10 +113,8 @@ void shmnotify_read(struct shmnotify *sn)
         for (char *p = buf; p < buf + got;) {
             const struct inotify_event *ev = (const struct inotify_event *)p;
             p += sizeof(*ev) + ev->len;
-            if (ev->mask & IN_Q_OVERFLOW) {
-                sn->overflow = true;
-                continue;
-            }
+            if (ev->mask & IN_Q_OVERFLOW)
+                continue; /* events were lost; this one names no watch (its wd is -1) */
             struct shmnotify_watch *w = find_wd(sn, ev->wd);
             if (!w)
                 continue;

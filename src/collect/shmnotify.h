@@ -23,7 +23,6 @@ struct shmnotify {
     int fd;           /* the inotify instance, -1 when none could be made */
     struct shmnotify_watch *items;
     size_t n, cap;
-    bool overflow;    /* the kernel's queue overflowed: counts are too low */
 };
 
 /* 0, or -errno when inotify cannot be used (sn->fd -1: every count is 0). */
