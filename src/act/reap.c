@@ -112,7 +112,7 @@ void reap_plan_build_where(const struct model *m, const struct sysroot *sys, rea
             p->manager_waits = xrealloc(p->manager_waits, (p->managers.n + 1) * sizeof(bool));
             p->manager_waits[p->managers.n] = waits;
         }
-        *(struct signal_target *)VEC_PUSH(dst->items, dst->n, dst->cap) = *t;
+        *VEC_PUSH(dst->items, dst->n, dst->cap) = *t;
     }
     free(managers.items); /* the strings moved into p */
     targets_role(m, ROLE_ZOMBIE, &p->zombies);

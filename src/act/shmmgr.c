@@ -77,7 +77,7 @@ static void add_ino(unsigned long ino, void *arg)
 {
     struct inos *s = arg;
     if (!has(s, ino))
-        *(unsigned long *)VEC_PUSH(s->v, s->n, s->cap) = ino;
+        *VEC_PUSH(s->v, s->n, s->cap) = ino;
 }
 
 /* The peers of the sockets in mine, from one sock_diag dump of every unix

@@ -234,7 +234,7 @@ static void add_pidns(unsigned long **list, size_t *n, size_t *cap, unsigned lon
     for (size_t k = 0; k < *n; k++)
         if ((*list)[k] == ns)
             return;
-    *(unsigned long *)VEC_PUSH(*list, *n, *cap) = ns;
+    *VEC_PUSH(*list, *n, *cap) = ns;
 }
 
 /* Counts one more process that has the mount at /dev/shm, started at ticks. */

@@ -126,7 +126,7 @@ static void one_process(struct walk *wk, pid_t pid)
         details(wk, piddir, p, f);
         f |= F_DONE;
     }
-    *(unsigned char *)VEC_PUSH(wk->flags, wk->nflags, wk->flags_cap) = f;
+    *VEC_PUSH(wk->flags, wk->nflags, wk->flags_cap) = f;
     close(piddir);
 }
 
@@ -445,7 +445,7 @@ static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t 
         for (size_t d = 0; d < is.ndevs && !known; d++)
             known = is.devs[d] == q[i].dev;
         if (!known)
-            *(dev_t *)VEC_PUSH(is.devs, is.ndevs, is.devs_cap) = q[i].dev;
+            *VEC_PUSH(is.devs, is.ndevs, is.devs_cap) = q[i].dev;
     }
     int proc = sys->proc;
     /* A proc that cannot be listed proves nothing free: an error, never
