@@ -33,8 +33,7 @@ void warn_add(struct warnings *w, const char *fmt, ...)
             return;
         }
     }
-    xgrow((void **)&w->msg, &w->cap, w->n + 1, sizeof(*w->msg));
-    w->msg[w->n++] = s;
+    *VEC_PUSH(w->msg, w->n, w->cap) = s;
 }
 
 void warn_count_errno(struct warnings *w, int err)
