@@ -54,7 +54,7 @@ void actviews_open_all(struct actviews *v, const struct model *m, const struct s
     v->mode = ACTVIEWS_ALL;
     const struct scan_node *n = model_node(m);
     v->nctrs = n->nctrs;
-    v->ctrs = xcalloc(n->nctrs ? n->nctrs : 1, sizeof(*v->ctrs));
+    v->ctrs = xcalloc(n->nctrs, sizeof(*v->ctrs));
     for (size_t k = 0; k < n->nctrs; k++) {
         const struct node_ctr *c = &n->ctrs[k];
         const struct proc *p = model_scan_proc(m, c->pid);
@@ -63,7 +63,7 @@ void actviews_open_all(struct actviews *v, const struct model *m, const struct s
         free(label);
     }
     v->nmounts = n->nmounts;
-    v->mounts = xcalloc(n->nmounts ? n->nmounts : 1, sizeof(*v->mounts));
+    v->mounts = xcalloc(n->nmounts, sizeof(*v->mounts));
     for (size_t i = 0; i < n->nmounts; i++) {
         const struct node_mount *nm = &n->mounts[i];
         const struct node_read *at = n->read ? &n->read[i] : NULL;

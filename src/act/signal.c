@@ -242,10 +242,10 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
     if (test_pause)
         test_pause();
     int proc = o->sys->proc;
-    int *fds = xcalloc(n ? n : 1, sizeof(*fds));
-    bool *live = xcalloc(n ? n : 1, sizeof(*live)), *killed = xcalloc(n ? n : 1, 1);
-    double *ended = xcalloc(n ? n : 1, sizeof(*ended));
-    int *unsure = xcalloc(n ? n : 1, sizeof(*unsure)); /* errno: SIGKILL withheld */
+    int *fds = xcalloc(n, sizeof(*fds));
+    bool *live = xcalloc(n, sizeof(*live)), *killed = xcalloc(n, 1);
+    double *ended = xcalloc(n, sizeof(*ended));
+    int *unsure = xcalloc(n, sizeof(*unsure)); /* errno: SIGKILL withheld */
     open_targets(o, proc, t, n, res, fds, live);
     double t0 = clock_now();
     wait_exits(proc, fds, t, n, live, ended, t0 + o->timeout_s);

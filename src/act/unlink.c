@@ -325,7 +325,7 @@ void unlink_begin(struct unlink_run *r, struct unlink_plan *p, const struct unli
     memset(r, 0, sizeof(*r));
     r->o = *o;
     r->plan = p;
-    r->q = xcalloc(p->n ? p->n : 1, sizeof(*r->q));
+    r->q = xcalloc(p->n, sizeof(*r->q));
 }
 
 bool unlink_step(struct unlink_run *r, struct unlink_result *res, size_t *index)

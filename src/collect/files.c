@@ -210,7 +210,7 @@ void files_take_held(struct file_list *fl, const struct holder_list *hl)
 
 void files_stat_rest(const struct sysroot *sys, const struct mount_list *ml, struct file_list *fl)
 {
-    int *dirfds = xmalloc((ml->n ? ml->n : 1) * sizeof(*dirfds));
+    int *dirfds = xmalloc(ml->n * sizeof(*dirfds));
     for (size_t m = 0; m < ml->n; m++)
         dirfds[m] = -1;
     size_t kept = 0;

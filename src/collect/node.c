@@ -178,7 +178,7 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
 void node_single(struct scan_node *n, const struct mount_list *ml)
 {
     n->nmounts = ml->n;
-    n->mounts = xcalloc(ml->n ? ml->n : 1, sizeof(*n->mounts));
+    n->mounts = xcalloc(ml->n, sizeof(*n->mounts));
     for (size_t i = 0; i < ml->n; i++) {
         snprintf(n->mounts[i].id, sizeof(n->mounts[i].id), "%u:%u", major(ml->items[i].dev),
                  minor(ml->items[i].dev));
@@ -273,7 +273,7 @@ static void find_mounts(const struct scan_node *n, const struct nsmap *map,
                         struct warnings *w)
 {
     struct cands hidden = {0};
-    bool *found = xcalloc(nextra ? nextra : 1, sizeof(*found));
+    bool *found = xcalloc(nextra, sizeof(*found));
     for (int pass = 0; pass < 2; pass++)
         for (size_t k = 0; k < n->nns; k++)
             if ((n->ns[k].mntns == n->host_mntns) == (pass == 0))
@@ -496,7 +496,7 @@ void node_gauges_update(struct node_gauge **g, size_t *ng, const struct node_rea
                         const struct sysroot *sys, const struct mount_list *ml)
 {
     struct node_gauge *old = *g;
-    struct node_gauge *now = xcalloc(ml->n ? ml->n : 1, sizeof(*now));
+    struct node_gauge *now = xcalloc(ml->n, sizeof(*now));
     for (size_t i = 0; i < ml->n; i++) {
         struct node_gauge *x = &now[i];
         x->view = SYSROOT_NONE;
@@ -669,7 +669,7 @@ void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mo
         if (n->ns[k].mntns != n->host_mntns && n->ns[k].nmounts)
             ns_container(n, &n->ns[k], sys, self_mi, &memo, w);
     cgroup_memo_free(&memo);
-    size_t *cap = xcalloc(ml->n ? ml->n : 1, sizeof(*cap));
+    size_t *cap = xcalloc(ml->n, sizeof(*cap));
     for (size_t k = 0; k < n->nns; k++) {
         const struct node_ns *x = &n->ns[k];
         if (x->ctr == NODE_HOST)
@@ -691,7 +691,7 @@ void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mo
         m->owner = node_owner_of(n, m);
     }
     n->nprocs = pl->n;
-    n->proc_ctr = xmalloc((pl->n ? pl->n : 1) * sizeof(*n->proc_ctr));
+    n->proc_ctr = xmalloc(pl->n * sizeof(*n->proc_ctr));
     const struct node_ns *last = NULL;
     for (size_t i = 0; i < pl->n; i++) {
         unsigned long mntns = pl->items[i].mntns;

@@ -23,11 +23,11 @@ void nsmap_watch(struct nsmap *m, const dev_t *devs, size_t ndevs)
     m->devs = devs;
     m->ndevs = ndevs;
     free(m->reach);
-    m->reach = xcalloc(ndevs ? ndevs : 1, sizeof(*m->reach));
+    m->reach = xcalloc(ndevs, sizeof(*m->reach));
     for (size_t i = 0; i < m->nns; i++) {
         struct mntns_seen *s = &m->ns[i];
         free(s->sees);
-        s->sees = xcalloc(ndevs ? ndevs : 1, 1);
+        s->sees = xcalloc(ndevs, 1);
         nsmap_sees_of(&s->mi, devs, ndevs, s->sees);
         mountinfo_free(&s->mi);
     }
@@ -173,7 +173,7 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
     s = VEC_PUSH(m->ns, m->nns, m->nscap);
     s->mntns = mntns;
     s->member = pid;
-    s->sees = xcalloc(m->ndevs ? m->ndevs : 1, 1);
+    s->sees = xcalloc(m->ndevs, 1);
     struct mountinfo mi = {0};
     int rc = m->ndevs ? mountinfo_read(piddir, "mountinfo", &mi) : 0;
     if (rc == -ENOENT || rc == -ESRCH) {

@@ -39,7 +39,7 @@ static int cmp_nspid(const void *a, const void *b)
 
 void nspid_index_build(struct nspid_index *t, const struct proc_list *pl, unsigned long pidns)
 {
-    t->items = xmalloc((pl->n ? pl->n : 1) * sizeof(*t->items));
+    t->items = xmalloc(pl->n * sizeof(*t->items));
     t->n = 0;
     for (size_t i = 0; pidns && i < pl->n; i++)
         if (pl->items[i].pidns == pidns)

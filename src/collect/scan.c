@@ -191,7 +191,7 @@ static void find_mounts(struct scan_ctx *c, struct scan *s)
 {
     nsmap_init(&s->ns, NULL, 0);
     c->src->find(c, s);
-    s->devs = xcalloc(s->mounts.n ? s->mounts.n : 1, sizeof(*s->devs));
+    s->devs = xcalloc(s->mounts.n, sizeof(*s->devs));
     for (size_t i = 0; i < s->mounts.n; i++)
         s->devs[i] = s->mounts.items[i].dev;
     nsmap_watch(&s->ns, s->devs, s->mounts.n);

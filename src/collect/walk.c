@@ -166,7 +166,7 @@ static int cmp_nsidx(const void *a, const void *b, void *list)
 
 static void nspid_map_build(struct nspid_map *t, const struct proc_list *pl)
 {
-    t->idx = xmalloc((pl->n ? pl->n : 1) * sizeof(*t->idx));
+    t->idx = xmalloc(pl->n * sizeof(*t->idx));
     t->n = 0;
     for (size_t i = 0; i < pl->n; i++)
         if (pl->items[i].nspid != pl->items[i].pid)

@@ -1,5 +1,6 @@
 /* Allocation that never returns NULL: running out of memory ends the program
- * with a message, so callers need no error path for it. */
+ * with a message, so callers need no error path for it. A size of 0 gives
+ * a pointer too (to free, never to read). */
 #ifndef SHMWATCH_XALLOC_H
 #define SHMWATCH_XALLOC_H
 
