@@ -48,6 +48,19 @@ struct cands {
     size_t n, cap;
 };
 
+static node_member_hook member_hook;
+
+void node_set_test_member_hook(node_member_hook fn)
+{
+    member_hook = fn;
+}
+
+static void test_member(enum node_hook_at at, pid_t pid)
+{
+    if (member_hook)
+        member_hook(at, pid);
+}
+
 static void add_member(struct node_ns *ns, pid_t pid)
 {
     if (ns->nmembers < NODE_MEMBERS)
@@ -226,7 +239,7 @@ static void read_namespaces(struct scan_node *n, int procfd, const pid_t *pids, 
             continue;
         }
         memcpy(path + len, "/mountinfo", sizeof("/mountinfo"));
-        node_test_member(NODE_HOOK_MOUNTINFO, pids[i]);
+        test_member(NODE_HOOK_MOUNTINFO, pids[i]);
         struct mountinfo mi;
         int rc = mountinfo_read(procfd, path, &mi);
         if (rc < 0 && rc != -EFBIG) {
@@ -590,7 +603,7 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
     struct buf none_cg;
     buf_init(&none_cg);
     for (size_t k = 0; k < x->nmembers; k++) {
-        node_test_member(NODE_HOOK_CONTAINER, x->members[k]);
+        test_member(NODE_HOOK_CONTAINER, x->members[k]);
         int piddir = pid_dir_open(sys->proc, x->members[k]);
         if (piddir < 0)
             continue;

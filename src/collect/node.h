@@ -189,7 +189,5 @@ size_t node_owner_index(const struct scan_node *n, size_t mount);
 enum node_hook_at { NODE_HOOK_MOUNTINFO, NODE_HOOK_CONTAINER };
 typedef void (*node_member_hook)(enum node_hook_at at, pid_t pid);
 void node_set_test_member_hook(node_member_hook fn);
-/* Calls the hook when one is set (node_hook.c). */
-void node_test_member(enum node_hook_at at, pid_t pid);
 
 #endif
