@@ -253,7 +253,7 @@ static void read_namespaces(struct scan_node *n, int procfd, const pid_t *pids, 
         ns = VEC_PUSH(n->ns, n->nns, n->nscap);
         ns->mntns = mntns;
         ns->ctr = NODE_HOST;
-        ns->seen = nsmap_add_read(map, mntns, pids[i], &mi);
+        ns->seen = nsmap_add_read(map, mntns, &mi);
         add_member(ns, pids[i]);
     }
 }

@@ -163,7 +163,7 @@ static struct mntns_seen *find(const struct nsmap *m, unsigned long mntns)
     return NULL;
 }
 
-const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int piddir, pid_t pid)
+const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int piddir)
 {
     if (!mntns)
         return NULL;
@@ -172,7 +172,6 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
         return s;
     s = VEC_PUSH(m->ns, m->nns, m->nscap);
     s->mntns = mntns;
-    s->member = pid;
     s->sees = xcalloc(m->ndevs, 1);
     struct mountinfo mi = {0};
     int rc = m->ndevs ? mountinfo_read(piddir, "mountinfo", &mi) : 0;
@@ -195,11 +194,10 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
     return s;
 }
 
-size_t nsmap_add_read(struct nsmap *m, unsigned long mntns, pid_t member, struct mountinfo *mi)
+size_t nsmap_add_read(struct nsmap *m, unsigned long mntns, struct mountinfo *mi)
 {
     struct mntns_seen *s = VEC_PUSH(m->ns, m->nns, m->nscap);
     s->mntns = mntns;
-    s->member = member;
     s->mi = *mi;
     memset(mi, 0, sizeof(*mi));
     return m->nns - 1;

@@ -35,7 +35,6 @@ enum {
 /* One distinct mount namespace met in the walk. */
 struct mntns_seen {
     unsigned long mntns;
-    pid_t member;        /* the process whose mountinfo was read */
     int err;             /* 0, or the errno that kept its mountinfo unread */
     unsigned char *sees; /* per watched device: NSMAP_* bits, 0 when this namespace
                           * does not mount it (NULL until nsmap_watch for one added
@@ -112,11 +111,11 @@ unsigned long nsmap_known_mntns(const struct nsmap *m, pid_t pid);
  * order (as walk_list gives them). */
 void nsmap_known_add(struct nsmap *m, pid_t pid, unsigned long mntns);
 
-/* Adds mount namespace mntns, whose mountinfo mi was read through member
- * before the watched devices are known (the node view reads every
+/* Adds mount namespace mntns, whose mountinfo mi was read through one of
+ * its processes before the watched devices are known (the node view reads every
  * namespace's to find them); the map takes mi (emptied). Returns the
  * entry's index in m->ns. */
-size_t nsmap_add_read(struct nsmap *m, unsigned long mntns, pid_t member, struct mountinfo *mi);
+size_t nsmap_add_read(struct nsmap *m, unsigned long mntns, struct mountinfo *mi);
 
 /* The watcher's facts: its pid namespace and NSpid depth, /proc's pid 1
  * (its namespace and start time), read relative to the /proc directory fd.
@@ -138,11 +137,11 @@ bool nsmap_started(const struct nsmap *m, unsigned long long ticks, struct times
 unsigned long nsmap_link(int dirfd, const char *path);
 
 /* The entry of mount namespace mntns, reading its mountinfo through piddir
- * (the /proc directory of a member, pid) the first time it is met. NULL for
+ * (the /proc directory of a member) the first time it is met. NULL for
  * mntns 0, and when the member exited before its mountinfo was read (the
  * next member met reads it). A mountinfo that cannot be read counts as
  * showing every watched device. */
-const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int piddir, pid_t pid);
+const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int piddir);
 
 /* True when the namespace shows any watched device. */
 bool nsmap_sees_any(const struct nsmap *m, const struct mntns_seen *s);

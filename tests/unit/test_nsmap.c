@@ -127,7 +127,7 @@ static void test_walk_fixture(void **state)
     assert_int_equal(ns.reach[1].npidns, 2);
     assert_true(has_ns(&ns.reach[1], 4026532601ul));
     assert_true(has_ns(&ns.reach[1], 4026532602ul));
-    const struct mntns_seen *seen = nsmap_mntns(&ns, 4026532500ul, -1, 0); /* met already */
+    const struct mntns_seen *seen = nsmap_mntns(&ns, 4026532500ul, -1); /* met already */
     assert_non_null(seen);
     assert_true(seen->sees[0]);
     assert_false(seen->sees[1]);
