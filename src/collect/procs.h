@@ -34,10 +34,10 @@ struct proc_list {
 };
 
 struct meminfo {
-    uint64_t total, available, shmem; /* bytes */
+    uint64_t total, shmem; /* bytes */
 };
 
-/* MemTotal, MemAvailable and Shmem through libproc2; returns 0 or -errno. */
+/* MemTotal and Shmem through libproc2; returns 0 or -errno. */
 int procs_meminfo(struct meminfo *mi);
 
 /* Looks a pid up (the list is sorted by pid). */

@@ -11,7 +11,6 @@ int procs_meminfo(struct meminfo *mi)
     if (rc < 0)
         return rc;
     mi->total = (uint64_t)MEMINFO_GET(info, MEMINFO_MEM_TOTAL, ul_int) * 1024u;
-    mi->available = (uint64_t)MEMINFO_GET(info, MEMINFO_MEM_AVAILABLE, ul_int) * 1024u;
     mi->shmem = (uint64_t)MEMINFO_GET(info, MEMINFO_MEM_SHARED, ul_int) * 1024u;
     procps_meminfo_unref(&info);
     return 0;

@@ -1128,7 +1128,6 @@ int scene_normalize(const struct scene *sc, struct scan *s, char *err, size_t n)
     if (!sc->has_meminfo)
         return fail(err, n, "the scene declares no meminfo line");
     s->mem.total = sc->mem_total;
-    s->mem.available = sc->mem_available;
     s->mem.shmem = sc->mem_shmem;
     uid_t me = geteuid();
     for (size_t i = 0; i < s->files.n; i++) {
