@@ -14,7 +14,7 @@ const size_t torch_ncomm_names = sizeof(torch_comm_names) / sizeof(torch_comm_na
 
 /* The families' prefixes, "pt_" and "torch_", tested byte by byte (a
  * comm is NUL-terminated, so no test reads past its end). */
-static bool in_family(const char *c)
+bool torchprint_comm_maybe(const char *c)
 {
     if (c[0] == 'p')
         return c[1] == 't' && c[2] == '_';
@@ -26,17 +26,12 @@ static bool in_family(const char *c)
  * bytes, without a strcmp per name of the table. */
 enum torch_comm torchprint_comm(const char *comm)
 {
-    if (!in_family(comm))
+    if (!torchprint_comm_maybe(comm))
         return TORCH_COMM_NONE;
     for (size_t i = 0; i < torch_ncomm_names; i++)
         if (strcmp(comm, torch_comm_names[i].comm) == 0)
             return torch_comm_names[i].what;
     return TORCH_COMM_NONE;
-}
-
-bool torchprint_comm_maybe(const char *comm)
-{
-    return in_family(comm);
 }
 
 bool torchprint_signals_maybe(uint64_t sigcatch)
