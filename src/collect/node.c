@@ -222,11 +222,8 @@ static void read_namespaces(struct scan_node *n, int procfd, const pid_t *pids, 
                             struct nsmap *map)
 {
     for (size_t i = 0; i < npids; i++) {
-        /* "PID/ns/mnt", then "PID/mountinfo". */
         char path[32];
-        size_t len = strlen(pid_dir_name(path, pids[i]));
-        memcpy(path + len, "/ns/mnt", sizeof("/ns/mnt"));
-        unsigned long mntns = nsmap_link(procfd, path);
+        unsigned long mntns = nsmap_link(procfd, pid_file_name(path, pids[i], "ns/mnt"));
         if (!mntns) {
             if (errno == EACCES || errno == EPERM)
                 n->unreadable++;
@@ -238,10 +235,9 @@ static void read_namespaces(struct scan_node *n, int procfd, const pid_t *pids, 
             add_member(ns, pids[i]);
             continue;
         }
-        memcpy(path + len, "/mountinfo", sizeof("/mountinfo"));
         test_member(NODE_HOOK_MOUNTINFO, pids[i]);
         struct mountinfo mi;
-        int rc = mountinfo_read(procfd, path, &mi);
+        int rc = mountinfo_read(procfd, pid_file_name(path, pids[i], "mountinfo"), &mi);
         if (rc < 0 && rc != -EFBIG) {
             mountinfo_free(&mi);
             if (rc != -ENOENT && rc != -ESRCH)
