@@ -171,19 +171,30 @@ static int exited(int proc, int pfd, pid_t pid, unsigned long long start)
     return !procid_same(pid, start, &now) || now.state == 'Z' || now.state == 'X';
 }
 
-/* Waits until every live entry of fds has exited or the deadline passes;
- * marks each exit in live[] and its time in ended[]. */
-static void wait_exits(int proc, const int *fds, const struct signal_target *t, size_t n,
-                       bool *live, double *ended, double deadline)
+/* What signal_end follows of each target: its pidfd (NO_PIDFD without
+ * pidfds; -1 when no SIGTERM was sent), whether it still runs, when its
+ * exit was seen (clock_now), whether SIGKILL was sent, and the errno that
+ * withheld SIGKILL (its stat could not be read). */
+struct pending {
+    int fd;
+    bool live, killed;
+    double ended;
+    int unsure;
+};
+
+/* Waits until every live target has exited or the deadline passes; marks
+ * each exit (live false) and its time (ended). */
+static void wait_exits(int proc, struct pending *pd, const struct signal_target *t, size_t n,
+                       double deadline)
 {
     for (;;) {
         size_t left = 0;
         for (size_t i = 0; i < n; i++) {
-            if (!live[i])
+            if (!pd[i].live)
                 continue;
-            if (exited(proc, fds[i], t[i].pid, t[i].start_ticks) > 0) {
-                live[i] = false;
-                ended[i] = clock_now();
+            if (exited(proc, pd[i].fd, t[i].pid, t[i].start_ticks) > 0) {
+                pd[i].live = false;
+                pd[i].ended = clock_now();
             } else {
                 left++;
             }
@@ -196,32 +207,31 @@ static void wait_exits(int proc, const int *fds, const struct signal_target *t, 
 }
 
 static void open_targets(const struct signal_opts *o, int proc, const struct signal_target *t,
-                         size_t n, struct signal_result *res, int *fds, bool *live)
+                         size_t n, struct signal_result *res, struct pending *pd)
 {
     for (size_t i = 0; i < n; i++) {
         memset(&res[i], 0, sizeof(res[i]));
-        fds[i] = -1;
-        live[i] = false;
+        pd[i].fd = -1;
         struct procid now;
         if (t[i].refuse) {
             say(&res[i], SIGNAL_REFUSED, EPERM, "%s", t[i].refuse);
-        } else if ((fds[i] = take(o, t[i].ns, proc, t[i].pid, t[i].start_ticks, &now,
-                                  &res[i])) != -1) {
+        } else if ((pd[i].fd = take(o, t[i].ns, proc, t[i].pid, t[i].start_ticks, &now,
+                                    &res[i])) != -1) {
             if (now.state == 'Z') {
                 say(&res[i], SIGNAL_GONE, 0, "already exited (a zombie waiting for its parent)");
             } else if (o->dry_run) {
                 say(&res[i], SIGNAL_WOULD, 0, "every check passed");
-            } else if (deliver(fds[i], t[i].pid, SIGTERM) != 0) {
+            } else if (deliver(pd[i].fd, t[i].pid, SIGTERM) != 0) {
                 int err = errno;
                 say(&res[i], err == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, err,
                     "SIGTERM failed: %s", strerror(err));
             } else {
-                live[i] = true;
+                pd[i].live = true;
                 continue;
             }
-            if (fds[i] >= 0)
-                close(fds[i]);
-            fds[i] = -1;
+            if (pd[i].fd >= 0)
+                close(pd[i].fd);
+            pd[i].fd = -1;
         }
         if (res[i].outcome == SIGNAL_REFUSED || res[i].outcome == SIGNAL_FAILED)
             log_line(o, t[i].ns, t[i].pid, t[i].comm, t[i].uid, "signal TERM",
@@ -242,47 +252,44 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
     if (test_pause)
         test_pause();
     int proc = o->sys->proc;
-    int *fds = xcalloc(n, sizeof(*fds));
-    bool *live = xcalloc(n, sizeof(*live)), *killed = xcalloc(n, 1);
-    double *ended = xcalloc(n, sizeof(*ended));
-    int *unsure = xcalloc(n, sizeof(*unsure)); /* errno: SIGKILL withheld */
-    open_targets(o, proc, t, n, res, fds, live);
+    struct pending *pd = xcalloc(n, sizeof(*pd));
+    open_targets(o, proc, t, n, res, pd);
     double t0 = clock_now();
-    wait_exits(proc, fds, t, n, live, ended, t0 + o->timeout_s);
+    wait_exits(proc, pd, t, n, t0 + o->timeout_s);
     for (size_t i = 0; i < n; i++) {
-        if (!live[i])
+        if (!pd[i].live)
             continue;
         /* Without a pidfd the identity is checked again right before
          * SIGKILL, which is sent only to the same process seen running. */
-        int gone = fds[i] == NO_PIDFD ? exited(proc, NO_PIDFD, t[i].pid, t[i].start_ticks) : 0;
+        int gone = pd[i].fd == NO_PIDFD ? exited(proc, NO_PIDFD, t[i].pid, t[i].start_ticks) : 0;
         if (gone != 0) {
-            live[i] = false;
+            pd[i].live = false;
             if (gone > 0)
-                ended[i] = clock_now();
+                pd[i].ended = clock_now();
             else
-                unsure[i] = -gone;
+                pd[i].unsure = -gone;
             continue;
         }
-        if (deliver(fds[i], t[i].pid, SIGKILL) == 0)
-            killed[i] = true;
+        if (deliver(pd[i].fd, t[i].pid, SIGKILL) == 0)
+            pd[i].killed = true;
     }
-    wait_exits(proc, fds, t, n, live, ended, clock_now() + o->kill_wait_s);
+    wait_exits(proc, pd, t, n, clock_now() + o->kill_wait_s);
     for (size_t i = 0; i < n; i++) {
-        if (fds[i] == -1)
+        if (pd[i].fd == -1)
             continue;
-        res[i].waited_s = ended[i] > 0 ? ended[i] - t0 : clock_now() - t0;
-        if (unsure[i]) {
-            say(&res[i], SIGNAL_FAILED, unsure[i],
+        res[i].waited_s = pd[i].ended > 0 ? pd[i].ended - t0 : clock_now() - t0;
+        if (pd[i].unsure) {
+            say(&res[i], SIGNAL_FAILED, pd[i].unsure,
                 "sent SIGTERM; %.1f s later its stat cannot be read (%s): not known to "
                 "have exited, so SIGKILL was not sent",
-                o->timeout_s, strerror(unsure[i]));
-        } else if (live[i]) {
+                o->timeout_s, strerror(pd[i].unsure));
+        } else if (pd[i].live) {
             struct procid now;
             char state = procid_read(proc, t[i].pid, &now) == 0 ? now.state : '?';
             say(&res[i], SIGNAL_SURVIVED, EBUSY,
                 "still alive %.1f s after SIGKILL (state %c%s)", o->kill_wait_s, state,
                 state == 'D' ? ": uninterruptible sleep, waiting on the kernel or a device" : "");
-        } else if (killed[i]) {
+        } else if (pd[i].killed) {
             say(&res[i], SIGNAL_KILLED, 0,
                 "ignored SIGTERM for %.1f s; ended by SIGKILL after %.1f s", o->timeout_s,
                 res[i].waited_s);
@@ -290,16 +297,12 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
             say(&res[i], SIGNAL_ENDED, 0, "ended by SIGTERM after %.1f s", res[i].waited_s);
         }
         log_line(o, t[i].ns, t[i].pid, t[i].comm, t[i].uid,
-                 killed[i] ? "signal TERM,KILL" : "signal TERM",
+                 pd[i].killed ? "signal TERM,KILL" : "signal TERM",
                  signal_outcome_name(res[i].outcome), res[i].reason);
-        if (fds[i] >= 0)
-            close(fds[i]);
+        if (pd[i].fd >= 0)
+            close(pd[i].fd);
     }
-    free(fds);
-    free(live);
-    free(killed);
-    free(ended);
-    free(unsure);
+    free(pd);
 }
 
 bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t, double wait_s,
@@ -313,15 +316,15 @@ bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t
     int pfd = take(&check, t->ns, proc, t->pid, t->start_ticks, &now, res);
     bool done = true;
     if (pfd != -1) {
-        bool live = now.state != 'Z';
-        double ended = clock_now(), t0 = ended;
-        if (live)
-            wait_exits(proc, &pfd, t, 1, &live, &ended, t0 + wait_s);
+        struct pending pd = {.fd = pfd, .live = now.state != 'Z', .ended = clock_now()};
+        double t0 = pd.ended;
+        if (pd.live)
+            wait_exits(proc, &pd, t, 1, t0 + wait_s);
         if (pfd >= 0)
             close(pfd);
-        done = !live;
+        done = !pd.live;
         if (done) {
-            say(res, SIGNAL_SELF, 0, "exited on its own after %.1f s", ended - t0);
+            say(res, SIGNAL_SELF, 0, "exited on its own after %.1f s", pd.ended - t0);
             log_line(o, t->ns, t->pid, t->comm, t->uid, "wait", "exited", res->reason);
         }
     }
