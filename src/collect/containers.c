@@ -288,6 +288,8 @@ static bool containerd_candidate(int hostroot, const struct container_id *cid,
     struct buf path, text;
     buf_init(&path);
     buf_init(&text);
+    /* The namespace: ctrd_ns, or the scope's ctrd_id up to a '-'. */
+    const char *ns = cid->ctrd_ns[0] ? cid->ctrd_ns : cid->ctrd_id;
     const char *id = cid->ctrd_id, *dash = NULL;
     int nslen = (int)strlen(cid->ctrd_ns);
     bool found = false;
@@ -300,8 +302,7 @@ static bool containerd_candidate(int hostroot, const struct container_id *cid,
             id = dash + 1;
         }
         buf_reset(&path);
-        buf_printf(&path, "%s/%.*s/%s", CONTAINERD_TASKS, nslen,
-                   cid->ctrd_ns[0] ? cid->ctrd_ns : cid->ctrd_id, id);
+        buf_printf(&path, "%s/%.*s/%s", CONTAINERD_TASKS, nslen, ns, id);
         if (dir_beneath(hostroot, path.data)) {
             found = true;
             break;
@@ -310,8 +311,7 @@ static bool containerd_candidate(int hostroot, const struct container_id *cid,
             break;
     }
     if (found) {
-        out->containerd_namespace =
-            xstrndup(cid->ctrd_ns[0] ? cid->ctrd_ns : cid->ctrd_id, (size_t)nslen);
+        out->containerd_namespace = xstrndup(ns, (size_t)nslen);
         out->runtime =
             strcmp(out->containerd_namespace, "moby") == 0 ? RUNTIME_DOCKER : RUNTIME_CONTAINERD;
         out->id = xstrdup(id);
