@@ -299,9 +299,8 @@ void mounts_collect(const struct sysroot *sys, const struct mountinfo *mi,
         int err = errno;
         if (fd >= 0)
             close(fd);
-        errno = err;
         if (!found || !S_ISDIR(st.st_mode)) {
-            warn_add(w, "--mount %s: %s", extra[i], found ? "not a directory" : strerror(errno));
+            warn_add(w, "--mount %s: %s", extra[i], found ? "not a directory" : strerror(err));
             continue;
         }
         const struct mountinfo_entry *e = mountinfo_find(mi, extra[i]);
