@@ -37,6 +37,7 @@ int read_fd(int fd, struct buf *out, size_t max)
 {
     for (;;) {
         buf_reserve(out, 16u << 10);
+        out->data[out->len] = '\0'; /* a string at every return, after an empty read too */
         size_t room = out->cap - out->len - 1;
         if (room > max - out->len)
             room = max - out->len;
@@ -52,7 +53,6 @@ int read_fd(int fd, struct buf *out, size_t max)
         if (!room)
             return -EFBIG;
         out->len += (size_t)n;
-        out->data[out->len] = '\0';
     }
 }
 

@@ -4,6 +4,7 @@
  * kept; the node view says which mount namespaces it could not read whole. */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -131,6 +132,28 @@ static void test_cap(void **state)
     tree_remove(&t);
 }
 
+/* An empty file read into a fresh buffer is the empty string: the buffer
+ * the read allocates is terminated before anything is read. glibc's
+ * M_PERTURB (and ASan's fill) make fresh memory non-zero, so a missing
+ * terminator shows. */
+static void test_empty_file(void **state)
+{
+    (void)state;
+    mallopt(M_PERTURB, 0x5a);
+    struct test_tree t;
+    tree_make(&t, "fileio");
+    tree_file(&t, "empty", "");
+    struct buf got;
+    buf_init(&got);
+    assert_int_equal(read_file_at(AT_FDCWD, tree_path(&t, "empty"), &got, 10), 0);
+    assert_int_equal(got.len, 0);
+    assert_non_null(got.data);
+    assert_string_equal(got.data, "");
+    buf_free(&got);
+    tree_remove(&t);
+    mallopt(M_PERTURB, 0);
+}
+
 /* A fake /proc whose one other process is in a mount namespace whose
  * mountinfo passes the cap: the node view says so in a warning. */
 static void test_node_mountinfo_cut(void **state)
@@ -180,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_proc_file_whole),
         cmocka_unit_test(test_pipe_in_pieces),
         cmocka_unit_test(test_cap),
+        cmocka_unit_test(test_empty_file),
         cmocka_unit_test(test_node_mountinfo_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
