@@ -118,7 +118,8 @@ for _ in 1 2 3; do
     ns_ctr E
 done
 [ "$OUTSIDER" -lt "$FIRST_E" ] || fail "the outsider's pid stays above E's first process's (pids wrapped three times)"
-echo "$FIRST_E" >"$SHMTEST_TMP/outsider.want"
+# Written whole, then renamed: the outsider reads it as soon as it exists.
+echo "$FIRST_E" >"$SHMTEST_TMP/outsider.want.new" && mv "$SHMTEST_TMP/outsider.want.new" "$SHMTEST_TMP/outsider.want"
 wait_for "[ -e $SHMTEST_TMP/outsider.in ]" 30 || fail "the outsider did not enter E's namespace"
 [ "$(readlink "/proc/$OUTSIDER/ns/mnt")" = "$(readlink "/proc/$FIRST_E/ns/mnt")" ] ||
     fail "the outsider is not in E's mount namespace"
