@@ -120,6 +120,9 @@ ok "--all with --pid: a usage error"
 HOSTDEV=$(mountpoint -d /dev/shm) || fail "/dev/shm is no mount point here"
 export HOSTDEV
 unshare -m --propagation private bash -c 'mount -t tmpfs -o size=8m tmpfs /dev/shm &&
-    exec "$0" --all --json' "$SHMWATCH" >"$SHMTEST_TMP/ownns.json" || fail "--all in a mount namespace exited $?"
-json_check "$SHMTEST_TMP/ownns.json" "j['mounts'][0]['id'] == env['HOSTDEV'] and [m for m in j['mounts'] if m['id'] == env['HOSTDEV']] == j['mounts'][:1] and all(c['runtime'] for c in j['mounts'][0]['containers']) and all(m['containers'] for m in j['mounts'] if m['id'] != env['HOSTDEV'] and m['size_bytes'] == 8 << 20)" \
+    mountpoint -d /dev/shm >"$1" && exec "$0" --all --json' "$SHMWATCH" "$SHMTEST_TMP/owndev" \
+    >"$SHMTEST_TMP/ownns.json" || fail "--all in a mount namespace exited $?"
+OWNDEV=$(cat "$SHMTEST_TMP/owndev")
+export OWNDEV
+json_check "$SHMTEST_TMP/ownns.json" "j['mounts'][0]['id'] == env['HOSTDEV'] and [m for m in j['mounts'] if m['id'] == env['HOSTDEV']] == j['mounts'][:1] and all(c['runtime'] for c in j['mounts'][0]['containers']) and [[(c['id'], c['runtime']) for c in m['containers']] for m in j['mounts'] if m['id'] == env['OWNDEV']] == [[(None, None)]]" \
     "from a mount namespace of its own, the host's /dev/shm is the host's, its own a namespace's"
