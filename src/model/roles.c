@@ -89,6 +89,7 @@ struct facts {
     unsigned orphan_proof; /* enum orphan_proof bits */
     pid_t group;
     long parent; /* index of the parent, -1 for none */
+    bool local;  /* of the watched world (find_worlds) */
 };
 
 /* The index of each process's parent in the scan's processes (-1 for none),
@@ -101,6 +102,25 @@ static void find_parents(const struct proc_list *pl, struct facts *f)
         const struct proc *p = procs_find(pl, pl->items[i].ppid);
         f[i].parent = p ? (long)(p - pl->items) : -1;
         f[i].comm = torchprint_comm(pl->items[i].comm);
+    }
+}
+
+/* Whether each process is of the watched world (in_world). One that has
+ * ended or is ending (a zombie, or one whose memory is released already: no
+ * start_code) has no namespaces left to read: it is of the world of its
+ * parent, which reaps it. Without this, another world's worker caught as it
+ * dies would be an orphaned worker of this one. */
+static void find_worlds(const struct model *m, struct facts *f)
+{
+    const struct proc_list *pl = &m->scan->procs;
+    unsigned long world = watched_mntns(m);
+    for (size_t i = 0; i < pl->n; i++) {
+        const struct proc *p = &pl->items[i];
+        bool ending = p->state == 'Z' || (!p->kernel_thread && !p->start_code);
+        if (ending && !p->mntns)
+            f[i].local = f[i].parent < 0 || in_world(m->scan, world, &pl->items[f[i].parent]);
+        else
+            f[i].local = in_world(m->scan, world, p);
     }
 }
 
@@ -120,9 +140,8 @@ static void gather_evidence(const struct model *m, struct facts *f)
                 f[k].evidence = true;
         }
     }
-    unsigned long world = watched_mntns(m);
     for (size_t i = 0; i < pl->n; i++) {
-        if (f[i].comm != TORCH_COMM_MANAGER || !in_world(m->scan, world, &pl->items[i]))
+        if (f[i].comm != TORCH_COMM_MANAGER || !f[i].local)
             continue;
         long parent = f[i].parent;
         if (parent >= 0)
@@ -143,15 +162,12 @@ static bool leader_gone(const struct proc_list *pl, const struct proc *p)
 static void assign(const struct model *m, struct facts *f)
 {
     const struct proc_list *pl = &m->scan->procs;
-    unsigned long world = watched_mntns(m);
     for (size_t i = 0; i < pl->n; i++) {
         const struct proc *p = &pl->items[i];
         long parent = f[i].parent;
-        bool local = in_world(m->scan, world, p);
+        bool local = f[i].local;
         if (p->state == 'Z') {
-            /* It has no namespaces left to read: it is of this world when
-             * its parent, which has to reap it, is. */
-            if (parent < 0 || in_world(m->scan, world, &pl->items[parent]))
+            if (local)
                 f[i].role = ROLE_ZOMBIE;
         } else if (f[i].comm == TORCH_COMM_MANAGER) {
             if (local)
@@ -189,10 +205,8 @@ static void assign(const struct model *m, struct facts *f)
          * candidate above) was orphaned; mere torch evidence (a main holds
          * segments too) also needs its job's process group leader to be
          * gone. Each fact that holds is kept: reap and K say them. A
-         * zombie is dead already: one of this world is a zombie above,
-         * one whose parent is of another (no namespaces of its own left
-         * to read) is not of this one. */
-        bool local = in_world(m->scan, world, p);
+         * zombie is dead already: one of this world is a zombie above. */
+        bool local = f[i].local;
         unsigned proof = 0;
         if (local && f[i].comm == TORCH_COMM_WORKER)
             proof |= ORPHAN_BY_NAME;
@@ -345,6 +359,7 @@ void roles_assign(struct model *m, const struct worker_memory *mem)
     const struct proc_list *pl = &m->scan->procs;
     struct facts *f = xcalloc(pl->n, sizeof(*f));
     find_parents(pl, f);
+    find_worlds(m, f);
     gather_evidence(m, f);
     assign(m, f);
     build_groups(m, f);

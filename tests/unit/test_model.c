@@ -545,6 +545,33 @@ static void test_other_mount_namespaces_are_not_ours(void **state)
     free_model(m);
 }
 
+/* A process caught as it dies has released its memory (no start_code) and
+ * then its namespaces: like a zombie it is of its parent's world. Another
+ * container's worker dying under its own init is no orphaned worker of
+ * ours; ours, reparented to our init, is. One whose namespaces cannot be
+ * read while it still has its memory (another user's, without root) is
+ * taken for ours as before. */
+static void test_dying_process_is_its_parents_worlds(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    s->self_pid = 2;
+    fake_add_proc(s, 1, 0, 1, 'S', "systemd", "/usr/lib/systemd/systemd")->mntns = 100;
+    fake_add_proc(s, 2, 1, 2, 'S', "shmwatch", "/usr/bin/shmwatch")->mntns = 100;
+    struct proc *p = fake_add_proc(s, 14, 1, 14, 'S', "tini", "/tini");
+    p->mntns = 200;
+    p->start_code = 0x400000;
+    fake_add_proc(s, 15, 14, 9, 'R', "pt_data_worker", NULL); /* the container's, dying */
+    fake_add_proc(s, 16, 1, 8, 'R', "pt_data_worker", NULL);  /* ours, dying */
+    fake_add_proc(s, 17, 1, 7, 'S', "pt_data_worker", NULL)->start_code = 1; /* unreadable */
+    struct model *m = build(s);
+    assert_null(model_find_proc(m, 15));
+    assert_int_equal(proc(m, 16)->role, ROLE_ORPHAN_WORKER);
+    assert_int_equal(proc(m, 17)->role, ROLE_ORPHAN_WORKER);
+    assert_int_equal(m->totals.orphan_workers, 2);
+    free_model(m);
+}
+
 /* Another user's job, seen without root: no exe can be read. A worker torch
  * named is still its parent's worker when its parent forked it (the same
  * process group); one reparented to init is an orphaned worker. */
@@ -1047,6 +1074,7 @@ int main(void)
         cmocka_unit_test(test_kernel_thread_is_no_creator),
         cmocka_unit_test(test_unreadable_mount_is_no_full_mount),
         cmocka_unit_test(test_zombie_is_never_a_main),
+        cmocka_unit_test(test_dying_process_is_its_parents_worlds),
         cmocka_unit_test(test_torch2_in_a_chroot),
         cmocka_unit_test(test_torchrun_agent_is_no_main),
         cmocka_unit_test(test_remembered_workers_keep_their_orphans),
