@@ -477,6 +477,29 @@ static void *run(void *arg)
     return NULL;
 }
 
+/* Everything a started poller holds, its thread not running (never
+ * started, or joined). */
+static void release(struct poller *p)
+{
+    evwatch_close(&p->ew);
+    buf_free(&p->rec);
+    free(p->events);
+    close(p->ctl[0]);
+    close(p->ctl[1]);
+    snap_free(p->snap);
+    gauges_free(&p->gauges);
+    mounts_free(&p->ml);
+    node_gauges_free(&p->gauge_fds, &p->ngauge_fds);
+    worker_memory_free(&p->workers);
+    group_peaks_free(&p->group_peaks);
+    mount_memory_free(&p->mount_mem);
+    close(p->pipe[0]);
+    close(p->pipe[1]);
+    pthread_cond_destroy(&p->cond);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
 struct poller *poller_start(const struct poller_cfg *cfg)
 {
     struct poller *p = xcalloc(1, sizeof(*p));
@@ -504,16 +527,7 @@ struct poller *poller_start(const struct poller_cfg *cfg)
     event_list_free(&first);
     int rc = thread_start(&p->thread, run, p); /* signals stay with the drawing thread */
     if (rc != 0) {
-        close(p->pipe[0]);
-        close(p->pipe[1]);
-        close(p->ctl[0]);
-        close(p->ctl[1]);
-        evwatch_close(&p->ew);
-        buf_free(&p->rec);
-        free(p->events);
-        pthread_cond_destroy(&p->cond);
-        pthread_mutex_destroy(&p->lock);
-        free(p);
+        release(p);
         errno = rc;
         return NULL;
     }
@@ -535,23 +549,7 @@ bool poller_stop(struct poller *p)
         take_events(p, &last);
         event_list_free(&last);
     }
-    evwatch_close(&p->ew);
-    buf_free(&p->rec);
-    free(p->events);
-    close(p->ctl[0]);
-    close(p->ctl[1]);
-    snap_free(p->snap);
-    gauges_free(&p->gauges);
-    mounts_free(&p->ml);
-    node_gauges_free(&p->gauge_fds, &p->ngauge_fds);
-    worker_memory_free(&p->workers);
-    group_peaks_free(&p->group_peaks);
-    mount_memory_free(&p->mount_mem);
-    close(p->pipe[0]);
-    close(p->pipe[1]);
-    pthread_cond_destroy(&p->cond);
-    pthread_mutex_destroy(&p->lock);
-    free(p);
+    release(p);
     return !abandoned;
 }
 
