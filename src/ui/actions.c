@@ -88,7 +88,7 @@ static int actions_ask_failure(struct ui *u, const char *what, const char *reaso
                                         "Abort"};
     char title[400];
     snprintf(title, sizeof(title), "%s: %s", what, actions_safe(reason));
-    int k = dialog_menu(u, title, items, NULL, 3, 0);
+    int k = dialog_menu(u, title, items, NULL, 3);
     return k < 0 ? ACTIONS_ABORT : k;
 }
 
@@ -112,7 +112,7 @@ void actions_lines_free(struct actions_lines *l)
 
 void actions_show(struct ui *u, const char *title, const struct actions_lines *l)
 {
-    dialog_menu(u, title, (const char *const *)l->v, NULL, l->n, 0);
+    dialog_menu(u, title, (const char *const *)l->v, NULL, l->n);
 }
 
 const char *actions_safe(const char *s)

@@ -145,9 +145,9 @@ int dialog_number_pick(const int *numbers, size_t n, const char *typed, int *hig
 }
 
 int dialog_menu(struct ui *u, const char *title, const char *const *items, const int *numbers,
-                size_t n, int initial)
+                size_t n)
 {
-    int sel = initial >= 0 && (size_t)initial < n ? initial : 0;
+    int sel = 0;
     char typed[8] = "";
     u->dirty = true;
     if (!n)
