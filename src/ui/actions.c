@@ -270,13 +270,10 @@ void actions_unlink(struct ui *u, const struct ui_selection *sel)
             return;
         }
     }
-    if (!p.n) {
-        if (!sel->nmarked_segs)
-            ui_message(u, THEME_muted, "select an orphan segment (or mark several with Space)");
-        unlink_plan_free(&p);
-        return;
-    }
-    run_unlink(u, &p, "orphan");
+    if (p.n)
+        run_unlink(u, &p, "orphan");
+    else if (!sel->nmarked_segs)
+        ui_message(u, THEME_muted, "select an orphan segment (or mark several with Space)");
     unlink_plan_free(&p);
 }
 
