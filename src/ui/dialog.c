@@ -96,11 +96,10 @@ bool dialog_confirm(struct ui *u, const char *title, const char *const *lines, s
         refresh();
         int k = ui_wait_key(u);
         switch (k) {
-        case -1:
-            return false;
         case 'y':
         case 'Y':
             return true;
+        case -1: /* quit */
         case 'n':
         case 'N':
         case 'q':
