@@ -88,7 +88,7 @@ static int actions_ask_failure(struct ui *u, const char *what, const char *reaso
                                         "Abort"};
     char title[400];
     snprintf(title, sizeof(title), "%s: %s", what, actions_safe(reason));
-    int k = dialog_menu(u, title, items, NULL, 3, 0);
+    int k = dialog_menu(u, title, items, NULL, 3);
     return k < 0 ? ACTIONS_ABORT : k;
 }
 
@@ -112,7 +112,7 @@ void actions_lines_free(struct actions_lines *l)
 
 void actions_show(struct ui *u, const char *title, const struct actions_lines *l)
 {
-    dialog_menu(u, title, (const char *const *)l->v, NULL, l->n, 0);
+    dialog_menu(u, title, (const char *const *)l->v, NULL, l->n);
 }
 
 const char *actions_safe(const char *s)
@@ -270,13 +270,10 @@ void actions_unlink(struct ui *u, const struct ui_selection *sel)
             return;
         }
     }
-    if (!p.n) {
-        if (!sel->nmarked_segs)
-            ui_message(u, THEME_muted, "select an orphan segment (or mark several with Space)");
-        unlink_plan_free(&p);
-        return;
-    }
-    run_unlink(u, &p, "orphan");
+    if (p.n)
+        run_unlink(u, &p, "orphan");
+    else if (!sel->nmarked_segs)
+        ui_message(u, THEME_muted, "select an orphan segment (or mark several with Space)");
     unlink_plan_free(&p);
 }
 

@@ -105,7 +105,7 @@ static void zombie(struct ui *u, const struct model *m, struct signal_target *z)
     snprintf(end, sizeof(end), "End its parent pid %d (%s): TERM, then KILL", (int)z->ppid,
              reason);
     const char *items[3] = {nudge, may_end ? end : "Cancel", "Cancel"};
-    int k = dialog_menu(u, title, items, NULL, may_end ? 3 : 2, 0);
+    int k = dialog_menu(u, title, items, NULL, may_end ? 3 : 2);
     struct signal_opts o;
     opts(u, &o);
     struct signal_result r;
@@ -169,7 +169,7 @@ void actions_signal(struct ui *u, const struct ui_selection *sel)
         char title[160];
         snprintf(title, sizeof(title), "Send a signal to %s%s", p.n == 1 ? who(&p.items[0]) : "",
                  p.n == 1 ? "" : "the marked processes");
-        int k = dialog_menu(u, title, items, numbers, NMENU, 0);
+        int k = dialog_menu(u, title, items, numbers, NMENU);
         if (k >= 0) {
             struct signal_opts o;
             opts(u, &o);

@@ -15,21 +15,24 @@
 
 /* --- Moving ------------------------------------------------------------------ */
 
-void cmd_line(struct ui *u, int code)
+/* delta rows on: a page scrolls, the list moves its cursor. */
+static void move_by(struct ui *u, int delta)
 {
     if (u->page)
-        u->page_scroll += code == FKEY(KEY_UP) ? -1 : 1;
+        u->page_scroll += delta;
     else
-        ui_move_cursor(u, code == FKEY(KEY_UP) ? -1 : 1);
+        ui_move_cursor(u, delta);
+}
+
+void cmd_line(struct ui *u, int code)
+{
+    move_by(u, code == FKEY(KEY_UP) ? -1 : 1);
 }
 
 void cmd_screen(struct ui *u, int code)
 {
     int step = u->page ? LINES - 3 : u->list_h > 1 ? u->list_h - 1 : 1;
-    if (u->page)
-        u->page_scroll += code == FKEY(KEY_PPAGE) ? -step : step;
-    else
-        ui_move_cursor(u, code == FKEY(KEY_PPAGE) ? -step : step);
+    move_by(u, code == FKEY(KEY_PPAGE) ? -step : step);
 }
 
 void cmd_ends(struct ui *u, int code)
@@ -48,11 +51,9 @@ void cmd_mouse(struct ui *u, int code)
     if (getmouse(&ev) != OK)
         return;
     int step = (ev.bstate & BUTTON4_PRESSED) ? -3 : (ev.bstate & BUTTON5_PRESSED) ? 3 : 0;
-    if (u->page) {
-        u->page_scroll += step;
-    } else if (step) {
-        ui_move_cursor(u, step);
-    } else if (ev.bstate & BUTTON1_PRESSED) {
+    if (step) {
+        move_by(u, step);
+    } else if (!u->page && (ev.bstate & BUTTON1_PRESSED)) {
         long k = list_row_at(u, ev.y);
         if (k >= 0)
             ui_cursor_to(u, (size_t)k);

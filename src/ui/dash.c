@@ -94,7 +94,7 @@ static void draw_title(struct ui *u)
         /* The recorded time, and where it is in the recording. */
         char at[32];
         replay_time_text(u->replay, u->replay->shown, at, sizeof(at));
-        ADD("  %s REPLAY %s (%zu/%zu)", g->sep, at, u->replay->ordinal, u->replay->nsnaps);
+        ADD("  %s REPLAY %s (%zu/%zu)", g->sep, at, replay_ordinal(u->replay), u->replay->nsnaps);
     } else {
         if (u->snap)
             ui_local_time((double)model_scan_time(&u->snap->model).tv_sec, "%H:%M:%S", tm,

@@ -96,11 +96,10 @@ bool dialog_confirm(struct ui *u, const char *title, const char *const *lines, s
         refresh();
         int k = ui_wait_key(u);
         switch (k) {
-        case -1:
-            return false;
         case 'y':
         case 'Y':
             return true;
+        case -1: /* quit */
         case 'n':
         case 'N':
         case 'q':
@@ -145,9 +144,9 @@ int dialog_number_pick(const int *numbers, size_t n, const char *typed, int *hig
 }
 
 int dialog_menu(struct ui *u, const char *title, const char *const *items, const int *numbers,
-                size_t n, int initial)
+                size_t n)
 {
-    int sel = initial >= 0 && (size_t)initial < n ? initial : 0;
+    int sel = 0;
     char typed[8] = "";
     u->dirty = true;
     if (!n)

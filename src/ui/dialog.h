@@ -34,7 +34,7 @@ void dialog_buttons(int bx, int bw, struct dialog_buttons *out);
  * ("1" of 15 and 17) moves the selection to its item and waits for the
  * next digit or Enter; digits that no item prints pick nothing. */
 int dialog_menu(struct ui *u, const char *title, const char *const *items, const int *numbers,
-                size_t n, int initial);
+                size_t n);
 
 /* The typing rule above, alone: the item the digits typed pick, or -1;
  * *highlight gets the item to select meanwhile (-1: no item's number starts

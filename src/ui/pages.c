@@ -156,9 +156,7 @@ void page_draw(struct ui *u)
     default:
         break;
     }
-    int body = LINES - 2;
-    if (body < 1)
-        body = 1;
+    int body = LINES - 2; /* ui_draw shows a page on 5 lines or more */
     int max_scroll = (int)p.n - body;
     if (max_scroll < 0)
         max_scroll = 0;
@@ -174,15 +172,13 @@ void page_draw(struct ui *u)
         const struct page_line *l = &p.lines[u->page_scroll + i];
         term_put(1 + i, 0, COLS, l->text, term_attr(l->role), true);
     }
-    if (LINES >= 2) {
-        const struct glyphs *g = term_glyphs();
-        char foot[160];
-        int last = u->page_scroll + body < (int)p.n ? u->page_scroll + body : (int)p.n;
-        snprintf(foot, sizeof(foot), " %d-%d of %zu  %s%s PgUp PgDn Home End: scroll  q Esc: close",
-                 p.n ? u->page_scroll + 1 : 0, last, p.n, g->up, g->down);
-        attr_t st = term_attr(THEME_status);
-        term_fill(LINES - 1, 0, COLS, st);
-        term_put(LINES - 1, 0, COLS, foot, st, true);
-    }
+    const struct glyphs *g = term_glyphs();
+    char foot[160];
+    int last = u->page_scroll + body < (int)p.n ? u->page_scroll + body : (int)p.n;
+    snprintf(foot, sizeof(foot), " %d-%d of %zu  %s%s PgUp PgDn Home End: scroll  q Esc: close",
+             p.n ? u->page_scroll + 1 : 0, last, p.n, g->up, g->down);
+    attr_t st = term_attr(THEME_status);
+    term_fill(LINES - 1, 0, COLS, st);
+    term_put(LINES - 1, 0, COLS, foot, st, true);
     page_free(&p);
 }

@@ -30,9 +30,8 @@ struct poller {
     int ctl[2];          /* a byte on it wakes the thread from its wait on the events */
     /* Under lock. */
     bool stop, scan_requested;
-    bool scanning;       /* a scan is under way, since scan_started (clock_now) */
-    double scan_started;
-    struct scan_job *job; /* its job, whose beacon says where it is */
+    double scan_started;  /* clock_now when the newest scan began */
+    struct scan_job *job; /* the scan's job while one runs, whose beacon says where it is */
     bool abandoned;      /* stop came during a scan that had not ended */
     struct snap *snap;    /* newest, not yet taken */
     struct gauges gauges; /* newest */
@@ -410,7 +409,6 @@ static void *run(void *arg)
         bool on_time = !by_event || now >= next_scan;
         if (p->scan_requested || now >= next_scan || by_event) {
             p->scan_requested = false;
-            p->scanning = true;
             p->scan_started = now;
             pthread_mutex_unlock(&p->lock);
             int gone;
@@ -422,7 +420,6 @@ static void *run(void *arg)
             if (!s) {
                 /* Nothing more to watch: the last snapshot and gauges stay. */
                 pthread_mutex_lock(&p->lock);
-                p->scanning = false;
                 p->target_gone = gone;
                 p->target_gone_at = time(NULL);
                 wake(p);
@@ -442,7 +439,6 @@ static void *run(void *arg)
             scan_events(p, s, by_event, on_time, &got);
             now = clock_now();
             pthread_mutex_lock(&p->lock);
-            p->scanning = false;
             snap_free(p->snap);
             p->snap = s;
             publish_gauges(p, &p->ml, now);
@@ -481,6 +477,29 @@ static void *run(void *arg)
     return NULL;
 }
 
+/* Everything a started poller holds, its thread not running (never
+ * started, or joined). */
+static void release(struct poller *p)
+{
+    evwatch_close(&p->ew);
+    buf_free(&p->rec);
+    free(p->events);
+    close(p->ctl[0]);
+    close(p->ctl[1]);
+    snap_free(p->snap);
+    gauges_free(&p->gauges);
+    mounts_free(&p->ml);
+    node_gauges_free(&p->gauge_fds, &p->ngauge_fds);
+    worker_memory_free(&p->workers);
+    group_peaks_free(&p->group_peaks);
+    mount_memory_free(&p->mount_mem);
+    close(p->pipe[0]);
+    close(p->pipe[1]);
+    pthread_cond_destroy(&p->cond);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
 struct poller *poller_start(const struct poller_cfg *cfg)
 {
     struct poller *p = xcalloc(1, sizeof(*p));
@@ -508,16 +527,7 @@ struct poller *poller_start(const struct poller_cfg *cfg)
     event_list_free(&first);
     int rc = thread_start(&p->thread, run, p); /* signals stay with the drawing thread */
     if (rc != 0) {
-        close(p->pipe[0]);
-        close(p->pipe[1]);
-        close(p->ctl[0]);
-        close(p->ctl[1]);
-        evwatch_close(&p->ew);
-        buf_free(&p->rec);
-        free(p->events);
-        pthread_cond_destroy(&p->cond);
-        pthread_mutex_destroy(&p->lock);
-        free(p);
+        release(p);
         errno = rc;
         return NULL;
     }
@@ -539,30 +549,14 @@ bool poller_stop(struct poller *p)
         take_events(p, &last);
         event_list_free(&last);
     }
-    evwatch_close(&p->ew);
-    buf_free(&p->rec);
-    free(p->events);
-    close(p->ctl[0]);
-    close(p->ctl[1]);
-    snap_free(p->snap);
-    gauges_free(&p->gauges);
-    mounts_free(&p->ml);
-    node_gauges_free(&p->gauge_fds, &p->ngauge_fds);
-    worker_memory_free(&p->workers);
-    group_peaks_free(&p->group_peaks);
-    mount_memory_free(&p->mount_mem);
-    close(p->pipe[0]);
-    close(p->pipe[1]);
-    pthread_cond_destroy(&p->cond);
-    pthread_mutex_destroy(&p->lock);
-    free(p);
+    release(p);
     return !abandoned;
 }
 
 bool poller_stalled(struct poller *p, double *running_s, char *where, size_t n)
 {
     pthread_mutex_lock(&p->lock);
-    double run = p->scanning ? clock_now() - p->scan_started : 0;
+    double run = clock_now() - p->scan_started;
     bool stalled = p->job && run >= scan_stall_limit(p->cfg.scan_interval_s);
     if (stalled) {
         /* Under lock: the poller's thread ends the job only under it. */

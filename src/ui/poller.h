@@ -1,7 +1,7 @@
 /* The dashboard's background thread: the holder scan (and the model built
  * from it) at the scan interval and on demand, and the cheap statvfs gauge
  * refresh at the gauge interval, so that drawing never waits for /proc.
- * Results are handed over under a lock; a byte on wake_fd says that
+ * Results are handed over under a lock; a byte on poller_fd says that
  * something new is there. */
 #ifndef SHMWATCH_UI_POLLER_H
 #define SHMWATCH_UI_POLLER_H

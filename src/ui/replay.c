@@ -69,10 +69,10 @@ static size_t snapshot_at(const struct replay *r, double t)
     return best;
 }
 
-static size_t ordinal_of(const struct replay *r, size_t entry)
+size_t replay_ordinal(const struct replay *r)
 {
     size_t k = 0;
-    for (size_t i = 0; i <= entry && i < r->ix.n; i++)
+    for (size_t i = 0; i <= r->shown; i++)
         k += is_snap(r, i);
     return k;
 }
@@ -335,7 +335,6 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
         goto fail;
     free(shown);
     r->shown = r->pos = i;
-    r->ordinal = ordinal_of(r, i);
     *out = r;
     return 0;
 fail:
@@ -374,7 +373,6 @@ void replay_show(struct ui *u, struct snap *s, size_t entry, bool onward)
     snap_free(u->snap);
     u->snap = s;
     r->shown = entry;
-    r->ordinal = ordinal_of(r, entry);
     rows_prune_marks(u);
     rows_rebuild(u);
     u->dirty = true;

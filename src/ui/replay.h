@@ -18,7 +18,6 @@ struct replay {
     size_t pos;   /* where the steps start from: the snapshot shown, or the
                    * event jumped to last */
     size_t nsnaps; /* snapshots in the index */
-    size_t ordinal; /* the shown one's place among them, from 1 */
     /* Each event entry's line on the events page once it has been read
      * (NULL: not yet), by entry: a step reads only the events it has not
      * shown before. */
@@ -48,6 +47,9 @@ size_t replay_moment(const struct replay *r);
  * u's events line and page, in the live dashboard's words (model/evline.h;
  * a Bus error with the fill of its /dev/shm in the snapshot before it). */
 void replay_events(struct ui *u);
+
+/* The shown snapshot's place among the recording's snapshots, from 1. */
+size_t replay_ordinal(const struct replay *r);
 
 /* The time of entry i as the title shows it ("2026-12-05 03:12:07", local
  * time). */

@@ -288,14 +288,20 @@ static void emit_proc(struct build *b, size_t slot, unsigned depth)
     emit_segs(b, slot, depth + 1);
 }
 
+/* A parent row's totals take in a child row's. */
+static void add_row_totals(struct row *to, const struct row *from)
+{
+    to->count += from->count;
+    to->size += from->size;
+    to->alloc += from->alloc;
+}
+
 /* A process row under the row at index parent, its totals added to the parent's. */
 static void emit_child_proc(struct build *b, size_t parent, size_t slot)
 {
     size_t child = b->n;
     emit_proc(b, slot, 1);
-    b->rows[parent].count += b->rows[child].count;
-    b->rows[parent].size += b->rows[child].size;
-    b->rows[parent].alloc += b->rows[child].alloc;
+    add_row_totals(&b->rows[parent], &b->rows[child]);
 }
 
 static void build_tree(struct build *b, const size_t *procs_sorted)
@@ -366,11 +372,8 @@ static void build_node(struct build *b, const size_t *procs_sorted)
         b->base = 1;
         build_tree(b, procs_sorted);
         for (size_t i = at + 1; i < b->n; i++) /* the totals of its top rows */
-            if (b->rows[i].depth == 1) {
-                b->rows[at].count += b->rows[i].count;
-                b->rows[at].size += b->rows[i].size;
-                b->rows[at].alloc += b->rows[i].alloc;
-            }
+            if (b->rows[i].depth == 1)
+                add_row_totals(&b->rows[at], &b->rows[i]);
     }
     b->ctr = UI_CTR_ANY;
     b->base = 0;

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <langinfo.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,14 +364,4 @@ void term_fill(int y, int x, int w, attr_t a)
     move(y, x);
     for (int i = 0; i < w; i++)
         addch(' ');
-}
-
-int term_printf(int y, int x, int maxw, attr_t a, const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    return term_put(y, x, maxw, line, a, true);
 }

@@ -51,8 +51,6 @@ int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis);
 int term_put_name(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis);
 /* Spaces from x over w columns. */
 void term_fill(int y, int x, int w, attr_t a);
-int term_printf(int y, int x, int maxw, attr_t a, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
 
 /* Escapes untrusted bytes into dst as term_put_name shows them. */
 void term_escape(char *dst, size_t n, const char *s);

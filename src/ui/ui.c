@@ -62,8 +62,11 @@ void ui_draw(struct ui *u)
     erase();
     if (LINES < 5 || COLS < 20) {
         term_put(0, 0, COLS, "too small", term_attr(THEME_warning), true);
-        if (LINES > 1)
-            term_printf(1, 0, COLS, term_attr(THEME_muted), "%dx%d < 20x5", COLS, LINES);
+        if (LINES > 1) {
+            char size[32];
+            snprintf(size, sizeof(size), "%dx%d < 20x5", COLS, LINES);
+            term_put(1, 0, COLS, size, term_attr(THEME_muted), true);
+        }
     } else if (u->page) {
         page_draw(u);
     } else {
