@@ -334,50 +334,46 @@ int cmd_plan(int argc, char **argv)
         .shm_size = o.shm_size,
         .has_shm_size = o.shm_size_set,
     };
-    const char *shape = o.sample_shape, *dtype = o.dtype;
-    bool json = o.json, have_batch = o.batch_size_set, have_workers = o.workers_set,
-         have_prefetch = o.prefetch_set;
-    long long observe_pid = o.observe;
     struct group ob = {0};
-    if (observe_pid) {
-        if (have_batch || shape || o.dtype_set)
+    if (o.observe) {
+        if (o.batch_size_set || o.sample_shape || o.dtype_set)
             return usage_error("plan", "--observe takes the batch from the loader: no %s",
-                               have_batch ? "--batch-size" : shape ? "--sample-shape" : "--dtype");
-        int rc = observe((pid_t)observe_pid, &ob);
+                               o.batch_size_set ? "--batch-size"
+                               : o.sample_shape ? "--sample-shape"
+                                                : "--dtype");
+        int rc = observe((pid_t)o.observe, &ob);
         if (rc)
             return rc;
         in.observed_batch_shm = ob.batch_shm_bytes;
-        if (!have_workers)
+        if (!o.workers_set)
             in.workers = ob.nworkers;
-        if (!have_prefetch)
+        if (!o.prefetch_set)
             in.prefetch = loader_prefetch_of(&ob);
-        have_batch = have_workers = true;
-        shape = "";
-    }
-    if (!have_batch)
+    } else if (!o.batch_size_set) {
         return usage_error("plan", "%s is required", "--batch-size");
-    if (!shape)
+    } else if (!o.sample_shape) {
         return usage_error("plan", "%s is required", "--sample-shape");
-    if (!have_workers)
+    } else if (!o.workers_set) {
         return usage_error("plan", "%s is required", "--workers");
+    }
     long page = sysconf(_SC_PAGESIZE);
     in.page_size = page > 0 ? (uint64_t)page : 0;
 
     /* capacity_parse_shapes checks the dtype of every tensor: --dtype, or its own. */
     char *cause = NULL;
     struct capacity_result r;
-    if ((!observe_pid && capacity_parse_shapes(shape, dtype, &in, &cause) < 0) ||
+    if ((!o.observe && capacity_parse_shapes(o.sample_shape, o.dtype, &in, &cause) < 0) ||
         capacity_compute(&in, &r, &cause) < 0) {
-        fprintf(stderr, "shmwatch plan: %s\n", cause ? cause : "bad input");
+        fprintf(stderr, "shmwatch plan: %s\n", cause);
         free(cause);
         return 2;
     }
     struct buf out;
     buf_init(&out);
-    if (json)
-        print_json(&out, &in, &r, observe_pid ? &ob : NULL);
+    if (o.json)
+        print_json(&out, &in, &r, o.observe ? &ob : NULL);
     else
-        print_text(&out, &in, &r, observe_pid ? &ob : NULL);
+        print_text(&out, &in, &r, o.observe ? &ob : NULL);
     output_write(&out);
     buf_free(&out);
     return output_status("plan", NULL);
