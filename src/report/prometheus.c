@@ -112,23 +112,20 @@ static void mount_family(struct buf *o, const struct model *m, const char *name,
 
 static void segments(struct buf *o, const struct model *m)
 {
-    static const enum seg_state states[] = {SEG_IN_USE, SEG_HIDDEN, SEG_ORPHAN, SEG_UNHELD};
     family(o, "shmwatch_segments", "gauge", "Segments by mount, state and kind.");
     for (size_t i = 0; i < model_nmounts(m); i++) {
         if (!model_mount(m, i)->listed)
             continue; /* its named segments unknown: no false 0s (mount_family) */
-        size_t count[4][KIND_COUNT] = {{0}}; /* [state][kind], one pass over the segments */
-        for (size_t j = 0; j < m->nsegs; j++) {
-            const struct segment *sg = &m->segs[j];
-            if (sg->mount == i && (unsigned)sg->state < 4 && (unsigned)sg->kind < KIND_COUNT)
-                count[sg->state][sg->kind]++;
-        }
-        for (size_t s = 0; s < 4; s++) {
+        size_t count[SEG_UNHELD + 1][KIND_COUNT] = {{0}}; /* one pass over the segments */
+        for (size_t j = 0; j < m->nsegs; j++)
+            if (m->segs[j].mount == i)
+                count[m->segs[j].state][m->segs[j].kind]++;
+        for (size_t s = SEG_IN_USE; s <= SEG_UNHELD; s++) {
             for (size_t k = 0; k < KIND_COUNT; k++) {
                 buf_adds(o, "shmwatch_segments{");
                 mount_labels(o, m, i);
-                buf_printf(o, ",state=\"%s\",kind=\"%s\"} %zu\n", seg_state_name(states[s]),
-                           seg_kind_name((enum seg_kind)k), count[states[s]][k]);
+                buf_printf(o, ",state=\"%s\",kind=\"%s\"} %zu\n", seg_state_name((enum seg_state)s),
+                           seg_kind_name((enum seg_kind)k), count[s][k]);
             }
         }
     }
