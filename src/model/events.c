@@ -120,7 +120,7 @@ static const struct ev_cgroup *cgroup_in(const struct ev_state *st, const char *
 static size_t cgroup_index(struct ev_state *st, size_t *cap, const struct cgroup_info *cg,
                            const struct container_info *ci)
 {
-    if (!cg || !cg->present || !cg->dir)
+    if (!cg->present || !cg->dir)
         return SIZE_MAX;
     const struct ev_cgroup *known = cgroup_in(st, cg->dir);
     if (known)
