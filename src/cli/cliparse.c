@@ -33,7 +33,8 @@ static void *field(struct options *o, size_t offset)
 }
 
 /* The one-line message: "shmwatch[ NAME]: " tmpl, with arg (escaped: it is
- * the user's text) in place of its "%s", and the hint. Returns 2. */
+ * the user's text) in place of its "%s", and the hint where to look.
+ * Returns 2. */
 static int say(const struct cli_command *c, bool hint, const char *tmpl, const char *arg,
                char **err)
 {
@@ -48,8 +49,10 @@ static int say(const struct cli_command *c, bool hint, const char *tmpl, const c
     } else {
         buf_adds(&b, tmpl);
     }
-    if (hint)
+    if (hint && *c->name)
         buf_printf(&b, " (see shmwatch %s --help)", c->name);
+    else if (hint)
+        buf_adds(&b, " (see --help)");
     *err = buf_steal(&b);
     return 2;
 }
@@ -170,7 +173,7 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct options *o, char *
         if (ch == ':')
             rc = say(c, c->hint, "%s needs a value", argv[optind - 1], err);
         else if (!r)
-            rc = say(c, c->hint, c->unknown, argv[optind - 1], err);
+            rc = say(c, true, "unknown option '%s'", argv[optind - 1], err);
         else {
             const char *v = optarg;
             /* An optional value may come as the next argument. */
@@ -185,7 +188,7 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct options *o, char *
     if (rc || stopped)
         return rc;
     if (optind < argc)
-        return say(c, c->hint, c->extra, argv[optind], err);
+        return say(c, true, "unexpected argument '%s'", argv[optind], err);
     if (c->check) {
         char *msg = NULL;
         if (c->check(o, &msg)) {

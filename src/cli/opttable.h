@@ -64,10 +64,12 @@ struct cli_opt {
 
 struct cli_command {
     const char *name; /* "clean"; "" for the main command */
-    /* Usage errors, after "shmwatch[ NAME]: "; "%s" is the argument. */
-    const char *unknown, *extra;
-    bool hint; /* those and "--x needs a value" end with " (see shmwatch NAME --help)" */
-    bool value_hint; /* so do the rows' .bad messages */
+    /* An unknown option or an unexpected argument is told with where to
+     * look, " (see shmwatch NAME --help)" (the main command's " (see
+     * --help)"); so is "--x needs a value" with hint, and so are the rows'
+     * .bad messages with value_hint. */
+    bool hint;
+    bool value_hint;
     /* --help: head (the usage lines; NULL: made from the rows), the
      * main command's overview of the commands with in_overview, about,
      * the options from column col (short_col: with room for "-x, "),
