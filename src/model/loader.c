@@ -95,12 +95,12 @@ void group_peaks_free(struct group_peaks *gp)
     memset(gp, 0, sizeof(*gp));
 }
 
-uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch, uint64_t held)
+uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch)
 {
     if (batch == 0 || prefetch == 0)
         return 0;
     uint64_t batches = room / batch;
-    return batches > held ? (batches - held) / prefetch : 0;
+    return batches > PLAN_MAIN_HELD ? (batches - PLAN_MAIN_HELD) / prefetch : 0;
 }
 
 /* The prefetch factor that explains the batches in flight: the main holds
@@ -141,14 +141,12 @@ static void loader_budget_from(const struct model *m, size_t ctr, const bool *on
      * shm the others use and the app's memory. */
     uint64_t others = b->shm_used > busiest->shm_bytes ? b->shm_used - busiest->shm_bytes : 0;
     uint64_t room_shm = b->shm_size > others ? b->shm_size - others : 0;
-    b->fit_workers_shm =
-        loader_workers_fit(room_shm, b->loader_batch, b->loader_prefetch, PLAN_MAIN_HELD);
+    b->fit_workers_shm = loader_workers_fit(room_shm, b->loader_batch, b->loader_prefetch);
     b->fit_workers_limit = UINT64_MAX;
     if (b->limit_source == LIMIT_CGROUP) {
         uint64_t used = b->peak_app + others;
         uint64_t room = b->limit > used ? b->limit - used : 0;
-        b->fit_workers_limit =
-            loader_workers_fit(room, b->loader_batch, b->loader_prefetch, PLAN_MAIN_HELD);
+        b->fit_workers_limit = loader_workers_fit(room, b->loader_batch, b->loader_prefetch);
     }
 }
 

@@ -327,9 +327,10 @@ void loader_observe(struct model *m, const struct group_peaks *gp);
 void group_peaks_learn(struct group_peaks *gp, const struct model *m);
 void group_peaks_free(struct group_peaks *gp);
 /* Workers that fit in room when each prefetches `prefetch` batches of
- * `batch` bytes and the main holds `held` more: (room / batch - held) /
- * prefetch, rounded down; 0 when not even one fits or batch is 0. */
-uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch, uint64_t held);
+ * `batch` bytes and the main holds PLAN_MAIN_HELD more: (room / batch -
+ * PLAN_MAIN_HELD) / prefetch, rounded down; 0 when not even one fits or
+ * batch is 0. */
+uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch);
 /* Fills the budgets' loader figures (after budget_compute): how many
  * workers fit the mount and the limit. The top-level budget's from the
  * busiest group; each mount's budget's from the busiest of its owner's

@@ -350,10 +350,10 @@ static void test_workers_fit(void **state)
 {
     (void)state;
     /* (64 MiB / 1 MiB - 2 held) / 2 = 31 workers at prefetch factor 2 */
-    assert_int_equal(loader_workers_fit(64 * MiB, MiB, 2, 2), 31);
-    assert_int_equal(loader_workers_fit(64 * MiB, MiB, 4, 2), 15);
-    assert_int_equal(loader_workers_fit(3 * MiB, MiB, 2, 2), 0);
-    assert_int_equal(loader_workers_fit(64 * MiB, 0, 2, 2), 0);
+    assert_int_equal(loader_workers_fit(64 * MiB, MiB, 2), 31);
+    assert_int_equal(loader_workers_fit(64 * MiB, MiB, 4), 15);
+    assert_int_equal(loader_workers_fit(3 * MiB, MiB, 2), 0);
+    assert_int_equal(loader_workers_fit(64 * MiB, 0, 2), 0);
 }
 
 /* Each message of the guide's table is there once, with its limit; the
@@ -893,7 +893,7 @@ static void test_loader_per_container(void **state)
      * the 10 MiB used minus its own 8 pages. */
     uint64_t room_b = 32 * MiB - (10 * MiB - b->shm_bytes);
     assert_int_equal(bb->fit_workers_shm,
-                     loader_workers_fit(room_b, 4 * 4096, bb->loader_prefetch, 2));
+                     loader_workers_fit(room_b, 4 * 4096, bb->loader_prefetch));
     assert_int_equal(bb->limit, 512 * MiB);
     assert_true(bb->fit_workers_limit != UINT64_MAX);
     assert_int_equal(ba->limit, 1024 * MiB);
