@@ -83,24 +83,23 @@ static void on_step(void *ctx, const struct signal_target *t, const struct signa
 int cmd_reap(int argc, char **argv)
 {
     struct options o;
-    int prc;
-    if (!usage_parse(CLI_REAP, argc, argv, &o, &prc))
-        return prc;
+    int rc;
+    if (!usage_parse(CLI_REAP, argc, argv, &o, &rc))
+        return rc;
     struct signal_opts so;
     signal_opts_default(&so);
     so.dry_run = o.dry_run;
     if (o.timeout_set)
         so.timeout_s = o.timeout;
     struct actcli a = {.cmd = "reap"};
-    int src = actcli_scan(&a, &o);
+    rc = actcli_scan(&a, &o);
     options_free(&o);
-    if (src != 0)
-        return src;
+    if (rc != 0)
+        return rc;
     struct reap_plan plan;
     so.sys = &a.sys;
     reap_plan_build_where(&a.model, &a.sys, actviews_proc, &a.views, &plan);
     print_plan(&plan);
-    int rc = 0;
     bool acted = false;
     if (reap_plan_count(&plan)) {
         bool declined;
