@@ -3,6 +3,9 @@
 
 #include "model/model.h"
 
+#define ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+#define HEX "0123456789abcdef"
+
 static bool starts(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -78,7 +81,7 @@ static bool parse_joblib(const char *name, pid_t *pid)
         return false;
     for (int ids = 0; *s == '_' && ids < 2; ids++) {
         s++;
-        size_t n = strspn(s, "0123456789abcdef");
+        size_t n = strspn(s, HEX);
         if (n == 0)
             return false;
         s += n;
@@ -99,9 +102,6 @@ static bool all_of(const char *name, size_t offset, const char *set, size_t min,
             return false;
     return n >= min && n <= max;
 }
-
-#define ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-#define HEX "0123456789abcdef"
 
 /* The kinds whose names carry no creator pid. Only the prefixes that begin
  * with the name's first character are tried (a node's /dev/shm may hold
