@@ -384,12 +384,12 @@ void report_text(struct buf *out, const struct model *m, const struct text_opts 
         const char *host = model_target_host(m);
         if (host) {
             buf_adds(out, "  host ");
-            esc_term(out, host, o->ascii);
+            name(&t, host);
         }
         const struct cgroup_info *cg = model_cgroup(m);
         if (cg->present && cg->path) {
             buf_adds(out, "  cgroup ");
-            esc_term(out, cg->path, o->ascii);
+            name(&t, cg->path);
         }
         buf_addc(out, '\n');
     }
@@ -412,7 +412,7 @@ void report_text(struct buf *out, const struct model *m, const struct text_opts 
         buf_adds(out, "\nWARNINGS\n");
         for (size_t i = 0; i < w->n; i++) {
             buf_adds(out, "  ");
-            esc_term(out, w->msg[i], o->ascii);
+            name(&t, w->msg[i]);
             buf_addc(out, '\n');
         }
     }
