@@ -98,52 +98,47 @@ int usage_error(const char *cmd, const char *fmt, ...)
     return 2;
 }
 
+/* Sets *err to the message of a broken rule; returns 2, a check's status
+ * for it. */
+__attribute__((format(printf, 2, 3))) static int refuse(char **err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    *err = str_vprintf(fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
 int options_check(struct options *o, char **err)
 {
-    if (o->all && o->pid) {
-        *err = xstrdup("--all and --pid exclude each other");
-        return 2;
-    }
-    if (o->all && o->demo) {
-        *err = xstrdup("--demo watches its own scene: it excludes --all");
-        return 2;
-    }
+    if (o->all && o->pid)
+        return refuse(err, "--all and --pid exclude each other");
+    if (o->all && o->demo)
+        return refuse(err, "--demo watches its own scene: it excludes --all");
     /* --once and --prometheus are one snapshot: a stream of them would be
      * concatenated texts (Prometheus's with its HELP and TYPE lines twice,
      * which is invalid). Without --interval, --count is refused below. */
     if ((o->mode == MODE_ONCE || (o->mode == MODE_PROMETHEUS && !o->prometheus_file)) &&
-        o->interval_set) {
-        *err = str_printf("--interval goes with --json, --prometheus-file and the dashboard, not "
-                          "--%s (one snapshot)",
-                          o->mode == MODE_ONCE ? "once" : "prometheus");
-        return 2;
-    }
-    if (o->demo && (o->mode != MODE_DASHBOARD || o->prometheus_file)) {
-        *err = xstrdup("--demo opens the dashboard on its own scene: it excludes --once, --json, "
-                       "--prometheus and --prometheus-file");
-        return 2;
-    }
-    if (o->record && (o->mode != MODE_DASHBOARD || o->prometheus_file)) {
-        *err = xstrdup("--record is the dashboard's; a recorder without it is shmwatch record");
-        return 2;
-    }
-    if (o->record && o->demo) {
-        *err = xstrdup("--demo shows a scene of its own: it is not recorded (--record)");
-        return 2;
-    }
-    if (o->record_dir && !*o->record_dir) {
-        *err = xstrdup("--record needs a directory name, not an empty string");
-        return 2;
-    }
-    if (o->prometheus_file && !*o->prometheus_file) {
-        *err = xstrdup("--prometheus-file needs a file name, not an empty string");
-        return 2;
-    }
+        o->interval_set)
+        return refuse(err,
+                      "--interval goes with --json, --prometheus-file and the dashboard, not "
+                      "--%s (one snapshot)",
+                      o->mode == MODE_ONCE ? "once" : "prometheus");
+    if (o->demo && (o->mode != MODE_DASHBOARD || o->prometheus_file))
+        return refuse(err,
+                      "--demo opens the dashboard on its own scene: it excludes --once, --json, "
+                      "--prometheus and --prometheus-file");
+    if (o->record && (o->mode != MODE_DASHBOARD || o->prometheus_file))
+        return refuse(err, "--record is the dashboard's; a recorder without it is shmwatch record");
+    if (o->record && o->demo)
+        return refuse(err, "--demo shows a scene of its own: it is not recorded (--record)");
+    if (o->record_dir && !*o->record_dir)
+        return refuse(err, "--record needs a directory name, not an empty string");
+    if (o->prometheus_file && !*o->prometheus_file)
+        return refuse(err, "--prometheus-file needs a file name, not an empty string");
     if (o->prometheus_file) {
-        if (o->mode != MODE_DASHBOARD && o->mode != MODE_PROMETHEUS) {
-            *err = xstrdup("--prometheus-file goes with Prometheus output only");
-            return 2;
-        }
+        if (o->mode != MODE_DASHBOARD && o->mode != MODE_PROMETHEUS)
+            return refuse(err, "--prometheus-file goes with Prometheus output only");
         o->mode = MODE_PROMETHEUS;
         /* The documented default: a file rewritten every 15 s, --count
          * times (or until stopped) whether --interval is given or not. */
@@ -151,10 +146,8 @@ int options_check(struct options *o, char **err)
             o->interval = 15;
         o->interval_set = true;
     }
-    if (o->count_set && !o->interval_set && o->count != 1) {
-        *err = xstrdup("--count needs --interval");
-        return 2;
-    }
+    if (o->count_set && !o->interval_set && o->count != 1)
+        return refuse(err, "--count needs --interval");
     if (o->interval_set && o->mode != MODE_DASHBOARD && !o->count_set)
         o->count = 0;
     return 0;
@@ -162,27 +155,19 @@ int options_check(struct options *o, char **err)
 
 int options_check_act(struct options *o, char **err)
 {
-    if (o->all && o->pid) {
-        *err = xstrdup("--all and --pid exclude each other");
-        return 2;
-    }
+    if (o->all && o->pid)
+        return refuse(err, "--all and --pid exclude each other");
     return 0;
 }
 
 int options_check_why(struct options *o, char **err)
 {
-    if (o->pid && o->container) {
-        *err = xstrdup("--pid and --container exclude each other");
-        return 2;
-    }
-    if (o->container && !*o->container) {
-        *err = xstrdup("--container needs a name, an id or a pod, not an empty string");
-        return 2;
-    }
-    if (o->dir && !*o->dir) {
-        *err = xstrdup("--dir needs a directory, not an empty string");
-        return 2;
-    }
+    if (o->pid && o->container)
+        return refuse(err, "--pid and --container exclude each other");
+    if (o->container && !*o->container)
+        return refuse(err, "--container needs a name, an id or a pod, not an empty string");
+    if (o->dir && !*o->dir)
+        return refuse(err, "--dir needs a directory, not an empty string");
     return 0;
 }
 
