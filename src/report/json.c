@@ -122,13 +122,8 @@ static void segment(struct jsonw *w, const struct model *m, const struct segment
     jw_i64(w, "age_s", segment_age_s(m, sg));
     jw_str(w, "state", seg_state_name(sg->state));
     jw_str(w, "kind", seg_kind_name(sg->kind));
-    if (sg->has_creator) {
-        jw_i64(w, "creator_pid", sg->creator_pid);
-        jw_bool_or_null(w, "creator_alive", !sg->creator_unknown, sg->creator_alive);
-    } else {
-        jw_null(w, "creator_pid");
-        jw_null(w, "creator_alive");
-    }
+    jw_i64_or_null(w, "creator_pid", sg->has_creator, sg->creator_pid);
+    jw_bool_or_null(w, "creator_alive", sg->has_creator && !sg->creator_unknown, sg->creator_alive);
     jw_arr(w, "holders");
     for (size_t h = 0; h < sg->nholders; h++) {
         const struct seg_holder *ho = &sg->holders[h];
@@ -142,12 +137,8 @@ static void segment(struct jsonw *w, const struct model *m, const struct segment
     jw_i64_or_null(w, "group", sg->group != 0, sg->group);
     jw_str(w, "type", file_type_name(sg->type));
     jw_bool(w, "alloc_exact", sg->alloc_known);
-    if (sg->note != NOTE_NONE) {
-        char note[256];
-        jw_str(w, "note", segment_note(m, sg, note, sizeof(note)));
-    } else {
-        jw_null(w, "note");
-    }
+    char note[256];
+    jw_str(w, "note", sg->note != NOTE_NONE ? segment_note(m, sg, note, sizeof(note)) : NULL);
     jw_obj_end(w);
 }
 
@@ -214,17 +205,11 @@ static void groups(struct jsonw *w, const struct model *m)
         jw_u64(w, "shm_bytes", g->shm_bytes);
         jw_u64(w, "peak_shm_bytes", g->peak_shm);
         jw_u64(w, "shm_per_worker_bytes", g->shm_per_worker);
-        if (g->batch_shm_bytes) {
-            jw_u64(w, "batch_shm_bytes", g->batch_shm_bytes);
-            jw_u64(w, "batch_largest_segment_bytes", g->batch_segment_bytes);
-            jw_u64(w, "batches_in_flight", g->batches_in_flight);
-            jw_u64(w, "peak_batch_shm_bytes", g->peak_batch_shm);
-        } else {
-            jw_null(w, "batch_shm_bytes");
-            jw_null(w, "batch_largest_segment_bytes");
-            jw_null(w, "batches_in_flight");
-            jw_null(w, "peak_batch_shm_bytes");
-        }
+        bool batch = g->batch_shm_bytes != 0; /* null: no batch seen */
+        jw_u64_or_null(w, "batch_shm_bytes", batch, g->batch_shm_bytes);
+        jw_u64_or_null(w, "batch_largest_segment_bytes", batch, g->batch_segment_bytes);
+        jw_u64_or_null(w, "batches_in_flight", batch, g->batches_in_flight);
+        jw_u64_or_null(w, "peak_batch_shm_bytes", batch, g->peak_batch_shm);
         jw_str(w, "container", ctr_id(m, g->ctr));
         jw_obj_end(w);
     }

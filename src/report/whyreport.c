@@ -217,10 +217,7 @@ static void death_json(struct jsonw *w, const struct why_death *d)
         jw_obj(w, "left_behind");
         jw_u64(w, "segments", d->left_segments);
         jw_u64(w, "bytes", d->left_bytes);
-        if (d->left_segments)
-            jw_str(w, "since", rfc3339_format(t, sizeof(t), d->t));
-        else
-            jw_null(w, "since");
+        jw_str(w, "since", d->left_segments ? rfc3339_format(t, sizeof(t), d->t) : NULL);
         jw_obj_end(w);
     } else {
         jw_null(w, "left_behind");
