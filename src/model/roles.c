@@ -108,8 +108,8 @@ static void find_parents(const struct proc_list *pl, struct facts *f)
 /* Whether each process is of the watched world (in_world). One that has
  * ended or is ending (a zombie, or one whose memory is released already: no
  * start_code) has no namespaces left to read: it is of the world of its
- * parent, which reaps it. Without this, another world's worker caught as it
- * dies would be an orphaned worker of this one. */
+ * parent, which reaps it: another world's worker caught as it dies is no
+ * orphaned worker of this one. */
 static void find_worlds(const struct model *m, struct facts *f)
 {
     const struct proc_list *pl = &m->scan->procs;
