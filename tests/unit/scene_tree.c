@@ -1114,6 +1114,12 @@ int scene_normalize(const struct scene *sc, struct scan *s, char *err, size_t n)
     s->time.tv_sec = sc->now;
     s->time.tv_nsec = 0;
     s->duration_s = 0;
+    /* The processes' start ticks count from the scene's boot, not the
+     * machine's: on a machine up only minutes they would start after the
+     * files were made, and every segment would read as an earlier run's. */
+    s->ns.boot_realtime = (double)(sc->now - SCENE_UPTIME_S);
+    const struct proc *init = procs_find(&s->procs, 1);
+    s->ns.pid1_ok = init && nsmap_started(&s->ns, init->start_ticks, &s->ns.pid1_start);
     for (size_t i = 0; i < s->mounts.n; i++) {
         struct shm_mount *m = &s->mounts.items[i];
         if (!m->stat_ok || m->size == 0)

@@ -18,6 +18,10 @@
 
 #include "collect/scan.h"
 
+/* How long before its "now" a scene's machine booted: its processes' start
+ * ticks count from then. */
+#define SCENE_UPTIME_S 86400
+
 /* A file of the scene: its inode number as the file system gave it, and as
  * the description declares it. */
 struct scene_ino {
@@ -55,9 +59,10 @@ struct scene {
 int scene_build(struct scene *sc, const char *desc, char *err, size_t errlen);
 
 /* Puts the declared values in place of what cannot be recorded: the scan's
- * time and duration, the device of the tree's file system (in the mounts,
- * their ids, the files and the holders), its mounts' statvfs figures,
- * meminfo, every inode number of the tree, and the owner of the files and
+ * time and duration, the boot its processes' start ticks count from
+ * (SCENE_UPTIME_S before its time), the device of the tree's file system
+ * (in the mounts, their ids, the files and the holders), its mounts'
+ * statvfs figures, meminfo, every inode number of the tree, and the owner of the files and
  * of the processes' directories (when they could not be chown'ed). Returns
  * 0, or -1 with the reason in err (an inode of the scan no file of the
  * scene has, a mount not on the tree's device or whose statvfs failed). */

@@ -15,6 +15,11 @@
  * What is normalized, and why (everything else is scan_run's own reading):
  * - the scan's time and duration: the clock. The scene declares "now"; the
  *   files' mtimes are set relative to it, so ages are exact.
+ * - the boot: the processes' start ticks count from a boot a day before
+ *   "now" (SCENE_UPTIME_S), not from the machine's, so their start times do
+ *   not depend on how long the machine has been up. A file's ctime is the
+ *   real clock's (it cannot be set), later than every start: no segment of
+ *   a scene is of an earlier run of its mount's processes.
  * - the device: the tree lies on whatever file system TMPDIR (or /tmp) is
  *   on, and the scan must read that file system's device (see below). The
  *   scene declares the device its snapshot shows ("device 0:4000"); every
