@@ -192,28 +192,27 @@ static bool kube_slice(struct span c, struct kube *k)
     return true;
 }
 
-/* One component of the path on the Kubernetes side: the kubepods cgroup, a
- * QoS level, a pod. True when it was one. */
-static bool kube_component(struct span c, struct kube *k)
+/* One component of the path on the Kubernetes side, noted in k: the
+ * kubepods cgroup, a QoS level, a pod. */
+static void kube_component(struct span c, struct kube *k)
 {
     if (k->pod)
-        return false;
+        return;
     if (span_is(c, "kubepods")) {
         k->seen = true;
-        return true;
+        return;
     }
-    if (kube_slice(c, k))
-        return true;
-    if (!k->seen)
-        return false;
+    if (kube_slice(c, k) || !k->seen)
+        return;
     struct span u = c;
     enum pod_qos qos = eat_qos(&u);
     if (qos != QOS_NONE && u.n == 0) {
         k->qos = qos;
-        return true;
+        return;
     }
     u = c;
-    return span_eat(&u, "pod") && (k->pod = take_uid(u, '-', k->uid));
+    if (span_eat(&u, "pod"))
+        k->pod = take_uid(u, '-', k->uid);
 }
 
 static bool next_component(struct span *path, struct span *c)
@@ -246,10 +245,8 @@ static bool from_span(struct span path, struct container_id *out)
     struct kube k = {0};
     bool after_pod = false;
     struct span c, prev = {"", 0};
-    bool delegated = false;
     while (next_component(&path, &c)) {
-        delegated = delegated || is_user_manager(c);
-        out->user_delegated = delegated;
+        out->user_delegated = out->user_delegated || is_user_manager(c);
         enum container_runtime r = runtime_component(c, out);
         /* A bare id: a container's right below its pod, or Docker's below "docker". */
         if (r == RUNTIME_NONE && (after_pod || span_is(prev, "docker")) && is_id(c)) {
@@ -399,9 +396,7 @@ bool container_id_parse(const char *text, struct container_id *out)
         else if (list_has(ctrl, "memory"))
             mem = path;
     }
-    if (mem.s && from_span(mem, out))
-        return true;
-    if (v2.s && from_span(v2, out))
+    if ((mem.s && from_span(mem, out)) || (v2.s && from_span(v2, out)))
         return true;
     memset(out, 0, sizeof(*out));
     if (!(mem.s && ctrd_candidate(mem, out)) && v2.s)
