@@ -39,6 +39,18 @@ static bool span_chop(struct span *c, const char *suffix)
     return true;
 }
 
+/* The piece of *rest up to the first sep (all of it when there is none),
+ * taken off with the sep. */
+static struct span take_until(struct span *rest, char sep)
+{
+    const char *at = memchr(rest->s, sep, rest->n);
+    struct span piece = {rest->s, at ? (size_t)(at - rest->s) : rest->n};
+    size_t taken = piece.n + (at ? 1 : 0);
+    rest->s += taken;
+    rest->n -= taken;
+    return piece;
+}
+
 static void copy_span(char *dst, struct span c)
 {
     memcpy(dst, c.s, c.n);
@@ -223,11 +235,7 @@ static bool next_component(struct span *path, struct span *c)
     }
     if (!path->n)
         return false;
-    const char *slash = memchr(path->s, '/', path->n);
-    c->s = path->s;
-    c->n = slash ? (size_t)(slash - path->s) : path->n;
-    path->s += c->n;
-    path->n -= c->n;
+    *c = take_until(path, '/');
     return true;
 }
 
@@ -352,43 +360,26 @@ bool container_id_from_path(const char *path, struct container_id *out)
 /* "N:controller,list:/path": the list holds name. */
 static bool list_has(struct span list, const char *name)
 {
-    struct span item;
-    while (list.n) {
-        const char *comma = memchr(list.s, ',', list.n);
-        item.s = list.s;
-        item.n = comma ? (size_t)(comma - list.s) : list.n;
-        if (span_is(item, name))
+    while (list.n)
+        if (span_is(take_until(&list, ','), name))
             return true;
-        list.s += item.n + (comma ? 1 : 0);
-        list.n -= item.n + (comma ? 1 : 0);
-    }
     return false;
 }
 
 /* Splits a line of /proc/PID/cgroup; false when it is not one. */
 static bool split_line(struct span line, struct span *id, struct span *ctrl, struct span *path)
 {
-    const char *c1 = memchr(line.s, ':', line.n);
-    if (!c1)
-        return false;
-    size_t rest = line.n - (size_t)(c1 + 1 - line.s);
-    const char *c2 = memchr(c1 + 1, ':', rest);
-    if (!c2)
-        return false;
-    *id = (struct span){line.s, (size_t)(c1 - line.s)};
-    *ctrl = (struct span){c1 + 1, (size_t)(c2 - c1 - 1)};
-    *path = (struct span){c2 + 1, line.n - (size_t)(c2 + 1 - line.s)};
+    *id = take_until(&line, ':');
+    *ctrl = take_until(&line, ':');
+    *path = line; /* empty when a ':' is missing */
     return id->n > 0 && path->n > 0 && path->s[0] == '/';
 }
 
 bool container_id_parse(const char *text, struct container_id *out)
 {
-    struct span mem = {NULL, 0}, v2 = {NULL, 0};
-    for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
-        struct span line = {p, nl ? (size_t)(nl - p) : strlen(p)};
-        p = nl ? nl + 1 : p + line.n;
-        struct span id, ctrl, path;
+    struct span mem = {NULL, 0}, v2 = {NULL, 0}, rest = {text, strlen(text)};
+    while (rest.n) {
+        struct span line = take_until(&rest, '\n'), id, ctrl, path;
         if (!split_line(line, &id, &ctrl, &path))
             continue;
         if (span_is(id, "0") && ctrl.n == 0)
