@@ -242,10 +242,6 @@ static bool read_v1(struct reader *r, const char *dir, struct cgroup_info *info)
     int rc = read_in(r, dir, "/memory.limit_in_bytes");
     if (rc < 0 || !cgroup_parse_limit(r->text.data, &info->has_limit, &info->limit))
         warn_add(r->w, "cannot read the limit in %s", r->path.data);
-    info->has_peak = read_optional(r, dir, "/memory.max_usage_in_bytes", parse_u64, &info->peak);
-    info->has_oom_kills =
-        read_optional(r, dir, "/memory.oom_control", cgroup_parse_oom_kills, &info->oom_kills);
-    read_stat(r, dir, info);
     return true;
 }
 
@@ -291,10 +287,6 @@ static bool read_v2(struct reader *r, const char *mountpoint, const char *rel,
         return false;
     }
     read_v2_limit(r, mountpoint, rel, info);
-    info->has_peak = read_optional(r, dir, "/memory.peak", parse_u64, &info->peak);
-    info->has_oom_kills =
-        read_optional(r, dir, "/memory.events", cgroup_parse_oom_kills, &info->oom_kills);
-    read_stat(r, dir, info);
     return true;
 }
 
@@ -364,8 +356,15 @@ static bool try_hierarchy(struct reader *r, const struct mountinfo *mi, int vers
     buf_init(&dir);
     buf_printf(&dir, "%s%s", mountpoint, rel);
     struct cgroup_info tmp = {0};
-    bool ok = version == 1 ? read_v1(r, dir.data, &tmp) : read_v2(r, mountpoint, rel, dir.data, &tmp);
+    bool v1 = version == 1;
+    bool ok = v1 ? read_v1(r, dir.data, &tmp) : read_v2(r, mountpoint, rel, dir.data, &tmp);
     if (ok) {
+        /* The figures both versions have, each in its own file. */
+        const char *peak = v1 ? "/memory.max_usage_in_bytes" : "/memory.peak";
+        const char *oom = v1 ? "/memory.oom_control" : "/memory.events";
+        tmp.has_peak = read_optional(r, dir.data, peak, parse_u64, &tmp.peak);
+        tmp.has_oom_kills = read_optional(r, dir.data, oom, cgroup_parse_oom_kills, &tmp.oom_kills);
+        read_stat(r, dir.data, &tmp);
         *info = tmp;
         info->present = true;
         info->path = xstrdup(path);
