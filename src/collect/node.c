@@ -85,10 +85,11 @@ static bool watched_path(const char *mp, const char *const *extra, size_t nextra
     return nextra == 0 && (strcmp(mp, "/dev/shm") == 0 || strcmp(mp, "/run/shm") == 0);
 }
 
-/* Adds namespace k to the namespaces of the mount of dev in list (made
- * with its path when new). */
-static void cand_add(struct cands *list, dev_t dev, const struct mountinfo_entry *e, size_t k)
+/* Adds namespace k to the namespaces of e's mount (by device) in list
+ * (made with its path when new). */
+static void cand_add(struct cands *list, const struct mountinfo_entry *e, size_t k)
 {
+    dev_t dev = makedev(e->major, e->minor);
     struct cand *c = NULL;
     for (size_t j = 0; j < list->n && !c; j++)
         if (list->items[j].dev == dev)
@@ -134,8 +135,7 @@ static void parse_ns(const struct scan_node *n, const struct nsmap *map, size_t 
             continue; /* a path named by --mount too: only a tmpfs is shm */
         if (nextra)
             found[which] = true;
-        dev_t dev = makedev(e->major, e->minor);
-        cand_add(mountinfo_hidden(mi, i) ? hidden : shown, dev, e, k);
+        cand_add(mountinfo_hidden(mi, i) ? hidden : shown, e, k);
     }
 }
 
