@@ -229,15 +229,14 @@ static void oci_spec(const struct buf *text, struct container_info *out)
 /* containerd's task bundles, <namespace>/<id>/ below this directory. */
 #define CONTAINERD_TASKS "run/containerd/io.containerd.runtime.v2.task"
 
-/* The namespaces whose bundles a full id is looked up in: "moby" is Docker's own. */
-static const struct {
-    const char *ns;
-    enum container_runtime runtime;
-} containerd_namespaces[] = {
-    {"k8s.io", RUNTIME_CONTAINERD},
-    {"moby", RUNTIME_DOCKER},
-    {"default", RUNTIME_CONTAINERD},
-};
+/* The namespaces whose bundles a full id is looked up in. */
+static const char *const containerd_namespaces[] = {"k8s.io", "moby", "default"};
+
+/* Whose containers a containerd namespace holds: "moby" is Docker's own. */
+static enum container_runtime containerd_runtime(const char *ns)
+{
+    return strcmp(ns, "moby") == 0 ? RUNTIME_DOCKER : RUNTIME_CONTAINERD;
+}
 
 static void containerd_lookup(int hostroot, const char *id, struct container_info *out)
 {
@@ -246,14 +245,14 @@ static void containerd_lookup(int hostroot, const char *id, struct container_inf
     buf_init(&path);
     for (size_t i = 0; i < sizeof(containerd_namespaces) / sizeof(containerd_namespaces[0]); i++) {
         buf_reset(&path);
-        buf_printf(&path, "%s/%s/%s/config.json", CONTAINERD_TASKS, containerd_namespaces[i].ns,
-                   id);
+        const char *ns = containerd_namespaces[i];
+        buf_printf(&path, "%s/%s/%s/config.json", CONTAINERD_TASKS, ns, id);
         if (!read_state(hostroot, path.data, &text))
             continue;
         if (out->runtime != RUNTIME_DOCKER)
-            out->runtime = containerd_namespaces[i].runtime;
+            out->runtime = containerd_runtime(ns);
         if (out->runtime == RUNTIME_CONTAINERD)
-            fill(&out->containerd_namespace, xstrdup(containerd_namespaces[i].ns));
+            fill(&out->containerd_namespace, xstrdup(ns));
         oci_spec(&text, out);
         break;
     }
@@ -301,8 +300,7 @@ static bool containerd_candidate(int hostroot, const struct container_id *cid,
     }
     if (found) {
         out->containerd_namespace = xstrndup(ns, nslen);
-        out->runtime =
-            strcmp(out->containerd_namespace, "moby") == 0 ? RUNTIME_DOCKER : RUNTIME_CONTAINERD;
+        out->runtime = containerd_runtime(out->containerd_namespace);
         out->id = xstrdup(id);
         buf_adds(&path, "/config.json");
         if (read_state(hostroot, path.data, &text))
