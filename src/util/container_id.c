@@ -84,17 +84,12 @@ bool container_id_full(const char *id)
  * the groups ('-', or '_' in systemd's slice names). Copied with dashes. */
 static bool take_uid(struct span c, char sep, char out[POD_UID_MAX + 1])
 {
-    if (c.n == 32) {
-        if (!all_hex(c))
-            return false;
-    } else if (c.n == 36) {
-        for (size_t i = 0; i < c.n; i++) {
-            bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-            if (dash ? c.s[i] != sep : !is_hex(c.s[i]))
-                return false;
-        }
-    } else {
+    if (c.n != 32 && c.n != 36)
         return false;
+    for (size_t i = 0; i < c.n; i++) {
+        bool dash = c.n == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
+        if (dash ? c.s[i] != sep : !is_hex(c.s[i]))
+            return false;
     }
     for (size_t i = 0; i < c.n; i++)
         out[i] = c.s[i] == sep ? '-' : c.s[i];
