@@ -424,11 +424,7 @@ char *procfiles_name(struct procfiles *pf, const struct procfile *f)
         return pf->name;
     }
     if (f->path) {
-        size_t n = strlen(f->path);
-        if (n >= sizeof(pf->name))
-            n = sizeof(pf->name) - 1;
-        memcpy(pf->name, f->path, n);
-        pf->name[n] = '\0';
+        snprintf(pf->name, sizeof(pf->name), "%s", f->path); /* cut to fit */
         return pf->name;
     }
     if (pf->mapsfd >= 0 && query_name(pf->mapsfd, f->start, pf->name, sizeof(pf->name)))
