@@ -190,42 +190,33 @@ static bool read_number(struct reader *r, const char *dir, const char *name, uin
     return true;
 }
 
-static void read_stat(struct reader *r, const char *dir, struct cgroup_info *info,
-                      struct cgroup_stat *st)
+/* memory.stat: the usage by kind, and on v1 the hierarchical limit when it
+ * is tighter than the cgroup's own. */
+static void read_stat(struct reader *r, const char *dir, struct cgroup_info *info)
 {
     int rc = read_in(r, dir, "/memory.stat");
     if (rc < 0) {
         warn_add(r->w, "cannot read %s: %s", r->path.data, strerror(-rc));
-        memset(st, 0, sizeof(*st));
         return;
     }
-    cgroup_parse_stat(r->text.data, info->version, st);
-    info->anon = st->anon;
-    info->file = st->file;
-    info->shmem = st->shmem;
-}
-
-/* The OOM kill count, or none: an old kernel lacks the key, a missing file
- * (a fixture, a kernel without it) says nothing. Not a warning: null is the
- * honest figure. */
-static void read_oom_kills(struct reader *r, const char *dir, const char *name,
-                           struct cgroup_info *info)
-{
-    uint64_t v;
-    if (read_in(r, dir, name) == 0 && cgroup_parse_oom_kills(r->text.data, &v)) {
-        info->has_oom_kills = true;
-        info->oom_kills = v;
+    struct cgroup_stat st;
+    cgroup_parse_stat(r->text.data, info->version, &st);
+    info->anon = st.anon;
+    info->file = st.file;
+    info->shmem = st.shmem;
+    if (st.has_hier_limit && (!info->has_limit || st.hier_limit < info->limit)) {
+        info->has_limit = true;
+        info->limit = st.hier_limit;
+        info->limit_inherited = true;
     }
 }
 
-/* The peak usage, or none: a kernel older than memory.peak lacks the file. */
-static void read_peak(struct reader *r, const char *dir, const char *name, struct cgroup_info *info)
+/* A figure a kernel may not give (memory.peak, the oom_kill key): a missing
+ * file or key says nothing. Not a warning: null is the honest figure. */
+static bool read_optional(struct reader *r, const char *dir, const char *name,
+                          bool (*parse)(const char *, uint64_t *), uint64_t *out)
 {
-    uint64_t v;
-    if (read_in(r, dir, name) == 0 && parse_u64(r->text.data, &v)) {
-        info->has_peak = true;
-        info->peak = v;
-    }
+    return read_in(r, dir, name) == 0 && parse(r->text.data, out);
 }
 
 int cgroup_read_oom_kills(const struct sysroot *sys, const char *dir, int version,
@@ -251,15 +242,6 @@ static bool read_v1(struct reader *r, const char *dir, struct cgroup_info *info)
     int rc = read_in(r, dir, "/memory.limit_in_bytes");
     if (rc < 0 || !cgroup_parse_limit(r->text.data, &info->has_limit, &info->limit))
         warn_add(r->w, "cannot read the limit in %s", r->path.data);
-    read_peak(r, dir, "/memory.max_usage_in_bytes", info);
-    read_oom_kills(r, dir, "/memory.oom_control", info);
-    struct cgroup_stat st;
-    read_stat(r, dir, info, &st);
-    if (st.has_hier_limit && (!info->has_limit || st.hier_limit < info->limit)) {
-        info->has_limit = true;
-        info->limit = st.hier_limit;
-        info->limit_inherited = true;
-    }
     return true;
 }
 
@@ -305,10 +287,6 @@ static bool read_v2(struct reader *r, const char *mountpoint, const char *rel,
         return false;
     }
     read_v2_limit(r, mountpoint, rel, info);
-    read_peak(r, dir, "/memory.peak", info);
-    read_oom_kills(r, dir, "/memory.events", info);
-    struct cgroup_stat st;
-    read_stat(r, dir, info, &st);
     return true;
 }
 
@@ -378,8 +356,15 @@ static bool try_hierarchy(struct reader *r, const struct mountinfo *mi, int vers
     buf_init(&dir);
     buf_printf(&dir, "%s%s", mountpoint, rel);
     struct cgroup_info tmp = {0};
-    bool ok = version == 1 ? read_v1(r, dir.data, &tmp) : read_v2(r, mountpoint, rel, dir.data, &tmp);
+    bool v1 = version == 1;
+    bool ok = v1 ? read_v1(r, dir.data, &tmp) : read_v2(r, mountpoint, rel, dir.data, &tmp);
     if (ok) {
+        /* The figures both versions have, each in its own file. */
+        const char *peak = v1 ? "/memory.max_usage_in_bytes" : "/memory.peak";
+        const char *oom = v1 ? "/memory.oom_control" : "/memory.events";
+        tmp.has_peak = read_optional(r, dir.data, peak, parse_u64, &tmp.peak);
+        tmp.has_oom_kills = read_optional(r, dir.data, oom, cgroup_parse_oom_kills, &tmp.oom_kills);
+        read_stat(r, dir.data, &tmp);
         *info = tmp;
         info->present = true;
         info->path = xstrdup(path);
@@ -470,16 +455,16 @@ void cgroup_collect_text(const struct sysroot *sys, pid_t pid, const char *text,
     buf_init(&cg);
     buf_adds(&cg, text);
 
-    char *v1_path = NULL, *v2_path = NULL;
+    const char *v1_path = NULL, *v2_path = NULL; /* into cg */
     char *cursor = cg.data, *line;
     while ((line = next_line(&cursor))) {
         struct cgroup_line l;
         if (!cgroup_parse_line(line, &l))
             continue;
         if (l.id == 0 && l.controllers[0] == '\0' && !v2_path)
-            v2_path = xstrdup(l.path);
+            v2_path = l.path;
         else if (cgroup_list_has(l.controllers, "memory") && !v1_path)
-            v1_path = xstrdup(l.path);
+            v1_path = l.path;
     }
     /* The memory controller is bound to one hierarchy: v1 when a line names it. */
     if (v1_path) {
@@ -491,8 +476,6 @@ void cgroup_collect_text(const struct sysroot *sys, pid_t pid, const char *text,
         warn_add(w, "%s/%s names no cgroup: the memory limit is unknown", sysroot_proc_shown(sys),
                  pid_file_name(cgroup_file, pid, "cgroup"));
     }
-    free(v1_path);
-    free(v2_path);
     buf_free(&cg);
     buf_free(&r.path);
     buf_free(&r.text);

@@ -188,13 +188,6 @@ static bool read_state(int hostroot, const char *path, struct buf *text)
     return rc == 0 || rc == -EFBIG || rc == -EINVAL || rc == -ELOOP;
 }
 
-/* The Kubernetes labels Docker keeps for cri-dockerd's containers. */
-static void docker_labels(const struct buf *text, struct container_info *out)
-{
-    fill(&out->pod, json_at(text, "Config", "Labels", "io.kubernetes.pod.name"));
-    fill(&out->namespace, json_at(text, "Config", "Labels", "io.kubernetes.pod.namespace"));
-}
-
 static void docker_lookup(int hostroot, const char *id, struct container_info *out)
 {
     struct buf text, path;
@@ -209,7 +202,9 @@ static void docker_lookup(int hostroot, const char *id, struct container_info *o
         containers_docker_config(text.data, text.len, &name, &host);
         fill(&out->name, name);
         fill(&out->hostname, host);
-        docker_labels(&text, out);
+        /* The Kubernetes labels Docker keeps for cri-dockerd's containers. */
+        fill(&out->pod, json_at(&text, "Config", "Labels", "io.kubernetes.pod.name"));
+        fill(&out->namespace, json_at(&text, "Config", "Labels", "io.kubernetes.pod.namespace"));
     }
     free(root);
     buf_free(&text);
@@ -234,15 +229,14 @@ static void oci_spec(const struct buf *text, struct container_info *out)
 /* containerd's task bundles, <namespace>/<id>/ below this directory. */
 #define CONTAINERD_TASKS "run/containerd/io.containerd.runtime.v2.task"
 
-/* The namespaces whose bundles a full id is looked up in: "moby" is Docker's own. */
-static const struct {
-    const char *ns;
-    enum container_runtime runtime;
-} containerd_namespaces[] = {
-    {"k8s.io", RUNTIME_CONTAINERD},
-    {"moby", RUNTIME_DOCKER},
-    {"default", RUNTIME_CONTAINERD},
-};
+/* The namespaces whose bundles a full id is looked up in. */
+static const char *const containerd_namespaces[] = {"k8s.io", "moby", "default"};
+
+/* Whose containers a containerd namespace holds: "moby" is Docker's own. */
+static enum container_runtime containerd_runtime(const char *ns)
+{
+    return strcmp(ns, "moby") == 0 ? RUNTIME_DOCKER : RUNTIME_CONTAINERD;
+}
 
 static void containerd_lookup(int hostroot, const char *id, struct container_info *out)
 {
@@ -251,14 +245,14 @@ static void containerd_lookup(int hostroot, const char *id, struct container_inf
     buf_init(&path);
     for (size_t i = 0; i < sizeof(containerd_namespaces) / sizeof(containerd_namespaces[0]); i++) {
         buf_reset(&path);
-        buf_printf(&path, "%s/%s/%s/config.json", CONTAINERD_TASKS, containerd_namespaces[i].ns,
-                   id);
+        const char *ns = containerd_namespaces[i];
+        buf_printf(&path, "%s/%s/%s/config.json", CONTAINERD_TASKS, ns, id);
         if (!read_state(hostroot, path.data, &text))
             continue;
         if (out->runtime != RUNTIME_DOCKER)
-            out->runtime = containerd_namespaces[i].runtime;
+            out->runtime = containerd_runtime(ns);
         if (out->runtime == RUNTIME_CONTAINERD)
-            fill(&out->containerd_namespace, xstrdup(containerd_namespaces[i].ns));
+            fill(&out->containerd_namespace, xstrdup(ns));
         oci_spec(&text, out);
         break;
     }
@@ -266,10 +260,14 @@ static void containerd_lookup(int hostroot, const char *id, struct container_inf
     buf_free(&path);
 }
 
-/* A directory below the root, not reached through a symbolic link at its end. */
-static bool dir_beneath(int hostroot, const char *path)
+/* containerd's task bundle directory <namespace>/<id> (nslen bytes of ns),
+ * below the root and not reached through a symbolic link at its end; its
+ * path is left in path. */
+static bool bundle_dir(int hostroot, struct buf *path, const char *ns, size_t nslen, const char *id)
 {
-    int fd = open_beneath(hostroot, path, O_PATH | O_DIRECTORY);
+    buf_reset(path);
+    buf_printf(path, "%s/%.*s/%s", CONTAINERD_TASKS, (int)nslen, ns, id);
+    int fd = open_beneath(hostroot, path->data, O_PATH | O_DIRECTORY);
     if (fd < 0)
         return false;
     close(fd);
@@ -288,32 +286,21 @@ static bool containerd_candidate(int hostroot, const struct container_id *cid,
     struct buf path, text;
     buf_init(&path);
     buf_init(&text);
-    /* The namespace: ctrd_ns, or the scope's ctrd_id up to a '-'. */
-    const char *ns = cid->ctrd_ns[0] ? cid->ctrd_ns : cid->ctrd_id;
-    const char *id = cid->ctrd_id, *dash = NULL;
-    int nslen = (int)strlen(cid->ctrd_ns);
+    const char *ns = cid->ctrd_ns[0] ? cid->ctrd_ns : cid->ctrd_id, *id = cid->ctrd_id;
+    size_t nslen = strlen(cid->ctrd_ns);
     bool found = false;
-    for (;;) {
-        if (!cid->ctrd_ns[0]) { /* the scope's "<namespace>-<id>": the next '-' */
-            dash = strchr(dash ? dash + 1 : cid->ctrd_id, '-');
-            if (!dash)
-                break;
-            nslen = (int)(dash - cid->ctrd_id);
+    if (cid->ctrd_ns[0]) {
+        found = bundle_dir(hostroot, &path, ns, nslen, id);
+    } else { /* the scope's "<namespace>-<id>": parted at each '-' in turn */
+        for (const char *dash = strchr(ns, '-'); dash && !found; dash = strchr(dash + 1, '-')) {
+            nslen = (size_t)(dash - ns);
             id = dash + 1;
+            found = bundle_dir(hostroot, &path, ns, nslen, id);
         }
-        buf_reset(&path);
-        buf_printf(&path, "%s/%.*s/%s", CONTAINERD_TASKS, nslen, ns, id);
-        if (dir_beneath(hostroot, path.data)) {
-            found = true;
-            break;
-        }
-        if (cid->ctrd_ns[0])
-            break;
     }
     if (found) {
-        out->containerd_namespace = xstrndup(ns, (size_t)nslen);
-        out->runtime =
-            strcmp(out->containerd_namespace, "moby") == 0 ? RUNTIME_DOCKER : RUNTIME_CONTAINERD;
+        out->containerd_namespace = xstrndup(ns, nslen);
+        out->runtime = containerd_runtime(out->containerd_namespace);
         out->id = xstrdup(id);
         buf_adds(&path, "/config.json");
         if (read_state(hostroot, path.data, &text))
@@ -422,16 +409,11 @@ static bool log_entry(int dir, const char *name, void *arg)
     return true;
 }
 
-static bool is_dir_at(int dir, const char *name)
-{
-    struct stat st;
-    return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-}
-
 static bool container_dir(int dir, const char *name, void *arg)
 {
     struct kube_search *ks = arg;
-    if (!is_dir_at(dir, name))
+    struct stat st;
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
         return false;
     if (++ks->ndirs == 1)
         ks->only_dir = xstrdup(name);
@@ -447,11 +429,10 @@ static bool pod_entry(int dir, const char *name, void *arg)
     fill(&ks->out->pod, pod);
     fill(&ks->out->namespace, ns);
     each_entry(dir, name, container_dir, ks);
-    if (ks->ndirs == 1) {
+    if (ks->ndirs == 1)
         fill(&ks->out->name, ks->only_dir);
-        ks->only_dir = NULL;
-    }
-    free(ks->only_dir);
+    else
+        free(ks->only_dir);
     ks->only_dir = NULL;
     return true;
 }

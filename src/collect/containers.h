@@ -45,9 +45,7 @@
  *     (read through /proc/PID/root), which is a pod's name in Kubernetes.
  * Every id of 64 hex digits is looked up in all of these, in this order; the
  * first answer for a field is kept. Nothing is looked up for a process that
- * is in no container.
- * What remains for the node view: calling this once per distinct container
- * of a scan (cache by id), and the reports' "containers" arrays. */
+ * is in no container. */
 #ifndef SHMWATCH_CONTAINERS_H
 #define SHMWATCH_CONTAINERS_H
 

@@ -36,8 +36,7 @@ struct node_ns {
 /* A shm mount found in some namespace, before its size is read. */
 struct cand {
     dev_t dev;
-    char *path;
-    char *fstype;
+    char *path; /* of a tmpfs: parse_ns takes no other */
     size_t *ns; /* namespaces that show it, in the order met */
     size_t nns, nscap;
     bool propagates; /* tagged shared: or master: in a namespace's mountinfo */
@@ -86,10 +85,11 @@ static bool watched_path(const char *mp, const char *const *extra, size_t nextra
     return nextra == 0 && (strcmp(mp, "/dev/shm") == 0 || strcmp(mp, "/run/shm") == 0);
 }
 
-/* Adds namespace k to the namespaces of the mount of dev in list (made
- * with path and fstype when new). */
-static void cand_add(struct cands *list, dev_t dev, const struct mountinfo_entry *e, size_t k)
+/* Adds namespace k to the namespaces of e's mount (by device) in list
+ * (made with its path when new). */
+static void cand_add(struct cands *list, const struct mountinfo_entry *e, size_t k)
 {
+    dev_t dev = makedev(e->major, e->minor);
     struct cand *c = NULL;
     for (size_t j = 0; j < list->n && !c; j++)
         if (list->items[j].dev == dev)
@@ -98,7 +98,6 @@ static void cand_add(struct cands *list, dev_t dev, const struct mountinfo_entry
         c = VEC_PUSH(list->items, list->n, list->cap);
         c->dev = dev;
         c->path = xstrdup(e->mountpoint);
-        c->fstype = xstrdup(e->fstype);
     }
     c->propagates = c->propagates || e->propagates;
     bool known = false;
@@ -112,7 +111,6 @@ static void cands_free(struct cands *list)
 {
     for (size_t i = 0; i < list->n; i++) {
         free(list->items[i].path);
-        free(list->items[i].fstype);
         free(list->items[i].ns);
     }
     free(list->items);
@@ -137,8 +135,7 @@ static void parse_ns(const struct scan_node *n, const struct nsmap *map, size_t 
             continue; /* a path named by --mount too: only a tmpfs is shm */
         if (nextra)
             found[which] = true;
-        dev_t dev = makedev(e->major, e->minor);
-        cand_add(mountinfo_hidden(mi, i) ? hidden : shown, dev, e, k);
+        cand_add(mountinfo_hidden(mi, i) ? hidden : shown, e, k);
     }
 }
 
@@ -307,8 +304,8 @@ static void add_mount(struct scan_node *n, struct cand *c, const struct shm_moun
     struct shm_mount *x = VEC_PUSH(ml->items, ml->n, ml->cap);
     *x = *m;
     x->path = c->path;
-    x->fstype = c->fstype;
-    c->path = c->fstype = NULL;
+    c->path = NULL;
+    x->fstype = xstrdup("tmpfs");
     x->dev = c->dev;
     if (rc < 0) {
         x->stat_err = -rc;
@@ -340,12 +337,11 @@ static void read_mount(struct scan_node *n, const struct sysroot *sys, struct ca
     struct node_read via = {0};
     struct sysroot keep;
     int rc = stat_through(n, sys, c, &m, &via, &keep);
-    if (rc != -ESRCH) {
+    if (rc == -ESRCH)
+        warn_add(w, "%s (device %u:%u) dropped: every process that saw it has exited", c->path,
+                 major(c->dev), minor(c->dev));
+    else
         add_mount(n, c, &m, rc, via, keep, self_mntns, ml);
-        return;
-    }
-    warn_add(w, "%s (device %u:%u) dropped: every process that saw it has exited", c->path,
-             major(c->dev), minor(c->dev));
 }
 
 /* What could not be read of the namespaces, said once each. */
@@ -594,67 +590,64 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
     bool own_mount = false; /* a mount the host's namespace does not show */
     for (size_t i = 0; i < x->nmounts && !own_mount; i++)
         own_mount = !n->mounts[x->mounts[i]].host_sees;
-    struct container_info none = {0}; /* the first member read, in no container */
-    pid_t none_pid = 0;
-    struct buf none_cg;
+    /* The first member whose cgroup names a container, and the first read
+     * in no container; each with its cgroup file, which names the
+     * container and its memory cgroup: read once for both. */
+    struct container_info ci = {0}, none = {0};
+    pid_t pid = 0, none_pid = 0;
+    struct buf cg, none_cg;
+    buf_init(&cg);
     buf_init(&none_cg);
-    for (size_t k = 0; k < x->nmembers; k++) {
+    for (size_t k = 0; k < x->nmembers && !pid; k++) {
         test_member(NODE_HOOK_CONTAINER, x->members[k]);
         int piddir = pid_dir_open(sys->proc, x->members[k]);
         if (piddir < 0)
             continue;
-        /* Its cgroup file names the container and its memory cgroup: read
-         * once for both. */
-        struct buf cg;
-        buf_init(&cg);
         if (read_file_at(piddir, "cgroup", &cg, READ_SMALL_MAX) < 0) {
             close(piddir);
-            buf_free(&cg);
             continue; /* gone: try the next member */
         }
-        struct container_info ci;
         containers_collect_text(sys->host, piddir, cg.data, &ci);
         close(piddir);
-        if (ci.runtime == RUNTIME_NONE) {
-            if (!none_pid) {
-                none = ci;
-                none_pid = x->members[k];
-                none_cg = cg;
-            } else {
-                containers_free(&ci);
-                buf_free(&cg);
-            }
-            continue;
+        if (ci.runtime != RUNTIME_NONE) {
+            pid = x->members[k];
+        } else if (!none_pid) {
+            none = ci;
+            memset(&ci, 0, sizeof(ci));
+            none_pid = x->members[k];
+            none_cg = cg; /* none_cg was empty */
+            buf_init(&cg);
+        } else {
+            containers_free(&ci);
         }
+    }
+    if (pid) {
         for (size_t c = 0; ci.id && c < n->nctrs && x->ctr == NODE_HOST; c++)
             if (n->ctrs[c].info.id && strcmp(n->ctrs[c].info.id, ci.id) == 0)
                 x->ctr = c;
         if (x->ctr == NODE_HOST)
-            x->ctr = ctr_add(n, x, &ci, x->members[k], cg.data, sys, self_mi, memo, w);
-        containers_free(&ci);
-        buf_free(&cg);
-        containers_free(&none);
-        buf_free(&none_cg);
-        return;
+            x->ctr = ctr_add(n, x, &ci, pid, cg.data, sys, self_mi, memo, w);
+    } else if (none_pid) {
+        /* No member names a container: a private namespace on the host's
+         * mounts is the host's; one with a mount of its own is a namespace
+         * of no container. */
+        if (own_mount)
+            x->ctr = ctr_add(n, x, &none, none_pid, none_cg.data, sys, self_mi, memo, w);
+    } else {
+        /* Every member exited before its container could be read: its own
+         * mounts stay listed (their files were read while it lived), said
+         * to be of no known container rather than silently the host's. */
+        for (size_t i = 0; own_mount && i < x->nmounts; i++)
+            if (!n->mounts[x->mounts[i]].host_sees)
+                warn_add(w,
+                         "the mount of device %s: every process of its mount namespace exited "
+                         "while it was read; its container is unknown",
+                         n->mounts[x->mounts[i]].id);
     }
-    /* No member names a container: a private namespace on the host's
-     * mounts is the host's; one with a mount of its own is a namespace of
-     * no container. */
-    if (none_pid && own_mount)
-        x->ctr = ctr_add(n, x, &none, none_pid, none_cg.data, sys, self_mi, memo, w);
+    containers_free(&ci);
     containers_free(&none);
+    buf_free(&cg);
     buf_free(&none_cg);
-    if (none_pid)
-        return;
-    /* Every member exited before its container could be read: its own
-     * mounts stay listed (their files were read while it lived), said to be
-     * of no known container rather than silently the host's. */
-    for (size_t i = 0; own_mount && i < x->nmounts; i++)
-        if (!n->mounts[x->mounts[i]].host_sees)
-            warn_add(w,
-                     "the mount of device %s: every process of its mount namespace exited "
-                     "while it was read; its container is unknown",
-                     n->mounts[x->mounts[i]].id);
 }
 
 static int cmp_size(const void *a, const void *b)

@@ -105,7 +105,7 @@ void node_single(struct scan_node *n, const struct mount_list *ml);
  * own view, sysroot_open_system(.., 0)) and each distinct namespace's
  * mountinfo once, both into map (nsmap_init'ed with no devices: the walk
  * reads neither again), and fills ml (which must be empty) with every
- * distinct shm mount (paths: "/dev/shm", "/run/shm" and extra) with its
+ * distinct shm mount (paths: extra, else "/dev/shm" and "/run/shm") with its
  * statvfs through the root of one of its processes. */
 void node_discover(struct scan_node *n, const struct sysroot *sys, const pid_t *pids, size_t npids,
                    struct nsmap *map, const char *const *extra, size_t nextra,

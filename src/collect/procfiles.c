@@ -48,7 +48,6 @@ struct procfiles {
     bool want_torch, torch;
     ssize_t dents_len, dents_off;
     uint64_t addr;  /* PROCMAP_QUERY: where the next mapping is looked for */
-    size_t queried; /* PROCMAP_QUERY: answers for this process */
     char *cur;      /* maps text: the next line */
     bool text_read; /* pf->text holds this walk's whole maps text */
     struct scan_beacon *beacon;
@@ -316,9 +315,10 @@ static bool next_query(struct procfiles *pf, struct procfile *f)
                 continue;
             close(pf->mapsfd);
             pf->mapsfd = -1;
-            if (pf->queried == 0 && pf->maps != MAPS_QUERY &&
-                (err == ENOTTY || err == EINVAL || err == EOPNOTSUPP)) {
-                pf->maps = MAPS_TEXT; /* a kernel before 6.11 */
+            /* Not known, and never answered in this process or an earlier one:
+             * a kernel before 6.11. */
+            if (pf->maps != MAPS_QUERY && (err == ENOTTY || err == EINVAL || err == EOPNOTSUPP)) {
+                pf->maps = MAPS_TEXT;
                 load_text(pf);
                 return false;
             }
@@ -331,7 +331,6 @@ static bool next_query(struct procfiles *pf, struct procfile *f)
             return false;
         }
         pf->maps = MAPS_QUERY;
-        pf->queried++;
         pf->addr = q.vma_end;
         if (pf->want_torch && !pf->torch && (q.vma_flags & PQ_VMA_EXECUTABLE))
             pf->torch = torch_lib(pf, &q);
@@ -397,7 +396,6 @@ bool procfiles_next(struct procfiles *pf, struct procfile *f)
                 break;
             }
             pf->addr = 0;
-            pf->queried = 0;
             pf->phase = PH_QUERY;
             break;
         case PH_QUERY:
@@ -426,11 +424,7 @@ char *procfiles_name(struct procfiles *pf, const struct procfile *f)
         return pf->name;
     }
     if (f->path) {
-        size_t n = strlen(f->path);
-        if (n >= sizeof(pf->name))
-            n = sizeof(pf->name) - 1;
-        memcpy(pf->name, f->path, n);
-        pf->name[n] = '\0';
+        snprintf(pf->name, sizeof(pf->name), "%s", f->path); /* cut to fit */
         return pf->name;
     }
     if (pf->mapsfd >= 0 && query_name(pf->mapsfd, f->start, pf->name, sizeof(pf->name)))

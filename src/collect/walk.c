@@ -383,8 +383,7 @@ static bool reaches(struct inode_search *is, int piddir)
  * refused to everyone: it holds nothing. */
 static bool is_zombie(struct inode_search *is, int piddir)
 {
-    struct proc p;
-    memset(&p, 0, sizeof(p));
+    struct proc p = {0};
     return read_file_at(piddir, "stat", &is->text, READ_LINE_MAX) == 0 &&
            procs_parse_stat(is->text.data, &p) && (p.state == 'Z' || p.state == 'X');
 }
@@ -447,36 +446,33 @@ static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t 
         if (!known)
             *VEC_PUSH(is.devs, is.ndevs, is.devs_cap) = q[i].dev;
     }
-    int proc = sys->proc;
     /* A proc that cannot be listed proves nothing free: an error, never
      * an empty table. */
     pid_t *pids = NULL;
     size_t npids = 0;
-    int rc = walk_list(proc, &pids, &npids);
-    if (rc < 0) {
-        inomap_free(&is.idx);
-        free(is.devs);
-        return rc;
-    }
+    int rc = walk_list(sys->proc, &pids, &npids);
     buf_init(&is.text);
-    struct procfiles *pf = procfiles_new(is.devs, is.ndevs);
-    if (text)
-        procfiles_force_text(pf);
-    for (size_t i = 0; i < npids && is.open; i++) {
-        if (pids[i] == skip_pid)
-            continue;
-        int piddir = pid_dir_open(proc, pids[i]);
-        if (piddir < 0)
-            continue; /* exited: holds nothing any more */
-        search_process(&is, pf, piddir, pids[i]);
-        close(piddir);
-    }
-    /* Several queries for one inode share the first one's answer. */
-    for (size_t i = 0; i < n; i++) {
-        size_t k;
-        if (inomap_get(&is.idx, q[i].dev, q[i].ino, &k) && k != i) {
-            q[i].pid = q[k].pid;
-            q[i].fd = q[k].fd;
+    struct procfiles *pf = NULL;
+    if (rc == 0) {
+        pf = procfiles_new(is.devs, is.ndevs);
+        if (text)
+            procfiles_force_text(pf);
+        for (size_t i = 0; i < npids && is.open; i++) {
+            if (pids[i] == skip_pid)
+                continue;
+            int piddir = pid_dir_open(sys->proc, pids[i]);
+            if (piddir < 0)
+                continue; /* exited: holds nothing any more */
+            search_process(&is, pf, piddir, pids[i]);
+            close(piddir);
+        }
+        /* Several queries for one inode share the first one's answer. */
+        for (size_t i = 0; i < n; i++) {
+            size_t k;
+            if (inomap_get(&is.idx, q[i].dev, q[i].ino, &k) && k != i) {
+                q[i].pid = q[k].pid;
+                q[i].fd = q[k].fd;
+            }
         }
     }
     procfiles_free(pf);
@@ -484,7 +480,7 @@ static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t 
     free(is.devs);
     buf_free(&is.text);
     inomap_free(&is.idx);
-    return 0;
+    return rc;
 }
 
 int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,

@@ -39,6 +39,18 @@ static bool span_chop(struct span *c, const char *suffix)
     return true;
 }
 
+/* The piece of *rest up to the first sep (all of it when there is none),
+ * taken off with the sep. */
+static struct span take_until(struct span *rest, char sep)
+{
+    const char *at = memchr(rest->s, sep, rest->n);
+    struct span piece = {rest->s, at ? (size_t)(at - rest->s) : rest->n};
+    size_t taken = piece.n + (at ? 1 : 0);
+    rest->s += taken;
+    rest->n -= taken;
+    return piece;
+}
+
 static void copy_span(char *dst, struct span c)
 {
     memcpy(dst, c.s, c.n);
@@ -72,17 +84,12 @@ bool container_id_full(const char *id)
  * the groups ('-', or '_' in systemd's slice names). Copied with dashes. */
 static bool take_uid(struct span c, char sep, char out[POD_UID_MAX + 1])
 {
-    if (c.n == 32) {
-        if (!all_hex(c))
-            return false;
-    } else if (c.n == 36) {
-        for (size_t i = 0; i < c.n; i++) {
-            bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-            if (dash ? c.s[i] != sep : !is_hex(c.s[i]))
-                return false;
-        }
-    } else {
+    if (c.n != 32 && c.n != 36)
         return false;
+    for (size_t i = 0; i < c.n; i++) {
+        bool dash = c.n == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
+        if (dash ? c.s[i] != sep : !is_hex(c.s[i]))
+            return false;
     }
     for (size_t i = 0; i < c.n; i++)
         out[i] = c.s[i] == sep ? '-' : c.s[i];
@@ -192,28 +199,27 @@ static bool kube_slice(struct span c, struct kube *k)
     return true;
 }
 
-/* One component of the path on the Kubernetes side: the kubepods cgroup, a
- * QoS level, a pod. True when it was one. */
-static bool kube_component(struct span c, struct kube *k)
+/* One component of the path on the Kubernetes side, noted in k: the
+ * kubepods cgroup, a QoS level, a pod. */
+static void kube_component(struct span c, struct kube *k)
 {
     if (k->pod)
-        return false;
+        return;
     if (span_is(c, "kubepods")) {
         k->seen = true;
-        return true;
+        return;
     }
-    if (kube_slice(c, k))
-        return true;
-    if (!k->seen)
-        return false;
+    if (kube_slice(c, k) || !k->seen)
+        return;
     struct span u = c;
     enum pod_qos qos = eat_qos(&u);
     if (qos != QOS_NONE && u.n == 0) {
         k->qos = qos;
-        return true;
+        return;
     }
     u = c;
-    return span_eat(&u, "pod") && (k->pod = take_uid(u, '-', k->uid));
+    if (span_eat(&u, "pod"))
+        k->pod = take_uid(u, '-', k->uid);
 }
 
 static bool next_component(struct span *path, struct span *c)
@@ -224,11 +230,7 @@ static bool next_component(struct span *path, struct span *c)
     }
     if (!path->n)
         return false;
-    const char *slash = memchr(path->s, '/', path->n);
-    c->s = path->s;
-    c->n = slash ? (size_t)(slash - path->s) : path->n;
-    path->s += c->n;
-    path->n -= c->n;
+    *c = take_until(path, '/');
     return true;
 }
 
@@ -246,10 +248,8 @@ static bool from_span(struct span path, struct container_id *out)
     struct kube k = {0};
     bool after_pod = false;
     struct span c, prev = {"", 0};
-    bool delegated = false;
     while (next_component(&path, &c)) {
-        delegated = delegated || is_user_manager(c);
-        out->user_delegated = delegated;
+        out->user_delegated = out->user_delegated || is_user_manager(c);
         enum container_runtime r = runtime_component(c, out);
         /* A bare id: a container's right below its pod, or Docker's below "docker". */
         if (r == RUNTIME_NONE && (after_pod || span_is(prev, "docker")) && is_id(c)) {
@@ -355,43 +355,26 @@ bool container_id_from_path(const char *path, struct container_id *out)
 /* "N:controller,list:/path": the list holds name. */
 static bool list_has(struct span list, const char *name)
 {
-    struct span item;
-    while (list.n) {
-        const char *comma = memchr(list.s, ',', list.n);
-        item.s = list.s;
-        item.n = comma ? (size_t)(comma - list.s) : list.n;
-        if (span_is(item, name))
+    while (list.n)
+        if (span_is(take_until(&list, ','), name))
             return true;
-        list.s += item.n + (comma ? 1 : 0);
-        list.n -= item.n + (comma ? 1 : 0);
-    }
     return false;
 }
 
 /* Splits a line of /proc/PID/cgroup; false when it is not one. */
 static bool split_line(struct span line, struct span *id, struct span *ctrl, struct span *path)
 {
-    const char *c1 = memchr(line.s, ':', line.n);
-    if (!c1)
-        return false;
-    size_t rest = line.n - (size_t)(c1 + 1 - line.s);
-    const char *c2 = memchr(c1 + 1, ':', rest);
-    if (!c2)
-        return false;
-    *id = (struct span){line.s, (size_t)(c1 - line.s)};
-    *ctrl = (struct span){c1 + 1, (size_t)(c2 - c1 - 1)};
-    *path = (struct span){c2 + 1, line.n - (size_t)(c2 + 1 - line.s)};
+    *id = take_until(&line, ':');
+    *ctrl = take_until(&line, ':');
+    *path = line; /* empty when a ':' is missing */
     return id->n > 0 && path->n > 0 && path->s[0] == '/';
 }
 
 bool container_id_parse(const char *text, struct container_id *out)
 {
-    struct span mem = {NULL, 0}, v2 = {NULL, 0};
-    for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
-        struct span line = {p, nl ? (size_t)(nl - p) : strlen(p)};
-        p = nl ? nl + 1 : p + line.n;
-        struct span id, ctrl, path;
+    struct span mem = {NULL, 0}, v2 = {NULL, 0}, rest = {text, strlen(text)};
+    while (rest.n) {
+        struct span line = take_until(&rest, '\n'), id, ctrl, path;
         if (!split_line(line, &id, &ctrl, &path))
             continue;
         if (span_is(id, "0") && ctrl.n == 0)
@@ -399,9 +382,7 @@ bool container_id_parse(const char *text, struct container_id *out)
         else if (list_has(ctrl, "memory"))
             mem = path;
     }
-    if (mem.s && from_span(mem, out))
-        return true;
-    if (v2.s && from_span(v2, out))
+    if ((mem.s && from_span(mem, out)) || (v2.s && from_span(v2, out)))
         return true;
     memset(out, 0, sizeof(*out));
     if (!(mem.s && ctrd_candidate(mem, out)) && v2.s)
