@@ -26,7 +26,7 @@ struct poller {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    int pipe[2];
+    int pipe[2];         /* a byte on it tells the drawing thread of something new */
     int ctl[2];          /* a byte on it wakes the thread from its wait on the events */
     /* Under lock. */
     bool stop, scan_requested;
@@ -72,17 +72,11 @@ void gauges_free(struct gauges *g)
     memset(g, 0, sizeof(*g));
 }
 
-static void wake(struct poller *p)
+/* A byte on the write end fd of p->pipe or p->ctl. */
+static void poke(int fd)
 {
-    ssize_t rc = write(p->pipe[1], "x", 1);
-    (void)rc; /* a full pipe already says "something new" */
-}
-
-/* The control pipe's byte: the thread's wait ends. */
-static void nudge(struct poller *p)
-{
-    ssize_t rc = write(p->ctl[1], "x", 1);
-    (void)rc;
+    ssize_t rc = write(fd, "x", 1);
+    (void)rc; /* a full pipe already holds a byte that says it */
 }
 
 /* Empties a pipe (non-blocking) of its bytes. */
@@ -371,26 +365,26 @@ static void take_events(struct poller *p, struct event_list *got)
     if (msg[0])
         publish_event(p, clock_wall(), true, true, msg);
     if (got->n || msg[0])
-        wake(p);
+        poke(p->pipe[1]);
     pthread_mutex_unlock(&p->lock);
     event_list_clear(got);
 }
 
-/* Called unlocked, after a complete scan s (its snapshot published):
+/* Called unlocked, after a complete scan s (before its snapshot is published):
  * --record writes it (reason: an interval's, or by_event the one taken at
  * once after a death); the events it tells follow, the interval's churn
  * with them when on_time. */
 static void scan_events(struct poller *p, struct snap *s, bool by_event, bool on_time,
                         struct event_list *got)
 {
+    double t = clock_seconds(s->scan.time);
     if (p->cfg.store) {
         buf_reset(&p->rec);
         report_json_record(&p->rec, &s->model, by_event ? "event" : "interval");
-        record_put(p, clock_seconds(s->scan.time));
+        record_put(p, t);
     }
     struct ev_state cur;
     ev_state_from_model(&cur, &s->model, p->cfg.warn_pct, p->cfg.crit_pct);
-    double t = clock_seconds(s->scan.time);
     evwatch_scan(&p->ew, &s->scan, &cur, t, on_time, got);
     take_events(p, got);
 }
@@ -422,7 +416,7 @@ static void *run(void *arg)
                 pthread_mutex_lock(&p->lock);
                 p->target_gone = gone;
                 p->target_gone_at = time(NULL);
-                wake(p);
+                poke(p->pipe[1]);
                 while (!p->stop)
                     pthread_cond_wait(&p->cond, &p->lock);
                 continue;
@@ -445,7 +439,7 @@ static void *run(void *arg)
             if (on_time)
                 next_scan = now + p->cfg.scan_interval_s;
             next_gauge = now + p->cfg.gauge_interval_s;
-            wake(p);
+            poke(p->pipe[1]);
             continue;
         }
         if (now >= next_gauge && !target_same(p)) {
@@ -460,7 +454,7 @@ static void *run(void *arg)
             now = clock_now();
             pthread_mutex_lock(&p->lock);
             next_gauge = now + p->cfg.gauge_interval_s;
-            wake(p);
+            poke(p->pipe[1]);
             continue;
         }
         /* Until the next scan or gauge reading, or a request (the control
@@ -540,7 +534,7 @@ bool poller_stop(struct poller *p)
     p->stop = true;
     pthread_cond_signal(&p->cond);
     pthread_mutex_unlock(&p->lock);
-    nudge(p);
+    poke(p->ctl[1]);
     pthread_join(p->thread, NULL);
     bool abandoned = p->abandoned;
     if (p->cfg.store) { /* the recording's last word */
@@ -594,7 +588,7 @@ void poller_request_scan(struct poller *p)
     p->scan_requested = true;
     pthread_cond_signal(&p->cond);
     pthread_mutex_unlock(&p->lock);
-    nudge(p);
+    poke(p->ctl[1]);
 }
 
 size_t poller_take_events(struct poller *p, struct poller_event **out)
