@@ -124,11 +124,6 @@ const char *actions_safe(const char *s)
     return d;
 }
 
-static const char *size_text(char *b, uint64_t v)
-{
-    return fmt_size(b, 32, v);
-}
-
 /* A target's path, and in the node view the container it is in. */
 static const char *target_name(const struct unlink_target *t)
 {
@@ -140,7 +135,69 @@ static const char *target_name(const struct unlink_target *t)
     return actions_safe(path);
 }
 
-static void run_unlink_in(struct ui *u, struct unlink_plan *p, const char *what);
+static void run_unlink_in(struct ui *u, struct unlink_plan *p, const char *what)
+{
+    char size[32], title[200];
+    struct actions_lines l = {0};
+    for (size_t i = 0; i < p->n; i++) {
+        const struct unlink_target *t = &p->items[i];
+        if (t->refuse)
+            actions_line(&l, "%s  will be refused: %s", target_name(t), t->refuse);
+        else
+            actions_line(&l, "%s  %s  %s", target_name(t), fmt_size(size, sizeof(size), t->alloc),
+                         actions_safe(t->why));
+    }
+    if (p->ntry == 0) {
+        snprintf(title, sizeof(title), "Nothing to unlink: %zu look-alike%s will not be touched",
+                 p->n, p->n == 1 ? "" : "s");
+        actions_show(u, title, &l);
+        actions_lines_free(&l);
+        return;
+    }
+    snprintf(title, sizeof(title), "Unlink %zu %s segment%s, %s?", p->ntry, what,
+             p->ntry == 1 ? "" : "s", fmt_size(size, sizeof(size), p->bytes));
+    bool yes = dialog_confirm(u, title, (const char *const *)l.v, l.n);
+    actions_lines_free(&l);
+    if (!yes) {
+        ui_message(u, THEME_muted, "nothing unlinked");
+        return;
+    }
+    struct unlink_opts o = {.sys = &u->sys, .uid = geteuid(), .log = actions_log(u)};
+    struct unlink_run r;
+    struct unlink_result res;
+    size_t idx;
+    bool skip_all = false, aborted = false;
+    unlink_begin(&r, p, &o);
+    while (!aborted && unlink_step(&r, &res, &idx)) {
+        const char *name = target_name(&p->items[idx]);
+        actions_progress(u, "unlinking %zu/%zu: %s", idx + 1, p->n, name);
+        if (res.outcome == UNLINK_REMOVED || res.outcome == UNLINK_GONE) {
+            actions_line(&l, "%-8s %s  %s freed", unlink_outcome_name(res.outcome), name,
+                         fmt_size(size, sizeof(size), res.freed));
+            continue;
+        }
+        actions_line(&l, "%-8s %s  %s", unlink_outcome_name(res.outcome), name,
+                     actions_safe(res.reason));
+        if (skip_all || idx + 1 == p->n)
+            continue;
+        switch (actions_ask_failure(u, name, res.reason)) {
+        case ACTIONS_SKIP_ALL: skip_all = true; break;
+        case ACTIONS_ABORT: aborted = true; break;
+        default: break;
+        }
+        unlink_invalidate(&r); /* time has passed while asking */
+    }
+    const char *note = actions_log_note(u);
+    snprintf(title, sizeof(title), "%zu unlinked, %s freed; %zu refused, %zu failed%s%s",
+             r.removed, fmt_size(size, sizeof(size), r.freed), r.refused, r.failed,
+             aborted ? "; aborted" : "", note);
+    if (r.refused || r.failed)
+        actions_show(u, title, &l);
+    ui_message(u, actions_outcome_role(r.refused, r.failed, note), "%s", title);
+    unlink_end(&r);
+    actions_lines_free(&l);
+    poller_request_scan(u->poller);
+}
 
 /* Confirms, removes and reports; plan items already checked by planning.
  * The node view: each target acts through the view of its mount's
@@ -160,78 +217,6 @@ static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
     actviews_close(&views);
 }
 
-static void run_unlink_in(struct ui *u, struct unlink_plan *p, const char *what)
-{
-    char b1[32], b2[32], title[200];
-    struct actions_lines l = {0};
-    for (size_t i = 0; i < p->n; i++) {
-        const struct unlink_target *t = &p->items[i];
-        if (t->refuse)
-            actions_line(&l, "%s  will be refused: %s", target_name(t), t->refuse);
-        else
-            actions_line(&l, "%s  %s  %s", target_name(t), size_text(b1, t->alloc),
-                         actions_safe(t->why));
-    }
-    if (p->ntry == 0) {
-        snprintf(title, sizeof(title), "Nothing to unlink: %zu look-alike%s will not be touched",
-                 p->n, p->n == 1 ? "" : "s");
-        actions_show(u, title, &l);
-        actions_lines_free(&l);
-        return;
-    }
-    snprintf(title, sizeof(title), "Unlink %zu %s segment%s, %s?", p->ntry, what,
-             p->ntry == 1 ? "" : "s", size_text(b1, p->bytes));
-    bool yes = dialog_confirm(u, title, (const char *const *)l.v, l.n);
-    actions_lines_free(&l);
-    if (!yes) {
-        ui_message(u, THEME_muted, "nothing unlinked");
-        return;
-    }
-    struct unlink_opts o = {.sys = &u->sys, .uid = geteuid(), .log = actions_log(u)};
-    struct unlink_run r;
-    struct unlink_result res;
-    size_t idx;
-    bool skip_all = false, aborted = false;
-    unlink_begin(&r, p, &o);
-    while (!aborted && unlink_step(&r, &res, &idx)) {
-        const char *name = target_name(&p->items[idx]);
-        actions_progress(u, "unlinking %zu/%zu: %s", idx + 1, p->n, name);
-        if (res.outcome == UNLINK_REMOVED || res.outcome == UNLINK_GONE) {
-            actions_line(&l, "%-8s %s  %s freed", unlink_outcome_name(res.outcome), name,
-                         size_text(b1, res.freed));
-            continue;
-        }
-        actions_line(&l, "%-8s %s  %s", unlink_outcome_name(res.outcome), name,
-                     actions_safe(res.reason));
-        if (skip_all || idx + 1 == p->n)
-            continue;
-        switch (actions_ask_failure(u, name, res.reason)) {
-        case ACTIONS_SKIP_ALL: skip_all = true; break;
-        case ACTIONS_ABORT: aborted = true; break;
-        default: break;
-        }
-        unlink_invalidate(&r); /* time has passed while asking */
-    }
-    const char *note = actions_log_note(u);
-    snprintf(title, sizeof(title), "%zu unlinked, %s freed; %zu refused, %zu failed%s%s",
-             r.removed, size_text(b2, r.freed), r.refused, r.failed,
-             aborted ? "; aborted" : "", note);
-    if (r.refused || r.failed)
-        actions_show(u, title, &l);
-    ui_message(u, actions_outcome_role(r.refused, r.failed, note), "%s", title);
-    unlink_end(&r);
-    actions_lines_free(&l);
-    poller_request_scan(u->poller);
-}
-
-static void seg_name(char *dst, size_t n, const struct ui_selection *sel, const struct segment *sg)
-{
-    const struct shm_mount *mt = model_segment_mount(sel->model, sg);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", mt->path, sg->name);
-    term_escape(dst, n, path);
-}
-
 static size_t index_of(const struct model *m, const struct segment *sg)
 {
     return (size_t)(sg - m->segs);
@@ -244,7 +229,7 @@ void actions_unlink(struct ui *u, const struct ui_selection *sel)
     clean_policy_default(&pol);
     pol.own_mounts = ui_own_only(u);
     struct unlink_plan p = {0};
-    char why[200], name[300];
+    char why[200], path[512], name[300];
     if (sel->nmarked_segs) {
         size_t refused = 0;
         for (size_t i = 0; i < sel->nmarked_segs; i++)
@@ -256,7 +241,9 @@ void actions_unlink(struct ui *u, const struct ui_selection *sel)
                        refused == 1 ? "" : "s");
     } else if (sel->seg) {
         if (!targets_add_segment(m, index_of(m, sel->seg), &pol, &p, why, sizeof(why))) {
-            seg_name(name, sizeof(name), sel, sel->seg);
+            snprintf(path, sizeof(path), "%s/%s", model_segment_mount(m, sel->seg)->path,
+                     sel->seg->name);
+            term_escape(name, sizeof(name), path);
             ui_message(u, THEME_warning, "%s: %s", name, why);
             return;
         }

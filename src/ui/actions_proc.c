@@ -53,20 +53,15 @@ static const char *who(const struct signal_target *t)
     return d;
 }
 
-/* Tried and went wrong (a refusal is not a failure: nothing was tried). */
-static bool failed(enum signal_outcome o)
-{
-    return o == SIGNAL_FAILED || o == SIGNAL_SURVIVED;
-}
-
 struct tally {
     size_t refused, failed;
 };
 
+/* A failure was tried and went wrong; a refusal is not one: nothing was tried. */
 static void count(struct tally *t, enum signal_outcome o)
 {
     t->refused += o == SIGNAL_REFUSED;
-    t->failed += failed(o);
+    t->failed += o == SIGNAL_FAILED || o == SIGNAL_SURVIVED;
 }
 
 /* Reports results: a status message, and the list when something went wrong. */
