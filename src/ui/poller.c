@@ -136,10 +136,10 @@ void gauges_read(struct gauges *g, const struct mount_list *ml, double t)
     }
 }
 
-/* Under lock: the readings of ml as the newest gauges. */
-static void publish_gauges(struct poller *p, const struct mount_list *ml, double t)
+/* Under lock: the readings of p->ml, at time t, as the newest gauges. */
+static void publish_gauges(struct poller *p, double t)
 {
-    gauges_read(&p->gauges, ml, t);
+    gauges_read(&p->gauges, &p->ml, t);
     p->gauges_new = true;
 }
 
@@ -300,7 +300,7 @@ static void refresh_gauges(struct poller *p)
     note_peak(p, &p->ml);
     double now = clock_now();
     pthread_mutex_lock(&p->lock);
-    publish_gauges(p, &p->ml, now);
+    publish_gauges(p, now);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -407,13 +407,11 @@ static void *run(void *arg)
             pthread_mutex_unlock(&p->lock);
             int gone;
             struct snap *s = take_scan(p, &gone, &got);
-            if (!s && gone == SCAN_TARGET_OK) {
-                pthread_mutex_lock(&p->lock);
-                break; /* stop came during it */
-            }
             if (!s) {
-                /* Nothing more to watch: the last snapshot and gauges stay. */
                 pthread_mutex_lock(&p->lock);
+                if (gone == SCAN_TARGET_OK)
+                    break; /* stop came during it */
+                /* Nothing more to watch: the last snapshot and gauges stay. */
                 p->target_gone = gone;
                 p->target_gone_at = time(NULL);
                 poke(p->pipe[1]);
@@ -435,7 +433,7 @@ static void *run(void *arg)
             pthread_mutex_lock(&p->lock);
             snap_free(p->snap);
             p->snap = s;
-            publish_gauges(p, &p->ml, now);
+            publish_gauges(p, now);
             if (on_time)
                 next_scan = now + p->cfg.scan_interval_s;
             next_gauge = now + p->cfg.gauge_interval_s;
