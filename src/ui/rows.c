@@ -397,30 +397,24 @@ static void build_procs(struct build *b, const size_t *procs_sorted)
 static void select_visible(struct ui *u, struct build *b)
 {
     size_t n = b->n;
-    bool *keep = xcalloc(n, sizeof(*keep));
     bool filtering = u->filter[0] != '\0';
-    if (filtering) {
-        bool *match = xcalloc(n, sizeof(*match));
-        for (size_t i = 0; i < n; i++)
-            match[i] = rows_match(u, &b->rows[i], u->filter);
-        bool acc[MAXDEPTH + 2] = {false}, anc[MAXDEPTH + 1] = {false};
-        for (size_t i = n; i-- > 0;) { /* a matching descendant keeps the row */
-            unsigned d = b->rows[i].depth;
-            keep[i] = match[i] || acc[d + 1];
-            acc[d + 1] = false;
-            acc[d] = acc[d] || keep[i];
-        }
-        for (size_t i = 0; i < n; i++) { /* so does a matching ancestor */
-            unsigned d = b->rows[i].depth;
-            bool from_above = d > 0 && anc[d - 1];
-            keep[i] = keep[i] || from_above;
-            anc[d] = match[i] || from_above;
-        }
-        free(match);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            keep[i] = true;
+    bool *keep = xcalloc(n, sizeof(*keep)), *match = xcalloc(n, sizeof(*match));
+    for (size_t i = 0; i < n; i++) /* without a filter every row matches */
+        match[i] = !filtering || rows_match(u, &b->rows[i], u->filter);
+    bool acc[MAXDEPTH + 2] = {false}, anc[MAXDEPTH + 1] = {false};
+    for (size_t i = n; i-- > 0;) { /* a matching descendant keeps the row */
+        unsigned d = b->rows[i].depth;
+        keep[i] = match[i] || acc[d + 1];
+        acc[d + 1] = false;
+        acc[d] = acc[d] || keep[i];
     }
+    for (size_t i = 0; i < n; i++) { /* so does a matching ancestor */
+        unsigned d = b->rows[i].depth;
+        bool from_above = d > 0 && anc[d - 1];
+        keep[i] = keep[i] || from_above;
+        anc[d] = match[i] || from_above;
+    }
+    free(match);
     u->nrows = 0;
     unsigned hide_below = MAXDEPTH + 1;
     for (size_t i = 0; i < n; i++) {
@@ -489,9 +483,8 @@ void rows_rebuild(struct ui *u)
         build_procs(&b, procs);
     }
     select_visible(u, &b);
-    if (b.owners)
-        for (size_t i = 0; i < nowners; i++)
-            free(b.owners[i].segs);
+    for (size_t i = 0; b.owners && i < nowners; i++)
+        free(b.owners[i].segs);
     free(b.owners);
     free(b.rows);
     free(segs);
