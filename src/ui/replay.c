@@ -312,31 +312,24 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
         r->nsnaps++;
     }
     char *shown = esc_term_dup(dir);
+    size_t i = at_set ? snapshot_at(r, at) : lasti;
     if (!r->nsnaps) {
         snprintf(err, n, "%s: no snapshot recorded", shown);
-        goto fail;
-    }
-    if (at_set && (at < r->ix.items[firsti].t || at > recording_end(r, lasti))) {
+    } else if (at_set && (at < r->ix.items[firsti].t || at > recording_end(r, lasti))) {
         char want[32], from[32], to[32];
         ui_local_time(at, "%Y-%m-%d %H:%M:%S", want, sizeof(want));
         replay_time_text(r, firsti, from, sizeof(from));
         replay_time_text(r, lasti, to, sizeof(to));
         snprintf(err, n, "%s: no snapshot at %s: the recording has %s to %s", shown, want, from,
                  to);
-        goto fail;
+    } else if ((*first = replay_read(r, i, err, n))) {
+        r->shown = r->pos = i;
+        *out = r;
     }
-    size_t i = at_set ? snapshot_at(r, at) : lasti;
-    *first = replay_read(r, i, err, n);
-    if (!*first)
-        goto fail;
     free(shown);
-    r->shown = r->pos = i;
-    *out = r;
-    return 0;
-fail:
-    free(shown);
-    replay_close(r);
-    return 1;
+    if (!*out)
+        replay_close(r);
+    return *out ? 0 : 1;
 }
 
 void replay_close(struct replay *r)
