@@ -217,8 +217,7 @@ static void draw_gauge(struct ui *u, int y, const struct gauge *gg, const char *
                            : p >= u->set->cfg.warn_pct ? THEME_gauge_warn
                                                        : THEME_gauge_ok;
     attr_t n = term_attr(THEME_normal);
-    int x = term_put(y, 0, path_w, path, n, true);
-    x++;
+    int x = term_put(y, 0, path_w, path, n, true) + 1;
     x += term_put(y, x, 1, g->bar_open, n, false);
     draw_bar(y, x, bar, p / 100.0, term_attr(role));
     x += bar;

@@ -292,11 +292,10 @@ static bool target_same(const struct poller *p)
  * root it was read through) and publishes it. Called unlocked. */
 static void refresh_gauges(struct poller *p)
 {
-    if (p->gauge_fds) { /* --all: each mount below the root it was read through */
+    if (p->gauge_fds)
         node_gauges_refresh(p->gauge_fds, p->cfg.scan.sys, &p->ml);
-    } else {
+    else
         mounts_refresh(p->cfg.scan.sys, &p->ml);
-    }
     note_peak(p, &p->ml);
     double now = clock_now();
     pthread_mutex_lock(&p->lock);
