@@ -30,8 +30,7 @@ struct poller {
     int ctl[2];          /* a byte on it wakes the thread from its wait on the events */
     /* Under lock. */
     bool stop, scan_requested;
-    double scan_started;  /* clock_now when the newest scan began */
-    struct scan_job *job; /* the scan's job while one runs, whose beacon says where it is */
+    struct scan_job *job; /* the running scan's job: its start and beacon, how long and where */
     bool abandoned;      /* stop came during a scan that had not ended */
     struct snap *snap;    /* newest, not yet taken */
     struct gauges gauges; /* newest */
@@ -402,7 +401,6 @@ static void *run(void *arg)
         bool on_time = !by_event || now >= next_scan;
         if (p->scan_requested || now >= next_scan || by_event) {
             p->scan_requested = false;
-            p->scan_started = now;
             pthread_mutex_unlock(&p->lock);
             int gone;
             struct snap *s = take_scan(p, &gone, &got);
@@ -546,11 +544,11 @@ bool poller_stop(struct poller *p)
 
 bool poller_stalled(struct poller *p, double *running_s, char *where, size_t n)
 {
+    /* Under lock: the poller's thread ends the job only under it. */
     pthread_mutex_lock(&p->lock);
-    double run = clock_now() - p->scan_started;
+    double run = p->job ? clock_now() - scan_job_started(p->job) : 0;
     bool stalled = p->job && run >= scan_stall_limit(p->cfg.scan_interval_s);
     if (stalled) {
-        /* Under lock: the poller's thread ends the job only under it. */
         pid_t pid;
         int fd;
         *running_s = run;
