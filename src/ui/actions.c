@@ -245,22 +245,19 @@ void actions_unlink(struct ui *u, const struct ui_selection *sel)
                      sel->seg->name);
             term_escape(name, sizeof(name), path);
             ui_message(u, THEME_warning, "%s: %s", name, why);
-            return;
         }
     } else if (sel->group) {
         for (size_t i = 0; i < m->nsegs; i++)
             if (m->segs[i].group == sel->group->main_pid && m->segs[i].state == SEG_ORPHAN)
                 targets_add_segment(m, i, &pol, &p, why, sizeof(why));
-        if (!p.n) {
+        if (!p.n)
             ui_message(u, THEME_muted, "group %d has no orphan segments",
                        (int)sel->group->main_pid);
-            return;
-        }
+    } else {
+        ui_message(u, THEME_muted, "select an orphan segment (or mark several with Space)");
     }
     if (p.n)
         run_unlink(u, &p, "orphan");
-    else if (!sel->nmarked_segs)
-        ui_message(u, THEME_muted, "select an orphan segment (or mark several with Space)");
     unlink_plan_free(&p);
 }
 
