@@ -312,7 +312,7 @@ static void process_details(struct ui *u, struct page *p, pid_t pid)
     page_add_name(p, THEME_header, 2, "Process ", pr->comm);
     page_add(p, THEME_normal, 15, "  pid        %d (parent %d, state %c)", (int)pr->pid,
              (int)pr->ppid, pr->state);
-    page_add_name(p, THEME_normal, 15, "  command    ", pr->cmdline ? pr->cmdline : "");
+    page_add_name(p, THEME_normal, 15, "  command    ", pr->cmdline);
     if (pr->exe)
         page_add_name(p, THEME_normal, 15, "  exe        ", pr->exe);
     owner_line(u, p, pr->uid);
