@@ -30,7 +30,7 @@ struct poller {
     int ctl[2];          /* a byte on it wakes the thread from its wait on the events */
     /* Under lock. */
     bool stop, scan_requested;
-    struct scan_job *job; /* the running scan's job: its start and beacon, how long and where */
+    struct scan_job *job; /* the running scan's job (its start and beacon: how long, where) */
     bool abandoned;      /* stop came during a scan that had not ended */
     struct snap *snap;    /* newest, not yet taken */
     struct gauges gauges; /* newest */
@@ -71,7 +71,7 @@ void gauges_free(struct gauges *g)
     memset(g, 0, sizeof(*g));
 }
 
-/* A byte on the write end fd of p->pipe or p->ctl. */
+/* Writes a byte to fd, the write end of p->pipe or p->ctl. */
 static void poke(int fd)
 {
     ssize_t rc = write(fd, "x", 1);

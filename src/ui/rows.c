@@ -365,8 +365,6 @@ static void build_node(struct build *b, const size_t *procs_sorted)
             if (b->rows[i].depth == 1)
                 add_row_totals(&b->rows[at], &b->rows[i]);
     }
-    b->ctr = UI_CTR_ANY;
-    b->base = 0;
     free(order);
 }
 
