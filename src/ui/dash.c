@@ -151,8 +151,8 @@ static void draw_spark(struct ui *u, const struct history_series *s, int y, int 
 /* A gauge's fill in percent, 0 when its size is unknown. */
 static double gauge_pct(const struct gauge *g)
 {
-    struct shm_mount mt = {.stat_ok = g->ok, .size = g->size, .used = g->used};
-    return g->ok && g->size ? mount_used_pct(&mt) : 0.0;
+    struct shm_mount mt = {.size = g->size, .used = g->used};
+    return g->ok ? mount_used_pct(&mt) : 0.0; /* and mount_used_pct 0 for a size of 0 */
 }
 
 /* One mount's gauge; label: what names it (NULL: its path, escaped). */
