@@ -135,7 +135,9 @@ static const char *target_name(const struct unlink_target *t)
     return actions_safe(path);
 }
 
-static void run_unlink_in(struct ui *u, struct unlink_plan *p, const char *what)
+/* Lists p's targets in a confirmation (No selected), or as nothing to
+ * unlink when none would be tried; whether the user said yes. */
+static bool unlink_confirmed(struct ui *u, const struct unlink_plan *p, const char *what)
 {
     char size[32], title[200];
     struct actions_lines l = {0};
@@ -147,21 +149,28 @@ static void run_unlink_in(struct ui *u, struct unlink_plan *p, const char *what)
             actions_line(&l, "%s  %s  %s", target_name(t), fmt_size(size, sizeof(size), t->alloc),
                          actions_safe(t->why));
     }
+    bool yes = false;
     if (p->ntry == 0) {
         snprintf(title, sizeof(title), "Nothing to unlink: %zu look-alike%s will not be touched",
                  p->n, p->n == 1 ? "" : "s");
         actions_show(u, title, &l);
-        actions_lines_free(&l);
-        return;
+    } else {
+        snprintf(title, sizeof(title), "Unlink %zu %s segment%s, %s?", p->ntry, what,
+                 p->ntry == 1 ? "" : "s", fmt_size(size, sizeof(size), p->bytes));
+        yes = dialog_confirm(u, title, (const char *const *)l.v, l.n);
+        if (!yes)
+            ui_message(u, THEME_muted, "nothing unlinked");
     }
-    snprintf(title, sizeof(title), "Unlink %zu %s segment%s, %s?", p->ntry, what,
-             p->ntry == 1 ? "" : "s", fmt_size(size, sizeof(size), p->bytes));
-    bool yes = dialog_confirm(u, title, (const char *const *)l.v, l.n);
     actions_lines_free(&l);
-    if (!yes) {
-        ui_message(u, THEME_muted, "nothing unlinked");
-        return;
-    }
+    return yes;
+}
+
+/* Removes p's targets one by one, asking after each one refused or failed
+ * whether to go on, and reports. */
+static void unlink_targets(struct ui *u, struct unlink_plan *p)
+{
+    char size[32], title[200];
+    struct actions_lines l = {0};
     struct unlink_opts o = {.sys = &u->sys, .uid = geteuid(), .log = actions_log(u)};
     struct unlink_run r;
     struct unlink_result res;
@@ -211,7 +220,8 @@ static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
         actviews_open_all(&views, &u->snap->model, &u->sys);
         actviews_set_plan(&views, p);
     }
-    run_unlink_in(u, p, what);
+    if (unlink_confirmed(u, p, what))
+        unlink_targets(u, p);
     for (size_t i = 0; i < p->n; i++)
         p->items[i].ns = NULL; /* the views close here; the plan may outlive them */
     actviews_close(&views);
