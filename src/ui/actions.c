@@ -124,11 +124,6 @@ const char *actions_safe(const char *s)
     return d;
 }
 
-static const char *size_text(char *b, uint64_t v)
-{
-    return fmt_size(b, 32, v);
-}
-
 /* A target's path, and in the node view the container it is in. */
 static const char *target_name(const struct unlink_target *t)
 {
@@ -140,53 +135,42 @@ static const char *target_name(const struct unlink_target *t)
     return actions_safe(path);
 }
 
-static void run_unlink_in(struct ui *u, struct unlink_plan *p, const char *what);
-
-/* Confirms, removes and reports; plan items already checked by planning.
- * The node view: each target acts through the view of its mount's
- * container (act/actviews.h), as clean --all does: the re-checks are made
- * through that root, and refused once the container is gone. */
-static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
+/* Lists p's targets in a confirmation (No selected), or as nothing to
+ * unlink when none would be tried; whether the user said yes. */
+static bool unlink_confirmed(struct ui *u, const struct unlink_plan *p, const char *what)
 {
-    struct actviews views;
-    actviews_own(&views);
-    if (u->snap && model_node(&u->snap->model)->all) {
-        actviews_open_all(&views, &u->snap->model, &u->sys);
-        actviews_set_plan(&views, p);
-    }
-    run_unlink_in(u, p, what);
-    for (size_t i = 0; i < p->n; i++)
-        p->items[i].ns = NULL; /* the views close here; the plan may outlive them */
-    actviews_close(&views);
-}
-
-static void run_unlink_in(struct ui *u, struct unlink_plan *p, const char *what)
-{
-    char b1[32], b2[32], title[200];
+    char size[32], title[200];
     struct actions_lines l = {0};
     for (size_t i = 0; i < p->n; i++) {
         const struct unlink_target *t = &p->items[i];
         if (t->refuse)
             actions_line(&l, "%s  will be refused: %s", target_name(t), t->refuse);
         else
-            actions_line(&l, "%s  %s  %s", target_name(t), size_text(b1, t->alloc),
+            actions_line(&l, "%s  %s  %s", target_name(t), fmt_size(size, sizeof(size), t->alloc),
                          actions_safe(t->why));
     }
+    bool yes = false;
     if (p->ntry == 0) {
         snprintf(title, sizeof(title), "Nothing to unlink: %zu look-alike%s will not be touched",
                  p->n, p->n == 1 ? "" : "s");
         actions_show(u, title, &l);
-        actions_lines_free(&l);
-        return;
+    } else {
+        snprintf(title, sizeof(title), "Unlink %zu %s segment%s, %s?", p->ntry, what,
+                 p->ntry == 1 ? "" : "s", fmt_size(size, sizeof(size), p->bytes));
+        yes = dialog_confirm(u, title, (const char *const *)l.v, l.n);
+        if (!yes)
+            ui_message(u, THEME_muted, "nothing unlinked");
     }
-    snprintf(title, sizeof(title), "Unlink %zu %s segment%s, %s?", p->ntry, what,
-             p->ntry == 1 ? "" : "s", size_text(b1, p->bytes));
-    bool yes = dialog_confirm(u, title, (const char *const *)l.v, l.n);
     actions_lines_free(&l);
-    if (!yes) {
-        ui_message(u, THEME_muted, "nothing unlinked");
-        return;
-    }
+    return yes;
+}
+
+/* Removes p's targets one by one, asking after each one refused or failed
+ * whether to go on, and reports. */
+static void unlink_targets(struct ui *u, struct unlink_plan *p)
+{
+    char size[32], title[200];
+    struct actions_lines l = {0};
     struct unlink_opts o = {.sys = &u->sys, .uid = geteuid(), .log = actions_log(u)};
     struct unlink_run r;
     struct unlink_result res;
@@ -198,7 +182,7 @@ static void run_unlink_in(struct ui *u, struct unlink_plan *p, const char *what)
         actions_progress(u, "unlinking %zu/%zu: %s", idx + 1, p->n, name);
         if (res.outcome == UNLINK_REMOVED || res.outcome == UNLINK_GONE) {
             actions_line(&l, "%-8s %s  %s freed", unlink_outcome_name(res.outcome), name,
-                         size_text(b1, res.freed));
+                         fmt_size(size, sizeof(size), res.freed));
             continue;
         }
         actions_line(&l, "%-8s %s  %s", unlink_outcome_name(res.outcome), name,
@@ -214,7 +198,7 @@ static void run_unlink_in(struct ui *u, struct unlink_plan *p, const char *what)
     }
     const char *note = actions_log_note(u);
     snprintf(title, sizeof(title), "%zu unlinked, %s freed; %zu refused, %zu failed%s%s",
-             r.removed, size_text(b2, r.freed), r.refused, r.failed,
+             r.removed, fmt_size(size, sizeof(size), r.freed), r.refused, r.failed,
              aborted ? "; aborted" : "", note);
     if (r.refused || r.failed)
         actions_show(u, title, &l);
@@ -224,12 +208,23 @@ static void run_unlink_in(struct ui *u, struct unlink_plan *p, const char *what)
     poller_request_scan(u->poller);
 }
 
-static void seg_name(char *dst, size_t n, const struct ui_selection *sel, const struct segment *sg)
+/* Confirms, removes and reports; plan items already checked by planning.
+ * The node view: each target acts through the view of its mount's
+ * container (act/actviews.h), as clean --all does: the re-checks are made
+ * through that root, and refused once the container is gone. */
+static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
 {
-    const struct shm_mount *mt = model_segment_mount(sel->model, sg);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", mt->path, sg->name);
-    term_escape(dst, n, path);
+    struct actviews views;
+    actviews_own(&views);
+    if (u->snap && model_node(&u->snap->model)->all) {
+        actviews_open_all(&views, &u->snap->model, &u->sys);
+        actviews_set_plan(&views, p);
+    }
+    if (unlink_confirmed(u, p, what))
+        unlink_targets(u, p);
+    for (size_t i = 0; i < p->n; i++)
+        p->items[i].ns = NULL; /* the views close here; the plan may outlive them */
+    actviews_close(&views);
 }
 
 static size_t index_of(const struct model *m, const struct segment *sg)
@@ -244,7 +239,7 @@ void actions_unlink(struct ui *u, const struct ui_selection *sel)
     clean_policy_default(&pol);
     pol.own_mounts = ui_own_only(u);
     struct unlink_plan p = {0};
-    char why[200], name[300];
+    char why[200], path[512], name[300];
     if (sel->nmarked_segs) {
         size_t refused = 0;
         for (size_t i = 0; i < sel->nmarked_segs; i++)
@@ -256,24 +251,23 @@ void actions_unlink(struct ui *u, const struct ui_selection *sel)
                        refused == 1 ? "" : "s");
     } else if (sel->seg) {
         if (!targets_add_segment(m, index_of(m, sel->seg), &pol, &p, why, sizeof(why))) {
-            seg_name(name, sizeof(name), sel, sel->seg);
+            snprintf(path, sizeof(path), "%s/%s", model_segment_mount(m, sel->seg)->path,
+                     sel->seg->name);
+            term_escape(name, sizeof(name), path);
             ui_message(u, THEME_warning, "%s: %s", name, why);
-            return;
         }
     } else if (sel->group) {
         for (size_t i = 0; i < m->nsegs; i++)
             if (m->segs[i].group == sel->group->main_pid && m->segs[i].state == SEG_ORPHAN)
                 targets_add_segment(m, i, &pol, &p, why, sizeof(why));
-        if (!p.n) {
+        if (!p.n)
             ui_message(u, THEME_muted, "group %d has no orphan segments",
                        (int)sel->group->main_pid);
-            return;
-        }
+    } else {
+        ui_message(u, THEME_muted, "select an orphan segment (or mark several with Space)");
     }
     if (p.n)
         run_unlink(u, &p, "orphan");
-    else if (!sel->nmarked_segs)
-        ui_message(u, THEME_muted, "select an orphan segment (or mark several with Space)");
     unlink_plan_free(&p);
 }
 

@@ -53,20 +53,15 @@ static const char *who(const struct signal_target *t)
     return d;
 }
 
-/* Tried and went wrong (a refusal is not a failure: nothing was tried). */
-static bool failed(enum signal_outcome o)
-{
-    return o == SIGNAL_FAILED || o == SIGNAL_SURVIVED;
-}
-
 struct tally {
     size_t refused, failed;
 };
 
+/* A failure was tried and went wrong; a refusal is not one: nothing was tried. */
 static void count(struct tally *t, enum signal_outcome o)
 {
     t->refused += o == SIGNAL_REFUSED;
-    t->failed += failed(o);
+    t->failed += o == SIGNAL_FAILED || o == SIGNAL_SURVIVED;
 }
 
 /* Reports results: a status message, and the list when something went wrong. */
@@ -233,38 +228,29 @@ static bool reap_where(void *ctx, const struct model *m, const struct proc *p,
     return actviews_proc((void *)sc->views, m, p, ns);
 }
 
-static void reap_actions(struct ui *u, const struct ui_selection *sel, struct reap_scope *scope)
+/* K's plan p confirmed, run and reported. */
+static void reap_confirmed(struct ui *u, struct reap_plan *p)
 {
-    struct reap_plan p;
-    actions_progress(u, "looking for orphaned workers and stuck shm managers...");
-    reap_plan_build_where(sel->model, &u->sys, reap_where, scope, &p);
-    size_t nend = p.workers.n + p.managers.n;
-    if (!reap_plan_count(&p)) {
-        ui_message(u, THEME_muted, "nothing to reap: no orphaned workers, stuck shm managers "
-                                   "or zombies%s",
-                   p.serving.n ? " (shm managers still serving clients are left alone)" : "");
-        reap_plan_free(&p);
-        return;
-    }
+    size_t nend = p->workers.n + p->managers.n;
     struct signal_opts o;
     opts(u, &o);
     struct actions_lines l = {0};
-    section(&l, "end   ", &p.workers);
-    section(&l, "end   ", &p.managers);
-    section(&l, "zombie", &p.zombies);
+    section(&l, "end   ", &p->workers);
+    section(&l, "end   ", &p->managers);
+    section(&l, "zombie", &p->zombies);
     char title[200];
     snprintf(title, sizeof(title), "End %zu process%s (SIGTERM, SIGKILL after %.0f s) and help "
                                    "%zu zombie%s be reaped?",
-             nend, nend == 1 ? "" : "es", o.timeout_s, p.zombies.n,
-             p.zombies.n == 1 ? "" : "s");
+             nend, nend == 1 ? "" : "es", o.timeout_s, p->zombies.n,
+             p->zombies.n == 1 ? "" : "s");
     bool yes = dialog_confirm(u, title, (const char *const *)l.v, l.n);
     actions_lines_free(&l);
     if (yes) {
-        struct progress pg = {.u = u, .l = &l, .total = reap_plan_count(&p)};
+        struct progress pg = {.u = u, .l = &l, .total = reap_plan_count(p)};
         struct reap_results res;
         actions_progress(u, "ending %zu process%s: SIGTERM, then SIGKILL after %.0f s...", nend,
                          nend == 1 ? "" : "es", o.timeout_s);
-        reap_run(&o, &p, &res, on_step, &pg);
+        reap_run(&o, p, &res, on_step, &pg);
         char done[64];
         snprintf(done, sizeof(done), "reaped %zu of %zu", pg.done - pg.t.refused - pg.t.failed,
                  pg.total);
@@ -274,7 +260,6 @@ static void reap_actions(struct ui *u, const struct ui_selection *sel, struct re
     } else {
         ui_message(u, THEME_muted, "nothing signalled");
     }
-    reap_plan_free(&p);
 }
 
 void actions_reap(struct ui *u, const struct ui_selection *sel)
@@ -284,6 +269,15 @@ void actions_reap(struct ui *u, const struct ui_selection *sel)
     if (ui_node(u))
         actviews_open_all(&views, &u->snap->model, &u->sys);
     struct reap_scope scope = {.views = &views, .own_only = ui_own_only(u)};
-    reap_actions(u, sel, &scope);
+    struct reap_plan p;
+    actions_progress(u, "looking for orphaned workers and stuck shm managers...");
+    reap_plan_build_where(sel->model, &u->sys, reap_where, &scope, &p);
+    if (reap_plan_count(&p))
+        reap_confirmed(u, &p);
+    else
+        ui_message(u, THEME_muted, "nothing to reap: no orphaned workers, stuck shm managers "
+                                   "or zombies%s",
+                   p.serving.n ? " (shm managers still serving clients are left alone)" : "");
+    reap_plan_free(&p);
     actviews_close(&views);
 }

@@ -123,6 +123,7 @@ void cell_text(const struct ui *u, const struct row *r, enum col_id c, char *dst
     bool seg = r->key.kind == ROW_SEG;
     switch (c) {
     case C_STATE:
+    case P_STATE:
         if (seg) {
             snprintf(dst, n, "%s", seg_state_name(sg->state));
             *role = state_colour(sg->state);
@@ -163,6 +164,7 @@ void cell_text(const struct ui *u, const struct row *r, enum col_id c, char *dst
                      fmt_duration(a, sizeof(a), (double)segment_age_s(&u->snap->model, sg)));
         break;
     case C_PID:
+    case P_PID:
         if (seg && sg->has_creator)
             snprintf(dst, n,
                      sg->creator_alive     ? "%d"
@@ -178,14 +180,8 @@ void cell_text(const struct ui *u, const struct row *r, enum col_id c, char *dst
         else if (r->group)
             snprintf(dst, n, "%d", (int)r->group->main_pid);
         break;
-    case P_PID:
-        snprintf(dst, n, "%d", (int)p->pid);
-        break;
     case P_PPID:
         snprintf(dst, n, "%d", (int)p->ppid);
-        break;
-    case P_STATE:
-        snprintf(dst, n, "%c", p->state);
         break;
     case P_ROLE:
         snprintf(dst, n, "%s", proc_role_name(r->proc->role));

@@ -41,7 +41,7 @@ void cmd_ends(struct ui *u, int code)
     if (u->page)
         u->page_scroll = home ? 0 : 1 << 20; /* page_draw clamps */
     else
-        ui_cursor_to(u, home ? 0 : (u->nrows ? u->nrows - 1 : 0));
+        ui_cursor_to(u, home ? 0 : SIZE_MAX); /* ui_cursor_to clamps */
 }
 
 void cmd_mouse(struct ui *u, int code)

@@ -143,20 +143,16 @@ static void draw_spark(struct ui *u, const struct history_series *s, int y, int 
     const struct glyphs *g = term_glyphs();
     double cells[SPARK_MAX];
     history_sparkline(s, u->gauges.t, SPARK_CELL_S * n, cells, (size_t)n);
-    for (int i = 0; i < n; i++) {
-        if (cells[i] < 0)
-            term_put(y, x + i, 1, " ", term_attr(THEME_sparkline), false);
-        else
-            term_put(y, x + i, 1, g->spark[history_level(cells[i], 8)], term_attr(THEME_sparkline),
-                     false);
-    }
+    for (int i = 0; i < n; i++)
+        term_put(y, x + i, 1, cells[i] < 0 ? " " : g->spark[history_level(cells[i], 8)],
+                 term_attr(THEME_sparkline), false);
 }
 
 /* A gauge's fill in percent, 0 when its size is unknown. */
 static double gauge_pct(const struct gauge *g)
 {
-    struct shm_mount mt = {.stat_ok = g->ok, .size = g->size, .used = g->used};
-    return g->ok && g->size ? mount_used_pct(&mt) : 0.0;
+    struct shm_mount mt = {.size = g->size, .used = g->used};
+    return g->ok ? mount_used_pct(&mt) : 0.0; /* and mount_used_pct 0 for a size of 0 */
 }
 
 /* One mount's gauge; label: what names it (NULL: its path, escaped). */
@@ -221,8 +217,7 @@ static void draw_gauge(struct ui *u, int y, const struct gauge *gg, const char *
                            : p >= u->set->cfg.warn_pct ? THEME_gauge_warn
                                                        : THEME_gauge_ok;
     attr_t n = term_attr(THEME_normal);
-    int x = term_put(y, 0, path_w, path, n, true);
-    x++;
+    int x = term_put(y, 0, path_w, path, n, true) + 1;
     x += term_put(y, x, 1, g->bar_open, n, false);
     draw_bar(y, x, bar, p / 100.0, term_attr(role));
     x += bar;
@@ -442,13 +437,10 @@ static void draw_hints(struct ui *u, int y)
     }
     /* The last hint (quit) always shows; the others as long as they fit. */
     size_t n = sizeof(live) / sizeof(live[0]);
-    int w[sizeof(live) / sizeof(live[0])], room = COLS;
-    for (size_t i = 0; i < n; i++)
-        w[i] = term_width(hints[i][0]) + term_width(hints[i][1]) + 1;
-    room -= w[n - 1];
-    int x = 0;
+    int x = 0, room = COLS - term_width(hints[n - 1][0]) - term_width(hints[n - 1][1]) - 1;
     for (size_t i = 0; i < n; i++) {
-        if ((i + 1 < n && x + w[i] > room) || (hints[i][0][0] == 'n' && !u->set->all))
+        int w = term_width(hints[i][0]) + term_width(hints[i][1]) + 1;
+        if ((i + 1 < n && x + w > room) || (hints[i][0][0] == 'n' && !u->set->all))
             continue;
         x += term_put(y, x, COLS - x, hints[i][0], key, false);
         x += term_put(y, x, COLS - x, hints[i][1], st, false);
@@ -466,8 +458,7 @@ void dash_draw_status(struct ui *u, int y, int lines)
     bool msg = dash_message_shown(u);
     if (lines >= 2 || msg) {
         attr_t a = term_attr(THEME_muted);
-        char line[512];
-        line[0] = '\0';
+        char line[512] = "";
         if (msg) {
             snprintf(line, sizeof(line), "%s", u->message);
             a = term_attr(u->message_role);

@@ -161,13 +161,11 @@ void info_budget(struct ui *u, struct page *p)
         page_add(p, THEME_warning, 15,
                  "             the memory limit is reached first: the OOM killer ends a process "
                  "before /dev/shm is full");
-    if (u->snap->model.nsegs && mt) {
-        const struct mount_figures *f = &u->snap->model.mounts[mi];
+    if (u->snap->model.nsegs && mt)
         page_add(p, THEME_normal, 15,
                  "  pending    = %s: sizes of live segments not written yet. Writing them needs "
                  "that much more; past \"shm free\" the write ends in SIGBUS.",
-                 SZ(f->pending));
-    }
+                 SZ(u->snap->model.mounts[mi].pending));
     page_blank(p);
     page_add(p, dash_verdict_role(b->verdict), 0,
              "Verdict: %s (warn at %d%% full, critical at %d%%)", verdict_name(b->verdict),
@@ -220,8 +218,7 @@ static const char *role_story(enum proc_role r)
  * cannot use), escaped by page_add_name. name is empty when unknown. */
 static void owner_line(struct ui *u, struct page *p, uid_t uid)
 {
-    char label[48], name[260] = "";
-    char n[256];
+    char label[48], name[260] = "", n[256];
     if (u->sys.root >= 0 && passwd_name_at(u->sys.root, uid, n, sizeof(n)) == 0)
         snprintf(name, sizeof(name), "(%s)", n);
     snprintf(label, sizeof(label), "  owner      uid %u%s", (unsigned)uid, name[0] ? " " : "");
@@ -252,7 +249,8 @@ static void segment_details(struct ui *u, struct page *p, const struct segment *
     char a[64];
     page_add_name(p, THEME_header, 2, "Segment ", sg->name);
     snprintf(p->title, sizeof(p->title), "Details of a segment");
-    if (model_node(m)->all && sg->mount < model_nmounts(m)) {
+    bool mounted = sg->mount < model_nmounts(m); /* its mount is in the model */
+    if (model_node(m)->all && mounted) {
         /* The node view: which container's mount (segments of two
          * containers may bear one name). Escaped by ui_mount_label. */
         char where[320];
@@ -260,7 +258,7 @@ static void segment_details(struct ui *u, struct page *p, const struct segment *
         page_add(p, THEME_normal, 15, "  mount      %s", where);
     } else {
         page_add_name(p, THEME_normal, 15, "  mount      ",
-                      sg->mount < model_nmounts(m) ? model_segment_mount(m, sg)->path : "?");
+                      mounted ? model_segment_mount(m, sg)->path : "?");
     }
     page_add(p, THEME_normal, 15, "  state      %s: %s", seg_state_name(sg->state),
              state_story(sg->state));
@@ -287,8 +285,7 @@ static void segment_details(struct ui *u, struct page *p, const struct segment *
         char note[256];
         page_add_name(p, THEME_warning, 15, "  no orphan  ", segment_note(m, sg, note, sizeof(note)));
     }
-    const char *pids = sg->mount < model_nmounts(m) ? pid_evidence_note(m->mounts[sg->mount].pids.evidence)
-                                         : NULL;
+    const char *pids = mounted ? pid_evidence_note(m->mounts[sg->mount].pids.evidence) : NULL;
     if (pids)
         page_add(p, THEME_normal, 15, "  pids       %s", pids);
     if (sg->group)
@@ -315,7 +312,7 @@ static void process_details(struct ui *u, struct page *p, pid_t pid)
     page_add_name(p, THEME_header, 2, "Process ", pr->comm);
     page_add(p, THEME_normal, 15, "  pid        %d (parent %d, state %c)", (int)pr->pid,
              (int)pr->ppid, pr->state);
-    page_add_name(p, THEME_normal, 15, "  command    ", pr->cmdline ? pr->cmdline : "");
+    page_add_name(p, THEME_normal, 15, "  command    ", pr->cmdline);
     if (pr->exe)
         page_add_name(p, THEME_normal, 15, "  exe        ", pr->exe);
     owner_line(u, p, pr->uid);

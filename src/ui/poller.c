@@ -26,12 +26,11 @@ struct poller {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    int pipe[2];
+    int pipe[2];         /* a byte on it tells the drawing thread of something new */
     int ctl[2];          /* a byte on it wakes the thread from its wait on the events */
     /* Under lock. */
     bool stop, scan_requested;
-    double scan_started;  /* clock_now when the newest scan began */
-    struct scan_job *job; /* the scan's job while one runs, whose beacon says where it is */
+    struct scan_job *job; /* the running scan's job (its start and beacon: how long, where) */
     bool abandoned;      /* stop came during a scan that had not ended */
     struct snap *snap;    /* newest, not yet taken */
     struct gauges gauges; /* newest */
@@ -72,17 +71,11 @@ void gauges_free(struct gauges *g)
     memset(g, 0, sizeof(*g));
 }
 
-static void wake(struct poller *p)
+/* Writes a byte to fd, the write end of p->pipe or p->ctl. */
+static void poke(int fd)
 {
-    ssize_t rc = write(p->pipe[1], "x", 1);
-    (void)rc; /* a full pipe already says "something new" */
-}
-
-/* The control pipe's byte: the thread's wait ends. */
-static void nudge(struct poller *p)
-{
-    ssize_t rc = write(p->ctl[1], "x", 1);
-    (void)rc;
+    ssize_t rc = write(fd, "x", 1);
+    (void)rc; /* a full pipe already holds a byte that says it */
 }
 
 /* Empties a pipe (non-blocking) of its bytes. */
@@ -142,10 +135,10 @@ void gauges_read(struct gauges *g, const struct mount_list *ml, double t)
     }
 }
 
-/* Under lock: the readings of ml as the newest gauges. */
-static void publish_gauges(struct poller *p, const struct mount_list *ml, double t)
+/* Under lock: the readings of p->ml, at time t, as the newest gauges. */
+static void publish_gauges(struct poller *p, double t)
 {
-    gauges_read(&p->gauges, ml, t);
+    gauges_read(&p->gauges, &p->ml, t);
     p->gauges_new = true;
 }
 
@@ -298,15 +291,14 @@ static bool target_same(const struct poller *p)
  * root it was read through) and publishes it. Called unlocked. */
 static void refresh_gauges(struct poller *p)
 {
-    if (p->gauge_fds) { /* --all: each mount below the root it was read through */
+    if (p->gauge_fds)
         node_gauges_refresh(p->gauge_fds, p->cfg.scan.sys, &p->ml);
-    } else {
+    else
         mounts_refresh(p->cfg.scan.sys, &p->ml);
-    }
     note_peak(p, &p->ml);
     double now = clock_now();
     pthread_mutex_lock(&p->lock);
-    publish_gauges(p, &p->ml, now);
+    publish_gauges(p, now);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -371,26 +363,26 @@ static void take_events(struct poller *p, struct event_list *got)
     if (msg[0])
         publish_event(p, clock_wall(), true, true, msg);
     if (got->n || msg[0])
-        wake(p);
+        poke(p->pipe[1]);
     pthread_mutex_unlock(&p->lock);
     event_list_clear(got);
 }
 
-/* Called unlocked, after a complete scan s (its snapshot published):
+/* Called unlocked, after a complete scan s (before its snapshot is published):
  * --record writes it (reason: an interval's, or by_event the one taken at
  * once after a death); the events it tells follow, the interval's churn
  * with them when on_time. */
 static void scan_events(struct poller *p, struct snap *s, bool by_event, bool on_time,
                         struct event_list *got)
 {
+    double t = clock_seconds(s->scan.time);
     if (p->cfg.store) {
         buf_reset(&p->rec);
         report_json_record(&p->rec, &s->model, by_event ? "event" : "interval");
-        record_put(p, clock_seconds(s->scan.time));
+        record_put(p, t);
     }
     struct ev_state cur;
     ev_state_from_model(&cur, &s->model, p->cfg.warn_pct, p->cfg.crit_pct);
-    double t = clock_seconds(s->scan.time);
     evwatch_scan(&p->ew, &s->scan, &cur, t, on_time, got);
     take_events(p, got);
 }
@@ -409,20 +401,17 @@ static void *run(void *arg)
         bool on_time = !by_event || now >= next_scan;
         if (p->scan_requested || now >= next_scan || by_event) {
             p->scan_requested = false;
-            p->scan_started = now;
             pthread_mutex_unlock(&p->lock);
             int gone;
             struct snap *s = take_scan(p, &gone, &got);
-            if (!s && gone == SCAN_TARGET_OK) {
-                pthread_mutex_lock(&p->lock);
-                break; /* stop came during it */
-            }
             if (!s) {
-                /* Nothing more to watch: the last snapshot and gauges stay. */
                 pthread_mutex_lock(&p->lock);
+                if (gone == SCAN_TARGET_OK)
+                    break; /* stop came during it */
+                /* Nothing more to watch: the last snapshot and gauges stay. */
                 p->target_gone = gone;
                 p->target_gone_at = time(NULL);
-                wake(p);
+                poke(p->pipe[1]);
                 while (!p->stop)
                     pthread_cond_wait(&p->cond, &p->lock);
                 continue;
@@ -441,11 +430,11 @@ static void *run(void *arg)
             pthread_mutex_lock(&p->lock);
             snap_free(p->snap);
             p->snap = s;
-            publish_gauges(p, &p->ml, now);
+            publish_gauges(p, now);
             if (on_time)
                 next_scan = now + p->cfg.scan_interval_s;
             next_gauge = now + p->cfg.gauge_interval_s;
-            wake(p);
+            poke(p->pipe[1]);
             continue;
         }
         if (now >= next_gauge && !target_same(p)) {
@@ -460,7 +449,7 @@ static void *run(void *arg)
             now = clock_now();
             pthread_mutex_lock(&p->lock);
             next_gauge = now + p->cfg.gauge_interval_s;
-            wake(p);
+            poke(p->pipe[1]);
             continue;
         }
         /* Until the next scan or gauge reading, or a request (the control
@@ -540,7 +529,7 @@ bool poller_stop(struct poller *p)
     p->stop = true;
     pthread_cond_signal(&p->cond);
     pthread_mutex_unlock(&p->lock);
-    nudge(p);
+    poke(p->ctl[1]);
     pthread_join(p->thread, NULL);
     bool abandoned = p->abandoned;
     if (p->cfg.store) { /* the recording's last word */
@@ -555,11 +544,11 @@ bool poller_stop(struct poller *p)
 
 bool poller_stalled(struct poller *p, double *running_s, char *where, size_t n)
 {
+    /* Under lock: the poller's thread ends the job only under it. */
     pthread_mutex_lock(&p->lock);
-    double run = clock_now() - p->scan_started;
+    double run = p->job ? clock_now() - scan_job_started(p->job) : 0;
     bool stalled = p->job && run >= scan_stall_limit(p->cfg.scan_interval_s);
     if (stalled) {
-        /* Under lock: the poller's thread ends the job only under it. */
         pid_t pid;
         int fd;
         *running_s = run;
@@ -594,7 +583,7 @@ void poller_request_scan(struct poller *p)
     p->scan_requested = true;
     pthread_cond_signal(&p->cond);
     pthread_mutex_unlock(&p->lock);
-    nudge(p);
+    poke(p->ctl[1]);
 }
 
 size_t poller_take_events(struct poller *p, struct poller_event **out)

@@ -20,14 +20,9 @@
 #include "util/jsondoc.h"
 #include "util/xalloc.h"
 
-static bool is_snap(const struct replay *r, size_t i)
+static bool entry_is(const struct replay *r, size_t i, enum store_rec_kind kind)
 {
-    return r->ix.items[i].kind == STORE_SNAPSHOT;
-}
-
-static bool is_event(const struct replay *r, size_t i)
-{
-    return r->ix.items[i].kind == STORE_EVENT;
+    return r->ix.items[i].kind == kind;
 }
 
 /* The nearest entry of kind after entry i (dir 1) or before it (dir -1),
@@ -36,11 +31,11 @@ static size_t nearest(const struct replay *r, size_t i, int dir, enum store_rec_
 {
     if (dir > 0) {
         for (size_t k = i + 1; k < r->ix.n; k++)
-            if (r->ix.items[k].kind == kind)
+            if (entry_is(r, k, kind))
                 return k;
     } else {
         for (size_t k = i; k-- > 0;)
-            if (r->ix.items[k].kind == kind)
+            if (entry_is(r, k, kind))
                 return k;
     }
     return SIZE_MAX;
@@ -59,7 +54,7 @@ static size_t snapshot_at(const struct replay *r, double t)
 {
     size_t best = SIZE_MAX;
     for (size_t i = 0; i < r->ix.n; i++) {
-        if (!is_snap(r, i))
+        if (!entry_is(r, i, STORE_SNAPSHOT))
             continue;
         if (best == SIZE_MAX || r->ix.items[i].t <= t)
             best = i;
@@ -73,7 +68,7 @@ size_t replay_ordinal(const struct replay *r)
 {
     size_t k = 0;
     for (size_t i = 0; i <= r->shown; i++)
-        k += is_snap(r, i);
+        k += entry_is(r, i, STORE_SNAPSHOT);
     return k;
 }
 
@@ -211,13 +206,14 @@ static void event_line(const struct replay *r, size_t i, char *dst, size_t n)
 
 size_t replay_moment(const struct replay *r)
 {
-    if (is_event(r, r->pos))
+    if (entry_is(r, r->pos, STORE_EVENT))
         return r->pos;
     /* The events a scan tells follow its snapshot, with its time (to the
      * millisecond the records are written to). */
     size_t m = r->shown;
     double t = r->ix.items[m].t;
-    while (m + 1 < r->ix.n && is_event(r, m + 1) && r->ix.items[m + 1].t <= t + 0.001)
+    while (m + 1 < r->ix.n && entry_is(r, m + 1, STORE_EVENT) &&
+           r->ix.items[m + 1].t <= t + 0.001)
         m++;
     return m;
 }
@@ -274,12 +270,12 @@ void replay_events(struct ui *u)
     size_t k = 0, first = m + 1;
     while (first > 0 && k < EVLOG_KEPT) {
         first--;
-        k += is_event(r, first);
+        k += entry_is(r, first, STORE_EVENT);
     }
     u->evlog.n = 0;
     u->dirty = true;
     for (size_t i = first; i <= m; i++)
-        if (is_event(r, i))
+        if (entry_is(r, i, STORE_EVENT))
             evlog_add(u, told(u, i));
 }
 
@@ -308,7 +304,7 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
     }
     size_t firsti = SIZE_MAX, lasti = SIZE_MAX;
     for (size_t i = 0; i < r->ix.n; i++) {
-        if (!is_snap(r, i))
+        if (!entry_is(r, i, STORE_SNAPSHOT))
             continue;
         if (firsti == SIZE_MAX)
             firsti = i;
@@ -316,31 +312,24 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
         r->nsnaps++;
     }
     char *shown = esc_term_dup(dir);
+    size_t i = at_set ? snapshot_at(r, at) : lasti;
     if (!r->nsnaps) {
         snprintf(err, n, "%s: no snapshot recorded", shown);
-        goto fail;
-    }
-    if (at_set && (at < r->ix.items[firsti].t || at > recording_end(r, lasti))) {
+    } else if (at_set && (at < r->ix.items[firsti].t || at > recording_end(r, lasti))) {
         char want[32], from[32], to[32];
         ui_local_time(at, "%Y-%m-%d %H:%M:%S", want, sizeof(want));
         replay_time_text(r, firsti, from, sizeof(from));
         replay_time_text(r, lasti, to, sizeof(to));
         snprintf(err, n, "%s: no snapshot at %s: the recording has %s to %s", shown, want, from,
                  to);
-        goto fail;
+    } else if ((*first = replay_read(r, i, err, n))) {
+        r->shown = r->pos = i;
+        *out = r;
     }
-    size_t i = at_set ? snapshot_at(r, at) : lasti;
-    *first = replay_read(r, i, err, n);
-    if (!*first)
-        goto fail;
     free(shown);
-    r->shown = r->pos = i;
-    *out = r;
-    return 0;
-fail:
-    free(shown);
-    replay_close(r);
-    return 1;
+    if (!*out)
+        replay_close(r);
+    return *out ? 0 : 1;
 }
 
 void replay_close(struct replay *r)

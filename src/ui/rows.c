@@ -168,11 +168,11 @@ struct build {
     size_t ctr;    /* the container being built, or UI_CTR_ANY */
 };
 
-/* The owner slot of section s of container ctr's tree. */
-static size_t section_slot(const struct model *m, size_t ctr, int s)
+/* The owner slot of the first section of container ctr's tree. */
+static size_t section_slot(const struct model *m, size_t ctr)
 {
     size_t c = ctr == NODE_HOST || ctr == UI_CTR_ANY ? 0 : ctr + 1;
-    return m->nprocs + c * SEC_COUNT + (size_t)s;
+    return m->nprocs + c * SEC_COUNT;
 }
 
 static struct ui *sort_ctx;
@@ -214,7 +214,7 @@ static size_t proc_slot(const struct model *m, const struct mproc *mp)
  * sections per container. */
 static size_t place(const struct model *m, const struct segment *sg, bool node)
 {
-    size_t sec = section_slot(m, node ? ui_mount_ctr(m, sg->mount) : UI_CTR_ANY, 0);
+    size_t sec = section_slot(m, node ? ui_mount_ctr(m, sg->mount) : UI_CTR_ANY);
     if (sg->group) {
         const struct mproc *c =
             sg->has_creator && sg->creator_alive ? model_find_proc(m, sg->creator_pid) : NULL;
@@ -263,12 +263,9 @@ static void emit_list(struct build *b, const size_t *segs, size_t n, unsigned de
     }
 }
 
-static void emit_segs(struct build *b, size_t owner, unsigned depth)
-{
-    emit_list(b, b->owners[owner].segs, b->owners[owner].n, depth);
-}
-
-static void add_totals(struct build *b, struct row *r, size_t owner)
+/* The segments of an owner list as rows at depth below row r, their totals
+ * added to r's first: adding rows may move r. */
+static void emit_segs(struct build *b, struct row *r, size_t owner, unsigned depth)
 {
     const struct owner *o = &b->owners[owner];
     for (size_t i = 0; i < o->n; i++) {
@@ -276,16 +273,7 @@ static void add_totals(struct build *b, struct row *r, size_t owner)
         r->size += b->m->segs[o->segs[i]].size;
         r->alloc += b->m->segs[o->segs[i]].alloc;
     }
-}
-
-static void emit_proc(struct build *b, size_t slot, unsigned depth)
-{
-    struct row *r = emit(b, ROW_PROC, depth);
-    r->proc = &b->m->procs[slot];
-    r->key.pid = model_proc(&b->u->snap->model, r->proc)->pid;
-    r->expandable = b->owners[slot].n > 0;
-    add_totals(b, r, slot);
-    emit_segs(b, slot, depth + 1);
+    emit_list(b, o->segs, o->n, depth);
 }
 
 /* A parent row's totals take in a child row's. */
@@ -296,11 +284,16 @@ static void add_row_totals(struct row *to, const struct row *from)
     to->alloc += from->alloc;
 }
 
-/* A process row under the row at index parent, its totals added to the parent's. */
+/* A process row and its segments under the row at index parent, its totals
+ * added to the parent's. */
 static void emit_child_proc(struct build *b, size_t parent, size_t slot)
 {
     size_t child = b->n;
-    emit_proc(b, slot, 1);
+    struct row *r = emit(b, ROW_PROC, 1);
+    r->proc = &b->m->procs[slot];
+    r->key.pid = model_proc(b->m, r->proc)->pid;
+    r->expandable = b->owners[slot].n > 0;
+    emit_segs(b, r, slot, 2);
     add_row_totals(&b->rows[parent], &b->rows[child]);
 }
 
@@ -319,10 +312,8 @@ static void build_tree(struct build *b, const size_t *procs_sorted)
         r->proc = main;
         r->key.pid = g->main_pid;
         r->expandable = true;
-        if (main) {
-            add_totals(b, r, proc_slot(m, main));
-            emit_segs(b, proc_slot(m, main), 1);
-        }
+        if (main)
+            emit_segs(b, r, proc_slot(m, main), 1);
         for (size_t i = 0; i < m->nprocs; i++) {
             const struct mproc *mp = &m->procs[procs_sorted[i]];
             if (mp->group != g->main_pid || mp == main)
@@ -332,7 +323,7 @@ static void build_tree(struct build *b, const size_t *procs_sorted)
     }
     free(groups);
 
-    size_t sec = section_slot(m, b->ctr, 0), head = 0;
+    size_t sec = section_slot(m, b->ctr), head = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         const struct mproc *mp = &m->procs[procs_sorted[i]];
         if (mp->group || (!b->owners[procs_sorted[i]].n && mp->role != ROLE_ORPHAN_WORKER) ||
@@ -352,8 +343,7 @@ static void build_tree(struct build *b, const size_t *procs_sorted)
         struct row *r = emit(b, ROW_SECTION, 0);
         r->key.section = s;
         r->expandable = true;
-        add_totals(b, r, sec + (size_t)s);
-        emit_segs(b, sec + (size_t)s, 1);
+        emit_segs(b, r, sec + (size_t)s, 1);
     }
 }
 
@@ -375,8 +365,6 @@ static void build_node(struct build *b, const size_t *procs_sorted)
             if (b->rows[i].depth == 1)
                 add_row_totals(&b->rows[at], &b->rows[i]);
     }
-    b->ctr = UI_CTR_ANY;
-    b->base = 0;
     free(order);
 }
 
@@ -394,7 +382,7 @@ static void build_procs(struct build *b, const size_t *procs_sorted)
             continue;
         struct row *r = emit(b, ROW_PROC, 0);
         r->proc = &b->m->procs[procs_sorted[i]];
-        r->key.pid = model_proc(&b->u->snap->model, r->proc)->pid;
+        r->key.pid = model_proc(b->m, r->proc)->pid;
         r->count = r->proc->nsegments;
         r->alloc = r->proc->shm_bytes;
     }
@@ -407,30 +395,24 @@ static void build_procs(struct build *b, const size_t *procs_sorted)
 static void select_visible(struct ui *u, struct build *b)
 {
     size_t n = b->n;
-    bool *keep = xcalloc(n, sizeof(*keep));
     bool filtering = u->filter[0] != '\0';
-    if (filtering) {
-        bool *match = xcalloc(n, sizeof(*match));
-        for (size_t i = 0; i < n; i++)
-            match[i] = rows_match(u, &b->rows[i], u->filter);
-        bool acc[MAXDEPTH + 2] = {false}, anc[MAXDEPTH + 1] = {false};
-        for (size_t i = n; i-- > 0;) { /* a matching descendant keeps the row */
-            unsigned d = b->rows[i].depth;
-            keep[i] = match[i] || acc[d + 1];
-            acc[d + 1] = false;
-            acc[d] = acc[d] || keep[i];
-        }
-        for (size_t i = 0; i < n; i++) { /* so does a matching ancestor */
-            unsigned d = b->rows[i].depth;
-            bool from_above = d > 0 && anc[d - 1];
-            keep[i] = keep[i] || from_above;
-            anc[d] = match[i] || from_above;
-        }
-        free(match);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            keep[i] = true;
+    bool *keep = xcalloc(n, sizeof(*keep)), *match = xcalloc(n, sizeof(*match));
+    for (size_t i = 0; i < n; i++) /* without a filter every row matches */
+        match[i] = !filtering || rows_match(u, &b->rows[i], u->filter);
+    bool acc[MAXDEPTH + 2] = {false}, anc[MAXDEPTH + 1] = {false};
+    for (size_t i = n; i-- > 0;) { /* a matching descendant keeps the row */
+        unsigned d = b->rows[i].depth;
+        keep[i] = match[i] || acc[d + 1];
+        acc[d + 1] = false;
+        acc[d] = acc[d] || keep[i];
     }
+    for (size_t i = 0; i < n; i++) { /* so does a matching ancestor */
+        unsigned d = b->rows[i].depth;
+        bool from_above = d > 0 && anc[d - 1];
+        keep[i] = keep[i] || from_above;
+        anc[d] = match[i] || from_above;
+    }
+    free(match);
     u->nrows = 0;
     unsigned hide_below = MAXDEPTH + 1;
     for (size_t i = 0; i < n; i++) {
@@ -499,9 +481,8 @@ void rows_rebuild(struct ui *u)
         build_procs(&b, procs);
     }
     select_visible(u, &b);
-    if (b.owners)
-        for (size_t i = 0; i < nowners; i++)
-            free(b.owners[i].segs);
+    for (size_t i = 0; b.owners && i < nowners; i++)
+        free(b.owners[i].segs);
     free(b.owners);
     free(b.rows);
     free(segs);
