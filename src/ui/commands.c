@@ -271,8 +271,12 @@ void cmd_mark(struct ui *u, int code)
     const struct row *r = ui_current(u);
     if (!r)
         return;
-    if (r->key.kind == ROW_SECTION) {
-        ui_message(u, THEME_muted, "a section cannot be marked: mark its rows");
+    /* Only segments and processes are acted on: a mark of a section or of
+     * a container (the node view's host row among them) would be counted
+     * in the title and then do nothing. */
+    if (r->key.kind == ROW_SECTION || r->key.kind == ROW_CTR) {
+        ui_message(u, THEME_muted, "%s cannot be marked: mark its rows",
+                   r->key.kind == ROW_CTR ? "a container" : "a section");
         return;
     }
     keyset_toggle(&u->marked, &r->key);

@@ -80,9 +80,7 @@ static bool key_exists(const struct snap *sn, const struct row_key *k)
         return model_find_proc(m, k->pid) != NULL;
     case ROW_GROUP:
         return model_find_group(m, k->pid) != NULL;
-    case ROW_CTR:
-        return k->ctr <= model_node(m)->nctrs; /* a slot: 0 the host's, k + 1 container k */
-    default:
+    default: /* a section or a container: never marked (cmd_mark) */
         return false;
     }
 }

@@ -123,6 +123,11 @@ tui_wait "^ *id +$ID_A" 15
 tui_wait "docker-$ID_A.scope" 15
 ok "Enter on a container: its details (full id, cgroup)"
 tui_keys q
+# Space on a container: refused; the title counts only marks an action acts on.
+tui_keys Space
+tui_wait "a container cannot be marked: mark its rows" 15
+! tui_cap | grep -qE "[0-9]+ marked" || fail "a container's row was counted as marked"
+ok "Space on a container: refused, nothing marked"
 
 # n: the own view (the host's mounts and processes alone), and back.
 tui_keys Escape n
