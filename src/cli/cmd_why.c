@@ -111,7 +111,7 @@ int cmd_why(int argc, char **argv)
             to = recs[i].t;
     }
     struct why_source src = {.recs = recs, .n = ix.n, .doc = load, .ctx = &c};
-    struct why_filter f = {.from = from, .to = 0, .pid = o.pid, .container = o.container};
+    struct why_filter f = {.from = from, .pid = o.pid, .container = o.container};
     struct why_result r;
     why_find(&src, &f, &r);
 

@@ -189,18 +189,6 @@ static size_t snapshot_near(const struct why_source *s, size_t i, int dir)
     return SIZE_MAX;
 }
 
-/* The last snapshot after record i up to time to (0: the last of all). */
-static size_t snapshot_last(const struct why_source *s, size_t i, double to)
-{
-    size_t end = i + 1;
-    while (end < s->n && !(to > 0 && s->recs[end].t > to))
-        end++;
-    for (size_t j = end; j-- > i + 1;)
-        if (s->recs[j].snapshot && doc(s, j))
-            return j;
-    return SIZE_MAX;
-}
-
 /* An end being explained: its event, and the snapshots around it (SIZE_MAX:
  * none). */
 struct end {
@@ -727,13 +715,13 @@ static size_t snapshot_ended(const struct why_source *src, size_t i, const struc
     return d->has_pid && shows_running(s, d->pid) ? SIZE_MAX : k;
 }
 
-/* What d's job left behind: in the last snapshot of the window after it
+/* What d's job left behind: in the last snapshot of the recording after it
  * (else the one under way at its end), its segments that nobody holds
  * (orphans, or unheld while too young to be called orphans). */
-static void left_behind(struct why_death *d, const struct end *e, double to)
+static void left_behind(struct why_death *d, const struct end *e)
 {
-    size_t li = snapshot_last(e->src, e->i, to);
-    if (li == SIZE_MAX)
+    size_t li = snapshot_near(e->src, e->src->n, -1);
+    if (li == SIZE_MAX || li < e->i)
         li = e->at != SIZE_MAX ? e->at : snapshot_ended(e->src, e->i, d);
     if (li == SIZE_MAX)
         return;
@@ -912,7 +900,7 @@ void why_find(const struct why_source *src, const struct why_filter *f, struct w
     memset(r, 0, sizeof(*r));
     for (size_t i = 0; i < src->n; i++) {
         const struct why_rec *rec = &src->recs[i];
-        if (rec->snapshot || (f->from > 0 && rec->t < f->from) || (f->to > 0 && rec->t > f->to))
+        if (rec->snapshot || (f->from > 0 && rec->t < f->from))
             continue;
         bool is_exit = !strcmp(rec->event, "exit");
         if (!is_exit && strcmp(rec->event, "oom_kill") != 0)
@@ -931,7 +919,7 @@ void why_find(const struct why_source *src, const struct why_filter *f, struct w
         }
         advise(&d, &e);
         follow(&d, r);
-        left_behind(&d, &e, f->to);
+        left_behind(&d, &e);
         diagnose(&d);
         *VEC_PUSH(r->d, r->n, r->cap) = d;
     }
