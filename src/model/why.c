@@ -200,17 +200,16 @@ struct end {
 
 static struct end around(const struct why_source *src, size_t i, const struct why_death *d)
 {
+    /* Before, then at: each reads records, and a damaged one is warned of
+     * in the order read. */
     struct end e = {.src = src, .i = i, .before = snapshot_near(src, i, -1)};
     e.at = snapshot_near(src, i, +1);
-    if (!d->has_pid)
-        return e;
     size_t k = e.before;
-    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
+    for (int n = 0; d->has_pid && n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1))
         if (shows_running(doc(src, k), d->pid)) {
             e.before = k;
             break;
         }
-    }
     return e;
 }
 
