@@ -66,6 +66,19 @@ void events_stalled(struct event_list *out, double t, const char *detail, double
     e->stalled_fd = fd;
 }
 
+const char *event_kind_name(enum event_kind k)
+{
+    switch (k) {
+    case EV_EXIT: return "exit";
+    case EV_OOM_KILL: return "oom_kill";
+    case EV_SEGMENTS: return "segments";
+    case EV_MOUNT: return "mount";
+    case EV_FILL: return "fill";
+    case EV_RECORDER: break;
+    }
+    return "recorder";
+}
+
 const char *exit_cause_name(enum exit_cause c)
 {
     switch (c) {

@@ -34,6 +34,7 @@ JD_NAME_READER(signal_of, int, exit_signal_name, 1, 63, 0)
 JD_NAME_READER(cause_of, enum exit_cause, exit_cause_name, CAUSE_SIGBUS, CAUSE_UNKNOWN,
                CAUSE_UNKNOWN)
 JD_NAME_READER(level_of, enum fill_level, fill_level_name, FILL_OK, FILL_CRITICAL, FILL_OK)
+JD_NAME_READER(kind_of, int, event_kind_name, EV_EXIT, EV_RECORDER, -1)
 
 /* The recorder's what, as the literal the writer holds; NULL for a word
  * this version does not write. */
@@ -46,30 +47,20 @@ static const char *what_of(const char *s)
     return NULL;
 }
 
-static const struct {
-    const char *name;
-    enum event_kind kind;
-} kinds[] = {
-    {"exit", EV_EXIT},   {"oom_kill", EV_OOM_KILL}, {"segments", EV_SEGMENTS},
-    {"mount", EV_MOUNT}, {"fill", EV_FILL},         {"recorder", EV_RECORDER},
-};
-
 int evload_build(const struct jd *doc, double t, struct event *e, char *err, size_t n)
 {
     memset(e, 0, sizeof(*e));
     bool obj = jd_is(doc, JD_OBJ);
     const char *kind = obj ? str_of(doc, "event") : NULL;
-    size_t k = 0, nkinds = sizeof(kinds) / sizeof(kinds[0]);
-    while (kind && k < nkinds && strcmp(kind, kinds[k].name) != 0)
-        k++;
-    if (!kind || k == nkinds) {
+    int k = kind_of(kind);
+    if (k < 0) {
         snprintf(err, n, "%s",
                  !obj    ? "not a JSON object"
                  : !kind ? "no \"event\" member: not an event"
                          : "an event of a kind not known here");
         return -EINVAL;
     }
-    e->kind = kinds[k].kind;
+    e->kind = (enum event_kind)k;
     e->t = t;
     e->container = jd_strdup(jd_get(doc, "container"));
     e->container_name = jd_strdup(jd_get(doc, "container_name"));

@@ -8,19 +8,6 @@
 #include "report/report.h"
 #include "util/rfc3339.h"
 
-static const char *kind_name(enum event_kind k)
-{
-    switch (k) {
-    case EV_EXIT: return "exit";
-    case EV_OOM_KILL: return "oom_kill";
-    case EV_SEGMENTS: return "segments";
-    case EV_MOUNT: return "mount";
-    case EV_FILL: return "fill";
-    case EV_RECORDER: break;
-    }
-    return "recorder";
-}
-
 void report_event_json(struct buf *out, const struct event *e)
 {
     struct jsonw w;
@@ -28,7 +15,7 @@ void report_event_json(struct buf *out, const struct event *e)
     char when[RFC3339_LEN];
     rfc3339_format(when, sizeof(when), e->t);
     jw_obj(&w, NULL);
-    jw_str(&w, "event", kind_name(e->kind));
+    jw_str(&w, "event", event_kind_name(e->kind));
     jw_str(&w, "time", when);
     switch (e->kind) {
     case EV_EXIT:
