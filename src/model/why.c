@@ -442,9 +442,9 @@ static const struct jd *find_mount(const struct why_death *d, const struct jd *s
     return &ms->items[0];
 }
 
-/* The biggest groups with segments on mount id in snapshot s, biggest
+/* The biggest groups with segments on d's mount in snapshot s, biggest
  * first. */
-static void top_groups(struct why_death *d, const struct jd *s, const char *id)
+static void top_groups(struct why_death *d, const struct jd *s)
 {
     const struct jd *segs = jd_get(s, "segments"), *gs = jd_get(s, "groups");
     for (size_t g = 0; gs && g < gs->n; g++) {
@@ -452,7 +452,7 @@ static void top_groups(struct why_death *d, const struct jd *s, const char *id)
         uint64_t bytes = 0;
         for (size_t i = 0; segs && i < segs->n; i++) {
             const struct jd *sg = &segs->items[i];
-            if (str_is(sg, "mount_id", id) && jd_getint(sg, "group", 0) == main)
+            if (str_is(sg, "mount_id", d->mount_id) && jd_getint(sg, "group", 0) == main)
                 bytes += jd_getu64(sg, "alloc_bytes");
         }
         if (!bytes)
@@ -588,7 +588,7 @@ static void moment(struct why_death *d, const struct end *e)
     const struct jd *s = mb ? before : at, *sm = mb ? mb : ma;
     budget_then(d, s, sm, mb && ma ? mount_obj(at, ma, "budget") : NULL);
     fill_str(&d->cgroup, mount_obj(s, sm, "cgroup"), "path");
-    top_groups(d, s, d->mount_id);
+    top_groups(d, s);
     /* Who it was, where the event did not say. */
     const struct jd *p = d->has_pid ? snap_proc(before ? before : at, d->pid) : NULL;
     fill_str(&d->comm, p, "comm");
@@ -605,14 +605,15 @@ static void moment(struct why_death *d, const struct end *e)
         container_before(d, e);
 }
 
-/* The loader of d's job in the snapshots before (from snapshot k back):
- * each says what it saw in flight at its moment, and one may miss a batch
- * a worker is writing, so the most of the last few is the loader's. */
-static void loader_before(struct why_death *d, const struct why_source *src, size_t k)
+/* The loader of d's job in the snapshots from the one before e back: each
+ * says what it saw in flight at its moment, and one may miss a batch a
+ * worker is writing, so the most of the last few is the loader's. */
+static void loader_before(struct why_death *d, const struct end *e)
 {
     int64_t job = job_of(d);
-    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
-        const struct jd *s = doc(src, k);
+    size_t k = e->before;
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(e->src, k, -1)) {
+        const struct jd *s = doc(e->src, k);
         const struct jd *m = snap_mount(s, d->mount_id, d->mount_path);
         const struct jd *l = mount_loader(s, m);
         if (!l || (job && jd_getint(l, "main_pid", 0) != job))
@@ -643,7 +644,7 @@ static void advise(struct why_death *d, const struct end *e)
         raise_to(&d->rec_memory, b, "recommended_memory_bytes");
         raise_to(&peak_app, b, "app_bytes");
     }
-    loader_before(d, e->src, e->before);
+    loader_before(d, e);
     d->need_shm = d->used_peak;
     bool bus = !strcmp(d->cause, "sigbus") || (!strcmp(d->cause, "unknown") && is_worker(d));
     if (!d->has_advice || !bus || !d->full || !d->loader_batch)
@@ -714,14 +715,13 @@ static size_t snapshot_ended(const struct why_source *src, size_t i, const struc
     return d->has_pid && shows_running(s, d->pid) ? SIZE_MAX : k;
 }
 
-/* What d's job left behind: in the last snapshot of the recording after it
- * (else the one under way at its end), its segments that nobody holds
- * (orphans, or unheld while too young to be called orphans). */
+/* What d's job left behind: in the last snapshot of the recording when one
+ * follows the end (else the one under way at its end), its segments that
+ * nobody holds (orphans, or unheld while too young to be called orphans). */
 static void left_behind(struct why_death *d, const struct end *e)
 {
-    size_t li = snapshot_near(e->src, e->src->n, -1);
-    if (li == SIZE_MAX || li < e->i)
-        li = e->at != SIZE_MAX ? e->at : snapshot_ended(e->src, e->i, d);
+    size_t li =
+        e->at != SIZE_MAX ? snapshot_near(e->src, e->src->n, -1) : snapshot_ended(e->src, e->i, d);
     if (li == SIZE_MAX)
         return;
     /* The job's processes as the snapshots before the end knew them: a
