@@ -760,7 +760,6 @@ static void mount_name(struct buf *b, const struct why_death *d)
 static void sigbus_text(struct buf *b, const struct why_death *d)
 {
     char x[64], y[64];
-    const char *actor = is_worker(d) ? "a worker writing a batch" : "a process writing to it";
     if (d->has_mount && d->full) {
         mount_name(b, d);
         buf_printf(b, " was full, %s", why_fmt_of(x, sizeof(x), d->used_peak, d->size));
@@ -773,8 +772,7 @@ static void sigbus_text(struct buf *b, const struct why_death *d)
                 buf_printf(b, " with %s more promised to segments not yet written",
                            fmt_size(y, sizeof(y), d->pending_before));
         }
-        buf_printf(b, ": %s touched a page the tmpfs could not give, which is the Bus error",
-                   actor);
+        buf_adds(b, ": ");
     } else if (d->has_mount && d->has_before) {
         mount_name(b, d);
         buf_printf(b, " held %s (%.0f %%) in the last snapshot before",
@@ -783,14 +781,14 @@ static void sigbus_text(struct buf *b, const struct why_death *d)
         if (d->pending_before)
             buf_printf(b, ", and %s more was promised to segments not yet written",
                        fmt_size(y, sizeof(y), d->pending_before));
-        buf_printf(b,
-                   ": it filled up between two snapshots, and %s touched a page the tmpfs "
-                   "could not give, which is the Bus error",
-                   actor);
+        buf_adds(b, ": it filled up between two snapshots, and ");
     } else {
         buf_adds(b, "a Bus error (SIGBUS), and no snapshot before it shows its /dev/shm; on "
                     "a tmpfs it is a page the tmpfs could not give");
+        return;
     }
+    buf_printf(b, "%s touched a page the tmpfs could not give, which is the Bus error",
+               is_worker(d) ? "a worker writing a batch" : "a process writing to it");
 }
 
 static void oom_text(struct buf *b, const struct why_death *d)
