@@ -402,7 +402,7 @@ static bool seg_of_job(const struct jd *sg, const struct pidset *ps, int64_t mai
 }
 
 /* d's mount in snapshot s: the one holding most of its job's segments,
- * else its container's, else the host's, else the first. */
+ * else its container's (for a process of none, the host's), else the first. */
 static const struct jd *find_mount(const struct why_death *d, const struct jd *s)
 {
     const struct jd *ms = jd_get(s, "mounts");
@@ -431,12 +431,9 @@ static const struct jd *find_mount(const struct why_death *d, const struct jd *s
     }
     if (best)
         return best;
-    for (size_t k = 0; d->container && k < ms->n; k++)
-        if (mount_ctr(&ms->items[k], d->container))
-            return &ms->items[k];
-    for (size_t k = 0; !d->container && k < ms->n; k++) {
+    for (size_t k = 0; k < ms->n; k++) {
         const struct jd *cs = jd_get(&ms->items[k], "containers");
-        if (!cs || cs->n == 0)
+        if (d->container ? item_with_str(cs, "id", d->container) != NULL : !cs || cs->n == 0)
             return &ms->items[k];
     }
     return &ms->items[0];
