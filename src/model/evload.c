@@ -5,16 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *str_of(const struct jd *doc, const char *key)
-{
-    return jd_getstr(doc, key, NULL);
-}
-
-static void copy_into(char *dst, size_t n, const char *s)
-{
-    snprintf(dst, n, "%s", s ? s : "");
-}
-
 /* A count: whole, not negative; 0 when not known. */
 static uint64_t count_of(const struct jd *doc, const char *key)
 {
@@ -51,7 +41,7 @@ int evload_build(const struct jd *doc, double t, struct event *e, char *err, siz
 {
     memset(e, 0, sizeof(*e));
     bool obj = jd_is(doc, JD_OBJ);
-    const char *kind = obj ? str_of(doc, "event") : NULL;
+    const char *kind = jd_getstr(doc, "event", NULL);
     int k = kind_of(kind);
     if (k < 0) {
         snprintf(err, n, "%s",
@@ -67,25 +57,25 @@ int evload_build(const struct jd *doc, double t, struct event *e, char *err, siz
     switch (e->kind) {
     case EV_EXIT:
         e->pid = pid_of(doc, "pid");
-        copy_into(e->comm, sizeof(e->comm), str_of(doc, "comm"));
-        e->role = role_of(str_of(doc, "role"));
+        snprintf(e->comm, sizeof(e->comm), "%s", jd_getstr(doc, "comm", ""));
+        e->role = role_of(jd_getstr(doc, "role", NULL));
         e->group = pid_of(doc, "group");
         e->has_exit_code = jd_has(doc, "exit_code", JD_NUM);
         e->exit_code = (int)jd_getint(doc, "exit_code", 0);
-        e->signal = signal_of(str_of(doc, "signal"));
+        e->signal = signal_of(jd_getstr(doc, "signal", NULL));
         e->core = jd_getbool(doc, "core", false);
-        e->cause = cause_of(str_of(doc, "cause"));
+        e->cause = cause_of(jd_getstr(doc, "cause", NULL));
         break;
     case EV_OOM_KILL:
         e->cgroup = jd_strdup(jd_get(doc, "cgroup"));
         e->kills = count_of(doc, "kills");
         e->victim = pid_of(doc, "victim");
-        copy_into(e->victim_comm, sizeof(e->victim_comm), str_of(doc, "victim_comm"));
+        snprintf(e->victim_comm, sizeof(e->victim_comm), "%s", jd_getstr(doc, "victim_comm", ""));
         break;
     case EV_SEGMENTS:
     case EV_MOUNT:
     case EV_FILL:
-        copy_into(e->mount_id, sizeof(e->mount_id), str_of(doc, "mount_id"));
+        snprintf(e->mount_id, sizeof(e->mount_id), "%s", jd_getstr(doc, "mount_id", ""));
         e->mount = jd_strdup(jd_get(doc, "mount"));
         e->created = count_of(doc, "created");
         e->removed = count_of(doc, "removed");
@@ -94,10 +84,10 @@ int evload_build(const struct jd *doc, double t, struct event *e, char *err, siz
         e->used = count_of(doc, "used_bytes");
         e->size = count_of(doc, "size_bytes");
         e->used_pct = jd_getnum(doc, "used_pct", 0);
-        e->level = level_of(str_of(doc, "level"));
+        e->level = level_of(jd_getstr(doc, "level", NULL));
         break;
     case EV_RECORDER:
-        e->what = what_of(str_of(doc, "what"));
+        e->what = what_of(jd_getstr(doc, "what", NULL));
         e->detail = jd_strdup(jd_get(doc, "detail"));
         e->stalled_s = jd_getnum(doc, "stalled_s", 0);
         e->stalled_pid = pid_of(doc, "stalled_pid");
