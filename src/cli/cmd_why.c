@@ -79,22 +79,20 @@ int cmd_why(int argc, char **argv)
     int status;
     if (!usage_parse(CLI_WHY, argc, argv, &o, &status))
         return status;
+    status = 1;
     char dbuf[4096];
     const char *dir = o.dir ? o.dir : store_default_dir(dbuf, sizeof(dbuf));
     if (!dir) {
         fprintf(stderr, "shmwatch why: no recording directory: HOME is not set; give --dir\n");
-        options_free(&o);
-        return 1;
+        goto out;
     }
     double now = clock_wall();
     double from = now - (o.since_set ? o.since : WHY_DEFAULT_SINCE);
     struct store_index ix;
     char msg[512];
-    int rc = store_index_load(dir, from - WHY_CONTEXT_S, 0, &ix, msg, sizeof(msg));
-    if (rc) {
+    if (store_index_load(dir, from - WHY_CONTEXT_S, 0, &ix, msg, sizeof(msg)) != 0) {
         say_line("shmwatch why: ", msg);
-        options_free(&o);
-        return 1;
+        goto out;
     }
     struct why_ctx c = {.ix = &ix};
     c.docs = xcalloc(ix.n, sizeof(*c.docs));
@@ -111,7 +109,7 @@ int cmd_why(int argc, char **argv)
             to = recs[i].t;
     }
     struct why_source src = {.recs = recs, .n = ix.n, .doc = load, .ctx = &c};
-    struct why_filter f = {.from = from, .to = 0, .pid = o.pid, .container = o.container};
+    struct why_filter f = {.from = from, .pid = o.pid, .container = o.container};
     struct why_result r;
     why_find(&src, &f, &r);
 
@@ -142,6 +140,7 @@ int cmd_why(int argc, char **argv)
     free(c.tried);
     free(recs);
     store_index_free(&ix);
+out:
     options_free(&o);
     return status;
 }

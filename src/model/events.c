@@ -66,6 +66,19 @@ void events_stalled(struct event_list *out, double t, const char *detail, double
     e->stalled_fd = fd;
 }
 
+const char *event_kind_name(enum event_kind k)
+{
+    switch (k) {
+    case EV_EXIT: return "exit";
+    case EV_OOM_KILL: return "oom_kill";
+    case EV_SEGMENTS: return "segments";
+    case EV_MOUNT: return "mount";
+    case EV_FILL: return "fill";
+    case EV_RECORDER: break;
+    }
+    return "recorder";
+}
+
 const char *exit_cause_name(enum exit_cause c)
 {
     switch (c) {
@@ -424,10 +437,10 @@ void events_scan(const struct ev_state *prev, const struct ev_state *cur, const 
                 mount_event(EV_MOUNT, &cur->mounts[i], t, out)->appeared = true;
         for (size_t i = 0; i < cur->nmounts; i++) {
             const struct ev_mount *mt = &cur->mounts[i], *was = same_mount_in(prev, mt);
-            if (!mt->size_known || (was && was->size_known && was->level == mt->level))
-                continue;
-            /* A new mount, or one whose size was not known, is news above ok only. */
-            if ((!was || !was->size_known) && mt->level == FILL_OK)
+            /* A fill level is news when it changed; for a new mount, or one
+             * whose size was not known, when it is above ok. */
+            bool known = was && was->size_known;
+            if (!mt->size_known || mt->level == (known ? was->level : FILL_OK))
                 continue;
             struct event *e = mount_event(EV_FILL, mt, t, out);
             e->used = mt->used;

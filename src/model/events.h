@@ -72,6 +72,8 @@ struct event *events_recorder(struct event_list *out, double t, const char *what
 void events_stalled(struct event_list *out, double t, const char *detail, double stalled_s,
                     pid_t pid, int fd);
 
+/* An event line's "event": "exit", "oom_kill", ... */
+const char *event_kind_name(enum event_kind k);
 const char *exit_cause_name(enum exit_cause c);
 const char *fill_level_name(enum fill_level l);
 /* "SIGBUS" for 7, NULL for 0 or a number without a name. */

@@ -5,16 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *str_of(const struct jd *doc, const char *key)
-{
-    return jd_getstr(doc, key, NULL);
-}
-
-static void copy_into(char *dst, size_t n, const char *s)
-{
-    snprintf(dst, n, "%s", s ? s : "");
-}
-
 /* A count: whole, not negative; 0 when not known. */
 static uint64_t count_of(const struct jd *doc, const char *key)
 {
@@ -34,6 +24,7 @@ JD_NAME_READER(signal_of, int, exit_signal_name, 1, 63, 0)
 JD_NAME_READER(cause_of, enum exit_cause, exit_cause_name, CAUSE_SIGBUS, CAUSE_UNKNOWN,
                CAUSE_UNKNOWN)
 JD_NAME_READER(level_of, enum fill_level, fill_level_name, FILL_OK, FILL_CRITICAL, FILL_OK)
+JD_NAME_READER(kind_of, int, event_kind_name, EV_EXIT, EV_RECORDER, -1)
 
 /* The recorder's what, as the literal the writer holds; NULL for a word
  * this version does not write. */
@@ -46,55 +37,45 @@ static const char *what_of(const char *s)
     return NULL;
 }
 
-static const struct {
-    const char *name;
-    enum event_kind kind;
-} kinds[] = {
-    {"exit", EV_EXIT},   {"oom_kill", EV_OOM_KILL}, {"segments", EV_SEGMENTS},
-    {"mount", EV_MOUNT}, {"fill", EV_FILL},         {"recorder", EV_RECORDER},
-};
-
 int evload_build(const struct jd *doc, double t, struct event *e, char *err, size_t n)
 {
     memset(e, 0, sizeof(*e));
     bool obj = jd_is(doc, JD_OBJ);
-    const char *kind = obj ? str_of(doc, "event") : NULL;
-    size_t k = 0, nkinds = sizeof(kinds) / sizeof(kinds[0]);
-    while (kind && k < nkinds && strcmp(kind, kinds[k].name) != 0)
-        k++;
-    if (!kind || k == nkinds) {
+    const char *kind = jd_getstr(doc, "event", NULL);
+    int k = kind_of(kind);
+    if (k < 0) {
         snprintf(err, n, "%s",
                  !obj    ? "not a JSON object"
                  : !kind ? "no \"event\" member: not an event"
                          : "an event of a kind not known here");
         return -EINVAL;
     }
-    e->kind = kinds[k].kind;
+    e->kind = (enum event_kind)k;
     e->t = t;
     e->container = jd_strdup(jd_get(doc, "container"));
     e->container_name = jd_strdup(jd_get(doc, "container_name"));
     switch (e->kind) {
     case EV_EXIT:
         e->pid = pid_of(doc, "pid");
-        copy_into(e->comm, sizeof(e->comm), str_of(doc, "comm"));
-        e->role = role_of(str_of(doc, "role"));
+        snprintf(e->comm, sizeof(e->comm), "%s", jd_getstr(doc, "comm", ""));
+        e->role = role_of(jd_getstr(doc, "role", NULL));
         e->group = pid_of(doc, "group");
         e->has_exit_code = jd_has(doc, "exit_code", JD_NUM);
         e->exit_code = (int)jd_getint(doc, "exit_code", 0);
-        e->signal = signal_of(str_of(doc, "signal"));
+        e->signal = signal_of(jd_getstr(doc, "signal", NULL));
         e->core = jd_getbool(doc, "core", false);
-        e->cause = cause_of(str_of(doc, "cause"));
+        e->cause = cause_of(jd_getstr(doc, "cause", NULL));
         break;
     case EV_OOM_KILL:
         e->cgroup = jd_strdup(jd_get(doc, "cgroup"));
         e->kills = count_of(doc, "kills");
         e->victim = pid_of(doc, "victim");
-        copy_into(e->victim_comm, sizeof(e->victim_comm), str_of(doc, "victim_comm"));
+        snprintf(e->victim_comm, sizeof(e->victim_comm), "%s", jd_getstr(doc, "victim_comm", ""));
         break;
     case EV_SEGMENTS:
     case EV_MOUNT:
     case EV_FILL:
-        copy_into(e->mount_id, sizeof(e->mount_id), str_of(doc, "mount_id"));
+        snprintf(e->mount_id, sizeof(e->mount_id), "%s", jd_getstr(doc, "mount_id", ""));
         e->mount = jd_strdup(jd_get(doc, "mount"));
         e->created = count_of(doc, "created");
         e->removed = count_of(doc, "removed");
@@ -103,10 +84,10 @@ int evload_build(const struct jd *doc, double t, struct event *e, char *err, siz
         e->used = count_of(doc, "used_bytes");
         e->size = count_of(doc, "size_bytes");
         e->used_pct = jd_getnum(doc, "used_pct", 0);
-        e->level = level_of(str_of(doc, "level"));
+        e->level = level_of(jd_getstr(doc, "level", NULL));
         break;
     case EV_RECORDER:
-        e->what = what_of(str_of(doc, "what"));
+        e->what = what_of(jd_getstr(doc, "what", NULL));
         e->detail = jd_strdup(jd_get(doc, "detail"));
         e->stalled_s = jd_getnum(doc, "stalled_s", 0);
         e->stalled_pid = pid_of(doc, "stalled_pid");

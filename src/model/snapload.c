@@ -163,11 +163,10 @@ static void node_mount_load(const struct jd *o, const struct cgroup_info *top, s
     nm->host_sees = !nm->nctrs || own;
     nm->owner = nm->host_sees ? NODE_HOST : nm->ctrs[0];
     struct node_ctr *owner = nm->owner == NODE_HOST ? NULL : &nd->ctrs[nm->owner];
-    if (owner && !owner->cgroup.present && cg.present) {
+    if (owner && !owner->cgroup.present && cg.present)
         owner->cgroup = cg;
-    } else {
+    else
         cgroup_free(&cg);
-    }
 }
 
 /* The mounts: the scan's, the node's (with its containers), and each
@@ -467,17 +466,16 @@ int snapload_build(const struct jd *doc, struct scan *s, struct model *m, char *
     memset(m, 0, sizeof(*m));
     m->scan = s;
     s->stalled_fd = -1;
-    double when;
-    if (!jd_is(doc, JD_OBJ)) {
-        snprintf(err, n, "not a JSON object");
-        return -EINVAL;
-    }
-    if (jd_getint(doc, "schema", 0) != 1) {
-        snprintf(err, n, "not a schema-1 snapshot");
-        return -EINVAL;
-    }
-    if (!rfc3339_parse(jd_getstr(doc, "time", NULL), &when)) {
-        snprintf(err, n, "a snapshot without a valid \"time\"");
+    double when = 0;
+    const char *bad = NULL;
+    if (!jd_is(doc, JD_OBJ))
+        bad = "not a JSON object";
+    else if (jd_getint(doc, "schema", 0) != 1)
+        bad = "not a schema-1 snapshot";
+    else if (!rfc3339_parse(jd_getstr(doc, "time", NULL), &when))
+        bad = "a snapshot without a valid \"time\"";
+    if (bad) {
+        snprintf(err, n, "%s", bad);
         return -EINVAL;
     }
     /* A recorded snapshot's milliseconds are kept: it is written back as

@@ -189,18 +189,6 @@ static size_t snapshot_near(const struct why_source *s, size_t i, int dir)
     return SIZE_MAX;
 }
 
-/* The last snapshot after record i up to time to (0: the last of all). */
-static size_t snapshot_last(const struct why_source *s, size_t i, double to)
-{
-    size_t end = i + 1;
-    while (end < s->n && !(to > 0 && s->recs[end].t > to))
-        end++;
-    for (size_t j = end; j-- > i + 1;)
-        if (s->recs[j].snapshot && doc(s, j))
-            return j;
-    return SIZE_MAX;
-}
-
 /* An end being explained: its event, and the snapshots around it (SIZE_MAX:
  * none). */
 struct end {
@@ -212,17 +200,16 @@ struct end {
 
 static struct end around(const struct why_source *src, size_t i, const struct why_death *d)
 {
+    /* Before, then at: each reads records, and a damaged one is warned of
+     * in the order read. */
     struct end e = {.src = src, .i = i, .before = snapshot_near(src, i, -1)};
     e.at = snapshot_near(src, i, +1);
-    if (!d->has_pid)
-        return e;
     size_t k = e.before;
-    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
+    for (int n = 0; d->has_pid && n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1))
         if (shows_running(doc(src, k), d->pid)) {
             e.before = k;
             break;
         }
-    }
     return e;
 }
 
@@ -415,7 +402,7 @@ static bool seg_of_job(const struct jd *sg, const struct pidset *ps, int64_t mai
 }
 
 /* d's mount in snapshot s: the one holding most of its job's segments,
- * else its container's, else the host's, else the first. */
+ * else its container's (for a process of none, the host's), else the first. */
 static const struct jd *find_mount(const struct why_death *d, const struct jd *s)
 {
     const struct jd *ms = jd_get(s, "mounts");
@@ -444,20 +431,17 @@ static const struct jd *find_mount(const struct why_death *d, const struct jd *s
     }
     if (best)
         return best;
-    for (size_t k = 0; d->container && k < ms->n; k++)
-        if (mount_ctr(&ms->items[k], d->container))
-            return &ms->items[k];
-    for (size_t k = 0; !d->container && k < ms->n; k++) {
+    for (size_t k = 0; k < ms->n; k++) {
         const struct jd *cs = jd_get(&ms->items[k], "containers");
-        if (!cs || cs->n == 0)
+        if (d->container ? item_with_str(cs, "id", d->container) != NULL : !cs || cs->n == 0)
             return &ms->items[k];
     }
     return &ms->items[0];
 }
 
-/* The biggest groups with segments on mount id in snapshot s, biggest
+/* The biggest groups with segments on d's mount in snapshot s, biggest
  * first. */
-static void top_groups(struct why_death *d, const struct jd *s, const char *id)
+static void top_groups(struct why_death *d, const struct jd *s)
 {
     const struct jd *segs = jd_get(s, "segments"), *gs = jd_get(s, "groups");
     for (size_t g = 0; gs && g < gs->n; g++) {
@@ -465,7 +449,7 @@ static void top_groups(struct why_death *d, const struct jd *s, const char *id)
         uint64_t bytes = 0;
         for (size_t i = 0; segs && i < segs->n; i++) {
             const struct jd *sg = &segs->items[i];
-            if (str_is(sg, "mount_id", id) && jd_getint(sg, "group", 0) == main)
+            if (str_is(sg, "mount_id", d->mount_id) && jd_getint(sg, "group", 0) == main)
                 bytes += jd_getu64(sg, "alloc_bytes");
         }
         if (!bytes)
@@ -601,7 +585,7 @@ static void moment(struct why_death *d, const struct end *e)
     const struct jd *s = mb ? before : at, *sm = mb ? mb : ma;
     budget_then(d, s, sm, mb && ma ? mount_obj(at, ma, "budget") : NULL);
     fill_str(&d->cgroup, mount_obj(s, sm, "cgroup"), "path");
-    top_groups(d, s, d->mount_id);
+    top_groups(d, s);
     /* Who it was, where the event did not say. */
     const struct jd *p = d->has_pid ? snap_proc(before ? before : at, d->pid) : NULL;
     fill_str(&d->comm, p, "comm");
@@ -618,14 +602,15 @@ static void moment(struct why_death *d, const struct end *e)
         container_before(d, e);
 }
 
-/* The loader of d's job in the snapshots before (from snapshot k back):
- * each says what it saw in flight at its moment, and one may miss a batch
- * a worker is writing, so the most of the last few is the loader's. */
-static void loader_before(struct why_death *d, const struct why_source *src, size_t k)
+/* The loader of d's job in the snapshots from the one before e back: each
+ * says what it saw in flight at its moment, and one may miss a batch a
+ * worker is writing, so the most of the last few is the loader's. */
+static void loader_before(struct why_death *d, const struct end *e)
 {
     int64_t job = job_of(d);
-    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
-        const struct jd *s = doc(src, k);
+    size_t k = e->before;
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(e->src, k, -1)) {
+        const struct jd *s = doc(e->src, k);
         const struct jd *m = snap_mount(s, d->mount_id, d->mount_path);
         const struct jd *l = mount_loader(s, m);
         if (!l || (job && jd_getint(l, "main_pid", 0) != job))
@@ -656,7 +641,7 @@ static void advise(struct why_death *d, const struct end *e)
         raise_to(&d->rec_memory, b, "recommended_memory_bytes");
         raise_to(&peak_app, b, "app_bytes");
     }
-    loader_before(d, e->src, e->before);
+    loader_before(d, e);
     d->need_shm = d->used_peak;
     bool bus = !strcmp(d->cause, "sigbus") || (!strcmp(d->cause, "unknown") && is_worker(d));
     if (!d->has_advice || !bus || !d->full || !d->loader_batch)
@@ -727,14 +712,13 @@ static size_t snapshot_ended(const struct why_source *src, size_t i, const struc
     return d->has_pid && shows_running(s, d->pid) ? SIZE_MAX : k;
 }
 
-/* What d's job left behind: in the last snapshot of the window after it
- * (else the one under way at its end), its segments that nobody holds
- * (orphans, or unheld while too young to be called orphans). */
-static void left_behind(struct why_death *d, const struct end *e, double to)
+/* What d's job left behind: in the last snapshot of the recording when one
+ * follows the end (else the one under way at its end), its segments that
+ * nobody holds (orphans, or unheld while too young to be called orphans). */
+static void left_behind(struct why_death *d, const struct end *e)
 {
-    size_t li = snapshot_last(e->src, e->i, to);
-    if (li == SIZE_MAX)
-        li = e->at != SIZE_MAX ? e->at : snapshot_ended(e->src, e->i, d);
+    size_t li =
+        e->at != SIZE_MAX ? snapshot_near(e->src, e->src->n, -1) : snapshot_ended(e->src, e->i, d);
     if (li == SIZE_MAX)
         return;
     /* The job's processes as the snapshots before the end knew them: a
@@ -773,7 +757,6 @@ static void mount_name(struct buf *b, const struct why_death *d)
 static void sigbus_text(struct buf *b, const struct why_death *d)
 {
     char x[64], y[64];
-    const char *actor = is_worker(d) ? "a worker writing a batch" : "a process writing to it";
     if (d->has_mount && d->full) {
         mount_name(b, d);
         buf_printf(b, " was full, %s", why_fmt_of(x, sizeof(x), d->used_peak, d->size));
@@ -786,8 +769,7 @@ static void sigbus_text(struct buf *b, const struct why_death *d)
                 buf_printf(b, " with %s more promised to segments not yet written",
                            fmt_size(y, sizeof(y), d->pending_before));
         }
-        buf_printf(b, ": %s touched a page the tmpfs could not give, which is the Bus error",
-                   actor);
+        buf_adds(b, ": ");
     } else if (d->has_mount && d->has_before) {
         mount_name(b, d);
         buf_printf(b, " held %s (%.0f %%) in the last snapshot before",
@@ -796,14 +778,14 @@ static void sigbus_text(struct buf *b, const struct why_death *d)
         if (d->pending_before)
             buf_printf(b, ", and %s more was promised to segments not yet written",
                        fmt_size(y, sizeof(y), d->pending_before));
-        buf_printf(b,
-                   ": it filled up between two snapshots, and %s touched a page the tmpfs "
-                   "could not give, which is the Bus error",
-                   actor);
+        buf_adds(b, ": it filled up between two snapshots, and ");
     } else {
         buf_adds(b, "a Bus error (SIGBUS), and no snapshot before it shows its /dev/shm; on "
                     "a tmpfs it is a page the tmpfs could not give");
+        return;
     }
+    buf_printf(b, "%s touched a page the tmpfs could not give, which is the Bus error",
+               is_worker(d) ? "a worker writing a batch" : "a process writing to it");
 }
 
 static void oom_text(struct buf *b, const struct why_death *d)
@@ -912,7 +894,7 @@ void why_find(const struct why_source *src, const struct why_filter *f, struct w
     memset(r, 0, sizeof(*r));
     for (size_t i = 0; i < src->n; i++) {
         const struct why_rec *rec = &src->recs[i];
-        if (rec->snapshot || (f->from > 0 && rec->t < f->from) || (f->to > 0 && rec->t > f->to))
+        if (rec->snapshot || (f->from > 0 && rec->t < f->from))
             continue;
         bool is_exit = !strcmp(rec->event, "exit");
         if (!is_exit && strcmp(rec->event, "oom_kill") != 0)
@@ -931,7 +913,7 @@ void why_find(const struct why_source *src, const struct why_filter *f, struct w
         }
         advise(&d, &e);
         follow(&d, r);
-        left_behind(&d, &e, f->to);
+        left_behind(&d, &e);
         diagnose(&d);
         *VEC_PUSH(r->d, r->n, r->cap) = d;
     }

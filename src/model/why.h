@@ -29,12 +29,12 @@ struct why_source {
     void *ctx;
 };
 
-/* Which ends: those from..to (Unix seconds; 0: no bound); with pid, only
+/* Which ends: those from on (Unix seconds; 0: no bound); with pid, only
  * that process's and those of the DataLoader whose main it is; with
  * container, only those in the container of that name, id (or a prefix of
  * 12 or more hex digits of it) or pod. */
 struct why_filter {
-    double from, to;
+    double from;
     int64_t pid;
     const char *container;
 };
@@ -86,7 +86,7 @@ struct why_death {
     const char *after_cause;
     double after_dt;
     /* What it left behind: its job's segments that nobody holds, in the
-     * last snapshot of the window after it. */
+     * last snapshot of the recording after it. */
     uint64_t left_segments, left_bytes;
     bool has_left;           /* a snapshot after it was there to look */
     /* The sizes that fit what was recorded (plan's "at least"). */

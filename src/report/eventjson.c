@@ -1,25 +1,11 @@
 /* The event lines of doc/recording.md ("Events"): one JSON object each,
  * written by the snapshot's writer (the same escaping), its kind and time
  * first. */
-#include <stdio.h>
 #include <string.h>
 
 #include "report/jsonw.h"
 #include "report/report.h"
 #include "util/rfc3339.h"
-
-static const char *kind_name(enum event_kind k)
-{
-    switch (k) {
-    case EV_EXIT: return "exit";
-    case EV_OOM_KILL: return "oom_kill";
-    case EV_SEGMENTS: return "segments";
-    case EV_MOUNT: return "mount";
-    case EV_FILL: return "fill";
-    case EV_RECORDER: break;
-    }
-    return "recorder";
-}
 
 void report_event_json(struct buf *out, const struct event *e)
 {
@@ -28,7 +14,7 @@ void report_event_json(struct buf *out, const struct event *e)
     char when[RFC3339_LEN];
     rfc3339_format(when, sizeof(when), e->t);
     jw_obj(&w, NULL);
-    jw_str(&w, "event", kind_name(e->kind));
+    jw_str(&w, "event", event_kind_name(e->kind));
     jw_str(&w, "time", when);
     switch (e->kind) {
     case EV_EXIT:
@@ -52,27 +38,23 @@ void report_event_json(struct buf *out, const struct event *e)
         jw_str(&w, "victim_comm", e->victim && e->victim_comm[0] ? e->victim_comm : NULL);
         break;
     case EV_SEGMENTS:
-        jw_str(&w, "mount_id", e->mount_id);
-        jw_str(&w, "mount", e->mount);
-        jw_str(&w, "container", e->container);
-        jw_u64(&w, "created", e->created);
-        jw_u64(&w, "removed", e->removed);
-        jw_dbl(&w, "interval_s", e->interval_s);
-        break;
     case EV_MOUNT:
-        jw_str(&w, "mount_id", e->mount_id);
-        jw_str(&w, "mount", e->mount);
-        jw_str(&w, "container", e->container);
-        jw_str(&w, "change", e->appeared ? "appeared" : "gone");
-        break;
     case EV_FILL:
         jw_str(&w, "mount_id", e->mount_id);
         jw_str(&w, "mount", e->mount);
         jw_str(&w, "container", e->container);
-        jw_u64(&w, "used_bytes", e->used);
-        jw_u64(&w, "size_bytes", e->size);
-        jw_dbl(&w, "used_pct", e->used_pct);
-        jw_str(&w, "level", fill_level_name(e->level));
+        if (e->kind == EV_SEGMENTS) {
+            jw_u64(&w, "created", e->created);
+            jw_u64(&w, "removed", e->removed);
+            jw_dbl(&w, "interval_s", e->interval_s);
+        } else if (e->kind == EV_MOUNT) {
+            jw_str(&w, "change", e->appeared ? "appeared" : "gone");
+        } else {
+            jw_u64(&w, "used_bytes", e->used);
+            jw_u64(&w, "size_bytes", e->size);
+            jw_dbl(&w, "used_pct", e->used_pct);
+            jw_str(&w, "level", fill_level_name(e->level));
+        }
         break;
     case EV_RECORDER:
         jw_str(&w, "what", e->what);
