@@ -80,37 +80,20 @@ static void add_holder(struct segment *sg, const struct shm_holder *h, int32_t p
     x->proc = proc;
 }
 
-/* The segment's size, allocation, owner and age from a holder that could
- * stat the inode. */
-static void stat_from_holder(struct segment *sg, const struct shm_holder *h)
-{
-    sg->size = h->size;
-    sg->alloc = h->alloc;
-    sg->alloc_known = true;
-    sg->uid = h->uid;
-    sg->mtime = h->mtime;
-}
-
-static struct segment *segment_from_holder(struct model *m, const struct shm_holder *h, long mount)
+/* The segment of an inode the listing does not have, made from its first
+ * holder record: join() names it and takes its stat from its records, the
+ * mapping's length standing in until one could stat the inode. */
+static void segment_from_holder(struct model *m, const struct shm_holder *h, long mount)
 {
     struct segment *sg = VEC_PUSH(m->segs, m->nsegs, m->segs_cap);
     sg->mount = (size_t)mount;
-    /* NULL when this record carries no name (read only once per inode): a
-     * later record of the inode names it, or join() does. */
-    sg->name = h->path ? hidden_name(h->path, m->scan->mounts.items[mount].path) : NULL;
     sg->dev = h->dev;
     sg->ino = h->ino;
     sg->type = FT_REGULAR;
     sg->creator_proc = -1;
     sg->state = h->deleted ? SEG_HIDDEN : SEG_IN_USE;
-    if (h->stat_ok) {
-        stat_from_holder(sg, h);
-    } else {
-        sg->size = h->map_bytes;
-        sg->alloc = h->map_bytes;
-        sg->alloc_known = false;
-    }
-    return sg;
+    sg->size = h->map_bytes;
+    sg->alloc = h->map_bytes;
 }
 
 /* The segment of each holder record (a listed file's, or one made for a
@@ -208,14 +191,20 @@ static void join(struct model *m, struct inomap *idx)
             continue;
         const struct shm_holder *h = &s->holders.items[i];
         struct segment *sg = &m->segs[segof[i]];
+        /* A hidden inode's name and state: from its first record that has a path. */
         if (!sg->name && h->path) {
             sg->name = hidden_name(h->path, s->mounts.items[sg->mount].path);
             sg->state = h->deleted ? SEG_HIDDEN : SEG_IN_USE;
         }
         if (sg->state == SEG_UNHELD)
             sg->state = SEG_IN_USE;
-        if (!sg->alloc_known && h->stat_ok)
-            stat_from_holder(sg, h);
+        if (!sg->alloc_known && h->stat_ok) { /* the first record that could stat the inode */
+            sg->size = h->size;
+            sg->alloc = h->alloc;
+            sg->alloc_known = true;
+            sg->uid = h->uid;
+            sg->mtime = h->mtime;
+        }
         add_holder(sg, h, proc_index(s, &memo, h->pid));
     }
     free(segof);
