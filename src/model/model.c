@@ -289,8 +289,9 @@ static const struct proc *alive(const struct proc *p)
 }
 
 /* Sets the creator of a segment whose name carries pid named, read as the
- * mount's evidence allows. Returns true when the creator is proven dead. */
-static bool creator(const struct scan *s, struct pid_lookup *l, const struct mount_pids *mp,
+ * mount's evidence allows: proven dead when neither creator_alive nor
+ * creator_unknown. */
+static void creator(const struct scan *s, struct pid_lookup *l, const struct mount_pids *mp,
                     struct segment *sg, pid_t named)
 {
     const struct proc *p = NULL;
@@ -306,14 +307,10 @@ static bool creator(const struct scan *s, struct pid_lookup *l, const struct mou
     sg->creator_pid = p ? p->pid : named;
     sg->creator_alive = p && p->state != 'Z';
     sg->creator_proc = sg->creator_alive ? (int32_t)(p - s->procs.items) : -1;
-    if (sg->creator_alive)
-        return false;
-    if (mp->evidence == PIDS_SHARED || mp->evidence == PIDS_UNPROVEN) {
+    if (!sg->creator_alive && (mp->evidence == PIDS_SHARED || mp->evidence == PIDS_UNPROVEN)) {
         sg->creator_unknown = true;
         sg->note = mp->evidence == PIDS_SHARED ? NOTE_SHARED : NOTE_UNPROVEN;
-        return false;
     }
-    return true;
 }
 
 /* Was sg last changed before every process that can write its mount now
@@ -344,21 +341,19 @@ static void classify(struct model *m, const struct model_opts *o)
     pid_lookup_init(&l, s);
     pid_t last_named = -1;
     size_t last_mount = SIZE_MAX;
-    bool last_dead = false;
     struct segment last_seg;
     for (size_t i = 0; i < m->nsegs; i++) {
         struct segment *sg = &m->segs[i];
         const char *base = base_name(sg->name);
         pid_t named;
         sg->kind = name_facts(base, &named);
-        bool dead = false;
         if (named > 0) {
             /* Sorted by name, a creator's segments come together. */
             if (named != last_named || sg->mount != last_mount) {
                 last_named = named;
                 last_mount = sg->mount;
                 memset(&last_seg, 0, sizeof(last_seg));
-                last_dead = creator(s, &l, &m->mounts[sg->mount].pids, &last_seg, named);
+                creator(s, &l, &m->mounts[sg->mount].pids, &last_seg, named);
             }
             sg->has_creator = true;
             sg->creator_pid = last_seg.creator_pid;
@@ -366,11 +361,9 @@ static void classify(struct model *m, const struct model_opts *o)
             sg->creator_proc = last_seg.creator_proc;
             sg->creator_unknown = last_seg.creator_unknown;
             sg->note = last_seg.note;
-            dead = last_dead;
             /* Whatever process its pid names now (the same numbers come
              * back in a restarted container), none of them made it. */
             if (sg->state == SEG_UNHELD && of_earlier_run(s, &m->mounts[sg->mount].pids, sg)) {
-                dead = true;
                 sg->earlier_run = true;
                 sg->creator_pid = named;
                 sg->creator_alive = false;
@@ -390,6 +383,7 @@ static void classify(struct model *m, const struct model_opts *o)
          * from a worker to the main process. */
         bool removable = base == sg->name &&
             (sg->type == FT_REGULAR || (sg->type == FT_DIR && sg->kind == KIND_JOBLIB));
+        bool dead = sg->has_creator && !sg->creator_alive && !sg->creator_unknown;
         if (sg->state == SEG_UNHELD && removable && seg_kind_has_creator(sg->kind) && dead &&
             s->holders_scanned) {
             if ((double)segment_age_s(m, sg) < o->orphan_min_age_s)
