@@ -328,6 +328,10 @@ static void list_procs(struct model *m, const struct facts *f)
         mp->group = f[i].group;
         mp->ctr = node_proc_ctr(&m->scan->node, i);
         slot[i] = (long)m->nprocs - 1;
+        if (mp->role == ROLE_ZOMBIE)
+            m->totals.zombies++;
+        if (mp->role == ROLE_ORPHAN_WORKER)
+            m->totals.orphan_workers++;
     }
     /* A pid may hold a segment by several fds: each segment counts once per
      * process, remembered by the last segment counted for it (no search of
@@ -345,12 +349,6 @@ static void list_procs(struct model *m, const struct facts *f)
         }
     }
     free(counted);
-    for (size_t i = 0; i < m->nprocs; i++) {
-        if (m->procs[i].role == ROLE_ZOMBIE)
-            m->totals.zombies++;
-        if (m->procs[i].role == ROLE_ORPHAN_WORKER)
-            m->totals.orphan_workers++;
-    }
     free(slot);
 }
 
