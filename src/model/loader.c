@@ -18,7 +18,7 @@
 /* Page-rounded apparent size: what plan counts for a tensor. */
 static uint64_t seg_pages(const struct segment *sg)
 {
-    uint64_t page = 4096;
+    uint64_t page = PLAN_DEFAULT_PAGE;
     return sg->size / page * page + (sg->size % page ? page : 0);
 }
 
