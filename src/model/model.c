@@ -148,10 +148,8 @@ static void join(struct model *m, struct inomap *idx)
      * holders' segments: with no holder (a mount of files nobody holds) it
      * is not made. */
     size_t bound = s->files.n + (s->holders.n ? s->holders.unlisted : 0);
-    if (bound) {
-        m->segs = xmalloc(bound * sizeof(*m->segs));
-        m->segs_cap = bound;
-    }
+    m->segs = xmalloc(bound * sizeof(*m->segs));
+    m->segs_cap = bound;
     bool indexed = s->holders.n > 0;
     if (indexed)
         inomap_reserve(idx, bound);
@@ -229,6 +227,7 @@ static void fold_folders(struct model *m)
     for (size_t i = 0; i < m->nsegs; i++)
         if (strchr(m->segs[i].name, '/'))
             pool += m->segs[i].nholders;
+    m->folder_pool = xmalloc(pool * sizeof(*m->folder_pool));
     size_t used = 0, kept = 0;
     for (size_t i = 0; i < m->nsegs;) {
         struct segment *dir = &m->segs[i];
@@ -263,8 +262,6 @@ static void fold_folders(struct model *m)
             if (c->state == SEG_IN_USE)
                 folder.state = SEG_IN_USE;
             if (c->nholders) {
-                if (!m->folder_pool)
-                    m->folder_pool = xmalloc(pool * sizeof(*m->folder_pool));
                 if (!folder.holders)
                     folder.holders = m->folder_pool + used;
                 memcpy(m->folder_pool + used, c->holders, c->nholders * sizeof(*c->holders));
