@@ -97,17 +97,14 @@ static void segment_from_holder(struct model *m, const struct shm_holder *h, lon
 }
 
 /* The segment of each holder record (a listed file's, or one made for a
- * hidden inode), and how many records each segment has. Returns the
- * per-record segment index, or NO_SEGMENT for a record off the mounts.
- * Both arrays are 32-bit: a scan's records and segments number far fewer,
+ * hidden inode): the per-record segment index, or NO_SEGMENT for a record
+ * off the mounts. 32-bit: a scan's records and segments number far fewer,
  * and these are pages that every snapshot makes. */
 #define NO_SEGMENT UINT32_MAX
-static uint32_t *place_holders(struct model *m, struct inomap *idx, uint32_t **count)
+static uint32_t *place_holders(struct model *m, struct inomap *idx)
 {
     const struct scan *s = m->scan;
     uint32_t *segof = xmalloc(s->holders.n * sizeof(*segof));
-    size_t count_cap = m->segs_cap;
-    *count = xcalloc(count_cap, sizeof(**count));
     /* The mount of the last device asked about: a process's records come
      * together, nearly all on its container's one mount. */
     dev_t last_dev = 0;
@@ -121,20 +118,13 @@ static uint32_t *place_holders(struct model *m, struct inomap *idx, uint32_t **c
                 last_dev = h->dev;
                 last_mount = mounts_find_dev(&s->mounts, h->dev);
             }
-            long mount = last_mount;
-            if (mount < 0)
+            if (last_mount < 0)
                 continue;
-            segment_from_holder(m, h, mount);
+            segment_from_holder(m, h, last_mount);
             k = m->nsegs - 1;
             inomap_put(idx, h->dev, h->ino, k);
-            if (m->segs_cap > count_cap) {
-                *count = xrealloc(*count, m->segs_cap * sizeof(**count));
-                memset(*count + count_cap, 0, (m->segs_cap - count_cap) * sizeof(**count));
-                count_cap = m->segs_cap;
-            }
         }
         segof[i] = (uint32_t)k;
-        (*count)[k]++;
     }
     return segof;
 }
@@ -172,12 +162,17 @@ static void join(struct model *m, struct inomap *idx)
         if (indexed)
             inomap_put(idx, f->dev, f->ino, m->nsegs - 1);
     }
-    uint32_t *count, *segof = place_holders(m, idx, &count);
+    uint32_t *segof = place_holders(m, idx);
     /* Every segment's holders in one array: a slice each, sized by its
      * record count (folding only shrinks it). */
+    uint32_t *count = xcalloc(m->nsegs, sizeof(*count));
     size_t total = 0;
-    for (size_t i = 0; i < m->nsegs; i++)
-        total += count[i];
+    for (size_t i = 0; i < s->holders.n; i++) {
+        if (segof[i] != NO_SEGMENT) {
+            count[segof[i]]++;
+            total++;
+        }
+    }
     m->holder_pool = xmalloc(total * sizeof(*m->holder_pool));
     for (size_t i = 0, at = 0; i < m->nsegs; i++) {
         m->segs[i].holders = count[i] ? m->holder_pool + at : NULL;
