@@ -103,9 +103,6 @@ uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch)
     return batches > PLAN_MAIN_HELD ? (batches - PLAN_MAIN_HELD) / prefetch : 0;
 }
 
-/* The prefetch factor that explains the batches in flight: the main holds
- * up to PLAN_MAIN_HELD, each worker `factor` more. The default when it
- * cannot tell. */
 uint64_t loader_prefetch_of(const struct group *g)
 {
     if (g->nworkers == 0 || g->batches_in_flight <= PLAN_MAIN_HELD)
