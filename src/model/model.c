@@ -73,11 +73,8 @@ static void add_holder(struct segment *sg, const struct shm_holder *h, int32_t p
         }
     }
     /* The slice join() made holds every record of the segment. */
-    struct seg_holder *x = &sg->holders[sg->nholders++];
-    x->pid = h->pid;
-    x->fd = h->fd;
-    x->mapped = h->mapped;
-    x->proc = proc;
+    sg->holders[sg->nholders++] =
+        (struct seg_holder){.pid = h->pid, .fd = h->fd, .proc = proc, .mapped = h->mapped};
 }
 
 /* The segment of an inode the listing does not have, made from its first
