@@ -455,24 +455,24 @@ static void figures(struct model *m)
     }
 }
 
-/* The budget of mount `mount` (SIZE_MAX: none, as with no mount) against cg,
- * with the processes of container ctr (all of them when every process is the
- * host's, as without --all). The top-level budget (top) has the observed
- * peaks and recent OOM kills of o (the host's first mount's); a mount's
- * budget those of its own entry in o->mount_memory, or, without one, the
- * same as the top-level's for the host's first mount and none otherwise. */
+/* The budget of mount `mount` (none past the scan's mounts: the top-level
+ * budget of a scan without mounts) against cg, with the processes of
+ * container ctr (all of them when every process is the host's, as without
+ * --all). The top-level budget (top) has the observed peaks and recent OOM
+ * kills of o (the host's first mount's); a mount's budget those of its own
+ * entry in o->mount_memory, or, without one, the same as the top-level's
+ * for the host's first mount and none otherwise. */
 static void budget_of(struct model *m, const struct model_opts *o, size_t mount, bool top,
                       const struct cgroup_info *cg, size_t ctr, struct budget *out)
 {
     const struct scan *s = m->scan;
-    bool primary = mount == 0 || mount == SIZE_MAX;
     struct budget_input in = {
         .cg = cg,
         .mem_total = s->mem.total,
         .warn_pct = o->warn_pct,
         .crit_pct = o->crit_pct,
-        .peak_shm = primary ? o->peak_shm : 0,
-        .peak_app = primary ? o->peak_app : 0,
+        .peak_shm = mount == 0 ? o->peak_shm : 0,
+        .peak_app = mount == 0 ? o->peak_app : 0,
         .oom_recent = ctr == NODE_HOST ? o->oom_recent : 0,
     };
     if (!top && o->mount_memory && mount < s->mounts.n) {
@@ -508,7 +508,7 @@ static void budget_of(struct model *m, const struct model_opts *o, size_t mount,
 static void budget(struct model *m, const struct model_opts *o)
 {
     const struct scan *s = m->scan;
-    budget_of(m, o, s->mounts.n ? 0 : SIZE_MAX, true, &s->cgroup, NODE_HOST, &m->budget);
+    budget_of(m, o, 0, true, &s->cgroup, NODE_HOST, &m->budget); /* the first mount's, if any */
     m->mount_budgets = xcalloc(s->mounts.n, sizeof(*m->mount_budgets));
     m->nmount_budgets = s->mounts.n;
     for (size_t i = 0; i < s->mounts.n; i++)
