@@ -136,14 +136,11 @@ int capacity_parse_shapes(const char *spec, const char *default_dtype, struct ca
         return unknown_dtype(cause, default_dtype); /* even when every tensor names its own */
     if (!spec || !*spec)
         return fail(cause, "the sample shape is empty (e.g. --sample-shape 3x224x224,1)");
+    if (spec[0] == ',' || spec[strlen(spec) - 1] == ',' || strstr(spec, ",,"))
+        return fail(cause, "bad sample shape '%s': an empty tensor between commas", spec);
     char *copy = xstrdup(spec);
     int rc = 0;
     char *save = NULL;
-    size_t len = strlen(copy);
-    if (copy[0] == ',' || copy[len - 1] == ',' || strstr(copy, ",,")) {
-        rc = fail(cause, "bad sample shape '%s': an empty tensor between commas", spec);
-        goto out;
-    }
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         while (*tok == ' ')
             tok++;
@@ -151,14 +148,13 @@ int capacity_parse_shapes(const char *spec, const char *default_dtype, struct ca
             tok[n - 1] = '\0';
         if (in->ntensors == PLAN_MAX_TENSORS) {
             rc = fail(cause, "more than %d tensors per sample", PLAN_MAX_TENSORS);
-            goto out;
+            break;
         }
         rc = parse_tensor(tok, default_dtype, &in->tensors[in->ntensors], cause);
         if (rc < 0)
-            goto out;
+            break;
         in->ntensors++;
     }
-out:
     free(copy);
     return rc;
 }
@@ -204,22 +200,20 @@ static int tensor_sizes(const struct capacity_input *in, struct capacity_result 
 
 static void check_limits(const struct capacity_input *in, struct capacity_result *r)
 {
-    bool checked = false, fits = true;
-    if (in->has_shm_size) {
-        checked = true;
+    if (in->has_shm_size)
         r->shm_fits = r->shm_peak <= in->shm_size;
-        fits = fits && r->shm_fits;
-    }
     if (in->has_memory) {
-        checked = true;
         r->planned_shm = in->has_shm_size ? in->shm_size : r->rec_shm_size;
         r->memory_fits = r->shm_peak < in->memory;
         r->shm_not_below_memory = r->planned_shm >= in->memory;
         r->app_room_peak = r->memory_fits ? in->memory - r->shm_peak : 0;
         r->app_room_full = r->shm_not_below_memory ? 0 : in->memory - r->planned_shm;
-        fits = fits && r->memory_fits;
     }
-    r->verdict = !checked ? PLAN_UNCHECKED : fits ? PLAN_FITS : PLAN_DOES_NOT_FIT;
+    bool fits = (!in->has_shm_size || r->shm_fits) && (!in->has_memory || r->memory_fits);
+    if (!in->has_shm_size && !in->has_memory)
+        r->verdict = PLAN_UNCHECKED;
+    else
+        r->verdict = fits ? PLAN_FITS : PLAN_DOES_NOT_FIT;
 }
 
 int capacity_compute(const struct capacity_input *in, struct capacity_result *r, char **cause)

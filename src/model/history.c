@@ -138,7 +138,6 @@ void history_sparkline(const struct history_series *s, double t_end, double span
         return;
     double t_start = t_end - span_s, width = span_s / (double)ncells;
     double before = -1; /* the newest value before the window */
-    bool *hit = xcalloc(ncells, sizeof(*hit));
     for (size_t i = 0; i < s->count; i++) {
         const struct history_sample *x = history_at(s, i);
         if (x->t < t_start) {
@@ -150,24 +149,22 @@ void history_sparkline(const struct history_series *s, double t_end, double span
         size_t c = (size_t)((x->t - t_start) / width);
         if (c >= ncells)
             c = ncells - 1;
-        double f = fraction(x);
-        if (!hit[c] || f > cells[c])
+        double f = fraction(x); /* 0 or more: above a cell's -1 */
+        if (f > cells[c])
             cells[c] = f;
-        hit[c] = true;
     }
-    /* Carry the last value through cells without a sample, so that a
-     * sampling interval longer than a cell leaves no holes; nothing after
-     * the newest sample is invented. */
+    /* Carry the last value through cells without a sample (still -1), so
+     * that a sampling interval longer than a cell leaves no holes; nothing
+     * after the newest sample is invented. */
     const struct history_sample *newest = history_last(s);
     double carry = before;
     for (size_t c = 0; c < ncells; c++) {
         double cell_start = t_start + width * (double)c;
-        if (hit[c])
+        if (cells[c] >= 0)
             carry = cells[c];
         else if (cell_start <= newest->t)
             cells[c] = carry;
     }
-    free(hit);
 }
 
 int history_level(double f, int levels)

@@ -162,19 +162,16 @@ static enum seg_kind kind_by_prefix(const char *name)
 
 enum seg_kind name_facts(const char *name, pid_t *creator)
 {
-    pid_t pid = 0;
-    enum seg_kind kind;
-    if (name[0] == 't' && parse_torch(name, &pid))
-        kind = KIND_TORCH;
-    else if (name[0] == '_' && starts(name, OMP_PREFIX)) {
-        kind = KIND_OMP;
-        parse_omp(name + strlen(OMP_PREFIX), &pid); /* sets pid only for a well-formed name */
-    } else if (name[0] == 'j' && parse_joblib(name, &pid))
-        kind = KIND_JOBLIB;
-    else
-        kind = kind_by_prefix(name);
-    *creator = pid > 0 ? pid : 0;
-    return kind;
+    *creator = 0; /* each parser sets it only for a well-formed name */
+    if (name[0] == 't' && parse_torch(name, creator))
+        return KIND_TORCH;
+    if (name[0] == '_' && starts(name, OMP_PREFIX)) {
+        parse_omp(name + strlen(OMP_PREFIX), creator);
+        return KIND_OMP;
+    }
+    if (name[0] == 'j' && parse_joblib(name, creator))
+        return KIND_JOBLIB;
+    return kind_by_prefix(name);
 }
 
 bool name_creator_pid(const char *name, pid_t *pid)

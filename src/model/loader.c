@@ -18,7 +18,7 @@
 /* Page-rounded apparent size: what plan counts for a tensor. */
 static uint64_t seg_pages(const struct segment *sg)
 {
-    uint64_t page = 4096;
+    uint64_t page = PLAN_DEFAULT_PAGE;
     return sg->size / page * page + (sg->size % page ? page : 0);
 }
 
@@ -103,9 +103,6 @@ uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch)
     return batches > PLAN_MAIN_HELD ? (batches - PLAN_MAIN_HELD) / prefetch : 0;
 }
 
-/* The prefetch factor that explains the batches in flight: the main holds
- * up to PLAN_MAIN_HELD, each worker `factor` more. The default when it
- * cannot tell. */
 uint64_t loader_prefetch_of(const struct group *g)
 {
     if (g->nworkers == 0 || g->batches_in_flight <= PLAN_MAIN_HELD)
@@ -153,8 +150,6 @@ static void loader_budget_from(const struct model *m, size_t ctr, const bool *on
 void loader_budget(struct model *m)
 {
     loader_budget_from(m, NODE_HOST, NULL, &m->budget);
-    if (!m->ngroups || !m->nmount_budgets)
-        return;
     /* Per mount: its owner's groups with batches on it. One pass over the
      * segments marks which group has a torch segment on which mount. */
     size_t nm = m->nmount_budgets;

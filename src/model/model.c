@@ -73,58 +73,35 @@ static void add_holder(struct segment *sg, const struct shm_holder *h, int32_t p
         }
     }
     /* The slice join() made holds every record of the segment. */
-    struct seg_holder *x = &sg->holders[sg->nholders++];
-    x->pid = h->pid;
-    x->fd = h->fd;
-    x->mapped = h->mapped;
-    x->proc = proc;
+    sg->holders[sg->nholders++] =
+        (struct seg_holder){.pid = h->pid, .fd = h->fd, .proc = proc, .mapped = h->mapped};
 }
 
-/* The segment's size, allocation, owner and age from a holder that could
- * stat the inode. */
-static void stat_from_holder(struct segment *sg, const struct shm_holder *h)
-{
-    sg->size = h->size;
-    sg->alloc = h->alloc;
-    sg->alloc_known = true;
-    sg->uid = h->uid;
-    sg->mtime = h->mtime;
-}
-
-static struct segment *segment_from_holder(struct model *m, const struct shm_holder *h, long mount)
+/* The segment of an inode the listing does not have, made from its first
+ * holder record: join() names it and takes its stat from its records, the
+ * mapping's length standing in until one could stat the inode. */
+static void segment_from_holder(struct model *m, const struct shm_holder *h, long mount)
 {
     struct segment *sg = VEC_PUSH(m->segs, m->nsegs, m->segs_cap);
     sg->mount = (size_t)mount;
-    /* NULL when this record carries no name (read only once per inode): a
-     * later record of the inode names it, or join() does. */
-    sg->name = h->path ? hidden_name(h->path, m->scan->mounts.items[mount].path) : NULL;
     sg->dev = h->dev;
     sg->ino = h->ino;
     sg->type = FT_REGULAR;
     sg->creator_proc = -1;
     sg->state = h->deleted ? SEG_HIDDEN : SEG_IN_USE;
-    if (h->stat_ok) {
-        stat_from_holder(sg, h);
-    } else {
-        sg->size = h->map_bytes;
-        sg->alloc = h->map_bytes;
-        sg->alloc_known = false;
-    }
-    return sg;
+    sg->size = h->map_bytes;
+    sg->alloc = h->map_bytes;
 }
 
 /* The segment of each holder record (a listed file's, or one made for a
- * hidden inode), and how many records each segment has. Returns the
- * per-record segment index, or NO_SEGMENT for a record off the mounts.
- * Both arrays are 32-bit: a scan's records and segments number far fewer,
+ * hidden inode): the per-record segment index, or NO_SEGMENT for a record
+ * off the mounts. 32-bit: a scan's records and segments number far fewer,
  * and these are pages that every snapshot makes. */
 #define NO_SEGMENT UINT32_MAX
-static uint32_t *place_holders(struct model *m, struct inomap *idx, uint32_t **count)
+static uint32_t *place_holders(struct model *m, struct inomap *idx)
 {
     const struct scan *s = m->scan;
     uint32_t *segof = xmalloc(s->holders.n * sizeof(*segof));
-    size_t count_cap = m->segs_cap;
-    *count = xcalloc(count_cap, sizeof(**count));
     /* The mount of the last device asked about: a process's records come
      * together, nearly all on its container's one mount. */
     dev_t last_dev = 0;
@@ -138,20 +115,13 @@ static uint32_t *place_holders(struct model *m, struct inomap *idx, uint32_t **c
                 last_dev = h->dev;
                 last_mount = mounts_find_dev(&s->mounts, h->dev);
             }
-            long mount = last_mount;
-            if (mount < 0)
+            if (last_mount < 0)
                 continue;
-            segment_from_holder(m, h, mount);
+            segment_from_holder(m, h, last_mount);
             k = m->nsegs - 1;
             inomap_put(idx, h->dev, h->ino, k);
-            if (m->segs_cap > count_cap) {
-                *count = xrealloc(*count, m->segs_cap * sizeof(**count));
-                memset(*count + count_cap, 0, (m->segs_cap - count_cap) * sizeof(**count));
-                count_cap = m->segs_cap;
-            }
         }
         segof[i] = (uint32_t)k;
-        (*count)[k]++;
     }
     return segof;
 }
@@ -165,10 +135,8 @@ static void join(struct model *m, struct inomap *idx)
      * holders' segments: with no holder (a mount of files nobody holds) it
      * is not made. */
     size_t bound = s->files.n + (s->holders.n ? s->holders.unlisted : 0);
-    if (bound) {
-        m->segs = xmalloc(bound * sizeof(*m->segs));
-        m->segs_cap = bound;
-    }
+    m->segs = xmalloc(bound * sizeof(*m->segs));
+    m->segs_cap = bound;
     bool indexed = s->holders.n > 0;
     if (indexed)
         inomap_reserve(idx, bound);
@@ -191,12 +159,17 @@ static void join(struct model *m, struct inomap *idx)
         if (indexed)
             inomap_put(idx, f->dev, f->ino, m->nsegs - 1);
     }
-    uint32_t *count, *segof = place_holders(m, idx, &count);
+    uint32_t *segof = place_holders(m, idx);
     /* Every segment's holders in one array: a slice each, sized by its
      * record count (folding only shrinks it). */
+    uint32_t *count = xcalloc(m->nsegs, sizeof(*count));
     size_t total = 0;
-    for (size_t i = 0; i < m->nsegs; i++)
-        total += count[i];
+    for (size_t i = 0; i < s->holders.n; i++) {
+        if (segof[i] != NO_SEGMENT) {
+            count[segof[i]]++;
+            total++;
+        }
+    }
     m->holder_pool = xmalloc(total * sizeof(*m->holder_pool));
     for (size_t i = 0, at = 0; i < m->nsegs; i++) {
         m->segs[i].holders = count[i] ? m->holder_pool + at : NULL;
@@ -208,14 +181,20 @@ static void join(struct model *m, struct inomap *idx)
             continue;
         const struct shm_holder *h = &s->holders.items[i];
         struct segment *sg = &m->segs[segof[i]];
+        /* A hidden inode's name and state: from its first record that has a path. */
         if (!sg->name && h->path) {
             sg->name = hidden_name(h->path, s->mounts.items[sg->mount].path);
             sg->state = h->deleted ? SEG_HIDDEN : SEG_IN_USE;
         }
         if (sg->state == SEG_UNHELD)
             sg->state = SEG_IN_USE;
-        if (!sg->alloc_known && h->stat_ok)
-            stat_from_holder(sg, h);
+        if (!sg->alloc_known && h->stat_ok) { /* the first record that could stat the inode */
+            sg->size = h->size;
+            sg->alloc = h->alloc;
+            sg->alloc_known = true;
+            sg->uid = h->uid;
+            sg->mtime = h->mtime;
+        }
         add_holder(sg, h, proc_index(s, &memo, h->pid));
     }
     free(segof);
@@ -240,6 +219,7 @@ static void fold_folders(struct model *m)
     for (size_t i = 0; i < m->nsegs; i++)
         if (strchr(m->segs[i].name, '/'))
             pool += m->segs[i].nholders;
+    m->folder_pool = xmalloc(pool * sizeof(*m->folder_pool));
     size_t used = 0, kept = 0;
     for (size_t i = 0; i < m->nsegs;) {
         struct segment *dir = &m->segs[i];
@@ -274,8 +254,6 @@ static void fold_folders(struct model *m)
             if (c->state == SEG_IN_USE)
                 folder.state = SEG_IN_USE;
             if (c->nholders) {
-                if (!m->folder_pool)
-                    m->folder_pool = xmalloc(pool * sizeof(*m->folder_pool));
                 if (!folder.holders)
                     folder.holders = m->folder_pool + used;
                 memcpy(m->folder_pool + used, c->holders, c->nholders * sizeof(*c->holders));
@@ -300,8 +278,9 @@ static const struct proc *alive(const struct proc *p)
 }
 
 /* Sets the creator of a segment whose name carries pid named, read as the
- * mount's evidence allows. Returns true when the creator is proven dead. */
-static bool creator(const struct scan *s, struct pid_lookup *l, const struct mount_pids *mp,
+ * mount's evidence allows: proven dead when neither creator_alive nor
+ * creator_unknown. */
+static void creator(const struct scan *s, struct pid_lookup *l, const struct mount_pids *mp,
                     struct segment *sg, pid_t named)
 {
     const struct proc *p = NULL;
@@ -317,14 +296,10 @@ static bool creator(const struct scan *s, struct pid_lookup *l, const struct mou
     sg->creator_pid = p ? p->pid : named;
     sg->creator_alive = p && p->state != 'Z';
     sg->creator_proc = sg->creator_alive ? (int32_t)(p - s->procs.items) : -1;
-    if (sg->creator_alive)
-        return false;
-    if (mp->evidence == PIDS_SHARED || mp->evidence == PIDS_UNPROVEN) {
+    if (!sg->creator_alive && (mp->evidence == PIDS_SHARED || mp->evidence == PIDS_UNPROVEN)) {
         sg->creator_unknown = true;
         sg->note = mp->evidence == PIDS_SHARED ? NOTE_SHARED : NOTE_UNPROVEN;
-        return false;
     }
-    return true;
 }
 
 /* Was sg last changed before every process that can write its mount now
@@ -355,21 +330,19 @@ static void classify(struct model *m, const struct model_opts *o)
     pid_lookup_init(&l, s);
     pid_t last_named = -1;
     size_t last_mount = SIZE_MAX;
-    bool last_dead = false;
     struct segment last_seg;
     for (size_t i = 0; i < m->nsegs; i++) {
         struct segment *sg = &m->segs[i];
         const char *base = base_name(sg->name);
         pid_t named;
         sg->kind = name_facts(base, &named);
-        bool dead = false;
         if (named > 0) {
             /* Sorted by name, a creator's segments come together. */
             if (named != last_named || sg->mount != last_mount) {
                 last_named = named;
                 last_mount = sg->mount;
                 memset(&last_seg, 0, sizeof(last_seg));
-                last_dead = creator(s, &l, &m->mounts[sg->mount].pids, &last_seg, named);
+                creator(s, &l, &m->mounts[sg->mount].pids, &last_seg, named);
             }
             sg->has_creator = true;
             sg->creator_pid = last_seg.creator_pid;
@@ -377,11 +350,9 @@ static void classify(struct model *m, const struct model_opts *o)
             sg->creator_proc = last_seg.creator_proc;
             sg->creator_unknown = last_seg.creator_unknown;
             sg->note = last_seg.note;
-            dead = last_dead;
             /* Whatever process its pid names now (the same numbers come
              * back in a restarted container), none of them made it. */
             if (sg->state == SEG_UNHELD && of_earlier_run(s, &m->mounts[sg->mount].pids, sg)) {
-                dead = true;
                 sg->earlier_run = true;
                 sg->creator_pid = named;
                 sg->creator_alive = false;
@@ -401,6 +372,7 @@ static void classify(struct model *m, const struct model_opts *o)
          * from a worker to the main process. */
         bool removable = base == sg->name &&
             (sg->type == FT_REGULAR || (sg->type == FT_DIR && sg->kind == KIND_JOBLIB));
+        bool dead = sg->has_creator && !sg->creator_alive && !sg->creator_unknown;
         if (sg->state == SEG_UNHELD && removable && seg_kind_has_creator(sg->kind) && dead &&
             s->holders_scanned) {
             if ((double)segment_age_s(m, sg) < o->orphan_min_age_s)
@@ -483,24 +455,24 @@ static void figures(struct model *m)
     }
 }
 
-/* The budget of mount `mount` (SIZE_MAX: none, as with no mount) against cg,
- * with the processes of container ctr (all of them when every process is the
- * host's, as without --all). The top-level budget (top) has the observed
- * peaks and recent OOM kills of o (the host's first mount's); a mount's
- * budget those of its own entry in o->mount_memory, or, without one, the
- * same as the top-level's for the host's first mount and none otherwise. */
+/* The budget of mount `mount` (none past the scan's mounts: the top-level
+ * budget of a scan without mounts) against cg, with the processes of
+ * container ctr (all of them when every process is the host's, as without
+ * --all). The top-level budget (top) has the observed peaks and recent OOM
+ * kills of o (the host's first mount's); a mount's budget those of its own
+ * entry in o->mount_memory, or, without one, the same as the top-level's
+ * for the host's first mount and none otherwise. */
 static void budget_of(struct model *m, const struct model_opts *o, size_t mount, bool top,
                       const struct cgroup_info *cg, size_t ctr, struct budget *out)
 {
     const struct scan *s = m->scan;
-    bool primary = mount == 0 || mount == SIZE_MAX;
     struct budget_input in = {
         .cg = cg,
         .mem_total = s->mem.total,
         .warn_pct = o->warn_pct,
         .crit_pct = o->crit_pct,
-        .peak_shm = primary ? o->peak_shm : 0,
-        .peak_app = primary ? o->peak_app : 0,
+        .peak_shm = mount == 0 ? o->peak_shm : 0,
+        .peak_app = mount == 0 ? o->peak_app : 0,
         .oom_recent = ctr == NODE_HOST ? o->oom_recent : 0,
     };
     if (!top && o->mount_memory && mount < s->mounts.n) {
@@ -536,7 +508,7 @@ static void budget_of(struct model *m, const struct model_opts *o, size_t mount,
 static void budget(struct model *m, const struct model_opts *o)
 {
     const struct scan *s = m->scan;
-    budget_of(m, o, s->mounts.n ? 0 : SIZE_MAX, true, &s->cgroup, NODE_HOST, &m->budget);
+    budget_of(m, o, 0, true, &s->cgroup, NODE_HOST, &m->budget); /* the first mount's, if any */
     m->mount_budgets = xcalloc(s->mounts.n, sizeof(*m->mount_budgets));
     m->nmount_budgets = s->mounts.n;
     for (size_t i = 0; i < s->mounts.n; i++)

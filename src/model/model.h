@@ -338,8 +338,8 @@ uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch);
  * against that mount's size and that owner's limit. */
 void loader_budget(struct model *m);
 /* The prefetch factor that explains a group's batches in flight (the main
- * holds up to two, each worker the factor): 2, the default, when it cannot
- * tell. */
+ * holds up to PLAN_MAIN_HELD, each worker the factor): 2, the default, when
+ * it cannot tell. */
 uint64_t loader_prefetch_of(const struct group *g);
 
 /* errors.c: the messages users meet when a limit runs out. */

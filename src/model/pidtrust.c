@@ -73,16 +73,11 @@ void pidtrust_mount(const struct scan *s, size_t i, bool trust, struct mount_pid
 const char *pid_evidence_name(enum pid_evidence e)
 {
     switch (e) {
-    case PIDS_SOUND:
-        return "sound";
-    case PIDS_PRIVATE:
-        return "private";
-    case PIDS_TRUSTED:
-        return "trusted";
-    case PIDS_SHARED:
-        return "shared";
-    default:
-        return "unproven";
+    case PIDS_SOUND: return "sound";
+    case PIDS_PRIVATE: return "private";
+    case PIDS_TRUSTED: return "trusted";
+    case PIDS_SHARED: return "shared";
+    default: return "unproven";
     }
 }
 

@@ -89,36 +89,29 @@ struct facts {
     unsigned orphan_proof; /* enum orphan_proof bits */
     pid_t group;
     long parent; /* index of the parent, -1 for none */
-    bool local;  /* of the watched world (find_worlds) */
+    bool local;  /* of the watched world (find_facts) */
 };
 
-/* The index of each process's parent in the scan's processes (-1 for none),
- * built once per model build; a segment's holders and its creator carry
- * their indexes already (model.c). And what each name says, looked up once
- * here rather than at each rule that asks. */
-static void find_parents(const struct proc_list *pl, struct facts *f)
-{
-    for (size_t i = 0; i < pl->n; i++) {
-        const struct proc *p = procs_find(pl, pl->items[i].ppid);
-        f[i].parent = p ? (long)(p - pl->items) : -1;
-        f[i].comm = torchprint_comm(pl->items[i].comm);
-    }
-}
-
-/* Whether each process is of the watched world (in_world). One that has
- * ended or is ending (a zombie, or one whose memory is released already: no
- * start_code) has no namespaces left to read: it is of the world of its
- * parent, which reaps it: another world's worker caught as it dies is no
- * orphaned worker of this one. */
-static void find_worlds(const struct model *m, struct facts *f)
+/* Per process: the index of its parent in the scan's processes (-1 for
+ * none), built once per model build (a segment's holders and its creator
+ * carry their indexes already, model.c); what its name says, looked up once
+ * here rather than at each rule that asks; and whether it is of the watched
+ * world (in_world). One that has ended or is ending (a zombie, or one whose
+ * memory is released already: no start_code) has no namespaces left to
+ * read: it is of the world of its parent, which reaps it: another world's
+ * worker caught as it dies is no orphaned worker of this one. */
+static void find_facts(const struct model *m, struct facts *f)
 {
     const struct proc_list *pl = &m->scan->procs;
     unsigned long world = watched_mntns(m);
     for (size_t i = 0; i < pl->n; i++) {
         const struct proc *p = &pl->items[i];
+        const struct proc *parent = procs_find(pl, p->ppid);
+        f[i].parent = parent ? (long)(parent - pl->items) : -1;
+        f[i].comm = torchprint_comm(p->comm);
         bool ending = p->state == 'Z' || (!p->kernel_thread && !p->start_code);
         if (ending && !p->mntns)
-            f[i].local = f[i].parent < 0 || in_world(m->scan, world, &pl->items[f[i].parent]);
+            f[i].local = !parent || in_world(m->scan, world, parent);
         else
             f[i].local = in_world(m->scan, world, p);
     }
@@ -328,6 +321,10 @@ static void list_procs(struct model *m, const struct facts *f)
         mp->group = f[i].group;
         mp->ctr = node_proc_ctr(&m->scan->node, i);
         slot[i] = (long)m->nprocs - 1;
+        if (mp->role == ROLE_ZOMBIE)
+            m->totals.zombies++;
+        if (mp->role == ROLE_ORPHAN_WORKER)
+            m->totals.orphan_workers++;
     }
     /* A pid may hold a segment by several fds: each segment counts once per
      * process, remembered by the last segment counted for it (no search of
@@ -345,12 +342,6 @@ static void list_procs(struct model *m, const struct facts *f)
         }
     }
     free(counted);
-    for (size_t i = 0; i < m->nprocs; i++) {
-        if (m->procs[i].role == ROLE_ZOMBIE)
-            m->totals.zombies++;
-        if (m->procs[i].role == ROLE_ORPHAN_WORKER)
-            m->totals.orphan_workers++;
-    }
     free(slot);
 }
 
@@ -358,8 +349,7 @@ void roles_assign(struct model *m, const struct worker_memory *mem)
 {
     const struct proc_list *pl = &m->scan->procs;
     struct facts *f = xcalloc(pl->n, sizeof(*f));
-    find_parents(pl, f);
-    find_worlds(m, f);
+    find_facts(m, f);
     gather_evidence(m, f);
     assign(m, f);
     build_groups(m, f);
