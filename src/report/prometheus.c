@@ -221,6 +221,8 @@ static void node_budgets(struct buf *o, const struct model *m)
         for (size_t i = 0; i < model_nmounts(m); i++) {
             const struct budget *b = model_mount_budget(m, i);
             const struct cgroup_info *cg = model_mount_cgroup(m, i);
+            if (f >= NF_CG_LIMIT && !cg->present)
+                continue;
             uint64_t v;
             switch ((enum node_figure)f) {
             case NF_LIMIT: v = b->limit; break;
@@ -228,7 +230,7 @@ static void node_budgets(struct buf *o, const struct model *m)
             case NF_EFFECTIVE: v = b->shm_effective; break;
             case NF_VERDICT: v = (uint64_t)b->verdict; break;
             case NF_CG_LIMIT:
-                if (!cg->present || !cg->has_limit)
+                if (!cg->has_limit)
                     continue;
                 v = cg->limit;
                 break;
@@ -236,15 +238,43 @@ static void node_budgets(struct buf *o, const struct model *m)
             case NF_CG_SHMEM: v = cg->shmem; break;
             case NF_CG_ANON: v = cg->anon; break;
             default:
-                if (!cg->present || !cg->has_oom_kills)
+                if (!cg->has_oom_kills)
                     continue;
                 v = cg->oom_kills;
             }
-            if (f >= NF_CG_LIMIT && !cg->present)
-                continue;
             sample_mount(o, fam[f].name, m, i, v);
         }
     }
+}
+
+/* Outside the node view: the watched world's cgroup and budget families,
+ * without labels. */
+static void watched_budget(struct buf *o, const struct model *m)
+{
+    const struct cgroup_info *cg = model_cgroup(m);
+    if (cg->present) {
+        if (cg->has_limit)
+            gauge(o, "shmwatch_cgroup_limit_bytes", "Memory limit of the watched cgroup.",
+                  (double)cg->limit);
+        gauge(o, "shmwatch_cgroup_usage_bytes", "Memory charged to the watched cgroup.",
+              (double)cg->usage);
+        gauge(o, "shmwatch_cgroup_shmem_bytes", "Shared memory charged to the watched cgroup.",
+              (double)cg->shmem);
+        gauge(o, "shmwatch_cgroup_anon_bytes", "Anonymous memory of the watched cgroup.",
+              (double)cg->anon);
+        if (cg->has_oom_kills) {
+            family(o, "shmwatch_cgroup_oom_kills_total", "counter",
+                   "Processes the OOM killer ended in the watched cgroup since it was made.");
+            buf_printf(o, "shmwatch_cgroup_oom_kills_total %llu\n",
+                       (unsigned long long)cg->oom_kills);
+        }
+    }
+    const struct budget *b = &m->budget;
+    const double v[] = {[NF_LIMIT] = (double)b->limit, [NF_HEADROOM] = (double)b->headroom,
+                        [NF_EFFECTIVE] = (double)b->shm_effective,
+                        [NF_VERDICT] = (double)b->verdict};
+    for (size_t f = NF_LIMIT; f <= NF_VERDICT; f++)
+        gauge(o, fam[f].name, fam[f].help, v[f]);
 }
 
 void report_prometheus(struct buf *o, const struct model *m)
@@ -286,37 +316,10 @@ void report_prometheus(struct buf *o, const struct model *m)
     segments(o, m);
     groups(o, m);
 
-    bool all = model_node(m)->all;
-    if (all)
+    if (model_node(m)->all)
         node_budgets(o, m);
-    const struct cgroup_info *cg = model_cgroup(m);
-    if (all) {
-        /* Said per mount above, each its owner's. */
-    } else if (cg->present) {
-        if (cg->has_limit)
-            gauge(o, "shmwatch_cgroup_limit_bytes", "Memory limit of the watched cgroup.",
-                  (double)cg->limit);
-        gauge(o, "shmwatch_cgroup_usage_bytes", "Memory charged to the watched cgroup.",
-              (double)cg->usage);
-        gauge(o, "shmwatch_cgroup_shmem_bytes", "Shared memory charged to the watched cgroup.",
-              (double)cg->shmem);
-        gauge(o, "shmwatch_cgroup_anon_bytes", "Anonymous memory of the watched cgroup.",
-              (double)cg->anon);
-        if (cg->has_oom_kills) {
-            family(o, "shmwatch_cgroup_oom_kills_total", "counter",
-                   "Processes the OOM killer ended in the watched cgroup since it was made.");
-            buf_printf(o, "shmwatch_cgroup_oom_kills_total %llu\n",
-                       (unsigned long long)cg->oom_kills);
-        }
-    }
-    const struct budget *b = &m->budget;
-    if (!all) {
-        const double v[] = {[NF_LIMIT] = (double)b->limit, [NF_HEADROOM] = (double)b->headroom,
-                            [NF_EFFECTIVE] = (double)b->shm_effective,
-                            [NF_VERDICT] = (double)b->verdict};
-        for (size_t f = NF_LIMIT; f <= NF_VERDICT; f++)
-            gauge(o, fam[f].name, fam[f].help, v[f]);
-    }
+    else
+        watched_budget(o, m);
     gauge(o, "shmwatch_zombies", "Zombie processes.", (double)m->totals.zombies);
     gauge(o, "shmwatch_orphan_workers", "DataLoader workers whose main process is gone.",
           (double)m->totals.orphan_workers);
