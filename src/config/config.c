@@ -72,6 +72,19 @@ static int bad_value(const struct config_option *o, const char *v, struct buf *m
     return -EINVAL;
 }
 
+/* A duration or size that did not parse: when only its form is at fault (a
+ * unit or number written otherwise than plainly), what a plain one looks
+ * like; else bad_value. */
+static int bad_form(const struct config_option *o, const char *v, const char *plain,
+                    struct buf *msg)
+{
+    if (!units_not_plain(v))
+        return bad_value(o, v, msg);
+    yamlfile_quote(msg, v);
+    buf_printf(msg, " is not a plain decimal %s", plain);
+    return -EINVAL;
+}
+
 static void free_strings(struct config_strings *l)
 {
     for (size_t i = 0; i < l->n; i++)
@@ -115,13 +128,8 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
     }
     case CONFIG_DURATION: {
         double s;
-        if (!parse_duration(v, &s)) {
-            if (!units_not_plain(v))
-                return bad_value(o, v, msg);
-            yamlfile_quote(msg, v); /* the form is the fault: say so */
-            buf_adds(msg, " is not a plain decimal duration (such as 500ms, 2s or 10m)");
-            return -EINVAL;
-        }
+        if (!parse_duration(v, &s))
+            return bad_form(o, v, "duration (such as 500ms, 2s or 10m)", msg);
         if (s < o->min || s > o->max) {
             buf_printf(msg, "%s is out of range (", v);
             add_duration(msg, o->min);
@@ -135,13 +143,8 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
     }
     case CONFIG_SIZE: {
         uint64_t b;
-        if (!parse_size(v, &b)) {
-            if (!units_not_plain(v))
-                return bad_value(o, v, msg);
-            yamlfile_quote(msg, v); /* the form is the fault: say so */
-            buf_adds(msg, " is not a plain decimal size (such as 256m or 2g)");
-            return -EINVAL;
-        }
+        if (!parse_size(v, &b))
+            return bad_form(o, v, "size (such as 256m or 2g)", msg);
         if ((double)b < o->min || (o->max > 0 && (double)b > o->max)) {
             buf_printf(msg, "%s is out of range (", v);
             if (o->max > 0) {
