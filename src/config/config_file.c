@@ -135,13 +135,10 @@ int config_load_trusted(const char *path, enum config_trust trust, struct config
     config_copy(&tmp, cfg);
     rc = apply_file(&f, &tmp, err);
     yamlfile_free(&f);
-    if (rc) {
-        config_free(&tmp);
-        return rc;
-    }
-    config_free(cfg);
-    *cfg = tmp;
-    return 0;
+    config_free(rc ? &tmp : cfg); /* the copy on failure, else what it replaces */
+    if (rc == 0)
+        *cfg = tmp;
+    return rc;
 }
 
 static const char *try_path(char *buf, size_t n, const char *dir, const char *rest)
