@@ -84,7 +84,7 @@ static void sample_mount(struct buf *o, const char *name, const struct model *m,
 }
 
 enum mount_figure { MF_SIZE, MF_USED, MF_AVAIL, MF_NAMED, MF_HIDDEN, MF_ORPHAN, MF_UNATTRIBUTED,
-                    MF_PENDING, MF_INODES, MF_INODES_FREE };
+                    MF_PENDING, MF_INODES, MF_INODES_FREE, MF_PIDNS, MF_PIDS_TRUSTED };
 
 /* One family, a sample per mount. A mount whose statfs failed has no
  * sample of the figures that come from statfs (size, used, avail, and
@@ -103,9 +103,11 @@ static void mount_family(struct buf *o, const struct model *m, const char *name,
         const struct mount_figures *f = &m->mounts[i];
         if ((from_statfs && !mt->stat_ok) || (from_listing && !mt->listed))
             continue;
-        const uint64_t v[] = {mt->size,    mt->used,         mt->avail,  f->named,
-                              f->hidden,   f->orphan,        f->unattributed, f->pending,
-                              mt->inodes, mt->inodes_free};
+        enum pid_evidence e = f->pids.evidence;
+        const uint64_t v[] = {
+            mt->size,   mt->used,        mt->avail,       f->named,
+            f->hidden,  f->orphan,       f->unattributed, f->pending,
+            mt->inodes, mt->inodes_free, f->pids.npidns,  e != PIDS_SHARED && e != PIDS_UNPROVEN};
         sample_mount(o, name, m, i, v[which]);
     }
 }
@@ -301,18 +303,13 @@ void report_prometheus(struct buf *o, const struct model *m)
     mount_family(o, m, "shmwatch_mount_pending_bytes",
                  "Apparent minus allocated bytes of live segments: writes still to come.",
                  MF_PENDING);
-    family(o, "shmwatch_mount_pid_namespaces", "gauge",
-           "Pid namespaces whose processes can reach the mount; above 1 a pid in a segment "
-           "name proves no orphan.");
-    for (size_t i = 0; i < model_nmounts(m); i++)
-        sample_mount(o, "shmwatch_mount_pid_namespaces", m, i, m->mounts[i].pids.npidns);
-    family(o, "shmwatch_mount_pids_trusted", "gauge",
-           "1 when a dead creator pid can prove an orphan on the mount, else 0.");
-    for (size_t i = 0; i < model_nmounts(m); i++) {
-        enum pid_evidence e = m->mounts[i].pids.evidence;
-        sample_mount(o, "shmwatch_mount_pids_trusted", m, i,
-                     e != PIDS_SHARED && e != PIDS_UNPROVEN);
-    }
+    mount_family(o, m, "shmwatch_mount_pid_namespaces",
+                 "Pid namespaces whose processes can reach the mount; above 1 a pid in a segment "
+                 "name proves no orphan.",
+                 MF_PIDNS);
+    mount_family(o, m, "shmwatch_mount_pids_trusted",
+                 "1 when a dead creator pid can prove an orphan on the mount, else 0.",
+                 MF_PIDS_TRUSTED);
     segments(o, m);
     groups(o, m);
 
