@@ -202,6 +202,8 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
 int config_set_items(const struct config_option *o, struct config *cfg, const char *const *items,
                      size_t n, size_t *bad, struct buf *msg)
 {
+    if (o->offset == offsetof(struct config, mounts))
+        config_forget_mounts_where(cfg); /* before the list it counts changes */
     struct config_columns cols = {.n = 0};
     for (size_t i = 0; i < n; i++) {
         *bad = i;
@@ -393,8 +395,6 @@ int config_set(struct config *cfg, const char *key, const char *value, char **er
         yamlfile_quote(&msg, key);
         rc = -EINVAL;
     } else if (config_is_list(o)) {
-        if (o->offset == offsetof(struct config, mounts))
-            config_forget_mounts_where(cfg); /* before the list it counts changes */
         rc = set_list_text(o, cfg, value ? value : "", &msg);
     } else {
         rc = config_set_value(o, cfg, value ? value : "", value == NULL, &msg);

@@ -86,8 +86,6 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
             return -EINVAL;
         }
         yaml_node_t *value = yamlfile_node(f, p->value);
-        if (o->offset == offsetof(struct config, mounts))
-            config_forget_mounts_where(cfg); /* before the list it counts changes */
         rc = set_node(f, o, cfg, value, err);
         if (rc)
             return rc;
