@@ -94,8 +94,6 @@ static void free_strings(struct config_strings *l)
     l->n = 0;
 }
 
-/* The one validator for scalar values, from the file or the command line.
- * null: the value was YAML null. Appends the problem to msg on failure. */
 int config_set_value(const struct config_option *o, struct config *cfg, const char *v, bool null,
                      struct buf *msg)
 {
@@ -197,8 +195,6 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
     }
 }
 
-/* Sets a list option from n item strings; *bad is the index of the item at
- * fault, or n when the list as a whole is. */
 int config_set_items(const struct config_option *o, struct config *cfg, const char *const *items,
                      size_t n, size_t *bad, struct buf *msg)
 {

@@ -121,15 +121,15 @@ static int parse_attr(struct yamlfile *f, yaml_node_t *v, const char *role, unsi
 {
     const char *s = yamlfile_scalar(v);
     char q[128];
-    for (size_t i = 0; s && i < sizeof(attr_names) / sizeof(attr_names[0]); i++) {
+    if (!s || yamlfile_is_null(v))
+        return fail(f, v, err, role, "attrs", "expected an attribute name, got %s",
+                    yamlfile_kind(v));
+    for (size_t i = 0; i < sizeof(attr_names) / sizeof(attr_names[0]); i++) {
         if (strcasecmp(s, attr_names[i].name) == 0) {
             *attrs |= attr_names[i].bit;
             return 0;
         }
     }
-    if (!s || yamlfile_is_null(v))
-        return fail(f, v, err, role, "attrs", "expected an attribute name, got %s",
-                    yamlfile_kind(v));
     return fail(f, v, err, role, "attrs",
                 "unknown attribute %s (expected bold, dim, reverse or underline)",
                 quote(q, sizeof(q), s));
