@@ -149,7 +149,6 @@ static int load_document(struct yamlfile *f, const struct buf *text, char **err)
         *err = parser_error(f->path, &p, text);
         rc = -EINVAL;
     } else {
-        f->loaded = true;
         /* A second document would be silently ignored: refuse it. */
         yaml_document_t next;
         if (!yaml_parser_load(&p, &next)) {
@@ -163,10 +162,10 @@ static int load_document(struct yamlfile *f, const struct buf *text, char **err)
             }
             yaml_document_delete(&next);
         }
+        if (rc)
+            yaml_document_delete(&f->doc);
     }
     yaml_parser_delete(&p);
-    if (rc)
-        yamlfile_free(f);
     return rc;
 }
 
@@ -197,14 +196,12 @@ int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trus
 
 void yamlfile_free(struct yamlfile *f)
 {
-    if (f->loaded)
-        yaml_document_delete(&f->doc);
-    f->loaded = false;
+    yaml_document_delete(&f->doc);
 }
 
 yaml_node_t *yamlfile_root(struct yamlfile *f)
 {
-    return f->loaded ? yaml_document_get_root_node(&f->doc) : NULL;
+    return yaml_document_get_root_node(&f->doc);
 }
 
 yaml_node_t *yamlfile_node(struct yamlfile *f, int index)
