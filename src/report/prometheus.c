@@ -87,10 +87,10 @@ enum mount_figure { MF_SIZE, MF_USED, MF_AVAIL, MF_NAMED, MF_HIDDEN, MF_ORPHAN, 
                     MF_PENDING, MF_INODES, MF_INODES_FREE, MF_PIDNS, MF_PIDS_TRUSTED };
 
 /* One family, a sample per mount. A mount whose statfs failed has no
- * sample of the figures that come from statfs (size, used, avail, and
- * unattributed, which is used minus what the scan saw), and one that could
- * not be listed none of those that come from its listing (named, orphan,
- * unattributed): no figure rather than a false 0. */
+ * sample of the figures that come from statfs (size, used, avail, the
+ * inodes, and unattributed, which is used minus what the scan saw), and one
+ * that could not be listed none of those that come from its listing (named,
+ * orphan, unattributed): no figure rather than a false 0. */
 static void mount_family(struct buf *o, const struct model *m, const char *name, const char *help,
                          enum mount_figure which)
 {
