@@ -257,16 +257,12 @@ static void option_lines(struct buf *b, const struct cli_command *c, const struc
         buf_printf(b, "%*s", (int)(col - len), "");
     else
         buf_printf(b, "\n%*s", (int)col, "");
-    for (const char *p = r->help; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        buf_add(b, p, n);
-        buf_addc(b, '\n');
-        if (!nl)
-            break;
-        p = nl + 1;
-        buf_printf(b, "%*s", (int)col, "");
+    for (const char *p = r->help; *p; p++) {
+        buf_addc(b, *p);
+        if (*p == '\n')
+            buf_printf(b, "%*s", (int)col, "");
     }
+    buf_addc(b, '\n');
 }
 
 char *cli_usage(enum cli_cmd cmd)

@@ -78,12 +78,6 @@ static const char *given(uint64_t v)
     return d;
 }
 
-static void shape_text(struct buf *b, const struct capacity_tensor *t, const char *sep)
-{
-    for (size_t d = 0; d < t->ndims; d++)
-        buf_printf(b, "%s%llu", d ? sep : "", (unsigned long long)t->dims[d]);
-}
-
 static void text_samples(struct buf *b, const struct capacity_input *in, const struct capacity_result *r)
 {
     buf_adds(b, "1. One sample\n");
@@ -91,7 +85,8 @@ static void text_samples(struct buf *b, const struct capacity_input *in, const s
         const struct capacity_tensor *t = &in->tensors[i];
         const struct capacity_tensor_result *tr = &r->t[i];
         buf_printf(b, "   tensor %zu: ", i + 1);
-        shape_text(b, t, " x ");
+        for (size_t d = 0; d < t->ndims; d++)
+            buf_printf(b, "%s%llu", d ? " x " : "", (unsigned long long)t->dims[d]);
         if (t->ndims > 1)
             buf_printf(b, " = %s values", G(tr->elems));
         else
@@ -185,14 +180,14 @@ static void text_limits(struct buf *b, const struct capacity_input *in, const st
     }
     buf_printf(b, "   at the peak: %s - %s of shm = %s left for everything else.\n", S(in->memory),
                S(r->shm_peak), S(r->app_room_peak));
-    const char *which = in->has_shm_size ? "its" : "the recommended";
     if (r->shm_not_below_memory)
         buf_printf(b, "   %s /dev/shm size (%s) is not below -m: /dev/shm can never fill, the\n"
                       "   OOM killer fires first. Keep --shm-size well below -m.\n",
                    in->has_shm_size ? "The" : "The recommended", S(r->planned_shm));
     else if (r->planned_shm > 0)
-        buf_printf(b, "   if /dev/shm filled up to %s size (%s): %s - %s = %s left.\n", which,
-                   S(r->planned_shm), S(in->memory), S(r->planned_shm), S(r->app_room_full));
+        buf_printf(b, "   if /dev/shm filled up to %s size (%s): %s - %s = %s left.\n",
+                   in->has_shm_size ? "its" : "the recommended", S(r->planned_shm), S(in->memory),
+                   S(r->planned_shm), S(r->app_room_full));
 }
 
 /* What plan --observe saw of the running loader: its group's figures
@@ -349,12 +344,11 @@ int cmd_plan(int argc, char **argv)
             in.workers = ob.nworkers;
         if (!o.prefetch_set)
             in.prefetch = loader_prefetch_of(&ob);
-    } else if (!o.batch_size_set) {
-        return usage_error("plan", "%s is required", "--batch-size");
-    } else if (!o.sample_shape) {
-        return usage_error("plan", "%s is required", "--sample-shape");
-    } else if (!o.workers_set) {
-        return usage_error("plan", "%s is required", "--workers");
+    } else if (!o.batch_size_set || !o.sample_shape || !o.workers_set) {
+        return usage_error("plan", "%s is required",
+                           !o.batch_size_set ? "--batch-size"
+                           : !o.sample_shape ? "--sample-shape"
+                                             : "--workers");
     }
     long page = sysconf(_SC_PAGESIZE);
     in.page_size = page > 0 ? (uint64_t)page : 0;

@@ -72,6 +72,19 @@ static int bad_value(const struct config_option *o, const char *v, struct buf *m
     return -EINVAL;
 }
 
+/* A duration or size that did not parse: when only its form is at fault (a
+ * unit or number written otherwise than plainly), what a plain one looks
+ * like; else bad_value. */
+static int bad_form(const struct config_option *o, const char *v, const char *plain,
+                    struct buf *msg)
+{
+    if (!units_not_plain(v))
+        return bad_value(o, v, msg);
+    yamlfile_quote(msg, v);
+    buf_printf(msg, " is not a plain decimal %s", plain);
+    return -EINVAL;
+}
+
 static void free_strings(struct config_strings *l)
 {
     for (size_t i = 0; i < l->n; i++)
@@ -81,8 +94,6 @@ static void free_strings(struct config_strings *l)
     l->n = 0;
 }
 
-/* The one validator for scalar values, from the file or the command line.
- * null: the value was YAML null. Appends the problem to msg on failure. */
 int config_set_value(const struct config_option *o, struct config *cfg, const char *v, bool null,
                      struct buf *msg)
 {
@@ -115,13 +126,8 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
     }
     case CONFIG_DURATION: {
         double s;
-        if (!parse_duration(v, &s)) {
-            if (!units_not_plain(v))
-                return bad_value(o, v, msg);
-            yamlfile_quote(msg, v); /* the form is the fault: say so */
-            buf_adds(msg, " is not a plain decimal duration (such as 500ms, 2s or 10m)");
-            return -EINVAL;
-        }
+        if (!parse_duration(v, &s))
+            return bad_form(o, v, "duration (such as 500ms, 2s or 10m)", msg);
         if (s < o->min || s > o->max) {
             buf_printf(msg, "%s is out of range (", v);
             add_duration(msg, o->min);
@@ -135,13 +141,8 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
     }
     case CONFIG_SIZE: {
         uint64_t b;
-        if (!parse_size(v, &b)) {
-            if (!units_not_plain(v))
-                return bad_value(o, v, msg);
-            yamlfile_quote(msg, v); /* the form is the fault: say so */
-            buf_adds(msg, " is not a plain decimal size (such as 256m or 2g)");
-            return -EINVAL;
-        }
+        if (!parse_size(v, &b))
+            return bad_form(o, v, "size (such as 256m or 2g)", msg);
         if ((double)b < o->min || (o->max > 0 && (double)b > o->max)) {
             buf_printf(msg, "%s is out of range (", v);
             if (o->max > 0) {
@@ -194,11 +195,11 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
     }
 }
 
-/* Sets a list option from n item strings; *bad is the index of the item at
- * fault, or n when the list as a whole is. */
 int config_set_items(const struct config_option *o, struct config *cfg, const char *const *items,
                      size_t n, size_t *bad, struct buf *msg)
 {
+    if (o->offset == offsetof(struct config, mounts))
+        config_forget_mounts_where(cfg); /* before the list it counts changes */
     struct config_columns cols = {.n = 0};
     for (size_t i = 0; i < n; i++) {
         *bad = i;
@@ -390,8 +391,6 @@ int config_set(struct config *cfg, const char *key, const char *value, char **er
         yamlfile_quote(&msg, key);
         rc = -EINVAL;
     } else if (config_is_list(o)) {
-        if (o->offset == offsetof(struct config, mounts))
-            config_forget_mounts_where(cfg); /* before the list it counts changes */
         rc = set_list_text(o, cfg, value ? value : "", &msg);
     } else {
         rc = config_set_value(o, cfg, value ? value : "", value == NULL, &msg);

@@ -86,8 +86,6 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
             return -EINVAL;
         }
         yaml_node_t *value = yamlfile_node(f, p->value);
-        if (o->offset == offsetof(struct config, mounts))
-            config_forget_mounts_where(cfg); /* before the list it counts changes */
         rc = set_node(f, o, cfg, value, err);
         if (rc)
             return rc;
@@ -135,13 +133,10 @@ int config_load_trusted(const char *path, enum config_trust trust, struct config
     config_copy(&tmp, cfg);
     rc = apply_file(&f, &tmp, err);
     yamlfile_free(&f);
-    if (rc) {
-        config_free(&tmp);
-        return rc;
-    }
-    config_free(cfg);
-    *cfg = tmp;
-    return 0;
+    config_free(rc ? &tmp : cfg); /* the copy on failure, else what it replaces */
+    if (rc == 0)
+        *cfg = tmp;
+    return rc;
 }
 
 static const char *try_path(char *buf, size_t n, const char *dir, const char *rest)

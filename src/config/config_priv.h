@@ -23,8 +23,8 @@ const char *config_expected(const struct config_option *o);
 int config_set_value(const struct config_option *o, struct config *cfg, const char *v, bool null,
                      struct buf *msg);
 
-/* Sets a list option from n items; *bad is the index of the item at fault,
- * or n when the list as a whole is. */
+/* Sets a list option from n items (mounts: its mounts_where dropped first);
+ * *bad is the index of the item at fault, or n when the list as a whole is. */
 int config_set_items(const struct config_option *o, struct config *cfg, const char *const *items,
                      size_t n, size_t *bad, struct buf *msg);
 

@@ -121,15 +121,15 @@ static int parse_attr(struct yamlfile *f, yaml_node_t *v, const char *role, unsi
 {
     const char *s = yamlfile_scalar(v);
     char q[128];
-    for (size_t i = 0; s && i < sizeof(attr_names) / sizeof(attr_names[0]); i++) {
+    if (!s || yamlfile_is_null(v))
+        return fail(f, v, err, role, "attrs", "expected an attribute name, got %s",
+                    yamlfile_kind(v));
+    for (size_t i = 0; i < sizeof(attr_names) / sizeof(attr_names[0]); i++) {
         if (strcasecmp(s, attr_names[i].name) == 0) {
             *attrs |= attr_names[i].bit;
             return 0;
         }
     }
-    if (!s || yamlfile_is_null(v))
-        return fail(f, v, err, role, "attrs", "expected an attribute name, got %s",
-                    yamlfile_kind(v));
     return fail(f, v, err, role, "attrs",
                 "unknown attribute %s (expected bold, dim, reverse or underline)",
                 quote(q, sizeof(q), s));
@@ -145,8 +145,7 @@ static int parse_role(struct yamlfile *f, yaml_node_t *v, const char *role, stru
     int rc = yamlfile_check_mapping(f, v, role, err);
     if (rc)
         return rc;
-    short fg256 = -1, bg256 = -1;
-    bool has_fg256 = false, has_bg256 = false;
+    short fg256 = -1, bg256 = -1; /* -1 until the key is given */
     for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
         yaml_node_t *kn = yamlfile_node(f, p->key), *vn = yamlfile_node(f, p->value);
         const char *k = yamlfile_scalar(kn);
@@ -156,10 +155,8 @@ static int parse_role(struct yamlfile *f, yaml_node_t *v, const char *role, stru
             rc = parse_colour(f, vn, role, k, &c->bg, &c->bg256, err);
         } else if (strcmp(k, "fg256") == 0) {
             rc = parse_256(f, vn, role, k, &fg256, err);
-            has_fg256 = true;
         } else if (strcmp(k, "bg256") == 0) {
             rc = parse_256(f, vn, role, k, &bg256, err);
-            has_bg256 = true;
         } else if (strcmp(k, "attrs") == 0 && vn->type == YAML_SEQUENCE_NODE) {
             for (yaml_node_item_t *it = vn->data.sequence.items.start;
                  rc == 0 && it < vn->data.sequence.items.top; it++)
@@ -176,9 +173,9 @@ static int parse_role(struct yamlfile *f, yaml_node_t *v, const char *role, stru
             return rc;
     }
     /* An explicit fg256/bg256 wins over a number given as fg/bg. */
-    if (has_fg256)
+    if (fg256 >= 0)
         c->fg256 = fg256;
-    if (has_bg256)
+    if (bg256 >= 0)
         c->bg256 = bg256;
     return 0;
 }

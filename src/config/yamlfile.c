@@ -69,6 +69,17 @@ static char *parser_error(const char *path, const yaml_parser_t *p, const struct
     return e;
 }
 
+/* A parser reading text; false, with *err, when libyaml has no memory. */
+static bool parser_open(yaml_parser_t *p, const char *path, const struct buf *text, char **err)
+{
+    if (!yaml_parser_initialize(p)) {
+        *err = mark_error(path, 0, 0, "out of memory");
+        return false;
+    }
+    yaml_parser_set_input_string(p, (const unsigned char *)text->data, text->len);
+    return true;
+}
+
 /* The trust rule on the file read (st): 0, with *warning set when trust
  * only warns, or -EPERM with *err. */
 static int check_trust(const char *path, const struct stat *st, enum config_trust trust, char **err,
@@ -103,11 +114,8 @@ static int check_trust(const char *path, const struct stat *st, enum config_trus
 static int check_depth(const char *path, const struct buf *text, char **err)
 {
     yaml_parser_t p;
-    if (!yaml_parser_initialize(&p)) {
-        *err = mark_error(path, 0, 0, "out of memory");
+    if (!parser_open(&p, path, text, err))
         return -ENOMEM;
-    }
-    yaml_parser_set_input_string(&p, (const unsigned char *)text->data, text->len);
     int depth = 0, rc = 0;
     for (bool done = false; !done;) {
         yaml_event_t ev;
@@ -130,6 +138,37 @@ static int check_depth(const char *path, const struct buf *text, char **err)
     return rc;
 }
 
+/* The one document of text, into f. */
+static int load_document(struct yamlfile *f, const struct buf *text, char **err)
+{
+    yaml_parser_t p;
+    if (!parser_open(&p, f->path, text, err))
+        return -ENOMEM;
+    int rc = 0;
+    if (!yaml_parser_load(&p, &f->doc)) {
+        *err = parser_error(f->path, &p, text);
+        rc = -EINVAL;
+    } else {
+        /* A second document would be silently ignored: refuse it. */
+        yaml_document_t next;
+        if (!yaml_parser_load(&p, &next)) {
+            *err = parser_error(f->path, &p, text);
+            rc = -EINVAL;
+        } else {
+            if (yaml_document_get_root_node(&next)) {
+                *err = mark_error(f->path, next.start_mark.line, next.start_mark.column,
+                                  "expected one YAML document, found a second one");
+                rc = -EINVAL;
+            }
+            yaml_document_delete(&next);
+        }
+        if (rc)
+            yaml_document_delete(&f->doc);
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
 int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trust trust, char **err,
                           char **warning)
 {
@@ -141,68 +180,28 @@ int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trus
     buf_init(&text);
     struct stat st;
     int rc = read_file_stat(path, &text, YAMLFILE_MAX, &st);
-    if (rc < 0) {
+    if (rc < 0)
         *err = path_error(path, 0, 0,
                           rc == -ENODATA ? "a FIFO or pipe that no process writes to"
                                          : strerror(-rc));
-        buf_free(&text);
-        return rc;
-    }
-    rc = check_trust(path, &st, trust, err, warning);
-    if (rc < 0) {
-        buf_free(&text);
-        return rc;
-    }
-
-    rc = check_depth(path, &text, err);
-    if (rc < 0) {
-        buf_free(&text);
-        return rc;
-    }
-    yaml_parser_t p;
-    if (!yaml_parser_initialize(&p)) {
-        buf_free(&text);
-        *err = mark_error(path, 0, 0, "out of memory");
-        return -ENOMEM;
-    }
-    yaml_parser_set_input_string(&p, (const unsigned char *)text.data, text.len);
-    rc = 0;
-    if (!yaml_parser_load(&p, &f->doc)) {
-        *err = parser_error(path, &p, &text);
-        rc = -EINVAL;
-    } else {
-        f->loaded = true;
-        /* A second document would be silently ignored: refuse it. */
-        yaml_document_t next;
-        if (!yaml_parser_load(&p, &next)) {
-            *err = parser_error(path, &p, &text);
-            rc = -EINVAL;
-        } else {
-            if (yaml_document_get_root_node(&next)) {
-                *err = mark_error(path, next.start_mark.line, next.start_mark.column,
-                                  "expected one YAML document, found a second one");
-                rc = -EINVAL;
-            }
-            yaml_document_delete(&next);
-        }
-    }
-    yaml_parser_delete(&p);
+    else
+        rc = check_trust(path, &st, trust, err, warning);
+    if (rc == 0)
+        rc = check_depth(path, &text, err);
+    if (rc == 0)
+        rc = load_document(f, &text, err);
     buf_free(&text);
-    if (rc)
-        yamlfile_free(f);
     return rc;
 }
 
 void yamlfile_free(struct yamlfile *f)
 {
-    if (f->loaded)
-        yaml_document_delete(&f->doc);
-    f->loaded = false;
+    yaml_document_delete(&f->doc);
 }
 
 yaml_node_t *yamlfile_root(struct yamlfile *f)
 {
-    return f->loaded ? yaml_document_get_root_node(&f->doc) : NULL;
+    return yaml_document_get_root_node(&f->doc);
 }
 
 yaml_node_t *yamlfile_node(struct yamlfile *f, int index)

@@ -14,7 +14,6 @@
 struct yamlfile {
     const char *path; /* borrowed: must outlive the yamlfile */
     yaml_document_t doc;
-    bool loaded;
 };
 
 /* Reads and parses path (one document at most; an empty file is an empty
@@ -27,6 +26,7 @@ struct yamlfile {
  * NULL for CONFIG_TRUST_ANY and _REQUIRE. */
 int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trust trust, char **err,
                           char **warning);
+/* After a load that returned 0: on failure nothing is left to free. */
 void yamlfile_free(struct yamlfile *f);
 
 /* The top node, or NULL for an empty document. */

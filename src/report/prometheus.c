@@ -84,13 +84,13 @@ static void sample_mount(struct buf *o, const char *name, const struct model *m,
 }
 
 enum mount_figure { MF_SIZE, MF_USED, MF_AVAIL, MF_NAMED, MF_HIDDEN, MF_ORPHAN, MF_UNATTRIBUTED,
-                    MF_PENDING, MF_INODES, MF_INODES_FREE };
+                    MF_PENDING, MF_INODES, MF_INODES_FREE, MF_PIDNS, MF_PIDS_TRUSTED };
 
 /* One family, a sample per mount. A mount whose statfs failed has no
- * sample of the figures that come from statfs (size, used, avail, and
- * unattributed, which is used minus what the scan saw), and one that could
- * not be listed none of those that come from its listing (named, orphan,
- * unattributed): no figure rather than a false 0. */
+ * sample of the figures that come from statfs (size, used, avail, the
+ * inodes, and unattributed, which is used minus what the scan saw), and one
+ * that could not be listed none of those that come from its listing (named,
+ * orphan, unattributed): no figure rather than a false 0. */
 static void mount_family(struct buf *o, const struct model *m, const char *name, const char *help,
                          enum mount_figure which)
 {
@@ -103,9 +103,11 @@ static void mount_family(struct buf *o, const struct model *m, const char *name,
         const struct mount_figures *f = &m->mounts[i];
         if ((from_statfs && !mt->stat_ok) || (from_listing && !mt->listed))
             continue;
-        const uint64_t v[] = {mt->size,    mt->used,         mt->avail,  f->named,
-                              f->hidden,   f->orphan,        f->unattributed, f->pending,
-                              mt->inodes, mt->inodes_free};
+        enum pid_evidence e = f->pids.evidence;
+        const uint64_t v[] = {
+            mt->size,   mt->used,        mt->avail,       f->named,
+            f->hidden,  f->orphan,       f->unattributed, f->pending,
+            mt->inodes, mt->inodes_free, f->pids.npidns,  e != PIDS_SHARED && e != PIDS_UNPROVEN};
         sample_mount(o, name, m, i, v[which]);
     }
 }
@@ -221,6 +223,8 @@ static void node_budgets(struct buf *o, const struct model *m)
         for (size_t i = 0; i < model_nmounts(m); i++) {
             const struct budget *b = model_mount_budget(m, i);
             const struct cgroup_info *cg = model_mount_cgroup(m, i);
+            if (f >= NF_CG_LIMIT && !cg->present)
+                continue;
             uint64_t v;
             switch ((enum node_figure)f) {
             case NF_LIMIT: v = b->limit; break;
@@ -228,7 +232,7 @@ static void node_budgets(struct buf *o, const struct model *m)
             case NF_EFFECTIVE: v = b->shm_effective; break;
             case NF_VERDICT: v = (uint64_t)b->verdict; break;
             case NF_CG_LIMIT:
-                if (!cg->present || !cg->has_limit)
+                if (!cg->has_limit)
                     continue;
                 v = cg->limit;
                 break;
@@ -236,15 +240,43 @@ static void node_budgets(struct buf *o, const struct model *m)
             case NF_CG_SHMEM: v = cg->shmem; break;
             case NF_CG_ANON: v = cg->anon; break;
             default:
-                if (!cg->present || !cg->has_oom_kills)
+                if (!cg->has_oom_kills)
                     continue;
                 v = cg->oom_kills;
             }
-            if (f >= NF_CG_LIMIT && !cg->present)
-                continue;
             sample_mount(o, fam[f].name, m, i, v);
         }
     }
+}
+
+/* Outside the node view: the watched world's cgroup and budget families,
+ * without labels. */
+static void watched_budget(struct buf *o, const struct model *m)
+{
+    const struct cgroup_info *cg = model_cgroup(m);
+    if (cg->present) {
+        if (cg->has_limit)
+            gauge(o, "shmwatch_cgroup_limit_bytes", "Memory limit of the watched cgroup.",
+                  (double)cg->limit);
+        gauge(o, "shmwatch_cgroup_usage_bytes", "Memory charged to the watched cgroup.",
+              (double)cg->usage);
+        gauge(o, "shmwatch_cgroup_shmem_bytes", "Shared memory charged to the watched cgroup.",
+              (double)cg->shmem);
+        gauge(o, "shmwatch_cgroup_anon_bytes", "Anonymous memory of the watched cgroup.",
+              (double)cg->anon);
+        if (cg->has_oom_kills) {
+            family(o, "shmwatch_cgroup_oom_kills_total", "counter",
+                   "Processes the OOM killer ended in the watched cgroup since it was made.");
+            buf_printf(o, "shmwatch_cgroup_oom_kills_total %llu\n",
+                       (unsigned long long)cg->oom_kills);
+        }
+    }
+    const struct budget *b = &m->budget;
+    const double v[] = {[NF_LIMIT] = (double)b->limit, [NF_HEADROOM] = (double)b->headroom,
+                        [NF_EFFECTIVE] = (double)b->shm_effective,
+                        [NF_VERDICT] = (double)b->verdict};
+    for (size_t f = NF_LIMIT; f <= NF_VERDICT; f++)
+        gauge(o, fam[f].name, fam[f].help, v[f]);
 }
 
 void report_prometheus(struct buf *o, const struct model *m)
@@ -271,52 +303,20 @@ void report_prometheus(struct buf *o, const struct model *m)
     mount_family(o, m, "shmwatch_mount_pending_bytes",
                  "Apparent minus allocated bytes of live segments: writes still to come.",
                  MF_PENDING);
-    family(o, "shmwatch_mount_pid_namespaces", "gauge",
-           "Pid namespaces whose processes can reach the mount; above 1 a pid in a segment "
-           "name proves no orphan.");
-    for (size_t i = 0; i < model_nmounts(m); i++)
-        sample_mount(o, "shmwatch_mount_pid_namespaces", m, i, m->mounts[i].pids.npidns);
-    family(o, "shmwatch_mount_pids_trusted", "gauge",
-           "1 when a dead creator pid can prove an orphan on the mount, else 0.");
-    for (size_t i = 0; i < model_nmounts(m); i++) {
-        enum pid_evidence e = m->mounts[i].pids.evidence;
-        sample_mount(o, "shmwatch_mount_pids_trusted", m, i,
-                     e != PIDS_SHARED && e != PIDS_UNPROVEN);
-    }
+    mount_family(o, m, "shmwatch_mount_pid_namespaces",
+                 "Pid namespaces whose processes can reach the mount; above 1 a pid in a segment "
+                 "name proves no orphan.",
+                 MF_PIDNS);
+    mount_family(o, m, "shmwatch_mount_pids_trusted",
+                 "1 when a dead creator pid can prove an orphan on the mount, else 0.",
+                 MF_PIDS_TRUSTED);
     segments(o, m);
     groups(o, m);
 
-    bool all = model_node(m)->all;
-    if (all)
+    if (model_node(m)->all)
         node_budgets(o, m);
-    const struct cgroup_info *cg = model_cgroup(m);
-    if (all) {
-        /* Said per mount above, each its owner's. */
-    } else if (cg->present) {
-        if (cg->has_limit)
-            gauge(o, "shmwatch_cgroup_limit_bytes", "Memory limit of the watched cgroup.",
-                  (double)cg->limit);
-        gauge(o, "shmwatch_cgroup_usage_bytes", "Memory charged to the watched cgroup.",
-              (double)cg->usage);
-        gauge(o, "shmwatch_cgroup_shmem_bytes", "Shared memory charged to the watched cgroup.",
-              (double)cg->shmem);
-        gauge(o, "shmwatch_cgroup_anon_bytes", "Anonymous memory of the watched cgroup.",
-              (double)cg->anon);
-        if (cg->has_oom_kills) {
-            family(o, "shmwatch_cgroup_oom_kills_total", "counter",
-                   "Processes the OOM killer ended in the watched cgroup since it was made.");
-            buf_printf(o, "shmwatch_cgroup_oom_kills_total %llu\n",
-                       (unsigned long long)cg->oom_kills);
-        }
-    }
-    const struct budget *b = &m->budget;
-    if (!all) {
-        const double v[] = {[NF_LIMIT] = (double)b->limit, [NF_HEADROOM] = (double)b->headroom,
-                            [NF_EFFECTIVE] = (double)b->shm_effective,
-                            [NF_VERDICT] = (double)b->verdict};
-        for (size_t f = NF_LIMIT; f <= NF_VERDICT; f++)
-            gauge(o, fam[f].name, fam[f].help, v[f]);
-    }
+    else
+        watched_budget(o, m);
     gauge(o, "shmwatch_zombies", "Zombie processes.", (double)m->totals.zombies);
     gauge(o, "shmwatch_orphan_workers", "DataLoader workers whose main process is gone.",
           (double)m->totals.orphan_workers);
