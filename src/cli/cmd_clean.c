@@ -249,10 +249,9 @@ int cmd_clean(int argc, char **argv)
     bool acted = false;
     if (plan.n) {
         bool declined;
-        enum actcli_mode mode =
-            actcli_decide(o.dry_run, o.yes, plan.ntry ? "Remove them?" : "Report them?", &declined);
+        acted = actcli_decide(o.dry_run, o.yes, plan.ntry ? "Remove them?" : "Report them?",
+                              &declined);
         if (!declined) {
-            acted = mode == ACTCLI_ACT;
             if (acted)
                 actcli_open_log(&a);
             rc = run(&a, &plan, !acted);

@@ -103,10 +103,9 @@ int cmd_reap(int argc, char **argv)
     bool acted = false;
     if (reap_plan_count(&plan)) {
         bool declined;
-        enum actcli_mode mode = actcli_decide(so.dry_run, o.yes, "Proceed?", &declined);
+        acted = actcli_decide(so.dry_run, o.yes, "Proceed?", &declined);
         if (!declined) {
-            so.dry_run = mode == ACTCLI_DRY;
-            acted = !so.dry_run;
+            so.dry_run = !acted;
             if (acted)
                 actcli_open_log(&a);
             so.log = &a.log;
