@@ -95,7 +95,7 @@ static void log_line(const struct signal_opts *o, const struct actns *ns, pid_t 
 /* Checks that (pid, start_ticks) is still the same process and that the
  * caller may signal it, and takes a pidfd on it. Returns the pidfd, or
  * NO_PIDFD (signal with kill() at once), or -1 with res filled in. */
-static int take(const struct signal_opts *o, const struct actns *ns, int proc, pid_t pid,
+static int take(const struct signal_opts *o, const struct actns *ns, pid_t pid,
                 unsigned long long start, struct procid *now, struct signal_result *res)
 {
     /* In a container: only while it is still there (a reused pid of its
@@ -125,7 +125,7 @@ static int take(const struct signal_opts *o, const struct actns *ns, int proc, p
         pfd = NO_PIDFD;
     /* Read after the pidfd was taken: if this is the process scanned, the
      * pidfd holds that same process. */
-    int rc = procid_read(proc, pid, now);
+    int rc = procid_read(o->sys->proc, pid, now);
     if (rc == -ESRCH)
         say(res, SIGNAL_GONE, ESRCH, "already exited");
     else if (rc < 0)
@@ -206,8 +206,8 @@ static void wait_exits(int proc, struct pending *pd, const struct signal_target 
     }
 }
 
-static void open_targets(const struct signal_opts *o, int proc, const struct signal_target *t,
-                         size_t n, struct signal_result *res, struct pending *pd)
+static void open_targets(const struct signal_opts *o, const struct signal_target *t, size_t n,
+                         struct signal_result *res, struct pending *pd)
 {
     for (size_t i = 0; i < n; i++) {
         memset(&res[i], 0, sizeof(res[i]));
@@ -215,7 +215,7 @@ static void open_targets(const struct signal_opts *o, int proc, const struct sig
         struct procid now;
         if (t[i].refuse) {
             say(&res[i], SIGNAL_REFUSED, EPERM, "%s", t[i].refuse);
-        } else if ((pd[i].fd = take(o, t[i].ns, proc, t[i].pid, t[i].start_ticks, &now,
+        } else if ((pd[i].fd = take(o, t[i].ns, t[i].pid, t[i].start_ticks, &now,
                                     &res[i])) != -1) {
             if (now.state == 'Z') {
                 say(&res[i], SIGNAL_GONE, 0, "already exited (a zombie waiting for its parent)");
@@ -253,7 +253,7 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
         test_pause();
     int proc = o->sys->proc;
     struct pending *pd = xcalloc(n, sizeof(*pd));
-    open_targets(o, proc, t, n, res, pd);
+    open_targets(o, t, n, res, pd);
     double t0 = clock_now();
     wait_exits(proc, pd, t, n, t0 + o->timeout_s);
     for (size_t i = 0; i < n; i++) {
@@ -313,7 +313,7 @@ bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t
     struct procid now;
     struct signal_opts check = *o;
     check.uid = 0; /* waiting needs no right to signal */
-    int pfd = take(&check, t->ns, proc, t->pid, t->start_ticks, &now, res);
+    int pfd = take(&check, t->ns, t->pid, t->start_ticks, &now, res);
     bool done = true;
     if (pfd != -1) {
         struct pending pd = {.fd = pfd, .live = now.state != 'Z', .ended = clock_now()};
@@ -335,12 +335,11 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
                  struct signal_result *res)
 {
     memset(res, 0, sizeof(*res));
-    int proc = o->sys->proc;
     struct procid now;
     char action[32], other[SIGNAL_NAME_MAX];
     const char *name = signal_name(sig, other, sizeof(other));
     snprintf(action, sizeof(action), "signal %s", name);
-    int pfd = t->refuse ? -1 : take(o, t->ns, proc, t->pid, t->start_ticks, &now, res);
+    int pfd = t->refuse ? -1 : take(o, t->ns, t->pid, t->start_ticks, &now, res);
     if (t->refuse)
         say(res, SIGNAL_REFUSED, EPERM, "%s", t->refuse);
     if (pfd != -1) {
@@ -403,7 +402,7 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
         goto out;
     }
     struct signal_result pres = {0};
-    int pfd = take(o, t->ns, proc, parent.pid, parent.start_ticks, &again, &pres);
+    int pfd = take(o, t->ns, parent.pid, parent.start_ticks, &again, &pres);
     if (pfd == -1) {
         say(res, pres.outcome == SIGNAL_REFUSED ? SIGNAL_REFUSED : SIGNAL_ZOMBIE, pres.err,
             "already dead (a zombie), only its parent pid %d (%s) can reap it; SIGCHLD not "
