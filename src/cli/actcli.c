@@ -156,6 +156,15 @@ void actcli_open_log(struct actcli *a)
     }
 }
 
+void actcli_put_where(struct buf *out, const struct actns *ns)
+{
+    if (!ns)
+        return;
+    char *where = actns_where(ns);
+    buf_printf(out, " (%s)", where);
+    free(where);
+}
+
 int actcli_status(const struct actcli *a, int rc, bool acted)
 {
     /* A write that failed after the log opened (a full disk) is kept in err. */

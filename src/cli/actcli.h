@@ -48,6 +48,11 @@ bool actcli_decide(bool dry_run, bool yes, const char *question, bool *declined)
  * still happen). */
 void actcli_open_log(struct actcli *a);
 
+/* --pid, --all: " (in LABEL)", which container, after what is acted on
+ * there; nothing for ns NULL (the watcher's own world). */
+struct buf;
+void actcli_put_where(struct buf *out, const struct actns *ns);
+
 /* The exit status: rc, or 1 when the output could not be written, said in
  * one line on stderr; when acted, the line adds that the actions were still
  * carried out and where they are logged. A reader that closed the pipe is
