@@ -206,34 +206,46 @@ static void wait_exits(int proc, struct pending *pd, const struct signal_target 
     }
 }
 
+/* Sends sig to t after its checks (a refusal at planning, then take's).
+ * Returns t's pidfd (NO_PIDFD without pidfds) once sig is delivered; else
+ * -1 with res said: the refusal, a dry run's WOULD, the failed signal, or,
+ * when zombie_gone, a zombie as already exited (it is not signalled). */
+static int send_checked(const struct signal_opts *o, const struct signal_target *t, int sig,
+                        bool zombie_gone, struct signal_result *res)
+{
+    if (t->refuse) {
+        say(res, SIGNAL_REFUSED, EPERM, "%s", t->refuse);
+        return -1;
+    }
+    struct procid now;
+    int pfd = take(o, t->ns, t->pid, t->start_ticks, &now, res);
+    if (pfd == -1)
+        return -1; /* res says why */
+    char other[SIGNAL_NAME_MAX];
+    if (zombie_gone && now.state == 'Z') {
+        say(res, SIGNAL_GONE, 0, "already exited (a zombie waiting for its parent)");
+    } else if (o->dry_run) {
+        say(res, SIGNAL_WOULD, 0, "every check passed");
+    } else if (deliver(pfd, t->pid, sig) != 0) {
+        int err = errno;
+        say(res, err == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, err, "SIG%s failed: %s",
+            signal_name(sig, other, sizeof(other)), strerror(err));
+    } else {
+        return pfd;
+    }
+    if (pfd >= 0)
+        close(pfd);
+    return -1;
+}
+
 static void open_targets(const struct signal_opts *o, const struct signal_target *t, size_t n,
                          struct signal_result *res, struct pending *pd)
 {
     for (size_t i = 0; i < n; i++) {
         memset(&res[i], 0, sizeof(res[i]));
-        pd[i].fd = -1;
-        struct procid now;
-        if (t[i].refuse) {
-            say(&res[i], SIGNAL_REFUSED, EPERM, "%s", t[i].refuse);
-        } else if ((pd[i].fd = take(o, t[i].ns, t[i].pid, t[i].start_ticks, &now,
-                                    &res[i])) != -1) {
-            if (now.state == 'Z') {
-                say(&res[i], SIGNAL_GONE, 0, "already exited (a zombie waiting for its parent)");
-            } else if (o->dry_run) {
-                say(&res[i], SIGNAL_WOULD, 0, "every check passed");
-            } else if (deliver(pd[i].fd, t[i].pid, SIGTERM) != 0) {
-                int err = errno;
-                say(&res[i], err == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, err,
-                    "SIGTERM failed: %s", strerror(err));
-            } else {
-                pd[i].live = true;
-                continue;
-            }
-            if (pd[i].fd >= 0)
-                close(pd[i].fd);
-            pd[i].fd = -1;
-        }
-        if (res[i].outcome == SIGNAL_REFUSED || res[i].outcome == SIGNAL_FAILED)
+        pd[i].fd = send_checked(o, &t[i], SIGTERM, true, &res[i]);
+        pd[i].live = pd[i].fd != -1;
+        if (!pd[i].live && (res[i].outcome == SIGNAL_REFUSED || res[i].outcome == SIGNAL_FAILED))
             log_line(o, t[i].ns, t[i].pid, t[i].comm, t[i].uid, "signal TERM",
                      signal_outcome_name(res[i].outcome), res[i].reason);
     }
@@ -335,23 +347,12 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
                  struct signal_result *res)
 {
     memset(res, 0, sizeof(*res));
-    struct procid now;
     char action[32], other[SIGNAL_NAME_MAX];
     const char *name = signal_name(sig, other, sizeof(other));
     snprintf(action, sizeof(action), "signal %s", name);
-    int pfd = t->refuse ? -1 : take(o, t->ns, t->pid, t->start_ticks, &now, res);
-    if (t->refuse)
-        say(res, SIGNAL_REFUSED, EPERM, "%s", t->refuse);
+    int pfd = send_checked(o, t, sig, false, res);
     if (pfd != -1) {
-        if (o->dry_run) {
-            say(res, SIGNAL_WOULD, 0, "every check passed");
-        } else if (deliver(pfd, t->pid, sig) != 0) {
-            int err = errno;
-            say(res, err == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, err, "SIG%s failed: %s", name,
-                strerror(err));
-        } else {
-            say(res, SIGNAL_SENT, 0, "SIG%s delivered", name);
-        }
+        say(res, SIGNAL_SENT, 0, "SIG%s delivered", name);
         if (pfd >= 0)
             close(pfd);
     }
