@@ -360,10 +360,10 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
              res->reason);
 }
 
-/* Waits up to wait_s for the zombie (pid, start) to be reaped. */
-static bool reaped_within(int proc, pid_t pid, unsigned long long start, double wait_s)
+/* Waits up to a second for the zombie (pid, start) to be reaped. */
+static bool reaped_soon(int proc, pid_t pid, unsigned long long start)
 {
-    double deadline = clock_now() + wait_s;
+    double deadline = clock_now() + 1.0;
     for (;;) {
         struct procid now;
         if (procid_read(proc, pid, &now) < 0 || !procid_same(pid, start, &now))
@@ -417,7 +417,7 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
         close(pfd);
     log_line(o, t->ns, parent.pid, parent.comm, parent.euid, "signal CHLD",
              res->parent_nudged ? "sent" : "failed", "asked to reap its zombie child");
-    if (reaped_within(proc, t->pid, t->start_ticks, 1.0))
+    if (reaped_soon(proc, t->pid, t->start_ticks))
         say(res, SIGNAL_REAPED, 0,
             "was a zombie; its parent pid %d (%s) reaped it after SIGCHLD", (int)parent.pid,
             parent.comm);
