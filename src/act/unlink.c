@@ -67,11 +67,6 @@ static void probe(struct unlink_run *r)
     r->probe_valid = true;
 }
 
-static bool probe_fresh(const struct unlink_run *r)
-{
-    return r->probe_valid && clock_now() - r->probed <= UNLINK_PROBE_MAX_AGE_S;
-}
-
 static void held_reason(struct unlink_run *r, const struct inode_query *q,
                         struct unlink_result *res)
 {
@@ -140,7 +135,7 @@ refuse:
 static bool proven_unused(struct unlink_run *r, size_t i, const struct stat *st,
                           struct unlink_result *res)
 {
-    if (!probe_fresh(r))
+    if (!r->probe_valid || clock_now() - r->probed > UNLINK_PROBE_MAX_AGE_S)
         probe(r);
     if (r->q[i].pid) {
         held_reason(r, &r->q[i], res);
