@@ -117,7 +117,6 @@ void actlog_write(struct actlog *l, const struct actlog_entry *e)
     l->head = (l->head + 1) % ACTLOG_RECENT;
     if (l->nrecent < ACTLOG_RECENT)
         l->nrecent++;
-    buf_free(&line);
 }
 
 const char *actlog_recent(const struct actlog *l, size_t i)

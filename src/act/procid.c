@@ -9,10 +9,10 @@
 #include "util/fileio.h"
 #include "util/procstat.h"
 
-/* The identity part of st (the uids are status's). */
+/* The identity part of st into out, zeroed by the caller (the uids are
+ * status's). */
 static void from_stat(const struct procstat *st, struct procid *out)
 {
-    memset(out, 0, sizeof(*out));
     out->pid = st->pid;
     out->ppid = st->ppid;
     out->state = st->state;

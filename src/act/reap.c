@@ -25,9 +25,9 @@ static void pid_list(struct buf *b, const pid_t *pids, size_t n, bool more)
         buf_adds(b, ", ...");
 }
 
-/* Decides whether manager t is stuck; *waits: it has clients that this reap
- * ends first. Sets t->why either way. */
-static bool manager_stuck(const struct sysroot *sys, const struct reap_plan *p,
+/* Decides whether manager t is stuck; *waits: it has clients among workers,
+ * which this reap ends first. Sets t->why either way. */
+static bool manager_stuck(const struct sysroot *sys, const struct signal_plan *workers,
                           struct signal_target *t, bool *waits)
 {
     struct shmmgr_clients c;
@@ -45,7 +45,7 @@ static bool manager_stuck(const struct sysroot *sys, const struct reap_plan *p,
     } else {
         size_t outside = 0;
         for (size_t i = 0; i < c.n; i++)
-            if (!in_plan(&p->workers, c.pids[i]))
+            if (!in_plan(workers, c.pids[i]))
                 outside++;
         if (outside || c.more) {
             buf_adds(&b, "torch_shm_manager serving live clients (pids ");
@@ -106,8 +106,8 @@ void reap_plan_build_where(const struct model *m, const struct sysroot *sys, rea
     for (size_t i = 0; i < managers.n; i++) {
         bool waits;
         struct signal_target *t = &managers.items[i];
-        struct signal_plan *dst = manager_stuck(sys, p, t, &waits) ? &p->managers
-                                                                         : &p->serving;
+        struct signal_plan *dst = manager_stuck(sys, &p->workers, t, &waits) ? &p->managers
+                                                                             : &p->serving;
         if (dst == &p->managers) {
             p->manager_waits = xrealloc(p->manager_waits, (p->managers.n + 1) * sizeof(bool));
             p->manager_waits[p->managers.n] = waits;
@@ -130,7 +130,7 @@ void reap_plan_build_where(const struct model *m, const struct sysroot *sys, rea
 
 bool reap_manager_stuck(const struct sysroot *sys, struct signal_target *t)
 {
-    struct reap_plan none = {0};
+    struct signal_plan none = {0};
     bool waits;
     return manager_stuck(sys, &none, t, &waits);
 }
@@ -155,11 +155,10 @@ void reap_run(const struct signal_opts *o, struct reap_plan *p, struct reap_resu
         double grace = p->manager_waits[i] && !o->dry_run ? SHMMGR_GRACE_S : 0;
         if (!signal_wait_exit(o, t, grace, res)) {
             /* Still there: look again, a client may have connected since. */
-            struct reap_plan now = {.workers = p->workers};
             char *why = t->why;
             bool waits;
             t->why = NULL;
-            if (!manager_stuck(o->sys, &now, t, &waits))
+            if (!manager_stuck(o->sys, &p->workers, t, &waits))
                 t->refuse = "no longer stuck: it serves a live client again";
             free(t->why);
             t->why = why;

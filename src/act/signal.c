@@ -95,7 +95,7 @@ static void log_line(const struct signal_opts *o, const struct actns *ns, pid_t 
 /* Checks that (pid, start_ticks) is still the same process and that the
  * caller may signal it, and takes a pidfd on it. Returns the pidfd, or
  * NO_PIDFD (signal with kill() at once), or -1 with res filled in. */
-static int take(const struct signal_opts *o, const struct actns *ns, int proc, pid_t pid,
+static int take(const struct signal_opts *o, const struct actns *ns, pid_t pid,
                 unsigned long long start, struct procid *now, struct signal_result *res)
 {
     /* In a container: only while it is still there (a reused pid of its
@@ -125,7 +125,7 @@ static int take(const struct signal_opts *o, const struct actns *ns, int proc, p
         pfd = NO_PIDFD;
     /* Read after the pidfd was taken: if this is the process scanned, the
      * pidfd holds that same process. */
-    int rc = procid_read(proc, pid, now);
+    int rc = procid_read(o->sys->proc, pid, now);
     if (rc == -ESRCH)
         say(res, SIGNAL_GONE, ESRCH, "already exited");
     else if (rc < 0)
@@ -206,34 +206,46 @@ static void wait_exits(int proc, struct pending *pd, const struct signal_target 
     }
 }
 
-static void open_targets(const struct signal_opts *o, int proc, const struct signal_target *t,
-                         size_t n, struct signal_result *res, struct pending *pd)
+/* Sends sig to t after its checks (a refusal at planning, then take's).
+ * Returns t's pidfd (NO_PIDFD without pidfds) once sig is delivered; else
+ * -1 with res said: the refusal, a dry run's WOULD, the failed signal, or,
+ * when zombie_gone, a zombie as already exited (it is not signalled). */
+static int send_checked(const struct signal_opts *o, const struct signal_target *t, int sig,
+                        bool zombie_gone, struct signal_result *res)
+{
+    if (t->refuse) {
+        say(res, SIGNAL_REFUSED, EPERM, "%s", t->refuse);
+        return -1;
+    }
+    struct procid now;
+    int pfd = take(o, t->ns, t->pid, t->start_ticks, &now, res);
+    if (pfd == -1)
+        return -1; /* res says why */
+    char other[SIGNAL_NAME_MAX];
+    if (zombie_gone && now.state == 'Z') {
+        say(res, SIGNAL_GONE, 0, "already exited (a zombie waiting for its parent)");
+    } else if (o->dry_run) {
+        say(res, SIGNAL_WOULD, 0, "every check passed");
+    } else if (deliver(pfd, t->pid, sig) != 0) {
+        int err = errno;
+        say(res, err == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, err, "SIG%s failed: %s",
+            signal_name(sig, other, sizeof(other)), strerror(err));
+    } else {
+        return pfd;
+    }
+    if (pfd >= 0)
+        close(pfd);
+    return -1;
+}
+
+static void open_targets(const struct signal_opts *o, const struct signal_target *t, size_t n,
+                         struct signal_result *res, struct pending *pd)
 {
     for (size_t i = 0; i < n; i++) {
         memset(&res[i], 0, sizeof(res[i]));
-        pd[i].fd = -1;
-        struct procid now;
-        if (t[i].refuse) {
-            say(&res[i], SIGNAL_REFUSED, EPERM, "%s", t[i].refuse);
-        } else if ((pd[i].fd = take(o, t[i].ns, proc, t[i].pid, t[i].start_ticks, &now,
-                                    &res[i])) != -1) {
-            if (now.state == 'Z') {
-                say(&res[i], SIGNAL_GONE, 0, "already exited (a zombie waiting for its parent)");
-            } else if (o->dry_run) {
-                say(&res[i], SIGNAL_WOULD, 0, "every check passed");
-            } else if (deliver(pd[i].fd, t[i].pid, SIGTERM) != 0) {
-                int err = errno;
-                say(&res[i], err == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, err,
-                    "SIGTERM failed: %s", strerror(err));
-            } else {
-                pd[i].live = true;
-                continue;
-            }
-            if (pd[i].fd >= 0)
-                close(pd[i].fd);
-            pd[i].fd = -1;
-        }
-        if (res[i].outcome == SIGNAL_REFUSED || res[i].outcome == SIGNAL_FAILED)
+        pd[i].fd = send_checked(o, &t[i], SIGTERM, true, &res[i]);
+        pd[i].live = pd[i].fd != -1;
+        if (!pd[i].live && (res[i].outcome == SIGNAL_REFUSED || res[i].outcome == SIGNAL_FAILED))
             log_line(o, t[i].ns, t[i].pid, t[i].comm, t[i].uid, "signal TERM",
                      signal_outcome_name(res[i].outcome), res[i].reason);
     }
@@ -253,7 +265,7 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
         test_pause();
     int proc = o->sys->proc;
     struct pending *pd = xcalloc(n, sizeof(*pd));
-    open_targets(o, proc, t, n, res, pd);
+    open_targets(o, t, n, res, pd);
     double t0 = clock_now();
     wait_exits(proc, pd, t, n, t0 + o->timeout_s);
     for (size_t i = 0; i < n; i++) {
@@ -313,7 +325,7 @@ bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t
     struct procid now;
     struct signal_opts check = *o;
     check.uid = 0; /* waiting needs no right to signal */
-    int pfd = take(&check, t->ns, proc, t->pid, t->start_ticks, &now, res);
+    int pfd = take(&check, t->ns, t->pid, t->start_ticks, &now, res);
     bool done = true;
     if (pfd != -1) {
         struct pending pd = {.fd = pfd, .live = now.state != 'Z', .ended = clock_now()};
@@ -335,24 +347,12 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
                  struct signal_result *res)
 {
     memset(res, 0, sizeof(*res));
-    int proc = o->sys->proc;
-    struct procid now;
     char action[32], other[SIGNAL_NAME_MAX];
     const char *name = signal_name(sig, other, sizeof(other));
     snprintf(action, sizeof(action), "signal %s", name);
-    int pfd = t->refuse ? -1 : take(o, t->ns, proc, t->pid, t->start_ticks, &now, res);
-    if (t->refuse)
-        say(res, SIGNAL_REFUSED, EPERM, "%s", t->refuse);
+    int pfd = send_checked(o, t, sig, false, res);
     if (pfd != -1) {
-        if (o->dry_run) {
-            say(res, SIGNAL_WOULD, 0, "every check passed");
-        } else if (deliver(pfd, t->pid, sig) != 0) {
-            int err = errno;
-            say(res, err == ESRCH ? SIGNAL_GONE : SIGNAL_FAILED, err, "SIG%s failed: %s", name,
-                strerror(err));
-        } else {
-            say(res, SIGNAL_SENT, 0, "SIG%s delivered", name);
-        }
+        say(res, SIGNAL_SENT, 0, "SIG%s delivered", name);
         if (pfd >= 0)
             close(pfd);
     }
@@ -360,10 +360,10 @@ void signal_send(const struct signal_opts *o, const struct signal_target *t, int
              res->reason);
 }
 
-/* Waits up to wait_s for the zombie (pid, start) to be reaped. */
-static bool reaped_within(int proc, pid_t pid, unsigned long long start, double wait_s)
+/* Waits up to a second for the zombie (pid, start) to be reaped. */
+static bool reaped_soon(int proc, pid_t pid, unsigned long long start)
 {
-    double deadline = clock_now() + wait_s;
+    double deadline = clock_now() + 1.0;
     for (;;) {
         struct procid now;
         if (procid_read(proc, pid, &now) < 0 || !procid_same(pid, start, &now))
@@ -403,7 +403,7 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
         goto out;
     }
     struct signal_result pres = {0};
-    int pfd = take(o, t->ns, proc, parent.pid, parent.start_ticks, &again, &pres);
+    int pfd = take(o, t->ns, parent.pid, parent.start_ticks, &again, &pres);
     if (pfd == -1) {
         say(res, pres.outcome == SIGNAL_REFUSED ? SIGNAL_REFUSED : SIGNAL_ZOMBIE, pres.err,
             "already dead (a zombie), only its parent pid %d (%s) can reap it; SIGCHLD not "
@@ -417,7 +417,7 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
         close(pfd);
     log_line(o, t->ns, parent.pid, parent.comm, parent.euid, "signal CHLD",
              res->parent_nudged ? "sent" : "failed", "asked to reap its zombie child");
-    if (reaped_within(proc, t->pid, t->start_ticks, 1.0))
+    if (reaped_soon(proc, t->pid, t->start_ticks))
         say(res, SIGNAL_REAPED, 0,
             "was a zombie; its parent pid %d (%s) reaped it after SIGCHLD", (int)parent.pid,
             parent.comm);

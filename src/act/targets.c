@@ -55,6 +55,15 @@ static char *segment_why(const struct model *m, const struct segment *sg)
     return buf_steal(&b);
 }
 
+/* Counts t in the plan's totals unless planning refused it. */
+static void count_try(struct unlink_plan *p, const struct unlink_target *t)
+{
+    if (!t->refuse) {
+        p->ntry++;
+        p->bytes += t->alloc;
+    }
+}
+
 static void push(const struct model *m, const struct segment *sg, struct unlink_plan *out)
 {
     const struct shm_mount *mt = model_segment_mount(m, sg);
@@ -71,10 +80,7 @@ static void push(const struct model *m, const struct segment *sg, struct unlink_
     t->why = segment_why(m, sg);
     t->folder = sg->type == FT_DIR && sg->kind == KIND_JOBLIB;
     t->refuse = t->folder ? NULL : unlink_type_refusal(sg->type);
-    if (!t->refuse) {
-        out->ntry++;
-        out->bytes += sg->alloc;
-    }
+    count_try(out, t);
 }
 
 /* Whether pol lets a plan act on mount i (clean_policy.own_mounts). */
@@ -139,15 +145,14 @@ bool targets_add_segment(const struct model *m, size_t seg, const struct clean_p
     case SEG_ORPHAN:
         break;
     case SEG_UNHELD:
-        if (!pol->all_unheld && sg->note != NOTE_NONE) {
-            char note[256];
-            snprintf(why, n, "not an orphan: %s (remove unheld segments with U)",
-                     segment_note(m, sg, note, sizeof(note)));
-            return false;
-        }
         if (!pol->all_unheld) {
-            snprintf(why, n, "unheld, but its owner is unknown: it may be a persistent "
-                             "segment (remove unheld segments with U)");
+            char note[256];
+            if (sg->note != NOTE_NONE)
+                snprintf(why, n, "not an orphan: %s (remove unheld segments with U)",
+                         segment_note(m, sg, note, sizeof(note)));
+            else
+                snprintf(why, n, "unheld, but its owner is unknown: it may be a persistent "
+                                 "segment (remove unheld segments with U)");
             return false;
         }
         double age_s = (double)segment_age_s(m, sg);
@@ -183,10 +188,7 @@ void targets_keep_state(struct unlink_plan *p, enum seg_state state)
             free(t->why);
             continue;
         }
-        if (!t->refuse) {
-            p->ntry++;
-            p->bytes += t->alloc;
-        }
+        count_try(p, t);
         p->items[k++] = *t;
     }
     p->n = k;

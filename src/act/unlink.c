@@ -67,11 +67,6 @@ static void probe(struct unlink_run *r)
     r->probe_valid = true;
 }
 
-static bool probe_fresh(const struct unlink_run *r)
-{
-    return r->probe_valid && clock_now() - r->probed <= UNLINK_PROBE_MAX_AGE_S;
-}
-
 static void held_reason(struct unlink_run *r, const struct inode_query *q,
                         struct unlink_result *res)
 {
@@ -140,7 +135,7 @@ refuse:
 static bool proven_unused(struct unlink_run *r, size_t i, const struct stat *st,
                           struct unlink_result *res)
 {
-    if (!probe_fresh(r))
+    if (!r->probe_valid || clock_now() - r->probed > UNLINK_PROBE_MAX_AGE_S)
         probe(r);
     if (r->q[i].pid) {
         held_reason(r, &r->q[i], res);
@@ -209,11 +204,10 @@ static void unlink_in(struct unlink_run *r, size_t i, int dir, const char *base,
     int pin = pin_target(r, t, dir, base, &st, res);
     if (pin < 0)
         return;
-    if (!proven_unused(r, i, &st, res)) {
+    if (proven_unused(r, i, &st, res))
+        remove_pinned(r, t, dir, base, pin, res);
+    else
         close(pin);
-        return;
-    }
-    remove_pinned(r, t, dir, base, pin, res);
 }
 
 static void log_result(struct unlink_run *r, const struct unlink_target *t,
@@ -320,6 +314,32 @@ static int open_mount(const struct unlink_run *r, const struct unlink_target *t,
     return fd;
 }
 
+/* Item i in its mount, still the one scanned, and in the directory of its
+ * name: a file segment's checks and unlink, or a folder segment's. */
+static void unlink_at_mount(struct unlink_run *r, size_t i, struct unlink_result *res)
+{
+    const struct unlink_target *t = &r->plan->items[i];
+    int mountfd = open_mount(r, t, res);
+    if (mountfd < 0)
+        return; /* res says why */
+    struct stat mst;
+    const char *base;
+    int err = 0, dir = -1;
+    if (fstat(mountfd, &mst) != 0 || mst.st_dev != t->dev)
+        unlink_say(res, UNLINK_REFUSED, ESTALE, "the mount at %s is no longer the one scanned",
+            t->mount);
+    else if ((dir = open_parent(mountfd, t->name, &base, &err)) < 0)
+        unlink_say(res, UNLINK_REFUSED, err,
+            "a directory on its path is a link, changed or is gone (%s)", strerror(err));
+    else if (t->folder)
+        unlinkdir_in(&r->o, t, dir, base, res);
+    else
+        unlink_in(r, i, dir, base, res);
+    if (dir >= 0)
+        close(dir);
+    close(mountfd);
+}
+
 void unlink_begin(struct unlink_run *r, struct unlink_plan *p, const struct unlink_opts *o)
 {
     memset(r, 0, sizeof(*r));
@@ -340,31 +360,7 @@ bool unlink_step(struct unlink_run *r, struct unlink_result *res, size_t *index)
         unlink_say(res, UNLINK_REFUSED, EPERM, "%s", t->refuse);
     } else {
         pause_for_tests(r);
-        int err = 0;
-        int mountfd = open_mount(r, t, res);
-        struct stat mst;
-        if (mountfd < 0) {
-            /* res says why */
-        } else if (fstat(mountfd, &mst) != 0 || mst.st_dev != t->dev) {
-            unlink_say(res, UNLINK_REFUSED, ESTALE, "the mount at %s is no longer the one scanned",
-                t->mount);
-        } else {
-            const char *base;
-            int dir = open_parent(mountfd, t->name, &base, &err);
-            if (dir < 0)
-                unlink_say(res, UNLINK_REFUSED, err,
-                    "a directory on its path is a link, changed or is gone (%s)",
-                    strerror(err));
-            else {
-                if (t->folder)
-                    unlinkdir_in(&r->o, t, dir, base, res);
-                else
-                    unlink_in(r, i, dir, base, res);
-                close(dir);
-            }
-        }
-        if (mountfd >= 0)
-            close(mountfd);
+        unlink_at_mount(r, i, res);
     }
     switch (res->outcome) {
     case UNLINK_REMOVED:

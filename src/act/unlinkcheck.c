@@ -72,7 +72,6 @@ bool unlink_blind_ok(const struct holder_blind *b, uid_t caller, uid_t owner, mo
     return true;
 }
 
-/* The first look at base in dir (see unlinkcheck.h). */
 bool unlink_examine(int dir, const char *base, struct stat *st, struct unlink_result *res)
 {
     if (fstatat(dir, base, st, AT_SYMLINK_NOFOLLOW) == 0)
@@ -84,7 +83,6 @@ bool unlink_examine(int dir, const char *base, struct stat *st, struct unlink_re
     return false;
 }
 
-/* The owner checks of both removers (see unlinkcheck.h). */
 bool unlink_owner_ok(uid_t caller, const struct actns *ns, uid_t owner, enum unlink_owned what,
                      struct unlink_result *res)
 {

@@ -35,8 +35,8 @@ static void free_entries(struct entry *e, size_t n)
     free(e);
 }
 
-/* Reads and checks every entry of the folder fd; false (res filled) when
- * one refuses the folder. */
+/* Reads and checks every entry of the folder fd into *out (the caller
+ * frees them); false (res filled) when one refuses the folder. */
 static bool read_entries(int fd, const struct stat *fst, const struct unlink_target *t, uid_t uid,
                          struct entry **out, size_t *nout, struct unlink_result *res)
 {
@@ -85,13 +85,9 @@ static bool read_entries(int fd, const struct stat *fst, const struct unlink_tar
         }
     }
     closedir(d);
-    if (!ok) {
-        free_entries(e, n);
-        return false;
-    }
     *out = e;
     *nout = n;
-    return true;
+    return ok;
 }
 
 /* The fresh holder search over every file; false (res filled) when one is
@@ -147,41 +143,40 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
     if (!unlink_owner_ok(o->uid, t->ns, st.st_uid, UNLINK_OWNED_FOLDER, res))
         return;
     int fd = openat(dir, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat fst;
     if (fd < 0) {
         unlink_say(res, errno == ENOENT ? UNLINK_GONE : UNLINK_REFUSED, errno,
             "cannot open it to check it: %s", strerror(errno));
         return;
     }
-    if (fstat(fd, &fst) != 0 || fst.st_dev != t->dev || fst.st_ino != t->ino) {
-        close(fd);
-        unlink_say(res, UNLINK_REFUSED, ESTALE, "changed while being checked");
-        return;
-    }
+    struct stat fst;
     struct entry *e = NULL;
     size_t n = 0;
-    if (!read_entries(fd, &fst, t, o->uid, &e, &n, res) || !nobody_holds(o, e, n, res)) {
-        close(fd);
-        return;
-    }
-    res->alloc = 0;
-    for (size_t i = 0; i < n; i++)
-        res->alloc += (uint64_t)e[i].st.st_blocks * 512u;
-    if (o->dry_run) {
-        unlink_say(res, UNLINK_WOULD, 0, "every check passed (a folder of %zu file%s)", n,
-            n == 1 ? "" : "s");
-        free_entries(e, n);
-        close(fd);
-        return;
-    }
+    bool ok = false;
+    if (fstat(fd, &fst) != 0 || fst.st_dev != t->dev || fst.st_ino != t->ino)
+        unlink_say(res, UNLINK_REFUSED, ESTALE, "changed while being checked");
+    else
+        ok = read_entries(fd, &fst, t, o->uid, &e, &n, res) && nobody_holds(o, e, n, res);
     struct statvfs before;
-    bool measured = fstatvfs(dir, &before) == 0;
+    bool measured = false;
     int err = 0;
-    for (size_t i = 0; i < n && !err; i++)
-        if (unlinkat(fd, e[i].name, 0) != 0 && errno != ENOENT)
-            err = errno;
+    if (ok) {
+        res->alloc = 0;
+        for (size_t i = 0; i < n; i++)
+            res->alloc += (uint64_t)e[i].st.st_blocks * 512u;
+        if (o->dry_run) {
+            unlink_say(res, UNLINK_WOULD, 0, "every check passed (a folder of %zu file%s)", n,
+                n == 1 ? "" : "s");
+        } else {
+            measured = fstatvfs(dir, &before) == 0;
+            for (size_t i = 0; i < n && !err; i++)
+                if (unlinkat(fd, e[i].name, 0) != 0 && errno != ENOENT)
+                    err = errno;
+        }
+    }
     free_entries(e, n);
     close(fd);
+    if (!ok || o->dry_run)
+        return;
     if (err) {
         unlink_say(res, UNLINK_FAILED, err, "unlink of a file inside it failed: %s", strerror(err));
         return;

@@ -125,25 +125,23 @@ void actcli_refresh_mounts(struct actcli *a)
     mounts_refresh(&a->sys, &a->scan.mounts);
 }
 
-enum actcli_mode actcli_decide(bool dry_run, bool yes, const char *question, bool *declined)
+bool actcli_decide(bool dry_run, bool yes, const char *question, bool *declined)
 {
     *declined = false;
     if (dry_run)
-        return ACTCLI_DRY;
+        return false;
     if (yes)
-        return ACTCLI_ACT;
+        return true;
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         output_printf("Not a terminal and no --yes: nothing is changed (a dry run follows).\n");
-        return ACTCLI_DRY;
+        return false;
     }
     output_printf("%s [y/N] ", question);
     char answer[32];
-    if (!fgets(answer, sizeof(answer), stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
+    *declined = !fgets(answer, sizeof(answer), stdin) || (answer[0] != 'y' && answer[0] != 'Y');
+    if (*declined)
         output_printf("Nothing done.\n");
-        *declined = true;
-        return ACTCLI_DRY;
-    }
-    return ACTCLI_ACT;
+    return !*declined;
 }
 
 void actcli_open_log(struct actcli *a)
@@ -156,6 +154,15 @@ void actcli_open_log(struct actcli *a)
                 a->cmd, path, safefile_strerror(a->log.err));
         free(path);
     }
+}
+
+void actcli_put_where(struct buf *out, const struct actns *ns)
+{
+    if (!ns)
+        return;
+    char *where = actns_where(ns);
+    buf_printf(out, " (%s)", where);
+    free(where);
 }
 
 int actcli_status(const struct actcli *a, int rc, bool acted)

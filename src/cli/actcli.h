@@ -38,18 +38,20 @@ int actcli_scan(struct actcli *a, const struct options *o);
  * world): what model_mount then says of them. */
 void actcli_refresh_mounts(struct actcli *a);
 
-/* How the plan is carried out. */
-enum actcli_mode { ACTCLI_ACT, ACTCLI_DRY };
-
-/* --dry-run: dry; --yes: act; otherwise ask on a terminal (stdin and
- * stdout), and without one only show (dry). *declined is set when the user
- * answered no. */
-enum actcli_mode actcli_decide(bool dry_run, bool yes, const char *question, bool *declined);
+/* Whether to act on the plan: --dry-run: no (a dry run); --yes: yes;
+ * otherwise ask on a terminal (stdin and stdout), and without one only show
+ * (a dry run). *declined is set when the user answered no. */
+bool actcli_decide(bool dry_run, bool yes, const char *question, bool *declined);
 
 /* Opens the action log (--log, else the setting log_file, else the
  * default), with a note on stderr if it cannot be written (the actions
  * still happen). */
 void actcli_open_log(struct actcli *a);
+
+/* --pid, --all: " (in LABEL)", which container, after what is acted on
+ * there; nothing for ns NULL (the watcher's own world). */
+struct buf;
+void actcli_put_where(struct buf *out, const struct actns *ns);
 
 /* The exit status: rc, or 1 when the output could not be written, said in
  * one line on stderr; when acted, the line adds that the actions were still

@@ -23,22 +23,12 @@ static const char *H(char *b, uint64_t v)
     return fmt_size(b, 32, v);
 }
 
-/* --pid, --all: which container, after a path in it. */
-static void put_where(struct buf *out, const struct actns *ns)
-{
-    if (!ns)
-        return;
-    char *where = actns_where(ns);
-    buf_printf(out, " (%s)", where);
-    free(where);
-}
-
 static void put_path(struct buf *out, const struct unlink_target *t)
 {
     esc_term(out, t->mount, 0);
     buf_addc(out, '/');
     esc_term(out, t->name, 0);
-    put_where(out, t->ns);
+    actcli_put_where(out, t->ns);
 }
 
 static void print_plan(const struct unlink_plan *p, const struct clean_policy *pol,
@@ -211,7 +201,7 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
             struct buf out;
             buf_init(&out);
             esc_term(&out, mt->path, 0);
-            put_where(&out, actviews_mount(&a->views, mounts[i].mount));
+            actcli_put_where(&out, actviews_mount(&a->views, mounts[i].mount));
             uint64_t after = 0;
             bool after_known = used_now(a, mounts[i].mount, &after);
             output_printf("%s used: %s -> %s\n", out.data,
@@ -249,10 +239,9 @@ int cmd_clean(int argc, char **argv)
     bool acted = false;
     if (plan.n) {
         bool declined;
-        enum actcli_mode mode =
-            actcli_decide(o.dry_run, o.yes, plan.ntry ? "Remove them?" : "Report them?", &declined);
+        acted = actcli_decide(o.dry_run, o.yes, plan.ntry ? "Remove them?" : "Report them?",
+                              &declined);
         if (!declined) {
-            acted = mode == ACTCLI_ACT;
             if (acted)
                 actcli_open_log(&a);
             rc = run(&a, &plan, !acted);

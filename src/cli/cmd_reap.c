@@ -3,7 +3,6 @@
  * the parents of zombies. Each process is re-identified (pid and start
  * time) right before each signal. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "act/reap.h"
@@ -18,11 +17,7 @@ static void put_target(struct buf *out, const struct signal_target *t)
     buf_printf(out, "pid %d (", (int)t->pid);
     esc_term(out, t->comm, 0);
     buf_adds(out, ")");
-    if (t->ns) { /* --pid, --all: which container */
-        char *where = actns_where(t->ns);
-        buf_printf(out, " (%s)", where);
-        free(where);
-    }
+    actcli_put_where(out, t->ns);
 }
 
 static void print_section(struct buf *out, const char *title, const struct signal_plan *p)
@@ -103,10 +98,9 @@ int cmd_reap(int argc, char **argv)
     bool acted = false;
     if (reap_plan_count(&plan)) {
         bool declined;
-        enum actcli_mode mode = actcli_decide(so.dry_run, o.yes, "Proceed?", &declined);
+        acted = actcli_decide(so.dry_run, o.yes, "Proceed?", &declined);
         if (!declined) {
-            so.dry_run = mode == ACTCLI_DRY;
-            acted = !so.dry_run;
+            so.dry_run = !acted;
             if (acted)
                 actcli_open_log(&a);
             so.log = &a.log;
