@@ -23,6 +23,10 @@
 static int open_parent(int mountfd, const char *name, const char **base, int *err)
 {
     int dir = dup(mountfd);
+    if (dir < 0) { /* out of descriptors: that is the reason, not the path */
+        *err = errno;
+        return -1;
+    }
     const char *p = name;
     for (;;) {
         const char *slash = strchr(p, '/');

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -340,6 +341,35 @@ static void test_mount_changed(void **state)
     assert_true(exists(f, "x"));
 }
 
+/* Out of descriptors once the mount is open: the item is refused with that
+ * error (EMFILE), not with another's or none. */
+static void test_out_of_descriptors(void **state)
+{
+    struct fx *f = *state;
+    make_file(f, "x", 4096);
+    add_target(f, "x");
+    struct unlink_opts o = {.sys = &f->sys, .uid = geteuid()};
+    struct unlink_run r;
+    struct unlink_result res[1];
+    size_t idx;
+    unlink_begin(&r, &f->plan, &o);
+    int lowest = dup(0); /* the lowest free descriptor: the mount's */
+    assert_true(lowest >= 0);
+    close(lowest);
+    struct rlimit old, tight;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    tight = old;
+    tight.rlim_cur = (rlim_t)lowest + 1;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &tight), 0);
+    bool stepped = unlink_step(&r, &res[0], &idx);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    assert_true(stepped);
+    assert_int_equal(res[0].outcome, UNLINK_REFUSED);
+    assert_int_equal(res[0].err, EMFILE);
+    assert_true(exists(f, "x"));
+    unlink_end(&r);
+}
+
 /* In a --pid view, once the watched process is gone (or its pid is
  * another's), nothing is done below its root: it is no longer the root
  * scanned. */
@@ -524,6 +554,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_replaced_gone_owner_dry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nested_and_planned_refusal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mount_changed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_out_of_descriptors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pause_hook, setup, teardown),
         cmocka_unit_test_setup_teardown(test_watched_process_gone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_watched_process_unknown, setup, teardown),
