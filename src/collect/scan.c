@@ -38,22 +38,18 @@ static void mount_facts(const struct sysroot *sys, const struct mountinfo *mi,
 /* Is the watched process still the one first seen? sysroot_pid_check
  * answers by the pidfd where there is one: a newcomer that takes the pid
  * within the same clock tick has the same start time. Once it is gone, the
- * pid's stat tells whether another process has it now. */
-static enum scan_target check_target(const struct sysroot *sys)
+ * pid's stat tells whether another process has it now. 0 while it is (or
+ * cannot be told otherwise: the reads that follow will say); else -ESRCH,
+ * with s->target_state and a warning saying what became of it, so that the
+ * scan stands on its own. */
+static int check_target(const struct sysroot *sys, struct scan *s)
 {
-    if (sys->pid <= 0 || !sys->pid_start)
-        return SCAN_TARGET_OK;
-    if (sysroot_pid_check(sys) != 0)
-        return SCAN_TARGET_OK; /* alive, or unreadable: the reads that follow will say */
     unsigned long long start;
-    return sysroot_start_time(sys->proc, sys->pid, &start) == 0 ? SCAN_TARGET_REPLACED
-                                                                : SCAN_TARGET_EXITED;
-}
-
-/* The scan's answer when the watched process has gone: a warning says so,
- * like every other failure, so that the scan stands on its own. */
-static int target_lost(struct scan *s)
-{
+    if (sys->pid <= 0 || !sys->pid_start || sysroot_pid_check(sys) != 0)
+        return 0;
+    s->target_state = sysroot_start_time(sys->proc, sys->pid, &start) == 0
+                          ? SCAN_TARGET_REPLACED
+                          : SCAN_TARGET_EXITED;
     warn_add(&s->warn, "pid %d %s", (int)s->target_pid,
              s->target_state == SCAN_TARGET_REPLACED
                  ? "has exited (its pid now belongs to another process)"
@@ -174,9 +170,8 @@ static int read_mountinfos(struct scan_ctx *c, struct scan *s)
     rc = mountinfo_read(c->sys->proc, path, &c->target_mi);
     if (rc < 0) {
         /* Gone in the meantime, or not ours to read. */
-        s->target_state = check_target(c->sys);
-        if (s->target_state != SCAN_TARGET_OK)
-            return target_lost(s);
+        if (check_target(c->sys, s) < 0)
+            return -ESRCH;
         warn_add(&s->warn, "cannot read the namespaces of pid %d: %s", (int)s->target_pid,
                  strerror(-rc));
         return rc;
@@ -256,13 +251,8 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     clock_gettime(CLOCK_REALTIME, &s->time);
     double t0 = clock_now();
 
-    int rc = 0;
-    s->target_state = check_target(c.sys);
-    if (s->target_state != SCAN_TARGET_OK) {
-        rc = target_lost(s);
-        goto out;
-    }
-    if ((rc = read_mountinfos(&c, s)) < 0)
+    int rc = check_target(c.sys, s);
+    if (rc < 0 || (rc = read_mountinfos(&c, s)) < 0)
         goto out;
     c.list_rc = walk_list(c.sys->proc, &c.pids, &c.npids);
     find_mounts(&c, s);
@@ -276,11 +266,8 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     finish(&c, s);
     /* Still the same process at the end: what was read through its pid
      * was its, not a newcomer's that took the pid meanwhile. */
-    s->target_state = check_target(c.sys);
-    if (s->target_state != SCAN_TARGET_OK) {
-        rc = target_lost(s);
+    if ((rc = check_target(c.sys, s)) < 0)
         goto out;
-    }
     s->duration_s = clock_now() - t0;
     scan_beacon_at(o->beacon, SCAN_IDLE, 0, -1);
 out:
