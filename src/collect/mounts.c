@@ -104,20 +104,6 @@ bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
     return true;
 }
 
-/* statvfs of the mount point below root: through an O_PATH fd, which needs
- * no read permission on the directory, as statvfs of a path does not. */
-static int statvfs_at(const struct sysroot *sys, const char *path, struct statvfs *sv)
-{
-    int fd = sysroot_open_below(sys, path, O_PATH | O_DIRECTORY);
-    if (fd < 0)
-        return -1;
-    int rc = fstatvfs(fd, sv);
-    int err = errno;
-    close(fd);
-    errno = err;
-    return rc;
-}
-
 void mounts_set_statvfs(struct shm_mount *m, const struct statvfs *sv)
 {
     uint64_t frsize = sv->f_frsize ? sv->f_frsize : sv->f_bsize;
@@ -140,16 +126,21 @@ bool mounts_btime(int fd, struct timespec *btime)
     return true;
 }
 
+/* statvfs of the mount point below root: through an O_PATH fd, which needs
+ * no read permission on the directory, as statvfs of a path does not. */
 static void statfs_mount(const struct sysroot *sys, struct shm_mount *m)
 {
     struct statvfs sv;
-    if (statvfs_at(sys, m->path, &sv) != 0) {
+    int fd = sysroot_open_below(sys, m->path, O_PATH | O_DIRECTORY);
+    if (fd >= 0 && fstatvfs(fd, &sv) == 0) {
+        mounts_set_statvfs(m, &sv);
+    } else {
         m->stat_ok = false;
         m->stat_err = errno;
         m->size = m->used = m->avail = m->inodes = m->inodes_free = 0; /* never a stale figure */
-        return;
     }
-    mounts_set_statvfs(m, &sv);
+    if (fd >= 0)
+        close(fd);
 }
 
 void mounts_refresh(const struct sysroot *sys, struct mount_list *ml)
