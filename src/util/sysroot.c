@@ -85,19 +85,14 @@ static int open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid, bo
         return -ESRCH;
     unsigned long long start;
     int rc = sysroot_start_time(host->proc, pid, &start);
-    if (rc < 0) {
-        if (pidfd >= 0)
-            close(pidfd);
-        return rc;
-    }
+    if (rc < 0)
+        goto fail;
     char name[32];
     pid_file_name(name, pid, "root");
     int root = openat(host->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (root < 0 && !(root_optional && (errno == EACCES || errno == EPERM))) {
-        int err = errno;
-        if (pidfd >= 0)
-            close(pidfd);
-        return err == ENOENT ? -ESRCH : -err;
+        rc = errno == ENOENT ? -ESRCH : -errno;
+        goto fail;
     }
     r->proc = fcntl(host->proc, F_DUPFD_CLOEXEC, 0);
     r->host = fcntl(host->host, F_DUPFD_CLOEXEC, 0);
@@ -110,17 +105,16 @@ static int open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid, bo
         r->pidfd_pid = pid;
         r->pidfd_start = start;
     }
-    if (r->proc < 0 || r->host < 0) {
-        rc = -errno;
-        sysroot_close(r);
-        return rc;
-    }
     /* Opened after the start time was read: if the pid was reused in
      * between, the root may be the newcomer's; check again (a check that
      * cannot be made, out of fds say, is that error, not an exit). */
-    rc = sysroot_pid_verify(r);
+    rc = r->proc < 0 || r->host < 0 ? -errno : sysroot_pid_verify(r);
     if (rc < 0)
         sysroot_close(r);
+    return rc;
+fail:
+    if (pidfd >= 0)
+        close(pidfd);
     return rc;
 }
 
