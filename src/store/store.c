@@ -165,32 +165,24 @@ static void make_parents(const char *path)
 static int open_dir(const char *dir, const char *shown, char *msg, size_t n)
 {
     make_parents(dir);
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        int err = errno;
-        say(msg, n, "cannot make %s: %s", shown, strerror(err));
-        return -err;
-    }
     struct stat st;
-    if (lstat(dir, &st) != 0) {
-        int err = errno;
-        say(msg, n, "%s: %s", shown, strerror(err));
-        return -err;
-    }
-    if (S_ISLNK(st.st_mode)) {
+    int rc = 0, dfd = -1;
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        rc = -errno;
+        say(msg, n, "cannot make %s: %s", shown, strerror(-rc));
+    } else if (lstat(dir, &st) != 0) {
+        rc = -errno;
+        say(msg, n, "%s: %s", shown, strerror(-rc));
+    } else if (S_ISLNK(st.st_mode)) {
         say(msg, n, "%s: %s", shown, safefile_strerror(SAFEFILE_ESYMLINK));
-        return -ELOOP;
-    }
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dfd < 0) {
-        int err = errno;
+        rc = -ELOOP;
+    } else if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+        rc = -errno;
         say(msg, n, "%s: %s", shown,
-            err == ENOTDIR ? "refused: not a directory"
-            : err == ELOOP ? safefile_strerror(SAFEFILE_ESYMLINK)
-                           : strerror(err));
-        return -err;
-    }
-    int rc = 0;
-    if (fstat(dfd, &st) != 0) {
+            rc == -ENOTDIR ? "refused: not a directory"
+            : rc == -ELOOP ? safefile_strerror(SAFEFILE_ESYMLINK)
+                           : strerror(-rc));
+    } else if (fstat(dfd, &st) != 0) {
         rc = -errno;
         say(msg, n, "%s: %s", shown, strerror(-rc));
     } else if (st.st_uid != geteuid()) {
@@ -203,7 +195,8 @@ static int open_dir(const char *dir, const char *shown, char *msg, size_t n)
     }
     if (rc == 0)
         return dfd;
-    close(dfd);
+    if (dfd >= 0)
+        close(dfd);
     return rc;
 }
 
