@@ -63,13 +63,6 @@ static bool u32_until(const char **s, char stop, unsigned *out)
     return true;
 }
 
-/* "MAJ:MIN" as mountinfo writes a device (decimal). mountinfo is read once
- * per mount namespace, and --all on a node reads dozens: no sscanf. */
-static bool devno_parse(const char *s, unsigned *major, unsigned *minor)
-{
-    return u32_until(&s, ':', major) && u32_until(&s, '\0', minor);
-}
-
 bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
 {
     /* 36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue */
@@ -78,9 +71,11 @@ bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
     char *root = next_field(&cur), *mp = next_field(&cur), *opts = next_field(&cur);
     if (!id || !parent || !devno || !root || !mp || !opts)
         return false;
-    const char *ids = id, *parents = parent;
+    /* The device as "MAJ:MIN" (decimal). mountinfo is read once per mount
+     * namespace, and --all on a node reads dozens: no sscanf. */
+    const char *ids = id, *parents = parent, *dev = devno;
     if (!u32_until(&ids, '\0', &e->id) || !u32_until(&parents, '\0', &e->parent) ||
-        !devno_parse(devno, &e->major, &e->minor))
+        !u32_until(&dev, ':', &e->major) || !u32_until(&dev, '\0', &e->minor))
         return false;
     char *f;
     e->propagates = false;
