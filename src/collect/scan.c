@@ -15,26 +15,6 @@
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
-/* What the watched mountinfo says of each mount's propagation, and when its
- * tmpfs was made (the birth time of its root: statx, Linux 5.18+). */
-static void mount_facts(const struct sysroot *sys, const struct mountinfo *mi,
-                        const struct mount_list *ml, struct nsmap *ns)
-{
-    for (size_t i = 0; i < ml->n; i++) {
-        const struct shm_mount *mt = &ml->items[i];
-        struct mount_reach *r = &ns->reach[i];
-        for (size_t k = 0; k < mi->n; k++)
-            if (makedev(mi->items[k].major, mi->items[k].minor) == mt->dev &&
-                mi->items[k].propagates)
-                r->propagates = true;
-        int fd = sysroot_open_below(sys, mt->path, O_PATH | O_NOFOLLOW);
-        if (fd < 0)
-            continue;
-        r->btime_ok = mounts_btime(fd, &r->btime);
-        close(fd);
-    }
-}
-
 /* Is the watched process still the one first seen? sysroot_pid_check
  * answers by the pidfd where there is one: a newcomer that takes the pid
  * within the same clock tick has the same start time. Once it is gone, the
@@ -87,9 +67,24 @@ static void watched_find(struct scan_ctx *c, struct scan *s)
     mounts_collect(c->sys, c->mi, c->o->mounts, c->o->nmounts, &s->mounts, &s->warn);
 }
 
+/* What the watched mountinfo says of each mount's propagation, and when its
+ * tmpfs was made (the birth time of its root: statx, Linux 5.18+). */
 static void watched_facts(struct scan_ctx *c, struct scan *s)
 {
-    mount_facts(c->sys, c->mi, &s->mounts, &s->ns);
+    const struct mountinfo *mi = c->mi;
+    for (size_t i = 0; i < s->mounts.n; i++) {
+        const struct shm_mount *mt = &s->mounts.items[i];
+        struct mount_reach *r = &s->ns.reach[i];
+        for (size_t k = 0; k < mi->n; k++)
+            if (makedev(mi->items[k].major, mi->items[k].minor) == mt->dev &&
+                mi->items[k].propagates)
+                r->propagates = true;
+        int fd = sysroot_open_below(c->sys, mt->path, O_PATH | O_NOFOLLOW);
+        if (fd < 0)
+            continue;
+        r->btime_ok = mounts_btime(fd, &r->btime);
+        close(fd);
+    }
 }
 
 static void watched_list(struct scan_ctx *c, struct scan *s)
