@@ -316,7 +316,7 @@ static void record_stall(struct loop *L, const struct scan *s)
 static void open_sources(struct loop *L)
 {
     struct event_list off = {0};
-    evwatch_open(&L->ew, &L->sys, clock_wall(), &off);
+    evwatch_open(&L->ew, &L->sys, &off);
     for (size_t i = 0; i < off.n; i++)
         source_off(L, off.items[i].detail);
     event_list_free(&off);
