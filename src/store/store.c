@@ -397,23 +397,19 @@ int store_write(struct store *st, double t, const char *line, size_t len, char *
         char oldest[STORE_NAME_MAX] = ""; /* the file drop_oldest drops */
         if (st->nfiles)
             snprintf(oldest, sizeof(oldest), "%s", st->files[0].name);
-        if (!drop_oldest(st)) {
+        if (!drop_oldest(st))
             say(msg, n, "%s: disk full, and no older file to drop: a record lost", st->dir);
-            return rc;
-        }
-        rc = append(st, t);
-        if (rc < 0) {
+        else if ((rc = append(st, t)) < 0)
             say(msg, n, "%s: disk full: dropped the oldest file, %s, and still no room: a record lost",
                 st->dir, oldest);
-            return rc;
-        }
-        say(msg, n, "%s: disk full: dropped the oldest file, %s, to write", st->dir, oldest);
+        else
+            say(msg, n, "%s: disk full: dropped the oldest file, %s, to write", st->dir, oldest);
     } else if (rc < 0) {
         say(msg, n, "%s: cannot write: %s", st->dir, strerror(-rc));
-        return rc;
     }
-    prune(st, t);
-    return 0;
+    if (rc == 0)
+        prune(st, t);
+    return rc;
 }
 
 void store_close(struct store *st)
