@@ -9,13 +9,9 @@
 #include "watch.h"
 
 #include <errno.h>
-#include <poll.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "collect/scan.h"
@@ -25,7 +21,6 @@
 #include "model/events.h"
 #include "model/history.h"
 #include "model/model.h"
-#include "report/jsonw.h"
 #include "report/report.h"
 #include "store/store.h"
 #include "util/buf.h"

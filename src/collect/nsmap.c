@@ -1,7 +1,6 @@
 #include "collect/nsmap.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>

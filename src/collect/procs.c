@@ -1,8 +1,6 @@
 #include "collect/procs.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -10,7 +9,6 @@
 
 #include "collect/containers.h"
 #include "collect/walk.h"
-#include "util/buf.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"
