@@ -179,7 +179,6 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
     if (rc < 0) {
         /* Unreadable: the namespace may show any watched mount, and counts
          * as showing them all (a pid then proves less, never more). */
-        s->err = -rc;
         m->unread++;
         memset(s->sees, NSMAP_SHOWS | NSMAP_AT_SHM, m->ndevs);
     } else {
