@@ -26,8 +26,9 @@ void proc_exits_free(struct proc_exits *x)
     x->n = x->cap = 0;
 }
 
-/* One connector message of n bytes at p: appends an exit; an
- * acknowledgement's error into *ack_err (when ack_err is not NULL). */
+/* One connector message of n bytes at p: appends an exit (dropped when out
+ * is NULL); an acknowledgement's error into *ack_err (when ack_err is not
+ * NULL). */
 static size_t parse_cn(const unsigned char *p, size_t n, struct proc_exits *out, int *ack_err)
 {
     struct cn_msg cn;
@@ -61,7 +62,7 @@ static size_t parse_cn(const unsigned char *p, size_t n, struct proc_exits *out,
         .exit_signal = (int)ev.event_data.exit.exit_signal,
         .timestamp_ns = ev.timestamp_ns,
     };
-    if (e.pid <= 0)
+    if (e.pid <= 0 || !out)
         return 0;
     *VEC_PUSH(out->items, out->n, out->cap) = e;
     return 1;
@@ -164,7 +165,6 @@ int proccn_open(char *why, size_t n)
     double until = clock_now() + 0.25;
     int ack = -1;
     unsigned char buf[8192];
-    struct proc_exits scratch = {0};
     while (ack < 0) {
         double left = until - clock_now();
         if (left <= 0)
@@ -176,9 +176,8 @@ int proccn_open(char *why, size_t n)
         if (got < 0 && errno != EAGAIN && errno != EINTR && errno != ENOBUFS)
             break;
         if (got > 0)
-            parse(buf, (size_t)got, &scratch, &ack);
+            parse(buf, (size_t)got, NULL, &ack);
     }
-    proc_exits_free(&scratch);
     if (ack != 0) {
         if (ack > 0)
             snprintf(why, n,
