@@ -24,9 +24,7 @@ void procs_sort(struct proc_list *pl)
 const struct proc *procs_find(const struct proc_list *pl, pid_t pid)
 {
     struct proc key = {.pid = pid};
-    if (!pl->n)
-        return NULL;
-    return bsearch(&key, pl->items, pl->n, sizeof(*pl->items), cmp_pid);
+    return pl->n ? bsearch(&key, pl->items, pl->n, sizeof(*pl->items), cmp_pid) : NULL;
 }
 
 static int cmp_nspid(const void *a, const void *b)
