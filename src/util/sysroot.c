@@ -275,21 +275,13 @@ int sysroot_fd_room(const struct sysroot *r)
 
 void sysroot_close(struct sysroot *r)
 {
-    int *fds[3] = {&r->proc, &r->host, &r->root};
-    for (int i = 0; i < 3; i++) {
-        if (*fds[i] >= 0)
-            close(*fds[i]);
-        *fds[i] = -1;
-    }
-    if (r->pidfd > 0)
-        close(r->pidfd);
-    r->pidfd = -1;
-    r->pidfd_pid = 0;
-    r->pidfd_start = 0;
-    r->pid = 0;
-    r->pid_start = 0;
-    r->via = NULL;
-    r->err = 0;
+    int fds[4] = {r->proc, r->host, r->root, r->pidfd > 0 ? r->pidfd : -1};
+    for (int i = 0; i < 4; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    int live = r->live; /* what its proc was is left as it is */
+    *r = SYSROOT_NONE;
+    r->live = live;
 }
 
 const char *sysroot_proc_shown(const struct sysroot *r)
