@@ -9,13 +9,9 @@
 #include "watch.h"
 
 #include <errno.h>
-#include <poll.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "collect/scan.h"
@@ -25,7 +21,6 @@
 #include "model/events.h"
 #include "model/history.h"
 #include "model/model.h"
-#include "report/jsonw.h"
 #include "report/report.h"
 #include "store/store.h"
 #include "util/buf.h"
@@ -316,7 +311,7 @@ static void record_stall(struct loop *L, const struct scan *s)
 static void open_sources(struct loop *L)
 {
     struct event_list off = {0};
-    evwatch_open(&L->ew, &L->sys, clock_wall(), &off);
+    evwatch_open(&L->ew, &L->sys, &off);
     for (size_t i = 0; i < off.n; i++)
         source_off(L, off.items[i].detail);
     event_list_free(&off);

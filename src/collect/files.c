@@ -53,17 +53,26 @@ static void fill(struct shm_file *f, const struct stat *st)
     f->stat_pending = false;
 }
 
-/* Lists dirfd (which it closes) below prefix ("" at the mount's top). With
- * tmpfs_dev (the device of a tmpfs mount), at its top (depth 0) regular
- * files are taken from their entries and stat'ed later (files_finish), and
- * at any depth an entry on another device (a file system mounted inside
- * it) is neither listed nor entered: its stat, answered from what the
- * kernel holds (stat_nowait), never waits on that file system. */
-static void list_dir(int dirfd, size_t mount, dev_t mount_dev, const char *mpath,
-                     const char *prefix, int depth, const dev_t *tmpfs_dev, struct file_list *out,
-                     struct warnings *w)
+/* A new entry of mount at the list's end, named name. */
+static struct shm_file *add_file(struct file_list *out, size_t mount, const char *name)
 {
-    const dev_t *defer_dev = depth == 0 ? tmpfs_dev : NULL;
+    struct shm_file *f = VEC_PUSH(out->items, out->n, out->cap);
+    f->mount = mount;
+    f->name = files_name(out, name);
+    return f;
+}
+
+/* Lists dirfd (which it closes), a directory of mount ml->items[mount],
+ * below prefix ("" at the mount's top). On a tmpfs, at its top (depth 0)
+ * regular files are taken from their entries and stat'ed later
+ * (files_finish), and at any depth an entry on another device (a file
+ * system mounted inside it) is neither listed nor entered: its stat,
+ * answered from what the kernel holds (stat_nowait), never waits on that
+ * file system. */
+static void list_dir(int dirfd, const struct mount_list *ml, size_t mount, bool tmpfs,
+                     const char *prefix, int depth, struct file_list *out, struct warnings *w)
+{
+    const struct shm_mount *m = &ml->items[mount];
     DIR *d = fdopendir(dirfd);
     if (!d) {
         close(dirfd);
@@ -75,11 +84,9 @@ static void list_dir(int dirfd, size_t mount, dev_t mount_dev, const char *mpath
     while ((de = readdir(d))) {
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
             continue;
-        if (defer_dev && de->d_type == DT_REG) {
-            struct shm_file *f = VEC_PUSH(out->items, out->n, out->cap);
-            f->mount = mount;
-            f->name = files_name(out, de->d_name);
-            f->dev = *defer_dev;
+        if (tmpfs && depth == 0 && de->d_type == DT_REG) {
+            struct shm_file *f = add_file(out, mount, de->d_name);
+            f->dev = m->dev;
             f->ino = de->d_ino;
             f->type = FT_REGULAR;
             f->stat_pending = true;
@@ -89,15 +96,15 @@ static void list_dir(int dirfd, size_t mount, dev_t mount_dev, const char *mpath
         bool full;
         if (stat_nowait(dirfd, de->d_name, AT_SYMLINK_NOFOLLOW, &st, &full) != 0)
             continue; /* removed between readdir and stat */
-        if (tmpfs_dev && st.st_dev != *tmpfs_dev) {
-            warn_add(w, "%s: a file system mounted inside it was not listed", mpath);
+        if (tmpfs && st.st_dev != m->dev) {
+            warn_add(w, "%s: a file system mounted inside it was not listed", m->path);
             continue;
         }
         if (!full && fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
         buf_reset(&name);
         buf_printf(&name, "%s%s", prefix, de->d_name);
-        if (S_ISDIR(st.st_mode) && depth == 0 && st.st_dev == mount_dev) {
+        if (S_ISDIR(st.st_mode) && depth == 0 && st.st_dev == m->dev) {
             struct shm_dir *dd = VEC_PUSH(out->dirs, out->ndirs, out->dirs_cap);
             dd->mount = mount;
             dd->name = files_name(out, de->d_name);
@@ -108,31 +115,25 @@ static void list_dir(int dirfd, size_t mount, dev_t mount_dev, const char *mpath
         }
         if (S_ISDIR(st.st_mode)) {
             if (depth >= FILES_MAX_DEPTH) {
-                warn_add(w, "%s: directories deeper than %d levels were not listed", mpath,
+                warn_add(w, "%s: directories deeper than %d levels were not listed", m->path,
                          FILES_MAX_DEPTH);
                 continue;
             }
             int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (sub < 0) {
-                warn_add(w, "%s: a subdirectory could not be opened: %s", mpath, strerror(errno));
+                warn_add(w, "%s: a subdirectory could not be opened: %s", m->path,
+                         strerror(errno));
                 continue;
             }
+            /* A folder that is one segment: listed itself, then its files. */
             if (depth == 0 && strncmp(de->d_name, FILES_FOLDER_PREFIX,
-                                      sizeof(FILES_FOLDER_PREFIX) - 1) == 0) {
-                /* A folder that is one segment: listed itself, then its files. */
-                struct shm_file *f = VEC_PUSH(out->items, out->n, out->cap);
-                f->mount = mount;
-                f->name = files_name(out, name.data);
-                fill(f, &st);
-            }
+                                      sizeof(FILES_FOLDER_PREFIX) - 1) == 0)
+                fill(add_file(out, mount, name.data), &st);
             buf_addc(&name, '/');
-            list_dir(sub, mount, mount_dev, mpath, name.data, depth + 1, tmpfs_dev, out, w);
+            list_dir(sub, ml, mount, tmpfs, name.data, depth + 1, out, w);
             continue;
         }
-        struct shm_file *f = VEC_PUSH(out->items, out->n, out->cap);
-        f->mount = mount;
-        f->name = files_name(out, name.data);
-        fill(f, &st);
+        fill(add_file(out, mount, name.data), &st);
     }
     buf_free(&name);
     closedir(d);
@@ -151,8 +152,7 @@ void files_collect(const struct sysroot *sys, struct mount_list *ml, struct file
         m->listed = true;
         /* Only tmpfs is known to give the inode's own number in an entry
          * (an overlay, say, need not). */
-        bool defer = strcmp(m->fstype, "tmpfs") == 0;
-        list_dir(fd, i, m->dev, m->path, "", 0, defer ? &m->dev : NULL, out, w);
+        list_dir(fd, ml, i, strcmp(m->fstype, "tmpfs") == 0, "", 0, out, w);
     }
 }
 

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdint.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -63,13 +62,6 @@ static bool u32_until(const char **s, char stop, unsigned *out)
     return true;
 }
 
-/* "MAJ:MIN" as mountinfo writes a device (decimal). mountinfo is read once
- * per mount namespace, and --all on a node reads dozens: no sscanf. */
-static bool devno_parse(const char *s, unsigned *major, unsigned *minor)
-{
-    return u32_until(&s, ':', major) && u32_until(&s, '\0', minor);
-}
-
 bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
 {
     /* 36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue */
@@ -78,9 +70,11 @@ bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
     char *root = next_field(&cur), *mp = next_field(&cur), *opts = next_field(&cur);
     if (!id || !parent || !devno || !root || !mp || !opts)
         return false;
-    const char *ids = id, *parents = parent;
+    /* The device as "MAJ:MIN" (decimal). mountinfo is read once per mount
+     * namespace, and --all on a node reads dozens: no sscanf. */
+    const char *ids = id, *parents = parent, *dev = devno;
     if (!u32_until(&ids, '\0', &e->id) || !u32_until(&parents, '\0', &e->parent) ||
-        !devno_parse(devno, &e->major, &e->minor))
+        !u32_until(&dev, ':', &e->major) || !u32_until(&dev, '\0', &e->minor))
         return false;
     char *f;
     e->propagates = false;
@@ -102,20 +96,6 @@ bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
     e->options = opts;
     e->super_opts = super ? super : "";
     return true;
-}
-
-/* statvfs of the mount point below root: through an O_PATH fd, which needs
- * no read permission on the directory, as statvfs of a path does not. */
-static int statvfs_at(const struct sysroot *sys, const char *path, struct statvfs *sv)
-{
-    int fd = sysroot_open_below(sys, path, O_PATH | O_DIRECTORY);
-    if (fd < 0)
-        return -1;
-    int rc = fstatvfs(fd, sv);
-    int err = errno;
-    close(fd);
-    errno = err;
-    return rc;
 }
 
 void mounts_set_statvfs(struct shm_mount *m, const struct statvfs *sv)
@@ -140,16 +120,21 @@ bool mounts_btime(int fd, struct timespec *btime)
     return true;
 }
 
+/* statvfs of the mount point below root: through an O_PATH fd, which needs
+ * no read permission on the directory, as statvfs of a path does not. */
 static void statfs_mount(const struct sysroot *sys, struct shm_mount *m)
 {
     struct statvfs sv;
-    if (statvfs_at(sys, m->path, &sv) != 0) {
+    int fd = sysroot_open_below(sys, m->path, O_PATH | O_DIRECTORY);
+    if (fd >= 0 && fstatvfs(fd, &sv) == 0) {
+        mounts_set_statvfs(m, &sv);
+    } else {
         m->stat_ok = false;
         m->stat_err = errno;
         m->size = m->used = m->avail = m->inodes = m->inodes_free = 0; /* never a stale figure */
-        return;
     }
-    mounts_set_statvfs(m, &sv);
+    if (fd >= 0)
+        close(fd);
 }
 
 void mounts_refresh(const struct sysroot *sys, struct mount_list *ml)

@@ -1,7 +1,6 @@
 #include "collect/nsmap.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -170,21 +169,16 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
     struct mntns_seen *s = find(m, mntns);
     if (s)
         return s;
+    struct mountinfo mi = {0};
+    int rc = m->ndevs ? mountinfo_read(piddir, "mountinfo", &mi) : 0;
+    if (rc == -ENOENT || rc == -ESRCH)
+        return NULL; /* the member exited meanwhile (mi is empty): the next member met reads it */
     s = VEC_PUSH(m->ns, m->nns, m->nscap);
     s->mntns = mntns;
     s->sees = xcalloc(m->ndevs, 1);
-    struct mountinfo mi = {0};
-    int rc = m->ndevs ? mountinfo_read(piddir, "mountinfo", &mi) : 0;
-    if (rc == -ENOENT || rc == -ESRCH) {
-        /* The member exited meanwhile: the next member met reads it. */
-        free(s->sees);
-        m->nns--;
-        return NULL;
-    }
     if (rc < 0) {
         /* Unreadable: the namespace may show any watched mount, and counts
          * as showing them all (a pid then proves less, never more). */
-        s->err = -rc;
         m->unread++;
         memset(s->sees, NSMAP_SHOWS | NSMAP_AT_SHM, m->ndevs);
     } else {

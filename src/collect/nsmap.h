@@ -35,7 +35,6 @@ enum {
 /* One distinct mount namespace met in the walk. */
 struct mntns_seen {
     unsigned long mntns;
-    int err;             /* 0, or the errno that kept its mountinfo unread */
     unsigned char *sees; /* per watched device: NSMAP_* bits, 0 when this namespace
                           * does not mount it (NULL until nsmap_watch for one added
                           * before it) */

@@ -26,8 +26,9 @@ void proc_exits_free(struct proc_exits *x)
     x->n = x->cap = 0;
 }
 
-/* One connector message of n bytes at p: appends an exit; an
- * acknowledgement's error into *ack_err (when ack_err is not NULL). */
+/* One connector message of n bytes at p: appends an exit (dropped when out
+ * is NULL); an acknowledgement's error into *ack_err (when ack_err is not
+ * NULL). */
 static size_t parse_cn(const unsigned char *p, size_t n, struct proc_exits *out, int *ack_err)
 {
     struct cn_msg cn;
@@ -61,7 +62,7 @@ static size_t parse_cn(const unsigned char *p, size_t n, struct proc_exits *out,
         .exit_signal = (int)ev.event_data.exit.exit_signal,
         .timestamp_ns = ev.timestamp_ns,
     };
-    if (e.pid <= 0)
+    if (e.pid <= 0 || !out)
         return 0;
     *VEC_PUSH(out->items, out->n, out->cap) = e;
     return 1;
@@ -92,10 +93,11 @@ size_t proccn_parse(const void *buf, size_t len, struct proc_exits *out)
     return parse(buf, len, out, NULL);
 }
 
-/* A request to the connector: op alone (every event), or with
- * event_type (the kernel's filter since Linux 6.6, struct proc_input: only
- * those events reach this socket; an older kernel ignores the request). */
-static int send_op(int fd, uint32_t op, uint32_t event_type, bool filter)
+/* A request to the connector: op alone (event_type 0: every event), or
+ * with event_type (the kernel's filter since Linux 6.6, struct proc_input:
+ * only those events reach this socket; an older kernel ignores the
+ * request). */
+static int send_op(int fd, uint32_t op, uint32_t event_type)
 {
     struct {
         struct nlmsghdr h;
@@ -103,7 +105,7 @@ static int send_op(int fd, uint32_t op, uint32_t event_type, bool filter)
         uint32_t op, event_type;
     } __attribute__((packed)) msg;
     memset(&msg, 0, sizeof(msg));
-    size_t len = filter ? 2 * sizeof(uint32_t) : sizeof(uint32_t);
+    size_t len = event_type ? 2 * sizeof(uint32_t) : sizeof(uint32_t);
     msg.h.nlmsg_len = (uint32_t)(sizeof(msg.h) + sizeof(msg.cn) + len);
     msg.h.nlmsg_type = NLMSG_DONE;
     msg.cn.id.idx = CN_IDX_PROC;
@@ -132,22 +134,21 @@ int proccn_open(char *why, size_t n)
         return -e;
     }
     struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC};
+    int rc;
     if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-        int e = errno;
+        rc = -errno;
         snprintf(why, n,
                  "process events are not seen: joining the kernel's process connector needs "
                  "CAP_NET_ADMIN (%s)",
-                 strerror(e));
-        close(fd);
-        return -e;
+                 strerror(-rc));
+        goto fail;
     }
     /* Room for the exits of a busy machine while a scan runs: the socket is
      * read between scans only. */
     int room = 8 << 20;
     if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &room, sizeof(room)) < 0)
         (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &room, sizeof(room));
-    int rc = send_op(fd, PROC_CN_MCAST_LISTEN, 0, false);
-    if (rc < 0) {
+    if ((rc = send_op(fd, PROC_CN_MCAST_LISTEN, 0)) < 0) {
         if (rc == -ECONNREFUSED) /* the connector lives in the initial network namespace */
             snprintf(why, n,
                      "process events are not seen: the kernel's process connector answers only "
@@ -155,8 +156,7 @@ int proccn_open(char *why, size_t n)
         else
             snprintf(why, n, "process events are not seen: cannot subscribe: %s",
                      strerror(-rc));
-        close(fd);
-        return rc;
+        goto fail;
     }
     /* The kernel answers a LISTEN with an acknowledgement; it ignores one
      * from another user or pid namespace, and refuses one without the
@@ -165,7 +165,6 @@ int proccn_open(char *why, size_t n)
     double until = clock_now() + 0.25;
     int ack = -1;
     unsigned char buf[8192];
-    struct proc_exits scratch = {0};
     while (ack < 0) {
         double left = until - clock_now();
         if (left <= 0)
@@ -177,9 +176,8 @@ int proccn_open(char *why, size_t n)
         if (got < 0 && errno != EAGAIN && errno != EINTR && errno != ENOBUFS)
             break;
         if (got > 0)
-            parse(buf, (size_t)got, &scratch, &ack);
+            parse(buf, (size_t)got, NULL, &ack);
     }
-    proc_exits_free(&scratch);
     if (ack != 0) {
         if (ack > 0)
             snprintf(why, n,
@@ -190,13 +188,16 @@ int proccn_open(char *why, size_t n)
             snprintf(why, n,
                      "process events are not seen: the kernel's process connector answers only "
                      "root in the initial user and pid namespaces");
-        close(fd);
-        return ack > 0 ? -ack : -EPERM;
+        rc = ack > 0 ? -ack : -EPERM;
+        goto fail;
     }
     /* Only exits from now on (the acknowledgement above would not have
      * passed this filter, hence the two steps). */
-    (void)send_op(fd, PROC_CN_MCAST_LISTEN, PROC_EVENT_EXIT, true);
+    (void)send_op(fd, PROC_CN_MCAST_LISTEN, PROC_EVENT_EXIT);
     return fd;
+fail:
+    close(fd);
+    return rc;
 }
 
 int proccn_read(int fd, struct proc_exits *out)
@@ -225,7 +226,7 @@ int proccn_read(int fd, struct proc_exits *out)
 void proccn_close(int fd)
 {
     if (fd >= 0) {
-        (void)send_op(fd, PROC_CN_MCAST_IGNORE, 0, false);
+        (void)send_op(fd, PROC_CN_MCAST_IGNORE, 0);
         close(fd);
     }
 }

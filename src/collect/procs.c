@@ -1,8 +1,6 @@
 #include "collect/procs.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,9 +24,7 @@ void procs_sort(struct proc_list *pl)
 const struct proc *procs_find(const struct proc_list *pl, pid_t pid)
 {
     struct proc key = {.pid = pid};
-    if (!pl->n)
-        return NULL;
-    return bsearch(&key, pl->items, pl->n, sizeof(*pl->items), cmp_pid);
+    return pl->n ? bsearch(&key, pl->items, pl->n, sizeof(*pl->items), cmp_pid) : NULL;
 }
 
 static int cmp_nspid(const void *a, const void *b)

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -10,50 +9,25 @@
 
 #include "collect/containers.h"
 #include "collect/walk.h"
-#include "util/buf.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"
 
-/* What the watched mountinfo says of each mount's propagation, and when its
- * tmpfs was made (the birth time of its root: statx, Linux 5.18+). */
-static void mount_facts(const struct sysroot *sys, const struct mountinfo *mi,
-                        const struct mount_list *ml, struct nsmap *ns)
-{
-    for (size_t i = 0; i < ml->n; i++) {
-        const struct shm_mount *mt = &ml->items[i];
-        struct mount_reach *r = &ns->reach[i];
-        for (size_t k = 0; k < mi->n; k++)
-            if (makedev(mi->items[k].major, mi->items[k].minor) == mt->dev &&
-                mi->items[k].propagates)
-                r->propagates = true;
-        int fd = sysroot_open_below(sys, mt->path, O_PATH | O_NOFOLLOW);
-        if (fd < 0)
-            continue;
-        r->btime_ok = mounts_btime(fd, &r->btime);
-        close(fd);
-    }
-}
-
 /* Is the watched process still the one first seen? sysroot_pid_check
  * answers by the pidfd where there is one: a newcomer that takes the pid
  * within the same clock tick has the same start time. Once it is gone, the
- * pid's stat tells whether another process has it now. */
-static enum scan_target check_target(const struct sysroot *sys)
+ * pid's stat tells whether another process has it now. 0 while it is (or
+ * cannot be told otherwise: the reads that follow will say); else -ESRCH,
+ * with s->target_state and a warning saying what became of it, so that the
+ * scan stands on its own. */
+static int check_target(const struct sysroot *sys, struct scan *s)
 {
-    if (sys->pid <= 0 || !sys->pid_start)
-        return SCAN_TARGET_OK;
-    if (sysroot_pid_check(sys) != 0)
-        return SCAN_TARGET_OK; /* alive, or unreadable: the reads that follow will say */
     unsigned long long start;
-    return sysroot_start_time(sys->proc, sys->pid, &start) == 0 ? SCAN_TARGET_REPLACED
-                                                                : SCAN_TARGET_EXITED;
-}
-
-/* The scan's answer when the watched process has gone: a warning says so,
- * like every other failure, so that the scan stands on its own. */
-static int target_lost(struct scan *s)
-{
+    if (sys->pid <= 0 || !sys->pid_start || sysroot_pid_check(sys) != 0)
+        return 0;
+    s->target_state = sysroot_start_time(sys->proc, sys->pid, &start) == 0
+                          ? SCAN_TARGET_REPLACED
+                          : SCAN_TARGET_EXITED;
     warn_add(&s->warn, "pid %d %s", (int)s->target_pid,
              s->target_state == SCAN_TARGET_REPLACED
                  ? "has exited (its pid now belongs to another process)"
@@ -91,9 +65,24 @@ static void watched_find(struct scan_ctx *c, struct scan *s)
     mounts_collect(c->sys, c->mi, c->o->mounts, c->o->nmounts, &s->mounts, &s->warn);
 }
 
+/* What the watched mountinfo says of each mount's propagation, and when its
+ * tmpfs was made (the birth time of its root: statx, Linux 5.18+). */
 static void watched_facts(struct scan_ctx *c, struct scan *s)
 {
-    mount_facts(c->sys, c->mi, &s->mounts, &s->ns);
+    const struct mountinfo *mi = c->mi;
+    for (size_t i = 0; i < s->mounts.n; i++) {
+        const struct shm_mount *mt = &s->mounts.items[i];
+        struct mount_reach *r = &s->ns.reach[i];
+        for (size_t k = 0; k < mi->n; k++)
+            if (makedev(mi->items[k].major, mi->items[k].minor) == mt->dev &&
+                mi->items[k].propagates)
+                r->propagates = true;
+        int fd = sysroot_open_below(c->sys, mt->path, O_PATH | O_NOFOLLOW);
+        if (fd < 0)
+            continue;
+        r->btime_ok = mounts_btime(fd, &r->btime);
+        close(fd);
+    }
 }
 
 static void watched_list(struct scan_ctx *c, struct scan *s)
@@ -174,9 +163,8 @@ static int read_mountinfos(struct scan_ctx *c, struct scan *s)
     rc = mountinfo_read(c->sys->proc, path, &c->target_mi);
     if (rc < 0) {
         /* Gone in the meantime, or not ours to read. */
-        s->target_state = check_target(c->sys);
-        if (s->target_state != SCAN_TARGET_OK)
-            return target_lost(s);
+        if (check_target(c->sys, s) < 0)
+            return -ESRCH;
         warn_add(&s->warn, "cannot read the namespaces of pid %d: %s", (int)s->target_pid,
                  strerror(-rc));
         return rc;
@@ -256,13 +244,8 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     clock_gettime(CLOCK_REALTIME, &s->time);
     double t0 = clock_now();
 
-    int rc = 0;
-    s->target_state = check_target(c.sys);
-    if (s->target_state != SCAN_TARGET_OK) {
-        rc = target_lost(s);
-        goto out;
-    }
-    if ((rc = read_mountinfos(&c, s)) < 0)
+    int rc = check_target(c.sys, s);
+    if (rc < 0 || (rc = read_mountinfos(&c, s)) < 0)
         goto out;
     c.list_rc = walk_list(c.sys->proc, &c.pids, &c.npids);
     find_mounts(&c, s);
@@ -276,11 +259,8 @@ int scan_run(const struct scan_opts *o, struct scan *s)
     finish(&c, s);
     /* Still the same process at the end: what was read through its pid
      * was its, not a newcomer's that took the pid meanwhile. */
-    s->target_state = check_target(c.sys);
-    if (s->target_state != SCAN_TARGET_OK) {
-        rc = target_lost(s);
+    if ((rc = check_target(c.sys, s)) < 0)
         goto out;
-    }
     s->duration_s = clock_now() - t0;
     scan_beacon_at(o->beacon, SCAN_IDLE, 0, -1);
 out:

@@ -24,9 +24,9 @@ static double wall_of_mono(uint64_t ns)
     return clock_wall() - (ago > 0 ? ago : 0);
 }
 
-void evwatch_open(struct evwatch *w, const struct sysroot *sys, double now_wall,
-                  struct event_list *off)
+void evwatch_open(struct evwatch *w, const struct sysroot *sys, struct event_list *off)
 {
+    double now_wall = clock_wall();
     memset(w, 0, sizeof(*w));
     w->sys = sys;
     w->sn.fd = -1;

@@ -36,10 +36,9 @@ struct evwatch {
 };
 
 /* Opens the sources (the connector, inotify) for the scans of sys. A
- * source that cannot be used is an "events_off" recorder event in off, its
- * sentence saying why and what is told without it. */
-void evwatch_open(struct evwatch *w, const struct sysroot *sys, double now_wall,
-                  struct event_list *off);
+ * source that cannot be used is an "events_off" recorder event in off, at
+ * the time of the call, its sentence saying why and what is told without it. */
+void evwatch_open(struct evwatch *w, const struct sysroot *sys, struct event_list *off);
 void evwatch_close(struct evwatch *w);
 
 /* Waits until the monotonic clock reaches until (or ctl, an extra fd, -1

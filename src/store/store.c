@@ -165,32 +165,24 @@ static void make_parents(const char *path)
 static int open_dir(const char *dir, const char *shown, char *msg, size_t n)
 {
     make_parents(dir);
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        int err = errno;
-        say(msg, n, "cannot make %s: %s", shown, strerror(err));
-        return -err;
-    }
     struct stat st;
-    if (lstat(dir, &st) != 0) {
-        int err = errno;
-        say(msg, n, "%s: %s", shown, strerror(err));
-        return -err;
-    }
-    if (S_ISLNK(st.st_mode)) {
+    int rc = 0, dfd = -1;
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        rc = -errno;
+        say(msg, n, "cannot make %s: %s", shown, strerror(-rc));
+    } else if (lstat(dir, &st) != 0) {
+        rc = -errno;
+        say(msg, n, "%s: %s", shown, strerror(-rc));
+    } else if (S_ISLNK(st.st_mode)) {
         say(msg, n, "%s: %s", shown, safefile_strerror(SAFEFILE_ESYMLINK));
-        return -ELOOP;
-    }
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dfd < 0) {
-        int err = errno;
+        rc = -ELOOP;
+    } else if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+        rc = -errno;
         say(msg, n, "%s: %s", shown,
-            err == ENOTDIR ? "refused: not a directory"
-            : err == ELOOP ? safefile_strerror(SAFEFILE_ESYMLINK)
-                           : strerror(err));
-        return -err;
-    }
-    int rc = 0;
-    if (fstat(dfd, &st) != 0) {
+            rc == -ENOTDIR ? "refused: not a directory"
+            : rc == -ELOOP ? safefile_strerror(SAFEFILE_ESYMLINK)
+                           : strerror(-rc));
+    } else if (fstat(dfd, &st) != 0) {
         rc = -errno;
         say(msg, n, "%s: %s", shown, strerror(-rc));
     } else if (st.st_uid != geteuid()) {
@@ -203,7 +195,8 @@ static int open_dir(const char *dir, const char *shown, char *msg, size_t n)
     }
     if (rc == 0)
         return dfd;
-    close(dfd);
+    if (dfd >= 0)
+        close(dfd);
     return rc;
 }
 
@@ -404,23 +397,19 @@ int store_write(struct store *st, double t, const char *line, size_t len, char *
         char oldest[STORE_NAME_MAX] = ""; /* the file drop_oldest drops */
         if (st->nfiles)
             snprintf(oldest, sizeof(oldest), "%s", st->files[0].name);
-        if (!drop_oldest(st)) {
+        if (!drop_oldest(st))
             say(msg, n, "%s: disk full, and no older file to drop: a record lost", st->dir);
-            return rc;
-        }
-        rc = append(st, t);
-        if (rc < 0) {
+        else if ((rc = append(st, t)) < 0)
             say(msg, n, "%s: disk full: dropped the oldest file, %s, and still no room: a record lost",
                 st->dir, oldest);
-            return rc;
-        }
-        say(msg, n, "%s: disk full: dropped the oldest file, %s, to write", st->dir, oldest);
+        else
+            say(msg, n, "%s: disk full: dropped the oldest file, %s, to write", st->dir, oldest);
     } else if (rc < 0) {
         say(msg, n, "%s: cannot write: %s", st->dir, strerror(-rc));
-        return rc;
     }
-    prune(st, t);
-    return 0;
+    if (rc == 0)
+        prune(st, t);
+    return rc;
 }
 
 void store_close(struct store *st)

@@ -511,7 +511,7 @@ struct poller *poller_start(const struct poller_cfg *cfg)
     struct event_list first = {0};
     if (p->cfg.store)
         events_recorder(&first, clock_wall(), "start", "the recorder started");
-    evwatch_open(&p->ew, p->cfg.scan.sys, clock_wall(), &first);
+    evwatch_open(&p->ew, p->cfg.scan.sys, &first);
     take_events(p, &first);
     event_list_free(&first);
     int rc = thread_start(&p->thread, run, p); /* signals stay with the drawing thread */

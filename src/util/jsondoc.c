@@ -189,37 +189,25 @@ static struct jd *grow(struct jd *v, size_t *cap)
     return slot;
 }
 
-static bool object(struct reader *r, struct jd *v)
+/* The members of an object or the elements of an array (v->type says
+ * which), after its opening bracket. */
+static bool members(struct reader *r, struct jd *v)
 {
+    bool obj = v->type == JD_OBJ;
+    char close = obj ? '}' : ']';
     size_t cap = 0;
-    if (eat(r, '}'))
+    if (eat(r, close))
         return true;
     for (;;) {
-        if (!string(r))
+        if (obj && !string(r))
             return false;
         struct jd *slot = grow(v, &cap);
-        v->keys[v->n] = buf_steal(&r->str);
+        if (obj)
+            v->keys[v->n] = buf_steal(&r->str);
         v->n++;
-        if (!eat(r, ':') || !value(r, slot))
+        if ((obj && !eat(r, ':')) || !value(r, slot))
             return false;
-        if (eat(r, '}'))
-            return true;
-        if (!eat(r, ','))
-            return false;
-    }
-}
-
-static bool array(struct reader *r, struct jd *v)
-{
-    size_t cap = 0;
-    if (eat(r, ']'))
-        return true;
-    for (;;) {
-        struct jd *slot = grow(v, &cap);
-        v->n++;
-        if (!value(r, slot))
-            return false;
-        if (eat(r, ']'))
+        if (eat(r, close))
             return true;
         if (!eat(r, ','))
             return false;
@@ -245,9 +233,8 @@ static bool value(struct reader *r, struct jd *v)
             r->too_deep = true;
             return false;
         }
-        bool obj = *r->p++ == '{';
-        v->type = obj ? JD_OBJ : JD_ARR;
-        bool ok = obj ? object(r, v) : array(r, v);
+        v->type = *r->p++ == '{' ? JD_OBJ : JD_ARR;
+        bool ok = members(r, v);
         r->depth--;
         return ok;
     }

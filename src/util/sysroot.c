@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
@@ -85,19 +84,14 @@ static int open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid, bo
         return -ESRCH;
     unsigned long long start;
     int rc = sysroot_start_time(host->proc, pid, &start);
-    if (rc < 0) {
-        if (pidfd >= 0)
-            close(pidfd);
-        return rc;
-    }
+    if (rc < 0)
+        goto fail;
     char name[32];
     pid_file_name(name, pid, "root");
     int root = openat(host->proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (root < 0 && !(root_optional && (errno == EACCES || errno == EPERM))) {
-        int err = errno;
-        if (pidfd >= 0)
-            close(pidfd);
-        return err == ENOENT ? -ESRCH : -err;
+        rc = errno == ENOENT ? -ESRCH : -errno;
+        goto fail;
     }
     r->proc = fcntl(host->proc, F_DUPFD_CLOEXEC, 0);
     r->host = fcntl(host->host, F_DUPFD_CLOEXEC, 0);
@@ -110,17 +104,16 @@ static int open_pid(struct sysroot *r, const struct sysroot *host, pid_t pid, bo
         r->pidfd_pid = pid;
         r->pidfd_start = start;
     }
-    if (r->proc < 0 || r->host < 0) {
-        rc = -errno;
-        sysroot_close(r);
-        return rc;
-    }
     /* Opened after the start time was read: if the pid was reused in
      * between, the root may be the newcomer's; check again (a check that
      * cannot be made, out of fds say, is that error, not an exit). */
-    rc = sysroot_pid_verify(r);
+    rc = r->proc < 0 || r->host < 0 ? -errno : sysroot_pid_verify(r);
     if (rc < 0)
         sysroot_close(r);
+    return rc;
+fail:
+    if (pidfd >= 0)
+        close(pidfd);
     return rc;
 }
 
@@ -282,21 +275,13 @@ int sysroot_fd_room(const struct sysroot *r)
 
 void sysroot_close(struct sysroot *r)
 {
-    int *fds[3] = {&r->proc, &r->host, &r->root};
-    for (int i = 0; i < 3; i++) {
-        if (*fds[i] >= 0)
-            close(*fds[i]);
-        *fds[i] = -1;
-    }
-    if (r->pidfd > 0)
-        close(r->pidfd);
-    r->pidfd = -1;
-    r->pidfd_pid = 0;
-    r->pidfd_start = 0;
-    r->pid = 0;
-    r->pid_start = 0;
-    r->via = NULL;
-    r->err = 0;
+    int fds[4] = {r->proc, r->host, r->root, r->pidfd > 0 ? r->pidfd : -1};
+    for (int i = 0; i < 4; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    int live = r->live; /* what its proc was is left as it is */
+    *r = SYSROOT_NONE;
+    r->live = live;
 }
 
 const char *sysroot_proc_shown(const struct sysroot *r)
