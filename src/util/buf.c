@@ -8,9 +8,7 @@
 
 void buf_init(struct buf *b)
 {
-    b->data = NULL;
-    b->len = 0;
-    b->cap = 0;
+    *b = (struct buf){0};
 }
 
 void buf_free(struct buf *b)
