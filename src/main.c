@@ -72,22 +72,17 @@ int shmwatch_main(int argc, char **argv)
     /* --help and --version read no settings. */
     bool runs = o.mode != MODE_HELP && o.mode != MODE_VERSION;
     struct config cfg;
+    int rc = 2;
     if (runs && settings_load(&o, &cfg, &err) != 0) {
         fprintf(stderr, "shmwatch: %s\n", err);
         free(err);
-        config_free(&cfg);
-        options_free(&o);
-        return 2;
+        goto out;
     }
     watch_catch_signals();
+    if (runs && !mounts_usable(&o, &cfg))
+        goto out;
 
-    if (runs && !mounts_usable(&o, &cfg)) {
-        config_free(&cfg);
-        options_free(&o);
-        return 2;
-    }
-
-    int rc = 0;
+    rc = 0;
     switch (o.mode) {
     case MODE_HELP:
         rc = usage_print(CLI_MAIN);
@@ -123,6 +118,7 @@ int shmwatch_main(int argc, char **argv)
         }
         break;
     }
+out:
     if (runs)
         config_free(&cfg);
     options_free(&o);

@@ -18,9 +18,9 @@
 int cmd_record(int argc, char **argv)
 {
     struct options o;
-    int prc;
-    if (!usage_parse(CLI_RECORD, argc, argv, &o, &prc))
-        return prc;
+    int rc;
+    if (!usage_parse(CLI_RECORD, argc, argv, &o, &rc))
+        return rc;
     if (!o.interval_set)
         o.interval = 10;
     o.interval_set = true;
@@ -28,7 +28,7 @@ int cmd_record(int argc, char **argv)
     o.mode = MODE_JSON;
     struct config cfg;
     char *err = NULL;
-    int rc = 2;
+    rc = 2;
     if (settings_load(&o, &cfg, &err) != 0) {
         fprintf(stderr, "shmwatch record: %s\n", err);
         free(err);

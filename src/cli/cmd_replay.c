@@ -19,14 +19,12 @@ int cmd_replay(int argc, char **argv)
     if (!usage_parse(CLI_REPLAY, argc, argv, &o, &rc))
         return rc;
     struct ui_flags uf = {.theme_given = o.theme != NULL, .replay_at_set = o.at != NULL};
-    if (o.at) {
-        if (!when_parse(o.at, clock_wall(), &uf.replay_at)) {
-            rc = usage_error("replay",
-                             "--at: '%s' is not a time: RFC 3339 (2026-12-05T03:12:07Z), "
-                             "HH:MM[:SS] today or -DUR ago (-10m)",
-                             o.at);
-            goto out;
-        }
+    if (o.at && !when_parse(o.at, clock_wall(), &uf.replay_at)) {
+        rc = usage_error("replay",
+                         "--at: '%s' is not a time: RFC 3339 (2026-12-05T03:12:07Z), "
+                         "HH:MM[:SS] today or -DUR ago (-10m)",
+                         o.at);
+        goto out;
     }
     char dir[4096];
     uf.replay_dir = o.dir ? o.dir : store_default_dir(dir, sizeof(dir));

@@ -20,9 +20,7 @@
 #define TMPFS_MAGIC 0x01021994
 #endif
 
-static int fail(char **err, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char **err, int rc, const char *fmt, ...)
+static __attribute__((format(printf, 3, 4))) int fail(char **err, int rc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

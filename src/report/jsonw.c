@@ -4,10 +4,7 @@
 
 void jw_init(struct jsonw *w, struct buf *out)
 {
-    w->out = out;
-    w->depth = 0;
-    w->first[0] = true;
-    w->sink = NULL;
+    *w = (struct jsonw){.out = out, .first[0] = true};
 }
 
 void jw_stream(struct jsonw *w, FILE *sink)

@@ -8,9 +8,7 @@
 
 void buf_init(struct buf *b)
 {
-    b->data = NULL;
-    b->len = 0;
-    b->cap = 0;
+    *b = (struct buf){0};
 }
 
 void buf_free(struct buf *b)
@@ -50,13 +48,9 @@ void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
     va_copy(ap2, ap);
     char tmp[256];
     int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-    if (n < 0) {
-        va_end(ap2);
-        return;
-    }
-    if ((size_t)n < sizeof(tmp)) {
+    if (n >= 0 && (size_t)n < sizeof(tmp)) {
         buf_add(b, tmp, (size_t)n);
-    } else {
+    } else if (n >= 0) {
         buf_reserve(b, (size_t)n);
         vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
         b->len += (size_t)n;

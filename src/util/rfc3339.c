@@ -66,15 +66,13 @@ bool rfc3339_parse(const char *s, double *t)
         for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
             frac += (*p - '0') * scale;
     }
-    int off = 0;
-    if ((*p == 'Z' || *p == 'z') && !p[1]) {
-        off = 0;
-    } else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
+    int off = 0; /* Z */
+    if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
         int oh, om;
         if (!digits(p + 1, 2, &oh) || !digits(p + 4, 2, &om) || oh > 23 || om > 59)
             return false;
         off = (oh * 60 + om) * 60 * (*p == '-' ? -1 : 1);
-    } else {
+    } else if (!((*p == 'Z' || *p == 'z') && !p[1])) {
         return false;
     }
     int64_t days = days_from_civil(y, (unsigned)mo, (unsigned)d);
