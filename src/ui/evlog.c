@@ -46,7 +46,7 @@ void evlog_free(struct ui *u)
 
 int evlog_lines(const struct ui *u, int room)
 {
-    if (!u->evlog.n || room <= 0)
+    if (room <= 0)
         return 0;
     int want = LINES >= 30 ? 2 : 1;
     want = (size_t)want > u->evlog.n ? (int)u->evlog.n : want;
