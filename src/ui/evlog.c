@@ -46,7 +46,7 @@ void evlog_free(struct ui *u)
 
 int evlog_lines(const struct ui *u, int room)
 {
-    if (!u->evlog.n || room <= 0)
+    if (room <= 0)
         return 0;
     int want = LINES >= 30 ? 2 : 1;
     want = (size_t)want > u->evlog.n ? (int)u->evlog.n : want;
@@ -58,11 +58,10 @@ void evlog_draw(struct ui *u, int y, int lines)
     for (int k = 0; k < lines; k++) {
         const struct poller_event *e = &u->evlog.items[u->evlog.n - 1 - (size_t)k];
         char at[16];
-        ui_local_time(e->t, "%H:%M:%S", at, sizeof(at));
+        ui_local_time(e->t, "%H:%M:%S ", at, sizeof(at));
         attr_t a = term_attr(e->critical ? THEME_verdict_critical : THEME_muted);
         int x = term_put(y + k, 0, COLS, k ? "       " : "Events ", term_attr(THEME_header), false);
         x += term_put(y + k, x, COLS - x, at, a, false);
-        x += term_put(y + k, x, COLS - x, " ", a, false);
         x += term_put_name(y + k, x, COLS - x, e->text, a, true);
         if (!k && x < COLS)
             term_put(y + k, x, COLS - x, "  (e: every event)", term_attr(THEME_muted), true);
@@ -92,8 +91,7 @@ void evlog_page(struct ui *u, struct page *p)
     for (size_t i = u->evlog.n; i-- > 0;) {
         const struct poller_event *e = &u->evlog.items[i];
         char at[24];
-        ui_local_time(e->t, "%H:%M:%S", at, sizeof(at));
-        strcat(at, "  ");
+        ui_local_time(e->t, "%H:%M:%S  ", at, sizeof(at));
         page_add_name(p, e->critical ? THEME_verdict_critical : THEME_normal, 10, at, e->text);
     }
 }

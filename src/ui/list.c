@@ -186,10 +186,9 @@ void list_draw(struct ui *u, int y, int h)
         u->top = u->cursor;
     if (u->cursor >= u->top + (size_t)rows)
         u->top = u->cursor - (size_t)rows + 1;
-    if (u->nrows > (size_t)rows && u->top > u->nrows - (size_t)rows)
-        u->top = u->nrows - (size_t)rows;
-    if (u->nrows <= (size_t)rows)
-        u->top = 0;
+    size_t most = u->nrows > (size_t)rows ? u->nrows - (size_t)rows : 0; /* no blank tail */
+    if (u->top > most)
+        u->top = most;
     for (int i = 0; i < rows && u->top + (size_t)i < u->nrows; i++) {
         size_t k = u->top + (size_t)i;
         draw_row(u, &l, &u->rows[k], y + 1 + i, k == u->cursor);

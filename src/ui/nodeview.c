@@ -140,20 +140,18 @@ size_t ui_ctr_order(const struct ui *u, size_t *order)
     size_t nm = model_nmounts(m), n = 0;
     size_t *mounts = xmalloc(sizeof(*mounts) * nm);
     nm = ui_mount_order(u, mounts);
-    bool host = false;
-    bool *seen = xcalloc(nd->nctrs + 1, sizeof(*seen));
+    bool *seen = xcalloc(nd->nctrs + 1, sizeof(*seen)); /* by ui_ctr_slot */
     for (size_t k = 0; k < nm; k++) { /* each container where its most critical mount is */
         size_t c = ui_mount_ctr(m, mounts[k]);
-        bool *s = c == NODE_HOST ? &host : &seen[c];
-        if (!*s && (c == NODE_HOST || c < nd->nctrs)) {
-            *s = true;
+        if ((c == NODE_HOST || c < nd->nctrs) && !seen[ui_ctr_slot(c)]) {
+            seen[ui_ctr_slot(c)] = true;
             order[n++] = c;
         }
     }
-    if (!host)
+    if (!seen[ui_ctr_slot(NODE_HOST)])
         order[n++] = NODE_HOST; /* the host's processes, even with no mount of its own */
     for (size_t c = 0; c < nd->nctrs; c++)
-        if (!seen[c])
+        if (!seen[ui_ctr_slot(c)])
             order[n++] = c;
     free(seen);
     free(mounts);

@@ -76,10 +76,10 @@ static const struct glyphs ascii_glyphs = {
 };
 
 static struct {
-    bool active, ascii;
+    bool ascii;
     const struct glyphs *g;
     attr_t attr[THEME_NROLES];
-    SCREEN *screen;
+    SCREEN *screen; /* while the terminal is curses' */
     int sigpipe[2];
 } T = {.sigpipe = {-1, -1}, .g = &ascii_glyphs};
 
@@ -101,16 +101,11 @@ static void on_fatal(int sig)
 {
     if (!fatal_once) {
         fatal_once = 1;
-        if (T.active)
+        if (T.screen)
             endwin();
     }
     signal(sig, SIG_DFL);
     raise(sig);
-}
-
-static void at_exit(void)
-{
-    term_stop();
 }
 
 static attr_t theme_attrs(unsigned a)
@@ -192,10 +187,9 @@ int term_start(const struct theme *theme, bool color, bool ascii, char *err, siz
         return -1;
     }
     set_term(T.screen);
-    T.active = true;
     static bool registered;
     if (!registered) {
-        atexit(at_exit);
+        atexit(term_stop);
         registered = true;
     }
     cbreak();
@@ -214,13 +208,13 @@ int term_start(const struct theme *theme, bool color, bool ascii, char *err, siz
 
 void term_stop(void)
 {
-    if (T.active) {
-        T.active = false;
+    if (T.screen) {
+        SCREEN *screen = T.screen;
+        T.screen = NULL; /* on_fatal leaves it alone from here */
         mousemask(0, NULL);
         curs_set(1);
         endwin();
-        delscreen(T.screen);
-        T.screen = NULL;
+        delscreen(screen);
     }
     if (T.sigpipe[0] >= 0) {
         for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
@@ -328,10 +322,8 @@ int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis)
     }
     if (n)
         addnwstr(chunk, (int)n);
-    if (cut && ellipsis && limit >= 0) {
+    if (cut && ellipsis)
         cols += term_put(y, x + cols, 1, T.g->ellipsis, a, false);
-        attrset(a);
-    }
     return cols;
 }
 

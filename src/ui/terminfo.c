@@ -23,31 +23,32 @@ const struct terminfo_entry *terminfo_carried(const char *term)
     return NULL;
 }
 
-bool terminfo_system_has(const char *term)
+/* Whether curses knows term; if so, *cannot_address says whether its entry
+ * lacks cup. Whatever was current before stays current. */
+static bool lookup(const char *term, bool *cannot_address)
 {
     TERMINAL *old = cur_term;
     int err = 0;
     if (setupterm(term, STDOUT_FILENO, &err) != OK)
         return false;
-    /* Found: forget what setupterm loaded, keep whatever was current. */
+    const char *cup = tigetstr("cup");
+    *cannot_address = !cup || cup == (const char *)-1;
     TERMINAL *t = set_curterm(old);
     if (t && t != old)
         del_curterm(t);
     return true;
 }
 
+bool terminfo_system_has(const char *term)
+{
+    bool cannot;
+    return lookup(term, &cannot);
+}
+
 bool terminfo_cannot_address(const char *term)
 {
-    TERMINAL *old = cur_term;
-    int err = 0;
-    if (setupterm(term, STDOUT_FILENO, &err) != OK)
-        return false; /* unknown: newterm says so */
-    const char *cup = tigetstr("cup");
-    bool cannot = !cup || cup == (const char *)-1;
-    TERMINAL *t = set_curterm(old);
-    if (t && t != old)
-        del_curterm(t);
-    return cannot;
+    bool cannot;
+    return lookup(term, &cannot) && cannot; /* unknown: newterm says so */
 }
 
 /* mkdtemp below $TMPDIR, else /tmp. */

@@ -350,40 +350,39 @@ static int run_replay(const struct ui_settings *set, struct replay *r, struct sn
         ui_message(&u, THEME_warning, "%s%s", r->ix.warnings[0],
                    r->ix.nwarnings > 1 ? " (and more damage)" : "");
     char err[256];
-    if (term_start(&set->theme, set->cfg.color, set->cfg.ascii, err, sizeof(err)) != 0) {
+    int rc = term_start(&set->theme, set->cfg.color, set->cfg.ascii, err, sizeof(err));
+    if (rc != 0) {
         fprintf(stderr, "shmwatch replay: %s\n", err);
-        ui_release(&u);
-        return 1;
+    } else {
+        loop(&u);
+        term_stop();
     }
-    loop(&u);
-    term_stop();
     ui_release(&u);
-    return 0;
+    return rc != 0;
 }
 
 static int run(const struct ui_settings *set)
 {
     struct ui u;
     ui_init(&u, set);
+    struct store *store = NULL;
+    bool sys_open = false; /* u.sys open, and no hung scan in the poller uses it */
+    int rc = 1;
     /* --pid: pinned to the process as it is now (pid and start time). */
-    int rc = sysroot_open_system(&u.sys, set->pid);
-    if (rc < 0) {
+    int e = sysroot_open_system(&u.sys, set->pid);
+    if (e < 0) {
         if (set->pid)
             fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)set->pid,
-                    sysroot_pid_why(set->pid, rc, strerror(-rc)));
+                    sysroot_pid_why(set->pid, e, strerror(-e)));
         else
-            fprintf(stderr, "shmwatch: cannot open the system's proc: %s\n", strerror(-rc));
-        history_free(&u.hist);
-        return 1;
+            fprintf(stderr, "shmwatch: cannot open the system's proc: %s\n", strerror(-e));
+        goto out;
     }
+    sys_open = true;
     /* --record: the store is taken (one recorder per directory) before the
      * terminal is, so that a refusal is one line on a plain screen. */
-    struct store *store = NULL;
-    if (set->record && open_store(set, &store) != 0) {
-        sysroot_close(&u.sys);
-        history_free(&u.hist);
-        return 1;
-    }
+    if (set->record && open_store(set, &store) != 0)
+        goto out;
     struct poller_cfg pc = {
         .store = store,
         .scan = {.sys = &u.sys,
@@ -400,43 +399,42 @@ static int run(const struct ui_settings *set)
     u.poller = poller_start(&pc);
     if (!u.poller) {
         fprintf(stderr, "shmwatch: cannot start the scanner: %s\n", strerror(errno));
-        store_close(store);
-        sysroot_close(&u.sys);
-        history_free(&u.hist);
-        return 1;
+        goto out;
     }
     char err[256];
     if (term_start(&set->theme, set->cfg.color, set->cfg.ascii, err, sizeof(err)) != 0) {
-        if (poller_stop(u.poller))
-            sysroot_close(&u.sys);
-        store_close(store);
-        history_free(&u.hist);
         fprintf(stderr, "shmwatch: %s\n", err);
-        return 1;
+    } else {
+        loop(&u);
+        term_stop();
+        rc = 0;
     }
-    loop(&u);
-    term_stop();
-    if (!poller_stop(u.poller)) {
-        /* A scan hangs in the poller's thread: leave it to the exit. Every
-         * record written is whole. */
+    sys_open = poller_stop(u.poller);
+    if (!sys_open && rc == 0) {
+        /* After a run, leave the hung scan to the exit. Every record
+         * written is whole. */
         store_close(store);
         fflush(NULL);
         _exit(0);
     }
+out:
     store_close(store);
-    sysroot_close(&u.sys);
+    if (sys_open)
+        sysroot_close(&u.sys);
     ui_release(&u);
-    return 0;
+    return rc;
 }
 
 int ui_main(const struct ui_flags *f, const struct config *cfg)
 {
     setlocale(LC_CTYPE, ""); /* wide characters; numbers stay in the C locale */
-    struct ui_settings set;
+    struct ui_settings set = {0};
     char *err = NULL;
     struct ui_flags flags = *f;
     struct replay *r = NULL;
-    struct snap *first = NULL;
+    struct snap *first = NULL; /* until run_replay takes it */
+    struct demo demo;
+    int rc = 2;
     if (f->replay_dir) {
         char why[512];
         if (replay_open(f->replay_dir, f->replay_at_set, f->replay_at, &r, &first, why,
@@ -446,9 +444,7 @@ int ui_main(const struct ui_flags *f, const struct config *cfg)
         }
         if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
             fputs("shmwatch replay: the dashboard needs a terminal\n", stderr);
-            snap_free(first);
-            replay_close(r);
-            return 2;
+            goto out;
         }
         /* A recording of the node view replays as one (n switches). */
         flags.all = model_node(&first->model)->all;
@@ -457,30 +453,28 @@ int ui_main(const struct ui_flags *f, const struct config *cfg)
     if (ui_settings_load(f, cfg, &set, &err) != 0) {
         fprintf(stderr, "shmwatch: %s\n", err);
         free(err);
-        ui_settings_free(&set);
-        snap_free(first);
-        replay_close(r);
-        return 2;
+        goto out;
     }
     if (r) {
-        int rc = run_replay(&set, r, first);
-        replay_close(r);
-        ui_settings_free(&set);
-        return rc;
+        rc = run_replay(&set, r, first);
+        first = NULL;
+        goto out;
     }
-    struct demo demo;
     if (set.demo) {
-        int rc = demo_start(&demo, &err);
+        rc = demo_start(&demo, &err);
         if (rc != 0) {
             fprintf(stderr, "shmwatch: --demo: %s\n", err);
             free(err);
-            ui_settings_free(&set);
-            return rc == -EPERM ? 2 : 1;
+            rc = rc == -EPERM ? 2 : 1;
+            goto out;
         }
     }
-    int rc = run(&set);
+    rc = run(&set);
     if (set.demo)
         demo_stop(&demo);
+out:
     ui_settings_free(&set);
+    snap_free(first);
+    replay_close(r);
     return rc;
 }
