@@ -193,6 +193,28 @@ static void test_removes_orphan_keeps_held(void **state)
     buf_free(&text);
 }
 
+/* A folder one of whose files a process holds is refused whole, nothing
+ * in it removed (and the entries read for its checks are freed: the
+ * sanitizer build's leak check fails otherwise). */
+static void test_held_folder_refused(void **state)
+{
+    struct fx *f = *state;
+    char p[256];
+    path_of(f, "joblib_memmapping_folder_1_a", p, sizeof(p));
+    assert_int_equal(mkdir(p, 0700), 0);
+    make_file(f, "joblib_memmapping_folder_1_a/free", 4096);
+    make_file(f, "joblib_memmapping_folder_1_a/held", 4096);
+    fake_fd_holder(f, 100, 7, "joblib_memmapping_folder_1_a/held");
+    struct unlink_target *t = add_target(f, "joblib_memmapping_folder_1_a");
+    t->folder = true;
+    struct unlink_result res[1];
+    run_all(f, res, false, geteuid(), NULL);
+    assert_int_equal(res[0].outcome, UNLINK_REFUSED);
+    assert_int_equal(res[0].holder, 100);
+    assert_true(exists(f, "joblib_memmapping_folder_1_a/free"));
+    assert_true(exists(f, "joblib_memmapping_folder_1_a/held"));
+}
+
 static void test_never_follows_or_removes_special(void **state)
 {
     struct fx *f = *state;
@@ -553,6 +575,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_never_follows_or_removes_special, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replaced_gone_owner_dry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nested_and_planned_refusal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_held_folder_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mount_changed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_out_of_descriptors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pause_hook, setup, teardown),
