@@ -279,7 +279,7 @@ void sysroot_close(struct sysroot *r)
     for (int i = 0; i < 4; i++)
         if (fds[i] >= 0)
             close(fds[i]);
-    int live = r->live; /* what its proc was is left as it is */
+    int live = r->live; /* what its /proc was, not an fd: kept */
     *r = SYSROOT_NONE;
     r->live = live;
 }

@@ -116,8 +116,8 @@ int sysroot_fd_room(const struct sysroot *r);
 /* The same for one fd (true for -1): may fd be kept open? */
 int fd_in_room(int fd);
 
-/* Closes every fd and sets them to -1; a closed or zeroed-and-failed struct
- * may be closed again. */
+/* Closes every fd and empties r as SYSROOT_NONE, but for live (which /proc
+ * it was); a closed or zeroed-and-failed struct may be closed again. */
 void sysroot_close(struct sysroot *r);
 
 /* How the proc directory is named in a message ("cannot read
