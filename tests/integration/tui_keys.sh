@@ -4,7 +4,9 @@
 # change the order (s, < and I say it; the column sorted on carries the
 # arrow), t and p switch views, Enter shows a segment's holders with their
 # fd, a mark goes with its row when a rescan no longer finds it, Left and -
-# go to the parent row while a filter is on.
+# go to the parent row while a filter is on and fold a branch without one,
+# Right and + open it, Tab and Shift-Tab step through the views, Ctrl-L
+# redraws.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -192,6 +194,50 @@ tui_keys q - Enter # the worker's branch is open: - goes on to its parent
 tui_wait "Details of process $main" 5
 tui_keys q Escape
 ok "with a filter, Left goes from a segment to its worker, - from the worker to its main"
+# --- Collapse, expand, views by Tab, redraw -----------------------------------------------
+# Without a filter, Left folds the main's branch (its workers' rows go) and
+# Right opens it again; Tab and Shift-Tab step through the views; Ctrl-L
+# redraws the same screen.
+tui_keys Home
+tui_wait "main $main " 5
+tui_wait "worker +$w1 " 5
+tui_keys Left
+tui_gone "worker +$w1 " 5
+tui_wait "main $main " 5
+tui_keys Right
+tui_wait "worker +$w1 " 5
+tui_keys -
+tui_gone "worker +$w1 " 5
+tui_keys +
+tui_wait "worker +$w1 " 5
+ok "Left and - fold the main's branch, Right and + open it"
+tui_keys Tab
+tui_wait "^flat view" 5
+tui_wait "│ flat " 5
+tui_keys Tab
+tui_wait "^processes view" 5
+tui_wait "^ +PID +PPID S ROLE" 5
+tui_keys Tab
+tui_wait "^tree view" 5
+tui_keys BTab
+tui_wait "^processes view" 5
+tui_keys BTab BTab
+tui_wait "^tree view" 5
+tui_wait "main $main " 5
+ok "Tab steps tree, flat, processes and round; Shift-Tab back"
+# Paused, the screen stays as it is; text written to the terminal behind
+# shmwatch's back stays until Ctrl-L repaints the whole screen.
+tui_keys Z
+tui_wait "PAUSED" 5
+tui_cap >"$SHMTEST_TMP/before-redraw"
+printf '\033[HSCRIBBLED-OVER' >"$(tui display-message -p -t tui '#{pane_tty}')"
+tui_wait "^SCRIBBLED-OVER" 5
+tui_keys C-l
+wait_for 'tui_cap | cmp -s - "$SHMTEST_TMP/before-redraw"' 5 ||
+    { tui_dump; fail "Ctrl-L did not bring back the screen as it was"; }
+tui_keys Z
+tui_gone "PAUSED" 5
+ok "Ctrl-L repaints a screen scribbled over"
 tui_keys Z
 tui_wait "PAUSED" 5
 tui_keys Z
