@@ -7,7 +7,8 @@
 # then 9 (KILL) ends another worker; on a worker that is now a zombie, k explains that it is already dead
 # and names its parent, offers to nudge that parent with SIGCHLD and, the
 # parent being a live main process, not a stuck worker, does not offer to end
-# it; and when the selected process dies while the menu is open and its pid
+# it; a zombie of a torch_shm_manager offers to end the manager only once no
+# live client is left, and ends it; and when the selected process dies while the menu is open and its pid
 # goes to a new process, the identity re-check refuses: the newcomer lives and
 # the refusal is listed, shown as a warning and logged.
 . "$(dirname "$0")/lib.sh"
@@ -158,6 +159,59 @@ assert_eq "$(logged "	signal CHLD	pid $main (shmscene)	owner=0	bytes=0	sent	aske
     "the SIGCHLD to the parent is in the action log"
 kill -0 "$main" 2>/dev/null && ! gone "$main" || fail "nudging killed the main process"
 ok "the zombie's parent is sent SIGCHLD and lives"
+
+# --- A zombie of a torch_shm_manager: ending it is offered only when it is stuck ------------
+# A manager stand-in (comm torch_shm_manag, listening on an abstract socket)
+# whose child is a zombie it never reaps. While a client is connected it
+# serves a live process: only the nudge is offered. Once the client is gone
+# it is stuck: ending it is offered, and chosen.
+cat >"$SHMTEST_TMP/mgr.py" <<'PY'
+import ctypes, os, socket, sys, time
+ctypes.CDLL(None).prctl(15, b"torch_shm_manag", 0, 0, 0)  # PR_SET_NAME
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("\0" + sys.argv[1])
+s.listen(8)
+child = os.fork()
+if child == 0:
+    os._exit(0)
+while open("/proc/%d/stat" % child).read().rsplit(")", 1)[1].split()[0] != "Z":
+    time.sleep(0.01)
+open(sys.argv[2], "w").close()
+conns = []
+while True:
+    conns.append(s.accept()[0])
+PY
+addr=shmwatch-test-$(date +%s%N)-$RANDOM # abstract: unique in the network namespace
+/usr/bin/python3 "$SHMTEST_TMP/mgr.py" "$addr" "$SHMTEST_TMP/mgr.ready" </dev/null >/dev/null 2>&1 &
+mgr=$!
+wait_for "[ -e $SHMTEST_TMP/mgr.ready ]" 30 || fail "the manager stand-in did not start"
+mgr_zombie=$(ps -o pid= --ppid "$mgr" | tr -d ' ')
+/usr/bin/python3 -c 'import socket, sys, time
+c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+c.connect("\0" + sys.argv[1])
+open(sys.argv[2], "w").close()
+time.sleep(600)' "$addr" "$SHMTEST_TMP/client.ready" </dev/null >/dev/null 2>&1 &
+client=$!
+wait_for "[ -e $SHMTEST_TMP/client.ready ]" 30 || fail "the manager's client did not start"
+tui_keys r
+tui_wait "$(proc_row "$mgr_zombie" zombie)" 10
+tui_select "$(proc_row "$mgr_zombie" zombie)"
+tui_keys k
+tui_wait "pid $mgr_zombie \(torch_shm_manag\) is a zombie: .* only its parent pid $mgr " 5
+tui_cap | grep -q "End its parent" && { tui_dump; fail "ending a manager that serves a live client is offered"; }
+tui_keys 2 # Cancel
+tui_gone "is a zombie" 5
+ok "k on a zombie of a manager serving a live client does not offer to end the manager"
+kill -KILL "$client"
+wait "$client" 2>/dev/null
+tui_keys k
+tui_wait "End its parent pid $mgr \(it is a stuck shm manager\): TERM, then KILL" 5
+tui_keys 2 # End its parent
+wait_for "gone $mgr" 10 || { tui_dump; fail "the stuck manager $mgr lives"; }
+wait "$mgr" 2>/dev/null
+assert_eq "$(logged "	signal TERM	pid $mgr (torch_shm_manag)	owner=0	bytes=0	")" 1 \
+    "the SIGTERM to the stuck manager is in the action log"
+ok "with its client gone, k on its zombie offers to end the stuck manager, and ends it"
 
 # --- The pid changes hands while the menu is open: refused ---------------------------------
 tui_select "$(proc_row "$holder" holder)"
