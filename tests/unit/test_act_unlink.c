@@ -215,6 +215,83 @@ static void test_held_folder_refused(void **state)
     assert_true(exists(f, "joblib_memmapping_folder_1_a/held"));
 }
 
+/* A folder is re-checked entry by entry right before the unlink: one with
+ * a directory, a FIFO or a file written since the scan inside is refused
+ * whole; one replaced by a file, or by another folder, is refused; a dry
+ * run says what it would remove; a free folder goes with its files. */
+static void make_dir(const struct fx *f, const char *name)
+{
+    char p[256];
+    path_of(f, name, p, sizeof(p));
+    assert_int_equal(mkdir(p, 0700), 0);
+}
+
+static void test_folder_rechecked(void **state)
+{
+    struct fx *f = *state;
+    char p[256];
+    make_dir(f, "f_dir");
+    make_file(f, "f_dir/a", 4096);
+    make_dir(f, "f_dir/sub");
+    make_dir(f, "f_fifo");
+    path_of(f, "f_fifo/pipe", p, sizeof(p));
+    assert_int_equal(mkfifo(p, 0600), 0);
+    make_dir(f, "f_new");
+    make_file(f, "f_new/a", 4096);
+    make_dir(f, "f_file");
+    make_dir(f, "f_other");
+    make_dir(f, "f_dry");
+    make_file(f, "f_dry/a", 4096);
+    make_file(f, "f_dry/b", 4096);
+    make_dir(f, "f_free");
+    make_file(f, "f_free/a", 4096);
+    const char *names[] = {"f_dir", "f_fifo", "f_new", "f_file", "f_other", "f_free"};
+    for (size_t i = 0; i < 6; i++)
+        add_target(f, names[i])->folder = true;
+    /* Written to after the scan saw the folder. */
+    path_of(f, "f_new/a", p, sizeof(p));
+    struct timespec later[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = f->plan.items[2].mtime + 60}};
+    assert_int_equal(utimensat(AT_FDCWD, p, later, 0), 0);
+    /* f_file is now a file; f_other another folder under the old name. */
+    path_of(f, "f_file", p, sizeof(p));
+    assert_int_equal(rmdir(p), 0);
+    make_file(f, "f_file", 4096);
+    path_of(f, "f_other", p, sizeof(p));
+    char keep[256];
+    path_of(f, "f_other_old", keep, sizeof(keep)); /* kept: its inode is not reused */
+    assert_int_equal(rename(p, keep), 0);
+    make_dir(f, "f_other");
+    struct unlink_result res[6];
+    run_all(f, res, false, geteuid(), NULL);
+    assert_int_equal(res[0].outcome, UNLINK_REFUSED);
+    assert_string_equal(res[0].reason, "a directory inside it (never removed)");
+    assert_true(exists(f, "f_dir/a"));
+    assert_int_equal(res[1].outcome, UNLINK_REFUSED);
+    assert_string_equal(res[1].reason, "an entry inside it is not a regular file");
+    assert_true(exists(f, "f_fifo/pipe"));
+    assert_int_equal(res[2].outcome, UNLINK_REFUSED);
+    assert_int_equal(res[2].err, EBUSY);
+    assert_true(exists(f, "f_new/a"));
+    assert_int_equal(res[3].outcome, UNLINK_REFUSED);
+    assert_string_equal(res[3].reason, "no longer a folder");
+    assert_true(exists(f, "f_file"));
+    assert_int_equal(res[4].outcome, UNLINK_REFUSED);
+    assert_int_equal(res[4].err, ESTALE);
+    assert_true(exists(f, "f_other"));
+    assert_int_equal(res[5].outcome, UNLINK_REMOVED);
+    assert_int_equal(res[5].alloc, 4096);
+    assert_false(exists(f, "f_free"));
+    /* A dry run checks every file and removes nothing. */
+    unlink_plan_free(&f->plan);
+    add_target(f, "f_dry")->folder = true;
+    run_all(f, res, true, geteuid(), NULL);
+    assert_int_equal(res[0].outcome, UNLINK_WOULD);
+    assert_string_equal(res[0].reason, "every check passed (a folder of 2 files)");
+    assert_int_equal(res[0].alloc, 8192);
+    assert_true(exists(f, "f_dry/a"));
+    assert_true(exists(f, "f_dry/b"));
+}
+
 static void test_never_follows_or_removes_special(void **state)
 {
     struct fx *f = *state;
@@ -576,6 +653,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_replaced_gone_owner_dry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nested_and_planned_refusal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_held_folder_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_folder_rechecked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mount_changed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_out_of_descriptors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pause_hook, setup, teardown),
