@@ -21,20 +21,6 @@ const struct ev_mount *evline_mount(const struct ev_state *st, const struct even
     return best;
 }
 
-/* "64.0 of 64.0 MiB" when both sizes have one unit, else "900 KiB of 64.0 MiB". */
-static const char *size_of(char *dst, size_t n, uint64_t part, uint64_t whole)
-{
-    char a[32], b[32];
-    fmt_size(a, sizeof(a), part);
-    fmt_size(b, sizeof(b), whole);
-    const char *ua = strchr(a, ' '), *ub = strchr(b, ' ');
-    if (ua && ub && strcmp(ua, ub) == 0)
-        snprintf(dst, n, "%.*s of %s", (int)(ua - a), a, b);
-    else
-        snprintf(dst, n, "%s of %s", a, b);
-    return dst;
-}
-
 /* "worker 1234 of main 1200", "main 1200 (python3)", "process 77 (sleep)". */
 static void who(const struct event *e, char *dst, size_t n)
 {
@@ -67,7 +53,7 @@ const char *evline_text(const struct event *e, const struct ev_mount *mt, char *
                 /* Full: a page the tmpfs could not give, which is the Bus error. */
                 bool full = mt->level == FILL_CRITICAL;
                 snprintf(dst, n, "%s died of SIGBUS: %s %s %s", w, mt->path,
-                         size_of(sz, sizeof(sz), mt->used, mt->size), full ? "full" : "used");
+                         fmt_size_of(sz, sizeof(sz), mt->used, mt->size), full ? "full" : "used");
             } else {
                 snprintf(dst, n, "%s died of SIGBUS (a page the tmpfs could not give: the Bus "
                          "error)", w);
@@ -111,7 +97,7 @@ const char *evline_text(const struct event *e, const struct ev_mount *mt, char *
                  e->level == FILL_CRITICAL ? "critically full"
                  : e->level == FILL_WARN   ? "filling up"
                                            : "back below the warning level",
-                 size_of(sz, sizeof(sz), e->used, e->size), e->used_pct);
+                 fmt_size_of(sz, sizeof(sz), e->used, e->size), e->used_pct);
         break;
     case EV_RECORDER:
         /* A recorded line may carry neither (evload.h). */

@@ -47,19 +47,6 @@ const char *why_fmt_clock(char *dst, size_t n, double t)
     return fmt_utc(dst, n, t, "%H:%M:%S");
 }
 
-const char *why_fmt_of(char *dst, size_t n, uint64_t part, uint64_t whole)
-{
-    char a[32], b[32];
-    fmt_size(a, sizeof(a), part);
-    fmt_size(b, sizeof(b), whole);
-    const char *ua = strchr(a, ' '), *ub = strchr(b, ' ');
-    if (ua && ub && strcmp(ua, ub) == 0 && strcmp(ua, " B") != 0)
-        snprintf(dst, n, "%.*s of %s", (int)(ua - a), a, b);
-    else
-        snprintf(dst, n, "%s of %s", a, b);
-    return dst;
-}
-
 /* Sets *dst, while it is still unknown, to member key of v. */
 static void fill_str(char **dst, const struct jd *v, const char *key)
 {
@@ -759,7 +746,7 @@ static void sigbus_text(struct buf *b, const struct why_death *d)
     char x[64], y[64];
     if (d->has_mount && d->full) {
         mount_name(b, d);
-        buf_printf(b, " was full, %s", why_fmt_of(x, sizeof(x), d->used_peak, d->size));
+        buf_printf(b, " was full, %s", fmt_size_of(x, sizeof(x), d->used_peak, d->size));
         /* Short of the brim: what made it full. */
         if (!at_brim(d->used_peak, d->size)) {
             if (d->free_batch && d->used_peak + d->free_batch > d->size)
@@ -773,7 +760,7 @@ static void sigbus_text(struct buf *b, const struct why_death *d)
     } else if (d->has_mount && d->has_before) {
         mount_name(b, d);
         buf_printf(b, " held %s (%.0f %%) in the last snapshot before",
-                   why_fmt_of(x, sizeof(x), d->used_before, d->size),
+                   fmt_size_of(x, sizeof(x), d->used_before, d->size),
                    d->size ? 100.0 * (double)d->used_before / (double)d->size : 0.0);
         if (d->pending_before)
             buf_printf(b, ", and %s more was promised to segments not yet written",
@@ -820,7 +807,7 @@ static void unknown_text(struct buf *b, const struct why_death *d)
         buf_printf(b,
                    " was full just before, %s: the likely cause is the Bus error of a "
                    "worker writing a batch",
-                   why_fmt_of(x, sizeof(x), d->used_peak, d->size));
+                   fmt_size_of(x, sizeof(x), d->used_peak, d->size));
     }
 }
 

@@ -115,7 +115,4 @@ void why_result_free(struct why_result *r);
 const char *why_fmt_time(char *dst, size_t n, double t);
 const char *why_fmt_clock(char *dst, size_t n, double t);
 
-/* "64.0 of 64.0 MiB" when both sizes have one unit, else "900 KiB of 64.0 MiB". */
-const char *why_fmt_of(char *dst, size_t n, uint64_t part, uint64_t whole);
-
 #endif

@@ -78,15 +78,15 @@ static void then_text(struct buf *b, const struct why_death *d)
         buf_adds(b, ":");
         if (d->has_before)
             buf_printf(b, " %s just before (%s)",
-                       why_fmt_of(s1, sizeof(s1), d->used_before, d->size),
+                       fmt_size_of(s1, sizeof(s1), d->used_before, d->size),
                        why_fmt_clock(t, sizeof(t), d->t_before));
         if (d->has_before && d->has_at)
             buf_adds(b, ",");
         if (d->has_at)
-            buf_printf(b, " %s at the end (%s)", why_fmt_of(s1, sizeof(s1), d->used_at, d->size),
+            buf_printf(b, " %s at the end (%s)", fmt_size_of(s1, sizeof(s1), d->used_at, d->size),
                        why_fmt_clock(t, sizeof(t), d->t_at));
         buf_printf(b, "; most seen %s (%.0f %%)\n",
-                   why_fmt_of(s1, sizeof(s1), d->used_peak, d->size),
+                   fmt_size_of(s1, sizeof(s1), d->used_peak, d->size),
                    d->size ? 100.0 * (double)d->used_peak / (double)d->size : 0.0);
     } else {
         buf_adds(b, "  no snapshot around it shows its /dev/shm\n");

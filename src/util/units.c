@@ -141,6 +141,19 @@ const char *fmt_size(char *dst, size_t n, uint64_t bytes)
     return dst;
 }
 
+const char *fmt_size_of(char *dst, size_t n, uint64_t part, uint64_t whole)
+{
+    char a[32], b[32];
+    fmt_size(a, sizeof(a), part);
+    fmt_size(b, sizeof(b), whole);
+    const char *ua = strchr(a, ' '), *ub = strchr(b, ' ');
+    if (ua && ub && strcmp(ua, ub) == 0 && strcmp(ua, " B") != 0)
+        snprintf(dst, n, "%.*s of %s", (int)(ua - a), a, b);
+    else
+        snprintf(dst, n, "%s of %s", a, b);
+    return dst;
+}
+
 const char *fmt_duration(char *dst, size_t n, double seconds)
 {
     if (!(seconds >= 0))

@@ -25,6 +25,9 @@ bool parse_int(const char *s, long long min, long long max, long long *out);
 /* "1.5 GiB", "64.0 MiB", "512 B" into dst. */
 const char *fmt_size(char *dst, size_t n, uint64_t bytes);
 
+/* A part of a whole: "64.0 of 64.0 MiB" when both sizes have one unit
+ * above bytes, else "900 KiB of 64.0 MiB", "512 B of 900 B". */
+const char *fmt_size_of(char *dst, size_t n, uint64_t part, uint64_t whole);
 
 /* "3s", "4m05s", "2h10m", "3d4h" into dst. */
 const char *fmt_duration(char *dst, size_t n, double seconds);

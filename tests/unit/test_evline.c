@@ -77,6 +77,11 @@ static void test_sigbus_not_full_host(void **state)
     evline_text(&l.items[0], mt, line, sizeof(line));
     assert_string_equal(line,
                         "worker 101 of main 100 died of SIGBUS: /dev/shm 900 KiB of 64.0 MiB used");
+    /* Sizes under a KiB (a hand-made recording) read as `why` says them. */
+    st.mounts[0].size = 900;
+    st.mounts[0].used = 512;
+    evline_text(&l.items[0], &st.mounts[0], line, sizeof(line));
+    assert_string_equal(line, "worker 101 of main 100 died of SIGBUS: /dev/shm 512 B of 900 B used");
     /* Without a mount the line still says the Bus error. */
     evline_text(&l.items[0], NULL, line, sizeof(line));
     assert_non_null(strstr(line, "died of SIGBUS (a page the tmpfs could not give"));

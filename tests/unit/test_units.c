@@ -103,6 +103,10 @@ static void test_fmt(void **state)
     assert_string_equal(fmt_size(b, sizeof(b), 67108864), "64.0 MiB");
     assert_string_equal(fmt_size(b, sizeof(b), 1610612736ull), "1.5 GiB");
     assert_string_equal(fmt_size(b, sizeof(b), 200ull << 20), "200 MiB");
+    assert_string_equal(fmt_size_of(b, sizeof(b), 64ull << 20, 64ull << 20), "64.0 of 64.0 MiB");
+    assert_string_equal(fmt_size_of(b, sizeof(b), 900 * 1024, 64ull << 20), "900 KiB of 64.0 MiB");
+    assert_string_equal(fmt_size_of(b, sizeof(b), 0, 64ull << 20), "0 B of 64.0 MiB");
+    assert_string_equal(fmt_size_of(b, sizeof(b), 512, 900), "512 B of 900 B");
     assert_string_equal(fmt_duration(b, sizeof(b), 5), "5s");
     assert_string_equal(fmt_duration(b, sizeof(b), 245), "4m05s");
     assert_string_equal(fmt_duration(b, sizeof(b), 7800), "2h10m");
