@@ -4,11 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int cmp_pid(const void *a, const void *b)
-{
-    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-    return (x > y) - (x < y);
-}
+#include "util/fileio.h"
 
 void holders_warn_denied(struct warnings *w, size_t denied_before)
 {
@@ -28,7 +24,7 @@ void holders_warn_denied(struct warnings *w, size_t denied_before)
 
 bool holders_torch_loaded(const struct holder_list *hl, pid_t pid)
 {
-    return hl->ntorch && bsearch(&pid, hl->torch_pids, hl->ntorch, sizeof(pid_t), cmp_pid);
+    return hl->ntorch && bsearch(&pid, hl->torch_pids, hl->ntorch, sizeof(pid_t), pid_cmp);
 }
 
 void holders_free(struct holder_list *hl)

@@ -253,12 +253,6 @@ static void second_pass(struct walk *wk)
     }
 }
 
-static int cmp_listed_pid(const void *a, const void *b)
-{
-    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-    return (x > y) - (x < y);
-}
-
 int walk_list(int proc, pid_t **pids, size_t *npids)
 {
     /* An open file description of its own (a dup would share the offset
@@ -287,7 +281,7 @@ int walk_list(int proc, pid_t **pids, size_t *npids)
     }
     closedir(d);
     if (n > 1)
-        qsort(*pids, n, sizeof(**pids), cmp_listed_pid);
+        qsort(*pids, n, sizeof(**pids), pid_cmp);
     *npids = n;
     return 0;
 }

@@ -15,6 +15,7 @@
 #include "collect/proccn.h"
 #include "collect/scan.h"
 #include "util/clock.h"
+#include "util/fileio.h"
 #include "util/xalloc.h"
 
 /* The wall clock time of a CLOCK_MONOTONIC nanosecond stamp (the kernel's). */
@@ -65,12 +66,6 @@ bool evwatch_take_death(struct evwatch *w)
     bool d = w->death;
     w->death = false;
     return d;
-}
-
-static int pid_cmp(const void *a, const void *b)
-{
-    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* The exits waiting on the connector: each of a process the last model

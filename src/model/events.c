@@ -9,6 +9,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
+#include "util/fileio.h"
 #include "util/xalloc.h"
 
 static char *dup_or_null(const char *s)
@@ -245,14 +246,9 @@ void ev_state_free(struct ev_state *st)
     memset(st, 0, sizeof(*st));
 }
 
-/* Orders pids, and the records that begin with one (ev_proc, ev_alive). */
+/* pid_cmp orders the records that begin with a pid (ev_proc, ev_alive). */
 _Static_assert(offsetof(struct ev_proc, pid) == 0 && offsetof(struct ev_alive, pid) == 0,
                "pid_cmp reads a record's pid at its start");
-static int pid_cmp(const void *a, const void *b)
-{
-    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-    return (x > y) - (x < y);
-}
 
 /* The element of pid in base (n elements of size bytes, sorted by their
  * leading pid), NULL for none. */

@@ -177,6 +177,12 @@ char *pid_dir_name(char name[static 16], pid_t pid)
     return name;
 }
 
+int pid_cmp(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
+}
+
 char *pid_file_name(char name[static 32], pid_t pid, const char *file)
 {
     if (pid > 0)

@@ -70,6 +70,10 @@ char *pid_file_name(char name[static 32], pid_t pid, const char *file);
 /* Opens pid's directory below proc: the fd, or -1 with errno set. */
 int pid_dir_open(int proc, pid_t pid);
 
+/* The ascending order of two pids, or of two records that begin with one,
+ * for qsort and bsearch. */
+int pid_cmp(const void *a, const void *b);
+
 /* Next line of text in *cursor (newline removed, NUL written in its place);
  * NULL at the end. The text is modified in place. */
 char *next_line(char **cursor);
