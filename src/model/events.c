@@ -150,12 +150,6 @@ static size_t cgroup_index(struct ev_state *st, size_t *cap, const struct cgroup
     return st->ncgroups - 1;
 }
 
-static const struct node_ctr *ctr_of(const struct model *m, size_t ctr)
-{
-    const struct scan_node *n = model_node(m);
-    return ctr < n->nctrs ? &n->ctrs[ctr] : NULL;
-}
-
 void ev_state_from_model(struct ev_state *st, const struct model *m, double warn_pct,
                          double crit_pct)
 {
@@ -181,7 +175,7 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
         e->comm[sizeof(e->comm) - 1] = '\0';
         e->role = mp->role;
         e->group = mp->group;
-        const struct node_ctr *c = ctr_of(m, mp->ctr);
+        const struct node_ctr *c = model_ctr(m, mp->ctr);
         e->ctr_id = dup_or_null(c ? c->info.id : NULL);
         e->ctr_name = dup_or_null(c ? c->info.name : NULL);
         e->cg = c ? cgroup_index(st, &cgcap, &c->cgroup, &c->info)
@@ -213,7 +207,7 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
             e->born = ns->reach[i].btime;
         }
         e->path = xstrdup(mt->path);
-        const struct node_ctr *c = i < n->nmounts ? ctr_of(m, n->mounts[i].owner) : NULL;
+        const struct node_ctr *c = i < n->nmounts ? model_ctr(m, n->mounts[i].owner) : NULL;
         e->ctr_id = dup_or_null(c ? c->info.id : NULL);
         e->size_known = mt->stat_ok && mt->size > 0;
         e->used = mt->used;

@@ -655,6 +655,12 @@ const struct scan_node *model_node(const struct model *m)
     return &m->scan->node;
 }
 
+const struct node_ctr *model_ctr(const struct model *m, size_t ctr)
+{
+    const struct scan_node *n = &m->scan->node;
+    return ctr < n->nctrs ? &n->ctrs[ctr] : NULL;
+}
+
 const struct cgroup_info *model_cgroup(const struct model *m)
 {
     return &m->scan->cgroup;

@@ -270,6 +270,9 @@ const struct shm_mount *model_segment_mount(const struct model *m, const struct 
 size_t model_proc_ctr(const struct model *m, const struct proc *p);
 /* The node's facts: each mount's id and containers, the containers (node.h). */
 const struct scan_node *model_node(const struct model *m);
+/* Container ctr of the node (an index such as model_proc_ctr's), NULL for
+ * the host (NODE_HOST). */
+const struct node_ctr *model_ctr(const struct model *m, size_t ctr);
 /* The memory cgroup of the watched world, and the one that owns mount i (its
  * owner container's, else the watched world's). */
 const struct cgroup_info *model_cgroup(const struct model *m);

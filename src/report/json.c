@@ -33,8 +33,8 @@ static void memory(struct jsonw *w, const struct cgroup_info *cg, const struct b
  * namespace that is no container). */
 static const char *ctr_id(const struct model *m, size_t ctr)
 {
-    const struct scan_node *n = model_node(m);
-    return ctr < n->nctrs ? n->ctrs[ctr].info.id : NULL;
+    const struct node_ctr *c = model_ctr(m, ctr);
+    return c ? c->info.id : NULL;
 }
 
 static void container(struct jsonw *w, const struct node_ctr *c)

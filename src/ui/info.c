@@ -385,14 +385,13 @@ static const char *const section_help[SEC_COUNT] = {
 static void container_details(struct ui *u, struct page *p, size_t ctr)
 {
     const struct model *m = &u->snap->model;
-    const struct scan_node *nd = model_node(m);
+    const struct node_ctr *c = model_ctr(m, ctr);
     char label[256];
     ui_ctr_label(u, ctr, label, sizeof(label));
-    if (ctr == NODE_HOST || ctr >= nd->nctrs) {
+    if (!c) {
         page_add(p, THEME_header, 0, "The host: the processes and mounts of shmwatch's own mount "
                  "namespace");
     } else {
-        const struct node_ctr *c = &nd->ctrs[ctr];
         const struct container_info *ci = &c->info;
         page_add(p, THEME_header, 0, "Container %s", label);
         page_add(p, THEME_normal, 14, "  runtime    %s", ui_runtime_name(ci->runtime, "-"));

@@ -56,12 +56,11 @@ const char *ui_runtime_name(enum container_runtime r, const char *none)
 
 void ui_ctr_label(const struct ui *u, size_t ctr, char *dst, size_t n)
 {
-    const struct scan_node *nd = model_node(&u->snap->model);
-    if (ctr == NODE_HOST || ctr >= nd->nctrs) {
+    const struct node_ctr *c = model_ctr(&u->snap->model, ctr);
+    if (!c) {
         snprintf(dst, n, "host");
         return;
     }
-    const struct node_ctr *c = &nd->ctrs[ctr];
     const struct container_info *ci = &c->info;
     /* Its name or pod; else the runtime's id (a hostname may be the
      * host's, seen through a container that shares its /etc/hostname);
@@ -207,9 +206,6 @@ const struct budget *ui_budget(const struct ui *u, size_t *mount)
 
 const struct cgroup_info *ui_cgroup(const struct ui *u)
 {
-    size_t ctr = ui_selected_ctr(u);
-    const struct scan_node *nd = model_node(&u->snap->model);
-    if (ctr == NODE_HOST || ctr >= nd->nctrs)
-        return model_cgroup(&u->snap->model);
-    return &nd->ctrs[ctr].cgroup;
+    const struct node_ctr *c = model_ctr(&u->snap->model, ui_selected_ctr(u));
+    return c ? &c->cgroup : model_cgroup(&u->snap->model);
 }

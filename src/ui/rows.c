@@ -138,10 +138,10 @@ static bool rows_match(const struct ui *u, const struct row *r, const char *need
         ui_ctr_label(u, ctr, label, sizeof(label));
         if (has(label, needle))
             return true;
-        const struct scan_node *nd = model_node(&u->snap->model);
-        if (ctr >= nd->nctrs)
+        const struct node_ctr *c = model_ctr(&u->snap->model, ctr);
+        if (!c)
             return false;
-        const struct container_info *ci = &nd->ctrs[ctr].info;
+        const struct container_info *ci = &c->info;
         return has(ci->id, needle) || has(ci->name, needle) || has(ci->pod, needle) ||
                has(ci->namespace, needle) || has(ci->hostname, needle);
     }
