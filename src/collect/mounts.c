@@ -12,6 +12,7 @@
 
 #include "util/buf.h"
 #include "util/fileio.h"
+#include "util/procstat.h"
 #include "util/xalloc.h"
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -47,18 +48,13 @@ static char *next_field(char **cursor)
     return s;
 }
 
-/* Digits up to stop, below 2^32; advances *s past stop. */
+/* A decimal field (dec_field) below 2^32. */
 static bool u32_until(const char **s, char stop, unsigned *out)
 {
-    const char *p = *s;
-    uint64_t v = 0;
-    for (; *p >= '0' && *p <= '9'; p++)
-        if ((v = v * 10 + (unsigned)(*p - '0')) > UINT32_MAX)
-            return false;
-    if (p == *s || *p != stop)
+    uint64_t v;
+    if (!dec_field(s, stop, &v) || v > UINT32_MAX)
         return false;
     *out = (unsigned)v;
-    *s = p + 1;
     return true;
 }
 
