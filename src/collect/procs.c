@@ -111,21 +111,9 @@ static bool parse_sigmask(const char *s, uint64_t *mask)
 {
     while (*s == ' ' || *s == '\t')
         s++;
-    uint64_t v = 0;
-    int digits = 0;
-    for (;; s++, digits++) {
-        unsigned c = (unsigned char)*s, d;
-        if (c - '0' < 10)
-            d = c - '0';
-        else if ((c | 0x20) - 'a' < 6)
-            d = (c | 0x20) - 'a' + 10;
-        else
-            break;
-        if (digits >= 16)
-            return false;
-        v = v << 4 | d;
-    }
-    if (!digits)
+    uint64_t v;
+    const char *end = hex_digits(s, &v);
+    if (end == s || end - s > 16)
         return false;
     *mask = v;
     return true;
