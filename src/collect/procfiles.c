@@ -226,10 +226,8 @@ static bool next_fd(struct procfiles *pf, struct procfile *f)
         }
         const struct dirent64 *d = (const struct dirent64 *)(pf->dents + pf->dents_off);
         pf->dents_off += d->d_reclen;
-        const char *s = d->d_name;
-        int fd = 0;
-        for (; *s >= '0' && *s <= '9' && fd < 100000000; s++)
-            fd = fd * 10 + (*s - '0');
+        int fd;
+        const char *s = pid_digits(d->d_name, &fd);
         if (*s || s == d->d_name)
             continue;
         scan_beacon_fd(pf->beacon, fd);

@@ -81,9 +81,8 @@ int status_parse_nspid(const char *status, pid_t *nspid)
             s++;
         if (*s < '0' || *s > '9')
             break;
-        long v = 0;
-        while (*s >= '0' && *s <= '9' && v < 100000000)
-            v = v * 10 + (*s++ - '0');
+        int v;
+        s = pid_digits(s, &v);
         last = v;
     }
     if (n && last > 0)

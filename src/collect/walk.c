@@ -138,9 +138,8 @@ static pid_t named_pid(const char *path)
     base = base ? base + 1 : path;
     if (strncmp(base, "torch_", 6) != 0)
         return 0;
-    long v = 0;
-    for (const char *s = base + 6; *s >= '0' && *s <= '9' && v < 100000000; s++)
-        v = v * 10 + (*s - '0');
+    int v;
+    pid_digits(base + 6, &v);
     return (pid_t)v;
 }
 
@@ -272,10 +271,8 @@ int walk_list(int proc, pid_t **pids, size_t *npids)
         const char *s = de->d_name;
         if (*s < '1' || *s > '9')
             continue;
-        long v = 0;
-        for (; *s >= '0' && *s <= '9' && v < 100000000; s++)
-            v = v * 10 + (*s - '0');
-        if (*s)
+        int v;
+        if (*pid_digits(s, &v))
             continue;
         *VEC_PUSH(*pids, n, cap) = (pid_t)v;
     }

@@ -74,6 +74,19 @@ int pid_dir_open(int proc, pid_t pid);
  * for qsort and bsearch. */
 int pid_cmp(const void *a, const void *b);
 
+/* Reads the decimal digits at s while their value stays below 10^8, more
+ * than any pid or fd number: the value (below 10^9) in *v, and where it
+ * stopped, at a digit still when a longer number was cut. Inline: it reads
+ * every fd of every process. */
+static inline const char *pid_digits(const char *s, int *v)
+{
+    int x = 0;
+    for (; *s >= '0' && *s <= '9' && x < 100000000; s++)
+        x = x * 10 + (*s - '0');
+    *v = x;
+    return s;
+}
+
 /* Next line of text in *cursor (newline removed, NUL written in its place);
  * NULL at the end. The text is modified in place. */
 char *next_line(char **cursor);
