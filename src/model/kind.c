@@ -103,59 +103,44 @@ static bool all_of(const char *name, size_t offset, const char *set, size_t min,
     return n >= min && n <= max;
 }
 
-/* The kinds whose names carry no creator pid. Only the prefixes that begin
- * with the name's first character are tried (a node's /dev/shm may hold
- * 100,000 names of no known kind); no name matches two kinds. */
+/* The kinds whose names carry no creator pid: a prefix, and for some a
+ * tail of min to max characters of a set (NULL: any tail). No name matches
+ * two rules. */
+static const struct prefix_rule {
+    const char *prefix;
+    enum seg_kind kind;
+    const char *tail;
+    size_t min, max;
+} prefix_rules[] = {
+    {"nccl-shm-send-", KIND_NCCL, NULL, 0, 0},
+    {"nccl-shm-recv-", KIND_NCCL, NULL, 0, 0},
+    {"nccl-", KIND_NCCL, ALNUM, 6, 6},
+    {"nvidia_dali_", KIND_DALI, NULL, 0, 0},
+    {"psm_", KIND_PYTHON, HEX, 8, 8},
+    {"psm2_shm.", KIND_MPI, NULL, 0, 0},
+    {"plasma", KIND_RAY, ALNUM, 6, 6},
+    {"pulse-shm-", KIND_PULSE, "0123456789", 1, SIZE_MAX},
+    {"sem.", KIND_SEM, NULL, 0, 0},
+    {"sm_segment.", KIND_MPI, NULL, 0, 0},
+    {"vader_segment.", KIND_MPI, NULL, 0, 0},
+    {"mpich_shar_tmp", KIND_MPI, NULL, 0, 0},
+    {"open_mpi.", KIND_MPI, NULL, 0, 0},
+    {"ucx_shm_posix_", KIND_UCX, HEX, 1, SIZE_MAX},
+    {"deepspeed_allreduce_buffer_", KIND_DEEPSPEED, NULL, 0, 0},
+    {".org.chromium.", KIND_CHROMIUM, NULL, 0, 0},
+    {".com.google.Chrome.", KIND_CHROMIUM, NULL, 0, 0},
+};
+
+/* Only the rules whose prefix begins with the name's first character go on
+ * to compare the prefix: a node's /dev/shm may hold 100,000 names of no
+ * known kind. */
 static enum seg_kind kind_by_prefix(const char *name)
 {
-    switch (name[0]) {
-    case 'n':
-        if (starts(name, "nccl-shm-send-") || starts(name, "nccl-shm-recv-") ||
-            (starts(name, "nccl-") && all_of(name, 5, ALNUM, 6, 6)))
-            return KIND_NCCL;
-        if (starts(name, "nvidia_dali_"))
-            return KIND_DALI;
-        break;
-    case 'p':
-        if (starts(name, "psm_") && all_of(name, 4, HEX, 8, 8))
-            return KIND_PYTHON;
-        if (starts(name, "psm2_shm."))
-            return KIND_MPI;
-        if (starts(name, "plasma") && all_of(name, 6, ALNUM, 6, 6))
-            return KIND_RAY;
-        if (starts(name, "pulse-shm-") && all_of(name, 10, "0123456789", 1, SIZE_MAX))
-            return KIND_PULSE;
-        break;
-    case 's':
-        if (starts(name, "sem."))
-            return KIND_SEM;
-        if (starts(name, "sm_segment."))
-            return KIND_MPI;
-        break;
-    case 'v':
-        if (starts(name, "vader_segment."))
-            return KIND_MPI;
-        break;
-    case 'm':
-        if (starts(name, "mpich_shar_tmp"))
-            return KIND_MPI;
-        break;
-    case 'o':
-        if (starts(name, "open_mpi."))
-            return KIND_MPI;
-        break;
-    case 'u':
-        if (starts(name, "ucx_shm_posix_") && all_of(name, 14, HEX, 1, SIZE_MAX))
-            return KIND_UCX;
-        break;
-    case 'd':
-        if (starts(name, "deepspeed_allreduce_buffer_"))
-            return KIND_DEEPSPEED;
-        break;
-    case '.':
-        if (starts(name, ".org.chromium.") || starts(name, ".com.google.Chrome."))
-            return KIND_CHROMIUM;
-        break;
+    for (size_t i = 0; i < sizeof(prefix_rules) / sizeof(prefix_rules[0]); i++) {
+        const struct prefix_rule *r = &prefix_rules[i];
+        if (r->prefix[0] == name[0] && starts(name, r->prefix) &&
+            (!r->tail || all_of(name, strlen(r->prefix), r->tail, r->min, r->max)))
+            return r->kind;
     }
     return KIND_OTHER;
 }
