@@ -260,10 +260,7 @@ static void budget(struct jsonw *w, const struct budget *b)
     jw_u64(w, "headroom_bytes", b->headroom);
     jw_u64(w, "shm_effective_bytes", b->shm_effective);
     jw_str(w, "verdict", verdict_name(b->verdict));
-    jw_arr(w, "advice");
-    for (size_t i = 0; i < b->nadvice; i++)
-        jw_str(w, NULL, b->advice[i]);
-    jw_arr_end(w);
+    jw_strs(w, "advice", b->advice, b->nadvice);
     jw_u64(w, "recommended_shm_size_bytes", b->rec_shm_size);
     jw_u64(w, "recommended_memory_bytes", b->rec_memory);
     if (b->loader_main) {
@@ -348,10 +345,7 @@ static void snapshot(struct buf *out, const struct model *m, FILE *sink, const c
     groups(&w, m);
     memory(&w, model_cgroup(m), &m->budget);
     totals(&w, &m->totals);
-    jw_arr(&w, "warnings");
-    for (size_t i = 0; i < warn->n; i++)
-        jw_str(&w, NULL, warn->msg[i]);
-    jw_arr_end(&w);
+    jw_strs(&w, "warnings", warn->msg, warn->n);
     sysv(&w, model_sysv(m));
     jw_obj(&w, "scan");
     jw_dbl(&w, "duration_s", model_scan_duration(m));

@@ -161,6 +161,15 @@ static inline void jw_arr_end(struct jsonw *w)
     jw_close_(w, ']');
 }
 
+/* An array of strings: the n of s, in order. */
+static inline void jw_strs(struct jsonw *w, const char *key, char *const *s, size_t n)
+{
+    jw_arr(w, key);
+    for (size_t i = 0; i < n; i++)
+        jw_str(w, NULL, s[i]);
+    jw_arr_end(w);
+}
+
 /* A figure that may be unknown or not asked for: v under key when has,
  * else null (schema 1 keeps every key, its type or null). */
 static inline void jw_u64_or_null(struct jsonw *w, const char *key, bool has, uint64_t v)

@@ -245,10 +245,7 @@ void whyreport_json(struct buf *out, const struct whyreport_in *in)
     jw_str(&w, "from", rfc3339_format(t, sizeof(t), in->from));
     jw_str(&w, "to", rfc3339_format(t, sizeof(t), in->to));
     jw_obj_end(&w);
-    jw_arr(&w, "warnings");
-    for (size_t i = 0; i < in->nwarnings; i++)
-        jw_str(&w, NULL, in->warnings[i]);
-    jw_arr_end(&w);
+    jw_strs(&w, "warnings", in->warnings, in->nwarnings);
     jw_obj_end(&w);
     buf_addc(out, '\n');
 }
