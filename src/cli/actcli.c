@@ -125,7 +125,8 @@ void actcli_refresh_mounts(struct actcli *a)
     mounts_refresh(&a->sys, &a->scan.mounts);
 }
 
-bool actcli_decide(bool dry_run, bool yes, const char *question, bool *declined)
+/* What actcli_decide answers, without opening the log. */
+static bool answer(bool dry_run, bool yes, const char *question, bool *declined)
 {
     *declined = false;
     if (dry_run)
@@ -144,7 +145,7 @@ bool actcli_decide(bool dry_run, bool yes, const char *question, bool *declined)
     return !*declined;
 }
 
-void actcli_open_log(struct actcli *a)
+static void open_log(struct actcli *a)
 {
     if (actlog_open(&a->log, a->cfg.log_file) < 0) {
         char *path = esc_term_dup(a->log.path ? a->log.path : "($XDG_STATE_HOME and $HOME unset)");
@@ -154,6 +155,14 @@ void actcli_open_log(struct actcli *a)
                 a->cmd, path, safefile_strerror(a->log.err));
         free(path);
     }
+}
+
+bool actcli_decide(struct actcli *a, bool dry_run, bool yes, const char *question, bool *declined)
+{
+    bool act = answer(dry_run, yes, question, declined);
+    if (act)
+        open_log(a);
+    return act;
 }
 
 void actcli_put_where(struct buf *out, const struct actns *ns)

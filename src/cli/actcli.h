@@ -40,13 +40,11 @@ void actcli_refresh_mounts(struct actcli *a);
 
 /* Whether to act on the plan: --dry-run: no (a dry run); --yes: yes;
  * otherwise ask on a terminal (stdin and stdout), and without one only show
- * (a dry run). *declined is set when the user answered no. */
-bool actcli_decide(bool dry_run, bool yes, const char *question, bool *declined);
-
-/* Opens the action log (--log, else the setting log_file, else the
+ * (a dry run). *declined is set when the user answered no. On a yes it
+ * opens the action log (--log, else the setting log_file, else the
  * default), with a note on stderr if it cannot be written (the actions
  * still happen). */
-void actcli_open_log(struct actcli *a);
+bool actcli_decide(struct actcli *a, bool dry_run, bool yes, const char *question, bool *declined);
 
 /* --pid, --all: " (in LABEL)", which container, after what is acted on
  * there; nothing for ns NULL (the watcher's own world). */

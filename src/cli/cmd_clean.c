@@ -239,13 +239,10 @@ int cmd_clean(int argc, char **argv)
     bool acted = false;
     if (plan.n) {
         bool declined;
-        acted = actcli_decide(o.dry_run, o.yes, plan.ntry ? "Remove them?" : "Report them?",
+        acted = actcli_decide(&a, o.dry_run, o.yes, plan.ntry ? "Remove them?" : "Report them?",
                               &declined);
-        if (!declined) {
-            if (acted)
-                actcli_open_log(&a);
+        if (!declined)
             rc = run(&a, &plan, !acted);
-        }
     }
     rc = actcli_status(&a, rc, acted);
     unlink_plan_free(&plan);

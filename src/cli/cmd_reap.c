@@ -98,11 +98,9 @@ int cmd_reap(int argc, char **argv)
     bool acted = false;
     if (reap_plan_count(&plan)) {
         bool declined;
-        acted = actcli_decide(so.dry_run, o.yes, "Proceed?", &declined);
+        acted = actcli_decide(&a, so.dry_run, o.yes, "Proceed?", &declined);
         if (!declined) {
             so.dry_run = !acted;
-            if (acted)
-                actcli_open_log(&a);
             so.log = &a.log;
             struct tally n = {0};
             struct reap_results res;
