@@ -16,6 +16,10 @@
 #define REPLAY CLI_IN(CLI_REPLAY)
 #define WHY CLI_IN(CLI_WHY)
 
+/* --pid's value, a process id, whichever command takes it. */
+#define PID_VALUE                                                                                  \
+    .offset = F(pid), .min = 1, .max = 0x7fffffff, .bad = "--pid: '%s' is not a process id"
+
 /* "set_offset 0: none" needs no flag at offset 0. */
 _Static_assert(offsetof(struct options, cmd) == 0, "the first field is not a flag");
 
@@ -79,7 +83,7 @@ const struct cli_opt cli_opts[] = {
     {"pid", 0, CLI_INT, MAIN, "PID",
      "watch the mount and cgroup namespaces of PID\n"
      "(e.g. a container's process, from the host)",
-     .offset = F(pid), .min = 1, .max = 0x7fffffff, .bad = "--pid: '%s' is not a process id"},
+     PID_VALUE},
     {"all", 0, CLI_FLAG, MAIN, NULL,
      "the node view: every shm mount of every mount namespace\n"
      "(every container's /dev/shm), each with its container\n"
@@ -136,8 +140,7 @@ const struct cli_opt cli_opts[] = {
      "act inside the namespaces of process PID only (a\n"
      "container, from the host): its /dev/shm, each line naming\n"
      "it; refused if it exits before an unlink",
-     .offset = F(pid), .min = 1, .max = 0x7fffffff, .bad = "--pid: '%s' is not a process id",
-     .synopsis = "[--pid PID | --all]"},
+     PID_VALUE, .synopsis = "[--pid PID | --all]"},
     {"all", 0, CLI_FLAG, CLEAN, NULL,
      "every shm mount of the node view (every container's\n"
      "/dev/shm and the host's), each acted on inside its own\n"
@@ -147,8 +150,7 @@ const struct cli_opt cli_opts[] = {
      "act inside the namespaces of process PID only (a container,\n"
      "from the host): its processes, each line naming it; refused\n"
      "if PID exits before a signal",
-     .offset = F(pid), .min = 1, .max = 0x7fffffff, .bad = "--pid: '%s' is not a process id",
-     .synopsis = "[--pid PID | --all]"},
+     PID_VALUE, .synopsis = "[--pid PID | --all]"},
     {"all", 0, CLI_FLAG, REAP, NULL,
      "every container of the node view and the host: each\n"
      "process acted on as part of its own container, the plan\n"
@@ -205,8 +207,7 @@ const struct cli_opt cli_opts[] = {
      "record the mount and cgroup namespaces of PID (a\n"
      "container's process, from the host); the recorder ends,\n"
      "with status 1, when PID exits",
-     .offset = F(pid), .min = 1, .max = 0x7fffffff, .bad = "--pid: '%s' is not a process id",
-     .synopsis = "[--all | --pid PID]"},
+     PID_VALUE, .synopsis = "[--all | --pid PID]"},
     {"all", 0, CLI_FLAG, RECORD, NULL,
      "record the node view: every container's /dev/shm, the\n"
      "recorder living through containers that come and go",
@@ -243,8 +244,7 @@ const struct cli_opt cli_opts[] = {
     {"pid", 0, CLI_INT, WHY, "PID",
      "only the ends of process PID and of the DataLoader whose\n"
      "main process it was",
-     .offset = F(pid), .min = 1, .max = 0x7fffffff, .bad = "--pid: '%s' is not a process id",
-     .synopsis = "[--pid PID | --container NAME]"},
+     PID_VALUE, .synopsis = "[--pid PID | --container NAME]"},
     {"container", 0, CLI_STRING, WHY, "NAME",
      "only the ends in the container of this name, id (12 hex\n"
      "digits or more) or pod",
