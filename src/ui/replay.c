@@ -359,12 +359,8 @@ void replay_show(struct ui *u, struct snap *s, size_t entry, bool onward)
     }
     gauges_read(&u->gauges, &s->scan.mounts, t); /* as the poller reads a scan's */
     ui_add_history(u, &u->gauges);
-    snap_free(u->snap);
-    u->snap = s;
     r->shown = entry;
-    rows_prune_marks(u);
-    rows_rebuild(u);
-    u->dirty = true;
+    ui_show_snap(u, s);
 }
 
 /* Shows snapshot entry i (read unless it is the one shown) with the

@@ -90,6 +90,15 @@ void ui_add_history(struct ui *u, const struct gauges *g)
             history_add(&u->hist, g->items[i].key, g->t, g->items[i].used, g->items[i].size);
 }
 
+void ui_show_snap(struct ui *u, struct snap *s)
+{
+    snap_free(u->snap);
+    u->snap = s;
+    rows_prune_marks(u);
+    rows_rebuild(u);
+    u->dirty = true;
+}
+
 static bool gauges_differ(const struct gauges *a, const struct gauges *b)
 {
     if (a->n != b->n)
@@ -154,11 +163,7 @@ static void intake(struct ui *u)
     }
     if (s && (!u->paused || u->step)) {
         u->step = false;
-        snap_free(u->snap);
-        u->snap = s;
-        rows_prune_marks(u);
-        rows_rebuild(u);
-        u->dirty = true;
+        ui_show_snap(u, s);
     } else {
         snap_free(s);
     }

@@ -166,6 +166,9 @@ void ui_message(struct ui *u, int role, const char *fmt, ...) __attribute__((for
 const struct row *ui_current(const struct ui *u);
 /* Adds g's readings of the mounts that could be read to the fill history. */
 void ui_add_history(struct ui *u, const struct gauges *g);
+/* Shows snapshot s from now on (u takes it, and frees the one it replaces):
+ * drops the marks of what s no longer has and rebuilds the rows. */
+void ui_show_snap(struct ui *u, struct snap *s);
 
 /* rows.c: rebuilds u->rows from the snapshot, view, filter, sort and
  * collapsed set, keeping the cursor on the same item when it still exists. */
