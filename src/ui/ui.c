@@ -286,6 +286,20 @@ static void loop(struct ui *u)
     }
 }
 
+/* The dashboard on the terminal until it quits; 0, or -1 with the reason
+ * the terminal cannot be used on stderr after prog. */
+static int on_terminal(struct ui *u, const char *prog)
+{
+    char err[256];
+    if (term_start(&u->set->theme, u->set->cfg.color, u->set->cfg.ascii, err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return -1;
+    }
+    loop(u);
+    term_stop();
+    return 0;
+}
+
 /* --record's store, opened with its header (the scans' interval, what is
  * watched) and the limits of the settings record_max_size and
  * record_max_age; 0, or 1 with the store's one line on stderr. */
@@ -354,14 +368,7 @@ static int run_replay(const struct ui_settings *set, struct replay *r, struct sn
     if (r->ix.nwarnings)
         ui_message(&u, THEME_warning, "%s%s", r->ix.warnings[0],
                    r->ix.nwarnings > 1 ? " (and more damage)" : "");
-    char err[256];
-    int rc = term_start(&set->theme, set->cfg.color, set->cfg.ascii, err, sizeof(err));
-    if (rc != 0) {
-        fprintf(stderr, "shmwatch replay: %s\n", err);
-    } else {
-        loop(&u);
-        term_stop();
-    }
+    int rc = on_terminal(&u, "shmwatch replay");
     ui_release(&u);
     return rc != 0;
 }
@@ -406,14 +413,8 @@ static int run(const struct ui_settings *set)
         fprintf(stderr, "shmwatch: cannot start the scanner: %s\n", strerror(errno));
         goto out;
     }
-    char err[256];
-    if (term_start(&set->theme, set->cfg.color, set->cfg.ascii, err, sizeof(err)) != 0) {
-        fprintf(stderr, "shmwatch: %s\n", err);
-    } else {
-        loop(&u);
-        term_stop();
+    if (on_terminal(&u, "shmwatch") == 0)
         rc = 0;
-    }
     sys_open = poller_stop(u.poller);
     if (!sys_open && rc == 0) {
         /* After a run, leave the hung scan to the exit. Every record
