@@ -86,6 +86,17 @@ static void drain(int fd)
         ;
 }
 
+/* Sets the thread's flag (p->stop or p->scan_requested) and wakes the
+ * thread, whether it waits on the condition or on the control pipe. */
+static void wake(struct poller *p, bool *flag)
+{
+    pthread_mutex_lock(&p->lock);
+    *flag = true;
+    pthread_cond_signal(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+    poke(p->ctl[1]);
+}
+
 /* Under lock: one line for the dashboard; announce: said at once on the
  * message line too. */
 static void publish_event(struct poller *p, double t, bool critical, bool announce,
@@ -525,11 +536,7 @@ struct poller *poller_start(const struct poller_cfg *cfg)
 
 bool poller_stop(struct poller *p)
 {
-    pthread_mutex_lock(&p->lock);
-    p->stop = true;
-    pthread_cond_signal(&p->cond);
-    pthread_mutex_unlock(&p->lock);
-    poke(p->ctl[1]);
+    wake(p, &p->stop);
     pthread_join(p->thread, NULL);
     bool abandoned = p->abandoned;
     if (p->cfg.store) { /* the recording's last word */
@@ -579,11 +586,7 @@ int poller_target_gone(struct poller *p, time_t *when)
 
 void poller_request_scan(struct poller *p)
 {
-    pthread_mutex_lock(&p->lock);
-    p->scan_requested = true;
-    pthread_cond_signal(&p->cond);
-    pthread_mutex_unlock(&p->lock);
-    poke(p->ctl[1]);
+    wake(p, &p->scan_requested);
 }
 
 size_t poller_take_events(struct poller *p, struct poller_event **out)
