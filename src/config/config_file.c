@@ -78,11 +78,7 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
         yaml_node_t *key = yamlfile_node(f, p->key);
         const struct config_option *o = config_option_find(yamlfile_scalar(key));
         if (!o) {
-            struct buf b;
-            buf_init(&b);
-            yamlfile_quote(&b, yamlfile_scalar(key));
-            *err = yamlfile_error(f, key, "unknown key %s", b.data);
-            buf_free(&b);
+            *err = yamlfile_key_error(f, key, "unknown");
             return -EINVAL;
         }
         yaml_node_t *value = yamlfile_node(f, p->value);

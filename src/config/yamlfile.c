@@ -224,6 +224,16 @@ char *yamlfile_error(const struct yamlfile *f, const yaml_node_t *node, const ch
     return e;
 }
 
+char *yamlfile_key_error(const struct yamlfile *f, const yaml_node_t *key, const char *what)
+{
+    struct buf b;
+    buf_init(&b);
+    yamlfile_quote(&b, yamlfile_scalar(key));
+    char *e = yamlfile_error(f, key, "%s key %s", what, b.data);
+    buf_free(&b);
+    return e;
+}
+
 int yamlfile_check_mapping(struct yamlfile *f, yaml_node_t *node, const char *what, char **err)
 {
     if (node->type != YAML_MAPPING_NODE) {
@@ -243,11 +253,7 @@ int yamlfile_check_mapping(struct yamlfile *f, yaml_node_t *node, const char *wh
         for (yaml_node_pair_t *q = node->data.mapping.pairs.start; q < p; q++) {
             const char *prev = yamlfile_scalar(yamlfile_node(f, q->key));
             if (prev && strcmp(prev, k) == 0) {
-                struct buf b;
-                buf_init(&b);
-                yamlfile_quote(&b, k);
-                *err = yamlfile_error(f, key, "duplicate key %s", b.data);
-                buf_free(&b);
+                *err = yamlfile_key_error(f, key, "duplicate");
                 return -EINVAL;
             }
         }

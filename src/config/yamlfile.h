@@ -37,6 +37,9 @@ yaml_node_t *yamlfile_node(struct yamlfile *f, int index);
  * are those where node starts (1:1 when node is NULL). */
 char *yamlfile_error(const struct yamlfile *f, const yaml_node_t *node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The error for a mapping's key refused as what ("unknown", "duplicate"):
+ * "file:line:column: <what> key 'name'", the name quoted as yamlfile_quote. */
+char *yamlfile_key_error(const struct yamlfile *f, const yaml_node_t *key, const char *what);
 
 /* Checks that node is a mapping whose keys are scalars and unique; what
  * names the mapping in messages (e.g. "the file", "colors"). */
