@@ -225,16 +225,17 @@ tui_keys BTab BTab
 tui_wait "^tree view" 5
 tui_wait "main $main " 5
 ok "Tab steps tree, flat, processes and round; Shift-Tab back"
-# Paused, the screen stays as it is; text written to the terminal behind
-# shmwatch's back stays until Ctrl-L repaints the whole screen.
+# Paused, the title stays as it is (the status line still turns through
+# the scan's warnings); text written over it behind shmwatch's back stays
+# until Ctrl-L repaints the whole screen.
 tui_keys Z
 tui_wait "PAUSED" 5
-tui_cap >"$SHMTEST_TMP/before-redraw"
+title=$(tui_cap | head -n 1)
 printf '\033[HSCRIBBLED-OVER' >"$(tui display-message -p -t tui '#{pane_tty}')"
 tui_wait "^SCRIBBLED-OVER" 5
 tui_keys C-l
-wait_for 'tui_cap | cmp -s - "$SHMTEST_TMP/before-redraw"' 5 ||
-    { tui_dump; fail "Ctrl-L did not bring back the screen as it was"; }
+wait_for '[ "$(tui_cap | head -n 1)" = "$title" ]' 5 ||
+    { tui_dump; fail "Ctrl-L did not bring back the title as it was: $title"; }
 tui_keys Z
 tui_gone "PAUSED" 5
 ok "Ctrl-L repaints a screen scribbled over"
