@@ -74,12 +74,14 @@ ok "the kernel counts $kernel_count OOM kill(s) in B's cgroup"
 # checks of the stream (whose snapshots keep in its file), which take seconds
 # of their own on a loaded machine.
 # Another test's death on the node (the node view tells every one) may take
-# the message line within those seconds: the events page keeps the kill.
+# the message line within those seconds: the events page keeps the kill,
+# below the screens of whatever other tests' namespaces did since.
 if wait_for 'tui_cap | grep -qE -- "OOM KILL: [0-9]+ new in container $LB "' 15; then
     ok "the dashboard says the kill at once, naming container B"
 else
     tui_keys e
-    tui_wait "OOM kill in cgroup [^ ]*docker-$ID_B\\.scope: " 5
+    tui_wait "^ Events: " 5
+    tui_page_find "OOM kill in cgroup [^ ]*docker-$ID_B\\.scope: "
     tui_keys q
     ok "the dashboard told the kill in B's cgroup (its message line since taken by another event)"
 fi

@@ -62,6 +62,18 @@ tui_sane "the help page fits"
 tui_keys q
 tui_wait "main $main " 5
 ok "q closes the help page"
+# tui_page_find (tui_lib.sh), which node_oom relies on, pages down to a
+# line below the first screen.
+# The target: the last key line of the page's last screen that its first
+# screen (the first TUI_H lines kept above) does not show.
+target=$(head -n "$TUI_H" "$help" | grep -vxF -f - "$SHMTEST_TMP/help.screen" | grep -E '^  [^ ]' | tail -n 1)
+[ -n "$target" ] || fail "the help page has no line below its first screen"
+tui_keys F1
+tui_wait "^ Help: every key" 5
+tui_page_find "^$(printf '%s' "$target" | sed 's/[][\.*^$+?(){}|]/\\&/g')\$"
+tui_keys q
+tui_wait "main $main " 5
+ok "tui_page_find pages down to a line below the help page's first screen"
 
 # --- Views ----------------------------------------------------------------------
 tui_keys p

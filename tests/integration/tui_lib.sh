@@ -86,6 +86,27 @@ tui_keys() {
     tui send-keys -t tui "$@"
 }
 
+# tui_page_find ERE [PAGES]: on a page that scrolls (its footer " FIRST-LAST
+# of N "), until a line matches, a screen at a time (PgDn), at most PAGES
+# screens (default 20); fails at the page's end. A page that fits one screen
+# has no footer: it is looked at once.
+tui_page_find() {
+    local re=$1 range last
+    for _ in $(seq "${2:-20}"); do
+        tui_cap | grep -qE -- "$re" && return 0
+        range=$(tui_cap | sed -nE 's/^ ([0-9]+-[0-9]+ of [0-9]+)  .*/\1/p')
+        [ -n "$range" ] || break
+        last=${range%% of *}
+        last=${last#*-}
+        [ "$last" -lt "${range##* of }" ] || break
+        tui_keys NPage
+        wait_for '! tui_cap | grep -q "^ $range  "' 5 || break
+    done
+    tui_cap | grep -qE -- "$re" && return 0
+    tui_dump
+    fail "no screen of the page showed /$re/"
+}
+
 # tui_sane [MSG]: the screen has TUI_H rows, none wider than TUI_W columns, no
 # control characters, or the test fails with MSG. tui_fits: the same check, its
 # status returned (for stays_false).
