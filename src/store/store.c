@@ -661,9 +661,10 @@ char *store_index_read(const struct store_index *ix, size_t i, char *msg, size_t
     }
     const struct store_entry *e = &ix->items[i];
     char *path = str_printf("%s/%s", ix->dir, ix->files[e->file]);
-    char *line = xmalloc((size_t)e->len + 1);
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     int err = errno;
+    free(path);
+    char *line = xmalloc((size_t)e->len + 1);
     ssize_t got = -1;
     if (fd >= 0) {
         do
@@ -674,18 +675,13 @@ char *store_index_read(const struct store_index *ix, size_t i, char *msg, size_t
     }
     if (got == (ssize_t)e->len && (!e->len || line[0] == '{')) {
         line[e->len] = '\0';
-        free(path);
         return line;
     }
-    char *shown = esc_term_dup(path);
     if (got < 0)
-        say(msg, n, "%s: %s", shown, strerror(err));
+        say(msg, n, "%s", strerror(err));
     else
-        say(msg, n, "%s: offset %llu: the record changed since it was read (dropped?)", shown,
-            (unsigned long long)e->offset);
-    free(shown);
+        say(msg, n, "the record changed since it was read (dropped?)");
     free(line);
-    free(path);
     return NULL;
 }
 

@@ -63,7 +63,8 @@ struct store_index {
  * one-line reason in msg (no such directory, nothing recorded). */
 int store_index_load(const char *dir, double from, double to, struct store_index *ix, char *msg,
                      size_t n);
-/* Entry i's line (a new string, NUL-terminated), NULL with msg on a failure. */
+/* Entry i's line (a new string, NUL-terminated), NULL with msg on a
+ * failure: the reason alone, the caller naming the file and offset. */
 char *store_index_read(const struct store_index *ix, size_t i, char *msg, size_t n);
 void store_index_free(struct store_index *ix);
 

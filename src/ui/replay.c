@@ -97,11 +97,7 @@ static struct snap *replay_read(const struct replay *r, size_t i, char *err, siz
 {
     char why[256];
     char *line = store_index_read(&r->ix, i, why, sizeof(why));
-    if (!line) {
-        snprintf(err, n, "%s", why);
-        return NULL;
-    }
-    struct jd *doc = jd_parse(line, r->ix.items[i].len, why, sizeof(why));
+    struct jd *doc = line ? jd_parse(line, r->ix.items[i].len, why, sizeof(why)) : NULL;
     free(line);
     struct snap *s = doc ? xcalloc(1, sizeof(*s)) : NULL;
     if (s && snapload_build(doc, &s->scan, &s->model, why, sizeof(why)) != 0) {

@@ -183,6 +183,21 @@ static void test_round_trip(void **state)
     assert_int_equal(ix.nfiles, 2);
     assert_int_equal(ix.n, 4);
     assert_int_equal(ix.nwarnings, 0);
+
+    /* A record that cannot be read back says why alone: its reader names
+     * the file and offset (why's warning, replay's line). */
+    assert_null(store_index_read(&ix, 4, msg, sizeof(msg)));
+    assert_string_equal(msg, "no record 4 in the index");
+    snprintf(path, sizeof(path), "%s/%s", d->store, ix.files[ix.items[3].file]);
+    int fd = open(path, O_WRONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(pwrite(fd, "x", 1, (off_t)ix.items[3].offset), 1);
+    close(fd);
+    assert_null(store_index_read(&ix, 3, msg, sizeof(msg)));
+    assert_string_equal(msg, "the record changed since it was read (dropped?)");
+    assert_int_equal(unlink(path), 0);
+    assert_null(store_index_read(&ix, 3, msg, sizeof(msg)));
+    assert_string_equal(msg, strerror(ENOENT));
     store_index_free(&ix);
 }
 
