@@ -416,12 +416,12 @@ static int run(const struct ui_settings *set)
     if (on_terminal(&u, "shmwatch") == 0)
         rc = 0;
     sys_open = poller_stop(u.poller);
-    if (!sys_open && rc == 0) {
-        /* After a run, leave the hung scan to the exit. Every record
-         * written is whole. */
+    if (!sys_open) {
+        /* A scan still hangs (the terminal's refusal said, or the run
+         * over): leave it to the exit. Every record written is whole. */
         store_close(store);
         fflush(NULL);
-        _exit(0);
+        _exit(rc);
     }
 out:
     store_close(store);

@@ -14,7 +14,8 @@
 # complete scan's time and drops the stale figures, shmwatch record that
 # records the stall (a "stalled" record at each interval, no stand-in
 # snapshot), goes on when it ends and exits 0 on SIGTERM during one, and a
-# dashboard that stays responsive, keeps its data marked stale and quits.
+# dashboard that stays responsive, keeps its data marked stale and quits,
+# or refuses a terminal it cannot drive and exits without waiting for it.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -389,6 +390,17 @@ tui_keys r
 tui_wait "STALE" 20
 tui_quit
 ok "q quits while a scan hangs"
+# A terminal it cannot drive while the first scan hangs: the refusal's one
+# line and status 1 once the scan is given up, no wait at the exit (with
+# the leak checker of the sanitizer build, whose exit handler would wait
+# for the stuck thread).
+rc=0
+timeout 60 script -qec "env TERM=no-such-terminal $(printf '%q' "$SHMWATCH")" /dev/null \
+    >"$SHMTEST_TMP/noterm.out" 2>&1 </dev/null || rc=$?
+assert_eq "$rc" 1 "an unknown TERM while a scan hangs exits 1 (124: it hung)"
+grep -q "^shmwatch: cannot drive the terminal (TERM=no-such-terminal)" "$SHMTEST_TMP/noterm.out" ||
+    fail "the refusal is not said: $(cat "$SHMTEST_TMP/noterm.out")"
+ok "an unknown TERM while a scan hangs: one line, exit 1, no wait for the stuck scan"
 kill -CONT "$BINDFS"
 unset SHMWATCH_TEST_BLOCKING_STAT
 SHMWATCH=$SHMWATCH_SHIPPED
