@@ -68,8 +68,9 @@ static void find(struct rec_set *s, const struct why_filter *f, struct why_resul
 }
 
 /* A snapshot of one mount "m1", 64 MiB at /dev/shm, under a 512 MiB
- * cgroup limit; what is not set is empty (no container, no segment,
- * process or group, no loader, reason "interval"). */
+ * cgroup limit (or the machine's 512 MiB, limit_source "memtotal"); what is
+ * not set is empty (no container, no segment, process or group, no loader,
+ * reason "interval"). */
 struct snap {
     const char *reason;
     const char *ctr;          /* the mount's container's id, named trainer */
@@ -78,6 +79,7 @@ struct snap {
     uint64_t app;
     const char *loader;       /* the budget's loader: a JSON object */
     uint64_t rec_shm, rec_mem;
+    const char *limit_source; /* NULL: "cgroup" */
 };
 
 static void snapshot(struct rec_set *s, double t, struct snap p)
@@ -92,13 +94,14 @@ static void snapshot(struct rec_set *s, double t, struct snap p)
         "{\"schema\":1,\"time\":\"x\",\"reason\":\"%s\",\"mounts\":[{\"id\":\"m1\","
         "\"path\":\"/dev/shm\",\"size_bytes\":%llu,\"used_bytes\":%llu,\"pending_bytes\":%llu,"
         "\"containers\":%s,\"cgroup\":{\"version\":1,\"path\":\"/test/job\"},"
-        "\"budget\":{\"limit_bytes\":%llu,\"limit_source\":\"cgroup\",\"shm_used_bytes\":%llu,"
+        "\"budget\":{\"limit_bytes\":%llu,\"limit_source\":\"%s\",\"shm_used_bytes\":%llu,"
         "\"app_bytes\":%llu,\"headroom_bytes\":%llu,\"recommended_shm_size_bytes\":%llu,"
         "\"recommended_memory_bytes\":%llu,\"loader\":%s}}],"
         "\"segments\":[%s],\"processes\":[%s],\"groups\":[%s],\"budget\":null,\"cgroup\":null}",
         p.reason ? p.reason : "interval", (unsigned long long)(64 * MiB),
         (unsigned long long)p.used, (unsigned long long)p.pending, containers,
-        (unsigned long long)(512 * MiB), (unsigned long long)p.used, (unsigned long long)p.app,
+        (unsigned long long)(512 * MiB), p.limit_source ? p.limit_source : "cgroup",
+        (unsigned long long)p.used, (unsigned long long)p.app,
         (unsigned long long)(512 * MiB - p.used - p.app), (unsigned long long)p.rec_shm,
         (unsigned long long)p.rec_mem, p.loader ? p.loader : "null", p.segs ? p.segs : "",
         p.procs ? p.procs : "", p.groups ? p.groups : "");
@@ -324,6 +327,49 @@ static void test_oom(void **state)
     assert_int_equal(d->rec_memory, 110 * MiB);
     assert_false(r.d[1].has_pid);
     assert_string_equal(r.d[1].cause, "oom_kill");
+    why_result_free(&r);
+    set_free(&s);
+}
+
+/* The diagnoses' plainer forms: a Bus error whose mount no snapshot shows,
+ * an OOM kill no record names the cgroup of, and one under the machine's
+ * memory rather than a cgroup's limit. */
+static void test_without_facts(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    exit_event(&s, T0, (struct exit_ev){.pid = 400, .comm = "writer", .role = "holder",
+                                        .signal = "SIGBUS", .cause = "sigbus"});
+    exit_event(&s, T0 + 1, (struct exit_ev){.pid = 401, .comm = "eater", .role = "holder",
+                                            .signal = "SIGKILL", .cause = "oom_kill"});
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 2);
+    assert_non_null(strstr(r.d[0].diagnosis, "a Bus error (SIGBUS), and no snapshot before it "
+                                             "shows its /dev/shm; on a tmpfs it is a page the "
+                                             "tmpfs could not give"));
+    assert_int_equal(r.d[1].pid, 401);
+    assert_true(strncmp(r.d[1].diagnosis, "the OOM killer fired", 20) == 0 &&
+                !strstr(r.d[1].diagnosis, " with app "));
+    why_result_free(&r);
+    set_free(&s);
+
+    s = (struct rec_set){.n = 0};
+    const char *procs = "{\"pid\":300,\"comm\":\"writer\",\"role\":\"holder\",\"group\":null}";
+    const char *segs = "{\"mount_id\":\"m1\",\"name\":\"big\",\"alloc_bytes\":8388608,"
+                       "\"state\":\"in_use\",\"creator_pid\":null,\"holders\":[{\"pid\":300}],"
+                       "\"group\":null}";
+    snapshot(&s, T0, (struct snap){.used = 8 * MiB, .segs = segs, .procs = procs, .app = 400 * MiB,
+                                   .limit_source = "memtotal"});
+    add(&s, T0 + 0.4,
+        "{\"event\":\"oom_kill\",\"time\":\"x\",\"cgroup\":null,\"container\":null,"
+        "\"container_name\":null,\"kills\":1,\"victim\":300,\"victim_comm\":\"writer\"}");
+    exit_event(&s, T0 + 0.5, (struct exit_ev){.pid = 300, .comm = "writer", .role = "holder",
+                                              .signal = "SIGKILL", .cause = "oom_kill"});
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    assert_non_null(strstr(r.d[0].diagnosis, "the OOM killer of cgroup /test/job fired with "
+                                             "app 400 MiB + shm 8.0 MiB (the machine's 512 MiB)"));
     why_result_free(&r);
     set_free(&s);
 }
@@ -726,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_before_shows_it),
         cmocka_unit_test(test_died_during_scan),
         cmocka_unit_test(test_container_before),
+        cmocka_unit_test(test_without_facts),
         cmocka_unit_test(test_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
