@@ -6,7 +6,7 @@
 # fd, a mark goes with its row when a rescan no longer finds it, Left and -
 # go to the parent row while a filter is on and fold a branch without one,
 # Right and + open it, Tab and Shift-Tab step through the views, Ctrl-L
-# redraws.
+# redraws, and a details page says when what it shows is gone.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -256,6 +256,39 @@ tui_wait "PAUSED" 5
 tui_keys Z
 tui_gone "PAUSED" 5
 ok "Z pauses and resumes"
+
+# --- Details of what goes -------------------------------------------------------------
+# An open details page outlives what it shows: after the next scan it says
+# the segment, or the process, is gone.
+hold_new_file /dev/shm/going_seg
+goer=$HOLDER
+tui_keys r / going_seg Enter
+tui_wait "going_seg +in_use " 10
+tui_keys End Enter # the rows: its section, its holder, it
+tui_wait "^Segment going_seg" 10
+kill -KILL "$goer"
+wait "$goer" 2>/dev/null
+rm /dev/shm/going_seg
+tui_keys r
+tui_wait "^The segment is gone: it was not in the last scan\.$" 10
+tui_keys Escape Escape
+tui_gone "filter \"going_seg\"" 5
+ok "a segment's details page, after the segment goes, says it is gone"
+hold_new_file /dev/shm/going_proc
+goer=$HOLDER
+tui_keys p r
+tui_wait "^ +$goer +[0-9]+ [A-Z] holder " 10
+tui_select "^ +$goer +[0-9]+ [A-Z] holder "
+tui_keys Enter
+tui_wait "Details of process $goer" 5
+kill -KILL "$goer"
+wait "$goer" 2>/dev/null
+rm /dev/shm/going_proc
+tui_keys r
+tui_wait "^Process $goer is gone\.$" 10
+tui_keys Escape p
+tui_wait "main $main " 5
+ok "a process's details page, after the process exits, says it is gone"
 tui_quit
 
 # --- Mouse wheel ---------------------------------------------------------------------
