@@ -23,6 +23,12 @@
 # to a time typed as HH:MM:SS; an action key is refused in one line; an --all
 # recording opens in the node view; a record cut short is named. Bad
 # recordings and times: one line, status 1 (2 for a time that is none).
+#
+# Last a store made by hand of the fixture's snapshot twice and, between
+# them, one event of each kind (an exit of each cause the words tell apart,
+# a mount's coming and going): } steps through them, each told on the status
+# line in its exact words and time (a kill in the critical colour, the rest
+# in the warning's), with the snapshot after it in the title; { steps back.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -370,4 +376,96 @@ ok "an --all recording replays in the node view"
 tui_keys n
 tui_wait "own view .*REPLAY" 5
 ok "n: the own view of it"
+tui_quit
+
+# --- A store of each kind of event -------------------------------------------------
+# The status line's words for each kind of event as } and { step to it: a
+# store made by hand of two snapshots (the fixture's, as the recorder
+# writes it) with, between them, one event of each kind, an exit of each
+# cause the words tell apart, and a mount's coming and going. The times are
+# made up, in order.
+kinds=$SHMTEST_TMP/kinds
+kfile=$kinds/20261205T235640Z.jsonl
+mkdir -p "$kinds"
+chmod 0700 "$kinds"
+snap_at() { # TIME: the fixture's snapshot, recorded at TIME
+    sed -e "s/\"time\":\"[^\"]*\"/\"time\":\"$1\"/" -e 's/}$/,"reason":"interval"}/' \
+        "$FIXTURES/replay/scene.json" >>"$kfile"
+}
+ev_times=()
+ev_words=()
+ev_colour=()
+# event TIME COLOUR WORDS RECORD: RECORD (its time a %s) into the store;
+# WORDS, the status line's for it, in COLOUR (critical for a kill, else warning).
+event() {
+    ev_times+=("$1")
+    ev_colour+=("$2")
+    ev_words+=("$3")
+    # shellcheck disable=SC2059 # the record is the format
+    printf "$4\n" "$1" >>"$kfile"
+}
+t0=2026-12-05T23:56:40.000Z
+t1=2026-12-05T23:56:50.000Z
+printf '{"recording":1,"time":"%s","hostname":"x","interval_s":10,"watch":"host","version":"test"}\n' \
+    "$t0" >"$kfile"
+chmod 0600 "$kfile"
+snap_at "$t0"
+event 2026-12-05T23:56:41.250Z critical \
+    'OOM kill in cgroup /sys/fs/cgroup/system.slice/docker-4f2a.scope: 2, pid 4242 (python3) in trainer' \
+    '{"event":"oom_kill","time":"%s","cgroup":"/sys/fs/cgroup/system.slice/docker-4f2a.scope","container":"4f2a","container_name":"trainer","kills":2,"victim":4242,"victim_comm":"python3"}'
+event 2026-12-05T23:56:41.500Z critical \
+    'exit of pid 4245 (pt_data_worker, worker of 4243) in trainer: SIGKILL (OOM kill)' \
+    '{"event":"exit","time":"%s","pid":4245,"comm":"pt_data_worker","role":"worker","group":4243,"container":"4f2a","container_name":"trainer","exit_code":null,"signal":"SIGKILL","core":false,"cause":"oom_kill"}'
+event 2026-12-05T23:56:42.500Z warning 'mount /dev/shm appeared' \
+    '{"event":"mount","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","change":"appeared"}'
+event 2026-12-05T23:56:43.750Z warning 'segments on /dev/shm: 3 created, 1 removed' \
+    '{"event":"segments","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","created":3,"removed":1,"interval_s":10}'
+event 2026-12-05T23:56:44.000Z warning '/dev/shm at 91.2%: warn' \
+    '{"event":"fill","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","used_bytes":61203251,"size_bytes":67108864,"used_pct":91.2,"level":"warn"}'
+event 2026-12-05T23:56:45.125Z warning \
+    'recorder events_off: no process events: not in the initial network namespace' \
+    '{"event":"recorder","time":"%s","what":"events_off","detail":"no process events: not in the initial network namespace"}'
+event 2026-12-05T23:56:46.375Z warning 'exit of pid 4243 (python3, main) in trainer: exit code 3' \
+    '{"event":"exit","time":"%s","pid":4243,"comm":"python3","role":"main","group":null,"container":"4f2a","container_name":"trainer","exit_code":3,"signal":null,"core":false,"cause":"exit"}'
+event 2026-12-05T23:56:47.500Z warning 'mount /dev/shm gone' \
+    '{"event":"mount","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","change":"gone"}'
+event 2026-12-05T23:56:48.625Z warning 'exit of pid 4244 (sleep): cause unknown' \
+    '{"event":"exit","time":"%s","pid":4244,"comm":"sleep","role":null,"group":null,"container":null,"container_name":null,"exit_code":null,"signal":null,"core":false,"cause":"unknown"}'
+snap_at "$t1"
+
+ere() { # TEXT: an ERE that matches TEXT
+    # shellcheck disable=SC2001,SC2016 # each character of the class, escaped
+    sed 's/[][\.*^$()+?{}|]/\\&/g' <<<"$1"
+}
+critical_re="fg=(31|91|38;5;(1|9|160|196))|bg=(41|101)"
+said() { # K: until the status line is event K's words and local time, alone on its line
+    tui_wait "^$(ere "${ev_words[$1]} at $(date -d "${ev_times[$1]}" +%H:%M:%S)")\$" 5
+}
+replay_title() { # TIME K: the title's REPLAY part for the snapshot of TIME, K of 2
+    echo "REPLAY $(date -d "$1" '+%Y-%m-%d %H:%M:%S') \($2/2\)"
+}
+
+tui_start 120 40 replay --dir "$kinds"
+tui_wait "$(replay_title "$t1" 2)" 10
+tui_keys '['
+tui_wait "$(replay_title "$t0" 1)" 5
+for k in "${!ev_words[@]}"; do
+    tui_keys '}'
+    said "$k"
+    style=$(tui_style "^$(ere "${ev_words[$k]}")") # while the message stands (some seconds)
+    if [ "${ev_colour[$k]}" = critical ]; then
+        grep -qE "$critical_re" <<<"$style" || { tui_dump; fail "not in the critical colour: $style"; }
+    elif grep -qE "$critical_re" <<<"$style" || ! grep -qE "fg=(33|93)" <<<"$style"; then
+        tui_dump
+        fail "not in the warning colour: $style"
+    fi
+    tui_wait "$(replay_title "$t1" 2)" 5
+    ok "}: ${ev_words[$k]} (${ev_colour[$k]}: $style), with the snapshot after it"
+done
+tui_keys '}'
+tui_wait "no later event in the recording" 5
+tui_keys '{'
+said $((${#ev_words[@]} - 2))
+ok "{: back to ${ev_words[-2]}"
+tui_sane "the replay of each kind of event fits the screen"
 tui_quit
