@@ -393,44 +393,34 @@ snap_at() { # TIME: the fixture's snapshot, recorded at TIME
         "$FIXTURES/replay/scene.json" >>"$kfile"
 }
 ev_times=()
-ev_words=()
 ev_colour=()
-# event TIME COLOUR WORDS RECORD: RECORD (its time a %s) into the store;
-# WORDS, the status line's for it, in COLOUR (critical for a kill, else warning).
-event() {
-    ev_times+=("$1")
-    ev_colour+=("$2")
-    ev_words+=("$3")
-    # shellcheck disable=SC2059 # the record is the format
-    printf "$4\n" "$1" >>"$kfile"
-}
+ev_words=()
 t0=2026-12-05T23:56:40.000Z
 t1=2026-12-05T23:56:50.000Z
 printf '{"recording":1,"time":"%s","hostname":"x","interval_s":10,"watch":"host","version":"test"}\n' \
     "$t0" >"$kfile"
 chmod 0600 "$kfile"
 snap_at "$t0"
-event 2026-12-05T23:56:41.250Z critical \
-    'OOM kill in cgroup /sys/fs/cgroup/system.slice/docker-4f2a.scope: 2, pid 4242 (python3) in trainer' \
-    '{"event":"oom_kill","time":"%s","cgroup":"/sys/fs/cgroup/system.slice/docker-4f2a.scope","container":"4f2a","container_name":"trainer","kills":2,"victim":4242,"victim_comm":"python3"}'
-event 2026-12-05T23:56:41.500Z critical \
-    'exit of pid 4245 (pt_data_worker, worker of 4243) in trainer: SIGKILL (OOM kill)' \
-    '{"event":"exit","time":"%s","pid":4245,"comm":"pt_data_worker","role":"worker","group":4243,"container":"4f2a","container_name":"trainer","exit_code":null,"signal":"SIGKILL","core":false,"cause":"oom_kill"}'
-event 2026-12-05T23:56:42.500Z warning 'mount /dev/shm appeared' \
-    '{"event":"mount","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","change":"appeared"}'
-event 2026-12-05T23:56:43.750Z warning 'segments on /dev/shm: 3 created, 1 removed' \
-    '{"event":"segments","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","created":3,"removed":1,"interval_s":10}'
-event 2026-12-05T23:56:44.000Z warning '/dev/shm at 91.2%: warn' \
-    '{"event":"fill","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","used_bytes":61203251,"size_bytes":67108864,"used_pct":91.2,"level":"warn"}'
-event 2026-12-05T23:56:45.125Z warning \
-    'recorder events_off: no process events: not in the initial network namespace' \
-    '{"event":"recorder","time":"%s","what":"events_off","detail":"no process events: not in the initial network namespace"}'
-event 2026-12-05T23:56:46.375Z warning 'exit of pid 4243 (python3, main) in trainer: exit code 3' \
-    '{"event":"exit","time":"%s","pid":4243,"comm":"python3","role":"main","group":null,"container":"4f2a","container_name":"trainer","exit_code":3,"signal":null,"core":false,"cause":"exit"}'
-event 2026-12-05T23:56:47.500Z warning 'mount /dev/shm gone' \
-    '{"event":"mount","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","change":"gone"}'
-event 2026-12-05T23:56:48.625Z warning 'exit of pid 4244 (sleep): cause unknown' \
-    '{"event":"exit","time":"%s","pid":4244,"comm":"sleep","role":null,"group":null,"container":null,"container_name":null,"exit_code":null,"signal":null,"core":false,"cause":"unknown"}'
+# Each event: its time, the colour of its line on the status line (critical
+# for a kill, else warning), the status line's words for it, and its record
+# (the time a %s).
+while IFS='|' read -r t colour words record; do
+    ev_times+=("$t")
+    ev_colour+=("$colour")
+    ev_words+=("$words")
+    # shellcheck disable=SC2059 # the record is the format
+    printf "$record\n" "$t" >>"$kfile"
+done <<'EVENTS'
+2026-12-05T23:56:41.250Z|critical|OOM kill in cgroup /sys/fs/cgroup/system.slice/docker-4f2a.scope: 2, pid 4242 (python3) in trainer|{"event":"oom_kill","time":"%s","cgroup":"/sys/fs/cgroup/system.slice/docker-4f2a.scope","container":"4f2a","container_name":"trainer","kills":2,"victim":4242,"victim_comm":"python3"}
+2026-12-05T23:56:41.500Z|critical|exit of pid 4245 (pt_data_worker, worker of 4243) in trainer: SIGKILL (OOM kill)|{"event":"exit","time":"%s","pid":4245,"comm":"pt_data_worker","role":"worker","group":4243,"container":"4f2a","container_name":"trainer","exit_code":null,"signal":"SIGKILL","core":false,"cause":"oom_kill"}
+2026-12-05T23:56:42.500Z|warning|mount /dev/shm appeared|{"event":"mount","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","change":"appeared"}
+2026-12-05T23:56:43.750Z|warning|segments on /dev/shm: 3 created, 1 removed|{"event":"segments","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","created":3,"removed":1,"interval_s":10}
+2026-12-05T23:56:44.000Z|warning|/dev/shm at 91.2%: warn|{"event":"fill","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","used_bytes":61203251,"size_bytes":67108864,"used_pct":91.2,"level":"warn"}
+2026-12-05T23:56:45.125Z|warning|recorder events_off: no process events: not in the initial network namespace|{"event":"recorder","time":"%s","what":"events_off","detail":"no process events: not in the initial network namespace"}
+2026-12-05T23:56:46.375Z|warning|exit of pid 4243 (python3, main) in trainer: exit code 3|{"event":"exit","time":"%s","pid":4243,"comm":"python3","role":"main","group":null,"container":"4f2a","container_name":"trainer","exit_code":3,"signal":null,"core":false,"cause":"exit"}
+2026-12-05T23:56:47.500Z|warning|mount /dev/shm gone|{"event":"mount","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","change":"gone"}
+2026-12-05T23:56:48.625Z|warning|exit of pid 4244 (sleep): cause unknown|{"event":"exit","time":"%s","pid":4244,"comm":"sleep","role":null,"group":null,"container":null,"container_name":null,"exit_code":null,"signal":null,"core":false,"cause":"unknown"}
+EVENTS
 snap_at "$t1"
 
 ere() { # TEXT: an ERE that matches TEXT
