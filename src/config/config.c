@@ -372,14 +372,6 @@ void config_copy(struct config *dst, const struct config *src)
     }
 }
 
-int config_check_rules(const struct config *cfg, struct buf *msg)
-{
-    if (cfg->warn_pct < cfg->crit_pct)
-        return 0;
-    buf_printf(msg, "warn_pct (%d) must be below crit_pct (%d)", cfg->warn_pct, cfg->crit_pct);
-    return -EINVAL;
-}
-
 int config_set(struct config *cfg, const char *key, const char *value, char **err)
 {
     const struct config_option *o = config_option_find(key);
@@ -407,11 +399,8 @@ int config_set(struct config *cfg, const char *key, const char *value, char **er
 
 int config_check(const struct config *cfg, char **err)
 {
-    struct buf msg;
-    buf_init(&msg);
-    int rc = config_check_rules(cfg, &msg);
-    if (rc)
-        *err = buf_steal(&msg);
-    buf_free(&msg);
-    return rc;
+    if (cfg->warn_pct < cfg->crit_pct)
+        return 0;
+    *err = str_printf("warn_pct (%d) must be below crit_pct (%d)", cfg->warn_pct, cfg->crit_pct);
+    return -EINVAL;
 }

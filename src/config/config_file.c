@@ -101,15 +101,14 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
             cfg->mounts_where[i] = place(f, yamlfile_node(f, *it));
         }
     }
-    struct buf msg;
-    buf_init(&msg);
-    if (config_check_rules(cfg, &msg)) {
+    char *msg;
+    rc = config_check(cfg, &msg);
+    if (rc) {
         const yaml_node_t *crit = where[config_option_find("crit_pct") - config_options];
         const yaml_node_t *warn = where[config_option_find("warn_pct") - config_options];
-        *err = yamlfile_error(f, crit ? crit : warn, "%s", msg.data);
-        rc = -EINVAL;
+        *err = yamlfile_error(f, crit ? crit : warn, "%s", msg);
+        free(msg);
     }
-    buf_free(&msg);
     return rc;
 }
 
