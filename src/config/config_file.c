@@ -112,11 +112,6 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
     return rc;
 }
 
-int config_load(const char *path, struct config *cfg, char **err)
-{
-    return config_load_trusted(path, CONFIG_TRUST_ANY, cfg, err, NULL);
-}
-
 int config_load_trusted(const char *path, enum config_trust trust, struct config *cfg, char **err,
                         char **warning)
 {

@@ -262,12 +262,6 @@ static int load_file(const char *path, enum config_trust trust, struct theme *ou
     return rc;
 }
 
-int theme_load(const char *name_or_file, const char *const *search_dirs, struct theme *out,
-               char **err)
-{
-    return theme_load_trusted(name_or_file, search_dirs, CONFIG_TRUST_ANY, out, err, NULL);
-}
-
 int theme_load_trusted(const char *name_or_file, const char *const *search_dirs,
                        enum config_trust trust, struct theme *out, char **err, char **warning)
 {

@@ -12,7 +12,7 @@
 static void load_ok(const char *name_or_file, const char *const *dirs, struct theme *t)
 {
     char *err = NULL;
-    int rc = theme_load(name_or_file, dirs, t, &err);
+    int rc = theme_load_trusted(name_or_file, dirs, CONFIG_TRUST_ANY, t, &err, NULL);
     if (rc)
         fail_msg("%s: %s", name_or_file, err);
 }
@@ -174,7 +174,7 @@ static void test_bad_themes(void **state)
         fixture(path, sizeof(path), rel);
         struct theme t = {.name = "untouched"};
         char *err = NULL;
-        assert_int_equal(theme_load(path, NULL, &t, &err), -EINVAL);
+        assert_int_equal(theme_load_trusted(path, NULL, CONFIG_TRUST_ANY, &t, &err, NULL), -EINVAL);
         snprintf(want, sizeof(want), "%s:%s", path, bad_themes[i].error);
         assert_non_null(err);
         /* Whatever the file holds, the message is valid UTF-8. */
@@ -211,18 +211,20 @@ static void test_search(void **state)
     assert_int_equal(t.role[THEME_title].fg, THEME_GREEN);
 
     char *err = NULL, want[9000];
-    assert_int_equal(theme_load("nope", dirs, &t, &err), -ENOENT);
+    assert_int_equal(theme_load_trusted("nope", dirs, CONFIG_TRUST_ANY, &t, &err, NULL), -ENOENT);
     snprintf(want, sizeof(want), "theme 'nope' not found in %s, %s", a, b);
     assert_string_equal(err, want);
     free(err);
-    assert_int_equal(theme_load("nope", NULL, &t, &err), -ENOENT);
+    assert_int_equal(theme_load_trusted("nope", NULL, CONFIG_TRUST_ANY, &t, &err, NULL), -ENOENT);
     assert_string_equal(err, "theme 'nope' not found in any theme directory");
     free(err);
-    assert_int_equal(theme_load("bad name!", dirs, &t, &err), -EINVAL);
+    assert_int_equal(theme_load_trusted("bad name!", dirs, CONFIG_TRUST_ANY, &t, &err, NULL),
+                     -EINVAL);
     assert_string_equal(err, "invalid theme name 'bad name!' (letters, digits, '-', '_', '.'; or "
                              "a path to a .yaml file)");
     free(err);
-    assert_int_equal(theme_load("missing.yaml", dirs, &t, &err), -ENOENT);
+    assert_int_equal(theme_load_trusted("missing.yaml", dirs, CONFIG_TRUST_ANY, &t, &err, NULL),
+                     -ENOENT);
     assert_string_equal(err, "missing.yaml: No such file or directory");
     free(err);
 
