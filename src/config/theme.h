@@ -96,8 +96,8 @@ struct theme {
 
 /* Always available, without files: the default colours, and mono
  * (attributes only, for NO_COLOR, --no-color and monochrome terminals). */
-const struct theme *theme_builtin_default(void);
-const struct theme *theme_builtin_mono(void);
+extern const struct theme theme_builtin_default;
+extern const struct theme theme_builtin_mono;
 
 /* A name is [A-Za-z0-9_.-]+ not starting with '.'; a path contains '/' or
  * ends in ".yaml". */

@@ -291,8 +291,8 @@ int theme_load_trusted(const char *name_or_file, const char *const *search_dirs,
             return rc;
         }
     }
-    const struct theme *builtin = strcmp(s, "default") == 0 ? theme_builtin_default()
-                                  : strcmp(s, "mono") == 0  ? theme_builtin_mono()
+    const struct theme *builtin = strcmp(s, "default") == 0 ? &theme_builtin_default
+                                  : strcmp(s, "mono") == 0  ? &theme_builtin_mono
                                                             : NULL;
     if (builtin) {
         *out = *builtin;

@@ -85,20 +85,20 @@ static void test_builtins_match_files(void **state)
     char path[4096];
     struct theme t;
     load_ok(source(path, sizeof(path), "themes/default.yaml"), NULL, &t);
-    assert_same_theme(&t, theme_builtin_default());
+    assert_same_theme(&t, &theme_builtin_default);
     load_ok(source(path, sizeof(path), "themes/mono.yaml"), NULL, &t);
-    assert_same_theme(&t, theme_builtin_mono());
+    assert_same_theme(&t, &theme_builtin_mono);
     assert_attrs_only(&t);
-    assert_attrs_only(theme_builtin_mono());
+    assert_attrs_only(&theme_builtin_mono);
     /* mono still tells states apart */
     assert_int_not_equal(t.role[THEME_selected].attrs, 0);
     assert_int_not_equal(t.role[THEME_state_orphan].attrs, t.role[THEME_state_in_use].attrs);
 
     /* Without any theme file, the two built-ins are still there by name. */
     load_ok("default", NULL, &t);
-    assert_same_theme(&t, theme_builtin_default());
+    assert_same_theme(&t, &theme_builtin_default);
     load_ok("mono", NULL, &t);
-    assert_same_theme(&t, theme_builtin_mono());
+    assert_same_theme(&t, &theme_builtin_mono);
 }
 
 static void test_partial(void **state)
