@@ -66,7 +66,7 @@ static char *place(struct yamlfile *f, const yaml_node_t *node)
 
 static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
 {
-    yaml_node_t *root = yamlfile_root(f);
+    yaml_node_t *root = yaml_document_get_root_node(&f->doc);
     if (!root || yamlfile_is_null(root))
         return 0; /* an empty file: nothing changes */
     int rc = yamlfile_check_mapping(f, root, "settings", err);

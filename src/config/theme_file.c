@@ -213,7 +213,7 @@ static int parse_colors(struct yamlfile *f, yaml_node_t *colors, struct theme *t
 
 static int parse_theme(struct yamlfile *f, struct theme *t, char **err)
 {
-    yaml_node_t *root = yamlfile_root(f);
+    yaml_node_t *root = yaml_document_get_root_node(&f->doc);
     if (!root || yamlfile_is_null(root))
         return 0;
     int rc = yamlfile_check_mapping(f, root, "theme", err);

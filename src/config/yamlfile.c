@@ -199,11 +199,6 @@ void yamlfile_free(struct yamlfile *f)
     yaml_document_delete(&f->doc);
 }
 
-yaml_node_t *yamlfile_root(struct yamlfile *f)
-{
-    return yaml_document_get_root_node(&f->doc);
-}
-
 yaml_node_t *yamlfile_node(struct yamlfile *f, int index)
 {
     return yaml_document_get_node(&f->doc, index);

@@ -29,8 +29,6 @@ int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trus
 /* After a load that returned 0: on failure nothing is left to free. */
 void yamlfile_free(struct yamlfile *f);
 
-/* The top node, or NULL for an empty document. */
-yaml_node_t *yamlfile_root(struct yamlfile *f);
 yaml_node_t *yamlfile_node(struct yamlfile *f, int index);
 
 /* "file:line:column: " + the formatted message, malloc'd; line and column
