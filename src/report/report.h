@@ -15,7 +15,7 @@
 
 /* One JSON object on one line, no trailing newline. */
 void report_json(struct buf *out, const struct model *m);
-/* The same, written to sink as it is made (see jw_stream): what is left in
+/* The same, written to sink as it is made (see struct jsonw): what is left in
  * out at the end is the rest of the line. */
 void report_json_stream(struct buf *out, const struct model *m, FILE *sink);
 /* A recorded snapshot (doc/recording.md): the same object with its time
