@@ -22,10 +22,8 @@ void report_json_stream(struct buf *out, const struct model *m, FILE *sink);
  * to the millisecond and "reason" ("interval" or "event") added. */
 void report_json_record(struct buf *out, const struct model *m, const char *reason);
 
-struct text_opts {
-    bool ascii; /* no UTF-8 bar characters or names beyond ASCII */
-};
-void report_text(struct buf *out, const struct model *m, const struct text_opts *o);
+/* ascii: no UTF-8 bar characters or names beyond ASCII. */
+void report_text(struct buf *out, const struct model *m, bool ascii);
 
 /* The Prometheus text exposition format. */
 void report_prometheus(struct buf *out, const struct model *m);
