@@ -143,16 +143,9 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
         uint64_t b;
         if (!parse_size(v, &b))
             return bad_form(o, v, "size (such as 256m or 2g)", msg);
-        if ((double)b < o->min || (o->max > 0 && (double)b > o->max)) {
-            buf_printf(msg, "%s is out of range (", v);
-            if (o->max > 0) {
-                add_size(msg, o->min);
-                buf_adds(msg, " to ");
-                add_size(msg, o->max);
-            } else {
-                buf_adds(msg, "at least ");
-                add_size(msg, o->min);
-            }
+        if ((double)b < o->min) {
+            buf_printf(msg, "%s is out of range (at least ", v);
+            add_size(msg, o->min);
             buf_adds(msg, ")");
             return -EINVAL;
         }

@@ -85,7 +85,7 @@ enum config_type {
     CONFIG_BOOL,
     CONFIG_INT,
     CONFIG_DURATION,    /* seconds as a double: 0.5, "500ms", "2s", "10m" */
-    CONFIG_SIZE,        /* bytes as a uint64_t: "256m", "2g" (max 0: no upper bound) */
+    CONFIG_SIZE,        /* bytes as a uint64_t: "256m", "2g" (no upper bound) */
     CONFIG_STRING,      /* char *, malloc'd */
     CONFIG_ENUM,        /* an enum stored as int, one of choices */
     CONFIG_STRING_LIST, /* struct config_strings */
@@ -96,7 +96,7 @@ struct config_option {
     const char *name;
     enum config_type type;
     size_t offset;
-    double min, max;            /* INT, DURATION, SIZE: value range; lists: item count */
+    double min, max;            /* INT, DURATION: value range; SIZE: min; lists: item count */
     const char *const *choices; /* ENUM, COLUMN_LIST: NULL-terminated names */
     bool nullable;              /* STRING: null allowed (stored as NULL) */
     /* STRING and STRING_LIST items: returns what is wrong with v, or NULL. */
