@@ -95,11 +95,8 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
     const yaml_node_t *mounts = where[config_option_find("mounts") - config_options];
     if (mounts && mounts->type == YAML_SEQUENCE_NODE && cfg->mounts.n) {
         cfg->mounts_where = xcalloc(cfg->mounts.n, sizeof(char *));
-        size_t i = 0;
-        for (yaml_node_item_t *it = mounts->data.sequence.items.start;
-             it < mounts->data.sequence.items.top && i < cfg->mounts.n; it++, i++) {
-            cfg->mounts_where[i] = place(f, yamlfile_node(f, *it));
-        }
+        for (size_t i = 0; i < cfg->mounts.n; i++)
+            cfg->mounts_where[i] = place(f, yamlfile_node(f, mounts->data.sequence.items.start[i]));
     }
     char *msg;
     rc = config_check(cfg, &msg);
