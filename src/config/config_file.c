@@ -119,7 +119,7 @@ int config_load_trusted(const char *path, enum config_trust trust, struct config
     struct config tmp;
     config_copy(&tmp, cfg);
     rc = apply_file(&f, &tmp, err);
-    yamlfile_free(&f);
+    yaml_document_delete(&f.doc);
     config_free(rc ? &tmp : cfg); /* the copy on failure, else what it replaces */
     if (rc == 0)
         *cfg = tmp;

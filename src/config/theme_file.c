@@ -256,7 +256,7 @@ static int load_file(const char *path, enum config_trust trust, struct theme *ou
         len -= 5;
     snprintf(t.name, sizeof(t.name), "%.*s", (int)len, base);
     rc = parse_theme(&f, &t, err);
-    yamlfile_free(&f);
+    yaml_document_delete(&f.doc);
     if (rc == 0)
         *out = t;
     return rc;

@@ -194,11 +194,6 @@ int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trus
     return rc;
 }
 
-void yamlfile_free(struct yamlfile *f)
-{
-    yaml_document_delete(&f->doc);
-}
-
 yaml_node_t *yamlfile_node(struct yamlfile *f, int index)
 {
     return yaml_document_get_node(&f->doc, index);
