@@ -7,7 +7,6 @@
 #define SHMWATCH_THEME_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
 #include "config/trust.h"
 

@@ -14,7 +14,6 @@
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/units.h"
-#include "util/xalloc.h"
 
 static const char *const colour_names[] = {
     "black",        "red",           "green",       "yellow",         "blue",

@@ -2,7 +2,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,7 +11,6 @@
 #include "util/escape.h"
 #include "util/fileio.h"
 #include "util/safefile.h"
-#include "util/xalloc.h"
 
 /* Config and theme files are small; anything bigger is a mistake. */
 #define YAMLFILE_MAX (1u << 20)

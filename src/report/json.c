@@ -2,9 +2,7 @@
  * of the schema is always present; fields beyond it are additions scripts may
  * ignore. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <sys/sysmacros.h>
-#include <string.h>
 
 #include "report/jsonw.h"
 #include "report/report.h"

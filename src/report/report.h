@@ -5,7 +5,6 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "model/events.h"
 #include "model/model.h"
