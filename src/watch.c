@@ -210,8 +210,7 @@ static void render(struct loop *L, struct scan *s, const char *reason, struct ev
             report_prometheus_deaths(out, &L->deaths);
         report_prometheus(out, &m);
     } else {
-        struct text_opts to = {.ascii = cfg->ascii};
-        report_text(out, &m, &to);
+        report_text(out, &m, cfg->ascii);
     }
     if (cur)
         ev_state_from_model(cur, &m, cfg->warn_pct, cfg->crit_pct);

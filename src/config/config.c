@@ -143,16 +143,9 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
         uint64_t b;
         if (!parse_size(v, &b))
             return bad_form(o, v, "size (such as 256m or 2g)", msg);
-        if ((double)b < o->min || (o->max > 0 && (double)b > o->max)) {
-            buf_printf(msg, "%s is out of range (", v);
-            if (o->max > 0) {
-                add_size(msg, o->min);
-                buf_adds(msg, " to ");
-                add_size(msg, o->max);
-            } else {
-                buf_adds(msg, "at least ");
-                add_size(msg, o->min);
-            }
+        if ((double)b < o->min) {
+            buf_printf(msg, "%s is out of range (at least ", v);
+            add_size(msg, o->min);
             buf_adds(msg, ")");
             return -EINVAL;
         }
@@ -372,14 +365,6 @@ void config_copy(struct config *dst, const struct config *src)
     }
 }
 
-int config_check_rules(const struct config *cfg, struct buf *msg)
-{
-    if (cfg->warn_pct < cfg->crit_pct)
-        return 0;
-    buf_printf(msg, "warn_pct (%d) must be below crit_pct (%d)", cfg->warn_pct, cfg->crit_pct);
-    return -EINVAL;
-}
-
 int config_set(struct config *cfg, const char *key, const char *value, char **err)
 {
     const struct config_option *o = config_option_find(key);
@@ -407,11 +392,8 @@ int config_set(struct config *cfg, const char *key, const char *value, char **er
 
 int config_check(const struct config *cfg, char **err)
 {
-    struct buf msg;
-    buf_init(&msg);
-    int rc = config_check_rules(cfg, &msg);
-    if (rc)
-        *err = buf_steal(&msg);
-    buf_free(&msg);
-    return rc;
+    if (cfg->warn_pct < cfg->crit_pct)
+        return 0;
+    *err = str_printf("warn_pct (%d) must be below crit_pct (%d)", cfg->warn_pct, cfg->crit_pct);
+    return -EINVAL;
 }

@@ -58,7 +58,7 @@ struct config {
     int crit_pct; /* > warn_pct */
     char *theme;  /* name or path to a .yaml file */
     /* "file:line:column" of the theme value when the file set it, else NULL:
-     * prefix for a theme_load() error. */
+     * prefix for a theme_load_trusted() error. */
     char *theme_where;
     enum config_view view;
     enum config_sort sort;
@@ -85,7 +85,7 @@ enum config_type {
     CONFIG_BOOL,
     CONFIG_INT,
     CONFIG_DURATION,    /* seconds as a double: 0.5, "500ms", "2s", "10m" */
-    CONFIG_SIZE,        /* bytes as a uint64_t: "256m", "2g" (max 0: no upper bound) */
+    CONFIG_SIZE,        /* bytes as a uint64_t: "256m", "2g" (no upper bound) */
     CONFIG_STRING,      /* char *, malloc'd */
     CONFIG_ENUM,        /* an enum stored as int, one of choices */
     CONFIG_STRING_LIST, /* struct config_strings */
@@ -96,7 +96,7 @@ struct config_option {
     const char *name;
     enum config_type type;
     size_t offset;
-    double min, max;            /* INT, DURATION, SIZE: value range; lists: item count */
+    double min, max;            /* INT, DURATION: value range; SIZE: min; lists: item count */
     const char *const *choices; /* ENUM, COLUMN_LIST: NULL-terminated names */
     bool nullable;              /* STRING: null allowed (stored as NULL) */
     /* STRING and STRING_LIST items: returns what is wrong with v, or NULL. */
@@ -121,13 +121,11 @@ void config_forget_mounts_where(struct config *cfg);
 /* Applies the file's settings on top of *cfg (start from config_defaults).
  * Returns 0; or -EINVAL for malformed YAML, an unknown key, a wrong type or
  * an out-of-range value, -errno when unreadable; then *err is a malloc'd
- * one-line "file:line:column: message" and *cfg is unchanged. */
-int config_load(const char *path, struct config *cfg, char **err);
-
-/* config_load with the trust rule of config/trust.h: run as root, a file
- * not owned by root or writable by group or others is refused (-EPERM,
- * "file: refused: ...") with CONFIG_TRUST_REQUIRE, read with *warning set
- * (malloc'd; else NULL) with CONFIG_TRUST_WARN. */
+ * one-line "file:line:column: message" and *cfg is unchanged. The trust rule
+ * of config/trust.h applies: run as root, a file not owned by root or
+ * writable by group or others is refused (-EPERM, "file: refused: ...") with
+ * CONFIG_TRUST_REQUIRE, read with *warning set (malloc'd; else NULL) with
+ * CONFIG_TRUST_WARN (warning may be NULL unless trust is that). */
 int config_load_trusted(const char *path, enum config_trust trust, struct config *cfg, char **err,
                         char **warning);
 

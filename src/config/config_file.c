@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "config/yamlfile.h"
@@ -66,7 +65,7 @@ static char *place(struct yamlfile *f, const yaml_node_t *node)
 
 static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
 {
-    yaml_node_t *root = yamlfile_root(f);
+    yaml_node_t *root = yaml_document_get_root_node(&f->doc);
     if (!root || yamlfile_is_null(root))
         return 0; /* an empty file: nothing changes */
     int rc = yamlfile_check_mapping(f, root, "settings", err);
@@ -95,27 +94,18 @@ static int apply_file(struct yamlfile *f, struct config *cfg, char **err)
     const yaml_node_t *mounts = where[config_option_find("mounts") - config_options];
     if (mounts && mounts->type == YAML_SEQUENCE_NODE && cfg->mounts.n) {
         cfg->mounts_where = xcalloc(cfg->mounts.n, sizeof(char *));
-        size_t i = 0;
-        for (yaml_node_item_t *it = mounts->data.sequence.items.start;
-             it < mounts->data.sequence.items.top && i < cfg->mounts.n; it++, i++) {
-            cfg->mounts_where[i] = place(f, yamlfile_node(f, *it));
-        }
+        for (size_t i = 0; i < cfg->mounts.n; i++)
+            cfg->mounts_where[i] = place(f, yamlfile_node(f, mounts->data.sequence.items.start[i]));
     }
-    struct buf msg;
-    buf_init(&msg);
-    if (config_check_rules(cfg, &msg)) {
+    char *msg;
+    rc = config_check(cfg, &msg);
+    if (rc) {
         const yaml_node_t *crit = where[config_option_find("crit_pct") - config_options];
         const yaml_node_t *warn = where[config_option_find("warn_pct") - config_options];
-        *err = yamlfile_error(f, crit ? crit : warn, "%s", msg.data);
-        rc = -EINVAL;
+        *err = yamlfile_error(f, crit ? crit : warn, "%s", msg);
+        free(msg);
     }
-    buf_free(&msg);
     return rc;
-}
-
-int config_load(const char *path, struct config *cfg, char **err)
-{
-    return config_load_trusted(path, CONFIG_TRUST_ANY, cfg, err, NULL);
 }
 
 int config_load_trusted(const char *path, enum config_trust trust, struct config *cfg, char **err,
@@ -128,7 +118,7 @@ int config_load_trusted(const char *path, enum config_trust trust, struct config
     struct config tmp;
     config_copy(&tmp, cfg);
     rc = apply_file(&f, &tmp, err);
-    yamlfile_free(&f);
+    yaml_document_delete(&f.doc);
     config_free(rc ? &tmp : cfg); /* the copy on failure, else what it replaces */
     if (rc == 0)
         *cfg = tmp;

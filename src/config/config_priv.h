@@ -28,7 +28,4 @@ int config_set_value(const struct config_option *o, struct config *cfg, const ch
 int config_set_items(const struct config_option *o, struct config *cfg, const char *const *items,
                      size_t n, size_t *bad, struct buf *msg);
 
-/* Cross-key rules (warn_pct below crit_pct). */
-int config_check_rules(const struct config *cfg, struct buf *msg);
-
 #endif

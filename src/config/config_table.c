@@ -68,7 +68,7 @@ const struct config_option config_options[CONFIG_NOPTIONS] = {
      .help = "draw with ASCII only, no UTF-8 lines and blocks"},
     {"color", CONFIG_BOOL, OFF(color), .def_num = 1,
      .help = "use colours; false (or NO_COLOR set) draws with attributes only"},
-    {"record_max_size", CONFIG_SIZE, OFF(record_max_size), .min = 1 << 20, .max = 0,
+    {"record_max_size", CONFIG_SIZE, OFF(record_max_size), .min = 1 << 20,
      .def_num = 256.0 * 1024 * 1024,
      .help = "a recording (shmwatch record, --record) drops its oldest files while it is larger"},
     {"record_max_age", CONFIG_DURATION, OFF(record_max_age_s), .min = 60,

@@ -25,7 +25,7 @@ const char *const theme_role_names[THEME_NROLES] = {
 #define UNDER THEME_ATTR_UNDERLINE
 
 /* themes/default.yaml says the same; a unit test keeps them equal. */
-static const struct theme builtin_default = {
+const struct theme theme_builtin_default = {
     .name = "default",
     .role = {
         [THEME_normal] = C(DEF, DEF, -1, -1, 0),
@@ -62,7 +62,7 @@ static const struct theme builtin_default = {
 
 /* Attributes only: NO_COLOR, --no-color and monochrome terminals. */
 #define M(a) C(DEF, DEF, -1, -1, a)
-static const struct theme builtin_mono = {
+const struct theme theme_builtin_mono = {
     .name = "mono",
     .role = {
         [THEME_normal] = M(0),
@@ -98,16 +98,6 @@ static const struct theme builtin_mono = {
 };
 
 /* clang-format on */
-
-const struct theme *theme_builtin_default(void)
-{
-    return &builtin_default;
-}
-
-const struct theme *theme_builtin_mono(void)
-{
-    return &builtin_mono;
-}
 
 bool theme_is_path(const char *s)
 {

@@ -7,7 +7,6 @@
 #define SHMWATCH_THEME_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
 #include "config/trust.h"
 
@@ -96,8 +95,8 @@ struct theme {
 
 /* Always available, without files: the default colours, and mono
  * (attributes only, for NO_COLOR, --no-color and monochrome terminals). */
-const struct theme *theme_builtin_default(void);
-const struct theme *theme_builtin_mono(void);
+extern const struct theme theme_builtin_default;
+extern const struct theme theme_builtin_mono;
 
 /* A name is [A-Za-z0-9_.-]+ not starting with '.'; a path contains '/' or
  * ends in ".yaml". */
@@ -109,16 +108,12 @@ bool theme_name_valid(const char *s);
  * the built-in themes when no file has them. Roles a file leaves out take
  * the `normal` role's colours. Returns 0; -ENOENT (not found), -EINVAL (bad
  * name or content) or -errno, with *err a malloc'd one-line message,
- * "file:line:column: message" for errors in the file. */
-int theme_load(const char *name_or_file, const char *const *search_dirs, struct theme *out,
-               char **err);
-
-/* theme_load with the trust rule of config/trust.h on the file read: trust
- * applies to a path; a file found by name in search_dirs is never taken
- * as named by the user (CONFIG_TRUST_WARN becomes _REQUIRE). A refusal is
- * -EPERM with *err = "file: refused: ..."; *warning (malloc'd, else NULL;
- * may be NULL unless trust is CONFIG_TRUST_WARN) says why a file read
- * anyway is risky. */
+ * "file:line:column: message" for errors in the file. The trust rule of
+ * config/trust.h applies to the file read: trust applies to a path; a file
+ * found by name in search_dirs is never taken as named by the user
+ * (CONFIG_TRUST_WARN becomes _REQUIRE). A refusal is -EPERM with *err =
+ * "file: refused: ..."; *warning (malloc'd, else NULL; may be NULL unless
+ * trust is CONFIG_TRUST_WARN) says why a file read anyway is risky. */
 int theme_load_trusted(const char *name_or_file, const char *const *search_dirs,
                        enum config_trust trust, struct theme *out, char **err, char **warning);
 

@@ -14,7 +14,6 @@
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/units.h"
-#include "util/xalloc.h"
 
 static const char *const colour_names[] = {
     "black",        "red",           "green",       "yellow",         "blue",
@@ -213,7 +212,7 @@ static int parse_colors(struct yamlfile *f, yaml_node_t *colors, struct theme *t
 
 static int parse_theme(struct yamlfile *f, struct theme *t, char **err)
 {
-    yaml_node_t *root = yamlfile_root(f);
+    yaml_node_t *root = yaml_document_get_root_node(&f->doc);
     if (!root || yamlfile_is_null(root))
         return 0;
     int rc = yamlfile_check_mapping(f, root, "theme", err);
@@ -256,16 +255,10 @@ static int load_file(const char *path, enum config_trust trust, struct theme *ou
         len -= 5;
     snprintf(t.name, sizeof(t.name), "%.*s", (int)len, base);
     rc = parse_theme(&f, &t, err);
-    yamlfile_free(&f);
+    yaml_document_delete(&f.doc);
     if (rc == 0)
         *out = t;
     return rc;
-}
-
-int theme_load(const char *name_or_file, const char *const *search_dirs, struct theme *out,
-               char **err)
-{
-    return theme_load_trusted(name_or_file, search_dirs, CONFIG_TRUST_ANY, out, err, NULL);
 }
 
 int theme_load_trusted(const char *name_or_file, const char *const *search_dirs,
@@ -297,8 +290,8 @@ int theme_load_trusted(const char *name_or_file, const char *const *search_dirs,
             return rc;
         }
     }
-    const struct theme *builtin = strcmp(s, "default") == 0 ? theme_builtin_default()
-                                  : strcmp(s, "mono") == 0  ? theme_builtin_mono()
+    const struct theme *builtin = strcmp(s, "default") == 0 ? &theme_builtin_default
+                                  : strcmp(s, "mono") == 0  ? &theme_builtin_mono
                                                             : NULL;
     if (builtin) {
         *out = *builtin;

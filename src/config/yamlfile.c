@@ -2,7 +2,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,7 +11,6 @@
 #include "util/escape.h"
 #include "util/fileio.h"
 #include "util/safefile.h"
-#include "util/xalloc.h"
 
 /* Config and theme files are small; anything bigger is a mistake. */
 #define YAMLFILE_MAX (1u << 20)
@@ -192,16 +191,6 @@ int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trus
         rc = load_document(f, &text, err);
     buf_free(&text);
     return rc;
-}
-
-void yamlfile_free(struct yamlfile *f)
-{
-    yaml_document_delete(&f->doc);
-}
-
-yaml_node_t *yamlfile_root(struct yamlfile *f)
-{
-    return yaml_document_get_root_node(&f->doc);
 }
 
 yaml_node_t *yamlfile_node(struct yamlfile *f, int index)

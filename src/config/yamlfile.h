@@ -23,14 +23,11 @@ struct yamlfile {
  * effective uid: CONFIG_TRUST_REQUIRE refuses an untrusted
  * file with -EPERM and *err = "file: refused: why (...)"; CONFIG_TRUST_WARN
  * loads it and sets *warning (malloc'd, one line, else NULL), which may be
- * NULL for CONFIG_TRUST_ANY and _REQUIRE. */
+ * NULL for CONFIG_TRUST_ANY and _REQUIRE. After a load that returned 0,
+ * yaml_document_delete(&f->doc) frees it; on failure nothing is left to free. */
 int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trust trust, char **err,
                           char **warning);
-/* After a load that returned 0: on failure nothing is left to free. */
-void yamlfile_free(struct yamlfile *f);
 
-/* The top node, or NULL for an empty document. */
-yaml_node_t *yamlfile_root(struct yamlfile *f);
 yaml_node_t *yamlfile_node(struct yamlfile *f, int index);
 
 /* "file:line:column: " + the formatted message, malloc'd; line and column

@@ -2,9 +2,7 @@
  * of the schema is always present; fields beyond it are additions scripts may
  * ignore. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <sys/sysmacros.h>
-#include <string.h>
 
 #include "report/jsonw.h"
 #include "report/report.h"
@@ -332,7 +330,7 @@ static void snapshot(struct buf *out, const struct model *m, FILE *sink, const c
     const struct warnings *warn = model_warnings(m);
     struct jsonw w;
     jw_init(&w, out);
-    jw_stream(&w, sink);
+    w.sink = sink;
     struct timespec at = model_scan_time(m);
     char when[RFC3339_LEN];
     rfc3339_format(when, sizeof(when), (double)at.tv_sec + (reason ? at.tv_nsec / 1e9 : 0));

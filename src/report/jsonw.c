@@ -7,11 +7,6 @@ void jw_init(struct jsonw *w, struct buf *out)
     *w = (struct jsonw){.out = out, .first[0] = true};
 }
 
-void jw_stream(struct jsonw *w, FILE *sink)
-{
-    w->sink = sink;
-}
-
 void jw_flush_(struct jsonw *w)
 {
     fwrite(w->out->data, 1, w->out->len, w->sink);

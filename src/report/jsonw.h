@@ -18,16 +18,16 @@ struct jsonw {
     struct buf *out;
     int depth;
     bool first[JSONW_MAX_DEPTH];
-    FILE *sink; /* NULL: everything stays in out */
+    /* NULL (as jw_init leaves it): everything stays in out. Else out is
+     * written to sink whenever it holds JSONW_FLUSH_AT bytes at the end of an
+     * object or array, and emptied: a snapshot of 100,000 segments (30 MB)
+     * then never sits in memory whole. What is left at the end stays in out
+     * for the caller. A failed write is seen by ferror(sink). */
+    FILE *sink;
 };
+#define JSONW_FLUSH_AT (48u << 10)
 
 void jw_init(struct jsonw *w, struct buf *out);
-/* From now on, out is written to sink whenever it holds JSONW_FLUSH_AT bytes
- * at the end of an object or array, and emptied: a snapshot of 100,000
- * segments (30 MB) then never sits in memory whole. What is left at the end
- * stays in out for the caller. A failed write is seen by ferror(sink). */
-void jw_stream(struct jsonw *w, FILE *sink);
-#define JSONW_FLUSH_AT (48u << 10)
 
 /* key may be NULL inside arrays (and at the top level); keys are written as
  * they are, so they must be plain ASCII names (values are escaped).
@@ -132,7 +132,7 @@ static inline void jw_open_(struct jsonw *w, const char *key, const char *c)
     w->first[w->depth] = true;
 }
 
-/* Writes out and empties the buffer (jw_stream's sink). */
+/* Writes out and empties the buffer (into w->sink). */
 void jw_flush_(struct jsonw *w);
 
 static inline void jw_close_(struct jsonw *w, char c)

@@ -5,7 +5,6 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "model/events.h"
 #include "model/model.h"
@@ -15,17 +14,15 @@
 
 /* One JSON object on one line, no trailing newline. */
 void report_json(struct buf *out, const struct model *m);
-/* The same, written to sink as it is made (see jw_stream): what is left in
+/* The same, written to sink as it is made (see struct jsonw): what is left in
  * out at the end is the rest of the line. */
 void report_json_stream(struct buf *out, const struct model *m, FILE *sink);
 /* A recorded snapshot (doc/recording.md): the same object with its time
  * to the millisecond and "reason" ("interval" or "event") added. */
 void report_json_record(struct buf *out, const struct model *m, const char *reason);
 
-struct text_opts {
-    bool ascii; /* no UTF-8 bar characters or names beyond ASCII */
-};
-void report_text(struct buf *out, const struct model *m, const struct text_opts *o);
+/* ascii: no UTF-8 bar characters or names beyond ASCII. */
+void report_text(struct buf *out, const struct model *m, bool ascii);
 
 /* The Prometheus text exposition format. */
 void report_prometheus(struct buf *out, const struct model *m);

@@ -11,7 +11,7 @@
 struct text {
     struct buf *out;
     const struct model *m;
-    const struct text_opts *o;
+    bool ascii;
     /* The node view (--all): only what belongs to container unit (NODE_HOST:
      * the host's) is written; else everything. */
     bool node;
@@ -37,7 +37,7 @@ static const char *sz(char *dst, uint64_t v)
 
 static void name(struct text *t, const char *s)
 {
-    esc_term(t->out, s, t->o->ascii);
+    esc_term(t->out, s, t->ascii);
 }
 
 static void bar(struct text *t, double pct, int width)
@@ -372,9 +372,9 @@ static void heading(struct text *t)
     buf_printf(t->out, "pid %d)\n", (int)c->pid);
 }
 
-void report_text(struct buf *out, const struct model *m, const struct text_opts *o)
+void report_text(struct buf *out, const struct model *m, bool ascii)
 {
-    struct text t = {.out = out, .m = m, .o = o};
+    struct text t = {.out = out, .m = m, .ascii = ascii};
     char when[RFC3339_LEN];
     rfc3339_format(when, sizeof(when), (double)model_scan_time(m).tv_sec);
     buf_printf(out, "shmwatch %s  %s\n", SHMWATCH_VERSION, when);

@@ -124,7 +124,7 @@ static attr_t theme_attrs(unsigned a)
 
 static void setup_colours(const struct theme *theme, bool color)
 {
-    const struct theme *mono = theme_builtin_mono();
+    const struct theme *mono = &theme_builtin_mono;
     if (!color || !has_colors() || start_color() == ERR || COLORS < 8 ||
         COLOR_PAIRS <= THEME_NROLES) {
         for (int r = 0; r < THEME_NROLES; r++)

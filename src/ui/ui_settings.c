@@ -11,7 +11,7 @@
 static int load_theme(struct ui_settings *s, bool from_flag, char **err)
 {
     if (!s->cfg.color) {
-        s->theme = *theme_builtin_mono();
+        s->theme = theme_builtin_mono;
         return 0;
     }
     struct theme_dirs dirs;

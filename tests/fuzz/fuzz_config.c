@@ -1,4 +1,4 @@
-/* config_load on an arbitrary file: malformed YAML, wrong types, bad values.
+/* config_load_trusted on an arbitrary file: malformed YAML, wrong types, bad values.
  * Every failure must be one line of valid UTF-8 starting "file:line:column: ". */
 #include "fuzz.h"
 
@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct config cfg;
     config_defaults(&cfg);
     char *err = NULL;
-    int rc = config_load(path, &cfg, &err);
+    int rc = config_load_trusted(path, CONFIG_TRUST_ANY, &cfg, &err, NULL);
     if (rc != 0) {
         fuzz_check_located(err, path);
     } else if (config_check(&cfg, &err) != 0) {

@@ -21,8 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         buf_init(&out);
         report_json(&out, &m);
         buf_reset(&out);
-        struct text_opts to = {0};
-        report_text(&out, &m, &to);
+        report_text(&out, &m, false);
         buf_reset(&out);
         report_prometheus(&out, &m);
         buf_free(&out);

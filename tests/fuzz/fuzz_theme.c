@@ -1,4 +1,4 @@
-/* theme_load on an arbitrary theme file. Every failure must be one line of
+/* theme_load_trusted on an arbitrary theme file. Every failure must be one line of
  * valid UTF-8 starting "file:line:column: ". */
 #include "fuzz.h"
 
@@ -9,7 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_memfile(data, size);
     struct theme t;
     char *err = NULL;
-    int rc = theme_load(path, NULL, &t, &err);
+    int rc = theme_load_trusted(path, NULL, CONFIG_TRUST_ANY, &t, &err, NULL);
     if (rc != 0) {
         fuzz_check_located(err, path);
     } else {

@@ -109,7 +109,7 @@ static void test_bad_files(void **state)
         struct config c;
         config_defaults(&c);
         char *err = NULL;
-        assert_int_equal(config_load(path, &c, &err), -EINVAL);
+        assert_int_equal(config_load_trusted(path, CONFIG_TRUST_ANY, &c, &err, NULL), -EINVAL);
         snprintf(want, sizeof(want), "%s:%s", path, bad_configs[i].error);
         assert_non_null(err);
         assert_string_equal(err, want);
@@ -147,7 +147,7 @@ static void load_all(const char *pattern, size_t min_files)
         struct config c;
         config_defaults(&c);
         char *err = NULL;
-        int rc = config_load(g.gl_pathv[i], &c, &err);
+        int rc = config_load_trusted(g.gl_pathv[i], CONFIG_TRUST_ANY, &c, &err, NULL);
         if (rc)
             fail_msg("%s: %s", g.gl_pathv[i], err);
         config_free(&c);
@@ -174,7 +174,7 @@ static void test_examples(void **state)
     struct config c;
     config_defaults(&c);
     char *err = NULL;
-    assert_int_equal(config_load(path, &c, &err), 0);
+    assert_int_equal(config_load_trusted(path, CONFIG_TRUST_ANY, &c, &err, NULL), 0);
     free(c.theme_where); /* set because the file names the theme */
     c.theme_where = NULL;
     assert_is_default(&c);
@@ -203,7 +203,7 @@ static void test_full(void **state)
     struct config c;
     config_defaults(&c);
     char *err = NULL;
-    assert_int_equal(config_load(path, &c, &err), 0);
+    assert_int_equal(config_load_trusted(path, CONFIG_TRUST_ANY, &c, &err, NULL), 0);
     assert_true(c.gauge_interval_s == 0.25);
     assert_true(c.scan_interval_s == 5.0);
     assert_int_equal(c.warn_pct, 60);
@@ -243,10 +243,10 @@ static void test_full(void **state)
 
     /* A second file applies on top: only what it names changes. */
     fixture(path, sizeof(path), "good/comments.yaml");
-    assert_int_equal(config_load(path, &c, &err), 0);
+    assert_int_equal(config_load_trusted(path, CONFIG_TRUST_ANY, &c, &err, NULL), 0);
     assert_string_equal(c.theme_where, where); /* still from full.yaml */
     fixture(path, sizeof(path), "good/partial.yaml");
-    assert_int_equal(config_load(path, &c, &err), 0);
+    assert_int_equal(config_load_trusted(path, CONFIG_TRUST_ANY, &c, &err, NULL), 0);
     assert_true(c.scan_interval_s == 0.75);
     assert_string_equal(c.theme, "light");
     snprintf(where, sizeof(where), "%s:2:8", path);
@@ -273,11 +273,12 @@ static void test_unreadable(void **state)
     struct config c;
     config_defaults(&c);
     char *err = NULL;
-    assert_int_equal(config_load(path, &c, &err), -ENOENT);
+    assert_int_equal(config_load_trusted(path, CONFIG_TRUST_ANY, &c, &err, NULL), -ENOENT);
     snprintf(want, sizeof(want), "%s: No such file or directory", path);
     assert_string_equal(err, want);
     free(err);
-    assert_int_equal(config_load(fixtures_dir(), &c, &err), -EISDIR);
+    assert_int_equal(config_load_trusted(fixtures_dir(), CONFIG_TRUST_ANY, &c, &err, NULL),
+                     -EISDIR);
     free(err);
     assert_is_default(&c);
     config_free(&c);

@@ -64,8 +64,7 @@ static void test_hostile_name_escaped(void **state)
         assert_true((unsigned char)*p >= 0x20);
 
     buf_reset(&f->out);
-    struct text_opts to = {.ascii = false};
-    report_text(&f->out, &f->m, &to);
+    report_text(&f->out, &f->m, false);
     assert_non_null(strstr(f->out.data, "evil\\e[31m\\xff\\t\"x\""));
     for (const char *p = f->out.data; *p; p++)
         assert_true((unsigned char)*p >= 0x20 || *p == '\n');
@@ -74,8 +73,7 @@ static void test_hostile_name_escaped(void **state)
 static void test_text_sections(void **state)
 {
     struct fake_fixture *f = *state;
-    struct text_opts to = {.ascii = true};
-    report_text(&f->out, &f->m, &to);
+    report_text(&f->out, &f->m, true);
     const char *t = f->out.data;
     assert_non_null(strstr(t, "/dev/shm  [#############.......]  62.5%  40.0 MiB of 64.0 MiB"));
     assert_non_null(strstr(t, "main 10  " "/usr/bin/python3.11"));
@@ -93,8 +91,7 @@ static void test_text_mount_unreadable(void **state)
 {
     struct fake_fixture *f = *state;
     f->s->mounts.items[0].stat_ok = false;
-    struct text_opts to = {.ascii = true};
-    report_text(&f->out, &f->m, &to);
+    report_text(&f->out, &f->m, true);
     const char *t = f->out.data;
     assert_non_null(strstr(t, "/dev/shm  size and use unknown: statfs failed (see WARNINGS)"));
     assert_null(strstr(t, "of 64.0 MiB used"));
@@ -178,8 +175,7 @@ static void test_mount_unlisted(void **state)
     assert_non_null(strstr(p, "shmwatch_mount_hidden_bytes{mount=\"/dev/shm\"} 8388608\n"));
 
     buf_reset(&f->out);
-    struct text_opts to = {.ascii = true};
-    report_text(&f->out, &f->m, &to);
+    report_text(&f->out, &f->m, true);
     assert_non_null(strstr(f->out.data, "named unknown, hidden 8.0 MiB, orphan unknown, unattributed unknown,"));
     assert_non_null(strstr(f->out.data, "its directory could not be listed (see WARNINGS)"));
 }
@@ -192,8 +188,7 @@ static void test_main_without_cmdline(void **state)
     struct proc *p = (struct proc *)procs_find(&f->s->procs, 10);
     free(p->cmdline);
     p->cmdline = NULL;
-    struct text_opts to = {.ascii = true};
-    report_text(&f->out, &f->m, &to);
+    report_text(&f->out, &f->m, true);
     assert_non_null(strstr(f->out.data, "main 10  [python3]\n"));
     buf_reset(&f->out);
     report_json(&f->out, &f->m);
@@ -220,8 +215,7 @@ static void test_cgroup_oom_kills(void **state)
     report_prometheus(&f->out, &f->m);
     assert_null(strstr(f->out.data, "oom_kills"));
     buf_reset(&f->out);
-    struct text_opts to = {0};
-    report_text(&f->out, &f->m, &to);
+    report_text(&f->out, &f->m, false);
     assert_non_null(strstr(f->out.data, "  oom kills unknown"));
 
     model_free(&f->m);
@@ -241,7 +235,7 @@ static void test_cgroup_oom_kills(void **state)
     assert_non_null(strstr(f->out.data, "# TYPE shmwatch_cgroup_oom_kills_total counter\n"
                                         "shmwatch_cgroup_oom_kills_total 4\n"));
     buf_reset(&f->out);
-    report_text(&f->out, &f->m, &to);
+    report_text(&f->out, &f->m, false);
     assert_non_null(strstr(f->out.data, "  oom kills 4 (new ones just now: the memory limit was hit)"));
     assert_non_null(strstr(f->out.data, "verdict: critical"));
 }
@@ -280,7 +274,7 @@ static void test_stream_same_bytes(void **state)
         struct jsonw w;
         jw_init(&w, streamed ? &part : &whole);
         if (streamed)
-            jw_stream(&w, sink);
+            w.sink = sink;
         jw_obj(&w, NULL);
         jw_arr(&w, "segments");
         for (int i = 0; i < 20000; i++) {

@@ -911,7 +911,7 @@ static void test_text_loader_per_container(void **state)
     struct model *m = two_ctr_model(s);
     struct buf out;
     buf_init(&out);
-    report_text(&out, m, &(struct text_opts){.ascii = true});
+    report_text(&out, m, true);
     const char *t = out.data;
     const char *host = strstr(t, "BUDGET of /dev/shm\n");
     const char *ba = strstr(t, "BUDGET of /dev/shm, cgroup /docker/aaaa\n");

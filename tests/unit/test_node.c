@@ -257,8 +257,7 @@ static void test_json_fields(void **state)
 static void test_text_headings(void **state)
 {
     struct fake_fixture *f = *state;
-    struct text_opts o = {.ascii = false};
-    report_text(&f->out, &f->m, &o);
+    report_text(&f->out, &f->m, false);
     const char *t = f->out.data;
     const char *host = strstr(t, "== HOST\n"), *a = strstr(t, "== CONTAINER alpha (docker aaaaaaaaaaaa, ");
     const char *b = strstr(t, "== CONTAINER evil\\e[31m\"x\\n (containerd bbbbbbbbbbbb, pod ml/trainer-0\\u{9b}\\u{202e}\\u{200b}, pid 200)");

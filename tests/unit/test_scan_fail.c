@@ -43,9 +43,7 @@ static void use_as_any(struct scan *s, const char *warning)
     assert_non_null(strstr(out.data, "\"segments\""));
     buf_free(&out);
     buf_init(&out);
-    struct text_opts to;
-    memset(&to, 0, sizeof(to));
-    report_text(&out, &m, &to);
+    report_text(&out, &m, false);
     assert_non_null(strstr(out.data, warning));
     buf_free(&out);
     model_free(&m);

@@ -12,7 +12,7 @@
 static void load_ok(const char *name_or_file, const char *const *dirs, struct theme *t)
 {
     char *err = NULL;
-    int rc = theme_load(name_or_file, dirs, t, &err);
+    int rc = theme_load_trusted(name_or_file, dirs, CONFIG_TRUST_ANY, t, &err, NULL);
     if (rc)
         fail_msg("%s: %s", name_or_file, err);
 }
@@ -85,20 +85,20 @@ static void test_builtins_match_files(void **state)
     char path[4096];
     struct theme t;
     load_ok(source(path, sizeof(path), "themes/default.yaml"), NULL, &t);
-    assert_same_theme(&t, theme_builtin_default());
+    assert_same_theme(&t, &theme_builtin_default);
     load_ok(source(path, sizeof(path), "themes/mono.yaml"), NULL, &t);
-    assert_same_theme(&t, theme_builtin_mono());
+    assert_same_theme(&t, &theme_builtin_mono);
     assert_attrs_only(&t);
-    assert_attrs_only(theme_builtin_mono());
+    assert_attrs_only(&theme_builtin_mono);
     /* mono still tells states apart */
     assert_int_not_equal(t.role[THEME_selected].attrs, 0);
     assert_int_not_equal(t.role[THEME_state_orphan].attrs, t.role[THEME_state_in_use].attrs);
 
     /* Without any theme file, the two built-ins are still there by name. */
     load_ok("default", NULL, &t);
-    assert_same_theme(&t, theme_builtin_default());
+    assert_same_theme(&t, &theme_builtin_default);
     load_ok("mono", NULL, &t);
-    assert_same_theme(&t, theme_builtin_mono());
+    assert_same_theme(&t, &theme_builtin_mono);
 }
 
 static void test_partial(void **state)
@@ -174,7 +174,7 @@ static void test_bad_themes(void **state)
         fixture(path, sizeof(path), rel);
         struct theme t = {.name = "untouched"};
         char *err = NULL;
-        assert_int_equal(theme_load(path, NULL, &t, &err), -EINVAL);
+        assert_int_equal(theme_load_trusted(path, NULL, CONFIG_TRUST_ANY, &t, &err, NULL), -EINVAL);
         snprintf(want, sizeof(want), "%s:%s", path, bad_themes[i].error);
         assert_non_null(err);
         /* Whatever the file holds, the message is valid UTF-8. */
@@ -211,18 +211,20 @@ static void test_search(void **state)
     assert_int_equal(t.role[THEME_title].fg, THEME_GREEN);
 
     char *err = NULL, want[9000];
-    assert_int_equal(theme_load("nope", dirs, &t, &err), -ENOENT);
+    assert_int_equal(theme_load_trusted("nope", dirs, CONFIG_TRUST_ANY, &t, &err, NULL), -ENOENT);
     snprintf(want, sizeof(want), "theme 'nope' not found in %s, %s", a, b);
     assert_string_equal(err, want);
     free(err);
-    assert_int_equal(theme_load("nope", NULL, &t, &err), -ENOENT);
+    assert_int_equal(theme_load_trusted("nope", NULL, CONFIG_TRUST_ANY, &t, &err, NULL), -ENOENT);
     assert_string_equal(err, "theme 'nope' not found in any theme directory");
     free(err);
-    assert_int_equal(theme_load("bad name!", dirs, &t, &err), -EINVAL);
+    assert_int_equal(theme_load_trusted("bad name!", dirs, CONFIG_TRUST_ANY, &t, &err, NULL),
+                     -EINVAL);
     assert_string_equal(err, "invalid theme name 'bad name!' (letters, digits, '-', '_', '.'; or "
                              "a path to a .yaml file)");
     free(err);
-    assert_int_equal(theme_load("missing.yaml", dirs, &t, &err), -ENOENT);
+    assert_int_equal(theme_load_trusted("missing.yaml", dirs, CONFIG_TRUST_ANY, &t, &err, NULL),
+                     -ENOENT);
     assert_string_equal(err, "missing.yaml: No such file or directory");
     free(err);
 
