@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/segsort.h"
+#include "util/fileio.h"
 #include "util/inomap.h"
 #include "util/units.h"
 #include "util/xalloc.h"
@@ -596,17 +597,10 @@ int64_t segment_age_s(const struct model *m, const struct segment *sg)
     return sg->mtime && m->now > sg->mtime ? m->now - sg->mtime : 0;
 }
 
-static int cmp_group_main(const void *key, const void *g)
-{
-    pid_t a = *(const pid_t *)key, b = ((const struct group *)g)->main_pid;
-    return (a > b) - (a < b);
-}
-
 const struct group *model_find_group(const struct model *m, pid_t main_pid)
 {
     /* m->groups is sorted by main pid (roles.c). */
-    return m->ngroups ? bsearch(&main_pid, m->groups, m->ngroups, sizeof(*m->groups),
-                                cmp_group_main)
+    return m->ngroups ? bsearch(&main_pid, m->groups, m->ngroups, sizeof(*m->groups), pid_cmp)
                       : NULL;
 }
 

@@ -187,6 +187,11 @@ struct worker_seen {
     pid_t worker, main;
 };
 
+/* pid_cmp (util/fileio.h) orders groups and worker_seen records by the pid
+ * each begins with. */
+_Static_assert(offsetof(struct group, main_pid) == 0 && offsetof(struct worker_seen, worker) == 0,
+               "pid_cmp reads a record's pid at its start");
+
 struct worker_memory {
     struct worker_seen *items; /* sorted by worker pid, each worker once */
     size_t n, cap;
