@@ -327,8 +327,7 @@ static void classify(struct model *m, const struct model_opts *o)
     const struct scan *s = m->scan;
     for (size_t i = 0; i < s->mounts.n; i++)
         pidtrust_mount(s, i, o->trust_pids, &m->mounts[i].pids);
-    struct pid_lookup l;
-    pid_lookup_init(&l, s);
+    struct pid_lookup l = {.s = s};
     pid_t last_named = -1;
     size_t last_mount = SIZE_MAX;
     struct segment last_seg;
