@@ -447,7 +447,6 @@ static void figures(struct model *m)
             f->pending += sg->size - sg->alloc;
     }
     for (size_t i = 0; i < s->mounts.n; i++) {
-        /* Unknown (0) without the mount's use or its listing. */
         const struct shm_mount *mt = &s->mounts.items[i];
         struct mount_figures *f = &m->mounts[i];
         uint64_t seen = f->named + f->hidden;
