@@ -11,7 +11,6 @@
  * elastic agent pt_elastic: its children are training processes (ranks),
  * never DataLoader workers, whatever segments they hold. The names and the
  * signals are util/torchprint.h's, which the /proc walk uses too. */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,7 +4,6 @@
  * before it and the first one after it. */
 #include "model/why.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
