@@ -234,16 +234,14 @@ static void fold_folders(struct model *m)
         folder.size = folder.alloc = 0;
         folder.nholders = 0;
         folder.holders = NULL;
-        size_t len = strlen(dir->name), j = i + 1;
-        struct segment *rest = NULL; /* same prefix, not in the folder: kept after it */
-        size_t nrest = 0;
-        for (; j < m->nsegs && m->segs[j].mount == dir->mount &&
-               strncmp(m->segs[j].name, dir->name, len) == 0;
+        size_t at = kept++; /* the folder's; what shares its prefix but is not in it follows */
+        size_t len = strlen(folder.name), j = i + 1;
+        for (; j < m->nsegs && m->segs[j].mount == folder.mount &&
+               strncmp(m->segs[j].name, folder.name, len) == 0;
              j++) {
             struct segment *c = &m->segs[j];
             if (c->name[len] != '/' || c->state == SEG_HIDDEN) {
-                rest = xrealloc(rest, (nrest + 1) * sizeof(*rest));
-                rest[nrest++] = *c;
+                m->segs[kept++] = *c; /* kept <= j: down, over what was read */
                 continue;
             }
             folder.size += c->size;
@@ -262,10 +260,7 @@ static void fold_folders(struct model *m)
                 folder.nholders += c->nholders;
             }
         }
-        m->segs[kept++] = folder;
-        for (size_t k = 0; k < nrest; k++)
-            m->segs[kept++] = rest[k];
-        free(rest);
+        m->segs[at] = folder;
         i = j;
     }
     m->nsegs = kept;
