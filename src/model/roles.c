@@ -133,13 +133,9 @@ static void gather_evidence(const struct model *m, struct facts *f)
                 f[k].evidence = true;
         }
     }
-    for (size_t i = 0; i < pl->n; i++) {
-        if (f[i].comm != TORCH_COMM_MANAGER || !f[i].local)
-            continue;
-        long parent = f[i].parent;
-        if (parent >= 0)
-            f[parent].evidence = true;
-    }
+    for (size_t i = 0; i < pl->n; i++)
+        if (f[i].comm == TORCH_COMM_MANAGER && f[i].local && f[i].parent >= 0)
+            f[f[i].parent].evidence = true; /* it started a torch_shm_manager */
 }
 
 /* The original main of an orphan is gone: its process group leader (the
