@@ -165,16 +165,6 @@ static int overflow(char **cause, const char *what)
     return -EOVERFLOW;
 }
 
-static bool mul(uint64_t a, uint64_t b, uint64_t *out)
-{
-    return !__builtin_mul_overflow(a, b, out);
-}
-
-static bool add(uint64_t a, uint64_t b, uint64_t *out)
-{
-    return !__builtin_add_overflow(a, b, out);
-}
-
 static int tensor_sizes(const struct capacity_input *in, struct capacity_result *r, char **cause)
 {
     for (size_t i = 0; i < in->ntensors; i++) {
@@ -182,17 +172,17 @@ static int tensor_sizes(const struct capacity_input *in, struct capacity_result 
         struct capacity_tensor_result *tr = &r->t[i];
         tr->elems = 1;
         for (size_t d = 0; d < t->ndims; d++)
-            if (!mul(tr->elems, t->dims[d], &tr->elems))
+            if (__builtin_mul_overflow(tr->elems, t->dims[d], &tr->elems))
                 return overflow(cause, "sample shape");
-        if (!mul(tr->elems, t->elem_size, &tr->sample_bytes) ||
-            !add(r->sample_bytes, tr->sample_bytes, &r->sample_bytes))
+        if (__builtin_mul_overflow(tr->elems, t->elem_size, &tr->sample_bytes) ||
+            __builtin_add_overflow(r->sample_bytes, tr->sample_bytes, &r->sample_bytes))
             return overflow(cause, "sample size");
         uint64_t pages;
-        if (!mul(tr->sample_bytes, in->batch_size, &tr->batch_bytes) ||
-            !add(tr->batch_bytes, r->page_size - 1, &pages) ||
-            !mul(pages / r->page_size, r->page_size, &tr->batch_shm_bytes) ||
-            !add(r->batch_bytes, tr->batch_bytes, &r->batch_bytes) ||
-            !add(r->batch_shm_bytes, tr->batch_shm_bytes, &r->batch_shm_bytes))
+        if (__builtin_mul_overflow(tr->sample_bytes, in->batch_size, &tr->batch_bytes) ||
+            __builtin_add_overflow(tr->batch_bytes, r->page_size - 1, &pages) ||
+            __builtin_mul_overflow(pages / r->page_size, r->page_size, &tr->batch_shm_bytes) ||
+            __builtin_add_overflow(r->batch_bytes, tr->batch_bytes, &r->batch_bytes) ||
+            __builtin_add_overflow(r->batch_shm_bytes, tr->batch_shm_bytes, &r->batch_shm_bytes))
             return overflow(cause, "batch size in bytes");
     }
     return 0;
@@ -235,10 +225,10 @@ int capacity_compute(const struct capacity_input *in, struct capacity_result *r,
     }
     if (in->workers > 0) {
         r->held = PLAN_MAIN_HELD;
-        if (!mul(in->workers, r->prefetch, &r->prefetched) ||
-            !add(r->prefetched, r->held, &r->batches))
+        if (__builtin_mul_overflow(in->workers, r->prefetch, &r->prefetched) ||
+            __builtin_add_overflow(r->prefetched, r->held, &r->batches))
             return overflow(cause, "number of batches in flight");
-        if (!mul(r->batches, r->batch_shm_bytes, &r->shm_peak))
+        if (__builtin_mul_overflow(r->batches, r->batch_shm_bytes, &r->shm_peak))
             return overflow(cause, "peak shared memory");
     }
     /* Every recommendation is at least Docker's default, that of no workers

@@ -251,13 +251,6 @@ static const void *find_pid(const void *base, size_t n, size_t size, pid_t pid)
     return n ? bsearch(&pid, base, n, size, pid_cmp) : NULL;
 }
 
-/* Whether the scan of st read the process of this pid and start. */
-static bool ev_state_lists(const struct ev_state *st, pid_t pid, unsigned long long start)
-{
-    const struct ev_alive *a = find_pid(st->alive, st->nalive, sizeof(*a), pid);
-    return a && a->start_ticks == start;
-}
-
 static const struct ev_mount *mount_in(const struct ev_state *st, const char *id)
 {
     for (size_t i = 0; i < st->nmounts; i++)
@@ -282,7 +275,8 @@ void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
     size_t n = cur->nprocs;
     for (size_t i = 0; prev->valid && i < prev->nprocs; i++) {
         const struct ev_proc *p = &prev->procs[i];
-        if (ev_state_proc(cur, p->pid) || !ev_state_lists(cur, p->pid, p->start_ticks))
+        const struct ev_alive *a = find_pid(cur->alive, cur->nalive, sizeof(*a), p->pid);
+        if (ev_state_proc(cur, p->pid) || !a || a->start_ticks != p->start_ticks)
             continue;
         cur->procs = xrealloc(cur->procs, (n + 1) * sizeof(*cur->procs));
         struct ev_proc *c = &cur->procs[n++];

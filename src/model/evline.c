@@ -104,7 +104,6 @@ const char *evline_text(const struct event *e, const struct ev_mount *mt, char *
         snprintf(dst, n, "%s", e->detail ? e->detail : e->what ? e->what : "the recorder's news");
         break;
     }
-    /* A container's process says where. */
     if (e->kind == EV_EXIT && where) {
         size_t len = strlen(dst);
         if (len < n)

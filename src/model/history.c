@@ -42,8 +42,7 @@ const struct history_sample *history_last(const struct history_series *s)
     return s && s->count ? history_at(s, s->count - 1) : NULL;
 }
 
-struct history_series *history_add(struct history *h, const char *key, double t, uint64_t used,
-                                   uint64_t size)
+void history_add(struct history *h, const char *key, double t, uint64_t used, uint64_t size)
 {
     struct history_series *s = (struct history_series *)history_find(h, key);
     if (!s) {
@@ -71,7 +70,6 @@ struct history_series *history_add(struct history *h, const char *key, double t,
         s->peak = used;
         s->peak_t = t;
     }
-    return s;
 }
 
 bool history_rate(const struct history_series *s, double window_s, double *bytes_per_s)

@@ -36,8 +36,7 @@ void history_free(struct history *h);
 
 /* Appends a sample to the series of key (created on first use). A sample
  * not later than the newest one replaces it, so time never runs backwards. */
-struct history_series *history_add(struct history *h, const char *key, double t, uint64_t used,
-                                   uint64_t size);
+void history_add(struct history *h, const char *key, double t, uint64_t used, uint64_t size);
 
 const struct history_series *history_find(const struct history *h, const char *key);
 

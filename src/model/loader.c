@@ -150,8 +150,7 @@ static void loader_budget_from(const struct model *m, size_t ctr, const bool *on
 void loader_budget(struct model *m)
 {
     loader_budget_from(m, NODE_HOST, NULL, &m->budget);
-    /* Per mount: its owner's groups with batches on it. One pass over the
-     * segments marks which group has a torch segment on which mount. */
+    /* One pass over the segments marks which group has a torch segment on which mount. */
     size_t nm = m->nmount_budgets;
     bool *on = xcalloc(m->ngroups * nm, sizeof(*on));
     for (size_t i = 0; i < m->nsegs; i++) {

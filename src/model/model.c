@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/segsort.h"
+#include "util/fileio.h"
 #include "util/inomap.h"
 #include "util/units.h"
 #include "util/xalloc.h"
@@ -233,16 +234,14 @@ static void fold_folders(struct model *m)
         folder.size = folder.alloc = 0;
         folder.nholders = 0;
         folder.holders = NULL;
-        size_t len = strlen(dir->name), j = i + 1;
-        struct segment *rest = NULL; /* same prefix, not in the folder: kept after it */
-        size_t nrest = 0;
-        for (; j < m->nsegs && m->segs[j].mount == dir->mount &&
-               strncmp(m->segs[j].name, dir->name, len) == 0;
+        size_t at = kept++; /* the folder's; what shares its prefix but is not in it follows */
+        size_t len = strlen(folder.name), j = i + 1;
+        for (; j < m->nsegs && m->segs[j].mount == folder.mount &&
+               strncmp(m->segs[j].name, folder.name, len) == 0;
              j++) {
             struct segment *c = &m->segs[j];
             if (c->name[len] != '/' || c->state == SEG_HIDDEN) {
-                rest = xrealloc(rest, (nrest + 1) * sizeof(*rest));
-                rest[nrest++] = *c;
+                m->segs[kept++] = *c; /* kept <= j: down, over what was read */
                 continue;
             }
             folder.size += c->size;
@@ -261,10 +260,7 @@ static void fold_folders(struct model *m)
                 folder.nholders += c->nholders;
             }
         }
-        m->segs[kept++] = folder;
-        for (size_t k = 0; k < nrest; k++)
-            m->segs[kept++] = rest[k];
-        free(rest);
+        m->segs[at] = folder;
         i = j;
     }
     m->nsegs = kept;
@@ -326,8 +322,7 @@ static void classify(struct model *m, const struct model_opts *o)
     const struct scan *s = m->scan;
     for (size_t i = 0; i < s->mounts.n; i++)
         pidtrust_mount(s, i, o->trust_pids, &m->mounts[i].pids);
-    struct pid_lookup l;
-    pid_lookup_init(&l, s);
+    struct pid_lookup l = {.s = s};
     pid_t last_named = -1;
     size_t last_mount = SIZE_MAX;
     struct segment last_seg;
@@ -447,7 +442,6 @@ static void figures(struct model *m)
             f->pending += sg->size - sg->alloc;
     }
     for (size_t i = 0; i < s->mounts.n; i++) {
-        /* Unknown (0) without the mount's use or its listing. */
         const struct shm_mount *mt = &s->mounts.items[i];
         struct mount_figures *f = &m->mounts[i];
         uint64_t seen = f->named + f->hidden;
@@ -596,17 +590,10 @@ int64_t segment_age_s(const struct model *m, const struct segment *sg)
     return sg->mtime && m->now > sg->mtime ? m->now - sg->mtime : 0;
 }
 
-static int cmp_group_main(const void *key, const void *g)
-{
-    pid_t a = *(const pid_t *)key, b = ((const struct group *)g)->main_pid;
-    return (a > b) - (a < b);
-}
-
 const struct group *model_find_group(const struct model *m, pid_t main_pid)
 {
     /* m->groups is sorted by main pid (roles.c). */
-    return m->ngroups ? bsearch(&main_pid, m->groups, m->ngroups, sizeof(*m->groups),
-                                cmp_group_main)
+    return m->ngroups ? bsearch(&main_pid, m->groups, m->ngroups, sizeof(*m->groups), pid_cmp)
                       : NULL;
 }
 

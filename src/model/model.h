@@ -187,6 +187,11 @@ struct worker_seen {
     pid_t worker, main;
 };
 
+/* pid_cmp (util/fileio.h) orders groups and worker_seen records by the pid
+ * each begins with. */
+_Static_assert(offsetof(struct group, main_pid) == 0 && offsetof(struct worker_seen, worker) == 0,
+               "pid_cmp reads a record's pid at its start");
+
 struct worker_memory {
     struct worker_seen *items; /* sorted by worker pid, each worker once */
     size_t n, cap;
@@ -254,7 +259,6 @@ const struct mproc *model_find_proc(const struct model *m, pid_t pid);
  * read directly; the scan's processes and mounts through these. */
 /* The process of an interesting one. */
 const struct proc *model_proc(const struct model *m, const struct mproc *mp);
-/* The main process of a group. */
 const struct proc *model_group_main(const struct model *m, const struct group *g);
 /* The process that holds through h, NULL when the scan read none of its pid. */
 const struct proc *model_holder_proc(const struct model *m, const struct seg_holder *h);
@@ -263,7 +267,6 @@ const struct proc *model_scan_proc(const struct model *m, pid_t pid);
 /* The watched mounts: figures m->mounts[i] go with model_mount(m, i). */
 size_t model_nmounts(const struct model *m);
 const struct shm_mount *model_mount(const struct model *m, size_t i);
-/* The mount a segment lives on. */
 const struct shm_mount *model_segment_mount(const struct model *m, const struct segment *sg);
 /* The container of a process of the scan (p from the accessors above), NODE_HOST
  * for none; a zombie's is its parent's (node_proc_ctr). */

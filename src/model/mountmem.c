@@ -1,6 +1,4 @@
-/* Each mount's budget history across scans (model.h, struct mount_memory):
- * its owner's OOM kills and its peaks, so that the dashboard and a --json
- * stream give every container's budget its own, not the host's. */
+/* Each mount's budget history across scans (model.h, struct mount_memory). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

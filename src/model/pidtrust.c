@@ -100,12 +100,6 @@ const char *pid_evidence_note(enum pid_evidence e)
     }
 }
 
-void pid_lookup_init(struct pid_lookup *l, const struct scan *s)
-{
-    memset(l, 0, sizeof(*l));
-    l->s = s;
-}
-
 const struct proc *pid_lookup_find(struct pid_lookup *l, unsigned long ns, pid_t pid)
 {
     if (!ns)

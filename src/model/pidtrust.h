@@ -64,7 +64,6 @@ struct pid_lookup {
     } cache[8];
     size_t n;
 };
-void pid_lookup_init(struct pid_lookup *l, const struct scan *s);
 const struct proc *pid_lookup_find(struct pid_lookup *l, unsigned long ns, pid_t pid);
 void pid_lookup_free(struct pid_lookup *l);
 

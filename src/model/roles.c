@@ -11,11 +11,11 @@
  * elastic agent pt_elastic: its children are training processes (ranks),
  * never DataLoader workers, whatever segments they hold. The names and the
  * signals are util/torchprint.h's, which the /proc walk uses too. */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/model.h"
+#include "util/fileio.h"
 #include "util/torchprint.h"
 #include "util/xalloc.h"
 
@@ -133,13 +133,9 @@ static void gather_evidence(const struct model *m, struct facts *f)
                 f[k].evidence = true;
         }
     }
-    for (size_t i = 0; i < pl->n; i++) {
-        if (f[i].comm != TORCH_COMM_MANAGER || !f[i].local)
-            continue;
-        long parent = f[i].parent;
-        if (parent >= 0)
-            f[parent].evidence = true;
-    }
+    for (size_t i = 0; i < pl->n; i++)
+        if (f[i].comm == TORCH_COMM_MANAGER && f[i].local && f[i].parent >= 0)
+            f[f[i].parent].evidence = true; /* it started a torch_shm_manager */
 }
 
 /* The original main of an orphan is gone: its process group leader (the
@@ -252,20 +248,13 @@ static void build_groups(struct model *m, struct facts *f)
     }
 }
 
-static int cmp_seen(const void *a, const void *b)
-{
-    const struct worker_seen *x = a, *y = b;
-    return (x->worker > y->worker) - (x->worker < y->worker);
-}
-
 /* The main a dead creator served, when it was remembered as a worker and
  * that main still leads a group; 0 otherwise. */
 static pid_t remembered_group(const struct model *m, const struct worker_memory *mem,
                               pid_t creator)
 {
-    struct worker_seen key = {.worker = creator};
     const struct worker_seen *w =
-        mem && mem->n ? bsearch(&key, mem->items, mem->n, sizeof(key), cmp_seen) : NULL;
+        mem && mem->n ? bsearch(&creator, mem->items, mem->n, sizeof(*w), pid_cmp) : NULL;
     return w && model_find_group(m, w->main) ? w->main : 0;
 }
 
@@ -375,16 +364,15 @@ void worker_memory_learn(struct worker_memory *mem, const struct model *m)
         }
     }
     /* The new entries replace old ones of the same pid; then sort. */
-    qsort(mem->items + old, mem->n - old, sizeof(*mem->items), cmp_seen);
+    qsort(mem->items + old, mem->n - old, sizeof(*mem->items), pid_cmp);
     size_t keep = 0;
     for (size_t i = 0; i < old; i++) {
-        struct worker_seen key = mem->items[i];
-        if (!bsearch(&key, mem->items + old, mem->n - old, sizeof(key), cmp_seen))
+        if (!bsearch(&mem->items[i], mem->items + old, mem->n - old, sizeof(*mem->items), pid_cmp))
             mem->items[keep++] = mem->items[i];
     }
     memmove(mem->items + keep, mem->items + old, (mem->n - old) * sizeof(*mem->items));
     mem->n = keep + (mem->n - old);
-    qsort(mem->items, mem->n, sizeof(*mem->items), cmp_seen);
+    qsort(mem->items, mem->n, sizeof(*mem->items), pid_cmp);
 }
 
 void worker_memory_free(struct worker_memory *mem)

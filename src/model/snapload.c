@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 
 #include "model/pidtrust.h"
+#include "util/fileio.h"
 #include "util/rfc3339.h"
 #include "util/xalloc.h"
 
@@ -380,12 +381,6 @@ static int cmp_mproc(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int cmp_group(const void *a, const void *b)
-{
-    pid_t x = ((const struct group *)a)->main_pid, y = ((const struct group *)b)->main_pid;
-    return (x > y) - (x < y);
-}
-
 /* The orders the model's lookups rely on (processes by pid, groups by main
  * pid: the writer's own), and no reference to a group the snapshot does
  * not have: a snapshot of shmwatch is so already, a damaged or foreign one
@@ -395,7 +390,7 @@ static void make_consistent(struct model *m)
     if (m->nprocs)
         qsort(m->procs, m->nprocs, sizeof(*m->procs), cmp_mproc);
     if (m->ngroups)
-        qsort(m->groups, m->ngroups, sizeof(*m->groups), cmp_group);
+        qsort(m->groups, m->ngroups, sizeof(*m->groups), pid_cmp);
     for (size_t i = 0; i < m->nprocs; i++)
         if (m->procs[i].group && !model_find_group(m, m->procs[i].group))
             m->procs[i].group = 0;

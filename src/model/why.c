@@ -4,7 +4,6 @@
  * before it and the first one after it. */
 #include "model/why.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -54,7 +53,6 @@ static void fill_str(char **dst, const struct jd *v, const char *key)
         *dst = jd_strdup(jd_get(v, key));
 }
 
-/* Raises *most to member key of v when that is more. */
 static void raise_to(uint64_t *most, const struct jd *v, const char *key)
 {
     if (jd_getu64(v, key) > *most)
@@ -68,14 +66,12 @@ static bool str_is(const struct jd *v, const char *key, const char *s)
     return x && s && !strcmp(x, s);
 }
 
-/* Member key of v when it is an object, else NULL. */
 static const struct jd *obj(const struct jd *v, const char *key)
 {
     const struct jd *x = jd_get(v, key);
     return jd_is(x, JD_OBJ) ? x : NULL;
 }
 
-/* The first item of array a whose member key is the number v, or NULL. */
 static const struct jd *item_with_int(const struct jd *a, const char *key, int64_t v)
 {
     for (size_t i = 0; a && i < a->n; i++)
@@ -84,7 +80,6 @@ static const struct jd *item_with_int(const struct jd *a, const char *key, int64
     return NULL;
 }
 
-/* The first item of array a whose member key is the string s, or NULL. */
 static const struct jd *item_with_str(const struct jd *a, const char *key, const char *s)
 {
     for (size_t i = 0; a && i < a->n; i++)
@@ -112,7 +107,6 @@ static const struct jd *snap_group(const struct jd *s, int64_t main_pid)
     return item_with_int(jd_get(s, "groups"), "main_pid", main_pid);
 }
 
-/* Mount of snapshot s by id, else by path. */
 static const struct jd *snap_mount(const struct jd *s, const char *id, const char *path)
 {
     const struct jd *ms = jd_get(s, "mounts");
@@ -139,7 +133,6 @@ static const struct jd *mount_loader(const struct jd *s, const struct jd *m)
     return m ? obj(mount_obj(s, m, "budget"), "loader") : NULL;
 }
 
-/* Whether snapshot s shows pid running (listed, not a zombie). */
 static bool shows_running(const struct jd *s, int64_t pid)
 {
     const struct jd *p = snap_proc(s, pid);
@@ -151,7 +144,6 @@ static const struct jd *doc(const struct why_source *s, size_t i)
     return i < s->n ? s->doc(s->ctx, i) : NULL;
 }
 
-/* Record j parsed when it is an event of kind, else NULL. */
 static const struct jd *event_of(const struct why_source *s, size_t j, const char *kind)
 {
     const struct why_rec *r = &s->recs[j];
@@ -568,12 +560,10 @@ static void moment(struct why_death *d, const struct end *e)
     const char *id = jd_getstr(m, "id", NULL), *path = jd_getstr(m, "path", NULL);
     const struct jd *mb = snap_mount(before, id, path), *ma = snap_mount(at, id, path);
     mount_fill(d, e, m, mb, ma);
-    /* The budget just before, else at. */
     const struct jd *s = mb ? before : at, *sm = mb ? mb : ma;
     budget_then(d, s, sm, mb && ma ? mount_obj(at, ma, "budget") : NULL);
     fill_str(&d->cgroup, mount_obj(s, sm, "cgroup"), "path");
     top_groups(d, s);
-    /* Who it was, where the event did not say. */
     const struct jd *p = d->has_pid ? snap_proc(before ? before : at, d->pid) : NULL;
     fill_str(&d->comm, p, "comm");
     fill_str(&d->role, p, "role");
@@ -848,7 +838,6 @@ static void diagnose(struct why_death *d)
     d->diagnosis = buf_steal(&b);
 }
 
-/* Whether d passes f's pid and container. */
 static bool wanted(const struct why_death *d, const struct why_filter *f)
 {
     if (f->pid && !(d->has_pid && d->pid == f->pid) && job_of(d) != f->pid)
