@@ -421,13 +421,7 @@ void cgroup_memo_free(struct cgroup_memo *memo)
 }
 
 int cgroup_collect(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
-                   struct cgroup_info *info, struct warnings *w)
-{
-    return cgroup_collect_memo(sys, pid, mi, info, w, NULL);
-}
-
-int cgroup_collect_memo(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
-                        struct cgroup_info *info, struct warnings *w, struct cgroup_memo *memo)
+                   struct cgroup_info *info, struct warnings *w, struct cgroup_memo *memo)
 {
     memset(info, 0, sizeof(*info));
     char cgroup_file[32];
