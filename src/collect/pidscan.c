@@ -33,12 +33,14 @@ struct pidscan {
 };
 
 struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, struct holder_list *out,
-                            struct warnings *w)
+                            struct warnings *w, struct scan_beacon *b)
 {
     struct pidscan *ps = xcalloc(1, sizeof(*ps));
     ps->pf = procfiles_new(devs, ndevs);
+    procfiles_set_beacon(ps->pf, b);
     ps->out = out;
     ps->w = w;
+    ps->beacon = b;
     inomap_init(&ps->seen);
     return ps;
 }
@@ -63,12 +65,6 @@ const char *pidscan_exe(struct pidscan *ps, pid_t pid, uint64_t start_code)
     if (pid <= 0 || ps->text_pid != pid || start_code <= 1)
         return NULL;
     return procfiles_text_path(ps->pf, start_code);
-}
-
-void pidscan_set_beacon(struct pidscan *ps, struct scan_beacon *b)
-{
-    ps->beacon = b;
-    procfiles_set_beacon(ps->pf, b);
 }
 
 bool pidscan_queried(const struct pidscan *ps)

@@ -305,8 +305,7 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
         wk.ns = &own;
     }
     nsmap_self(wk.ns, wk.proc, nsmap_boot_realtime(), sysconf(_SC_CLK_TCK));
-    wk.ps = pidscan_new(o->devs, o->ndevs, hl, w);
-    pidscan_set_beacon(wk.ps, o->beacon);
+    wk.ps = pidscan_new(o->devs, o->ndevs, hl, w, o->beacon);
     pidscan_listed(wk.ps, o->files);
     size_t denied0 = w->denied;
     for (size_t i = 0; i < npids; i++) /* ascending: so is the list */

@@ -305,7 +305,7 @@ static void test_exe_from_text(void **state)
         struct holder_list hl = {0};
         struct warnings w;
         warn_init(&w);
-        struct pidscan *ps = pidscan_new(watched ? &bin.st_dev : &made_up, 1, &hl, &w);
+        struct pidscan *ps = pidscan_new(watched ? &bin.st_dev : &made_up, 1, &hl, &w, NULL);
         pidscan_force_text(ps);
         assert_null(pidscan_exe(ps, getpid(), start_code)); /* no walk yet */
         pidscan_run(ps, piddir, getpid(), false);
@@ -331,7 +331,7 @@ static void run_pidscan(const struct held *h, bool text, bool as_list, struct ho
 {
     struct warnings w;
     warn_init(&w);
-    struct pidscan *ps = pidscan_new(&h->dev, 1, hl, &w);
+    struct pidscan *ps = pidscan_new(&h->dev, 1, hl, &w, NULL);
     struct file_list fl = {0};
     if (as_list) {
         struct shm_file *f = VEC_PUSH(fl.items, fl.n, fl.cap);
@@ -444,7 +444,7 @@ static void test_pidscan_torch(void **state)
         struct holder_list hl = {0};
         struct warnings w;
         warn_init(&w);
-        struct pidscan *ps = pidscan_new(&st.st_dev, 1, &hl, &w);
+        struct pidscan *ps = pidscan_new(&st.st_dev, 1, &hl, &w, NULL);
         if (text)
             pidscan_force_text(ps);
         pidscan_run(ps, piddir, getpid(), true);
