@@ -55,11 +55,6 @@ void pidscan_free(struct pidscan *ps)
     free(ps);
 }
 
-void pidscan_force_text(struct pidscan *ps)
-{
-    procfiles_force_text(ps->pf);
-}
-
 const char *pidscan_exe(struct pidscan *ps, pid_t pid, uint64_t start_code)
 {
     if (pid <= 0 || ps->text_pid != pid || start_code <= 1)

@@ -49,8 +49,6 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch);
  * then the caller reads the link. A readlink less for each listed process
  * where the text is read. The string lasts until the next walk. */
 const char *pidscan_exe(struct pidscan *ps, pid_t pid, uint64_t start_code);
-/* procfiles_force_text for the scan's walk. */
-void pidscan_force_text(struct pidscan *ps);
 /* True once PROCMAP_QUERY has answered (Linux 6.11+); false on the text. */
 bool pidscan_queried(const struct pidscan *ps);
 

@@ -416,8 +416,8 @@ static void search_process(struct inode_search *is, struct procfiles *pf, int pi
         blind_add(is, piddir);
 }
 
-static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,
-                       pid_t skip_pid, struct holder_blind *blind, bool text)
+int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,
+                        pid_t skip_pid, struct holder_blind *blind)
 {
     memset(blind, 0, sizeof(*blind));
     struct inode_search is = {.q = q, .blind = blind};
@@ -445,8 +445,6 @@ static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t 
     struct procfiles *pf = NULL;
     if (rc == 0) {
         pf = procfiles_new(is.devs, is.ndevs);
-        if (text)
-            procfiles_force_text(pf);
         for (size_t i = 0; i < npids && is.open; i++) {
             if (pids[i] == skip_pid)
                 continue;
@@ -471,16 +469,4 @@ static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t 
     buf_free(&is.text);
     inomap_free(&is.idx);
     return rc;
-}
-
-int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,
-                        pid_t skip_pid, struct holder_blind *blind)
-{
-    return find_inodes(sys, q, n, skip_pid, blind, false);
-}
-
-int holders_find_inodes_text(const struct sysroot *sys, struct inode_query *q, size_t n,
-                             pid_t skip_pid, struct holder_blind *blind)
-{
-    return find_inodes(sys, q, n, skip_pid, blind, true);
 }
