@@ -1,7 +1,6 @@
 #include "collect/sysv.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
