@@ -353,14 +353,10 @@ static void found(struct inode_search *is, dev_t dev, ino_t ino, pid_t pid, int 
  * devices are searched than REACH_DEVS. */
 static bool reaches(struct inode_search *is, int piddir)
 {
-    struct mountinfo mi;
     if (is->ndevs > REACH_DEVS)
         return true;
-    if (mountinfo_read(piddir, "mountinfo", &mi) < 0) {
-        mountinfo_free(&mi);
-        return true;
-    }
-    bool yes = mi.malformed > 0;
+    struct mountinfo mi;
+    bool yes = mountinfo_read(piddir, "mountinfo", &mi) < 0 || mi.malformed > 0;
     for (size_t k = 0; k < mi.n && !yes; k++)
         for (size_t i = 0; i < is->ndevs && !yes; i++)
             yes = makedev(mi.items[k].major, mi.items[k].minor) == is->devs[i];
