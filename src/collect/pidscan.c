@@ -67,13 +67,9 @@ bool pidscan_queried(const struct pidscan *ps)
     return procfiles_queried(ps->pf);
 }
 
-static void take_listed(struct pidscan *ps);
-
 /* The scan's entry for an inode (one hash lookup), created empty. */
 static size_t info_of(struct pidscan *ps, dev_t dev, ino_t ino)
 {
-    if (ps->listed)
-        take_listed(ps);
     size_t k;
     if (inomap_add(&ps->seen, dev, ino, ps->ninfo, &k))
         VEC_PUSH(ps->info, ps->ninfo, ps->info_cap);
@@ -94,7 +90,7 @@ void pidscan_listed(struct pidscan *ps, const struct file_list *files)
 static void take_listed(struct pidscan *ps)
 {
     const struct file_list *fl = ps->listed;
-    ps->listed = NULL; /* before pidscan_known, which comes back here */
+    ps->listed = NULL;
     inomap_reserve(&ps->seen, fl->n + 1024); /* no rehash while it fills */
     for (size_t i = 0; i < fl->n; i++)
         pidscan_known(ps, fl->items[i].dev, fl->items[i].ino);
