@@ -364,20 +364,15 @@ static bool reaches(struct inode_search *is, int piddir)
     return yes;
 }
 
-/* A zombie has closed its files and dropped its memory, and its fd list is
- * refused to everyone: it holds nothing. */
-static bool is_zombie(struct inode_search *is, int piddir)
-{
-    struct proc p = {0};
-    return read_file_at(piddir, "stat", &is->text, READ_LINE_MAX) == 0 &&
-           procs_parse_stat(is->text.data, &p) && (p.state == 'Z' || p.state == 'X');
-}
-
 static void blind_add(struct inode_search *is, int piddir)
 {
     struct holder_blind *b = is->blind;
     struct stat st;
-    if (is_zombie(is, piddir))
+    struct proc p = {0};
+    /* A zombie has closed its files and dropped its memory, and its fd list
+     * is refused to everyone: it holds nothing. */
+    if (read_file_at(piddir, "stat", &is->text, READ_LINE_MAX) == 0 &&
+        procs_parse_stat(is->text.data, &p) && (p.state == 'Z' || p.state == 'X'))
         return;
     b->denied++;
     if (!reaches(is, piddir)) {
