@@ -403,7 +403,6 @@ static void memo_hierarchy(struct reader *r, const struct mountinfo *mi, int ver
         struct cgroup_memo_entry *e = VEC_PUSH(memo->items, memo->n, memo->cap);
         e->version = version;
         e->path = xstrdup(path);
-        memset(&e->info, 0, sizeof(e->info));
         if (ok)
             info_copy(&e->info, info);
     }

@@ -562,7 +562,6 @@ static size_t ctr_add(struct scan_node *n, const struct node_ns *x, struct conta
                       struct warnings *w)
 {
     struct node_ctr *c = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
-    memset(c, 0, sizeof(*c));
     c->info = *info;
     memset(info, 0, sizeof(*info));
     c->pid = pid;
