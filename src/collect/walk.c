@@ -416,10 +416,8 @@ int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t
         q[i].pid = 0;
         q[i].fd = -1;
         size_t k;
-        if (!inomap_get(&is.idx, q[i].dev, q[i].ino, &k)) {
-            inomap_put(&is.idx, q[i].dev, q[i].ino, i);
+        if (inomap_add(&is.idx, q[i].dev, q[i].ino, i, &k))
             is.open++;
-        }
         bool known = false;
         for (size_t d = 0; d < is.ndevs && !known; d++)
             known = is.devs[d] == q[i].dev;
