@@ -11,7 +11,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -404,7 +403,6 @@ static void memo_hierarchy(struct reader *r, const struct mountinfo *mi, int ver
         struct cgroup_memo_entry *e = VEC_PUSH(memo->items, memo->n, memo->cap);
         e->version = version;
         e->path = xstrdup(path);
-        memset(&e->info, 0, sizeof(e->info));
         if (ok)
             info_copy(&e->info, info);
     }
@@ -421,13 +419,7 @@ void cgroup_memo_free(struct cgroup_memo *memo)
 }
 
 int cgroup_collect(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
-                   struct cgroup_info *info, struct warnings *w)
-{
-    return cgroup_collect_memo(sys, pid, mi, info, w, NULL);
-}
-
-int cgroup_collect_memo(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
-                        struct cgroup_info *info, struct warnings *w, struct cgroup_memo *memo)
+                   struct cgroup_info *info, struct warnings *w, struct cgroup_memo *memo)
 {
     memset(info, 0, sizeof(*info));
     char cgroup_file[32];

@@ -33,15 +33,6 @@ struct cgroup_info {
                           * memory.oom_control oom_kill (this cgroup's own) */
 };
 
-/* The memory cgroup of pid (0: the watcher itself), from its cgroup file
- * below sys->proc ("self/cgroup" or "PID/cgroup").
- * mi: this process's mountinfo: where the cgroup hierarchies are mounted as
- * this process sees them; the mount points are read below sys->host.
- * Returns 0 (info->present may be false) or -errno when the cgroup file was
- * unreadable; problems are also described in w. */
-int cgroup_collect(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
-                   struct cgroup_info *info, struct warnings *w);
-
 /* The cgroups one scan has read, by version and path: containers that
  * share a cgroup (jobs in one slice, as Apptainer's are, or namespaces made
  * by unshare) have their memory files read once per scan. Start zeroed. */
@@ -50,13 +41,18 @@ struct cgroup_memo {
     size_t n, cap;
 };
 
-/* cgroup_collect, answering from memo (when not NULL) a cgroup it has read
- * already in this scan, and keeping what it reads there; a cgroup that
+/* The memory cgroup of pid (0: the watcher itself), from its cgroup file
+ * below sys->proc ("self/cgroup" or "PID/cgroup").
+ * mi: this process's mountinfo: where the cgroup hierarchies are mounted as
+ * this process sees them; the mount points are read below sys->host.
+ * Returns 0 (info->present may be false) or -errno when the cgroup file was
+ * unreadable; problems are also described in w. memo (or NULL) answers a
+ * cgroup read already in this scan, and keeps what is read; a cgroup that
  * could not be read is not read again, nor warned about twice. */
-int cgroup_collect_memo(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
-                        struct cgroup_info *info, struct warnings *w, struct cgroup_memo *memo);
+int cgroup_collect(const struct sysroot *sys, pid_t pid, const struct mountinfo *mi,
+                   struct cgroup_info *info, struct warnings *w, struct cgroup_memo *memo);
 
-/* cgroup_collect_memo on the text of PID's cgroup file, read already (the
+/* cgroup_collect on the text of PID's cgroup file, read already (the
  * node view reads it once for the container's id and its cgroup). */
 void cgroup_collect_text(const struct sysroot *sys, pid_t pid, const char *text,
                          const struct mountinfo *mi, struct cgroup_info *info, struct warnings *w,

@@ -274,12 +274,10 @@ static bool bundle_dir(int hostroot, struct buf *path, const char *ns, size_t ns
     return true;
 }
 
-/* A container that containerd runs for a client of its own (ctr), from the
- * cgroup's candidate (util/container_id.h): confirmed when containerd has a
- * task bundle directory for it, in the namespace the cgroupfs path names, or
- * in one that a '-' of the scope's name parts off. Then its runtime, its id
- * and namespace, the names of its OCI spec, else its id as its name when
- * that is no digest (ctr's ids are the names its user chose). */
+/* A container of containerd's own clients (ctr), from the cgroup's
+ * candidate (util/container_id.h): its bundle directory is looked for in the
+ * namespace the cgroupfs path names, or in one that a '-' of the scope's
+ * name parts off. */
 static bool containerd_candidate(int hostroot, const struct container_id *cid,
                                  struct container_info *out)
 {
@@ -313,10 +311,7 @@ static bool containerd_candidate(int hostroot, const struct container_id *cid,
     return found;
 }
 
-/* containers/storage's roots: graphroot and runroot of the [storage] table
- * of /etc/containers/storage.conf (else of /usr/share/containers/
- * storage.conf, the packaged default, as containers/storage reads them),
- * each else its default. */
+/* containers/storage's graph root and run root, as the header says. */
 static void storage_roots(int hostroot, struct buf *text, char **graphroot, char **runroot)
 {
     *graphroot = *runroot = NULL;
@@ -329,10 +324,8 @@ static void storage_roots(int hostroot, struct buf *text, char **graphroot, char
         *runroot = xstrdup("run/containers/storage");
 }
 
-/* containers/storage, shared by CRI-O and podman: the OCI spec in the run
- * root (CRI-O's, with its annotations) or in the graph root (podman's), and
- * the names the graph root's containers.json keeps (podman's --name). A
- * container found there is a pod's, so CRI-O's, or else podman's. */
+/* containers/storage, shared by CRI-O and podman (the header says what is
+ * read there and whose a container found there is). */
 static void storage_lookup(int hostroot, const char *id, struct container_info *out)
 {
     static const char *const names_path[] = {"names", JSONGET_FIRST};

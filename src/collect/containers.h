@@ -26,8 +26,9 @@
  *     ids are the names its user chose). Else it is in no container.
  *   - CRI-O and podman: containers/storage, whose graph root and run root are
  *     graphroot and runroot of the [storage] table of
- *     /etc/containers/storage.conf (else /usr/share/containers/storage.conf),
- *     else /var/lib/containers/storage and /run/containers/storage: the OCI
+ *     /etc/containers/storage.conf (else of /usr/share/containers/storage.conf,
+ *     the packaged default, as containers/storage reads them), else
+ *     /var/lib/containers/storage and /run/containers/storage: the OCI
  *     spec overlay-containers/<id>/userdata/config.json of the run root
  *     (CRI-O's) and of the graph root (podman's): "hostname" and CRI-O's
  *     annotations (io.kubernetes.container.name, io.kubernetes.pod.name,

@@ -59,12 +59,9 @@ struct holder_list {
 /* True when pid is in hl->torch_pids. */
 bool holders_torch_loaded(const struct holder_list *hl, pid_t pid);
 
-
-
 void holders_free(struct holder_list *hl);
 
 /* Adds the "permission denied" warning when w->denied grew past denied_before. */
 void holders_warn_denied(struct warnings *w, size_t denied_before);
-
 
 #endif

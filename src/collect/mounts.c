@@ -38,13 +38,9 @@ static char *next_field(char **cursor)
         s++;
     if (!*s)
         return NULL;
-    char *end = strchr(s, ' ');
-    if (end) {
-        *end = '\0';
-        *cursor = end + 1;
-    } else {
-        *cursor = s + strlen(s);
-    }
+    char *end = s + strcspn(s, " ");
+    *cursor = *end ? end + 1 : end;
+    *end = '\0';
     return s;
 }
 

@@ -1,5 +1,6 @@
 /* The shm mounts to watch: every tmpfs at /dev/shm or /run/shm in a
- * mountinfo file, plus the ones the user names, with their statvfs figures. */
+ * mountinfo file, or exactly the ones the user names, with their statvfs
+ * figures. */
 #ifndef SHMWATCH_MOUNTS_H
 #define SHMWATCH_MOUNTS_H
 

@@ -296,13 +296,23 @@ static void find_mounts(const struct scan_node *n, const struct nsmap *map,
     cands_free(&hidden);
 }
 
-/* Appends mount c to ml, read (or not: rc) through via, its root kept. */
-static void add_mount(struct scan_node *n, struct cand *c, const struct shm_mount *m, int rc,
-                      struct node_read via, struct sysroot keep, unsigned long self_mntns,
-                      struct mount_list *ml)
+/* The size of mount c through a process that sees it: appended to ml with
+ * the root it was read through, or dropped when every process that saw it
+ * has exited. */
+static void read_mount(struct scan_node *n, const struct sysroot *sys, struct cand *c,
+                       unsigned long self_mntns, struct mount_list *ml, struct warnings *w)
 {
+    struct shm_mount m = {0};
+    struct node_read via = {0};
+    struct sysroot keep;
+    int rc = stat_through(n, sys, c, &m, &via, &keep);
+    if (rc == -ESRCH) {
+        warn_add(w, "%s (device %u:%u) dropped: every process that saw it has exited", c->path,
+                 major(c->dev), minor(c->dev));
+        return;
+    }
     struct shm_mount *x = VEC_PUSH(ml->items, ml->n, ml->cap);
-    *x = *m;
+    *x = m;
     x->path = c->path;
     c->path = NULL;
     x->fstype = xstrdup("tmpfs");
@@ -326,22 +336,6 @@ static void add_mount(struct scan_node *n, struct cand *c, const struct shm_moun
         struct node_ns *ns = &n->ns[c->ns[j]];
         *VEC_PUSH(ns->mounts, ns->nmounts, ns->mounts_cap) = ml->n - 1;
     }
-}
-
-/* The size of mount c through a process that sees it: listed in ml, or
- * dropped when every process that saw it has exited. */
-static void read_mount(struct scan_node *n, const struct sysroot *sys, struct cand *c,
-                       unsigned long self_mntns, struct mount_list *ml, struct warnings *w)
-{
-    struct shm_mount m = {0};
-    struct node_read via = {0};
-    struct sysroot keep;
-    int rc = stat_through(n, sys, c, &m, &via, &keep);
-    if (rc == -ESRCH)
-        warn_add(w, "%s (device %u:%u) dropped: every process that saw it has exited", c->path,
-                 major(c->dev), minor(c->dev));
-    else
-        add_mount(n, c, &m, rc, via, keep, self_mntns, ml);
 }
 
 /* What could not be read of the namespaces, said once each. */
@@ -568,7 +562,6 @@ static size_t ctr_add(struct scan_node *n, const struct node_ns *x, struct conta
                       struct warnings *w)
 {
     struct node_ctr *c = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
-    memset(c, 0, sizeof(*c));
     c->info = *info;
     memset(info, 0, sizeof(*info));
     c->pid = pid;

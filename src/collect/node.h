@@ -100,13 +100,11 @@ struct scan_node {
 /* Without --all: every mount the host's, with its id. */
 void node_single(struct scan_node *n, const struct mount_list *ml);
 
-/* --all, before the walk: reads the mount namespace link of every process
- * of pids (the scan's listing of sys->proc, ascending; sys: the watcher's
- * own view, sysroot_open_system(.., 0)) and each distinct namespace's
- * mountinfo once, both into map (nsmap_init'ed with no devices: the walk
- * reads neither again), and fills ml (which must be empty) with every
- * distinct shm mount (paths: extra, else "/dev/shm" and "/run/shm") with its
- * statvfs through the root of one of its processes. */
+/* --all, before the walk: the first phase above over pids (the scan's
+ * listing of sys->proc, ascending; sys: the watcher's own view,
+ * sysroot_open_system(.., 0)) into map (nsmap_init'ed with no devices), and
+ * the shm mounts (at extra's paths, else /dev/shm and /run/shm) with their
+ * statvfs into ml, which must be empty. */
 void node_discover(struct scan_node *n, const struct sysroot *sys, const pid_t *pids, size_t npids,
                    struct nsmap *map, const char *const *extra, size_t nextra,
                    struct mount_list *ml, struct warnings *w);

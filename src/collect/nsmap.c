@@ -132,20 +132,16 @@ static long dev_index(const dev_t *devs, size_t n, dev_t d)
     return -1;
 }
 
-/* /dev/shm or /run/shm: the path through which shm_open and the programs
- * that name segments after their pid make them. */
-static bool at_shm(const char *mountpoint)
-{
-    return strcmp(mountpoint, "/dev/shm") == 0 || strcmp(mountpoint, "/run/shm") == 0;
-}
-
 void nsmap_sees_of(const struct mountinfo *mi, const dev_t *devs, size_t ndevs, unsigned char *sees)
 {
     for (size_t i = 0; i < mi->n; i++) {
         const struct mountinfo_entry *e = &mi->items[i];
         long k = dev_index(devs, ndevs, makedev(e->major, e->minor));
-        if (k >= 0 && !mountinfo_hidden(mi, i))
-            sees[k] |= NSMAP_SHOWS | (at_shm(e->mountpoint) ? NSMAP_AT_SHM : 0);
+        if (k < 0 || mountinfo_hidden(mi, i))
+            continue;
+        sees[k] |= NSMAP_SHOWS;
+        if (strcmp(e->mountpoint, "/dev/shm") == 0 || strcmp(e->mountpoint, "/run/shm") == 0)
+            sees[k] |= NSMAP_AT_SHM;
     }
 }
 
@@ -229,13 +225,6 @@ static void add_pidns(unsigned long **list, size_t *n, size_t *cap, unsigned lon
     *VEC_PUSH(*list, *n, *cap) = ns;
 }
 
-/* Counts one more process that has the mount at /dev/shm, started at ticks. */
-static void shm_first(struct mount_reach *r, unsigned long long ticks)
-{
-    if (!r->nshm_procs++ || ticks < r->shm_first_ticks)
-        r->shm_first_ticks = ticks;
-}
-
 void nsmap_reach(struct nsmap *m, const struct proc_list *pl)
 {
     for (size_t d = 0; d < m->ndevs; d++) {
@@ -260,7 +249,8 @@ void nsmap_reach(struct nsmap *m, const struct proc_list *pl)
                 add_pidns(&r->pidns, &r->npidns, &cap, p->pidns);
             if (last_sees & NSMAP_AT_SHM) {
                 add_pidns(&r->shm_pidns, &r->nshm_pidns, &shm_cap, p->pidns);
-                shm_first(r, p->start_ticks);
+                if (!r->nshm_procs++ || p->start_ticks < r->shm_first_ticks)
+                    r->shm_first_ticks = p->start_ticks;
             }
         }
         if (r->npidns > 1)

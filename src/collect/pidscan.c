@@ -33,12 +33,14 @@ struct pidscan {
 };
 
 struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, struct holder_list *out,
-                            struct warnings *w)
+                            struct warnings *w, struct scan_beacon *b)
 {
     struct pidscan *ps = xcalloc(1, sizeof(*ps));
     ps->pf = procfiles_new(devs, ndevs);
+    procfiles_set_beacon(ps->pf, b);
     ps->out = out;
     ps->w = w;
+    ps->beacon = b;
     inomap_init(&ps->seen);
     return ps;
 }
@@ -53,11 +55,6 @@ void pidscan_free(struct pidscan *ps)
     free(ps);
 }
 
-void pidscan_force_text(struct pidscan *ps)
-{
-    procfiles_force_text(ps->pf);
-}
-
 const char *pidscan_exe(struct pidscan *ps, pid_t pid, uint64_t start_code)
 {
     if (pid <= 0 || ps->text_pid != pid || start_code <= 1)
@@ -65,24 +62,14 @@ const char *pidscan_exe(struct pidscan *ps, pid_t pid, uint64_t start_code)
     return procfiles_text_path(ps->pf, start_code);
 }
 
-void pidscan_set_beacon(struct pidscan *ps, struct scan_beacon *b)
-{
-    ps->beacon = b;
-    procfiles_set_beacon(ps->pf, b);
-}
-
 bool pidscan_queried(const struct pidscan *ps)
 {
     return procfiles_queried(ps->pf);
 }
 
-static void take_listed(struct pidscan *ps);
-
 /* The scan's entry for an inode (one hash lookup), created empty. */
 static size_t info_of(struct pidscan *ps, dev_t dev, ino_t ino)
 {
-    if (ps->listed)
-        take_listed(ps);
     size_t k;
     if (inomap_add(&ps->seen, dev, ino, ps->ninfo, &k))
         VEC_PUSH(ps->info, ps->ninfo, ps->info_cap);
@@ -103,7 +90,7 @@ void pidscan_listed(struct pidscan *ps, const struct file_list *files)
 static void take_listed(struct pidscan *ps)
 {
     const struct file_list *fl = ps->listed;
-    ps->listed = NULL; /* before pidscan_known, which comes back here */
+    ps->listed = NULL;
     inomap_reserve(&ps->seen, fl->n + 1024); /* no rehash while it fills */
     for (size_t i = 0; i < fl->n; i++)
         pidscan_known(ps, fl->items[i].dev, fl->items[i].ino);

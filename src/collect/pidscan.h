@@ -19,9 +19,10 @@
 
 struct pidscan;
 
-/* devs must outlive the pidscan. */
+/* devs must outlive the pidscan. b (beacon.h, or NULL) is told which
+ * process, fd or mappings the walk is reading. */
 struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, struct holder_list *out,
-                            struct warnings *w);
+                            struct warnings *w, struct scan_beacon *b);
 void pidscan_free(struct pidscan *ps);
 
 /* An inode the mount listing has: its holders need no name or stat. */
@@ -48,10 +49,6 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch);
  * then the caller reads the link. A readlink less for each listed process
  * where the text is read. The string lasts until the next walk. */
 const char *pidscan_exe(struct pidscan *ps, pid_t pid, uint64_t start_code);
-/* procfiles_force_text for the scan's walk. */
-void pidscan_force_text(struct pidscan *ps);
-/* procfiles_set_beacon for the scan's walk. */
-void pidscan_set_beacon(struct pidscan *ps, struct scan_beacon *b);
 /* True once PROCMAP_QUERY has answered (Linux 6.11+); false on the text. */
 bool pidscan_queried(const struct pidscan *ps);
 

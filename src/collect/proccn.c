@@ -22,8 +22,7 @@
 void proc_exits_free(struct proc_exits *x)
 {
     free(x->items);
-    x->items = NULL;
-    x->n = x->cap = 0;
+    memset(x, 0, sizeof(*x));
 }
 
 /* One connector message of n bytes at p: appends an exit (dropped when out

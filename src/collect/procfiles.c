@@ -33,7 +33,7 @@ enum { PH_FDS, PH_MAPS, PH_QUERY, PH_TEXT, PH_DONE };
 struct procfiles {
     const dev_t *devs;
     size_t ndevs;
-    /* Where in devs a device is, by its hash (dev_hint_of; index + 1, 0:
+    /* Where in devs a device is, by its hash (dev_hash; index + 1, 0:
      * none): most unwatched devices miss at once, and a watched one is
      * found without a search of all (with --all there is one per
      * container). A device whose entry another took is found by the
@@ -57,20 +57,14 @@ struct procfiles {
     char name[NAME_SIZE];
 };
 
-/* Which entry of dev_hint stands for dev. */
-static unsigned dev_hint_of(dev_t dev)
-{
-    return dev_hash(dev, DEV_HINT_BITS);
-}
-
 struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs)
 {
     struct procfiles *pf = xcalloc(1, sizeof(*pf));
     pf->devs = devs;
     pf->ndevs = ndevs;
     for (size_t i = 0; i < ndevs; i++)
-        if (!pf->dev_hint[dev_hint_of(devs[i])])
-            pf->dev_hint[dev_hint_of(devs[i])] = (uint32_t)i + 1;
+        if (!pf->dev_hint[dev_hash(devs[i], DEV_HINT_BITS)])
+            pf->dev_hint[dev_hash(devs[i], DEV_HINT_BITS)] = (uint32_t)i + 1;
     pf->fddir = pf->mapsfd = -1;
     pf->maps = procmap_way() == PROCMAP_WAY_TEXT ? MAPS_TEXT : MAPS_UNKNOWN;
     pf->phase = PH_DONE;
@@ -115,7 +109,7 @@ bool procfiles_torch(const struct procfiles *pf)
  * every process: with --all on a node, of twenty devices or more. */
 static bool watched(const struct procfiles *pf, dev_t dev)
 {
-    uint32_t h = pf->dev_hint[dev_hint_of(dev)];
+    uint32_t h = pf->dev_hint[dev_hash(dev, DEV_HINT_BITS)];
     if (!h)
         return false;
     if (pf->devs[h - 1] == dev)

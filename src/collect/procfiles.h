@@ -32,8 +32,7 @@ struct procfiles;
  * (ENOTTY, EINVAL), the text, for that process and every later one. */
 struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs);
 void procfiles_free(struct procfiles *pf);
-/* Reads the maps text whatever the kernel (holders_find_inodes_text, tests
- * of the text). */
+/* Reads the maps text whatever the kernel (tests of the text). */
 void procfiles_force_text(struct procfiles *pf);
 /* Says in b (beacon.h) which process, fd or mappings the walk is reading. */
 struct scan_beacon;

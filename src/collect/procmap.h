@@ -1,10 +1,7 @@
 /* PROCMAP_QUERY (linux/fs.h, Linux 6.11): one file-backed mapping of a
  * process per ioctl on its open maps file, spelled out for older headers;
- * and the way every walk reads mappings (SHMWATCH_MAPS).
- *
- * A walk asks PROCMAP_QUERY on the first maps file it opens; a kernel
- * that does not know the ioctl (ENOTTY, EINVAL) makes that walk read the
- * maps text, for that process and every later one (procfiles.c). */
+ * and the way every walk reads mappings (SHMWATCH_MAPS; a kernel without
+ * the ioctl: procfiles_new). */
 #ifndef SHMWATCH_PROCMAP_H
 #define SHMWATCH_PROCMAP_H
 

@@ -54,8 +54,7 @@ const struct proc *nspid_index_find(const struct nspid_index *t, pid_t nspid)
 void nspid_index_free(struct nspid_index *t)
 {
     free(t->items);
-    t->items = NULL;
-    t->n = 0;
+    memset(t, 0, sizeof(*t));
 }
 
 void procs_free(struct proc_list *pl)
@@ -226,17 +225,8 @@ char *procs_join_cmdline(const char *text, size_t len, const char *comm, bool zo
 {
     while (len && text[len - 1] == '\0')
         len--;
-    if (!len) { /* as ps shows it */
-        static const char defunct[] = " <defunct>";
-        size_t n = strlen(comm), k = zombie ? sizeof(defunct) - 1 : 0;
-        char *s = xmalloc(n + k + 3);
-        s[0] = '[';
-        memcpy(s + 1, comm, n);
-        s[n + 1] = ']';
-        memcpy(s + n + 2, defunct, k);
-        s[n + k + 2] = '\0';
-        return s;
-    }
+    if (!len) /* as ps shows it */
+        return str_printf("[%s]%s", comm, zombie ? " <defunct>" : "");
     char *s = xstrndup(text, len);
     for (size_t i = 0; i < len; i++)
         if (!s[i])

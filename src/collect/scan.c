@@ -98,7 +98,7 @@ static void watched_finish(struct scan_ctx *c, struct scan *s)
 
 static void watched_owners(struct scan_ctx *c, struct scan *s)
 {
-    cgroup_collect(c->sys, s->target_pid, &c->self_mi, &s->cgroup, &s->warn);
+    cgroup_collect(c->sys, s->target_pid, &c->self_mi, &s->cgroup, &s->warn, NULL);
     node_single(&s->node, &s->mounts);
 }
 
@@ -133,7 +133,7 @@ static void every_owners(struct scan_ctx *c, struct scan *s)
     /* The host is /proc's pid 1's world (the watcher may itself be in a
      * container, as a DaemonSet's pod is): its cgroup budgets the host's
      * mounts. */
-    cgroup_collect(c->sys, 1, &c->self_mi, &s->cgroup, &s->warn);
+    cgroup_collect(c->sys, 1, &c->self_mi, &s->cgroup, &s->warn, NULL);
     node_assign(&s->node, c->sys, &c->self_mi, &s->mounts, &s->procs, &s->warn);
 }
 

@@ -3,9 +3,8 @@
  * whose daemon or server does not answer is the known case, and the walk
  * never waits on it; see procfiles.h), so the one-shot and stream modes run
  * scan_run in a thread of its own and wait for it with a deadline, and the
- * dashboard's poller lets its drawing thread look at the same beacon: where
- * the scan is (which stage, which process, which fd), written by the scan
- * as it goes, read by the watchdog at any time. */
+ * dashboard's poller lets its drawing thread look at the same beacon
+ * (beacon.h). */
 #ifndef SHMWATCH_SCANJOB_H
 #define SHMWATCH_SCANJOB_H
 

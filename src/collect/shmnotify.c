@@ -5,7 +5,6 @@
 #include "collect/shmnotify.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

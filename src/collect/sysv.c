@@ -1,7 +1,6 @@
 #include "collect/sysv.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,22 +23,15 @@ int sysv_parse(const char *text, struct sysv_list *out)
     int pos[C_NCOLS];
     for (int c = 0; c < C_NCOLS; c++)
         pos[c] = -1;
-    if (!line) {
-        buf_free(&copy);
-        return -EINVAL;
-    }
     int idx = 0;
-    for (char *tok = strtok(line, " \t"); tok; tok = strtok(NULL, " \t"), idx++)
+    for (char *tok = line ? strtok(line, " \t") : NULL; tok; tok = strtok(NULL, " \t"), idx++)
         for (int c = 0; c < C_NCOLS; c++)
             if (strcmp(tok, col_names[c]) == 0)
                 pos[c] = idx;
-    for (int c = 0; c < C_RSS; c++) {
-        if (pos[c] < 0) {
-            buf_free(&copy);
-            return -EINVAL;
-        }
-    }
-    while ((line = next_line(&cur))) {
+    bool header = true; /* every column but rss is named */
+    for (int c = 0; c < C_RSS; c++)
+        header = header && pos[c] >= 0;
+    while (header && (line = next_line(&cur))) {
         long long v[C_NCOLS] = {0};
         bool have[C_NCOLS] = {false};
         idx = 0;
@@ -66,7 +58,7 @@ int sysv_parse(const char *text, struct sysv_list *out)
         s->uid = (uid_t)v[C_UID];
     }
     buf_free(&copy);
-    return 0;
+    return header ? 0 : -EINVAL;
 }
 
 int sysv_collect(const struct sysroot *sys, struct sysv_list *out)

@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -305,8 +304,7 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
         wk.ns = &own;
     }
     nsmap_self(wk.ns, wk.proc, nsmap_boot_realtime(), sysconf(_SC_CLK_TCK));
-    wk.ps = pidscan_new(o->devs, o->ndevs, hl, w);
-    pidscan_set_beacon(wk.ps, o->beacon);
+    wk.ps = pidscan_new(o->devs, o->ndevs, hl, w, o->beacon);
     pidscan_listed(wk.ps, o->files);
     size_t denied0 = w->denied;
     for (size_t i = 0; i < npids; i++) /* ascending: so is the list */
@@ -355,14 +353,10 @@ static void found(struct inode_search *is, dev_t dev, ino_t ino, pid_t pid, int 
  * devices are searched than REACH_DEVS. */
 static bool reaches(struct inode_search *is, int piddir)
 {
-    struct mountinfo mi;
     if (is->ndevs > REACH_DEVS)
         return true;
-    if (mountinfo_read(piddir, "mountinfo", &mi) < 0) {
-        mountinfo_free(&mi);
-        return true;
-    }
-    bool yes = mi.malformed > 0;
+    struct mountinfo mi;
+    bool yes = mountinfo_read(piddir, "mountinfo", &mi) < 0 || mi.malformed > 0;
     for (size_t k = 0; k < mi.n && !yes; k++)
         for (size_t i = 0; i < is->ndevs && !yes; i++)
             yes = makedev(mi.items[k].major, mi.items[k].minor) == is->devs[i];
@@ -370,20 +364,15 @@ static bool reaches(struct inode_search *is, int piddir)
     return yes;
 }
 
-/* A zombie has closed its files and dropped its memory, and its fd list is
- * refused to everyone: it holds nothing. */
-static bool is_zombie(struct inode_search *is, int piddir)
-{
-    struct proc p = {0};
-    return read_file_at(piddir, "stat", &is->text, READ_LINE_MAX) == 0 &&
-           procs_parse_stat(is->text.data, &p) && (p.state == 'Z' || p.state == 'X');
-}
-
 static void blind_add(struct inode_search *is, int piddir)
 {
     struct holder_blind *b = is->blind;
     struct stat st;
-    if (is_zombie(is, piddir))
+    struct proc p = {0};
+    /* A zombie has closed its files and dropped its memory, and its fd list
+     * is refused to everyone: it holds nothing. */
+    if (read_file_at(piddir, "stat", &is->text, READ_LINE_MAX) == 0 &&
+        procs_parse_stat(is->text.data, &p) && (p.state == 'Z' || p.state == 'X'))
         return;
     b->denied++;
     if (!reaches(is, piddir)) {
@@ -417,8 +406,8 @@ static void search_process(struct inode_search *is, struct procfiles *pf, int pi
         blind_add(is, piddir);
 }
 
-static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,
-                       pid_t skip_pid, struct holder_blind *blind, bool text)
+int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,
+                        pid_t skip_pid, struct holder_blind *blind)
 {
     memset(blind, 0, sizeof(*blind));
     struct inode_search is = {.q = q, .blind = blind};
@@ -427,10 +416,8 @@ static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t 
         q[i].pid = 0;
         q[i].fd = -1;
         size_t k;
-        if (!inomap_get(&is.idx, q[i].dev, q[i].ino, &k)) {
-            inomap_put(&is.idx, q[i].dev, q[i].ino, i);
+        if (inomap_add(&is.idx, q[i].dev, q[i].ino, i, &k))
             is.open++;
-        }
         bool known = false;
         for (size_t d = 0; d < is.ndevs && !known; d++)
             known = is.devs[d] == q[i].dev;
@@ -446,8 +433,6 @@ static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t 
     struct procfiles *pf = NULL;
     if (rc == 0) {
         pf = procfiles_new(is.devs, is.ndevs);
-        if (text)
-            procfiles_force_text(pf);
         for (size_t i = 0; i < npids && is.open; i++) {
             if (pids[i] == skip_pid)
                 continue;
@@ -472,16 +457,4 @@ static int find_inodes(const struct sysroot *sys, struct inode_query *q, size_t 
     buf_free(&is.text);
     inomap_free(&is.idx);
     return rc;
-}
-
-int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,
-                        pid_t skip_pid, struct holder_blind *blind)
-{
-    return find_inodes(sys, q, n, skip_pid, blind, false);
-}
-
-int holders_find_inodes_text(const struct sysroot *sys, struct inode_query *q, size_t n,
-                             pid_t skip_pid, struct holder_blind *blind)
-{
-    return find_inodes(sys, q, n, skip_pid, blind, true);
 }

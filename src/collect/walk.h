@@ -87,9 +87,5 @@ struct holder_blind {
  * would be missed. Returns 0, or -errno when sys->proc cannot be listed. */
 int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t n,
                         pid_t skip_pid, struct holder_blind *blind);
-/* The same with the maps text instead of PROCMAP_QUERY, as on kernels
- * before 6.11 (tests of the fallback). */
-int holders_find_inodes_text(const struct sysroot *sys, struct inode_query *q, size_t n,
-                             pid_t skip_pid, struct holder_blind *blind);
 
 #endif

@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct warnings w;
     warn_init(&w);
     struct cgroup_info info;
-    (void)cgroup_collect(&sys, 0, &mi, &info, &w);
+    (void)cgroup_collect(&sys, 0, &mi, &info, &w, NULL);
     sysroot_close(&sys);
     cgroup_free(&info);
     warn_free(&w);

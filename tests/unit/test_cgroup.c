@@ -28,7 +28,7 @@ static int collect_at(const char *proc, const char *host, pid_t pid, struct cgro
     assert_int_equal(sysroot_open(&sys, proc, host, host), 0);
     struct mountinfo mi;
     (void)mountinfo_read(sys.proc, "self/mountinfo", &mi); /* unreadable: empty, as in a scan */
-    int rc = cgroup_collect(&sys, pid, &mi, info, w);
+    int rc = cgroup_collect(&sys, pid, &mi, info, w, NULL);
     mountinfo_free(&mi);
     sysroot_close(&sys);
     return rc;
@@ -416,26 +416,26 @@ static void test_memo(void **state)
     warn_init(&w);
     struct cgroup_memo memo = {0};
     struct cgroup_info c7, c8, c9, c10a, c10b, fresh;
-    assert_int_equal(cgroup_collect_memo(&sys, 7, &mi, &c7, &w, &memo), 0);
+    assert_int_equal(cgroup_collect(&sys, 7, &mi, &c7, &w, &memo), 0);
     assert_true(c7.present);
     assert_int_equal(c7.usage, 500);
     assert_int_equal(c7.limit, 1000);
     tree_file(&t, "sys/fs/cgroup/jobs/a/memory.current", "600\n");
-    assert_int_equal(cgroup_collect_memo(&sys, 8, &mi, &c8, &w, &memo), 0);
+    assert_int_equal(cgroup_collect(&sys, 8, &mi, &c8, &w, &memo), 0);
     assert_true(c8.present);
     assert_int_equal(c8.usage, 500); /* the memo's */
     assert_string_equal(c8.path, "/jobs/a");
     assert_true(c8.path != c7.path); /* its own copy: freed on its own */
-    assert_int_equal(cgroup_collect_memo(&sys, 9, &mi, &c9, &w, &memo), 0);
+    assert_int_equal(cgroup_collect(&sys, 9, &mi, &c9, &w, &memo), 0);
     assert_int_equal(c9.usage, 700);
     assert_int_equal(c9.limit, 2000);
     assert_int_equal(w.n, 0);
-    assert_int_equal(cgroup_collect_memo(&sys, 10, &mi, &c10a, &w, &memo), 0);
-    assert_int_equal(cgroup_collect_memo(&sys, 10, &mi, &c10b, &w, &memo), 0);
+    assert_int_equal(cgroup_collect(&sys, 10, &mi, &c10a, &w, &memo), 0);
+    assert_int_equal(cgroup_collect(&sys, 10, &mi, &c10b, &w, &memo), 0);
     assert_false(c10a.present);
     assert_false(c10b.present);
     assert_int_equal(w.n, 1); /* not mounted: said once */
-    assert_int_equal(cgroup_collect(&sys, 8, &mi, &fresh, &w), 0);
+    assert_int_equal(cgroup_collect(&sys, 8, &mi, &fresh, &w, NULL), 0);
     assert_int_equal(fresh.usage, 600);
     /* From the text of a cgroup file read already (the node view's one
      * read per container): proc/11/cgroup does not exist, so nothing but

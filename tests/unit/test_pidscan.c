@@ -31,8 +31,9 @@
 
 /* ---- The fixture tree ---- */
 
-/* holders_find_inodes (text: _text) through a seam opened on proc; no
- * assertion (some callers run in a child). */
+/* holders_find_inodes (text: with the maps text, as on kernels before
+ * 6.11) through a seam opened on proc; no assertion (some callers run in a
+ * child). */
 static int find_in(const char *proc, struct inode_query *q, size_t n, pid_t skip_pid,
                    struct holder_blind *blind, bool text)
 {
@@ -40,8 +41,9 @@ static int find_in(const char *proc, struct inode_query *q, size_t n, pid_t skip
     int rc = sysroot_open(&sys, proc, "/", "/");
     if (rc < 0)
         return rc;
-    rc = text ? holders_find_inodes_text(&sys, q, n, skip_pid, blind)
-              : holders_find_inodes(&sys, q, n, skip_pid, blind);
+    procmap_force(text ? PROCMAP_WAY_TEXT : PROCMAP_WAY_QUERY);
+    rc = holders_find_inodes(&sys, q, n, skip_pid, blind);
+    procmap_force(PROCMAP_WAY_QUERY);
     sysroot_close(&sys);
     return rc;
 }
@@ -298,7 +300,7 @@ static void test_fixture_partial_and_vanished(void **state)
     struct holder_list hl = {0};
     struct warnings w;
     warn_init(&w);
-    struct pidscan *ps = pidscan_new(devs, 4, &hl, &w);
+    struct pidscan *ps = pidscan_new(devs, 4, &hl, &w, NULL);
     assert_int_equal(pidscan_run(ps, p300, 300, false), 0);
     assert_int_equal(w.vanished, 1);
     assert_int_equal(pidscan_run(ps, p200, 200, false), 1);
@@ -409,7 +411,7 @@ static int denied_checks(const char *root, dev_t dev, ino_t ino)
     struct holder_list hl = {0};
     struct warnings w;
     warn_init(&w);
-    struct pidscan *ps = pidscan_new(&dev, 1, &hl, &w);
+    struct pidscan *ps = pidscan_new(&dev, 1, &hl, &w, NULL);
     pidscan_run(ps, p100, 100, false);
     if (w.denied != 1 || hl.n != 1)
         bad |= 16;

@@ -17,6 +17,7 @@
 
 #include "testutil.h"
 #include "collect/pidscan.h"
+#include "collect/procmap.h"
 #include "collect/procs.h"
 #include "collect/walk.h"
 #include "util/buf.h"
@@ -305,8 +306,9 @@ static void test_exe_from_text(void **state)
         struct holder_list hl = {0};
         struct warnings w;
         warn_init(&w);
-        struct pidscan *ps = pidscan_new(watched ? &bin.st_dev : &made_up, 1, &hl, &w);
-        pidscan_force_text(ps);
+        procmap_force(PROCMAP_WAY_TEXT); /* read by pidscan_new */
+        struct pidscan *ps = pidscan_new(watched ? &bin.st_dev : &made_up, 1, &hl, &w, NULL);
+        procmap_force(PROCMAP_WAY_QUERY);
         assert_null(pidscan_exe(ps, getpid(), start_code)); /* no walk yet */
         pidscan_run(ps, piddir, getpid(), false);
         const char *exe = pidscan_exe(ps, getpid(), start_code);
@@ -331,7 +333,9 @@ static void run_pidscan(const struct held *h, bool text, bool as_list, struct ho
 {
     struct warnings w;
     warn_init(&w);
-    struct pidscan *ps = pidscan_new(&h->dev, 1, hl, &w);
+    procmap_force(text ? PROCMAP_WAY_TEXT : PROCMAP_WAY_QUERY); /* read by pidscan_new */
+    struct pidscan *ps = pidscan_new(&h->dev, 1, hl, &w, NULL);
+    procmap_force(PROCMAP_WAY_QUERY);
     struct file_list fl = {0};
     if (as_list) {
         struct shm_file *f = VEC_PUSH(fl.items, fl.n, fl.cap);
@@ -341,8 +345,6 @@ static void run_pidscan(const struct held *h, bool text, bool as_list, struct ho
     } else {
         pidscan_known(ps, h->dev, h->named);
     }
-    if (text)
-        pidscan_force_text(ps);
     int piddir = open("/proc/self", O_RDONLY | O_DIRECTORY);
     assert_true(piddir >= 0);
     assert_true(pidscan_run(ps, piddir, getpid(), false) >= 3);
@@ -444,9 +446,9 @@ static void test_pidscan_torch(void **state)
         struct holder_list hl = {0};
         struct warnings w;
         warn_init(&w);
-        struct pidscan *ps = pidscan_new(&st.st_dev, 1, &hl, &w);
-        if (text)
-            pidscan_force_text(ps);
+        procmap_force(text ? PROCMAP_WAY_TEXT : PROCMAP_WAY_QUERY); /* read by pidscan_new */
+        struct pidscan *ps = pidscan_new(&st.st_dev, 1, &hl, &w, NULL);
+        procmap_force(PROCMAP_WAY_QUERY);
         pidscan_run(ps, piddir, getpid(), true);
         assert_int_equal(hl.ntorch, 0); /* not mapped yet */
         void *m = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
