@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/procstat.h"
 #include "util/xalloc.h"
 
 struct reader {
@@ -82,14 +83,10 @@ static int hex4(struct reader *r)
         return -1;
     int v = 0;
     for (int i = 0; i < 4; i++) {
-        unsigned char c = r->p[i];
-        int d = c >= '0' && c <= '9'   ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
-        if (d < 0)
+        unsigned d = hex_digit1[r->p[i]];
+        if (!d)
             return -1;
-        v = v << 4 | d;
+        v = v << 4 | (int)(d - 1);
     }
     r->p += 4;
     return v;
