@@ -2,7 +2,6 @@
 #include "live/recwrite.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 

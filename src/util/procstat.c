@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "util/buf.h"
