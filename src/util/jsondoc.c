@@ -92,29 +92,16 @@ static int hex4(struct reader *r)
     return v;
 }
 
+/* cp as UTF-8: the low six bits in each continuation byte, last first,
+ * what is left in the lead byte. */
 static void put_utf8(struct buf *b, unsigned cp)
 {
+    static const unsigned char lead[] = {0, 0, 0xc0, 0xe0, 0xf0}; /* by length */
+    size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
     char u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xc0 | cp >> 6);
-        u[1] = (char)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xe0 | cp >> 12);
-        u[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-        u[2] = (char)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        u[0] = (char)(0xf0 | cp >> 18);
-        u[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-        u[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-        u[3] = (char)(0x80 | (cp & 0x3f));
-        n = 4;
-    }
+    for (size_t i = n - 1; i > 0; i--, cp >>= 6)
+        u[i] = (char)(0x80 | (cp & 0x3f));
+    u[0] = (char)(lead[n] | cp);
     buf_add(b, u, n);
 }
 
