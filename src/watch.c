@@ -1,11 +1,8 @@
 /* The loop of snapshots and events (watch.h). One iteration is one scan:
  * at its interval, or (the recorder) at once after a death or an OOM kill.
- * Between two scans it polls the process connector's socket and the
- * inotify instance until the next deadline: an exit of a process the last
- * model knew is an event at once, its cgroup's OOM count read again when
- * it died of SIGKILL. After each complete scan the events told by the
- * difference of two models (exits seen only as gone, OOM kills, mounts,
- * fill levels, churn) follow its snapshot. */
+ * Between two scans the event watcher (live/evwatch.h) is waited on until
+ * the next deadline; after each complete scan the events it derives follow
+ * the snapshot. */
 #include "watch.h"
 
 #include <errno.h>
