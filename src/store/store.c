@@ -586,10 +586,9 @@ static void index_window(struct store_index *ix, int dfd, const struct sfile *fi
 {
     ix->files = xcalloc(nfiles, sizeof(*ix->files));
     ix->nfiles = nfiles;
-    for (size_t i = 0; i < nfiles; i++)
-        ix->files[i] = xstrdup(files[i].name);
     size_t icap = 0, wcap = 0;
     for (size_t i = 0; i < nfiles; i++) {
+        ix->files[i] = xstrdup(files[i].name);
         /* A file ends where its successor begins: one that ends before from,
          * or begins after to, holds nothing of the window. A record may be
          * written a little after a later one (an event seen during the scan
