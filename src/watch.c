@@ -82,10 +82,8 @@ static const char *target_why(pid_t pid, int rc, enum scan_target state)
 
 /* --- Writing --------------------------------------------------------- */
 
-/* One record into the store: said on stderr when it cannot be written
- * (the store has tried dropping the oldest file); the recorder goes on. A
- * full disk that the store made room on by dropping its oldest file is
- * said on stderr and in a disk_full record. */
+/* One record into the store (live/recwrite.h): what the store says of it
+ * (a record lost, or its oldest file dropped) on stderr; the recorder goes on. */
 static void store_put(struct loop *L, double t, const struct buf *b)
 {
     char msg[512];
