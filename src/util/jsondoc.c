@@ -303,11 +303,6 @@ const struct jd *jd_at(const struct jd *v, size_t i)
     return v && v->type == JD_ARR && i < v->n ? &v->items[i] : NULL;
 }
 
-static double jd_num(const struct jd *v, double dflt)
-{
-    return v && v->type == JD_NUM ? v->num : dflt;
-}
-
 int64_t jd_int(const struct jd *v, int64_t dflt)
 {
     if (!v || v->type != JD_NUM || !(v->num > -9.2e18 && v->num < 9.2e18))
@@ -328,7 +323,8 @@ const char *jd_str(const struct jd *v, const char *dflt)
 
 double jd_getnum(const struct jd *v, const char *key, double dflt)
 {
-    return jd_num(jd_get(v, key), dflt);
+    const struct jd *n = jd_get(v, key);
+    return n && n->type == JD_NUM ? n->num : dflt;
 }
 
 int64_t jd_getint(const struct jd *v, const char *key, int64_t dflt)
