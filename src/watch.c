@@ -1,11 +1,8 @@
 /* The loop of snapshots and events (watch.h). One iteration is one scan:
  * at its interval, or (the recorder) at once after a death or an OOM kill.
- * Between two scans it polls the process connector's socket and the
- * inotify instance until the next deadline: an exit of a process the last
- * model knew is an event at once, its cgroup's OOM count read again when
- * it died of SIGKILL. After each complete scan the events told by the
- * difference of two models (exits seen only as gone, OOM kills, mounts,
- * fill levels, churn) follow its snapshot. */
+ * Between two scans the event watcher (live/evwatch.h) is waited on until
+ * the next deadline; after each complete scan the events it derives follow
+ * the snapshot. */
 #include "watch.h"
 
 #include <errno.h>
@@ -85,10 +82,8 @@ static const char *target_why(pid_t pid, int rc, enum scan_target state)
 
 /* --- Writing --------------------------------------------------------- */
 
-/* One record into the store: said on stderr when it cannot be written
- * (the store has tried dropping the oldest file); the recorder goes on. A
- * full disk that the store made room on by dropping its oldest file is
- * said on stderr and in a disk_full record. */
+/* One record into the store (live/recwrite.h): what the store says of it
+ * (a record lost, or its oldest file dropped) on stderr; the recorder goes on. */
 static void store_put(struct loop *L, double t, const struct buf *b)
 {
     char msg[512];
@@ -136,32 +131,26 @@ static bool emit_events(struct loop *L)
     return ok;
 }
 
-/* Replaces path with b's content atomically: a reader sees the old file or
- * the new one, never half of either; never through a planted link
- * (util/safefile.h). */
-static bool write_atomically(const char *path, const struct buf *b)
-{
-    int rc = safefile_replace(path, b->data, b->len, 0644);
-    if (rc < 0) {
-        char *shown = esc_term_dup(path);
-        fprintf(stderr, "shmwatch: cannot write %s: %s\n", shown, safefile_strerror(-rc));
-        free(shown);
-    }
-    return rc == 0;
-}
-
 /* Writes all of b to stdout, to the --prometheus-file, or (the recorder)
  * as one record of time t; false when the reader has gone or the file
- * cannot be written. */
+ * cannot be written (said on stderr). The file is replaced atomically: a
+ * reader sees the old file or the new one, never half of either; never
+ * through a planted link (util/safefile.h). */
 static bool emit(struct loop *L, const struct buf *b, double t)
 {
     if (L->store) {
         store_put(L, t, b);
         return true;
     }
-    if (L->o->prometheus_file)
-        return write_atomically(L->o->prometheus_file, b);
-    return output_write(b);
+    if (!L->o->prometheus_file)
+        return output_write(b);
+    int rc = safefile_replace(L->o->prometheus_file, b->data, b->len, 0644);
+    if (rc < 0) {
+        char *shown = esc_term_dup(L->o->prometheus_file);
+        fprintf(stderr, "shmwatch: cannot write %s: %s\n", shown, safefile_strerror(-rc));
+        free(shown);
+    }
+    return rc == 0;
 }
 
 /* A snapshot of s (a complete scan, or the stand-in for a stalled one) in
@@ -305,17 +294,6 @@ static void record_stall(struct loop *L, const struct scan *s)
     emit_events(L);
 }
 
-/* The events' sources, opened when the run watches over time; without
- * the connector the exits are told from the scans. */
-static void open_sources(struct loop *L)
-{
-    struct event_list off = {0};
-    evwatch_open(&L->ew, &L->sys, &off);
-    for (size_t i = 0; i < off.n; i++)
-        source_off(L, off.items[i].detail);
-    event_list_free(&off);
-}
-
 /* An interval taken: the next one is due o->interval from now. */
 static void interval_done(struct loop *L)
 {
@@ -395,8 +373,8 @@ static bool show(struct loop *L, struct scan *s, bool complete, const char *reas
     bool ok = true;
     if (!emit(L, &L->out, t)) {
         /* A reader that closes the pipe ends a stream normally; any other
-         * failure to write (a full disk, /dev/full) is an error.
-         * write_atomically has said why it failed. */
+         * failure to write (a full disk, /dev/full) is an error, which
+         * emit has said for the --prometheus-file. */
         L->rc = L->o->prometheus_file ? 1 : output_status(NULL, NULL);
         ok = false;
     } else if (events && !scan_events(L, s, &cur, t, interval)) {
@@ -486,8 +464,14 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
     buf_init(&L.line);
     L.events = store || (o->interval_set && o->count != 1 &&
                          (o->mode == MODE_JSON || o->prometheus_file));
-    if (L.events)
-        open_sources(&L);
+    if (L.events) {
+        /* Without the connector the exits are told from the scans. */
+        struct event_list off = {0};
+        evwatch_open(&L.ew, &L.sys, &off);
+        for (size_t i = 0; i < off.n; i++)
+            source_off(&L, off.items[i].detail);
+        event_list_free(&off);
+    }
     if (store) {
         /* After the sources' news; a record never ends the run. */
         events_recorder(&L.evs, clock_wall(), "start", "the recorder started");

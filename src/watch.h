@@ -9,7 +9,6 @@
 #define SHMWATCH_WATCH_H
 
 #include <signal.h>
-#include <stdbool.h>
 
 #include "cli/options.h"
 #include "config/config.h"

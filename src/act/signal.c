@@ -16,7 +16,6 @@
 #include "act/actns.h"
 #include "act/procid.h"
 #include "util/clock.h"
-#include "util/units.h"
 #include "util/xalloc.h"
 
 #define NO_PIDFD (-2) /* the kernel has no pidfds: kill() right after the check */

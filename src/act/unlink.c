@@ -15,7 +15,6 @@
 #include "act/unlinkdir.h"
 #include "util/buf.h"
 #include "util/clock.h"
-#include "util/units.h"
 #include "util/xalloc.h"
 
 /* Opens the directory that holds the name's last component, walking down

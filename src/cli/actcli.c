@@ -12,7 +12,6 @@
 #include "util/clock.h"
 #include "util/escape.h"
 #include "util/safefile.h"
-#include "util/xalloc.h"
 
 /* --pid: the view of that process, opened before the scan, which is made
  * through this same view (pinned to the process's start time). Returns 0,

@@ -9,7 +9,6 @@
 
 #include "util/buf.h"
 #include "util/escape.h"
-#include "util/xalloc.h"
 
 /* The errno of the first write to stdout that failed, else 0. */
 static int output_err;

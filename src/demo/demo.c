@@ -19,6 +19,7 @@
 #ifndef TMPFS_MAGIC
 #define TMPFS_MAGIC 0x01021994
 #endif
+#define DEMO_SHM_SIZE (64ull << 20) /* the tmpfs's size=64m */
 
 static __attribute__((format(printf, 3, 4))) int fail(char **err, int rc, const char *fmt, ...)
 {

@@ -9,8 +9,6 @@
 
 #include <sys/types.h>
 
-#define DEMO_SHM_SIZE (64ull << 20)
-
 struct demo {
     pid_t main; /* the scene's main process, leader of its process group */
 };

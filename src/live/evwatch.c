@@ -13,7 +13,6 @@
 
 #include "collect/cgroup.h"
 #include "collect/proccn.h"
-#include "collect/scan.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"

@@ -2,7 +2,6 @@
 #include "live/recwrite.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,10 +37,9 @@ char *recwrite_header(double interval_s, long long pid, bool all)
     return members;
 }
 
-int recwrite_put(struct store *st, double t, const struct buf *b, char *msg, size_t n)
+void recwrite_put(struct store *st, double t, const struct buf *b, char *msg, size_t n)
 {
-    int rc = store_write(st, t, b->data, b->len, msg, n);
-    if (rc == 0 && msg[0]) {
+    if (store_write(st, t, b->data, b->len, msg, n) == 0 && msg[0]) {
         /* The store made room by dropping its oldest file: recorded too. */
         struct event_list note = {0};
         events_recorder(&note, clock_wall(), "disk_full", msg);
@@ -53,5 +51,4 @@ int recwrite_put(struct store *st, double t, const struct buf *b, char *msg, siz
         buf_free(&line);
         event_list_free(&note);
     }
-    return rc;
 }

@@ -19,7 +19,7 @@ char *recwrite_header(double interval_s, long long pid, bool all);
 /* Puts one record of time t (Unix seconds) into st. A write the store
  * could not make, or made after dropping its oldest file on a full disk,
  * leaves its sentence in msg (else msg is ""): the caller says it; the
- * latter is recorded too, as a disk_full record. 0 or -errno. */
-int recwrite_put(struct store *st, double t, const struct buf *b, char *msg, size_t n);
+ * latter is recorded too, as a disk_full record. */
+void recwrite_put(struct store *st, double t, const struct buf *b, char *msg, size_t n);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "util/buf.h"
 #include "util/escape.h"
+#include "util/fileio.h"
 #include "util/rfc3339.h"
 #include "util/safefile.h"
 #include "util/xalloc.h"
@@ -133,15 +134,6 @@ struct store {
     struct buf line;
 };
 
-static void say(char *msg, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *msg, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, n, fmt, ap);
-    va_end(ap);
-}
-
 /* mkdir -p of path's parents, each new level 0700 (the state directory of
  * a new account may not exist yet). */
 static void make_parents(const char *path)
@@ -169,28 +161,28 @@ static int open_dir(const char *dir, const char *shown, char *msg, size_t n)
     int rc = 0, dfd = -1;
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
         rc = -errno;
-        say(msg, n, "cannot make %s: %s", shown, strerror(-rc));
+        snprintf(msg, n, "cannot make %s: %s", shown, strerror(-rc));
     } else if (lstat(dir, &st) != 0) {
         rc = -errno;
-        say(msg, n, "%s: %s", shown, strerror(-rc));
+        snprintf(msg, n, "%s: %s", shown, strerror(-rc));
     } else if (S_ISLNK(st.st_mode)) {
-        say(msg, n, "%s: %s", shown, safefile_strerror(SAFEFILE_ESYMLINK));
+        snprintf(msg, n, "%s: %s", shown, safefile_strerror(SAFEFILE_ESYMLINK));
         rc = -ELOOP;
     } else if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
         rc = -errno;
-        say(msg, n, "%s: %s", shown,
-            rc == -ENOTDIR ? "refused: not a directory"
-            : rc == -ELOOP ? safefile_strerror(SAFEFILE_ESYMLINK)
-                           : strerror(-rc));
+        snprintf(msg, n, "%s: %s", shown,
+                 rc == -ENOTDIR ? "refused: not a directory"
+                 : rc == -ELOOP ? safefile_strerror(SAFEFILE_ESYMLINK)
+                                : strerror(-rc));
     } else if (fstat(dfd, &st) != 0) {
         rc = -errno;
-        say(msg, n, "%s: %s", shown, strerror(-rc));
+        snprintf(msg, n, "%s: %s", shown, strerror(-rc));
     } else if (st.st_uid != geteuid()) {
-        say(msg, n, "%s: %s (uid %u)", shown, safefile_strerror(SAFEFILE_EOWNER),
-            (unsigned)st.st_uid);
+        snprintf(msg, n, "%s: %s (uid %u)", shown, safefile_strerror(SAFEFILE_EOWNER),
+                 (unsigned)st.st_uid);
         rc = -EPERM;
     } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        say(msg, n, "%s: refused: writable by group or others (chmod go-w)", shown);
+        snprintf(msg, n, "%s: refused: writable by group or others (chmod go-w)", shown);
         rc = -EPERM;
     }
     if (rc == 0)
@@ -207,8 +199,8 @@ static int take_lock(struct store *st, char *msg, size_t n)
     struct stat sb;
     int rc = fd < 0 ? -errno : fstat(fd, &sb) != 0 ? -errno : safefile_check(&sb, geteuid());
     if (rc < 0) {
-        say(msg, n, "%s/lock: %s", st->dir,
-            safefile_strerror(rc == -ELOOP ? SAFEFILE_ESYMLINK : -rc));
+        snprintf(msg, n, "%s/lock: %s", st->dir,
+                 safefile_strerror(rc == -ELOOP ? SAFEFILE_ESYMLINK : -rc));
         goto fail;
     }
     char text[24] = "";
@@ -217,17 +209,17 @@ static int take_lock(struct store *st, char *msg, size_t n)
         ssize_t got = pread(fd, text, sizeof(text) - 1, 0);
         long pid = got > 0 ? strtol(text, NULL, 10) : 0;
         if (rc == -EBUSY && pid > 0)
-            say(msg, n, "%s is being recorded by pid %ld", st->dir, pid);
+            snprintf(msg, n, "%s is being recorded by pid %ld", st->dir, pid);
         else if (rc == -EBUSY)
-            say(msg, n, "%s is being recorded by another process", st->dir);
+            snprintf(msg, n, "%s is being recorded by another process", st->dir);
         else
-            say(msg, n, "%s/lock: %s", st->dir, strerror(-rc));
+            snprintf(msg, n, "%s/lock: %s", st->dir, strerror(-rc));
         goto fail;
     }
     int len = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
     if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)len, 0) != len) {
         rc = -errno;
-        say(msg, n, "%s/lock: %s", st->dir, strerror(errno));
+        snprintf(msg, n, "%s/lock: %s", st->dir, strerror(errno));
         goto fail;
     }
     st->lockfd = fd;
@@ -241,7 +233,7 @@ fail:
 int store_open(const char *dir, const struct store_limits *lim, const char *header,
                struct store **out, char *msg, size_t n)
 {
-    say(msg, n, "%s", "");
+    snprintf(msg, n, "%s", "");
     *out = NULL;
     struct store *st = xcalloc(1, sizeof(*st));
     st->dir = esc_term_dup(dir);
@@ -270,7 +262,7 @@ int store_open(const char *dir, const struct store_limits *lim, const char *head
         rc = list_files(st->dfd, &st->files, &st->nfiles);
         st->cap = st->nfiles;
         if (rc < 0)
-            say(msg, n, "%s: %s", st->dir, strerror(-rc));
+            snprintf(msg, n, "%s: %s", st->dir, strerror(-rc));
     }
     if (rc < 0) {
         store_close(st);
@@ -388,7 +380,7 @@ static int append(struct store *st, double t)
 
 int store_write(struct store *st, double t, const char *line, size_t len, char *msg, size_t n)
 {
-    say(msg, n, "%s", "");
+    snprintf(msg, n, "%s", "");
     buf_reset(&st->line);
     buf_add(&st->line, line, len);
     buf_addc(&st->line, '\n');
@@ -398,14 +390,16 @@ int store_write(struct store *st, double t, const char *line, size_t len, char *
         if (st->nfiles)
             snprintf(oldest, sizeof(oldest), "%s", st->files[0].name);
         if (!drop_oldest(st))
-            say(msg, n, "%s: disk full, and no older file to drop: a record lost", st->dir);
+            snprintf(msg, n, "%s: disk full, and no older file to drop: a record lost", st->dir);
         else if ((rc = append(st, t)) < 0)
-            say(msg, n, "%s: disk full: dropped the oldest file, %s, and still no room: a record lost",
-                st->dir, oldest);
+            snprintf(msg, n,
+                     "%s: disk full: dropped the oldest file, %s, and still no room: a record lost",
+                     st->dir, oldest);
         else
-            say(msg, n, "%s: disk full: dropped the oldest file, %s, to write", st->dir, oldest);
+            snprintf(msg, n, "%s: disk full: dropped the oldest file, %s, to write", st->dir,
+                     oldest);
     } else if (rc < 0) {
-        say(msg, n, "%s: cannot write: %s", st->dir, strerror(-rc));
+        snprintf(msg, n, "%s: cannot write: %s", st->dir, strerror(-rc));
     }
     if (rc == 0)
         prune(st, t);
@@ -509,21 +503,13 @@ static char *slurp(int dfd, const char *name, size_t *len)
         return NULL;
     struct buf b;
     buf_init(&b);
-    ssize_t r;
-    do {
-        buf_reserve(&b, 1 << 16);
-        r = read(fd, b.data + b.len, b.cap - b.len - 1);
-        if (r > 0)
-            b.len += (size_t)r;
-    } while (r > 0 || (r < 0 && errno == EINTR));
-    int err = errno;
+    int rc = read_fd(fd, &b, SIZE_MAX);
     close(fd);
-    if (r < 0) {
+    if (rc < 0) {
         buf_free(&b);
-        errno = err;
+        errno = -rc;
         return NULL;
     }
-    b.data[b.len] = '\0';
     *len = b.len;
     return buf_steal(&b);
 }
@@ -600,10 +586,9 @@ static void index_window(struct store_index *ix, int dfd, const struct sfile *fi
 {
     ix->files = xcalloc(nfiles, sizeof(*ix->files));
     ix->nfiles = nfiles;
-    for (size_t i = 0; i < nfiles; i++)
-        ix->files[i] = xstrdup(files[i].name);
     size_t icap = 0, wcap = 0;
     for (size_t i = 0; i < nfiles; i++) {
+        ix->files[i] = xstrdup(files[i].name);
         /* A file ends where its successor begins: one that ends before from,
          * or begins after to, holds nothing of the window. A record may be
          * written a little after a later one (an event seen during the scan
@@ -628,7 +613,7 @@ static void index_window(struct store_index *ix, int dfd, const struct sfile *fi
 int store_index_load(const char *dir, double from, double to, struct store_index *ix, char *msg,
                      size_t n)
 {
-    say(msg, n, "%s", "");
+    snprintf(msg, n, "%s", "");
     memset(ix, 0, sizeof(*ix));
     ix->dir = xstrdup(dir);
     char *shown = esc_term_dup(dir);
@@ -637,9 +622,9 @@ int store_index_load(const char *dir, double from, double to, struct store_index
     size_t nfiles = 0;
     int rc = dfd < 0 ? -errno : list_files(dfd, &files, &nfiles);
     if (rc < 0) {
-        say(msg, n, "cannot read the recording %s: %s", shown, strerror(-rc));
+        snprintf(msg, n, "cannot read the recording %s: %s", shown, strerror(-rc));
     } else if (!nfiles) {
-        say(msg, n, "%s: nothing recorded (no YYYYMMDDTHHMMSSZ.jsonl files)", shown);
+        snprintf(msg, n, "%s: nothing recorded (no YYYYMMDDTHHMMSSZ.jsonl files)", shown);
         rc = -ENOENT;
     } else {
         index_window(ix, dfd, files, nfiles, from, to, shown);
@@ -656,7 +641,7 @@ int store_index_load(const char *dir, double from, double to, struct store_index
 char *store_index_read(const struct store_index *ix, size_t i, char *msg, size_t n)
 {
     if (i >= ix->n) {
-        say(msg, n, "no record %zu in the index", i);
+        snprintf(msg, n, "no record %zu in the index", i);
         return NULL;
     }
     const struct store_entry *e = &ix->items[i];
@@ -678,9 +663,9 @@ char *store_index_read(const struct store_index *ix, size_t i, char *msg, size_t
         return line;
     }
     if (got < 0)
-        say(msg, n, "%s", strerror(err));
+        snprintf(msg, n, "%s", strerror(err));
     else
-        say(msg, n, "the record changed since it was read (dropped?)");
+        snprintf(msg, n, "the record changed since it was read (dropped?)");
     free(line);
     return NULL;
 }

@@ -15,13 +15,11 @@
 int open_beneath_walk(int rootfd, const char *path, int flags)
 {
     char *copy = xstrdup(path), *save = NULL;
-    char *comp = strtok_r(copy, "/", &save);
+    const char *comp = strtok_r(copy, "/", &save);
     int dir = rootfd, rc;
-    if (!comp) {
-        rc = openat(rootfd, ".", flags | O_NOFOLLOW | O_CLOEXEC);
-        rc = rc < 0 ? -errno : rc;
-    }
-    while (comp) {
+    if (!comp)
+        comp = "."; /* the root itself */
+    for (;;) {
         char *next = strtok_r(NULL, "/", &save);
         if (strcmp(comp, "..") == 0) {
             rc = -EXDEV; /* could climb out of the root */

@@ -5,7 +5,6 @@
 #ifndef SHMWATCH_BENEATH_H
 #define SHMWATCH_BENEATH_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/buf.h"

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "util/procstat.h"
+
 /* A piece of the text: components and lines are not NUL-terminated. */
 struct span {
     const char *s;
@@ -62,17 +64,10 @@ static bool is_hex(char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
 
-static bool all_hex(struct span c)
-{
-    for (size_t i = 0; i < c.n; i++)
-        if (!is_hex(c.s[i]))
-            return false;
-    return true;
-}
-
+/* The text goes on past a span to a NUL: strspn stops there at the latest. */
 static bool is_id(struct span c)
 {
-    return c.n == CONTAINER_ID_HEX && all_hex(c);
+    return c.n == CONTAINER_ID_HEX && strspn(c.s, "0123456789abcdef") >= c.n;
 }
 
 bool container_id_full(const char *id)
@@ -97,14 +92,6 @@ static bool take_uid(struct span c, char sep, char out[POD_UID_MAX + 1])
     return true;
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* A name (lxc, nspawn) into out->id; with unescape, systemd's \xNN undone. */
 static bool take_name(struct span c, bool unescape, struct container_id *out)
 {
@@ -113,10 +100,11 @@ static bool take_name(struct span c, bool unescape, struct container_id *out)
         return false;
     for (size_t i = 0; i < c.n; i++) {
         char ch = c.s[i];
-        int hi, lo;
+        unsigned hi, lo; /* one more than each digit's value (hex_digit1) */
         if (unescape && ch == '\\' && i + 3 < c.n && c.s[i + 1] == 'x' &&
-            (hi = hex_value(c.s[i + 2])) >= 0 && (lo = hex_value(c.s[i + 3])) >= 0) {
-            ch = (char)(hi << 4 | lo);
+            (hi = hex_digit1[(unsigned char)c.s[i + 2]]) &&
+            (lo = hex_digit1[(unsigned char)c.s[i + 3]])) {
+            ch = (char)((hi - 1) << 4 | (lo - 1));
             i += 3;
         }
         if (ch == '\0' || k >= CONTAINER_ID_MAX)

@@ -49,7 +49,6 @@ int read_file_stat(const char *path, struct buf *out, size_t max, struct stat *s
  * gives its device). st_dev is always filled; the rest only when *full
  * (always on tmpfs, whose inode is the truth). Returns 0, or -1 with errno
  * set. */
-struct stat;
 int stat_nowait(int dirfd, const char *path, int flags, struct stat *st, bool *full);
 /* Its two halves, for a caller that decides on the device alone before
  * taking the rest: the statx (sx->stx_mask 0 when only the device could be

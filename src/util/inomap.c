@@ -24,15 +24,10 @@ void inomap_free(struct inomap *m)
     inomap_init(m);
 }
 
-static unsigned dev_hint_of(dev_t dev)
-{
-    return dev_hash(dev, INOMAP_DEV_HINT_BITS);
-}
-
 /* The index of dev among the map's devices, or -1. */
 static long dev_index(const struct inomap *m, dev_t dev)
 {
-    uint32_t h = m->dev_hint[dev_hint_of(dev)];
+    uint32_t h = m->dev_hint[dev_hash(dev, INOMAP_DEV_HINT_BITS)];
     if (h && m->devs[h - 1] == dev)
         return (long)h - 1;
     for (size_t i = 0; i < m->ndevs; i++)
@@ -86,7 +81,7 @@ static struct inomap_slot *slot_of(struct inomap *m, dev_t dev, ino_t ino)
     if (d < 0) {
         *VEC_PUSH(m->devs, m->ndevs, m->devs_cap) = dev;
         d = (long)m->ndevs - 1;
-        uint32_t *h = &m->dev_hint[dev_hint_of(dev)];
+        uint32_t *h = &m->dev_hint[dev_hash(dev, INOMAP_DEV_HINT_BITS)];
         if (!*h)
             *h = (uint32_t)m->ndevs;
     }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/procstat.h"
 #include "util/xalloc.h"
 
 struct reader {
@@ -82,42 +83,25 @@ static int hex4(struct reader *r)
         return -1;
     int v = 0;
     for (int i = 0; i < 4; i++) {
-        unsigned char c = r->p[i];
-        int d = c >= '0' && c <= '9'   ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
-        if (d < 0)
+        unsigned d = hex_digit1[r->p[i]];
+        if (!d)
             return -1;
-        v = v << 4 | d;
+        v = v << 4 | (int)(d - 1);
     }
     r->p += 4;
     return v;
 }
 
+/* cp as UTF-8: the low six bits in each continuation byte, last first,
+ * what is left in the lead byte. */
 static void put_utf8(struct buf *b, unsigned cp)
 {
+    static const unsigned char lead[] = {0, 0, 0xc0, 0xe0, 0xf0}; /* by length */
+    size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
     char u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xc0 | cp >> 6);
-        u[1] = (char)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xe0 | cp >> 12);
-        u[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-        u[2] = (char)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        u[0] = (char)(0xf0 | cp >> 18);
-        u[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-        u[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-        u[3] = (char)(0x80 | (cp & 0x3f));
-        n = 4;
-    }
+    for (size_t i = n - 1; i > 0; i--, cp >>= 6)
+        u[i] = (char)(0x80 | (cp & 0x3f));
+    u[0] = (char)(lead[n] | cp);
     buf_add(b, u, n);
 }
 
@@ -319,11 +303,6 @@ const struct jd *jd_at(const struct jd *v, size_t i)
     return v && v->type == JD_ARR && i < v->n ? &v->items[i] : NULL;
 }
 
-static double jd_num(const struct jd *v, double dflt)
-{
-    return v && v->type == JD_NUM ? v->num : dflt;
-}
-
 int64_t jd_int(const struct jd *v, int64_t dflt)
 {
     if (!v || v->type != JD_NUM || !(v->num > -9.2e18 && v->num < 9.2e18))
@@ -344,7 +323,8 @@ const char *jd_str(const struct jd *v, const char *dflt)
 
 double jd_getnum(const struct jd *v, const char *key, double dflt)
 {
-    return jd_num(jd_get(v, key), dflt);
+    const struct jd *n = jd_get(v, key);
+    return n && n->type == JD_NUM ? n->num : dflt;
 }
 
 int64_t jd_getint(const struct jd *v, const char *key, int64_t dflt)

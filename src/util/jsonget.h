@@ -10,9 +10,6 @@
 
 #include "util/jsondoc.h"
 
-/* Objects and arrays nested deeper than this make a document malformed. */
-#define JSONGET_MAX_DEPTH JSONDOC_MAX_DEPTH
-
 /* The string at path, a list of npath object keys from the top-level object
  * (e.g. {"Config", "Hostname"}), in the len bytes of text (which may hold
  * NULs: they are malformed JSON). True: *out is a new string (malloc'd) of

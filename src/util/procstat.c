@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "util/buf.h"
@@ -81,15 +80,12 @@ bool procstat_parse(const char *text, struct procstat *p)
     memset(p->comm + n, 0, sizeof(p->comm) - n);
     s = close + 2;
     p->state = *s ? *s++ : '?';
-    if (!procstat_num(&s, &v))
-        return false;
-    p->ppid = (pid_t)v;
-    if (!procstat_num(&s, &v))
-        return false;
-    p->pgid = (pid_t)v;
-    if (!procstat_num(&s, &v))
-        return false;
-    p->sid = (pid_t)v;
+    pid_t *ids[] = {&p->ppid, &p->pgid, &p->sid};
+    for (int i = 0; i < 3; i++) {
+        if (!procstat_num(&s, &v))
+            return false;
+        *ids[i] = (pid_t)v;
+    }
     if (skip_nums(&s, 2) < 2 || !procstat_num(&s, &v)) /* tty_nr, tpgid; flags */
         return false;
     p->kernel_thread = ((unsigned long long)v & PF_KTHREAD) != 0;

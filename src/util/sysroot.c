@@ -17,21 +17,15 @@
 #include "util/fileio.h"
 #include "util/procstat.h"
 
-static int open_dir(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    return fd < 0 ? -errno : fd;
-}
-
 int sysroot_open(struct sysroot *r, const char *proc, const char *host, const char *root)
 {
     *r = SYSROOT_NONE;
     int fds[3];
     const char *paths[3] = {proc, host, root};
     for (int i = 0; i < 3; i++) {
-        fds[i] = open_dir(paths[i]);
+        fds[i] = open(paths[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fds[i] < 0) {
-            int rc = fds[i];
+            int rc = -errno;
             while (i-- > 0)
                 close(fds[i]);
             return rc;

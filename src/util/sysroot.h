@@ -90,11 +90,11 @@ const char *sysroot_pid_why(pid_t pid, int rc, const char *gone);
  * when r->root is -1 (out of reach). */
 int sysroot_open_below(const struct sysroot *r, const char *p, int flags);
 
-/* Whether r->pid (if any) is still the process r was opened on: 1 while r->pid is still the
- * process r was opened on, 0 once it has exited (or is a zombie, or its pid
- * is another process's), -errno when it cannot be told: its stat could not
- * be read for want of fds or memory (EMFILE, ENFILE, ENOMEM) or for another
- * reason than its end. Only 0 may be reported as "exited"; callers refuse
+/* Whether r->pid (if any) is still the process r was opened on: 1 while it
+ * is, 0 once it has exited (or is a zombie, or its pid is another
+ * process's), -errno when it cannot be told: its stat could not be read
+ * for want of fds or memory (EMFILE, ENFILE, ENOMEM) or for another reason
+ * than its end. Only 0 may be reported as "exited"; callers refuse
  * to act on both 0 and -errno. A view kept closed is checked through its
  * via's proc. sysroot_pid_alive: the answer is 1 (nothing is ever done on a
  * liveness that is not proven). */

@@ -52,8 +52,6 @@ char *xstrndup(const char *s, size_t n)
 
 void xgrow_slow(void **items, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return;
     size_t ncap = *cap ? *cap : 8;
     while (ncap < need)
         ncap *= 2;

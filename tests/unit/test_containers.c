@@ -284,13 +284,13 @@ static void test_jsonget(void **state)
     assert_false(jsonget_string(nul, sizeof(nul) - 1, path, 1, &out));
     assert_null(out);
 
-    /* Nesting: JSONGET_MAX_DEPTH levels are fine, one more is not. */
+    /* Nesting: JSONDOC_MAX_DEPTH levels are fine, one more is not. */
     struct buf deep;
     buf_init(&deep);
     buf_adds(&deep, "{\"a\":\"x\",\"d\":");
-    for (int i = 1; i < JSONGET_MAX_DEPTH; i++)
+    for (int i = 1; i < JSONDOC_MAX_DEPTH; i++)
         buf_adds(&deep, "[");
-    for (int i = 1; i < JSONGET_MAX_DEPTH; i++)
+    for (int i = 1; i < JSONDOC_MAX_DEPTH; i++)
         buf_adds(&deep, "]");
     buf_adds(&deep, "}");
     expect_get(deep.data, "a", NULL, "x");

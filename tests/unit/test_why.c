@@ -16,7 +16,6 @@
 #include "model/why.h"
 #include "report/whyreport.h"
 #include "util/jsondoc.h"
-#include "util/xalloc.h"
 
 #define MiB (UINT64_C(1) << 20)
 #define T0 1764900000.0 /* 2025-12-05T02:00:00Z */
