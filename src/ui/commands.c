@@ -135,7 +135,8 @@ void cmd_next_view(struct ui *u, int code)
 static void say_sort(struct ui *u)
 {
     const struct glyphs *g = term_glyphs();
-    ui_message(u, THEME_muted, "sorted by %s%s%s", sort_name(u->sort), u->reverse ? g->up : g->down,
+    ui_message(u, THEME_muted, "sorted by %s%s%s", config_sort_names[u->sort],
+               u->reverse ? g->up : g->down,
                list_sort_shown(u) ? "" : " (no column shows it here)");
 }
 

@@ -79,8 +79,8 @@ static void draw_title(struct ui *u)
         if (u->target_gone)
             ADD(" EXITED");
     }
-    const char *view = config_view_names[u->view];
-    ADD("  %s %s  sort %s%s", g->sep, view, sort_name(u->sort), u->reverse ? g->up : g->down);
+    ADD("  %s %s  sort %s%s", g->sep, config_view_names[u->view], config_sort_names[u->sort],
+        u->reverse ? g->up : g->down);
     if (u->filter[0]) {
         char esc[160];
         term_escape(esc, sizeof(esc), u->filter);

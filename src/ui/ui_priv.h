@@ -182,7 +182,6 @@ void rows_prune_marks(struct ui *u);
 int sort_segments(const struct ui *u, const struct segment *a, const struct segment *b);
 int sort_procs(const struct ui *u, const struct mproc *a, const struct mproc *b);
 int sort_groups(const struct ui *u, const struct group *a, const struct group *b);
-const char *sort_name(int sort);
 
 /* Seconds of history per sparkline cell; the gauges are redrawn at least
  * this often so that the sparkline moves on. */
