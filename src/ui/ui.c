@@ -352,7 +352,7 @@ static void ui_release(struct ui *u)
     free(u->rows);
     keyset_clear(&u->collapsed);
     keyset_clear(&u->marked);
-    evlog_free(u);
+    free(u->evlog.items);
 }
 
 /* A replay: the recording r from its first snapshot, no scan, no system

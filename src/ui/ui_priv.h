@@ -223,7 +223,6 @@ void keys_handle(struct ui *u, int code);
 void evlog_take(struct ui *u);
 /* Adds e as the newest event, the oldest dropped past EVLOG_KEPT. */
 void evlog_add(struct ui *u, const struct poller_event *e);
-void evlog_free(struct ui *u);
 int evlog_lines(const struct ui *u, int room);
 void evlog_draw(struct ui *u, int y, int lines);
 
