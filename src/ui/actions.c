@@ -75,8 +75,7 @@ void actions_progress(struct ui *u, const char *fmt, ...)
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     ui_message(u, THEME_muted, "%s", text);
-    ui_draw(u);
-    refresh();
+    ui_draw(u); /* refreshes the screen */
 }
 
 enum { ACTIONS_SKIP, ACTIONS_SKIP_ALL, ACTIONS_ABORT };
