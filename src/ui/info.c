@@ -1,9 +1,7 @@
 /* The budget page (the arithmetic behind the verdict, with the live
  * numbers) and the details page of a segment, process, group or section. */
-#include <fcntl.h>
 #include <sys/sysmacros.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "collect/procs.h"
 #include "config/config.h"

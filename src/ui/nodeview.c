@@ -5,7 +5,6 @@
  * host's part alone: what shmwatch without --all shows. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "report/report.h"
 #include "ui/term.h"

@@ -10,7 +10,6 @@
 #include <unistd.h>
 #include <sys/sysmacros.h>
 
-#include "model/history.h"
 #include "collect/scanjob.h"
 #include "live/evwatch.h"
 #include "live/recwrite.h"
