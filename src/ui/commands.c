@@ -203,7 +203,7 @@ void cmd_events(struct ui *u, int code)
 void cmd_node(struct ui *u, int code)
 {
     (void)code;
-    if (!u->set->all) {
+    if (!u->set->flags.all) {
         ui_message(u, THEME_muted, "the node view needs shmwatch --all (every container's /dev/shm)");
         return;
     }
