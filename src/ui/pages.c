@@ -106,18 +106,6 @@ static void page_free(struct page *p)
 
 /* --- Help ------------------------------------------------------------------ */
 
-static void help_line(void *ctx, const char *keys, const char *help, bool heading)
-{
-    struct page *p = ctx;
-    if (heading) {
-        if (p->n)
-            page_blank(p);
-        page_add(p, THEME_header, 0, "%s", help);
-        return;
-    }
-    page_add(p, THEME_normal, 18, "  %-15s %s", keys, help);
-}
-
 static void help_page(struct page *p)
 {
     snprintf(p->title, sizeof(p->title), "Help: every key");
@@ -130,7 +118,7 @@ static void help_page(struct page *p)
              "States: in_use = named and held; hidden = unlinked but still held (invisible "
              "to ls, still filling the mount); orphan = held by nobody and its creator is "
              "dead (safe to remove); unheld = held by nobody, owner unknown.");
-    keys_help_lines(help_line, p);
+    keys_help_lines(p);
 }
 
 /* --- Viewer ---------------------------------------------------------------- */

@@ -207,9 +207,6 @@ long list_row_at(const struct ui *u, int y);
 
 /* pages.c: the full-screen pages (help, budget arithmetic, details). */
 void page_draw(struct ui *u);
-/* keys.c: the help text comes from the key table. */
-void keys_help_lines(void (*emit)(void *ctx, const char *keys, const char *help, bool heading),
-                     void *ctx);
 /* Key codes: a character as itself, a curses function key as FKEY(KEY_x),
  * so that the two never collide. */
 #define FKEY(k) (0x40000000 | (k))
