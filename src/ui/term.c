@@ -77,11 +77,10 @@ static const struct glyphs ascii_glyphs = {
 
 static struct {
     bool ascii;
-    const struct glyphs *g;
     attr_t attr[THEME_NROLES];
     SCREEN *screen; /* while the terminal is curses' */
     int sigpipe[2];
-} T = {.sigpipe = {-1, -1}, .g = &ascii_glyphs};
+} T = {.sigpipe = {-1, -1}};
 
 static volatile sig_atomic_t fatal_once;
 
@@ -163,7 +162,6 @@ int term_start(const struct theme *theme, bool color, bool ascii, char *err, siz
 {
     const char *cs = nl_langinfo(CODESET);
     T.ascii = ascii || !cs || strcmp(cs, "UTF-8") != 0;
-    T.g = T.ascii ? &ascii_glyphs : &utf8_glyphs;
     if (pipe2(T.sigpipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         return -1;
@@ -232,7 +230,7 @@ bool term_ascii(void)
 
 const struct glyphs *term_glyphs(void)
 {
-    return T.g;
+    return T.ascii ? &ascii_glyphs : &utf8_glyphs;
 }
 
 attr_t term_attr(enum theme_role r)
@@ -323,7 +321,7 @@ int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis)
     if (n)
         addnwstr(chunk, (int)n);
     if (cut && ellipsis)
-        cols += term_put(y, x + cols, 1, T.g->ellipsis, a, false);
+        cols += term_put(y, x + cols, 1, term_glyphs()->ellipsis, a, false);
     return cols;
 }
 
