@@ -125,8 +125,6 @@ struct ui {
 bool ui_node(const struct ui *u);
 /* An --all scan shown as the own view: the host's mounts and processes. */
 bool ui_own_only(const struct ui *u);
-/* The container that owns mount i (NODE_HOST: the host's). */
-size_t ui_mount_ctr(const struct model *m, size_t mount);
 /* Whether the view shows the segment (the own view: the host's mounts). */
 bool ui_seg_shown(const struct ui *u, const struct segment *sg);
 bool ui_ctr_has(size_t want, size_t ctr);
