@@ -347,18 +347,14 @@ void actions_show_log(struct ui *u)
     struct buf text;
     buf_init(&text);
     if (log->path && read_file(log->path, &text, 4u << 20) == 0 && text.len) {
-        char *lines[LOG_SHOWN];
-        size_t n = 0, first = 0;
+        char *lines[LOG_SHOWN]; /* line k at k % LOG_SHOWN: the newest ones kept */
+        size_t n = 0;
         char *cur = text.data, *line;
-        while ((line = next_line(&cur))) {
-            lines[(first + n) % LOG_SHOWN] = line;
-            if (n < LOG_SHOWN)
-                n++;
-            else
-                first = (first + 1) % LOG_SHOWN;
-        }
-        for (size_t i = n; i-- > 0;)
-            log_display_line(&l, lines[(first + i) % LOG_SHOWN]);
+        while ((line = next_line(&cur)))
+            lines[n++ % LOG_SHOWN] = line;
+        size_t oldest = n > LOG_SHOWN ? n - LOG_SHOWN : 0;
+        for (size_t i = n; i-- > oldest;)
+            log_display_line(&l, lines[i % LOG_SHOWN]);
     } else {
         for (size_t i = 0; actlog_recent(log, i); i++)
             log_display_line(&l, actlog_recent(log, i));
