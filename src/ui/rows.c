@@ -88,8 +88,6 @@ static bool key_exists(const struct snap *sn, const struct row_key *k)
 void rows_prune_marks(struct ui *u)
 {
     struct keyset *s = &u->marked;
-    if (!u->snap)
-        return;
     size_t kept = 0;
     for (size_t i = 0; i < s->n; i++)
         if (key_exists(u->snap, &s->items[i]))
