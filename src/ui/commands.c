@@ -366,8 +366,7 @@ void cmd_quit(struct ui *u, int code)
 void cmd_filter_type(struct ui *u, int code)
 {
     char mb[MB_LEN_MAX];
-    mbstate_t st;
-    memset(&st, 0, sizeof(st));
+    mbstate_t st = {0};
     size_t k = wcrtomb(mb, (wchar_t)code, &st);
     size_t len = strlen(u->filter);
     if (k == (size_t)-1 || len + k >= sizeof(u->filter))

@@ -125,9 +125,7 @@ static void help_page(struct page *p)
 
 void page_draw(struct ui *u)
 {
-    struct page p;
-    memset(&p, 0, sizeof(p));
-    p.width = COLS - 1;
+    struct page p = {.width = COLS - 1};
     switch (u->page) {
     case PAGE_HELP:
         help_page(&p);

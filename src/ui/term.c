@@ -150,10 +150,7 @@ static const int caught[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 static void install(int sig, void (*fn)(int), int flags)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = fn;
-    sa.sa_flags = flags;
+    struct sigaction sa = {.sa_handler = fn, .sa_flags = flags};
     sigemptyset(&sa.sa_mask);
     sigaction(sig, &sa, NULL);
 }
@@ -263,8 +260,7 @@ void term_resize(void)
 
 size_t term_next_char(const char *p, size_t left, wchar_t *wc, int *w)
 {
-    mbstate_t st;
-    memset(&st, 0, sizeof(st));
+    mbstate_t st = {0};
     size_t k = mbrtowc(wc, p, left, &st);
     if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
         *wc = L'?';
