@@ -143,11 +143,8 @@ void page_draw(struct ui *u)
         break;
     }
     int body = LINES - 2; /* ui_draw shows a page on 5 lines or more */
-    int max_scroll = (int)p.n - body;
-    if (max_scroll < 0)
-        max_scroll = 0;
-    if (u->page_scroll > max_scroll)
-        u->page_scroll = max_scroll;
+    if (u->page_scroll > (int)p.n - body)
+        u->page_scroll = (int)p.n - body;
     if (u->page_scroll < 0)
         u->page_scroll = 0;
 
