@@ -224,8 +224,7 @@ static void watch_scan(struct ui *u)
         return; /* a replay: no scan */
     double run;
     char where[sizeof(u->stalled_where)];
-    bool stalled = poller_stalled(u->poller, &run, where, sizeof(where));
-    if (!stalled) {
+    if (!poller_stalled(u->poller, &run, where, sizeof(where))) {
         if (u->stalled) {
             u->stalled = false;
             u->dirty = true;
