@@ -226,11 +226,6 @@ static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
     actviews_close(&views);
 }
 
-static size_t index_of(const struct model *m, const struct segment *sg)
-{
-    return (size_t)(sg - m->segs);
-}
-
 void actions_unlink(struct ui *u, const struct ui_selection *sel)
 {
     const struct model *m = sel->model;
@@ -242,14 +237,14 @@ void actions_unlink(struct ui *u, const struct ui_selection *sel)
     if (sel->nmarked_segs) {
         size_t refused = 0;
         for (size_t i = 0; i < sel->nmarked_segs; i++)
-            if (!targets_add_segment(m, index_of(m, sel->marked_segs[i]), &pol, &p, why,
+            if (!targets_add_segment(m, (size_t)(sel->marked_segs[i] - m->segs), &pol, &p, why,
                                      sizeof(why)))
                 refused++;
         if (refused)
             ui_message(u, THEME_warning, "%zu marked segment%s left out: not orphans", refused,
                        refused == 1 ? "" : "s");
     } else if (sel->seg) {
-        if (!targets_add_segment(m, index_of(m, sel->seg), &pol, &p, why, sizeof(why))) {
+        if (!targets_add_segment(m, (size_t)(sel->seg - m->segs), &pol, &p, why, sizeof(why))) {
             snprintf(path, sizeof(path), "%s/%s", model_segment_mount(m, sel->seg)->path,
                      sel->seg->name);
             term_escape(name, sizeof(name), path);
