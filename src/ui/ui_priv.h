@@ -61,13 +61,6 @@ enum ui_page { PAGE_NONE, PAGE_HELP, PAGE_BUDGET, PAGE_DETAILS, PAGE_EVENTS };
 /* Events kept for the page, the oldest dropped. */
 #define EVLOG_KEPT 500
 
-/* The events told so far (evlog.c), newest last; in a replay the
- * recording's up to the moment shown (ui/replay.c). */
-struct ui_evlog {
-    struct poller_event *items;
-    size_t n, cap;
-};
-
 struct ui {
     struct sysroot sys; /* the system watched: the scans read it, the actions act in it */
     const struct ui_settings *set;
@@ -114,7 +107,12 @@ struct ui {
     char stalled_where[200];
 
     int list_y, list_h; /* the list's place on screen, from the last draw */
-    struct ui_evlog evlog;
+    /* The events told so far (evlog.c), newest last; in a replay the
+     * recording's up to the moment shown (ui/replay.c). */
+    struct {
+        struct poller_event *items;
+        size_t n, cap;
+    } evlog;
 };
 
 /* --- The node view (nodeview.c) -------------------------------------------- */
