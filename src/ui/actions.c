@@ -75,8 +75,7 @@ void actions_progress(struct ui *u, const char *fmt, ...)
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     ui_message(u, THEME_muted, "%s", text);
-    ui_draw(u);
-    refresh();
+    ui_draw(u); /* refreshes the screen */
 }
 
 enum { ACTIONS_SKIP, ACTIONS_SKIP_ALL, ACTIONS_ABORT };
@@ -227,11 +226,6 @@ static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
     actviews_close(&views);
 }
 
-static size_t index_of(const struct model *m, const struct segment *sg)
-{
-    return (size_t)(sg - m->segs);
-}
-
 void actions_unlink(struct ui *u, const struct ui_selection *sel)
 {
     const struct model *m = sel->model;
@@ -243,14 +237,14 @@ void actions_unlink(struct ui *u, const struct ui_selection *sel)
     if (sel->nmarked_segs) {
         size_t refused = 0;
         for (size_t i = 0; i < sel->nmarked_segs; i++)
-            if (!targets_add_segment(m, index_of(m, sel->marked_segs[i]), &pol, &p, why,
+            if (!targets_add_segment(m, (size_t)(sel->marked_segs[i] - m->segs), &pol, &p, why,
                                      sizeof(why)))
                 refused++;
         if (refused)
             ui_message(u, THEME_warning, "%zu marked segment%s left out: not orphans", refused,
                        refused == 1 ? "" : "s");
     } else if (sel->seg) {
-        if (!targets_add_segment(m, index_of(m, sel->seg), &pol, &p, why, sizeof(why))) {
+        if (!targets_add_segment(m, (size_t)(sel->seg - m->segs), &pol, &p, why, sizeof(why))) {
             snprintf(path, sizeof(path), "%s/%s", model_segment_mount(m, sel->seg)->path,
                      sel->seg->name);
             term_escape(name, sizeof(name), path);
@@ -348,18 +342,14 @@ void actions_show_log(struct ui *u)
     struct buf text;
     buf_init(&text);
     if (log->path && read_file(log->path, &text, 4u << 20) == 0 && text.len) {
-        char *lines[LOG_SHOWN];
-        size_t n = 0, first = 0;
+        char *lines[LOG_SHOWN]; /* line k at k % LOG_SHOWN: the newest ones kept */
+        size_t n = 0;
         char *cur = text.data, *line;
-        while ((line = next_line(&cur))) {
-            lines[(first + n) % LOG_SHOWN] = line;
-            if (n < LOG_SHOWN)
-                n++;
-            else
-                first = (first + 1) % LOG_SHOWN;
-        }
-        for (size_t i = n; i-- > 0;)
-            log_display_line(&l, lines[(first + i) % LOG_SHOWN]);
+        while ((line = next_line(&cur)))
+            lines[n++ % LOG_SHOWN] = line;
+        size_t oldest = n > LOG_SHOWN ? n - LOG_SHOWN : 0;
+        for (size_t i = n; i-- > oldest;)
+            log_display_line(&l, lines[i % LOG_SHOWN]);
     } else {
         for (size_t i = 0; actlog_recent(log, i); i++)
             log_display_line(&l, actlog_recent(log, i));

@@ -4,7 +4,6 @@
 #ifndef SHMWATCH_UI_ACTIONS_PRIV_H
 #define SHMWATCH_UI_ACTIONS_PRIV_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 struct ui;

@@ -135,7 +135,8 @@ void cmd_next_view(struct ui *u, int code)
 static void say_sort(struct ui *u)
 {
     const struct glyphs *g = term_glyphs();
-    ui_message(u, THEME_muted, "sorted by %s%s%s", sort_name(u->sort), u->reverse ? g->up : g->down,
+    ui_message(u, THEME_muted, "sorted by %s%s%s", config_sort_names[u->sort],
+               u->reverse ? g->up : g->down,
                list_sort_shown(u) ? "" : " (no column shows it here)");
 }
 
@@ -202,7 +203,7 @@ void cmd_events(struct ui *u, int code)
 void cmd_node(struct ui *u, int code)
 {
     (void)code;
-    if (!u->set->all) {
+    if (!u->set->flags.all) {
         ui_message(u, THEME_muted, "the node view needs shmwatch --all (every container's /dev/shm)");
         return;
     }
@@ -365,8 +366,7 @@ void cmd_quit(struct ui *u, int code)
 void cmd_filter_type(struct ui *u, int code)
 {
     char mb[MB_LEN_MAX];
-    mbstate_t st;
-    memset(&st, 0, sizeof(st));
+    mbstate_t st = {0};
     size_t k = wcrtomb(mb, (wchar_t)code, &st);
     size_t len = strlen(u->filter);
     if (k == (size_t)-1 || len + k >= sizeof(u->filter))

@@ -61,11 +61,11 @@ static void draw_title(struct ui *u)
     int len = 0;
 #define ADD(...) len += snprintf(line + len, sizeof(line) - (size_t)len, __VA_ARGS__)
     ADD(" shmwatch %s", SHMWATCH_VERSION);
-    if (u->set->demo)
+    if (u->set->flags.demo)
         ADD("  DEMO");
-    if (u->set->all)
+    if (u->set->flags.all)
         ADD("  %s", u->node ? "node view" : "own view");
-    pid_t watched = u->set->pid;
+    pid_t watched = u->set->flags.pid;
     if (u->replay && u->snap)
         watched = model_target_pid(&u->snap->model); /* a recording of --pid */
     if (watched) {
@@ -79,8 +79,8 @@ static void draw_title(struct ui *u)
         if (u->target_gone)
             ADD(" EXITED");
     }
-    const char *view = config_view_names[u->view];
-    ADD("  %s %s  sort %s%s", g->sep, view, sort_name(u->sort), u->reverse ? g->up : g->down);
+    ADD("  %s %s  sort %s%s", g->sep, config_view_names[u->view], config_sort_names[u->sort],
+        u->reverse ? g->up : g->down);
     if (u->filter[0]) {
         char esc[160];
         term_escape(esc, sizeof(esc), u->filter);
@@ -440,7 +440,7 @@ static void draw_hints(struct ui *u, int y)
     int x = 0, room = COLS - term_width(hints[n - 1][0]) - term_width(hints[n - 1][1]) - 1;
     for (size_t i = 0; i < n; i++) {
         int w = term_width(hints[i][0]) + term_width(hints[i][1]) + 1;
-        if ((i + 1 < n && x + w > room) || (hints[i][0][0] == 'n' && !u->set->all))
+        if ((i + 1 < n && x + w > room) || (hints[i][0][0] == 'n' && !u->set->flags.all))
             continue;
         x += term_put(y, x, COLS - x, hints[i][0], key, false);
         x += term_put(y, x, COLS - x, hints[i][1], st, false);
@@ -466,7 +466,7 @@ void dash_draw_status(struct ui *u, int y, int lines)
             /* For good: nothing newer will come. */
             char at[16];
             ui_local_time((double)u->target_gone_at, "%H:%M:%S", at, sizeof(at));
-            snprintf(line, sizeof(line), "process %d %s at %s: %s", (int)u->set->pid,
+            snprintf(line, sizeof(line), "process %d %s at %s: %s", (int)u->set->flags.pid,
                      u->target_gone == SCAN_TARGET_REPLACED
                          ? "exited (its pid is now another process's)"
                          : "exited",

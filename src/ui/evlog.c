@@ -38,12 +38,6 @@ void evlog_take(struct ui *u)
     free(got);
 }
 
-void evlog_free(struct ui *u)
-{
-    free(u->evlog.items);
-    memset(&u->evlog, 0, sizeof(u->evlog));
-}
-
 int evlog_lines(const struct ui *u, int room)
 {
     if (room <= 0)

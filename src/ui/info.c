@@ -1,9 +1,7 @@
 /* The budget page (the arithmetic behind the verdict, with the live
  * numbers) and the details page of a segment, process, group or section. */
-#include <fcntl.h>
 #include <sys/sysmacros.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "collect/procs.h"
 #include "config/config.h"
@@ -415,7 +413,7 @@ static void container_details(struct ui *u, struct page *p, size_t ctr)
     page_add(p, THEME_header, 0, "Its shm mounts");
     size_t shown = 0;
     for (size_t i = 0; i < model_nmounts(m); i++) {
-        if (ui_mount_ctr(m, i) != ctr)
+        if (node_owner_index(model_node(m), i) != ctr)
             continue;
         const struct shm_mount *mt = model_mount(m, i);
         const struct budget *b = ctr == NODE_HOST ? &m->budget : model_mount_budget(m, i);

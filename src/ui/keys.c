@@ -4,6 +4,7 @@
 #include <wctype.h>
 
 #include "ui/commands.h"
+#include "ui/page.h"
 #include "ui/term.h"
 #include "ui/ui_priv.h"
 
@@ -193,11 +194,17 @@ static const struct key_entry keys[] = {
 
 #undef F
 
-void keys_help_lines(void (*emit)(void *ctx, const char *keys, const char *help, bool heading),
-                     void *ctx)
+void keys_help_lines(struct page *p)
 {
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-        emit(ctx, keys[i].keys, keys[i].help, keys[i].modes == 0);
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        if (keys[i].modes) {
+            page_add(p, THEME_normal, 18, "  %-15s %s", keys[i].keys, keys[i].help);
+            continue;
+        }
+        if (p->n) /* a heading, after a blank line */
+            page_blank(p);
+        page_add(p, THEME_header, 0, "%s", keys[i].help);
+    }
 }
 
 static bool printable(int code)

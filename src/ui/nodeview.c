@@ -5,7 +5,6 @@
  * host's part alone: what shmwatch without --all shows. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "report/report.h"
 #include "ui/term.h"
@@ -21,11 +20,6 @@ bool ui_node(const struct ui *u)
 bool ui_own_only(const struct ui *u)
 {
     return !u->node && u->snap && model_node(&u->snap->model)->all;
-}
-
-size_t ui_mount_ctr(const struct model *m, size_t mount)
-{
-    return node_owner_index(model_node(m), mount);
 }
 
 bool ui_seg_shown(const struct ui *u, const struct segment *sg)
@@ -88,7 +82,7 @@ void ui_mount_label(const struct ui *u, size_t mount, char *dst, size_t n)
     const struct scan_node *nd = model_node(&u->snap->model);
     const struct shm_mount *mt = model_mount(&u->snap->model, mount);
     char who[160], path[96];
-    size_t owner = ui_mount_ctr(&u->snap->model, mount);
+    size_t owner = node_owner_index(nd, mount);
     ui_ctr_label(u, owner, who, sizeof(who));
     term_escape(path, sizeof(path), mt->path);
     size_t others = 0;
@@ -141,7 +135,7 @@ size_t ui_ctr_order(const struct ui *u, size_t *order)
     nm = ui_mount_order(u, mounts);
     bool *seen = xcalloc(nd->nctrs + 1, sizeof(*seen)); /* by ui_ctr_slot */
     for (size_t k = 0; k < nm; k++) { /* each container where its most critical mount is */
-        size_t c = ui_mount_ctr(m, mounts[k]);
+        size_t c = node_owner_index(nd, mounts[k]);
         if ((c == NODE_HOST || c < nd->nctrs) && !seen[ui_ctr_slot(c)]) {
             seen[ui_ctr_slot(c)] = true;
             order[n++] = c;
@@ -166,7 +160,7 @@ static size_t ui_row_ctr(const struct ui *u, const struct row *r)
     case ROW_SECTION:
         return ui_key_ctr(&r->key);
     case ROW_SEG:
-        return ui_mount_ctr(m, r->seg->mount);
+        return node_owner_index(model_node(m), r->seg->mount);
     case ROW_GROUP:
         return r->group->ctr;
     default:
@@ -186,7 +180,7 @@ const struct budget *ui_ctr_budget(const struct ui *u, size_t ctr, size_t *mount
 {
     const struct model *m = &u->snap->model;
     for (size_t i = 0; i < model_nmounts(m); i++)
-        if (ui_mount_ctr(m, i) == ctr) {
+        if (node_owner_index(model_node(m), i) == ctr) {
             *mount = i;
             return ctr == NODE_HOST ? &m->budget : model_mount_budget(m, i);
         }

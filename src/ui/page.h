@@ -33,5 +33,7 @@ void info_budget(struct ui *u, struct page *p);
 void info_details(struct ui *u, struct page *p);
 /* evlog.c: the events page. */
 void evlog_page(struct ui *u, struct page *p);
+/* keys.c: the help page's list of keys, from the key table. */
+void keys_help_lines(struct page *p);
 
 #endif

@@ -106,18 +106,6 @@ static void page_free(struct page *p)
 
 /* --- Help ------------------------------------------------------------------ */
 
-static void help_line(void *ctx, const char *keys, const char *help, bool heading)
-{
-    struct page *p = ctx;
-    if (heading) {
-        if (p->n)
-            page_blank(p);
-        page_add(p, THEME_header, 0, "%s", help);
-        return;
-    }
-    page_add(p, THEME_normal, 18, "  %-15s %s", keys, help);
-}
-
 static void help_page(struct page *p)
 {
     snprintf(p->title, sizeof(p->title), "Help: every key");
@@ -130,16 +118,14 @@ static void help_page(struct page *p)
              "States: in_use = named and held; hidden = unlinked but still held (invisible "
              "to ls, still filling the mount); orphan = held by nobody and its creator is "
              "dead (safe to remove); unheld = held by nobody, owner unknown.");
-    keys_help_lines(help_line, p);
+    keys_help_lines(p);
 }
 
 /* --- Viewer ---------------------------------------------------------------- */
 
 void page_draw(struct ui *u)
 {
-    struct page p;
-    memset(&p, 0, sizeof(p));
-    p.width = COLS - 1;
+    struct page p = {.width = COLS - 1};
     switch (u->page) {
     case PAGE_HELP:
         help_page(&p);
@@ -157,11 +143,8 @@ void page_draw(struct ui *u)
         break;
     }
     int body = LINES - 2; /* ui_draw shows a page on 5 lines or more */
-    int max_scroll = (int)p.n - body;
-    if (max_scroll < 0)
-        max_scroll = 0;
-    if (u->page_scroll > max_scroll)
-        u->page_scroll = max_scroll;
+    if (u->page_scroll > (int)p.n - body)
+        u->page_scroll = (int)p.n - body;
     if (u->page_scroll < 0)
         u->page_scroll = 0;
 

@@ -10,7 +10,6 @@
 #include <unistd.h>
 #include <sys/sysmacros.h>
 
-#include "model/history.h"
 #include "collect/scanjob.h"
 #include "live/evwatch.h"
 #include "live/recwrite.h"
@@ -144,13 +143,6 @@ void gauges_read(struct gauges *g, const struct mount_list *ml, double t)
         gg->size = mt->size;
         gg->used = mt->used;
     }
-}
-
-/* Under lock: the readings of p->ml, at time t, as the newest gauges. */
-static void publish_gauges(struct poller *p, double t)
-{
-    gauges_read(&p->gauges, &p->ml, t);
-    p->gauges_new = true;
 }
 
 static void take_events(struct poller *p, struct event_list *got);
@@ -309,7 +301,8 @@ static void refresh_gauges(struct poller *p)
     note_peak(p, &p->ml);
     double now = clock_now();
     pthread_mutex_lock(&p->lock);
-    publish_gauges(p, now);
+    gauges_read(&p->gauges, &p->ml, now);
+    p->gauges_new = true;
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -441,7 +434,8 @@ static void *run(void *arg)
             pthread_mutex_lock(&p->lock);
             snap_free(p->snap);
             p->snap = s;
-            publish_gauges(p, now);
+            gauges_read(&p->gauges, &p->ml, now);
+            p->gauges_new = true;
             if (on_time)
                 next_scan = now + p->cfg.scan_interval_s;
             next_gauge = now + p->cfg.gauge_interval_s;

@@ -88,8 +88,6 @@ static bool key_exists(const struct snap *sn, const struct row_key *k)
 void rows_prune_marks(struct ui *u)
 {
     struct keyset *s = &u->marked;
-    if (!u->snap)
-        return;
     size_t kept = 0;
     for (size_t i = 0; i < s->n; i++)
         if (key_exists(u->snap, &s->items[i]))
@@ -212,7 +210,7 @@ static size_t proc_slot(const struct model *m, const struct mproc *mp)
  * sections per container. */
 static size_t place(const struct model *m, const struct segment *sg, bool node)
 {
-    size_t sec = section_slot(m, node ? ui_mount_ctr(m, sg->mount) : UI_CTR_ANY);
+    size_t sec = section_slot(m, node ? node_owner_index(model_node(m), sg->mount) : UI_CTR_ANY);
     if (sg->group) {
         const struct mproc *c =
             sg->has_creator && sg->creator_alive ? model_find_proc(m, sg->creator_pid) : NULL;

@@ -7,11 +7,6 @@
 
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
 
-const char *sort_name(int sort)
-{
-    return sort >= 0 && sort < CONFIG_NSORTS ? config_sort_names[sort] : "?";
-}
-
 /* Most urgent first: what can be cleaned, then what may be garbage. */
 static int state_rank(enum seg_state s)
 {

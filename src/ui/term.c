@@ -77,11 +77,10 @@ static const struct glyphs ascii_glyphs = {
 
 static struct {
     bool ascii;
-    const struct glyphs *g;
     attr_t attr[THEME_NROLES];
     SCREEN *screen; /* while the terminal is curses' */
     int sigpipe[2];
-} T = {.sigpipe = {-1, -1}, .g = &ascii_glyphs};
+} T = {.sigpipe = {-1, -1}};
 
 static volatile sig_atomic_t fatal_once;
 
@@ -151,10 +150,7 @@ static const int caught[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 static void install(int sig, void (*fn)(int), int flags)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = fn;
-    sa.sa_flags = flags;
+    struct sigaction sa = {.sa_handler = fn, .sa_flags = flags};
     sigemptyset(&sa.sa_mask);
     sigaction(sig, &sa, NULL);
 }
@@ -163,7 +159,6 @@ int term_start(const struct theme *theme, bool color, bool ascii, char *err, siz
 {
     const char *cs = nl_langinfo(CODESET);
     T.ascii = ascii || !cs || strcmp(cs, "UTF-8") != 0;
-    T.g = T.ascii ? &ascii_glyphs : &utf8_glyphs;
     if (pipe2(T.sigpipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         return -1;
@@ -232,7 +227,7 @@ bool term_ascii(void)
 
 const struct glyphs *term_glyphs(void)
 {
-    return T.g;
+    return T.ascii ? &ascii_glyphs : &utf8_glyphs;
 }
 
 attr_t term_attr(enum theme_role r)
@@ -265,8 +260,7 @@ void term_resize(void)
 
 size_t term_next_char(const char *p, size_t left, wchar_t *wc, int *w)
 {
-    mbstate_t st;
-    memset(&st, 0, sizeof(st));
+    mbstate_t st = {0};
     size_t k = mbrtowc(wc, p, left, &st);
     if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
         *wc = L'?';
@@ -323,7 +317,7 @@ int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis)
     if (n)
         addnwstr(chunk, (int)n);
     if (cut && ellipsis)
-        cols += term_put(y, x + cols, 1, T.g->ellipsis, a, false);
+        cols += term_put(y, x + cols, 1, term_glyphs()->ellipsis, a, false);
     return cols;
 }
 

@@ -224,8 +224,7 @@ static void watch_scan(struct ui *u)
         return; /* a replay: no scan */
     double run;
     char where[sizeof(u->stalled_where)];
-    bool stalled = poller_stalled(u->poller, &run, where, sizeof(where));
-    if (!stalled) {
+    if (!poller_stalled(u->poller, &run, where, sizeof(where))) {
         if (u->stalled) {
             u->stalled = false;
             u->dirty = true;
@@ -306,13 +305,14 @@ static int on_terminal(struct ui *u, const char *prog)
 static int open_store(const struct ui_settings *set, struct store **out)
 {
     char dflt[4096];
-    const char *dir = set->record_dir ? set->record_dir : store_default_dir(dflt, sizeof(dflt));
+    const char *dir =
+        set->flags.record_dir ? set->flags.record_dir : store_default_dir(dflt, sizeof(dflt));
     if (!dir) {
         fputs("shmwatch: no directory for the store: HOME is not set; give --record DIR\n",
               stderr);
         return 1;
     }
-    char *header = recwrite_header(set->cfg.scan_interval_s, set->pid, set->all);
+    char *header = recwrite_header(set->cfg.scan_interval_s, set->flags.pid, set->flags.all);
     char msg[512];
     const struct store_limits lim = {
         .max_size = set->cfg.record_max_size,
@@ -338,7 +338,7 @@ static void ui_init(struct ui *u, const struct ui_settings *set)
     u->sort = set->cfg.sort;
     u->reverse = set->cfg.sort_reverse;
     u->dirty = true;
-    u->node = set->all; /* --all starts in the node view; n switches */
+    u->node = set->flags.all; /* --all starts in the node view; n switches */
     u->spark_tick = -1;
     history_init(&u->hist, (size_t)(HISTORY_S / set->cfg.gauge_interval_s) + 1);
 }
@@ -352,7 +352,7 @@ static void ui_release(struct ui *u)
     free(u->rows);
     keyset_clear(&u->collapsed);
     keyset_clear(&u->marked);
-    evlog_free(u);
+    free(u->evlog.items);
 }
 
 /* A replay: the recording r from its first snapshot, no scan, no system
@@ -381,11 +381,11 @@ static int run(const struct ui_settings *set)
     bool sys_open = false; /* u.sys open, and no hung scan in the poller uses it */
     int rc = 1;
     /* --pid: pinned to the process as it is now (pid and start time). */
-    int e = sysroot_open_system(&u.sys, set->pid);
+    int e = sysroot_open_system(&u.sys, set->flags.pid);
     if (e < 0) {
-        if (set->pid)
-            fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)set->pid,
-                    sysroot_pid_why(set->pid, e, strerror(-e)));
+        if (set->flags.pid)
+            fprintf(stderr, "shmwatch: cannot watch pid %d: %s\n", (int)set->flags.pid,
+                    sysroot_pid_why(set->flags.pid, e, strerror(-e)));
         else
             fprintf(stderr, "shmwatch: cannot open the system's proc: %s\n", strerror(-e));
         goto out;
@@ -393,14 +393,14 @@ static int run(const struct ui_settings *set)
     sys_open = true;
     /* --record: the store is taken (one recorder per directory) before the
      * terminal is, so that a refusal is one line on a plain screen. */
-    if (set->record && open_store(set, &store) != 0)
+    if (set->flags.record && open_store(set, &store) != 0)
         goto out;
     struct poller_cfg pc = {
         .store = store,
         .scan = {.sys = &u.sys,
                  .mounts = set->mounts,
                  .nmounts = set->nmounts,
-                 .all = set->all},
+                 .all = set->flags.all},
         .gauge_interval_s = set->cfg.gauge_interval_s,
         .scan_interval_s = set->cfg.scan_interval_s,
         .warn_pct = set->cfg.warn_pct,
@@ -436,7 +436,6 @@ int ui_main(const struct ui_flags *f, const struct config *cfg)
     setlocale(LC_CTYPE, ""); /* wide characters; numbers stay in the C locale */
     struct ui_settings set = {0};
     char *err = NULL;
-    struct ui_flags flags = *f;
     struct replay *r = NULL;
     struct snap *first = NULL; /* until run_replay takes it */
     struct demo demo;
@@ -452,9 +451,6 @@ int ui_main(const struct ui_flags *f, const struct config *cfg)
             fputs("shmwatch replay: the dashboard needs a terminal\n", stderr);
             goto out;
         }
-        /* A recording of the node view replays as one (n switches). */
-        flags.all = model_node(&first->model)->all;
-        f = &flags;
     }
     if (ui_settings_load(f, cfg, &set, &err) != 0) {
         fprintf(stderr, "shmwatch: %s\n", err);
@@ -462,11 +458,13 @@ int ui_main(const struct ui_flags *f, const struct config *cfg)
         goto out;
     }
     if (r) {
+        /* A recording of the node view replays as one (n switches). */
+        set.flags.all = model_node(&first->model)->all;
         rc = run_replay(&set, r, first);
         first = NULL;
         goto out;
     }
-    if (set.demo) {
+    if (set.flags.demo) {
         rc = demo_start(&demo, &err);
         if (rc != 0) {
             fprintf(stderr, "shmwatch: --demo: %s\n", err);
@@ -476,7 +474,7 @@ int ui_main(const struct ui_flags *f, const struct config *cfg)
         }
     }
     rc = run(&set);
-    if (set.demo)
+    if (set.flags.demo)
         demo_stop(&demo);
 out:
     ui_settings_free(&set);

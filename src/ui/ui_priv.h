@@ -61,13 +61,6 @@ enum ui_page { PAGE_NONE, PAGE_HELP, PAGE_BUDGET, PAGE_DETAILS, PAGE_EVENTS };
 /* Events kept for the page, the oldest dropped. */
 #define EVLOG_KEPT 500
 
-/* The events told so far (evlog.c), newest last; in a replay the
- * recording's up to the moment shown (ui/replay.c). */
-struct ui_evlog {
-    struct poller_event *items;
-    size_t n, cap;
-};
-
 struct ui {
     struct sysroot sys; /* the system watched: the scans read it, the actions act in it */
     const struct ui_settings *set;
@@ -114,7 +107,12 @@ struct ui {
     char stalled_where[200];
 
     int list_y, list_h; /* the list's place on screen, from the last draw */
-    struct ui_evlog evlog;
+    /* The events told so far (evlog.c), newest last; in a replay the
+     * recording's up to the moment shown (ui/replay.c). */
+    struct {
+        struct poller_event *items;
+        size_t n, cap;
+    } evlog;
 };
 
 /* --- The node view (nodeview.c) -------------------------------------------- */
@@ -125,8 +123,6 @@ struct ui {
 bool ui_node(const struct ui *u);
 /* An --all scan shown as the own view: the host's mounts and processes. */
 bool ui_own_only(const struct ui *u);
-/* The container that owns mount i (NODE_HOST: the host's). */
-size_t ui_mount_ctr(const struct model *m, size_t mount);
 /* Whether the view shows the segment (the own view: the host's mounts). */
 bool ui_seg_shown(const struct ui *u, const struct segment *sg);
 bool ui_ctr_has(size_t want, size_t ctr);
@@ -182,7 +178,6 @@ void rows_prune_marks(struct ui *u);
 int sort_segments(const struct ui *u, const struct segment *a, const struct segment *b);
 int sort_procs(const struct ui *u, const struct mproc *a, const struct mproc *b);
 int sort_groups(const struct ui *u, const struct group *a, const struct group *b);
-const char *sort_name(int sort);
 
 /* Seconds of history per sparkline cell; the gauges are redrawn at least
  * this often so that the sparkline moves on. */
@@ -208,9 +203,6 @@ long list_row_at(const struct ui *u, int y);
 
 /* pages.c: the full-screen pages (help, budget arithmetic, details). */
 void page_draw(struct ui *u);
-/* keys.c: the help text comes from the key table. */
-void keys_help_lines(void (*emit)(void *ctx, const char *keys, const char *help, bool heading),
-                     void *ctx);
 /* Key codes: a character as itself, a curses function key as FKEY(KEY_x),
  * so that the two never collide. */
 #define FKEY(k) (0x40000000 | (k))
@@ -224,7 +216,6 @@ void keys_handle(struct ui *u, int code);
 void evlog_take(struct ui *u);
 /* Adds e as the newest event, the oldest dropped past EVLOG_KEPT. */
 void evlog_add(struct ui *u, const struct poller_event *e);
-void evlog_free(struct ui *u);
 int evlog_lines(const struct ui *u, int room);
 void evlog_draw(struct ui *u, int y, int lines);
 

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ui/ui.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
@@ -45,16 +44,12 @@ int ui_settings_load(const struct ui_flags *f, const struct config *cfg, struct 
     config_copy(&s->cfg, cfg);
     s->mounts = (const char **)s->cfg.mounts.item;
     s->nmounts = s->cfg.mounts.n;
-    s->pid = f->pid;
-    s->all = f->all;
-    s->demo = f->demo;
-    s->record = f->record;
-    s->record_dir = f->record_dir;
-    if (s->demo && (f->pid || f->mounts_given)) {
+    s->flags = *f;
+    if (f->demo && (f->pid || f->mounts_given)) {
         *err = xstrdup("--demo watches its own scene: it excludes --pid and --mount");
         return 2;
     }
-    if (s->demo) {
+    if (f->demo) {
         s->nmounts = 0; /* the scene's /dev/shm, whatever the file says */
         /* A crashed worker's batches are removed by the scene within an
          * epoch: past a few seconds they show as the orphans they are. */

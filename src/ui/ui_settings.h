@@ -4,24 +4,16 @@
 #ifndef SHMWATCH_UI_SETTINGS_H
 #define SHMWATCH_UI_SETTINGS_H
 
-#include <stdbool.h>
-#include <sys/types.h>
-
 #include "config/config.h"
 #include "config/theme.h"
-
-struct ui_flags;
+#include "ui/ui.h"
 
 struct ui_settings {
     struct config cfg;   /* a copy of the settings */
     struct theme theme;  /* the mono theme when colour is off */
     const char **mounts; /* cfg.mounts as the scan takes them */
     size_t nmounts;
-    pid_t pid; /* --pid, 0 for none */
-    bool all;  /* --all: the node view */
-    bool demo;
-    bool record;            /* --record */
-    const char *record_dir; /* its DIR, NULL: the default */
+    struct ui_flags flags; /* a copy of ui_main's */
 };
 
 /* Returns 0, or 2 with a malloc'd one-line message in *err (a theme error
