@@ -10,6 +10,7 @@
 #include "report/report.h"
 #include "store/store.h"
 #include "util/clock.h"
+#include "util/xalloc.h"
 
 char *recwrite_header(double interval_s, long long pid, bool all)
 {
@@ -32,7 +33,7 @@ char *recwrite_header(double interval_s, long long pid, bool all)
     jw_str(&w, "version", SHMWATCH_VERSION);
     jw_obj_end(&w);
     /* Without its braces. */
-    char *members = strndup(b.data + 1, b.len - 2);
+    char *members = xstrndup(b.data + 1, b.len - 2);
     buf_free(&b);
     return members;
 }

@@ -1,6 +1,6 @@
 /* What the action keys share (actions.c: unlink; actions_proc.c: signals
- * and reap): the action log, progress in the status line, the question
- * after a failure, and the list of results. */
+ * and reap): the action log, progress in the status line and the list of
+ * results. */
 #ifndef SHMWATCH_UI_ACTIONS_PRIV_H
 #define SHMWATCH_UI_ACTIONS_PRIV_H
 
