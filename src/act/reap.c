@@ -1,6 +1,5 @@
 #include "act/reap.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -2,8 +2,6 @@
  * torch_shm_managers (SIGTERM, then SIGKILL after --timeout), and nudges
  * the parents of zombies. Each process is re-identified (pid and start
  * time) right before each signal. */
-#include <stdio.h>
-#include <unistd.h>
 
 #include "act/reap.h"
 #include "cli/actcli.h"
