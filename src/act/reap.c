@@ -88,11 +88,6 @@ static void keep_where(const struct model *m, reap_where_fn where, void *ctx,
     sp->n = n;
 }
 
-void reap_plan_build(const struct model *m, const struct sysroot *sys, struct reap_plan *p)
-{
-    reap_plan_build_where(m, sys, NULL, NULL, p);
-}
-
 void reap_plan_build_where(const struct model *m, const struct sysroot *sys, reap_where_fn where,
                            void *ctx, struct reap_plan *p)
 {
@@ -146,7 +141,7 @@ void reap_run(const struct signal_opts *o, struct reap_plan *p, struct reap_resu
     r->managers = xcalloc(p->managers.n + 1, sizeof(*r->managers));
     r->zombies = xcalloc(p->zombies.n + 1, sizeof(*r->zombies));
     signal_end(o, p->workers.items, p->workers.n, r->workers);
-    for (size_t i = 0; step && i < p->workers.n; i++)
+    for (size_t i = 0; i < p->workers.n; i++)
         step(ctx, &p->workers.items[i], &r->workers[i]);
     for (size_t i = 0; i < p->managers.n; i++) {
         struct signal_target *t = &p->managers.items[i];
@@ -163,13 +158,11 @@ void reap_run(const struct signal_opts *o, struct reap_plan *p, struct reap_resu
             t->why = why;
             signal_end(o, t, 1, res);
         }
-        if (step)
-            step(ctx, t, res);
+        step(ctx, t, res);
     }
     for (size_t i = 0; i < p->zombies.n; i++) {
         signal_zombie(o, &p->zombies.items[i], &r->zombies[i]);
-        if (step)
-            step(ctx, &p->zombies.items[i], &r->zombies[i]);
+        step(ctx, &p->zombies.items[i], &r->zombies[i]);
     }
 }
 

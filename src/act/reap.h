@@ -27,16 +27,14 @@ struct reap_plan {
     struct signal_plan serving;  /* managers left alone; why says why */
 };
 
-/* Chooses the targets from the model, examining each manager's clients now. */
-void reap_plan_build(const struct model *m, const struct sysroot *sys, struct reap_plan *p);
-
 /* Where a process of the model is acted on (reap --pid, --all): false
  * leaves it out of the plan; true keeps it, and *ns (NULL: the watcher's
  * own world) is the container its target carries (signal.h). */
 typedef bool (*reap_where_fn)(void *ctx, const struct model *m, const struct proc *p,
                               const struct actns **ns);
 
-/* reap_plan_build with only the processes where() keeps, chosen before the
+/* Chooses the targets from the model, examining each manager's clients now:
+ * only the processes where() keeps (NULL: every one), chosen before the
  * managers are judged (a manager is stuck by the workers of its own
  * container alone). */
 void reap_plan_build_where(const struct model *m, const struct sysroot *sys, reap_where_fn where,
