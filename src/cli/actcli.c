@@ -18,7 +18,7 @@
  * or 1 said on stderr. */
 static int open_target(struct actcli *a, pid_t pid)
 {
-    int rc = actviews_open_pid(&a->views, &a->sys, pid, 0);
+    int rc = actviews_open_pid(&a->views, &a->sys, pid);
     if (rc < 0) {
         fprintf(stderr, "shmwatch %s: cannot act in pid %d: %s\n", a->cmd, (int)pid,
                 sysroot_pid_why(pid, rc, rc == -ESRCH ? "no such process (or it has exited)"
