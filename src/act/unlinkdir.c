@@ -27,13 +27,6 @@ struct entry {
     struct stat st;
 };
 
-static void free_entries(struct entry *e, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(e[i].name);
-    free(e);
-}
-
 /* Reads and checks every entry of the folder fd into *out (the caller
  * frees them); false (res filled) when one refuses the folder. */
 static bool read_entries(int fd, const struct stat *fst, const struct unlink_target *t, uid_t uid,
@@ -172,7 +165,9 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
                     err = errno;
         }
     }
-    free_entries(e, n);
+    for (size_t i = 0; i < n; i++)
+        free(e[i].name);
+    free(e);
     close(fd);
     if (!ok || o->dry_run)
         return;
