@@ -200,17 +200,6 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct options *o, char *
     return 0;
 }
 
-/* One option's usage item: "[--name METAVAR]", or the row's own. */
-static void synopsis_item(struct buf *b, const struct cli_opt *r)
-{
-    if (r->synopsis)
-        buf_adds(b, r->synopsis);
-    else if (has_value(r))
-        buf_printf(b, "[--%s %s]", r->name, r->metavar);
-    else
-        buf_printf(b, "[--%s]", r->name);
-}
-
 /* lead, then the items of cmd's options (not --help), wrapped at width
  * under the end of lead. */
 static void synopsis(struct buf *b, enum cli_cmd cmd, const char *lead, size_t width)
@@ -222,9 +211,14 @@ static void synopsis(struct buf *b, enum cli_cmd cmd, const char *lead, size_t w
         const struct cli_opt *r = &cli_opts[i];
         if (!takes(r, cmd) || r->stop || (r->synopsis && !*r->synopsis))
             continue;
-        struct buf item;
+        struct buf item; /* "[--name METAVAR]", or the row's own */
         buf_init(&item);
-        synopsis_item(&item, r);
+        if (r->synopsis)
+            buf_adds(&item, r->synopsis);
+        else if (has_value(r))
+            buf_printf(&item, "[--%s %s]", r->name, r->metavar);
+        else
+            buf_printf(&item, "[--%s]", r->name);
         if (!first && col + 1 + item.len > width) {
             buf_printf(b, "\n%*s", (int)indent, "");
             col = indent;
