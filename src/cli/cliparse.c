@@ -27,11 +27,6 @@ static bool has_value(const struct cli_opt *r)
     return r->type != CLI_FLAG && r->type != CLI_CHOICE;
 }
 
-static void *field(struct options *o, size_t offset)
-{
-    return (char *)o + offset;
-}
-
 /* The one-line message: "shmwatch[ NAME]: " tmpl, with arg (escaped: it is
  * the user's text) in place of its "%s", and the hint where to look.
  * Returns 2. */
@@ -62,7 +57,7 @@ static int say(const struct cli_command *c, bool hint, const char *tmpl, const c
 static int set(const struct cli_command *c, const struct cli_opt *r, const char *v,
                struct options *o, char **err)
 {
-    void *f = field(o, r->offset);
+    void *f = (char *)o + r->offset;
     if (r->config_key) { /* the config layer checks it, in settings_load */
         if (has_value(r))
             *(const char **)f = v;
@@ -120,7 +115,7 @@ static int set(const struct cli_command *c, const struct cli_opt *r, const char 
     if (!ok)
         return say(c, c->value_hint, r->bad, v, err);
     if (r->set_offset)
-        *(bool *)field(o, r->set_offset) = true;
+        *(bool *)((char *)o + r->set_offset) = true;
     return 0;
 }
 
