@@ -235,19 +235,6 @@ static int send_checked(const struct signal_opts *o, const struct signal_target 
     return -1;
 }
 
-static void open_targets(const struct signal_opts *o, const struct signal_target *t, size_t n,
-                         struct signal_result *res, struct pending *pd)
-{
-    for (size_t i = 0; i < n; i++) {
-        memset(&res[i], 0, sizeof(res[i]));
-        pd[i].fd = send_checked(o, &t[i], SIGTERM, true, &res[i]);
-        pd[i].live = pd[i].fd != -1;
-        if (!pd[i].live && (res[i].outcome == SIGNAL_REFUSED || res[i].outcome == SIGNAL_FAILED))
-            log_line(o, t[i].ns, t[i].pid, t[i].comm, t[i].uid, "signal TERM",
-                     signal_outcome_name(res[i].outcome), res[i].reason);
-    }
-}
-
 static void (*test_pause)(void);
 
 void signal_set_test_pause(void (*pause)(void))
@@ -262,7 +249,16 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
         test_pause();
     int proc = o->sys->proc;
     struct pending *pd = xcalloc(n, sizeof(*pd));
-    open_targets(o, t, n, res, pd);
+    /* SIGTERM to each, after its checks: a refusal or failure is logged
+     * now, the others once they are done. */
+    for (size_t i = 0; i < n; i++) {
+        memset(&res[i], 0, sizeof(res[i]));
+        pd[i].fd = send_checked(o, &t[i], SIGTERM, true, &res[i]);
+        pd[i].live = pd[i].fd != -1;
+        if (!pd[i].live && (res[i].outcome == SIGNAL_REFUSED || res[i].outcome == SIGNAL_FAILED))
+            log_line(o, t[i].ns, t[i].pid, t[i].comm, t[i].uid, "signal TERM",
+                     signal_outcome_name(res[i].outcome), res[i].reason);
+    }
     double t0 = clock_now();
     wait_exits(proc, pd, t, n, t0 + o->timeout_s);
     for (size_t i = 0; i < n; i++) {
