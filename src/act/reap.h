@@ -47,19 +47,13 @@ bool reap_manager_stuck(const struct sysroot *sys, struct signal_target *t);
 /* Number of processes the plan acts on. */
 size_t reap_plan_count(const struct reap_plan *p);
 
-/* Called after each target is done (for progress). */
+/* Called after each target is done, with its result (for progress). */
 typedef void (*reap_step_fn)(void *ctx, const struct signal_target *t,
                              const struct signal_result *r);
 
-struct reap_results {
-    struct signal_result *workers, *managers, *zombies; /* one per plan item */
-};
-
 /* Workers first (together), then managers, then zombies. */
-void reap_run(const struct signal_opts *o, struct reap_plan *p, struct reap_results *r,
-              reap_step_fn step, void *ctx);
+void reap_run(const struct signal_opts *o, struct reap_plan *p, reap_step_fn step, void *ctx);
 
-void reap_results_free(struct reap_results *r);
 void reap_plan_free(struct reap_plan *p);
 
 #endif

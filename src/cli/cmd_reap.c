@@ -101,14 +101,12 @@ int cmd_reap(int argc, char **argv)
             so.dry_run = !acted;
             so.log = &a.log;
             struct tally n = {0};
-            struct reap_results res;
-            reap_run(&so, &plan, &res, on_step, &n);
+            reap_run(&so, &plan, on_step, &n);
             if (so.dry_run)
                 output_printf("Total: %zu would be signalled, %zu refused.\n", n.done, n.refused);
             else
                 output_printf("Total: %zu done, %zu refused or not ended, %zu still zombies.\n",
                               n.done, n.refused, n.other);
-            reap_results_free(&res);
             rc = n.refused ? 3 : 0;
         }
     }
