@@ -88,8 +88,8 @@ static void keep_where(const struct model *m, reap_where_fn where, void *ctx,
     sp->n = n;
 }
 
-void reap_plan_build_where(const struct model *m, const struct sysroot *sys, reap_where_fn where,
-                           void *ctx, struct reap_plan *p)
+void reap_plan_build(const struct model *m, const struct sysroot *sys, reap_where_fn where,
+                     void *ctx, struct reap_plan *p)
 {
     memset(p, 0, sizeof(*p));
     targets_role(m, ROLE_ORPHAN_WORKER, &p->workers);

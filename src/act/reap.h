@@ -37,8 +37,8 @@ typedef bool (*reap_where_fn)(void *ctx, const struct model *m, const struct pro
  * only the processes where() keeps (NULL: every one), chosen before the
  * managers are judged (a manager is stuck by the workers of its own
  * container alone). */
-void reap_plan_build_where(const struct model *m, const struct sysroot *sys, reap_where_fn where,
-                           void *ctx, struct reap_plan *p);
+void reap_plan_build(const struct model *m, const struct sysroot *sys, reap_where_fn where,
+                     void *ctx, struct reap_plan *p);
 
 /* Whether torch_shm_manager t has no live client now (the dashboard's
  * offer to end a zombie's parent); t->why says what was found. */

@@ -91,7 +91,7 @@ int cmd_reap(int argc, char **argv)
         return rc;
     struct reap_plan plan;
     so.sys = &a.sys;
-    reap_plan_build_where(&a.model, &a.sys, actviews_proc, &a.views, &plan);
+    reap_plan_build(&a.model, &a.sys, actviews_proc, &a.views, &plan);
     print_plan(&plan);
     bool acted = false;
     if (reap_plan_count(&plan)) {

@@ -269,7 +269,7 @@ void actions_reap(struct ui *u, const struct ui_selection *sel)
     struct reap_scope scope = {.views = &views, .own_only = ui_own_only(u)};
     struct reap_plan p;
     actions_progress(u, "looking for orphaned workers and stuck shm managers...");
-    reap_plan_build_where(sel->model, &u->sys, reap_where, &scope, &p);
+    reap_plan_build(sel->model, &u->sys, reap_where, &scope, &p);
     if (reap_plan_count(&p))
         reap_confirmed(u, &p);
     else
