@@ -319,21 +319,19 @@ bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t
     struct signal_opts check = *o;
     check.uid = 0; /* waiting needs no right to signal */
     int pfd = take(&check, t->ns, t->pid, t->start_ticks, &now, res);
-    bool done = true;
-    if (pfd != -1) {
-        struct pending pd = {.fd = pfd, .live = now.state != 'Z', .ended = clock_now()};
-        double t0 = pd.ended;
-        if (pd.live)
-            wait_exits(proc, &pd, t, 1, t0 + wait_s);
-        if (pfd >= 0)
-            close(pfd);
-        done = !pd.live;
-        if (done) {
-            say(res, SIGNAL_SELF, 0, "exited on its own after %.1f s", pd.ended - t0);
-            log_line(o, t->ns, t->pid, t->comm, t->uid, "wait", "exited", res->reason);
-        }
-    }
-    return done;
+    if (pfd == -1)
+        return true; /* res says why */
+    struct pending pd = {.fd = pfd, .live = now.state != 'Z', .ended = clock_now()};
+    double t0 = pd.ended;
+    if (pd.live)
+        wait_exits(proc, &pd, t, 1, t0 + wait_s);
+    if (pfd >= 0)
+        close(pfd);
+    if (pd.live)
+        return false;
+    say(res, SIGNAL_SELF, 0, "exited on its own after %.1f s", pd.ended - t0);
+    log_line(o, t->ns, t->pid, t->comm, t->uid, "wait", "exited", res->reason);
+    return true;
 }
 
 void signal_send(const struct signal_opts *o, const struct signal_target *t, int sig,
