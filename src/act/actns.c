@@ -137,10 +137,6 @@ void actns_close(struct actns *ns)
 {
     sysroot_close(&ns->root);
     free(ns->label);
-    ns->label = NULL;
-    ns->mntns = 0;
     free(ns->uids);
-    ns->uids = NULL;
-    ns->nuids = 0;
-    ns->all_uids = false;
+    *ns = (struct actns){.root = ns->root}; /* the root as sysroot_close left it */
 }

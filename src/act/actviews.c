@@ -17,14 +17,12 @@ void actviews_own(struct actviews *v)
     v->host.root = SYSROOT_NONE;
 }
 
-int actviews_open_pid(struct actviews *v, const struct sysroot *host, pid_t pid,
-                      unsigned long long start)
+int actviews_open_pid(struct actviews *v, const struct sysroot *host, pid_t pid)
 {
     actviews_own(v);
-    int rc = actns_open(&v->pid, host, pid, start, NULL);
+    int rc = actns_open(&v->pid, host, pid, 0, NULL);
     if (rc < 0) {
         actns_close(&v->pid);
-        v->pid.root = SYSROOT_NONE;
         return rc;
     }
     v->mode = ACTVIEWS_PID;
@@ -92,21 +90,13 @@ const struct actns *actviews_mount(const struct actviews *v, size_t mount)
     }
 }
 
-/* --all: the view of process p's container (a zombie's is its parent's:
- * node_proc_ctr). */
-static const struct actns *proc_view(const struct actviews *v, const struct model *m,
-                                     const struct proc *p)
-{
-    size_t ctr = model_proc_ctr(m, p);
-    return ctr != NODE_HOST && ctr < v->nctrs ? &v->ctrs[ctr] : &v->host;
-}
-
 bool actviews_proc(void *ctx, const struct model *m, const struct proc *p, const struct actns **ns)
 {
     const struct actviews *v = ctx;
     *ns = NULL;
     if (v->mode == ACTVIEWS_ALL) {
-        *ns = proc_view(v, m, p);
+        size_t ctr = model_proc_ctr(m, p); /* a zombie's is its parent's (node_proc_ctr) */
+        *ns = ctr != NODE_HOST && ctr < v->nctrs ? &v->ctrs[ctr] : &v->host;
         return true;
     }
     if (v->mode != ACTVIEWS_PID)

@@ -34,12 +34,10 @@ struct actviews {
 /* The watcher's own world: no view, every ns NULL. */
 void actviews_own(struct actviews *v);
 
-/* --pid: the view of pid through host, before the scan (which may be made
- * through v->pid.root, the same view). start: the start time to pin it to,
- * 0 for pid's now. Returns 0, or -ESRCH / -errno (v is then as
- * actviews_own). */
-int actviews_open_pid(struct actviews *v, const struct sysroot *host, pid_t pid,
-                      unsigned long long start);
+/* --pid: the view of pid through host, pinned to pid's start time now,
+ * before the scan (which may be made through v->pid.root, the same view).
+ * Returns 0, or -ESRCH / -errno (v is then as actviews_own). */
+int actviews_open_pid(struct actviews *v, const struct sysroot *host, pid_t pid);
 
 /* --all: after the node view's model m, a view of each of its containers,
  * of each mount the watcher's namespace does not show and of the host's

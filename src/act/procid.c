@@ -1,7 +1,6 @@
 #include "act/procid.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "collect/procs.h"

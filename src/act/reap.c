@@ -1,6 +1,5 @@
 #include "act/reap.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,13 +88,8 @@ static void keep_where(const struct model *m, reap_where_fn where, void *ctx,
     sp->n = n;
 }
 
-void reap_plan_build(const struct model *m, const struct sysroot *sys, struct reap_plan *p)
-{
-    reap_plan_build_where(m, sys, NULL, NULL, p);
-}
-
-void reap_plan_build_where(const struct model *m, const struct sysroot *sys, reap_where_fn where,
-                           void *ctx, struct reap_plan *p)
+void reap_plan_build(const struct model *m, const struct sysroot *sys, reap_where_fn where,
+                     void *ctx, struct reap_plan *p)
 {
     memset(p, 0, sizeof(*p));
     targets_role(m, ROLE_ORPHAN_WORKER, &p->workers);
@@ -140,20 +134,18 @@ size_t reap_plan_count(const struct reap_plan *p)
     return p->workers.n + p->managers.n + p->zombies.n;
 }
 
-void reap_run(const struct signal_opts *o, struct reap_plan *p, struct reap_results *r,
-              reap_step_fn step, void *ctx)
+void reap_run(const struct signal_opts *o, struct reap_plan *p, reap_step_fn step, void *ctx)
 {
-    r->workers = xcalloc(p->workers.n + 1, sizeof(*r->workers));
-    r->managers = xcalloc(p->managers.n + 1, sizeof(*r->managers));
-    r->zombies = xcalloc(p->zombies.n + 1, sizeof(*r->zombies));
-    signal_end(o, p->workers.items, p->workers.n, r->workers);
-    for (size_t i = 0; step && i < p->workers.n; i++)
-        step(ctx, &p->workers.items[i], &r->workers[i]);
+    struct signal_result *ended = xcalloc(p->workers.n + 1, sizeof(*ended));
+    signal_end(o, p->workers.items, p->workers.n, ended);
+    for (size_t i = 0; i < p->workers.n; i++)
+        step(ctx, &p->workers.items[i], &ended[i]);
+    free(ended);
     for (size_t i = 0; i < p->managers.n; i++) {
         struct signal_target *t = &p->managers.items[i];
-        struct signal_result *res = &r->managers[i];
+        struct signal_result res;
         double grace = p->manager_waits[i] && !o->dry_run ? SHMMGR_GRACE_S : 0;
-        if (!signal_wait_exit(o, t, grace, res)) {
+        if (!signal_wait_exit(o, t, grace, &res)) {
             /* Still there: look again, a client may have connected since. */
             char *why = t->why;
             bool waits;
@@ -162,24 +154,15 @@ void reap_run(const struct signal_opts *o, struct reap_plan *p, struct reap_resu
                 t->refuse = "no longer stuck: it serves a live client again";
             free(t->why);
             t->why = why;
-            signal_end(o, t, 1, res);
+            signal_end(o, t, 1, &res);
         }
-        if (step)
-            step(ctx, t, res);
+        step(ctx, t, &res);
     }
     for (size_t i = 0; i < p->zombies.n; i++) {
-        signal_zombie(o, &p->zombies.items[i], &r->zombies[i]);
-        if (step)
-            step(ctx, &p->zombies.items[i], &r->zombies[i]);
+        struct signal_result res;
+        signal_zombie(o, &p->zombies.items[i], &res);
+        step(ctx, &p->zombies.items[i], &res);
     }
-}
-
-void reap_results_free(struct reap_results *r)
-{
-    free(r->workers);
-    free(r->managers);
-    free(r->zombies);
-    memset(r, 0, sizeof(*r));
 }
 
 void reap_plan_free(struct reap_plan *p)

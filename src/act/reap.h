@@ -27,20 +27,18 @@ struct reap_plan {
     struct signal_plan serving;  /* managers left alone; why says why */
 };
 
-/* Chooses the targets from the model, examining each manager's clients now. */
-void reap_plan_build(const struct model *m, const struct sysroot *sys, struct reap_plan *p);
-
 /* Where a process of the model is acted on (reap --pid, --all): false
  * leaves it out of the plan; true keeps it, and *ns (NULL: the watcher's
  * own world) is the container its target carries (signal.h). */
 typedef bool (*reap_where_fn)(void *ctx, const struct model *m, const struct proc *p,
                               const struct actns **ns);
 
-/* reap_plan_build with only the processes where() keeps, chosen before the
+/* Chooses the targets from the model, examining each manager's clients now:
+ * only the processes where() keeps (NULL: every one), chosen before the
  * managers are judged (a manager is stuck by the workers of its own
  * container alone). */
-void reap_plan_build_where(const struct model *m, const struct sysroot *sys, reap_where_fn where,
-                           void *ctx, struct reap_plan *p);
+void reap_plan_build(const struct model *m, const struct sysroot *sys, reap_where_fn where,
+                     void *ctx, struct reap_plan *p);
 
 /* Whether torch_shm_manager t has no live client now (the dashboard's
  * offer to end a zombie's parent); t->why says what was found. */
@@ -49,19 +47,13 @@ bool reap_manager_stuck(const struct sysroot *sys, struct signal_target *t);
 /* Number of processes the plan acts on. */
 size_t reap_plan_count(const struct reap_plan *p);
 
-/* Called after each target is done (for progress). */
+/* Called after each target is done, with its result (for progress). */
 typedef void (*reap_step_fn)(void *ctx, const struct signal_target *t,
                              const struct signal_result *r);
 
-struct reap_results {
-    struct signal_result *workers, *managers, *zombies; /* one per plan item */
-};
-
 /* Workers first (together), then managers, then zombies. */
-void reap_run(const struct signal_opts *o, struct reap_plan *p, struct reap_results *r,
-              reap_step_fn step, void *ctx);
+void reap_run(const struct signal_opts *o, struct reap_plan *p, reap_step_fn step, void *ctx);
 
-void reap_results_free(struct reap_results *r);
 void reap_plan_free(struct reap_plan *p);
 
 #endif

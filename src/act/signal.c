@@ -1,7 +1,6 @@
 #include "act/signal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -9,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "act/actlog.h"
@@ -237,19 +235,6 @@ static int send_checked(const struct signal_opts *o, const struct signal_target 
     return -1;
 }
 
-static void open_targets(const struct signal_opts *o, const struct signal_target *t, size_t n,
-                         struct signal_result *res, struct pending *pd)
-{
-    for (size_t i = 0; i < n; i++) {
-        memset(&res[i], 0, sizeof(res[i]));
-        pd[i].fd = send_checked(o, &t[i], SIGTERM, true, &res[i]);
-        pd[i].live = pd[i].fd != -1;
-        if (!pd[i].live && (res[i].outcome == SIGNAL_REFUSED || res[i].outcome == SIGNAL_FAILED))
-            log_line(o, t[i].ns, t[i].pid, t[i].comm, t[i].uid, "signal TERM",
-                     signal_outcome_name(res[i].outcome), res[i].reason);
-    }
-}
-
 static void (*test_pause)(void);
 
 void signal_set_test_pause(void (*pause)(void))
@@ -264,7 +249,16 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
         test_pause();
     int proc = o->sys->proc;
     struct pending *pd = xcalloc(n, sizeof(*pd));
-    open_targets(o, t, n, res, pd);
+    /* SIGTERM to each, after its checks: a refusal or failure is logged
+     * now, the others once they are done. */
+    for (size_t i = 0; i < n; i++) {
+        memset(&res[i], 0, sizeof(res[i]));
+        pd[i].fd = send_checked(o, &t[i], SIGTERM, true, &res[i]);
+        pd[i].live = pd[i].fd != -1;
+        if (!pd[i].live && (res[i].outcome == SIGNAL_REFUSED || res[i].outcome == SIGNAL_FAILED))
+            log_line(o, t[i].ns, t[i].pid, t[i].comm, t[i].uid, "signal TERM",
+                     signal_outcome_name(res[i].outcome), res[i].reason);
+    }
     double t0 = clock_now();
     wait_exits(proc, pd, t, n, t0 + o->timeout_s);
     for (size_t i = 0; i < n; i++) {
@@ -325,21 +319,19 @@ bool signal_wait_exit(const struct signal_opts *o, const struct signal_target *t
     struct signal_opts check = *o;
     check.uid = 0; /* waiting needs no right to signal */
     int pfd = take(&check, t->ns, t->pid, t->start_ticks, &now, res);
-    bool done = true;
-    if (pfd != -1) {
-        struct pending pd = {.fd = pfd, .live = now.state != 'Z', .ended = clock_now()};
-        double t0 = pd.ended;
-        if (pd.live)
-            wait_exits(proc, &pd, t, 1, t0 + wait_s);
-        if (pfd >= 0)
-            close(pfd);
-        done = !pd.live;
-        if (done) {
-            say(res, SIGNAL_SELF, 0, "exited on its own after %.1f s", pd.ended - t0);
-            log_line(o, t->ns, t->pid, t->comm, t->uid, "wait", "exited", res->reason);
-        }
-    }
-    return done;
+    if (pfd == -1)
+        return true; /* res says why */
+    struct pending pd = {.fd = pfd, .live = now.state != 'Z', .ended = clock_now()};
+    double t0 = pd.ended;
+    if (pd.live)
+        wait_exits(proc, &pd, t, 1, t0 + wait_s);
+    if (pfd >= 0)
+        close(pfd);
+    if (pd.live)
+        return false;
+    say(res, SIGNAL_SELF, 0, "exited on its own after %.1f s", pd.ended - t0);
+    log_line(o, t->ns, t->pid, t->comm, t->uid, "wait", "exited", res->reason);
+    return true;
 }
 
 void signal_send(const struct signal_opts *o, const struct signal_target *t, int sig,

@@ -31,7 +31,8 @@ static void earlier_run_why(const struct model *m, const struct segment *sg, str
                name ? "" : "its container", name ? name : "", when);
 }
 
-/* Why segment sg would be removed (malloc'd sentence). */
+/* Why segment sg, an orphan or an unheld one (push is given no other),
+ * would be removed (malloc'd sentence). */
 static char *segment_why(const struct model *m, const struct segment *sg)
 {
     struct buf b;
@@ -45,13 +46,11 @@ static char *segment_why(const struct model *m, const struct segment *sg)
         earlier_run_why(m, sg, &b);
     else if (sg->state == SEG_ORPHAN)
         buf_printf(&b, "orphan: held by nobody, its creator pid %d is gone", (int)sg->creator_pid);
-    else if (sg->state == SEG_UNHELD && sg->note != NOTE_NONE) {
+    else if (sg->note != NOTE_NONE) {
         char note[256];
         buf_printf(&b, "unheld for %s: %s", age, segment_note(m, sg, note, sizeof(note)));
-    } else if (sg->state == SEG_UNHELD)
+    } else
         buf_printf(&b, "unheld: held by nobody for %s, owner unknown", age);
-    else
-        buf_printf(&b, "%s", seg_state_name(sg->state));
     return buf_steal(&b);
 }
 
@@ -264,11 +263,6 @@ static bool looks_like_orphan(const struct model *m, const char *name)
     return !p || p->state == 'Z';
 }
 
-/* The directories the scan recorded at the top of each mount (files.h:
- * struct shm_dir; the listing itself has no entry for a directory): one
- * named after a dead creator, and with all_unheld any at least min_age_s
- * old, is added. Everything added is refused, never removed: it is only
- * reported. */
 void targets_add_dirs(const struct model *m, const struct clean_policy *pol, struct unlink_plan *p)
 {
     size_t ndirs;

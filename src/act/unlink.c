@@ -239,17 +239,6 @@ void unlink_set_test_pause(void (*pause)(void))
     test_pause = pause;
 }
 
-static void pause_for_tests(struct unlink_run *r)
-{
-    if (r->paused)
-        return;
-    r->paused = true;
-    if (!test_pause)
-        return;
-    test_pause();
-    r->probe_valid = false;
-}
-
 /* Refuses to act in container ns, whose liveness could not be told (err:
  * -errno, out of fds say); returns -1. */
 static int refuse_unknown(struct unlink_result *res, const struct actns *ns, int err)
@@ -362,7 +351,11 @@ bool unlink_step(struct unlink_run *r, struct unlink_result *res, size_t *index)
     if (t->refuse) {
         unlink_say(res, UNLINK_REFUSED, EPERM, "%s", t->refuse);
     } else {
-        pause_for_tests(r);
+        if (!r->paused && test_pause) {
+            test_pause(); /* once per run; the holder search is then repeated */
+            r->probe_valid = false;
+        }
+        r->paused = true;
         unlink_at_mount(r, i, res);
     }
     switch (res->outcome) {

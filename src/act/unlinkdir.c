@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,13 +26,6 @@ struct entry {
     char *name;
     struct stat st;
 };
-
-static void free_entries(struct entry *e, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(e[i].name);
-    free(e);
-}
 
 /* Reads and checks every entry of the folder fd into *out (the caller
  * frees them); false (res filled) when one refuses the folder. */
@@ -173,7 +165,9 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
                     err = errno;
         }
     }
-    free_entries(e, n);
+    for (size_t i = 0; i < n; i++)
+        free(e[i].name);
+    free(e);
     close(fd);
     if (!ok || o->dry_run)
         return;

@@ -18,7 +18,7 @@
  * or 1 said on stderr. */
 static int open_target(struct actcli *a, pid_t pid)
 {
-    int rc = actviews_open_pid(&a->views, &a->sys, pid, 0);
+    int rc = actviews_open_pid(&a->views, &a->sys, pid);
     if (rc < 0) {
         fprintf(stderr, "shmwatch %s: cannot act in pid %d: %s\n", a->cmd, (int)pid,
                 sysroot_pid_why(pid, rc, rc == -ESRCH ? "no such process (or it has exited)"
@@ -144,8 +144,10 @@ static bool answer(bool dry_run, bool yes, const char *question, bool *declined)
     return !*declined;
 }
 
-static void open_log(struct actcli *a)
+bool actcli_decide(struct actcli *a, bool dry_run, bool yes, const char *question, bool *declined)
 {
+    if (!answer(dry_run, yes, question, declined))
+        return false;
     if (actlog_open(&a->log, a->cfg.log_file) < 0) {
         char *path = esc_term_dup(a->log.path ? a->log.path : "($XDG_STATE_HOME and $HOME unset)");
         fprintf(stderr,
@@ -154,14 +156,7 @@ static void open_log(struct actcli *a)
                 a->cmd, path, safefile_strerror(a->log.err));
         free(path);
     }
-}
-
-bool actcli_decide(struct actcli *a, bool dry_run, bool yes, const char *question, bool *declined)
-{
-    bool act = answer(dry_run, yes, question, declined);
-    if (act)
-        open_log(a);
-    return act;
+    return true;
 }
 
 void actcli_put_where(struct buf *out, const struct actns *ns)

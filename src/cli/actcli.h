@@ -4,7 +4,6 @@
 #define SHMWATCH_ACTCLI_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
 #include "act/actlog.h"
 #include "act/actviews.h"

@@ -27,11 +27,6 @@ static bool has_value(const struct cli_opt *r)
     return r->type != CLI_FLAG && r->type != CLI_CHOICE;
 }
 
-static void *field(struct options *o, size_t offset)
-{
-    return (char *)o + offset;
-}
-
 /* The one-line message: "shmwatch[ NAME]: " tmpl, with arg (escaped: it is
  * the user's text) in place of its "%s", and the hint where to look.
  * Returns 2. */
@@ -62,7 +57,7 @@ static int say(const struct cli_command *c, bool hint, const char *tmpl, const c
 static int set(const struct cli_command *c, const struct cli_opt *r, const char *v,
                struct options *o, char **err)
 {
-    void *f = field(o, r->offset);
+    void *f = (char *)o + r->offset;
     if (r->config_key) { /* the config layer checks it, in settings_load */
         if (has_value(r))
             *(const char **)f = v;
@@ -120,7 +115,7 @@ static int set(const struct cli_command *c, const struct cli_opt *r, const char 
     if (!ok)
         return say(c, c->value_hint, r->bad, v, err);
     if (r->set_offset)
-        *(bool *)field(o, r->set_offset) = true;
+        *(bool *)((char *)o + r->set_offset) = true;
     return 0;
 }
 
@@ -200,17 +195,6 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct options *o, char *
     return 0;
 }
 
-/* One option's usage item: "[--name METAVAR]", or the row's own. */
-static void synopsis_item(struct buf *b, const struct cli_opt *r)
-{
-    if (r->synopsis)
-        buf_adds(b, r->synopsis);
-    else if (has_value(r))
-        buf_printf(b, "[--%s %s]", r->name, r->metavar);
-    else
-        buf_printf(b, "[--%s]", r->name);
-}
-
 /* lead, then the items of cmd's options (not --help), wrapped at width
  * under the end of lead. */
 static void synopsis(struct buf *b, enum cli_cmd cmd, const char *lead, size_t width)
@@ -222,9 +206,14 @@ static void synopsis(struct buf *b, enum cli_cmd cmd, const char *lead, size_t w
         const struct cli_opt *r = &cli_opts[i];
         if (!takes(r, cmd) || r->stop || (r->synopsis && !*r->synopsis))
             continue;
-        struct buf item;
+        struct buf item; /* "[--name METAVAR]", or the row's own */
         buf_init(&item);
-        synopsis_item(&item, r);
+        if (r->synopsis)
+            buf_adds(&item, r->synopsis);
+        else if (has_value(r))
+            buf_printf(&item, "[--%s %s]", r->name, r->metavar);
+        else
+            buf_printf(&item, "[--%s]", r->name);
         if (!first && col + 1 + item.len > width) {
             buf_printf(b, "\n%*s", (int)indent, "");
             col = indent;

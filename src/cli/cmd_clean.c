@@ -1,7 +1,6 @@
 /* shmwatch clean: removes orphan segments (and, when asked, old unheld ones),
  * each proven unused right before its unlink. Prints the plan, every action
  * and a total. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

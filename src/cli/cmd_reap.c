@@ -2,8 +2,6 @@
  * torch_shm_managers (SIGTERM, then SIGKILL after --timeout), and nudges
  * the parents of zombies. Each process is re-identified (pid and start
  * time) right before each signal. */
-#include <stdio.h>
-#include <unistd.h>
 
 #include "act/reap.h"
 #include "cli/actcli.h"
@@ -93,7 +91,7 @@ int cmd_reap(int argc, char **argv)
         return rc;
     struct reap_plan plan;
     so.sys = &a.sys;
-    reap_plan_build_where(&a.model, &a.sys, actviews_proc, &a.views, &plan);
+    reap_plan_build(&a.model, &a.sys, actviews_proc, &a.views, &plan);
     print_plan(&plan);
     bool acted = false;
     if (reap_plan_count(&plan)) {
@@ -103,14 +101,12 @@ int cmd_reap(int argc, char **argv)
             so.dry_run = !acted;
             so.log = &a.log;
             struct tally n = {0};
-            struct reap_results res;
-            reap_run(&so, &plan, &res, on_step, &n);
+            reap_run(&so, &plan, on_step, &n);
             if (so.dry_run)
                 output_printf("Total: %zu would be signalled, %zu refused.\n", n.done, n.refused);
             else
                 output_printf("Total: %zu done, %zu refused or not ended, %zu still zombies.\n",
                               n.done, n.refused, n.other);
-            reap_results_free(&res);
             rc = n.refused ? 3 : 0;
         }
     }

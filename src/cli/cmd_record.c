@@ -1,11 +1,8 @@
 /* shmwatch record: the foreground recorder. Opens the store (one recorder
  * per directory), writes its header, then runs the watch loop (src/watch.h)
  * with the store as its output until SIGTERM or SIGINT. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "cli/options.h"
 #include "cli/settings.h"

@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 enum run_mode { MODE_DASHBOARD, MODE_ONCE, MODE_JSON, MODE_PROMETHEUS, MODE_HELP, MODE_VERSION };
 

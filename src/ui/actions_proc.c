@@ -247,15 +247,13 @@ static void reap_confirmed(struct ui *u, struct reap_plan *p)
     actions_lines_free(&l);
     if (yes) {
         struct progress pg = {.u = u, .l = &l, .total = reap_plan_count(p)};
-        struct reap_results res;
         actions_progress(u, "ending %zu process%s: SIGTERM, then SIGKILL after %.0f s...", nend,
                          nend == 1 ? "" : "es", o.timeout_s);
-        reap_run(&o, p, &res, on_step, &pg);
+        reap_run(&o, p, on_step, &pg);
         char done[64];
         snprintf(done, sizeof(done), "reaped %zu of %zu", pg.done - pg.t.refused - pg.t.failed,
                  pg.total);
         report(u, done, &pg.t, &l);
-        reap_results_free(&res);
         actions_lines_free(&l);
     } else {
         ui_message(u, THEME_muted, "nothing signalled");
@@ -271,7 +269,7 @@ void actions_reap(struct ui *u, const struct ui_selection *sel)
     struct reap_scope scope = {.views = &views, .own_only = ui_own_only(u)};
     struct reap_plan p;
     actions_progress(u, "looking for orphaned workers and stuck shm managers...");
-    reap_plan_build_where(sel->model, &u->sys, reap_where, &scope, &p);
+    reap_plan_build(sel->model, &u->sys, reap_where, &scope, &p);
     if (reap_plan_count(&p))
         reap_confirmed(u, &p);
     else

@@ -150,7 +150,7 @@ static void test_pid_view_holds_a_pidfd(void **state)
     assert_int_equal(sysroot_open_system(&host, 0), 0);
     pid_t child = paused_child();
     struct actviews v;
-    assert_int_equal(actviews_open_pid(&v, &host, child, 0), 0);
+    assert_int_equal(actviews_open_pid(&v, &host, child), 0);
     assert_true(v.pid.root.pidfd > 2);
     assert_int_equal(v.pid.root.pidfd_pid, child);
     int proc = v.pid.root.proc;

@@ -138,7 +138,7 @@ static void reap_plan(const struct model *m)
     char dir[512];
     snprintf(dir, sizeof(dir), "%s/sysvipc", fixtures_dir());
     struct sysroot sys = test_sysroot(dir, dir);
-    reap_plan_build(m, &sys, &p);
+    reap_plan_build(m, &sys, NULL, NULL, &p);
     sysroot_close(&sys);
     assert_int_equal(p.workers.n, 1);
     assert_int_equal(p.workers.items[0].pid, 20);
