@@ -1,7 +1,6 @@
 /* The abnormal ends of a recording, explained (model/why.h). Each end is an
- * event; its moment is read from the snapshots around it in time order
- * (recorded snapshots and events both have milliseconds): the last one
- * before it and the first one after it. */
+ * event; its moment is read from the snapshots around it (struct end) in
+ * time order: recorded snapshots and events both have milliseconds. */
 #include "model/why.h"
 
 #include <stdlib.h>
