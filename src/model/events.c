@@ -195,12 +195,10 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
     for (size_t i = 0; i < nm; i++) {
         const struct shm_mount *mt = model_mount(m, i);
         struct ev_mount *e = &st->mounts[st->nmounts++];
-        if (i < n->nmounts) {
-            memcpy(e->id, n->mounts[i].id, sizeof(e->id));
-            e->id[sizeof(e->id) - 1] = '\0';
-        } else {
+        if (i < n->nmounts)
+            snprintf(e->id, sizeof(e->id), "%s", n->mounts[i].id);
+        else
             snprintf(e->id, sizeof(e->id), "%u:%u", major(mt->dev), minor(mt->dev));
-        }
         const struct nsmap *ns = &m->scan->ns;
         if (ns->reach && i < ns->ndevs && ns->reach[i].btime_ok) {
             e->born_known = true;

@@ -1,7 +1,6 @@
 /* The abnormal ends of a recording, explained (model/why.h). Each end is an
- * event; its moment is read from the snapshots around it in time order
- * (recorded snapshots and events both have milliseconds): the last one
- * before it and the first one after it. */
+ * event; its moment is read from the snapshots around it (struct end) in
+ * time order: recorded snapshots and events both have milliseconds. */
 #include "model/why.h"
 
 #include <stdlib.h>
@@ -146,8 +145,7 @@ static const struct jd *doc(const struct why_source *s, size_t i)
 
 static const struct jd *event_of(const struct why_source *s, size_t j, const char *kind)
 {
-    const struct why_rec *r = &s->recs[j];
-    return !r->snapshot && !strcmp(r->event, kind) ? doc(s, j) : NULL;
+    return !strcmp(s->recs[j].event, kind) ? doc(s, j) : NULL;
 }
 
 /* Record j parsed when it is an event of kind within WHY_NEAR_S of record
@@ -712,8 +710,7 @@ static void left_behind(struct why_death *d, const struct end *e)
         const struct jd *sg = &segs->items[i];
         if (!str_is(sg, "state", "orphan") && !str_is(sg, "state", "unheld"))
             continue;
-        if (!pidset_has(&ps, jd_getint(sg, "creator_pid", 0)) &&
-            !(job && jd_getint(sg, "group", 0) == job))
+        if (!seg_of_job(sg, &ps, job))
             continue;
         d->left_segments++;
         d->left_bytes += jd_getu64(sg, "alloc_bytes");

@@ -12,10 +12,9 @@ void report_event_json(struct buf *out, const struct event *e)
     struct jsonw w;
     jw_init(&w, out);
     char when[RFC3339_LEN];
-    rfc3339_format(when, sizeof(when), e->t);
     jw_obj(&w, NULL);
     jw_str(&w, "event", event_kind_name(e->kind));
-    jw_str(&w, "time", when);
+    jw_str(&w, "time", rfc3339_format(when, sizeof(when), e->t));
     switch (e->kind) {
     case EV_EXIT:
         jw_i64(&w, "pid", e->pid);

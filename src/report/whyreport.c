@@ -34,12 +34,12 @@ static void how(struct buf *b, const struct why_death *d)
         buf_adds(b, "gone, cause unknown");
 }
 
-/* " (s)", s escaped for a terminal as every name from the recording. */
-static void in_parens(struct buf *b, const char *s)
+/* pre, s escaped for a terminal as every name from the recording, post. */
+static void esc_in(struct buf *b, const char *pre, const char *s, const char *post)
 {
-    buf_adds(b, " (");
+    buf_adds(b, pre);
     esc_term(b, s, false);
-    buf_adds(b, ")");
+    buf_adds(b, post);
 }
 
 /* Who, how, when. */
@@ -50,17 +50,13 @@ static void who_text(struct buf *b, const struct why_death *d)
     if (d->has_pid)
         buf_printf(b, " %lld", (long long)d->pid);
     if (d->comm)
-        in_parens(b, d->comm);
+        esc_in(b, " (", d->comm, ")");
     if (d->has_group && d->group != d->pid)
         buf_printf(b, " of DataLoader main %lld", (long long)d->group);
-    if (d->container_name || d->container) {
-        buf_adds(b, ", container ");
-        esc_term(b, d->container_name ? d->container_name : d->container, false);
-    }
-    if (d->pod) {
-        buf_adds(b, ", pod ");
-        esc_term(b, d->pod, false);
-    }
+    if (d->container_name || d->container)
+        esc_in(b, ", container ", d->container_name ? d->container_name : d->container, "");
+    if (d->pod)
+        esc_in(b, ", pod ", d->pod, "");
     buf_adds(b, ": ");
     how(b, d);
     buf_printf(b, " at %s\n", why_fmt_time(t, sizeof(t), d->t));
@@ -71,10 +67,9 @@ static void then_text(struct buf *b, const struct why_death *d)
 {
     char t[48], s1[32], s2[32], s3[32];
     if (d->has_mount) {
-        buf_adds(b, "  ");
-        esc_term(b, d->mount_path ? d->mount_path : "?", false);
+        esc_in(b, "  ", d->mount_path ? d->mount_path : "?", "");
         if (d->mount_id)
-            in_parens(b, d->mount_id);
+            esc_in(b, " (", d->mount_id, ")");
         buf_adds(b, ":");
         if (d->has_before)
             buf_printf(b, " %s just before (%s)",
@@ -95,10 +90,8 @@ static void then_text(struct buf *b, const struct why_death *d)
         buf_printf(b, "  budget then: app %s + shm %s of %s (%s", fmt_size(s1, sizeof(s1), d->app),
                    fmt_size(s2, sizeof(s2), d->shm_used), fmt_size(s3, sizeof(s3), d->limit),
                    d->limit_cgroup ? "cgroup" : "MemTotal");
-        if (d->cgroup) {
-            buf_adds(b, " ");
-            esc_term(b, d->cgroup, false);
-        }
+        if (d->cgroup)
+            esc_in(b, " ", d->cgroup, "");
         buf_printf(b, "), headroom %s\n", fmt_size(s1, sizeof(s1), d->headroom));
     }
     if (d->ntop) {
@@ -115,9 +108,7 @@ static void then_text(struct buf *b, const struct why_death *d)
 static void after_text(struct buf *b, const struct why_death *d)
 {
     char t[48], s1[32], s2[32];
-    buf_adds(b, "  why: ");
-    esc_term(b, d->diagnosis, false);
-    buf_adds(b, "\n");
+    esc_in(b, "  why: ", d->diagnosis, "\n");
     if (d->has_left && d->left_segments)
         buf_printf(b,
                    "  left behind: %llu segment%s, %s, nobody holding them, since %s "
