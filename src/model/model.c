@@ -35,25 +35,6 @@ static const char *hidden_name(const char *path, const char *mount_path)
     return base_name(path);
 }
 
-/* The index of a holder's pid in the scan's processes (-1 for none), found
- * once per model build: a scan reads one process at a time, so consecutive
- * records name the same pid and the last answer is kept in *memo. 32 bits,
- * as a holder entry keeps it: a scan lists at most pid_max (2^22) processes. */
-struct proc_memo {
-    pid_t pid;
-    int32_t idx;
-};
-
-static int32_t proc_index(const struct scan *s, struct proc_memo *memo, pid_t pid)
-{
-    if (memo->pid == pid)
-        return memo->idx;
-    const struct proc *p = procs_find(&s->procs, pid);
-    memo->pid = pid;
-    memo->idx = p ? (int32_t)(p - s->procs.items) : -1;
-    return memo->idx;
-}
-
 static void add_holder(struct segment *sg, const struct shm_holder *h, int32_t proc)
 {
     /* A mapping-only record of a pid that also has an fd to the inode is
@@ -176,7 +157,12 @@ static void join(struct model *m, struct inomap *idx)
         m->segs[i].holders = count[i] ? m->holder_pool + at : NULL;
         at += count[i];
     }
-    struct proc_memo memo = {-1, -1};
+    /* The index of a holder's pid in the scan's processes (-1 for none): a
+     * scan reads one process at a time, so consecutive records name the
+     * same pid and the last answer is kept. 32 bits, as a holder entry
+     * keeps it: a scan lists at most pid_max (2^22) processes. */
+    pid_t last_pid = -1;
+    int32_t last_proc = -1;
     for (size_t i = 0; i < s->holders.n; i++) {
         if (segof[i] == NO_SEGMENT)
             continue;
@@ -196,7 +182,12 @@ static void join(struct model *m, struct inomap *idx)
             sg->uid = h->uid;
             sg->mtime = h->mtime;
         }
-        add_holder(sg, h, proc_index(s, &memo, h->pid));
+        if (h->pid != last_pid) {
+            const struct proc *p = procs_find(&s->procs, h->pid);
+            last_pid = h->pid;
+            last_proc = p ? (int32_t)(p - s->procs.items) : -1;
+        }
+        add_holder(sg, h, last_proc);
     }
     free(segof);
     free(count);
