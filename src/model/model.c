@@ -108,9 +108,11 @@ static uint32_t *place_holders(struct model *m, struct inomap *idx)
     return segof;
 }
 
-static void join(struct model *m, struct inomap *idx)
+static void join(struct model *m)
 {
     const struct scan *s = m->scan;
+    struct inomap idx;
+    inomap_init(&idx);
     /* Sized for the listing and the hidden inodes the walk counted (the
      * holders' unlisted), and the index likewise: after a walk neither
      * moves nor rehashes while it fills. The index only serves to find the
@@ -121,7 +123,7 @@ static void join(struct model *m, struct inomap *idx)
     m->segs_cap = bound;
     bool indexed = s->holders.n > 0;
     if (indexed)
-        inomap_reserve(idx, bound);
+        inomap_reserve(&idx, bound);
     for (size_t i = 0; i < s->files.n; i++) {
         const struct shm_file *f = &s->files.items[i];
         struct segment *sg = VEC_PUSH(m->segs, m->nsegs, m->segs_cap);
@@ -139,9 +141,10 @@ static void join(struct model *m, struct inomap *idx)
         sg->state = SEG_UNHELD;
         sg->creator_proc = -1;
         if (indexed)
-            inomap_put(idx, f->dev, f->ino, m->nsegs - 1);
+            inomap_put(&idx, f->dev, f->ino, m->nsegs - 1);
     }
-    uint32_t *segof = place_holders(m, idx);
+    uint32_t *segof = place_holders(m, &idx);
+    inomap_free(&idx);
     /* Every segment's holders in one array: a slice each, sized by its
      * record count (folding only shrinks it). */
     uint32_t *count = xcalloc(m->nsegs, sizeof(*count));
@@ -527,10 +530,7 @@ void model_build(const struct scan *s, const struct model_opts *o, struct model 
     m->now = (int64_t)s->time.tv_sec;
     m->orphan_min_age_s = o->orphan_min_age_s;
     m->mounts = xcalloc(s->mounts.n, sizeof(*m->mounts));
-    struct inomap idx;
-    inomap_init(&idx);
-    join(m, &idx);
-    inomap_free(&idx);
+    join(m);
     segsort(m->segs, m->nsegs);
     fold_folders(m);
     classify(m, o);
