@@ -90,6 +90,7 @@ struct facts {
     pid_t group;
     long parent; /* index of the parent, -1 for none */
     bool local;  /* of the watched world (find_facts) */
+    size_t slot; /* its entry in m->procs, unless its role is ROLE_NONE */
 };
 
 /* Per process: the index of its parent in the scan's processes (-1 for
@@ -295,12 +296,10 @@ static void attach_segments(struct model *m, struct facts *f, const struct worke
     }
 }
 
-static void list_procs(struct model *m, const struct facts *f)
+static void list_procs(struct model *m, struct facts *f)
 {
     const struct proc_list *pl = &m->scan->procs;
-    long *slot = xmalloc(sizeof(long) * pl->n);
     for (size_t i = 0; i < pl->n; i++) {
-        slot[i] = -1;
         if (f[i].role == ROLE_NONE)
             continue;
         struct mproc *mp = VEC_PUSH(m->procs, m->nprocs, m->procs_cap);
@@ -309,7 +308,7 @@ static void list_procs(struct model *m, const struct facts *f)
         mp->orphan_proof = f[i].orphan_proof;
         mp->group = f[i].group;
         mp->ctr = node_proc_ctr(&m->scan->node, i);
-        slot[i] = (long)m->nprocs - 1;
+        f[i].slot = m->nprocs - 1;
         if (mp->role == ROLE_ZOMBIE)
             m->totals.zombies++;
         if (mp->role == ROLE_ORPHAN_WORKER)
@@ -323,15 +322,14 @@ static void list_procs(struct model *m, const struct facts *f)
         const struct segment *sg = &m->segs[i];
         for (size_t h = 0; h < sg->nholders; h++) {
             long k = sg->holders[h].proc;
-            if (k < 0 || slot[k] < 0 || counted[slot[k]] == i + 1)
+            if (k < 0 || f[k].role == ROLE_NONE || counted[f[k].slot] == i + 1)
                 continue;
-            counted[slot[k]] = i + 1;
-            m->procs[slot[k]].shm_bytes += sg->alloc;
-            m->procs[slot[k]].nsegments++;
+            counted[f[k].slot] = i + 1;
+            m->procs[f[k].slot].shm_bytes += sg->alloc;
+            m->procs[f[k].slot].nsegments++;
         }
     }
     free(counted);
-    free(slot);
 }
 
 void roles_assign(struct model *m, const struct worker_memory *mem)
