@@ -354,22 +354,20 @@ void worker_memory_learn(struct worker_memory *mem, const struct model *m)
         return;
     if (mem->n + add > WORKER_MEMORY_MAX)
         mem->n = 0;
+    /* A new entry replaces the old one of its pid, else it is added (a
+     * model's workers are distinct pids); then all are sorted again. */
     size_t old = mem->n;
     for (size_t g = 0; g < m->ngroups; g++) {
         for (size_t k = 0; k < m->groups[g].nworkers; k++) {
             struct worker_seen w = {m->groups[g].workers[k], m->groups[g].main_pid};
-            *VEC_PUSH(mem->items, mem->n, mem->cap) = w;
+            struct worker_seen *e =
+                old ? bsearch(&w, mem->items, old, sizeof(w), pid_cmp) : NULL;
+            if (e)
+                *e = w;
+            else
+                *VEC_PUSH(mem->items, mem->n, mem->cap) = w;
         }
     }
-    /* The new entries replace old ones of the same pid; then sort. */
-    qsort(mem->items + old, mem->n - old, sizeof(*mem->items), pid_cmp);
-    size_t keep = 0;
-    for (size_t i = 0; i < old; i++) {
-        if (!bsearch(&mem->items[i], mem->items + old, mem->n - old, sizeof(*mem->items), pid_cmp))
-            mem->items[keep++] = mem->items[i];
-    }
-    memmove(mem->items + keep, mem->items + old, (mem->n - old) * sizeof(*mem->items));
-    mem->n = keep + (mem->n - old);
     qsort(mem->items, mem->n, sizeof(*mem->items), pid_cmp);
 }
 
