@@ -227,7 +227,7 @@ static void fold_folders(struct model *m)
         struct segment folder = *dir;
         folder.size = folder.alloc = 0;
         folder.nholders = 0;
-        folder.holders = NULL;
+        folder.holders = m->folder_pool + used; /* its files' holders, one after another */
         size_t at = kept++; /* the folder's; what shares its prefix but is not in it follows */
         size_t len = strlen(folder.name), j = i + 1;
         for (; j < m->nsegs && m->segs[j].mount == folder.mount &&
@@ -247,8 +247,6 @@ static void fold_folders(struct model *m)
             if (c->state == SEG_IN_USE)
                 folder.state = SEG_IN_USE;
             if (c->nholders) {
-                if (!folder.holders)
-                    folder.holders = m->folder_pool + used;
                 memcpy(m->folder_pool + used, c->holders, c->nholders * sizeof(*c->holders));
                 used += c->nholders;
                 folder.nholders += c->nholders;
