@@ -90,7 +90,9 @@ struct facts {
     pid_t group;
     long parent; /* index of the parent, -1 for none */
     bool local;  /* of the watched world (find_facts) */
-    size_t slot; /* its entry in m->procs, unless its role is ROLE_NONE */
+    uint64_t shm_bytes;  /* allocation of the segments it holds (attach_segments) */
+    size_t nsegments;
+    size_t counted;      /* the last segment counted for it: its index + 1 */
 };
 
 /* Per process: the index of its parent in the scan's processes (-1 for
@@ -280,11 +282,20 @@ static void attach_segments(struct model *m, struct facts *f, const struct worke
         sg->group = group_seeing(m, f, sg, sg->creator_proc); /* -1 unless it is alive */
         if (!sg->group && sg->state == SEG_ORPHAN && sg->has_creator)
             sg->group = remembered_group(m, mem, sg->creator_pid);
-        for (size_t h = 0; h < sg->nholders && !sg->group; h++)
-            sg->group = group_seeing(m, f, sg, sg->holders[h].proc);
+        /* A pid may hold a segment by several fds: each segment counts once
+         * per process, remembered by the last segment counted for it (no
+         * search of the segment's earlier holders, which would be quadratic
+         * in their number). */
         for (size_t h = 0; h < sg->nholders; h++) {
             long k = sg->holders[h].proc;
-            if (k >= 0 && f[k].role == ROLE_NONE)
+            if (!sg->group)
+                sg->group = group_seeing(m, f, sg, k);
+            if (k < 0 || f[k].counted == i + 1)
+                continue;
+            f[k].counted = i + 1;
+            f[k].shm_bytes += sg->alloc;
+            f[k].nsegments++;
+            if (f[k].role == ROLE_NONE)
                 f[k].role = ROLE_HOLDER;
         }
         if (sg->group) {
@@ -296,7 +307,7 @@ static void attach_segments(struct model *m, struct facts *f, const struct worke
     }
 }
 
-static void list_procs(struct model *m, struct facts *f)
+static void list_procs(struct model *m, const struct facts *f)
 {
     const struct proc_list *pl = &m->scan->procs;
     for (size_t i = 0; i < pl->n; i++) {
@@ -308,28 +319,13 @@ static void list_procs(struct model *m, struct facts *f)
         mp->orphan_proof = f[i].orphan_proof;
         mp->group = f[i].group;
         mp->ctr = node_proc_ctr(&m->scan->node, i);
-        f[i].slot = m->nprocs - 1;
+        mp->shm_bytes = f[i].shm_bytes;
+        mp->nsegments = f[i].nsegments;
         if (mp->role == ROLE_ZOMBIE)
             m->totals.zombies++;
         if (mp->role == ROLE_ORPHAN_WORKER)
             m->totals.orphan_workers++;
     }
-    /* A pid may hold a segment by several fds: each segment counts once per
-     * process, remembered by the last segment counted for it (no search of
-     * the segment's earlier holders, which would be quadratic in their number). */
-    size_t *counted = xcalloc(m->nprocs, sizeof(*counted));
-    for (size_t i = 0; i < m->nsegs; i++) {
-        const struct segment *sg = &m->segs[i];
-        for (size_t h = 0; h < sg->nholders; h++) {
-            long k = sg->holders[h].proc;
-            if (k < 0 || f[k].role == ROLE_NONE || counted[f[k].slot] == i + 1)
-                continue;
-            counted[f[k].slot] = i + 1;
-            m->procs[f[k].slot].shm_bytes += sg->alloc;
-            m->procs[f[k].slot].nsegments++;
-        }
-    }
-    free(counted);
 }
 
 void roles_assign(struct model *m, const struct worker_memory *mem)
