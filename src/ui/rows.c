@@ -402,7 +402,6 @@ static void select_visible(struct ui *u, struct build *b)
         acc[d + 1] = false;
         acc[d] = acc[d] || keep[i];
     }
-    u->nrows = 0;
     unsigned hide_below = MAXDEPTH + 1;
     for (size_t i = 0; i < n; i++) {
         struct row *r = &b->rows[i];
