@@ -477,16 +477,13 @@ void rows_rebuild(struct ui *u)
     free(segs);
     free(procs);
 
-    size_t cur = u->cursor < u->nrows ? u->cursor : (u->nrows ? u->nrows - 1 : 0);
+    size_t cur = u->cursor; /* ui_cursor_to brings it within the rows */
     if (u->have_cursor_key)
         for (size_t i = 0; i < u->nrows; i++)
             if (row_key_eq(&u->rows[i].key, &u->cursor_key)) {
                 cur = i;
                 break;
             }
-    u->cursor = cur;
-    if (u->nrows) {
-        u->cursor_key = u->rows[cur].key;
-        u->have_cursor_key = true;
-    }
+    u->cursor = 0; /* where it stays when there is no row */
+    ui_cursor_to(u, cur);
 }
