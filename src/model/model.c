@@ -35,25 +35,6 @@ static const char *hidden_name(const char *path, const char *mount_path)
     return base_name(path);
 }
 
-/* The index of a holder's pid in the scan's processes (-1 for none), found
- * once per model build: a scan reads one process at a time, so consecutive
- * records name the same pid and the last answer is kept in *memo. 32 bits,
- * as a holder entry keeps it: a scan lists at most pid_max (2^22) processes. */
-struct proc_memo {
-    pid_t pid;
-    int32_t idx;
-};
-
-static int32_t proc_index(const struct scan *s, struct proc_memo *memo, pid_t pid)
-{
-    if (memo->pid == pid)
-        return memo->idx;
-    const struct proc *p = procs_find(&s->procs, pid);
-    memo->pid = pid;
-    memo->idx = p ? (int32_t)(p - s->procs.items) : -1;
-    return memo->idx;
-}
-
 static void add_holder(struct segment *sg, const struct shm_holder *h, int32_t proc)
 {
     /* A mapping-only record of a pid that also has an fd to the inode is
@@ -127,9 +108,11 @@ static uint32_t *place_holders(struct model *m, struct inomap *idx)
     return segof;
 }
 
-static void join(struct model *m, struct inomap *idx)
+static void join(struct model *m)
 {
     const struct scan *s = m->scan;
+    struct inomap idx;
+    inomap_init(&idx);
     /* Sized for the listing and the hidden inodes the walk counted (the
      * holders' unlisted), and the index likewise: after a walk neither
      * moves nor rehashes while it fills. The index only serves to find the
@@ -140,7 +123,7 @@ static void join(struct model *m, struct inomap *idx)
     m->segs_cap = bound;
     bool indexed = s->holders.n > 0;
     if (indexed)
-        inomap_reserve(idx, bound);
+        inomap_reserve(&idx, bound);
     for (size_t i = 0; i < s->files.n; i++) {
         const struct shm_file *f = &s->files.items[i];
         struct segment *sg = VEC_PUSH(m->segs, m->nsegs, m->segs_cap);
@@ -158,9 +141,10 @@ static void join(struct model *m, struct inomap *idx)
         sg->state = SEG_UNHELD;
         sg->creator_proc = -1;
         if (indexed)
-            inomap_put(idx, f->dev, f->ino, m->nsegs - 1);
+            inomap_put(&idx, f->dev, f->ino, m->nsegs - 1);
     }
-    uint32_t *segof = place_holders(m, idx);
+    uint32_t *segof = place_holders(m, &idx);
+    inomap_free(&idx);
     /* Every segment's holders in one array: a slice each, sized by its
      * record count (folding only shrinks it). */
     uint32_t *count = xcalloc(m->nsegs, sizeof(*count));
@@ -176,7 +160,12 @@ static void join(struct model *m, struct inomap *idx)
         m->segs[i].holders = count[i] ? m->holder_pool + at : NULL;
         at += count[i];
     }
-    struct proc_memo memo = {-1, -1};
+    /* The index of a holder's pid in the scan's processes (-1 for none): a
+     * scan reads one process at a time, so consecutive records name the
+     * same pid and the last answer is kept. 32 bits, as a holder entry
+     * keeps it: a scan lists at most pid_max (2^22) processes. */
+    pid_t last_pid = -1;
+    int32_t last_proc = -1;
     for (size_t i = 0; i < s->holders.n; i++) {
         if (segof[i] == NO_SEGMENT)
             continue;
@@ -196,7 +185,12 @@ static void join(struct model *m, struct inomap *idx)
             sg->uid = h->uid;
             sg->mtime = h->mtime;
         }
-        add_holder(sg, h, proc_index(s, &memo, h->pid));
+        if (h->pid != last_pid) {
+            const struct proc *p = procs_find(&s->procs, h->pid);
+            last_pid = h->pid;
+            last_proc = p ? (int32_t)(p - s->procs.items) : -1;
+        }
+        add_holder(sg, h, last_proc);
     }
     free(segof);
     free(count);
@@ -233,7 +227,7 @@ static void fold_folders(struct model *m)
         struct segment folder = *dir;
         folder.size = folder.alloc = 0;
         folder.nholders = 0;
-        folder.holders = NULL;
+        folder.holders = m->folder_pool + used; /* its files' holders, one after another */
         size_t at = kept++; /* the folder's; what shares its prefix but is not in it follows */
         size_t len = strlen(folder.name), j = i + 1;
         for (; j < m->nsegs && m->segs[j].mount == folder.mount &&
@@ -253,8 +247,6 @@ static void fold_folders(struct model *m)
             if (c->state == SEG_IN_USE)
                 folder.state = SEG_IN_USE;
             if (c->nholders) {
-                if (!folder.holders)
-                    folder.holders = m->folder_pool + used;
                 memcpy(m->folder_pool + used, c->holders, c->nholders * sizeof(*c->holders));
                 used += c->nholders;
                 folder.nholders += c->nholders;
@@ -536,10 +528,7 @@ void model_build(const struct scan *s, const struct model_opts *o, struct model 
     m->now = (int64_t)s->time.tv_sec;
     m->orphan_min_age_s = o->orphan_min_age_s;
     m->mounts = xcalloc(s->mounts.n, sizeof(*m->mounts));
-    struct inomap idx;
-    inomap_init(&idx);
-    join(m, &idx);
-    inomap_free(&idx);
+    join(m);
     segsort(m->segs, m->nsegs);
     fold_folders(m);
     classify(m, o);

@@ -90,6 +90,9 @@ struct facts {
     pid_t group;
     long parent; /* index of the parent, -1 for none */
     bool local;  /* of the watched world (find_facts) */
+    uint64_t shm_bytes;  /* allocation of the segments it holds (attach_segments) */
+    size_t nsegments;
+    size_t counted;      /* the last segment counted for it: its index + 1 */
 };
 
 /* Per process: the index of its parent in the scan's processes (-1 for
@@ -279,11 +282,20 @@ static void attach_segments(struct model *m, struct facts *f, const struct worke
         sg->group = group_seeing(m, f, sg, sg->creator_proc); /* -1 unless it is alive */
         if (!sg->group && sg->state == SEG_ORPHAN && sg->has_creator)
             sg->group = remembered_group(m, mem, sg->creator_pid);
-        for (size_t h = 0; h < sg->nholders && !sg->group; h++)
-            sg->group = group_seeing(m, f, sg, sg->holders[h].proc);
+        /* A pid may hold a segment by several fds: each segment counts once
+         * per process, remembered by the last segment counted for it (no
+         * search of the segment's earlier holders, which would be quadratic
+         * in their number). */
         for (size_t h = 0; h < sg->nholders; h++) {
             long k = sg->holders[h].proc;
-            if (k >= 0 && f[k].role == ROLE_NONE)
+            if (!sg->group)
+                sg->group = group_seeing(m, f, sg, k);
+            if (k < 0 || f[k].counted == i + 1)
+                continue;
+            f[k].counted = i + 1;
+            f[k].shm_bytes += sg->alloc;
+            f[k].nsegments++;
+            if (f[k].role == ROLE_NONE)
                 f[k].role = ROLE_HOLDER;
         }
         if (sg->group) {
@@ -298,9 +310,7 @@ static void attach_segments(struct model *m, struct facts *f, const struct worke
 static void list_procs(struct model *m, const struct facts *f)
 {
     const struct proc_list *pl = &m->scan->procs;
-    long *slot = xmalloc(sizeof(long) * pl->n);
     for (size_t i = 0; i < pl->n; i++) {
-        slot[i] = -1;
         if (f[i].role == ROLE_NONE)
             continue;
         struct mproc *mp = VEC_PUSH(m->procs, m->nprocs, m->procs_cap);
@@ -309,29 +319,13 @@ static void list_procs(struct model *m, const struct facts *f)
         mp->orphan_proof = f[i].orphan_proof;
         mp->group = f[i].group;
         mp->ctr = node_proc_ctr(&m->scan->node, i);
-        slot[i] = (long)m->nprocs - 1;
+        mp->shm_bytes = f[i].shm_bytes;
+        mp->nsegments = f[i].nsegments;
         if (mp->role == ROLE_ZOMBIE)
             m->totals.zombies++;
         if (mp->role == ROLE_ORPHAN_WORKER)
             m->totals.orphan_workers++;
     }
-    /* A pid may hold a segment by several fds: each segment counts once per
-     * process, remembered by the last segment counted for it (no search of
-     * the segment's earlier holders, which would be quadratic in their number). */
-    size_t *counted = xcalloc(m->nprocs, sizeof(*counted));
-    for (size_t i = 0; i < m->nsegs; i++) {
-        const struct segment *sg = &m->segs[i];
-        for (size_t h = 0; h < sg->nholders; h++) {
-            long k = sg->holders[h].proc;
-            if (k < 0 || slot[k] < 0 || counted[slot[k]] == i + 1)
-                continue;
-            counted[slot[k]] = i + 1;
-            m->procs[slot[k]].shm_bytes += sg->alloc;
-            m->procs[slot[k]].nsegments++;
-        }
-    }
-    free(counted);
-    free(slot);
 }
 
 void roles_assign(struct model *m, const struct worker_memory *mem)
@@ -356,22 +350,20 @@ void worker_memory_learn(struct worker_memory *mem, const struct model *m)
         return;
     if (mem->n + add > WORKER_MEMORY_MAX)
         mem->n = 0;
+    /* A new entry replaces the old one of its pid, else it is added (a
+     * model's workers are distinct pids); then all are sorted again. */
     size_t old = mem->n;
     for (size_t g = 0; g < m->ngroups; g++) {
         for (size_t k = 0; k < m->groups[g].nworkers; k++) {
             struct worker_seen w = {m->groups[g].workers[k], m->groups[g].main_pid};
-            *VEC_PUSH(mem->items, mem->n, mem->cap) = w;
+            struct worker_seen *e =
+                old ? bsearch(&w, mem->items, old, sizeof(w), pid_cmp) : NULL;
+            if (e)
+                *e = w;
+            else
+                *VEC_PUSH(mem->items, mem->n, mem->cap) = w;
         }
     }
-    /* The new entries replace old ones of the same pid; then sort. */
-    qsort(mem->items + old, mem->n - old, sizeof(*mem->items), pid_cmp);
-    size_t keep = 0;
-    for (size_t i = 0; i < old; i++) {
-        if (!bsearch(&mem->items[i], mem->items + old, mem->n - old, sizeof(*mem->items), pid_cmp))
-            mem->items[keep++] = mem->items[i];
-    }
-    memmove(mem->items + keep, mem->items + old, (mem->n - old) * sizeof(*mem->items));
-    mem->n = keep + (mem->n - old);
     qsort(mem->items, mem->n, sizeof(*mem->items), pid_cmp);
 }
 

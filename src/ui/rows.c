@@ -402,42 +402,35 @@ static void select_visible(struct ui *u, struct build *b)
         acc[d + 1] = false;
         acc[d] = acc[d] || keep[i];
     }
-    for (size_t i = 0; i < n; i++) { /* so does a matching ancestor */
-        unsigned d = b->rows[i].depth;
-        bool from_above = d > 0 && anc[d - 1];
-        keep[i] = keep[i] || from_above;
-        anc[d] = match[i] || from_above;
-    }
-    free(match);
-    u->nrows = 0;
     unsigned hide_below = MAXDEPTH + 1;
     for (size_t i = 0; i < n; i++) {
         struct row *r = &b->rows[i];
+        bool from_above = r->depth > 0 && anc[r->depth - 1]; /* so does a matching ancestor */
+        anc[r->depth] = match[i] || from_above;
         if (r->depth >= hide_below)
             continue;
         hide_below = MAXDEPTH + 1;
-        if (!keep[i])
+        if (!keep[i] && !from_above)
             continue;
         r->expanded = r->expandable && (filtering || !keyset_has(&u->collapsed, &r->key));
         if (r->expandable && !r->expanded)
             hide_below = r->depth + 1;
         *VEC_PUSH(u->rows, u->nrows, u->rows_cap) = *r;
     }
+    free(match);
     free(keep);
-    /* Which rows are the last of their siblings, for the tree lines. */
+    /* Which of a row and its ancestors are the last of their siblings, for
+     * the tree lines: later[k], whether a row at depth k follows before any
+     * shallower one. */
     bool later[MAXDEPTH + 1] = {false};
     for (size_t i = u->nrows; i-- > 0;) {
         unsigned d = u->rows[i].depth;
-        u->rows[i].lastmask = later[d] ? 0 : 1u << d;
+        for (unsigned k = 0; k <= d; k++)
+            if (!later[k])
+                u->rows[i].lastmask |= 1u << k;
         later[d] = true;
         for (unsigned k = d + 1; k <= MAXDEPTH; k++)
             later[k] = false;
-    }
-    unsigned mask = 0;
-    for (size_t i = 0; i < u->nrows; i++) {
-        unsigned d = u->rows[i].depth;
-        mask = (mask & ((1u << d) - 1)) | u->rows[i].lastmask;
-        u->rows[i].lastmask = mask;
     }
 }
 
@@ -484,16 +477,13 @@ void rows_rebuild(struct ui *u)
     free(segs);
     free(procs);
 
-    size_t cur = u->cursor < u->nrows ? u->cursor : (u->nrows ? u->nrows - 1 : 0);
+    size_t cur = u->cursor; /* ui_cursor_to brings it within the rows */
     if (u->have_cursor_key)
         for (size_t i = 0; i < u->nrows; i++)
             if (row_key_eq(&u->rows[i].key, &u->cursor_key)) {
                 cur = i;
                 break;
             }
-    u->cursor = cur;
-    if (u->nrows) {
-        u->cursor_key = u->rows[cur].key;
-        u->have_cursor_key = true;
-    }
+    u->cursor = 0; /* where it stays when there is no row */
+    ui_cursor_to(u, cur);
 }
