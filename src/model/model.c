@@ -446,8 +446,9 @@ static void figures(struct model *m)
  * container ctr (all of them when every process is the host's, as without
  * --all). The top-level budget (top) has the observed peaks and recent OOM
  * kills of o (the host's first mount's); a mount's budget those of its own
- * entry in o->mount_memory, or, without one, the same as the top-level's
- * for the host's first mount and none otherwise. */
+ * entry in o->mount_memory, or, without one, the top-level's peaks for the
+ * first mount only and its recent OOM kills for every mount of the host,
+ * whose cgroup they all share. */
 static void budget_of(struct model *m, const struct model_opts *o, size_t mount, bool top,
                       const struct cgroup_info *cg, size_t ctr, struct budget *out)
 {
