@@ -37,18 +37,29 @@ void nspid_index_build(struct nspid_index *t, const struct proc_list *pl, unsign
 {
     t->items = xmalloc(pl->n * sizeof(*t->items));
     t->n = 0;
-    for (size_t i = 0; pidns && i < pl->n; i++)
-        if (pl->items[i].pidns == pidns)
+    for (size_t i = 0; i < pl->n; i++)
+        if (pidns ? pl->items[i].pidns == pidns : pl->items[i].nspid != pl->items[i].pid)
             t->items[t->n++] = &pl->items[i];
     qsort(t->items, t->n, sizeof(*t->items), cmp_nspid);
 }
 
+size_t nspid_index_lower(const struct nspid_index *t, pid_t nspid)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->items[mid]->nspid < nspid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 const struct proc *nspid_index_find(const struct nspid_index *t, pid_t nspid)
 {
-    struct proc key = {.nspid = nspid};
-    const struct proc *kp = &key, *const *hit =
-        t->n ? bsearch(&kp, t->items, t->n, sizeof(*t->items), cmp_nspid) : NULL;
-    return hit ? *hit : NULL;
+    size_t k = nspid_index_lower(t, nspid);
+    return k < t->n && t->items[k]->nspid == nspid ? t->items[k] : NULL;
 }
 
 void nspid_index_free(struct nspid_index *t)

@@ -148,30 +148,6 @@ static long index_of(const struct proc_list *pl, pid_t pid)
     return p ? (long)(p - pl->items) : -1;
 }
 
-/* Processes whose pid in their own namespace differs from the one /proc
- * shows, by that pid (NSpid's last field), sorted. */
-struct nspid_map {
-    size_t *idx;
-    size_t n;
-};
-
-static int cmp_nsidx(const void *a, const void *b, void *list)
-{
-    const struct proc_list *pl = list;
-    pid_t x = pl->items[*(const size_t *)a].nspid, y = pl->items[*(const size_t *)b].nspid;
-    return (x > y) - (x < y);
-}
-
-static void nspid_map_build(struct nspid_map *t, const struct proc_list *pl)
-{
-    t->idx = xmalloc(pl->n * sizeof(*t->idx));
-    t->n = 0;
-    for (size_t i = 0; i < pl->n; i++)
-        if (pl->items[i].nspid != pl->items[i].pid)
-            t->idx[t->n++] = i;
-    qsort_r(t->idx, t->n, sizeof(*t->idx), cmp_nsidx, (void *)pl);
-}
-
 static void want(struct walk *wk, long k)
 {
     if (k >= 0 && !wk->pl->items[k].kernel_thread)
@@ -181,28 +157,20 @@ static void want(struct walk *wk, long k)
 /* The creator of a named segment: the pid as /proc shows it, and every
  * process whose pid in its own namespace is that pid (the model decides
  * which namespaces count). */
-static void want_creator(struct walk *wk, pid_t named, const struct nspid_map *t)
+static void want_creator(struct walk *wk, pid_t named, const struct nspid_index *t)
 {
     if (named <= 0)
         return;
     want(wk, index_of(wk->pl, named));
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) { /* the first entry with nspid >= named */
-        size_t mid = (lo + hi) / 2;
-        if (wk->pl->items[t->idx[mid]].nspid < named)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (; lo < t->n && wk->pl->items[t->idx[lo]].nspid == named; lo++)
-        want(wk, (long)t->idx[lo]);
+    for (size_t k = nspid_index_lower(t, named); k < t->n && t->items[k]->nspid == named; k++)
+        want(wk, t->items[k] - wk->pl->items);
 }
 
 /* want_creator for the pid a name (or NULL) carries, unless it is *last's:
  * a job's segments come one after the other, all named by one pid, and
  * each pid is looked up once per run of names. */
 static void want_creator_once(struct walk *wk, const char *name, pid_t *last,
-                              const struct nspid_map *t)
+                              const struct nspid_index *t)
 {
     pid_t named = name ? named_pid(name) : 0;
     if (named != *last)
@@ -215,14 +183,14 @@ static void want_creator_once(struct walk *wk, const char *name, pid_t *last,
 static void second_pass(struct walk *wk)
 {
     struct proc_list *pl = wk->pl;
-    struct nspid_map ns;
-    nspid_map_build(&ns, pl);
+    struct nspid_index ns;
+    nspid_index_build(&ns, pl, 0);
     pid_t last = 0;
     for (size_t i = 0; wk->o->files && i < wk->o->files->n; i++)
         want_creator_once(wk, wk->o->files->items[i].name, &last, &ns);
     for (size_t i = 0; i < wk->hl->n; i++)
         want_creator_once(wk, wk->hl->items[i].path, &last, &ns);
-    free(ns.idx);
+    nspid_index_free(&ns);
     for (size_t i = 0; i < pl->n; i++) {
         long up = (wk->flags[i] & F_UP) ? index_of(pl, pl->items[i].ppid) : -1;
         if (up >= 0)
