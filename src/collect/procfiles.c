@@ -141,11 +141,9 @@ void procfiles_begin(struct procfiles *pf, int piddir, bool want_torch)
     pf->text_read = false;
     pf->dents_len = pf->dents_off = 0;
     pf->fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    pf->phase = PH_FDS;
-    if (pf->fddir < 0) {
+    pf->phase = pf->fddir < 0 ? PH_MAPS : PH_FDS;
+    if (pf->fddir < 0)
         failed(pf, errno);
-        pf->phase = PH_MAPS;
-    }
 }
 
 unsigned procfiles_end(struct procfiles *pf)
@@ -319,7 +317,6 @@ static bool next_query(struct procfiles *pf, struct procfile *f)
              * the rest unseen. */
             if (err != ENOENT && err != ESRCH)
                 failed(pf, err);
-            pf->phase = PH_DONE;
             return false;
         }
         pf->maps = MAPS_QUERY;
@@ -366,43 +363,29 @@ static bool next_text(struct procfiles *pf, struct procfile *f)
     return false;
 }
 
+/* The phases in their order: each one that ends moves on to the next
+ * (next_query to the text when the kernel does not know the ioctl). */
 bool procfiles_next(struct procfiles *pf, struct procfile *f)
 {
-    for (;;) {
-        switch (pf->phase) {
-        case PH_FDS:
-            if (next_fd(pf, f))
-                return true;
-            pf->phase = PH_MAPS;
-            break;
-        case PH_MAPS:
-            scan_beacon_stage(pf->beacon, SCAN_MAPS);
-            if (pf->maps == MAPS_TEXT) {
-                load_text(pf);
-                break;
-            }
-            pf->mapsfd = openat(pf->piddir, "maps", O_RDONLY | O_CLOEXEC);
-            if (pf->mapsfd < 0) {
-                failed(pf, errno);
-                pf->phase = PH_DONE;
-                break;
-            }
+    if (pf->phase == PH_FDS && next_fd(pf, f))
+        return true;
+    if (pf->phase == PH_FDS || pf->phase == PH_MAPS) {
+        scan_beacon_stage(pf->beacon, SCAN_MAPS);
+        if (pf->maps == MAPS_TEXT) {
+            load_text(pf);
+        } else if ((pf->mapsfd = openat(pf->piddir, "maps", O_RDONLY | O_CLOEXEC)) < 0) {
+            failed(pf, errno);
+        } else {
             pf->addr = 0;
             pf->phase = PH_QUERY;
-            break;
-        case PH_QUERY:
-            if (next_query(pf, f))
-                return true;
-            break; /* next_query moved on: to the text or to the end */
-        case PH_TEXT:
-            if (next_text(pf, f))
-                return true;
-            pf->phase = PH_DONE;
-            break;
-        default:
-            return false;
         }
     }
+    if (pf->phase == PH_QUERY && next_query(pf, f))
+        return true;
+    if (pf->phase == PH_TEXT && next_text(pf, f))
+        return true;
+    pf->phase = PH_DONE;
+    return false;
 }
 
 char *procfiles_name(struct procfiles *pf, const struct procfile *f)
