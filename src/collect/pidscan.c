@@ -117,28 +117,30 @@ static void fill_stat(struct shm_holder *h, const struct stat *st)
     h->mtime = (int64_t)st->st_mtim.tv_sec;
 }
 
-static struct shm_holder *add(struct pidscan *ps, pid_t pid, dev_t dev, ino_t ino)
+/* A new record of pid for f's inode, entry k of the scan's; the first
+ * record of the process for the inode is noted there. */
+static struct shm_holder *add(struct pidscan *ps, size_t k, const struct procfile *f, pid_t pid)
 {
     struct holder_list *o = ps->out;
     struct shm_holder *h = VEC_PUSH(o->items, o->n, o->cap);
     h->pid = pid;
-    h->dev = dev;
-    h->ino = ino;
+    h->dev = f->dev;
+    h->ino = f->ino;
+    if (ps->info[k].pid != pid) {
+        ps->info[k].pid = pid;
+        ps->info[k].rec = o->n - 1;
+    }
     return h;
 }
 
 static void fd_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
 {
     size_t k = held_info(ps, f->dev, f->ino);
-    struct shm_holder *h = add(ps, pid, f->dev, f->ino);
+    struct shm_holder *h = add(ps, k, f, pid);
     h->fd = f->fd;
     fill_stat(h, f->st);
     h->deleted = f->st->st_nlink == 0;
     struct inode_info *in = &ps->info[k];
-    if (in->pid != pid) { /* the process's first record of the inode */
-        in->pid = pid;
-        in->rec = ps->out->n - 1;
-    }
     if (!(in->flags & SEEN_NAME)) {
         char *name = procfiles_name(ps->pf, f);
         if (name && *name) {
@@ -163,13 +165,11 @@ static void map_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
             h->map_bytes = reach;
         return;
     }
-    struct shm_holder *h = add(ps, pid, f->dev, f->ino);
+    struct shm_holder *h = add(ps, k, f, pid);
     h->fd = -1;
     h->mapped = true;
     h->map_bytes = reach;
     struct inode_info *in = &ps->info[k];
-    in->pid = pid;
-    in->rec = ps->out->n - 1;
     if (!(in->flags & SEEN_NAME)) {
         const char *path = procfiles_name(ps->pf, f);
         if (path) {
