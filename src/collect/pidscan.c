@@ -36,8 +36,7 @@ struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, struct holder_list 
                             struct warnings *w, struct scan_beacon *b)
 {
     struct pidscan *ps = xcalloc(1, sizeof(*ps));
-    ps->pf = procfiles_new(devs, ndevs);
-    procfiles_set_beacon(ps->pf, b);
+    ps->pf = procfiles_new(devs, ndevs, b);
     ps->out = out;
     ps->w = w;
     ps->beacon = b;

@@ -57,11 +57,12 @@ struct procfiles {
     char name[NAME_SIZE];
 };
 
-struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs)
+struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs, struct scan_beacon *b)
 {
     struct procfiles *pf = xcalloc(1, sizeof(*pf));
     pf->devs = devs;
     pf->ndevs = ndevs;
+    pf->beacon = b;
     for (size_t i = 0; i < ndevs; i++)
         if (!pf->dev_hint[dev_hash(devs[i], DEV_HINT_BITS)])
             pf->dev_hint[dev_hash(devs[i], DEV_HINT_BITS)] = (uint32_t)i + 1;
@@ -88,11 +89,6 @@ void procfiles_free(struct procfiles *pf)
 void procfiles_force_text(struct procfiles *pf)
 {
     pf->maps = MAPS_TEXT;
-}
-
-void procfiles_set_beacon(struct procfiles *pf, struct scan_beacon *b)
-{
-    pf->beacon = b;
 }
 
 bool procfiles_queried(const struct procfiles *pf)

@@ -400,7 +400,7 @@ int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t
     buf_init(&is.text);
     struct procfiles *pf = NULL;
     if (rc == 0) {
-        pf = procfiles_new(is.devs, is.ndevs);
+        pf = procfiles_new(is.devs, is.ndevs, NULL);
         for (size_t i = 0; i < npids && is.open; i++) {
             if (pids[i] == skip_pid)
                 continue;

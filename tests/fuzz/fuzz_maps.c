@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         devs[0] = makedev(0, 0x1a);
         devs[1] = makedev(0, 5);
-        pf = procfiles_new(devs, 2);
+        pf = procfiles_new(devs, 2, NULL);
         procfiles_force_text(pf);
     }
 
