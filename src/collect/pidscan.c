@@ -32,11 +32,12 @@ struct pidscan {
     struct scan_beacon *beacon;
 };
 
-struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, struct holder_list *out,
-                            struct warnings *w, struct scan_beacon *b)
+struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, const struct file_list *files,
+                            struct holder_list *out, struct warnings *w, struct scan_beacon *b)
 {
     struct pidscan *ps = xcalloc(1, sizeof(*ps));
     ps->pf = procfiles_new(devs, ndevs, b);
+    ps->listed = files && files->n ? files : NULL;
     ps->out = out;
     ps->w = w;
     ps->beacon = b;
@@ -79,11 +80,6 @@ void pidscan_known(struct pidscan *ps, dev_t dev, ino_t ino)
 {
     size_t k = info_of(ps, dev, ino); /* before ps->info is read: it may move */
     ps->info[k].flags |= SEEN_NAME | SEEN_STAT;
-}
-
-void pidscan_listed(struct pidscan *ps, const struct file_list *files)
-{
-    ps->listed = files && files->n ? files : NULL;
 }
 
 static void take_listed(struct pidscan *ps)

@@ -272,8 +272,7 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
         wk.ns = &own;
     }
     nsmap_self(wk.ns, wk.proc, nsmap_boot_realtime(), sysconf(_SC_CLK_TCK));
-    wk.ps = pidscan_new(o->devs, o->ndevs, hl, w, o->beacon);
-    pidscan_listed(wk.ps, o->files);
+    wk.ps = pidscan_new(o->devs, o->ndevs, o->files, hl, w, o->beacon);
     size_t denied0 = w->denied;
     for (size_t i = 0; i < npids; i++) /* ascending: so is the list */
         one_process(&wk, pids[i]);

@@ -300,7 +300,7 @@ static void test_fixture_partial_and_vanished(void **state)
     struct holder_list hl = {0};
     struct warnings w;
     warn_init(&w);
-    struct pidscan *ps = pidscan_new(devs, 4, &hl, &w, NULL);
+    struct pidscan *ps = pidscan_new(devs, 4, NULL, &hl, &w, NULL);
     assert_int_equal(pidscan_run(ps, p300, 300, false), 0);
     assert_int_equal(w.vanished, 1);
     assert_int_equal(pidscan_run(ps, p200, 200, false), 1);
@@ -411,7 +411,7 @@ static int denied_checks(const char *root, dev_t dev, ino_t ino)
     struct holder_list hl = {0};
     struct warnings w;
     warn_init(&w);
-    struct pidscan *ps = pidscan_new(&dev, 1, &hl, &w, NULL);
+    struct pidscan *ps = pidscan_new(&dev, 1, NULL, &hl, &w, NULL);
     pidscan_run(ps, p100, 100, false);
     if (w.denied != 1 || hl.n != 1)
         bad |= 16;
