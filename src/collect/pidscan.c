@@ -128,6 +128,20 @@ static struct shm_holder *add(struct pidscan *ps, size_t k, const struct procfil
     return h;
 }
 
+/* h's name, unless the scan has the inode's (entry k) already: the fd's
+ * link or the mapping's path, " (deleted)" taken off. deleted: the file is
+ * known gone whatever the name says. */
+static void name_once(struct pidscan *ps, size_t k, struct shm_holder *h,
+                      const struct procfile *f, bool deleted)
+{
+    char *name = ps->info[k].flags & SEEN_NAME ? NULL : procfiles_name(ps->pf, f);
+    if (!name)
+        return;
+    h->deleted = strip_deleted(name) || deleted;
+    h->path = strpool_dup(&ps->out->paths, name);
+    ps->info[k].flags |= SEEN_NAME;
+}
+
 static void fd_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
 {
     size_t k = held_info(ps, f->dev, f->ino);
@@ -135,16 +149,8 @@ static void fd_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
     h->fd = f->fd;
     fill_stat(h, f->st);
     h->deleted = f->st->st_nlink == 0;
-    struct inode_info *in = &ps->info[k];
-    if (!(in->flags & SEEN_NAME)) {
-        char *name = procfiles_name(ps->pf, f);
-        if (name && *name) {
-            h->deleted = strip_deleted(name) || h->deleted;
-            h->path = strpool_dup(&ps->out->paths, name);
-            in->flags |= SEEN_NAME;
-        }
-    }
-    in->flags |= SEEN_STAT;
+    name_once(ps, k, h, f, h->deleted);
+    ps->info[k].flags |= SEEN_STAT;
 }
 
 static void map_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
@@ -164,22 +170,12 @@ static void map_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
     h->fd = -1;
     h->mapped = true;
     h->map_bytes = reach;
-    struct inode_info *in = &ps->info[k];
-    if (!(in->flags & SEEN_NAME)) {
-        const char *path = procfiles_name(ps->pf, f);
-        if (path) {
-            h->path = strpool_dup(&ps->out->paths, path);
-            h->deleted = strip_deleted(h->path) || f->deleted;
-            in->flags |= SEEN_NAME;
-        }
-    }
-    if (!(in->flags & SEEN_STAT)) {
-        /* map_files/ gives the inode's real size and allocation (root only). */
-        struct stat st;
-        if (procfiles_map_stat(ps->pf, f, &st)) {
-            fill_stat(h, &st);
-            in->flags |= SEEN_STAT;
-        }
+    name_once(ps, k, h, f, f->deleted);
+    /* map_files/ gives the inode's real size and allocation (root only). */
+    struct stat st;
+    if (!(ps->info[k].flags & SEEN_STAT) && procfiles_map_stat(ps->pf, f, &st)) {
+        fill_stat(h, &st);
+        ps->info[k].flags |= SEEN_STAT;
     }
 }
 
