@@ -215,12 +215,9 @@ int procs_read_shmem(int proc_dirfd, pid_t pid, unsigned long long start_ticks,
     if (rc == 0)
         rc = read_file_at(proc_dirfd, pid_file_name(name, pid, "status"), &text, READ_SMALL_MAX);
     long long v = -1;
-    for (const char *line = rc == 0 ? text.data : ""; *line;) {
-        if (line[0] == 'R' && status_num(line, "RssShmem:", 9, &v))
-            break;
-        const char *nl = strchr(line, '\n');
-        line = nl ? nl + 1 : "";
-    }
+    const char *line = rc == 0 ? strstr(text.data, "\nRssShmem:") : NULL;
+    if (line)
+        status_num(line + 1, "RssShmem:", 9, &v);
     buf_free(&text);
     if (rc == -ENOENT)
         return -ESRCH;
