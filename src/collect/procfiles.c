@@ -179,13 +179,6 @@ static int procfiles_stat_fd(struct procfiles *pf, const char *name)
     return 0;
 }
 
-static bool end_fds(struct procfiles *pf)
-{
-    close(pf->fddir);
-    pf->fddir = -1;
-    return false;
-}
-
 /* A refused stat of fd/NAME: the link itself, when reading it is refused
  * too, which the kernel decides for the whole process (its ptrace check:
  * root without a capability that the process has, as a container's
@@ -207,7 +200,7 @@ static bool next_fd(struct procfiles *pf, struct procfile *f)
             if (n <= 0) {
                 if (n < 0)
                     failed(pf, errno);
-                return end_fds(pf);
+                return false; /* fd/ stays open until procfiles_end */
             }
             pf->dents_len = n;
             pf->dents_off = 0;
@@ -227,7 +220,7 @@ static bool next_fd(struct procfiles *pf, struct procfile *f)
             if (errno == EACCES || errno == EPERM) {
                 pf->status |= PROCFILES_DENIED;
                 if (links_refused(pf, d->d_name))
-                    return end_fds(pf);
+                    return false;
             }
             continue;
         }
