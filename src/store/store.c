@@ -513,8 +513,7 @@ static void warn(struct store_index *ix, size_t *cap, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    xgrow((void **)&ix->warnings, cap, ix->nwarnings + 1, sizeof(*ix->warnings));
-    ix->warnings[ix->nwarnings++] = str_vprintf(fmt, ap);
+    *VEC_PUSH(ix->warnings, ix->nwarnings, *cap) = str_vprintf(fmt, ap);
     va_end(ap);
 }
 
