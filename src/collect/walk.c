@@ -44,7 +44,8 @@ struct walk {
 
 /* The effective uid and RssAnon (from the /proc/PID directory's owner and
  * statm, unless status was read already for NSpid), cmdline and exe (from
- * the maps text just read, where it was read: pidscan_exe). */
+ * the maps text just read, where it was read: pidscan_exe). Called once per
+ * process (F_DONE): cmdline and exe are still NULL. */
 static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f)
 {
     scan_beacon_at(wk->o->beacon, SCAN_DETAILS, p->pid, -1);
@@ -56,19 +57,16 @@ static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f
             procs_parse_statm(wk->text.data, p, wk->page_size);
     }
     /* A command line past the cap is shown cut. */
-    int rc;
-    if (!p->cmdline && ((rc = read_file_at(piddir, "cmdline", &wk->text, READ_CMDLINE_MAX)) == 0 ||
-                        rc == -EFBIG))
+    int rc = read_file_at(piddir, "cmdline", &wk->text, READ_CMDLINE_MAX);
+    if (rc == 0 || rc == -EFBIG)
         p->cmdline = procs_join_cmdline(wk->text.data, wk->text.len, p->comm, p->state == 'Z');
-    if (!p->exe) {
-        const char *mapped = pidscan_exe(wk->ps, p->pid, p->start_code);
-        if (mapped) {
-            p->exe = xstrdup(mapped);
-        } else {
-            ssize_t n = readlinkat(piddir, "exe", wk->link, sizeof(wk->link) - 1);
-            if (n > 0 && wk->link[0] == '/')
-                p->exe = xstrndup(wk->link, (size_t)n);
-        }
+    const char *mapped = pidscan_exe(wk->ps, p->pid, p->start_code);
+    if (mapped) {
+        p->exe = xstrdup(mapped);
+    } else {
+        ssize_t n = readlinkat(piddir, "exe", wk->link, sizeof(wk->link) - 1);
+        if (n > 0 && wk->link[0] == '/')
+            p->exe = xstrndup(wk->link, (size_t)n);
     }
 }
 
