@@ -114,18 +114,17 @@ bool procs_status_uids(const char *status, uid_t *ruid, uid_t *euid)
     return true;
 }
 
-/* Parses the hexadecimal signal mask at *s as /proc/PID/status shows it
- * (SigCgt), after any spaces: 1 to 16 digits, ended by anything else. */
-static bool parse_sigmask(const char *s, uint64_t *mask)
+/* Takes the hexadecimal signal mask at s as /proc/PID/status shows it
+ * (SigCgt), after any spaces, into *mask: 1 to 16 digits, ended by
+ * anything else; *mask is left alone otherwise. */
+static void parse_sigmask(const char *s, uint64_t *mask)
 {
     while (*s == ' ' || *s == '\t')
         s++;
     uint64_t v;
     const char *end = hex_digits(s, &v);
-    if (end == s || end - s > 16)
-        return false;
-    *mask = v;
-    return true;
+    if (end > s && end - s <= 16)
+        *mask = v;
 }
 
 bool procs_parse_stat(const char *text, struct proc *p)
