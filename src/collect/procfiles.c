@@ -86,11 +86,6 @@ void procfiles_free(struct procfiles *pf)
     free(pf);
 }
 
-void procfiles_force_text(struct procfiles *pf)
-{
-    pf->maps = MAPS_TEXT;
-}
-
 bool procfiles_queried(const struct procfiles *pf)
 {
     return pf->maps == MAPS_QUERY;

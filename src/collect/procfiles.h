@@ -34,8 +34,6 @@ struct procfiles;
 struct scan_beacon;
 struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs, struct scan_beacon *b);
 void procfiles_free(struct procfiles *pf);
-/* Reads the maps text whatever the kernel (tests of the text). */
-void procfiles_force_text(struct procfiles *pf);
 /* True once PROCMAP_QUERY has answered; false while reading the text. */
 bool procfiles_queried(const struct procfiles *pf);
 

@@ -140,9 +140,9 @@ static void test_fixture_walk(void **state)
     dev_t devs[] = {FAKE(2), a.st_dev, FAKE(1)};
     int piddir = open_pid(proc, "100");
     for (int text = 0; text < 2; text++) {
+        procmap_force(text ? PROCMAP_WAY_TEXT : PROCMAP_WAY_QUERY); /* read by procfiles_new */
         struct procfiles *pf = procfiles_new(devs, 3, NULL);
-        if (text)
-            procfiles_force_text(pf);
+        procmap_force(PROCMAP_WAY_QUERY);
         struct item it[16];
         unsigned status = 99;
         size_t n = walk(pf, piddir, it, 16, &status);
@@ -638,9 +638,9 @@ static void test_self_both_ways(void **state)
     int piddir = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     assert_true(piddir >= 0);
     for (int text = 0; text < 2; text++) {
+        procmap_force(text ? PROCMAP_WAY_TEXT : PROCMAP_WAY_QUERY); /* read by procfiles_new */
         struct procfiles *pf = procfiles_new(&r->dev, 1, NULL);
-        if (text)
-            procfiles_force_text(pf);
+        procmap_force(PROCMAP_WAY_QUERY);
         struct item it[64];
         unsigned status;
         size_t n = walk(pf, piddir, it, 64, &status);
