@@ -222,12 +222,11 @@ int walk_list(int proc, pid_t **pids, size_t *npids)
     /* An open file description of its own (a dup would share the offset
      * with proc, which another thread may be reading). */
     int fd = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    DIR *d = fdopendir(fd);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
     if (!d) {
         int err = errno;
-        close(fd);
+        if (fd >= 0)
+            close(fd);
         return -err;
     }
     size_t n = 0, cap = 0;
@@ -395,9 +394,8 @@ int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t
     size_t npids = 0;
     int rc = walk_list(sys->proc, &pids, &npids);
     buf_init(&is.text);
-    struct procfiles *pf = NULL;
     if (rc == 0) {
-        pf = procfiles_new(is.devs, is.ndevs, NULL);
+        struct procfiles *pf = procfiles_new(is.devs, is.ndevs, NULL);
         for (size_t i = 0; i < npids && is.open; i++) {
             if (pids[i] == skip_pid)
                 continue;
@@ -407,6 +405,7 @@ int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t
             search_process(&is, pf, piddir, pids[i]);
             close(piddir);
         }
+        procfiles_free(pf);
         /* Several queries for one inode share the first one's answer. */
         for (size_t i = 0; i < n; i++) {
             size_t k;
@@ -416,7 +415,6 @@ int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t
             }
         }
     }
-    procfiles_free(pf);
     free(pids);
     free(is.devs);
     buf_free(&is.text);
