@@ -507,9 +507,8 @@ static int slurp(int dfd, const char *name, struct buf *b)
     return rc;
 }
 
-static void warn(struct store_index *ix, size_t *cap, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void warn(struct store_index *ix, size_t *cap, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void warn(struct store_index *ix, size_t *cap,
+                                                      const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
