@@ -131,8 +131,8 @@ static struct shm_holder *add(struct pidscan *ps, size_t k, const struct procfil
 /* h's name, unless the scan has the inode's (entry k) already: the fd's
  * link or the mapping's path, " (deleted)" taken off. deleted: the file is
  * known gone whatever the name says. */
-static void name_once(struct pidscan *ps, size_t k, struct shm_holder *h,
-                      const struct procfile *f, bool deleted)
+static void name_once(struct pidscan *ps, size_t k, struct shm_holder *h, const struct procfile *f,
+                      bool deleted)
 {
     char *name = ps->info[k].flags & SEEN_NAME ? NULL : procfiles_name(ps->pf, f);
     if (!name)
