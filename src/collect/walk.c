@@ -152,28 +152,23 @@ static void want(struct walk *wk, long k)
         wk->flags[k] |= F_WANT;
 }
 
-/* The creator of a named segment: the pid as /proc shows it, and every
- * process whose pid in its own namespace is that pid (the model decides
- * which namespaces count). */
-static void want_creator(struct walk *wk, pid_t named, const struct nspid_index *t)
+/* The creator of the segment a name (or NULL) names: the pid as /proc
+ * shows it, and every process whose pid in its own namespace is that pid
+ * (the model decides which namespaces count). A job's segments come one
+ * after the other, all named by one pid: a pid that is *last's, the one
+ * before, is not looked up again. */
+static void want_creator(struct walk *wk, const char *name, pid_t *last,
+                         const struct nspid_index *t)
 {
+    pid_t named = name ? named_pid(name) : 0;
+    if (named == *last)
+        return;
+    *last = named;
     if (named <= 0)
         return;
     want(wk, index_of(wk->pl, named));
     for (size_t k = nspid_index_lower(t, named); k < t->n && t->items[k]->nspid == named; k++)
         want(wk, t->items[k] - wk->pl->items);
-}
-
-/* want_creator for the pid a name (or NULL) carries, unless it is *last's:
- * a job's segments come one after the other, all named by one pid, and
- * each pid is looked up once per run of names. */
-static void want_creator_once(struct walk *wk, const char *name, pid_t *last,
-                              const struct nspid_index *t)
-{
-    pid_t named = name ? named_pid(name) : 0;
-    if (named != *last)
-        want_creator(wk, named, t);
-    *last = named;
 }
 
 /* Costly facts of the creators, of every wanted process's parent, and of
@@ -185,9 +180,9 @@ static void second_pass(struct walk *wk)
     nspid_index_build(&ns, pl, 0);
     pid_t last = 0;
     for (size_t i = 0; wk->o->files && i < wk->o->files->n; i++)
-        want_creator_once(wk, wk->o->files->items[i].name, &last, &ns);
+        want_creator(wk, wk->o->files->items[i].name, &last, &ns);
     for (size_t i = 0; i < wk->hl->n; i++)
-        want_creator_once(wk, wk->hl->items[i].path, &last, &ns);
+        want_creator(wk, wk->hl->items[i].path, &last, &ns);
     nspid_index_free(&ns);
     for (size_t i = 0; i < pl->n; i++) {
         long up = (wk->flags[i] & F_UP) ? index_of(pl, pl->items[i].ppid) : -1;
