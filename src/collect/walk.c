@@ -189,11 +189,9 @@ static void second_pass(struct walk *wk)
         if (up >= 0)
             wk->flags[up] |= F_WANT;
     }
-    for (size_t i = 0; i < pl->n; i++) {
-        long parent = (wk->flags[i] & F_WANT) ? index_of(pl, pl->items[i].ppid) : -1;
-        if (parent >= 0 && !pl->items[parent].kernel_thread)
-            wk->flags[parent] |= F_WANT;
-    }
+    for (size_t i = 0; i < pl->n; i++)
+        if (wk->flags[i] & F_WANT)
+            want(wk, index_of(pl, pl->items[i].ppid));
     for (size_t i = 0; i < pl->n; i++) {
         if ((wk->flags[i] & (F_WANT | F_DONE)) != F_WANT)
             continue;
