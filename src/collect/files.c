@@ -27,17 +27,14 @@ const char *file_type_name(enum file_type t)
 
 enum file_type file_type_of(mode_t mode)
 {
-    if (S_ISREG(mode))
-        return FT_REGULAR;
-    if (S_ISLNK(mode))
-        return FT_SYMLINK;
-    if (S_ISDIR(mode))
-        return FT_DIR;
-    if (S_ISFIFO(mode))
-        return FT_FIFO;
-    if (S_ISSOCK(mode))
-        return FT_SOCKET;
-    return FT_OTHER;
+    switch (mode & S_IFMT) {
+    case S_IFREG: return FT_REGULAR;
+    case S_IFLNK: return FT_SYMLINK;
+    case S_IFDIR: return FT_DIR;
+    case S_IFIFO: return FT_FIFO;
+    case S_IFSOCK: return FT_SOCKET;
+    default: return FT_OTHER;
+    }
 }
 
 static void fill(struct shm_file *f, const struct stat *st)

@@ -58,14 +58,13 @@ bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
 {
     /* 36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue */
     char *cur = line;
-    char *id = next_field(&cur), *parent = next_field(&cur), *devno = next_field(&cur);
+    const char *id = next_field(&cur), *parent = next_field(&cur), *dev = next_field(&cur);
     char *root = next_field(&cur), *mp = next_field(&cur), *opts = next_field(&cur);
-    if (!id || !parent || !devno || !root || !mp || !opts)
+    if (!id || !parent || !dev || !root || !mp || !opts)
         return false;
     /* The device as "MAJ:MIN" (decimal). mountinfo is read once per mount
      * namespace, and --all on a node reads dozens: no sscanf. */
-    const char *ids = id, *parents = parent, *dev = devno;
-    if (!u32_until(&ids, '\0', &e->id) || !u32_until(&parents, '\0', &e->parent) ||
+    if (!u32_until(&id, '\0', &e->id) || !u32_until(&parent, '\0', &e->parent) ||
         !u32_until(&dev, ':', &e->major) || !u32_until(&dev, '\0', &e->minor))
         return false;
     char *f;

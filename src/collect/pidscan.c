@@ -32,12 +32,12 @@ struct pidscan {
     struct scan_beacon *beacon;
 };
 
-struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, struct holder_list *out,
-                            struct warnings *w, struct scan_beacon *b)
+struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, const struct file_list *files,
+                            struct holder_list *out, struct warnings *w, struct scan_beacon *b)
 {
     struct pidscan *ps = xcalloc(1, sizeof(*ps));
-    ps->pf = procfiles_new(devs, ndevs);
-    procfiles_set_beacon(ps->pf, b);
+    ps->pf = procfiles_new(devs, ndevs, b);
+    ps->listed = files && files->n ? files : NULL;
     ps->out = out;
     ps->w = w;
     ps->beacon = b;
@@ -82,11 +82,6 @@ void pidscan_known(struct pidscan *ps, dev_t dev, ino_t ino)
     ps->info[k].flags |= SEEN_NAME | SEEN_STAT;
 }
 
-void pidscan_listed(struct pidscan *ps, const struct file_list *files)
-{
-    ps->listed = files && files->n ? files : NULL;
-}
-
 static void take_listed(struct pidscan *ps)
 {
     const struct file_list *fl = ps->listed;
@@ -117,37 +112,45 @@ static void fill_stat(struct shm_holder *h, const struct stat *st)
     h->mtime = (int64_t)st->st_mtim.tv_sec;
 }
 
-static struct shm_holder *add(struct pidscan *ps, pid_t pid, dev_t dev, ino_t ino)
+/* A new record of pid for f's inode, entry k of the scan's; the first
+ * record of the process for the inode is noted there. */
+static struct shm_holder *add(struct pidscan *ps, size_t k, const struct procfile *f, pid_t pid)
 {
     struct holder_list *o = ps->out;
     struct shm_holder *h = VEC_PUSH(o->items, o->n, o->cap);
     h->pid = pid;
-    h->dev = dev;
-    h->ino = ino;
+    h->dev = f->dev;
+    h->ino = f->ino;
+    if (ps->info[k].pid != pid) {
+        ps->info[k].pid = pid;
+        ps->info[k].rec = o->n - 1;
+    }
     return h;
+}
+
+/* h's name, unless the scan has the inode's (entry k) already: the fd's
+ * link or the mapping's path, " (deleted)" taken off. deleted: the file is
+ * known gone whatever the name says. */
+static void name_once(struct pidscan *ps, size_t k, struct shm_holder *h, const struct procfile *f,
+                      bool deleted)
+{
+    char *name = ps->info[k].flags & SEEN_NAME ? NULL : procfiles_name(ps->pf, f);
+    if (!name)
+        return;
+    h->deleted = strip_deleted(name) || deleted;
+    h->path = strpool_dup(&ps->out->paths, name);
+    ps->info[k].flags |= SEEN_NAME;
 }
 
 static void fd_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
 {
     size_t k = held_info(ps, f->dev, f->ino);
-    struct shm_holder *h = add(ps, pid, f->dev, f->ino);
+    struct shm_holder *h = add(ps, k, f, pid);
     h->fd = f->fd;
     fill_stat(h, f->st);
     h->deleted = f->st->st_nlink == 0;
-    struct inode_info *in = &ps->info[k];
-    if (in->pid != pid) { /* the process's first record of the inode */
-        in->pid = pid;
-        in->rec = ps->out->n - 1;
-    }
-    if (!(in->flags & SEEN_NAME)) {
-        char *name = procfiles_name(ps->pf, f);
-        if (name && *name) {
-            h->deleted = strip_deleted(name) || h->deleted;
-            h->path = strpool_dup(&ps->out->paths, name);
-            in->flags |= SEEN_NAME;
-        }
-    }
-    in->flags |= SEEN_STAT;
+    name_once(ps, k, h, f, h->deleted);
+    ps->info[k].flags |= SEEN_STAT;
 }
 
 static void map_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
@@ -163,28 +166,16 @@ static void map_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
             h->map_bytes = reach;
         return;
     }
-    struct shm_holder *h = add(ps, pid, f->dev, f->ino);
+    struct shm_holder *h = add(ps, k, f, pid);
     h->fd = -1;
     h->mapped = true;
     h->map_bytes = reach;
-    struct inode_info *in = &ps->info[k];
-    in->pid = pid;
-    in->rec = ps->out->n - 1;
-    if (!(in->flags & SEEN_NAME)) {
-        const char *path = procfiles_name(ps->pf, f);
-        if (path) {
-            h->path = strpool_dup(&ps->out->paths, path);
-            h->deleted = strip_deleted(h->path) || f->deleted;
-            in->flags |= SEEN_NAME;
-        }
-    }
-    if (!(in->flags & SEEN_STAT)) {
-        /* map_files/ gives the inode's real size and allocation (root only). */
-        struct stat st;
-        if (procfiles_map_stat(ps->pf, f, &st)) {
-            fill_stat(h, &st);
-            in->flags |= SEEN_STAT;
-        }
+    name_once(ps, k, h, f, f->deleted);
+    /* map_files/ gives the inode's real size and allocation (root only). */
+    struct stat st;
+    if (!(ps->info[k].flags & SEEN_STAT) && procfiles_map_stat(ps->pf, f, &st)) {
+        fill_stat(h, &st);
+        ps->info[k].flags |= SEEN_STAT;
     }
 }
 

@@ -19,18 +19,17 @@
 
 struct pidscan;
 
-/* devs must outlive the pidscan. b (beacon.h, or NULL) is told which
- * process, fd or mappings the walk is reading. */
-struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, struct holder_list *out,
-                            struct warnings *w, struct scan_beacon *b);
+/* devs must outlive the pidscan. Every entry of files (or NULL; it must
+ * outlive the walk too) is known, as by pidscan_known: taken in when the
+ * first holder record is met, so that a mount of files nobody holds costs
+ * no table of them. b (beacon.h, or NULL) is told which process, fd or
+ * mappings the walk is reading. */
+struct pidscan *pidscan_new(const dev_t *devs, size_t ndevs, const struct file_list *files,
+                            struct holder_list *out, struct warnings *w, struct scan_beacon *b);
 void pidscan_free(struct pidscan *ps);
 
 /* An inode the mount listing has: its holders need no name or stat. */
 void pidscan_known(struct pidscan *ps, dev_t dev, ino_t ino);
-/* Every entry of files (which must outlive the walk) is known, as by
- * pidscan_known: taken in when the first holder record is met, so that a
- * mount of files nobody holds costs no table of them. */
-void pidscan_listed(struct pidscan *ps, const struct file_list *files);
 
 /* Appends pid's holder records to out (piddir is its /proc directory).
  * With want_torch it also notes in out->torch_pids whether the process maps

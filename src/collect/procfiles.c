@@ -57,11 +57,12 @@ struct procfiles {
     char name[NAME_SIZE];
 };
 
-struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs)
+struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs, struct scan_beacon *b)
 {
     struct procfiles *pf = xcalloc(1, sizeof(*pf));
     pf->devs = devs;
     pf->ndevs = ndevs;
+    pf->beacon = b;
     for (size_t i = 0; i < ndevs; i++)
         if (!pf->dev_hint[dev_hash(devs[i], DEV_HINT_BITS)])
             pf->dev_hint[dev_hash(devs[i], DEV_HINT_BITS)] = (uint32_t)i + 1;
@@ -83,16 +84,6 @@ void procfiles_free(struct procfiles *pf)
     buf_free(&pf->text);
     free(pf->dents);
     free(pf);
-}
-
-void procfiles_force_text(struct procfiles *pf)
-{
-    pf->maps = MAPS_TEXT;
-}
-
-void procfiles_set_beacon(struct procfiles *pf, struct scan_beacon *b)
-{
-    pf->beacon = b;
 }
 
 bool procfiles_queried(const struct procfiles *pf)
@@ -141,11 +132,9 @@ void procfiles_begin(struct procfiles *pf, int piddir, bool want_torch)
     pf->text_read = false;
     pf->dents_len = pf->dents_off = 0;
     pf->fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    pf->phase = PH_FDS;
-    if (pf->fddir < 0) {
+    pf->phase = pf->fddir < 0 ? PH_MAPS : PH_FDS;
+    if (pf->fddir < 0)
         failed(pf, errno);
-        pf->phase = PH_MAPS;
-    }
 }
 
 unsigned procfiles_end(struct procfiles *pf)
@@ -185,13 +174,6 @@ static int procfiles_stat_fd(struct procfiles *pf, const char *name)
     return 0;
 }
 
-static bool end_fds(struct procfiles *pf)
-{
-    close(pf->fddir);
-    pf->fddir = -1;
-    return false;
-}
-
 /* A refused stat of fd/NAME: the link itself, when reading it is refused
  * too, which the kernel decides for the whole process (its ptrace check:
  * root without a capability that the process has, as a container's
@@ -213,7 +195,7 @@ static bool next_fd(struct procfiles *pf, struct procfile *f)
             if (n <= 0) {
                 if (n < 0)
                     failed(pf, errno);
-                return end_fds(pf);
+                return false; /* fd/ stays open until procfiles_end */
             }
             pf->dents_len = n;
             pf->dents_off = 0;
@@ -233,7 +215,7 @@ static bool next_fd(struct procfiles *pf, struct procfile *f)
             if (errno == EACCES || errno == EPERM) {
                 pf->status |= PROCFILES_DENIED;
                 if (links_refused(pf, d->d_name))
-                    return end_fds(pf);
+                    return false;
             }
             continue;
         }
@@ -319,7 +301,6 @@ static bool next_query(struct procfiles *pf, struct procfile *f)
              * the rest unseen. */
             if (err != ENOENT && err != ESRCH)
                 failed(pf, err);
-            pf->phase = PH_DONE;
             return false;
         }
         pf->maps = MAPS_QUERY;
@@ -366,43 +347,29 @@ static bool next_text(struct procfiles *pf, struct procfile *f)
     return false;
 }
 
+/* The phases in their order: each one that ends moves on to the next
+ * (next_query to the text when the kernel does not know the ioctl). */
 bool procfiles_next(struct procfiles *pf, struct procfile *f)
 {
-    for (;;) {
-        switch (pf->phase) {
-        case PH_FDS:
-            if (next_fd(pf, f))
-                return true;
-            pf->phase = PH_MAPS;
-            break;
-        case PH_MAPS:
-            scan_beacon_stage(pf->beacon, SCAN_MAPS);
-            if (pf->maps == MAPS_TEXT) {
-                load_text(pf);
-                break;
-            }
-            pf->mapsfd = openat(pf->piddir, "maps", O_RDONLY | O_CLOEXEC);
-            if (pf->mapsfd < 0) {
-                failed(pf, errno);
-                pf->phase = PH_DONE;
-                break;
-            }
+    if (pf->phase == PH_FDS && next_fd(pf, f))
+        return true;
+    if (pf->phase == PH_FDS || pf->phase == PH_MAPS) {
+        scan_beacon_stage(pf->beacon, SCAN_MAPS);
+        if (pf->maps == MAPS_TEXT) {
+            load_text(pf);
+        } else if ((pf->mapsfd = openat(pf->piddir, "maps", O_RDONLY | O_CLOEXEC)) < 0) {
+            failed(pf, errno);
+        } else {
             pf->addr = 0;
             pf->phase = PH_QUERY;
-            break;
-        case PH_QUERY:
-            if (next_query(pf, f))
-                return true;
-            break; /* next_query moved on: to the text or to the end */
-        case PH_TEXT:
-            if (next_text(pf, f))
-                return true;
-            pf->phase = PH_DONE;
-            break;
-        default:
-            return false;
         }
     }
+    if (pf->phase == PH_QUERY && next_query(pf, f))
+        return true;
+    if (pf->phase == PH_TEXT && next_text(pf, f))
+        return true;
+    pf->phase = PH_DONE;
+    return false;
 }
 
 char *procfiles_name(struct procfiles *pf, const struct procfile *f)

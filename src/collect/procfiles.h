@@ -26,17 +26,14 @@ void procfiles_set_test_stat(procfiles_stat_hook stat_fn);
 
 struct procfiles;
 
-/* devs must outlive the procfiles. Mappings are read through
+/* devs must outlive the procfiles; b (beacon.h, or NULL) is told which fd
+ * or mappings the walk is reading. Mappings are read through
  * PROCMAP_QUERY unless procmap_way says the text. The first process that
  * has any file mapping settles it: when the kernel does not know the ioctl
  * (ENOTTY, EINVAL), the text, for that process and every later one. */
-struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs);
-void procfiles_free(struct procfiles *pf);
-/* Reads the maps text whatever the kernel (tests of the text). */
-void procfiles_force_text(struct procfiles *pf);
-/* Says in b (beacon.h) which process, fd or mappings the walk is reading. */
 struct scan_beacon;
-void procfiles_set_beacon(struct procfiles *pf, struct scan_beacon *b);
+struct procfiles *procfiles_new(const dev_t *devs, size_t ndevs, struct scan_beacon *b);
+void procfiles_free(struct procfiles *pf);
 /* True once PROCMAP_QUERY has answered; false while reading the text. */
 bool procfiles_queried(const struct procfiles *pf);
 

@@ -37,18 +37,29 @@ void nspid_index_build(struct nspid_index *t, const struct proc_list *pl, unsign
 {
     t->items = xmalloc(pl->n * sizeof(*t->items));
     t->n = 0;
-    for (size_t i = 0; pidns && i < pl->n; i++)
-        if (pl->items[i].pidns == pidns)
+    for (size_t i = 0; i < pl->n; i++)
+        if (pidns ? pl->items[i].pidns == pidns : pl->items[i].nspid != pl->items[i].pid)
             t->items[t->n++] = &pl->items[i];
     qsort(t->items, t->n, sizeof(*t->items), cmp_nspid);
 }
 
+size_t nspid_index_lower(const struct nspid_index *t, pid_t nspid)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->items[mid]->nspid < nspid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 const struct proc *nspid_index_find(const struct nspid_index *t, pid_t nspid)
 {
-    struct proc key = {.nspid = nspid};
-    const struct proc *kp = &key, *const *hit =
-        t->n ? bsearch(&kp, t->items, t->n, sizeof(*t->items), cmp_nspid) : NULL;
-    return hit ? *hit : NULL;
+    size_t k = nspid_index_lower(t, nspid);
+    return k < t->n && t->items[k]->nspid == nspid ? t->items[k] : NULL;
 }
 
 void nspid_index_free(struct nspid_index *t)
@@ -103,18 +114,17 @@ bool procs_status_uids(const char *status, uid_t *ruid, uid_t *euid)
     return true;
 }
 
-/* Parses the hexadecimal signal mask at *s as /proc/PID/status shows it
- * (SigCgt), after any spaces: 1 to 16 digits, ended by anything else. */
-static bool parse_sigmask(const char *s, uint64_t *mask)
+/* Takes the hexadecimal signal mask at s as /proc/PID/status shows it
+ * (SigCgt), after any spaces, into *mask: 1 to 16 digits, ended by
+ * anything else; *mask is left alone otherwise. */
+static void parse_sigmask(const char *s, uint64_t *mask)
 {
     while (*s == ' ' || *s == '\t')
         s++;
     uint64_t v;
     const char *end = hex_digits(s, &v);
-    if (end == s || end - s > 16)
-        return false;
-    *mask = v;
-    return true;
+    if (end > s && end - s <= 16)
+        *mask = v;
 }
 
 bool procs_parse_stat(const char *text, struct proc *p)
@@ -204,12 +214,9 @@ int procs_read_shmem(int proc_dirfd, pid_t pid, unsigned long long start_ticks,
     if (rc == 0)
         rc = read_file_at(proc_dirfd, pid_file_name(name, pid, "status"), &text, READ_SMALL_MAX);
     long long v = -1;
-    for (const char *line = rc == 0 ? text.data : ""; *line;) {
-        if (line[0] == 'R' && status_num(line, "RssShmem:", 9, &v))
-            break;
-        const char *nl = strchr(line, '\n');
-        line = nl ? nl + 1 : "";
-    }
+    const char *line = rc == 0 ? strstr(text.data, "\nRssShmem:") : NULL;
+    if (line)
+        status_num(line + 1, "RssShmem:", 9, &v);
     buf_free(&text);
     if (rc == -ENOENT)
         return -ESRCH;

@@ -47,13 +47,18 @@ void procs_free(struct proc_list *pl);
 
 /* The processes of one pid namespace by their pid there (NSpid's last
  * field), sorted: how a pid in a segment name made in a container (--pid)
- * is found, one bsearch per name. */
+ * is found, one binary search per name. */
 struct nspid_index {
     const struct proc **items;
     size_t n;
 };
-/* pidns 0 makes an empty index. The list must outlive the index. */
+/* pidns 0 indexes the processes of every pid namespace whose pid there
+ * differs from the one /proc shows (the walk's creators of named
+ * segments). The list must outlive the index. */
 void nspid_index_build(struct nspid_index *t, const struct proc_list *pl, unsigned long pidns);
+/* The position of the first entry whose pid there is nspid or more (n for
+ * none): the entries of that pid follow from there. */
+size_t nspid_index_lower(const struct nspid_index *t, pid_t nspid);
 const struct proc *nspid_index_find(const struct nspid_index *t, pid_t nspid);
 void nspid_index_free(struct nspid_index *t);
 

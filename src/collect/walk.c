@@ -44,7 +44,8 @@ struct walk {
 
 /* The effective uid and RssAnon (from the /proc/PID directory's owner and
  * statm, unless status was read already for NSpid), cmdline and exe (from
- * the maps text just read, where it was read: pidscan_exe). */
+ * the maps text just read, where it was read: pidscan_exe). Called once per
+ * process (F_DONE): cmdline and exe are still NULL. */
 static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f)
 {
     scan_beacon_at(wk->o->beacon, SCAN_DETAILS, p->pid, -1);
@@ -56,19 +57,16 @@ static void details(struct walk *wk, int piddir, struct proc *p, unsigned char f
             procs_parse_statm(wk->text.data, p, wk->page_size);
     }
     /* A command line past the cap is shown cut. */
-    int rc;
-    if (!p->cmdline && ((rc = read_file_at(piddir, "cmdline", &wk->text, READ_CMDLINE_MAX)) == 0 ||
-                        rc == -EFBIG))
+    int rc = read_file_at(piddir, "cmdline", &wk->text, READ_CMDLINE_MAX);
+    if (rc == 0 || rc == -EFBIG)
         p->cmdline = procs_join_cmdline(wk->text.data, wk->text.len, p->comm, p->state == 'Z');
-    if (!p->exe) {
-        const char *mapped = pidscan_exe(wk->ps, p->pid, p->start_code);
-        if (mapped) {
-            p->exe = xstrdup(mapped);
-        } else {
-            ssize_t n = readlinkat(piddir, "exe", wk->link, sizeof(wk->link) - 1);
-            if (n > 0 && wk->link[0] == '/')
-                p->exe = xstrndup(wk->link, (size_t)n);
-        }
+    const char *mapped = pidscan_exe(wk->ps, p->pid, p->start_code);
+    if (mapped) {
+        p->exe = xstrdup(mapped);
+    } else {
+        ssize_t n = readlinkat(piddir, "exe", wk->link, sizeof(wk->link) - 1);
+        if (n > 0 && wk->link[0] == '/')
+            p->exe = xstrndup(wk->link, (size_t)n);
     }
 }
 
@@ -148,66 +146,29 @@ static long index_of(const struct proc_list *pl, pid_t pid)
     return p ? (long)(p - pl->items) : -1;
 }
 
-/* Processes whose pid in their own namespace differs from the one /proc
- * shows, by that pid (NSpid's last field), sorted. */
-struct nspid_map {
-    size_t *idx;
-    size_t n;
-};
-
-static int cmp_nsidx(const void *a, const void *b, void *list)
-{
-    const struct proc_list *pl = list;
-    pid_t x = pl->items[*(const size_t *)a].nspid, y = pl->items[*(const size_t *)b].nspid;
-    return (x > y) - (x < y);
-}
-
-static void nspid_map_build(struct nspid_map *t, const struct proc_list *pl)
-{
-    t->idx = xmalloc(pl->n * sizeof(*t->idx));
-    t->n = 0;
-    for (size_t i = 0; i < pl->n; i++)
-        if (pl->items[i].nspid != pl->items[i].pid)
-            t->idx[t->n++] = i;
-    qsort_r(t->idx, t->n, sizeof(*t->idx), cmp_nsidx, (void *)pl);
-}
-
 static void want(struct walk *wk, long k)
 {
     if (k >= 0 && !wk->pl->items[k].kernel_thread)
         wk->flags[k] |= F_WANT;
 }
 
-/* The creator of a named segment: the pid as /proc shows it, and every
- * process whose pid in its own namespace is that pid (the model decides
- * which namespaces count). */
-static void want_creator(struct walk *wk, pid_t named, const struct nspid_map *t)
+/* The creator of the segment a name (or NULL) names: the pid as /proc
+ * shows it, and every process whose pid in its own namespace is that pid
+ * (the model decides which namespaces count). A job's segments come one
+ * after the other, all named by one pid: a pid that is *last's, the one
+ * before, is not looked up again. */
+static void want_creator(struct walk *wk, const char *name, pid_t *last,
+                         const struct nspid_index *t)
 {
+    pid_t named = name ? named_pid(name) : 0;
+    if (named == *last)
+        return;
+    *last = named;
     if (named <= 0)
         return;
     want(wk, index_of(wk->pl, named));
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) { /* the first entry with nspid >= named */
-        size_t mid = (lo + hi) / 2;
-        if (wk->pl->items[t->idx[mid]].nspid < named)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (; lo < t->n && wk->pl->items[t->idx[lo]].nspid == named; lo++)
-        want(wk, (long)t->idx[lo]);
-}
-
-/* want_creator for the pid a name (or NULL) carries, unless it is *last's:
- * a job's segments come one after the other, all named by one pid, and
- * each pid is looked up once per run of names. */
-static void want_creator_once(struct walk *wk, const char *name, pid_t *last,
-                              const struct nspid_map *t)
-{
-    pid_t named = name ? named_pid(name) : 0;
-    if (named != *last)
-        want_creator(wk, named, t);
-    *last = named;
+    for (size_t k = nspid_index_lower(t, named); k < t->n && t->items[k]->nspid == named; k++)
+        want(wk, t->items[k] - wk->pl->items);
 }
 
 /* Costly facts of the creators, of every wanted process's parent, and of
@@ -215,24 +176,22 @@ static void want_creator_once(struct walk *wk, const char *name, pid_t *last,
 static void second_pass(struct walk *wk)
 {
     struct proc_list *pl = wk->pl;
-    struct nspid_map ns;
-    nspid_map_build(&ns, pl);
+    struct nspid_index ns;
+    nspid_index_build(&ns, pl, 0);
     pid_t last = 0;
     for (size_t i = 0; wk->o->files && i < wk->o->files->n; i++)
-        want_creator_once(wk, wk->o->files->items[i].name, &last, &ns);
+        want_creator(wk, wk->o->files->items[i].name, &last, &ns);
     for (size_t i = 0; i < wk->hl->n; i++)
-        want_creator_once(wk, wk->hl->items[i].path, &last, &ns);
-    free(ns.idx);
+        want_creator(wk, wk->hl->items[i].path, &last, &ns);
+    nspid_index_free(&ns);
     for (size_t i = 0; i < pl->n; i++) {
         long up = (wk->flags[i] & F_UP) ? index_of(pl, pl->items[i].ppid) : -1;
         if (up >= 0)
             wk->flags[up] |= F_WANT;
     }
-    for (size_t i = 0; i < pl->n; i++) {
-        long parent = (wk->flags[i] & F_WANT) ? index_of(pl, pl->items[i].ppid) : -1;
-        if (parent >= 0 && !pl->items[parent].kernel_thread)
-            wk->flags[parent] |= F_WANT;
-    }
+    for (size_t i = 0; i < pl->n; i++)
+        if (wk->flags[i] & F_WANT)
+            want(wk, index_of(pl, pl->items[i].ppid));
     for (size_t i = 0; i < pl->n; i++) {
         if ((wk->flags[i] & (F_WANT | F_DONE)) != F_WANT)
             continue;
@@ -256,12 +215,11 @@ int walk_list(int proc, pid_t **pids, size_t *npids)
     /* An open file description of its own (a dup would share the offset
      * with proc, which another thread may be reading). */
     int fd = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    DIR *d = fdopendir(fd);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
     if (!d) {
         int err = errno;
-        close(fd);
+        if (fd >= 0)
+            close(fd);
         return -err;
     }
     size_t n = 0, cap = 0;
@@ -304,8 +262,7 @@ int walk_run(const struct walk_opts *o, struct proc_list *pl, struct holder_list
         wk.ns = &own;
     }
     nsmap_self(wk.ns, wk.proc, nsmap_boot_realtime(), sysconf(_SC_CLK_TCK));
-    wk.ps = pidscan_new(o->devs, o->ndevs, hl, w, o->beacon);
-    pidscan_listed(wk.ps, o->files);
+    wk.ps = pidscan_new(o->devs, o->ndevs, o->files, hl, w, o->beacon);
     size_t denied0 = w->denied;
     for (size_t i = 0; i < npids; i++) /* ascending: so is the list */
         one_process(&wk, pids[i]);
@@ -430,9 +387,8 @@ int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t
     size_t npids = 0;
     int rc = walk_list(sys->proc, &pids, &npids);
     buf_init(&is.text);
-    struct procfiles *pf = NULL;
     if (rc == 0) {
-        pf = procfiles_new(is.devs, is.ndevs);
+        struct procfiles *pf = procfiles_new(is.devs, is.ndevs, NULL);
         for (size_t i = 0; i < npids && is.open; i++) {
             if (pids[i] == skip_pid)
                 continue;
@@ -442,6 +398,7 @@ int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t
             search_process(&is, pf, piddir, pids[i]);
             close(piddir);
         }
+        procfiles_free(pf);
         /* Several queries for one inode share the first one's answer. */
         for (size_t i = 0; i < n; i++) {
             size_t k;
@@ -451,7 +408,6 @@ int holders_find_inodes(const struct sysroot *sys, struct inode_query *q, size_t
             }
         }
     }
-    procfiles_free(pf);
     free(pids);
     free(is.devs);
     buf_free(&is.text);

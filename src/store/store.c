@@ -495,33 +495,24 @@ static enum line_kind read_start(const char *p, const char *end, double *t, char
     return kind;
 }
 
-/* The whole file, NULL with errno on a failure. */
-static char *slurp(int dfd, const char *name, size_t *len)
+/* The whole file into b (replacing its content): 0 or -errno. */
+static int slurp(int dfd, const char *name, struct buf *b)
 {
+    buf_reset(b);
     int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return NULL;
-    struct buf b;
-    buf_init(&b);
-    int rc = read_fd(fd, &b, SIZE_MAX);
+        return -errno;
+    int rc = read_fd(fd, b, SIZE_MAX);
     close(fd);
-    if (rc < 0) {
-        buf_free(&b);
-        errno = -rc;
-        return NULL;
-    }
-    *len = b.len;
-    return buf_steal(&b);
+    return rc;
 }
 
-static void warn(struct store_index *ix, size_t *cap, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void warn(struct store_index *ix, size_t *cap, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void warn(struct store_index *ix, size_t *cap,
+                                                      const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    xgrow((void **)&ix->warnings, cap, ix->nwarnings + 1, sizeof(*ix->warnings));
-    ix->warnings[ix->nwarnings++] = str_vprintf(fmt, ap);
+    *VEC_PUSH(ix->warnings, ix->nwarnings, *cap) = str_vprintf(fmt, ap);
     va_end(ap);
 }
 
@@ -587,6 +578,8 @@ static void index_window(struct store_index *ix, int dfd, const struct sfile *fi
     ix->files = xcalloc(nfiles, sizeof(*ix->files));
     ix->nfiles = nfiles;
     size_t icap = 0, wcap = 0;
+    struct buf data;
+    buf_init(&data);
     for (size_t i = 0; i < nfiles; i++) {
         ix->files[i] = xstrdup(files[i].name);
         /* A file ends where its successor begins: one that ends before from,
@@ -596,16 +589,15 @@ static void index_window(struct store_index *ix, int dfd, const struct sfile *fi
         if ((from > 0 && i + 1 < nfiles && files[i + 1].start + STORE_LATE_S < from) ||
             (to > 0 && files[i].start > to))
             continue;
-        size_t len = 0;
-        char *data = slurp(dfd, files[i].name, &len);
-        if (!data) {
-            if (errno != ENOENT) /* dropped by the recorder since the listing */
-                warn(ix, &wcap, "%s/%s: %s", shown, files[i].name, strerror(errno));
+        int rc = slurp(dfd, files[i].name, &data);
+        if (rc < 0) {
+            if (rc != -ENOENT) /* dropped by the recorder since the listing */
+                warn(ix, &wcap, "%s/%s: %s", shown, files[i].name, strerror(-rc));
             continue;
         }
-        index_file(ix, &icap, &wcap, (uint32_t)i, data, len, from, to, shown);
-        free(data);
+        index_file(ix, &icap, &wcap, (uint32_t)i, data.data, data.len, from, to, shown);
     }
+    buf_free(&data);
     if (ix->n)
         qsort(ix->items, ix->n, sizeof(*ix->items), entry_cmp);
 }

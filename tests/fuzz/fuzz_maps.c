@@ -10,6 +10,7 @@
 #include "collect/holders.h"
 #include "collect/mapstext.h"
 #include "collect/procfiles.h"
+#include "collect/procmap.h"
 
 static dev_t devs[2];
 
@@ -29,8 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         devs[0] = makedev(0, 0x1a);
         devs[1] = makedev(0, 5);
-        pf = procfiles_new(devs, 2);
-        procfiles_force_text(pf);
+        procmap_force(PROCMAP_WAY_TEXT); /* read by procfiles_new */
+        pf = procfiles_new(devs, 2, NULL);
     }
 
     char *line = fuzz_cstr(data, size);

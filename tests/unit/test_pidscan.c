@@ -140,9 +140,9 @@ static void test_fixture_walk(void **state)
     dev_t devs[] = {FAKE(2), a.st_dev, FAKE(1)};
     int piddir = open_pid(proc, "100");
     for (int text = 0; text < 2; text++) {
-        struct procfiles *pf = procfiles_new(devs, 3);
-        if (text)
-            procfiles_force_text(pf);
+        procmap_force(text ? PROCMAP_WAY_TEXT : PROCMAP_WAY_QUERY); /* read by procfiles_new */
+        struct procfiles *pf = procfiles_new(devs, 3, NULL);
+        procmap_force(PROCMAP_WAY_QUERY);
         struct item it[16];
         unsigned status = 99;
         size_t n = walk(pf, piddir, it, 16, &status);
@@ -212,7 +212,7 @@ static void test_stat_hook(void **state)
     for (int hooked = 0; hooked < 2; hooked++) {
         hook_calls = 0;
         procfiles_set_test_stat(hooked ? counting_stat : NULL);
-        struct procfiles *pf = procfiles_new(&a.st_dev, 1);
+        struct procfiles *pf = procfiles_new(&a.st_dev, 1, NULL);
         size_t n = walk(pf, piddir, it, 16, &status);
         procfiles_free(pf);
         for (size_t i = 0; i < n; i++)
@@ -239,12 +239,12 @@ static void test_fixture_devices(void **state)
     dev_t only3 = FAKE(3), none = FAKE(7);
     struct item it[16];
     unsigned status;
-    struct procfiles *pf = procfiles_new(&only3, 1);
+    struct procfiles *pf = procfiles_new(&only3, 1, NULL);
     assert_int_equal(walk(pf, piddir, it, 16, &status), 1);
     assert_int_equal(it[0].kind, PROCFILE_MAP);
     assert_int_equal(it[0].ino, 14);
     procfiles_free(pf);
-    pf = procfiles_new(&none, 1);
+    pf = procfiles_new(&none, 1, NULL);
     assert_int_equal(walk(pf, piddir, it, 16, &status), 0);
     assert_int_equal(status, 0);
     procfiles_free(pf);
@@ -255,12 +255,12 @@ static void test_fixture_devices(void **state)
         for (size_t i = 0; i < n; i++)
             many[i] = makedev(0xcd, (unsigned)i); /* on no line of the fixture */
         many[n / 2] = only3;
-        pf = procfiles_new(many, n);
+        pf = procfiles_new(many, n, NULL);
         assert_int_equal(walk(pf, piddir, it, 16, &status), 1);
         assert_int_equal(it[0].ino, 14);
         procfiles_free(pf);
         many[n / 2] = none;
-        pf = procfiles_new(many, n);
+        pf = procfiles_new(many, n, NULL);
         assert_int_equal(walk(pf, piddir, it, 16, &status), 0);
         procfiles_free(pf);
     }
@@ -277,7 +277,7 @@ static void test_fixture_partial_and_vanished(void **state)
     fixture_proc(proc, sizeof(proc));
     struct stat a = fixture_file("a");
     dev_t devs[] = {a.st_dev, FAKE(1), FAKE(2), FAKE(9)};
-    struct procfiles *pf = procfiles_new(devs, 4);
+    struct procfiles *pf = procfiles_new(devs, 4, NULL);
     struct item it[16];
     unsigned status;
     int p100 = open_pid(proc, "100"), p200 = open_pid(proc, "200"), p300 = open_pid(proc, "300");
@@ -300,7 +300,7 @@ static void test_fixture_partial_and_vanished(void **state)
     struct holder_list hl = {0};
     struct warnings w;
     warn_init(&w);
-    struct pidscan *ps = pidscan_new(devs, 4, &hl, &w, NULL);
+    struct pidscan *ps = pidscan_new(devs, 4, NULL, &hl, &w, NULL);
     assert_int_equal(pidscan_run(ps, p300, 300, false), 0);
     assert_int_equal(w.vanished, 1);
     assert_int_equal(pidscan_run(ps, p200, 200, false), 1);
@@ -384,7 +384,7 @@ static int denied_checks(const char *root, dev_t dev, ino_t ino)
     /* pid 100: its fd list is readable, its fd 3's target is not, but its
      * link is (the refusal is the target's own, fd by fd): fd 4 is still
      * found. */
-    struct procfiles *pf = procfiles_new(&dev, 1);
+    struct procfiles *pf = procfiles_new(&dev, 1, NULL);
     struct procfile f;
     int found = 0;
     procfiles_begin(pf, p100, false);
@@ -411,7 +411,7 @@ static int denied_checks(const char *root, dev_t dev, ino_t ino)
     struct holder_list hl = {0};
     struct warnings w;
     warn_init(&w);
-    struct pidscan *ps = pidscan_new(&dev, 1, &hl, &w, NULL);
+    struct pidscan *ps = pidscan_new(&dev, 1, NULL, &hl, &w, NULL);
     pidscan_run(ps, p100, 100, false);
     if (w.denied != 1 || hl.n != 1)
         bad |= 16;
@@ -515,7 +515,7 @@ static int refused_walk(pid_t target)
         return 68;
     hook_calls = 0;
     procfiles_set_test_stat(counting_stat);
-    struct procfiles *pf = procfiles_new(&me.st_dev, 1);
+    struct procfiles *pf = procfiles_new(&me.st_dev, 1, NULL);
     struct procfile f;
     int bad = 0;
     procfiles_begin(pf, piddir, false);
@@ -638,9 +638,9 @@ static void test_self_both_ways(void **state)
     int piddir = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     assert_true(piddir >= 0);
     for (int text = 0; text < 2; text++) {
-        struct procfiles *pf = procfiles_new(&r->dev, 1);
-        if (text)
-            procfiles_force_text(pf);
+        procmap_force(text ? PROCMAP_WAY_TEXT : PROCMAP_WAY_QUERY); /* read by procfiles_new */
+        struct procfiles *pf = procfiles_new(&r->dev, 1, NULL);
+        procmap_force(PROCMAP_WAY_QUERY);
         struct item it[64];
         unsigned status;
         size_t n = walk(pf, piddir, it, 64, &status);
@@ -698,7 +698,7 @@ static int refused_query_walks(const struct real *r, int piddir)
 {
     if (!seccomp_refuse(SYS_ioctl, (uint32_t)PROCMAP_QUERY_IOCTL, ENOTTY))
         return 1;
-    struct procfiles *pf = procfiles_new(&r->dev, 1);
+    struct procfiles *pf = procfiles_new(&r->dev, 1, NULL);
     for (int round = 0; round < 2; round++) {
         struct item it[64];
         unsigned status;
@@ -731,7 +731,7 @@ static void test_query_refused(void **state)
     assert_true(WIFEXITED(ws));
     assert_int_equal(WEXITSTATUS(ws), 0);
     /* Here, the kernel's own answer decides. */
-    struct procfiles *pf = procfiles_new(&r->dev, 1);
+    struct procfiles *pf = procfiles_new(&r->dev, 1, NULL);
     piddir = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     struct item it[64];
     unsigned status;
@@ -886,7 +886,7 @@ static void test_vanishes_mid_walk(void **state)
     snprintf(p, sizeof(p), "/proc/%d", (int)k.pid);
     int piddir = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     assert_true(piddir >= 0);
-    struct procfiles *pf = procfiles_new(&r->dev, 1);
+    struct procfiles *pf = procfiles_new(&r->dev, 1, NULL);
     struct procfile f;
     procfiles_begin(pf, piddir, false);
     assert_true(procfiles_next(pf, &f));

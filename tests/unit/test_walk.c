@@ -307,7 +307,8 @@ static void test_exe_from_text(void **state)
         struct warnings w;
         warn_init(&w);
         procmap_force(PROCMAP_WAY_TEXT); /* read by pidscan_new */
-        struct pidscan *ps = pidscan_new(watched ? &bin.st_dev : &made_up, 1, &hl, &w, NULL);
+        struct pidscan *ps =
+            pidscan_new(watched ? &bin.st_dev : &made_up, 1, NULL, &hl, &w, NULL);
         procmap_force(PROCMAP_WAY_QUERY);
         assert_null(pidscan_exe(ps, getpid(), start_code)); /* no walk yet */
         pidscan_run(ps, piddir, getpid(), false);
@@ -327,24 +328,23 @@ static void test_exe_from_text(void **state)
 }
 
 /* The named file is known from the listing, told one by one
- * (pidscan_known) or as the list (pidscan_listed, taken in at the first
+ * (pidscan_known) or as the list (pidscan_new's, taken in at the first
  * holder). */
 static void run_pidscan(const struct held *h, bool text, bool as_list, struct holder_list *hl)
 {
     struct warnings w;
     warn_init(&w);
-    procmap_force(text ? PROCMAP_WAY_TEXT : PROCMAP_WAY_QUERY); /* read by pidscan_new */
-    struct pidscan *ps = pidscan_new(&h->dev, 1, hl, &w, NULL);
-    procmap_force(PROCMAP_WAY_QUERY);
     struct file_list fl = {0};
     if (as_list) {
         struct shm_file *f = VEC_PUSH(fl.items, fl.n, fl.cap);
         f->dev = h->dev;
         f->ino = h->named;
-        pidscan_listed(ps, &fl);
-    } else {
-        pidscan_known(ps, h->dev, h->named);
     }
+    procmap_force(text ? PROCMAP_WAY_TEXT : PROCMAP_WAY_QUERY); /* read by pidscan_new */
+    struct pidscan *ps = pidscan_new(&h->dev, 1, &fl, hl, &w, NULL);
+    procmap_force(PROCMAP_WAY_QUERY);
+    if (!as_list)
+        pidscan_known(ps, h->dev, h->named);
     int piddir = open("/proc/self", O_RDONLY | O_DIRECTORY);
     assert_true(piddir >= 0);
     assert_true(pidscan_run(ps, piddir, getpid(), false) >= 3);
@@ -447,7 +447,7 @@ static void test_pidscan_torch(void **state)
         struct warnings w;
         warn_init(&w);
         procmap_force(text ? PROCMAP_WAY_TEXT : PROCMAP_WAY_QUERY); /* read by pidscan_new */
-        struct pidscan *ps = pidscan_new(&st.st_dev, 1, &hl, &w, NULL);
+        struct pidscan *ps = pidscan_new(&st.st_dev, 1, NULL, &hl, &w, NULL);
         procmap_force(PROCMAP_WAY_QUERY);
         pidscan_run(ps, piddir, getpid(), true);
         assert_int_equal(hl.ntorch, 0); /* not mapped yet */
