@@ -43,9 +43,7 @@ static const char *dash_size(char *dst, size_t n, uint64_t bytes)
         v /= 1024.0;
         u++;
     }
-    if (u == 0)
-        snprintf(dst, n, "%lluB", (unsigned long long)bytes);
-    else if (v >= 100.0 || v == floor(v))
+    if (v >= 100.0 || v == floor(v))
         snprintf(dst, n, "%.0f%c", v, units[u]);
     else
         snprintf(dst, n, "%.1f%c", v, units[u]);
