@@ -378,7 +378,6 @@ static int run(const struct ui_settings *set)
     struct ui u;
     ui_init(&u, set);
     struct store *store = NULL;
-    bool sys_open = false; /* u.sys open, and no hung scan in the poller uses it */
     int rc = 1;
     /* --pid: pinned to the process as it is now (pid and start time). */
     int e = sysroot_open_system(&u.sys, set->flags.pid);
@@ -390,7 +389,6 @@ static int run(const struct ui_settings *set)
             fprintf(stderr, "shmwatch: cannot open the system's proc: %s\n", strerror(-e));
         goto out;
     }
-    sys_open = true;
     /* --record: the store is taken (one recorder per directory) before the
      * terminal is, so that a refusal is one line on a plain screen. */
     if (set->flags.record && open_store(set, &store) != 0)
@@ -415,18 +413,17 @@ static int run(const struct ui_settings *set)
     }
     if (on_terminal(&u, "shmwatch") == 0)
         rc = 0;
-    sys_open = poller_stop(u.poller);
-    if (!sys_open) {
+    if (!poller_stop(u.poller)) {
         /* A scan still hangs (the terminal's refusal said, or the run
-         * over): leave it to the exit. Every record written is whole. */
+         * over) and uses u.sys: leave it to the exit. Every record written
+         * is whole. */
         store_close(store);
         fflush(NULL);
         _exit(rc);
     }
 out:
     store_close(store);
-    if (sys_open)
-        sysroot_close(&u.sys);
+    sysroot_close(&u.sys);
     ui_release(&u);
     return rc;
 }
