@@ -52,6 +52,7 @@ struct loop {
     struct scan_opts so;
     bool events;               /* this run watches over time: events are told */
     struct evwatch ew;         /* the events' sources and the last scan's facts */
+    struct event_list got;     /* the watcher's events as they come, for take_news */
     struct event_list evs;
     /* A stream's own news (why process events are not seen), written just
      * before the first exit whose cause it leaves unknown: a stream with
@@ -219,12 +220,12 @@ static void source_off(struct loop *L, const char *line)
     events_recorder(L->store ? &L->evs : &L->pending, clock_wall(), "events_off", line);
 }
 
-/* The watcher's events into L->evs; its own news (a source gone or
- * events lost: "events_off") said as source_off says it. */
-static void take_news(struct loop *L, struct event_list *got)
+/* The watcher's events (L->got) into L->evs; its own news (a source
+ * gone or events lost: "events_off") said as source_off says it. */
+static void take_news(struct loop *L)
 {
-    for (size_t i = 0; i < got->n; i++) {
-        struct event *e = &got->items[i];
+    for (size_t i = 0; i < L->got.n; i++) {
+        struct event *e = &L->got.items[i];
         if (e->kind == EV_RECORDER) {
             source_off(L, e->detail);
             continue;
@@ -232,7 +233,7 @@ static void take_news(struct loop *L, struct event_list *got)
         *VEC_PUSH(L->evs.items, L->evs.n, L->evs.cap) = *e;
         memset(e, 0, sizeof(*e));
     }
-    event_list_clear(got);
+    event_list_clear(&L->got);
 }
 
 /* Waits until the monotonic clock reaches until, taking the process events
@@ -240,15 +241,13 @@ static void take_news(struct loop *L, struct event_list *got)
  * recorder is due an event snapshot. False when a stream's reader has gone. */
 static bool wait_until(struct loop *L, double until)
 {
-    struct event_list got = {0};
     bool ok = true;
     while (ok && !watch_stop_requested && !(L->store && L->ew.death) && clock_now() < until) {
-        evwatch_wait(&L->ew, until, -1, &got);
-        take_news(L, &got);
+        evwatch_wait(&L->ew, until, -1, &L->got);
+        take_news(L);
         if (L->evs.n)
             ok = emit_events(L);
     }
-    event_list_free(&got);
     return ok;
 }
 
@@ -257,10 +256,8 @@ static bool wait_until(struct loop *L, double until)
  * counts (an interval scan; an event snapshot leaves them counting). */
 static bool scan_events(struct loop *L, struct scan *s, struct ev_state *cur, double t, bool churn)
 {
-    struct event_list got = {0};
-    evwatch_scan(&L->ew, s, cur, t, churn, &got);
-    take_news(L, &got);
-    event_list_free(&got);
+    evwatch_scan(&L->ew, s, cur, t, churn, &L->got);
+    take_news(L);
     return emit_events(L);
 }
 
@@ -385,26 +382,23 @@ static bool show(struct loop *L, struct scan *s, bool complete, const char *reas
     return ok;
 }
 
-/* One turn of the loop: after the first, the wait for the next interval
- * or (the recorder) a death; then the scan, its snapshot and its events.
- * False when the run ends (L->rc its status). */
-static bool turn(struct loop *L, bool first)
+/* One turn of the loop: the wait for the next interval (none before the
+ * first, L->next 0) or (the recorder) a death; then the scan, its snapshot
+ * and its events. False when the run ends (L->rc its status). */
+static bool turn(struct loop *L)
 {
+    if (!wait_until(L, L->next)) {
+        L->rc = output_status(NULL, NULL);
+        return false;
+    }
     /* on_time: the interval has come (not only a death). by_event: the
      * recorder's snapshot at once after a death, its reason "event" (also
      * when the interval comes with it), when its scan begins now: a scan
      * that stalled before the death ends as its interval's. interval: the
      * snapshot counts as the interval's, its churn taken. */
-    bool on_time = true, by_event = false;
-    if (!first) {
-        if (!wait_until(L, L->next)) {
-            L->rc = output_status(NULL, NULL);
-            return false;
-        }
-        bool death = L->store && evwatch_take_death(&L->ew);
-        on_time = clock_now() >= L->next || !death;
-        by_event = death && !L->job;
-    }
+    bool death = L->store && evwatch_take_death(&L->ew);
+    bool on_time = clock_now() >= L->next || !death;
+    bool by_event = death && !L->job;
     bool interval = on_time || !by_event;
     if (watch_stop_requested)
         return false;
@@ -466,20 +460,16 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
                          (o->mode == MODE_JSON || o->prometheus_file));
     if (L.events) {
         /* Without the connector the exits are told from the scans. */
-        struct event_list off = {0};
-        evwatch_open(&L.ew, &L.sys, &off);
-        for (size_t i = 0; i < off.n; i++)
-            source_off(&L, off.items[i].detail);
-        event_list_free(&off);
+        evwatch_open(&L.ew, &L.sys, &L.got);
+        take_news(&L);
     }
     if (store) {
         /* After the sources' news; a record never ends the run. */
         events_recorder(&L.evs, clock_wall(), "start", "the recorder started");
         emit_events(&L);
     }
-    for (bool first = true; !watch_stop_requested && (o->count == 0 || L.done < o->count);
-         first = false)
-        if (!turn(&L, first))
+    while (!watch_stop_requested && (o->count == 0 || L.done < o->count))
+        if (!turn(&L))
             break;
     int rc = L.rc;
     if (store && rc == 0) {
@@ -491,6 +481,7 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
     buf_free(&L.line);
     group_peaks_free(&L.peaks);
     mount_memory_free(&L.mount_mem);
+    event_list_free(&L.got);
     event_list_free(&L.evs);
     event_list_free(&L.pending);
     death_counts_free(&L.deaths);
