@@ -232,16 +232,11 @@ static int run_scan(struct poller *p, struct scan *out)
 static struct snap *take_scan(struct poller *p, int *gone)
 {
     struct snap *s = xcalloc(1, sizeof(*s));
-    *gone = SCAN_TARGET_OK;
     int rc = run_scan(p, &s->scan);
-    if (rc == -ECANCELED) {
-        free(s);
-        return NULL;
-    }
-    if (rc < 0 && s->scan.target_state != SCAN_TARGET_OK) {
+    /* An abandoned scan (-ECANCELED) wrote nothing: its state is OK. */
+    if (rc == -ECANCELED || (rc < 0 && s->scan.target_state != SCAN_TARGET_OK)) {
         *gone = s->scan.target_state;
-        scan_free(&s->scan);
-        free(s);
+        snap_free(s);
         return NULL;
     }
     /* Any other failure (the watched process's namespaces cannot be read:
