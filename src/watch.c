@@ -96,42 +96,6 @@ static void store_put(struct loop *L, double t, const struct buf *b)
     }
 }
 
-/* One event: the recorder's record, a stream's line (the exporter only
- * counts them). False when a stream's reader has gone. */
-static bool put_event(struct loop *L, const struct event *e)
-{
-    buf_reset(&L->line);
-    report_event_json(&L->line, e);
-    if (L->store) {
-        store_put(L, e->t, &L->line);
-        return true;
-    }
-    if (L->o->mode != MODE_JSON)
-        return true;
-    buf_addc(&L->line, '\n');
-    return output_write(&L->line);
-}
-
-/* The events gathered so far, each at once; the exporter counts the
- * deaths. A stream's pending news goes just before the first exit it
- * explains. False when a stream's reader has gone. */
-static bool emit_events(struct loop *L)
-{
-    bool ok = true;
-    death_counts_add(&L->deaths, &L->evs);
-    for (size_t i = 0; i < L->evs.n && ok; i++) {
-        const struct event *e = &L->evs.items[i];
-        if (e->kind == EV_EXIT && e->cause == CAUSE_UNKNOWN && L->o->mode == MODE_JSON) {
-            for (size_t k = 0; k < L->pending.n && ok; k++)
-                ok = put_event(L, &L->pending.items[k]);
-            event_list_clear(&L->pending);
-        }
-        ok = ok && put_event(L, e);
-    }
-    event_list_clear(&L->evs);
-    return ok;
-}
-
 /* Writes all of b to stdout, to the --prometheus-file, or (the recorder)
  * as one record of time t; false when the reader has gone or the file
  * cannot be written (said on stderr). The file is replaced atomically: a
@@ -152,6 +116,39 @@ static bool emit(struct loop *L, const struct buf *b, double t)
         free(shown);
     }
     return rc == 0;
+}
+
+/* One event: the recorder's record, a stream's line (the exporter only
+ * counts them). False when a stream's reader has gone. */
+static bool put_event(struct loop *L, const struct event *e)
+{
+    if (!L->store && L->o->mode != MODE_JSON)
+        return true;
+    buf_reset(&L->line);
+    report_event_json(&L->line, e);
+    if (!L->store)
+        buf_addc(&L->line, '\n');
+    return emit(L, &L->line, e->t);
+}
+
+/* The events gathered so far, each at once; the exporter counts the
+ * deaths. A stream's pending news goes just before the first exit it
+ * explains. False when a stream's reader has gone. */
+static bool emit_events(struct loop *L)
+{
+    bool ok = true;
+    death_counts_add(&L->deaths, &L->evs);
+    for (size_t i = 0; i < L->evs.n && ok; i++) {
+        const struct event *e = &L->evs.items[i];
+        if (e->kind == EV_EXIT && e->cause == CAUSE_UNKNOWN && L->o->mode == MODE_JSON) {
+            for (size_t k = 0; k < L->pending.n && ok; k++)
+                ok = put_event(L, &L->pending.items[k]);
+            event_list_clear(&L->pending);
+        }
+        ok = ok && put_event(L, e);
+    }
+    event_list_clear(&L->evs);
+    return ok;
 }
 
 /* A snapshot of s (a complete scan, or the stand-in for a stalled one) in
@@ -251,16 +248,6 @@ static bool wait_until(struct loop *L, double until)
     return ok;
 }
 
-/* After a complete scan (cur its facts): the events its difference from
- * the last one tells, then cur becomes the last. churn: take the interval's
- * counts (an interval scan; an event snapshot leaves them counting). */
-static bool scan_events(struct loop *L, struct scan *s, struct ev_state *cur, double t, bool churn)
-{
-    evwatch_scan(&L->ew, s, cur, t, churn, &L->got);
-    take_news(L);
-    return emit_events(L);
-}
-
 /* --- The loop -------------------------------------------------------- */
 
 /* Waits for the scan until the monotonic clock reaches until, a slice at a
@@ -280,7 +267,7 @@ static bool wait_scan(struct scan_job *job, double until)
  * record, and the warning on stderr the first time. */
 static void record_stall(struct loop *L, const struct scan *s)
 {
-    const char *why = s->warn.n ? s->warn.msg[0] : "the scan has not finished";
+    const char *why = s->warn.msg[0]; /* scan_stalled's, always there */
     if (!L->stall_said) {
         char *shown = esc_term_dup(why); /* it names a process */
         fprintf(stderr, "%s: %s\n", L->cmd, shown);
@@ -358,8 +345,10 @@ static bool stand_in(struct loop *L, struct scan *s, bool on_time)
 }
 
 /* The snapshot of s (a complete scan, or a stream's stand-in) written, its
- * reason "event" or "interval", then the events a complete scan tells
- * (interval: its churn taken). False (L->rc set) when it cannot be written. */
+ * reason "event" or "interval", then the events a complete scan's
+ * difference from the last one tells (cur, its facts, becomes the last;
+ * interval: its churn counts taken, where an event snapshot leaves them
+ * counting). False (L->rc set) when it cannot be written. */
 static bool show(struct loop *L, struct scan *s, bool complete, const char *reason, bool interval)
 {
     struct ev_state cur = {0};
@@ -374,9 +363,13 @@ static bool show(struct loop *L, struct scan *s, bool complete, const char *reas
          * emit has said for the --prometheus-file. */
         L->rc = L->o->prometheus_file ? 1 : output_status(NULL, NULL);
         ok = false;
-    } else if (events && !scan_events(L, s, &cur, t, interval)) {
-        L->rc = output_status(NULL, NULL);
-        ok = false;
+    } else if (events) {
+        evwatch_scan(&L->ew, s, &cur, t, interval, &L->got);
+        take_news(L);
+        if (!emit_events(L)) {
+            L->rc = output_status(NULL, NULL);
+            ok = false;
+        }
     }
     ev_state_free(&cur);
     return ok;
@@ -428,14 +421,13 @@ static bool turn(struct loop *L)
 
 int watch_run(const struct options *o, const struct config *cfg, struct store *store)
 {
-    struct loop L;
-    memset(&L, 0, sizeof(L));
-    L.o = o;
-    L.cfg = cfg;
-    L.store = store;
-    L.cmd = store ? "shmwatch record" : "shmwatch";
-    L.ew.cn = -1;
-    L.ew.sn.fd = -1;
+    struct loop L = {
+        .o = o,
+        .cfg = cfg,
+        .store = store,
+        .cmd = store ? "shmwatch record" : "shmwatch",
+        .ew = {.cn = -1, .sn.fd = -1},
+    };
     /* --pid: the process as it is now (sysroot_open_pid pins its start
      * time); a stream ends when it exits. */
     pid_t pid = (pid_t)o->pid;
