@@ -1,8 +1,6 @@
 /* The loop of snapshots and events (watch.h). One iteration is one scan:
- * at its interval, or (the recorder) at once after a death or an OOM kill.
- * Between two scans the event watcher (live/evwatch.h) is waited on until
- * the next deadline; after each complete scan the events it derives follow
- * the snapshot. */
+ * at its interval, or (the recorder) at once after a death or an OOM kill;
+ * the events a complete scan derives (live/evwatch.h) follow its snapshot. */
 #include "watch.h"
 
 #include <errno.h>
@@ -64,7 +62,7 @@ struct loop {
     struct oom_watch oom;
     struct mount_memory mount_mem;
     double last_scan_time;
-    bool stall_said;           /* the recorder said the scan under way is stalled */
+    bool stall_said;           /* the scan under way was said stalled on stderr */
     struct scan_job *job;      /* the scan under way, NULL between scans */
     bool stalled;              /* it has run past its limit (scan_stall_limit) */
     long long done;            /* the intervals taken */
@@ -263,21 +261,6 @@ static bool wait_scan(struct scan_job *job, double until)
     }
 }
 
-/* The recorder's account of a stalled scan s (its stand-in): a stalled
- * record, and the warning on stderr the first time. */
-static void record_stall(struct loop *L, const struct scan *s)
-{
-    const char *why = s->warn.msg[0]; /* scan_stalled's, always there */
-    if (!L->stall_said) {
-        char *shown = esc_term_dup(why); /* it names a process */
-        fprintf(stderr, "%s: %s\n", L->cmd, shown);
-        free(shown);
-        L->stall_said = true;
-    }
-    events_stalled(&L->evs, clock_wall(), why, s->stalled_s, s->stalled_pid, s->stalled_fd);
-    emit_events(L);
-}
-
 /* An interval taken: the next one is due o->interval from now. */
 static void interval_done(struct loop *L)
 {
@@ -316,29 +299,32 @@ static bool finish_scan(struct loop *L, struct scan *s)
 
 /* The scan under way has run past its limit: its stand-in into s. True
  * when a stream shows the stand-in as its snapshot; false when the stall
- * was told otherwise and s freed: by the recorder in a stalled record at
- * its interval, by a one-shot snapshot on stderr. */
+ * was told otherwise and s freed: by a one-shot snapshot on stderr; by the
+ * recorder on stderr when it begins and in a stalled record at each
+ * interval while it lasts, as a stream's stand-in is (not for a death's
+ * own: the death was recorded, no scan can follow it). No stand-in
+ * snapshot goes in the store: its empty lists would read as every mount
+ * and process gone. */
 static bool stand_in(struct loop *L, struct scan *s, bool on_time)
 {
     L->stalled = true;
     scan_stalled(s, &L->so, clock_now() - scan_job_started(L->job), scan_job_beacon(L->job));
-    if (L->store) {
-        /* No stand-in snapshot in the store: its empty lists would read as
-         * every mount and process gone. The stall is said at each interval
-         * while it lasts, as a stream's stand-in is (not for a death's own:
-         * the death was recorded, no scan can follow it), and on stderr
-         * when it begins. */
-        if (on_time) {
-            record_stall(L, s);
-            interval_done(L);
-        }
-    } else if (L->o->mode == MODE_ONCE) {
-        char *where = esc_term_dup(s->warn.msg[0]); /* it names a process */
-        fprintf(stderr, "shmwatch: %s\n", where);
-        free(where);
-        interval_done(L);
-    } else {
+    if (!L->store && L->o->mode != MODE_ONCE)
         return true;
+    if (on_time) { /* always, for a one-shot snapshot: its only turn */
+        const char *why = s->warn.msg[0]; /* scan_stalled's */
+        if (!L->stall_said) {
+            char *shown = esc_term_dup(why); /* it names a process */
+            fprintf(stderr, "%s: %s\n", L->cmd, shown);
+            free(shown);
+            L->stall_said = true;
+        }
+        if (L->store) {
+            events_stalled(&L->evs, clock_wall(), why, s->stalled_s, s->stalled_pid,
+                           s->stalled_fd);
+            emit_events(L);
+        }
+        interval_done(L);
     }
     scan_free(s);
     return false;
