@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 
 #include "collect/scanjob.h"
+#include "config/config.h"
 #include "live/evwatch.h"
 #include "live/recwrite.h"
 #include "model/evline.h"
@@ -192,7 +193,7 @@ static int run_scan(struct poller *p, struct scan *out)
     pthread_mutex_lock(&p->lock);
     p->job = job;
     pthread_mutex_unlock(&p->lock);
-    double stalled_at = scan_job_started(job) + scan_stall_limit(p->cfg.scan_interval_s);
+    double stalled_at = scan_job_started(job) + scan_stall_limit(p->cfg.set->scan_interval_s);
     double next_said = stalled_at;
     for (;;) {
         double now = clock_now();
@@ -203,7 +204,7 @@ static int run_scan(struct poller *p, struct scan *out)
         } else {
             if (p->cfg.store && now >= next_said) {
                 record_stall(p, job);
-                next_said = now + p->cfg.scan_interval_s;
+                next_said = now + p->cfg.set->scan_interval_s;
             }
             double until = now + 0.2 < next_said ? now + 0.2 : next_said;
             if (evwatch_wait(&p->ew, until, p->ctl[0], &p->got))
@@ -243,10 +244,10 @@ static struct snap *take_scan(struct poller *p, int *gone)
      * not ours) leaves a scan whose warnings say it: shown as it is. */
     struct model_opts mo;
     model_opts_default(&mo);
-    mo.warn_pct = p->cfg.warn_pct;
-    mo.crit_pct = p->cfg.crit_pct;
-    mo.orphan_min_age_s = p->cfg.orphan_min_age_s;
-    mo.trust_pids = p->cfg.trust_pids;
+    mo.warn_pct = p->cfg.set->warn_pct;
+    mo.crit_pct = p->cfg.set->crit_pct;
+    mo.orphan_min_age_s = p->cfg.set->orphan_min_age_s;
+    mo.trust_pids = p->cfg.set->trust_pids;
     note_peak(p, &s->scan.mounts);
     mo.peak_shm = p->peak_shm;
     mo.peak_app = p->peak_app;
@@ -313,7 +314,7 @@ static bool fresh_mount(const struct poller *p, const struct event *e, struct ev
         out->used = m->used;
         out->size = m->size;
         out->used_pct = mount_used_pct(m);
-        out->level = fill_level_of(out->used_pct, p->cfg.warn_pct, p->cfg.crit_pct);
+        out->level = fill_level_of(out->used_pct, p->cfg.set->warn_pct, p->cfg.set->crit_pct);
     }
     return true;
 }
@@ -374,7 +375,7 @@ static void scan_events(struct poller *p, struct snap *s, bool by_event, bool on
         record_put(p, t);
     }
     struct ev_state cur;
-    ev_state_from_model(&cur, &s->model, p->cfg.warn_pct, p->cfg.crit_pct);
+    ev_state_from_model(&cur, &s->model, p->cfg.set->warn_pct, p->cfg.set->crit_pct);
     evwatch_scan(&p->ew, &s->scan, &cur, t, on_time, &p->got);
     take_events(p);
 }
@@ -382,7 +383,7 @@ static void scan_events(struct poller *p, struct snap *s, bool by_event, bool on
 static void *run(void *arg)
 {
     struct poller *p = arg;
-    double next_scan = 0, next_gauge = clock_now() + p->cfg.gauge_interval_s;
+    double next_scan = 0, next_gauge = clock_now() + p->cfg.set->gauge_interval_s;
     pthread_mutex_lock(&p->lock);
     while (!p->stop) {
         double now = clock_now();
@@ -424,8 +425,8 @@ static void *run(void *arg)
             gauges_read(&p->gauges, &p->ml, now);
             p->gauges_new = true;
             if (on_time)
-                next_scan = now + p->cfg.scan_interval_s;
-            next_gauge = now + p->cfg.gauge_interval_s;
+                next_scan = now + p->cfg.set->scan_interval_s;
+            next_gauge = now + p->cfg.set->gauge_interval_s;
             poke(p->pipe[1]);
             continue;
         }
@@ -441,7 +442,7 @@ static void *run(void *arg)
             refresh_gauges(p);
             now = clock_now();
             pthread_mutex_lock(&p->lock);
-            next_gauge = now + p->cfg.gauge_interval_s;
+            next_gauge = now + p->cfg.set->gauge_interval_s;
             poke(p->pipe[1]);
             continue;
         }
@@ -532,7 +533,7 @@ bool poller_stalled(struct poller *p, double *running_s, char *where, size_t n)
     /* Under lock: the poller's thread ends the job only under it. */
     pthread_mutex_lock(&p->lock);
     double run = p->job ? clock_now() - scan_job_started(p->job) : 0;
-    bool stalled = p->job && run >= scan_stall_limit(p->cfg.scan_interval_s);
+    bool stalled = p->job && run >= scan_stall_limit(p->cfg.set->scan_interval_s);
     if (stalled) {
         pid_t pid;
         int fd;

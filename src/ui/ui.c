@@ -399,12 +399,7 @@ static int run(const struct ui_settings *set)
                  .mounts = set->mounts,
                  .nmounts = set->nmounts,
                  .all = set->flags.all},
-        .gauge_interval_s = set->cfg.gauge_interval_s,
-        .scan_interval_s = set->cfg.scan_interval_s,
-        .warn_pct = set->cfg.warn_pct,
-        .crit_pct = set->cfg.crit_pct,
-        .orphan_min_age_s = set->cfg.orphan_min_age_s,
-        .trust_pids = set->cfg.trust_pids,
+        .set = &set->cfg,
     };
     u.poller = poller_start(&pc);
     if (!u.poller) {
