@@ -222,17 +222,13 @@ static void watch_scan(struct ui *u)
 {
     if (!u->poller)
         return; /* a replay: no scan */
-    double run;
-    char where[sizeof(u->stalled_where)];
-    if (!poller_stalled(u->poller, &run, where, sizeof(where))) {
-        if (u->stalled) {
-            u->stalled = false;
-            u->dirty = true;
-        }
-        return;
-    }
-    if (!u->stalled || (long)run != u->stalled_s || strcmp(where, u->stalled_where) != 0) {
-        u->stalled = true;
+    /* Not stalled: 0 and "", as the ended stall leaves them. */
+    double run = 0;
+    char where[sizeof(u->stalled_where)] = "";
+    bool stalled = poller_stalled(u->poller, &run, where, sizeof(where));
+    if (stalled != u->stalled || (long)run != u->stalled_s ||
+        strcmp(where, u->stalled_where) != 0) {
+        u->stalled = stalled;
         u->stalled_s = (long)run;
         memcpy(u->stalled_where, where, sizeof(where));
         u->dirty = true;
