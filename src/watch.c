@@ -1,8 +1,6 @@
 /* The loop of snapshots and events (watch.h). One iteration is one scan:
- * at its interval, or (the recorder) at once after a death or an OOM kill.
- * Between two scans the event watcher (live/evwatch.h) is waited on until
- * the next deadline; after each complete scan the events it derives follow
- * the snapshot. */
+ * at its interval, or (the recorder) at once after a death or an OOM kill;
+ * the events a complete scan derives (live/evwatch.h) follow its snapshot. */
 #include "watch.h"
 
 #include <errno.h>
@@ -52,6 +50,7 @@ struct loop {
     struct scan_opts so;
     bool events;               /* this run watches over time: events are told */
     struct evwatch ew;         /* the events' sources and the last scan's facts */
+    struct event_list got;     /* the watcher's events as they come, for take_news */
     struct event_list evs;
     /* A stream's own news (why process events are not seen), written just
      * before the first exit whose cause it leaves unknown: a stream with
@@ -63,7 +62,7 @@ struct loop {
     struct oom_watch oom;
     struct mount_memory mount_mem;
     double last_scan_time;
-    bool stall_said;           /* the recorder said the scan under way is stalled */
+    bool stall_said;           /* the scan under way was said stalled on stderr */
     struct scan_job *job;      /* the scan under way, NULL between scans */
     bool stalled;              /* it has run past its limit (scan_stall_limit) */
     long long done;            /* the intervals taken */
@@ -95,42 +94,6 @@ static void store_put(struct loop *L, double t, const struct buf *b)
     }
 }
 
-/* One event: the recorder's record, a stream's line (the exporter only
- * counts them). False when a stream's reader has gone. */
-static bool put_event(struct loop *L, const struct event *e)
-{
-    buf_reset(&L->line);
-    report_event_json(&L->line, e);
-    if (L->store) {
-        store_put(L, e->t, &L->line);
-        return true;
-    }
-    if (L->o->mode != MODE_JSON)
-        return true;
-    buf_addc(&L->line, '\n');
-    return output_write(&L->line);
-}
-
-/* The events gathered so far, each at once; the exporter counts the
- * deaths. A stream's pending news goes just before the first exit it
- * explains. False when a stream's reader has gone. */
-static bool emit_events(struct loop *L)
-{
-    bool ok = true;
-    death_counts_add(&L->deaths, &L->evs);
-    for (size_t i = 0; i < L->evs.n && ok; i++) {
-        const struct event *e = &L->evs.items[i];
-        if (e->kind == EV_EXIT && e->cause == CAUSE_UNKNOWN && L->o->mode == MODE_JSON) {
-            for (size_t k = 0; k < L->pending.n && ok; k++)
-                ok = put_event(L, &L->pending.items[k]);
-            event_list_clear(&L->pending);
-        }
-        ok = ok && put_event(L, e);
-    }
-    event_list_clear(&L->evs);
-    return ok;
-}
-
 /* Writes all of b to stdout, to the --prometheus-file, or (the recorder)
  * as one record of time t; false when the reader has gone or the file
  * cannot be written (said on stderr). The file is replaced atomically: a
@@ -151,6 +114,39 @@ static bool emit(struct loop *L, const struct buf *b, double t)
         free(shown);
     }
     return rc == 0;
+}
+
+/* One event: the recorder's record, a stream's line (the exporter only
+ * counts them). False when a stream's reader has gone. */
+static bool put_event(struct loop *L, const struct event *e)
+{
+    if (!L->store && L->o->mode != MODE_JSON)
+        return true;
+    buf_reset(&L->line);
+    report_event_json(&L->line, e);
+    if (!L->store)
+        buf_addc(&L->line, '\n');
+    return emit(L, &L->line, e->t);
+}
+
+/* The events gathered so far, each at once; the exporter counts the
+ * deaths. A stream's pending news goes just before the first exit it
+ * explains. False when a stream's reader has gone. */
+static bool emit_events(struct loop *L)
+{
+    bool ok = true;
+    death_counts_add(&L->deaths, &L->evs);
+    for (size_t i = 0; i < L->evs.n && ok; i++) {
+        const struct event *e = &L->evs.items[i];
+        if (e->kind == EV_EXIT && e->cause == CAUSE_UNKNOWN && L->o->mode == MODE_JSON) {
+            for (size_t k = 0; k < L->pending.n && ok; k++)
+                ok = put_event(L, &L->pending.items[k]);
+            event_list_clear(&L->pending);
+        }
+        ok = ok && put_event(L, e);
+    }
+    event_list_clear(&L->evs);
+    return ok;
 }
 
 /* A snapshot of s (a complete scan, or the stand-in for a stalled one) in
@@ -219,12 +215,12 @@ static void source_off(struct loop *L, const char *line)
     events_recorder(L->store ? &L->evs : &L->pending, clock_wall(), "events_off", line);
 }
 
-/* The watcher's events into L->evs; its own news (a source gone or
- * events lost: "events_off") said as source_off says it. */
-static void take_news(struct loop *L, struct event_list *got)
+/* The watcher's events (L->got) into L->evs; its own news (a source
+ * gone or events lost: "events_off") said as source_off says it. */
+static void take_news(struct loop *L)
 {
-    for (size_t i = 0; i < got->n; i++) {
-        struct event *e = &got->items[i];
+    for (size_t i = 0; i < L->got.n; i++) {
+        struct event *e = &L->got.items[i];
         if (e->kind == EV_RECORDER) {
             source_off(L, e->detail);
             continue;
@@ -232,7 +228,7 @@ static void take_news(struct loop *L, struct event_list *got)
         *VEC_PUSH(L->evs.items, L->evs.n, L->evs.cap) = *e;
         memset(e, 0, sizeof(*e));
     }
-    event_list_clear(got);
+    event_list_clear(&L->got);
 }
 
 /* Waits until the monotonic clock reaches until, taking the process events
@@ -240,28 +236,14 @@ static void take_news(struct loop *L, struct event_list *got)
  * recorder is due an event snapshot. False when a stream's reader has gone. */
 static bool wait_until(struct loop *L, double until)
 {
-    struct event_list got = {0};
     bool ok = true;
     while (ok && !watch_stop_requested && !(L->store && L->ew.death) && clock_now() < until) {
-        evwatch_wait(&L->ew, until, -1, &got);
-        take_news(L, &got);
+        evwatch_wait(&L->ew, until, -1, &L->got);
+        take_news(L);
         if (L->evs.n)
             ok = emit_events(L);
     }
-    event_list_free(&got);
     return ok;
-}
-
-/* After a complete scan (cur its facts): the events its difference from
- * the last one tells, then cur becomes the last. churn: take the interval's
- * counts (an interval scan; an event snapshot leaves them counting). */
-static bool scan_events(struct loop *L, struct scan *s, struct ev_state *cur, double t, bool churn)
-{
-    struct event_list got = {0};
-    evwatch_scan(&L->ew, s, cur, t, churn, &got);
-    take_news(L, &got);
-    event_list_free(&got);
-    return emit_events(L);
 }
 
 /* --- The loop -------------------------------------------------------- */
@@ -277,21 +259,6 @@ static bool wait_scan(struct scan_job *job, double until)
         if (watch_stop_requested || clock_now() >= until)
             return false;
     }
-}
-
-/* The recorder's account of a stalled scan s (its stand-in): a stalled
- * record, and the warning on stderr the first time. */
-static void record_stall(struct loop *L, const struct scan *s)
-{
-    const char *why = s->warn.n ? s->warn.msg[0] : "the scan has not finished";
-    if (!L->stall_said) {
-        char *shown = esc_term_dup(why); /* it names a process */
-        fprintf(stderr, "%s: %s\n", L->cmd, shown);
-        free(shown);
-        L->stall_said = true;
-    }
-    events_stalled(&L->evs, clock_wall(), why, s->stalled_s, s->stalled_pid, s->stalled_fd);
-    emit_events(L);
 }
 
 /* An interval taken: the next one is due o->interval from now. */
@@ -332,37 +299,42 @@ static bool finish_scan(struct loop *L, struct scan *s)
 
 /* The scan under way has run past its limit: its stand-in into s. True
  * when a stream shows the stand-in as its snapshot; false when the stall
- * was told otherwise and s freed: by the recorder in a stalled record at
- * its interval, by a one-shot snapshot on stderr. */
+ * was told otherwise and s freed: by a one-shot snapshot on stderr; by the
+ * recorder on stderr when it begins and in a stalled record at each
+ * interval while it lasts, as a stream's stand-in is (not for a death's
+ * own: the death was recorded, no scan can follow it). No stand-in
+ * snapshot goes in the store: its empty lists would read as every mount
+ * and process gone. */
 static bool stand_in(struct loop *L, struct scan *s, bool on_time)
 {
     L->stalled = true;
     scan_stalled(s, &L->so, clock_now() - scan_job_started(L->job), scan_job_beacon(L->job));
-    if (L->store) {
-        /* No stand-in snapshot in the store: its empty lists would read as
-         * every mount and process gone. The stall is said at each interval
-         * while it lasts, as a stream's stand-in is (not for a death's own:
-         * the death was recorded, no scan can follow it), and on stderr
-         * when it begins. */
-        if (on_time) {
-            record_stall(L, s);
-            interval_done(L);
-        }
-    } else if (L->o->mode == MODE_ONCE) {
-        char *where = esc_term_dup(s->warn.msg[0]); /* it names a process */
-        fprintf(stderr, "shmwatch: %s\n", where);
-        free(where);
-        interval_done(L);
-    } else {
+    if (!L->store && L->o->mode != MODE_ONCE)
         return true;
+    if (on_time) { /* always, for a one-shot snapshot: its only turn */
+        const char *why = s->warn.msg[0]; /* scan_stalled's */
+        if (!L->stall_said) {
+            char *shown = esc_term_dup(why); /* it names a process */
+            fprintf(stderr, "%s: %s\n", L->cmd, shown);
+            free(shown);
+            L->stall_said = true;
+        }
+        if (L->store) {
+            events_stalled(&L->evs, clock_wall(), why, s->stalled_s, s->stalled_pid,
+                           s->stalled_fd);
+            emit_events(L);
+        }
+        interval_done(L);
     }
     scan_free(s);
     return false;
 }
 
 /* The snapshot of s (a complete scan, or a stream's stand-in) written, its
- * reason "event" or "interval", then the events a complete scan tells
- * (interval: its churn taken). False (L->rc set) when it cannot be written. */
+ * reason "event" or "interval", then the events a complete scan's
+ * difference from the last one tells (cur, its facts, becomes the last;
+ * interval: its churn counts taken, where an event snapshot leaves them
+ * counting). False (L->rc set) when it cannot be written. */
 static bool show(struct loop *L, struct scan *s, bool complete, const char *reason, bool interval)
 {
     struct ev_state cur = {0};
@@ -377,34 +349,35 @@ static bool show(struct loop *L, struct scan *s, bool complete, const char *reas
          * emit has said for the --prometheus-file. */
         L->rc = L->o->prometheus_file ? 1 : output_status(NULL, NULL);
         ok = false;
-    } else if (events && !scan_events(L, s, &cur, t, interval)) {
-        L->rc = output_status(NULL, NULL);
-        ok = false;
+    } else if (events) {
+        evwatch_scan(&L->ew, s, &cur, t, interval, &L->got);
+        take_news(L);
+        if (!emit_events(L)) {
+            L->rc = output_status(NULL, NULL);
+            ok = false;
+        }
     }
     ev_state_free(&cur);
     return ok;
 }
 
-/* One turn of the loop: after the first, the wait for the next interval
- * or (the recorder) a death; then the scan, its snapshot and its events.
- * False when the run ends (L->rc its status). */
-static bool turn(struct loop *L, bool first)
+/* One turn of the loop: the wait for the next interval (none before the
+ * first, L->next 0) or (the recorder) a death; then the scan, its snapshot
+ * and its events. False when the run ends (L->rc its status). */
+static bool turn(struct loop *L)
 {
+    if (!wait_until(L, L->next)) {
+        L->rc = output_status(NULL, NULL);
+        return false;
+    }
     /* on_time: the interval has come (not only a death). by_event: the
      * recorder's snapshot at once after a death, its reason "event" (also
      * when the interval comes with it), when its scan begins now: a scan
      * that stalled before the death ends as its interval's. interval: the
      * snapshot counts as the interval's, its churn taken. */
-    bool on_time = true, by_event = false;
-    if (!first) {
-        if (!wait_until(L, L->next)) {
-            L->rc = output_status(NULL, NULL);
-            return false;
-        }
-        bool death = L->store && evwatch_take_death(&L->ew);
-        on_time = clock_now() >= L->next || !death;
-        by_event = death && !L->job;
-    }
+    bool death = L->store && evwatch_take_death(&L->ew);
+    bool on_time = clock_now() >= L->next || !death;
+    bool by_event = death && !L->job;
     bool interval = on_time || !by_event;
     if (watch_stop_requested)
         return false;
@@ -434,14 +407,13 @@ static bool turn(struct loop *L, bool first)
 
 int watch_run(const struct options *o, const struct config *cfg, struct store *store)
 {
-    struct loop L;
-    memset(&L, 0, sizeof(L));
-    L.o = o;
-    L.cfg = cfg;
-    L.store = store;
-    L.cmd = store ? "shmwatch record" : "shmwatch";
-    L.ew.cn = -1;
-    L.ew.sn.fd = -1;
+    struct loop L = {
+        .o = o,
+        .cfg = cfg,
+        .store = store,
+        .cmd = store ? "shmwatch record" : "shmwatch",
+        .ew = {.cn = -1, .sn.fd = -1},
+    };
     /* --pid: the process as it is now (sysroot_open_pid pins its start
      * time); a stream ends when it exits. */
     pid_t pid = (pid_t)o->pid;
@@ -466,20 +438,16 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
                          (o->mode == MODE_JSON || o->prometheus_file));
     if (L.events) {
         /* Without the connector the exits are told from the scans. */
-        struct event_list off = {0};
-        evwatch_open(&L.ew, &L.sys, &off);
-        for (size_t i = 0; i < off.n; i++)
-            source_off(&L, off.items[i].detail);
-        event_list_free(&off);
+        evwatch_open(&L.ew, &L.sys, &L.got);
+        take_news(&L);
     }
     if (store) {
         /* After the sources' news; a record never ends the run. */
         events_recorder(&L.evs, clock_wall(), "start", "the recorder started");
         emit_events(&L);
     }
-    for (bool first = true; !watch_stop_requested && (o->count == 0 || L.done < o->count);
-         first = false)
-        if (!turn(&L, first))
+    while (!watch_stop_requested && (o->count == 0 || L.done < o->count))
+        if (!turn(&L))
             break;
     int rc = L.rc;
     if (store && rc == 0) {
@@ -491,6 +459,7 @@ int watch_run(const struct options *o, const struct config *cfg, struct store *s
     buf_free(&L.line);
     group_peaks_free(&L.peaks);
     mount_memory_free(&L.mount_mem);
+    event_list_free(&L.got);
     event_list_free(&L.evs);
     event_list_free(&L.pending);
     death_counts_free(&L.deaths);

@@ -43,9 +43,7 @@ static const char *dash_size(char *dst, size_t n, uint64_t bytes)
         v /= 1024.0;
         u++;
     }
-    if (u == 0)
-        snprintf(dst, n, "%lluB", (unsigned long long)bytes);
-    else if (v >= 100.0 || v == floor(v))
+    if (v >= 100.0 || v == floor(v))
         snprintf(dst, n, "%.0f%c", v, units[u]);
     else
         snprintf(dst, n, "%.1f%c", v, units[u]);
@@ -324,17 +322,6 @@ static const struct gauge *gauge_of(const struct ui *u, dev_t dev)
     return NULL;
 }
 
-/* The line that stands for the mounts no gauge line is left for: how many,
- * and the fill of the fullest (in the node view they are the least
- * critical ones, being last in its order). */
-static void draw_more(int y, size_t hidden, double fullest)
-{
-    char line[128];
-    snprintf(line, sizeof(line), "+%zu more mount%s, the fullest %.1f%%: the tree lists every one",
-             hidden, hidden == 1 ? "" : "s", fullest);
-    term_put(y, 0, COLS, line, term_attr(THEME_muted), true);
-}
-
 int dash_draw_top(struct ui *u, int max_lines)
 {
     draw_title(u);
@@ -390,11 +377,18 @@ int dash_draw_top(struct ui *u, int max_lines)
         draw_gauge(u, y++, shown[k], node ? label : NULL);
     }
     if (fit < n && gauges > 1) {
+        /* The mounts no line is left for: how many, and the fill of the
+         * fullest (in the node view the least critical ones, being last in
+         * its order). */
         double fullest = 0;
         for (size_t k = fit; k < n; k++)
             if (gauge_pct(shown[k]) > fullest)
                 fullest = gauge_pct(shown[k]);
-        draw_more(y++, n - fit, fullest);
+        char line[128];
+        snprintf(line, sizeof(line),
+                 "+%zu more mount%s, the fullest %.1f%%: the tree lists every one", n - fit,
+                 n - fit == 1 ? "" : "s", fullest);
+        term_put(y++, 0, COLS, line, term_attr(THEME_muted), true);
     }
     free(order);
     free(shown);

@@ -151,29 +151,22 @@ size_t ui_ctr_order(const struct ui *u, size_t *order)
     return n;
 }
 
-/* The container of a row. */
-static size_t ui_row_ctr(const struct ui *u, const struct row *r)
+size_t ui_selected_ctr(const struct ui *u)
 {
-    const struct model *m = &u->snap->model;
+    const struct row *r = ui_node(u) ? ui_current(u) : NULL;
+    if (!r)
+        return NODE_HOST;
     switch (r->key.kind) {
     case ROW_CTR:
     case ROW_SECTION:
         return ui_key_ctr(&r->key);
     case ROW_SEG:
-        return node_owner_index(model_node(m), r->seg->mount);
+        return node_owner_index(model_node(&u->snap->model), r->seg->mount);
     case ROW_GROUP:
         return r->group->ctr;
     default:
         return r->proc ? r->proc->ctr : NODE_HOST;
     }
-}
-
-size_t ui_selected_ctr(const struct ui *u)
-{
-    if (!ui_node(u))
-        return NODE_HOST;
-    const struct row *r = ui_current(u);
-    return r ? ui_row_ctr(u, r) : NODE_HOST;
 }
 
 const struct budget *ui_ctr_budget(const struct ui *u, size_t ctr, size_t *mount)

@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 
 #include "collect/scanjob.h"
+#include "config/config.h"
 #include "live/evwatch.h"
 #include "live/recwrite.h"
 #include "model/evline.h"
@@ -40,6 +41,7 @@ struct poller {
     size_t nevents, events_cap;
     /* The thread's own. */
     struct evwatch ew;            /* the events' sources, the last scan's facts */
+    struct event_list got;        /* the events as they come, for take_events */
     struct buf rec;               /* --record: the record being written */
     struct mount_list ml; /* the mounts of the last scan, for statvfs */
     struct node_gauge *gauge_fds; /* --all: each one's view (collect/node.h) */
@@ -145,7 +147,7 @@ void gauges_read(struct gauges *g, const struct mount_list *ml, double t)
     }
 }
 
-static void take_events(struct poller *p, struct event_list *got);
+static void take_events(struct poller *p);
 
 /* Called unlocked: --record writes p->rec, a record of time t; a failed
  * write is said as a line. */
@@ -183,7 +185,7 @@ static void record_stall(struct poller *p, struct scan_job *job)
  * abandoned). While a scan runs past scan_stall_limit the thread goes on:
  * the kernel's exits are told (and recorded) as they come, and --record
  * records the stall at each interval. */
-static int run_scan(struct poller *p, struct scan *out, struct event_list *got)
+static int run_scan(struct poller *p, struct scan *out)
 {
     struct scan_job *job = scan_job_start(&p->cfg.scan);
     if (!job) /* no thread for it: the scan runs in this one */
@@ -191,7 +193,7 @@ static int run_scan(struct poller *p, struct scan *out, struct event_list *got)
     pthread_mutex_lock(&p->lock);
     p->job = job;
     pthread_mutex_unlock(&p->lock);
-    double stalled_at = scan_job_started(job) + scan_stall_limit(p->cfg.scan_interval_s);
+    double stalled_at = scan_job_started(job) + scan_stall_limit(p->cfg.set->scan_interval_s);
     double next_said = stalled_at;
     for (;;) {
         double now = clock_now();
@@ -202,12 +204,12 @@ static int run_scan(struct poller *p, struct scan *out, struct event_list *got)
         } else {
             if (p->cfg.store && now >= next_said) {
                 record_stall(p, job);
-                next_said = now + p->cfg.scan_interval_s;
+                next_said = now + p->cfg.set->scan_interval_s;
             }
             double until = now + 0.2 < next_said ? now + 0.2 : next_said;
-            if (evwatch_wait(&p->ew, until, p->ctl[0], got))
+            if (evwatch_wait(&p->ew, until, p->ctl[0], &p->got))
                 drain(p->ctl[0]);
-            take_events(p, got);
+            take_events(p);
             done = scan_job_wait(job, clock_now());
         }
         pthread_mutex_lock(&p->lock);
@@ -228,29 +230,24 @@ static int run_scan(struct poller *p, struct scan *out, struct event_list *got)
 /* A new snapshot, or NULL when the watched process has gone (said in
  * *gone): the last snapshot is then the last word about it. NULL with
  * *gone SCAN_TARGET_OK when stop came during the scan. */
-static struct snap *take_scan(struct poller *p, int *gone, struct event_list *got)
+static struct snap *take_scan(struct poller *p, int *gone)
 {
     struct snap *s = xcalloc(1, sizeof(*s));
-    *gone = SCAN_TARGET_OK;
-    int rc = run_scan(p, &s->scan, got);
-    if (rc == -ECANCELED) {
-        free(s);
-        return NULL;
-    }
-    if (rc < 0 && s->scan.target_state != SCAN_TARGET_OK) {
+    int rc = run_scan(p, &s->scan);
+    /* An abandoned scan (-ECANCELED) wrote nothing: its state is OK. */
+    if (rc == -ECANCELED || (rc < 0 && s->scan.target_state != SCAN_TARGET_OK)) {
         *gone = s->scan.target_state;
-        scan_free(&s->scan);
-        free(s);
+        snap_free(s);
         return NULL;
     }
     /* Any other failure (the watched process's namespaces cannot be read:
      * not ours) leaves a scan whose warnings say it: shown as it is. */
     struct model_opts mo;
     model_opts_default(&mo);
-    mo.warn_pct = p->cfg.warn_pct;
-    mo.crit_pct = p->cfg.crit_pct;
-    mo.orphan_min_age_s = p->cfg.orphan_min_age_s;
-    mo.trust_pids = p->cfg.trust_pids;
+    mo.warn_pct = p->cfg.set->warn_pct;
+    mo.crit_pct = p->cfg.set->crit_pct;
+    mo.orphan_min_age_s = p->cfg.set->orphan_min_age_s;
+    mo.trust_pids = p->cfg.set->trust_pids;
     note_peak(p, &s->scan.mounts);
     mo.peak_shm = p->peak_shm;
     mo.peak_app = p->peak_app;
@@ -280,14 +277,6 @@ static struct snap *take_scan(struct poller *p, int *gone, struct event_list *go
     if (s->model.budget.app > p->peak_app)
         p->peak_app = s->model.budget.app;
     return s;
-}
-
-/* --pid: is the watched process still the one first seen? Yes too when
- * that cannot be told (out of fds): the scan it would ask for checks again,
- * and is no better placed to. */
-static bool target_same(const struct poller *p)
-{
-    return sysroot_pid_check(p->cfg.scan.sys) != 0;
 }
 
 /* Reads the watched mounts' fill again (statvfs; --all: each below the
@@ -325,16 +314,17 @@ static bool fresh_mount(const struct poller *p, const struct event *e, struct ev
         out->used = m->used;
         out->size = m->size;
         out->used_pct = mount_used_pct(m);
-        out->level = fill_level_of(out->used_pct, p->cfg.warn_pct, p->cfg.crit_pct);
+        out->level = fill_level_of(out->used_pct, p->cfg.set->warn_pct, p->cfg.set->crit_pct);
     }
     return true;
 }
 
-/* Called unlocked: the events got, each written to the store (--record)
- * and published as a line; the watcher's lost events and a failed write
- * said as lines too. */
-static void take_events(struct poller *p, struct event_list *got)
+/* Called unlocked: the events got (p->got), each written to the store
+ * (--record) and published as a line; the watcher's lost events and a
+ * failed write said as lines too. */
+static void take_events(struct poller *p)
 {
+    const struct event_list *got = &p->got;
     bool bus = false;
     for (size_t i = 0; i < got->n && !bus; i++)
         bus = got->items[i].kind == EV_EXIT && got->items[i].cause == CAUSE_SIGBUS;
@@ -369,15 +359,14 @@ static void take_events(struct poller *p, struct event_list *got)
     if (got->n || msg[0])
         poke(p->pipe[1]);
     pthread_mutex_unlock(&p->lock);
-    event_list_clear(got);
+    event_list_clear(&p->got);
 }
 
 /* Called unlocked, after a complete scan s (before its snapshot is published):
  * --record writes it (reason: an interval's, or by_event the one taken at
  * once after a death); the events it tells follow, the interval's churn
  * with them when on_time. */
-static void scan_events(struct poller *p, struct snap *s, bool by_event, bool on_time,
-                        struct event_list *got)
+static void scan_events(struct poller *p, struct snap *s, bool by_event, bool on_time)
 {
     double t = clock_seconds(s->scan.time);
     if (p->cfg.store) {
@@ -386,16 +375,15 @@ static void scan_events(struct poller *p, struct snap *s, bool by_event, bool on
         record_put(p, t);
     }
     struct ev_state cur;
-    ev_state_from_model(&cur, &s->model, p->cfg.warn_pct, p->cfg.crit_pct);
-    evwatch_scan(&p->ew, &s->scan, &cur, t, on_time, got);
-    take_events(p, got);
+    ev_state_from_model(&cur, &s->model, p->cfg.set->warn_pct, p->cfg.set->crit_pct);
+    evwatch_scan(&p->ew, &s->scan, &cur, t, on_time, &p->got);
+    take_events(p);
 }
 
 static void *run(void *arg)
 {
     struct poller *p = arg;
-    double next_scan = 0, next_gauge = clock_now() + p->cfg.gauge_interval_s;
-    struct event_list got = {0};
+    double next_scan = 0, next_gauge = clock_now() + p->cfg.set->gauge_interval_s;
     pthread_mutex_lock(&p->lock);
     while (!p->stop) {
         double now = clock_now();
@@ -407,7 +395,7 @@ static void *run(void *arg)
             p->scan_requested = false;
             pthread_mutex_unlock(&p->lock);
             int gone;
-            struct snap *s = take_scan(p, &gone, &got);
+            struct snap *s = take_scan(p, &gone);
             if (!s) {
                 pthread_mutex_lock(&p->lock);
                 if (gone == SCAN_TARGET_OK)
@@ -429,7 +417,7 @@ static void *run(void *arg)
             }
             /* Recorded, and its events told, before the drawing thread may
              * take it. */
-            scan_events(p, s, by_event, on_time, &got);
+            scan_events(p, s, by_event, on_time);
             now = clock_now();
             pthread_mutex_lock(&p->lock);
             snap_free(p->snap);
@@ -437,37 +425,37 @@ static void *run(void *arg)
             gauges_read(&p->gauges, &p->ml, now);
             p->gauges_new = true;
             if (on_time)
-                next_scan = now + p->cfg.scan_interval_s;
-            next_gauge = now + p->cfg.gauge_interval_s;
+                next_scan = now + p->cfg.set->scan_interval_s;
+            next_gauge = now + p->cfg.set->gauge_interval_s;
             poke(p->pipe[1]);
             continue;
         }
-        if (now >= next_gauge && !target_same(p)) {
-            /* The watched process is gone: its mounts are out of reach. The
-             * scan says so, and keeps the last readings on screen. */
-            p->scan_requested = true;
-            continue;
-        }
         if (now >= next_gauge) {
+            /* --pid: the watched process gone (not a check that cannot be
+             * made, out of fds) leaves its mounts out of reach: the scan
+             * says so, and keeps the last readings on screen. */
+            if (sysroot_pid_check(p->cfg.scan.sys) == 0) {
+                p->scan_requested = true;
+                continue;
+            }
             pthread_mutex_unlock(&p->lock);
             refresh_gauges(p);
             now = clock_now();
             pthread_mutex_lock(&p->lock);
-            next_gauge = now + p->cfg.gauge_interval_s;
+            next_gauge = now + p->cfg.set->gauge_interval_s;
             poke(p->pipe[1]);
             continue;
         }
         /* Until the next scan or gauge reading, or a request (the control
          * pipe): the kernel's exits and the churn taken as they come. */
         pthread_mutex_unlock(&p->lock);
-        if (evwatch_wait(&p->ew, next_scan < next_gauge ? next_scan : next_gauge, p->ctl[0],
-                         &got))
+        double until = next_scan < next_gauge ? next_scan : next_gauge;
+        if (evwatch_wait(&p->ew, until, p->ctl[0], &p->got))
             drain(p->ctl[0]);
-        take_events(p, &got);
+        take_events(p);
         pthread_mutex_lock(&p->lock);
     }
     pthread_mutex_unlock(&p->lock);
-    event_list_free(&got);
     return NULL;
 }
 
@@ -476,6 +464,7 @@ static void *run(void *arg)
 static void release(struct poller *p)
 {
     evwatch_close(&p->ew);
+    event_list_free(&p->got);
     buf_free(&p->rec);
     free(p->events);
     close(p->ctl[0]);
@@ -513,12 +502,10 @@ struct poller *poller_start(const struct poller_cfg *cfg)
     buf_init(&p->rec);
     /* The events' sources; what is missing is said once, as a line (and a
      * record with --record, after the recorder's start). */
-    struct event_list first = {0};
     if (p->cfg.store)
-        events_recorder(&first, clock_wall(), "start", "the recorder started");
-    evwatch_open(&p->ew, p->cfg.scan.sys, &first);
-    take_events(p, &first);
-    event_list_free(&first);
+        events_recorder(&p->got, clock_wall(), "start", "the recorder started");
+    evwatch_open(&p->ew, p->cfg.scan.sys, &p->got);
+    take_events(p);
     int rc = thread_start(&p->thread, run, p); /* signals stay with the drawing thread */
     if (rc != 0) {
         release(p);
@@ -534,10 +521,8 @@ bool poller_stop(struct poller *p)
     pthread_join(p->thread, NULL);
     bool abandoned = p->abandoned;
     if (p->cfg.store) { /* the recording's last word */
-        struct event_list last = {0};
-        events_recorder(&last, clock_wall(), "stop", "the recorder was stopped");
-        take_events(p, &last);
-        event_list_free(&last);
+        events_recorder(&p->got, clock_wall(), "stop", "the recorder was stopped");
+        take_events(p);
     }
     release(p);
     return !abandoned;
@@ -548,7 +533,7 @@ bool poller_stalled(struct poller *p, double *running_s, char *where, size_t n)
     /* Under lock: the poller's thread ends the job only under it. */
     pthread_mutex_lock(&p->lock);
     double run = p->job ? clock_now() - scan_job_started(p->job) : 0;
-    bool stalled = p->job && run >= scan_stall_limit(p->cfg.scan_interval_s);
+    bool stalled = p->job && run >= scan_stall_limit(p->cfg.set->scan_interval_s);
     if (stalled) {
         pid_t pid;
         int fd;

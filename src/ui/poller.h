@@ -47,6 +47,7 @@ void gauges_free(struct gauges *g);
  * contents are freed). */
 void gauges_read(struct gauges *g, const struct mount_list *ml, double t);
 
+struct config;
 struct store;
 
 struct poller_cfg {
@@ -55,10 +56,7 @@ struct poller_cfg {
      * `shmwatch record` writes them, live/recwrite.h), else NULL; the
      * caller opens it before and closes it after the poller. */
     struct store *store;
-    double gauge_interval_s, scan_interval_s;
-    double warn_pct, crit_pct;
-    double orphan_min_age_s; /* as model_opts */
-    bool trust_pids;
+    const struct config *set; /* the intervals and model_opts' settings; outlives the poller */
 };
 
 /* An event as the dashboard shows it (model/evline.h): its wall clock

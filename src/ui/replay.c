@@ -26,27 +26,14 @@ static bool entry_is(const struct replay *r, size_t i, enum store_rec_kind kind)
 }
 
 /* The nearest entry of kind after entry i (dir 1) or before it (dir -1),
- * SIZE_MAX when there is none that way. */
+ * SIZE_MAX when there is none that way. Stepping back from 0 wraps k to
+ * SIZE_MAX, past the end as stepping on from the last entry is. */
 static size_t nearest(const struct replay *r, size_t i, int dir, enum store_rec_kind kind)
 {
-    if (dir > 0) {
-        for (size_t k = i + 1; k < r->ix.n; k++)
-            if (entry_is(r, k, kind))
-                return k;
-    } else {
-        for (size_t k = i; k-- > 0;)
-            if (entry_is(r, k, kind))
-                return k;
-    }
+    for (size_t k = i + (size_t)dir; k < r->ix.n; k += (size_t)dir)
+        if (entry_is(r, k, kind))
+            return k;
     return SIZE_MAX;
-}
-
-/* The snapshot shown for event entry ev: the first one after it (the
- * moment after), else the last one before it. */
-static size_t snapshot_for(const struct replay *r, size_t ev)
-{
-    size_t i = nearest(r, ev, 1, STORE_SNAPSHOT);
-    return i != SIZE_MAX ? i : nearest(r, ev, -1, STORE_SNAPSHOT);
 }
 
 /* The last snapshot at or before t, the first one when t is earlier. */
@@ -412,7 +399,10 @@ void cmd_replay_event(struct ui *u, int code)
         ui_message(u, THEME_muted, "no %s event in the recording", dir > 0 ? "later" : "earlier");
         return;
     }
-    if (!go(u, snapshot_for(r, ev), ev, false))
+    /* The snapshot shown: the first one after it (the moment after), else
+     * the last one before it. */
+    size_t snap = nearest(r, ev, 1, STORE_SNAPSHOT);
+    if (!go(u, snap != SIZE_MAX ? snap : nearest(r, ev, -1, STORE_SNAPSHOT), ev, false))
         return;
     char line[400];
     event_line(r, ev, line, sizeof(line));

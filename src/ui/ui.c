@@ -222,17 +222,13 @@ static void watch_scan(struct ui *u)
 {
     if (!u->poller)
         return; /* a replay: no scan */
-    double run;
-    char where[sizeof(u->stalled_where)];
-    if (!poller_stalled(u->poller, &run, where, sizeof(where))) {
-        if (u->stalled) {
-            u->stalled = false;
-            u->dirty = true;
-        }
-        return;
-    }
-    if (!u->stalled || (long)run != u->stalled_s || strcmp(where, u->stalled_where) != 0) {
-        u->stalled = true;
+    /* Not stalled: 0 and "", as the ended stall leaves them. */
+    double run = 0;
+    char where[sizeof(u->stalled_where)] = "";
+    bool stalled = poller_stalled(u->poller, &run, where, sizeof(where));
+    if (stalled != u->stalled || (long)run != u->stalled_s ||
+        strcmp(where, u->stalled_where) != 0) {
+        u->stalled = stalled;
         u->stalled_s = (long)run;
         memcpy(u->stalled_where, where, sizeof(where));
         u->dirty = true;
@@ -378,7 +374,6 @@ static int run(const struct ui_settings *set)
     struct ui u;
     ui_init(&u, set);
     struct store *store = NULL;
-    bool sys_open = false; /* u.sys open, and no hung scan in the poller uses it */
     int rc = 1;
     /* --pid: pinned to the process as it is now (pid and start time). */
     int e = sysroot_open_system(&u.sys, set->flags.pid);
@@ -390,7 +385,6 @@ static int run(const struct ui_settings *set)
             fprintf(stderr, "shmwatch: cannot open the system's proc: %s\n", strerror(-e));
         goto out;
     }
-    sys_open = true;
     /* --record: the store is taken (one recorder per directory) before the
      * terminal is, so that a refusal is one line on a plain screen. */
     if (set->flags.record && open_store(set, &store) != 0)
@@ -401,12 +395,7 @@ static int run(const struct ui_settings *set)
                  .mounts = set->mounts,
                  .nmounts = set->nmounts,
                  .all = set->flags.all},
-        .gauge_interval_s = set->cfg.gauge_interval_s,
-        .scan_interval_s = set->cfg.scan_interval_s,
-        .warn_pct = set->cfg.warn_pct,
-        .crit_pct = set->cfg.crit_pct,
-        .orphan_min_age_s = set->cfg.orphan_min_age_s,
-        .trust_pids = set->cfg.trust_pids,
+        .set = &set->cfg,
     };
     u.poller = poller_start(&pc);
     if (!u.poller) {
@@ -415,18 +404,17 @@ static int run(const struct ui_settings *set)
     }
     if (on_terminal(&u, "shmwatch") == 0)
         rc = 0;
-    sys_open = poller_stop(u.poller);
-    if (!sys_open) {
+    if (!poller_stop(u.poller)) {
         /* A scan still hangs (the terminal's refusal said, or the run
-         * over): leave it to the exit. Every record written is whole. */
+         * over) and uses u.sys: leave it to the exit. Every record written
+         * is whole. */
         store_close(store);
         fflush(NULL);
         _exit(rc);
     }
 out:
     store_close(store);
-    if (sys_open)
-        sysroot_close(&u.sys);
+    sysroot_close(&u.sys);
     ui_release(&u);
     return rc;
 }
