@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,7 +195,9 @@ static int run_scan(struct poller *p, struct scan *out)
     p->job = job;
     pthread_mutex_unlock(&p->lock);
     double stalled_at = scan_job_started(job) + scan_stall_limit(p->cfg.set->scan_interval_s);
-    double next_said = stalled_at;
+    /* --record: the stall is recorded at each interval from stalled_at;
+     * else nothing is said between the looks at the scan and the events. */
+    double next_said = p->cfg.store ? stalled_at : DBL_MAX;
     for (;;) {
         double now = clock_now();
         bool done;
@@ -202,7 +205,7 @@ static int run_scan(struct poller *p, struct scan *out)
             double until = now + 0.2 < stalled_at ? now + 0.2 : stalled_at;
             done = scan_job_wait(job, until);
         } else {
-            if (p->cfg.store && now >= next_said) {
+            if (now >= next_said) {
                 record_stall(p, job);
                 next_said = now + p->cfg.set->scan_interval_s;
             }
