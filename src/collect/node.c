@@ -432,54 +432,33 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
                        const struct holder_list *hl)
 {
     /* The holders' facts for every mount at once (one pass over the
-     * holders, not one per mount); then each mount's entries on their own
+     * holders, not one per mount); then each mount's entries, which
+     * node_files_collect left together in mount order, on their own
      * (files_stat_rest reaches a mount by its index in the list it is
-     * given), put back in mount order. */
+     * given), moved down over the entries dropped before them. */
     files_take_held(fl, hl);
-    /* Both sized for every entry at once: no copies as they fill. */
-    struct file_list done = {0}, part = {0};
-    done.cap = part.cap = fl->n ? fl->n : 1;
-    done.items = xmalloc(done.cap * sizeof(*done.items));
-    part.items = xmalloc(part.cap * sizeof(*part.items));
-    for (size_t i = 0; i < ml->n; i++) {
-        part.n = 0;
-        for (size_t k = 0; k < fl->n; k++)
-            if (fl->items[k].mount == i) {
-                struct shm_file *f = VEC_PUSH(part.items, part.n, part.cap);
-                *f = fl->items[k];
-                f->mount = 0;
-            }
-        if (!part.n)
-            continue;
+    size_t kept = 0;
+    for (size_t from = 0, to; from < fl->n; from = to) {
+        size_t i = fl->items[from].mount;
+        for (to = from; to < fl->n && fl->items[to].mount == i; to++)
+            fl->items[to].mount = 0;
+        struct file_list part = {.items = &fl->items[from], .n = to - from};
+        struct mount_list one = {.items = &ml->items[i], .n = 1, .cap = 1};
         struct sysroot tmp;
         const struct sysroot *r;
-        struct mount_list one = {.items = &ml->items[i], .n = 1, .cap = 1};
-        if (mount_root(n, sys, i, &tmp, &r) == 0) {
+        int rc = mount_root(n, sys, i, &tmp, &r);
+        if (rc == 0)
             files_stat_rest(r, &one, &part);
-            sysroot_close(&tmp);
-        } else {
-            /* Its root is gone: what no holder stat'ed cannot be read. */
-            size_t kept = 0;
-            for (size_t k = 0; k < part.n; k++)
-                if (!part.items[k].stat_pending)
-                    part.items[kept++] = part.items[k];
-            part.n = kept;
-        }
-        for (size_t k = 0; k < part.n; k++) {
-            struct shm_file *f = VEC_PUSH(done.items, done.n, done.cap);
-            *f = part.items[k];
-            f->mount = i;
-        }
+        sysroot_close(&tmp);
+        /* Its root gone, what no holder stat'ed cannot be read. */
+        for (size_t k = 0; k < part.n; k++)
+            if (rc == 0 || !part.items[k].stat_pending) {
+                fl->items[kept] = part.items[k];
+                fl->items[kept++].mount = i;
+            }
     }
-    free(part.items); /* its entries were copied to done */
-    /* The names stay where they were (fl's pool), and so do the
-     * directories, as they were listed. */
-    free(fl->items);
-    done.dirs = fl->dirs;
-    done.ndirs = fl->ndirs;
-    done.dirs_cap = fl->dirs_cap;
-    done.names = fl->names;
-    *fl = done;
+    fl->n = kept;
+    files_trim(fl);
 }
 
 void node_roots_close(struct scan_node *n)
