@@ -563,9 +563,10 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
     for (size_t i = 0; i < x->nmounts && !own_mount; i++)
         own_mount = !n->mounts[x->mounts[i]].host_sees;
     /* The first member whose cgroup names a container, and the first read
-     * in no container; each with its cgroup file, which names the
-     * container and its memory cgroup: read once for both. */
-    struct container_info ci = {0}, none = {0};
+     * in no container (whose info is empty: containers.h); each with its
+     * cgroup file, which names the container and its memory cgroup: read
+     * once for both. */
+    struct container_info ci = {0};
     pid_t pid = 0, none_pid = 0;
     struct buf cg, none_cg;
     buf_init(&cg);
@@ -584,13 +585,9 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
         if (ci.runtime != RUNTIME_NONE) {
             pid = x->members[k];
         } else if (!none_pid) {
-            none = ci;
-            memset(&ci, 0, sizeof(ci));
             none_pid = x->members[k];
             none_cg = cg; /* none_cg was empty */
             buf_init(&cg);
-        } else {
-            containers_free(&ci);
         }
     }
     if (pid) {
@@ -604,7 +601,7 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
          * mounts is the host's; one with a mount of its own is a namespace
          * of no container. */
         if (own_mount)
-            x->ctr = ctr_add(n, x, &none, none_pid, none_cg.data, sys, self_mi, memo, w);
+            x->ctr = ctr_add(n, x, &ci, none_pid, none_cg.data, sys, self_mi, memo, w);
     } else {
         /* Every member exited before its container could be read: its own
          * mounts stay listed (their files were read while it lived), said
@@ -617,7 +614,6 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
                          n->mounts[x->mounts[i]].id);
     }
     containers_free(&ci);
-    containers_free(&none);
     buf_free(&cg);
     buf_free(&none_cg);
 }
