@@ -54,18 +54,6 @@ void node_set_test_member_hook(node_member_hook fn)
     member_hook = fn;
 }
 
-static void test_member(enum node_hook_at at, pid_t pid)
-{
-    if (member_hook)
-        member_hook(at, pid);
-}
-
-static void add_member(struct node_ns *ns, pid_t pid)
-{
-    if (ns->nmembers < NODE_MEMBERS)
-        ns->members[ns->nmembers++] = pid;
-}
-
 static struct node_ns *find_ns(struct scan_node *n, unsigned long mntns)
 {
     for (size_t i = n->nns; i-- > 0;)
@@ -228,26 +216,26 @@ static void read_namespaces(struct scan_node *n, int procfd, const pid_t *pids, 
         }
         nsmap_known_add(map, pids[i], mntns);
         struct node_ns *ns = find_ns(n, mntns);
-        if (ns) {
-            add_member(ns, pids[i]);
-            continue;
+        if (!ns) {
+            if (member_hook)
+                member_hook(NODE_HOOK_MOUNTINFO, pids[i]);
+            struct mountinfo mi;
+            int rc = mountinfo_read(procfd, pid_file_name(path, pids[i], "mountinfo"), &mi);
+            if (rc < 0 && rc != -EFBIG) {
+                mountinfo_free(&mi);
+                if (rc != -ENOENT && rc != -ESRCH)
+                    n->unreadable++;
+                continue; /* exited: the next member reads it */
+            }
+            if (rc == -EFBIG) /* its mounts up to the cap are shown, and the rest said */
+                n->cut++;
+            ns = VEC_PUSH(n->ns, n->nns, n->nscap);
+            ns->mntns = mntns;
+            ns->ctr = NODE_HOST;
+            ns->seen = nsmap_add_read(map, mntns, &mi);
         }
-        test_member(NODE_HOOK_MOUNTINFO, pids[i]);
-        struct mountinfo mi;
-        int rc = mountinfo_read(procfd, pid_file_name(path, pids[i], "mountinfo"), &mi);
-        if (rc < 0 && rc != -EFBIG) {
-            mountinfo_free(&mi);
-            if (rc != -ENOENT && rc != -ESRCH)
-                n->unreadable++;
-            continue; /* exited: the next member reads it */
-        }
-        if (rc == -EFBIG) /* its mounts up to the cap are shown, and the rest said */
-            n->cut++;
-        ns = VEC_PUSH(n->ns, n->nns, n->nscap);
-        ns->mntns = mntns;
-        ns->ctr = NODE_HOST;
-        ns->seen = nsmap_add_read(map, mntns, &mi);
-        add_member(ns, pids[i]);
+        if (ns->nmembers < NODE_MEMBERS)
+            ns->members[ns->nmembers++] = pids[i];
     }
 }
 
@@ -572,7 +560,8 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
     buf_init(&cg);
     buf_init(&none_cg);
     for (size_t k = 0; k < x->nmembers && !pid; k++) {
-        test_member(NODE_HOOK_CONTAINER, x->members[k]);
+        if (member_hook)
+            member_hook(NODE_HOOK_CONTAINER, x->members[k]);
         int piddir = pid_dir_open(sys->proc, x->members[k]);
         if (piddir < 0)
             continue;
