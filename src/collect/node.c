@@ -617,15 +617,14 @@ void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mo
                  const struct mount_list *ml, const struct proc_list *pl, struct warnings *w)
 {
     node_single(n, ml);
+    const struct node_ns *host = find_ns(n, n->host_mntns);
     for (size_t i = 0; i < ml->n; i++)
         n->mounts[i].host_sees = false;
-    for (size_t k = 0; k < n->nns; k++)
-        if (n->ns[k].mntns == n->host_mntns)
-            for (size_t i = 0; i < n->ns[k].nmounts; i++)
-                n->mounts[n->ns[k].mounts[i]].host_sees = true;
+    for (size_t i = 0; host && i < host->nmounts; i++)
+        n->mounts[host->mounts[i]].host_sees = true;
     struct cgroup_memo memo = {0};
     for (size_t k = 0; k < n->nns; k++)
-        if (n->ns[k].mntns != n->host_mntns && n->ns[k].nmounts)
+        if (&n->ns[k] != host && n->ns[k].nmounts)
             ns_container(n, &n->ns[k], sys, self_mi, &memo, w);
     cgroup_memo_free(&memo);
     size_t *cap = xcalloc(ml->n, sizeof(*cap));
