@@ -302,8 +302,7 @@ static bool memory_hierarchy(const struct mountinfo_entry *m, int version)
 static bool find_mount(const struct mountinfo *mi, int version, const char *path,
                        const char **mountpoint, const char **rel)
 {
-    size_t best = 0;
-    bool found = false;
+    size_t best = 0; /* the length of its root, which starts with '/' */
     for (size_t i = 0; i < mi->n; i++) {
         const struct mountinfo_entry *m = &mi->items[i];
         if (m->root[0] != '/' || m->mountpoint[0] != '/')
@@ -312,14 +311,13 @@ static bool find_mount(const struct mountinfo *mi, int version, const char *path
             continue;
         const char *r = cgroup_relative(path, m->root);
         size_t len = strlen(m->root);
-        if (!r || (found && len <= best))
+        if (!r || len <= best)
             continue;
         *mountpoint = strcmp(m->mountpoint, "/") == 0 ? "" : m->mountpoint;
         *rel = r;
         best = len;
-        found = true;
     }
-    return found;
+    return best > 0;
 }
 
 /* A mount of this hierarchy whose root lies above the reader's cgroup
