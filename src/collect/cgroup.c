@@ -174,21 +174,6 @@ static int read_in(struct reader *r, const char *dir, const char *name)
     return read_file_at(r->host, sysroot_rel(r->path.data), &r->text, READ_SMALL_MAX);
 }
 
-/* A number file; a missing or unparsable one is a warning. */
-static bool read_number(struct reader *r, const char *dir, const char *name, uint64_t *out)
-{
-    int rc = read_in(r, dir, name);
-    if (rc < 0) {
-        warn_add(r->w, "cannot read %s: %s", r->path.data, strerror(-rc));
-        return false;
-    }
-    if (!parse_u64(r->text.data, out)) {
-        warn_add(r->w, "%s does not hold a number", r->path.data);
-        return false;
-    }
-    return true;
-}
-
 /* memory.stat: the usage by kind, and on v1 the hierarchical limit when it
  * is tighter than the cgroup's own. */
 static void read_stat(struct reader *r, const char *dir, struct cgroup_info *info)
@@ -236,9 +221,16 @@ int cgroup_read_oom_kills(const struct sysroot *sys, const char *dir, int versio
 static bool read_v1(struct reader *r, const char *dir, struct cgroup_info *info)
 {
     info->version = 1;
-    if (!read_number(r, dir, "/memory.usage_in_bytes", &info->usage))
+    int rc = read_in(r, dir, "/memory.usage_in_bytes");
+    if (rc < 0) {
+        warn_add(r->w, "cannot read %s: %s", r->path.data, strerror(-rc));
         return false;
-    int rc = read_in(r, dir, "/memory.limit_in_bytes");
+    }
+    if (!parse_u64(r->text.data, &info->usage)) {
+        warn_add(r->w, "%s does not hold a number", r->path.data);
+        return false;
+    }
+    rc = read_in(r, dir, "/memory.limit_in_bytes");
     if (rc < 0 || !cgroup_parse_limit(r->text.data, &info->has_limit, &info->limit))
         warn_add(r->w, "cannot read the limit in %s", r->path.data);
     return true;
