@@ -195,14 +195,6 @@ static void read_stat(struct reader *r, const char *dir, struct cgroup_info *inf
     }
 }
 
-/* A figure a kernel may not give (memory.peak, the oom_kill key): a missing
- * file or key says nothing. Not a warning: null is the honest figure. */
-static bool read_optional(struct reader *r, const char *dir, const char *name,
-                          bool (*parse)(const char *, uint64_t *), uint64_t *out)
-{
-    return read_in(r, dir, name) == 0 && parse(r->text.data, out);
-}
-
 int cgroup_read_oom_kills(const struct sysroot *sys, const char *dir, int version,
                           uint64_t *kills)
 {
@@ -348,11 +340,14 @@ static bool try_hierarchy(struct reader *r, const struct mountinfo *mi, int vers
     bool v1 = version == 1;
     bool ok = v1 ? read_v1(r, dir.data, &tmp) : read_v2(r, mountpoint, rel, dir.data, &tmp);
     if (ok) {
-        /* The figures both versions have, each in its own file. */
+        /* The figures both versions have, each in its own file, which a
+         * kernel may not give (memory.peak, the oom_kill key): a missing
+         * file or key says nothing. Not a warning: null is the honest figure. */
         const char *peak = v1 ? "/memory.max_usage_in_bytes" : "/memory.peak";
         const char *oom = v1 ? "/memory.oom_control" : "/memory.events";
-        tmp.has_peak = read_optional(r, dir.data, peak, parse_u64, &tmp.peak);
-        tmp.has_oom_kills = read_optional(r, dir.data, oom, cgroup_parse_oom_kills, &tmp.oom_kills);
+        tmp.has_peak = read_in(r, dir.data, peak) == 0 && parse_u64(r->text.data, &tmp.peak);
+        tmp.has_oom_kills =
+            read_in(r, dir.data, oom) == 0 && cgroup_parse_oom_kills(r->text.data, &tmp.oom_kills);
         read_stat(r, dir.data, &tmp);
         *info = tmp;
         info->present = true;
