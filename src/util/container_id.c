@@ -59,11 +59,6 @@ static void copy_span(char *dst, struct span c)
     dst[c.n] = '\0';
 }
 
-static bool is_hex(char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-}
-
 /* The text goes on past a span to a NUL: strspn stops there at the latest. */
 static bool is_id(struct span c)
 {
@@ -83,7 +78,7 @@ static bool take_uid(struct span c, char sep, char out[POD_UID_MAX + 1])
         return false;
     for (size_t i = 0; i < c.n; i++) {
         bool dash = c.n == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
-        if (dash ? c.s[i] != sep : !is_hex(c.s[i]))
+        if (dash ? c.s[i] != sep : !memchr("0123456789abcdef", c.s[i], 16))
             return false;
     }
     for (size_t i = 0; i < c.n; i++)
@@ -115,31 +110,30 @@ static bool take_name(struct span c, bool unescape, struct container_id *out)
     return true;
 }
 
-/* "<prefix><id><.scope>" (the suffix optional when scope_optional). */
-static bool prefixed_id(struct span c, const char *prefix, bool scope_optional,
-                        struct container_id *out)
-{
-    if (!span_eat(&c, prefix))
-        return false;
-    if (!span_chop(&c, ".scope") && !scope_optional)
-        return false;
-    if (!is_id(c))
-        return false;
-    copy_span(out->id, c);
-    return true;
-}
+/* The forms that name a container by a prefix, wherever they are:
+ * "<prefix><id>.scope", the suffix optional where scope_optional. */
+static const struct {
+    const char *prefix;
+    bool scope_optional;
+    enum container_runtime runtime;
+} prefixed[] = {
+    {"docker-", false, RUNTIME_DOCKER},
+    {"cri-containerd-", false, RUNTIME_CONTAINERD},
+    {"nerdctl-", false, RUNTIME_CONTAINERD},
+    {"crio-", true, RUNTIME_CRIO},
+    {"libpod-", true, RUNTIME_PODMAN},
+};
 
-/* The forms that name a container by a prefix, wherever they are. */
 static enum container_runtime runtime_component(struct span c, struct container_id *out)
 {
-    if (prefixed_id(c, "docker-", false, out))
-        return RUNTIME_DOCKER;
-    if (prefixed_id(c, "cri-containerd-", false, out) || prefixed_id(c, "nerdctl-", false, out))
-        return RUNTIME_CONTAINERD;
-    if (prefixed_id(c, "crio-", true, out))
-        return RUNTIME_CRIO;
-    if (prefixed_id(c, "libpod-", true, out))
-        return RUNTIME_PODMAN;
+    for (size_t i = 0; i < sizeof(prefixed) / sizeof(prefixed[0]); i++) {
+        struct span id = c;
+        if (span_eat(&id, prefixed[i].prefix) &&
+            (span_chop(&id, ".scope") || prefixed[i].scope_optional) && is_id(id)) {
+            copy_span(out->id, id);
+            return prefixed[i].runtime;
+        }
+    }
     return RUNTIME_NONE;
 }
 
