@@ -74,7 +74,8 @@ static bool watched_path(const char *mp, const char *const *extra, size_t nextra
 }
 
 /* Adds namespace k to the namespaces of e's mount (by device) in list
- * (made with its path when new). */
+ * (made with its path when new). A namespace's mounts are added in one
+ * go (parse_ns): k, when the mount has it already, is its last. */
 static void cand_add(struct cands *list, const struct mountinfo_entry *e, size_t k)
 {
     dev_t dev = makedev(e->major, e->minor);
@@ -88,10 +89,7 @@ static void cand_add(struct cands *list, const struct mountinfo_entry *e, size_t
         c->path = xstrdup(e->mountpoint);
     }
     c->propagates = c->propagates || e->propagates;
-    bool known = false;
-    for (size_t j = 0; j < c->nns && !known; j++)
-        known = c->ns[j] == k;
-    if (!known)
+    if (!c->nns || c->ns[c->nns - 1] != k)
         *VEC_PUSH(c->ns, c->nns, c->nscap) = k;
 }
 
@@ -102,7 +100,6 @@ static void cands_free(struct cands *list)
         free(list->items[i].ns);
     }
     free(list->items);
-    memset(list, 0, sizeof(*list));
 }
 
 /* The shm mounts that namespace k's mountinfo (held by the nsmap) shows at
