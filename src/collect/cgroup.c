@@ -228,38 +228,11 @@ static bool read_v1(struct reader *r, const char *dir, struct cgroup_info *info)
     return true;
 }
 
-/* v2: the tightest memory.max from the cgroup up to the mount's root (the
- * ancestors above it are not visible, and limit it only through it). */
-static void read_v2_limit(struct reader *r, const char *mountpoint, const char *rel,
-                          struct cgroup_info *info)
-{
-    struct buf dir;
-    buf_init(&dir);
-    buf_printf(&dir, "%s%s", mountpoint, rel);
-    size_t floor = strlen(mountpoint);
-    bool leaf = true;
-    for (;;) {
-        bool limited;
-        uint64_t v;
-        if (read_in(r, dir.data, "/memory.max") == 0 &&
-            cgroup_parse_limit(r->text.data, &limited, &v) && limited &&
-            (!info->has_limit || v < info->limit)) {
-            info->has_limit = true;
-            info->limit = v;
-            info->limit_inherited = !leaf;
-        }
-        char *slash = strrchr(dir.data, '/');
-        if (dir.len <= floor || !slash || (size_t)(slash - dir.data) < floor)
-            break;
-        *slash = '\0';
-        dir.len = (size_t)(slash - dir.data);
-        leaf = false;
-    }
-    buf_free(&dir);
-}
-
-static bool read_v2(struct reader *r, const char *mountpoint, const char *rel,
-                    const char *dir, struct cgroup_info *info)
+/* v2: the usage, and the tightest memory.max from the cgroup (dir) up to
+ * the root of its mount at mountpoint (the ancestors above it are not
+ * visible, and limit it only through it). */
+static bool read_v2(struct reader *r, const char *mountpoint, const char *dir,
+                    struct cgroup_info *info)
 {
     info->version = 2;
     int rc = read_in(r, dir, "/memory.current");
@@ -269,7 +242,28 @@ static bool read_v2(struct reader *r, const char *mountpoint, const char *rel,
         warn_add(r->w, "cannot read %s: %s", r->path.data, rc < 0 ? strerror(-rc) : "junk");
         return false;
     }
-    read_v2_limit(r, mountpoint, rel, info);
+    struct buf up; /* dir, then each of its parents in turn */
+    buf_init(&up);
+    buf_adds(&up, dir);
+    size_t floor = strlen(mountpoint);
+    size_t leaf = up.len; /* the length of the cgroup's own directory */
+    for (;;) {
+        bool limited;
+        uint64_t v;
+        if (read_in(r, up.data, "/memory.max") == 0 &&
+            cgroup_parse_limit(r->text.data, &limited, &v) && limited &&
+            (!info->has_limit || v < info->limit)) {
+            info->has_limit = true;
+            info->limit = v;
+            info->limit_inherited = up.len < leaf;
+        }
+        char *slash = strrchr(up.data, '/');
+        if (up.len <= floor || !slash || (size_t)(slash - up.data) < floor)
+            break;
+        *slash = '\0';
+        up.len = (size_t)(slash - up.data);
+    }
+    buf_free(&up);
     return true;
 }
 
@@ -338,7 +332,7 @@ static bool try_hierarchy(struct reader *r, const struct mountinfo *mi, int vers
     buf_printf(&dir, "%s%s", mountpoint, rel);
     struct cgroup_info tmp = {0};
     bool v1 = version == 1;
-    bool ok = v1 ? read_v1(r, dir.data, &tmp) : read_v2(r, mountpoint, rel, dir.data, &tmp);
+    bool ok = v1 ? read_v1(r, dir.data, &tmp) : read_v2(r, mountpoint, dir.data, &tmp);
     if (ok) {
         /* The figures both versions have, each in its own file, which a
          * kernel may not give (memory.peak, the oom_kill key): a missing
