@@ -309,18 +309,17 @@ static void read_mount(struct scan_node *n, const struct sysroot *sys, struct ca
     }
     /* Listed below the root of via.pid, or below the watcher's own root
      * when its namespace shows the mount. */
-    for (size_t j = 0; j < c->nns && !via.own; j++)
-        via.own = n->ns[c->ns[j]].mntns == self_mntns;
+    for (size_t j = 0; j < c->nns; j++) {
+        struct node_ns *ns = &n->ns[c->ns[j]];
+        via.own = via.own || ns->mntns == self_mntns;
+        *VEC_PUSH(ns->mounts, ns->nmounts, ns->mounts_cap) = ml->n - 1;
+    }
     via.propagates = c->propagates;
     n->read = xrealloc(n->read, ml->n * sizeof(*n->read));
     n->read[ml->n - 1] = via;
     n->roots = xrealloc(n->roots, ml->n * sizeof(*n->roots));
     n->roots[ml->n - 1] = keep;
     n->nroots = ml->n;
-    for (size_t j = 0; j < c->nns; j++) {
-        struct node_ns *ns = &n->ns[c->ns[j]];
-        *VEC_PUSH(ns->mounts, ns->nmounts, ns->mounts_cap) = ml->n - 1;
-    }
 }
 
 /* What could not be read of the namespaces, said once each. */
