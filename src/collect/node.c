@@ -357,7 +357,7 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const pid_t *
 
 void node_facts(const struct scan_node *n, struct nsmap *map)
 {
-    for (size_t i = 0; n->read && i < map->ndevs; i++) {
+    for (size_t i = 0; i < map->ndevs; i++) {
         map->reach[i].propagates = n->read[i].propagates;
         map->reach[i].btime_ok = n->read[i].btime_ok;
         map->reach[i].btime = n->read[i].btime;
@@ -373,9 +373,7 @@ static int mount_root(const struct scan_node *n, const struct sysroot *sys, size
 {
     *tmp = SYSROOT_NONE;
     *out = sys;
-    if (!n->read || n->read[i].own)
-        return 0;
-    return i < n->nroots ? sysroot_use(&n->roots[i], tmp, out) : -ESRCH;
+    return n->read[i].own ? 0 : sysroot_use(&n->roots[i], tmp, out);
 }
 
 void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
@@ -394,9 +392,8 @@ void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
         if (rc < 0) {
             bool gone = rc == -ESRCH || rc == -ENOENT;
             warn_add(w, "%s (device %u:%u): not listed, its process %d %s%s", ml->items[i].path,
-                     major(ml->items[i].dev), minor(ml->items[i].dev),
-                     n->read ? (int)n->read[i].pid : 0, gone ? "has exited" : "cannot be read: ",
-                     gone ? "" : strerror(-rc));
+                     major(ml->items[i].dev), minor(ml->items[i].dev), (int)n->read[i].pid,
+                     gone ? "has exited" : "cannot be read: ", gone ? "" : strerror(-rc));
             continue;
         }
         /* The one mount as a list of one: its entries come back as mount 0. */
