@@ -254,10 +254,9 @@ static bool from_span(struct span path, struct container_id *out)
             out->runtime = RUNTIME_LXC;
             return true;
         }
-        n = c;
+        /* n is c still: span_eat takes nothing off when the prefix is not there. */
         if (span_eat(&n, "lxc.monitor"))
             break; /* LXC's monitor process, outside the container */
-        n = c;
         if (span_eat(&n, "machine-") && span_chop(&n, ".scope")) {
             struct span next, rest = path;
             if (next_component(&rest, &next) && span_is(next, "supervisor"))
