@@ -224,10 +224,6 @@ void nsmap_reach(struct nsmap *m, const struct proc_list *pl)
     for (size_t d = 0; d < m->ndevs; d++) {
         struct mount_reach *r = &m->reach[d];
         size_t cap = 0, shm_cap = 0;
-        free(r->pidns);
-        free(r->shm_pidns);
-        r->pidns = r->shm_pidns = NULL;
-        r->npidns = r->nshm_pidns = r->nshm_procs = 0;
         unsigned long last_mnt = 0;
         unsigned char last_sees = 0;
         for (size_t i = 0; i < pl->n; i++) {
