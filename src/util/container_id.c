@@ -342,22 +342,16 @@ static bool list_has(struct span list, const char *name)
     return false;
 }
 
-/* Splits a line of /proc/PID/cgroup; false when it is not one. */
-static bool split_line(struct span line, struct span *id, struct span *ctrl, struct span *path)
-{
-    *id = take_until(&line, ':');
-    *ctrl = take_until(&line, ':');
-    *path = line; /* empty when a ':' is missing */
-    return id->n > 0 && path->n > 0 && path->s[0] == '/';
-}
-
 bool container_id_parse(const char *text, struct container_id *out)
 {
     struct span mem = {NULL, 0}, v2 = {NULL, 0}, rest = {text, strlen(text)};
     while (rest.n) {
-        struct span line = take_until(&rest, '\n'), id, ctrl, path;
-        if (!split_line(line, &id, &ctrl, &path))
-            continue;
+        struct span line = take_until(&rest, '\n');
+        struct span id = take_until(&line, ':');
+        struct span ctrl = take_until(&line, ':');
+        struct span path = line; /* empty when a ':' is missing */
+        if (id.n == 0 || path.n == 0 || path.s[0] != '/')
+            continue; /* not a line of /proc/PID/cgroup */
         if (span_is(id, "0") && ctrl.n == 0)
             v2 = path;
         else if (list_has(ctrl, "memory"))
