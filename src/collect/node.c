@@ -514,28 +514,12 @@ void node_gauges_free(struct node_gauge **g, size_t *ng)
     *ng = 0;
 }
 
-/* A new container entry for namespace x: info (taken), read through
- * member pid whose cgroup file is text. */
-static size_t ctr_add(struct scan_node *n, const struct node_ns *x, struct container_info *info,
-                      pid_t pid, const char *text, const struct sysroot *sys,
-                      const struct mountinfo *self_mi, struct cgroup_memo *memo,
-                      struct warnings *w)
-{
-    struct node_ctr *c = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
-    c->info = *info;
-    memset(info, 0, sizeof(*info));
-    c->pid = pid;
-    c->mntns = x->mntns;
-    cgroup_collect_text(sys, pid, text, self_mi, &c->cgroup, w, memo);
-    return n->nctrs - 1;
-}
-
-/* The container of namespace x (a new entry, or the one of the same id):
- * the first member whose cgroup names one. A member whose cgroup names
- * none decides only when no member names one: a process entering a
- * container's namespace from outside (runc exec, before it moves the
- * process into the container's cgroup; nsenter) is a member too, and after
- * the pids wrap it may be the lowest. */
+/* The container of namespace x (a new entry with its memory cgroup, or
+ * the one of the same id): the first member whose cgroup names one. A
+ * member whose cgroup names none decides only when no member names one: a
+ * process entering a container's namespace from outside (runc exec, before
+ * it moves the process into the container's cgroup; nsenter) is a member
+ * too, and after the pids wrap it may be the lowest. */
 static void ns_container(struct scan_node *n, struct node_ns *x, const struct sysroot *sys,
                          const struct mountinfo *self_mi, struct cgroup_memo *memo,
                          struct warnings *w)
@@ -572,19 +556,18 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
             buf_init(&cg);
         }
     }
+    const char *text = cg.data; /* the cgroup file of the member pid */
     if (pid) {
         for (size_t c = 0; ci.id && c < n->nctrs && x->ctr == NODE_HOST; c++)
             if (n->ctrs[c].info.id && strcmp(n->ctrs[c].info.id, ci.id) == 0)
                 x->ctr = c;
-        if (x->ctr == NODE_HOST)
-            x->ctr = ctr_add(n, x, &ci, pid, cg.data, sys, self_mi, memo, w);
-    } else if (none_pid) {
-        /* No member names a container: a private namespace on the host's
-         * mounts is the host's; one with a mount of its own is a namespace
-         * of no container. */
-        if (own_mount)
-            x->ctr = ctr_add(n, x, &ci, none_pid, none_cg.data, sys, self_mi, memo, w);
-    } else {
+    } else if (none_pid && own_mount) {
+        /* No member names a container: a namespace with a mount of its
+         * own is a namespace of no container (a private namespace on the
+         * host's mounts is the host's). */
+        pid = none_pid;
+        text = none_cg.data;
+    } else if (!none_pid) {
         /* Every member exited before its container could be read: its own
          * mounts stay listed (their files were read while it lived), said
          * to be of no known container rather than silently the host's. */
@@ -594,6 +577,15 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
                          "the mount of device %s: every process of its mount namespace exited "
                          "while it was read; its container is unknown",
                          n->mounts[x->mounts[i]].id);
+    }
+    if (pid && x->ctr == NODE_HOST) { /* a new entry, which takes ci */
+        struct node_ctr *c = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
+        c->info = ci;
+        memset(&ci, 0, sizeof(ci));
+        c->pid = pid;
+        c->mntns = x->mntns;
+        cgroup_collect_text(sys, pid, text, self_mi, &c->cgroup, w, memo);
+        x->ctr = n->nctrs - 1;
     }
     containers_free(&ci);
     buf_free(&cg);
