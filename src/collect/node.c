@@ -149,11 +149,9 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                     rc = -ESTALE; /* remounted meanwhile */
                 else
                     rc = sysroot_pid_verify(&r); /* -ESRCH once exited; out of fds is no exit */
-                if (rc == 0)
-                    via->btime_ok = mounts_btime(fd, &via->btime);
-                if (fd >= 0)
-                    close(fd);
                 if (rc == 0) {
+                    via->btime_ok = mounts_btime(fd, &via->btime);
+                    close(fd);
                     mounts_set_statvfs(m, &sv);
                     via->pid = ns->members[k];
                     via->pid_start = r.pid_start;
@@ -161,6 +159,8 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                     *keep = r;
                     return 0;
                 }
+                if (fd >= 0)
+                    close(fd);
                 sysroot_close(&r);
             }
             if (rc != -ESRCH && rc != -ENOENT && first_err == -ESRCH)
