@@ -71,7 +71,8 @@ bool container_id_full(const char *id)
 }
 
 /* A pod uid: 32 hex digits (a static pod's), or 8-4-4-4-12 with sep between
- * the groups ('-', or '_' in systemd's slice names). Copied with dashes. */
+ * the groups ('-', or '_' in systemd's slice names). Copied with dashes as
+ * it is read: out means nothing when the answer is false. */
 static bool take_uid(struct span c, char sep, char out[POD_UID_MAX + 1])
 {
     if (c.n != 32 && c.n != 36)
@@ -80,9 +81,8 @@ static bool take_uid(struct span c, char sep, char out[POD_UID_MAX + 1])
         bool dash = c.n == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
         if (dash ? c.s[i] != sep : !memchr("0123456789abcdef", c.s[i], 16))
             return false;
+        out[i] = dash ? '-' : c.s[i];
     }
-    for (size_t i = 0; i < c.n; i++)
-        out[i] = c.s[i] == sep ? '-' : c.s[i];
     out[c.n] = '\0';
     return true;
 }
