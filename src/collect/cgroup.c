@@ -402,16 +402,15 @@ int cgroup_collect(const struct sysroot *sys, pid_t pid, const struct mountinfo 
 {
     memset(info, 0, sizeof(*info));
     char cgroup_file[32];
-    pid_file_name(cgroup_file, pid, "cgroup");
     struct buf cg;
     buf_init(&cg);
-    int rc = read_file_at(sys->proc, cgroup_file, &cg, READ_SMALL_MAX);
+    int rc = read_file_at(sys->proc, pid_file_name(cgroup_file, pid, "cgroup"), &cg, READ_SMALL_MAX);
     if (rc < 0)
         warn_add(w, "cannot read %s/%s: %s", sysroot_proc_shown(sys), cgroup_file, strerror(-rc));
     else
         cgroup_collect_text(sys, pid, cg.data, mi, info, w, memo);
     buf_free(&cg);
-    return rc < 0 ? rc : 0;
+    return rc;
 }
 
 void cgroup_collect_text(const struct sysroot *sys, pid_t pid, const char *text,
