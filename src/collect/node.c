@@ -247,12 +247,11 @@ static void warn_hidden(const struct scan_node *n, const struct cands *shown,
         bool seen = false;
         for (size_t j = 0; j < shown->n && !seen; j++)
             seen = shown->items[j].dev == h->dev;
-        const struct node_ns *ns = &n->ns[h->ns[0]];
         if (!seen)
             warn_add(w,
                      "%s (device %u:%u) is not shown: another mount on the same path hides "
                      "it (findmnt -N %d lists both)",
-                     h->path, major(h->dev), minor(h->dev), ns->nmembers ? (int)ns->members[0] : 0);
+                     h->path, major(h->dev), minor(h->dev), (int)n->ns[h->ns[0]].members[0]);
     }
 }
 
