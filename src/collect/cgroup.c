@@ -174,21 +174,6 @@ static int read_in(struct reader *r, const char *dir, const char *name)
     return read_file_at(r->host, sysroot_rel(r->path.data), &r->text, READ_SMALL_MAX);
 }
 
-/* A number file; a missing or unparsable one is a warning. */
-static bool read_number(struct reader *r, const char *dir, const char *name, uint64_t *out)
-{
-    int rc = read_in(r, dir, name);
-    if (rc < 0) {
-        warn_add(r->w, "cannot read %s: %s", r->path.data, strerror(-rc));
-        return false;
-    }
-    if (!parse_u64(r->text.data, out)) {
-        warn_add(r->w, "%s does not hold a number", r->path.data);
-        return false;
-    }
-    return true;
-}
-
 /* memory.stat: the usage by kind, and on v1 the hierarchical limit when it
  * is tighter than the cgroup's own. */
 static void read_stat(struct reader *r, const char *dir, struct cgroup_info *info)
@@ -210,14 +195,6 @@ static void read_stat(struct reader *r, const char *dir, struct cgroup_info *inf
     }
 }
 
-/* A figure a kernel may not give (memory.peak, the oom_kill key): a missing
- * file or key says nothing. Not a warning: null is the honest figure. */
-static bool read_optional(struct reader *r, const char *dir, const char *name,
-                          bool (*parse)(const char *, uint64_t *), uint64_t *out)
-{
-    return read_in(r, dir, name) == 0 && parse(r->text.data, out);
-}
-
 int cgroup_read_oom_kills(const struct sysroot *sys, const char *dir, int version,
                           uint64_t *kills)
 {
@@ -236,46 +213,26 @@ int cgroup_read_oom_kills(const struct sysroot *sys, const char *dir, int versio
 static bool read_v1(struct reader *r, const char *dir, struct cgroup_info *info)
 {
     info->version = 1;
-    if (!read_number(r, dir, "/memory.usage_in_bytes", &info->usage))
+    int rc = read_in(r, dir, "/memory.usage_in_bytes");
+    if (rc < 0) {
+        warn_add(r->w, "cannot read %s: %s", r->path.data, strerror(-rc));
         return false;
-    int rc = read_in(r, dir, "/memory.limit_in_bytes");
+    }
+    if (!parse_u64(r->text.data, &info->usage)) {
+        warn_add(r->w, "%s does not hold a number", r->path.data);
+        return false;
+    }
+    rc = read_in(r, dir, "/memory.limit_in_bytes");
     if (rc < 0 || !cgroup_parse_limit(r->text.data, &info->has_limit, &info->limit))
         warn_add(r->w, "cannot read the limit in %s", r->path.data);
     return true;
 }
 
-/* v2: the tightest memory.max from the cgroup up to the mount's root (the
- * ancestors above it are not visible, and limit it only through it). */
-static void read_v2_limit(struct reader *r, const char *mountpoint, const char *rel,
-                          struct cgroup_info *info)
-{
-    struct buf dir;
-    buf_init(&dir);
-    buf_printf(&dir, "%s%s", mountpoint, rel);
-    size_t floor = strlen(mountpoint);
-    bool leaf = true;
-    for (;;) {
-        bool limited;
-        uint64_t v;
-        if (read_in(r, dir.data, "/memory.max") == 0 &&
-            cgroup_parse_limit(r->text.data, &limited, &v) && limited &&
-            (!info->has_limit || v < info->limit)) {
-            info->has_limit = true;
-            info->limit = v;
-            info->limit_inherited = !leaf;
-        }
-        char *slash = strrchr(dir.data, '/');
-        if (dir.len <= floor || !slash || (size_t)(slash - dir.data) < floor)
-            break;
-        *slash = '\0';
-        dir.len = (size_t)(slash - dir.data);
-        leaf = false;
-    }
-    buf_free(&dir);
-}
-
-static bool read_v2(struct reader *r, const char *mountpoint, const char *rel,
-                    const char *dir, struct cgroup_info *info)
+/* v2: the usage, and the tightest memory.max from the cgroup (dir) up to
+ * the root of its mount at mountpoint (the ancestors above it are not
+ * visible, and limit it only through it). */
+static bool read_v2(struct reader *r, const char *mountpoint, const char *dir,
+                    struct cgroup_info *info)
 {
     info->version = 2;
     int rc = read_in(r, dir, "/memory.current");
@@ -285,7 +242,28 @@ static bool read_v2(struct reader *r, const char *mountpoint, const char *rel,
         warn_add(r->w, "cannot read %s: %s", r->path.data, rc < 0 ? strerror(-rc) : "junk");
         return false;
     }
-    read_v2_limit(r, mountpoint, rel, info);
+    struct buf up; /* dir, then each of its parents in turn */
+    buf_init(&up);
+    buf_adds(&up, dir);
+    size_t floor = strlen(mountpoint);
+    size_t leaf = up.len; /* the length of the cgroup's own directory */
+    for (;;) {
+        bool limited;
+        uint64_t v;
+        if (read_in(r, up.data, "/memory.max") == 0 &&
+            cgroup_parse_limit(r->text.data, &limited, &v) && limited &&
+            (!info->has_limit || v < info->limit)) {
+            info->has_limit = true;
+            info->limit = v;
+            info->limit_inherited = up.len < leaf;
+        }
+        char *slash = strrchr(up.data, '/');
+        if (up.len <= floor || !slash || (size_t)(slash - up.data) < floor)
+            break;
+        *slash = '\0';
+        up.len = (size_t)(slash - up.data);
+    }
+    buf_free(&up);
     return true;
 }
 
@@ -302,8 +280,7 @@ static bool memory_hierarchy(const struct mountinfo_entry *m, int version)
 static bool find_mount(const struct mountinfo *mi, int version, const char *path,
                        const char **mountpoint, const char **rel)
 {
-    size_t best = 0;
-    bool found = false;
+    size_t best = 0; /* the length of its root, which starts with '/' */
     for (size_t i = 0; i < mi->n; i++) {
         const struct mountinfo_entry *m = &mi->items[i];
         if (m->root[0] != '/' || m->mountpoint[0] != '/')
@@ -312,14 +289,13 @@ static bool find_mount(const struct mountinfo *mi, int version, const char *path
             continue;
         const char *r = cgroup_relative(path, m->root);
         size_t len = strlen(m->root);
-        if (!r || (found && len <= best))
+        if (!r || len <= best)
             continue;
         *mountpoint = strcmp(m->mountpoint, "/") == 0 ? "" : m->mountpoint;
         *rel = r;
         best = len;
-        found = true;
     }
-    return found;
+    return best > 0;
 }
 
 /* A mount of this hierarchy whose root lies above the reader's cgroup
@@ -356,13 +332,16 @@ static bool try_hierarchy(struct reader *r, const struct mountinfo *mi, int vers
     buf_printf(&dir, "%s%s", mountpoint, rel);
     struct cgroup_info tmp = {0};
     bool v1 = version == 1;
-    bool ok = v1 ? read_v1(r, dir.data, &tmp) : read_v2(r, mountpoint, rel, dir.data, &tmp);
+    bool ok = v1 ? read_v1(r, dir.data, &tmp) : read_v2(r, mountpoint, dir.data, &tmp);
     if (ok) {
-        /* The figures both versions have, each in its own file. */
+        /* The figures both versions have, each in its own file, which a
+         * kernel may not give (memory.peak, the oom_kill key): a missing
+         * file or key says nothing. Not a warning: null is the honest figure. */
         const char *peak = v1 ? "/memory.max_usage_in_bytes" : "/memory.peak";
         const char *oom = v1 ? "/memory.oom_control" : "/memory.events";
-        tmp.has_peak = read_optional(r, dir.data, peak, parse_u64, &tmp.peak);
-        tmp.has_oom_kills = read_optional(r, dir.data, oom, cgroup_parse_oom_kills, &tmp.oom_kills);
+        tmp.has_peak = read_in(r, dir.data, peak) == 0 && parse_u64(r->text.data, &tmp.peak);
+        tmp.has_oom_kills =
+            read_in(r, dir.data, oom) == 0 && cgroup_parse_oom_kills(r->text.data, &tmp.oom_kills);
         read_stat(r, dir.data, &tmp);
         *info = tmp;
         info->present = true;
@@ -423,16 +402,15 @@ int cgroup_collect(const struct sysroot *sys, pid_t pid, const struct mountinfo 
 {
     memset(info, 0, sizeof(*info));
     char cgroup_file[32];
-    pid_file_name(cgroup_file, pid, "cgroup");
     struct buf cg;
     buf_init(&cg);
-    int rc = read_file_at(sys->proc, cgroup_file, &cg, READ_SMALL_MAX);
+    int rc = read_file_at(sys->proc, pid_file_name(cgroup_file, pid, "cgroup"), &cg, READ_SMALL_MAX);
     if (rc < 0)
         warn_add(w, "cannot read %s/%s: %s", sysroot_proc_shown(sys), cgroup_file, strerror(-rc));
     else
         cgroup_collect_text(sys, pid, cg.data, mi, info, w, memo);
     buf_free(&cg);
-    return rc < 0 ? rc : 0;
+    return rc;
 }
 
 void cgroup_collect_text(const struct sysroot *sys, pid_t pid, const char *text,

@@ -188,27 +188,24 @@ static bool read_state(int hostroot, const char *path, struct buf *text)
     return rc == 0 || rc == -EFBIG || rc == -EINVAL || rc == -ELOOP;
 }
 
-static void docker_lookup(int hostroot, const char *id, struct container_info *out)
+static void docker_lookup(int hostroot, const char *id, struct buf *text, struct buf *path,
+                          struct container_info *out)
 {
-    struct buf text, path;
-    buf_init(&text);
-    buf_init(&path);
-    char *root = docker_root(hostroot, &text);
-    buf_printf(&path, "%s/containers/%s/config.v2.json", root, id);
-    if (read_state(hostroot, path.data, &text)) {
+    char *root = docker_root(hostroot, text);
+    buf_reset(path);
+    buf_printf(path, "%s/containers/%s/config.v2.json", root, id);
+    if (read_state(hostroot, path->data, text)) {
         /* The id is Docker's, even when the file says nothing usable. */
         out->runtime = RUNTIME_DOCKER;
         char *name = NULL, *host = NULL;
-        containers_docker_config(text.data, text.len, &name, &host);
+        containers_docker_config(text->data, text->len, &name, &host);
         fill(&out->name, name);
         fill(&out->hostname, host);
         /* The Kubernetes labels Docker keeps for cri-dockerd's containers. */
-        fill(&out->pod, json_at(&text, "Config", "Labels", "io.kubernetes.pod.name"));
-        fill(&out->namespace, json_at(&text, "Config", "Labels", "io.kubernetes.pod.namespace"));
+        fill(&out->pod, json_at(text, "Config", "Labels", "io.kubernetes.pod.name"));
+        fill(&out->namespace, json_at(text, "Config", "Labels", "io.kubernetes.pod.namespace"));
     }
     free(root);
-    buf_free(&text);
-    buf_free(&path);
 }
 
 /* An OCI runtime spec (config.json of a bundle): the hostname, and the
@@ -238,26 +235,22 @@ static enum container_runtime containerd_runtime(const char *ns)
     return strcmp(ns, "moby") == 0 ? RUNTIME_DOCKER : RUNTIME_CONTAINERD;
 }
 
-static void containerd_lookup(int hostroot, const char *id, struct container_info *out)
+static void containerd_lookup(int hostroot, const char *id, struct buf *text, struct buf *path,
+                              struct container_info *out)
 {
-    struct buf text, path;
-    buf_init(&text);
-    buf_init(&path);
     for (size_t i = 0; i < sizeof(containerd_namespaces) / sizeof(containerd_namespaces[0]); i++) {
-        buf_reset(&path);
+        buf_reset(path);
         const char *ns = containerd_namespaces[i];
-        buf_printf(&path, "%s/%s/%s/config.json", CONTAINERD_TASKS, ns, id);
-        if (!read_state(hostroot, path.data, &text))
+        buf_printf(path, "%s/%s/%s/config.json", CONTAINERD_TASKS, ns, id);
+        if (!read_state(hostroot, path->data, text))
             continue;
         if (out->runtime != RUNTIME_DOCKER)
             out->runtime = containerd_runtime(ns);
         if (out->runtime == RUNTIME_CONTAINERD)
             fill(&out->containerd_namespace, xstrdup(ns));
-        oci_spec(&text, out);
+        oci_spec(text, out);
         break;
     }
-    buf_free(&text);
-    buf_free(&path);
 }
 
 /* containerd's task bundle directory <namespace>/<id> (nslen bytes of ns),
@@ -278,37 +271,31 @@ static bool bundle_dir(int hostroot, struct buf *path, const char *ns, size_t ns
  * candidate (util/container_id.h): its bundle directory is looked for in the
  * namespace the cgroupfs path names, or in one that a '-' of the scope's
  * name parts off. */
-static bool containerd_candidate(int hostroot, const struct container_id *cid,
-                                 struct container_info *out)
+static void containerd_candidate(int hostroot, const struct container_id *cid, struct buf *text,
+                                 struct buf *path, struct container_info *out)
 {
-    struct buf path, text;
-    buf_init(&path);
-    buf_init(&text);
     const char *ns = cid->ctrd_ns[0] ? cid->ctrd_ns : cid->ctrd_id, *id = cid->ctrd_id;
     size_t nslen = strlen(cid->ctrd_ns);
     bool found = false;
     if (cid->ctrd_ns[0]) {
-        found = bundle_dir(hostroot, &path, ns, nslen, id);
+        found = bundle_dir(hostroot, path, ns, nslen, id);
     } else { /* the scope's "<namespace>-<id>": parted at each '-' in turn */
         for (const char *dash = strchr(ns, '-'); dash && !found; dash = strchr(dash + 1, '-')) {
             nslen = (size_t)(dash - ns);
             id = dash + 1;
-            found = bundle_dir(hostroot, &path, ns, nslen, id);
+            found = bundle_dir(hostroot, path, ns, nslen, id);
         }
     }
     if (found) {
         out->containerd_namespace = xstrndup(ns, nslen);
         out->runtime = containerd_runtime(out->containerd_namespace);
         out->id = xstrdup(id);
-        buf_adds(&path, "/config.json");
-        if (read_state(hostroot, path.data, &text))
-            oci_spec(&text, out);
+        buf_adds(path, "/config.json");
+        if (read_state(hostroot, path->data, text))
+            oci_spec(text, out);
         if (!container_id_full(id))
             fill(&out->name, xstrdup(id));
     }
-    buf_free(&path);
-    buf_free(&text);
-    return found;
 }
 
 /* containers/storage's graph root and run root, as the header says. */
@@ -326,29 +313,27 @@ static void storage_roots(int hostroot, struct buf *text, char **graphroot, char
 
 /* containers/storage, shared by CRI-O and podman (the header says what is
  * read there and whose a container found there is). */
-static void storage_lookup(int hostroot, const char *id, struct container_info *out)
+static void storage_lookup(int hostroot, const char *id, struct buf *text, struct buf *path,
+                           struct container_info *out)
 {
     static const char *const names_path[] = {"names", JSONGET_FIRST};
-    struct buf text, path;
-    buf_init(&text);
-    buf_init(&path);
     char *graphroot, *runroot;
-    storage_roots(hostroot, &text, &graphroot, &runroot);
+    storage_roots(hostroot, text, &graphroot, &runroot);
     bool found = false;
     const char *roots[] = {runroot, graphroot};
     for (size_t i = 0; i < 2; i++) {
-        buf_reset(&path);
-        buf_printf(&path, "%s/overlay-containers/%s/userdata/config.json", roots[i], id);
-        if (read_state(hostroot, path.data, &text)) {
+        buf_reset(path);
+        buf_printf(path, "%s/overlay-containers/%s/userdata/config.json", roots[i], id);
+        if (read_state(hostroot, path->data, text)) {
             found = true;
-            oci_spec(&text, out);
+            oci_spec(text, out);
         }
     }
-    buf_reset(&path);
-    buf_printf(&path, "%s/overlay-containers/containers.json", graphroot);
+    buf_reset(path);
+    buf_printf(path, "%s/overlay-containers/containers.json", graphroot);
     char *name;
-    if (read_state(hostroot, path.data, &text) &&
-        jsonget_string_where(text.data, text.len, "id", id, names_path, 2, &name)) {
+    if (read_state(hostroot, path->data, text) &&
+        jsonget_string_where(text->data, text->len, "id", id, names_path, 2, &name)) {
         found = true;
         fill(&out->name, nonempty(name));
     }
@@ -357,8 +342,6 @@ static void storage_lookup(int hostroot, const char *id, struct container_info *
         out->runtime = out->pod || out->pod_uid ? RUNTIME_CRIO : RUNTIME_PODMAN;
     free(graphroot);
     free(runroot);
-    buf_free(&text);
-    buf_free(&path);
 }
 
 /* Calls fn on each entry of the directory rootfd/path (not "." or "..")
@@ -448,10 +431,13 @@ int containers_lookup(int hostroot, const struct container_id *cid, int ctr_root
                       struct container_info *out)
 {
     memset(out, 0, sizeof(*out));
+    struct buf text, path; /* the lookups' scratch: each fills them before reading */
+    buf_init(&text);
+    buf_init(&path);
     if (cid->runtime == RUNTIME_NONE) {
         /* A containerd candidate is a container once its bundle is found. */
-        if (!cid->ctrd_id[0] || !containerd_candidate(hostroot, cid, out))
-            return 0;
+        if (cid->ctrd_id[0])
+            containerd_candidate(hostroot, cid, &text, &path, out);
     } else {
         out->runtime = cid->runtime;
         out->id = xstrdup(cid->id);
@@ -463,9 +449,9 @@ int containers_lookup(int hostroot, const struct container_id *cid, int ctr_root
          * proof of the id: the host's runtimes' state, which would lend it a
          * real container's or pod's names, is not asked. */
         if (container_id_full(cid->id) && !cid->user_delegated) {
-            docker_lookup(hostroot, cid->id, out);
-            containerd_lookup(hostroot, cid->id, out);
-            storage_lookup(hostroot, cid->id, out);
+            docker_lookup(hostroot, cid->id, &text, &path, out);
+            containerd_lookup(hostroot, cid->id, &text, &path, out);
+            storage_lookup(hostroot, cid->id, &text, &path, out);
             struct kube_search ks = {.key = cid->id, .out = out};
             each_entry(hostroot, "var/log/containers", log_entry, &ks);
         }
@@ -474,8 +460,10 @@ int containers_lookup(int hostroot, const struct container_id *cid, int ctr_root
             each_entry(hostroot, "var/log/pods", pod_entry, &ks);
         }
     }
-    if (!out->hostname && ctr_root >= 0)
+    if (out->runtime != RUNTIME_NONE && !out->hostname && ctr_root >= 0)
         out->hostname = containers_hostname(ctr_root);
+    buf_free(&text);
+    buf_free(&path);
     return 0;
 }
 

@@ -54,18 +54,6 @@ void node_set_test_member_hook(node_member_hook fn)
     member_hook = fn;
 }
 
-static void test_member(enum node_hook_at at, pid_t pid)
-{
-    if (member_hook)
-        member_hook(at, pid);
-}
-
-static void add_member(struct node_ns *ns, pid_t pid)
-{
-    if (ns->nmembers < NODE_MEMBERS)
-        ns->members[ns->nmembers++] = pid;
-}
-
 static struct node_ns *find_ns(struct scan_node *n, unsigned long mntns)
 {
     for (size_t i = n->nns; i-- > 0;)
@@ -86,7 +74,8 @@ static bool watched_path(const char *mp, const char *const *extra, size_t nextra
 }
 
 /* Adds namespace k to the namespaces of e's mount (by device) in list
- * (made with its path when new). */
+ * (made with its path when new). A namespace's mounts are added in one
+ * go (parse_ns): k, when the mount has it already, is its last. */
 static void cand_add(struct cands *list, const struct mountinfo_entry *e, size_t k)
 {
     dev_t dev = makedev(e->major, e->minor);
@@ -100,10 +89,7 @@ static void cand_add(struct cands *list, const struct mountinfo_entry *e, size_t
         c->path = xstrdup(e->mountpoint);
     }
     c->propagates = c->propagates || e->propagates;
-    bool known = false;
-    for (size_t j = 0; j < c->nns && !known; j++)
-        known = c->ns[j] == k;
-    if (!known)
+    if (!c->nns || c->ns[c->nns - 1] != k)
         *VEC_PUSH(c->ns, c->nns, c->nscap) = k;
 }
 
@@ -114,7 +100,6 @@ static void cands_free(struct cands *list)
         free(list->items[i].ns);
     }
     free(list->items);
-    memset(list, 0, sizeof(*list));
 }
 
 /* The shm mounts that namespace k's mountinfo (held by the nsmap) shows at
@@ -164,11 +149,9 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                     rc = -ESTALE; /* remounted meanwhile */
                 else
                     rc = sysroot_pid_verify(&r); /* -ESRCH once exited; out of fds is no exit */
-                if (rc == 0)
-                    via->btime_ok = mounts_btime(fd, &via->btime);
-                if (fd >= 0)
-                    close(fd);
                 if (rc == 0) {
+                    via->btime_ok = mounts_btime(fd, &via->btime);
+                    close(fd);
                     mounts_set_statvfs(m, &sv);
                     via->pid = ns->members[k];
                     via->pid_start = r.pid_start;
@@ -176,6 +159,8 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                     *keep = r;
                     return 0;
                 }
+                if (fd >= 0)
+                    close(fd);
                 sysroot_close(&r);
             }
             if (rc != -ESRCH && rc != -ENOENT && first_err == -ESRCH)
@@ -228,26 +213,26 @@ static void read_namespaces(struct scan_node *n, int procfd, const pid_t *pids, 
         }
         nsmap_known_add(map, pids[i], mntns);
         struct node_ns *ns = find_ns(n, mntns);
-        if (ns) {
-            add_member(ns, pids[i]);
-            continue;
+        if (!ns) {
+            if (member_hook)
+                member_hook(NODE_HOOK_MOUNTINFO, pids[i]);
+            struct mountinfo mi;
+            int rc = mountinfo_read(procfd, pid_file_name(path, pids[i], "mountinfo"), &mi);
+            if (rc < 0 && rc != -EFBIG) {
+                mountinfo_free(&mi);
+                if (rc != -ENOENT && rc != -ESRCH)
+                    n->unreadable++;
+                continue; /* exited: the next member reads it */
+            }
+            if (rc == -EFBIG) /* its mounts up to the cap are shown, and the rest said */
+                n->cut++;
+            ns = VEC_PUSH(n->ns, n->nns, n->nscap);
+            ns->mntns = mntns;
+            ns->ctr = NODE_HOST;
+            ns->seen = nsmap_add_read(map, mntns, &mi);
         }
-        test_member(NODE_HOOK_MOUNTINFO, pids[i]);
-        struct mountinfo mi;
-        int rc = mountinfo_read(procfd, pid_file_name(path, pids[i], "mountinfo"), &mi);
-        if (rc < 0 && rc != -EFBIG) {
-            mountinfo_free(&mi);
-            if (rc != -ENOENT && rc != -ESRCH)
-                n->unreadable++;
-            continue; /* exited: the next member reads it */
-        }
-        if (rc == -EFBIG) /* its mounts up to the cap are shown, and the rest said */
-            n->cut++;
-        ns = VEC_PUSH(n->ns, n->nns, n->nscap);
-        ns->mntns = mntns;
-        ns->ctr = NODE_HOST;
-        ns->seen = nsmap_add_read(map, mntns, &mi);
-        add_member(ns, pids[i]);
+        if (ns->nmembers < NODE_MEMBERS)
+            ns->members[ns->nmembers++] = pids[i];
     }
 }
 
@@ -262,12 +247,11 @@ static void warn_hidden(const struct scan_node *n, const struct cands *shown,
         bool seen = false;
         for (size_t j = 0; j < shown->n && !seen; j++)
             seen = shown->items[j].dev == h->dev;
-        const struct node_ns *ns = &n->ns[h->ns[0]];
         if (!seen)
             warn_add(w,
                      "%s (device %u:%u) is not shown: another mount on the same path hides "
                      "it (findmnt -N %d lists both)",
-                     h->path, major(h->dev), minor(h->dev), ns->nmembers ? (int)ns->members[0] : 0);
+                     h->path, major(h->dev), minor(h->dev), (int)n->ns[h->ns[0]].members[0]);
     }
 }
 
@@ -324,18 +308,17 @@ static void read_mount(struct scan_node *n, const struct sysroot *sys, struct ca
     }
     /* Listed below the root of via.pid, or below the watcher's own root
      * when its namespace shows the mount. */
-    for (size_t j = 0; j < c->nns && !via.own; j++)
-        via.own = n->ns[c->ns[j]].mntns == self_mntns;
+    for (size_t j = 0; j < c->nns; j++) {
+        struct node_ns *ns = &n->ns[c->ns[j]];
+        via.own = via.own || ns->mntns == self_mntns;
+        *VEC_PUSH(ns->mounts, ns->nmounts, ns->mounts_cap) = ml->n - 1;
+    }
     via.propagates = c->propagates;
     n->read = xrealloc(n->read, ml->n * sizeof(*n->read));
     n->read[ml->n - 1] = via;
     n->roots = xrealloc(n->roots, ml->n * sizeof(*n->roots));
     n->roots[ml->n - 1] = keep;
     n->nroots = ml->n;
-    for (size_t j = 0; j < c->nns; j++) {
-        struct node_ns *ns = &n->ns[c->ns[j]];
-        *VEC_PUSH(ns->mounts, ns->nmounts, ns->mounts_cap) = ml->n - 1;
-    }
 }
 
 /* What could not be read of the namespaces, said once each. */
@@ -373,7 +356,7 @@ void node_discover(struct scan_node *n, const struct sysroot *sys, const pid_t *
 
 void node_facts(const struct scan_node *n, struct nsmap *map)
 {
-    for (size_t i = 0; n->read && i < map->ndevs; i++) {
+    for (size_t i = 0; i < map->ndevs; i++) {
         map->reach[i].propagates = n->read[i].propagates;
         map->reach[i].btime_ok = n->read[i].btime_ok;
         map->reach[i].btime = n->read[i].btime;
@@ -389,9 +372,7 @@ static int mount_root(const struct scan_node *n, const struct sysroot *sys, size
 {
     *tmp = SYSROOT_NONE;
     *out = sys;
-    if (!n->read || n->read[i].own)
-        return 0;
-    return i < n->nroots ? sysroot_use(&n->roots[i], tmp, out) : -ESRCH;
+    return n->read[i].own ? 0 : sysroot_use(&n->roots[i], tmp, out);
 }
 
 void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
@@ -410,9 +391,8 @@ void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
         if (rc < 0) {
             bool gone = rc == -ESRCH || rc == -ENOENT;
             warn_add(w, "%s (device %u:%u): not listed, its process %d %s%s", ml->items[i].path,
-                     major(ml->items[i].dev), minor(ml->items[i].dev),
-                     n->read ? (int)n->read[i].pid : 0, gone ? "has exited" : "cannot be read: ",
-                     gone ? "" : strerror(-rc));
+                     major(ml->items[i].dev), minor(ml->items[i].dev), (int)n->read[i].pid,
+                     gone ? "has exited" : "cannot be read: ", gone ? "" : strerror(-rc));
             continue;
         }
         /* The one mount as a list of one: its entries come back as mount 0. */
@@ -432,54 +412,33 @@ void node_files_finish(const struct scan_node *n, const struct sysroot *sys,
                        const struct holder_list *hl)
 {
     /* The holders' facts for every mount at once (one pass over the
-     * holders, not one per mount); then each mount's entries on their own
+     * holders, not one per mount); then each mount's entries, which
+     * node_files_collect left together in mount order, on their own
      * (files_stat_rest reaches a mount by its index in the list it is
-     * given), put back in mount order. */
+     * given), moved down over the entries dropped before them. */
     files_take_held(fl, hl);
-    /* Both sized for every entry at once: no copies as they fill. */
-    struct file_list done = {0}, part = {0};
-    done.cap = part.cap = fl->n ? fl->n : 1;
-    done.items = xmalloc(done.cap * sizeof(*done.items));
-    part.items = xmalloc(part.cap * sizeof(*part.items));
-    for (size_t i = 0; i < ml->n; i++) {
-        part.n = 0;
-        for (size_t k = 0; k < fl->n; k++)
-            if (fl->items[k].mount == i) {
-                struct shm_file *f = VEC_PUSH(part.items, part.n, part.cap);
-                *f = fl->items[k];
-                f->mount = 0;
-            }
-        if (!part.n)
-            continue;
+    size_t kept = 0;
+    for (size_t from = 0, to; from < fl->n; from = to) {
+        size_t i = fl->items[from].mount;
+        for (to = from; to < fl->n && fl->items[to].mount == i; to++)
+            fl->items[to].mount = 0;
+        struct file_list part = {.items = &fl->items[from], .n = to - from};
+        struct mount_list one = {.items = &ml->items[i], .n = 1, .cap = 1};
         struct sysroot tmp;
         const struct sysroot *r;
-        struct mount_list one = {.items = &ml->items[i], .n = 1, .cap = 1};
-        if (mount_root(n, sys, i, &tmp, &r) == 0) {
+        int rc = mount_root(n, sys, i, &tmp, &r);
+        if (rc == 0)
             files_stat_rest(r, &one, &part);
-            sysroot_close(&tmp);
-        } else {
-            /* Its root is gone: what no holder stat'ed cannot be read. */
-            size_t kept = 0;
-            for (size_t k = 0; k < part.n; k++)
-                if (!part.items[k].stat_pending)
-                    part.items[kept++] = part.items[k];
-            part.n = kept;
-        }
-        for (size_t k = 0; k < part.n; k++) {
-            struct shm_file *f = VEC_PUSH(done.items, done.n, done.cap);
-            *f = part.items[k];
-            f->mount = i;
-        }
+        sysroot_close(&tmp);
+        /* Its root gone, what no holder stat'ed cannot be read. */
+        for (size_t k = 0; k < part.n; k++)
+            if (rc == 0 || !part.items[k].stat_pending) {
+                fl->items[kept] = part.items[k];
+                fl->items[kept++].mount = i;
+            }
     }
-    free(part.items); /* its entries were copied to done */
-    /* The names stay where they were (fl's pool), and so do the
-     * directories, as they were listed. */
-    free(fl->items);
-    done.dirs = fl->dirs;
-    done.ndirs = fl->ndirs;
-    done.dirs_cap = fl->dirs_cap;
-    done.names = fl->names;
-    *fl = done;
+    fl->n = kept;
+    files_trim(fl);
 }
 
 void node_roots_close(struct scan_node *n)
@@ -554,28 +513,12 @@ void node_gauges_free(struct node_gauge **g, size_t *ng)
     *ng = 0;
 }
 
-/* A new container entry for namespace x: info (taken), read through
- * member pid whose cgroup file is text. */
-static size_t ctr_add(struct scan_node *n, const struct node_ns *x, struct container_info *info,
-                      pid_t pid, const char *text, const struct sysroot *sys,
-                      const struct mountinfo *self_mi, struct cgroup_memo *memo,
-                      struct warnings *w)
-{
-    struct node_ctr *c = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
-    c->info = *info;
-    memset(info, 0, sizeof(*info));
-    c->pid = pid;
-    c->mntns = x->mntns;
-    cgroup_collect_text(sys, pid, text, self_mi, &c->cgroup, w, memo);
-    return n->nctrs - 1;
-}
-
-/* The container of namespace x (a new entry, or the one of the same id):
- * the first member whose cgroup names one. A member whose cgroup names
- * none decides only when no member names one: a process entering a
- * container's namespace from outside (runc exec, before it moves the
- * process into the container's cgroup; nsenter) is a member too, and after
- * the pids wrap it may be the lowest. */
+/* The container of namespace x (a new entry with its memory cgroup, or
+ * the one of the same id): the first member whose cgroup names one. A
+ * member whose cgroup names none decides only when no member names one: a
+ * process entering a container's namespace from outside (runc exec, before
+ * it moves the process into the container's cgroup; nsenter) is a member
+ * too, and after the pids wrap it may be the lowest. */
 static void ns_container(struct scan_node *n, struct node_ns *x, const struct sysroot *sys,
                          const struct mountinfo *self_mi, struct cgroup_memo *memo,
                          struct warnings *w)
@@ -584,15 +527,17 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
     for (size_t i = 0; i < x->nmounts && !own_mount; i++)
         own_mount = !n->mounts[x->mounts[i]].host_sees;
     /* The first member whose cgroup names a container, and the first read
-     * in no container; each with its cgroup file, which names the
-     * container and its memory cgroup: read once for both. */
-    struct container_info ci = {0}, none = {0};
+     * in no container (whose info is empty: containers.h); each with its
+     * cgroup file, which names the container and its memory cgroup: read
+     * once for both. */
+    struct container_info ci = {0};
     pid_t pid = 0, none_pid = 0;
     struct buf cg, none_cg;
     buf_init(&cg);
     buf_init(&none_cg);
     for (size_t k = 0; k < x->nmembers && !pid; k++) {
-        test_member(NODE_HOOK_CONTAINER, x->members[k]);
+        if (member_hook)
+            member_hook(NODE_HOOK_CONTAINER, x->members[k]);
         int piddir = pid_dir_open(sys->proc, x->members[k]);
         if (piddir < 0)
             continue;
@@ -605,28 +550,23 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
         if (ci.runtime != RUNTIME_NONE) {
             pid = x->members[k];
         } else if (!none_pid) {
-            none = ci;
-            memset(&ci, 0, sizeof(ci));
             none_pid = x->members[k];
             none_cg = cg; /* none_cg was empty */
             buf_init(&cg);
-        } else {
-            containers_free(&ci);
         }
     }
+    const char *text = cg.data; /* the cgroup file of the member pid */
     if (pid) {
         for (size_t c = 0; ci.id && c < n->nctrs && x->ctr == NODE_HOST; c++)
             if (n->ctrs[c].info.id && strcmp(n->ctrs[c].info.id, ci.id) == 0)
                 x->ctr = c;
-        if (x->ctr == NODE_HOST)
-            x->ctr = ctr_add(n, x, &ci, pid, cg.data, sys, self_mi, memo, w);
-    } else if (none_pid) {
-        /* No member names a container: a private namespace on the host's
-         * mounts is the host's; one with a mount of its own is a namespace
-         * of no container. */
-        if (own_mount)
-            x->ctr = ctr_add(n, x, &none, none_pid, none_cg.data, sys, self_mi, memo, w);
-    } else {
+    } else if (none_pid && own_mount) {
+        /* No member names a container: a namespace with a mount of its
+         * own is a namespace of no container (a private namespace on the
+         * host's mounts is the host's). */
+        pid = none_pid;
+        text = none_cg.data;
+    } else if (!none_pid) {
         /* Every member exited before its container could be read: its own
          * mounts stay listed (their files were read while it lived), said
          * to be of no known container rather than silently the host's. */
@@ -637,8 +577,16 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
                          "while it was read; its container is unknown",
                          n->mounts[x->mounts[i]].id);
     }
+    if (pid && x->ctr == NODE_HOST) { /* a new entry, which takes ci */
+        struct node_ctr *c = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
+        c->info = ci;
+        memset(&ci, 0, sizeof(ci));
+        c->pid = pid;
+        c->mntns = x->mntns;
+        cgroup_collect_text(sys, pid, text, self_mi, &c->cgroup, w, memo);
+        x->ctr = n->nctrs - 1;
+    }
     containers_free(&ci);
-    containers_free(&none);
     buf_free(&cg);
     buf_free(&none_cg);
 }
@@ -653,15 +601,14 @@ void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mo
                  const struct mount_list *ml, const struct proc_list *pl, struct warnings *w)
 {
     node_single(n, ml);
+    const struct node_ns *host = find_ns(n, n->host_mntns);
     for (size_t i = 0; i < ml->n; i++)
         n->mounts[i].host_sees = false;
-    for (size_t k = 0; k < n->nns; k++)
-        if (n->ns[k].mntns == n->host_mntns)
-            for (size_t i = 0; i < n->ns[k].nmounts; i++)
-                n->mounts[n->ns[k].mounts[i]].host_sees = true;
+    for (size_t i = 0; host && i < host->nmounts; i++)
+        n->mounts[host->mounts[i]].host_sees = true;
     struct cgroup_memo memo = {0};
     for (size_t k = 0; k < n->nns; k++)
-        if (n->ns[k].mntns != n->host_mntns && n->ns[k].nmounts)
+        if (&n->ns[k] != host && n->ns[k].nmounts)
             ns_container(n, &n->ns[k], sys, self_mi, &memo, w);
     cgroup_memo_free(&memo);
     size_t *cap = xcalloc(ml->n, sizeof(*cap));

@@ -124,20 +124,14 @@ void nsmap_self(struct nsmap *m, int procfd, double boot_realtime, long hz)
     buf_free(&text);
 }
 
-static long dev_index(const dev_t *devs, size_t n, dev_t d)
-{
-    for (size_t i = 0; i < n; i++)
-        if (devs[i] == d)
-            return (long)i;
-    return -1;
-}
-
 void nsmap_sees_of(const struct mountinfo *mi, const dev_t *devs, size_t ndevs, unsigned char *sees)
 {
     for (size_t i = 0; i < mi->n; i++) {
         const struct mountinfo_entry *e = &mi->items[i];
-        long k = dev_index(devs, ndevs, makedev(e->major, e->minor));
-        if (k < 0 || mountinfo_hidden(mi, i))
+        size_t k = 0;
+        while (k < ndevs && devs[k] != makedev(e->major, e->minor))
+            k++;
+        if (k == ndevs || mountinfo_hidden(mi, i))
             continue;
         sees[k] |= NSMAP_SHOWS;
         if (strcmp(e->mountpoint, "/dev/shm") == 0 || strcmp(e->mountpoint, "/run/shm") == 0)
@@ -230,10 +224,6 @@ void nsmap_reach(struct nsmap *m, const struct proc_list *pl)
     for (size_t d = 0; d < m->ndevs; d++) {
         struct mount_reach *r = &m->reach[d];
         size_t cap = 0, shm_cap = 0;
-        free(r->pidns);
-        free(r->shm_pidns);
-        r->pidns = r->shm_pidns = NULL;
-        r->npidns = r->nshm_pidns = r->nshm_procs = 0;
         unsigned long last_mnt = 0;
         unsigned char last_sees = 0;
         for (size_t i = 0; i < pl->n; i++) {

@@ -145,10 +145,11 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
 /* True when the namespace shows any watched device. */
 bool nsmap_sees_any(const struct nsmap *m, const struct mntns_seen *s);
 
-/* Fills reach[]: for each watched device, the pid namespaces of the
- * processes (of pl) whose mount namespace shows it, and of those whose
- * namespace shows it at /dev/shm or /run/shm. propagates and btime
- * are the caller's (scan.c) to fill. */
+/* Fills reach[], once, as nsmap_watch made it (the walk's last step): for
+ * each watched device, the pid namespaces of the processes (of pl) whose
+ * mount namespace shows it, and of those whose namespace shows it at
+ * /dev/shm or /run/shm. propagates and btime are the caller's (scan.c) to
+ * fill. */
 void nsmap_reach(struct nsmap *m, const struct proc_list *pl);
 
 /* Does mount namespace mntns (met in the walk) show any of watched devices 0..n-1? (One lookup of the namespace

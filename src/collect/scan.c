@@ -118,7 +118,7 @@ static void every_facts(struct scan_ctx *c, struct scan *s)
 
 static void every_list(struct scan_ctx *c, struct scan *s)
 {
-    /* node_files_finish remakes the list at its size: nothing to trim. */
+    /* node_files_finish trims the list once its entries are stat'ed. */
     node_files_collect(&s->node, c->sys, &s->mounts, &s->files, &s->warn);
 }
 

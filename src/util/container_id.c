@@ -59,11 +59,6 @@ static void copy_span(char *dst, struct span c)
     dst[c.n] = '\0';
 }
 
-static bool is_hex(char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-}
-
 /* The text goes on past a span to a NUL: strspn stops there at the latest. */
 static bool is_id(struct span c)
 {
@@ -76,18 +71,18 @@ bool container_id_full(const char *id)
 }
 
 /* A pod uid: 32 hex digits (a static pod's), or 8-4-4-4-12 with sep between
- * the groups ('-', or '_' in systemd's slice names). Copied with dashes. */
+ * the groups ('-', or '_' in systemd's slice names). Copied with dashes as
+ * it is read: out means nothing when the answer is false. */
 static bool take_uid(struct span c, char sep, char out[POD_UID_MAX + 1])
 {
     if (c.n != 32 && c.n != 36)
         return false;
     for (size_t i = 0; i < c.n; i++) {
         bool dash = c.n == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
-        if (dash ? c.s[i] != sep : !is_hex(c.s[i]))
+        if (dash ? c.s[i] != sep : !memchr("0123456789abcdef", c.s[i], 16))
             return false;
+        out[i] = dash ? '-' : c.s[i];
     }
-    for (size_t i = 0; i < c.n; i++)
-        out[i] = c.s[i] == sep ? '-' : c.s[i];
     out[c.n] = '\0';
     return true;
 }
@@ -115,31 +110,30 @@ static bool take_name(struct span c, bool unescape, struct container_id *out)
     return true;
 }
 
-/* "<prefix><id><.scope>" (the suffix optional when scope_optional). */
-static bool prefixed_id(struct span c, const char *prefix, bool scope_optional,
-                        struct container_id *out)
-{
-    if (!span_eat(&c, prefix))
-        return false;
-    if (!span_chop(&c, ".scope") && !scope_optional)
-        return false;
-    if (!is_id(c))
-        return false;
-    copy_span(out->id, c);
-    return true;
-}
+/* The forms that name a container by a prefix, wherever they are:
+ * "<prefix><id>.scope", the suffix optional where scope_optional. */
+static const struct {
+    const char *prefix;
+    bool scope_optional;
+    enum container_runtime runtime;
+} prefixed[] = {
+    {"docker-", false, RUNTIME_DOCKER},
+    {"cri-containerd-", false, RUNTIME_CONTAINERD},
+    {"nerdctl-", false, RUNTIME_CONTAINERD},
+    {"crio-", true, RUNTIME_CRIO},
+    {"libpod-", true, RUNTIME_PODMAN},
+};
 
-/* The forms that name a container by a prefix, wherever they are. */
 static enum container_runtime runtime_component(struct span c, struct container_id *out)
 {
-    if (prefixed_id(c, "docker-", false, out))
-        return RUNTIME_DOCKER;
-    if (prefixed_id(c, "cri-containerd-", false, out) || prefixed_id(c, "nerdctl-", false, out))
-        return RUNTIME_CONTAINERD;
-    if (prefixed_id(c, "crio-", true, out))
-        return RUNTIME_CRIO;
-    if (prefixed_id(c, "libpod-", true, out))
-        return RUNTIME_PODMAN;
+    for (size_t i = 0; i < sizeof(prefixed) / sizeof(prefixed[0]); i++) {
+        struct span id = c;
+        if (span_eat(&id, prefixed[i].prefix) &&
+            (span_chop(&id, ".scope") || prefixed[i].scope_optional) && is_id(id)) {
+            copy_span(out->id, id);
+            return prefixed[i].runtime;
+        }
+    }
     return RUNTIME_NONE;
 }
 
@@ -260,10 +254,9 @@ static bool from_span(struct span path, struct container_id *out)
             out->runtime = RUNTIME_LXC;
             return true;
         }
-        n = c;
+        /* n is c still: span_eat takes nothing off when the prefix is not there. */
         if (span_eat(&n, "lxc.monitor"))
             break; /* LXC's monitor process, outside the container */
-        n = c;
         if (span_eat(&n, "machine-") && span_chop(&n, ".scope")) {
             struct span next, rest = path;
             if (next_component(&rest, &next) && span_is(next, "supervisor"))
@@ -349,22 +342,16 @@ static bool list_has(struct span list, const char *name)
     return false;
 }
 
-/* Splits a line of /proc/PID/cgroup; false when it is not one. */
-static bool split_line(struct span line, struct span *id, struct span *ctrl, struct span *path)
-{
-    *id = take_until(&line, ':');
-    *ctrl = take_until(&line, ':');
-    *path = line; /* empty when a ':' is missing */
-    return id->n > 0 && path->n > 0 && path->s[0] == '/';
-}
-
 bool container_id_parse(const char *text, struct container_id *out)
 {
     struct span mem = {NULL, 0}, v2 = {NULL, 0}, rest = {text, strlen(text)};
     while (rest.n) {
-        struct span line = take_until(&rest, '\n'), id, ctrl, path;
-        if (!split_line(line, &id, &ctrl, &path))
-            continue;
+        struct span line = take_until(&rest, '\n');
+        struct span id = take_until(&line, ':');
+        struct span ctrl = take_until(&line, ':');
+        struct span path = line; /* empty when a ':' is missing */
+        if (id.n == 0 || path.n == 0 || path.s[0] != '/')
+            continue; /* not a line of /proc/PID/cgroup */
         if (span_is(id, "0") && ctrl.n == 0)
             v2 = path;
         else if (list_has(ctrl, "memory"))
