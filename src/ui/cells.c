@@ -92,7 +92,7 @@ void cell_name(const struct ui *u, const struct row *r, char *dst, size_t n)
         term_escape(dst, n, r->seg->name);
         break;
     case ROW_CTR:
-        ui_ctr_label(u, ui_key_ctr(&r->key), esc, sizeof(esc));
+        ui_ctr_label(&u->snap->model, ui_key_ctr(&r->key), esc, sizeof(esc));
         if (ui_key_ctr(&r->key) == NODE_HOST)
             snprintf(dst, n, "host (not in a container)");
         else

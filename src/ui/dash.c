@@ -258,7 +258,7 @@ static void draw_budget(struct ui *u, int y, int lines)
     /* who's columns on the line, cut with an ellipsis, and a space */
     int who_w = 0;
     if (ui_node(u)) { /* whose budget: the selected container's */
-        ui_ctr_label(u, ui_selected_ctr(u), who, sizeof(who));
+        ui_ctr_label(&u->snap->model, ui_selected_ctr(u), who, sizeof(who));
         who_w = term_width(who);
         who_w = (who_w > BUDGET_WHO_W ? BUDGET_WHO_W : who_w) + 1;
     }

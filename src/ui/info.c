@@ -121,7 +121,7 @@ void info_budget(struct ui *u, struct page *p)
     uint64_t avail = mt ? mt->avail : 0;
     if (ui_node(u)) {
         char label[256];
-        ui_ctr_label(u, ui_selected_ctr(u), label, sizeof(label));
+        ui_ctr_label(&u->snap->model, ui_selected_ctr(u), label, sizeof(label));
         page_add(p, THEME_header, 0, "Node view: the budget of %s (the container of the selected row; "
                  "select another container's row for its budget)", label);
         page_blank(p);
@@ -385,7 +385,7 @@ static void container_details(struct ui *u, struct page *p, size_t ctr)
     const struct model *m = &u->snap->model;
     const struct node_ctr *c = model_ctr(m, ctr);
     char label[256];
-    ui_ctr_label(u, ctr, label, sizeof(label));
+    ui_ctr_label(&u->snap->model, ctr, label, sizeof(label));
     if (!c) {
         page_add(p, THEME_header, 0, "The host: the processes and mounts of shmwatch's own mount "
                  "namespace");

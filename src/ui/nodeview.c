@@ -48,9 +48,9 @@ const char *ui_runtime_name(enum container_runtime r, const char *none)
     return name ? name : none;
 }
 
-void ui_ctr_label(const struct ui *u, size_t ctr, char *dst, size_t n)
+void ui_ctr_label(const struct model *m, size_t ctr, char *dst, size_t n)
 {
-    const struct node_ctr *c = model_ctr(&u->snap->model, ctr);
+    const struct node_ctr *c = model_ctr(m, ctr);
     if (!c) {
         snprintf(dst, n, "host");
         return;
@@ -83,7 +83,7 @@ void ui_mount_label(const struct ui *u, size_t mount, char *dst, size_t n)
     const struct shm_mount *mt = model_mount(&u->snap->model, mount);
     char who[160], path[96];
     size_t owner = node_owner_index(nd, mount);
-    ui_ctr_label(u, owner, who, sizeof(who));
+    ui_ctr_label(&u->snap->model, owner, who, sizeof(who));
     term_escape(path, sizeof(path), mt->path);
     size_t others = 0;
     if (mount < nd->nmounts)

@@ -133,7 +133,7 @@ static bool rows_match(const struct ui *u, const struct row *r, const char *need
     case ROW_CTR: {
         char label[256];
         size_t ctr = ui_key_ctr(&r->key);
-        ui_ctr_label(u, ctr, label, sizeof(label));
+        ui_ctr_label(&u->snap->model, ctr, label, sizeof(label));
         if (has(label, needle))
             return true;
         const struct node_ctr *c = model_ctr(&u->snap->model, ctr);

@@ -141,18 +141,10 @@ static void intake(struct ui *u)
         beep();
     } else if (s && s->oom_mount_new) {
         /* The node view: a container's cgroup, whichever row is selected. */
-        const struct node_ctr *c = node_owner(model_node(&s->model), s->oom_mount);
-        const struct container_info *ci = &c->info;
-        const char *name = ci->name ? ci->name : ci->pod;
-        char who[128], esc[96], path[160];
-        if (name) {
-            term_escape(who, sizeof(who), name);
-        } else { /* its runtime and short id, as its label shows it */
-            char id[16];
-            snprintf(id, sizeof(id), "%.12s", ci->id ? ci->id : "?");
-            term_escape(esc, sizeof(esc), id);
-            snprintf(who, sizeof(who), "%s %s", ui_runtime_name(ci->runtime, "container"), esc);
-        }
+        const struct scan_node *node = model_node(&s->model);
+        const struct node_ctr *c = node_owner(node, s->oom_mount);
+        char who[128], path[160];
+        ui_ctr_label(&s->model, node_owner_index(node, s->oom_mount), who, sizeof(who));
         term_escape(path, sizeof(path), c->cgroup.path ? c->cgroup.path : "?");
         ui_message(u, THEME_verdict_critical,
                    "OOM KILL: %llu new in container %s (cgroup %s, %llu in all): its memory "

@@ -129,9 +129,10 @@ bool ui_ctr_has(size_t want, size_t ctr);
 /* A row key's container (NODE_HOST or an index), and a container's slot. */
 size_t ui_key_ctr(const struct row_key *k);
 size_t ui_ctr_slot(size_t ctr);
-/* A container's label for the screen (escaped): its name or pod, else its
- * runtime and short id, else its hostname; "host" for NODE_HOST. */
-void ui_ctr_label(const struct ui *u, size_t ctr, char *dst, size_t n);
+/* Container ctr of model m labelled for the screen (escaped): its name or
+ * pod, else its runtime and short id, else its hostname, else its mount
+ * namespace; "host" for NODE_HOST. */
+void ui_ctr_label(const struct model *m, size_t ctr, char *dst, size_t n);
 /* A container's runtime by name, or none when it has none (a plain mount
  * namespace: container_runtime_name is NULL there). */
 const char *ui_runtime_name(enum container_runtime r, const char *none);

@@ -7,7 +7,8 @@
 # stream and the dashboard that watch before the kill must say it on B's
 # budget alone: B's oom_kills_recent > 0 and its verdict critical, A's and
 # the host's not; the dashboard a message naming B, B's budget line and page
-# the kill, A's neither.
+# the kill, A's neither. Then C, a container no runtime names: its kill's
+# message names it as its row does.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cgroup.sh"
 . "$(dirname "$0")/ctr_lib.sh"
@@ -140,4 +141,42 @@ tui_wait "the budget of $LA" 15
 tui_wait "oom kills +0 +none since the cgroup was made" 15
 ok "A's budget line and page: no kill"
 tui_keys q
+
+# C: a container no runtime names (a mount namespace in a cgroup of no
+# runtime's naming). The kill's message names it as its row does. (Another
+# test's event may take the message line within its seconds: the kill is
+# made again, up to three times, until the message is seen.)
+mem_cgroup_create "shmtest-nameless-$$" $((12 << 20))
+MEMCG_C=$MEMCG_DIR
+memcg_no_swap "$MEMCG_C"
+on_exit "memcg_kill_all '$MEMCG_C'"
+ns_holder C "$MEMCG_C"
+HOLDER_C=$HOLDER
+nsenter -t "$HOLDER_C" -m sh -c 'head -c 4096 /dev/zero >/dev/shm/nameless_seg'
+tui_keys Escape / nameless_seg Enter
+tui_wait "^▾ container " 15
+LC=$(tui_cap | sed -n 's/^▾ container //p' | sed 's/  .*//' | head -n 1)
+[ -n "$LC" ] || { tui_dump; fail "no row names container C"; }
+seen=
+for try in 1 2 3; do
+    rc=0
+    bash -c 'echo $$ >"$1/cgroup.procs" && echo 1000 >/proc/self/oom_score_adj &&
+        exec nsenter -t "$2" -m timeout 60 python3 -c "
+import mmap, os
+fd = os.open(\"/dev/shm/oom-filler\", os.O_RDWR | os.O_CREAT, 0o600)
+n = 15 << 20
+os.ftruncate(fd, n)
+m = mmap.mmap(fd, n)
+for off in range(0, n, 4096):
+    m[off] = 1
+"' _ "$MEMCG_C" "$HOLDER_C" >/dev/null 2>&1 || rc=$?
+    assert_eq "$rc" 137 "the writer in C was killed by SIGKILL (the OOM killer)"
+    nsenter -t "$HOLDER_C" -m rm -f /dev/shm/oom-filler
+    if wait_for 'tui_cap | grep -qF -- "new in container $LC (cgroup "' 10; then
+        seen=1
+        break
+    fi
+done
+[ -n "$seen" ] || { tui_dump; fail "no OOM KILL message named container C as its row does ($LC)"; }
+ok "the kill in a container no runtime names: the message names it as its row does ($LC)"
 tui_quit
