@@ -50,20 +50,27 @@ tui_keys / "${ID_B:0:16}" Enter
 tui_wait "container $LB" 15
 wait_for "[ \$(wc -l <'$stream') -ge 2 ]" 15 || fail "the JSON stream did not start"
 
-rc=0
-# (oom_score_adj set before it enters B's namespace: B's /proc is its pid
-# namespace's, where the writer has no /proc/self.)
-bash -c 'echo $$ >"$1/cgroup.procs" && echo 1000 >/proc/self/oom_score_adj &&
-    exec nsenter -t "$2" -m timeout 60 python3 -c "
+# oom_write CGROUP PID MIB OUT: a writer in CGROUP's memory cgroup and PID's
+# mount namespace (oom_score_adj 1000: the OOM killer's first choice) fills a
+# file of MIB MiB on that /dev/shm, and says "wrote it all" in OUT if it could.
+oom_write() {
+    bash -c 'echo $$ >"$1/cgroup.procs" && echo 1000 >/proc/self/oom_score_adj &&
+        exec nsenter -t "$2" -m timeout 60 python3 -c "
 import mmap, os
 fd = os.open(\"/dev/shm/oom-filler\", os.O_RDWR | os.O_CREAT, 0o600)
-n = 192 << 20
+n = $3 << 20
 os.ftruncate(fd, n)
 m = mmap.mmap(fd, n)
 for off in range(0, n, 4096):
     m[off] = 1
 print(\"wrote it all\")
-"' _ "$MEMCG_B" "$MAIN_B" >"$SHMTEST_TMP/writer.out" 2>&1 || rc=$?
+"' _ "$1" "$2" "$3" >"$4" 2>&1
+}
+
+rc=0
+# (oom_score_adj set before it enters B's namespace: B's /proc is its pid
+# namespace's, where the writer has no /proc/self.)
+oom_write "$MEMCG_B" "$MAIN_B" 192 "$SHMTEST_TMP/writer.out" || rc=$?
 assert_eq "$rc" 137 "the writer in B was killed by SIGKILL (the OOM killer)"
 grep -q "wrote it all" "$SHMTEST_TMP/writer.out" && fail "the writer wrote past B's limit"
 kernel_count=$(awk '$1 == "oom_kill" { print $2 }' "$oom_file")
@@ -160,16 +167,7 @@ LC=$(tui_cap | sed -n 's/^▾ container //p' | sed 's/  .*//' | head -n 1)
 seen=
 for try in 1 2 3; do
     rc=0
-    bash -c 'echo $$ >"$1/cgroup.procs" && echo 1000 >/proc/self/oom_score_adj &&
-        exec nsenter -t "$2" -m timeout 60 python3 -c "
-import mmap, os
-fd = os.open(\"/dev/shm/oom-filler\", os.O_RDWR | os.O_CREAT, 0o600)
-n = 15 << 20
-os.ftruncate(fd, n)
-m = mmap.mmap(fd, n)
-for off in range(0, n, 4096):
-    m[off] = 1
-"' _ "$MEMCG_C" "$HOLDER_C" >/dev/null 2>&1 || rc=$?
+    oom_write "$MEMCG_C" "$HOLDER_C" 15 /dev/null || rc=$?
     assert_eq "$rc" 137 "the writer in C was killed by SIGKILL (the OOM killer)"
     nsenter -t "$HOLDER_C" -m rm -f /dev/shm/oom-filler
     if wait_for 'tui_cap | grep -qF -- "new in container $LC (cgroup "' 10; then
