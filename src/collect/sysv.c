@@ -24,7 +24,9 @@ int sysv_parse(const char *text, struct sysv_list *out)
     for (int c = 0; c < C_NCOLS; c++)
         pos[c] = -1;
     int idx = 0;
-    for (char *tok = line ? strtok(line, " \t") : NULL; tok; tok = strtok(NULL, " \t"), idx++)
+    char *save; /* strtok_r: the scan runs on a thread of its own */
+    for (char *tok = line ? strtok_r(line, " \t", &save) : NULL; tok;
+         tok = strtok_r(NULL, " \t", &save), idx++)
         for (int c = 0; c < C_NCOLS; c++)
             if (strcmp(tok, col_names[c]) == 0)
                 pos[c] = idx;
@@ -35,7 +37,8 @@ int sysv_parse(const char *text, struct sysv_list *out)
         long long v[C_NCOLS] = {0};
         bool have[C_NCOLS] = {false};
         idx = 0;
-        for (char *tok = strtok(line, " \t"); tok; tok = strtok(NULL, " \t"), idx++) {
+        for (char *tok = strtok_r(line, " \t", &save); tok;
+             tok = strtok_r(NULL, " \t", &save), idx++) {
             for (int c = 0; c < C_NCOLS; c++) {
                 if (pos[c] == idx) {
                     char *end;

@@ -5,6 +5,7 @@
 #define SHMWATCH_XALLOC_H
 
 #include <stddef.h>
+#include <string.h> /* VEC_PUSH zeroes the new element */
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
