@@ -317,12 +317,11 @@ static void unit(struct text *t)
  * host h, pid N)". */
 static void heading(struct text *t)
 {
-    const struct scan_node *n = model_node(t->m);
     if (t->unit == NODE_HOST) {
         buf_adds(t->out, "== HOST\n");
         return;
     }
-    const struct node_ctr *c = &n->ctrs[t->unit];
+    const struct node_ctr *c = &model_node(t->m)->ctrs[t->unit];
     const struct container_info *ci = &c->info;
     const char *rt = container_runtime_name(ci->runtime);
     buf_adds(t->out, rt ? "== CONTAINER " : "== MOUNT NAMESPACE ");
