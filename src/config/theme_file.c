@@ -39,11 +39,10 @@ static const char *quote(char *q, size_t n, const char *s)
     struct buf b;
     buf_init(&b);
     yamlfile_quote(&b, s);
-    if (b.len < n) {
+    if (b.len < n)
         snprintf(q, n, "%s", b.data);
-    } else {
+    else
         snprintf(q, n, "%.*s...", (int)utf8_cut(b.data, n - 4), b.data);
-    }
     buf_free(&b);
     return q;
 }

@@ -41,11 +41,8 @@ static bool parse_torch(const char *name, pid_t *pid)
     uint64_t p, n;
     if (!read_uint(&s, INT32_MAX, &p) || *s++ != '_' || !read_uint(&s, UINT64_MAX, &n))
         return false;
-    if (*s == '_') {
-        s++;
-        if (!read_uint(&s, UINT64_MAX, &n))
-            return false;
-    }
+    if (*s == '_' && (s++, !read_uint(&s, UINT64_MAX, &n)))
+        return false;
     if (*s != '\0')
         return false;
     *pid = (pid_t)p;

@@ -56,15 +56,10 @@ static void mounts(struct text *t)
     char a[16], b[16], c[16], d[16], e[16], f[16], g[16];
     buf_adds(t->out, "MOUNTS\n");
     size_t shown = 0;
-    for (size_t i = 0; i < model_nmounts(t->m); i++)
-        shown += mount_here(t, i);
-    if (shown == 0 && !t->node)
-        buf_adds(t->out, "  no shm mount found (use --mount PATH)\n");
-    else if (shown == 0)
-        buf_adds(t->out, "  none of its own: it sees another's mount, written under its owner\n");
     for (size_t i = 0; i < model_nmounts(t->m); i++) {
         if (!mount_here(t, i))
             continue;
+        shown++;
         const struct shm_mount *mt = model_mount(t->m, i);
         const struct mount_figures *fg = &t->m->mounts[i];
         double pct = mount_used_pct(mt);
@@ -102,6 +97,10 @@ static void mounts(struct text *t)
             buf_addc(t->out, '\n');
         }
     }
+    if (shown == 0 && !t->node)
+        buf_adds(t->out, "  no shm mount found (use --mount PATH)\n");
+    else if (shown == 0)
+        buf_adds(t->out, "  none of its own: it sees another's mount, written under its owner\n");
 }
 
 /* What the busiest DataLoader of this budget's owner teaches: its batch, and
@@ -233,14 +232,11 @@ static void groups(struct text *t)
     char a[16];
     buf_adds(t->out, "\nDATALOADER GROUPS\n");
     size_t shown = 0;
-    for (size_t i = 0; i < m->ngroups; i++)
-        shown += ctr_here(t, m->groups[i].ctr);
-    if (!shown)
-        buf_adds(t->out, "  none\n");
     for (size_t i = 0; i < m->ngroups; i++) {
         const struct group *g = &m->groups[i];
         if (!ctr_here(t, g->ctr))
             continue;
+        shown++;
         const struct proc *mp = model_group_main(m, g);
         buf_printf(t->out, "  main %d  ", (int)g->main_pid);
         /* No command line when it could not be read (the main is exiting). */
@@ -260,6 +256,8 @@ static void groups(struct text *t)
             if (m->segs[k].group == g->main_pid)
                 segment_line(t, &m->segs[k], "      ");
     }
+    if (!shown)
+        buf_adds(t->out, "  none\n");
 }
 
 static void segments_where(struct text *t, const char *title, enum seg_state state)
@@ -319,12 +317,11 @@ static void unit(struct text *t)
  * host h, pid N)". */
 static void heading(struct text *t)
 {
-    const struct scan_node *n = model_node(t->m);
     if (t->unit == NODE_HOST) {
         buf_adds(t->out, "== HOST\n");
         return;
     }
-    const struct node_ctr *c = &n->ctrs[t->unit];
+    const struct node_ctr *c = &model_node(t->m)->ctrs[t->unit];
     const struct container_info *ci = &c->info;
     const char *rt = container_runtime_name(ci->runtime);
     buf_adds(t->out, rt ? "== CONTAINER " : "== MOUNT NAMESPACE ");
