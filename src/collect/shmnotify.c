@@ -132,7 +132,6 @@ void shmnotify_read(struct shmnotify *sn)
 bool shmnotify_take(struct shmnotify *sn, const char *id, uint64_t *created, uint64_t *removed)
 {
     struct shmnotify_watch *w = find_id(sn, id);
-    *created = *removed = 0;
     if (!w)
         return false;
     *created = w->created;
