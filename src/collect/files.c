@@ -180,17 +180,18 @@ static bool stat_entry(const struct sysroot *sys, const struct mount_list *ml, i
 
 void files_take_held(struct file_list *fl, const struct holder_list *hl)
 {
+    size_t npending = 0;
+    for (size_t i = 0; hl && hl->n && i < fl->n; i++) /* no holders: nothing to look up */
+        npending += fl->items[i].stat_pending;
+    if (!npending)
+        return;
     struct inomap pending;
     inomap_init(&pending);
-    size_t npending = 0;
-    for (size_t i = 0; hl && hl->n && i < fl->n; i++)
-        npending += fl->items[i].stat_pending;
-    if (npending)
-        inomap_reserve(&pending, npending); /* filled without a rehash */
-    for (size_t i = 0; npending && i < fl->n; i++) /* no holders: nothing to look up */
+    inomap_reserve(&pending, npending); /* filled without a rehash */
+    for (size_t i = 0; i < fl->n; i++)
         if (fl->items[i].stat_pending)
             inomap_put(&pending, fl->items[i].dev, fl->items[i].ino, i);
-    for (size_t k = 0; hl && pending.n && k < hl->n; k++) {
+    for (size_t k = 0; k < hl->n; k++) {
         const struct shm_holder *h = &hl->items[k];
         size_t i;
         if (!h->stat_ok || !inomap_get(&pending, h->dev, h->ino, &i) || !fl->items[i].stat_pending)

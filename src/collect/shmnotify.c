@@ -64,26 +64,24 @@ void shmnotify_follow(struct shmnotify *sn, const struct scan *s, const struct s
     for (size_t i = 0; i < s->mounts.n && i < s->node.nmounts; i++) {
         const char *id = s->node.mounts[i].id;
         struct shmnotify_watch *w = find_id(sn, id);
-        if (w && w->wd >= 0) {
-            w->seen = true;
-            continue;
-        }
         if (!w) {
             w = VEC_PUSH(sn->items, sn->n, sn->cap);
             snprintf(w->id, sizeof(w->id), "%s", id);
+            w->wd = -1;
         }
         w->seen = true;
+        if (w->wd >= 0)
+            continue;
         /* A mount not watched yet, or whose watch could not be made or went
          * with an earlier mount of the same id: tried at each scan. */
         char path[4096];
         mount_path(s, sys, i, path, sizeof(path));
         w->wd = inotify_add_watch(sn->fd, path, WATCH_MASK);
-        if (w->wd >= 0) {
-            /* Two paths to one directory give one wd: it counts for the first. */
-            for (size_t k = 0; k + 1 < sn->n; k++)
-                if (sn->items[k].wd == w->wd)
-                    w->wd = -1;
-        }
+        /* Two paths to one directory give one wd: it counts for the first
+         * (a failed watch, -1, stays -1). */
+        for (size_t k = 0; k + 1 < sn->n; k++)
+            if (sn->items[k].wd == w->wd)
+                w->wd = -1;
     }
     /* Mounts the scan no longer shows: their watches go. */
     size_t keep = 0;
@@ -132,7 +130,6 @@ void shmnotify_read(struct shmnotify *sn)
 bool shmnotify_take(struct shmnotify *sn, const char *id, uint64_t *created, uint64_t *removed)
 {
     struct shmnotify_watch *w = find_id(sn, id);
-    *created = *removed = 0;
     if (!w)
         return false;
     *created = w->created;

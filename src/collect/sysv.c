@@ -16,10 +16,8 @@ static const char *const col_names[C_NCOLS] = {"key", "shmid", "size", "cpid",
 
 int sysv_parse(const char *text, struct sysv_list *out)
 {
-    struct buf copy;
-    buf_init(&copy);
-    buf_adds(&copy, text);
-    char *cur = copy.data, *line = next_line(&cur);
+    char *copy = xstrdup(text);
+    char *cur = copy, *line = next_line(&cur);
     int pos[C_NCOLS];
     for (int c = 0; c < C_NCOLS; c++)
         pos[c] = -1;
@@ -60,7 +58,7 @@ int sysv_parse(const char *text, struct sysv_list *out)
         s->lpid = (pid_t)v[C_LPID];
         s->uid = (uid_t)v[C_UID];
     }
-    buf_free(&copy);
+    free(copy);
     return header ? 0 : -EINVAL;
 }
 

@@ -51,10 +51,8 @@ void evwatch_close(struct evwatch *w)
 {
     ev_state_free(&w->prev);
     free(w->reported);
-    if (w->cn >= 0)
-        proccn_close(w->cn);
-    if (w->sn.fd >= 0)
-        shmnotify_free(&w->sn);
+    proccn_close(w->cn);
+    shmnotify_free(&w->sn);
     memset(w, 0, sizeof(*w));
     w->cn = -1;
     w->sn.fd = -1;
@@ -200,10 +198,9 @@ void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_
     /* events_scan looks the pids up sorted; w->reported keeps the order
      * they came in, older window first. */
     pid_t *sorted = xmalloc(w->nreported * sizeof(*sorted));
-    if (w->nreported) /* memcpy and qsort of nothing: a null pointer */
+    if (w->nreported) /* memcpy of nothing: w->reported is a null pointer */
         memcpy(sorted, w->reported, w->nreported * sizeof(*sorted));
-    if (w->nreported > 1)
-        qsort(sorted, w->nreported, sizeof(*sorted), pid_cmp);
+    qsort(sorted, w->nreported, sizeof(*sorted), pid_cmp);
     events_scan(&w->prev, &cur, sorted, w->nreported, ch, nch, interval_s, t, out);
     free(sorted);
     ev_state_carry(&cur, &w->prev);

@@ -20,20 +20,16 @@
 int sysroot_open(struct sysroot *r, const char *proc, const char *host, const char *root)
 {
     *r = SYSROOT_NONE;
-    int fds[3];
+    int *fds[3] = {&r->proc, &r->host, &r->root};
     const char *paths[3] = {proc, host, root};
     for (int i = 0; i < 3; i++) {
-        fds[i] = open(paths[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fds[i] < 0) {
+        *fds[i] = open(paths[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (*fds[i] < 0) {
             int rc = -errno;
-            while (i-- > 0)
-                close(fds[i]);
+            sysroot_close(r);
             return rc;
         }
     }
-    r->proc = fds[0];
-    r->host = fds[1];
-    r->root = fds[2];
     return 0;
 }
 
