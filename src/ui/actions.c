@@ -188,11 +188,9 @@ static void unlink_targets(struct ui *u, struct unlink_plan *p)
                      actions_safe(res.reason));
         if (skip_all || idx + 1 == p->n)
             continue;
-        switch (actions_ask_failure(u, name, res.reason)) {
-        case ACTIONS_SKIP_ALL: skip_all = true; break;
-        case ACTIONS_ABORT: aborted = true; break;
-        default: break;
-        }
+        int k = actions_ask_failure(u, name, res.reason);
+        skip_all = k == ACTIONS_SKIP_ALL; /* false until now: it skips the question */
+        aborted = k == ACTIONS_ABORT;
         unlink_invalidate(&r); /* time has passed while asking */
     }
     const char *note = actions_log_note(u);
