@@ -219,9 +219,7 @@ static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
     }
     if (unlink_confirmed(u, p, what))
         unlink_targets(u, p);
-    for (size_t i = 0; i < p->n; i++)
-        p->items[i].ns = NULL; /* the views close here; the plan may outlive them */
-    actviews_close(&views);
+    actviews_close(&views); /* p's ns pointers dangle from here: the callers only free p */
 }
 
 void actions_unlink(struct ui *u, const struct ui_selection *sel)
