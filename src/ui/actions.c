@@ -188,11 +188,9 @@ static void unlink_targets(struct ui *u, struct unlink_plan *p)
                      actions_safe(res.reason));
         if (skip_all || idx + 1 == p->n)
             continue;
-        switch (actions_ask_failure(u, name, res.reason)) {
-        case ACTIONS_SKIP_ALL: skip_all = true; break;
-        case ACTIONS_ABORT: aborted = true; break;
-        default: break;
-        }
+        int k = actions_ask_failure(u, name, res.reason);
+        skip_all = k == ACTIONS_SKIP_ALL; /* false until now: it skips the question */
+        aborted = k == ACTIONS_ABORT;
         unlink_invalidate(&r); /* time has passed while asking */
     }
     const char *note = actions_log_note(u);
@@ -221,9 +219,7 @@ static void run_unlink(struct ui *u, struct unlink_plan *p, const char *what)
     }
     if (unlink_confirmed(u, p, what))
         unlink_targets(u, p);
-    for (size_t i = 0; i < p->n; i++)
-        p->items[i].ns = NULL; /* the views close here; the plan may outlive them */
-    actviews_close(&views);
+    actviews_close(&views); /* p's ns pointers dangle from here: the callers only free p */
 }
 
 void actions_unlink(struct ui *u, const struct ui_selection *sel)

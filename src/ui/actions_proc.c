@@ -44,13 +44,12 @@ static void opts(struct ui *u, struct signal_opts *o)
     o->log = actions_log(u);
 }
 
+/* Escaped whole: the pid and the parentheses escape to themselves. */
 static const char *who(const struct signal_target *t)
 {
-    static char b[4][96];
-    static int next;
-    char *d = b[next++ % 4];
-    snprintf(d, sizeof(b[0]), "pid %d (%s)", (int)t->pid, actions_safe(t->comm));
-    return d;
+    char raw[48]; /* a comm is at most 15 bytes */
+    snprintf(raw, sizeof(raw), "pid %d (%s)", (int)t->pid, t->comm);
+    return actions_safe(raw);
 }
 
 struct tally {

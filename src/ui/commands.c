@@ -315,10 +315,9 @@ void cmd_action(struct ui *u, int code)
         sel.seg = cur->seg;
         sel.proc = cur->proc;
         sel.group = cur->group;
+        /* No group for a segment row: d acts on its segment alone. */
         if (!sel.group && sel.proc && sel.proc->group)
             sel.group = model_find_group(m, sel.proc->group);
-        if (!sel.group && sel.seg && sel.seg->group)
-            sel.group = model_find_group(m, sel.seg->group);
     }
     size_t segs_cap = 0, procs_cap = 0;
     for (size_t i = 0; i < u->marked.n; i++) {

@@ -40,19 +40,18 @@ static int draw_box(struct ui *u, const struct box *b, const char *title, const 
         term_fill(b->y + i, b->x, b->w, a);
     term_put(b->y, b->x + 1, b->w - 2, title, term_attr(THEME_header), true);
     int room = b->h - 2 - reserve;
-    int y = b->y + 1;
     for (int i = 0; i < room && (size_t)(first + i) < n; i++) {
-        bool more = selected < 0 && i == room - 1 && (size_t)(first + i + 1) < n;
-        char tail[48];
-        if (more) {
+        int y = b->y + 1 + i;
+        if (selected < 0 && i == room - 1 && (size_t)(first + i + 1) < n) {
+            char tail[48];
             snprintf(tail, sizeof(tail), "... and %zu more", n - (size_t)(first + i));
-            term_put(y++, b->x + 2, b->w - 4, tail, a, true);
+            term_put(y, b->x + 2, b->w - 4, tail, a, true);
             break;
         }
         attr_t la = first + i == selected ? term_attr(THEME_selected) : a;
         if (first + i == selected)
             term_fill(y, b->x + 1, b->w - 2, la);
-        term_put(y++, b->x + 2, b->w - 4, lines[first + i], la, true);
+        term_put(y, b->x + 2, b->w - 4, lines[first + i], la, true);
     }
     return b->y + b->h - 1 - reserve;
 }
@@ -94,8 +93,7 @@ bool dialog_confirm(struct ui *u, const char *title, const char *const *lines, s
         term_put(y, bt.x_no, bt.right - bt.x_no, bt.no,
                  term_attr(yes ? THEME_dialog : THEME_selected), false);
         refresh();
-        int k = ui_wait_key(u);
-        switch (k) {
+        switch (ui_wait_key(u)) {
         case 'y':
         case 'Y':
             return true;

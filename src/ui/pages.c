@@ -27,19 +27,12 @@ static void wrap(struct page *p, int role, int indent, const char *text)
     struct buf line;
     buf_init(&line);
     const char *s = text;
-    bool first = true;
-    while (*s || first) {
+    int lead = 0; /* the first line keeps its own spaces; the others are indented */
+    do {
         buf_reset(&line);
-        int col = 0;
-        if (!first) {
-            for (int i = 0; i < indent; i++)
-                buf_addc(&line, ' ');
-            col = indent;
-            while (*s == ' ')
-                s++;
-            if (!*s)
-                break;
-        }
+        for (int i = 0; i < lead; i++)
+            buf_addc(&line, ' ');
+        int col = lead;
         size_t start = line.len;
         const char *cut = NULL; /* after the last space that fits */
         size_t cut_len = 0;
@@ -65,8 +58,10 @@ static void wrap(struct page *p, int role, int indent, const char *text)
         }
         push(p, role, line.data ? line.data : "", line.len);
         s = q;
-        first = false;
-    }
+        while (*s == ' ')
+            s++;
+        lead = indent;
+    } while (*s);
     buf_free(&line);
 }
 

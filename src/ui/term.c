@@ -182,11 +182,7 @@ int term_start(const struct theme *theme, bool color, bool ascii, char *err, siz
         return -1;
     }
     set_term(T.screen);
-    static bool registered;
-    if (!registered) {
-        atexit(term_stop);
-        registered = true;
-    }
+    atexit(term_stop); /* a process starts the dashboard once (ui_main) */
     cbreak();
     noecho();
     nonl();
