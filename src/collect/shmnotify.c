@@ -77,10 +77,10 @@ void shmnotify_follow(struct shmnotify *sn, const struct scan *s, const struct s
         char path[4096];
         mount_path(s, sys, i, path, sizeof(path));
         w->wd = inotify_add_watch(sn->fd, path, WATCH_MASK);
-        /* Two paths to one directory give one wd: it counts for the first
-         * (a failed watch, -1, stays -1). */
-        for (size_t k = 0; k + 1 < sn->n; k++)
-            if (sn->items[k].wd == w->wd)
+        /* Two paths to one directory give one wd: it counts for the mount
+         * that has it already (a failed watch, -1, stays -1). */
+        for (size_t k = 0; k < sn->n; k++)
+            if (&sn->items[k] != w && sn->items[k].wd == w->wd)
                 w->wd = -1;
     }
     /* Mounts the scan no longer shows: their watches go. */
