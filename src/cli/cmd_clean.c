@@ -76,12 +76,9 @@ static void print_plan(const struct unlink_plan *p, const struct clean_policy *p
                          "mount is %s.\n",
                    p->doubtful, p->doubtful == 1 ? "" : "s",
                    p->doubt ? p->doubt : "at /dev/shm in several pid namespaces");
-    if (p->young) {
-        char age[32];
-        fmt_duration(age, sizeof(age), pol->min_age_s);
+    if (p->young)
         buf_printf(&out, "Kept: %zu unheld segment%s younger than %s.\n", p->young,
-                   p->young == 1 ? "" : "s", age);
-    }
+                   p->young == 1 ? "" : "s", fmt_duration(b1, sizeof(b1), pol->min_age_s));
     output_write(&out);
     buf_free(&out);
 }
