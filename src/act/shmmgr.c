@@ -43,9 +43,16 @@ static bool has(const struct inos *s, unsigned long ino)
     return false;
 }
 
-/* Calls fn(ino, arg) for each socket fd of the process dir piddir.
- * Returns 0 or -errno. */
-static int each_socket(int piddir, void (*fn)(unsigned long, void *), void *arg)
+static void add_ino(struct inos *s, unsigned long ino)
+{
+    if (!has(s, ino))
+        *VEC_PUSH(s->v, s->n, s->cap) = ino;
+}
+
+/* Reads the socket fds of the process dir piddir: adds each one's inode to
+ * mine, or, with mine NULL, looks for one of peers. Returns 1 when one of
+ * peers is found, else 0, or -errno. */
+static int each_socket(int piddir, struct inos *mine, const struct inos *peers)
 {
     int fddir = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fddir < 0)
@@ -58,7 +65,8 @@ static int each_socket(int piddir, void (*fn)(unsigned long, void *), void *arg)
     }
     struct dirent *de;
     char link[64];
-    while ((de = readdir(d))) {
+    int hit = 0;
+    while (!hit && (de = readdir(d))) {
         if (de->d_name[0] < '0' || de->d_name[0] > '9')
             continue;
         ssize_t n = readlinkat(fddir, de->d_name, link, sizeof(link) - 1);
@@ -66,18 +74,15 @@ static int each_socket(int piddir, void (*fn)(unsigned long, void *), void *arg)
         if (n <= 0)
             continue;
         link[n] = '\0';
-        if (shmmgr_socket_inode(link, &ino))
-            fn(ino, arg);
+        if (!shmmgr_socket_inode(link, &ino))
+            continue;
+        if (mine)
+            add_ino(mine, ino);
+        else
+            hit = has(peers, ino);
     }
     closedir(d);
-    return 0;
-}
-
-static void add_ino(unsigned long ino, void *arg)
-{
-    struct inos *s = arg;
-    if (!has(s, ino))
-        *VEC_PUSH(s->v, s->n, s->cap) = ino;
+    return hit;
 }
 
 /* The peers of the sockets in mine, from one sock_diag dump of every unix
@@ -133,24 +138,12 @@ static int peers_of(const struct inos *mine, struct inos *peers)
                     uint32_t peer;
                     memcpy(&peer, RTA_DATA(a), sizeof(peer));
                     if (peer)
-                        add_ino(peer, peers);
+                        add_ino(peers, peer);
                 }
         }
     }
     close(fd);
     return rc;
-}
-
-struct client_walk {
-    const struct inos *peers;
-    bool hit;
-};
-
-static void match_peer(unsigned long ino, void *arg)
-{
-    struct client_walk *w = arg;
-    if (has(w->peers, ino))
-        w->hit = true;
 }
 
 int shmmgr_clients(const struct sysroot *sys, pid_t mgr, struct shmmgr_clients *out)
@@ -160,7 +153,7 @@ int shmmgr_clients(const struct sysroot *sys, pid_t mgr, struct shmmgr_clients *
     int proc = sys->proc;
     int piddir = pid_dir_open(proc, mgr);
     struct inos mine = {0}, peers = {0};
-    int rc = piddir < 0 ? -errno : each_socket(piddir, add_ino, &mine);
+    int rc = piddir < 0 ? -errno : each_socket(piddir, &mine, NULL);
     if (piddir >= 0)
         close(piddir);
     if (rc < 0)
@@ -187,12 +180,11 @@ int shmmgr_clients(const struct sysroot *sys, pid_t mgr, struct shmmgr_clients *
         int pd = pid_dir_open(proc, pids[i]);
         if (pd < 0)
             continue;
-        struct client_walk w = {.peers = &peers};
-        int r = each_socket(pd, match_peer, &w);
+        int r = each_socket(pd, NULL, &peers);
         close(pd);
         if (r == -EACCES || r == -EPERM)
             denied++;
-        if (!w.hit)
+        if (r != 1)
             continue;
         if (out->n < SHMMGR_MAX_CLIENTS)
             out->pids[out->n++] = pids[i];

@@ -13,21 +13,6 @@
 #include "util/escape.h"
 #include "util/safefile.h"
 
-/* --pid: the view of that process, opened before the scan, which is made
- * through this same view (pinned to the process's start time). Returns 0,
- * or 1 said on stderr. */
-static int open_target(struct actcli *a, pid_t pid)
-{
-    int rc = actviews_open_pid(&a->views, &a->sys, pid);
-    if (rc < 0) {
-        fprintf(stderr, "shmwatch %s: cannot act in pid %d: %s\n", a->cmd, (int)pid,
-                sysroot_pid_why(pid, rc, rc == -ESRCH ? "no such process (or it has exited)"
-                                                      : strerror(-rc)));
-        return 1;
-    }
-    return 0;
-}
-
 /* Scans through sys as the snapshots do, watched by the stall limit: a scan
  * that has not ended by then is said and the program exits at once, with
  * nothing done. Returns 0 (a->scan filled), or 1 said on stderr. */
@@ -88,8 +73,14 @@ int actcli_scan(struct actcli *a, const struct options *o)
         fprintf(stderr, "shmwatch %s: cannot open /proc: %s\n", a->cmd, strerror(-rc));
         goto fail;
     }
-    if (o->pid && open_target(a, o->pid) != 0)
+    /* --pid: the view of that process, opened before the scan, which is made
+     * through this same view (pinned to the process's start time). */
+    if (o->pid && (rc = actviews_open_pid(&a->views, &a->sys, o->pid)) < 0) {
+        fprintf(stderr, "shmwatch %s: cannot act in pid %d: %s\n", a->cmd, (int)o->pid,
+                sysroot_pid_why(o->pid, rc, rc == -ESRCH ? "no such process (or it has exited)"
+                                                         : strerror(-rc)));
         goto fail;
+    }
     watched = a->views.mode == ACTVIEWS_PID ? &a->views.pid.root : &a->sys;
     /* A named mount that is no tmpfs mount is refused before the scan, as
      * for the snapshots: else clean would plan to remove ordinary files. */

@@ -201,7 +201,6 @@ static void synopsis(struct buf *b, enum cli_cmd cmd, const char *lead, size_t w
 {
     size_t indent = strlen(lead), col = indent;
     buf_adds(b, lead);
-    bool first = true;
     for (size_t i = 0; i < cli_nopts; i++) {
         const struct cli_opt *r = &cli_opts[i];
         if (!takes(r, cmd) || r->stop || (r->synopsis && !*r->synopsis))
@@ -214,16 +213,15 @@ static void synopsis(struct buf *b, enum cli_cmd cmd, const char *lead, size_t w
             buf_printf(&item, "[--%s %s]", r->name, r->metavar);
         else
             buf_printf(&item, "[--%s]", r->name);
-        if (!first && col + 1 + item.len > width) {
+        if (col > indent && col + 1 + item.len > width) { /* col > indent: past the first item */
             buf_printf(b, "\n%*s", (int)indent, "");
             col = indent;
-        } else if (!first) {
+        } else if (col > indent) {
             buf_addc(b, ' ');
             col++;
         }
         buf_add(b, item.data, item.len);
         col += item.len;
-        first = false;
         buf_free(&item);
     }
     buf_addc(b, '\n');

@@ -76,12 +76,9 @@ static void print_plan(const struct unlink_plan *p, const struct clean_policy *p
                          "mount is %s.\n",
                    p->doubtful, p->doubtful == 1 ? "" : "s",
                    p->doubt ? p->doubt : "at /dev/shm in several pid namespaces");
-    if (p->young) {
-        char age[32];
-        fmt_duration(age, sizeof(age), pol->min_age_s);
+    if (p->young)
         buf_printf(&out, "Kept: %zu unheld segment%s younger than %s.\n", p->young,
-                   p->young == 1 ? "" : "s", age);
-    }
+                   p->young == 1 ? "" : "s", fmt_duration(b1, sizeof(b1), pol->min_age_s));
     output_write(&out);
     buf_free(&out);
 }
@@ -164,11 +161,6 @@ static size_t mounts_of(const struct actcli *a, const struct unlink_plan *p,
     return n;
 }
 
-static const char *used_text(char *b, bool known, uint64_t used)
-{
-    return known ? H(b, used) : "unknown";
-}
-
 static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
 {
     struct unlink_opts uo = {.sys = &a->sys, .uid = geteuid(), .dry_run = dry,
@@ -204,8 +196,8 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
             uint64_t after = 0;
             bool after_known = used_now(a, mounts[i].mount, &after);
             output_printf("%s used: %s -> %s\n", out.data,
-                          used_text(b2, mounts[i].known, mounts[i].before),
-                          used_text(b3, after_known, after));
+                          mounts[i].known ? H(b2, mounts[i].before) : "unknown",
+                          after_known ? H(b3, after) : "unknown");
             buf_free(&out);
         }
     }

@@ -143,10 +143,8 @@ static void text_peak(struct buf *b, const struct capacity_input *in, const stru
                    S(r->shm_peak), S(r->shm_margin), budget_unit_word(r->rec_shm_size),
                    F(r->rec_shm_size));
     }
-    if (r->rec_shm_size > DOCKER_DEFAULT_SHM)
-        buf_adds(b, "   Docker's default of 64 MiB is too small for this loader.\n");
-    else
-        buf_adds(b, "   Docker's default of 64 MiB is enough for this loader.\n");
+    buf_printf(b, "   Docker's default of 64 MiB is %s for this loader.\n",
+               r->rec_shm_size > DOCKER_DEFAULT_SHM ? "too small" : "enough");
 }
 
 static void text_limits(struct buf *b, const struct capacity_input *in, const struct capacity_result *r)
