@@ -116,31 +116,51 @@ json_check "$SHMTEST_TMP/pid-header.json" "j['watch'] == 'pid $CTR'" "its header
 # A death while a scan reads: that scan's snapshot began before it, so
 # another is due at once. The hooked build SIGKILLs the holder of a mount
 # namespace's segment as the second scan's node view reaches it.
-unshare -m --propagation private sh -c 'mount -t tmpfs -o size=4m tmpfs /dev/shm && exec python3 -c "
+# death_in_scan DIR: that scene, recorded into DIR. Returns 0 when a
+# snapshot with reason event follows the death at once; 2 when the second
+# scan was itself a death's own snapshot, which by design no other follows
+# (at most one per interval: a holder of another test died first, as the
+# node view sees every namespace of the machine); fails otherwise.
+death_in_scan() {
+    local dir=$1 victim rec died in_scan
+    unshare -m --propagation private sh -c 'mount -t tmpfs -o size=4m tmpfs /dev/shm && exec python3 -c "
 import os, time
 fd = os.open(\"/dev/shm/victim_seg\", os.O_RDWR | os.O_CREAT, 0o600)
 os.ftruncate(fd, 1 << 16)
 time.sleep(300)"' </dev/null >/dev/null 2>&1 &
-VICTIM=$!
-on_exit "kill -KILL $VICTIM 2>/dev/null; true"
-wait_for "[ \"\$(cat /proc/$VICTIM/comm 2>/dev/null)\" = python3 ] && [ -e /proc/$VICTIM/root/dev/shm/victim_seg ]" 15 ||
-    fail "the namespace's holder did not start"
-dir3=$SHMTEST_TMP/store-scan
-SHMWATCH_TEST_KILL_MEMBER=mountinfo:$VICTIM:2 "$SHMWATCH_HOOKED" record --all --dir "$dir3" --interval 2 \
-    2>"$SHMTEST_TMP/scan.err" &
-REC=$!
-on_exit "kill -KILL $REC 2>/dev/null; true"
-died=
-wait_for "died=\$(store_records '$dir3' \"r.get('event') == 'exit' and r['pid'] == $VICTIM\" | cut -c1-400) && [ -n \"\$died\" ]" 30 ||
-    { cat "$SHMTEST_TMP/scan.err" >&2; fail "the death during the scan was not recorded"; }
-died=$(/usr/bin/python3 -c 'import json, sys; print(json.loads(sys.argv[1])["time"])' "$died")
-store_records "$dir3" "r.get('schema') == 1 and r['time'] < '$died' and any(p['pid'] == $VICTIM for p in r['processes'])" | grep -q . ||
-    fail "no snapshot before the death showed the holder"
-wait_for "store_records '$dir3' \"r.get('reason') == 'event' and r['time'] >= '$died' and not any(p['pid'] == $VICTIM for p in r['processes'])\" | grep -q ." 10 ||
-    fail "no snapshot at once after a death during a scan (at $died): $(store_records "$dir3" "r.get('schema') == 1" | cut -c1-120)"
+    victim=$!
+    on_exit "kill -KILL $victim 2>/dev/null; true"
+    wait_for "[ \"\$(cat /proc/$victim/comm 2>/dev/null)\" = python3 ] && [ -e /proc/$victim/root/dev/shm/victim_seg ]" 15 ||
+        fail "the namespace's holder did not start"
+    SHMWATCH_TEST_KILL_MEMBER=mountinfo:$victim:2 "$SHMWATCH_HOOKED" record --all --dir "$dir" --interval 2 \
+        2>"$SHMTEST_TMP/scan.err" &
+    rec=$!
+    on_exit "kill -KILL $rec 2>/dev/null; true"
+    died=
+    wait_for "died=\$(store_records '$dir' \"r.get('event') == 'exit' and r['pid'] == $victim\" | cut -c1-400) && [ -n \"\$died\" ]" 30 ||
+        { cat "$SHMTEST_TMP/scan.err" >&2; fail "the death during the scan was not recorded"; }
+    died=$(/usr/bin/python3 -c 'import json, sys; print(json.loads(sys.argv[1])["time"])' "$died")
+    store_records "$dir" "r.get('schema') == 1 and r['time'] < '$died' and any(p['pid'] == $victim for p in r['processes'])" | grep -q . ||
+        fail "no snapshot before the death showed the holder"
+    # The snapshot whose scan the death came in: the last one begun before it.
+    in_scan=$(store_records "$dir" "r.get('schema') == 1 and r['time'] < '$died'" | tail -n 1 |
+        /usr/bin/python3 -c 'import json, sys; print(json.loads(sys.stdin.read())["reason"])')
+    local rc=0
+    wait_for "store_records '$dir' \"r.get('reason') == 'event' and r['time'] >= '$died' and not any(p['pid'] == $victim for p in r['processes'])\" | grep -q ." 10 ||
+        rc=1
+    kill -TERM "$rec"
+    wait "$rec" || true
+    [ "$rc" = 0 ] && return 0
+    [ "$in_scan" = event ] && return 2
+    fail "no snapshot at once after a death during a scan (at $died): $(store_records "$dir" "r.get('schema') == 1" | cut -c1-120)"
+}
+for try in 1 2 3; do
+    rc=0
+    death_in_scan "$SHMTEST_TMP/store-scan-$try" || rc=$?
+    [ "$rc" = 2 ] || break
+done
+[ "$rc" = 0 ] || fail "three tries, and each death came in a death's own snapshot"
 ok "a death while a scan reads is followed at once by a snapshot with reason event"
-kill -TERM "$REC"
-wait "$REC" || true
 
 # The store's limits from the configuration, record_max_size and
 # record_max_age, which --max-size and --max-age override. 64 segments make
