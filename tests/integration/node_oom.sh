@@ -7,8 +7,7 @@
 # stream and the dashboard that watch before the kill must say it on B's
 # budget alone: B's oom_kills_recent > 0 and its verdict critical, A's and
 # the host's not; the dashboard a message naming B, B's budget line and page
-# the kill, A's neither. Then C, a container no runtime names: its kill's
-# message names it as its row does.
+# the kill, A's neither.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cgroup.sh"
 . "$(dirname "$0")/ctr_lib.sh"
@@ -149,32 +148,4 @@ tui_wait "oom kills +0 +none since the cgroup was made" 15
 ok "A's budget line and page: no kill"
 tui_keys q
 
-# C: a container no runtime names (a mount namespace in a cgroup of no
-# runtime's naming). The kill's message names it as its row does. (Another
-# test's event may take the message line within its seconds: the kill is
-# made again, up to three times, until the message is seen.)
-mem_cgroup_create "shmtest-nameless-$$" $((12 << 20))
-MEMCG_C=$MEMCG_DIR
-memcg_no_swap "$MEMCG_C"
-on_exit "memcg_kill_all '$MEMCG_C'"
-ns_holder C "$MEMCG_C"
-HOLDER_C=$HOLDER
-nsenter -t "$HOLDER_C" -m sh -c 'head -c 4096 /dev/zero >/dev/shm/nameless_seg'
-tui_keys Escape / nameless_seg Enter
-tui_wait "^▾ container " 15
-LC=$(tui_cap | sed -n 's/^▾ container //p' | sed 's/  .*//' | head -n 1)
-[ -n "$LC" ] || { tui_dump; fail "no row names container C"; }
-seen=
-for try in 1 2 3; do
-    rc=0
-    oom_write "$MEMCG_C" "$HOLDER_C" 15 /dev/null || rc=$?
-    assert_eq "$rc" 137 "the writer in C was killed by SIGKILL (the OOM killer)"
-    nsenter -t "$HOLDER_C" -m rm -f /dev/shm/oom-filler
-    if wait_for 'tui_cap | grep -qF -- "new in container $LC (cgroup "' 10; then
-        seen=1
-        break
-    fi
-done
-[ -n "$seen" ] || { tui_dump; fail "no OOM KILL message named container C as its row does ($LC)"; }
-ok "the kill in a container no runtime names: the message names it as its row does ($LC)"
 tui_quit
