@@ -137,20 +137,16 @@ static enum container_runtime runtime_component(struct span c, struct container_
     return RUNTIME_NONE;
 }
 
-/* The QoS level at the front of *c ("besteffort", "burstable"), taken off. */
-static enum pod_qos eat_qos(struct span *c)
+/* Whether a QoS level is at the front of *c ("besteffort", "burstable"):
+ * it is taken off (guaranteed pods have none). */
+static bool eat_qos(struct span *c)
 {
-    if (span_eat(c, "besteffort"))
-        return QOS_BESTEFFORT;
-    if (span_eat(c, "burstable"))
-        return QOS_BURSTABLE;
-    return QOS_NONE;
+    return span_eat(c, "besteffort") || span_eat(c, "burstable");
 }
 
 struct kube {
     bool seen; /* below the kubelet's kubepods cgroup */
     bool pod;  /* below a pod's */
-    enum pod_qos qos;
     char uid[POD_UID_MAX + 1];
 };
 
@@ -168,8 +164,7 @@ static bool kube_slice(struct span c, struct kube *k)
     if (!at)
         return false;
     struct span rest = {at + 8, (size_t)(end - at - 8)};
-    enum pod_qos qos = QOS_NONE;
-    if (span_eat(&rest, "-") && (qos = eat_qos(&rest)) != QOS_NONE && rest.n)
+    if (span_eat(&rest, "-") && eat_qos(&rest) && rest.n)
         if (!span_eat(&rest, "-"))
             return false;
     bool pod = rest.n > 0;
@@ -177,7 +172,6 @@ static bool kube_slice(struct span c, struct kube *k)
         return false;
     k->seen = true;
     k->pod = pod;
-    k->qos = qos != QOS_NONE ? qos : k->qos;
     return true;
 }
 
@@ -194,11 +188,8 @@ static void kube_component(struct span c, struct kube *k)
     if (kube_slice(c, k) || !k->seen)
         return;
     struct span u = c;
-    enum pod_qos qos = eat_qos(&u);
-    if (qos != QOS_NONE && u.n == 0) {
-        k->qos = qos;
+    if (eat_qos(&u) && u.n == 0)
         return;
-    }
     u = c;
     if (span_eat(&u, "pod"))
         k->pod = take_uid(u, '-', k->uid);
@@ -240,10 +231,8 @@ static bool from_span(struct span path, struct container_id *out)
         }
         if (r != RUNTIME_NONE) {
             out->runtime = r;
-            if (k.pod) {
+            if (k.pod)
                 memcpy(out->pod_uid, k.uid, sizeof(k.uid));
-                out->qos = k.qos == QOS_NONE ? QOS_GUARANTEED : k.qos;
-            }
             return true;
         }
 
@@ -386,17 +375,3 @@ const char *container_runtime_name(enum container_runtime r)
     return NULL;
 }
 
-const char *pod_qos_name(enum pod_qos q)
-{
-    switch (q) {
-    case QOS_GUARANTEED:
-        return "guaranteed";
-    case QOS_BURSTABLE:
-        return "burstable";
-    case QOS_BESTEFFORT:
-        return "besteffort";
-    case QOS_NONE:
-        break;
-    }
-    return NULL;
-}

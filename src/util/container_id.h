@@ -44,13 +44,6 @@ enum container_runtime {
     RUNTIME_NSPAWN,
 };
 
-enum pod_qos {
-    QOS_NONE, /* not in a Kubernetes pod */
-    QOS_GUARANTEED,
-    QOS_BURSTABLE,
-    QOS_BESTEFFORT,
-};
-
 enum {
     CONTAINER_ID_HEX = 64,  /* the length of a full container id */
     CONTAINER_ID_MAX = 255, /* room for an lxc or nspawn name */
@@ -64,7 +57,6 @@ struct container_id {
      * name (systemd's \xNN escapes undone: any byte but NUL may be there). */
     char id[CONTAINER_ID_MAX + 1];
     char pod_uid[POD_UID_MAX + 1]; /* "" when not in a pod; dashes restored */
-    enum pod_qos qos;
     /* The container's cgroup lies below a user's own systemd manager
      * (user@UID.service): a subtree delegated to that user, who may name
      * cgroups in it at will (a rootless podman's or Docker's, or any
@@ -95,8 +87,5 @@ bool container_id_full(const char *id);
 
 /* "docker", "containerd", "crio", "podman", "lxc", "nspawn"; NULL for none. */
 const char *container_runtime_name(enum container_runtime r);
-
-/* "guaranteed", "burstable", "besteffort"; NULL for none. */
-const char *pod_qos_name(enum pod_qos q);
 
 #endif

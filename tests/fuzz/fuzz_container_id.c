@@ -18,19 +18,18 @@ static void check(bool found, const struct container_id *c)
     size_t idn = strnlen(c->id, sizeof(c->id)), uidn = strnlen(c->pod_uid, sizeof(c->pod_uid));
     bool ok = idn < sizeof(c->id) && uidn < sizeof(c->pod_uid);
     if (!found) {
-        ok = ok && c->runtime == RUNTIME_NONE && idn == 0 && uidn == 0 && c->qos == QOS_NONE;
+        ok = ok && c->runtime == RUNTIME_NONE && idn == 0 && uidn == 0;
     } else {
         ok = ok && container_runtime_name(c->runtime) && idn > 0;
         if (c->runtime != RUNTIME_LXC && c->runtime != RUNTIME_NSPAWN)
             ok = ok && idn == CONTAINER_ID_HEX && all_hex(c->id, idn);
-        ok = ok && (uidn == 0) == (c->qos == QOS_NONE);
         ok = ok && (uidn == 0 || uidn == 32 || uidn == 36);
         for (size_t i = 0; ok && i < uidn; i++)
             ok = c->pod_uid[i] == '-' ? uidn == 36 : all_hex(c->pod_uid + i, 1);
     }
     if (!ok) {
-        fprintf(stderr, "impossible answer: found %d runtime %d id '%s' pod '%s' qos %d\n", found,
-                c->runtime, c->id, c->pod_uid, c->qos);
+        fprintf(stderr, "impossible answer: found %d runtime %d id '%s' pod '%s'\n", found,
+                c->runtime, c->id, c->pod_uid);
         abort();
     }
 }

@@ -62,57 +62,56 @@ struct form {
     enum container_runtime runtime;
     const char *id;
     const char *pod_uid;
-    enum pod_qos qos;
 };
 
 static const struct form forms[] = {
-    {"docker-v1-cgroupfs", RUNTIME_DOCKER, ID_DOCKER_V1, "", QOS_NONE},
-    {"docker-v1-systemd", RUNTIME_DOCKER, ID_DOCKER_V1_SYSTEMD, "", QOS_NONE},
-    {"docker-v2-cgroupfs", RUNTIME_DOCKER, ID_DOCKER_V2, "", QOS_NONE},
-    {"docker-v2-systemd", RUNTIME_DOCKER, ID_DOCKER_V2_SYSTEMD, "", QOS_NONE},
-    {"containerd-v1-cgroupfs-besteffort", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_BESTEFFORT},
-    {"containerd-v1-cgroupfs-guaranteed", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_GUARANTEED},
-    {"containerd-v1-systemd-burstable", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_BURSTABLE},
-    {"containerd-v2-systemd-besteffort", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_BESTEFFORT},
-    {"containerd-v2-systemd-guaranteed", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_GUARANTEED},
-    {"containerd-v2-cgroupfs-burstable", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_BURSTABLE},
-    {"containerd-v2-static-pod", RUNTIME_CONTAINERD, ID_K8S, STATIC_UID, QOS_BURSTABLE},
+    {"docker-v1-cgroupfs", RUNTIME_DOCKER, ID_DOCKER_V1, ""},
+    {"docker-v1-systemd", RUNTIME_DOCKER, ID_DOCKER_V1_SYSTEMD, ""},
+    {"docker-v2-cgroupfs", RUNTIME_DOCKER, ID_DOCKER_V2, ""},
+    {"docker-v2-systemd", RUNTIME_DOCKER, ID_DOCKER_V2_SYSTEMD, ""},
+    {"containerd-v1-cgroupfs-besteffort", RUNTIME_CONTAINERD, ID_K8S, UID},
+    {"containerd-v1-cgroupfs-guaranteed", RUNTIME_CONTAINERD, ID_K8S, UID},
+    {"containerd-v1-systemd-burstable", RUNTIME_CONTAINERD, ID_K8S, UID},
+    {"containerd-v2-systemd-besteffort", RUNTIME_CONTAINERD, ID_K8S, UID},
+    {"containerd-v2-systemd-guaranteed", RUNTIME_CONTAINERD, ID_K8S, UID},
+    {"containerd-v2-cgroupfs-burstable", RUNTIME_CONTAINERD, ID_K8S, UID},
+    {"containerd-v2-static-pod", RUNTIME_CONTAINERD, ID_K8S, STATIC_UID},
     /* The kubelet's --cgroup-root (kind's "/kubelet"), both drivers. */
-    {"containerd-v2-cgroup-root-systemd", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_BESTEFFORT},
-    {"containerd-v2-cgroup-root-cgroupfs", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_BURSTABLE},
+    {"containerd-v2-cgroup-root-systemd", RUNTIME_CONTAINERD, ID_K8S, UID},
+    {"containerd-v2-cgroup-root-cgroupfs", RUNTIME_CONTAINERD, ID_K8S, UID},
     /* A kind node seen from its host: the node is the host's container. */
-    {"kind-node-on-docker", RUNTIME_DOCKER, ID_OUTER, "", QOS_NONE},
-    {"crio-v2-systemd", RUNTIME_CRIO, ID_CRIO, UID, QOS_BESTEFFORT},
-    {"crio-v1-cgroupfs", RUNTIME_CRIO, ID_CRIO, UID, QOS_BURSTABLE},
-    {"crio-conmon", RUNTIME_NONE, "", "", QOS_NONE},
-    {"podman-v2-systemd", RUNTIME_PODMAN, ID_PODMAN, "", QOS_NONE},
-    {"podman-v2-rootless", RUNTIME_PODMAN, ID_PODMAN, "", QOS_NONE},
-    {"podman-v1-cgroupfs", RUNTIME_PODMAN, ID_PODMAN, "", QOS_NONE},
-    {"podman-conmon", RUNTIME_NONE, "", "", QOS_NONE},
-    {"cridockerd-v2-systemd", RUNTIME_DOCKER, ID_CRIDOCKERD, UID, QOS_BESTEFFORT},
+    {"kind-node-on-docker", RUNTIME_DOCKER, ID_OUTER, ""},
+    {"crio-v2-systemd", RUNTIME_CRIO, ID_CRIO, UID},
+    {"crio-v1-cgroupfs", RUNTIME_CRIO, ID_CRIO, UID},
+    {"crio-conmon", RUNTIME_NONE, "", ""},
+    {"podman-v2-systemd", RUNTIME_PODMAN, ID_PODMAN, ""},
+    {"podman-v2-rootless", RUNTIME_PODMAN, ID_PODMAN, ""},
+    {"podman-v1-cgroupfs", RUNTIME_PODMAN, ID_PODMAN, ""},
+    {"podman-conmon", RUNTIME_NONE, "", ""},
+    {"cridockerd-v2-systemd", RUNTIME_DOCKER, ID_CRIDOCKERD, UID},
     /* The path's shape says containerd; Docker's state says otherwise (below). */
-    {"docker-cgroup-parent", RUNTIME_CONTAINERD, ID_PARENT, UID, QOS_GUARANTEED},
-    {"docker-in-docker", RUNTIME_DOCKER, ID_OUTER, "", QOS_NONE},
-    {"hybrid-memory-wins", RUNTIME_DOCKER, ID_HOSTILE, "", QOS_NONE},
-    {"lxc-v1", RUNTIME_LXC, "web01", "", QOS_NONE},
-    {"lxc-payload-dir", RUNTIME_LXC, "web01", "", QOS_NONE},
-    {"lxc-v2", RUNTIME_LXC, "web01", "", QOS_NONE},
-    {"lxc-monitor", RUNTIME_NONE, "", "", QOS_NONE},
-    {"nspawn-v2", RUNTIME_NSPAWN, "deb-train", "", QOS_NONE},
-    {"nspawn-supervisor", RUNTIME_NONE, "", "", QOS_NONE},
-    {"libvirt-qemu", RUNTIME_NONE, "", "", QOS_NONE},
-    {"host-v2-session", RUNTIME_NONE, "", "", QOS_NONE},
-    {"host-v1-service", RUNTIME_NONE, "", "", QOS_NONE},
-    {"namespaced", RUNTIME_NONE, "", "", QOS_NONE},
-    {"malformed-short-id", RUNTIME_NONE, "", "", QOS_NONE},
-    {"malformed-upper-id", RUNTIME_NONE, "", "", QOS_NONE},
-    {"malformed-bad-uid", RUNTIME_NONE, "", "", QOS_NONE},
-    {"malformed-no-scope", RUNTIME_NONE, "", "", QOS_NONE},
-    {"malformed-garbage", RUNTIME_NONE, "", "", QOS_NONE},
-    {"empty", RUNTIME_NONE, "", "", QOS_NONE},
+    {"docker-cgroup-parent", RUNTIME_CONTAINERD, ID_PARENT, UID},
+    {"docker-in-docker", RUNTIME_DOCKER, ID_OUTER, ""},
+    {"hybrid-memory-wins", RUNTIME_DOCKER, ID_HOSTILE, ""},
+    {"lxc-v1", RUNTIME_LXC, "web01", ""},
+    {"lxc-payload-dir", RUNTIME_LXC, "web01", ""},
+    {"lxc-v2", RUNTIME_LXC, "web01", ""},
+    {"lxc-monitor", RUNTIME_NONE, "", ""},
+    {"nspawn-v2", RUNTIME_NSPAWN, "deb-train", ""},
+    {"nspawn-supervisor", RUNTIME_NONE, "", ""},
+    {"libvirt-qemu", RUNTIME_NONE, "", ""},
+    {"host-v2-session", RUNTIME_NONE, "", ""},
+    {"host-v1-service", RUNTIME_NONE, "", ""},
+    {"namespaced", RUNTIME_NONE, "", ""},
+    {"malformed-short-id", RUNTIME_NONE, "", ""},
+    {"malformed-upper-id", RUNTIME_NONE, "", ""},
+    {"malformed-bad-uid", RUNTIME_NONE, "", ""},
+    {"malformed-no-scope", RUNTIME_NONE, "", ""},
+    {"malformed-garbage", RUNTIME_NONE, "", ""},
+    {"empty", RUNTIME_NONE, "", ""},
     /* A user's claims below its own user@UID.service (looked up: none). */
-    {"impostor-docker-user", RUNTIME_DOCKER, ID_DOCKER_V2, "", QOS_NONE},
-    {"impostor-kube-user", RUNTIME_CONTAINERD, ID_K8S, UID, QOS_BESTEFFORT},
+    {"impostor-docker-user", RUNTIME_DOCKER, ID_DOCKER_V2, ""},
+    {"impostor-kube-user", RUNTIME_CONTAINERD, ID_K8S, UID},
 };
 
 static void test_cgroup_forms(void **state)
@@ -128,9 +127,9 @@ static void test_cgroup_forms(void **state)
         memset(&cid, 0x55, sizeof(cid)); /* whatever was there is overwritten */
         bool found = container_id_parse(text.data, &cid);
         if (found != (f->runtime != RUNTIME_NONE) || cid.runtime != f->runtime ||
-            strcmp(cid.id, f->id) != 0 || strcmp(cid.pod_uid, f->pod_uid) != 0 || cid.qos != f->qos)
-            fail_msg("%s: got runtime %d id '%s' pod '%s' qos %d", f->file, cid.runtime, cid.id,
-                     cid.pod_uid, cid.qos);
+            strcmp(cid.id, f->id) != 0 || strcmp(cid.pod_uid, f->pod_uid) != 0)
+            fail_msg("%s: got runtime %d id '%s' pod '%s'", f->file, cid.runtime, cid.id,
+                     cid.pod_uid);
     }
     buf_free(&text);
     close(dir);
@@ -174,7 +173,6 @@ static void test_path_edges(void **state)
                                        "kubepods-pod0f5c3b1e_8a2d_4c6f_9b7e_1d3a5c7e9f20.slice/"
                                        "crio-" ID_CRIO,
                                        &k));
-    assert_int_equal(k.qos, QOS_BURSTABLE); /* the level above says it */
     assert_string_equal(k.pod_uid, UID);
 
     /* A name longer than the room for it is no answer, not a cut one. */
@@ -202,10 +200,6 @@ static void test_path_edges(void **state)
     assert_string_equal(container_runtime_name(RUNTIME_LXC), "lxc");
     assert_string_equal(container_runtime_name(RUNTIME_NSPAWN), "nspawn");
     assert_null(container_runtime_name(RUNTIME_NONE));
-    assert_string_equal(pod_qos_name(QOS_GUARANTEED), "guaranteed");
-    assert_string_equal(pod_qos_name(QOS_BURSTABLE), "burstable");
-    assert_string_equal(pod_qos_name(QOS_BESTEFFORT), "besteffort");
-    assert_null(pod_qos_name(QOS_NONE));
 }
 
 /* --- The JSON string reader ---------------------------------------------- */
