@@ -50,7 +50,6 @@ void history_add(struct history *h, const char *key, double t, uint64_t used, ui
         s->key = xstrdup(key);
         s->capacity = h->capacity;
         s->ring = xcalloc(s->capacity, sizeof(*s->ring));
-        s->peak_t = t;
     }
     struct history_sample *last = (struct history_sample *)history_last(s);
     struct history_sample *slot;
@@ -66,10 +65,8 @@ void history_add(struct history *h, const char *key, double t, uint64_t used, ui
     slot->t = t;
     slot->used = used;
     slot->size = size;
-    if (used > s->peak) {
+    if (used > s->peak)
         s->peak = used;
-        s->peak_t = t;
-    }
 }
 
 bool history_rate(const struct history_series *s, double window_s, double *bytes_per_s)

@@ -21,7 +21,6 @@ struct history_series {
     size_t capacity;
     size_t start, count;         /* oldest item and number of items */
     uint64_t peak;               /* highest used ever added */
-    double peak_t;
 };
 
 struct history {
