@@ -36,16 +36,6 @@ const char *signal_name(int sig, char *buf, size_t n)
     return buf;
 }
 
-int signal_from_name(const char *name)
-{
-    if (strncmp(name, "SIG", 3) == 0)
-        name += 3;
-    for (size_t i = 0; i < sizeof(sig_names) / sizeof(sig_names[0]); i++)
-        if (strcmp(sig_names[i].name, name) == 0)
-            return sig_names[i].sig;
-    return 0;
-}
-
 const char *signal_outcome_name(enum signal_outcome o)
 {
     static const char *const names[] = {"ended", "killed", "exited", "sent", "would signal",

@@ -104,10 +104,9 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
 
 /* "TERM", "KILL", ... from a table of constant names; another number is
  * written into the caller's buf of n bytes ("SIG42", SIGNAL_NAME_MAX is
- * room for any int) and buf returned. And back: 0 when unknown. */
+ * room for any int) and buf returned. */
 #define SIGNAL_NAME_MAX 16
 const char *signal_name(int sig, char *buf, size_t n);
-int signal_from_name(const char *name);
 
 const char *signal_outcome_name(enum signal_outcome o);
 
