@@ -8,30 +8,6 @@
 #include "util/fileio.h"
 #include "util/procstat.h"
 
-/* The identity part of st into out, zeroed by the caller (the uids are
- * status's). */
-static void from_stat(const struct procstat *st, struct procid *out)
-{
-    out->pid = st->pid;
-    out->ppid = st->ppid;
-    out->state = st->state;
-    out->start_ticks = st->start_ticks;
-    _Static_assert(sizeof(out->comm) == sizeof(st->comm), "comm sizes differ");
-    memcpy(out->comm, st->comm, sizeof(out->comm));
-}
-
-bool procid_parse_stat(const char *text, struct procid *out)
-{
-    /* The one parser of the format (util/procstat.c), on the scan's path and
-     * on the one right before a signal alike. */
-    struct procstat st;
-    memset(out, 0, sizeof(*out));
-    if (!procstat_parse(text, &st))
-        return false;
-    from_stat(&st, out);
-    return true;
-}
-
 int procid_read(int proc_dirfd, pid_t pid, struct procid *out)
 {
     struct procstat st;
@@ -39,7 +15,13 @@ int procid_read(int proc_dirfd, pid_t pid, struct procid *out)
     int rc = procstat_read(proc_dirfd, pid, &st);
     if (rc < 0)
         return rc;
-    from_stat(&st, out);
+    /* The identity from stat, the uids from status. */
+    out->pid = st.pid;
+    out->ppid = st.ppid;
+    out->state = st.state;
+    out->start_ticks = st.start_ticks;
+    _Static_assert(sizeof(out->comm) == sizeof(st.comm), "comm sizes differ");
+    memcpy(out->comm, st.comm, sizeof(out->comm));
     char path[32];
     struct buf text;
     buf_init(&text);

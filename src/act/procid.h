@@ -15,10 +15,6 @@ struct procid {
     uid_t ruid, euid;
 };
 
-/* Parses the text of /proc/PID/stat (the comm may hold spaces and ')').
- * Returns false for malformed text. */
-bool procid_parse_stat(const char *text, struct procid *out);
-
 /* Reads pid's stat and the Uid line of its status under the directory fd
  * proc_dirfd. Returns 0, or -errno (-ESRCH when the process is gone). */
 int procid_read(int proc_dirfd, pid_t pid, struct procid *out);
