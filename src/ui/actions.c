@@ -72,7 +72,7 @@ void actions_progress(struct ui *u, const char *fmt, ...)
     va_list ap;
     char text[256];
     va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
+    utf8_vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     ui_message(u, THEME_muted, "%s", text);
     ui_draw(u); /* refreshes the screen */
@@ -96,7 +96,7 @@ void actions_line(struct actions_lines *l, const char *fmt, ...)
     char text[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
+    utf8_vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     *(char **)VEC_PUSH(l->v, l->n, l->cap) = xstrdup(text);
 }

@@ -30,7 +30,7 @@ void ui_message(struct ui *u, int role, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(u->message, sizeof(u->message), fmt, ap);
+    utf8_vsnprintf(u->message, sizeof(u->message), fmt, ap);
     va_end(ap);
     u->message_role = role;
     u->message_until = clock_now() + MESSAGE_S;

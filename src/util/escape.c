@@ -181,3 +181,15 @@ size_t utf8_cut(const char *s, size_t len)
         len--; /* s[len] continues a character: cut before it starts */
     return len;
 }
+
+void utf8_vsnprintf(char *dst, size_t size, const char *fmt, va_list ap)
+{
+    struct buf b;
+    buf_init(&b);
+    buf_vprintf(&b, fmt, ap);
+    size_t len = b.len < size ? b.len : utf8_cut(b.data, size - 1);
+    if (len)
+        memcpy(dst, b.data, len);
+    dst[len] = '\0';
+    buf_free(&b);
+}

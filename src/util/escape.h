@@ -4,6 +4,7 @@
 #ifndef SHMWATCH_ESCAPE_H
 #define SHMWATCH_ESCAPE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -23,6 +24,10 @@ bool utf8_char_shown(const unsigned char *s, size_t len);
 /* The largest cut at or before byte len of s that is not inside a UTF-8
  * character (len itself unless s[len] continues one). */
 size_t utf8_cut(const char *s, size_t len);
+
+/* vsnprintf into dst (size > 0), but text too long for it is cut at a
+ * character boundary (utf8_cut), not inside a UTF-8 character. */
+void utf8_vsnprintf(char *dst, size_t size, const char *fmt, va_list ap);
 
 /* Appends s as a JSON string literal, quotes included: control characters
  * (C1 too) and characters that are not utf8_char_shown escaped as \uXXXX,
