@@ -184,11 +184,9 @@ static void second_pass(struct walk *wk)
     for (size_t i = 0; i < wk->hl->n; i++)
         want_creator(wk, wk->hl->items[i].path, &last, &ns);
     nspid_index_free(&ns);
-    for (size_t i = 0; i < pl->n; i++) {
-        long up = (wk->flags[i] & F_UP) ? index_of(pl, pl->items[i].ppid) : -1;
-        if (up >= 0)
-            wk->flags[up] |= F_WANT;
-    }
+    for (size_t i = 0; i < pl->n; i++)
+        if (wk->flags[i] & F_UP)
+            want(wk, index_of(pl, pl->items[i].ppid));
     for (size_t i = 0; i < pl->n; i++)
         if (wk->flags[i] & F_WANT)
             want(wk, index_of(pl, pl->items[i].ppid));

@@ -482,6 +482,23 @@ static void fake_stat(struct test_tree *t, int pid, const char *comm, int ppid,
     tree_file(t, rel, text);
 }
 
+/* A walk of the fixture /proc of t (no mount watched), whose process
+ * world is the watched one: its processes into pl (to free); walk_run's
+ * result. */
+static int walk_fixture(const struct test_tree *t, pid_t world, struct proc_list *pl)
+{
+    struct holder_list hl = {0};
+    struct warnings w;
+    warn_init(&w);
+    struct sysroot sys = test_sysroot(t->dir, NULL);
+    struct walk_opts o = {.sys = &sys, .world_pid = world};
+    int rc = walk_run(&o, pl, &hl, &w);
+    sysroot_close(&sys);
+    holders_free(&hl);
+    warn_free(&w);
+    return rc;
+}
+
 /* The second pass reads the costly facts of wanted parents: a parent whose
  * pid is another process's by then (a pid reused within the scan) must not
  * lend that newcomer's cmdline. On a fixture /proc: worker 200's cmdline
@@ -511,13 +528,7 @@ static void test_second_pass_pid_reused(void **state)
         _exit(fd >= 0 ? 0 : 1);
     }
     struct proc_list pl = {0};
-    struct holder_list hl = {0};
-    struct warnings w;
-    warn_init(&w);
-    struct sysroot sys = test_sysroot(t.dir, NULL);
-    struct walk_opts o = {.sys = &sys, .world_pid = 200};
-    int rc = walk_run(&o, &pl, &hl, &w);
-    sysroot_close(&sys);
+    int rc = walk_fixture(&t, 200, &pl);
     int release = open(fifo, O_RDONLY | O_NONBLOCK); /* should the walk never have opened it */
     if (release >= 0)
         close(release);
@@ -533,8 +544,35 @@ static void test_second_pass_pid_reused(void **state)
     assert_string_equal(parent->comm, "python3"); /* as the first pass read it */
     assert_null(parent->cmdline); /* not the newcomer's "impostor" */
     procs_free(&pl);
-    holders_free(&hl);
-    warn_free(&w);
+    tree_remove(&t);
+}
+
+/* A kernel thread is never read for its costly facts, also when it is the
+ * parent of a fingerprinted worker (a process the kernel started, with
+ * kthreadd as its parent): worker 300's own facts are read, kthreadd's
+ * (pid 2, PF_KTHREAD set) keep cmdline NULL, as want() leaves every kernel
+ * thread. */
+static void test_worker_of_kthreadd(void **state)
+{
+    (void)state;
+    struct test_tree t;
+    tree_make(&t, "shmwatch-walk-kthread");
+    tree_file(&t, "2/stat", "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 3 0 0 "
+                            "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 0 0 0 0 0 "
+                            "0 0\n");
+    tree_file(&t, "2/cmdline", ""); /* as the kernel shows it: read, it becomes [kthreadd] */
+    fake_stat(&t, 300, "pt_data_worker", 2, 600);
+    tree_file(&t, "300/cmdline", "worker");
+    struct proc_list pl = {0};
+    assert_int_equal(walk_fixture(&t, 300, &pl), 0);
+    const struct proc *worker = procs_find(&pl, 300);
+    assert_non_null(worker);
+    assert_string_equal(worker->cmdline, "worker");
+    const struct proc *kthreadd = procs_find(&pl, 2);
+    assert_non_null(kthreadd);
+    assert_true(kthreadd->kernel_thread);
+    assert_null(kthreadd->cmdline);
+    procs_free(&pl);
     tree_remove(&t);
 }
 
@@ -773,6 +811,7 @@ int main(void)
         cmocka_unit_test(test_pidscan_torch),
         cmocka_unit_test_setup_teardown(test_walk_self, setup, teardown),
         cmocka_unit_test(test_second_pass_pid_reused),
+        cmocka_unit_test(test_worker_of_kthreadd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
