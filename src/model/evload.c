@@ -5,13 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A count: whole, not negative; 0 when not known. */
-static uint64_t count_of(const struct jd *doc, const char *key)
-{
-    int64_t v = jd_getint(doc, key, 0);
-    return v > 0 ? (uint64_t)v : 0;
-}
-
 /* A pid: positive and in pid_t's range; 0 when not known. */
 static pid_t pid_of(const struct jd *doc, const char *key)
 {
@@ -68,7 +61,7 @@ int evload_build(const struct jd *doc, double t, struct event *e, char *err, siz
         break;
     case EV_OOM_KILL:
         e->cgroup = jd_strdup(jd_get(doc, "cgroup"));
-        e->kills = count_of(doc, "kills");
+        e->kills = jd_getu64(doc, "kills");
         e->victim = pid_of(doc, "victim");
         snprintf(e->victim_comm, sizeof(e->victim_comm), "%s", jd_getstr(doc, "victim_comm", ""));
         break;
@@ -77,12 +70,12 @@ int evload_build(const struct jd *doc, double t, struct event *e, char *err, siz
     case EV_FILL:
         snprintf(e->mount_id, sizeof(e->mount_id), "%s", jd_getstr(doc, "mount_id", ""));
         e->mount = jd_strdup(jd_get(doc, "mount"));
-        e->created = count_of(doc, "created");
-        e->removed = count_of(doc, "removed");
+        e->created = jd_getu64(doc, "created");
+        e->removed = jd_getu64(doc, "removed");
         e->interval_s = jd_getnum(doc, "interval_s", 0);
         e->appeared = !strcmp(jd_getstr(doc, "change", ""), "appeared");
-        e->used = count_of(doc, "used_bytes");
-        e->size = count_of(doc, "size_bytes");
+        e->used = jd_getu64(doc, "used_bytes");
+        e->size = jd_getu64(doc, "size_bytes");
         e->used_pct = jd_getnum(doc, "used_pct", 0);
         e->level = level_of(jd_getstr(doc, "level", NULL));
         break;

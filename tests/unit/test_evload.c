@@ -219,12 +219,60 @@ static void test_refused_and_unknown(void **state)
     jd_free(doc);
 }
 
+/* Counts read back across the whole unsigned 64-bit range a double holds:
+ * 2^63 and above too, up to the largest double below 2^64; from 2^64 on, or
+ * negative, a count is not known (0), as a mistyped one is. */
+static void test_counts_past_2_63(void **state)
+{
+    (void)state;
+    static const uint64_t big[] = {1ull << 63, (1ull << 63) + (1ull << 62), 0xfffffffffffff800ull};
+    struct event e;
+    for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+        memset(&e, 0, sizeof(e));
+        e.kind = EV_OOM_KILL;
+        e.t = 1780000001;
+        e.cgroup = xstrdup("/docker/abc");
+        e.kills = big[i];
+        round_trip(&e);
+        event_clear(&e);
+        memset(&e, 0, sizeof(e));
+        e.kind = EV_FILL;
+        e.t = 1780000002.5;
+        snprintf(e.mount_id, sizeof(e.mount_id), "0:41");
+        e.mount = xstrdup("/dev/shm");
+        e.created = big[i];
+        e.removed = big[i];
+        e.used = big[i];
+        e.size = big[i];
+        e.used_pct = 100;
+        e.level = FILL_CRITICAL;
+        round_trip(&e);
+        event_clear(&e);
+    }
+    const char *line = "{\"event\":\"oom_kill\",\"kills\":18446744073709551616}";
+    char err[200];
+    struct jd *doc = jd_parse(line, strlen(line), err, sizeof(err));
+    assert_non_null(doc);
+    assert_int_equal(evload_build(doc, 0, &e, err, sizeof(err)), 0);
+    assert_int_equal(e.kills, 0);
+    event_clear(&e);
+    jd_free(doc);
+    line = "{\"event\":\"oom_kill\",\"kills\":-1}";
+    doc = jd_parse(line, strlen(line), err, sizeof(err));
+    assert_non_null(doc);
+    assert_int_equal(evload_build(doc, 0, &e, err, sizeof(err)), 0);
+    assert_int_equal(e.kills, 0);
+    event_clear(&e);
+    jd_free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_kind),
         cmocka_unit_test(test_hostile_names),
         cmocka_unit_test(test_refused_and_unknown),
+        cmocka_unit_test(test_counts_past_2_63),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
