@@ -22,18 +22,34 @@ static void two_mounts(struct two_mounts *m, struct test_tree *t)
     m->scan.node.nmounts = 2;
 }
 
+/* The test's tree, removed by teardown whatever the test's outcome. */
+static int setup(void **state)
+{
+    struct test_tree *t = calloc(1, sizeof(*t));
+    assert_non_null(t);
+    tree_make(t, "shmnotify");
+    *state = t;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct test_tree *t = *state;
+    tree_remove(t);
+    free(t);
+    return 0;
+}
+
 /* A mount whose watch went (its directory removed: IN_IGNORED) is watched
  * again at the next scan that shows it, wherever it is in the list, and
  * its churn is counted again. */
 static void test_watch_made_again(void **state)
 {
-    (void)state;
-    struct test_tree t;
-    tree_make(&t, "shmnotify");
-    tree_dir(&t, "a");
-    tree_dir(&t, "b");
+    struct test_tree *t = *state;
+    tree_dir(t, "a");
+    tree_dir(t, "b");
     struct two_mounts m;
-    two_mounts(&m, &t);
+    two_mounts(&m, t);
     struct sysroot sys = SYSROOT_NONE;
     struct shmnotify sn;
     assert_int_equal(shmnotify_init(&sn), 0);
@@ -43,15 +59,15 @@ static void test_watch_made_again(void **state)
     assert_true(sn.items[1].wd >= 0);
     assert_int_not_equal(sn.items[0].wd, sn.items[1].wd);
 
-    assert_int_equal(rmdir(tree_path(&t, "a")), 0);
+    assert_int_equal(rmdir(tree_path(t, "a")), 0);
     shmnotify_read(&sn);
     assert_int_equal(sn.items[0].wd, -1);
-    tree_dir(&t, "a");
+    tree_dir(t, "a");
     shmnotify_follow(&sn, &m.scan, &sys);
     assert_true(sn.items[0].wd >= 0);
     assert_int_not_equal(sn.items[0].wd, sn.items[1].wd);
 
-    FILE *f = fopen(tree_path(&t, "a/seg"), "w");
+    FILE *f = fopen(tree_path(t, "a/seg"), "w");
     assert_non_null(f);
     fclose(f);
     shmnotify_read(&sn);
@@ -61,10 +77,6 @@ static void test_watch_made_again(void **state)
     assert_int_equal(removed, 0);
 
     shmnotify_free(&sn);
-    unlink(tree_path(&t, "a/seg"));
-    rmdir(tree_path(&t, "a"));
-    rmdir(tree_path(&t, "b"));
-    rmdir(t.dir);
     free(m.mounts[0].path);
     free(m.mounts[1].path);
 }
@@ -72,7 +84,7 @@ static void test_watch_made_again(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_watch_made_again),
+        cmocka_unit_test_setup_teardown(test_watch_made_again, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
