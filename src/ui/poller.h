@@ -56,7 +56,11 @@ struct poller_cfg {
      * `shmwatch record` writes them, live/recwrite.h), else NULL; the
      * caller opens it before and closes it after the poller. */
     struct store *store;
-    const struct config *set; /* the intervals and model_opts' settings; outlives the poller */
+    /* The intervals and model_opts' settings; outlives the poller. Read-only
+     * while the poller runs: nothing writes it from poller_start to
+     * poller_stop, and both threads (the poller's, and the caller's, which
+     * reads it too, as poller_stalled does) only read it, without the lock. */
+    const struct config *set;
 };
 
 /* An event as the dashboard shows it (model/evline.h): its wall clock
