@@ -7,7 +7,8 @@
 # stream and the dashboard that watch before the kill must say it on B's
 # budget alone: B's oom_kills_recent > 0 and its verdict critical, A's and
 # the host's not; the dashboard a message naming B, B's budget line and page
-# the kill, A's neither.
+# the kill, A's neither. Then C, a container no runtime names: its kill's
+# message names it as its row does.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cgroup.sh"
 . "$(dirname "$0")/ctr_lib.sh"
@@ -148,4 +149,54 @@ tui_wait "oom kills +0 +none since the cgroup was made" 15
 ok "A's budget line and page: no kill"
 tui_keys q
 
+# C: a container no runtime names (a mount namespace with a tmpfs of its own
+# in a memory cgroup of no runtime's naming): no name, runtime, id or hostname
+# of its own. Its row names it by its mount namespace and a pid in it, and so
+# must its kill's message. The node view shows every namespace of the
+# machine, other tests' nameless ones too: C's row is found by C's own mount
+# namespace (its inode), never as the first container row of a filter.
+mem_cgroup_create "shmtest-nameless-$$" $((12 << 20))
+MEMCG_C=$MEMCG_DIR
+memcg_no_swap "$MEMCG_C"
+on_exit "memcg_kill_all '$MEMCG_C'"
+ns_holder C "$MEMCG_C"
+HOLDER_C=$HOLDER
+MNT_C=$(stat -L -c %i "/proc/$HOLDER_C/ns/mnt") || fail "cannot read C's mount namespace"
+nsenter -t "$HOLDER_C" -m sh -c 'head -c 4096 /dev/zero >/dev/shm/nameless_seg'
+# (The filter's text ends with " (": no namespace whose inode only starts
+# with C's digits matches it.)
+tui_keys Escape / "mntns $MNT_C (" Enter
+row_re="container mntns $MNT_C \\(pid [0-9]+\\)"
+tui_wait "^▾ $row_re" 15
+LC=$(tui_cap | grep -oE -- "^▾ $row_re" | head -n 1)
+LC=${LC#▾ container }
+ok "C's row, found by its mount namespace $MNT_C: container $LC"
+# The kill is looked for by C's cgroup, whatever the message calls C; then
+# its label is checked. (Another test's event may take the message line
+# within its seconds: the kill is made again, up to three times, until the
+# message is seen.)
+kill_re="OOM KILL: [0-9]+ new in container .* \\(cgroup [^ ]*/shmtest-nameless-$$, "
+said=
+for _ in 1 2 3; do
+    rc=0
+    oom_write "$MEMCG_C" "$HOLDER_C" 15 /dev/null || rc=$?
+    assert_eq "$rc" 137 "the writer in C was killed by SIGKILL (the OOM killer)"
+    nsenter -t "$HOLDER_C" -m rm -f /dev/shm/oom-filler
+    if wait_for 'said=$(tui_cap | grep -E -- "$kill_re")' 10; then
+        break
+    fi
+done
+[ -n "$said" ] || { tui_dump; fail "no OOM KILL message told the kill in C's cgroup"; }
+case $said in
+*"container ?"* | *"container container"*)
+    tui_dump
+    fail "the OOM KILL message names C by no label of its own: $said"
+    ;;
+*"new in container $LC (cgroup "*) ;;
+*)
+    tui_dump
+    fail "the OOM KILL message does not name C as its row does (container $LC): $said"
+    ;;
+esac
+ok "the kill in a container no runtime names: the message names it as its row does ($LC)"
 tui_quit
