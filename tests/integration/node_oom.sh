@@ -171,6 +171,10 @@ tui_wait "^▾ $row_re" 15
 LC=$(tui_cap | grep -oE -- "^▾ $row_re" | head -n 1)
 LC=${LC#▾ container }
 ok "C's row, found by its mount namespace $MNT_C: container $LC"
+# The message is cut at the screen's width: 320 columns keep the whole of
+# it, C's cgroup and label with it, on a machine whose cgroup paths are long.
+tui resize-window -t tui -x 320 -y "$TUI_H"
+TUI_W=320
 # The kill is looked for by C's cgroup, whatever the message calls C; then
 # its label is checked. (Another test's event may take the message line
 # within its seconds: the kill is made again, up to three times, until the
