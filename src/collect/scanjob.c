@@ -128,7 +128,7 @@ struct scan_job *scan_job_start(const struct scan_opts *o)
     clock_cond_init(&j->cond);
     j->started = clock_now();
     /* Signals go to the caller's thread, which watches the clock. */
-    int rc = thread_start(&j->thread, job_run, j);
+    int rc = thread_start(&j->thread, "shmwatch-scan", job_run, j);
     if (rc != 0) {
         job_free(j);
         errno = rc;

@@ -509,7 +509,8 @@ struct poller *poller_start(const struct poller_cfg *cfg)
         events_recorder(&p->got, clock_wall(), "start", "the recorder started");
     evwatch_open(&p->ew, p->cfg.scan.sys, &p->got);
     take_events(p);
-    int rc = thread_start(&p->thread, run, p); /* signals stay with the drawing thread */
+    /* Signals stay with the drawing thread. */
+    int rc = thread_start(&p->thread, "shmwatch-poll", run, p);
     if (rc != 0) {
         release(p);
         errno = rc;
