@@ -390,6 +390,51 @@ tui_keys r
 tui_wait "STALE" 20
 tui_quit
 ok "q quits while a scan hangs"
+# Without --record, nothing is said of a hung scan between the poller's looks
+# at the scan and at the events, 0.2 s apart: the poller thread sleeps
+# between them, about 10 wakeups in 2 s, where a wait given a deadline in the
+# past polls for 1 ms over and over (hundreds or thousands). Counted for the
+# poller's thread alone (its comm, shmwatch-poll): the drawing thread's
+# writes to the pane block whenever tmux reads slowly, as often under load
+# as the old poller woke on a quiet machine.
+tui_start 120 30
+tui_wait "scan stalled .*fd $hfd of pid $HOLDER" 30
+# task_named NAME: the tid of the dashboard's thread whose comm is NAME.
+task_named() {
+    local t
+    for t in /proc/"$TUI_PID"/task/*; do
+        [ "$(cat "$t/comm" 2>/dev/null)" = "$1" ] && { echo "${t##*/}"; return 0; }
+    done
+    return 1
+}
+# switches TID: the times the dashboard's thread TID was switched out,
+# voluntarily (a wait that slept) or not (preempted): each of its wakeups is
+# one of them.
+switches() {
+    awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }' \
+        "/proc/$TUI_PID/task/$1/status"
+}
+poll_tid=$(task_named shmwatch-poll) || fail "the dashboard (pid $TUI_PID) has no thread shmwatch-poll"
+scan_tid=$(task_named shmwatch-scan) || fail "the dashboard (pid $TUI_PID) has no thread shmwatch-scan"
+# The measuring window: the poller's switches counted over 2 s of the hung
+# scan.
+t0=$EPOCHREALTIME
+before=$(switches "$poll_tid") || fail "the poller's thread $poll_tid has no status"
+sleep 2
+after=$(switches "$poll_tid") || fail "the poller's thread $poll_tid has no status"
+t1=$EPOCHREALTIME
+window_ms=$(((10#${t1//[!0-9]/} - 10#${t0//[!0-9]/}) / 1000))
+woke=$((after - before))
+# The window counts only if the scan hung all along: the same scan thread
+# still runs (a scan that ended would have ended its thread, and the next
+# one runs in a new thread) and the screen still says the scan is stalled.
+[ "$(cat "/proc/$TUI_PID/task/$scan_tid/comm" 2>/dev/null)" = shmwatch-scan ] ||
+    fail "the hung scan (thread $scan_tid) ended within the measuring window: the count ($woke) does not measure a hung scan"
+tui_wait "scan stalled .*fd $hfd of pid $HOLDER" 1
+[ "$woke" -lt 100 ] ||
+    fail "the poller woke $woke times in $window_ms ms while a scan hung without --record (expected about 10)"
+ok "a hung scan without --record: the poller woke $woke times in $window_ms ms"
+tui_quit
 # A terminal it cannot drive while the first scan hangs: the refusal's one
 # line and status 1 once the scan is given up, no wait at the exit (with
 # the leak checker of the sanitizer build, whose exit handler would wait
