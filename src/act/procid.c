@@ -8,6 +8,18 @@
 #include "util/fileio.h"
 #include "util/procstat.h"
 
+/* The identity part of st into out, zeroed by the caller (the uids are
+ * status's). */
+static void from_stat(const struct procstat *st, struct procid *out)
+{
+    out->pid = st->pid;
+    out->ppid = st->ppid;
+    out->state = st->state;
+    out->start_ticks = st->start_ticks;
+    _Static_assert(sizeof(out->comm) == sizeof(st->comm), "comm sizes differ");
+    memcpy(out->comm, st->comm, sizeof(out->comm));
+}
+
 int procid_read(int proc_dirfd, pid_t pid, struct procid *out)
 {
     struct procstat st;
@@ -15,13 +27,7 @@ int procid_read(int proc_dirfd, pid_t pid, struct procid *out)
     int rc = procstat_read(proc_dirfd, pid, &st);
     if (rc < 0)
         return rc;
-    /* The identity from stat, the uids from status. */
-    out->pid = st.pid;
-    out->ppid = st.ppid;
-    out->state = st.state;
-    out->start_ticks = st.start_ticks;
-    _Static_assert(sizeof(out->comm) == sizeof(st.comm), "comm sizes differ");
-    memcpy(out->comm, st.comm, sizeof(out->comm));
+    from_stat(&st, out);
     char path[32];
     struct buf text;
     buf_init(&text);
