@@ -237,6 +237,13 @@ char *files_name(struct file_list *fl, const char *name)
     return strpool_dup(&fl->names, name);
 }
 
+void files_drop_records(struct file_list *fl)
+{
+    free(fl->items);
+    fl->items = NULL;
+    fl->n = fl->cap = 0;
+}
+
 void files_free(struct file_list *fl)
 {
     free(fl->items);

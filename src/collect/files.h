@@ -98,6 +98,10 @@ void files_take_held(struct file_list *fl, const struct holder_list *hl);
 void files_stat_rest(const struct sysroot *sys, const struct mount_list *ml,
                      struct file_list *fl);
 
+/* Frees the list's records, once a model has copied their facts into its
+ * segments (model_build): the directories and the names stay, for the
+ * model points at them. The list is then empty of files. */
+void files_drop_records(struct file_list *fl);
 void files_free(struct file_list *fl);
 
 #endif

@@ -263,6 +263,10 @@ static struct snap *take_scan(struct poller *p, int *gone)
     mount_memory_observe(&p->mount_mem, &s->scan, now);
     mo.mount_memory = &p->mount_mem;
     model_build(&s->scan, &mo, &s->model);
+    /* The segments hold a copy of each file's facts: the records are read
+     * no more, and the dashboard holds two snapshots while the next is
+     * built (one on screen, one new). */
+    files_drop_records(&s->scan.files);
     worker_memory_learn(&p->workers, &s->model);
     group_peaks_learn(&p->group_peaks, &s->model);
     mount_memory_learn(&p->mount_mem, &s->model);
