@@ -388,6 +388,9 @@ static void build_procs(struct build *b, const size_t *procs_sorted)
 
 #define MAXDEPTH 8
 
+/* Keeps the built rows that are shown, in place (a row only moves to an
+ * earlier place, over one already read), and makes them the list's rows:
+ * the list is not a second copy of a tree of up to 100,000 rows. */
 static void select_visible(struct ui *u, struct build *b)
 {
     size_t n = b->n;
@@ -403,6 +406,7 @@ static void select_visible(struct ui *u, struct build *b)
         acc[d] = acc[d] || keep[i];
     }
     unsigned hide_below = MAXDEPTH + 1;
+    size_t shown = 0;
     for (size_t i = 0; i < n; i++) {
         struct row *r = &b->rows[i];
         bool from_above = r->depth > 0 && anc[r->depth - 1]; /* so does a matching ancestor */
@@ -415,10 +419,13 @@ static void select_visible(struct ui *u, struct build *b)
         r->expanded = r->expandable && (filtering || !keyset_has(&u->collapsed, &r->key));
         if (r->expandable && !r->expanded)
             hide_below = r->depth + 1;
-        *VEC_PUSH(u->rows, u->nrows, u->rows_cap) = *r;
+        b->rows[shown++] = *r;
     }
     free(match);
     free(keep);
+    u->rows = b->rows;
+    u->nrows = shown;
+    b->rows = NULL;
     /* Which of a row and its ancestors are the last of their siblings, for
      * the tree lines: later[k], whether a row at depth k follows before any
      * shallower one. */
@@ -440,6 +447,10 @@ void rows_rebuild(struct ui *u)
         u->cursor_key = u->rows[u->cursor].key;
         u->have_cursor_key = true;
     }
+    /* The old rows point into the snapshot being replaced: they go before
+     * the new ones are built. */
+    free(u->rows);
+    u->rows = NULL;
     u->nrows = 0;
     if (!u->snap)
         return;
@@ -473,7 +484,6 @@ void rows_rebuild(struct ui *u)
     for (size_t i = 0; b.owners && i < nowners; i++)
         free(b.owners[i].segs);
     free(b.owners);
-    free(b.rows);
     free(segs);
     free(procs);
 

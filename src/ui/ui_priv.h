@@ -78,7 +78,7 @@ struct ui {
     bool filtering; /* the filter prompt has the keyboard */
 
     struct row *rows;
-    size_t nrows, rows_cap;
+    size_t nrows;
     size_t cursor, top;
     struct row_key cursor_key;
     bool have_cursor_key;
