@@ -457,7 +457,13 @@ void rows_rebuild(struct ui *u)
     const struct model *m = &u->snap->model;
     struct build b = {.u = u, .m = m, .ctr = ui_own_only(u) ? NODE_HOST : UI_CTR_ANY};
     bool node = ui_node(u);
-    size_t nowners = m->nprocs + SEC_COUNT * (node ? model_node(m)->nctrs + 1 : 1);
+    size_t slots = node ? model_node(m)->nctrs + 1 : 1; /* the host's, then each container's */
+    size_t nowners = m->nprocs + SEC_COUNT * slots;
+    /* The rows at most, allocated once rather than grown by doubling (a
+     * copy at each step): a row per segment, process and group, and per
+     * slot its container's row and section heads. */
+    b.cap = m->nsegs + m->nprocs + m->ngroups + (SEC_COUNT + 1) * slots;
+    b.rows = xmalloc(b.cap * sizeof(*b.rows));
     /* Each view sorts only what it shows; only the tree places segments
      * under their owners. */
     bool tree = u->view == CONFIG_VIEW_TREE, flat = u->view == CONFIG_VIEW_FLAT;
