@@ -163,7 +163,7 @@ bool targets_add_segment(const struct model *m, size_t seg, const struct clean_p
         }
         break;
     case SEG_IN_USE:
-        snprintf(why, n, "in use: %zu holder%s", sg->nholders, sg->nholders == 1 ? "" : "s");
+        snprintf(why, n, "in use: %u holder%s", (unsigned)sg->nholders, sg->nholders == 1 ? "" : "s");
         return false;
     case SEG_HIDDEN:
         snprintf(why, n, "hidden: it has no name left to remove; it is freed when its "

@@ -65,7 +65,7 @@ struct segment {
     int64_t mtime;
     int64_t ctime;       /* status change time, 0 when not read (a held file's) */
     struct seg_holder *holders; /* a slice of the model's holder_pool */
-    size_t nholders;
+    uint32_t nholders;   /* at most the scan's holder records */
     uint32_t mount;      /* index into the scan's mounts */
     enum file_type type;
     uid_t uid;

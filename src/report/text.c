@@ -183,7 +183,7 @@ static void holders(struct text *t, const struct segment *sg)
             buf_adds(t->out, "(map)");
     }
     if (sg->nholders > 6)
-        buf_printf(t->out, " +%zu more", sg->nholders - 6);
+        buf_printf(t->out, " +%u more", (unsigned)(sg->nholders - 6));
 }
 
 static void segment_line(struct text *t, const struct segment *sg, const char *indent)

@@ -106,7 +106,7 @@ static void holders_text(const struct segment *sg, char *dst, size_t n)
     if (!sg->nholders)
         snprintf(dst, n, "-");
     else if (sg->nholders > 1)
-        snprintf(dst, n, "%d +%zu", (int)sg->holders[0].pid, sg->nholders - 1);
+        snprintf(dst, n, "%d +%u", (int)sg->holders[0].pid, (unsigned)(sg->nholders - 1));
     else if (sg->holders[0].fd >= 0)
         snprintf(dst, n, "%d fd%d", (int)sg->holders[0].pid, sg->holders[0].fd);
     else

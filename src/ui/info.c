@@ -289,7 +289,7 @@ static void segment_details(struct ui *u, struct page *p, const struct segment *
     if (sg->group)
         page_add(p, THEME_normal, 15, "  group      DataLoader of main pid %d", (int)sg->group);
     page_blank(p);
-    page_add(p, THEME_header, 0, "Holders (%zu)", sg->nholders);
+    page_add(p, THEME_header, 0, "Holders (%u)", (unsigned)sg->nholders);
     if (!sg->nholders)
         page_add(p, THEME_muted, 2, "  nobody has it open or mapped");
     for (size_t i = 0; i < sg->nholders; i++)

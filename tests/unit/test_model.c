@@ -1047,7 +1047,7 @@ static void test_record_sizes(void **state)
         skip();
     }
     assert_int_equal(sizeof(struct shm_holder), 72);
-    assert_int_equal(sizeof(struct segment), 120);
+    assert_int_equal(sizeof(struct segment), 112);
     assert_int_equal(sizeof(struct seg_holder), 16);
 }
 
