@@ -108,6 +108,17 @@ __attribute__((format(printf, 2, 3))) static int refuse(char **err, const char *
     return 2;
 }
 
+/* An empty --dir or --config names no file: refused here, as the path ""
+ * reaches the file system as nothing any message could name. */
+static int check_paths(const struct options *o, char **err)
+{
+    if (o->dir && !*o->dir)
+        return refuse(err, "--dir needs a directory, not an empty string");
+    if (o->config && !*o->config)
+        return refuse(err, "--config needs a file name, not an empty string");
+    return 0;
+}
+
 int options_check(struct options *o, char **err)
 {
     if (o->all && o->pid)
@@ -149,14 +160,14 @@ int options_check(struct options *o, char **err)
         return refuse(err, "--count needs --interval");
     if (o->interval_set && o->mode != MODE_DASHBOARD && !o->count_set)
         o->count = 0;
-    return 0;
+    return check_paths(o, err);
 }
 
 int options_check_act(struct options *o, char **err)
 {
     if (o->all && o->pid)
         return refuse(err, "--all and --pid exclude each other");
-    return 0;
+    return check_paths(o, err);
 }
 
 int options_check_why(struct options *o, char **err)
@@ -165,9 +176,12 @@ int options_check_why(struct options *o, char **err)
         return refuse(err, "--pid and --container exclude each other");
     if (o->container && !*o->container)
         return refuse(err, "--container needs a name, an id or a pod, not an empty string");
-    if (o->dir && !*o->dir)
-        return refuse(err, "--dir needs a directory, not an empty string");
-    return 0;
+    return check_paths(o, err);
+}
+
+int options_check_replay(struct options *o, char **err)
+{
+    return check_paths(o, err);
 }
 
 void options_free(struct options *o)

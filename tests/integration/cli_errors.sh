@@ -219,6 +219,13 @@ expect_line 2 "shmwatch record: --max-size: expected a size such as 256m or 2g, 
 expect_line 2 "shmwatch record: --max-size: '1e9' is not a plain decimal size (such as 256m or 2g)" record --max-size 1e9
 expect_line 2 "shmwatch record: --max-age: 5 is out of range (1m to 3650d)" record --max-age 5
 expect_line 2 "shmwatch record: --all and --pid exclude each other (see shmwatch record --help)" record --all --pid 1
+# An empty --dir or --config names no file: said so, not read as the path "".
+expect_line 2 "shmwatch record: --dir needs a directory, not an empty string (see shmwatch record --help)" record --dir ''
+expect_line 2 "shmwatch replay: --dir needs a directory, not an empty string (see shmwatch replay --help)" replay --dir ''
+expect_line 2 "shmwatch: --config needs a file name, not an empty string" --once --config ''
+expect_line 2 "shmwatch clean: --config needs a file name, not an empty string (see shmwatch clean --help)" clean --config ''
+expect_line 2 "shmwatch record: --config needs a file name, not an empty string (see shmwatch record --help)" record --config ''
+expect_line 2 "shmwatch replay: --config needs a file name, not an empty string (see shmwatch replay --help)" replay --config ''
 # A store that is no directory, or one others may write into: refused, status 1.
 expect_line 1 "shmwatch record: /dev/null: refused: not a directory" record --dir /dev/null
 mkdir -m 0777 "$SHMTEST_TMP/open-store"
