@@ -226,6 +226,11 @@ expect_line 2 "shmwatch: --config needs a file name, not an empty string" --once
 expect_line 2 "shmwatch clean: --config needs a file name, not an empty string (see shmwatch clean --help)" clean --config ''
 expect_line 2 "shmwatch record: --config needs a file name, not an empty string (see shmwatch record --help)" record --config ''
 expect_line 2 "shmwatch replay: --config needs a file name, not an empty string (see shmwatch replay --help)" replay --config ''
+expect_line 2 "shmwatch: --theme needs a theme name or a file, not an empty string" --theme ''
+expect_line 2 "shmwatch replay: --theme needs a theme name or a file, not an empty string (see shmwatch replay --help)" replay --theme ''
+expect_line 2 "shmwatch: --log needs a file name, not an empty string" --once --log ''
+expect_line 2 "shmwatch clean: --log needs a file name, not an empty string (see shmwatch clean --help)" clean --log ''
+expect_line 2 "shmwatch reap: --log needs a file name, not an empty string (see shmwatch reap --help)" reap --log ''
 # A store that is no directory, or one others may write into: refused, status 1.
 expect_line 1 "shmwatch record: /dev/null: refused: not a directory" record --dir /dev/null
 mkdir -m 0777 "$SHMTEST_TMP/open-store"
