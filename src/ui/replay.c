@@ -3,6 +3,7 @@
 #include "ui/replay.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,7 +299,10 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
     size_t i = at_set ? snapshot_at(r, at) : lasti;
     if (!r->nsnaps) {
         snprintf(err, n, "%s: no snapshot recorded", shown);
-    } else if (at_set && (at < r->ix.items[firsti].t || at > recording_end(r, lasti))) {
+    } else if (at_set && (at < floor(r->ix.items[firsti].t) || at > recording_end(r, lasti))) {
+        /* Before the second the first snapshot is named by, or past the end.
+         * The range below is said in whole seconds, so a time within that
+         * second opens the first snapshot (snapshot_at). */
         char want[32], from[32], to[32];
         ui_local_time(at, "%Y-%m-%d %H:%M:%S", want, sizeof(want));
         replay_time_text(r, firsti, from, sizeof(from));

@@ -259,6 +259,16 @@ expect_line 1 "shmwatch replay: cannot read the recording /nonexistent\\n\\e[31m
 mkdir -p "$SHMTEST_TMP/empty-recording"
 expect_line 1 "shmwatch replay: $SHMTEST_TMP/empty-recording: nothing recorded (no YYYYMMDDTHHMMSSZ.jsonl files)" \
     replay --dir "$SHMTEST_TMP/empty-recording"
+# A first snapshot at 03:12:07.5 is named in whole seconds ("the recording
+# has 03:12:07 to ..."): --at 03:12:07 opens it (and so reaches the terminal
+# check), the second before is refused.
+frac=$SHMTEST_TMP/frac-recording
+mkdir -m 0700 "$frac"
+printf '%s\n' '{"recording":1,"time":"2026-12-05T03:12:07.500Z","hostname":"h","interval_s":1,"watch":"host","version":"test"}' \
+    '{"schema":1,"time":"2026-12-05T03:12:07.500Z","mounts":[],"reason":"interval"}' >"$frac/20261205T031207Z.jsonl"
+chmod 0600 "$frac/20261205T031207Z.jsonl"
+expect 2 "^shmwatch replay: the dashboard needs a terminal" replay --dir "$frac" --at 2026-12-05T03:12:07Z
+expect 1 "^shmwatch replay: $frac: no snapshot at .*: the recording has " replay --dir "$frac" --at 2026-12-05T03:12:06Z
 
 # A full /dev/shm: every output still works and says so.
 dd if=/dev/zero of=/dev/shm/filler bs=1M count=80 2>/dev/null || true
