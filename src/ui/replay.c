@@ -3,7 +3,6 @@
 #include "ui/replay.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,12 +296,12 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
     }
     char *shown = esc_term_dup(dir);
     size_t i = at_set ? snapshot_at(r, at) : lasti;
+    /* The range is said in whole seconds: a time within the second the first
+     * snapshot is named by opens it (snapshot_at). */
+    double from_s = r->nsnaps ? (double)(time_t)r->ix.items[firsti].t : 0;
     if (!r->nsnaps) {
         snprintf(err, n, "%s: no snapshot recorded", shown);
-    } else if (at_set && (at < floor(r->ix.items[firsti].t) || at > recording_end(r, lasti))) {
-        /* Before the second the first snapshot is named by, or past the end.
-         * The range below is said in whole seconds, so a time within that
-         * second opens the first snapshot (snapshot_at). */
+    } else if (at_set && (at < from_s || at > recording_end(r, lasti))) {
         char want[32], from[32], to[32];
         ui_local_time(at, "%Y-%m-%d %H:%M:%S", want, sizeof(want));
         replay_time_text(r, firsti, from, sizeof(from));
