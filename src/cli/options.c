@@ -108,6 +108,22 @@ __attribute__((format(printf, 2, 3))) static int refuse(char **err, const char *
     return 2;
 }
 
+/* An empty --dir, --config, --theme or --log names nothing: refused here
+ * with the option's name, as the empty string would reach the file system
+ * or the settings as nothing any message could name. */
+static int check_empty(const struct options *o, char **err)
+{
+    if (o->dir && !*o->dir)
+        return refuse(err, "--dir needs a directory, not an empty string");
+    if (o->config && !*o->config)
+        return refuse(err, "--config needs a file name, not an empty string");
+    if (o->theme && !*o->theme)
+        return refuse(err, "--theme needs a theme name or a file, not an empty string");
+    if (o->log_file && !*o->log_file)
+        return refuse(err, "--log needs a file name, not an empty string");
+    return 0;
+}
+
 int options_check(struct options *o, char **err)
 {
     if (o->all && o->pid)
@@ -149,14 +165,14 @@ int options_check(struct options *o, char **err)
         return refuse(err, "--count needs --interval");
     if (o->interval_set && o->mode != MODE_DASHBOARD && !o->count_set)
         o->count = 0;
-    return 0;
+    return check_empty(o, err);
 }
 
 int options_check_act(struct options *o, char **err)
 {
     if (o->all && o->pid)
         return refuse(err, "--all and --pid exclude each other");
-    return 0;
+    return check_empty(o, err);
 }
 
 int options_check_why(struct options *o, char **err)
@@ -165,9 +181,12 @@ int options_check_why(struct options *o, char **err)
         return refuse(err, "--pid and --container exclude each other");
     if (o->container && !*o->container)
         return refuse(err, "--container needs a name, an id or a pod, not an empty string");
-    if (o->dir && !*o->dir)
-        return refuse(err, "--dir needs a directory, not an empty string");
-    return 0;
+    return check_empty(o, err);
+}
+
+int options_check_replay(struct options *o, char **err)
+{
+    return check_empty(o, err);
 }
 
 void options_free(struct options *o)

@@ -84,13 +84,18 @@ char *cli_usage(enum cli_cmd cmd);
 void options_free(struct options *o);
 
 /* The main command's rules between options, after the table's checks:
- * --prometheus-file, --count and --interval. 0, or 2 with *err the message
- * without its "shmwatch: " (malloc'd). */
+ * --prometheus-file, --count and --interval, and no empty --config, --theme
+ * or --log. 0, or 2 with *err the message without its "shmwatch: "
+ * (malloc'd). */
 int options_check(struct options *o, char **err);
-/* clean's and reap's: --all and --pid exclude each other. */
+/* clean's, reap's and record's: --all and --pid exclude each other, and no
+ * empty --dir, --config or --log. */
 int options_check_act(struct options *o, char **err);
-/* why's: --pid and --container exclude each other. */
+/* why's: --pid and --container exclude each other, and no empty --dir or
+ * --config. */
 int options_check_why(struct options *o, char **err);
+/* replay's: no empty --dir, --config or --theme. */
+int options_check_replay(struct options *o, char **err);
 
 /* Standard output, for every mode: what is written through these goes out
  * at once (flushed), and the first failure is kept for output_status. */

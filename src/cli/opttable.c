@@ -423,7 +423,8 @@ const struct cli_command cli_commands[CLI_NCMDS] = {
                     .about = record_about, .tail = record_tail, .col = 21, .short_col = true,
                     .check = options_check_act},
     [CLI_REPLAY] = {"replay", .hint = true, .value_hint = true, .in_overview = true,
-                    .about = replay_about, .tail = replay_tail, .col = 25, .short_col = true},
+                    .about = replay_about, .tail = replay_tail, .col = 25, .short_col = true,
+                    .check = options_check_replay},
     [CLI_WHY] = {"why", .hint = true, .value_hint = true, .in_overview = true, .about = why_about,
                  .tail = why_tail, .col = 24, .short_col = true, .check = options_check_why},
 };

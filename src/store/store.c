@@ -139,7 +139,7 @@ struct store {
 static void make_parents(const char *path)
 {
     char *p = xstrdup(path);
-    for (char *s = p + 1; *s; s++) {
+    for (char *s = *p ? p + 1 : p; *s; s++) { /* past a leading '/', if any */
         if (*s != '/')
             continue;
         *s = '\0';

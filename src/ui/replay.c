@@ -296,9 +296,12 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
     }
     char *shown = esc_term_dup(dir);
     size_t i = at_set ? snapshot_at(r, at) : lasti;
+    /* The range is said in whole seconds: a time within the second the first
+     * snapshot is named by opens it (snapshot_at). */
+    double from_s = r->nsnaps ? (double)(time_t)r->ix.items[firsti].t : 0;
     if (!r->nsnaps) {
         snprintf(err, n, "%s: no snapshot recorded", shown);
-    } else if (at_set && (at < r->ix.items[firsti].t || at > recording_end(r, lasti))) {
+    } else if (at_set && (at < from_s || at > recording_end(r, lasti))) {
         char want[32], from[32], to[32];
         ui_local_time(at, "%Y-%m-%d %H:%M:%S", want, sizeof(want));
         replay_time_text(r, firsti, from, sizeof(from));

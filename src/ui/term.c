@@ -178,7 +178,10 @@ int term_start(const struct theme *theme, bool color, bool ascii, char *err, siz
     T.screen = terminfo_cannot_address(term) ? NULL : newterm(NULL, stdout, stdin);
     terminfo_fallback_end(&fb);
     if (!T.screen) {
-        snprintf(err, errlen, "cannot drive the terminal (TERM=%s)", term ? term : "unset");
+        /* TERM is the user's text: an escape sequence in it is shown, not sent. */
+        char *shown = esc_term_dup(term ? term : "unset");
+        snprintf(err, errlen, "cannot drive the terminal (TERM=%s)", shown);
+        free(shown);
         return -1;
     }
     set_term(T.screen);

@@ -219,6 +219,18 @@ expect_line 2 "shmwatch record: --max-size: expected a size such as 256m or 2g, 
 expect_line 2 "shmwatch record: --max-size: '1e9' is not a plain decimal size (such as 256m or 2g)" record --max-size 1e9
 expect_line 2 "shmwatch record: --max-age: 5 is out of range (1m to 3650d)" record --max-age 5
 expect_line 2 "shmwatch record: --all and --pid exclude each other (see shmwatch record --help)" record --all --pid 1
+# An empty --dir or --config names no file: said so, not read as the path "".
+expect_line 2 "shmwatch record: --dir needs a directory, not an empty string (see shmwatch record --help)" record --dir ''
+expect_line 2 "shmwatch replay: --dir needs a directory, not an empty string (see shmwatch replay --help)" replay --dir ''
+expect_line 2 "shmwatch: --config needs a file name, not an empty string" --once --config ''
+expect_line 2 "shmwatch clean: --config needs a file name, not an empty string (see shmwatch clean --help)" clean --config ''
+expect_line 2 "shmwatch record: --config needs a file name, not an empty string (see shmwatch record --help)" record --config ''
+expect_line 2 "shmwatch replay: --config needs a file name, not an empty string (see shmwatch replay --help)" replay --config ''
+expect_line 2 "shmwatch: --theme needs a theme name or a file, not an empty string" --theme ''
+expect_line 2 "shmwatch replay: --theme needs a theme name or a file, not an empty string (see shmwatch replay --help)" replay --theme ''
+expect_line 2 "shmwatch: --log needs a file name, not an empty string" --once --log ''
+expect_line 2 "shmwatch clean: --log needs a file name, not an empty string (see shmwatch clean --help)" clean --log ''
+expect_line 2 "shmwatch reap: --log needs a file name, not an empty string (see shmwatch reap --help)" reap --log ''
 # A store that is no directory, or one others may write into: refused, status 1.
 expect_line 1 "shmwatch record: /dev/null: refused: not a directory" record --dir /dev/null
 mkdir -m 0777 "$SHMTEST_TMP/open-store"
@@ -247,6 +259,16 @@ expect_line 1 "shmwatch replay: cannot read the recording /nonexistent\\n\\e[31m
 mkdir -p "$SHMTEST_TMP/empty-recording"
 expect_line 1 "shmwatch replay: $SHMTEST_TMP/empty-recording: nothing recorded (no YYYYMMDDTHHMMSSZ.jsonl files)" \
     replay --dir "$SHMTEST_TMP/empty-recording"
+# A first snapshot at 03:12:07.5 is named in whole seconds ("the recording
+# has 03:12:07 to ..."): --at 03:12:07 opens it (and so reaches the terminal
+# check), the second before is refused.
+frac=$SHMTEST_TMP/frac-recording
+mkdir -m 0700 "$frac"
+printf '%s\n' '{"recording":1,"time":"2026-12-05T03:12:07.500Z","hostname":"h","interval_s":1,"watch":"host","version":"test"}' \
+    '{"schema":1,"time":"2026-12-05T03:12:07.500Z","mounts":[],"reason":"interval"}' >"$frac/20261205T031207Z.jsonl"
+chmod 0600 "$frac/20261205T031207Z.jsonl"
+expect 2 "^shmwatch replay: the dashboard needs a terminal" replay --dir "$frac" --at 2026-12-05T03:12:07Z
+expect 1 "^shmwatch replay: $frac: no snapshot at .*: the recording has " replay --dir "$frac" --at 2026-12-05T03:12:06Z
 
 # A full /dev/shm: every output still works and says so.
 dd if=/dev/zero of=/dev/shm/filler bs=1M count=80 2>/dev/null || true

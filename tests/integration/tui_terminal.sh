@@ -39,6 +39,13 @@ for term in shmwatch-no-such-terminal dumb; do
 done
 [ "${exits[1]}" -ne 0 ] || fail "TERM=dumb exited 0"
 assert_eq "${exits[1]}" "${exits[0]}" "TERM=dumb exits as an unknown TERM does"
+# A TERM with an escape sequence in it is named escaped: the error line
+# does not clear the screen.
+rm -f "$SHMTEST_TMP/badterm.err"
+TUI_STDERR=$SHMTEST_TMP/badterm.err TUI_PREFIX="env TERM=\$'x\\e[2Jy'" tui_start 80 24
+tui_exited
+assert_eq "$(cat "$SHMTEST_TMP/badterm.err")" 'shmwatch: cannot drive the terminal (TERM=x\e[2Jy)' \
+    "TERM=x<ESC>[2Jy is named escaped"
 
 # --- Resize -----------------------------------------------------------------------------
 tui_start 120 40
