@@ -749,6 +749,34 @@ static void test_container_before(void **state)
     set_free(&s);
 }
 
+/* A damaged or foreign snapshot whose lists are strings, numbers or
+ * objects: read as empty lists, never walked as arrays. */
+static void test_lists_of_other_types(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    add(&s, T0,
+        "{\"schema\":1,\"time\":\"x\",\"processes\":\"abcdefgh\",\"groups\":\"xyzxyz\","
+        "\"mounts\":\"mmmmmmmm\",\"segments\":\"ssss\"}");
+    add(&s, T0 + 0.5,
+        "{\"schema\":1,\"time\":\"x\",\"processes\":{\"a\":1},"
+        "\"groups\":[{\"main_pid\":100,\"workers\":\"wwwwwwww\",\"shm_managers\":7}],"
+        "\"mounts\":[{\"id\":\"m1\",\"containers\":\"cccc\"}],"
+        "\"segments\":[{\"mount_id\":\"m1\",\"group\":100,\"holders\":\"hhhh\"}]}");
+    exit_event(&s, T0 + 1, (struct exit_ev){.pid = 101, .comm = "pt_data_worker", .role = "worker",
+                                            .group = 100, .ctr = "abc", .signal = "SIGBUS",
+                                            .cause = "sigbus"});
+    add(&s, T0 + 2,
+        "{\"schema\":1,\"time\":\"x\",\"processes\":12,\"groups\":{\"g\":[1]},"
+        "\"mounts\":[{\"id\":\"m1\",\"containers\":{\"id\":\"abc\"}}],\"segments\":true}");
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.d[0].pid, 101);
+    why_result_free(&r);
+    set_free(&s);
+}
+
 static void test_formats(void **state)
 {
     (void)state;
@@ -772,6 +800,7 @@ int main(void)
         cmocka_unit_test(test_died_during_scan),
         cmocka_unit_test(test_container_before),
         cmocka_unit_test(test_without_facts),
+        cmocka_unit_test(test_lists_of_other_types),
         cmocka_unit_test(test_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
