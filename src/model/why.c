@@ -58,6 +58,14 @@ static void raise_to(uint64_t *most, const struct jd *v, const char *key)
         *most = jd_getu64(v, key);
 }
 
+/* Member key of v as a pid: from 1 to 2^31 - 1, pid_t's range; 0 for null
+ * or a number no process can have (a damaged record). */
+static int64_t pid_of(const struct jd *v, const char *key)
+{
+    int64_t x = jd_getint(v, key, 0);
+    return x > 0 && x <= INT32_MAX ? x : 0;
+}
+
 /* Whether member key of v is the string s (never when s is NULL). */
 static bool str_is(const struct jd *v, const char *key, const char *s)
 {
@@ -286,8 +294,8 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
 {
     if (!abnormal_exit(ev, &d->cause))
         return false;
-    d->has_pid = jd_has(ev, "pid", JD_NUM);
-    d->pid = jd_getint(ev, "pid", 0);
+    d->pid = pid_of(ev, "pid");
+    d->has_pid = d->pid != 0;
     fill_str(&d->comm, ev, "comm");
     fill_str(&d->role, ev, "role");
     if (d->has_pid && was_main(src, i, d->pid)) {
@@ -296,8 +304,8 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
         free(d->role);
         d->role = xstrdup("main");
     }
-    d->has_group = jd_has(ev, "group", JD_NUM);
-    d->group = jd_getint(ev, "group", 0);
+    d->group = pid_of(ev, "group");
+    d->has_group = d->group != 0;
     if (d->has_pid && !d->has_group) {
         /* Its main died a moment before it, and the last model saw it
          * without its group: the snapshots before still show it. */
@@ -316,11 +324,11 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
 static bool from_oom(struct why_death *d, const struct why_source *src, size_t i,
                      const struct jd *ev)
 {
-    int64_t victim = jd_getint(ev, "victim", 0);
-    if (victim > 0 && victim_has_exit(src, i, victim))
+    int64_t victim = pid_of(ev, "victim");
+    if (victim && victim_has_exit(src, i, victim))
         return false;
     d->cause = "oom_kill";
-    d->has_pid = victim > 0;
+    d->has_pid = victim != 0;
     d->pid = victim;
     fill_str(&d->comm, ev, "victim_comm");
     d->signal = xstrdup("SIGKILL");
@@ -565,9 +573,9 @@ static void moment(struct why_death *d, const struct end *e)
     const struct jd *p = d->has_pid ? snap_proc(before ? before : at, d->pid) : NULL;
     fill_str(&d->comm, p, "comm");
     fill_str(&d->role, p, "role");
-    if (!d->has_group && jd_has(p, "group", JD_NUM)) {
+    if (!d->has_group && pid_of(p, "group")) {
         d->has_group = true;
-        d->group = jd_getint(p, "group", 0);
+        d->group = pid_of(p, "group");
     }
     fill_str(&d->container, p, "container");
     const struct jd *c = mount_ctr(sm, d->container);

@@ -777,6 +777,45 @@ static void test_lists_of_other_types(void **state)
     set_free(&s);
 }
 
+/* Pids no process can have (0, negative, past pid_t) are not known:
+ * neither the process nor its group is named by them. */
+static void test_impossible_pids(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    add(&s, T0,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":0,\"comm\":\"a\",\"role\":\"worker\","
+        "\"group\":-1,\"signal\":\"SIGKILL\",\"cause\":\"signal\"}");
+    add(&s, T0 + 1,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":-1,\"comm\":\"b\",\"role\":\"worker\","
+        "\"group\":2147483648,\"signal\":\"SIGKILL\",\"cause\":\"signal\"}");
+    add(&s, T0 + 2,
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":18446744073709551616,\"comm\":\"c\","
+        "\"role\":\"worker\",\"group\":0,\"signal\":\"SIGKILL\",\"cause\":\"signal\"}");
+    add(&s, T0 + 30,
+        "{\"event\":\"oom_kill\",\"time\":\"x\",\"cgroup\":\"/x\",\"kills\":1,"
+        "\"victim\":4294967297,\"victim_comm\":\"d\"}");
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 4);
+    for (size_t i = 0; i < r.n; i++) {
+        assert_false(r.d[i].has_pid);
+        assert_false(r.d[i].has_group);
+    }
+    struct whyreport_in in = {.r = &r, .from = T0 - 1, .to = T0 + 31};
+    struct buf b;
+    buf_init(&b);
+    whyreport_text(&b, &in);
+    assert_null(strstr(b.data, "worker 0"));
+    assert_null(strstr(b.data, "worker -1"));
+    assert_null(strstr(b.data, "main"));
+    assert_null(strstr(b.data, "2147483648"));
+    assert_null(strstr(b.data, "4294967297"));
+    buf_free(&b);
+    why_result_free(&r);
+    set_free(&s);
+}
+
 static void test_formats(void **state)
 {
     (void)state;
@@ -801,6 +840,7 @@ int main(void)
         cmocka_unit_test(test_container_before),
         cmocka_unit_test(test_without_facts),
         cmocka_unit_test(test_lists_of_other_types),
+        cmocka_unit_test(test_impossible_pids),
         cmocka_unit_test(test_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
