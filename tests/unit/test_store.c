@@ -406,6 +406,53 @@ static void test_foreign(void **state)
     store_index_free(&ix);
 }
 
+/* An empty file (the recorder died before its header) and a recording of
+ * another version are named and skipped; a store of nothing else is no
+ * recording, as an empty directory is not. */
+static void test_unreadable_files(void **state)
+{
+    struct tdir *d = *state;
+    char msg[512], path[160];
+    assert_int_equal(mkdir(d->store, 0700), 0);
+    snprintf(path, sizeof(path), "%s/20200101T000000Z.jsonl", d->store);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    struct store_index ix;
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), -ENOENT);
+    char want[256];
+    snprintf(want, sizeof(want), "%s/20200101T000000Z.jsonl: not a recording (empty)", d->store);
+    assert_string_equal(msg, want);
+
+    snprintf(path, sizeof(path), "%s/20200101T010000Z.jsonl", d->store);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"recording\":2,\"time\":\"2020-01-01T01:00:00Z\"}\n"
+          "{\"event\":\"exit\",\"time\":\"2020-01-01T01:00:01Z\",\"pid\":7}\n",
+          f);
+    fclose(f);
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), -ENOENT);
+    assert_non_null(strstr(msg, "(and more files that cannot be read)"));
+
+    snprintf(path, sizeof(path), "%s/20200101T020000Z.jsonl", d->store);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"recording\":1,\"time\":\"2020-01-01T02:00:00Z\"}\n"
+          "{\"event\":\"exit\",\"time\":\"2020-01-01T02:00:01Z\",\"pid\":7}\n",
+          f);
+    fclose(f);
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.n, 1);
+    assert_int_equal(ix.nwarnings, 2);
+    assert_string_equal(ix.warnings[0], want);
+    snprintf(want, sizeof(want),
+             "%s/20200101T010000Z.jsonl: a recording of version 2, not 1 (a newer shmwatch's): "
+             "skipped",
+             d->store);
+    assert_string_equal(ix.warnings[1], want);
+    store_index_free(&ix);
+}
+
 /* A second writer is refused with the first one's pid, a real child's. */
 static void test_second_writer(void **state)
 {
@@ -563,6 +610,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_max_age, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unreadable_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_second_writer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_dirs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_disk, setup, teardown),
