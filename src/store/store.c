@@ -19,6 +19,7 @@
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/fileio.h"
+#include "util/jsondoc.h"
 #include "util/rfc3339.h"
 #include "util/safefile.h"
 #include "util/xalloc.h"
@@ -587,6 +588,17 @@ static int entry_cmp(const void *a, const void *b)
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* The hostname of a recording's header (the first line of data), as a new
+ * string; NULL when it names none. */
+static char *header_host(const char *data, size_t len)
+{
+    const char *nl = memchr(data, '\n', len);
+    struct jd *h = nl ? jd_parse(data, (size_t)(nl - data), NULL, 0) : NULL;
+    char *host = jd_strdup(jd_get(h, "hostname"));
+    jd_free(h);
+    return host;
+}
+
 /* The lines of the store's files (dfd, in time order) that fall in the
  * window from..to into ix, sorted by time. False when files of the window
  * were there and none of them is a recording that can be read. */
@@ -596,6 +608,8 @@ static bool index_window(struct store_index *ix, int dfd, const struct sfile *fi
     ix->files = xcalloc(nfiles, sizeof(*ix->files));
     ix->nfiles = nfiles;
     size_t icap = 0, wcap = 0, tried = 0, recordings = 0;
+    char *host = NULL; /* the first recording's, that the others are held to */
+    bool mixed = false;
     struct buf data;
     buf_init(&data);
     for (size_t i = 0; i < nfiles; i++) {
@@ -611,11 +625,31 @@ static bool index_window(struct store_index *ix, int dfd, const struct sfile *fi
         if (rc == -ENOENT) /* dropped by the recorder since the listing */
             continue;
         tried++;
-        if (rc < 0)
+        if (rc < 0) {
             warn(ix, &wcap, "%s/%s: %s", shown, files[i].name, strerror(-rc));
-        else if (index_file(ix, &icap, &wcap, (uint32_t)i, data.data, data.len, from, to, shown))
-            recordings++;
+            continue;
+        }
+        if (!index_file(ix, &icap, &wcap, (uint32_t)i, data.data, data.len, from, to, shown))
+            continue;
+        recordings++;
+        /* Files copied together from two machines: their records would be
+         * read as one machine's, a death of one told with the other's
+         * snapshots. Said once. */
+        char *h = header_host(data.data, data.len);
+        if (h && host && strcmp(h, host) != 0 && !mixed) {
+            char *now_on = esc_term_dup(h), *before_on = esc_term_dup(host);
+            warn(ix, &wcap, "%s/%s: recorded on host %s, the files before it on %s: read as one",
+                 shown, files[i].name, now_on, before_on);
+            free(now_on);
+            free(before_on);
+            mixed = true;
+        }
+        if (h && !host)
+            host = h;
+        else
+            free(h);
     }
+    free(host);
     buf_free(&data);
     if (ix->n)
         qsort(ix->items, ix->n, sizeof(*ix->items), entry_cmp);

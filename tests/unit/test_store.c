@@ -453,6 +453,37 @@ static void test_unreadable_files(void **state)
     store_index_free(&ix);
 }
 
+/* Files recorded on two machines, copied into one directory: read as one
+ * recording, and said once, the names escaped. */
+static void test_two_hosts(void **state)
+{
+    struct tdir *d = *state;
+    char msg[512], path[160];
+    assert_int_equal(mkdir(d->store, 0700), 0);
+    static const char *const hosts[] = {"a", "b\\u001b[31m", "a"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof(path), "%s/20200101T0%d0000Z.jsonl", d->store, i);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f,
+                "{\"recording\":1,\"time\":\"2020-01-01T0%d:00:00Z\",\"hostname\":\"%s\"}\n"
+                "{\"event\":\"exit\",\"time\":\"2020-01-01T0%d:00:01Z\",\"pid\":7}\n",
+                i, hosts[i], i);
+        fclose(f);
+    }
+    struct store_index ix;
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.n, 3);
+    assert_int_equal(ix.nwarnings, 1);
+    char want[256];
+    snprintf(want, sizeof(want),
+             "%s/20200101T010000Z.jsonl: recorded on host b\\e[31m, the files before it on a: "
+             "read as one",
+             d->store);
+    assert_string_equal(ix.warnings[0], want);
+    store_index_free(&ix);
+}
+
 /* A second writer is refused with the first one's pid, a real child's. */
 static void test_second_writer(void **state)
 {
@@ -611,6 +642,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unreadable_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_hosts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_second_writer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_dirs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_disk, setup, teardown),
