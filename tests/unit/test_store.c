@@ -406,50 +406,47 @@ static void test_foreign(void **state)
     store_index_free(&ix);
 }
 
+/* File name in d's store, holding text. */
+static void put_file(const struct tdir *d, const char *name, const char *text)
+{
+    char path[160];
+    snprintf(path, sizeof(path), "%s/%s", d->store, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
 /* An empty file (the recorder died before its header) and a recording of
  * another version are named and skipped; a store of nothing else is no
  * recording, as an empty directory is not. */
 static void test_unreadable_files(void **state)
 {
     struct tdir *d = *state;
-    char msg[512], path[160];
+    char msg[512];
     assert_int_equal(mkdir(d->store, 0700), 0);
-    snprintf(path, sizeof(path), "%s/20200101T000000Z.jsonl", d->store);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fclose(f);
+    put_file(d, "20200101T000000Z.jsonl", "");
     struct store_index ix;
     assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), -ENOENT);
     char want[256];
     snprintf(want, sizeof(want), "%s/20200101T000000Z.jsonl: not a recording (empty)", d->store);
     assert_string_equal(msg, want);
 
-    snprintf(path, sizeof(path), "%s/20200101T010000Z.jsonl", d->store);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("{\"recording\":2,\"time\":\"2020-01-01T01:00:00Z\"}\n"
-          "{\"event\":\"exit\",\"time\":\"2020-01-01T01:00:01Z\",\"pid\":7}\n",
-          f);
-    fclose(f);
+    put_file(d, "20200101T010000Z.jsonl",
+             "{\"recording\":2,\"time\":\"2020-01-01T01:00:00Z\"}\n"
+             "{\"event\":\"exit\",\"time\":\"2020-01-01T01:00:01Z\",\"pid\":7}\n");
     assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), -ENOENT);
     assert_non_null(strstr(msg, "(and more files that cannot be read)"));
 
-    snprintf(path, sizeof(path), "%s/20200101T020000Z.jsonl", d->store);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("{\"recording\":1,\"time\":\"2020-01-01T02:00:00Z\"}\n"
-          "{\"event\":\"exit\",\"time\":\"2020-01-01T02:00:01Z\",\"pid\":7}\n",
-          f);
-    fclose(f);
+    put_file(d, "20200101T020000Z.jsonl",
+             "{\"recording\":1,\"time\":\"2020-01-01T02:00:00Z\"}\n"
+             "{\"event\":\"exit\",\"time\":\"2020-01-01T02:00:01Z\",\"pid\":7}\n");
     assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
     assert_int_equal(ix.n, 1);
     assert_int_equal(ix.nwarnings, 2);
     assert_string_equal(ix.warnings[0], want);
-    snprintf(want, sizeof(want),
-             "%s/20200101T010000Z.jsonl: a recording of version 2, not 1 (a newer shmwatch's): "
-             "skipped",
-             d->store);
-    assert_string_equal(ix.warnings[1], want);
+    assert_non_null(strstr(ix.warnings[1], "/20200101T010000Z.jsonl: a recording of version 2, "
+                                           "not 1 (a newer shmwatch's): skipped"));
     store_index_free(&ix);
 }
 
@@ -458,29 +455,24 @@ static void test_unreadable_files(void **state)
 static void test_two_hosts(void **state)
 {
     struct tdir *d = *state;
-    char msg[512], path[160];
     assert_int_equal(mkdir(d->store, 0700), 0);
     static const char *const hosts[] = {"a", "b\\u001b[31m", "a"};
     for (int i = 0; i < 3; i++) {
-        snprintf(path, sizeof(path), "%s/20200101T0%d0000Z.jsonl", d->store, i);
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fprintf(f,
-                "{\"recording\":1,\"time\":\"2020-01-01T0%d:00:00Z\",\"hostname\":\"%s\"}\n"
-                "{\"event\":\"exit\",\"time\":\"2020-01-01T0%d:00:01Z\",\"pid\":7}\n",
-                i, hosts[i], i);
-        fclose(f);
+        char name[32], text[256];
+        snprintf(name, sizeof(name), "20200101T0%d0000Z.jsonl", i);
+        snprintf(text, sizeof(text),
+                 "{\"recording\":1,\"time\":\"2020-01-01T0%d:00:00Z\",\"hostname\":\"%s\"}\n"
+                 "{\"event\":\"exit\",\"time\":\"2020-01-01T0%d:00:01Z\",\"pid\":7}\n",
+                 i, hosts[i], i);
+        put_file(d, name, text);
     }
     struct store_index ix;
+    char msg[256];
     assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
     assert_int_equal(ix.n, 3);
     assert_int_equal(ix.nwarnings, 1);
-    char want[256];
-    snprintf(want, sizeof(want),
-             "%s/20200101T010000Z.jsonl: recorded on host b\\e[31m, the files before it on a: "
-             "read as one",
-             d->store);
-    assert_string_equal(ix.warnings[0], want);
+    assert_non_null(strstr(ix.warnings[0], "/20200101T010000Z.jsonl: recorded on host b\\e[31m, "
+                                           "the files before it on a: read as one"));
     store_index_free(&ix);
 }
 

@@ -769,11 +769,7 @@ static void test_lists_of_other_types(void **state)
     add(&s, T0 + 2,
         "{\"schema\":1,\"time\":\"x\",\"processes\":12,\"groups\":{\"g\":[1]},"
         "\"mounts\":[{\"id\":\"m1\",\"containers\":{\"id\":\"abc\"}}],\"segments\":true}");
-    struct why_result r;
-    find(&s, NULL, &r);
-    assert_int_equal(r.n, 1);
-    assert_int_equal(r.d[0].pid, 101);
-    why_result_free(&r);
+    assert_int_equal(count_ends(&s, NULL), 1);
     set_free(&s);
 }
 
@@ -783,18 +779,17 @@ static void test_impossible_pids(void **state)
 {
     (void)state;
     struct rec_set s = {.n = 0};
-    add(&s, T0,
-        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":0,\"comm\":\"a\",\"role\":\"worker\","
-        "\"group\":-1,\"signal\":\"SIGKILL\",\"cause\":\"signal\"}");
-    add(&s, T0 + 1,
-        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":-1,\"comm\":\"b\",\"role\":\"worker\","
-        "\"group\":2147483648,\"signal\":\"SIGKILL\",\"cause\":\"signal\"}");
-    add(&s, T0 + 2,
-        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":18446744073709551616,\"comm\":\"c\","
-        "\"role\":\"worker\",\"group\":0,\"signal\":\"SIGKILL\",\"cause\":\"signal\"}");
-    add(&s, T0 + 30,
+    static const char *const lines[] = {
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":0,\"role\":\"worker\",\"group\":-1,"
+        "\"signal\":\"SIGKILL\",\"cause\":\"signal\"}",
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":-1,\"role\":\"worker\",\"group\":2147483648,"
+        "\"signal\":\"SIGKILL\",\"cause\":\"signal\"}",
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":18446744073709551616,\"role\":\"worker\","
+        "\"group\":0,\"signal\":\"SIGKILL\",\"cause\":\"signal\"}",
         "{\"event\":\"oom_kill\",\"time\":\"x\",\"cgroup\":\"/x\",\"kills\":1,"
-        "\"victim\":4294967297,\"victim_comm\":\"d\"}");
+        "\"victim\":4294967297}"};
+    for (int i = 0; i < 4; i++)
+        add(&s, T0 + 20 * i, "%s", lines[i]);
     struct why_result r;
     find(&s, NULL, &r);
     assert_int_equal(r.n, 4);
@@ -802,15 +797,14 @@ static void test_impossible_pids(void **state)
         assert_false(r.d[i].has_pid);
         assert_false(r.d[i].has_group);
     }
-    struct whyreport_in in = {.r = &r, .from = T0 - 1, .to = T0 + 31};
+    struct whyreport_in in = {.r = &r, .from = T0 - 1, .to = T0 + 61};
     struct buf b;
     buf_init(&b);
     whyreport_text(&b, &in);
-    assert_null(strstr(b.data, "worker 0"));
-    assert_null(strstr(b.data, "worker -1"));
-    assert_null(strstr(b.data, "main"));
-    assert_null(strstr(b.data, "2147483648"));
-    assert_null(strstr(b.data, "4294967297"));
+    static const char *const never[] = {"worker 0", "worker -1", "main", "2147483648",
+                                        "4294967297"};
+    for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+        assert_null(strstr(b.data, never[i]));
     buf_free(&b);
     why_result_free(&r);
     set_free(&s);
