@@ -14,6 +14,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/jsondoc.h"
+#include "util/rfc3339.h"
 #include "util/xalloc.h"
 
 #define WHY_DEFAULT_SINCE (24.0 * 3600)
@@ -88,6 +89,10 @@ int cmd_why(int argc, char **argv)
     }
     double now = clock_wall();
     double from = now - (o.since_set ? o.since : WHY_DEFAULT_SINCE);
+    /* No record is older than year 0000; further back is too far for a
+     * time_t to show. */
+    if (from < RFC3339_FIRST)
+        from = RFC3339_FIRST;
     struct store_index ix;
     char msg[512];
     if (store_index_load(dir, from - WHY_CONTEXT_S, 0, &ix, msg, sizeof(msg)) != 0) {

@@ -58,6 +58,14 @@ static void raise_to(uint64_t *most, const struct jd *v, const char *key)
         *most = jd_getu64(v, key);
 }
 
+/* Member key of v as a pid: from 1 to 2^31 - 1, pid_t's range; 0 for null
+ * or a number no process can have (a damaged record). */
+static int64_t pid_of(const struct jd *v, const char *key)
+{
+    int64_t x = jd_getint(v, key, 0);
+    return x > 0 && x <= INT32_MAX ? x : 0;
+}
+
 /* Whether member key of v is the string s (never when s is NULL). */
 static bool str_is(const struct jd *v, const char *key, const char *s)
 {
@@ -73,17 +81,17 @@ static const struct jd *obj(const struct jd *v, const char *key)
 
 static const struct jd *item_with_int(const struct jd *a, const char *key, int64_t v)
 {
-    for (size_t i = 0; a && i < a->n; i++)
-        if (jd_getint(&a->items[i], key, -1) == v)
-            return &a->items[i];
+    for (size_t i = 0; i < jd_len(a); i++)
+        if (jd_getint(jd_at(a, i), key, -1) == v)
+            return jd_at(a, i);
     return NULL;
 }
 
 static const struct jd *item_with_str(const struct jd *a, const char *key, const char *s)
 {
-    for (size_t i = 0; a && i < a->n; i++)
-        if (str_is(&a->items[i], key, s))
-            return &a->items[i];
+    for (size_t i = 0; i < jd_len(a); i++)
+        if (str_is(jd_at(a, i), key, s))
+            return jd_at(a, i);
     return NULL;
 }
 
@@ -244,12 +252,12 @@ static int64_t group_before(const struct why_source *src, size_t i, int64_t pid)
     size_t k = snapshot_near(src, i, -1);
     for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1)) {
         const struct jd *gs = jd_get(doc(src, k), "groups");
-        for (size_t g = 0; gs && g < gs->n; g++) {
+        for (size_t g = 0; g < jd_len(gs); g++) {
             for (size_t l = 0; l < 2; l++) {
-                const struct jd *ps = jd_get(&gs->items[g], lists[l]);
-                for (size_t j = 0; ps && j < ps->n; j++)
-                    if (jd_int(&ps->items[j], 0) == pid)
-                        return jd_getint(&gs->items[g], "main_pid", 0);
+                const struct jd *ps = jd_get(jd_at(gs, g), lists[l]);
+                for (size_t j = 0; j < jd_len(ps); j++)
+                    if (jd_int(jd_at(ps, j), 0) == pid)
+                        return jd_getint(jd_at(gs, g), "main_pid", 0);
             }
         }
     }
@@ -286,8 +294,8 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
 {
     if (!abnormal_exit(ev, &d->cause))
         return false;
-    d->has_pid = jd_has(ev, "pid", JD_NUM);
-    d->pid = jd_getint(ev, "pid", 0);
+    d->pid = pid_of(ev, "pid");
+    d->has_pid = d->pid != 0;
     fill_str(&d->comm, ev, "comm");
     fill_str(&d->role, ev, "role");
     if (d->has_pid && was_main(src, i, d->pid)) {
@@ -296,8 +304,8 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
         free(d->role);
         d->role = xstrdup("main");
     }
-    d->has_group = jd_has(ev, "group", JD_NUM);
-    d->group = jd_getint(ev, "group", 0);
+    d->group = pid_of(ev, "group");
+    d->has_group = d->group != 0;
     if (d->has_pid && !d->has_group) {
         /* Its main died a moment before it, and the last model saw it
          * without its group: the snapshots before still show it. */
@@ -316,11 +324,11 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
 static bool from_oom(struct why_death *d, const struct why_source *src, size_t i,
                      const struct jd *ev)
 {
-    int64_t victim = jd_getint(ev, "victim", 0);
-    if (victim > 0 && victim_has_exit(src, i, victim))
+    int64_t victim = pid_of(ev, "victim");
+    if (victim && victim_has_exit(src, i, victim))
         return false;
     d->cause = "oom_kill";
-    d->has_pid = victim > 0;
+    d->has_pid = victim != 0;
     d->pid = victim;
     fill_str(&d->comm, ev, "victim_comm");
     d->signal = xstrdup("SIGKILL");
@@ -357,10 +365,10 @@ static void job_pids(const struct why_death *d, const struct jd *s, struct pidse
     pidset_add(ps, main);
     const struct jd *g = snap_group(s, main);
     const struct jd *w = jd_get(g, "workers"), *m = jd_get(g, "shm_managers");
-    for (size_t i = 0; w && i < w->n; i++)
-        pidset_add(ps, jd_int(&w->items[i], 0));
-    for (size_t i = 0; m && i < m->n; i++)
-        pidset_add(ps, jd_int(&m->items[i], 0));
+    for (size_t i = 0; i < jd_len(w); i++)
+        pidset_add(ps, jd_int(jd_at(w, i), 0));
+    for (size_t i = 0; i < jd_len(m); i++)
+        pidset_add(ps, jd_int(jd_at(m, i), 0));
 }
 
 /* Whether segment sg is d's job's: held by one of its processes, of its
@@ -372,8 +380,8 @@ static bool seg_of_job(const struct jd *sg, const struct pidset *ps, int64_t mai
     if (pidset_has(ps, jd_getint(sg, "creator_pid", 0)))
         return true;
     const struct jd *hs = jd_get(sg, "holders");
-    for (size_t i = 0; hs && i < hs->n; i++)
-        if (pidset_has(ps, jd_getint(&hs->items[i], "pid", 0)))
+    for (size_t i = 0; i < jd_len(hs); i++)
+        if (pidset_has(ps, jd_getint(jd_at(hs, i), "pid", 0)))
             return true;
     return false;
 }
@@ -390,30 +398,30 @@ static const struct jd *find_mount(const struct why_death *d, const struct jd *s
     const struct jd *segs = jd_get(s, "segments");
     const struct jd *best = NULL;
     uint64_t best_bytes = 0;
-    for (size_t k = 0; k < ms->n; k++) {
-        const char *id = jd_getstr(&ms->items[k], "id", NULL);
+    for (size_t k = 0; k < jd_len(ms); k++) {
+        const char *id = jd_getstr(jd_at(ms, k), "id", NULL);
         uint64_t bytes = 0;
         bool any = false;
-        for (size_t i = 0; segs && i < segs->n; i++) {
-            const struct jd *sg = &segs->items[i];
+        for (size_t i = 0; i < jd_len(segs); i++) {
+            const struct jd *sg = jd_at(segs, i);
             if (str_is(sg, "mount_id", id) && seg_of_job(sg, &ps, job_of(d))) {
                 bytes += jd_getu64(sg, "alloc_bytes");
                 any = true;
             }
         }
         if (any && (!best || bytes > best_bytes)) {
-            best = &ms->items[k];
+            best = jd_at(ms, k);
             best_bytes = bytes;
         }
     }
     if (best)
         return best;
-    for (size_t k = 0; k < ms->n; k++) {
-        const struct jd *cs = jd_get(&ms->items[k], "containers");
-        if (d->container ? item_with_str(cs, "id", d->container) != NULL : !cs || cs->n == 0)
-            return &ms->items[k];
+    for (size_t k = 0; k < jd_len(ms); k++) {
+        const struct jd *cs = jd_get(jd_at(ms, k), "containers");
+        if (d->container ? item_with_str(cs, "id", d->container) != NULL : jd_len(cs) == 0)
+            return jd_at(ms, k);
     }
-    return &ms->items[0];
+    return jd_at(ms, 0);
 }
 
 /* The biggest groups with segments on d's mount in snapshot s, biggest
@@ -421,11 +429,11 @@ static const struct jd *find_mount(const struct why_death *d, const struct jd *s
 static void top_groups(struct why_death *d, const struct jd *s)
 {
     const struct jd *segs = jd_get(s, "segments"), *gs = jd_get(s, "groups");
-    for (size_t g = 0; gs && g < gs->n; g++) {
-        int64_t main = jd_getint(&gs->items[g], "main_pid", 0);
+    for (size_t g = 0; g < jd_len(gs); g++) {
+        int64_t main = jd_getint(jd_at(gs, g), "main_pid", 0);
         uint64_t bytes = 0;
-        for (size_t i = 0; segs && i < segs->n; i++) {
-            const struct jd *sg = &segs->items[i];
+        for (size_t i = 0; i < jd_len(segs); i++) {
+            const struct jd *sg = jd_at(segs, i);
             if (str_is(sg, "mount_id", d->mount_id) && jd_getint(sg, "group", 0) == main)
                 bytes += jd_getu64(sg, "alloc_bytes");
         }
@@ -439,8 +447,8 @@ static void top_groups(struct why_death *d, const struct jd *s)
         if (d->ntop < WHY_TOP)
             d->ntop++;
         memmove(&d->top[at + 1], &d->top[at], (d->ntop - 1 - at) * sizeof(d->top[0]));
-        const struct jd *w = jd_get(&gs->items[g], "workers");
-        d->top[at] = (struct why_group){main, bytes, w ? w->n : 0};
+        const struct jd *w = jd_get(jd_at(gs, g), "workers");
+        d->top[at] = (struct why_group){main, bytes, jd_len(w)};
     }
 }
 
@@ -535,8 +543,8 @@ static void container_before(struct why_death *d, const struct end *e)
         if (!str_is(p, "container", d->container))
             continue;
         const struct jd *ms = jd_get(s, "mounts"), *c = NULL;
-        for (size_t i = 0; ms && i < ms->n && !c; i++)
-            c = mount_ctr(&ms->items[i], d->container);
+        for (size_t i = 0; i < jd_len(ms) && !c; i++)
+            c = mount_ctr(jd_at(ms, i), d->container);
         if (!c)
             continue;
         fill_str(&d->container_name, c, "name");
@@ -565,9 +573,9 @@ static void moment(struct why_death *d, const struct end *e)
     const struct jd *p = d->has_pid ? snap_proc(before ? before : at, d->pid) : NULL;
     fill_str(&d->comm, p, "comm");
     fill_str(&d->role, p, "role");
-    if (!d->has_group && jd_has(p, "group", JD_NUM)) {
+    if (!d->has_group && pid_of(p, "group")) {
         d->has_group = true;
-        d->group = jd_getint(p, "group", 0);
+        d->group = pid_of(p, "group");
     }
     fill_str(&d->container, p, "container");
     const struct jd *c = mount_ctr(sm, d->container);
@@ -706,8 +714,8 @@ static void left_behind(struct why_death *d, const struct end *e)
     d->has_left = true;
     int64_t job = job_of(d);
     const struct jd *segs = jd_get(doc(e->src, li), "segments");
-    for (size_t i = 0; segs && i < segs->n; i++) {
-        const struct jd *sg = &segs->items[i];
+    for (size_t i = 0; i < jd_len(segs); i++) {
+        const struct jd *sg = jd_at(segs, i);
         if (!str_is(sg, "state", "orphan") && !str_is(sg, "state", "unheld"))
             continue;
         if (!seg_of_job(sg, &ps, job))

@@ -19,6 +19,7 @@
 #include "util/buf.h"
 #include "util/escape.h"
 #include "util/fileio.h"
+#include "util/jsondoc.h"
 #include "util/rfc3339.h"
 #include "util/safefile.h"
 #include "util/xalloc.h"
@@ -463,8 +464,10 @@ static const char *member(const char *p, const char *end, char *key, size_t n)
     return skip_ws(p + 1, end);
 }
 
-/* A line's kind, time and event kind from its first two members. */
-static enum line_kind read_start(const char *p, const char *end, double *t, char *event, size_t en)
+/* A line's kind, time and event kind from its first two members; for a
+ * header or a snapshot, *version is its number ("recording": 1). */
+static enum line_kind read_start(const char *p, const char *end, double *t, char *event, size_t en,
+                                 unsigned long *version)
 {
     char key[16], when[48];
     enum line_kind kind;
@@ -481,8 +484,8 @@ static enum line_kind read_start(const char *p, const char *end, double *t, char
         kind = key[0] == 'r' ? LINE_HEADER : LINE_SNAPSHOT;
         if (p >= end || *p < '1' || *p > '9')
             return LINE_BAD;
-        while (p < end && *p >= '0' && *p <= '9')
-            p++;
+        for (*version = 0; p < end && *p >= '0' && *p <= '9'; p++)
+            *version = *version < 1000000 ? *version * 10 + (unsigned long)(*p - '0') : *version;
     } else {
         return LINE_BAD;
     }
@@ -516,13 +519,19 @@ __attribute__((format(printf, 3, 4))) static void warn(struct store_index *ix, s
     va_end(ap);
 }
 
-/* The lines of file fi (its text in data) into the index; damage warned. */
-static void index_file(struct store_index *ix, size_t *icap, size_t *wcap, uint32_t fi,
+/* The lines of file fi (its text in data) into the index; damage warned.
+ * False when the file is no recording this reader can read. */
+static bool index_file(struct store_index *ix, size_t *icap, size_t *wcap, uint32_t fi,
                        const char *data, size_t len, double from, double to, const char *shown)
 {
     const char *name = ix->files[fi];
     const char *end = data + len;
     size_t bad = 0, first_bad = 0;
+    if (len == 0) {
+        /* The recorder died between making the file and writing its header. */
+        warn(ix, wcap, "%s/%s: not a recording (empty)", shown, name);
+        return false;
+    }
     for (const char *p = data; p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         uint64_t off = (uint64_t)(p - data);
@@ -533,10 +542,18 @@ static void index_file(struct store_index *ix, size_t *icap, size_t *wcap, uint3
         }
         double t;
         char event[sizeof(ix->items[0].event)];
-        enum line_kind k = read_start(p, nl, &t, event, sizeof(event));
+        unsigned long version = 0;
+        enum line_kind k = read_start(p, nl, &t, event, sizeof(event), &version);
         if (off == 0 && k != LINE_HEADER) {
             warn(ix, wcap, "%s/%s: not a recording (no header)", shown, name);
-            return;
+            return false;
+        }
+        if (off == 0 && version != 1) {
+            /* Fields are only ever added within version 1: another
+             * version's records would be read wrongly. */
+            warn(ix, wcap, "%s/%s: a recording of version %lu, not 1 (a newer shmwatch's): skipped",
+                 shown, name, version);
+            return false;
         }
         if (k == LINE_BAD || (k == LINE_HEADER && off)) {
             if (!bad++)
@@ -558,6 +575,7 @@ static void index_file(struct store_index *ix, size_t *icap, size_t *wcap, uint3
     else if (bad)
         warn(ix, wcap, "%s/%s: offset %zu: not a shmwatch record (and %zu more such lines)",
              shown, name, first_bad, bad - 1);
+    return true;
 }
 
 static int entry_cmp(const void *a, const void *b)
@@ -570,14 +588,28 @@ static int entry_cmp(const void *a, const void *b)
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* The hostname of a recording's header (the first line of data), as a new
+ * string; NULL when it names none. */
+static char *header_host(const char *data, size_t len)
+{
+    const char *nl = memchr(data, '\n', len);
+    struct jd *h = nl ? jd_parse(data, (size_t)(nl - data), NULL, 0) : NULL;
+    char *host = jd_strdup(jd_get(h, "hostname"));
+    jd_free(h);
+    return host;
+}
+
 /* The lines of the store's files (dfd, in time order) that fall in the
- * window from..to into ix, sorted by time. */
-static void index_window(struct store_index *ix, int dfd, const struct sfile *files, size_t nfiles,
+ * window from..to into ix, sorted by time. False when files of the window
+ * were there and none of them is a recording that can be read. */
+static bool index_window(struct store_index *ix, int dfd, const struct sfile *files, size_t nfiles,
                          double from, double to, const char *shown)
 {
     ix->files = xcalloc(nfiles, sizeof(*ix->files));
     ix->nfiles = nfiles;
-    size_t icap = 0, wcap = 0;
+    size_t icap = 0, wcap = 0, tried = 0, recordings = 0;
+    char *host = NULL; /* the first recording's, that the others are held to */
+    bool mixed = false;
     struct buf data;
     buf_init(&data);
     for (size_t i = 0; i < nfiles; i++) {
@@ -590,16 +622,38 @@ static void index_window(struct store_index *ix, int dfd, const struct sfile *fi
             (to > 0 && files[i].start > to))
             continue;
         int rc = slurp(dfd, files[i].name, &data);
+        if (rc == -ENOENT) /* dropped by the recorder since the listing */
+            continue;
+        tried++;
         if (rc < 0) {
-            if (rc != -ENOENT) /* dropped by the recorder since the listing */
-                warn(ix, &wcap, "%s/%s: %s", shown, files[i].name, strerror(-rc));
+            warn(ix, &wcap, "%s/%s: %s", shown, files[i].name, strerror(-rc));
             continue;
         }
-        index_file(ix, &icap, &wcap, (uint32_t)i, data.data, data.len, from, to, shown);
+        if (!index_file(ix, &icap, &wcap, (uint32_t)i, data.data, data.len, from, to, shown))
+            continue;
+        recordings++;
+        /* Files copied together from two machines: their records would be
+         * read as one machine's, a death of one told with the other's
+         * snapshots. Said once. */
+        char *h = header_host(data.data, data.len);
+        if (h && host && strcmp(h, host) != 0 && !mixed) {
+            char *now_on = esc_term_dup(h), *before_on = esc_term_dup(host);
+            warn(ix, &wcap, "%s/%s: recorded on host %s, the files before it on %s: read as one",
+                 shown, files[i].name, now_on, before_on);
+            free(now_on);
+            free(before_on);
+            mixed = true;
+        }
+        if (h && !host)
+            host = h;
+        else
+            free(h);
     }
+    free(host);
     buf_free(&data);
     if (ix->n)
         qsort(ix->items, ix->n, sizeof(*ix->items), entry_cmp);
+    return recordings > 0 || tried == 0;
 }
 
 int store_index_load(const char *dir, double from, double to, struct store_index *ix, char *msg,
@@ -618,8 +672,11 @@ int store_index_load(const char *dir, double from, double to, struct store_index
     } else if (!nfiles) {
         snprintf(msg, n, "%s: nothing recorded (no YYYYMMDDTHHMMSSZ.jsonl files)", shown);
         rc = -ENOENT;
-    } else {
-        index_window(ix, dfd, files, nfiles, from, to, shown);
+    } else if (!index_window(ix, dfd, files, nfiles, from, to, shown)) {
+        /* Only what cannot be read: an answer from it would be no answer. */
+        snprintf(msg, n, "%s%s", ix->warnings[0],
+                 ix->nwarnings > 1 ? " (and more files that cannot be read)" : "");
+        rc = -ENOENT;
     }
     if (rc < 0)
         store_index_free(ix);

@@ -41,8 +41,10 @@ bool when_parse(const char *s, double now, double *t)
     if (!s || !*s)
         return false;
     if (s[0] == '-') {
+        /* No record is older than year 0000: a duration back past it is
+         * none a recording can hold, and too far back for a time_t. */
         double ago;
-        if (!parse_duration(s + 1, &ago) || ago < 0)
+        if (!parse_duration(s + 1, &ago) || ago < 0 || now - ago < RFC3339_FIRST)
             return false;
         *t = now - ago;
         return true;

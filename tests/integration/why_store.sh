@@ -259,6 +259,13 @@ assert_eq "$(wc -l <"$W.err")" 1 "in one line ($(cat "$W.err"))"
 why "$W/none"
 assert_eq "$WHY_RC" 1 "no such directory: status 1"
 
+# A --since from before any time a record can have: the window begins at
+# year 0, told as a date.
+why "$W/deaths" --since 99999999999999999999999s
+assert_eq "$WHY_RC" 4 "--since past year 0: the whole recording ($(head -c 300 "$W.err"))"
+grep -q "between 0-01-01 00:00:00 UTC and " "$W.out" || fail "the window's start is no date: $(head -n 1 "$W.out")"
+ok "--since past year 0 reads from year 0"
+
 # A day of snapshots every 10 s: the answer within a second of CPU.
 mkstore "$W/day" day
 du -sh "$W/day" | sed 's/^/  recording: /'

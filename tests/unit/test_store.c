@@ -406,6 +406,76 @@ static void test_foreign(void **state)
     store_index_free(&ix);
 }
 
+/* File name in d's store, holding text. */
+static void put_file(const struct tdir *d, const char *name, const char *text)
+{
+    char path[160];
+    snprintf(path, sizeof(path), "%s/%s", d->store, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* An empty file (the recorder died before its header) and a recording of
+ * another version are named and skipped; a store of nothing else is no
+ * recording, as an empty directory is not. */
+static void test_unreadable_files(void **state)
+{
+    struct tdir *d = *state;
+    char msg[512];
+    assert_int_equal(mkdir(d->store, 0700), 0);
+    put_file(d, "20200101T000000Z.jsonl", "");
+    struct store_index ix;
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), -ENOENT);
+    char want[256];
+    snprintf(want, sizeof(want), "%s/20200101T000000Z.jsonl: not a recording (empty)", d->store);
+    assert_string_equal(msg, want);
+
+    put_file(d, "20200101T010000Z.jsonl",
+             "{\"recording\":2,\"time\":\"2020-01-01T01:00:00Z\"}\n"
+             "{\"event\":\"exit\",\"time\":\"2020-01-01T01:00:01Z\",\"pid\":7}\n");
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), -ENOENT);
+    assert_non_null(strstr(msg, "(and more files that cannot be read)"));
+
+    put_file(d, "20200101T020000Z.jsonl",
+             "{\"recording\":1,\"time\":\"2020-01-01T02:00:00Z\"}\n"
+             "{\"event\":\"exit\",\"time\":\"2020-01-01T02:00:01Z\",\"pid\":7}\n");
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.n, 1);
+    assert_int_equal(ix.nwarnings, 2);
+    assert_string_equal(ix.warnings[0], want);
+    assert_non_null(strstr(ix.warnings[1], "/20200101T010000Z.jsonl: a recording of version 2, "
+                                           "not 1 (a newer shmwatch's): skipped"));
+    store_index_free(&ix);
+}
+
+/* Files recorded on two machines, copied into one directory: read as one
+ * recording, and said once, the names escaped. */
+static void test_two_hosts(void **state)
+{
+    struct tdir *d = *state;
+    assert_int_equal(mkdir(d->store, 0700), 0);
+    static const char *const hosts[] = {"a", "b\\u001b[31m", "a"};
+    for (int i = 0; i < 3; i++) {
+        char name[32], text[256];
+        snprintf(name, sizeof(name), "20200101T0%d0000Z.jsonl", i);
+        snprintf(text, sizeof(text),
+                 "{\"recording\":1,\"time\":\"2020-01-01T0%d:00:00Z\",\"hostname\":\"%s\"}\n"
+                 "{\"event\":\"exit\",\"time\":\"2020-01-01T0%d:00:01Z\",\"pid\":7}\n",
+                 i, hosts[i], i);
+        put_file(d, name, text);
+    }
+    struct store_index ix;
+    char msg[256];
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.n, 3);
+    assert_int_equal(ix.nwarnings, 1);
+    assert_non_null(strstr(ix.warnings[0], "/20200101T010000Z.jsonl: recorded on host b\\e[31m, "
+                                           "the files before it on a: read as one"));
+    store_index_free(&ix);
+}
+
 /* A second writer is refused with the first one's pid, a real child's. */
 static void test_second_writer(void **state)
 {
@@ -567,6 +637,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_max_age, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unreadable_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_hosts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_second_writer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_dirs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_disk, setup, teardown),

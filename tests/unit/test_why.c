@@ -749,6 +749,67 @@ static void test_container_before(void **state)
     set_free(&s);
 }
 
+/* A damaged or foreign snapshot whose lists are strings, numbers or
+ * objects: read as empty lists, never walked as arrays. */
+static void test_lists_of_other_types(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    add(&s, T0,
+        "{\"schema\":1,\"time\":\"x\",\"processes\":\"abcdefgh\",\"groups\":\"xyzxyz\","
+        "\"mounts\":\"mmmmmmmm\",\"segments\":\"ssss\"}");
+    add(&s, T0 + 0.5,
+        "{\"schema\":1,\"time\":\"x\",\"processes\":{\"a\":1},"
+        "\"groups\":[{\"main_pid\":100,\"workers\":\"wwwwwwww\",\"shm_managers\":7}],"
+        "\"mounts\":[{\"id\":\"m1\",\"containers\":\"cccc\"}],"
+        "\"segments\":[{\"mount_id\":\"m1\",\"group\":100,\"holders\":\"hhhh\"}]}");
+    exit_event(&s, T0 + 1, (struct exit_ev){.pid = 101, .comm = "pt_data_worker", .role = "worker",
+                                            .group = 100, .ctr = "abc", .signal = "SIGBUS",
+                                            .cause = "sigbus"});
+    add(&s, T0 + 2,
+        "{\"schema\":1,\"time\":\"x\",\"processes\":12,\"groups\":{\"g\":[1]},"
+        "\"mounts\":[{\"id\":\"m1\",\"containers\":{\"id\":\"abc\"}}],\"segments\":true}");
+    assert_int_equal(count_ends(&s, NULL), 1);
+    set_free(&s);
+}
+
+/* Pids no process can have (0, negative, past pid_t) are not known:
+ * neither the process nor its group is named by them. */
+static void test_impossible_pids(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    static const char *const lines[] = {
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":0,\"role\":\"worker\",\"group\":-1,"
+        "\"signal\":\"SIGKILL\",\"cause\":\"signal\"}",
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":-1,\"role\":\"worker\",\"group\":2147483648,"
+        "\"signal\":\"SIGKILL\",\"cause\":\"signal\"}",
+        "{\"event\":\"exit\",\"time\":\"x\",\"pid\":18446744073709551616,\"role\":\"worker\","
+        "\"group\":0,\"signal\":\"SIGKILL\",\"cause\":\"signal\"}",
+        "{\"event\":\"oom_kill\",\"time\":\"x\",\"cgroup\":\"/x\",\"kills\":1,"
+        "\"victim\":4294967297}"};
+    for (int i = 0; i < 4; i++)
+        add(&s, T0 + 20 * i, "%s", lines[i]);
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 4);
+    for (size_t i = 0; i < r.n; i++) {
+        assert_false(r.d[i].has_pid);
+        assert_false(r.d[i].has_group);
+    }
+    struct whyreport_in in = {.r = &r, .from = T0 - 1, .to = T0 + 61};
+    struct buf b;
+    buf_init(&b);
+    whyreport_text(&b, &in);
+    static const char *const never[] = {"worker 0", "worker -1", "main", "2147483648",
+                                        "4294967297"};
+    for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+        assert_null(strstr(b.data, never[i]));
+    buf_free(&b);
+    why_result_free(&r);
+    set_free(&s);
+}
+
 static void test_formats(void **state)
 {
     (void)state;
@@ -772,6 +833,8 @@ int main(void)
         cmocka_unit_test(test_died_during_scan),
         cmocka_unit_test(test_container_before),
         cmocka_unit_test(test_without_facts),
+        cmocka_unit_test(test_lists_of_other_types),
+        cmocka_unit_test(test_impossible_pids),
         cmocka_unit_test(test_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
