@@ -17,10 +17,9 @@
  * is written back as it was. Returns dst. */
 const char *rfc3339_format(char *dst, size_t n, double t);
 
-/* The times rfc3339_parse reads, those of four-digit years: from
- * 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z. */
+/* The first time rfc3339_parse reads (four-digit years):
+ * 0000-01-01T00:00:00Z. */
 #define RFC3339_FIRST (-62167219200.0)
-#define RFC3339_LAST 253402300799.0
 
 /* An RFC 3339 time, fractions and offsets ("+02:00") allowed, as Unix
  * seconds into *t; false when s is not one. */
