@@ -56,8 +56,11 @@ bool rfc3339_parse(const char *s, double *t)
         !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' ||
         !digits(s + 17, 2, &sec))
         return false;
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
-        return false;
+    static const int month_days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    if (mo < 1 || mo > 12 || d < 1 || d > month_days[mo - 1] || (mo == 2 && d == 29 && !leap) ||
+        h > 23 || mi > 59 || sec > 60)
+        return false; /* a day the month has not (2026-02-31) is no date, not March 3 */
     const char *p = s + 19;
     double frac = 0, scale = 0.1;
     if (*p == '.') {

@@ -19,6 +19,15 @@ static void test_parse(void **state)
     assert_true(rfc3339_parse("1969-12-31T23:59:59Z", &t) && t == -1);
     assert_false(rfc3339_parse("2026-12-05T03:12:07", &t));
     assert_false(rfc3339_parse("2026-13-05T03:12:07Z", &t));
+    /* Days the month has not; February 29th of a leap year only. */
+    assert_false(rfc3339_parse("2026-02-31T03:12:07Z", &t));
+    assert_false(rfc3339_parse("2026-04-31T03:12:07Z", &t));
+    assert_false(rfc3339_parse("2026-02-29T03:12:07Z", &t));
+    assert_false(rfc3339_parse("1900-02-29T03:12:07Z", &t));
+    assert_true(rfc3339_parse("2024-02-29T00:00:00Z", &t));
+    assert_true(t == 1709164800.0);
+    assert_true(rfc3339_parse("2000-02-29T00:00:00Z", &t));
+    assert_true(rfc3339_parse("2026-12-31T23:59:59Z", &t));
     assert_false(rfc3339_parse("2026-12-05T24:12:07Z", &t));
     assert_false(rfc3339_parse("2026-12-05T03:12:07.Z", &t));
     assert_false(rfc3339_parse("2026-12-05T03:12:07Zjunk", &t));
