@@ -5,13 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A pid: positive and in pid_t's range; 0 when not known. */
-static pid_t pid_of(const struct jd *doc, const char *key)
-{
-    int64_t v = jd_getint(doc, key, 0);
-    return v > 0 && v <= 0x7fffffff ? (pid_t)v : 0;
-}
-
 JD_NAME_READER(role_of, enum proc_role, proc_role_name, ROLE_NONE, ROLE_HOLDER, ROLE_NONE)
 JD_NAME_READER(signal_of, int, exit_signal_name, 1, 63, 0)
 JD_NAME_READER(cause_of, enum exit_cause, exit_cause_name, CAUSE_SIGBUS, CAUSE_UNKNOWN,
@@ -49,10 +42,10 @@ int evload_build(const struct jd *doc, double t, struct event *e, char *err, siz
     e->container_name = jd_strdup(jd_get(doc, "container_name"));
     switch (e->kind) {
     case EV_EXIT:
-        e->pid = pid_of(doc, "pid");
+        e->pid = jd_getpid(doc, "pid");
         snprintf(e->comm, sizeof(e->comm), "%s", jd_getstr(doc, "comm", ""));
         e->role = role_of(jd_getstr(doc, "role", NULL));
-        e->group = pid_of(doc, "group");
+        e->group = jd_getpid(doc, "group");
         e->has_exit_code = jd_has(doc, "exit_code", JD_NUM);
         e->exit_code = (int)jd_getint(doc, "exit_code", 0);
         e->signal = signal_of(jd_getstr(doc, "signal", NULL));
@@ -62,7 +55,7 @@ int evload_build(const struct jd *doc, double t, struct event *e, char *err, siz
     case EV_OOM_KILL:
         e->cgroup = jd_strdup(jd_get(doc, "cgroup"));
         e->kills = jd_getu64(doc, "kills");
-        e->victim = pid_of(doc, "victim");
+        e->victim = jd_getpid(doc, "victim");
         snprintf(e->victim_comm, sizeof(e->victim_comm), "%s", jd_getstr(doc, "victim_comm", ""));
         break;
     case EV_SEGMENTS:
@@ -83,7 +76,7 @@ int evload_build(const struct jd *doc, double t, struct event *e, char *err, siz
         e->what = what_of(jd_getstr(doc, "what", NULL));
         e->detail = jd_strdup(jd_get(doc, "detail"));
         e->stalled_s = jd_getnum(doc, "stalled_s", 0);
-        e->stalled_pid = pid_of(doc, "stalled_pid");
+        e->stalled_pid = jd_getpid(doc, "stalled_pid");
         e->stalled_fd = (int)jd_getint(doc, "stalled_fd", -1);
         break;
     }

@@ -58,14 +58,6 @@ static void raise_to(uint64_t *most, const struct jd *v, const char *key)
         *most = jd_getu64(v, key);
 }
 
-/* Member key of v as a pid: from 1 to 2^31 - 1, pid_t's range; 0 for null
- * or a number no process can have (a damaged record). */
-static int64_t pid_of(const struct jd *v, const char *key)
-{
-    int64_t x = jd_getint(v, key, 0);
-    return x > 0 && x <= INT32_MAX ? x : 0;
-}
-
 /* Whether member key of v is the string s (never when s is NULL). */
 static bool str_is(const struct jd *v, const char *key, const char *s)
 {
@@ -294,7 +286,7 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
 {
     if (!abnormal_exit(ev, &d->cause))
         return false;
-    d->pid = pid_of(ev, "pid");
+    d->pid = jd_getpid(ev, "pid");
     d->has_pid = d->pid != 0;
     fill_str(&d->comm, ev, "comm");
     fill_str(&d->role, ev, "role");
@@ -304,7 +296,7 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
         free(d->role);
         d->role = xstrdup("main");
     }
-    d->group = pid_of(ev, "group");
+    d->group = jd_getpid(ev, "group");
     d->has_group = d->group != 0;
     if (d->has_pid && !d->has_group) {
         /* Its main died a moment before it, and the last model saw it
@@ -324,7 +316,7 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
 static bool from_oom(struct why_death *d, const struct why_source *src, size_t i,
                      const struct jd *ev)
 {
-    int64_t victim = pid_of(ev, "victim");
+    int64_t victim = jd_getpid(ev, "victim");
     if (victim && victim_has_exit(src, i, victim))
         return false;
     d->cause = "oom_kill";
@@ -573,9 +565,9 @@ static void moment(struct why_death *d, const struct end *e)
     const struct jd *p = d->has_pid ? snap_proc(before ? before : at, d->pid) : NULL;
     fill_str(&d->comm, p, "comm");
     fill_str(&d->role, p, "role");
-    if (!d->has_group && pid_of(p, "group")) {
-        d->has_group = true;
-        d->group = pid_of(p, "group");
+    if (!d->has_group) {
+        d->group = jd_getpid(p, "group");
+        d->has_group = d->group != 0;
     }
     fill_str(&d->container, p, "container");
     const struct jd *c = mount_ctr(sm, d->container);

@@ -338,6 +338,12 @@ uint64_t jd_getu64(const struct jd *v, const char *key)
     return x > 0 && x < 0x1p64 ? (uint64_t)x : 0;
 }
 
+int64_t jd_getpid(const struct jd *v, const char *key)
+{
+    int64_t x = jd_getint(v, key, 0);
+    return x > 0 && x <= INT32_MAX ? x : 0;
+}
+
 const char *jd_getstr(const struct jd *v, const char *key, const char *dflt)
 {
     return jd_str(jd_get(v, key), dflt);

@@ -46,6 +46,9 @@ int64_t jd_getint(const struct jd *v, const char *key, int64_t dflt);
 /* A count of bytes or events: member key of v when it is a number from 0 to
  * below 2^64, else 0. */
 uint64_t jd_getu64(const struct jd *v, const char *key);
+/* A pid: member key of v when it is from 1 to 2^31 - 1 (pid_t's range),
+ * else 0 (null, absent, or a number no process can have). */
+int64_t jd_getpid(const struct jd *v, const char *key);
 const char *jd_getstr(const struct jd *v, const char *key, const char *dflt);
 bool jd_getbool(const struct jd *v, const char *key, bool dflt);
 /* Whether v is there and of that type; whether member key of v is. */
