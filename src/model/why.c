@@ -138,19 +138,62 @@ static bool shows_running(const struct jd *s, int64_t pid)
     return p && !str_is(p, "role", "zombie");
 }
 
-static const struct jd *doc(const struct why_source *s, size_t i)
+/* The records being read, and where the snapshots and fill events among
+ * them are: for each record i (and n, past the last) the last snapshot
+ * before it, the first after it and the first fill event at or after it
+ * (SIZE_MAX: none), found in one pass each way, so that what an end reads
+ * around it is looked up rather than searched for through every record
+ * between. */
+struct recording {
+    const struct why_source *src;
+    const struct why_rec *recs;
+    size_t n;
+    size_t *prev, *next, *fill; /* n + 1 each */
+};
+
+static void recording_init(struct recording *rc, const struct why_source *src)
 {
-    return i < s->n ? s->doc(s->ctx, i) : NULL;
+    *rc = (struct recording){.src = src, .recs = src->recs, .n = src->n};
+    rc->prev = xcalloc(src->n + 1, sizeof(*rc->prev));
+    rc->next = xcalloc(src->n + 1, sizeof(*rc->next));
+    rc->fill = xcalloc(src->n + 1, sizeof(*rc->fill));
+    size_t last = SIZE_MAX;
+    for (size_t i = 0; i <= src->n; i++) {
+        rc->prev[i] = last;
+        if (i < src->n && src->recs[i].snapshot)
+            last = i;
+    }
+    size_t snap = SIZE_MAX, fill = SIZE_MAX;
+    for (size_t i = src->n + 1; i-- > 0;) {
+        rc->next[i] = snap;
+        if (i < src->n && src->recs[i].snapshot)
+            snap = i;
+        if (i < src->n && !strcmp(src->recs[i].event, "fill"))
+            fill = i;
+        rc->fill[i] = fill;
+    }
 }
 
-static const struct jd *event_of(const struct why_source *s, size_t j, const char *kind)
+static void recording_free(struct recording *rc)
+{
+    free(rc->prev);
+    free(rc->next);
+    free(rc->fill);
+}
+
+static const struct jd *doc(const struct recording *s, size_t i)
+{
+    return i < s->n ? s->src->doc(s->src->ctx, i) : NULL;
+}
+
+static const struct jd *event_of(const struct recording *s, size_t j, const char *kind)
 {
     return !strcmp(s->recs[j].event, kind) ? doc(s, j) : NULL;
 }
 
 /* Record j parsed when it is an event of kind within WHY_NEAR_S of record
  * i, else NULL. */
-static const struct jd *event_near(const struct why_source *s, size_t j, size_t i, const char *kind)
+static const struct jd *event_near(const struct recording *s, size_t j, size_t i, const char *kind)
 {
     double dt = s->recs[j].t - s->recs[i].t;
     return dt < -WHY_NEAR_S || dt > WHY_NEAR_S ? NULL : event_of(s, j, kind);
@@ -158,24 +201,24 @@ static const struct jd *event_near(const struct why_source *s, size_t j, size_t 
 
 /* The snapshot nearest record i on one side: the last before (dir -1) or
  * the first after (dir +1); SIZE_MAX when none. */
-static size_t snapshot_near(const struct why_source *s, size_t i, int dir)
+static size_t snapshot_near(const struct recording *s, size_t i, int dir)
 {
-    for (size_t j = i; dir < 0 ? j-- > 0 : ++j < s->n;)
-        if (s->recs[j].snapshot && doc(s, j))
-            return j;
-    return SIZE_MAX;
+    size_t j = i > s->n ? SIZE_MAX : dir < 0 ? s->prev[i] : s->next[i];
+    while (j != SIZE_MAX && !doc(s, j))
+        j = dir < 0 ? s->prev[j] : s->next[j];
+    return j;
 }
 
 /* An end being explained: its event, and the snapshots around it (SIZE_MAX:
  * none). */
 struct end {
-    const struct why_source *src;
+    const struct recording *src;
     size_t i;
     size_t before; /* the last before it that shows its process running, else the last */
     size_t at;     /* the first after it */
 };
 
-static struct end around(const struct why_source *src, size_t i, const struct why_death *d)
+static struct end around(const struct recording *src, size_t i, const struct why_death *d)
 {
     /* Before, then at: each reads records, and a damaged one is warned of
      * in the order read. */
@@ -227,7 +270,7 @@ static bool abnormal_exit(const struct jd *ev, const char **cause)
 
 /* Whether pid was a DataLoader group's main in a snapshot shortly before
  * record i. */
-static bool was_main(const struct why_source *src, size_t i, int64_t pid)
+static bool was_main(const struct recording *src, size_t i, int64_t pid)
 {
     size_t k = snapshot_near(src, i, -1);
     for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1))
@@ -238,7 +281,7 @@ static bool was_main(const struct why_source *src, size_t i, int64_t pid)
 
 /* The main of the DataLoader group that had pid among its workers or shm
  * managers in a snapshot shortly before record i, 0 for none. */
-static int64_t group_before(const struct why_source *src, size_t i, int64_t pid)
+static int64_t group_before(const struct recording *src, size_t i, int64_t pid)
 {
     static const char *const lists[] = {"workers", "shm_managers"};
     size_t k = snapshot_near(src, i, -1);
@@ -258,7 +301,7 @@ static int64_t group_before(const struct why_source *src, size_t i, int64_t pid)
 
 /* The OOM kill event near exit event i whose victim is pid, else the first
  * near it that names a cgroup. */
-static const struct jd *oom_event(const struct why_source *src, size_t i, int64_t pid)
+static const struct jd *oom_event(const struct recording *src, size_t i, int64_t pid)
 {
     const struct jd *any = NULL;
     for (size_t j = 0; j < src->n; j++) {
@@ -272,7 +315,7 @@ static const struct jd *oom_event(const struct why_source *src, size_t i, int64_
 }
 
 /* Whether an exit event near oom_kill event k tells the end of its victim. */
-static bool victim_has_exit(const struct why_source *src, size_t k, int64_t victim)
+static bool victim_has_exit(const struct recording *src, size_t k, int64_t victim)
 {
     for (size_t j = 0; j < src->n; j++)
         if (jd_getint(event_near(src, j, k, "exit"), "pid", 0) == victim)
@@ -281,7 +324,7 @@ static bool victim_has_exit(const struct why_source *src, size_t k, int64_t vict
 }
 
 /* d from exit event i (ev); false when that is no abnormal end. */
-static bool from_exit(struct why_death *d, const struct why_source *src, size_t i,
+static bool from_exit(struct why_death *d, const struct recording *src, size_t i,
                       const struct jd *ev)
 {
     if (!abnormal_exit(ev, &d->cause))
@@ -313,7 +356,7 @@ static bool from_exit(struct why_death *d, const struct why_source *src, size_t 
 }
 
 /* d from oom_kill event i (ev); false when its victim's exit event tells it. */
-static bool from_oom(struct why_death *d, const struct why_source *src, size_t i,
+static bool from_oom(struct why_death *d, const struct recording *src, size_t i,
                      const struct jd *ev)
 {
     int64_t victim = jd_getpid(ev, "victim");
@@ -478,8 +521,8 @@ static void mount_fill(struct why_death *d, const struct end *e, const struct jd
     }
     /* A fill event between the two snapshots may have seen more. */
     size_t lo = e->before != SIZE_MAX ? e->before : 0, hi = e->at != SIZE_MAX ? e->at : e->i;
-    for (size_t k = lo; k < hi; k++) {
-        const struct jd *ev = event_of(e->src, k, "fill");
+    for (size_t k = e->src->fill[lo]; k < hi; k = e->src->fill[k + 1]) {
+        const struct jd *ev = doc(e->src, k);
         if (str_is(ev, "mount_id", d->mount_id))
             raise_to(&d->used_peak, ev, "used_bytes");
     }
@@ -675,7 +718,7 @@ static void follow(struct why_death *d, const struct why_result *r)
  * snapshot's time is when its scan began), and no snapshot follows it: a
  * recording stopped then, or why asked at once. SIZE_MAX when it shows the
  * job still running. */
-static size_t snapshot_ended(const struct why_source *src, size_t i, const struct why_death *d)
+static size_t snapshot_ended(const struct recording *src, size_t i, const struct why_death *d)
 {
     size_t k = snapshot_near(src, i, -1);
     if (k == SIZE_MAX)
@@ -862,9 +905,12 @@ static void death_free(struct why_death *d)
     free(d->diagnosis);
 }
 
-void why_find(const struct why_source *src, const struct why_filter *f, struct why_result *r)
+void why_find(const struct why_source *source, const struct why_filter *f, struct why_result *r)
 {
     memset(r, 0, sizeof(*r));
+    struct recording rc;
+    recording_init(&rc, source);
+    const struct recording *src = &rc;
     for (size_t i = 0; i < src->n; i++) {
         const struct why_rec *rec = &src->recs[i];
         if (rec->snapshot || (f->from > 0 && rec->t < f->from))
@@ -890,6 +936,7 @@ void why_find(const struct why_source *src, const struct why_filter *f, struct w
         diagnose(&d);
         *VEC_PUSH(r->d, r->n, r->cap) = d;
     }
+    recording_free(&rc);
 }
 
 void why_result_free(struct why_result *r)

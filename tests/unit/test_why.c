@@ -671,6 +671,66 @@ static void test_before_shows_it(void **state)
     set_free(&s);
 }
 
+/* Each end's snapshots, as the index of the records finds them: ends before
+ * the first snapshot, between two, between two with a snapshot that cannot
+ * be read (skipped) and a fill event, and after the last. */
+static void test_snapshots_around(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    struct exit_ev crash = {.comm = "w", .role = "holder", .signal = "SIGSEGV", .cause = "signal"};
+    crash.pid = 501;
+    exit_event(&s, T0, crash);
+    snapshot(&s, T0 + 1, (struct snap){.used = 10 * MiB});
+    crash.pid = 502;
+    exit_event(&s, T0 + 2, crash);
+    add(&s, T0 + 2.5, "{\"schema\":1,\"time\":");
+    s.recs[s.n - 1].snapshot = true; /* a snapshot's line, damaged */
+    add(&s, T0 + 2.7,
+        "{\"event\":\"fill\",\"time\":\"x\",\"mount_id\":\"m1\",\"used_bytes\":%llu,"
+        "\"size_bytes\":%llu,\"level\":\"warn\"}",
+        (unsigned long long)(30 * MiB), (unsigned long long)(64 * MiB));
+    snapshot(&s, T0 + 3, (struct snap){.used = 20 * MiB});
+    crash.pid = 503;
+    exit_event(&s, T0 + 4, crash);
+    crash.pid = 504;
+    exit_event(&s, T0 + 4.5, crash);
+    snapshot(&s, T0 + 5, (struct snap){.used = 25 * MiB});
+    crash.pid = 505;
+    exit_event(&s, T0 + 6, crash);
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 5);
+    static const struct {
+        bool before, at;
+        double t_before, t_at;
+        uint64_t used_before, used_at, peak;
+    } want[] = {
+        {false, true, 0, 1, 0, 10, 10},  /* before the first snapshot */
+        {true, true, 1, 3, 10, 20, 30},  /* the damaged one skipped; the fill between */
+        {true, true, 3, 5, 20, 25, 25},  /* the fill before the one before: not counted */
+        {true, true, 3, 5, 20, 25, 25},
+        {true, false, 5, 0, 25, 0, 25},  /* after the last */
+    };
+    for (size_t i = 0; i < r.n; i++) {
+        const struct why_death *d = &r.d[i];
+        assert_int_equal(d->pid, 501 + (int64_t)i);
+        assert_true(d->has_mount);
+        assert_int_equal(d->has_before, want[i].before);
+        assert_int_equal(d->has_at, want[i].at);
+        if (d->has_before)
+            assert_true(d->t_before == T0 + want[i].t_before);
+        if (d->has_at)
+            assert_true(d->t_at == T0 + want[i].t_at);
+        assert_int_equal(d->used_before, want[i].used_before * MiB);
+        assert_int_equal(d->used_at, want[i].used_at * MiB);
+        assert_int_equal(d->used_peak, want[i].peak * MiB);
+        assert_true(d->has_left);
+    }
+    why_result_free(&r);
+    set_free(&s);
+}
+
 /* A worker that dies while a scan is under way: that snapshot sorts before
  * its end (its time is when the scan began) but shows it a zombie, out of
  * its group, and its loader one batch short. The moment is the snapshot
@@ -830,6 +890,7 @@ int main(void)
         cmocka_unit_test(test_event_snapshot_order),
         cmocka_unit_test(test_full_for_a_batch),
         cmocka_unit_test(test_before_shows_it),
+        cmocka_unit_test(test_snapshots_around),
         cmocka_unit_test(test_died_during_scan),
         cmocka_unit_test(test_container_before),
         cmocka_unit_test(test_without_facts),
