@@ -299,12 +299,31 @@ static int64_t group_before(const struct recording *src, size_t i, int64_t pid)
     return 0;
 }
 
+/* The first record within WHY_NEAR_S before record i, and one past the
+ * last within WHY_NEAR_S after it: the records are in time order, so the
+ * events near an end are found without reading the others. */
+static size_t near_first(const struct recording *s, size_t i)
+{
+    size_t j = i;
+    while (j > 0 && s->recs[j - 1].t - s->recs[i].t >= -WHY_NEAR_S)
+        j--;
+    return j;
+}
+
+static size_t near_end(const struct recording *s, size_t i)
+{
+    size_t j = i;
+    while (j < s->n && s->recs[j].t - s->recs[i].t <= WHY_NEAR_S)
+        j++;
+    return j;
+}
+
 /* The OOM kill event near exit event i whose victim is pid, else the first
  * near it that names a cgroup. */
 static const struct jd *oom_event(const struct recording *src, size_t i, int64_t pid)
 {
     const struct jd *any = NULL;
-    for (size_t j = 0; j < src->n; j++) {
+    for (size_t j = near_first(src, i), end = near_end(src, i); j < end; j++) {
         const struct jd *ev = event_near(src, j, i, "oom_kill");
         if (ev && jd_getint(ev, "victim", 0) == pid)
             return ev;
@@ -317,7 +336,7 @@ static const struct jd *oom_event(const struct recording *src, size_t i, int64_t
 /* Whether an exit event near oom_kill event k tells the end of its victim. */
 static bool victim_has_exit(const struct recording *src, size_t k, int64_t victim)
 {
-    for (size_t j = 0; j < src->n; j++)
+    for (size_t j = near_first(src, k), end = near_end(src, k); j < end; j++)
         if (jd_getint(event_near(src, j, k, "exit"), "pid", 0) == victim)
             return true;
     return false;

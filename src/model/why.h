@@ -13,7 +13,8 @@
 
 #include "util/jsondoc.h"
 
-/* One record of the recording, in the order it was written. */
+/* One record of the recording; the records come in time order (as the
+ * store's index sorts them). */
 struct why_rec {
     double t;         /* Unix seconds */
     bool snapshot;    /* else an event */

@@ -330,6 +330,34 @@ static void test_oom(void **state)
     set_free(&s);
 }
 
+/* An OOM kill event is its victim's exit's when within 10 s of it, before
+ * or after; one further off is an end of its own. */
+static void test_oom_near(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    const char *oom = "{\"event\":\"oom_kill\",\"time\":\"x\",\"cgroup\":\"%s\",\"kills\":1,"
+                      "\"victim\":%d,\"victim_comm\":\"eater\"}";
+    add(&s, T0, oom, "/far", 999);
+    exit_event(&s, T0 + 20, (struct exit_ev){.pid = 600, .comm = "eater", .role = "holder",
+                                             .signal = "SIGKILL", .cause = "oom_kill"});
+    add(&s, T0 + 25, oom, "/near", 600);
+    add(&s, T0 + 40, oom, "/late", 600);
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 3);
+    static const struct {
+        int64_t pid;
+        const char *cgroup;
+    } want[] = {{999, "/far"}, {600, "/near"}, {600, "/late"}};
+    for (size_t i = 0; i < r.n; i++) {
+        assert_int_equal(r.d[i].pid, want[i].pid);
+        assert_string_equal(r.d[i].cgroup, want[i].cgroup);
+    }
+    why_result_free(&r);
+    set_free(&s);
+}
+
 /* The diagnoses' plainer forms: a Bus error whose mount no snapshot shows,
  * an OOM kill no record names the cgroup of, and one under the machine's
  * memory rather than a cgroup's limit. */
@@ -883,6 +911,7 @@ int main(void)
         cmocka_unit_test(test_sigbus),
         cmocka_unit_test(test_sigbus_container),
         cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_oom_near),
         cmocka_unit_test(test_killed_leftovers),
         cmocka_unit_test(test_manager_dies_in_last_scan),
         cmocka_unit_test(test_normal_and_unknown),
