@@ -441,7 +441,9 @@ static bool seg_of_job(const struct jd *sg, const struct pidset *ps, int64_t mai
 }
 
 /* d's mount in snapshot s: the one holding most of its job's segments,
- * else its container's (for a process of none, the host's), else the first. */
+ * else its container's (for a process of none, the host's), else the only
+ * one. NULL when s shows none, or several and nothing ties d to one of them:
+ * the first of them (in an --all recording the host's) would be a guess. */
 static const struct jd *find_mount(const struct why_death *d, const struct jd *s)
 {
     const struct jd *ms = jd_get(s, "mounts");
@@ -475,7 +477,7 @@ static const struct jd *find_mount(const struct why_death *d, const struct jd *s
         if (d->container ? item_with_str(cs, "id", d->container) != NULL : jd_len(cs) == 0)
             return jd_at(ms, k);
     }
-    return jd_at(ms, 0);
+    return jd_len(ms) == 1 ? jd_at(ms, 0) : NULL;
 }
 
 /* The biggest groups with segments on d's mount in snapshot s, biggest
@@ -608,22 +610,27 @@ static void container_before(struct why_death *d, const struct end *e)
 }
 
 /* The mount, its fill before and at, the budget, the biggest groups, and
- * who it was where the event did not say. */
+ * who it was where the event did not say. Without a mount, who it was is
+ * still read from the snapshots, and whether they showed mounts at all. */
 static void moment(struct why_death *d, const struct end *e)
 {
     const struct jd *before = doc(e->src, e->before), *at = doc(e->src, e->at);
     const struct jd *m = find_mount(d, before);
     if (!m)
         m = find_mount(d, at);
-    if (!m)
-        return;
-    const char *id = jd_getstr(m, "id", NULL), *path = jd_getstr(m, "path", NULL);
-    const struct jd *mb = snap_mount(before, id, path), *ma = snap_mount(at, id, path);
-    mount_fill(d, e, m, mb, ma);
-    const struct jd *s = mb ? before : at, *sm = mb ? mb : ma;
-    budget_then(d, s, sm, mb && ma ? mount_obj(at, ma, "budget") : NULL);
-    fill_str(&d->cgroup, mount_obj(s, sm, "cgroup"), "path");
-    top_groups(d, s);
+    const struct jd *sm = NULL;
+    if (m) {
+        const char *id = jd_getstr(m, "id", NULL), *path = jd_getstr(m, "path", NULL);
+        const struct jd *mb = snap_mount(before, id, path), *ma = snap_mount(at, id, path);
+        mount_fill(d, e, m, mb, ma);
+        const struct jd *s = mb ? before : at;
+        sm = mb ? mb : ma;
+        budget_then(d, s, sm, mb && ma ? mount_obj(at, ma, "budget") : NULL);
+        fill_str(&d->cgroup, mount_obj(s, sm, "cgroup"), "path");
+        top_groups(d, s);
+    } else {
+        d->mount_unknown = jd_len(jd_get(before, "mounts")) || jd_len(jd_get(at, "mounts"));
+    }
     const struct jd *p = d->has_pid ? snap_proc(before ? before : at, d->pid) : NULL;
     fill_str(&d->comm, p, "comm");
     fill_str(&d->role, p, "role");
@@ -815,6 +822,11 @@ static void sigbus_text(struct buf *b, const struct why_death *d)
             buf_printf(b, ", and %s more was promised to segments not yet written",
                        fmt_size(y, sizeof(y), d->pending_before));
         buf_adds(b, ": it filled up between two snapshots, and ");
+    } else if (d->mount_unknown) {
+        buf_adds(b, "a Bus error (SIGBUS) on a /dev/shm that is not known (the snapshots show "
+                    "several mounts, and nothing ties it to one); on a tmpfs it is a page the "
+                    "tmpfs could not give");
+        return;
     } else {
         buf_adds(b, "a Bus error (SIGBUS), and no snapshot before it shows its /dev/shm; on "
                     "a tmpfs it is a page the tmpfs could not give");

@@ -65,6 +65,9 @@ struct why_death {
     char *cgroup;        /* the memory cgroup whose OOM killer fired, or whose budget it is */
     /* Its /dev/shm: in the last snapshot before, the first at or after. */
     bool has_mount;
+    bool mount_unknown;      /* no mount: the snapshots show several, and nothing
+                              * ties it to one (not its job's segments nor its
+                              * container) */
     char *mount_id, *mount_path;
     uint64_t size;
     bool has_before, has_at;

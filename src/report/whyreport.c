@@ -83,6 +83,9 @@ static void then_text(struct buf *b, const struct why_death *d)
         buf_printf(b, "; most seen %s (%.0f %%)\n",
                    fmt_size_of(s1, sizeof(s1), d->used_peak, d->size),
                    d->size ? 100.0 * (double)d->used_peak / (double)d->size : 0.0);
+    } else if (d->mount_unknown) {
+        buf_adds(b, "  its /dev/shm is not known: the snapshots around it show several mounts, "
+                    "and nothing ties it to one\n");
     } else {
         buf_adds(b, "  no snapshot around it shows its /dev/shm\n");
     }

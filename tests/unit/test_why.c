@@ -837,6 +837,75 @@ static void test_container_before(void **state)
     set_free(&s);
 }
 
+/* Snapshots of two mounts, the host's /dev/shm and container abc's: a
+ * death in a container neither belongs to, with no segment on either, has
+ * no mount that can be named (the first, the host's, would be a guess); a
+ * host process's is the host's, and segments tie a process to their mount. */
+static void test_mount_not_known(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    const char *two = "{\"schema\":1,\"time\":\"x\",\"reason\":\"interval\",\"mounts\":["
+                      "{\"id\":\"m1\",\"path\":\"/dev/shm\",\"size_bytes\":67108864,"
+                      "\"used_bytes\":1048576,\"containers\":[]},"
+                      "{\"id\":\"m2\",\"path\":\"/run/abc/shm\",\"size_bytes\":67108864,"
+                      "\"used_bytes\":8388608,\"containers\":[{\"id\":\"abc\",\"name\":\"web\"}]}],"
+                      "\"segments\":[{\"mount_id\":\"m2\",\"name\":\"s\",\"alloc_bytes\":8388608,"
+                      "\"state\":\"in_use\",\"holders\":[{\"pid\":802}],\"group\":null}],"
+                      "\"processes\":[{\"pid\":800,\"comm\":\"lost\",\"role\":\"holder\","
+                      "\"container\":\"zzz\"}],\"groups\":[],\"budget\":null,\"cgroup\":null}";
+    add(&s, T0, "%s", two);
+    struct exit_ev bus = {.comm = "w", .role = "holder", .signal = "SIGBUS", .cause = "sigbus"};
+    bus.pid = 800;
+    bus.ctr = "zzz";
+    exit_event(&s, T0 + 1, bus);
+    bus.pid = 801;
+    bus.ctr = NULL;
+    exit_event(&s, T0 + 1.1, bus);
+    bus.pid = 802;
+    bus.ctr = "zzz";
+    exit_event(&s, T0 + 1.2, bus);
+    add(&s, T0 + 2, "%s", two);
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 3);
+    const struct why_death *d = &r.d[0];
+    assert_false(d->has_mount);
+    assert_true(d->mount_unknown);
+    assert_null(d->mount_path);
+    assert_false(d->has_budget);
+    assert_non_null(strstr(d->diagnosis, "a Bus error (SIGBUS) on a /dev/shm that is not known "
+                                         "(the snapshots show several mounts, and nothing ties "
+                                         "it to one)"));
+    assert_true(r.d[1].has_mount);
+    assert_string_equal(r.d[1].mount_id, "m1");
+    assert_true(r.d[2].has_mount);
+    assert_string_equal(r.d[2].mount_id, "m2");
+
+    /* Said plainly in the text, and a null mount in the JSON. */
+    struct whyreport_in in = {.r = &r, .from = T0 - 60, .to = T0 + 60};
+    struct buf b;
+    buf_init(&b);
+    whyreport_text(&b, &in);
+    assert_non_null(strstr(b.data, "holder 800 (w), container zzz: killed by SIGBUS (Bus error) "
+                                   "at 2025-12-05 02:00:01 UTC\n"
+                                   "  its /dev/shm is not known: the snapshots around it show "
+                                   "several mounts, and nothing ties it to one\n"
+                                   "  why: a Bus error (SIGBUS) on a /dev/shm that is not known"));
+    buf_free(&b);
+    buf_init(&b);
+    whyreport_json(&b, &in);
+    char err[128];
+    struct jd *j = jd_parse(b.data, b.len, err, sizeof(err));
+    assert_non_null(j);
+    assert_true(jd_is(jd_get(jd_at(jd_get(j, "deaths"), 0), "mount"), JD_NULL));
+    assert_string_equal(jd_getstr(jd_get(jd_at(jd_get(j, "deaths"), 2), "mount"), "id", ""), "m2");
+    jd_free(j);
+    buf_free(&b);
+    why_result_free(&r);
+    set_free(&s);
+}
+
 /* A damaged or foreign snapshot whose lists are strings, numbers or
  * objects: read as empty lists, never walked as arrays. */
 static void test_lists_of_other_types(void **state)
@@ -922,6 +991,7 @@ int main(void)
         cmocka_unit_test(test_snapshots_around),
         cmocka_unit_test(test_died_during_scan),
         cmocka_unit_test(test_container_before),
+        cmocka_unit_test(test_mount_not_known),
         cmocka_unit_test(test_without_facts),
         cmocka_unit_test(test_lists_of_other_types),
         cmocka_unit_test(test_impossible_pids),
