@@ -342,6 +342,33 @@ static bool victim_has_exit(const struct recording *src, size_t k, int64_t victi
     return false;
 }
 
+static bool same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Whether event i (ev) tells again what an earlier record of the same time
+ * told: the same exit (its pid and cause; an exit event records no start
+ * time of its process, and a pid ends at most once in a millisecond) or the
+ * same OOM kill (its cgroup and victim). A store file copied under another
+ * name holds each record twice, and each death is one. */
+static bool told_before(const struct recording *src, size_t i, const struct jd *ev)
+{
+    bool is_exit = !strcmp(src->recs[i].event, "exit");
+    for (size_t j = i; j-- > 0 && src->recs[j].t == src->recs[i].t;) {
+        const struct jd *x = event_of(src, j, src->recs[i].event);
+        if (!x)
+            continue;
+        if (is_exit && jd_getpid(x, "pid") == jd_getpid(ev, "pid") &&
+            same_str(jd_getstr(x, "cause", NULL), jd_getstr(ev, "cause", NULL)))
+            return true;
+        if (!is_exit && jd_getpid(x, "victim") == jd_getpid(ev, "victim") &&
+            same_str(jd_getstr(x, "cgroup", NULL), jd_getstr(ev, "cgroup", NULL)))
+            return true;
+    }
+    return false;
+}
+
 /* d from exit event i (ev); false when that is no abnormal end. */
 static bool from_exit(struct why_death *d, const struct recording *src, size_t i,
                       const struct jd *ev)
@@ -951,7 +978,8 @@ void why_find(const struct why_source *source, const struct why_filter *f, struc
             continue;
         const struct jd *ev = doc(src, i);
         struct why_death d = {.t = rec->t};
-        if (!ev || !(is_exit ? from_exit(&d, src, i, ev) : from_oom(&d, src, i, ev)))
+        if (!ev || told_before(src, i, ev) ||
+            !(is_exit ? from_exit(&d, src, i, ev) : from_oom(&d, src, i, ev)))
             continue;
         fill_str(&d.container, ev, "container");
         fill_str(&d.container_name, ev, "container_name");

@@ -2,10 +2,10 @@
 # shmwatch why on recordings this test writes itself, line by line as
 # doc/recording.md lays them out: a worker's Bus error on a full 64 MiB
 # /dev/shm in a container, its main's exit after it, a killed file_system
-# job's leftovers, an OOM kill; then the same recording damaged (a record cut
-# short, a line that is no record, a foreign file), hostile names, the
-# filters, the window, and a day of snapshots answered within a second of
-# CPU. The recordings of real deaths (record beside real PyTorch) are
+# job's leftovers, an OOM kill; then the same recording copied twice into
+# one directory, and damaged (a record cut short, a line that is no record,
+# a foreign file), hostile names, the filters, the window, and a day of
+# snapshots answered within a second of CPU. The recordings of real deaths (record beside real PyTorch) are
 # why_torch.sh, why_oom.sh, why_killed.sh and why_docker.sh.
 . "$(dirname "$0")/lib.sh"
 need /usr/bin/python3
@@ -198,6 +198,18 @@ assert_eq "$WHY_RC" 0 "no end in another container: exit 0"
 grep -q '^Nothing ended abnormally between' "$W.out" || fail "$(cat "$W.out")"
 why "$W/deaths" --since 30s --json
 json_check "$W.out" "len(j['deaths']) == 0" "--since: the window leaves the older ends out"
+
+# The recording's file copied beside it under another valid name (as the
+# recorder names a second file begun in the same second): every record is
+# there twice, and each death is told once, as from the one file.
+cp -r "$W/deaths" "$W/copied"
+f=$(ls "$W/copied" | head -n 1)
+cp "$W/copied/$f" "$W/copied/${f%.jsonl}-1.jsonl"
+why "$W/copied" --json
+assert_eq "$WHY_RC" 4 "a recording copied twice still answers ($(head -c 300 "$W.err"))"
+[ ! -s "$W.err" ] || fail "why says something on stderr about a copied recording: $(cat "$W.err")"
+once=$("$PY" -c 'import json, sys; print(repr(json.load(open(sys.argv[1]))["deaths"]))' "$W.json")
+json_check "$W.out" "len(j['deaths']) == 6 and j['deaths'] == $once" "each death of a file copied under another name told once, as from the one file"
 
 mkstore "$W/quiet" quiet
 why "$W/quiet"
