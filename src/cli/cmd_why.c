@@ -34,8 +34,10 @@ static void warn_add(struct why_ctx *c, char *msg)
     *VEC_PUSH(c->warnings, c->nwarnings, c->cap) = msg;
 }
 
-/* Record i parsed, once; a record that cannot be read or parsed is a
- * warning naming its file and offset, and is left out. */
+/* Record i parsed, once; a record that cannot be read or parsed is left
+ * out. One that cannot be parsed is a warning naming its file and offset;
+ * one that cannot be read, the first of its file only (a file the recorder
+ * dropped while why reads is one warning, naming the directory too). */
 static const struct jd *load(void *ctx, size_t i)
 {
     struct why_ctx *c = ctx;
@@ -44,11 +46,11 @@ static const struct jd *load(void *ctx, size_t i)
     c->tried[i] = true;
     const struct store_entry *e = &c->ix->items[i];
     const char *file = e->file < c->ix->nfiles ? c->ix->files[e->file] : "?";
-    char msg[256];
-    char *line = store_index_read(c->ix, i, msg, sizeof(msg));
+    char msg[256], *warning;
+    char *line = store_index_read_once(c->ix, i, &warning);
     if (!line) {
-        warn_add(c, str_printf("%s: offset %llu: cannot be read: %s", file,
-                               (unsigned long long)e->offset, msg));
+        if (warning)
+            warn_add(c, warning);
         return NULL;
     }
     struct jd *d = jd_parse(line, strlen(line), msg, sizeof(msg));

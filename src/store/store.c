@@ -719,6 +719,26 @@ char *store_index_read(const struct store_index *ix, size_t i, char *msg, size_t
     return NULL;
 }
 
+char *store_index_read_once(struct store_index *ix, size_t i, char **warning)
+{
+    char msg[256];
+    *warning = NULL;
+    char *line = store_index_read(ix, i, msg, sizeof(msg));
+    if (line || i >= ix->n)
+        return line;
+    const struct store_entry *e = &ix->items[i];
+    if (!ix->unread)
+        ix->unread = xcalloc(ix->nfiles, sizeof(*ix->unread));
+    if (ix->unread[e->file])
+        return NULL;
+    ix->unread[e->file] = true;
+    char *shown = esc_term_dup(ix->dir);
+    *warning = str_printf("%s/%s: offset %llu: cannot be read: %s", shown, ix->files[e->file],
+                          (unsigned long long)e->offset, msg);
+    free(shown);
+    return NULL;
+}
+
 void store_index_free(struct store_index *ix)
 {
     for (size_t i = 0; i < ix->nfiles; i++)
@@ -728,6 +748,7 @@ void store_index_free(struct store_index *ix)
     free(ix->files);
     free(ix->warnings);
     free(ix->items);
+    free(ix->unread);
     free(ix->dir);
     memset(ix, 0, sizeof(*ix));
 }

@@ -56,6 +56,8 @@ struct store_index {
     size_t n;
     char **warnings;          /* "FILE: offset N: ...", one per damage found */
     size_t nwarnings;
+    bool *unread;             /* per file: a record of it could not be read back
+                               * (store_index_read_once); NULL until one cannot */
 };
 
 /* The records from..to (Unix seconds; from 0: the oldest, to 0: the newest)
@@ -66,6 +68,13 @@ int store_index_load(const char *dir, double from, double to, struct store_index
 /* Entry i's line (a new string, NUL-terminated), NULL with msg on a
  * failure: the reason alone, the caller naming the file and offset. */
 char *store_index_read(const struct store_index *ix, size_t i, char *msg, size_t n);
+/* Entry i's line, as store_index_read reads it, for a reader of many
+ * entries. When it cannot be read, *warning is, for the first such entry
+ * of its file, "DIR/FILE: offset N: cannot be read: REASON" (a new string,
+ * DIR escaped as in the index's warnings), NULL for the others of that
+ * file: a file the recorder dropped after it was indexed is one warning,
+ * not one per record. *warning is NULL when the line is read. */
+char *store_index_read_once(struct store_index *ix, size_t i, char **warning);
 void store_index_free(struct store_index *ix);
 
 #endif

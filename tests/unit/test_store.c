@@ -1,9 +1,9 @@
 /* store/store.c on real files in a fresh temporary directory: records
  * written and read back, rotation and the size and age limits under churn,
- * a store cut in the middle of a record, a foreign file, a second writer
- * (a real child holding the lock), a planted link or file in place of the
- * directory, and a full disk (a real 1 MiB tmpfs in a private mount
- * namespace, as root). */
+ * a file dropped after it was indexed, a store cut in the middle of a
+ * record, a foreign file, a second writer (a real child holding the lock),
+ * a planted link or file in place of the directory, and a full disk (a real
+ * 1 MiB tmpfs in a private mount namespace, as root). */
 #include "testutil.h"
 #include "store/store.h"
 #include "util/rfc3339.h"
@@ -198,6 +198,54 @@ static void test_round_trip(void **state)
     assert_int_equal(unlink(path), 0);
     assert_null(store_index_read(&ix, 3, msg, sizeof(msg)));
     assert_string_equal(msg, strerror(ENOENT));
+    store_index_free(&ix);
+}
+
+/* A file the recorder drops after the index was made: its records cannot
+ * be read back, and a reader of many is told once, with the directory and
+ * the file; the other files' records are read as before. */
+static void test_dropped_after_index(void **state)
+{
+    struct tdir *d = *state;
+    char msg[256], line[512];
+    struct store *st;
+    for (unsigned run = 0; run < 2; run++) { /* each run begins a file */
+        assert_int_equal(store_open(d->store, NULL, "", &st, msg, sizeof(msg)), 0);
+        for (unsigned i = 0; i < 4; i++) {
+            double t = T0 + run * 60 + i;
+            size_t len = event_line(line, sizeof(line), t, run * 4 + i, 100);
+            assert_int_equal(store_write(st, t, line, len, msg, sizeof(msg)), 0);
+        }
+        store_close(st);
+    }
+    struct store_index ix;
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_true(ix.nfiles == 2 && ix.n == 8);
+    char path[160]; /* the first run's file, dropped */
+    snprintf(path, sizeof(path), "%s/%s", d->store, ix.files[0]);
+    assert_int_equal(unlink(path), 0);
+    size_t nwarnings = 0;
+    for (size_t i = 0; i < ix.n; i++) {
+        char *warning = (char *)"unset";
+        char *l = store_index_read_once(&ix, i, &warning);
+        if (ix.items[i].file == 0) {
+            assert_null(l);
+        } else {
+            assert_non_null(l);
+            assert_int_equal(line_seq(l), i);
+            assert_null(warning);
+        }
+        if (warning) {
+            char want[256];
+            snprintf(want, sizeof(want), "%s: offset %llu: cannot be read: %s", path,
+                     (unsigned long long)ix.items[i].offset, strerror(ENOENT));
+            assert_string_equal(warning, want);
+            nwarnings++;
+        }
+        free(l);
+        free(warning);
+    }
+    assert_int_equal(nwarnings, 1);
     store_index_free(&ix);
 }
 
@@ -631,6 +679,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_dir),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dropped_after_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_empty_and_missing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rotate_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rotate_share, setup, teardown),
