@@ -144,6 +144,23 @@ static size_t count_ends(struct rec_set *s, const struct why_filter *f)
     return n;
 }
 
+/* r as why reports it over T0 - 60 .. T0 + 60: the text into text (a new
+ * buf, the caller's to free), the JSON parsed (the caller's to free; NULL
+ * when it does not parse). */
+static struct jd *report(const struct why_result *r, struct buf *text)
+{
+    struct whyreport_in in = {.r = r, .from = T0 - 60, .to = T0 + 60};
+    buf_init(text);
+    whyreport_text(text, &in);
+    struct buf b;
+    buf_init(&b);
+    whyreport_json(&b, &in);
+    char err[128];
+    struct jd *j = jd_parse(b.data, b.len, err, sizeof(err));
+    buf_free(&b);
+    return j;
+}
+
 static const char *const job_procs =
     "{\"pid\":100,\"comm\":\"python3\",\"role\":\"main\",\"group\":100,\"container\":null},"
     "{\"pid\":101,\"comm\":\"pt_data_worker\",\"role\":\"worker\",\"group\":100,"
@@ -468,19 +485,13 @@ static void test_killed_leftovers(void **state)
     assert_null(strstr(r.d[1].diagnosis, "orphans"));
 
     /* The report: the paragraph in words and the JSON fields. */
-    struct whyreport_in in = {.r = &r, .from = T0 - 60, .to = T0 + 60};
     struct buf b;
-    buf_init(&b);
-    whyreport_text(&b, &in);
+    struct jd *j = report(&r, &b);
     assert_non_null(strstr(b.data, "3 abnormal ends between"));
     assert_non_null(strstr(b.data, "main 200 (python3): killed by SIGKILL at 2025-12-05 02:00:01 UTC"));
     assert_non_null(strstr(b.data, "left behind: 2 segments, 8.0 MiB, nobody holding them, since "
                                    "02:00:01"));
     buf_free(&b);
-    buf_init(&b);
-    whyreport_json(&b, &in);
-    char err[128];
-    struct jd *j = jd_parse(b.data, b.len, err, sizeof(err));
     assert_non_null(j);
     const struct jd *d0 = jd_at(jd_get(j, "deaths"), 0);
     static const char *const fields[] = {"pid", "comm", "role", "group", "container", "pod",
@@ -496,7 +507,6 @@ static void test_killed_leftovers(void **state)
     assert_string_equal(jd_getstr(jd_get(j, "window"), "from", ""), "2025-12-05T01:59:00Z");
     assert_int_equal(jd_get(j, "warnings")->type, JD_ARR);
     jd_free(j);
-    buf_free(&b);
     why_result_free(&r);
     set_free(&s);
 }
@@ -919,25 +929,18 @@ static void test_mount_not_known(void **state)
     assert_string_equal(r.d[2].mount_id, "m2");
 
     /* Said plainly in the text, and a null mount in the JSON. */
-    struct whyreport_in in = {.r = &r, .from = T0 - 60, .to = T0 + 60};
     struct buf b;
-    buf_init(&b);
-    whyreport_text(&b, &in);
+    struct jd *j = report(&r, &b);
     assert_non_null(strstr(b.data, "holder 800 (w), container zzz: killed by SIGBUS (Bus error) "
                                    "at 2025-12-05 02:00:01 UTC\n"
                                    "  its /dev/shm is not known: the snapshots around it show "
                                    "several mounts, and nothing ties it to one\n"
                                    "  why: a Bus error (SIGBUS) on a /dev/shm that is not known"));
     buf_free(&b);
-    buf_init(&b);
-    whyreport_json(&b, &in);
-    char err[128];
-    struct jd *j = jd_parse(b.data, b.len, err, sizeof(err));
     assert_non_null(j);
     assert_true(jd_is(jd_get(jd_at(jd_get(j, "deaths"), 0), "mount"), JD_NULL));
     assert_string_equal(jd_getstr(jd_get(jd_at(jd_get(j, "deaths"), 2), "mount"), "id", ""), "m2");
     jd_free(j);
-    buf_free(&b);
     why_result_free(&r);
     set_free(&s);
 }
