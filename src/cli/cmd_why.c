@@ -13,6 +13,7 @@
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/escape.h"
 #include "util/jsondoc.h"
 #include "util/rfc3339.h"
 #include "util/xalloc.h"
@@ -35,9 +36,10 @@ static void warn_add(struct why_ctx *c, char *msg)
 }
 
 /* Record i parsed, once; a record that cannot be read or parsed is left
- * out. One that cannot be parsed is a warning naming its file and offset;
- * one that cannot be read, the first of its file only (a file the recorder
- * dropped while why reads is one warning, naming the directory too). */
+ * out. One that cannot be parsed is a warning naming its directory, file and
+ * offset, as the store's own warnings do; one that cannot be read, the first
+ * of its file only (a file the recorder dropped while why reads is one
+ * warning). */
 static const struct jd *load(void *ctx, size_t i)
 {
     struct why_ctx *c = ctx;
@@ -45,7 +47,6 @@ static const struct jd *load(void *ctx, size_t i)
         return c->docs[i];
     c->tried[i] = true;
     const struct store_entry *e = &c->ix->items[i];
-    const char *file = e->file < c->ix->nfiles ? c->ix->files[e->file] : "?";
     char msg[256], *warning;
     char *line = store_index_read_once(c->ix, i, &warning);
     if (!line) {
@@ -56,8 +57,11 @@ static const struct jd *load(void *ctx, size_t i)
     struct jd *d = jd_parse(line, strlen(line), msg, sizeof(msg));
     free(line);
     if (!jd_is(d, JD_OBJ)) {
-        warn_add(c, str_printf("%s: offset %llu: not a record (%s)", file,
-                               (unsigned long long)e->offset, d ? "not an object" : msg));
+        char *shown = esc_term_dup(c->ix->dir);
+        warn_add(c, str_printf("%s/%s: offset %llu: not a record (%s)", shown,
+                               c->ix->files[e->file], (unsigned long long)e->offset,
+                               d ? "not an object" : msg));
+        free(shown);
         jd_free(d);
         return NULL;
     }

@@ -216,8 +216,9 @@ why "$W/quiet"
 assert_eq "$WHY_RC" 0 "a recording where a job ended cleanly: exit 0"
 
 # Damage: a record cut short at the end (the recorder died while writing),
-# a line that is no record, a foreign file. Each said once, with its file
-# and offset; the rest is used.
+# a line that is no record, an exit event whose JSON breaks off mid-line
+# (the index takes it by its start, why cannot read it), a foreign file.
+# Each said once, with its directory, file and offset; the rest is used.
 cp -r "$W/deaths" "$W/damaged"
 f=$(ls "$W/damaged" | head -n 1)
 off=$(stat -c %s "$W/damaged/$f")
@@ -227,18 +228,22 @@ import sys
 p = sys.argv[1]
 lines = open(p, "rb").read().split(b"\n")
 lines.insert(3, b"this is not json")
+when = lines[4].split(b'"time":"')[1].split(b'"')[0]
+lines.insert(5, b'{"event":"exit","time":"' + when + b'","pid":')
 open(p, "wb").write(b"\n".join(lines))
 PY
 bad_off=$("$PY" -c 'import sys; ls = open(sys.argv[1], "rb").read().split(b"\n"); print(sum(len(l) + 1 for l in ls[:3]))' "$W/damaged/$f")
-off=$((off + 17))
+broken_off=$("$PY" -c 'import sys; ls = open(sys.argv[1], "rb").read().split(b"\n"); print(sum(len(l) + 1 for l in ls[:5]))' "$W/damaged/$f")
+off=$((off + 17 + $(sed -n 6p "$W/damaged/$f" | wc -c)))
 printf 'hello\n' >"$W/damaged/20000101T000000Z.jsonl"
 why "$W/damaged" --json
 assert_eq "$WHY_RC" 4 "a damaged recording still answers"
 grep -q "$f: offset $off: a record cut short" "$W.err" || fail "the cut record is not named with its offset $off: $(cat "$W.err")"
 grep -q "$f: offset $bad_off: not a shmwatch record" "$W.err" || fail "the bad line is not named with its offset $bad_off: $(cat "$W.err")"
+grep -qF "$W/damaged/$f: offset $broken_off: not a record" "$W.err" || fail "the broken record is not named with its directory, file and offset $broken_off: $(cat "$W.err")"
 grep -q "20000101T000000Z.jsonl: not a recording" "$W.err" || fail "the foreign file is not named: $(cat "$W.err")"
-assert_eq "$(wc -l <"$W.err")" 3 "one line per damage"
-json_check "$W.out" "len(j['deaths']) == 6 and len(j['warnings']) == 3" "the intact part is used, and --json carries the warnings"
+assert_eq "$(wc -l <"$W.err")" 4 "one line per damage"
+json_check "$W.out" "len(j['deaths']) == 6 and len(j['warnings']) == 4" "the intact part is used, and --json carries the warnings"
 
 # Hostile names: a comm and a container name with escape sequences.
 mkdir -p "$W/hostile" && chmod 700 "$W/hostile"
