@@ -734,7 +734,8 @@ static void advise(struct why_death *d, const struct end *e)
 }
 
 /* The earlier end in d's job (of those found, r) that d follows within
- * WHY_FOLLOW_S, and its advice when that asks for more. */
+ * WHY_FOLLOW_S, and its advice when that asks for more. Only the ends of
+ * that window are read: r is in time order. */
 static void follow(struct why_death *d, const struct why_result *r)
 {
     int64_t job = job_of(d);
@@ -748,8 +749,10 @@ static void follow(struct why_death *d, const struct why_result *r)
             d->after_dt = d->t - e->t;
         }
     }
-    for (size_t k = 0; d->after_pid && k < r->n; k++) {
+    for (size_t k = r->n; d->after_pid && k-- > 0;) {
         const struct why_death *e = &r->d[k];
+        if (d->t - e->t > WHY_FOLLOW_S)
+            break;
         if (e->pid != d->after_pid || job_of(e) != job || !e->has_advice ||
             e->rec_shm <= d->rec_shm)
             continue;
