@@ -39,8 +39,9 @@ const struct cli_opt cli_opts[] = {
      .offset = F(prometheus_file)},
     {"interval", 0, CLI_DURATION, MAIN, "S",
      "seconds between snapshots (with --json/--prometheus-file)\n"
-     "or between holder scans (dashboard; default 2); not with\n"
-     "--once or --prometheus (one snapshot)",
+     "or between holder scans (dashboard; default 2), from\n"
+     "0.05 s to 1 day; not with --once or --prometheus (one\n"
+     "snapshot)",
      .offset = F(interval), .set_offset = F(interval_set), .min = 0.05, .max = 86400,
      .bad = "--interval: '%s' is not a duration from 0.05 s to 1 day"},
     {"count", 0, CLI_INT, MAIN, "N",
@@ -65,7 +66,7 @@ const struct cli_opt cli_opts[] = {
      "min_age, 10m)",
      .offset = F(min_age), .set_offset = F(min_age_set), .min = 0, .max = 0,
      .bad = "--min-age: expected a duration such as 10m, 1h or 90, got %s"},
-    {"timeout", 't', CLI_DURATION, REAP, "S", "seconds from SIGTERM to SIGKILL (default 5)",
+    {"timeout", 't', CLI_DURATION, REAP, "S", "seconds from SIGTERM to SIGKILL (default 5, at most 3600)",
      .offset = F(timeout), .set_offset = F(timeout_set), .min = 0, .max = 3600,
      .bad = "--timeout: expected seconds (at most 3600), got %s"},
 
@@ -217,8 +218,9 @@ const struct cli_opt cli_opts[] = {
      "$XDG_STATE_HOME/shmwatch)",
      .offset = F(dir)},
     {"interval", 0, CLI_DURATION, RECORD, "S",
-     "seconds between snapshots (default 10); deaths and OOM\n"
-     "kills are recorded at once, with a snapshot",
+     "seconds between snapshots (default 10, from 0.05 s to\n"
+     "1 day); deaths and OOM kills are recorded at once, with a\n"
+     "snapshot",
      .offset = F(interval), .set_offset = F(interval_set), .min = 0.05, .max = 86400,
      .bad = "--interval: '%s' is not a duration from 0.05 s to 1 day"},
     {"max-size", 0, CLI_SIZE, RECORD, "SIZE",
@@ -226,7 +228,7 @@ const struct cli_opt cli_opts[] = {
      "the setting record_max_size, 256m)",
      .offset = F(max_size), .config_key = "record_max_size", .config_bad = "--max-size: %s"},
     {"max-age", 0, CLI_DURATION, RECORD, "DUR",
-     "drop the files older than DUR, at least 1m (default: the\n"
+     "drop the files older than DUR, 1m to 3650d (default: the\n"
      "setting record_max_age, 7d)",
      .offset = F(max_age), .config_key = "record_max_age", .config_bad = "--max-age: %s"},
     {"config", 0, CLI_PATH, RECORD, "FILE",
@@ -238,7 +240,8 @@ const struct cli_opt cli_opts[] = {
      "$XDG_STATE_HOME/shmwatch)",
      .offset = F(dir)},
     {"since", 0, CLI_DURATION, WHY, "DUR",
-     "the window: the last DUR (default 1d), e.g. 30m, 6h, 7d",
+     "the window: the last DUR (default 1d, at least 1 s),\n"
+     "e.g. 30m, 6h, 7d",
      .offset = F(since), .set_offset = F(since_set), .min = 1, .max = 0,
      .bad = "--since: expected a duration of at least 1 s such as 30m, 6h or 7d, got %s"},
     {"pid", 0, CLI_INT, WHY, "PID",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --help and doc/shmwatch.1 say the same: every long option that a
-# command's --help names is documented in the man page, and every variable
-# of the man page's ENVIRONMENT section is named in shmwatch --help.
+# command's --help names is documented in the man page, every variable of
+# the man page's ENVIRONMENT section is named in shmwatch --help, and the
+# range a refused value's message names is in both.
 . "$(dirname "$0")/lib.sh"
 MANPAGE=$SRCDIR/doc/shmwatch.1
 [ -r "$MANPAGE" ] || fail "cannot read $MANPAGE"
@@ -42,3 +43,32 @@ for o in --interval --prometheus-file; do
     grep -qF -- "$o" <<<"$count_help" || fail "--help's --count entry does not name $o: $count_help"
 done
 ok "--help's --count entry names --interval and --prometheus-file"
+
+# An option whose value is refused out of a range says the range, and so do
+# its --help entry and the man page: a bad value of each, the range its
+# message names (0.05 s to 1 day, at most 3600, 1m to 3650d, ...), looked for
+# in both.
+_lib_tmp
+man_text=$(sed 's/\\-/-/g' "$MANPAGE" | tr -s ' \n' '  ')
+range_re='from [0-9.]+ s to [0-9]+ days?|[0-9]+[a-z]+ to [0-9]+[a-z]+|at (least|most) [0-9.]+( s|[a-z]+)?'
+# CMD|OPTION|BAD VALUE|MORE ARGUMENTS (a word each; none opens or writes a file)
+for t in "|--interval|0.01|--json" "reap|--timeout|3601|--dry-run" \
+    "record|--interval|0.01|--dir $SHMTEST_TMP/rec" "record|--max-size|1k|--dir $SHMTEST_TMP/rec" \
+    "record|--max-age|5|--dir $SHMTEST_TMP/rec" "why|--since|0|--dir $SHMTEST_TMP/rec"; do
+    IFS='|' read -r cmd opt bad more <<<"$t"
+    rc=0
+    # shellcheck disable=SC2086 # "" is the main command: no word at all; more is words
+    "$SHMWATCH" $cmd "$opt" "$bad" $more </dev/null >/dev/null 2>"$SHMTEST_TMP/err" || rc=$?
+    [ "$rc" -eq 2 ] || fail "shmwatch${cmd:+ $cmd} $opt $bad: status $rc, expected 2 ($(cat "$SHMTEST_TMP/err"))"
+    range=$(grep -oE "$range_re" "$SHMTEST_TMP/err" | head -n 1)
+    [ -n "$range" ] || fail "shmwatch${cmd:+ $cmd} $opt $bad: the message names no range: $(cat "$SHMTEST_TMP/err")"
+    # shellcheck disable=SC2086 # as above
+    entry=$("$SHMWATCH" $cmd --help | awk -v o="$opt" '
+        on && /^  (-[a-z], |    )?--/ { exit }
+        $0 ~ "^  (-[a-z], |    )?" o " " { on = 1 } on' | tr -s ' \n' '  ')
+    [ -n "$entry" ] || fail "shmwatch${cmd:+ $cmd} --help has no $opt entry"
+    grep -qF -- "$range" <<<"$entry" ||
+        fail "shmwatch${cmd:+ $cmd} --help's $opt entry does not say its range ($range):$entry"
+    grep -qF -- "$range" <<<"$man_text" || fail "doc/shmwatch.1 does not say $opt's range ($range)"
+    ok "shmwatch${cmd:+ $cmd} $opt: its range ($range) is in --help and the man page"
+done
