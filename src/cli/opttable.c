@@ -282,9 +282,9 @@ static const char main_about[] =
 static const char main_tail[] =
     "\n"
     "Environment: NO_COLOR (no colours), XDG_CONFIG_HOME and XDG_STATE_HOME (the\n"
-    "configuration, themes and action log), SHMWATCH_MAPS=text|query (how mappings\n"
-    "are read; unset: query), TERM, TERMINFO, TERMINFO_DIRS, TMPDIR (the terminal\n"
-    "and its terminfo).\n"
+    "configuration, themes, action log and recording), SHMWATCH_MAPS=text|query\n"
+    "(how mappings are read; unset: query), TERM, TERMINFO, TERMINFO_DIRS, TMPDIR\n"
+    "(the terminal and its terminfo).\n"
     "\n"
     "Exit status: 0 success, 1 runtime failure, 2 usage or configuration error,\n"
     "3 (clean, reap) something asked for was refused, 4 (why) something ended\n"

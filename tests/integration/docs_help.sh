@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --help and doc/shmwatch.1 say the same: every long option that a
 # command's --help names is documented in the man page, every variable of
-# the man page's ENVIRONMENT section is named in shmwatch --help, and the
+# the man page's ENVIRONMENT section is named in shmwatch --help and the
+# other way round, every default path --help names is in its FILES, and the
 # range a refused value's message names is in both.
 . "$(dirname "$0")/lib.sh"
 MANPAGE=$SRCDIR/doc/shmwatch.1
@@ -33,6 +34,29 @@ for v in $vars; do
 done
 [ -z "$missing" ] || fail "shmwatch --help does not name these variables of shmwatch(1)'s ENVIRONMENT:$missing"
 ok "shmwatch --help names every variable of the man page's ENVIRONMENT: $(tr '\n' ' ' <<<"$vars")"
+# and the other way: each variable of --help's Environment paragraph is one
+# of the ENVIRONMENT section's tags.
+help_vars=$(awk '/^Environment:/ { on = 1 } on && /^$/ { exit } on' <<<"$help" |
+    grep -oE '\b[A-Z][A-Z0-9_]{2,}\b' | sort -u)
+[ -n "$help_vars" ] || fail "shmwatch --help has no Environment paragraph"
+missing=$(comm -23 <(echo "$help_vars") <(echo "$vars") | tr '\n' ' ')
+[ -z "$missing" ] || fail "doc/shmwatch.1's ENVIRONMENT has no entry for these variables of --help: $missing"
+ok "every variable of --help's Environment has its entry in the man page"
+
+# Each default path a command's --help names ($XDG_STATE_HOME/shmwatch,
+# /var/lib/shmwatch, ...) is a tag of the man page's FILES section.
+files=$(awk '/^\.SH / { on = ($2 == "FILES"); next }
+             on && /^\.TP/ { tag = 1; next }
+             on && tag { print; tag = 0 }' "$MANPAGE" | sed 's/\\-/-/g')
+[ -n "$files" ] || fail "doc/shmwatch.1 has no FILES section"
+for cmd in "" clean reap record replay why; do
+    # shellcheck disable=SC2086,SC2016 # "" is the main command; $XDG_ is the help's text
+    for path in $("$SHMWATCH" $cmd --help | grep -oE '(\$XDG_[A-Z_]+|/var|/etc)(/[A-Za-z0-9._-]+)+' | sort -u); do
+        grep -qF -- "$path" <<<"$files" ||
+            fail "shmwatch${cmd:+ $cmd} --help names $path, which shmwatch(1)'s FILES does not list"
+    done
+done
+ok "every default path of the commands' --help is in the man page's FILES"
 
 # --count's help names every option that runs snapshots at an interval:
 # --interval, and --prometheus-file (every 15 s without --interval).
