@@ -23,8 +23,9 @@ scene_start --workers 2 --per-worker 2
 store=$SHMTEST_TMP/rec
 "$SHMWATCH" record --all --dir "$store" --interval 0.2 2>"$SHMTEST_TMP/record.err" &
 recorder=$!
+recorded() { [ -n "$(store_records "$store" "$1")" ]; } # EXPR: a record of the store has it
 on_exit "kill -TERM $recorder 2>/dev/null; wait $recorder 2>/dev/null"
-wait_for "store_records '$store' 'r.get(\"schema\") == 1' | grep -q ." 30 ||
+wait_for "recorded 'r.get(\"schema\") == 1'" 30 ||
     fail "the recorder wrote no snapshot: $(cat "$SHMTEST_TMP/record.err")"
 
 # A mount namespace with a /dev/shm of its own appears, then goes.
@@ -32,7 +33,7 @@ unshare -m --propagation private bash -c \
     'mount -t tmpfs -o size=8m tmpfs /dev/shm && exec sleep 300' </dev/null >/dev/null 2>&1 &
 ns_proc=$!
 on_exit "kill -KILL $ns_proc 2>/dev/null; wait $ns_proc 2>/dev/null"
-wait_for "store_records '$store' 'r[\"event\"] == \"mount\" and r[\"change\"] == \"appeared\"' | grep -q ." 30 ||
+wait_for "recorded 'r[\"event\"] == \"mount\" and r[\"change\"] == \"appeared\"'" 30 ||
     fail "no mount appeared in the recording"
 kill -KILL "$ns_proc"
 wait "$ns_proc" 2>/dev/null || true
@@ -40,10 +41,10 @@ wait "$ns_proc" 2>/dev/null || true
 worker=$(manifest_pids worker | head -n 1)
 kill -KILL "$worker"
 head -c 56M /dev/zero >/dev/shm/filler
-wait_for "store_records '$store' 'r[\"event\"] == \"fill\" and r[\"level\"] != \"ok\"' | grep -q ." 30 ||
+wait_for "recorded 'r[\"event\"] == \"fill\" and r[\"level\"] != \"ok\"'" 30 ||
     fail "no fill event in the recording"
 rm /dev/shm/filler
-wait_for "store_records '$store' 'r[\"event\"] == \"fill\" and r[\"level\"] == \"ok\"' | grep -q ." 30 ||
+wait_for "recorded 'r[\"event\"] == \"fill\" and r[\"level\"] == \"ok\"'" 30 ||
     fail "no fill event back to ok in the recording"
 kill -TERM "$recorder"
 rc=0
