@@ -8,7 +8,7 @@ shmwatch and the section of doc/shmwatch.1 that documents it say the same.
    or type ((int|null), (bool), (string|null), ...).
 
 Prints one "ok - ..." line per check; exits with a FAIL line when they
-disagree. Run by tests/integration/docs_json.sh."""
+disagree. Run by tests/integration/docs_schema.sh."""
 import json
 import re
 import sys
