@@ -2,8 +2,9 @@
 # --help and doc/shmwatch.1 say the same: every long option that a
 # command's --help names is documented in the man page, every variable of
 # the man page's ENVIRONMENT section is named in shmwatch --help and the
-# other way round, every default path --help names is in its FILES, and the
-# range a refused value's message names is in both.
+# other way round, every default path --help names is in its FILES, each
+# subcommand's SYNOPSIS line has the options of its usage, and the range a
+# refused value's message names is in both.
 . "$(dirname "$0")/lib.sh"
 MANPAGE=$SRCDIR/doc/shmwatch.1
 [ -r "$MANPAGE" ] || fail "cannot read $MANPAGE"
@@ -67,6 +68,20 @@ for o in --interval --prometheus-file; do
     grep -qF -- "$o" <<<"$count_help" || fail "--help's --count entry does not name $o: $count_help"
 done
 ok "--help's --count entry names --interval and --prometheus-file"
+
+# Each subcommand's line of the man page's SYNOPSIS names the options of its
+# --help's usage lines, no more and no fewer.
+for cmd in clean reap record replay why; do
+    man_syn=$(awk -v c="$cmd" '/^\.SH / { on = ($2 == "SYNOPSIS"); next }
+        on && $0 == ".B shmwatch " c { cmd = 1; next }
+        on && /^\.(br|B shmwatch)/ { cmd = 0 }
+        on && cmd' "$MANPAGE" | sed 's/\\-/-/g' | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+    help_syn=$("$SHMWATCH" "$cmd" --help | awk '/^$/ { exit } 1' | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+    [ -n "$man_syn" ] || fail "doc/shmwatch.1's SYNOPSIS has no line for shmwatch $cmd"
+    [ "$man_syn" = "$help_syn" ] || fail "shmwatch $cmd: the man page's SYNOPSIS names" \
+        "$(tr '\n' ' ' <<<"$man_syn")but its --help's usage $(tr '\n' ' ' <<<"$help_syn")"
+done
+ok "each subcommand's SYNOPSIS line names the options of its --help usage"
 
 # An option whose value is refused out of a range says the range, and so do
 # its --help entry and the man page: a bad value of each, the range its
