@@ -92,12 +92,12 @@ const struct cli_opt cli_opts[] = {
      .offset = F(all)},
     {"orphan-min-age", 0, CLI_DURATION, MAIN, "DUR",
      "never call a segment younger than DUR an orphan\n"
-     "(default: the setting orphan_min_age, 60s)",
+     "(0s to 365d; default: the setting orphan_min_age, 60s)",
      .offset = F(orphan_min_age), .config_key = "orphan_min_age",
      .config_bad = "--orphan-min-age: %s"},
     {"orphan-min-age", 0, CLI_DURATION, CLEAN, "DUR",
-     "never call a segment younger than DUR an orphan (default:\n"
-     "the setting orphan_min_age, 60s)",
+     "never call a segment younger than DUR an orphan, 0s to\n"
+     "365d (default: the setting orphan_min_age, 60s)",
      .offset = F(orphan_min_age), .config_key = "orphan_min_age",
      .config_bad = "--orphan-min-age: %s"},
     {"trust-pids", 0, CLI_FLAG, MAIN, NULL,

@@ -90,10 +90,13 @@ ok "each subcommand's SYNOPSIS line names the options of its --help usage"
 _lib_tmp
 man_text=$(sed 's/\\-/-/g' "$MANPAGE" | tr -s ' \n' '  ')
 range_re='from [0-9.]+ s to [0-9]+ days?|[0-9]+[a-z]+ to [0-9]+[a-z]+|at (least|most) [0-9.]+( s|[a-z]+)?'
-# CMD|OPTION|BAD VALUE|MORE ARGUMENTS (a word each; none opens or writes a file)
-for t in "|--interval|0.01|--json" "reap|--timeout|3601|--dry-run" \
+# CMD|OPTION|BAD VALUE|MORE ARGUMENTS (words that keep the command off this
+# machine's /dev/shm and processes, should the value be taken after all)
+nowhere="--mount $SHMTEST_TMP/none"
+for t in "|--interval|0.01|--json $nowhere" "reap|--timeout|3601|--dry-run --pid 2147483647" \
     "record|--interval|0.01|--dir $SHMTEST_TMP/rec" "record|--max-size|1k|--dir $SHMTEST_TMP/rec" \
-    "record|--max-age|5|--dir $SHMTEST_TMP/rec" "why|--since|0|--dir $SHMTEST_TMP/rec"; do
+    "record|--max-age|5|--dir $SHMTEST_TMP/rec" "why|--since|0|--dir $SHMTEST_TMP/rec" \
+    "|--orphan-min-age|400d|--json $nowhere" "clean|--orphan-min-age|400d|--dry-run $nowhere"; do
     IFS='|' read -r cmd opt bad more <<<"$t"
     rc=0
     # shellcheck disable=SC2086 # "" is the main command: no word at all; more is words
