@@ -8,7 +8,8 @@
 # blocks show (a DataLoader group with its holders, orphans, unheld files, a
 # zombie, a budget with a loader; a worker killed while shmwatch record
 # runs, for why), and a System V segment, in an IPC namespace of its own,
-# fills the snapshot's sysv list.
+# fills the snapshot's sysv list. The guide's `shmwatch --json | jq '{a, b}'`
+# examples show the keys of a real snapshot's a and b.
 # Prometheus: every metric a long-running exporter writes (--prometheus-file
 # twice, which adds the death counter) is named in METRICS, and every metric
 # METRICS names is written, unless the section says right after its name
@@ -43,6 +44,33 @@ schema() { # SECTION JSONFILE [--names-only]
     /usr/bin/python3 "$SRCDIR/tests/integration/doc_schema.py" "$MANPAGE" "$@" || exit 1
 }
 schema "JSON SNAPSHOT" "$snap"
+# The guide's examples of the snapshot through jq '{a, b}' show the objects
+# a and b with the keys a real snapshot's have (where both are objects).
+/usr/bin/python3 - "$SRCDIR/doc/guide.md" "$snap" <<'PY' || exit 1
+import json, re, sys
+
+guide, snap = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+failures, shown = [], 0
+
+
+def same_keys(doc, real, where):
+    if isinstance(doc, dict) and isinstance(real, dict):
+        if set(doc) != set(real):
+            failures.append("%s: the guide shows %s, a snapshot has %s" % (where, sorted(doc), sorted(real)))
+        for k in set(doc) & set(real):
+            same_keys(doc[k], real[k], where + "." + k)
+
+
+for m in re.finditer(r"^\$ shmwatch --json \| jq '\{([a-z_, ]+)\}'\n(.*?)^```", guide, re.M | re.S):
+    doc = json.loads(m.group(2))
+    same_keys(doc, {k.strip(): snap[k.strip()] for k in m.group(1).split(",")}, "")
+    shown += 1
+if not shown:
+    sys.exit("FAIL: doc/guide.md has no example of shmwatch --json | jq '{...}'")
+if failures:
+    sys.exit("FAIL: doc/guide.md's snapshot examples and a real snapshot disagree:\n  " + "\n  ".join(failures))
+print("ok - the guide's %d jq example(s) of the snapshot have its keys" % shown)
+PY
 "$SHMWATCH" --json --pid "$SCENE_PID" >"$SHMTEST_TMP/pid.json" || fail "shmwatch --json --pid exited $?"
 schema "JSON SNAPSHOT" "$SHMTEST_TMP/pid.json"
 
