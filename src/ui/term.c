@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -91,6 +92,16 @@ static void on_signal(int sig)
     if (T.sigpipe[1] >= 0) {
         ssize_t rc = write(T.sigpipe[1], &c, 1);
         (void)rc;
+    }
+    /* Output stopped with Ctrl-S (XOFF) holds the main loop in a write to
+     * the terminal, where it would never see the quit. Flow control off
+     * starts the output again (the kernel does so when IXON goes), so the
+     * write ends and the loop quits; endwin then restores the terminal's
+     * own settings, IXON with them. Both calls are async-signal-safe. */
+    struct termios tio;
+    if (sig != SIGWINCH && tcgetattr(STDOUT_FILENO, &tio) == 0 && (tio.c_iflag & IXON)) {
+        tio.c_iflag &= ~(tcflag_t)IXON;
+        tcsetattr(STDOUT_FILENO, TCSANOW, &tio);
     }
     errno = saved;
 }

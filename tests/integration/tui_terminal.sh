@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The dashboard and its terminal: resizing re-lays the screen out at every size down
 # to 40x10 (and a too-small one says so), the terminal is restored after q, Ctrl-C
-# and SIGTERM, --ascii and NO_COLOR draw without UTF-8 and colours, 8- and 256-colour
-# terminals get the colours they have, the config file sets the view, sort, columns
-# and theme, a bad theme exits 2, without a terminal shmwatch says so in one line
-# and exits 2, and a terminal it cannot drive (unknown, or TERM=dumb) is refused
-# in one line.
+# and SIGTERM (also while Ctrl-S has stopped its output), --ascii and NO_COLOR draw
+# without UTF-8 and colours, 8- and 256-colour terminals get the colours they have,
+# the config file sets the view, sort, columns and theme, a bad theme exits 2,
+# without a terminal shmwatch says so in one line and exits 2, and a terminal it
+# cannot drive (unknown, or TERM=dumb) is refused in one line.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -86,6 +86,19 @@ kill -TERM "$TUI_PID"
 tui_exited
 assert_eq "$TUI_EXIT" 0 "SIGTERM quits with status 0"
 tui_restored "after SIGTERM"
+
+# Output stopped with Ctrl-S (XOFF, the terminal's flow control): the next
+# redraw blocks in its write to the terminal, and SIGTERM must still end
+# the dashboard and restore the terminal.
+tui_start 80 24 --interval 0.2
+tui_wait "main $main " 10
+tui_keys C-s
+wait_for '[ "$(cat "/proc/$TUI_PID/wchan" 2>/dev/null)" = wait_woken ]' 10 ||
+    fail "shmwatch never blocked writing to the stopped terminal"
+kill -TERM "$TUI_PID"
+tui_exited
+assert_eq "$TUI_EXIT" 0 "SIGTERM while Ctrl-S stops the output quits with status 0"
+tui_restored "after Ctrl-S and SIGTERM"
 
 # A page open when the signal comes changes nothing.
 tui_start 80 24
