@@ -418,11 +418,7 @@ static void draw_hints(struct ui *u, int y)
     attr_t st = term_attr(THEME_status), key = term_attr(THEME_help_key);
     term_fill(y, 0, COLS, st);
     if (u->filtering) {
-        char esc[160];
-        term_escape(esc, sizeof(esc), u->filter);
-        int x = term_put(y, 0, COLS, "Filter: ", term_attr(THEME_filter), false);
-        x += term_put(y, x, COLS - x, esc, term_attr(THEME_filter), false);
-        x += term_put(y, x, COLS - x, "_", term_attr(THEME_filter), false);
+        int x = term_prompt(y, "Filter: ", u->filter, term_attr(THEME_filter));
         x += term_put(y, x, COLS - x, "  Enter", key, false);
         x += term_put(y, x, COLS - x, " keep ", st, false);
         x += term_put(y, x, COLS - x, "Esc", key, false);

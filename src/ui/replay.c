@@ -422,13 +422,8 @@ static bool prompt(struct ui *u, const char *label, char *text, size_t n)
     text[0] = '\0';
     for (;;) {
         ui_draw(u);
-        char esc[160];
-        term_escape(esc, sizeof(esc), text);
-        int y = LINES - 1;
-        term_fill(y, 0, COLS, term_attr(THEME_filter));
-        int x = term_put(y, 0, COLS, label, term_attr(THEME_filter), false);
-        x += term_put(y, x, COLS - x, esc, term_attr(THEME_filter), false);
-        term_put(y, x, COLS - x, "_", term_attr(THEME_filter), false);
+        term_fill(LINES - 1, 0, COLS, term_attr(THEME_filter));
+        term_prompt(LINES - 1, label, text, term_attr(THEME_filter));
         refresh();
         int k = ui_wait_key(u);
         if (k < 0 || k == 27)

@@ -331,6 +331,45 @@ int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis)
     return cols;
 }
 
+/* The columns a prompt's label keeps when the text needs the room (all
+ * of "Filter: "). */
+#define PROMPT_LABEL_MIN 8
+
+/* Writes the end of safe text s that fits in maxw columns from (y, x),
+ * after an ellipsis when its start is cut. Returns the columns used. */
+static int put_tail(int y, int x, int maxw, const char *s, attr_t a)
+{
+    int w = term_width(s), cw;
+    if (w <= maxw || maxw < 1)
+        return term_put(y, x, maxw, s, a, false);
+    wchar_t wc;
+    for (size_t left = strlen(s); left && w > maxw - 1;) {
+        size_t k = term_next_char(s, left, &wc, &cw);
+        w -= cw;
+        s += k;
+        left -= k;
+    }
+    int used = term_put(y, x, 1, term_glyphs()->ellipsis, a, false);
+    return used + term_put(y, x + used, maxw - used, s, a, false);
+}
+
+int term_prompt(int y, const char *label, const char *text, attr_t a)
+{
+    struct buf b;
+    buf_init(&b);
+    esc_term(&b, text, T.ascii);
+    const char *shown = b.data ? b.data : "";
+    int lw = term_width(label), tw = term_width(shown);
+    int room = COLS - 1 - (lw < PROMPT_LABEL_MIN ? lw : PROMPT_LABEL_MIN);
+    if (room < 0)
+        room = 0;
+    int x = term_put(y, 0, COLS - 1 - (tw < room ? tw : room), label, a, true);
+    x += put_tail(y, x, COLS - 1 - x, shown, a);
+    x += term_put(y, x, COLS - x, "_", a, false);
+    buf_free(&b);
+    return x;
+}
+
 void term_escape(char *dst, size_t n, const char *s)
 {
     struct buf b;

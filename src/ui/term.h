@@ -51,6 +51,11 @@ int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis);
 int term_put_name(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis);
 /* Spaces from x over w columns. */
 void term_fill(int y, int x, int w, attr_t a);
+/* A prompt from the start of line y: label (safe), the text typed
+ * (untrusted: escaped) and a cursor "_". The end of the text and the
+ * cursor always show: a label too long gives way first, then the start of
+ * the text (an ellipsis before what is left). Returns the columns used. */
+int term_prompt(int y, const char *label, const char *text, attr_t a);
 
 /* Escapes untrusted bytes into dst as term_put_name shows them. */
 void term_escape(char *dst, size_t n, const char *s);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The dashboard's keys: the help page lists every key of the key table
-# (src/ui/keys.c), the filter narrows the rows as it is typed, the sort keys
+# (src/ui/keys.c), the filter narrows the rows as it is typed (on a narrow
+# screen its prompt shows the end of a long filter and the cursor), the sort keys
 # change the order (s, < and I say it; the column sorted on carries the
 # arrow), t and p switch views, Enter shows a segment's holders with their
 # fd, a mark goes with its row when a rescan no longer finds it, Left and -
@@ -113,6 +114,23 @@ tui_cap | grep -qE '^unheld_0' && { tui_dump; fail "kind:torch shows unheld_0"; 
 tui_keys Escape
 wait_for '[ "$(rows)" -eq 11 ]' 5 || { tui_dump; fail "Esc did not clear the kind filter"; }
 ok "the filter kind:NAME keeps one kind's segments (the KIND column says which)"
+tui_quit
+
+# On a narrow screen the prompt shows the end of a long filter and its
+# cursor.
+tui_start 80 24
+tui_wait "main $main " 10
+tui_keys /
+tui_keys -l "$(printf 'x%.0s' $(seq 90))END"
+tui_wait '^Filter: …x+END_' 5
+tui_sane "a long filter's prompt fits"
+ok "on a narrow screen the prompt shows the end of a long filter and its cursor"
+tui_keys Escape
+tui_quit
+tui_start 120 40
+tui_wait "main $main " 10
+tui_keys t
+tui_wait "│ flat " 5
 
 # --- Sort --------------------------------------------------------------------------
 first_row() { tui_cap | grep -m1 -E '^(torch_|unheld_)' | awk '{ print $1 }'; }

@@ -20,7 +20,8 @@
 # the title; [ steps back to the full /dev/shm (the gauge shows the
 # snapshot's exact fill), then to the first; } jumps to the event (the status
 # line names the worker and SIGBUS, the title the snapshot after it); g goes
-# to a time typed as HH:MM:SS; an action key is refused in one line; an --all
+# to a time typed as HH:MM:SS (on a narrow screen its prompt's label gives
+# way to what is typed); an action key is refused in one line; an --all
 # recording opens in the node view; a record cut short is named. Bad
 # recordings and times: one line, status 1 (2 for a time that is none).
 #
@@ -286,6 +287,22 @@ tui_keys -l "yesterday"
 tui_keys Enter
 tui_wait "not a time: yesterday" 5
 ok "g: a word that is no time is said"
+# On a narrow screen the label gives way: what is typed and the cursor show.
+resize() { # W H
+    TUI_W=$1
+    TUI_H=$2
+    tui resize-window -t tui -x "$1" -y "$2"
+    wait_for '[ "$(tui display-message -p -t tui "#{pane_width}x#{pane_height}")" = "${TUI_W}x$TUI_H" ]' 5 ||
+        fail "tmux did not resize to ${TUI_W}x$TUI_H"
+}
+resize 40 40
+tui_keys g
+tui_keys -l -- "-10m"
+tui_wait '^Go to .*-10m_ *$' 5
+tui_sane "the go-to prompt fits 40 columns"
+tui_keys Escape
+resize 120 40
+ok "g on a narrow screen: the time typed and the cursor show"
 
 tui_keys h
 tui_wait "Replay \(shmwatch replay\)" 5
