@@ -55,7 +55,7 @@ static const char *dash_size(char *dst, size_t n, uint64_t bytes)
 static void draw_title(struct ui *u)
 {
     const struct glyphs *g = term_glyphs();
-    char line[512], tm[16] = "--:--:--";
+    char line[1024], tm[16] = "--:--:--";
     int len = 0;
 #define ADD(...) len += snprintf(line + len, sizeof(line) - (size_t)len, __VA_ARGS__)
     ADD(" shmwatch %s", SHMWATCH_VERSION);
@@ -80,7 +80,7 @@ static void draw_title(struct ui *u)
     ADD("  %s %s  sort %s%s", g->sep, config_view_names[u->view], config_sort_names[u->sort],
         u->reverse ? g->up : g->down);
     if (u->filter[0]) {
-        char esc[160];
+        char esc[4 * sizeof(u->filter)]; /* \xNN at most for each byte */
         term_escape(esc, sizeof(esc), u->filter);
         ADD("  filter \"%s\"", esc);
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The dashboard's keys: the help page lists every key of the key table
-# (src/ui/keys.c), the filter narrows the rows as it is typed (on a narrow
-# screen its prompt shows the end of a long filter and the cursor), the sort keys
+# (src/ui/keys.c), the filter narrows the rows as it is typed (the title
+# shows it whole, escaped; on a narrow screen its prompt shows the end of a
+# long filter and the cursor), the sort keys
 # change the order (s, < and I say it; the column sorted on carries the
 # arrow), t and p switch views, Enter shows a segment's holders with their
 # fd, a mark goes with its row when a rescan no longer finds it, Left and -
@@ -114,6 +115,19 @@ tui_cap | grep -qE '^unheld_0' && { tui_dump; fail "kind:torch shows unheld_0"; 
 tui_keys Escape
 wait_for '[ "$(rows)" -eq 11 ]' 5 || { tui_dump; fail "Esc did not clear the kind filter"; }
 ok "the filter kind:NAME keeps one kind's segments (the KIND column says which)"
+tui_quit
+
+# A filter of characters shown escaped (here 20 right-to-left overrides,
+# \u{202e} each) is shown whole in the title, not cut inside an escape.
+tui_start 300 30
+tui_wait "main $main " 10
+tui_keys /
+for _ in $(seq 20); do tui_keys -H e2 80 ae; done
+rlo=$(printf '\\\\u\\{202e\\}%.0s' $(seq 20))
+tui_wait "^Filter: $rlo"'_  Enter' 5
+tui_wait "filter \"$rlo\"  " 5
+ok "a filter of 20 escaped characters is shown whole in the prompt and the title"
+tui_keys Escape
 tui_quit
 
 # On a narrow screen the prompt shows the end of a long filter and its
