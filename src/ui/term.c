@@ -375,7 +375,13 @@ void term_escape(char *dst, size_t n, const char *s)
     struct buf b;
     buf_init(&b);
     esc_term(&b, s, T.ascii);
-    snprintf(dst, n, "%s", b.data ? b.data : "");
+    const char *shown = b.data ? b.data : "";
+    const char *ellipsis = term_glyphs()->ellipsis;
+    size_t el = strlen(ellipsis);
+    if (b.len < n || n <= el)
+        snprintf(dst, n, "%s", b.len < n ? shown : "");
+    else /* cut between two characters or escapes, and said so */
+        snprintf(dst, n, "%.*s%s", (int)esc_term_cut(shown, n - 1 - el), shown, ellipsis);
     buf_free(&b);
 }
 

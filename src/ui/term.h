@@ -57,7 +57,9 @@ void term_fill(int y, int x, int w, attr_t a);
  * the text (an ellipsis before what is left). Returns the columns used. */
 int term_prompt(int y, const char *label, const char *text, attr_t a);
 
-/* Escapes untrusted bytes into dst as term_put_name shows them. */
+/* Escapes untrusted bytes into dst as term_put_name shows them; text too
+ * long for dst is cut between two characters or escapes and ends in the
+ * ellipsis glyph. */
 void term_escape(char *dst, size_t n, const char *s);
 
 #endif

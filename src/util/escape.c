@@ -182,6 +182,30 @@ size_t utf8_cut(const char *s, size_t len)
     return len;
 }
 
+size_t esc_term_cut(const char *s, size_t len)
+{
+    size_t n = strlen(s), cut = 0;
+    for (size_t i = 0; i < n && i < len;) {
+        size_t k;
+        if (s[i] != '\\') {
+            k = utf8_valid_len((const unsigned char *)s + i, n - i);
+            k = k ? k : 1;
+        } else if (s[i + 1] == 'x') {
+            k = 4;
+        } else if (s[i + 1] == 'u') {
+            const char *end = strchr(s + i, '}');
+            k = end ? (size_t)(end - (s + i)) + 1 : n - i;
+        } else {
+            k = 2; /* \\ \n \t \r \e */
+        }
+        if (i + k > len)
+            break;
+        i += k;
+        cut = i;
+    }
+    return cut;
+}
+
 void utf8_vsnprintf(char *dst, size_t size, const char *fmt, va_list ap)
 {
     struct buf b;

@@ -25,6 +25,10 @@ bool utf8_char_shown(const unsigned char *s, size_t len);
  * character (len itself unless s[len] continues one). */
 size_t utf8_cut(const char *s, size_t len);
 
+/* The largest cut at or before byte len of s, text that esc_term wrote,
+ * that is inside neither a character nor an escape (\xff, \u{202e}). */
+size_t esc_term_cut(const char *s, size_t len);
+
 /* vsnprintf into dst (size > 0), but text too long for it is cut at a
  * character boundary (utf8_cut), not inside a UTF-8 character. */
 void utf8_vsnprintf(char *dst, size_t size, const char *fmt, va_list ap);

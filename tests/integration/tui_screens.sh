@@ -2,7 +2,8 @@
 # The dashboard's screen at 120x40, 80x24 and 40x10 on a scene of known size: the
 # gauge shows the mount's exact percent, the tree shows the DataLoader group under
 # its main pid with the workers beneath it, names made of escape sequences are
-# shown escaped, every screen fits its terminal, at 40x10 a status message
+# shown escaped, a long command line is cut between two characters, every
+# screen fits its terminal, at 40x10 a status message
 # leaves the key line in place, and at 20x5 D's confirmation keeps its
 # buttons inside its box.
 . "$(dirname "$0")/lib.sh"
@@ -115,6 +116,31 @@ tui_keys / t o r c h _ 9 _ 1 Enter
 tui_wait 'torch_9_1\\nfake' 5
 ok "a newline in a name is shown as \\n"
 tui_sane "the screen with hostile names fits"
+tui_quit
+
+# A command line longer than its cell's text (300 euro signs, 900 bytes) is
+# cut between two characters and ends in the ellipsis: no broken character
+# is drawn as "?".
+cat >"$SHMTEST_TMP/holder.py" <<'PY'
+import os, sys, time
+fd = os.open("/dev/shm/euro_held", os.O_RDWR | os.O_CREAT, 0o600)
+os.ftruncate(fd, 4096)
+open(sys.argv[1], "w").close()
+time.sleep(300)
+PY
+# shellcheck disable=SC2016 # $0 and $1 are the inner shell's
+bash -c 'exec -a "$0" python3 "$1" "$2"' "$(printf '€%.0s' $(seq 300))" \
+    "$SHMTEST_TMP/holder.py" "$SHMTEST_TMP/euro.ready" </dev/null >/dev/null 2>&1 &
+euro=$!
+on_exit "kill -KILL $euro 2>/dev/null; true"
+wait_for "[ -e '$SHMTEST_TMP/euro.ready' ]" 30 || fail "the holder with a long command line did not start"
+tui_start 300 30
+tui_wait "main $main " 10
+tui_keys p
+tui_wait "^ +$euro .* €+… *\$" 10
+tui_cap | grep -q '€?' && { tui_dump; fail "a command line was cut inside a character"; }
+tui_sane "the processes view with a long command line fits"
+ok "a long command line is cut between two characters, marked by the ellipsis"
 tui_quit
 
 # A process's details page: its memory, the shared part read afresh for the page.

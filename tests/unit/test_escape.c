@@ -118,6 +118,19 @@ static void test_utf8_cut(void **state)
     assert_int_equal(utf8_cut(s, 6), 6);
 }
 
+/* A cut of esc_term's text lands between two characters or escapes: in
+ * a\u{202e}\xff€\\ they are a (1 byte), \u{202e} (8), \xff (4), € (3), \\ (2). */
+static void test_esc_term_cut(void **state)
+{
+    (void)state;
+    const char *s = "a\\u{202e}\\xff\xe2\x82\xac\\\\";
+    static const size_t cuts[][2] = {/* len, the cut at or before it */
+                                     {0, 0},   {1, 1},   {8, 1},   {9, 9},   {12, 9},  {13, 13},
+                                     {15, 13}, {16, 16}, {17, 16}, {18, 18}, {100, 18}};
+    for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++)
+        assert_int_equal(esc_term_cut(s, cuts[i][0]), cuts[i][1]);
+}
+
 static void test_utf8_valid_len(void **state)
 {
     (void)state;
@@ -139,6 +152,7 @@ int main(void)
         cmocka_unit_test(test_term),
         cmocka_unit_test(test_utf8_valid_len),
         cmocka_unit_test(test_utf8_cut),
+        cmocka_unit_test(test_esc_term_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
