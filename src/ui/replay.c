@@ -463,6 +463,10 @@ void cmd_replay_goto(struct ui *u, int code)
         return;
     char at[32];
     replay_time_text(r, i, at, sizeof(at));
+    bool after = nearest(r, i, 1, STORE_SNAPSHOT) == SIZE_MAX && t > recording_end(r, i);
     ui_message(u, THEME_muted, "%s: the snapshot of %s",
-               r->ix.items[i].t > t ? "before the recording" : "at that time", at);
+               r->ix.items[i].t > t ? "before the recording"
+               : after              ? "after the recording"
+                                    : "at that time",
+               at);
 }

@@ -20,8 +20,8 @@
 # the title; [ steps back to the full /dev/shm (the gauge shows the
 # snapshot's exact fill), then to the first; } jumps to the event (the status
 # line names the worker and SIGBUS, the title the snapshot after it); g goes
-# to a time typed as HH:MM:SS (on a narrow screen its prompt's label gives
-# way to what is typed); an action key is refused in one line; an --all
+# to a time typed as HH:MM:SS (one after the recording says so; on a narrow
+# screen its prompt's label gives way to what is typed); an action key is refused in one line; an --all
 # recording opens in the node view; a record cut short is named. Bad
 # recordings and times: one line, status 1 (2 for a time that is none).
 #
@@ -287,6 +287,13 @@ tui_keys -l "yesterday"
 tui_keys Enter
 tui_wait "not a time: yesterday" 5
 ok "g: a word that is no time is said"
+# A time long after the recording ended shows its last snapshot, and says so.
+tui_keys g
+tui_keys -l "2999-01-01T00:00:00Z"
+tui_keys Enter
+tui_wait "^after the recording: the snapshot of $(shown_time "$SHMTEST_TMP/c")" 5
+tui_wait "REPLAY $(shown_time "$SHMTEST_TMP/c") \(3/3\)" 5
+ok "g: a time after the recording shows its last snapshot and says it is after it"
 # On a narrow screen the label gives way: what is typed and the cursor show.
 resize() { # W H
     TUI_W=$1
