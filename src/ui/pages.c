@@ -9,7 +9,6 @@
 #include "ui/page.h"
 #include "ui/term.h"
 #include "util/buf.h"
-#include "util/escape.h"
 #include "util/xalloc.h"
 
 static void push(struct page *p, int role, const char *s, size_t n)
@@ -82,7 +81,7 @@ void page_add_name(struct page *p, int role, int indent, const char *label, cons
     struct buf b;
     buf_init(&b);
     buf_adds(&b, label);
-    esc_term(&b, name ? name : "", term_ascii());
+    term_escape_buf(&b, name ? name : "");
     wrap(p, role, indent, b.data);
     buf_free(&b);
 }

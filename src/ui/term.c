@@ -331,6 +331,18 @@ int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis)
     return cols;
 }
 
+void term_escape_buf(struct buf *b, const char *s)
+{
+    wchar_t wc;
+    mbstate_t st = {0};
+    size_t k = mbrtowc(&wc, s, strlen(s), &st);
+    if (k != (size_t)-1 && k != (size_t)-2 && k > 1 && wcwidth(wc) == 0) {
+        buf_printf(b, "\\u{%x}", (unsigned)wc);
+        s += k;
+    }
+    esc_term(b, s, T.ascii);
+}
+
 /* The columns a prompt's label keeps when the text needs the room (all
  * of "Filter: "). */
 #define PROMPT_LABEL_MIN 8
@@ -357,7 +369,7 @@ int term_prompt(int y, const char *label, const char *text, attr_t a)
 {
     struct buf b;
     buf_init(&b);
-    esc_term(&b, text, T.ascii);
+    term_escape_buf(&b, text);
     const char *shown = b.data ? b.data : "";
     int lw = term_width(label), tw = term_width(shown);
     int room = COLS - 1 - (lw < PROMPT_LABEL_MIN ? lw : PROMPT_LABEL_MIN);
@@ -374,7 +386,7 @@ void term_escape(char *dst, size_t n, const char *s)
 {
     struct buf b;
     buf_init(&b);
-    esc_term(&b, s, T.ascii);
+    term_escape_buf(&b, s);
     const char *shown = b.data ? b.data : "";
     const char *ellipsis = term_glyphs()->ellipsis;
     size_t el = strlen(ellipsis);
@@ -389,7 +401,7 @@ int term_put_name(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis
 {
     struct buf b;
     buf_init(&b);
-    esc_term(&b, s, T.ascii);
+    term_escape_buf(&b, s);
     int cols = term_put(y, x, maxw, b.data ? b.data : "", a, ellipsis);
     buf_free(&b);
     return cols;

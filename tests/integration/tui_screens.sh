@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The dashboard's screen at 120x40, 80x24 and 40x10 on a scene of known size: the
 # gauge shows the mount's exact percent, the tree shows the DataLoader group under
-# its main pid with the workers beneath it, names made of escape sequences are
-# shown escaped, a long command line is cut between two characters, every
-# screen fits its terminal, at 40x10 a status message
-# leaves the key line in place, and at 20x5 D's confirmation keeps its
+# its main pid with the workers beneath it, names made of escape sequences (or
+# beginning with a combining mark) are shown escaped, a long command line is cut
+# between two characters, every screen fits its terminal, at 40x10 a status
+# message leaves the key line in place, and at 20x5 D's confirmation keeps its
 # buttons inside its box.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -116,6 +116,17 @@ tui_keys / t o r c h _ 9 _ 1 Enter
 tui_wait 'torch_9_1\\nfake' 5
 ok "a newline in a name is shown as \\n"
 tui_sane "the screen with hostile names fits"
+# A name that begins with a combining mark (U+0301), which a terminal
+# draws over the cell before (the row above, from column 0): "\u0301start"
+# would pass for "start". Its first character is shown escaped, here and
+# on its details page.
+printf x >"/dev/shm/$(printf '\xcc\x81')start"
+tui_keys Escape / s t a r t Enter r
+tui_wait '^\\u\{301\}start +unheld ' 10
+tui_keys Enter
+tui_wait '^Segment \\u\{301\}start$' 5
+tui_keys Escape
+ok "a name's leading combining mark is shown escaped, \\u{301}"
 tui_quit
 
 # A command line longer than its cell's text (300 euro signs, 900 bytes) is
