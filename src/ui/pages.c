@@ -9,6 +9,7 @@
 #include "ui/page.h"
 #include "ui/term.h"
 #include "util/buf.h"
+#include "util/escape.h"
 #include "util/xalloc.h"
 
 static void push(struct page *p, int role, const char *s, size_t n)
@@ -19,7 +20,8 @@ static void push(struct page *p, int role, const char *s, size_t n)
 }
 
 /* Breaks text into lines of at most p->width columns, at the last space
- * that fits, or anywhere in a word longer than a line. */
+ * that fits, or in a word longer than a line between two characters or
+ * escapes. */
 static void wrap(struct page *p, int role, int indent, const char *text)
 {
     int width = p->width > indent + 8 ? p->width : indent + 8;
@@ -54,6 +56,13 @@ static void wrap(struct page *p, int role, int indent, const char *text)
             line.len = cut_len;
             line.data[line.len] = '\0';
             q = cut;
+        } else if (*q) { /* in a word: between two escapes of a name (\xff) */
+            size_t keep = start + esc_term_cut(line.data + start, line.len - start);
+            if (keep > start) {
+                q -= line.len - keep;
+                line.len = keep;
+                line.data[keep] = '\0';
+            }
         }
         push(p, role, line.data ? line.data : "", line.len);
         s = q;

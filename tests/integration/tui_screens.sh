@@ -2,10 +2,11 @@
 # The dashboard's screen at 120x40, 80x24 and 40x10 on a scene of known size: the
 # gauge shows the mount's exact percent, the tree shows the DataLoader group under
 # its main pid with the workers beneath it, names made of escape sequences (or
-# beginning with a combining mark) are shown escaped, a long command line is cut
-# between two characters, every screen fits its terminal, at 40x10 a status
-# message leaves the key line in place, and at 20x5 D's confirmation keeps its
-# buttons inside its box.
+# beginning with a combining mark) are shown escaped, a long name is wrapped
+# between two escapes on its details page, a long command line is cut between
+# two characters, every screen fits its terminal, at 40x10 a status message
+# leaves the key line in place, and at 20x5 D's confirmation keeps its buttons
+# inside its box.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -127,6 +128,18 @@ tui_keys Enter
 tui_wait '^Segment \\u\{301\}start$' 5
 tui_keys Escape
 ok "a name's leading combining mark is shown escaped, \\u{301}"
+# A name longer than the details page is wide is wrapped between two
+# escapes, never inside one (a line ending in "\", the next beginning "xff").
+printf x >"/dev/shm/wrapme_$(head -c 248 /dev/zero | tr '\0' '\377')"
+tui_keys Escape / w r a p m e Enter r
+tui_wait '^wrapme_\\xff.* unheld ' 10
+tui_keys Enter
+tui_wait '^Segment$' 5
+names=$(tui_cap | sed -n '/^Segment$/,/^  mount /p' | sed '1d;$d')
+[ "$(wc -l <<<"$names")" -gt 2 ] || { tui_dump; fail "the long name is not wrapped"; }
+grep -qvE '^  (wrapme_)?(\\xff)+$' <<<"$names" && { tui_dump; fail "a line of the name is cut inside an escape"; }
+tui_keys Escape
+ok "a long name is wrapped between two escapes on its details page"
 tui_quit
 
 # A command line longer than its cell's text (300 euro signs, 900 bytes) is
