@@ -527,6 +527,7 @@ static bool index_file(struct store_index *ix, size_t *icap, size_t *wcap, uint3
     const char *name = ix->files[fi];
     const char *end = data + len;
     size_t bad = 0, first_bad = 0;
+    const char *cut = NULL; /* a last line with no newline: cut short */
     if (len == 0) {
         /* The recorder died between making the file and writing its header. */
         warn(ix, wcap, "%s/%s: not a recording (empty)", shown, name);
@@ -536,8 +537,7 @@ static bool index_file(struct store_index *ix, size_t *icap, size_t *wcap, uint3
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         uint64_t off = (uint64_t)(p - data);
         if (!nl) {
-            warn(ix, wcap, "%s/%s: offset %llu: a record cut short (%zu bytes)", shown, name,
-                 (unsigned long long)off, (size_t)(end - p));
+            cut = p;
             break;
         }
         double t;
@@ -575,6 +575,9 @@ static bool index_file(struct store_index *ix, size_t *icap, size_t *wcap, uint3
     else if (bad)
         warn(ix, wcap, "%s/%s: offset %zu: not a shmwatch record (and %zu more such lines)",
              shown, name, first_bad, bad - 1);
+    if (cut) /* after the bad lines: each file's damage said in the file's order */
+        warn(ix, wcap, "%s/%s: offset %zu: a record cut short (%zu bytes)", shown, name,
+             (size_t)(cut - data), (size_t)(end - cut));
     return true;
 }
 

@@ -422,6 +422,19 @@ static void test_cut_short(void **state)
              (unsigned long long)off);
     assert_string_equal(ix.warnings[0], want);
     store_index_free(&ix);
+
+    /* Both in one file: said in the order of the file, the bad line first. */
+    fd = open(path, O_WRONLY | O_APPEND);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, line, 20), 20);
+    close(fd);
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.nwarnings, 2);
+    assert_string_equal(ix.warnings[0], want);
+    snprintf(want, sizeof(want), "%s: offset %llu: a record cut short (20 bytes)", path,
+             (unsigned long long)off + sizeof(junk) - 1 + len);
+    assert_string_equal(ix.warnings[1], want);
+    store_index_free(&ix);
 }
 
 /* A file with a store's name but no header is named and skipped. */
