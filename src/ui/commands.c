@@ -293,6 +293,8 @@ void cmd_unmark(struct ui *u, int code)
 void cmd_log(struct ui *u, int code)
 {
     (void)code;
+    if (refused_in_replay(u, "the action log is this machine's, not the recording's"))
+        return;
     actions_show_log(u);
 }
 

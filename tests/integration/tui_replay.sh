@@ -21,7 +21,8 @@
 # snapshot's exact fill), then to the first; } jumps to the event (the status
 # line names the worker and SIGBUS, the title the snapshot after it); g goes
 # to a time typed as HH:MM:SS (one after the recording says so; on a narrow
-# screen its prompt's label gives way to what is typed); an action key is refused in one line; an --all
+# screen its prompt's label gives way to what is typed); an action key, and
+# the action log (this machine's, not the recording's), are refused in one line; an --all
 # recording opens in the node view; a record cut short is named. Bad
 # recordings and times: one line, status 1 (2 for a time that is none).
 #
@@ -274,7 +275,9 @@ tui_keys K
 tui_wait "replay: actions are off" 5
 tui_keys r
 tui_wait "replay: no rescan" 5
-ok "action keys and rescan are refused in one line"
+tui_keys L
+tui_wait "replay: the action log is this machine's, not the recording's" 5
+ok "action keys, rescan and the action log are refused in one line"
 
 tui_keys g
 tui_wait "^Go to " 5
