@@ -11,7 +11,10 @@
 
 bool parse_int(const char *s, long long min, long long max, long long *out)
 {
-    if (!s || !*s || isspace((unsigned char)*s))
+    /* Digits, after a minus sign for a negative number: strtoll would also
+     * take leading space and a plus sign, which no size or duration takes. */
+    const char *digits = s && *s == '-' ? s + 1 : s;
+    if (!digits || !isdigit((unsigned char)*digits))
         return false;
     char *end;
     errno = 0;

@@ -19,7 +19,8 @@ bool parse_duration(const char *s, double *out_seconds);
  * the form is the fault, not the value or its unit. */
 bool units_not_plain(const char *s);
 
-/* Strict decimal integer in [min, max]. */
+/* Strict decimal integer in [min, max]: digits, a minus sign before them
+ * for a negative number; no plus sign, no space. */
 bool parse_int(const char *s, long long min, long long max, long long *out);
 
 /* "1.5 GiB", "64.0 MiB", "512 B" into dst. */

@@ -199,6 +199,15 @@ expect_line() {
 # an argument or a file name neither splits the line nor reaches the terminal.
 expect_line 2 "shmwatch: --count: '5\\n\\e[31m' is not a whole number >= 0" --count $'5\n\e[31m'
 expect_line 2 "shmwatch clean: unexpected argument 'x\\ny' (see shmwatch clean --help)" clean $'x\ny'
+# A whole number takes no sign but a minus, as a duration or a size takes
+# none: "+5" is refused on the command line and in the configuration file.
+expect_line 2 "shmwatch: --count: '+5' is not a whole number >= 0" --json --interval 1 --count +5
+expect_line 2 "shmwatch plan: --workers needs a whole number of at least 0, not '+2'" \
+    plan --batch-size 8 --sample-shape 3x8x8 --workers +2
+expect_line 2 "shmwatch: --pid: '+1' is not a process id" --json --pid +1
+printf 'warn_pct: +50\n' >"$SHMTEST_TMP/plus.yaml"
+expect_line 2 "shmwatch: $SHMTEST_TMP/plus.yaml:1:11: warn_pct: expected a whole number, got '+50'" \
+    --json --config "$SHMTEST_TMP/plus.yaml"
 expect_line 2 "shmwatch plan: unknown option '--a\\e[2Jb' (see shmwatch plan --help)" plan $'--a\e[2Jb'
 expect_line 2 "shmwatch: /nonexistent\\n\\e[31m.yaml: No such file or directory" --config $'/nonexistent\n\e[31m.yaml' --once
 # The subcommands' usage errors, word for word.

@@ -93,6 +93,16 @@ static void test_parse_int(void **state)
     assert_false(parse_int("101", 0, 100, &v));
     assert_false(parse_int("4 2", 0, 100, &v));
     assert_false(parse_int(" 4", 0, 100, &v));
+    /* A sign is refused as sizes and durations refuse it; only a minus
+     * makes a negative number. */
+    assert_false(parse_int("+5", 0, 100, &v));
+    assert_false(parse_int("+", 0, 100, &v));
+    assert_false(parse_int("-", -100, 100, &v));
+    assert_false(parse_int("--5", -100, 100, &v));
+    assert_false(parse_int("-+5", -100, 100, &v));
+    assert_false(parse_int("", 0, 100, &v));
+    assert_true(parse_int("-5", -100, 100, &v));
+    assert_int_equal(v, -5);
 }
 
 static void test_fmt(void **state)
