@@ -179,7 +179,9 @@ int yamlfile_load_trusted(struct yamlfile *f, const char *path, enum config_trus
     buf_init(&text);
     struct stat st;
     int rc = read_file_stat(path, &text, YAMLFILE_MAX, &st);
-    if (rc < 0)
+    if (rc == -EAGAIN)
+        *err = path_error(path, 0, 0, "cannot read: it waits for more instead of ending");
+    else if (rc < 0)
         *err = path_error(path, 0, 0,
                           rc == -ENODATA ? "a FIFO or pipe that no process writes to"
                                          : strerror(-rc));

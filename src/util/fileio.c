@@ -12,7 +12,10 @@
 /* The start of a file opened with O_NONBLOCK: st its fstat; a pipe (a
  * shell's <(...)) or a FIFO that gives an end of file before any byte has no
  * writer at all: -ENODATA. Else its first byte, if there is one already, is
- * in out, and fd blocks again (the writer is waited for). 0 or -errno. */
+ * in out, and fd blocks again (the writer is waited for); so does a terminal
+ * (--config /dev/stdin, typed). Any other file stays non-blocking: one that
+ * has no end but waits for more (/proc/kmsg) is -EAGAIN once it has given
+ * what it holds, not a read that never returns. 0 or -errno. */
 static int fifo_start(int fd, struct stat *st, struct buf *out)
 {
     if (fstat(fd, st) != 0)
@@ -26,6 +29,8 @@ static int fifo_start(int fd, struct stat *st, struct buf *out)
             return -errno;
         if (n == 1)
             buf_add(out, &c, 1);
+    } else if (!S_ISCHR(st->st_mode) || !isatty(fd)) {
+        return 0;
     }
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)

@@ -38,7 +38,10 @@ int read_file(const char *path, struct buf *out, size_t max);
 /* As read_file, with *st the fstat of the very file read (not of whatever
  * the path names a moment later): for checks of who may have written it.
  * The open does not wait for a FIFO's writer: a pipe or FIFO that no process
- * writes to is -ENODATA at once (a shell's <(...) is read as any file). */
+ * writes to is -ENODATA at once (a shell's <(...) is read as any file). A
+ * pipe, FIFO or terminal is waited on for its end; any other file is read
+ * without waiting, so one that waits for more instead of ending (/proc/kmsg)
+ * is -EAGAIN. */
 struct stat;
 int read_file_stat(const char *path, struct buf *out, size_t max, struct stat *st);
 /* fstatat(dirfd, path, st, flags) that never waits on the file's own file

@@ -96,6 +96,22 @@ expect 2 "^shmwatch: /dev/fd/[0-9]+:1:11: warn_pct: 500 is out of range" --json 
 timeout 10 "$SHMWATCH" --json --config <(echo 'warn_pct: 50') >"$SHMTEST_TMP/subst.json" ||
     fail "--config <(echo 'warn_pct: 50') exited $?"
 json_check "$SHMTEST_TMP/subst.json" "j['schema'] == 1" "--config <(...) is read as a file"
+# A file that waits for more instead of ending (/proc/kmsg) is refused once
+# it has given what it holds, never read forever; a terminal (--config
+# /dev/stdin, typed up to Ctrl-D) is still read to its end.
+expect 2 "^shmwatch: /proc/kmsg: cannot read: it waits for more instead of ending$" --json --config /proc/kmsg
+expect 2 "^shmwatch clean: /proc/kmsg: cannot read: it waits for more instead of ending$" clean --config /proc/kmsg
+timeout 10 /usr/bin/python3 -c '
+import os, pty, subprocess, sys
+master, slave = pty.openpty()
+p = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=subprocess.PIPE)
+os.close(slave)
+os.write(master, b"warn_pct: 50\n\x04")
+out = p.communicate()[0]
+sys.stdout.buffer.write(out)
+sys.exit(p.returncode)' "$SHMWATCH" --json --config /dev/stdin >"$SHMTEST_TMP/tty.json" ||
+    fail "--config /dev/stdin from a terminal exited $?"
+json_check "$SHMTEST_TMP/tty.json" "j['schema'] == 1" "--config /dev/stdin from a terminal is read to its end"
 expect 2 "needs a terminal" 
 expect 1 "cannot watch pid" --json --pid 2147483647
 # A zombie is said to be one (it has exited, not yet reaped), not "no such
