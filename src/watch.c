@@ -87,11 +87,8 @@ static void store_put(struct loop *L, double t, const struct buf *b)
 {
     char msg[512];
     recwrite_put(L->store, t, b, msg, sizeof(msg));
-    if (msg[0]) {
-        char *shown = esc_term_dup(msg);
-        fprintf(stderr, "%s: %s\n", L->cmd, shown);
-        free(shown);
-    }
+    if (msg[0])
+        fprintf(stderr, "%s: %s\n", L->cmd, msg); /* its names escaped already */
 }
 
 /* Writes all of b to stdout, to the --prometheus-file, or (the recorder)

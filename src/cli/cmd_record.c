@@ -9,7 +9,6 @@
 #include "cli/subcommands.h"
 #include "live/recwrite.h"
 #include "store/store.h"
-#include "util/escape.h"
 #include "watch.h"
 
 int cmd_record(int argc, char **argv)
@@ -50,9 +49,7 @@ int cmd_record(int argc, char **argv)
     rc = store_open(dir, &lim, header, &st, msg, sizeof(msg));
     free(header);
     if (rc < 0) {
-        char *shown = esc_term_dup(msg);
-        fprintf(stderr, "shmwatch record: %s\n", shown);
-        free(shown);
+        fprintf(stderr, "shmwatch record: %s\n", msg); /* its names escaped already */
         rc = 1;
         goto out;
     }

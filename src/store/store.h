@@ -27,7 +27,8 @@ struct store;
  * the members of the header record after "recording" and "time" (a
  * JSON text of members without braces, e.g. "\"hostname\":\"x\",..."). 0,
  * or -errno with a one-line reason in msg (a second recorder: -EBUSY, "DIR
- * is being recorded by pid N"). */
+ * is being recorded by pid N"). Every msg of the store names its files
+ * escaped for a terminal already: it is printed as it is. */
 int store_open(const char *dir, const struct store_limits *lim, const char *header,
                struct store **out, char *msg, size_t n);
 /* Appends one record (line: a JSON object, no newline) of time t (Unix

@@ -309,9 +309,7 @@ static int open_store(const struct ui_settings *set, struct store **out)
     int rc = store_open(dir, &lim, header, out, msg, sizeof(msg));
     free(header);
     if (rc < 0) {
-        char *shown = esc_term_dup(msg);
-        fprintf(stderr, "shmwatch: --record: %s\n", shown);
-        free(shown);
+        fprintf(stderr, "shmwatch: --record: %s\n", msg); /* its names escaped already */
         return 1;
     }
     return 0;

@@ -258,6 +258,22 @@ expect_line 2 "shmwatch clean: --log needs a file name, not an empty string (see
 expect_line 2 "shmwatch reap: --log needs a file name, not an empty string (see shmwatch reap --help)" reap --log ''
 # A store that is no directory, or one others may write into: refused, status 1.
 expect_line 1 "shmwatch record: /dev/null: refused: not a directory" record --dir /dev/null
+# The store's message names the directory escaped once (\e, not \\e), for
+# shmwatch record and for the dashboard's --record, which says it before the
+# terminal is touched.
+: >"$SHMTEST_TMP/store"$'\e[1m'
+expect_line 1 "shmwatch record: $SHMTEST_TMP/store\\e[1m: refused: not a directory" \
+    record --dir "$SHMTEST_TMP/store"$'\e[1m'
+rc=0
+timeout 10 /usr/bin/python3 -c '
+import os, pty, subprocess, sys
+master, slave = pty.openpty()
+p = subprocess.run(sys.argv[1:], stdin=slave, stdout=slave, stderr=subprocess.PIPE)
+sys.stderr.buffer.write(p.stderr)
+sys.exit(p.returncode)' "$SHMWATCH" --record "$SHMTEST_TMP/store"$'\e[1m' 2>"$SHMTEST_TMP/err" || rc=$?
+assert_eq "$rc" 1 "--record into a file that is no directory exits 1"
+assert_eq "$(cat "$SHMTEST_TMP/err")" "shmwatch: --record: $SHMTEST_TMP/store\\e[1m: refused: not a directory" \
+    "--record names the store escaped once"
 mkdir -m 0777 "$SHMTEST_TMP/open-store"
 chmod 0777 "$SHMTEST_TMP/open-store"
 expect_line 1 "shmwatch record: $SHMTEST_TMP/open-store: refused: writable by group or others (chmod go-w)" \
