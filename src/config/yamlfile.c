@@ -137,6 +137,22 @@ static int check_depth(const char *path, const struct buf *text, char **err)
     return rc;
 }
 
+/* A double-quoted "\0" puts a NUL inside a scalar, which every reader of
+ * it, a C string, would take as its end: "/tmp/a\0b" would be /tmp/a. So a
+ * scalar holding one is refused, wherever it is. */
+static int check_nul(const struct yamlfile *f, char **err)
+{
+    for (yaml_node_t *n = f->doc.nodes.start; n < f->doc.nodes.top; n++) {
+        if (n->type == YAML_SCALAR_NODE &&
+            memchr(n->data.scalar.value, '\0', n->data.scalar.length)) {
+            *err = mark_error(f->path, n->start_mark.line, n->start_mark.column,
+                              "a NUL character (\\0) in a string");
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
 /* The one document of text, into f. */
 static int load_document(struct yamlfile *f, const struct buf *text, char **err)
 {
@@ -161,6 +177,8 @@ static int load_document(struct yamlfile *f, const struct buf *text, char **err)
             }
             yaml_document_delete(&next);
         }
+        if (rc == 0)
+            rc = check_nul(f, err);
         if (rc)
             yaml_document_delete(&f->doc);
     }

@@ -97,6 +97,7 @@ static const struct {
     /* 100 levels: refused at the 65th (the mapping, then 64 lists): libyaml
      * would parse a megabyte of them for half an hour. */
     {"deep.yaml", "2:73: nested more than 64 levels deep"},
+    {"nul_string.yaml", "2:11: a NUL character (\\0) in a string"},
 };
 
 static void test_bad_files(void **state)
