@@ -43,6 +43,7 @@ const char *evline_text(const struct event *e, const struct ev_mount *mt, char *
 {
     char w[96], sz[96];
     const char *where = e->container_name ? e->container_name : e->container;
+    const char *mount = e->mount ? e->mount : "?"; /* a recorded line may lack it */
     switch (e->kind) {
     case EV_EXIT: {
         who(e, w, sizeof(w));
@@ -84,16 +85,16 @@ const char *evline_text(const struct event *e, const struct ev_mount *mt, char *
                      e->kills == 1 ? "" : "es");
         break;
     case EV_SEGMENTS:
-        snprintf(dst, n, "%s: %llu segment%s created, %llu removed in %.0f s", e->mount,
+        snprintf(dst, n, "%s: %llu segment%s created, %llu removed in %.0f s", mount,
                  (unsigned long long)e->created, e->created == 1 ? "" : "s",
                  (unsigned long long)e->removed, e->interval_s);
         break;
     case EV_MOUNT:
-        snprintf(dst, n, "mount %s %s%s%s", e->mount, e->appeared ? "appeared" : "went away",
+        snprintf(dst, n, "mount %s %s%s%s", mount, e->appeared ? "appeared" : "went away",
                  where ? " in " : "", where ? where : "");
         break;
     case EV_FILL:
-        snprintf(dst, n, "%s is %s: %s (%.1f%%)", e->mount,
+        snprintf(dst, n, "%s is %s: %s (%.1f%%)", mount,
                  e->level == FILL_CRITICAL ? "critically full"
                  : e->level == FILL_WARN   ? "filling up"
                                            : "back below the warning level",

@@ -8,6 +8,8 @@
 
 #include "testutil.h"
 #include "model/evline.h"
+#include "model/evload.h"
+#include "util/jsondoc.h"
 #include "util/xalloc.h"
 
 /* A state of a main (100) and a worker (101) in container "abc" (NULL: the
@@ -149,6 +151,34 @@ static void test_oom_and_recorder(void **state)
     ev_state_free(&st);
 }
 
+/* A recorded mount event may lack its mount's path (evload.h: NULL): the
+ * line says '?' there, never hands printf a NULL. */
+static void test_no_mount_path(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line, *text;
+    } cases[] = {
+        {"{\"event\":\"fill\",\"mount_id\":\"0:41\",\"used_bytes\":1024,"
+         "\"size_bytes\":2048,\"used_pct\":50,\"level\":\"critical\"}",
+         "? is critically full: 1.0 of 2.0 KiB (50.0%)"},
+        {"{\"event\":\"segments\",\"mount\":7,\"created\":2,\"removed\":1,\"interval_s\":2}",
+         "?: 2 segments created, 1 removed in 2 s"},
+        {"{\"event\":\"mount\",\"change\":\"appeared\"}", "mount ? appeared"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char err[128], line[320];
+        struct jd *doc = jd_parse(cases[i].line, strlen(cases[i].line), err, sizeof(err));
+        assert_non_null(doc);
+        struct event e;
+        assert_int_equal(evload_build(doc, 1.0, &e, err, sizeof(err)), 0);
+        assert_null(e.mount);
+        assert_string_equal(evline_text(&e, NULL, line, sizeof(line)), cases[i].text);
+        event_clear(&e);
+        jd_free(doc);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +186,7 @@ int main(void)
         cmocka_unit_test(test_sigbus_not_full_host),
         cmocka_unit_test(test_other_ends),
         cmocka_unit_test(test_oom_and_recorder),
+        cmocka_unit_test(test_no_mount_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
