@@ -203,21 +203,15 @@ bool targets_proc(const struct model *m, pid_t pid, struct signal_target *t)
     return true;
 }
 
-/* An orphaned worker's why: the facts roles.c proved it by, no more. */
+/* An orphaned worker's why: the fact roles.c proved it by, no more. */
 static void orphan_why(struct buf *b, const struct proc *p, const struct proc *parent,
                        unsigned proof)
 {
-    buf_adds(b, "orphaned worker: ");
-    if (proof & (ORPHAN_BY_NAME | ORPHAN_BY_SIGNALS))
-        buf_printf(b, "a DataLoader worker by its %s whose parent, pid %d (%s), is not its main",
-                   proof & ORPHAN_BY_NAME ? "name" : "caught signals and libtorch", (int)p->ppid,
-                   parent ? parent->comm : "?");
-    if (proof == ORPHAN_LEADER_GONE)
-        buf_adds(b, "it uses torch shared memory and ");
-    else if (proof & ORPHAN_LEADER_GONE)
-        buf_adds(b, "; ");
-    if (proof & ORPHAN_LEADER_GONE)
-        buf_printf(b, "the leader of its process group (pid %d) is gone", (int)p->pgid);
+    buf_printf(b,
+               "orphaned worker: a DataLoader worker by its %s whose parent, pid %d (%s), is not "
+               "its main",
+               proof & ORPHAN_BY_NAME ? "name" : "caught signals and libtorch", (int)p->ppid,
+               parent ? parent->comm : "?");
 }
 
 static char *role_why(const struct model *m, const struct proc *p, const struct mproc *mp)

@@ -27,12 +27,10 @@ enum proc_role {
 
 /* What proved an orphaned worker (model/roles.c), bits of mproc.orphan_proof:
  * a DataLoader worker by its name, or by its caught signals with libtorch
- * mapped, whose parent is not its main; or a user of torch shared memory
- * whose process group leader is gone. */
+ * mapped, whose parent is not its main. */
 enum orphan_proof {
     ORPHAN_BY_NAME = 1,
     ORPHAN_BY_SIGNALS = 2,
-    ORPHAN_LEADER_GONE = 4,
 };
 
 /* Why a segment held by nobody is not (or not yet) an orphan, though the pid

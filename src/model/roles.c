@@ -141,16 +141,6 @@ static void gather_evidence(const struct model *m, struct facts *f)
             f[f[i].parent].evidence = true; /* it started a torch_shm_manager */
 }
 
-/* The original main of an orphan is gone: its process group leader (the
- * main, for a job started from an interactive shell) no longer exists. */
-static bool leader_gone(const struct proc_list *pl, const struct proc *p)
-{
-    if (p->pgid == p->pid || p->pgid <= 0)
-        return false;
-    const struct proc *leader = procs_find(pl, p->pgid);
-    return !leader || leader->state == 'Z';
-}
-
 static void assign(const struct model *m, struct facts *f)
 {
     const struct proc_list *pl = &m->scan->procs;
@@ -194,18 +184,18 @@ static void assign(const struct model *m, struct facts *f)
         if (f[i].role != ROLE_NONE || f[i].candidate || p->state == 'Z')
             continue;
         /* A worker by name or fingerprint whose parent is not its main (no
-         * candidate above) was orphaned; mere torch evidence (a main holds
-         * segments too) also needs its job's process group leader to be
-         * gone. Each fact that holds is kept: reap and K say them. A
-         * zombie is dead already: one of this world is a zombie above. */
+         * candidate above) was orphaned. Mere torch evidence proves no
+         * worker, whatever became of its process group's leader: a live
+         * main started by a script that has exited holds segments, has
+         * init for its parent and a leader that is gone, as an orphan
+         * does. reap and K say the fact that holds. A zombie is dead
+         * already: one of this world is a zombie above. */
         bool local = f[i].local;
         unsigned proof = 0;
         if (local && f[i].comm == TORCH_COMM_WORKER)
-            proof |= ORPHAN_BY_NAME;
+            proof = ORPHAN_BY_NAME;
         else if (local && looks_like_worker(m, p))
-            proof |= ORPHAN_BY_SIGNALS;
-        if (f[i].evidence && leader_gone(pl, p))
-            proof |= ORPHAN_LEADER_GONE;
+            proof = ORPHAN_BY_SIGNALS;
         if (proof) {
             f[i].role = ROLE_ORPHAN_WORKER;
             f[i].orphan_proof = proof;

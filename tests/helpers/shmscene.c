@@ -274,11 +274,48 @@ static void worker_segment(int index, int dirfd, long k, enum mode mode)
         munmap(p, O.size); /* only main holds it now */
 }
 
+static void on_fault(int sig)
+{
+    (void)sig;
+}
+
+/* What shows a DataLoader worker of any torch release, named or not: the
+ * signals torch's workers catch (SIGBUS, SIGSEGV, SIGFPE) and libtorch
+ * mapped as code, here a page of a file named libtorch_cpu.so in a folder
+ * of its own, removed at once (the mapping keeps its path). */
+static void look_like_torch_worker(int index)
+{
+    struct sigaction sa = {.sa_handler = on_fault};
+    sigemptyset(&sa.sa_mask);
+    const int sigs[] = {SIGBUS, SIGSEGV, SIGFPE};
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        sigaction(sigs[i], &sa, NULL);
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096], lib[4200];
+    snprintf(dir, sizeof(dir), "%s/shmscene-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        child_fail(index, "mkdtemp %s: %s", dir, strerror(errno));
+    snprintf(lib, sizeof(lib), "%s/libtorch_cpu.so", dir);
+    int fd = open(lib, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    void *page = MAP_FAILED;
+    if (fd >= 0 && ftruncate(fd, 4096) == 0)
+        page = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0); /* as code is */
+    int err = errno;
+    if (fd >= 0)
+        close(fd);
+    unlink(lib);
+    rmdir(dir);
+    if (page == MAP_FAILED)
+        child_fail(index, "%s: %s", lib, strerror(err));
+}
+
 static _Noreturn void worker_run(int index, bool stuck)
 {
     child_init(stuck ? 0 : g_main_pid);
-    if (stuck)
+    if (stuck) {
         signal(SIGTERM, SIG_IGN);
+        look_like_torch_worker(index);
+    }
     if (O.worker_comm)
         prctl(PR_SET_NAME, O.worker_comm);
     int dirfd = open(O.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -695,7 +732,9 @@ static const char usage[] =
     "  --evil              hostile names, a symlink, a directory and a FIFO\n"
     "  --churn             a process that forks short-lived segment openers forever\n"
     "  --stuck-orphan      one more worker (same segments) that ignores SIGTERM and\n"
-    "                      outlives main; listed as 'stuck', not 'worker'\n"
+    "                      outlives main; listed as 'stuck', not 'worker'; it\n"
+    "                      catches the signals torch's workers catch and maps a\n"
+    "                      file named libtorch_cpu.so, as a DataLoader worker does\n"
     "  --zombies Z         children of main that exit and are never reaped\n"
     "  --worker-comm NAME  set the workers' comm (e.g. pt_data_worker)\n"
     "  --manifest PATH     write the manifest there (default stdout) when ready\n"

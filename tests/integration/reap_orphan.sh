@@ -80,3 +80,33 @@ grep -qE "^  pid $stuck \(pt_data_worker\) uid 0  orphaned worker: a DataLoader 
 ok "the orphan whose group leader lives: $(grep -F "pid $stuck (" <<<"$out" | head -n 1)"
 "$SHMWATCH" reap --yes --timeout 0.2 >/dev/null 2>&1 || fail "reap --yes exited $?"
 wait_for "gone $stuck" 5 || fail "the stuck worker is still alive"
+
+# A live job's main started by a script that has exited (`nohup python
+# train.py &` in a script): reparented, holding its torch segment, the leader
+# of its process group (the script's shell) gone. An orphaned worker without
+# a worker's name or signals looks the same, so this proves no orphan: the
+# main is a holder, reap never names it, and reap --yes leaves it running.
+cat >"$SHMTEST_TMP/main.py" <<'PY'
+import os, sys, time
+fd = os.open("/dev/shm/torch_%d_1" % os.getpid(), os.O_CREAT | os.O_RDWR, 0o600)
+os.ftruncate(fd, 4096)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write("%d\n" % os.getpid())
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(600)
+PY
+setsid bash -c '/usr/bin/python3 "$1" "$2" & exit 0' bash "$SHMTEST_TMP/main.py" "$SHMTEST_TMP/main.pid"
+wait_for '[ -s "$SHMTEST_TMP/main.pid" ]' 10 || fail "the script's job did not start"
+live=$(cat "$SHMTEST_TMP/main.pid")
+on_exit "kill -KILL $live 2>/dev/null"
+pgid=$(awk '{ sub(/.*\) /, ""); print $3 }' "/proc/$live/stat")
+[ "$pgid" != "$live" ] || fail "the job's main leads its own process group"
+wait_for "[ ! -d /proc/$pgid ] || gone $pgid" 10 || fail "the script $pgid did not exit"
+"$SHMWATCH" --json >"$SHMTEST_TMP/live.json"
+json_check "$SHMTEST_TMP/live.json" "[p['role'] for p in j['processes'] if p['pid'] == $live] == ['holder'] and j['totals']['orphan_workers'] == 0" \
+    "the live main whose launching script exited is a holder, not an orphaned worker"
+out=$("$SHMWATCH" reap --dry-run 2>&1) || fail "reap --dry-run exited $?: $out"
+grep -q "pid $live " <<<"$out" && fail "reap would end the live main $live: $out"
+"$SHMWATCH" reap --yes --timeout 0.2 >/dev/null 2>&1 || fail "reap --yes exited $?"
+kill -0 "$live" 2>/dev/null || fail "reap --yes ended the live main $live"
+ok "reap leaves a live main whose launching script exited alone"

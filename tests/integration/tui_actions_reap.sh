@@ -69,7 +69,7 @@ before=$(cat "$count")
 tui_keys K
 tui_wait "End 2 processes \(SIGTERM, SIGKILL after 5 s\) and help 1 zombie be reaped\?" 5
 for s in "$s1" "$s2"; do
-    tui_wait "end    pid $s \(shmscene\)  orphaned worker: it uses torch shared memory and the leader of its process group \(pid [0-9]+\) is gone" 5
+    tui_wait "end    pid $s \(shmscene\)  orphaned worker: a DataLoader worker by its caught signals and libtorch whose parent, pid [0-9]+ \(" 5
 done
 tui_wait "zombie pid $zombie \(python3\)  zombie: already dead, waiting for its parent pid $parent \(python3\)" 5
 tui_cap | grep -qE "(end|zombie) +pid ($live_main|$live_worker|$parent) \(" && { tui_dump; fail "K offers to end a live job's process"; }

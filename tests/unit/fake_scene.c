@@ -5,6 +5,7 @@
 #include <sys/sysmacros.h>
 
 #include "fake_scene.h"
+#include "util/torchprint.h"
 #include "util/xalloc.h"
 
 #define DEV makedev(0, 45)
@@ -69,7 +70,8 @@ void fake_torch_loaded(struct scan *s, pid_t pid)
 /* The scene:
  *  5 launcher (python) -> 10 main (python, pgid 10) -> 11, 12 workers (python)
  *  13 torch_shm_manag started by worker 11; 30 zombie child of 10
- *  20 orphan worker (python, ppid 1, pgid 19 gone), 40 some other holder (cat).
+ *  20 orphan worker (python catching torch's worker signals, libtorch mapped,
+ *  ppid 1), 40 some other holder (cat).
  * Segments on one 64 MiB mount, 40 MiB used. */
 struct scan *fake_scene_empty(void)
 {
@@ -119,10 +121,11 @@ struct scan *fake_scene(void)
     fake_add_proc(s, 11, 10, 10, 'S', "python3", PY);
     fake_add_proc(s, 12, 10, 10, 'S', "python3", PY);
     fake_add_proc(s, 13, 11, 13, 'S', "torch_shm_manag", "/usr/lib/torch_shm_manager");
-    fake_add_proc(s, 20, 1, 19, 'S', "python3", PY);
+    fake_add_proc(s, 20, 1, 19, 'S', "python3", PY)->sigcatch = TORCHPRINT_WORKER_SIGS;
     fake_add_proc(s, 30, 10, 10, 'Z', "python3", NULL);
     fake_add_proc(s, 40, 1, 40, 'S', "cat", "/usr/bin/cat");
     procs_sort(&s->procs);
+    fake_torch_loaded(s, 20);
 
     /* Named, created by worker 11 and held by the main by fd: in use. */
     fake_add_file(s, "torch_11_100", 1, FT_REGULAR, 4 * MiB, 4 * MiB);
