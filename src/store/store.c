@@ -26,6 +26,7 @@
 
 #define STORE_FILE_MIN (1ull << 20)
 #define STORE_FILE_MAX (16ull << 20)
+#define STORE_FILE_FLOOR (64ull << 10) /* a file's share never shrinks below this */
 #define STORE_FILE_SPAN 3600.0
 #define STORE_NAME_MAX 48
 #define STORE_LATE_S 60.0
@@ -132,6 +133,7 @@ struct store {
     struct sfile *files; /* every file, in time order; the last is the current one when fd >= 0 */
     size_t nfiles, cap;
     uint64_t total;
+    bool lost;          /* the last write found no room: said once, until one is written */
     struct buf line;
 };
 
@@ -379,6 +381,24 @@ static int append(struct store *st, double t)
     return rc < 0 ? rc : put(st, st->line.data, st->line.len);
 }
 
+/* Room on a full disk: the oldest file dropped, its name into name. When
+ * the current file is the only one (a disk smaller than a file's share,
+ * or one that others filled) it ends and goes, and the files after it
+ * take half its size, so that the disk then holds older files to drop. */
+static bool make_room(struct store *st, char *name, size_t n)
+{
+    snprintf(name, n, "%s", st->nfiles ? st->files[0].name : "");
+    if (drop_oldest(st))
+        return true;
+    const struct sfile *cur = st->fd >= 0 ? &st->files[st->nfiles - 1] : NULL;
+    if (!cur || cur->size < 2 * STORE_FILE_FLOOR)
+        return false;
+    st->file_max = cur->size / 2;
+    close(st->fd);
+    st->fd = -1;
+    return drop_oldest(st);
+}
+
 int store_write(struct store *st, double t, const char *line, size_t len, char *msg, size_t n)
 {
     snprintf(msg, n, "%s", "");
@@ -386,22 +406,26 @@ int store_write(struct store *st, double t, const char *line, size_t len, char *
     buf_add(&st->line, line, len);
     buf_addc(&st->line, '\n');
     int rc = append(st, t);
-    if (rc == -ENOSPC || rc == -EDQUOT) {
-        char oldest[STORE_NAME_MAX] = ""; /* the file drop_oldest drops */
-        if (st->nfiles)
-            snprintf(oldest, sizeof(oldest), "%s", st->files[0].name);
-        if (!drop_oldest(st))
-            snprintf(msg, n, "%s: disk full, and no older file to drop: a record lost", st->dir);
-        else if ((rc = append(st, t)) < 0)
+    bool full = rc == -ENOSPC || rc == -EDQUOT;
+    if (full) {
+        char oldest[STORE_NAME_MAX]; /* the file make_room drops */
+        if (!make_room(st, oldest, sizeof(oldest))) {
+            /* Said once: a disk that stays full would say it at every record. */
+            if (!st->lost)
+                snprintf(msg, n, "%s: disk full, and no older file to drop: records lost until there is room",
+                         st->dir);
+        } else if ((rc = append(st, t)) < 0) {
             snprintf(msg, n,
                      "%s: disk full: dropped the oldest file, %s, and still no room: a record lost",
                      st->dir, oldest);
-        else
+        } else {
             snprintf(msg, n, "%s: disk full: dropped the oldest file, %s, to write", st->dir,
                      oldest);
+        }
     } else if (rc < 0) {
         snprintf(msg, n, "%s: cannot write: %s", st->dir, strerror(-rc));
     }
+    st->lost = full && rc < 0;
     if (rc == 0)
         prune(st, t);
     return rc;

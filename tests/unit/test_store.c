@@ -666,25 +666,132 @@ static int full_disk_child(const char *mnt)
     return 0;
 }
 
-static void test_full_disk(void **state)
+/* A disk smaller than a file's share: every record falls in one hour, the
+ * 1 MiB tmpfs fills while the current file is the only one. That file goes,
+ * the files after it take half its size, and every write comes out whole. */
+static int small_disk_child(const char *mnt)
 {
-    struct tdir *d = *state;
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount("tmpfs", mnt, "tmpfs", 0, "size=1m,mode=0700") != 0)
+        return 77;
+    char dir[160], msg[256], line[2048];
+    snprintf(dir, sizeof(dir), "%s/rec", mnt);
+    struct store *st;
+    struct store_limits lim = {256ull << 20, 1e9}; /* a file's share: 8 MiB */
+    if (store_open(dir, &lim, "", &st, msg, sizeof(msg)) != 0)
+        return 10;
+    unsigned dropped = 0, i;
+    for (i = 0; i < 3000; i++) {
+        double t = T0 + i * 0.5;
+        size_t len = event_line(line, sizeof(line), t, i, 1500);
+        if (store_write(st, t, line, len, msg, sizeof(msg)) != 0) {
+            fprintf(stderr, "# write %u failed: %s\n", i, msg);
+            return 11;
+        }
+        if (msg[0])
+            dropped++;
+    }
+    store_close(st);
+    size_t nfiles;
+    if (dropped < 2 || store_bytes(dir, &nfiles) > (1u << 20) || nfiles < 2)
+        return 12;
+    struct store_index ix;
+    if (store_index_load(dir, 0, 0, &ix, msg, sizeof(msg)) != 0 || ix.nwarnings || ix.n < 100)
+        return 13;
+    char *last = store_index_read(&ix, ix.n - 1, msg, sizeof(msg));
+    int rc = last && line_seq(last) == i - 1 ? 0 : 14;
+    free(last);
+    store_index_free(&ix);
+    return rc;
+}
+
+/* A disk that others filled: the store's one file holds only its header.
+ * The lost records are said once, not once each, until a write finds
+ * room again; a disk full after that is said again. */
+static int filled_disk_child(const char *mnt)
+{
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount("tmpfs", mnt, "tmpfs", 0, "size=1m,mode=0700") != 0)
+        return 77;
+    char dir[160], filler[160], msg[256], line[2048];
+    snprintf(dir, sizeof(dir), "%s/rec", mnt);
+    snprintf(filler, sizeof(filler), "%s/filler", mnt);
+    struct store *st;
+    if (store_open(dir, NULL, "", &st, msg, sizeof(msg)) != 0)
+        return 10;
+    size_t len = event_line(line, sizeof(line), T0, 0, 1500);
+    if (store_write(st, T0, line, len, msg, sizeof(msg)) != 0)
+        return 11;
+    int fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    while (fd >= 0 && write(fd, line, len) > 0)
+        ;
+    if (fd < 0)
+        return 12;
+    /* The store file's last page may hold a record or two more. */
+    unsigned said = 0, failed = 0;
+    for (unsigned i = 1; i <= 24; i++) {
+        len = event_line(line, sizeof(line), T0 + i, i, 1500);
+        if (store_write(st, T0 + i, line, len, msg, sizeof(msg)) == 0 && failed)
+            return 13;
+        failed += msg[0] != '\0' || failed;
+        said += msg[0] != '\0';
+    }
+    if (failed < 20)
+        return 13;
+    if (said != 1 || ftruncate(fd, 0) != 0)
+        return 14;
+    len = event_line(line, sizeof(line), T0 + 30, 30, 1500);
+    if (store_write(st, T0 + 30, line, len, msg, sizeof(msg)) != 0 || msg[0])
+        return 15;
+    lseek(fd, 0, SEEK_SET);
+    while (write(fd, line, len) > 0)
+        ;
+    int rc = 0;
+    for (unsigned i = 31; i < 35 && rc == 0; i++) {
+        len = event_line(line, sizeof(line), T0 + i, i, 1500);
+        rc = store_write(st, T0 + i, line, len, msg, sizeof(msg));
+    }
+    if (rc == 0 || !strstr(msg, "disk full, and no older file to drop"))
+        return 16;
+    close(fd);
+    store_close(st);
+    return 0;
+}
+
+/* child in a forked process: its status, 77 a skip. */
+static void run_disk_child(struct tdir *d, int (*child)(const char *))
+{
     if (geteuid() != 0) {
         fprintf(stderr, "# skipped: a private tmpfs needs root\n");
         skip();
     }
-    pid_t child = fork();
-    assert_true(child >= 0);
-    if (child == 0)
-        _exit(full_disk_child(d->path));
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(child(d->path));
     int status;
-    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     if (WEXITSTATUS(status) == 77) {
         fprintf(stderr, "# skipped: no private mount namespace with a tmpfs here\n");
         skip();
     }
     assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_full_disk(void **state)
+{
+    run_disk_child(*state, full_disk_child);
+}
+
+static void test_small_disk(void **state)
+{
+    run_disk_child(*state, small_disk_child);
+}
+
+static void test_filled_disk(void **state)
+{
+    run_disk_child(*state, filled_disk_child);
 }
 
 int main(void)
@@ -704,6 +811,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_second_writer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_dirs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_disk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_small_disk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_filled_disk, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
