@@ -78,7 +78,7 @@ int shmwatch_main(int argc, char **argv)
         free(err);
         goto out;
     }
-    watch_catch_signals();
+    watch_catch_signals(false);
     if (runs && !mounts_usable(&o, &cfg))
         goto out;
 

@@ -33,12 +33,14 @@ static void on_stop(int sig)
     watch_stop_requested = 1;
 }
 
-void watch_catch_signals(void)
+void watch_catch_signals(bool hangup)
 {
     /* No SA_RESTART: a poll or a wait returns at once with EINTR. */
     struct sigaction sa = {.sa_handler = on_stop};
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    if (hangup)
+        sigaction(SIGHUP, &sa, NULL);
 }
 
 struct loop {

@@ -9,16 +9,19 @@
 #define SHMWATCH_WATCH_H
 
 #include <signal.h>
+#include <stdbool.h>
 
 #include "cli/options.h"
 #include "config/config.h"
 
 struct store;
 
-/* Set by SIGTERM and SIGINT (watch_catch_signals): the loop finishes the
- * record it is writing and returns. */
+/* Set by SIGTERM and SIGINT, and SIGHUP when hangup (watch_catch_signals):
+ * the loop finishes the record it is writing and returns. The recorder
+ * takes SIGHUP too: a terminal or session that closes ends it as SIGTERM
+ * does, its store closed with a stop record. */
 extern volatile sig_atomic_t watch_stop_requested;
-void watch_catch_signals(void);
+void watch_catch_signals(bool hangup);
 
 /* Runs the snapshots of o (MODE_ONCE, MODE_JSON, MODE_PROMETHEUS; a stream
  * with --interval) or, with store, the recorder (o->interval, o->count 0,

@@ -1,6 +1,6 @@
 /* shmwatch record: the foreground recorder. Opens the store (one recorder
  * per directory), writes its header, then runs the watch loop (src/watch.h)
- * with the store as its output until SIGTERM or SIGINT. */
+ * with the store as its output until SIGTERM, SIGINT or SIGHUP. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -53,7 +53,7 @@ int cmd_record(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    watch_catch_signals();
+    watch_catch_signals(true);
     rc = watch_run(&o, &cfg, st);
     store_close(st);
 out:

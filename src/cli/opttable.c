@@ -388,9 +388,10 @@ static const char record_tail[] =
     "dropped past --max-size or --max-age; one recorder per directory. A scan that\n"
     "stalls (a file system that does not answer) is recorded as such at each\n"
     "interval, not as a snapshot, until it ends.\n"
-    "SIGTERM or SIGINT: the record being written is finished, the store closed,\n"
-    "exit status 0. Exit status: 1 the store cannot be opened (another recorder\n"
-    "holds it) or the watched --pid has exited, 2 usage or configuration error.\n";
+    "SIGTERM, SIGINT or SIGHUP: the record being written is finished, the store\n"
+    "closed, exit status 0. Exit status: 1 the store cannot be opened (another\n"
+    "recorder holds it) or the watched --pid has exited, 2 usage or configuration\n"
+    "error.\n";
 
 static const char why_about[] =
     "\n"

@@ -5,7 +5,8 @@
 # snapshot with reason "event" (also after a death while a scan reads),
 # refuses a second recorder on the same
 # directory naming the first one's pid, and on SIGTERM finishes its record,
-# says "stop" and exits 0, every line of the store whole JSON. With --pid it
+# says "stop" and exits 0, every line of the store whole JSON; so does
+# SIGHUP. With --pid it
 # ends (status 1, a stop record saying why) when that process exits. The
 # store's limits come from the configuration (record_max_size, with which it
 # rotates and drops its oldest files as with --max-size; --max-size over
@@ -83,6 +84,22 @@ for n, line in enumerate(sys.stdin, 1):
 print(n)' >"$SHMTEST_TMP/n" || fail "a line of the store is not whole JSON"
 ok "every one of the $(cat "$SHMTEST_TMP/n") lines of the store is whole JSON"
 [ -s "$err" ] && grep -v 'process events' "$err" | grep -q . && fail "the recorder said: $(cat "$err")"
+
+# SIGHUP (the session or terminal it ran in closed) ends it as SIGTERM does:
+# a stop record last, status 0.
+dirh=$SHMTEST_TMP/store-hup
+"$SHMWATCH" record --dir "$dirh" --interval 0.2 2>"$SHMTEST_TMP/hup.err" &
+REC=$!
+on_exit "kill -KILL $REC 2>/dev/null; true"
+wait_for "store_records '$dirh' \"r.get('schema') == 1\" | grep -q ." 15 ||
+    { cat "$SHMTEST_TMP/hup.err" >&2; fail "the recorder for SIGHUP wrote no snapshot"; }
+kill -HUP "$REC"
+rc=0
+wait "$REC" || rc=$?
+assert_eq "$rc" 0 "SIGHUP ends the recorder with status 0"
+tail -q -n 1 "$(ls "$dirh"/*.jsonl | tail -n 1)" >"$SHMTEST_TMP/hup-last.json"
+json_check "$SHMTEST_TMP/hup-last.json" "j['event'] == 'recorder' and j['what'] == 'stop'" \
+    "after SIGHUP its last record says it stopped"
 
 # --pid: when the watched process exits there is nothing of its namespaces
 # left to record: a stop record saying so, status 1, one line.
