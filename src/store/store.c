@@ -129,6 +129,7 @@ struct store {
     int dfd, lockfd, fd;
     struct store_limits lim;
     uint64_t file_max;
+    double file_span;   /* a file's time: an hour, at most half of max_age */
     char *header;
     struct sfile *files; /* every file, in time order; the last is the current one when fd >= 0 */
     size_t nfiles, cap;
@@ -251,6 +252,11 @@ int store_open(const char *dir, const struct store_limits *lim, const char *head
     /* A limit below 2 MiB still holds: no file grows past half of it. */
     if (st->file_max > st->lim.max_size / 2)
         st->file_max = st->lim.max_size / 2;
+    /* An age below two hours still holds: a file spans at most half of it,
+     * so that no record outlives the age by more than half of it. */
+    st->file_span = STORE_FILE_SPAN;
+    if (st->file_span > st->lim.max_age_s / 2)
+        st->file_span = st->lim.max_age_s / 2;
     st->header = xstrdup(header ? header : "");
     buf_init(&st->line);
     /* "DIR/" would follow a link at DIR: the slashes at the end go. */
@@ -372,11 +378,11 @@ static int rotate(struct store *st, double t)
 }
 
 /* The record at time t into the current file, a new one begun when the
- * record would take it past its share of the size or it began an hour ago. */
+ * record would take it past its share of the size or of the time. */
 static int append(struct store *st, double t)
 {
     struct sfile *f = st->fd >= 0 ? &st->files[st->nfiles - 1] : NULL;
-    bool full = !f || f->size + st->line.len > st->file_max || t - f->start >= STORE_FILE_SPAN;
+    bool full = !f || f->size + st->line.len > st->file_max || t - f->start >= st->file_span;
     int rc = full ? rotate(st, t) : 0;
     return rc < 0 ? rc : put(st, st->line.data, st->line.len);
 }

@@ -368,6 +368,31 @@ static void test_max_age(void **state)
     store_index_free(&ix);
 }
 
+/* An age below two hours: a file spans at most half of it, so that no
+ * record outlives max_age by more than half of it. */
+static void test_max_age_short(void **state)
+{
+    struct tdir *d = *state;
+    char msg[256], line[512];
+    struct store *st;
+    struct store_limits lim = {0, 120};
+    assert_int_equal(store_open(d->store, &lim, "", &st, msg, sizeof(msg)), 0);
+    double t = T0;
+    for (unsigned i = 0; i <= 240; i++) { /* twenty minutes, every five seconds */
+        t = T0 + i * 5.0;
+        size_t len = event_line(line, sizeof(line), t, i, 100);
+        assert_int_equal(store_write(st, t, line, len, msg, sizeof(msg)), 0);
+    }
+    store_close(st);
+    struct store_index ix;
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.nwarnings, 0);
+    assert_true(ix.nfiles >= 2);
+    assert_true(ix.items[0].t >= t - 1.5 * lim.max_age_s);
+    assert_true(ix.items[ix.n - 1].t == t);
+    store_index_free(&ix);
+}
+
 /* A store cut in the middle of a record: one warning with the file and the
  * offset, the records before it still read. */
 static void test_cut_short(void **state)
@@ -804,6 +829,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rotate_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rotate_share, setup, teardown),
         cmocka_unit_test_setup_teardown(test_max_age, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_max_age_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unreadable_files, setup, teardown),
