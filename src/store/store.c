@@ -329,7 +329,12 @@ static int put(struct store *st, const char *data, size_t len)
     return -err;
 }
 
-/* A new current file for a first record at time t, its header written. */
+/* The name a new file is begun under: no reader lists it. */
+#define STORE_BEGUN ".begun"
+
+/* A new current file for a first record at time t. Its header is written
+ * under STORE_BEGUN, then the file is linked to its own name: a reader
+ * never meets a store file without its header. */
 static int rotate(struct store *st, double t)
 {
     time_t whole = whole_seconds(t);
@@ -337,43 +342,56 @@ static int rotate(struct store *st, double t)
     gmtime_r(&whole, &tm);
     char stamp[20];
     strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-    char name[STORE_NAME_MAX];
-    int fd = -1;
-    unsigned seq = 0;
-    for (; seq < 1000; seq++) {
-        if (seq)
-            snprintf(name, sizeof(name), "%s-%u.jsonl", stamp, seq);
-        else
-            snprintf(name, sizeof(name), "%s.jsonl", stamp);
-        fd = openat(st->dfd, name,
-                    O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
-        if (fd >= 0 || errno != EEXIST)
-            break;
-    }
-    if (fd < 0)
-        return -errno;
     char when[RFC3339_LEN];
     rfc3339_format(when, sizeof(when), t);
     char *h = str_printf("{\"recording\":1,\"time\":\"%s\"%s%s}\n", when, st->header[0] ? "," : "",
                          st->header);
-    int old = st->fd;
+    size_t hlen = strlen(h);
+    char name[STORE_NAME_MAX];
+    unsigned seq = 0;
+    int rc = 0;
+    /* One left by a recorder killed while it began a file goes first. */
+    unlinkat(st->dfd, STORE_BEGUN, 0);
+    int fd = openat(st->dfd, STORE_BEGUN,
+                    O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+    ssize_t w = -1;
+    if (fd < 0) {
+        rc = -errno;
+    } else {
+        do
+            w = write(fd, h, hlen);
+        while (w < 0 && errno == EINTR);
+        rc = w == (ssize_t)hlen ? 0 : w < 0 ? -errno : -ENOSPC;
+    }
+    for (; rc == 0 && seq < 1000; seq++) {
+        if (seq)
+            snprintf(name, sizeof(name), "%s-%u.jsonl", stamp, seq);
+        else
+            snprintf(name, sizeof(name), "%s.jsonl", stamp);
+        if (linkat(st->dfd, STORE_BEGUN, st->dfd, name, 0) == 0)
+            break;
+        rc = errno == EEXIST ? 0 : -errno;
+    }
+    if (rc == 0 && seq == 1000)
+        rc = -EEXIST;
+    if (fd >= 0)
+        unlinkat(st->dfd, STORE_BEGUN, 0);
+    free(h);
+    if (rc < 0) {
+        /* No file begun: the old one stays current. */
+        if (fd >= 0)
+            close(fd);
+        return rc;
+    }
+    if (st->fd >= 0)
+        close(st->fd);
     st->fd = fd;
     struct sfile *f = VEC_PUSH(st->files, st->nfiles, st->cap);
     snprintf(f->name, sizeof(f->name), "%s", name);
     f->start = (double)whole;
     f->seq = seq;
-    int rc = put(st, h, strlen(h));
-    free(h);
-    if (rc < 0) {
-        /* The file holds no header: it goes, and the old one stays current. */
-        unlinkat(st->dfd, name, 0);
-        close(fd);
-        st->fd = old;
-        st->nfiles--;
-        return rc;
-    }
-    if (old >= 0)
-        close(old);
+    f->size = hlen;
+    st->total += hlen;
     return 0;
 }
 

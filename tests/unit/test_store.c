@@ -393,6 +393,47 @@ static void test_max_age_short(void **state)
     store_index_free(&ix);
 }
 
+/* A reader beside a writer that begins a file at every other record: a
+ * file it lists holds its header already, never read as damage. */
+static void test_rotate_while_read(void **state)
+{
+    struct tdir *d = *state;
+    char msg[256];
+    static char line[200 << 10];
+    struct store *st;
+    struct store_limits lim = {1 << 20, 0}; /* files of 512 KiB: two records each */
+    assert_int_equal(store_open(d->store, &lim, "", &st, msg, sizeof(msg)), 0);
+    size_t len = event_line(line, sizeof(line), T0, 0, sizeof(line) - 8);
+    assert_int_equal(store_write(st, T0, line, len, msg, sizeof(msg)), 0);
+    pid_t writer = fork();
+    assert_true(writer >= 0);
+    if (writer == 0) {
+        for (unsigned i = 1; i < 6000; i++) {
+            len = event_line(line, sizeof(line), T0 + i, i, sizeof(line) - 8);
+            if (store_write(st, T0 + i, line, len, msg, sizeof(msg)) != 0)
+                _exit(1);
+        }
+        _exit(0);
+    }
+    unsigned damaged = 0;
+    char first[256] = "";
+    int status;
+    while (waitpid(writer, &status, WNOHANG) == 0) {
+        struct store_index ix;
+        if (store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)) != 0)
+            continue;
+        for (size_t k = 0; k < ix.nwarnings; k++)
+            if (!strstr(ix.warnings[k], "a record cut short") && !damaged++)
+                snprintf(first, sizeof(first), "%s", ix.warnings[k]);
+        store_index_free(&ix);
+    }
+    store_close(st);
+    if (damaged)
+        fprintf(stderr, "# %u warnings, the first: %s\n", damaged, first);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(damaged, 0);
+}
+
 /* A store cut in the middle of a record: one warning with the file and the
  * offset, the records before it still read. */
 static void test_cut_short(void **state)
@@ -830,6 +871,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rotate_share, setup, teardown),
         cmocka_unit_test_setup_teardown(test_max_age, setup, teardown),
         cmocka_unit_test_setup_teardown(test_max_age_short, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rotate_while_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unreadable_files, setup, teardown),
