@@ -688,19 +688,30 @@ static void test_refused_dirs(void **state)
     }
 }
 
+/* A store at mnt/rec (into dir) on a 1 MiB tmpfs mounted at mnt in a
+ * private mount namespace (root only): 0, 77 when there is none, 10 when
+ * the store does not open. */
+static int store_on_tmpfs(const char *mnt, const struct store_limits *lim, char *dir, size_t n,
+                          struct store **st)
+{
+    char msg[256];
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount("tmpfs", mnt, "tmpfs", 0, "size=1m,mode=0700") != 0)
+        return 77;
+    snprintf(dir, n, "%s/rec", mnt);
+    return store_open(dir, lim, "", st, msg, sizeof(msg)) == 0 ? 0 : 10;
+}
+
 /* A full disk: a real 1 MiB tmpfs in a private mount namespace (root
  * only). Every write comes out whole, the oldest files dropped for room. */
 static int full_disk_child(const char *mnt)
 {
-    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-        mount("tmpfs", mnt, "tmpfs", 0, "size=1m,mode=0700") != 0)
-        return 77;
     char dir[160], msg[256], line[2048];
-    snprintf(dir, sizeof(dir), "%s/rec", mnt);
     struct store *st;
     struct store_limits lim = {64ull << 20, 1e9};
-    if (store_open(dir, &lim, "", &st, msg, sizeof(msg)) != 0)
-        return 10;
+    int rc = store_on_tmpfs(mnt, &lim, dir, sizeof(dir), &st);
+    if (rc)
+        return rc;
     unsigned dropped = 0;
     unsigned i;
     for (i = 0; i < 6000; i++) {
@@ -737,15 +748,12 @@ static int full_disk_child(const char *mnt)
  * the files after it take half its size, and every write comes out whole. */
 static int small_disk_child(const char *mnt)
 {
-    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-        mount("tmpfs", mnt, "tmpfs", 0, "size=1m,mode=0700") != 0)
-        return 77;
     char dir[160], msg[256], line[2048];
-    snprintf(dir, sizeof(dir), "%s/rec", mnt);
     struct store *st;
     struct store_limits lim = {256ull << 20, 1e9}; /* a file's share: 8 MiB */
-    if (store_open(dir, &lim, "", &st, msg, sizeof(msg)) != 0)
-        return 10;
+    int rc = store_on_tmpfs(mnt, &lim, dir, sizeof(dir), &st);
+    if (rc)
+        return rc;
     unsigned dropped = 0, i;
     for (i = 0; i < 3000; i++) {
         double t = T0 + i * 0.5;
@@ -765,7 +773,7 @@ static int small_disk_child(const char *mnt)
     if (store_index_load(dir, 0, 0, &ix, msg, sizeof(msg)) != 0 || ix.nwarnings || ix.n < 100)
         return 13;
     char *last = store_index_read(&ix, ix.n - 1, msg, sizeof(msg));
-    int rc = last && line_seq(last) == i - 1 ? 0 : 14;
+    rc = last && line_seq(last) == i - 1 ? 0 : 14;
     free(last);
     store_index_free(&ix);
     return rc;
@@ -776,15 +784,12 @@ static int small_disk_child(const char *mnt)
  * room again; a disk full after that is said again. */
 static int filled_disk_child(const char *mnt)
 {
-    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-        mount("tmpfs", mnt, "tmpfs", 0, "size=1m,mode=0700") != 0)
-        return 77;
     char dir[160], filler[160], msg[256], line[2048];
-    snprintf(dir, sizeof(dir), "%s/rec", mnt);
-    snprintf(filler, sizeof(filler), "%s/filler", mnt);
     struct store *st;
-    if (store_open(dir, NULL, "", &st, msg, sizeof(msg)) != 0)
-        return 10;
+    int rc = store_on_tmpfs(mnt, NULL, dir, sizeof(dir), &st);
+    if (rc)
+        return rc;
+    snprintf(filler, sizeof(filler), "%s/filler", mnt);
     size_t len = event_line(line, sizeof(line), T0, 0, 1500);
     if (store_write(st, T0, line, len, msg, sizeof(msg)) != 0)
         return 11;
@@ -812,7 +817,7 @@ static int filled_disk_child(const char *mnt)
     lseek(fd, 0, SEEK_SET);
     while (write(fd, line, len) > 0)
         ;
-    int rc = 0;
+    rc = 0;
     for (unsigned i = 31; i < 35 && rc == 0; i++) {
         len = event_line(line, sizeof(line), T0 + i, i, 1500);
         rc = store_write(st, T0 + i, line, len, msg, sizeof(msg));
