@@ -352,9 +352,9 @@ static int rotate(struct store *st, double t)
     int rc = 0;
     /* One left by a recorder killed while it began a file goes first. */
     unlinkat(st->dfd, STORE_BEGUN, 0);
-    int fd = openat(st->dfd, STORE_BEGUN,
-                    O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
-    ssize_t w = -1;
+    int flags = O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC;
+    int fd = openat(st->dfd, STORE_BEGUN, flags, 0600);
+    ssize_t w;
     if (fd < 0) {
         rc = -errno;
     } else {
@@ -436,7 +436,9 @@ int store_write(struct store *st, double t, const char *line, size_t len, char *
         if (!make_room(st, oldest, sizeof(oldest))) {
             /* Said once: a disk that stays full would say it at every record. */
             if (!st->lost)
-                snprintf(msg, n, "%s: disk full, and no older file to drop: records lost until there is room",
+                snprintf(msg, n,
+                         "%s: disk full, and no older file to drop: records lost until there is "
+                         "room",
                          st->dir);
         } else if ((rc = append(st, t)) < 0) {
             snprintf(msg, n,
