@@ -134,7 +134,8 @@ struct store {
     struct sfile *files; /* every file, in time order; the last is the current one when fd >= 0 */
     size_t nfiles, cap;
     uint64_t total;
-    bool lost;          /* the last write found no room: said once, until one is written */
+    bool lost;          /* the last write failed: a failure that stays (a full disk, a
+                         * directory removed) is said once, until a record is written */
     struct buf line;
 };
 
@@ -434,7 +435,6 @@ int store_write(struct store *st, double t, const char *line, size_t len, char *
     if (full) {
         char oldest[STORE_NAME_MAX]; /* the file make_room drops */
         if (!make_room(st, oldest, sizeof(oldest))) {
-            /* Said once: a disk that stays full would say it at every record. */
             if (!st->lost)
                 snprintf(msg, n,
                          "%s: disk full, and no older file to drop: records lost until there is "
@@ -449,9 +449,10 @@ int store_write(struct store *st, double t, const char *line, size_t len, char *
                      oldest);
         }
     } else if (rc < 0) {
-        snprintf(msg, n, "%s: cannot write: %s", st->dir, strerror(-rc));
+        if (!st->lost)
+            snprintf(msg, n, "%s: cannot write: %s", st->dir, strerror(-rc));
     }
-    st->lost = full && rc < 0;
+    st->lost = rc < 0;
     if (rc == 0)
         prune(st, t);
     return rc;

@@ -434,6 +434,30 @@ static void test_rotate_while_read(void **state)
     assert_int_equal(damaged, 0);
 }
 
+/* A store whose directory is removed under the recorder: the failure to
+ * begin the next file is said once, not at every record. */
+static void test_dir_removed(void **state)
+{
+    struct tdir *d = *state;
+    char msg[256], line[512], path[200];
+    struct store *st;
+    assert_int_equal(store_open(d->store, NULL, "", &st, msg, sizeof(msg)), 0);
+    size_t len = event_line(line, sizeof(line), T0, 0, 100);
+    assert_int_equal(store_write(st, T0, line, len, msg, sizeof(msg)), 0);
+    nftw(d->store, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    snprintf(path, sizeof(path), "%s/lock", d->store);
+    assert_int_equal(access(path, F_OK), -1);
+    unsigned said = 0;
+    for (unsigned i = 1; i <= 5; i++) { /* an hour later: each a new file */
+        double t = T0 + 3600.0 + i;
+        len = event_line(line, sizeof(line), t, i, 100);
+        assert_int_equal(store_write(st, t, line, len, msg, sizeof(msg)), -ENOENT);
+        said += msg[0] != '\0';
+    }
+    store_close(st);
+    assert_int_equal(said, 1);
+}
+
 /* A store cut in the middle of a record: one warning with the file and the
  * offset, the records before it still read. */
 static void test_cut_short(void **state)
@@ -877,6 +901,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_max_age, setup, teardown),
         cmocka_unit_test_setup_teardown(test_max_age_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rotate_while_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dir_removed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unreadable_files, setup, teardown),
