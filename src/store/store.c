@@ -334,7 +334,7 @@ static int put(struct store *st, const char *data, size_t len)
 #define STORE_BEGUN ".begun"
 
 /* A new current file for a first record at time t. Its header is written
- * under STORE_BEGUN, then the file is linked to its own name: a reader
+ * under STORE_BEGUN, then the file is renamed to its own name: a reader
  * never meets a store file without its header. */
 static int rotate(struct store *st, double t)
 {
@@ -364,18 +364,25 @@ static int rotate(struct store *st, double t)
         while (w < 0 && errno == EINTR);
         rc = w == (ssize_t)hlen ? 0 : w < 0 ? -errno : -ENOSPC;
     }
+    /* The first free name; the directory is this recorder's alone (its
+     * lock), so no other file takes the name between the look and the
+     * rename, which every file system has, hard links or not. */
     for (; rc == 0 && seq < 1000; seq++) {
         if (seq)
             snprintf(name, sizeof(name), "%s-%u.jsonl", stamp, seq);
         else
             snprintf(name, sizeof(name), "%s.jsonl", stamp);
-        if (linkat(st->dfd, STORE_BEGUN, st->dfd, name, 0) == 0)
-            break;
-        rc = errno == EEXIST ? 0 : -errno;
+        struct stat sb;
+        if (fstatat(st->dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+            continue;
+        rc = errno == ENOENT ? 0 : -errno;
+        if (rc == 0 && renameat(st->dfd, STORE_BEGUN, st->dfd, name) != 0)
+            rc = -errno;
+        break;
     }
     if (rc == 0 && seq == 1000)
         rc = -EEXIST;
-    if (fd >= 0)
+    if (rc < 0 && fd >= 0)
         unlinkat(st->dfd, STORE_BEGUN, 0);
     free(h);
     if (rc < 0) {
