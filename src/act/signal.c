@@ -376,13 +376,8 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
             (int)z.ppid);
         goto out;
     }
-    if (o->dry_run) {
-        say(res, SIGNAL_WOULD, 0,
-            "already dead (a zombie): would send SIGCHLD to its parent pid %d (%s) so that it "
-            "reaps it",
-            (int)parent.pid, parent.comm);
-        goto out;
-    }
+    /* The parent's checks come first, a dry run's too: it says "would
+     * send" only when the real run would send. */
     struct signal_result pres = {0};
     int pfd = take(o, t->ns, parent.pid, parent.start_ticks, &again, &pres);
     if (pfd == -1) {
@@ -390,6 +385,15 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
             "already dead (a zombie), only its parent pid %d (%s) can reap it; SIGCHLD not "
             "sent: %s",
             (int)parent.pid, parent.comm, pres.reason);
+        goto out;
+    }
+    if (o->dry_run) {
+        say(res, SIGNAL_WOULD, 0,
+            "already dead (a zombie): would send SIGCHLD to its parent pid %d (%s) so that it "
+            "reaps it",
+            (int)parent.pid, parent.comm);
+        if (pfd >= 0)
+            close(pfd);
         goto out;
     }
     if (deliver(pfd, parent.pid, SIGCHLD) == 0)

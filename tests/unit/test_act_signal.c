@@ -343,6 +343,19 @@ static void test_zombie_parent_nudged(void **state)
     default_opts(&o);
     sig_atomic_t before = chld_count;
     struct signal_result res;
+    /* A dry run makes the checks of a real one: a caller who may not
+     * signal the parent is refused, not told that it would be sent. */
+    o.dry_run = true;
+    o.uid = geteuid() + 1;
+    signal_zombie(&o, &t, &res);
+    assert_int_equal(res.outcome, SIGNAL_REFUSED);
+    assert_non_null(strstr(res.reason, "not by you"));
+    o.uid = geteuid();
+    signal_zombie(&o, &t, &res);
+    assert_int_equal(res.outcome, SIGNAL_WOULD);
+    assert_false(res.parent_nudged);
+    assert_true(chld_count == before);
+    o.dry_run = false;
     signal_zombie(&o, &t, &res);
     /* We are its parent and ignore the hint: it stays a zombie, explained. */
     assert_int_equal(res.outcome, SIGNAL_ZOMBIE);
