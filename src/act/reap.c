@@ -134,6 +134,29 @@ size_t reap_plan_count(const struct reap_plan *p)
     return p->workers.n + p->managers.n + p->zombies.n;
 }
 
+/* Ends manager t once a fresh look at its clients (a client may have
+ * connected since the plan) still finds it stuck, workers being ended by
+ * this reap; else refuses it. t->why is kept. */
+static void end_manager(const struct signal_opts *o, const struct signal_plan *workers,
+                        struct signal_target *t, struct signal_result *res)
+{
+    char *why = t->why;
+    bool waits;
+    t->why = NULL;
+    if (!manager_stuck(o->sys, workers, t, &waits))
+        t->refuse = "no longer stuck: it serves a live client again";
+    free(t->why);
+    t->why = why;
+    signal_end(o, t, 1, res);
+}
+
+void reap_manager_end(const struct signal_opts *o, struct signal_target *t,
+                      struct signal_result *res)
+{
+    struct signal_plan none = {0};
+    end_manager(o, &none, t, res);
+}
+
 void reap_run(const struct signal_opts *o, struct reap_plan *p, reap_step_fn step, void *ctx)
 {
     struct signal_result *ended = xcalloc(p->workers.n + 1, sizeof(*ended));
@@ -145,17 +168,8 @@ void reap_run(const struct signal_opts *o, struct reap_plan *p, reap_step_fn ste
         struct signal_target *t = &p->managers.items[i];
         struct signal_result res;
         double grace = p->manager_waits[i] && !o->dry_run ? SHMMGR_GRACE_S : 0;
-        if (!signal_wait_exit(o, t, grace, &res)) {
-            /* Still there: look again, a client may have connected since. */
-            char *why = t->why;
-            bool waits;
-            t->why = NULL;
-            if (!manager_stuck(o->sys, &p->workers, t, &waits))
-                t->refuse = "no longer stuck: it serves a live client again";
-            free(t->why);
-            t->why = why;
-            signal_end(o, t, 1, &res);
-        }
+        if (!signal_wait_exit(o, t, grace, &res))
+            end_manager(o, &p->workers, t, &res); /* still there */
         step(ctx, t, &res);
     }
     for (size_t i = 0; i < p->zombies.n; i++) {

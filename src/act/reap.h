@@ -44,6 +44,12 @@ void reap_plan_build(const struct model *m, const struct sysroot *sys, reap_wher
  * offer to end a zombie's parent); t->why says what was found. */
 bool reap_manager_stuck(const struct sysroot *sys, struct signal_target *t);
 
+/* Ends torch_shm_manager t (signal_end) only while it is still stuck,
+ * looked at again right before: a manager that a client has connected to
+ * since it was offered is refused (res says so). */
+void reap_manager_end(const struct signal_opts *o, struct signal_target *t,
+                      struct signal_result *res);
+
 /* Number of processes the plan acts on. */
 size_t reap_plan_count(const struct reap_plan *p);
 

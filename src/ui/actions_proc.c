@@ -113,7 +113,10 @@ static void zombie(struct ui *u, const struct model *m, struct signal_target *z)
     } else if (k == 1 && may_end) {
         actions_progress(u, "ending pid %d: SIGTERM, SIGKILL after %.0f s", (int)parent.pid,
                          o.timeout_s);
-        signal_end(&o, &parent, 1, &r);
+        if (parent.role == ROLE_SHM_MANAGER)
+            reap_manager_end(&o, &parent, &r); /* a client may have come meanwhile */
+        else
+            signal_end(&o, &parent, 1, &r);
         actions_line(&l, "%s  %s", who(&parent), actions_safe(r.reason));
         count(&t, r.outcome);
         report(u, signal_outcome_name(r.outcome), &t, &l);

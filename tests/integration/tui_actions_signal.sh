@@ -8,7 +8,8 @@
 # and names its parent, offers to nudge that parent with SIGCHLD and, the
 # parent being a live main process, not a stuck worker, does not offer to end
 # it; a zombie of a torch_shm_manager offers to end the manager only once no
-# live client is left, and ends it; and when the selected process dies while the menu is open and its pid
+# live client is left, and ends it, though not when a client connects while
+# that offer is open (re-checked right before); and when the selected process dies while the menu is open and its pid
 # goes to a new process, the identity re-check refuses: the newcomer lives and
 # the refusal is listed, shown as a warning and logged.
 . "$(dirname "$0")/lib.sh"
@@ -186,13 +187,18 @@ addr=shmwatch-test-$(date +%s%N)-$RANDOM # abstract: unique in the network names
 mgr=$!
 wait_for "[ -e $SHMTEST_TMP/mgr.ready ]" 30 || fail "the manager stand-in did not start"
 mgr_zombie=$(ps -o pid= --ppid "$mgr" | tr -d ' ')
-/usr/bin/python3 -c 'import socket, sys, time
+# start_client: a client of the manager, connected; its pid in $client.
+start_client() {
+    rm -f "$SHMTEST_TMP/client.ready"
+    /usr/bin/python3 -c 'import socket, sys, time
 c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 c.connect("\0" + sys.argv[1])
 open(sys.argv[2], "w").close()
 time.sleep(600)' "$addr" "$SHMTEST_TMP/client.ready" </dev/null >/dev/null 2>&1 &
-client=$!
-wait_for "[ -e $SHMTEST_TMP/client.ready ]" 30 || fail "the manager's client did not start"
+    client=$!
+    wait_for "[ -e $SHMTEST_TMP/client.ready ]" 30 || fail "the manager's client did not start"
+}
+start_client
 tui_keys r
 tui_wait "$(proc_row "$mgr_zombie" zombie)" 10
 tui_select "$(proc_row "$mgr_zombie" zombie)"
@@ -206,10 +212,25 @@ kill -KILL "$client"
 wait "$client" 2>/dev/null
 tui_keys k
 tui_wait "End its parent pid $mgr \(it is a stuck shm manager\): TERM, then KILL" 5
+# A client connects while the dialog is open: the manager serves a live
+# process again, and ending it is refused by the check right before it.
+start_client
+tui_keys 2 # End its parent
+tui_wait "1 refused or failed" 10
+tui_wait "pid $mgr \(torch_shm_manag\)  no longer stuck: it serves a live client again" 5
+stays_false "gone $mgr" 0.5 || fail "a manager that serves a live client again was ended"
+assert_eq "$(logged "	signal TERM	pid $mgr (torch_shm_manag)	owner=0	bytes=0	refused	no longer stuck")" 1 \
+    "the refusal to end the manager is in the action log"
+tui_keys Escape
+kill -KILL "$client"
+wait "$client" 2>/dev/null
+ok "a client that connects while the dialog is open makes ending the manager a refusal"
+tui_keys k
+tui_wait "End its parent pid $mgr \(it is a stuck shm manager\): TERM, then KILL" 5
 tui_keys 2 # End its parent
 wait_for "gone $mgr" 10 || { tui_dump; fail "the stuck manager $mgr lives"; }
 wait "$mgr" 2>/dev/null
-assert_eq "$(logged "	signal TERM	pid $mgr (torch_shm_manag)	owner=0	bytes=0	")" 1 \
+assert_eq "$(logged "	signal TERM	pid $mgr (torch_shm_manag)	owner=0	bytes=0	ended	")" 1 \
     "the SIGTERM to the stuck manager is in the action log"
 ok "with its client gone, k on its zombie offers to end the stuck manager, and ends it"
 
