@@ -34,6 +34,8 @@ int procid_read(int proc_dirfd, pid_t pid, struct procid *out)
     rc = read_file_at(proc_dirfd, pid_file_name(path, pid, "status"), &text, READ_SMALL_MAX);
     if (rc == 0 && !procs_status_uids(text.data, &out->ruid, &out->euid))
         rc = -EINVAL;
+    if (rc == 0)
+        status_parse_nspid(text.data, &out->nspid);
     buf_free(&text);
     return rc == -ENOENT ? -ESRCH : rc;
 }

@@ -13,9 +13,11 @@ struct procid {
     char comm[16];
     unsigned long long start_ticks; /* field 22 of stat: start time since boot, clock ticks */
     uid_t ruid, euid;
+    pid_t nspid; /* its pid in its own pid namespace (NSpid's last): 1 for
+                  * the init of one; 0 when status does not say */
 };
 
-/* Reads pid's stat and the Uid line of its status under the directory fd
+/* Reads pid's stat and the Uid and NSpid lines of its status under the directory fd
  * proc_dirfd. Returns 0, or -errno (-ESRCH when the process is gone). */
 int procid_read(int proc_dirfd, pid_t pid, struct procid *out);
 

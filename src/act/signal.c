@@ -406,6 +406,12 @@ void signal_zombie(const struct signal_opts *o, const struct signal_target *t,
         say(res, SIGNAL_REAPED, 0,
             "was a zombie; its parent pid %d (%s) reaped it after SIGCHLD", (int)parent.pid,
             parent.comm);
+    else if (parent.pid == 1 || parent.nspid == 1) /* no init above it to hand the zombie to */
+        say(res, SIGNAL_ZOMBIE, 0,
+            "already dead (a zombie): it holds no memory and cannot be killed. Its parent pid "
+            "%d (%s), the init of its pid namespace, was sent SIGCHLD but does not reap it; "
+            "only it can, and ending it would end every process of its namespace",
+            (int)parent.pid, parent.comm);
     else
         say(res, SIGNAL_ZOMBIE, 0,
             "already dead (a zombie): it holds no memory and cannot be killed. Its parent pid "
