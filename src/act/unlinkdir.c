@@ -3,9 +3,10 @@
  * own fd, never through a link; a symbolic link, a subdirectory, anything
  * but a regular file, or an entry on another file system (a mount inside)
  * refuses the whole folder; every file must be the caller's (unless root),
- * not written to since the scan, and held by nobody in a fresh search. Only
- * then are the files unlinked (unlinkat on the folder's fd) and the folder
- * removed. */
+ * not written to since the scan, held by nobody in a fresh search, and
+ * granted the kernel's write lease (not open anywhere, even where the
+ * search could not look). Only then are the files unlinked (unlinkat on the
+ * folder's fd, each under its lease) and the folder removed. */
 #include "act/unlinkdir.h"
 
 #include <dirent.h>
@@ -118,6 +119,58 @@ static bool nobody_holds(const struct unlink_opts *o, const struct entry *e, siz
     return ok;
 }
 
+/* Entry e of the folder fd, pinned (its own fd, the same file as read)
+ * under the kernel's lease: unlinked when unlink_it, while the lease holds
+ * off any open of it. Returns 0 (done, or it is gone), EBUSY when it is
+ * open somewhere, even in a process the holder search could not see
+ * (unlink_lease_take), or another errno. A file that cannot be leased
+ * (UNLINK_LEASE_UNKNOWN, or one the caller may not read) is left to the
+ * other checks, as a file segment is. */
+static int lease_entry(int fd, const struct entry *e, bool unlink_it)
+{
+    int pin = openat(fd, e->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (pin < 0 && errno == ENOENT)
+        return 0;
+    if (pin < 0 && errno != EACCES && errno != EPERM)
+        return errno;
+    struct stat st;
+    struct unlink_lease_state ls;
+    enum unlink_lease lease = UNLINK_LEASE_UNKNOWN;
+    int err = 0;
+    if (pin >= 0 && (fstat(pin, &st) != 0 || st.st_dev != e->st.st_dev ||
+                     st.st_ino != e->st.st_ino))
+        err = ESTALE;
+    else if (pin >= 0 && (lease = unlink_lease_take(pin, &ls)) == UNLINK_LEASE_BUSY)
+        err = EBUSY;
+    else if (unlink_it && unlinkat(fd, e->name, 0) != 0 && errno != ENOENT)
+        err = errno;
+    if (lease == UNLINK_LEASE_HELD)
+        unlink_lease_drop(pin, &ls);
+    if (pin >= 0)
+        close(pin);
+    return err;
+}
+
+/* No file of the folder is open anywhere, as far as the kernel's leases
+ * tell; false (res filled) when one is, or cannot be checked. */
+static bool none_open(int fd, const struct entry *e, size_t n, struct unlink_result *res)
+{
+    for (size_t i = 0; i < n; i++) {
+        int err = lease_entry(fd, &e[i], false);
+        if (err == EBUSY)
+            unlink_say(res, UNLINK_REFUSED, err, "in use: a file inside it is open in a process "
+                       "the search could not see (the kernel refuses a lease on it)");
+        else if (err == ESTALE)
+            unlink_say(res, UNLINK_REFUSED, err, "a file inside it changed while being checked");
+        else if (err)
+            unlink_say(res, UNLINK_REFUSED, err, "cannot open a file inside it to check it: %s",
+                       strerror(err));
+        if (err)
+            return false;
+    }
+    return true;
+}
+
 void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, int dir,
                   const char *base, struct unlink_result *res)
 {
@@ -147,7 +200,8 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
     if (fstat(fd, &fst) != 0 || fst.st_dev != t->dev || fst.st_ino != t->ino)
         unlink_say(res, UNLINK_REFUSED, ESTALE, "changed while being checked");
     else
-        ok = read_entries(fd, &fst, t, o->uid, &e, &n, res) && nobody_holds(o, e, n, res);
+        ok = read_entries(fd, &fst, t, o->uid, &e, &n, res) && nobody_holds(o, e, n, res) &&
+             none_open(fd, e, n, res);
     struct statvfs before;
     bool measured = false;
     int err = 0;
@@ -161,8 +215,7 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
         } else {
             measured = fstatvfs(dir, &before) == 0;
             for (size_t i = 0; i < n && !err; i++)
-                if (unlinkat(fd, e[i].name, 0) != 0 && errno != ENOENT)
-                    err = errno;
+                err = lease_entry(fd, &e[i], true);
         }
     }
     for (size_t i = 0; i < n; i++)
@@ -171,6 +224,11 @@ void unlinkdir_in(const struct unlink_opts *o, const struct unlink_target *t, in
     close(fd);
     if (!ok || o->dry_run)
         return;
+    if (err == EBUSY || err == ESTALE) {
+        unlink_say(res, UNLINK_REFUSED, err, "a file inside it was opened or replaced while the "
+                   "folder was being removed: it and the files after it are kept");
+        return;
+    }
     if (err) {
         unlink_say(res, UNLINK_FAILED, err, "unlink of a file inside it failed: %s", strerror(err));
         return;

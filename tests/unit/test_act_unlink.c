@@ -387,6 +387,55 @@ static void test_nested_and_planned_refusal(void **state)
     assert_string_equal(res[2].reason, "refused when planning");
 }
 
+/* Whether the kernel grants a write lease on the file at path (not so on
+ * every file system, nor with fs.leases-enable 0). */
+static bool leases_work(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    bool ok = fcntl(fd, F_SETLEASE, F_WRLCK) == 0;
+    if (ok)
+        fcntl(fd, F_SETLEASE, F_UNLCK);
+    close(fd);
+    return ok;
+}
+
+/* A file inside a folder that is open in a process the holder search
+ * cannot see (this test's own fd, absent from the fake /proc: one of
+ * another pid namespace, say) refuses the folder whole, as the kernel's
+ * lease does a file segment; a dry run says so too. */
+static void test_folder_open_unseen_refused(void **state)
+{
+    struct fx *f = *state;
+    char p[256];
+    make_dir(f, "joblib_memmapping_folder_1_b");
+    make_file(f, "joblib_memmapping_folder_1_b/free", 4096);
+    make_file(f, "joblib_memmapping_folder_1_b/open", 4096);
+    path_of(f, "joblib_memmapping_folder_1_b/open", p, sizeof(p));
+    if (!leases_work(p)) {
+        skip();
+        return;
+    }
+    int unseen = open(p, O_RDONLY | O_CLOEXEC);
+    assert_true(unseen >= 0);
+    struct unlink_target *t = add_target(f, "joblib_memmapping_folder_1_b");
+    t->folder = true;
+    struct unlink_result res[1];
+    for (int dry = 1; dry >= 0; dry--) {
+        run_all(f, res, dry, geteuid(), NULL);
+        assert_int_equal(res[0].outcome, UNLINK_REFUSED);
+        assert_string_equal(res[0].reason, "in use: a file inside it is open in a process the "
+                                           "search could not see (the kernel refuses a lease "
+                                           "on it)");
+        assert_true(exists(f, "joblib_memmapping_folder_1_b/free"));
+        assert_true(exists(f, "joblib_memmapping_folder_1_b/open"));
+    }
+    close(unseen);
+    run_all(f, res, false, geteuid(), NULL);
+    assert_int_equal(res[0].outcome, UNLINK_REMOVED);
+    assert_false(exists(f, "joblib_memmapping_folder_1_b"));
+}
+
 /* The test hook (unlink_set_test_pause) runs once, after the scan and
  * before the first check; a holder that appears in it is found (the holder
  * search is repeated after the pause). */
@@ -654,6 +703,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nested_and_planned_refusal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_held_folder_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_rechecked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_folder_open_unseen_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mount_changed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_out_of_descriptors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pause_hook, setup, teardown),
