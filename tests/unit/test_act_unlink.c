@@ -400,6 +400,36 @@ static bool leases_work(const char *path)
     return ok;
 }
 
+/* A file segment open in a process the holder search cannot see (this
+ * test's own fd, absent from the fake /proc) is refused by the kernel's
+ * lease, in a dry run too; once closed it is removed. */
+static void test_open_unseen_refused(void **state)
+{
+    struct fx *f = *state;
+    char p[256];
+    make_file(f, "torch_1_9", 4096);
+    path_of(f, "torch_1_9", p, sizeof(p));
+    if (!leases_work(p)) {
+        skip();
+        return;
+    }
+    int unseen = open(p, O_RDONLY | O_CLOEXEC);
+    assert_true(unseen >= 0);
+    add_target(f, "torch_1_9");
+    struct unlink_result res[1];
+    for (int dry = 1; dry >= 0; dry--) {
+        run_all(f, res, dry, geteuid(), NULL);
+        assert_int_equal(res[0].outcome, UNLINK_REFUSED);
+        assert_string_equal(res[0].reason, "in use: open in a process the search could not see "
+                                           "(the kernel refuses a lease on it)");
+        assert_true(exists(f, "torch_1_9"));
+    }
+    close(unseen);
+    run_all(f, res, false, geteuid(), NULL);
+    assert_int_equal(res[0].outcome, UNLINK_REMOVED);
+    assert_false(exists(f, "torch_1_9"));
+}
+
 /* A file inside a folder that is open in a process the holder search
  * cannot see (this test's own fd, absent from the fake /proc: one of
  * another pid namespace, say) refuses the folder whole, as the kernel's
@@ -703,6 +733,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nested_and_planned_refusal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_held_folder_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_rechecked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_unseen_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_open_unseen_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mount_changed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_out_of_descriptors, setup, teardown),
