@@ -4,7 +4,10 @@
  * exits within 2 s and unlinks the segments registered with it. Its clients
  * are the processes holding the peer end of one of its connected sockets
  * (forked workers inherit their parent's connection); the peers come from
- * the kernel's sock_diag, the holders from /proc/PID/fd. */
+ * the kernel's sock_diag in the manager's network namespace (only those
+ * still open: a closed client's socket leaves the table), the holders from
+ * /proc/PID/fd. A peer still open that no process in sight holds (one of
+ * another pid namespace) leaves the answer incomplete. */
 #ifndef SHMWATCH_SHMMGR_H
 #define SHMWATCH_SHMMGR_H
 

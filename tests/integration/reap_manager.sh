@@ -3,8 +3,10 @@
 # themselves (a real manager exits 2 s after its last client leaves; a stuck
 # one does not): a manager whose only client is an orphaned worker is ended
 # after the worker (and after a grace period); one with no client left is
-# ended; one serving a live client is left alone. Runs in a private pid
-# namespace so that reap sees only these processes.
+# ended; one serving a live client is left alone, also when that client is
+# in a pid namespace reap cannot see, or the manager and its client are in a
+# container with a network namespace of its own (reap --pid). Runs in a
+# private pid namespace so that reap sees only these processes.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -100,3 +102,49 @@ done
 ok "the orphaned worker, the manager it kept waiting and the clientless manager are ended"
 ! gone "$mb" || fail "manager b was ended"
 ok "the manager serving a live client is left alone"
+
+# A live client beyond reap's sight: manager d and reap in a pid namespace of
+# their own, its client out here (one network namespace: the abstract socket
+# reaches across). Its connection leads to a socket that is still open, in a
+# process reap cannot see: the manager is left alone, never "no client left".
+d=$SHMTEST_TMP/d
+unshare -p -f --mount-proc bash -c '
+    /usr/bin/python3 "$1/mgr.py" manager d "$2.manager" </dev/null >/dev/null 2>&1 &
+    m=$!
+    timeout 30 bash -c "until [ -e \"\$0\" ]; do sleep 0.05; done" "$2.client" &&
+        "$3" reap --yes --timeout 1 >"$2.out" 2>&1
+    echo "rc=$? $(kill -0 "$m" 2>/dev/null && echo alive || echo ended)" >"$2.tmp"
+    kill -KILL "$m"
+    mv "$2.tmp" "$2.status"' nested "$SHMTEST_TMP" "$d" "$SHMWATCH" &
+wait_for "[ -e $d.manager ]" 30 || fail "manager d did not start"
+/usr/bin/python3 "$SHMTEST_TMP/mgr.py" client d python3 "$d.client" </dev/null >/dev/null 2>&1 &
+wait_for "[ -e $d.status ]" 60 || fail "reap in the nested pid namespace did not finish"
+cat "$d.out"
+assert_eq "$(cat "$d.status")" "rc=0 alive" "reap exits 0 and manager d lives"
+grep -q "^  pid 2 (torch_shm_manag) .*whose clients cannot all be seen (a connection to it leads to a socket that a process this search cannot see holds open)" "$d.out" ||
+    fail "manager d is not left alone for its unseen client"
+ok "a manager whose live client is beyond reap's sight is left alone"
+
+# A manager in a container with a network namespace of its own (as Docker
+# gives one), serving a live client there: its connections are listed in
+# that namespace's socket table, which reap --pid reads, so the manager is
+# left alone as serving that client, never "no client left".
+e=$SHMTEST_TMP/e
+unshare -n -p -f --mount-proc -m bash -c '
+    mount -t tmpfs tmpfs /dev/shm
+    /usr/bin/python3 "$1/mgr.py" manager e "$2.manager" </dev/null >/dev/null 2>&1 &
+    timeout 30 bash -c "until [ -e \"\$0\" ]; do sleep 0.05; done" "$2.manager" || exit 1
+    /usr/bin/python3 "$1/mgr.py" client e python3 "$2.client" </dev/null >/dev/null 2>&1 &
+    exec sleep 600' container "$SHMTEST_TMP" "$e" &
+holder=$!
+wait_for "[ -e $e.client ]" 30 || fail "the container's manager and client did not start"
+me=$(pid_of torch_shm_manag e) ce=$(pid_of python3 e)
+[ -n "$me" ] && [ -n "$ce" ] || fail "the container's stand-ins are missing"
+rc=0
+out=$("$SHMWATCH" reap --yes --timeout 1 --pid "$holder" 2>&1) || rc=$?
+echo "$out"
+assert_eq "$rc" 0 "reap --pid exits 0"
+grep -q "^  pid $me (torch_shm_manag) (in pid $holder) uid 0  torch_shm_manager serving live clients (pids $ce)$" <<<"$out" ||
+    fail "the container's manager is not left alone as serving its client"
+! gone "$me" || fail "the container's manager was ended"
+ok "a manager in a network namespace of its own, serving a live client there, is left alone"
