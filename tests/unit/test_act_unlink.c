@@ -387,83 +387,76 @@ static void test_nested_and_planned_refusal(void **state)
     assert_string_equal(res[2].reason, "refused when planning");
 }
 
-/* Whether the kernel grants a write lease on the file at path (not so on
- * every file system, nor with fs.leases-enable 0). */
-static bool leases_work(const char *path)
+/* Opens mnt/name for this test, a process the fake /proc does not show:
+ * the holder search cannot see it, the kernel's lease can. -1 when the
+ * kernel grants no lease there (a file system without them, or
+ * fs.leases-enable 0). */
+static int open_unseen(const struct fx *f, const char *name)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char p[256];
+    path_of(f, name, p, sizeof(p));
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
     assert_true(fd >= 0);
-    bool ok = fcntl(fd, F_SETLEASE, F_WRLCK) == 0;
-    if (ok)
-        fcntl(fd, F_SETLEASE, F_UNLCK);
-    close(fd);
-    return ok;
+    if (fcntl(fd, F_SETLEASE, F_WRLCK) != 0) {
+        close(fd);
+        return -1;
+    }
+    fcntl(fd, F_SETLEASE, F_UNLCK);
+    return fd;
 }
 
-/* A file segment open in a process the holder search cannot see (this
- * test's own fd, absent from the fake /proc) is refused by the kernel's
- * lease, in a dry run too; once closed it is removed. */
+/* The plan's one target, open where the search cannot look (unseen, an fd
+ * of open_unseen), is refused with reason, dry or not, and kept (kept
+ * exists); once unseen is closed it is removed. */
+static void refused_while_unseen(struct fx *f, int unseen, const char *reason, const char *kept)
+{
+    struct unlink_result res[1];
+    for (int dry = 1; dry >= 0; dry--) {
+        run_all(f, res, dry, geteuid(), NULL);
+        assert_int_equal(res[0].outcome, UNLINK_REFUSED);
+        assert_string_equal(res[0].reason, reason);
+        assert_true(exists(f, kept));
+    }
+    close(unseen);
+    run_all(f, res, false, geteuid(), NULL);
+    assert_int_equal(res[0].outcome, UNLINK_REMOVED);
+    assert_false(exists(f, f->plan.items[0].name));
+}
+
+/* A file segment open in a process the holder search cannot see (one of
+ * another pid namespace, say) is refused by the kernel's lease. */
 static void test_open_unseen_refused(void **state)
 {
     struct fx *f = *state;
-    char p[256];
     make_file(f, "torch_1_9", 4096);
-    path_of(f, "torch_1_9", p, sizeof(p));
-    if (!leases_work(p)) {
+    int unseen = open_unseen(f, "torch_1_9");
+    if (unseen < 0) {
         skip();
         return;
     }
-    int unseen = open(p, O_RDONLY | O_CLOEXEC);
-    assert_true(unseen >= 0);
     add_target(f, "torch_1_9");
-    struct unlink_result res[1];
-    for (int dry = 1; dry >= 0; dry--) {
-        run_all(f, res, dry, geteuid(), NULL);
-        assert_int_equal(res[0].outcome, UNLINK_REFUSED);
-        assert_string_equal(res[0].reason, "in use: open in a process the search could not see "
-                                           "(the kernel refuses a lease on it)");
-        assert_true(exists(f, "torch_1_9"));
-    }
-    close(unseen);
-    run_all(f, res, false, geteuid(), NULL);
-    assert_int_equal(res[0].outcome, UNLINK_REMOVED);
-    assert_false(exists(f, "torch_1_9"));
+    refused_while_unseen(f, unseen, "in use: open in a process the search could not see (the "
+                         "kernel refuses a lease on it)", "torch_1_9");
 }
 
 /* A file inside a folder that is open in a process the holder search
- * cannot see (this test's own fd, absent from the fake /proc: one of
- * another pid namespace, say) refuses the folder whole, as the kernel's
- * lease does a file segment; a dry run says so too. */
+ * cannot see refuses the folder whole (its other file kept too), as the
+ * kernel's lease does a file segment. */
 static void test_folder_open_unseen_refused(void **state)
 {
     struct fx *f = *state;
-    char p[256];
     make_dir(f, "joblib_memmapping_folder_1_b");
     make_file(f, "joblib_memmapping_folder_1_b/free", 4096);
     make_file(f, "joblib_memmapping_folder_1_b/open", 4096);
-    path_of(f, "joblib_memmapping_folder_1_b/open", p, sizeof(p));
-    if (!leases_work(p)) {
+    int unseen = open_unseen(f, "joblib_memmapping_folder_1_b/open");
+    if (unseen < 0) {
         skip();
         return;
     }
-    int unseen = open(p, O_RDONLY | O_CLOEXEC);
-    assert_true(unseen >= 0);
-    struct unlink_target *t = add_target(f, "joblib_memmapping_folder_1_b");
-    t->folder = true;
-    struct unlink_result res[1];
-    for (int dry = 1; dry >= 0; dry--) {
-        run_all(f, res, dry, geteuid(), NULL);
-        assert_int_equal(res[0].outcome, UNLINK_REFUSED);
-        assert_string_equal(res[0].reason, "in use: a file inside it is open in a process the "
-                                           "search could not see (the kernel refuses a lease "
-                                           "on it)");
-        assert_true(exists(f, "joblib_memmapping_folder_1_b/free"));
-        assert_true(exists(f, "joblib_memmapping_folder_1_b/open"));
-    }
-    close(unseen);
-    run_all(f, res, false, geteuid(), NULL);
-    assert_int_equal(res[0].outcome, UNLINK_REMOVED);
-    assert_false(exists(f, "joblib_memmapping_folder_1_b"));
+    add_target(f, "joblib_memmapping_folder_1_b")->folder = true;
+    refused_while_unseen(f, unseen, "in use: a file inside it is open in a process the search "
+                         "could not see (the kernel refuses a lease on it)",
+                         "joblib_memmapping_folder_1_b/free");
 }
 
 /* The test hook (unlink_set_test_pause) runs once, after the scan and
