@@ -264,6 +264,21 @@ int mounts_check_named(const struct sysroot *sys, const char *path, char **why)
     return *why ? -1 : 0;
 }
 
+/* The entry of mi for the mount whose root fd is, by its mount id (statx,
+ * Linux 5.8); NULL when fd is no mount's root or the kernel does not say. */
+static const struct mountinfo_entry *mount_rooted_at(const struct mountinfo *mi, int fd)
+{
+    struct statx sx;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &sx) != 0 ||
+        !(sx.stx_mask & STATX_MNT_ID) || !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+        !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+        return NULL;
+    for (size_t i = 0; i < mi->n; i++)
+        if (mi->items[i].id == sx.stx_mnt_id)
+            return &mi->items[i];
+    return NULL;
+}
+
 void mounts_collect(const struct sysroot *sys, const struct mountinfo *mi,
                     const char *const *extra, size_t nextra, struct mount_list *out,
                     struct warnings *w)
@@ -273,15 +288,22 @@ void mounts_collect(const struct sysroot *sys, const struct mountinfo *mi,
         int fd = sysroot_open_below(sys, extra[i], O_PATH);
         int found = fd >= 0 && fstat(fd, &st) == 0;
         int err = errno;
-        if (fd >= 0)
-            close(fd);
         if (!found || !S_ISDIR(st.st_mode)) {
             warn_add(w, "--mount %s: %s", extra[i], found ? "not a directory" : strerror(err));
+            if (fd >= 0)
+                close(fd);
             continue;
         }
-        const struct mountinfo_entry *e = mountinfo_find(mi, extra[i]);
+        /* A path that leads to a mount by a symbolic link (/run/shm ->
+         * /dev/shm) is named by the mount's own path: the actions, which
+         * follow no link, reach it there. */
+        const char *path = extra[i];
+        const struct mountinfo_entry *e = mountinfo_find(mi, path);
+        if (!e && (e = mount_rooted_at(mi, fd)))
+            path = e->mountpoint;
+        close(fd);
         if (mounts_find_dev(out, st.st_dev) < 0)
-            add_mount(out, sys, extra[i], e ? e->fstype : "?", st.st_dev);
+            add_mount(out, sys, path, e ? e->fstype : "?", st.st_dev);
     }
     if (nextra > 0)
         return;

@@ -4,7 +4,9 @@
 # a dead creator, so that they look exactly like orphans), and regular files
 # whose names hold a newline, a tab, escape sequences and invalid UTF-8.
 # Links are never followed, nothing but regular files is ever removed, every
-# refusal is reported (exit 3), and names are printed escaped.
+# refusal is reported (exit 3), and names are printed escaped. Last, --mount
+# by a symbolic link to the mount: the mount is named by its own path, and its
+# orphans are removed there.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -86,3 +88,21 @@ grep -q "^removed .*torch_${dead}_4  0 B freed  the name was removed but another
 [ ! -e "/dev/shm/torch_${dead}_4" ] && [ -e /dev/shm/kept-by-another-name ] ||
     fail "the torch name should be gone and the other name kept"
 ok "a hard-linked orphan loses its name and the result says another name keeps it"
+
+# --mount by a link to the mount (/run/shm -> /dev/shm on some systems): the
+# scan and the actions name the mount itself, where the actions, which follow
+# no link, reach it.
+mkdir -p "$SHMTEST_TMP/links"
+ln -s /dev/shm "$SHMTEST_TMP/links/shm"
+head -c 4096 /dev/zero >"/dev/shm/torch_${dead}_77"
+touch -d '2 hours ago' "/dev/shm/torch_${dead}_77"
+"$SHMWATCH" --mount "$SHMTEST_TMP/links/shm" --json >"$SHMTEST_TMP/linked.json" ||
+    fail "--mount by a link exited $?"
+json_check "$SHMTEST_TMP/linked.json" "[m['path'] for m in j['mounts']] == ['/dev/shm'] and any(s['name'] == 'torch_${dead}_77' for s in j['segments'])" \
+    "--mount by a link lists the mount under its own path"
+out=$(timeout 60 "$SHMWATCH" clean --mount "$SHMTEST_TMP/links/shm" --yes --min-age 0 2>&1) || true
+grep -q "^removed .*/dev/shm/torch_${dead}_77  4.0 KiB freed" <<<"$out" ||
+    fail "clean --mount by a link did not remove the orphan: $out"
+[ ! -e "/dev/shm/torch_${dead}_77" ] || fail "the orphan is still there"
+[ -L "$SHMTEST_TMP/links/shm" ] || fail "the link itself was touched"
+ok "clean --mount by a link to the mount removes its orphans there"
