@@ -350,20 +350,11 @@ static int rotate(struct store *st, double t)
     size_t hlen = strlen(h);
     char name[STORE_NAME_MAX];
     unsigned seq = 0;
-    int rc = 0;
     /* One left by a recorder killed while it began a file goes first. */
     unlinkat(st->dfd, STORE_BEGUN, 0);
     int flags = O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC;
     int fd = openat(st->dfd, STORE_BEGUN, flags, 0600);
-    ssize_t w;
-    if (fd < 0) {
-        rc = -errno;
-    } else {
-        do
-            w = write(fd, h, hlen);
-        while (w < 0 && errno == EINTR);
-        rc = w == (ssize_t)hlen ? 0 : w < 0 ? -errno : -ENOSPC;
-    }
+    int rc = fd < 0 ? -errno : write_all(fd, h, hlen);
     /* The first free name; the directory is this recorder's alone (its
      * lock), so no other file takes the name between the look and the
      * rename, which every file system has, hard links or not. */
