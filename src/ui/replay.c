@@ -59,9 +59,16 @@ size_t replay_ordinal(const struct replay *r)
     return k;
 }
 
+/* Time t as the title and the messages show it, the year in four digits
+ * (strftime's %Y writes the year 5 as "5"). */
+static void date_time_text(double t, char *dst, size_t n)
+{
+    ui_local_time(t, "%04Y-%m-%d %H:%M:%S", dst, n);
+}
+
 void replay_time_text(const struct replay *r, size_t i, char *dst, size_t n)
 {
-    ui_local_time(r->ix.items[i].t, "%Y-%m-%d %H:%M:%S", dst, n);
+    date_time_text(r->ix.items[i].t, dst, n);
 }
 
 /* Why entry i cannot be read, after where it lies ("DIR/FILE: offset N";
@@ -303,7 +310,7 @@ int replay_open(const char *dir, bool at_set, double at, struct replay **out, st
         snprintf(err, n, "%s: no snapshot recorded", shown);
     } else if (at_set && (at < from_s || at > recording_end(r, lasti))) {
         char want[32], from[32], to[32];
-        ui_local_time(at, "%Y-%m-%d %H:%M:%S", want, sizeof(want));
+        date_time_text(at, want, sizeof(want));
         replay_time_text(r, firsti, from, sizeof(from));
         replay_time_text(r, lasti, to, sizeof(to));
         snprintf(err, n, "%s: no snapshot at %s: the recording has %s to %s", shown, want, from,

@@ -375,6 +375,9 @@ mkdir -p "$SHMTEST_TMP/empty"
 expect_error 1 "^shmwatch replay: .*nothing recorded" --dir "$SHMTEST_TMP/empty"
 expect_error 1 "^shmwatch replay: .*: no snapshot at .*: the recording has " --dir "$rec" \
     --at 2001-01-01T00:00:00Z
+# The time asked is said with a four-digit year, the year 0 as 0000.
+TZ=UTC0 expect_error 1 "^shmwatch replay: .*: no snapshot at 0000-01-01 00:00:00: the recording has " \
+    --dir "$rec" --at 0000-01-01T00:00:00Z
 # -0s once now is past the recording's end: the last snapshot and twice the
 # gap before it (a slow machine makes that gap seconds long).
 b_t=$(date -d "$(field "$SHMTEST_TMP/b" 'd["time"]')" +%s)
