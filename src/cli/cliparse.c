@@ -52,6 +52,16 @@ static int say(const struct cli_command *c, bool hint, const char *tmpl, const c
     return 2;
 }
 
+/* say() of "--NAME: " what, the value v in place of its "%s". Returns 2. */
+static int say_value(const struct cli_command *c, const struct cli_opt *r, const char *what,
+                     const char *v, char **err)
+{
+    char *tmpl = str_printf("--%s: %s", r->name, what);
+    int rc = say(c, c->value_hint, tmpl, v, err);
+    free(tmpl);
+    return rc;
+}
+
 /* Sets the field of r from its value v (NULL for a flag); 0, or 2 with the
  * row's message. */
 static int set(const struct cli_command *c, const struct cli_opt *r, const char *v,
@@ -82,19 +92,18 @@ static int set(const struct cli_command *c, const struct cli_opt *r, const char 
         break;
     case CLI_SIZE: {
         uint64_t *n = f;
-        ok = parse_size(v, n) && (double)*n >= r->min && (r->max == 0 || (double)*n <= r->max);
+        ok = parse_size(v, n);
+        if (!ok && units_too_large(v)) /* the value is the fault: say so, not the form */
+            return say_value(c, r, "%s is out of range (below 16777216t)", v, err);
+        ok = ok && (double)*n >= r->min && (r->max == 0 || (double)*n <= r->max);
         break;
     }
     case CLI_DURATION: {
         double *s = f;
         ok = parse_duration(v, s);
-        if (!ok && units_not_plain(v)) { /* the form is the fault: say so, not the range */
-            char *tmpl = str_printf(
-                "--%s: '%%s' is not a plain decimal duration (such as 2, 0.5s or 10m)", r->name);
-            int rc = say(c, c->value_hint, tmpl, v, err);
-            free(tmpl);
-            return rc;
-        }
+        if (!ok && units_not_plain(v)) /* the form is the fault: say so, not the range */
+            return say_value(c, r, "'%s' is not a plain decimal duration (such as 2, 0.5s or 10m)",
+                             v, err);
         ok = ok && *s >= r->min && (r->max == 0 || *s <= r->max);
         break;
     }

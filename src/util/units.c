@@ -73,7 +73,9 @@ bool units_not_plain(const char *s)
     return !p || end > p;
 }
 
-bool parse_size(const char *s, uint64_t *out)
+/* The bytes of size s ("1.5k": 1536), as large as its number and unit say;
+ * false on junk and negatives. */
+static bool size_bytes(const char *s, double *bytes)
 {
     double v;
     const char *u;
@@ -92,14 +94,29 @@ bool parse_size(const char *s, uint64_t *out)
     };
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (strcasecmp(u, units[i].suffix) == 0) {
-            double bytes = v * units[i].mult;
-            if (bytes >= 18446744073709551615.0)
-                return false;
-            *out = (uint64_t)(bytes + 0.5);
+            *bytes = v * units[i].mult;
             return true;
         }
     }
     return false;
+}
+
+/* 2^64 bytes: the sizes a uint64_t holds are below it. */
+#define SIZE_LIMIT 18446744073709551616.0
+
+bool parse_size(const char *s, uint64_t *out)
+{
+    double bytes;
+    if (!size_bytes(s, &bytes) || bytes >= SIZE_LIMIT)
+        return false;
+    *out = (uint64_t)(bytes + 0.5);
+    return true;
+}
+
+bool units_too_large(const char *s)
+{
+    double bytes;
+    return size_bytes(s, &bytes) && bytes >= SIZE_LIMIT;
 }
 
 bool parse_duration(const char *s, double *out_seconds)

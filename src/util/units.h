@@ -19,6 +19,10 @@ bool parse_duration(const char *s, double *out_seconds);
  * the form is the fault, not the value or its unit. */
 bool units_not_plain(const char *s);
 
+/* Whether s, refused by parse_size, is a size written as it takes one but
+ * of 2^64 bytes (16777216t) or more: the value is the fault, not its form. */
+bool units_too_large(const char *s);
+
 /* Strict decimal integer in [min, max]: digits, a minus sign before them
  * for a negative number; no plus sign, no space. */
 bool parse_int(const char *s, long long min, long long max, long long *out);

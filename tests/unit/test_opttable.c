@@ -217,6 +217,13 @@ static void test_messages(void **state)
                  "shmwatch plan: --memory needs a size above 0 such as 512m or 8g, "
                  "not '0'",
                  ARGS("--memory", "0"));
+    /* A size past 64 bits is refused for its value, not its form. */
+    expect_error(CLI_PLAN,
+                 "shmwatch plan: --memory: 18446744073709551615 is out of range (below "
+                 "16777216t)",
+                 ARGS("--memory", "18446744073709551615"));
+    expect_error(CLI_PLAN, "shmwatch plan: --shm-size: 16777216t is out of range (below 16777216t)",
+                 ARGS("--shm-size", "16777216t"));
 }
 
 static void test_values(void **state)

@@ -26,6 +26,11 @@ static void test_parse_size(void **state)
     assert_false(parse_size("12q", &v));
     assert_false(parse_size("", &v));
     assert_false(parse_size("99999999999999999999999t", &v));
+    /* 2^64 bytes and more are sizes too large, not junk. */
+    assert_true(parse_size("16777215t", &v) && !units_too_large("16777215t"));
+    assert_true(!parse_size("16777216t", &v) && units_too_large("16777216t"));
+    assert_true(units_too_large("18446744073709551615"));
+    assert_false(units_too_large("12q") || units_too_large("-1m") || units_too_large("1e30"));
 }
 
 static void test_parse_duration(void **state)
