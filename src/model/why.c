@@ -146,14 +146,12 @@ static bool shows_running(const struct jd *s, int64_t pid)
  * between. */
 struct recording {
     const struct why_source *src;
-    const struct why_rec *recs;
-    size_t n;
-    size_t *prev, *next, *fill; /* n + 1 each */
+    size_t *prev, *next, *fill; /* src->n + 1 each */
 };
 
 static void recording_init(struct recording *rc, const struct why_source *src)
 {
-    *rc = (struct recording){.src = src, .recs = src->recs, .n = src->n};
+    *rc = (struct recording){.src = src};
     rc->prev = xcalloc(src->n + 1, sizeof(*rc->prev));
     rc->next = xcalloc(src->n + 1, sizeof(*rc->next));
     rc->fill = xcalloc(src->n + 1, sizeof(*rc->fill));
@@ -181,21 +179,27 @@ static void recording_free(struct recording *rc)
     free(rc->fill);
 }
 
+/* Record i of the recording (i below src->n). */
+static const struct why_rec *record(const struct recording *s, size_t i)
+{
+    return &s->src->recs[i];
+}
+
 static const struct jd *doc(const struct recording *s, size_t i)
 {
-    return i < s->n ? s->src->doc(s->src->ctx, i) : NULL;
+    return i < s->src->n ? s->src->doc(s->src->ctx, i) : NULL;
 }
 
 static const struct jd *event_of(const struct recording *s, size_t j, const char *kind)
 {
-    return !strcmp(s->recs[j].event, kind) ? doc(s, j) : NULL;
+    return !strcmp(record(s, j)->event, kind) ? doc(s, j) : NULL;
 }
 
 /* Record j parsed when it is an event of kind within WHY_NEAR_S of record
  * i, else NULL. */
 static const struct jd *event_near(const struct recording *s, size_t j, size_t i, const char *kind)
 {
-    double dt = s->recs[j].t - s->recs[i].t;
+    double dt = record(s, j)->t - record(s, i)->t;
     return dt < -WHY_NEAR_S || dt > WHY_NEAR_S ? NULL : event_of(s, j, kind);
 }
 
@@ -203,7 +207,7 @@ static const struct jd *event_near(const struct recording *s, size_t j, size_t i
  * the first after (dir +1); SIZE_MAX when none. */
 static size_t snapshot_near(const struct recording *s, size_t i, int dir)
 {
-    size_t j = i > s->n ? SIZE_MAX : dir < 0 ? s->prev[i] : s->next[i];
+    size_t j = i > s->src->n ? SIZE_MAX : dir < 0 ? s->prev[i] : s->next[i];
     while (j != SIZE_MAX && !doc(s, j))
         j = dir < 0 ? s->prev[j] : s->next[j];
     return j;
@@ -305,7 +309,7 @@ static int64_t group_before(const struct recording *src, size_t i, int64_t pid)
 static size_t near_first(const struct recording *s, size_t i)
 {
     size_t j = i;
-    while (j > 0 && s->recs[j - 1].t - s->recs[i].t >= -WHY_NEAR_S)
+    while (j > 0 && record(s, j - 1)->t - record(s, i)->t >= -WHY_NEAR_S)
         j--;
     return j;
 }
@@ -313,7 +317,7 @@ static size_t near_first(const struct recording *s, size_t i)
 static size_t near_end(const struct recording *s, size_t i)
 {
     size_t j = i;
-    while (j < s->n && s->recs[j].t - s->recs[i].t <= WHY_NEAR_S)
+    while (j < s->src->n && record(s, j)->t - record(s, i)->t <= WHY_NEAR_S)
         j++;
     return j;
 }
@@ -354,9 +358,10 @@ static bool same_str(const char *a, const char *b)
  * name holds each record twice, and each death is one. */
 static bool told_before(const struct recording *src, size_t i, const struct jd *ev)
 {
-    bool is_exit = !strcmp(src->recs[i].event, "exit");
-    for (size_t j = i; j-- > 0 && src->recs[j].t == src->recs[i].t;) {
-        const struct jd *x = event_of(src, j, src->recs[i].event);
+    const struct why_rec *rec = record(src, i);
+    bool is_exit = !strcmp(rec->event, "exit");
+    for (size_t j = i; j-- > 0 && record(src, j)->t == rec->t;) {
+        const struct jd *x = event_of(src, j, rec->event);
         if (!x)
             continue;
         if (is_exit && jd_getpid(x, "pid") == jd_getpid(ev, "pid") &&
@@ -554,14 +559,14 @@ static void mount_fill(struct why_death *d, const struct end *e, const struct jd
     if (mb) {
         d->has_before = true;
         d->used_before = jd_getu64(mb, "used_bytes");
-        d->t_before = e->src->recs[e->before].t;
+        d->t_before = record(e->src, e->before)->t;
         d->pending_before = jd_getu64(mb, "pending_bytes");
         d->used_peak = d->used_before;
     }
     if (ma) {
         d->has_at = true;
         d->used_at = jd_getu64(ma, "used_bytes");
-        d->t_at = e->src->recs[e->at].t;
+        d->t_at = record(e->src, e->at)->t;
         if (!mb)
             d->size = jd_getu64(ma, "size_bytes");
         if (d->used_at > d->used_peak)
@@ -791,8 +796,8 @@ static size_t snapshot_ended(const struct recording *src, size_t i, const struct
  * nobody holds (orphans, or unheld while too young to be called orphans). */
 static void left_behind(struct why_death *d, const struct end *e)
 {
-    size_t li =
-        e->at != SIZE_MAX ? snapshot_near(e->src, e->src->n, -1) : snapshot_ended(e->src, e->i, d);
+    const struct recording *rc = e->src;
+    size_t li = e->at != SIZE_MAX ? snapshot_near(rc, rc->src->n, -1) : snapshot_ended(rc, e->i, d);
     if (li == SIZE_MAX)
         return;
     /* The job's processes as the snapshots before the end knew them: a
@@ -972,8 +977,8 @@ void why_find(const struct why_source *source, const struct why_filter *f, struc
     struct recording rc;
     recording_init(&rc, source);
     const struct recording *src = &rc;
-    for (size_t i = 0; i < src->n; i++) {
-        const struct why_rec *rec = &src->recs[i];
+    for (size_t i = 0; i < source->n; i++) {
+        const struct why_rec *rec = record(src, i);
         if (rec->snapshot || (f->from > 0 && rec->t < f->from))
             continue;
         bool is_exit = !strcmp(rec->event, "exit");
