@@ -297,6 +297,21 @@ int term_width(const char *s)
     return cols;
 }
 
+size_t term_fit(const char *s, int maxw)
+{
+    size_t n = strlen(s), len = 0;
+    int cols = 0, w;
+    wchar_t wc;
+    while (len < n) {
+        size_t k = term_next_char(s + len, n - len, &wc, &w);
+        if (cols + w > maxw)
+            return esc_term_cut(s, len);
+        cols += w;
+        len += k;
+    }
+    return len;
+}
+
 int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis)
 {
     if (maxw <= 0 || y < 0 || y >= LINES || x >= COLS)
@@ -304,21 +319,17 @@ int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis)
     if (x + maxw > COLS)
         maxw = COLS - x;
     bool cut = term_width(s) > maxw;
-    int limit = cut && ellipsis ? maxw - 1 : maxw;
+    size_t len = term_fit(s, cut && ellipsis ? maxw - 1 : maxw);
     wchar_t chunk[128];
     size_t n = 0;
     int cols = 0, w;
     wchar_t wc;
     attrset(a);
     move(y, x);
-    for (size_t left = strlen(s); left;) {
-        size_t k = term_next_char(s, left, &wc, &w);
-        if (cols + w > limit)
-            break;
+    for (size_t i = 0; i < len;) {
+        i += term_next_char(s + i, len - i, &wc, &w);
         chunk[n++] = wc;
         cols += w;
-        s += k;
-        left -= k;
         if (n == sizeof(chunk) / sizeof(chunk[0])) {
             addnwstr(chunk, (int)n);
             n = 0;

@@ -45,8 +45,13 @@ void term_resize(void);
 size_t term_next_char(const char *p, size_t left, wchar_t *wc, int *w);
 /* Display columns of safe text (UTF-8 or ASCII). */
 int term_width(const char *s);
-/* Writes safe text at (y, x), at most maxw columns; with ellipsis, text
- * that does not fit ends in the ellipsis glyph. Returns the columns used. */
+/* The bytes of the start of safe text s that fit in maxw columns, cut
+ * between two characters and outside any escape of esc_term (a cut name
+ * never ends in "\x"). */
+size_t term_fit(const char *s, int maxw);
+/* Writes safe text at (y, x), at most maxw columns (a cut as term_fit
+ * makes it); with ellipsis, text that does not fit ends in the ellipsis
+ * glyph. Returns the columns used. */
 int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis);
 /* The same for untrusted bytes: escaped first (util/escape.h). */
 int term_put_name(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis);

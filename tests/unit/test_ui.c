@@ -3,11 +3,13 @@
  * width, and which item the digits typed in a numbered menu pick), and the
  * text it keeps in buffers of a fixed size (src/ui/ui.c: the status-line
  * message; src/ui/actions.c: the lines of an action's results), cut before
- * the character that does not fit whole, never inside it. */
+ * the character that does not fit whole, never inside it; and the cut of
+ * a list's cell to its width (src/ui/term.c), never inside an escape. */
 #include "testutil.h"
 
 #include "ui/actions_priv.h"
 #include "ui/dialog.h"
+#include "ui/term.h"
 #include "ui/ui_priv.h"
 #include "util/escape.h"
 
@@ -156,6 +158,28 @@ static void test_short_text_whole(void **state)
     actions_lines_free(&l);
 }
 
+/* A cell cut to its width ends between two of esc_term's escapes, never
+ * inside one: a name shows no "\x" before its ellipsis. */
+static void test_cell_cut_between_escapes(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_init(&b);
+    esc_term(&b, "ab\xff\xfe\\c\n\x1b[2J\xe2\x80\xaez", 0);
+    const char *shown = "ab\\xff\\xfe\\\\c\\n\\e[2J\\u{202e}z";
+    assert_string_equal(b.data, shown);
+    /* Where a cut may fall: between two characters or escapes. */
+    static const size_t ends[] = {0, 1, 2, 6, 10, 12, 13, 15, 17, 18, 19, 20, 28, 29};
+    size_t k = 0;
+    for (int w = 0; w <= 32; w++) {
+        while (k + 1 < sizeof(ends) / sizeof(ends[0]) && ends[k + 1] <= (size_t)w)
+            k++;
+        if (term_fit(shown, w) != ends[k])
+            fail_msg("%d columns: a cut after %zu bytes, not %zu", w, term_fit(shown, w), ends[k]);
+    }
+    buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -165,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_message_cut_between_characters),
         cmocka_unit_test(test_action_line_cut_between_characters),
         cmocka_unit_test(test_short_text_whole),
+        cmocka_unit_test(test_cell_cut_between_escapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
