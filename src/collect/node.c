@@ -114,10 +114,9 @@ static void parse_ns(const struct scan_node *n, const struct nsmap *map, size_t 
     for (size_t i = 0; i < mi->n; i++) {
         const struct mountinfo_entry *e = &mi->items[i];
         size_t which = 0;
-        if (!watched_path(e->mountpoint, extra, nextra, &which))
+        /* A path named by --mount too: only a tmpfs is shm. */
+        if (!watched_path(e->mountpoint, extra, nextra, &which) || strcmp(e->fstype, "tmpfs") != 0)
             continue;
-        if (strcmp(e->fstype, "tmpfs") != 0)
-            continue; /* a path named by --mount too: only a tmpfs is shm */
         if (nextra)
             found[which] = true;
         cand_add(mountinfo_hidden(mi, i) ? hidden : shown, e, k);
@@ -379,12 +378,11 @@ void node_files_collect(const struct scan_node *n, const struct sysroot *sys,
                         struct mount_list *ml, struct file_list *out, struct warnings *w)
 {
     for (size_t i = 0; i < ml->n; i++) {
-        if (!ml->items[i].stat_ok) {
-            /* No process that sees it reached it (its path may lead to
-             * another file system: covered by a later mount): nothing is
-             * listed through that path; the scan says why once. */
+        /* No process that sees it reached it (its path may lead to another
+         * file system: covered by a later mount): nothing is listed through
+         * that path; the scan says why once. */
+        if (!ml->items[i].stat_ok)
             continue;
-        }
         struct sysroot tmp;
         const struct sysroot *r;
         int rc = mount_root(n, sys, i, &tmp, &r);
@@ -466,9 +464,9 @@ void node_gauges_update(struct node_gauge **g, size_t *ng, const struct node_rea
                 x->view = old[k].view;
                 old[k].view = SYSROOT_NONE;
             }
-        if (x->own || x->view.pid) {
+        if (x->own || x->view.pid)
             continue;
-        } else if (!read[i].pid_start) { /* never read through a process */
+        if (!read[i].pid_start) { /* never read through a process */
             x->view.pid = read[i].pid;
             x->view.err = -ESRCH;
         } else if (sysroot_pin(&x->view, sys, read[i].pid, read[i].pid_start) == 0) {
@@ -506,7 +504,7 @@ void node_gauges_refresh(const struct node_gauge *g, const struct sysroot *sys,
 
 void node_gauges_free(struct node_gauge **g, size_t *ng)
 {
-    for (size_t i = 0; *g && i < *ng; i++)
+    for (size_t i = 0; i < *ng; i++)
         sysroot_close(&(*g)[i].view);
     free(*g);
     *g = NULL;
@@ -570,7 +568,7 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
         /* Every member exited before its container could be read: its own
          * mounts stay listed (their files were read while it lived), said
          * to be of no known container rather than silently the host's. */
-        for (size_t i = 0; own_mount && i < x->nmounts; i++)
+        for (size_t i = 0; i < x->nmounts; i++)
             if (!n->mounts[x->mounts[i]].host_sees)
                 warn_add(w,
                          "the mount of device %s: every process of its mount namespace exited "
