@@ -246,17 +246,15 @@ static struct row *emit(struct build *b, enum row_kind kind, unsigned depth)
     return r;
 }
 
-static void emit_list(struct build *b, const size_t *segs, size_t n, unsigned depth)
+static void emit_seg(struct build *b, size_t seg, unsigned depth)
 {
-    for (size_t i = 0; i < n; i++) {
-        const struct segment *sg = &b->m->segs[segs[i]];
-        struct row *r = emit(b, ROW_SEG, depth);
-        r->seg = sg;
-        r->key.dev = sg->dev;
-        r->key.ino = sg->ino;
-        r->size = sg->size;
-        r->alloc = sg->alloc;
-    }
+    const struct segment *sg = &b->m->segs[seg];
+    struct row *r = emit(b, ROW_SEG, depth);
+    r->seg = sg;
+    r->key.dev = sg->dev;
+    r->key.ino = sg->ino;
+    r->size = sg->size;
+    r->alloc = sg->alloc;
 }
 
 /* The segments of an owner list as rows at depth below row r, their totals
@@ -269,7 +267,8 @@ static void emit_segs(struct build *b, struct row *r, size_t owner, unsigned dep
         r->size += b->m->segs[o->segs[i]].size;
         r->alloc += b->m->segs[o->segs[i]].alloc;
     }
-    emit_list(b, o->segs, o->n, depth);
+    for (size_t i = 0; i < o->n; i++)
+        emit_seg(b, o->segs[i], depth);
 }
 
 /* A parent row's totals take in a child row's. */
@@ -368,7 +367,7 @@ static void build_flat(struct build *b, const size_t *segs_sorted)
 {
     for (size_t i = 0; i < b->m->nsegs; i++)
         if (ui_seg_shown(b->u, &b->m->segs[segs_sorted[i]]))
-            emit_list(b, &segs_sorted[i], 1, 0);
+            emit_seg(b, segs_sorted[i], 0);
 }
 
 static void build_procs(struct build *b, const size_t *procs_sorted)
