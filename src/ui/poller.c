@@ -271,11 +271,11 @@ static struct snap *take_scan(struct poller *p, int *gone)
     group_peaks_learn(&p->group_peaks, &s->model);
     mount_memory_learn(&p->mount_mem, &s->model);
     for (size_t i = 0; !s->oom_mount_new && i < s->scan.mounts.n; i++) {
+        if (!node_owner(&s->scan.node, i))
+            continue;
         char key[sizeof(p->mount_mem.items->key)];
         const struct mount_mem *e =
-            node_owner(&s->scan.node, i)
-                ? mount_memory_find(&p->mount_mem, mount_memory_key(&s->scan, i, key, sizeof(key)))
-                : NULL;
+            mount_memory_find(&p->mount_mem, mount_memory_key(&s->scan, i, key, sizeof(key)));
         if (e && e->oom_new) {
             s->oom_mount = i;
             s->oom_mount_new = e->oom_new;
