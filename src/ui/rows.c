@@ -128,8 +128,7 @@ static bool rows_match(const struct ui *u, const struct row *r, const char *need
         return proc_matches(model_proc(&u->snap->model, r->proc), needle) ||
                has(proc_role_name(r->proc->role), needle);
     case ROW_GROUP:
-        return has_pid(r->group->main_pid, needle) ||
-               proc_matches(model_group_main(&u->snap->model, r->group), needle);
+        return proc_matches(model_group_main(&u->snap->model, r->group), needle);
     case ROW_CTR: {
         char label[256];
         size_t ctr = ui_key_ctr(&r->key);
