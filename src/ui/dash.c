@@ -43,10 +43,7 @@ static const char *dash_size(char *dst, size_t n, uint64_t bytes)
         v /= 1024.0;
         u++;
     }
-    if (v >= 100.0 || v == floor(v))
-        snprintf(dst, n, "%.0f%c", v, units[u]);
-    else
-        snprintf(dst, n, "%.1f%c", v, units[u]);
+    snprintf(dst, n, v >= 100.0 || v == floor(v) ? "%.0f%c" : "%.1f%c", v, units[u]);
     return dst;
 }
 
@@ -55,7 +52,7 @@ static const char *dash_size(char *dst, size_t n, uint64_t bytes)
 static void draw_title(struct ui *u)
 {
     const struct glyphs *g = term_glyphs();
-    char line[1024], tm[16] = "--:--:--";
+    char line[1024];
     int len = 0;
 #define ADD(...) len += snprintf(line + len, sizeof(line) - (size_t)len, __VA_ARGS__)
     ADD(" shmwatch %s", SHMWATCH_VERSION);
@@ -93,13 +90,12 @@ static void draw_title(struct ui *u)
         char at[32];
         replay_time_text(u->replay, u->replay->shown, at, sizeof(at));
         ADD("  %s REPLAY %s (%zu/%zu)", g->sep, at, replay_ordinal(u->replay), u->replay->nsnaps);
+    } else if (u->snap) {
+        char tm[16];
+        ui_local_time((double)model_scan_time(&u->snap->model).tv_sec, "%H:%M:%S", tm, sizeof(tm));
+        ADD("  %s scan %s (%.0f ms)", g->sep, tm, model_scan_duration(&u->snap->model) * 1000);
     } else {
-        if (u->snap)
-            ui_local_time((double)model_scan_time(&u->snap->model).tv_sec, "%H:%M:%S", tm,
-                          sizeof(tm));
-        ADD("  %s scan %s", g->sep, tm);
-        if (u->snap)
-            ADD(" (%.0f ms)", model_scan_duration(&u->snap->model) * 1000);
+        ADD("  %s scan --:--:--", g->sep);
     }
     if (u->stalled)
         ADD("  STALE");
