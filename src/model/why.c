@@ -37,7 +37,7 @@ static const char *fmt_utc(char *dst, size_t n, double t, const char *fmt)
 
 const char *why_fmt_time(char *dst, size_t n, double t)
 {
-    return fmt_utc(dst, n, t, "%Y-%m-%d %H:%M:%S UTC");
+    return fmt_utc(dst, n, t, "%04Y-%m-%d %H:%M:%S UTC");
 }
 
 const char *why_fmt_clock(char *dst, size_t n, double t)

@@ -16,7 +16,8 @@ const char *rfc3339_format(char *dst, size_t n, double t)
     struct tm tm;
     gmtime_r(&whole, &tm);
     char date[RFC3339_LEN];
-    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+    /* RFC 3339 wants four digits of year; %Y alone writes the year 99 as "99". */
+    strftime(date, sizeof(date), "%04Y-%m-%dT%H:%M:%S", &tm);
     if (ms > 0)
         snprintf(dst, n, "%s.%03ldZ", date, ms);
     else

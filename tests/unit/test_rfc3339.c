@@ -48,6 +48,12 @@ static void test_format(void **state)
     /* To the nearest millisecond, carried into the seconds. */
     assert_string_equal(rfc3339_format(b, sizeof(b), 1796440327.9996), "2026-12-05T03:12:08Z");
     assert_string_equal(rfc3339_format(b, sizeof(b), 1796440327.0004), "2026-12-05T03:12:07Z");
+    /* Four digits of year, as the parser reads them back (a file's mtime
+     * can be set to any year). */
+    assert_string_equal(rfc3339_format(b, sizeof(b), -59042995200.0), "0099-01-01T00:00:00Z");
+    double t;
+    assert_true(rfc3339_parse(b, &t));
+    assert_true(t == -59042995200.0);
 }
 
 /* Every millisecond of a second is read and written back as it was. */

@@ -212,6 +212,15 @@ static void sigbus_job(struct rec_set *s, const char *ctr)
                                       .rec_mem = 119 * MiB});
 }
 
+/* Times are said with four digits of year, whatever the year. */
+static void test_fmt_time(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(why_fmt_time(b, sizeof(b), 1796440327.0), "2026-12-05 03:12:07 UTC");
+    assert_string_equal(why_fmt_time(b, sizeof(b), -59042995200.0), "0099-01-01 00:00:00 UTC");
+}
+
 static void test_sigbus(void **state)
 {
     (void)state;
@@ -1016,6 +1025,7 @@ static void test_formats(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fmt_time),
         cmocka_unit_test(test_sigbus),
         cmocka_unit_test(test_sigbus_container),
         cmocka_unit_test(test_oom),
