@@ -207,6 +207,7 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
         e->path = xstrdup(mt->path);
         const struct node_ctr *c = i < n->nmounts ? model_ctr(m, n->mounts[i].owner) : NULL;
         e->ctr_id = dup_or_null(c ? c->info.id : NULL);
+        e->ctr_name = dup_or_null(c ? c->info.name : NULL);
         e->size_known = mt->stat_ok && mt->size > 0;
         e->used = mt->used;
         e->size = mt->size;
@@ -230,6 +231,7 @@ void ev_state_free(struct ev_state *st)
     for (size_t i = 0; i < st->nmounts; i++) {
         free(st->mounts[i].path);
         free(st->mounts[i].ctr_id);
+        free(st->mounts[i].ctr_name);
     }
     free(st->procs);
     free(st->alive);
@@ -298,8 +300,10 @@ void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
     for (size_t i = 0; prev->valid && i < cur->nmounts; i++) {
         struct ev_mount *mt = &cur->mounts[i];
         const struct ev_mount *was = mt->ctr_id ? NULL : same_mount_in(prev, mt);
-        if (was && was->ctr_id)
+        if (was && was->ctr_id) {
             mt->ctr_id = xstrdup(was->ctr_id);
+            mt->ctr_name = dup_or_null(was->ctr_name);
+        }
     }
 }
 
@@ -392,6 +396,7 @@ static struct event *mount_event(enum event_kind kind, const struct ev_mount *mt
     memcpy(e->mount_id, mt->id, sizeof(e->mount_id));
     e->mount = xstrdup(mt->path);
     e->container = dup_or_null(mt->ctr_id);
+    e->container_name = dup_or_null(mt->ctr_name);
     return e;
 }
 

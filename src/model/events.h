@@ -110,7 +110,7 @@ struct ev_mount {
     bool born_known;           /* born was read (statx, Linux 5.18+) */
     struct timespec born;      /* birth of its root: when the tmpfs was made */
     char *path;
-    char *ctr_id;              /* its owner container's id, NULL for the host's */
+    char *ctr_id, *ctr_name;   /* its owner container's id and name, NULL for the host's */
     bool size_known;
     uint64_t used, size;
     double used_pct;

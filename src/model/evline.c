@@ -105,7 +105,9 @@ const char *evline_text(const struct event *e, const struct ev_mount *mt, char *
         snprintf(dst, n, "%s", e->detail ? e->detail : e->what ? e->what : "the recorder's news");
         break;
     }
-    if (e->kind == EV_EXIT && where) {
+    /* In the node view the line names the container it happened in; a
+     * mount's own line says it in words. */
+    if ((e->kind == EV_EXIT || e->kind == EV_SEGMENTS || e->kind == EV_FILL) && where) {
         size_t len = strlen(dst);
         if (len < n)
             snprintf(dst + len, n - len, " [%s]", where);

@@ -42,6 +42,7 @@ void report_event_json(struct buf *out, const struct event *e)
         jw_str(&w, "mount_id", e->mount_id);
         jw_str(&w, "mount", e->mount);
         jw_str(&w, "container", e->container);
+        jw_str(&w, "container_name", e->container_name);
         if (e->kind == EV_SEGMENTS) {
             jw_u64(&w, "created", e->created);
             jw_u64(&w, "removed", e->removed);

@@ -53,6 +53,7 @@ static void make_state(struct ev_state *st, const pid_t *pids, size_t n, uint64_
     snprintf(st->mounts[0].id, sizeof(st->mounts[0].id), "0:52");
     st->mounts[0].path = xstrdup("/dev/shm");
     st->mounts[0].ctr_id = xstrdup("abc123");
+    st->mounts[0].ctr_name = xstrdup("trainer");
     st->mounts[0].size_known = true;
     st->mounts[0].size = 64 * MiB;
     st->mounts[0].used = used;
@@ -186,6 +187,18 @@ static void test_mounts_fill_and_churn(void **state)
     assert_int_equal(l.items[1].removed, 10);
     assert_true(l.items[1].interval_s == 2.0);
     assert_string_equal(l.items[1].container, "abc123");
+    /* Each names its mount's container by name too, as an exit does. */
+    assert_string_equal(l.items[0].container_name, "trainer");
+    assert_string_equal(l.items[1].container_name, "trainer");
+    struct buf js;
+    buf_init(&js);
+    report_event_json(&js, &l.items[0]);
+    assert_string_equal(js.data, "{\"event\":\"fill\",\"time\":\"1970-01-01T00:00:04Z\","
+                                 "\"mount_id\":\"0:52\",\"mount\":\"/dev/shm\","
+                                 "\"container\":\"abc123\",\"container_name\":\"trainer\","
+                                 "\"used_bytes\":65011712,\"size_bytes\":67108864,"
+                                 "\"used_pct\":96.875,\"level\":\"critical\"}");
+    buf_free(&js);
     event_list_clear(&l);
     /* The same level again, and a churn of 0: nothing. */
     struct ev_churn none[] = {{"0:52", 0, 0}};
@@ -264,25 +277,30 @@ static void test_mount_keeps_its_container(void **state)
     make_state(&c, NULL, 0, 0, MiB); /* the mount gone */
     free(c.mounts[0].path);
     free(c.mounts[0].ctr_id);
+    free(c.mounts[0].ctr_name);
     c.nmounts = 0;
     free(b.mounts[0].ctr_id);
-    b.mounts[0].ctr_id = NULL;
+    free(b.mounts[0].ctr_name);
+    b.mounts[0].ctr_id = b.mounts[0].ctr_name = NULL;
     struct event_list l = {0};
     events_scan(&a, &b, NULL, 0, NULL, 0, 0.5, 6.0, &l);
     assert_int_equal(l.n, 0);
     ev_state_carry(&b, &a);
     assert_non_null(b.mounts[0].ctr_id);
     assert_string_equal(b.mounts[0].ctr_id, "abc123");
+    assert_string_equal(b.mounts[0].ctr_name, "trainer");
     events_scan(&b, &c, NULL, 0, NULL, 0, 0.5, 6.5, &l);
     assert_int_equal(l.n, 1);
     assert_int_equal(l.items[0].kind, EV_MOUNT);
     assert_false(l.items[0].appeared);
     assert_string_equal(l.items[0].container, "abc123");
+    assert_string_equal(l.items[0].container_name, "trainer");
     event_list_clear(&l);
     /* A new tmpfs on the device (another birth) is not the old one's. */
     make_state(&d, NULL, 0, 0, MiB);
     free(d.mounts[0].ctr_id);
-    d.mounts[0].ctr_id = NULL;
+    free(d.mounts[0].ctr_name);
+    d.mounts[0].ctr_id = d.mounts[0].ctr_name = NULL;
     a.mounts[0].born_known = d.mounts[0].born_known = true;
     a.mounts[0].born = (struct timespec){1764991927, 216087979};
     d.mounts[0].born = (struct timespec){1764991927, 748087979};

@@ -38,6 +38,7 @@ static void make_state(struct ev_state *st, const char *ctr, uint64_t host_used,
         snprintf(m->id, sizeof(m->id), "0:%d", 40 + i);
         m->path = xstrdup("/dev/shm");
         m->ctr_id = i ? xstrdup("abc") : NULL;
+        m->ctr_name = i ? xstrdup("trainer") : NULL;
         m->size_known = true;
         m->size = 64ull << 20;
         m->used = used[i];
@@ -179,6 +180,42 @@ static void test_no_mount_path(void **state)
     }
 }
 
+/* In the node view a mount's events name its container, as an exit's do:
+ * "/dev/shm is critically full" alone does not say which of a node's
+ * containers is about to fail. The host's mount's lines name none. */
+static void test_mount_lines_name_container(void **state)
+{
+    (void)state;
+    struct ev_state a, b;
+    make_state(&a, NULL, 1 << 20, 1 << 20);
+    make_state(&b, NULL, 62ull << 20, 62ull << 20); /* both critical */
+    struct ev_churn ch[] = {{"0:40", 1, 0}, {"0:41", 2, 0}};
+    const pid_t told[] = {100, 101}; /* the processes' exits: told already */
+    struct event_list l = {0};
+    events_scan(&a, &b, told, 2, ch, 2, 1, 1000.0, &l);
+    assert_int_equal(l.n, 4);
+    char line[320];
+    assert_string_equal(evline_text(&l.items[0], NULL, line, sizeof(line)),
+                        "/dev/shm is critically full: 62.0 of 64.0 MiB (96.9%)");
+    assert_string_equal(evline_text(&l.items[1], NULL, line, sizeof(line)),
+                        "/dev/shm is critically full: 62.0 of 64.0 MiB (96.9%) [trainer]");
+    assert_string_equal(evline_text(&l.items[2], NULL, line, sizeof(line)),
+                        "/dev/shm: 1 segment created, 0 removed in 1 s");
+    assert_string_equal(evline_text(&l.items[3], NULL, line, sizeof(line)),
+                        "/dev/shm: 2 segments created, 0 removed in 1 s [trainer]");
+    event_list_clear(&l);
+    /* The container's mount goes: by its name, not its 64-digit id. */
+    struct ev_state c = {.valid = true};
+    events_scan(&a, &c, told, 2, NULL, 0, 1, 1001.0, &l);
+    assert_int_equal(l.n, 2);
+    assert_string_equal(evline_text(&l.items[0], NULL, line, sizeof(line)), "mount /dev/shm went away");
+    assert_string_equal(evline_text(&l.items[1], NULL, line, sizeof(line)),
+                        "mount /dev/shm went away in trainer");
+    event_list_free(&l);
+    ev_state_free(&a);
+    ev_state_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -187,6 +224,7 @@ int main(void)
         cmocka_unit_test(test_other_ends),
         cmocka_unit_test(test_oom_and_recorder),
         cmocka_unit_test(test_no_mount_path),
+        cmocka_unit_test(test_mount_lines_name_container),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
