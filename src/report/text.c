@@ -51,6 +51,49 @@ static void bar(struct text *t, double pct, int width)
     buf_addc(t->out, ']');
 }
 
+/* How container c's heading names it: "HOST", "CONTAINER name" (its name,
+ * else its hostname), "MOUNT NAMESPACE ..." (no runtime knows it), or
+ * "... of pid N" without a name or hostname. */
+static void unit_label(struct text *t, size_t c)
+{
+    if (c == NODE_HOST) {
+        buf_adds(t->out, "HOST");
+        return;
+    }
+    const struct node_ctr *ctr = &model_node(t->m)->ctrs[c];
+    buf_adds(t->out, container_runtime_name(ctr->info.runtime) ? "CONTAINER " : "MOUNT NAMESPACE ");
+    if (ctr->info.name)
+        name(t, ctr->info.name);
+    else if (ctr->info.hostname)
+        name(t, ctr->info.hostname);
+    else
+        buf_printf(t->out, "of pid %d", (int)ctr->pid);
+}
+
+/* A container with no mount of its own (--ipc=host, --ipc=container:X):
+ * each mount it sees, and the heading its figures are written under. */
+static void mounts_seen(struct text *t)
+{
+    const struct scan_node *n = model_node(t->m);
+    bool seen = false;
+    for (size_t i = 0; i < n->nmounts; i++) {
+        const struct node_mount *nm = &n->mounts[i];
+        for (size_t k = 0; k < nm->nctrs; k++) {
+            if (nm->ctrs[k] != t->unit)
+                continue;
+            char id[32];
+            buf_adds(t->out, seen ? "  and " : "  none of its own: it sees ");
+            seen = true;
+            name(t, model_mount(t->m, i)->path);
+            buf_printf(t->out, " (%s), written under ", report_mount_id(t->m, i, id, sizeof(id)));
+            unit_label(t, nm->owner);
+            buf_addc(t->out, '\n');
+        }
+    }
+    if (!seen)
+        buf_adds(t->out, "  none: it sees no shm mount\n");
+}
+
 static void mounts(struct text *t)
 {
     char a[16], b[16], c[16], d[16], e[16], f[16], g[16];
@@ -100,7 +143,7 @@ static void mounts(struct text *t)
     if (shown == 0 && !t->node)
         buf_adds(t->out, "  no shm mount found (use --mount PATH)\n");
     else if (shown == 0)
-        buf_adds(t->out, "  none of its own: it sees another's mount, written under its owner\n");
+        mounts_seen(t);
 }
 
 /* What the busiest DataLoader of this budget's owner teaches: its batch, and
@@ -317,22 +360,15 @@ static void unit(struct text *t)
  * host h, pid N)". */
 static void heading(struct text *t)
 {
-    if (t->unit == NODE_HOST) {
-        buf_adds(t->out, "== HOST\n");
+    buf_adds(t->out, "== ");
+    unit_label(t, t->unit);
+    const struct node_ctr *c = t->unit == NODE_HOST ? NULL : &model_node(t->m)->ctrs[t->unit];
+    if (!c || (!c->info.name && !c->info.hostname)) {
+        buf_addc(t->out, '\n');
         return;
     }
-    const struct node_ctr *c = &model_node(t->m)->ctrs[t->unit];
     const struct container_info *ci = &c->info;
     const char *rt = container_runtime_name(ci->runtime);
-    buf_adds(t->out, rt ? "== CONTAINER " : "== MOUNT NAMESPACE ");
-    if (ci->name)
-        name(t, ci->name);
-    else if (ci->hostname)
-        name(t, ci->hostname);
-    else {
-        buf_printf(t->out, "of pid %d\n", (int)c->pid);
-        return;
-    }
     buf_adds(t->out, " (");
     if (rt) {
         buf_printf(t->out, "%s ", rt);

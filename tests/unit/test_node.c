@@ -274,6 +274,33 @@ static void test_text_headings(void **state)
     assert_null(strchr(t, '\x1b'));
 }
 
+/* A container with no mount of its own (--ipc=container:alpha, and the
+ * host's /dev/shm bound in): its heading says which mounts it sees and
+ * under which heading their figures are written. */
+static void test_text_mounts_seen(void **state)
+{
+    struct fake_fixture *f = *state;
+    struct scan_node *n = &f->s->node;
+    struct node_ctr *g = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
+    memset(g, 0, sizeof(*g));
+    g->info.runtime = RUNTIME_DOCKER;
+    g->info.id = xstrdup("cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc");
+    g->info.name = xstrdup("guest");
+    g->pid = 300;
+    for (size_t i = 0; i < 2; i++) { /* the host's mount and alpha's */
+        struct node_mount *nm = &n->mounts[i];
+        nm->ctrs = xrealloc(nm->ctrs, (nm->nctrs + 1) * sizeof(*nm->ctrs));
+        nm->ctrs[nm->nctrs++] = 2;
+    }
+    model_free(&f->m);
+    fake_fixture_build(f);
+    report_text(&f->out, &f->m, false);
+    if (!strstr(f->out.data, "== CONTAINER guest (docker cccccccccccc, pid 300)\nMOUNTS\n"
+                             "  none of its own: it sees /dev/shm (0:45), written under HOST\n"
+                             "  and /dev/shm (0:50), written under CONTAINER alpha\n"))
+        fail_msg("guest's mounts are not named in %s", f->out.data);
+}
+
 static void test_prometheus_labels(void **state)
 {
     struct fake_fixture *f = *state;
@@ -415,6 +442,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_budget_per_container, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_json_fields, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_text_headings, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_text_mounts_seen, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_prometheus_labels, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_inode_figures, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_shared_mount_owner, setup, fake_fixture_teardown),
