@@ -88,7 +88,7 @@ void ui_mount_label(const struct ui *u, size_t mount, char *dst, size_t n)
     size_t others = 0;
     if (mount < nd->nmounts)
         others = nd->mounts[mount].nctrs - (owner != NODE_HOST && nd->mounts[mount].nctrs > 0);
-    if (others && owner != NODE_HOST)
+    if (others)
         snprintf(dst, n, "%s +%zu %s", who, others, path);
     else
         snprintf(dst, n, "%s %s", who, path);

@@ -260,6 +260,26 @@ ok "Enter on a plain mount namespace: runtime -, nothing reads (null)"
 tui_keys q
 tui_quit
 
+# --- A container on the host's /dev/shm (--ipc=host) ------------------------------
+# A container's mount namespace that shows the host's tmpfs at /dev/shm, as
+# --ipc=host or -v /dev/shm:/dev/shm gives it: the host's gauge says that one
+# more container sees the host's mount, as a container's gauge does.
+ctr_cgroup 268435456
+ready=$SHMTEST_TMP/hostipc.ready
+unshare -m --propagation private bash -c 'echo $$ >"$1/cgroup.procs" && : >"$2" && exec sleep 600' \
+    _ "$MEMCG_DIR" "$ready" </dev/null >/dev/null 2>&1 &
+hostipc=$!
+on_exit "kill -KILL $hostipc 2>/dev/null; wait $hostipc 2>/dev/null"
+wait_for "[ -e $ready ]" 30 || fail "the --ipc=host container did not start"
+tui_start 160 60 --all
+tui_keys '*' # every branch collapsed: one row per container
+tui_wait "container docker ${CTR_ID:0:12}" 15
+tui_wait "^host \+1 /dev/shm .*[0-9]\.[0-9]% " 15
+ok "the host's gauge counts the container that shares its /dev/shm (host +1)"
+tui_quit
+kill -KILL "$hostipc" 2>/dev/null
+wait "$hostipc" 2>/dev/null
+
 # --- Tiny terminals --------------------------------------------------------------
 for size in 60x14 30x8 12x4; do
     w=${size%x*}
