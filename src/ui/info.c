@@ -425,8 +425,16 @@ static void container_details(struct ui *u, struct page *p, size_t ctr)
                  verdict_name(b->verdict));
         shown++;
     }
-    if (!shown)
-        page_add(p, THEME_muted, 2, "  none of its own (it may see another's mount)");
+    /* None of its own (--ipc=host, --ipc=container:X): the mounts it sees,
+     * each labelled with the container whose figures they are. */
+    for (size_t i = 0; !shown && i < model_nmounts(m); i++) {
+        if (!model_mount_seen_by(m, i, ctr))
+            continue;
+        char ml[256], id[32];
+        ui_mount_label(u, i, ml, sizeof(ml));
+        page_add(p, THEME_muted, 2, "  none of its own: it sees %s (device %s)", ml,
+                 report_mount_id(m, i, id, sizeof(id)));
+    }
     page_blank(p);
     page_add(p, THEME_muted, 0, "Press b for its budget page (limit, app, shm, headroom).");
 }

@@ -276,6 +276,11 @@ tui_keys '*' # every branch collapsed: one row per container
 tui_wait "container docker ${CTR_ID:0:12}" 15
 tui_wait "^host \+1 /dev/shm .*[0-9]\.[0-9]% " 15
 ok "the host's gauge counts the container that shares its /dev/shm (host +1)"
+tui_select "container docker ${CTR_ID:0:12}"
+tui_keys Enter
+tui_wait "^  none of its own: it sees host \+1 /dev/shm \(device [0-9]+:[0-9]+\)" 15
+ok "its details name the mount it sees, the host's"
+tui_keys q
 tui_quit
 kill -KILL "$hostipc" 2>/dev/null
 wait "$hostipc" 2>/dev/null
