@@ -280,7 +280,7 @@ assert_eq "$WHY_RC" 1 "no such directory: status 1"
 # year 0, told as a date.
 why "$W/deaths" --since 99999999999999999999999s
 assert_eq "$WHY_RC" 4 "--since past year 0: the whole recording ($(head -c 300 "$W.err"))"
-grep -q "between 0-01-01 00:00:00 UTC and " "$W.out" || fail "the window's start is no date: $(head -n 1 "$W.out")"
+grep -q "between 0000-01-01 00:00:00 UTC and " "$W.out" || fail "the window's start is no date: $(head -n 1 "$W.out")"
 ok "--since past year 0 reads from year 0"
 
 # A day of snapshots every 10 s: the answer within a second of CPU.
