@@ -504,3 +504,10 @@ void containers_free(struct container_info *ci)
     free(ci->containerd_namespace);
     memset(ci, 0, sizeof(*ci));
 }
+
+bool containers_same(const struct container_info *a, const struct container_info *b)
+{
+    const char *an = a->containerd_namespace, *bn = b->containerd_namespace;
+    return a->runtime == b->runtime && a->id && b->id && strcmp(a->id, b->id) == 0 &&
+           (an && bn ? strcmp(an, bn) == 0 : !an && !bn);
+}

@@ -94,6 +94,11 @@ void containers_collect_text(int hostroot, int piddir, const char *cgroup_text,
 
 void containers_free(struct container_info *ci);
 
+/* Whether a and b name one container: the same runtime and id, and the same
+ * containerd namespace (both NULL or equal), since a containerd id is unique
+ * only within its namespace. A container of no id is the same as none. */
+bool containers_same(const struct container_info *a, const struct container_info *b);
+
 /* The first line of etc/hostname below a container's root (a directory fd on
  * /proc/PID/root), read as every file here is: a symbolic link is not
  * followed (through /proc/PID/root an absolute one would lead to the host's

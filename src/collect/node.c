@@ -512,11 +512,12 @@ void node_gauges_free(struct node_gauge **g, size_t *ng)
 }
 
 /* The container of namespace x (a new entry with its memory cgroup, or
- * the one of the same id): the first member whose cgroup names one. A
- * member whose cgroup names none decides only when no member names one: a
- * process entering a container's namespace from outside (runc exec, before
- * it moves the process into the container's cgroup; nsenter) is a member
- * too, and after the pids wrap it may be the lowest. */
+ * the entry of the same container: containers_same): the first member
+ * whose cgroup names one. A member whose cgroup names none decides only
+ * when no member names one: a process entering a container's namespace
+ * from outside (runc exec, before it moves the process into the
+ * container's cgroup; nsenter) is a member too, and after the pids wrap it
+ * may be the lowest. */
 static void ns_container(struct scan_node *n, struct node_ns *x, const struct sysroot *sys,
                          const struct mountinfo *self_mi, struct cgroup_memo *memo,
                          struct warnings *w)
@@ -555,8 +556,8 @@ static void ns_container(struct scan_node *n, struct node_ns *x, const struct sy
     }
     const char *text = cg.data; /* the cgroup file of the member pid */
     if (pid) {
-        for (size_t c = 0; ci.id && c < n->nctrs && x->ctr == NODE_HOST; c++)
-            if (n->ctrs[c].info.id && strcmp(n->ctrs[c].info.id, ci.id) == 0)
+        for (size_t c = 0; c < n->nctrs && x->ctr == NODE_HOST; c++)
+            if (containers_same(&n->ctrs[c].info, &ci))
                 x->ctr = c;
     } else if (none_pid && own_mount) {
         /* No member names a container: a namespace with a mount of its

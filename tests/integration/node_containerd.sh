@@ -15,6 +15,10 @@
 #   2. A process in a two-level cgroup of the same shape with no bundle
 #      (/swtest/nobundle, its own /dev/shm): a mount namespace with no
 #      runtime, as before.
+#   3. A container of the same id "swctr" in the namespace "swother" with a
+#      64 MiB limit and a segment of its own: containerd's ids are unique
+#      only within a namespace, so it is a container of its own, with its
+#      own mount, cgroup /swother/swctr and budget, and a heading of its own.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ctr_lib.sh"
 need_root
@@ -53,25 +57,35 @@ CGMEM=$(awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ { print $5; exit }' /pro
 T0=$SECONDS
 containerd --config "$OUT/containerd.toml" </dev/null >"$OUT/containerd.log" 2>&1 &
 CTRD=$!
+cn() { # NAMESPACE CTR_ARGS...
+    local ns=$1
+    shift
+    timeout 30 ctr --address "$SOCK" --namespace "$ns" "$@"
+}
 c() {
-    timeout 30 ctr --address "$SOCK" --namespace swtest "$@"
+    cn swtest "$@"
 }
 # On exit, also when the test fails: the task killed and removed, the
 # container removed, the daemon stopped, then any shim of this daemon (its
 # command line names the socket) and the container's processes.
 ctrd_cleanup() {
-    c task kill -s KILL swctr >/dev/null 2>&1
-    wait_for 'c task ls 2>/dev/null | grep -q "^swctr .*STOPPED" || ! c task ls 2>/dev/null | grep -q "^swctr "' 10
-    c task rm -f swctr >/dev/null 2>&1
-    c container rm swctr >/dev/null 2>&1
+    local ns
+    for ns in swtest swother; do
+        cn $ns task kill -s KILL swctr >/dev/null 2>&1
+        wait_for "cn $ns task ls 2>/dev/null | grep -q '^swctr .*STOPPED' || ! cn $ns task ls 2>/dev/null | grep -q '^swctr '" 10
+        cn $ns task rm -f swctr >/dev/null 2>&1
+        cn $ns container rm swctr >/dev/null 2>&1
+    done
     kill -TERM "$CTRD" 2>/dev/null
     wait_for "! kill -0 $CTRD 2>/dev/null" 10 || kill -KILL "$CTRD" 2>/dev/null
     wait "$CTRD" 2>/dev/null
     local p
     for p in $(pgrep -f -- "$SOCK"); do kill -KILL "$p" 2>/dev/null; done
-    for p in $(cat "$CGMEM/swtest/swctr/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-    wait_for '[ -z "$(cat "$CGMEM/swtest/swctr/cgroup.procs" 2>/dev/null)" ]' 10
-    rmdir "$CGMEM/swtest/swctr" "$CGMEM/swtest" 2>/dev/null
+    for ns in swtest swother; do
+        for p in $(cat "$CGMEM/$ns/swctr/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+        wait_for "[ -z \"\$(cat '$CGMEM/$ns/swctr/cgroup.procs' 2>/dev/null)\" ]" 10
+        rmdir "$CGMEM/$ns/swctr" "$CGMEM/$ns" 2>/dev/null
+    done
     return 0
 }
 on_exit ctrd_cleanup
@@ -92,16 +106,28 @@ grep -q ':/swtest/swctr$' "/proc/$PID/cgroup" || fail "swctr's cgroup is not /sw
 [ -d /run/containerd/io.containerd.runtime.v2.task/swtest/swctr ] || fail "no task bundle for swctr"
 ok "containerd and swctr running after $((SECONDS - T0)) s (cgroup /swtest/swctr)"
 
+# The same id in another namespace, with its own limit and segment.
+cn swother run -d --rootfs --memory-limit $((64 * 1024 * 1024)) "$ROOTFS" swctr /bin/sh -c \
+    'dd if=/dev/zero of=/dev/shm/other bs=1M count=8 2>/dev/null; exec 3</dev/shm/other; touch /dev/shm/ready; exec sleep 1000' \
+    >"$OUT/run-other.log" 2>&1 || fail "ctr run in swother failed: $(tail -n 3 "$OUT/run-other.log")"
+OTHER_PID=$(cn swother task ls | awk '$1 == "swctr" { print $2 }')
+[ "${OTHER_PID:-0}" -gt 0 ] || fail "swother/swctr has no process: $(cn swother task ls)"
+wait_for "[ -e /proc/$OTHER_PID/root/dev/shm/ready ]" 10 || fail "swother/swctr did not write its segment"
+grep -q ':/swother/swctr$' "/proc/$OTHER_PID/cgroup" ||
+    fail "swother/swctr's cgroup is not /swother/swctr: $(cat "/proc/$OTHER_PID/cgroup")"
+ok "swother/swctr running (cgroup /swother/swctr)"
+
 # The same shape without a bundle: a process in the memory cgroup
 # /swtest/nobundle with a tmpfs of its own at /dev/shm.
 NOBUNDLE_CG=$CGMEM/swtest/nobundle
 mkdir -p "$NOBUNDLE_CG" || fail "cannot make $NOBUNDLE_CG"
 on_exit "rmdir '$NOBUNDLE_CG' 2>/dev/null; true"
 ns_holder nobundle "$NOBUNDLE_CG"
-export CTR_PID=$PID NOBUNDLE_PID=$HOLDER
+export CTR_PID=$PID NOBUNDLE_PID=$HOLDER OTHER_PID
 
 "$SHMWATCH" --all --json >"$OUT/all.json" || fail "--all --json exited $?"
-MOUNT='(lambda p: [m for m in j["mounts"] if any(c["pid"] == p or c["id"] == "swctr" for c in m["containers"])])'
+# The mounts of a container: by its pid, else by its id and namespace.
+MOUNT='(lambda p, ns="swtest": [m for m in j["mounts"] if any(c["pid"] == p or (c["id"], c["containerd_namespace"]) == ("swctr", ns) for c in m["containers"])])'
 json_check "$OUT/all.json" "len($MOUNT(int(env['CTR_PID']))) == 1 and [(c['id'], c['name'], c['runtime'], c['containerd_namespace']) for c in $MOUNT(int(env['CTR_PID']))[0]['containers']] == [('swctr', 'swctr', 'containerd', 'swtest')]" \
     "swctr: named, runtime containerd, namespace swtest"
 json_check "$OUT/all.json" "$MOUNT(int(env['CTR_PID']))[0]['budget']['limit_bytes'] == 300 * 1024 * 1024 and $MOUNT(int(env['CTR_PID']))[0]['cgroup']['path'] == '/swtest/swctr'" \
@@ -110,8 +136,20 @@ json_check "$OUT/all.json" "[s['state'] for s in j['segments'] if s['mount_id'] 
     "swctr: its held segment in use"
 json_check "$OUT/all.json" "[(c['runtime'], c['id'], c['containerd_namespace']) for m in j['mounts'] for c in m['containers'] if c['pid'] == int(env['NOBUNDLE_PID'])] == [(None, None, None)]" \
     "/swtest/nobundle, without a bundle: a mount namespace with no runtime"
+json_check "$OUT/all.json" "sorted((c['containerd_namespace'], m['id']) for m in j['mounts'] for c in m['containers'] if c['id'] == 'swctr') == sorted([('swtest', $MOUNT(int(env['CTR_PID']))[0]['id']), ('swother', $MOUNT(int(env['OTHER_PID']), 'swother')[0]['id'])]) and len({m['id'] for m in j['mounts'] if any(c['id'] == 'swctr' for c in m['containers'])}) == 2" \
+    "swtest/swctr and swother/swctr: two containers, each with a mount of its own"
+json_check "$OUT/all.json" "len($MOUNT(int(env['OTHER_PID']), 'swother')) == 1 and [(c['id'], c['runtime'], c['containerd_namespace']) for c in $MOUNT(int(env['OTHER_PID']), 'swother')[0]['containers']] == [('swctr', 'containerd', 'swother')]" \
+    "swother/swctr: named, runtime containerd, namespace swother"
+json_check "$OUT/all.json" "$MOUNT(int(env['OTHER_PID']), 'swother')[0]['budget']['limit_bytes'] == 64 * 1024 * 1024 and $MOUNT(int(env['OTHER_PID']), 'swother')[0]['cgroup']['path'] == '/swother/swctr'" \
+    "swother/swctr: its own 64 MiB limit"
+json_check "$OUT/all.json" "[s['name'] for s in j['segments'] if s['mount_id'] == $MOUNT(int(env['OTHER_PID']), 'swother')[0]['id'] and s['state'] == 'in_use'] == ['other']" \
+    "swother/swctr: its own segment, and not swtest/swctr's"
 "$SHMWATCH" --all --once >"$OUT/all.txt" || fail "--all --once exited $?"
 grep -q "^== CONTAINER swctr (containerd swtest/swctr, " "$OUT/all.txt" ||
     fail "the text report does not name swctr: $(grep '^==' "$OUT/all.txt" | head -n 5)"
 ok "the text report names swtest/swctr"
+[ "$(grep -c "^== CONTAINER swctr (containerd swother/swctr, " "$OUT/all.txt")" = 1 ] &&
+    [ "$(grep -c "^== CONTAINER swctr (containerd swtest/swctr, " "$OUT/all.txt")" = 1 ] ||
+    fail "the text report does not give swother/swctr a heading of its own: $(grep '^==' "$OUT/all.txt" | head -n 5)"
+ok "the text report names swother/swctr apart"
 ok "done in $((SECONDS - T0)) s"

@@ -671,6 +671,33 @@ static void test_ctrd_shapes(void **state)
     assert_string_equal(cid.id, ID_DOCKER_V2);
 }
 
+/* One container: the same runtime, id and containerd namespace. A ctr
+ * user's id is unique only within its namespace. */
+static void test_same(void **state)
+{
+    (void)state;
+    struct container_info probe = {
+        .runtime = RUNTIME_CONTAINERD, .id = "web", .containerd_namespace = "probe"};
+    struct container_info other = {
+        .runtime = RUNTIME_CONTAINERD, .id = "web", .containerd_namespace = "other"};
+    struct container_info probe2 = {
+        .runtime = RUNTIME_CONTAINERD, .id = "web", .containerd_namespace = "probe"};
+    struct container_info bare = {.runtime = RUNTIME_CONTAINERD, .id = "web"};
+    struct container_info docker = {.runtime = RUNTIME_DOCKER, .id = ID_DOCKER_V2};
+    struct container_info docker2 = {.runtime = RUNTIME_DOCKER, .id = ID_DOCKER_V2};
+    struct container_info podman = {.runtime = RUNTIME_PODMAN, .id = ID_DOCKER_V2};
+    struct container_info none = {.runtime = RUNTIME_NONE};
+    assert_true(containers_same(&probe, &probe2));
+    assert_false(containers_same(&probe, &other));
+    assert_false(containers_same(&other, &probe));
+    assert_false(containers_same(&probe, &bare));
+    assert_false(containers_same(&bare, &probe));
+    assert_true(containers_same(&bare, &bare));
+    assert_true(containers_same(&docker, &docker2));
+    assert_false(containers_same(&docker, &podman));
+    assert_false(containers_same(&none, &none));
+}
+
 static void test_storage_conf(void **state)
 {
     (void)state;
@@ -1041,6 +1068,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lookup_named, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_lookup_ctrd, setup_tree, teardown_tree),
         cmocka_unit_test(test_ctrd_shapes),
+        cmocka_unit_test(test_same),
         cmocka_unit_test(test_storage_conf),
         cmocka_unit_test(test_jsonget_where),
         cmocka_unit_test_setup_teardown(test_collect, setup_tree, teardown_tree),
