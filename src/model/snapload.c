@@ -96,28 +96,34 @@ static void budget_load(const struct jd *v, struct budget *b)
     b->oom_recent = jd_getu64(v, "oom_kills_recent");
 }
 
-/* The container c stands for: found by its id (a private mount namespace
- * that is no container has none: then by its pid), else added. */
+/* The container c stands for: found as the same container
+ * (containers_same; a private mount namespace that is no container has no
+ * id: then by its pid), else added. */
 static size_t ctr_add(struct scan_node *nd, const struct jd *c)
 {
-    const char *id = jd_getstr(c, "id", NULL);
+    struct container_info ci = {
+        .runtime = runtime_of(jd_getstr(c, "runtime", NULL)),
+        .id = jd_strdup(jd_get(c, "id")),
+        .name = jd_strdup(jd_get(c, "name")),
+        .pod_uid = jd_strdup(jd_get(c, "pod_uid")),
+        .pod = jd_strdup(jd_get(c, "pod")),
+        .namespace = jd_strdup(jd_get(c, "namespace")),
+        .hostname = jd_strdup(jd_get(c, "hostname")),
+        .containerd_namespace = jd_strdup(jd_get(c, "containerd_namespace")),
+    };
     pid_t pid = (pid_t)jd_getint(c, "pid", 0);
-    for (size_t k = 0; k < nd->nctrs; k++) {
-        const struct node_ctr *e = &nd->ctrs[k];
-        if (id ? e->info.id && strcmp(e->info.id, id) == 0 : !e->info.id && e->pid == pid)
-            return k;
+    size_t k = 0;
+    while (k < nd->nctrs && !(ci.id ? containers_same(&nd->ctrs[k].info, &ci)
+                                    : !nd->ctrs[k].info.id && nd->ctrs[k].pid == pid))
+        k++;
+    if (k < nd->nctrs) {
+        containers_free(&ci);
+    } else {
+        struct node_ctr *e = VEC_PUSH(nd->ctrs, nd->nctrs, nd->ctrs_cap);
+        e->info = ci;
+        e->pid = pid;
     }
-    struct node_ctr *e = VEC_PUSH(nd->ctrs, nd->nctrs, nd->ctrs_cap);
-    e->info.runtime = runtime_of(jd_getstr(c, "runtime", NULL));
-    e->info.id = jd_strdup(jd_get(c, "id"));
-    e->info.name = jd_strdup(jd_get(c, "name"));
-    e->info.pod_uid = jd_strdup(jd_get(c, "pod_uid"));
-    e->info.pod = jd_strdup(jd_get(c, "pod"));
-    e->info.namespace = jd_strdup(jd_get(c, "namespace"));
-    e->info.hostname = jd_strdup(jd_get(c, "hostname"));
-    e->info.containerd_namespace = jd_strdup(jd_get(c, "containerd_namespace"));
-    e->pid = pid;
-    return nd->nctrs - 1;
+    return k;
 }
 
 /* A container by its id, NODE_HOST for null or one the mounts do not name. */

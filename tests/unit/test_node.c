@@ -398,19 +398,27 @@ static void test_single_world(void **state)
     free(s);
 }
 
+/* f's model written as a snapshot (into f->out) and read back into s and
+ * m; returns the parsed document, for jd_free once they are freed. */
+static struct jd *read_back(struct fake_fixture *f, struct scan *s, struct model *m)
+{
+    report_json(&f->out, &f->m);
+    char err[256];
+    struct jd *doc = jd_parse(f->out.data, f->out.len, err, sizeof(err));
+    assert_non_null(doc);
+    assert_int_equal(snapload_build(doc, s, m, err, sizeof(err)), 0);
+    return doc;
+}
+
 /* The node view's snapshot read back (model/snapload.c, as replay reads a
  * recording): its containers, each mount's owner and budget, each process's
  * and group's container, and written again the same text. */
 static void test_snapshot_read_back(void **state)
 {
     struct fake_fixture *f = *state;
-    report_json(&f->out, &f->m);
-    char err[256];
-    struct jd *doc = jd_parse(f->out.data, f->out.len, err, sizeof(err));
-    assert_non_null(doc);
     struct scan s;
     struct model m;
-    assert_int_equal(snapload_build(doc, &s, &m, err, sizeof(err)), 0);
+    struct jd *doc = read_back(f, &s, &m);
     const struct scan_node *n = model_node(&m);
     assert_true(n->all);
     assert_int_equal(n->nctrs, 2);
@@ -434,6 +442,38 @@ static void test_snapshot_read_back(void **state)
     jd_free(doc);
 }
 
+/* Two ctr containers of one id in two containerd namespaces, read back
+ * from the snapshot: two containers, each owning its own mount with its own
+ * cgroup. */
+static void test_snapshot_same_id(void **state)
+{
+    struct fake_fixture *f = *state;
+    struct scan_node *fn = &f->s->node;
+    const char *const ns[] = {"probe", "other"};
+    for (size_t k = 0; k < 2; k++) {
+        struct container_info *ci = &fn->ctrs[k].info;
+        containers_free(ci);
+        ci->runtime = RUNTIME_CONTAINERD;
+        ci->id = xstrdup("web");
+        ci->name = xstrdup("web");
+        ci->containerd_namespace = xstrdup(ns[k]);
+    }
+    struct scan s;
+    struct model m;
+    struct jd *doc = read_back(f, &s, &m);
+    const struct scan_node *n = model_node(&m);
+    assert_int_equal(n->nctrs, 2);
+    assert_int_equal(node_owner_index(n, 1), 0);
+    assert_int_equal(node_owner_index(n, 2), 1);
+    assert_string_equal(n->ctrs[0].info.containerd_namespace, "probe");
+    assert_string_equal(n->ctrs[1].info.containerd_namespace, "other");
+    assert_string_equal(model_mount_cgroup(&m, 1)->path, "/docker/" ID_A);
+    assert_string_equal(model_mount_cgroup(&m, 2)->path, "/kubepods/pod0d1c2b3a/" ID_B);
+    model_free(&m);
+    scan_free(&s);
+    jd_free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +488,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_shared_mount_owner, setup, fake_fixture_teardown),
         cmocka_unit_test(test_single_world),
         cmocka_unit_test_setup_teardown(test_snapshot_read_back, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_snapshot_same_id, setup, fake_fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
