@@ -280,16 +280,21 @@ static void check_memory(const struct budget *b, double warn_pct, double crit_pc
 
 /* The --shm-size part of the recommendation: the least that fits, and
  * against the current size either "too small" or "at least" with the spare
- * room, so that a value below the current one never reads as a cut. */
+ * room, so that a value below the current one never reads as a cut; "as it
+ * is" when the current size is kept below Docker's default (recommend). */
 static void recommend_shm(struct buf *o, const struct budget *b, uint64_t shm15, bool floored,
-                          struct sizes *z)
+                          bool keep, struct sizes *z)
 {
     char f[32];
     budget_flag_size(f, sizeof(f), b->rec_shm_size);
     bool fits = b->shm_size > 0 && b->rec_shm_size <= b->shm_size;
-    buf_printf(o, "--shm-size%s%s (peak shm %s x 1.5 = %s, rounded up to a whole %s%s", fits ? " at least " : "=",
-               f, step(z, b->peak_shm), step(z, shm15), budget_unit_word(b->rec_shm_size),
-               floored ? ", and no less than Docker's default 64 MiB" : "");
+    if (keep)
+        buf_adds(o, "--shm-size as it is");
+    else
+        buf_printf(o, "--shm-size%s%s", fits ? " at least " : "=", f);
+    buf_printf(o, " (peak shm %s x 1.5 = %s, rounded up to a whole %s%s", step(z, b->peak_shm),
+               step(z, shm15), budget_unit_word(b->rec_shm_size),
+               floored && !keep ? ", and no less than Docker's default 64 MiB" : "");
     if (fits)
         buf_printf(o, "; the current %s fits: keep it, %s spare above the peak)",
                    sz(z, b->shm_size), sz(z, sub0(b->shm_size, b->peak_shm)));
@@ -330,12 +335,18 @@ static void recommend(const struct budget_input *in, struct budget *b, struct no
     uint64_t shm15;
     bool floored;
     b->rec_shm_size = budget_rec_shm(b->peak_shm, &shm15, &floored);
+    /* The floor keeps a new /dev/shm at Docker's default at least; a current
+     * one below it that holds peak x 1.5 is kept as it is (podman's default
+     * 65536k is 62.5 MiB), and -m then counts all of it. */
+    bool keep = floored && b->shm_size >= budget_round_up(shm15) && b->shm_size < b->rec_shm_size;
+    if (keep)
+        b->rec_shm_size = b->shm_size;
     uint64_t mem12;
     b->rec_memory = budget_rec_memory(b->peak_app, b->rec_shm_size, &mem12);
     struct buf o;
     buf_init(&o);
     buf_adds(&o, "Recommended: ");
-    recommend_shm(&o, b, shm15, floored, z);
+    recommend_shm(&o, b, shm15, floored, keep, z);
     buf_adds(&o, " and ");
     recommend_memory(&o, b, mem12, z);
     buf_adds(&o, ".");

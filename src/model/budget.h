@@ -63,8 +63,9 @@ struct budget {
  * Docker's 64 MiB default with DataLoader workers, fill and memory
  * thresholds, pending bytes that can end in SIGBUS, the MemTotal fallback,
  * and the recommended --shm-size (peak shm x 1.5, rounded up, never below
- * Docker's 64 MiB) and -m ((app peak + that) x 1.2, rounded up) with their
- * arithmetic. */
+ * Docker's 64 MiB but for a current size below it that holds that much: then
+ * the current size, kept) and -m ((app peak + that) x 1.2, rounded up) with
+ * their arithmetic. */
 void budget_compute(const struct budget_input *in, struct budget *out);
 void budget_free(struct budget *b);
 const char *verdict_name(enum verdict v);

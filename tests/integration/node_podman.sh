@@ -18,6 +18,9 @@
 #      (--ipc container:X) has the same tmpfs at its /dev/shm: two pid
 #      namespaces at /dev/shm, pid evidence shared, the dead creator's
 #      segment unheld.
+#   4. A container of podman's default /dev/shm (65536k: 65,536,000 bytes,
+#      62.5 MiB, below Docker's 64 MiB) holding 1 MiB: its budget keeps that
+#      size (peak x 1.5 fits it), with no demand for 64m.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/podman_lib.sh"
 podman_need
@@ -35,16 +38,18 @@ JOB='sh -c "echo x >/dev/shm/torch_\$\$_7_1"; dd if=/dev/zero of=/dev/shm/data b
 podman_run swpod --shm-size 80m -m 300m "$PODMAN_IMAGE" sh -c "$JOB"
 podman_run swctl-a --shm-size 16m "$PODMAN_IMAGE" sh -c "$JOB"
 podman_run swctl-b --ipc container:swctl-a "$PODMAN_IMAGE" sleep 1000
+podman_run swdef -m 300m "$PODMAN_IMAGE" sh -c \
+    'dd if=/dev/zero of=/dev/shm/small bs=1M count=1 2>/dev/null; exec 3</dev/shm/small; touch /dev/shm/ready; exec sleep 1000'
 declare -A PID ID
-for c in swpod swctl-a swctl-b; do
+for c in swpod swctl-a swctl-b swdef; do
     PID[$c]=$(podman_pid "$c")
     ID[$c]=$(cat "$OUT/$c.id")
 done
-for c in swpod swctl-a; do
+for c in swpod swctl-a swdef; do
     wait_for "[ -e /proc/${PID[$c]}/root/dev/shm/ready ]" 10 || fail "container $c did not write its segments"
 done
-ok "three containers running after $((SECONDS - T0)) s"
-export SWPOD=${ID[swpod]} SWCTL=${ID[swctl-a]} SWCTL_B=${ID[swctl-b]}
+ok "four containers running after $((SECONDS - T0)) s"
+export SWPOD=${ID[swpod]} SWCTL=${ID[swctl-a]} SWCTL_B=${ID[swctl-b]} SWDEF=${ID[swdef]}
 
 # The precondition of 2: podman's own mount of the tmpfs, here.
 grep -q " $STORE/overlay-containers/$SWPOD/userdata/shm " /proc/self/mountinfo ||
@@ -66,6 +71,10 @@ json_check "$OUT/all.json" "len($MOUNT(env['SWCTL'])) == 1 and sorted(c['name'] 
     "control: a tmpfs at /dev/shm in two containers is shared"
 json_check "$OUT/all.json" "[s['state'] for s in $SEGS(env['SWCTL']) if s['kind'] == 'torch'] == ['unheld'] and [s['note'] for s in $SEGS(env['SWCTL']) if s['kind'] == 'torch'][0]" \
     "control: the dead creator's segment there is unheld, with its reason"
+json_check "$OUT/all.json" "$MOUNT(env['SWDEF'])[0]['size_bytes'] == 65536000 and $MOUNT(env['SWDEF'])[0]['budget']['recommended_shm_size_bytes'] == 65536000" \
+    "swdef: podman's default 62.5 MiB /dev/shm, recommended as it is"
+json_check "$OUT/all.json" "[a for a in $MOUNT(env['SWDEF'])[0]['budget']['advice'] if a.startswith('Recommended: ')] and all(a.startswith('Recommended: --shm-size as it is (peak shm 1.0 MiB x 1.5 = 1.5 MiB, rounded up to a whole MiB; the current 62.5 MiB fits: keep it, ') and '64m' not in a and 'too small' not in a for a in $MOUNT(env['SWDEF'])[0]['budget']['advice'] if a.startswith('Recommended: '))" \
+    "swdef: the advice keeps the 62.5 MiB it has, no 64m"
 
 "$SHMWATCH" --all --once >"$OUT/all.txt" || fail "--all --once exited $?"
 grep -q "^== CONTAINER swpod (podman ${SWPOD:0:12}, " "$OUT/all.txt" ||

@@ -384,6 +384,72 @@ static void test_recommendation(void **state)
     budget_free(&b);
 }
 
+/* A /dev/shm of size bytes with used of them in use, its peak so far. */
+static void shm_in_use(struct budget_input *in, uint64_t size, uint64_t used)
+{
+    in->shm_size = size;
+    in->shm_used = in->peak_shm = used;
+    in->shm_avail = size - used;
+}
+
+/* b's advice of the recommended sizes. */
+static const char *recommended(const struct budget *b)
+{
+    int i = advice_with(b, "Recommended: ");
+    assert_true(i >= 0);
+    return b->advice[i];
+}
+
+/* The budget of in recommends --shm-size rec, and one advice says says. */
+static void expect_shm_rec(const struct budget_input *in, uint64_t rec, const char *says)
+{
+    struct budget b;
+    budget_compute(in, &b);
+    assert_int_equal(b.rec_shm_size, rec);
+    assert_true(advice_with(&b, says) >= 0);
+    budget_free(&b);
+}
+
+/* Podman's default /dev/shm, 65536k = 65,536,000 bytes = 62.5 MiB, with a
+ * 1 MiB peak: it holds the peak x 1.5, so it is kept as it is, not raised
+ * to Docker's 64 MiB; -m counts all of it. */
+static void test_podman_default(void **state)
+{
+    (void)state;
+    struct cgroup_info cg = container();
+    struct budget_input in = input(&cg);
+    shm_in_use(&in, 65536000, 1 * MiB);
+    cg.limit = 512 * MiB; /* in.cg points at cg */
+    cg.anon = 20 * MiB;
+    struct budget b;
+    budget_compute(&in, &b);
+    assert_int_equal(b.rec_shm_size, 65536000);
+    assert_int_equal(b.rec_memory, 99 * MiB); /* (20 + 62.5) x 1.2 = 99 */
+    assert_string_equal(recommended(&b),
+                        "Recommended: --shm-size as it is (peak shm 1.0 MiB x 1.5 = 1.5 MiB, "
+                        "rounded up to a whole MiB; the current 62.5 MiB fits: keep it, 61.5 MiB "
+                        "spare above the peak) and -m at least 99m ((app peak 20.0 MiB + shm 62.5 "
+                        "MiB) x 1.2 = 99.0 MiB, rounded up to a whole MiB; the current 512 MiB "
+                        "fits: keep it, 491 MiB spare above the peaks).");
+    assert_int_equal(advice_with(&b, "64m"), -1);
+    assert_int_equal(advice_with(&b, "too small"), -1);
+    budget_free(&b);
+
+    /* A peak whose margin, rounded up, outgrows it: then 64 MiB, too small. */
+    shm_in_use(&in, 65536000, 42 * MiB); /* x 1.5 = 63 MiB */
+    expect_shm_rec(&in, 64 * MiB,
+                   "Recommended: --shm-size=64m (peak shm 42.0 MiB x 1.5 = 63.0 MiB, rounded up "
+                   "to a whole MiB, and no less than Docker's default 64 MiB; the current 62.5 "
+                   "MiB is too small)");
+
+    /* Docker's own default with the same 1 MiB peak: at least 64m, as ever. */
+    shm_in_use(&in, 64 * MiB, 1 * MiB);
+    expect_shm_rec(&in, 64 * MiB,
+                   "Recommended: --shm-size at least 64m (peak shm 1.0 MiB x 1.5 = 1.5 MiB, "
+                   "rounded up to a whole MiB, and no less than Docker's default 64 MiB; the "
+                   "current 64.0 MiB fits: keep it");
+}
+
 /* A size as the advice writes a flag's value ("276m", "2g"), at s. */
 static bool flag_value(const char *s, uint64_t *out)
 {
@@ -604,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_pending),          cmocka_unit_test(test_memory_thresholds),
         cmocka_unit_test(test_recommendation),   cmocka_unit_test(test_order),
         cmocka_unit_test(test_never_cuts_a_limit_that_fits),
+        cmocka_unit_test(test_podman_default),
         cmocka_unit_test(test_oom_kills),
         cmocka_unit_test(test_inodes),
     };
