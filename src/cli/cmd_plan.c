@@ -152,7 +152,7 @@ static void text_limits(struct buf *b, const struct capacity_input *in, const st
     int step = in->workers ? 6 : 4;
     if (in->has_shm_size) {
         buf_printf(b, "\n%d. Against --shm-size %s\n", step++, given(in->shm_size));
-        if (r->shm_fits && in->shm_size < r->rec_shm_size)
+        if (r->shm_tight)
             buf_printf(b, "   fits, but tightly: the peak (%s) is within %s with %s to spare, less\n"
                           "   than the 1.5 x margin of --shm-size=%s.\n",
                        S(r->shm_peak), S(in->shm_size), S(in->shm_size - r->shm_peak),

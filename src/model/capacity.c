@@ -190,8 +190,10 @@ static int tensor_sizes(const struct capacity_input *in, struct capacity_result 
 
 static void check_limits(const struct capacity_input *in, struct capacity_result *r)
 {
-    if (in->has_shm_size)
+    if (in->has_shm_size) {
         r->shm_fits = r->shm_peak <= in->shm_size;
+        r->shm_tight = r->shm_fits && in->shm_size < budget_round_up(r->shm_margin);
+    }
     if (in->has_memory) {
         r->planned_shm = in->has_shm_size ? in->shm_size : r->rec_shm_size;
         r->memory_fits = r->shm_peak < in->memory;

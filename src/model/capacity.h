@@ -65,8 +65,11 @@ struct capacity_result {
     uint64_t shm_margin;      /* shm_peak x 1.5, before rounding */
     uint64_t rec_shm_size;    /* recommended --shm-size (0 without workers) */
     bool shm_floored;         /* rec_shm_size was raised to Docker's default 64 MiB */
-    /* Against --shm-size: the peak must fit in it. */
+    /* Against --shm-size: the peak must fit in it; tightly when it is below
+     * shm_margin rounded up (Docker's default, the floor of rec_shm_size, is
+     * no part of the margin). */
     bool shm_fits;
+    bool shm_tight;
     /* Against --memory: shm is charged to the memory limit. planned_shm is
      * --shm-size when given, else the recommendation. */
     bool memory_fits;         /* shm_peak < memory */

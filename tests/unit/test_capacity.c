@@ -265,8 +265,28 @@ static void test_fit(void **state)
     in.shm_size = 64 * MiB;
     assert_int_equal(run(&in, "3x224x224", "float32", &r, &cause), 0);
     assert_false(r.shm_fits);
+    assert_false(r.shm_tight);
     assert_int_equal(r.verdict, PLAN_DOES_NOT_FIT);
     assert_string_equal(capacity_verdict_name(r.verdict), "does_not_fit");
+
+    /* Within the peak x 1.5 rounded up (276 MiB): tightly. */
+    in.shm_size = 200 * MiB;
+    assert_int_equal(run(&in, "3x224x224", "float32", &r, &cause), 0);
+    assert_true(r.shm_fits);
+    assert_true(r.shm_tight);
+
+    /* Podman's default 62.5 MiB against a 2.3 MiB peak: it holds the peak
+     * x 1.5 (4 MiB) with room, though the recommendation is floored at 64 MiB. */
+    in.batch_size = 1;
+    in.workers = 1;
+    in.shm_size = 65536000;
+    assert_int_equal(run(&in, "3x224x224", "float32", &r, &cause), 0);
+    assert_int_equal(r.rec_shm_size, 64 * MiB);
+    assert_true(r.shm_fits);
+    assert_false(r.shm_tight);
+    in.batch_size = 32;
+    in.workers = 4;
+    in.shm_size = 64 * MiB;
 
     /* Without --shm-size the recommendation is what -m must hold. */
     in.has_shm_size = false;
