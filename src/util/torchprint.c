@@ -49,3 +49,22 @@ bool torchprint_libtorch(const char *text, size_t len)
     static const char lib[] = "/libtorch";
     return memmem(text, len, lib, sizeof(lib) - 1) != NULL;
 }
+
+bool torchprint_forkserver(const char *cmdline)
+{
+    static const char code[] = "from multiprocessing.forkserver import main";
+    const char *word = cmdline ? strchr(cmdline, ' ') : NULL; /* after the interpreter */
+    bool value = false; /* the word before was -X or -W */
+    while (word) {
+        word++;
+        const char *end = strchr(word, ' ');
+        size_t n = end ? (size_t)(end - word) : strlen(word);
+        if (!value && n == 2 && word[0] == '-' && word[1] == 'c')
+            return end && strncmp(end + 1, code, sizeof(code) - 1) == 0;
+        if (!value && (n < 2 || word[0] != '-'))
+            return false;
+        value = !value && n == 2 && (word[1] == 'X' || word[1] == 'W');
+        word = end;
+    }
+    return false;
+}

@@ -1,6 +1,7 @@
 /* The fingerprints of PyTorch's processes, in one place: the names torch
- * gives its processes, the signals its DataLoader workers catch, and the
- * library that says PyTorch is loaded. The /proc walk (collect/walk.c)
+ * gives its processes, the signals its DataLoader workers catch, the
+ * library that says PyTorch is loaded, and the command line of Python's
+ * forkserver, which forks workers for a main. The /proc walk (collect/walk.c)
  * decides with them which processes to read in full, and the roles
  * (model/roles.c) decide with them what each process is: being one table,
  * they cannot disagree (tests/unit/test_torchprint.c checks that every
@@ -59,5 +60,14 @@ bool torchprint_worker_signals(uint64_t sigcatch);
 /* Does this text (a mapped file's path, or a whole maps text) name a
  * libtorch library (libtorch.so, libtorch_cpu.so, ...)? */
 bool torchprint_libtorch(const char *text, size_t len);
+
+/* Is this command line (collect/procs.h: the arguments joined by spaces, or
+ * NULL) the one Python's multiprocessing starts its forkserver with
+ * (forkserver.py, ensure_running)? The interpreter (the first word), its
+ * flags (util._args_from_interpreter_flags: words that start with '-', the
+ * word after -X or -W its value), then -c and code that starts "from
+ * multiprocessing.forkserver import main". The processes the forkserver
+ * forks keep that command line. */
+bool torchprint_forkserver(const char *cmdline);
 
 #endif

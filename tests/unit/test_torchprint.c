@@ -84,6 +84,36 @@ static void test_libtorch(void **state)
     assert_false(torchprint_libtorch("/usr/lib/libtorch.so", 12));
 }
 
+/* Python's forkserver by its command line as multiprocessing starts it:
+ * the interpreter, its flags, -c and the forkserver's code; nothing else
+ * that carries the code. */
+static void test_forkserver(void **state)
+{
+    (void)state;
+    const char *code = "from multiprocessing.forkserver import main; main(8, 9, ['__main__'], "
+                       "**{'sys_path': ['/srv/job']})";
+    char line[512];
+    const char *yes[] = {"/usr/bin/python3 -B -c %s", "/usr/bin/python3 -c %s",
+                         "/opt/venv/bin/python -s -OO -Wignore::DeprecationWarning -c %s",
+                         "python3.14 -X dev -X faulthandler -B -c %s"};
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        snprintf(line, sizeof(line), yes[i], code);
+        assert_true(torchprint_forkserver(line));
+    }
+    const char *no[] = {
+        "/usr/bin/python3 -B -c from multiprocessing.resource_tracker import main;main(5)",
+        "/usr/bin/python3 -c from multiprocessing.spawn import spawn_main; "
+        "spawn_main(tracker_fd=5, pipe_handle=7) --multiprocessing-fork",
+        "/usr/bin/python3 train.py -c from multiprocessing.forkserver import main",
+        "/usr/bin/python3 -B -c", "/usr/bin/python3 -B -c ", "/usr/bin/python3",
+        "-c from multiprocessing.forkserver import main", "[python3] <defunct>", "",
+        "bash -c -c from multiprocessing.forkserver import main",
+        "/usr/bin/python3 -X -c from multiprocessing.forkserver import main"};
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+        assert_false(torchprint_forkserver(no[i]));
+    assert_false(torchprint_forkserver(NULL));
+}
+
 /* A child of this test named comm, stopped until killed. */
 static pid_t child_named(const char *comm)
 {
@@ -184,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_signals),
         cmocka_unit_test(test_libtorch),
+        cmocka_unit_test(test_forkserver),
         cmocka_unit_test(test_walk_and_roles_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
