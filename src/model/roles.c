@@ -9,8 +9,13 @@
  * topmost process of such a chain is the main (so a launcher that runs the
  * same interpreter is not mistaken for one). torch >= 2.x names torchrun's
  * elastic agent pt_elastic: its children are training processes (ranks),
- * never DataLoader workers, whatever segments they hold. The names and the
- * signals are util/torchprint.h's, which the /proc walk uses too. */
+ * never DataLoader workers, whatever segments they hold. Python's
+ * forkserver (multiprocessing_context='forkserver') stands between a main
+ * and its workers: it is the main's child, the workers are its children.
+ * It is passed through, neither main nor worker: a worker it forked is a
+ * worker of the forkserver's parent, the main it serves. The names, the
+ * signals and the forkserver's command line are util/torchprint.h's, which
+ * the /proc walk uses too. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,9 +84,25 @@ static bool forked_named_worker(const struct proc *p, const struct proc *parent,
            p->pgid == parent->pgid;
 }
 
+/* Python's forkserver, passed through (the header): p runs its command
+ * line (util/torchprint.h) and its parent does not (the processes it forks
+ * keep that command line); p is no worker by name or fingerprint (a worker
+ * orphaned by its main's death and the forkserver's exit keeps the command
+ * line too); and its parent, the main it serves, is alive and runs the
+ * same program, the interpreter that started it. Any other forkserver
+ * stands as any process does. */
+static bool forkserver(const struct model *m, const struct proc *p, const struct proc *parent,
+                       enum torch_comm comm)
+{
+    return p->state != 'Z' && torchprint_forkserver(p->cmdline) && parent &&
+           !torchprint_forkserver(parent->cmdline) && comm != TORCH_COMM_WORKER &&
+           !looks_like_worker(m, p) && parent->state != 'Z' && same_program(p, parent);
+}
+
 /* Per-process facts gathered once, indexed like scan->procs. */
 struct facts {
     enum torch_comm comm; /* what its name says (util/torchprint.h) */
+    bool forkserver;      /* a forkserver passed through (forkserver) */
     bool evidence;        /* torch evidence */
     bool candidate; /* looks like a worker of its parent */
     bool has_candidate_child;
@@ -89,6 +110,7 @@ struct facts {
     unsigned orphan_proof; /* enum orphan_proof bits */
     pid_t group;
     long parent; /* index of the parent, -1 for none */
+    long up;     /* whose worker it may be: its parent, or a forkserver parent's parent */
     bool local;  /* of the watched world (find_facts) */
     uint64_t shm_bytes;  /* allocation of the segments it holds (attach_segments) */
     size_t nsegments;
@@ -98,7 +120,8 @@ struct facts {
 /* Per process: the index of its parent in the scan's processes (-1 for
  * none), built once per model build (a segment's holders and its creator
  * carry their indexes already, model.c); what its name says, looked up once
- * here rather than at each rule that asks; and whether it is of the watched
+ * here rather than at each rule that asks; whether it is a forkserver passed
+ * through, and so whose worker it may be; and whether it is of the watched
  * world (in_world). One that has ended or is ending (a zombie, or one whose
  * memory is released already: no start_code) has no namespaces left to
  * read: it is of the world of its parent, which reaps it: another world's
@@ -112,11 +135,16 @@ static void find_facts(const struct model *m, struct facts *f)
         const struct proc *parent = procs_find(pl, p->ppid);
         f[i].parent = parent ? (long)(parent - pl->items) : -1;
         f[i].comm = torchprint_comm(p->comm);
+        f[i].forkserver = forkserver(m, p, parent, f[i].comm);
         bool ending = p->state == 'Z' || (!p->kernel_thread && !p->start_code);
         if (ending && !p->mntns)
             f[i].local = !parent || in_world(m->scan, world, parent);
         else
             f[i].local = in_world(m->scan, world, p);
+    }
+    for (size_t i = 0; i < pl->n; i++) {
+        long k = f[i].parent;
+        f[i].up = k >= 0 && f[k].forkserver ? f[k].parent : k;
     }
 }
 
@@ -146,21 +174,24 @@ static void assign(const struct model *m, struct facts *f)
     const struct proc_list *pl = &m->scan->procs;
     for (size_t i = 0; i < pl->n; i++) {
         const struct proc *p = &pl->items[i];
-        long parent = f[i].parent;
+        long up = f[i].up;
         bool local = f[i].local;
+        /* The process that forked it: its program and process group are
+         * compared with that one's (a forkserver's, which runs the same
+         * program as the main it serves, up). */
+        const struct proc *forker = up >= 0 ? &pl->items[f[i].parent] : NULL;
         if (p->state == 'Z') {
             if (local)
                 f[i].role = ROLE_ZOMBIE;
         } else if (f[i].comm == TORCH_COMM_MANAGER) {
             if (local)
                 f[i].role = ROLE_SHM_MANAGER;
-        } else if (parent >= 0 && pl->items[parent].state != 'Z' &&
+        } else if (up >= 0 && !f[i].forkserver && pl->items[up].state != 'Z' &&
                    node_proc_ctr(&m->scan->node, i) ==
-                       node_proc_ctr(&m->scan->node, (size_t)parent) &&
-                   f[parent].comm != TORCH_COMM_LAUNCHER &&
-                   (same_program(p, &pl->items[parent]) ||
-                    forked_named_worker(p, &pl->items[parent], f[i].comm)) &&
-                   ((f[i].evidence && p->pgid == pl->items[parent].pgid) ||
+                       node_proc_ctr(&m->scan->node, (size_t)up) &&
+                   f[up].comm != TORCH_COMM_LAUNCHER &&
+                   (same_program(p, forker) || forked_named_worker(p, forker, f[i].comm)) &&
+                   ((f[i].evidence && p->pgid == forker->pgid) ||
                     (local && (f[i].comm == TORCH_COMM_WORKER || looks_like_worker(m, p))))) {
             /* The parent may be pid 1: in a container the main often is.
              * Torch evidence alone (segments, an shm manager child) makes a
@@ -170,26 +201,26 @@ static void assign(const struct model *m, struct facts *f)
              * dashboard's demo under shmwatch) is that program's child, not
              * its worker. */
             f[i].candidate = true;
-            f[parent].has_candidate_child = true;
+            f[up].has_candidate_child = true;
         }
     }
     for (size_t i = 0; i < pl->n; i++) {
         if (f[i].candidate && !f[i].has_candidate_child) {
             f[i].role = ROLE_WORKER;
-            f[f[i].parent].role = ROLE_MAIN;
+            f[f[i].up].role = ROLE_MAIN;
         }
     }
     for (size_t i = 0; i < pl->n; i++) {
         const struct proc *p = &pl->items[i];
         if (f[i].role != ROLE_NONE || f[i].candidate || p->state == 'Z')
             continue;
-        /* A worker by name or fingerprint whose parent is not its main (no
-         * candidate above) was orphaned. Mere torch evidence proves no
-         * worker, whatever became of its process group's leader: a live
-         * main started by a script that has exited holds segments, has
-         * init for its parent and a leader that is gone, as an orphan
-         * does. reap and K say the fact that holds. A zombie is dead
-         * already: one of this world is a zombie above. */
+        /* A worker by name or fingerprint whose parent (or its
+         * forkserver's) is not its main (no candidate above) was orphaned.
+         * Mere torch evidence proves no worker, whatever became of its
+         * process group's leader: a live main started by a script that has
+         * exited holds segments, has init for its parent and a leader that
+         * is gone, as an orphan does. reap and K say the fact that holds.
+         * A zombie is dead already: one of this world is a zombie above. */
         bool local = f[i].local;
         unsigned proof = 0;
         if (local && f[i].comm == TORCH_COMM_WORKER)
@@ -227,7 +258,7 @@ static void build_groups(struct model *m, struct facts *f)
     for (size_t i = 0; i < pl->n; i++) {
         if (f[i].role != ROLE_WORKER)
             continue;
-        f[i].group = f[f[i].parent].group; /* a worker's parent is its main */
+        f[i].group = f[f[i].up].group; /* its main: its parent, or its forkserver's */
         struct group *g = group_of(m, f[i].group);
         *(pid_t *)VEC_PUSH(g->workers, g->nworkers, g->workers_cap) = pl->items[i].pid;
     }

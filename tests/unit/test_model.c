@@ -1,11 +1,13 @@
 /* The model over a scan built in memory: states, kinds, byte figures, roles
  * and DataLoader groups. */
+#include <signal.h>
 #include <sys/sysmacros.h>
 
 #include "testutil.h"
 #include "model/model.h"
 #include "report/report.h"
 #include "fake_scene.h"
+#include "util/torchprint.h"
 #include "util/xalloc.h"
 
 static const struct segment *seg(const struct model *m, const char *name)
@@ -679,6 +681,179 @@ static void test_torchrun_agent_is_no_main(void **state)
     free_model(m);
 }
 
+/* Python's multiprocessing as it starts its helpers (the forkserver's
+ * workers keep its command line) and spawned workers. */
+#define FORKSERVER                                                                            \
+    PY " -B -c from multiprocessing.forkserver import main; main(8, 9, ['__main__'], "         \
+       "**{'sys_path': ['/srv/job']})"
+#define TRACKER PY " -B -c from multiprocessing.resource_tracker import main;main(5)"
+#define SPAWNED                                                                               \
+    PY " -c from multiprocessing.spawn import spawn_main; spawn_main(tracker_fd=5, "           \
+       "pipe_handle=7) --multiprocessing-fork"
+
+static struct proc *add_cmd(struct scan *s, pid_t pid, pid_t ppid, pid_t pgid, const char *comm,
+                            const char *exe, const char *cmdline)
+{
+    struct proc *p = fake_add_proc(s, pid, ppid, pgid, 'S', comm, exe);
+    free(p->cmdline);
+    p->cmdline = xstrdup(cmdline);
+    return p;
+}
+
+/* A worker's batch: made by the worker, received (held) by the main. */
+static void add_batch(struct scan *s, pid_t worker, pid_t holder, ino_t ino)
+{
+    char name[64], path[80];
+    snprintf(name, sizeof(name), "torch_%d_%lu", (int)worker, (unsigned long)ino);
+    snprintf(path, sizeof(path), "/dev/shm/%s", name);
+    fake_add_file(s, name, ino, FT_REGULAR, MiB, MiB);
+    fake_add_holder(s, holder, (int)ino + 10, true, ino, path, false, MiB, MiB);
+}
+
+/* multiprocessing_context='forkserver': the training process (6) starts a
+ * resource tracker (40) and the forkserver (41), which forks the workers
+ * (44, 45; 45 idle). The forkserver is passed through: the training process
+ * is the main, the workers and the batches are its group's; the forkserver
+ * and the tracker have no role, or hold. Beside it, the same job forked
+ * (100) and spawned (200) still shows as it does. */
+static void test_forkserver_is_passed_through(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    fake_add_proc(s, 1, 0, 1, 'S', "systemd", "/usr/lib/systemd/systemd");
+    fake_add_proc(s, 5, 1, 5, 'S', "bash", "/usr/bin/bash");
+    add_cmd(s, 6, 5, 6, "python3", PY, PY " train.py");
+    add_cmd(s, 40, 6, 6, "python3", PY, TRACKER);
+    add_cmd(s, 41, 6, 6, "python3", PY, FORKSERVER)->sigcatch = TORCHPRINT_SIG(SIGCHLD);
+    add_cmd(s, 44, 41, 6, "python3", PY, FORKSERVER)->sigcatch = WORKER_SIGS;
+    add_cmd(s, 45, 41, 6, "python3", PY, FORKSERVER)->sigcatch = WORKER_SIGS;
+    add_cmd(s, 100, 5, 100, "python3", PY, PY " train.py");
+    add_cmd(s, 101, 100, 100, "python3", PY, PY " train.py")->sigcatch = WORKER_SIGS;
+    add_cmd(s, 200, 5, 200, "python3", PY, PY " train.py");
+    add_cmd(s, 201, 200, 200, "python3", PY, TRACKER);
+    add_cmd(s, 202, 200, 200, "python3", PY, SPAWNED)->sigcatch = WORKER_SIGS;
+    const pid_t torch[] = {6, 41, 44, 45, 100, 101, 200, 202};
+    for (size_t i = 0; i < sizeof(torch) / sizeof(torch[0]); i++)
+        fake_torch_loaded(s, torch[i]); /* the forkserver preloads __main__ */
+    add_batch(s, 44, 6, 1);
+    add_batch(s, 44, 44, 2);
+    add_batch(s, 101, 100, 3);
+    add_batch(s, 202, 200, 4);
+    /* A segment the forkserver holds makes it a holder, of no group. */
+    fake_add_file(s, "sem.mp-fs", 5, FT_REGULAR, 32, 4096);
+    fake_add_holder(s, 41, 20, true, 5, "/dev/shm/sem.mp-fs", false, 32, 4096);
+    struct model *m = build(s);
+    assert_int_equal(proc(m, 6)->role, ROLE_MAIN);
+    assert_int_equal(proc(m, 6)->group, 6);
+    assert_int_equal(proc(m, 41)->role, ROLE_HOLDER);
+    assert_int_equal(proc(m, 41)->group, 0);
+    assert_null(model_find_proc(m, 40));
+    for (pid_t w = 44; w <= 45; w++) {
+        assert_int_equal(proc(m, w)->role, ROLE_WORKER);
+        assert_int_equal(proc(m, w)->group, 6);
+    }
+    const struct group *g = model_find_group(m, 6);
+    assert_non_null(g);
+    assert_int_equal(g->nworkers, 2);
+    assert_int_equal(g->workers[0], 44);
+    assert_int_equal(g->workers[1], 45);
+    assert_int_equal(g->nsegments, 2);
+    assert_null(model_find_group(m, 41));
+    assert_int_equal(seg(m, "torch_44_1")->group, 6);
+    assert_int_equal(seg(m, "torch_44_2")->group, 6);
+    assert_int_equal(seg(m, "sem.mp-fs")->group, 0);
+    /* Forked and spawned: the parent is the main. */
+    assert_int_equal(proc(m, 100)->role, ROLE_MAIN);
+    assert_int_equal(proc(m, 101)->role, ROLE_WORKER);
+    assert_int_equal(proc(m, 101)->group, 100);
+    assert_int_equal(seg(m, "torch_101_3")->group, 100);
+    assert_int_equal(proc(m, 200)->role, ROLE_MAIN);
+    assert_int_equal(proc(m, 202)->role, ROLE_WORKER);
+    assert_int_equal(proc(m, 202)->group, 200);
+    assert_null(model_find_proc(m, 201));
+    assert_int_equal(seg(m, "torch_202_4")->group, 200);
+    assert_int_equal(m->ngroups, 3);
+    assert_int_equal(m->totals.orphan_workers, 0);
+    free_model(m);
+}
+
+/* torch >= 2.5 names the forkserver's workers; another user's workers
+ * show no exe (no root): named and in the forkserver's process group, they
+ * are still the main's. */
+static void test_forkserver_named_workers(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    fake_add_proc(s, 1, 0, 1, 'S', "systemd", NULL);
+    add_cmd(s, 6, 1, 6, "python3", NULL, PY " train.py");
+    add_cmd(s, 41, 6, 6, "python3", NULL, FORKSERVER);
+    add_cmd(s, 44, 41, 6, "pt_data_worker", NULL, FORKSERVER);
+    add_cmd(s, 45, 41, 6, "pt_data_worker", PY, FORKSERVER);
+    struct model *m = build(s);
+    assert_int_equal(proc(m, 6)->role, ROLE_MAIN);
+    assert_null(model_find_proc(m, 41));
+    assert_int_equal(proc(m, 44)->role, ROLE_WORKER);
+    assert_int_equal(proc(m, 45)->role, ROLE_WORKER);
+    assert_int_equal(proc(m, 44)->group, 6);
+    assert_int_equal(m->ngroups, 1);
+    assert_int_equal(m->totals.orphan_workers, 0);
+    free_model(m);
+}
+
+/* When the main dies the forkserver exits and its workers are reparented:
+ * still proven orphaned workers, though they keep the forkserver's command
+ * line and their new parent runs none. While the forkserver outlives its
+ * main (reparented to init, another program) it is not passed through: its
+ * workers are its own, never orphans. Nor is a forkserver whose parent runs
+ * another program (Python embedded in another executable): its workers are
+ * its own, as a worker's parent's are, never orphans; nor is one whose
+ * command line was not read: its workers, which show theirs, are its own. */
+static void test_forkserver_orphans(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    fake_add_proc(s, 1, 0, 1, 'S', "systemd", "/usr/lib/systemd/systemd");
+    /* Main 6 and forkserver 41 are gone. */
+    add_cmd(s, 44, 1, 6, "python3", PY, FORKSERVER)->sigcatch = WORKER_SIGS;
+    add_cmd(s, 45, 1, 6, "pt_data_worker", PY, FORKSERVER);
+    /* Main 60 is gone, forkserver 61 not yet. */
+    add_cmd(s, 61, 1, 60, "python3", PY, FORKSERVER);
+    add_cmd(s, 62, 61, 60, "python3", PY, FORKSERVER)->sigcatch = WORKER_SIGS;
+    /* An embedded interpreter's forkserver. */
+    add_cmd(s, 70, 1, 70, "uwsgi", "/usr/bin/uwsgi", "uwsgi --ini job.ini");
+    add_cmd(s, 71, 70, 70, "python3", PY, FORKSERVER);
+    add_cmd(s, 72, 71, 70, "python3", PY, FORKSERVER)->sigcatch = WORKER_SIGS;
+    /* A forkserver whose command line is unknown. */
+    add_cmd(s, 80, 1, 80, "python3", PY, PY " train.py");
+    struct proc *unread = add_cmd(s, 81, 80, 80, "python3", PY, "");
+    free(unread->cmdline);
+    unread->cmdline = NULL;
+    add_cmd(s, 82, 81, 80, "python3", PY, FORKSERVER)->sigcatch = WORKER_SIGS;
+    const pid_t torch[] = {44, 61, 62, 70, 71, 72, 80, 81, 82};
+    for (size_t i = 0; i < sizeof(torch) / sizeof(torch[0]); i++)
+        fake_torch_loaded(s, torch[i]);
+    add_batch(s, 44, 44, 1);
+    struct model *m = build(s);
+    assert_int_equal(proc(m, 44)->role, ROLE_ORPHAN_WORKER);
+    assert_int_equal(proc(m, 44)->orphan_proof, ORPHAN_BY_SIGNALS);
+    assert_int_equal(proc(m, 45)->role, ROLE_ORPHAN_WORKER);
+    assert_int_equal(proc(m, 45)->orphan_proof, ORPHAN_BY_NAME);
+    assert_int_equal(seg(m, "torch_44_1")->group, 0);
+    assert_int_equal(proc(m, 61)->role, ROLE_MAIN);
+    assert_int_equal(proc(m, 62)->role, ROLE_WORKER);
+    assert_int_equal(proc(m, 62)->group, 61);
+    assert_null(model_find_proc(m, 70));
+    assert_int_equal(proc(m, 71)->role, ROLE_MAIN);
+    assert_int_equal(proc(m, 72)->role, ROLE_WORKER);
+    assert_null(model_find_proc(m, 80));
+    assert_int_equal(proc(m, 81)->role, ROLE_MAIN);
+    assert_int_equal(proc(m, 82)->role, ROLE_WORKER);
+    assert_null(model_find_proc(m, 1));
+    assert_int_equal(m->totals.orphan_workers, 2);
+    assert_int_equal(m->ngroups, 3);
+    free_model(m);
+}
+
 static void test_zombie_is_never_a_main(void **state)
 {
     (void)state;
@@ -1073,6 +1248,9 @@ int main(void)
         cmocka_unit_test(test_orphans_by_fingerprint),
         cmocka_unit_test(test_kernel_thread_is_no_creator),
         cmocka_unit_test(test_unreadable_mount_is_no_full_mount),
+        cmocka_unit_test(test_forkserver_is_passed_through),
+        cmocka_unit_test(test_forkserver_named_workers),
+        cmocka_unit_test(test_forkserver_orphans),
         cmocka_unit_test(test_zombie_is_never_a_main),
         cmocka_unit_test(test_dying_process_is_its_parents_worlds),
         cmocka_unit_test(test_torch2_in_a_chroot),
