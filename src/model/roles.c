@@ -13,9 +13,11 @@
  * forkserver (multiprocessing_context='forkserver') stands between a main
  * and its workers: it is the main's child, the workers are its children.
  * It is passed through, neither main nor worker: a worker it forked is a
- * worker of the forkserver's parent, the main it serves. The names, the
- * signals and the forkserver's command line are util/torchprint.h's, which
- * the /proc walk uses too. */
+ * worker of the forkserver's parent, the main it serves; once that main is
+ * dead, the forkserver lives on as long as its workers do (they hold its
+ * pipe), and they are orphaned workers. The names, the signals and the
+ * forkserver's command line are util/torchprint.h's, which the /proc walk
+ * uses too. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,25 +86,41 @@ static bool forked_named_worker(const struct proc *p, const struct proc *parent,
            p->pgid == parent->pgid;
 }
 
-/* Python's forkserver, passed through (the header): p runs its command
- * line (util/torchprint.h) and its parent does not (the processes it forks
- * keep that command line); p is no worker by name or fingerprint (a worker
- * orphaned by its main's death and the forkserver's exit keeps the command
- * line too); and its parent, the main it serves, is alive and runs the
- * same program, the interpreter that started it. Any other forkserver
- * stands as any process does. */
-static bool forkserver(const struct model *m, const struct proc *p, const struct proc *parent,
-                       enum torch_comm comm)
+/* What Python's forkserver is to the roles (the header). */
+enum forkserver {
+    FORKSERVER_NONE,     /* no forkserver, or one that stands as any process does */
+    FORKSERVER_PASSED,   /* its workers are its parent's */
+    FORKSERVER_ORPHANED, /* its main is dead: its workers have none */
+};
+
+/* p is a forkserver when it runs its command line (util/torchprint.h) and
+ * its parent does not (the processes it forks keep that command line), and
+ * it is no worker by name or fingerprint (a worker whose forkserver has
+ * exited keeps the command line too). It is passed through when its parent
+ * runs the same program (the main started it with its own interpreter).
+ * It is orphaned when its parent runs another program and is of another
+ * session: the main shares its session with the forkserver it started, so
+ * that parent is the init or subreaper that took the forkserver in when its
+ * main died. A forkserver whose parent runs another program in its own
+ * session (Python embedded in another executable, the forkserver reparented
+ * to a subreaper of the main's session) stands as any process does, its
+ * workers its own: never orphans. */
+static enum forkserver forkserver(const struct model *m, const struct proc *p,
+                                  const struct proc *parent, enum torch_comm comm)
 {
-    return p->state != 'Z' && torchprint_forkserver(p->cmdline) && parent &&
-           !torchprint_forkserver(parent->cmdline) && comm != TORCH_COMM_WORKER &&
-           !looks_like_worker(m, p) && parent->state != 'Z' && same_program(p, parent);
+    if (p->state == 'Z' || !parent || !torchprint_forkserver(p->cmdline) ||
+        torchprint_forkserver(parent->cmdline) || comm == TORCH_COMM_WORKER ||
+        looks_like_worker(m, p))
+        return FORKSERVER_NONE;
+    if (parent->state != 'Z' && same_program(p, parent))
+        return FORKSERVER_PASSED;
+    return parent->sid != p->sid ? FORKSERVER_ORPHANED : FORKSERVER_NONE;
 }
 
 /* Per-process facts gathered once, indexed like scan->procs. */
 struct facts {
     enum torch_comm comm; /* what its name says (util/torchprint.h) */
-    bool forkserver;      /* a forkserver passed through (forkserver) */
+    enum forkserver forkserver;
     bool evidence;        /* torch evidence */
     bool candidate; /* looks like a worker of its parent */
     bool has_candidate_child;
@@ -110,7 +128,7 @@ struct facts {
     unsigned orphan_proof; /* enum orphan_proof bits */
     pid_t group;
     long parent; /* index of the parent, -1 for none */
-    long up;     /* whose worker it may be: its parent, or a forkserver parent's parent */
+    long up;     /* whose worker it may be: its parent, or its forkserver's (-1 for none) */
     bool local;  /* of the watched world (find_facts) */
     uint64_t shm_bytes;  /* allocation of the segments it holds (attach_segments) */
     size_t nsegments;
@@ -120,9 +138,9 @@ struct facts {
 /* Per process: the index of its parent in the scan's processes (-1 for
  * none), built once per model build (a segment's holders and its creator
  * carry their indexes already, model.c); what its name says, looked up once
- * here rather than at each rule that asks; whether it is a forkserver passed
- * through, and so whose worker it may be; and whether it is of the watched
- * world (in_world). One that has ended or is ending (a zombie, or one whose
+ * here rather than at each rule that asks; what it is as a forkserver, and
+ * so whose worker it may be; and whether it is of the watched world
+ * (in_world). One that has ended or is ending (a zombie, or one whose
  * memory is released already: no start_code) has no namespaces left to
  * read: it is of the world of its parent, which reaps it: another world's
  * worker caught as it dies is no orphaned worker of this one. */
@@ -144,7 +162,11 @@ static void find_facts(const struct model *m, struct facts *f)
     }
     for (size_t i = 0; i < pl->n; i++) {
         long k = f[i].parent;
-        f[i].up = k >= 0 && f[k].forkserver ? f[k].parent : k;
+        f[i].up = k;
+        if (k >= 0 && f[k].forkserver == FORKSERVER_PASSED)
+            f[i].up = f[k].parent;
+        else if (k >= 0 && f[k].forkserver == FORKSERVER_ORPHANED)
+            f[i].up = -1;
     }
 }
 
@@ -177,8 +199,8 @@ static void assign(const struct model *m, struct facts *f)
         long up = f[i].up;
         bool local = f[i].local;
         /* The process that forked it: its program and process group are
-         * compared with that one's (a forkserver's, which runs the same
-         * program as the main it serves, up). */
+         * compared with that one's (a forkserver passed through runs the
+         * same program as the main it serves, up). */
         const struct proc *forker = up >= 0 ? &pl->items[f[i].parent] : NULL;
         if (p->state == 'Z') {
             if (local)

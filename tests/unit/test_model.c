@@ -800,14 +800,14 @@ static void test_forkserver_named_workers(void **state)
     free_model(m);
 }
 
-/* When the main dies the forkserver exits and its workers are reparented:
- * still proven orphaned workers, though they keep the forkserver's command
- * line and their new parent runs none. While the forkserver outlives its
- * main (reparented to init, another program) it is not passed through: its
- * workers are its own, never orphans. Nor is a forkserver whose parent runs
- * another program (Python embedded in another executable): its workers are
- * its own, as a worker's parent's are, never orphans; nor is one whose
- * command line was not read: its workers, which show theirs, are its own. */
+/* When the main dies the forkserver lives on while its workers do (they
+ * hold its pipe), reparented to init: a session not its own. Its workers
+ * are orphaned workers, and so are workers reparented once the forkserver
+ * has exited, though they keep its command line. A forkserver whose parent
+ * runs another program in its own session (Python embedded in another
+ * executable, or a subreaper of the main's session) stands as any process:
+ * its workers are its own, never orphans; so is one whose command line was
+ * not read: its workers, which show theirs, are its own. */
 static void test_forkserver_orphans(void **state)
 {
     (void)state;
@@ -816,9 +816,15 @@ static void test_forkserver_orphans(void **state)
     /* Main 6 and forkserver 41 are gone. */
     add_cmd(s, 44, 1, 6, "python3", PY, FORKSERVER)->sigcatch = WORKER_SIGS;
     add_cmd(s, 45, 1, 6, "pt_data_worker", PY, FORKSERVER);
-    /* Main 60 is gone, forkserver 61 not yet. */
+    /* Main 60 is gone, forkserver 61 lives on with its workers 62, 63. */
     add_cmd(s, 61, 1, 60, "python3", PY, FORKSERVER);
     add_cmd(s, 62, 61, 60, "python3", PY, FORKSERVER)->sigcatch = WORKER_SIGS;
+    add_cmd(s, 63, 61, 60, "pt_data_worker", PY, FORKSERVER);
+    /* Main 65 is gone; forkserver 66 was taken in by a subreaper of its
+     * session. */
+    add_cmd(s, 64, 1, 64, "tini", "/usr/bin/tini", "/usr/bin/tini -s -- python3 train.py");
+    add_cmd(s, 66, 64, 64, "python3", PY, FORKSERVER);
+    add_cmd(s, 67, 66, 64, "python3", PY, FORKSERVER)->sigcatch = WORKER_SIGS;
     /* An embedded interpreter's forkserver. */
     add_cmd(s, 70, 1, 70, "uwsgi", "/usr/bin/uwsgi", "uwsgi --ini job.ini");
     add_cmd(s, 71, 70, 70, "python3", PY, FORKSERVER);
@@ -829,7 +835,7 @@ static void test_forkserver_orphans(void **state)
     free(unread->cmdline);
     unread->cmdline = NULL;
     add_cmd(s, 82, 81, 80, "python3", PY, FORKSERVER)->sigcatch = WORKER_SIGS;
-    const pid_t torch[] = {44, 61, 62, 70, 71, 72, 80, 81, 82};
+    const pid_t torch[] = {44, 61, 62, 66, 67, 70, 71, 72, 80, 81, 82};
     for (size_t i = 0; i < sizeof(torch) / sizeof(torch[0]); i++)
         fake_torch_loaded(s, torch[i]);
     add_batch(s, 44, 44, 1);
@@ -839,9 +845,15 @@ static void test_forkserver_orphans(void **state)
     assert_int_equal(proc(m, 45)->role, ROLE_ORPHAN_WORKER);
     assert_int_equal(proc(m, 45)->orphan_proof, ORPHAN_BY_NAME);
     assert_int_equal(seg(m, "torch_44_1")->group, 0);
-    assert_int_equal(proc(m, 61)->role, ROLE_MAIN);
-    assert_int_equal(proc(m, 62)->role, ROLE_WORKER);
-    assert_int_equal(proc(m, 62)->group, 61);
+    assert_null(model_find_proc(m, 61));
+    assert_int_equal(proc(m, 62)->role, ROLE_ORPHAN_WORKER);
+    assert_int_equal(proc(m, 62)->orphan_proof, ORPHAN_BY_SIGNALS);
+    assert_int_equal(proc(m, 63)->role, ROLE_ORPHAN_WORKER);
+    assert_int_equal(proc(m, 63)->orphan_proof, ORPHAN_BY_NAME);
+    assert_null(model_find_group(m, 61));
+    assert_int_equal(proc(m, 66)->role, ROLE_MAIN);
+    assert_int_equal(proc(m, 67)->role, ROLE_WORKER);
+    assert_null(model_find_proc(m, 64));
     assert_null(model_find_proc(m, 70));
     assert_int_equal(proc(m, 71)->role, ROLE_MAIN);
     assert_int_equal(proc(m, 72)->role, ROLE_WORKER);
@@ -849,7 +861,7 @@ static void test_forkserver_orphans(void **state)
     assert_int_equal(proc(m, 81)->role, ROLE_MAIN);
     assert_int_equal(proc(m, 82)->role, ROLE_WORKER);
     assert_null(model_find_proc(m, 1));
-    assert_int_equal(m->totals.orphan_workers, 2);
+    assert_int_equal(m->totals.orphan_workers, 4);
     assert_int_equal(m->ngroups, 3);
     free_model(m);
 }
