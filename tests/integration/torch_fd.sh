@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The real PyTorch DataLoader with the file_descriptor sharing strategy (the
-# Linux default), forked and spawned workers: while the main process holds
+# Linux default), forked, spawned and forkserver workers: while the main process holds
 # batches, every segment is unlinked and only /proc knows it. shmwatch must
 # find each one, as a hidden torch segment made by a worker, count exactly the
 # mount's used bytes, and group the main process with all of its workers.
@@ -76,3 +76,28 @@ check_held spawn
 json_check "$SHMTEST_TMP/spawn.json" "all(s['state'] == 'in_use' and s['group'] == $MAIN for s in j['segments'] if s['kind'] == 'sem')" \
     "spawn: the named semaphores are in use by the group"
 finish spawn
+
+# Workers of Python's forkserver (multiprocessing_context='forkserver', the
+# default from Python 3.14): the main starts the forkserver, which forks the
+# workers. The forkserver is no main: the training process is, with the
+# workers, the segments and the budget's loader (two batches held and two
+# workers of prefetch factor 2: six in flight).
+torch_start --strategy file_descriptor --start-method forkserver --workers 2 --hold-batches 2
+torch_settle
+snap forkserver
+FORKSERVER=$(pgrep -P "$MAIN" -f '^[^ ]+ (-[^ ]+ )*-c from multiprocessing.forkserver import main')
+[ "$(echo "$FORKSERVER" | wc -w)" -eq 1 ] || fail "forkserver: one forkserver child of main $MAIN, found: $FORKSERVER"
+check_held forkserver
+f=$SHMTEST_TMP/forkserver.json
+json_check "$f" "all([p['ppid'] for p in j['processes'] if p['pid'] == w] == [$FORKSERVER] for w in $WORKERS)" \
+    "forkserver: the workers are the forkserver's children"
+json_check "$f" "[p['role'] for p in j['processes'] if p['pid'] == $FORKSERVER] in ([], ['holder']) and all(p['group'] is None or p['group'] == 0 for p in j['processes'] if p['pid'] == $FORKSERVER) and [g['main_pid'] for g in j['groups']] == [$MAIN]" \
+    "forkserver: the forkserver has no DataLoader role; the main's is the only group"
+json_check "$f" "all(s['group'] == $MAIN for s in j['segments'] if s['kind'] in ('torch', 'sem'))" \
+    "forkserver: the batches and the named semaphores are the group's"
+json_check "$f" "(lambda l: (l['main_pid'], l['workers'], l['batches_in_flight'], l['prefetch_factor']))(j['budget']['loader']) == ($MAIN, 2, 6, 2)" \
+    "forkserver: the loader is the main's: 6 batches in flight, 2 workers, prefetch factor 2"
+grep -qE "^  loader: main $MAIN, .* 6 batches in flight with 2 workers \(prefetch factor 2\)$" "$SHMTEST_TMP/forkserver.txt" ||
+    fail "forkserver: the text report's loader line names main $MAIN and prefetch factor 2: $(grep loader: "$SHMTEST_TMP/forkserver.txt")"
+ok "forkserver: the text report's loader line is the main's"
+finish forkserver

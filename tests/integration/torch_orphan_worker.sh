@@ -9,6 +9,11 @@
 # The same with file_descriptor: the stuck worker then holds no torch segment
 # and started no manager; only its process (libtorch loaded, torch's worker
 # signal handlers) and its parent, which is not its main, tell what it is.
+# And with the forkserver start method, whose forkserver (the main's child,
+# the workers' parent) lives on when the main dies, as long as its workers do
+# (they hold its pipe), and so do they: while the job lives reap offers none
+# of its processes; once the main is killed, the workers are orphaned workers
+# as forked ones are, and once reap has ended them the forkserver exits.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/torch_lib.sh"
 torch_need
@@ -103,3 +108,47 @@ gone "$STUCK" || fail "fd: worker $STUCK is still alive after reap"
 ok "fd: reap ended worker $STUCK"
 wait_for '[ "$(fs_used_bytes /dev/shm)" -eq 0 ]' 15 || fail "fd: $(fs_used_bytes /dev/shm) bytes still used"
 ok "fd: the mount is empty"
+
+# forkserver: the workers are the forkserver's children, not the main's.
+torch_start --strategy file_descriptor --start-method forkserver --workers 2 --hold-batches 2 \
+    --stuck-worker --stuck-timeout 120
+torch_settle
+FORKSERVER=$(ps -o ppid= -p "$STUCK" | tr -d ' ')
+[ "$(ps -o ppid= -p "$FORKSERVER" | tr -d ' ')" = "$MAIN" ] && grep -q 'from multiprocessing.forkserver import main' "/proc/$FORKSERVER/cmdline" ||
+    fail "forkserver: worker $STUCK's parent $FORKSERVER is not the main's forkserver"
+snap live
+json_check "$SHMTEST_TMP/live.json" "[(p['role'], p['group']) for p in j['processes'] if p['pid'] in [$MAIN] + $WORKERS] == [('main', $MAIN)] + [('worker', $MAIN)] * len($WORKERS) and j['totals']['orphan_workers'] == 0" \
+    "forkserver: while the job lives, main $MAIN and its workers, no orphaned worker"
+"$SHMWATCH" reap --dry-run >"$SHMTEST_TMP/dry-live.txt" 2>&1 || fail "forkserver: reap --dry-run exited $?"
+grep -q "^Nothing to reap" "$SHMTEST_TMP/dry-live.txt" ||
+    fail "forkserver: reap offers a live job's process: $(cat "$SHMTEST_TMP/dry-live.txt")"
+ok "forkserver: reap offers nothing of the live job"
+kill -KILL "$MAIN"
+torch_wait_exit 10
+wait_reparented "$FORKSERVER" "$MAIN" 5 || fail "forkserver: the forkserver $FORKSERVER not reparented"
+# shellcheck disable=SC2086 # a list of pids
+gone $FORKSERVER $WORKER_PIDS && fail "forkserver: the forkserver or a worker exited with the main"
+snap forkserver
+f=$SHMTEST_TMP/forkserver.json
+json_check "$f" "all([(p['role'], p['group']) for p in j['processes'] if p['pid'] == w] == [('orphan_worker', None)] for w in $WORKERS) and not j['groups']" \
+    "forkserver: the workers are orphan_workers once their main is gone, in no group"
+json_check "$f" "[p['role'] for p in j['processes'] if p['pid'] == $FORKSERVER] in ([], ['holder'])" \
+    "forkserver: the forkserver has no DataLoader role"
+"$SHMWATCH" reap --dry-run >"$SHMTEST_TMP/dry-forkserver.txt" 2>&1 || fail "forkserver: reap --dry-run exited $?"
+for w in $WORKER_PIDS; do
+    grep -qE "^  pid $w \($WORKER_PROOF whose parent, pid $FORKSERVER \([^)]*\), is not its main$" "$SHMTEST_TMP/dry-forkserver.txt" ||
+        fail "forkserver: reap --dry-run does not say what proves orphan $w: $(cat "$SHMTEST_TMP/dry-forkserver.txt")"
+done
+grep -qE "^  pid $FORKSERVER " "$SHMTEST_TMP/dry-forkserver.txt" &&
+    fail "forkserver: reap --dry-run offers the forkserver: $(cat "$SHMTEST_TMP/dry-forkserver.txt")"
+ok "forkserver: reap offers the workers, saying what proves them"
+rc=0
+"$SHMWATCH" reap --yes --timeout 1 --log "$log" >"$SHMTEST_TMP/reap-forkserver.txt" 2>&1 || rc=$?
+assert_eq "$rc" 0 "forkserver: reap --yes exits 0 ($(tail -n 1 "$SHMTEST_TMP/reap-forkserver.txt"))"
+# shellcheck disable=SC2086 # a list of pids
+gone $WORKER_PIDS || fail "forkserver: a worker is still alive after reap"
+ok "forkserver: reap ended the workers"
+wait_for "gone $FORKSERVER" 10 || fail "forkserver: the forkserver $FORKSERVER outlives its workers"
+ok "forkserver: the forkserver exits once its workers are gone"
+wait_for '[ "$(fs_used_bytes /dev/shm)" -eq 0 ]' 15 || fail "forkserver: $(fs_used_bytes /dev/shm) bytes still used"
+ok "forkserver: the mount is empty"

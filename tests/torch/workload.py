@@ -243,7 +243,7 @@ def build_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--strategy", choices=["file_descriptor", "file_system"],
                    default="file_descriptor")
-    p.add_argument("--start-method", choices=["fork", "spawn"], default="fork")
+    p.add_argument("--start-method", choices=["fork", "spawn", "forkserver"], default="fork")
     p.add_argument("--workers", type=int, default=2, help="1..8 (tests use 2-8)")
     p.add_argument("--prefetch-factor", type=int, default=2)
     p.add_argument("--persistent-workers", action=argparse.BooleanOptionalAction,
