@@ -714,7 +714,9 @@ static void add_batch(struct scan *s, pid_t worker, pid_t holder, ino_t ino)
  * resource tracker (40) and the forkserver (41), which forks the workers
  * (44, 45; 45 idle). The forkserver is passed through: the training process
  * is the main, the workers and the batches are its group's; the forkserver
- * and the tracker have no role, or hold. Beside it, the same job forked
+ * and the tracker have no role, or hold. So with workers torch >= 2.5
+ * names, even with no exe shown (another user's, without root): named and
+ * in the forkserver's process group (300). Beside them, the same job forked
  * (100) and spawned (200) still shows as it does. */
 static void test_forkserver_is_passed_through(void **state)
 {
@@ -732,6 +734,10 @@ static void test_forkserver_is_passed_through(void **state)
     add_cmd(s, 200, 5, 200, "python3", PY, PY " train.py");
     add_cmd(s, 201, 200, 200, "python3", PY, TRACKER);
     add_cmd(s, 202, 200, 200, "python3", PY, SPAWNED)->sigcatch = WORKER_SIGS;
+    add_cmd(s, 300, 5, 300, "python3", NULL, PY " train.py");
+    add_cmd(s, 341, 300, 300, "python3", NULL, FORKSERVER);
+    add_cmd(s, 344, 341, 300, "pt_data_worker", NULL, FORKSERVER);
+    add_cmd(s, 345, 341, 300, "pt_data_worker", PY, FORKSERVER);
     const pid_t torch[] = {6, 41, 44, 45, 100, 101, 200, 202};
     for (size_t i = 0; i < sizeof(torch) / sizeof(torch[0]); i++)
         fake_torch_loaded(s, torch[i]); /* the forkserver preloads __main__ */
@@ -743,6 +749,7 @@ static void test_forkserver_is_passed_through(void **state)
     fake_add_file(s, "sem.mp-fs", 5, FT_REGULAR, 32, 4096);
     fake_add_holder(s, 41, 20, true, 5, "/dev/shm/sem.mp-fs", false, 32, 4096);
     struct model *m = build(s);
+    assert_int_equal(m->totals.orphan_workers, 0);
     assert_int_equal(proc(m, 6)->role, ROLE_MAIN);
     assert_int_equal(proc(m, 6)->group, 6);
     assert_int_equal(proc(m, 41)->role, ROLE_HOLDER);
@@ -753,10 +760,7 @@ static void test_forkserver_is_passed_through(void **state)
         assert_int_equal(proc(m, w)->group, 6);
     }
     const struct group *g = model_find_group(m, 6);
-    assert_non_null(g);
-    assert_int_equal(g->nworkers, 2);
-    assert_int_equal(g->workers[0], 44);
-    assert_int_equal(g->workers[1], 45);
+    assert_true(g && g->nworkers == 2 && g->workers[0] == 44 && g->workers[1] == 45);
     assert_int_equal(g->nsegments, 2);
     assert_null(model_find_group(m, 41));
     assert_int_equal(seg(m, "torch_44_1")->group, 6);
@@ -772,31 +776,13 @@ static void test_forkserver_is_passed_through(void **state)
     assert_int_equal(proc(m, 202)->group, 200);
     assert_null(model_find_proc(m, 201));
     assert_int_equal(seg(m, "torch_202_4")->group, 200);
-    assert_int_equal(m->ngroups, 3);
-    assert_int_equal(m->totals.orphan_workers, 0);
-    free_model(m);
-}
-
-/* torch >= 2.5 names the forkserver's workers; another user's workers
- * show no exe (no root): named and in the forkserver's process group, they
- * are still the main's. */
-static void test_forkserver_named_workers(void **state)
-{
-    (void)state;
-    struct scan *s = fake_scene_empty();
-    fake_add_proc(s, 1, 0, 1, 'S', "systemd", NULL);
-    add_cmd(s, 6, 1, 6, "python3", NULL, PY " train.py");
-    add_cmd(s, 41, 6, 6, "python3", NULL, FORKSERVER);
-    add_cmd(s, 44, 41, 6, "pt_data_worker", NULL, FORKSERVER);
-    add_cmd(s, 45, 41, 6, "pt_data_worker", PY, FORKSERVER);
-    struct model *m = build(s);
-    assert_int_equal(proc(m, 6)->role, ROLE_MAIN);
-    assert_null(model_find_proc(m, 41));
-    assert_int_equal(proc(m, 44)->role, ROLE_WORKER);
-    assert_int_equal(proc(m, 45)->role, ROLE_WORKER);
-    assert_int_equal(proc(m, 44)->group, 6);
-    assert_int_equal(m->ngroups, 1);
-    assert_int_equal(m->totals.orphan_workers, 0);
+    assert_int_equal(proc(m, 300)->role, ROLE_MAIN);
+    assert_null(model_find_proc(m, 341));
+    for (pid_t w = 344; w <= 345; w++) {
+        assert_int_equal(proc(m, w)->role, ROLE_WORKER);
+        assert_int_equal(proc(m, w)->group, 300);
+    }
+    assert_int_equal(m->ngroups, 4);
     free_model(m);
 }
 
@@ -812,10 +798,10 @@ static void test_forkserver_orphans(void **state)
 {
     (void)state;
     struct scan *s = fake_scene_empty();
-    fake_add_proc(s, 1, 0, 1, 'S', "systemd", "/usr/lib/systemd/systemd");
-    /* Main 6 and forkserver 41 are gone. */
+    /* Main 6 and forkserver 41 are gone: init took the workers in. */
     add_cmd(s, 44, 1, 6, "python3", PY, FORKSERVER)->sigcatch = WORKER_SIGS;
     add_cmd(s, 45, 1, 6, "pt_data_worker", PY, FORKSERVER);
+    fake_add_proc(s, 1, 0, 1, 'S', "systemd", "/usr/lib/systemd/systemd");
     /* Main 60 is gone, forkserver 61 lives on with its workers 62, 63. */
     add_cmd(s, 61, 1, 60, "python3", PY, FORKSERVER);
     add_cmd(s, 62, 61, 60, "python3", PY, FORKSERVER)->sigcatch = WORKER_SIGS;
@@ -840,26 +826,26 @@ static void test_forkserver_orphans(void **state)
         fake_torch_loaded(s, torch[i]);
     add_batch(s, 44, 44, 1);
     struct model *m = build(s);
-    assert_int_equal(proc(m, 44)->role, ROLE_ORPHAN_WORKER);
-    assert_int_equal(proc(m, 44)->orphan_proof, ORPHAN_BY_SIGNALS);
-    assert_int_equal(proc(m, 45)->role, ROLE_ORPHAN_WORKER);
-    assert_int_equal(proc(m, 45)->orphan_proof, ORPHAN_BY_NAME);
+    const struct {
+        pid_t pid;
+        unsigned proof;
+    } orphans[] = {{44, ORPHAN_BY_SIGNALS}, {45, ORPHAN_BY_NAME},
+                   {62, ORPHAN_BY_SIGNALS}, {63, ORPHAN_BY_NAME}};
+    for (size_t i = 0; i < sizeof(orphans) / sizeof(orphans[0]); i++) {
+        assert_int_equal(proc(m, orphans[i].pid)->role, ROLE_ORPHAN_WORKER);
+        assert_int_equal(proc(m, orphans[i].pid)->orphan_proof, orphans[i].proof);
+    }
     assert_int_equal(seg(m, "torch_44_1")->group, 0);
     assert_null(model_find_proc(m, 61));
-    assert_int_equal(proc(m, 62)->role, ROLE_ORPHAN_WORKER);
-    assert_int_equal(proc(m, 62)->orphan_proof, ORPHAN_BY_SIGNALS);
-    assert_int_equal(proc(m, 63)->role, ROLE_ORPHAN_WORKER);
-    assert_int_equal(proc(m, 63)->orphan_proof, ORPHAN_BY_NAME);
     assert_null(model_find_group(m, 61));
-    assert_int_equal(proc(m, 66)->role, ROLE_MAIN);
-    assert_int_equal(proc(m, 67)->role, ROLE_WORKER);
-    assert_null(model_find_proc(m, 64));
-    assert_null(model_find_proc(m, 70));
-    assert_int_equal(proc(m, 71)->role, ROLE_MAIN);
-    assert_int_equal(proc(m, 72)->role, ROLE_WORKER);
-    assert_null(model_find_proc(m, 80));
-    assert_int_equal(proc(m, 81)->role, ROLE_MAIN);
-    assert_int_equal(proc(m, 82)->role, ROLE_WORKER);
+    /* The forkservers that stand as any process: their workers' main. */
+    const pid_t own[][3] = {{64, 66, 67}, {70, 71, 72}, {80, 81, 82}}; /* parent, it, worker */
+    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+        assert_null(model_find_proc(m, own[i][0]));
+        assert_int_equal(proc(m, own[i][1])->role, ROLE_MAIN);
+        assert_int_equal(proc(m, own[i][2])->role, ROLE_WORKER);
+        assert_int_equal(proc(m, own[i][2])->group, own[i][1]);
+    }
     assert_null(model_find_proc(m, 1));
     assert_int_equal(m->totals.orphan_workers, 4);
     assert_int_equal(m->ngroups, 3);
@@ -1261,7 +1247,6 @@ int main(void)
         cmocka_unit_test(test_kernel_thread_is_no_creator),
         cmocka_unit_test(test_unreadable_mount_is_no_full_mount),
         cmocka_unit_test(test_forkserver_is_passed_through),
-        cmocka_unit_test(test_forkserver_named_workers),
         cmocka_unit_test(test_forkserver_orphans),
         cmocka_unit_test(test_zombie_is_never_a_main),
         cmocka_unit_test(test_dying_process_is_its_parents_worlds),
