@@ -7,7 +7,9 @@
  * segment of the largest size (its biggest tensor): their count is the
  * number of batches in flight, and all the group's bytes divided by it are
  * one batch. A loader whose tensors are all of one shape counts each batch
- * once per tensor, so it reads as smaller batches: the estimate is a floor. */
+ * once per tensor, so it reads as smaller batches: the estimate is a floor.
+ * A batch the main holds it has received; one only a worker holds that
+ * worker has prefetched (its descriptor until the main asks for it). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,10 +24,29 @@ static uint64_t seg_pages(const struct segment *sg)
     return sg->size / page * page + (sg->size % page ? page : 0);
 }
 
+/* The worker (its index in g->workers) that holds sg while the main does
+ * not: a batch it prefetched and the main has not received; g->nworkers
+ * for none. */
+static size_t prefetcher(const struct group *g, const struct segment *sg)
+{
+    size_t w = g->nworkers;
+    for (uint32_t k = 0; k < sg->nholders; k++) {
+        const struct seg_holder *h = &sg->holders[k];
+        if (h->proc >= 0 && (size_t)h->proc == g->main_proc)
+            return g->nworkers;
+        for (size_t i = 0; i < g->nworkers; i++)
+            if (g->workers[i] == h->pid)
+                w = i;
+    }
+    return w;
+}
+
 static void observe_group(const struct model *m, struct group *g)
 {
     uint64_t largest = 0, total = 0;
     size_t nlargest = 0, torch = 0;
+    bool held = false;
+    size_t *prefetched = xcalloc(g->nworkers + 1, sizeof(*prefetched)); /* per worker */
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *sg = &m->segs[i];
         if (sg->group != g->main_pid || sg->kind != KIND_TORCH)
@@ -36,10 +57,21 @@ static void observe_group(const struct model *m, struct group *g)
         if (b > largest) {
             largest = b;
             nlargest = 0;
+            held = false;
+            memset(prefetched, 0, g->nworkers * sizeof(*prefetched));
         }
-        if (b == largest)
+        if (b == largest) {
             nlargest++;
+            held = held || sg->nholders > 0;
+            prefetched[prefetcher(g, sg)]++;
+        }
     }
+    g->worker_prefetched = 0;
+    for (size_t w = 0; w < g->nworkers; w++)
+        if (prefetched[w] > g->worker_prefetched)
+            g->worker_prefetched = prefetched[w];
+    g->worker_prefetched_known = held;
+    free(prefetched);
     g->batches_in_flight = largest ? nlargest : 0;
     g->batch_shm_bytes = largest ? total / nlargest : 0;
     g->batch_segment_bytes = largest;
@@ -105,7 +137,11 @@ uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch)
 
 uint64_t loader_prefetch_of(const struct group *g)
 {
-    if (g->nworkers == 0 || g->batches_in_flight <= PLAN_MAIN_HELD)
+    if (g->nworkers == 0)
+        return PLAN_DEFAULT_PREFETCH;
+    if (g->worker_prefetched_known && g->worker_prefetched > 0)
+        return g->worker_prefetched;
+    if (g->batches_in_flight <= PLAN_MAIN_HELD)
         return PLAN_DEFAULT_PREFETCH;
     uint64_t f = (g->batches_in_flight - PLAN_MAIN_HELD + g->nworkers / 2) / g->nworkers;
     return f ? f : 1;

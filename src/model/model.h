@@ -108,6 +108,11 @@ struct group {
     uint64_t batch_shm_bytes;     /* one batch's shm, all its tensors, in whole pages */
     uint64_t batch_segment_bytes; /* its largest tensor: one segment per batch in flight */
     size_t batches_in_flight;
+    size_t worker_prefetched;     /* of them, the most one worker holds that the main
+                                   * has not received */
+    bool worker_prefetched_known; /* whether the holders tell worker_prefetched (a batch
+                                   * segment has a holder; a group loaded from a
+                                   * recording: no) */
     size_t batch_segments;        /* its torch segments, whose bytes... */
     uint64_t batch_segments_bytes; /* ...in whole pages are the batches in flight */
     uint64_t shm_per_worker;      /* shm_bytes over the live workers */
@@ -341,9 +346,13 @@ uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch);
  * groups (its container's, or the host's) whose batches lie on that mount,
  * against that mount's size and that owner's limit. */
 void loader_budget(struct model *m);
-/* The prefetch factor that explains a group's batches in flight (the main
- * holds up to PLAN_MAIN_HELD, each worker the factor): 2, the default, when
- * it cannot tell. */
+/* The prefetch factor that explains a group's batches in flight: the most
+ * batches one worker holds that the main has not received (worker_prefetched;
+ * the main's own may include batches it received out of order, which still
+ * count against the workers' prefetch). Where the holders do not tell
+ * (worker_prefetched_known false, or the main holds every batch in flight),
+ * the main is taken to hold PLAN_MAIN_HELD and the workers the rest, per
+ * worker, rounded. 2, the default, when it cannot tell. */
 uint64_t loader_prefetch_of(const struct group *g);
 
 /* errors.c: the messages users meet when a limit runs out. */

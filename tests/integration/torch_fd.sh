@@ -67,6 +67,20 @@ snap persistent
 check_held persistent
 finish persistent
 
+# A loop that keeps four batches, more than the two a training step holds:
+# the main holds 4 (received), the 2 workers 2 each (prefetched), 8 in
+# flight. The holders tell one from the other: prefetch factor 2.
+torch_start --strategy file_descriptor --start-method fork --workers 2 --persistent-workers --hold-batches 4
+torch_settle
+snap hold4
+check_held hold4
+json_check "$SHMTEST_TMP/hold4.json" "(lambda l: (l['main_pid'], l['workers'], l['batches_in_flight'], l['prefetch_factor']))(j['budget']['loader']) == ($MAIN, 2, 8, 2)" \
+    "hold4: the loader: 8 batches in flight, 2 workers, prefetch factor 2"
+grep -qE "^  loader: main $MAIN, .* 8 batches in flight with 2 workers \(prefetch factor 2\)$" "$SHMTEST_TMP/hold4.txt" ||
+    fail "hold4: the text report's loader line says prefetch factor 2: $(grep loader: "$SHMTEST_TMP/hold4.txt")"
+ok "hold4: the text report's loader line says prefetch factor 2"
+finish hold4
+
 # Spawned workers: another command line, a resource tracker beside them, and
 # named semaphores (sem.mp-*) in the mount.
 torch_start --strategy file_descriptor --start-method spawn --workers 2 --hold-batches 2

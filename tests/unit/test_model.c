@@ -348,6 +348,49 @@ static void test_loader_batch(void **state)
     group_peaks_free(&peaks);
 }
 
+/* A loop that keeps 4 batches, with 2 workers of prefetch factor 2: 8 in
+ * flight, of which the main holds 4 (received: fd and mapping) and the
+ * workers 4 (prefetched: their descriptors only). The holders tell the
+ * factor, 2, where "all but 2 held by the main" would read 3; a main that
+ * holds none reads 2 as well. A group that does not know its holders (as
+ * loaded from a recording) keeps "all but 2". */
+static void test_loader_prefetch_from_holders(void **state)
+{
+    (void)state;
+    for (int main_holds = 4; main_holds >= 0; main_holds -= 4) {
+        struct scan *s = fake_scene_empty();
+        s->holders_scanned = true;
+        fake_add_proc(s, 100, 1, 100, 'S', "python3", PY);
+        fake_add_proc(s, 101, 100, 100, 'S', "pt_data_worker", PY);
+        fake_add_proc(s, 102, 100, 100, 'S', "pt_data_worker", PY);
+        char path[64];
+        for (int i = 0; i < main_holds; i++) {
+            pid_t worker = 101 + i % 2;
+            snprintf(path, sizeof(path), "/dev/shm/torch_%d_%d", (int)worker, 10 + i);
+            fake_add_holder(s, 100, 20 + i, true, 500 + (ino_t)i, path, true, 8 * 4096, 8 * 4096);
+        }
+        for (int i = 0; i < 4; i++) {
+            pid_t worker = 101 + i % 2;
+            snprintf(path, sizeof(path), "/dev/shm/torch_%d_%d", (int)worker, 30 + i);
+            fake_add_holder(s, worker, 40 + i, false, 600 + (ino_t)i, path, true, 8 * 4096,
+                            8 * 4096);
+        }
+        struct model *m = build(s);
+        const struct group *g = model_find_group(m, 100);
+        assert_non_null(g);
+        assert_int_equal(g->nworkers, 2);
+        assert_int_equal(g->batches_in_flight, (size_t)main_holds + 4);
+        assert_int_equal(g->worker_prefetched, 2);
+        assert_true(g->worker_prefetched_known);
+        assert_int_equal(loader_prefetch_of(g), 2);
+        assert_int_equal(m->budget.loader_batches, (uint64_t)main_holds + 4);
+        assert_int_equal(m->budget.loader_prefetch, 2);
+        free_model(m);
+    }
+    struct group loaded = {.main_pid = 100, .nworkers = 2, .batches_in_flight = 8};
+    assert_int_equal(loader_prefetch_of(&loaded), 3); /* (8 - 2 + 1) / 2 */
+}
+
 static void test_workers_fit(void **state)
 {
     (void)state;
@@ -1235,6 +1278,7 @@ int main(void)
         cmocka_unit_test(test_joblib_folder_is_one_segment),
         cmocka_unit_test(test_files_in_a_directory_are_never_orphans),
         cmocka_unit_test(test_loader_batch),
+        cmocka_unit_test(test_loader_prefetch_from_holders),
         cmocka_unit_test(test_workers_fit),
         cmocka_unit_test(test_errors_ahead),
         cmocka_unit_test_setup_teardown(test_holders_joined, setup, teardown),
