@@ -137,12 +137,10 @@ uint64_t loader_workers_fit(uint64_t room, uint64_t batch, uint64_t prefetch)
 
 uint64_t loader_prefetch_of(const struct group *g)
 {
-    if (g->nworkers == 0)
+    if (g->nworkers == 0 || g->batches_in_flight <= PLAN_MAIN_HELD)
         return PLAN_DEFAULT_PREFETCH;
     if (g->worker_prefetched_known && g->worker_prefetched > 0)
         return g->worker_prefetched;
-    if (g->batches_in_flight <= PLAN_MAIN_HELD)
-        return PLAN_DEFAULT_PREFETCH;
     uint64_t f = (g->batches_in_flight - PLAN_MAIN_HELD + g->nworkers / 2) / g->nworkers;
     return f ? f : 1;
 }

@@ -352,7 +352,8 @@ void loader_budget(struct model *m);
  * count against the workers' prefetch). Where the holders do not tell
  * (worker_prefetched_known false, or the main holds every batch in flight),
  * the main is taken to hold PLAN_MAIN_HELD and the workers the rest, per
- * worker, rounded. 2, the default, when it cannot tell. */
+ * worker, rounded. 2, the default, when it cannot tell (no workers, or no
+ * more than PLAN_MAIN_HELD batches in flight). */
 uint64_t loader_prefetch_of(const struct group *g);
 
 /* errors.c: the messages users meet when a limit runs out. */
