@@ -290,17 +290,24 @@ static void free_model(struct model *m)
 /* A joblib folder is one segment: its files' sizes summed, their holders
  * its own, an orphan only when nobody holds any of them and its creator is
  * dead; kinds without a creator pid are never orphans. */
+/* A DataLoader's main 100 and its workers 101 and 102, their holders read. */
+static struct scan *loader_scene(void)
+{
+    struct scan *s = fake_scene_empty();
+    s->holders_scanned = true;
+    fake_add_proc(s, 100, 1, 100, 'S', "python3", PY);
+    fake_add_proc(s, 101, 100, 100, 'S', "pt_data_worker", PY);
+    fake_add_proc(s, 102, 100, 100, 'S', "pt_data_worker", PY);
+    return s;
+}
+
 /* A group's batch from its segments: 3 batches in flight of an image
  * (8 pages) and a label (1 page); one more label-sized segment of another
  * batch shape is counted in the bytes but not as a batch. */
 static void test_loader_batch(void **state)
 {
     (void)state;
-    struct scan *s = fake_scene_empty();
-    s->holders_scanned = true;
-    fake_add_proc(s, 100, 1, 100, 'S', "python3", PY);
-    fake_add_proc(s, 101, 100, 100, 'S', "pt_data_worker", PY);
-    fake_add_proc(s, 102, 100, 100, 'S', "pt_data_worker", PY);
+    struct scan *s = loader_scene();
     char path[64];
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof(path), "/dev/shm/torch_101_%d", 10 + i);
@@ -358,11 +365,7 @@ static void test_loader_prefetch_from_holders(void **state)
 {
     (void)state;
     for (int main_holds = 4; main_holds >= 0; main_holds -= 4) {
-        struct scan *s = fake_scene_empty();
-        s->holders_scanned = true;
-        fake_add_proc(s, 100, 1, 100, 'S', "python3", PY);
-        fake_add_proc(s, 101, 100, 100, 'S', "pt_data_worker", PY);
-        fake_add_proc(s, 102, 100, 100, 'S', "pt_data_worker", PY);
+        struct scan *s = loader_scene();
         char path[64];
         for (int i = 0; i < main_holds; i++) {
             pid_t worker = 101 + i % 2;
