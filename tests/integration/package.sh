@@ -25,9 +25,16 @@ meson dist -C "$BUILDDIR" --no-tests --allow-dirty --formats gztar >"$SHMTEST_TM
     fail "meson dist failed: $(tail -n 5 "$SHMTEST_TMP/dist.log")"
 tarball=$BUILDDIR/meson-dist/shmwatch-$version.tar.gz
 [ -f "$tarball" ] || fail "meson dist made no $tarball"
-mkdir -p "$SHMTEST_TMP/dist"
-tar -C "$SHMTEST_TMP/dist" -xzf "$tarball" || fail "cannot unpack $tarball"
-tree=$SHMTEST_TMP/dist/shmwatch-$version
+# Unpacked in the same place at every run: the compiler's arguments (its
+# -ffile-prefix-map names the tree) and its directory are then the same, so
+# ccache, which meson uses where it is installed, finds the objects of the
+# last run's package build.
+dist=$BUILDDIR/package-dist
+rm -rf "$dist"
+on_exit "rm -rf '$dist'"
+mkdir -p "$dist"
+tar -C "$dist" -xzf "$tarball" || fail "cannot unpack $tarball"
+tree=$dist/shmwatch-$version
 for f in meson.build debian/control debian/rules completions/_shmwatch tests/fixtures/passwd/debian/etc/passwd; do
     [ -e "$tree/$f" ] || fail "the dist tarball lacks $f"
 done
@@ -53,13 +60,13 @@ rc=0
 # The exit status too: a build that dies before it writes (seen once in CI,
 # not reproduced) leaves an empty log.
 [ "$rc" -eq 0 ] || fail "dpkg-buildpackage failed (status $rc, $(wc -l <"$SHMTEST_TMP/deb.log") lines of output): $(tail -n 20 "$SHMTEST_TMP/deb.log")"
-deb=$SHMTEST_TMP/dist/shmwatch_${version}_$(dpkg --print-architecture).deb
+deb=$dist/shmwatch_${version}_$(dpkg --print-architecture).deb
 [ -f "$deb" ] || fail "dpkg-buildpackage made no $deb"
 grep -qE "^Ok: +[1-9]" "$SHMTEST_TMP/deb.log" || fail "the package build ran no unit test"
 grep -qE "^Fail: +0" "$SHMTEST_TMP/deb.log" || fail "unit tests failed in the package build"
 ok "dpkg-buildpackage built $(basename "$deb") from the tarball and passed $(awk '/^Ok:/ { print $2 }' "$SHMTEST_TMP/deb.log") unit tests in $((SECONDS - t0)) s"
 
-lintian --fail-on error --display-info "$SHMTEST_TMP/dist/shmwatch_${version}_"*.changes \
+lintian --fail-on error --display-info "$dist/shmwatch_${version}_"*.changes \
     >"$SHMTEST_TMP/lintian.log" 2>&1 || {
     cat "$SHMTEST_TMP/lintian.log" >&2
     fail "lintian reports errors"
