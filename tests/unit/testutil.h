@@ -12,12 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -69,6 +71,35 @@ static inline bool seccomp_refuse(int nr, long long arg1, int err)
     struct sock_fprog prog = {.len = n, .filter = f};
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
            prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+
+/* Whether this process has capability cap (linux/capability.h) in its
+ * effective set: root in a container often lacks CAP_SYS_ADMIN and
+ * CAP_SYS_PTRACE. */
+static inline bool have_cap(int cap)
+{
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+    struct __user_cap_data_struct d[2];
+    return syscall(SYS_capget, &h, d) == 0 && (d[cap / 32].effective & (1u << (cap % 32)));
+}
+
+/* Whether this process may follow map_files/ links (stat the file
+ * mapped), which the kernel allows only with CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE: its own first file-backed mapping's link,
+ * tried. */
+static inline bool map_files_readable(void)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    char line[512], range[64], path[96];
+    struct stat st;
+    unsigned long ino = 0;
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "%63s %*s %*s %*s %lu", range, &ino) == 2 && ino)
+            break;
+    if (f)
+        fclose(f);
+    snprintf(path, sizeof(path), "/proc/self/map_files/%s", range);
+    return ino && stat(path, &st) == 0;
 }
 
 /* The fixtures directory (tests/fixtures), from the FIXTURES variable. */
