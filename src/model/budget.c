@@ -120,6 +120,18 @@ static const char *step(struct sizes *z, uint64_t v)
     return budget_fmt_step(d, sizeof(z->s[0]), v);
 }
 
+/* This mount's name, and the other shm mounts' of its cgroup, in a
+ * sentence that names both. */
+static const char *here(const struct budget_input *in)
+{
+    return in->path ? in->path : "/dev/shm";
+}
+
+static const char *others(const struct budget_input *in)
+{
+    return in->other ? in->other : "the other shm mounts";
+}
+
 static void choose_limit(const struct budget_input *in, const struct cgroup_info *cg,
                          struct budget *out, struct notes *ns, struct sizes *z)
 {
@@ -151,8 +163,15 @@ static void check_shm(const struct budget_input *in, const struct budget *b, dou
                       double crit_pct, struct notes *ns, struct sizes *z)
 {
     const char *against = b->limit_source == LIMIT_CGROUP ? "memory limit" : "machine's memory";
-    uint64_t room = sub0(b->limit, b->app);
-    if (b->shm_size > 0 && b->limit > 0 && b->shm_size > room)
+    uint64_t room = sub0(sub0(b->limit, b->app), b->shm_other);
+    if (b->shm_size > 0 && b->limit > 0 && b->shm_size > room && b->shm_other)
+        note(ns, VERDICT_WARN,
+             "%s (%s) is larger than the memory left for it under the %s (%s - %s of app - %s "
+             "on %s, charged to the same cgroup, = %s): the OOM killer fires while %s of %s are "
+             "still free, so expect an OOM kill rather than \"No space left on device\".",
+             here(in), sz(z, b->shm_size), against, sz(z, b->limit), sz(z, b->app),
+             sz(z, b->shm_other), others(in), sz(z, room), sz(z, b->shm_size - room), here(in));
+    else if (b->shm_size > 0 && b->limit > 0 && b->shm_size > room)
         note(ns, VERDICT_WARN,
              "/dev/shm (%s) is larger than the memory left for it under the %s (%s - %s of "
              "app = %s): the OOM killer fires while %s of /dev/shm are still free, so expect "
@@ -259,14 +278,32 @@ static void check_leftover(const struct budget_input *in, const struct budget *b
          sz(z, in->leftover), sz(z, b->limit));
 }
 
-static void check_memory(const struct budget *b, double warn_pct, double crit_pct,
-                         struct notes *ns, struct sizes *z)
+/* The memory sentence when other shm mounts share the cgroup: each figure
+ * named, the three adding up to the percentage's numerator. */
+static void check_memory_shared(const struct budget_input *in, const struct budget *b,
+                                double pct, enum verdict sev, double at, struct notes *ns,
+                                struct sizes *z)
+{
+    note(ns, sev,
+         "The application, %s and %s, the shm mounts of one cgroup, together use %.1f%% of the "
+         "memory limit (%s + %s + %s of %s; %s at %.0f%%)%s",
+         here(in), others(in), pct, sz(z, b->app), sz(z, b->shm_used), sz(z, b->shm_other),
+         sz(z, b->limit), sev == VERDICT_CRITICAL ? "critical" : "warning", at,
+         sev == VERDICT_CRITICAL ? ": the OOM killer is close." : ".");
+}
+
+static void check_memory(const struct budget_input *in, const struct budget *b,
+                         double warn_pct, double crit_pct, struct notes *ns, struct sizes *z)
 {
     if (b->limit_source != LIMIT_CGROUP || b->limit == 0)
         return;
-    uint64_t used = add_sat(b->app, b->shm_used);
+    uint64_t used = add_sat(add_sat(b->app, b->shm_used), b->shm_other);
     double pct = (double)used * 100.0 / (double)b->limit;
-    if (pct >= crit_pct)
+    if (b->shm_other && pct >= crit_pct)
+        check_memory_shared(in, b, pct, VERDICT_CRITICAL, crit_pct, ns, z);
+    else if (b->shm_other && pct >= warn_pct)
+        check_memory_shared(in, b, pct, VERDICT_WARN, warn_pct, ns, z);
+    else if (pct >= crit_pct)
         note(ns, VERDICT_CRITICAL,
              "The application and /dev/shm together use %.1f%% of the memory limit (%s + %s of "
              "%s; critical at %.0f%%): the OOM killer is close.",
@@ -305,20 +342,25 @@ static void recommend_shm(struct buf *o, const struct budget *b, uint64_t shm15,
 }
 
 /* The -m part, the same way against the memory cgroup's limit (none when
- * the budget counts against MemTotal). */
-static void recommend_memory(struct buf *o, const struct budget *b, uint64_t mem12,
-                             struct sizes *z)
+ * the budget counts against MemTotal); the other shm mounts of the cgroup
+ * (in->other) count with what they hold now. */
+static void recommend_memory(struct buf *o, const struct budget_input *in, const struct budget *b,
+                             uint64_t mem12, struct sizes *z)
 {
     char f[32];
     budget_flag_size(f, sizeof(f), b->rec_memory);
     bool limited = b->limit_source == LIMIT_CGROUP && b->limit > 0;
     bool fits = limited && b->rec_memory <= b->limit;
-    buf_printf(o, "-m%s%s ((app peak %s + shm %s) x 1.2 = %s, rounded up to a whole %s",
-               fits ? " at least " : " ", f, step(z, b->peak_app), step(z, b->rec_shm_size),
-               step(z, mem12), budget_unit_word(b->rec_memory));
+    buf_printf(o, "-m%s%s ((app peak %s + shm %s", fits ? " at least " : " ", f,
+               step(z, b->peak_app), step(z, b->rec_shm_size));
+    if (b->shm_other)
+        buf_printf(o, " + %s now on %s", step(z, b->shm_other), others(in));
+    buf_printf(o, ") x 1.2 = %s, rounded up to a whole %s", step(z, mem12),
+               budget_unit_word(b->rec_memory));
+    uint64_t peaks = add_sat(add_sat(b->peak_app, b->peak_shm), b->shm_other);
     if (fits)
-        buf_printf(o, "; the current %s fits: keep it, %s spare above the peaks)",
-                   sz(z, b->limit), sz(z, sub0(b->limit, add_sat(b->peak_app, b->peak_shm))));
+        buf_printf(o, "; the current %s fits: keep it, %s spare above the %s)", sz(z, b->limit),
+                   sz(z, sub0(b->limit, peaks)), b->shm_other ? "peaks and that" : "peaks");
     else if (limited)
         buf_printf(o, "; the current %s is too small)", sz(z, b->limit));
     else
@@ -342,13 +384,13 @@ static void recommend(const struct budget_input *in, struct budget *b, struct no
     if (keep)
         b->rec_shm_size = b->shm_size;
     uint64_t mem12;
-    b->rec_memory = budget_rec_memory(b->peak_app, b->rec_shm_size, &mem12);
+    b->rec_memory = budget_rec_memory(add_sat(b->peak_app, b->shm_other), b->rec_shm_size, &mem12);
     struct buf o;
     buf_init(&o);
     buf_adds(&o, "Recommended: ");
     recommend_shm(&o, b, shm15, floored, keep, z);
     buf_adds(&o, " and ");
-    recommend_memory(&o, b, mem12, z);
+    recommend_memory(&o, in, b, mem12, z);
     buf_adds(&o, ".");
     note(ns, VERDICT_OK, "%s", o.data);
     buf_free(&o);
@@ -365,16 +407,17 @@ void budget_compute(const struct budget_input *in, struct budget *out)
 
     out->shm_size = in->shm_size;
     out->shm_used = in->shm_used;
+    out->shm_other = in->shm_other;
     out->app = cg ? cg->anon : in->rss_anon_sum;
     choose_limit(in, cg, out, &ns, &z);
-    out->headroom = sub0(sub0(out->limit, out->app), out->shm_used);
+    out->headroom = sub0(sub0(sub0(out->limit, out->app), out->shm_used), out->shm_other);
     out->shm_effective = in->shm_avail < out->headroom ? in->shm_avail : out->headroom;
 
     recommend(in, out, &ns, &z); /* information, listed last; check_shm refers to it */
     check_oom(in, cg, out, &ns, &z); /* a kill that has happened comes before a risk */
     check_shm(in, out, warn_pct, crit_pct, &ns, &z);
     check_leftover(in, out, &ns, &z);
-    check_memory(out, warn_pct, crit_pct, &ns, &z);
+    check_memory(in, out, warn_pct, crit_pct, &ns, &z);
 
     /* Most important first: critical, then warnings, then information. */
     out->advice = ns.n ? xcalloc(ns.n, sizeof(*out->advice)) : NULL;

@@ -28,12 +28,20 @@ struct budget_input {
     uint64_t oom_recent;          /* OOM kills seen rising lately (oom_watch_recent) */
     uint64_t leftover;            /* allocation of the orphans an earlier run of a
                                    * restarted container left on the mount */
+    /* The used bytes of the other listed shm mounts charged to the same
+     * cgroup (a container's --tmpfs /run/shm beside its /dev/shm): they
+     * count against the same limit. Sentences that add them up name this
+     * mount by path (NULL: "/dev/shm") and them by other (the one mount's
+     * path, or "2 other shm mounts"). */
+    uint64_t shm_other;
+    const char *path, *other;
 };
 
 struct budget {
     uint64_t limit;
     enum limit_source limit_source;
     uint64_t shm_size, shm_used, app, headroom;
+    uint64_t shm_other;           /* as budget_input: in headroom, not in shm_used */
     uint64_t shm_effective;       /* more shm writable before ENOSPC or the limit */
     enum verdict verdict;
     char **advice;                /* most important first */
@@ -56,7 +64,7 @@ struct budget {
  *   app       = cgroup anon when a memory cgroup is present, else rss_anon_sum;
  *   limit     = the cgroup limit when there is one (and it is below MemTotal),
  *               else MemTotal (limit_source says which);
- *   headroom  = limit - app - shm_used (0 at the least);
+ *   headroom  = limit - app - shm_used - shm_other (0 at the least);
  *   shm_effective = min(shm_avail, headroom).
  * Advice, most important first: OOM kills of the cgroup (critical while new
  * ones are seen, information otherwise), the OOM killer firing before /dev/shm fills,
@@ -64,8 +72,8 @@ struct budget {
  * thresholds, pending bytes that can end in SIGBUS, the MemTotal fallback,
  * and the recommended --shm-size (peak shm x 1.5, rounded up, never below
  * Docker's 64 MiB but for a current size below it that holds that much: then
- * the current size, kept) and -m ((app peak + that) x 1.2, rounded up) with
- * their arithmetic. */
+ * the current size, kept) and -m ((app peak + that + shm_other) x 1.2, rounded
+ * up) with their arithmetic. */
 void budget_compute(const struct budget_input *in, struct budget *out);
 void budget_free(struct budget *b);
 const char *verdict_name(enum verdict v);

@@ -169,13 +169,14 @@ static void loader_budget_from(const struct model *m, size_t ctr, const bool *on
     b->loader_batches = busiest->batches_in_flight;
     b->loader_prefetch = loader_prefetch_of(busiest);
     /* The loader's room: what the mount and the limit leave besides the
-     * shm the others use and the app's memory. */
+     * shm the others use and the app's memory (and under the limit, the
+     * other shm mounts of the cgroup). */
     uint64_t others = b->shm_used > busiest->shm_bytes ? b->shm_used - busiest->shm_bytes : 0;
     uint64_t room_shm = b->shm_size > others ? b->shm_size - others : 0;
     b->fit_workers_shm = loader_workers_fit(room_shm, b->loader_batch, b->loader_prefetch);
     b->fit_workers_limit = UINT64_MAX;
     if (b->limit_source == LIMIT_CGROUP) {
-        uint64_t used = b->peak_app + others;
+        uint64_t used = b->peak_app + others + b->shm_other;
         uint64_t room = b->limit > used ? b->limit - used : 0;
         b->fit_workers_limit = loader_workers_fit(room, b->loader_batch, b->loader_prefetch);
     }

@@ -441,6 +441,40 @@ static void figures(struct model *m)
     }
 }
 
+/* The used bytes of the listed mounts other than `mount` whose owner is ctr
+ * (node_owner_index): their pages are charged to ctr's cgroup too. None
+ * when mount itself is not ctr's. *n how many, *first the first of them
+ * (SIZE_MAX: none). A mount whose size could not be read adds nothing. */
+static uint64_t other_shm(const struct model *m, size_t mount, size_t ctr, size_t *n,
+                          size_t *first)
+{
+    const struct scan *s = m->scan;
+    uint64_t sum = 0;
+    *n = 0;
+    *first = SIZE_MAX;
+    if (mount >= s->mounts.n || node_owner_index(&s->node, mount) != ctr)
+        return 0;
+    for (size_t i = 0; i < s->mounts.n; i++) {
+        const struct shm_mount *mt = &s->mounts.items[i];
+        if (i == mount || !mt->stat_ok || node_owner_index(&s->node, i) != ctr)
+            continue;
+        sum += mt->used;
+        if ((*n)++ == 0)
+            *first = i;
+    }
+    return sum;
+}
+
+uint64_t model_budget_other_shm(const struct model *m, const struct budget *b, size_t *n,
+                                size_t *first)
+{
+    if (b >= m->mount_budgets && b < m->mount_budgets + m->nmount_budgets) {
+        size_t i = (size_t)(b - m->mount_budgets);
+        return other_shm(m, i, node_owner_index(&m->scan->node, i), n, first);
+    }
+    return other_shm(m, 0, NODE_HOST, n, first); /* the top-level budget: the first mount's */
+}
+
 /* The budget of mount `mount` (none past the scan's mounts: the top-level
  * budget of a scan without mounts) against cg, with the processes of
  * container ctr (all of them when every process is the host's, as without
@@ -448,7 +482,8 @@ static void figures(struct model *m)
  * kills of o (the host's first mount's); a mount's budget those of its own
  * entry in o->mount_memory, or, without one, the top-level's peaks for the
  * first mount only and its recent OOM kills for every mount of the host,
- * whose cgroup they all share. */
+ * whose cgroup they all share. The listed mounts of the same owner count
+ * against the same limit (other_shm). */
 static void budget_of(struct model *m, const struct model_opts *o, size_t mount, bool top,
                       const struct cgroup_info *cg, size_t ctr, struct budget *out)
 {
@@ -479,6 +514,16 @@ static void budget_of(struct model *m, const struct model_opts *o, size_t mount,
         in.inodes_free = mt->inodes_free;
         in.pending = m->mounts[mount].pending;
         in.leftover = m->mounts[mount].leftover;
+        in.path = mt->path;
+    }
+    size_t nother, first;
+    char several[48];
+    in.shm_other = other_shm(m, mount, ctr, &nother, &first);
+    if (nother == 1) {
+        in.other = s->mounts.items[first].path;
+    } else if (nother > 1) {
+        snprintf(several, sizeof(several), "%zu other shm mounts", nother);
+        in.other = several;
     }
     for (size_t i = 0; i < m->nprocs; i++) {
         const struct mproc *mp = &m->procs[i];

@@ -251,6 +251,12 @@ void model_free(struct model *m);
 
 /* The budget of mount i (model_build fills one per mount). */
 const struct budget *model_mount_budget(const struct model *m, size_t i);
+/* What else b (a budget of m) counts against its limit: the used bytes of
+ * the other listed shm mounts charged to the same cgroup (of the same
+ * owner), *n how many there are, *first the index of the first (SIZE_MAX:
+ * none). */
+uint64_t model_budget_other_shm(const struct model *m, const struct budget *b, size_t *n,
+                                size_t *first);
 /* Whether container ctr (NODE_HOST: the host's namespace) sees mount i. */
 bool model_mount_seen_by(const struct model *m, size_t i, size_t ctr);
 

@@ -172,10 +172,20 @@ static void budget_loader(struct text *t, const struct budget *b)
 static void budget_of(struct text *t, const struct budget *b, const struct cgroup_info *cg)
 {
     char a[16], c[16], d[16], e[16], f[16], g[16];
-    buf_printf(t->out,
-               "  limit %s (%s), app %s, shm %s of %s, headroom %s, shm still writable %s\n",
-               sz(a, b->limit), b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal",
-               sz(c, b->app), sz(d, b->shm_used), sz(e, b->shm_size), sz(f, b->headroom),
+    buf_printf(t->out, "  limit %s (%s), app %s, shm %s of %s, ", sz(a, b->limit),
+               b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal", sz(c, b->app),
+               sz(d, b->shm_used), sz(e, b->shm_size));
+    /* The other shm mounts of the cgroup, which the headroom counts too. */
+    size_t nother, first;
+    uint64_t other = model_budget_other_shm(t->m, b, &nother, &first);
+    if (nother == 1) {
+        buf_printf(t->out, "other shm %s on ", sz(a, other));
+        name(t, model_mount(t->m, first)->path);
+        buf_adds(t->out, ", ");
+    } else if (nother > 1) {
+        buf_printf(t->out, "other shm %s on %zu other mounts, ", sz(a, other), nother);
+    }
+    buf_printf(t->out, "headroom %s, shm still writable %s\n", sz(f, b->headroom),
                sz(g, b->shm_effective));
     if (cg->present && cg->has_oom_kills)
         buf_printf(t->out, "  oom kills %llu%s\n", (unsigned long long)cg->oom_kills,

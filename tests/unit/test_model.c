@@ -1254,6 +1254,116 @@ static void test_mount_memory_unnamed_reuse(void **state)
     free(s);
 }
 
+/* A tmpfs page is charged to the cgroup that first wrote it, whichever
+ * mount it is on: container 0 of a --all scan with two shm mounts of its
+ * own, /dev/shm (0:46, 128 MiB, 100 MiB used) and a --tmpfs /run/shm (0:47,
+ * 512 MiB, 200 MiB used), under a 360 MiB limit with 20 MiB of app. Each
+ * mount's budget counts both: 360 - 20 - 100 - 200 = 40 MiB of headroom,
+ * while shm_used stays the mount's own; the host's /dev/shm (0:45), of
+ * another cgroup, counts neither. */
+static struct scan *two_mount_scene(void)
+{
+    struct scan *s = fake_scene_empty();
+    fake_add_mount(s, 46, 128 * MiB, 100 * MiB);
+    struct shm_mount *run = fake_add_mount(s, 47, 512 * MiB, 200 * MiB);
+    free(run->path);
+    run->path = xstrdup("/run/shm");
+    struct scan_node *n = &s->node;
+    n->nctrs = n->ctrs_cap = 1;
+    n->ctrs = xcalloc(1, sizeof(*n->ctrs));
+    n->ctrs[0].info.runtime = RUNTIME_DOCKER;
+    n->ctrs[0].info.id = xstrdup("aaaa");
+    n->ctrs[0].pid = 100;
+    fake_cgroup(&n->ctrs[0].cgroup, "/docker/aaaa", 360 * MiB, 20 * MiB);
+    node_single(n, &s->mounts);
+    n->all = true;
+    for (size_t i = 1; i <= 2; i++) {
+        n->mounts[i].host_sees = false;
+        n->mounts[i].owner = 0;
+        n->mounts[i].ctrs = xcalloc(1, sizeof(size_t));
+        n->mounts[i].nctrs = 1;
+    }
+    return s;
+}
+
+static void assert_advice(const struct budget *b, const char *want)
+{
+    for (size_t i = 0; i < b->nadvice; i++)
+        if (strstr(b->advice[i], want))
+            return;
+    for (size_t i = 0; i < b->nadvice; i++)
+        fprintf(stderr, "# advice: %s\n", b->advice[i]);
+    fail_msg("no advice with \"%s\"", want);
+}
+
+static void test_budget_counts_the_cgroups_other_mounts(void **state)
+{
+    (void)state;
+    struct scan *s = two_mount_scene();
+    struct model *m = two_ctr_model(s);
+    const struct budget *host = model_mount_budget(m, 0), *dev = model_mount_budget(m, 1),
+                        *run = model_mount_budget(m, 2);
+    assert_int_equal(dev->shm_used, 100 * MiB); /* each its own mount's */
+    assert_int_equal(run->shm_used, 200 * MiB);
+    assert_int_equal(dev->shm_other, 200 * MiB);
+    assert_int_equal(run->shm_other, 100 * MiB);
+    assert_int_equal(dev->headroom, 40 * MiB);
+    assert_int_equal(run->headroom, 40 * MiB);
+    assert_int_equal(dev->shm_effective, 28 * MiB); /* /dev/shm's 28 MiB free come first */
+    assert_int_equal(run->shm_effective, 40 * MiB); /* not its 312 MiB free, nor 140 */
+    size_t n, first;
+    assert_int_equal(model_budget_other_shm(m, run, &n, &first), 100 * MiB);
+    assert_int_equal(n, 1);
+    assert_int_equal(first, 1);
+    assert_int_equal(host->shm_other, 0);
+    assert_int_equal(model_budget_other_shm(m, host, &n, &first), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(host->headroom, 8192 * MiB - 40 * MiB);
+    /* The sentences name the other mount's bytes, and their figures add up. */
+    assert_advice(run, "The application, /run/shm and /dev/shm, the shm mounts of one cgroup, "
+                       "together use 88.9% of the memory limit (20.0 MiB + 200 MiB + 100 MiB of "
+                       "360 MiB; warning at 80%).");
+    assert_advice(run, "/run/shm (512 MiB) is larger than the memory left for it under the memory "
+                       "limit (360 MiB - 20.0 MiB of app - 100 MiB on /dev/shm, charged to the "
+                       "same cgroup, = 240 MiB): the OOM killer fires while 272 MiB of /run/shm "
+                       "are still free");
+    assert_advice(dev, "-m 444m ((app peak 20.0 MiB + shm 150.0 MiB + 200.0 MiB now on /run/shm) "
+                       "x 1.2 = 444.0 MiB, rounded up to a whole MiB; the current 360 MiB is too "
+                       "small)");
+    assert_int_equal(dev->rec_memory, 444 * MiB);
+    two_ctr_free(s, m);
+}
+
+/* Without --all every mount is the host's, in one cgroup: its /dev/shm
+ * (64 MiB, 40 MiB used) and /run/shm (32 MiB, 10 MiB used) under a 1 GiB
+ * limit with 100 MiB of app leave 874 MiB, in the top-level budget and
+ * each mount's; the text report names the other mount's bytes. */
+static void test_budget_counts_the_hosts_other_mounts(void **state)
+{
+    (void)state;
+    struct scan *s = fake_scene_empty();
+    struct shm_mount *run = fake_add_mount(s, 46, 32 * MiB, 10 * MiB);
+    free(run->path);
+    run->path = xstrdup("/run/shm");
+    fake_cgroup(&s->cgroup, "/user.slice", 1024 * MiB, 100 * MiB);
+    node_single(&s->node, &s->mounts);
+    struct model *m = two_ctr_model(s);
+    assert_int_equal(m->budget.shm_used, 40 * MiB);
+    assert_int_equal(m->budget.headroom, 874 * MiB);
+    assert_int_equal(model_mount_budget(m, 0)->headroom, 874 * MiB);
+    assert_int_equal(model_mount_budget(m, 1)->headroom, 874 * MiB);
+    assert_int_equal(model_mount_budget(m, 1)->shm_used, 10 * MiB);
+    struct buf out;
+    buf_init(&out);
+    report_text(&out, m, true);
+    if (!strstr(out.data, "  limit 1.0 GiB (cgroup), app 100 MiB, shm 40.0 MiB of 64.0 MiB, "
+                          "other shm 10.0 MiB on /run/shm, headroom 874 MiB, shm still writable "
+                          "24.0 MiB\n"))
+        fail_msg("no budget line with the other mount in %s", out.data);
+    buf_free(&out);
+    two_ctr_free(s, m);
+}
+
 /* A scan keeps a holder record per fd and mapping on a watched device and
  * the model a segment per inode, thousands of each: their pages are a good
  * part of what a snapshot costs (doc/performance.md), so neither grows
@@ -1307,6 +1417,8 @@ int main(void)
         cmocka_unit_test(test_text_loader_per_container),
         cmocka_unit_test(test_mount_memory_per_container),
         cmocka_unit_test(test_mount_memory_unnamed_reuse),
+        cmocka_unit_test(test_budget_counts_the_cgroups_other_mounts),
+        cmocka_unit_test(test_budget_counts_the_hosts_other_mounts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
