@@ -140,13 +140,29 @@ void info_budget(struct ui *u, struct page *p)
              "  shm used  %12s   pages written in the mount (statfs: size - free)",
              SZ(b->shm_used));
     page_add(p, THEME_normal, 27, "  shm size  %12s   the size of the tmpfs", SZ(b->shm_size));
+    size_t nother, first;
+    uint64_t other = model_budget_other_shm(&u->snap->model, b, &nother, &first);
+    if (nother == 1) {
+        char label[128];
+        snprintf(label, sizeof(label),
+                 "  other shm %12s   pages written in another shm mount charged to the same "
+                 "cgroup: ", SZ(other));
+        page_add_name(p, THEME_normal, 27, label, model_mount(&u->snap->model, first)->path);
+    } else if (nother > 1) {
+        page_add(p, THEME_normal, 27, "  other shm %12s   pages written in %zu other shm mounts "
+                 "charged to the same cgroup", SZ(other), nother);
+    }
     budget_oom(p, b, cg);
     page_blank(p);
     page_add(p, THEME_header, 0, "The arithmetic");
-    page_add(p, THEME_normal, 15, "  headroom   = limit - app - shm used");
-    page_add(p, THEME_normal, 15, "             = %s - %s - %s = %s%s", SZ(b->limit), SZ(b->app),
-             SZ(b->shm_used), SZ(b->headroom),
-             b->limit < b->app + b->shm_used ? " (over the limit: counted as 0)" : "");
+    char minus_other[32] = "";
+    if (nother)
+        snprintf(minus_other, sizeof(minus_other), " - %s", SZ(other));
+    page_add(p, THEME_normal, 15, "  headroom   = limit - app - shm used%s",
+             nother ? " - other shm" : "");
+    page_add(p, THEME_normal, 15, "             = %s - %s - %s%s = %s%s", SZ(b->limit), SZ(b->app),
+             SZ(b->shm_used), minus_other, SZ(b->headroom),
+             b->limit < b->app + b->shm_used + other ? " (over the limit: counted as 0)" : "");
     page_add(p, THEME_normal, 15,
              "  shm free   = shm size - shm used = %s (what statfs reports free)", SZ(avail));
     page_add(p, THEME_normal, 15, "  writable   = min(shm free, headroom) = min(%s, %s) = %s",
