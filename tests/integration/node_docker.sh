@@ -22,6 +22,10 @@
 #   6. One training job killed (its shm manager first, as an OOM kill or a
 #      node drain leaves it): its leftovers are orphans of that container;
 #      clean --pid removes them all and nothing of its neighbours.
+#   7. One container with -m and two shm tmpfs (its /dev/shm and a --tmpfs
+#      /run/shm), both filled: both are its mounts, and each one's budget
+#      headroom is the limit less the cgroup's anon and both mounts' used
+#      bytes, as the cgroup's own memory.stat has them.
 # The test's own /dev/shm is a private tmpfs (in_shm_ns), the "host's" here;
 # other tests and daemons may run on the machine: every check picks this
 # test's containers by their full ids.
@@ -396,4 +400,47 @@ assert_eq "$(nb_files)" "$before" "the neighbours keep every file"
 assert_eq "$(hidden_of_b)" "$before_b" "train-b still holds its $before_b hidden segments"
 [ -f /dev/shm/probe-host ] || fail "the host's own file is gone"
 kill -0 "${PID[train-c]}" 2>/dev/null || fail "train-c itself died"
+
+# --- 7: two shm tmpfs in one container --------------------------------------
+# The pages of both are charged to the container's cgroup (memory.stat
+# shmem): each mount's headroom counts them all, not its own alone; the 24
+# MiB of the other mount are far more than the tolerance.
+docker_run two-shm -m 256m --shm-size 64m --tmpfs /run/shm:size=64m "$IMG" sh -c \
+    "head -c 33554432 /dev/zero >/dev/shm/fill-dev && head -c 25165824 /dev/zero >/run/shm/fill-run && exec sleep 900"
+ID[two-shm]=$(dk inspect -f '{{.Id}}' two-shm) || fail "no id for two-shm"
+PID[two-shm]=$(docker_pid two-shm)
+export ID_TWO_SHM=${ID[two-shm]}
+wait_for "[ -f /proc/${PID[two-shm]}/root/run/shm/fill-run ] && [ \"\$(stat -c %s /proc/${PID[two-shm]}/root/run/shm/fill-run)\" = 25165824 ]" 30 ||
+    fail "two-shm did not fill its mounts: $(dk logs two-shm 2>&1 | tail -n 3)"
+T=$OUT/two-shm.json
+"$SHMWATCH" --all --json >"$T" 2>"$OUT/two-shm.err" ||
+    fail "shmwatch --all --json exited $?: $(head -c 500 "$OUT/two-shm.err")"
+# The cgroup's own memory.stat right after the snapshot: its anon and its
+# shmem (v2 anon and shmem; v1 total_rss and total_shmem, as cgroup.c reads).
+TWO_SHM_STAT=$(/usr/bin/python3 - "${PID[two-shm]}" <<'PY'
+import sys
+for line in open(f"/proc/{sys.argv[1]}/cgroup"):
+    hid, ctl, path = line.rstrip("\n").split(":", 2)
+    if "memory" in ctl.split(","):
+        base = "/sys/fs/cgroup/memory" + path
+        keys = ("total_rss", "total_shmem")
+        break
+    if hid == "0" and ctl == "":
+        base, keys = "/sys/fs/cgroup" + path, ("anon", "shmem")
+stat = dict(l.split() for l in open(base + "/memory.stat"))
+print(int(stat[keys[0]]), int(stat[keys[1]]))
+PY
+) || fail "cannot read two-shm's memory.stat"
+read -r stat_anon stat_shmem <<<"$TWO_SHM_STAT"
+json_check "$T" "sorted(m['path'] for m in $(mof ID_TWO_SHM)) == ['/dev/shm', '/run/shm'] and all(m['cgroup']['limit_bytes'] == 256 << 20 for m in $(mof ID_TWO_SHM))" \
+    "two-shm: its /dev/shm and its --tmpfs /run/shm are both its mounts, under its -m 256m"
+json_check "$T" "all(m['budget']['shm_used_bytes'] == m['used_bytes'] for m in $(mof ID_TWO_SHM)) and sum(m['used_bytes'] for m in $(mof ID_TWO_SHM)) >= 56 << 20" \
+    "two-shm: each budget's shm_used is its own mount's, 56 MiB written in all"
+json_check "$T" "abs(sum(m['used_bytes'] for m in $(mof ID_TWO_SHM)) - $stat_shmem) <= 2 << 20" \
+    "two-shm: both mounts' used bytes are the cgroup's shmem ($stat_shmem in memory.stat)"
+json_check "$T" "all(abs(m['budget']['headroom_bytes'] - ((256 << 20) - $stat_anon - sum(x['used_bytes'] for x in $(mof ID_TWO_SHM)))) <= 2 << 20 for m in $(mof ID_TWO_SHM))" \
+    "two-shm: each mount's headroom is the limit less the cgroup's anon ($stat_anon) and both mounts' used bytes"
+json_check "$T" "all(m['budget']['shm_effective_bytes'] <= m['budget']['headroom_bytes'] for m in $(mof ID_TWO_SHM))" \
+    "two-shm: no more shm writable than that headroom"
+
 ok "the whole node view took $((SECONDS - T0)) s"
