@@ -39,10 +39,15 @@ static void who(const struct event *e, char *dst, size_t n)
         snprintf(dst, n, "%s %d (%s)", role, (int)e->pid, e->comm);
 }
 
+const char *evline_where(const struct event *e)
+{
+    return e->container_name ? e->container_name : e->container;
+}
+
 const char *evline_text(const struct event *e, const struct ev_mount *mt, char *dst, size_t n)
 {
     char w[96], sz[96];
-    const char *where = e->container_name ? e->container_name : e->container;
+    const char *where = evline_where(e);
     const char *mount = e->mount ? e->mount : "?"; /* a recorded line may lack it */
     switch (e->kind) {
     case EV_EXIT: {

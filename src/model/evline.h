@@ -14,6 +14,10 @@
  * has none. */
 const struct ev_mount *evline_mount(const struct ev_state *st, const struct event *e);
 
+/* The container e happened in as the lines name it: its name, else its
+ * id; NULL for none (the host's). Raw: the caller escapes it. */
+const char *evline_where(const struct event *e);
+
 /* e in one line into dst (raw: names as they are, the caller escapes
  * them); mt: the exit's mount (evline_mount, its figures as fresh as the
  * caller has them), or NULL. E.g. "worker 1234 of main 1200 died of

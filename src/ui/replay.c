@@ -124,11 +124,19 @@ static const char *or_q(const char *s)
     return s ? s : "?";
 }
 
+/* " in CONTAINER" for an event of a container (evline_where), else nothing. */
+static void in_ctr(struct buf *b, const char *ctr)
+{
+    if (ctr)
+        buf_printf(b, " in %s", ctr);
+}
+
 /* Event e in words, without its time ("exit of pid 42 (pt_data_worker,
- * worker of 40): SIGBUS"). */
+ * worker of 40): SIGBUS"), naming its container as the live event line
+ * does ("segments on /dev/shm in trainer: 3 created, 1 removed"). */
 static void event_words(struct buf *b, const struct event *e)
 {
-    const char *ctr = e->container_name ? e->container_name : e->container;
+    const char *ctr = evline_where(e);
     switch (e->kind) {
     case EV_EXIT: {
         buf_printf(b, "exit of pid %d (%s", (int)e->pid, e->comm);
@@ -137,8 +145,7 @@ static void event_words(struct buf *b, const struct event *e)
         if (e->group)
             buf_printf(b, " of %d", (int)e->group);
         buf_printf(b, ")");
-        if (ctr)
-            buf_printf(b, " in %s", ctr);
+        in_ctr(b, ctr);
         const char *sig = exit_signal_name(e->signal);
         if (sig)
             buf_printf(b, ": %s%s", sig, e->cause == CAUSE_OOM_KILL ? " (OOM kill)" : "");
@@ -153,18 +160,22 @@ static void event_words(struct buf *b, const struct event *e)
         if (e->victim)
             buf_printf(b, ", pid %d (%s)", (int)e->victim,
                        e->victim_comm[0] ? e->victim_comm : "?");
-        if (ctr)
-            buf_printf(b, " in %s", ctr);
+        in_ctr(b, ctr);
         break;
     case EV_SEGMENTS:
-        buf_printf(b, "segments on %s: %llu created, %llu removed", or_q(e->mount),
-                   (unsigned long long)e->created, (unsigned long long)e->removed);
+        buf_printf(b, "segments on %s", or_q(e->mount));
+        in_ctr(b, ctr);
+        buf_printf(b, ": %llu created, %llu removed", (unsigned long long)e->created,
+                   (unsigned long long)e->removed);
         break;
     case EV_MOUNT:
         buf_printf(b, "mount %s %s", or_q(e->mount), e->appeared ? "appeared" : "gone");
+        in_ctr(b, ctr);
         break;
     case EV_FILL:
-        buf_printf(b, "%s at %.1f%%: %s", or_q(e->mount), e->used_pct, fill_level_name(e->level));
+        buf_adds(b, or_q(e->mount));
+        in_ctr(b, ctr);
+        buf_printf(b, " at %.1f%%: %s", e->used_pct, fill_level_name(e->level));
         break;
     case EV_RECORDER:
         buf_printf(b, "recorder %s: %s", or_q(e->what), e->detail ? e->detail : "");

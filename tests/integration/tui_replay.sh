@@ -26,11 +26,17 @@
 # recording opens in the node view; a record cut short is named. Bad
 # recordings and times: one line, status 1 (2 for a time that is none).
 #
-# Last a store made by hand of the fixture's snapshot twice and, between
+# Then a store made by hand of the fixture's snapshot twice and, between
 # them, one event of each kind (an exit of each cause the words tell apart,
 # a mount's coming and going): } steps through them, each told on the status
 # line in its exact words and time (a kill in the critical colour, the rest
 # in the warning's), with the snapshot after it in the title; { steps back.
+# An event of a container names it (its name, else its id), a mount's too.
+#
+# Last a node-view recording (a real --all snapshot twice) with the mount,
+# segments and fill events of a container between them: the status line
+# names the container of each, as the live event line does, and none for
+# an event of the host's mount.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -443,12 +449,12 @@ while IFS='|' read -r t colour words record; do
 done <<'EVENTS'
 2026-12-05T23:56:41.250Z|critical|OOM kill in cgroup /sys/fs/cgroup/system.slice/docker-4f2a.scope: 2, pid 4242 (python3) in trainer|{"event":"oom_kill","time":"%s","cgroup":"/sys/fs/cgroup/system.slice/docker-4f2a.scope","container":"4f2a","container_name":"trainer","kills":2,"victim":4242,"victim_comm":"python3"}
 2026-12-05T23:56:41.500Z|critical|exit of pid 4245 (pt_data_worker, worker of 4243) in trainer: SIGKILL (OOM kill)|{"event":"exit","time":"%s","pid":4245,"comm":"pt_data_worker","role":"worker","group":4243,"container":"4f2a","container_name":"trainer","exit_code":null,"signal":"SIGKILL","core":false,"cause":"oom_kill"}
-2026-12-05T23:56:42.500Z|warning|mount /dev/shm appeared|{"event":"mount","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","change":"appeared"}
-2026-12-05T23:56:43.750Z|warning|segments on /dev/shm: 3 created, 1 removed|{"event":"segments","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","created":3,"removed":1,"interval_s":10}
-2026-12-05T23:56:44.000Z|warning|/dev/shm at 91.2%: warn|{"event":"fill","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","used_bytes":61203251,"size_bytes":67108864,"used_pct":91.2,"level":"warn"}
+2026-12-05T23:56:42.500Z|warning|mount /dev/shm appeared in 4f2a|{"event":"mount","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","change":"appeared"}
+2026-12-05T23:56:43.750Z|warning|segments on /dev/shm in 4f2a: 3 created, 1 removed|{"event":"segments","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","created":3,"removed":1,"interval_s":10}
+2026-12-05T23:56:44.000Z|warning|/dev/shm in 4f2a at 91.2%: warn|{"event":"fill","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","used_bytes":61203251,"size_bytes":67108864,"used_pct":91.2,"level":"warn"}
 2026-12-05T23:56:45.125Z|warning|recorder events_off: no process events: not in the initial network namespace|{"event":"recorder","time":"%s","what":"events_off","detail":"no process events: not in the initial network namespace"}
 2026-12-05T23:56:46.375Z|warning|exit of pid 4243 (python3, main) in trainer: exit code 3|{"event":"exit","time":"%s","pid":4243,"comm":"python3","role":"main","group":null,"container":"4f2a","container_name":"trainer","exit_code":3,"signal":null,"core":false,"cause":"exit"}
-2026-12-05T23:56:47.500Z|warning|mount /dev/shm gone|{"event":"mount","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","change":"gone"}
+2026-12-05T23:56:47.500Z|warning|mount /dev/shm gone in 4f2a|{"event":"mount","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","change":"gone"}
 2026-12-05T23:56:48.625Z|warning|exit of pid 4244 (sleep): cause unknown|{"event":"exit","time":"%s","pid":4244,"comm":"sleep","role":null,"group":null,"container":null,"container_name":null,"exit_code":null,"signal":null,"core":false,"cause":"unknown"}
 EVENTS
 snap_at "$t1"
@@ -488,4 +494,45 @@ tui_keys '{'
 said $((${#ev_words[@]} - 2))
 ok "{: back to ${ev_words[-2]}"
 tui_sane "the replay of each kind of event fits the screen"
+tui_quit
+
+# --- Events of a node-view recording -----------------------------------------------
+nev=$SHMTEST_TMP/node-events
+mkdir -p "$nev"
+chmod 0700 "$nev"
+nt=$(date -d "$(field "$SHMTEST_TMP/n" 'd["time"]')" +%s)
+after() { # SECONDS: the time that long after the --all snapshot's
+    date -u -d "@$((nt + $1))" +%Y-%m-%dT%H:%M:%S.000Z
+}
+nfile=$nev/$(date -u -d "@$nt" +%Y%m%dT%H%M%SZ).jsonl
+{
+    printf '{"recording":1,"time":"%s","hostname":"x","interval_s":1,"watch":"all","version":"test"}\n' \
+        "$(field "$SHMTEST_TMP/n" 'd["time"]')"
+    cat "$SHMTEST_TMP/n"
+} >"$nfile"
+ev_times=()
+ev_words=()
+while IFS='|' read -r dt words record; do
+    ev_times+=("$(after "$dt")")
+    ev_words+=("$words")
+    # shellcheck disable=SC2059 # the record is the format
+    printf "$record\n" "$(after "$dt")" >>"$nfile"
+done <<'EVENTS'
+1|mount /dev/shm appeared in trainer-b|{"event":"mount","time":"%s","mount_id":"0:88","mount":"/dev/shm","container":"9c1e","container_name":"trainer-b","change":"appeared"}
+2|segments on /dev/shm in trainer-b: 2 created, 0 removed|{"event":"segments","time":"%s","mount_id":"0:88","mount":"/dev/shm","container":"9c1e","container_name":"trainer-b","created":2,"removed":0,"interval_s":1}
+3|/dev/shm in trainer-b at 85.0%: warn|{"event":"fill","time":"%s","mount_id":"0:88","mount":"/dev/shm","container":"9c1e","container_name":"trainer-b","used_bytes":57042534,"size_bytes":67108864,"used_pct":85.0,"level":"warn"}
+4|segments on /dev/shm: 1 created, 1 removed|{"event":"segments","time":"%s","mount_id":"0:45","mount":"/dev/shm","container":null,"container_name":null,"created":1,"removed":1,"interval_s":1}
+5|mount /dev/shm gone in trainer-b|{"event":"mount","time":"%s","mount_id":"0:88","mount":"/dev/shm","container":"9c1e","container_name":"trainer-b","change":"gone"}
+EVENTS
+sed -e "s/\"time\":\"[^\"]*\"/\"time\":\"$(after 6)\"/" "$SHMTEST_TMP/n" >>"$nfile"
+tui_start 120 40 replay --dir "$nev"
+tui_wait "node view .*REPLAY $(date -d "$(after 6)" '+%Y-%m-%d %H:%M:%S') \(2/2\)" 10
+tui_keys '['
+tui_wait "node view .*REPLAY $(shown_time "$SHMTEST_TMP/n") \(1/2\)" 5
+for k in "${!ev_words[@]}"; do
+    tui_keys '}'
+    said "$k"
+    ok "} (node view): ${ev_words[$k]}"
+done
+tui_sane "the replay of a node view's events fits the screen"
 tui_quit
