@@ -319,6 +319,51 @@ static void test_memory_thresholds(void **state)
     budget_free(&b);
 }
 
+/* Another shm mount of the same cgroup (a --tmpfs /run/shm with 6700 MiB
+ * written) counts against the same limit: the headroom, the writable shm,
+ * the memory verdict and the -m recommendation take it in, and each
+ * sentence that adds figures up names its bytes; shm_used stays this
+ * mount's. */
+static void test_other_mount_of_the_cgroup(void **state)
+{
+    (void)state;
+    struct cgroup_info cg = container();
+    struct budget_input in = input(&cg);
+    in.shm_other = 6700 * MiB;
+    in.path = "/dev/shm";
+    in.other = "/run/shm";
+    struct budget b;
+    budget_compute(&in, &b);
+    assert_int_equal(b.shm_used, 100 * MiB);
+    assert_int_equal(b.shm_other, 6700 * MiB);
+    assert_int_equal(b.headroom, 8 * GiB - 1 * GiB - 100 * MiB - 6700 * MiB); /* 368 MiB */
+    assert_int_equal(b.shm_effective, 368 * MiB);
+    assert_int_equal(b.verdict, VERDICT_CRITICAL); /* (1024 + 100 + 6700) / 8192 = 95.5 % */
+    assert_true(advice_with(&b, "The application, /dev/shm and /run/shm, the shm mounts of one "
+                                "cgroup, together use 95.5% of the memory limit (1.0 GiB + "
+                                "100 MiB + 6.5 GiB of 8.0 GiB; critical at 95%): the OOM killer "
+                                "is close.") >= 0);
+    assert_true(advice_with(&b, "/dev/shm (2.0 GiB) is larger than the memory left for it under "
+                                "the memory limit (8.0 GiB - 1.0 GiB of app - 6.5 GiB on "
+                                "/run/shm, charged to the same cgroup, = 468 MiB)") >= 0);
+    /* (1 GiB + 150 MiB + 6700 MiB) x 1.2 = 9.23 GiB: 10 GiB. */
+    assert_int_equal(b.rec_memory, 10 * GiB);
+    assert_true(advice_with(&b, "-m 10g ((app peak 1.00 GiB + shm 150.0 MiB + 6.54 GiB now on "
+                                "/run/shm) x 1.2 = 9.23 GiB, rounded up to a whole GiB; the "
+                                "current 8.0 GiB is too small)") >= 0);
+    budget_free(&b);
+
+    /* Less there: the limit fits, its spare room above the peaks and that. */
+    in.shm_other = 700 * MiB;
+    budget_compute(&in, &b);
+    assert_int_equal(b.headroom, 8 * GiB - 1 * GiB - 100 * MiB - 700 * MiB);
+    assert_true(advice_with(&b, "+ 700.0 MiB now on /run/shm) x 1.2 = ") >= 0);
+    assert_true(advice_with(&b, "; the current 8.0 GiB fits: keep it, 6.2 GiB spare above the "
+                                "peaks and that)") >= 0);
+    assert_int_equal(advice_with(&b, "together use"), -1); /* 22.6 %: no warning */
+    budget_free(&b);
+}
+
 static void test_recommendation(void **state)
 {
     (void)state;
@@ -673,6 +718,7 @@ int main(void)
         cmocka_unit_test(test_podman_default),
         cmocka_unit_test(test_oom_kills),
         cmocka_unit_test(test_inodes),
+        cmocka_unit_test(test_other_mount_of_the_cgroup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
