@@ -250,7 +250,8 @@ static void draw_budget(struct ui *u, int y, int lines)
     }
     size_t mount;
     const struct budget *b = ui_budget(u, &mount);
-    char v[16], line[256], l[16], ap[16], su[16], ss[16], h[16], w[16], who[160] = "";
+    char v[16], line[256], l[16], ap[16], su[16], ss[16], o[16], sh[48], h[16], w[16],
+        who[160] = "";
     /* who's columns on the line, cut with an ellipsis, and a space */
     int who_w = 0;
     if (ui_node(u)) { /* whose budget: the selected container's */
@@ -267,6 +268,10 @@ static void draw_budget(struct ui *u, int y, int lines)
     dash_size(ss, sizeof(ss), b->shm_size);
     dash_size(h, sizeof(h), b->headroom);
     dash_size(w, sizeof(w), b->shm_effective);
+    /* shm used/size, and what the cgroup's other shm mounts hold, which
+     * the headroom counts too */
+    dash_size(o, sizeof(o), b->shm_other);
+    snprintf(sh, sizeof(sh), b->shm_other ? "%s/%s +%s other" : "%s/%s", su, ss, o);
     /* OOM kills: a marker while new ones are seen, the count once there are any. */
     const struct cgroup_info *cg = ui_cgroup(u);
     char oom[48] = "";
@@ -279,14 +284,13 @@ static void draw_budget(struct ui *u, int y, int lines)
      * with short labels. */
     const char *src = b->limit_source == LIMIT_CGROUP ? "cgroup" : "MemTotal";
     int room = COLS - 7 - (int)strlen(v) - (int)strlen(oom) - who_w;
-    snprintf(line, sizeof(line), " limit %s (%s)  app %s  shm %s/%s  headroom %s  writable %s", l,
-             src, ap, su, ss, h, w);
+    snprintf(line, sizeof(line), " limit %s (%s)  app %s  shm %s  headroom %s  writable %s", l,
+             src, ap, sh, h, w);
     if ((int)strlen(line) > room)
-        snprintf(line, sizeof(line), " limit %s app %s shm %s/%s headroom %s writable %s", l, ap,
-                 su, ss, h, w);
+        snprintf(line, sizeof(line), " limit %s app %s shm %s headroom %s writable %s", l, ap,
+                 sh, h, w);
     if ((int)strlen(line) > room)
-        snprintf(line, sizeof(line), " lim %s app %s shm %s/%s room %s free %s", l, ap, su, ss, h,
-                 w);
+        snprintf(line, sizeof(line), " lim %s app %s shm %s room %s free %s", l, ap, sh, h, w);
     int x = term_put(y, 0, COLS, "Budget ", term_attr(THEME_header), false);
     if (who[0]) { /* cut by columns, never inside a character */
         x += term_put(y, x, who_w - 1, who, term_attr(THEME_header), true);

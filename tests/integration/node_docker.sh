@@ -442,5 +442,15 @@ json_check "$T" "all(abs(m['budget']['headroom_bytes'] - ((256 << 20) - $stat_an
     "two-shm: each mount's headroom is the limit less the cgroup's anon ($stat_anon) and both mounts' used bytes"
 json_check "$T" "all(m['budget']['shm_effective_bytes'] <= m['budget']['headroom_bytes'] for m in $(mof ID_TWO_SHM))" \
     "two-shm: no more shm writable than that headroom"
+# The dashboard's budget line of the container names what the other mount
+# holds, so that its figures add up to the headroom it shows.
+tui_start 200 50 --all
+tui_wait "node view" 30
+tui_keys '*' / "${ID[two-shm]}" Enter
+tui_wait "container two-shm" 15
+tui_wait '^Budget two-shm .* shm [0-9.]+M/64M \+(24|32)(\.[0-9])?M other ' 15
+ok "two-shm: the dashboard's budget line names the other mount's shm"
+tui_keys q
+tui_quit
 
 ok "the whole node view took $((SECONDS - T0)) s"
