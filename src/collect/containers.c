@@ -507,7 +507,11 @@ void containers_free(struct container_info *ci)
 
 bool containers_same(const struct container_info *a, const struct container_info *b)
 {
-    const char *an = a->containerd_namespace, *bn = b->containerd_namespace;
-    return a->runtime == b->runtime && a->id && b->id && strcmp(a->id, b->id) == 0 &&
-           (an && bn ? strcmp(an, bn) == 0 : !an && !bn);
+    struct container_ref ra = containers_ref(a), rb = containers_ref(b);
+    return a->runtime == b->runtime && container_ref_same(&ra, &rb);
+}
+
+struct container_ref containers_ref(const struct container_info *ci)
+{
+    return (struct container_ref){.id = ci->id, .ns = ci->containerd_namespace, .ns_known = true};
 }

@@ -54,6 +54,7 @@
 #include <stddef.h>
 
 #include "util/container_id.h"
+#include "util/ctrref.h"
 
 /* Every string is owned (containers_free), NULL when unknown, and bytes as
  * found: escape them when writing (esc_json, esc_term). */
@@ -98,6 +99,10 @@ void containers_free(struct container_info *ci);
  * containerd namespace (both NULL or equal), since a containerd id is unique
  * only within its namespace. A container of no id is the same as none. */
 bool containers_same(const struct container_info *a, const struct container_info *b);
+
+/* How a record names ci: its id and containerd namespace (util/ctrref.h);
+ * the strings are ci's. */
+struct container_ref containers_ref(const struct container_info *ci);
 
 /* The first line of etc/hostname below a container's root (a directory fd on
  * /proc/PID/root), read as every file here is: a symbolic link is not

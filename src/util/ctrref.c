@@ -1,0 +1,23 @@
+/* A container as a record names it (util/ctrref.h). */
+#include "util/ctrref.h"
+
+#include <string.h>
+
+bool container_ref_same(const struct container_ref *a, const struct container_ref *b)
+{
+    if (!a->id || !b->id || strcmp(a->id, b->id) != 0)
+        return false;
+    if (!a->ns_known || !b->ns_known)
+        return true;
+    return a->ns && b->ns ? strcmp(a->ns, b->ns) == 0 : !a->ns && !b->ns;
+}
+
+struct container_ref container_ref_read(const struct jd *o, const char *id_key)
+{
+    const struct jd *ns = jd_get(o, "containerd_namespace");
+    return (struct container_ref){
+        .id = jd_str(jd_get(o, id_key), NULL),
+        .ns = jd_str(ns, NULL),
+        .ns_known = ns != NULL,
+    };
+}

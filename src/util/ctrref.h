@@ -1,0 +1,30 @@
+/* How a record names a container: a snapshot's process or group, an event,
+ * an end that `why` tells. A container is its id and, since containerd's ids
+ * are unique only within a namespace, its containerd namespace
+ * (collect/containers.h, containers_same); the JSON says it in
+ * "containerd_namespace" beside the id. A record without that member (an
+ * older recording's) names a container by its id alone. No I/O. */
+#ifndef SHMWATCH_CTRREF_H
+#define SHMWATCH_CTRREF_H
+
+#include <stdbool.h>
+
+#include "util/jsondoc.h"
+
+struct container_ref {
+    const char *id; /* NULL: in no container (the host's) */
+    const char *ns; /* its containerd namespace, NULL for none */
+    bool ns_known;  /* false: the record does not say; the id alone names it */
+};
+
+/* Whether a and b name one container: the same id, and the same containerd
+ * namespace (both NULL or equal) where both say it. Never when either id is
+ * NULL. */
+bool container_ref_same(const struct container_ref *a, const struct container_ref *b);
+
+/* The container record o names: its member id_key ("container" of a
+ * process, a group or an event; "id" of a mount's container) and its
+ * "containerd_namespace", known when o has that member. The strings are o's. */
+struct container_ref container_ref_read(const struct jd *o, const char *id_key);
+
+#endif
