@@ -55,7 +55,8 @@ static void label(struct buf *o, const char *key, const char *value)
 
 /* The labels of mount i, without the braces: mount="PATH"; in the node view
  * (--all) also mount_id and its owner's container (its name, else its
- * hostname), container_id, pod and namespace, empty when unknown or the
+ * hostname), container_id, pod, namespace and containerd_namespace (which
+ * tells apart containerd's containers of one id), empty when unknown or the
  * host's, so that one alert rule covers every container of a fleet. */
 static void mount_labels(struct buf *o, const struct model *m, size_t i)
 {
@@ -73,6 +74,7 @@ static void mount_labels(struct buf *o, const struct model *m, size_t i)
     label(o, "container_id", ci ? ci->id : NULL);
     label(o, "pod", ci ? ci->pod : NULL);
     label(o, "namespace", ci ? ci->namespace : NULL);
+    label(o, "containerd_namespace", ci ? ci->containerd_namespace : NULL);
 }
 
 static void sample_mount(struct buf *o, const char *name, const struct model *m, size_t i,

@@ -83,7 +83,7 @@ block "$host_line" | grep -q '^  loader:' && fail "the host's BUDGET names a Dat
 ok "the text report: a heading per container, the host's first, each with its group and its own loader"
 
 "$SHMWATCH" --all --prometheus >"$SHMTEST_TMP/all.prom" || fail "--all --prometheus exited $?"
-grep -q "^shmwatch_mount_size_bytes{mount=\"/dev/shm\",mount_id=\"[0-9]*:[0-9]*\",container=\"[^\"]*\",container_id=\"$ID_A\",pod=\"\",namespace=\"\"} 67108864$" "$SHMTEST_TMP/all.prom" ||
+grep -q "^shmwatch_mount_size_bytes{mount=\"/dev/shm\",mount_id=\"[0-9]*:[0-9]*\",container=\"[^\"]*\",container_id=\"$ID_A\",pod=\"\",namespace=\"\",containerd_namespace=\"\"} 67108864$" "$SHMTEST_TMP/all.prom" ||
     fail "no labelled size series for container A: $(grep -m3 '^shmwatch_mount_size_bytes' "$SHMTEST_TMP/all.prom")"
 grep -q "^shmwatch_cgroup_limit_bytes{.*container_id=\"$ID_B\".*} 268435456$" "$SHMTEST_TMP/all.prom" ||
     fail "no labelled cgroup limit for container B"

@@ -308,18 +308,19 @@ static void test_prometheus_labels(void **state)
     const char *p = f->out.data;
     static const char *const lines[] = {
         "shmwatch_mount_used_bytes{mount=\"/dev/shm\",mount_id=\"0:45\",container=\"\","
-        "container_id=\"\",pod=\"\",namespace=\"\"} 41943040\n",
+        "container_id=\"\",pod=\"\",namespace=\"\",containerd_namespace=\"\"} 41943040\n",
         "shmwatch_mount_used_bytes{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\","
-        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\"} 8388608\n",
+        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\",containerd_namespace=\"\"} 8388608\n",
         "shmwatch_mount_used_bytes{mount=\"/dev/shm\",mount_id=\"0:51\","
         "container=\"evil?[31m\\\"x\\n\",container_id=\"" ID_B "\",pod=\"trainer-0???\","
-        "namespace=\"ml\"} 62914560\n",
+        "namespace=\"ml\",containerd_namespace=\"\"} 62914560\n",
         "shmwatch_budget_limit_bytes{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\"",
         "shmwatch_cgroup_limit_bytes{mount=\"/dev/shm\",mount_id=\"0:51\"",
         "shmwatch_cgroup_oom_kills_total{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\","
-        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\"} 3\n",
+        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\",containerd_namespace=\"\"} 3\n",
         "shmwatch_segments{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\","
-        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\",state=\"orphan\",kind=\"torch\"} 1\n",
+        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\",containerd_namespace=\"\","
+        "state=\"orphan\",kind=\"torch\"} 1\n",
     };
     ASSERT_HAS_ALL(p, lines);
     assert_null(strchr(p, '\x1b'));
@@ -345,9 +346,9 @@ static void test_inode_figures(void **state)
     const char *p = f->out.data;
     static const char *const lines[] = {
         "shmwatch_mount_inodes{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\","
-        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\"} 1000\n",
+        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\",containerd_namespace=\"\"} 1000\n",
         "shmwatch_mount_inodes_free{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"alpha\","
-        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\"} 0\n",
+        "container_id=\"" ID_A "\",pod=\"\",namespace=\"\",containerd_namespace=\"\"} 0\n",
     };
     ASSERT_HAS_ALL(p, lines);
     assert_null(strstr(p, "shmwatch_mount_inodes{mount=\"/dev/shm\",mount_id=\"0:51\""));
