@@ -126,12 +126,17 @@ static size_t ctr_add(struct scan_node *nd, const struct jd *c)
     return k;
 }
 
-/* A container by its id, NODE_HOST for null or one the mounts do not name. */
-static size_t ctr_find(const struct scan_node *nd, const char *id)
+/* The container record o (a process, a group) names by its id and
+ * containerd namespace (util/ctrref.h: an older record by its id alone),
+ * NODE_HOST for none or one the mounts do not name. */
+static size_t ctr_find(const struct scan_node *nd, const struct jd *o)
 {
-    for (size_t k = 0; id && k < nd->nctrs; k++)
-        if (nd->ctrs[k].info.id && strcmp(nd->ctrs[k].info.id, id) == 0)
+    struct container_ref ref = container_ref_read(o, "container");
+    for (size_t k = 0; k < nd->nctrs; k++) {
+        struct container_ref c = containers_ref(&nd->ctrs[k].info);
+        if (container_ref_same(&c, &ref))
             return k;
+    }
     return NODE_HOST;
 }
 
@@ -275,7 +280,7 @@ static void mprocs_load(const struct jd *procs, struct scan *s, struct model *m)
         mp->group = (pid_t)jd_getint(o, "group", 0);
         mp->shm_bytes = jd_getu64(o, "shm_bytes");
         mp->nsegments = (size_t)jd_getu64(o, "segments");
-        mp->ctr = ctr_find(&s->node, jd_getstr(o, "container", NULL));
+        mp->ctr = ctr_find(&s->node, o);
         s->node.proc_ctr[at] = mp->ctr;
     }
 }
@@ -306,7 +311,7 @@ static void groups_load(const struct jd *groups, const struct scan *s, struct mo
         g->batch_segment_bytes = jd_getu64(o, "batch_largest_segment_bytes");
         g->batches_in_flight = (size_t)jd_getu64(o, "batches_in_flight");
         g->peak_batch_shm = jd_getu64(o, "peak_batch_shm_bytes");
-        g->ctr = ctr_find(&s->node, jd_getstr(o, "container", NULL));
+        g->ctr = ctr_find(&s->node, o);
     }
 }
 

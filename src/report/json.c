@@ -27,12 +27,15 @@ double mount_used_pct(const struct shm_mount *mt)
 
 static void memory(struct jsonw *w, const struct cgroup_info *cg, const struct budget *b);
 
-/* The container's id, or NULL for the host (and for a private mount
- * namespace that is no container). */
-static const char *ctr_id(const struct model *m, size_t ctr)
+/* The container of a process or group: "container", its id, null for the
+ * host (and for a private mount namespace that is no container), and
+ * "containerd_namespace", null unless containerd's: one id may be two
+ * containers in two containerd namespaces. */
+static void ctr_ref(struct jsonw *w, const struct model *m, size_t ctr)
 {
     const struct node_ctr *c = model_ctr(m, ctr);
-    return c ? c->info.id : NULL;
+    jw_str(w, "container", c ? c->info.id : NULL);
+    jw_str(w, "containerd_namespace", c ? c->info.containerd_namespace : NULL);
 }
 
 static void container(struct jsonw *w, const struct node_ctr *c)
@@ -151,7 +154,7 @@ static void segments(struct jsonw *w, const struct model *m)
 /* One process, as schema 1 has it:
  * {"pid":N,"ppid":N,"state":S,"comm":S,"cmdline":S|null,"uid":N,"role":R,
  *  "group":N|null,"rss_anon_bytes":N,"shm_bytes":N,"segments":N,"pgid":N,
- *  "nspid":N,"start_ticks":N,"container":S|null} */
+ *  "nspid":N,"start_ticks":N,"container":S|null,"containerd_namespace":S|null} */
 static void process(struct jsonw *w, const struct model *m, const struct mproc *mp)
 {
     const struct proc *p = model_proc(m, mp);
@@ -171,7 +174,7 @@ static void process(struct jsonw *w, const struct model *m, const struct mproc *
     jw_i64(w, "pgid", p->pgid);
     jw_i64(w, "nspid", p->nspid);
     jw_u64(w, "start_ticks", p->start_ticks);
-    jw_str(w, "container", ctr_id(m, mp->ctr));
+    ctr_ref(w, m, mp->ctr);
     jw_obj_end(w);
 }
 
@@ -208,7 +211,7 @@ static void groups(struct jsonw *w, const struct model *m)
         jw_u64_or_null(w, "batch_largest_segment_bytes", batch, g->batch_segment_bytes);
         jw_u64_or_null(w, "batches_in_flight", batch, g->batches_in_flight);
         jw_u64_or_null(w, "peak_batch_shm_bytes", batch, g->peak_batch_shm);
-        jw_str(w, "container", ctr_id(m, g->ctr));
+        ctr_ref(w, m, g->ctr);
         jw_obj_end(w);
     }
     jw_arr_end(w);

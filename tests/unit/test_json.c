@@ -599,7 +599,7 @@ static void test_process_text(void **state)
     assert_non_null(strstr(got, "\"state\":\"\\\"\",\"comm\":\"python3\""));
     assert_non_null(strstr(got, "\"state\":\"\",\"comm\":\"w\\\"\\\\\\n\\ufffd5\""));
     assert_non_null(strstr(got, "\"cmdline\":null,"));
-    assert_non_null(strstr(got, ",\"container\":\"c\\\"1\\n\"}"));
+    assert_non_null(strstr(got, ",\"container\":\"c\\\"1\\n\",\"containerd_namespace\":null}"));
     assert_non_null(strstr(got, ",\"role\":\"none\","));
     assert_non_null(strstr(got, ",\"group\":null,"));
     assert_non_null(strstr(got, ",\"uid\":4294967295,"));

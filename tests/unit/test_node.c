@@ -245,9 +245,9 @@ static void test_json_fields(void **state)
         "\"limit_bytes\":536870912,\"limit_source\":\"cgroup\"",
         "\"mount_id\":\"0:51\",\"name\":\"torch_2_0\"",
         "\"mount_id\":\"0:45\",\"name\":\"torch_11_0\"",
-        "\"start_ticks\":0,\"container\":\"" ID_A "\"}",
-        "\"start_ticks\":0,\"container\":null}",
-        "\"container\":\"" ID_B "\"}",
+        "\"start_ticks\":0,\"container\":\"" ID_A "\",\"containerd_namespace\":null}",
+        "\"start_ticks\":0,\"container\":null,\"containerd_namespace\":null}",
+        "\"container\":\"" ID_B "\",\"containerd_namespace\":null}",
         "\"all\":true",
     };
     ASSERT_HAS_ALL(j, keys);
@@ -411,6 +411,21 @@ static struct jd *read_back(struct fake_fixture *f, struct scan *s, struct model
     return doc;
 }
 
+/* m and s, read back from f's snapshot (parsed as doc), written again are
+ * the snapshot, byte for byte; then all three are freed. */
+static void assert_written_again(struct fake_fixture *f, struct scan *s, struct model *m,
+                                 struct jd *doc)
+{
+    struct buf again;
+    buf_init(&again);
+    report_json(&again, m);
+    assert_string_equal(again.data, f->out.data);
+    buf_free(&again);
+    model_free(m);
+    scan_free(s);
+    jd_free(doc);
+}
+
 /* The node view's snapshot read back (model/snapload.c, as replay reads a
  * recording): its containers, each mount's owner and budget, each process's
  * and group's container, and written again the same text. */
@@ -433,19 +448,15 @@ static void test_snapshot_read_back(void **state)
     assert_true(model_mount_seen_by(&m, 1, 0));
     assert_int_equal(model_proc_ctr(&m, model_scan_proc(&m, 201)), 1);
     assert_int_equal(model_find_group(&m, 100)->ctr, 0);
-    struct buf again;
-    buf_init(&again);
-    report_json(&again, &m);
-    assert_string_equal(again.data, f->out.data);
-    buf_free(&again);
-    model_free(&m);
-    scan_free(&s);
-    jd_free(doc);
+    assert_written_again(f, &s, &m, doc);
 }
 
 /* Two ctr containers of one id in two containerd namespaces, read back
  * from the snapshot: two containers, each owning its own mount with its own
- * cgroup. */
+ * cgroup, and each process and group in its own, which the snapshot names
+ * by id and containerd namespace; the Prometheus series of each mount say
+ * its containerd namespace. A snapshot whose processes and groups do not
+ * say the namespace (an older recording) is read by the id alone. */
 static void test_snapshot_same_id(void **state)
 {
     struct fake_fixture *f = *state;
@@ -470,6 +481,47 @@ static void test_snapshot_same_id(void **state)
     assert_string_equal(n->ctrs[1].info.containerd_namespace, "other");
     assert_string_equal(model_mount_cgroup(&m, 1)->path, "/docker/" ID_A);
     assert_string_equal(model_mount_cgroup(&m, 2)->path, "/kubepods/pod0d1c2b3a/" ID_B);
+    assert_non_null(
+        strstr(f->out.data, "\"container\":\"web\",\"containerd_namespace\":\"other\"}"));
+    assert_int_equal(model_proc_ctr(&m, model_scan_proc(&m, 101)), 0);
+    assert_int_equal(model_proc_ctr(&m, model_scan_proc(&m, 201)), 1);
+    assert_int_equal(model_find_group(&m, 100)->ctr, 0);
+    assert_int_equal(model_find_group(&m, 200)->ctr, 1);
+    assert_written_again(f, &s, &m, doc);
+
+    buf_reset(&f->out);
+    report_prometheus(&f->out, &f->m);
+    static const char *const lines[] = {
+        "shmwatch_mount_used_bytes{mount=\"/dev/shm\",mount_id=\"0:50\",container=\"web\","
+        "container_id=\"web\",pod=\"\",namespace=\"\",containerd_namespace=\"probe\"} 8388608\n",
+        "shmwatch_mount_used_bytes{mount=\"/dev/shm\",mount_id=\"0:51\",container=\"web\","
+        "container_id=\"web\",pod=\"\",namespace=\"\",containerd_namespace=\"other\"} 62914560\n",
+    };
+    ASSERT_HAS_ALL(f->out.data, lines);
+
+    /* The older snapshot: its processes' and groups' container by id. */
+    buf_reset(&f->out);
+    report_json(&f->out, &f->m);
+    struct buf older;
+    buf_init(&older);
+    for (const char *p = f->out.data; *p;) {
+        const char *k = strstr(p, "\"container\":\"web\",\"containerd_namespace\":");
+        if (!k) {
+            buf_adds(&older, p);
+            break;
+        }
+        buf_add(&older, p, (size_t)(k - p));
+        buf_adds(&older, "\"container\":\"web\"");
+        p = strchr(k, '}');
+    }
+    char err[256];
+    doc = jd_parse(older.data, older.len, err, sizeof(err));
+    assert_non_null(doc);
+    assert_int_equal(snapload_build(doc, &s, &m, err, sizeof(err)), 0);
+    assert_int_equal(model_node(&m)->nctrs, 2);
+    assert_int_equal(model_proc_ctr(&m, model_scan_proc(&m, 201)), 0);
+    assert_int_equal(model_find_group(&m, 200)->ctr, 0);
+    buf_free(&older);
     model_free(&m);
     scan_free(&s);
     jd_free(doc);
