@@ -21,6 +21,7 @@ void event_clear(struct event *e)
 {
     free(e->container);
     free(e->container_name);
+    free(e->container_ns);
     free(e->cgroup);
     free(e->mount);
     free(e->detail);
@@ -147,6 +148,7 @@ static size_t cgroup_index(struct ev_state *st, size_t *cap, const struct cgroup
     g->kills = cg->oom_kills;
     g->ctr_id = dup_or_null(ci ? ci->id : NULL);
     g->ctr_name = dup_or_null(ci ? ci->name : NULL);
+    g->ctr_ns = dup_or_null(ci ? ci->containerd_namespace : NULL);
     return st->ncgroups - 1;
 }
 
@@ -178,6 +180,7 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
         const struct node_ctr *c = model_ctr(m, mp->ctr);
         e->ctr_id = dup_or_null(c ? c->info.id : NULL);
         e->ctr_name = dup_or_null(c ? c->info.name : NULL);
+        e->ctr_ns = dup_or_null(c ? c->info.containerd_namespace : NULL);
         e->cg = c ? cgroup_index(st, &cgcap, &c->cgroup, &c->info)
                   : cgroup_index(st, &cgcap, model_cgroup(m), NULL);
     }
@@ -208,6 +211,7 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
         const struct node_ctr *c = i < n->nmounts ? model_ctr(m, n->mounts[i].owner) : NULL;
         e->ctr_id = dup_or_null(c ? c->info.id : NULL);
         e->ctr_name = dup_or_null(c ? c->info.name : NULL);
+        e->ctr_ns = dup_or_null(c ? c->info.containerd_namespace : NULL);
         e->size_known = mt->stat_ok && mt->size > 0;
         e->used = mt->used;
         e->size = mt->size;
@@ -221,17 +225,20 @@ void ev_state_free(struct ev_state *st)
     for (size_t i = 0; i < st->nprocs; i++) {
         free(st->procs[i].ctr_id);
         free(st->procs[i].ctr_name);
+        free(st->procs[i].ctr_ns);
     }
     for (size_t i = 0; i < st->ncgroups; i++) {
         free(st->cgroups[i].path);
         free(st->cgroups[i].dir);
         free(st->cgroups[i].ctr_id);
         free(st->cgroups[i].ctr_name);
+        free(st->cgroups[i].ctr_ns);
     }
     for (size_t i = 0; i < st->nmounts; i++) {
         free(st->mounts[i].path);
         free(st->mounts[i].ctr_id);
         free(st->mounts[i].ctr_name);
+        free(st->mounts[i].ctr_ns);
     }
     free(st->procs);
     free(st->alive);
@@ -283,6 +290,7 @@ void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
         *c = *p;
         c->ctr_id = dup_or_null(p->ctr_id);
         c->ctr_name = dup_or_null(p->ctr_name);
+        c->ctr_ns = dup_or_null(p->ctr_ns);
         c->cg = SIZE_MAX;
         const char *path = p->cg < prev->ncgroups ? prev->cgroups[p->cg].path : NULL;
         for (size_t g = 0; path && g < cur->ncgroups; g++)
@@ -303,6 +311,7 @@ void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
         if (was && was->ctr_id) {
             mt->ctr_id = xstrdup(was->ctr_id);
             mt->ctr_name = dup_or_null(was->ctr_name);
+            mt->ctr_ns = dup_or_null(was->ctr_ns);
         }
     }
 }
@@ -322,6 +331,16 @@ static bool alive_in(const struct ev_state *st, const struct ev_proc *p)
 
 /* --- Deriving events ------------------------------------------------- */
 
+/* The container e happened in: its id, name and containerd namespace (each
+ * NULL when none), copied. */
+static void event_container(struct event *e, const char *id, const char *name, const char *ns)
+{
+    e->container = dup_or_null(id);
+    e->container_name = dup_or_null(name);
+    e->container_ns = dup_or_null(ns);
+    e->container_ns_known = true;
+}
+
 static struct event *exit_event(const struct ev_proc *p, double t, struct event_list *out)
 {
     struct event *e = push(out, EV_EXIT, t);
@@ -329,8 +348,7 @@ static struct event *exit_event(const struct ev_proc *p, double t, struct event_
     memcpy(e->comm, p->comm, sizeof(e->comm));
     e->role = p->role;
     e->group = p->group;
-    e->container = dup_or_null(p->ctr_id);
-    e->container_name = dup_or_null(p->ctr_name);
+    event_container(e, p->ctr_id, p->ctr_name, p->ctr_ns);
     e->cause = CAUSE_UNKNOWN;
     return e;
 }
@@ -362,8 +380,7 @@ static struct event *oom_event(const struct ev_cgroup *g, uint64_t kills, double
 {
     struct event *e = push(out, EV_OOM_KILL, t);
     e->cgroup = dup_or_null(g->path);
-    e->container = dup_or_null(g->ctr_id);
-    e->container_name = dup_or_null(g->ctr_name);
+    event_container(e, g->ctr_id, g->ctr_name, g->ctr_ns);
     e->kills = kills;
     return e;
 }
@@ -395,8 +412,7 @@ static struct event *mount_event(enum event_kind kind, const struct ev_mount *mt
     struct event *e = push(out, kind, t);
     memcpy(e->mount_id, mt->id, sizeof(e->mount_id));
     e->mount = xstrdup(mt->path);
-    e->container = dup_or_null(mt->ctr_id);
-    e->container_name = dup_or_null(mt->ctr_name);
+    event_container(e, mt->ctr_id, mt->ctr_name, mt->ctr_ns);
     return e;
 }
 

@@ -22,6 +22,9 @@ struct event {
     enum event_kind kind;
     double t;                  /* wall clock, Unix seconds */
     char *container, *container_name; /* NULL: the host's (null) */
+    char *container_ns;               /* its containerd namespace, NULL for none */
+    bool container_ns_known;          /* false: a recorded line that does not say it
+                                       * (util/ctrref.h) */
     /* exit */
     pid_t pid;
     char comm[16];
@@ -87,7 +90,7 @@ struct ev_proc {
     char comm[16];
     enum proc_role role;
     pid_t group;
-    char *ctr_id, *ctr_name;
+    char *ctr_id, *ctr_name, *ctr_ns; /* ctr_ns: its containerd namespace */
     size_t cg;                 /* its cgroup: index into cgroups, SIZE_MAX for none */
 };
 
@@ -97,7 +100,7 @@ struct ev_cgroup {
     int version;
     bool known;                /* kills holds the kernel's count */
     uint64_t kills;
-    char *ctr_id, *ctr_name;
+    char *ctr_id, *ctr_name, *ctr_ns;
 };
 
 /* A mount is its device and the birth time of its root. The kernel gives
@@ -111,6 +114,7 @@ struct ev_mount {
     struct timespec born;      /* birth of its root: when the tmpfs was made */
     char *path;
     char *ctr_id, *ctr_name;   /* its owner container's id and name, NULL for the host's */
+    char *ctr_ns;              /* and its containerd namespace, NULL for none */
     bool size_known;
     uint64_t used, size;
     double used_pct;

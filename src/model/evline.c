@@ -4,15 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/ctrref.h"
 #include "util/units.h"
 
 const struct ev_mount *evline_mount(const struct ev_state *st, const struct event *e)
 {
     const struct ev_mount *best = NULL;
+    struct container_ref ref = {e->container, e->container_ns, e->container_ns_known};
     for (size_t i = 0; i < st->nmounts; i++) {
         const struct ev_mount *mt = &st->mounts[i];
-        bool same = (!mt->ctr_id && !e->container) ||
-                    (mt->ctr_id && e->container && strcmp(mt->ctr_id, e->container) == 0);
+        struct container_ref owner = {mt->ctr_id, mt->ctr_ns, true};
+        bool same = (!mt->ctr_id && !e->container) || container_ref_same(&owner, &ref);
         if (!same)
             continue;
         if (!best || (mt->size_known && (!best->size_known || mt->used_pct > best->used_pct)))

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/ctrref.h"
+#include "util/xalloc.h"
+
 JD_NAME_READER(role_of, enum proc_role, proc_role_name, ROLE_NONE, ROLE_HOLDER, ROLE_NONE)
 JD_NAME_READER(signal_of, int, exit_signal_name, 1, 63, 0)
 JD_NAME_READER(cause_of, enum exit_cause, exit_cause_name, CAUSE_SIGBUS, CAUSE_UNKNOWN,
@@ -38,8 +41,11 @@ int evload_build(const struct jd *doc, double t, struct event *e, char *err, siz
     }
     e->kind = (enum event_kind)k;
     e->t = t;
-    e->container = jd_strdup(jd_get(doc, "container"));
+    struct container_ref ctr = container_ref_read(doc, "container");
+    e->container = ctr.id ? xstrdup(ctr.id) : NULL;
     e->container_name = jd_strdup(jd_get(doc, "container_name"));
+    e->container_ns = ctr.ns ? xstrdup(ctr.ns) : NULL;
+    e->container_ns_known = ctr.ns_known;
     switch (e->kind) {
     case EV_EXIT:
         e->pid = jd_getpid(doc, "pid");

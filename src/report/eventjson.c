@@ -66,5 +66,10 @@ void report_event_json(struct buf *out, const struct event *e)
         }
         break;
     }
+    /* Last, so that the kind's members keep their places: the container's
+     * containerd namespace, which tells apart containerd's containers of
+     * one id (null unless containerd's). */
+    if (e->kind != EV_RECORDER)
+        jw_str(&w, "containerd_namespace", e->container_ns);
     jw_obj_end(&w);
 }

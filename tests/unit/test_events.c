@@ -197,7 +197,8 @@ static void test_mounts_fill_and_churn(void **state)
                                  "\"mount_id\":\"0:52\",\"mount\":\"/dev/shm\","
                                  "\"container\":\"abc123\",\"container_name\":\"trainer\","
                                  "\"used_bytes\":65011712,\"size_bytes\":67108864,"
-                                 "\"used_pct\":96.875,\"level\":\"critical\"}");
+                                 "\"used_pct\":96.875,\"level\":\"critical\","
+                                 "\"containerd_namespace\":null}");
     buf_free(&js);
     event_list_clear(&l);
     /* The same level again, and a churn of 0: nothing. */
@@ -330,7 +331,7 @@ static void test_event_lines(void **state)
                         "\"comm\":\"a\\\"b\\n\",\"role\":\"worker\",\"group\":100,"
                         "\"container\":\"abc123\",\"container_name\":\"trainer\","
                         "\"exit_code\":null,\"signal\":\"SIGBUS\",\"core\":false,"
-                        "\"cause\":\"sigbus\"}");
+                        "\"cause\":\"sigbus\",\"containerd_namespace\":null}");
     buf_reset(&b);
     report_event_json(&b, &l.items[1]);
     assert_string_equal(b.data, "{\"event\":\"recorder\",\"time\":\"2025-12-06T03:32:07Z\","

@@ -1,6 +1,7 @@
 /* Events in one line (model/evline.c): a worker's Bus error with the fill of
  * its container's /dev/shm, full or not, an OOM kill, an exit of unknown
- * cause, what stands out, and which mount an exit is told with. */
+ * cause, what stands out, and which mount an exit is told with (of
+ * containerd's containers of one id, its own container's). */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "testutil.h"
 #include "model/evline.h"
 #include "model/evload.h"
+#include "report/report.h"
 #include "util/jsondoc.h"
 #include "util/xalloc.h"
 
@@ -216,6 +218,74 @@ static void test_mount_lines_name_container(void **state)
     ev_state_free(&b);
 }
 
+/* ctr's "web" in the namespaces probe (its /dev/shm full) and other (1 MiB
+ * used): a Bus error in other/web is told with other/web's mount, not with
+ * the fullest mount of the id; live, and read back from its line. A line
+ * that does not say the namespace (an older recording) takes the fullest
+ * mount of its container's id. */
+static void test_same_id_two_namespaces(void **state)
+{
+    (void)state;
+    struct ev_state st = {.valid = true};
+    st.procs = xcalloc(1, sizeof(*st.procs));
+    st.nprocs = 1;
+    st.procs[0] = (struct ev_proc){.pid = 101,
+                                   .comm = "pt_data_worker",
+                                   .role = ROLE_WORKER,
+                                   .group = 100,
+                                   .ctr_id = xstrdup("web"),
+                                   .ctr_name = xstrdup("web"),
+                                   .ctr_ns = xstrdup("other"),
+                                   .cg = SIZE_MAX};
+    st.mounts = xcalloc(2, sizeof(*st.mounts));
+    const char *const ns[] = {"probe", "other"};
+    for (int i = 0; i < 2; i++) {
+        struct ev_mount *m = &st.mounts[st.nmounts++];
+        snprintf(m->id, sizeof(m->id), "0:%d", 41 + i);
+        m->path = xstrdup("/dev/shm");
+        m->ctr_id = xstrdup("web");
+        m->ctr_name = xstrdup("web");
+        m->ctr_ns = xstrdup(ns[i]);
+        m->size_known = true;
+        m->size = 64ull << 20;
+        m->used = i ? 1ull << 20 : 64ull << 20;
+        m->used_pct = 100.0 * (double)m->used / (double)m->size;
+        m->level = fill_level_of(m->used_pct, 80, 95);
+    }
+    struct event_list l = {0};
+    assert_true(events_exit(&st, 101, SIGBUS, 1000.0, false, &l));
+    assert_string_equal(l.items[0].container_ns, "other");
+    assert_string_equal(evline_mount(&st, &l.items[0])->id, "0:42");
+
+    struct buf line;
+    buf_init(&line);
+    report_event_json(&line, &l.items[0]);
+    assert_non_null(strstr(line.data, ",\"containerd_namespace\":\"other\"}"));
+    char err[128];
+    struct jd *doc = jd_parse(line.data, line.len, err, sizeof(err));
+    assert_non_null(doc);
+    struct event e;
+    assert_int_equal(evload_build(doc, 1000.0, &e, err, sizeof(err)), 0);
+    assert_true(e.container_ns_known);
+    assert_string_equal(evline_mount(&st, &e)->id, "0:42");
+    event_clear(&e);
+    jd_free(doc);
+
+    static const char older[] = "{\"event\":\"exit\",\"pid\":101,\"container\":\"web\","
+                                "\"container_name\":\"web\",\"signal\":\"SIGBUS\","
+                                "\"cause\":\"sigbus\"}";
+    doc = jd_parse(older, strlen(older), err, sizeof(err));
+    assert_non_null(doc);
+    assert_int_equal(evload_build(doc, 1000.0, &e, err, sizeof(err)), 0);
+    assert_false(e.container_ns_known);
+    assert_string_equal(evline_mount(&st, &e)->id, "0:41");
+    event_clear(&e);
+    jd_free(doc);
+    buf_free(&line);
+    event_list_free(&l);
+    ev_state_free(&st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_oom_and_recorder),
         cmocka_unit_test(test_no_mount_path),
         cmocka_unit_test(test_mount_lines_name_container),
+        cmocka_unit_test(test_same_id_two_namespaces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
