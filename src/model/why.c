@@ -10,6 +10,7 @@
 #include "model/budget.h"
 #include "model/capacity.h"
 #include "util/buf.h"
+#include "util/ctrref.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
@@ -113,9 +114,41 @@ static const struct jd *snap_mount(const struct jd *s, const char *id, const cha
     return m ? m : item_with_str(ms, "path", path);
 }
 
-static const struct jd *mount_ctr(const struct jd *m, const char *ctr)
+/* d's container as its records name it. */
+static struct container_ref death_ctr(const struct why_death *d)
 {
-    return item_with_str(jd_get(m, "containers"), "id", ctr);
+    return (struct container_ref){d->container, d->container_ns, d->container_ns_known};
+}
+
+/* Sets d's container, while it is still unknown, to the one record v names
+ * in its member key and its "containerd_namespace". */
+static void fill_ctr(struct why_death *d, const struct jd *v, const char *key)
+{
+    if (d->container)
+        return;
+    struct container_ref r = container_ref_read(v, key);
+    if (!r.id)
+        return;
+    d->container = xstrdup(r.id);
+    d->container_ns = r.ns ? xstrdup(r.ns) : NULL;
+    d->container_ns_known = r.ns_known;
+}
+
+/* Whether record v names d's container in its member key. */
+static bool names_ctr(const struct jd *v, const char *key, const struct why_death *d)
+{
+    struct container_ref r = container_ref_read(v, key), c = death_ctr(d);
+    return container_ref_same(&r, &c);
+}
+
+/* d's container among those that see mount m, or NULL. */
+static const struct jd *mount_ctr(const struct jd *m, const struct why_death *d)
+{
+    const struct jd *cs = jd_get(m, "containers");
+    for (size_t i = 0; i < jd_len(cs); i++)
+        if (names_ctr(jd_at(cs, i), "id", d))
+            return jd_at(cs, i);
+    return NULL;
 }
 
 /* The budget or cgroup (key) of mount m's owner (the node view gives each
@@ -505,9 +538,9 @@ static const struct jd *find_mount(const struct why_death *d, const struct jd *s
     if (best)
         return best;
     for (size_t k = 0; k < jd_len(ms); k++) {
-        const struct jd *cs = jd_get(jd_at(ms, k), "containers");
-        if (d->container ? item_with_str(cs, "id", d->container) != NULL : jd_len(cs) == 0)
-            return jd_at(ms, k);
+        const struct jd *m = jd_at(ms, k);
+        if (d->container ? mount_ctr(m, d) != NULL : jd_len(jd_get(m, "containers")) == 0)
+            return m;
     }
     return jd_len(ms) == 1 ? jd_at(ms, 0) : NULL;
 }
@@ -627,12 +660,12 @@ static void container_before(struct why_death *d, const struct end *e)
     for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(e->src, k, -1)) {
         const struct jd *s = doc(e->src, k);
         const struct jd *p = snap_proc(s, d->pid);
-        fill_str(&d->container, p, "container");
-        if (!str_is(p, "container", d->container))
+        fill_ctr(d, p, "container");
+        if (!names_ctr(p, "container", d))
             continue;
         const struct jd *ms = jd_get(s, "mounts"), *c = NULL;
         for (size_t i = 0; i < jd_len(ms) && !c; i++)
-            c = mount_ctr(jd_at(ms, i), d->container);
+            c = mount_ctr(jd_at(ms, i), d);
         if (!c)
             continue;
         fill_str(&d->container_name, c, "name");
@@ -670,8 +703,8 @@ static void moment(struct why_death *d, const struct end *e)
         d->group = jd_getpid(p, "group");
         d->has_group = d->group != 0;
     }
-    fill_str(&d->container, p, "container");
-    const struct jd *c = mount_ctr(sm, d->container);
+    fill_ctr(d, p, "container");
+    const struct jd *c = mount_ctr(sm, d);
     fill_str(&d->container_name, c, "name");
     fill_str(&d->pod, c, "pod");
     if (d->has_pid && (!d->container || !d->container_name))
@@ -963,6 +996,7 @@ static void death_free(struct why_death *d)
     free(d->role);
     free(d->container);
     free(d->container_name);
+    free(d->container_ns);
     free(d->pod);
     free(d->signal);
     free(d->cgroup);
@@ -989,7 +1023,7 @@ void why_find(const struct why_source *source, const struct why_filter *f, struc
         if (!ev || told_before(src, i, ev) ||
             !(is_exit ? from_exit(&d, src, i, ev) : from_oom(&d, src, i, ev)))
             continue;
-        fill_str(&d.container, ev, "container");
+        fill_ctr(&d, ev, "container");
         fill_str(&d.container_name, ev, "container_name");
         struct end e = around(src, i, &d);
         moment(&d, &e);

@@ -56,6 +56,8 @@ struct why_death {
     bool has_group;
     int64_t group;       /* its DataLoader main */
     char *container, *container_name, *pod;
+    char *container_ns;      /* the container's containerd namespace, NULL for none */
+    bool container_ns_known; /* false: the records do not say it (util/ctrref.h) */
     /* How and when. */
     double t;
     const char *cause;   /* "sigbus", "oom_kill", "signal", "exit", "unknown" */

@@ -222,6 +222,10 @@ static void death_json(struct jsonw *w, const struct why_death *d)
     jw_u64_or_null(w, "shm_need_bytes", d->has_advice && d->need_shm, d->need_shm);
     jw_str(w, "from", !d->has_advice ? NULL : d->from_loader ? "loader" : "peaks");
     jw_obj_end(w);
+    /* Last, so that the others keep their places: the containerd namespace
+     * of the container, which tells apart containerd's containers of one
+     * id. */
+    jw_str(w, "containerd_namespace", d->container_ns);
     jw_obj_end(w);
 }
 

@@ -954,6 +954,58 @@ static void test_mount_not_known(void **state)
     set_free(&s);
 }
 
+/* Snapshots of ctr's "web" in the containerd namespaces probe (its
+ * /dev/shm full, m1) and other (m2), with no segment to tie the death to a
+ * mount: a Bus error in other/web is told with other/web's mount and its
+ * JSON says the namespace; one whose records do not say the namespace (an
+ * older recording) is told with the first mount of the id. */
+static void test_same_id_two_namespaces(void **state)
+{
+    (void)state;
+    for (int older = 0; older < 2; older++) {
+        /* The namespace of a process and of an event: a member, or none. */
+        const char *ns_other = older ? "" : ",\"containerd_namespace\":\"other\"";
+        struct rec_set s = {.n = 0};
+        char snap[1024];
+        snprintf(snap, sizeof(snap),
+                 "{\"schema\":1,\"time\":\"x\",\"reason\":\"interval\",\"mounts\":["
+                 "{\"id\":\"m1\",\"path\":\"/dev/shm\",\"size_bytes\":67108864,"
+                 "\"used_bytes\":67108864,\"containers\":[{\"id\":\"web\",\"name\":\"web\","
+                 "\"pid\":7,\"containerd_namespace\":\"probe\"}]},"
+                 "{\"id\":\"m2\",\"path\":\"/dev/shm\",\"size_bytes\":67108864,"
+                 "\"used_bytes\":8388608,\"containers\":[{\"id\":\"web\",\"name\":\"web\","
+                 "\"pid\":8,\"containerd_namespace\":\"other\"}]}],\"segments\":[],"
+                 "\"processes\":[{\"pid\":201,\"comm\":\"w\",\"role\":\"holder\","
+                 "\"container\":\"web\"%s}],\"groups\":[],\"budget\":null,\"cgroup\":null}",
+                 ns_other);
+        add(&s, T0, "%s", snap);
+        add(&s, T0 + 1,
+            "{\"event\":\"exit\",\"time\":\"x\",\"pid\":201,\"comm\":\"w\",\"role\":"
+            "\"holder\",\"group\":null,\"container\":\"web\",\"container_name\":\"web\","
+            "\"exit_code\":null,\"signal\":\"SIGBUS\",\"core\":false,\"cause\":\"sigbus\"%s}",
+            ns_other);
+        add(&s, T0 + 2, "%s", snap);
+        struct why_result r;
+        find(&s, NULL, &r);
+        assert_int_equal(r.n, 1);
+        assert_true(r.d[0].has_mount);
+        assert_string_equal(r.d[0].mount_id, older ? "m1" : "m2");
+        assert_int_equal(r.d[0].container_ns_known, !older);
+        struct buf b;
+        struct jd *j = report(&r, &b);
+        buf_free(&b);
+        assert_non_null(j);
+        const struct jd *d0 = jd_at(jd_get(j, "deaths"), 0);
+        if (older)
+            assert_true(jd_is(jd_get(d0, "containerd_namespace"), JD_NULL));
+        else
+            assert_string_equal(jd_getstr(d0, "containerd_namespace", ""), "other");
+        jd_free(j);
+        why_result_free(&r);
+        set_free(&s);
+    }
+}
+
 /* A damaged or foreign snapshot whose lists are strings, numbers or
  * objects: read as empty lists, never walked as arrays. */
 static void test_lists_of_other_types(void **state)
@@ -1042,6 +1094,7 @@ int main(void)
         cmocka_unit_test(test_died_during_scan),
         cmocka_unit_test(test_container_before),
         cmocka_unit_test(test_mount_not_known),
+        cmocka_unit_test(test_same_id_two_namespaces),
         cmocka_unit_test(test_without_facts),
         cmocka_unit_test(test_lists_of_other_types),
         cmocka_unit_test(test_impossible_pids),
