@@ -57,11 +57,16 @@ bool actns_maps_uid(const struct actns *ns, uid_t owner)
 
 char *actns_label(const struct container_info *ci, pid_t pid)
 {
-    if (ci && ci->runtime != RUNTIME_NONE && ci->name && ci->name[0])
-        return xstrdup(ci->name);
-    if (ci && ci->runtime != RUNTIME_NONE && ci->id && ci->id[0])
-        return xstrndup(ci->id, 12);
-    return str_printf("pid %d", (int)pid);
+    bool in_ctr = ci && ci->runtime != RUNTIME_NONE;
+    bool named = in_ctr && ci->name && ci->name[0], has_id = in_ctr && ci->id && ci->id[0];
+    if (!named && !has_id)
+        return str_printf("pid %d", (int)pid);
+    /* One containerd id may be a container in each containerd namespace:
+     * the namespace comes first, as in the text report's heading. */
+    const char *ns = ci->containerd_namespace;
+    char shortid[13]; /* its first 12 digits, as docker ps shows them */
+    snprintf(shortid, sizeof(shortid), "%s", has_id ? ci->id : "");
+    return str_printf("%s%s%s", ns ? ns : "", ns ? "/" : "", named ? ci->name : shortid);
 }
 
 static char *lookup_label(const struct sysroot *r)

@@ -303,6 +303,17 @@ static void test_labels(void **state)
     l = actns_label(&ci, 42);
     assert_string_equal(l, "web");
     free(l);
+    /* ctr's "web" of the namespace probe, not another namespace's "web":
+     * named as the text report's heading names it. */
+    ci.runtime = RUNTIME_CONTAINERD;
+    ci.containerd_namespace = "probe";
+    l = actns_label(&ci, 42);
+    assert_string_equal(l, "probe/web");
+    free(l);
+    ci.name = NULL;
+    l = actns_label(&ci, 42);
+    assert_string_equal(l, "probe/0123456789ab");
+    free(l);
 }
 
 static void test_log_names_the_container(void **state)
