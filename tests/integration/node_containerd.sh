@@ -19,6 +19,13 @@
 #      64 MiB limit and a segment of its own: containerd's ids are unique
 #      only within a namespace, so it is a container of its own, with its
 #      own mount, cgroup /swother/swctr and budget, and a heading of its own.
+#   4. Whatever names a container names the one of its namespace: each
+#      container's holder in --all --json's processes carries container swctr
+#      and its containerd_namespace; each container's series of
+#      --all --prometheus its containerd_namespace label; and an orphan in
+#      each container's /dev/shm is planned by clean --all --dry-run
+#      "(in swtest/swctr)" and "(in swother/swctr)", as the text report's
+#      headings name them.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ctr_lib.sh"
 need_root
@@ -152,4 +159,24 @@ ok "the text report names swtest/swctr"
     [ "$(grep -c "^== CONTAINER swctr (containerd swtest/swctr, " "$OUT/all.txt")" = 1 ] ||
     fail "the text report does not give swother/swctr a heading of its own: $(grep '^==' "$OUT/all.txt" | head -n 5)"
 ok "the text report names swother/swctr apart"
+
+# 4. The processes, the metrics and the plan name each container's namespace.
+json_check "$OUT/all.json" "{p['pid']: (p['container'], p['containerd_namespace']) for p in j['processes'] if p['pid'] in (int(env['CTR_PID']), int(env['OTHER_PID']))} == {int(env['CTR_PID']): ('swctr', 'swtest'), int(env['OTHER_PID']): ('swctr', 'swother')}" \
+    "each holder's container: swctr, of its own containerd namespace"
+"$SHMWATCH" --all --prometheus >"$OUT/all.prom" || fail "--all --prometheus exited $?"
+for ns in swtest swother; do
+    [ "$(grep -c "^shmwatch_mount_used_bytes{.*,container_id=\"swctr\",pod=\"\",namespace=\"\",containerd_namespace=\"$ns\"} " "$OUT/all.prom")" = 1 ] ||
+        fail "no series of $ns/swctr's mount with its containerd_namespace: $(grep '^shmwatch_mount_used_bytes{' "$OUT/all.prom")"
+done
+ok "the metrics of each swctr's mount carry its containerd_namespace"
+# An orphan in each: a torch segment of a creator pid no process of the
+# container has (ctr run gives each container a pid namespace of its own).
+for x in "$CTR_PID:torch_4242_0" "$OTHER_PID:torch_4343_0"; do
+    head -c 65536 /dev/zero >"/proc/${x%%:*}/root/dev/shm/${x#*:}" || fail "cannot write ${x#*:}"
+done
+"$SHMWATCH" clean --all --dry-run >"$OUT/plan" 2>&1 || fail "clean --all --dry-run exited $?: $(cat "$OUT/plan")"
+grep -q "^  /dev/shm/torch_4242_0 (in swtest/swctr)  " "$OUT/plan" &&
+    grep -q "^  /dev/shm/torch_4343_0 (in swother/swctr)  " "$OUT/plan" ||
+    fail "the plan does not name each swctr by its namespace: $(cat "$OUT/plan")"
+ok "clean --all --dry-run names swtest/swctr and swother/swctr"
 ok "done in $((SECONDS - T0)) s"
