@@ -344,13 +344,6 @@ int term_put(int y, int x, int maxw, const char *s, attr_t a, bool ellipsis)
 
 void term_escape_buf(struct buf *b, const char *s)
 {
-    wchar_t wc;
-    mbstate_t st = {0};
-    size_t k = mbrtowc(&wc, s, strlen(s), &st);
-    if (k != (size_t)-1 && k != (size_t)-2 && k > 1 && wcwidth(wc) == 0) {
-        buf_printf(b, "\\u{%x}", (unsigned)wc);
-        s += k;
-    }
     esc_term(b, s, T.ascii);
 }
 

@@ -63,10 +63,8 @@ void term_fill(int y, int x, int w, attr_t a);
  * the text (an ellipsis before what is left). Returns the columns used. */
 int term_prompt(int y, const char *label, const char *text, attr_t a);
 
-/* Appends untrusted bytes to b as the screen shows them: esc_term, and a
- * first character that a terminal draws over the cell before (a combining
- * mark: the row above, from column 0) escaped too, so that "\u0301x" does
- * not pass for "x". */
+/* Appends untrusted bytes to b as the screen shows them: esc_term, every
+ * non-ASCII character escaped where the terminal cannot show UTF-8. */
 void term_escape_buf(struct buf *b, const char *s);
 /* Escapes untrusted bytes into dst as term_put_name shows them; text too
  * long for dst is cut between two characters or escapes and ends in the

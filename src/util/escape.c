@@ -1,8 +1,11 @@
 #include "util/escape.h"
 
+#include <locale.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <wchar.h>
 
 static uint32_t utf8_decode(const unsigned char *s, size_t len)
 {
@@ -133,6 +136,28 @@ bool utf8_char_shown(const unsigned char *s, size_t len)
     return !(cp >= 0x80 && cp <= 0x9f) && !invisible(cp);
 }
 
+static locale_t utf8_locale;
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+
+static void utf8_locale_open(void)
+{
+    utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+/* Whether cp is drawn over the cell before it (a combining mark): of no
+ * width in C.UTF-8, whatever the program's own locale (the text output
+ * runs without one). Where that locale is not installed, no character is. */
+static bool combines(uint32_t cp)
+{
+    pthread_once(&utf8_once, utf8_locale_open);
+    if (!utf8_locale)
+        return false;
+    locale_t was = uselocale(utf8_locale);
+    int w = wcwidth((wchar_t)cp);
+    uselocale(was);
+    return w == 0;
+}
+
 void esc_term(struct buf *out, const char *str, int ascii)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -158,7 +183,8 @@ void esc_term(struct buf *out, const char *str, int ascii)
                 i++;
                 continue;
             }
-            if (len > 1 && (ascii || !utf8_char_shown(s + i, len)))
+            if (len > 1 && (ascii || !utf8_char_shown(s + i, len) ||
+                            (i == 0 && combines(utf8_decode(s, len)))))
                 buf_printf(out, "\\u{%x}", (unsigned)utf8_decode(s + i, len));
             else
                 buf_add(out, s + i, len);

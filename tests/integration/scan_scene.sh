@@ -106,7 +106,10 @@ PY
     fail "the maps text and PROCMAP_QUERY give different snapshots"
 ok "the maps text and PROCMAP_QUERY give the same segments, holders, processes and groups"
 
-# The text report: the same scene, no raw control byte anywhere.
+# The text report: the same scene, no raw control byte anywhere; and a name
+# that begins with a combining mark (U+0301), which a terminal would draw
+# over the character before it, shown by number.
+printf x >"/dev/shm/$(printf '\xcc\x81')mark"
 "$SHMWATCH" --once >"$SHMTEST_TMP/once.txt" || fail "shmwatch --once exited $?"
 /usr/bin/python3 - "$SHMTEST_TMP/once.txt" <<'PY' || fail "text output carries raw control bytes"
 import sys
@@ -116,6 +119,7 @@ sys.exit(1 if bad or b"\xff" in data else 0)
 PY
 ok "text output has no raw control bytes"
 grep -q 'torch_9_1\\nfake' "$SHMTEST_TMP/once.txt" || fail "the newline in a name is shown as \\n"
+grep -q ' \\u{301}mark' "$SHMTEST_TMP/once.txt" || fail "a name's leading combining mark is not shown as \\u{301}"
 grep -q "main $(manifest_pids main)" "$SHMTEST_TMP/once.txt" || fail "text names the group's main"
 grep -q '^ORPHANS' "$SHMTEST_TMP/once.txt" || fail "text lists orphans"
 ok "text report shows the group, orphans and escaped names"

@@ -104,6 +104,24 @@ static void test_term(void **state)
     free(s);
 }
 
+/* A name's first character that a terminal draws over the cell before (a
+ * combining acute, U+0301; a combining ring, U+20DD) is shown by number,
+ * whatever this program's locale; after a letter it is that letter's
+ * accent, shown as it is. */
+static void test_term_leading_mark(void **state)
+{
+    (void)state;
+    char *s = term_of("\xcc\x81start", 0);
+    assert_string_equal(s, "\\u{301}start");
+    free(s);
+    s = term_of("\xe2\x83\x9d", 0);
+    assert_string_equal(s, "\\u{20dd}");
+    free(s);
+    s = term_of("e\xcc\x81\xcc\x81", 0);
+    assert_string_equal(s, "e\xcc\x81\xcc\x81");
+    free(s);
+}
+
 /* A cut never lands inside a character: "aé€" is a, c3 a9, e2 82 ac. */
 static void test_utf8_cut(void **state)
 {
@@ -150,6 +168,7 @@ int main(void)
         cmocka_unit_test(test_json_every_ascii),
         cmocka_unit_test(test_json_numbers),
         cmocka_unit_test(test_term),
+        cmocka_unit_test(test_term_leading_mark),
         cmocka_unit_test(test_utf8_valid_len),
         cmocka_unit_test(test_utf8_cut),
         cmocka_unit_test(test_esc_term_cut),
