@@ -146,12 +146,13 @@ static void utf8_locale_open(void)
 
 /* Whether cp is drawn over the cell before it (a combining mark): of no
  * width in C.UTF-8, whatever the program's own locale (the text output
- * runs without one). Where that locale is not installed, no character is. */
+ * runs without one); where C.UTF-8 is not installed (a static binary in a
+ * bare container), in the program's locale. */
 static bool combines(uint32_t cp)
 {
     pthread_once(&utf8_once, utf8_locale_open);
     if (!utf8_locale)
-        return false;
+        return wcwidth((wchar_t)cp) == 0;
     locale_t was = uselocale(utf8_locale);
     int w = wcwidth((wchar_t)cp);
     uselocale(was);
