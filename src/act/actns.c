@@ -12,6 +12,7 @@
 #include "collect/nsmap.h"
 #include "util/beneath.h"
 #include "util/buf.h"
+#include "util/ctrref.h"
 #include "util/escape.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"
@@ -61,12 +62,9 @@ char *actns_label(const struct container_info *ci, pid_t pid)
     bool named = in_ctr && ci->name && ci->name[0], has_id = in_ctr && ci->id && ci->id[0];
     if (!named && !has_id)
         return str_printf("pid %d", (int)pid);
-    /* One containerd id may be a container in each containerd namespace:
-     * the namespace comes first, as in the text report's heading. */
-    const char *ns = ci->containerd_namespace;
     char shortid[13]; /* its first 12 digits, as docker ps shows them */
     snprintf(shortid, sizeof(shortid), "%s", has_id ? ci->id : "");
-    return str_printf("%s%s%s", ns ? ns : "", ns ? "/" : "", named ? ci->name : shortid);
+    return container_label(ci->containerd_namespace, named ? ci->name : NULL, shortid);
 }
 
 static char *lookup_label(const struct sysroot *r)

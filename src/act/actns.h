@@ -47,8 +47,8 @@ int actns_open(struct actns *ns, const struct sysroot *host, pid_t pid, unsigned
 
 /* How a container is named in plans, results and the log: its name, else
  * its id's first 12 digits, else "pid N" (ci NULL: not in a container); a
- * container of a containerd namespace as "NAMESPACE/NAME", as the text
- * report's heading names it. A new string, raw bytes. */
+ * container of a containerd namespace as "NAMESPACE/NAME" (container_label,
+ * util/ctrref.h). A new string, raw bytes. */
 struct container_info;
 char *actns_label(const struct container_info *ci, pid_t pid);
 

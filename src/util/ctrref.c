@@ -3,6 +3,10 @@
 
 #include <string.h>
 
+#include "util/buf.h"
+#include "util/container_id.h"
+#include "util/xalloc.h"
+
 bool container_ref_same(const struct container_ref *a, const struct container_ref *b)
 {
     if (!a->id || !b->id || strcmp(a->id, b->id) != 0)
@@ -20,4 +24,16 @@ struct container_ref container_ref_read(const struct jd *o, const char *id_key)
         .ns = jd_str(ns, NULL),
         .ns_known = ns != NULL,
     };
+}
+
+char *container_label(const char *ns, const char *name, const char *id)
+{
+    const char *last = name ? name : id;
+    if (!last)
+        return NULL;
+    if (!ns)
+        return xstrdup(last);
+    if (!name && container_id_full(id))
+        return str_printf("%s/%.12s", ns, id);
+    return str_printf("%s/%s", ns, last);
 }

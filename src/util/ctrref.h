@@ -27,4 +27,12 @@ bool container_ref_same(const struct container_ref *a, const struct container_re
  * "containerd_namespace", known when o has that member. The strings are o's. */
 struct container_ref container_ref_read(const struct jd *o, const char *id_key);
 
+/* How a container is named for a person: its name, else its id as the
+ * caller shows it. A container of containerd namespace ns (not NULL) is
+ * "NAMESPACE/NAME", else "NAMESPACE/ID" with a full id cut to its first 12
+ * digits as docker ps shows ids, since two containerd namespaces may each
+ * have a container of that name. A new string; NULL when there is neither
+ * name nor id. The bytes are as given: escape them when writing. */
+char *container_label(const char *ns, const char *name, const char *id);
+
 #endif

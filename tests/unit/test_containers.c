@@ -698,6 +698,32 @@ static void test_same(void **state)
     assert_false(containers_same(&none, &none));
 }
 
+/* A container's name for a person: a containerd namespace's is
+ * "NAMESPACE/NAME", else "NAMESPACE/" and a full id's first 12 digits;
+ * another runtime's is its name, else its id as given. */
+static void test_label(void **state)
+{
+    (void)state;
+    const struct {
+        const char *ns, *name, *id, *want;
+    } cases[] = {
+        {"probe", "web", "web", "probe/web"},
+        {"other", "web", "web", "other/web"},
+        {"probe", NULL, ID_DOCKER_V2, "probe/523c835670a5"},
+        {"probe", NULL, "web", "probe/web"},
+        {NULL, "web", ID_DOCKER_V2, "web"},
+        {NULL, NULL, ID_DOCKER_V2, ID_DOCKER_V2},
+        {NULL, NULL, "0123456789ab", "0123456789ab"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *l = container_label(cases[i].ns, cases[i].name, cases[i].id);
+        assert_string_equal(l, cases[i].want);
+        free(l);
+    }
+    assert_null(container_label("probe", NULL, NULL));
+    assert_null(container_label(NULL, NULL, NULL));
+}
+
 static void test_storage_conf(void **state)
 {
     (void)state;
@@ -1069,6 +1095,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lookup_ctrd, setup_tree, teardown_tree),
         cmocka_unit_test(test_ctrd_shapes),
         cmocka_unit_test(test_same),
+        cmocka_unit_test(test_label),
         cmocka_unit_test(test_storage_conf),
         cmocka_unit_test(test_jsonget_where),
         cmocka_unit_test_setup_teardown(test_collect, setup_tree, teardown_tree),
