@@ -10,6 +10,7 @@
 #include "ui/term.h"
 #include "ui/ui_priv.h"
 #include "util/container_id.h"
+#include "util/ctrref.h"
 #include "util/xalloc.h"
 
 bool ui_node(const struct ui *u)
@@ -56,16 +57,20 @@ void ui_ctr_label(const struct model *m, size_t ctr, char *dst, size_t n)
         return;
     }
     const struct container_info *ci = &c->info;
-    /* Its name or pod; else the runtime's id (a hostname may be the
-     * host's, seen through a container that shares its /etc/hostname);
-     * else its hostname; else its mount namespace. */
+    /* Its name or pod, a containerd namespace's container's as
+     * NAMESPACE/NAME, else NAMESPACE/ID (container_label); else the
+     * runtime's id (a hostname may be the host's, seen through a container
+     * that shares its /etc/hostname); else its hostname; else its mount
+     * namespace. */
     const char *name = ci->name ? ci->name : ci->pod;
     char esc[128], id[16] = "";
     if (ci->id)
         snprintf(id, sizeof(id), "%.12s", ci->id);
-    if (name) {
-        term_escape(esc, sizeof(esc), name);
+    if (name || (id[0] && ci->containerd_namespace)) {
+        char *label = container_label(ci->containerd_namespace, name, ci->id);
+        term_escape(esc, sizeof(esc), label);
         snprintf(dst, n, "%s", esc);
+        free(label);
     } else if (id[0]) {
         term_escape(esc, sizeof(esc), id);
         snprintf(dst, n, "%s %s", ui_runtime_name(ci->runtime, "container"), esc);

@@ -131,7 +131,8 @@ size_t ui_key_ctr(const struct row_key *k);
 size_t ui_ctr_slot(size_t ctr);
 /* Container ctr of model m labelled for the screen (escaped): its name or
  * pod, else its runtime and short id, else its hostname, else its mount
- * namespace; "host" for NODE_HOST. */
+ * namespace; a containerd namespace's container as NAMESPACE/NAME, else
+ * NAMESPACE/ID (container_label); "host" for NODE_HOST. */
 void ui_ctr_label(const struct model *m, size_t ctr, char *dst, size_t n);
 /* A container's runtime by name, or none when it has none (a plain mount
  * namespace: container_runtime_name is NULL there). */

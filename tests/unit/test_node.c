@@ -11,6 +11,7 @@
 #include "model/model.h"
 #include "model/snapload.h"
 #include "report/report.h"
+#include "ui/ui_priv.h"
 #include "util/xalloc.h"
 
 #define PY "/usr/bin/python3.11"
@@ -272,6 +273,13 @@ static void test_text_headings(void **state)
     assert_true(host < gh && gh < a && a < ga && ga < b && b < gb);
     assert_non_null(strstr(t, "BUDGET of /dev/shm, cgroup /docker/" ID_A "\n  limit 1.0 GiB (cgroup)"));
     assert_null(strchr(t, '\x1b'));
+    /* The dashboard's names: a Docker container's and a pod's without a
+     * containerd namespace are their names. */
+    char label[128];
+    ui_ctr_label(&f->m, 0, label, sizeof(label));
+    assert_string_equal(label, "alpha");
+    ui_ctr_label(&f->m, 1, label, sizeof(label));
+    assert_string_equal(label, "evil\\e[31m\"x\\n");
 }
 
 /* A container with no mount of its own (--ipc=container:alpha, and the
@@ -488,6 +496,17 @@ static void test_snapshot_same_id(void **state)
     assert_int_equal(model_find_group(&m, 100)->ctr, 0);
     assert_int_equal(model_find_group(&m, 200)->ctr, 1);
     assert_written_again(f, &s, &m, doc);
+    /* The dashboard names each with its namespace, as the text report's
+     * headings do. */
+    char label[128];
+    ui_ctr_label(&f->m, 0, label, sizeof(label));
+    assert_string_equal(label, "probe/web");
+    ui_ctr_label(&f->m, 1, label, sizeof(label));
+    assert_string_equal(label, "other/web");
+    buf_reset(&f->out);
+    report_text(&f->out, &f->m, false);
+    assert_non_null(strstr(f->out.data, "== CONTAINER web (containerd probe/web, pid 100)"));
+    assert_non_null(strstr(f->out.data, "== CONTAINER web (containerd other/web, pid 200)"));
 
     buf_reset(&f->out);
     report_prometheus(&f->out, &f->m);
