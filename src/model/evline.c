@@ -2,6 +2,7 @@
 #include "model/evline.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/ctrref.h"
@@ -41,15 +42,15 @@ static void who(const struct event *e, char *dst, size_t n)
         snprintf(dst, n, "%s %d (%s)", role, (int)e->pid, e->comm);
 }
 
-const char *evline_where(const struct event *e)
+char *evline_where(const struct event *e)
 {
-    return e->container_name ? e->container_name : e->container;
+    return container_label(e->container_ns, e->container_name, e->container);
 }
 
 const char *evline_text(const struct event *e, const struct ev_mount *mt, char *dst, size_t n)
 {
     char w[96], sz[96];
-    const char *where = evline_where(e);
+    char *where = evline_where(e);
     const char *mount = e->mount ? e->mount : "?"; /* a recorded line may lack it */
     switch (e->kind) {
     case EV_EXIT: {
@@ -119,6 +120,7 @@ const char *evline_text(const struct event *e, const struct ev_mount *mt, char *
         if (len < n)
             snprintf(dst + len, n - len, " [%s]", where);
     }
+    free(where);
     return dst;
 }
 

@@ -15,8 +15,10 @@
 const struct ev_mount *evline_mount(const struct ev_state *st, const struct event *e);
 
 /* The container e happened in as the lines name it: its name, else its
- * id; NULL for none (the host's). Raw: the caller escapes it. */
-const char *evline_where(const struct event *e);
+ * id; one of a containerd namespace as NAMESPACE/NAME (container_label,
+ * util/ctrref.h). A new string, NULL for none (the host's). Raw: the
+ * caller escapes it. */
+char *evline_where(const struct event *e);
 
 /* e in one line into dst (raw: names as they are, the caller escapes
  * them); mt: the exit's mount (evline_mount, its figures as fresh as the

@@ -136,7 +136,7 @@ static void in_ctr(struct buf *b, const char *ctr)
  * does ("segments on /dev/shm in trainer: 3 created, 1 removed"). */
 static void event_words(struct buf *b, const struct event *e)
 {
-    const char *ctr = evline_where(e);
+    char *ctr = evline_where(e);
     switch (e->kind) {
     case EV_EXIT: {
         buf_printf(b, "exit of pid %d (%s", (int)e->pid, e->comm);
@@ -181,6 +181,7 @@ static void event_words(struct buf *b, const struct event *e)
         buf_printf(b, "recorder %s: %s", or_q(e->what), e->detail ? e->detail : "");
         break;
     }
+    free(ctr);
 }
 
 /* One line about event entry i for the status line ("exit of pid 42

@@ -256,6 +256,21 @@ static void test_same_id_two_namespaces(void **state)
     assert_true(events_exit(&st, 101, SIGBUS, 1000.0, false, &l));
     assert_string_equal(l.items[0].container_ns, "other");
     assert_string_equal(evline_mount(&st, &l.items[0])->id, "0:42");
+    /* Its line names it with its namespace, as do the mounts' lines. */
+    char text[320];
+    assert_string_equal(evline_text(&l.items[0], evline_mount(&st, &l.items[0]), text, sizeof(text)),
+                        "worker 101 of main 100 died of SIGBUS: /dev/shm 1.0 of 64.0 MiB used "
+                        "[other/web]");
+    struct ev_state gone = {.valid = true};
+    const pid_t told[] = {101};
+    struct event_list ml = {0};
+    events_scan(&st, &gone, told, 1, NULL, 0, 1, 1001.0, &ml);
+    assert_int_equal(ml.n, 2);
+    assert_string_equal(evline_text(&ml.items[0], NULL, text, sizeof(text)),
+                        "mount /dev/shm went away in probe/web");
+    assert_string_equal(evline_text(&ml.items[1], NULL, text, sizeof(text)),
+                        "mount /dev/shm went away in other/web");
+    event_list_free(&ml);
 
     struct buf line;
     buf_init(&line);
@@ -279,6 +294,9 @@ static void test_same_id_two_namespaces(void **state)
     assert_int_equal(evload_build(doc, 1000.0, &e, err, sizeof(err)), 0);
     assert_false(e.container_ns_known);
     assert_string_equal(evline_mount(&st, &e)->id, "0:41");
+    char *where = evline_where(&e); /* the namespace not said: by its name */
+    assert_string_equal(where, "web");
+    free(where);
     event_clear(&e);
     jd_free(doc);
     buf_free(&line);
