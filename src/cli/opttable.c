@@ -250,7 +250,8 @@ const struct cli_opt cli_opts[] = {
      PID_VALUE, .synopsis = "[--pid PID | --container NAME]"},
     {"container", 0, CLI_STRING, WHY, "NAME",
      "only the ends in the container of this name, id (12 hex\n"
-     "digits or more) or pod",
+     "digits or more) or pod; NAMESPACE/NAME: only that\n"
+     "containerd namespace's",
      .offset = F(container), .synopsis = ""},
     {"json", 0, CLI_FLAG, WHY, NULL, "print the answer as JSON", .offset = F(json)},
 

@@ -854,15 +854,18 @@ static void left_behind(struct why_death *d, const struct end *e)
     }
 }
 
-/* "the /dev/shm of trainer" or "/dev/shm". */
+/* "the /dev/shm of trainer" (of probe/web for a containerd namespace's
+ * container: container_label) or "/dev/shm". */
 static void mount_name(struct buf *b, const struct why_death *d)
 {
-    const char *who = d->container_name ? d->container_name : d->pod;
+    char *ctr = container_label(d->container_ns, d->container_name, NULL);
+    const char *who = ctr ? ctr : d->pod;
     const char *path = d->mount_path ? d->mount_path : "/dev/shm";
     if (who)
         buf_printf(b, "the %s of %s", path, who);
     else
         buf_adds(b, path);
+    free(ctr);
 }
 
 static void sigbus_text(struct buf *b, const struct why_death *d)
@@ -984,6 +987,14 @@ static bool wanted(const struct why_death *d, const struct why_filter *f)
     if (!f->container)
         return true;
     const char *n = f->container;
+    const char *slash = strchr(n, '/');
+    if (slash) { /* NAMESPACE/NAME: only that containerd namespace's */
+        size_t nslen = (size_t)(slash - n);
+        if (!d->container_ns || strlen(d->container_ns) != nslen ||
+            strncmp(d->container_ns, n, nslen) != 0)
+            return false;
+        n = slash + 1;
+    }
     size_t len = strlen(n);
     bool hex = len >= 12 && strspn(n, "0123456789abcdef") == len;
     return (d->container_name && !strcmp(d->container_name, n)) || (d->pod && !strcmp(d->pod, n)) ||

@@ -33,7 +33,9 @@ struct why_source {
 /* Which ends: those from on (Unix seconds; 0: no bound); with pid, only
  * that process's and those of the DataLoader whose main it is; with
  * container, only those in the container of that name, id (or a prefix of
- * 12 or more hex digits of it) or pod. */
+ * 12 or more hex digits of it) or pod, and with "NAMESPACE/" before it only
+ * those of that containerd namespace (a record that does not say its
+ * namespace is of none). */
 struct why_filter {
     double from;
     int64_t pid;

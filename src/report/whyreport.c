@@ -1,10 +1,12 @@
 /* `shmwatch why` in words and in JSON (report/whyreport.h). */
 #include "report/whyreport.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/budget.h"
 #include "report/jsonw.h"
+#include "util/ctrref.h"
 #include "util/escape.h"
 #include "util/rfc3339.h"
 #include "util/units.h"
@@ -53,8 +55,10 @@ static void who_text(struct buf *b, const struct why_death *d)
         esc_in(b, " (", d->comm, ")");
     if (d->has_group && d->group != d->pid)
         buf_printf(b, " of DataLoader main %lld", (long long)d->group);
-    if (d->container_name || d->container)
-        esc_in(b, ", container ", d->container_name ? d->container_name : d->container, "");
+    char *ctr = container_label(d->container_ns, d->container_name, d->container);
+    if (ctr)
+        esc_in(b, ", container ", ctr, "");
+    free(ctr);
     if (d->pod)
         esc_in(b, ", pod ", d->pod, "");
     buf_adds(b, ": ");

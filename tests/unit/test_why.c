@@ -956,9 +956,10 @@ static void test_mount_not_known(void **state)
 
 /* Snapshots of ctr's "web" in the containerd namespaces probe (its
  * /dev/shm full, m1) and other (m2), with no segment to tie the death to a
- * mount: a Bus error in other/web is told with other/web's mount and its
- * JSON says the namespace; one whose records do not say the namespace (an
- * older recording) is told with the first mount of the id. */
+ * mount: a Bus error in other/web is told with other/web's mount, its text
+ * names other/web and its JSON says the namespace, and --container
+ * other/web finds it; one whose records do not say the namespace (an older
+ * recording) is told with the first mount of the id, as in web. */
 static void test_same_id_two_namespaces(void **state)
 {
     (void)state;
@@ -993,6 +994,12 @@ static void test_same_id_two_namespaces(void **state)
         assert_int_equal(r.d[0].container_ns_known, !older);
         struct buf b;
         struct jd *j = report(&r, &b);
+        /* The text names the container with its namespace where the
+         * records say it. */
+        const char *who = older ? ", container web: " : ", container other/web: ";
+        const char *mount = older ? "the /dev/shm of web" : "the /dev/shm of other/web";
+        if (!strstr(b.data, who) || !strstr(b.data, mount))
+            fail_msg("no \"%s\" or \"%s\" in %s", who, mount, b.data);
         buf_free(&b);
         assert_non_null(j);
         const struct jd *d0 = jd_at(jd_get(j, "deaths"), 0);
@@ -1002,6 +1009,19 @@ static void test_same_id_two_namespaces(void **state)
             assert_string_equal(jd_getstr(d0, "containerd_namespace", ""), "other");
         jd_free(j);
         why_result_free(&r);
+        /* --container: NAMESPACE/NAME picks the one of that namespace (of
+         * none where the records do not say it); the name alone any. */
+        const struct {
+            const char *name;
+            size_t n;
+        } filters[] = {
+            {"web", 1}, {"other/web", !older}, {"probe/web", 0}, {"other/", 0}, {"/web", 0},
+        };
+        for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
+            struct why_filter f = {.container = filters[i].name};
+            if (count_ends(&s, &f) != filters[i].n)
+                fail_msg("--container %s: not %zu ends", filters[i].name, filters[i].n);
+        }
         set_free(&s);
     }
 }
