@@ -478,16 +478,19 @@ void death_counts_add(struct death_counts *c, const struct event_list *l)
         if (!sig)
             sig = "other";
         const char *ctr = e->container_name ? e->container_name : e->container ? e->container : "";
+        const char *ns = e->container_ns ? e->container_ns : "";
         struct death_count *d = NULL;
         for (size_t k = 0; k < c->n && !d; k++)
             if (strcmp(c->items[k].signal, sig) == 0 && c->items[k].role == e->role &&
-                strcmp(c->items[k].container, ctr) == 0)
+                strcmp(c->items[k].container, ctr) == 0 &&
+                strcmp(c->items[k].containerd_ns, ns) == 0)
                 d = &c->items[k];
         if (!d) {
             d = VEC_PUSH(c->items, c->n, c->cap);
             snprintf(d->signal, sizeof(d->signal), "%s", sig);
             d->role = e->role;
             d->container = xstrdup(ctr);
+            d->containerd_ns = xstrdup(ns);
         }
         d->n++;
     }
@@ -495,8 +498,10 @@ void death_counts_add(struct death_counts *c, const struct event_list *l)
 
 void death_counts_free(struct death_counts *c)
 {
-    for (size_t i = 0; i < c->n; i++)
+    for (size_t i = 0; i < c->n; i++) {
         free(c->items[i].container);
+        free(c->items[i].containerd_ns);
+    }
     free(c->items);
     memset(c, 0, sizeof(*c));
 }

@@ -192,6 +192,7 @@ struct death_count {
     char signal[16];           /* "SIGBUS", "none" (exited), "unknown" */
     enum proc_role role;
     char *container;           /* name, or id, or "" for the host's */
+    char *containerd_ns;       /* its containerd namespace, "" for none */
     uint64_t n;
 };
 

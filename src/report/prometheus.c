@@ -338,7 +338,8 @@ void report_prometheus_deaths(struct buf *out, const struct death_counts *c)
     family(out, "shmwatch_process_deaths_total", "counter",
            "Processes of the model seen ending since this exporter started, by signal (none: "
            "exited on its own; unknown: gone between two scans without the kernel's process "
-           "events), role and container.");
+           "events), role and container (and containerd_namespace, for a container "
+           "containerd runs).");
     for (size_t i = 0; i < c->n; i++) {
         const struct death_count *d = &c->items[i];
         buf_adds(out, "shmwatch_process_deaths_total{signal=\"");
@@ -346,6 +347,10 @@ void report_prometheus_deaths(struct buf *out, const struct death_counts *c)
         buf_addc(out, '"');
         label(out, "role", proc_role_name(d->role));
         label(out, "container", d->container);
+        /* Prometheus takes a label that is not there as empty: only a
+         * containerd namespace's container has it. */
+        if (d->containerd_ns[0])
+            label(out, "containerd_namespace", d->containerd_ns);
         buf_printf(out, "} %llu\n", (unsigned long long)d->n);
     }
 }

@@ -271,6 +271,32 @@ static void test_same_id_two_namespaces(void **state)
     assert_string_equal(evline_text(&ml.items[1], NULL, text, sizeof(text)),
                         "mount /dev/shm went away in other/web");
     event_list_free(&ml);
+    /* The exporter counts a death of each "web" on its own, its series
+     * labelled with its namespace. */
+    free(st.procs[0].ctr_ns);
+    st.procs[0].ctr_ns = xstrdup("probe");
+    assert_true(events_exit(&st, 101, SIGBUS, 1000.5, false, &l));
+    free(st.procs[0].ctr_ns);
+    st.procs[0].ctr_ns = NULL;
+    assert_true(events_exit(&st, 101, SIGBUS, 1000.6, false, &l));
+    struct death_counts dc = {0};
+    death_counts_add(&dc, &l);
+    assert_int_equal(dc.n, 3);
+    struct buf prom;
+    buf_init(&prom);
+    report_prometheus_deaths(&prom, &dc);
+    static const char *const series[] = {
+        "\nshmwatch_process_deaths_total{signal=\"SIGBUS\",role=\"worker\",container=\"web\","
+        "containerd_namespace=\"other\"} 1\n",
+        "\nshmwatch_process_deaths_total{signal=\"SIGBUS\",role=\"worker\",container=\"web\","
+        "containerd_namespace=\"probe\"} 1\n",
+        "\nshmwatch_process_deaths_total{signal=\"SIGBUS\",role=\"worker\",container=\"web\"} 1\n",
+    };
+    for (size_t i = 0; i < sizeof(series) / sizeof(series[0]); i++)
+        if (!strstr(prom.data, series[i]))
+            fail_msg("no %s in %s", series[i], prom.data);
+    buf_free(&prom);
+    death_counts_free(&dc);
 
     struct buf line;
     buf_init(&line);
