@@ -26,6 +26,14 @@
 #      each container's /dev/shm is planned by clean --all --dry-run
 #      "(in swtest/swctr)" and "(in swother/swctr)", as the text report's
 #      headings name them.
+#   5. A holder in swother/swctr (a child of its init: a signal from the host
+#      reaches a pid namespace's init only when it handles it) killed by
+#      SIGBUS, with the dashboard, an exporter and a recorder running: the
+#      dashboard's gauges and rows name swtest/swctr and swother/swctr, its
+#      event line ends "[swother/swctr]"; the deaths counter's series has
+#      containerd_namespace="swother"; why says "container swother/swctr",
+#      --container swother/swctr and swctr find the end, --container
+#      swtest/swctr does not; replay's status line says "in swother/swctr".
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ctr_lib.sh"
 need_root
@@ -115,7 +123,7 @@ ok "containerd and swctr running after $((SECONDS - T0)) s (cgroup /swtest/swctr
 
 # The same id in another namespace, with its own limit and segment.
 cn swother run -d --rootfs --memory-limit $((64 * 1024 * 1024)) "$ROOTFS" swctr /bin/sh -c \
-    'dd if=/dev/zero of=/dev/shm/other bs=1M count=8 2>/dev/null; exec 3</dev/shm/other; touch /dev/shm/ready; exec sleep 1000' \
+    'dd if=/dev/zero of=/dev/shm/other bs=1M count=8 2>/dev/null; exec 3</dev/shm/other; sleep 1000 & touch /dev/shm/ready; exec sleep 1000' \
     >"$OUT/run-other.log" 2>&1 || fail "ctr run in swother failed: $(tail -n 3 "$OUT/run-other.log")"
 OTHER_PID=$(cn swother task ls | awk '$1 == "swctr" { print $2 }')
 [ "${OTHER_PID:-0}" -gt 0 ] || fail "swother/swctr has no process: $(cn swother task ls)"
@@ -179,4 +187,65 @@ grep -q "^  /dev/shm/torch_4242_0 (in swtest/swctr)  " "$OUT/plan" &&
     grep -q "^  /dev/shm/torch_4343_0 (in swother/swctr)  " "$OUT/plan" ||
     fail "the plan does not name each swctr by its namespace: $(cat "$OUT/plan")"
 ok "clean --all --dry-run names swtest/swctr and swother/swctr"
+
+# 5. A death in swother/swctr, told by the dashboard, the exporter, why and
+# replay, each naming the container with its namespace.
+BUS_PID=$(pgrep -P "$OTHER_PID" -x sleep)
+[ "${BUS_PID:-0}" -gt 0 ] || fail "swother/swctr has no holder beside its init: $(ps -o pid,ppid,comm --ppid "$OTHER_PID")"
+. "$(dirname "$0")/why_lib.sh"
+. "$(dirname "$0")/tui_lib.sh"
+record_need
+record_start --all --interval 0.5
+record_wait "r.get('schema') == 1 and any(p['pid'] == $BUS_PID for p in r['processes'])" 20 ||
+    fail "the recording never showed swother/swctr's holder $BUS_PID: $(record_last)"
+PROM=$OUT/deaths.prom
+"$SHMWATCH" --all --prometheus-file "$PROM" --interval 0.3 &
+EXPORTER=$!
+on_exit "kill -TERM $EXPORTER 2>/dev/null; wait $EXPORTER 2>/dev/null; true"
+# Two files written: the second after a scan that knows the holder.
+wait_for "[ -f '$PROM' ]" 15 || fail "the exporter wrote nothing"
+first=$(stat -c %i "$PROM")
+wait_for "[ \"\$(stat -c %i '$PROM')\" != $first ]" 15 || fail "the exporter wrote only once"
+tui_start 200 50 --all
+tui_wait "node view" 30
+tui_wait "^swtest/swctr /dev/shm \[" 15
+tui_wait "^swother/swctr /dev/shm \[" 5
+tui_wait "container swtest/swctr " 5
+tui_wait "container swother/swctr " 5
+ok "the dashboard's gauges and rows name swtest/swctr and swother/swctr"
+kill -BUS "$BUS_PID" || fail "cannot send SIGBUS to $BUS_PID"
+tui_wait "holder $BUS_PID \(sleep\) died of SIGBUS: .* \[swother/swctr\]" 15
+ok "the dashboard's event line names swother/swctr"
+tui_quit
+want="shmwatch_process_deaths_total{signal=\"SIGBUS\",role=\"holder\",container=\"swctr\",containerd_namespace=\"swother\"} 1"
+wait_for "grep -qxF '$want' '$PROM'" 10 || fail "the exporter does not count the death in swother: $(grep deaths "$PROM")"
+ok "the exporter counts the death: $want"
+kill -TERM "$EXPORTER"
+wait "$EXPORTER" || fail "the exporter ended with status $?"
+record_wait "r.get('event') == 'exit' and r['pid'] == $BUS_PID and r['containerd_namespace'] == 'swother'" 20 ||
+    fail "no exit of $BUS_PID in swother in the recording"
+# (It stays a zombie: the container's init does not reap it.)
+record_wait "r.get('schema') == 1 and not any(h['pid'] == $BUS_PID for s in r['segments'] for h in s['holders'])" 20 ||
+    fail "no snapshot after the death: $(record_last)"
+record_stop
+why_run
+assert_eq "$WHY_RC" 4 "why exits 4 ($(head -c 300 "$WHY_ERR"))"
+grep -q "^holder $BUS_PID (sleep), container swother/swctr: killed by SIGBUS (Bus error) at " "$WHY_OUT" ||
+    fail "why does not name swother/swctr: $(head -n 3 "$WHY_OUT")"
+ok "why names the container swother/swctr"
+for x in swother/swctr:4 swctr:4 swtest/swctr:0; do
+    why_run --container "${x%:*}"
+    assert_eq "$WHY_RC" "${x##*:}" "why --container ${x%:*} exits ${x##*:}"
+done
+tui_start 200 50 replay --dir "$RECORD_DIR"
+tui_wait "REPLAY " 10
+# Back an event at a time from the newest snapshot to the death.
+for _ in $(seq 30); do
+    tui_keys '{'
+    # shellcheck disable=SC2016 # wait_for evaluates it
+    wait_for 'tui_cap | grep -qE "exit of pid $BUS_PID \(sleep, holder\) in swother/swctr: SIGBUS at "' 1 && break
+done
+tui_wait "exit of pid $BUS_PID \(sleep, holder\) in swother/swctr: SIGBUS at " 1
+ok "replay's status line names swother/swctr"
+tui_quit
 ok "done in $((SECONDS - T0)) s"
