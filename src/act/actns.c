@@ -62,9 +62,8 @@ char *actns_label(const struct container_info *ci, pid_t pid)
     bool named = in_ctr && ci->name && ci->name[0], has_id = in_ctr && ci->id && ci->id[0];
     if (!named && !has_id)
         return str_printf("pid %d", (int)pid);
-    char shortid[13]; /* its first 12 digits, as docker ps shows them */
-    snprintf(shortid, sizeof(shortid), "%s", has_id ? ci->id : "");
-    return container_label(ci->containerd_namespace, named ? ci->name : NULL, shortid);
+    return container_label(ci->containerd_namespace, named ? ci->name : NULL,
+                           has_id ? ci->id : NULL);
 }
 
 static char *lookup_label(const struct sysroot *r)

@@ -858,7 +858,7 @@ static void left_behind(struct why_death *d, const struct end *e)
  * container: container_label) or "/dev/shm". */
 static void mount_name(struct buf *b, const struct why_death *d)
 {
-    char *ctr = container_label(d->container_ns, d->container_name, NULL);
+    char *ctr = container_label(d->container_ns, d->container_name, d->container);
     const char *who = ctr ? ctr : d->pod;
     const char *path = d->mount_path ? d->mount_path : "/dev/shm";
     if (who)

@@ -1,11 +1,9 @@
 /* The plain-text snapshot (--once): what a person reads in a terminal or a
  * log. Every name is passed through esc_term: no raw control byte leaves. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
-#include "util/ctrref.h"
 #include "util/escape.h"
 #include "util/rfc3339.h"
 #include "util/units.h"
@@ -384,17 +382,19 @@ static void heading(struct text *t)
     buf_adds(t->out, " (");
     if (rt) {
         buf_printf(t->out, "%s ", rt);
+        if (ci->containerd_namespace) {
+            name(t, ci->containerd_namespace);
+            buf_addc(t->out, '/');
+        }
         if (ci->id) {
             /* Twelve digits, as docker ps shows them; an lxc name, or a
-             * containerd id that is no digest, whole; a containerd
-             * namespace's container's after "NAMESPACE/". */
+             * containerd id that is no digest, whole. */
             char shortid[13];
             snprintf(shortid, sizeof(shortid), "%s", ci->id);
-            bool whole = ci->runtime == RUNTIME_LXC || ci->runtime == RUNTIME_NSPAWN ||
-                         strlen(ci->id) != CONTAINER_ID_HEX;
-            char *id = container_label(ci->containerd_namespace, NULL, whole ? ci->id : shortid);
-            name(t, id);
-            free(id);
+            name(t, ci->runtime == RUNTIME_LXC || ci->runtime == RUNTIME_NSPAWN ||
+                            strlen(ci->id) != CONTAINER_ID_HEX
+                        ? ci->id
+                        : shortid);
         }
         buf_adds(t->out, ", ");
     }

@@ -57,21 +57,21 @@ void ui_ctr_label(const struct model *m, size_t ctr, char *dst, size_t n)
         return;
     }
     const struct container_info *ci = &c->info;
-    /* Its name or pod, a containerd namespace's container's as
-     * NAMESPACE/NAME, else NAMESPACE/ID (container_label); else the
-     * runtime's id (a hostname may be the host's, seen through a container
-     * that shares its /etc/hostname); else its hostname; else its mount
-     * namespace. */
+    /* Its name or pod (container_label: after its containerd namespace
+     * where its id is one a person chose); else the runtime's id (a
+     * hostname may be the host's, seen through a container that shares its
+     * /etc/hostname); else its hostname; else its mount namespace. */
     const char *name = ci->name ? ci->name : ci->pod;
-    char esc[128], id[16] = "";
-    if (ci->id)
-        snprintf(id, sizeof(id), "%.12s", ci->id);
-    if (name || (id[0] && ci->containerd_namespace)) {
+    bool ns_first = ci->containerd_namespace && ci->id && !container_id_full(ci->id);
+    char esc[128];
+    if (name || ns_first) {
         char *label = container_label(ci->containerd_namespace, name, ci->id);
         term_escape(esc, sizeof(esc), label);
         snprintf(dst, n, "%s", esc);
         free(label);
-    } else if (id[0]) {
+    } else if (ci->id) {
+        char id[16];
+        snprintf(id, sizeof(id), "%.12s", ci->id);
         term_escape(esc, sizeof(esc), id);
         snprintf(dst, n, "%s %s", ui_runtime_name(ci->runtime, "container"), esc);
     } else if (ci->hostname) {

@@ -28,12 +28,12 @@ struct container_ref container_ref_read(const struct jd *o, const char *id_key)
 
 char *container_label(const char *ns, const char *name, const char *id)
 {
-    const char *last = name ? name : id;
-    if (!last)
+    bool digest = id && container_id_full(id);
+    if (name)
+        return ns && !digest ? str_printf("%s/%s", ns, name) : xstrdup(name);
+    if (!id)
         return NULL;
-    if (!ns)
-        return xstrdup(last);
-    if (!name && container_id_full(id))
-        return str_printf("%s/%.12s", ns, id);
-    return str_printf("%s/%s", ns, last);
+    if (digest)
+        return str_printf("%.12s", id);
+    return ns ? str_printf("%s/%s", ns, id) : xstrdup(id);
 }

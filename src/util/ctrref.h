@@ -27,12 +27,14 @@ bool container_ref_same(const struct container_ref *a, const struct container_re
  * "containerd_namespace", known when o has that member. The strings are o's. */
 struct container_ref container_ref_read(const struct jd *o, const char *id_key);
 
-/* How a container is named for a person: its name, else its id as the
- * caller shows it. A container of containerd namespace ns (not NULL) is
- * "NAMESPACE/NAME", else "NAMESPACE/ID" with a full id cut to its first 12
- * digits as docker ps shows ids, since two containerd namespaces may each
- * have a container of that name. A new string; NULL when there is neither
- * name nor id. The bytes are as given: escape them when writing. */
+/* How a container is named for a person: its name, else its id, a digest
+ * cut to its first 12 digits as docker ps shows it. An id a person chose
+ * (ctr run ... web) is unique only within its containerd namespace ns,
+ * which then comes first: "NAMESPACE/NAME"; a digest (the kubelet's,
+ * nerdctl's, Docker's) is unique on the node and needs none. id is the
+ * whole id (NULL when unknown: then ns, if any, comes first). A new string;
+ * NULL when there is neither name nor id. The bytes are as given: escape
+ * them when writing. */
 char *container_label(const char *ns, const char *name, const char *id);
 
 #endif

@@ -303,16 +303,28 @@ static void test_labels(void **state)
     l = actns_label(&ci, 42);
     assert_string_equal(l, "web");
     free(l);
-    /* ctr's "web" of the namespace probe, not another namespace's "web":
-     * named as the text report's heading names it. */
+    /* ctr's "web" (an id a person chose) of the namespace probe, not
+     * another namespace's "web"; a digest id (the kubelet's) is unique on
+     * the node and needs no namespace. */
     ci.runtime = RUNTIME_CONTAINERD;
     ci.containerd_namespace = "probe";
+    ci.id = "web";
     l = actns_label(&ci, 42);
     assert_string_equal(l, "probe/web");
     free(l);
     ci.name = NULL;
     l = actns_label(&ci, 42);
-    assert_string_equal(l, "probe/0123456789ab");
+    assert_string_equal(l, "probe/web");
+    free(l);
+    ci.containerd_namespace = "k8s.io";
+    ci.id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    ci.name = "bert";
+    l = actns_label(&ci, 42);
+    assert_string_equal(l, "bert");
+    free(l);
+    ci.name = NULL;
+    l = actns_label(&ci, 42);
+    assert_string_equal(l, "0123456789ab");
     free(l);
 }
 
