@@ -278,20 +278,8 @@ static void check_leftover(const struct budget_input *in, const struct budget *b
          sz(z, in->leftover), sz(z, b->limit));
 }
 
-/* The memory sentence when other shm mounts share the cgroup: each figure
- * named, the three adding up to the percentage's numerator. */
-static void check_memory_shared(const struct budget_input *in, const struct budget *b,
-                                double pct, enum verdict sev, double at, struct notes *ns,
-                                struct sizes *z)
-{
-    note(ns, sev,
-         "The application, %s and %s, the shm mounts of one cgroup, together use %.1f%% of the "
-         "memory limit (%s + %s + %s of %s; %s at %.0f%%)%s",
-         here(in), others(in), pct, sz(z, b->app), sz(z, b->shm_used), sz(z, b->shm_other),
-         sz(z, b->limit), sev == VERDICT_CRITICAL ? "critical" : "warning", at,
-         sev == VERDICT_CRITICAL ? ": the OOM killer is close." : ".");
-}
-
+/* The application and the shm mounts of its cgroup against the memory
+ * limit: each figure named, adding up to the percentage's numerator. */
 static void check_memory(const struct budget_input *in, const struct budget *b,
                          double warn_pct, double crit_pct, struct notes *ns, struct sizes *z)
 {
@@ -299,20 +287,24 @@ static void check_memory(const struct budget_input *in, const struct budget *b,
         return;
     uint64_t used = add_sat(add_sat(b->app, b->shm_used), b->shm_other);
     double pct = (double)used * 100.0 / (double)b->limit;
-    if (b->shm_other && pct >= crit_pct)
-        check_memory_shared(in, b, pct, VERDICT_CRITICAL, crit_pct, ns, z);
-    else if (b->shm_other && pct >= warn_pct)
-        check_memory_shared(in, b, pct, VERDICT_WARN, warn_pct, ns, z);
-    else if (pct >= crit_pct)
-        note(ns, VERDICT_CRITICAL,
+    bool crit = pct >= crit_pct;
+    if (!crit && pct < warn_pct)
+        return;
+    enum verdict sev = crit ? VERDICT_CRITICAL : VERDICT_WARN;
+    const char *level = crit ? "critical" : "warning";
+    const char *end = crit ? ": the OOM killer is close." : ".";
+    double at = crit ? crit_pct : warn_pct;
+    if (b->shm_other)
+        note(ns, sev,
+             "The application, %s and %s, the shm mounts of one cgroup, together use %.1f%% of "
+             "the memory limit (%s + %s + %s of %s; %s at %.0f%%)%s",
+             here(in), others(in), pct, sz(z, b->app), sz(z, b->shm_used), sz(z, b->shm_other),
+             sz(z, b->limit), level, at, end);
+    else
+        note(ns, sev,
              "The application and /dev/shm together use %.1f%% of the memory limit (%s + %s of "
-             "%s; critical at %.0f%%): the OOM killer is close.",
-             pct, sz(z, b->app), sz(z, b->shm_used), sz(z, b->limit), crit_pct);
-    else if (pct >= warn_pct)
-        note(ns, VERDICT_WARN,
-             "The application and /dev/shm together use %.1f%% of the memory limit (%s + %s of "
-             "%s; warning at %.0f%%).",
-             pct, sz(z, b->app), sz(z, b->shm_used), sz(z, b->limit), warn_pct);
+             "%s; %s at %.0f%%)%s",
+             pct, sz(z, b->app), sz(z, b->shm_used), sz(z, b->limit), level, at, end);
 }
 
 /* The --shm-size part of the recommendation: the least that fits, and

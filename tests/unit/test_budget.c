@@ -302,13 +302,21 @@ static void test_memory_thresholds(void **state)
     struct budget b;
     budget_compute(&in, &b);
     assert_int_equal(b.verdict, VERDICT_WARN);
-    assert_true(advice_with(&b, "together use 93.7% of the memory limit") >= 0);
+    int k = advice_with(&b, "together use");
+    assert_true(k >= 0);
+    assert_string_equal(b.advice[k], "The application and /dev/shm together use 93.7% of the "
+                                     "memory limit (1.0 GiB + 100 MiB of 1.2 GiB; warning at "
+                                     "80%).");
     budget_free(&b);
 
     cg.limit = 1150 * MiB; /* 97.7 % */
     budget_compute(&in, &b);
     assert_int_equal(b.verdict, VERDICT_CRITICAL);
-    assert_true(advice_with(&b, "the OOM killer is close") >= 0);
+    k = advice_with(&b, "together use");
+    assert_true(k >= 0);
+    assert_string_equal(b.advice[k], "The application and /dev/shm together use 97.7% of the "
+                                     "memory limit (1.0 GiB + 100 MiB of 1.1 GiB; critical at "
+                                     "95%): the OOM killer is close.");
     budget_free(&b);
 
     /* Not applied against MemTotal, where the app figure is partial. */
