@@ -286,46 +286,38 @@ static void test_views_pick_processes(void **state)
     assert_ptr_equal(t[0].ns, &v.host);
 }
 
+/* actns_label of ci gives want. */
+static void assert_label(const struct container_info *ci, const char *want)
+{
+    char *l = actns_label(ci, 42);
+    assert_string_equal(l, want);
+    free(l);
+}
+
 static void test_labels(void **state)
 {
     (void)state;
-    struct container_info ci;
-    memset(&ci, 0, sizeof(ci));
-    char *l = actns_label(NULL, 42);
-    assert_string_equal(l, "pid 42");
-    free(l);
-    ci.runtime = RUNTIME_DOCKER;
-    ci.id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-    l = actns_label(&ci, 42);
-    assert_string_equal(l, "0123456789ab");
-    free(l);
+    const char *digest = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    assert_label(NULL, "pid 42");
+    struct container_info ci = {.runtime = RUNTIME_DOCKER, .id = (char *)digest};
+    assert_label(&ci, "0123456789ab");
     ci.name = "web";
-    l = actns_label(&ci, 42);
-    assert_string_equal(l, "web");
-    free(l);
+    assert_label(&ci, "web");
     /* ctr's "web" (an id a person chose) of the namespace probe, not
      * another namespace's "web"; a digest id (the kubelet's) is unique on
      * the node and needs no namespace. */
     ci.runtime = RUNTIME_CONTAINERD;
     ci.containerd_namespace = "probe";
     ci.id = "web";
-    l = actns_label(&ci, 42);
-    assert_string_equal(l, "probe/web");
-    free(l);
+    assert_label(&ci, "probe/web");
     ci.name = NULL;
-    l = actns_label(&ci, 42);
-    assert_string_equal(l, "probe/web");
-    free(l);
+    assert_label(&ci, "probe/web");
     ci.containerd_namespace = "k8s.io";
-    ci.id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    ci.id = (char *)digest;
     ci.name = "bert";
-    l = actns_label(&ci, 42);
-    assert_string_equal(l, "bert");
-    free(l);
+    assert_label(&ci, "bert");
     ci.name = NULL;
-    l = actns_label(&ci, 42);
-    assert_string_equal(l, "0123456789ab");
-    free(l);
+    assert_label(&ci, "0123456789ab");
 }
 
 static void test_log_names_the_container(void **state)

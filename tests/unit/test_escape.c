@@ -12,12 +12,14 @@ static char *json_of(const char *s)
     return buf_steal(&b);
 }
 
-static char *term_of(const char *s, int ascii)
+/* esc_term of s gives want. */
+static void assert_term(const char *s, int ascii, const char *want)
 {
     struct buf b;
     buf_init(&b);
     esc_term(&b, s, ascii);
-    return buf_steal(&b);
+    assert_string_equal(b.data ? b.data : "", want);
+    buf_free(&b);
 }
 
 static void test_json_plain_and_quotes(void **state)
@@ -87,21 +89,14 @@ static void test_json_numbers(void **state)
 static void test_term(void **state)
 {
     (void)state;
-    char *s = term_of("evil\x1b[2J\n\xff name\\", 0);
-    assert_string_equal(s, "evil\\e[2J\\n\\xff name\\\\");
-    free(s);
-    s = term_of("caf\xc3\xa9 \xc2\x9b", 0); /* U+009B is a C1 CSI */
-    assert_string_equal(s, "caf\xc3\xa9 \\u{9b}");
-    free(s);
-    s = term_of("caf\xc3\xa9", 1);
-    assert_string_equal(s, "caf\\u{e9}");
-    free(s);
+    assert_term("evil\x1b[2J\n\xff name\\", 0, "evil\\e[2J\\n\\xff name\\\\");
+    assert_term("caf\xc3\xa9 \xc2\x9b", 0, "caf\xc3\xa9 \\u{9b}"); /* U+009B is a C1 CSI */
+    assert_term("caf\xc3\xa9", 1, "caf\\u{e9}");
     /* Invisible and reordering characters are shown by number: a bidi
      * override (U+202E), zero-width spaces (U+200B), a BOM (U+FEFF), a tag
      * (U+E0041); visible ones beside them stay as they are. */
-    s = term_of("rtl_\xe2\x80\xaegpj.exe zw_\xe2\x80\x8bZ \xef\xbb\xbf\xf3\xa0\x81\x81 \xe2\x82\xac", 0);
-    assert_string_equal(s, "rtl_\\u{202e}gpj.exe zw_\\u{200b}Z \\u{feff}\\u{e0041} \xe2\x82\xac");
-    free(s);
+    assert_term("rtl_\xe2\x80\xaegpj.exe zw_\xe2\x80\x8bZ \xef\xbb\xbf\xf3\xa0\x81\x81 \xe2\x82\xac", 0,
+                "rtl_\\u{202e}gpj.exe zw_\\u{200b}Z \\u{feff}\\u{e0041} \xe2\x82\xac");
 }
 
 /* A name's first character that a terminal draws over the cell before (a
@@ -111,15 +106,9 @@ static void test_term(void **state)
 static void test_term_leading_mark(void **state)
 {
     (void)state;
-    char *s = term_of("\xcc\x81start", 0);
-    assert_string_equal(s, "\\u{301}start");
-    free(s);
-    s = term_of("\xe2\x83\x9d", 0);
-    assert_string_equal(s, "\\u{20dd}");
-    free(s);
-    s = term_of("e\xcc\x81\xcc\x81", 0);
-    assert_string_equal(s, "e\xcc\x81\xcc\x81");
-    free(s);
+    assert_term("\xcc\x81start", 0, "\\u{301}start");
+    assert_term("\xe2\x83\x9d", 0, "\\u{20dd}");
+    assert_term("e\xcc\x81\xcc\x81", 0, "e\xcc\x81\xcc\x81");
 }
 
 /* A cut never lands inside a character: "aé€" is a, c3 a9, e2 82 ac. */
