@@ -629,7 +629,7 @@ void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mo
         struct node_mount *m = &n->mounts[i];
         if (m->nctrs > 1)
             qsort(m->ctrs, m->nctrs, sizeof(*m->ctrs), cmp_size);
-        m->owner = node_owner_of(n, m);
+        m->owner = node_owner_of(n, ml, m);
     }
     n->nprocs = pl->n;
     n->proc_ctr = xmalloc(pl->n * sizeof(*n->proc_ctr));
@@ -653,15 +653,35 @@ void node_assign(struct scan_node *n, const struct sysroot *sys, const struct mo
     }
 }
 
-size_t node_owner_of(const struct scan_node *n, const struct node_mount *m)
+/* The shared memory charged to container c's cgroup less the used bytes of
+ * the mounts that c alone sees (and the host does not): what it may have
+ * written into mounts it shares. */
+static uint64_t shared_shmem(const struct scan_node *n, const struct mount_list *ml, size_t c)
+{
+    uint64_t own = 0;
+    for (size_t i = 0; i < ml->n && i < n->nmounts; i++) {
+        const struct node_mount *nm = &n->mounts[i];
+        if (ml->items[i].stat_ok && !nm->host_sees && nm->nctrs == 1 && nm->ctrs[0] == c)
+            own += ml->items[i].used;
+    }
+    uint64_t shmem = n->ctrs[c].cgroup.shmem;
+    return shmem > own ? shmem - own : 0;
+}
+
+size_t node_owner_of(const struct scan_node *n, const struct mount_list *ml,
+                     const struct node_mount *m)
 {
     if (m->host_sees || !m->nctrs)
         return NODE_HOST;
     size_t owner = m->ctrs[0];
+    uint64_t most = shared_shmem(n, ml, owner);
     for (size_t k = 1; k < m->nctrs; k++) {
         const struct cgroup_info *a = &n->ctrs[m->ctrs[k]].cgroup, *b = &n->ctrs[owner].cgroup;
-        if (a->present && (!b->present || a->shmem > b->shmem))
+        uint64_t shmem = shared_shmem(n, ml, m->ctrs[k]);
+        if (a->present && (!b->present || shmem > most)) {
             owner = m->ctrs[k];
+            most = shmem;
+        }
     }
     return owner;
 }

@@ -164,11 +164,14 @@ void node_free(struct scan_node *n);
 
 /* Whose cgroup and budget mount m is: the host's when the host sees it
  * (--ipc=host), else that of the container that sees it and is charged for
- * the most shared memory (a tmpfs page is charged to the cgroup that first
- * wrote it: a pod's workload rather than its pause container, the container
- * that writes into another's shm with --ipc=container:X), the first one on
- * a tie. */
-size_t node_owner_of(const struct scan_node *n, const struct node_mount *m);
+ * the most shared memory outside the mounts it alone sees (a tmpfs page is
+ * charged to the cgroup that first wrote it: a pod's workload rather than
+ * its pause container, the container that writes into another's shm with
+ * --ipc=container:X; a container's own --tmpfs /run/shm says nothing of who
+ * wrote the shared one), the first one on a tie. ml: the scan's mounts,
+ * indexed like n->mounts, whose used bytes are those of the mounts alone. */
+size_t node_owner_of(const struct scan_node *n, const struct mount_list *ml,
+                     const struct node_mount *m);
 
 /* The container of process index i (NODE_HOST when none or unknown). */
 size_t node_proc_ctr(const struct scan_node *n, size_t proc_index);

@@ -369,15 +369,32 @@ static void test_shared_mount_owner(void **state)
     struct fake_fixture *f = *state;
     struct scan_node *n = &f->s->node;
     struct node_mount m = {.ctrs = (size_t[]){0, 1}, .nctrs = 2, .host_sees = false};
+    const struct mount_list *ml = &(struct mount_list){0};
     n->ctrs[0].cgroup.shmem = 1 * MiB;
     n->ctrs[1].cgroup.shmem = 40 * MiB;
-    assert_int_equal(node_owner_of(n, &m), 1);
+    assert_int_equal(node_owner_of(n, ml, &m), 1);
     n->ctrs[1].cgroup.shmem = 1 * MiB;
-    assert_int_equal(node_owner_of(n, &m), 0); /* a tie: the first */
+    assert_int_equal(node_owner_of(n, ml, &m), 0); /* a tie: the first */
     n->ctrs[0].cgroup.present = false;
-    assert_int_equal(node_owner_of(n, &m), 1); /* one without a cgroup owns nothing */
+    assert_int_equal(node_owner_of(n, ml, &m), 1); /* one without a cgroup owns nothing */
     m.host_sees = true;
-    assert_true(node_owner_of(n, &m) == NODE_HOST); /* --ipc=host: the host's */
+    assert_true(node_owner_of(n, ml, &m) == NODE_HOST); /* --ipc=host: the host's */
+}
+
+/* A mount two containers share (--ipc=container:X): the one that wrote into
+ * it owns it, not the one whose own other tmpfs holds more. alpha's cgroup
+ * holds 13 MiB, 8 of them its own 0:50's; the other's 61 MiB, 60 of them its
+ * own 0:51's: alpha wrote 5 MiB into the shared mount, the other 1. */
+static void test_shared_mount_owner_own_tmpfs(void **state)
+{
+    struct fake_fixture *f = *state;
+    struct scan_node *n = &f->s->node;
+    struct node_mount m = {.ctrs = (size_t[]){0, 1}, .nctrs = 2, .host_sees = false};
+    n->ctrs[0].cgroup.shmem = 13 * MiB;
+    n->ctrs[1].cgroup.shmem = 61 * MiB;
+    assert_int_equal(node_owner_of(n, &f->s->mounts, &m), 0);
+    n->ctrs[0].cgroup.shmem = 8 * MiB; /* alpha wrote nothing into it */
+    assert_int_equal(node_owner_of(n, &f->s->mounts, &m), 1);
 }
 
 /* Without --all: the same fields, the host's, and nothing old changed. */
@@ -558,6 +575,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_prometheus_labels, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_inode_figures, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_shared_mount_owner, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_shared_mount_owner_own_tmpfs, setup,
+                                        fake_fixture_teardown),
         cmocka_unit_test(test_single_world),
         cmocka_unit_test_setup_teardown(test_snapshot_read_back, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_snapshot_same_id, setup, fake_fixture_teardown),
