@@ -163,11 +163,17 @@ void esc_term(struct buf *out, const char *str, int ascii)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t n = strlen(str);
+    /* Whether the character written last is one a mark may be the accent
+     * of: none at the start, after a space or a '/' (where a name begins
+     * in a sentence, a path or a "NAMESPACE/NAME" label), after an escape
+     * (the mark would land on its last digit). */
+    bool base = false;
     for (size_t i = 0; i < n;) {
         unsigned char c = s[i];
         if (c == '\\') {
             buf_adds(out, "\\\\");
             i++;
+            base = false;
         } else if (c < 0x20 || c == 0x7f) {
             switch (c) {
             case '\n': buf_adds(out, "\\n"); break;
@@ -177,18 +183,23 @@ void esc_term(struct buf *out, const char *str, int ascii)
             default: buf_printf(out, "\\x%02x", c); break;
             }
             i++;
+            base = false;
         } else {
             size_t len = utf8_valid_len(s + i, n - i);
             if (len == 0) {
                 buf_printf(out, "\\x%02x", c);
                 i++;
+                base = false;
                 continue;
             }
             if (len > 1 && (ascii || !utf8_char_shown(s + i, len) ||
-                            (i == 0 && combines(utf8_decode(s, len)))))
+                            (!base && combines(utf8_decode(s + i, len))))) {
                 buf_printf(out, "\\u{%x}", (unsigned)utf8_decode(s + i, len));
-            else
+                base = false;
+            } else {
                 buf_add(out, s + i, len);
+                base = c != ' ' && c != '/';
+            }
             i += len;
         }
     }

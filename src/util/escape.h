@@ -40,9 +40,11 @@ void esc_json(struct buf *out, const char *s);
 
 /* Appends s for display on a terminal: control bytes as \n, \t, \e, \xNN,
  * invalid UTF-8 bytes as \xNN, a backslash as \\, a character that is not
- * utf8_char_shown as \u{...}, and so a first character that a terminal
- * draws over the cell before (a combining mark: "\u0301x" would pass for
- * an accent on what precedes the name); other valid UTF-8 as is.
+ * utf8_char_shown as \u{...}, and so a character that a terminal draws
+ * over the cell before (a combining mark: "\u0301x" would pass for an
+ * accent on what precedes the name) where a name begins: first, after a
+ * space or a '/' ("NAMESPACE/NAME", a path, a sentence), after an escape;
+ * other valid UTF-8 as is.
  * With ascii set, every non-ASCII character is also written as \u{...}. */
 void esc_term(struct buf *out, const char *s, int ascii);
 

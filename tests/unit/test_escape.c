@@ -111,6 +111,19 @@ static void test_term_leading_mark(void **state)
     assert_term("e\xcc\x81\xcc\x81", 0, "e\xcc\x81\xcc\x81");
 }
 
+/* A name begins past a '/' ("NAMESPACE/NAME", a path) and past a space (a
+ * sentence that names it): its leading mark there is shown by number too,
+ * and so is one after an escape, which would land on the escape's last
+ * character; after a letter it stays that letter's accent. */
+static void test_term_mark_after_separator(void **state)
+{
+    (void)state;
+    assert_term("probe/\xcc\x81mark", 0, "probe/\\u{301}mark");
+    assert_term("the /dev/shm of \xcc\x81mark held", 0, "the /dev/shm of \\u{301}mark held");
+    assert_term("a\x1b\xcc\x81 b\\\xcc\x81", 0, "a\\e\\u{301} b\\\\\\u{301}");
+    assert_term("probe/e\xcc\x81", 0, "probe/e\xcc\x81");
+}
+
 /* A cut never lands inside a character: "aé€" is a, c3 a9, e2 82 ac. */
 static void test_utf8_cut(void **state)
 {
@@ -158,6 +171,7 @@ int main(void)
         cmocka_unit_test(test_json_numbers),
         cmocka_unit_test(test_term),
         cmocka_unit_test(test_term_leading_mark),
+        cmocka_unit_test(test_term_mark_after_separator),
         cmocka_unit_test(test_utf8_valid_len),
         cmocka_unit_test(test_utf8_cut),
         cmocka_unit_test(test_esc_term_cut),
