@@ -196,8 +196,12 @@ static void budget_of(struct text *t, const struct budget *b, const struct cgrou
         buf_adds(t->out, "  oom kills unknown (the kernel does not say)\n");
     budget_loader(t, b);
     buf_printf(t->out, "  verdict: %s\n", verdict_name(b->verdict));
-    for (size_t i = 0; i < b->nadvice; i++)
-        buf_printf(t->out, "  - %s\n", b->advice[i]);
+    /* A sentence can name a mount or a cgroup: escaped as every name. */
+    for (size_t i = 0; i < b->nadvice; i++) {
+        buf_adds(t->out, "  - ");
+        name(t, b->advice[i]);
+        buf_addc(t->out, '\n');
+    }
 }
 
 static void budget(struct text *t)

@@ -307,7 +307,7 @@ static void draw_budget(struct ui *u, int y, int lines)
     /* Advice earns the header only when something is wrong; the rest
      * (the recommendation, notes) waits on the budget page. */
     if (b->nadvice && b->verdict != VERDICT_OK)
-        term_put(y + 1, 0, COLS, b->advice[0], term_attr(THEME_warning), true);
+        term_put_name(y + 1, 0, COLS, b->advice[0], term_attr(THEME_warning), true);
     else
         term_put(y + 1, 0, COLS, "No advice: the budget fits. Press b for the arithmetic.",
                  term_attr(THEME_muted), true);

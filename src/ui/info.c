@@ -185,7 +185,7 @@ void info_budget(struct ui *u, struct page *p)
              "Verdict: %s (warn at %d%% full, critical at %d%%)", verdict_name(b->verdict),
              u->set->cfg.warn_pct, u->set->cfg.crit_pct);
     for (size_t i = 0; i < b->nadvice; i++)
-        page_add(p, i == 0 ? THEME_warning : THEME_normal, 4, "  - %s", b->advice[i]);
+        page_add_name(p, i == 0 ? THEME_warning : THEME_normal, 4, "  - ", b->advice[i]);
     budget_loader(p, b);
     budget_errors(p, &u->snap->model);
 }

@@ -309,6 +309,24 @@ static void test_text_mounts_seen(void **state)
         fail_msg("guest's mounts are not named in %s", f->out.data);
 }
 
+/* The budget's sentences name the cgroup's other shm mount by its path,
+ * which comes from the system: the text report escapes them as every name.
+ * Here alpha's mount, at a hostile path, is counted to the hostile one's
+ * cgroup beside its own 0:51. */
+static void test_text_advice_escaped(void **state)
+{
+    struct fake_fixture *f = *state;
+    struct shm_mount *a = &f->s->mounts.items[1];
+    free(a->path);
+    a->path = xstrdup("/run/\x1b[31mx");
+    f->s->node.mounts[1].owner = 1;
+    model_free(&f->m);
+    fake_fixture_build(f);
+    report_text(&f->out, &f->m, false);
+    if (!strstr(f->out.data, "8.0 MiB now on /run/\\e[31mx)") || strchr(f->out.data, '\x1b'))
+        fail_msg("the other shm mount's path is not escaped in %s", f->out.data);
+}
+
 static void test_prometheus_labels(void **state)
 {
     struct fake_fixture *f = *state;
@@ -572,6 +590,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_json_fields, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_text_headings, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_text_mounts_seen, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_text_advice_escaped, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_prometheus_labels, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_inode_figures, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_shared_mount_owner, setup, fake_fixture_teardown),
