@@ -86,6 +86,10 @@ struct why_death {
      * most of the snapshots before and at. */
     bool has_budget;
     uint64_t limit, app, shm_used, headroom;
+    uint64_t shm_other;      /* the used bytes of the other shm mounts of the same
+                              * cgroup that the headroom counts (the snapshots
+                              * record the headroom with them: limit - app - shm
+                              * used - headroom), the most of the two */
     bool limit_cgroup;       /* the limit is a memory cgroup's, not MemTotal */
     struct why_group top[WHY_TOP];
     size_t ntop;

@@ -94,8 +94,11 @@ static void then_text(struct buf *b, const struct why_death *d)
         buf_adds(b, "  no snapshot around it shows its /dev/shm\n");
     }
     if (d->has_budget) {
-        buf_printf(b, "  budget then: app %s + shm %s of %s (%s", fmt_size(s1, sizeof(s1), d->app),
-                   fmt_size(s2, sizeof(s2), d->shm_used), fmt_size(s3, sizeof(s3), d->limit),
+        buf_printf(b, "  budget then: app %s + shm %s", fmt_size(s1, sizeof(s1), d->app),
+                   fmt_size(s2, sizeof(s2), d->shm_used));
+        if (d->shm_other) /* the other shm mounts of the cgroup, in the headroom too */
+            buf_printf(b, " + other shm %s", fmt_size(s1, sizeof(s1), d->shm_other));
+        buf_printf(b, " of %s (%s", fmt_size(s3, sizeof(s3), d->limit),
                    d->limit_cgroup ? "cgroup" : "MemTotal");
         if (d->cgroup)
             esc_in(b, " ", d->cgroup, "");

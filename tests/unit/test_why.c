@@ -79,6 +79,7 @@ struct snap {
     const char *loader;       /* the budget's loader: a JSON object */
     uint64_t rec_shm, rec_mem;
     const char *limit_source; /* NULL: "cgroup" */
+    uint64_t other;           /* the other shm mounts' used bytes the headroom counts */
 };
 
 static void snapshot(struct rec_set *s, double t, struct snap p)
@@ -101,7 +102,7 @@ static void snapshot(struct rec_set *s, double t, struct snap p)
         (unsigned long long)p.used, (unsigned long long)p.pending, containers,
         (unsigned long long)(512 * MiB), p.limit_source ? p.limit_source : "cgroup",
         (unsigned long long)p.used, (unsigned long long)p.app,
-        (unsigned long long)(512 * MiB - p.used - p.app), (unsigned long long)p.rec_shm,
+        (unsigned long long)(512 * MiB - p.used - p.app - p.other), (unsigned long long)p.rec_shm,
         (unsigned long long)p.rec_mem, p.loader ? p.loader : "null", p.segs ? p.segs : "",
         p.procs ? p.procs : "", p.groups ? p.groups : "");
 }
@@ -210,6 +211,37 @@ static void sigbus_job(struct rec_set *s, const char *ctr)
                                              .group = 100, .code = "1", .cause = "exit"});
     snapshot(s, T0 + 3, (struct snap){.ctr = ctr, .app = 1 * MiB, .rec_shm = 96 * MiB,
                                       .rec_mem = 119 * MiB});
+}
+
+/* A budget whose headroom counts the cgroup's other shm mounts (30 MiB on
+ * a /run/shm beside it): the budget then keeps them, with the app and shm
+ * the most of the snapshots before and at the end, and says them. */
+static void test_budget_other_shm(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    snapshot(&s, T0, (struct snap){.used = 20 * MiB, .app = 10 * MiB, .other = 30 * MiB,
+                                   .procs = job_procs});
+    exit_event(&s, T0 + 1, (struct exit_ev){.pid = 100, .comm = "python3", .role = "main",
+                                            .signal = "SIGKILL", .cause = "oom_kill"});
+    snapshot(&s, T0 + 2, (struct snap){.used = 20 * MiB, .app = 12 * MiB, .other = 28 * MiB});
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    const struct why_death *d = &r.d[0];
+    assert_true(d->has_budget);
+    assert_int_equal(d->app, 12 * MiB);
+    assert_int_equal(d->shm_other, 30 * MiB);
+    assert_int_equal(d->headroom, 512 * MiB - 12 * MiB - 20 * MiB - 30 * MiB);
+    struct buf b;
+    struct jd *j = report(&r, &b);
+    if (!strstr(b.data, "budget then: app 12.0 MiB + shm 20.0 MiB + other shm 30.0 MiB of 512 MiB") ||
+        !strstr(b.data, "headroom 450 MiB"))
+        fail_msg("the budget then leaves the other shm out: %s", b.data);
+    buf_free(&b);
+    jd_free(j);
+    why_result_free(&r);
+    set_free(&s);
 }
 
 /* Times are said with four digits of year, whatever the year. */
@@ -1115,6 +1147,7 @@ int main(void)
         cmocka_unit_test(test_container_before),
         cmocka_unit_test(test_mount_not_known),
         cmocka_unit_test(test_same_id_two_namespaces),
+        cmocka_unit_test(test_budget_other_shm),
         cmocka_unit_test(test_without_facts),
         cmocka_unit_test(test_lists_of_other_types),
         cmocka_unit_test(test_impossible_pids),
