@@ -34,27 +34,27 @@ size_t shm_errors_all(const struct shm_error **out)
     return sizeof(errors) / sizeof(errors[0]);
 }
 
-/* Whether the kind k has a segment on the budget's mount (the first). */
-static bool present(const struct model *m, enum seg_kind k)
+/* Whether the kind k has a segment on mount `mount`. */
+static bool present(const struct model *m, size_t mount, enum seg_kind k)
 {
     for (size_t i = 0; i < m->nsegs; i++) {
         enum seg_kind sk = m->segs[i].kind == KIND_SEM ? KIND_PYTHON : m->segs[i].kind;
-        if (m->segs[i].mount == 0 && sk == k)
+        if (m->segs[i].mount == mount && sk == k)
             return true;
     }
     return false;
 }
 
-size_t shm_errors_ahead(const struct model *m, enum shm_limit *first, const struct shm_error **out,
-                        size_t max)
+size_t shm_errors_ahead(const struct model *m, size_t mount, enum shm_limit *first,
+                        const struct shm_error **out, size_t max)
 {
-    const struct budget *b = &m->budget;
-    uint64_t avail = model_nmounts(m) ? model_mount(m, 0)->avail : 0;
+    const struct budget *b = model_mount_budget(m, mount);
+    uint64_t avail = mount < model_nmounts(m) ? model_mount(m, mount)->avail : 0;
     *first = b->limit_source == LIMIT_CGROUP && b->headroom < avail ? SHM_LIMIT_MEMORY
                                                                     : SHM_LIMIT_SHM_SIZE;
     bool any = false;
     for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
-        if (errors[i].kind != KIND_OTHER && errors[i].limit == *first && present(m, errors[i].kind))
+        if (errors[i].kind != KIND_OTHER && errors[i].limit == *first && present(m, mount, errors[i].kind))
             any = true;
     size_t n = 0;
     for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]) && n < max; i++) {
@@ -62,7 +62,7 @@ size_t shm_errors_ahead(const struct model *m, enum shm_limit *first, const stru
         if (e->limit != *first)
             continue;
         /* Nothing of a known kind yet: a DataLoader's, and the generic. */
-        bool wanted = any ? (e->kind == KIND_OTHER || present(m, e->kind))
+        bool wanted = any ? (e->kind == KIND_OTHER || present(m, mount, e->kind))
                           : (e->kind == KIND_TORCH || e->kind == KIND_OTHER);
         if (wanted)
             out[n++] = e;

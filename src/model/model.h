@@ -372,12 +372,13 @@ struct shm_error {
 const char *shm_limit_name(enum shm_limit l);
 /* Every message, in the guide's order. */
 size_t shm_errors_all(const struct shm_error **out);
-/* The messages the state of m leads to: *first is the limit that runs out
- * first (the memory limit when the headroom under it is smaller than the
- * mount's free space), and the messages are those of the kinds on the
- * mount (a DataLoader's when none is known yet) for it. At most max. */
-size_t shm_errors_ahead(const struct model *m, enum shm_limit *first, const struct shm_error **out,
-                        size_t max);
+/* The messages the state of mount `mount` of m leads to: *first is the
+ * limit that runs out first (the memory limit when the headroom of the
+ * mount's budget is smaller than its free space), and the messages are
+ * those of the kinds on the mount (a DataLoader's when none is known yet)
+ * for it. At most max. */
+size_t shm_errors_ahead(const struct model *m, size_t mount, enum shm_limit *first,
+                        const struct shm_error **out, size_t max);
 
 /* roles.c: process roles and DataLoader groups over a model whose segments
  * are already joined. */

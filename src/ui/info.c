@@ -38,11 +38,11 @@ static void budget_loader(struct page *p, const struct budget *b)
 }
 
 /* The error messages the state leads to, and the limit behind them. */
-static void budget_errors(struct page *p, const struct model *m)
+static void budget_errors(struct page *p, const struct model *m, size_t mount)
 {
     const struct shm_error *e[8];
     enum shm_limit first;
-    size_t n = shm_errors_ahead(m, &first, e, 8);
+    size_t n = shm_errors_ahead(m, mount, &first, e, 8);
     page_blank(p);
     page_add(p, THEME_header, 0, "Errors this state leads to");
     page_add(p, THEME_normal, 4, "  %s runs out first; then expect:", shm_limit_name(first));
@@ -167,14 +167,16 @@ void info_budget(struct ui *u, struct page *p)
              "  shm free   = shm size - shm used = %s (what statfs reports free)", SZ(avail));
     page_add(p, THEME_normal, 15, "  writable   = min(shm free, headroom) = min(%s, %s) = %s",
              SZ(avail), SZ(b->headroom), SZ(b->shm_effective));
+    char path[96]; /* the mount's path is the system's text: escaped */
+    term_escape(path, sizeof(path), mt ? mt->path : "/dev/shm");
     if (avail <= b->headroom)
         page_add(p, THEME_normal, 15,
-                 "             /dev/shm fills up first: the next writer gets \"No space left on "
-                 "device\" or a Bus error");
+                 "             %s fills up first: the next writer gets \"No space left on "
+                 "device\" or a Bus error", path);
     else
         page_add(p, THEME_warning, 15,
                  "             the memory limit is reached first: the OOM killer ends a process "
-                 "before /dev/shm is full");
+                 "before %s is full", path);
     if (u->snap->model.nsegs && mt)
         page_add(p, THEME_normal, 15,
                  "  pending    = %s: sizes of live segments not written yet. Writing them needs "
@@ -187,7 +189,7 @@ void info_budget(struct ui *u, struct page *p)
     for (size_t i = 0; i < b->nadvice; i++)
         page_add_name(p, i == 0 ? THEME_warning : THEME_normal, 4, "  - ", b->advice[i]);
     budget_loader(p, b);
-    budget_errors(p, &u->snap->model);
+    budget_errors(p, &u->snap->model, mi);
 }
 
 /* --- Details ------------------------------------------------------------------ */

@@ -417,7 +417,7 @@ static void test_errors_ahead(void **state)
     struct model *m = build(s);
     const struct shm_error *e[8];
     enum shm_limit first;
-    size_t k = shm_errors_ahead(m, &first, e, 8);
+    size_t k = shm_errors_ahead(m, 0, &first, e, 8);
     assert_int_equal(first, SHM_LIMIT_SHM_SIZE); /* no cgroup: /dev/shm fills first */
     assert_true(k >= 2);
     for (size_t i = 0; i < k; i++)
@@ -1331,6 +1331,14 @@ static void test_budget_counts_the_cgroups_other_mounts(void **state)
                        "x 1.2 = 444.0 MiB, rounded up to a whole MiB; the current 360 MiB is too "
                        "small)");
     assert_int_equal(dev->rec_memory, 444 * MiB);
+    /* The errors ahead are each mount's own: /run/shm's 40 MiB of headroom
+     * run out before its 312 MiB free, the host's /dev/shm has no limit. */
+    const struct shm_error *e[8];
+    enum shm_limit lim;
+    assert_true(shm_errors_ahead(m, 2, &lim, e, 8) > 0);
+    assert_int_equal(lim, SHM_LIMIT_MEMORY);
+    assert_true(shm_errors_ahead(m, 0, &lim, e, 8) > 0);
+    assert_int_equal(lim, SHM_LIMIT_SHM_SIZE);
     two_ctr_free(s, m);
 }
 
