@@ -1,9 +1,11 @@
 /* The plain-text snapshot (--once): what a person reads in a terminal or a
  * log. Every name is passed through esc_term: no raw control byte leaves. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
+#include "util/ctrref.h"
 #include "util/escape.h"
 #include "util/rfc3339.h"
 #include "util/units.h"
@@ -66,7 +68,11 @@ static void unit_label(struct text *t, size_t c)
         name(t, ctr->info.name);
     else if (ctr->info.hostname)
         name(t, ctr->info.hostname);
-    else
+    else if (ctr->info.id) {
+        char *id = container_label(NULL, NULL, ctr->info.id); /* a digest cut to 12 */
+        name(t, id);
+        free(id);
+    } else
         buf_printf(t->out, "of pid %d", (int)ctr->pid);
 }
 
@@ -377,7 +383,7 @@ static void heading(struct text *t)
     buf_adds(t->out, "== ");
     unit_label(t, t->unit);
     const struct node_ctr *c = t->unit == NODE_HOST ? NULL : &model_node(t->m)->ctrs[t->unit];
-    if (!c || (!c->info.name && !c->info.hostname)) {
+    if (!c || (!c->info.name && !c->info.hostname && !c->info.id)) {
         buf_addc(t->out, '\n');
         return;
     }

@@ -309,6 +309,29 @@ static void test_text_mounts_seen(void **state)
         fail_msg("guest's mounts are not named in %s", f->out.data);
 }
 
+/* A container with neither a name nor a hostname (a digest id, as the
+ * kubelet's or nerdctl's without annotations) is headed by its id's first
+ * 12 digits and says its runtime, not "of pid N" alone. */
+static void test_text_heading_unnamed(void **state)
+{
+    struct fake_fixture *f = *state;
+    struct scan_node *n = &f->s->node;
+    struct node_ctr *g = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
+    memset(g, 0, sizeof(*g));
+    g->info.runtime = RUNTIME_CONTAINERD;
+    g->info.id = xstrdup("dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd");
+    g->info.containerd_namespace = xstrdup("k8s.io");
+    g->pid = 400;
+    struct node_mount *nm = &n->mounts[0];
+    nm->ctrs = xrealloc(nm->ctrs, (nm->nctrs + 1) * sizeof(*nm->ctrs));
+    nm->ctrs[nm->nctrs++] = 2;
+    model_free(&f->m);
+    fake_fixture_build(f);
+    report_text(&f->out, &f->m, false);
+    if (!strstr(f->out.data, "== CONTAINER dddddddddddd (containerd k8s.io/dddddddddddd, pid 400)\n"))
+        fail_msg("the unnamed container's heading: %s", f->out.data);
+}
+
 /* The budget's sentences name the cgroup's other shm mount by its path,
  * which comes from the system: the text report escapes them as every name.
  * Here alpha's mount, at a hostile path, is counted to the hostile one's
@@ -590,6 +613,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_json_fields, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_text_headings, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_text_mounts_seen, setup, fake_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_text_heading_unnamed, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_text_advice_escaped, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_prometheus_labels, setup, fake_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_inode_figures, setup, fake_fixture_teardown),
