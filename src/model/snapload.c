@@ -94,6 +94,7 @@ static void budget_load(const struct jd *v, struct budget *b)
                                    : UINT64_MAX;
     }
     b->oom_recent = jd_getu64(v, "oom_kills_recent");
+    b->shm_other = jd_getu64(v, "shm_other_bytes");
 }
 
 /* The container c stands for: found as the same container

@@ -623,16 +623,6 @@ static void mount_fill(struct why_death *d, const struct end *e, const struct jd
          (d->has_before && d->pending_before && d->used_before + d->pending_before >= d->size));
 }
 
-/* The used bytes of the other shm mounts that budget b's headroom counts:
- * what its limit less app, shm used and headroom leaves (0 when the
- * headroom is 0, and so over the limit: not told apart). */
-static uint64_t other_shm_of(const struct jd *b)
-{
-    uint64_t limit = jd_getu64(b, "limit_bytes"), headroom = jd_getu64(b, "headroom_bytes");
-    uint64_t used = jd_getu64(b, "app_bytes") + jd_getu64(b, "shm_used_bytes") + headroom;
-    return headroom && limit > used ? limit - used : 0;
-}
-
 /* The budget of the mount's owner in snapshot s (mount sm); its app, shm
  * and other shm the most of it and the one at the end, ba (an OOM kill
  * frees the victim's own memory, not its /dev/shm pages, and comes while
@@ -648,14 +638,12 @@ static void budget_then(struct why_death *d, const struct jd *s, const struct jd
     d->app = jd_getu64(b, "app_bytes");
     d->shm_used = jd_getu64(b, "shm_used_bytes");
     d->headroom = jd_getu64(b, "headroom_bytes");
-    d->shm_other = other_shm_of(b);
+    d->shm_other = jd_getu64(b, "shm_other_bytes");
     d->limit_cgroup = str_is(b, "limit_source", "cgroup");
     if (ba && jd_getu64(ba, "limit_bytes") == d->limit) {
         raise_to(&d->app, ba, "app_bytes");
         raise_to(&d->shm_used, ba, "shm_used_bytes");
-        uint64_t other = other_shm_of(ba);
-        if (other > d->shm_other)
-            d->shm_other = other;
+        raise_to(&d->shm_other, ba, "shm_other_bytes");
         uint64_t used = d->app + d->shm_used + d->shm_other;
         d->headroom = d->limit > used ? d->limit - used : 0;
     }

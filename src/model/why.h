@@ -87,9 +87,8 @@ struct why_death {
     bool has_budget;
     uint64_t limit, app, shm_used, headroom;
     uint64_t shm_other;      /* the used bytes of the other shm mounts of the same
-                              * cgroup that the headroom counts (the snapshots
-                              * record the headroom with them: limit - app - shm
-                              * used - headroom), the most of the two */
+                              * cgroup, which the headroom counts
+                              * (shm_other_bytes), the most of the two */
     bool limit_cgroup;       /* the limit is a memory cgroup's, not MemTotal */
     struct why_group top[WHY_TOP];
     size_t ntop;

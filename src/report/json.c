@@ -279,6 +279,9 @@ static void budget(struct jsonw *w, const struct budget *b)
         jw_null(w, "loader");
     }
     jw_u64(w, "oom_kills_recent", b->oom_recent);
+    /* Last, so that the others keep their places: what the cgroup's other
+     * shm mounts hold, which headroom_bytes subtracts too. */
+    jw_u64(w, "shm_other_bytes", b->shm_other);
     jw_obj_end(w);
 }
 

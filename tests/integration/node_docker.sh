@@ -442,6 +442,8 @@ json_check "$T" "all(abs(m['budget']['headroom_bytes'] - ((256 << 20) - $stat_an
     "two-shm: each mount's headroom is the limit less the cgroup's anon ($stat_anon) and both mounts' used bytes"
 json_check "$T" "all(m['budget']['shm_effective_bytes'] <= m['budget']['headroom_bytes'] for m in $(mof ID_TWO_SHM))" \
     "two-shm: no more shm writable than that headroom"
+json_check "$T" "all(m['budget']['shm_other_bytes'] == sum(x['used_bytes'] for x in $(mof ID_TWO_SHM) if x is not m) for m in $(mof ID_TWO_SHM))" \
+    "two-shm: each budget's shm_other_bytes is the other mount's used bytes"
 # The dashboard's budget line of the container names what the other mount
 # holds, so that its figures add up to the headroom it shows.
 tui_start 200 50 --all

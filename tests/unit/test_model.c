@@ -1331,6 +1331,14 @@ static void test_budget_counts_the_cgroups_other_mounts(void **state)
                        "x 1.2 = 444.0 MiB, rounded up to a whole MiB; the current 360 MiB is too "
                        "small)");
     assert_int_equal(dev->rec_memory, 444 * MiB);
+    /* The JSON says those bytes beside the headroom that subtracts them. */
+    struct buf j;
+    buf_init(&j);
+    report_json(&j, m);
+    assert_non_null(strstr(j.data, "\"headroom_bytes\":41943040,"));
+    assert_non_null(strstr(j.data, "\"shm_other_bytes\":209715200}"));
+    assert_non_null(strstr(j.data, "\"shm_other_bytes\":104857600}"));
+    buf_free(&j);
     /* The errors ahead are each mount's own: /run/shm's 40 MiB of headroom
      * run out before its 312 MiB free, the host's /dev/shm has no limit. */
     const struct shm_error *e[8];

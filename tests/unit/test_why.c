@@ -96,14 +96,15 @@ static void snapshot(struct rec_set *s, double t, struct snap p)
         "\"containers\":%s,\"cgroup\":{\"version\":1,\"path\":\"/test/job\"},"
         "\"budget\":{\"limit_bytes\":%llu,\"limit_source\":\"%s\",\"shm_used_bytes\":%llu,"
         "\"app_bytes\":%llu,\"headroom_bytes\":%llu,\"recommended_shm_size_bytes\":%llu,"
-        "\"recommended_memory_bytes\":%llu,\"loader\":%s}}],"
+        "\"recommended_memory_bytes\":%llu,\"loader\":%s,\"shm_other_bytes\":%llu}}],"
         "\"segments\":[%s],\"processes\":[%s],\"groups\":[%s],\"budget\":null,\"cgroup\":null}",
         p.reason ? p.reason : "interval", (unsigned long long)(64 * MiB),
         (unsigned long long)p.used, (unsigned long long)p.pending, containers,
         (unsigned long long)(512 * MiB), p.limit_source ? p.limit_source : "cgroup",
         (unsigned long long)p.used, (unsigned long long)p.app,
         (unsigned long long)(512 * MiB - p.used - p.app - p.other), (unsigned long long)p.rec_shm,
-        (unsigned long long)p.rec_mem, p.loader ? p.loader : "null", p.segs ? p.segs : "",
+        (unsigned long long)p.rec_mem, p.loader ? p.loader : "null", (unsigned long long)p.other,
+        p.segs ? p.segs : "",
         p.procs ? p.procs : "", p.groups ? p.groups : "");
 }
 
