@@ -282,27 +282,43 @@ static void test_text_headings(void **state)
     assert_string_equal(label, "evil\\e[31m\"x\\n");
 }
 
+/* A third container (index 2) of the fixture, of runtime rt, id and name,
+ * with no mount of its own: it sees the first `sees` mounts; the model
+ * and the text report are then made again. */
+static struct node_ctr *third_ctr(struct fake_fixture *f, enum container_runtime rt,
+                                  const char *id, const char *name, pid_t pid, size_t sees)
+{
+    struct scan_node *n = &f->s->node;
+    struct node_ctr *g = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
+    memset(g, 0, sizeof(*g));
+    g->info.runtime = rt;
+    g->info.id = xstrdup(id);
+    g->info.name = name ? xstrdup(name) : NULL;
+    g->pid = pid;
+    for (size_t i = 0; i < sees; i++) {
+        struct node_mount *nm = &n->mounts[i];
+        nm->ctrs = xrealloc(nm->ctrs, (nm->nctrs + 1) * sizeof(*nm->ctrs));
+        nm->ctrs[nm->nctrs++] = 2;
+    }
+    return g;
+}
+
+static void text_again(struct fake_fixture *f)
+{
+    model_free(&f->m);
+    fake_fixture_build(f);
+    report_text(&f->out, &f->m, false);
+}
+
 /* A container with no mount of its own (--ipc=container:alpha, and the
  * host's /dev/shm bound in): its heading says which mounts it sees and
  * under which heading their figures are written. */
 static void test_text_mounts_seen(void **state)
 {
     struct fake_fixture *f = *state;
-    struct scan_node *n = &f->s->node;
-    struct node_ctr *g = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
-    memset(g, 0, sizeof(*g));
-    g->info.runtime = RUNTIME_DOCKER;
-    g->info.id = xstrdup("cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc");
-    g->info.name = xstrdup("guest");
-    g->pid = 300;
-    for (size_t i = 0; i < 2; i++) { /* the host's mount and alpha's */
-        struct node_mount *nm = &n->mounts[i];
-        nm->ctrs = xrealloc(nm->ctrs, (nm->nctrs + 1) * sizeof(*nm->ctrs));
-        nm->ctrs[nm->nctrs++] = 2;
-    }
-    model_free(&f->m);
-    fake_fixture_build(f);
-    report_text(&f->out, &f->m, false);
+    third_ctr(f, RUNTIME_DOCKER, "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc",
+              "guest", 300, 2); /* the host's mount and alpha's */
+    text_again(f);
     if (!strstr(f->out.data, "== CONTAINER guest (docker cccccccccccc, pid 300)\nMOUNTS\n"
                              "  none of its own: it sees /dev/shm (0:45), written under HOST\n"
                              "  and /dev/shm (0:50), written under CONTAINER alpha\n"))
@@ -315,19 +331,11 @@ static void test_text_mounts_seen(void **state)
 static void test_text_heading_unnamed(void **state)
 {
     struct fake_fixture *f = *state;
-    struct scan_node *n = &f->s->node;
-    struct node_ctr *g = VEC_PUSH(n->ctrs, n->nctrs, n->ctrs_cap);
-    memset(g, 0, sizeof(*g));
-    g->info.runtime = RUNTIME_CONTAINERD;
-    g->info.id = xstrdup("dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd");
+    struct node_ctr *g = third_ctr(
+        f, RUNTIME_CONTAINERD, "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd",
+        NULL, 400, 1);
     g->info.containerd_namespace = xstrdup("k8s.io");
-    g->pid = 400;
-    struct node_mount *nm = &n->mounts[0];
-    nm->ctrs = xrealloc(nm->ctrs, (nm->nctrs + 1) * sizeof(*nm->ctrs));
-    nm->ctrs[nm->nctrs++] = 2;
-    model_free(&f->m);
-    fake_fixture_build(f);
-    report_text(&f->out, &f->m, false);
+    text_again(f);
     if (!strstr(f->out.data, "== CONTAINER dddddddddddd (containerd k8s.io/dddddddddddd, pid 400)\n"))
         fail_msg("the unnamed container's heading: %s", f->out.data);
 }
