@@ -856,11 +856,13 @@ static void left_behind(struct why_death *d, const struct end *e)
     }
 }
 
-/* "the /dev/shm of trainer" (of probe/web for a containerd namespace's
- * container: container_label) or "/dev/shm". */
+/* "the /dev/shm of trainer" (its name, of probe/web for a containerd
+ * namespace's container: container_label), else of its pod, or "/dev/shm". */
 static void mount_name(struct buf *b, const struct why_death *d)
 {
-    char *ctr = container_label(d->container_ns, d->container_name, d->container);
+    char *ctr = d->container_name
+                    ? container_label(d->container_ns, d->container_name, d->container)
+                    : NULL;
     const char *who = ctr ? ctr : d->pod;
     const char *path = d->mount_path ? d->mount_path : "/dev/shm";
     if (who)

@@ -54,8 +54,9 @@ static void bar(struct text *t, double pct, int width)
 }
 
 /* How container c's heading names it: "HOST", "CONTAINER name" (its name,
- * else its hostname), "MOUNT NAMESPACE ..." (no runtime knows it), or
- * "... of pid N" without a name or hostname. */
+ * else its hostname, else its id: a digest's first 12 digits),
+ * "MOUNT NAMESPACE ..." (no runtime knows it), or "... of pid N" without
+ * any of them. */
 static void unit_label(struct text *t, size_t c)
 {
     if (c == NODE_HOST) {

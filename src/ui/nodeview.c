@@ -57,23 +57,20 @@ void ui_ctr_label(const struct model *m, size_t ctr, char *dst, size_t n)
         return;
     }
     const struct container_info *ci = &c->info;
-    /* Its name or pod (container_label: after its containerd namespace
-     * where its id is one a person chose); else the runtime's id (a
-     * hostname may be the host's, seen through a container that shares its
-     * /etc/hostname); else its hostname; else its mount namespace. */
+    /* Its name or pod; else its runtime and id (a hostname may be the
+     * host's, seen through a container that shares its /etc/hostname);
+     * else its hostname; else its mount namespace. container_label puts a
+     * containerd namespace first where the id is one a person chose. */
     const char *name = ci->name ? ci->name : ci->pod;
-    bool ns_first = ci->containerd_namespace && ci->id && !container_id_full(ci->id);
     char esc[128];
-    if (name || ns_first) {
+    if (name || ci->id) {
         char *label = container_label(ci->containerd_namespace, name, ci->id);
         term_escape(esc, sizeof(esc), label);
-        snprintf(dst, n, "%s", esc);
         free(label);
-    } else if (ci->id) {
-        char id[16];
-        snprintf(id, sizeof(id), "%.12s", ci->id);
-        term_escape(esc, sizeof(esc), id);
-        snprintf(dst, n, "%s %s", ui_runtime_name(ci->runtime, "container"), esc);
+        if (name)
+            snprintf(dst, n, "%s", esc);
+        else
+            snprintf(dst, n, "%s %s", ui_runtime_name(ci->runtime, "container"), esc);
     } else if (ci->hostname) {
         term_escape(esc, sizeof(esc), ci->hostname);
         snprintf(dst, n, "%s", esc);
