@@ -335,7 +335,8 @@ static void recommend_shm(struct buf *o, const struct budget *b, uint64_t shm15,
 
 /* The -m part, the same way against the memory cgroup's limit (none when
  * the budget counts against MemTotal); the other shm mounts of the cgroup
- * (in->other) count with what they hold now. */
+ * (in->other) count at their own recommended sizes, and the spare room
+ * above what they hold now. */
 static void recommend_memory(struct buf *o, const struct budget_input *in, const struct budget *b,
                              uint64_t mem12, struct sizes *z)
 {
@@ -345,14 +346,19 @@ static void recommend_memory(struct buf *o, const struct budget_input *in, const
     bool fits = limited && b->rec_memory <= b->limit;
     buf_printf(o, "-m%s%s ((app peak %s + shm %s", fits ? " at least " : " ", f,
                step(z, b->peak_app), step(z, b->rec_shm_size));
-    if (b->shm_other)
-        buf_printf(o, " + %s now on %s", step(z, b->shm_other), others(in));
+    if (in->shm_other_rec)
+        buf_printf(o, " + %s recommended for %s", step(z, in->shm_other_rec), others(in));
     buf_printf(o, ") x 1.2 = %s, rounded up to a whole %s", step(z, mem12),
                budget_unit_word(b->rec_memory));
     uint64_t peaks = add_sat(add_sat(b->peak_app, b->peak_shm), b->shm_other);
-    if (fits)
-        buf_printf(o, "; the current %s fits: keep it, %s spare above the %s)", sz(z, b->limit),
-                   sz(z, sub0(b->limit, peaks)), b->shm_other ? "peaks and that" : "peaks");
+    if (fits && b->shm_other)
+        buf_printf(o,
+                   "; the current %s fits: keep it, %s spare above the peaks and the %s now on %s)",
+                   sz(z, b->limit), sz(z, sub0(b->limit, peaks)), step(z, b->shm_other),
+                   others(in));
+    else if (fits)
+        buf_printf(o, "; the current %s fits: keep it, %s spare above the peaks)", sz(z, b->limit),
+                   sz(z, sub0(b->limit, peaks)));
     else if (limited)
         buf_printf(o, "; the current %s is too small)", sz(z, b->limit));
     else
@@ -376,7 +382,8 @@ static void recommend(const struct budget_input *in, struct budget *b, struct no
     if (keep)
         b->rec_shm_size = b->shm_size;
     uint64_t mem12;
-    b->rec_memory = budget_rec_memory(add_sat(b->peak_app, b->shm_other), b->rec_shm_size, &mem12);
+    b->rec_memory =
+        budget_rec_memory(add_sat(b->peak_app, in->shm_other_rec), b->rec_shm_size, &mem12);
     struct buf o;
     buf_init(&o);
     buf_adds(&o, "Recommended: ");

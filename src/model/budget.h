@@ -34,6 +34,10 @@ struct budget_input {
      * mount by path (NULL: "/dev/shm") and them by other (the one mount's
      * path, or "2 other shm mounts"). */
     uint64_t shm_other;
+    /* The recommended sizes of those mounts (each its own budget's
+     * rec_shm_size): the -m recommended here counts them at those, so that
+     * every mount of one cgroup recommends the same -m. */
+    uint64_t shm_other_rec;
     const char *path, *other;
 };
 
@@ -72,8 +76,8 @@ struct budget {
  * thresholds, pending bytes that can end in SIGBUS, the MemTotal fallback,
  * and the recommended --shm-size (peak shm x 1.5, rounded up, never below
  * Docker's 64 MiB but for a current size below it that holds that much: then
- * the current size, kept) and -m ((app peak + that + shm_other) x 1.2, rounded
- * up) with their arithmetic. */
+ * the current size, kept) and -m ((app peak + that + shm_other_rec) x 1.2,
+ * rounded up) with their arithmetic. */
 void budget_compute(const struct budget_input *in, struct budget *out);
 void budget_free(struct budget *b);
 const char *verdict_name(enum verdict v);

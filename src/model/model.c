@@ -483,9 +483,11 @@ uint64_t model_budget_other_shm(const struct model *m, const struct budget *b, s
  * entry in o->mount_memory, or, without one, the top-level's peaks for the
  * first mount only and its recent OOM kills for every mount of the host,
  * whose cgroup they all share. The listed mounts of the same owner count
- * against the same limit (other_shm). */
+ * against the same limit (other_shm), and in its -m at other_rec, their
+ * recommended sizes (budget). */
 static void budget_of(struct model *m, const struct model_opts *o, size_t mount, bool top,
-                      const struct cgroup_info *cg, size_t ctr, struct budget *out)
+                      const struct cgroup_info *cg, size_t ctr, uint64_t other_rec,
+                      struct budget *out)
 {
     const struct scan *s = m->scan;
     struct budget_input in = {
@@ -519,6 +521,7 @@ static void budget_of(struct model *m, const struct model_opts *o, size_t mount,
     size_t nother, first;
     char several[48];
     in.shm_other = other_shm(m, mount, ctr, &nother, &first);
+    in.shm_other_rec = other_rec;
     if (nother == 1) {
         in.other = s->mounts.items[first].path;
     } else if (nother > 1) {
@@ -537,15 +540,44 @@ static void budget_of(struct model *m, const struct model_opts *o, size_t mount,
     budget_compute(&in, out);
 }
 
+/* The sum of the recommended sizes (rec_shm_size, of their own budgets) of
+ * the mounts other_shm counts for `mount` and ctr; never past UINT64_MAX. */
+static uint64_t other_rec(const struct model *m, size_t mount, size_t ctr)
+{
+    const struct scan *s = m->scan;
+    uint64_t sum = 0;
+    if (mount >= s->mounts.n || node_owner_index(&s->node, mount) != ctr)
+        return 0;
+    for (size_t i = 0; i < s->mounts.n; i++)
+        if (i != mount && s->mounts.items[i].stat_ok && node_owner_index(&s->node, i) == ctr)
+            sum = UINT64_MAX - sum < m->mount_budgets[i].rec_shm_size
+                      ? UINT64_MAX
+                      : sum + m->mount_budgets[i].rec_shm_size;
+    return sum;
+}
+
+/* Each mount's budget, then the top-level one (the first mount's, if any).
+ * A mount's recommended -m counts the other mounts of its owner at their
+ * recommended sizes, known once their own budgets are made: a mount with
+ * such others has its budget made again with them (its own recommended
+ * size does not change). */
 static void budget(struct model *m, const struct model_opts *o)
 {
     const struct scan *s = m->scan;
-    budget_of(m, o, 0, true, &s->cgroup, NODE_HOST, &m->budget); /* the first mount's, if any */
     m->mount_budgets = xcalloc(s->mounts.n, sizeof(*m->mount_budgets));
     m->nmount_budgets = s->mounts.n;
     for (size_t i = 0; i < s->mounts.n; i++)
-        budget_of(m, o, i, false, scan_mount_cgroup(s, i), node_owner_index(&s->node, i),
+        budget_of(m, o, i, false, scan_mount_cgroup(s, i), node_owner_index(&s->node, i), 0,
                   &m->mount_budgets[i]);
+    for (size_t i = 0; i < s->mounts.n; i++) {
+        uint64_t rec = other_rec(m, i, node_owner_index(&s->node, i));
+        if (!rec)
+            continue;
+        budget_free(&m->mount_budgets[i]); /* its rec_shm_size stays: rec is not in it */
+        budget_of(m, o, i, false, scan_mount_cgroup(s, i), node_owner_index(&s->node, i), rec,
+                  &m->mount_budgets[i]);
+    }
+    budget_of(m, o, 0, true, &s->cgroup, NODE_HOST, other_rec(m, 0, NODE_HOST), &m->budget);
 }
 
 const struct budget *model_mount_budget(const struct model *m, size_t i)

@@ -25,7 +25,7 @@
 #   7. One container with -m and two shm tmpfs (its /dev/shm and a --tmpfs
 #      /run/shm), both filled: both are its mounts, and each one's budget
 #      headroom is the limit less the cgroup's anon and both mounts' used
-#      bytes, as the cgroup's own memory.stat has them.
+#      bytes, as the cgroup's own memory.stat has them; both recommend one -m.
 # The test's own /dev/shm is a private tmpfs (in_shm_ns), the "host's" here;
 # other tests and daemons may run on the machine: every check picks this
 # test's containers by their full ids.
@@ -444,6 +444,8 @@ json_check "$T" "all(m['budget']['shm_effective_bytes'] <= m['budget']['headroom
     "two-shm: no more shm writable than that headroom"
 json_check "$T" "all(m['budget']['shm_other_bytes'] == sum(x['used_bytes'] for x in $(mof ID_TWO_SHM) if x is not m) for m in $(mof ID_TWO_SHM))" \
     "two-shm: each budget's shm_other_bytes is the other mount's used bytes"
+json_check "$T" "len(set(m['budget']['recommended_memory_bytes'] for m in $(mof ID_TWO_SHM))) == 1 and all(m['budget']['recommended_memory_bytes'] >= sum(x['budget']['recommended_shm_size_bytes'] for x in $(mof ID_TWO_SHM)) for m in $(mof ID_TWO_SHM))" \
+    "two-shm: both mounts recommend one -m, which holds both mounts' recommended sizes"
 # The dashboard's budget line of the container names what the other mount
 # holds, so that its figures add up to the headroom it shows.
 tui_start 200 50 --all

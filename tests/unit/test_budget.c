@@ -338,6 +338,7 @@ static void test_other_mount_of_the_cgroup(void **state)
     struct cgroup_info cg = container();
     struct budget_input in = input(&cg);
     in.shm_other = 6700 * MiB;
+    in.shm_other_rec = 6700 * MiB; /* as if /run/shm were recommended its current size */
     in.path = "/dev/shm";
     in.other = "/run/shm";
     struct budget b;
@@ -356,18 +357,22 @@ static void test_other_mount_of_the_cgroup(void **state)
                                 "/run/shm, charged to the same cgroup, = 468 MiB)") >= 0);
     /* (1 GiB + 150 MiB + 6700 MiB) x 1.2 = 9.23 GiB: 10 GiB. */
     assert_int_equal(b.rec_memory, 10 * GiB);
-    assert_true(advice_with(&b, "-m 10g ((app peak 1.00 GiB + shm 150.0 MiB + 6.54 GiB now on "
-                                "/run/shm) x 1.2 = 9.23 GiB, rounded up to a whole GiB; the "
-                                "current 8.0 GiB is too small)") >= 0);
+    assert_true(advice_with(&b, "-m 10g ((app peak 1.00 GiB + shm 150.0 MiB + 6.54 GiB "
+                                "recommended for /run/shm) x 1.2 = 9.23 GiB, rounded up to a "
+                                "whole GiB; the current 8.0 GiB is too small)") >= 0);
     budget_free(&b);
 
-    /* Less there: the limit fits, its spare room above the peaks and that. */
+    /* Less there: the limit fits, its spare room above the peaks and what
+     * /run/shm holds now; -m counts /run/shm at its recommended size. */
     in.shm_other = 700 * MiB;
+    in.shm_other_rec = 1050 * MiB;
     budget_compute(&in, &b);
     assert_int_equal(b.headroom, 8 * GiB - 1 * GiB - 100 * MiB - 700 * MiB);
-    assert_true(advice_with(&b, "+ 700.0 MiB now on /run/shm) x 1.2 = ") >= 0);
+    /* (1 GiB + 150 MiB + 1050 MiB) x 1.2 = 2.58 GiB: 3 GiB. */
+    assert_int_equal(b.rec_memory, 3 * GiB);
+    assert_true(advice_with(&b, "+ 1.03 GiB recommended for /run/shm) x 1.2 = ") >= 0);
     assert_true(advice_with(&b, "; the current 8.0 GiB fits: keep it, 6.2 GiB spare above the "
-                                "peaks and that)") >= 0);
+                                "peaks and the 700.0 MiB now on /run/shm)") >= 0);
     assert_int_equal(advice_with(&b, "together use"), -1); /* 22.6 %: no warning */
     budget_free(&b);
 }

@@ -1327,10 +1327,16 @@ static void test_budget_counts_the_cgroups_other_mounts(void **state)
                        "limit (360 MiB - 20.0 MiB of app - 100 MiB on /dev/shm, charged to the "
                        "same cgroup, = 240 MiB): the OOM killer fires while 272 MiB of /run/shm "
                        "are still free");
-    assert_advice(dev, "-m 444m ((app peak 20.0 MiB + shm 150.0 MiB + 200.0 MiB now on /run/shm) "
-                       "x 1.2 = 444.0 MiB, rounded up to a whole MiB; the current 360 MiB is too "
-                       "small)");
-    assert_int_equal(dev->rec_memory, 444 * MiB);
+    /* -m counts the other mount at its own recommended size (peak 200 MiB x
+     * 1.5): both mounts of the cgroup recommend one -m. */
+    assert_int_equal(run->rec_shm_size, 300 * MiB);
+    assert_advice(dev, "-m 564m ((app peak 20.0 MiB + shm 150.0 MiB + 300.0 MiB recommended for "
+                       "/run/shm) x 1.2 = 564.0 MiB, rounded up to a whole MiB; the current 360 "
+                       "MiB is too small)");
+    assert_advice(run, "-m 564m ((app peak 20.0 MiB + shm 300.0 MiB + 150.0 MiB recommended for "
+                       "/dev/shm) x 1.2 = 564.0 MiB");
+    assert_int_equal(dev->rec_memory, 564 * MiB);
+    assert_int_equal(run->rec_memory, 564 * MiB);
     /* The JSON says those bytes beside the headroom that subtracts them. */
     struct buf j;
     buf_init(&j);
