@@ -194,7 +194,7 @@ size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
     unsigned status = procfiles_end(ps->pf);
     ps->text_pid = pid;
     if (status & PROCFILES_DENIED)
-        ps->w->denied++;
+        warn_denied(ps->w, pid);
     else if (status & PROCFILES_VANISHED)
         ps->w->vanished++;
     if (procfiles_torch(ps->pf))

@@ -75,14 +75,14 @@ static void one_process(struct walk *wk, pid_t pid)
     scan_beacon_at(wk->o->beacon, SCAN_DETAILS, pid, -1);
     int piddir = pid_dir_open(wk->proc, pid);
     if (piddir < 0) {
-        warn_count_errno(wk->w, errno);
+        warn_count_errno(wk->w, errno, pid);
         return;
     }
     int rc = read_file_at(piddir, "stat", &wk->text, READ_LINE_MAX);
     struct proc *p = VEC_PUSH(wk->pl->items, wk->pl->n, wk->pl->cap);
     if (rc < 0 || !procs_parse_stat(wk->text.data, p)) {
         if (rc < 0)
-            warn_count_errno(wk->w, -rc);
+            warn_count_errno(wk->w, -rc, pid);
         wk->pl->n--;
         close(piddir);
         return;

@@ -36,10 +36,17 @@ void warn_add(struct warnings *w, const char *fmt, ...)
     *VEC_PUSH(w->msg, w->n, w->cap) = s;
 }
 
-void warn_count_errno(struct warnings *w, int err)
+void warn_count_errno(struct warnings *w, int err, pid_t pid)
 {
     if (err == ENOENT || err == ESRCH)
         w->vanished++;
     else if (err == EACCES || err == EPERM)
-        w->denied++;
+        warn_denied(w, pid);
+}
+
+void warn_denied(struct warnings *w, pid_t pid)
+{
+    if (w->denied < WARN_DENIED_PIDS)
+        w->denied_pid[w->denied] = pid;
+    w->denied++;
 }

@@ -30,6 +30,36 @@ snap=$SHMTEST_TMP/snap.json
 export NAMED=$named WORKER=$worker
 json_check "$snap" "[w for w in j['warnings'] if 'could not be read, even as root' in w]" \
     "the warning says fds or maps could not be read even as root"
+# It names the first refused processes by pid, and how many more: the
+# nobody-owned worker among them unless as many others come before it, and
+# each named one's fds or maps refused to this root (or gone since).
+"${NOPTRACE[@]}" /usr/bin/python3 - "$snap" "$worker" <<'PY' || fail "the warning names no refused process"
+import json, os, re, sys
+j = json.load(open(sys.argv[1]))
+worker = int(sys.argv[2])
+said = [w for w in j["warnings"] if "could not be read, even as root" in w]
+m = re.match(r"^(\d+) process(?:'s|es') fds or maps could not be read, even as root \(permission "
+             r"denied: more privileged than this shmwatch\): pids? (.*?)(?: and (\d+) more)?$", said[0])
+if not m:
+    sys.exit("no pids in: " + said[0])
+count, pids, more = int(m[1]), [int(p) for p in re.findall(r"\d+", m[2])], int(m[3] or 0)
+if len(pids) != min(count, 3) or len(pids) + more != count:
+    sys.exit("%d refused, %s named and %d more: %s" % (count, pids, more, said[0]))
+if worker not in pids and not more:
+    sys.exit("the worker %d is not named: %s" % (worker, said[0]))
+def refused(p):
+    try:
+        for fd in os.listdir("/proc/%d/fd" % p):
+            os.readlink("/proc/%d/fd/%s" % (p, fd))
+        open("/proc/%d/maps" % p).read()
+        return False
+    except (PermissionError, FileNotFoundError, ProcessLookupError):
+        return True
+for p in pids:
+    if not refused(p):
+        sys.exit("pid %d is named, yet its fds and maps can be read: %s" % (p, said[0]))
+print("ok - the warning names %s%s" % (pids, " and %d more" % more if more else ""))
+PY
 json_check "$snap" "[s['state'] for s in j['segments'] if s['name'] == env['NAMED']] == ['in_use']" \
     "the named segment the worker maps is in use, not an orphan"
 json_check "$snap" "[h['pid'] for s in j['segments'] if s['name'] == env['NAMED'] for h in s['holders'] if h['mapped']] == [int(env['WORKER'])]" \
