@@ -51,6 +51,7 @@ void evwatch_close(struct evwatch *w)
 {
     ev_state_free(&w->prev);
     free(w->reported);
+    free(w->pending);
     proccn_close(w->cn);
     shmnotify_free(&w->sn);
     memset(w, 0, sizeof(*w));
@@ -65,9 +66,48 @@ bool evwatch_take_death(struct evwatch *w)
     return d;
 }
 
+/* The exit e as an exit event when st knows its process (ev_state_find);
+ * one by SIGKILL has its cgroup's OOM count read first (the kernel counts
+ * the kill before it sends it). */
+static bool tell(struct evwatch *w, struct ev_state *st, const struct proc_exit *e,
+                 struct event_list *out)
+{
+    const struct ev_proc *p = ev_state_find(st, e->pid);
+    if (!p)
+        return false;
+    *VEC_PUSH(w->reported, w->nreported, w->reported_cap) = e->pid;
+    double t = wall_of_mono(e->timestamp_ns);
+    bool killed = WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGKILL;
+    bool rose = false, known = false;
+    uint64_t count = 0;
+    size_t cg = p->cg;
+    if (killed && cg < st->ncgroups) {
+        const struct ev_cgroup *g = &st->cgroups[cg];
+        known = cgroup_read_oom_kills(w->sys, g->dir, g->version, &count) == 0;
+        rose = known && g->known && count > g->kills;
+    }
+    events_exit(st, p->pid, e->status, t, rose, out);
+    if (killed && cg < st->ncgroups)
+        events_oom(st, cg, known, count, p->pid, p->comm, t, out);
+    w->death = true;
+    if (t > w->death_t)
+        w->death_t = t;
+    return true;
+}
+
+/* The pending exits told against st, the model of the scan just made;
+ * those it does not know are dropped. */
+static void settle(struct evwatch *w, struct ev_state *st, struct event_list *out)
+{
+    for (size_t i = 0; i < w->npending; i++)
+        tell(w, st, &w->pending[i], out);
+    w->npending = 0;
+}
+
 /* The exits waiting on the connector: each of a process the last model
- * knew is an exit event at once; one by SIGKILL has its cgroup's OOM
- * count read first (the kernel counts the kill before it sends it). */
+ * knew is an exit event at once (tell); the others wait for the next scan
+ * (settle), one by SIGBUS, the mark of a full /dev/shm, with a snapshot
+ * due at once. */
 static void on_exits(struct evwatch *w, struct event_list *out)
 {
     struct proc_exits x = {0};
@@ -85,29 +125,19 @@ static void on_exits(struct evwatch *w, struct event_list *out)
         events_recorder(out, clock_wall(), "events_off", why);
         proccn_close(w->cn);
         w->cn = -1;
+        w->npending = 0; /* no scan settles them now */
     }
-    for (size_t i = 0; i < x.n && w->prev.valid; i++) {
+    for (size_t i = 0; i < x.n; i++) {
         const struct proc_exit *e = &x.items[i];
-        const struct ev_proc *p = ev_state_proc(&w->prev, e->pid);
-        if (!p)
+        if (tell(w, &w->prev, e, out) || w->cn < 0 || w->npending >= EVWATCH_PENDING_MAX)
             continue;
-        *VEC_PUSH(w->reported, w->nreported, w->reported_cap) = e->pid;
-        double t = wall_of_mono(e->timestamp_ns);
-        bool killed = WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGKILL;
-        bool rose = false, known = false;
-        uint64_t count = 0;
-        size_t cg = p->cg;
-        if (killed && cg < w->prev.ncgroups) {
-            const struct ev_cgroup *g = &w->prev.cgroups[cg];
-            known = cgroup_read_oom_kills(w->sys, g->dir, g->version, &count) == 0;
-            rose = known && g->known && count > g->kills;
+        *VEC_PUSH(w->pending, w->npending, w->pending_cap) = *e;
+        if (WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGBUS) {
+            double t = wall_of_mono(e->timestamp_ns);
+            w->death = true;
+            if (t > w->death_t)
+                w->death_t = t;
         }
-        events_exit(&w->prev, p->pid, e->status, t, rose, out);
-        if (killed && cg < w->prev.ncgroups)
-            events_oom(&w->prev, cg, known, count, p->pid, p->comm, t, out);
-        w->death = true;
-        if (t > w->death_t)
-            w->death_t = t;
     }
     proc_exits_free(&x);
 }
@@ -180,6 +210,7 @@ void evwatch_scan(struct evwatch *w, const struct scan *s, struct ev_state *cur_
             if (poll(&p, 1, (int)((until - clock_now()) * 1000.0) + 1) > 0)
                 on_exits(w, out);
         }
+        settle(w, &cur, out);
         w->death = churn && w->death_t >= t;
     }
     shmnotify_read(&w->sn);

@@ -11,11 +11,17 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "collect/proccn.h"
 #include "collect/shmnotify.h"
 #include "model/events.h"
 
 struct scan;
 struct sysroot;
+
+/* The most exits kept for the next scan: a busy machine ends many
+ * processes an interval, nearly all of them of no model; past this many,
+ * the newest are dropped. */
+enum { EVWATCH_PENDING_MAX = 65536 };
 
 struct evwatch {
     const struct sysroot *sys; /* the system the scans read */
@@ -28,6 +34,11 @@ struct evwatch {
      * scan reads it, and is then told by the kernel, not as gone. */
     pid_t *reported;
     size_t nreported, nolder, reported_cap;
+    /* Exits the kernel told of processes the last model did not know
+     * (born since): told at the next scan's end against its model, which
+     * read them alive (they ended after) or as zombies a main forked. */
+    struct proc_exit *pending;
+    size_t npending, pending_cap;
     /* A death or an OOM kill told since evwatch_take_death: a recorder
      * takes a snapshot at once. */
     bool death;
@@ -44,7 +55,8 @@ void evwatch_close(struct evwatch *w);
 /* Waits until the monotonic clock reaches until (or ctl, an extra fd, -1
  * for none, is readable, or a signal interrupts), then reads what came:
  * exits of the last model's processes as events into out (a SIGKILL's
- * cgroup OOM count read first), churn counted; a connector that fails is
+ * cgroup OOM count read first), the others kept for the next scan (one by
+ * SIGBUS is a death: a snapshot is due), churn counted; a connector that fails is
  * closed with an "events_off" event in out, as are (once) process events
  * the kernel dropped. 1 when ctl is readable, 0
  * otherwise (the deadline, a signal, or sources read). */
@@ -52,7 +64,8 @@ int evwatch_wait(struct evwatch *w, double until, int ctl, struct event_list *ou
 
 /* After a complete scan s, cur its model's facts (ev_state_from_model,
  * moved into the watcher), at wall time t (when it began), its snapshot
- * written: the exits the kernel told while it ran, then the events its
+ * written: the exits the kernel told while it ran, those of processes
+ * born since the last scan that this one knows, then the events its
  * difference from the last one tells (exits seen only as gone, OOM kills,
  * mounts, fill, and with churn the interval's segment counts), into out;
  * cur becomes the last; inotify follows s's mounts. churn: an interval's

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "util/fileio.h"
+#include "util/torchprint.h"
 #include "util/xalloc.h"
 
 static char *dup_or_null(const char *s)
@@ -165,18 +166,27 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
         cgroup_index(st, &cgcap, &n->ctrs[k].cgroup, &n->ctrs[k].info);
 
     st->procs = xcalloc(m->nprocs, sizeof(*st->procs));
+    st->ended = xcalloc(m->nprocs, sizeof(*st->ended));
     for (size_t i = 0; i < m->nprocs; i++) { /* m->procs is sorted by pid */
         const struct mproc *mp = &m->procs[i];
         const struct proc *p = model_proc(m, mp);
-        if (p->state == 'Z' || p->state == 'X')
-            continue; /* it has ended already: its exit was told, or is told as it goes */
-        struct ev_proc *e = &st->procs[st->nprocs++];
+        /* One that has ended already: its exit was told, or is told as it
+         * goes; a zombie a main forked is known as its group's (ended). */
+        bool ended = p->state == 'Z' || p->state == 'X';
+        if (ended && (mp->role != ROLE_ZOMBIE || !model_find_group(m, p->ppid)))
+            continue;
+        struct ev_proc *e = ended ? &st->ended[st->nended++] : &st->procs[st->nprocs++];
         e->pid = p->pid;
         e->start_ticks = p->start_ticks;
         memcpy(e->comm, p->comm, sizeof(e->comm));
         e->comm[sizeof(e->comm) - 1] = '\0';
         e->role = mp->role;
         e->group = mp->group;
+        if (ended) {
+            e->role = torchprint_comm(p->comm) == TORCH_COMM_MANAGER ? ROLE_SHM_MANAGER
+                                                                     : ROLE_WORKER;
+            e->group = p->ppid;
+        }
         const struct node_ctr *c = model_ctr(m, mp->ctr);
         e->ctr_id = dup_or_null(c ? c->info.id : NULL);
         e->ctr_name = dup_or_null(c ? c->info.name : NULL);
@@ -220,13 +230,20 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
     }
 }
 
+static void ev_procs_free(struct ev_proc *procs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(procs[i].ctr_id);
+        free(procs[i].ctr_name);
+        free(procs[i].ctr_ns);
+    }
+    free(procs);
+}
+
 void ev_state_free(struct ev_state *st)
 {
-    for (size_t i = 0; i < st->nprocs; i++) {
-        free(st->procs[i].ctr_id);
-        free(st->procs[i].ctr_name);
-        free(st->procs[i].ctr_ns);
-    }
+    ev_procs_free(st->procs, st->nprocs);
+    ev_procs_free(st->ended, st->nended);
     for (size_t i = 0; i < st->ncgroups; i++) {
         free(st->cgroups[i].path);
         free(st->cgroups[i].dir);
@@ -240,7 +257,6 @@ void ev_state_free(struct ev_state *st)
         free(st->mounts[i].ctr_name);
         free(st->mounts[i].ctr_ns);
     }
-    free(st->procs);
     free(st->alive);
     free(st->cgroups);
     free(st->mounts);
@@ -321,6 +337,12 @@ const struct ev_proc *ev_state_proc(const struct ev_state *st, pid_t pid)
     return find_pid(st->procs, st->nprocs, sizeof(*st->procs), pid);
 }
 
+const struct ev_proc *ev_state_find(const struct ev_state *st, pid_t pid)
+{
+    const struct ev_proc *p = ev_state_proc(st, pid);
+    return p ? p : find_pid(st->ended, st->nended, sizeof(*st->ended), pid);
+}
+
 /* Whether the scan of st still read p: its pid, and its start where both
  * know it. */
 static bool alive_in(const struct ev_state *st, const struct ev_proc *p)
@@ -356,7 +378,7 @@ static struct event *exit_event(const struct ev_proc *p, double t, struct event_
 bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, bool oom_rose,
                  struct event_list *out)
 {
-    const struct ev_proc *p = st->valid ? ev_state_proc(st, pid) : NULL;
+    const struct ev_proc *p = st->valid ? ev_state_find(st, pid) : NULL;
     if (!p)
         return false;
     struct event *e = exit_event(p, t, out);

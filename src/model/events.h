@@ -130,6 +130,12 @@ struct ev_state {
     bool valid;                /* false: no model yet (every difference is a baseline) */
     struct ev_proc *procs;     /* the model's interesting processes, by pid */
     size_t nprocs;
+    /* The model's zombies that a DataLoader main forked, as the worker or
+     * shm manager of its group, by pid: a worker born and ended between
+     * two scans (a loader that fills /dev/shm at its first batches) is
+     * known to the kernel's report of its exit by them. */
+    struct ev_proc *ended;
+    size_t nended;
     struct ev_alive *alive;    /* every process the scan read, by pid */
     size_t nalive;
     struct ev_cgroup *cgroups;
@@ -154,10 +160,14 @@ enum fill_level fill_level_of(double used_pct, double warn_pct, double crit_pct)
 
 /* --- Deriving events ------------------------------------------------- */
 
+/* The process of st (one of its procs, else of its ended) whose pid is
+ * pid, or NULL. */
+const struct ev_proc *ev_state_find(const struct ev_state *st, pid_t pid);
+
 /* The exit of pid with wait status `status` (the kernel's) at t: an exit
- * event when st knows the process (else nothing: false). oom_rose: its
- * cgroup's OOM kill count rose with this death (a SIGKILL then is the OOM
- * killer's). */
+ * event when st knows the process (ev_state_find; else nothing: false).
+ * oom_rose: its cgroup's OOM kill count rose with this death (a SIGKILL
+ * then is the OOM killer's). */
 bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, bool oom_rose,
                  struct event_list *out);
 

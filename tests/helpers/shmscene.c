@@ -47,7 +47,7 @@ static const char *const role_names[] = {"worker", "stuck worker", "orphan creat
 
 static struct {
     const char *dir, *manifest, *worker_comm;
-    long workers, per_worker, orphans, unheld, zombies;
+    long workers, per_worker, orphans, unheld, zombies, zombie_signal;
     uint64_t size, touch, orphan_size, unheld_size;
     enum mode modes[MAX_MODES];
     int nmodes;
@@ -736,6 +736,7 @@ static const char usage[] =
     "                      catches the signals torch's workers catch and maps a\n"
     "                      file named libtorch_cpu.so, as a DataLoader worker does\n"
     "  --zombies Z         children of main that exit and are never reaped\n"
+    "  --zombie-signal N   the zombies end by signal N (no core) instead of exit 0\n"
     "  --worker-comm NAME  set the workers' comm (e.g. pt_data_worker)\n"
     "  --manifest PATH     write the manifest there (default stdout) when ready\n"
     "  --wait-stdin        also stop at EOF on stdin\n"
@@ -760,6 +761,7 @@ static void parse_opts(int argc, char **argv)
         O_CHURN,
         O_STUCK,
         O_ZOMBIES,
+        O_ZSIG,
         O_COMM,
         O_MANIFEST,
         O_STDIN,
@@ -780,6 +782,7 @@ static void parse_opts(int argc, char **argv)
         {"churn", no_argument, NULL, O_CHURN},
         {"stuck-orphan", no_argument, NULL, O_STUCK},
         {"zombies", required_argument, NULL, O_ZOMBIES},
+        {"zombie-signal", required_argument, NULL, O_ZSIG},
         {"worker-comm", required_argument, NULL, O_COMM},
         {"manifest", required_argument, NULL, O_MANIFEST},
         {"wait-stdin", no_argument, NULL, O_STDIN},
@@ -832,6 +835,9 @@ static void parse_opts(int argc, char **argv)
             break;
         case O_ZOMBIES:
             O.zombies = parse_count("zombies", optarg, 1000);
+            break;
+        case O_ZSIG:
+            O.zombie_signal = parse_count("zombie-signal", optarg, 31);
             break;
         case O_COMM:
             O.worker_comm = optarg;
@@ -926,8 +932,15 @@ int main(int argc, char **argv)
     for (long z = 0; z < O.zombies; z++) {
         struct child *c = spawn(R_ZOMBIE);
         siginfo_t si;
-        if (c->pid == 0)
+        if (c->pid == 0) {
+            if (O.zombie_signal) {
+                struct rlimit none = {0, 0};
+                setrlimit(RLIMIT_CORE, &none);
+                signal((int)O.zombie_signal, SIG_DFL);
+                raise((int)O.zombie_signal);
+            }
             _exit(0);
+        }
         while (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
             ;
     }

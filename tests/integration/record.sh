@@ -2,7 +2,8 @@
 # shmwatch record, for real, on a private 64 MiB tmpfs at /dev/shm: it
 # writes a store (a header, snapshots with reason "interval", a start
 # event), tells a holder's SIGBUS as an exit event at once followed by a
-# snapshot with reason "event" (also after a death while a scan reads),
+# snapshot with reason "event" (also after a death while a scan reads), and
+# so a worker's born after the last snapshot, as its main's worker's,
 # refuses a second recorder on the same
 # directory naming the first one's pid, and on SIGTERM finishes its record,
 # says "stop" and exits 0, every line of the store whole JSON; so does
@@ -69,6 +70,30 @@ json_check "$SHMTEST_TMP/exit.json" "j['cause'] == 'sigbus' and j['signal'] == '
 wait_for "[ -n \"\$(records \"r.get('reason') == 'event'\")\" ]" 10 ||
     fail "no snapshot taken at once after the death (the interval is 30 s)"
 ok "a snapshot with reason event follows the death at once"
+
+# A worker born and ended between two snapshots (a DataLoader whose first
+# batches fill /dev/shm dies so, seconds after its start): no snapshot knew
+# it when the kernel told its exit. Its SIGBUS takes a snapshot at once,
+# which shows it a zombie its main forked, and its exit is told as that
+# main's worker's; why names it.
+scene_start --workers 2 --per-worker 2 --size 4096 --modes named,fd --zombies 1 --zombie-signal 7
+main=$(awk '$1 == "main" { print $2 }' "$MANIFEST")
+zombie=$(awk '$1 == "zombie" { print $2 }' "$MANIFEST")
+[ -n "$zombie" ] && grep -q '^State:.Z' "/proc/$zombie/status" ||
+    fail "the scene's worker did not end: $(cat "$MANIFEST")"
+wait_for "[ -n \"\$(records \"r.get('event') == 'exit' and r['pid'] == $zombie\")\" ]" 10 ||
+    { cat "$err" >&2; fail "no exit event in the store for the worker no snapshot knew"; }
+records "r.get('event') == 'exit' and r['pid'] == $zombie" >"$SHMTEST_TMP/exit-late.json"
+json_check "$SHMTEST_TMP/exit-late.json" \
+    "j['cause'] == 'sigbus' and j['signal'] == 'SIGBUS' and j['role'] == 'worker' and j['group'] == $main" \
+    "the SIGBUS of a worker born after the last snapshot is told as main $main's worker's"
+wait_for "[ -n \"\$(records \"r.get('reason') == 'event' and any(p['pid'] == $zombie and p['role'] == 'zombie' for p in r['processes'])\")\" ]" 10 ||
+    fail "no snapshot taken at once after that SIGBUS (the interval is 30 s)"
+ok "a snapshot taken at once shows it a zombie of main $main"
+"$SHMWATCH" why --dir "$dir" --json >"$SHMTEST_TMP/why-late.json" 2>"$SHMTEST_TMP/why-late.err" || true
+json_check "$SHMTEST_TMP/why-late.json" \
+    "[d['role'] for d in j['deaths'] if d['pid'] == $zombie and d['signal'] == 'SIGBUS'] == ['worker']" \
+    "why names the worker's SIGBUS"
 
 kill -TERM "$REC"
 rc=0

@@ -356,11 +356,14 @@ static void test_event_lines(void **state)
 
 /* The facts of the shared scene's model: its interesting processes (the
  * zombie left out: it has ended), every live process of the scan, its
- * mount with the fill level, its cgroup. */
+ * mount with the fill level, its cgroup; the zombies a main forked, as its
+ * group's worker or shm manager. */
 static void test_state_from_model(void **state)
 {
     (void)state;
     struct scan *s = fake_scene();
+    fake_add_proc(s, 31, 10, 10, 'Z', "torch_shm_manag", NULL); /* main 10's */
+    fake_add_proc(s, 32, 5, 5, 'Z', "python3", NULL);           /* no main's */
     fake_cgroup(&s->cgroup, "/docker/abc", 512 * MiB, 100 * MiB);
     s->cgroup.dir = xstrdup("/sys/fs/cgroup/memory/docker/abc");
     struct model_opts mo;
@@ -378,6 +381,25 @@ static void test_state_from_model(void **state)
     assert_non_null(ev_state_proc(&st, 10));
     assert_null(ev_state_proc(&st, 30)); /* the zombie */
     assert_null(ev_state_proc(&st, 5));  /* the launcher is no holder */
+    /* Its main's zombies are known as ended, a worker and a manager of its
+     * group: the kernel's report of an exit no snapshot saw alive finds
+     * them. The launcher's zombie is no one's. */
+    assert_int_equal(st.nended, 2);
+    const struct ev_proc *z = ev_state_find(&st, 30);
+    assert_non_null(z);
+    assert_int_equal(z->role, ROLE_WORKER);
+    assert_int_equal(z->group, 10);
+    assert_int_equal(ev_state_find(&st, 31)->role, ROLE_SHM_MANAGER);
+    assert_null(ev_state_find(&st, 32));
+    assert_ptr_equal(ev_state_find(&st, 11), w);
+    struct event_list ended = {0};
+    assert_true(events_exit(&st, 30, SIGBUS, 5, false, &ended)); /* wait status: the signal */
+    assert_int_equal(ended.n, 1);
+    assert_int_equal(ended.items[0].role, ROLE_WORKER);
+    assert_int_equal(ended.items[0].group, 10);
+    assert_int_equal(ended.items[0].cause, CAUSE_SIGBUS);
+    assert_false(events_exit(&st, 32, SIGBUS, 5, false, &ended));
+    event_list_free(&ended);
     assert_int_equal(st.ncgroups, 1);
     assert_int_equal(st.cgroups[0].kills, 3);
     assert_true(st.cgroups[0].known);
