@@ -13,6 +13,7 @@
 
 #include "collect/cgroup.h"
 #include "collect/proccn.h"
+#include "collect/procs.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"
@@ -30,6 +31,7 @@ void evwatch_open(struct evwatch *w, const struct sysroot *sys, struct event_lis
     memset(w, 0, sizeof(*w));
     w->sys = sys;
     w->sn.fd = -1;
+    buf_init(&w->text);
     char why[256];
     w->cn = proccn_open(why, sizeof(why));
     if (w->cn < 0) {
@@ -52,6 +54,7 @@ void evwatch_close(struct evwatch *w)
     ev_state_free(&w->prev);
     free(w->reported);
     free(w->pending);
+    buf_free(&w->text);
     proccn_close(w->cn);
     shmnotify_free(&w->sn);
     memset(w, 0, sizeof(*w));
@@ -66,15 +69,13 @@ bool evwatch_take_death(struct evwatch *w)
     return d;
 }
 
-/* The exit e as an exit event when st knows its process (ev_state_find);
- * one by SIGKILL has its cgroup's OOM count read first (the kernel counts
- * the kill before it sends it). */
-static bool tell(struct evwatch *w, struct ev_state *st, const struct proc_exit *e,
-                 struct event_list *out)
+/* The exit e of a process of st (p, its own entry, or c's forker: c then
+ * the process that ended) as an exit event; one by SIGKILL has its
+ * cgroup's OOM count read first (the kernel counts the kill before it
+ * sends it). */
+static void tell(struct evwatch *w, struct ev_state *st, const struct proc_exit *e,
+                 const struct ev_proc *p, const struct ev_child *c, struct event_list *out)
 {
-    const struct ev_proc *p = ev_state_find(st, e->pid);
-    if (!p)
-        return false;
     *VEC_PUSH(w->reported, w->nreported, w->reported_cap) = e->pid;
     double t = wall_of_mono(e->timestamp_ns);
     bool killed = WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGKILL;
@@ -86,22 +87,54 @@ static bool tell(struct evwatch *w, struct ev_state *st, const struct proc_exit 
         known = cgroup_read_oom_kills(w->sys, g->dir, g->version, &count) == 0;
         rose = known && g->known && count > g->kills;
     }
-    events_exit(st, p->pid, e->status, t, rose, out);
+    if (c)
+        events_exit_child(c, p, e->status, t, rose, out);
+    else
+        events_exit(st, p->pid, e->status, t, rose, out);
     if (killed && cg < st->ncgroups)
-        events_oom(st, cg, known, count, p->pid, p->comm, t, out);
+        events_oom(st, cg, known, count, e->pid, c ? c->comm : p->comm, t, out);
     w->death = true;
     if (t > w->death_t)
         w->death_t = t;
-    return true;
 }
 
-/* The pending exits told against st, the model of the scan just made;
- * those it does not know are dropped. */
+/* The pending exits told against st, the model of the scan just made: of
+ * a process it read alive, or of one a DataLoader main it knows forked, by
+ * the facts read when the exit came, else as the zombie st read; the
+ * others are dropped. */
 static void settle(struct evwatch *w, struct ev_state *st, struct event_list *out)
 {
-    for (size_t i = 0; i < w->npending; i++)
-        tell(w, st, &w->pending[i], out);
+    for (size_t i = 0; i < w->npending; i++) {
+        const struct evwatch_pending *x = &w->pending[i];
+        const struct ev_proc *p = ev_state_proc(st, x->exit.pid);
+        const struct ev_child *c = x->known ? &x->child : ev_state_zombie(st, x->exit.pid);
+        if (p)
+            tell(w, st, &x->exit, p, NULL, out);
+        else if (c && (p = ev_state_forker(st, c)))
+            tell(w, st, &x->exit, p, c, out);
+    }
     w->npending = 0;
+}
+
+/* Keeps exit e for the next scan, with its parent, process group and name
+ * from its /proc/PID/stat when it did not merely exit 0 (read now: its
+ * parent may reap it before the scan). */
+static void pend(struct evwatch *w, const struct proc_exit *e)
+{
+    struct evwatch_pending *x = VEC_PUSH(w->pending, w->npending, w->pending_cap);
+    memset(x, 0, sizeof(*x));
+    x->exit = *e;
+    char name[32];
+    struct proc p = {0};
+    if (e->status != 0 &&
+        read_file_at(w->sys->proc, pid_file_name(name, e->pid, "stat"), &w->text,
+                     READ_LINE_MAX) == 0 &&
+        procs_parse_stat(w->text.data, &p) && p.pid == e->pid) {
+        x->child = (struct ev_child){.pid = p.pid, .ppid = p.ppid, .pgid = p.pgid};
+        memcpy(x->child.comm, p.comm, sizeof(x->child.comm));
+        x->child.comm[sizeof(x->child.comm) - 1] = '\0';
+        x->known = true;
+    }
 }
 
 /* The exits waiting on the connector: each of a process the last model
@@ -129,9 +162,12 @@ static void on_exits(struct evwatch *w, struct event_list *out)
     }
     for (size_t i = 0; i < x.n; i++) {
         const struct proc_exit *e = &x.items[i];
-        if (tell(w, &w->prev, e, out) || w->cn < 0 || w->npending >= EVWATCH_PENDING_MAX)
+        const struct ev_proc *p = ev_state_proc(&w->prev, e->pid);
+        if (p)
+            tell(w, &w->prev, e, p, NULL, out);
+        if (p || w->cn < 0 || w->npending >= EVWATCH_PENDING_MAX)
             continue;
-        *VEC_PUSH(w->pending, w->npending, w->pending_cap) = *e;
+        pend(w, e);
         if (WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGBUS) {
             double t = wall_of_mono(e->timestamp_ns);
             w->death = true;

@@ -14,6 +14,7 @@
 #include "collect/proccn.h"
 #include "collect/shmnotify.h"
 #include "model/events.h"
+#include "util/buf.h"
 
 struct scan;
 struct sysroot;
@@ -22,6 +23,16 @@ struct sysroot;
  * processes an interval, nearly all of them of no model; past this many,
  * the newest are dropped. */
 enum { EVWATCH_PENDING_MAX = 65536 };
+
+/* An exit the kernel told of a process the last model did not know, with
+ * its parent, process group and name as its /proc/PID/stat said when the
+ * exit was read (known: it was read; only for an end that was not a plain
+ * exit 0, the end of a process that failed). */
+struct evwatch_pending {
+    struct proc_exit exit;
+    struct ev_child child;
+    bool known;
+};
 
 struct evwatch {
     const struct sysroot *sys; /* the system the scans read */
@@ -36,9 +47,11 @@ struct evwatch {
     size_t nreported, nolder, reported_cap;
     /* Exits the kernel told of processes the last model did not know
      * (born since): told at the next scan's end against its model, which
-     * read them alive (they ended after) or as zombies a main forked. */
-    struct proc_exit *pending;
+     * read them alive (they ended after), or knows the DataLoader main that
+     * forked them (ev_state_forker). */
+    struct evwatch_pending *pending;
     size_t npending, pending_cap;
+    struct buf text;           /* a /proc/PID/stat read for pend */
     /* A death or an OOM kill told since evwatch_take_death: a recorder
      * takes a snapshot at once. */
     bool death;

@@ -166,27 +166,19 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
         cgroup_index(st, &cgcap, &n->ctrs[k].cgroup, &n->ctrs[k].info);
 
     st->procs = xcalloc(m->nprocs, sizeof(*st->procs));
-    st->ended = xcalloc(m->nprocs, sizeof(*st->ended));
     for (size_t i = 0; i < m->nprocs; i++) { /* m->procs is sorted by pid */
         const struct mproc *mp = &m->procs[i];
         const struct proc *p = model_proc(m, mp);
-        /* One that has ended already: its exit was told, or is told as it
-         * goes; a zombie a main forked is known as its group's (ended). */
-        bool ended = p->state == 'Z' || p->state == 'X';
-        if (ended && (mp->role != ROLE_ZOMBIE || !model_find_group(m, p->ppid)))
-            continue;
-        struct ev_proc *e = ended ? &st->ended[st->nended++] : &st->procs[st->nprocs++];
+        if (p->state == 'Z' || p->state == 'X')
+            continue; /* it has ended already: its exit was told, or is told as it goes */
+        struct ev_proc *e = &st->procs[st->nprocs++];
         e->pid = p->pid;
         e->start_ticks = p->start_ticks;
         memcpy(e->comm, p->comm, sizeof(e->comm));
         e->comm[sizeof(e->comm) - 1] = '\0';
         e->role = mp->role;
         e->group = mp->group;
-        if (ended) {
-            e->role = torchprint_comm(p->comm) == TORCH_COMM_MANAGER ? ROLE_SHM_MANAGER
-                                                                     : ROLE_WORKER;
-            e->group = p->ppid;
-        }
+        e->pgid = p->pgid;
         const struct node_ctr *c = model_ctr(m, mp->ctr);
         e->ctr_id = dup_or_null(c ? c->info.id : NULL);
         e->ctr_name = dup_or_null(c ? c->info.name : NULL);
@@ -197,10 +189,17 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
 
     const struct proc_list *pl = &m->scan->procs; /* sorted by pid */
     st->alive = xcalloc(pl->n, sizeof(*st->alive));
+    st->zombies = xcalloc(pl->n, sizeof(*st->zombies));
     for (size_t i = 0; i < pl->n; i++) {
-        if (pl->items[i].state == 'Z' || pl->items[i].state == 'X')
-            continue; /* a zombie has ended: its parent has not reaped it yet */
-        st->alive[st->nalive++] = (struct ev_alive){pl->items[i].pid, pl->items[i].start_ticks};
+        const struct proc *p = &pl->items[i];
+        if (p->state == 'Z' || p->state == 'X') { /* ended: its parent has not reaped it yet */
+            struct ev_child *z = &st->zombies[st->nzombies++];
+            *z = (struct ev_child){.pid = p->pid, .ppid = p->ppid, .pgid = p->pgid};
+            memcpy(z->comm, p->comm, sizeof(z->comm));
+            z->comm[sizeof(z->comm) - 1] = '\0';
+            continue;
+        }
+        st->alive[st->nalive++] = (struct ev_alive){p->pid, p->start_ticks};
     }
 
     size_t nm = model_nmounts(m);
@@ -230,20 +229,13 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
     }
 }
 
-static void ev_procs_free(struct ev_proc *procs, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(procs[i].ctr_id);
-        free(procs[i].ctr_name);
-        free(procs[i].ctr_ns);
-    }
-    free(procs);
-}
-
 void ev_state_free(struct ev_state *st)
 {
-    ev_procs_free(st->procs, st->nprocs);
-    ev_procs_free(st->ended, st->nended);
+    for (size_t i = 0; i < st->nprocs; i++) {
+        free(st->procs[i].ctr_id);
+        free(st->procs[i].ctr_name);
+        free(st->procs[i].ctr_ns);
+    }
     for (size_t i = 0; i < st->ncgroups; i++) {
         free(st->cgroups[i].path);
         free(st->cgroups[i].dir);
@@ -257,14 +249,17 @@ void ev_state_free(struct ev_state *st)
         free(st->mounts[i].ctr_name);
         free(st->mounts[i].ctr_ns);
     }
+    free(st->procs);
     free(st->alive);
+    free(st->zombies);
     free(st->cgroups);
     free(st->mounts);
     memset(st, 0, sizeof(*st));
 }
 
 /* pid_cmp orders the records that begin with a pid (ev_proc, ev_alive). */
-_Static_assert(offsetof(struct ev_proc, pid) == 0 && offsetof(struct ev_alive, pid) == 0,
+_Static_assert(offsetof(struct ev_proc, pid) == 0 && offsetof(struct ev_alive, pid) == 0 &&
+                   offsetof(struct ev_child, pid) == 0,
                "pid_cmp reads a record's pid at its start");
 
 /* The element of pid in base (n elements of size bytes, sorted by their
@@ -337,10 +332,17 @@ const struct ev_proc *ev_state_proc(const struct ev_state *st, pid_t pid)
     return find_pid(st->procs, st->nprocs, sizeof(*st->procs), pid);
 }
 
-const struct ev_proc *ev_state_find(const struct ev_state *st, pid_t pid)
+const struct ev_child *ev_state_zombie(const struct ev_state *st, pid_t pid)
 {
-    const struct ev_proc *p = ev_state_proc(st, pid);
-    return p ? p : find_pid(st->ended, st->nended, sizeof(*st->ended), pid);
+    return find_pid(st->zombies, st->nzombies, sizeof(*st->zombies), pid);
+}
+
+const struct ev_proc *ev_state_forker(const struct ev_state *st, const struct ev_child *c)
+{
+    const struct ev_proc *up = st->valid ? ev_state_proc(st, c->ppid) : NULL;
+    if (!up || (strcmp(up->comm, c->comm) != 0 && torchprint_comm(c->comm) == TORCH_COMM_NONE))
+        return NULL;
+    return up->role == ROLE_MAIN || up->pgid == c->pgid ? up : NULL;
 }
 
 /* Whether the scan of st still read p: its pid, and its start where both
@@ -375,13 +377,10 @@ static struct event *exit_event(const struct ev_proc *p, double t, struct event_
     return e;
 }
 
-bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, bool oom_rose,
-                 struct event_list *out)
+/* The signal or exit status of wait status `status` in exit event e, and
+ * its cause. */
+static void exit_status(struct event *e, int status, bool oom_rose)
 {
-    const struct ev_proc *p = st->valid ? ev_state_find(st, pid) : NULL;
-    if (!p)
-        return false;
-    struct event *e = exit_event(p, t, out);
     if (WIFSIGNALED(status)) {
         e->signal = WTERMSIG(status);
         e->core = WCOREDUMP(status) != 0;
@@ -393,7 +392,27 @@ bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, boo
         e->exit_code = WEXITSTATUS(status);
         e->cause = CAUSE_EXIT;
     }
+}
+
+bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, bool oom_rose,
+                 struct event_list *out)
+{
+    const struct ev_proc *p = st->valid ? ev_state_proc(st, pid) : NULL;
+    if (!p)
+        return false;
+    exit_status(exit_event(p, t, out), status, oom_rose);
     return true;
+}
+
+void events_exit_child(const struct ev_child *c, const struct ev_proc *forker, int status,
+                       double t, bool oom_rose, struct event_list *out)
+{
+    struct event *e = exit_event(forker, t, out);
+    e->pid = c->pid;
+    memcpy(e->comm, c->comm, sizeof(e->comm));
+    e->role = torchprint_comm(c->comm) == TORCH_COMM_MANAGER ? ROLE_SHM_MANAGER : ROLE_WORKER;
+    e->group = forker->group ? forker->group : forker->pid;
+    exit_status(e, status, oom_rose);
 }
 
 /* An oom_kill event of cgroup g: kills more than it counted before. */

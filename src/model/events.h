@@ -90,6 +90,7 @@ struct ev_proc {
     char comm[16];
     enum proc_role role;
     pid_t group;
+    pid_t pgid;
     char *ctr_id, *ctr_name, *ctr_ns; /* ctr_ns: its containerd namespace */
     size_t cg;                 /* its cgroup: index into cgroups, SIZE_MAX for none */
 };
@@ -126,16 +127,21 @@ struct ev_alive {
     unsigned long long start_ticks;
 };
 
+/* A process as its /proc/PID/stat said when it ended (or as a zombie): its
+ * parent, process group and name. */
+struct ev_child {
+    pid_t pid, ppid, pgid;
+    char comm[16];
+};
+
 struct ev_state {
     bool valid;                /* false: no model yet (every difference is a baseline) */
     struct ev_proc *procs;     /* the model's interesting processes, by pid */
     size_t nprocs;
-    /* The model's zombies that a DataLoader main forked, as the worker or
-     * shm manager of its group, by pid: a worker born and ended between
-     * two scans (a loader that fills /dev/shm at its first batches) is
-     * known to the kernel's report of its exit by them. */
-    struct ev_proc *ended;
-    size_t nended;
+    /* The scan's zombies, by pid: who forked a process that ended unseen
+     * (events_exit_child). */
+    struct ev_child *zombies;
+    size_t nzombies;
     struct ev_alive *alive;    /* every process the scan read, by pid */
     size_t nalive;
     struct ev_cgroup *cgroups;
@@ -160,16 +166,29 @@ enum fill_level fill_level_of(double used_pct, double warn_pct, double crit_pct)
 
 /* --- Deriving events ------------------------------------------------- */
 
-/* The process of st (one of its procs, else of its ended) whose pid is
- * pid, or NULL. */
-const struct ev_proc *ev_state_find(const struct ev_state *st, pid_t pid);
+/* The zombie of st whose pid is pid, or NULL. */
+const struct ev_child *ev_state_zombie(const struct ev_state *st, pid_t pid);
 
 /* The exit of pid with wait status `status` (the kernel's) at t: an exit
- * event when st knows the process (ev_state_find; else nothing: false).
- * oom_rose: its cgroup's OOM kill count rose with this death (a SIGKILL
- * then is the OOM killer's). */
+ * event when st knows the process (else nothing: false). oom_rose: its
+ * cgroup's OOM kill count rose with this death (a SIGKILL then is the OOM
+ * killer's). */
 bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, bool oom_rose,
                  struct event_list *out);
+
+/* The parent of c (a process st does not know) when it forked c as a
+ * DataLoader main forks a worker: st knows the parent (a main, a holder
+ * of segments, ...), c runs the program it was forked as (the parent's
+ * comm) or has a name torch gives its processes, and the parent leads a
+ * group or has c in its process group (a main whose every worker has
+ * ended leads no group: a holder then). NULL for any other. */
+const struct ev_proc *ev_state_forker(const struct ev_state *st, const struct ev_child *c);
+
+/* The exit of c with wait status `status` at t, as the worker (or shm
+ * manager, by its name) of forker (ev_state_forker): its group and
+ * container forker's. oom_rose as for events_exit. */
+void events_exit_child(const struct ev_child *c, const struct ev_proc *forker, int status,
+                       double t, bool oom_rose, struct event_list *out);
 
 /* Cgroup ci of st read again (known: the kernel said count): an oom_kill
  * event when the count rose, with victim (0: unknown) and its comm; the

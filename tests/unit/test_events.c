@@ -364,6 +364,7 @@ static void test_state_from_model(void **state)
     struct scan *s = fake_scene();
     fake_add_proc(s, 31, 10, 10, 'Z', "torch_shm_manag", NULL); /* main 10's */
     fake_add_proc(s, 32, 5, 5, 'Z', "python3", NULL);           /* no main's */
+    procs_sort(&s->procs);
     fake_cgroup(&s->cgroup, "/docker/abc", 512 * MiB, 100 * MiB);
     s->cgroup.dir = xstrdup("/sys/fs/cgroup/memory/docker/abc");
     struct model_opts mo;
@@ -381,24 +382,41 @@ static void test_state_from_model(void **state)
     assert_non_null(ev_state_proc(&st, 10));
     assert_null(ev_state_proc(&st, 30)); /* the zombie */
     assert_null(ev_state_proc(&st, 5));  /* the launcher is no holder */
-    /* Its main's zombies are known as ended, a worker and a manager of its
-     * group: the kernel's report of an exit no snapshot saw alive finds
-     * them. The launcher's zombie is no one's. */
-    assert_int_equal(st.nended, 2);
-    const struct ev_proc *z = ev_state_find(&st, 30);
+    /* The zombies, with who forked them: a worker (the main's program) and
+     * a shm manager (torch's name) of main 10; the launcher 5, no main
+     * (no holder: unknown), forked none; nor does a main fork a worker as
+     * another program. */
+    const struct ev_child *z = ev_state_zombie(&st, 30);
     assert_non_null(z);
-    assert_int_equal(z->role, ROLE_WORKER);
-    assert_int_equal(z->group, 10);
-    assert_int_equal(ev_state_find(&st, 31)->role, ROLE_SHM_MANAGER);
-    assert_null(ev_state_find(&st, 32));
-    assert_ptr_equal(ev_state_find(&st, 11), w);
+    assert_int_equal(z->ppid, 10);
+    assert_int_equal(z->pgid, 10);
+    assert_string_equal(z->comm, "python3");
+    assert_ptr_equal(ev_state_forker(&st, z), ev_state_proc(&st, 10));
+    assert_ptr_equal(ev_state_forker(&st, ev_state_zombie(&st, 31)), ev_state_proc(&st, 10));
+    assert_null(ev_state_forker(&st, ev_state_zombie(&st, 32)));
+    assert_null(ev_state_zombie(&st, 11)); /* alive */
+    struct ev_child git = {.pid = 50, .ppid = 10, .pgid = 10, .comm = "git"};
+    assert_null(ev_state_forker(&st, &git));
+    /* A process of the model with no live worker (orphan 20, in process
+     * group 19) forked one of its program in its process group, not one
+     * in another. */
+    struct ev_child lone = {.pid = 51, .ppid = 20, .pgid = 19, .comm = "python3"};
+    assert_ptr_equal(ev_state_forker(&st, &lone), ev_state_proc(&st, 20));
+    lone.pgid = 51;
+    assert_null(ev_state_forker(&st, &lone));
+    /* Their exits: the worker's and the manager's of main 10's group, in
+     * its container. */
     struct event_list ended = {0};
-    assert_true(events_exit(&st, 30, SIGBUS, 5, false, &ended)); /* wait status: the signal */
-    assert_int_equal(ended.n, 1);
+    events_exit_child(z, ev_state_proc(&st, 10), SIGBUS, 5, false, &ended); /* the wait status */
+    events_exit_child(ev_state_zombie(&st, 31), ev_state_proc(&st, 10), 1 << 8, 5, false, &ended);
+    assert_int_equal(ended.n, 2);
+    assert_int_equal(ended.items[0].pid, 30);
     assert_int_equal(ended.items[0].role, ROLE_WORKER);
     assert_int_equal(ended.items[0].group, 10);
     assert_int_equal(ended.items[0].cause, CAUSE_SIGBUS);
-    assert_false(events_exit(&st, 32, SIGBUS, 5, false, &ended));
+    assert_int_equal(ended.items[1].role, ROLE_SHM_MANAGER);
+    assert_string_equal(ended.items[1].comm, "torch_shm_manag");
+    assert_int_equal(ended.items[1].exit_code, 1);
     event_list_free(&ended);
     assert_int_equal(st.ncgroups, 1);
     assert_int_equal(st.cgroups[0].kills, 3);
