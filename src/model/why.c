@@ -773,10 +773,42 @@ static void advise(struct why_death *d, const struct end *e)
         d->rec_memory = mem;
 }
 
+/* e's advice in d where it asks for more: its --shm-size (with the peak and
+ * the loader it was made from), its -m. */
+static void take_advice(struct why_death *d, const struct why_death *e)
+{
+    if (!e->has_advice)
+        return;
+    if (!d->has_advice || e->rec_shm > d->rec_shm) {
+        d->rec_shm = e->rec_shm;
+        d->need_shm = e->need_shm;
+        d->from_loader = e->from_loader;
+        d->loader_batch = e->loader_batch;
+        d->loader_workers = e->loader_workers;
+        d->loader_prefetch = e->loader_prefetch;
+    }
+    if (!d->has_advice || e->rec_memory > d->rec_memory)
+        d->rec_memory = e->rec_memory;
+    d->has_advice = true;
+}
+
+/* The end of r->d[0..n) that d follows (follow set its pid), or NULL. */
+static struct why_death *followed(struct why_result *r, size_t n, const struct why_death *d)
+{
+    for (size_t k = n; d->after_pid && k-- > 0;) {
+        struct why_death *e = &r->d[k];
+        if (d->t - e->t > WHY_FOLLOW_S)
+            break;
+        if (e->pid == d->after_pid && job_of(e) == job_of(d))
+            return e;
+    }
+    return NULL;
+}
+
 /* The earlier end in d's job (of those found, r) that d follows within
  * WHY_FOLLOW_S, and its advice when that asks for more. Only the ends of
  * that window are read: r is in time order. */
-static void follow(struct why_death *d, const struct why_result *r)
+static void follow(struct why_death *d, struct why_result *r)
 {
     int64_t job = job_of(d);
     for (size_t k = r->n; job && k-- > 0;) {
@@ -789,22 +821,27 @@ static void follow(struct why_death *d, const struct why_result *r)
             d->after_dt = d->t - e->t;
         }
     }
-    for (size_t k = r->n; d->after_pid && k-- > 0;) {
-        const struct why_death *e = &r->d[k];
-        if (d->t - e->t > WHY_FOLLOW_S)
-            break;
-        if (e->pid != d->after_pid || job_of(e) != job || !e->has_advice ||
-            e->rec_shm <= d->rec_shm)
-            continue;
-        d->has_advice = true;
-        d->rec_shm = e->rec_shm;
-        d->need_shm = e->need_shm;
-        d->from_loader = e->from_loader;
-        d->loader_batch = e->loader_batch;
-        d->loader_workers = e->loader_workers;
-        d->loader_prefetch = e->loader_prefetch;
-        if (e->rec_memory > d->rec_memory)
-            d->rec_memory = e->rec_memory;
+    const struct why_death *e = followed(r, r->n, d);
+    if (e)
+        take_advice(d, e);
+}
+
+/* One advice for the ends of one job. The ends that follow another all
+ * follow its first (follow): each hands its advice to that one where it
+ * asks for more, then takes that one's, the most any of them asks. The
+ * first end, whose snapshots may show least of the loader, so asks for
+ * what a later one learnt. */
+static void advise_jobs(struct why_result *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        struct why_death *first = followed(r, i, &r->d[i]);
+        if (first)
+            take_advice(first, &r->d[i]);
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        const struct why_death *first = followed(r, i, &r->d[i]);
+        if (first)
+            take_advice(&r->d[i], first);
     }
 }
 
@@ -1054,6 +1091,7 @@ void why_find(const struct why_source *source, const struct why_filter *f, struc
         diagnose(&d);
         *VEC_PUSH(r->d, r->n, r->cap) = d;
     }
+    advise_jobs(r);
     recording_free(&rc);
 }
 

@@ -659,6 +659,46 @@ static void test_told_once(void **state)
     set_free(&s);
 }
 
+/* The ends of one job get one advice, the most any of them asks: the first
+ * worker's SIGBUS comes before any snapshot showed the loader (the mount
+ * was empty), the snapshot taken for it shows the loader's batches, the
+ * second worker's and the main's ends follow. */
+static void test_one_advice_per_job(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    snapshot(&s, T0, (struct snap){.app = MiB, .rec_shm = 64 * MiB, .rec_mem = 80 * MiB});
+    exit_event(&s, T0 + 0.5, (struct exit_ev){.pid = 101, .comm = "pt_data_worker",
+                                               .role = "worker", .group = 100, .signal = "SIGBUS",
+                                               .cause = "sigbus"});
+    snapshot(&s, T0 + 0.6, (struct snap){.reason = "event", .used = 60 * MiB,
+                                         .segs = job_segment, .procs = job_procs,
+                                         .groups = one_worker, .app = 3 * MiB,
+                                         .loader = loader_five, .rec_shm = 96 * MiB,
+                                         .rec_mem = 120 * MiB});
+    exit_event(&s, T0 + 0.7, (struct exit_ev){.pid = 102, .comm = "pt_data_worker",
+                                               .role = "worker", .group = 100, .signal = "SIGBUS",
+                                               .cause = "sigbus"});
+    exit_event(&s, T0 + 0.8, (struct exit_ev){.pid = 100, .comm = "python3", .role = "main",
+                                               .group = 100, .code = "1", .cause = "exit"});
+    snapshot(&s, T0 + 1, (struct snap){.app = MiB, .rec_shm = 64 * MiB, .rec_mem = 80 * MiB});
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 3);
+    assert_int_equal(r.d[0].pid, 101);
+    assert_int_equal(r.d[1].after_pid, 101);
+    assert_int_equal(r.d[2].after_pid, 101);
+    for (size_t i = 0; i < r.n; i++) {
+        assert_true(r.d[i].has_advice);
+        assert_true(r.d[i].from_loader); /* the second snapshot's loader */
+        assert_true(r.d[i].rec_shm > 64 * MiB);
+        assert_int_equal(r.d[i].rec_shm, r.d[1].rec_shm);
+        assert_int_equal(r.d[i].rec_memory, r.d[1].rec_memory);
+    }
+    why_result_free(&r);
+    set_free(&s);
+}
+
 /* Names from the recording reach neither the terminal nor the JSON raw. */
 static void test_hostile_names(void **state)
 {
@@ -1139,6 +1179,7 @@ int main(void)
         cmocka_unit_test(test_manager_dies_in_last_scan),
         cmocka_unit_test(test_normal_and_unknown),
         cmocka_unit_test(test_told_once),
+        cmocka_unit_test(test_one_advice_per_job),
         cmocka_unit_test(test_hostile_names),
         cmocka_unit_test(test_event_snapshot_order),
         cmocka_unit_test(test_full_for_a_batch),
