@@ -732,6 +732,30 @@ static void loader_before(struct why_death *d, const struct end *e)
     }
 }
 
+/* The loader's arithmetic (plan --observe's) in d's advice, for a Bus error
+ * on a full mount whose loader was read (loader_before), where it asks for
+ * more than the mount held. */
+static void loader_advice(struct why_death *d)
+{
+    bool bus = !strcmp(d->cause, "sigbus") || (!strcmp(d->cause, "unknown") && is_worker(d));
+    if (!d->has_advice || !bus || !d->full || !d->loader_batch)
+        return;
+    struct capacity_input in = {.observed_batch_shm = d->loader_batch,
+                                .workers = d->loader_workers,
+                                .prefetch = d->loader_prefetch};
+    struct capacity_result r;
+    if (capacity_compute(&in, &r, NULL) != 0 || r.shm_peak <= d->used_peak)
+        return;
+    d->from_loader = true;
+    d->need_shm = r.shm_peak;
+    if (r.rec_shm_size > d->rec_shm)
+        d->rec_shm = r.rec_shm_size;
+    uint64_t margin;
+    uint64_t mem = budget_rec_memory(d->advice_app, d->rec_shm, &margin);
+    if (mem > d->rec_memory)
+        d->rec_memory = mem;
+}
+
 /* The sizes that fit what was recorded: the budget's recommendations of the
  * snapshots before and at (made from the recorder's peaks, as the live
  * budget makes them); after a Bus error on a full mount the peak it saw is
@@ -754,24 +778,10 @@ static void advise(struct why_death *d, const struct end *e)
     }
     loader_before(d, e);
     d->need_shm = d->used_peak;
-    bool bus = !strcmp(d->cause, "sigbus") || (!strcmp(d->cause, "unknown") && is_worker(d));
-    if (!d->has_advice || !bus || !d->full || !d->loader_batch)
-        return;
-    struct capacity_input in = {.observed_batch_shm = d->loader_batch,
-                                .workers = d->loader_workers,
-                                .prefetch = d->loader_prefetch};
-    struct capacity_result r;
-    if (capacity_compute(&in, &r, NULL) != 0 || r.shm_peak <= d->used_peak)
-        return;
-    d->from_loader = true;
-    d->need_shm = r.shm_peak;
-    if (r.rec_shm_size > d->rec_shm)
-        d->rec_shm = r.rec_shm_size;
-    uint64_t margin;
-    uint64_t mem = budget_rec_memory(peak_app, d->rec_shm, &margin);
-    if (mem > d->rec_memory)
-        d->rec_memory = mem;
+    d->advice_app = peak_app;
+    loader_advice(d);
 }
+
 
 /* e's advice in d where it asks for more: its --shm-size (with the peak and
  * the loader it was made from), its -m. */
@@ -833,6 +843,27 @@ static void follow(struct why_death *d, struct why_result *r)
  * what a later one learnt. */
 static void advise_jobs(struct why_result *r)
 {
+    /* A loader read while its job was dying (by an end that follows the
+     * job's first) shows fewer workers than it had, and fewer batches each:
+     * it counts every worker end of the job, and at least torch's default
+     * prefetch factor, 2. */
+    for (size_t i = 0; i < r->n; i++) {
+        struct why_death *d = &r->d[i];
+        const struct why_death *first = followed(r, i, d);
+        if (!first || !d->loader_batch)
+            continue;
+        uint64_t lost = is_worker(first);
+        for (size_t k = 0; k < r->n; k++)
+            lost += k != (size_t)(first - r->d) && is_worker(&r->d[k]) &&
+                    followed(r, k, &r->d[k]) == first;
+        if (lost <= d->loader_workers && d->loader_prefetch >= 2)
+            continue;
+        if (lost > d->loader_workers)
+            d->loader_workers = lost;
+        if (d->loader_prefetch < 2)
+            d->loader_prefetch = 2;
+        loader_advice(d);
+    }
     for (size_t i = 0; i < r->n; i++) {
         struct why_death *first = followed(r, i, &r->d[i]);
         if (first)

@@ -659,26 +659,33 @@ static void test_told_once(void **state)
     set_free(&s);
 }
 
-/* The ends of one job get one advice, the most any of them asks: the first
- * worker's SIGBUS comes before any snapshot showed the loader (the mount
- * was empty), the snapshot taken for it shows the loader's batches, the
- * second worker's and the main's ends follow. */
+/* A loader that dies at its first batches: its worker 101's SIGBUS comes
+ * before any snapshot showed it (the mount was empty), the snapshot taken
+ * for it shows loader (rec_shm its budget's recommendation), and worker
+ * 102's SIGBUS follows. */
+static void dying_job(struct rec_set *s, const char *loader, uint64_t rec_shm)
+{
+    snapshot(s, T0, (struct snap){.app = MiB, .rec_shm = 64 * MiB, .rec_mem = 80 * MiB});
+    exit_event(s, T0 + 0.5, (struct exit_ev){.pid = 101, .comm = "pt_data_worker",
+                                              .role = "worker", .group = 100, .signal = "SIGBUS",
+                                              .cause = "sigbus"});
+    snapshot(s, T0 + 0.6, (struct snap){.reason = "event", .used = 60 * MiB,
+                                        .segs = job_segment, .procs = job_procs,
+                                        .groups = one_worker, .app = 3 * MiB, .loader = loader,
+                                        .rec_shm = rec_shm, .rec_mem = rec_shm + 24 * MiB});
+    exit_event(s, T0 + 0.7, (struct exit_ev){.pid = 102, .comm = "pt_data_worker",
+                                              .role = "worker", .group = 100, .signal = "SIGBUS",
+                                              .cause = "sigbus"});
+}
+
+/* The ends of one job get one advice, the most any of them asks: the
+ * first worker's, before the loader was seen, asks for what the second's
+ * learnt; the main's end follows. */
 static void test_one_advice_per_job(void **state)
 {
     (void)state;
     struct rec_set s = {.n = 0};
-    snapshot(&s, T0, (struct snap){.app = MiB, .rec_shm = 64 * MiB, .rec_mem = 80 * MiB});
-    exit_event(&s, T0 + 0.5, (struct exit_ev){.pid = 101, .comm = "pt_data_worker",
-                                               .role = "worker", .group = 100, .signal = "SIGBUS",
-                                               .cause = "sigbus"});
-    snapshot(&s, T0 + 0.6, (struct snap){.reason = "event", .used = 60 * MiB,
-                                         .segs = job_segment, .procs = job_procs,
-                                         .groups = one_worker, .app = 3 * MiB,
-                                         .loader = loader_five, .rec_shm = 96 * MiB,
-                                         .rec_mem = 120 * MiB});
-    exit_event(&s, T0 + 0.7, (struct exit_ev){.pid = 102, .comm = "pt_data_worker",
-                                               .role = "worker", .group = 100, .signal = "SIGBUS",
-                                               .cause = "sigbus"});
+    dying_job(&s, loader_five, 96 * MiB);
     exit_event(&s, T0 + 0.8, (struct exit_ev){.pid = 100, .comm = "python3", .role = "main",
                                                .group = 100, .code = "1", .cause = "exit"});
     snapshot(&s, T0 + 1, (struct snap){.app = MiB, .rec_shm = 64 * MiB, .rec_mem = 80 * MiB});
@@ -694,6 +701,36 @@ static void test_one_advice_per_job(void **state)
         assert_true(r.d[i].rec_shm > 64 * MiB);
         assert_int_equal(r.d[i].rec_shm, r.d[1].rec_shm);
         assert_int_equal(r.d[i].rec_memory, r.d[1].rec_memory);
+    }
+    why_result_free(&r);
+    set_free(&s);
+}
+
+/* A loader read only while its job was dying: the snapshot taken for the
+ * first worker's SIGBUS shows one worker left, with one batch; the advice
+ * counts both workers the job lost and torch's default prefetch factor. */
+static void test_loader_read_while_dying(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    dying_job(&s,
+              "{\"main_pid\":100,\"batch_shm_bytes\":13250560,\"workers\":1,"
+              "\"batches_in_flight\":3,\"prefetch_factor\":1}",
+              90 * MiB);
+    snapshot(&s, T0 + 1, (struct snap){.app = MiB, .rec_shm = 64 * MiB, .rec_mem = 80 * MiB});
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 2);
+    struct capacity_input in = {.observed_batch_shm = 13250560, .workers = 2, .prefetch = 2};
+    struct capacity_result cr;
+    char *cause = NULL;
+    assert_int_equal(capacity_compute(&in, &cr, &cause), 0);
+    for (size_t i = 0; i < r.n; i++) {
+        assert_true(r.d[i].from_loader);
+        assert_int_equal(r.d[i].loader_workers, 2);
+        assert_int_equal(r.d[i].loader_prefetch, 2);
+        assert_int_equal(r.d[i].need_shm, cr.shm_peak);
+        assert_int_equal(r.d[i].rec_shm, cr.rec_shm_size);
     }
     why_result_free(&r);
     set_free(&s);
@@ -1180,6 +1217,7 @@ int main(void)
         cmocka_unit_test(test_normal_and_unknown),
         cmocka_unit_test(test_told_once),
         cmocka_unit_test(test_one_advice_per_job),
+        cmocka_unit_test(test_loader_read_while_dying),
         cmocka_unit_test(test_hostile_names),
         cmocka_unit_test(test_event_snapshot_order),
         cmocka_unit_test(test_full_for_a_batch),
