@@ -782,7 +782,6 @@ static void advise(struct why_death *d, const struct end *e)
     loader_advice(d);
 }
 
-
 /* e's advice in d where it asks for more: its --shm-size (with the peak and
  * the loader it was made from), its -m. */
 static void take_advice(struct why_death *d, const struct why_death *e)
@@ -854,8 +853,7 @@ static void advise_jobs(struct why_result *r)
             continue;
         uint64_t lost = is_worker(first);
         for (size_t k = 0; k < r->n; k++)
-            lost += k != (size_t)(first - r->d) && is_worker(&r->d[k]) &&
-                    followed(r, k, &r->d[k]) == first;
+            lost += is_worker(&r->d[k]) && followed(r, k, &r->d[k]) == first;
         if (lost <= d->loader_workers && d->loader_prefetch >= 2)
             continue;
         if (lost > d->loader_workers)
