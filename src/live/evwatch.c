@@ -69,6 +69,14 @@ bool evwatch_take_death(struct evwatch *w)
     return d;
 }
 
+/* A death at t: a recorder takes a snapshot at once (evwatch_take_death). */
+static void note_death(struct evwatch *w, double t)
+{
+    w->death = true;
+    if (t > w->death_t)
+        w->death_t = t;
+}
+
 /* The exit e of a process of st (p, its own entry, or c's forker: c then
  * the process that ended) as an exit event; one by SIGKILL has its
  * cgroup's OOM count read first (the kernel counts the kill before it
@@ -93,9 +101,7 @@ static void tell(struct evwatch *w, struct ev_state *st, const struct proc_exit 
         events_exit(st, p->pid, e->status, t, rose, out);
     if (killed && cg < st->ncgroups)
         events_oom(st, cg, known, count, e->pid, c ? c->comm : p->comm, t, out);
-    w->death = true;
-    if (t > w->death_t)
-        w->death_t = t;
+    note_death(w, t);
 }
 
 /* The pending exits told against st, the model of the scan just made: of
@@ -107,7 +113,7 @@ static void settle(struct evwatch *w, struct ev_state *st, struct event_list *ou
     for (size_t i = 0; i < w->npending; i++) {
         const struct evwatch_pending *x = &w->pending[i];
         const struct ev_proc *p = ev_state_proc(st, x->exit.pid);
-        const struct ev_child *c = x->known ? &x->child : ev_state_zombie(st, x->exit.pid);
+        const struct ev_child *c = x->child.pid ? &x->child : ev_state_zombie(st, x->exit.pid);
         if (p)
             tell(w, st, &x->exit, p, NULL, out);
         else if (c && (p = ev_state_forker(st, c)))
@@ -133,7 +139,6 @@ static void pend(struct evwatch *w, const struct proc_exit *e)
         x->child = (struct ev_child){.pid = p.pid, .ppid = p.ppid, .pgid = p.pgid};
         memcpy(x->child.comm, p.comm, sizeof(x->child.comm));
         x->child.comm[sizeof(x->child.comm) - 1] = '\0';
-        x->known = true;
     }
 }
 
@@ -168,12 +173,8 @@ static void on_exits(struct evwatch *w, struct event_list *out)
         if (p || w->cn < 0 || w->npending >= EVWATCH_PENDING_MAX)
             continue;
         pend(w, e);
-        if (WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGBUS) {
-            double t = wall_of_mono(e->timestamp_ns);
-            w->death = true;
-            if (t > w->death_t)
-                w->death_t = t;
-        }
+        if (WIFSIGNALED(e->status) && WTERMSIG(e->status) == SIGBUS)
+            note_death(w, wall_of_mono(e->timestamp_ns));
     }
     proc_exits_free(&x);
 }

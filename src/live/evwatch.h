@@ -26,12 +26,11 @@ enum { EVWATCH_PENDING_MAX = 65536 };
 
 /* An exit the kernel told of a process the last model did not know, with
  * its parent, process group and name as its /proc/PID/stat said when the
- * exit was read (known: it was read; only for an end that was not a plain
- * exit 0, the end of a process that failed). */
+ * exit was read (child.pid 0: not read; it is read only for an end that
+ * was not a plain exit 0, the end of a process that failed). */
 struct evwatch_pending {
     struct proc_exit exit;
     struct ev_child child;
-    bool known;
 };
 
 struct evwatch {

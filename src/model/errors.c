@@ -54,7 +54,8 @@ size_t shm_errors_ahead(const struct model *m, size_t mount, enum shm_limit *fir
                                                                     : SHM_LIMIT_SHM_SIZE;
     bool any = false;
     for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
-        if (errors[i].kind != KIND_OTHER && errors[i].limit == *first && present(m, mount, errors[i].kind))
+        if (errors[i].kind != KIND_OTHER && errors[i].limit == *first &&
+            present(m, mount, errors[i].kind))
             any = true;
     size_t n = 0;
     for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]) && n < max; i++) {

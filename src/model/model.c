@@ -445,6 +445,14 @@ static void figures(struct model *m)
  * (node_owner_index): their pages are charged to ctr's cgroup too. None
  * when mount itself is not ctr's. *n how many, *first the first of them
  * (SIZE_MAX: none). A mount whose size could not be read adds nothing. */
+/* Whether mount i is another listed mount of ctr than `mount`, itself
+ * ctr's (other_shm, other_rec). */
+static bool other_mount(const struct scan *s, size_t mount, size_t ctr, size_t i)
+{
+    return i != mount && mount < s->mounts.n && s->mounts.items[i].stat_ok &&
+           node_owner_index(&s->node, mount) == ctr && node_owner_index(&s->node, i) == ctr;
+}
+
 static uint64_t other_shm(const struct model *m, size_t mount, size_t ctr, size_t *n,
                           size_t *first)
 {
@@ -452,13 +460,10 @@ static uint64_t other_shm(const struct model *m, size_t mount, size_t ctr, size_
     uint64_t sum = 0;
     *n = 0;
     *first = SIZE_MAX;
-    if (mount >= s->mounts.n || node_owner_index(&s->node, mount) != ctr)
-        return 0;
     for (size_t i = 0; i < s->mounts.n; i++) {
-        const struct shm_mount *mt = &s->mounts.items[i];
-        if (i == mount || !mt->stat_ok || node_owner_index(&s->node, i) != ctr)
+        if (!other_mount(s, mount, ctr, i))
             continue;
-        sum += mt->used;
+        sum += s->mounts.items[i].used;
         if ((*n)++ == 0)
             *first = i;
     }
@@ -544,15 +549,11 @@ static void budget_of(struct model *m, const struct model_opts *o, size_t mount,
  * the mounts other_shm counts for `mount` and ctr; never past UINT64_MAX. */
 static uint64_t other_rec(const struct model *m, size_t mount, size_t ctr)
 {
-    const struct scan *s = m->scan;
     uint64_t sum = 0;
-    if (mount >= s->mounts.n || node_owner_index(&s->node, mount) != ctr)
-        return 0;
-    for (size_t i = 0; i < s->mounts.n; i++)
-        if (i != mount && s->mounts.items[i].stat_ok && node_owner_index(&s->node, i) == ctr)
-            sum = UINT64_MAX - sum < m->mount_budgets[i].rec_shm_size
-                      ? UINT64_MAX
-                      : sum + m->mount_budgets[i].rec_shm_size;
+    for (size_t i = 0; i < m->scan->mounts.n; i++)
+        if (other_mount(m->scan, mount, ctr, i) &&
+            __builtin_add_overflow(sum, m->mount_budgets[i].rec_shm_size, &sum))
+            sum = UINT64_MAX;
     return sum;
 }
 
