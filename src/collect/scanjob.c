@@ -15,8 +15,17 @@
 #include "util/thread.h"
 #include "util/xalloc.h"
 
+static double test_stall_limit;
+
+void scan_set_test_stall_limit(double limit_s)
+{
+    test_stall_limit = limit_s;
+}
+
 double scan_stall_limit(double interval_s)
 {
+    if (test_stall_limit > 0)
+        return test_stall_limit;
     double l = SCAN_STALL_INTERVALS * interval_s;
     return l > SCAN_STALL_MIN_S ? l : SCAN_STALL_MIN_S;
 }

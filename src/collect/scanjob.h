@@ -24,6 +24,12 @@ struct scan_opts;
 #define SCAN_STALL_INTERVALS 3.0
 double scan_stall_limit(double interval_s);
 
+/* Test hook: a positive limit, set, is scan_stall_limit's answer for every
+ * interval, so that the tests of the watchdog wait seconds, not tens of
+ * seconds, for each stall (tests/helpers/shmwatch_hooked.c). 0, the
+ * default, in the program; set before any scan starts. */
+void scan_set_test_stall_limit(double limit_s);
+
 /* What a stalled scan waits on, for people: "reading fd 4 of pid 123
  * (python3)" (the comm read now, escaped), or the stage alone. pid and fd
  * as the beacon has them (also returned in *pid and *fd, 0 and -1 when

@@ -12,6 +12,8 @@
  *       that the seconds above are a bound, not a wait
  *   SHMWATCH_TEST_BLOCKING_STAT=1  stat fd targets with a plain fstatat that
  *       waits on their file system (a scan hangs on a stopped FUSE daemon)
+ *   SHMWATCH_TEST_STALL_LIMIT=SECONDS  a scan is stalled after SECONDS,
+ *       whatever the interval (the program's least is 10 s)
  *   SHMWATCH_TEST_KILL_MEMBER=AT:PID[:N]  (AT: mountinfo or container) the
  *       node view, about to read PID as a member of its mount namespace
  *       there (the Nth time, default the first: N 2 is during the second
@@ -32,6 +34,7 @@
 #include "cli/subcommands.h"
 #include "collect/node.h"
 #include "collect/procfiles.h"
+#include "collect/scanjob.h"
 #include "util/clock.h"
 #include "util/units.h"
 
@@ -125,6 +128,9 @@ int main(int argc, char **argv)
         signal_set_test_pause(signal_pause);
     if (getenv("SHMWATCH_TEST_BLOCKING_STAT"))
         procfiles_set_test_stat(blocking_stat);
+    double stall_limit_s = seconds_of("SHMWATCH_TEST_STALL_LIMIT");
+    if (stall_limit_s > 0)
+        scan_set_test_stall_limit(stall_limit_s);
     kill_member_setup();
     return shmwatch_main(argc, argv);
 }

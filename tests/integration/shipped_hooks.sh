@@ -7,7 +7,7 @@
 need_hooked
 need timeout
 names='SHMWATCH_TEST_PAUSE_BEFORE_UNLINK SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL SHMWATCH_TEST_PAUSE_UNTIL
-    SHMWATCH_TEST_BLOCKING_STAT'
+    SHMWATCH_TEST_BLOCKING_STAT SHMWATCH_TEST_STALL_LIMIT SHMWATCH_TEST_KILL_MEMBER'
 for n in $names; do
     grep -aq "$n" "$SHMWATCH_HOOKED" || fail "the test build lacks $n (the check would prove nothing)"
     for bin in "$SHMWATCH" ${SHMWATCH_STATIC:+"$SHMWATCH_STATIC"}; do

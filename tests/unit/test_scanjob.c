@@ -29,6 +29,12 @@ static void test_stall_limit(void **state)
     assert_true(scan_stall_limit(0) == SCAN_STALL_MIN_S); /* one-shot: no interval */
     assert_true(scan_stall_limit(2) == SCAN_STALL_MIN_S); /* the dashboard's default */
     assert_true(scan_stall_limit(15) == 45);              /* --prometheus-file's default */
+    /* The test build's hook (fuse_stall.sh) sets one limit for every
+     * interval; 0 gives the program's back. */
+    scan_set_test_stall_limit(4);
+    assert_true(scan_stall_limit(2) == 4 && scan_stall_limit(15) == 4);
+    scan_set_test_stall_limit(0);
+    assert_true(scan_stall_limit(2) == SCAN_STALL_MIN_S);
 }
 
 static void describe(enum scan_stage stage, pid_t pid, int fd, const char *want, pid_t want_pid,
