@@ -23,20 +23,20 @@ scene_start --workers 2 --per-worker 5 --size 4194304 --worker-comm pt_data_work
 snap=$SHMTEST_TMP/budget.json
 "$SHMWATCH" --json >"$snap" || fail "shmwatch --json exited $?"
 json_check "$snap" "j['cgroup'] is not None and j['cgroup']['version'] == int(env['MEMCG_VERSION']) and j['cgroup']['limit_bytes'] == 536870912" \
-    "the cgroup (v$MEMCG_VERSION) and its 512 MiB limit"
-json_check "$snap" "j['budget']['limit_bytes'] == 536870912 and j['budget']['limit_source'] == 'cgroup'" \
-    "the budget's limit comes from the cgroup"
-json_check "$snap" "j['budget']['shm_size_bytes'] == 67108864 and j['mounts'][0]['size_bytes'] == 67108864" \
-    "shm size 64 MiB"
-json_check "$snap" "abs(j['mounts'][0]['used_bytes'] - 10 * 4194304) <= 10 * page and all(abs(s['alloc_bytes'] - 4194304) <= page for s in j['segments'])" \
-    "used bytes: what was written, within a page per segment"
-json_check "$snap" "abs(j['cgroup']['shmem_bytes'] - 10 * 4194304) <= 10 * page + (1 << 20)" \
-    "the cgroup's shmem charge is what was written to /dev/shm"
-json_check "$snap" "j['budget']['shm_used_bytes'] == j['mounts'][0]['used_bytes'] and j['budget']['shm_effective_bytes'] <= j['mounts'][0]['avail_bytes']" \
-    "shm still writable is bounded by the mount's free space"
-json_check "$snap" "any('64 MiB' in a and 'default' in a for a in j['budget']['advice']) and j['budget']['verdict'] in ('warn', 'critical')" \
-    "the 64 MiB Docker default is called out while workers exist"
-json_check "$snap" "j['budget']['recommended_shm_size_bytes'] >= 60 << 20 and j['budget']['recommended_memory_bytes'] > j['budget']['recommended_shm_size_bytes']" \
+    "the cgroup (v$MEMCG_VERSION) and its 512 MiB limit" \
+    "j['budget']['limit_bytes'] == 536870912 and j['budget']['limit_source'] == 'cgroup'" \
+    "the budget's limit comes from the cgroup" \
+    "j['budget']['shm_size_bytes'] == 67108864 and j['mounts'][0]['size_bytes'] == 67108864" \
+    "shm size 64 MiB" \
+    "abs(j['mounts'][0]['used_bytes'] - 10 * 4194304) <= 10 * page and all(abs(s['alloc_bytes'] - 4194304) <= page for s in j['segments'])" \
+    "used bytes: what was written, within a page per segment" \
+    "abs(j['cgroup']['shmem_bytes'] - 10 * 4194304) <= 10 * page + (1 << 20)" \
+    "the cgroup's shmem charge is what was written to /dev/shm" \
+    "j['budget']['shm_used_bytes'] == j['mounts'][0]['used_bytes'] and j['budget']['shm_effective_bytes'] <= j['mounts'][0]['avail_bytes']" \
+    "shm still writable is bounded by the mount's free space" \
+    "any('64 MiB' in a and 'default' in a for a in j['budget']['advice']) and j['budget']['verdict'] in ('warn', 'critical')" \
+    "the 64 MiB Docker default is called out while workers exist" \
+    "j['budget']['recommended_shm_size_bytes'] >= 60 << 20 and j['budget']['recommended_memory_bytes'] > j['budget']['recommended_shm_size_bytes']" \
     "a recommended --shm-size and -m are given"
 "$SHMWATCH" --once >"$SHMTEST_TMP/budget.txt" || fail "--once exited $?"
 grep -q 'limit 512 MiB (cgroup)' "$SHMTEST_TMP/budget.txt" || fail "text budget line: $(grep limit "$SHMTEST_TMP/budget.txt")"

@@ -163,11 +163,11 @@ json_check "$f" "j['cgroup']['limit_bytes'] == 256 * $MiB and j['budget']['limit
 peak=$(guest_val jobs/train.peak)
 shmem=$(guest_val jobs/train.shmem)
 json_check "$f" "j['cgroup']['shmem_bytes'] == $shmem and abs(j['cgroup']['shmem_bytes'] - 40 * $MiB) <= $MiB" \
-    "memory.stat shmem: the 40 MiB written to /dev/shm ($shmem)"
-json_check "$f" "j['cgroup']['peak_bytes'] is not None and j['cgroup']['peak_bytes'] >= 40 * $MiB and j['cgroup']['peak_bytes'] <= $peak" \
-    "memory.peak read (guest says $peak)"
-json_check "$f" "j['cgroup']['oom_kills'] == 0" "memory.events: no OOM kill in jobs/train"
-json_check "$f" "any(s['name'] == 'torch_7_1' and s['state'] == 'in_use' and s['alloc_bytes'] == 40 * $MiB for s in j['segments'])" \
+    "memory.stat shmem: the 40 MiB written to /dev/shm ($shmem)" \
+    "j['cgroup']['peak_bytes'] is not None and j['cgroup']['peak_bytes'] >= 40 * $MiB and j['cgroup']['peak_bytes'] <= $peak" \
+    "memory.peak read (guest says $peak)" \
+    "j['cgroup']['oom_kills'] == 0" "memory.events: no OOM kill in jobs/train" \
+    "any(s['name'] == 'torch_7_1' and s['state'] == 'in_use' and s['alloc_bytes'] == 40 * $MiB for s in j['segments'])" \
     "the held segment is listed in use with its 40 MiB"
 f=$(guest_json host-small)
 json_check "$f" "j['cgroup']['path'] == '/jobs/small' and j['cgroup']['limit_bytes'] == 64 * $MiB" \
@@ -183,8 +183,8 @@ json_check "$f" "j['cgroup']['path'] == '/free' and j['cgroup']['limit_bytes'] i
 assert_eq "$(guest_val ns.cgroup)" "0::/" "inside the cgroup namespace /proc/self/cgroup says 0::/"
 f=$(guest_json ns-self)
 json_check "$f" "j['cgroup']['version'] == 2 and j['cgroup']['path'] == '/' and j['cgroup']['limit_bytes'] == 64 * $MiB" \
-    "inside the namespace: cgroup / with its 64 MiB limit"
-json_check "$f" "abs(j['cgroup']['shmem_bytes'] - 20 * $MiB) <= $MiB and j['cgroup']['oom_kills'] == 0 and j['cgroup']['peak_bytes'] is not None" \
+    "inside the namespace: cgroup / with its 64 MiB limit" \
+    "abs(j['cgroup']['shmem_bytes'] - 20 * $MiB) <= $MiB and j['cgroup']['oom_kills'] == 0 and j['cgroup']['peak_bytes'] is not None" \
     "inside the namespace: shmem, peak and OOM kills of the container's cgroup"
 f=$(guest_json ns-pid)
 json_check "$f" "j['cgroup']['path'] == '/' and j['cgroup']['limit_bytes'] == 64 * $MiB" \
@@ -192,15 +192,15 @@ json_check "$f" "j['cgroup']['path'] == '/' and j['cgroup']['limit_bytes'] == 64
 f=$(guest_json ns-stale)
 echo "stale mount as seen in the namespace: $(guest_val ns-stale.mountinfo)"
 json_check "$f" "j['cgroup'] is None or (j['cgroup']['path'] == '/' and j['cgroup']['limit_bytes'] == 64 * $MiB)" \
-    "a namespace without a fresh cgroup2 mount: the right cgroup or none, never a wrong one"
-json_check "$f" "j['cgroup'] is not None or any('made outside this cgroup namespace' in w for w in j['warnings'])" \
+    "a namespace without a fresh cgroup2 mount: the right cgroup or none, never a wrong one" \
+    "j['cgroup'] is not None or any('made outside this cgroup namespace' in w for w in j['warnings'])" \
     "and when none, a warning says why"
 
 # OOM kills.
 f=$(guest_json oom-before)
 json_check "$f" "j['cgroup']['path'] == '/oomy' and j['cgroup']['limit_bytes'] == 32 * $MiB and j['cgroup']['oom_kills'] == 0" \
-    "before: /oomy, 32 MiB, no OOM kill"
-json_check "$f" "len(j['mounts']) == 1 and j['mounts'][0]['size_bytes'] == 128 * $MiB and j['mounts'][0]['used_bytes'] == 0" \
+    "before: /oomy, 32 MiB, no OOM kill" \
+    "len(j['mounts']) == 1 and j['mounts'][0]['size_bytes'] == 128 * $MiB and j['mounts'][0]['used_bytes'] == 0" \
     "the container's own empty 128 MiB /dev/shm, seen through --pid"
 writer=$(guest_rc oom-writer)
 [ "$writer" = 137 ] || fail "the writer past 32 MiB was not SIGKILLed (status $writer)"
@@ -215,8 +215,8 @@ json_check "$f" "j['cgroup']['oom_kills'] == 0 and j['budget']['verdict'] != 'cr
     "the stream before the kill: no OOM kill, not critical"
 f=$(guest_json oom-stream-after)
 json_check "$f" "j['cgroup']['oom_kills'] == $kills and j['budget']['oom_kills_recent'] >= 1 and j['budget']['verdict'] == 'critical' and 'OOM killer has just ended' in j['budget']['advice'][0]" \
-    "after it: oom_kills $kills from memory.events, new, verdict critical"
-json_check "$f" "j['cgroup']['shmem_bytes'] >= 24 * $MiB and any(s['name'] == 'oomfill' for s in j['segments'])" \
+    "after it: oom_kills $kills from memory.events, new, verdict critical" \
+    "j['cgroup']['shmem_bytes'] >= 24 * $MiB and any(s['name'] == 'oomfill' for s in j['segments'])" \
     "what the killed writer left on /dev/shm stays charged to the cgroup"
 f=$(guest_json oom-event)
 json_check "$f" "j['event'] == 'oom_kill' and j['cgroup'] == '/oomy' and j['kills'] >= 1" \

@@ -61,8 +61,8 @@ for p in pids:
 print("ok - the warning names %s%s" % (pids, " and %d more" % more if more else ""))
 PY
 json_check "$snap" "[s['state'] for s in j['segments'] if s['name'] == env['NAMED']] == ['in_use']" \
-    "the named segment the worker maps is in use, not an orphan"
-json_check "$snap" "[h['pid'] for s in j['segments'] if s['name'] == env['NAMED'] for h in s['holders'] if h['mapped']] == [int(env['WORKER'])]" \
+    "the named segment the worker maps is in use, not an orphan" \
+    "[h['pid'] for s in j['segments'] if s['name'] == env['NAMED'] for h in s['holders'] if h['mapped']] == [int(env['WORKER'])]" \
     "its holder is the worker, seen through its maps"
 
 # The node view: the mount namespaces it cannot read are said as root's
@@ -70,8 +70,8 @@ json_check "$snap" "[h['pid'] for s in j['segments'] if s['name'] == env['NAMED'
 "${NOPTRACE[@]}" "$SHMWATCH" --all --json >"$snap" 2>"$SHMTEST_TMP/err" ||
     fail "shmwatch --all --json without CAP_SYS_PTRACE exited $?: $(head -c 300 "$SHMTEST_TMP/err")"
 json_check "$snap" "[w for w in j['warnings'] if w.startswith('the mount namespaces of ') and 'could not be read, even as root' in w]" \
-    "--all: the mount namespaces that could not be read are said to be so even as root"
-json_check "$snap" "not [w for w in j['warnings'] if 'run as root' in w]" \
+    "--all: the mount namespaces that could not be read are said to be so even as root" \
+    "not [w for w in j['warnings'] if 'run as root' in w]" \
     "--all as root: no warning advises running as root"
 "${NOPTRACE[@]}" "$SHMWATCH" clean --all --dry-run >"$SHMTEST_TMP/clean.out" 2>&1 || true
 grep -q "^shmwatch clean: note: the mount namespaces of .* could not be read, even as root" "$SHMTEST_TMP/clean.out" ||

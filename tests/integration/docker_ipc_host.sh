@@ -40,8 +40,8 @@ for i in 1 2 3; do
     j=$SHMTEST_TMP/live.$i.json
     "$SHMWATCH" --json >"$j" || fail "shmwatch --json exited $?"
     json_check "$j" "len([s for s in j['segments'] if s['name'].startswith('torch_')]) > 0" \
-        "scan $i: the job's torch segments are seen"
-    json_check "$j" "[s['name'] for s in j['segments'] if s['state'] == 'orphan' or s['creator_alive'] is False] == []" \
+        "scan $i: the job's torch segments are seen" \
+        "[s['name'] for s in j['segments'] if s['state'] == 'orphan' or s['creator_alive'] is False] == []" \
         "scan $i: none is an orphan or said to have a dead creator"
     before=$(find /dev/shm -maxdepth 1 -name 'torch_*' | sort)
     "$SHMWATCH" clean --yes --log "$log" >"$SHMTEST_TMP/clean.$i.txt" 2>&1 ||

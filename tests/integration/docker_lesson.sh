@@ -81,12 +81,12 @@ wait_for '[ "$(fill)" = True ]' 30 || fail "the prefetched batches did not fill 
 "$SHMWATCH" --once --pid "$CPID" >"$SHMTEST_TMP/full.txt" || fail "shmwatch --once --pid exited $?"
 f=$SHMTEST_TMP/full.json
 json_check "$f" "j['mounts'][0]['size_bytes'] == 64 << 20 and j['mounts'][0]['used_pct'] >= 95" \
-    "from the host: the container's 64 MiB /dev/shm is over 95 % full"
-json_check "$f" "j['budget']['verdict'] == 'critical' and any(\"Docker's default\" in a and '64 MiB' in a for a in j['budget']['advice'])" \
-    "from the host: critical, and the advice names Docker's 64 MiB default"
-json_check "$f" "len(j['groups']) == 1 and len(j['groups'][0]['workers']) == 2 and all(p['comm'] == 'pt_data_worker' for p in j['processes'] if p['role'] == 'worker')" \
-    "from the host: one DataLoader, its two pt_data_worker workers"
-json_check "$f" "j['budget']['limit_bytes'] == 1 << 30 and j['budget']['recommended_shm_size_bytes'] > 64 << 20 and j['budget']['recommended_memory_bytes'] > 0" \
+    "from the host: the container's 64 MiB /dev/shm is over 95 % full" \
+    "j['budget']['verdict'] == 'critical' and any(\"Docker's default\" in a and '64 MiB' in a for a in j['budget']['advice'])" \
+    "from the host: critical, and the advice names Docker's 64 MiB default" \
+    "len(j['groups']) == 1 and len(j['groups'][0]['workers']) == 2 and all(p['comm'] == 'pt_data_worker' for p in j['processes'] if p['role'] == 'worker')" \
+    "from the host: one DataLoader, its two pt_data_worker workers" \
+    "j['budget']['limit_bytes'] == 1 << 30 and j['budget']['recommended_shm_size_bytes'] > 64 << 20 and j['budget']['recommended_memory_bytes'] > 0" \
     "from the host: the budget counts against -m 1g and recommends more /dev/shm"
 grep -q 'verdict: critical' "$SHMTEST_TMP/full.txt" || fail "the text report does not say critical"
 dk exec lesson "${INSIDE[@]}" --json >"$SHMTEST_TMP/inside.json" 2>"$SHMTEST_TMP/inside.err" ||
@@ -96,10 +96,10 @@ dk exec lesson "${INSIDE[@]}" --once >"$SHMTEST_TMP/inside.txt" 2>&1 ||
 grep -q 'verdict: critical' "$SHMTEST_TMP/inside.txt" || fail "inside, the text report does not say critical"
 g=$SHMTEST_TMP/inside.json
 json_check "$g" "j['mounts'][0]['path'] == '/dev/shm' and j['mounts'][0]['size_bytes'] == 64 << 20 and j['mounts'][0]['used_pct'] >= 95 and j['budget']['verdict'] == 'critical'" \
-    "from inside the container: its /dev/shm is over 95 % full, critical"
-json_check "$g" "j['cgroup'] is not None and j['cgroup']['limit_bytes'] == 1 << 30 and j['budget']['limit_bytes'] == 1 << 30" \
-    "from inside the container: the 1 GiB limit"
-json_check "$g" "len(j['groups']) == 1 and len(j['groups'][0]['workers']) == 2" \
+    "from inside the container: its /dev/shm is over 95 % full, critical" \
+    "j['cgroup'] is not None and j['cgroup']['limit_bytes'] == 1 << 30 and j['budget']['limit_bytes'] == 1 << 30" \
+    "from inside the container: the 1 GiB limit" \
+    "len(j['groups']) == 1 and len(j['groups'][0]['workers']) == 2" \
     "from inside the container: one DataLoader and its two workers"
 eval "$("$PY" - "$f" <<'PY'
 import json, sys
@@ -133,8 +133,8 @@ wait_for "[ \"\$(\"$SHMWATCH\" --json --pid $CPID | $PY -c 'import json, sys; pr
 "$SHMWATCH" --once --pid "$CPID" >"$SHMTEST_TMP/after.txt" || fail "shmwatch --once --pid exited $?"
 h=$SHMTEST_TMP/after.json
 json_check "$h" "j['groups'] == [] and not [p for p in j['processes'] if p['role'] in ('main', 'worker', 'orphan_worker')]" \
-    "after the crash: no DataLoader and no worker is left in the container"
-json_check "$h" "j['totals']['orphans'] == 0 and j['mounts'][0]['used_bytes'] == sum(s['alloc_bytes'] for s in j['segments']) and j['budget']['verdict'] != 'critical'" \
+    "after the crash: no DataLoader and no worker is left in the container" \
+    "j['totals']['orphans'] == 0 and j['mounts'][0]['used_bytes'] == sum(s['alloc_bytes'] for s in j['segments']) and j['budget']['verdict'] != 'critical'" \
     "after the crash: every byte left is listed, nothing is an orphan (file_descriptor segments die with their holders), the verdict is no longer critical"
 ok "after the crash: $(grep -m1 -E '^/dev/shm|used' "$SHMTEST_TMP/after.txt")"
 

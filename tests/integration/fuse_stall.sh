@@ -132,10 +132,10 @@ every_mode() {
     timed 5 "$f.json" "$SHMWATCH" --json
     assert_eq "$RC" 0 "--json exits 0 ($what, ${ELAPSED} ms)"
     json_check "$f.json" "len(j['segments']) == $nseg and j['scan']['stalled_s'] == 0" \
-        "--json lists all $nseg segments of the scene and the holder ($what)"
-    json_check "$f.json" "any(s['name'] == 'fuse_holder_seg' and any(h['pid'] == $HOLDER for h in s['holders']) for s in j['segments'])" \
-        "--json still sees the FUSE holder's own segment ($what)"
-    json_check "$f.json" "any('a file system mounted inside it was not listed' in w for w in j['warnings'])" \
+        "--json lists all $nseg segments of the scene and the holder ($what)" \
+        "any(s['name'] == 'fuse_holder_seg' and any(h['pid'] == $HOLDER for h in s['holders']) for s in j['segments'])" \
+        "--json still sees the FUSE holder's own segment ($what)" \
+        "any('a file system mounted inside it was not listed' in w for w in j['warnings'])" \
         "--json says it did not enter the FUSE mount inside /dev/shm ($what)"
 
     timed 5 "$f.txt" "$SHMWATCH" --once

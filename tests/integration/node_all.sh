@@ -37,31 +37,31 @@ ok "two containers: mains $MAIN_A and $MAIN_B on the host, the same pids inside"
 snap=$SHMTEST_TMP/all.json
 "$SHMWATCH" --all --json >"$snap" || fail "shmwatch --all --json exited $?"
 json_check "$snap" "j['scan']['all'] is True and len(set(m['id'] for m in j['mounts'])) == len(j['mounts'])" \
-    "the node view: every mount once, by a unique id"
-json_check "$snap" "any(m['containers'] == [] and m['path'] == '/dev/shm' and m['cgroup'] == j['cgroup'] for m in j['mounts'])" \
-    "the host's own /dev/shm is there, with no container and the host's cgroup"
-json_check "$snap" "[(m['path'], m['size_bytes'], m['containers'][0]['runtime'], m['containers'][0]['pid'] in [int(env['MAIN_A'])] + [int(x) for x in env['WORKERS_A'].split()], m['cgroup']['limit_bytes'], m['budget']['limit_source'], m['budget']['limit_bytes']) for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_A']]] == [('/dev/shm', 64 << 20, 'docker', True, 512 << 20, 'cgroup', 512 << 20)]" \
-    "container A's 64 MiB mount names it, with its own cgroup (512 MiB) as its budget's limit"
-json_check "$snap" "[(m['size_bytes'], m['cgroup']['limit_bytes'], m['budget']['limit_bytes']) for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_B']]] == [(32 << 20, 256 << 20, 256 << 20)]" \
+    "the node view: every mount once, by a unique id" \
+    "any(m['containers'] == [] and m['path'] == '/dev/shm' and m['cgroup'] == j['cgroup'] for m in j['mounts'])" \
+    "the host's own /dev/shm is there, with no container and the host's cgroup" \
+    "[(m['path'], m['size_bytes'], m['containers'][0]['runtime'], m['containers'][0]['pid'] in [int(env['MAIN_A'])] + [int(x) for x in env['WORKERS_A'].split()], m['cgroup']['limit_bytes'], m['budget']['limit_source'], m['budget']['limit_bytes']) for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_A']]] == [('/dev/shm', 64 << 20, 'docker', True, 512 << 20, 'cgroup', 512 << 20)]" \
+    "container A's 64 MiB mount names it, with its own cgroup (512 MiB) as its budget's limit" \
+    "[(m['size_bytes'], m['cgroup']['limit_bytes'], m['budget']['limit_bytes']) for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_B']]] == [(32 << 20, 256 << 20, 256 << 20)]" \
     "container B's 32 MiB mount has its own 256 MiB budget"
 for tag in A B; do
     man_var=MAN_$tag
     export MANIFEST=${!man_var} TAG=$tag
     json_check "$snap" "sorted(s['name'] for s in j['segments'] if s['mount_id'] == [m['id'] for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_' + env['TAG']]]][0] and s['state'] in ('in_use', 'orphan')) == sorted(x['name'] for x in man['segments'] if x['mode'] in ('named', 'orphan'))" \
-        "container $tag's named segments and orphans are on its mount"
-    json_check "$snap" "[(g['container'], sorted(g['workers'])) for g in j['groups'] if g['main_pid'] == int(env['MAIN_' + env['TAG']])] == [(env['ID_' + env['TAG']], [int(x) for x in env['WORKERS_' + env['TAG']].split()])]" \
-        "container $tag's DataLoader group: its main, its workers, its container"
-    json_check "$snap" "(w := [int(x) for x in env['WORKERS_' + env['TAG']].split()]) and (mid := [m['id'] for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_' + env['TAG']]]][0]) and len(ss := [s for s in j['segments'] if s['mount_id'] == mid and s['state'] in ('in_use', 'hidden') and s['creator_alive']]) >= 4 and all(s['creator_pid'] in w and s['group'] == int(env['MAIN_' + env['TAG']]) for s in ss)" \
-        "container $tag's creator pids (the same numbers inside both) are its own workers'"
-    json_check "$snap" "len(ps := [p for p in j['processes'] if p['pid'] in [int(env['MAIN_' + env['TAG']])] + [int(x) for x in env['WORKERS_' + env['TAG']].split()]]) == 3 and all(p['container'] == env['ID_' + env['TAG']] for p in ps)" \
-        "container $tag's processes name it"
-    json_check "$snap" "[(m['budget']['loader']['main_pid'], m['budget']['loader']['workers'], m['budget']['loader']['batch_shm_bytes'] == [g for g in j['groups'] if g['main_pid'] == int(env['MAIN_' + env['TAG']])][0]['batch_shm_bytes'] > 0, m['budget']['loader']['workers_fit_limit'] is not None) for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_' + env['TAG']]]] == [(int(env['MAIN_' + env['TAG']]), 2, True, True)]" \
+        "container $tag's named segments and orphans are on its mount" \
+        "[(g['container'], sorted(g['workers'])) for g in j['groups'] if g['main_pid'] == int(env['MAIN_' + env['TAG']])] == [(env['ID_' + env['TAG']], [int(x) for x in env['WORKERS_' + env['TAG']].split()])]" \
+        "container $tag's DataLoader group: its main, its workers, its container" \
+        "(w := [int(x) for x in env['WORKERS_' + env['TAG']].split()]) and (mid := [m['id'] for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_' + env['TAG']]]][0]) and len(ss := [s for s in j['segments'] if s['mount_id'] == mid and s['state'] in ('in_use', 'hidden') and s['creator_alive']]) >= 4 and all(s['creator_pid'] in w and s['group'] == int(env['MAIN_' + env['TAG']]) for s in ss)" \
+        "container $tag's creator pids (the same numbers inside both) are its own workers'" \
+        "len(ps := [p for p in j['processes'] if p['pid'] in [int(env['MAIN_' + env['TAG']])] + [int(x) for x in env['WORKERS_' + env['TAG']].split()]]) == 3 and all(p['container'] == env['ID_' + env['TAG']] for p in ps)" \
+        "container $tag's processes name it" \
+        "[(m['budget']['loader']['main_pid'], m['budget']['loader']['workers'], m['budget']['loader']['batch_shm_bytes'] == [g for g in j['groups'] if g['main_pid'] == int(env['MAIN_' + env['TAG']])][0]['batch_shm_bytes'] > 0, m['budget']['loader']['workers_fit_limit'] is not None) for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_' + env['TAG']]]] == [(int(env['MAIN_' + env['TAG']]), 2, True, True)]" \
         "container $tag's budget names its own DataLoader (main, workers, batch) and what fits under its limit"
 done
 unset MANIFEST
 json_check "$snap" "[p['container'] for p in j['processes'] if p['role'] == 'zombie' and p['ppid'] == int(env['MAIN_A'])] == [env['ID_A']]" \
-    "container A's zombie (no namespaces left to read) is A's, its parent's, not the host's"
-json_check "$snap" "[sum(1 for s in j['segments'] if s['state'] == 'orphan' and s['mount_id'] == m['id']) for t in ('A', 'B') for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_' + t]]] == [2, 1]" \
+    "container A's zombie (no namespaces left to read) is A's, its parent's, not the host's" \
+    "[sum(1 for s in j['segments'] if s['state'] == 'orphan' and s['mount_id'] == m['id']) for t in ('A', 'B') for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_' + t]]] == [2, 1]" \
     "orphans proved per container (2 in A, 1 in B)"
 
 "$SHMWATCH" --all --once >"$SHMTEST_TMP/all.txt" || fail "--all --once exited $?"

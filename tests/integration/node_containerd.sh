@@ -144,20 +144,20 @@ export CTR_PID=$PID NOBUNDLE_PID=$HOLDER OTHER_PID
 # The mounts of a container: by its pid, else by its id and namespace.
 MOUNT='(lambda p, ns="swtest": [m for m in j["mounts"] if any(c["pid"] == p or (c["id"], c["containerd_namespace"]) == ("swctr", ns) for c in m["containers"])])'
 json_check "$OUT/all.json" "len($MOUNT(int(env['CTR_PID']))) == 1 and [(c['id'], c['name'], c['runtime'], c['containerd_namespace']) for c in $MOUNT(int(env['CTR_PID']))[0]['containers']] == [('swctr', 'swctr', 'containerd', 'swtest')]" \
-    "swctr: named, runtime containerd, namespace swtest"
-json_check "$OUT/all.json" "$MOUNT(int(env['CTR_PID']))[0]['budget']['limit_bytes'] == 300 * 1024 * 1024 and $MOUNT(int(env['CTR_PID']))[0]['cgroup']['path'] == '/swtest/swctr'" \
-    "swctr: its own 300 MiB limit"
-json_check "$OUT/all.json" "[s['state'] for s in j['segments'] if s['mount_id'] == $MOUNT(int(env['CTR_PID']))[0]['id'] and s['name'] == 'data'] == ['in_use']" \
-    "swctr: its held segment in use"
-json_check "$OUT/all.json" "[(c['runtime'], c['id'], c['containerd_namespace']) for m in j['mounts'] for c in m['containers'] if c['pid'] == int(env['NOBUNDLE_PID'])] == [(None, None, None)]" \
-    "/swtest/nobundle, without a bundle: a mount namespace with no runtime"
-json_check "$OUT/all.json" "sorted((c['containerd_namespace'], m['id']) for m in j['mounts'] for c in m['containers'] if c['id'] == 'swctr') == sorted([('swtest', $MOUNT(int(env['CTR_PID']))[0]['id']), ('swother', $MOUNT(int(env['OTHER_PID']), 'swother')[0]['id'])]) and len({m['id'] for m in j['mounts'] if any(c['id'] == 'swctr' for c in m['containers'])}) == 2" \
-    "swtest/swctr and swother/swctr: two containers, each with a mount of its own"
-json_check "$OUT/all.json" "len($MOUNT(int(env['OTHER_PID']), 'swother')) == 1 and [(c['id'], c['runtime'], c['containerd_namespace']) for c in $MOUNT(int(env['OTHER_PID']), 'swother')[0]['containers']] == [('swctr', 'containerd', 'swother')]" \
-    "swother/swctr: named, runtime containerd, namespace swother"
-json_check "$OUT/all.json" "$MOUNT(int(env['OTHER_PID']), 'swother')[0]['budget']['limit_bytes'] == 64 * 1024 * 1024 and $MOUNT(int(env['OTHER_PID']), 'swother')[0]['cgroup']['path'] == '/swother/swctr'" \
-    "swother/swctr: its own 64 MiB limit"
-json_check "$OUT/all.json" "[s['name'] for s in j['segments'] if s['mount_id'] == $MOUNT(int(env['OTHER_PID']), 'swother')[0]['id'] and s['state'] == 'in_use'] == ['other']" \
+    "swctr: named, runtime containerd, namespace swtest" \
+    "$MOUNT(int(env['CTR_PID']))[0]['budget']['limit_bytes'] == 300 * 1024 * 1024 and $MOUNT(int(env['CTR_PID']))[0]['cgroup']['path'] == '/swtest/swctr'" \
+    "swctr: its own 300 MiB limit" \
+    "[s['state'] for s in j['segments'] if s['mount_id'] == $MOUNT(int(env['CTR_PID']))[0]['id'] and s['name'] == 'data'] == ['in_use']" \
+    "swctr: its held segment in use" \
+    "[(c['runtime'], c['id'], c['containerd_namespace']) for m in j['mounts'] for c in m['containers'] if c['pid'] == int(env['NOBUNDLE_PID'])] == [(None, None, None)]" \
+    "/swtest/nobundle, without a bundle: a mount namespace with no runtime" \
+    "sorted((c['containerd_namespace'], m['id']) for m in j['mounts'] for c in m['containers'] if c['id'] == 'swctr') == sorted([('swtest', $MOUNT(int(env['CTR_PID']))[0]['id']), ('swother', $MOUNT(int(env['OTHER_PID']), 'swother')[0]['id'])]) and len({m['id'] for m in j['mounts'] if any(c['id'] == 'swctr' for c in m['containers'])}) == 2" \
+    "swtest/swctr and swother/swctr: two containers, each with a mount of its own" \
+    "len($MOUNT(int(env['OTHER_PID']), 'swother')) == 1 and [(c['id'], c['runtime'], c['containerd_namespace']) for c in $MOUNT(int(env['OTHER_PID']), 'swother')[0]['containers']] == [('swctr', 'containerd', 'swother')]" \
+    "swother/swctr: named, runtime containerd, namespace swother" \
+    "$MOUNT(int(env['OTHER_PID']), 'swother')[0]['budget']['limit_bytes'] == 64 * 1024 * 1024 and $MOUNT(int(env['OTHER_PID']), 'swother')[0]['cgroup']['path'] == '/swother/swctr'" \
+    "swother/swctr: its own 64 MiB limit" \
+    "[s['name'] for s in j['segments'] if s['mount_id'] == $MOUNT(int(env['OTHER_PID']), 'swother')[0]['id'] and s['state'] == 'in_use'] == ['other']" \
     "swother/swctr: its own segment, and not swtest/swctr's"
 "$SHMWATCH" --all --once >"$OUT/all.txt" || fail "--all --once exited $?"
 grep -q "^== CONTAINER swctr (containerd swtest/swctr, " "$OUT/all.txt" ||

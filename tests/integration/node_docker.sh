@@ -139,26 +139,26 @@ for spec in "train-a 64 1024" "train-b 128 1536" "train-c 96 2048"; do
     k=ID_${c//-/_}
     k=${k^^}
     json_check "$A" "[(m['size_bytes'], m['cgroup'] and m['cgroup']['limit_bytes'], m['budget']['limit_bytes'], m['budget']['limit_source'], m['budget']['shm_size_bytes'], [(c['name'], c['runtime'], c['pid'] is not None) for c in m['containers']]) for m in $(mof "$k")] == [($shm << 20, $mem << 20, $mem << 20, 'cgroup', $shm << 20, [('$c', 'docker', True)])]" \
-        "$c: one mount of its own, named $c, its ${shm} MiB /dev/shm against its own -m ${mem}m"
-    json_check "$A" "len([s for s in j['segments'] if s['mount_id'] in [m['id'] for m in $(mof "$k")] and s['kind'] == 'torch']) > 0" \
-        "$c: its DataLoader's torch segments are on its mount"
-    json_check "$A" "[(len(g['workers']), [p['container'] for p in j['processes'] if p['pid'] == g['main_pid']]) for g in j['groups'] if g['container'] == env['$k']] == [(2, [env['$k']])]" \
+        "$c: one mount of its own, named $c, its ${shm} MiB /dev/shm against its own -m ${mem}m" \
+        "len([s for s in j['segments'] if s['mount_id'] in [m['id'] for m in $(mof "$k")] and s['kind'] == 'torch']) > 0" \
+        "$c: its DataLoader's torch segments are on its mount" \
+        "[(len(g['workers']), [p['container'] for p in j['processes'] if p['pid'] == g['main_pid']]) for g in j['groups'] if g['container'] == env['$k']] == [(2, [env['$k']])]" \
         "$c: one DataLoader group of its own, two workers, its main process in $c"
 done
 json_check "$A" "all(p['container'] == g['container'] for g in j['groups'] for p in j['processes'] if p['pid'] in g['workers'] + [g['main_pid']] + g['shm_managers'])" \
-    "no DataLoader group mixes processes of two containers"
-json_check "$A" "all(s['group'] is None or [g['container'] for g in j['groups'] if g['main_pid'] == s['group']] == [c['id'] for m in j['mounts'] if m['id'] == s['mount_id'] for c in m['containers']][:1] for s in j['segments'] if any(env[k] in [c['id'] for m in j['mounts'] if m['id'] == s['mount_id'] for c in m['containers']] for k in ('ID_TRAIN_A', 'ID_TRAIN_B', 'ID_TRAIN_C')))" \
-    "each training segment's group is of the container whose mount holds it"
-json_check "$A" "len([s for s in j['segments'] if s['state'] == 'hidden' and s['mount_id'] in [m['id'] for m in $(mof ID_TRAIN_B)]]) > 0 and len([s for s in j['segments'] if s['state'] == 'in_use' and s['mount_id'] in [m['id'] for m in $(mof ID_TRAIN_A)]]) > 0" \
+    "no DataLoader group mixes processes of two containers" \
+    "all(s['group'] is None or [g['container'] for g in j['groups'] if g['main_pid'] == s['group']] == [c['id'] for m in j['mounts'] if m['id'] == s['mount_id'] for c in m['containers']][:1] for s in j['segments'] if any(env[k] in [c['id'] for m in j['mounts'] if m['id'] == s['mount_id'] for c in m['containers']] for k in ('ID_TRAIN_A', 'ID_TRAIN_B', 'ID_TRAIN_C')))" \
+    "each training segment's group is of the container whose mount holds it" \
+    "len([s for s in j['segments'] if s['state'] == 'hidden' and s['mount_id'] in [m['id'] for m in $(mof ID_TRAIN_B)]]) > 0 and len([s for s in j['segments'] if s['state'] == 'in_use' and s['mount_id'] in [m['id'] for m in $(mof ID_TRAIN_A)]]) > 0" \
     "train-b's file_descriptor segments are hidden, train-a's file_system ones named and in use"
 
 json_check "$A" "[(m['size_bytes'], m['cgroup'] and m['cgroup']['limit_bytes'], [(c['name'], c['runtime'], c['pod_uid'], c['pod'], c['namespace']) for c in m['containers']]) for m in $(mof ID_POD_D)] == [(16 << 20, 512 << 20, [('pod-d', 'docker', env['POD_UID'], 'trainer-0', 'ml')])]" \
     "pod-d under a kubepods cgroup parent: a Docker container, pod uid from the path, pod and namespace from its labels"
 
 json_check "$A" "[(sorted(c['id'] for c in m['containers']), m['size_bytes'], sorted(s['name'] for s in j['segments'] if s['mount_id'] == m['id'])) for m in $(mof ID_IPC_OWNER)] == [(sorted([env['ID_IPC_OWNER'], env['ID_IPC_GUEST']]), 24 << 20, ['probe-guest', 'probe-owner'])]" \
-    "--ipc=container: one mount naming both containers, with both files"
-json_check "$A" "len($(mof ID_IPC_GUEST)) == 1" "and no second mount for the guest"
-json_check "$A" "[sorted(s['name'] for s in j['segments'] if s['mount_id'] == m['id'] and s['name'].startswith('probe-')) for m in $(mof ID_HOSTIPC)] == [['probe-host', 'probe-hostipc']]" \
+    "--ipc=container: one mount naming both containers, with both files" \
+    "len($(mof ID_IPC_GUEST)) == 1" "and no second mount for the guest" \
+    "[sorted(s['name'] for s in j['segments'] if s['mount_id'] == m['id'] and s['name'].startswith('probe-')) for m in $(mof ID_HOSTIPC)] == [['probe-host', 'probe-hostipc']]" \
     "--ipc=host: the host's own mount (with the host's file) names the container, once"
 
 O=$OUT/all.txt
@@ -220,10 +220,10 @@ PY
 
 # --- 5: hostile names ------------------------------------------------------
 json_check "$A" "[(c['hostname'], c['pod']) for m in $(mof ID_HOSTILE_ESC) for c in m['containers']] == [('evil\x1b]0;owned\x07\x1b[31m', 'pod\x1b[2J\nINJECTED 1')]" \
-    "hostile-esc: its hostname and pod label survive in the JSON as the same characters"
-json_check "$A" "[c['namespace'].startswith('ns') and '\x1b[0m' in c['namespace'] for m in $(mof ID_HOSTILE_ESC) for c in m['containers']] == [True]" \
-    "hostile-esc: its namespace label (invalid UTF-8 in it) too"
-json_check "$A" "all(len(c[k] or '') <= 255 for m in j['mounts'] for c in m['containers'] for k in ('name', 'hostname', 'pod', 'namespace'))" \
+    "hostile-esc: its hostname and pod label survive in the JSON as the same characters" \
+    "[c['namespace'].startswith('ns') and '\x1b[0m' in c['namespace'] for m in $(mof ID_HOSTILE_ESC) for c in m['containers']] == [True]" \
+    "hostile-esc: its namespace label (invalid UTF-8 in it) too" \
+    "all(len(c[k] or '') <= 255 for m in j['mounts'] for c in m['containers'] for k in ('name', 'hostname', 'pod', 'namespace'))" \
     "no name or hostname longer than 255 characters (hostile-huge's 3 MB /etc/hostname is not read whole)"
 for f in "$A" "$O" "$P"; do
     if grep -rqF "$SECRET" "$f"; then
@@ -265,14 +265,14 @@ unshare -m --propagation private sh -c 'umount -l /etc/docker && exec "$@"' sh \
     fail "--all --json without the runtime's state exited $?: $(head -c 500 "$OUT/nostate.err")"
 ctr() { echo "[c for m in $(mof "$1") for c in m['containers'] if c['id'] == env['$1']]"; }
 json_check "$N" "[(c['name'], c['hostname']) for c in $(ctr ID_TRAIN_A)] == [(None, env['ID_TRAIN_A'][:12])]" \
-    "without the runtime's state: no name, the hostname from the container's /etc/hostname"
-json_check "$N" "[c['hostname'] for c in $(ctr ID_HOSTILE_LINK)] == [None]" \
-    "hostile-link: its /etc/hostname, a link to a host file, is not followed"
-json_check "$N" "[c['hostname'] for c in $(ctr ID_HOSTILE_HUGE)] == [None]" \
-    "hostile-huge: its 3 MB /etc/hostname is not read"
-json_check "$N" "[c['hostname'] for c in $(ctr ID_HOSTILE_ESC)] == ['evil\x1b]0;owned\x07\x1b[31m']" \
-    "hostile-esc: its /etc/hostname's escape sequences survive as characters in the JSON"
-json_check "$N" "[c['hostname'] is None or c['hostname'].startswith('\ufffd\ufffd\x1b[2J\x07') for c in $(ctr ID_HOSTILE_BIN)] == [True]" \
+    "without the runtime's state: no name, the hostname from the container's /etc/hostname" \
+    "[c['hostname'] for c in $(ctr ID_HOSTILE_LINK)] == [None]" \
+    "hostile-link: its /etc/hostname, a link to a host file, is not followed" \
+    "[c['hostname'] for c in $(ctr ID_HOSTILE_HUGE)] == [None]" \
+    "hostile-huge: its 3 MB /etc/hostname is not read" \
+    "[c['hostname'] for c in $(ctr ID_HOSTILE_ESC)] == ['evil\x1b]0;owned\x07\x1b[31m']" \
+    "hostile-esc: its /etc/hostname's escape sequences survive as characters in the JSON" \
+    "[c['hostname'] is None or c['hostname'].startswith('\ufffd\ufffd\x1b[2J\x07') for c in $(ctr ID_HOSTILE_BIN)] == [True]" \
     "hostile-bin: its binary /etc/hostname's invalid UTF-8 is U+FFFD, its control bytes escaped"
 unshare -m --propagation private sh -c 'umount -l /etc/docker && exec "$@"' sh \
     "$SHMWATCH" --all --once >"$OUT/nostate.txt" 2>&1 ||
@@ -369,8 +369,8 @@ left=$(find "$CSHM" -maxdepth 1 -name 'torch_*' | wc -l)
 ok "train-c's job killed (${#victims[@]} processes), $left files left in its /dev/shm; the container runs on"
 "$SHMWATCH" --all --json --orphan-min-age 0 >"$OUT/killed.json" || fail "--all --json exited $?"
 json_check "$OUT/killed.json" "sorted(s['state'] for s in j['segments'] if s['mount_id'] in [m['id'] for m in $(mof ID_TRAIN_C)] and s['kind'] == 'torch') == ['orphan'] * $left" \
-    "--all: train-c's $left leftovers are orphans"
-json_check "$OUT/killed.json" "[s['name'] for s in j['segments'] if s['state'] == 'orphan' and s['mount_id'] not in [m['id'] for m in $(mof ID_TRAIN_C)] and any(env[k] in [c['id'] for m in j['mounts'] if m['id'] == s['mount_id'] for c in m['containers']] for k in ('ID_TRAIN_A', 'ID_TRAIN_B'))] == []" \
+    "--all: train-c's $left leftovers are orphans" \
+    "[s['name'] for s in j['segments'] if s['state'] == 'orphan' and s['mount_id'] not in [m['id'] for m in $(mof ID_TRAIN_C)] and any(env[k] in [c['id'] for m in j['mounts'] if m['id'] == s['mount_id'] for c in m['containers']] for k in ('ID_TRAIN_A', 'ID_TRAIN_B'))] == []" \
     "--all: nothing of train-a or train-b is an orphan"
 
 # The node's plan (a dry run only: other tests' containers may be on this
@@ -433,18 +433,18 @@ PY
 ) || fail "cannot read two-shm's memory.stat"
 read -r stat_anon stat_shmem <<<"$TWO_SHM_STAT"
 json_check "$T" "sorted(m['path'] for m in $(mof ID_TWO_SHM)) == ['/dev/shm', '/run/shm'] and all(m['cgroup']['limit_bytes'] == 256 << 20 for m in $(mof ID_TWO_SHM))" \
-    "two-shm: its /dev/shm and its --tmpfs /run/shm are both its mounts, under its -m 256m"
-json_check "$T" "all(m['budget']['shm_used_bytes'] == m['used_bytes'] for m in $(mof ID_TWO_SHM)) and sum(m['used_bytes'] for m in $(mof ID_TWO_SHM)) >= 56 << 20" \
-    "two-shm: each budget's shm_used is its own mount's, 56 MiB written in all"
-json_check "$T" "abs(sum(m['used_bytes'] for m in $(mof ID_TWO_SHM)) - $stat_shmem) <= 2 << 20" \
-    "two-shm: both mounts' used bytes are the cgroup's shmem ($stat_shmem in memory.stat)"
-json_check "$T" "all(abs(m['budget']['headroom_bytes'] - ((256 << 20) - $stat_anon - sum(x['used_bytes'] for x in $(mof ID_TWO_SHM)))) <= 2 << 20 for m in $(mof ID_TWO_SHM))" \
-    "two-shm: each mount's headroom is the limit less the cgroup's anon ($stat_anon) and both mounts' used bytes"
-json_check "$T" "all(m['budget']['shm_effective_bytes'] <= m['budget']['headroom_bytes'] for m in $(mof ID_TWO_SHM))" \
-    "two-shm: no more shm writable than that headroom"
-json_check "$T" "all(m['budget']['shm_other_bytes'] == sum(x['used_bytes'] for x in $(mof ID_TWO_SHM) if x is not m) for m in $(mof ID_TWO_SHM))" \
-    "two-shm: each budget's shm_other_bytes is the other mount's used bytes"
-json_check "$T" "len(set(m['budget']['recommended_memory_bytes'] for m in $(mof ID_TWO_SHM))) == 1 and all(m['budget']['recommended_memory_bytes'] >= sum(x['budget']['recommended_shm_size_bytes'] for x in $(mof ID_TWO_SHM)) for m in $(mof ID_TWO_SHM))" \
+    "two-shm: its /dev/shm and its --tmpfs /run/shm are both its mounts, under its -m 256m" \
+    "all(m['budget']['shm_used_bytes'] == m['used_bytes'] for m in $(mof ID_TWO_SHM)) and sum(m['used_bytes'] for m in $(mof ID_TWO_SHM)) >= 56 << 20" \
+    "two-shm: each budget's shm_used is its own mount's, 56 MiB written in all" \
+    "abs(sum(m['used_bytes'] for m in $(mof ID_TWO_SHM)) - $stat_shmem) <= 2 << 20" \
+    "two-shm: both mounts' used bytes are the cgroup's shmem ($stat_shmem in memory.stat)" \
+    "all(abs(m['budget']['headroom_bytes'] - ((256 << 20) - $stat_anon - sum(x['used_bytes'] for x in $(mof ID_TWO_SHM)))) <= 2 << 20 for m in $(mof ID_TWO_SHM))" \
+    "two-shm: each mount's headroom is the limit less the cgroup's anon ($stat_anon) and both mounts' used bytes" \
+    "all(m['budget']['shm_effective_bytes'] <= m['budget']['headroom_bytes'] for m in $(mof ID_TWO_SHM))" \
+    "two-shm: no more shm writable than that headroom" \
+    "all(m['budget']['shm_other_bytes'] == sum(x['used_bytes'] for x in $(mof ID_TWO_SHM) if x is not m) for m in $(mof ID_TWO_SHM))" \
+    "two-shm: each budget's shm_other_bytes is the other mount's used bytes" \
+    "len(set(m['budget']['recommended_memory_bytes'] for m in $(mof ID_TWO_SHM))) == 1 and all(m['budget']['recommended_memory_bytes'] >= sum(x['budget']['recommended_shm_size_bytes'] for x in $(mof ID_TWO_SHM)) for m in $(mof ID_TWO_SHM))" \
     "two-shm: both mounts recommend one -m, which holds both mounts' recommended sizes"
 # The dashboard's budget line of the container names what the other mount
 # holds, so that its figures add up to the headroom it shows.

@@ -138,8 +138,8 @@ json_check "$snap" "[([c['id'] for c in m['containers']], m['containers'][0]['pi
 snap=$SHMTEST_TMP/a.json
 run_killing mountinfo "$FIRST_A" "$snap"
 json_check "$snap" "[(m['path'], [c['id'] for c in m['containers']], m['containers'][0]['pid'], m['size_bytes']) for m in $(mount_of A)] == [('/dev/shm', [env['ID_A']], int(env['SECOND_A']), 16 << 20)]" \
-    "A's first process killed before its mountinfo: the mount is listed, its container read through the second process"
-json_check "$snap" "sorted(s['name'] for s in j['segments'] if s['mount_id'] == env['DEV_A']) == ['member-A', 'torch_1_1']" \
+    "A's first process killed before its mountinfo: the mount is listed, its container read through the second process" \
+    "sorted(s['name'] for s in j['segments'] if s['mount_id'] == env['DEV_A']) == ['member-A', 'torch_1_1']" \
     "A's files are listed through the second process"
 export PLAIN=$SHMTEST_TMP/plain.json
 # (Only A's mount: the node view also shows other tests' namespaces, whose
@@ -151,16 +151,16 @@ json_check "$snap" "not any('(device %s) dropped' % env['DEV_A'] in w for w in j
 snap=$SHMTEST_TMP/b.json
 run_killing container "$FIRST_B" "$snap"
 json_check "$snap" "[([c['id'] for c in m['containers']], m['containers'][0]['pid'], m['containers'][0]['runtime'], m['cgroup'] is not None and m['cgroup']['limit_bytes']) for m in $(mount_of B)] == [([env['ID_B']], int(env['SECOND_B']), 'docker', 256 << 20)]" \
-    "B's first process killed before its cgroup is read: the container, its cgroup and limit from the second process"
-json_check "$snap" "sorted(s['name'] for s in j['segments'] if s['mount_id'] == env['DEV_B']) == ['member-B', 'torch_1_1']" \
+    "B's first process killed before its cgroup is read: the container, its cgroup and limit from the second process" \
+    "sorted(s['name'] for s in j['segments'] if s['mount_id'] == env['DEV_B']) == ['member-B', 'torch_1_1']" \
     "B's files are listed"
 
 # C: the only member killed before its mountinfo: the namespace is gone, so is the mount.
 snap=$SHMTEST_TMP/c.json
 run_killing mountinfo "$FIRST_C" "$snap"
 json_check "$snap" "[m for m in $(mount_of C) if m['size_bytes'] == 13 << 20] == [] and not any(s['name'] == 'member-C' for s in j['segments']) and not any(c['id'] == env['ID_C'] for m in j['mounts'] for c in m['containers'])" \
-    "C's only process killed before its mountinfo: its mount is not shown, nor any of its files"
-json_check "$snap" "[m['id'] for m in $(mount_of A)] == [env['DEV_A']] and [m['id'] for m in $(mount_of D)] == [env['DEV_D']]" \
+    "C's only process killed before its mountinfo: its mount is not shown, nor any of its files" \
+    "[m['id'] for m in $(mount_of A)] == [env['DEV_A']] and [m['id'] for m in $(mount_of D)] == [env['DEV_D']]" \
     "the other containers' mounts are still there"
 
 # D: the only member killed before its cgroup is read (its files were read
@@ -168,8 +168,8 @@ json_check "$snap" "[m['id'] for m in $(mount_of A)] == [env['DEV_A']] and [m['i
 snap=$SHMTEST_TMP/d.json
 run_killing container "$FIRST_D" "$snap"
 json_check "$snap" "all(s['mount_id'] == env['DEV_D'] for s in j['segments'] if s['name'] == 'member-D') and not any(c['id'] == env['ID_D'] for m in j['mounts'] for c in m['containers'])" \
-    "D's only process killed before its cgroup is read: no container is named for it, its files stay on its own mount"
-json_check "$snap" "any(env['DEV_D'] in w and 'its container is unknown' in w for w in j['warnings'])" \
-    "a warning says D's mount lost its container while it was read"
-json_check "$snap" "[(m['containers'][0]['id']) for m in $(mount_of A)] == [env['ID_A']]" \
+    "D's only process killed before its cgroup is read: no container is named for it, its files stay on its own mount" \
+    "any(env['DEV_D'] in w and 'its container is unknown' in w for w in j['warnings'])" \
+    "a warning says D's mount lost its container while it was read" \
+    "[(m['containers'][0]['id']) for m in $(mount_of A)] == [env['ID_A']]" \
     "its neighbour keeps its container"

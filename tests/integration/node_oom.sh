@@ -122,12 +122,12 @@ json_check "$first" "all(m['budget']['oom_kills_recent'] == 0 for m in j['mounts
 mb="[m for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_B']]]"
 ma="[m for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_A']]]"
 json_check "$after" "[(m['cgroup']['oom_kills'], m['budget']['oom_kills_recent'] >= 1, m['budget']['verdict']) for m in $mb] == [($kernel_count, True, 'critical')]" \
-    "the snapshot after the kill: B's budget counts it as new and is critical"
-json_check "$after" "'OOM killer has just ended' in [m for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_B']]][0]['budget']['advice'][0]" \
-    "B's first advice says the OOM killer has just fired"
-json_check "$after" "[(m['cgroup']['oom_kills'], m['budget']['oom_kills_recent'], m['budget']['verdict'] != 'critical') for m in $ma] == [(0, 0, True)]" \
-    "A's budget: no kill, not critical"
-json_check "$after" "j['budget']['oom_kills_recent'] == 0 and all(m['budget']['oom_kills_recent'] == 0 for m in j['mounts'] if m['containers'] == [])" \
+    "the snapshot after the kill: B's budget counts it as new and is critical" \
+    "'OOM killer has just ended' in [m for m in j['mounts'] if [c['id'] for c in m['containers']] == [env['ID_B']]][0]['budget']['advice'][0]" \
+    "B's first advice says the OOM killer has just fired" \
+    "[(m['cgroup']['oom_kills'], m['budget']['oom_kills_recent'], m['budget']['verdict'] != 'critical') for m in $ma] == [(0, 0, True)]" \
+    "A's budget: no kill, not critical" \
+    "j['budget']['oom_kills_recent'] == 0 and all(m['budget']['oom_kills_recent'] == 0 for m in j['mounts'] if m['containers'] == [])" \
     "the host's budgets: no kill"
 
 # The dashboard: B's budget line and page say the kill; A's neither.

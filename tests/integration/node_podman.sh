@@ -59,21 +59,21 @@ grep -q " $STORE/overlay-containers/$SWPOD/userdata/shm " /proc/self/mountinfo |
 # The mount whose containers include the container of id I.
 MOUNT='(lambda i: [m for m in j["mounts"] if any(c["id"] == i for c in m["containers"])])'
 json_check "$OUT/all.json" "len($MOUNT(env['SWPOD'])) == 1 and [c for c in $MOUNT(env['SWPOD'])[0]['containers']] and all(c['name'] == 'swpod' and c['runtime'] == 'podman' and c['containerd_namespace'] is None for c in $MOUNT(env['SWPOD'])[0]['containers'])" \
-    "swpod: one mount, the container named swpod, runtime podman"
-json_check "$OUT/all.json" "$MOUNT(env['SWPOD'])[0]['size_bytes'] == 80 * 1024 * 1024 and $MOUNT(env['SWPOD'])[0]['budget']['limit_bytes'] == 300 * 1024 * 1024 and $MOUNT(env['SWPOD'])[0]['cgroup']['limit_bytes'] == 300 * 1024 * 1024" \
-    "swpod: its 80 MiB /dev/shm against its own 300 MiB limit"
-json_check "$OUT/all.json" "$MOUNT(env['SWPOD'])[0]['pid_namespaces'] == 1 and $MOUNT(env['SWPOD'])[0]['pid_evidence'] == 'sound'" \
+    "swpod: one mount, the container named swpod, runtime podman" \
+    "$MOUNT(env['SWPOD'])[0]['size_bytes'] == 80 * 1024 * 1024 and $MOUNT(env['SWPOD'])[0]['budget']['limit_bytes'] == 300 * 1024 * 1024 and $MOUNT(env['SWPOD'])[0]['cgroup']['limit_bytes'] == 300 * 1024 * 1024" \
+    "swpod: its 80 MiB /dev/shm against its own 300 MiB limit" \
+    "$MOUNT(env['SWPOD'])[0]['pid_namespaces'] == 1 and $MOUNT(env['SWPOD'])[0]['pid_evidence'] == 'sound'" \
     "swpod: podman's mount at userdata/shm does not make it shared"
 SEGS="(lambda i: [s for s in j['segments'] if s['mount_id'] == $MOUNT(i)[0]['id']])"
 json_check "$OUT/all.json" "sorted((s['kind'], s['state']) for s in $SEGS(env['SWPOD']) if s['name'] != 'ready') == [('other', 'in_use'), ('torch', 'orphan')] and all(s['creator_alive'] is False for s in $SEGS(env['SWPOD']) if s['kind'] == 'torch')" \
-    "swpod: the held segment in use, the exited job's torch segment an orphan"
-json_check "$OUT/all.json" "len($MOUNT(env['SWCTL'])) == 1 and sorted(c['name'] for c in $MOUNT(env['SWCTL'])[0]['containers']) == ['swctl-a', 'swctl-b'] and $MOUNT(env['SWCTL'])[0]['pid_evidence'] == 'shared' and $MOUNT(env['SWCTL'])[0]['pid_namespaces'] == 2" \
-    "control: a tmpfs at /dev/shm in two containers is shared"
-json_check "$OUT/all.json" "[s['state'] for s in $SEGS(env['SWCTL']) if s['kind'] == 'torch'] == ['unheld'] and [s['note'] for s in $SEGS(env['SWCTL']) if s['kind'] == 'torch'][0]" \
-    "control: the dead creator's segment there is unheld, with its reason"
-json_check "$OUT/all.json" "$MOUNT(env['SWDEF'])[0]['size_bytes'] == 65536000 and $MOUNT(env['SWDEF'])[0]['budget']['recommended_shm_size_bytes'] == 65536000" \
-    "swdef: podman's default 62.5 MiB /dev/shm, recommended as it is"
-json_check "$OUT/all.json" "[a for a in $MOUNT(env['SWDEF'])[0]['budget']['advice'] if a.startswith('Recommended: ')] and all(a.startswith('Recommended: --shm-size as it is (peak shm 1.0 MiB x 1.5 = 1.5 MiB, rounded up to a whole MiB; the current 62.5 MiB fits: keep it, ') and '64m' not in a and 'too small' not in a for a in $MOUNT(env['SWDEF'])[0]['budget']['advice'] if a.startswith('Recommended: '))" \
+    "swpod: the held segment in use, the exited job's torch segment an orphan" \
+    "len($MOUNT(env['SWCTL'])) == 1 and sorted(c['name'] for c in $MOUNT(env['SWCTL'])[0]['containers']) == ['swctl-a', 'swctl-b'] and $MOUNT(env['SWCTL'])[0]['pid_evidence'] == 'shared' and $MOUNT(env['SWCTL'])[0]['pid_namespaces'] == 2" \
+    "control: a tmpfs at /dev/shm in two containers is shared" \
+    "[s['state'] for s in $SEGS(env['SWCTL']) if s['kind'] == 'torch'] == ['unheld'] and [s['note'] for s in $SEGS(env['SWCTL']) if s['kind'] == 'torch'][0]" \
+    "control: the dead creator's segment there is unheld, with its reason" \
+    "$MOUNT(env['SWDEF'])[0]['size_bytes'] == 65536000 and $MOUNT(env['SWDEF'])[0]['budget']['recommended_shm_size_bytes'] == 65536000" \
+    "swdef: podman's default 62.5 MiB /dev/shm, recommended as it is" \
+    "[a for a in $MOUNT(env['SWDEF'])[0]['budget']['advice'] if a.startswith('Recommended: ')] and all(a.startswith('Recommended: --shm-size as it is (peak shm 1.0 MiB x 1.5 = 1.5 MiB, rounded up to a whole MiB; the current 62.5 MiB fits: keep it, ') and '64m' not in a and 'too small' not in a for a in $MOUNT(env['SWDEF'])[0]['budget']['advice'] if a.startswith('Recommended: '))" \
     "swdef: the advice keeps the 62.5 MiB it has, no 64m"
 
 "$SHMWATCH" --all --once >"$OUT/all.txt" || fail "--all --once exited $?"

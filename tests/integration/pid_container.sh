@@ -41,10 +41,10 @@ ok "container main is pid $inner_main inside, $host_main on the host"
 snap=$SHMTEST_TMP/pid.json
 "$SHMWATCH" --pid "$host_main" --json >"$snap" || fail "shmwatch --pid exited $?"
 json_check "$snap" "len(j['mounts']) == 1 and j['mounts'][0]['path'] == '/dev/shm' and j['mounts'][0]['size_bytes'] == 64 << 20" \
-    "the container's 64 MiB tmpfs is seen, not the host's /dev/shm"
-json_check "$snap" "sorted(s['name'] for s in j['segments'] if s['state'] in ('in_use', 'orphan')) == sorted(m['name'] for m in man['segments'] if m['mode'] in ('named', 'orphan'))" \
-    "its named segments are listed"
-json_check "$snap" "j['totals']['hidden'] == 6 and j['totals']['orphans'] == 2" \
+    "the container's 64 MiB tmpfs is seen, not the host's /dev/shm" \
+    "sorted(s['name'] for s in j['segments'] if s['state'] in ('in_use', 'orphan')) == sorted(m['name'] for m in man['segments'] if m['mode'] in ('named', 'orphan'))" \
+    "its named segments are listed" \
+    "j['totals']['hidden'] == 6 and j['totals']['orphans'] == 2" \
     "its hidden segments (found through the host's /proc) and orphans are counted"
 host_workers=$(for w in $(manifest_pids worker); do
     for p in $(pgrep -f -- "--manifest $MANIFEST"); do
@@ -53,12 +53,12 @@ host_workers=$(for w in $(manifest_pids worker); do
 done | sort -n | tr '\n' ' ')
 export HOST_WORKERS="$host_workers" HOST_MAIN=$host_main
 json_check "$snap" "sorted(s['creator_pid'] for s in j['segments'] if s['state'] in ('in_use', 'hidden') and s['creator_alive']) and all(s['creator_pid'] in [int(x) for x in env['HOST_WORKERS'].split()] for s in j['segments'] if s['state'] in ('in_use', 'hidden'))" \
-    "creator pids written inside the namespace are mapped to host pids"
-json_check "$snap" "[sorted(g['workers']) for g in j['groups'] if g['main_pid'] == int(env['HOST_MAIN'])] == [[int(x) for x in env['HOST_WORKERS'].split()]]" \
-    "the DataLoader group is named by host pids"
-json_check "$snap" "j['cgroup'] is not None and j['cgroup']['limit_bytes'] == 536870912 and j['budget']['limit_source'] == 'cgroup' and j['budget']['limit_bytes'] == 536870912" \
-    "the container's cgroup limit (512 MiB) is the budget's limit"
-json_check "$snap" "j['scan']['target_pid'] == int(env['HOST_MAIN'])" "the snapshot names the watched pid"
+    "creator pids written inside the namespace are mapped to host pids" \
+    "[sorted(g['workers']) for g in j['groups'] if g['main_pid'] == int(env['HOST_MAIN'])] == [[int(x) for x in env['HOST_WORKERS'].split()]]" \
+    "the DataLoader group is named by host pids" \
+    "j['cgroup'] is not None and j['cgroup']['limit_bytes'] == 536870912 and j['budget']['limit_source'] == 'cgroup' and j['budget']['limit_bytes'] == 536870912" \
+    "the container's cgroup limit (512 MiB) is the budget's limit" \
+    "j['scan']['target_pid'] == int(env['HOST_MAIN'])" "the snapshot names the watched pid"
 "$SHMWATCH" --pid "$host_main" --once >"$SHMTEST_TMP/pid.txt" || fail "--once --pid exited $?"
 grep -q "watching pid $host_main" "$SHMTEST_TMP/pid.txt" || fail "the text header names the watched process"
 ok "text header names the watched container"

@@ -82,11 +82,11 @@ wait_for "[ ! -d /proc/$sidecar ]" 10 || fail "the sidecar did not die"
 snap restarted
 json_check "$SHMTEST_TMP/restarted.json" \
     "sorted((s['name'], s['state']) for s in j['segments']) == sorted([('torch_1_1', 'orphan'), ('torch_%s_7' % env['INNER'], 'orphan'), ('torch_1_5', 'in_use'), ('torch_%s_9' % env['INNER'], 'unheld')])" \
-    "the first run's segments are orphans; the second run's held one and its batch in flight are not"
-json_check "$SHMTEST_TMP/restarted.json" \
+    "the first run's segments are orphans; the second run's held one and its batch in flight are not" \
+    \
     "[s['creator_alive'] for s in j['segments'] if s['name'] == 'torch_1_1'] == [False]" \
-    "torch_1_1 names pid 1, alive again in the new run, but not its creator"
-json_check "$SHMTEST_TMP/restarted.json" \
+    "torch_1_1 names pid 1, alive again in the new run, but not its creator" \
+    \
     "any('An earlier run of this container left 3.0 MiB of orphans' in a and 'clean them first' in a for a in j['budget']['advice'])" \
     "the budget says how much the leftovers hold and to clean them first"
 

@@ -122,11 +122,11 @@ NEW_PY=$(printf '%s\n' "${NEW[@]}" | /usr/bin/python3 -c 'import sys; print(sort
 "$SHMWATCH" --pid "$PID" --json --orphan-min-age 2 >"$OUT/pid.json" || fail "--pid --json exited $?"
 json_check "$OUT/pid.json" \
     "sorted(s['name'] for s in j['segments'] if s['state'] == 'orphan') == $OLD_PY" \
-    "every batch of the killed run is an orphan"
-json_check "$OUT/pid.json" \
+    "every batch of the killed run is an orphan" \
+    \
     "all(s['state'] != 'orphan' for s in j['segments'] if s['name'] in $NEW_PY) and any(s['state'] == 'in_use' for s in j['segments'] if s['name'] in $NEW_PY)" \
-    "no segment of the new run is, and the batches it holds are in use"
-json_check "$OUT/pid.json" \
+    "no segment of the new run is, and the batches it holds are in use" \
+    \
     "any('An earlier run of this container left' in a and 'clean them first' in a for a in j['budget']['advice'])" \
     "the budget says what the leftovers hold and to clean them first"
 
@@ -135,11 +135,11 @@ json_check "$OUT/pid.json" \
 MOUNT='[m for m in j["mounts"] if any(c["id"] == env["ID"] for c in m["containers"])]'
 json_check "$OUT/all.json" \
     "len($MOUNT) == 1 and [(c['pod'], c['namespace'], c['name'], c['pod_uid']) for c in ${MOUNT}[0]['containers']] == [('trainer-0', 'ml', 'trainer', env['POD_UID'])]" \
-    "--all: the volume's mount is the pod's (trainer-0 in ml, container trainer)"
-json_check "$OUT/all.json" \
+    "--all: the volume's mount is the pod's (trainer-0 in ml, container trainer)" \
+    \
     "sorted(s['name'] for s in j['segments'] if s['mount_id'] == ${MOUNT}[0]['id'] and s['state'] == 'orphan') == $OLD_PY" \
-    "--all: the old batches are orphans there too"
-json_check "$OUT/all.json" \
+    "--all: the old batches are orphans there too" \
+    \
     "any('An earlier run of this container left' in a and 'clean them first' in a for a in ${MOUNT}[0]['budget']['advice'])" \
     "--all: the mount's budget names the leftovers"
 

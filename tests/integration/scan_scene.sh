@@ -17,36 +17,36 @@ snap=$SHMTEST_TMP/snap.json
 "$SHMWATCH" --json >"$snap" || fail "shmwatch --json exited $?"
 
 json_check "$snap" 'j["schema"] == 1 and len(j["mounts"]) == 1 and j["mounts"][0]["path"] == "/dev/shm"' \
-    "one mount, the private /dev/shm"
-json_check "$snap" 'j["mounts"][0]["size_bytes"] == 64 << 20' "the mount is 64 MiB"
+    "one mount, the private /dev/shm" \
+    'j["mounts"][0]["size_bytes"] == 64 << 20' "the mount is 64 MiB"
 
 # Every created segment is listed once, by name, with the right state.
 state_of='{"named": "in_use", "fd": "hidden", "map": "hidden", "passed": "hidden", "orphan": "orphan", "unheld": "unheld"}'
 json_check "$snap" "all(sum(1 for s in j['segments'] if s['name'] == m['name'] and s['state'] == $state_of[m['mode']]) == 1 for m in man['segments'] if m['mode'] in $state_of)" \
-    "every segment has the state its mode implies"
-json_check "$snap" "sorted((s['state'], s['name']) for s in j['segments'] if s['state'] != 'unheld') == sorted(($state_of[m['mode']], m['name']) for m in man['segments'] if m['mode'] in $state_of and m['mode'] != 'unheld')" \
-    "no segment is missing or extra"
-json_check "$snap" "j['totals']['hidden'] == 18 and j['totals']['orphans'] == 3 and sum(s['state'] == 'in_use' for s in j['segments']) == 6" \
+    "every segment has the state its mode implies" \
+    "sorted((s['state'], s['name']) for s in j['segments'] if s['state'] != 'unheld') == sorted(($state_of[m['mode']], m['name']) for m in man['segments'] if m['mode'] in $state_of and m['mode'] != 'unheld')" \
+    "no segment is missing or extra" \
+    "j['totals']['hidden'] == 18 and j['totals']['orphans'] == 3 and sum(s['state'] == 'in_use' for s in j['segments']) == 6" \
     "counts by state: 6 in use, 18 hidden, 3 orphans"
 
 # Holders: how each mode holds its segment.
 json_check "$snap" "all(any(h['pid'] == m['creator'] and h['fd'] is not None and h['mapped'] for h in s['holders']) for m in man['segments'] if m['mode'] == 'named' for s in j['segments'] if s['name'] == m['name'])" \
-    "named: the worker holds an fd and a mapping"
-json_check "$snap" "all([(h['pid'], h['fd'] is not None, h['mapped']) for h in s['holders']] == [(m['creator'], True, False)] for m in man['segments'] if m['mode'] == 'fd' for s in j['segments'] if s['name'] == m['name'])" \
-    "fd: the worker holds only an fd"
-json_check "$snap" "all([(h['pid'], h['fd'], h['mapped']) for h in s['holders']] == [(m['creator'], None, True)] for m in man['segments'] if m['mode'] == 'map' for s in j['segments'] if s['name'] == m['name'])" \
-    "map: the worker only maps it"
-json_check "$snap" "all([(h['pid'], h['fd'] is not None) for h in s['holders']] == [(man['main'], True)] for m in man['segments'] if m['mode'] == 'passed' for s in j['segments'] if s['name'] == m['name'])" \
+    "named: the worker holds an fd and a mapping" \
+    "all([(h['pid'], h['fd'] is not None, h['mapped']) for h in s['holders']] == [(m['creator'], True, False)] for m in man['segments'] if m['mode'] == 'fd' for s in j['segments'] if s['name'] == m['name'])" \
+    "fd: the worker holds only an fd" \
+    "all([(h['pid'], h['fd'], h['mapped']) for h in s['holders']] == [(m['creator'], None, True)] for m in man['segments'] if m['mode'] == 'map' for s in j['segments'] if s['name'] == m['name'])" \
+    "map: the worker only maps it" \
+    "all([(h['pid'], h['fd'] is not None) for h in s['holders']] == [(man['main'], True)] for m in man['segments'] if m['mode'] == 'passed' for s in j['segments'] if s['name'] == m['name'])" \
     "passed: only the main process holds it, by fd"
 
 # Sizes: apparent 1 MiB, allocated what was touched, pending the rest.
 json_check "$snap" "all(s['size_bytes'] == 1048576 and abs(s['alloc_bytes'] - 786432) <= page for s in j['segments'] if s['state'] in ('in_use', 'hidden'))" \
-    "live segments: size 1 MiB, 768 KiB allocated"
-json_check "$snap" "abs(j['mounts'][0]['pending_bytes'] - 24 * 262144) <= 24 * page" \
-    "pending bytes: 24 x 256 KiB not yet written"
-json_check "$snap" "abs(j['mounts'][0]['hidden_bytes'] - 18 * 786432) <= 18 * page" \
-    "hidden bytes: the 18 unlinked segments' allocation"
-json_check "$snap" "j['mounts'][0]['orphan_bytes'] == j['totals']['orphan_bytes'] and abs(j['mounts'][0]['orphan_bytes'] - 3 * 262144) <= 3 * page" \
+    "live segments: size 1 MiB, 768 KiB allocated" \
+    "abs(j['mounts'][0]['pending_bytes'] - 24 * 262144) <= 24 * page" \
+    "pending bytes: 24 x 256 KiB not yet written" \
+    "abs(j['mounts'][0]['hidden_bytes'] - 18 * 786432) <= 18 * page" \
+    "hidden bytes: the 18 unlinked segments' allocation" \
+    "j['mounts'][0]['orphan_bytes'] == j['totals']['orphan_bytes'] and abs(j['mounts'][0]['orphan_bytes'] - 3 * 262144) <= 3 * page" \
     "orphan bytes"
 nseg=$(manifest_segments | wc -l)
 json_check "$snap" "j['mounts'][0]['used_bytes'] == j['mounts'][0]['named_bytes'] + j['mounts'][0]['hidden_bytes'] + j['mounts'][0]['unattributed_bytes'] and j['mounts'][0]['unattributed_bytes'] <= ($nseg + 4) * page" \
@@ -54,23 +54,23 @@ json_check "$snap" "j['mounts'][0]['used_bytes'] == j['mounts'][0]['named_bytes'
 
 # Creators and the DataLoader group.
 json_check "$snap" "all(s['creator_pid'] == m['creator'] and s['creator_alive'] for m in man['segments'] if m['mode'] in ('named', 'fd', 'map', 'passed') for s in j['segments'] if s['name'] == m['name'])" \
-    "torch segments name their live creator"
-json_check "$snap" "all(s['creator_alive'] is False and s['creator_pid'] in man['orphan_creator'] for s in j['segments'] if s['state'] == 'orphan')" \
-    "orphans name their dead creator"
-json_check "$snap" "[sorted(g['workers']) for g in j['groups'] if g['main_pid'] == man['main']] == [sorted(man['workers'])]" \
-    "one group: the main with every worker"
-json_check "$snap" "all(p['role'] == 'worker' and p['group'] == man['main'] for p in j['processes'] if p['pid'] in man['workers']) and any(p['pid'] == man['main'] and p['role'] == 'main' for p in j['processes'])" \
-    "roles: main and workers"
-json_check "$snap" "all(s['group'] == man['main'] for s in j['segments'] if s['state'] in ('in_use', 'hidden')) and all(s['group'] is None for s in j['segments'] if s['state'] == 'orphan')" \
-    "live segments belong to the group, orphans to none"
-json_check "$snap" "[g['segments'] for g in j['groups'] if g['main_pid'] == man['main']] == [24]" "the group counts its 24 segments"
+    "torch segments name their live creator" \
+    "all(s['creator_alive'] is False and s['creator_pid'] in man['orphan_creator'] for s in j['segments'] if s['state'] == 'orphan')" \
+    "orphans name their dead creator" \
+    "[sorted(g['workers']) for g in j['groups'] if g['main_pid'] == man['main']] == [sorted(man['workers'])]" \
+    "one group: the main with every worker" \
+    "all(p['role'] == 'worker' and p['group'] == man['main'] for p in j['processes'] if p['pid'] in man['workers']) and any(p['pid'] == man['main'] and p['role'] == 'main' for p in j['processes'])" \
+    "roles: main and workers" \
+    "all(s['group'] == man['main'] for s in j['segments'] if s['state'] in ('in_use', 'hidden')) and all(s['group'] is None for s in j['segments'] if s['state'] == 'orphan')" \
+    "live segments belong to the group, orphans to none" \
+    "[g['segments'] for g in j['groups'] if g['main_pid'] == man['main']] == [24]" "the group counts its 24 segments"
 
 # Hostile entries: listed with their type, never orphans, never followed.
 json_check "$snap" "any(s['name'] == 'torch_1_2_3' and s['type'] == 'symlink' and s['state'] == 'unheld' for s in j['segments'])" \
-    "a symlink named like a torch segment is listed as a symlink, unheld"
-json_check "$snap" "any(s['name'] == 'torch_fifo_2' and s['type'] == 'fifo' for s in j['segments']) and any(s['name'] == 'torch_dir_1/inner' for s in j['segments'])" \
-    "a FIFO is listed as such; a directory's file is listed below it"
-json_check "$snap" "any(s['name'] == 'torch_9_1\nfake' for s in j['segments']) and any(s['name'] == '\x1b[31mRED\x1b[0m' for s in j['segments']) and any(s['name'] == 'torch_9_3_\ufffd\ufffd' for s in j['segments'])" \
+    "a symlink named like a torch segment is listed as a symlink, unheld" \
+    "any(s['name'] == 'torch_fifo_2' and s['type'] == 'fifo' for s in j['segments']) and any(s['name'] == 'torch_dir_1/inner' for s in j['segments'])" \
+    "a FIFO is listed as such; a directory's file is listed below it" \
+    "any(s['name'] == 'torch_9_1\nfake' for s in j['segments']) and any(s['name'] == '\x1b[31mRED\x1b[0m' for s in j['segments']) and any(s['name'] == 'torch_9_3_\ufffd\ufffd' for s in j['segments'])" \
     "names with a newline, escapes and invalid UTF-8 come through JSON intact or replaced"
 
 # The same snapshot whichever way the mappings are read (SHMWATCH_MAPS,

@@ -29,12 +29,12 @@ torch_settle
 snap full
 f=$SHMTEST_TMP/full.json
 json_check "$f" "j['mounts'][0]['size_bytes'] == 64 << 20 and j['mounts'][0]['used_pct'] >= 95" \
-    "the 64 MiB mount is over 95 % full"
-json_check "$f" "j['budget']['verdict'] == 'critical' and any('full' in a and 'critical' in a for a in j['budget']['advice'])" \
-    "the verdict is critical, and the advice says why"
-json_check "$f" "any('64 MiB' in a and \"Docker's default\" in a for a in j['budget']['advice']) and j['budget']['recommended_shm_size_bytes'] > 64 << 20" \
-    "the advice names Docker's 64 MiB default and recommends more"
-json_check "$f" "[sorted(g['workers']) for g in j['groups'] if g['main_pid'] == $MAIN] == [sorted($WORKERS)] and abs(sum(g['shm_bytes'] for g in j['groups'] if g['main_pid'] == $MAIN) - j['mounts'][0]['used_bytes']) <= 32 * page" \
+    "the 64 MiB mount is over 95 % full" \
+    "j['budget']['verdict'] == 'critical' and any('full' in a and 'critical' in a for a in j['budget']['advice'])" \
+    "the verdict is critical, and the advice says why" \
+    "any('64 MiB' in a and \"Docker's default\" in a for a in j['budget']['advice']) and j['budget']['recommended_shm_size_bytes'] > 64 << 20" \
+    "the advice names Docker's 64 MiB default and recommends more" \
+    "[sorted(g['workers']) for g in j['groups'] if g['main_pid'] == $MAIN] == [sorted($WORKERS)] and abs(sum(g['shm_bytes'] for g in j['groups'] if g['main_pid'] == $MAIN) - j['mounts'][0]['used_bytes']) <= 32 * page" \
     "the job's group holds what fills the mount"
 grep -q 'verdict: critical' "$SHMTEST_TMP/full.txt" || fail "the text report does not say critical"
 ok "the text report says critical"

@@ -14,26 +14,26 @@ check_held() {
     local f=$SHMTEST_TMP/$1.json
     local T="[s for s in j['segments'] if s['kind'] == 'torch']"
     json_check "$f" "[sorted(g['workers']) for g in j['groups'] if g['main_pid'] == $MAIN] == [sorted($WORKERS)] and all(g['main_pid'] not in $WORKERS for g in j['groups'])" \
-        "$1: one group: main $MAIN with its workers $WORKERS"
-    json_check "$f" "[(p['role'], p['group']) for p in j['processes'] if p['pid'] == $MAIN] == [('main', $MAIN)] and all([(p['role'], p['group']) for p in j['processes'] if p['pid'] == w] == [('worker', $MAIN)] for w in $WORKERS)" \
-        "$1: roles main and worker, all in the group"
-    json_check "$f" "all([p['comm'] for p in j['processes'] if p['pid'] == w] == ['$TORCH_WORKER_COMM'] for w in $WORKERS)" \
-        "$1: each worker's comm is $TORCH_WORKER_COMM (torch $TORCH_STACK)"
-    json_check "$f" "len($T) >= 2 * $HELD and all(s['state'] == 'hidden' and s['name'].startswith('torch_') and s['creator_pid'] in $WORKERS and s['creator_alive'] and s['group'] == $MAIN for s in $T)" \
-        "$1: every torch segment is hidden, made by a live worker, in the group"
-    json_check "$f" "not [s['name'] for s in j['segments'] if s['name'].startswith('torch_') and s['kind'] != 'torch']" \
-        "$1: every torch_* name is of kind torch"
-    json_check "$f" "all(len({h['pid'] for h in s['holders']}) == 1 and ((h['pid'] == $MAIN and h['fd'] is not None and h['mapped']) or (h['pid'] == s['creator_pid'] and h['fd'] is not None and not h['mapped'])) for s in $T for h in s['holders'])" \
-        "$1: each segment is held by the main (fd and mapping) or, not yet received, by its worker (fd only)"
-    json_check "$f" "sum(s['size_bytes'] for s in $T if any(h['pid'] == $MAIN for h in s['holders'])) >= $HELD_BYTES" \
-        "$1: the main holds at least the $HELD_BYTES bytes of its $HELD batches"
-    json_check "$f" "all(0 <= s['alloc_bytes'] - s['size_bytes'] < page and s['alloc_exact'] for s in $T)" \
-        "$1: each segment's allocation is its size rounded up to a page"
-    json_check "$f" "abs(j['mounts'][0]['used_bytes'] - sum(s['alloc_bytes'] for s in j['segments'])) <= page * len(j['segments'])" \
-        "$1: the segments' bytes are the mount's used bytes, within a page per segment"
-    json_check "$f" "j['mounts'][0]['hidden_bytes'] == sum(s['alloc_bytes'] for s in j['segments'] if s['state'] == 'hidden') and j['totals']['hidden'] == sum(s['state'] == 'hidden' for s in j['segments'])" \
-        "$1: hidden bytes and count add up"
-    json_check "$f" "j['mounts'][0]['unattributed_bytes'] <= 4 * page and j['mounts'][0]['orphan_bytes'] == 0" \
+        "$1: one group: main $MAIN with its workers $WORKERS" \
+        "[(p['role'], p['group']) for p in j['processes'] if p['pid'] == $MAIN] == [('main', $MAIN)] and all([(p['role'], p['group']) for p in j['processes'] if p['pid'] == w] == [('worker', $MAIN)] for w in $WORKERS)" \
+        "$1: roles main and worker, all in the group" \
+        "all([p['comm'] for p in j['processes'] if p['pid'] == w] == ['$TORCH_WORKER_COMM'] for w in $WORKERS)" \
+        "$1: each worker's comm is $TORCH_WORKER_COMM (torch $TORCH_STACK)" \
+        "len($T) >= 2 * $HELD and all(s['state'] == 'hidden' and s['name'].startswith('torch_') and s['creator_pid'] in $WORKERS and s['creator_alive'] and s['group'] == $MAIN for s in $T)" \
+        "$1: every torch segment is hidden, made by a live worker, in the group" \
+        "not [s['name'] for s in j['segments'] if s['name'].startswith('torch_') and s['kind'] != 'torch']" \
+        "$1: every torch_* name is of kind torch" \
+        "all(len({h['pid'] for h in s['holders']}) == 1 and ((h['pid'] == $MAIN and h['fd'] is not None and h['mapped']) or (h['pid'] == s['creator_pid'] and h['fd'] is not None and not h['mapped'])) for s in $T for h in s['holders'])" \
+        "$1: each segment is held by the main (fd and mapping) or, not yet received, by its worker (fd only)" \
+        "sum(s['size_bytes'] for s in $T if any(h['pid'] == $MAIN for h in s['holders'])) >= $HELD_BYTES" \
+        "$1: the main holds at least the $HELD_BYTES bytes of its $HELD batches" \
+        "all(0 <= s['alloc_bytes'] - s['size_bytes'] < page and s['alloc_exact'] for s in $T)" \
+        "$1: each segment's allocation is its size rounded up to a page" \
+        "abs(j['mounts'][0]['used_bytes'] - sum(s['alloc_bytes'] for s in j['segments'])) <= page * len(j['segments'])" \
+        "$1: the segments' bytes are the mount's used bytes, within a page per segment" \
+        "j['mounts'][0]['hidden_bytes'] == sum(s['alloc_bytes'] for s in j['segments'] if s['state'] == 'hidden') and j['totals']['hidden'] == sum(s['state'] == 'hidden' for s in j['segments'])" \
+        "$1: hidden bytes and count add up" \
+        "j['mounts'][0]['unattributed_bytes'] <= 4 * page and j['mounts'][0]['orphan_bytes'] == 0" \
         "$1: nothing unattributed, no orphans"
     grep -q "^  main $MAIN " "$SHMTEST_TMP/$1.txt" || fail "$1: the text report names main $MAIN"
     [ "$(grep -cE "^    worker +[0-9]+ +$TORCH_WORKER_COMM" "$SHMTEST_TMP/$1.txt")" -eq "$(echo "$WORKER_PIDS" | wc -w)" ] ||
@@ -104,12 +104,12 @@ FORKSERVER=$(pgrep -P "$MAIN" -f '^[^ ]+ (-[^ ]+ )*-c from multiprocessing.forks
 check_held forkserver
 f=$SHMTEST_TMP/forkserver.json
 json_check "$f" "all([p['ppid'] for p in j['processes'] if p['pid'] == w] == [$FORKSERVER] for w in $WORKERS)" \
-    "forkserver: the workers are the forkserver's children"
-json_check "$f" "[p['role'] for p in j['processes'] if p['pid'] == $FORKSERVER] in ([], ['holder']) and all(p['group'] is None or p['group'] == 0 for p in j['processes'] if p['pid'] == $FORKSERVER) and [g['main_pid'] for g in j['groups']] == [$MAIN]" \
-    "forkserver: the forkserver has no DataLoader role; the main's is the only group"
-json_check "$f" "all(s['group'] == $MAIN for s in j['segments'] if s['kind'] in ('torch', 'sem'))" \
-    "forkserver: the batches and the named semaphores are the group's"
-json_check "$f" "(lambda l: (l['main_pid'], l['workers'], l['batches_in_flight'], l['prefetch_factor']))(j['budget']['loader']) == ($MAIN, 2, 6, 2)" \
+    "forkserver: the workers are the forkserver's children" \
+    "[p['role'] for p in j['processes'] if p['pid'] == $FORKSERVER] in ([], ['holder']) and all(p['group'] is None or p['group'] == 0 for p in j['processes'] if p['pid'] == $FORKSERVER) and [g['main_pid'] for g in j['groups']] == [$MAIN]" \
+    "forkserver: the forkserver has no DataLoader role; the main's is the only group" \
+    "all(s['group'] == $MAIN for s in j['segments'] if s['kind'] in ('torch', 'sem'))" \
+    "forkserver: the batches and the named semaphores are the group's" \
+    "(lambda l: (l['main_pid'], l['workers'], l['batches_in_flight'], l['prefetch_factor']))(j['budget']['loader']) == ($MAIN, 2, 6, 2)" \
     "forkserver: the loader is the main's: 6 batches in flight, 2 workers, prefetch factor 2"
 grep -qE "^  loader: main $MAIN, .* 6 batches in flight with 2 workers \(prefetch factor 2\)$" "$SHMTEST_TMP/forkserver.txt" ||
     fail "forkserver: the text report's loader line names main $MAIN and prefetch factor 2: $(grep loader: "$SHMTEST_TMP/forkserver.txt")"

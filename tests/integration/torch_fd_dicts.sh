@@ -65,22 +65,22 @@ export PROC_JSON=$SHMTEST_TMP/proc.json
 P="__import__('json').load(open(env['PROC_JSON']))"
 T="[s for s in j['segments'] if s['kind'] == 'torch']"
 json_check "$f" "len($T) == len($P) and len($T) >= 2 * $HELD * $NT" \
-    "shmwatch counts every hidden torch segment /proc shows (at least $HELD x $NT)"
-json_check "$f" "sorted(str(s['inode']) for s in $T) == sorted($P)" \
-    "the same inodes"
-json_check "$f" "all(sorted({h['pid'] for h in s['holders']}) == ${P}[str(s['inode'])]['pids'] for s in $T)" \
-    "the same holders for each segment"
-json_check "$f" "all(s['state'] == 'hidden' and s['creator_pid'] in $WORKERS and s['group'] == $MAIN and s['alloc_bytes'] == page for s in $T)" \
-    "each is hidden, one page, made by a worker, in the group"
-json_check "$f" "len([s for s in $T if any(h['pid'] == $MAIN for h in s['holders'])]) >= $HELD * $NT" \
-    "the main holds the $HELD x $NT tensors of its batches"
-json_check "$f" "j['totals']['hidden'] == sum(s['state'] == 'hidden' for s in j['segments']) and j['mounts'][0]['hidden_bytes'] == sum(s['alloc_bytes'] for s in j['segments'] if s['state'] == 'hidden')" \
-    "totals count them all"
-json_check "$f" "abs(j['mounts'][0]['used_bytes'] - sum(s['alloc_bytes'] for s in j['segments'])) <= page * len(j['segments']) and j['mounts'][0]['unattributed_bytes'] <= 4 * page" \
-    "their bytes are the mount's used bytes"
-json_check "$f" "[g['segments'] for g in j['groups'] if g['main_pid'] == $MAIN] == [sum(s['group'] == $MAIN for s in j['segments'])]" \
-    "the group counts each segment once"
-json_check "$f" "[p['segments'] for p in j['processes'] if p['pid'] == $MAIN] == [sum(any(h['pid'] == $MAIN for h in s['holders']) for s in j['segments'])]" \
+    "shmwatch counts every hidden torch segment /proc shows (at least $HELD x $NT)" \
+    "sorted(str(s['inode']) for s in $T) == sorted($P)" \
+    "the same inodes" \
+    "all(sorted({h['pid'] for h in s['holders']}) == ${P}[str(s['inode'])]['pids'] for s in $T)" \
+    "the same holders for each segment" \
+    "all(s['state'] == 'hidden' and s['creator_pid'] in $WORKERS and s['group'] == $MAIN and s['alloc_bytes'] == page for s in $T)" \
+    "each is hidden, one page, made by a worker, in the group" \
+    "len([s for s in $T if any(h['pid'] == $MAIN for h in s['holders'])]) >= $HELD * $NT" \
+    "the main holds the $HELD x $NT tensors of its batches" \
+    "j['totals']['hidden'] == sum(s['state'] == 'hidden' for s in j['segments']) and j['mounts'][0]['hidden_bytes'] == sum(s['alloc_bytes'] for s in j['segments'] if s['state'] == 'hidden')" \
+    "totals count them all" \
+    "abs(j['mounts'][0]['used_bytes'] - sum(s['alloc_bytes'] for s in j['segments'])) <= page * len(j['segments']) and j['mounts'][0]['unattributed_bytes'] <= 4 * page" \
+    "their bytes are the mount's used bytes" \
+    "[g['segments'] for g in j['groups'] if g['main_pid'] == $MAIN] == [sum(s['group'] == $MAIN for s in j['segments'])]" \
+    "the group counts each segment once" \
+    "[p['segments'] for p in j['processes'] if p['pid'] == $MAIN] == [sum(any(h['pid'] == $MAIN for h in s['holders']) for s in j['segments'])]" \
     "the main's count is of segments, not of fds and mappings"
 
 torch_release

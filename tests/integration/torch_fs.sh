@@ -19,26 +19,26 @@ T="[s for s in j['segments'] if s['kind'] == 'torch']"
 H="[s for s in $T if any(h['pid'] == $MAIN for h in s['holders'])]"
 
 json_check "$f" "len($MANAGERS) == 3 and all(p['ppid'] in $WORKERS and p['pgid'] == p['pid'] for p in j['processes'] if p['pid'] in $MANAGERS)" \
-    "one torch_shm_manager per worker, each leading its own session"
-json_check "$f" "[sorted(g['workers']) for g in j['groups'] if g['main_pid'] == $MAIN] == [sorted($WORKERS)] and [sorted(g['shm_managers']) for g in j['groups'] if g['main_pid'] == $MAIN] == [$MANAGERS]" \
-    "the group: main $MAIN, workers $WORKERS, shm managers $MANAGERS"
-json_check "$f" "all([(p['role'], p['group'], p['comm']) for p in j['processes'] if p['pid'] == m] == [('shm_manager', $MAIN, 'torch_shm_manag')] for m in $MANAGERS)" \
-    "each manager: role shm_manager, in the main's group"
-json_check "$f" "[(p['role'], p['group']) for p in j['processes'] if p['pid'] == $MAIN] == [('main', $MAIN)] and all([(p['role'], p['group']) for p in j['processes'] if p['pid'] == w] == [('worker', $MAIN)] for w in $WORKERS)" \
-    "roles main and worker"
-json_check "$f" "len($H) >= 2 * $HELD and all(s['state'] == 'in_use' and [(h['pid'], h['fd'], h['mapped']) for h in s['holders']] == [($MAIN, None, True)] for s in $H)" \
-    "the received batches: named, in use, mapped by the main without an fd"
-json_check "$f" "sum(s['size_bytes'] for s in $H) >= $HELD_BYTES" \
-    "the main maps at least the $HELD_BYTES bytes of its $HELD batches"
-json_check "$f" "all(s['creator_pid'] in $WORKERS and s['creator_alive'] and s['group'] == $MAIN for s in $T)" \
-    "every torch segment names its live worker and belongs to the group"
-json_check "$f" "all(s['state'] == 'unheld' for s in $T if not s['holders']) and j['totals']['orphans'] == 0" \
-    "prefetched batches nobody maps yet are unheld, never orphans: their creator lives"
-json_check "$f" "sorted(s['name'] for s in $T) == sorted(n for n in __import__('os').listdir('/dev/shm') if n.startswith('torch_'))" \
-    "every torch file in /dev/shm is listed"
-json_check "$f" "abs(j['mounts'][0]['used_bytes'] - sum(s['alloc_bytes'] for s in j['segments'])) <= page * len(j['segments']) and j['mounts'][0]['unattributed_bytes'] <= 4 * page" \
-    "the segments' bytes are the mount's used bytes, within a page per segment"
-json_check "$f" "j['mounts'][0]['named_bytes'] == sum(s['alloc_bytes'] for s in j['segments'] if s['state'] in ('in_use', 'unheld', 'orphan'))" \
+    "one torch_shm_manager per worker, each leading its own session" \
+    "[sorted(g['workers']) for g in j['groups'] if g['main_pid'] == $MAIN] == [sorted($WORKERS)] and [sorted(g['shm_managers']) for g in j['groups'] if g['main_pid'] == $MAIN] == [$MANAGERS]" \
+    "the group: main $MAIN, workers $WORKERS, shm managers $MANAGERS" \
+    "all([(p['role'], p['group'], p['comm']) for p in j['processes'] if p['pid'] == m] == [('shm_manager', $MAIN, 'torch_shm_manag')] for m in $MANAGERS)" \
+    "each manager: role shm_manager, in the main's group" \
+    "[(p['role'], p['group']) for p in j['processes'] if p['pid'] == $MAIN] == [('main', $MAIN)] and all([(p['role'], p['group']) for p in j['processes'] if p['pid'] == w] == [('worker', $MAIN)] for w in $WORKERS)" \
+    "roles main and worker" \
+    "len($H) >= 2 * $HELD and all(s['state'] == 'in_use' and [(h['pid'], h['fd'], h['mapped']) for h in s['holders']] == [($MAIN, None, True)] for s in $H)" \
+    "the received batches: named, in use, mapped by the main without an fd" \
+    "sum(s['size_bytes'] for s in $H) >= $HELD_BYTES" \
+    "the main maps at least the $HELD_BYTES bytes of its $HELD batches" \
+    "all(s['creator_pid'] in $WORKERS and s['creator_alive'] and s['group'] == $MAIN for s in $T)" \
+    "every torch segment names its live worker and belongs to the group" \
+    "all(s['state'] == 'unheld' for s in $T if not s['holders']) and j['totals']['orphans'] == 0" \
+    "prefetched batches nobody maps yet are unheld, never orphans: their creator lives" \
+    "sorted(s['name'] for s in $T) == sorted(n for n in __import__('os').listdir('/dev/shm') if n.startswith('torch_'))" \
+    "every torch file in /dev/shm is listed" \
+    "abs(j['mounts'][0]['used_bytes'] - sum(s['alloc_bytes'] for s in j['segments'])) <= page * len(j['segments']) and j['mounts'][0]['unattributed_bytes'] <= 4 * page" \
+    "the segments' bytes are the mount's used bytes, within a page per segment" \
+    "j['mounts'][0]['named_bytes'] == sum(s['alloc_bytes'] for s in j['segments'] if s['state'] in ('in_use', 'unheld', 'orphan'))" \
     "named bytes add up"
 grep -qE "^    shm_manager +[0-9]+ +torch_shm_manag" "$SHMTEST_TMP/fs.txt" ||
     fail "the text report lists the shm managers in the group"

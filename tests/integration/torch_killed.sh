@@ -24,12 +24,12 @@ snap killed
 f=$SHMTEST_TMP/killed.json
 LEFT=$(printf '%s\n' "$left" | "$PY" -c 'import sys; print(sorted(l.strip() for l in sys.stdin if l.strip()))')
 json_check "$f" "sorted(s['name'] for s in j['segments'] if s['state'] == 'orphan') == $LEFT" \
-    "every leftover file is an orphan"
-json_check "$f" "all(s['kind'] == 'torch' and s['creator_pid'] in $WORKERS and s['creator_alive'] is False and s['holders'] == [] and s['group'] is None for s in j['segments'] if s['state'] == 'orphan')" \
-    "each orphan names its dead worker as creator and has no holder"
-json_check "$f" "j['totals']['orphans'] == len($LEFT) and j['mounts'][0]['orphan_bytes'] == j['mounts'][0]['used_bytes'] == $used" \
-    "all of the mount's used bytes are orphans"
-json_check "$f" "all(g['main_pid'] != $MAIN for g in j['groups']) and not [p for p in j['processes'] if p['pid'] in [$MAIN] + $WORKERS and p['role'] != 'zombie']" \
+    "every leftover file is an orphan" \
+    "all(s['kind'] == 'torch' and s['creator_pid'] in $WORKERS and s['creator_alive'] is False and s['holders'] == [] and s['group'] is None for s in j['segments'] if s['state'] == 'orphan')" \
+    "each orphan names its dead worker as creator and has no holder" \
+    "j['totals']['orphans'] == len($LEFT) and j['mounts'][0]['orphan_bytes'] == j['mounts'][0]['used_bytes'] == $used" \
+    "all of the mount's used bytes are orphans" \
+    "all(g['main_pid'] != $MAIN for g in j['groups']) and not [p for p in j['processes'] if p['pid'] in [$MAIN] + $WORKERS and p['role'] != 'zombie']" \
     "the dead job has no group and no live process"
 grep -q '^ORPHANS' "$SHMTEST_TMP/killed.txt" || fail "the text report has no ORPHANS section"
 ok "the text report lists the orphans"

@@ -43,12 +43,12 @@ ok "main $MAIN killed; worker $STUCK lives on"
 snap orphan
 f=$SHMTEST_TMP/orphan.json
 json_check "$f" "[(p['role'], p['group'], p['pgid']) for p in j['processes'] if p['pid'] == $STUCK] == [('orphan_worker', None, $MAIN)]" \
-    "the stuck worker is an orphan_worker (its main $MAIN, the leader of its process group, is gone)"
-json_check "$f" "j['totals']['orphan_workers'] >= 1 and all(g['main_pid'] != $MAIN for g in j['groups'])" \
-    "the orphan is counted and no group claims the dead main"
-json_check "$f" "[p['role'] for p in j['processes'] if p['pid'] == $STUCK_MANAGER] == ['shm_manager']" \
-    "its torch_shm_manager is still a shm_manager"
-json_check "$f" "len([s for s in j['segments'] if s['creator_pid'] == $STUCK]) == $made and all(s['state'] == 'unheld' and s['creator_alive'] for s in j['segments'] if s['creator_pid'] == $STUCK)" \
+    "the stuck worker is an orphan_worker (its main $MAIN, the leader of its process group, is gone)" \
+    "j['totals']['orphan_workers'] >= 1 and all(g['main_pid'] != $MAIN for g in j['groups'])" \
+    "the orphan is counted and no group claims the dead main" \
+    "[p['role'] for p in j['processes'] if p['pid'] == $STUCK_MANAGER] == ['shm_manager']" \
+    "its torch_shm_manager is still a shm_manager" \
+    "len([s for s in j['segments'] if s['creator_pid'] == $STUCK]) == $made and all(s['state'] == 'unheld' and s['creator_alive'] for s in j['segments'] if s['creator_pid'] == $STUCK)" \
     "its segments are unheld (their creator lives), not orphans"
 grep -qE "orphan_worker +$STUCK " "$SHMTEST_TMP/orphan.txt" || fail "the text report does not show orphan_worker $STUCK"
 ok "the text report shows the orphaned worker"
@@ -94,8 +94,8 @@ wait_reparented "$STUCK" "$MAIN" 5 || fail "worker $STUCK not reparented"
 snap fd
 f=$SHMTEST_TMP/fd.json
 json_check "$f" "not [s for s in j['segments'] if s['kind'] == 'torch' and any(h['pid'] == $STUCK for h in s['holders'])] and not [s for s in j['segments'] if s['creator_pid'] == $STUCK]" \
-    "fd: the stuck worker holds and names no torch segment"
-json_check "$f" "[(p['role'], p['group']) for p in j['processes'] if p['pid'] == $STUCK] == [('orphan_worker', None)]" \
+    "fd: the stuck worker holds and names no torch segment" \
+    "[(p['role'], p['group']) for p in j['processes'] if p['pid'] == $STUCK] == [('orphan_worker', None)]" \
     "fd: the stuck worker is an orphan_worker all the same"
 "$SHMWATCH" reap --dry-run >"$SHMTEST_TMP/dry-fd.txt" 2>&1 || fail "fd: reap --dry-run exited $?"
 grep -qE "^  pid $STUCK \($WORKER_PROOF whose parent, pid 1 \([^)]*\), is not its main$" "$SHMTEST_TMP/dry-fd.txt" ||

@@ -111,12 +111,12 @@ aged() {
 # No torch segment is an orphan or said to have a dead creator.
 check_alive() { # JSON WHAT
     json_check "$1" "j['mounts'][0]['pid_namespaces'] >= 2 and j['mounts'][0]['pid_evidence'] == 'shared'" \
-        "$2: the mount is reached from several pid namespaces"
-    json_check "$1" "j['totals']['orphans'] == 0 and not [s for s in j['segments'] if s['state'] == 'orphan']" \
-        "$2: no orphan"
-    json_check "$1" "all(s['creator_alive'] is not False for s in j['segments'] if s['kind'] == 'torch')" \
-        "$2: no torch segment is said to have a dead creator"
-    json_check "$1" "not [s for s in j['segments'] if s['kind'] == 'torch' and s['holders']] or any(s['creator_alive'] is True for s in j['segments'] if s['kind'] == 'torch')" \
+        "$2: the mount is reached from several pid namespaces" \
+        "j['totals']['orphans'] == 0 and not [s for s in j['segments'] if s['state'] == 'orphan']" \
+        "$2: no orphan" \
+        "all(s['creator_alive'] is not False for s in j['segments'] if s['kind'] == 'torch')" \
+        "$2: no torch segment is said to have a dead creator" \
+        "not [s for s in j['segments'] if s['kind'] == 'torch' and s['holders']] or any(s['creator_alive'] is True for s in j['segments'] if s['kind'] == 'torch')" \
         "$2: creators are found alive through their own pid namespace"
 }
 
@@ -168,8 +168,8 @@ ok "the killed loader left $(echo "$left" | wc -l) torch files"
 f=$SHMTEST_TMP/killed.json
 "$SHMWATCH" --json >"$f" || fail "shmwatch --json exited $?"
 json_check "$f" "j['mounts'][0]['pid_evidence'] == 'shared' and j['totals']['orphans'] == 0" \
-    "the neighbour still shares the mount: no orphan"
-json_check "$f" "all(s['state'] == 'unheld' and s['creator_alive'] is None and 'pid namespaces' in s['note'] for s in j['segments'] if s['kind'] == 'torch')" \
+    "the neighbour still shares the mount: no orphan" \
+    "all(s['state'] == 'unheld' and s['creator_alive'] is None and 'pid namespaces' in s['note'] for s in j['segments'] if s['kind'] == 'torch')" \
     "each leftover is unheld, its creator unknown, with the reason"
 "$SHMWATCH" --once >"$SHMTEST_TMP/killed.txt" || fail "shmwatch --once exited $?"
 grep -q "not an orphan: pid [0-9]* is alive in none of the [0-9]* pid namespaces" "$SHMTEST_TMP/killed.txt" ||
@@ -218,8 +218,8 @@ INSIDE=(unshare -p -f --mount-proc)
 f=$SHMTEST_TMP/inside.json
 "${INSIDE[@]}" "$SHMWATCH" --json >"$f" || fail "shmwatch --json inside exited $?"
 json_check "$f" "j['scan']['initial_pid_namespace'] is False and j['mounts'][0]['pid_evidence'] == 'unproven'" \
-    "inside: not the first pid namespace, and the mount is not shown private"
-json_check "$f" "j['totals']['orphans'] == 0 and all(s['creator_alive'] is not False for s in j['segments'] if s['kind'] == 'torch')" \
+    "inside: not the first pid namespace, and the mount is not shown private" \
+    "j['totals']['orphans'] == 0 and all(s['creator_alive'] is not False for s in j['segments'] if s['kind'] == 'torch')" \
     "inside: the loader outside has no orphan and no dead creator"
 live=$(torch_files)
 "${INSIDE[@]}" "$SHMWATCH" clean --yes --log "$log" >"$SHMTEST_TMP/inside.clean" 2>&1
@@ -280,8 +280,8 @@ T=$SHMTEST_TMP PY=$PY WORKLOAD=$WORKLOAD SHMWATCH=$SHMWATCH unshare -p -f --moun
 [ -s "$SHMTEST_TMP/private.left" ] || fail "the killed job left nothing in its private mount"
 f=$SHMTEST_TMP/private.json
 json_check "$f" "j['scan']['initial_pid_namespace'] is False and j['mounts'][0]['pid_evidence'] == 'private' and j['mounts'][0]['pid_namespaces'] == 1" \
-    "in a pid namespace with its own tmpfs: the mount is shown private"
-json_check "$f" "sorted(s['name'] for s in j['segments'] if s['state'] == 'orphan') == open(env['SHMTEST_TMP'] + '/private.left').read().split()" \
+    "in a pid namespace with its own tmpfs: the mount is shown private" \
+    "sorted(s['name'] for s in j['segments'] if s['state'] == 'orphan') == open(env['SHMTEST_TMP'] + '/private.left').read().split()" \
     "there the killed job's leftovers are orphans"
 assert_eq "$(cat "$SHMTEST_TMP/private.after")" "" "and clean --yes removes them ($(tail -n 1 "$SHMTEST_TMP/private.clean"))"
 

@@ -75,10 +75,10 @@ assert_eq "$WHY_RC" 4 "why exits 4 ($(head -c 300 "$WHY_ERR"))"
 j=$SHMTEST_TMP/why.json
 cp "$WHY_OUT" "$j"
 json_check "$j" "[(d['cause'], d['container'], d['container_name']) for d in j['deaths'] if d['pid'] == $WRITER] == [('sigbus', '$ID', 'trainer')]" \
-    "why names the container of the writer that got SIGBUS"
-json_check "$j" "[d['pid'] for d in j['deaths'] if d['container'] == '$ID'] == [$WRITER]" \
-    "it is the only end in trainer"
-json_check "$j" "[(d['mount']['size_bytes'], d['diagnosis'].startswith('the /dev/shm of trainer ')) for d in j['deaths'] if d['pid'] == $WRITER] == [(64 << 20, True)]" \
+    "why names the container of the writer that got SIGBUS" \
+    "[d['pid'] for d in j['deaths'] if d['container'] == '$ID'] == [$WRITER]" \
+    "it is the only end in trainer" \
+    "[(d['mount']['size_bytes'], d['diagnosis'].startswith('the /dev/shm of trainer ')) for d in j['deaths'] if d['pid'] == $WRITER] == [(64 << 20, True)]" \
     "its /dev/shm is trainer's 64 MiB one, and the diagnosis says so"
 why_run --container trainer
 assert_eq "$WHY_RC" 4 "why --container trainer finds it"

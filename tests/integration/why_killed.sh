@@ -39,10 +39,10 @@ assert_eq "$WHY_RC" 4 "why exits 4 ($(head -c 300 "$WHY_ERR"))"
 j=$SHMTEST_TMP/why.json
 cp "$WHY_OUT" "$j"
 json_check "$j" "sorted(d['pid'] for d in j['deaths']) == sorted([$MAIN] + $WORKERS + [$(echo $MANAGER_PIDS | tr ' ' ,)]) and all(d['cause'] == 'signal' and d['signal'] == 'SIGKILL' for d in j['deaths'])" \
-    "every process of the job: killed by SIGKILL"
-json_check "$j" "(lambda d: d['left_behind']['segments'] == $left and d['left_behind']['bytes'] == $used and $KILL_SENT - 1 <= __import__('calendar').timegm(__import__('time').strptime(d['left_behind']['since'][:19], '%Y-%m-%dT%H:%M:%S')) <= $KILLED_AT + 5 and 'orphans since' in d['diagnosis'])([d for d in j['deaths'] if d['pid'] == $MAIN][0])" \
-    "the main's end: its job left $left segments ($used bytes), orphans since the kill"
-json_check "$j" "all('The shm manager died: its ' in d['diagnosis'] and 'of batches are orphans since' in d['diagnosis'] for d in j['deaths'] if d['role'] == 'shm_manager') and len([d for d in j['deaths'] if d['role'] == 'shm_manager']) == 3" \
+    "every process of the job: killed by SIGKILL" \
+    "(lambda d: d['left_behind']['segments'] == $left and d['left_behind']['bytes'] == $used and $KILL_SENT - 1 <= __import__('calendar').timegm(__import__('time').strptime(d['left_behind']['since'][:19], '%Y-%m-%dT%H:%M:%S')) <= $KILLED_AT + 5 and 'orphans since' in d['diagnosis'])([d for d in j['deaths'] if d['pid'] == $MAIN][0])" \
+    "the main's end: its job left $left segments ($used bytes), orphans since the kill" \
+    "all('The shm manager died: its ' in d['diagnosis'] and 'of batches are orphans since' in d['diagnosis'] for d in j['deaths'] if d['role'] == 'shm_manager') and len([d for d in j['deaths'] if d['role'] == 'shm_manager']) == 3" \
     "each shm manager's end in the guide's words"
 why_run --pid "$MAIN"
 assert_eq "$WHY_RC" 4 "why --pid of the main"

@@ -36,12 +36,12 @@ assert_eq "$WHY_RC" 4 "why exits 4 ($(head -c 300 "$WHY_ERR"))"
 j=$SHMTEST_TMP/why.json
 cp "$WHY_OUT" "$j"
 json_check "$j" "[(d['pid'], d['cause']) for d in j['deaths']] == [($WRITER, 'oom_kill')]" \
-    "one end: the writer, killed by the OOM killer (its exit and the cgroup's count told once)"
-json_check "$j" "j['deaths'][0]['diagnosis'].startswith('the OOM killer of cgroup $MEMCG_PATH fired with app ') and ' of 64.0 MiB' in j['deaths'][0]['diagnosis']" \
-    "the diagnosis: the cgroup's OOM killer, with app and shm against the 64 MiB limit"
-json_check "$j" "j['deaths'][0]['budget_at']['limit_bytes'] == $LIMIT and j['deaths'][0]['budget_at']['shm_used_bytes'] >= 24 << 20 and j['deaths'][0]['budget_at']['cgroup'] == '$MEMCG_PATH'" \
-    "the budget then: shm at least the 24 MiB written, the limit, the cgroup"
-json_check "$j" "j['deaths'][0]['advice']['recommended_memory_bytes'] > $LIMIT" \
+    "one end: the writer, killed by the OOM killer (its exit and the cgroup's count told once)" \
+    "j['deaths'][0]['diagnosis'].startswith('the OOM killer of cgroup $MEMCG_PATH fired with app ') and ' of 64.0 MiB' in j['deaths'][0]['diagnosis']" \
+    "the diagnosis: the cgroup's OOM killer, with app and shm against the 64 MiB limit" \
+    "j['deaths'][0]['budget_at']['limit_bytes'] == $LIMIT and j['deaths'][0]['budget_at']['shm_used_bytes'] >= 24 << 20 and j['deaths'][0]['budget_at']['cgroup'] == '$MEMCG_PATH'" \
+    "the budget then: shm at least the 24 MiB written, the limit, the cgroup" \
+    "j['deaths'][0]['advice']['recommended_memory_bytes'] > $LIMIT" \
     "the advice: an -m above the limit that was hit"
 why_run
 grep -q "^holder $WRITER (python3): killed by the OOM killer (SIGKILL) at " "$WHY_OUT" ||

@@ -152,14 +152,14 @@ assert_eq "$WHY_RC" 4 "why exits 4 when something died ($(head -c 300 "$W.err"))
 [ ! -s "$W.err" ] || fail "why says something on stderr about a whole recording: $(cat "$W.err")"
 cp "$W.out" "$W.json"
 json_check "$W.json" "[(d['pid'], d['cause']) for d in j['deaths']] == [(101, 'sigbus'), (100, 'exit'), (200, 'signal'), (201, 'signal'), (202, 'signal'), (300, 'oom_kill')]" \
-    "every abnormal end, in time order; the clean exit of worker 102 is none"
-json_check "$W.json" "set(j['deaths'][0]) >= {'pid', 'comm', 'role', 'group', 'container', 'pod', 'time', 'cause', 'signal', 'mount', 'budget_at', 'diagnosis', 'left_behind', 'advice'} and set(j) >= {'deaths', 'window', 'warnings'}" \
-    "the fields of the contract"
-json_check "$W.json" "(lambda d: d['role'] == 'worker' and d['group'] == 100 and d['signal'] == 'SIGBUS' and d['container_name'] == 'trainer' and d['mount']['used_bytes_peak'] == d['mount']['size_bytes'] == 64 << 20 and d['mount']['used_bytes_before'] == (64 << 20) - 4096 and d['mount']['used_bytes_at'] == 52 << 20)(j['deaths'][0])" \
-    "the worker's Bus error: its main, its container, the mount full at 100 % (the fill event), before and at"
-json_check "$W.json" "'the /dev/shm of trainer was full, 64.0 of 64.0 MiB: a worker writing a batch touched a page the tmpfs could not give, which is the Bus error' in j['deaths'][0]['diagnosis']" \
-    "the diagnosis in the guide's words"
-json_check "$W.json" "j['deaths'][0]['budget_at'] == {'limit_bytes': 512 << 20, 'limit_source': 'cgroup', 'app_bytes': 3 << 20, 'shm_used_bytes': (64 << 20) - 4096, 'headroom_bytes': (512 << 20) - (64 << 20) + 4096 - (3 << 20), 'cgroup': '/docker/' + 'c0ffee' * 10 + 'abcd'}" \
+    "every abnormal end, in time order; the clean exit of worker 102 is none" \
+    "set(j['deaths'][0]) >= {'pid', 'comm', 'role', 'group', 'container', 'pod', 'time', 'cause', 'signal', 'mount', 'budget_at', 'diagnosis', 'left_behind', 'advice'} and set(j) >= {'deaths', 'window', 'warnings'}" \
+    "the fields of the contract" \
+    "(lambda d: d['role'] == 'worker' and d['group'] == 100 and d['signal'] == 'SIGBUS' and d['container_name'] == 'trainer' and d['mount']['used_bytes_peak'] == d['mount']['size_bytes'] == 64 << 20 and d['mount']['used_bytes_before'] == (64 << 20) - 4096 and d['mount']['used_bytes_at'] == 52 << 20)(j['deaths'][0])" \
+    "the worker's Bus error: its main, its container, the mount full at 100 % (the fill event), before and at" \
+    "'the /dev/shm of trainer was full, 64.0 of 64.0 MiB: a worker writing a batch touched a page the tmpfs could not give, which is the Bus error' in j['deaths'][0]['diagnosis']" \
+    "the diagnosis in the guide's words" \
+    "j['deaths'][0]['budget_at'] == {'limit_bytes': 512 << 20, 'limit_source': 'cgroup', 'app_bytes': 3 << 20, 'shm_used_bytes': (64 << 20) - 4096, 'headroom_bytes': (512 << 20) - (64 << 20) + 4096 - (3 << 20), 'cgroup': '/docker/' + 'c0ffee' * 10 + 'abcd'}" \
     "the budget just before"
 # The advice: what plan says for the loader the snapshots show (batches of
 # 22 images of 3x224x224 float32 and their labels, 2 workers, prefetch 2).
@@ -167,14 +167,14 @@ json_check "$W.json" "j['deaths'][0]['budget_at'] == {'limit_bytes': 512 << 20, 
     fail "plan exited $?"
 rec=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["recommended_shm_size_bytes"])' "$W.plan")
 json_check "$W.json" "j['deaths'][0]['advice']['recommended_shm_size_bytes'] == $rec == 114 << 20 and j['deaths'][0]['advice']['from'] == 'loader' and j['deaths'][0]['advice']['shm_need_bytes'] == 6 * 13246464" \
-    "the advice: one batch x (2 workers x 2 + 2) x 1.5, rounded up, what plan says for that loader"
-json_check "$W.json" "'followed the end of 101 (SIGBUS)' in j['deaths'][1]['diagnosis'] and 'status 1' in j['deaths'][1]['diagnosis']" \
-    "the main's exit is told as following its worker's Bus error"
-json_check "$W.json" "j['deaths'][2]['left_behind']['segments'] == 2 and j['deaths'][2]['left_behind']['bytes'] == 8 << 20 and j['deaths'][2]['left_behind']['since'] == j['deaths'][2]['time'] and 'orphans since' in j['deaths'][2]['diagnosis']" \
-    "the killed file_system job's leftovers, and since when"
-json_check "$W.json" "'The shm manager died: its 8.0 MiB of batches are orphans since' in j['deaths'][4]['diagnosis']" \
-    "the shm manager's death in the guide's words"
-json_check "$W.json" "j['deaths'][5]['diagnosis'].startswith('the OOM killer of cgroup /docker/') and 'with app 2.0 MiB + shm 8.0 MiB of 512 MiB' in j['deaths'][5]['diagnosis'] and len([d for d in j['deaths'] if d['cause'] == 'oom_kill']) == 1" \
+    "the advice: one batch x (2 workers x 2 + 2) x 1.5, rounded up, what plan says for that loader" \
+    "'followed the end of 101 (SIGBUS)' in j['deaths'][1]['diagnosis'] and 'status 1' in j['deaths'][1]['diagnosis']" \
+    "the main's exit is told as following its worker's Bus error" \
+    "j['deaths'][2]['left_behind']['segments'] == 2 and j['deaths'][2]['left_behind']['bytes'] == 8 << 20 and j['deaths'][2]['left_behind']['since'] == j['deaths'][2]['time'] and 'orphans since' in j['deaths'][2]['diagnosis']" \
+    "the killed file_system job's leftovers, and since when" \
+    "'The shm manager died: its 8.0 MiB of batches are orphans since' in j['deaths'][4]['diagnosis']" \
+    "the shm manager's death in the guide's words" \
+    "j['deaths'][5]['diagnosis'].startswith('the OOM killer of cgroup /docker/') and 'with app 2.0 MiB + shm 8.0 MiB of 512 MiB' in j['deaths'][5]['diagnosis'] and len([d for d in j['deaths'] if d['cause'] == 'oom_kill']) == 1" \
     "the OOM kill: app and shm then, one end for the event and its victim's exit"
 
 why "$W/deaths"

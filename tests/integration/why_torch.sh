@@ -79,14 +79,14 @@ assert_eq "$WHY_RC" 4 "why exits 4: something died ($(head -c 300 "$WHY_ERR"))"
 j=$SHMTEST_TMP/why.json
 cp "$WHY_OUT" "$j"
 json_check "$j" "[d for d in j['deaths'] if d['cause'] == '$CAUSE'] and all(d['pid'] in $WORKERS and d['group'] == $MAIN and d['role'] == 'worker' and d['signal'] == ('SIGBUS' if '$CAUSE' == 'sigbus' else None) for d in j['deaths'] if d['cause'] == '$CAUSE')" \
-    "why names the worker that got SIGBUS ($CAUSE), and its main $MAIN"
-json_check "$j" "(lambda d: d['mount']['path'] == '/dev/shm' and d['mount']['size_bytes'] == 64 << 20 and d['mount']['full'] and d['mount']['used_bytes_peak'] >= 95 * (64 << 20) // 100)([d for d in j['deaths'] if d['cause'] == '$CAUSE'][0])" \
-    "the /dev/shm full at the Bus error (64 MiB, over 95 % seen, less free than a batch)"
-json_check "$j" "(lambda d: 'was full' in d['diagnosis'] and ('a worker writing a batch touched a page the tmpfs could not give, which is the Bus error' in d['diagnosis'] or '$CAUSE' == 'unknown' and 'the likely cause is the Bus error of a worker writing a batch' in d['diagnosis']))([d for d in j['deaths'] if d['cause'] == '$CAUSE'][0])" \
-    "the diagnosis in the guide's words"
-json_check "$j" "(lambda d: d['groups'] and d['groups'][0]['main_pid'] == $MAIN and d['groups'][0]['workers'] == 2)([d for d in j['deaths'] if d['cause'] == '$CAUSE'][0])" \
-    "the group that filled it: main $MAIN with its 2 workers"
-json_check "$j" "(lambda d: d['budget_at'] is not None and d['budget_at']['limit_bytes'] == $LIMIT and d['budget_at']['limit_source'] == 'cgroup')([d for d in j['deaths'] if d['cause'] == '$CAUSE'][0])" \
+    "why names the worker that got SIGBUS ($CAUSE), and its main $MAIN" \
+    "(lambda d: d['mount']['path'] == '/dev/shm' and d['mount']['size_bytes'] == 64 << 20 and d['mount']['full'] and d['mount']['used_bytes_peak'] >= 95 * (64 << 20) // 100)([d for d in j['deaths'] if d['cause'] == '$CAUSE'][0])" \
+    "the /dev/shm full at the Bus error (64 MiB, over 95 % seen, less free than a batch)" \
+    "(lambda d: 'was full' in d['diagnosis'] and ('a worker writing a batch touched a page the tmpfs could not give, which is the Bus error' in d['diagnosis'] or '$CAUSE' == 'unknown' and 'the likely cause is the Bus error of a worker writing a batch' in d['diagnosis']))([d for d in j['deaths'] if d['cause'] == '$CAUSE'][0])" \
+    "the diagnosis in the guide's words" \
+    "(lambda d: d['groups'] and d['groups'][0]['main_pid'] == $MAIN and d['groups'][0]['workers'] == 2)([d for d in j['deaths'] if d['cause'] == '$CAUSE'][0])" \
+    "the group that filled it: main $MAIN with its 2 workers" \
+    "(lambda d: d['budget_at'] is not None and d['budget_at']['limit_bytes'] == $LIMIT and d['budget_at']['limit_source'] == 'cgroup')([d for d in j['deaths'] if d['cause'] == '$CAUSE'][0])" \
     "the budget then: the memory cgroup's limit"
 
 # plan agrees: the --shm-size why recommends fits the same loader.
