@@ -1,8 +1,10 @@
 /* The process connector: subscribe with PROC_CN_MCAST_LISTEN, then read
- * PROC_EVENT_EXIT messages. The layout is the kernel's uapi
- * (linux/connector.h, linux/cn_proc.h): a netlink header, a cn_msg, a
- * proc_event whose exit member carries the pid, the tgid, the exit code
- * (the wait status) and the exit signal. */
+ * PROC_EVENT_EXIT, PROC_EVENT_EXEC and PROC_EVENT_COMM messages. The layout
+ * is the kernel's uapi (linux/connector.h, linux/cn_proc.h): a netlink
+ * header, a cn_msg, a proc_event whose exit member carries the pid, the
+ * tgid, the exit code (the wait status), the exit signal and the parent's
+ * pid and tgid; its exec member the pid and tgid; its comm member those and
+ * the new name. */
 #include "collect/proccn.h"
 
 #include <errno.h>
@@ -22,12 +24,13 @@
 void proc_exits_free(struct proc_exits *x)
 {
     free(x->items);
+    free(x->renames);
     memset(x, 0, sizeof(*x));
 }
 
-/* One connector message of n bytes at p: appends an exit (dropped when out
- * is NULL); an acknowledgement's error into *ack_err (when ack_err is not
- * NULL). */
+/* One connector message of n bytes at p: appends an exit or a rename
+ * (dropped when out is NULL); an acknowledgement's error into *ack_err
+ * (when ack_err is not NULL). */
 static size_t parse_cn(const unsigned char *p, size_t n, struct proc_exits *out, int *ack_err)
 {
     struct cn_msg cn;
@@ -47,9 +50,29 @@ static size_t parse_cn(const unsigned char *p, size_t n, struct proc_exits *out,
     memcpy(&ev, p + sizeof(cn), len < sizeof(ev) ? len : sizeof(ev));
     size_t exit_end = offsetof(struct proc_event, event_data.exit.exit_signal) +
                       sizeof(ev.event_data.exit.exit_signal);
+    size_t parent_end = offsetof(struct proc_event, event_data.exit.parent_tgid) +
+                        sizeof(ev.event_data.exit.parent_tgid);
     if (ev.what == PROC_EVENT_NONE && ack_err && len >= offsetof(struct proc_event, event_data) + 4) {
         *ack_err = (int)ev.event_data.ack.err;
         return 0;
+    }
+    if ((ev.what == PROC_EVENT_EXEC || ev.what == PROC_EVENT_COMM) && out) {
+        /* exec and comm begin with the same pid and tgid. */
+        size_t end = ev.what == PROC_EVENT_EXEC
+                         ? offsetof(struct proc_event, event_data.exec.process_tgid) +
+                               sizeof(ev.event_data.exec.process_tgid)
+                         : offsetof(struct proc_event, event_data.comm.comm) +
+                               sizeof(ev.event_data.comm.comm);
+        if (len < end || ev.event_data.exec.process_pid != ev.event_data.exec.process_tgid ||
+            ev.event_data.exec.process_tgid <= 0)
+            return 0; /* short, or a thread's */
+        struct proc_rename *r = VEC_PUSH(out->renames, out->nrenames, out->renames_cap);
+        r->pid = ev.event_data.exec.process_tgid;
+        r->exec = ev.what == PROC_EVENT_EXEC;
+        if (!r->exec)
+            snprintf(r->comm, sizeof(r->comm), "%.*s", (int)sizeof(ev.event_data.comm.comm),
+                     ev.event_data.comm.comm);
+        return 1;
     }
     if (ev.what != PROC_EVENT_EXIT || len < exit_end)
         return 0;
@@ -57,6 +80,7 @@ static size_t parse_cn(const unsigned char *p, size_t n, struct proc_exits *out,
         return 0; /* a thread, not the process */
     struct proc_exit e = {
         .pid = ev.event_data.exit.process_tgid,
+        .parent = len >= parent_end ? ev.event_data.exit.parent_tgid : 0,
         .status = (int)ev.event_data.exit.exit_code,
         .exit_signal = (int)ev.event_data.exit.exit_signal,
         .timestamp_ns = ev.timestamp_ns,
@@ -190,9 +214,9 @@ int proccn_open(char *why, size_t n)
         rc = ack > 0 ? -ack : -EPERM;
         goto fail;
     }
-    /* Only exits from now on (the acknowledgement above would not have
-     * passed this filter, hence the two steps). */
-    (void)send_op(fd, PROC_CN_MCAST_LISTEN, PROC_EVENT_EXIT);
+    /* Only exits and renames from now on (the acknowledgement above would
+     * not have passed this filter, hence the two steps). */
+    (void)send_op(fd, PROC_CN_MCAST_LISTEN, PROC_EVENT_EXIT | PROC_EVENT_EXEC | PROC_EVENT_COMM);
     return fd;
 fail:
     close(fd);

@@ -16,6 +16,7 @@
 #include "collect/procs.h"
 #include "util/clock.h"
 #include "util/fileio.h"
+#include "util/torchprint.h"
 #include "util/xalloc.h"
 
 /* The wall clock time of a CLOCK_MONOTONIC nanosecond stamp (the kernel's). */
@@ -54,6 +55,7 @@ void evwatch_close(struct evwatch *w)
     ev_state_free(&w->prev);
     free(w->reported);
     free(w->pending);
+    free(w->renames);
     buf_free(&w->text);
     proccn_close(w->cn);
     shmnotify_free(&w->sn);
@@ -122,24 +124,77 @@ static void settle(struct evwatch *w, struct ev_state *st, struct event_list *ou
     w->npending = 0;
 }
 
+/* Keeps the kernel's renames in the ring (evwatch.h). */
+static void keep_renames(struct evwatch *w, const struct proc_exits *x)
+{
+    if (x->nrenames && !w->renames)
+        w->renames = xcalloc(EVWATCH_RENAMES, sizeof(*w->renames));
+    for (size_t i = 0; i < x->nrenames; i++)
+        w->renames[w->nrenames++ % EVWATCH_RENAMES] = x->renames[i];
+}
+
+/* The newest rename of pid the ring keeps, or NULL. */
+static const struct proc_rename *renamed(const struct evwatch *w, pid_t pid)
+{
+    size_t kept = w->nrenames < EVWATCH_RENAMES ? w->nrenames : EVWATCH_RENAMES;
+    for (size_t k = 1; k <= kept; k++) {
+        const struct proc_rename *r = &w->renames[(w->nrenames - k) % EVWATCH_RENAMES];
+        if (r->pid == pid)
+            return r;
+    }
+    return NULL;
+}
+
+/* The process whose worker a child of pid is: pid's parent when pid runs
+ * Python's forkserver (util/torchprint.h), which forks each worker for the
+ * process that started it; else pid. Read now, while the forkserver lives. */
+static pid_t forked_for(struct evwatch *w, pid_t pid)
+{
+    char name[32];
+    if (read_file_at(w->sys->proc, pid_file_name(name, pid, "cmdline"), &w->text,
+                     READ_CMDLINE_MAX) != 0)
+        return pid;
+    char *cmdline = procs_join_cmdline(w->text.data, w->text.len, "", false);
+    bool forkserver = torchprint_forkserver(cmdline);
+    free(cmdline);
+    struct proc p = {0};
+    if (!forkserver ||
+        read_file_at(w->sys->proc, pid_file_name(name, pid, "stat"), &w->text, READ_LINE_MAX) != 0 ||
+        !procs_parse_stat(w->text.data, &p) || p.pid != pid || p.ppid <= 0)
+        return pid;
+    return p.ppid;
+}
+
 /* Keeps exit e for the next scan, with its parent, process group and name
- * from its /proc/PID/stat when it did not merely exit 0 (read now: its
- * parent may reap it before the scan). */
+ * when it did not merely exit 0: from its /proc/PID/stat (read now: its
+ * parent may reap it before the scan), else, reaped already, from the
+ * kernel (its parent; its name, when it took one since its fork). A
+ * forkserver's child is taken as forked by the forkserver's parent. */
 static void pend(struct evwatch *w, const struct proc_exit *e)
 {
     struct evwatch_pending *x = VEC_PUSH(w->pending, w->npending, w->pending_cap);
     memset(x, 0, sizeof(*x));
     x->exit = *e;
+    if (e->status == 0)
+        return;
     char name[32];
     struct proc p = {0};
-    if (e->status != 0 &&
-        read_file_at(w->sys->proc, pid_file_name(name, e->pid, "stat"), &w->text,
+    if (read_file_at(w->sys->proc, pid_file_name(name, e->pid, "stat"), &w->text,
                      READ_LINE_MAX) == 0 &&
         procs_parse_stat(w->text.data, &p) && p.pid == e->pid) {
         x->child = (struct ev_child){.pid = p.pid, .ppid = p.ppid, .pgid = p.pgid};
         memcpy(x->child.comm, p.comm, sizeof(x->child.comm));
         x->child.comm[sizeof(x->child.comm) - 1] = '\0';
+    } else if (e->parent > 0) {
+        x->child = (struct ev_child){.pid = e->pid, .ppid = e->parent};
+        const struct proc_rename *r = renamed(w, e->pid);
+        if (!r)
+            x->child.comm_inherited = true;
+        else if (!r->exec) /* another program's: no name, no worker */
+            memcpy(x->child.comm, r->comm, sizeof(x->child.comm));
     }
+    if (x->child.ppid > 0)
+        x->child.ppid = forked_for(w, x->child.ppid);
 }
 
 /* The exits waiting on the connector: each of a process the last model
@@ -165,6 +220,7 @@ static void on_exits(struct evwatch *w, struct event_list *out)
         w->cn = -1;
         w->npending = 0; /* no scan settles them now */
     }
+    keep_renames(w, &x);
     for (size_t i = 0; i < x.n; i++) {
         const struct proc_exit *e = &x.items[i];
         const struct ev_proc *p = ev_state_proc(&w->prev, e->pid);

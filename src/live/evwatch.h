@@ -24,10 +24,16 @@ struct sysroot;
  * the newest are dropped. */
 enum { EVWATCH_PENDING_MAX = 65536 };
 
+/* The renames the watcher keeps, the newest (a ring): enough for the
+ * seconds between a short-lived process's new program and its end on a
+ * busy machine. */
+enum { EVWATCH_RENAMES = 4096 };
+
 /* An exit the kernel told of a process the last model did not know, with
  * its parent, process group and name as its /proc/PID/stat said when the
- * exit was read (child.pid 0: not read; it is read only for an end that
- * was not a plain exit 0, the end of a process that failed). */
+ * exit was read, or as the kernel told them when its parent had reaped it
+ * already (child.pid 0: neither; they are read only for an end that was
+ * not a plain exit 0, the end of a process that failed). */
 struct evwatch_pending {
     struct proc_exit exit;
     struct ev_child child;
@@ -50,6 +56,11 @@ struct evwatch {
      * forked them (ev_state_forker). */
     struct evwatch_pending *pending;
     size_t npending, pending_cap;
+    /* The kernel's renames, renames[i % EVWATCH_RENAMES] the i-th of
+     * nrenames: whether a process that ended unread ran another program
+     * than its parent's, or named itself. */
+    struct proc_rename *renames;
+    size_t nrenames;
     struct buf text;           /* a /proc/PID/stat read for pend */
     /* A death or an OOM kill told since evwatch_take_death: a recorder
      * takes a snapshot at once. */

@@ -340,7 +340,9 @@ const struct ev_child *ev_state_zombie(const struct ev_state *st, pid_t pid)
 const struct ev_proc *ev_state_forker(const struct ev_state *st, const struct ev_child *c)
 {
     const struct ev_proc *up = st->valid ? ev_state_proc(st, c->ppid) : NULL;
-    if (!up || (strcmp(up->comm, c->comm) != 0 && torchprint_comm(c->comm) == TORCH_COMM_NONE))
+    if (!up || c->comm_inherited)
+        return up;
+    if (strcmp(up->comm, c->comm) != 0 && torchprint_comm(c->comm) == TORCH_COMM_NONE)
         return NULL;
     return up->role == ROLE_MAIN || up->pgid == c->pgid ? up : NULL;
 }
@@ -409,8 +411,9 @@ void events_exit_child(const struct ev_child *c, const struct ev_proc *forker, i
 {
     struct event *e = exit_event(forker, t, out);
     e->pid = c->pid;
-    memcpy(e->comm, c->comm, sizeof(e->comm));
-    e->role = torchprint_comm(c->comm) == TORCH_COMM_MANAGER ? ROLE_SHM_MANAGER : ROLE_WORKER;
+    if (!c->comm_inherited) /* else exit_event copied forker's */
+        memcpy(e->comm, c->comm, sizeof(e->comm));
+    e->role = torchprint_comm(e->comm) == TORCH_COMM_MANAGER ? ROLE_SHM_MANAGER : ROLE_WORKER;
     e->group = forker->group ? forker->group : forker->pid;
     exit_status(e, status, oom_rose);
 }

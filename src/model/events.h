@@ -128,10 +128,16 @@ struct ev_alive {
 };
 
 /* A process as its /proc/PID/stat said when it ended (or as a zombie): its
- * parent, process group and name. */
+ * parent (or, where that is Python's forkserver, the process the
+ * forkserver forks for), process group and name. Or, when its parent
+ * reaped it first, as the kernel's events said: its parent, no process
+ * group (0), and its name when it took one; none (comm_inherited) when it
+ * ran no other program and named itself nothing since its fork: its name
+ * is its forker's. */
 struct ev_child {
     pid_t pid, ppid, pgid;
     char comm[16];
+    bool comm_inherited;
 };
 
 struct ev_state {
@@ -181,12 +187,16 @@ bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, boo
  * of segments, ...), c runs the program it was forked as (the parent's
  * comm) or has a name torch gives its processes, and the parent leads a
  * group or has c in its process group (a main whose every worker has
- * ended leads no group: a holder then). NULL for any other. */
+ * ended leads no group: a holder then). A child whose name is inherited
+ * runs its forker's program and is taken to be of its process group (the
+ * kernel tells no change of process group, and a worker makes none). NULL
+ * for any other. */
 const struct ev_proc *ev_state_forker(const struct ev_state *st, const struct ev_child *c);
 
 /* The exit of c with wait status `status` at t, as the worker (or shm
  * manager, by its name) of forker (ev_state_forker): its group and
- * container forker's. oom_rose as for events_exit. */
+ * container forker's (and its name, when inherited). oom_rose as for
+ * events_exit. */
 void events_exit_child(const struct ev_child *c, const struct ev_proc *forker, int status,
                        double t, bool oom_rose, struct event_list *out);
 

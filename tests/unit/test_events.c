@@ -404,12 +404,27 @@ static void test_state_from_model(void **state)
     assert_ptr_equal(ev_state_forker(&st, &lone), ev_state_proc(&st, 20));
     lone.pgid = 51;
     assert_null(ev_state_forker(&st, &lone));
+    /* Reaped before its stat was read, told by the kernel: one that took no
+     * name of its own runs its forker's program (taken to be in its
+     * process group); one that ran another program (no name: exec) forks
+     * no worker of anyone; one that named itself as torch names workers
+     * is main 10's worker. */
+    struct ev_child inherited = {.pid = 52, .ppid = 20, .comm_inherited = true};
+    assert_ptr_equal(ev_state_forker(&st, &inherited), ev_state_proc(&st, 20));
+    struct ev_child ran = {.pid = 53, .ppid = 10};
+    assert_null(ev_state_forker(&st, &ran));
+    struct ev_child named = {.pid = 54, .ppid = 10, .comm = "pt_data_worker"};
+    assert_ptr_equal(ev_state_forker(&st, &named), ev_state_proc(&st, 10));
+    inherited.ppid = 99; /* a parent the model does not know */
+    assert_null(ev_state_forker(&st, &inherited));
+    inherited.ppid = 10;
     /* Their exits: the worker's and the manager's of main 10's group, in
      * its container. */
     struct event_list ended = {0};
     events_exit_child(z, ev_state_proc(&st, 10), SIGBUS, 5, false, &ended); /* the wait status */
     events_exit_child(ev_state_zombie(&st, 31), ev_state_proc(&st, 10), 1 << 8, 5, false, &ended);
-    assert_int_equal(ended.n, 2);
+    events_exit_child(&inherited, ev_state_proc(&st, 10), SIGBUS, 5, false, &ended);
+    assert_int_equal(ended.n, 3);
     assert_int_equal(ended.items[0].pid, 30);
     assert_int_equal(ended.items[0].role, ROLE_WORKER);
     assert_int_equal(ended.items[0].group, 10);
@@ -417,6 +432,11 @@ static void test_state_from_model(void **state)
     assert_int_equal(ended.items[1].role, ROLE_SHM_MANAGER);
     assert_string_equal(ended.items[1].comm, "torch_shm_manag");
     assert_int_equal(ended.items[1].exit_code, 1);
+    /* The inherited name is the forker's. */
+    assert_int_equal(ended.items[2].pid, 52);
+    assert_string_equal(ended.items[2].comm, "python3");
+    assert_int_equal(ended.items[2].role, ROLE_WORKER);
+    assert_int_equal(ended.items[2].group, 10);
     event_list_free(&ended);
     assert_int_equal(st.ncgroups, 1);
     assert_int_equal(st.cgroups[0].kills, 3);
@@ -451,7 +471,7 @@ static void test_state_from_model(void **state)
 /* Appends one netlink message carrying a connector message of an event
  * (what, pid, tgid, exit code) to buf at *len. */
 static void put_event(unsigned char *buf, size_t *len, unsigned what, pid_t pid, pid_t tgid,
-                      unsigned code, unsigned idx)
+                      unsigned code, unsigned idx, const char *comm)
 {
     struct nlmsghdr h = {0};
     struct cn_msg cn = {0};
@@ -463,6 +483,10 @@ static void put_event(unsigned char *buf, size_t *len, unsigned what, pid_t pid,
     ev.event_data.exit.process_tgid = tgid;
     ev.event_data.exit.exit_code = code;
     ev.event_data.exit.exit_signal = SIGCHLD;
+    ev.event_data.exit.parent_pid = 4000;
+    ev.event_data.exit.parent_tgid = 4000;
+    if (comm) /* comm's name lies where exit's code does */
+        snprintf(ev.event_data.comm.comm, sizeof(ev.event_data.comm.comm), "%s", comm);
     cn.id.idx = idx;
     cn.id.val = CN_VAL_PROC;
     cn.len = sizeof(ev);
@@ -479,25 +503,34 @@ static void test_connector_parse(void **state)
     (void)state;
     unsigned char buf[4096];
     size_t len = 0;
-    put_event(buf, &len, PROC_EVENT_EXIT, 4242, 4242, SIGBUS, CN_IDX_PROC);
-    put_event(buf, &len, PROC_EVENT_EXIT, 4243, 4242, 0, CN_IDX_PROC);    /* a thread */
-    put_event(buf, &len, PROC_EVENT_FORK, 4244, 4244, 0, CN_IDX_PROC);    /* not an exit */
-    put_event(buf, &len, PROC_EVENT_EXIT, 4245, 4245, 0, CN_IDX_PROC + 1); /* another index */
-    put_event(buf, &len, PROC_EVENT_EXIT, 4246, 4246, 1 << 8, CN_IDX_PROC);
+    put_event(buf, &len, PROC_EVENT_EXIT, 4242, 4242, SIGBUS, CN_IDX_PROC, NULL);
+    put_event(buf, &len, PROC_EVENT_EXIT, 4243, 4242, 0, CN_IDX_PROC, NULL);    /* a thread */
+    put_event(buf, &len, PROC_EVENT_FORK, 4244, 4244, 0, CN_IDX_PROC, NULL);    /* not an exit */
+    put_event(buf, &len, PROC_EVENT_EXIT, 4245, 4245, 0, CN_IDX_PROC + 1, NULL); /* another index */
+    put_event(buf, &len, PROC_EVENT_EXIT, 4246, 4246, 1 << 8, CN_IDX_PROC, NULL);
+    /* Renames: a name taken, a new program, a thread's name (left out). */
+    put_event(buf, &len, PROC_EVENT_COMM, 4247, 4247, 0, CN_IDX_PROC, "pt_data_worker");
+    put_event(buf, &len, PROC_EVENT_EXEC, 4248, 4248, 0, CN_IDX_PROC, NULL);
+    put_event(buf, &len, PROC_EVENT_COMM, 4249, 4247, 0, CN_IDX_PROC, "pt_thread");
     struct proc_exits x = {0};
-    assert_int_equal(proccn_parse(buf, len, &x), 2);
+    assert_int_equal(proccn_parse(buf, len, &x), 4);
     assert_int_equal(x.n, 2);
     assert_int_equal(x.items[0].pid, 4242);
+    assert_int_equal(x.items[0].parent, 4000);
     assert_int_equal(x.items[0].status, SIGBUS);
     assert_int_equal(x.items[0].exit_signal, SIGCHLD);
     assert_int_equal(x.items[0].timestamp_ns, 123456789);
     assert_int_equal(x.items[1].pid, 4246);
     assert_int_equal(x.items[1].status, 1 << 8);
+    assert_int_equal(x.nrenames, 2);
+    assert_true(x.renames[0].pid == 4247 && !x.renames[0].exec);
+    assert_string_equal(x.renames[0].comm, "pt_data_worker");
+    assert_true(x.renames[1].pid == 4248 && x.renames[1].exec && !x.renames[1].comm[0]);
     /* Every cut of the bytes is safe, and never reads a cut message. */
     for (size_t cut = 0; cut < len; cut++) {
         struct proc_exits y = {0};
         size_t n = proccn_parse(buf, cut, &y);
-        assert_true(n <= 2);
+        assert_true(n <= 4);
         proc_exits_free(&y);
     }
     /* A header whose length lies. */
