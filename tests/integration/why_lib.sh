@@ -57,9 +57,19 @@ else:
           "warnings:", last.get("warnings", [])[:5])'
 }
 
-# record_wait PYEXPR TIMEOUT: waits until record_has PYEXPR.
+# record_wait PYEXPR TIMEOUT: waits until record_has PYEXPR. The store is
+# read again only when it has grown since the last read (_record_grew):
+# its Python costs more than the rest of a poll, and a test waits on the
+# recorder's intervals.
 record_wait() {
-    wait_for "record_has \"$1\"" "${2:-20}"
+    _RECORD_SIZES=
+    wait_for "_record_grew && record_has \"$1\"" "${2:-20}"
+}
+_record_grew() {
+    local sizes
+    sizes=$(stat -c '%n %s' "$RECORD_DIR"/*.jsonl 2>/dev/null)
+    [ "$sizes" != "$_RECORD_SIZES" ] || return 1
+    _RECORD_SIZES=$sizes
 }
 
 # record_stop: SIGTERM, and the recorder's status must be 0.
