@@ -2,10 +2,10 @@
  * the exit of every process of the machine as it happens, with its wait
  * status and its parent, and each new name a process takes (a new program,
  * or a name it gives itself), so that a process that ends before any scan
- * read it can still be told whose it was. The kernel reports to listeners in the initial user and pid
- * namespaces only, over a socket of the initial network namespace; where it
- * does not, proccn_open says why and the caller falls back to telling exits
- * from two scans (cause unknown). */
+ * read it can still be told whose it was. The kernel reports to listeners
+ * in the initial user and pid namespaces only, over a socket of the initial
+ * network namespace; where it does not, proccn_open says why and the caller
+ * falls back to telling exits from two scans (cause unknown). */
 #ifndef SHMWATCH_PROCCN_H
 #define SHMWATCH_PROCCN_H
 

@@ -159,7 +159,8 @@ static pid_t forked_for(struct evwatch *w, pid_t pid)
     free(cmdline);
     struct proc p = {0};
     if (!forkserver ||
-        read_file_at(w->sys->proc, pid_file_name(name, pid, "stat"), &w->text, READ_LINE_MAX) != 0 ||
+        read_file_at(w->sys->proc, pid_file_name(name, pid, "stat"), &w->text,
+                     READ_LINE_MAX) != 0 ||
         !procs_parse_stat(w->text.data, &p) || p.pid != pid || p.ppid <= 0)
         return pid;
     return p.ppid;

@@ -61,7 +61,7 @@ struct evwatch {
      * than its parent's, or named itself. */
     struct proc_rename *renames;
     size_t nrenames;
-    struct buf text;           /* a /proc/PID/stat read for pend */
+    struct buf text;           /* a /proc/PID/stat or cmdline read for pend */
     /* A death or an OOM kill told since evwatch_take_death: a recorder
      * takes a snapshot at once. */
     bool death;
