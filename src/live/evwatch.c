@@ -124,13 +124,41 @@ static void settle(struct evwatch *w, struct ev_state *st, struct event_list *ou
     w->npending = 0;
 }
 
-/* Keeps the kernel's renames in the ring (evwatch.h). */
+/* pid's parent when pid runs Python's forkserver (util/torchprint.h),
+ * which forks each worker for the process that started it; else 0. */
+static pid_t forkserver_parent(struct evwatch *w, pid_t pid)
+{
+    char name[32];
+    if (read_file_at(w->sys->proc, pid_file_name(name, pid, "cmdline"), &w->text,
+                     READ_CMDLINE_MAX) != 0)
+        return 0;
+    char *cmdline = procs_join_cmdline(w->text.data, w->text.len, "", false);
+    bool forkserver = torchprint_forkserver(cmdline);
+    free(cmdline);
+    struct proc p = {0};
+    if (!forkserver ||
+        read_file_at(w->sys->proc, pid_file_name(name, pid, "stat"), &w->text,
+                     READ_LINE_MAX) != 0 ||
+        !procs_parse_stat(w->text.data, &p) || p.pid != pid || p.ppid <= 0)
+        return 0;
+    return p.ppid;
+}
+
+/* Keeps the kernel's renames in the ring (evwatch.h), and the forkservers
+ * among the new programs: read as they start, since a forkserver ends with
+ * its job, often before its workers' exits are read. */
 static void keep_renames(struct evwatch *w, const struct proc_exits *x)
 {
     if (x->nrenames && !w->renames)
         w->renames = xcalloc(EVWATCH_RENAMES, sizeof(*w->renames));
-    for (size_t i = 0; i < x->nrenames; i++)
-        w->renames[w->nrenames++ % EVWATCH_RENAMES] = x->renames[i];
+    for (size_t i = 0; i < x->nrenames; i++) {
+        const struct proc_rename *r = &x->renames[i];
+        w->renames[w->nrenames++ % EVWATCH_RENAMES] = *r;
+        pid_t parent = r->exec ? forkserver_parent(w, r->pid) : 0;
+        if (parent > 0)
+            w->forkservers[w->nforkservers++ % EVWATCH_FORKSERVERS] =
+                (struct evwatch_forkserver){r->pid, parent};
+    }
 }
 
 /* The newest rename of pid the ring keeps, or NULL. */
@@ -145,25 +173,20 @@ static const struct proc_rename *renamed(const struct evwatch *w, pid_t pid)
     return NULL;
 }
 
-/* The process whose worker a child of pid is: pid's parent when pid runs
- * Python's forkserver (util/torchprint.h), which forks each worker for the
- * process that started it; else pid. Read now, while the forkserver lives. */
+/* The process whose worker a child of pid is: the parent of a forkserver
+ * seen starting, or of one that runs now (started before the watcher);
+ * else pid. */
 static pid_t forked_for(struct evwatch *w, pid_t pid)
 {
-    char name[32];
-    if (read_file_at(w->sys->proc, pid_file_name(name, pid, "cmdline"), &w->text,
-                     READ_CMDLINE_MAX) != 0)
-        return pid;
-    char *cmdline = procs_join_cmdline(w->text.data, w->text.len, "", false);
-    bool forkserver = torchprint_forkserver(cmdline);
-    free(cmdline);
-    struct proc p = {0};
-    if (!forkserver ||
-        read_file_at(w->sys->proc, pid_file_name(name, pid, "stat"), &w->text,
-                     READ_LINE_MAX) != 0 ||
-        !procs_parse_stat(w->text.data, &p) || p.pid != pid || p.ppid <= 0)
-        return pid;
-    return p.ppid;
+    size_t kept = w->nforkservers < EVWATCH_FORKSERVERS ? w->nforkservers : EVWATCH_FORKSERVERS;
+    for (size_t k = 1; k <= kept; k++) {
+        const struct evwatch_forkserver *f =
+            &w->forkservers[(w->nforkservers - k) % EVWATCH_FORKSERVERS];
+        if (f->pid == pid)
+            return f->parent;
+    }
+    pid_t parent = forkserver_parent(w, pid);
+    return parent > 0 ? parent : pid;
 }
 
 /* Keeps exit e for the next scan, with its parent, process group and name

@@ -29,6 +29,14 @@ enum { EVWATCH_PENDING_MAX = 65536 };
  * busy machine. */
 enum { EVWATCH_RENAMES = 4096 };
 
+/* The forkservers the watcher saw start (a ring; each forks for its parent,
+ * the process that started it): a job that dies within a second ends its
+ * forkserver with it, before its exits are read. */
+enum { EVWATCH_FORKSERVERS = 64 };
+struct evwatch_forkserver {
+    pid_t pid, parent;
+};
+
 /* An exit the kernel told of a process the last model did not know, with
  * its parent, process group and name as its /proc/PID/stat said when the
  * exit was read, or as the kernel told them when its parent had reaped it
@@ -61,6 +69,8 @@ struct evwatch {
      * than its parent's, or named itself. */
     struct proc_rename *renames;
     size_t nrenames;
+    struct evwatch_forkserver forkservers[EVWATCH_FORKSERVERS];
+    size_t nforkservers; /* forkservers[i % EVWATCH_FORKSERVERS] the i-th */
     struct buf text;           /* a /proc/PID/stat or cmdline read for pend */
     /* A death or an OOM kill told since evwatch_take_death: a recorder
      * takes a snapshot at once. */

@@ -344,7 +344,7 @@ const struct ev_proc *ev_state_forker(const struct ev_state *st, const struct ev
         return up;
     if (strcmp(up->comm, c->comm) != 0 && torchprint_comm(c->comm) == TORCH_COMM_NONE)
         return NULL;
-    return up->role == ROLE_MAIN || up->pgid == c->pgid ? up : NULL;
+    return up->role == ROLE_MAIN || !c->pgid || up->pgid == c->pgid ? up : NULL;
 }
 
 /* Whether the scan of st still read p: its pid, and its start where both

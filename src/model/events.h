@@ -187,10 +187,10 @@ bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, boo
  * of segments, ...), c runs the program it was forked as (the parent's
  * comm) or has a name torch gives its processes, and the parent leads a
  * group or has c in its process group (a main whose every worker has
- * ended leads no group: a holder then). A child whose name is inherited
- * runs its forker's program and is taken to be of its process group (the
- * kernel tells no change of process group, and a worker makes none). NULL
- * for any other. */
+ * ended leads no group: a holder then). A child whose process group is not
+ * known (0: told by the kernel) is taken to be of its forker's (the kernel
+ * tells no change of process group, and a worker makes none); one whose
+ * name is inherited runs its forker's program. NULL for any other. */
 const struct ev_proc *ev_state_forker(const struct ev_state *st, const struct ev_child *c);
 
 /* The exit of c with wait status `status` at t, as the worker (or shm

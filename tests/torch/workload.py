@@ -25,6 +25,7 @@ import select
 import signal
 import sys
 import time
+import traceback
 import warnings
 
 import torch
@@ -271,6 +272,10 @@ def build_parser():
                    help="with --iterate-all: seconds the main process spends on each "
                         "batch, like a training step (the workers fill the prefetch "
                         "queue meanwhile)")
+    p.add_argument("--linger-on-error", type=float, default=0.0, metavar="S",
+                   help="with --iterate-all: when the loader fails, print the error and "
+                        "stay S seconds before exiting 1, as a notebook's kernel or a "
+                        "job that logs its failure outlives its loader")
     p.add_argument("--stop-on-sigterm", action="store_true",
                    help="with --iterate-all: SIGTERM ends the iteration after the "
                         "current batch (the workers shut down, DONE, exit 0), so that "
@@ -369,13 +374,21 @@ def main(argv=None):
         # receives the following one (the "+2 held by the main process" of
         # shmwatch plan), so the peak is that of a real job.
         b = None
-        for b in it:
-            done_batches += 1
-            done_bytes += batch_stats(b)[0]
-            if a.step_seconds > 0:
-                time.sleep(a.step_seconds)
-            if a.stop_on_sigterm and _stop:
-                break
+        try:
+            for b in it:
+                done_batches += 1
+                done_bytes += batch_stats(b)[0]
+                if a.step_seconds > 0:
+                    time.sleep(a.step_seconds)
+                if a.stop_on_sigterm and _stop:
+                    break
+        except RuntimeError:
+            if a.linger_on_error <= 0:
+                raise
+            traceback.print_exc()
+            sys.stderr.flush()
+            time.sleep(a.linger_on_error)
+            return 1
         del b
     del held
     if not a.stuck_worker:

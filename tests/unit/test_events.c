@@ -415,6 +415,8 @@ static void test_state_from_model(void **state)
     assert_null(ev_state_forker(&st, &ran));
     struct ev_child named = {.pid = 54, .ppid = 10, .comm = "pt_data_worker"};
     assert_ptr_equal(ev_state_forker(&st, &named), ev_state_proc(&st, 10));
+    named.ppid = 20; /* a holder, no main: its process group unknown, the holder's */
+    assert_ptr_equal(ev_state_forker(&st, &named), ev_state_proc(&st, 20));
     inherited.ppid = 99; /* a parent the model does not know */
     assert_null(ev_state_forker(&st, &inherited));
     inherited.ppid = 10;
