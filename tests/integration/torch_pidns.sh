@@ -93,7 +93,10 @@ inner_kill() {
     # shellcheck disable=SC2086 # a list of pids
     kill -STOP $pids 2>/dev/null
     kill -KILL "$INNER_INIT"
-    wait_for "[ -z \"\$(inner_pids)\" ]" 15 || fail "the loader's namespace did not die"
+    # The kernel kills the namespace's processes and frees their memory; on
+    # a loaded machine that has taken over 15 s. What is left is named.
+    wait_for "[ -z \"\$(inner_pids)\" ]" 60 ||
+        fail "the loader's namespace did not die: $(inner_pids | xargs -r ps -o pid=,stat=,wchan:20=,comm= -p 2>/dev/null | tr '\n' ';')"
     wait "$INNER" 2>/dev/null
     exec {INNER_IN}>&-
 }
