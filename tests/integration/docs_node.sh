@@ -61,6 +61,7 @@ shape() {
     perl -pe '
         s/ +$//; s/(\S) {2,}/$1 /g;
         s/\b[0-9a-f]{64}\b/<ID>/g;
+        s/\b(docker|host) [0-9a-f]{12}\b/$1 <id>/g;
         s/\b(?=[0-9a-f]*[a-f])[0-9a-f]{12}\b/<id>/g;
         s/\bcgroup \/\S+/cgroup <path>/g;
         s/\[[#.]+\]/[<bar>]/g;
@@ -71,6 +72,9 @@ shape() {
         s/^( {4})(main|worker|shm_manager|orphan_worker|holder|zombie) <n> \S+ state/$1<role> <n> <comm> state/;
     '
 }
+# A container's id is hex, and one in a few hundred has no letter in it.
+[ "$(echo '(docker 123456789012, host 4897097d3e5e)' | shape)" = '(docker <id>, host <id>)' ] ||
+    fail "shape does not take an id of digits alone for an id"
 # section TITLE: the lines of the guide's "## TITLE" section.
 section() {
     awk -v t="## $1" '$0 == t { s = 1; next } s && /^## / { exit } s' "$GUIDE"
