@@ -505,7 +505,6 @@ for entry in "${ALL_SCENES[@]}"; do
     [ -n "${CPU_SW[$name]:-}" ] || continue
     r=$(pair "$name" facts)
     target=1.30
-    [ "$name" = n1 ] && target=1.20
     tgt="<=$target"
     if [ "$name" = s7 ]; then
         tgt=- V=- # the targets hold for s1-s6 and n1; s7 is a yardstick
