@@ -230,8 +230,10 @@ tui_wait "End its parent pid $mgr \(it is a stuck shm manager\): TERM, then KILL
 tui_keys 2 # End its parent
 wait_for "gone $mgr" 10 || { tui_dump; fail "the stuck manager $mgr lives"; }
 wait "$mgr" 2>/dev/null
-assert_eq "$(logged "	signal TERM	pid $mgr (torch_shm_manag)	owner=0	bytes=0	ended	")" 1 \
-    "the SIGTERM to the stuck manager is in the action log"
+# The action is logged once its wait for the end is over, after the end.
+ended="	signal TERM	pid $mgr (torch_shm_manag)	owner=0	bytes=0	ended	"
+wait_for '[ "$(logged "$ended")" -gt 0 ]' 10 || true
+assert_eq "$(logged "$ended")" 1 "the SIGTERM to the stuck manager is in the action log"
 ok "with its client gone, k on its zombie offers to end the stuck manager, and ends it"
 
 # --- The pid changes hands while the menu is open: refused ---------------------------------
