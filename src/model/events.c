@@ -178,6 +178,7 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
         e->comm[sizeof(e->comm) - 1] = '\0';
         e->role = mp->role;
         e->group = mp->group;
+        e->ppid = p->ppid;
         e->pgid = p->pgid;
         const struct node_ctr *c = model_ctr(m, mp->ctr);
         e->ctr_id = dup_or_null(c ? c->info.id : NULL);
@@ -402,6 +403,15 @@ bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, boo
     const struct ev_proc *p = st->valid ? ev_state_proc(st, pid) : NULL;
     if (!p)
         return false;
+    if (p->role == ROLE_HOLDER && status != 0) {
+        struct ev_child c = {.pid = p->pid, .ppid = p->ppid, .pgid = p->pgid};
+        memcpy(c.comm, p->comm, sizeof(c.comm));
+        const struct ev_proc *forker = ev_state_forker(st, &c);
+        if (forker) {
+            events_exit_child(&c, forker, status, t, oom_rose, out);
+            return true;
+        }
+    }
     exit_status(exit_event(p, t, out), status, oom_rose);
     return true;
 }

@@ -8,7 +8,8 @@
 # advice that `shmwatch plan` agrees with: the recommended --shm-size fits
 # the same loader. Then a loader whose first batch outgrows the mount, its
 # one worker dead of SIGBUS before a recorder's snapshot saw it: still
-# recorded and named as its main's worker.
+# recorded and named as its main's worker; and one a snapshot read in its
+# first moments, a mere holder then, named so too.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cgroup.sh"
 . "$(dirname "$0")/torch_lib.sh"
@@ -140,3 +141,37 @@ unseen_loader() {
 unseen_loader fork
 unseen_loader forkserver
 kill -TERM "$REC2"
+
+# A worker a scan read in its first moments bears no mark of one yet: it
+# holds only what its main held (a multiprocessing lock's semaphore), as
+# its main does, and catches no signal: both are holders. Its Bus error
+# soon after is still told as its main's worker's (the workload's
+# --fork-then-fill holds that moment until the recorder has read it).
+store3=$SHMTEST_TMP/record-unmarked
+"$SHMWATCH" record --dir "$store3" --interval 0.5 2>"$SHMTEST_TMP/record-unmarked.err" &
+REC3=$!
+on_exit "kill -TERM $REC3 2>/dev/null; wait $REC3 2>/dev/null; true"
+out=$SHMTEST_TMP/unmarked.out
+"${TORCH_CMD[@]}" --fork-then-fill --linger-on-error 3 </dev/null >"$out" 2>"$SHMTEST_TMP/unmarked.err" &
+job=$!
+wait_for "grep -q '^FORKED ' '$out'" 60 || fail "the forking job did not fork: $(tail -n 3 "$SHMTEST_TMP/unmarked.err")"
+read -r main child < <(sed -n 's/^FORKED //p' "$out" | $PY -c 'import json, sys; j = json.load(sys.stdin); print(j["main_pid"], j["child_pid"])')
+wait_for "store_records '$store3' \"r.get('schema') == 1 and {p['pid']: p['role'] for p in r['processes']}.get($child) == 'holder' and {p['pid']: p['role'] for p in r['processes']}.get($main) == 'holder'\" | grep -q ." 20 ||
+    fail "the recorder never read the child $child and its main $main as holders: $(tail -n 3 "$SHMTEST_TMP/record-unmarked.err")"
+kill -USR1 "$child"
+rc=0
+wait "$job" || rc=$?
+assert_eq "$rc" 1 "the forking job exits 1 after its child's end"
+grep -q "^the child was killed by signal $(kill -l BUS)\$" "$SHMTEST_TMP/unmarked.err" ||
+    fail "the child did not die of SIGBUS: $(tail -n 3 "$SHMTEST_TMP/unmarked.err")"
+wait_for "store_records '$store3' \"r.get('event') == 'exit' and r['pid'] == $child\" | grep -q ." 20 ||
+    fail "no exit of the child $child in the store"
+store_records "$store3" "r.get('event') == 'exit' and r['pid'] == $child" >"$SHMTEST_TMP/unmarked-exit.json"
+json_check "$SHMTEST_TMP/unmarked-exit.json" \
+    "j['role'] == 'worker' and j['group'] == $main and j['cause'] == 'sigbus'" \
+    "the SIGBUS of a worker the recorder read as a holder is main $main's worker's"
+"$SHMWATCH" why --dir "$store3" >"$SHMTEST_TMP/why-unmarked.out" 2>&1 || true
+grep -qE "^worker $child \(.*\) of DataLoader main $main: killed by SIGBUS \(Bus error\) at " "$SHMTEST_TMP/why-unmarked.out" ||
+    fail "why does not name the worker's SIGBUS: $(head -n 5 "$SHMTEST_TMP/why-unmarked.out")"
+ok "why names it: $(grep -m1 "^worker $child " "$SHMTEST_TMP/why-unmarked.out" | cut -c1-120)"
+kill -TERM "$REC3"

@@ -14,12 +14,15 @@ Protocol on stdout (one line each, flushed, JSON after the keyword):
   STUCK <json>   printed by worker 0 when --stuck-worker makes it block
   READY <json>   --hold-batches: main holds K batches and waits for stdin EOF/SIGTERM
   DONE <json>    the run finished normally (after --iterate-all or after READY)
+  FORKED <json>  --fork-then-fill: the main and the child it forked
 Exit status: 0 success; 1 the DataLoader failed (traceback on stderr, e.g. Bus error
 or "No space left on device"); 2 usage error.
 """
 
 import argparse
 import json
+import mmap
+import multiprocessing
 import os
 import select
 import signal
@@ -275,20 +278,62 @@ def build_parser():
     p.add_argument("--linger-on-error", type=float, default=0.0, metavar="S",
                    help="with --iterate-all: when the loader fails, print the error and "
                         "stay S seconds before exiting 1, as a notebook's kernel or a "
-                        "job that logs its failure outlives its loader")
+                        "job that logs its failure outlives its loader (with "
+                        "--fork-then-fill: after its child's end)")
     p.add_argument("--stop-on-sigterm", action="store_true",
                    help="with --iterate-all: SIGTERM ends the iteration after the "
                         "current batch (the workers shut down, DONE, exit 0), so that "
                         "a test watches a running job as long as it needs to")
+    p.add_argument("--fork-then-fill", action="store_true",
+                   help="no DataLoader: fork a child as a DataLoader forks a worker, "
+                        "holding only the main's multiprocessing lock until SIGUSR1, "
+                        "then filling /dev/shm past its size (fork_then_fill)")
     p.add_argument("--clean-worker-exit", action="store_true",
                    help="work around torch 1.13 spawn + file_system exit trouble "
                         "(5 s shutdown stalls, SIGABRT at worker exit)")
     return p
 
 
+def fork_then_fill(linger):
+    """What a scan can read of a DataLoader worker in its first moments,
+    held until the test says go: the main holds a multiprocessing lock (its
+    semaphore is a file of /dev/shm, unlinked at once and mapped), and the
+    child it forks holds only that, and catches no signal. On SIGUSR1 the
+    child writes a batch twice the size of /dev/shm, as a worker writing into
+    a full mount does, and dies of the Bus error. The main reaps it, stays
+    `linger` seconds and exits 1."""
+    lock = multiprocessing.Lock()
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
+    child = os.fork()
+    if child == 0:
+        signal.sigwait([signal.SIGUSR1])
+        st = os.statvfs("/dev/shm")
+        size = 2 * st.f_blocks * st.f_frsize
+        name = "/dev/shm/torch_%d_1" % os.getpid()
+        fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        os.unlink(name)
+        os.ftruncate(fd, size)
+        batch = mmap.mmap(fd, size)
+        for off in range(0, size, mmap.PAGESIZE):
+            batch[off] = 1
+        os._exit(0)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGUSR1])
+    emit("FORKED", {"main_pid": os.getpid(), "child_pid": child})
+    _, status = os.waitpid(child, 0)
+    if os.WIFSIGNALED(status):
+        print("the child was killed by signal %d" % os.WTERMSIG(status), file=sys.stderr, flush=True)
+    else:
+        print("the child exited %d" % os.WEXITSTATUS(status), file=sys.stderr, flush=True)
+    time.sleep(linger)
+    del lock
+    return 1
+
+
 def main(argv=None):
     p = build_parser()
     a = p.parse_args(argv)
+    if a.fork_then_fill:
+        return fork_then_fill(a.linger_on_error)
     if not 1 <= a.workers <= 8:
         p.error("--workers must be 1..8")
     if a.batch_size < 1 or a.prefetch_factor < 1:

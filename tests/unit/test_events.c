@@ -100,6 +100,46 @@ static void test_exit_causes(void **state)
     ev_state_free(&st);
 }
 
+/* A worker a scan read between its fork and its first batch held only
+ * what its main held (a multiprocessing lock's semaphore): both holders.
+ * Its death other than by exit 0 is its main's worker's; a holder of
+ * another program, of another process group, or whose parent the scan did
+ * not know, stays one. */
+static void test_exit_of_unmarked_worker(void **state)
+{
+    (void)state;
+    static const pid_t pids[] = {100, 101, 102, 103};
+    struct ev_state st;
+    make_state(&st, pids, 4, 0, 0);
+    for (size_t i = 0; i < st.nprocs; i++) {
+        struct ev_proc *p = &st.procs[i];
+        snprintf(p->comm, sizeof(p->comm), i == 2 ? "cat" : "python3");
+        p->role = ROLE_HOLDER;
+        p->group = 0;
+        p->ppid = i == 0 ? 1 : 100;
+        p->pgid = i == 3 ? 103 : 100;
+    }
+    struct event_list l = {0};
+    assert_true(events_exit(&st, 101, SIGBUS, 5.0, false, &l));
+    assert_true(events_exit(&st, 101, 0, 5.0, false, &l)); /* exit 0: no end to explain */
+    assert_true(events_exit(&st, 102, SIGBUS, 5.0, false, &l));
+    assert_true(events_exit(&st, 103, SIGBUS, 5.0, false, &l)); /* a group of its own */
+    assert_true(events_exit(&st, 100, SIGBUS, 5.0, false, &l)); /* forked by init */
+    assert_int_equal(l.n, 5);
+    assert_int_equal(l.items[0].pid, 101);
+    assert_int_equal(l.items[0].role, ROLE_WORKER);
+    assert_int_equal(l.items[0].group, 100);
+    assert_int_equal(l.items[0].cause, CAUSE_SIGBUS);
+    assert_string_equal(l.items[0].comm, "python3");
+    assert_string_equal(l.items[0].container_name, "trainer");
+    for (size_t i = 1; i < 5; i++) {
+        assert_int_equal(l.items[i].role, ROLE_HOLDER);
+        assert_int_equal(l.items[i].group, 0);
+    }
+    event_list_free(&l);
+    ev_state_free(&st);
+}
+
 static void test_oom_rise_is_told_once(void **state)
 {
     (void)state;
@@ -551,6 +591,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exit_causes),
+        cmocka_unit_test(test_exit_of_unmarked_worker),
         cmocka_unit_test(test_oom_rise_is_told_once),
         cmocka_unit_test(test_gone_between_scans),
         cmocka_unit_test(test_mounts_fill_and_churn),
