@@ -179,12 +179,12 @@ static void map_holder(struct pidscan *ps, const struct procfile *f, pid_t pid)
     }
 }
 
-size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch)
+size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid)
 {
     size_t before = ps->out->n;
     struct procfile f;
     scan_beacon_at(ps->beacon, SCAN_FDS, pid, -1);
-    procfiles_begin(ps->pf, piddir, want_torch);
+    procfiles_begin(ps->pf, piddir);
     while (procfiles_next(ps->pf, &f)) {
         if (f.kind == PROCFILE_FD)
             fd_holder(ps, &f, pid);

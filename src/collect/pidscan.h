@@ -31,14 +31,14 @@ void pidscan_free(struct pidscan *ps);
 /* An inode the mount listing has: its holders need no name or stat. */
 void pidscan_known(struct pidscan *ps, dev_t dev, ino_t ino);
 
-/* Appends pid's holder records to out (piddir is its /proc directory).
- * With want_torch it also notes in out->torch_pids whether the process maps
- * a libtorch library. Returns how many records were added. A process is
+/* Appends pid's holder records to out (piddir is its /proc directory),
+ * and pid to out->torch_pids when the process maps a libtorch library.
+ * Returns how many records were added. A process is
  * counted once in w when the walk could not see all of it: as denied when
  * its fd list, any fd's target or its maps were refused (a refused fd
  * target hides a holder just as a refused fd list does), else as vanished
  * when it exited meanwhile; never fatal. */
-size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid, bool want_torch);
+size_t pidscan_run(struct pidscan *ps, int piddir, pid_t pid);
 
 /* The executable of pid, as its exe link names it, from the maps text
  * this scan read last if it was pid's: the path of the line that maps

@@ -45,7 +45,7 @@ struct procfiles {
     int piddir, fddir, mapsfd;
     int phase;
     unsigned status;
-    bool want_torch, torch;
+    bool torch;
     ssize_t dents_len, dents_off;
     uint64_t addr;  /* PROCMAP_QUERY: where the next mapping is looked for */
     char *cur;      /* maps text: the next line */
@@ -122,12 +122,11 @@ static void failed(struct procfiles *pf, int err)
         pf->status |= PROCFILES_FAILED;
 }
 
-void procfiles_begin(struct procfiles *pf, int piddir, bool want_torch)
+void procfiles_begin(struct procfiles *pf, int piddir)
 {
     procfiles_end(pf);
     pf->piddir = piddir;
     pf->status = 0;
-    pf->want_torch = want_torch;
     pf->torch = false;
     pf->text_read = false;
     pf->dents_len = pf->dents_off = 0;
@@ -272,7 +271,7 @@ static void load_text(struct procfiles *pf)
         pf->status |= PROCFILES_FAILED; /* the rest is unseen */
     else
         pf->text_read = true;
-    if (pf->want_torch && torchprint_libtorch(pf->text.data, pf->text.len))
+    if (torchprint_libtorch(pf->text.data, pf->text.len))
         pf->torch = true;
     pf->cur = pf->text.data;
 }
@@ -305,7 +304,7 @@ static bool next_query(struct procfiles *pf, struct procfile *f)
         }
         pf->maps = MAPS_QUERY;
         pf->addr = q.vma_end;
-        if (pf->want_torch && !pf->torch && (q.vma_flags & PQ_VMA_EXECUTABLE))
+        if (!pf->torch && (q.vma_flags & PQ_VMA_EXECUTABLE))
             pf->torch = torch_lib(pf, &q);
         dev_t dev = makedev(q.dev_major, q.dev_minor);
         if (!q.inode || !watched(pf, dev))

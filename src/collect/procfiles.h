@@ -66,10 +66,9 @@ enum {
 
 /* Starts the walk of the process whose /proc directory is piddir (which
  * must stay open until procfiles_end): first its fds, then its mappings.
- * With want_torch the mapping walk also notes whether the process maps a
- * libtorch library (procfiles_torch); each such file is named once per
- * procfiles. */
-void procfiles_begin(struct procfiles *pf, int piddir, bool want_torch);
+ * The mapping walk also notes whether the process maps a libtorch library
+ * (procfiles_torch); each executable file is named once per procfiles. */
+void procfiles_begin(struct procfiles *pf, int piddir);
 /* The next fd or mapping on one of the devices; false at the end. The fds
  * all come before the mappings. A mapping of inode 0 is never returned. */
 bool procfiles_next(struct procfiles *pf, struct procfile *f);
@@ -89,8 +88,8 @@ bool procfiles_map_stat(struct procfiles *pf, const struct procfile *f, struct s
 /* Ends the walk (also part-way: a caller may stop early) and returns what it
  * could not see, PROCFILES_* bits; 0 when everything walked was read. */
 unsigned procfiles_end(struct procfiles *pf);
-/* After a walk with want_torch that reached its end: does the process map
- * a libtorch library? */
+/* After a walk that reached its end: does the process map a libtorch
+ * library? */
 bool procfiles_torch(const struct procfiles *pf);
 
 #endif

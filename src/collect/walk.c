@@ -110,13 +110,13 @@ static void one_process(struct walk *wk, pid_t pid)
             f |= F_STATUS;
         }
     }
-    bool sigs = torchprint_signals_maybe(p->sigcatch);
     size_t held = 0;
     if (o->ndevs && !p->kernel_thread)
-        held = pidscan_run(wk->ps, piddir, p->pid, sigs);
+        held = pidscan_run(wk->ps, piddir, p->pid);
     if (held || p->state == 'Z' || p->pid == o->world_pid)
         f |= F_WANT;
-    bool torch = sigs && wk->hl->ntorch && wk->hl->torch_pids[wk->hl->ntorch - 1] == p->pid;
+    bool torch = torchprint_signals_maybe(p->sigcatch) && wk->hl->ntorch &&
+                 wk->hl->torch_pids[wk->hl->ntorch - 1] == p->pid;
     if (!p->kernel_thread && (torchprint_comm_maybe(p->comm) || torch))
         f |= F_WANT | F_UP;
     if (f & F_WANT) {
@@ -354,7 +354,7 @@ static void blind_add(struct inode_search *is, int piddir)
 static void search_process(struct inode_search *is, struct procfiles *pf, int piddir, pid_t pid)
 {
     struct procfile f;
-    procfiles_begin(pf, piddir, false);
+    procfiles_begin(pf, piddir);
     while (is->open && procfiles_next(pf, &f))
         found(is, f.dev, f.ino, pid, f.kind == PROCFILE_FD ? f.fd : -1);
     if (procfiles_end(pf) & (PROCFILES_DENIED | PROCFILES_FAILED))

@@ -180,6 +180,7 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
         e->group = mp->group;
         e->ppid = p->ppid;
         e->pgid = p->pgid;
+        e->torch = holders_torch_loaded(&m->scan->holders, p->pid);
         const struct node_ctr *c = model_ctr(m, mp->ctr);
         e->ctr_id = dup_or_null(c ? c->info.id : NULL);
         e->ctr_name = dup_or_null(c ? c->info.name : NULL);
@@ -403,7 +404,7 @@ bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, boo
     const struct ev_proc *p = st->valid ? ev_state_proc(st, pid) : NULL;
     if (!p)
         return false;
-    if (p->role == ROLE_HOLDER && status != 0) {
+    if (p->role == ROLE_HOLDER && p->torch && status != 0) {
         struct ev_child c = {.pid = p->pid, .ppid = p->ppid, .pgid = p->pgid};
         memcpy(c.comm, p->comm, sizeof(c.comm));
         const struct ev_proc *forker = ev_state_forker(st, &c);

@@ -91,6 +91,7 @@ struct ev_proc {
     enum proc_role role;
     pid_t group;
     pid_t ppid, pgid;
+    bool torch;                /* it maps libtorch */
     char *ctr_id, *ctr_name, *ctr_ns; /* ctr_ns: its containerd namespace */
     size_t cg;                 /* its cgroup: index into cgroups, SIZE_MAX for none */
 };
@@ -178,11 +179,12 @@ const struct ev_child *ev_state_zombie(const struct ev_state *st, pid_t pid);
 /* The exit of pid with wait status `status` (the kernel's) at t: an exit
  * event when st knows the process (else nothing: false). oom_rose: its
  * cgroup's OOM kill count rose with this death (a SIGKILL then is the OOM
- * killer's). A holder that did not exit 0 is told as the worker of the
- * process that forked it as a main forks one (ev_state_forker), as a child
- * no scan read is: a worker read between its fork and its first batch
- * holds only what its main held (a multiprocessing lock's semaphore), and
- * bears no mark of a worker yet. */
+ * killer's). A holder that maps libtorch and did not exit 0 is told as the
+ * worker of the process that forked it as a main forks one
+ * (ev_state_forker), as a child no scan read is: a worker read between its
+ * fork and its first batch holds only what its main held (a
+ * multiprocessing lock's semaphore), and bears no other mark of a worker
+ * yet. */
 bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, bool oom_rose,
                  struct event_list *out);
 

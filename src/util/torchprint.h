@@ -48,8 +48,8 @@ bool torchprint_comm_maybe(const char *comm);
     (TORCHPRINT_SIG(SIGBUS) | TORCHPRINT_SIG(SIGSEGV) | TORCHPRINT_SIG(SIGFPE))
 #define TORCHPRINT_FAULTHANDLER_SIGS (TORCHPRINT_SIG(SIGILL) | TORCHPRINT_SIG(SIGABRT))
 
-/* The walk's pre-filter: catches every signal a worker catches (then its
- * mappings are searched for libtorch). */
+/* The walk's pre-filter: catches every signal a worker catches (with
+ * libtorch mapped, the process is read in full). */
 bool torchprint_signals_maybe(uint64_t sigcatch);
 
 /* The roles' rule: catches a worker's signals and not faulthandler's. With

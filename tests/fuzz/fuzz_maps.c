@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(line);
 
     fuzz_write(maps, data, size);
-    procfiles_begin(pf, piddir, true);
+    procfiles_begin(pf, piddir);
     struct procfile f;
     while (procfiles_next(pf, &f)) {
         if (f.kind != PROCFILE_MAP || f.ino == 0 || (f.dev != devs[0] && f.dev != devs[1]))

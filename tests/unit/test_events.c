@@ -101,10 +101,10 @@ static void test_exit_causes(void **state)
 }
 
 /* A worker a scan read between its fork and its first batch held only
- * what its main held (a multiprocessing lock's semaphore): both holders.
- * Its death other than by exit 0 is its main's worker's; a holder of
- * another program, of another process group, or whose parent the scan did
- * not know, stays one. */
+ * what its main held (a multiprocessing lock's semaphore): both holders,
+ * libtorch mapped. Its death other than by exit 0 is its main's worker's;
+ * a holder of another program, of another process group, whose parent the
+ * scan did not know, or that maps no libtorch, stays one. */
 static void test_exit_of_unmarked_worker(void **state)
 {
     (void)state;
@@ -118,6 +118,7 @@ static void test_exit_of_unmarked_worker(void **state)
         p->group = 0;
         p->ppid = i == 0 ? 1 : 100;
         p->pgid = i == 3 ? 103 : 100;
+        p->torch = true;
     }
     struct event_list l = {0};
     assert_true(events_exit(&st, 101, SIGBUS, 5.0, false, &l));
@@ -125,14 +126,16 @@ static void test_exit_of_unmarked_worker(void **state)
     assert_true(events_exit(&st, 102, SIGBUS, 5.0, false, &l));
     assert_true(events_exit(&st, 103, SIGBUS, 5.0, false, &l)); /* a group of its own */
     assert_true(events_exit(&st, 100, SIGBUS, 5.0, false, &l)); /* forked by init */
-    assert_int_equal(l.n, 5);
+    st.procs[1].torch = false; /* two processes of one program sharing a file */
+    assert_true(events_exit(&st, 101, SIGBUS, 5.0, false, &l));
+    assert_int_equal(l.n, 6);
     assert_int_equal(l.items[0].pid, 101);
     assert_int_equal(l.items[0].role, ROLE_WORKER);
     assert_int_equal(l.items[0].group, 100);
     assert_int_equal(l.items[0].cause, CAUSE_SIGBUS);
     assert_string_equal(l.items[0].comm, "python3");
     assert_string_equal(l.items[0].container_name, "trainer");
-    for (size_t i = 1; i < 5; i++) {
+    for (size_t i = 1; i < 6; i++) {
         assert_int_equal(l.items[i].role, ROLE_HOLDER);
         assert_int_equal(l.items[i].group, 0);
     }
@@ -420,6 +423,8 @@ static void test_state_from_model(void **state)
     assert_int_equal(w->group, 10);
     assert_int_equal(w->cg, 0);
     assert_non_null(ev_state_proc(&st, 10));
+    assert_true(ev_state_proc(&st, 20)->torch); /* it maps libtorch */
+    assert_false(ev_state_proc(&st, 40)->torch);
     assert_null(ev_state_proc(&st, 30)); /* the zombie */
     assert_null(ev_state_proc(&st, 5));  /* the launcher is no holder */
     /* The zombies, with who forked them: a worker (the main's program) and

@@ -90,7 +90,7 @@ static size_t walk(struct procfiles *pf, int piddir, struct item *it, size_t max
 {
     size_t n = 0;
     struct procfile f;
-    procfiles_begin(pf, piddir, false);
+    procfiles_begin(pf, piddir);
     while (n < max && procfiles_next(pf, &f)) {
         struct item *x = &it[n++];
         memset(x, 0, sizeof(*x));
@@ -301,9 +301,9 @@ static void test_fixture_partial_and_vanished(void **state)
     struct warnings w;
     warn_init(&w);
     struct pidscan *ps = pidscan_new(devs, 4, NULL, &hl, &w, NULL);
-    assert_int_equal(pidscan_run(ps, p300, 300, false), 0);
+    assert_int_equal(pidscan_run(ps, p300, 300), 0);
     assert_int_equal(w.vanished, 1);
-    assert_int_equal(pidscan_run(ps, p200, 200, false), 1);
+    assert_int_equal(pidscan_run(ps, p200, 200), 1);
     assert_int_equal(w.vanished, 2);
     assert_int_equal(w.denied, 0);
     pidscan_free(ps);
@@ -387,14 +387,14 @@ static int denied_checks(const char *root, dev_t dev, ino_t ino)
     struct procfiles *pf = procfiles_new(&dev, 1, NULL);
     struct procfile f;
     int found = 0;
-    procfiles_begin(pf, p100, false);
+    procfiles_begin(pf, p100);
     while (procfiles_next(pf, &f))
         found = f.kind == PROCFILE_FD && f.fd == 4 && !found ? 1 : -1;
     if (found != 1)
         bad |= 2;
     if (procfiles_end(pf) != PROCFILES_DENIED)
         bad |= 4;
-    procfiles_begin(pf, p200, false);
+    procfiles_begin(pf, p200);
     while (procfiles_next(pf, &f))
         bad |= 2;
     if (procfiles_end(pf) != PROCFILES_DENIED)
@@ -412,10 +412,10 @@ static int denied_checks(const char *root, dev_t dev, ino_t ino)
     struct warnings w;
     warn_init(&w);
     struct pidscan *ps = pidscan_new(&dev, 1, NULL, &hl, &w, NULL);
-    pidscan_run(ps, p100, 100, false);
+    pidscan_run(ps, p100, 100);
     if (w.denied != 1 || hl.n != 1)
         bad |= 16;
-    pidscan_run(ps, p200, 200, false);
+    pidscan_run(ps, p200, 200);
     if (w.denied != 2 || w.vanished != 0 || hl.n != 1)
         bad |= 32;
     pidscan_free(ps);
@@ -518,7 +518,7 @@ static int refused_walk(pid_t target)
     struct procfiles *pf = procfiles_new(&me.st_dev, 1, NULL);
     struct procfile f;
     int bad = 0;
-    procfiles_begin(pf, piddir, false);
+    procfiles_begin(pf, piddir);
     while (procfiles_next(pf, &f))
         if (f.kind == PROCFILE_FD)
             bad |= 1;
@@ -668,7 +668,7 @@ static void test_self_both_ways(void **state)
         }
         if (map_files_readable()) {
             struct procfile f;
-            procfiles_begin(pf, piddir, false);
+            procfiles_begin(pf, piddir);
             size_t stats = 0;
             while (procfiles_next(pf, &f)) {
                 struct stat st;
@@ -887,7 +887,7 @@ static void test_vanishes_mid_walk(void **state)
     assert_true(piddir >= 0);
     struct procfiles *pf = procfiles_new(&r->dev, 1, NULL);
     struct procfile f;
-    procfiles_begin(pf, piddir, false);
+    procfiles_begin(pf, piddir);
     assert_true(procfiles_next(pf, &f));
     assert_int_equal(f.kind, PROCFILE_FD);
     kill(k.pid, SIGKILL);
@@ -896,7 +896,7 @@ static void test_vanishes_mid_walk(void **state)
         ;
     assert_int_equal(procfiles_end(pf), PROCFILES_VANISHED);
     /* From the start: fd/ is gone. */
-    procfiles_begin(pf, piddir, false);
+    procfiles_begin(pf, piddir);
     assert_false(procfiles_next(pf, &f));
     assert_int_equal(procfiles_end(pf), PROCFILES_VANISHED);
     procfiles_free(pf);

@@ -311,7 +311,7 @@ static void test_exe_from_text(void **state)
             pidscan_new(watched ? &bin.st_dev : &made_up, 1, NULL, &hl, &w, NULL);
         procmap_force(PROCMAP_WAY_QUERY);
         assert_null(pidscan_exe(ps, getpid(), start_code)); /* no walk yet */
-        pidscan_run(ps, piddir, getpid(), false);
+        pidscan_run(ps, piddir, getpid());
         const char *exe = pidscan_exe(ps, getpid(), start_code);
         if (watched)
             assert_null(exe);
@@ -347,7 +347,7 @@ static void run_pidscan(const struct held *h, bool text, bool as_list, struct ho
         pidscan_known(ps, h->dev, h->named);
     int piddir = open("/proc/self", O_RDONLY | O_DIRECTORY);
     assert_true(piddir >= 0);
-    assert_true(pidscan_run(ps, piddir, getpid(), false) >= 3);
+    assert_true(pidscan_run(ps, piddir, getpid()) >= 3);
     assert_int_equal(pidscan_queried(ps), !text && kernel_has_query());
     /* No executable from the text through the ioctl (test_exe_from_text). */
     if (!text)
@@ -449,16 +449,14 @@ static void test_pidscan_torch(void **state)
         procmap_force(text ? PROCMAP_WAY_TEXT : PROCMAP_WAY_QUERY); /* read by pidscan_new */
         struct pidscan *ps = pidscan_new(&st.st_dev, 1, NULL, &hl, &w, NULL);
         procmap_force(PROCMAP_WAY_QUERY);
-        pidscan_run(ps, piddir, getpid(), true);
+        pidscan_run(ps, piddir, getpid());
         assert_int_equal(hl.ntorch, 0); /* not mapped yet */
         void *m = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
         assert_true(m != MAP_FAILED);
-        pidscan_run(ps, piddir, getpid(), true);
-        pidscan_run(ps, piddir, getpid(), true);
+        pidscan_run(ps, piddir, getpid());
+        pidscan_run(ps, piddir, getpid()); /* the name asked once, then known */
         assert_int_equal(hl.ntorch, 2);
         assert_int_equal(hl.torch_pids[1], getpid());
-        pidscan_run(ps, piddir, getpid(), false); /* not asked: not looked for */
-        assert_int_equal(hl.ntorch, 2);
         munmap(m, 4096);
         pidscan_free(ps);
         holders_free(&hl);
