@@ -125,6 +125,8 @@ struct scan *fake_scene(void)
     fake_add_proc(s, 30, 10, 10, 'Z', "python3", NULL);
     fake_add_proc(s, 40, 1, 40, 'S', "cat", "/usr/bin/cat");
     procs_sort(&s->procs);
+    for (pid_t pid = 10; pid <= 13; pid++)
+        fake_torch_loaded(s, pid);
     fake_torch_loaded(s, 20);
 
     /* Named, created by worker 11 and held by the main by fd: in use. */

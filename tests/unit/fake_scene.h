@@ -2,7 +2,7 @@
  *  5 launcher (python) -> 10 main (python, pgid 10) -> 11, 12 workers (python)
  *  13 torch_shm_manag started by worker 11; 30 zombie child of 10
  *  20 orphan worker (python catching torch's worker signals, libtorch mapped,
- *  ppid 1), 40 some other holder (cat).
+ *  ppid 1), 40 some other holder (cat). 10-13 and 20 map libtorch.
  * Segments on one 64 MiB mount (device 0:45), 40 MiB used. */
 #ifndef SHMWATCH_FAKE_SCENE_H
 #define SHMWATCH_FAKE_SCENE_H

@@ -442,6 +442,11 @@ static void test_state_from_model(void **state)
     assert_null(ev_state_zombie(&st, 11)); /* alive */
     struct ev_child git = {.pid = 50, .ppid = 10, .pgid = 10, .comm = "git"};
     assert_null(ev_state_forker(&st, &git));
+    /* Nor does a holder that maps no libtorch (cat 40) fork any. */
+    struct ev_child cat = {.pid = 55, .ppid = 40, .pgid = 40, .comm = "cat"};
+    assert_null(ev_state_forker(&st, &cat));
+    cat.comm_inherited = true;
+    assert_null(ev_state_forker(&st, &cat));
     /* A process of the model with no live worker (orphan 20, in process
      * group 19) forked one of its program in its process group, not one
      * in another. */
