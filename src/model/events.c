@@ -342,7 +342,7 @@ const struct ev_child *ev_state_zombie(const struct ev_state *st, pid_t pid)
 const struct ev_proc *ev_state_forker(const struct ev_state *st, const struct ev_child *c)
 {
     const struct ev_proc *up = st->valid ? ev_state_proc(st, c->ppid) : NULL;
-    if (!up || !up->torch)
+    if (!up || (up->role != ROLE_MAIN && !up->torch))
         return NULL;
     if (c->comm_inherited)
         return up;

@@ -189,11 +189,11 @@ bool events_exit(const struct ev_state *st, pid_t pid, int status, double t, boo
                  struct event_list *out);
 
 /* The parent of c (a process st does not know) when it forked c as a
- * DataLoader main forks a worker: st knows the parent (a main, a holder
- * of segments, ...) and it maps libtorch, c runs the program it was forked
- * as (the parent's comm) or has a name torch gives its processes, and the
- * parent leads a group or has c in its process group (a main whose every
- * worker has ended leads no group: a holder then). A child whose process group is not
+ * DataLoader main forks a worker: st knows the parent as a DataLoader main,
+ * or as a process that maps libtorch (a main whose every worker has ended
+ * is a holder then), c runs the program it was forked as (the parent's
+ * comm) or has a name torch gives its processes, and the parent leads a
+ * group or has c in its process group. A child whose process group is not
  * known (0: told by the kernel) is taken to be of its forker's (the kernel
  * tells no change of process group, and a worker makes none); one whose
  * name is inherited runs its forker's program. NULL for any other. */
