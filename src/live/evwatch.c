@@ -16,6 +16,7 @@
 #include "collect/procs.h"
 #include "util/clock.h"
 #include "util/fileio.h"
+#include "util/procstat.h"
 #include "util/torchprint.h"
 #include "util/xalloc.h"
 
@@ -135,13 +136,10 @@ static pid_t forkserver_parent(struct evwatch *w, pid_t pid)
     char *cmdline = procs_join_cmdline(w->text.data, w->text.len, "", false);
     bool forkserver = torchprint_forkserver(cmdline);
     free(cmdline);
-    struct proc p = {0};
-    if (!forkserver ||
-        read_file_at(w->sys->proc, pid_file_name(name, pid, "stat"), &w->text,
-                     READ_LINE_MAX) != 0 ||
-        !procs_parse_stat(w->text.data, &p) || p.pid != pid || p.ppid <= 0)
+    struct procstat st;
+    if (!forkserver || procstat_read(w->sys->proc, pid, &st) != 0 || st.pid != pid || st.ppid <= 0)
         return 0;
-    return p.ppid;
+    return st.ppid;
 }
 
 /* Keeps the kernel's renames in the ring (evwatch.h), and the forkservers
@@ -201,14 +199,10 @@ static void pend(struct evwatch *w, const struct proc_exit *e)
     x->exit = *e;
     if (e->status == 0)
         return;
-    char name[32];
-    struct proc p = {0};
-    if (read_file_at(w->sys->proc, pid_file_name(name, e->pid, "stat"), &w->text,
-                     READ_LINE_MAX) == 0 &&
-        procs_parse_stat(w->text.data, &p) && p.pid == e->pid) {
-        x->child = (struct ev_child){.pid = p.pid, .ppid = p.ppid, .pgid = p.pgid};
-        memcpy(x->child.comm, p.comm, sizeof(x->child.comm));
-        x->child.comm[sizeof(x->child.comm) - 1] = '\0';
+    struct procstat st;
+    if (procstat_read(w->sys->proc, e->pid, &st) == 0 && st.pid == e->pid) {
+        x->child = (struct ev_child){.pid = st.pid, .ppid = st.ppid, .pgid = st.pgid};
+        memcpy(x->child.comm, st.comm, sizeof(x->child.comm)); /* terminated */
     } else if (e->parent > 0) {
         x->child = (struct ev_child){.pid = e->pid, .ppid = e->parent};
         const struct proc_rename *r = renamed(w, e->pid);

@@ -71,7 +71,7 @@ struct evwatch {
     size_t nrenames;
     struct evwatch_forkserver forkservers[EVWATCH_FORKSERVERS];
     size_t nforkservers; /* forkservers[i % EVWATCH_FORKSERVERS] the i-th */
-    struct buf text;           /* a /proc/PID/stat or cmdline read for pend */
+    struct buf text;     /* a /proc/PID/cmdline read for forkserver_parent */
     /* A death or an OOM kill told since evwatch_take_death: a recorder
      * takes a snapshot at once. */
     bool death;

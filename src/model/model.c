@@ -441,10 +441,6 @@ static void figures(struct model *m)
     }
 }
 
-/* The used bytes of the listed mounts other than `mount` whose owner is ctr
- * (node_owner_index): their pages are charged to ctr's cgroup too. None
- * when mount itself is not ctr's. *n how many, *first the first of them
- * (SIZE_MAX: none). A mount whose size could not be read adds nothing. */
 /* Whether mount i is another listed mount of ctr than `mount`, itself
  * ctr's (other_shm, other_rec). */
 static bool other_mount(const struct scan *s, size_t mount, size_t ctr, size_t i)
@@ -453,6 +449,10 @@ static bool other_mount(const struct scan *s, size_t mount, size_t ctr, size_t i
            node_owner_index(&s->node, mount) == ctr && node_owner_index(&s->node, i) == ctr;
 }
 
+/* The used bytes of the listed mounts other than `mount` whose owner is ctr
+ * (node_owner_index): their pages are charged to ctr's cgroup too. None
+ * when mount itself is not ctr's. *n how many, *first the first of them
+ * (SIZE_MAX: none). A mount whose size could not be read adds nothing. */
 static uint64_t other_shm(const struct model *m, size_t mount, size_t ctr, size_t *n,
                           size_t *first)
 {
