@@ -223,12 +223,17 @@ void ev_state_from_model(struct ev_state *st, const struct model *m, double warn
         e->ctr_id = dup_or_null(c ? c->info.id : NULL);
         e->ctr_name = dup_or_null(c ? c->info.name : NULL);
         e->ctr_ns = dup_or_null(c ? c->info.containerd_namespace : NULL);
-        e->size_known = mt->stat_ok && mt->size > 0;
-        e->used = mt->used;
-        e->size = mt->size;
-        e->used_pct = e->size_known ? 100.0 * (double)mt->used / (double)mt->size : 0;
-        e->level = e->size_known ? fill_level_of(e->used_pct, warn_pct, crit_pct) : FILL_OK;
+        ev_mount_fill(e, mt, warn_pct, crit_pct);
     }
+}
+
+void ev_mount_fill(struct ev_mount *e, const struct shm_mount *mt, double warn_pct, double crit_pct)
+{
+    e->size_known = mt->stat_ok && mt->size > 0;
+    e->used = mt->used;
+    e->size = mt->size;
+    e->used_pct = e->size_known ? 100.0 * (double)mt->used / (double)mt->size : 0;
+    e->level = e->size_known ? fill_level_of(e->used_pct, warn_pct, crit_pct) : FILL_OK;
 }
 
 void ev_state_free(struct ev_state *st)

@@ -162,6 +162,9 @@ struct ev_state {
 void ev_state_from_model(struct ev_state *st, const struct model *m, double warn_pct,
                          double crit_pct);
 void ev_state_free(struct ev_state *st);
+/* e's fill (size_known, used, size, used_pct, level) from mt's statvfs. */
+void ev_mount_fill(struct ev_mount *e, const struct shm_mount *mt, double warn_pct,
+                   double crit_pct);
 const struct ev_proc *ev_state_proc(const struct ev_state *st, pid_t pid);
 /* Keeps known in cur the processes prev knew that cur's scan still lists
  * (same pid and start) but no longer counts interesting, with their last

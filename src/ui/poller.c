@@ -315,13 +315,8 @@ static bool fresh_mount(const struct poller *p, const struct event *e, struct ev
         const struct shm_mount *m = &p->ml.items[i];
         char id[32];
         snprintf(id, sizeof(id), "%u:%u", major(m->dev), minor(m->dev));
-        if (strcmp(id, mt->id) != 0 || !m->stat_ok || !m->size)
-            continue;
-        out->size_known = true;
-        out->used = m->used;
-        out->size = m->size;
-        out->used_pct = mount_used_pct(m);
-        out->level = fill_level_of(out->used_pct, p->cfg.set->warn_pct, p->cfg.set->crit_pct);
+        if (strcmp(id, mt->id) == 0 && m->stat_ok && m->size)
+            ev_mount_fill(out, m, p->cfg.set->warn_pct, p->cfg.set->crit_pct);
     }
     return true;
 }
