@@ -20,25 +20,6 @@ char *actlog_default_path(const char *xdg_state_home, const char *home)
     return NULL;
 }
 
-/* mkdir -p of the directory part of path, each new level with mode 0700. */
-static int make_parents(const char *path)
-{
-    char *dir = xstrdup(path);
-    int rc = 0;
-    for (char *p = dir + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-            rc = -errno;
-            break;
-        }
-        *p = '/';
-    }
-    free(dir);
-    return rc;
-}
-
 int actlog_open(struct actlog *l, const char *path)
 {
     memset(l, 0, sizeof(*l));
@@ -51,7 +32,7 @@ int actlog_open(struct actlog *l, const char *path)
             l->err = ENOENT;
             return -ENOENT;
         }
-        int rc = make_parents(l->path);
+        int rc = safefile_make_parents(l->path);
         if (rc < 0) {
             l->err = -rc;
             return rc;

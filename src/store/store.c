@@ -139,29 +139,13 @@ struct store {
     struct buf line;
 };
 
-/* mkdir -p of path's parents, each new level 0700 (the state directory of
- * a new account may not exist yet). */
-static void make_parents(const char *path)
-{
-    char *p = xstrdup(path);
-    for (char *s = *p ? p + 1 : p; *s; s++) { /* past a leading '/', if any */
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0700) != 0 && errno != EEXIST)
-            break;
-        *s = '/';
-    }
-    free(p);
-}
-
 /* The store directory opened, made 0700 when missing; an existing one must
  * be a directory (a link is never followed), the caller's, and writable by
  * neither group nor others: what a recorder running as root writes there
  * no other user may replace or read. */
 static int open_dir(const char *dir, const char *shown, char *msg, size_t n)
 {
-    make_parents(dir);
+    safefile_make_parents(dir); /* the state directory of a new account may not exist yet */
     struct stat st;
     int rc = 0, dfd = -1;
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/buf.h"
@@ -178,5 +179,23 @@ int safefile_replace(const char *path, const void *data, size_t len, mode_t mode
         unlinkat(dir, tmp.data, 0);
     buf_free(&tmp);
     close(dir);
+    return rc;
+}
+
+int safefile_make_parents(const char *path)
+{
+    char *p = xstrdup(path);
+    int rc = 0;
+    for (char *s = *p ? p + 1 : p; *s; s++) { /* past a leading '/', if any */
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+            rc = -errno;
+            break;
+        }
+        *s = '/';
+    }
+    free(p);
     return rc;
 }

@@ -58,4 +58,8 @@ int safefile_replace(const char *path, const void *data, size_t len, mode_t mode
  * Returns 0, -SAFEFILE_ENOTROOT or -SAFEFILE_EWRITABLE. */
 int safefile_trusted(const struct stat *st, uid_t caller);
 
+/* mkdir -p of path's parents (not path itself), each new level 0700: 0, or
+ * the -errno of the first level that could not be made. */
+int safefile_make_parents(const char *path);
+
 #endif

@@ -242,6 +242,31 @@ static void test_trusted(void **state)
     assert_int_equal(safefile_trusted(&st, 1001), 0);
 }
 
+/* The parents of a path are made, each 0700, the path itself not; a level
+ * that is a file stops it with that level's error. */
+static void test_make_parents(void **state)
+{
+    struct dir *d = *state;
+    char path[192], x[160], y[160];
+    snprintf(x, sizeof(x), "%s/x", d->path);
+    snprintf(y, sizeof(y), "%s/x/y", d->path);
+    snprintf(path, sizeof(path), "%s/x/y/store", d->path);
+    mode_t old = umask(0);
+    assert_int_equal(safefile_make_parents(path), 0);
+    umask(old);
+    struct stat st;
+    assert_int_equal(stat(y, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(st.st_mode & 07777, 0700);
+    assert_int_equal(stat(path, &st), -1);
+    assert_int_equal(safefile_make_parents(path), 0); /* all there already */
+    put(d->a, "a file");
+    snprintf(path, sizeof(path), "%s/a/z/store", d->path);
+    assert_int_equal(safefile_make_parents(path), -ENOTDIR);
+    assert_int_equal(rmdir(y), 0);
+    assert_int_equal(rmdir(x), 0);
+}
+
 static void test_strerror(void **state)
 {
     (void)state;
@@ -262,6 +287,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_append_other_owner, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replace_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_make_parents, setup, teardown),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_trusted),
         cmocka_unit_test(test_strerror),
