@@ -228,14 +228,6 @@ static const struct jd *event_of(const struct recording *s, size_t j, const char
     return !strcmp(record(s, j)->event, kind) ? doc(s, j) : NULL;
 }
 
-/* Record j parsed when it is an event of kind within WHY_NEAR_S of record
- * i, else NULL. */
-static const struct jd *event_near(const struct recording *s, size_t j, size_t i, const char *kind)
-{
-    double dt = record(s, j)->t - record(s, i)->t;
-    return dt < -WHY_NEAR_S || dt > WHY_NEAR_S ? NULL : event_of(s, j, kind);
-}
-
 /* The snapshot nearest record i on one side: the last before (dir -1) or
  * the first after (dir +1); SIZE_MAX when none. */
 static size_t snapshot_near(const struct recording *s, size_t i, int dir)
@@ -270,14 +262,14 @@ static struct end around(const struct recording *src, size_t i, const struct why
     return e;
 }
 
-static bool is_role(const struct why_death *d, const char *role)
+static bool same_str(const char *a, const char *b)
 {
-    return d->role && !strcmp(d->role, role);
+    return a == b || (a && b && !strcmp(a, b));
 }
 
 static bool is_worker(const struct why_death *d)
 {
-    return is_role(d, "worker") || is_role(d, "orphan_worker");
+    return same_str(d->role, "worker") || same_str(d->role, "orphan_worker");
 }
 
 /* The main of d's job: its group, or itself when it is a main. */
@@ -285,7 +277,7 @@ static int64_t job_of(const struct why_death *d)
 {
     if (d->has_group)
         return d->group;
-    if (d->has_pid && is_role(d, "main"))
+    if (d->has_pid && same_str(d->role, "main"))
         return d->pid;
     return 0;
 }
@@ -361,7 +353,7 @@ static const struct jd *oom_event(const struct recording *src, size_t i, int64_t
 {
     const struct jd *any = NULL;
     for (size_t j = near_first(src, i), end = near_end(src, i); j < end; j++) {
-        const struct jd *ev = event_near(src, j, i, "oom_kill");
+        const struct jd *ev = event_of(src, j, "oom_kill");
         if (ev && jd_getint(ev, "victim", 0) == pid)
             return ev;
         if (!any && jd_getstr(ev, "cgroup", NULL))
@@ -374,14 +366,9 @@ static const struct jd *oom_event(const struct recording *src, size_t i, int64_t
 static bool victim_has_exit(const struct recording *src, size_t k, int64_t victim)
 {
     for (size_t j = near_first(src, k), end = near_end(src, k); j < end; j++)
-        if (jd_getint(event_near(src, j, k, "exit"), "pid", 0) == victim)
+        if (jd_getint(event_of(src, j, "exit"), "pid", 0) == victim)
             return true;
     return false;
-}
-
-static bool same_str(const char *a, const char *b)
-{
-    return a == b || (a && b && !strcmp(a, b));
 }
 
 /* Whether event i (ev) tells again what an earlier record of the same time
@@ -393,15 +380,11 @@ static bool told_before(const struct recording *src, size_t i, const struct jd *
 {
     const struct why_rec *rec = record(src, i);
     bool is_exit = !strcmp(rec->event, "exit");
+    const char *who = is_exit ? "pid" : "victim", *what = is_exit ? "cause" : "cgroup";
     for (size_t j = i; j-- > 0 && record(src, j)->t == rec->t;) {
         const struct jd *x = event_of(src, j, rec->event);
-        if (!x)
-            continue;
-        if (is_exit && jd_getpid(x, "pid") == jd_getpid(ev, "pid") &&
-            same_str(jd_getstr(x, "cause", NULL), jd_getstr(ev, "cause", NULL)))
-            return true;
-        if (!is_exit && jd_getpid(x, "victim") == jd_getpid(ev, "victim") &&
-            same_str(jd_getstr(x, "cgroup", NULL), jd_getstr(ev, "cgroup", NULL)))
+        if (x && jd_getpid(x, who) == jd_getpid(ev, who) &&
+            same_str(jd_getstr(x, what, NULL), jd_getstr(ev, what, NULL)))
             return true;
     }
     return false;
@@ -1041,10 +1024,10 @@ static void diagnose(struct why_death *d)
     if (d->after_pid)
         buf_printf(&b, ". It followed the end of %lld (%s) %.1f s before in the same job",
                    (long long)d->after_pid, d->after_cause, d->after_dt);
-    if (d->left_segments && is_role(d, "shm_manager"))
+    if (d->left_segments && same_str(d->role, "shm_manager"))
         buf_printf(&b, ". The shm manager died: its %s of batches are orphans since %s",
                    fmt_size(x, sizeof(x), d->left_bytes), why_fmt_clock(y, sizeof(y), d->t));
-    else if (d->left_segments && (!d->after_pid || is_role(d, "main")))
+    else if (d->left_segments && (!d->after_pid || same_str(d->role, "main")))
         buf_printf(&b, ". Its job left %llu segment%s (%s) that nobody holds: orphans since %s",
                    (unsigned long long)d->left_segments, d->left_segments == 1 ? "" : "s",
                    fmt_size(x, sizeof(x), d->left_bytes), why_fmt_clock(y, sizeof(y), d->t));
