@@ -9,22 +9,15 @@
 #include "util/procstat.h"
 #include "util/xalloc.h"
 
-static int cmp_pid(const void *a, const void *b)
-{
-    pid_t x = ((const struct proc *)a)->pid, y = ((const struct proc *)b)->pid;
-    return (x > y) - (x < y);
-}
-
 void procs_sort(struct proc_list *pl)
 {
     if (pl->n > 1)
-        qsort(pl->items, pl->n, sizeof(*pl->items), cmp_pid);
+        qsort(pl->items, pl->n, sizeof(*pl->items), pid_cmp);
 }
 
 const struct proc *procs_find(const struct proc_list *pl, pid_t pid)
 {
-    struct proc key = {.pid = pid};
-    return pl->n ? bsearch(&key, pl->items, pl->n, sizeof(*pl->items), cmp_pid) : NULL;
+    return pl->n ? bsearch(&pid, pl->items, pl->n, sizeof(*pl->items), pid_cmp) : NULL;
 }
 
 static int cmp_nspid(const void *a, const void *b)

@@ -28,6 +28,10 @@ struct proc {
     bool kernel_thread;
 };
 
+/* pid_cmp (util/fileio.h) orders the process table by the pid a record
+ * begins with. */
+_Static_assert(offsetof(struct proc, pid) == 0, "pid_cmp reads a record's pid at its start");
+
 struct proc_list {
     struct proc *items;
     size_t n, cap;
