@@ -79,12 +79,9 @@ bool mountinfo_parse_line(char *line, struct mountinfo_entry *e)
         return false;
     unescape_octal(root);
     unescape_octal(mp);
-    unescape_octal(source);
     e->root = root;
     e->mountpoint = mp;
     e->fstype = fstype;
-    e->source = source;
-    e->options = opts;
     e->super_opts = super ? super : "";
     return true;
 }

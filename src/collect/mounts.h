@@ -43,8 +43,6 @@ struct mountinfo_entry {
     char *root;       /* root of the mount within its filesystem */
     char *mountpoint; /* unescaped (\040 -> space) */
     char *fstype;
-    char *source;
-    char *options;    /* per-mount options */
     char *super_opts; /* superblock options (a v1 cgroup's controllers); "" if absent */
     bool propagates;  /* an optional field shared:N or master:N: the mount has peers
                        * or a master in other mount namespaces */

@@ -18,8 +18,6 @@ static void test_parse_line(void **state)
     assert_string_equal(e.root, "/mnt1");
     assert_string_equal(e.mountpoint, "/mnt2");
     assert_string_equal(e.fstype, "ext3");
-    assert_string_equal(e.source, "/dev/root");
-    assert_string_equal(e.options, "rw,noatime");
 }
 
 static void test_parse_escapes(void **state)
