@@ -169,7 +169,6 @@ const struct mntns_seen *nsmap_mntns(struct nsmap *m, unsigned long mntns, int p
     if (rc < 0) {
         /* Unreadable: the namespace may show any watched mount, and counts
          * as showing them all (a pid then proves less, never more). */
-        m->unread++;
         memset(s->sees, NSMAP_SHOWS | NSMAP_AT_SHM, m->ndevs);
     } else {
         nsmap_sees_of(&mi, m->devs, m->ndevs, s->sees);

@@ -81,8 +81,6 @@ struct nsmap {
                                  * namespace's init), to the clock tick */
     double boot_realtime;      /* the wall clock at boot, and the clock ticks a second: */
     long hz;                   /* a start time as wall-clock time (nsmap_self) */
-    size_t unknown;            /* processes whose namespace links could not be read */
-    size_t unread;             /* mount namespaces whose mountinfo could not be read */
     /* --all: each process's mount namespace as node_discover read it in the
      * first phase over the scan's pid list (collect/node.h), ascending by
      * pid, so that the walk does not read the same link again; NULL

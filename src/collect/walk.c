@@ -97,8 +97,6 @@ static void one_process(struct walk *wk, pid_t pid)
         if (!p->mntns)
             p->mntns = nsmap_link(piddir, "ns/mnt");
         p->pidns = nsmap_link(piddir, "ns/pid");
-        if (!p->mntns || !p->pidns)
-            ns->unknown++;
         const struct mntns_seen *seen = nsmap_mntns(ns, p->mntns, piddir);
         /* A process that reaches a watched mount from a pid namespace other
          * than the one /proc shows names its segments by its pid there:
