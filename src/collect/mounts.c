@@ -97,6 +97,13 @@ void mounts_set_statvfs(struct shm_mount *m, const struct statvfs *sv)
     m->stat_ok = true;
 }
 
+void mounts_set_unknown(struct shm_mount *m, int err)
+{
+    m->stat_ok = false;
+    m->stat_err = err;
+    m->size = m->used = m->avail = m->inodes = m->inodes_free = 0;
+}
+
 bool mounts_btime(int fd, struct timespec *btime)
 {
     struct statx sx;
@@ -114,13 +121,10 @@ static void statfs_mount(const struct sysroot *sys, struct shm_mount *m)
 {
     struct statvfs sv;
     int fd = sysroot_open_below(sys, m->path, O_PATH | O_DIRECTORY);
-    if (fd >= 0 && fstatvfs(fd, &sv) == 0) {
+    if (fd >= 0 && fstatvfs(fd, &sv) == 0)
         mounts_set_statvfs(m, &sv);
-    } else {
-        m->stat_ok = false;
-        m->stat_err = errno;
-        m->size = m->used = m->avail = m->inodes = m->inodes_free = 0; /* never a stale figure */
-    }
+    else
+        mounts_set_unknown(m, errno);
     if (fd >= 0)
         close(fd);
 }

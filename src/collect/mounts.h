@@ -114,6 +114,8 @@ void mounts_refresh(const struct sysroot *sys, struct mount_list *ml);
  * does for each mount it reaches. */
 struct statvfs;
 void mounts_set_statvfs(struct shm_mount *m, const struct statvfs *sv);
+/* m's size unknown (stat_ok false) for err: every figure 0, never a stale one. */
+void mounts_set_unknown(struct shm_mount *m, int err);
 
 /* The birth time of the directory at fd, a mount's root: when its tmpfs was
  * made (statx, Linux 5.18+). False when the kernel does not say. */

@@ -493,12 +493,8 @@ void node_gauges_refresh(const struct node_gauge *g, const struct sysroot *sys,
             rc = sysroot_pid_verify(r);
         }
         sysroot_close(&tmp);
-        if (rc < 0) {
-            struct shm_mount *m = &ml->items[i];
-            m->stat_ok = false;
-            m->stat_err = -rc;
-            m->size = m->used = m->avail = m->inodes = m->inodes_free = 0;
-        }
+        if (rc < 0)
+            mounts_set_unknown(&ml->items[i], -rc);
     }
 }
 
