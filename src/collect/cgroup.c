@@ -195,16 +195,20 @@ static void read_stat(struct reader *r, const char *dir, struct cgroup_info *inf
     }
 }
 
+/* The oom_kill count in the file of dir's version that has it: 0, or -errno. */
+static int read_oom_kills(struct reader *r, const char *dir, int version, uint64_t *kills)
+{
+    int rc = read_in(r, dir, version == 1 ? "/memory.oom_control" : "/memory.events");
+    return rc == 0 && !cgroup_parse_oom_kills(r->text.data, kills) ? -ENOENT : rc;
+}
+
 int cgroup_read_oom_kills(const struct sysroot *sys, const char *dir, int version,
                           uint64_t *kills)
 {
     struct reader r = {.host = sys->host};
     buf_init(&r.path);
     buf_init(&r.text);
-    const char *dir_rel = strcmp(dir, "/") == 0 ? "" : dir;
-    int rc = read_in(&r, dir_rel, version == 1 ? "/memory.oom_control" : "/memory.events");
-    if (rc == 0 && !cgroup_parse_oom_kills(r.text.data, kills))
-        rc = -ENOENT;
+    int rc = read_oom_kills(&r, strcmp(dir, "/") == 0 ? "" : dir, version, kills);
     buf_free(&r.path);
     buf_free(&r.text);
     return rc;
@@ -338,10 +342,8 @@ static bool try_hierarchy(struct reader *r, const struct mountinfo *mi, int vers
          * kernel may not give (memory.peak, the oom_kill key): a missing
          * file or key says nothing. Not a warning: null is the honest figure. */
         const char *peak = v1 ? "/memory.max_usage_in_bytes" : "/memory.peak";
-        const char *oom = v1 ? "/memory.oom_control" : "/memory.events";
         tmp.has_peak = read_in(r, dir.data, peak) == 0 && parse_u64(r->text.data, &tmp.peak);
-        tmp.has_oom_kills =
-            read_in(r, dir.data, oom) == 0 && cgroup_parse_oom_kills(r->text.data, &tmp.oom_kills);
+        tmp.has_oom_kills = read_oom_kills(r, dir.data, version, &tmp.oom_kills) == 0;
         read_stat(r, dir.data, &tmp);
         *info = tmp;
         info->present = true;
