@@ -40,7 +40,7 @@ size_t ui_key_ctr(const struct row_key *k)
 
 size_t ui_ctr_slot(size_t ctr)
 {
-    return ctr == NODE_HOST ? 0 : ctr + 1;
+    return ctr == NODE_HOST || ctr == UI_CTR_ANY ? 0 : ctr + 1;
 }
 
 const char *ui_runtime_name(enum container_runtime r, const char *none)

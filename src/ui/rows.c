@@ -166,8 +166,7 @@ struct build {
 /* The owner slot of the first section of container ctr's tree. */
 static size_t section_slot(const struct model *m, size_t ctr)
 {
-    size_t c = ctr == NODE_HOST || ctr == UI_CTR_ANY ? 0 : ctr + 1;
-    return m->nprocs + c * SEC_COUNT;
+    return m->nprocs + ui_ctr_slot(ctr) * SEC_COUNT;
 }
 
 static struct ui *sort_ctx;
@@ -240,7 +239,7 @@ static struct row *emit(struct build *b, enum row_kind kind, unsigned depth)
 {
     struct row *r = VEC_PUSH(b->rows, b->n, b->cap);
     r->key.kind = kind;
-    r->key.ctr = b->ctr == UI_CTR_ANY ? 0 : ui_ctr_slot(b->ctr);
+    r->key.ctr = ui_ctr_slot(b->ctr);
     r->depth = depth + b->base;
     return r;
 }

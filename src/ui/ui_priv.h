@@ -126,7 +126,8 @@ bool ui_own_only(const struct ui *u);
 /* Whether the view shows the segment (the own view: the host's mounts). */
 bool ui_seg_shown(const struct ui *u, const struct segment *sg);
 bool ui_ctr_has(size_t want, size_t ctr);
-/* A row key's container (NODE_HOST or an index), and a container's slot. */
+/* A row key's container (NODE_HOST or an index), and a container's slot
+ * (struct row_key's ctr: 0 for the host's and for UI_CTR_ANY). */
 size_t ui_key_ctr(const struct row_key *k);
 size_t ui_ctr_slot(size_t ctr);
 /* Container ctr of model m labelled for the screen (escaped): its name or
