@@ -8,6 +8,7 @@
 #include "report/report.h"
 #include "ui/page.h"
 #include "ui/term.h"
+#include "util/container_id.h"
 #include "util/passwd.h"
 #include "util/units.h"
 
@@ -410,7 +411,8 @@ static void container_details(struct ui *u, struct page *p, size_t ctr)
     } else {
         const struct container_info *ci = &c->info;
         page_add(p, THEME_header, 0, "Container %s", label);
-        page_add(p, THEME_normal, 14, "  runtime    %s", ui_runtime_name(ci->runtime, "-"));
+        const char *runtime = container_runtime_name(ci->runtime); /* NULL: none */
+        page_add(p, THEME_normal, 14, "  runtime    %s", runtime ? runtime : "-");
         page_add_name(p, THEME_normal, 14, "  id         ", ci->id ? ci->id : "-");
         page_add_name(p, THEME_normal, 14, "  name       ", ci->name ? ci->name : "-");
         page_add_name(p, THEME_normal, 14, "  pod        ", ci->pod ? ci->pod : "-");

@@ -43,12 +43,6 @@ size_t ui_ctr_slot(size_t ctr)
     return ctr == NODE_HOST || ctr == UI_CTR_ANY ? 0 : ctr + 1;
 }
 
-const char *ui_runtime_name(enum container_runtime r, const char *none)
-{
-    const char *name = container_runtime_name(r);
-    return name ? name : none;
-}
-
 void ui_ctr_label(const struct model *m, size_t ctr, char *dst, size_t n)
 {
     const struct node_ctr *c = model_ctr(m, ctr);
@@ -67,10 +61,11 @@ void ui_ctr_label(const struct model *m, size_t ctr, char *dst, size_t n)
         char *label = container_label(ci->containerd_namespace, name, ci->id);
         term_escape(esc, sizeof(esc), label);
         free(label);
+        const char *runtime = container_runtime_name(ci->runtime); /* NULL: none */
         if (name)
             snprintf(dst, n, "%s", esc);
         else
-            snprintf(dst, n, "%s %s", ui_runtime_name(ci->runtime, "container"), esc);
+            snprintf(dst, n, "%s %s", runtime ? runtime : "container", esc);
     } else if (ci->hostname) {
         term_escape(esc, sizeof(esc), ci->hostname);
         snprintf(dst, n, "%s", esc);

@@ -135,9 +135,6 @@ size_t ui_ctr_slot(size_t ctr);
  * namespace; a containerd namespace's container as NAMESPACE/NAME, else
  * NAMESPACE/ID (container_label); "host" for NODE_HOST. */
 void ui_ctr_label(const struct model *m, size_t ctr, char *dst, size_t n);
-/* A container's runtime by name, or none when it has none (a plain mount
- * namespace: container_runtime_name is NULL there). */
-const char *ui_runtime_name(enum container_runtime r, const char *none);
 /* Unix seconds t in local time, as fmt (strftime) says, into dst. */
 void ui_local_time(double t, const char *fmt, char *dst, size_t n);
 /* A mount's gauge label: its owner's label (+N other containers) and path. */
