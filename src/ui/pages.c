@@ -75,14 +75,12 @@ static void wrap(struct page *p, int role, int indent, const char *text)
 
 void page_add(struct page *p, int role, int indent, const char *fmt, ...)
 {
-    struct buf b;
-    buf_init(&b);
     va_list ap;
     va_start(ap, fmt);
-    buf_vprintf(&b, fmt, ap);
+    char *text = str_vprintf(fmt, ap);
     va_end(ap);
-    wrap(p, role, indent, b.data ? b.data : "");
-    buf_free(&b);
+    wrap(p, role, indent, text);
+    free(text);
 }
 
 void page_add_name(struct page *p, int role, int indent, const char *label, const char *name)
