@@ -186,9 +186,11 @@ static void event_words(struct buf *b, const struct event *e)
 
 /* One line about event entry i for the status line ("exit of pid 42
  * (pt_data_worker, worker of 40): SIGBUS at 03:12:07"), raw text that may
- * quote names: escape it before it reaches the terminal. */
-static void event_line(const struct replay *r, size_t i, char *dst, size_t n)
+ * quote names: escape it before it reaches the terminal. True for a death:
+ * an exit by a signal, or an OOM kill. */
+static bool event_line(const struct replay *r, size_t i, char *dst, size_t n)
 {
+    bool death = false;
     const struct store_entry *se = &r->ix.items[i];
     char at[16], why[400];
     ui_local_time(se->t, "%H:%M:%S", at, sizeof(at));
@@ -198,12 +200,14 @@ static void event_line(const struct replay *r, size_t i, char *dst, size_t n)
     if (read_event(r, i, &e, why, sizeof(why))) {
         event_words(&b, &e);
         buf_printf(&b, " at %s", at);
+        death = (e.kind == EV_EXIT && exit_signal_name(e.signal)) || e.kind == EV_OOM_KILL;
         event_clear(&e);
     } else {
         buf_printf(&b, "%s event at %s (unreadable: %s)", se->event, at, why);
     }
     snprintf(dst, n, "%s", b.data);
     buf_free(&b);
+    return death;
 }
 
 size_t replay_moment(const struct replay *r)
@@ -427,10 +431,9 @@ void cmd_replay_event(struct ui *u, int code)
     if (!go(u, snap != SIZE_MAX ? snap : nearest(r, ev, -1, STORE_SNAPSHOT), ev, false))
         return;
     char line[400];
-    event_line(r, ev, line, sizeof(line));
-    bool bad = strstr(line, ": SIG") || strncmp(line, "OOM", 3) == 0;
+    bool death = event_line(r, ev, line, sizeof(line));
     /* Raw: the status line escapes what it shows. */
-    ui_message(u, bad ? THEME_verdict_critical : THEME_warning, "%s", line);
+    ui_message(u, death ? THEME_verdict_critical : THEME_warning, "%s", line);
 }
 
 /* The go-to prompt on the last line: typed text until Enter (true) or Esc

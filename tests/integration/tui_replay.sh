@@ -438,8 +438,8 @@ printf '{"recording":1,"time":"%s","hostname":"x","interval_s":10,"watch":"host"
 chmod 0600 "$kfile"
 snap_at "$t0"
 # Each event: its time, the colour of its line on the status line (critical
-# for a kill, else warning), the status line's words for it, and its record
-# (the time a %s).
+# for a kill, else warning, whatever a name in it says), the status line's
+# words for it, and its record (the time a %s).
 while IFS='|' read -r t colour words record; do
     ev_times+=("$t")
     ev_colour+=("$colour")
@@ -456,6 +456,7 @@ done <<'EVENTS'
 2026-12-05T23:56:46.375Z|warning|exit of pid 4243 (python3, main) in trainer: exit code 3|{"event":"exit","time":"%s","pid":4243,"comm":"python3","role":"main","group":null,"container":"4f2a","container_name":"trainer","exit_code":3,"signal":null,"core":false,"cause":"exit"}
 2026-12-05T23:56:47.500Z|warning|mount /dev/shm gone in 4f2a|{"event":"mount","time":"%s","mount_id":"0:77","mount":"/dev/shm","container":"4f2a","change":"gone"}
 2026-12-05T23:56:48.625Z|warning|exit of pid 4244 (sleep): cause unknown|{"event":"exit","time":"%s","pid":4244,"comm":"sleep","role":null,"group":null,"container":null,"container_name":null,"exit_code":null,"signal":null,"core":false,"cause":"unknown"}
+2026-12-05T23:56:48.875Z|warning|mount /mnt/x: SIGNS appeared|{"event":"mount","time":"%s","mount_id":"0:78","mount":"/mnt/x: SIGNS","container":null,"change":"appeared"}
 EVENTS
 snap_at "$t1"
 
