@@ -35,6 +35,32 @@ static void warn_add(struct why_ctx *c, char *msg)
     *VEC_PUSH(c->warnings, c->nwarnings, c->cap) = msg;
 }
 
+/* A warning when the deaths found by --container NAME are of several
+ * containers of that name (a Docker and a podman container may share one):
+ * the text names each death's container by its name alone. */
+static void warn_same_name(struct why_ctx *c, const struct why_result *r, const char *name)
+{
+    struct buf ids;
+    buf_init(&ids);
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct why_death *d = &r->d[i];
+        if (!d->container || !d->container_name || strcmp(d->container_name, name) != 0)
+            continue;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = r->d[k].container && r->d[k].container_name &&
+                   !strcmp(r->d[k].container_name, name) &&
+                   !strcmp(r->d[k].container, d->container);
+        if (!seen)
+            buf_printf(&ids, "%s%.12s", n++ ? ", " : "", d->container);
+    }
+    if (n > 1)
+        warn_add(c, str_printf("--container %s names %zu containers (%s): give an id to choose one",
+                               name, n, ids.data));
+    buf_free(&ids);
+}
+
 /* Record i parsed, once; a record that cannot be read or parsed is left
  * out. One that cannot be parsed is a warning naming its directory, file and
  * offset, as the store's own warnings do; one that cannot be read, the first
@@ -123,6 +149,8 @@ int cmd_why(int argc, char **argv)
     struct why_filter f = {.from = from, .pid = o.pid, .container = o.container};
     struct why_result r;
     why_find(&src, &f, &r);
+    if (o.container)
+        warn_same_name(&c, &r, o.container);
 
     /* Every damage once on stderr (and in the JSON's warnings). */
     for (size_t i = 0; i < c.nwarnings; i++)

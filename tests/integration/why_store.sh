@@ -119,6 +119,19 @@ def fname(t):
 if kind == "deaths":
     t0 = int(now) - 100
     write(fname(t0), t0, deaths(t0 + 10))
+elif kind == "samename":
+    # Two containers named web (Docker's and podman's), each with a death,
+    # and a third container's.
+    t0 = int(now) - 100
+    def ctr_exit(t, pid, ctr, name):
+        return {"event": "exit", "time": ts(t), "pid": pid, "comm": "python3", "role": "holder",
+                "group": None, "container": ctr, "container_name": name, "exit_code": None,
+                "signal": "SIGKILL", "core": False, "cause": "signal"}
+    write(fname(t0), t0, [snapshot(t0 + 10, 0, [], [], [], MiB),
+                          ctr_exit(t0 + 11, 400, "4f2a1b2c3d4e" + "0" * 52, "web"),
+                          ctr_exit(t0 + 12, 401, "9c3d0e1f2a3b" + "1" * 52, "web"),
+                          ctr_exit(t0 + 13, 402, "9c3d0e1f2a3b" + "1" * 52, "web"),
+                          ctr_exit(t0 + 14, 403, "77aa88bb99cc" + "2" * 52, "db")])
 elif kind == "quiet":
     t0 = int(now) - 100
     write(fname(t0), t0, [snapshot(t0 + 10, 0, [], [], [], MiB),
@@ -214,6 +227,23 @@ json_check "$W.out" "len(j['deaths']) == 6 and j['deaths'] == $once" "each death
 mkstore "$W/quiet" quiet
 why "$W/quiet"
 assert_eq "$WHY_RC" 0 "a recording where a job ended cleanly: exit 0"
+
+# --container NAME that two containers bear (Docker's web and podman's): a
+# warning names both ids, once; an id picks one, and a name one container
+# bears says nothing.
+mkstore "$W/samename" samename
+why "$W/samename" --container web
+assert_eq "$WHY_RC" 4 "--container web finds deaths"
+assert_eq "$(grep -c '^worker\|^holder' "$W.out")" 3 "--container web: the three deaths of the two containers named web"
+assert_eq "$(cat "$W.err")" "shmwatch why: warning: --container web names 2 containers (4f2a1b2c3d4e, 9c3d0e1f2a3b): give an id to choose one" \
+    "a warning names both containers' ids"
+why "$W/samename" --container web --json
+json_check "$W.out" "j['warnings'] == ['--container web names 2 containers (4f2a1b2c3d4e, 9c3d0e1f2a3b): give an id to choose one'] and [d['pid'] for d in j['deaths']] == [400, 401, 402]" \
+    "and the JSON's warnings say it"
+why "$W/samename" --container 9c3d0e1f2a3b
+assert_eq "$(grep -c '^holder' "$W.out"):$(wc -c <"$W.err")" "2:0" "an id picks one container, without a warning"
+why "$W/samename" --container db
+assert_eq "$(grep -c '^holder' "$W.out"):$(wc -c <"$W.err")" "1:0" "a name one container bears: no warning"
 
 # Damage: a record cut short at the end (the recorder died while writing),
 # a line that is no record, an exit event whose JSON breaks off mid-line
