@@ -61,6 +61,30 @@ static void warn_same_name(struct why_ctx *c, const struct why_result *r, const 
     buf_free(&ids);
 }
 
+/* A warning when --container NAMESPACE/NAME found nothing but the name alone
+ * finds ends whose records do not say their containerd namespace (written
+ * by a recorder older than that field). */
+static void warn_no_namespace(struct why_ctx *c, const struct why_source *src,
+                              const struct why_filter *f)
+{
+    const char *slash = strchr(f->container, '/');
+    if (!slash)
+        return;
+    struct why_filter name = *f;
+    name.container = slash + 1;
+    struct why_result r;
+    why_find(src, &name, &r);
+    bool unsaid = false;
+    for (size_t i = 0; i < r.n && !unsaid; i++)
+        unsaid = !r.d[i].container_ns_known;
+    if (unsaid)
+        warn_add(c, str_printf("--container %s: this recording does not say containers' "
+                               "containerd namespaces; --container %s or an id finds the ends "
+                               "of %s",
+                               f->container, slash + 1, slash + 1));
+    why_result_free(&r);
+}
+
 /* Record i parsed, once; a record that cannot be read or parsed is left
  * out. One that cannot be parsed is a warning naming its directory, file and
  * offset, as the store's own warnings do; one that cannot be read, the first
@@ -151,6 +175,8 @@ int cmd_why(int argc, char **argv)
     why_find(&src, &f, &r);
     if (o.container)
         warn_same_name(&c, &r, o.container);
+    if (o.container && !r.n)
+        warn_no_namespace(&c, &src, &f);
 
     /* Every damage once on stderr (and in the JSON's warnings). */
     for (size_t i = 0; i < c.nwarnings; i++)

@@ -208,6 +208,13 @@ why "$W/deaths" --container c0ffeec0ffee --json
 json_check "$W.out" "len(j['deaths']) == 6" "--container by a prefix of the id"
 why "$W/deaths" --container nobody
 assert_eq "$WHY_RC" 0 "no end in another container: exit 0"
+# The scene's records say no containerd namespace (as a recorder older than
+# that field wrote them): NAMESPACE/NAME finds nothing, and says what does.
+why "$W/deaths" --container k8s.io/trainer
+assert_eq "$WHY_RC:$(cat "$W.err")" "0:shmwatch why: warning: --container k8s.io/trainer: this recording does not say containers' containerd namespaces; --container trainer or an id finds the ends of trainer" \
+    "NAMESPACE/NAME on a recording that says no namespace: nothing, and a warning that says what finds them"
+why "$W/deaths" --container k8s.io/nobody
+assert_eq "$WHY_RC:$(wc -c <"$W.err")" "0:0" "NAMESPACE/NAME of a name no end has: no warning"
 grep -q '^Nothing ended abnormally between' "$W.out" || fail "$(cat "$W.out")"
 why "$W/deaths" --since 30s --json
 json_check "$W.out" "len(j['deaths']) == 0" "--since: the window leaves the older ends out"
