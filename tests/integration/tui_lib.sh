@@ -177,12 +177,20 @@ tui_click() {
     tui send-keys -t "$pane" -H 1b 5b 4d 23 "$(printf %x $((${2:-2} + 33)))" "$(printf %x $(($1 + 33)))"
 }
 
-# tui_select ERE: clicks the first screen row that matches (fails when none does).
+# tui_select ERE: clicks the first screen row that matches (fails when none
+# does) and waits until that row is the selected one (the default theme draws
+# it black on cyan). A scan that ends between the capture and the click may
+# move the rows under it: the row is then clicked again where it is now.
 tui_select() {
-    local row
-    row=$(tui_row_of "$1")
-    [ "$row" -ge 0 ] || { tui_dump; fail "no row matches /$1/ to click"; }
-    tui_click "$row"
+    local row try sel_re=$1
+    for try in 1 2 3 4 5; do
+        row=$(tui_row_of "$sel_re")
+        [ "$row" -ge 0 ] || { tui_dump; fail "no row matches /$sel_re/ to click"; }
+        tui_click "$row"
+        wait_for '[[ "$(tui_style "$sel_re")" == *bg=46* ]]' 2 && return 0
+    done
+    tui_dump
+    fail "the row /$sel_re/ is not selected after $try clicks"
 }
 
 # tui_style ERE: how the first match of ERE on the screen is drawn, from the escape
