@@ -38,22 +38,24 @@ static void warn_add(struct why_ctx *c, char *msg)
 /* A warning when the deaths found by --container NAME are of several
  * containers of that name (a Docker and a podman container may share one):
  * the text names each death's container by its name alone. */
+static bool bears(const struct why_death *d, const char *name)
+{
+    return d->container && d->container_name && strcmp(d->container_name, name) == 0;
+}
+
 static void warn_same_name(struct why_ctx *c, const struct why_result *r, const char *name)
 {
     struct buf ids;
     buf_init(&ids);
     size_t n = 0;
     for (size_t i = 0; i < r->n; i++) {
-        const struct why_death *d = &r->d[i];
-        if (!d->container || !d->container_name || strcmp(d->container_name, name) != 0)
+        if (!bears(&r->d[i], name))
             continue;
-        bool seen = false;
-        for (size_t k = 0; k < i && !seen; k++)
-            seen = r->d[k].container && r->d[k].container_name &&
-                   !strcmp(r->d[k].container_name, name) &&
-                   !strcmp(r->d[k].container, d->container);
-        if (!seen)
-            buf_printf(&ids, "%s%.12s", n++ ? ", " : "", d->container);
+        size_t k = 0;
+        while (k < i && !(bears(&r->d[k], name) && !strcmp(r->d[k].container, r->d[i].container)))
+            k++;
+        if (k == i) /* the first death of this container */
+            buf_printf(&ids, "%s%.12s", n++ ? ", " : "", r->d[i].container);
     }
     if (n > 1)
         warn_add(c, str_printf("--container %s names %zu containers (%s): give an id to choose one",
