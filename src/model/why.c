@@ -297,10 +297,15 @@ static bool abnormal_exit(const struct jd *ev, const char **cause)
     return true;
 }
 
-/* Whether pid was a DataLoader group's main in a snapshot shortly before
- * record i. */
+/* Whether pid was a DataLoader group's main shortly before record i: an
+ * exit event within WHY_FOLLOW_S before names it as the main of the
+ * process that ended (workers born and dead between two snapshots are in
+ * no snapshot's group), or a snapshot shows its group. */
 static bool was_main(const struct recording *src, size_t i, int64_t pid)
 {
+    for (size_t j = i; j-- > 0 && record(src, i)->t - record(src, j)->t <= WHY_FOLLOW_S;)
+        if (jd_getint(event_of(src, j, "exit"), "group", 0) == pid)
+            return true;
     size_t k = snapshot_near(src, i, -1);
     for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(src, k, -1))
         if (snap_group(doc(src, k), pid))
@@ -715,35 +720,53 @@ static void loader_before(struct why_death *d, const struct end *e)
     }
 }
 
-/* The loader's arithmetic (plan --observe's) in d's advice, for a Bus error
- * on a full mount whose loader was read (loader_before), where it asks for
- * more than the mount held. */
-static void loader_advice(struct why_death *d)
+/* Whether d is a Bus error on its mount: one the kernel told (SIGBUS), or
+ * the likely end of a worker gone unseen from a full mount. Either way the
+ * mount filled, whatever the snapshots around it saw. */
+static bool bus_error(const struct why_death *d)
 {
-    bool bus = !strcmp(d->cause, "sigbus") || (!strcmp(d->cause, "unknown") && is_worker(d));
-    if (!d->has_advice || !bus || !d->full || !d->loader_batch)
-        return;
-    struct capacity_input in = {.observed_batch_shm = d->loader_batch,
-                                .workers = d->loader_workers,
-                                .prefetch = d->loader_prefetch};
-    struct capacity_result r;
-    if (capacity_compute(&in, &r, NULL) != 0 || r.shm_peak <= d->used_peak)
-        return;
-    d->from_loader = true;
-    d->need_shm = r.shm_peak;
-    if (r.rec_shm_size > d->rec_shm)
-        d->rec_shm = r.rec_shm_size;
+    return d->has_mount && (!strcmp(d->cause, "sigbus") ||
+                            (!strcmp(d->cause, "unknown") && is_worker(d) && d->full));
+}
+
+/* d's advice asking for --shm-size rec where it asks for less, and for the
+ * -m that then fits. */
+static void raise_advice(struct why_death *d, uint64_t rec)
+{
+    if (rec > d->rec_shm)
+        d->rec_shm = rec;
     uint64_t margin;
     uint64_t mem = budget_rec_memory(d->advice_app, d->rec_shm, &margin);
     if (mem > d->rec_memory)
         d->rec_memory = mem;
 }
 
+/* The loader's arithmetic (plan --observe's) in d's advice, for a Bus error
+ * whose loader was read (loader_before), where it asks for more than the
+ * advice's peak. */
+static void loader_advice(struct why_death *d)
+{
+    if (!d->has_advice || !bus_error(d) || !d->loader_batch)
+        return;
+    struct capacity_input in = {.observed_batch_shm = d->loader_batch,
+                                .workers = d->loader_workers,
+                                .prefetch = d->loader_prefetch};
+    struct capacity_result r;
+    if (capacity_compute(&in, &r, NULL) != 0 || r.shm_peak <= d->need_shm)
+        return;
+    d->from_loader = true;
+    d->from_size = false;
+    d->need_shm = r.shm_peak;
+    raise_advice(d, r.rec_shm_size);
+}
+
 /* The sizes that fit what was recorded: the budget's recommendations of the
  * snapshots before and at (made from the recorder's peaks, as the live
- * budget makes them); after a Bus error on a full mount the peak it saw is
- * only the mount's size, so the loader's own arithmetic (plan --observe:
- * one batch x (workers x prefetch factor + 2)) decides when it is more. */
+ * budget makes them). A Bus error shows its mount filled, so the peak is
+ * then the mount's size at least, even when it filled between two
+ * snapshots; and since a full mount hides how much more was asked, the
+ * loader's own arithmetic (plan --observe: one batch x (workers x prefetch
+ * factor + 2)) decides when it is more. */
 static void advise(struct why_death *d, const struct end *e)
 {
     uint64_t peak_app = 0;
@@ -762,6 +785,16 @@ static void advise(struct why_death *d, const struct end *e)
     loader_before(d, e);
     d->need_shm = d->used_peak;
     d->advice_app = peak_app;
+    if (d->has_advice && bus_error(d)) {
+        uint64_t margin;
+        bool floored;
+        uint64_t rec = budget_rec_shm(d->size, &margin, &floored);
+        if (rec > d->rec_shm) {
+            d->need_shm = d->size;
+            d->from_size = true;
+            raise_advice(d, rec);
+        }
+    }
     loader_advice(d);
 }
 
@@ -775,6 +808,7 @@ static void take_advice(struct why_death *d, const struct why_death *e)
         d->rec_shm = e->rec_shm;
         d->need_shm = e->need_shm;
         d->from_loader = e->from_loader;
+        d->from_size = e->from_size;
         d->loader_batch = e->loader_batch;
         d->loader_workers = e->loader_workers;
         d->loader_prefetch = e->loader_prefetch;
@@ -799,14 +833,18 @@ static struct why_death *followed(struct why_result *r, size_t n, const struct w
 
 /* The earlier end in d's job (of those found, r) that d follows within
  * WHY_FOLLOW_S, and its advice when that asks for more. Only the ends of
- * that window are read: r is in time order. */
+ * that window are read: r is in time order. Ends that one scan found gone
+ * (cause unknown) carry its time and no order: none follows another. */
 static void follow(struct why_death *d, struct why_result *r)
 {
     int64_t job = job_of(d);
+    bool unseen = !strcmp(d->cause, "unknown");
     for (size_t k = r->n; job && k-- > 0;) {
         const struct why_death *e = &r->d[k];
         if (d->t - e->t > WHY_FOLLOW_S)
             break;
+        if (unseen && e->t == d->t && !strcmp(e->cause, "unknown"))
+            continue;
         if (job_of(e) == job) {
             d->after_pid = e->pid;
             d->after_cause = e->signal ? e->signal : e->cause;
@@ -891,8 +929,15 @@ static void left_behind(struct why_death *d, const struct end *e)
     size_t k = e->before;
     for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(e->src, k, -1))
         job_pids(d, doc(e->src, k), &ps);
-    d->has_left = true;
+    /* And those the exit events near the end name as its job's: a worker
+     * that the snapshots showed only as a zombie, or never. */
     int64_t job = job_of(d);
+    for (size_t j = near_first(rc, e->i), end = near_end(rc, e->i); job && j < end; j++) {
+        const struct jd *ev = event_of(rc, j, "exit");
+        if (jd_getint(ev, "group", 0) == job)
+            pidset_add(&ps, jd_getint(ev, "pid", 0));
+    }
+    d->has_left = true;
     const struct jd *segs = jd_get(doc(e->src, li), "segments");
     for (size_t i = 0; i < jd_len(segs); i++) {
         const struct jd *sg = jd_at(segs, i);
@@ -1025,7 +1070,7 @@ static void diagnose(struct why_death *d)
         buf_printf(&b, ". It followed the end of %lld (%s) %.1f s before in the same job",
                    (long long)d->after_pid, d->after_cause, d->after_dt);
     if (d->left_segments && same_str(d->role, "shm_manager"))
-        buf_printf(&b, ". The shm manager died: its %s of batches are orphans since %s",
+        buf_printf(&b, ". The shm manager died: its job's %s of batches are orphans since %s",
                    fmt_size(x, sizeof(x), d->left_bytes), why_fmt_clock(y, sizeof(y), d->t));
     else if (d->left_segments && (!d->after_pid || same_str(d->role, "main")))
         buf_printf(&b, ". Its job left %llu segment%s (%s) that nobody holds: orphans since %s",

@@ -105,6 +105,7 @@ struct why_death {
     uint64_t rec_shm, rec_memory;
     uint64_t need_shm;       /* the peak the advice was made from */
     bool from_loader;        /* need_shm is the loader's arithmetic (plan --observe) */
+    bool from_size;          /* need_shm is the mount's size, which a Bus error reached */
     uint64_t loader_batch, loader_workers, loader_prefetch;
     uint64_t advice_app;     /* the application's peak the advice counts */
     char *diagnosis;

@@ -140,6 +140,11 @@ static void after_text(struct buf *b, const struct why_death *d)
                    budget_fmt_step(s1, sizeof(s1), d->loader_batch),
                    (unsigned long long)d->loader_workers, (unsigned long long)d->loader_prefetch,
                    budget_fmt_step(s2, sizeof(s2), d->need_shm));
+    else if (d->from_size)
+        buf_printf(b,
+                   " (the mount's %s as its peak, which the Bus error shows it reached; as "
+                   "shmwatch plan and the budget compute them)\n",
+                   budget_fmt_step(s1, sizeof(s1), d->need_shm));
     else
         buf_adds(b, " (from the recorded peaks, as shmwatch plan and the budget compute them)\n");
 }

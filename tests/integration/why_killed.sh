@@ -4,7 +4,7 @@
 # runs, as an OOM kill or a container stop does. Every named batch stays
 # behind. `shmwatch why` must tell the main's death with the orphans its job
 # left (how many, how many bytes, since when), each manager's as "the shm
-# manager died: its ... of batches are orphans since ...".
+# manager died: its job's ... of batches are orphans since ...".
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/torch_lib.sh"
 . "$(dirname "$0")/why_lib.sh"
@@ -42,7 +42,7 @@ json_check "$j" "sorted(d['pid'] for d in j['deaths']) == sorted([$MAIN] + $WORK
     "every process of the job: killed by SIGKILL" \
     "(lambda d: d['left_behind']['segments'] == $left and d['left_behind']['bytes'] == $used and $KILL_SENT - 1 <= __import__('calendar').timegm(__import__('time').strptime(d['left_behind']['since'][:19], '%Y-%m-%dT%H:%M:%S')) <= $KILLED_AT + 5 and 'orphans since' in d['diagnosis'])([d for d in j['deaths'] if d['pid'] == $MAIN][0])" \
     "the main's end: its job left $left segments ($used bytes), orphans since the kill" \
-    "all('The shm manager died: its ' in d['diagnosis'] and 'of batches are orphans since' in d['diagnosis'] for d in j['deaths'] if d['role'] == 'shm_manager') and len([d for d in j['deaths'] if d['role'] == 'shm_manager']) == 3" \
+    "all('The shm manager died: its job\\'s ' in d['diagnosis'] and 'of batches are orphans since' in d['diagnosis'] for d in j['deaths'] if d['role'] == 'shm_manager') and len([d for d in j['deaths'] if d['role'] == 'shm_manager']) == 3" \
     "each shm manager's end in the guide's words"
 why_run --pid "$MAIN"
 assert_eq "$WHY_RC" 4 "why --pid of the main"

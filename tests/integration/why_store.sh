@@ -185,7 +185,7 @@ json_check "$W.json" "j['deaths'][0]['advice']['recommended_shm_size_bytes'] == 
     "the main's exit is told as following its worker's Bus error" \
     "j['deaths'][2]['left_behind']['segments'] == 2 and j['deaths'][2]['left_behind']['bytes'] == 8 << 20 and j['deaths'][2]['left_behind']['since'] == j['deaths'][2]['time'] and 'orphans since' in j['deaths'][2]['diagnosis']" \
     "the killed file_system job's leftovers, and since when" \
-    "'The shm manager died: its 8.0 MiB of batches are orphans since' in j['deaths'][4]['diagnosis']" \
+    "'The shm manager died: its job\\'s 8.0 MiB of batches are orphans since' in j['deaths'][4]['diagnosis']" \
     "the shm manager's death in the guide's words" \
     "j['deaths'][5]['diagnosis'].startswith('the OOM killer of cgroup /docker/') and 'with app 2.0 MiB + shm 8.0 MiB of 512 MiB' in j['deaths'][5]['diagnosis'] and len([d for d in j['deaths'] if d['cause'] == 'oom_kill']) == 1" \
     "the OOM kill: app and shm then, one end for the event and its victim's exit"

@@ -521,7 +521,7 @@ static void test_killed_leftovers(void **state)
     const struct why_death *g = &r.d[2];
     assert_string_equal(g->role, "shm_manager");
     assert_int_equal(g->after_pid, 200);
-    assert_non_null(strstr(g->diagnosis, "The shm manager died: its 8.0 MiB of batches are "
+    assert_non_null(strstr(g->diagnosis, "The shm manager died: its job's 8.0 MiB of batches are "
                                          "orphans since 02:00:01"));
     /* The worker follows the main and does not repeat the leftovers. */
     assert_null(strstr(r.d[1].diagnosis, "orphans"));
@@ -581,8 +581,9 @@ static void manager_in_last_scan(bool group_shown, uint64_t want_left)
     assert_string_equal(g->role, "shm_manager");
     assert_int_equal(g->left_segments, want_left);
     assert_int_equal(g->left_bytes, want_left * 4 * MiB);
-    assert_true(!strstr(g->diagnosis, "The shm manager died: its 4.0 MiB of batches are orphans "
-                                      "since 02:00:01") == !want_left);
+    assert_true(!strstr(g->diagnosis,
+                        "The shm manager died: its job's 4.0 MiB of batches are orphans "
+                        "since 02:00:01") == !want_left);
     why_result_free(&r);
     set_free(&s);
 }
@@ -836,6 +837,242 @@ static void test_full_for_a_batch(void **state)
     assert_string_equal(r.d[1].cause, "unknown");
     assert_non_null(strstr(r.d[1].diagnosis, "/dev/shm was full just before, 63.2 of 64.0 MiB: "
                                              "the likely cause is the Bus error"));
+    why_result_free(&r);
+    set_free(&s);
+}
+
+/* A Bus error between two snapshots that saw the mount three quarters
+ * full: the mount filled all the same, so the advice counts its size as
+ * the peak (1.5 x 48 MiB would be a --shm-size the job fills again); with
+ * the loader read before, its arithmetic decides. */
+static void test_bus_between_snapshots(void **state)
+{
+    (void)state;
+    uint64_t margin;
+    bool floored;
+    uint64_t rec64 = budget_rec_shm(64 * MiB, &margin, &floored);
+    for (int with_loader = 0; with_loader < 2; with_loader++) {
+        struct rec_set s = {.n = 0};
+        snapshot(&s, T0,
+                 (struct snap){.used = 48 * MiB,
+                               .procs = job_procs,
+                               .groups = job_group,
+                               .app = 2 * MiB,
+                               .loader = with_loader ? loader_five : NULL,
+                               .rec_shm = 72 * MiB,
+                               .rec_mem = 90 * MiB});
+        exit_event(&s, T0 + 0.5,
+                   (struct exit_ev){.pid = 101,
+                                    .comm = "pt_data_worker",
+                                    .role = "worker",
+                                    .group = 100,
+                                    .signal = "SIGBUS",
+                                    .cause = "sigbus"});
+        snapshot(&s, T0 + 0.6,
+                 (struct snap){.reason = "event",
+                               .used = 30 * MiB,
+                               .app = 2 * MiB,
+                               .rec_shm = 72 * MiB,
+                               .rec_mem = 90 * MiB});
+        struct why_result r;
+        find(&s, NULL, &r);
+        assert_int_equal(r.n, 1);
+        const struct why_death *d = &r.d[0];
+        assert_false(d->full); /* what the snapshots saw */
+        assert_int_equal(d->used_peak, 48 * MiB);
+        assert_non_null(strstr(d->diagnosis, "it filled up between two snapshots"));
+        struct buf b;
+        struct jd *j = report(&r, &b);
+        const struct jd *adv = jd_get(jd_at(jd_get(j, "deaths"), 0), "advice");
+        if (!with_loader) {
+            assert_true(d->from_size);
+            assert_false(d->from_loader);
+            assert_int_equal(d->need_shm, 64 * MiB);
+            assert_int_equal(d->rec_shm, rec64);
+            assert_int_equal(d->rec_memory, budget_rec_memory(2 * MiB, rec64, &margin));
+            assert_non_null(strstr(b.data, "(the mount's 64.0 MiB as its peak, which the Bus "
+                                           "error shows it reached;"));
+            assert_string_equal(jd_getstr(adv, "from", ""), "peaks");
+        } else {
+            struct capacity_input in = {
+                .observed_batch_shm = 13250560, .workers = 2, .prefetch = 2};
+            struct capacity_result cr;
+            char *cause = NULL;
+            assert_int_equal(capacity_compute(&in, &cr, &cause), 0);
+            assert_true(d->from_loader);
+            assert_false(d->from_size);
+            assert_int_equal(d->need_shm, cr.shm_peak);
+            assert_int_equal(d->rec_shm, cr.rec_shm_size);
+            assert_string_equal(jd_getstr(adv, "from", ""), "loader");
+        }
+        assert_int_equal(jd_getint(adv, "recommended_shm_size_bytes", 0), d->rec_shm);
+        assert_int_equal(jd_getint(adv, "shm_need_bytes", 0), d->need_shm);
+        jd_free(j);
+        buf_free(&b);
+        why_result_free(&r);
+        set_free(&s);
+    }
+}
+
+/* Workers born and dead between two snapshots, whose exits name their main
+ * (the recorder's rule for an unseen child): no snapshot shows the group,
+ * and the main's exit, recorded as a holder's, is still their main's, and
+ * follows the first of them. */
+static void test_main_of_unseen_workers(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    snapshot(&s, T0,
+             (struct snap){.used = MiB,
+                           .procs = "{\"pid\":100,\"comm\":\"python3\","
+                                    "\"role\":\"holder\",\"group\":null}",
+                           .app = MiB,
+                           .rec_shm = 64 * MiB,
+                           .rec_mem = 80 * MiB});
+    exit_event(&s, T0 + 1,
+               (struct exit_ev){.pid = 101,
+                                .comm = "python3",
+                                .role = "worker",
+                                .group = 100,
+                                .signal = "SIGBUS",
+                                .cause = "sigbus"});
+    exit_event(&s, T0 + 1.1,
+               (struct exit_ev){.pid = 102,
+                                .comm = "python3",
+                                .role = "worker",
+                                .group = 100,
+                                .signal = "SIGBUS",
+                                .cause = "sigbus"});
+    exit_event(&s, T0 + 1.4,
+               (struct exit_ev){
+                   .pid = 100, .comm = "python3", .role = "holder", .code = "1", .cause = "exit"});
+    snapshot(&s, T0 + 2, (struct snap){.app = MiB, .rec_shm = 64 * MiB, .rec_mem = 80 * MiB});
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 3);
+    const struct why_death *m = &r.d[2];
+    assert_int_equal(m->pid, 100);
+    assert_string_equal(m->role, "main");
+    assert_int_equal(m->after_pid, 101);
+    assert_non_null(strstr(m->diagnosis, "followed the end of 101 (SIGBUS)"));
+    why_result_free(&r);
+    /* A holder whose exit no worker's names is a holder still. */
+    struct rec_set t = {.n = 0};
+    snapshot(&t, T0,
+             (struct snap){.procs = "{\"pid\":100,\"comm\":\"python3\","
+                                    "\"role\":\"holder\",\"group\":null}",
+                           .app = MiB,
+                           .rec_shm = 64 * MiB,
+                           .rec_mem = 80 * MiB});
+    exit_event(&t, T0 + 1,
+               (struct exit_ev){.pid = 101,
+                                .comm = "python3",
+                                .role = "worker",
+                                .group = 300,
+                                .signal = "SIGBUS",
+                                .cause = "sigbus"});
+    exit_event(&t, T0 + 1.4,
+               (struct exit_ev){
+                   .pid = 100, .comm = "python3", .role = "holder", .code = "1", .cause = "exit"});
+    find(&t, NULL, &r);
+    assert_int_equal(r.n, 2);
+    assert_string_equal(r.d[1].role, "holder");
+    assert_int_equal(r.d[1].after_pid, 0);
+    why_result_free(&r);
+    set_free(&t);
+    set_free(&s);
+}
+
+/* A job's main and worker that one scan found gone (no process events):
+ * both carry that scan's time, and neither is said to follow the other. */
+static void test_gone_in_one_scan(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    snapshot(&s, T0,
+             (struct snap){.procs = job_procs,
+                           .groups = job_group,
+                           .app = MiB,
+                           .rec_shm = 64 * MiB,
+                           .rec_mem = 80 * MiB});
+    exit_event(
+        &s, T0 + 1,
+        (struct exit_ev){
+            .pid = 100, .comm = "python3", .role = "main", .group = 100, .cause = "unknown"});
+    exit_event(&s, T0 + 1,
+               (struct exit_ev){.pid = 101,
+                                .comm = "pt_data_worker",
+                                .role = "worker",
+                                .group = 100,
+                                .cause = "unknown"});
+    /* A later end of the job follows them. */
+    exit_event(&s, T0 + 2,
+               (struct exit_ev){.pid = 102,
+                                .comm = "pt_data_worker",
+                                .role = "worker",
+                                .group = 100,
+                                .signal = "SIGKILL",
+                                .cause = "signal"});
+    snapshot(&s, T0 + 3, (struct snap){.app = MiB, .rec_shm = 64 * MiB, .rec_mem = 80 * MiB});
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 3);
+    assert_int_equal(r.d[0].after_pid, 0);
+    assert_int_equal(r.d[1].pid, 101);
+    assert_int_equal(r.d[1].after_pid, 0);
+    assert_null(strstr(r.d[1].diagnosis, "followed"));
+    assert_int_equal(r.d[2].after_pid, 100);
+    why_result_free(&r);
+    set_free(&s);
+}
+
+/* A killed job whose worker 201 the snapshot before did not show in its
+ * group (a zombie then, or born since): the batches it made count among
+ * the leftovers of its main's end, as its exit event names it the job's. */
+static void test_left_by_a_zombie_worker(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    const char *held = "{\"mount_id\":\"m1\",\"name\":\"torch_202_1\",\"alloc_bytes\":4194304,"
+                       "\"state\":\"in_use\",\"creator_pid\":203,\"holders\":[{\"pid\":200}],"
+                       "\"group\":200}";
+    const char *left = "{\"mount_id\":\"m1\",\"name\":\"torch_201_1\",\"alloc_bytes\":4194304,"
+                       "\"state\":\"orphan\",\"creator_pid\":201,\"holders\":[],\"group\":null},"
+                       "{\"mount_id\":\"m1\",\"name\":\"torch_202_1\",\"alloc_bytes\":4194304,"
+                       "\"state\":\"orphan\",\"creator_pid\":203,\"holders\":[],\"group\":null}";
+    snapshot(&s, T0,
+             (struct snap){.used = 8 * MiB,
+                           .segs = held,
+                           .procs = "{\"pid\":200,\"comm\":\"python3\",\"role\":\"main\","
+                                    "\"group\":200},"
+                                    "{\"pid\":203,\"comm\":\"python3\",\"role\":\"worker\","
+                                    "\"group\":200}",
+                           .groups = "{\"main_pid\":200,\"workers\":[203],"
+                                     "\"shm_managers\":[]}",
+                           .app = MiB});
+    exit_event(&s, T0 + 0.5,
+               (struct exit_ev){.pid = 200,
+                                .comm = "python3",
+                                .role = "main",
+                                .group = 200,
+                                .signal = "SIGKILL",
+                                .cause = "signal"});
+    exit_event(&s, T0 + 0.6,
+               (struct exit_ev){.pid = 201,
+                                .comm = "python3",
+                                .role = "worker",
+                                .group = 200,
+                                .signal = "SIGKILL",
+                                .cause = "signal"});
+    snapshot(&s, T0 + 2, (struct snap){.used = 8 * MiB, .segs = left, .app = MiB});
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 2);
+    const struct why_death *d = &r.d[0];
+    assert_int_equal(d->pid, 200);
+    assert_non_null(strstr(d->diagnosis, "Its job left 2 segments (8.0 MiB)"));
+    assert_int_equal(d->left_segments, 2);
+    assert_int_equal(d->left_bytes, 8 * MiB);
     why_result_free(&r);
     set_free(&s);
 }
@@ -1221,6 +1458,10 @@ int main(void)
         cmocka_unit_test(test_hostile_names),
         cmocka_unit_test(test_event_snapshot_order),
         cmocka_unit_test(test_full_for_a_batch),
+        cmocka_unit_test(test_bus_between_snapshots),
+        cmocka_unit_test(test_main_of_unseen_workers),
+        cmocka_unit_test(test_gone_in_one_scan),
+        cmocka_unit_test(test_left_by_a_zombie_worker),
         cmocka_unit_test(test_before_shows_it),
         cmocka_unit_test(test_snapshots_around),
         cmocka_unit_test(test_died_during_scan),
