@@ -411,7 +411,11 @@ void cmd_replay_step(struct ui *u, int code)
                    dir > 0 ? "the last" : "the first");
         return;
     }
-    go(u, i, i, dir > 0 && r->pos == r->shown);
+    /* A snapshot that cannot be read is stepped over: go says it in the
+     * status line, which keeps it while the next one that way is shown. */
+    bool onward = dir > 0 && r->pos == r->shown;
+    while (i != SIZE_MAX && !go(u, i, i, onward))
+        i = nearest(r, i, dir, STORE_SNAPSHOT);
 }
 
 void cmd_replay_event(struct ui *u, int code)
@@ -428,8 +432,13 @@ void cmd_replay_event(struct ui *u, int code)
     /* The snapshot shown: the first one after it (the moment after), else
      * the last one before it. */
     size_t snap = nearest(r, ev, 1, STORE_SNAPSHOT);
-    if (!go(u, snap != SIZE_MAX ? snap : nearest(r, ev, -1, STORE_SNAPSHOT), ev, false))
+    if (!go(u, snap != SIZE_MAX ? snap : nearest(r, ev, -1, STORE_SNAPSHOT), ev, false)) {
+        /* Its snapshot cannot be read (said): the event is reached all
+         * the same, beside the snapshot shown, so the next key goes on. */
+        r->pos = ev;
+        replay_events(u);
         return;
+    }
     char line[400];
     bool death = event_line(r, ev, line, sizeof(line));
     /* Raw: the status line escapes what it shows. */

@@ -366,6 +366,47 @@ tui_wait "REPLAY $(shown_time "$SHMTEST_TMP/c") \(3/3\)" 5
 ok "a record cut short is named with its offset; the whole ones are shown"
 tui_quit
 
+# A snapshot damaged in the middle of a recording (half its line), with an
+# exit between it and the one before: [ and ] step over it to the snapshot
+# beyond, the damage named with its offset; { reaches the event whose
+# snapshot it is, and the next { goes on from there rather than read it
+# again.
+mid=$SHMTEST_TMP/mid
+mkdir -p "$mid"
+chmod 0700 "$mid"
+{
+    head -n 1 "$rec/$name"
+    cat "$SHMTEST_TMP/a"
+    # the worker's exit, told between the two snapshots
+    printf '{"event":"exit","time":"%s","pid":%d,"comm":"%s","role":"worker","group":%d,"container":null,"container_name":null,"exit_code":null,"signal":"SIGBUS","core":false,"cause":"sigbus"}\n' \
+        "$(/usr/bin/python3 -c 'import datetime as D, sys
+t = [D.datetime.fromisoformat(a.replace("Z", "+00:00")) for a in sys.argv[1:]]
+print((t[0] + (t[1] - t[0]) / 2).strftime("%Y-%m-%dT%H:%M:%S.%f")[:23] + "Z")' \
+            "$(field "$SHMTEST_TMP/a" 'd["time"]')" "$(field "$SHMTEST_TMP/b" 'd["time"]')")" \
+        "$worker" "$comm" "$main"
+    head -c "$(($(wc -c <"$SHMTEST_TMP/b") / 2))" "$SHMTEST_TMP/b"
+    echo
+    cat "$SHMTEST_TMP/c"
+} >"$mid/$name"
+chmod 0600 "$mid/$name"
+tui_start 120 40 replay --dir "$mid"
+tui_wait "REPLAY $(shown_time "$SHMTEST_TMP/c") \(3/3\)" 10
+tui_keys '['
+tui_wait "$name: .*offset [0-9]+" 5
+tui_wait "REPLAY $(shown_time "$SHMTEST_TMP/a") \(1/3\)" 5
+ok "[ steps over a damaged snapshot, named with its offset, to the one before it"
+tui_keys ']'
+tui_wait "REPLAY $(shown_time "$SHMTEST_TMP/c") \(3/3\)" 5
+ok "] steps over it to the one after"
+tui_keys ']'
+tui_wait "the last snapshot of the recording" 5
+tui_keys '{'
+tui_wait "$name: .*offset [0-9]+" 5
+tui_keys '{'
+tui_wait "no earlier event in the recording" 5
+ok "{ reaches the event of the damaged snapshot, and the next { goes on"
+tui_quit
+
 # Errors: one line, status 1 (2 for what is no time).
 expect_error() { # STATUS ERE ARGS...
     local want=$1 re=$2 out rc=0
