@@ -53,12 +53,15 @@ static const char *who(const struct signal_target *t)
 }
 
 struct tally {
-    size_t refused, failed;
+    size_t sent, gone, refused, failed;
 };
 
-/* A failure was tried and went wrong; a refusal is not one: nothing was tried. */
+/* A failure was tried and went wrong; a refusal is not one: nothing was
+ * tried. A process that had exited is neither: nothing was left to signal. */
 static void count(struct tally *t, enum signal_outcome o)
 {
+    t->sent += o == SIGNAL_SENT;
+    t->gone += o == SIGNAL_GONE;
     t->refused += o == SIGNAL_REFUSED;
     t->failed += o == SIGNAL_FAILED || o == SIGNAL_SURVIVED;
 }
@@ -178,9 +181,11 @@ void actions_signal(struct ui *u, const struct ui_selection *sel)
                 count(&t, r.outcome);
                 actions_line(&l, "%s  %s", who(&p.items[i]), actions_safe(r.reason));
             }
-            char done[64], other[SIGNAL_NAME_MAX];
-            snprintf(done, sizeof(done), "SIG%s sent to %zu",
-                     signal_name(menu[k].sig, other, sizeof(other)), p.n - t.refused - t.failed);
+            char done[96], other[SIGNAL_NAME_MAX];
+            int len = snprintf(done, sizeof(done), "SIG%s sent to %zu",
+                               signal_name(menu[k].sig, other, sizeof(other)), t.sent);
+            if (t.gone)
+                snprintf(done + len, sizeof(done) - (size_t)len, ", %zu already gone", t.gone);
             report(u, done, &t, &l);
             actions_lines_free(&l);
         }

@@ -9,7 +9,9 @@
 # parent being a live main process, not a stuck worker, does not offer to end
 # it; a zombie of a torch_shm_manager offers to end the manager only once no
 # live client is left, and ends it, though not when a client connects while
-# that offer is open (re-checked right before); and when the selected process dies while the menu is open and its pid
+# that offer is open (re-checked right before); a process that exits while
+# the menu is open is said already gone, not counted as sent; and when the
+# selected process dies while the menu is open and its pid
 # goes to a new process, the identity re-check refuses: the newcomer lives and
 # the refusal is listed, shown as a warning and logged.
 . "$(dirname "$0")/lib.sh"
@@ -235,6 +237,21 @@ ended="	signal TERM	pid $mgr (torch_shm_manag)	owner=0	bytes=0	ended	"
 wait_for '[ "$(logged "$ended")" -gt 0 ]' 10 || true
 assert_eq "$(logged "$ended")" 1 "the SIGTERM to the stuck manager is in the action log"
 ok "with its client gone, k on its zombie offers to end the stuck manager, and ends it"
+
+# --- The process exits while the menu is open: already gone, not sent ---------------------
+hold_new_file /dev/shm/held_then_gone
+gone=$HOLDER
+tui_wait "$(proc_row "$gone" holder)" 10
+tui_select "$(proc_row "$gone" holder)"
+tui_keys k
+tui_wait "Send a signal to pid $gone \(python3\)" 5
+kill -KILL "$gone"
+wait "$gone" 2>/dev/null
+tui_keys Enter # TERM
+tui_wait "^SIGTERM sent to 0, 1 already gone; 0 refused or failed" 5
+assert_eq "$(logged "	signal TERM	pid $gone (python3)	owner=0	bytes=0	gone	already exited")" 1 \
+    "the signal not sent is in the action log as gone"
+ok "a process that exits while the menu is open is said already gone, not sent to"
 
 # --- The pid changes hands while the menu is open: refused ---------------------------------
 tui_select "$(proc_row "$holder" holder)"
