@@ -259,6 +259,11 @@ void cmd_rescan(struct ui *u, int code)
     (void)code;
     if (refused_in_replay(u, "no rescan"))
         return;
+    if (u->target_gone) { /* the poller scans no more: its last scan stays */
+        ui_message(u, THEME_muted, "no rescan: process %d exited, and its last scan stays shown",
+                   (int)u->set->flags.pid);
+        return;
+    }
     poller_request_scan(u->poller);
     u->step = u->paused;
     ui_message(u, THEME_muted, "rescanning...");

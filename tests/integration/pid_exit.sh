@@ -5,7 +5,8 @@
 # pinned to it (pid and start time). Once it is gone a one-shot run exits 1
 # with one line, a stream ends with status 1 and one line saying so, and the
 # dashboard keeps showing the last scan (not an empty "limit 0B (MemTotal)",
-# verdict OK) with "EXITED" in its title and the reason in its status line.
+# verdict OK) with "EXITED" in its title and the reason in its status line;
+# r then says there is no rescan rather than wait for one.
 # A newcomer on the same pid is never watched in its place.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -70,6 +71,11 @@ lost() {
 # Two scan intervals and more: nothing is rescanned.
 stays_false 'lost >"$SHMTEST_TMP/lost"' 1.2 || { tui_dump; fail "$(cat "$SHMTEST_TMP/lost")"; }
 ok "for two scan intervals and more the dashboard keeps the last scan and the exit"
+# r asks for no scan that would never come: it says why, and the exit stays.
+tui_keys r
+tui_wait "^no rescan: process $pid exited, and its last scan stays shown" 5
+tui_wait "^process $pid exited at [0-9:]{8}: this is its last scan, no longer updated" 15
+ok "r once the process has exited: no rescan, said; the exit shown again after it"
 tui_quit
 
 # The dashboard refuses a pid that is already gone before it takes the terminal.
