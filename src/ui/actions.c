@@ -111,7 +111,7 @@ void actions_lines_free(struct actions_lines *l)
 
 void actions_show(struct ui *u, const char *title, const struct actions_lines *l)
 {
-    dialog_menu(u, title, (const char *const *)l->v, NULL, l->n);
+    dialog_list(u, title, (const char *const *)l->v, l->n);
 }
 
 const char *actions_safe(const char *s)

@@ -183,3 +183,33 @@ int dialog_menu(struct ui *u, const char *title, const char *const *items, const
             sel++;
     }
 }
+
+void dialog_list(struct ui *u, const char *title, const char *const *lines, size_t n)
+{
+    int sel = 0;
+    u->dirty = true;
+    for (;;) {
+        struct box b = frame(title, lines, n, 0);
+        int room = b.h - 2 > 1 ? b.h - 2 : 1, last = n ? (int)n - 1 : 0;
+        int first = sel >= room ? sel - room + 1 : 0;
+        draw_box(u, &b, title, lines, n, 0, first, n ? sel : -1);
+        refresh();
+        int k = ui_wait_key(u);
+        if (k == -1 || k == 27 || k == 'q' || k == FKEY(KEY_LEFT) || k == '\r' || k == '\n' ||
+            k == FKEY(KEY_ENTER))
+            return;
+        if (k == FKEY(KEY_UP))
+            sel--;
+        else if (k == FKEY(KEY_DOWN))
+            sel++;
+        else if (k == FKEY(KEY_PPAGE))
+            sel -= room;
+        else if (k == FKEY(KEY_NPAGE))
+            sel += room;
+        else if (k == FKEY(KEY_HOME))
+            sel = 0;
+        else if (k == FKEY(KEY_END))
+            sel = last;
+        sel = sel < 0 ? 0 : sel > last ? last : sel;
+    }
+}

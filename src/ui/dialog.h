@@ -36,6 +36,11 @@ void dialog_buttons(int bx, int bw, struct dialog_buttons *out);
 int dialog_menu(struct ui *u, const char *title, const char *const *items, const int *numbers,
                 size_t n);
 
+/* A list to read (an action's results, the action log): Up / Down, PgUp /
+ * PgDn, Home / End move through it; q, Esc, Left and Enter close it, as a
+ * page closes. */
+void dialog_list(struct ui *u, const char *title, const char *const *lines, size_t n);
+
 /* The typing rule above, alone: the item the digits typed pick, or -1;
  * *highlight gets the item to select meanwhile (-1: no item's number starts
  * with typed). */

@@ -13,7 +13,8 @@
 # the menu is open is said already gone, not counted as sent; and when the
 # selected process dies while the menu is open and its pid
 # goes to a new process, the identity re-check refuses: the newcomer lives and
-# the refusal is listed, shown as a warning and logged.
+# the refusal is listed, shown as a warning and logged. L's log is a list: a
+# digit leaves it open, End reaches its oldest line, Left closes it.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -280,5 +281,14 @@ tui_keys L
 tui_wait "Action log $log" 5
 tui_wait "signal TERM  pid $holder \(python3\)  owner=0  bytes=0  refused" 5
 ok "L lists the signals, the refusal first"
-tui_keys q
+# A list, not a menu: a digit picks nothing and leaves it open; End goes to
+# its last line, the oldest action; Left closes it, as it closes a page.
+tui_keys 1
+stays_false '! tui_cap | grep -q "Action log $log"' 0.5 || { tui_dump; fail "a digit closed the log"; }
+tui_keys End
+wait_for '[[ "$(tui_style "signal TERM  pid $w1 \(shmscene\)")" == *bg=46* ]]' 5 ||
+    { tui_dump; fail "End did not go to the oldest action"; }
+tui_keys Left
+tui_gone "Action log $log" 5
+ok "the log is a list: a digit leaves it open, End reaches the oldest line, Left closes it"
 tui_quit
