@@ -134,9 +134,7 @@ void cmd_next_view(struct ui *u, int code)
  * key (no header to carry the arrow) says so. */
 static void say_sort(struct ui *u)
 {
-    const struct glyphs *g = term_glyphs();
-    ui_message(u, THEME_muted, "sorted by %s%s%s", config_sort_names[u->sort],
-               u->reverse ? g->up : g->down,
+    ui_message(u, THEME_muted, "sorted by %s%s%s", config_sort_names[u->sort], sort_arrow(u),
                list_sort_shown(u) ? "" : " (no column shows it here)");
 }
 

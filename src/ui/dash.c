@@ -75,7 +75,7 @@ static void draw_title(struct ui *u)
             ADD(" EXITED");
     }
     ADD("  %s %s  sort %s%s", g->sep, config_view_names[u->view], config_sort_names[u->sort],
-        u->reverse ? g->up : g->down);
+        sort_arrow(u));
     if (u->filter[0]) {
         char esc[4 * sizeof(u->filter)]; /* \xNN at most for each byte */
         term_escape(esc, sizeof(esc), u->filter);

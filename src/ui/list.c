@@ -153,8 +153,7 @@ static void draw_header(const struct ui *u, const struct layout *l, int y)
     for (size_t i = 0; i < l->n; i++) {
         const struct coldef *c = &cols[l->id[i]];
         char t[32];
-        snprintf(t, sizeof(t), "%s%s", c->title,
-                 c->sort == u->sort ? (u->reverse ? term_glyphs()->up : term_glyphs()->down) : "");
+        snprintf(t, sizeof(t), "%s%s", c->title, c->sort == u->sort ? sort_arrow(u) : "");
         int tw = term_width(t);
         int pad = c->right && tw < l->w[i] ? l->w[i] - tw : 0;
         term_put(y, l->x[i] + pad, l->w[i] - pad, t, a, false);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "ui/term.h"
 #include "ui/ui_priv.h"
 
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
@@ -120,4 +121,11 @@ int sort_groups(const struct ui *u, const struct group *a, const struct group *b
     if (!c)
         c = CMP(a->main_pid, b->main_pid);
     return u->reverse ? -c : c;
+}
+
+const char *sort_arrow(const struct ui *u)
+{
+    bool down =
+        u->sort == CONFIG_SORT_SIZE || u->sort == CONFIG_SORT_AGE || u->sort == CONFIG_SORT_STATE;
+    return down != u->reverse ? term_glyphs()->down : term_glyphs()->up;
 }

@@ -178,6 +178,10 @@ void rows_prune_marks(struct ui *u);
 int sort_segments(const struct ui *u, const struct segment *a, const struct segment *b);
 int sort_procs(const struct ui *u, const struct mproc *a, const struct mproc *b);
 int sort_groups(const struct ui *u, const struct group *a, const struct group *b);
+/* The arrow of the order shown: down where the larger, older or more
+ * urgent come first (size, age and state as s first gives them), up where
+ * the smaller do (pid and name, ascending); I turns it. */
+const char *sort_arrow(const struct ui *u);
 
 /* Seconds of history per sparkline cell; the gauges are redrawn at least
  * this often so that the sparkline moves on. */

@@ -153,13 +153,16 @@ tui_wait "sort size" 5
 tui_wait "SIZE↓" 5
 [ "$(last_row)" = unheld_0 ] || { tui_dump; fail "sorted by size, the 4 KiB unheld_0 is not last"; }
 ok "sorted by size, the smallest segment is last"
-for _ in 1 2 3 4; do # size -> age -> state -> pid -> name
+# The arrow says the direction of the key's values: down where the larger,
+# older or more urgent come first, up for pid and name (ascending).
+for order in "age↓" "state↓" "pid↑" "name↑"; do # size -> age -> state -> pid -> name
     tui_keys s
+    tui_wait "sort $order" 5
 done
-tui_wait "sort name" 5
-tui_wait "NAME↓" 5
+tui_wait "NAME↑" 5
 tui_keys I
-tui_wait "sort name↑" 5
+tui_wait "sort name↓" 5
+tui_wait "NAME↓" 5
 wait_for '[ "$(first_row)" = unheld_0 ]' 5 || { tui_dump; fail "sorted by name, inverted, unheld_0 is not first"; }
 ok "s cycles to the name order and I inverts it: unheld_0 first"
 tui_keys '<' '<'

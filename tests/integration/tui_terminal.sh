@@ -156,7 +156,7 @@ theme: mono
 YAML
 tui_start 100 30 --config "$SHMTEST_TMP/dash.yaml"
 tui_wait "│ flat  sort name" 10
-tui_wait "^NAME↓ +PID +GROUP +ALLOC *$" 5
+tui_wait "^NAME↑ +PID +GROUP +ALLOC *$" 5
 [ "$(colours)" -eq 0 ] || { tui_dump; fail "theme: mono drew colours"; }
 ok "the config file sets the view, sort, columns and theme"
 tui_quit
