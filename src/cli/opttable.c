@@ -65,10 +65,10 @@ const struct cli_opt cli_opts[] = {
      "minimum age of an unheld segment (default: the setting\n"
      "min_age, 10m)",
      .offset = F(min_age), .set_offset = F(min_age_set), .min = 0, .max = 0,
-     .bad = "--min-age: expected a duration such as 10m, 1h or 90, got %s"},
+     .bad = "--min-age: expected a duration such as 10m, 1h or 90, got '%s'"},
     {"timeout", 't', CLI_DURATION, REAP, "S", "seconds from SIGTERM to SIGKILL (default 5, at most 3600)",
      .offset = F(timeout), .set_offset = F(timeout_set), .min = 0, .max = 3600,
-     .bad = "--timeout: expected seconds (at most 3600), got %s"},
+     .bad = "--timeout: expected seconds (at most 3600), got '%s'"},
 
     /* What is watched. */
     {"mount", 0, CLI_PATH, MAIN, "PATH",
@@ -80,7 +80,7 @@ const struct cli_opt cli_opts[] = {
      "only this mount (repeatable; default: the setting mounts,\n"
      "else /dev/shm, /run/shm)",
      .offset = F(mounts), .repeat = true, .absolute = true,
-     .bad = "--mount needs an absolute path, got %s"},
+     .bad = "--mount needs an absolute path, got '%s'"},
     {"pid", 0, CLI_INT, MAIN, "PID",
      "watch the mount and cgroup namespaces of PID\n"
      "(e.g. a container's process, from the host)",
@@ -179,7 +179,7 @@ const struct cli_opt cli_opts[] = {
      .offset = F(observe), .min = 1, .max = INT32_MAX, .bad = "--observe needs a pid, not '%s'"},
     {"batch-size", 'b', CLI_INT, PLAN, "N", "samples per batch (DataLoader batch_size)",
      .offset = F(batch_size), .set_offset = F(batch_size_set), .min = 1, .max = 1LL << 40,
-     .bad = "--batch-size needs a whole number of at least 1, not '%s'"},
+     .bad = "--batch-size needs a whole number from 1 to 2^40, not '%s'"},
     {"sample-shape", 's', CLI_STRING, PLAN, "SHAPE",
      "the tensors of one sample, separated by commas,\n"
      "dimensions by 'x': 3x224x224,1 is an image and a\n"
@@ -191,10 +191,10 @@ const struct cli_opt cli_opts[] = {
      .offset = F(dtype), .set_offset = F(dtype_set)},
     {"workers", 'w', CLI_INT, PLAN, "N", "DataLoader num_workers", .offset = F(workers),
      .set_offset = F(workers_set), .min = 0, .max = 1LL << 40,
-     .bad = "--workers needs a whole number of at least 0, not '%s'"},
+     .bad = "--workers needs a whole number from 0 to 2^40, not '%s'"},
     {"prefetch-factor", 'p', CLI_INT, PLAN, "N", "batches each worker prepares ahead (default 2)",
      .offset = F(prefetch), .set_offset = F(prefetch_set), .min = 1, .max = 1LL << 40,
-     .bad = "--prefetch-factor needs a whole number of at least 1, not '%s'"},
+     .bad = "--prefetch-factor needs a whole number from 1 to 2^40, not '%s'"},
     {"memory", 'm', CLI_SIZE, PLAN, "SIZE", "the container's memory limit (docker -m), e.g. 8g",
      .offset = F(memory), .set_offset = F(memory_set), .min = 1,
      .bad = "--memory needs a size above 0 such as 512m or 8g, not '%s'"},
@@ -243,7 +243,7 @@ const struct cli_opt cli_opts[] = {
      "the window: the last DUR (default 1d, at least 1 s),\n"
      "e.g. 30m, 6h, 7d",
      .offset = F(since), .set_offset = F(since_set), .min = 1, .max = 0,
-     .bad = "--since: expected a duration of at least 1 s such as 30m, 6h or 7d, got %s"},
+     .bad = "--since: expected a duration of at least 1 s such as 30m, 6h or 7d, got '%s'"},
     {"pid", 0, CLI_INT, WHY, "PID",
      "only the ends of process PID and of the DataLoader whose\n"
      "main process it was",

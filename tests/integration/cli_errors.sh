@@ -138,8 +138,8 @@ ok "plan names --shm-size 15k and --memory 3000000 as given"
 expect 2 "shmwatch clean: .*--min-age" clean --min-age soon
 # why: bad input, and a recording that is not there or not one.
 expect 2 "^shmwatch why: --pid and --container exclude each other \(see shmwatch why --help\)$" why --pid 1 --container x
-expect 2 "^shmwatch why: --since: expected a duration of at least 1 s .* got yesterday" why --since yesterday
-expect 2 "^shmwatch why: --since: expected a duration .* got 0 " why --since 0
+expect 2 "^shmwatch why: --since: expected a duration of at least 1 s .* got 'yesterday'" why --since yesterday
+expect 2 "^shmwatch why: --since: expected a duration .* got '0' " why --since 0
 expect 2 "^shmwatch why: --pid: '0' is not a process id" why --pid 0
 expect 2 "^shmwatch why: --container needs a name" why --container ''
 expect 2 "^shmwatch why: --dir needs a directory" why --dir ''
@@ -218,8 +218,11 @@ expect_line 2 "shmwatch clean: unexpected argument 'x\\ny' (see shmwatch clean -
 # A whole number takes no sign but a minus, as a duration or a size takes
 # none: "+5" is refused on the command line and in the configuration file.
 expect_line 2 "shmwatch: --count: '+5' is not a whole number >= 0" --json --interval 1 --count +5
-expect_line 2 "shmwatch plan: --workers needs a whole number of at least 0, not '+2'" \
+expect_line 2 "shmwatch plan: --workers needs a whole number from 0 to 2^40, not '+2'" \
     plan --batch-size 8 --sample-shape 3x8x8 --workers +2
+# A number above the bound is refused with the bound said.
+expect_line 2 "shmwatch plan: --prefetch-factor needs a whole number from 1 to 2^40, not '99999999999999'" \
+    plan --batch-size 8 --sample-shape 3x8x8 --prefetch-factor 99999999999999
 expect_line 2 "shmwatch: --pid: '+1' is not a process id" --json --pid +1
 printf 'warn_pct: +50\n' >"$SHMTEST_TMP/plus.yaml"
 expect_line 2 "shmwatch: $SHMTEST_TMP/plus.yaml:1:11: warn_pct: expected a whole number, got '+50'" \
@@ -229,13 +232,15 @@ expect_line 2 "shmwatch: /nonexistent\\n\\e[31m.yaml: No such file or directory"
 # The subcommands' usage errors, word for word.
 expect_line 2 "shmwatch clean: unknown option '--bogus' (see shmwatch clean --help)" clean --bogus
 expect_line 2 "shmwatch clean: --min-age needs a value (see shmwatch clean --help)" clean --min-age
-expect_line 2 "shmwatch clean: --mount needs an absolute path, got rel (see shmwatch clean --help)" clean --mount rel
+expect_line 2 "shmwatch clean: --mount needs an absolute path, got 'rel' (see shmwatch clean --help)" clean --mount rel
 expect_line 2 "shmwatch clean: unexpected argument 'extra' (see shmwatch clean --help)" clean extra
-expect_line 2 "shmwatch clean: --min-age: expected a duration such as 10m, 1h or 90, got soon (see shmwatch clean --help)" clean --min-age soon
+expect_line 2 "shmwatch clean: --min-age: expected a duration such as 10m, 1h or 90, got 'soon' (see shmwatch clean --help)" clean --min-age soon
+# An empty value is shown quoted, as every value refused is.
+expect_line 2 "shmwatch clean: --min-age: expected a duration such as 10m, 1h or 90, got '' (see shmwatch clean --help)" clean --min-age ''
 expect_line 2 "shmwatch reap: unknown option '--bogus' (see shmwatch reap --help)" reap --bogus
 expect_line 2 "shmwatch reap: --timeout needs a value (see shmwatch reap --help)" reap --timeout
 expect_line 2 "shmwatch reap: unexpected argument 'extra' (see shmwatch reap --help)" reap extra
-expect_line 2 "shmwatch reap: --timeout: expected seconds (at most 3600), got 4000 (see shmwatch reap --help)" reap -t 4000
+expect_line 2 "shmwatch reap: --timeout: expected seconds (at most 3600), got '4000' (see shmwatch reap --help)" reap -t 4000
 expect_line 2 "shmwatch record: unknown option '--bogus' (see shmwatch record --help)" record --bogus
 expect_line 2 "shmwatch record: --dir needs a value (see shmwatch record --help)" record --dir
 expect_line 2 "shmwatch record: unexpected argument 'extra' (see shmwatch record --help)" record extra

@@ -187,7 +187,7 @@ static void test_messages(void **state)
     expect_error(CLI_CLEAN, "shmwatch clean: unknown option '--bogus' (see shmwatch clean --help)",
                  ARGS("--bogus"));
     expect_error(CLI_CLEAN,
-                 "shmwatch clean: --mount needs an absolute path, got rel (see shmwatch clean "
+                 "shmwatch clean: --mount needs an absolute path, got 'rel' (see shmwatch clean "
                  "--help)",
                  ARGS("--mount", "rel"));
     expect_error(CLI_CLEAN, "shmwatch clean: unexpected argument 'x\\ny' (see shmwatch clean --help)",
@@ -196,7 +196,7 @@ static void test_messages(void **state)
     expect_error(CLI_REAP, "shmwatch reap: -nt needs a value (see shmwatch reap --help)",
                  ARGS("-nt"));
     expect_error(CLI_REAP,
-                 "shmwatch reap: --timeout: expected seconds (at most 3600), got 4000 (see "
+                 "shmwatch reap: --timeout: expected seconds (at most 3600), got '4000' (see "
                  "shmwatch reap --help)",
                  ARGS("-yt", "4000"));
     /* An exponent or a hexadecimal number: the form is refused, whatever
@@ -211,7 +211,7 @@ static void test_messages(void **state)
                  ARGS("--min-age", "0x3c"));
     expect_error(CLI_PLAN, "shmwatch plan: unknown option '--a\\e[2Jb' (see shmwatch plan --help)",
                  ARGS("--a\x1b[2Jb"));
-    expect_error(CLI_PLAN, "shmwatch plan: --workers needs a whole number of at least 0, not '-1'",
+    expect_error(CLI_PLAN, "shmwatch plan: --workers needs a whole number from 0 to 2^40, not '-1'",
                  ARGS("-w", "-1"));
     expect_error(CLI_PLAN,
                  "shmwatch plan: --memory needs a size above 0 such as 512m or 8g, "
