@@ -137,6 +137,39 @@ static const struct cli_opt *short_row(enum cli_cmd cmd, int ch)
     return NULL;
 }
 
+/* The long options of lo that the "--" word arg abbreviates (its name up
+ * to any '='), each as "--name" in names, ", " between; how many. */
+static size_t abbreviates(const struct option *lo, const char *arg, struct buf *names)
+{
+    if (strncmp(arg, "--", 2) != 0)
+        return 0;
+    const char *p = arg + 2;
+    size_t len = strcspn(p, "="), n = 0;
+    for (; lo->name; lo++)
+        if (strncmp(lo->name, p, len) == 0)
+            buf_printf(names, "%s--%s", n++ ? ", " : "", lo->name);
+    return n;
+}
+
+/* An option getopt_long did not take: one that abbreviates several is
+ * ambiguous, and the message names them; any other is unknown. */
+static int say_unknown(const struct cli_command *c, const struct option *lo, const char *arg,
+                       char **err)
+{
+    struct buf names;
+    buf_init(&names);
+    int rc;
+    if (abbreviates(lo, arg, &names) > 1) {
+        char *tmpl = str_printf("option '%%s' is ambiguous: %s", names.data);
+        rc = say(c, true, tmpl, arg, err);
+        free(tmpl);
+    } else {
+        rc = say(c, true, "unknown option '%s'", arg, err);
+    }
+    buf_free(&names);
+    return rc;
+}
+
 int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct options *o, char **err)
 {
     memset(o, 0, sizeof(*o));
@@ -177,7 +210,7 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct options *o, char *
         if (ch == ':')
             rc = say(c, c->hint, "%s needs a value", argv[optind - 1], err);
         else if (!r)
-            rc = say(c, true, "unknown option '%s'", argv[optind - 1], err);
+            rc = say_unknown(c, longopts, argv[optind - 1], err);
         else {
             const char *v = optarg;
             /* An optional value may come as the next argument. */

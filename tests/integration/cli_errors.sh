@@ -229,6 +229,10 @@ expect_line 2 "shmwatch: $SHMTEST_TMP/plus.yaml:1:11: warn_pct: expected a whole
     --json --config "$SHMTEST_TMP/plus.yaml"
 expect_line 2 "shmwatch plan: unknown option '--a\\e[2Jb' (see shmwatch plan --help)" plan $'--a\e[2Jb'
 expect_line 2 "shmwatch: /nonexistent\\n\\e[31m.yaml: No such file or directory" --config $'/nonexistent\n\e[31m.yaml' --once
+# A long option may be cut to any prefix that names one; a prefix of
+# several is ambiguous, and the message names them.
+expect_line 2 "shmwatch: option '--o' is ambiguous: --once, --orphan-min-age (see --help)" --o
+expect_line 2 "shmwatch clean: option '--m=1' is ambiguous: --min-age, --mount (see shmwatch clean --help)" clean --m=1
 # The subcommands' usage errors, word for word.
 expect_line 2 "shmwatch clean: unknown option '--bogus' (see shmwatch clean --help)" clean --bogus
 expect_line 2 "shmwatch clean: --min-age needs a value (see shmwatch clean --help)" clean --min-age

@@ -183,7 +183,11 @@ static void test_messages(void **state)
                  ARGS("--json", "--prometheus-file", "/x"));
     expect_error(CLI_MAIN, "shmwatch: --count: '5\\n\\e[31m' is not a whole number >= 0",
                  ARGS("--count", "5\n\x1b[31m"));
-    expect_error(CLI_MAIN, "shmwatch: unknown option '--pro' (see --help)", ARGS("--pro"));
+    expect_error(CLI_MAIN,
+                 "shmwatch: option '--pro' is ambiguous: --prometheus, --prometheus-file (see "
+                 "--help)",
+                 ARGS("--pro"));
+    expect_error(CLI_MAIN, "shmwatch: unknown option '--prox' (see --help)", ARGS("--prox"));
     expect_error(CLI_CLEAN, "shmwatch clean: unknown option '--bogus' (see shmwatch clean --help)",
                  ARGS("--bogus"));
     expect_error(CLI_CLEAN,
