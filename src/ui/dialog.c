@@ -30,11 +30,14 @@ static struct box frame(const char *title, const char *const *lines, size_t n, i
 }
 
 /* Draws the dashboard, the box, its title and as many lines as fit;
- * returns the first free line inside the box. */
+ * returns the first free line inside the box, -1 when the screen is too
+ * small to show it (only the dashboard's notice is drawn). */
 static int draw_box(struct ui *u, const struct box *b, const char *title, const char *const *lines,
                     size_t n, int reserve, int first, int selected)
 {
     ui_draw(u);
+    if (ui_too_small())
+        return -1;
     attr_t a = term_attr(THEME_dialog);
     for (int i = 0; i < b->h; i++)
         term_fill(b->y + i, b->x, b->w, a);
@@ -79,6 +82,18 @@ void dialog_buttons(int bx, int bw, struct dialog_buttons *out)
     out->right = bx + bw - 1; /* the first column past the inside */
 }
 
+/* The next key for a dialog just drawn. While the screen is too small to
+ * show it, every key but a cancel (Esc, q, the dashboard quitting) and a
+ * resize waits for it to fit again: nothing is picked unseen. */
+static int dialog_key(struct ui *u)
+{
+    for (;;) {
+        int k = ui_wait_key(u);
+        if (!ui_too_small() || k <= 0 || k == 27 || k == 'q')
+            return k;
+    }
+}
+
 bool dialog_confirm(struct ui *u, const char *title, const char *const *lines, size_t n)
 {
     bool yes = false;
@@ -86,14 +101,16 @@ bool dialog_confirm(struct ui *u, const char *title, const char *const *lines, s
     for (;;) {
         struct box b = frame(title, lines, n, 1);
         int y = draw_box(u, &b, title, lines, n, 1, 0, -1);
-        struct dialog_buttons bt;
-        dialog_buttons(b.x, b.w, &bt);
-        term_put(y, bt.x_yes, bt.right - bt.x_yes, bt.yes,
-                 term_attr(yes ? THEME_selected : THEME_dialog), false);
-        term_put(y, bt.x_no, bt.right - bt.x_no, bt.no,
-                 term_attr(yes ? THEME_dialog : THEME_selected), false);
+        if (y >= 0) {
+            struct dialog_buttons bt;
+            dialog_buttons(b.x, b.w, &bt);
+            term_put(y, bt.x_yes, bt.right - bt.x_yes, bt.yes,
+                     term_attr(yes ? THEME_selected : THEME_dialog), false);
+            term_put(y, bt.x_no, bt.right - bt.x_no, bt.no,
+                     term_attr(yes ? THEME_dialog : THEME_selected), false);
+        }
         refresh();
-        switch (ui_wait_key(u)) {
+        switch (dialog_key(u)) {
         case 'y':
         case 'Y':
             return true;
@@ -155,7 +172,7 @@ int dialog_menu(struct ui *u, const char *title, const char *const *items, const
         int first = sel >= room ? sel - room + 1 : 0;
         draw_box(u, &b, title, items, n, 0, first, sel);
         refresh();
-        int k = ui_wait_key(u);
+        int k = dialog_key(u);
         if (k == -1 || k == 27 || k == 'q')
             return -1;
         if (k == '\r' || k == '\n' || k == FKEY(KEY_ENTER))
@@ -194,7 +211,7 @@ void dialog_list(struct ui *u, const char *title, const char *const *lines, size
         int first = sel >= room ? sel - room + 1 : 0;
         draw_box(u, &b, title, lines, n, 0, first, n ? sel : -1);
         refresh();
-        int k = ui_wait_key(u);
+        int k = dialog_key(u);
         if (k == -1 || k == 27 || k == 'q' || k == FKEY(KEY_LEFT) || k == '\r' || k == '\n' ||
             k == FKEY(KEY_ENTER))
             return;

@@ -57,10 +57,15 @@ void ui_move_cursor(struct ui *u, long delta)
     ui_cursor_to(u, c < 0 ? 0 : (size_t)c);
 }
 
+bool ui_too_small(void)
+{
+    return LINES < 5 || COLS < 20;
+}
+
 void ui_draw(struct ui *u)
 {
     erase();
-    if (LINES < 5 || COLS < 20) {
+    if (ui_too_small()) {
         term_put(0, 0, COLS, "too small", term_attr(THEME_warning), true);
         if (LINES > 1) {
             char size[32];

@@ -224,6 +224,9 @@ int evlog_lines(const struct ui *u, int room);
 void evlog_draw(struct ui *u, int y, int lines);
 
 /* ui.c */
+/* Whether the screen is below the least the dashboard draws (20x5): ui_draw
+ * then shows only a notice, and no dialog is drawn over it. */
+bool ui_too_small(void);
 void ui_draw(struct ui *u);
 /* Waits for one key (or a resize or quit signal, which redraw or set
  * u->quit): the modal loop of dialogs. Returns the key code, -1 on quit. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The dashboard's k (and F9) acting on real processes, driven through tmux in a
 # private pid namespace: k opens a signal menu for the selected process; Esc
-# and q close it and nothing is signalled; TERM ends a worker; a digit is the
+# and q close it and nothing is signalled; on a screen too small to show
+# it, no key but a cancel acts; TERM ends a worker; a digit is the
 # number the line prints, not its position (2 INT, 9 KILL; 1 waits for 15 or
 # 17, or Enter for HUP; 3 nothing), on a process that traps INT and HUP; F9
 # then 9 (KILL) ends another worker; on a worker that is now a zombie, k explains that it is already dead
@@ -76,6 +77,21 @@ tui_gone "Send a signal to" 5
 stays_false 'gone "$w1" || [ -s "$log" ]' 0.5 ||
     fail "closing the menu signalled worker $w1 or wrote the action log: $(cat "$log")"
 ok "Esc and q close k's and F9's menu; nothing is signalled or logged"
+
+# --- A screen too small for the menu: not drawn, and no key but a cancel acts --------
+tui_keys k
+tui_wait "Send a signal to pid $w1 \(shmscene\)" 5
+tui resize-window -t tui -x 15 -y 4
+tui_wait "too small" 5
+tui_gone "Send a signal|TERM" 5
+tui_keys Enter 9
+stays_false 'gone "$w1" || [ -s "$log" ]' 0.5 ||
+    fail "a key pressed on a screen too small to show the menu signalled worker $w1: $(cat "$log")"
+tui resize-window -t tui -x 140 -y 40
+tui_wait "Send a signal to pid $w1 \(shmscene\)" 5
+tui_keys Escape
+tui_gone "Send a signal to" 5
+ok "a screen too small for the menu shows only its notice; Enter and 9 act on nothing unseen"
 
 # --- TERM ends a worker --------------------------------------------------------------
 tui_keys k
