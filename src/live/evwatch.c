@@ -98,10 +98,12 @@ static void tell(struct evwatch *w, struct ev_state *st, const struct proc_exit 
         known = cgroup_read_oom_kills(w->sys, g->dir, g->version, &count) == 0;
         rose = known && g->known && count > g->kills;
     }
+    size_t told = out->n;
     if (c)
         events_exit_child(c, p, e->status, t, rose, out);
     else
         events_exit(st, p->pid, e->status, t, rose, out);
+    ev_state_note_mains(st, out, told);
     if (killed && cg < st->ncgroups)
         events_oom(st, cg, known, count, e->pid, c ? c->comm : p->comm, t, out);
     note_death(w, t);

@@ -319,6 +319,17 @@ void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
         cur->nprocs = n;
         qsort(cur->procs, n, sizeof(*cur->procs), pid_cmp);
     }
+    /* A main that a worker's exit named stays one while its scans see a
+     * holder: no scan read the workers that made it one. */
+    for (size_t i = 0; prev->valid && i < prev->nprocs; i++) {
+        const struct ev_proc *p = &prev->procs[i];
+        struct ev_proc *c = (struct ev_proc *)ev_state_proc(cur, p->pid);
+        if (p->named_main && c && c->start_ticks == p->start_ticks && c->role == ROLE_HOLDER) {
+            c->role = ROLE_MAIN;
+            c->group = c->pid;
+            c->named_main = true;
+        }
+    }
     /* A mount keeps the container it was seen with when a scan names none:
      * one that reads it while the container's last processes exit finds
      * the namespace and no member left to name it, and its going at the
@@ -337,6 +348,21 @@ void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
 const struct ev_proc *ev_state_proc(const struct ev_state *st, pid_t pid)
 {
     return find_pid(st->procs, st->nprocs, sizeof(*st->procs), pid);
+}
+
+void ev_state_note_mains(struct ev_state *st, const struct event_list *evs, size_t from)
+{
+    for (size_t i = from; i < evs->n; i++) {
+        const struct event *e = &evs->items[i];
+        if (e->kind != EV_EXIT || !e->group || e->group == e->pid)
+            continue;
+        struct ev_proc *m = (struct ev_proc *)ev_state_proc(st, e->group);
+        if (m && m->role == ROLE_HOLDER) {
+            m->role = ROLE_MAIN;
+            m->group = m->pid;
+            m->named_main = true;
+        }
+    }
 }
 
 const struct ev_child *ev_state_zombie(const struct ev_state *st, pid_t pid)

@@ -92,6 +92,7 @@ struct ev_proc {
     pid_t group;
     pid_t ppid, pgid;
     bool torch;                /* it maps libtorch */
+    bool named_main;           /* a worker's exit named it its main (ev_state_note_mains) */
     char *ctr_id, *ctr_name, *ctr_ns; /* ctr_ns: its containerd namespace */
     size_t cg;                 /* its cgroup: index into cgroups, SIZE_MAX for none */
 };
@@ -172,6 +173,11 @@ const struct ev_proc *ev_state_proc(const struct ev_state *st, pid_t pid);
  * their main when it dies. A mount cur names no container for keeps the
  * one prev named. */
 void ev_state_carry(struct ev_state *cur, const struct ev_state *prev);
+/* The holders of st that the exit events of evs from index `from` name as
+ * their main (workers no scan read, told as the forker's) become mains
+ * there: their own exit is then a main's; ev_state_carry keeps it so for
+ * the same process in the next scan's state. */
+void ev_state_note_mains(struct ev_state *st, const struct event_list *evs, size_t from);
 enum fill_level fill_level_of(double used_pct, double warn_pct, double crit_pct);
 
 /* --- Deriving events ------------------------------------------------- */

@@ -170,8 +170,21 @@ store_records "$store3" "r.get('event') == 'exit' and r['pid'] == $child" >"$SHM
 json_check "$SHMTEST_TMP/unmarked-exit.json" \
     "j['role'] == 'worker' and j['group'] == $main and j['cause'] == 'sigbus'" \
     "the SIGBUS of a worker the recorder read as a holder is main $main's worker's"
+# Its main, which every scan read as a holder, is a main once that worker's
+# exit named it: its own exit is recorded as a main's.
+wait_for "store_records '$store3' \"r.get('event') == 'exit' and r['pid'] == $main\" | grep -q ." 20 ||
+    fail "no exit of the main $main in the store"
+store_records "$store3" "r.get('event') == 'exit' and r['pid'] == $main" >"$SHMTEST_TMP/unmarked-main.json"
+json_check "$SHMTEST_TMP/unmarked-main.json" \
+    "j['role'] == 'main' and j['group'] == $main and j['exit_code'] == 1" \
+    "the exit of main $main, read as a holder by every scan, is recorded as a main's"
 "$SHMWATCH" why --dir "$store3" >"$SHMTEST_TMP/why-unmarked.out" 2>&1 || true
 grep -qE "^worker $child \(.*\) of DataLoader main $main: killed by SIGBUS \(Bus error\) at " "$SHMTEST_TMP/why-unmarked.out" ||
     fail "why does not name the worker's SIGBUS: $(head -n 5 "$SHMTEST_TMP/why-unmarked.out")"
 ok "why names it: $(grep -m1 "^worker $child " "$SHMTEST_TMP/why-unmarked.out" | cut -c1-120)"
+grep -qE "^main $main \(.*\): exited with status 1 at " "$SHMTEST_TMP/why-unmarked.out" ||
+    fail "why does not tell the main's exit as a main's: $(cat "$SHMTEST_TMP/why-unmarked.out")"
+grep -q "followed the end of $child (SIGBUS)" "$SHMTEST_TMP/why-unmarked.out" ||
+    fail "why does not tell the main's exit as following its worker's: $(cat "$SHMTEST_TMP/why-unmarked.out")"
+ok "why tells the main's exit as a main's, following its worker's SIGBUS"
 kill -TERM "$REC3"

@@ -143,6 +143,51 @@ static void test_exit_of_unmarked_worker(void **state)
     ev_state_free(&st);
 }
 
+/* A holder named as the main of a worker no scan read (its exit told as
+ * the forker's worker) is a main from then: its own exit says so, in this
+ * state and, through ev_state_carry, in the next scan's, where the same
+ * process is again read as a holder; another process on its pid is not. */
+static void test_holder_named_main(void **state)
+{
+    (void)state;
+    static const pid_t pids[] = {100, 101};
+    struct ev_state st;
+    make_state(&st, pids, 2, 0, 0);
+    st.procs[0].role = ROLE_HOLDER;
+    st.procs[0].group = 0;
+    st.procs[0].torch = true;
+    struct ev_child c = {.pid = 105, .ppid = 100, .pgid = 100};
+    snprintf(c.comm, sizeof(c.comm), "pt_data_worker");
+    struct event_list l = {0};
+    events_exit_child(&c, &st.procs[0], SIGBUS, 5.0, false, &l);
+    assert_int_equal(l.items[0].group, 100);
+    ev_state_note_mains(&st, &l, 0);
+    assert_int_equal(st.procs[0].role, ROLE_MAIN);
+    assert_int_equal(st.procs[0].group, 100);
+
+    /* The next scan reads it a holder again (its workers gone). */
+    struct ev_state next, other;
+    make_state(&next, pids, 2, 0, 0);
+    make_state(&other, pids, 2, 0, 0);
+    for (struct ev_state *x = &next; x; x = x == &next ? &other : NULL) {
+        x->procs[0].role = ROLE_HOLDER;
+        x->procs[0].group = 0;
+    }
+    other.procs[0].start_ticks++; /* another process on pid 100 */
+    ev_state_carry(&next, &st);
+    ev_state_carry(&other, &st);
+    assert_true(events_exit(&next, 100, 1 << 8, 6.0, false, &l));
+    assert_true(events_exit(&other, 100, 1 << 8, 6.0, false, &l));
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.items[1].role, ROLE_MAIN);
+    assert_int_equal(l.items[1].group, 100);
+    assert_int_equal(l.items[2].role, ROLE_HOLDER);
+    event_list_free(&l);
+    ev_state_free(&st);
+    ev_state_free(&next);
+    ev_state_free(&other);
+}
+
 static void test_oom_rise_is_told_once(void **state)
 {
     (void)state;
@@ -602,6 +647,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exit_causes),
         cmocka_unit_test(test_exit_of_unmarked_worker),
+        cmocka_unit_test(test_holder_named_main),
         cmocka_unit_test(test_oom_rise_is_told_once),
         cmocka_unit_test(test_gone_between_scans),
         cmocka_unit_test(test_mounts_fill_and_churn),
