@@ -376,25 +376,6 @@ static bool victim_has_exit(const struct recording *src, size_t k, int64_t victi
     return false;
 }
 
-/* Whether event i (ev) tells again what an earlier record of the same time
- * told: the same exit (its pid and cause; an exit event records no start
- * time of its process, and a pid ends at most once in a millisecond) or the
- * same OOM kill (its cgroup and victim). A store file copied under another
- * name holds each record twice, and each death is one. */
-static bool told_before(const struct recording *src, size_t i, const struct jd *ev)
-{
-    const struct why_rec *rec = record(src, i);
-    bool is_exit = !strcmp(rec->event, "exit");
-    const char *who = is_exit ? "pid" : "victim", *what = is_exit ? "cause" : "cgroup";
-    for (size_t j = i; j-- > 0 && record(src, j)->t == rec->t;) {
-        const struct jd *x = event_of(src, j, rec->event);
-        if (x && jd_getpid(x, who) == jd_getpid(ev, who) &&
-            same_str(jd_getstr(x, what, NULL), jd_getstr(ev, what, NULL)))
-            return true;
-    }
-    return false;
-}
-
 /* d from exit event i (ev); false when that is no abnormal end. */
 static bool from_exit(struct why_death *d, const struct recording *src, size_t i,
                       const struct jd *ev)
@@ -1131,8 +1112,7 @@ void why_find(const struct why_source *source, const struct why_filter *f, struc
             continue;
         const struct jd *ev = doc(src, i);
         struct why_death d = {.t = rec->t};
-        if (!ev || told_before(src, i, ev) ||
-            !(is_exit ? from_exit(&d, src, i, ev) : from_oom(&d, src, i, ev)))
+        if (!ev || !(is_exit ? from_exit(&d, src, i, ev) : from_oom(&d, src, i, ev)))
             continue;
         fill_ctr(&d, ev, "container");
         fill_str(&d.container_name, ev, "container_name");

@@ -552,6 +552,15 @@ __attribute__((format(printf, 3, 4))) static void warn(struct store_index *ix, s
     va_end(ap);
 }
 
+/* FNV-1a, 64 bits, of the n bytes at p. */
+static uint64_t fnv1a(const char *p, size_t n)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+    return h;
+}
+
 /* The lines of file fi (its text in data) into the index; damage warned.
  * False when the file is no recording this reader can read. */
 static bool index_file(struct store_index *ix, size_t *icap, size_t *wcap, uint32_t fi,
@@ -600,6 +609,7 @@ static bool index_file(struct store_index *ix, size_t *icap, size_t *wcap, uint3
             e->file = fi;
             e->offset = off;
             e->len = (uint32_t)(nl - p);
+            e->sum = fnv1a(p, (size_t)(nl - p));
         }
         p = nl + 1;
     }
@@ -612,6 +622,24 @@ static bool index_file(struct store_index *ix, size_t *icap, size_t *wcap, uint3
         warn(ix, wcap, "%s/%s: offset %zu: a record cut short (%zu bytes)", shown, name,
              (size_t)(cut - data), (size_t)(end - cut));
     return true;
+}
+
+/* Drops from the sorted index each record that another file holds too, the
+ * same line at the same time (a store file copied beside itself under
+ * another name): every reader sees each record once. */
+static void drop_copies(struct store_index *ix)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < ix->n; i++) {
+        const struct store_entry *e = &ix->items[i];
+        bool copy = false;
+        for (size_t k = kept; k-- > 0 && ix->items[k].t == e->t && !copy;)
+            copy = ix->items[k].file != e->file && ix->items[k].len == e->len &&
+                   ix->items[k].sum == e->sum;
+        if (!copy)
+            ix->items[kept++] = *e;
+    }
+    ix->n = kept;
 }
 
 static int entry_cmp(const void *a, const void *b)
@@ -689,6 +717,7 @@ static bool index_window(struct store_index *ix, int dfd, const struct sfile *fi
     buf_free(&data);
     if (ix->n)
         qsort(ix->items, ix->n, sizeof(*ix->items), entry_cmp);
+    drop_copies(ix);
     return recordings > 0 || tried == 0;
 }
 

@@ -407,6 +407,22 @@ tui_wait "no earlier event in the recording" 5
 ok "{ reaches the event of the damaged snapshot, and the next { goes on"
 tui_quit
 
+# The recording's file copied beside it under another name: each snapshot
+# and event once, as from the one file.
+copied=$SHMTEST_TMP/copied
+mkdir -p "$copied"
+chmod 0700 "$copied"
+cp "$rec/$name" "$copied/$name"
+cp "$rec/$name" "$copied/${name%.jsonl}-1.jsonl"
+tui_start 120 40 replay --dir "$copied"
+tui_wait "REPLAY $(shown_time "$SHMTEST_TMP/c") \(3/3\)" 10
+tui_keys '{'
+tui_wait "exit of pid $worker \($comm, worker of $main\): SIGBUS at" 5
+tui_keys '{'
+tui_wait "no earlier event in the recording" 5
+ok "a file copied under another name: three snapshots and one exit, as from the one file"
+tui_quit
+
 # Errors: one line, status 1 (2 for what is no time).
 expect_error() { # STATUS ERE ARGS...
     local want=$1 re=$2 out rc=0

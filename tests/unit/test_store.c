@@ -177,7 +177,8 @@ static void test_round_trip(void **state)
 
     /* A second run begins a file of its own; the first is read too. */
     assert_int_equal(store_open(d->store, &lim, "", &st, msg, sizeof(msg)), 0);
-    assert_int_equal(store_write(st, T0 + 60, lines[0], strlen(lines[0]), msg, sizeof(msg)), 0);
+    const char *later = "{\"schema\":1,\"time\":\"2026-11-30T00:54:20Z\",\"reason\":\"interval\"}";
+    assert_int_equal(store_write(st, T0 + 60, later, strlen(later), msg, sizeof(msg)), 0);
     store_close(st);
     assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
     assert_int_equal(ix.nfiles, 2);
@@ -627,6 +628,31 @@ static void test_two_hosts(void **state)
     store_index_free(&ix);
 }
 
+/* A recording's file copied beside it under another name: each record is
+ * in the index once, as from the one file; two records of one time that
+ * differ are both there, and so are two alike in one file. */
+static void test_copied_file(void **state)
+{
+    struct tdir *d = *state;
+    assert_int_equal(mkdir(d->store, 0700), 0);
+    const char *text = "{\"recording\":1,\"time\":\"2020-01-01T00:00:00Z\",\"hostname\":\"a\"}\n"
+                       "{\"event\":\"exit\",\"time\":\"2020-01-01T00:00:01Z\",\"pid\":7}\n"
+                       "{\"event\":\"exit\",\"time\":\"2020-01-01T00:00:01Z\",\"pid\":8}\n"
+                       "{\"event\":\"exit\",\"time\":\"2020-01-01T00:00:01Z\",\"pid\":8}\n"
+                       "{\"schema\":1,\"time\":\"2020-01-01T00:00:02Z\"}\n";
+    put_file(d, "20200101T000000Z.jsonl", text);
+    put_file(d, "20200101T000000Z-1.jsonl", text);
+    struct store_index ix;
+    char msg[256];
+    assert_int_equal(store_index_load(d->store, 0, 0, &ix, msg, sizeof(msg)), 0);
+    assert_int_equal(ix.nwarnings, 0);
+    assert_int_equal(ix.n, 4);
+    for (size_t i = 0; i < ix.n; i++)
+        assert_int_equal(ix.items[i].file, ix.items[0].file);
+    assert_int_equal(ix.items[3].kind, STORE_SNAPSHOT);
+    store_index_free(&ix);
+}
+
 /* A second writer is refused with the first one's pid, a real child's. */
 static void test_second_writer(void **state)
 {
@@ -906,6 +932,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unreadable_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_hosts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_copied_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_second_writer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_dirs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_disk, setup, teardown),

@@ -624,42 +624,6 @@ static void test_normal_and_unknown(void **state)
     set_free(&s);
 }
 
-/* Every record twice, as a store file copied under another name gives
- * them: each death told once; another process's end at the same moment is
- * its own. */
-static void test_told_once(void **state)
-{
-    (void)state;
-    struct rec_set s = {.n = 0};
-    struct exit_ev bus = {.pid = 101, .comm = "pt_data_worker", .role = "worker", .group = 100,
-                          .signal = "SIGBUS", .cause = "sigbus"};
-    struct exit_ev kill = {.pid = 102, .comm = "pt_data_worker", .role = "worker", .group = 100,
-                           .signal = "SIGKILL", .cause = "signal"};
-    const char *oom = "{\"event\":\"oom_kill\",\"time\":\"x\",\"cgroup\":\"/x\",\"kills\":1,"
-                      "\"victim\":null,\"victim_comm\":null}";
-    for (int copy = 0; copy < 2; copy++)
-        snapshot(&s, T0, (struct snap){.used = 60 * MiB, .segs = job_segment, .procs = job_procs,
-                                       .groups = job_group, .app = MiB});
-    for (int copy = 0; copy < 2; copy++)
-        exit_event(&s, T0 + 1, bus);
-    exit_event(&s, T0 + 1, kill);
-    for (int copy = 0; copy < 2; copy++)
-        add(&s, T0 + 2, "%s", oom);
-    for (int copy = 0; copy < 2; copy++)
-        snapshot(&s, T0 + 3, (struct snap){.used = 10 * MiB, .app = MiB});
-    struct why_result r;
-    find(&s, NULL, &r);
-    assert_int_equal(r.n, 3);
-    assert_int_equal(r.d[0].pid, 101);
-    assert_string_equal(r.d[0].cause, "sigbus");
-    assert_int_equal(r.d[1].pid, 102);
-    assert_int_equal(r.d[1].after_pid, 101);
-    assert_false(r.d[2].has_pid);
-    assert_string_equal(r.d[2].cgroup, "/x");
-    why_result_free(&r);
-    set_free(&s);
-}
-
 /* A loader that dies at its first batches: its worker 101's SIGBUS comes
  * before any snapshot showed it (the mount was empty), the snapshot taken
  * for it shows loader (rec_shm its budget's recommendation), and worker
@@ -1452,7 +1416,6 @@ int main(void)
         cmocka_unit_test(test_killed_leftovers),
         cmocka_unit_test(test_manager_dies_in_last_scan),
         cmocka_unit_test(test_normal_and_unknown),
-        cmocka_unit_test(test_told_once),
         cmocka_unit_test(test_one_advice_per_job),
         cmocka_unit_test(test_loader_read_while_dying),
         cmocka_unit_test(test_hostile_names),
