@@ -93,8 +93,11 @@ const char *evline_text(const struct event *e, const struct ev_mount *mt, char *
                      e->kills == 1 ? "" : "es");
         break;
     case EV_SEGMENTS:
-        snprintf(dst, n, "%s: %llu segment%s created, %llu removed in %.0f s", mount,
-                 (unsigned long long)e->created, e->created == 1 ? "" : "s",
+        /* Whole seconds, but an interval below one (0.5 s) as it is. */
+        snprintf(dst, n,
+                 e->interval_s < 1 ? "%s: %llu segment%s created, %llu removed in %.2g s"
+                                   : "%s: %llu segment%s created, %llu removed in %.0f s",
+                 mount, (unsigned long long)e->created, e->created == 1 ? "" : "s",
                  (unsigned long long)e->removed, e->interval_s);
         break;
     case EV_MOUNT:

@@ -167,6 +167,9 @@ static void test_no_mount_path(void **state)
          "? is critically full: 1.0 of 2.0 KiB (50.0%)"},
         {"{\"event\":\"segments\",\"mount\":7,\"created\":2,\"removed\":1,\"interval_s\":2}",
          "?: 2 segments created, 1 removed in 2 s"},
+        /* An interval below a second is said as it is, not rounded to 0 or 1. */
+        {"{\"event\":\"segments\",\"mount\":7,\"created\":2,\"removed\":1,\"interval_s\":0.5}",
+         "?: 2 segments created, 1 removed in 0.5 s"},
         {"{\"event\":\"mount\",\"change\":\"appeared\"}", "mount ? appeared"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
