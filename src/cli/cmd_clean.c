@@ -161,6 +161,18 @@ static size_t mounts_of(const struct actcli *a, const struct unlink_plan *p,
     return n;
 }
 
+/* The last line of every clean: what was removed, or would be (dry). */
+static void print_total(const struct unlink_run *r, bool dry)
+{
+    char b1[32];
+    if (dry)
+        output_printf("Total: would remove %zu (%s); %zu refused, %zu already gone.\n", r->would,
+                      H(b1, r->removed_alloc), r->refused, r->gone);
+    else
+        output_printf("Total: %zu removed, %s freed; %zu refused, %zu failed, %zu already gone.\n",
+                      r->removed, H(b1, r->freed), r->refused, r->failed, r->gone);
+}
+
 static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
 {
     struct unlink_opts uo = {.sys = &a->sys, .uid = geteuid(), .dry_run = dry,
@@ -178,13 +190,8 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
     unlink_begin(&r, plan, &uo);
     while (unlink_step(&r, &res, &idx))
         print_result(&plan->items[idx], &res);
-    char b1[32], b2[32], b3[32];
-    if (dry) {
-        output_printf("Total: would remove %zu (%s); %zu refused, %zu already gone.\n", r.would,
-                      H(b1, r.removed_alloc), r.refused, r.gone);
-    } else {
-        output_printf("Total: %zu removed, %s freed; %zu refused, %zu failed, %zu already gone.\n",
-                      r.removed, H(b1, r.freed), r.refused, r.failed, r.gone);
+    char b2[32], b3[32];
+    if (!dry) { /* each mount's use before and after, then the total, last */
         if (a->views.mode == ACTVIEWS_OWN)
             actcli_refresh_mounts(a);
         for (size_t i = 0; i < nmounts; i++) {
@@ -201,6 +208,7 @@ static int run(struct actcli *a, struct unlink_plan *plan, bool dry)
             buf_free(&out);
         }
     }
+    print_total(&r, dry);
     free(mounts);
     int rc = r.refused || r.failed ? 3 : 0;
     unlink_end(&r);
@@ -227,13 +235,15 @@ int cmd_clean(int argc, char **argv)
     targets_add_dirs(&a.model, &pol, &plan);
     actviews_set_plan(&a.views, &plan);
     print_plan(&plan, &pol, &a.model);
-    bool acted = false;
-    if (plan.n) {
-        bool declined;
+    bool acted = false, declined = false;
+    if (plan.n)
         acted = actcli_decide(&a, o.dry_run, o.yes, plan.ntry ? "Remove them?" : "Report them?",
                               &declined);
-        if (!declined)
-            rc = run(&a, &plan, !acted);
+    if (plan.n && !declined) {
+        rc = run(&a, &plan, !acted);
+    } else { /* nothing to remove (said as the run would be), or the answer was no */
+        struct unlink_run none = {0};
+        print_total(&none, plan.n == 0 && (o.dry_run || !o.yes));
     }
     rc = actcli_status(&a, rc, acted);
     unlink_plan_free(&plan);

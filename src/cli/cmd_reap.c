@@ -93,23 +93,24 @@ int cmd_reap(int argc, char **argv)
     so.sys = &a.sys;
     reap_plan_build(&a.model, &a.sys, actviews_proc, &a.views, &plan);
     print_plan(&plan);
-    bool acted = false;
-    if (reap_plan_count(&plan)) {
-        bool declined;
+    bool acted = false, declined = false;
+    struct tally n = {0};
+    if (reap_plan_count(&plan))
         acted = actcli_decide(&a, so.dry_run, o.yes, "Proceed?", &declined);
-        if (!declined) {
-            so.dry_run = !acted;
-            so.log = &a.log;
-            struct tally n = {0};
-            reap_run(&so, &plan, on_step, &n);
-            if (so.dry_run)
-                output_printf("Total: %zu would be signalled, %zu refused.\n", n.done, n.refused);
-            else
-                output_printf("Total: %zu done, %zu refused or not ended, %zu still zombies.\n",
-                              n.done, n.refused, n.other);
-            rc = n.refused ? 3 : 0;
-        }
+    if (reap_plan_count(&plan) && !declined) {
+        so.dry_run = !acted;
+        so.log = &a.log;
+        reap_run(&so, &plan, on_step, &n);
+        rc = n.refused ? 3 : 0;
+    } else { /* nothing to reap (said as the run would be), or the answer was no */
+        so.dry_run = reap_plan_count(&plan) == 0 && (so.dry_run || !o.yes);
     }
+    /* The last line, always. */
+    if (so.dry_run)
+        output_printf("Total: %zu would be signalled, %zu refused.\n", n.done, n.refused);
+    else
+        output_printf("Total: %zu done, %zu refused or not ended, %zu still zombies.\n", n.done,
+                      n.refused, n.other);
     rc = actcli_status(&a, rc, acted);
     reap_plan_free(&plan);
     actcli_free(&a);

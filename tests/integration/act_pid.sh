@@ -70,8 +70,9 @@ echo "$out"
 assert_eq "$rc" 0 "clean --pid A --yes exits 0"
 grep -q "^removed  *\/dev\/shm\/$orph_a (in pid $ha)  .* freed" <<<"$out" ||
     fail "no 'removed' line naming A for A's orphan"
-[ "$(tail -n 2 <<<"$out" | head -n 1 | cut -c1-6)" = Total: ] || fail "Total: is not where it belongs"
-grep -q "^/dev/shm (in pid $ha) used: " <<<"$out" || fail "the mount's use line does not name A"
+[ "$(tail -n 1 <<<"$out" | cut -c1-6)" = Total: ] || fail "Total: is not the last line"
+tail -n 2 <<<"$out" | head -n 1 | grep -q "^/dev/shm (in pid $ha) used: " ||
+    fail "the mount's use line, naming A, is not right before the total"
 [ ! -e "/proc/$ha/root/dev/shm/$orph_a" ] || fail "A's orphan is still there"
 [ -f "/proc/$hb/root/dev/shm/$orph_b" ] || fail "B's orphan was removed by clean --pid A"
 grep -q "	unlink	/dev/shm/$orph_a	.*	removed	.*	container=pid $ha\$" "$log" ||

@@ -54,4 +54,7 @@ assert_eq "$(grep -c "	unlink	/dev/shm/torch_.*	owner=0	bytes=1048576	removed	" 
 # Again: nothing to do.
 out=$("$SHMWATCH" clean --yes --log "$log") || fail "second clean exited $?"
 grep -q '^Nothing to clean' <<<"$out" || fail "second clean: $out"
+# The last line is the total, also of nothing.
+assert_eq "$(tail -n 1 <<<"$out")" "Total: 0 removed, 0 B freed; 0 refused, 0 failed, 0 already gone." \
+    "the second clean ends with its total"
 assert_eq "$(wc -l <"$log")" 12 "nothing more logged"

@@ -122,6 +122,8 @@ json_check "$SHMTEST_TMP/live.json" "[(p['role'], p['group']) for p in j['proces
 "$SHMWATCH" reap --dry-run >"$SHMTEST_TMP/dry-live.txt" 2>&1 || fail "forkserver: reap --dry-run exited $?"
 grep -q "^Nothing to reap" "$SHMTEST_TMP/dry-live.txt" ||
     fail "forkserver: reap offers a live job's process: $(cat "$SHMTEST_TMP/dry-live.txt")"
+assert_eq "$(tail -n 1 "$SHMTEST_TMP/dry-live.txt")" "Total: 0 would be signalled, 0 refused." \
+    "forkserver: reap of nothing ends with its total"
 ok "forkserver: reap offers nothing of the live job"
 kill -KILL "$MAIN"
 torch_wait_exit 10
