@@ -104,12 +104,18 @@ void targets_clean(const struct model *m, const struct clean_policy *pol, struct
              * folder: push plans it for removal (as a folder), and this
              * one is no orphan (young, or its pid proves nothing). */
             bool folder = sg->type == FT_DIR && sg->kind == KIND_JOBLIB;
-            if (pol->all_unheld && (double)segment_age_s(m, sg) >= pol->min_age_s) {
+            /* A live creator's is a live job's (a batch its main has not
+             * taken yet), however old: never removed as unheld. */
+            bool live_creator = sg->has_creator && sg->creator_alive;
+            if (pol->all_unheld && !live_creator &&
+                (double)segment_age_s(m, sg) >= pol->min_age_s) {
                 push(m, sg, out);
                 continue;
             }
             if (dead_creator && sg->type != FT_REGULAR && !folder)
                 push(m, sg, out);
+            else if (pol->all_unheld && live_creator)
+                out->live++;
             else if (pol->all_unheld)
                 out->young++;
             if (sg->note == NOTE_YOUNG) {
@@ -152,6 +158,11 @@ bool targets_add_segment(const struct model *m, size_t seg, const struct clean_p
             else
                 snprintf(why, n, "unheld, but its owner is unknown: it may be a persistent "
                                  "segment (remove unheld segments with U)");
+            return false;
+        }
+        if (sg->has_creator && sg->creator_alive) {
+            snprintf(why, n, "its creator pid %d is alive: a live job's, a batch in flight",
+                     (int)sg->creator_pid);
             return false;
         }
         double age_s = (double)segment_age_s(m, sg);

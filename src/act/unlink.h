@@ -23,6 +23,8 @@ struct unlink_plan {
     size_t ntry;        /* items without a planning refusal */
     uint64_t bytes;     /* their allocation */
     size_t young;       /* unheld segments left alone: younger than the minimum age */
+    size_t live;        /* unheld segments left alone: their creator is alive (a live
+                         * job's, a batch in flight) */
     size_t held;        /* segments of a dead creator that a live process holds: kept */
     size_t inflight;    /* held by nobody, creator gone, but younger than orphan_min_age */
     size_t doubtful;    /* held by nobody, but the pid in the name proves nothing here

@@ -76,6 +76,10 @@ static void print_plan(const struct unlink_plan *p, const struct clean_policy *p
                          "mount is %s.\n",
                    p->doubtful, p->doubtful == 1 ? "" : "s",
                    p->doubt ? p->doubt : "at /dev/shm in several pid namespaces");
+    if (p->live)
+        buf_printf(&out, "Kept: %zu unheld segment%s of a live creator: a live job's, %s.\n",
+                   p->live, p->live == 1 ? "" : "s",
+                   p->live == 1 ? "a batch in flight" : "batches in flight");
     if (p->young)
         buf_printf(&out, "Kept: %zu unheld segment%s younger than %s.\n", p->young,
                    p->young == 1 ? "" : "s", fmt_duration(b1, sizeof(b1), pol->min_age_s));

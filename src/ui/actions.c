@@ -300,8 +300,9 @@ void actions_unlink_unheld(struct ui *u, const struct ui_selection *sel)
     char age[32];
     fmt_duration(age, sizeof(age), pol.min_age_s);
     if (!p.n)
-        ui_message(u, THEME_muted, "no unheld segments older than %s%s", age,
-                   p.young ? " (younger ones are kept)" : "");
+        ui_message(u, THEME_muted, "no unheld segments older than %s%s%s", age,
+                   p.young ? " (younger ones are kept)" : "",
+                   p.live ? " (a live creator's are kept: batches in flight)" : "");
     else
         run_unlink(u, &p, "unheld");
     unlink_plan_free(&p);

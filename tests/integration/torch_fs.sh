@@ -3,8 +3,8 @@
 # keep their names in /dev/shm, the main process maps the batches it received
 # (no fd), and every worker starts its own torch_shm_manager in a session of
 # its own. shmwatch must show the named segments in use, the prefetched ones
-# as unheld (their creator lives: not orphans), and each manager in the job's
-# group.
+# as unheld (their creator lives: not orphans, and never removed by clean
+# --all-unheld), and each manager in the job's group.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/torch_lib.sh"
 torch_need
@@ -44,6 +44,20 @@ grep -qE "^    shm_manager +[0-9]+ +torch_shm_manag" "$SHMTEST_TMP/fs.txt" ||
     fail "the text report lists the shm managers in the group"
 grep -q "3 workers, 3 shm managers" "$SHMTEST_TMP/fs.txt" || fail "text: $(grep workers, "$SHMTEST_TMP/fs.txt")"
 ok "the text report shows the managers in the group"
+
+# clean --all-unheld at any age leaves the prefetched batches alone: their
+# creators live, so they are the job's batches in flight, not leftovers.
+torch_files() { find /dev/shm -maxdepth 1 -name 'torch_*' | sort; }
+before=$(torch_files)
+rc=0
+out=$("$SHMWATCH" clean --all-unheld --min-age 0 --yes --log "$SHMTEST_TMP/actions.log" 2>&1) || rc=$?
+echo "$out"
+assert_eq "$rc" 0 "clean --all-unheld --min-age 0 exits 0"
+assert_eq "$(torch_files)" "$before" "every torch file of the live job is still there"
+grep -qE "^Kept: [1-9][0-9]* unheld segments? of a live creator: a live job's" <<<"$out" ||
+    fail "the live job's unheld batches are not said kept: $out"
+if grep -q "torch_" <<<"$out"; then fail "a live job's batch was planned: $out"; fi
+ok "clean --all-unheld keeps a live job's unheld batches, and says so"
 
 # A normal end: the managers unlink what is left and exit by themselves.
 torch_release

@@ -71,7 +71,10 @@ static void with_unheld(const struct model *m)
     pol.min_age_s = 600; /* the scene's files are exactly 600 s old */
     struct unlink_plan p;
     targets_clean(m, &pol, &p);
-    assert_non_null(find(&p, "torch_12_2"));
+    /* torch_12_2's creator, worker 12, is alive: a batch in flight, kept
+     * however old; the semaphore names no creator. */
+    assert_null(find(&p, "torch_12_2"));
+    assert_int_equal(p.live, 1);
     assert_non_null(find(&p, "sem.mp-abc"));
     assert_int_equal(p.young, 0);
     unlink_plan_free(&p);
@@ -79,8 +82,23 @@ static void with_unheld(const struct model *m)
     targets_clean(m, &pol, &p);
     assert_null(find(&p, "torch_12_2"));
     assert_null(find(&p, "sem.mp-abc"));
-    assert_int_equal(p.young, 2);
+    assert_int_equal(p.live, 1);
+    assert_int_equal(p.young, 1);
     assert_non_null(find(&p, "torch_999_1")); /* orphans regardless of age */
+    unlink_plan_free(&p);
+    /* Chosen alone (the dashboard's U on its row): refused, with why. */
+    pol.min_age_s = 0;
+    memset(&p, 0, sizeof(p));
+    char why[200];
+    size_t tried = 0;
+    for (size_t i = 0; i < m->nsegs; i++)
+        if (!strcmp(m->segs[i].name, "torch_12_2")) {
+            tried++;
+            assert_false(targets_add_segment(m, i, &pol, &p, why, sizeof(why)));
+            assert_string_equal(why,
+                                "its creator pid 12 is alive: a live job's, a batch in flight");
+        }
+    assert_int_equal(tried, 1);
     unlink_plan_free(&p);
 }
 
