@@ -131,8 +131,15 @@ static void text_peak(struct buf *b, const struct capacity_input *in, const stru
                (unsigned long long)r->held);
     buf_printf(b, "   = %s batches\n", G(r->batches));
     buf_adds(b, "\n4. Peak /dev/shm use\n");
-    buf_printf(b, "   %s batches x %s bytes = %s bytes (%s)\n", G(r->batches), G(r->batch_shm_bytes),
-               G(r->shm_peak), S(r->shm_peak));
+    if (r->peak_held)
+        buf_printf(b,
+                   "   %s batches x %s bytes is less than the loader holds now, %s bytes (%s):\n"
+                   "   the peak is at least that (a sample with several tensors of the\n"
+                   "   largest size counts each batch more than once)\n",
+                   G(r->batches), G(r->batch_shm_bytes), G(r->shm_peak), S(r->shm_peak));
+    else
+        buf_printf(b, "   %s batches x %s bytes = %s bytes (%s)\n", G(r->batches),
+                   G(r->batch_shm_bytes), G(r->shm_peak), S(r->shm_peak));
     buf_adds(b, "\n5. Recommended --shm-size\n");
     if (r->shm_floored) {
         buf_printf(b, "   %s x 1.5 (a safety margin) = %s, less than Docker's default 64 MiB,\n"
@@ -196,9 +203,12 @@ static void text_observed(struct buf *b, const struct group *ob)
     buf_printf(b, "   %zu segment%s, %s bytes (%s), with %zu worker%s\n", ob->batch_segments,
                ob->batch_segments == 1 ? "" : "s", G(ob->batch_segments_bytes),
                H(ob->batch_segments_bytes), ob->nworkers, ob->nworkers == 1 ? "" : "s");
-    buf_printf(b, "\n2. One batch, as observed\n"
-                  "   Each batch in flight has one segment of the largest size (%s bytes,\n"
-                  "   its biggest tensor): %zu of them, so %zu batches are in flight.\n",
+    buf_printf(b,
+               "\n2. One batch, as observed\n"
+               "   Each batch in flight has one segment of the largest size (%s bytes,\n"
+               "   its biggest tensor): %zu of them, so %zu batches are in flight (at\n"
+               "   most: a sample with several tensors of that size counts each batch\n"
+               "   once per tensor, and the batch below is then a floor).\n",
                G(ob->batch_segment_bytes), ob->batches_in_flight, ob->batches_in_flight);
     buf_printf(b, "   %s bytes / %zu batches = %s bytes per batch in /dev/shm (%s)\n",
                G(ob->batch_segments_bytes), ob->batches_in_flight, G(ob->batch_shm_bytes),
@@ -338,6 +348,7 @@ int cmd_plan(int argc, char **argv)
         if (rc)
             return rc;
         in.observed_batch_shm = ob.batch_shm_bytes;
+        in.observed_held = ob.batch_segments_bytes;
         if (!o.workers_set)
             in.workers = ob.nworkers;
         if (!o.prefetch_set)

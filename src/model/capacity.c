@@ -233,6 +233,10 @@ int capacity_compute(const struct capacity_input *in, struct capacity_result *r,
         if (__builtin_mul_overflow(r->batches, r->batch_shm_bytes, &r->shm_peak))
             return overflow(cause, "peak shared memory");
     }
+    if (in->observed_held > r->shm_peak) {
+        r->shm_peak = in->observed_held;
+        r->peak_held = true;
+    }
     /* Every recommendation is at least Docker's default, that of no workers
      * (a peak of 0) too: not 0, which a script would pass on as --shm-size 0. */
     r->rec_shm_size = budget_rec_shm(r->shm_peak, &r->shm_margin, &r->shm_floored);

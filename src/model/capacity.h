@@ -42,6 +42,9 @@ struct capacity_input {
     /* plan --observe: one batch's shm as a running loader holds it; when
      * set, batch_size and the tensors are not used (and may be absent). */
     uint64_t observed_batch_shm;
+    /* And what that loader holds now: the peak is never less (its batch is
+     * a floor where a sample has several tensors of the largest size). */
+    uint64_t observed_held;
 };
 
 struct capacity_tensor_result {
@@ -61,7 +64,8 @@ struct capacity_result {
     uint64_t prefetched;      /* workers x prefetch */
     uint64_t held;            /* PLAN_MAIN_HELD, or 0 without workers */
     uint64_t batches;         /* prefetched + held */
-    uint64_t shm_peak;        /* batches x batch_shm_bytes */
+    uint64_t shm_peak;        /* batches x batch_shm_bytes, or observed_held when more */
+    bool peak_held;           /* shm_peak is observed_held */
     uint64_t shm_margin;      /* shm_peak x 1.5, before rounding */
     uint64_t rec_shm_size;    /* recommended --shm-size (0 without workers) */
     bool shm_floored;         /* rec_shm_size was raised to Docker's default 64 MiB */

@@ -69,6 +69,24 @@ check() {
 check file_descriptor 4 2 2
 check file_system 8 3 2
 
+# A sample of many tensors of one size (dicts of 4 items: 26 one-page
+# tensors a batch) reads as 26 times more batches of one page: batches x
+# batch would be less than the loader holds, and the peak is never that.
+torch_start --strategy file_descriptor --workers 2 --batch-size 8 --hold-batches 2 \
+    --dataset dicts --dict-items 4
+torch_settle
+f=$SHMTEST_TMP/dicts.observe.json
+"$SHMWATCH" plan --observe "$MAIN" --prefetch-factor 2 --json >"$f" || fail "dicts: plan --observe failed"
+json_check "$f" "j['shm_peak_bytes'] == j['observed']['shm_bytes'] > j['batches_in_shm'] * j['batch_shm_bytes']" \
+    "dicts: the peak is what the loader's batches hold, above batches x batch"
+"$SHMWATCH" plan --observe "$MAIN" --prefetch-factor 2 >"$SHMTEST_TMP/dicts.observe.txt" || fail "dicts: text"
+grep -q "is less than the loader holds now" "$SHMTEST_TMP/dicts.observe.txt" ||
+    fail "dicts: the text does not say the peak is what the loader holds: $(cat "$SHMTEST_TMP/dicts.observe.txt")"
+ok "dicts: plan --observe never plans below what the loader holds, and says why"
+torch_release
+torch_wait_exit 60
+assert_eq "$TORCH_RC" 0 "dicts: the job finishes normally"
+
 # Not a DataLoader: a plain process, and a pid that does not exist.
 sleep 300 &
 plain=$!

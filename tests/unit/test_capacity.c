@@ -331,6 +331,27 @@ static void test_bad_numbers(void **state)
 
 /* A loader that needs less than Docker's default is told to keep the
  * default, as the dashboard's budget says, never to shrink /dev/shm. */
+/* plan --observe: a loader whose samples hold 26 one-page tensors reads as
+ * 26 times more batches of one page each, and batches x batch would be less
+ * than it holds; the peak is then what it holds, and says so. */
+static void test_observed_floor(void **state)
+{
+    (void)state;
+    struct capacity_input in = {
+        .workers = 2, .prefetch = 2, .observed_batch_shm = 4096, .observed_held = 638976};
+    struct capacity_result r;
+    char *cause = NULL;
+    assert_int_equal(capacity_compute(&in, &r, &cause), 0);
+    assert_int_equal(r.batches, 6);
+    assert_true(r.peak_held);
+    assert_int_equal(r.shm_peak, 638976);
+    /* Held less than the arithmetic: the arithmetic stands. */
+    in.observed_held = 4 * 4096;
+    assert_int_equal(capacity_compute(&in, &r, &cause), 0);
+    assert_false(r.peak_held);
+    assert_int_equal(r.shm_peak, 6 * 4096);
+}
+
 static void test_small_loader_keeps_docker_default(void **state)
 {
     (void)state;
@@ -347,12 +368,18 @@ static void test_small_loader_keeps_docker_default(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dtypes),        cmocka_unit_test(test_parse_shapes),
-        cmocka_unit_test(test_bad_shapes),    cmocka_unit_test(test_overflow),
-        cmocka_unit_test(test_guide_example), cmocka_unit_test(test_label_pages),
-        cmocka_unit_test(test_gib_rounding),  cmocka_unit_test(test_no_workers),
-        cmocka_unit_test(test_fit),           cmocka_unit_test(test_bad_numbers),
+        cmocka_unit_test(test_dtypes),
+        cmocka_unit_test(test_parse_shapes),
+        cmocka_unit_test(test_bad_shapes),
+        cmocka_unit_test(test_overflow),
+        cmocka_unit_test(test_guide_example),
+        cmocka_unit_test(test_label_pages),
+        cmocka_unit_test(test_gib_rounding),
+        cmocka_unit_test(test_no_workers),
+        cmocka_unit_test(test_fit),
+        cmocka_unit_test(test_bad_numbers),
         cmocka_unit_test(test_small_loader_keeps_docker_default),
+        cmocka_unit_test(test_observed_floor),
         cmocka_unit_test(test_bad_shapes_escaped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
