@@ -245,6 +245,11 @@ void signal_end(const struct signal_opts *o, const struct signal_target *t, size
         memset(&res[i], 0, sizeof(res[i]));
         pd[i].fd = send_checked(o, &t[i], SIGTERM, true, &res[i]);
         pd[i].live = pd[i].fd != -1;
+        /* A stopped process that handles SIGTERM would only take it once it
+         * runs again: SIGCONT after it, as systemd sends (nothing to a
+         * running one). */
+        if (pd[i].live)
+            deliver(pd[i].fd, t[i].pid, SIGCONT);
         if (!pd[i].live && (res[i].outcome == SIGNAL_REFUSED || res[i].outcome == SIGNAL_FAILED))
             log_line(o, t[i].ns, t[i].pid, t[i].comm, t[i].uid, "signal TERM",
                      signal_outcome_name(res[i].outcome), res[i].reason);

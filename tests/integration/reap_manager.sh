@@ -5,8 +5,9 @@
 # after the worker (and after a grace period); one with no client left is
 # ended; one serving a live client is left alone, also when that client is
 # in a pid namespace reap cannot see, or the manager and its client are in a
-# container with a network namespace of its own (reap --pid). Runs in a
-# private pid namespace so that reap sees only these processes.
+# container with a network namespace of its own (reap --pid); a stopped one
+# that handles SIGTERM is continued after it (SIGCONT) and ends by it. Runs
+# in a private pid namespace so that reap sees only these processes.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
@@ -28,6 +29,9 @@ mode, addr = sys.argv[1], "\0shmwatch-test-" + os.environ["TAG"] + "-" + sys.arg
 if mode == "manager":
     name("torch_shm_manag")
     os.setsid()
+    if os.environ.get("TERM_HANDLER"):  # as a real manager, it handles SIGTERM
+        import signal
+        signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.bind(addr)
     s.listen(8)
@@ -102,6 +106,23 @@ done
 ok "the orphaned worker, the manager it kept waiting and the clientless manager are ended"
 ! gone "$mb" || fail "manager b was ended"
 ok "the manager serving a live client is left alone"
+
+# A stuck manager that handles SIGTERM and is stopped (SIGSTOP, a job
+# control stop): the SIGTERM waits until it runs again, so reap follows it
+# with SIGCONT, as systemd does, and the manager ends by its own handler.
+TERM_HANDLER=1 spawn manager f
+mf=$(pid_of torch_shm_manag f)
+[ -n "$mf" ] || fail "manager f is missing"
+kill -STOP "$mf"
+wait_for "[ \"\$(awk '{ print \$3 }' /proc/$mf/stat)\" = T ]" 5 || fail "manager f did not stop"
+rc=0
+out=$("$SHMWATCH" reap --yes --timeout 5 --log "$SHMTEST_TMP/actions.log" 2>&1) || rc=$?
+echo "$out"
+assert_eq "$rc" 0 "reap of the stopped manager exits 0"
+grep -q "^ended  *pid $mf (torch_shm_manag)  ended by SIGTERM" <<<"$out" ||
+    fail "the stopped manager was not ended by its SIGTERM"
+wait_for "gone $mf" 5 || fail "manager f is still alive"
+ok "a stopped manager that handles SIGTERM is continued after it, and ends by it"
 
 # A live client beyond reap's sight: manager d and reap in a pid namespace of
 # their own, its client out here (one network namespace: the abstract socket
