@@ -241,7 +241,11 @@ int cmd_clean(int argc, char **argv)
     print_plan(&plan, &pol, &a.model);
     bool acted = false, declined = false;
     if (plan.n)
-        acted = actcli_decide(&a, o.dry_run, o.yes, plan.ntry ? "Remove them?" : "Report them?",
+        acted = actcli_decide(&a, o.dry_run, o.yes,
+                              plan.ntry > 1 ? "Remove them?"
+                              : plan.ntry   ? "Remove it?"
+                              : plan.n > 1  ? "Report them?"
+                                            : "Report it?",
                               &declined);
     if (plan.n && !declined) {
         rc = run(&a, &plan, !acted);

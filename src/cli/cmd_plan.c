@@ -91,8 +91,8 @@ static void text_samples(struct buf *b, const struct capacity_input *in, const s
             buf_printf(b, " = %s values", G(tr->elems));
         else
             buf_printf(b, " value%s", tr->elems == 1 ? "" : "s");
-        buf_printf(b, " x %u byte%s (%s) = %s bytes\n", t->elem_size, t->elem_size == 1 ? "" : "s",
-                   t->dtype, G(tr->sample_bytes));
+        buf_printf(b, " x %u byte%s (%s) = %s byte%s\n", t->elem_size, t->elem_size == 1 ? "" : "s",
+                   t->dtype, G(tr->sample_bytes), tr->sample_bytes == 1 ? "" : "s");
     }
     if (in->ntensors > 1)
         buf_printf(b, "   one sample = %s bytes (%s)\n", G(r->sample_bytes), H(r->sample_bytes));

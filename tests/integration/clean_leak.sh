@@ -3,11 +3,13 @@
 # SIGKILLed with all its helpers, leaving orphans. Without a terminal and
 # without --yes, clean only shows the plan; `clean --yes` removes every orphan
 # and the mount's used bytes fall by exactly their allocation; a second clean
-# finds nothing; the action log has one line per removal.
+# finds nothing; the action log has one line per removal. On a terminal it
+# asks "Remove it?" of one segment, and a no removes nothing.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_unshare
 need setsid
+need script
 test_ns 64m -- "$@"
 
 SCENE_PREFIX=setsid scene_start --workers 3 --per-worker 4 --modes named --size 1048576 \
@@ -58,3 +60,16 @@ grep -q '^Nothing to clean' <<<"$out" || fail "second clean: $out"
 assert_eq "$(tail -n 1 <<<"$out")" "Total: 0 removed, 0 B freed; 0 refused, 0 failed, 0 already gone." \
     "the second clean ends with its total"
 assert_eq "$(wc -l <"$log")" 12 "nothing more logged"
+
+# On a terminal clean asks, in the number of what it would remove; "n" removes
+# nothing, and the last line is still the total.
+one=/dev/shm/torch_$(dead_pid)_1
+head -c 8192 /dev/zero >"$one"
+touch -d '2 hours ago' "$one"
+out=$(echo n | timeout 30 script -qec "$SHMWATCH clean --log $log" /dev/null | tr -d '\r') ||
+    fail "clean on a terminal: $out"
+grep -q "^Remove it? \[y/N\] Nothing done\.$" <<<"$out" || fail "the question for one segment: $out"
+assert_eq "$(tail -n 1 <<<"$out")" "Total: 0 removed, 0 B freed; 0 refused, 0 failed, 0 already gone." \
+    "a clean answered no ends with its total"
+[ -f "$one" ] || fail "the answer no removed the segment"
+ok "on a terminal: 'Remove it?' for one segment; no removes nothing, and the total ends it"

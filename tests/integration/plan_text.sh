@@ -69,3 +69,8 @@ has -w 0 -- \
     "3. With --workers 0 the main process loads every batch itself: nothing" \
     "   passes through /dev/shm, and Docker's default of 64 MiB is enough."
 ok "--workers 0: nothing passes through /dev/shm"
+
+# One byte is a byte: a sample of one int8 value.
+out=$("$SHMWATCH" plan -b 1 -s 1:int8 -w 1) || fail "plan of one int8 exited $?"
+grep -qxF "   tensor 1: 1 value x 1 byte (int8) = 1 byte" <<<"$out" || fail "one int8: $out"
+ok "one int8 value is 1 byte, not 1 bytes"
