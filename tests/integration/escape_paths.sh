@@ -31,8 +31,9 @@ no_raw() { # FILE WHAT: no raw escape byte and no line but the expected ones
 }
 
 # --- clean: segments named like the path, the mount replaced before the unlinks ---
-head -c 8192 /dev/zero >"$mnt/torch_1_1"
-head -c 8192 /dev/zero >"$mnt/$(printf 'torch_2_2\e[32mG\nY\xfe')"
+# (Names that carry no creator pid: unheld, owner unknown.)
+head -c 8192 /dev/zero >"$mnt/seg_1"
+head -c 8192 /dev/zero >"$mnt/$(printf 'seg_2\e[32mG\nY\xfe')"
 out=$SHMTEST_TMP/clean.out
 pause_gate
 SHMWATCH_TEST_PAUSE_UNTIL=$GATE SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=4 "$SHMWATCH_HOOKED" clean --yes \
@@ -51,7 +52,7 @@ assert_eq "$rc" 3 "clean exits 3: both unlinks were refused"
 no_raw "$out" "clean's output"
 n=$(grep -cF "the mount at $SHMTEST_TMP/$shown is no longer the one scanned" "$out")
 assert_eq "$n" 2 "each refusal quotes the mount path escaped, on its own line"
-grep -qF "refused      $SHMTEST_TMP/$shown/torch_2_2\\e[32mG\\nY\\xfe  the mount at" "$out" ||
+grep -qF "refused      $SHMTEST_TMP/$shown/seg_2\\e[32mG\\nY\\xfe  the mount at" "$out" ||
     fail "the hostile segment's refusal is not one escaped line"
 ok "clean prints the refusals' mount path and the segment names escaped"
 no_raw "$log" "the action log"

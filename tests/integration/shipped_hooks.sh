@@ -16,7 +16,8 @@ for n in $names; do
 done
 ok "no test hook variable in the shipped program"
 _lib_tmp
-# A dry clean that has one file to check: the test build pauses before it,
+# A dry clean that has one file to check (named with no creator pid: unheld,
+# owner unknown): the test build pauses before it,
 # the shipped program does not.
 # It runs on a tmpfs of its own (--mount takes only a tmpfs mount).
 dir=$SHMTEST_TMP/mnt
@@ -25,12 +26,12 @@ dry() { # BINARY: DRY_MS, the milliseconds a dry clean of $dir takes with a 5 s 
     t0=$(date +%s%N)
     # shellcheck disable=SC2016 # expanded by the inner shell
     out=$(SHMWATCH_TEST_PAUSE_BEFORE_UNLINK=5 SHMWATCH_TEST_PAUSE_BEFORE_SIGNAL=5 \
-        on_tmpfs "$dir" bash -c 'head -c 4096 /dev/zero >"$1/torch_1_1" &&
+        on_tmpfs "$dir" bash -c 'head -c 4096 /dev/zero >"$1/seg_1" &&
             exec timeout 30 "$2" clean --dry-run --all-unheld --min-age 0 --mount "$1"' \
         dry "$dir" "$1" 2>&1) || rc=$?
     # 3: refused, when a process that can reach /tmp cannot be searched.
     [ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "$1 clean --dry-run exited $rc: $out"
-    grep -q "^\(would remove\|refused\) .*torch_1_1" <<<"$out" ||
+    grep -q "^\(would remove\|refused\) .*seg_1" <<<"$out" ||
         fail "$1 clean --dry-run checked nothing: $out"
     DRY_MS=$((($(date +%s%N) - t0) / 1000000))
 }
