@@ -92,8 +92,8 @@ void cell_name(const struct ui *u, const struct row *r, char *dst, size_t n)
         term_escape(dst, n, r->seg->name);
         break;
     case ROW_CTR:
-        ui_ctr_label(&u->snap->model, ui_key_ctr(&r->key), esc, sizeof(esc));
-        if (ui_key_ctr(&r->key) == NODE_HOST)
+        ui_ctr_label(&u->snap->model, ui_key_ctr(&u->snap->model, &r->key), esc, sizeof(esc));
+        if (ui_key_ctr(&u->snap->model, &r->key) == NODE_HOST)
             snprintf(dst, n, "host (not in a container)");
         else
             snprintf(dst, n, "container %s", esc);
@@ -131,7 +131,7 @@ void cell_text(const struct ui *u, const struct row *r, enum col_id c, char *dst
             snprintf(dst, n, "group");
         } else if (r->key.kind == ROW_CTR) {
             size_t mount;
-            const struct budget *b = ui_ctr_budget(u, ui_key_ctr(&r->key), &mount);
+            const struct budget *b = ui_ctr_budget(u, ui_key_ctr(&u->snap->model, &r->key), &mount);
             snprintf(dst, n, "%s", mount == SIZE_MAX ? "-" : verdict_name(b->verdict));
             if (mount != SIZE_MAX)
                 *role = (enum theme_role)dash_verdict_role(b->verdict);

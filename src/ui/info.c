@@ -477,9 +477,14 @@ void info_details(struct ui *u, struct page *p)
     case ROW_SECTION:
         page_add(p, THEME_normal, 0, "%s", section_help[k->section]);
         return;
-    case ROW_CTR:
-        container_details(u, p, ui_key_ctr(k));
+    case ROW_CTR: {
+        size_t c = ui_key_ctr(&u->snap->model, k);
+        if (c == UI_CTR_ANY)
+            page_add(p, THEME_warning, 0, "The container is gone: it was not in the last scan.");
+        else
+            container_details(u, p, c);
         return;
+    }
     default:
         process_details(u, p, k->pid);
         return;

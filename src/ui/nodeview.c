@@ -33,9 +33,15 @@ bool ui_ctr_has(size_t want, size_t ctr)
     return want == UI_CTR_ANY || want == ctr;
 }
 
-size_t ui_key_ctr(const struct row_key *k)
+size_t ui_key_ctr(const struct model *m, const struct row_key *k)
 {
-    return k->ctr ? k->ctr - 1 : NODE_HOST;
+    if (!k->ctr_mntns)
+        return NODE_HOST;
+    const struct scan_node *nd = model_node(m);
+    for (size_t c = 0; c < nd->nctrs; c++)
+        if (nd->ctrs[c].mntns == k->ctr_mntns)
+            return c;
+    return UI_CTR_ANY;
 }
 
 size_t ui_ctr_slot(size_t ctr)
@@ -156,7 +162,7 @@ size_t ui_selected_ctr(const struct ui *u)
     switch (r->key.kind) {
     case ROW_CTR:
     case ROW_SECTION:
-        return ui_key_ctr(&r->key);
+        return ui_key_ctr(&u->snap->model, &r->key);
     case ROW_SEG:
         return node_owner_index(model_node(&u->snap->model), r->seg->mount);
     case ROW_GROUP:

@@ -29,9 +29,9 @@ static bool row_key_eq(const struct row_key *a, const struct row_key *b)
     case ROW_SEG:
         return a->dev == b->dev && a->ino == b->ino;
     case ROW_SECTION:
-        return a->section == b->section && a->ctr == b->ctr;
+        return a->section == b->section && a->ctr_mntns == b->ctr_mntns;
     case ROW_CTR:
-        return a->ctr == b->ctr;
+        return a->ctr_mntns == b->ctr_mntns;
     default:
         return a->pid == b->pid;
     }
@@ -131,7 +131,7 @@ static bool rows_match(const struct ui *u, const struct row *r, const char *need
         return proc_matches(model_group_main(&u->snap->model, r->group), needle);
     case ROW_CTR: {
         char label[256];
-        size_t ctr = ui_key_ctr(&r->key);
+        size_t ctr = ui_key_ctr(&u->snap->model, &r->key);
         ui_ctr_label(&u->snap->model, ctr, label, sizeof(label));
         if (has(label, needle))
             return true;
@@ -239,7 +239,8 @@ static struct row *emit(struct build *b, enum row_kind kind, unsigned depth)
 {
     struct row *r = VEC_PUSH(b->rows, b->n, b->cap);
     r->key.kind = kind;
-    r->key.ctr = ui_ctr_slot(b->ctr);
+    const struct node_ctr *c = model_ctr(b->m, b->ctr);
+    r->key.ctr_mntns = c ? c->mntns : 0;
     r->depth = depth + b->base;
     return r;
 }

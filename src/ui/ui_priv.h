@@ -28,8 +28,10 @@ struct row_key {
     dev_t dev;   /* SEG */
     ino_t ino;   /* SEG */
     int section; /* SECTION */
-    size_t ctr;  /* CTR, and SECTION in the node view: the container's slot, 0 for
-                  * the host's (and outside the node view), k + 1 for container k */
+    unsigned long ctr_mntns; /* CTR, and SECTION in the node view: the container's mount
+                              * namespace, 0 for the host's (and outside the node
+                              * view): its identity from one scan to the next, where
+                              * its index shifts as containers come and go */
 };
 
 struct row {
@@ -126,9 +128,11 @@ bool ui_own_only(const struct ui *u);
 /* Whether the view shows the segment (the own view: the host's mounts). */
 bool ui_seg_shown(const struct ui *u, const struct segment *sg);
 bool ui_ctr_has(size_t want, size_t ctr);
-/* A row key's container (NODE_HOST or an index), and a container's slot
- * (struct row_key's ctr: 0 for the host's and for UI_CTR_ANY). */
-size_t ui_key_ctr(const struct row_key *k);
+/* A row key's container in m: NODE_HOST, the index of the container of its
+ * mount namespace, or UI_CTR_ANY when m has no such container (gone). */
+size_t ui_key_ctr(const struct model *m, const struct row_key *k);
+/* A container's slot: 0 for the host's and for UI_CTR_ANY, k + 1 for
+ * container k. */
 size_t ui_ctr_slot(size_t ctr);
 /* Container ctr of model m labelled for the screen (escaped): its name or
  * pod, else its runtime and short id, else its hostname, else its mount

@@ -8,8 +8,9 @@
 # worker -> segments; n switches to the own view (the host's alone) and back;
 # the budget page and the details page are the selected container's; a plain
 # mount namespace's details say it has no runtime, and the budget line cuts
-# its long label with an ellipsis; tiny
-# terminals neither crash nor draw past the edge. Without --all, n says why
+# its long label with an ellipsis; the selection and the details stay with
+# their container when one before it ends; tiny terminals neither crash nor
+# draw past the edge. Without --all, n says why
 # there is no node view.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cgroup.sh"
@@ -284,6 +285,38 @@ tui_keys q
 tui_quit
 kill -KILL "$hostipc" 2>/dev/null
 wait "$hostipc" 2>/dev/null
+
+# --- A container before another goes away ------------------------------------------
+# Containers are kept in the order the walk of /proc meets them: C's (started
+# first) before D's. With D's row selected and its details open, C ends: the
+# details stay D's, and so does the selection, though D's place in the list
+# of containers moved up by one.
+scene_ctr C 268435456 16m --workers 1 --per-worker 1 --size 64K
+scene_ctr D 268435456 16m --workers 1 --per-worker 1 --size 64K
+LC="docker ${ID_C:0:12}"
+LD="docker ${ID_D:0:12}"
+tui_start 160 60 --all
+tui_wait "^$LD /dev/shm" 15
+tui_keys '*' # every branch collapsed: one row per container
+tui_wait "container $LC" 15
+tui_select "container $LD"
+tui_keys Enter
+tui_wait "^ *id +$ID_D" 15
+init_c=$(pgrep -P "$OUTER_C" | head -n 1)
+[ -n "$init_c" ] || fail "C's pid namespace has no init to end"
+kill -KILL "$init_c"
+wait_for "! kill -0 $init_c 2>/dev/null" 10 || fail "C did not end"
+# Its gauge goes at the next scan: the page is left to see it.
+tui_keys q
+tui_gone "^$LC /dev/shm" 20
+tui_wait "container $LD" 5
+[[ "$(tui_style "container $LD")" == *bg=46* ]] ||
+    { tui_dump; fail "the selection left D's row when C, before it, went away"; }
+tui_keys Enter
+tui_wait "^ *id +$ID_D" 15
+ok "a container before another ends: the selection and the details stay with the other"
+tui_keys q
+tui_quit
 
 # --- Tiny terminals --------------------------------------------------------------
 for size in 60x14 30x8 12x4; do
