@@ -263,6 +263,7 @@ static void segment_line(struct text *t, const struct segment *sg, const char *i
     if (sg->has_creator)
         buf_printf(t->out, "  creator %d%s", (int)sg->creator_pid,
                    sg->creator_alive     ? ""
+                   : sg->earlier_run     ? " (of an earlier run: its pid is another's now)"
                    : sg->creator_unknown ? " (not alive here)"
                                          : " (dead)");
     holders(t, sg);

@@ -90,6 +90,13 @@ json_check "$SHMTEST_TMP/restarted.json" \
     "any('An earlier run of this container left 3.0 MiB of orphans' in a and 'clean them first' in a for a in j['budget']['advice'])" \
     "the budget says how much the leftovers hold and to clean them first"
 
+# The text report says whose pid 1 it is: an earlier run's, not dead as
+# though no process had it.
+txt=$("$SHMWATCH" --pid "$second" --once 2>&1) || fail "--pid --once exited $?: $txt"
+grep -qE "^ +torch_1_1 +orphan .*creator 1 \(of an earlier run: its pid is another's now\)" <<<"$txt" ||
+    fail "the report does not say torch_1_1's creator was of an earlier run: $txt"
+ok "the report names the creator of the earlier run's orphan as such"
+
 out=$("$SHMWATCH" clean --pid "$second" --yes --orphan-min-age 2 2>&1) || fail "clean --pid exited $?: $out"
 grep -q "^  /dev/shm/torch_1_1 (in pid $second) .*orphan: held by nobody, left by an earlier run of its container (restarted at " <<<"$out" &&
     grep -q "^removed  *\(/dev/shm/torch_1_1\|/dev/shm/torch_${inner}_7\) " <<<"$out" ||
