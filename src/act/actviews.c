@@ -66,13 +66,18 @@ void actviews_open_all(struct actviews *v, const struct model *m, const struct s
         const struct node_mount *nm = &n->mounts[i];
         const struct node_read *at = n->read ? &n->read[i] : NULL;
         v->mounts[i].root = SYSROOT_NONE;
-        if (!at || at->own || at->pid <= 0)
-            continue; /* the host's view */
         size_t k = nm->owner != NODE_HOST ? nm->owner : nm->nctrs ? nm->ctrs[0] : NODE_HOST;
+        bool own = !at || at->own || at->pid <= 0; /* read in shmwatch's own view */
+        if (own && (k == NODE_HOST || k >= n->nctrs))
+            continue; /* the host's view */
         char *label = k != NODE_HOST && k < n->nctrs ? actns_label(&n->ctrs[k].info, n->ctrs[k].pid)
                                                      : actns_label(NULL, at->pid);
         struct sysroot none = SYSROOT_NONE; /* never read through a process: refused */
-        open_one(&v->mounts[i], at->pid_start ? host : &none, at->pid, at->pid_start, label);
+        if (own) /* shmwatch's own namespace, a private one: acted on as the host's view is,
+                  * and named as the report names it */
+            open_one(&v->mounts[i], host, getpid(), 0, label);
+        else
+            open_one(&v->mounts[i], at->pid_start ? host : &none, at->pid, at->pid_start, label);
         free(label);
     }
     open_one(&v->host, host, getpid(), 0, "host");

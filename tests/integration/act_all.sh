@@ -9,7 +9,8 @@
 # too; `reap --all` ends the stuck orphaned worker of each container, each
 # line naming its container. A container whose holder exits between the plan
 # and the action is refused ("its container exited") while the others'
-# orphans are removed; exit 3.
+# orphans are removed; exit 3. Run in a private mount namespace of its own,
+# clean names its own mount as the report heads it, not as the host's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cgroup.sh"
 . "$(dirname "$0")/ctr_lib.sh"
@@ -141,3 +142,17 @@ rc=0
 assert_eq "$rc" 2 "clean --all --pid is a usage error"
 grep -q "^shmwatch clean: --all and --pid exclude each other" "$SHMTEST_TMP/err" ||
     fail "no clear error for --all with --pid: $(cat "$SHMTEST_TMP/err")"
+
+# shmwatch in a private mount namespace of its own (as a DaemonSet's pod
+# may be): its own /dev/shm is a namespace of the node view, and clean names
+# it as the report heads it, not as the host's.
+out=$(unshare -m --propagation private bash -c 'mount -t tmpfs -o size=4m tmpfs /dev/shm &&
+    head -c 4096 /dev/zero >/dev/shm/own_unheld && "$1" --all --once && echo ==== &&
+    "$1" clean --all --all-unheld --min-age 0 --dry-run --log "$2"' _ "$SHMWATCH" "$SHMTEST_TMP/own.log" 2>&1) ||
+    fail "shmwatch in a private mount namespace failed: $out"
+heading=$(awk '/^== /{ h = $0 } /^  own_unheld /{ print h; exit }' <<<"$out")
+[[ "$heading" =~ ^==\ MOUNT\ NAMESPACE\ of\ pid\ ([0-9]+)$ ]] ||
+    fail "the report does not head its own mount as a mount namespace: '$heading'"
+grep -q "^would remove /dev/shm/own_unheld (in pid ${BASH_REMATCH[1]})  " <<<"$out" ||
+    fail "clean does not name its own mount as the report does: $out"
+ok "in a private mount namespace, clean names its own mount as the report does (pid ${BASH_REMATCH[1]})"
