@@ -70,6 +70,14 @@ pid_of() { # COMM ADDR: the pid of the stand-in with that comm connected to ADDR
     done
 }
 on_exit 'pkill -KILL -f mgr.py'
+# reaps MESSAGE ARGS...: reap ARGS, its output (shown) in out; it must exit 0.
+reaps() {
+    local msg=$1 rc=0
+    shift
+    out=$("$SHMWATCH" reap "$@" 2>&1) || rc=$?
+    echo "$out"
+    assert_eq "$rc" 0 "$msg"
+}
 
 spawn manager a
 spawn client a pt_data_worker orphan
@@ -80,10 +88,7 @@ ma=$(pid_of torch_shm_manag a) mb=$(pid_of torch_shm_manag b) mc=$(pid_of torch_
 wa=$(pid_of pt_data_worker a)
 [ -n "$ma" ] && [ -n "$mb" ] && [ -n "$mc" ] && [ -n "$wa" ] || fail "stand-ins missing"
 
-rc=0
-out=$("$SHMWATCH" reap --dry-run 2>&1) || rc=$?
-echo "$out"
-assert_eq "$rc" 0 "reap --dry-run exits 0"
+reaps "reap --dry-run exits 0" --dry-run
 grep -q "^  pid $wa (pt_data_worker) .*orphaned worker" <<<"$out" || fail "the orphaned worker is not planned"
 grep -q "^  pid $ma (torch_shm_manag) .*its only clients are orphaned workers ($wa)" <<<"$out" ||
     fail "manager a is not planned after its orphaned client"
@@ -93,10 +98,7 @@ grep -q "^  pid $mb (torch_shm_manag) .*serving live clients" <<<"$out" ||
     fail "manager b is not left alone"
 sed -n '/^Left alone/,$p' <<<"$out" | grep -q "pid $mb " || fail "manager b is not under Left alone"
 
-rc=0
-out=$("$SHMWATCH" reap --yes --timeout 1 --log "$SHMTEST_TMP/actions.log" 2>&1) || rc=$?
-echo "$out"
-assert_eq "$rc" 0 "reap exits 0"
+reaps "reap exits 0" --yes --timeout 1 --log "$SHMTEST_TMP/actions.log"
 grep -q "^ended  *pid $wa (pt_data_worker)  ended by SIGTERM" <<<"$out" || fail "worker not ended"
 grep -q "^ended  *pid $ma (torch_shm_manag)  ended by SIGTERM" <<<"$out" || fail "manager a not ended"
 grep -q "^ended  *pid $mc (torch_shm_manag)  ended by SIGTERM" <<<"$out" || fail "manager c not ended"
@@ -115,10 +117,7 @@ mf=$(pid_of torch_shm_manag f)
 [ -n "$mf" ] || fail "manager f is missing"
 kill -STOP "$mf"
 wait_for "[ \"\$(awk '{ print \$3 }' /proc/$mf/stat)\" = T ]" 5 || fail "manager f did not stop"
-rc=0
-out=$("$SHMWATCH" reap --yes --timeout 5 --log "$SHMTEST_TMP/actions.log" 2>&1) || rc=$?
-echo "$out"
-assert_eq "$rc" 0 "reap of the stopped manager exits 0"
+reaps "reap of the stopped manager exits 0" --yes --timeout 5 --log "$SHMTEST_TMP/actions.log"
 grep -q "^ended  *pid $mf (torch_shm_manag)  ended by SIGTERM" <<<"$out" ||
     fail "the stopped manager was not ended by its SIGTERM"
 wait_for "gone $mf" 5 || fail "manager f is still alive"
@@ -161,10 +160,7 @@ holder=$!
 wait_for "[ -e $e.client ]" 30 || fail "the container's manager and client did not start"
 me=$(pid_of torch_shm_manag e) ce=$(pid_of python3 e)
 [ -n "$me" ] && [ -n "$ce" ] || fail "the container's stand-ins are missing"
-rc=0
-out=$("$SHMWATCH" reap --yes --timeout 1 --pid "$holder" 2>&1) || rc=$?
-echo "$out"
-assert_eq "$rc" 0 "reap --pid exits 0"
+reaps "reap --pid exits 0" --yes --timeout 1 --pid "$holder"
 grep -q "^  pid $me (torch_shm_manag) (in pid $holder) uid 0  torch_shm_manager serving live clients (pids $ce)$" <<<"$out" ||
     fail "the container's manager is not left alone as serving its client"
 ! gone "$me" || fail "the container's manager was ended"
