@@ -33,13 +33,36 @@ bool ui_ctr_has(size_t want, size_t ctr)
     return want == UI_CTR_ANY || want == ctr;
 }
 
+/* FNV-1a, 64 bits, of s (NULL: none) onto h. */
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+uint64_t ui_ctr_identity(const struct model *m, size_t ctr)
+{
+    const struct node_ctr *c = model_ctr(m, ctr);
+    if (!c)
+        return 0;
+    uint64_t h;
+    if (c->info.id) {
+        h = fnv1a(fnv1a(14695981039346656037ULL, c->info.id), "/");
+        h = fnv1a(h, c->info.containerd_namespace);
+    } else {
+        h = c->mntns ? (uint64_t)c->mntns : (uint64_t)c->pid << 32;
+    }
+    return h ? h : 1;
+}
+
 size_t ui_key_ctr(const struct model *m, const struct row_key *k)
 {
-    if (!k->ctr_mntns)
+    if (!k->ctr)
         return NODE_HOST;
     const struct scan_node *nd = model_node(m);
     for (size_t c = 0; c < nd->nctrs; c++)
-        if (nd->ctrs[c].mntns == k->ctr_mntns)
+        if (ui_ctr_identity(m, c) == k->ctr)
             return c;
     return UI_CTR_ANY;
 }

@@ -29,9 +29,9 @@ static bool row_key_eq(const struct row_key *a, const struct row_key *b)
     case ROW_SEG:
         return a->dev == b->dev && a->ino == b->ino;
     case ROW_SECTION:
-        return a->section == b->section && a->ctr_mntns == b->ctr_mntns;
+        return a->section == b->section && a->ctr == b->ctr;
     case ROW_CTR:
-        return a->ctr_mntns == b->ctr_mntns;
+        return a->ctr == b->ctr;
     default:
         return a->pid == b->pid;
     }
@@ -239,8 +239,7 @@ static struct row *emit(struct build *b, enum row_kind kind, unsigned depth)
 {
     struct row *r = VEC_PUSH(b->rows, b->n, b->cap);
     r->key.kind = kind;
-    const struct node_ctr *c = model_ctr(b->m, b->ctr);
-    r->key.ctr_mntns = c ? c->mntns : 0;
+    r->key.ctr = ui_ctr_identity(b->m, b->ctr);
     r->depth = depth + b->base;
     return r;
 }

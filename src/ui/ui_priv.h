@@ -28,10 +28,10 @@ struct row_key {
     dev_t dev;   /* SEG */
     ino_t ino;   /* SEG */
     int section; /* SECTION */
-    unsigned long ctr_mntns; /* CTR, and SECTION in the node view: the container's mount
-                              * namespace, 0 for the host's (and outside the node
-                              * view): its identity from one scan to the next, where
-                              * its index shifts as containers come and go */
+    uint64_t ctr; /* CTR, and SECTION in the node view: the container's identity
+                   * (ui_ctr_identity), 0 for the host's (and outside the node
+                   * view): the same from one scan to the next, where its index
+                   * shifts as containers come and go */
 };
 
 struct row {
@@ -128,8 +128,13 @@ bool ui_own_only(const struct ui *u);
 /* Whether the view shows the segment (the own view: the host's mounts). */
 bool ui_seg_shown(const struct ui *u, const struct segment *sg);
 bool ui_ctr_has(size_t want, size_t ctr);
+/* Container ctr's identity in a row key: its id (with its containerd
+ * namespace) where a runtime names it, else its mount namespace, else (a
+ * recording keeps none) the member it was read through; never 0, the
+ * host's. */
+uint64_t ui_ctr_identity(const struct model *m, size_t ctr);
 /* A row key's container in m: NODE_HOST, the index of the container of its
- * mount namespace, or UI_CTR_ANY when m has no such container (gone). */
+ * identity, or UI_CTR_ANY when m has no such container (gone). */
 size_t ui_key_ctr(const struct model *m, const struct row_key *k);
 /* A container's slot: 0 for the host's and for UI_CTR_ANY, k + 1 for
  * container k. */

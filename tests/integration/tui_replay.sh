@@ -23,7 +23,8 @@
 # to a time typed as HH:MM:SS (one after the recording says so; on a narrow
 # screen its prompt's label gives way to what is typed); an action key, and
 # the action log (this machine's, not the recording's), are refused in one line; an --all
-# recording opens in the node view; a record cut short is named. Bad
+# recording opens in the node view, each namespace a container row with its
+# own details; a record cut short is named. Bad
 # recordings and times: one line, status 1 (2 for a time that is none).
 #
 # Then a store made by hand of the fixture's snapshot twice and, between
@@ -453,10 +454,16 @@ expect_error 1 "^shmwatch replay: .*: no snapshot at .*: the recording has " --d
 expect_error 2 "^shmwatch replay: --at: 'soon' is not a time" --dir "$rec" --at soon
 expect_error 2 "^shmwatch replay: the dashboard needs a terminal" --dir "$rec"
 
-# The node view: a recording of --all opens in it, n switches.
+# The node view: a recording of --all opens in it, each namespace of it a
+# container row of its own (a mount namespace with a tmpfs of its own here),
+# as live; n switches.
 nrec=$SHMTEST_TMP/node
 mkdir -p "$nrec"
 chmod 0700 "$nrec"
+. "$(dirname "$0")/cgroup.sh"
+. "$(dirname "$0")/ctr_lib.sh"
+ns_holder nsr
+nsr=$HOLDER
 snapshot "$SHMTEST_TMP/n" --all
 {
     printf '{"recording":1,"time":"%s","hostname":"x","interval_s":1,"watch":"all","version":"test"}\n' \
@@ -466,6 +473,13 @@ snapshot "$SHMTEST_TMP/n" --all
 tui_start 120 40 replay --dir "$nrec"
 tui_wait "node view .*REPLAY $(shown_time "$SHMTEST_TMP/n") \(1/1\)" 10
 ok "an --all recording replays in the node view"
+tui_keys '*' # every branch collapsed: one row per container
+tui_select "container .*\(pid $nsr\)"
+tui_keys Enter
+tui_gone "The host: " 5
+tui_wait "^ *pid +$nsr " 5
+tui_keys q
+ok "its namespaces replay as containers, each with its own details, not as the host"
 tui_keys n
 tui_wait "own view .*REPLAY" 5
 ok "n: the own view of it"
