@@ -459,13 +459,29 @@ static void job_pids(const struct why_death *d, const struct jd *s, struct pidse
         pidset_add(ps, jd_int(jd_at(m, i), 0));
 }
 
+/* The pids that the job's processes (ps) have in their own pid namespace,
+ * as snapshot s shows them, where that is another: the pid a dead
+ * creator's segment names in a container. */
+static void job_nspids(const struct pidset *ps, const struct jd *s, struct pidset *ns)
+{
+    for (size_t i = 0; i < ps->n; i++) {
+        int64_t nspid = jd_getint(snap_proc(s, ps->p[i]), "nspid", 0);
+        if (nspid != ps->p[i])
+            pidset_add(ns, nspid);
+    }
+}
+
 /* Whether segment sg is d's job's: held by one of its processes, of its
- * group, or made by one of them. */
-static bool seg_of_job(const struct jd *sg, const struct pidset *ps, int64_t main)
+ * group, or made by one of them (by its pid in its own pid namespace, ns,
+ * for a segment on d's mount, mount_id: a dead creator is named so). */
+static bool seg_of_job(const struct jd *sg, const struct pidset *ps, const struct pidset *ns,
+                       const char *mount_id, int64_t main)
 {
     if (main && jd_getint(sg, "group", 0) == main)
         return true;
-    if (pidset_has(ps, jd_getint(sg, "creator_pid", 0)))
+    int64_t creator = jd_getint(sg, "creator_pid", 0);
+    if (pidset_has(ps, creator) ||
+        (ns && mount_id && str_is(sg, "mount_id", mount_id) && pidset_has(ns, creator)))
         return true;
     const struct jd *hs = jd_get(sg, "holders");
     for (size_t i = 0; i < jd_len(hs); i++)
@@ -494,7 +510,7 @@ static const struct jd *find_mount(const struct why_death *d, const struct jd *s
         bool any = false;
         for (size_t i = 0; i < jd_len(segs); i++) {
             const struct jd *sg = jd_at(segs, i);
-            if (str_is(sg, "mount_id", id) && seg_of_job(sg, &ps, job_of(d))) {
+            if (str_is(sg, "mount_id", id) && seg_of_job(sg, &ps, NULL, NULL, job_of(d))) {
                 bytes += jd_getu64(sg, "alloc_bytes");
                 any = true;
             }
@@ -905,11 +921,14 @@ static void left_behind(struct why_death *d, const struct end *e)
         return;
     /* The job's processes as the snapshots before the end knew them: a
      * snapshot taken while a killed job dies shows some of them gone. */
-    struct pidset ps = {.n = 0};
+    struct pidset ps = {.n = 0}, ns = {.n = 0};
     job_pids(d, NULL, &ps);
     size_t k = e->before;
     for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(e->src, k, -1))
         job_pids(d, doc(e->src, k), &ps);
+    k = e->before;
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(e->src, k, -1))
+        job_nspids(&ps, doc(e->src, k), &ns);
     /* And those the exit events near the end name as its job's: a worker
      * that the snapshots showed only as a zombie, or never. */
     int64_t job = job_of(d);
@@ -924,7 +943,7 @@ static void left_behind(struct why_death *d, const struct end *e)
         const struct jd *sg = jd_at(segs, i);
         if (!str_is(sg, "state", "orphan") && !str_is(sg, "state", "unheld"))
             continue;
-        if (!seg_of_job(sg, &ps, job))
+        if (!seg_of_job(sg, &ps, &ns, d->mount_id, job))
             continue;
         d->left_segments++;
         d->left_bytes += jd_getu64(sg, "alloc_bytes");

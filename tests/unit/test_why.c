@@ -1041,6 +1041,52 @@ static void test_left_by_a_zombie_worker(void **state)
     set_free(&s);
 }
 
+/* A job in a container, its own pid namespace: a dead worker's batch names
+ * the worker's pid there (4), not the host's (2004); it is the job's
+ * leftover all the same. */
+static void test_left_in_a_container(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    const char *procs =
+        "{\"pid\":2001,\"nspid\":1,\"comm\":\"python3\",\"role\":\"main\",\"group\":2001},"
+        "{\"pid\":2004,\"nspid\":4,\"comm\":\"pt_data_worker\",\"role\":\"worker\","
+        "\"group\":2001}";
+    const char *group = "{\"main_pid\":2001,\"workers\":[2004],\"shm_managers\":[]}";
+    const char *held = "{\"mount_id\":\"m1\",\"name\":\"torch_4_0\",\"alloc_bytes\":786432,"
+                       "\"state\":\"in_use\",\"creator_pid\":2004,\"holders\":[{\"pid\":2004}],"
+                       "\"group\":2001}";
+    const char *left = "{\"mount_id\":\"m1\",\"name\":\"torch_4_0\",\"alloc_bytes\":786432,"
+                       "\"state\":\"orphan\",\"creator_pid\":4,\"holders\":[],\"group\":null},"
+                       "{\"mount_id\":\"m2\",\"name\":\"torch_4_9\",\"alloc_bytes\":4096,"
+                       "\"state\":\"orphan\",\"creator_pid\":4,\"holders\":[],\"group\":null}";
+    snapshot(&s, T0,
+             (struct snap){.ctr = "c0ffee",
+                           .used = MiB,
+                           .segs = held,
+                           .procs = procs,
+                           .groups = group,
+                           .app = MiB});
+    exit_event(&s, T0 + 1,
+               (struct exit_ev){.pid = 2004,
+                                .comm = "pt_data_worker",
+                                .role = "worker",
+                                .group = 2001,
+                                .ctr = "c0ffee",
+                                .signal = "SIGBUS",
+                                .cause = "sigbus"});
+    snapshot(&s, T0 + 2, (struct snap){.ctr = "c0ffee", .used = MiB, .segs = left, .app = MiB});
+    struct why_result r;
+    find(&s, NULL, &r);
+    assert_int_equal(r.n, 1);
+    assert_string_equal(r.d[0].mount_id, "m1");
+    /* The one on its mount; not the other mount's, whose 4 is another's. */
+    assert_int_equal(r.d[0].left_segments, 1);
+    assert_int_equal(r.d[0].left_bytes, 786432);
+    why_result_free(&r);
+    set_free(&s);
+}
+
 /* A death told from the scans comes with the scan that missed the process:
  * the snapshot before it is the last one that still shows it. */
 static void test_before_shows_it(void **state)
@@ -1425,6 +1471,7 @@ int main(void)
         cmocka_unit_test(test_main_of_unseen_workers),
         cmocka_unit_test(test_gone_in_one_scan),
         cmocka_unit_test(test_left_by_a_zombie_worker),
+        cmocka_unit_test(test_left_in_a_container),
         cmocka_unit_test(test_before_shows_it),
         cmocka_unit_test(test_snapshots_around),
         cmocka_unit_test(test_died_during_scan),
