@@ -140,8 +140,9 @@ static int stat_through(struct scan_node *n, const struct sysroot *host, const s
                 int fd = open_beneath(r.root, c->path, O_RDONLY | O_DIRECTORY);
                 struct stat st;
                 struct statvfs sv;
-                if (fd < 0)
-                    rc = fd;
+                if (fd < 0) /* no such path in a live process's root: a later mount
+                             * covers it (as st_dev says where the path is another's) */
+                    rc = fd == -ENOENT && sysroot_pid_verify(&r) == 0 ? -ESTALE : fd;
                 else if (fstat(fd, &st) != 0 || fstatvfs(fd, &sv) != 0)
                     rc = -errno;
                 else if (st.st_dev != c->dev)
