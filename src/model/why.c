@@ -656,6 +656,7 @@ static void container_before(struct why_death *d, const struct end *e)
         if (!c)
             continue;
         fill_str(&d->container_name, c, "name");
+        fill_str(&d->container_name, c, "hostname"); /* as the report heads it */
         fill_str(&d->pod, c, "pod");
         return;
     }
@@ -693,6 +694,7 @@ static void moment(struct why_death *d, const struct end *e)
     fill_ctr(d, p, "container");
     const struct jd *c = mount_ctr(sm, d);
     fill_str(&d->container_name, c, "name");
+    fill_str(&d->container_name, c, "hostname"); /* as the report heads it */
     fill_str(&d->pod, c, "pod");
     if (d->has_pid && (!d->container || !d->container_name))
         container_before(d, e);

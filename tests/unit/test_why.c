@@ -73,6 +73,7 @@ static void find(struct rec_set *s, const struct why_filter *f, struct why_resul
 struct snap {
     const char *reason;
     const char *ctr;          /* the mount's container's id, named trainer */
+    const char *ctr_host;     /* else nameless, with this hostname */
     uint64_t used, pending;
     const char *segs, *procs, *groups; /* the members of JSON arrays */
     uint64_t app;
@@ -85,7 +86,11 @@ struct snap {
 static void snapshot(struct rec_set *s, double t, struct snap p)
 {
     char containers[256];
-    if (p.ctr)
+    if (p.ctr && p.ctr_host)
+        snprintf(containers, sizeof(containers),
+                 "[{\"id\":\"%s\",\"name\":null,\"hostname\":\"%s\",\"pod\":null,\"pid\":7}]",
+                 p.ctr, p.ctr_host);
+    else if (p.ctr)
         snprintf(containers, sizeof(containers),
                  "[{\"id\":\"%s\",\"name\":\"trainer\",\"pod\":null,\"pid\":7}]", p.ctr);
     else
@@ -1087,6 +1092,34 @@ static void test_left_in_a_container(void **state)
     set_free(&s);
 }
 
+/* A container that no runtime names, only its hostname: its deaths are
+ * named and found by it, as the report heads it. */
+static void test_container_by_hostname(void **state)
+{
+    (void)state;
+    struct rec_set s = {.n = 0};
+    const char *procs = "{\"pid\":101,\"comm\":\"w\",\"role\":\"worker\",\"group\":100,"
+                        "\"container\":\"c0ffee\"}";
+    snapshot(&s, T0,
+             (struct snap){
+                 .ctr = "c0ffee", .ctr_host = "oomer", .used = MiB, .procs = procs, .app = MiB});
+    exit_event(&s, T0 + 1,
+               (struct exit_ev){.pid = 101,
+                                .comm = "w",
+                                .role = "worker",
+                                .group = 100,
+                                .ctr = "c0ffee",
+                                .signal = "SIGKILL",
+                                .cause = "signal"});
+    struct why_filter f = {.container = "oomer"};
+    struct why_result r;
+    find(&s, &f, &r);
+    assert_int_equal(r.n, 1);
+    assert_string_equal(r.d[0].container_name, "oomer");
+    why_result_free(&r);
+    set_free(&s);
+}
+
 /* A death told from the scans comes with the scan that missed the process:
  * the snapshot before it is the last one that still shows it. */
 static void test_before_shows_it(void **state)
@@ -1472,6 +1505,7 @@ int main(void)
         cmocka_unit_test(test_gone_in_one_scan),
         cmocka_unit_test(test_left_by_a_zombie_worker),
         cmocka_unit_test(test_left_in_a_container),
+        cmocka_unit_test(test_container_by_hostname),
         cmocka_unit_test(test_before_shows_it),
         cmocka_unit_test(test_snapshots_around),
         cmocka_unit_test(test_died_during_scan),
