@@ -319,15 +319,16 @@ void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
         cur->nprocs = n;
         qsort(cur->procs, n, sizeof(*cur->procs), pid_cmp);
     }
-    /* A main that a worker's exit named stays one while its scans see a
-     * holder: no scan read the workers that made it one. */
+    /* A DataLoader's main stays one while its scans see a holder: its
+     * workers gone between epochs or at its end, or never read (a worker's
+     * exit named it: ev_state_note_mains). Its own exit is a main's. */
     for (size_t i = 0; prev->valid && i < prev->nprocs; i++) {
         const struct ev_proc *p = &prev->procs[i];
         struct ev_proc *c = (struct ev_proc *)ev_state_proc(cur, p->pid);
-        if (p->named_main && c && c->start_ticks == p->start_ticks && c->role == ROLE_HOLDER) {
+        if (p->role == ROLE_MAIN && c && c->start_ticks == p->start_ticks &&
+            c->role == ROLE_HOLDER) {
             c->role = ROLE_MAIN;
             c->group = c->pid;
-            c->named_main = true;
         }
     }
     /* A mount keeps the container it was seen with when a scan names none:
@@ -360,7 +361,6 @@ void ev_state_note_mains(struct ev_state *st, const struct event_list *evs, size
         if (m && m->role == ROLE_HOLDER) {
             m->role = ROLE_MAIN;
             m->group = m->pid;
-            m->named_main = true;
         }
     }
 }

@@ -91,8 +91,7 @@ struct ev_proc {
     enum proc_role role;
     pid_t group;
     pid_t ppid, pgid;
-    bool torch;                /* it maps libtorch */
-    bool named_main;           /* a worker's exit named it its main (ev_state_note_mains) */
+    bool torch;                       /* it maps libtorch */
     char *ctr_id, *ctr_name, *ctr_ns; /* ctr_ns: its containerd namespace */
     size_t cg;                 /* its cgroup: index into cgroups, SIZE_MAX for none */
 };
@@ -170,8 +169,8 @@ const struct ev_proc *ev_state_proc(const struct ev_state *st, pid_t pid);
 /* Keeps known in cur the processes prev knew that cur's scan still lists
  * (same pid and start) but no longer counts interesting, with their last
  * role and group: a main whose workers died a moment before it is still
- * their main when it dies. A mount cur names no container for keeps the
- * one prev named. */
+ * their main when it dies; so is a main that cur reads as a holder. A
+ * mount cur names no container for keeps the one prev named. */
 void ev_state_carry(struct ev_state *cur, const struct ev_state *prev);
 /* The holders of st that the exit events of evs from index `from` name as
  * their main (workers no scan read, told as the forker's) become mains

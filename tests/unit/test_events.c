@@ -188,6 +188,29 @@ static void test_holder_named_main(void **state)
     ev_state_free(&other);
 }
 
+/* A DataLoader's main whose workers are gone (between epochs, or at its
+ * end) is read by the next scan as a holder: it stays a main there, and its
+ * exit is a main's. */
+static void test_main_without_workers(void **state)
+{
+    (void)state;
+    static const pid_t pids[] = {100, 101};
+    struct ev_state prev, cur;
+    make_state(&prev, pids, 2, 0, 0); /* main 100, worker 101 */
+    make_state(&cur, pids, 1, 0, 0);  /* 100 alone, a holder now */
+    cur.procs[0].role = ROLE_HOLDER;
+    cur.procs[0].group = 0;
+    ev_state_carry(&cur, &prev);
+    struct event_list l = {0};
+    assert_true(events_exit(&cur, 100, 0, 6.0, false, &l));
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.items[0].role, ROLE_MAIN);
+    assert_int_equal(l.items[0].group, 100);
+    event_list_free(&l);
+    ev_state_free(&prev);
+    ev_state_free(&cur);
+}
+
 static void test_oom_rise_is_told_once(void **state)
 {
     (void)state;
@@ -648,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_exit_causes),
         cmocka_unit_test(test_exit_of_unmarked_worker),
         cmocka_unit_test(test_holder_named_main),
+        cmocka_unit_test(test_main_without_workers),
         cmocka_unit_test(test_oom_rise_is_told_once),
         cmocka_unit_test(test_gone_between_scans),
         cmocka_unit_test(test_mounts_fill_and_churn),
