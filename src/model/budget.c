@@ -308,9 +308,10 @@ static void check_memory(const struct budget_input *in, const struct budget *b,
 }
 
 /* The --shm-size part of the recommendation: the least that fits, and
- * against the current size either "too small" or "at least" with the spare
- * room, so that a value below the current one never reads as a cut; "as it
- * is" when the current size is kept below Docker's default (recommend). */
+ * against the current size "too small", "holds the peak, not its margin"
+ * (above the peak, below its 1.5 x), or "at least" with the spare room, so
+ * that a value below the current one never reads as a cut; "as it is" when
+ * the current size is kept below Docker's default (recommend). */
 static void recommend_shm(struct buf *o, const struct budget *b, uint64_t shm15, bool floored,
                           bool keep, struct sizes *z)
 {
@@ -327,6 +328,8 @@ static void recommend_shm(struct buf *o, const struct budget *b, uint64_t shm15,
     if (fits)
         buf_printf(o, "; the current %s fits: keep it, %s spare above the peak)",
                    sz(z, b->shm_size), sz(z, sub0(b->shm_size, b->peak_shm)));
+    else if (b->shm_size > b->peak_shm) /* as plan says: fits, but tightly */
+        buf_printf(o, "; the current %s holds the peak, not its margin)", sz(z, b->shm_size));
     else if (b->shm_size > 0)
         buf_printf(o, "; the current %s is too small)", sz(z, b->shm_size));
     else

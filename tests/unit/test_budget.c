@@ -498,7 +498,7 @@ static void test_podman_default(void **state)
     expect_shm_rec(&in, 64 * MiB,
                    "Recommended: --shm-size=64m (peak shm 42.0 MiB x 1.5 = 63.0 MiB, rounded up "
                    "to a whole MiB, and no less than Docker's default 64 MiB; the current 62.5 "
-                   "MiB is too small)");
+                   "MiB holds the peak, not its margin)");
 
     /* Docker's own default with the same 1 MiB peak: at least 64m, as ever. */
     shm_in_use(&in, 64 * MiB, 1 * MiB);
