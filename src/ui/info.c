@@ -74,8 +74,10 @@ static void budget_limit(struct page *p, const struct budget *b, const struct cg
                  SZ(b->limit));
     }
     page_add(p, THEME_normal, 27, "  app       %12s   %s", SZ(b->app),
-             cg->present ? "anonymous memory charged to the cgroup (memory.stat anon)"
-                               : "anonymous memory (RssAnon) of the watched processes");
+             !cg->present       ? "anonymous memory (RssAnon) of the watched processes"
+             : cg->version == 2 ? "anonymous memory charged to the cgroup (memory.stat anon)"
+                                : "anonymous memory charged to the cgroup (memory.stat "
+                                  "total_rss)");
 }
 
 /* How many processes the OOM killer has ended in the cgroup, and whether it

@@ -99,7 +99,10 @@ tui_wait "^Budget $LA" 15
 tui_keys b
 tui_wait "the budget of $LA" 15
 tui_wait "^  limit +512 MiB" 15
-ok "the budget page is the selected container's (A, its 512 MiB limit)"
+# Its app figure names the memory.stat key it is, of the cgroup's version.
+if [ "$MEMCG_VERSION" = 1 ]; then key=total_rss; else key=anon; fi
+tui_wait "^  app .*anonymous memory charged to the cgroup \(memory\.stat $key\)" 15
+ok "the budget page is the selected container's (A, its 512 MiB limit; app from $key)"
 tui_wait "The DataLoader of main pid $MAIN_A, as its segments show it" 15
 tui_wait "and [0-9]+ under this memory limit \(512 MiB\)" 15
 ok "the budget page has A's own DataLoader and the workers that fit under A's limit"
