@@ -552,15 +552,6 @@ __attribute__((format(printf, 3, 4))) static void warn(struct store_index *ix, s
     va_end(ap);
 }
 
-/* FNV-1a, 64 bits, of the n bytes at p. */
-static uint64_t fnv1a(const char *p, size_t n)
-{
-    uint64_t h = 14695981039346656037ULL;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
-    return h;
-}
-
 /* The lines of file fi (its text in data) into the index; damage warned.
  * False when the file is no recording this reader can read. */
 static bool index_file(struct store_index *ix, size_t *icap, size_t *wcap, uint32_t fi,
@@ -609,7 +600,7 @@ static bool index_file(struct store_index *ix, size_t *icap, size_t *wcap, uint3
             e->file = fi;
             e->offset = off;
             e->len = (uint32_t)(nl - p);
-            e->sum = fnv1a(p, (size_t)(nl - p));
+            e->sum = str_hash(STR_HASH_START, p, (size_t)(nl - p));
         }
         p = nl + 1;
     }

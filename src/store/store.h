@@ -48,7 +48,7 @@ struct store_entry {
     uint32_t file;            /* index into the index's files */
     uint64_t offset;          /* of the line in its file */
     uint32_t len;             /* the line's length, without its newline */
-    uint64_t sum;             /* FNV-1a of the line: a copy is told from another record */
+    uint64_t sum;             /* str_hash of the line: a copy is told from another record */
 };
 struct store_index {
     char *dir;

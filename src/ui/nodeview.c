@@ -5,10 +5,12 @@
  * host's part alone: what shmwatch without --all shows. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/report.h"
 #include "ui/term.h"
 #include "ui/ui_priv.h"
+#include "util/buf.h"
 #include "util/container_id.h"
 #include "util/ctrref.h"
 #include "util/xalloc.h"
@@ -33,14 +35,6 @@ bool ui_ctr_has(size_t want, size_t ctr)
     return want == UI_CTR_ANY || want == ctr;
 }
 
-/* FNV-1a, 64 bits, of s (NULL: none) onto h. */
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-    for (; s && *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 uint64_t ui_ctr_identity(const struct model *m, size_t ctr)
 {
     const struct node_ctr *c = model_ctr(m, ctr);
@@ -48,8 +42,9 @@ uint64_t ui_ctr_identity(const struct model *m, size_t ctr)
         return 0;
     uint64_t h;
     if (c->info.id) {
-        h = fnv1a(fnv1a(14695981039346656037ULL, c->info.id), "/");
-        h = fnv1a(h, c->info.containerd_namespace);
+        const char *ns = c->info.containerd_namespace ? c->info.containerd_namespace : "";
+        h = str_hash(STR_HASH_START, c->info.id, strlen(c->info.id));
+        h = str_hash(str_hash(h, "/", 1), ns, strlen(ns));
     } else {
         h = c->mntns ? (uint64_t)c->mntns : (uint64_t)c->pid << 32;
     }

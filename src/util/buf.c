@@ -91,3 +91,11 @@ char *str_printf(const char *fmt, ...)
     va_end(ap);
     return s;
 }
+
+uint64_t str_hash(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 1099511628211ULL;
+    return h;
+}

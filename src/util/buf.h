@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct buf {
     char *data;
@@ -36,5 +37,9 @@ char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *str_vprintf(const char *fmt, va_list ap);
 /* Hands the string to the caller and leaves the buffer empty. */
 char *buf_steal(struct buf *b);
+/* FNV-1a (64 bits) of the n bytes at p, hashed on from h: STR_HASH_START
+ * to begin, a former result to go on. */
+#define STR_HASH_START 14695981039346656037ULL
+uint64_t str_hash(uint64_t h, const void *p, size_t n);
 
 #endif

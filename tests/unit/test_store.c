@@ -6,6 +6,7 @@
  * 1 MiB tmpfs in a private mount namespace, as root). */
 #include "testutil.h"
 #include "store/store.h"
+#include "util/buf.h"
 #include "util/rfc3339.h"
 
 #include <dirent.h>
@@ -653,6 +654,18 @@ static void test_copied_file(void **state)
     store_index_free(&ix);
 }
 
+/* str_hash, which tells a copied record: FNV-1a's published values, and one
+ * string hashed in two parts as in one. */
+static void test_str_hash(void **state)
+{
+    (void)state;
+    assert_true(str_hash(STR_HASH_START, "", 0) == 0xcbf29ce484222325ULL);
+    assert_true(str_hash(STR_HASH_START, "a", 1) == 0xaf63dc4c8601ec8cULL);
+    assert_true(str_hash(STR_HASH_START, "foobar", 6) == 0x85944171f73967e8ULL);
+    assert_true(str_hash(str_hash(STR_HASH_START, "foo", 3), "bar", 3) ==
+                str_hash(STR_HASH_START, "foobar", 6));
+}
+
 /* A second writer is refused with the first one's pid, a real child's. */
 static void test_second_writer(void **state)
 {
@@ -933,6 +946,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unreadable_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_hosts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copied_file, setup, teardown),
+        cmocka_unit_test(test_str_hash),
         cmocka_unit_test_setup_teardown(test_second_writer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_dirs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_disk, setup, teardown),
