@@ -95,18 +95,19 @@ int cmd_reap(int argc, char **argv)
     print_plan(&plan);
     bool acted = false, declined = false;
     struct tally n = {0};
-    if (reap_plan_count(&plan))
+    size_t count = reap_plan_count(&plan);
+    if (count)
         acted = actcli_decide(&a, so.dry_run, o.yes, "Proceed?", &declined);
-    if (reap_plan_count(&plan) && !declined) {
-        so.dry_run = !acted;
+    /* The total is the last line, always: of nothing to reap, in the form
+     * the run would have had; of a "no", of nothing done. */
+    bool dry = count ? !acted && !declined : so.dry_run || !o.yes;
+    if (count && !declined) {
+        so.dry_run = dry;
         so.log = &a.log;
         reap_run(&so, &plan, on_step, &n);
         rc = n.refused ? 3 : 0;
-    } else { /* nothing to reap (said as the run would be), or the answer was no */
-        so.dry_run = reap_plan_count(&plan) == 0 && (so.dry_run || !o.yes);
     }
-    /* The last line, always. */
-    if (so.dry_run)
+    if (dry)
         output_printf("Total: %zu would be signalled, %zu refused.\n", n.done, n.refused);
     else
         output_printf("Total: %zu done, %zu refused or not ended, %zu still zombies.\n", n.done,

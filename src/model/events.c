@@ -295,16 +295,33 @@ static const struct ev_mount *same_mount_in(const struct ev_state *st, const str
     return x;
 }
 
+/* p becomes the main of its DataLoader group. */
+static void make_main(struct ev_proc *p)
+{
+    p->role = ROLE_MAIN;
+    p->group = p->pid;
+}
+
 void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
 {
     size_t n = cur->nprocs;
     for (size_t i = 0; prev->valid && i < prev->nprocs; i++) {
         const struct ev_proc *p = &prev->procs[i];
+        struct ev_proc *c = (struct ev_proc *)ev_state_proc(cur, p->pid); /* of cur's own */
+        if (c) {
+            /* A DataLoader's main stays one while its scans see a holder: its
+             * workers gone between epochs or at its end, or never read (a
+             * worker's exit named it: ev_state_note_mains). Its own exit is
+             * a main's. */
+            if (p->role == ROLE_MAIN && c->role == ROLE_HOLDER && c->start_ticks == p->start_ticks)
+                make_main(c);
+            continue;
+        }
         const struct ev_alive *a = find_pid(cur->alive, cur->nalive, sizeof(*a), p->pid);
-        if (ev_state_proc(cur, p->pid) || !a || a->start_ticks != p->start_ticks)
+        if (!a || a->start_ticks != p->start_ticks)
             continue;
         cur->procs = xrealloc(cur->procs, (n + 1) * sizeof(*cur->procs));
-        struct ev_proc *c = &cur->procs[n++];
+        c = &cur->procs[n++];
         *c = *p;
         c->ctr_id = dup_or_null(p->ctr_id);
         c->ctr_name = dup_or_null(p->ctr_name);
@@ -318,18 +335,6 @@ void ev_state_carry(struct ev_state *cur, const struct ev_state *prev)
     if (n != cur->nprocs) {
         cur->nprocs = n;
         qsort(cur->procs, n, sizeof(*cur->procs), pid_cmp);
-    }
-    /* A DataLoader's main stays one while its scans see a holder: its
-     * workers gone between epochs or at its end, or never read (a worker's
-     * exit named it: ev_state_note_mains). Its own exit is a main's. */
-    for (size_t i = 0; prev->valid && i < prev->nprocs; i++) {
-        const struct ev_proc *p = &prev->procs[i];
-        struct ev_proc *c = (struct ev_proc *)ev_state_proc(cur, p->pid);
-        if (p->role == ROLE_MAIN && c && c->start_ticks == p->start_ticks &&
-            c->role == ROLE_HOLDER) {
-            c->role = ROLE_MAIN;
-            c->group = c->pid;
-        }
     }
     /* A mount keeps the container it was seen with when a scan names none:
      * one that reads it while the container's last processes exit finds
@@ -358,10 +363,8 @@ void ev_state_note_mains(struct ev_state *st, const struct event_list *evs, size
         if (e->kind != EV_EXIT || !e->group || e->group == e->pid)
             continue;
         struct ev_proc *m = (struct ev_proc *)ev_state_proc(st, e->group);
-        if (m && m->role == ROLE_HOLDER) {
-            m->role = ROLE_MAIN;
-            m->group = m->pid;
-        }
+        if (m && m->role == ROLE_HOLDER)
+            make_main(m);
     }
 }
 

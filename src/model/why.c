@@ -784,7 +784,7 @@ static void advise(struct why_death *d, const struct end *e)
     loader_before(d, e);
     d->need_shm = d->used_peak;
     d->advice_app = peak_app;
-    if (d->has_advice && bus_error(d)) {
+    if (d->has_advice && bus_error(d) && d->size > 0) {
         uint64_t margin;
         bool floored;
         uint64_t rec = budget_rec_shm(d->size, &margin, &floored);
@@ -926,11 +926,10 @@ static void left_behind(struct why_death *d, const struct end *e)
     struct pidset ps = {.n = 0}, ns = {.n = 0};
     job_pids(d, NULL, &ps);
     size_t k = e->before;
-    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(e->src, k, -1))
+    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(e->src, k, -1)) {
         job_pids(d, doc(e->src, k), &ps);
-    k = e->before;
-    for (int n = 0; n < WHY_BACK && k != SIZE_MAX; n++, k = snapshot_near(e->src, k, -1))
         job_nspids(&ps, doc(e->src, k), &ns);
+    }
     /* And those the exit events near the end name as its job's: a worker
      * that the snapshots showed only as a zombie, or never. */
     int64_t job = job_of(d);

@@ -91,13 +91,15 @@ void cell_name(const struct ui *u, const struct row *r, char *dst, size_t n)
     case ROW_SEG:
         term_escape(dst, n, r->seg->name);
         break;
-    case ROW_CTR:
-        ui_ctr_label(&u->snap->model, ui_key_ctr(&u->snap->model, &r->key), esc, sizeof(esc));
-        if (ui_key_ctr(&u->snap->model, &r->key) == NODE_HOST)
+    case ROW_CTR: {
+        size_t ctr = ui_key_ctr(&u->snap->model, &r->key);
+        ui_ctr_label(&u->snap->model, ctr, esc, sizeof(esc));
+        if (ctr == NODE_HOST)
             snprintf(dst, n, "host (not in a container)");
         else
             snprintf(dst, n, "container %s", esc);
         break;
+    }
     }
 }
 
